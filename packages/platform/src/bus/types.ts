@@ -1,0 +1,80 @@
+/**
+ * The event-bus port. Services publish facts and consume them through this interface only; it
+ * never names the broker (kafkajs and in-memory adapters implement it). See docs/architecture.md.
+ */
+
+/** A topic of the catalog (`@marquee/proto` topics.ts). Structural so the proto package need not import the platform. */
+export interface TopicDef<T> {
+  /** Kafka topic name, kebab-case, no environment prefix. */
+  readonly name: string;
+  /** CloudEvents `ce_type`, the fully qualified protobuf message name. */
+  readonly type: string;
+  /** What the record key is (documentation and Helm topic catalog). */
+  readonly keyDescription: string;
+  readonly compacted: boolean;
+  /** Retention in ms; -1 keeps forever. */
+  readonly retentionMs: number;
+  /** The service that owns (produces) the topic. */
+  readonly producer: string;
+  readonly codec: {
+    encode(message: T): Uint8Array;
+    decode(bytes: Uint8Array): T;
+  };
+}
+
+export interface OutgoingEvent<T> {
+  /** Record key: the entity id that orders the stream. */
+  key: string;
+  /** The message; `null` is a tombstone (compacted topics). */
+  value: T | null;
+  /** CloudEvents id; generated (UUID v4) when absent. Stable across outbox retries so consumers can dedupe. */
+  id?: string;
+  /** CloudEvents time; now when absent. */
+  time?: Date;
+  /** CloudEvents source; the bus's configured source when absent. */
+  source?: string;
+  /** Extra headers (string values). Reserved CloudEvents and trace headers are set by the bus. */
+  headers?: Record<string, string>;
+}
+
+export interface IncomingEvent<T> {
+  topic: string;
+  key: string;
+  /** `null` for a tombstone. */
+  value: T | null;
+  /** CloudEvents attributes read from the headers. */
+  id: string;
+  type: string;
+  source: string;
+  time: Date;
+  partition: number;
+  offset: string;
+  /** 1 on first delivery, incremented on each retry of the same record in this process. */
+  attempt: number;
+  headers: Record<string, string>;
+}
+
+export interface SubscribeOptions {
+  /** Consumer group id; one per consuming service and purpose, e.g. `catalog-indexer.event-changed`. */
+  group: string;
+  /** Start from the earliest offset when the group has no committed offset (default true). */
+  fromBeginning?: boolean;
+  /** Deliveries before the record goes to `<topic>.dlq` (default 5). */
+  maxAttempts?: number;
+}
+
+export type EventHandler<T> = (event: IncomingEvent<T>) => Promise<void>;
+
+export interface EventBus {
+  publish<T>(topic: TopicDef<T>, events: OutgoingEvent<T>[]): Promise<void>;
+  /** Register a handler; consumption starts on `start()` (or at once if already started). */
+  subscribe<T>(topic: TopicDef<T>, options: SubscribeOptions, handler: EventHandler<T>): Promise<void>;
+  start(): Promise<void>;
+  /** True when the broker answers (memory: always after start). */
+  ready(): Promise<boolean>;
+  /** Stop fetching, let in-flight handlers finish and commit, then disconnect. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The dead-letter topic name for a topic. */
+export const dlqTopicName = (topic: string): string => `${topic}.dlq`;

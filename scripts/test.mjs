@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// `pnpm test`: every tier this machine can run, in the order that fails fastest.
+// Static checks, then unit and contract tests, then integration (real Kafka + Mongo-wire
+// server), then e2e (every service as its own process). Each vitest run writes a JSON report;
+// the closing line sums them as "tests: N passed, N failed, N skipped".
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const reportDir = join(root, '.turbo', 'test-reports');
+rmSync(reportDir, { recursive: true, force: true });
+mkdirSync(reportDir, { recursive: true });
+
+const env = { ...process.env, MARQUEE_TEST_REPORT_DIR: reportDir, FORCE_COLOR: '0' };
+const ci = process.env.CI === 'true' || process.env.CI === '1';
+const infra = Boolean(process.env.KAFKA_BROKERS && process.env.MONGO_URL);
+const have = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+
+/** @type {{name: string, cmd: string, skip?: string}[]} */
+const steps = [
+  { name: 'generated code is current, buf lint and breaking', cmd: 'bash scripts/check-generated.sh' },
+  { name: 'lint', cmd: 'pnpm -s lint' },
+  { name: 'typecheck', cmd: 'pnpm -s turbo run typecheck --output-logs=errors-only' },
+  { name: 'unit and contract tests (memory adapters)', cmd: 'pnpm -s turbo run test:unit --output-logs=new-only' },
+  {
+    name: 'integration tests (real Kafka and Mongo-wire server)',
+    cmd: 'pnpm -s turbo run test:integration --concurrency=1 --output-logs=new-only',
+    // Without infrastructure the suites still run and report themselves skipped (a failure under CI).
+  },
+  {
+    name: 'e2e tests (every service as its own process)',
+    cmd: 'pnpm -s test:e2e',
+    skip: existsSync(join(root, 'test', 'e2e', 'vitest.config.ts'))
+      ? infra || ci
+        ? undefined
+        : 'KAFKA_BROKERS and MONGO_URL are not set: run `bash deploy/local/infra.sh start` and `eval "$(bash deploy/local/infra.sh env)"`'
+      : 'no e2e suite yet',
+  },
+  {
+    name: 'helm chart (helm lint, kubeconform -strict)',
+    cmd: 'bash deploy/helm/check.sh',
+    skip: have('helm') && have('kubeconform') ? undefined : ci ? undefined : 'helm/kubeconform not installed: bash deploy/local/install-k8s-tools.sh',
+  },
+];
+
+const results = [];
+for (const step of steps) {
+  if (step.skip) {
+    console.log(`\n=== SKIPPED: ${step.name} — ${step.skip}`);
+    results.push({ step: step.name, status: 'skipped' });
+    continue;
+  }
+  console.log(`\n=== ${step.name}\n$ ${step.cmd}`);
+  const started = Date.now();
+  const r = spawnSync('sh', ['-c', step.cmd], { cwd: root, env, stdio: 'inherit' });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const ok = r.status === 0;
+  console.log(`=== ${ok ? 'ok' : 'FAILED'}: ${step.name} (${seconds}s)`);
+  results.push({ step: step.name, status: ok ? 'ok' : 'failed' });
+  if (!ok && ci) break; // in CI, stop at the first broken tier: later ones would only add noise
+}
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const file of readdirSync(reportDir).filter((f) => f.endsWith('.json'))) {
+  const report = JSON.parse(readFileSync(join(reportDir, file), 'utf8'));
+  passed += report.numPassedTests ?? 0;
+  failed += report.numFailedTests ?? 0;
+  skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+}
+
+console.log('\nSummary');
+for (const r of results) console.log(`  ${r.status.padEnd(8)} ${r.step}`);
+const stepFailed = results.some((r) => r.status === 'failed');
+if (stepFailed && failed === 0) failed = 1; // a static check or a crashed runner counts as a failure
+console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(stepFailed ? 1 : 0);
