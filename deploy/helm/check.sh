@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# CI check of deploy/helm/marquee, fully offline:
+#   1. helm lint --strict (values.schema.json included) with the default values and with ci-values.yaml
+#   2. helm template | kubeconform -strict against local Kubernetes JSON schemas, for
+#      - the default values (+ the required secrets),
+#      - ci-values.yaml (every optional feature on: NetworkPolicy, memory HPA, fixed replicas, ...),
+#      - an existingSecret install;
+#   3. negative checks, so the check itself is proven able to fail:
+#      - rendering without secrets.adminToken / secrets.existingSecret fails,
+#      - a typo in the values fails helm lint,
+#      - kubeconform rejects a manifest with an unknown container field and one with a wrong type.
+# Exits non-zero on the first failure. Installs helm/kubeconform/schemas when missing.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+chart="$here/marquee"
+
+eval "$(bash "$repo/deploy/local/install-k8s-tools.sh" --env)"
+K8S_VERSION="${MARQUEE_K8S_VERSION}"
+schema_location="$MARQUEE_K8S_SCHEMAS/{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+pass() { printf '[check] ok   %s\n' "$*"; }
+fail() { printf '[check] FAIL %s\n' "$*" >&2; failures=$((failures + 1)); }
+
+secrets=(--set secrets.adminToken=check-admin-token --set secrets.partnerClientSecret=check-partner-secret)
+kubeconform_strict() { # file
+  kubeconform -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
+    -schema-location "$schema_location" "$1"
+}
+render() { # out-file helm-args...
+  local out="$1"; shift
+  helm template marquee "$chart" --namespace marquee --kube-version "$K8S_VERSION" "$@" >"$out"
+}
+expect_kinds() { # file kind...  (each kind must appear at least once)
+  local f="$1" k; shift
+  for k in "$@"; do
+    grep -q "^kind: $k\$" "$f" || { fail "$(basename "$f"): no $k rendered"; return 1; }
+  done
+}
+
+echo "[check] helm $(helm version --short), kubeconform $(go version -m "$(command -v kubeconform)" 2>/dev/null | awk '$1=="mod"{print $3}' || true), Kubernetes schemas v$K8S_VERSION"
+
+# ---- 1. lint -------------------------------------------------------------------------------
+if helm lint --strict "$chart" --kube-version "$K8S_VERSION" "${secrets[@]}"; then pass "helm lint --strict (default values)"; else fail "helm lint --strict (default values)"; fi
+if helm lint --strict "$chart" --kube-version "$K8S_VERSION" -f "$chart/ci-values.yaml"; then pass "helm lint --strict (ci-values.yaml)"; else fail "helm lint --strict (ci-values.yaml)"; fi
+
+# ---- 2. render + validate ------------------------------------------------------------------
+validate() { # label helm-args...
+  local label="$1"; shift
+  local out="$work/$label.yaml"
+  if ! render "$out" "$@"; then fail "helm template ($label)"; return; fi
+  if kubeconform_strict "$out"; then pass "kubeconform -strict ($label)"; else fail "kubeconform -strict ($label)"; fi
+}
+validate default "${secrets[@]}"
+expect_kinds "$work/default.yaml" ServiceAccount ConfigMap Secret Deployment Service HorizontalPodAutoscaler PodDisruptionBudget Job \
+  && pass "default render has every expected kind"
+[ "$(grep -c '^kind: Deployment$' "$work/default.yaml")" = 10 ] && pass "10 Deployments rendered" || fail "expected 10 Deployments"
+
+validate ci -f "$chart/ci-values.yaml"
+expect_kinds "$work/ci.yaml" NetworkPolicy Secret Deployment HorizontalPodAutoscaler PodDisruptionBudget Job \
+  && pass "ci render has every optional kind"
+
+validate existing-secret --set secrets.existingSecret=marquee-prod-secrets
+if grep -q '^kind: Secret$' "$work/existing-secret.yaml"; then fail "existingSecret still renders a Secret"; else pass "existingSecret: no Secret rendered"; fi
+
+# topic catalog: every topic and its .dlq twin, event-changed compacted
+job_topics="$(grep -E '^ +ensure [a-z]' "$work/default.yaml" | awk '{print $2}' | sort)"
+want_topics="$(for t in event-changed availability-changed deal-changed app-authorized booking-held booking-released \
+  booking-expired order-confirmed order-cancelled order-printed ticket-issued ticket-voided partner-health-changed \
+  partner-call-failed reconciliation-resolved; do echo "$t"; echo "$t.dlq"; done | sort)"
+if [ "$job_topics" = "$want_topics" ]; then pass "topic job creates the 15 catalog topics and their .dlq twins"; else
+  fail "topic job topics differ from the catalog:"; diff <(echo "$want_topics") <(echo "$job_topics") >&2 || true; fi
+grep -qE '^ +ensure event-changed 12 cleanup\.policy=compact ' "$work/default.yaml" \
+  && pass "event-changed is compacted" || fail "event-changed is not compacted"
+
+# ---- 3. negative checks --------------------------------------------------------------------
+if render "$work/neg.yaml" --set secrets.partnerClientSecret=x 2>"$work/neg.err"; then
+  fail "rendering without secrets.adminToken succeeded"
+elif grep -q "secrets.adminToken is required" "$work/neg.err"; then
+  pass "rendering without secrets.adminToken is refused"
+else
+  fail "rendering without secrets.adminToken failed for another reason: $(cat "$work/neg.err")"
+fi
+if helm lint --strict "$chart" --kube-version "$K8S_VERSION" "${secrets[@]}" --set services.cart.hpa.maxReplica=3 >"$work/lint.out" 2>&1; then
+  fail "helm lint accepted a typo (services.cart.hpa.maxReplica)"
+else
+  pass "helm lint rejects a typo in values (values.schema.json)"
+fi
+if helm lint --strict "$chart" --kube-version "$K8S_VERSION" "${secrets[@]}" --set services.carts.replicas=3 >"$work/lint.out" 2>&1; then
+  fail "helm lint accepted an unknown service (services.carts)"
+else
+  pass "helm lint rejects an unknown service name"
+fi
+# an unknown field under a container, and a string where an integer belongs
+awk 'done == 0 && /^ +imagePullPolicy:/ { print; sub(/imagePullPolicy:.*/, "bogusField: true"); print; done = 1; next } { print }' \
+  "$work/default.yaml" >"$work/bad-field.yaml"
+sed '0,/containerPort: [0-9]*/s//containerPort: "http-port"/' "$work/default.yaml" >"$work/bad-type.yaml"
+for bad in bad-field bad-type; do
+  if cmp -s "$work/default.yaml" "$work/$bad.yaml"; then fail "$bad: the mutation did not apply"; continue; fi
+  if kubeconform_strict "$work/$bad.yaml" >"$work/$bad.out" 2>&1; then
+    fail "kubeconform accepted an invalid manifest ($bad)"
+  else
+    pass "kubeconform -strict rejects an invalid manifest ($bad): $(grep -m1 -o 'at .*' "$work/$bad.out" || true)"
+  fi
+done
+
+if [ "$failures" -ne 0 ]; then
+  echo "[check] $failures check(s) failed" >&2
+  exit 1
+fi
+echo "[check] helm chart: all checks passed"

@@ -1,0 +1,343 @@
+{{/*
+The one template every Marquee service is rendered from.
+Call: {{ include "marquee.service" (dict "root" $ "name" "cart") }}
+Renders ServiceAccount, ConfigMap, Deployment, Service, HorizontalPodAutoscaler,
+PodDisruptionBudget and (when networkPolicy.enabled) NetworkPolicy.
+*/}}
+{{- define "marquee.service" -}}
+{{- $root := .root -}}
+{{- $name := .name -}}
+{{- $ctx := dict "root" $root "name" $name -}}
+{{- $s := include "marquee.svcValues" $ctx | fromJson -}}
+{{- $full := include "marquee.svcFullname" $ctx -}}
+{{- $g := $root.Values.global -}}
+{{- $httpPort := $s.ports.http | int -}}
+{{- $grpcPort := $s.ports.grpc | int -}}
+{{- /* ---------- configuration (non-secret) ---------- */ -}}
+{{- $cfg := dict
+      "SERVICE_NAME" $name
+      "LOG_LEVEL" (toString $g.logLevel)
+      "HOST" "0.0.0.0"
+      "HTTP_PORT" (toString $httpPort)
+      "GRPC_PORT" (toString $grpcPort)
+      "KAFKA_BROKERS" (required "global.kafkaBrokers is required" $g.kafkaBrokers | toString) -}}
+{{- $db := $s.mongo.database | default (printf "marquee-%s" $name) -}}
+{{- if ne $db "-" -}}
+{{- $url := printf "%s/%s" ($g.mongo.url | trimSuffix "/") $db -}}
+{{- if $g.mongo.options -}}{{- $url = printf "%s?%s" $url $g.mongo.options -}}{{- end -}}
+{{- $_ := set $cfg "MONGO_URL" $url -}}
+{{- end -}}
+{{- range $callee := $s.calls -}}
+{{- $cs := include "marquee.svcValues" (dict "root" $root "name" $callee) | fromJson -}}
+{{- $cfull := include "marquee.svcFullname" (dict "root" $root "name" $callee) -}}
+{{- $_ := set $cfg (include "marquee.grpcAddrVar" $callee) (printf "%s:%d" $cfull ($cs.ports.grpc | int)) -}}
+{{- $_ := set $cfg (printf "HTTP_URL_%s" ($callee | upper | replace "-" "_")) (printf "http://%s:%d" $cfull ($cs.ports.http | int)) -}}
+{{- end -}}
+{{- range $k, $v := $g.env -}}{{- $_ := set $cfg $k (toString $v) -}}{{- end -}}
+{{- range $k, $v := $s.env -}}{{- $_ := set $cfg $k (toString $v) -}}{{- end -}}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: {{ $full }}
+  labels:
+    {{- include "marquee.commonLabels" $root | nindent 4 }}
+    {{- include "marquee.selectorLabels" $ctx | nindent 4 }}
+automountServiceAccountToken: false
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ $full }}
+  labels:
+    {{- include "marquee.commonLabels" $root | nindent 4 }}
+    {{- include "marquee.selectorLabels" $ctx | nindent 4 }}
+data:
+  {{- range $k := keys $cfg | sortAlpha }}
+  {{ $k }}: {{ get $cfg $k | quote }}
+  {{- end }}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ $full }}
+  labels:
+    {{- include "marquee.commonLabels" $root | nindent 4 }}
+    {{- include "marquee.selectorLabels" $ctx | nindent 4 }}
+    app.kubernetes.io/component: {{ $name }}
+spec:
+  {{- if not $s.hpa.enabled }}
+  replicas: {{ $s.replicas | int }}
+  {{- end }}
+  revisionHistoryLimit: 5
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxSurge: 1
+      maxUnavailable: 0
+  selector:
+    matchLabels:
+      {{- include "marquee.selectorLabels" $ctx | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "marquee.commonLabels" $root | nindent 8 }}
+        {{- include "marquee.selectorLabels" $ctx | nindent 8 }}
+        app.kubernetes.io/component: {{ $name }}
+        {{- with $g.podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      annotations:
+        checksum/config: {{ toJson $cfg | sha256sum }}
+        {{- if not $root.Values.secrets.existingSecret }}
+        checksum/secrets: {{ toJson $root.Values.secrets | sha256sum }}
+        {{- end }}
+        {{- with (merge (deepCopy ($s.podAnnotations | default dict)) ($g.podAnnotations | default dict)) }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      serviceAccountName: {{ $full }}
+      automountServiceAccountToken: false
+      enableServiceLinks: false
+      terminationGracePeriodSeconds: {{ $s.terminationGracePeriodSeconds | int }}
+      {{- with $g.imagePullSecrets }}
+      imagePullSecrets:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      securityContext:
+        runAsNonRoot: true
+        runAsUser: {{ $s.securityContext.runAsUser | int64 }}
+        runAsGroup: {{ $s.securityContext.runAsGroup | int64 }}
+        fsGroup: {{ $s.securityContext.fsGroup | int64 }}
+        seccompProfile:
+          type: RuntimeDefault
+      containers:
+        - name: {{ $name }}
+          image: {{ include "marquee.image" (dict "root" $root "image" $s.image "default" (printf "marquee/%s" $name)) | quote }}
+          imagePullPolicy: {{ $s.image.pullPolicy }}
+          {{- with $s.command }}
+          command:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+          {{- with $s.args }}
+          args:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+          ports:
+            - name: http
+              containerPort: {{ $httpPort }}
+              protocol: TCP
+            - name: grpc
+              containerPort: {{ $grpcPort }}
+              protocol: TCP
+          envFrom:
+            - configMapRef:
+                name: {{ $full }}
+            {{- if $s.secretEnv }}
+            - secretRef:
+                name: {{ include "marquee.secretName" $root }}
+            {{- end }}
+          env:
+            - name: POD_NAME
+              valueFrom:
+                fieldRef:
+                  fieldPath: metadata.name
+            - name: OTEL_RESOURCE_ATTRIBUTES
+              value: "service.name={{ $name }},service.namespace=marquee,k8s.pod.name=$(POD_NAME)"
+          {{- if $s.grpcProbe }}
+          startupProbe:
+            grpc:
+              port: {{ $grpcPort }}
+            periodSeconds: {{ $s.probes.startup.periodSeconds | int }}
+            timeoutSeconds: {{ $s.probes.startup.timeoutSeconds | int }}
+            failureThreshold: {{ $s.probes.startup.failureThreshold | int }}
+          {{- else }}
+          startupProbe:
+            httpGet:
+              path: {{ $s.probes.liveness.path }}
+              port: http
+            periodSeconds: {{ $s.probes.startup.periodSeconds | int }}
+            timeoutSeconds: {{ $s.probes.startup.timeoutSeconds | int }}
+            failureThreshold: {{ $s.probes.startup.failureThreshold | int }}
+          {{- end }}
+          livenessProbe:
+            httpGet:
+              path: {{ $s.probes.liveness.path }}
+              port: http
+            periodSeconds: {{ $s.probes.liveness.periodSeconds | int }}
+            timeoutSeconds: {{ $s.probes.liveness.timeoutSeconds | int }}
+            failureThreshold: {{ $s.probes.liveness.failureThreshold | int }}
+          readinessProbe:
+            httpGet:
+              path: {{ $s.probes.readiness.path }}
+              port: http
+            periodSeconds: {{ $s.probes.readiness.periodSeconds | int }}
+            timeoutSeconds: {{ $s.probes.readiness.timeoutSeconds | int }}
+            failureThreshold: {{ $s.probes.readiness.failureThreshold | int }}
+          {{- if gt ($s.preStopSleepSeconds | int) 0 }}
+          lifecycle:
+            preStop:
+              sleep:
+                seconds: {{ $s.preStopSleepSeconds | int }}
+          {{- end }}
+          resources:
+            {{- toYaml $s.resources | nindent 12 }}
+          securityContext:
+            {{- include "marquee.containerSecurityContext" $s.securityContext | nindent 12 }}
+          volumeMounts:
+            - name: tmp
+              mountPath: /tmp
+      volumes:
+        - name: tmp
+          emptyDir:
+            medium: Memory
+            sizeLimit: {{ $s.tmpSizeLimit }}
+      {{- if $g.topologySpread }}
+      topologySpreadConstraints:
+        - maxSkew: 1
+          topologyKey: kubernetes.io/hostname
+          whenUnsatisfiable: ScheduleAnyway
+          labelSelector:
+            matchLabels:
+              {{- include "marquee.selectorLabels" $ctx | nindent 14 }}
+      {{- end }}
+      {{- with $s.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $s.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $s.affinity }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ $full }}
+  labels:
+    {{- include "marquee.commonLabels" $root | nindent 4 }}
+    {{- include "marquee.selectorLabels" $ctx | nindent 4 }}
+spec:
+  type: ClusterIP
+  selector:
+    {{- include "marquee.selectorLabels" $ctx | nindent 4 }}
+  ports:
+    - name: http
+      port: {{ $httpPort }}
+      targetPort: http
+      protocol: TCP
+      appProtocol: http
+    - name: grpc
+      port: {{ $grpcPort }}
+      targetPort: grpc
+      protocol: TCP
+      appProtocol: kubernetes.io/h2c
+{{- if $s.hpa.enabled }}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {{ $full }}
+  labels:
+    {{- include "marquee.commonLabels" $root | nindent 4 }}
+    {{- include "marquee.selectorLabels" $ctx | nindent 4 }}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {{ $full }}
+  minReplicas: {{ $s.hpa.minReplicas | int }}
+  maxReplicas: {{ $s.hpa.maxReplicas | int }}
+  metrics:
+    - type: Resource
+      resource:
+        name: cpu
+        target:
+          type: Utilization
+          averageUtilization: {{ $s.hpa.targetCPUUtilizationPercentage | int }}
+    {{- if gt ($s.hpa.targetMemoryUtilizationPercentage | int) 0 }}
+    - type: Resource
+      resource:
+        name: memory
+        target:
+          type: Utilization
+          averageUtilization: {{ $s.hpa.targetMemoryUtilizationPercentage | int }}
+    {{- end }}
+  behavior:
+    scaleDown:
+      # consumer-group rebalances are costly: scale down slowly
+      stabilizationWindowSeconds: 300
+      policies:
+        - type: Pods
+          value: 1
+          periodSeconds: 60
+{{- end }}
+{{- if $s.pdb.enabled }}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {{ $full }}
+  labels:
+    {{- include "marquee.commonLabels" $root | nindent 4 }}
+    {{- include "marquee.selectorLabels" $ctx | nindent 4 }}
+spec:
+  {{- if hasKey $s.pdb "minAvailable" }}
+  minAvailable: {{ $s.pdb.minAvailable }}
+  {{- else }}
+  maxUnavailable: {{ $s.pdb.maxUnavailable | default 1 }}
+  {{- end }}
+  selector:
+    matchLabels:
+      {{- include "marquee.selectorLabels" $ctx | nindent 6 }}
+{{- end }}
+{{- if $root.Values.networkPolicy.enabled }}
+{{- $callers := list -}}
+{{- range $other, $_ := $root.Values.services -}}
+{{- $os := include "marquee.svcValues" (dict "root" $root "name" $other) | fromJson -}}
+{{- if and $os.enabled (has $name $os.calls) -}}
+{{- $callers = append $callers $other -}}
+{{- end -}}
+{{- end }}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: {{ $full }}
+  labels:
+    {{- include "marquee.commonLabels" $root | nindent 4 }}
+    {{- include "marquee.selectorLabels" $ctx | nindent 4 }}
+  annotations:
+    marquee.io/callers: {{ join "," (sortAlpha $callers) | quote }}
+spec:
+  podSelector:
+    matchLabels:
+      {{- include "marquee.selectorLabels" $ctx | nindent 6 }}
+  policyTypes: [Ingress]
+  ingress:
+    {{- if $s.externalIngress }}
+    # external clients (ingress controller, load balancer, partners) on the HTTP port only
+    - ports:
+        - port: http
+          protocol: TCP
+    {{- end }}
+    {{- range $caller := sortAlpha $callers }}
+    - from:
+        - podSelector:
+            matchLabels:
+              {{- include "marquee.selectorLabels" (dict "root" $root "name" $caller) | nindent 14 }}
+      ports:
+        - port: http
+          protocol: TCP
+        - port: grpc
+          protocol: TCP
+    {{- end }}
+    {{- with $root.Values.networkPolicy.extraIngress }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+{{- end }}
+{{- end -}}
