@@ -1,0 +1,404 @@
+#!/usr/bin/env bash
+# Local infrastructure without Docker: Apache Kafka (KRaft, single node) and FerretDB (a MongoDB-wire
+# server on SQLite), both on loopback. See deploy/local/README.md.
+#
+#   infra.sh install                 fetch Kafka jars, build the FerretDB launcher (idempotent)
+#   infra.sh start   [kafka|mongo]   start and wait until ready (already running -> says so)
+#   infra.sh stop    [kafka|mongo]   clean stop, waits for the process to exit
+#   infra.sh restart [kafka|mongo]
+#   infra.sh status                  what runs, where, and whether it answers
+#   infra.sh env                     export lines for eval: KAFKA_BROKERS, MONGO_URL
+#   infra.sh logs    [kafka|mongo] [-f]
+#   infra.sh check                   end-to-end smoke checks against the running servers
+#
+# Environment: KAFKA_PORT (19092), KAFKA_CONTROLLER_PORT (19093), MONGO_PORT (27117),
+# KAFKA_HEAP_OPTS (-Xms256m -Xmx512m), MONGO_LOG_LEVEL (error), READY_TIMEOUT seconds (90),
+# STOP_TIMEOUT seconds (60), MARQUEE_TOOLS, MARQUEE_STATE.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=tools.sh
+. "$here/tools.sh"
+
+KAFKA_VERSION="${KAFKA_VERSION:-3.9.1}"
+KAFKA_PORT="${KAFKA_PORT:-19092}"
+KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-19093}"
+MONGO_PORT="${MONGO_PORT:-27117}"
+KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
+READY_TIMEOUT="${READY_TIMEOUT:-90}"
+# FerretDB logs a warning, with the whole wire message, for every command it lacks (the driver's
+# endSessions on each close) and for every client disconnect; "error" keeps its log readable.
+MONGO_LOG_LEVEL="${MONGO_LOG_LEVEL:-error}"
+# How long a clean stop may take before the process is killed. Kafka flushes and closes its logs
+# on SIGTERM; a kill -9 instead means a slower log recovery at the next start, not data loss.
+STOP_TIMEOUT="${STOP_TIMEOUT:-60}"
+
+KAFKA_HOME="$MARQUEE_TOOLS/kafka-$KAFKA_VERSION"
+KAFKA_STATE="$MARQUEE_STATE/kafka"
+FERRET_BIN="$MARQUEE_TOOLS/bin/marquee-ferretdb"
+FERRET_STATE="$MARQUEE_STATE/ferretdb"
+
+KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT"
+MONGO_URL="mongodb://127.0.0.1:$MONGO_PORT"
+
+die() { log "error: $*"; exit 1; }
+
+check_port() {
+  local name="$1" value="$2"
+  [[ "$value" =~ ^[0-9]+$ ]] && [ "$value" -ge 1 ] && [ "$value" -le 65535 ] ||
+    die "$name='$value' is not a TCP port (1-65535)"
+}
+check_port KAFKA_PORT "$KAFKA_PORT"
+check_port KAFKA_CONTROLLER_PORT "$KAFKA_CONTROLLER_PORT"
+check_port MONGO_PORT "$MONGO_PORT"
+[ "$KAFKA_PORT" != "$KAFKA_CONTROLLER_PORT" ] || die "KAFKA_PORT and KAFKA_CONTROLLER_PORT must differ"
+[[ "$READY_TIMEOUT" =~ ^[0-9]+$ ]] || die "READY_TIMEOUT='$READY_TIMEOUT' is not a number of seconds"
+[[ "$STOP_TIMEOUT" =~ ^[0-9]+$ ]] || die "STOP_TIMEOUT='$STOP_TIMEOUT' is not a number of seconds"
+
+# Node 24 for the readiness probes (the machine's own Node may be older).
+node_path() {
+  local bin
+  bin="$(bash "$here/install-node.sh")" || die "could not install Node (deploy/local/install-node.sh)"
+  PATH="$bin:$PATH"
+  export PATH
+  # kafkajs 2.2.4 trips Node's TimeoutNegativeWarning (a harmless setTimeout(-n) in its request
+  # queue); keep it out of this script's output.
+  export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--disable-warning=TimeoutNegativeWarning"
+}
+
+# ---------------------------------------------------------------------------------------------
+# process bookkeeping
+
+# pid_of NAME PATTERN: prints the pid recorded for NAME when that process is alive AND still runs
+# what we started (its command line contains PATTERN); removes a stale pid file otherwise, e.g.
+# after a reboot or a kill -9, when the number may since belong to some other process.
+pid_of() {
+  local pidfile="$MARQUEE_STATE/$1.pid" pattern="$2" pid
+  [ -f "$pidfile" ] || return 1
+  pid="$(cat "$pidfile" 2>/dev/null || true)"
+  if [[ "$pid" =~ ^[0-9]+$ ]] && [ -r "/proc/$pid/cmdline" ] &&
+    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$pattern"; then
+    printf '%s\n' "$pid"
+    return 0
+  fi
+  log "removing stale pid file $pidfile${pid:+ (pid $pid is gone or is another program)}"
+  rm -f "$pidfile"
+  return 1
+}
+
+# port_busy PORT: true when something listens on 127.0.0.1:PORT.
+port_busy() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# launch NAME LOGFILE CMD...: runs CMD detached in its own session (so it outlives this shell and
+# the caller's job control), stdin closed, output appended to LOGFILE; the pid file is written by
+# the child itself before exec, so it names the server process and not a wrapper.
+launch() {
+  local name="$1" logfile="$2"
+  shift 2
+  local pidfile="$MARQUEE_STATE/$name.pid"
+  rm -f "$pidfile"
+  printf '\n===== %s start %s =====\n' "$name" "$(date -Is)" >>"$logfile"
+  setsid sh -c 'echo $$ > "$0"; exec "$@"' "$pidfile" "$@" </dev/null >>"$logfile" 2>&1 &
+  local i
+  for i in $(seq 1 50); do
+    [ -s "$pidfile" ] && break
+    sleep 0.1
+  done
+  [ -s "$pidfile" ] || die "$name did not start; see $logfile"
+  cat "$pidfile"
+}
+
+# stop_pid NAME PID: SIGTERM, wait up to STOP_TIMEOUT, then SIGKILL.
+stop_pid() {
+  local name="$1" pid="$2" waited=0
+  log "stopping $name (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ "$waited" -ge $((STOP_TIMEOUT * 10)) ]; then
+      log "$name did not exit within ${STOP_TIMEOUT}s; killing it"
+      kill -KILL "$pid" 2>/dev/null || true
+      sleep 0.5
+      break
+    fi
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  rm -f "$MARQUEE_STATE/$name.pid"
+  log "$name stopped"
+}
+
+# ---------------------------------------------------------------------------------------------
+# install
+
+stamp_of() { cat "$@" | sha256sum | cut -c1-16; }
+
+install_kafka() {
+  local stamp
+  stamp="$(stamp_of "$here/kafka/pom.xml")-$KAFKA_VERSION"
+  if [ -f "$KAFKA_HOME/.installed" ] && [ "$(cat "$KAFKA_HOME/.installed")" = "$stamp" ]; then
+    log "Kafka $KAFKA_VERSION already installed in $KAFKA_HOME"
+    return
+  fi
+  command -v java >/dev/null || die "java not found; install a JDK 17+ (apt-get install openjdk-17-jdk-headless)"
+  command -v mvn >/dev/null || die "mvn not found; install Maven (apt-get install maven)"
+  local jv
+  jv="$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
+  [ "${jv%%.*}" -ge 17 ] 2>/dev/null || die "Kafka $KAFKA_VERSION needs Java 17+, found '${jv:-unknown}'"
+  log "installing Kafka $KAFKA_VERSION jars from Maven Central into $KAFKA_HOME/lib"
+  local tmp="$KAFKA_HOME.tmp.$$"
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  # Lay the jars into a scratch dir and swap it in whole, so an interrupted download never
+  # leaves a half-filled lib/ that looks installed.
+  if ! mvn -q -B -Dstyle.color=never -f "$here/kafka/pom.xml" \
+    org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+    -DoutputDirectory="$tmp/lib" -DincludeScope=runtime -Dkafka.version="$KAFKA_VERSION"; then
+    rm -rf "$tmp"
+    die "Maven could not fetch the Kafka jars"
+  fi
+  [ -f "$tmp/lib/kafka_2.13-$KAFKA_VERSION.jar" ] || {
+    rm -rf "$tmp"
+    die "kafka_2.13-$KAFKA_VERSION.jar missing after the Maven copy"
+  }
+  printf '%s\n' "$stamp" >"$tmp/.installed"
+  rm -rf "$KAFKA_HOME"
+  mv "$tmp" "$KAFKA_HOME"
+  log "Kafka installed ($(find "$KAFKA_HOME/lib" -name '*.jar' | wc -l) jars)"
+}
+
+install_ferretdb() {
+  local src="$here/ferretdb" stamp
+  stamp="$(stamp_of "$src/main.go" "$src/go.mod" "$src/go.sum")"
+  if [ -x "$FERRET_BIN" ] && [ -f "$FERRET_BIN.stamp" ] && [ "$(cat "$FERRET_BIN.stamp")" = "$stamp" ]; then
+    log "FerretDB launcher already built: $FERRET_BIN"
+    return
+  fi
+  command -v go >/dev/null || die "go not found; install Go 1.24+ (the build fetches modules from the Go module proxy)"
+  log "building the FerretDB launcher into $FERRET_BIN (first build takes about 2 minutes)"
+  mkdir -p "$(dirname "$FERRET_BIN")"
+  # -mod=readonly: go.sum must already be complete; a build never edits the committed files.
+  (cd "$src" && go build -mod=readonly -trimpath -o "$FERRET_BIN.tmp" .) || die "building the FerretDB launcher failed"
+  mv "$FERRET_BIN.tmp" "$FERRET_BIN"
+  printf '%s\n' "$stamp" >"$FERRET_BIN.stamp"
+  log "FerretDB launcher built"
+}
+
+cmd_install() {
+  install_kafka
+  install_ferretdb
+}
+
+# ---------------------------------------------------------------------------------------------
+# Kafka
+
+KAFKA_PATTERN="kafka.Kafka $KAFKA_STATE/server.properties"
+
+kafka_java() {
+  java -Dlog4j.configuration="file:$here/kafka/log4j.properties" -Djava.awt.headless=true "$@"
+}
+
+kafka_start() {
+  local pid
+  if pid="$(pid_of kafka "$KAFKA_PATTERN")"; then
+    if node "$here/wait-ready.mjs" kafka "$KAFKA_BROKERS" 5 "$pid" >/dev/null 2>&1; then
+      log "Kafka already running and ready (pid $pid) on $KAFKA_BROKERS"
+      return
+    fi
+    log "Kafka process $pid exists but does not answer yet; waiting"
+  else
+    [ -f "$KAFKA_HOME/.installed" ] || install_kafka
+    for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+      port_busy "$p" && die "127.0.0.1:$p is already in use by another program; stop it or set KAFKA_PORT / KAFKA_CONTROLLER_PORT"
+    done
+    mkdir -p "$KAFKA_STATE/data"
+    sed -e "s#@KAFKA_PORT@#$KAFKA_PORT#g" \
+      -e "s#@CONTROLLER_PORT@#$KAFKA_CONTROLLER_PORT#g" \
+      -e "s#@DATA_DIR@#$KAFKA_STATE/data#g" \
+      "$here/kafka/server.properties.in" >"$KAFKA_STATE/server.properties"
+
+    # One cluster id per data dir, kept across starts; a data dir formatted earlier keeps its own
+    # id (read back from meta.properties), so --ignore-formatted never meets a mismatch.
+    local cid=""
+    if [ -f "$KAFKA_STATE/data/meta.properties" ]; then
+      cid="$(sed -n 's/^cluster.id=//p' "$KAFKA_STATE/data/meta.properties")"
+    fi
+    [ -n "$cid" ] || cid="$(cat "$KAFKA_STATE/cluster-id" 2>/dev/null || true)"
+    [ -n "$cid" ] || cid="$(kafka_java -cp "$KAFKA_HOME/lib/*" kafka.tools.StorageTool random-uuid)"
+    printf '%s\n' "$cid" >"$KAFKA_STATE/cluster-id"
+    kafka_java -cp "$KAFKA_HOME/lib/*" kafka.tools.StorageTool format \
+      -t "$cid" -c "$KAFKA_STATE/server.properties" --ignore-formatted >>"$KAFKA_STATE/kafka.log" 2>&1 ||
+      die "formatting $KAFKA_STATE/data failed; see $KAFKA_STATE/kafka.log"
+
+    log "starting Kafka $KAFKA_VERSION (KRaft) on $KAFKA_BROKERS, controller 127.0.0.1:$KAFKA_CONTROLLER_PORT"
+    # shellcheck disable=SC2086  # KAFKA_HEAP_OPTS is a list of JVM flags
+    pid="$(launch kafka "$KAFKA_STATE/kafka.log" java $KAFKA_HEAP_OPTS \
+      -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
+      -Dlog4j.configuration="file:$here/kafka/log4j.properties" \
+      -cp "$KAFKA_HOME/lib/*" kafka.Kafka "$KAFKA_STATE/server.properties")"
+  fi
+  local t0=$SECONDS
+  if ! node "$here/wait-ready.mjs" kafka "$KAFKA_BROKERS" "$READY_TIMEOUT" "$pid"; then
+    log "last lines of $KAFKA_STATE/kafka.log:"
+    tail -n 20 "$KAFKA_STATE/kafka.log" >&2
+    die "Kafka did not become ready"
+  fi
+  log "Kafka ready in $((SECONDS - t0))s: KAFKA_BROKERS=$KAFKA_BROKERS (pid $pid, data $KAFKA_STATE/data)"
+}
+
+kafka_stop() {
+  local pid
+  if pid="$(pid_of kafka "$KAFKA_PATTERN")"; then
+    stop_pid kafka "$pid"
+  else
+    log "Kafka is not running"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# FerretDB
+
+FERRET_PATTERN="marquee-ferretdb"
+
+mongo_start() {
+  local pid
+  if pid="$(pid_of ferretdb "$FERRET_PATTERN")"; then
+    if node "$here/wait-ready.mjs" mongo "$MONGO_URL" 5 "$pid" >/dev/null 2>&1; then
+      log "FerretDB already running and ready (pid $pid) on $MONGO_URL"
+      return
+    fi
+    log "FerretDB process $pid exists but does not answer yet; waiting"
+  else
+    [ -x "$FERRET_BIN" ] || install_ferretdb
+    port_busy "$MONGO_PORT" && die "127.0.0.1:$MONGO_PORT is already in use by another program; stop it or set MONGO_PORT"
+    mkdir -p "$FERRET_STATE/data"
+    log "starting FerretDB (SQLite backend) on $MONGO_URL"
+    pid="$(launch ferretdb "$FERRET_STATE/ferretdb.log" "$FERRET_BIN" \
+      -host 127.0.0.1 -port "$MONGO_PORT" -data-dir "$FERRET_STATE/data" -log-level "$MONGO_LOG_LEVEL")"
+  fi
+  local t0=$SECONDS
+  if ! node "$here/wait-ready.mjs" mongo "$MONGO_URL" "$READY_TIMEOUT" "$pid"; then
+    log "last lines of $FERRET_STATE/ferretdb.log:"
+    tail -n 20 "$FERRET_STATE/ferretdb.log" >&2
+    die "FerretDB did not become ready"
+  fi
+  log "FerretDB ready in $((SECONDS - t0))s: MONGO_URL=$MONGO_URL (pid $pid, data $FERRET_STATE/data)"
+}
+
+mongo_stop() {
+  local pid
+  if pid="$(pid_of ferretdb "$FERRET_PATTERN")"; then
+    stop_pid ferretdb "$pid"
+  else
+    log "FerretDB is not running"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# commands
+
+# targets [kafka|mongo]: the services a command applies to.
+targets() {
+  case "${1:-all}" in
+  all | "") echo "kafka mongo" ;;
+  kafka) echo kafka ;;
+  mongo | ferretdb) echo mongo ;;
+  *) die "unknown service '$1' (expected kafka or mongo)" ;;
+  esac
+}
+
+cmd_start() {
+  node_path
+  mkdir -p "$KAFKA_STATE" "$FERRET_STATE"
+  local s
+  for s in $(targets "${1:-}"); do "${s}_start"; done
+}
+
+cmd_stop() {
+  local s
+  for s in $(targets "${1:-}"); do "${s}_stop"; done
+}
+
+cmd_restart() {
+  cmd_stop "${1:-}"
+  cmd_start "${1:-}"
+}
+
+cmd_status() {
+  node_path
+  local pid rc=0
+  if pid="$(pid_of kafka "$KAFKA_PATTERN" 2>/dev/null)"; then
+    if node "$here/wait-ready.mjs" kafka "$KAFKA_BROKERS" 5 "$pid" >/dev/null 2>&1; then
+      echo "kafka: running, ready   pid $pid  KAFKA_BROKERS=$KAFKA_BROKERS"
+    else
+      echo "kafka: running, NOT answering   pid $pid  (see: infra.sh logs kafka)"
+      rc=1
+    fi
+  else
+    echo "kafka: stopped"
+    rc=1
+  fi
+  if pid="$(pid_of ferretdb "$FERRET_PATTERN" 2>/dev/null)"; then
+    if node "$here/wait-ready.mjs" mongo "$MONGO_URL" 5 "$pid" >/dev/null 2>&1; then
+      echo "mongo: running, ready   pid $pid  MONGO_URL=$MONGO_URL  (FerretDB)"
+    else
+      echo "mongo: running, NOT answering   pid $pid  (see: infra.sh logs mongo)"
+      rc=1
+    fi
+  else
+    echo "mongo: stopped"
+    rc=1
+  fi
+  return $rc
+}
+
+cmd_env() {
+  printf 'export KAFKA_BROKERS=%s\n' "$KAFKA_BROKERS"
+  printf 'export MONGO_URL=%s\n' "$MONGO_URL"
+}
+
+cmd_logs() {
+  local which="" follow=()
+  for a in "$@"; do
+    case "$a" in
+    -f | --follow) follow=(-F) ;;
+    *) which="$a" ;;
+    esac
+  done
+  local files=() s
+  for s in $(targets "$which"); do
+    case "$s" in
+    kafka) files+=("$KAFKA_STATE/kafka.log") ;;
+    mongo) files+=("$FERRET_STATE/ferretdb.log") ;;
+    esac
+  done
+  local f existing=()
+  for f in "${files[@]}"; do [ -f "$f" ] && existing+=("$f"); done
+  [ "${#existing[@]}" -gt 0 ] || die "no log yet (${files[*]})"
+  tail -n 50 "${follow[@]}" "${existing[@]}"
+}
+
+cmd_check() {
+  node_path
+  node "$here/kafka/smoke-check.mjs" "$KAFKA_BROKERS"
+  node "$here/ferretdb/compat-check.mjs" "$MONGO_URL"
+}
+
+usage() {
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+case "${1:-}" in
+install) cmd_install ;;
+start) cmd_start "${2:-}" ;;
+stop) cmd_stop "${2:-}" ;;
+restart) cmd_restart "${2:-}" ;;
+status) cmd_status ;;
+env) cmd_env ;;
+logs) shift; cmd_logs "$@" ;;
+check) cmd_check ;;
+-h | --help | help) usage ;;
+"") usage; exit 2 ;;
+*) log "unknown command '$1'"; usage; exit 2 ;;
+esac
