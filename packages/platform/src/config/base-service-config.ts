@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/** A TCP port from the environment; 0 asks the OS for an ephemeral one (tests, embedded mode). */
+export const port = () => z.coerce.number().int().min(0).max(65_535);
+
+/** `a:1, b:2` → `['a:1', 'b:2']`; at least one non-empty item. */
+export const commaSeparatedList = () =>
+  z
+    .string()
+    .transform((raw) =>
+      raw
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0),
+    )
+    .pipe(z.array(z.string()).min(1, 'must list at least one item'));
+
+/**
+ * The keys every service shares. A service extends it in its `src/config.ts`, overriding what it
+ * defaults differently:
+ *
+ * ```ts
+ * export const configSchema = baseServiceConfig.extend({
+ *   SERVICE_NAME: z.string().default('deals'),
+ *   HTTP_PORT: port().default(8084),
+ *   GRPC_PORT: port().default(50054),
+ * });
+ * ```
+ */
+export const baseServiceConfig = z.object({
+  SERVICE_NAME: z.string().min(1),
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Loopback by default: a process only listens on all interfaces when its deployment says so.
+  HOST: z.string().min(1).default('127.0.0.1'),
+  HTTP_PORT: port(),
+  GRPC_PORT: port(),
+  KAFKA_BROKERS: commaSeparatedList().optional(),
+  // Not z.url(): a replica-set URL such as mongodb://a:27017,b:27017/db is no WHATWG URL.
+  MONGO_URL: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// URL')
+    .optional(),
+  // Kubernetes' default grace period is 30 s; the chart raises both together.
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+});
+
+export type BaseServiceConfig = z.output<typeof baseServiceConfig>;

@@ -1,0 +1,10 @@
+export {
+  AppError,
+  ERROR_KINDS,
+  isAppErrorLike,
+  isErrorKind,
+  httpStatusForKind,
+  type AppErrorLike,
+  type AppErrorOptions,
+  type ErrorKind,
+} from './app-error.js';
