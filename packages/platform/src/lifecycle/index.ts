@@ -1,0 +1,8 @@
+export {
+  createLifecycle,
+  type CreateLifecycleOptions,
+  type Lifecycle,
+  type StopResult,
+  type StopStep,
+} from './lifecycle.js';
+export { runMain, type RunMainOptions } from './run-main.js';

@@ -1,0 +1,9 @@
+export {
+  activeTelemetry,
+  defaultInstrumentations,
+  exportersRequested,
+  shutdownTelemetry,
+  startTelemetry,
+  type ExportersRequested,
+  type StartTelemetryOptions,
+} from './start-telemetry.js';

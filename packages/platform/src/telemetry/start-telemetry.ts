@@ -1,0 +1,178 @@
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+import type { Instrumentation } from '@opentelemetry/instrumentation';
+import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { MongooseInstrumentation } from '@opentelemetry/instrumentation-mongoose';
+import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { NoopSpanProcessor } from '@opentelemetry/sdk-trace';
+import { ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface StartTelemetryOptions {
+  serviceName: string;
+  serviceVersion?: string;
+  /** Replaces {@link defaultInstrumentations} (tests, or a service that needs a different set). */
+  instrumentations?: Instrumentation[];
+  /** Where the `OTEL_*` variables are read from; `process.env` by default. */
+  env?: Env;
+}
+
+export interface ExportersRequested {
+  traces: boolean;
+  metrics: boolean;
+  logs: boolean;
+}
+
+/**
+ * Query parameters whose values never reach a span attribute. The discovery family takes the api key
+ * in the query (`?apikey=`), OAuth redirects carry `code`; the instrumentation's own list (cloud
+ * signatures) is kept because the option replaces it.
+ */
+const REDACTED_QUERY_PARAMS = [
+  'apikey',
+  'apiKey',
+  'api_key',
+  'access_token',
+  'refresh_token',
+  'token',
+  'code',
+  'client_secret',
+  'password',
+  'sig',
+  'Signature',
+  'AWSAccessKeyId',
+  'X-Goog-Signature',
+  'X-Amz-Signature',
+  'X-Amz-Credential',
+  'X-Amz-Security-Token',
+];
+
+const PROBE_PATHS = new Set(['/healthz', '/readyz']);
+
+function isProbe(url: string | undefined): boolean {
+  return url !== undefined && PROBE_PATHS.has(url.split('?', 1)[0] ?? '');
+}
+
+/**
+ * HTTP, fastify, gRPC, mongoose and pino.
+ *
+ * Not kafkajs: the event bus creates its own `<topic> publish` / `<topic> process` spans and carries
+ * `traceparent` in the CloudEvents headers itself, because the consumer span must be opened around
+ * the handler *and its retries* and linked to the producer as the architecture describes. The
+ * kafkajs instrumentation would add a second, differently-shaped pair of spans per record and inject
+ * its own headers, so it stays out.
+ *
+ * fastify uses `@fastify/otel`, which `@opentelemetry/instrumentation-fastify` is deprecated in
+ * favour of. It attaches through the `fastify.initialization` diagnostics channel, so it needs no
+ * module hook and works in ESM and in tests alike.
+ */
+export function defaultInstrumentations(requested: ExportersRequested): Instrumentation[] {
+  return [
+    new HttpInstrumentation({
+      // Probes arrive every few seconds and would drown the traces that matter.
+      ignoreIncomingRequestHook: (request) => isProbe(request.url),
+      redactedQueryParams: REDACTED_QUERY_PARAMS,
+      redactedQueryParamsServer: REDACTED_QUERY_PARAMS,
+    }),
+    new FastifyOtelInstrumentation({
+      registerOnInitialization: true,
+      ignorePaths: (route) => isProbe(route.url),
+      // The plugin records `url.path` from `request.url`, query string included; keep the path only
+      // so that an `?apikey=` never ends up in a span attribute.
+      requestHook: (span, request) => {
+        span.setAttribute('url.path', request.url.split('?', 1)[0] ?? '');
+      },
+    }) as unknown as Instrumentation,
+    new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
+    // No dbStatementSerializer: queries may carry token hashes or personal data.
+    new MongooseInstrumentation(),
+    new PinoInstrumentation({
+      // The platform logger adds trace_id/span_id itself (see logger/create-logger.ts); injecting
+      // them here too would write every key twice.
+      disableLogCorrelation: true,
+      // Logs go to stdout for the platform's collector; only ship them over OTLP when asked to.
+      disableLogSending: !requested.logs,
+    }),
+  ];
+}
+
+function listFrom(env: Env, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
+
+function signalRequested(env: Env, exporterVariable: string, endpointVariable: string): boolean {
+  const exporters = listFrom(env, exporterVariable);
+  if (exporters.length > 0) return !(exporters.length === 1 && exporters[0] === 'none');
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env[endpointVariable]);
+}
+
+/**
+ * Which signals the standard variables ask to export. The SDK alone would default every signal to
+ * OTLP on localhost:4318; the embedded default and tests must export nothing (SYSTEM.md §8), so a
+ * signal is exported only when its `OTEL_*_EXPORTER` names an exporter or an OTLP endpoint is set.
+ */
+export function exportersRequested(env: Env = process.env): ExportersRequested {
+  return {
+    traces: signalRequested(env, 'OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'),
+    metrics: signalRequested(env, 'OTEL_METRICS_EXPORTER', 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'),
+    logs: signalRequested(env, 'OTEL_LOGS_EXPORTER', 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT'),
+  };
+}
+
+let active: NodeSDK | undefined;
+
+/**
+ * Starts the OpenTelemetry NodeSDK. Call it before the modules it instruments are imported; in a
+ * service that is done by `node --import @marquee/platform/telemetry/register`, not by `main.ts`.
+ *
+ * Spans are always recorded, even with nothing exported, so that log lines carry a `trace_id` and
+ * trace context still flows to the next hop; a no-op processor drops them.
+ * `OTEL_SDK_DISABLED=true` turns the whole SDK off (the SDK checks it itself).
+ */
+export function startTelemetry(options: StartTelemetryOptions): NodeSDK {
+  if (active !== undefined) return active;
+  const env = options.env ?? process.env;
+  const requested = exportersRequested(env);
+  const resource =
+    options.serviceVersion === undefined
+      ? undefined
+      : defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_VERSION]: options.serviceVersion }));
+
+  const sdk = new NodeSDK({
+    serviceName: options.serviceName,
+    ...(resource === undefined ? {} : { resource }),
+    instrumentations: options.instrumentations ?? defaultInstrumentations(requested),
+    textMapPropagator: new CompositePropagator({
+      propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+    }),
+    // `undefined` lets the SDK build exporters from the OTEL_* variables.
+    ...(requested.traces ? {} : { spanProcessors: [new NoopSpanProcessor()] }),
+    ...(requested.metrics ? {} : { metricReaders: [] }),
+    ...(requested.logs ? {} : { logRecordProcessors: [] }),
+  });
+  sdk.start();
+  active = sdk;
+  return sdk;
+}
+
+/** The SDK started in this process, if any (by `telemetry/register` or `startTelemetry`). */
+export function activeTelemetry(): NodeSDK | undefined {
+  return active;
+}
+
+/**
+ * Flushes and stops the active SDK; a no-op when none was started. `main.ts` registers it as the
+ * first lifecycle stop step so that it runs last and exports the spans of the shutdown itself.
+ */
+export async function shutdownTelemetry(): Promise<void> {
+  const sdk = active;
+  active = undefined;
+  await sdk?.shutdown();
+}
