@@ -66,14 +66,44 @@ expect_kinds "$work/ci.yaml" NetworkPolicy Secret Deployment HorizontalPodAutosc
 validate existing-secret --set secrets.existingSecret=marquee-prod-secrets
 if grep -q '^kind: Secret$' "$work/existing-secret.yaml"; then fail "existingSecret still renders a Secret"; else pass "existingSecret: no Secret rendered"; fi
 
-# topic catalog: every topic and its .dlq twin, event-changed compacted
-job_topics="$(grep -E '^ +ensure [a-z]' "$work/default.yaml" | awk '{print $2}' | sort)"
-want_topics="$(for t in event-changed availability-changed deal-changed app-authorized booking-held booking-released \
-  booking-expired order-confirmed order-cancelled order-printed ticket-issued ticket-voided partner-health-changed \
-  partner-call-failed reconciliation-resolved; do echo "$t"; echo "$t.dlq"; done | sort)"
-if [ "$job_topics" = "$want_topics" ]; then pass "topic job creates the 15 catalog topics and their .dlq twins"; else
-  fail "topic job topics differ from the catalog:"; diff <(echo "$want_topics") <(echo "$job_topics") >&2 || true; fi
-grep -qE '^ +ensure event-changed 12 cleanup\.policy=compact ' "$work/default.yaml" \
+# topic catalog: the job must create exactly the topics of packages/proto/src/topics.ts (the
+# authoritative catalog) with the same compaction and retention, plus every <topic>.dlq twin
+topics_ts="$repo/packages/proto/src/topics.ts"
+if [ -f "$topics_ts" ]; then
+  if python3 - "$topics_ts" "$work/default.yaml" <<'PY'
+import re, sys
+src = open(sys.argv[1]).read()
+consts = {"DAY_MS": 86400000, "HOUR_MS": 3600000, "MINUTE_MS": 60000}
+for m in re.finditer(r"const (\w+_MS) = ([\d\s*]+);", src):
+    consts[m.group(1)] = eval(m.group(2))
+want = {}
+# each topic definition: name: '...', ... compacted?: ..., retentionMs: <expr>
+for m in re.finditer(r"name: '([a-z0-9.-]+)',(.*?)retentionMs: ([^,\n]+),", src, re.S):
+    name, body, expr = m.group(1), m.group(2), m.group(3).strip()
+    ms = eval(expr, {}, dict(consts))
+    want[name] = ("compact" if re.search(r"compacted: true", body) else "delete", int(ms))
+    want[name + ".dlq"] = None
+got = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"\s+ensure (\S+) (\d+) (.*)$", line)
+    if m:
+        cfg = dict(kv.split("=", 1) for kv in m.group(3).split())
+        got[m.group(1)] = (cfg.get("cleanup.policy"), int(cfg.get("retention.ms", "0")))
+bad = []
+for n in sorted(set(want) | set(got)):
+    if n not in got: bad.append(f"missing topic {n}")
+    elif n not in want: bad.append(f"topic {n} is not in topics.ts")
+    elif want[n] is not None and want[n] != got[n]: bad.append(f"{n}: topics.ts {want[n]} != chart {got[n]}")
+if len(want) < 2 or bad:
+    print("\n".join(bad) or "no topics parsed from topics.ts", file=sys.stderr); sys.exit(1)
+print(f"{len(want)} topics")
+PY
+  then pass "topic job matches packages/proto/src/topics.ts (names, compaction, retention, .dlq twins)"
+  else fail "topic job differs from packages/proto/src/topics.ts"; fi
+else
+  echo "[check] skip topic catalog comparison: $topics_ts not found"
+fi
+grep -qE '^ +ensure event-changed [0-9]+ cleanup\.policy=compact ' "$work/default.yaml" \
   && pass "event-changed is compacted" || fail "event-changed is not compacted"
 
 # ---- 3. negative checks --------------------------------------------------------------------
