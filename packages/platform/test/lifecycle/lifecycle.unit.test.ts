@@ -13,7 +13,7 @@ function testLogger() {
   return { logger: createLogger({ service: 'test', destination: stream, level: 'debug' }), lines };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 describe('createLifecycle', () => {
   it('stops in reverse registration order, one step at a time', async () => {

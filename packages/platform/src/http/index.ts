@@ -1,0 +1,7 @@
+export {
+  createHttpServer,
+  maskSecretQueryParams,
+  listenHttp,
+  type CreateHttpServerOptions,
+  type ReadinessCheck,
+} from './create-http-server.js';
