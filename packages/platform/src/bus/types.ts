@@ -33,7 +33,12 @@ export interface OutgoingEvent<T> {
   time?: Date;
   /** CloudEvents source; the bus's configured source when absent. */
   source?: string;
-  /** Extra headers (string values). Reserved CloudEvents and trace headers are set by the bus. */
+  /**
+   * Extra headers (string values). Reserved headers (`ce_*`, `content-type`, `traceparent`,
+   * `tracestate`) are set by the bus. A `traceparent`/`tracestate` given here is used as the parent
+   * of the publish span instead of the active context, so an outbox relay can keep the trace of the
+   * request that wrote the event; the record then carries the publish span's own context.
+   */
   headers?: Record<string, string>;
 }
 
@@ -61,6 +66,11 @@ export interface SubscribeOptions {
   fromBeginning?: boolean;
   /** Deliveries before the record goes to `<topic>.dlq` (default 5). */
   maxAttempts?: number;
+  /**
+   * Partitions processed in parallel (default 1). Records of one partition, hence of one key, are
+   * never processed in parallel whatever this says.
+   */
+  concurrency?: number;
 }
 
 export type EventHandler<T> = (event: IncomingEvent<T>) => Promise<void>;

@@ -1,0 +1,182 @@
+import { context } from '@opentelemetry/api';
+import { describeError, readAttributes } from './cloud-events.js';
+import type { BusLogger } from './logger.js';
+import { endSpan, startProcessSpan, type MessagingSystem } from './tracing.js';
+import type { EventHandler, IncomingEvent, TopicDef } from './types.js';
+
+/** Backoff between attempts of one record: `initialBackoffMs * multiplier^(n-1)`, capped, ±20% jitter. */
+export interface RetryPolicy {
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+  multiplier: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { initialBackoffMs: 200, maxBackoffMs: 10_000, multiplier: 2 };
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
+export function retryPolicy(overrides: Partial<RetryPolicy> | undefined): RetryPolicy {
+  const policy = { ...DEFAULT_RETRY_POLICY, ...overrides };
+  if (!(policy.initialBackoffMs >= 0 && policy.maxBackoffMs >= 0 && policy.multiplier >= 1)) {
+    throw new RangeError(`invalid retry policy ${JSON.stringify(policy)}`);
+  }
+  return policy;
+}
+
+export function maxAttemptsOf(value: number | undefined): number {
+  const attempts = value ?? DEFAULT_MAX_ATTEMPTS;
+  if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError(`maxAttempts must be an integer >= 1, got ${value}`);
+  return attempts;
+}
+
+/** Delay after failed attempt `attempt` (1-based). */
+export function backoffMs(policy: RetryPolicy, attempt: number): number {
+  const base = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * policy.multiplier ** (attempt - 1));
+  // Jitter, so consumers that failed on the same outage do not all retry in the same instant.
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+/** A record as either adapter received it, before decoding. */
+export interface ReceivedRecord {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string;
+  value: Uint8Array | null;
+  headers: Record<string, string>;
+  timestamp: Date;
+}
+
+export type DeliveryOutcome =
+  /** The handler succeeded: commit. */
+  | { kind: 'handled'; attempts: number }
+  /** Every attempt failed (or the value cannot be decoded): dead-letter, then commit. */
+  | { kind: 'dead-letter'; attempts: number; error: unknown }
+  /** The consumer is closing between attempts: commit nothing, so the record is delivered again. */
+  | { kind: 'aborted'; attempts: number };
+
+/** Thrown into the dead-letter path when the record value is not a valid message of the topic. */
+export class UndecodableRecordError extends Error {
+  override readonly name = 'UndecodableRecordError';
+}
+
+export interface DeliveryParams<T> {
+  system: MessagingSystem;
+  topic: TopicDef<T>;
+  group: string;
+  record: ReceivedRecord;
+  handler: EventHandler<T>;
+  maxAttempts: number;
+  retry: RetryPolicy;
+  /** Aborted by `close()`: ends a backoff early and stops further attempts. */
+  signal: AbortSignal;
+  /** Called during long backoffs (Kafka: heartbeat, so the group does not evict a retrying member). */
+  keepAlive?: () => Promise<void>;
+  logger: BusLogger;
+}
+
+/**
+ * Runs the handler on one record until it succeeds, attempts run out, or the consumer closes. The
+ * caller owns the partition meanwhile: nothing after this record is processed until it returns,
+ * which is what keeps per-key order through retries.
+ */
+export async function deliver<T>(params: DeliveryParams<T>): Promise<DeliveryOutcome> {
+  const { record, topic, group, logger } = params;
+  const where = { topic: record.topic, partition: record.partition, offset: record.offset, group };
+  const attributes = readAttributes(record.headers, { ...where, type: topic.type, timestamp: record.timestamp });
+
+  for (let attempt = 1; ; attempt++) {
+    let value: T | null;
+    try {
+      // Decoded per attempt so a handler that mutates the message cannot leak state into its retry.
+      value = record.value === null ? null : params.topic.codec.decode(record.value);
+    } catch (error) {
+      // Retrying cannot fix bytes that do not parse: straight to the dead-letter topic.
+      logger.error({ ...where, eventId: attributes.id, err: error }, 'undecodable record; dead-lettering it');
+      return {
+        kind: 'dead-letter',
+        attempts: attempt - 1,
+        error: new UndecodableRecordError(`cannot decode ${topic.type}: ${describeError(error)}`),
+      };
+    }
+
+    const event: IncomingEvent<T> = {
+      topic: record.topic,
+      key: record.key,
+      value,
+      id: attributes.id,
+      type: attributes.type,
+      source: attributes.source,
+      time: attributes.time,
+      partition: record.partition,
+      offset: record.offset,
+      attempt,
+      headers: { ...record.headers },
+    };
+    const { span, context: spanContext } = startProcessSpan(
+      params.system,
+      {
+        topic: record.topic,
+        key: record.key,
+        id: attributes.id,
+        bodySize: record.value?.byteLength ?? 0,
+        tombstone: record.value === null,
+        partition: record.partition,
+        offset: record.offset,
+        group,
+        attempt,
+      },
+      record.headers,
+    );
+
+    try {
+      await context.with(spanContext, () => params.handler(event));
+      endSpan(span);
+      return { kind: 'handled', attempts: attempt };
+    } catch (error) {
+      endSpan(span, error);
+      if (attempt >= params.maxAttempts) {
+        logger.error(
+          { ...where, eventId: attributes.id, attempt, err: error },
+          'handler failed on its last attempt; dead-lettering the record',
+        );
+        return { kind: 'dead-letter', attempts: attempt, error };
+      }
+      const delayMs = backoffMs(params.retry, attempt);
+      logger.warn({ ...where, eventId: attributes.id, attempt, delayMs, err: error }, 'handler failed; will retry');
+      if (!(await pause(delayMs, params.signal, params.keepAlive))) {
+        return { kind: 'aborted', attempts: attempt };
+      }
+    }
+  }
+}
+
+/** Longest stretch between keep-alive calls while waiting (below any sane heartbeat interval). */
+const KEEP_ALIVE_EVERY_MS = 1_000;
+
+/** Waits `ms`; false when the signal aborted the wait. keep-alive errors propagate. */
+async function pause(ms: number, signal: AbortSignal, keepAlive: (() => Promise<void>) | undefined): Promise<boolean> {
+  let remaining = ms;
+  while (remaining > 0) {
+    if (signal.aborted) return false;
+    const step = Math.min(remaining, KEEP_ALIVE_EVERY_MS);
+    await sleep(step, signal);
+    remaining -= step;
+    if (signal.aborted) return false;
+    if (keepAlive && remaining > 0) await keepAlive();
+  }
+  return !signal.aborted;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

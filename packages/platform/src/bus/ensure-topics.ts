@@ -1,0 +1,59 @@
+import type { Admin, ITopicConfig } from 'kafkajs';
+import { dlqTopicName, type TopicDef } from './types.js';
+
+/** What topic creation needs from a catalog entry (a `TopicDef` fits). */
+export type TopicSpec = Pick<TopicDef<unknown>, 'name' | 'compacted' | 'retentionMs'>;
+
+export interface EnsureTopicsOptions {
+  /** Partitions of a created topic (default -1: the broker's `num.partitions`). */
+  numPartitions?: number;
+  /** Replicas of a created topic (default -1: the broker's `default.replication.factor`). */
+  replicationFactor?: number;
+  /** Also create each topic's `<topic>.dlq` twin (default true). */
+  deadLetters?: boolean;
+  /** Retention of the dead-letter twins (default 30 days: long enough for someone to look). */
+  deadLetterRetentionMs?: number;
+}
+
+const THIRTY_DAYS_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Creates the topics that do not exist yet, each with its `.dlq` twin, and returns the names it
+ * created. Idempotent and safe to race: a topic another process creates first is simply skipped.
+ * An existing topic is left as it is; this never alters configuration (that is the deployment's
+ * job, e.g. the Helm topic catalog).
+ */
+export async function ensureTopics(
+  admin: Admin,
+  topics: readonly TopicSpec[],
+  options: EnsureTopicsOptions = {},
+): Promise<string[]> {
+  const wanted = new Map<string, ITopicConfig>();
+  const add = (name: string, compacted: boolean, retentionMs: number): void => {
+    if (wanted.has(name)) return;
+    wanted.set(name, {
+      topic: name,
+      numPartitions: options.numPartitions ?? -1,
+      replicationFactor: options.replicationFactor ?? -1,
+      configEntries: [
+        { name: 'cleanup.policy', value: compacted ? 'compact' : 'delete' },
+        { name: 'retention.ms', value: String(retentionMs) },
+      ],
+    });
+  };
+  for (const topic of topics) {
+    add(topic.name, topic.compacted, topic.retentionMs);
+    // A dead-letter topic gets no twin of its own; and it is never compacted, since every failed
+    // record of a key matters, not only the last one.
+    if ((options.deadLetters ?? true) && !topic.name.endsWith('.dlq')) {
+      add(dlqTopicName(topic.name), false, options.deadLetterRetentionMs ?? THIRTY_DAYS_MS);
+    }
+  }
+
+  const existing = new Set(await admin.listTopics());
+  const missing = [...wanted.values()].filter((config) => !existing.has(config.topic));
+  if (missing.length === 0) return [];
+  // kafkajs resolves false instead of failing when every topic already exists (a concurrent creator).
+  await admin.createTopics({ topics: missing, waitForLeaders: true });
+  return missing.map((config) => config.topic);
+}

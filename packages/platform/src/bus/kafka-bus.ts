@@ -1,0 +1,427 @@
+import type { ConnectionOptions } from 'node:tls';
+import {
+  Kafka,
+  Partitioners,
+  type Consumer,
+  type EachBatchPayload,
+  type IHeaders,
+  type KafkaMessage,
+  type Message,
+  type SASLOptions,
+} from 'kafkajs';
+import { attributesFor, cloudEventHeaders, deadLetterHeaders } from './cloud-events.js';
+import { deliver, maxAttemptsOf, retryPolicy, type DeliveryOutcome, type ReceivedRecord, type RetryPolicy } from './delivery.js';
+import { ensureTopics, type EnsureTopicsOptions, type TopicSpec } from './ensure-topics.js';
+import { KAFKAJS_LOG_LEVELS, kafkaLogCreator, type KafkaLogLevel } from './kafka-log.js';
+import { stderrLogger, type BusLogger } from './logger.js';
+import { endSpan, startPublishSpan } from './tracing.js';
+import { dlqTopicName, type EventBus, type EventHandler, type OutgoingEvent, type SubscribeOptions, type TopicDef } from './types.js';
+
+/**
+ * The Kafka adapter of the event-bus port (docs/architecture.md §Event bus), on kafkajs 2.2.4.
+ *
+ * - Producer: idempotent, `acks: -1`, one request in flight (KIP-98's condition for ordered,
+ *   duplicate-free retries), Java-compatible murmur2 partitioner so a key lands where any other
+ *   Kafka client would put it.
+ * - Records: CloudEvents Kafka binding in binary mode plus W3C trace context, made and read by the
+ *   bus itself; keep `@opentelemetry/instrumentation-kafkajs` out of the SDK or every record gets
+ *   two spans and a second `traceparent`.
+ * - Consumers: one kafkajs consumer per group, `eachBatch` processed one record at a time per
+ *   partition, offset `n + 1` committed only after the handler succeeded or the record reached
+ *   `<topic>.dlq`. Nothing is committed automatically.
+ */
+
+export interface KafkaBusOptions {
+  brokers: string[];
+  /** kafkajs client id; also `messaging.client.id` on publish spans. */
+  clientId: string;
+  /** CloudEvents `source` of published events, e.g. `//marquee/publisher`. */
+  source: string;
+  logger?: BusLogger;
+  /** Threshold of kafkajs's own logs routed into `logger` (default `warn`). */
+  kafkaLogLevel?: KafkaLogLevel;
+  ssl?: boolean | ConnectionOptions;
+  sasl?: SASLOptions;
+  /** Backoff between attempts of a failing handler. */
+  retry?: Partial<RetryPolicy>;
+  topics?: {
+    /**
+     * Create missing topics (and their `.dlq` twins) before first publish or subscribe, with the
+     * catalog's compaction and retention (default true). Turn off where the deployment owns topic
+     * creation and the service has no CreateTopics permission.
+     */
+    autoCreate?: boolean;
+  } & Omit<EnsureTopicsOptions, 'deadLetters'>;
+  /** Bound of `ready()` (default 2000 ms). */
+  readyTimeoutMs?: number;
+  /** TCP connect timeout per broker (default 3000 ms). */
+  connectionTimeoutMs?: number;
+  consumer?: {
+    sessionTimeoutMs?: number;
+    heartbeatIntervalMs?: number;
+    /**
+     * Longest a fetch waits for new records (default 1000 ms). It bounds how long `close()` waits
+     * for an idle consumer to notice; records that arrive are returned at once regardless.
+     */
+    maxWaitTimeMs?: number;
+  };
+}
+
+export interface KafkaBus extends EventBus {
+  /** Creates the given topics and their `.dlq` twins when missing (see {@link ensureTopics}). */
+  ensureTopics(topics: readonly TopicSpec[]): Promise<void>;
+}
+
+interface Subscription {
+  topic: TopicDef<unknown>;
+  fromBeginning: boolean;
+  maxAttempts: number;
+  concurrency: number;
+  handler: EventHandler<unknown>;
+}
+
+/** kafkajs needs every member of a group to subscribe to the same topics, hence one consumer per group. */
+interface Group {
+  id: string;
+  consumer: Consumer;
+  subscriptions: Map<string, Subscription>;
+  /** Topics the running consumer was subscribed with. */
+  subscribed: Set<string>;
+  connected: boolean;
+  running: boolean;
+  /** Serialises start/restart of this group's consumer (start() and a late subscribe() may race). */
+  lock: Promise<void>;
+}
+
+export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
+  if (options.brokers.length === 0) throw new Error('createKafkaBus: brokers is empty');
+  const logger = options.logger ?? stderrLogger;
+  const retry = retryPolicy(options.retry);
+  const autoCreate = options.topics?.autoCreate ?? true;
+  const readyTimeoutMs = options.readyTimeoutMs ?? 2_000;
+
+  const kafka = new Kafka({
+    clientId: options.clientId,
+    brokers: options.brokers,
+    ...(options.ssl !== undefined ? { ssl: options.ssl } : {}),
+    ...(options.sasl !== undefined ? { sasl: options.sasl } : {}),
+    connectionTimeout: options.connectionTimeoutMs ?? 3_000,
+    logLevel: KAFKAJS_LOG_LEVELS[options.kafkaLogLevel ?? 'warn'],
+    logCreator: kafkaLogCreator(logger),
+  });
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: Partitioners.DefaultPartitioner,
+    // Topics come from ensureTopics with the catalog's settings, never from a broker's defaults.
+    allowAutoTopicCreation: false,
+  });
+  // No retries: ready() must answer within its deadline, and ensureTopics is retried by its callers.
+  const admin = kafka.admin({ retry: { retries: 1 } });
+
+  const groups = new Map<string, Group>();
+  const ensured = new Map<string, Promise<void>>();
+  const inFlightPublishes = new Set<Promise<void>>();
+  const abort = new AbortController();
+  let state: 'created' | 'starting' | 'started' | 'closed' = 'created';
+  let starting: Promise<void> | undefined;
+  let closing: Promise<void> | undefined;
+  let producerConnected: Promise<void> | undefined;
+  let adminConnected: Promise<void> | undefined;
+
+  const assertOpen = (): void => {
+    if (state === 'closed') throw new Error('event bus is closed');
+  };
+
+  const connectProducer = (): Promise<void> =>
+    (producerConnected ??= producer.connect().catch((error: unknown) => {
+      producerConnected = undefined;
+      throw error;
+    }));
+
+  const connectAdmin = (): Promise<void> =>
+    (adminConnected ??= admin.connect().catch((error: unknown) => {
+      adminConnected = undefined;
+      throw error;
+    }));
+
+  const ensureTopicOnce = (topic: TopicSpec): Promise<void> => {
+    let pending = ensured.get(topic.name);
+    if (!pending) {
+      pending = (async () => {
+        await connectAdmin();
+        const created = await ensureTopics(admin, [topic], options.topics);
+        if (created.length > 0) logger.info({ topics: created }, 'created Kafka topics');
+      })();
+      ensured.set(topic.name, pending);
+      // Forget a failure so the next publish or start tries again.
+      pending.catch(() => ensured.delete(topic.name));
+    }
+    return pending;
+  };
+
+  async function publishRecords<T>(topic: TopicDef<T>, events: OutgoingEvent<T>[]): Promise<void> {
+    if (autoCreate) await ensureTopicOnce(topic);
+    await connectProducer();
+    // Encode everything first: an event that cannot be encoded fails the call before anything is sent.
+    const encoded = events.map((event) => ({
+      event,
+      value: event.value === null ? null : topic.codec.encode(event.value),
+      attributes: attributesFor(topic, event, options.source),
+    }));
+    const spans = [];
+    const messages: Message[] = [];
+    for (const { event, value, attributes } of encoded) {
+      const { span, traceHeaders } = startPublishSpan(
+        'kafka',
+        options.clientId,
+        { topic: topic.name, key: event.key, id: attributes.id, bodySize: value?.byteLength ?? 0, tombstone: value === null },
+        event.headers,
+      );
+      spans.push(span);
+      messages.push({
+        key: event.key,
+        value: value === null ? null : Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+        headers: { ...cloudEventHeaders(attributes, event.headers, value === null), ...traceHeaders },
+        timestamp: String(attributes.time.getTime()),
+      });
+    }
+    try {
+      await producer.send({ topic: topic.name, acks: -1, messages });
+    } catch (error) {
+      for (const span of spans) endSpan(span, error);
+      throw error;
+    }
+    for (const span of spans) endSpan(span);
+  }
+
+  async function handleBatch(group: Group, payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale } = payload;
+    const subscription = group.subscriptions.get(batch.topic);
+    if (!subscription) return;
+    for (const message of batch.messages) {
+      // Stop between records when closing or when a rebalance took the partition away; what was
+      // not committed is delivered again to whoever owns the partition next.
+      if (abort.signal.aborted || !isRunning() || isStale()) return;
+      const record = toReceived(batch.topic, batch.partition, message);
+      const outcome = await deliver({
+        system: 'kafka',
+        topic: subscription.topic,
+        group: group.id,
+        record,
+        handler: subscription.handler,
+        maxAttempts: subscription.maxAttempts,
+        retry,
+        signal: abort.signal,
+        keepAlive: heartbeat,
+        logger,
+      });
+      if (outcome.kind === 'aborted') return;
+      if (outcome.kind === 'dead-letter') await sendToDeadLetter(record, message, outcome);
+      resolveOffset(message.offset);
+      // Kafka's committed offset is the next record to read.
+      const next = (BigInt(message.offset) + 1n).toString();
+      await commitOffsetsIfNecessary({
+        topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }],
+      });
+      await heartbeat();
+    }
+  }
+
+  async function sendToDeadLetter(
+    record: ReceivedRecord,
+    message: KafkaMessage,
+    outcome: Extract<DeliveryOutcome, { kind: 'dead-letter' }>,
+  ): Promise<void> {
+    // The original key and value bytes, untouched, so the record can be replayed as it was.
+    // If this send fails the error propagates, nothing is committed, and the record comes back.
+    await producer.send({
+      topic: dlqTopicName(record.topic),
+      acks: -1,
+      messages: [
+        {
+          key: message.key,
+          value: message.value,
+          headers: deadLetterHeaders(record.headers, { ...outcome, topic: record.topic, partition: record.partition, offset: record.offset }),
+        },
+      ],
+    });
+  }
+
+  function createGroup(id: string): Group {
+    const consumer = kafka.consumer({
+      groupId: id,
+      allowAutoTopicCreation: false,
+      ...(options.consumer?.sessionTimeoutMs !== undefined ? { sessionTimeout: options.consumer.sessionTimeoutMs } : {}),
+      ...(options.consumer?.heartbeatIntervalMs !== undefined ? { heartbeatInterval: options.consumer.heartbeatIntervalMs } : {}),
+      maxWaitTimeInMs: options.consumer?.maxWaitTimeMs ?? 1_000,
+    });
+    consumer.on(consumer.events.CRASH, (event) => {
+      logger.error(
+        { group: id, err: event.payload.error, restart: event.payload.restart },
+        'Kafka consumer crashed',
+      );
+    });
+    return { id, consumer, subscriptions: new Map(), subscribed: new Set(), connected: false, running: false, lock: Promise.resolve() };
+  }
+
+  /** (Re)starts a group's consumer so that it covers every topic subscribed so far. */
+  function runGroup(group: Group): Promise<void> {
+    const run = group.lock.then(() => (state === 'closed' ? undefined : syncGroup(group)));
+    group.lock = run.catch(() => {});
+    return run;
+  }
+
+  async function syncGroup(group: Group): Promise<void> {
+    const pending = [...group.subscriptions.values()].filter((s) => !group.subscribed.has(s.topic.name));
+    if (group.running && pending.length === 0) return;
+    if (autoCreate) await Promise.all(pending.map((s) => ensureTopicOnce(s.topic)));
+    if (!group.connected) {
+      await group.consumer.connect();
+      group.connected = true;
+    }
+    if (group.running) {
+      // kafkajs cannot add a topic to a running consumer: stop (drains, keeps commits), resubscribe.
+      await group.consumer.stop();
+      group.running = false;
+    }
+    for (const subscription of pending) {
+      await group.consumer.subscribe({ topics: [subscription.topic.name], fromBeginning: subscription.fromBeginning });
+      group.subscribed.add(subscription.topic.name);
+    }
+    const concurrency = Math.max(...[...group.subscriptions.values()].map((s) => s.concurrency));
+    await group.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: concurrency,
+      eachBatch: (payload) => handleBatch(group, payload),
+    });
+    group.running = true;
+  }
+
+  async function startAll(): Promise<void> {
+    await Promise.all([connectProducer(), connectAdmin()]);
+    for (const group of groups.values()) await runGroup(group);
+  }
+
+  return {
+    async publish<T>(topic: TopicDef<T>, events: OutgoingEvent<T>[]): Promise<void> {
+      assertOpen();
+      if (events.length === 0) return;
+      const sending = publishRecords(topic, events);
+      inFlightPublishes.add(sending);
+      try {
+        await sending;
+      } finally {
+        inFlightPublishes.delete(sending);
+      }
+    },
+
+    async subscribe<T>(topic: TopicDef<T>, subscribeOptions: SubscribeOptions, handler: EventHandler<T>): Promise<void> {
+      assertOpen();
+      let group = groups.get(subscribeOptions.group);
+      if (group?.subscriptions.has(topic.name)) {
+        throw new Error(`group ${subscribeOptions.group} already subscribes to ${topic.name} on this bus`);
+      }
+      if (!group) {
+        group = createGroup(subscribeOptions.group);
+        groups.set(group.id, group);
+      }
+      group.subscriptions.set(topic.name, {
+        topic: topic as TopicDef<unknown>,
+        fromBeginning: subscribeOptions.fromBeginning ?? true,
+        maxAttempts: maxAttemptsOf(subscribeOptions.maxAttempts),
+        concurrency: Math.max(1, subscribeOptions.concurrency ?? 1),
+        handler: handler as EventHandler<unknown>,
+      });
+      if (state === 'starting') await starting;
+      if (state === 'started') await runGroup(group);
+    },
+
+    start(): Promise<void> {
+      assertOpen();
+      if (!starting) {
+        state = 'starting';
+        starting = startAll().then(
+          () => {
+            if (state === 'starting') state = 'started';
+          },
+          (error: unknown) => {
+            // Allow another start() after a failed one (e.g. the broker was not up yet).
+            if (state === 'starting') state = 'created';
+            starting = undefined;
+            throw error;
+          },
+        );
+      }
+      return starting;
+    },
+
+    async ready(): Promise<boolean> {
+      if (state === 'closed') return false;
+      const probe = (async () => {
+        await connectAdmin();
+        await admin.describeCluster();
+      })();
+      probe.catch(() => {}); // a probe that loses the race below must not become an unhandled rejection
+      return withTimeout(probe, readyTimeoutMs).then(
+        () => true,
+        () => false,
+      );
+    },
+
+    async ensureTopics(topics: readonly TopicSpec[]): Promise<void> {
+      assertOpen();
+      await Promise.all(topics.map((topic) => ensureTopicOnce(topic)));
+    },
+
+    close(): Promise<void> {
+      closing ??= (async () => {
+        state = 'closed';
+        // Cut retry backoffs short; a handler already running finishes and is committed if it succeeds.
+        abort.abort();
+        await starting?.catch(() => {});
+        // Consumers first: stopping drains their handlers, which may still dead-letter through the producer.
+        const results = await Promise.allSettled([
+          ...[...groups.values()].map((group) => group.consumer.disconnect()),
+        ]);
+        await Promise.allSettled([...inFlightPublishes]);
+        results.push(...(await Promise.allSettled([producer.disconnect(), admin.disconnect()])));
+        for (const result of results) {
+          if (result.status === 'rejected') logger.warn({ err: result.reason }, 'error while closing the Kafka bus');
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+function toReceived(topic: string, partition: number, message: KafkaMessage): ReceivedRecord {
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    key: message.key?.toString('utf8') ?? '',
+    value: message.value,
+    headers: headersToStrings(message.headers),
+    timestamp: new Date(Number(message.timestamp)),
+  };
+}
+
+/** kafkajs hands headers over as Buffers (arrays when a name repeats; the last one wins, as Java's `lastHeader`). */
+function headersToStrings(headers: IHeaders | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(headers ?? {})) {
+    const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    if (value !== undefined) result[name] = value.toString();
+  }
+  return result;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryBroker, createMemoryBus, type IncomingEvent } from '../../src/bus/index.js';
+import { uniqueName, waitFor } from '../../src/testing/index.js';
+import { busContract } from './bus-contract.js';
+import { aPing, pingTopic, recordingLogger, type Ping } from './fixtures.js';
+
+busContract('memory', () => {
+  // One broker for the suite: every bus a test creates is another "process" on the same cluster.
+  const broker = createMemoryBroker();
+  return {
+    newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
+    deliveryTimeoutMs: 2_000,
+  };
+});
+
+describe('memory bus specifics', () => {
+  it('exposes the stored records of a topic, keeping a key in one partition', async () => {
+    const topic = pingTopic();
+    const sut = createMemoryBus({ source: '//marquee/test' });
+
+    await sut.publish(topic, [
+      { key: 'a', value: aPing({ seq: 1 }) },
+      { key: 'b', value: aPing({ seq: 2 }) },
+      { key: 'a', value: null },
+    ]);
+
+    const records = sut.records(topic.name);
+    expect(records.map((record) => [record.key, record.value && topic.codec.decode(record.value).seq])).toEqual([
+      ['a', 1],
+      ['b', 2],
+      ['a', null],
+    ]);
+    expect(records[2]!.partition).toBe(records[0]!.partition);
+    // Offsets count per partition: the tombstone follows `a`'s value, and `b`'s too if it shares the partition.
+    const sharesPartition = records[1]!.partition === records[0]!.partition;
+    expect(records[2]!.offset).toBe(sharesPartition ? '2' : '1');
+    expect(records[0]!.headers['ce_type']).toBe(topic.type);
+    expect(sut.records('no-such-topic')).toEqual([]);
+  });
+
+  it('publishes nothing when one event of the call cannot be encoded', async () => {
+    const topic = pingTopic({
+      codec: {
+        ...pingTopic().codec,
+        encode: (message: Ping) => {
+          if (message.seq === 2) throw new Error('unencodable');
+          return pingTopic().codec.encode(message);
+        },
+      },
+    });
+    const sut = createMemoryBus({ source: '//marquee/test' });
+
+    await expect(
+      sut.publish(topic, [
+        { key: 'a', value: aPing({ seq: 1 }) },
+        { key: 'a', value: aPing({ seq: 2 }) },
+      ]),
+    ).rejects.toThrow('unencodable');
+    expect(sut.records(topic.name)).toEqual([]);
+  });
+
+  it('lets a second member of a group take over only when the first leaves', async () => {
+    const broker = createMemoryBroker();
+    const topic = pingTopic();
+    const group = uniqueName('g');
+    const first = createMemoryBus({ source: '//marquee/a', broker });
+    const sut = createMemoryBus({ source: '//marquee/b', broker });
+    const byFirst: string[] = [];
+    const bySecond: string[] = [];
+    await first.subscribe(topic, { group }, async (event) => {
+      byFirst.push(event.id);
+    });
+    await sut.subscribe(topic, { group }, async (event) => {
+      bySecond.push(event.id);
+    });
+    await first.start();
+    await sut.start();
+
+    await first.publish(topic, [{ key: 'k', value: aPing(), id: 'one' }]);
+    await waitFor(() => byFirst.length === 1);
+    await first.close();
+    await sut.publish(topic, [{ key: 'k', value: aPing(), id: 'two' }]);
+    await waitFor(() => bySecond.length === 1);
+
+    const partition = sut.records(topic.name)[0]!.partition;
+    await waitFor(() => broker.committedOffset(group, topic.name, partition) === '2');
+    expect(byFirst).toEqual(['one']);
+    expect(bySecond).toEqual(['two']);
+    await sut.close();
+  });
+
+  it('starts a group without commits at the end of the log when fromBeginning is false', async () => {
+    const topic = pingTopic();
+    const sut = createMemoryBus({ source: '//marquee/test' });
+    await sut.publish(topic, [{ key: 'k', value: aPing(), id: 'old' }]);
+    const seen: string[] = [];
+    await sut.subscribe(topic, { group: uniqueName('g'), fromBeginning: false }, async (event) => {
+      seen.push(event.id);
+    });
+    await sut.start();
+
+    await sut.publish(topic, [{ key: 'k', value: aPing(), id: 'new' }]);
+
+    await waitFor(() => seen.length === 1);
+    expect(seen).toEqual(['new']);
+    await sut.close();
+  });
+
+  it('works with no OpenTelemetry SDK registered and writes no trace headers then', async () => {
+    const topic = pingTopic();
+    const sut = createMemoryBus({ source: '//marquee/test', logger: recordingLogger() });
+    const seen: IncomingEvent<Ping>[] = [];
+    await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
+      seen.push(event);
+    });
+    await sut.start();
+
+    await sut.publish(topic, [{ key: 'k', value: aPing() }]);
+
+    await waitFor(() => seen.length === 1);
+    expect(seen[0]!.headers['traceparent']).toBeUndefined();
+    await sut.close();
+  });
+
+  it('rejects a second subscription of one group to one topic on the same bus', async () => {
+    const topic = pingTopic();
+    const sut = createMemoryBus({ source: '//marquee/test' });
+    await sut.subscribe(topic, { group: 'g' }, async () => {});
+
+    await expect(sut.subscribe(topic, { group: 'g' }, async () => {})).rejects.toThrow(/already subscribes/);
+    await expect(sut.subscribe(topic, { group: 'g', maxAttempts: 0 }, async () => {})).rejects.toThrow();
+  });
+
+  it('reads a foreign record without CloudEvents headers using fallbacks', async () => {
+    const topic = pingTopic();
+    const sut = createMemoryBus({ source: '//marquee/test' });
+    const stored = sut.broker.append(topic.name, { key: 'k', value: topic.codec.encode(aPing()), headers: {} });
+    const seen: IncomingEvent<Ping>[] = [];
+    await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
+      seen.push(event);
+    });
+    await sut.start();
+
+    await waitFor(() => seen.length === 1);
+    expect(seen[0]).toMatchObject({
+      id: `${topic.name}/${stored.partition}/0`,
+      type: topic.type,
+      source: '',
+      time: stored.timestamp,
+      value: aPing(),
+    });
+    await sut.close();
+  });
+});
