@@ -1,0 +1,242 @@
+import { performance } from 'node:perf_hooks';
+import * as grpc from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+import type { Logger } from '../logger/create-logger.js';
+import {
+  CORRELATION_ID_HEADER,
+  isValidCorrelationId,
+  newCorrelationId,
+  runWithCorrelationId,
+} from '../logger/correlation.js';
+import { toGrpcError } from './status.js';
+
+export interface GrpcServiceRegistration {
+  definition: grpc.ServiceDefinition;
+  implementation: grpc.UntypedServiceImplementation;
+}
+
+export interface CreateGrpcServerOptions {
+  logger: Logger;
+  services: GrpcServiceRegistration[];
+  /**
+   * Names reported by `grpc.health.v1` besides the overall `''`. Default: the fully-qualified name
+   * of each registered service (`marquee.cart.v1.CartService`), as Kubernetes' gRPC probe asks.
+   */
+  healthServiceNames?: string[];
+  /** Extra grpc-js server options (message sizes, keepalive). */
+  serverOptions?: grpc.ServerOptions;
+}
+
+interface ServerState {
+  health: HealthImplementation;
+  healthNames: string[];
+}
+
+// The health implementation belongs to the server it was added to; kept beside it rather than on it
+// so that callers keep a plain `grpc.Server`.
+const states = new WeakMap<grpc.Server, ServerState>();
+
+const HEALTH_PATH_PREFIX = '/grpc.health.v1.Health/';
+
+/**
+ * A grpc-js server with `grpc.health.v1` and the platform's interceptor: the correlation id from
+ * `x-correlation-id` metadata (generated when absent) is active in handlers, and every call is
+ * logged with its method, status code and duration. Handlers are wrapped so that a thrown or
+ * rejected error, or one passed to the callback, reaches the client with the right status code
+ * (see {@link toGrpcError}); unexpected ones are logged in full and answered INTERNAL.
+ */
+export function createGrpcServer(options: CreateGrpcServerOptions): grpc.Server {
+  const { logger } = options;
+  const server = new grpc.Server({
+    ...options.serverOptions,
+    interceptors: [...(options.serverOptions?.interceptors ?? []), callInterceptor(logger)],
+  });
+
+  const names: string[] = [];
+  for (const { definition, implementation } of options.services) {
+    server.addService(definition, wrapImplementation(definition, implementation, logger));
+    const name = serviceNameOf(definition);
+    if (name !== undefined) names.push(name);
+  }
+  const healthNames = ['', ...(options.healthServiceNames ?? names)];
+  const health = new HealthImplementation(
+    Object.fromEntries(healthNames.map((name) => [name, 'NOT_SERVING' as const])),
+  );
+  health.addToServer(server);
+  states.set(server, { health, healthNames });
+  return server;
+}
+
+/** `/marquee.cart.v1.CartService/Reserve` → `marquee.cart.v1.CartService`. */
+function serviceNameOf(definition: grpc.ServiceDefinition): string | undefined {
+  const first = Object.values(definition)[0];
+  return first?.path.split('/')[1];
+}
+
+function callInterceptor(logger: Logger): grpc.ServerInterceptor {
+  return (method, call) => {
+    const started = performance.now();
+    const isHealth = method.path.startsWith(HEALTH_PATH_PREFIX);
+    let correlationId: string | undefined;
+    let finished = false;
+    const inContext = (next: () => void) => runWithCorrelationId(correlationId ?? newCorrelationId(), next);
+
+    const listener = new grpc.ServerListenerBuilder()
+      .withOnReceiveMetadata((metadata, next) => {
+        const [incoming] = metadata.get(CORRELATION_ID_HEADER);
+        correlationId = isValidCorrelationId(incoming) ? incoming : newCorrelationId();
+        next(metadata);
+      })
+      // grpc-js invokes the handler synchronously from these two events (half-close for unary and
+      // server-streaming calls, message for streaming requests), so running them inside the
+      // AsyncLocalStorage scope puts the whole handler, awaits included, under the correlation id.
+      .withOnReceiveMessage((message, next) => inContext(() => next(message)))
+      .withOnReceiveHalfClose((next) => inContext(next))
+      .withOnCancel(() => {
+        if (finished) return;
+        finished = true;
+        logger.info(
+          { grpc_method: method.path, grpc_code: 'CANCELLED', duration_ms: elapsed(started), correlation_id: correlationId },
+          'grpc call cancelled by the client',
+        );
+      })
+      .build();
+
+    const responder = new grpc.ResponderBuilder()
+      .withStart((next) => next(listener))
+      .withSendStatus((status, next) => {
+        if (!finished) {
+          finished = true;
+          const code = status.code ?? grpc.status.OK;
+          const fields = {
+            grpc_method: method.path,
+            grpc_code: grpc.status[code],
+            duration_ms: elapsed(started),
+            correlation_id: correlationId,
+          };
+          if (isHealth) logger.debug(fields, 'grpc call');
+          else if (isServerFault(code)) logger.error(fields, 'grpc call');
+          else logger.info(fields, 'grpc call');
+        }
+        next(status);
+      })
+      .build();
+
+    return new grpc.ServerInterceptingCall(call, responder);
+  };
+}
+
+function isServerFault(code: grpc.status): boolean {
+  return (
+    code === grpc.status.INTERNAL ||
+    code === grpc.status.UNKNOWN ||
+    code === grpc.status.DATA_LOSS ||
+    code === grpc.status.UNIMPLEMENTED
+  );
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 100) / 100;
+}
+
+type AnyCallback = (error: unknown, value?: unknown, trailer?: grpc.Metadata, flags?: number) => void;
+
+function wrapImplementation(
+  definition: grpc.ServiceDefinition,
+  implementation: grpc.UntypedServiceImplementation,
+  logger: Logger,
+): grpc.UntypedServiceImplementation {
+  const wrapped: grpc.UntypedServiceImplementation = {};
+  for (const [name, method] of Object.entries(definition)) {
+    // ts-proto names implementation keys in camelCase; grpc-js looks up both spellings.
+    const key = name in implementation ? name : method.originalName;
+    const handler = key === undefined ? undefined : implementation[key];
+    if (handler === undefined) continue;
+
+    const fail = (error: unknown) => {
+      const status = toGrpcError(error);
+      if (status.code === grpc.status.INTERNAL) {
+        logger.error({ err: error, grpc_method: method.path }, 'grpc handler failed');
+      }
+      return status;
+    };
+
+    if (!method.responseStream) {
+      // Unary and client-streaming: the answer goes through the callback.
+      wrapped[name] = ((call: unknown, callback: AnyCallback) => {
+        let answered = false;
+        const respond: AnyCallback = (error, value, trailer, flags) => {
+          if (answered) return;
+          answered = true;
+          if (error) callback(fail(error));
+          else callback(null, value, trailer, flags);
+        };
+        try {
+          const result: unknown = (handler as (call: unknown, callback: AnyCallback) => unknown)(call, respond);
+          if (isPromiseLike(result)) result.then(undefined, (error: unknown) => respond(error));
+        } catch (error) {
+          respond(error);
+        }
+      }) as grpc.UntypedHandleCall;
+    } else {
+      // Server-streaming and bidi: a failure ends the stream with its status.
+      wrapped[name] = ((call: grpc.ServerWritableStream<unknown, unknown>) => {
+        const end = (error: unknown) => call.emit('error', fail(error));
+        try {
+          const result: unknown = (handler as (call: unknown) => unknown)(call);
+          if (isPromiseLike(result)) result.then(undefined, end);
+        } catch (error) {
+          end(error);
+        }
+      }) as grpc.UntypedHandleCall;
+    }
+  }
+  return wrapped;
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * Binds and starts the server; returns the bound port (port 0 picks an ephemeral one). Health turns
+ * SERVING for `''` and every service only once the port is bound.
+ */
+export async function startGrpcServer(
+  server: grpc.Server,
+  options: { host: string; port: number; credentials?: grpc.ServerCredentials },
+): Promise<number> {
+  const host = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(
+      `${host}:${options.port}`,
+      options.credentials ?? grpc.ServerCredentials.createInsecure(),
+      (error, bound) => (error ? reject(error) : resolve(bound)),
+    );
+  });
+  setHealth(server, 'SERVING');
+  return port;
+}
+
+/**
+ * Reports NOT_SERVING, lets in-flight calls finish for up to `timeoutMs`, then cancels what is left.
+ */
+export async function stopGrpcServer(server: grpc.Server, timeoutMs: number): Promise<void> {
+  setHealth(server, 'NOT_SERVING');
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, timeoutMs);
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+function setHealth(server: grpc.Server, status: 'SERVING' | 'NOT_SERVING'): void {
+  const state = states.get(server);
+  if (state === undefined) return;
+  for (const name of state.healthNames) state.health.setStatus(name, status);
+}

@@ -1,0 +1,285 @@
+import { PassThrough } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError, ERROR_KINDS } from '../../src/errors/index.js';
+import {
+  ERROR_DETAILS_KEY,
+  callUnary,
+  createGrpcClient,
+  createGrpcServer,
+  fromGrpcError,
+  kindFromGrpcStatus,
+  startGrpcServer,
+  stopGrpcServer,
+  toGrpcError,
+  toGrpcStatus,
+} from '../../src/grpc/index.js';
+import { createLogger, currentCorrelationId, runWithCorrelationId } from '../../src/logger/index.js';
+import {
+  GreeterClientCtor,
+  HealthClientCtor,
+  greeterDefinition,
+  type FailRequest,
+  type GreeterClient,
+  type HelloReply,
+  type HelloRequest,
+  type SlowRequest,
+} from './greeter.js';
+
+type Unary<Req, Res> = (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => void;
+
+function reply(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>, message: string): HelloReply {
+  const deadline = call.getDeadline();
+  const deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
+  return {
+    message,
+    correlationId: currentCorrelationId() ?? '',
+    deadlineInMs: Number.isFinite(deadlineMs) ? Math.round(deadlineMs - Date.now()) : -1,
+  };
+}
+
+// Handlers written the way services write them: async, throwing application errors.
+const implementation = {
+  sayHello: (async (call, callback) => {
+    await sleep(1);
+    callback(null, reply(call, `hello ${call.request.name}`));
+  }) as Unary<HelloRequest, HelloReply>,
+  fail: (async (call) => {
+    await sleep(1);
+    switch (call.request.mode) {
+      case 'not_found':
+        throw new AppError('not_found', 'event e-404 not found', { details: { eventId: 'e-404', venue: 'Zürich' } });
+      case 'domain':
+        // A domain error that knows nothing of the platform.
+        throw Object.assign(new Error('seat A1 is already held'), { kind: 'failed_precondition' });
+      case 'callback':
+        throw new AppError('permission_denied', 'not your cart');
+      default:
+        throw new Error('mongo: auth failed for user admin password=hunter2');
+    }
+  }) as Unary<FailRequest, HelloReply>,
+  slow: (async (call, callback) => {
+    await sleep(call.request.delayMs);
+    callback(null, reply(call, 'late'));
+  }) as Unary<SlowRequest, HelloReply>,
+  count: (async (call: grpc.ServerWritableStream<HelloRequest, HelloReply>) => {
+    call.write(reply(call, 'one'));
+    await sleep(1);
+    throw new AppError('resource_exhausted', 'only one for you');
+  }),
+};
+
+const logLines: Array<Record<string, unknown>> = [];
+const logStream = new PassThrough();
+logStream.on('data', (chunk: Buffer) => {
+  for (const line of chunk.toString('utf8').split('\n')) if (line) logLines.push(JSON.parse(line) as Record<string, unknown>);
+});
+const logger = createLogger({ service: 'grpc-test', destination: logStream, level: 'debug' });
+
+let server: grpc.Server;
+let address: string;
+let client: GreeterClient;
+
+beforeAll(async () => {
+  server = createGrpcServer({
+    logger,
+    services: [{ definition: greeterDefinition, implementation: implementation as grpc.UntypedServiceImplementation }],
+  });
+  const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
+  address = `127.0.0.1:${port}`;
+  client = createGrpcClient(GreeterClientCtor, address, { deadlineMs: 2_000, logger });
+});
+
+afterAll(async () => {
+  client?.close();
+  await stopGrpcServer(server, 1_000);
+});
+
+describe('createGrpcServer + createGrpcClient', () => {
+  it('answers a unary call through callUnary', async () => {
+    const response = await callUnary(client, 'sayHello', { name: 'Ada' });
+
+    expect(response.message).toBe('hello Ada');
+  });
+
+  it('reports SERVING for the server and for each service on grpc.health.v1', async () => {
+    const health = new HealthClientCtor(address, grpc.credentials.createInsecure());
+    try {
+      const overall = await callUnary(health, 'check', { service: '' });
+      const greeter = await callUnary(health, 'check', { service: 'marquee.test.v1.Greeter' });
+      const unknown = callUnary(health, 'check', { service: 'marquee.nope.v1.Nope' });
+
+      expect(overall.status).toBe('SERVING');
+      expect(greeter.status).toBe('SERVING');
+      await expect(unknown).rejects.toMatchObject({ kind: 'not_found' });
+    } finally {
+      health.close();
+    }
+  });
+
+  it('maps a not_found application error to NOT_FOUND with its message and details', async () => {
+    const raw = await new Promise<grpc.ServiceError>((resolve) =>
+      client.fail({ mode: 'not_found' }, new grpc.Metadata(), {}, (error) => resolve(error as grpc.ServiceError)),
+    );
+
+    expect(raw.code).toBe(grpc.status.NOT_FOUND);
+    expect(raw.details).toBe('event e-404 not found');
+    expect(JSON.parse(String(raw.metadata.get(ERROR_DETAILS_KEY)[0]))).toEqual({ eventId: 'e-404', venue: 'Zürich' });
+
+    const sut = fromGrpcError(raw);
+    expect(sut).toBeInstanceOf(AppError);
+    expect(sut.kind).toBe('not_found');
+    expect(sut.message).toBe('event e-404 not found');
+    expect(sut.details).toEqual({ eventId: 'e-404', venue: 'Zürich' });
+  });
+
+  it('rejects callUnary with the application error, for structural domain errors too', async () => {
+    await expect(callUnary(client, 'fail', { mode: 'domain' })).rejects.toMatchObject({
+      kind: 'failed_precondition',
+      message: 'seat A1 is already held',
+    });
+    await expect(callUnary(client, 'fail', { mode: 'callback' })).rejects.toMatchObject({ kind: 'permission_denied' });
+  });
+
+  it('turns an unexpected exception into INTERNAL without leaking it, and logs it in full', async () => {
+    const raw = await new Promise<grpc.ServiceError>((resolve) =>
+      client.fail({ mode: 'crash' }, new grpc.Metadata(), {}, (error) => resolve(error as grpc.ServiceError)),
+    );
+
+    expect(raw.code).toBe(grpc.status.INTERNAL);
+    expect(raw.details).toBe('internal error');
+    expect(JSON.stringify(raw)).not.toContain('hunter2');
+    expect(raw.metadata.get(ERROR_DETAILS_KEY)).toEqual([]);
+    expect(logLines).toContainEqual(
+      expect.objectContaining({
+        msg: 'grpc handler failed',
+        grpc_method: '/marquee.test.v1.Greeter/Fail',
+        err: expect.objectContaining({ message: expect.stringContaining('hunter2'), stack: expect.any(String) }),
+      }),
+    );
+  });
+
+  it('ends a server stream with the status of the error the handler threw', async () => {
+    const stream = client.count({ name: 'x' });
+    const received: HelloReply[] = [];
+    const error = await new Promise<grpc.ServiceError>((resolve) => {
+      stream.on('data', (message: HelloReply) => received.push(message));
+      stream.on('error', resolve);
+    });
+
+    expect(received.map((message) => message.message)).toEqual(['one']);
+    expect(error.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(error.details).toBe('only one for you');
+  });
+
+  it('carries the caller’s correlation id into the handler', async () => {
+    const response = await runWithCorrelationId('corr-from-edge', () => callUnary(client, 'sayHello', { name: 'x' }));
+
+    expect(response.correlationId).toBe('corr-from-edge');
+  });
+
+  it('gives a call without a correlation id a fresh one on the server', async () => {
+    const first = await callUnary(client, 'sayHello', { name: 'x' });
+    const second = await callUnary(client, 'sayHello', { name: 'x' });
+
+    expect(first.correlationId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second.correlationId).not.toBe(first.correlationId);
+  });
+
+  it('applies the client’s default deadline when the caller sets none', async () => {
+    const response = await callUnary(client, 'sayHello', { name: 'x' });
+
+    expect(response.deadlineInMs).toBeGreaterThan(1_000);
+    expect(response.deadlineInMs).toBeLessThanOrEqual(2_000);
+  });
+
+  it('fails a call that outlives its deadline with deadline_exceeded', async () => {
+    const started = Date.now();
+
+    await expect(callUnary(client, 'slow', { delayMs: 1_000 }, { deadlineMs: 100 })).rejects.toMatchObject({
+      kind: 'deadline_exceeded',
+    });
+    expect(Date.now() - started).toBeLessThan(800);
+  });
+
+  it('logs every call with its method, code and duration', async () => {
+    await callUnary(client, 'sayHello', { name: 'log me' });
+
+    expect(logLines).toContainEqual(
+      expect.objectContaining({
+        msg: 'grpc call',
+        grpc_method: '/marquee.test.v1.Greeter/SayHello',
+        grpc_code: 'OK',
+        duration_ms: expect.any(Number),
+      }),
+    );
+    expect(logLines).toContainEqual(
+      expect.objectContaining({ msg: 'grpc call', grpc_method: '/marquee.test.v1.Greeter/Fail', grpc_code: 'NOT_FOUND' }),
+    );
+  });
+});
+
+describe('stopGrpcServer', () => {
+  it('reports NOT_SERVING to watchers, then shuts down within the timeout', async () => {
+    const own = createGrpcServer({
+      logger,
+      services: [{ definition: greeterDefinition, implementation: implementation as grpc.UntypedServiceImplementation }],
+    });
+    const port = await startGrpcServer(own, { host: '127.0.0.1', port: 0 });
+    const health = new HealthClientCtor(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    const statuses: string[] = [];
+    const watch = health.watch({ service: 'marquee.test.v1.Greeter' });
+    watch.on('data', (message: { status: string }) => statuses.push(message.status));
+    watch.on('error', () => undefined); // cancelled by the forced shutdown
+    await expect.poll(() => statuses).toEqual(['SERVING']);
+
+    const started = Date.now();
+    // The open Watch stream keeps tryShutdown waiting, so this exercises the forced path.
+    await stopGrpcServer(own, 300);
+
+    expect(statuses).toEqual(['SERVING', 'NOT_SERVING']);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    health.close();
+  });
+});
+
+describe('status mapping', () => {
+  it('round-trips every kind through its status code', () => {
+    for (const kind of ERROR_KINDS) {
+      expect(kindFromGrpcStatus(toGrpcStatus(kind))).toBe(kind);
+    }
+  });
+
+  it('folds codes without a kind of their own', () => {
+    expect(kindFromGrpcStatus(grpc.status.UNKNOWN)).toBe('internal');
+    expect(kindFromGrpcStatus(grpc.status.UNIMPLEMENTED)).toBe('internal');
+    expect(kindFromGrpcStatus(grpc.status.OUT_OF_RANGE)).toBe('invalid_argument');
+    expect(kindFromGrpcStatus(grpc.status.CANCELLED)).toBe('aborted');
+  });
+
+  it('hides the message of an internal application error', () => {
+    const sut = toGrpcError(new AppError('internal', 'index corrupted at /var/lib/x'));
+
+    expect(sut.code).toBe(grpc.status.INTERNAL);
+    expect(sut.details).toBe('internal error');
+  });
+
+  it('passes a downstream status on by its code', () => {
+    const downstream = Object.assign(new Error('14 UNAVAILABLE: partner down'), {
+      code: grpc.status.UNAVAILABLE,
+      details: 'partner down',
+      metadata: new grpc.Metadata(),
+    });
+
+    const sut = toGrpcError(downstream);
+
+    expect(sut.code).toBe(grpc.status.UNAVAILABLE);
+    expect(sut.details).toBe('partner down');
+  });
+
+  it('turns anything that is no gRPC or application error into internal', () => {
+    expect(fromGrpcError(new TypeError('x is undefined')).kind).toBe('internal');
+    expect(fromGrpcError('a string').kind).toBe('internal');
+  });
+});
