@@ -45,8 +45,9 @@ die() { log "error: $*"; exit 1; }
 
 check_port() {
   local name="$1" value="$2"
-  [[ "$value" =~ ^[0-9]+$ ]] && [ "$value" -ge 1 ] && [ "$value" -le 65535 ] ||
+  if ! [[ "$value" =~ ^[0-9]+$ ]] || [ "$value" -lt 1 ] || [ "$value" -gt 65535 ]; then
     die "$name='$value' is not a TCP port (1-65535)"
+  fi
 }
 check_port KAFKA_PORT "$KAFKA_PORT"
 check_port KAFKA_CONTROLLER_PORT "$KAFKA_CONTROLLER_PORT"
@@ -100,9 +101,10 @@ launch() {
   local pidfile="$MARQUEE_STATE/$name.pid"
   rm -f "$pidfile"
   printf '\n===== %s start %s =====\n' "$name" "$(date -Is)" >>"$logfile"
-  setsid sh -c 'echo $$ > "$0"; exec "$@"' "$pidfile" "$@" </dev/null >>"$logfile" 2>&1 &
-  local i
-  for i in $(seq 1 50); do
+  # 9>&-: the server must not inherit the infra lock, or it would hold it for its whole life.
+  # shellcheck disable=SC2016  # $$ and $@ belong to the inner sh
+  setsid sh -c 'echo $$ > "$0"; exec "$@"' "$pidfile" "$@" </dev/null >>"$logfile" 2>&1 9>&- &
+  for _ in $(seq 1 50); do
     [ -s "$pidfile" ] && break
     sleep 0.1
   done
@@ -298,12 +300,24 @@ mongo_stop() {
 # ---------------------------------------------------------------------------------------------
 # commands
 
-# targets [kafka|mongo]: the services a command applies to.
-targets() {
+# One infra.sh at a time changes the servers: several engineers (or test runs) share them, and two
+# concurrent starts would both find nothing running and race for the ports.
+lock() {
+  exec 9>"$MARQUEE_STATE/infra.lock"
+  if ! flock -n 9; then
+    log "another infra.sh is starting or stopping servers; waiting for it"
+    flock -w 300 9 || die "gave up waiting for $MARQUEE_STATE/infra.lock"
+  fi
+}
+
+# set_targets [kafka|mongo]: sets TARGETS, the services a command applies to. Not a $(...) helper:
+# die inside a command substitution would only leave the subshell.
+TARGETS=()
+set_targets() {
   case "${1:-all}" in
-  all | "") echo "kafka mongo" ;;
-  kafka) echo kafka ;;
-  mongo | ferretdb) echo mongo ;;
+  all | "") TARGETS=(kafka mongo) ;;
+  kafka) TARGETS=(kafka) ;;
+  mongo | ferretdb) TARGETS=(mongo) ;;
   *) die "unknown service '$1' (expected kafka or mongo)" ;;
   esac
 }
@@ -312,15 +326,18 @@ cmd_start() {
   node_path
   mkdir -p "$KAFKA_STATE" "$FERRET_STATE"
   local s
-  for s in $(targets "${1:-}"); do "${s}_start"; done
+  set_targets "${1:-}"
+  for s in "${TARGETS[@]}"; do "${s}_start"; done
 }
 
 cmd_stop() {
   local s
-  for s in $(targets "${1:-}"); do "${s}_stop"; done
+  set_targets "${1:-}"
+  for s in "${TARGETS[@]}"; do "${s}_stop"; done
 }
 
 cmd_restart() {
+  set_targets "${1:-}"
   cmd_stop "${1:-}"
   cmd_start "${1:-}"
 }
@@ -367,7 +384,8 @@ cmd_logs() {
     esac
   done
   local files=() s
-  for s in $(targets "$which"); do
+  set_targets "$which"
+  for s in "${TARGETS[@]}"; do
     case "$s" in
     kafka) files+=("$KAFKA_STATE/kafka.log") ;;
     mongo) files+=("$FERRET_STATE/ferretdb.log") ;;
@@ -386,14 +404,15 @@ cmd_check() {
 }
 
 usage() {
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+  # the header comment, up to the first line that is not a comment
+  sed -n '2,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'
 }
 
 case "${1:-}" in
-install) cmd_install ;;
-start) cmd_start "${2:-}" ;;
-stop) cmd_stop "${2:-}" ;;
-restart) cmd_restart "${2:-}" ;;
+install) lock; cmd_install ;;
+start) lock; cmd_start "${2:-}" ;;
+stop) lock; cmd_stop "${2:-}" ;;
+restart) lock; cmd_restart "${2:-}" ;;
 status) cmd_status ;;
 env) cmd_env ;;
 logs) shift; cmd_logs "$@" ;;

@@ -68,7 +68,8 @@ async function produce(from, count) {
 // Joins the group, takes records until `expected` arrived (or the wait runs out), committing each
 // offset only after "handling" it, then leaves. Returns the values seen.
 async function consume(expected, waitMs = 20_000) {
-  const consumer = kafka.consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 1000 });
+  // maxWaitTimeInMs: disconnect waits for the fetch in flight, 5 s by default; short keeps it quick.
+  const consumer = kafka.consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 1000, maxWaitTimeInMs: 250 });
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });
   const seen = [];
@@ -88,7 +89,7 @@ async function consume(expected, waitMs = 20_000) {
   await finished;
   clearTimeout(timer);
   // a short grace period shows up records that should not be there
-  await new Promise((r) => setTimeout(r, 1500));
+  await new Promise((r) => setTimeout(r, 1000));
   await consumer.disconnect();
   console.log(`     consumed ${seen.length} in ${(performance.now() - t0).toFixed(0)} ms`);
   return seen;
