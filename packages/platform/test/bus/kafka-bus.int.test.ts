@@ -1,0 +1,205 @@
+import { EventChanged } from '@marquee/proto/catalog/v1';
+import { eventChangedTopic } from '@marquee/proto/topics';
+import { context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { ConfigResourceTypes, Kafka, logLevel, type Admin, type KafkaMessage } from 'kafkajs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createKafkaBus, ensureTopics, type EventBus, type IncomingEvent } from '../../src/bus/index.js';
+import { describeIntegration, uniqueName, waitFor } from '../../src/testing/index.js';
+import { busContract } from './bus-contract.js';
+import { aPing, pingTopic, recordingLogger } from './fixtures.js';
+
+describeIntegration('kafka bus', (env) => {
+  busContract('kafka', () => ({
+    newBus: ({ source, retry, logger }) =>
+      createKafkaBus({
+        brokers: env.kafkaBrokers,
+        clientId: uniqueName('contract'),
+        source,
+        retry,
+        logger,
+        topics: { numPartitions: 3 },
+        // Short fetch waits make close() quick; the suite closes many consumers.
+        consumer: { maxWaitTimeMs: 250 },
+      }),
+    deliveryTimeoutMs: 20_000,
+  }));
+
+  describe('Kafka specifics', () => {
+    const kafka = new Kafka({ clientId: 'kafka-bus-int-test', brokers: env.kafkaBrokers, logLevel: logLevel.NOTHING });
+    let admin: Admin;
+    const buses: EventBus[] = [];
+
+    beforeAll(async () => {
+      admin = kafka.admin();
+      await admin.connect();
+    });
+    afterAll(async () => {
+      await admin.disconnect();
+    });
+    afterEach(async () => {
+      await Promise.all(buses.splice(0).map((bus) => bus.close()));
+    });
+
+    it('ensureTopics creates a compacted topic and its dead-letter twin, once', async () => {
+      const name = uniqueName('compacted');
+
+      const created = await ensureTopics(admin, [{ name, compacted: true, retentionMs: -1 }], { numPartitions: 2 });
+      const again = await ensureTopics(admin, [{ name, compacted: true, retentionMs: -1 }]);
+
+      expect(created.sort()).toEqual([name, `${name}.dlq`].sort());
+      expect(again).toEqual([]);
+      const configs = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [name, `${name}.dlq`].map((topic) => ({
+          type: ConfigResourceTypes.TOPIC,
+          name: topic,
+          configNames: ['cleanup.policy', 'retention.ms'],
+        })),
+      });
+      const configOf = (topic: string, key: string): string | undefined =>
+        configs.resources
+          .find((resource) => resource.resourceName === topic)
+          ?.configEntries.find((entry) => entry.configName === key)?.configValue;
+      expect(configOf(name, 'cleanup.policy')).toBe('compact');
+      expect(configOf(`${name}.dlq`, 'cleanup.policy')).toBe('delete');
+      const metadata = await admin.fetchTopicMetadata({ topics: [name] });
+      expect(metadata.topics[0]!.partitions).toHaveLength(2);
+    });
+
+    it('writes CloudEvents binary-mode headers, a protobuf value and null tombstones on the wire', async () => {
+      const topic = pingTopic({ compacted: true });
+      const sut = createKafkaBus({ brokers: env.kafkaBrokers, clientId: uniqueName('wire'), source: '//marquee/wire-test' });
+      buses.push(sut);
+
+      await sut.publish(topic, [
+        { key: 'event-1', value: aPing({ note: 'on the wire' }), id: 'wire-1', time: new Date('2025-06-01T00:00:00Z') },
+        { key: 'event-1', value: null, id: 'wire-2' },
+      ]);
+
+      // Read back with a plain kafkajs consumer, as an analytics team would.
+      const records = await readAll(kafka, topic.name, 2);
+      const [value, tombstone] = records;
+      expect(value!.key?.toString()).toBe('event-1');
+      expect(topic.codec.decode(value!.value!)).toEqual(aPing({ note: 'on the wire' }));
+      expect(stringHeaders(value!)).toMatchObject({
+        ce_specversion: '1.0',
+        ce_id: 'wire-1',
+        ce_source: '//marquee/wire-test',
+        ce_type: topic.type,
+        ce_time: '2025-06-01T00:00:00.000Z',
+        'content-type': 'application/protobuf',
+      });
+      expect(value!.timestamp).toBe(String(Date.parse('2025-06-01T00:00:00Z')));
+      expect(tombstone!.value).toBeNull();
+      expect(stringHeaders(tombstone!)['ce_id']).toBe('wire-2');
+    });
+
+    it('answers ready() only while the broker does', async () => {
+      const sut = createKafkaBus({ brokers: env.kafkaBrokers, clientId: uniqueName('ready'), source: '//marquee/ready' });
+      buses.push(sut);
+      const unreachable = createKafkaBus({
+        brokers: ['127.0.0.1:1'],
+        clientId: uniqueName('unreachable'),
+        source: '//marquee/ready',
+        readyTimeoutMs: 500,
+        logger: recordingLogger(),
+      });
+      buses.push(unreachable);
+
+      expect(await sut.ready()).toBe(true);
+      const started = Date.now();
+      expect(await unreachable.ready()).toBe(false);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    });
+  });
+
+  describe('end to end with a catalog topic', () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    const buses: EventBus[] = [];
+
+    beforeAll(() => {
+      trace.setGlobalTracerProvider(provider);
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+      propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    });
+    afterAll(async () => {
+      await Promise.all(buses.map((bus) => bus.close()));
+      trace.disable();
+      context.disable();
+      propagation.disable();
+      await provider.shutdown();
+    });
+
+    it('carries an EventChanged from the publisher to catalog-indexer with headers and trace', async () => {
+      // The catalog's definition under a fresh name, so the run never touches the real topic.
+      const topic = { ...eventChangedTopic, name: uniqueName('event-changed') };
+      const publisher = createKafkaBus({ brokers: env.kafkaBrokers, clientId: 'publisher', source: '//marquee/publisher' });
+      const sut = createKafkaBus({ brokers: env.kafkaBrokers, clientId: 'catalog-indexer', source: '//marquee/catalog-indexer' });
+      buses.push(publisher, sut);
+      const received: IncomingEvent<EventChanged>[] = [];
+      await sut.subscribe(topic, { group: uniqueName('catalog-indexer.event-changed') }, async (event) => {
+        received.push(event);
+      });
+      await sut.start();
+      const changedAt = new Date('2025-07-01T12:00:00.000Z');
+      const message = EventChanged.fromPartial({
+        event: { id: 'G5vYZ9s1n2A3b4C', version: 3, publisherVersion: 2, active: true, test: false },
+        changedAt,
+      });
+
+      const tracer = trace.getTracer('e2e');
+      const publishTraceId = await tracer.startActiveSpan('PUT /publish/v2/events', async (span) => {
+        await publisher.publish(topic, [{ key: 'G5vYZ9s1n2A3b4C', value: message, time: changedAt }]);
+        span.end();
+        return span.spanContext().traceId;
+      });
+
+      await waitFor(() => received.length === 1, { timeoutMs: 20_000, description: 'the EventChanged' });
+      const [event] = received;
+      expect(event!.value).toEqual(message);
+      expect(event!.value?.event?.id).toBe('G5vYZ9s1n2A3b4C');
+      expect(event!.value?.event?.version).toBe(3);
+      expect(event!.headers).toMatchObject({
+        ce_specversion: '1.0',
+        ce_source: '//marquee/publisher',
+        ce_type: eventChangedTopic.type,
+        ce_time: changedAt.toISOString(),
+        'content-type': 'application/protobuf',
+      });
+      const process = await waitFor(
+        () => exporter.getFinishedSpans().find((span) => span.name === `${topic.name} process`),
+        { description: 'the process span' },
+      );
+      const publish = exporter.getFinishedSpans().find((span) => span.name === `${topic.name} publish`)!;
+      expect(process.spanContext().traceId).toBe(publishTraceId);
+      expect(process.parentSpanContext?.spanId).toBe(publish.spanContext().spanId);
+    });
+  });
+});
+
+/** Reads `count` records of a topic from the beginning with a throwaway consumer group. */
+async function readAll(kafka: Kafka, topic: string, count: number): Promise<KafkaMessage[]> {
+  const consumer = kafka.consumer({ groupId: uniqueName('reader'), maxWaitTimeInMs: 250 });
+  const records: KafkaMessage[] = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        records.push(message);
+      },
+    });
+    await waitFor(() => records.length >= count, { timeoutMs: 20_000, description: `${count} records of ${topic}` });
+  } finally {
+    await consumer.disconnect();
+  }
+  return records.sort((a, b) => Number(a.offset) - Number(b.offset));
+}
+
+function stringHeaders(message: KafkaMessage): Record<string, string> {
+  return Object.fromEntries(Object.entries(message.headers ?? {}).map(([name, value]) => [name, String(value)]));
+}
