@@ -1,0 +1,103 @@
+import mongoose, { type Connection } from 'mongoose';
+import { AppError } from '../errors/index.js';
+import type { Logger } from '../logger/index.js';
+import { mongoUrlPassword, redactMongoUrl, REDACTED } from './redact-url.js';
+
+export interface ConnectMongoOptions {
+  /** `MONGO_URL`; may carry credentials, which are never logged. */
+  url: string;
+  /** One database per service (SYSTEM.md §6). */
+  dbName: string;
+  logger: Logger;
+  /** Shown by the server in `currentOp` and logs; the service name. */
+  appName?: string;
+  /** How long an operation waits for a reachable server before failing. Default 5000. */
+  serverSelectionTimeoutMS?: number;
+  /** Default 20. */
+  maxPoolSize?: number;
+}
+
+/**
+ * Opens a dedicated mongoose connection (never the global `mongoose`, so nothing is created at import
+ * time and tests can open several). Index builds are explicit (`ensureIndexes` at start) rather than
+ * `autoIndex`, which would build them in the background on first model use, hiding failures and
+ * racing the first queries. Commands are not buffered while disconnected: a request fails within
+ * `serverSelectionTimeoutMS` instead of hanging, and `/readyz` reports the outage.
+ */
+export async function connectMongo(options: ConnectMongoOptions): Promise<Connection> {
+  const safeUrl = redactMongoUrl(options.url);
+  const scrub = scrubber(options.url);
+  const log = options.logger.child({ component: 'mongo', db: options.dbName });
+  const connection = mongoose.createConnection(options.url, {
+    dbName: options.dbName,
+    ...(options.appName !== undefined ? { appName: options.appName } : {}),
+    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
+    maxPoolSize: options.maxPoolSize ?? 20,
+    autoIndex: false,
+    autoCreate: false,
+    bufferCommands: false,
+  });
+  // Without a listener an 'error' event would throw out of the EventEmitter.
+  connection.on('error', (err: unknown) => log.error({ url: safeUrl, error: scrub(errorMessage(err)) }, 'mongo connection error'));
+  connection.on('disconnected', () => log.warn({ url: safeUrl }, 'mongo disconnected'));
+  connection.on('reconnected', () => log.info({ url: safeUrl }, 'mongo reconnected'));
+  try {
+    await connection.asPromise();
+  } catch (err) {
+    await connection.close(true).catch(() => undefined);
+    // The driver's message can quote the connection string; only the scrubbed text leaves here.
+    throw new AppError('unavailable', `cannot connect to MongoDB at ${safeUrl}: ${scrub(errorMessage(err))}`);
+  }
+  log.info({ url: safeUrl, appName: options.appName }, 'mongo connected');
+  return connection;
+}
+
+/** Readiness: true when the server answers a `ping` within `timeoutMs`. Never throws. */
+export async function pingMongo(connection: Connection, timeoutMs = 2_000): Promise<boolean> {
+  const db = connection.db;
+  if (db === undefined || connection.readyState !== mongoose.ConnectionStates.connected) return false;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const ping = db.command({ ping: 1 }, { timeoutMS: timeoutMs }).then((reply) => reply.ok === 1);
+    return await Promise.race([ping, timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Closes the connection (idempotent), letting in-flight operations finish. */
+export async function closeMongo(connection: Connection, logger?: Logger): Promise<void> {
+  if (connection.readyState === mongoose.ConnectionStates.disconnected) return;
+  await connection.close();
+  logger?.info({ component: 'mongo', db: connection.name }, 'mongo connection closed');
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function scrubber(url: string): (text: string) => string {
+  const password = mongoUrlPassword(url);
+  return (text) => {
+    let out = text.split(url).join(redactMongoUrl(url));
+    if (password !== undefined) {
+      out = out.split(password).join(REDACTED);
+      const decoded = safeDecode(password);
+      if (decoded !== password && decoded.length > 0) out = out.split(decoded).join(REDACTED);
+    }
+    return out;
+  };
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}

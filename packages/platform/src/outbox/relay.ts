@@ -1,0 +1,268 @@
+/**
+ * The outbox relay: moves events recorded in documents' `outbox` arrays to the bus, at least once,
+ * without multi-document transactions (SYSTEM.md §2).
+ *
+ * Guarantees and how they are kept:
+ * - Never lost: an event leaves its document only when `ackOutbox` runs, and that only after the
+ *   publish resolved (the broker has it). A crash anywhere before the ack leaves it in place.
+ * - At least once, not exactly once: a crash between publish and ack re-publishes on the next run
+ *   with the same CloudEvents id; consumers dedupe on `ce_id` (or on a version).
+ * - Order per document: a document's events are published in write order, in one call per topic,
+ *   and a document is not touched again until that call and the ack are done. Events of one key
+ *   written by different documents carry no order guarantee.
+ * - One relay per source at a time: a lease (`acquireOutboxLease`) so that two replicas of a
+ *   service never interleave re-publishes (an older state landing last on a compacted topic).
+ * - Failures back off per document (`deferOutbox`, doubling, with jitter) so one poisoned document
+ *   or topic does not hold up the rest; the documents keep their events meanwhile.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from '../logger/index.js';
+import { CORRELATION_ID_HEADER } from '../logger/index.js';
+import type { OutboxEvent, OutboxSource, PendingOutbox, RawOutgoingEvent, RawPublisher } from './types.js';
+
+export interface OutboxRelayOptions {
+  sources: readonly OutboxSource[];
+  /** Publishes encoded bytes unchanged; wire to the bus's raw publish. */
+  publish: RawPublisher;
+  logger: Logger;
+  /** How often to look for events written by other processes (local writes nudge the relay). Default 1000. */
+  pollIntervalMs?: number;
+  /** Documents read per source per pass. Default 100. */
+  batchSize?: number;
+  /** Lease duration; another replica takes over this long after a crash. Default 30 000. */
+  leaseMs?: number;
+  /** First retry delay after a failure; doubles per attempt up to `retryMaxMs`. Default 500. */
+  retryMinMs?: number;
+  /** Default 60 000. */
+  retryMaxMs?: number;
+  /** Lease owner id; default `<hostname>:<pid>:<random>`. */
+  owner?: string;
+}
+
+export interface OutboxRelay {
+  /** Starts polling (idempotent). */
+  start(): void;
+  /** Stops polling, lets the batch in flight finish publishing and acking, releases the leases. */
+  stop(): Promise<void>;
+  /** Relay now rather than at the next poll (called by the sources after local writes). */
+  notify(): void;
+  /**
+   * One pass over every source now, serialised with the polling loop; resolves with the number of
+   * events published. For tests and tools: it works without `start()`.
+   */
+  relayOnce(): Promise<number>;
+}
+
+interface PassResult {
+  published: number;
+  /** A full batch relayed without failures: more may be waiting, go again without sleeping. */
+  more: boolean;
+}
+
+export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? 1_000);
+  const batchSize = positive('batchSize', options.batchSize ?? 100);
+  const leaseMs = positive('leaseMs', options.leaseMs ?? 30_000);
+  const retryMinMs = positive('retryMinMs', options.retryMinMs ?? 500);
+  const retryMaxMs = Math.max(retryMinMs, positive('retryMaxMs', options.retryMaxMs ?? 60_000));
+  const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const { sources, publish } = options;
+  const log = options.logger.child({ component: 'outbox-relay' });
+
+  // Failed attempts per document, for the backoff; forgotten on success.
+  const attempts = new Map<string, number>();
+  const leased = new Set<OutboxSource>();
+  const unsubscribes: (() => void)[] = [];
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let nudged = false;
+  let wake: (() => void) | undefined;
+  let chain: Promise<unknown> = Promise.resolve();
+
+  const serial = <R>(work: () => Promise<R>): Promise<R> => {
+    const run = chain.then(work, work);
+    chain = run.catch(() => undefined);
+    return run;
+  };
+
+  const backoff = (attempt: number): number => {
+    const ceiling = Math.min(retryMaxMs, retryMinMs * 2 ** Math.min(attempt - 1, 30));
+    return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+  };
+
+  async function relaySource(source: OutboxSource): Promise<PassResult> {
+    const idle: PassResult = { published: 0, more: false };
+    const name = source.outboxName;
+    let batch: PendingOutbox[];
+    let leaseUntil: number;
+    try {
+      const started = Date.now();
+      if (!(await source.acquireOutboxLease(owner, leaseMs))) {
+        leased.delete(source);
+        return idle;
+      }
+      leased.add(source);
+      leaseUntil = started + leaseMs;
+      batch = await source.pendingOutbox(batchSize);
+    } catch (err) {
+      log.warn({ source: name, err }, 'outbox scan failed; retrying at next poll');
+      return idle;
+    }
+    if (batch.length === 0) return idle;
+    // Do not start publishing on a lease that may lapse meanwhile; the next pass renews it first.
+    if (Date.now() > leaseUntil - leaseMs / 3) return idle;
+
+    // One publish per topic, each carrying its documents' events in document then write order.
+    const byTopic = new Map<string, { events: RawOutgoingEvent[]; docIds: Set<string> }>();
+    for (const doc of batch) {
+      for (const event of doc.events) {
+        let group = byTopic.get(event.topic);
+        if (group === undefined) {
+          group = { events: [], docIds: new Set() };
+          byTopic.set(event.topic, group);
+        }
+        group.events.push(toRawEvent(event));
+        group.docIds.add(doc.docId);
+      }
+    }
+
+    let published = 0;
+    const failed = new Map<string, unknown>();
+    await Promise.all(
+      [...byTopic].map(async ([topic, group]) => {
+        try {
+          await publish(topic, group.events);
+          published += group.events.length;
+        } catch (err) {
+          for (const docId of group.docIds) failed.set(docId, err);
+          log.warn({ source: name, topic, events: group.events.length, err }, 'outbox publish failed; events kept for retry');
+        }
+      }),
+    );
+
+    let retryInMs = Number.POSITIVE_INFINITY;
+    await Promise.all(
+      batch.map(async (doc) => {
+        const attemptKey = `${name}\u0000${doc.docId}`;
+        if (!failed.has(doc.docId)) {
+          try {
+            await source.ackOutbox(
+              doc.docId,
+              doc.events.map((event) => event.id),
+            );
+            attempts.delete(attemptKey);
+            return;
+          } catch (err) {
+            // Published but still in the document: it will be published again (same ce_id).
+            failed.set(doc.docId, err);
+            log.warn({ source: name, docId: doc.docId, err }, 'outbox ack failed; events will be re-published');
+          }
+        }
+        const attempt = (attempts.get(attemptKey) ?? 0) + 1;
+        attempts.set(attemptKey, attempt);
+        const delay = backoff(attempt);
+        retryInMs = Math.min(retryInMs, delay);
+        try {
+          await source.deferOutbox(doc.docId, new Date(Date.now() + delay));
+        } catch (err) {
+          log.warn({ source: name, docId: doc.docId, err }, 'outbox defer failed');
+        }
+      }),
+    );
+    if (failed.size > 0) {
+      log.warn({ source: name, documents: failed.size, retryInMs }, 'outbox documents not relayed; backing off');
+    }
+    if (published > 0) log.debug({ source: name, documents: batch.length, events: published }, 'outbox relayed');
+    return { published, more: batch.length >= batchSize && failed.size === 0 };
+  }
+
+  async function pass(): Promise<PassResult> {
+    const results = await Promise.all(sources.map(relaySource));
+    return {
+      published: results.reduce((sum, r) => sum + r.published, 0),
+      more: results.some((r) => r.more),
+    };
+  }
+
+  async function runLoop(): Promise<void> {
+    while (running) {
+      nudged = false;
+      let more = false;
+      try {
+        more = (await serial(pass)).more;
+      } catch (err) {
+        log.error({ err }, 'outbox relay pass failed');
+      }
+      if (!running) break;
+      if (more || nudged) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, pollIntervalMs);
+        function done(): void {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        }
+        wake = done;
+      });
+    }
+  }
+
+  const relay: OutboxRelay = {
+    start() {
+      if (running) return;
+      running = true;
+      for (const source of sources) unsubscribes.push(source.onOutboxWrite(() => relay.notify()));
+      loop = runLoop();
+      log.info({ owner, sources: sources.map((s) => s.outboxName), pollIntervalMs, batchSize }, 'outbox relay started');
+    },
+
+    async stop() {
+      if (!running) {
+        await chain;
+        return;
+      }
+      running = false;
+      wake?.();
+      for (const unsubscribe of unsubscribes.splice(0)) unsubscribe();
+      await loop;
+      await chain;
+      await Promise.all(
+        [...leased].map(async (source) => {
+          try {
+            await source.releaseOutboxLease(owner);
+          } catch (err) {
+            // It expires on its own; another replica waits at most leaseMs.
+            log.warn({ source: source.outboxName, err }, 'outbox lease release failed');
+          }
+        }),
+      );
+      leased.clear();
+      attempts.clear();
+      log.info({ owner }, 'outbox relay stopped');
+    },
+
+    notify() {
+      nudged = true;
+      wake?.();
+    },
+
+    async relayOnce() {
+      return (await serial(pass)).published;
+    },
+  };
+  return relay;
+}
+
+function toRawEvent(event: OutboxEvent): RawOutgoingEvent {
+  const headers: Record<string, string> = {};
+  if (event.traceparent !== undefined) headers.traceparent = event.traceparent;
+  if (event.tracestate !== undefined) headers.tracestate = event.tracestate;
+  if (event.correlationId !== undefined) headers[CORRELATION_ID_HEADER] = event.correlationId;
+  return { id: event.id, key: event.key, type: event.type, value: event.value, time: event.time, headers };
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`createOutboxRelay: ${name} must be a positive number`);
+  return value;
+}

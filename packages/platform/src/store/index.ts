@@ -1,0 +1,16 @@
+export type {
+  Draft,
+  FieldOperators,
+  FindOptions,
+  Mutation,
+  OutboxEvent,
+  SortDirection,
+  StoreFilter,
+  StoreIndex,
+  Versioned,
+  VersionedStore,
+  WriteOptions,
+} from './types.js';
+export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
+export { createMongoStore, type MongoStore, type MongoStoreOptions } from './mongo-store.js';
+export { isVersionConflict } from './errors.js';

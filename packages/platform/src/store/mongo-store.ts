@@ -1,0 +1,436 @@
+/**
+ * The MongoDB adapter of `VersionedStore`, written for what both real MongoDB 7+ and FerretDB 1.24
+ * (dev/CI) support: single-document writes with the condition in the filter, unique indexes, no
+ * transactions, no partial/sparse/TTL indexes, no pipeline updates, no `$pull` with conditions.
+ *
+ * Stored shape, one document per record:
+ *   { _id: id, version, data: { ...fields but id/version },
+ *     tombstone: false, outbox: [OutboxEvent...], outboxPending: bool, outboxDueAt?: Date }
+ * The domain fields sit under `data` so they never collide with the store's own fields and an update
+ * replaces them with one `$set`, while `outbox` is only appended to with `$push` by writers, so a
+ * write never overwrites events the relay has not acked. `outboxPending` is an explicit boolean (not
+ * "outbox non-empty") so the relay's scan is an equality on an index: `{ outboxPending: 1,
+ * outboxDueAt: 1 }` serves `outboxPending = true AND outboxDueAt <= now ORDER BY outboxDueAt`
+ * without a partial index.
+ *
+ * Atomicity. On MongoDB every write below is one conditional single-document write (the expected
+ * version, or the outbox length, is in the filter), atomic on the server, so it holds across
+ * processes. FerretDB 1.24 (SQLite) is weaker than its wire protocol suggests: an update or
+ * findAndModify is a SELECT followed by an unconditional `UPDATE … WHERE _id = ?` of the whole
+ * document (its handler/common/update.go and backends/sqlite/collection.go), so two concurrent
+ * compare-and-sets can both "win" and one update is lost — the contract suite's concurrency tests
+ * caught exactly that. Writes to one document are therefore also serialised inside this process (a
+ * per-document mutex shared by every store on the connection, relay acks included). That makes the
+ * store correct on FerretDB as long as one process writes a collection, which is how dev and CI run
+ * it; several replicas writing one collection need real MongoDB. Inserts are atomic on both (unique _id).
+ */
+import mongoose, { type Connection } from 'mongoose';
+import { AppError } from '../errors/index.js';
+import type { OutboxEvent, OutboxSource, PendingOutbox } from '../outbox/types.js';
+import { alreadyExists, invalidDocument, notFound, versionConflict } from './errors.js';
+import { checkFieldName, normalizeFilter } from './filter.js';
+import { KeyedMutex } from './keyed-mutex.js';
+import { isOperatorObject } from './memory-query.js';
+import { checkPaging } from './memory-store.js';
+import { portableEvents, splitDocument } from './portable.js';
+import type { Draft, FindOptions, Mutation, StoreFilter, StoreIndex, Versioned, VersionedStore, WriteOptions } from './types.js';
+
+type Collection<D extends mongoose.mongo.Document> = mongoose.mongo.Collection<D>;
+type Filter = mongoose.mongo.Filter<StoredDoc>;
+type UpdateFilter = mongoose.mongo.UpdateFilter<StoredDoc>;
+
+export interface MongoStoreOptions<T> {
+  connection: Connection;
+  /** Collection name; also the relay's lease key, so unique per database. */
+  collection: string;
+  /** Secondary indexes, created by `ensureIndexes()` (never implicitly: `autoIndex` is off). */
+  indexes?: readonly StoreIndex<T>[];
+  /** Where relay leases live. Default `outbox_leases`. */
+  leaseCollection?: string;
+}
+
+export type MongoStore<T extends Versioned> = VersionedStore<T> &
+  OutboxSource & {
+    readonly collectionName: string;
+    /** Creates the collection's indexes (additively: an index removed from the list is not dropped). */
+    ensureIndexes(): Promise<void>;
+  };
+
+interface StoredEvent {
+  id: string;
+  topic: string;
+  key: string;
+  type: string;
+  value: Uint8Array | null;
+  time: Date;
+  traceparent?: string;
+  tracestate?: string;
+  correlationId?: string;
+}
+
+interface StoredDoc {
+  _id: string;
+  version: number;
+  data: Record<string, unknown>;
+  tombstone: boolean;
+  outbox: StoredEvent[];
+  outboxPending: boolean;
+  outboxDueAt?: Date;
+}
+
+interface LeaseDoc {
+  _id: string;
+  owner: string;
+  expiresAt: Date;
+}
+
+// Binary comes back as Buffer rather than the driver's Binary wrapper, as the memory adapter returns it.
+const READ = { promoteBuffers: true } as const;
+// Projections on find/findOne only: FerretDB 1.24 rejects one ("fields") on findAndModify.
+const DOCUMENT_PROJECTION = { _id: 1, version: 1, data: 1 } as const;
+const OUTBOX_INDEX = 'outbox_pending_due';
+// Bounded loops for races that only repeat while other processes keep winning them.
+const MAX_RACE_RETRIES = 5;
+
+// One mutex per connection, shared by every store (and so every relay ack) that uses it.
+const mutexes = new WeakMap<Connection, KeyedMutex>();
+function mutexFor(connection: Connection): KeyedMutex {
+  let mutex = mutexes.get(connection);
+  if (mutex === undefined) {
+    mutex = new KeyedMutex();
+    mutexes.set(connection, mutex);
+  }
+  return mutex;
+}
+
+export function createMongoStore<T extends Versioned>(options: MongoStoreOptions<T>): MongoStore<T> {
+  const { connection, collection: name } = options;
+  const leaseCollection = options.leaseCollection ?? 'outbox_leases';
+  const listeners = new Set<() => void>();
+  const mutex = mutexFor(connection);
+  const locked = <R>(id: string, work: () => Promise<R>): Promise<R> => mutex.run(`${name}\u0000${id}`, work);
+
+  const db = (): mongoose.mongo.Db => {
+    const handle = connection.db;
+    if (handle === undefined) throw new AppError('unavailable', 'the MongoDB connection is not open');
+    return handle;
+  };
+  const docs = (): Collection<StoredDoc> => db().collection<StoredDoc>(name);
+  const leases = (): Collection<LeaseDoc> => db().collection<LeaseDoc>(leaseCollection);
+
+  const toDocument = (stored: Pick<StoredDoc, '_id' | 'version' | 'data'>): T =>
+    ({ ...stored.data, id: stored._id, version: stored.version }) as unknown as T;
+
+  /** `$push` the events and mark the record due now (`$min` keeps an earlier due time). */
+  const withEvents = (update: UpdateFilter, events: OutboxEvent[], now: Date): UpdateFilter => {
+    if (events.length === 0) return update;
+    return {
+      ...update,
+      $set: { ...update.$set, outboxPending: true },
+      $push: { outbox: { $each: events as StoredEvent[] } },
+      $min: { outboxDueAt: now },
+    };
+  };
+
+  const notify = (events: readonly OutboxEvent[]): void => {
+    if (events.length === 0) return;
+    for (const listener of listeners) listener();
+  };
+
+  const readDocument = async (id: string): Promise<StoredDoc | null> =>
+    docs().findOne({ _id: id, tombstone: false }, { ...READ, projection: DOCUMENT_PROJECTION });
+
+  async function insertLocked(id: string, data: Record<string, unknown>, events: OutboxEvent[]): Promise<T> {
+    for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt += 1) {
+      const now = new Date();
+      const fresh: StoredDoc = {
+        _id: id,
+        version: 1,
+        data,
+        tombstone: false,
+        outbox: events as StoredEvent[],
+        outboxPending: events.length > 0,
+        ...(events.length > 0 ? { outboxDueAt: now } : {}),
+      };
+      try {
+        await docs().insertOne(fresh);
+        notify(events);
+        return toDocument(fresh);
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        // The id may belong to a tombstone still waiting for the relay: re-create over it, keeping
+        // its queued events first so the stream says "deleted" before "created again".
+        const existing = await docs().findOne({ _id: id }, { projection: { tombstone: 1, version: 1 } });
+        if (existing === null) {
+          // Either the tombstone was purged meanwhile (try again) or another unique index clashed.
+          if (duplicateOnOtherIndex(error)) throw alreadyExists(name, id, error);
+          continue;
+        }
+        if (!existing.tombstone) throw alreadyExists(name, id, error);
+        let revived: StoredDoc | null;
+        try {
+          revived = await docs().findOneAndUpdate(
+            { _id: id, tombstone: true, version: existing.version },
+            withEvents({ $set: { data, tombstone: false, version: existing.version + 1 } }, events, now),
+            { ...READ, returnDocument: 'after' },
+          );
+        } catch (reviveError) {
+          throw isDuplicateKey(reviveError) ? alreadyExists(name, id, reviveError) : reviveError;
+        }
+        if (revived !== null) {
+          notify(events);
+          return toDocument(revived);
+        }
+      }
+    }
+    throw alreadyExists(name, id);
+  }
+
+  async function updateLocked(id: string, expectedVersion: number, change: Draft<T> | Mutation<T>, events: OutboxEvent[]): Promise<T> {
+    let next: Draft<T>;
+    if (typeof change === 'function') {
+      const current = await readDocument(id);
+      if (current === null) throw notFound(name, id);
+      if (current.version !== expectedVersion) throw versionConflict(name, id, expectedVersion, current.version);
+      next = change(toDocument(current));
+    } else {
+      next = change;
+    }
+    const { id: nextId, data } = splitDocument(next);
+    if (nextId !== id) throw invalidDocument(`${name} ${id}: an update cannot change the id`, { id, nextId });
+    let updated: StoredDoc | null;
+    try {
+      updated = await docs().findOneAndUpdate(
+        { _id: id, version: expectedVersion, tombstone: false },
+        withEvents({ $set: { data, version: expectedVersion + 1 } }, events, new Date()),
+        { ...READ, returnDocument: 'after' },
+      );
+    } catch (error) {
+      throw isDuplicateKey(error) ? alreadyExists(name, id, error) : error;
+    }
+    if (updated === null) {
+      // The filter did not match: tell "gone" from "changed meanwhile".
+      const current = await docs().findOne({ _id: id, tombstone: false }, { projection: { version: 1 } });
+      if (current === null) throw notFound(name, id);
+      throw versionConflict(name, id, expectedVersion, current.version);
+    }
+    notify(events);
+    return toDocument(updated);
+  }
+
+  async function deleteLocked(id: string, expectedVersion: number | undefined, events: OutboxEvent[]): Promise<boolean> {
+    const versionCondition = expectedVersion === undefined ? {} : { version: expectedVersion };
+    for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt += 1) {
+      if (events.length === 0) {
+        // Nothing to relay: remove the record outright.
+        const removed = await docs().deleteOne({ _id: id, tombstone: false, outboxPending: false, ...versionCondition });
+        if (removed.deletedCount === 1) return true;
+      }
+      const current = await docs().findOne({ _id: id, tombstone: false }, { projection: { version: 1 } });
+      if (current === null) return false;
+      if (expectedVersion !== undefined && current.version !== expectedVersion) {
+        throw versionConflict(name, id, expectedVersion, current.version);
+      }
+      // Events to relay (new ones, or still queued): leave a tombstone the relay purges once they are out.
+      const now = new Date();
+      const tombstoned = await docs().updateOne(
+        { _id: id, tombstone: false, version: current.version },
+        withEvents({ $set: { tombstone: true, outboxPending: true }, $inc: { version: 1 }, $min: { outboxDueAt: now } }, events, now),
+      );
+      if (tombstoned.modifiedCount === 1) {
+        notify(events);
+        return true;
+      }
+    }
+    throw new AppError('aborted', `${name} ${id}: delete kept racing with concurrent writes`, { details: { collection: name, id } });
+  }
+
+  async function ackLocked(docId: string, eventIds: readonly string[]): Promise<void> {
+    const acked = new Set(eventIds);
+    for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt += 1) {
+      const current = await docs().findOne({ _id: docId }, { ...READ, projection: { outbox: 1, tombstone: 1, outboxPending: 1 } });
+      if (current === null) return;
+      const outbox = current.outbox ?? [];
+      const remaining = outbox.filter((event) => !acked.has(event.id));
+      if (remaining.length === outbox.length && (remaining.length > 0 || !current.outboxPending)) return;
+      // Writers only ever append, so an unchanged length means an unchanged outbox: the condition
+      // makes this read-modify-write safe against a write that lands in between (it then retries).
+      const unchanged: Filter = { _id: docId, outbox: { $size: outbox.length } };
+      if (remaining.length === 0 && current.tombstone) {
+        const purged = await docs().deleteOne({ ...unchanged, tombstone: true });
+        if (purged.deletedCount === 1) return;
+        continue;
+      }
+      const update: UpdateFilter =
+        remaining.length > 0
+          ? { $set: { outbox: remaining } }
+          : { $set: { outbox: [], outboxPending: false }, $unset: { outboxDueAt: '' } };
+      const result = await docs().updateOne(unchanged, update);
+      if (result.matchedCount === 1) return;
+    }
+    // Left as is: the events are published again on the next pass (at least once), never lost.
+    throw new AppError('aborted', `${name} ${docId}: outbox ack kept racing with concurrent writes`, {
+      details: { collection: name, id: docId },
+    });
+  }
+
+  const store: MongoStore<T> = {
+    outboxName: name,
+    collectionName: name,
+
+    async ensureIndexes() {
+      const specs: mongoose.mongo.IndexDescription[] = [
+        { key: { outboxPending: 1, outboxDueAt: 1 }, name: OUTBOX_INDEX },
+        ...(options.indexes ?? []).map((index) => {
+          const key = Object.fromEntries(
+            Object.entries(index.fields)
+              .filter((entry): entry is [string, 1 | -1] => entry[1] !== undefined)
+              .map(([field, direction]) => [storedPath(field), direction]),
+          );
+          return { key, ...(index.name !== undefined ? { name: index.name } : {}), ...(index.unique === true ? { unique: true } : {}) };
+        }),
+      ];
+      // One index per command: FerretDB 1.24 panics (and drops the connection) when a single
+      // createIndexes names several indexes that already exist, i.e. on every restart.
+      for (const spec of specs) await docs().createIndexes([spec]);
+    },
+
+    async get(id) {
+      const stored = await readDocument(id);
+      return stored === null ? undefined : toDocument(stored);
+    },
+
+    async insert(doc, writeOptions: WriteOptions = {}) {
+      const { id, data } = splitDocument(doc);
+      const events = portableEvents(writeOptions.events);
+      return locked(id, () => insertLocked(id, data, events));
+    },
+
+    async update(id, expectedVersion, change: Draft<T> | Mutation<T>, writeOptions: WriteOptions = {}) {
+      const events = portableEvents(writeOptions.events);
+      return locked(id, () => updateLocked(id, expectedVersion, change, events));
+    },
+
+    async delete(id, expectedVersion, writeOptions: WriteOptions = {}) {
+      const events = portableEvents(writeOptions.events);
+      return locked(id, () => deleteLocked(id, expectedVersion, events));
+    },
+
+    async find(filter: StoreFilter<T> = {}, findOptions: FindOptions<T> = {}) {
+      const { skip, limit } = checkPaging(findOptions);
+      if (limit === 0) return [];
+      const sort: Record<string, 1 | -1> = {};
+      for (const [field, direction] of Object.entries(findOptions.sort ?? {})) {
+        if (direction === 1 || direction === -1) sort[storedPath(field)] = direction;
+      }
+      if (!('_id' in sort)) sort._id = 1; // stable pages, same tie-break as the memory adapter
+      let cursor = docs()
+        .find(toMongoFilter(filter), { ...READ, projection: DOCUMENT_PROJECTION })
+        .sort(sort)
+        .skip(skip);
+      if (limit !== undefined) cursor = cursor.limit(limit);
+      return (await cursor.toArray()).map(toDocument);
+    },
+
+    async count(filter: StoreFilter<T> = {}) {
+      return docs().countDocuments(toMongoFilter(filter));
+    },
+
+    async pendingOutbox(limit) {
+      const found = await docs()
+        .find({ outboxPending: true, outboxDueAt: { $lte: new Date() } }, { ...READ, projection: { _id: 1, outbox: 1 } })
+        .sort({ outboxPending: 1, outboxDueAt: 1 })
+        .limit(limit)
+        .toArray();
+      return found.map((stored): PendingOutbox => ({ docId: stored._id, events: (stored.outbox ?? []).map(fromStoredEvent) }));
+    },
+
+    async ackOutbox(docId, eventIds) {
+      await locked(docId, () => ackLocked(docId, eventIds));
+    },
+
+    async deferOutbox(docId, until) {
+      await locked(docId, async () => {
+        await docs().updateOne({ _id: docId, outboxPending: true }, { $set: { outboxDueAt: until } });
+      });
+    },
+
+    async acquireOutboxLease(owner, ttlMs) {
+      return mutex.run(`${leaseCollection}\u0000${name}`, async () => {
+        const now = new Date();
+        try {
+          const lease = await leases().findOneAndUpdate(
+            { _id: name, $or: [{ owner }, { expiresAt: { $lte: now } }] },
+            { $set: { owner, expiresAt: new Date(now.getTime() + ttlMs) } },
+            { upsert: true, returnDocument: 'after' },
+          );
+          return lease?.owner === owner;
+        } catch (error) {
+          // Held by someone else: the filter missed, so the upsert tried to insert the same _id.
+          if (isDuplicateKey(error)) return false;
+          throw error;
+        }
+      });
+    },
+
+    async releaseOutboxLease(owner) {
+      await mutex.run(`${leaseCollection}\u0000${name}`, async () => {
+        await leases().deleteOne({ _id: name, owner });
+      });
+    },
+
+    onOutboxWrite(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  return store;
+}
+
+function storedPath(field: string): string {
+  checkFieldName(field);
+  if (field === 'id') return '_id';
+  if (field === 'version') return 'version';
+  return `data.${field}`;
+}
+
+function toMongoFilter(filter: object): Filter {
+  const portable = normalizeFilter(filter);
+  const out: Record<string, unknown> = { tombstone: false };
+  for (const [field, condition] of Object.entries(portable)) {
+    // `$eq` so that an object value is matched as a value, never read as operators.
+    out[storedPath(field)] = isOperatorObject(condition) ? condition : { $eq: condition };
+  }
+  return out as Filter;
+}
+
+function fromStoredEvent(stored: StoredEvent): OutboxEvent {
+  return {
+    id: stored.id,
+    topic: stored.topic,
+    key: stored.key,
+    type: stored.type,
+    value: stored.value ?? null,
+    time: stored.time,
+    ...(stored.traceparent != null ? { traceparent: stored.traceparent } : {}),
+    ...(stored.tracestate != null ? { tracestate: stored.tracestate } : {}),
+    ...(stored.correlationId != null ? { correlationId: stored.correlationId } : {}),
+  };
+}
+
+/**
+ * A unique-index violation. MongoDB answers E11000 (code 11000) everywhere; FerretDB 1.24 does so on
+ * insert only, and on update reports SQLite's constraint failure as an InternalError (code 1).
+ */
+function isDuplicateKey(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (code === 11000) return true;
+  return code === 1 && typeof message === 'string' && message.includes('UNIQUE constraint failed');
+}
+
+// MongoDB names the clashing index in `keyPattern`; FerretDB does not, and then the caller retries.
+function duplicateOnOtherIndex(error: unknown): boolean {
+  const keyPattern = (error as { keyPattern?: unknown }).keyPattern;
+  return typeof keyPattern === 'object' && keyPattern !== null && !('_id' in keyPattern);
+}
