@@ -102,7 +102,10 @@ export function deadLetterHeaders(
   const message = describeError(failure.error);
   return {
     ...original,
-    [DLQ_ERROR]: message.length > MAX_DLQ_ERROR_LENGTH ? `${message.slice(0, MAX_DLQ_ERROR_LENGTH)}…` : message,
+    [DLQ_ERROR]:
+      message.length > MAX_DLQ_ERROR_LENGTH
+        ? `${message.slice(0, MAX_DLQ_ERROR_LENGTH)}…`
+        : message,
     [DLQ_ATTEMPTS]: String(failure.attempts),
     [DLQ_ORIGINAL_TOPIC]: failure.topic,
     [DLQ_ORIGINAL_PARTITION]: String(failure.partition),

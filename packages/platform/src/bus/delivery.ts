@@ -11,7 +11,11 @@ export interface RetryPolicy {
   multiplier: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { initialBackoffMs: 200, maxBackoffMs: 10_000, multiplier: 2 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  initialBackoffMs: 200,
+  maxBackoffMs: 10_000,
+  multiplier: 2,
+};
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
 export function retryPolicy(overrides: Partial<RetryPolicy> | undefined): RetryPolicy {
@@ -24,13 +28,17 @@ export function retryPolicy(overrides: Partial<RetryPolicy> | undefined): RetryP
 
 export function maxAttemptsOf(value: number | undefined): number {
   const attempts = value ?? DEFAULT_MAX_ATTEMPTS;
-  if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError(`maxAttempts must be an integer >= 1, got ${value}`);
+  if (!Number.isInteger(attempts) || attempts < 1)
+    throw new RangeError(`maxAttempts must be an integer >= 1, got ${value}`);
   return attempts;
 }
 
 /** Delay after failed attempt `attempt` (1-based). */
 export function backoffMs(policy: RetryPolicy, attempt: number): number {
-  const base = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * policy.multiplier ** (attempt - 1));
+  const base = Math.min(
+    policy.maxBackoffMs,
+    policy.initialBackoffMs * policy.multiplier ** (attempt - 1),
+  );
   // Jitter, so consumers that failed on the same outage do not all retry in the same instant.
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
@@ -82,7 +90,11 @@ export interface DeliveryParams<T> {
 export async function deliver<T>(params: DeliveryParams<T>): Promise<DeliveryOutcome> {
   const { record, topic, group, logger } = params;
   const where = { topic: record.topic, partition: record.partition, offset: record.offset, group };
-  const attributes = readAttributes(record.headers, { ...where, type: topic.type, timestamp: record.timestamp });
+  const attributes = readAttributes(record.headers, {
+    ...where,
+    type: topic.type,
+    timestamp: record.timestamp,
+  });
 
   for (let attempt = 1; ; attempt++) {
     let value: T | null;
@@ -91,7 +103,10 @@ export async function deliver<T>(params: DeliveryParams<T>): Promise<DeliveryOut
       value = record.value === null ? null : params.topic.codec.decode(record.value);
     } catch (error) {
       // Retrying cannot fix bytes that do not parse: straight to the dead-letter topic.
-      logger.error({ ...where, eventId: attributes.id, err: error }, 'undecodable record; dead-lettering it');
+      logger.error(
+        { ...where, eventId: attributes.id, err: error },
+        'undecodable record; dead-lettering it',
+      );
       return {
         kind: 'dead-letter',
         attempts: attempt - 1,
@@ -142,7 +157,10 @@ export async function deliver<T>(params: DeliveryParams<T>): Promise<DeliveryOut
         return { kind: 'dead-letter', attempts: attempt, error };
       }
       const delayMs = backoffMs(params.retry, attempt);
-      logger.warn({ ...where, eventId: attributes.id, attempt, delayMs, err: error }, 'handler failed; will retry');
+      logger.warn(
+        { ...where, eventId: attributes.id, attempt, delayMs, err: error },
+        'handler failed; will retry',
+      );
       if (!(await pause(delayMs, params.signal, params.keepAlive))) {
         return { kind: 'aborted', attempts: attempt };
       }
@@ -154,7 +172,11 @@ export async function deliver<T>(params: DeliveryParams<T>): Promise<DeliveryOut
 const KEEP_ALIVE_EVERY_MS = 1_000;
 
 /** Waits `ms`; false when the signal aborted the wait. keep-alive errors propagate. */
-async function pause(ms: number, signal: AbortSignal, keepAlive: (() => Promise<void>) | undefined): Promise<boolean> {
+async function pause(
+  ms: number,
+  signal: AbortSignal,
+  keepAlive: (() => Promise<void>) | undefined,
+): Promise<boolean> {
   let remaining = ms;
   while (remaining > 0) {
     if (signal.aborted) return false;

@@ -3,7 +3,14 @@
  * (`createKafkaBus` when `KAFKA_BROKERS` is set, `createMemoryBus` in the embedded default) and hands
  * the `EventBus` to code that never learns which.
  */
-export type { EventBus, EventHandler, IncomingEvent, OutgoingEvent, SubscribeOptions, TopicDef } from './types.js';
+export type {
+  EventBus,
+  EventHandler,
+  IncomingEvent,
+  OutgoingEvent,
+  SubscribeOptions,
+  TopicDef,
+} from './types.js';
 export { dlqTopicName } from './types.js';
 export {
   CE_ID,

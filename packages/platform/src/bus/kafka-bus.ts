@@ -10,12 +10,26 @@ import {
   type SASLOptions,
 } from 'kafkajs';
 import { attributesFor, cloudEventHeaders, deadLetterHeaders } from './cloud-events.js';
-import { deliver, maxAttemptsOf, retryPolicy, type DeliveryOutcome, type ReceivedRecord, type RetryPolicy } from './delivery.js';
+import {
+  deliver,
+  maxAttemptsOf,
+  retryPolicy,
+  type DeliveryOutcome,
+  type ReceivedRecord,
+  type RetryPolicy,
+} from './delivery.js';
 import { ensureTopics, type EnsureTopicsOptions, type TopicSpec } from './ensure-topics.js';
 import { KAFKAJS_LOG_LEVELS, kafkaLogCreator, type KafkaLogLevel } from './kafka-log.js';
 import { stderrLogger, type BusLogger } from './logger.js';
 import { endSpan, startPublishSpan } from './tracing.js';
-import { dlqTopicName, type EventBus, type EventHandler, type OutgoingEvent, type SubscribeOptions, type TopicDef } from './types.js';
+import {
+  dlqTopicName,
+  type EventBus,
+  type EventHandler,
+  type OutgoingEvent,
+  type SubscribeOptions,
+  type TopicDef,
+} from './types.js';
 
 /**
  * The Kafka adapter of the event-bus port (docs/architecture.md §Event bus), on kafkajs 2.2.4.
@@ -133,14 +147,22 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     if (state === 'closed') throw new Error('event bus is closed');
   };
 
+  // A group whose consumer crashed and will not restart: the bus no longer consumes, so it is not ready.
+  let deadGroup: string | undefined;
+
+  // Never (re)connect once closed: a late ready() probe must not leave a socket holding the process open.
   const connectProducer = (): Promise<void> =>
-    (producerConnected ??= producer.connect().catch((error: unknown) => {
+    (producerConnected ??= (
+      state === 'closed' ? Promise.reject(new Error('event bus is closed')) : producer.connect()
+    ).catch((error: unknown) => {
       producerConnected = undefined;
       throw error;
     }));
 
   const connectAdmin = (): Promise<void> =>
-    (adminConnected ??= admin.connect().catch((error: unknown) => {
+    (adminConnected ??= (
+      state === 'closed' ? Promise.reject(new Error('event bus is closed')) : admin.connect()
+    ).catch((error: unknown) => {
       adminConnected = undefined;
       throw error;
     }));
@@ -175,14 +197,24 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
       const { span, traceHeaders } = startPublishSpan(
         'kafka',
         options.clientId,
-        { topic: topic.name, key: event.key, id: attributes.id, bodySize: value?.byteLength ?? 0, tombstone: value === null },
+        {
+          topic: topic.name,
+          key: event.key,
+          id: attributes.id,
+          bodySize: value?.byteLength ?? 0,
+          tombstone: value === null,
+        },
         event.headers,
       );
       spans.push(span);
       messages.push({
         key: event.key,
-        value: value === null ? null : Buffer.from(value.buffer, value.byteOffset, value.byteLength),
-        headers: { ...cloudEventHeaders(attributes, event.headers, value === null), ...traceHeaders },
+        value:
+          value === null ? null : Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+        headers: {
+          ...cloudEventHeaders(attributes, event.headers, value === null),
+          ...traceHeaders,
+        },
         timestamp: String(attributes.time.getTime()),
       });
     }
@@ -196,7 +228,8 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
   }
 
   async function handleBatch(group: Group, payload: EachBatchPayload): Promise<void> {
-    const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale } = payload;
+    const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale } =
+      payload;
     const subscription = group.subscriptions.get(batch.topic);
     if (!subscription) return;
     for (const message of batch.messages) {
@@ -222,7 +255,9 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
       // Kafka's committed offset is the next record to read.
       const next = (BigInt(message.offset) + 1n).toString();
       await commitOffsetsIfNecessary({
-        topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }],
+        topics: [
+          { topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] },
+        ],
       });
       await heartbeat();
     }
@@ -242,7 +277,12 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
         {
           key: message.key,
           value: message.value,
-          headers: deadLetterHeaders(record.headers, { ...outcome, topic: record.topic, partition: record.partition, offset: record.offset }),
+          headers: deadLetterHeaders(record.headers, {
+            ...outcome,
+            topic: record.topic,
+            partition: record.partition,
+            offset: record.offset,
+          }),
         },
       ],
     });
@@ -252,17 +292,31 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     const consumer = kafka.consumer({
       groupId: id,
       allowAutoTopicCreation: false,
-      ...(options.consumer?.sessionTimeoutMs !== undefined ? { sessionTimeout: options.consumer.sessionTimeoutMs } : {}),
-      ...(options.consumer?.heartbeatIntervalMs !== undefined ? { heartbeatInterval: options.consumer.heartbeatIntervalMs } : {}),
+      ...(options.consumer?.sessionTimeoutMs !== undefined
+        ? { sessionTimeout: options.consumer.sessionTimeoutMs }
+        : {}),
+      ...(options.consumer?.heartbeatIntervalMs !== undefined
+        ? { heartbeatInterval: options.consumer.heartbeatIntervalMs }
+        : {}),
       maxWaitTimeInMs: options.consumer?.maxWaitTimeMs ?? 1_000,
     });
     consumer.on(consumer.events.CRASH, (event) => {
+      // kafkajs restarts a consumer after a retriable crash by itself; a non-retriable one stays down.
+      if (!event.payload.restart && state !== 'closed') deadGroup = id;
       logger.error(
         { group: id, err: event.payload.error, restart: event.payload.restart },
         'Kafka consumer crashed',
       );
     });
-    return { id, consumer, subscriptions: new Map(), subscribed: new Set(), connected: false, running: false, lock: Promise.resolve() };
+    return {
+      id,
+      consumer,
+      subscriptions: new Map(),
+      subscribed: new Set(),
+      connected: false,
+      running: false,
+      lock: Promise.resolve(),
+    };
   }
 
   /** (Re)starts a group's consumer so that it covers every topic subscribed so far. */
@@ -273,7 +327,9 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
   }
 
   async function syncGroup(group: Group): Promise<void> {
-    const pending = [...group.subscriptions.values()].filter((s) => !group.subscribed.has(s.topic.name));
+    const pending = [...group.subscriptions.values()].filter(
+      (s) => !group.subscribed.has(s.topic.name),
+    );
     if (group.running && pending.length === 0) return;
     if (autoCreate) await Promise.all(pending.map((s) => ensureTopicOnce(s.topic)));
     if (!group.connected) {
@@ -286,7 +342,10 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
       group.running = false;
     }
     for (const subscription of pending) {
-      await group.consumer.subscribe({ topics: [subscription.topic.name], fromBeginning: subscription.fromBeginning });
+      await group.consumer.subscribe({
+        topics: [subscription.topic.name],
+        fromBeginning: subscription.fromBeginning,
+      });
       group.subscribed.add(subscription.topic.name);
     }
     const concurrency = Math.max(...[...group.subscriptions.values()].map((s) => s.concurrency));
@@ -317,11 +376,17 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
       }
     },
 
-    async subscribe<T>(topic: TopicDef<T>, subscribeOptions: SubscribeOptions, handler: EventHandler<T>): Promise<void> {
+    async subscribe<T>(
+      topic: TopicDef<T>,
+      subscribeOptions: SubscribeOptions,
+      handler: EventHandler<T>,
+    ): Promise<void> {
       assertOpen();
       let group = groups.get(subscribeOptions.group);
       if (group?.subscriptions.has(topic.name)) {
-        throw new Error(`group ${subscribeOptions.group} already subscribes to ${topic.name} on this bus`);
+        throw new Error(
+          `group ${subscribeOptions.group} already subscribes to ${topic.name} on this bus`,
+        );
       }
       if (!group) {
         group = createGroup(subscribeOptions.group);
@@ -339,7 +404,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     },
 
     start(): Promise<void> {
-      assertOpen();
+      if (state === 'closed') return Promise.reject(new Error('event bus is closed'));
       if (!starting) {
         state = 'starting';
         starting = startAll().then(
@@ -358,7 +423,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     },
 
     async ready(): Promise<boolean> {
-      if (state === 'closed') return false;
+      if (state === 'closed' || deadGroup !== undefined) return false;
       const probe = (async () => {
         await connectAdmin();
         await admin.describeCluster();
@@ -388,7 +453,8 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
         await Promise.allSettled([...inFlightPublishes]);
         results.push(...(await Promise.allSettled([producer.disconnect(), admin.disconnect()])));
         for (const result of results) {
-          if (result.status === 'rejected') logger.warn({ err: result.reason }, 'error while closing the Kafka bus');
+          if (result.status === 'rejected')
+            logger.warn({ err: result.reason }, 'error while closing the Kafka bus');
         }
       })();
       return closing;

@@ -18,7 +18,12 @@ export function kafkaLogCreator(logger: BusLogger): logCreator {
   return () =>
     ({ namespace, level, log }) => {
       // kafkajs puts its own timestamp and logger name in the entry; the service logger has both.
-      const { message, timestamp: _timestamp, logger: _logger, ...extra } = log as typeof log & { logger?: unknown };
+      const {
+        message,
+        timestamp: _timestamp,
+        logger: _logger,
+        ...extra
+      } = log as typeof log & { logger?: unknown };
       const fields = { component: 'kafkajs', namespace, ...extra };
       switch (level) {
         case logLevel.ERROR:

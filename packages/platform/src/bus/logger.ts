@@ -23,7 +23,10 @@ export const stderrLogger: BusLogger = {
 function writeLine(level: string, fields: object, message: string | undefined): void {
   let line: string;
   try {
-    line = JSON.stringify({ level, time: new Date().toISOString(), ...fields, msg: message }, errorReplacer);
+    line = JSON.stringify(
+      { level, time: new Date().toISOString(), ...fields, msg: message },
+      errorReplacer,
+    );
   } catch {
     line = JSON.stringify({ level, msg: message });
   }
@@ -31,5 +34,7 @@ function writeLine(level: string, fields: object, message: string | undefined): 
 }
 
 function errorReplacer(_key: string, value: unknown): unknown {
-  return value instanceof Error ? { type: value.name, message: value.message, stack: value.stack } : value;
+  return value instanceof Error
+    ? { type: value.name, message: value.message, stack: value.stack }
+    : value;
 }

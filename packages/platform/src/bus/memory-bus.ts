@@ -1,8 +1,21 @@
 import { attributesFor, cloudEventHeaders, deadLetterHeaders } from './cloud-events.js';
-import { deliver, maxAttemptsOf, retryPolicy, type ReceivedRecord, type RetryPolicy } from './delivery.js';
+import {
+  deliver,
+  maxAttemptsOf,
+  retryPolicy,
+  type ReceivedRecord,
+  type RetryPolicy,
+} from './delivery.js';
 import { stderrLogger, type BusLogger } from './logger.js';
 import { endSpan, startPublishSpan } from './tracing.js';
-import { dlqTopicName, type EventBus, type EventHandler, type OutgoingEvent, type SubscribeOptions, type TopicDef } from './types.js';
+import {
+  dlqTopicName,
+  type EventBus,
+  type EventHandler,
+  type OutgoingEvent,
+  type SubscribeOptions,
+  type TopicDef,
+} from './types.js';
 
 /**
  * The in-process event bus of the embedded default (SYSTEM.md §6). It keeps Kafka's semantics so
@@ -53,7 +66,8 @@ export class MemoryBroker {
 
   constructor(options: MemoryBrokerOptions = {}) {
     const partitions = options.partitions ?? 3;
-    if (!Number.isInteger(partitions) || partitions < 1) throw new RangeError(`partitions must be >= 1, got ${partitions}`);
+    if (!Number.isInteger(partitions) || partitions < 1)
+      throw new RangeError(`partitions must be >= 1, got ${partitions}`);
     this.defaultPartitions = partitions;
   }
 
@@ -61,7 +75,11 @@ export class MemoryBroker {
   ensureTopic(topic: string, partitions = this.defaultPartitions): number {
     let log = this.#topics.get(topic);
     if (!log) {
-      log = { partitions: Array.from({ length: partitions }, () => []), all: [], waiters: new Set() };
+      log = {
+        partitions: Array.from({ length: partitions }, () => []),
+        all: [],
+        waiters: new Set(),
+      };
       this.#topics.set(topic, log);
     }
     return log.partitions.length;
@@ -69,14 +87,25 @@ export class MemoryBroker {
 
   /** Every record of the topic, all partitions, in the order they were appended (copies). */
   records(topic: string): MemoryRecord[] {
-    return (this.#topics.get(topic)?.all ?? []).map((record) => ({ ...record, headers: { ...record.headers } }));
+    return (this.#topics.get(topic)?.all ?? []).map((record) => ({
+      ...record,
+      headers: { ...record.headers },
+    }));
   }
 
   /**
    * Appends a record as-is, as any producer would (the bus adds CloudEvents headers and trace
    * context before calling this; a test may call it to write a foreign or malformed record).
    */
-  append(topic: string, record: { key: string; value: Uint8Array | null; headers: Record<string, string>; timestamp?: Date }): MemoryRecord {
+  append(
+    topic: string,
+    record: {
+      key: string;
+      value: Uint8Array | null;
+      headers: Record<string, string>;
+      timestamp?: Date;
+    },
+  ): MemoryRecord {
     const count = this.ensureTopic(topic);
     const log = this.#topics.get(topic)!;
     const partition = partitionFor(record.key, count);
@@ -225,7 +254,10 @@ export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
 
   const launch = (subscription: Subscription): void => {
     subscription.running = consume(subscription).catch((error: unknown) => {
-      logger.error({ topic: subscription.topic.name, group: subscription.group, err: error }, 'memory consumer crashed');
+      logger.error(
+        { topic: subscription.topic.name, group: subscription.group, err: error },
+        'memory consumer crashed',
+      );
     });
   };
 
@@ -237,19 +269,29 @@ export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
     try {
       const limit = limiter(subscription.concurrency);
       await Promise.all(
-        Array.from({ length: partitions }, (_, partition) => consumePartition(subscription, partition, limit)),
+        Array.from({ length: partitions }, (_, partition) =>
+          consumePartition(subscription, partition, limit),
+        ),
       );
     } finally {
       broker.leave(group, topic.name, member);
     }
   }
 
-  async function consumePartition(subscription: Subscription, partition: number, limit: Limiter): Promise<void> {
+  async function consumePartition(
+    subscription: Subscription,
+    partition: number,
+    limit: Limiter,
+  ): Promise<void> {
     const { topic, group } = subscription;
     const committed = broker.committedOffset(group, topic.name, partition);
     // Like `auto.offset.reset`: only a group with no committed offset looks at fromBeginning.
     let position =
-      committed !== undefined ? Number(committed) : subscription.fromBeginning ? 0 : broker.endOffset(topic.name, partition);
+      committed !== undefined
+        ? Number(committed)
+        : subscription.fromBeginning
+          ? 0
+          : broker.endOffset(topic.name, partition);
 
     while (!abort.signal.aborted) {
       const record = broker.read(topic.name, partition, position);
@@ -276,7 +318,12 @@ export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
         broker.append(dlqTopicName(topic.name), {
           key: record.key,
           value: record.value,
-          headers: deadLetterHeaders(record.headers, { ...outcome, topic: record.topic, partition, offset: record.offset }),
+          headers: deadLetterHeaders(record.headers, {
+            ...outcome,
+            topic: record.topic,
+            partition,
+            offset: record.offset,
+          }),
         });
       }
       position += 1;
@@ -298,10 +345,19 @@ export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
         const { span, traceHeaders } = startPublishSpan(
           'marquee.memory',
           clientId,
-          { topic: topic.name, key: event.key, id: attributes.id, bodySize: value?.byteLength ?? 0, tombstone: value === null },
+          {
+            topic: topic.name,
+            key: event.key,
+            id: attributes.id,
+            bodySize: value?.byteLength ?? 0,
+            tombstone: value === null,
+          },
           event.headers,
         );
-        const headers = { ...cloudEventHeaders(attributes, event.headers, value === null), ...traceHeaders };
+        const headers = {
+          ...cloudEventHeaders(attributes, event.headers, value === null),
+          ...traceHeaders,
+        };
         return { key: event.key, value, headers, span };
       });
       for (const { key, value, headers, span } of prepared) {
@@ -310,10 +366,18 @@ export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
       }
     },
 
-    async subscribe<T>(topic: TopicDef<T>, subscribeOptions: SubscribeOptions, handler: EventHandler<T>): Promise<void> {
+    async subscribe<T>(
+      topic: TopicDef<T>,
+      subscribeOptions: SubscribeOptions,
+      handler: EventHandler<T>,
+    ): Promise<void> {
       assertOpen();
-      if (subscriptions.some((s) => s.group === subscribeOptions.group && s.topic.name === topic.name)) {
-        throw new Error(`group ${subscribeOptions.group} already subscribes to ${topic.name} on this bus`);
+      if (
+        subscriptions.some((s) => s.group === subscribeOptions.group && s.topic.name === topic.name)
+      ) {
+        throw new Error(
+          `group ${subscribeOptions.group} already subscribes to ${topic.name} on this bus`,
+        );
       }
       const subscription: Subscription = {
         topic: topic as TopicDef<unknown>,
@@ -394,5 +458,6 @@ export function partitionFor(key: string, partitions: number): number {
   return (hash >>> 0) % partitions;
 }
 
-const offsetKey = (group: string, topic: string, partition: number): string => `${group}\u0000${topic}\u0000${partition}`;
+const offsetKey = (group: string, topic: string, partition: number): string =>
+  `${group}\u0000${topic}\u0000${partition}`;
 const membershipKey = (group: string, topic: string): string => `${group}\u0000${topic}`;

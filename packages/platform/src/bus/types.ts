@@ -78,9 +78,13 @@ export type EventHandler<T> = (event: IncomingEvent<T>) => Promise<void>;
 export interface EventBus {
   publish<T>(topic: TopicDef<T>, events: OutgoingEvent<T>[]): Promise<void>;
   /** Register a handler; consumption starts on `start()` (or at once if already started). */
-  subscribe<T>(topic: TopicDef<T>, options: SubscribeOptions, handler: EventHandler<T>): Promise<void>;
+  subscribe<T>(
+    topic: TopicDef<T>,
+    options: SubscribeOptions,
+    handler: EventHandler<T>,
+  ): Promise<void>;
   start(): Promise<void>;
-  /** True when the broker answers (memory: always after start). */
+  /** True when the broker answers and every consumer is alive (memory: from start until close). */
   ready(): Promise<boolean>;
   /** Stop fetching, let in-flight handlers finish and commit, then disconnect. Idempotent. */
   close(): Promise<void>;

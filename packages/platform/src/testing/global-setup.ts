@@ -15,7 +15,9 @@ import { KAFKA_BROKERS_KEY, MONGO_URL_KEY } from './provided-context.js';
 const KAFKA_IMAGE = 'confluentinc/cp-kafka:7.9.1';
 const MONGO_IMAGE = 'mongo:8.0';
 
-export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+export default async function setup(
+  project: TestProject,
+): Promise<(() => Promise<void>) | undefined> {
   let kafkaBrokers = process.env['KAFKA_BROKERS'] || undefined;
   let mongoUrl = process.env['MONGO_URL'] || undefined;
   const stops: (() => Promise<unknown>)[] = [];
@@ -74,7 +76,10 @@ async function startKafka(): Promise<Started> {
   const { KafkaContainer } = await import('@testcontainers/kafka');
   const container = await new KafkaContainer(KAFKA_IMAGE).withKraft().start();
   // The container's PLAINTEXT listener for clients outside Docker (see @testcontainers/kafka).
-  return { url: `${container.getHost()}:${container.getMappedPort(9093)}`, stop: () => container.stop() };
+  return {
+    url: `${container.getHost()}:${container.getMappedPort(9093)}`,
+    stop: () => container.stop(),
+  };
 }
 
 async function startMongo(): Promise<Started> {

@@ -6,6 +6,10 @@ import { randomBytes } from 'node:crypto';
  * other's data. Only `[a-z0-9-]` survive, legal in every one of those.
  */
 export function uniqueName(prefix: string): string {
-  const safe = prefix.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'test';
+  const safe =
+    prefix
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'test';
   return `${safe}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
 }

@@ -14,7 +14,10 @@ type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
  * as "not yet"; on timeout the error names the description and the last thrown error, so a failing
  * test says what it was waiting for. Prefer this over fixed sleeps: it is as fast as the system.
  */
-export async function waitFor<T>(probe: () => T | Promise<T>, options: WaitForOptions = {}): Promise<Truthy<Awaited<T>>> {
+export async function waitFor<T>(
+  probe: () => T | Promise<T>,
+  options: WaitForOptions = {},
+): Promise<Truthy<Awaited<T>>> {
   const timeoutMs = options.timeoutMs ?? 5_000;
   const intervalMs = options.intervalMs ?? 25;
   const deadline = Date.now() + timeoutMs;
@@ -27,9 +30,14 @@ export async function waitFor<T>(probe: () => T | Promise<T>, options: WaitForOp
       lastError = error;
     }
     if (Date.now() >= deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, Math.max(0, deadline - Date.now()))));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.min(intervalMs, Math.max(0, deadline - Date.now()))),
+    );
   }
   const what = options.description ?? 'condition';
-  const cause = lastError === undefined ? '' : `; last error: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
+  const cause =
+    lastError === undefined
+      ? ''
+      : `; last error: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
   throw new Error(`waitFor: ${what} not met within ${timeoutMs} ms${cause}`, { cause: lastError });
 }

@@ -1,11 +1,28 @@
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { BusLogger, EventBus, IncomingEvent, RetryPolicy, TopicDef } from '../../src/bus/index.js';
+import type {
+  BusLogger,
+  EventBus,
+  IncomingEvent,
+  RetryPolicy,
+  TopicDef,
+} from '../../src/bus/index.js';
 import { uniqueName, waitFor } from '../../src/testing/index.js';
-import { aPing, deadLetterTopicOf, deferred, pingTopic, recordingLogger, type Ping } from './fixtures.js';
+import {
+  aPing,
+  deadLetterTopicOf,
+  deferred,
+  pingTopic,
+  recordingLogger,
+  type Ping,
+} from './fixtures.js';
 
 /**
  * The event-bus contract (docs/architecture.md §Event bus), one suite for every adapter: the
@@ -33,14 +50,19 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
     let buses: EventBus[] = [];
     let logger: ReturnType<typeof recordingLogger>;
     const exporter = new InMemorySpanExporter();
-    const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    const tracerProvider = new TracerProvider({
+      spanProcessors: [new SimpleSpanProcessor({ exporter })],
+    });
 
     const newBus = (source = '//marquee/contract-test'): EventBus => {
       const bus = harness.newBus({ source, retry: FAST_RETRY, logger });
       buses.push(bus);
       return bus;
     };
-    const arrival = (description: string) => ({ timeoutMs: harness.deliveryTimeoutMs, description });
+    const arrival = (description: string) => ({
+      timeoutMs: harness.deliveryTimeoutMs,
+      description,
+    });
 
     beforeAll(() => {
       harness = makeHarness();
@@ -134,7 +156,9 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
 
       await waitFor(() => received.length === 2, arrival('both events'));
       const [first, second] = received;
-      expect(first!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(first!.id).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
       expect(second!.id).not.toBe(first!.id);
       expect(first!.source).toBe('//marquee/defaults');
       expect(first!.time.getTime()).toBeGreaterThanOrEqual(before);
@@ -160,7 +184,9 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
         // Mix single and batched publishes, interleaving keys.
         await sut.publish(
           topic,
-          keys.flatMap((key) => [seq, seq + 1, seq + 2].map((s) => ({ key, value: aPing({ id: key, seq: s }) }))),
+          keys.flatMap((key) =>
+            [seq, seq + 1, seq + 2].map((s) => ({ key, value: aPing({ id: key, seq: s }) })),
+          ),
         );
       }
 
@@ -197,7 +223,8 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
       const handled: number[] = [];
       await sut.subscribe(topic, { group: uniqueName('g'), maxAttempts: 5 }, async (event) => {
         attempts.push({ seq: event.value!.seq, attempt: event.attempt, id: event.id });
-        if (event.value!.seq === 1 && event.attempt < 3) throw new Error('database not reachable yet');
+        if (event.value!.seq === 1 && event.attempt < 3)
+          throw new Error('database not reachable yet');
         handled.push(event.value!.seq);
       });
       await sut.start();
@@ -215,7 +242,11 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
         { seq: 1, attempt: 3, id: 'first' },
         { seq: 2, attempt: 1, id: 'second' },
       ]);
-      expect(logger.entries.filter((entry) => entry.level === 'warn' && entry.message?.includes('retry'))).toHaveLength(2);
+      expect(
+        logger.entries.filter(
+          (entry) => entry.level === 'warn' && entry.message?.includes('retry'),
+        ),
+      ).toHaveLength(2);
     });
 
     it('dead-letters a poison record to <topic>.dlq after maxAttempts, with the failure in headers', async () => {
@@ -229,20 +260,34 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
         handled.push(event.value!.seq);
       });
       const dead: IncomingEvent<Uint8Array>[] = [];
-      await sut.subscribe(deadLetterTopicOf(topic), { group: uniqueName('dlq-reader') }, async (event) => {
-        dead.push(event);
-      });
+      await sut.subscribe(
+        deadLetterTopicOf(topic),
+        { group: uniqueName('dlq-reader') },
+        async (event) => {
+          dead.push(event);
+        },
+      );
       await sut.start();
       const poison = aPing({ seq: 1, note: 'personal data that must not reach logs' });
 
       await sut.publish(topic, [
-        { key: 'order-7', value: poison, id: 'poison-1', headers: { 'x-correlation-id': 'corr-poison' } },
+        {
+          key: 'order-7',
+          value: poison,
+          id: 'poison-1',
+          headers: { 'x-correlation-id': 'corr-poison' },
+        },
         { key: 'order-7', value: aPing({ seq: 2 }) },
       ]);
 
       // The next record of the same key is processed: the poison was set aside and committed.
-      await waitFor(() => handled.includes(2) && dead.length === 1, arrival('dead letter and next record'));
-      expect(attempts.filter((event) => event.value!.seq === 1).map((event) => event.attempt)).toEqual([1, 2, 3]);
+      await waitFor(
+        () => handled.includes(2) && dead.length === 1,
+        arrival('dead letter and next record'),
+      );
+      expect(
+        attempts.filter((event) => event.value!.seq === 1).map((event) => event.attempt),
+      ).toEqual([1, 2, 3]);
       const original = attempts[0]!;
       const letter = dead[0]!;
       expect(letter.key).toBe('order-7');
@@ -264,27 +309,39 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
 
     it('dead-letters a record whose value does not decode without calling the handler', async () => {
       const topic = pingTopic();
-      const corrupting: TopicDef<Ping> = { ...topic, codec: { ...topic.codec, encode: () => Uint8Array.of(0x0a, 0xff) } };
+      const corrupting: TopicDef<Ping> = {
+        ...topic,
+        codec: { ...topic.codec, encode: () => Uint8Array.of(0x0a, 0xff) },
+      };
       const sut = newBus();
       const handled: IncomingEvent<Ping>[] = [];
       await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
         handled.push(event);
       });
       const dead: IncomingEvent<Uint8Array>[] = [];
-      await sut.subscribe(deadLetterTopicOf(corrupting), { group: uniqueName('dlq-reader') }, async (event) => {
-        dead.push(event);
-      });
+      await sut.subscribe(
+        deadLetterTopicOf(corrupting),
+        { group: uniqueName('dlq-reader') },
+        async (event) => {
+          dead.push(event);
+        },
+      );
       await sut.start();
 
       await sut.publish(corrupting, [{ key: 'k', value: aPing(), id: 'garbled' }]);
       await sut.publish(topic, [{ key: 'k', value: aPing({ seq: 2 }), id: 'fine' }]);
 
-      await waitFor(() => handled.length === 1 && dead.length === 1, arrival('dead letter and next record'));
+      await waitFor(
+        () => handled.length === 1 && dead.length === 1,
+        arrival('dead letter and next record'),
+      );
       expect(handled.map((event) => event.id)).toEqual(['fine']);
       expect(dead[0]!.value).toEqual(Uint8Array.of(0x0a, 0xff));
       expect(dead[0]!.id).toBe('garbled');
       expect(dead[0]!.headers['x-dlq-attempts']).toBe('0');
-      expect(dead[0]!.headers['x-dlq-error']).toMatch(/^UndecodableRecordError: cannot decode marquee\.test\.v1\.Ping/);
+      expect(dead[0]!.headers['x-dlq-error']).toMatch(
+        /^UndecodableRecordError: cannot decode marquee\.test\.v1\.Ping/,
+      );
     });
 
     it('never commits a record whose handler failed: a restarted consumer receives it again', async () => {
@@ -404,7 +461,9 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
         const finished = exporter.getFinishedSpans();
         const publish = finished.find((span) => span.name === `${topic.name} publish`);
         const process = finished.find((span) => span.name === `${topic.name} process`);
-        return publish && process ? { publish, process, request: finished.find((s) => s.name === 'POST /publish') } : undefined;
+        return publish && process
+          ? { publish, process, request: finished.find((s) => s.name === 'POST /publish') }
+          : undefined;
       }, arrival('both spans'));
       const { publish, process, request } = spans;
       expect(publish.kind).toBe(SpanKind.PRODUCER);
@@ -426,7 +485,43 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
         'messaging.operation.type': 'process',
         'messaging.message.id': received[0]!.id,
       });
-      expect(JSON.stringify([publish.attributes, process.attributes])).not.toContain('do not trace me');
+      expect(JSON.stringify([publish.attributes, process.attributes])).not.toContain(
+        'do not trace me',
+      );
+    });
+
+    it('consumes a subscription added after start(), also as a second topic of a running group', async () => {
+      const first = pingTopic();
+      const second = pingTopic();
+      const group = uniqueName('g');
+      const sut = newBus();
+      const seen: string[] = [];
+      await sut.subscribe(first, { group }, async (event) => {
+        seen.push(`first:${event.id}`);
+      });
+      await sut.start();
+      await sut.publish(first, [{ key: 'k', value: aPing(), id: 'a' }]);
+      await waitFor(() => seen.length === 1, arrival('the first topic'));
+
+      await sut.subscribe(second, { group }, async (event) => {
+        seen.push(`second:${event.id}`);
+      });
+      await sut.publish(second, [{ key: 'k', value: aPing(), id: 'b' }]);
+      await sut.publish(first, [{ key: 'k', value: aPing(), id: 'c' }]);
+
+      await waitFor(() => seen.length === 3, arrival('both topics'));
+      // Restarting the group to add a topic must not replay what it had committed.
+      expect(seen.sort()).toEqual(['first:a', 'first:c', 'second:b']);
+    });
+
+    it('closes a bus that was never started', async () => {
+      const sut = newBus();
+      await sut.subscribe(pingTopic(), { group: uniqueName('g') }, async () => {});
+
+      await sut.close();
+
+      expect(await sut.ready()).toBe(false);
+      await expect(sut.start()).rejects.toThrow(/closed/);
     });
 
     it('is ready once started, closes idempotently, and refuses to publish after close', async () => {

@@ -55,7 +55,8 @@ export const pingCodec = {
     };
     const readBytes = (): Uint8Array => {
       const length = readVarint();
-      if (position + length > bytes.length) throw new RangeError('truncated length-delimited field');
+      if (position + length > bytes.length)
+        throw new RangeError('truncated length-delimited field');
       const slice = bytes.subarray(position, position + length);
       position += length;
       return slice;
@@ -66,7 +67,8 @@ export const pingCodec = {
       const wireType = tag & 7;
       if (field === 1 && wireType === 2) message.id = Buffer.from(readBytes()).toString('utf8');
       else if (field === 2 && wireType === 0) message.seq = readVarint();
-      else if (field === 3 && wireType === 2) message.note = Buffer.from(readBytes()).toString('utf8');
+      else if (field === 3 && wireType === 2)
+        message.note = Buffer.from(readBytes()).toString('utf8');
       else if (wireType === 0) readVarint();
       else if (wireType === 2) readBytes();
       else if (wireType === 1 || wireType === 5) position += wireType === 1 ? 8 : 4;
@@ -96,7 +98,11 @@ export function pingTopic(overrides: Partial<TopicDef<Ping>> = {}): TopicDef<Pin
  * which may not even decode (that can be why it is there).
  */
 export function deadLetterTopicOf(topic: TopicDef<unknown>): TopicDef<Uint8Array> {
-  return { ...topic, name: `${topic.name}.dlq`, codec: { encode: (bytes) => bytes, decode: (bytes) => Uint8Array.from(bytes) } };
+  return {
+    ...topic,
+    name: `${topic.name}.dlq`,
+    codec: { encode: (bytes) => bytes, decode: (bytes) => Uint8Array.from(bytes) },
+  };
 }
 
 export function aPing(overrides: Partial<Ping> = {}): Ping {

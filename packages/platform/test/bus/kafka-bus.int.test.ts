@@ -3,10 +3,19 @@ import { eventChangedTopic } from '@marquee/proto/topics';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import { ConfigResourceTypes, Kafka, logLevel, type Admin, type KafkaMessage } from 'kafkajs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createKafkaBus, ensureTopics, type EventBus, type IncomingEvent } from '../../src/bus/index.js';
+import {
+  createKafkaBus,
+  ensureTopics,
+  type EventBus,
+  type IncomingEvent,
+} from '../../src/bus/index.js';
 import { describeIntegration, uniqueName, waitFor } from '../../src/testing/index.js';
 import { busContract } from './bus-contract.js';
 import { aPing, pingTopic, recordingLogger } from './fixtures.js';
@@ -28,7 +37,11 @@ describeIntegration('kafka bus', (env) => {
   }));
 
   describe('Kafka specifics', () => {
-    const kafka = new Kafka({ clientId: 'kafka-bus-int-test', brokers: env.kafkaBrokers, logLevel: logLevel.NOTHING });
+    const kafka = new Kafka({
+      clientId: 'kafka-bus-int-test',
+      brokers: env.kafkaBrokers,
+      logLevel: logLevel.NOTHING,
+    });
     let admin: Admin;
     const buses: EventBus[] = [];
 
@@ -46,7 +59,9 @@ describeIntegration('kafka bus', (env) => {
     it('ensureTopics creates a compacted topic and its dead-letter twin, once', async () => {
       const name = uniqueName('compacted');
 
-      const created = await ensureTopics(admin, [{ name, compacted: true, retentionMs: -1 }], { numPartitions: 2 });
+      const created = await ensureTopics(admin, [{ name, compacted: true, retentionMs: -1 }], {
+        numPartitions: 2,
+      });
       const again = await ensureTopics(admin, [{ name, compacted: true, retentionMs: -1 }]);
 
       expect(created.sort()).toEqual([name, `${name}.dlq`].sort());
@@ -71,11 +86,20 @@ describeIntegration('kafka bus', (env) => {
 
     it('writes CloudEvents binary-mode headers, a protobuf value and null tombstones on the wire', async () => {
       const topic = pingTopic({ compacted: true });
-      const sut = createKafkaBus({ brokers: env.kafkaBrokers, clientId: uniqueName('wire'), source: '//marquee/wire-test' });
+      const sut = createKafkaBus({
+        brokers: env.kafkaBrokers,
+        clientId: uniqueName('wire'),
+        source: '//marquee/wire-test',
+      });
       buses.push(sut);
 
       await sut.publish(topic, [
-        { key: 'event-1', value: aPing({ note: 'on the wire' }), id: 'wire-1', time: new Date('2025-06-01T00:00:00Z') },
+        {
+          key: 'event-1',
+          value: aPing({ note: 'on the wire' }),
+          id: 'wire-1',
+          time: new Date('2025-06-01T00:00:00Z'),
+        },
         { key: 'event-1', value: null, id: 'wire-2' },
       ]);
 
@@ -98,7 +122,11 @@ describeIntegration('kafka bus', (env) => {
     });
 
     it('answers ready() only while the broker does', async () => {
-      const sut = createKafkaBus({ brokers: env.kafkaBrokers, clientId: uniqueName('ready'), source: '//marquee/ready' });
+      const sut = createKafkaBus({
+        brokers: env.kafkaBrokers,
+        clientId: uniqueName('ready'),
+        source: '//marquee/ready',
+      });
       buses.push(sut);
       const unreachable = createKafkaBus({
         brokers: ['127.0.0.1:1'],
@@ -118,7 +146,9 @@ describeIntegration('kafka bus', (env) => {
 
   describe('end to end with a catalog topic', () => {
     const exporter = new InMemorySpanExporter();
-    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    const provider = new TracerProvider({
+      spanProcessors: [new SimpleSpanProcessor({ exporter })],
+    });
     const buses: EventBus[] = [];
 
     beforeAll(() => {
@@ -137,28 +167,54 @@ describeIntegration('kafka bus', (env) => {
     it('carries an EventChanged from the publisher to catalog-indexer with headers and trace', async () => {
       // The catalog's definition under a fresh name, so the run never touches the real topic.
       const topic = { ...eventChangedTopic, name: uniqueName('event-changed') };
-      const publisher = createKafkaBus({ brokers: env.kafkaBrokers, clientId: 'publisher', source: '//marquee/publisher' });
-      const sut = createKafkaBus({ brokers: env.kafkaBrokers, clientId: 'catalog-indexer', source: '//marquee/catalog-indexer' });
+      const publisher = createKafkaBus({
+        brokers: env.kafkaBrokers,
+        clientId: 'publisher',
+        source: '//marquee/publisher',
+      });
+      const sut = createKafkaBus({
+        brokers: env.kafkaBrokers,
+        clientId: 'catalog-indexer',
+        source: '//marquee/catalog-indexer',
+      });
       buses.push(publisher, sut);
       const received: IncomingEvent<EventChanged>[] = [];
-      await sut.subscribe(topic, { group: uniqueName('catalog-indexer.event-changed') }, async (event) => {
-        received.push(event);
-      });
+      await sut.subscribe(
+        topic,
+        { group: uniqueName('catalog-indexer.event-changed') },
+        async (event) => {
+          received.push(event);
+        },
+      );
       await sut.start();
       const changedAt = new Date('2025-07-01T12:00:00.000Z');
       const message = EventChanged.fromPartial({
-        event: { id: 'G5vYZ9s1n2A3b4C', version: 3, publisherVersion: 2, active: true, test: false },
+        event: {
+          id: 'G5vYZ9s1n2A3b4C',
+          version: 3,
+          publisherVersion: 2,
+          active: true,
+          test: false,
+        },
         changedAt,
       });
 
       const tracer = trace.getTracer('e2e');
-      const publishTraceId = await tracer.startActiveSpan('PUT /publish/v2/events', async (span) => {
-        await publisher.publish(topic, [{ key: 'G5vYZ9s1n2A3b4C', value: message, time: changedAt }]);
-        span.end();
-        return span.spanContext().traceId;
-      });
+      const publishTraceId = await tracer.startActiveSpan(
+        'PUT /publish/v2/events',
+        async (span) => {
+          await publisher.publish(topic, [
+            { key: 'G5vYZ9s1n2A3b4C', value: message, time: changedAt },
+          ]);
+          span.end();
+          return span.spanContext().traceId;
+        },
+      );
 
-      await waitFor(() => received.length === 1, { timeoutMs: 20_000, description: 'the EventChanged' });
+      await waitFor(() => received.length === 1, {
+        timeoutMs: 20_000,
+        description: 'the EventChanged',
+      });
       const [event] = received;
       expect(event!.value).toEqual(message);
       expect(event!.value?.event?.id).toBe('G5vYZ9s1n2A3b4C');
@@ -174,7 +230,9 @@ describeIntegration('kafka bus', (env) => {
         () => exporter.getFinishedSpans().find((span) => span.name === `${topic.name} process`),
         { description: 'the process span' },
       );
-      const publish = exporter.getFinishedSpans().find((span) => span.name === `${topic.name} publish`)!;
+      const publish = exporter
+        .getFinishedSpans()
+        .find((span) => span.name === `${topic.name} publish`)!;
       expect(process.spanContext().traceId).toBe(publishTraceId);
       expect(process.parentSpanContext?.spanId).toBe(publish.spanContext().spanId);
     });
@@ -193,7 +251,10 @@ async function readAll(kafka: Kafka, topic: string, count: number): Promise<Kafk
         records.push(message);
       },
     });
-    await waitFor(() => records.length >= count, { timeoutMs: 20_000, description: `${count} records of ${topic}` });
+    await waitFor(() => records.length >= count, {
+      timeoutMs: 20_000,
+      description: `${count} records of ${topic}`,
+    });
   } finally {
     await consumer.disconnect();
   }
@@ -201,5 +262,7 @@ async function readAll(kafka: Kafka, topic: string, count: number): Promise<Kafk
 }
 
 function stringHeaders(message: KafkaMessage): Record<string, string> {
-  return Object.fromEntries(Object.entries(message.headers ?? {}).map(([name, value]) => [name, String(value)]));
+  return Object.fromEntries(
+    Object.entries(message.headers ?? {}).map(([name, value]) => [name, String(value)]),
+  );
 }

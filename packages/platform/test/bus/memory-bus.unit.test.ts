@@ -25,7 +25,9 @@ describe('memory bus specifics', () => {
     ]);
 
     const records = sut.records(topic.name);
-    expect(records.map((record) => [record.key, record.value && topic.codec.decode(record.value).seq])).toEqual([
+    expect(
+      records.map((record) => [record.key, record.value && topic.codec.decode(record.value).seq]),
+    ).toEqual([
       ['a', 1],
       ['b', 2],
       ['a', null],
@@ -127,14 +129,22 @@ describe('memory bus specifics', () => {
     const sut = createMemoryBus({ source: '//marquee/test' });
     await sut.subscribe(topic, { group: 'g' }, async () => {});
 
-    await expect(sut.subscribe(topic, { group: 'g' }, async () => {})).rejects.toThrow(/already subscribes/);
-    await expect(sut.subscribe(topic, { group: 'g', maxAttempts: 0 }, async () => {})).rejects.toThrow();
+    await expect(sut.subscribe(topic, { group: 'g' }, async () => {})).rejects.toThrow(
+      /already subscribes/,
+    );
+    await expect(
+      sut.subscribe(topic, { group: 'g', maxAttempts: 0 }, async () => {}),
+    ).rejects.toThrow();
   });
 
   it('reads a foreign record without CloudEvents headers using fallbacks', async () => {
     const topic = pingTopic();
     const sut = createMemoryBus({ source: '//marquee/test' });
-    const stored = sut.broker.append(topic.name, { key: 'k', value: topic.codec.encode(aPing()), headers: {} });
+    const stored = sut.broker.append(topic.name, {
+      key: 'k',
+      value: topic.codec.encode(aPing()),
+      headers: {},
+    });
     const seen: IncomingEvent<Ping>[] = [];
     await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
       seen.push(event);
