@@ -4,7 +4,10 @@ import { AppError, ERROR_KINDS, httpStatusForKind, isAppErrorLike } from './inde
 describe('AppError', () => {
   it('carries kind, message, details and cause', () => {
     const cause = new Error('low level');
-    const sut = new AppError('not_found', 'event 42 not found', { details: { eventId: '42' }, cause });
+    const sut = new AppError('not_found', 'event 42 not found', {
+      details: { eventId: '42' },
+      cause,
+    });
 
     expect(sut).toBeInstanceOf(Error);
     expect(sut.kind).toBe('not_found');

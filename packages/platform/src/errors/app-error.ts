@@ -61,7 +61,9 @@ export function isAppErrorLike(error: unknown): error is AppErrorLike {
   if (!isErrorKind(candidate.kind) || typeof candidate.message !== 'string') return false;
   return (
     candidate.details === undefined ||
-    (typeof candidate.details === 'object' && candidate.details !== null && !Array.isArray(candidate.details))
+    (typeof candidate.details === 'object' &&
+      candidate.details !== null &&
+      !Array.isArray(candidate.details))
   );
 }
 

@@ -35,7 +35,9 @@ export function createGrpcClient<C>(
 
   const interceptor: grpc.Interceptor = (callOptions, nextCall) => {
     const withDeadline =
-      callOptions.deadline === undefined ? { ...callOptions, deadline: Date.now() + deadlineMs } : callOptions;
+      callOptions.deadline === undefined
+        ? { ...callOptions, deadline: Date.now() + deadlineMs }
+        : callOptions;
     const path = callOptions.method_definition.path;
     const started = performance.now();
     // Read now: `start` may run after the caller's async context has moved on.
@@ -83,8 +85,9 @@ type UnaryMethod<Req, Res> = (
 
 /** The names of a client's unary methods. */
 export type UnaryMethodName<C> = {
-  [K in keyof C]-?: // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any request/response matches
-  C[K] extends UnaryMethod<any, any> ? K : never;
+  [
+    K in keyof C // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any request/response matches
+  ]-?: C[K] extends UnaryMethod<any, any> ? K : never;
 }[keyof C] &
   string;
 
@@ -120,9 +123,15 @@ export function callUnary<C, M extends UnaryMethodName<C>>(
   const callOptions: Partial<grpc.CallOptions> =
     options.deadlineMs === undefined ? {} : { deadline: Date.now() + options.deadlineMs };
   return new Promise((resolve, reject) => {
-    fn.call(client, request, options.metadata ?? new grpc.Metadata(), callOptions, (error, response) => {
-      if (error) reject(fromGrpcError(error));
-      else resolve(response);
-    });
+    fn.call(
+      client,
+      request,
+      options.metadata ?? new grpc.Metadata(),
+      callOptions,
+      (error, response) => {
+        if (error) reject(fromGrpcError(error));
+        else resolve(response);
+      },
+    );
   });
 }

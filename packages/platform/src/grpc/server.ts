@@ -79,7 +79,8 @@ function callInterceptor(logger: Logger): grpc.ServerInterceptor {
     const isHealth = method.path.startsWith(HEALTH_PATH_PREFIX);
     let correlationId: string | undefined;
     let finished = false;
-    const inContext = (next: () => void) => runWithCorrelationId(correlationId ?? newCorrelationId(), next);
+    const inContext = (next: () => void) =>
+      runWithCorrelationId(correlationId ?? newCorrelationId(), next);
 
     const listener = new grpc.ServerListenerBuilder()
       .withOnReceiveMetadata((metadata, next) => {
@@ -96,7 +97,12 @@ function callInterceptor(logger: Logger): grpc.ServerInterceptor {
         if (finished) return;
         finished = true;
         logger.info(
-          { grpc_method: method.path, grpc_code: 'CANCELLED', duration_ms: elapsed(started), correlation_id: correlationId },
+          {
+            grpc_method: method.path,
+            grpc_code: 'CANCELLED',
+            duration_ms: elapsed(started),
+            correlation_id: correlationId,
+          },
           'grpc call cancelled by the client',
         );
       })
@@ -139,7 +145,12 @@ function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 100) / 100;
 }
 
-type AnyCallback = (error: unknown, value?: unknown, trailer?: grpc.Metadata, flags?: number) => void;
+type AnyCallback = (
+  error: unknown,
+  value?: unknown,
+  trailer?: grpc.Metadata,
+  flags?: number,
+) => void;
 
 function wrapImplementation(
   definition: grpc.ServiceDefinition,
@@ -172,7 +183,10 @@ function wrapImplementation(
           else callback(null, value, trailer, flags);
         };
         try {
-          const result: unknown = (handler as (call: unknown, callback: AnyCallback) => unknown)(call, respond);
+          const result: unknown = (handler as (call: unknown, callback: AnyCallback) => unknown)(
+            call,
+            respond,
+          );
           if (isPromiseLike(result)) result.then(undefined, (error: unknown) => respond(error));
         } catch (error) {
           respond(error);
@@ -195,7 +209,11 @@ function wrapImplementation(
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /**
@@ -206,7 +224,10 @@ export async function startGrpcServer(
   server: grpc.Server,
   options: { host: string; port: number; credentials?: grpc.ServerCredentials },
 ): Promise<number> {
-  const host = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
+  const host =
+    options.host.includes(':') && !options.host.startsWith('[')
+      ? `[${options.host}]`
+      : options.host;
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(
       `${host}:${options.port}`,

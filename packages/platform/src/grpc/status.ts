@@ -74,7 +74,9 @@ export class GrpcStatusError extends Error {
 
 const INTERNAL_MESSAGE = 'internal error';
 
-function isGrpcStatusLike(error: unknown): error is { code: number; details?: unknown; metadata?: unknown; message?: unknown } {
+function isGrpcStatusLike(
+  error: unknown,
+): error is { code: number; details?: unknown; metadata?: unknown; message?: unknown } {
   return (
     typeof error === 'object' &&
     error !== null &&
@@ -92,7 +94,11 @@ function isGrpcStatusLike(error: unknown): error is { code: number; details?: un
  * call is mapped by its code in the same way.
  */
 export function toGrpcError(error: unknown): GrpcStatusError {
-  const appError = isAppErrorLike(error) ? error : isGrpcStatusLike(error) ? fromGrpcError(error) : undefined;
+  const appError = isAppErrorLike(error)
+    ? error
+    : isGrpcStatusLike(error)
+      ? fromGrpcError(error)
+      : undefined;
   if (appError === undefined || appError.kind === 'internal') {
     return new GrpcStatusError(Status.INTERNAL, INTERNAL_MESSAGE);
   }
@@ -111,7 +117,10 @@ function encodeDetails(details: Record<string, unknown> | undefined): string | u
     return undefined;
   }
   // Non-binary metadata values must be printable ASCII; \u escapes keep the JSON equivalent.
-  const ascii = json.replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const ascii = json.replace(
+    /[^\x20-\x7e]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return ascii.length <= MAX_DETAILS_BYTES ? ascii : undefined;
 }
 
@@ -155,5 +164,7 @@ export function fromGrpcError(error: unknown): AppError {
       ...(error.details === undefined ? {} : { details: error.details }),
     });
   }
-  return new AppError('internal', error instanceof Error ? error.message : String(error), { cause: error });
+  return new AppError('internal', error instanceof Error ? error.message : String(error), {
+    cause: error,
+  });
 }

@@ -37,7 +37,8 @@ export interface CreateHttpServerOptions {
 
 // Query parameters that carry credentials (the discovery family's `apikey`, OAuth `code`): masked in
 // the request line that fastify logs for every request.
-const SECRET_QUERY = /([?&](?:apikey|api_key|apiKey|access_token|refresh_token|token|code|client_secret|password)=)[^&#]*/g;
+const SECRET_QUERY =
+  /([?&](?:apikey|api_key|apiKey|access_token|refresh_token|token|code|client_secret|password)=)[^&#]*/g;
 
 export function maskSecretQueryParams(url: string): string {
   return url.replace(SECRET_QUERY, '$1[REDACTED]');
@@ -63,7 +64,10 @@ export function createHttpServer(options: CreateHttpServerOptions): FastifyInsta
     // fastify's own `req` serializer logs the raw URL; this one masks credentials in the query.
     // Typed as fastify's base logger so the instance has fastify's default generics, which is what
     // route plugins are written against.
-    loggerInstance: options.logger.child({}, { serializers: { req: serializeRequest } }) as FastifyBaseLogger,
+    loggerInstance: options.logger.child(
+      {},
+      { serializers: { req: serializeRequest } },
+    ) as FastifyBaseLogger,
     bodyLimit: options.bodyLimit ?? 1_048_576,
     trustProxy: options.trustProxy ?? false,
     requestTimeout,
@@ -106,9 +110,15 @@ export function createHttpServer(options: CreateHttpServerOptions): FastifyInsta
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', { logLevel: 'warn' }, async (request, reply) => {
-    const checks = await runReadiness(options.readiness, options.readinessTimeoutMs ?? 2_000, request);
+    const checks = await runReadiness(
+      options.readiness,
+      options.readinessTimeoutMs ?? 2_000,
+      request,
+    );
     const ready = checks !== undefined && Object.values(checks).every(Boolean);
-    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks: checks ?? {} });
+    return reply
+      .status(ready ? 200 : 503)
+      .send({ status: ready ? 'ready' : 'not_ready', checks: checks ?? {} });
   });
 
   return app;
@@ -159,17 +169,28 @@ function describeError(error: FastifyError): ErrorDescription {
   // statusCode and a message written for clients.
   const status = error.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
-    return { status, kind: status === 413 ? 'resource_exhausted' : 'invalid_argument', message: error.message };
+    return {
+      status,
+      kind: status === 413 ? 'resource_exhausted' : 'invalid_argument',
+      message: error.message,
+    };
   }
   return { status: 500, kind: 'internal', message: genericMessage(500) };
 }
 
 function genericMessage(status: number): string {
-  return status === 503 ? 'service unavailable' : status === 504 ? 'deadline exceeded' : 'internal error';
+  return status === 503
+    ? 'service unavailable'
+    : status === 504
+      ? 'deadline exceeded'
+      : 'internal error';
 }
 
 /** Listens and returns the bound port (useful with port 0). */
-export async function listenHttp(app: FastifyInstance, options: { host: string; port: number }): Promise<number> {
+export async function listenHttp(
+  app: FastifyInstance,
+  options: { host: string; port: number },
+): Promise<number> {
   await app.listen({ host: options.host, port: options.port });
   return (app.server.address() as AddressInfo).port;
 }

@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import type { EventEmitter } from 'node:events';
 import type { Logger } from '../logger/create-logger.js';
 
 export type StopStep = () => Promise<void> | void;
@@ -84,7 +84,10 @@ export function createLifecycle(options: CreateLifecycleOptions): Lifecycle {
     }
 
     const ok = failed.length === 0 && timedOut.length === 0;
-    logger[ok ? 'info' : 'error']({ reason, durationMs: Date.now() - started, failed, timedOut }, 'stopped');
+    logger[ok ? 'info' : 'error'](
+      { reason, durationMs: Date.now() - started, failed, timedOut },
+      'stopped',
+    );
     return { ok, failed, timedOut };
   }
 

@@ -2,13 +2,19 @@ import { PassThrough } from 'node:stream';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shutdownTelemetry, startTelemetry } from '../telemetry/index.js';
-import { createLogger, currentCorrelationId, isValidCorrelationId, runWithCorrelationId } from './index.js';
+import {
+  createLogger,
+  currentCorrelationId,
+  isValidCorrelationId,
+  runWithCorrelationId,
+} from './index.js';
 
 function capture() {
   const stream = new PassThrough();
   const lines: Array<Record<string, unknown>> = [];
   stream.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString('utf8').split('\n'))
+      if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
   });
   return { stream, lines };
 }
@@ -26,7 +32,12 @@ describe('createLogger', () => {
 
     sut.info({ eventId: 'e1' }, 'hello');
 
-    expect(lines[0]).toMatchObject({ service: 'deals', level: 'info', msg: 'hello', eventId: 'e1' });
+    expect(lines[0]).toMatchObject({
+      service: 'deals',
+      level: 'info',
+      msg: 'hello',
+      eventId: 'e1',
+    });
     expect(String(lines[0]?.time)).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(lines[0]).not.toHaveProperty('correlation_id');
     expect(lines[0]).not.toHaveProperty('trace_id');
@@ -67,7 +78,13 @@ describe('createLogger', () => {
 
     sut.info(
       {
-        req: { headers: { authorization: 'Bearer s3cr3t-bearer', 'x-api-key': 's3cr3t-key', accept: 'json' } },
+        req: {
+          headers: {
+            authorization: 'Bearer s3cr3t-bearer',
+            'x-api-key': 's3cr3t-key',
+            accept: 'json',
+          },
+        },
         password: 's3cr3t-password',
         body: { client_secret: 's3cr3t-client', grant_type: 'client_credentials' },
         partner: { credentials: { token: 's3cr3t-token' } },

@@ -1,4 +1,9 @@
-export { createLogger, REDACTED_PATHS, type CreateLoggerOptions, type Logger } from './create-logger.js';
+export {
+  createLogger,
+  REDACTED_PATHS,
+  type CreateLoggerOptions,
+  type Logger,
+} from './create-logger.js';
 export {
   CORRELATION_ID_HEADER,
   currentCorrelationId,

@@ -4,7 +4,11 @@ import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { MongooseInstrumentation } from '@opentelemetry/instrumentation-mongoose';
 import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import {
+  CompositePropagator,
+  W3CBaggagePropagator,
+  W3CTraceContextPropagator,
+} from '@opentelemetry/core';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { NoopSpanProcessor } from '@opentelemetry/sdk-trace';
@@ -143,7 +147,9 @@ export function startTelemetry(options: StartTelemetryOptions): NodeSDK {
   const resource =
     options.serviceVersion === undefined
       ? undefined
-      : defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_VERSION]: options.serviceVersion }));
+      : defaultResource().merge(
+          resourceFromAttributes({ [ATTR_SERVICE_VERSION]: options.serviceVersion }),
+        );
 
   const sdk = new NodeSDK({
     serviceName: options.serviceName,

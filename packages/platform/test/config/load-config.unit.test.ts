@@ -65,7 +65,10 @@ describe('loadConfig', () => {
   it('reads X_FILE and trims it, for secrets mounted as files', () => {
     const sut = loadConfig(
       schema,
-      validEnv({ ADMIN_TOKEN: undefined, ADMIN_TOKEN_FILE: secretFile('  token-from-a-mounted-file\n') }),
+      validEnv({
+        ADMIN_TOKEN: undefined,
+        ADMIN_TOKEN_FILE: secretFile('  token-from-a-mounted-file\n'),
+      }),
     );
 
     expect(sut.ADMIN_TOKEN).toBe('token-from-a-mounted-file');
@@ -95,7 +98,9 @@ describe('loadConfig', () => {
     expect(error.issues.map((issue) => issue.variable).sort()).toEqual(
       ['ADMIN_TOKEN', 'HTTP_PORT', 'LOG_LEVEL', 'MONGO_URL', 'SERVICE_NAME'].sort(),
     );
-    expect(error.issues.find((issue) => issue.variable === 'SERVICE_NAME')?.message).toBe('is required but not set');
+    expect(error.issues.find((issue) => issue.variable === 'SERVICE_NAME')?.message).toBe(
+      'is required but not set',
+    );
     for (const name of ['SERVICE_NAME', 'LOG_LEVEL', 'HTTP_PORT', 'ADMIN_TOKEN', 'MONGO_URL']) {
       expect(error.message).toContain(name);
     }
@@ -119,7 +124,10 @@ describe('loadConfig', () => {
     // One issue each: the "required" that would follow from the missing value is not repeated.
     expect(error.issues).toEqual([
       { variable: 'SERVICE_NAME_FILE', message: 'cannot read the file it names (ENOENT)' },
-      { variable: 'ADMIN_TOKEN', message: 'set both ADMIN_TOKEN and ADMIN_TOKEN_FILE; set only one' },
+      {
+        variable: 'ADMIN_TOKEN',
+        message: 'set both ADMIN_TOKEN and ADMIN_TOKEN_FILE; set only one',
+      },
     ]);
   });
 });

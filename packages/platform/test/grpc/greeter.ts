@@ -23,7 +23,11 @@ type Callback<Res> = (error: grpc.ServiceError | null, response: Res) => void;
 /** The client interface ts-proto would generate for the fixture service (three overloads a method). */
 export interface GreeterClient extends grpc.Client {
   sayHello(request: HelloRequest, callback: Callback<HelloReply>): grpc.ClientUnaryCall;
-  sayHello(request: HelloRequest, metadata: grpc.Metadata, callback: Callback<HelloReply>): grpc.ClientUnaryCall;
+  sayHello(
+    request: HelloRequest,
+    metadata: grpc.Metadata,
+    callback: Callback<HelloReply>,
+  ): grpc.ClientUnaryCall;
   sayHello(
     request: HelloRequest,
     metadata: grpc.Metadata,
@@ -43,13 +47,19 @@ export interface GreeterClient extends grpc.Client {
     options: Partial<grpc.CallOptions>,
     callback: Callback<HelloReply>,
   ): grpc.ClientUnaryCall;
-  count(request: HelloRequest, options?: Partial<grpc.CallOptions>): grpc.ClientReadableStream<HelloReply>;
+  count(
+    request: HelloRequest,
+    options?: Partial<grpc.CallOptions>,
+  ): grpc.ClientReadableStream<HelloReply>;
 }
 
-const packageDefinition = loadSync(fileURLToPath(new URL('./fixtures/greeter.proto', import.meta.url)), {
-  longs: Number,
-  defaults: true,
-});
+const packageDefinition = loadSync(
+  fileURLToPath(new URL('./fixtures/greeter.proto', import.meta.url)),
+  {
+    longs: Number,
+    defaults: true,
+  },
+);
 const loaded = grpc.loadPackageDefinition(packageDefinition) as unknown as {
   marquee: { test: { v1: { Greeter: grpc.ServiceClientConstructor } } };
 };

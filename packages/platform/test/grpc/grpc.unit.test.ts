@@ -15,7 +15,11 @@ import {
   toGrpcError,
   toGrpcStatus,
 } from '../../src/grpc/index.js';
-import { createLogger, currentCorrelationId, runWithCorrelationId } from '../../src/logger/index.js';
+import {
+  createLogger,
+  currentCorrelationId,
+  runWithCorrelationId,
+} from '../../src/logger/index.js';
 import {
   GreeterClientCtor,
   HealthClientCtor,
@@ -27,9 +31,15 @@ import {
   type SlowRequest,
 } from './greeter.js';
 
-type Unary<Req, Res> = (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => void;
+type Unary<Req, Res> = (
+  call: grpc.ServerUnaryCall<Req, Res>,
+  callback: grpc.sendUnaryData<Res>,
+) => void;
 
-function reply(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>, message: string): HelloReply {
+function reply(
+  call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
+  message: string,
+): HelloReply {
   const deadline = call.getDeadline();
   const deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
   return {
@@ -49,7 +59,9 @@ const implementation = {
     await sleep(1);
     switch (call.request.mode) {
       case 'not_found':
-        throw new AppError('not_found', 'event e-404 not found', { details: { eventId: 'e-404', venue: 'Zürich' } });
+        throw new AppError('not_found', 'event e-404 not found', {
+          details: { eventId: 'e-404', venue: 'Zürich' },
+        });
       case 'domain':
         // A domain error that knows nothing of the platform.
         throw Object.assign(new Error('seat A1 is already held'), { kind: 'failed_precondition' });
@@ -63,17 +75,18 @@ const implementation = {
     await sleep(call.request.delayMs);
     callback(null, reply(call, 'late'));
   }) as Unary<SlowRequest, HelloReply>,
-  count: (async (call: grpc.ServerWritableStream<HelloRequest, HelloReply>) => {
+  count: async (call: grpc.ServerWritableStream<HelloRequest, HelloReply>) => {
     call.write(reply(call, 'one'));
     await sleep(1);
     throw new AppError('resource_exhausted', 'only one for you');
-  }),
+  },
 };
 
 const logLines: Array<Record<string, unknown>> = [];
 const logStream = new PassThrough();
 logStream.on('data', (chunk: Buffer) => {
-  for (const line of chunk.toString('utf8').split('\n')) if (line) logLines.push(JSON.parse(line) as Record<string, unknown>);
+  for (const line of chunk.toString('utf8').split('\n'))
+    if (line) logLines.push(JSON.parse(line) as Record<string, unknown>);
 });
 const logger = createLogger({ service: 'grpc-test', destination: logStream, level: 'debug' });
 
@@ -84,7 +97,12 @@ let client: GreeterClient;
 beforeAll(async () => {
   server = createGrpcServer({
     logger,
-    services: [{ definition: greeterDefinition, implementation: implementation as grpc.UntypedServiceImplementation }],
+    services: [
+      {
+        definition: greeterDefinition,
+        implementation: implementation as grpc.UntypedServiceImplementation,
+      },
+    ],
   });
   const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
   address = `127.0.0.1:${port}`;
@@ -120,12 +138,17 @@ describe('createGrpcServer + createGrpcClient', () => {
 
   it('maps a not_found application error to NOT_FOUND with its message and details', async () => {
     const raw = await new Promise<grpc.ServiceError>((resolve) =>
-      client.fail({ mode: 'not_found' }, new grpc.Metadata(), {}, (error) => resolve(error as grpc.ServiceError)),
+      client.fail({ mode: 'not_found' }, new grpc.Metadata(), {}, (error) =>
+        resolve(error as grpc.ServiceError),
+      ),
     );
 
     expect(raw.code).toBe(grpc.status.NOT_FOUND);
     expect(raw.details).toBe('event e-404 not found');
-    expect(JSON.parse(String(raw.metadata.get(ERROR_DETAILS_KEY)[0]))).toEqual({ eventId: 'e-404', venue: 'Zürich' });
+    expect(JSON.parse(String(raw.metadata.get(ERROR_DETAILS_KEY)[0]))).toEqual({
+      eventId: 'e-404',
+      venue: 'Zürich',
+    });
 
     const sut = fromGrpcError(raw);
     expect(sut).toBeInstanceOf(AppError);
@@ -139,12 +162,16 @@ describe('createGrpcServer + createGrpcClient', () => {
       kind: 'failed_precondition',
       message: 'seat A1 is already held',
     });
-    await expect(callUnary(client, 'fail', { mode: 'callback' })).rejects.toMatchObject({ kind: 'permission_denied' });
+    await expect(callUnary(client, 'fail', { mode: 'callback' })).rejects.toMatchObject({
+      kind: 'permission_denied',
+    });
   });
 
   it('turns an unexpected exception into INTERNAL without leaking it, and logs it in full', async () => {
     const raw = await new Promise<grpc.ServiceError>((resolve) =>
-      client.fail({ mode: 'crash' }, new grpc.Metadata(), {}, (error) => resolve(error as grpc.ServiceError)),
+      client.fail({ mode: 'crash' }, new grpc.Metadata(), {}, (error) =>
+        resolve(error as grpc.ServiceError),
+      ),
     );
 
     expect(raw.code).toBe(grpc.status.INTERNAL);
@@ -155,7 +182,10 @@ describe('createGrpcServer + createGrpcClient', () => {
       expect.objectContaining({
         msg: 'grpc handler failed',
         grpc_method: '/marquee.test.v1.Greeter/Fail',
-        err: expect.objectContaining({ message: expect.stringContaining('hunter2'), stack: expect.any(String) }),
+        err: expect.objectContaining({
+          message: expect.stringContaining('hunter2'),
+          stack: expect.any(String),
+        }),
       }),
     );
   });
@@ -174,7 +204,9 @@ describe('createGrpcServer + createGrpcClient', () => {
   });
 
   it('carries the caller’s correlation id into the handler', async () => {
-    const response = await runWithCorrelationId('corr-from-edge', () => callUnary(client, 'sayHello', { name: 'x' }));
+    const response = await runWithCorrelationId('corr-from-edge', () =>
+      callUnary(client, 'sayHello', { name: 'x' }),
+    );
 
     expect(response.correlationId).toBe('corr-from-edge');
   });
@@ -197,7 +229,9 @@ describe('createGrpcServer + createGrpcClient', () => {
   it('fails a call that outlives its deadline with deadline_exceeded', async () => {
     const started = Date.now();
 
-    await expect(callUnary(client, 'slow', { delayMs: 1_000 }, { deadlineMs: 100 })).rejects.toMatchObject({
+    await expect(
+      callUnary(client, 'slow', { delayMs: 1_000 }, { deadlineMs: 100 }),
+    ).rejects.toMatchObject({
       kind: 'deadline_exceeded',
     });
     expect(Date.now() - started).toBeLessThan(800);
@@ -215,7 +249,11 @@ describe('createGrpcServer + createGrpcClient', () => {
       }),
     );
     expect(logLines).toContainEqual(
-      expect.objectContaining({ msg: 'grpc call', grpc_method: '/marquee.test.v1.Greeter/Fail', grpc_code: 'NOT_FOUND' }),
+      expect.objectContaining({
+        msg: 'grpc call',
+        grpc_method: '/marquee.test.v1.Greeter/Fail',
+        grpc_code: 'NOT_FOUND',
+      }),
     );
   });
 });
@@ -224,7 +262,12 @@ describe('stopGrpcServer', () => {
   it('reports NOT_SERVING to watchers, then shuts down within the timeout', async () => {
     const own = createGrpcServer({
       logger,
-      services: [{ definition: greeterDefinition, implementation: implementation as grpc.UntypedServiceImplementation }],
+      services: [
+        {
+          definition: greeterDefinition,
+          implementation: implementation as grpc.UntypedServiceImplementation,
+        },
+      ],
     });
     const port = await startGrpcServer(own, { host: '127.0.0.1', port: 0 });
     const health = new HealthClientCtor(`127.0.0.1:${port}`, grpc.credentials.createInsecure());

@@ -1,7 +1,11 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors/index.js';
-import { createHttpServer, listenHttp, type CreateHttpServerOptions } from '../../src/http/index.js';
+import {
+  createHttpServer,
+  listenHttp,
+  type CreateHttpServerOptions,
+} from '../../src/http/index.js';
 import { createLogger, currentCorrelationId } from '../../src/logger/index.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -10,7 +14,8 @@ function testLogger() {
   const stream = new PassThrough();
   const lines: Array<Record<string, unknown>> = [];
   stream.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString('utf8').split('\n'))
+      if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
   });
   return { logger: createLogger({ service: 'test', destination: stream }), lines };
 }
@@ -62,7 +67,10 @@ describe('probes', () => {
     expect((await failing.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
     await failing.close();
 
-    const { app } = build({ readiness: () => new Promise(() => undefined), readinessTimeoutMs: 50 });
+    const { app } = build({
+      readiness: () => new Promise(() => undefined),
+      readinessTimeoutMs: 50,
+    });
     const started = Date.now();
     const response = await app.inject({ method: 'GET', url: '/readyz' });
 
@@ -112,7 +120,12 @@ describe('X-Correlation-Id', () => {
   ])('is replaced when %s', async (_label, value) => {
     const { app } = withEcho();
 
-    const response = await app.inject({ method: 'POST', url: '/echo', headers: { 'x-correlation-id': value }, payload: {} });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'x-correlation-id': value },
+      payload: {},
+    });
 
     expect(response.headers['x-correlation-id']).toMatch(UUID);
   });
@@ -123,8 +136,16 @@ describe('X-Correlation-Id', () => {
       throw new Error('boom');
     });
 
-    const failed = await app.inject({ method: 'GET', url: '/fail', headers: { 'x-correlation-id': 'c-1' } });
-    const missing = await app.inject({ method: 'GET', url: '/nope', headers: { 'x-correlation-id': 'c-2' } });
+    const failed = await app.inject({
+      method: 'GET',
+      url: '/fail',
+      headers: { 'x-correlation-id': 'c-1' },
+    });
+    const missing = await app.inject({
+      method: 'GET',
+      url: '/nope',
+      headers: { 'x-correlation-id': 'c-2' },
+    });
 
     expect(failed.headers['x-correlation-id']).toBe('c-1');
     expect(missing.statusCode).toBe(404);
@@ -139,14 +160,23 @@ describe('default error handler', () => {
       throw new Error('connection string mongodb://admin:hunter2@db leaked');
     });
 
-    const response = await app.inject({ method: 'GET', url: '/fail', headers: { 'x-correlation-id': 'c-9' } });
+    const response = await app.inject({
+      method: 'GET',
+      url: '/fail',
+      headers: { 'x-correlation-id': 'c-9' },
+    });
 
     expect(response.statusCode).toBe(500);
-    expect(response.json()).toEqual({ error: { kind: 'internal', message: 'internal error', correlationId: 'c-9' } });
+    expect(response.json()).toEqual({
+      error: { kind: 'internal', message: 'internal error', correlationId: 'c-9' },
+    });
     expect(response.body).not.toContain('hunter2');
     expect(response.body).not.toContain('at ');
     expect(lines).toContainEqual(
-      expect.objectContaining({ level: 'error', err: expect.objectContaining({ stack: expect.stringContaining('hunter2') }) }),
+      expect.objectContaining({
+        level: 'error',
+        err: expect.objectContaining({ stack: expect.stringContaining('hunter2') }),
+      }),
     );
   });
 
@@ -159,7 +189,9 @@ describe('default error handler', () => {
     const response = await app.inject({ method: 'GET', url: '/event' });
 
     expect(response.statusCode).toBe(404);
-    expect(response.json()).toMatchObject({ error: { kind: 'not_found', message: 'event e-1 not found' } });
+    expect(response.json()).toMatchObject({
+      error: { kind: 'not_found', message: 'event e-1 not found' },
+    });
   });
 
   it('hides the message of an application error that is a server fault', async () => {
@@ -171,14 +203,20 @@ describe('default error handler', () => {
     const response = await app.inject({ method: 'GET', url: '/down' });
 
     expect(response.statusCode).toBe(503);
-    expect(response.json()).toMatchObject({ error: { kind: 'unavailable', message: 'service unavailable' } });
+    expect(response.json()).toMatchObject({
+      error: { kind: 'unavailable', message: 'service unavailable' },
+    });
   });
 
   it('answers schema validation failures with 400 invalid_argument', async () => {
     const { app } = build();
     app.post(
       '/things',
-      { schema: { body: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } } },
+      {
+        schema: {
+          body: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+        },
+      },
       async () => ({ ok: true }),
     );
 
@@ -198,7 +236,11 @@ describe('default error handler', () => {
       headers: { 'content-type': 'application/json' },
       payload: '{"a":',
     });
-    const tooLarge = await app.inject({ method: 'POST', url: '/things', payload: { name: 'x'.repeat(100) } });
+    const tooLarge = await app.inject({
+      method: 'POST',
+      url: '/things',
+      payload: { name: 'x'.repeat(100) },
+    });
 
     expect(malformed.statusCode).toBe(400);
     expect(tooLarge.statusCode).toBe(413);
@@ -211,7 +253,10 @@ describe('request logging', () => {
     const { app, lines } = build();
     app.get('/discovery/v2/events', async () => ({ events: [] }));
 
-    await app.inject({ method: 'GET', url: '/discovery/v2/events?size=1&apikey=s3cr3t-key&page=0' });
+    await app.inject({
+      method: 'GET',
+      url: '/discovery/v2/events?size=1&apikey=s3cr3t-key&page=0',
+    });
 
     const logged = JSON.stringify(lines);
     expect(logged).toContain('apikey=[REDACTED]');

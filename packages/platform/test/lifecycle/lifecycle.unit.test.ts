@@ -8,7 +8,8 @@ function testLogger() {
   const stream = new PassThrough();
   const lines: Array<Record<string, unknown>> = [];
   stream.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString('utf8').split('\n'))
+      if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
   });
   return { logger: createLogger({ service: 'test', destination: stream, level: 'debug' }), lines };
 }
@@ -31,7 +32,14 @@ describe('createLifecycle', () => {
 
     expect(result).toEqual({ ok: true, failed: [], timedOut: [] });
     expect(order).toEqual([
-      'http:start', 'http:end', 'bus:start', 'bus:end', 'mongo:start', 'mongo:end', 'telemetry:start', 'telemetry:end',
+      'http:start',
+      'http:end',
+      'bus:start',
+      'bus:end',
+      'mongo:start',
+      'mongo:end',
+      'telemetry:start',
+      'telemetry:end',
     ]);
   });
 
@@ -50,7 +58,11 @@ describe('createLifecycle', () => {
     expect(result).toEqual({ ok: false, failed: ['bus'], timedOut: [] });
     expect(stopped).toEqual(['http', 'mongo']);
     expect(lines).toContainEqual(
-      expect.objectContaining({ msg: 'stop step failed', step: 'bus', err: expect.objectContaining({ message: 'broker gone' }) }),
+      expect.objectContaining({
+        msg: 'stop step failed',
+        step: 'bus',
+        err: expect.objectContaining({ message: 'broker gone' }),
+      }),
     );
   });
 
@@ -195,7 +207,9 @@ describe('runMain', () => {
 
     signals.emit('SIGTERM', 'SIGTERM');
     await vi.waitFor(() => expect(exit).toHaveBeenCalledWith(0));
-    expect(configured.lines).toContainEqual(expect.objectContaining({ msg: 'stopping', reason: 'SIGTERM', timeoutMs: 500 }));
+    expect(configured.lines).toContainEqual(
+      expect.objectContaining({ msg: 'stopping', reason: 'SIGTERM', timeoutMs: 500 }),
+    );
     expect(bootstrap.lines).toEqual([]);
   });
 });

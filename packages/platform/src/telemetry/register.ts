@@ -1,0 +1,37 @@
+/**
+ * Loaded with `node --import @marquee/platform/telemetry/register dist/main.js`, so that tracing is
+ * set up before any application module is evaluated (STYLE.md: "the SDK started after the modules
+ * it should instrument" is the mistake to avoid).
+ *
+ * ESM imports are only patchable through a loader hook: this registers import-in-the-middle's hook
+ * with `module.register` and a message channel, so that the loader intercepts only the modules an
+ * instrumentation asked for (http, @grpc/grpc-js, mongoose, pino) instead of wrapping every module
+ * of the application. `createAddHookMessageChannel` must come from the same import-in-the-middle
+ * copy the instrumentations use (pnpm keeps one, pinned through the catalog).
+ *
+ * The SDK is imported dynamically, after the hook is in place, so that nothing it pulls in is
+ * evaluated before interception starts. The service name comes from `OTEL_SERVICE_NAME`, else
+ * `SERVICE_NAME`. With `OTEL_SDK_DISABLED=true` nothing is registered at all.
+ */
+import { register } from 'node:module';
+import { isMainThread } from 'node:worker_threads';
+import { createAddHookMessageChannel } from 'import-in-the-middle';
+
+const disabled = (process.env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true';
+
+// Worker threads inherit `--import`; the main thread's SDK and hook already cover them.
+if (!disabled && isMainThread) {
+  const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
+  register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
+
+  const { startTelemetry } = await import('./start-telemetry.js');
+  startTelemetry({
+    serviceName:
+      process.env.OTEL_SERVICE_NAME ?? process.env.SERVICE_NAME ?? 'unknown_service:node',
+    ...(process.env.npm_package_version ? { serviceVersion: process.env.npm_package_version } : {}),
+  });
+
+  // The instrumentations told the loader which modules to intercept; wait until it has them, or
+  // the application's first imports could slip through unpatched.
+  await waitForAllMessagesAcknowledged();
+}
