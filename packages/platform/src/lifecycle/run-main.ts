@@ -48,6 +48,8 @@ export async function runMain(
     lifecycle.logger.fatal({ err: error }, `${what}: ${describe(error)}`);
     void lifecycle.stop(what).then(() => exit(1));
   };
+  // Only for the real process: a caller injecting its own signal source (a test, an embedding
+  // host) owns the process-wide handlers.
   if (options.signals === undefined) {
     process.on('uncaughtException', crash('uncaught exception'));
     process.on('unhandledRejection', crash('unhandled rejection'));

@@ -25,10 +25,12 @@ if (!disabled && isMainThread) {
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
 
   const { startTelemetry } = await import('./start-telemetry.js');
+  // service.version and other resource attributes come from OTEL_RESOURCE_ATTRIBUTES (set by the
+  // deployment, e.g. from the image tag); npm_package_version would name whichever package ran
+  // the script.
   startTelemetry({
     serviceName:
       process.env.OTEL_SERVICE_NAME ?? process.env.SERVICE_NAME ?? 'unknown_service:node',
-    ...(process.env.npm_package_version ? { serviceVersion: process.env.npm_package_version } : {}),
   });
 
   // The instrumentations told the loader which modules to intercept; wait until it has them, or
