@@ -388,17 +388,19 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
           `group ${subscribeOptions.group} already subscribes to ${topic.name} on this bus`,
         );
       }
-      if (!group) {
-        group = createGroup(subscribeOptions.group);
-        groups.set(group.id, group);
-      }
-      group.subscriptions.set(topic.name, {
+      // Validate before registering anything, so a bad call leaves no half-made group behind.
+      const subscription: Subscription = {
         topic: topic as TopicDef<unknown>,
         fromBeginning: subscribeOptions.fromBeginning ?? true,
         maxAttempts: maxAttemptsOf(subscribeOptions.maxAttempts),
         concurrency: Math.max(1, subscribeOptions.concurrency ?? 1),
         handler: handler as EventHandler<unknown>,
-      });
+      };
+      if (!group) {
+        group = createGroup(subscribeOptions.group);
+        groups.set(group.id, group);
+      }
+      group.subscriptions.set(topic.name, subscription);
       if (state === 'starting') await starting;
       if (state === 'started') await runGroup(group);
     },

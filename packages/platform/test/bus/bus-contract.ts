@@ -546,6 +546,28 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
       }
     });
 
+    it('rejects a bad or duplicate subscription and leaves the group working', async () => {
+      const topic = pingTopic();
+      const group = uniqueName('g');
+      const sut = newBus();
+      const seen: string[] = [];
+
+      await expect(sut.subscribe(topic, { group, maxAttempts: 0 }, async () => {})).rejects.toThrow(
+        RangeError,
+      );
+      await sut.subscribe(topic, { group }, async (event) => {
+        seen.push(event.id);
+      });
+      await expect(sut.subscribe(topic, { group }, async () => {})).rejects.toThrow(
+        /already subscribes/,
+      );
+      await sut.start();
+      await sut.publish(topic, [{ key: 'k', value: aPing(), id: 'ok' }]);
+
+      await waitFor(() => seen.length === 1, arrival('the event'));
+      expect(seen).toEqual(['ok']);
+    });
+
     it('closes a bus that was never started', async () => {
       const sut = newBus();
       await sut.subscribe(pingTopic(), { group: uniqueName('g') }, async () => {});

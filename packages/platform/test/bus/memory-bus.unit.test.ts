@@ -124,19 +124,6 @@ describe('memory bus specifics', () => {
     await sut.close();
   });
 
-  it('rejects a second subscription of one group to one topic on the same bus', async () => {
-    const topic = pingTopic();
-    const sut = createMemoryBus({ source: '//marquee/test' });
-    await sut.subscribe(topic, { group: 'g' }, async () => {});
-
-    await expect(sut.subscribe(topic, { group: 'g' }, async () => {})).rejects.toThrow(
-      /already subscribes/,
-    );
-    await expect(
-      sut.subscribe(topic, { group: 'g', maxAttempts: 0 }, async () => {}),
-    ).rejects.toThrow();
-  });
-
   it('reads a foreign record without CloudEvents headers using fallbacks', async () => {
     const topic = pingTopic();
     const sut = createMemoryBus({ source: '//marquee/test' });
