@@ -15,14 +15,21 @@ mkdirSync(reportDir, { recursive: true });
 const env = { ...process.env, MARQUEE_TEST_REPORT_DIR: reportDir, FORCE_COLOR: '0' };
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 const infra = Boolean(process.env.KAFKA_BROKERS && process.env.MONGO_URL);
-const have = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+const have = (cmd) =>
+  spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 
 /** @type {{name: string, cmd: string, skip?: string}[]} */
 const steps = [
-  { name: 'generated code is current, buf lint and breaking', cmd: 'bash scripts/check-generated.sh' },
+  {
+    name: 'generated code is current, buf lint and breaking',
+    cmd: 'bash scripts/check-generated.sh',
+  },
   { name: 'lint', cmd: 'pnpm -s lint' },
   { name: 'typecheck', cmd: 'pnpm -s turbo run typecheck --output-logs=errors-only' },
-  { name: 'unit and contract tests (memory adapters)', cmd: 'pnpm -s turbo run test:unit --output-logs=new-only' },
+  {
+    name: 'unit and contract tests (memory adapters)',
+    cmd: 'pnpm -s turbo run test:unit --output-logs=new-only',
+  },
   {
     name: 'integration tests (real Kafka and Mongo-wire server)',
     cmd: 'pnpm -s turbo run test:integration --concurrency=1 --output-logs=new-only',
@@ -40,7 +47,12 @@ const steps = [
   {
     name: 'helm chart (helm lint, kubeconform -strict)',
     cmd: 'bash deploy/helm/check.sh',
-    skip: have('helm') && have('kubeconform') ? undefined : ci ? undefined : 'helm/kubeconform not installed: bash deploy/local/install-k8s-tools.sh',
+    skip:
+      have('helm') && have('kubeconform')
+        ? undefined
+        : ci
+          ? undefined
+          : 'helm/kubeconform not installed: bash deploy/local/install-k8s-tools.sh',
   },
 ];
 

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The distributed mode on this machine: every service as its own process against the real Kafka
+# and Mongo-wire server of infra.sh, on the default ports of docs/architecture.md. For e2e tests,
+# benchmarks and trying the system as it runs in Kubernetes.
+#   stack.sh start | stop | status | env
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+# shellcheck source=tools.sh
+. "$here/tools.sh"
+state="$MARQUEE_STATE/stack"
+mkdir -p "$state/logs" "$state/pids"
+
+# name:http-port in start order: partner and back ends first, the edge last.
+services=(
+  auth-gateway:8081 publisher:8082 catalog-indexer:8083 deals:8084 partner-reference:8090
+  3p-connector:8087 cart:8085 secure-entry:8086 reconciler:8088 edge-gateway:8080
+)
+
+admin_token() {
+  if [ -n "${ADMIN_TOKEN:-}" ]; then printf '%s' "$ADMIN_TOKEN"; return; fi
+  if [ ! -s "$state/admin-token" ]; then
+    (umask 077; head -c 24 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n' > "$state/admin-token")
+  fi
+  cat "$state/admin-token"
+}
+
+running() { [ -f "$state/pids/$1" ] && kill -0 "$(cat "$state/pids/$1")" 2>/dev/null; }
+
+wait_ready() { # name port
+  local deadline=$((SECONDS + 60))
+  until curl -fsS "http://127.0.0.1:$2/readyz" >/dev/null 2>&1; do
+    if ! running "$1"; then log "$1 exited; last log lines:"; tail -n 20 "$state/logs/$1.log" >&2; return 1; fi
+    if [ $SECONDS -ge $deadline ]; then log "$1 not ready after 60 s (see $state/logs/$1.log)"; return 1; fi
+    sleep 0.3
+  done
+}
+
+start() {
+  eval "$(bash "$here/infra.sh" env)"
+  : "${KAFKA_BROKERS:?}" "${MONGO_URL:?}"
+  if [ "${STACK_SKIP_BUILD:-}" != 1 ]; then
+    log "building services"
+    (cd "$repo" && pnpm -s turbo run build --filter='./services/*' --output-logs=errors-only)
+  fi
+  local token; token="$(admin_token)"
+  for entry in "${services[@]}"; do
+    local name="${entry%%:*}" port="${entry##*:}"
+    if running "$name"; then log "$name already running"; continue; fi
+    (
+      cd "$repo/services/$name"
+      KAFKA_BROKERS="$KAFKA_BROKERS" MONGO_URL="$MONGO_URL" ADMIN_TOKEN="$token" LOG_LEVEL="${LOG_LEVEL:-info}" \
+        nohup node --enable-source-maps --import @marquee/platform/telemetry/register dist/main.js \
+        >"$state/logs/$name.log" 2>&1 &
+      echo $! >"$state/pids/$name"
+    )
+  done
+  for entry in "${services[@]}"; do wait_ready "${entry%%:*}" "${entry##*:}"; done
+  log "stack ready: edge http://127.0.0.1:8080, partner http://127.0.0.1:8090, logs in $state/logs"
+  printf 'admin token: %s\n' "$token"
+}
+
+stop() {
+  for ((i = ${#services[@]} - 1; i >= 0; i--)); do
+    local name="${services[$i]%%:*}"
+    if running "$name"; then
+      local pid; pid="$(cat "$state/pids/$name")"
+      kill -TERM "$pid" 2>/dev/null || true
+      for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+      kill -0 "$pid" 2>/dev/null && { log "$name did not stop in 30 s; killing"; kill -KILL "$pid" 2>/dev/null || true; }
+    fi
+    rm -f "$state/pids/$name"
+  done
+  log "stack stopped"
+}
+
+status() {
+  for entry in "${services[@]}"; do
+    local name="${entry%%:*}" port="${entry##*:}"
+    if running "$name"; then
+      printf '%-18s running  pid %-7s http://127.0.0.1:%s %s\n' "$name" "$(cat "$state/pids/$name")" "$port" \
+        "$(curl -fsS -o /dev/null -w 'ready' "http://127.0.0.1:$port/readyz" 2>/dev/null || echo 'not ready')"
+    else
+      printf '%-18s stopped\n' "$name"
+    fi
+  done
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  restart) stop; start ;;
+  status) status ;;
+  env) printf 'export MARQUEE_BASE_URL=http://127.0.0.1:8080\nexport MARQUEE_PARTNER_URL=http://127.0.0.1:8090\nexport ADMIN_TOKEN=%s\n' "$(admin_token)" ;;
+  *) echo "usage: $0 start|stop|restart|status|env" >&2; exit 2 ;;
+esac

@@ -1,0 +1,1 @@
+export { startEmbedded, type EmbeddedMarquee, type EmbeddedOptions } from './embedded.js';

@@ -1,0 +1,48 @@
+// `pnpm start`: the embedded default (SYSTEM.md §6). Everything in one process, ready in seconds.
+import { z } from 'zod';
+import { loadConfig, port } from '@marquee/platform/config';
+import { createLifecycle } from '@marquee/platform/lifecycle';
+import { createLogger } from '@marquee/platform/logger';
+import { startEmbedded } from './embedded.js';
+
+const config = loadConfig(
+  z.object({
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: port().default(8080),
+    PARTNER_PORT: port().default(8090),
+    ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    // Ten services share one terminal here: warnings and errors only, unless asked.
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('warn'),
+  }),
+);
+
+const logger = createLogger({ service: 'marquee-embedded', level: config.LOG_LEVEL });
+const lifecycle = createLifecycle({ logger, timeoutMs: 10_000 });
+const started = Date.now();
+const marquee = await startEmbedded({
+  host: config.HOST,
+  port: config.PORT,
+  partnerPort: config.PARTNER_PORT,
+  adminToken: config.ADMIN_TOKEN,
+  logger,
+  env: { LOG_LEVEL: config.LOG_LEVEL },
+});
+lifecycle.onStop('marquee', () => marquee.stop());
+lifecycle.handleSignals();
+
+const tokenNote = marquee.adminTokenGenerated
+  ? '(generated for this run; set ADMIN_TOKEN to choose it)'
+  : '(from ADMIN_TOKEN)';
+console.log(`
+Marquee is running: every service in this process, in-memory event bus and storage (${Date.now() - started} ms)
+  public API      ${marquee.baseUrl}        health: ${marquee.baseUrl}/healthz
+  API reference   ${marquee.baseUrl}/docs   (OpenAPI JSON: ${marquee.baseUrl}/openapi.json)
+  partner 3P API  ${marquee.partnerUrl}
+  admin token     ${marquee.adminToken}   ${tokenNote}
+
+  try: curl -s -X POST ${marquee.baseUrl}/admin/v1/apps -H "authorization: Bearer ${marquee.adminToken}" \\
+         -H 'content-type: application/json' -d '{"name":"my app","redirectUris":["http://localhost:3000/callback"]}'
+Press Ctrl+C to stop.
+`);

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { baseServiceConfig, port } from '../config/index.js';
+
+/**
+ * The configuration schema of one service: the shared keys with this service's defaults (name,
+ * ports, its own database). A service extends the result with keys of its own.
+ */
+export function serviceConfigSchema(defaults: {
+  name: string;
+  httpPort: number;
+  grpcPort: number;
+}) {
+  return baseServiceConfig.extend({
+    SERVICE_NAME: z.string().min(1).default(defaults.name),
+    HTTP_PORT: port().default(defaults.httpPort),
+    GRPC_PORT: port().default(defaults.grpcPort),
+    // SYSTEM.md §6: one database per service; Mongo database names cannot contain '-'.
+    MONGO_DB: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{1,63}$/, 'letters, digits and _ only')
+      .default(defaults.name.replace(/-/g, '_')),
+  });
+}

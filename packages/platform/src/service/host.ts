@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify';
+import { createGrpcServer, startGrpcServer, stopGrpcServer } from '../grpc/index.js';
+import { createHttpServer, listenHttp } from '../http/index.js';
+import { pingMongo } from '../mongo/index.js';
+import type { ServiceInfra, ServiceParts } from './types.js';
+
+export interface HostOptions {
+  host: string;
+  /** HTTP port (0 = ephemeral). */
+  httpPort: number;
+  /** gRPC port (0 = ephemeral). */
+  grpcPort: number;
+  /** Budget for draining the gRPC server at stop. */
+  stopTimeoutMs?: number;
+}
+
+export interface HostedService {
+  name: string;
+  httpPort: number;
+  grpcPort: number;
+  http: FastifyInstance;
+  /** Stop accepting, drain, stop the service's own work. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Serves a composed service: HTTP (`/healthz`, `/readyz`, its routes) and gRPC (its services and
+ * `grpc.health.v1`), then runs its start hook. Stop goes the other way: stop taking requests,
+ * then let the service drain its consumers and relays. The infrastructure (bus, Mongo) belongs to
+ * whoever created it and is closed by them, after this.
+ */
+export async function hostService(
+  infra: ServiceInfra,
+  parts: ServiceParts,
+  options: HostOptions,
+): Promise<HostedService> {
+  const { logger } = infra;
+  const readinessChecks: Record<string, () => Promise<boolean>> = {
+    'event-bus': () => infra.bus.ready(),
+    ...(infra.mongo ? { mongo: () => pingMongo(infra.mongo!) } : {}),
+    ...parts.readiness,
+  };
+  const http = createHttpServer({
+    logger,
+    readiness: async () => {
+      const entries = await Promise.all(
+        Object.entries(readinessChecks).map(async ([name, check]) => {
+          try {
+            return [name, await check()] as const;
+          } catch {
+            return [name, false] as const;
+          }
+        }),
+      );
+      return Object.fromEntries(entries);
+    },
+  });
+  if (parts.http) await http.register(async (scope) => parts.http?.(scope));
+
+  const grpcServer = createGrpcServer({ logger, services: parts.grpc ?? [] });
+  let grpcPort: number;
+  let httpPort: number;
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      await http.close().catch((err: unknown) => logger.warn({ err }, 'http close failed'));
+      await stopGrpcServer(grpcServer, options.stopTimeoutMs ?? 10_000).catch((err: unknown) =>
+        logger.warn({ err }, 'grpc stop failed'),
+      );
+      await parts.stop?.();
+      logger.info({ service: infra.name }, 'service stopped');
+    })());
+
+  try {
+    grpcPort = await startGrpcServer(grpcServer, { host: options.host, port: options.grpcPort });
+    httpPort = await listenHttp(http, { host: options.host, port: options.httpPort });
+    await parts.start?.();
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+  logger.info({ service: infra.name, httpPort, grpcPort }, 'service listening');
+  return { name: infra.name, httpPort, grpcPort, http, stop };
+}

@@ -1,0 +1,43 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { FastifyInstance } from 'fastify';
+import type { Connection } from 'mongoose';
+import type { EventBus } from '../bus/types.js';
+import type { Logger } from '../logger/index.js';
+
+/** What the process gives a service: shared infrastructure, created once per process. */
+export interface ServiceInfra {
+  name: string;
+  logger: Logger;
+  bus: EventBus;
+  /** The service's own database when `MONGO_URL` is set; `undefined` means in-memory repositories. */
+  mongo: Connection | undefined;
+}
+
+export interface GrpcRegistration {
+  definition: grpc.ServiceDefinition;
+  implementation: grpc.UntypedServiceImplementation;
+}
+
+/** What a service's composition root returns: its inbound ports and its own start/stop work. */
+export interface ServiceParts {
+  /** gRPC services hosted beside `grpc.health.v1`. */
+  grpc?: GrpcRegistration[];
+  /** Routes on the service's own HTTP server (besides /healthz and /readyz). */
+  http?: (app: FastifyInstance) => Promise<void> | void;
+  /** Extra readiness checks, by dependency name. */
+  readiness?: Record<string, () => Promise<boolean>>;
+  /** After the servers listen: start consumers, relays, schedulers. */
+  start?: () => Promise<void>;
+  /** Before the infrastructure closes: stop consumers and relays, drain in-flight work. */
+  stop?: () => Promise<void>;
+}
+
+export type ComposeService<C> = (infra: ServiceInfra, config: C) => Promise<ServiceParts>;
+
+/** A service as its `main.ts` and the embedded default see it. */
+export interface ServiceDefinition<C> {
+  name: string;
+  /** Validates the environment (the service's `config.ts`). */
+  loadConfig(env?: NodeJS.ProcessEnv): C;
+  compose: ComposeService<C>;
+}

@@ -1,0 +1,16 @@
+import type { z } from 'zod';
+import { loadConfig } from '@marquee/platform/config';
+import { serviceConfigSchema } from '@marquee/platform/service';
+
+/** The only module of catalog-indexer that reads the environment (STYLE.md); see README for each variable. */
+export const configSchema = serviceConfigSchema({
+  name: 'catalog-indexer',
+  httpPort: 8083,
+  grpcPort: 50053,
+});
+
+export type CatalogIndexerConfig = z.output<typeof configSchema>;
+
+export const loadCatalogIndexerConfig = (
+  env: NodeJS.ProcessEnv = process.env,
+): CatalogIndexerConfig => loadConfig(configSchema, env);

@@ -1,0 +1,12 @@
+import type { ServiceDefinition } from '@marquee/platform/service';
+import { loadCatalogIndexerConfig, type CatalogIndexerConfig } from './config.js';
+import { composeCatalogIndexer } from './service.js';
+
+export { configSchema, loadCatalogIndexerConfig, type CatalogIndexerConfig } from './config.js';
+
+/** catalog-indexer as the process runner and the embedded default see it. */
+export const catalogIndexerService: ServiceDefinition<CatalogIndexerConfig> = {
+  name: 'catalog-indexer',
+  loadConfig: loadCatalogIndexerConfig,
+  compose: composeCatalogIndexer,
+};

@@ -1,0 +1,29 @@
+import { authV1 } from '@marquee/proto';
+import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
+import type { Logger } from '@marquee/platform/logger';
+import type { DeveloperAccess } from '../app/backends.js';
+
+/** auth-gateway over gRPC, as the edge's DeveloperAccess port. Errors arrive as AppError kinds. */
+export function createAuthGatewayClient(
+  address: string,
+  options: { deadlineMs: number; logger: Logger },
+): DeveloperAccess & { close(): void } {
+  const client = createGrpcClient(authV1.AuthServiceClient, address, options);
+  return {
+    async createApp(input) {
+      const created = await callUnary(client, 'createApp', {
+        name: input.name,
+        redirectUris: input.redirectUris,
+      });
+      return {
+        apiKey: created.apiKey,
+        clientId: created.clientId,
+        clientSecret: created.clientSecret,
+      };
+    },
+    async createFan(input) {
+      return callUnary(client, 'createFan', input);
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,83 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Backends } from '../../../app/backends.js';
+import { requireAdminToken } from './admin-auth.js';
+
+const AdminError = Type.Object({
+  error: Type.Object({ code: Type.String(), message: Type.String() }),
+});
+
+const NewAppBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    redirectUris: Type.Array(Type.String({ format: 'uri', maxLength: 2048 }), {
+      minItems: 1,
+      maxItems: 20,
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const NewFanBody = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    password: Type.String({ minLength: 8, maxLength: 256 }),
+  },
+  { additionalProperties: false },
+);
+
+/** SYSTEM.md §5: operators and tests provision through the edge with the admin token. */
+export function adminRoutes(backends: Backends, adminToken: string) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    requireAdminToken(scope, adminToken);
+
+    scope.post(
+      '/apps',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Register a developer app: returns its API key and OAuth client credentials',
+          security: [{ adminToken: [] }],
+          body: NewAppBody,
+          response: {
+            201: Type.Object({
+              apiKey: Type.String(),
+              clientId: Type.String(),
+              clientSecret: Type.String(),
+            }),
+            400: AdminError,
+            401: AdminError,
+          },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body as { name: string; redirectUris: string[] };
+        const created = await backends.developerAccess.createApp(body);
+        return reply.code(201).send(created);
+      },
+    );
+
+    scope.post(
+      '/fans',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Create a fan account that can sign in at /oauth/authorize',
+          security: [{ adminToken: [] }],
+          body: NewFanBody,
+          response: {
+            201: Type.Object({ id: Type.String() }),
+            400: AdminError,
+            401: AdminError,
+            409: AdminError,
+          },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body as { email: string; password: string };
+        const created = await backends.developerAccess.createFan(body);
+        return reply.code(201).send(created);
+      },
+    );
+  };
+}

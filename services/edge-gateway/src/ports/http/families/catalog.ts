@@ -1,0 +1,159 @@
+import type { ApiFamily, FamilyError } from './family.js';
+
+/**
+ * The API families of `{base_url}` and their error bodies. Where the spec shows the body it is
+ * followed exactly; where it says "not shown" the shape is the one REAL-APIS.md reports for the
+ * real API of that family, and the choice is written in the edge-gateway README.
+ */
+
+const discoveryErrors = (e: FamilyError) =>
+  e.status === 401
+    ? // spec 03 §Errors: discovery v2 answers a missing or invalid key with the fault body.
+      { fault: { faultstring: e.detail, detail: { errorcode: e.code } } }
+    : {
+        errors: [
+          {
+            code: e.code,
+            detail: e.detail,
+            status: String(e.status),
+            _links: { about: { href: `/discovery/v2/errors.html#${e.code}` } },
+          },
+        ],
+      };
+
+export const discovery: ApiFamily = {
+  id: 'discovery',
+  title: 'Discovery v2',
+  prefixes: ['/discovery/v2'],
+  errorBody: discoveryErrors,
+  validationStatus: 400,
+  unauthorized: { status: 401, code: 'oauth.v2.InvalidApiKey', detail: 'Invalid ApiKey' },
+};
+
+export const internationalDiscovery: ApiFamily = {
+  id: 'intl-discovery',
+  title: 'International discovery',
+  prefixes: ['/mfxapi/v2'],
+  // spec 03: errors "not shown"; the published API answers `{errors: [{code, message}]}`-style bodies.
+  errorBody: (e) => ({ errors: [{ code: e.code, message: e.detail, status: e.status }] }),
+  validationStatus: 400,
+  unauthorized: {
+    status: 401,
+    code: 'unauthorized',
+    detail: 'A valid apikey query parameter is required',
+  },
+};
+
+export const publishing: ApiFamily = {
+  id: 'publishing',
+  title: 'Publishing',
+  prefixes: ['/publish'],
+  // spec 01 §Errors: `errors[]` with status, code, detail, invalidProperties, missingProperties.
+  errorBody: (e) => ({
+    errors: [
+      {
+        status: e.status === 400 ? 'Rejected' : 'Error',
+        code: e.code,
+        detail: e.detail,
+        invalidProperties: {},
+        missingProperties: {},
+      },
+    ],
+  }),
+  validationStatus: 400,
+  unauthorized: {
+    status: 401,
+    code: 'UNAUTHORIZED',
+    detail: 'A valid apikey query parameter is required',
+  },
+};
+
+export const deals: ApiFamily = {
+  id: 'deals',
+  title: 'Deals',
+  prefixes: ['/dc/content/v1', '/dc/content-qa/v1'],
+  // spec 01 §Errors, deals: JSON `{message, statusCode}`; unacceptable parameters are 406.
+  errorBody: (e) => ({ message: e.detail, statusCode: e.status }),
+  validationStatus: 406,
+  unauthorized: {
+    status: 401,
+    code: 'unauthorized',
+    detail: 'Unauthorized: the apikey parameter is missing or invalid',
+  },
+};
+
+export const commerce: ApiFamily = {
+  id: 'commerce',
+  title: 'Commerce',
+  prefixes: ['/commerce/v2'],
+  errorBody: (e) => ({ errors: [{ code: e.code, detail: e.detail, status: String(e.status) }] }),
+  validationStatus: 400,
+  unauthorized: { status: 401, code: 'unauthorized', detail: 'A valid API key is required' },
+};
+
+/** REAL-APIS.md §Partner API: `{"error": {"message", "code", "http_code", "severity"}}`. */
+const partnerErrors = (e: FamilyError) => ({
+  error: {
+    message: e.detail,
+    code: e.code,
+    http_code: e.status,
+    severity: e.status >= 500 ? 'ERROR' : 'WARN',
+  },
+});
+
+export const partnerCart: ApiFamily = {
+  id: 'partner-cart',
+  title: 'Partner cart',
+  prefixes: ['/partners/v1', '/partners-preprod/v1'],
+  errorBody: partnerErrors,
+  validationStatus: 400,
+  unauthorized: {
+    status: 401,
+    code: '10001',
+    detail: 'A valid API key is required (apikey or x-api-key)',
+  },
+};
+
+export const topPicks: ApiFamily = {
+  id: 'top-picks',
+  title: 'Top picks',
+  prefixes: ['/top-picks/v1'],
+  errorBody: partnerErrors,
+  validationStatus: 400,
+  unauthorized: partnerCart.unauthorized,
+};
+
+export const secureRender: ApiFamily = {
+  id: 'secure-render',
+  title: 'Secure render',
+  prefixes: ['/marketplace/v1', '/marketplace-staging/v1'],
+  errorBody: partnerErrors,
+  validationStatus: 400,
+  unauthorized: partnerCart.unauthorized,
+};
+
+/** Operators' admin API (SYSTEM.md §5): `{error: {code, message}}`. */
+export const admin: ApiFamily = {
+  id: 'admin',
+  title: 'Admin',
+  prefixes: ['/admin/v1'],
+  errorBody: (e) => ({ error: { code: e.code, message: e.detail } }),
+  validationStatus: 400,
+  unauthorized: {
+    status: 401,
+    code: 'unauthenticated',
+    detail: 'Authorization: Bearer <admin token> is required',
+  },
+};
+
+export const allFamilies: readonly ApiFamily[] = [
+  discovery,
+  internationalDiscovery,
+  publishing,
+  deals,
+  commerce,
+  partnerCart,
+  topPicks,
+  secureRender,
+  admin,
+];

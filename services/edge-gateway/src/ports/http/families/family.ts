@@ -1,0 +1,26 @@
+/**
+ * An API family of the public surface: its path prefixes and its own documented error body.
+ * Every family answers unknown paths and bad input in its own shape (SYSTEM.md §4), so a client of
+ * the deals API never sees the discovery API's error body and nobody ever sees a stack trace.
+ */
+export interface FamilyError {
+  status: number;
+  /** Machine-readable code in the family's vocabulary. */
+  code: string;
+  /** Human-readable explanation, safe to show to a developer. */
+  detail: string;
+}
+
+export interface ApiFamily {
+  /** Short id used in logs, metrics and the OpenAPI tags. */
+  readonly id: string;
+  readonly title: string;
+  /** Path prefixes served by this family (e.g. `/dc/content/v1` and its QA twin). */
+  readonly prefixes: readonly string[];
+  /** The family's documented error body for this error. */
+  errorBody(error: FamilyError): unknown;
+  /** The status a request-validation failure gets (400 for most, 406 for deals per spec 01). */
+  readonly validationStatus: number;
+  /** The error of a missing or unknown API key. */
+  readonly unauthorized: FamilyError;
+}

@@ -1,0 +1,110 @@
+import FindMyWay from 'find-my-way';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiFamily, FamilyError } from './family.js';
+
+/** gRPC-derived error kinds (see @marquee/platform/errors) and the HTTP status each maps to. */
+const statusForKind: Record<string, number> = {
+  invalid_argument: 400,
+  unauthenticated: 401,
+  permission_denied: 403,
+  not_found: 404,
+  already_exists: 409,
+  aborted: 409,
+  failed_precondition: 409,
+  resource_exhausted: 429,
+  unavailable: 503,
+  deadline_exceeded: 504,
+};
+
+const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export type FamilyRoutes = (scope: FastifyInstance, family: ApiFamily) => Promise<void> | void;
+
+export function sendFamilyError(
+  reply: FastifyReply,
+  family: ApiFamily,
+  error: FamilyError,
+): FastifyReply {
+  return reply.code(error.status).type('application/json').send(family.errorBody(error));
+}
+
+/** Maps any error thrown inside a family's scope to that family's documented body. */
+export function toFamilyError(
+  family: ApiFamily,
+  err: FastifyError & { kind?: string },
+): FamilyError {
+  if (err.validation) {
+    return { status: family.validationStatus, code: 'invalid_request', detail: err.message };
+  }
+  if (typeof err.kind === 'string' && err.kind in statusForKind) {
+    const status = statusForKind[err.kind]!;
+    return {
+      status: status === 400 ? family.validationStatus : status,
+      code: err.kind,
+      detail: err.message,
+    };
+  }
+  const status = err.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    // fastify's own client errors: malformed JSON, unsupported media type, body too large...
+    return { status, code: err.code ?? 'bad_request', detail: err.message };
+  }
+  return { status: 500, code: 'internal', detail: 'Internal server error' };
+}
+
+/**
+ * Registers a family's routes under each of its prefixes with the family's error handler, its
+ * not-found handler and a 405 for a known path asked with another method (spec 01, deals: 405).
+ */
+export async function registerFamily(
+  app: FastifyInstance,
+  family: ApiFamily,
+  routes: FamilyRoutes,
+): Promise<void> {
+  for (const prefix of family.prefixes) {
+    await app.register(
+      async (scope) => {
+        // A private router of this scope's paths, only to tell 405 from 404.
+        const known = FindMyWay();
+        scope.addHook('onRoute', (route) => {
+          for (const m of [route.method].flat()) {
+            if (methods.includes(m as (typeof methods)[number])) {
+              known.on(m as (typeof methods)[number], route.url, () => undefined);
+            }
+          }
+        });
+        scope.setErrorHandler((err: FastifyError & { kind?: string }, request, reply) => {
+          const error = toFamilyError(family, err);
+          if (error.status >= 500) request.log.error({ err, family: family.id }, 'request failed');
+          else
+            request.log.info(
+              { code: error.code, status: error.status, family: family.id },
+              'request rejected',
+            );
+          return sendFamilyError(reply, family, error);
+        });
+        scope.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+          const path = request.url.split('?')[0] ?? request.url;
+          const allowed = methods.filter(
+            (m) => m !== request.method && known.find(m, path) !== null,
+          );
+          if (allowed.length > 0) {
+            void reply.header('allow', allowed.join(', '));
+            return sendFamilyError(reply, family, {
+              status: 405,
+              code: 'method_not_allowed',
+              detail: `Method ${request.method} is not allowed for ${path}`,
+            });
+          }
+          return sendFamilyError(reply, family, {
+            status: 404,
+            code: family.id === 'discovery' ? 'DIS1004' : 'not_found',
+            detail: `Resource not found: ${path}`,
+          });
+        });
+        await routes(scope, family);
+      },
+      { prefix },
+    );
+  }
+}

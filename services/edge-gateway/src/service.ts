@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import { createAuthGatewayClient } from './adapters/auth-gateway-client.js';
+import type { EdgeGatewayConfig } from './config.js';
+import { registerEdgeRoutes } from './ports/http/edge-app.js';
+
+/** Version of the public API document (not of the process); bumped when routes change. */
+const OPENAPI_DOCUMENT_VERSION = '0.1.0';
+
+/** Composition root of edge-gateway: backend clients and the public HTTP surface. */
+export async function composeEdgeGateway(
+  infra: ServiceInfra,
+  config: EdgeGatewayConfig,
+): Promise<ServiceParts> {
+  let adminToken = config.ADMIN_TOKEN;
+  if (!adminToken) {
+    // SYSTEM.md §5: a production start refuses to run without it; development generates one.
+    if (config.NODE_ENV === 'production')
+      throw new Error('ADMIN_TOKEN (or ADMIN_TOKEN_FILE) is required in production');
+    adminToken = randomBytes(24).toString('base64url');
+    // Printed once on the terminal, never logged: logs are shipped elsewhere.
+    console.log(
+      `edge-gateway: ADMIN_TOKEN not set; generated admin token for this process: ${adminToken}`,
+    );
+  }
+  const options = { deadlineMs: config.BACKEND_DEADLINE_MS, logger: infra.logger };
+  const auth = createAuthGatewayClient(config.AUTH_GATEWAY_ADDR, options);
+  return {
+    http: (app) =>
+      registerEdgeRoutes(app, {
+        adminToken,
+        version: OPENAPI_DOCUMENT_VERSION,
+        backends: { developerAccess: auth },
+      }),
+    stop: async () => auth.close(),
+  };
+}

@@ -1,0 +1,153 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The distributed mode under test: every service as its own Node process (its built dist/main.js,
+ * exactly what the container runs), on free loopback ports, against real Kafka and Mongo, each
+ * with its own database. Used by the e2e tier and the benchmarks.
+ */
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Start order: back ends first, the edge last (it needs their addresses). */
+const backends = [
+  ['auth-gateway', 'AUTH_GATEWAY_ADDR'],
+  ['publisher', 'PUBLISHER_ADDR'],
+  ['catalog-indexer', 'CATALOG_INDEXER_ADDR'],
+  ['deals', 'DEALS_ADDR'],
+  ['partner-reference', undefined],
+  ['3p-connector', 'CONNECTOR_ADDR'],
+  ['cart', 'CART_ADDR'],
+  ['secure-entry', 'SECURE_ENTRY_ADDR'],
+  ['reconciler', 'RECONCILER_ADDR'],
+] as const;
+
+export interface ServiceProcess {
+  name: string;
+  httpPort: number;
+  grpcPort: number;
+  child: ChildProcess;
+  output: string[];
+}
+
+export interface Stack {
+  baseUrl: string;
+  adminToken: string;
+  services: Map<string, ServiceProcess>;
+  /** SIGTERM every process (edge first) and wait for each to exit. */
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  kafkaBrokers: string;
+  mongoUrl: string;
+  /** Prefix of every service's database, unique per run so runs never see each other's data. */
+  dbPrefix?: string;
+  readyTimeoutMs?: number;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const dbPrefix = options.dbPrefix ?? `e2e${randomBytes(4).toString('hex')}`;
+  const adminToken = randomBytes(24).toString('base64url');
+  const services = new Map<string, ServiceProcess>();
+  const edgeEnv: Record<string, string> = {};
+
+  const launch = async (
+    name: string,
+    extraEnv: Record<string, string>,
+  ): Promise<ServiceProcess> => {
+    const [httpPort, grpcPort] = [await freePort(), await freePort()];
+    const child = spawn(
+      process.execPath,
+      ['--enable-source-maps', '--import', '@marquee/platform/telemetry/register', 'dist/main.js'],
+      {
+        cwd: `${repo}/services/${name}`,
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          NODE_ENV: 'production',
+          KAFKA_BROKERS: options.kafkaBrokers,
+          MONGO_URL: options.mongoUrl,
+          MONGO_DB: `${dbPrefix}_${name.replace(/-/g, '_')}`,
+          HTTP_PORT: String(httpPort),
+          GRPC_PORT: String(grpcPort),
+          ADMIN_TOKEN: adminToken,
+          LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
+          ...extraEnv,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const output: string[] = [];
+    const keep = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      if (output.length > 200) output.shift();
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    const service = { name, httpPort, grpcPort, child, output };
+    services.set(name, service);
+    await waitReady(service, options.readyTimeoutMs ?? 60_000);
+    return service;
+  };
+
+  const stop = async () => {
+    for (const service of [...services.values()].reverse()) {
+      if (service.child.exitCode !== null) continue;
+      const exited = new Promise((resolve) => service.child.once('exit', resolve));
+      service.child.kill('SIGTERM');
+      await Promise.race([exited, delay(30_000).then(() => service.child.kill('SIGKILL'))]);
+    }
+  };
+
+  try {
+    for (const [name, addressKey] of backends) {
+      const service = await launch(name, {});
+      if (addressKey) edgeEnv[addressKey] = `127.0.0.1:${service.grpcPort}`;
+    }
+    const edge = await launch('edge-gateway', edgeEnv);
+    return { baseUrl: `http://127.0.0.1:${edge.httpPort}`, adminToken, services, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function waitReady(service: ServiceProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    if (service.child.exitCode !== null) {
+      throw new Error(
+        `${service.name} exited with ${service.child.exitCode}:\n${service.output.join('')}`,
+      );
+    }
+    try {
+      const response = await fetch(`http://127.0.0.1:${service.httpPort}/readyz`);
+      if (response.ok) return;
+      last = await response.text();
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await delay(250);
+  }
+  throw new Error(
+    `${service.name} not ready after ${timeoutMs} ms (last: ${last}):\n${service.output.join('')}`,
+  );
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
