@@ -38,7 +38,9 @@ export async function connectMongo(options: ConnectMongoOptions): Promise<Connec
     bufferCommands: false,
   });
   // Without a listener an 'error' event would throw out of the EventEmitter.
-  connection.on('error', (err: unknown) => log.error({ url: safeUrl, error: scrub(errorMessage(err)) }, 'mongo connection error'));
+  connection.on('error', (err: unknown) =>
+    log.error({ url: safeUrl, error: scrub(errorMessage(err)) }, 'mongo connection error'),
+  );
   connection.on('disconnected', () => log.warn({ url: safeUrl }, 'mongo disconnected'));
   connection.on('reconnected', () => log.info({ url: safeUrl }, 'mongo reconnected'));
   try {
@@ -46,7 +48,10 @@ export async function connectMongo(options: ConnectMongoOptions): Promise<Connec
   } catch (err) {
     await connection.close(true).catch(() => undefined);
     // The driver's message can quote the connection string; only the scrubbed text leaves here.
-    throw new AppError('unavailable', `cannot connect to MongoDB at ${safeUrl}: ${scrub(errorMessage(err))}`);
+    throw new AppError(
+      'unavailable',
+      `cannot connect to MongoDB at ${safeUrl}: ${scrub(errorMessage(err))}`,
+    );
   }
   log.info({ url: safeUrl, appName: options.appName }, 'mongo connected');
   return connection;
@@ -55,7 +60,8 @@ export async function connectMongo(options: ConnectMongoOptions): Promise<Connec
 /** Readiness: true when the server answers a `ping` within `timeoutMs`. Never throws. */
 export async function pingMongo(connection: Connection, timeoutMs = 2_000): Promise<boolean> {
   const db = connection.db;
-  if (db === undefined || connection.readyState !== mongoose.ConnectionStates.connected) return false;
+  if (db === undefined || connection.readyState !== mongoose.ConnectionStates.connected)
+    return false;
   let timer: NodeJS.Timeout | undefined;
   try {
     const timeout = new Promise<false>((resolve) => {

@@ -22,7 +22,13 @@ export async function ensureIndexes(
   for (const model of Object.values(connection.models)) await model.createIndexes();
   for (const collection of collections) await collection.ensureIndexes();
   logger?.info(
-    { component: 'mongo', db: connection.name, models: Object.keys(connection.models).length, stores: collections.length, ms: Date.now() - started },
+    {
+      component: 'mongo',
+      db: connection.name,
+      models: Object.keys(connection.models).length,
+      stores: collections.length,
+      ms: Date.now() - started,
+    },
     'mongo indexes ensured',
   );
 }

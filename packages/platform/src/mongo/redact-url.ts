@@ -3,7 +3,8 @@
  * replaced. Parsed by hand because `new URL` rejects the multi-host form (`mongodb://a:1,b:2/db`).
  */
 const USERINFO = /^(mongodb(?:\+srv)?:\/\/)([^@/?#]*)@/i;
-const SECRET_PARAM = /([?&](?:password|[^=&]*secret[^=&]*|[^=&]*token[^=&]*|authMechanismProperties)=)[^&#]*/gi;
+const SECRET_PARAM =
+  /([?&](?:[^=&]*(?:password|secret|token)[^=&]*|authMechanismProperties)=)[^&#]*/gi;
 
 export const REDACTED = '***';
 
@@ -11,7 +12,9 @@ export function redactMongoUrl(url: string): string {
   return url
     .replace(USERINFO, (_match, scheme: string, userinfo: string) => {
       const colon = userinfo.indexOf(':');
-      return colon === -1 ? `${scheme}${userinfo}@` : `${scheme}${userinfo.slice(0, colon)}:${REDACTED}@`;
+      return colon === -1
+        ? `${scheme}${userinfo}@`
+        : `${scheme}${userinfo.slice(0, colon)}:${REDACTED}@`;
     })
     .replace(SECRET_PARAM, `$1${REDACTED}`);
 }

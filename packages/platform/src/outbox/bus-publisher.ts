@@ -15,24 +15,38 @@ const PASS_THROUGH = {
  * the bus creates missing topics with their compaction and retention, which a made-up definition
  * would get wrong. An event for a topic outside it fails the publish (the relay retries and logs).
  */
-export function busRawPublisher(bus: Pick<EventBus, 'publish'>, topics: Iterable<TopicDef<unknown>>): RawPublisher {
+export function busRawPublisher(
+  bus: Pick<EventBus, 'publish'>,
+  topics: Iterable<TopicDef<unknown>>,
+): RawPublisher {
   const catalog = new Map<string, TopicDef<unknown>>();
   for (const topic of topics) catalog.set(topic.name, topic);
   return async (topicName, events) => {
     const topic = catalog.get(topicName);
-    if (topic === undefined) throw new Error(`outbox: topic "${topicName}" is not in the catalog given to busRawPublisher`);
+    if (topic === undefined)
+      throw new Error(
+        `outbox: topic "${topicName}" is not in the catalog given to busRawPublisher`,
+      );
     // The bus takes `ce_type` from the topic definition: one call per run of one type keeps the order.
     for (const run of runsOfOneType(events)) {
       const raw: TopicDef<Uint8Array> = { ...topic, type: run.type, codec: PASS_THROUGH };
       await bus.publish(
         raw,
-        run.events.map((event) => ({ key: event.key, value: event.value, id: event.id, time: event.time, headers: event.headers })),
+        run.events.map((event) => ({
+          key: event.key,
+          value: event.value,
+          id: event.id,
+          time: event.time,
+          headers: event.headers,
+        })),
       );
     }
   };
 }
 
-function runsOfOneType(events: readonly RawOutgoingEvent[]): { type: string; events: RawOutgoingEvent[] }[] {
+function runsOfOneType(
+  events: readonly RawOutgoingEvent[],
+): { type: string; events: RawOutgoingEvent[] }[] {
   const runs: { type: string; events: RawOutgoingEvent[] }[] = [];
   for (const event of events) {
     const last = runs.at(-1);

@@ -19,7 +19,13 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../logger/index.js';
 import { CORRELATION_ID_HEADER } from '../logger/index.js';
-import type { OutboxEvent, OutboxSource, PendingOutbox, RawOutgoingEvent, RawPublisher } from './types.js';
+import type {
+  OutboxEvent,
+  OutboxSource,
+  PendingOutbox,
+  RawOutgoingEvent,
+  RawPublisher,
+} from './types.js';
 
 export interface OutboxRelayOptions {
   sources: readonly OutboxSource[];
@@ -136,7 +142,10 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           published += group.events.length;
         } catch (err) {
           for (const docId of group.docIds) failed.set(docId, err);
-          log.warn({ source: name, topic, events: group.events.length, err }, 'outbox publish failed; events kept for retry');
+          log.warn(
+            { source: name, topic, events: group.events.length, err },
+            'outbox publish failed; events kept for retry',
+          );
         }
       }),
     );
@@ -156,7 +165,10 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           } catch (err) {
             // Published but still in the document: it will be published again (same ce_id).
             failed.set(doc.docId, err);
-            log.warn({ source: name, docId: doc.docId, err }, 'outbox ack failed; events will be re-published');
+            log.warn(
+              { source: name, docId: doc.docId, err },
+              'outbox ack failed; events will be re-published',
+            );
           }
         }
         const attempt = (attempts.get(attemptKey) ?? 0) + 1;
@@ -171,9 +183,13 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       }),
     );
     if (failed.size > 0) {
-      log.warn({ source: name, documents: failed.size, retryInMs }, 'outbox documents not relayed; backing off');
+      log.warn(
+        { source: name, documents: failed.size, retryInMs },
+        'outbox documents not relayed; backing off',
+      );
     }
-    if (published > 0) log.debug({ source: name, documents: batch.length, events: published }, 'outbox relayed');
+    if (published > 0)
+      log.debug({ source: name, documents: batch.length, events: published }, 'outbox relayed');
     return { published, more: batch.length >= batchSize && failed.size === 0 };
   }
 
@@ -214,19 +230,20 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       running = true;
       for (const source of sources) unsubscribes.push(source.onOutboxWrite(() => relay.notify()));
       loop = runLoop();
-      log.info({ owner, sources: sources.map((s) => s.outboxName), pollIntervalMs, batchSize }, 'outbox relay started');
+      log.info(
+        { owner, sources: sources.map((s) => s.outboxName), pollIntervalMs, batchSize },
+        'outbox relay started',
+      );
     },
 
     async stop() {
-      if (!running) {
-        await chain;
-        return;
-      }
+      const wasRunning = running;
       running = false;
       wake?.();
       for (const unsubscribe of unsubscribes.splice(0)) unsubscribe();
       await loop;
       await chain;
+      // Also after relayOnce() without start(): its leases would otherwise block others for leaseMs.
       await Promise.all(
         [...leased].map(async (source) => {
           try {
@@ -239,7 +256,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       );
       leased.clear();
       attempts.clear();
-      log.info({ owner }, 'outbox relay stopped');
+      if (wasRunning) log.info({ owner }, 'outbox relay stopped');
     },
 
     notify() {
@@ -259,10 +276,18 @@ function toRawEvent(event: OutboxEvent): RawOutgoingEvent {
   if (event.traceparent !== undefined) headers.traceparent = event.traceparent;
   if (event.tracestate !== undefined) headers.tracestate = event.tracestate;
   if (event.correlationId !== undefined) headers[CORRELATION_ID_HEADER] = event.correlationId;
-  return { id: event.id, key: event.key, type: event.type, value: event.value, time: event.time, headers };
+  return {
+    id: event.id,
+    key: event.key,
+    type: event.type,
+    value: event.value,
+    time: event.time,
+    headers,
+  };
 }
 
 function positive(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`createOutboxRelay: ${name} must be a positive number`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new RangeError(`createOutboxRelay: ${name} must be a positive number`);
   return value;
 }

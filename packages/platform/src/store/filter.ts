@@ -19,8 +19,11 @@ export function normalizeFilter(filter: object): Record<string, unknown> {
     for (const [op, operand] of Object.entries(condition)) {
       if (operand === undefined) continue;
       if (op === '$in') {
-        if (!Array.isArray(operand)) throw invalidDocument(`filter.${field}.$in needs an array`, { field });
-        operators[op] = operand.map((value: unknown, i) => toPortable(value, `filter.${field}.$in[${i}]`));
+        if (!Array.isArray(operand))
+          throw invalidDocument(`filter.${field}.$in needs an array`, { field });
+        operators[op] = operand.map((value: unknown, i) =>
+          toPortable(value, `filter.${field}.$in[${i}]`),
+        );
       } else {
         operators[op] = toPortable(operand, `filter.${field}.${op}`);
       }

@@ -14,7 +14,11 @@ describe('KeyedMutex', () => {
       return name;
     };
 
-    const results = await Promise.all([sut.run('k', section('a', 20)), sut.run('k', section('b', 1)), sut.run('k', section('c', 5))]);
+    const results = await Promise.all([
+      sut.run('k', section('a', 20)),
+      sut.run('k', section('b', 1)),
+      sut.run('k', section('c', 5)),
+    ]);
 
     expect(results).toEqual(['a', 'b', 'c']);
     expect(trace).toEqual(['a:start', 'a:end', 'b:start', 'b:end', 'c:start', 'c:end']);

@@ -10,13 +10,20 @@ const OPERATORS = new Set(['$in', '$ne', '$gt', '$gte', '$lt', '$lte']);
 
 /** A plain object whose keys all start with `$` is a set of operators, as in MongoDB. */
 export function isOperatorObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Date || value instanceof Uint8Array) {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value) ||
+    value instanceof Date ||
+    value instanceof Uint8Array
+  ) {
     return false;
   }
   const keys = Object.keys(value);
   if (keys.length === 0 || !keys.every((key) => key.startsWith('$'))) return false;
   for (const key of keys) {
-    if (!OPERATORS.has(key)) throw invalidDocument(`unsupported filter operator ${key}`, { operator: key });
+    if (!OPERATORS.has(key))
+      throw invalidDocument(`unsupported filter operator ${key}`, { operator: key });
   }
   return true;
 }
@@ -117,9 +124,16 @@ function equalsCondition(fieldValue: unknown, expected: unknown): boolean {
   return candidates(actual).some((candidate) => valuesEqual(candidate, expected));
 }
 
-function rangeCondition(fieldValue: unknown, bound: unknown, accept: (c: number) => boolean): boolean {
+function rangeCondition(
+  fieldValue: unknown,
+  bound: unknown,
+  accept: (c: number) => boolean,
+): boolean {
   const actual = fieldValue === undefined ? null : fieldValue;
-  return candidates(actual).some((candidate) => typeRank(candidate) === typeRank(bound) && accept(compareValues(candidate, bound)));
+  return candidates(actual).some(
+    (candidate) =>
+      typeRank(candidate) === typeRank(bound) && accept(compareValues(candidate, bound)),
+  );
 }
 
 export function matchesCondition(fieldValue: unknown, condition: unknown): boolean {
@@ -151,13 +165,22 @@ export function matchesCondition(fieldValue: unknown, condition: unknown): boole
   return true;
 }
 
-export function matchesFilter(doc: Record<string, unknown>, filter: Record<string, unknown>): boolean {
-  return Object.entries(filter).every(([field, condition]) => condition === undefined || matchesCondition(doc[field], condition));
+export function matchesFilter(
+  doc: Record<string, unknown>,
+  filter: Record<string, unknown>,
+): boolean {
+  return Object.entries(filter).every(
+    ([field, condition]) => condition === undefined || matchesCondition(doc[field], condition),
+  );
 }
 
 /** Sort comparator over the given fields, then `id` ascending (both adapters break ties the same way). */
-export function sortComparator(sort: Record<string, 1 | -1 | undefined>): (a: Record<string, unknown>, b: Record<string, unknown>) => number {
-  const keys = Object.entries(sort).filter((entry): entry is [string, 1 | -1] => entry[1] !== undefined);
+export function sortComparator(
+  sort: Record<string, 1 | -1 | undefined>,
+): (a: Record<string, unknown>, b: Record<string, unknown>) => number {
+  const keys = Object.entries(sort).filter(
+    (entry): entry is [string, 1 | -1] => entry[1] !== undefined,
+  );
   return (a, b) => {
     for (const [field, direction] of keys) {
       const c = compareValues(sortKey(a[field], direction), sortKey(b[field], direction));
@@ -171,5 +194,7 @@ export function sortComparator(sort: Record<string, 1 | -1 | undefined>): (a: Re
 function sortKey(value: unknown, direction: 1 | -1): unknown {
   if (!Array.isArray(value)) return value === undefined ? null : value;
   if (value.length === 0) return null;
-  return value.reduce((best: unknown, item: unknown) => (compareValues(item, best) * direction < 0 ? item : best));
+  return value.reduce((best: unknown, item: unknown) =>
+    compareValues(item, best) * direction < 0 ? item : best,
+  );
 }

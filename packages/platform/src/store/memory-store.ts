@@ -8,7 +8,16 @@ import { alreadyExists, invalidDocument, notFound, versionConflict } from './err
 import { matchesFilter, sortComparator } from './memory-query.js';
 import { normalizeFilter } from './filter.js';
 import { portableEvents, splitDocument, toPortable } from './portable.js';
-import type { Draft, FindOptions, Mutation, StoreFilter, StoreIndex, Versioned, VersionedStore, WriteOptions } from './types.js';
+import type {
+  Draft,
+  FindOptions,
+  Mutation,
+  StoreFilter,
+  StoreIndex,
+  Versioned,
+  VersionedStore,
+  WriteOptions,
+} from './types.js';
 
 export interface MemoryStoreOptions<T> {
   /** Collection name: error messages, relay logs and lease key. Default `documents`. */
@@ -36,7 +45,9 @@ interface UniqueIndex {
   owners: Map<string, string>;
 }
 
-export function createMemoryStore<T extends Versioned>(options: MemoryStoreOptions<T> = {}): MemoryStore<T> {
+export function createMemoryStore<T extends Versioned>(
+  options: MemoryStoreOptions<T> = {},
+): MemoryStore<T> {
   const name = options.name ?? 'documents';
   const records = new Map<string, MemoryRecord>();
   const listeners = new Set<() => void>();
@@ -59,7 +70,11 @@ export function createMemoryStore<T extends Versioned>(options: MemoryStoreOptio
       if (owner !== undefined && owner !== id) throw alreadyExists(name, id);
     }
   };
-  const setUnique = (id: string, before: Record<string, unknown> | undefined, after: Record<string, unknown> | undefined): void => {
+  const setUnique = (
+    id: string,
+    before: Record<string, unknown> | undefined,
+    after: Record<string, unknown> | undefined,
+  ): void => {
     for (const index of uniques) {
       if (before !== undefined) index.owners.delete(uniqueKey(index, before));
       if (after !== undefined) index.owners.set(uniqueKey(index, after), id);
@@ -67,7 +82,11 @@ export function createMemoryStore<T extends Versioned>(options: MemoryStoreOptio
   };
 
   const toDocument = (id: string, record: MemoryRecord): T =>
-    ({ ...(toPortable(record.data) as Record<string, unknown>), id, version: record.version }) as unknown as T;
+    ({
+      ...(toPortable(record.data) as Record<string, unknown>),
+      id,
+      version: record.version,
+    }) as unknown as T;
 
   const appendEvents = (record: MemoryRecord, events: OutboxEvent[]): void => {
     if (events.length === 0) return;
@@ -118,14 +137,21 @@ export function createMemoryStore<T extends Versioned>(options: MemoryStoreOptio
       return toDocument(id, record);
     },
 
-    async update(id, expectedVersion, change: Draft<T> | Mutation<T>, writeOptions: WriteOptions = {}) {
+    async update(
+      id,
+      expectedVersion,
+      change: Draft<T> | Mutation<T>,
+      writeOptions: WriteOptions = {},
+    ) {
       const events = portableEvents(writeOptions.events);
       const record = liveRecord(id);
       if (record === undefined) throw notFound(name, id);
-      if (record.version !== expectedVersion) throw versionConflict(name, id, expectedVersion, record.version);
+      if (record.version !== expectedVersion)
+        throw versionConflict(name, id, expectedVersion, record.version);
       const next = typeof change === 'function' ? change(toDocument(id, record)) : change;
       const { id: nextId, data } = splitDocument(next);
-      if (nextId !== id) throw invalidDocument(`${name} ${id}: an update cannot change the id`, { id, nextId });
+      if (nextId !== id)
+        throw invalidDocument(`${name} ${id}: an update cannot change the id`, { id, nextId });
       checkUnique(id, data);
       setUnique(id, record.data, data);
       record.data = data;
@@ -166,14 +192,20 @@ export function createMemoryStore<T extends Versioned>(options: MemoryStoreOptio
       }
       matches.sort(sortComparator(findOptions.sort ?? {}));
       const page = limit === undefined ? matches.slice(skip) : matches.slice(skip, skip + limit);
-      return page.map((view) => toDocument(view.id as string, records.get(view.id as string) as MemoryRecord));
+      return page.map((view) =>
+        toDocument(view.id as string, records.get(view.id as string) as MemoryRecord),
+      );
     },
 
     async count(filter: StoreFilter<T> = {}) {
       const wanted = normalizeFilter(filter);
       let n = 0;
       for (const [id, record] of records) {
-        if (!record.tombstone && matchesFilter({ ...record.data, id, version: record.version }, wanted)) n += 1;
+        if (
+          !record.tombstone &&
+          matchesFilter({ ...record.data, id, version: record.version }, wanted)
+        )
+          n += 1;
       }
       return n;
     },
@@ -181,9 +213,13 @@ export function createMemoryStore<T extends Versioned>(options: MemoryStoreOptio
     async pendingOutbox(limit) {
       const now = Date.now();
       const due: [string, MemoryRecord][] = [];
-      for (const entry of records) if (entry[1].outbox.length > 0 && entry[1].dueAt <= now) due.push(entry);
+      for (const entry of records)
+        if (entry[1].outbox.length > 0 && entry[1].dueAt <= now) due.push(entry);
       due.sort((a, b) => a[1].dueAt - b[1].dueAt || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-      return due.slice(0, limit).map(([docId, record]): PendingOutbox => ({ docId, events: portableEvents(record.outbox) }));
+      return due.slice(0, limit).map(([docId, record]): PendingOutbox => ({
+        docId,
+        events: portableEvents(record.outbox),
+      }));
     },
 
     async ackOutbox(docId, eventIds) {
@@ -221,9 +257,13 @@ export function createMemoryStore<T extends Versioned>(options: MemoryStoreOptio
   return store;
 }
 
-export function checkPaging(options: { skip?: number; limit?: number }): { skip: number; limit: number | undefined } {
+export function checkPaging(options: { skip?: number; limit?: number }): {
+  skip: number;
+  limit: number | undefined;
+} {
   const skip = options.skip ?? 0;
-  if (!Number.isInteger(skip) || skip < 0) throw invalidDocument('skip must be a non-negative integer', { skip });
+  if (!Number.isInteger(skip) || skip < 0)
+    throw invalidDocument('skip must be a non-negative integer', { skip });
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 0)) {
     throw invalidDocument('limit must be a non-negative integer', { limit: options.limit });
   }
@@ -235,6 +275,11 @@ function keyPart(value: unknown): unknown {
   if (value === undefined || value === null) return null;
   if (value instanceof Date) return { d: value.getTime() };
   if (value instanceof Uint8Array) return { b: Buffer.from(value).toString('base64') };
-  if (typeof value === 'object') return { o: JSON.stringify(value, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v)) };
+  if (typeof value === 'object')
+    return {
+      o: JSON.stringify(value, (_k, v: unknown) =>
+        v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v,
+      ),
+    };
   return { [typeof value]: value };
 }

@@ -24,7 +24,8 @@
  * store correct on FerretDB as long as one process writes a collection, which is how dev and CI run
  * it; several replicas writing one collection need real MongoDB. Inserts are atomic on both (unique _id).
  */
-import mongoose, { type Connection } from 'mongoose';
+import type { Connection } from 'mongoose';
+import type mongoose from 'mongoose';
 import { AppError } from '../errors/index.js';
 import type { OutboxEvent, OutboxSource, PendingOutbox } from '../outbox/types.js';
 import { alreadyExists, invalidDocument, notFound, versionConflict } from './errors.js';
@@ -33,7 +34,16 @@ import { KeyedMutex } from './keyed-mutex.js';
 import { isOperatorObject } from './memory-query.js';
 import { checkPaging } from './memory-store.js';
 import { portableEvents, splitDocument } from './portable.js';
-import type { Draft, FindOptions, Mutation, StoreFilter, StoreIndex, Versioned, VersionedStore, WriteOptions } from './types.js';
+import type {
+  Draft,
+  FindOptions,
+  Mutation,
+  StoreFilter,
+  StoreIndex,
+  Versioned,
+  VersionedStore,
+  WriteOptions,
+} from './types.js';
 
 type Collection<D extends mongoose.mongo.Document> = mongoose.mongo.Collection<D>;
 type Filter = mongoose.mongo.Filter<StoredDoc>;
@@ -103,16 +113,20 @@ function mutexFor(connection: Connection): KeyedMutex {
   return mutex;
 }
 
-export function createMongoStore<T extends Versioned>(options: MongoStoreOptions<T>): MongoStore<T> {
+export function createMongoStore<T extends Versioned>(
+  options: MongoStoreOptions<T>,
+): MongoStore<T> {
   const { connection, collection: name } = options;
   const leaseCollection = options.leaseCollection ?? 'outbox_leases';
   const listeners = new Set<() => void>();
   const mutex = mutexFor(connection);
-  const locked = <R>(id: string, work: () => Promise<R>): Promise<R> => mutex.run(`${name}\u0000${id}`, work);
+  const locked = <R>(id: string, work: () => Promise<R>): Promise<R> =>
+    mutex.run(`${name}\u0000${id}`, work);
 
   const db = (): mongoose.mongo.Db => {
     const handle = connection.db;
-    if (handle === undefined) throw new AppError('unavailable', 'the MongoDB connection is not open');
+    if (handle === undefined)
+      throw new AppError('unavailable', 'the MongoDB connection is not open');
     return handle;
   };
   const docs = (): Collection<StoredDoc> => db().collection<StoredDoc>(name);
@@ -140,7 +154,11 @@ export function createMongoStore<T extends Versioned>(options: MongoStoreOptions
   const readDocument = async (id: string): Promise<StoredDoc | null> =>
     docs().findOne({ _id: id, tombstone: false }, { ...READ, projection: DOCUMENT_PROJECTION });
 
-  async function insertLocked(id: string, data: Record<string, unknown>, events: OutboxEvent[]): Promise<T> {
+  async function insertLocked(
+    id: string,
+    data: Record<string, unknown>,
+    events: OutboxEvent[],
+  ): Promise<T> {
     for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt += 1) {
       const now = new Date();
       const fresh: StoredDoc = {
@@ -160,7 +178,10 @@ export function createMongoStore<T extends Versioned>(options: MongoStoreOptions
         if (!isDuplicateKey(error)) throw error;
         // The id may belong to a tombstone still waiting for the relay: re-create over it, keeping
         // its queued events first so the stream says "deleted" before "created again".
-        const existing = await docs().findOne({ _id: id }, { projection: { tombstone: 1, version: 1 } });
+        const existing = await docs().findOne(
+          { _id: id },
+          { projection: { tombstone: 1, version: 1 } },
+        );
         if (existing === null) {
           // Either the tombstone was purged meanwhile (try again) or another unique index clashed.
           if (duplicateOnOtherIndex(error)) throw alreadyExists(name, id, error);
@@ -171,7 +192,11 @@ export function createMongoStore<T extends Versioned>(options: MongoStoreOptions
         try {
           revived = await docs().findOneAndUpdate(
             { _id: id, tombstone: true, version: existing.version },
-            withEvents({ $set: { data, tombstone: false, version: existing.version + 1 } }, events, now),
+            withEvents(
+              { $set: { data, tombstone: false, version: existing.version + 1 } },
+              events,
+              now,
+            ),
             { ...READ, returnDocument: 'after' },
           );
         } catch (reviveError) {
@@ -186,18 +211,25 @@ export function createMongoStore<T extends Versioned>(options: MongoStoreOptions
     throw alreadyExists(name, id);
   }
 
-  async function updateLocked(id: string, expectedVersion: number, change: Draft<T> | Mutation<T>, events: OutboxEvent[]): Promise<T> {
+  async function updateLocked(
+    id: string,
+    expectedVersion: number,
+    change: Draft<T> | Mutation<T>,
+    events: OutboxEvent[],
+  ): Promise<T> {
     let next: Draft<T>;
     if (typeof change === 'function') {
       const current = await readDocument(id);
       if (current === null) throw notFound(name, id);
-      if (current.version !== expectedVersion) throw versionConflict(name, id, expectedVersion, current.version);
+      if (current.version !== expectedVersion)
+        throw versionConflict(name, id, expectedVersion, current.version);
       next = change(toDocument(current));
     } else {
       next = change;
     }
     const { id: nextId, data } = splitDocument(next);
-    if (nextId !== id) throw invalidDocument(`${name} ${id}: an update cannot change the id`, { id, nextId });
+    if (nextId !== id)
+      throw invalidDocument(`${name} ${id}: an update cannot change the id`, { id, nextId });
     let updated: StoredDoc | null;
     try {
       updated = await docs().findOneAndUpdate(
@@ -210,7 +242,10 @@ export function createMongoStore<T extends Versioned>(options: MongoStoreOptions
     }
     if (updated === null) {
       // The filter did not match: tell "gone" from "changed meanwhile".
-      const current = await docs().findOne({ _id: id, tombstone: false }, { projection: { version: 1 } });
+      const current = await docs().findOne(
+        { _id: id, tombstone: false },
+        { projection: { version: 1 } },
+      );
       if (current === null) throw notFound(name, id);
       throw versionConflict(name, id, expectedVersion, current.version);
     }
@@ -218,15 +253,27 @@ export function createMongoStore<T extends Versioned>(options: MongoStoreOptions
     return toDocument(updated);
   }
 
-  async function deleteLocked(id: string, expectedVersion: number | undefined, events: OutboxEvent[]): Promise<boolean> {
+  async function deleteLocked(
+    id: string,
+    expectedVersion: number | undefined,
+    events: OutboxEvent[],
+  ): Promise<boolean> {
     const versionCondition = expectedVersion === undefined ? {} : { version: expectedVersion };
     for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt += 1) {
       if (events.length === 0) {
         // Nothing to relay: remove the record outright.
-        const removed = await docs().deleteOne({ _id: id, tombstone: false, outboxPending: false, ...versionCondition });
+        const removed = await docs().deleteOne({
+          _id: id,
+          tombstone: false,
+          outboxPending: false,
+          ...versionCondition,
+        });
         if (removed.deletedCount === 1) return true;
       }
-      const current = await docs().findOne({ _id: id, tombstone: false }, { projection: { version: 1 } });
+      const current = await docs().findOne(
+        { _id: id, tombstone: false },
+        { projection: { version: 1 } },
+      );
       if (current === null) return false;
       if (expectedVersion !== undefined && current.version !== expectedVersion) {
         throw versionConflict(name, id, expectedVersion, current.version);
@@ -235,24 +282,38 @@ export function createMongoStore<T extends Versioned>(options: MongoStoreOptions
       const now = new Date();
       const tombstoned = await docs().updateOne(
         { _id: id, tombstone: false, version: current.version },
-        withEvents({ $set: { tombstone: true, outboxPending: true }, $inc: { version: 1 }, $min: { outboxDueAt: now } }, events, now),
+        withEvents(
+          {
+            $set: { tombstone: true, outboxPending: true },
+            $inc: { version: 1 },
+            $min: { outboxDueAt: now },
+          },
+          events,
+          now,
+        ),
       );
       if (tombstoned.modifiedCount === 1) {
         notify(events);
         return true;
       }
     }
-    throw new AppError('aborted', `${name} ${id}: delete kept racing with concurrent writes`, { details: { collection: name, id } });
+    throw new AppError('aborted', `${name} ${id}: delete kept racing with concurrent writes`, {
+      details: { collection: name, id },
+    });
   }
 
   async function ackLocked(docId: string, eventIds: readonly string[]): Promise<void> {
     const acked = new Set(eventIds);
     for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt += 1) {
-      const current = await docs().findOne({ _id: docId }, { ...READ, projection: { outbox: 1, tombstone: 1, outboxPending: 1 } });
+      const current = await docs().findOne(
+        { _id: docId },
+        { ...READ, projection: { outbox: 1, tombstone: 1, outboxPending: 1 } },
+      );
       if (current === null) return;
       const outbox = current.outbox ?? [];
       const remaining = outbox.filter((event) => !acked.has(event.id));
-      if (remaining.length === outbox.length && (remaining.length > 0 || !current.outboxPending)) return;
+      if (remaining.length === outbox.length && (remaining.length > 0 || !current.outboxPending))
+        return;
       // Writers only ever append, so an unchanged length means an unchanged outbox: the condition
       // makes this read-modify-write safe against a write that lands in between (it then retries).
       const unchanged: Filter = { _id: docId, outbox: { $size: outbox.length } };
@@ -269,9 +330,13 @@ export function createMongoStore<T extends Versioned>(options: MongoStoreOptions
       if (result.matchedCount === 1) return;
     }
     // Left as is: the events are published again on the next pass (at least once), never lost.
-    throw new AppError('aborted', `${name} ${docId}: outbox ack kept racing with concurrent writes`, {
-      details: { collection: name, id: docId },
-    });
+    throw new AppError(
+      'aborted',
+      `${name} ${docId}: outbox ack kept racing with concurrent writes`,
+      {
+        details: { collection: name, id: docId },
+      },
+    );
   }
 
   const store: MongoStore<T> = {
@@ -281,13 +346,21 @@ export function createMongoStore<T extends Versioned>(options: MongoStoreOptions
     async ensureIndexes() {
       const specs: mongoose.mongo.IndexDescription[] = [
         { key: { outboxPending: 1, outboxDueAt: 1 }, name: OUTBOX_INDEX },
-        ...(options.indexes ?? []).map((index) => {
-          const key = Object.fromEntries(
-            Object.entries(index.fields)
-              .filter((entry): entry is [string, 1 | -1] => entry[1] !== undefined)
-              .map(([field, direction]) => [storedPath(field), direction]),
+        ...(options.indexes ?? []).flatMap((index) => {
+          // `id` is `_id`, indexed and unique already (MongoDB refuses options on the _id index).
+          const fields = Object.entries(index.fields).filter(
+            (entry): entry is [string, 1 | -1] => entry[1] !== undefined && entry[0] !== 'id',
           );
-          return { key, ...(index.name !== undefined ? { name: index.name } : {}), ...(index.unique === true ? { unique: true } : {}) };
+          if (fields.length === 0) return [];
+          return [
+            {
+              key: Object.fromEntries(
+                fields.map(([field, direction]) => [storedPath(field), direction]),
+              ),
+              ...(index.name !== undefined ? { name: index.name } : {}),
+              ...(index.unique === true ? { unique: true } : {}),
+            },
+          ];
         }),
       ];
       // One index per command: FerretDB 1.24 panics (and drops the connection) when a single
@@ -306,7 +379,12 @@ export function createMongoStore<T extends Versioned>(options: MongoStoreOptions
       return locked(id, () => insertLocked(id, data, events));
     },
 
-    async update(id, expectedVersion, change: Draft<T> | Mutation<T>, writeOptions: WriteOptions = {}) {
+    async update(
+      id,
+      expectedVersion,
+      change: Draft<T> | Mutation<T>,
+      writeOptions: WriteOptions = {},
+    ) {
       const events = portableEvents(writeOptions.events);
       return locked(id, () => updateLocked(id, expectedVersion, change, events));
     },
@@ -338,11 +416,17 @@ export function createMongoStore<T extends Versioned>(options: MongoStoreOptions
 
     async pendingOutbox(limit) {
       const found = await docs()
-        .find({ outboxPending: true, outboxDueAt: { $lte: new Date() } }, { ...READ, projection: { _id: 1, outbox: 1 } })
+        .find(
+          { outboxPending: true, outboxDueAt: { $lte: new Date() } },
+          { ...READ, projection: { _id: 1, outbox: 1 } },
+        )
         .sort({ outboxPending: 1, outboxDueAt: 1 })
         .limit(limit)
         .toArray();
-      return found.map((stored): PendingOutbox => ({ docId: stored._id, events: (stored.outbox ?? []).map(fromStoredEvent) }));
+      return found.map((stored): PendingOutbox => ({
+        docId: stored._id,
+        events: (stored.outbox ?? []).map(fromStoredEvent),
+      }));
     },
 
     async ackOutbox(docId, eventIds) {
@@ -351,7 +435,10 @@ export function createMongoStore<T extends Versioned>(options: MongoStoreOptions
 
     async deferOutbox(docId, until) {
       await locked(docId, async () => {
-        await docs().updateOne({ _id: docId, outboxPending: true }, { $set: { outboxDueAt: until } });
+        await docs().updateOne(
+          { _id: docId, outboxPending: true },
+          { $set: { outboxDueAt: until } },
+        );
       });
     },
 

@@ -29,7 +29,8 @@ export function toPortable(value: unknown, path = '$'): unknown {
   if (value instanceof Uint8Array) return Buffer.from(value);
   if (Array.isArray(value)) {
     return value.map((item: unknown, i) => {
-      if (Array.isArray(item)) throw invalidDocument(`${path}[${i}]: arrays inside arrays cannot be stored`, { path });
+      if (Array.isArray(item))
+        throw invalidDocument(`${path}[${i}]: arrays inside arrays cannot be stored`, { path });
       return toPortable(item, `${path}[${i}]`);
     });
   }
@@ -41,7 +42,10 @@ export function toPortable(value: unknown, path = '$'): unknown {
   for (const [key, item] of Object.entries(value)) {
     if (item === undefined) continue;
     if (key === '' || key.includes('.') || key.startsWith('$')) {
-      throw invalidDocument(`${path}: key "${key}" cannot be stored (empty, contains "." or starts with "$")`, { path });
+      throw invalidDocument(
+        `${path}: key "${key}" cannot be stored (empty, contains "." or starts with "$")`,
+        { path },
+      );
     }
     out[key] = toPortable(item, `${path}.${key}`);
   }
@@ -50,9 +54,11 @@ export function toPortable(value: unknown, path = '$'): unknown {
 
 /** Splits a document into its id, the version it claims (ignored by writes) and the stored data. */
 export function splitDocument(doc: unknown): { id: string; data: Record<string, unknown> } {
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw invalidDocument('a document must be an object');
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw invalidDocument('a document must be an object');
   const { id, version: _ignored, ...rest } = doc as Record<string, unknown>;
-  if (typeof id !== 'string' || id.length === 0) throw invalidDocument('a document needs a non-empty string id');
+  if (typeof id !== 'string' || id.length === 0)
+    throw invalidDocument('a document needs a non-empty string id');
   return { id, data: toPortable(rest) as Record<string, unknown> };
 }
 

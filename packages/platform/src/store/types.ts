@@ -91,7 +91,12 @@ export interface VersionedStore<T extends Versioned> {
    * Stale version: kind `aborted` (re-read and retry, the gRPC meaning of ABORTED); no document:
    * `not_found`; a changed id or unstorable value: `invalid_argument`; a unique-index clash: `already_exists`.
    */
-  update(id: string, expectedVersion: number, change: Draft<T> | Mutation<T>, options?: WriteOptions): Promise<T>;
+  update(
+    id: string,
+    expectedVersion: number,
+    change: Draft<T> | Mutation<T>,
+    options?: WriteOptions,
+  ): Promise<T>;
   /**
    * Deletes, optionally only at `expectedVersion` (else kind `aborted`). Resolves `false` when there
    * was nothing to delete (the events are then not recorded). A deletion that records events, or whose

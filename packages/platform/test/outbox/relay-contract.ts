@@ -5,8 +5,17 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger/index.js';
-import { createOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from '../../src/outbox/relay.js';
-import type { OutboxEvent, OutboxSource, RawOutgoingEvent, RawPublisher } from '../../src/outbox/types.js';
+import {
+  createOutboxRelay,
+  type OutboxRelay,
+  type OutboxRelayOptions,
+} from '../../src/outbox/relay.js';
+import type {
+  OutboxEvent,
+  OutboxSource,
+  RawOutgoingEvent,
+  RawPublisher,
+} from '../../src/outbox/types.js';
 import { waitFor } from '../../src/testing/index.js';
 import { aShow, anEvent, type ContractStore } from '../store/store-contract.js';
 
@@ -21,7 +30,13 @@ interface Published {
 }
 
 /** A RawPublisher that records what it was given; `behaviour` may throw or hang to simulate failures. */
-function recorder(behaviour: (topic: string, events: RawOutgoingEvent[], call: number) => Promise<void> | void = () => undefined) {
+function recorder(
+  behaviour: (
+    topic: string,
+    events: RawOutgoingEvent[],
+    call: number,
+  ) => Promise<void> | void = () => undefined,
+) {
   const published: Published[] = [];
   let calls = 0;
   const publish: RawPublisher = async (topic, events) => {
@@ -44,7 +59,11 @@ function recorder(behaviour: (topic: string, events: RawOutgoingEvent[], call: n
  * event on `show-changed`, and every other write one more on `show-audit`. Returns the events in
  * write order.
  */
-async function writeHistory(store: ContractStore, documents = 4, updatesEach = 3): Promise<OutboxEvent[]> {
+async function writeHistory(
+  store: ContractStore,
+  documents = 4,
+  updatesEach = 3,
+): Promise<OutboxEvent[]> {
   const written: OutboxEvent[] = [];
   const drafts = Array.from({ length: documents }, () => aShow());
   for (const draft of drafts) {
@@ -54,7 +73,10 @@ async function writeHistory(store: ContractStore, documents = 4, updatesEach = 3
   }
   for (let round = 1; round <= updatesEach; round += 1) {
     for (const draft of drafts) {
-      const events = round % 2 === 0 ? [anEvent(draft.id), anEvent(draft.id, { topic: 'show-audit' })] : [anEvent(draft.id)];
+      const events =
+        round % 2 === 0
+          ? [anEvent(draft.id), anEvent(draft.id, { topic: 'show-audit' })]
+          : [anEvent(draft.id)];
       await store.update(draft.id, round, (c) => ({ ...c, title: `${c.title}+` }), { events });
       written.push(...events);
     }
@@ -102,8 +124,17 @@ function crashingAtAck(source: OutboxSource): OutboxSource {
 export function relayContract(adapter: string, newSource: RelaySourceFactory): void {
   describe(`outbox relay (${adapter})`, () => {
     const relays: OutboxRelay[] = [];
-    const relay = (options: Partial<OutboxRelayOptions> & Pick<OutboxRelayOptions, 'sources' | 'publish'>): OutboxRelay => {
-      const created = createOutboxRelay({ logger, pollIntervalMs: 20, retryMinMs: 10, retryMaxMs: 50, leaseMs: 5_000, ...options });
+    const relay = (
+      options: Partial<OutboxRelayOptions> & Pick<OutboxRelayOptions, 'sources' | 'publish'>,
+    ): OutboxRelay => {
+      const created = createOutboxRelay({
+        logger,
+        pollIntervalMs: 20,
+        retryMinMs: 10,
+        retryMaxMs: 50,
+        leaseMs: 5_000,
+        ...options,
+      });
       relays.push(created);
       return created;
     };
@@ -119,10 +150,15 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       const sut = relay({ sources: [store], publish: bus.publish, batchSize: 3 });
 
       sut.start();
-      await waitFor(() => written.every((event) => bus.ids().has(event.id)), { timeoutMs: 20_000, description: 'every event published' });
+      await waitFor(() => written.every((event) => bus.ids().has(event.id)), {
+        timeoutMs: 20_000,
+        description: 'every event published',
+      });
 
       expect(firstDeliveryOrder(bus.published)).toEqual(writeOrder(written));
-      await waitFor(async () => (await store.pendingOutbox(100)).length === 0, { description: 'outbox acked' });
+      await waitFor(async () => (await store.pendingOutbox(100)).length === 0, {
+        description: 'outbox acked',
+      });
     });
 
     it('hands the stored bytes, CloudEvents attributes and trace headers to the publisher unchanged', async () => {
@@ -142,9 +178,19 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       expect(bus.published).toHaveLength(2);
       const [first, second] = bus.published;
       expect(first?.topic).toBe(event.topic);
-      expect(first?.event).toMatchObject({ id: event.id, key: draft.id, type: event.type, time: event.time });
-      expect(Buffer.from(first?.event.value as Uint8Array)).toEqual(Buffer.from([0, 1, 2, 250, 251]));
-      expect(first?.event.headers).toEqual({ traceparent: event.traceparent, 'x-correlation-id': 'corr-42' });
+      expect(first?.event).toMatchObject({
+        id: event.id,
+        key: draft.id,
+        type: event.type,
+        time: event.time,
+      });
+      expect(Buffer.from(first?.event.value as Uint8Array)).toEqual(
+        Buffer.from([0, 1, 2, 250, 251]),
+      );
+      expect(first?.event.headers).toEqual({
+        traceparent: event.traceparent,
+        'x-correlation-id': 'corr-42',
+      });
       expect(second?.event).toMatchObject({ id: tombstone.id, value: null, headers: {} });
     });
 
@@ -159,7 +205,10 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       const event = anEvent(draft.id);
       await store.insert(draft, { events: [event] });
 
-      await waitFor(() => bus.ids().has(event.id), { timeoutMs: 3_000, description: 'nudged publish' });
+      await waitFor(() => bus.ids().has(event.id), {
+        timeoutMs: 3_000,
+        description: 'nudged publish',
+      });
     });
 
     it('retries failed publishes with backoff and still delivers in order', async () => {
@@ -171,11 +220,16 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       const sut = relay({ sources: [store], publish: bus.publish });
 
       sut.start();
-      await waitFor(() => written.every((event) => bus.ids().has(event.id)), { timeoutMs: 20_000, description: 'every event published' });
+      await waitFor(() => written.every((event) => bus.ids().has(event.id)), {
+        timeoutMs: 20_000,
+        description: 'every event published',
+      });
 
       expect(bus.calls).toBeGreaterThan(4);
       expect(firstDeliveryOrder(bus.published)).toEqual(writeOrder(written));
-      await waitFor(async () => (await store.pendingOutbox(100)).length === 0, { description: 'outbox acked' });
+      await waitFor(async () => (await store.pendingOutbox(100)).length === 0, {
+        description: 'outbox acked',
+      });
     });
 
     it('keeps relaying other documents while one topic keeps failing, and keeps the failing events', async () => {
@@ -192,41 +246,71 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       const sut = relay({ sources: [store], publish: bus.publish });
 
       sut.start();
-      await waitFor(() => bus.ids().has(fine.id), { timeoutMs: 5_000, description: 'healthy document relayed' });
-      await waitFor(() => bus.calls >= 4, { timeoutMs: 5_000, description: 'poisoned topic retried' });
+      await waitFor(() => bus.ids().has(fine.id), {
+        timeoutMs: 5_000,
+        description: 'healthy document relayed',
+      });
+      await waitFor(() => bus.calls >= 4, {
+        timeoutMs: 5_000,
+        description: 'poisoned topic retried',
+      });
       await sut.stop();
       await new Promise((resolve) => setTimeout(resolve, 80)); // past the last backoff (retryMaxMs 50)
 
       const pending = await store.pendingOutbox(100);
-      expect(pending.map((p) => [p.docId, p.events.map((e) => e.id)])).toEqual([[poisoned.id, [stuck.id]]]);
+      expect(pending.map((p) => [p.docId, p.events.map((e) => e.id)])).toEqual([
+        [poisoned.id, [stuck.id]],
+      ]);
     });
 
     it('loses nothing when the relay dies after publishing and before acking: the next relay re-publishes', async () => {
       const store = await newSource();
       const written = await writeHistory(store, 3, 2);
       const first = recorder();
-      const crashed = relay({ sources: [crashingAtAck(store)], publish: first.publish, leaseMs: 400, owner: 'relay-1' });
+      const crashed = relay({
+        sources: [crashingAtAck(store)],
+        publish: first.publish,
+        leaseMs: 400,
+        owner: 'relay-1',
+      });
 
       await crashed.relayOnce();
       expect(first.ids()).toEqual(new Set(written.map((e) => e.id)));
-      expect((await store.pendingOutbox(100)).flatMap((p) => p.events)).toHaveLength(written.length); // nothing acked
+      expect((await store.pendingOutbox(100)).flatMap((p) => p.events)).toHaveLength(
+        written.length,
+      ); // nothing acked
 
       const second = recorder();
       const sut = relay({ sources: [store], publish: second.publish, owner: 'relay-2' });
       sut.start();
 
       // relay-1 never released its lease: relay-2 takes over once it lapses, and publishes it all again.
-      await waitFor(() => written.every((event) => second.ids().has(event.id)), { timeoutMs: 10_000, description: 'republished after crash' });
-      expect(firstDeliveryOrder([...first.published, ...second.published])).toEqual(writeOrder(written));
-      await waitFor(async () => (await store.pendingOutbox(100)).length === 0, { description: 'outbox acked by relay-2' });
+      await waitFor(() => written.every((event) => second.ids().has(event.id)), {
+        timeoutMs: 10_000,
+        description: 'republished after crash',
+      });
+      expect(firstDeliveryOrder([...first.published, ...second.published])).toEqual(
+        writeOrder(written),
+      );
+      await waitFor(async () => (await store.pendingOutbox(100)).length === 0, {
+        description: 'outbox acked by relay-2',
+      });
     });
 
     it('loses nothing when the relay dies in the middle of a batch', async () => {
       const store = await newSource();
       const written = await writeHistory(store, 3, 2);
       // relay-1 gets `show-changed` to the broker, then hangs forever on `show-audit` (the process is gone).
-      const first = recorder((topic) => (topic === 'show-audit' ? new Promise<void>(() => undefined) : undefined));
-      const dying = createOutboxRelay({ sources: [store], publish: first.publish, logger, leaseMs: 400, owner: 'relay-1' });
+      const first = recorder((topic) =>
+        topic === 'show-audit' ? new Promise<void>(() => undefined) : undefined,
+      );
+      const dying = createOutboxRelay({
+        sources: [store],
+        publish: first.publish,
+        logger,
+        leaseMs: 400,
+        owner: 'relay-1',
+      });
       void dying.relayOnce(); // never settles; deliberately not stopped
       await waitFor(() => first.calls >= 2, { description: 'relay-1 mid-batch' });
       expect(first.published.length).toBeGreaterThan(0);
@@ -234,9 +318,16 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       const second = recorder();
       relay({ sources: [store], publish: second.publish, owner: 'relay-2' }).start();
 
-      await waitFor(() => written.every((event) => second.ids().has(event.id)), { timeoutMs: 10_000, description: 'everything republished' });
-      expect(firstDeliveryOrder([...first.published, ...second.published])).toEqual(writeOrder(written));
-      await waitFor(async () => (await store.pendingOutbox(100)).length === 0, { description: 'outbox acked by relay-2' });
+      await waitFor(() => written.every((event) => second.ids().has(event.id)), {
+        timeoutMs: 10_000,
+        description: 'everything republished',
+      });
+      expect(firstDeliveryOrder([...first.published, ...second.published])).toEqual(
+        writeOrder(written),
+      );
+      await waitFor(async () => (await store.pendingOutbox(100)).length === 0, {
+        description: 'outbox acked by relay-2',
+      });
     });
 
     it('lets only one of two running relays publish a source, so each event goes out once', async () => {
@@ -247,10 +338,13 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       relay({ sources: [store], publish: b.publish, owner: 'relay-b' }).start();
 
       const written = await writeHistory(store, 3, 2);
-      await waitFor(() => written.every((event) => a.ids().has(event.id) || b.ids().has(event.id)), {
-        timeoutMs: 10_000,
-        description: 'every event published',
-      });
+      await waitFor(
+        () => written.every((event) => a.ids().has(event.id) || b.ids().has(event.id)),
+        {
+          timeoutMs: 10_000,
+          description: 'every event published',
+        },
+      );
 
       const all = [...a.published, ...b.published];
       expect(all).toHaveLength(written.length);

@@ -8,7 +8,11 @@ import { eventChangedTopic } from '@marquee/proto/topics';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createKafkaBus, type EventBus, type IncomingEvent } from '../../src/bus/index.js';
 import { createLogger, runWithCorrelationId } from '../../src/logger/index.js';
@@ -50,31 +54,56 @@ describeIntegration('outbox relay to Kafka', ({ mongoUrl, kafkaBrokers }) => {
   it('delivers a stored EventChanged to a Kafka consumer with its id, bytes and the writing request trace', async () => {
     // The catalog's definition under a fresh name, so the run never touches the real topic.
     const topic = { ...eventChangedTopic, name: uniqueName('event-changed') };
-    const store = createMongoStore<PublishedEvent>({ connection: db.connection, collection: uniqueName('events').replace(/-/g, '_') });
+    const store = createMongoStore<PublishedEvent>({
+      connection: db.connection,
+      collection: uniqueName('events').replace(/-/g, '_'),
+    });
     await store.ensureIndexes();
-    const producerBus = createKafkaBus({ brokers: kafkaBrokers, clientId: 'publisher', source: '//marquee/publisher', logger });
-    const consumerBus = createKafkaBus({ brokers: kafkaBrokers, clientId: 'catalog-indexer', source: '//marquee/catalog-indexer', logger });
+    const producerBus = createKafkaBus({
+      brokers: kafkaBrokers,
+      clientId: 'publisher',
+      source: '//marquee/publisher',
+      logger,
+    });
+    const consumerBus = createKafkaBus({
+      brokers: kafkaBrokers,
+      clientId: 'catalog-indexer',
+      source: '//marquee/catalog-indexer',
+      logger,
+    });
     buses.push(producerBus, consumerBus);
     const received: IncomingEvent<EventChanged>[] = [];
     await consumerBus.subscribe(topic, { group: uniqueName('catalog-indexer') }, async (event) => {
       received.push(event);
     });
     await consumerBus.start();
-    const relay = createOutboxRelay({ sources: [store], publish: busRawPublisher(producerBus, [topic]), logger, pollIntervalMs: 100 });
+    const relay = createOutboxRelay({
+      sources: [store],
+      publish: busRawPublisher(producerBus, [topic]),
+      logger,
+      pollIntervalMs: 100,
+    });
     relay.start();
 
     const message = EventChanged.fromPartial({
       event: { id: 'G5vYZ9s1n2A3b4C', version: 1, publisherVersion: 1, active: true, test: false },
       changedAt: new Date('2025-07-01T12:00:00.000Z'),
     });
-    const { traceId, eventId } = await trace.getTracer('e2e').startActiveSpan('PUT /publish/v2/events', async (span) => {
-      const event = runWithCorrelationId('corr-e2e', () => createOutboxEvent(topic, { key: 'G5vYZ9s1n2A3b4C', value: message }));
-      await store.insert({ id: 'G5vYZ9s1n2A3b4C', name: 'Concert' }, { events: [event] });
-      span.end();
-      return { traceId: span.spanContext().traceId, eventId: event.id };
-    });
+    const { traceId, eventId } = await trace
+      .getTracer('e2e')
+      .startActiveSpan('PUT /publish/v2/events', async (span) => {
+        const event = runWithCorrelationId('corr-e2e', () =>
+          createOutboxEvent(topic, { key: 'G5vYZ9s1n2A3b4C', value: message }),
+        );
+        await store.insert({ id: 'G5vYZ9s1n2A3b4C', name: 'Concert' }, { events: [event] });
+        span.end();
+        return { traceId: span.spanContext().traceId, eventId: event.id };
+      });
 
-    await waitFor(() => received.length >= 1, { timeoutMs: 30_000, description: 'the EventChanged consumed' });
+    await waitFor(() => received.length >= 1, {
+      timeoutMs: 30_000,
+      description: 'the EventChanged consumed',
+    });
     await relay.stop();
     const [event] = received;
     expect(event?.value).toEqual(message);
@@ -82,9 +111,12 @@ describeIntegration('outbox relay to Kafka', ({ mongoUrl, kafkaBrokers }) => {
     expect(event?.type).toBe(eventChangedTopic.type);
     expect(event?.key).toBe('G5vYZ9s1n2A3b4C');
     expect(event?.headers['x-correlation-id']).toBe('corr-e2e');
-    const processSpan = await waitFor(() => exporter.getFinishedSpans().find((s) => s.name === `${topic.name} process`), {
-      description: 'the consumer span',
-    });
+    const processSpan = await waitFor(
+      () => exporter.getFinishedSpans().find((s) => s.name === `${topic.name} process`),
+      {
+        description: 'the consumer span',
+      },
+    );
     expect(processSpan.spanContext().traceId).toBe(traceId);
     expect(await store.pendingOutbox(10)).toEqual([]);
   });

@@ -15,7 +15,10 @@ describeIntegration('outbox relay on mongo', ({ mongoUrl }) => {
   });
 
   relayContract('mongo store', async () => {
-    const store = createMongoStore<Show>({ connection: db.connection, collection: uniqueName('shows').replace(/-/g, '_') });
+    const store = createMongoStore<Show>({
+      connection: db.connection,
+      collection: uniqueName('shows').replace(/-/g, '_'),
+    });
     await store.ensureIndexes();
     return store;
   });

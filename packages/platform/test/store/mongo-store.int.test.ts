@@ -33,7 +33,9 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
 
       await sut.insert(draft, { events: [event] });
 
-      const raw = await db.connection.db!.collection(collection).findOne({ _id: draft.id as never });
+      const raw = await db.connection
+        .db!.collection(collection)
+        .findOne({ _id: draft.id as never });
       expect(raw).toMatchObject({
         _id: draft.id,
         version: 1,
@@ -43,10 +45,15 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
         outbox: [{ id: event.id, topic: event.topic, key: draft.id }],
       });
       const indexes = await db.connection.db!.collection(collection).indexes();
-      expect(indexes.map((index) => index.key)).toContainEqual({ outboxPending: 1, outboxDueAt: 1 });
+      expect(indexes.map((index) => index.key)).toContainEqual({
+        outboxPending: 1,
+        outboxDueAt: 1,
+      });
 
       await sut.ackOutbox(draft.id, [event.id]);
-      const acked = await db.connection.db!.collection(collection).findOne({ _id: draft.id as never });
+      const acked = await db.connection
+        .db!.collection(collection)
+        .findOne({ _id: draft.id as never });
       expect(acked).toMatchObject({ outboxPending: false, outbox: [] });
       expect(acked).not.toHaveProperty('outboxDueAt');
     });
@@ -62,7 +69,10 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
       await sut.ensureIndexes(); // idempotent at every start
 
       const indexes = await db.connection.db!.collection(collection).indexes();
-      expect(indexes.find((index) => index.name === 'venue_starts')?.key).toEqual({ 'data.venueId': 1, 'data.startsAt': -1 });
+      expect(indexes.find((index) => index.name === 'venue_starts')?.key).toEqual({
+        'data.venueId': 1,
+        'data.startsAt': -1,
+      });
     });
   });
 });

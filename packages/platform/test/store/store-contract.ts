@@ -24,7 +24,9 @@ export interface Show extends Versioned {
 export type ContractStore = VersionedStore<Show> & OutboxSource;
 
 /** Builds an empty store on a fresh collection; called once per test. */
-export type StoreFactory = (options: { indexes?: readonly StoreIndex<Show>[] }) => Promise<ContractStore>;
+export type StoreFactory = (options: {
+  indexes?: readonly StoreIndex<Show>[];
+}) => Promise<ContractStore>;
 
 const UNIQUE_CODE: StoreIndex<Show> = { fields: { code: 1 }, unique: true, name: 'code_unique' };
 
@@ -75,7 +77,8 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
     });
 
     const pendingFor = async (docId: string): Promise<OutboxEvent[] | undefined> =>
-      (await sut.pendingOutbox(1_000)).find((pending) => pending.docId === docId)?.events as OutboxEvent[] | undefined;
+      (await sut.pendingOutbox(1_000)).find((pending) => pending.docId === docId)?.events as
+        OutboxEvent[] | undefined;
 
     describe('crud', () => {
       it('inserts at version 1 and reads back every kind of value unchanged', async () => {
@@ -155,20 +158,28 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
         await sut.insert(draft);
         await sut.update(draft.id, 1, { ...draft, title: 'v2' });
 
-        expect(await rejectionKind(sut.update(draft.id, 1, { ...draft, title: 'stale' }))).toBe('aborted');
-        expect(await rejectionKind(sut.update(draft.id, 1, (c) => ({ ...c, title: 'stale' })))).toBe('aborted');
+        expect(await rejectionKind(sut.update(draft.id, 1, { ...draft, title: 'stale' }))).toBe(
+          'aborted',
+        );
+        expect(
+          await rejectionKind(sut.update(draft.id, 1, (c) => ({ ...c, title: 'stale' }))),
+        ).toBe('aborted');
         expect(await sut.get(draft.id)).toMatchObject({ title: 'v2', version: 2 });
       });
 
       it('rejects an update of a missing document with kind not_found', async () => {
-        expect(await rejectionKind(sut.update('missing', 1, { ...aShow(), id: 'missing' }))).toBe('not_found');
+        expect(await rejectionKind(sut.update('missing', 1, { ...aShow(), id: 'missing' }))).toBe(
+          'not_found',
+        );
         expect(await rejectionKind(sut.update('missing', 1, (c) => c))).toBe('not_found');
       });
 
       it('refuses to change the id on update', async () => {
         const draft = aShow();
         await sut.insert(draft);
-        expect(await rejectionKind(sut.update(draft.id, 1, { ...draft, id: 'other' }))).toBe('invalid_argument');
+        expect(await rejectionKind(sut.update(draft.id, 1, { ...draft, id: 'other' }))).toBe(
+          'invalid_argument',
+        );
         expect(await sut.get('other')).toBeUndefined();
         expect((await sut.get(draft.id))?.version).toBe(1);
       });
@@ -177,7 +188,9 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
         const draft = aShow({ title: 'original' });
         await sut.insert(draft);
 
-        expect(await rejectionKind(sut.insert({ ...draft, title: 'impostor' }))).toBe('already_exists');
+        expect(await rejectionKind(sut.insert({ ...draft, title: 'impostor' }))).toBe(
+          'already_exists',
+        );
         expect(await sut.get(draft.id)).toMatchObject({ title: 'original', version: 1 });
       });
 
@@ -188,11 +201,15 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
         await sut.insert(second);
 
         expect(await rejectionKind(sut.insert(aShow({ code: 'SAME' })))).toBe('already_exists');
-        expect(await rejectionKind(sut.update(second.id, 1, { ...second, code: 'SAME' }))).toBe('already_exists');
+        expect(await rejectionKind(sut.update(second.id, 1, { ...second, code: 'SAME' }))).toBe(
+          'already_exists',
+        );
         expect((await sut.get(second.id))?.code).toBe('OTHER');
         // Freed once its holder moves away from it.
         await sut.update(first.id, 1, { ...first, code: 'MOVED' });
-        await expect(sut.update(second.id, 1, { ...second, code: 'SAME' })).resolves.toMatchObject({ version: 2 });
+        await expect(sut.update(second.id, 1, { ...second, code: 'SAME' })).resolves.toMatchObject({
+          version: 2,
+        });
       });
 
       it('refuses values the Mongo-wire server cannot store, storing nothing', async () => {
@@ -237,13 +254,17 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
         const n = 20;
 
         const results = await Promise.allSettled(
-          Array.from({ length: n }, (_, i) => sut.update(draft.id, 1, { ...draft, title: `writer ${i}` })),
+          Array.from({ length: n }, (_, i) =>
+            sut.update(draft.id, 1, { ...draft, title: `writer ${i}` }),
+          ),
         );
 
         const won = results.filter((r) => r.status === 'fulfilled');
         const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
         expect(won).toHaveLength(1);
-        expect(lost.map((r) => (r.reason as { kind?: string }).kind)).toEqual(Array(n - 1).fill('aborted'));
+        expect(lost.map((r) => (r.reason as { kind?: string }).kind)).toEqual(
+          Array(n - 1).fill('aborted'),
+        );
         const stored = (await sut.get(draft.id)) as Show;
         expect(stored.version).toBe(2);
         expect(stored.title).toBe((won[0] as PromiseFulfilledResult<Show>).value.title);
@@ -259,10 +280,13 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
 
         await Promise.all(
           Array.from({ length: writers }, async () => {
-            for (let done = 0; done < incrementsEach; ) {
+            for (let done = 0; done < incrementsEach;) {
               const current = (await sut.get(draft.id)) as Show;
               try {
-                await sut.update(draft.id, current.version, (c) => ({ ...c, counter: (c.counter ?? 0) + 1 }));
+                await sut.update(draft.id, current.version, (c) => ({
+                  ...c,
+                  counter: (c.counter ?? 0) + 1,
+                }));
                 successes += 1;
                 done += 1;
               } catch (error) {
@@ -286,7 +310,10 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
     describe('outbox', () => {
       it('records events in the same write as the insert, in order, unchanged', async () => {
         const draft = aShow();
-        const created = anEvent(draft.id, { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', correlationId: 'corr-1' });
+        const created = anEvent(draft.id, {
+          traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+          correlationId: 'corr-1',
+        });
         const tombstoneLike = anEvent(draft.id, { topic: 'other-topic', value: null });
 
         await sut.insert(draft, { events: [created, tombstoneLike] });
@@ -307,7 +334,11 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
         await sut.update(draft.id, 1, draft, { events: [second] });
         await sut.update(draft.id, 2, (c) => c, { events: [third] });
 
-        expect(eventIds((await pendingFor(draft.id)) ?? [])).toEqual([first.id, second.id, third.id]);
+        expect(eventIds((await pendingFor(draft.id)) ?? [])).toEqual([
+          first.id,
+          second.id,
+          third.id,
+        ]);
       });
 
       it('records no event when the write fails', async () => {
@@ -351,7 +382,10 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
           await sut.insert(draft, { events: [anEvent(draft.id)] });
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
-        expect((await sut.pendingOutbox(2)).map((p) => p.docId)).toEqual([drafts[0]?.id, drafts[1]?.id]);
+        expect((await sut.pendingOutbox(2)).map((p) => p.docId)).toEqual([
+          drafts[0]?.id,
+          drafts[1]?.id,
+        ]);
       });
 
       it('keeps a deleted record as an invisible tombstone until its events are acked, then purges it', async () => {
@@ -401,7 +435,11 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
 
         expect(again).toMatchObject({ title: 'again', version: 3 });
         expect(await sut.get(draft.id)).toMatchObject({ title: 'again', version: 3 });
-        expect(eventIds((await pendingFor(draft.id)) ?? [])).toEqual([created.id, deleted.id, recreated.id]);
+        expect(eventIds((await pendingFor(draft.id)) ?? [])).toEqual([
+          created.id,
+          deleted.id,
+          recreated.id,
+        ]);
         await sut.ackOutbox(draft.id, [created.id, deleted.id, recreated.id]);
         // Live again, so acking does not purge it.
         expect(await sut.get(draft.id)).toMatchObject({ version: 3 });
@@ -452,10 +490,42 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
     describe('find', () => {
       const seedShows = async (): Promise<Show[]> => {
         const shows = [
-          aShow({ id: 'f-a', title: 'Alpha', venueId: 'v1', priceCents: 3_000, tags: ['rock'], startsAt: new Date('2030-01-01T00:00:00Z'), code: 'A' }),
-          aShow({ id: 'f-b', title: 'Bravo', venueId: 'v2', priceCents: 1_000, tags: ['jazz', 'rock'], startsAt: new Date('2030-03-01T00:00:00Z'), code: 'B' }),
-          aShow({ id: 'f-c', title: 'Charlie', venueId: 'v1', priceCents: 2_000, tags: [], startsAt: new Date('2030-02-01T00:00:00Z'), code: null }),
-          aShow({ id: 'f-d', title: 'Delta', venueId: 'v3', priceCents: 2_000, tags: ['pop'], startsAt: new Date('2030-04-01T00:00:00Z'), code: 'D' }),
+          aShow({
+            id: 'f-a',
+            title: 'Alpha',
+            venueId: 'v1',
+            priceCents: 3_000,
+            tags: ['rock'],
+            startsAt: new Date('2030-01-01T00:00:00Z'),
+            code: 'A',
+          }),
+          aShow({
+            id: 'f-b',
+            title: 'Bravo',
+            venueId: 'v2',
+            priceCents: 1_000,
+            tags: ['jazz', 'rock'],
+            startsAt: new Date('2030-03-01T00:00:00Z'),
+            code: 'B',
+          }),
+          aShow({
+            id: 'f-c',
+            title: 'Charlie',
+            venueId: 'v1',
+            priceCents: 2_000,
+            tags: [],
+            startsAt: new Date('2030-02-01T00:00:00Z'),
+            code: null,
+          }),
+          aShow({
+            id: 'f-d',
+            title: 'Delta',
+            venueId: 'v3',
+            priceCents: 2_000,
+            tags: ['pop'],
+            startsAt: new Date('2030-04-01T00:00:00Z'),
+            code: 'D',
+          }),
         ];
         const stored: Show[] = [];
         for (const show of shows) stored.push(await sut.insert(show));
@@ -465,13 +535,24 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
 
       it('filters by equality, $in, $ne and ranges', async () => {
         await seedShows();
-        expect(ids(await sut.find({ venueId: 'v1' }, { sort: { title: 1 } }))).toEqual(['f-a', 'f-c']);
+        expect(ids(await sut.find({ venueId: 'v1' }, { sort: { title: 1 } }))).toEqual([
+          'f-a',
+          'f-c',
+        ]);
         expect(ids(await sut.find({ venueId: { $in: ['v2', 'v3'] } }))).toEqual(['f-b', 'f-d']);
         expect(ids(await sut.find({ venueId: { $ne: 'v1' } }))).toEqual(['f-b', 'f-d']);
-        expect(ids(await sut.find({ priceCents: { $gte: 2_000, $lt: 3_000 } }))).toEqual(['f-c', 'f-d']);
-        expect(ids(await sut.find({ startsAt: { $gt: new Date('2030-02-15T00:00:00Z') } }))).toEqual(['f-b', 'f-d']);
+        expect(ids(await sut.find({ priceCents: { $gte: 2_000, $lt: 3_000 } }))).toEqual([
+          'f-c',
+          'f-d',
+        ]);
+        expect(
+          ids(await sut.find({ startsAt: { $gt: new Date('2030-02-15T00:00:00Z') } })),
+        ).toEqual(['f-b', 'f-d']);
         expect(ids(await sut.find({ venueId: 'v1', priceCents: 3_000 }))).toEqual(['f-a']);
-        expect(ids(await sut.find({ id: { $in: ['f-d', 'f-a', 'missing'] } }))).toEqual(['f-a', 'f-d']);
+        expect(ids(await sut.find({ id: { $in: ['f-d', 'f-a', 'missing'] } }))).toEqual([
+          'f-a',
+          'f-d',
+        ]);
         expect(ids(await sut.find({ version: 1, title: 'Bravo' }))).toEqual(['f-b']);
       });
 
@@ -492,10 +573,25 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
 
       it('sorts by several fields, breaks ties by id, and pages with skip and limit', async () => {
         await seedShows();
-        expect(ids(await sut.find({}, { sort: { priceCents: -1 } }))).toEqual(['f-a', 'f-c', 'f-d', 'f-b']);
-        expect(ids(await sut.find({}, { sort: { priceCents: 1, title: -1 } }))).toEqual(['f-b', 'f-d', 'f-c', 'f-a']);
-        expect(ids(await sut.find({}, { sort: { startsAt: 1 }, skip: 1, limit: 2 }))).toEqual(['f-c', 'f-b']);
-        expect(ids(await sut.find({}, { sort: { startsAt: 1 }, skip: 3, limit: 2 }))).toEqual(['f-d']);
+        expect(ids(await sut.find({}, { sort: { priceCents: -1 } }))).toEqual([
+          'f-a',
+          'f-c',
+          'f-d',
+          'f-b',
+        ]);
+        expect(ids(await sut.find({}, { sort: { priceCents: 1, title: -1 } }))).toEqual([
+          'f-b',
+          'f-d',
+          'f-c',
+          'f-a',
+        ]);
+        expect(ids(await sut.find({}, { sort: { startsAt: 1 }, skip: 1, limit: 2 }))).toEqual([
+          'f-c',
+          'f-b',
+        ]);
+        expect(ids(await sut.find({}, { sort: { startsAt: 1 }, skip: 3, limit: 2 }))).toEqual([
+          'f-d',
+        ]);
         expect(await sut.find({}, { limit: 0 })).toEqual([]);
         expect(ids(await sut.find())).toEqual(['f-a', 'f-b', 'f-c', 'f-d']);
       });
@@ -516,7 +612,9 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
       });
 
       it('rejects operators outside the portable subset', async () => {
-        expect(await rejectionKind(sut.find({ title: { $regex: 'A' } as unknown as string }))).toBe('invalid_argument');
+        expect(await rejectionKind(sut.find({ title: { $regex: 'A' } as unknown as string }))).toBe(
+          'invalid_argument',
+        );
       });
     });
   });

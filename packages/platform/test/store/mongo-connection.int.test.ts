@@ -1,0 +1,95 @@
+import mongoose from 'mongoose';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger/index.js';
+import { closeMongo, connectMongo, ensureIndexes, pingMongo } from '../../src/mongo/index.js';
+import { createMongoStore } from '../../src/store/mongo-store.js';
+import { describeIntegration, uniqueName } from '../../src/testing/index.js';
+
+function capturingLogger() {
+  const lines: string[] = [];
+  const logger = createLogger({
+    service: 'mongo-test',
+    level: 'debug',
+    destination: { write: (line: string) => void lines.push(line) },
+  });
+  return { logger, text: () => lines.join('') };
+}
+
+const dbName = (): string => uniqueName('conn').replace(/-/g, '_');
+
+describeIntegration('connectMongo', ({ mongoUrl }) => {
+  it('opens a dedicated connection that answers ping, and closes idempotently', async () => {
+    const { logger, text } = capturingLogger();
+    const sut = await connectMongo({
+      url: mongoUrl,
+      dbName: dbName(),
+      logger,
+      appName: 'conn-test',
+    });
+    try {
+      expect(sut).not.toBe(mongoose.connection); // never the global connection
+      expect(sut.readyState).toBe(mongoose.ConnectionStates.connected);
+      expect(await pingMongo(sut)).toBe(true);
+      expect(text()).toContain('mongo connected');
+    } finally {
+      await sut.dropDatabase();
+      await closeMongo(sut, logger);
+    }
+    expect(await pingMongo(sut)).toBe(false);
+    await expect(closeMongo(sut)).resolves.toBeUndefined();
+  });
+
+  it('builds indexes only when asked: autoIndex is off, ensureIndexes creates model and store indexes', async () => {
+    const { logger } = capturingLogger();
+    const sut = await connectMongo({ url: mongoUrl, dbName: dbName(), logger });
+    try {
+      const Venue = sut.model(
+        'Venue',
+        new mongoose.Schema({
+          slug: { type: String, unique: true },
+          city: { type: String, index: true },
+        }),
+      );
+      await Venue.create({ slug: 'arena', city: 'Oslo' });
+      const before = (await sut.db!.collection('venues').indexes()).map((index) => index.name);
+      expect(before).toEqual(['_id_']);
+      const store = createMongoStore<{ id: string; version: number; name: string }>({
+        connection: sut,
+        collection: 'shows',
+        indexes: [{ fields: { name: 1 }, name: 'by_name' }],
+      });
+
+      await ensureIndexes(sut, [store], logger);
+      await ensureIndexes(sut, [store], logger); // every start, idempotent
+
+      const venueIndexes = (await sut.db!.collection('venues').indexes()).map((index) => index.key);
+      expect(venueIndexes).toEqual(expect.arrayContaining([{ slug: 1 }, { city: 1 }]));
+      const showIndexes = (await sut.db!.collection('shows').indexes()).map((index) => index.name);
+      expect(showIndexes).toEqual(expect.arrayContaining(['by_name', 'outbox_pending_due']));
+    } finally {
+      await sut.dropDatabase();
+      await closeMongo(sut);
+    }
+  });
+});
+
+describe('connectMongo without a server', () => {
+  it('fails fast with kind unavailable and never shows the password, in the error or the logs', async () => {
+    const { logger, text } = capturingLogger();
+    const url = 'mongodb://marquee:hunter2-secret@127.0.0.1:1/?directConnection=true';
+
+    const failure = await connectMongo({
+      url,
+      dbName: 'x',
+      logger,
+      serverSelectionTimeoutMS: 300,
+    }).catch((error: unknown) => error);
+
+    expect(failure).toMatchObject({ kind: 'unavailable' });
+    const message = (failure as Error).message;
+    expect(message).toContain('mongodb://marquee:***@127.0.0.1:1');
+    expect(message).not.toContain('hunter2');
+    expect(JSON.stringify(failure)).not.toContain('hunter2');
+    expect(text()).not.toContain('hunter2');
+  });
+});
