@@ -1,5 +1,6 @@
 // @ts-check
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /** Modules that only adapters, ports and main.ts may use: domain/ and app/ stay pure. */
@@ -29,7 +30,7 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly' },
+      globals: { ...globals.node },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': [

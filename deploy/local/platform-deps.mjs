@@ -4,7 +4,10 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import path from 'node:path';
 
-const platformPkg = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../packages/platform/package.json');
+const platformPkg = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../packages/platform/package.json',
+);
 
 export async function loadPlatformDep(name) {
   const require = createRequire(platformPkg);
@@ -12,7 +15,9 @@ export async function loadPlatformDep(name) {
   try {
     resolved = require.resolve(name);
   } catch {
-    console.error(`cannot find '${name}' from packages/platform; run 'pnpm install' at the repository root first`);
+    console.error(
+      `cannot find '${name}' from packages/platform; run 'pnpm install' at the repository root first`,
+    );
     process.exit(2);
   }
   const mod = await import(pathToFileURL(resolved).href);

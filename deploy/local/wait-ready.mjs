@@ -28,7 +28,10 @@ function alive(pid) {
 async function kafkaOnce(Kafka, logLevel, brokers) {
   const kafka = new Kafka({
     clientId: 'marquee-wait-ready',
-    brokers: brokers.split(',').map((b) => b.trim()).filter(Boolean),
+    brokers: brokers
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean),
     connectionTimeout: 2000,
     requestTimeout: 5000,
     retry: { retries: 0 },
@@ -52,7 +55,10 @@ async function kafkaOnce(Kafka, logLevel, brokers) {
 }
 
 async function mongoOnce(mongoose, url) {
-  const conn = mongoose.createConnection(url, { serverSelectionTimeoutMS: 2000, connectTimeoutMS: 2000 });
+  const conn = mongoose.createConnection(url, {
+    serverSelectionTimeoutMS: 2000,
+    connectTimeoutMS: 2000,
+  });
   try {
     await conn.asPromise();
     const res = await conn.db.admin().command({ ping: 1 });
@@ -90,7 +96,9 @@ async function main() {
   let lastError = 'no attempt made';
   while (Date.now() < deadline) {
     if (!alive(pid)) {
-      console.error(`wait-ready: ${what} process ${pid} exited before becoming ready (${lastError})`);
+      console.error(
+        `wait-ready: ${what} process ${pid} exited before becoming ready (${lastError})`,
+      );
       process.exit(1);
     }
     try {

@@ -16,13 +16,17 @@ const opt = (name, dflt) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : dflt;
 };
-const brokers = (args[0] && !args[0].startsWith('--') ? args[0] : process.env.KAFKA_BROKERS) ?? '127.0.0.1:19092';
+const brokers =
+  (args[0] && !args[0].startsWith('--') ? args[0] : process.env.KAFKA_BROKERS) ?? '127.0.0.1:19092';
 const phase = opt('phase', 'all');
 if (!['all', 'before', 'after'].includes(phase)) {
   console.error(`unknown --phase '${phase}' (all, before, after)`);
   process.exit(2);
 }
-const topic = opt('topic', phase === 'all' ? `marquee-smoke-${Date.now().toString(36)}` : 'marquee-smoke-restart');
+const topic = opt(
+  'topic',
+  phase === 'all' ? `marquee-smoke-${Date.now().toString(36)}` : 'marquee-smoke-restart',
+);
 const group = `${topic}-group`;
 
 const { Kafka, logLevel, CompressionTypes, Partitioners } = await loadPlatformDep('kafkajs');
@@ -48,7 +52,11 @@ function check(cond, msg) {
 
 async function produce(from, count) {
   // idempotent => kafkajs requires acks -1 and maxInFlightRequests 1 for ordering guarantees
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
   await producer.connect();
   const t0 = performance.now();
   const res = await producer.send({
@@ -62,14 +70,22 @@ async function produce(from, count) {
     })),
   });
   await producer.disconnect();
-  check(res.every((r) => r.errorCode === 0), `produced ${count} records idempotently, acks=-1 (${(performance.now() - t0).toFixed(0)} ms)`);
+  check(
+    res.every((r) => r.errorCode === 0),
+    `produced ${count} records idempotently, acks=-1 (${(performance.now() - t0).toFixed(0)} ms)`,
+  );
 }
 
 // Joins the group, takes records until `expected` arrived (or the wait runs out), committing each
 // offset only after "handling" it, then leaves. Returns the values seen.
 async function consume(expected, waitMs = 20_000) {
   // maxWaitTimeInMs: disconnect waits for the fetch in flight, 5 s by default; short keeps it quick.
-  const consumer = kafka.consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 1000, maxWaitTimeInMs: 250 });
+  const consumer = kafka.consumer({
+    groupId: group,
+    sessionTimeout: 10_000,
+    heartbeatInterval: 1000,
+    maxWaitTimeInMs: 250,
+  });
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });
   const seen = [];
@@ -81,7 +97,9 @@ async function consume(expected, waitMs = 20_000) {
     eachMessage: async ({ partition, message }) => {
       seen.push(message.value.toString());
       if (message.headers?.ce_id == null) throw new Error('headers lost');
-      await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+      await consumer.commitOffsets([
+        { topic, partition, offset: (BigInt(message.offset) + 1n).toString() },
+      ]);
       if (seen.length >= expected) done();
     },
   });
@@ -111,12 +129,22 @@ try {
   if (phase !== 'after') {
     const created = await admin.createTopics({
       waitForLeaders: true,
-      topics: [{ topic, numPartitions: 3, replicationFactor: 1, configEntries: [{ name: 'cleanup.policy', value: 'delete' }] }],
+      topics: [
+        {
+          topic,
+          numPartitions: 3,
+          replicationFactor: 1,
+          configEntries: [{ name: 'cleanup.policy', value: 'delete' }],
+        },
+      ],
     });
     check(created, `created topic ${topic} with 3 partitions`);
   }
   const meta = await admin.fetchTopicMetadata({ topics: [topic] });
-  check(meta.topics[0]?.partitions.length === 3, `topic ${topic} has ${meta.topics[0]?.partitions.length} partitions`);
+  check(
+    meta.topics[0]?.partitions.length === 3,
+    `topic ${topic} has ${meta.topics[0]?.partitions.length} partitions`,
+  );
   const offsets = await admin.fetchTopicOffsets(topic);
   const records = offsets.reduce((s, p) => s + Number(p.high) - Number(p.low), 0);
   await admin.disconnect();
@@ -124,9 +152,15 @@ try {
   if (phase === 'after') {
     check(records === 15, `all 15 records survived the restart (found ${records})`);
     const committed = await committedTotal();
-    check(committed === 10, `group ${group} committed offsets survived (sum ${committed}, want 10)`);
+    check(
+      committed === 10,
+      `group ${group} committed offsets survived (sum ${committed}, want 10)`,
+    );
     const seen = await consume(5);
-    check(sorted(seen).join(',') === 'v10,v11,v12,v13,v14', `group resumed after the commit: got ${sorted(seen).join(',')}`);
+    check(
+      sorted(seen).join(',') === 'v10,v11,v12,v13,v14',
+      `group resumed after the commit: got ${sorted(seen).join(',')}`,
+    );
     const a = kafka.admin();
     await a.connect();
     await a.deleteTopics({ topics: [topic] });
@@ -135,19 +169,27 @@ try {
   } else {
     await produce(0, 10);
     const first = await consume(10);
-    check(sorted(first).join(',') === Array.from({ length: 10 }, (_, i) => `v${i}`).join(','), `group consumed v0..v9 (${first.length} records)`);
+    check(
+      sorted(first).join(',') === Array.from({ length: 10 }, (_, i) => `v${i}`).join(','),
+      `group consumed v0..v9 (${first.length} records)`,
+    );
     check((await committedTotal()) === 10, 'group committed offsets sum to 10');
     await produce(10, 5);
     if (phase === 'all') {
       const second = await consume(5);
-      check(sorted(second).join(',') === 'v10,v11,v12,v13,v14', `re-joined group got only the new records: ${sorted(second).join(',')}`);
+      check(
+        sorted(second).join(',') === 'v10,v11,v12,v13,v14',
+        `re-joined group got only the new records: ${sorted(second).join(',')}`,
+      );
       const a = kafka.admin();
       await a.connect();
       await a.deleteTopics({ topics: [topic] });
       await a.deleteGroups([group]).catch(() => {});
       await a.disconnect();
     } else {
-      console.log(`     now run: infra.sh restart kafka && node ${process.argv[1]} ${brokers} --phase after`);
+      console.log(
+        `     now run: infra.sh restart kafka && node ${process.argv[1]} ${brokers} --phase after`,
+      );
     }
   }
 } catch (err) {

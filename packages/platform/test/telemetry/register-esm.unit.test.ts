@@ -126,8 +126,9 @@ beforeAll(async () => {
   writeFileSync(
     `${buildDir}/tsconfig.json`,
     JSON.stringify({
-      extends: `${packageDir}tsconfig.build.json`,
+      extends: `${packageDir}tsconfig.json`,
       compilerOptions: {
+        noEmit: false,
         rootDir: `${packageDir}src`,
         outDir: distDir,
         declaration: false,
