@@ -13,15 +13,15 @@ const repo = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Start order: back ends first, the edge last (it needs their addresses). */
 const backends = [
-  ['auth-gateway', 'AUTH_GATEWAY_ADDR'],
-  ['publisher', 'PUBLISHER_ADDR'],
-  ['catalog-indexer', 'CATALOG_INDEXER_ADDR'],
-  ['deals', 'DEALS_ADDR'],
+  ['auth-gateway', 'GRPC_ADDR_AUTH_GATEWAY'],
+  ['publisher', 'GRPC_ADDR_PUBLISHER'],
+  ['catalog-indexer', 'GRPC_ADDR_CATALOG_INDEXER'],
+  ['deals', 'GRPC_ADDR_DEALS'],
   ['partner-reference', undefined],
-  ['3p-connector', 'CONNECTOR_ADDR'],
-  ['cart', 'CART_ADDR'],
-  ['secure-entry', 'SECURE_ENTRY_ADDR'],
-  ['reconciler', 'RECONCILER_ADDR'],
+  ['3p-connector', 'GRPC_ADDR_3P_CONNECTOR'],
+  ['cart', 'GRPC_ADDR_CART'],
+  ['secure-entry', 'GRPC_ADDR_SECURE_ENTRY'],
+  ['reconciler', 'GRPC_ADDR_RECONCILER'],
 ] as const;
 
 export interface ServiceProcess {

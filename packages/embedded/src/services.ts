@@ -33,13 +33,13 @@ export const bootable = <C extends { HTTP_PORT: number }>(
  * The edge-gateway config key that carries each one's gRPC address, where the edge calls it.
  */
 export const backendServices: ReadonlyArray<{ service: Bootable; edgeAddressKey?: string }> = [
-  { service: bootable(authGatewayService), edgeAddressKey: 'AUTH_GATEWAY_ADDR' },
-  { service: bootable(publisherService), edgeAddressKey: 'PUBLISHER_ADDR' },
-  { service: bootable(catalogIndexerService), edgeAddressKey: 'CATALOG_INDEXER_ADDR' },
-  { service: bootable(dealsService), edgeAddressKey: 'DEALS_ADDR' },
+  { service: bootable(authGatewayService), edgeAddressKey: 'GRPC_ADDR_AUTH_GATEWAY' },
+  { service: bootable(publisherService), edgeAddressKey: 'GRPC_ADDR_PUBLISHER' },
+  { service: bootable(catalogIndexerService), edgeAddressKey: 'GRPC_ADDR_CATALOG_INDEXER' },
+  { service: bootable(dealsService), edgeAddressKey: 'GRPC_ADDR_DEALS' },
   { service: bootable(partnerReferenceService) },
-  { service: bootable(threePConnectorService), edgeAddressKey: 'CONNECTOR_ADDR' },
-  { service: bootable(cartService), edgeAddressKey: 'CART_ADDR' },
-  { service: bootable(secureEntryService), edgeAddressKey: 'SECURE_ENTRY_ADDR' },
-  { service: bootable(reconcilerService), edgeAddressKey: 'RECONCILER_ADDR' },
+  { service: bootable(threePConnectorService), edgeAddressKey: 'GRPC_ADDR_3P_CONNECTOR' },
+  { service: bootable(cartService), edgeAddressKey: 'GRPC_ADDR_CART' },
+  { service: bootable(secureEntryService), edgeAddressKey: 'GRPC_ADDR_SECURE_ENTRY' },
+  { service: bootable(reconcilerService), edgeAddressKey: 'GRPC_ADDR_RECONCILER' },
 ];

@@ -27,7 +27,6 @@ describe('barrels', () => {
       }
       expect(packageJson.exports[`./${area}/v1`]).toEqual({
         '@marquee/source': `./src/${area}-v1.ts`,
-        types: `./dist/${area}-v1.d.ts`,
         default: `./dist/${area}-v1.js`,
       });
       const namespace = `${area}V1` as keyof typeof root;

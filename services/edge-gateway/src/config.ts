@@ -16,14 +16,14 @@ export const configSchema = serviceConfigSchema({
 }).extend({
   // Required in production (checked in service.ts, which knows NODE_ENV); generated otherwise.
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  AUTH_GATEWAY_ADDR: grpcAddress('127.0.0.1:50051'),
-  PUBLISHER_ADDR: grpcAddress('127.0.0.1:50052'),
-  CATALOG_INDEXER_ADDR: grpcAddress('127.0.0.1:50053'),
-  DEALS_ADDR: grpcAddress('127.0.0.1:50054'),
-  CART_ADDR: grpcAddress('127.0.0.1:50055'),
-  SECURE_ENTRY_ADDR: grpcAddress('127.0.0.1:50056'),
-  CONNECTOR_ADDR: grpcAddress('127.0.0.1:50057'),
-  RECONCILER_ADDR: grpcAddress('127.0.0.1:50058'),
+  GRPC_ADDR_AUTH_GATEWAY: grpcAddress('127.0.0.1:50051'),
+  GRPC_ADDR_PUBLISHER: grpcAddress('127.0.0.1:50052'),
+  GRPC_ADDR_CATALOG_INDEXER: grpcAddress('127.0.0.1:50053'),
+  GRPC_ADDR_DEALS: grpcAddress('127.0.0.1:50054'),
+  GRPC_ADDR_CART: grpcAddress('127.0.0.1:50055'),
+  GRPC_ADDR_SECURE_ENTRY: grpcAddress('127.0.0.1:50056'),
+  GRPC_ADDR_3P_CONNECTOR: grpcAddress('127.0.0.1:50057'),
+  GRPC_ADDR_RECONCILER: grpcAddress('127.0.0.1:50058'),
   /** Deadline of each call to a backend service. */
   BACKEND_DEADLINE_MS: z.coerce.number().int().positive().default(5_000),
 });

@@ -24,7 +24,7 @@ export async function composeEdgeGateway(
     );
   }
   const options = { deadlineMs: config.BACKEND_DEADLINE_MS, logger: infra.logger };
-  const auth = createAuthGatewayClient(config.AUTH_GATEWAY_ADDR, options);
+  const auth = createAuthGatewayClient(config.GRPC_ADDR_AUTH_GATEWAY, options);
   return {
     http: (app) =>
       registerEdgeRoutes(app, {

@@ -79,6 +79,10 @@ export function createHttpServer(options: CreateHttpServerOptions): FastifyInsta
       return isValidCorrelationId(incoming) ? incoming : newCorrelationId();
     },
     return503OnClosing: true,
+    // A schema means what it says: `additionalProperties: false` rejects unknown properties
+    // instead of silently dropping them (fastify's default), so clients learn about their typos.
+    // `allErrors` lets an API family report every invalid property at once.
+    ajv: { customOptions: { removeAdditional: false, allErrors: true } },
   });
 
   // Node refuses a headersTimeout above requestTimeout; keep headers well inside the budget.

@@ -1,0 +1,83 @@
+import { createLogger } from '@marquee/platform/logger';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded, type EmbeddedMarquee } from '../src/embedded.js';
+
+describe('embedded default', () => {
+  let sut: EmbeddedMarquee;
+  const startedAt = Date.now();
+  let startMs = 0;
+
+  beforeAll(async () => {
+    sut = await startEmbedded({
+      host: '127.0.0.1',
+      port: 0,
+      partnerPort: 0,
+      logger: createLogger({ service: 'embedded-test', level: 'silent' }),
+      // The caller's infrastructure variables must not leak into the embedded default.
+      env: {
+        KAFKA_BROKERS: '127.0.0.1:1',
+        MONGO_URL: 'mongodb://127.0.0.1:1',
+        LOG_LEVEL: 'silent',
+      },
+    });
+    startMs = Date.now() - startedAt;
+  });
+
+  afterAll(async () => {
+    await sut?.stop();
+  });
+
+  it('hosts every service in one process, each with its own gRPC server', () => {
+    expect(sut.services.map((s) => s.name).sort()).toEqual(
+      [
+        '3p-connector',
+        'auth-gateway',
+        'cart',
+        'catalog-indexer',
+        'deals',
+        'edge-gateway',
+        'partner-reference',
+        'publisher',
+        'reconciler',
+        'secure-entry',
+      ].sort(),
+    );
+    const grpcPorts = new Set(sut.services.map((s) => s.grpcPort));
+    expect(grpcPorts.size).toBe(10);
+    expect(startMs).toBeLessThan(30_000);
+  });
+
+  it('answers /healthz and /readyz on the edge, with the in-memory bus ready', async () => {
+    expect((await fetch(`${sut.baseUrl}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${sut.baseUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ checks: { 'event-bus': true } });
+  });
+
+  it('generates an admin token when none is given and enforces it on the admin API', async () => {
+    expect(sut.adminTokenGenerated).toBe(true);
+    expect(sut.adminToken.length).toBeGreaterThanOrEqual(32);
+    const body = JSON.stringify({ name: 'demo', redirectUris: ['https://app.example/cb'] });
+    const headers = { 'content-type': 'application/json' };
+    const missing = await fetch(`${sut.baseUrl}/admin/v1/apps`, { method: 'POST', headers, body });
+    expect(missing.status).toBe(401);
+    const wrong = await fetch(`${sut.baseUrl}/admin/v1/apps`, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Bearer ${sut.adminToken}x` },
+      body,
+    });
+    expect(wrong.status).toBe(401);
+    const invalid = await fetch(`${sut.baseUrl}/admin/v1/apps`, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Bearer ${sut.adminToken}` },
+      body: JSON.stringify({ name: '', redirectUris: [] }),
+    });
+    expect(invalid.status).toBe(400);
+    expect(await invalid.json()).toMatchObject({ error: { code: 'invalid_request' } });
+  });
+
+  it('serves the partner system on its own port', async () => {
+    expect(sut.partnerUrl).not.toBe(sut.baseUrl);
+    expect((await fetch(`${sut.partnerUrl}/healthz`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,55 @@
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+// STYLE.md: domain/ and app/ import nothing from mongoose, kafkajs, grpc-js, fastify or the
+// platform package. The rule lives in eslint.config.js; this proves it bites where it should and
+// only there.
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const sut = new ESLint({ cwd: repo });
+
+async function restrictedImports(filePath: string, code: string): Promise<string[]> {
+  const [result] = await sut.lintText(code, { filePath: `${repo}${filePath}` });
+  return (result?.messages ?? [])
+    .filter((m) => m.ruleId === 'no-restricted-imports')
+    .map((m) => m.message);
+}
+
+const infrastructure = [
+  "import mongoose from 'mongoose';",
+  "import { Kafka } from 'kafkajs';",
+  "import * as grpc from '@grpc/grpc-js';",
+  "import Fastify from 'fastify';",
+  "import swagger from '@fastify/swagger';",
+  "import { createMemoryBus } from '@marquee/platform/bus';",
+];
+
+describe('architecture boundaries', () => {
+  it.each(['services/deals/src/domain/deal.ts', 'services/deals/src/app/search-deals.ts'])(
+    'rejects every infrastructure import in %s',
+    async (file) => {
+      for (const line of infrastructure) {
+        const messages = await restrictedImports(file, `${line}\n`);
+        expect(messages, line).toHaveLength(1);
+        expect(messages[0]).toContain('domain/ and app/ stay free of infrastructure');
+      }
+    },
+  );
+
+  it('allows the same imports in adapters/ and ports/, and pure imports in domain/', async () => {
+    for (const line of infrastructure) {
+      expect(
+        await restrictedImports(
+          'services/deals/src/adapters/mongo/deal-repository.ts',
+          `${line}\n`,
+        ),
+      ).toEqual([]);
+    }
+    expect(
+      await restrictedImports(
+        'services/deals/src/domain/deal.ts',
+        "import { randomUUID } from 'node:crypto';\n",
+      ),
+    ).toEqual([]);
+  });
+});
