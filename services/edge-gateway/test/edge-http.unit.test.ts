@@ -2,16 +2,16 @@ import { createHttpServer } from '@marquee/platform/http';
 import { createLogger } from '@marquee/platform/logger';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Backends } from '../src/app/backends.js';
 import { deals, discovery, partnerCart } from '../src/ports/http/families/catalog.js';
 import { registerFamily } from '../src/ports/http/families/register-family.js';
 import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
+import { fakeBackends } from './fakes.js';
 
 const logger = createLogger({ service: 'edge-test', level: 'silent' });
 const adminToken = 'test-admin-token-0123456789';
 const apps: Array<{ name: string; redirectUris: string[] }> = [];
 
-const backends: Backends = {
+const backends = fakeBackends({
   developerAccess: {
     async createApp(input) {
       apps.push(input);
@@ -24,7 +24,7 @@ const backends: Backends = {
       return { id: 'fan-1' };
     },
   },
-};
+});
 
 let sut: FastifyInstance | undefined;
 afterEach(async () => {

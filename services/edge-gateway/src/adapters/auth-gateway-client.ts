@@ -24,6 +24,19 @@ export function createAuthGatewayClient(
     async createFan(input) {
       return callUnary(client, 'createFan', input);
     },
+    async validateApiKey(apiKey) {
+      const answer = await callUnary(client, 'validateApiKey', { apiKey });
+      return { valid: answer.valid, appId: answer.appId };
+    },
+    async checkRateLimit(appId) {
+      const answer = await callUnary(client, 'checkRateLimit', { appId, cost: 1 });
+      return {
+        limit: answer.limit,
+        available: answer.available,
+        resetEpochMs: answer.resetEpochMs,
+        over: answer.over,
+      };
+    },
     close: () => client.close(),
   };
 }

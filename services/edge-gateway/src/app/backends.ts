@@ -1,6 +1,7 @@
 /**
  * What the edge needs from the services behind it. Declared here, by the layer that uses them;
- * implemented by gRPC clients in adapters/ (and by fakes in unit tests).
+ * implemented by gRPC clients in adapters/ (and by fakes in unit tests: test/fakes.ts).
+ * Each issue that adds an API family adds its port here.
  */
 
 export interface NewApp {
@@ -15,9 +16,27 @@ export interface AppCredentials {
   clientSecret: string;
 }
 
+/** The app behind a presented API key. */
+export interface ApiKeyCheck {
+  valid: boolean;
+  /** Empty when the key is unknown. */
+  appId: string;
+}
+
+/** Quota state after counting one call (spec 03 `Rate-Limit*` headers). */
+export interface RateLimitState {
+  limit: number;
+  available: number;
+  /** Epoch milliseconds when the window resets. */
+  resetEpochMs: number;
+  over: boolean;
+}
+
 export interface DeveloperAccess {
   createApp(input: NewApp): Promise<AppCredentials>;
   createFan(input: { email: string; password: string }): Promise<{ id: string }>;
+  validateApiKey(apiKey: string): Promise<ApiKeyCheck>;
+  checkRateLimit(appId: string): Promise<RateLimitState>;
 }
 
 export interface Backends {

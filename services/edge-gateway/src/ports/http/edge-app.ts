@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Backends } from '../../app/backends.js';
-import { adminRoutes } from './admin/admin-routes.js';
+import { requireAdminToken } from './admin/admin-auth.js';
 import { admin, allFamilies } from './families/catalog.js';
 import { registerFamily } from './families/register-family.js';
+import { familyRoutes } from './family-routes.js';
 import { registerOpenApi } from './openapi.js';
 
 export interface EdgeHttpOptions {
@@ -21,11 +22,13 @@ export async function registerEdgeRoutes(
   options: EdgeHttpOptions,
 ): Promise<void> {
   await registerOpenApi(app, { version: options.version });
+  const context = { backends: options.backends, adminToken: options.adminToken };
   for (const family of allFamilies) {
-    if (family === admin) {
-      await registerFamily(app, family, adminRoutes(options.backends, options.adminToken));
-    } else {
-      await registerFamily(app, family, () => undefined);
-    }
+    const routes = (familyRoutes[family.id] ?? []).map((factory) => factory(context));
+    await registerFamily(app, family, async (scope, f) => {
+      // SYSTEM.md §5: every admin route, present and future, sits behind the admin token.
+      if (family === admin) requireAdminToken(scope, options.adminToken);
+      for (const register of routes) await register(scope, f);
+    });
   }
 }

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Backends } from '../../../app/backends.js';
-import { requireAdminToken } from './admin-auth.js';
 
 const AdminError = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String() }),
@@ -26,11 +25,9 @@ const NewFanBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** SYSTEM.md §5: operators and tests provision through the edge with the admin token. */
-export function adminRoutes(backends: Backends, adminToken: string) {
+/** SYSTEM.md §5: operators and tests provision apps and fans through the edge (admin token checked by edge-app). */
+export function adminRoutes(backends: Backends) {
   return async (scope: FastifyInstance): Promise<void> => {
-    requireAdminToken(scope, adminToken);
-
     scope.post(
       '/apps',
       {

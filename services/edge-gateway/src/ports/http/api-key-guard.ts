@@ -1,0 +1,67 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { DeveloperAccess } from '../../app/backends.js';
+import type { ApiFamily } from './families/family.js';
+import { sendFamilyError } from './families/register-family.js';
+
+/** Where a family accepts its API key (spec 01 and 03 §Authentication). */
+export type KeySource = { in: 'query'; name: string } | { in: 'header'; name: string };
+
+export interface ApiKeyGuardOptions {
+  from: readonly KeySource[];
+  /** Discovery v2 and commerce answer with `Rate-Limit*` headers (spec 03 §Limits). */
+  rateLimitHeaders: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The calling app, set by the API-key guard. */
+    appId?: string;
+  }
+}
+
+function presentedKey(request: FastifyRequest, from: readonly KeySource[]): string | undefined {
+  for (const source of from) {
+    const raw =
+      source.in === 'query'
+        ? (request.query as Record<string, unknown> | undefined)?.[source.name]
+        : request.headers[source.name.toLowerCase()];
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    if (typeof value === 'string' && value.length > 0) return value;
+  }
+  return undefined;
+}
+
+/**
+ * Every call of the scope must carry a valid API key of an active app; a missing or unknown key
+ * gets the family's own 401 body, an app over its quota 429. Validation goes to auth-gateway
+ * through the DeveloperAccess port (which caches; see adapters/).
+ */
+export function requireApiKey(
+  scope: FastifyInstance,
+  family: ApiFamily,
+  access: DeveloperAccess,
+  options: ApiKeyGuardOptions,
+): void {
+  scope.addHook('preHandler', async (request, reply) => {
+    const key = presentedKey(request, options.from);
+    const check = key ? await access.validateApiKey(key) : undefined;
+    if (!check?.valid) return sendFamilyError(reply, family, family.unauthorized);
+    request.appId = check.appId;
+    const quota = await access.checkRateLimit(check.appId);
+    if (options.rateLimitHeaders) {
+      void reply.headers({
+        'rate-limit': String(quota.limit),
+        'rate-limit-available': String(quota.available),
+        'rate-limit-reset': String(quota.resetEpochMs),
+        'rate-limit-over': String(quota.over ? 1 : 0),
+      });
+    }
+    if (quota.over) {
+      return sendFamilyError(reply, family, {
+        status: 429,
+        code: family.id === 'discovery' ? 'policies.ratelimit.QuotaViolation' : 'rate_limited',
+        detail: 'Rate limit quota violation: quota limit exceeded',
+      });
+    }
+  });
+}

@@ -1,0 +1,18 @@
+import type { Backends } from '../../app/backends.js';
+import { adminRoutes } from './admin/admin-routes.js';
+import type { FamilyRoutes } from './families/register-family.js';
+
+export interface RouteContext {
+  backends: Backends;
+  adminToken: string;
+}
+
+/**
+ * The routes of each API family, by family id (families/catalog.ts). An issue that builds a family
+ * adds its route module here; a family without routes still answers its own 404/405 bodies.
+ */
+export const familyRoutes: Readonly<
+  Record<string, ReadonlyArray<(context: RouteContext) => FamilyRoutes>>
+> = {
+  admin: [({ backends }) => adminRoutes(backends)],
+};

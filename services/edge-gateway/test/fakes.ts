@@ -1,0 +1,30 @@
+import type { Backends } from '../src/app/backends.js';
+
+/**
+ * Backends for unit tests: the given fakes, and for every other port an object whose methods
+ * throw, so a test that reaches a backend it did not set up fails loudly instead of hanging.
+ */
+export function fakeBackends(partial: { [K in keyof Backends]?: Partial<Backends[K]> }): Backends {
+  const unexpected = (port: string) =>
+    new Proxy(
+      {},
+      {
+        get: (_target, method) => () => {
+          throw new Error(`unexpected call ${port}.${String(method)} in this test`);
+        },
+      },
+    );
+  return new Proxy({} as Backends, {
+    get: (_target, port: string) => {
+      const fake = (partial as Record<string, object | undefined>)[port];
+      if (!fake) return unexpected(port);
+      return new Proxy(fake, {
+        get: (target, method) =>
+          (target as Record<string | symbol, unknown>)[method] ??
+          (() => {
+            throw new Error(`unexpected call ${port}.${String(method)} in this test`);
+          }),
+      });
+    },
+  });
+}
