@@ -27,7 +27,92 @@ import {
   GeoPoint,
 } from "../../common/v1/geo.js";
 import { PageInfo, PageRequest } from "../../common/v1/paging.js";
-import { Event } from "./event.js";
+import { LocalizedString } from "../../common/v1/text.js";
+import { Address, Classification, Country, Event, Image, State } from "./event.js";
+
+/** Sort order of a venue or attraction search. */
+export enum NameSort {
+  /** NAME_SORT_UNSPECIFIED - By name, ascending. */
+  NAME_SORT_UNSPECIFIED = "NAME_SORT_UNSPECIFIED",
+  /** NAME_SORT_NAME_DESC - By name, descending. */
+  NAME_SORT_NAME_DESC = "NAME_SORT_NAME_DESC",
+  /** NAME_SORT_CITY_ASC - By city name, ascending (venues). */
+  NAME_SORT_CITY_ASC = "NAME_SORT_CITY_ASC",
+  /** NAME_SORT_CITY_DESC - By city name, descending (venues). */
+  NAME_SORT_CITY_DESC = "NAME_SORT_CITY_DESC",
+  /** NAME_SORT_POPULARITY_DESC - Most upcoming events first. */
+  NAME_SORT_POPULARITY_DESC = "NAME_SORT_POPULARITY_DESC",
+  /** NAME_SORT_POPULARITY_ASC - Fewest upcoming events first. */
+  NAME_SORT_POPULARITY_ASC = "NAME_SORT_POPULARITY_ASC",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function nameSortFromJSON(object: any): NameSort {
+  switch (object) {
+    case 0:
+    case "NAME_SORT_UNSPECIFIED":
+      return NameSort.NAME_SORT_UNSPECIFIED;
+    case 1:
+    case "NAME_SORT_NAME_DESC":
+      return NameSort.NAME_SORT_NAME_DESC;
+    case 2:
+    case "NAME_SORT_CITY_ASC":
+      return NameSort.NAME_SORT_CITY_ASC;
+    case 3:
+    case "NAME_SORT_CITY_DESC":
+      return NameSort.NAME_SORT_CITY_DESC;
+    case 4:
+    case "NAME_SORT_POPULARITY_DESC":
+      return NameSort.NAME_SORT_POPULARITY_DESC;
+    case 5:
+    case "NAME_SORT_POPULARITY_ASC":
+      return NameSort.NAME_SORT_POPULARITY_ASC;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return NameSort.UNRECOGNIZED;
+  }
+}
+
+export function nameSortToJSON(object: NameSort): string {
+  switch (object) {
+    case NameSort.NAME_SORT_UNSPECIFIED:
+      return "NAME_SORT_UNSPECIFIED";
+    case NameSort.NAME_SORT_NAME_DESC:
+      return "NAME_SORT_NAME_DESC";
+    case NameSort.NAME_SORT_CITY_ASC:
+      return "NAME_SORT_CITY_ASC";
+    case NameSort.NAME_SORT_CITY_DESC:
+      return "NAME_SORT_CITY_DESC";
+    case NameSort.NAME_SORT_POPULARITY_DESC:
+      return "NAME_SORT_POPULARITY_DESC";
+    case NameSort.NAME_SORT_POPULARITY_ASC:
+      return "NAME_SORT_POPULARITY_ASC";
+    case NameSort.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function nameSortToNumber(object: NameSort): number {
+  switch (object) {
+    case NameSort.NAME_SORT_UNSPECIFIED:
+      return 0;
+    case NameSort.NAME_SORT_NAME_DESC:
+      return 1;
+    case NameSort.NAME_SORT_CITY_ASC:
+      return 2;
+    case NameSort.NAME_SORT_CITY_DESC:
+      return 3;
+    case NameSort.NAME_SORT_POPULARITY_DESC:
+      return 4;
+    case NameSort.NAME_SORT_POPULARITY_ASC:
+      return 5;
+    case NameSort.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
 
 /** Whether to include a class of events (discovery `includeTBA`, `includeTBD`, `includeTest`). */
 export enum Inclusion {
@@ -170,6 +255,98 @@ export function eventSortToNumber(object: EventSort): number {
   }
 }
 
+/** Venue search; every field optional. */
+export interface SearchVenuesRequest {
+  /** Whole words of the venue name. */
+  keyword: string;
+  /** Venue ids (OR). */
+  ids: string[];
+  /** Country codes (OR). */
+  countryCodes: string[];
+  /** State codes (OR). */
+  stateCodes: string[];
+  /** City name. */
+  city: string;
+  /** Postal code. */
+  postalCode: string;
+  /** Centre of a radius search. */
+  latlong?:
+    | GeoPoint
+    | undefined;
+  /** Radius around `latlong`; 0 = the default (50). */
+  radius: number;
+  /** Unit of `radius`. */
+  unit: DistanceUnit;
+  /** Market ids (OR). */
+  marketIds: number[];
+  /** Include test venues. */
+  includeTest: Inclusion;
+  /** Sort order. */
+  sort: NameSort;
+  /** Page. */
+  page?: PageRequest | undefined;
+}
+
+/** A page of venues. */
+export interface SearchVenuesResponse {
+  /** Matching venues. */
+  venues: DiscoveryVenue[];
+  /** Position of the page. */
+  page?: PageInfo | undefined;
+}
+
+/** Read one venue. */
+export interface GetVenueRequest {
+  /** Discovery venue id. */
+  id: string;
+}
+
+/** The venue. */
+export interface GetVenueResponse {
+  /** The venue. */
+  venue?: DiscoveryVenue | undefined;
+}
+
+/** Attraction search; every field optional. */
+export interface SearchAttractionsRequest {
+  /** Whole words of the attraction name. */
+  keyword: string;
+  /** Attraction ids (OR). */
+  ids: string[];
+  /** Classification names (OR). */
+  classificationNames: string[];
+  /** Classification ids (OR). */
+  classificationIds: string[];
+  /** Only attractions with visible upcoming events. */
+  hasEvents: boolean;
+  /** Include test attractions. */
+  includeTest: Inclusion;
+  /** Sort order. */
+  sort: NameSort;
+  /** Page. */
+  page?: PageRequest | undefined;
+}
+
+/** A page of attractions. */
+export interface SearchAttractionsResponse {
+  /** Matching attractions. */
+  attractions: DiscoveryAttraction[];
+  /** Position of the page. */
+  page?: PageInfo | undefined;
+}
+
+/** Read one attraction. */
+export interface GetAttractionRequest {
+  /** Discovery attraction id. */
+  id: string;
+}
+
+/** The attraction. */
+export interface GetAttractionResponse {
+  /** The attraction. */
+  attraction?: DiscoveryAttraction | undefined;
+}
+
 /** Discovery v2 event search parameters; every field is optional (empty = no filter). */
 export interface SearchEventsRequest {
   /** Whole words of the event name. */
@@ -239,7 +416,13 @@ export interface SearchEventsResponse {
   /** Matching events in the requested order. */
   events: Event[];
   /** Position of the page. */
-  page?: PageInfo | undefined;
+  page?:
+    | PageInfo
+    | undefined;
+  /** The venues the events of this page take place at (by `Event.venue.resolved_id`), each once. */
+  venues: DiscoveryVenue[];
+  /** The attractions of the events of this page (by `AttractionRef.resolved_id`), each once. */
+  attractions: DiscoveryAttraction[];
 }
 
 /** Read one event. */
@@ -252,9 +435,1043 @@ export interface GetEventRequest {
 
 /** The event. */
 export interface GetEventResponse {
-  /** The event's current state. */
-  event?: Event | undefined;
+  /** The event's current state, its venue and attraction references resolved (`resolved_id` set). */
+  event?:
+    | Event
+    | undefined;
+  /** The event's venue, when it has one. */
+  venues: DiscoveryVenue[];
+  /** The event's attractions. */
+  attractions: DiscoveryAttraction[];
 }
+
+/**
+ * A venue as discovery knows it: built from the inline places and venue references of the events
+ * (spec 03 "Embedded venue").
+ */
+export interface DiscoveryVenue {
+  /** Discovery venue id. */
+  id: string;
+  /** Name per locale. */
+  names?:
+    | LocalizedString
+    | undefined;
+  /** Test data. */
+  test: boolean;
+  /** Postal code; empty when unknown. */
+  postalCode: string;
+  /** IANA time zone; empty when unknown. */
+  timezone: string;
+  /** Markets of the venue. */
+  marketIds: number[];
+  /** Country, when known. */
+  country?:
+    | Country
+    | undefined;
+  /** State or province, when known. */
+  state?:
+    | State
+    | undefined;
+  /** City name per locale. */
+  cityNames?:
+    | LocalizedString
+    | undefined;
+  /** Coordinates, when known. */
+  location?:
+    | GeoPoint
+    | undefined;
+  /** Street address, when known. */
+  address?:
+    | Address
+    | undefined;
+  /** Number of visible upcoming events at the venue. */
+  upcomingEvents: number;
+}
+
+/** An attraction as discovery knows it (spec 03 "Embedded attraction"). */
+export interface DiscoveryAttraction {
+  /** Discovery attraction id. */
+  id: string;
+  /** Name per locale. */
+  names?:
+    | LocalizedString
+    | undefined;
+  /** Test data. */
+  test: boolean;
+  /** URL of the attraction; empty when unknown. */
+  url: string;
+  /** Images of the attraction. */
+  images: Image[];
+  /** Classifications of the attraction (those of its events). */
+  classifications: Classification[];
+  /** Number of visible upcoming events of the attraction. */
+  upcomingEvents: number;
+}
+
+function createBaseSearchVenuesRequest(): SearchVenuesRequest {
+  return {
+    keyword: "",
+    ids: [],
+    countryCodes: [],
+    stateCodes: [],
+    city: "",
+    postalCode: "",
+    latlong: undefined,
+    radius: 0,
+    unit: DistanceUnit.DISTANCE_UNIT_UNSPECIFIED,
+    marketIds: [],
+    includeTest: Inclusion.INCLUSION_UNSPECIFIED,
+    sort: NameSort.NAME_SORT_UNSPECIFIED,
+    page: undefined,
+  };
+}
+
+export const SearchVenuesRequest: MessageFns<SearchVenuesRequest> = {
+  encode(message: SearchVenuesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyword !== "") {
+      writer.uint32(10).string(message.keyword);
+    }
+    for (const v of message.ids) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.countryCodes) {
+      writer.uint32(26).string(v!);
+    }
+    for (const v of message.stateCodes) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.city !== "") {
+      writer.uint32(42).string(message.city);
+    }
+    if (message.postalCode !== "") {
+      writer.uint32(50).string(message.postalCode);
+    }
+    if (message.latlong !== undefined) {
+      GeoPoint.encode(message.latlong, writer.uint32(58).fork()).join();
+    }
+    if (message.radius !== 0) {
+      writer.uint32(65).double(message.radius);
+    }
+    if (message.unit !== DistanceUnit.DISTANCE_UNIT_UNSPECIFIED) {
+      writer.uint32(72).int32(distanceUnitToNumber(message.unit));
+    }
+    if (message.marketIds.length !== 0) {
+      writer.uint32(82).fork();
+      for (const v of message.marketIds) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.includeTest !== Inclusion.INCLUSION_UNSPECIFIED) {
+      writer.uint32(88).int32(inclusionToNumber(message.includeTest));
+    }
+    if (message.sort !== NameSort.NAME_SORT_UNSPECIFIED) {
+      writer.uint32(96).int32(nameSortToNumber(message.sort));
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(106).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchVenuesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchVenuesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyword = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.countryCodes.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.stateCodes.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.city = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.postalCode = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.latlong = GeoPoint.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.radius = reader.double();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.unit = distanceUnitFromJSON(reader.int32());
+            continue;
+          }
+          case 10: {
+            if (tag === 80) {
+              message.marketIds.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 82) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.marketIds.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.includeTest = inclusionFromJSON(reader.int32());
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.sort = nameSortFromJSON(reader.int32());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchVenuesRequest {
+    return {
+      keyword: isSet(object.keyword) ? globalThis.String(object.keyword) : "",
+      ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [],
+      countryCodes: globalThis.Array.isArray(object?.countryCodes)
+        ? object.countryCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.country_codes)
+        ? object.country_codes.map((e: any) => globalThis.String(e))
+        : [],
+      stateCodes: globalThis.Array.isArray(object?.stateCodes)
+        ? object.stateCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.state_codes)
+        ? object.state_codes.map((e: any) => globalThis.String(e))
+        : [],
+      city: isSet(object.city) ? globalThis.String(object.city) : "",
+      postalCode: isSet(object.postalCode)
+        ? globalThis.String(object.postalCode)
+        : isSet(object.postal_code)
+        ? globalThis.String(object.postal_code)
+        : "",
+      latlong: isSet(object.latlong) ? GeoPoint.fromJSON(object.latlong) : undefined,
+      radius: isSet(object.radius) ? globalThis.Number(object.radius) : 0,
+      unit: isSet(object.unit) ? distanceUnitFromJSON(object.unit) : DistanceUnit.DISTANCE_UNIT_UNSPECIFIED,
+      marketIds: globalThis.Array.isArray(object?.marketIds)
+        ? object.marketIds.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.market_ids)
+        ? object.market_ids.map((e: any) => globalThis.Number(e))
+        : [],
+      includeTest: isSet(object.includeTest)
+        ? inclusionFromJSON(object.includeTest)
+        : isSet(object.include_test)
+        ? inclusionFromJSON(object.include_test)
+        : Inclusion.INCLUSION_UNSPECIFIED,
+      sort: isSet(object.sort) ? nameSortFromJSON(object.sort) : NameSort.NAME_SORT_UNSPECIFIED,
+      page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: SearchVenuesRequest): unknown {
+    const obj: any = {};
+    if (message.keyword !== "") {
+      obj.keyword = message.keyword;
+    }
+    if (message.ids?.length) {
+      obj.ids = message.ids;
+    }
+    if (message.countryCodes?.length) {
+      obj.countryCodes = message.countryCodes;
+    }
+    if (message.stateCodes?.length) {
+      obj.stateCodes = message.stateCodes;
+    }
+    if (message.city !== "") {
+      obj.city = message.city;
+    }
+    if (message.postalCode !== "") {
+      obj.postalCode = message.postalCode;
+    }
+    if (message.latlong !== undefined) {
+      obj.latlong = GeoPoint.toJSON(message.latlong);
+    }
+    if (message.radius !== 0) {
+      obj.radius = floatToJson(message.radius);
+    }
+    if (message.unit !== DistanceUnit.DISTANCE_UNIT_UNSPECIFIED) {
+      obj.unit = distanceUnitToJSON(message.unit);
+    }
+    if (message.marketIds?.length) {
+      obj.marketIds = message.marketIds.map((e) => Math.round(e));
+    }
+    if (message.includeTest !== Inclusion.INCLUSION_UNSPECIFIED) {
+      obj.includeTest = inclusionToJSON(message.includeTest);
+    }
+    if (message.sort !== NameSort.NAME_SORT_UNSPECIFIED) {
+      obj.sort = nameSortToJSON(message.sort);
+    }
+    if (message.page !== undefined) {
+      obj.page = PageRequest.toJSON(message.page);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SearchVenuesRequest>, I>>(base?: I): SearchVenuesRequest {
+    return SearchVenuesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchVenuesRequest>, I>>(object: I): SearchVenuesRequest {
+    const message = createBaseSearchVenuesRequest();
+    message.keyword = object.keyword ?? "";
+    message.ids = object.ids?.map((e) => e) || [];
+    message.countryCodes = object.countryCodes?.map((e) => e) || [];
+    message.stateCodes = object.stateCodes?.map((e) => e) || [];
+    message.city = object.city ?? "";
+    message.postalCode = object.postalCode ?? "";
+    message.latlong = (object.latlong !== undefined && object.latlong !== null)
+      ? GeoPoint.fromPartial(object.latlong)
+      : undefined;
+    message.radius = object.radius ?? 0;
+    message.unit = object.unit ?? DistanceUnit.DISTANCE_UNIT_UNSPECIFIED;
+    message.marketIds = object.marketIds?.map((e) => e) || [];
+    message.includeTest = object.includeTest ?? Inclusion.INCLUSION_UNSPECIFIED;
+    message.sort = object.sort ?? NameSort.NAME_SORT_UNSPECIFIED;
+    message.page = (object.page !== undefined && object.page !== null)
+      ? PageRequest.fromPartial(object.page)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSearchVenuesResponse(): SearchVenuesResponse {
+  return { venues: [], page: undefined };
+}
+
+export const SearchVenuesResponse: MessageFns<SearchVenuesResponse> = {
+  encode(message: SearchVenuesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.venues) {
+      DiscoveryVenue.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageInfo.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchVenuesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchVenuesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.venues.push(DiscoveryVenue.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchVenuesResponse {
+    return {
+      venues: globalThis.Array.isArray(object?.venues) ? object.venues.map((e: any) => DiscoveryVenue.fromJSON(e)) : [],
+      page: isSet(object.page) ? PageInfo.fromJSON(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: SearchVenuesResponse): unknown {
+    const obj: any = {};
+    if (message.venues?.length) {
+      obj.venues = message.venues.map((e) => DiscoveryVenue.toJSON(e));
+    }
+    if (message.page !== undefined) {
+      obj.page = PageInfo.toJSON(message.page);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SearchVenuesResponse>, I>>(base?: I): SearchVenuesResponse {
+    return SearchVenuesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchVenuesResponse>, I>>(object: I): SearchVenuesResponse {
+    const message = createBaseSearchVenuesResponse();
+    message.venues = object.venues?.map((e) => DiscoveryVenue.fromPartial(e)) || [];
+    message.page = (object.page !== undefined && object.page !== null) ? PageInfo.fromPartial(object.page) : undefined;
+    return message;
+  },
+};
+
+function createBaseGetVenueRequest(): GetVenueRequest {
+  return { id: "" };
+}
+
+export const GetVenueRequest: MessageFns<GetVenueRequest> = {
+  encode(message: GetVenueRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetVenueRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetVenueRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetVenueRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: GetVenueRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetVenueRequest>, I>>(base?: I): GetVenueRequest {
+    return GetVenueRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetVenueRequest>, I>>(object: I): GetVenueRequest {
+    const message = createBaseGetVenueRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetVenueResponse(): GetVenueResponse {
+  return { venue: undefined };
+}
+
+export const GetVenueResponse: MessageFns<GetVenueResponse> = {
+  encode(message: GetVenueResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.venue !== undefined) {
+      DiscoveryVenue.encode(message.venue, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetVenueResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetVenueResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.venue = DiscoveryVenue.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetVenueResponse {
+    return { venue: isSet(object.venue) ? DiscoveryVenue.fromJSON(object.venue) : undefined };
+  },
+
+  toJSON(message: GetVenueResponse): unknown {
+    const obj: any = {};
+    if (message.venue !== undefined) {
+      obj.venue = DiscoveryVenue.toJSON(message.venue);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetVenueResponse>, I>>(base?: I): GetVenueResponse {
+    return GetVenueResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetVenueResponse>, I>>(object: I): GetVenueResponse {
+    const message = createBaseGetVenueResponse();
+    message.venue = (object.venue !== undefined && object.venue !== null)
+      ? DiscoveryVenue.fromPartial(object.venue)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSearchAttractionsRequest(): SearchAttractionsRequest {
+  return {
+    keyword: "",
+    ids: [],
+    classificationNames: [],
+    classificationIds: [],
+    hasEvents: false,
+    includeTest: Inclusion.INCLUSION_UNSPECIFIED,
+    sort: NameSort.NAME_SORT_UNSPECIFIED,
+    page: undefined,
+  };
+}
+
+export const SearchAttractionsRequest: MessageFns<SearchAttractionsRequest> = {
+  encode(message: SearchAttractionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyword !== "") {
+      writer.uint32(10).string(message.keyword);
+    }
+    for (const v of message.ids) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.classificationNames) {
+      writer.uint32(26).string(v!);
+    }
+    for (const v of message.classificationIds) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.hasEvents !== false) {
+      writer.uint32(40).bool(message.hasEvents);
+    }
+    if (message.includeTest !== Inclusion.INCLUSION_UNSPECIFIED) {
+      writer.uint32(48).int32(inclusionToNumber(message.includeTest));
+    }
+    if (message.sort !== NameSort.NAME_SORT_UNSPECIFIED) {
+      writer.uint32(56).int32(nameSortToNumber(message.sort));
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(66).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchAttractionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchAttractionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyword = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.classificationNames.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.classificationIds.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.hasEvents = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.includeTest = inclusionFromJSON(reader.int32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.sort = nameSortFromJSON(reader.int32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchAttractionsRequest {
+    return {
+      keyword: isSet(object.keyword) ? globalThis.String(object.keyword) : "",
+      ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [],
+      classificationNames: globalThis.Array.isArray(object?.classificationNames)
+        ? object.classificationNames.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.classification_names)
+        ? object.classification_names.map((e: any) => globalThis.String(e))
+        : [],
+      classificationIds: globalThis.Array.isArray(object?.classificationIds)
+        ? object.classificationIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.classification_ids)
+        ? object.classification_ids.map((e: any) => globalThis.String(e))
+        : [],
+      hasEvents: isSet(object.hasEvents)
+        ? globalThis.Boolean(object.hasEvents)
+        : isSet(object.has_events)
+        ? globalThis.Boolean(object.has_events)
+        : false,
+      includeTest: isSet(object.includeTest)
+        ? inclusionFromJSON(object.includeTest)
+        : isSet(object.include_test)
+        ? inclusionFromJSON(object.include_test)
+        : Inclusion.INCLUSION_UNSPECIFIED,
+      sort: isSet(object.sort) ? nameSortFromJSON(object.sort) : NameSort.NAME_SORT_UNSPECIFIED,
+      page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: SearchAttractionsRequest): unknown {
+    const obj: any = {};
+    if (message.keyword !== "") {
+      obj.keyword = message.keyword;
+    }
+    if (message.ids?.length) {
+      obj.ids = message.ids;
+    }
+    if (message.classificationNames?.length) {
+      obj.classificationNames = message.classificationNames;
+    }
+    if (message.classificationIds?.length) {
+      obj.classificationIds = message.classificationIds;
+    }
+    if (message.hasEvents !== false) {
+      obj.hasEvents = message.hasEvents;
+    }
+    if (message.includeTest !== Inclusion.INCLUSION_UNSPECIFIED) {
+      obj.includeTest = inclusionToJSON(message.includeTest);
+    }
+    if (message.sort !== NameSort.NAME_SORT_UNSPECIFIED) {
+      obj.sort = nameSortToJSON(message.sort);
+    }
+    if (message.page !== undefined) {
+      obj.page = PageRequest.toJSON(message.page);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SearchAttractionsRequest>, I>>(base?: I): SearchAttractionsRequest {
+    return SearchAttractionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchAttractionsRequest>, I>>(object: I): SearchAttractionsRequest {
+    const message = createBaseSearchAttractionsRequest();
+    message.keyword = object.keyword ?? "";
+    message.ids = object.ids?.map((e) => e) || [];
+    message.classificationNames = object.classificationNames?.map((e) => e) || [];
+    message.classificationIds = object.classificationIds?.map((e) => e) || [];
+    message.hasEvents = object.hasEvents ?? false;
+    message.includeTest = object.includeTest ?? Inclusion.INCLUSION_UNSPECIFIED;
+    message.sort = object.sort ?? NameSort.NAME_SORT_UNSPECIFIED;
+    message.page = (object.page !== undefined && object.page !== null)
+      ? PageRequest.fromPartial(object.page)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSearchAttractionsResponse(): SearchAttractionsResponse {
+  return { attractions: [], page: undefined };
+}
+
+export const SearchAttractionsResponse: MessageFns<SearchAttractionsResponse> = {
+  encode(message: SearchAttractionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.attractions) {
+      DiscoveryAttraction.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageInfo.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchAttractionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchAttractionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.attractions.push(DiscoveryAttraction.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchAttractionsResponse {
+    return {
+      attractions: globalThis.Array.isArray(object?.attractions)
+        ? object.attractions.map((e: any) => DiscoveryAttraction.fromJSON(e))
+        : [],
+      page: isSet(object.page) ? PageInfo.fromJSON(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: SearchAttractionsResponse): unknown {
+    const obj: any = {};
+    if (message.attractions?.length) {
+      obj.attractions = message.attractions.map((e) => DiscoveryAttraction.toJSON(e));
+    }
+    if (message.page !== undefined) {
+      obj.page = PageInfo.toJSON(message.page);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SearchAttractionsResponse>, I>>(base?: I): SearchAttractionsResponse {
+    return SearchAttractionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchAttractionsResponse>, I>>(object: I): SearchAttractionsResponse {
+    const message = createBaseSearchAttractionsResponse();
+    message.attractions = object.attractions?.map((e) => DiscoveryAttraction.fromPartial(e)) || [];
+    message.page = (object.page !== undefined && object.page !== null) ? PageInfo.fromPartial(object.page) : undefined;
+    return message;
+  },
+};
+
+function createBaseGetAttractionRequest(): GetAttractionRequest {
+  return { id: "" };
+}
+
+export const GetAttractionRequest: MessageFns<GetAttractionRequest> = {
+  encode(message: GetAttractionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAttractionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAttractionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAttractionRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: GetAttractionRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetAttractionRequest>, I>>(base?: I): GetAttractionRequest {
+    return GetAttractionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetAttractionRequest>, I>>(object: I): GetAttractionRequest {
+    const message = createBaseGetAttractionRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetAttractionResponse(): GetAttractionResponse {
+  return { attraction: undefined };
+}
+
+export const GetAttractionResponse: MessageFns<GetAttractionResponse> = {
+  encode(message: GetAttractionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.attraction !== undefined) {
+      DiscoveryAttraction.encode(message.attraction, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAttractionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAttractionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.attraction = DiscoveryAttraction.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAttractionResponse {
+    return { attraction: isSet(object.attraction) ? DiscoveryAttraction.fromJSON(object.attraction) : undefined };
+  },
+
+  toJSON(message: GetAttractionResponse): unknown {
+    const obj: any = {};
+    if (message.attraction !== undefined) {
+      obj.attraction = DiscoveryAttraction.toJSON(message.attraction);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetAttractionResponse>, I>>(base?: I): GetAttractionResponse {
+    return GetAttractionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetAttractionResponse>, I>>(object: I): GetAttractionResponse {
+    const message = createBaseGetAttractionResponse();
+    message.attraction = (object.attraction !== undefined && object.attraction !== null)
+      ? DiscoveryAttraction.fromPartial(object.attraction)
+      : undefined;
+    return message;
+  },
+};
 
 function createBaseSearchEventsRequest(): SearchEventsRequest {
   return {
@@ -818,7 +2035,7 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
 };
 
 function createBaseSearchEventsResponse(): SearchEventsResponse {
-  return { events: [], page: undefined };
+  return { events: [], page: undefined, venues: [], attractions: [] };
 }
 
 export const SearchEventsResponse: MessageFns<SearchEventsResponse> = {
@@ -828,6 +2045,12 @@ export const SearchEventsResponse: MessageFns<SearchEventsResponse> = {
     }
     if (message.page !== undefined) {
       PageInfo.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.venues) {
+      DiscoveryVenue.encode(v!, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.attractions) {
+      DiscoveryAttraction.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -861,6 +2084,22 @@ export const SearchEventsResponse: MessageFns<SearchEventsResponse> = {
             message.page = PageInfo.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.venues.push(DiscoveryVenue.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.attractions.push(DiscoveryAttraction.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -877,6 +2116,10 @@ export const SearchEventsResponse: MessageFns<SearchEventsResponse> = {
     return {
       events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => Event.fromJSON(e)) : [],
       page: isSet(object.page) ? PageInfo.fromJSON(object.page) : undefined,
+      venues: globalThis.Array.isArray(object?.venues) ? object.venues.map((e: any) => DiscoveryVenue.fromJSON(e)) : [],
+      attractions: globalThis.Array.isArray(object?.attractions)
+        ? object.attractions.map((e: any) => DiscoveryAttraction.fromJSON(e))
+        : [],
     };
   },
 
@@ -888,6 +2131,12 @@ export const SearchEventsResponse: MessageFns<SearchEventsResponse> = {
     if (message.page !== undefined) {
       obj.page = PageInfo.toJSON(message.page);
     }
+    if (message.venues?.length) {
+      obj.venues = message.venues.map((e) => DiscoveryVenue.toJSON(e));
+    }
+    if (message.attractions?.length) {
+      obj.attractions = message.attractions.map((e) => DiscoveryAttraction.toJSON(e));
+    }
     return obj;
   },
 
@@ -898,6 +2147,8 @@ export const SearchEventsResponse: MessageFns<SearchEventsResponse> = {
     const message = createBaseSearchEventsResponse();
     message.events = object.events?.map((e) => Event.fromPartial(e)) || [];
     message.page = (object.page !== undefined && object.page !== null) ? PageInfo.fromPartial(object.page) : undefined;
+    message.venues = object.venues?.map((e) => DiscoveryVenue.fromPartial(e)) || [];
+    message.attractions = object.attractions?.map((e) => DiscoveryAttraction.fromPartial(e)) || [];
     return message;
   },
 };
@@ -988,13 +2239,19 @@ export const GetEventRequest: MessageFns<GetEventRequest> = {
 };
 
 function createBaseGetEventResponse(): GetEventResponse {
-  return { event: undefined };
+  return { event: undefined, venues: [], attractions: [] };
 }
 
 export const GetEventResponse: MessageFns<GetEventResponse> = {
   encode(message: GetEventResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.event !== undefined) {
       Event.encode(message.event, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.venues) {
+      DiscoveryVenue.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.attractions) {
+      DiscoveryAttraction.encode(v!, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1020,6 +2277,22 @@ export const GetEventResponse: MessageFns<GetEventResponse> = {
             message.event = Event.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.venues.push(DiscoveryVenue.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.attractions.push(DiscoveryAttraction.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1033,13 +2306,25 @@ export const GetEventResponse: MessageFns<GetEventResponse> = {
   },
 
   fromJSON(object: any): GetEventResponse {
-    return { event: isSet(object.event) ? Event.fromJSON(object.event) : undefined };
+    return {
+      event: isSet(object.event) ? Event.fromJSON(object.event) : undefined,
+      venues: globalThis.Array.isArray(object?.venues) ? object.venues.map((e: any) => DiscoveryVenue.fromJSON(e)) : [],
+      attractions: globalThis.Array.isArray(object?.attractions)
+        ? object.attractions.map((e: any) => DiscoveryAttraction.fromJSON(e))
+        : [],
+    };
   },
 
   toJSON(message: GetEventResponse): unknown {
     const obj: any = {};
     if (message.event !== undefined) {
       obj.event = Event.toJSON(message.event);
+    }
+    if (message.venues?.length) {
+      obj.venues = message.venues.map((e) => DiscoveryVenue.toJSON(e));
+    }
+    if (message.attractions?.length) {
+      obj.attractions = message.attractions.map((e) => DiscoveryAttraction.toJSON(e));
     }
     return obj;
   },
@@ -1050,6 +2335,479 @@ export const GetEventResponse: MessageFns<GetEventResponse> = {
   fromPartial<I extends Exact<DeepPartial<GetEventResponse>, I>>(object: I): GetEventResponse {
     const message = createBaseGetEventResponse();
     message.event = (object.event !== undefined && object.event !== null) ? Event.fromPartial(object.event) : undefined;
+    message.venues = object.venues?.map((e) => DiscoveryVenue.fromPartial(e)) || [];
+    message.attractions = object.attractions?.map((e) => DiscoveryAttraction.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseDiscoveryVenue(): DiscoveryVenue {
+  return {
+    id: "",
+    names: undefined,
+    test: false,
+    postalCode: "",
+    timezone: "",
+    marketIds: [],
+    country: undefined,
+    state: undefined,
+    cityNames: undefined,
+    location: undefined,
+    address: undefined,
+    upcomingEvents: 0,
+  };
+}
+
+export const DiscoveryVenue: MessageFns<DiscoveryVenue> = {
+  encode(message: DiscoveryVenue, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.names !== undefined) {
+      LocalizedString.encode(message.names, writer.uint32(18).fork()).join();
+    }
+    if (message.test !== false) {
+      writer.uint32(24).bool(message.test);
+    }
+    if (message.postalCode !== "") {
+      writer.uint32(34).string(message.postalCode);
+    }
+    if (message.timezone !== "") {
+      writer.uint32(42).string(message.timezone);
+    }
+    if (message.marketIds.length !== 0) {
+      writer.uint32(50).fork();
+      for (const v of message.marketIds) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.country !== undefined) {
+      Country.encode(message.country, writer.uint32(58).fork()).join();
+    }
+    if (message.state !== undefined) {
+      State.encode(message.state, writer.uint32(66).fork()).join();
+    }
+    if (message.cityNames !== undefined) {
+      LocalizedString.encode(message.cityNames, writer.uint32(74).fork()).join();
+    }
+    if (message.location !== undefined) {
+      GeoPoint.encode(message.location, writer.uint32(82).fork()).join();
+    }
+    if (message.address !== undefined) {
+      Address.encode(message.address, writer.uint32(90).fork()).join();
+    }
+    if (message.upcomingEvents !== 0) {
+      writer.uint32(96).int32(message.upcomingEvents);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DiscoveryVenue {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDiscoveryVenue();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.names = LocalizedString.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.test = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.postalCode = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.timezone = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag === 48) {
+              message.marketIds.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 50) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.marketIds.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.country = Country.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.state = State.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.cityNames = LocalizedString.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.location = GeoPoint.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.address = Address.decode(reader, reader.uint32());
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.upcomingEvents = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DiscoveryVenue {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      names: isSet(object.names) ? LocalizedString.fromJSON(object.names) : undefined,
+      test: isSet(object.test) ? globalThis.Boolean(object.test) : false,
+      postalCode: isSet(object.postalCode)
+        ? globalThis.String(object.postalCode)
+        : isSet(object.postal_code)
+        ? globalThis.String(object.postal_code)
+        : "",
+      timezone: isSet(object.timezone) ? globalThis.String(object.timezone) : "",
+      marketIds: globalThis.Array.isArray(object?.marketIds)
+        ? object.marketIds.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.market_ids)
+        ? object.market_ids.map((e: any) => globalThis.Number(e))
+        : [],
+      country: isSet(object.country) ? Country.fromJSON(object.country) : undefined,
+      state: isSet(object.state) ? State.fromJSON(object.state) : undefined,
+      cityNames: isSet(object.cityNames)
+        ? LocalizedString.fromJSON(object.cityNames)
+        : isSet(object.city_names)
+        ? LocalizedString.fromJSON(object.city_names)
+        : undefined,
+      location: isSet(object.location) ? GeoPoint.fromJSON(object.location) : undefined,
+      address: isSet(object.address) ? Address.fromJSON(object.address) : undefined,
+      upcomingEvents: isSet(object.upcomingEvents)
+        ? globalThis.Number(object.upcomingEvents)
+        : isSet(object.upcoming_events)
+        ? globalThis.Number(object.upcoming_events)
+        : 0,
+    };
+  },
+
+  toJSON(message: DiscoveryVenue): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.names !== undefined) {
+      obj.names = LocalizedString.toJSON(message.names);
+    }
+    if (message.test !== false) {
+      obj.test = message.test;
+    }
+    if (message.postalCode !== "") {
+      obj.postalCode = message.postalCode;
+    }
+    if (message.timezone !== "") {
+      obj.timezone = message.timezone;
+    }
+    if (message.marketIds?.length) {
+      obj.marketIds = message.marketIds.map((e) => Math.round(e));
+    }
+    if (message.country !== undefined) {
+      obj.country = Country.toJSON(message.country);
+    }
+    if (message.state !== undefined) {
+      obj.state = State.toJSON(message.state);
+    }
+    if (message.cityNames !== undefined) {
+      obj.cityNames = LocalizedString.toJSON(message.cityNames);
+    }
+    if (message.location !== undefined) {
+      obj.location = GeoPoint.toJSON(message.location);
+    }
+    if (message.address !== undefined) {
+      obj.address = Address.toJSON(message.address);
+    }
+    if (message.upcomingEvents !== 0) {
+      obj.upcomingEvents = Math.round(message.upcomingEvents);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DiscoveryVenue>, I>>(base?: I): DiscoveryVenue {
+    return DiscoveryVenue.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DiscoveryVenue>, I>>(object: I): DiscoveryVenue {
+    const message = createBaseDiscoveryVenue();
+    message.id = object.id ?? "";
+    message.names = (object.names !== undefined && object.names !== null)
+      ? LocalizedString.fromPartial(object.names)
+      : undefined;
+    message.test = object.test ?? false;
+    message.postalCode = object.postalCode ?? "";
+    message.timezone = object.timezone ?? "";
+    message.marketIds = object.marketIds?.map((e) => e) || [];
+    message.country = (object.country !== undefined && object.country !== null)
+      ? Country.fromPartial(object.country)
+      : undefined;
+    message.state = (object.state !== undefined && object.state !== null) ? State.fromPartial(object.state) : undefined;
+    message.cityNames = (object.cityNames !== undefined && object.cityNames !== null)
+      ? LocalizedString.fromPartial(object.cityNames)
+      : undefined;
+    message.location = (object.location !== undefined && object.location !== null)
+      ? GeoPoint.fromPartial(object.location)
+      : undefined;
+    message.address = (object.address !== undefined && object.address !== null)
+      ? Address.fromPartial(object.address)
+      : undefined;
+    message.upcomingEvents = object.upcomingEvents ?? 0;
+    return message;
+  },
+};
+
+function createBaseDiscoveryAttraction(): DiscoveryAttraction {
+  return { id: "", names: undefined, test: false, url: "", images: [], classifications: [], upcomingEvents: 0 };
+}
+
+export const DiscoveryAttraction: MessageFns<DiscoveryAttraction> = {
+  encode(message: DiscoveryAttraction, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.names !== undefined) {
+      LocalizedString.encode(message.names, writer.uint32(18).fork()).join();
+    }
+    if (message.test !== false) {
+      writer.uint32(24).bool(message.test);
+    }
+    if (message.url !== "") {
+      writer.uint32(34).string(message.url);
+    }
+    for (const v of message.images) {
+      Image.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.classifications) {
+      Classification.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.upcomingEvents !== 0) {
+      writer.uint32(56).int32(message.upcomingEvents);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DiscoveryAttraction {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDiscoveryAttraction();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.names = LocalizedString.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.test = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.images.push(Image.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.classifications.push(Classification.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.upcomingEvents = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DiscoveryAttraction {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      names: isSet(object.names) ? LocalizedString.fromJSON(object.names) : undefined,
+      test: isSet(object.test) ? globalThis.Boolean(object.test) : false,
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      images: globalThis.Array.isArray(object?.images) ? object.images.map((e: any) => Image.fromJSON(e)) : [],
+      classifications: globalThis.Array.isArray(object?.classifications)
+        ? object.classifications.map((e: any) => Classification.fromJSON(e))
+        : [],
+      upcomingEvents: isSet(object.upcomingEvents)
+        ? globalThis.Number(object.upcomingEvents)
+        : isSet(object.upcoming_events)
+        ? globalThis.Number(object.upcoming_events)
+        : 0,
+    };
+  },
+
+  toJSON(message: DiscoveryAttraction): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.names !== undefined) {
+      obj.names = LocalizedString.toJSON(message.names);
+    }
+    if (message.test !== false) {
+      obj.test = message.test;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.images?.length) {
+      obj.images = message.images.map((e) => Image.toJSON(e));
+    }
+    if (message.classifications?.length) {
+      obj.classifications = message.classifications.map((e) => Classification.toJSON(e));
+    }
+    if (message.upcomingEvents !== 0) {
+      obj.upcomingEvents = Math.round(message.upcomingEvents);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DiscoveryAttraction>, I>>(base?: I): DiscoveryAttraction {
+    return DiscoveryAttraction.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DiscoveryAttraction>, I>>(object: I): DiscoveryAttraction {
+    const message = createBaseDiscoveryAttraction();
+    message.id = object.id ?? "";
+    message.names = (object.names !== undefined && object.names !== null)
+      ? LocalizedString.fromPartial(object.names)
+      : undefined;
+    message.test = object.test ?? false;
+    message.url = object.url ?? "";
+    message.images = object.images?.map((e) => Image.fromPartial(e)) || [];
+    message.classifications = object.classifications?.map((e) => Classification.fromPartial(e)) || [];
+    message.upcomingEvents = object.upcomingEvents ?? 0;
     return message;
   },
 };
@@ -1078,6 +2836,50 @@ export const CatalogServiceService = {
     responseSerialize: (value: GetEventResponse): Buffer => Buffer.from(GetEventResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetEventResponse => GetEventResponse.decode(value),
   },
+  /** Search venues (discovery v2 `GET /discovery/v2/venues`, international `/venues`). */
+  searchVenues: {
+    path: "/marquee.catalog.v1.CatalogService/SearchVenues" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SearchVenuesRequest): Buffer => Buffer.from(SearchVenuesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SearchVenuesRequest => SearchVenuesRequest.decode(value),
+    responseSerialize: (value: SearchVenuesResponse): Buffer =>
+      Buffer.from(SearchVenuesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SearchVenuesResponse => SearchVenuesResponse.decode(value),
+  },
+  /** One venue by id. NOT_FOUND when unknown. */
+  getVenue: {
+    path: "/marquee.catalog.v1.CatalogService/GetVenue" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetVenueRequest): Buffer => Buffer.from(GetVenueRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetVenueRequest => GetVenueRequest.decode(value),
+    responseSerialize: (value: GetVenueResponse): Buffer => Buffer.from(GetVenueResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetVenueResponse => GetVenueResponse.decode(value),
+  },
+  /** Search attractions (discovery v2 `GET /discovery/v2/attractions`, international `/attractions`). */
+  searchAttractions: {
+    path: "/marquee.catalog.v1.CatalogService/SearchAttractions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SearchAttractionsRequest): Buffer =>
+      Buffer.from(SearchAttractionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SearchAttractionsRequest => SearchAttractionsRequest.decode(value),
+    responseSerialize: (value: SearchAttractionsResponse): Buffer =>
+      Buffer.from(SearchAttractionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SearchAttractionsResponse => SearchAttractionsResponse.decode(value),
+  },
+  /** One attraction by id. NOT_FOUND when unknown. */
+  getAttraction: {
+    path: "/marquee.catalog.v1.CatalogService/GetAttraction" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAttractionRequest): Buffer => Buffer.from(GetAttractionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAttractionRequest => GetAttractionRequest.decode(value),
+    responseSerialize: (value: GetAttractionResponse): Buffer =>
+      Buffer.from(GetAttractionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetAttractionResponse => GetAttractionResponse.decode(value),
+  },
 } as const;
 
 export interface CatalogServiceServer extends UntypedServiceImplementation {
@@ -1085,6 +2887,14 @@ export interface CatalogServiceServer extends UntypedServiceImplementation {
   searchEvents: handleUnaryCall<SearchEventsRequest, SearchEventsResponse>;
   /** One event by id. NOT_FOUND when unknown, deleted or inactive. */
   getEvent: handleUnaryCall<GetEventRequest, GetEventResponse>;
+  /** Search venues (discovery v2 `GET /discovery/v2/venues`, international `/venues`). */
+  searchVenues: handleUnaryCall<SearchVenuesRequest, SearchVenuesResponse>;
+  /** One venue by id. NOT_FOUND when unknown. */
+  getVenue: handleUnaryCall<GetVenueRequest, GetVenueResponse>;
+  /** Search attractions (discovery v2 `GET /discovery/v2/attractions`, international `/attractions`). */
+  searchAttractions: handleUnaryCall<SearchAttractionsRequest, SearchAttractionsResponse>;
+  /** One attraction by id. NOT_FOUND when unknown. */
+  getAttraction: handleUnaryCall<GetAttractionRequest, GetAttractionResponse>;
 }
 
 export interface CatalogServiceClient extends Client {
@@ -1119,6 +2929,70 @@ export interface CatalogServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetEventResponse) => void,
+  ): ClientUnaryCall;
+  /** Search venues (discovery v2 `GET /discovery/v2/venues`, international `/venues`). */
+  searchVenues(
+    request: SearchVenuesRequest,
+    callback: (error: ServiceError | null, response: SearchVenuesResponse) => void,
+  ): ClientUnaryCall;
+  searchVenues(
+    request: SearchVenuesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SearchVenuesResponse) => void,
+  ): ClientUnaryCall;
+  searchVenues(
+    request: SearchVenuesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SearchVenuesResponse) => void,
+  ): ClientUnaryCall;
+  /** One venue by id. NOT_FOUND when unknown. */
+  getVenue(
+    request: GetVenueRequest,
+    callback: (error: ServiceError | null, response: GetVenueResponse) => void,
+  ): ClientUnaryCall;
+  getVenue(
+    request: GetVenueRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetVenueResponse) => void,
+  ): ClientUnaryCall;
+  getVenue(
+    request: GetVenueRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetVenueResponse) => void,
+  ): ClientUnaryCall;
+  /** Search attractions (discovery v2 `GET /discovery/v2/attractions`, international `/attractions`). */
+  searchAttractions(
+    request: SearchAttractionsRequest,
+    callback: (error: ServiceError | null, response: SearchAttractionsResponse) => void,
+  ): ClientUnaryCall;
+  searchAttractions(
+    request: SearchAttractionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SearchAttractionsResponse) => void,
+  ): ClientUnaryCall;
+  searchAttractions(
+    request: SearchAttractionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SearchAttractionsResponse) => void,
+  ): ClientUnaryCall;
+  /** One attraction by id. NOT_FOUND when unknown. */
+  getAttraction(
+    request: GetAttractionRequest,
+    callback: (error: ServiceError | null, response: GetAttractionResponse) => void,
+  ): ClientUnaryCall;
+  getAttraction(
+    request: GetAttractionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetAttractionResponse) => void,
+  ): ClientUnaryCall;
+  getAttraction(
+    request: GetAttractionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetAttractionResponse) => void,
   ): ClientUnaryCall;
 }
 
