@@ -1,13 +1,53 @@
+import { eventChangedTopic, type TopicDef } from '@marquee/proto';
+import type { EventChanged } from '@marquee/proto/catalog/v1';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import { createMemoryEventRecords } from './adapters/memory-event-records.js';
+import { createMongoEventRecords } from './adapters/mongo-event-records.js';
+import { Catalog } from './app/catalog.js';
 import type { CatalogIndexerConfig } from './config.js';
+import { catalogGrpc } from './ports/grpc/catalog-grpc.js';
+import { eventChangedHandler } from './ports/kafka/event-changed-handler.js';
+
+/** Consumer group of the read model; reading from the beginning of the compacted topic rebuilds it. */
+export const EVENT_CHANGED_GROUP = 'catalog-indexer';
 
 /**
- * Composition root of catalog-indexer: builds its adapters and ports from the process's infrastructure.
- * The domain arrives with its issue; until then the service hosts health and readiness only.
+ * Composition root of catalog-indexer: the read model (Mongo, or memory in the embedded default),
+ * the search index rebuilt from it before anything is served, the `event-changed` consumer that
+ * keeps both current, and CatalogService over gRPC.
  */
 export async function composeCatalogIndexer(
-  _infra: ServiceInfra,
+  infra: ServiceInfra,
   _config: CatalogIndexerConfig,
 ): Promise<ServiceParts> {
-  return {};
+  const { parts } = await buildCatalogIndexer(infra);
+  return parts;
+}
+
+/** The composition with its catalog exposed; tests give their own topic and consumer group. */
+export async function buildCatalogIndexer(
+  infra: ServiceInfra,
+  options: { topic?: TopicDef<EventChanged>; group?: string } = {},
+): Promise<{ parts: ServiceParts; catalog: Catalog }> {
+  let records;
+  if (infra.mongo) {
+    const mongoRecords = createMongoEventRecords(infra.mongo);
+    await mongoRecords.ensureIndexes();
+    records = mongoRecords;
+  } else {
+    records = createMemoryEventRecords();
+  }
+  const catalog = new Catalog({ records });
+  const started = performance.now();
+  const loaded = await catalog.rebuild();
+  infra.logger.info(
+    { events: loaded, ms: Math.round(performance.now() - started) },
+    'search index rebuilt from the read model',
+  );
+  await infra.bus.subscribe(
+    options.topic ?? eventChangedTopic,
+    { group: options.group ?? EVENT_CHANGED_GROUP, fromBeginning: true },
+    eventChangedHandler(catalog, infra.logger),
+  );
+  return { parts: { grpc: [catalogGrpc(catalog)] }, catalog };
 }

@@ -1,0 +1,104 @@
+import type {
+  DiscoveryAttraction,
+  DiscoveryVenue,
+  Event,
+  SearchAttractionsRequest,
+  SearchEventsRequest,
+  SearchVenuesRequest,
+} from '@marquee/proto/catalog/v1';
+import { CatalogIndex, type EventHit, type Page } from '../domain/catalog-index.js';
+import { CatalogNotFoundError, MismatchedEventError } from '../domain/errors.js';
+import type { EventRecordRepository } from '../domain/event-record.js';
+
+export type ChangeOutcome = 'applied' | 'stale' | 'deleted' | 'already-deleted';
+
+export interface CatalogOptions {
+  records: EventRecordRepository;
+  clock?: () => Date;
+  /** Page size of the rebuild scan. */
+  rebuildPageSize?: number;
+}
+
+/**
+ * The catalog use cases: apply `event-changed` to the read model (idempotent and order-safe per
+ * event by `Event.version`; tombstones delete), rebuild the search index from the read model, and
+ * answer discovery queries from the index.
+ */
+export class Catalog {
+  readonly index = new CatalogIndex();
+  private readonly records: EventRecordRepository;
+  private readonly clock: () => Date;
+  private readonly rebuildPageSize: number;
+
+  constructor(options: CatalogOptions) {
+    this.records = options.records;
+    this.clock = options.clock ?? (() => new Date());
+    this.rebuildPageSize = options.rebuildPageSize ?? 1000;
+  }
+
+  /** Loads every live event of the read model into the index; returns how many. */
+  async rebuild(): Promise<number> {
+    for await (const page of this.records.scan(this.rebuildPageSize)) {
+      for (const record of page) {
+        if (!record.deleted && record.event) this.index.upsert(record.event);
+        else this.index.remove(record.id);
+      }
+    }
+    return this.index.size;
+  }
+
+  /** One `event-changed` record: `event` is the whole new state, `null` a tombstone. */
+  async applyEventChanged(key: string, event: Event | null): Promise<ChangeOutcome> {
+    const held = await this.records.get(key);
+    if (event === null) {
+      if (!held || held.deleted) return 'already-deleted';
+      await this.records.put({
+        id: key,
+        eventVersion: held.eventVersion,
+        deleted: true,
+        event: undefined,
+      });
+      this.index.remove(key);
+      return 'deleted';
+    }
+    if (event.id !== key) {
+      throw new MismatchedEventError(`record key ${key} does not match event id ${event.id}`);
+    }
+    // Only a newer state wins: redeliveries and reordered retries are dropped (SYSTEM.md §2).
+    if (held && event.version <= held.eventVersion) return 'stale';
+    await this.records.put({ id: key, eventVersion: event.version, deleted: false, event });
+    this.index.upsert(event);
+    return 'applied';
+  }
+
+  searchEvents(query: SearchEventsRequest): Page<EventHit> {
+    return this.index.searchEvents(query, this.clock());
+  }
+
+  /** A publicly visible event (test events included: asking by id is asking for it). */
+  getEvent(id: string): EventHit {
+    const hit = this.index.getEvent(id, this.clock());
+    if (!hit || !hit.visible) throw new CatalogNotFoundError(`event ${id} not found`);
+    return { event: hit.event, venue: hit.venue, attractions: hit.attractions };
+  }
+
+  searchVenues(query: SearchVenuesRequest): Page<DiscoveryVenue> {
+    return this.index.searchVenues(query, this.clock());
+  }
+
+  getVenue(id: string): DiscoveryVenue {
+    const venue = this.index.getVenue(id, this.clock());
+    if (!venue) throw new CatalogNotFoundError(`venue ${id} not found`);
+    return venue;
+  }
+
+  searchAttractions(query: SearchAttractionsRequest): Page<DiscoveryAttraction> {
+    return this.index.searchAttractions(query, this.clock());
+  }
+
+  getAttraction(id: string): DiscoveryAttraction {
+    const attraction = this.index.getAttraction(id, this.clock());
+    if (!attraction) throw new CatalogNotFoundError(`attraction ${id} not found`);
+    return attraction;
+  }
+}

@@ -1,0 +1,587 @@
+import type {
+  DiscoveryAttraction,
+  DiscoveryVenue,
+  Event,
+  SearchAttractionsRequest,
+  SearchEventsRequest,
+  SearchVenuesRequest,
+} from '@marquee/proto/catalog/v1';
+import { EventSort, Inclusion, NameSort } from '@marquee/proto/catalog/v1';
+import { DistanceUnit } from '@marquee/proto/common/v1';
+import { dmasOfMarkets } from './dma.js';
+import { distanceKm, GeoGrid, milesToKm, type Point } from './geo.js';
+import { isPubliclyVisible, resolveEvent } from './resolution.js';
+import { firstLocale, fold, localeValues, normalizedPhrase, pickText, words } from './text.js';
+
+/** Discovery defaults (REAL-APIS.md §Discovery v2): 20 per page, radius 50 miles. */
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_EVENT_PAGE_SIZE = 500;
+export const DEFAULT_RADIUS = 50;
+
+interface EventEntry {
+  id: string;
+  event: Event;
+  venueId: string | undefined;
+  attractionIds: string[];
+  nameWords: Set<string>;
+  nameKey: string;
+  /** Start instant in ms; NaN when the event has no start date-time (TBA/TBD). */
+  startMs: number;
+  onsaleMs: number;
+  source: string;
+  classificationIds: string[];
+  classificationNames: string[];
+  marketKeys: string[];
+  tba: boolean;
+  tbd: boolean;
+  test: boolean;
+}
+
+interface VenueEntry {
+  venue: DiscoveryVenue;
+  /** Described by an inline place (full details), not only named by a reference. */
+  described: boolean;
+  events: Set<string>;
+  nameWords: string[];
+}
+
+interface AttractionEntry {
+  attraction: DiscoveryAttraction;
+  events: Set<string>;
+  nameWords: string[];
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  offset: number;
+  limit: number;
+}
+
+/** The event ids a page of results refers to, with what the caller needs to render them. */
+export interface EventHit {
+  event: Event;
+  venue: DiscoveryVenue | undefined;
+  attractions: DiscoveryAttraction[];
+}
+
+/** A query the catalog refuses (kind `invalid_argument`, mapped to the API family's 400 body). */
+export class InvalidQueryError extends Error {
+  readonly kind = 'invalid_argument';
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(id);
+}
+
+function removeFrom(map: Map<string, Set<string>>, key: string, id: string): void {
+  const set = map.get(key);
+  if (!set) return;
+  set.delete(id);
+  if (set.size === 0) map.delete(key);
+}
+
+function union(map: Map<string, Set<string>>, keys: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  for (const key of keys) for (const id of map.get(key) ?? EMPTY) out.add(id);
+  return out;
+}
+
+const toPoint = (p: { latitude: number; longitude: number } | undefined): Point | undefined =>
+  p &&
+  Number.isFinite(p.latitude) &&
+  Number.isFinite(p.longitude) &&
+  !(p.latitude === 0 && p.longitude === 0)
+    ? { latitude: p.latitude, longitude: p.longitude }
+    : undefined;
+
+function radiusKm(radius: number, unit: DistanceUnit): number {
+  const value = radius > 0 ? radius : DEFAULT_RADIUS;
+  return unit === DistanceUnit.DISTANCE_UNIT_KILOMETERS ? value : milesToKm(value);
+}
+
+function inclusionAccepts(inclusion: Inclusion, flag: boolean): boolean {
+  switch (inclusion) {
+    case Inclusion.INCLUSION_YES:
+      return true;
+    case Inclusion.INCLUSION_ONLY:
+      return flag;
+    default:
+      return !flag;
+  }
+}
+
+function checkPage(page: { offset: number; limit: number } | undefined, max: number) {
+  const offset = page?.offset ?? 0;
+  const limit = page?.limit || DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(offset) || offset < 0)
+    throw new InvalidQueryError('page offset must be 0 or more');
+  if (!Number.isInteger(limit) || limit < 1 || limit > max)
+    throw new InvalidQueryError(`page size must be between 1 and ${max}`);
+  return { offset, limit };
+}
+
+/** Dates compare NaN (unknown) after every known date, whatever the direction. */
+function compareDates(a: number, b: number, direction: 1 | -1): number {
+  const aNaN = Number.isNaN(a);
+  const bNaN = Number.isNaN(b);
+  if (aNaN || bNaN) return aNaN === bNaN ? 0 : aNaN ? 1 : -1;
+  return (a - b) * direction;
+}
+
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+function comparatorFor(sort: EventSort): (a: EventEntry, b: EventEntry) => number {
+  switch (sort) {
+    case EventSort.EVENT_SORT_DATE_DESC:
+      return (a, b) => compareDates(a.startMs, b.startMs, -1) || byId(a, b);
+    case EventSort.EVENT_SORT_NAME_ASC:
+      return (a, b) =>
+        a.nameKey.localeCompare(b.nameKey) || compareDates(a.startMs, b.startMs, 1) || byId(a, b);
+    case EventSort.EVENT_SORT_NAME_DESC:
+      return (a, b) =>
+        b.nameKey.localeCompare(a.nameKey) || compareDates(a.startMs, b.startMs, -1) || byId(a, b);
+    default:
+      return (a, b) => compareDates(a.startMs, b.startMs, 1) || byId(a, b);
+  }
+}
+
+/**
+ * The discovery search index: every event of the read model with inverted indexes on the words of
+ * its name, its venue, attractions, classifications and markets, and a geo grid of venues. Lives in
+ * memory (FerretDB has no text or geo indexes; architecture.md), rebuilt from the Mongo read model
+ * at start and kept current by the `event-changed` consumer. Pure: no I/O, the clock is a parameter.
+ */
+export class CatalogIndex {
+  private readonly events = new Map<string, EventEntry>();
+  private readonly venues = new Map<string, VenueEntry>();
+  private readonly attractions = new Map<string, AttractionEntry>();
+  private readonly byWord = new Map<string, Set<string>>();
+  private readonly byVenue = new Map<string, Set<string>>();
+  private readonly byAttraction = new Map<string, Set<string>>();
+  private readonly byClassificationId = new Map<string, Set<string>>();
+  private readonly byClassificationName = new Map<string, Set<string>>();
+  private readonly byMarket = new Map<string, Set<string>>();
+  private readonly venueGrid = new GeoGrid();
+  private readonly venueByWord = new Map<string, Set<string>>();
+  private readonly attractionByWord = new Map<string, Set<string>>();
+  /** Every event in each sort order, built lazily after a change (wide queries walk them). */
+  private readonly orders = new Map<EventSort, EventEntry[]>();
+
+  get size(): number {
+    return this.events.size;
+  }
+
+  /** Adds or replaces an event (the caller has checked that this state is newer). */
+  upsert(input: Event): void {
+    this.remove(input.id);
+    const { event, venue, venueDescribed, attractions } = resolveEvent(input);
+    const id = event.id;
+    const nameWords = new Set(localeValues(event.names).flatMap(words));
+    const classificationIds = new Set<string>();
+    const classificationNames = new Set<string>();
+    for (const c of event.classifications) {
+      for (const level of [c.segment, c.genre, c.subGenre]) {
+        if (!level) continue;
+        if (level.id) classificationIds.add(level.id.toLowerCase());
+        for (const name of localeValues(level.names))
+          classificationNames.add(normalizedPhrase(name));
+      }
+    }
+    const marketKeys = [
+      ...event.marketIds.map((m) => `m${m}`),
+      ...dmasOfMarkets(event.marketIds).map((d) => `d${d}`),
+    ];
+    const start = event.dates?.start;
+    const entry: EventEntry = {
+      id,
+      event,
+      venueId: venue?.id,
+      attractionIds: attractions.map((a) => a.id),
+      nameWords,
+      nameKey: fold(pickText(event.names, firstLocale(event.names))),
+      startMs: start?.dateTime ? start.dateTime.getTime() : Number.NaN,
+      onsaleMs: event.sales?.publicSale?.startDateTime?.getTime() ?? Number.NaN,
+      source: fold(event.source?.name ?? ''),
+      classificationIds: [...classificationIds],
+      classificationNames: [...classificationNames],
+      marketKeys,
+      tba: Boolean(start?.dateTba || start?.timeTba),
+      tbd: Boolean(start?.dateTbd),
+      test: event.test,
+    };
+    this.events.set(id, entry);
+    for (const w of nameWords) addTo(this.byWord, w, id);
+    for (const c of entry.classificationIds) addTo(this.byClassificationId, c, id);
+    for (const c of entry.classificationNames) addTo(this.byClassificationName, c, id);
+    for (const m of marketKeys) addTo(this.byMarket, m, id);
+    if (venue) {
+      addTo(this.byVenue, venue.id, id);
+      this.mergeVenue(venue, venueDescribed, id);
+    }
+    for (const attraction of attractions) {
+      addTo(this.byAttraction, attraction.id, id);
+      this.mergeAttraction(attraction, id);
+    }
+    this.orders.clear();
+  }
+
+  remove(id: string): boolean {
+    const entry = this.events.get(id);
+    if (!entry) return false;
+    this.events.delete(id);
+    for (const w of entry.nameWords) removeFrom(this.byWord, w, id);
+    for (const c of entry.classificationIds) removeFrom(this.byClassificationId, c, id);
+    for (const c of entry.classificationNames) removeFrom(this.byClassificationName, c, id);
+    for (const m of entry.marketKeys) removeFrom(this.byMarket, m, id);
+    if (entry.venueId) {
+      removeFrom(this.byVenue, entry.venueId, id);
+      const venue = this.venues.get(entry.venueId);
+      venue?.events.delete(id);
+      if (venue && venue.events.size === 0) this.dropVenue(venue);
+    }
+    for (const attractionId of entry.attractionIds) {
+      removeFrom(this.byAttraction, attractionId, id);
+      const attraction = this.attractions.get(attractionId);
+      attraction?.events.delete(id);
+      if (attraction && attraction.events.size === 0) {
+        this.attractions.delete(attractionId);
+        for (const w of attraction.nameWords) removeFrom(this.attractionByWord, w, attractionId);
+      }
+    }
+    this.orders.clear();
+    return true;
+  }
+
+  /** What an inline place tells about a venue wins over a bare reference; the latest place wins. */
+  private mergeVenue(venue: DiscoveryVenue, described: boolean, eventId: string): void {
+    const known = this.venues.get(venue.id);
+    if (known && known.described && !described) {
+      known.events.add(eventId);
+      return;
+    }
+    const events = known?.events ?? new Set<string>();
+    if (known) this.dropVenue(known);
+    events.add(eventId);
+    const entry: VenueEntry = {
+      venue,
+      described,
+      events,
+      nameWords: [...new Set(localeValues(venue.names).flatMap(words))],
+    };
+    this.venues.set(venue.id, entry);
+    for (const w of entry.nameWords) addTo(this.venueByWord, w, venue.id);
+    const point = toPoint(venue.location);
+    if (point) this.venueGrid.add(venue.id, point);
+  }
+
+  private dropVenue(entry: VenueEntry): void {
+    this.venues.delete(entry.venue.id);
+    for (const w of entry.nameWords) removeFrom(this.venueByWord, w, entry.venue.id);
+    const point = toPoint(entry.venue.location);
+    if (point) this.venueGrid.remove(entry.venue.id, point);
+  }
+
+  private mergeAttraction(attraction: DiscoveryAttraction, eventId: string): void {
+    const known = this.attractions.get(attraction.id);
+    if (known) {
+      for (const w of known.nameWords) removeFrom(this.attractionByWord, w, attraction.id);
+    }
+    const events = known?.events ?? new Set<string>();
+    events.add(eventId);
+    const names =
+      localeValues(attraction.names).length > 0 ? attraction.names : known?.attraction.names;
+    const entry: AttractionEntry = {
+      attraction: { ...attraction, names },
+      events,
+      nameWords: [...new Set(localeValues(names).flatMap(words))],
+    };
+    this.attractions.set(attraction.id, entry);
+    for (const w of entry.nameWords) addTo(this.attractionByWord, w, attraction.id);
+  }
+
+  private hit(entry: EventEntry, now: Date): EventHit {
+    return {
+      event: entry.event,
+      venue: entry.venueId ? this.venueView(entry.venueId, now) : undefined,
+      attractions: entry.attractionIds
+        .map((a) => this.attractionView(a, now))
+        .filter((a): a is DiscoveryAttraction => a !== undefined),
+    };
+  }
+
+  private upcoming(ids: Iterable<string>, now: Date): number {
+    let count = 0;
+    for (const id of ids) {
+      const e = this.events.get(id);
+      if (e && isPubliclyVisible(e.event, now) && !(e.startMs < now.getTime())) count++;
+    }
+    return count;
+  }
+
+  private venueView(id: string, now: Date): DiscoveryVenue | undefined {
+    const entry = this.venues.get(id);
+    return entry && { ...entry.venue, upcomingEvents: this.upcoming(entry.events, now) };
+  }
+
+  private attractionView(id: string, now: Date): DiscoveryAttraction | undefined {
+    const entry = this.attractions.get(id);
+    return entry && { ...entry.attraction, upcomingEvents: this.upcoming(entry.events, now) };
+  }
+
+  /** One event by id, whatever its visibility (the caller decides), with its venue and attractions. */
+  getEvent(id: string, now: Date): (EventHit & { visible: boolean }) | undefined {
+    const entry = this.events.get(id);
+    return entry && { ...this.hit(entry, now), visible: isPubliclyVisible(entry.event, now) };
+  }
+
+  getVenue(id: string, now: Date): DiscoveryVenue | undefined {
+    return this.venueView(id, now);
+  }
+
+  getAttraction(id: string, now: Date): DiscoveryAttraction | undefined {
+    return this.attractionView(id, now);
+  }
+
+  /** Discovery v2 event search (spec 03 §Discovery service v2, every query parameter). */
+  searchEvents(q: SearchEventsRequest, now: Date): Page<EventHit> {
+    const { offset, limit } = checkPage(q.page, MAX_EVENT_PAGE_SIZE);
+    const sets: ReadonlySet<string>[] = [];
+    const predicates: ((e: EventEntry) => boolean)[] = [];
+
+    const keywordWords = [...new Set(words(q.keyword))];
+    for (const w of keywordWords) sets.push(this.byWord.get(w) ?? EMPTY);
+    if (q.attractionIds.length > 0) sets.push(union(this.byAttraction, q.attractionIds));
+    if (q.venueIds.length > 0) sets.push(union(this.byVenue, q.venueIds));
+    if (q.classificationIds.length > 0)
+      sets.push(
+        union(
+          this.byClassificationId,
+          q.classificationIds.map((c) => c.toLowerCase()),
+        ),
+      );
+    if (q.classificationNames.length > 0)
+      sets.push(union(this.byClassificationName, q.classificationNames.map(normalizedPhrase)));
+    if (q.marketIds.length > 0)
+      sets.push(
+        union(
+          this.byMarket,
+          q.marketIds.map((m) => `m${m}`),
+        ),
+      );
+    if (q.dmaId) sets.push(this.byMarket.get(`d${Number(q.dmaId)}`) ?? EMPTY);
+
+    const center = q.latlong ? (toPoint(q.latlong) ?? q.latlong) : undefined;
+    if (center) {
+      const km = radiusKm(q.radius, q.unit);
+      const venueIds = [...(this.venueGrid.candidates(center, km) ?? this.venues.keys())].filter(
+        (v) => {
+          const point = toPoint(this.venues.get(v)?.venue.location);
+          return point !== undefined && distanceKm(center, point) <= km;
+        },
+      );
+      sets.push(union(this.byVenue, venueIds));
+    }
+
+    const venueOf = (e: EventEntry) => (e.venueId ? this.venues.get(e.venueId)?.venue : undefined);
+    if (q.postalCode) {
+      const wanted = normalizedPhrase(q.postalCode);
+      predicates.push((e) => normalizedPhrase(venueOf(e)?.postalCode ?? '') === wanted);
+    }
+    if (q.city) {
+      const wanted = normalizedPhrase(q.city);
+      predicates.push((e) =>
+        localeValues(venueOf(e)?.cityNames).some((c) => normalizedPhrase(c) === wanted),
+      );
+    }
+    if (q.countryCodes.length > 0) {
+      const wanted = new Set(q.countryCodes.map((c) => c.toUpperCase()));
+      predicates.push((e) => wanted.has(venueOf(e)?.country?.countryCode.toUpperCase() ?? ''));
+    }
+    if (q.stateCodes.length > 0) {
+      const wanted = new Set(q.stateCodes.map((c) => c.toUpperCase()));
+      predicates.push((e) => wanted.has(venueOf(e)?.state?.stateCode.toUpperCase() ?? ''));
+    }
+    if (q.sources.length > 0) {
+      const wanted = new Set(q.sources.map(fold));
+      predicates.push((e) => wanted.has(e.source));
+    }
+    // Date filters only keep events that have the date they filter on.
+    const range = (
+      from: Date | undefined,
+      to: Date | undefined,
+      value: (e: EventEntry) => number,
+    ) => {
+      if (!from && !to) return;
+      const lo = from?.getTime() ?? -Infinity;
+      const hi = to?.getTime() ?? Infinity;
+      predicates.push((e) => {
+        const v = value(e);
+        return v >= lo && v < hi;
+      });
+    };
+    range(q.startDateTime, q.endDateTime, (e) => e.startMs);
+    range(q.onsaleStartDateTime, q.onsaleEndDateTime, (e) => e.onsaleMs);
+    predicates.push(
+      (e) =>
+        inclusionAccepts(q.includeTba, e.tba) &&
+        inclusionAccepts(q.includeTbd, e.tbd) &&
+        inclusionAccepts(q.includeTest, e.test) &&
+        isPubliclyVisible(e.event, now),
+    );
+    const matches = (e: EventEntry) => predicates.every((p) => p(e));
+
+    const relevance = q.sort === EventSort.EVENT_SORT_UNSPECIFIED && keywordWords.length > 0;
+    const comparator = comparatorFor(q.sort);
+    let ordered: EventEntry[];
+    let total: number;
+    const smallest = [...sets].sort((a, b) => a.size - b.size);
+    const candidates = smallest[0];
+    const others = smallest.slice(1);
+    if (candidates && (candidates.size < 4096 || relevance)) {
+      const found: EventEntry[] = [];
+      for (const id of candidates) {
+        if (!others.every((s) => s.has(id))) continue;
+        const e = this.events.get(id);
+        if (e && matches(e)) found.push(e);
+      }
+      if (relevance) {
+        // Relevance: names made of fewer other words first (an exact name beats a mention), then date.
+        const score = (e: EventEntry) => keywordWords.length / Math.max(e.nameWords.size, 1);
+        found.sort((a, b) => score(b) - score(a) || comparator(a, b));
+      } else found.sort(comparator);
+      total = found.length;
+      ordered = found.slice(offset, offset + limit);
+    } else {
+      // Wide query: walk the prebuilt order once, count everything, keep one page.
+      const walk = this.order(q.sort);
+      ordered = [];
+      total = 0;
+      for (const e of walk) {
+        if (!sets.every((s) => s.has(e.id)) || !matches(e)) continue;
+        if (total >= offset && ordered.length < limit) ordered.push(e);
+        total++;
+      }
+    }
+    return { items: ordered.map((e) => this.hit(e, now)), total, offset, limit };
+  }
+
+  private order(sort: EventSort): readonly EventEntry[] {
+    let order = this.orders.get(sort);
+    if (!order) {
+      order = [...this.events.values()].sort(comparatorFor(sort));
+      this.orders.set(sort, order);
+    }
+    return order;
+  }
+
+  searchVenues(
+    q: SearchVenuesRequest,
+    now: Date,
+    maxSize = MAX_EVENT_PAGE_SIZE,
+  ): Page<DiscoveryVenue> {
+    const { offset, limit } = checkPage(q.page, maxSize);
+    let ids: Iterable<string> = this.venues.keys();
+    const keywordWords = [...new Set(words(q.keyword))];
+    if (keywordWords.length > 0) {
+      const sets = keywordWords
+        .map((w) => this.venueByWord.get(w) ?? EMPTY)
+        .sort((a, b) => a.size - b.size);
+      ids = [...sets[0]!].filter((id) => sets.every((s) => s.has(id)));
+    }
+    const center = q.latlong ? (toPoint(q.latlong) ?? q.latlong) : undefined;
+    const km = radiusKm(q.radius, q.unit);
+    const wantedIds = new Set(q.ids);
+    const countries = new Set(q.countryCodes.map((c) => c.toUpperCase()));
+    const states = new Set(q.stateCodes.map((c) => c.toUpperCase()));
+    const markets = new Set(q.marketIds);
+    const found: DiscoveryVenue[] = [];
+    for (const id of ids) {
+      const entry = this.venues.get(id)!;
+      const v = entry.venue;
+      if (wantedIds.size > 0 && !wantedIds.has(id)) continue;
+      if (countries.size > 0 && !countries.has(v.country?.countryCode.toUpperCase() ?? ''))
+        continue;
+      if (states.size > 0 && !states.has(v.state?.stateCode.toUpperCase() ?? '')) continue;
+      if (
+        q.city &&
+        !localeValues(v.cityNames).some((c) => normalizedPhrase(c) === normalizedPhrase(q.city))
+      )
+        continue;
+      if (q.postalCode && normalizedPhrase(v.postalCode) !== normalizedPhrase(q.postalCode))
+        continue;
+      if (markets.size > 0 && !v.marketIds.some((m) => markets.has(m))) continue;
+      if (!inclusionAccepts(q.includeTest, v.test)) continue;
+      if (center) {
+        const point = toPoint(v.location);
+        if (!point || distanceKm(center, point) > km) continue;
+      }
+      found.push({ ...v, upcomingEvents: this.upcoming(entry.events, now) });
+    }
+    const name = (v: DiscoveryVenue) => fold(pickText(v.names, firstLocale(v.names)));
+    const city = (v: DiscoveryVenue) => fold(pickText(v.cityNames, firstLocale(v.cityNames)));
+    const cmp: Record<string, (a: DiscoveryVenue, b: DiscoveryVenue) => number> = {
+      [NameSort.NAME_SORT_NAME_DESC]: (a, b) => name(b).localeCompare(name(a)),
+      [NameSort.NAME_SORT_CITY_ASC]: (a, b) =>
+        city(a).localeCompare(city(b)) || name(a).localeCompare(name(b)),
+      [NameSort.NAME_SORT_CITY_DESC]: (a, b) =>
+        city(b).localeCompare(city(a)) || name(a).localeCompare(name(b)),
+      [NameSort.NAME_SORT_POPULARITY_DESC]: (a, b) => b.upcomingEvents - a.upcomingEvents,
+      [NameSort.NAME_SORT_POPULARITY_ASC]: (a, b) => a.upcomingEvents - b.upcomingEvents,
+    };
+    const primary = cmp[q.sort] ?? ((a, b) => name(a).localeCompare(name(b)));
+    found.sort((a, b) => primary(a, b) || name(a).localeCompare(name(b)) || byId(a, b));
+    return { items: found.slice(offset, offset + limit), total: found.length, offset, limit };
+  }
+
+  searchAttractions(
+    q: SearchAttractionsRequest,
+    now: Date,
+    maxSize = MAX_EVENT_PAGE_SIZE,
+  ): Page<DiscoveryAttraction> {
+    const { offset, limit } = checkPage(q.page, maxSize);
+    let ids: Iterable<string> = this.attractions.keys();
+    const keywordWords = [...new Set(words(q.keyword))];
+    if (keywordWords.length > 0) {
+      const sets = keywordWords
+        .map((w) => this.attractionByWord.get(w) ?? EMPTY)
+        .sort((a, b) => a.size - b.size);
+      ids = [...sets[0]!].filter((id) => sets.every((s) => s.has(id)));
+    }
+    const wantedIds = new Set(q.ids);
+    const classIds = new Set(q.classificationIds.map((c) => c.toLowerCase()));
+    const classNames = new Set(q.classificationNames.map(normalizedPhrase));
+    const found: DiscoveryAttraction[] = [];
+    for (const id of ids) {
+      const entry = this.attractions.get(id)!;
+      const a = entry.attraction;
+      if (wantedIds.size > 0 && !wantedIds.has(id)) continue;
+      if (!inclusionAccepts(q.includeTest, a.test)) continue;
+      const levels = a.classifications.flatMap((c) => [c.segment, c.genre, c.subGenre]);
+      if (classIds.size > 0 && !levels.some((l) => l && classIds.has(l.id.toLowerCase()))) continue;
+      if (
+        classNames.size > 0 &&
+        !levels.some(
+          (l) => l && localeValues(l.names).some((n) => classNames.has(normalizedPhrase(n))),
+        )
+      )
+        continue;
+      const upcomingEvents = this.upcoming(entry.events, now);
+      if (q.hasEvents && upcomingEvents === 0) continue;
+      found.push({ ...a, upcomingEvents });
+    }
+    const name = (a: DiscoveryAttraction) => fold(pickText(a.names, firstLocale(a.names)));
+    const cmp: Record<string, (a: DiscoveryAttraction, b: DiscoveryAttraction) => number> = {
+      [NameSort.NAME_SORT_NAME_DESC]: (a, b) => name(b).localeCompare(name(a)),
+      [NameSort.NAME_SORT_POPULARITY_DESC]: (a, b) => b.upcomingEvents - a.upcomingEvents,
+      [NameSort.NAME_SORT_POPULARITY_ASC]: (a, b) => a.upcomingEvents - b.upcomingEvents,
+    };
+    const primary = cmp[q.sort] ?? ((a, b) => name(a).localeCompare(name(b)));
+    found.sort((a, b) => primary(a, b) || name(a).localeCompare(name(b)) || byId(a, b));
+    return { items: found.slice(offset, offset + limit), total: found.length, offset, limit };
+  }
+}

@@ -1,0 +1,151 @@
+import type {
+  Classification,
+  DiscoveryAttraction,
+  DiscoveryVenue,
+  Event,
+} from '@marquee/proto/catalog/v1';
+import { firstLocale, normalizedPhrase, pickText, stableId } from './text.js';
+
+/**
+ * An event with its venue and attraction references resolved to discovery ids (spec 01 rules 2, 4
+ * and 5: a venue is an id known to discovery, a publisher `source` reference, or an inline `place`).
+ * `venue` and `attractions` are what this event tells about them; the catalog merges what several
+ * events tell about the same venue (see CatalogIndex).
+ */
+export interface ResolvedEvent {
+  event: Event;
+  venue: DiscoveryVenue | undefined;
+  /** `true` when `venue` carries a full description (an inline place), not just a name. */
+  venueDescribed: boolean;
+  attractions: DiscoveryAttraction[];
+}
+
+const emptyVenue = (id: string): DiscoveryVenue => ({
+  id,
+  names: undefined,
+  test: false,
+  postalCode: '',
+  timezone: '',
+  marketIds: [],
+  country: undefined,
+  state: undefined,
+  cityNames: undefined,
+  location: undefined,
+  address: undefined,
+  upcomingEvents: 0,
+});
+
+/** Venue id of an inline place: the same place of the same supplier is one venue. */
+export function placeVenueId(event: Event): string | undefined {
+  if (event.location?.$case !== 'place') return undefined;
+  const place = event.location.value;
+  const name = pickText(place.names, firstLocale(place.names));
+  return stableId(
+    'Z',
+    event.source?.id ?? '',
+    normalizedPhrase(name),
+    normalizedPhrase(place.postalCode),
+    place.country?.countryCode.toUpperCase() ?? '',
+  );
+}
+
+/** Discovery id of a source reference that the producer could not resolve. */
+export const sourceVenueId = (sourceName: string, id: string): string =>
+  stableId('Z', 'source', sourceName, id);
+export const sourceAttractionId = (sourceName: string, id: string): string =>
+  stableId('K', 'source', sourceName, id);
+
+function uniqueClassifications(list: readonly Classification[]): Classification[] {
+  const seen = new Set<string>();
+  return list.filter((c) => {
+    const key = [c.segment?.id, c.genre?.id, c.subGenre?.id].join('/');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export function resolveEvent(input: Event): ResolvedEvent {
+  const event: Event = { ...input };
+  let venue: DiscoveryVenue | undefined;
+  let venueDescribed = false;
+  const location = input.location;
+  if (location?.$case === 'place') {
+    const place = location.value;
+    const id = placeVenueId(input)!;
+    venue = {
+      ...emptyVenue(id),
+      names: place.names,
+      test: input.test,
+      postalCode: place.postalCode,
+      timezone: input.dates?.timezone ?? '',
+      marketIds: [...input.marketIds],
+      country: place.country,
+      state: place.state,
+      cityNames: place.cityNames,
+      location: place.location,
+      address: place.address,
+    };
+    venueDescribed = true;
+    event.location = {
+      $case: 'venue',
+      value: { ref: undefined, names: place.names, resolvedId: id },
+    };
+  } else if (location?.$case === 'venue') {
+    const ref = location.value;
+    const id =
+      ref.resolvedId ||
+      (ref.ref?.$case === 'id'
+        ? ref.ref.value
+        : ref.ref?.$case === 'source'
+          ? sourceVenueId(ref.ref.value.name, ref.ref.value.id)
+          : '');
+    if (id) {
+      venue = {
+        ...emptyVenue(id),
+        names: ref.names,
+        test: input.test,
+        timezone: input.dates?.timezone ?? '',
+        marketIds: [...input.marketIds],
+      };
+      event.location = { $case: 'venue', value: { ...ref, resolvedId: id } };
+    }
+  }
+  const attractions: DiscoveryAttraction[] = [];
+  event.attractions = input.attractions.map((ref) => {
+    const id =
+      ref.resolvedId ||
+      (ref.ref?.$case === 'id'
+        ? ref.ref.value
+        : ref.ref?.$case === 'source'
+          ? sourceAttractionId(ref.ref.value.name, ref.ref.value.id)
+          : '');
+    if (id && !attractions.some((a) => a.id === id)) {
+      attractions.push({
+        id,
+        names: ref.names,
+        test: input.test,
+        url: '',
+        images: [],
+        classifications: uniqueClassifications(input.classifications),
+        upcomingEvents: 0,
+      });
+    }
+    return { ...ref, resolvedId: id };
+  });
+  return { event, venue, venueDescribed, attractions };
+}
+
+/**
+ * Whether the public may see the event now: active, and inside its public-visibility window
+ * (spec 03 issue rule: inactive events and those outside `publicVisibility` never appear).
+ */
+export function isPubliclyVisible(event: Event, now: Date): boolean {
+  if (!event.active) return false;
+  const window = event.publicVisibility;
+  if (!window) return true;
+  if (!window.visible) return false;
+  if (window.startDateTime && window.startDateTime.getTime() > now.getTime()) return false;
+  if (window.endDateTime && window.endDateTime.getTime() <= now.getTime()) return false;
+  return true;
+}

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CatalogServiceClient, SearchEventsRequest } from '@marquee/proto/catalog/v1';
+import {
+  callUnary,
+  createGrpcClient,
+  createGrpcServer,
+  startGrpcServer,
+  stopGrpcServer,
+} from '@marquee/platform/grpc';
+import { createLogger } from '@marquee/platform/logger';
+import type * as grpc from '@grpc/grpc-js';
+import { createMemoryEventRecords } from '../../adapters/memory-event-records.js';
+import { Catalog } from '../../app/catalog.js';
+import { anEvent, text } from '../../../test/builders.js';
+import { catalogGrpc } from './catalog-grpc.js';
+
+describe('CatalogService over gRPC', () => {
+  const logger = createLogger({ service: 'test', level: 'silent' });
+  let server: grpc.Server;
+  let sut: CatalogServiceClient;
+
+  beforeAll(async () => {
+    const catalog = new Catalog({
+      records: createMemoryEventRecords(),
+      clock: () => new Date('2026-01-01T00:00:00Z'),
+    });
+    await catalog.applyEventChanged(
+      'GRPC00000000001',
+      anEvent({
+        id: 'GRPC00000000001',
+        names: text('Grpc Gala'),
+        attractions: [
+          { ref: { $case: 'id', value: 'K1' }, names: text('The Band'), resolvedId: '' },
+        ],
+      }),
+    );
+    server = createGrpcServer({ logger, services: [catalogGrpc(catalog)] });
+    const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
+    sut = createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, { deadlineMs: 2_000 });
+  });
+  afterAll(async () => {
+    sut?.close();
+    await stopGrpcServer(server, 1_000);
+  });
+
+  it('answers a search with the page, the events and their venue and attractions once each', async () => {
+    const answer = await callUnary(
+      sut,
+      'searchEvents',
+      SearchEventsRequest.fromPartial({ keyword: 'gala' }),
+    );
+    expect(answer.events.map((e) => e.id)).toEqual(['GRPC00000000001']);
+    expect(answer.page).toEqual({ offset: 0, limit: 20, total: 1 });
+    expect(answer.venues).toHaveLength(1);
+    expect(answer.venues[0]!.postalCode).toBe('10001');
+    expect(answer.attractions.map((a) => a.id)).toEqual(['K1']);
+    expect(answer.events[0]!.location).toMatchObject({
+      $case: 'venue',
+      value: { resolvedId: answer.venues[0]!.id },
+    });
+  });
+
+  it('maps an unknown event to NOT_FOUND and a bad page size to INVALID_ARGUMENT', async () => {
+    await expect(callUnary(sut, 'getEvent', { id: 'nope', locale: '' })).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+    await expect(
+      callUnary(
+        sut,
+        'searchEvents',
+        SearchEventsRequest.fromPartial({ page: { offset: 0, limit: 900 } }),
+      ),
+    ).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+  });
+});

@@ -1,0 +1,24 @@
+import type { EventChanged } from '@marquee/proto/catalog/v1';
+import type { IncomingEvent } from '@marquee/platform/bus';
+import type { Logger } from '@marquee/platform/logger';
+import type { Catalog } from '../../app/catalog.js';
+
+/**
+ * `event-changed` → the catalog. A record without an event (a malformed producer message) is
+ * treated like the tombstone it cannot be distinguished from only when its value is null; a value
+ * without `event` is a producer bug and goes to the dead-letter topic after the bus's retries.
+ */
+export function eventChangedHandler(catalog: Catalog, logger: Logger) {
+  return async (message: IncomingEvent<EventChanged>): Promise<void> => {
+    if (message.value !== null && !message.value.event) {
+      throw Object.assign(new Error(`event-changed ${message.key} carries no event`), {
+        kind: 'invalid_argument',
+      });
+    }
+    const outcome = await catalog.applyEventChanged(message.key, message.value?.event ?? null);
+    logger.debug(
+      { eventId: message.key, outcome, offset: message.offset },
+      'event-changed applied',
+    );
+  };
+}
