@@ -84,6 +84,18 @@ export interface EndDealResponse {
   deal?: Deal | undefined;
 }
 
+/** Read one deal. */
+export interface GetDealRequest {
+  /** Deal id. */
+  id: string;
+}
+
+/** The deal. */
+export interface GetDealResponse {
+  /** The deal in its current state. */
+  deal?: Deal | undefined;
+}
+
 /** Deals search parameters (spec 01 deals search query); empty fields = no filter. */
 export interface SearchDealsRequest {
   /** Restrict to the events of this deal (`/deals/{deal}/events`); empty = all deals. */
@@ -106,13 +118,13 @@ export interface SearchDealsRequest {
   radius: number;
   /** Unit of `radius`; the edge applies the API default kilometres. */
   radiusUnit: DistanceUnit;
-  /** Major genre id. */
+  /** Major genre: the public numeric id of the deals API (`NamedRef.number`), in decimal digits. */
   majorGenreId: string;
-  /** Minor genre id. */
+  /** Minor genre: public numeric id in decimal digits. */
   minorGenreId: string;
-  /** Venue id. */
+  /** Venue: public numeric id in decimal digits (`DealVenue.number`). */
   venueId: string;
-  /** Attraction id. */
+  /** Attraction: public numeric id in decimal digits. */
   attractionId: string;
   /** Events starting at or after. */
   timeRangeStart?:
@@ -123,7 +135,14 @@ export interface SearchDealsRequest {
     | Date
     | undefined;
   /** `startRow` → offset, `rows` → limit (default 25, maximum 500). */
-  page?: PageRequest | undefined;
+  page?:
+    | PageRequest
+    | undefined;
+  /**
+   * Search the QA data set (the `/dc/content-qa/v1` prefix): events published with `test = true`.
+   * false = the production data set (events with `test = false`).
+   */
+  qa: boolean;
 }
 
 /** Deals search result (spec 01 "Deals search result"). */
@@ -162,7 +181,7 @@ export interface DealEvent {
   deals: Deal[];
   /** `attractions[]`. */
   attractions: NamedRef[];
-  /** `venue`. */
+  /** `venue`; absent when the event has neither a venue nor a place. */
   venue?:
     | DealVenue
     | undefined;
@@ -174,10 +193,12 @@ export interface DealEvent {
 
 /** An id with a display name. */
 export interface NamedRef {
-  /** Id. */
+  /** Platform id (discovery id, or a source reference `source:<name>:<id>` when unresolved). */
   id: string;
   /** Name. */
   name: string;
+  /** The public numeric id the deals API shows (`attractionId`, genre `id`); stable per platform id. */
+  number: number;
 }
 
 /** The venue of a deal event. */
@@ -186,8 +207,12 @@ export interface DealVenue {
   id: string;
   /** `venueName`. */
   name: string;
-  /** `venueLatitude`, `venueLongitude`. */
-  location?: GeoPoint | undefined;
+  /** `venueLatitude`, `venueLongitude`; absent when the event carries no coordinates. */
+  location?:
+    | GeoPoint
+    | undefined;
+  /** `venueId`: the public numeric id of the venue, stable per platform venue id. */
+  number: number;
 }
 
 function createBaseCreateDealRequest(): CreateDealRequest {
@@ -767,6 +792,140 @@ export const EndDealResponse: MessageFns<EndDealResponse> = {
   },
 };
 
+function createBaseGetDealRequest(): GetDealRequest {
+  return { id: "" };
+}
+
+export const GetDealRequest: MessageFns<GetDealRequest> = {
+  encode(message: GetDealRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDealRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDealRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetDealRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: GetDealRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetDealRequest>, I>>(base?: I): GetDealRequest {
+    return GetDealRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetDealRequest>, I>>(object: I): GetDealRequest {
+    const message = createBaseGetDealRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetDealResponse(): GetDealResponse {
+  return { deal: undefined };
+}
+
+export const GetDealResponse: MessageFns<GetDealResponse> = {
+  encode(message: GetDealResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deal !== undefined) {
+      Deal.encode(message.deal, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDealResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDealResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deal = Deal.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetDealResponse {
+    return { deal: isSet(object.deal) ? Deal.fromJSON(object.deal) : undefined };
+  },
+
+  toJSON(message: GetDealResponse): unknown {
+    const obj: any = {};
+    if (message.deal !== undefined) {
+      obj.deal = Deal.toJSON(message.deal);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetDealResponse>, I>>(base?: I): GetDealResponse {
+    return GetDealResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetDealResponse>, I>>(object: I): GetDealResponse {
+    const message = createBaseGetDealResponse();
+    message.deal = (object.deal !== undefined && object.deal !== null) ? Deal.fromPartial(object.deal) : undefined;
+    return message;
+  },
+};
+
 function createBaseSearchDealsRequest(): SearchDealsRequest {
   return {
     dealId: "",
@@ -785,6 +944,7 @@ function createBaseSearchDealsRequest(): SearchDealsRequest {
     timeRangeStart: undefined,
     timeRangeEnd: undefined,
     page: undefined,
+    qa: false,
   };
 }
 
@@ -845,6 +1005,9 @@ export const SearchDealsRequest: MessageFns<SearchDealsRequest> = {
     }
     if (message.page !== undefined) {
       PageRequest.encode(message.page, writer.uint32(130).fork()).join();
+    }
+    if (message.qa !== false) {
+      writer.uint32(136).bool(message.qa);
     }
     return writer;
   },
@@ -1010,6 +1173,14 @@ export const SearchDealsRequest: MessageFns<SearchDealsRequest> = {
             message.page = PageRequest.decode(reader, reader.uint32());
             continue;
           }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.qa = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1078,6 +1249,7 @@ export const SearchDealsRequest: MessageFns<SearchDealsRequest> = {
         ? fromJsonTimestamp(object.time_range_end)
         : undefined,
       page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+      qa: isSet(object.qa) ? globalThis.Boolean(object.qa) : false,
     };
   },
 
@@ -1131,6 +1303,9 @@ export const SearchDealsRequest: MessageFns<SearchDealsRequest> = {
     if (message.page !== undefined) {
       obj.page = PageRequest.toJSON(message.page);
     }
+    if (message.qa !== false) {
+      obj.qa = message.qa;
+    }
     return obj;
   },
 
@@ -1159,6 +1334,7 @@ export const SearchDealsRequest: MessageFns<SearchDealsRequest> = {
     message.page = (object.page !== undefined && object.page !== null)
       ? PageRequest.fromPartial(object.page)
       : undefined;
+    message.qa = object.qa ?? false;
     return message;
   },
 };
@@ -1553,7 +1729,7 @@ export const DealEvent: MessageFns<DealEvent> = {
 };
 
 function createBaseNamedRef(): NamedRef {
-  return { id: "", name: "" };
+  return { id: "", name: "", number: 0 };
 }
 
 export const NamedRef: MessageFns<NamedRef> = {
@@ -1563,6 +1739,9 @@ export const NamedRef: MessageFns<NamedRef> = {
     }
     if (message.name !== "") {
       writer.uint32(18).string(message.name);
+    }
+    if (message.number !== 0) {
+      writer.uint32(24).int64(message.number);
     }
     return writer;
   },
@@ -1596,6 +1775,14 @@ export const NamedRef: MessageFns<NamedRef> = {
             message.name = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.number = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1612,6 +1799,7 @@ export const NamedRef: MessageFns<NamedRef> = {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
     };
   },
 
@@ -1623,6 +1811,9 @@ export const NamedRef: MessageFns<NamedRef> = {
     if (message.name !== "") {
       obj.name = message.name;
     }
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
     return obj;
   },
 
@@ -1633,12 +1824,13 @@ export const NamedRef: MessageFns<NamedRef> = {
     const message = createBaseNamedRef();
     message.id = object.id ?? "";
     message.name = object.name ?? "";
+    message.number = object.number ?? 0;
     return message;
   },
 };
 
 function createBaseDealVenue(): DealVenue {
-  return { id: "", name: "", location: undefined };
+  return { id: "", name: "", location: undefined, number: 0 };
 }
 
 export const DealVenue: MessageFns<DealVenue> = {
@@ -1651,6 +1843,9 @@ export const DealVenue: MessageFns<DealVenue> = {
     }
     if (message.location !== undefined) {
       GeoPoint.encode(message.location, writer.uint32(26).fork()).join();
+    }
+    if (message.number !== 0) {
+      writer.uint32(32).int64(message.number);
     }
     return writer;
   },
@@ -1692,6 +1887,14 @@ export const DealVenue: MessageFns<DealVenue> = {
             message.location = GeoPoint.decode(reader, reader.uint32());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.number = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1709,6 +1912,7 @@ export const DealVenue: MessageFns<DealVenue> = {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       location: isSet(object.location) ? GeoPoint.fromJSON(object.location) : undefined,
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
     };
   },
 
@@ -1723,6 +1927,9 @@ export const DealVenue: MessageFns<DealVenue> = {
     if (message.location !== undefined) {
       obj.location = GeoPoint.toJSON(message.location);
     }
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
     return obj;
   },
 
@@ -1736,6 +1943,7 @@ export const DealVenue: MessageFns<DealVenue> = {
     message.location = (object.location !== undefined && object.location !== null)
       ? GeoPoint.fromPartial(object.location)
       : undefined;
+    message.number = object.number ?? 0;
     return message;
   },
 };
@@ -1776,6 +1984,16 @@ export const DealsServiceService = {
     responseSerialize: (value: EndDealResponse): Buffer => Buffer.from(EndDealResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): EndDealResponse => EndDealResponse.decode(value),
   },
+  /** Read one deal, active or ended (admin). NOT_FOUND when unknown. */
+  getDeal: {
+    path: "/marquee.deals.v1.DealsService/GetDeal" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetDealRequest): Buffer => Buffer.from(GetDealRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetDealRequest => GetDealRequest.decode(value),
+    responseSerialize: (value: GetDealResponse): Buffer => Buffer.from(GetDealResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetDealResponse => GetDealResponse.decode(value),
+  },
   /** Search events with active deals (`GET /dc/content/v1/deals/events` and `/deals/{deal}/events`). */
   searchDeals: {
     path: "/marquee.deals.v1.DealsService/SearchDeals" as const,
@@ -1798,6 +2016,8 @@ export interface DealsServiceServer extends UntypedServiceImplementation {
   updateDeal: handleUnaryCall<UpdateDealRequest, UpdateDealResponse>;
   /** End a deal (admin); idempotent. */
   endDeal: handleUnaryCall<EndDealRequest, EndDealResponse>;
+  /** Read one deal, active or ended (admin). NOT_FOUND when unknown. */
+  getDeal: handleUnaryCall<GetDealRequest, GetDealResponse>;
   /** Search events with active deals (`GET /dc/content/v1/deals/events` and `/deals/{deal}/events`). */
   searchDeals: handleUnaryCall<SearchDealsRequest, SearchDealsResponse>;
 }
@@ -1853,6 +2073,22 @@ export interface DealsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: EndDealResponse) => void,
+  ): ClientUnaryCall;
+  /** Read one deal, active or ended (admin). NOT_FOUND when unknown. */
+  getDeal(
+    request: GetDealRequest,
+    callback: (error: ServiceError | null, response: GetDealResponse) => void,
+  ): ClientUnaryCall;
+  getDeal(
+    request: GetDealRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetDealResponse) => void,
+  ): ClientUnaryCall;
+  getDeal(
+    request: GetDealRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetDealResponse) => void,
   ): ClientUnaryCall;
   /** Search events with active deals (`GET /dc/content/v1/deals/events` and `/deals/{deal}/events`). */
   searchDeals(

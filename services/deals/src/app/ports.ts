@@ -1,0 +1,37 @@
+import type { Deal } from '../domain/deal.js';
+import type { DealEvent } from '../domain/deal-event.js';
+
+/**
+ * Deals storage. Every write records the deal's `deal-changed` event atomically with it (the
+ * adapters use the platform store's in-document outbox), so no change can be saved unannounced.
+ */
+export interface DealRepository {
+  get(id: string): Promise<Deal | undefined>;
+  /** Stores a new deal at version 1. */
+  create(deal: Omit<Deal, 'version'>): Promise<Deal>;
+  /** Compare-and-set on `expectedVersion` (kind `aborted` when stale); returns the stored deal. */
+  update(id: string, expectedVersion: number, next: Omit<Deal, 'version'>): Promise<Deal>;
+  /** Every deal, active and ended (the search index is rebuilt from this at start). */
+  list(): Promise<Deal[]>;
+}
+
+/** The event projection fed by `event-changed`. */
+export interface DealEventRepository {
+  get(id: string): Promise<DealEvent | undefined>;
+  /**
+   * Stores `event` only if its `eventVersion` is greater than the stored one (or nothing is stored):
+   * idempotent and order-safe under redelivery. Resolves whether it was applied. A deletion is a
+   * `deleted` record at the version it was deleted at.
+   */
+  put(event: DealEvent): Promise<boolean>;
+  /** Every stored event that is not deleted. */
+  list(): Promise<DealEvent[]>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface IdGenerator {
+  dealId(): string;
+}

@@ -1,0 +1,154 @@
+import { createKafkaBus, type EventBus } from '@marquee/platform/bus';
+import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
+import { createLogger } from '@marquee/platform/logger';
+import { closeMongo, connectMongo } from '@marquee/platform/mongo';
+import { hostService, type HostedService } from '@marquee/platform/service';
+import { describeIntegration, uniqueName, waitFor } from '@marquee/platform/testing';
+import { Event } from '@marquee/proto/catalog/v1';
+import {
+  DealsServiceClient,
+  Exclusivity,
+  SearchDealsRequest,
+  type DealChanged,
+} from '@marquee/proto/deals/v1';
+import { dealChangedTopic, eventChangedTopic } from '@marquee/proto/topics';
+import type { Connection } from 'mongoose';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadDealsConfig } from '../src/config.js';
+import { composeDeals } from '../src/service.js';
+
+/**
+ * deals as one process sees it: real Kafka in and out, a real Mongo-wire database, gRPC in front.
+ */
+describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongoUrl }) => {
+  const logger = createLogger({ service: 'deals-int', level: 'warn' });
+  const dbName = uniqueName('dealsint').replace(/-/g, '_');
+  let mongo: Connection;
+  let bus: EventBus;
+  let testBus: EventBus;
+  let hosted: HostedService;
+  let client: DealsServiceClient;
+  const dealChanges: DealChanged[] = [];
+
+  const startDeals = async () => {
+    mongo = await connectMongo({ url: mongoUrl, dbName, logger, appName: 'deals-int' });
+    bus = createKafkaBus({
+      brokers: kafkaBrokers,
+      clientId: 'deals-int',
+      source: 'marquee/deals',
+      logger,
+    });
+    const config = loadDealsConfig({ MONGO_DB: dbName, LOG_LEVEL: 'warn' });
+    const infra = { name: 'deals', logger, bus, mongo };
+    hosted = await hostService(infra, await composeDeals(infra, config), {
+      host: '127.0.0.1',
+      httpPort: 0,
+      grpcPort: 0,
+    });
+    await bus.start();
+    client = createGrpcClient(DealsServiceClient, `127.0.0.1:${hosted.grpcPort}`, {
+      deadlineMs: 5_000,
+    });
+  };
+  const stopDeals = async () => {
+    client?.close();
+    await hosted?.stop();
+    await bus?.close();
+  };
+
+  beforeAll(async () => {
+    testBus = createKafkaBus({
+      brokers: kafkaBrokers,
+      clientId: 'deals-int-test',
+      source: 'marquee/test',
+      logger,
+    });
+    await testBus.subscribe(
+      dealChangedTopic,
+      { group: uniqueName('deals-int-observer'), fromBeginning: false },
+      async (e) => {
+        if (e.value) dealChanges.push(e.value);
+      },
+    );
+    await testBus.start();
+    await startDeals();
+  });
+  afterAll(async () => {
+    await stopDeals();
+    await testBus?.close();
+    if (mongo) {
+      await mongo.dropDatabase();
+      await closeMongo(mongo, logger);
+    }
+  });
+
+  const eventId = uniqueName('E').replace(/-/g, '');
+  const event = (version: number, name: string) =>
+    Event.fromPartial({
+      id: eventId,
+      version,
+      active: true,
+      url: 'https://example.com/e',
+      names: { values: { 'en-us': name } },
+      dates: { start: { dateTime: new Date('2031-05-01T19:00:00Z') } },
+      location: {
+        $case: 'place',
+        value: {
+          names: { values: { 'en-us': 'Hall' } },
+          country: { countryCode: 'US' },
+          location: { latitude: 40.7, longitude: -74 },
+        },
+      },
+      marketIds: [35],
+    });
+  const search = () =>
+    callUnary(client, 'searchDeals', SearchDealsRequest.fromPartial({ country: 'US', dealId: '' }));
+  const namesFound = async () =>
+    (await search()).events.filter((e) => e.eventId === eventId).map((e) => e.eventName);
+
+  it('projects event-changed, publishes deal-changed, keeps state across a restart, and deletes on a tombstone', async () => {
+    await testBus.publish(eventChangedTopic, [
+      { key: eventId, value: { event: event(2, 'Second'), changedAt: new Date() } },
+    ]);
+
+    const created = await waitFor(
+      async () =>
+        callUnary(client, 'createDeal', {
+          eventId,
+          name: 'Deal',
+          description: 'Cheap',
+          offerCode: 'X',
+          exclusivity: Exclusivity.EXCLUSIVITY_EXCLUSIVE,
+        }),
+      { timeoutMs: 30_000 },
+    );
+    const dealId = created!.deal!.id;
+    expect(await namesFound()).toEqual(['Second']);
+
+    // An older state arriving late changes nothing.
+    await testBus.publish(eventChangedTopic, [
+      { key: eventId, value: { event: event(1, 'First'), changedAt: new Date() } },
+    ]);
+    await testBus.publish(eventChangedTopic, [
+      { key: eventId, value: { event: event(3, 'Third'), changedAt: new Date() } },
+    ]);
+    await waitFor(async () => (await namesFound())[0] === 'Third', { timeoutMs: 30_000 });
+
+    await waitFor(async () => dealChanges.some((c) => c.deal?.id === dealId), {
+      timeoutMs: 30_000,
+    });
+    expect(dealChanges.find((c) => c.deal?.id === dealId)!.deal).toMatchObject({
+      eventId,
+      name: 'Deal',
+      state: 'DEAL_STATE_ACTIVE',
+    });
+
+    await stopDeals();
+    await closeMongo(mongo, logger);
+    await startDeals();
+    expect(await namesFound()).toEqual(['Third']);
+
+    await testBus.publish(eventChangedTopic, [{ key: eventId, value: null }]);
+    await waitFor(async () => (await namesFound()).length === 0, { timeoutMs: 30_000 });
+  });
+});
