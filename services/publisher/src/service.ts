@@ -1,13 +1,63 @@
+import { allTopics } from '@marquee/proto/topics';
+import { publishingV1 } from '@marquee/proto';
+import { ensureIndexes } from '@marquee/platform/mongo';
+import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import { createMemoryStore, createMongoStore } from '@marquee/platform/store';
+import { newEventId } from './adapters/event-ids.js';
+import {
+  createPublishedEventRepository,
+  PUBLISHED_EVENTS_COLLECTION,
+  publishedEventIndexes,
+  type StoredPublishedEvent,
+} from './adapters/published-event-repository.js';
+import { createPublishing } from './app/publishing.js';
 import type { PublisherConfig } from './config.js';
+import { publisherServiceImplementation } from './ports/grpc/publisher-service.js';
 
 /**
- * Composition root of publisher: builds its adapters and ports from the process's infrastructure.
- * The domain arrives with its issue; until then the service hosts health and readiness only.
+ * Composition root of publisher: the published-event store (Mongo, or memory in the embedded
+ * default), the use cases, the gRPC API and the outbox relay that moves `event-changed` to the bus.
  */
 export async function composePublisher(
-  _infra: ServiceInfra,
+  infra: ServiceInfra,
   _config: PublisherConfig,
 ): Promise<ServiceParts> {
-  return {};
+  const { logger, mongo } = infra;
+  let store;
+  if (mongo) {
+    const mongoStore = createMongoStore<StoredPublishedEvent>({
+      connection: mongo,
+      collection: PUBLISHED_EVENTS_COLLECTION,
+      indexes: publishedEventIndexes,
+    });
+    // Built before serving: autoIndex is off (platform/mongo).
+    await ensureIndexes(mongo, [mongoStore], logger);
+    store = mongoStore;
+  } else {
+    store = createMemoryStore<StoredPublishedEvent>({
+      name: PUBLISHED_EVENTS_COLLECTION,
+      indexes: publishedEventIndexes,
+    });
+  }
+  const publishing = createPublishing({
+    repository: createPublishedEventRepository(store),
+    newId: newEventId,
+    clock: () => new Date(),
+  });
+  const relay = createOutboxRelay({
+    sources: [store],
+    publish: busRawPublisher(infra.bus, allTopics),
+    logger,
+  });
+  return {
+    grpc: [
+      {
+        definition: publishingV1.PublisherServiceService,
+        implementation: publisherServiceImplementation(publishing),
+      },
+    ],
+    start: async () => relay.start(),
+    stop: () => relay.stop(),
+  };
 }

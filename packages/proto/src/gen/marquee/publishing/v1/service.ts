@@ -89,6 +89,11 @@ export interface PublishEventRequest {
     | undefined;
   /** `X-Correlation-Id` of the HTTP request, if any. */
   correlationId: string;
+  /**
+   * The developer app the edge resolved `api_key` to; it owns the event. Takes precedence over
+   * `api_key`, which publisher does not validate itself.
+   */
+  appId: string;
 }
 
 /** Outcome of an accepted publication (spec 01 "Publication result"). */
@@ -125,6 +130,8 @@ export interface UpdateEventRequest {
     | undefined;
   /** `X-Correlation-Id`, if any. */
   correlationId: string;
+  /** The developer app the edge resolved `api_key` to; only the owning app may update the event. */
+  appId: string;
 }
 
 /** Outcome of an update; same shape as a publication. */
@@ -157,6 +164,13 @@ export interface DeleteEventRequest {
   id: string;
   /** `X-Correlation-Id`, if any. */
   correlationId: string;
+  /** The developer app the edge resolved `api_key` to; only the owning app may delete the event. */
+  appId: string;
+  /**
+   * The publisher's version of the deletion (query `version`); when given it must not be lower than
+   * the stored publisher version, else ABORTED (a stale delete).
+   */
+  publisherVersion?: number | undefined;
 }
 
 /** The deleted event. */
@@ -188,7 +202,7 @@ export interface PublicationError {
 }
 
 function createBasePublishEventRequest(): PublishEventRequest {
-  return { apiKey: "", apiVersion: "", event: undefined, correlationId: "" };
+  return { apiKey: "", apiVersion: "", event: undefined, correlationId: "", appId: "" };
 }
 
 export const PublishEventRequest: MessageFns<PublishEventRequest> = {
@@ -204,6 +218,9 @@ export const PublishEventRequest: MessageFns<PublishEventRequest> = {
     }
     if (message.correlationId !== "") {
       writer.uint32(34).string(message.correlationId);
+    }
+    if (message.appId !== "") {
+      writer.uint32(42).string(message.appId);
     }
     return writer;
   },
@@ -253,6 +270,14 @@ export const PublishEventRequest: MessageFns<PublishEventRequest> = {
             message.correlationId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -283,6 +308,11 @@ export const PublishEventRequest: MessageFns<PublishEventRequest> = {
         : isSet(object.correlation_id)
         ? globalThis.String(object.correlation_id)
         : "",
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
     };
   },
 
@@ -300,6 +330,9 @@ export const PublishEventRequest: MessageFns<PublishEventRequest> = {
     if (message.correlationId !== "") {
       obj.correlationId = message.correlationId;
     }
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
     return obj;
   },
 
@@ -312,6 +345,7 @@ export const PublishEventRequest: MessageFns<PublishEventRequest> = {
     message.apiVersion = object.apiVersion ?? "";
     message.event = object.event ?? undefined;
     message.correlationId = object.correlationId ?? "";
+    message.appId = object.appId ?? "";
     return message;
   },
 };
@@ -483,7 +517,7 @@ export const PublishEventResponse: MessageFns<PublishEventResponse> = {
 };
 
 function createBaseUpdateEventRequest(): UpdateEventRequest {
-  return { apiKey: "", apiVersion: "", id: "", event: undefined, correlationId: "" };
+  return { apiKey: "", apiVersion: "", id: "", event: undefined, correlationId: "", appId: "" };
 }
 
 export const UpdateEventRequest: MessageFns<UpdateEventRequest> = {
@@ -502,6 +536,9 @@ export const UpdateEventRequest: MessageFns<UpdateEventRequest> = {
     }
     if (message.correlationId !== "") {
       writer.uint32(42).string(message.correlationId);
+    }
+    if (message.appId !== "") {
+      writer.uint32(50).string(message.appId);
     }
     return writer;
   },
@@ -559,6 +596,14 @@ export const UpdateEventRequest: MessageFns<UpdateEventRequest> = {
             message.correlationId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -590,6 +635,11 @@ export const UpdateEventRequest: MessageFns<UpdateEventRequest> = {
         : isSet(object.correlation_id)
         ? globalThis.String(object.correlation_id)
         : "",
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
     };
   },
 
@@ -610,6 +660,9 @@ export const UpdateEventRequest: MessageFns<UpdateEventRequest> = {
     if (message.correlationId !== "") {
       obj.correlationId = message.correlationId;
     }
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
     return obj;
   },
 
@@ -623,6 +676,7 @@ export const UpdateEventRequest: MessageFns<UpdateEventRequest> = {
     message.id = object.id ?? "";
     message.event = object.event ?? undefined;
     message.correlationId = object.correlationId ?? "";
+    message.appId = object.appId ?? "";
     return message;
   },
 };
@@ -794,7 +848,7 @@ export const UpdateEventResponse: MessageFns<UpdateEventResponse> = {
 };
 
 function createBaseDeleteEventRequest(): DeleteEventRequest {
-  return { apiKey: "", apiVersion: "", id: "", correlationId: "" };
+  return { apiKey: "", apiVersion: "", id: "", correlationId: "", appId: "", publisherVersion: undefined };
 }
 
 export const DeleteEventRequest: MessageFns<DeleteEventRequest> = {
@@ -810,6 +864,12 @@ export const DeleteEventRequest: MessageFns<DeleteEventRequest> = {
     }
     if (message.correlationId !== "") {
       writer.uint32(34).string(message.correlationId);
+    }
+    if (message.appId !== "") {
+      writer.uint32(42).string(message.appId);
+    }
+    if (message.publisherVersion !== undefined) {
+      writer.uint32(49).double(message.publisherVersion);
     }
     return writer;
   },
@@ -859,6 +919,22 @@ export const DeleteEventRequest: MessageFns<DeleteEventRequest> = {
             message.correlationId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.publisherVersion = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -889,6 +965,16 @@ export const DeleteEventRequest: MessageFns<DeleteEventRequest> = {
         : isSet(object.correlation_id)
         ? globalThis.String(object.correlation_id)
         : "",
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      publisherVersion: isSet(object.publisherVersion)
+        ? globalThis.Number(object.publisherVersion)
+        : isSet(object.publisher_version)
+        ? globalThis.Number(object.publisher_version)
+        : undefined,
     };
   },
 
@@ -906,6 +992,12 @@ export const DeleteEventRequest: MessageFns<DeleteEventRequest> = {
     if (message.correlationId !== "") {
       obj.correlationId = message.correlationId;
     }
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.publisherVersion !== undefined) {
+      obj.publisherVersion = floatToJson(message.publisherVersion);
+    }
     return obj;
   },
 
@@ -918,6 +1010,8 @@ export const DeleteEventRequest: MessageFns<DeleteEventRequest> = {
     message.apiVersion = object.apiVersion ?? "";
     message.id = object.id ?? "";
     message.correlationId = object.correlationId ?? "";
+    message.appId = object.appId ?? "";
+    message.publisherVersion = object.publisherVersion ?? undefined;
     return message;
   },
 };
@@ -1222,7 +1316,10 @@ export const PublisherServiceService = {
       Buffer.from(PublishEventResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): PublishEventResponse => PublishEventResponse.decode(value),
   },
-  /** Replace an event previously published by the same app. NOT_FOUND for unknown ids. */
+  /**
+   * Replace an event previously published by the same app. NOT_FOUND for unknown ids (or ids of
+   * another app); ABORTED when the body's `version` is not greater than the stored one.
+   */
   updateEvent: {
     path: "/marquee.publishing.v1.PublisherService/UpdateEvent" as const,
     requestStream: false as const,
@@ -1250,7 +1347,10 @@ export interface PublisherServiceServer extends UntypedServiceImplementation {
    * INVALID_ARGUMENT with a PublicationRejected message in the status details.
    */
   publishEvent: handleUnaryCall<PublishEventRequest, PublishEventResponse>;
-  /** Replace an event previously published by the same app. NOT_FOUND for unknown ids. */
+  /**
+   * Replace an event previously published by the same app. NOT_FOUND for unknown ids (or ids of
+   * another app); ABORTED when the body's `version` is not greater than the stored one.
+   */
   updateEvent: handleUnaryCall<UpdateEventRequest, UpdateEventResponse>;
   /** Delete an event published by the same app; publishes a tombstone. NOT_FOUND for unknown ids. */
   deleteEvent: handleUnaryCall<DeleteEventRequest, DeleteEventResponse>;
@@ -1276,7 +1376,10 @@ export interface PublisherServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: PublishEventResponse) => void,
   ): ClientUnaryCall;
-  /** Replace an event previously published by the same app. NOT_FOUND for unknown ids. */
+  /**
+   * Replace an event previously published by the same app. NOT_FOUND for unknown ids (or ids of
+   * another app); ABORTED when the body's `version` is not greater than the stored one.
+   */
   updateEvent(
     request: UpdateEventRequest,
     callback: (error: ServiceError | null, response: UpdateEventResponse) => void,
@@ -1318,6 +1421,10 @@ export const PublisherServiceClient = makeGenericClientConstructor(
   service: typeof PublisherServiceService;
   serviceName: string;
 };
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 

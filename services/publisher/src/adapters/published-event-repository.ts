@@ -1,0 +1,95 @@
+import { eventChangedTopic } from '@marquee/proto/topics';
+import { createOutboxEvent } from '@marquee/platform/outbox';
+import type { StoreIndex, VersionedStore } from '@marquee/platform/store';
+import type { PublishedEventRepository } from '../app/ports.js';
+import type { PublishedEvent } from '../domain/published-event.js';
+import { toCatalogEvent } from './catalog-event.js';
+
+/**
+ * One stored published event. The body is kept as a JSON string: a publisher's unknown properties
+ * may have keys with `.` or a leading `$`, or arrays inside arrays, which FerretDB cannot store as
+ * a document (docs/architecture.md), and the body is only ever read back whole.
+ */
+export interface StoredPublishedEvent {
+  id: string;
+  version: number;
+  appId: string;
+  publisherVersion: number | null;
+  sourceId: string;
+  bodyJson: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const PUBLISHED_EVENTS_COLLECTION = 'published_events';
+
+export const publishedEventIndexes: readonly StoreIndex<StoredPublishedEvent>[] = [
+  { fields: { appId: 1, updatedAt: -1 } },
+];
+
+const toStored = (event: PublishedEvent): StoredPublishedEvent => ({
+  id: event.id,
+  version: event.version,
+  appId: event.appId,
+  publisherVersion: event.publisherVersion,
+  sourceId: String((event.body.source as { id?: unknown } | undefined)?.id ?? ''),
+  bodyJson: JSON.stringify(event.body),
+  createdAt: event.createdAt,
+  updatedAt: event.updatedAt,
+});
+
+const fromStored = (stored: StoredPublishedEvent): PublishedEvent => ({
+  id: stored.id,
+  version: stored.version,
+  appId: stored.appId,
+  publisherVersion: stored.publisherVersion,
+  body: JSON.parse(stored.bodyJson) as Record<string, unknown>,
+  createdAt: stored.createdAt,
+  updatedAt: stored.updatedAt,
+});
+
+/** `event-changed` for a state: the whole event, keyed by its id (compacted topic). */
+const changed = (event: PublishedEvent) =>
+  createOutboxEvent(eventChangedTopic, {
+    key: event.id,
+    value: { event: toCatalogEvent(event), changedAt: event.updatedAt },
+    time: event.updatedAt,
+  });
+
+/**
+ * The repository over a platform versioned store: the memory store in the embedded default and unit
+ * tests, the Mongo store in distributed mode. Each write carries its `event-changed` record in the
+ * same single-document write (outbox); the relay publishes it.
+ */
+export function createPublishedEventRepository(
+  store: VersionedStore<StoredPublishedEvent>,
+): PublishedEventRepository {
+  return {
+    async get(id) {
+      const stored = await store.get(id);
+      return stored && fromStored(stored);
+    },
+    async create(event) {
+      const state = { ...event, version: 1 };
+      const stored = await store.insert(toStored(state), { events: [changed(state)] });
+      return fromStored(stored);
+    },
+    async replace(event, expectedVersion) {
+      const state = { ...event, version: expectedVersion + 1 };
+      const stored = await store.update(event.id, expectedVersion, toStored(state), {
+        events: [changed(state)],
+      });
+      return fromStored(stored);
+    },
+    async remove(event) {
+      // A tombstone: the record's key with a null value (compaction then forgets the event).
+      const tombstone = createOutboxEvent(eventChangedTopic, { key: event.id, value: null });
+      const deleted = await store.delete(event.id, event.version, { events: [tombstone] });
+      if (!deleted) {
+        throw Object.assign(new Error(`published event ${event.id} not found`), {
+          kind: 'not_found' as const,
+        });
+      }
+    },
+  };
+}

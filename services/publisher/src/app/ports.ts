@@ -1,0 +1,21 @@
+import type { PublishedEvent } from '../domain/published-event.js';
+
+/**
+ * Where published events live. Every write also records the matching `event-changed` record (whole
+ * current state; a tombstone for a removal) atomically with it, through the outbox, so the topic can
+ * never miss or invent a change. Version conflicts between concurrent writers reject with an error of
+ * kind `aborted`.
+ */
+export interface PublishedEventRepository {
+  get(id: string): Promise<PublishedEvent | undefined>;
+  /** Stores a new event at version 1. */
+  create(event: PublishedEvent): Promise<PublishedEvent>;
+  /** Replaces the event if it is still at `expectedVersion`; the stored version becomes +1. */
+  replace(event: PublishedEvent, expectedVersion: number): Promise<PublishedEvent>;
+  /** Deletes the event if it is still at `event.version`; `event-changed` gets a tombstone. */
+  remove(event: PublishedEvent): Promise<void>;
+}
+
+/** Unguessable public event ids. */
+export type EventIdGenerator = () => string;
+export type Clock = () => Date;

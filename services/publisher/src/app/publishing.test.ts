@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import type { PublishedEvent } from '../domain/published-event.js';
+import type { PublishedEventRepository } from './ports.js';
+import { createPublishing } from './publishing.js';
+
+/** A map-backed repository with the port's version semantics; the real ones pass the contract suite. */
+function inMemoryRepository(): PublishedEventRepository & { events: Map<string, PublishedEvent> } {
+  const events = new Map<string, PublishedEvent>();
+  const conflict = () => Object.assign(new Error('version conflict'), { kind: 'aborted' as const });
+  return {
+    events,
+    get: async (id) => events.get(id),
+    create: async (event) => {
+      events.set(event.id, { ...event, version: 1 });
+      return events.get(event.id)!;
+    },
+    replace: async (event, expected) => {
+      if (events.get(event.id)?.version !== expected) throw conflict();
+      events.set(event.id, { ...event, version: expected + 1 });
+      return events.get(event.id)!;
+    },
+    remove: async (event) => {
+      if (events.get(event.id)?.version !== event.version) throw conflict();
+      events.delete(event.id);
+    },
+  };
+}
+
+const body = (overrides: Record<string, unknown> = {}) => ({
+  source: { id: 'acme', name: 'Acme' },
+  names: { 'en-us': 'Spring Concert' },
+  venue: { id: 'KovZpZAEdFtJ' },
+  version: 1,
+  ...overrides,
+});
+
+function setup() {
+  const repository = inMemoryRepository();
+  let n = 0;
+  const sut = createPublishing({
+    repository,
+    newId: () => `EvtId${String(++n).padStart(10, '0')}`,
+    clock: () => new Date('2026-03-01T10:00:00Z'),
+  });
+  return { sut, repository };
+}
+
+describe('publish', () => {
+  it('creates an event with a generated id and answers Success', async () => {
+    const { sut, repository } = setup();
+
+    const result = await sut.publish({ appId: 'app-1', body: body() });
+
+    expect(result).toEqual({
+      status: 'Success',
+      id: 'EvtId0000000001',
+      missingProperties: {},
+      unknownProperties: {},
+      version: 1,
+    });
+    expect(repository.events.get(result.id)).toMatchObject({
+      appId: 'app-1',
+      publisherVersion: 1,
+      body: body(),
+    });
+  });
+
+  it('answers SuccessWarning with the unknown and missing preferred properties, storing the unknown ones', async () => {
+    const { sut, repository } = setup();
+    const posted = { source: { id: 'acme', name: 'Acme' }, promo: 'x' };
+
+    const result = await sut.publish({ appId: 'app-1', body: posted });
+
+    expect(result).toMatchObject({
+      status: 'SuccessWarning',
+      message: expect.stringContaining('promo'),
+      unknownProperties: { promo: 'x' },
+      missingProperties: { venue: expect.any(String) },
+    });
+    expect(repository.events.get(result.id)?.body).toEqual(posted);
+  });
+
+  it('creates a new event each time the same body is posted', async () => {
+    const { sut, repository } = setup();
+    const first = await sut.publish({ appId: 'app-1', body: body() });
+    const second = await sut.publish({ appId: 'app-1', body: body() });
+    expect(first.id).not.toBe(second.id);
+    expect(repository.events.size).toBe(2);
+  });
+
+  it('rejects an invalid body with the error items and stores nothing', async () => {
+    const { sut, repository } = setup();
+    await expect(sut.publish({ appId: 'app-1', body: body({ id: 'mine' }) })).rejects.toMatchObject(
+      {
+        kind: 'invalid_argument',
+        details: { errors: [{ status: 'Rejected', code: 'ID_NOT_ALLOWED' }] },
+      },
+    );
+    expect(repository.events.size).toBe(0);
+  });
+
+  it('refuses a call without an app', async () => {
+    const { sut } = setup();
+    await expect(sut.publish({ appId: '', body: body() })).rejects.toMatchObject({
+      kind: 'unauthenticated',
+    });
+  });
+});
+
+describe('update', () => {
+  it('replaces the body when the version moves forward', async () => {
+    const { sut, repository } = setup();
+    const { id } = await sut.publish({ appId: 'app-1', body: body() });
+
+    const result = await sut.update({
+      appId: 'app-1',
+      id,
+      body: body({ version: 2, names: { 'en-us': 'Renamed' } }),
+    });
+
+    expect(result).toMatchObject({ status: 'Success', id, version: 2 });
+    expect(repository.events.get(id)).toMatchObject({
+      publisherVersion: 2,
+      body: { names: { 'en-us': 'Renamed' } },
+    });
+  });
+
+  it.each([
+    ['an equal version', 1],
+    ['an older version', 0.5],
+    ['no version', undefined],
+  ])('rejects %s as stale (409) and keeps the stored state', async (_label, version) => {
+    const { sut, repository } = setup();
+    const { id } = await sut.publish({ appId: 'app-1', body: body() });
+
+    await expect(
+      sut.update({ appId: 'app-1', id, body: body({ version, names: { 'en-us': 'X' } }) }),
+    ).rejects.toMatchObject({
+      kind: 'aborted',
+      details: { errors: [{ code: 'STALE_VERSION' }] },
+    });
+    expect(repository.events.get(id)?.body).toEqual(body());
+  });
+
+  it('accepts any update of an event published without a version', async () => {
+    const { sut } = setup();
+    const { id } = await sut.publish({ appId: 'app-1', body: body({ version: undefined }) });
+    await expect(
+      sut.update({ appId: 'app-1', id, body: body({ version: undefined }) }),
+    ).resolves.toMatchObject({ version: 2 });
+  });
+
+  it("answers not found for another app's event, and for unknown ids", async () => {
+    const { sut } = setup();
+    const { id } = await sut.publish({ appId: 'app-1', body: body() });
+    await expect(
+      sut.update({ appId: 'app-2', id, body: body({ version: 9 }) }),
+    ).rejects.toMatchObject({
+      kind: 'not_found',
+      details: { errors: [{ code: 'EVENT_NOT_FOUND' }] },
+    });
+    await expect(
+      sut.update({ appId: 'app-1', id: 'unknown', body: body({ version: 9 }) }),
+    ).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+  });
+
+  it('validates the new body with the same rules', async () => {
+    const { sut } = setup();
+    const { id } = await sut.publish({ appId: 'app-1', body: body() });
+    await expect(
+      sut.update({
+        appId: 'app-1',
+        id,
+        body: body({ version: 2, place: { names: { 'en-us': 'Park' } } }),
+      }),
+    ).rejects.toMatchObject({
+      kind: 'invalid_argument',
+      details: { errors: [{ code: 'VENUE_AND_PLACE' }] },
+    });
+  });
+});
+
+describe('remove', () => {
+  it('deletes the event of the owning app', async () => {
+    const { sut, repository } = setup();
+    const { id } = await sut.publish({ appId: 'app-1', body: body({ version: 3 }) });
+    await sut.remove({ appId: 'app-1', id, publisherVersion: 3 });
+    expect(repository.events.has(id)).toBe(false);
+    await expect(sut.remove({ appId: 'app-1', id })).rejects.toMatchObject({ kind: 'not_found' });
+  });
+
+  it('rejects a deletion with an older publisher version', async () => {
+    const { sut, repository } = setup();
+    const { id } = await sut.publish({ appId: 'app-1', body: body({ version: 3 }) });
+    await expect(sut.remove({ appId: 'app-1', id, publisherVersion: 2 })).rejects.toMatchObject({
+      kind: 'aborted',
+    });
+    expect(repository.events.has(id)).toBe(true);
+  });
+
+  it("refuses to delete another app's event", async () => {
+    const { sut, repository } = setup();
+    const { id } = await sut.publish({ appId: 'app-1', body: body() });
+    await expect(sut.remove({ appId: 'app-2', id })).rejects.toMatchObject({ kind: 'not_found' });
+    expect(repository.events.has(id)).toBe(true);
+  });
+});

@@ -1,0 +1,142 @@
+import {
+  MissingApp,
+  PublicationRejected,
+  PublishedEventNotFound,
+  StaleVersion,
+  type PublicationResult,
+  type PublishedEvent,
+} from '../domain/published-event.js';
+import { validatePublishedEvent, warningMessage } from '../domain/validate-published-event.js';
+import type { Clock, EventIdGenerator, PublishedEventRepository } from './ports.js';
+
+export interface PublishCommand {
+  appId: string;
+  body: unknown;
+}
+
+export interface UpdateCommand extends PublishCommand {
+  id: string;
+}
+
+export interface DeleteCommand {
+  appId: string;
+  id: string;
+  /** The publisher's version of the deletion, when it sent one. */
+  publisherVersion?: number;
+}
+
+export interface Publishing {
+  publish(command: PublishCommand): Promise<PublicationResult>;
+  update(command: UpdateCommand): Promise<PublicationResult>;
+  remove(command: DeleteCommand): Promise<void>;
+}
+
+/**
+ * The publishing use cases (spec 01 §Publishing service; updates and deletions as designed in the
+ * README). Publication always creates a new event with a generated id; re-posting the same body
+ * creates another event. Only the app that published an event can change or delete it, and the
+ * publisher's `version` orders its changes.
+ */
+export function createPublishing(deps: {
+  repository: PublishedEventRepository;
+  newId: EventIdGenerator;
+  clock: Clock;
+}): Publishing {
+  const { repository, newId, clock } = deps;
+
+  const accept = (body: unknown) => {
+    const outcome = validatePublishedEvent(body);
+    if (!outcome.ok) throw new PublicationRejected(outcome.errors);
+    return outcome;
+  };
+
+  const owned = async (appId: string, id: string): Promise<PublishedEvent> => {
+    if (!appId) throw new MissingApp();
+    const current = await repository.get(id);
+    // Another app's event answers like an unknown id: ids must not be probeable across apps.
+    if (!current || current.appId !== appId) throw new PublishedEventNotFound(id);
+    return current;
+  };
+
+  const result = (
+    event: PublishedEvent,
+    outcome: {
+      unknownProperties: Record<string, unknown>;
+      missingProperties: Record<string, string>;
+    },
+  ): PublicationResult => {
+    const message = warningMessage(outcome.unknownProperties, outcome.missingProperties);
+    return {
+      status: message === undefined ? 'Success' : 'SuccessWarning',
+      ...(message === undefined ? {} : { message }),
+      id: event.id,
+      missingProperties: outcome.missingProperties,
+      unknownProperties: outcome.unknownProperties,
+      version: event.version,
+    };
+  };
+
+  return {
+    async publish({ appId, body }) {
+      if (!appId) throw new MissingApp();
+      const outcome = accept(body);
+      const now = clock();
+      const created = await repository.create({
+        id: newId(),
+        version: 1,
+        appId,
+        publisherVersion: outcome.event.version ?? null,
+        body: outcome.event as Record<string, unknown>,
+        createdAt: now,
+        updatedAt: now,
+      });
+      return result(created, outcome);
+    },
+
+    async update({ appId, id, body }) {
+      const current = await owned(appId, id);
+      const outcome = accept(body);
+      const given = outcome.event.version;
+      // Strictly greater: a retried or reordered older update must not overwrite a newer state.
+      if (
+        current.publisherVersion !== null &&
+        (given === undefined || given <= current.publisherVersion)
+      ) {
+        throw new StaleVersion(
+          id,
+          current.publisherVersion,
+          given,
+          `greater than ${current.publisherVersion}`,
+        );
+      }
+      const replaced = await repository.replace(
+        {
+          ...current,
+          publisherVersion: given ?? null,
+          body: outcome.event as Record<string, unknown>,
+          updatedAt: clock(),
+        },
+        current.version,
+      );
+      return result(replaced, outcome);
+    },
+
+    async remove({ appId, id, publisherVersion }) {
+      const current = await owned(appId, id);
+      // A deletion may carry the version it deletes (>=): it is the last change of the event.
+      if (
+        publisherVersion !== undefined &&
+        current.publisherVersion !== null &&
+        publisherVersion < current.publisherVersion
+      ) {
+        throw new StaleVersion(
+          id,
+          current.publisherVersion,
+          publisherVersion,
+          `at least ${current.publisherVersion}`,
+        );
+      }
+      await repository.remove(current);
+    },
+  };
+}

@@ -1,0 +1,173 @@
+import { catalogV1 } from '@marquee/proto';
+import type { RawOutgoingEvent } from '@marquee/platform/outbox';
+import { describe, expect, it } from 'vitest';
+import type { PublishedEventRepository } from '../src/app/ports.js';
+import type { PublishedEvent } from '../src/domain/published-event.js';
+import { newEventId } from '../src/adapters/event-ids.js';
+
+export interface RepositoryUnderTest {
+  sut: PublishedEventRepository;
+  /** Relays what the writes recorded in the outbox and returns it, as the bus would receive it. */
+  relay(): Promise<{ topic: string; event: RawOutgoingEvent }[]>;
+}
+
+export const aPublishedEvent = (overrides: Partial<PublishedEvent> = {}): PublishedEvent => ({
+  id: newEventId(),
+  version: 1,
+  appId: 'app-1',
+  publisherVersion: 3,
+  body: {
+    source: { id: 'acme', name: 'Acme' },
+    names: { 'en-us': 'Spring Concert' },
+    venue: { id: 'KovZpZAEdFtJ' },
+    // Unknown properties FerretDB could not store as document keys: kept verbatim anyway.
+    'x.meta': { $weird: [[1, 2]] },
+  },
+  createdAt: new Date('2026-01-02T03:04:05.000Z'),
+  updatedAt: new Date('2026-01-02T03:04:05.000Z'),
+  ...overrides,
+});
+
+const decode = (value: Uint8Array | null) =>
+  value === null ? null : catalogV1.EventChanged.decode(value);
+
+/**
+ * One contract for every PublishedEventRepository implementation: the memory store (unit tier) and
+ * the Mongo store on the real server (integration tier) must behave the same, outbox included.
+ */
+export function publishedEventRepositoryContract(
+  name: string,
+  setup: () => Promise<RepositoryUnderTest>,
+): void {
+  describe(`PublishedEventRepository (${name})`, () => {
+    it('stores a new event at version 1 and reads back the body verbatim', async () => {
+      const { sut } = await setup();
+      const event = aPublishedEvent();
+
+      const created = await sut.create(event);
+
+      expect(created.version).toBe(1);
+      expect(await sut.get(event.id)).toEqual({ ...event, version: 1 });
+    });
+
+    it('answers undefined for an unknown id', async () => {
+      const { sut } = await setup();
+      expect(await sut.get('nope00000000000')).toBeUndefined();
+    });
+
+    it('refuses a second event with the same id', async () => {
+      const { sut } = await setup();
+      const event = aPublishedEvent();
+      await sut.create(event);
+      await expect(sut.create(event)).rejects.toMatchObject({ kind: 'already_exists' });
+    });
+
+    it('records event-changed with the whole state, keyed by the event id', async () => {
+      const { sut, relay } = await setup();
+      const event = aPublishedEvent();
+      await sut.create(event);
+
+      const records = await relay();
+
+      expect(records).toHaveLength(1);
+      const [{ topic, event: record }] = records as [{ topic: string; event: RawOutgoingEvent }];
+      expect(topic).toBe('event-changed');
+      expect(record.key).toBe(event.id);
+      expect(record.type).toBe('marquee.catalog.v1.EventChanged');
+      const message = decode(record.value);
+      expect(message?.event).toMatchObject({
+        id: event.id,
+        version: 1,
+        publisherVersion: 3,
+        source: { id: 'acme', name: 'Acme' },
+        names: { values: { 'en-us': 'Spring Concert' } },
+        location: { $case: 'venue', value: { ref: { $case: 'id', value: 'KovZpZAEdFtJ' } } },
+        origin: { kind: { $case: 'published', value: { appId: 'app-1' } } },
+      });
+      expect(message?.changedAt).toEqual(event.updatedAt);
+    });
+
+    it('replaces at the expected version, bumps it and records the new state', async () => {
+      const { sut, relay } = await setup();
+      const event = aPublishedEvent();
+      await sut.create(event);
+      await relay();
+      const next = {
+        ...event,
+        publisherVersion: 4,
+        body: { ...event.body, names: { 'en-us': 'Summer Concert' } },
+        updatedAt: new Date('2026-02-01T00:00:00.000Z'),
+      };
+
+      const replaced = await sut.replace(next, 1);
+
+      expect(replaced.version).toBe(2);
+      expect(await sut.get(event.id)).toMatchObject({
+        version: 2,
+        publisherVersion: 4,
+        body: next.body,
+      });
+      const [record] = await relay();
+      expect(decode(record!.event.value)?.event).toMatchObject({
+        version: 2,
+        publisherVersion: 4,
+        names: { values: { 'en-us': 'Summer Concert' } },
+      });
+    });
+
+    it('rejects a replace at a stale version and records nothing', async () => {
+      const { sut, relay } = await setup();
+      const event = aPublishedEvent();
+      await sut.create(event);
+      await sut.replace({ ...event, publisherVersion: 4 }, 1);
+      await relay();
+
+      await expect(sut.replace({ ...event, publisherVersion: 5 }, 1)).rejects.toMatchObject({
+        kind: 'aborted',
+      });
+      expect(await relay()).toEqual([]);
+      expect((await sut.get(event.id))?.publisherVersion).toBe(4);
+    });
+
+    it('removes the event and records a tombstone', async () => {
+      const { sut, relay } = await setup();
+      const event = aPublishedEvent();
+      await sut.create(event);
+      await relay();
+
+      await sut.remove({ ...event, version: 1 });
+
+      expect(await sut.get(event.id)).toBeUndefined();
+      const records = await relay();
+      expect(records.map((r) => [r.topic, r.event.key, r.event.value])).toEqual([
+        ['event-changed', event.id, null],
+      ]);
+    });
+
+    it('refuses to remove a version that moved on', async () => {
+      const { sut } = await setup();
+      const event = aPublishedEvent();
+      await sut.create(event);
+      await sut.replace({ ...event, publisherVersion: 4 }, 1);
+
+      await expect(sut.remove({ ...event, version: 1 })).rejects.toMatchObject({ kind: 'aborted' });
+      expect(await sut.get(event.id)).toBeDefined();
+    });
+
+    it('relays create, update and delete of one event in order', async () => {
+      const { sut, relay } = await setup();
+      const event = aPublishedEvent();
+      await sut.create(event);
+      await sut.replace({ ...event, publisherVersion: 4 }, 1);
+      await sut.remove({ ...event, version: 2 });
+
+      const records = await relay();
+
+      expect(records.map((r) => decode(r.event.value)?.event?.version ?? null)).toEqual([
+        1,
+        2,
+        null,
+      ]);
+    });
+  });
+}

@@ -1,0 +1,142 @@
+import type { Server } from '@grpc/grpc-js';
+import { createMemoryBus, type IncomingEvent } from '@marquee/platform/bus';
+import {
+  callUnary,
+  createGrpcClient,
+  createGrpcServer,
+  startGrpcServer,
+  stopGrpcServer,
+} from '@marquee/platform/grpc';
+import { createLogger } from '@marquee/platform/logger';
+import { waitFor } from '@marquee/platform/testing';
+import type { ServiceParts } from '@marquee/platform/service';
+import { publishingV1, type catalogV1 } from '@marquee/proto';
+import { eventChangedTopic } from '@marquee/proto/topics';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composePublisher } from '../src/service.js';
+import { loadPublisherConfig } from '../src/config.js';
+
+/**
+ * The whole service as the embedded default runs it (memory store, memory bus), called over real
+ * gRPC: messages, status codes with the spec 01 error items in the details, and event-changed.
+ */
+describe('publisher over gRPC (memory adapters)', () => {
+  const logger = createLogger({ service: 'publisher-test', level: 'silent' });
+  const bus = createMemoryBus({ source: '//marquee/publisher', logger });
+  const received: IncomingEvent<catalogV1.EventChanged>[] = [];
+  let parts: ServiceParts;
+  let server: Server;
+  let sut: InstanceType<typeof publishingV1.PublisherServiceClient>;
+
+  beforeAll(async () => {
+    parts = await composePublisher(
+      { name: 'publisher', logger, bus, mongo: undefined },
+      loadPublisherConfig({}),
+    );
+    server = createGrpcServer({ logger, services: parts.grpc! });
+    const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
+    await bus.subscribe(eventChangedTopic, { group: 'test' }, async (event) => {
+      received.push(event);
+    });
+    await bus.start();
+    await parts.start?.();
+    sut = createGrpcClient(publishingV1.PublisherServiceClient, `127.0.0.1:${port}`);
+  });
+
+  afterAll(async () => {
+    sut?.close();
+    await parts?.stop?.();
+    await bus.close();
+    if (server) await stopGrpcServer(server, 1_000);
+  });
+
+  const publish = publishingV1.PublishEventRequest.fromPartial;
+  const update = publishingV1.UpdateEventRequest.fromPartial;
+  const remove = publishingV1.DeleteEventRequest.fromPartial;
+  const event = { source: { id: 'acme', name: 'Acme' }, venue: { id: 'KovZpZAEdFtJ' }, version: 1 };
+
+  it('publishes, answers the generated id, and emits event-changed', async () => {
+    const answer = await callUnary(
+      sut,
+      'publishEvent',
+      publish({
+        appId: 'app-1',
+        apiVersion: 'v2',
+        event: { ...event, names: { 'en-us': 'Gala' }, extra: { 'a.b': [1] } },
+      }),
+    );
+
+    expect(answer).toMatchObject({
+      status: publishingV1.PublicationStatus.PUBLICATION_STATUS_SUCCESS_WARNING,
+      unknownProperties: { extra: { 'a.b': [1] } },
+      version: 1,
+    });
+    expect(answer.id).toMatch(/^[A-Za-z0-9]{15}$/);
+    await waitFor(() => received.some((r) => r.key === answer.id));
+    const record = received.find((r) => r.key === answer.id)!;
+    expect(record.value?.event).toMatchObject({
+      id: answer.id,
+      names: { values: { 'en-us': 'Gala' } },
+    });
+  });
+
+  it('rejects with INVALID_ARGUMENT carrying the error items', async () => {
+    const failure = await callUnary(
+      sut,
+      'publishEvent',
+      publish({
+        appId: 'app-1',
+        apiVersion: 'v2',
+        event: { ...event, id: 'mine' },
+      }),
+    ).catch((error: unknown) => error);
+
+    expect(failure).toMatchObject({
+      kind: 'invalid_argument',
+      details: {
+        errors: [
+          {
+            status: 'Rejected',
+            code: 'ID_NOT_ALLOWED',
+            invalidProperties: { id: 'must not be provided' },
+          },
+        ],
+      },
+    });
+  });
+
+  it('updates with a newer version, refuses a stale one, and deletes with a tombstone', async () => {
+    const { id } = await callUnary(sut, 'publishEvent', publish({ appId: 'app-1', event }));
+
+    const updated = await callUnary(
+      sut,
+      'updateEvent',
+      update({
+        appId: 'app-1',
+        id,
+        event: { ...event, version: 2 },
+      }),
+    );
+    expect(updated).toMatchObject({ id, version: 2 });
+    await expect(
+      callUnary(
+        sut,
+        'updateEvent',
+        update({ appId: 'app-1', id, event: { ...event, version: 2 } }),
+      ),
+    ).rejects.toMatchObject({ kind: 'aborted', details: { errors: [{ code: 'STALE_VERSION' }] } });
+    await expect(
+      callUnary(sut, 'deleteEvent', remove({ appId: 'app-2', id })),
+    ).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+
+    await callUnary(sut, 'deleteEvent', remove({ appId: 'app-1', id, publisherVersion: 2 }));
+
+    await waitFor(() => received.some((r) => r.key === id && r.value === null));
+    const versions = received
+      .filter((r) => r.key === id)
+      .map((r) => r.value?.event?.version ?? null);
+    expect(versions).toEqual([1, 2, null]);
+  });
+});
