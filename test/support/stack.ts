@@ -118,6 +118,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const [name, addressKey] of backends) {
       const service = await launch(name, {});
       if (addressKey) edgeEnv[addressKey] = `127.0.0.1:${service.grpcPort}`;
+      // The edge proxies /oauth/* to auth-gateway's HTTP.
+      if (name === 'auth-gateway')
+        edgeEnv.HTTP_URL_AUTH_GATEWAY = `http://127.0.0.1:${service.httpPort}`;
     }
     const edge = await launch('edge-gateway', edgeEnv);
     return { baseUrl: `http://127.0.0.1:${edge.httpPort}`, adminToken, services, stop };

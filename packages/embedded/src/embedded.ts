@@ -18,8 +18,19 @@ export interface EmbeddedOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** A developer app and a fan created at start, so the OAuth flow and the APIs can be tried at once. */
+export interface EmbeddedDemo {
+  apiKey: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  fanEmail: string;
+  fanPassword: string;
+}
+
 export interface EmbeddedMarquee {
   baseUrl: string;
+  demo: EmbeddedDemo;
   partnerUrl: string;
   adminToken: string;
   adminTokenGenerated: boolean;
@@ -69,14 +80,20 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
       });
       if (isPartner) partnerPort = running.httpPort ?? partnerPort;
       if (edgeAddressKey) edgeEnv[edgeAddressKey] = `${options.host}:${running.grpcPort}`;
+      // The edge proxies /oauth/* to auth-gateway's HTTP (the Helm chart sets the same variable).
+      if (service.name === 'auth-gateway')
+        edgeEnv.HTTP_URL_AUTH_GATEWAY = `http://${options.host}:${running.httpPort}`;
     }
     const edge = await start(bootable(edgeGatewayService), edgeEnv);
     const stop = async () => {
       for (const service of [...hosted].reverse()) await service.stop();
       await bus.close();
     };
+    const baseUrl = `http://${options.host}:${edge.httpPort}`;
+    const demo = await createDemo(baseUrl, adminToken);
     return {
-      baseUrl: `http://${options.host}:${edge.httpPort}`,
+      baseUrl,
+      demo,
       partnerUrl: `http://${options.host}:${partnerPort}`,
       adminToken,
       adminTokenGenerated: options.adminToken === undefined,
@@ -88,4 +105,30 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
     await bus.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** Provisions the demo app and fan through the public admin API, i.e. through the running AuthService. */
+async function createDemo(baseUrl: string, adminToken: string): Promise<EmbeddedDemo> {
+  const post = async <T>(path: string, body: unknown): Promise<T> => {
+    const response = await fetch(`${baseUrl}/admin/v1/${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 201) {
+      throw new Error(
+        `embedded: creating the demo ${path} failed: ${response.status} ${await response.text()}`,
+      );
+    }
+    return (await response.json()) as T;
+  };
+  const redirectUri = 'http://localhost:3000/callback';
+  const app = await post<{ apiKey: string; clientId: string; clientSecret: string }>('apps', {
+    name: 'Marquee demo app',
+    redirectUris: [redirectUri],
+  });
+  const fanEmail = 'fan@example.com';
+  const fanPassword = randomBytes(9).toString('base64url');
+  await post<{ id: string }>('fans', { email: fanEmail, password: fanPassword });
+  return { ...app, redirectUri, fanEmail, fanPassword };
 }

@@ -42,6 +42,12 @@ Marquee is running: every service in this process, in-memory event bus and stora
   partner 3P API  ${marquee.partnerUrl}
   admin token     ${marquee.adminToken}   ${tokenNote}
 
+  demo app        API key ${marquee.demo.apiKey}
+                  client id ${marquee.demo.clientId}   client secret ${marquee.demo.clientSecret}
+                  redirect URI ${marquee.demo.redirectUri}
+  demo fan        ${marquee.demo.fanEmail} / ${marquee.demo.fanPassword}
+  sign in         ${marquee.baseUrl}/oauth/authorize?response_type=code&scope=all&client_id=${marquee.demo.clientId}&redirect_uri=${encodeURIComponent(marquee.demo.redirectUri)}
+
   try: curl -s -X POST ${marquee.baseUrl}/admin/v1/apps -H "authorization: Bearer ${marquee.adminToken}" \\
          -H 'content-type: application/json' -d '{"name":"my app","redirectUris":["http://localhost:3000/callback"]}'
 Press Ctrl+C to stop.

@@ -76,6 +76,23 @@ describe('embedded default', () => {
     expect(await invalid.json()).toMatchObject({ error: { code: 'invalid_request' } });
   });
 
+  it('creates a demo app and a demo fan through the running AuthService at start', async () => {
+    expect(sut.demo).toMatchObject({
+      apiKey: expect.stringMatching(/^[\w-]{32,}$/),
+      clientId: expect.stringMatching(/^[\w-]{16,}$/),
+      clientSecret: expect.stringMatching(/^[\w-]{43,}$/),
+      redirectUri: 'http://localhost:3000/callback',
+      fanEmail: 'fan@example.com',
+    });
+    // The fan exists: creating it again is refused by auth-gateway (409 through the edge).
+    const again = await fetch(`${sut.baseUrl}/admin/v1/fans`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sut.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: sut.demo.fanEmail, password: 'whatever-long' }),
+    });
+    expect(again.status).toBe(409);
+  });
+
   it('serves the partner system on its own port', async () => {
     expect(sut.partnerUrl).not.toBe(sut.baseUrl);
     expect((await fetch(`${sut.partnerUrl}/healthz`)).status).toBe(200);

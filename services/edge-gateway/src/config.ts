@@ -24,6 +24,8 @@ export const configSchema = serviceConfigSchema({
   GRPC_ADDR_SECURE_ENTRY: grpcAddress('127.0.0.1:50056'),
   GRPC_ADDR_3P_CONNECTOR: grpcAddress('127.0.0.1:50057'),
   GRPC_ADDR_RECONCILER: grpcAddress('127.0.0.1:50058'),
+  /** auth-gateway's HTTP base URL: the edge proxies `/oauth/*` there (spec 01 {auth_url} on {base_url}). */
+  HTTP_URL_AUTH_GATEWAY: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8081'),
   /** Deadline of each call to a backend service. */
   BACKEND_DEADLINE_MS: z.coerce.number().int().positive().default(5_000),
 });

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { createAuthGatewayClient } from './adapters/auth-gateway-client.js';
+import { createCatalogIndexerClient } from './adapters/catalog-indexer-client.js';
+import { createDealsClient } from './adapters/deals-client.js';
+import { cachingDeveloperAccess } from './adapters/caching-developer-access.js';
 import type { EdgeGatewayConfig } from './config.js';
 import { registerEdgeRoutes } from './ports/http/edge-app.js';
 
@@ -25,13 +28,19 @@ export async function composeEdgeGateway(
   }
   const options = { deadlineMs: config.BACKEND_DEADLINE_MS, logger: infra.logger };
   const auth = createAuthGatewayClient(config.GRPC_ADDR_AUTH_GATEWAY, options);
+  const deals = createDealsClient(config.GRPC_ADDR_DEALS, options);
+  const catalog = createCatalogIndexerClient(config.GRPC_ADDR_CATALOG_INDEXER, options);
   return {
     http: (app) =>
       registerEdgeRoutes(app, {
         adminToken,
         version: OPENAPI_DOCUMENT_VERSION,
-        backends: { developerAccess: auth },
+        backends: { developerAccess: cachingDeveloperAccess(auth), deals, catalog },
       }),
-    stop: async () => auth.close(),
+    stop: async () => {
+      auth.close();
+      deals.close();
+      catalog.close();
+    },
   };
 }

@@ -1,0 +1,24 @@
+import { UsageError, type Command } from '../command.js';
+
+/** `marquee fans create`: SYSTEM.md §5 `POST /admin/v1/fans`. */
+export const fansCreate: Command = {
+  path: ['fans', 'create'],
+  summary: 'Create a fan account that can sign in at /oauth/authorize; prints its id (JSON)',
+  usage: '--email <email> (--password-stdin | --password <password>)',
+  options: {
+    email: { type: 'string' },
+    password: { type: 'string' },
+    // A password on the command line is visible to other users in `ps` and kept in shell history.
+    'password-stdin': { type: 'boolean' },
+  },
+  async run({ options, admin, out, readStdin }) {
+    const email = options.email;
+    if (typeof email !== 'string' || email === '') throw new UsageError('--email is required');
+    let password = options.password;
+    if (options['password-stdin'] === true) password = (await readStdin()).replace(/\r?\n$/, '');
+    if (typeof password !== 'string' || password === '')
+      throw new UsageError('--password-stdin or --password is required');
+    const created = await admin.post('fans', { email, password });
+    out(JSON.stringify(created, null, 2));
+  },
+};

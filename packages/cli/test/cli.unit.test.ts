@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli.js';
+
+interface Call {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+function harness(answer: (call: Call) => { status: number; body: unknown }, env = {}) {
+  const calls: Call[] = [];
+  const out: string[] = [];
+  const err: string[] = [];
+  const fakeFetch = (async (url: URL, init: RequestInit) => {
+    const call = {
+      url: String(url),
+      method: init.method ?? 'GET',
+      headers: init.headers as Record<string, string>,
+      body: JSON.parse(String(init.body)),
+    };
+    calls.push(call);
+    const { status, body } = answer(call);
+    return new Response(JSON.stringify(body), { status });
+  }) as unknown as typeof fetch;
+  const run = (argv: string[], stdin = '') =>
+    runCli(argv, {
+      env: { MARQUEE_URL: 'http://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456', ...env },
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+      readStdin: async () => stdin,
+      fetch: fakeFetch,
+    });
+  return { run, calls, out, err };
+}
+
+describe('marquee CLI', () => {
+  it('apps create posts name and every redirect URI with the admin token, and prints the credentials', async () => {
+    const sut = harness(() => ({
+      status: 201,
+      body: { apiKey: 'k', clientId: 'c', clientSecret: 's' },
+    }));
+    const code = await sut.run([
+      'apps',
+      'create',
+      '--name',
+      'My app',
+      '--redirect-uri',
+      'https://a.example/cb',
+      '--redirect-uri',
+      'http://localhost:3000/cb',
+    ]);
+    expect(code).toBe(0);
+    expect(sut.calls).toEqual([
+      {
+        url: 'http://edge.test:8080/admin/v1/apps',
+        method: 'POST',
+        headers: { authorization: 'Bearer admin-token-123456', 'content-type': 'application/json' },
+        body: {
+          name: 'My app',
+          redirectUris: ['https://a.example/cb', 'http://localhost:3000/cb'],
+        },
+      },
+    ]);
+    expect(JSON.parse(sut.out.join('\n'))).toEqual({
+      apiKey: 'k',
+      clientId: 'c',
+      clientSecret: 's',
+    });
+  });
+
+  it('fans create reads the password from stdin so it never shows in ps', async () => {
+    const sut = harness(() => ({ status: 201, body: { id: 'fan-1' } }));
+    const code = await sut.run(
+      ['fans', 'create', '--email', 'ann@example.com', '--password-stdin'],
+      'secret passphrase\n',
+    );
+    expect(code).toBe(0);
+    expect(sut.calls[0]!.body).toEqual({ email: 'ann@example.com', password: 'secret passphrase' });
+    expect(JSON.parse(sut.out.join('\n'))).toEqual({ id: 'fan-1' });
+  });
+
+  it('exits 1 and prints the API error body when the edge refuses', async () => {
+    const sut = harness(() => ({
+      status: 409,
+      body: { error: { code: 'already_exists', message: 'taken' } },
+    }));
+    const code = await sut.run(['fans', 'create', '--email', 'a@b.co', '--password', 'longenough']);
+    expect(code).toBe(1);
+    expect(sut.err.join('\n')).toContain('409');
+    expect(sut.err.join('\n')).toContain('already_exists');
+  });
+
+  it('exits 2 with the usage on a missing option, an unknown flag or an unknown command', async () => {
+    const sut = harness(() => ({ status: 500, body: {} }));
+    expect(await sut.run(['apps', 'create', '--name', 'x'])).toBe(2);
+    expect(await sut.run(['apps', 'create', '--nope'])).toBe(2);
+    expect(await sut.run(['tickets', 'print'])).toBe(2);
+    expect(sut.calls).toEqual([]);
+    expect(sut.err.join('\n')).toContain('usage');
+  });
+
+  it('refuses to run without ADMIN_TOKEN', async () => {
+    const sut = harness(() => ({ status: 201, body: {} }), { ADMIN_TOKEN: '' });
+    expect(await sut.run(['apps', 'create', '--name', 'x', '--redirect-uri', 'https://a/cb'])).toBe(
+      2,
+    );
+    expect(sut.err.join('\n')).toContain('ADMIN_TOKEN');
+  });
+});

@@ -1,0 +1,39 @@
+import type { AppRepository, FanRepository } from '../app/ports.js';
+import type { DeveloperApp } from '../domain/app.js';
+import type { Fan } from '../domain/fan.js';
+import type { AuthStores, Stored } from './auth-stores.js';
+
+/** Drops the store's version: the domain does not see it. */
+function plain<T extends object>(doc: Stored<T> | undefined): T | undefined {
+  if (!doc) return undefined;
+  const { version: _version, ...rest } = doc as Stored<T> & { version: number };
+  return rest as unknown as T;
+}
+
+/**
+ * The repositories over the platform's VersionedStore. Written once, so the memory adapter (embedded
+ * default, unit tests) and the Mongo adapter (distributed mode) cannot drift; one contract suite
+ * (test/repositories-contract.ts) runs on both.
+ */
+export function createAppRepository(stores: Pick<AuthStores, 'apps'>): AppRepository {
+  const first = async (filter: Partial<Record<keyof DeveloperApp, string>>) =>
+    plain<DeveloperApp>((await stores.apps.find(filter as never, { limit: 1 }))[0]);
+  return {
+    async insert(app) {
+      await stores.apps.insert(app);
+    },
+    byId: async (id) => plain<DeveloperApp>(await stores.apps.get(id)),
+    byClientId: (clientId) => first({ clientId }),
+    byApiKeyFingerprint: (apiKeyFingerprint) => first({ apiKeyFingerprint }),
+  };
+}
+
+export function createFanRepository(stores: Pick<AuthStores, 'fans'>): FanRepository {
+  return {
+    async insert(fan) {
+      await stores.fans.insert(fan);
+    },
+    byId: async (id) => plain<Fan>(await stores.fans.get(id)),
+    byEmail: async (email) => plain<Fan>((await stores.fans.find({ email }, { limit: 1 }))[0]),
+  };
+}

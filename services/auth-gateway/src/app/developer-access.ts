@@ -1,0 +1,151 @@
+import { DEFAULT_QUOTA, validateNewApp, type DeveloperApp, type Quota } from '../domain/app.js';
+import { AuthError } from '../domain/errors.js';
+import { validateNewFan } from '../domain/fan.js';
+import { DAY_MS, SECOND_MS, windowOf } from '../domain/rate-window.js';
+import type { AppRepository, Clock, FanRepository, RateCounter, SecretHasher } from './ports.js';
+import { fingerprint, newId, newSecret } from './secrets.js';
+
+export interface AppCredentials {
+  appId: string;
+  apiKey: string;
+  clientId: string;
+  /** Shown once; only its argon2id hash is kept. */
+  clientSecret: string;
+}
+
+export interface ApiKeyCheck {
+  valid: boolean;
+  appId: string;
+  clientId: string;
+  status: 'active' | 'suspended' | 'unknown';
+  quota: Quota;
+}
+
+export interface RateLimitState {
+  /** `Rate-Limit`: calls per day. */
+  limit: number;
+  /** `Rate-Limit-Available`: calls left today after this one. */
+  available: number;
+  /** `Rate-Limit-Reset`: end of the day window, epoch ms. */
+  resetEpochMs: number;
+  /** Over the daily or the per-second quota: refuse the call (it was not counted). */
+  over: boolean;
+}
+
+export interface DeveloperAccessDeps {
+  apps: AppRepository;
+  fans: FanRepository;
+  counter: RateCounter;
+  hasher: SecretHasher;
+  clock: Clock;
+  /** Quota of new apps (configurable per deployment; stored per app). */
+  defaultQuota?: Quota;
+  /** How long an app's quota is reused by CheckRateLimit before it is re-read. */
+  quotaCacheMs?: number;
+}
+
+/**
+ * Developer apps, API keys and quotas (issue 3 §3). auth-gateway is the one place that counts
+ * calls, so the count is right however many edge replicas there are (README §Rate limits).
+ */
+export class DeveloperAccess {
+  private readonly quotas = new Map<string, { quota: Quota; until: number }>();
+
+  constructor(private readonly deps: DeveloperAccessDeps) {}
+
+  async createApp(input: {
+    name: string;
+    redirectUris: readonly string[];
+  }): Promise<AppCredentials> {
+    const valid = validateNewApp(input);
+    const apiKey = newSecret(24);
+    const clientSecret = newSecret(32);
+    const app: DeveloperApp = {
+      id: newId(),
+      name: valid.name,
+      clientId: newSecret(16),
+      clientSecretHash: await this.deps.hasher.hash(clientSecret),
+      apiKeyFingerprint: fingerprint(apiKey),
+      redirectUris: valid.redirectUris,
+      status: 'active',
+      quota: { ...(this.deps.defaultQuota ?? DEFAULT_QUOTA) },
+      createdAt: this.deps.clock(),
+    };
+    await this.deps.apps.insert(app);
+    return { appId: app.id, apiKey, clientId: app.clientId, clientSecret };
+  }
+
+  async createFan(input: { email: string; password: string }): Promise<{ id: string }> {
+    const valid = validateNewFan(input);
+    if (await this.deps.fans.byEmail(valid.email)) {
+      throw new AuthError('already_exists', 'a fan with this e-mail address exists');
+    }
+    const id = newId();
+    await this.deps.fans.insert({
+      id,
+      email: valid.email,
+      passwordHash: await this.deps.hasher.hash(valid.password),
+      createdAt: this.deps.clock(),
+    });
+    return { id };
+  }
+
+  async validateApiKey(apiKey: string): Promise<ApiKeyCheck> {
+    const app = apiKey ? await this.deps.apps.byApiKeyFingerprint(fingerprint(apiKey)) : undefined;
+    if (!app) {
+      return {
+        valid: false,
+        appId: '',
+        clientId: '',
+        status: 'unknown',
+        quota: { perDay: 0, perSecond: 0 },
+      };
+    }
+    return {
+      valid: app.status === 'active',
+      appId: app.id,
+      clientId: app.clientId,
+      status: app.status,
+      quota: app.quota,
+    };
+  }
+
+  /**
+   * Counts one call (or `cost`) against the app's daily and per-second windows. A refused call is
+   * given back, so a client hammering past its quota does not push its own reset further away.
+   */
+  async checkRateLimit(appId: string, cost = 1): Promise<RateLimitState> {
+    const units = cost > 0 ? cost : 1;
+    const quota = await this.quotaOf(appId);
+    const now = this.deps.clock().getTime();
+    const day = windowOf(appId, DAY_MS, now);
+    const second = windowOf(appId, SECOND_MS, now);
+    const { counter } = this.deps;
+    const usedToday = await counter.add(day.key, units, day.resetEpochMs);
+    let over = usedToday > quota.perDay;
+    if (!over) {
+      const usedThisSecond = await counter.add(second.key, units, second.resetEpochMs);
+      if (usedThisSecond > quota.perSecond) {
+        over = true;
+        await counter.add(second.key, -units, second.resetEpochMs);
+      }
+    }
+    const counted = over ? await counter.add(day.key, -units, day.resetEpochMs) : usedToday;
+    return {
+      limit: quota.perDay,
+      available: Math.max(0, quota.perDay - counted),
+      resetEpochMs: day.resetEpochMs,
+      over,
+    };
+  }
+
+  private async quotaOf(appId: string): Promise<Quota> {
+    const now = this.deps.clock().getTime();
+    const cached = this.quotas.get(appId);
+    if (cached && cached.until > now) return cached.quota;
+    const app = await this.deps.apps.byId(appId);
+    if (!app) throw new AuthError('not_found', 'unknown app');
+    this.quotas.set(appId, { quota: app.quota, until: now + (this.deps.quotaCacheMs ?? 30_000) });
+    return app.quota;
+  }
+}

@@ -1,0 +1,74 @@
+import { AuthError } from './errors.js';
+
+/**
+ * A developer app: the holder of an API key (every public API family) and an OAuth client of the
+ * fans' authorization-code flow (spec 01 §Terms). Secrets are never stored in clear: the API key
+ * as a SHA-256 fingerprint (a 192-bit random value; looked up on every call, so the hash must be
+ * deterministic and fast), the client secret as an argon2id hash.
+ */
+export interface DeveloperApp {
+  id: string;
+  name: string;
+  /** Public OAuth client id. */
+  clientId: string;
+  clientSecretHash: string;
+  apiKeyFingerprint: string;
+  /** Exact-match allow-list (RFC 9700 §2.1: no pattern matching). */
+  redirectUris: string[];
+  status: AppStatus;
+  quota: Quota;
+  createdAt: Date;
+}
+
+export type AppStatus = 'active' | 'suspended';
+
+/** REAL-APIS.md §Discovery v2: 5000 calls a day at 5 calls a second by default, per app. */
+export interface Quota {
+  perDay: number;
+  perSecond: number;
+}
+
+export const DEFAULT_QUOTA: Quota = { perDay: 5000, perSecond: 5 };
+
+export const MAX_REDIRECT_URIS = 20;
+
+/**
+ * A registrable redirect URI: absolute, http(s), no fragment (RFC 6749 §3.1.2). Plain http only
+ * for loopback hosts (RFC 8252 §7.3) — anything else would send codes over the network in clear.
+ */
+export function validateRedirectUri(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new AuthError('invalid_argument', `redirect URI is not an absolute URL: ${raw}`);
+  }
+  if (url.hash !== '' || raw.includes('#')) {
+    throw new AuthError('invalid_argument', `redirect URI must not contain a fragment: ${raw}`);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new AuthError(
+      'invalid_argument',
+      `redirect URI must use https (http only for localhost): ${raw}`,
+    );
+  }
+  return raw;
+}
+
+export function validateNewApp(input: { name: string; redirectUris: readonly string[] }): {
+  name: string;
+  redirectUris: string[];
+} {
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > 100) {
+    throw new AuthError('invalid_argument', 'name must be 1 to 100 characters');
+  }
+  if (input.redirectUris.length === 0 || input.redirectUris.length > MAX_REDIRECT_URIS) {
+    throw new AuthError(
+      'invalid_argument',
+      `redirectUris must list 1 to ${MAX_REDIRECT_URIS} URIs`,
+    );
+  }
+  return { name, redirectUris: [...new Set(input.redirectUris.map(validateRedirectUri))] };
+}

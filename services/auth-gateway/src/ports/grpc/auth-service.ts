@@ -1,0 +1,48 @@
+import { authV1 } from '@marquee/proto';
+import type { DeveloperAccess } from '../../app/developer-access.js';
+
+const DAY_MS = 86_400_000;
+
+const statusOf = {
+  active: authV1.AppStatus.APP_STATUS_ACTIVE,
+  suspended: authV1.AppStatus.APP_STATUS_SUSPENDED,
+  unknown: authV1.AppStatus.APP_STATUS_UNSPECIFIED,
+} as const;
+
+export interface TokenIntrospection {
+  introspect(accessToken: string): Promise<authV1.IntrospectTokenResponse>;
+}
+
+/**
+ * `marquee.auth.v1.AuthService`: maps messages to the use cases and back, nothing more. Errors
+ * thrown by the use cases carry a `kind`, which the platform's server turns into the status code.
+ */
+export function authServiceImplementation(
+  access: DeveloperAccess,
+  tokens: TokenIntrospection,
+): authV1.AuthServiceServer {
+  return {
+    validateApiKey: (async (call: { request: authV1.ValidateApiKeyRequest }, callback) => {
+      const check = await access.validateApiKey(call.request.apiKey);
+      callback(null, {
+        valid: check.valid,
+        appId: check.appId,
+        clientId: check.clientId,
+        status: statusOf[check.status],
+        quota: { limit: check.quota.perDay, windowMs: DAY_MS },
+      });
+    }) as authV1.AuthServiceServer['validateApiKey'],
+    introspectToken: (async (call: { request: authV1.IntrospectTokenRequest }, callback) => {
+      callback(null, await tokens.introspect(call.request.accessToken));
+    }) as authV1.AuthServiceServer['introspectToken'],
+    checkRateLimit: (async (call: { request: authV1.CheckRateLimitRequest }, callback) => {
+      callback(null, await access.checkRateLimit(call.request.appId, call.request.cost));
+    }) as authV1.AuthServiceServer['checkRateLimit'],
+    createApp: (async (call: { request: authV1.CreateAppRequest }, callback) => {
+      callback(null, await access.createApp(call.request));
+    }) as authV1.AuthServiceServer['createApp'],
+    createFan: (async (call: { request: authV1.CreateFanRequest }, callback) => {
+      callback(null, await access.createFan(call.request));
+    }) as authV1.AuthServiceServer['createFan'],
+  };
+}

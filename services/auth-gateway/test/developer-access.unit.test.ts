@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryAuthStores } from '../src/adapters/auth-stores.js';
+import { createMemoryRateCounter } from '../src/adapters/rate-counters.js';
+import { createAppRepository, createFanRepository } from '../src/adapters/store-repositories.js';
+import { DeveloperAccess } from '../src/app/developer-access.js';
+import type { SecretHasher } from '../src/app/ports.js';
+
+/** A fast stand-in for argon2 (the real hasher has its own test); never stores the clear text. */
+const hasher: SecretHasher = {
+  hash: async (secret) => `h(${Buffer.from(secret).toString('base64')})`,
+  verify: async (hash, secret) => hash === `h(${Buffer.from(secret).toString('base64')})`,
+};
+
+function build(options: { now?: () => number; perDay?: number; perSecond?: number } = {}) {
+  const stores = createMemoryAuthStores();
+  let now = options.now ?? (() => Date.parse('2026-03-04T10:00:00.000Z'));
+  const sut = new DeveloperAccess({
+    apps: createAppRepository(stores),
+    fans: createFanRepository(stores),
+    counter: createMemoryRateCounter(() => now()),
+    hasher,
+    clock: () => new Date(now()),
+    defaultQuota: { perDay: options.perDay ?? 5000, perSecond: options.perSecond ?? 5 },
+  });
+  return {
+    sut,
+    stores,
+    setNow: (ms: number) => {
+      now = () => ms;
+    },
+  };
+}
+
+const newApp = { name: 'Concert finder', redirectUris: ['https://finder.example/cb'] };
+
+describe('DeveloperAccess: apps and keys', () => {
+  it('creates an app whose API key validates, and keeps only hashes of its secrets', async () => {
+    const { sut, stores } = build();
+    const created = await sut.createApp(newApp);
+    expect(created.apiKey.length).toBeGreaterThanOrEqual(32);
+    expect(created.clientSecret.length).toBeGreaterThanOrEqual(43);
+    const check = await sut.validateApiKey(created.apiKey);
+    expect(check).toMatchObject({
+      valid: true,
+      appId: created.appId,
+      clientId: created.clientId,
+      status: 'active',
+      quota: { perDay: 5000, perSecond: 5 },
+    });
+    const stored = JSON.stringify(await stores.apps.find());
+    expect(stored).not.toContain(created.apiKey);
+    expect(stored).not.toContain(created.clientSecret);
+  });
+
+  it('answers an unknown or empty key as invalid, not as an error', async () => {
+    const { sut } = build();
+    await sut.createApp(newApp);
+    expect(await sut.validateApiKey('guessed-key')).toMatchObject({ valid: false, appId: '' });
+    expect(await sut.validateApiKey('')).toMatchObject({ valid: false, status: 'unknown' });
+  });
+
+  it('gives every app distinct credentials', async () => {
+    const { sut } = build();
+    const a = await sut.createApp(newApp);
+    const b = await sut.createApp(newApp);
+    expect(
+      new Set([a.apiKey, b.apiKey, a.clientId, b.clientId, a.clientSecret, b.clientSecret]).size,
+    ).toBe(6);
+  });
+
+  it('refuses redirect URIs that would leak codes: relative, fragment, plain http off loopback', async () => {
+    const { sut } = build();
+    for (const uri of [
+      '/cb',
+      'https://a.example/cb#x',
+      'http://a.example/cb',
+      'javascript:alert(1)',
+    ]) {
+      await expect(sut.createApp({ name: 'x', redirectUris: [uri] })).rejects.toMatchObject({
+        kind: 'invalid_argument',
+      });
+    }
+    await expect(
+      sut.createApp({ name: 'dev', redirectUris: ['http://localhost:3000/cb'] }),
+    ).resolves.toBeDefined();
+  });
+});
+
+describe('DeveloperAccess: fans', () => {
+  it('creates a fan once per e-mail, case-insensitively', async () => {
+    const { sut } = build();
+    const fan = await sut.createFan({ email: 'Ann@Example.com', password: 'correct horse' });
+    expect(fan.id).toBeTruthy();
+    await expect(
+      sut.createFan({ email: 'ann@example.COM ', password: 'another one' }),
+    ).rejects.toMatchObject({ kind: 'already_exists' });
+  });
+
+  it('refuses a short password and a malformed e-mail', async () => {
+    const { sut } = build();
+    await expect(sut.createFan({ email: 'a@b.co', password: 'short' })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+    await expect(
+      sut.createFan({ email: 'not-mail', password: 'long enough' }),
+    ).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+  });
+});
+
+describe('DeveloperAccess: rate limits', () => {
+  it('counts calls down from the daily quota and resets at the end of the UTC day', async () => {
+    const { sut } = build();
+    const { appId } = await sut.createApp(newApp);
+    const first = await sut.checkRateLimit(appId);
+    const second = await sut.checkRateLimit(appId);
+    expect(first).toEqual({
+      limit: 5000,
+      available: 4999,
+      resetEpochMs: Date.parse('2026-03-05T00:00:00.000Z'),
+      over: false,
+    });
+    expect(second.available).toBe(4998);
+  });
+
+  it('refuses the sixth call within one second, and allows calls again the next second', async () => {
+    const { sut, setNow } = build();
+    const { appId } = await sut.createApp(newApp);
+    const t = Date.parse('2026-03-04T10:00:00.000Z');
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push(await sut.checkRateLimit(appId));
+    expect(answers.map((a) => a.over)).toEqual([false, false, false, false, false, true]);
+    expect(answers[5]!.available).toBe(4995); // the refused call is not counted
+    setNow(t + 1_000);
+    expect((await sut.checkRateLimit(appId)).over).toBe(false);
+  });
+
+  it('refuses calls over the daily quota until the next day', async () => {
+    const { sut, setNow } = build({ perDay: 3, perSecond: 100 });
+    const { appId } = await sut.createApp(newApp);
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(await sut.checkRateLimit(appId));
+    expect(results.map((r) => [r.over, r.available])).toEqual([
+      [false, 2],
+      [false, 1],
+      [false, 0],
+      [true, 0],
+    ]);
+    setNow(Date.parse('2026-03-05T00:00:00.001Z'));
+    expect(await sut.checkRateLimit(appId)).toMatchObject({ over: false, available: 2 });
+  });
+
+  it('keeps separate counts per app', async () => {
+    const { sut } = build({ perDay: 1 });
+    const a = await sut.createApp(newApp);
+    const b = await sut.createApp(newApp);
+    expect((await sut.checkRateLimit(a.appId)).over).toBe(false);
+    expect((await sut.checkRateLimit(a.appId)).over).toBe(true);
+    expect((await sut.checkRateLimit(b.appId)).over).toBe(false);
+  });
+});

@@ -1,0 +1,61 @@
+import type { ApiKeyCheck, DeveloperAccess } from '../app/backends.js';
+
+export interface CachingOptions {
+  /** How long a valid key is trusted without asking auth-gateway (a suspension shows after at most this). */
+  validTtlMs?: number;
+  /** How long an unknown key is remembered: short, so a just-created key works almost at once. */
+  invalidTtlMs?: number;
+  /** Bound on remembered keys; the least recently used go first. */
+  maxEntries?: number;
+  now?: () => number;
+}
+
+/**
+ * The edge's short local cache of API-key checks (SYSTEM.md §4) around the auth-gateway client.
+ * Concurrent checks of one key share one call; errors are never cached (an auth-gateway outage must
+ * not turn into a minute of 401s). Rate-limit checks are NOT cached: auth-gateway counts every call,
+ * so quotas hold across any number of edge replicas (edge-gateway README §API keys and quotas).
+ */
+export function cachingDeveloperAccess(
+  inner: DeveloperAccess,
+  options: CachingOptions = {},
+): DeveloperAccess {
+  const validTtlMs = options.validTtlMs ?? 30_000;
+  const invalidTtlMs = options.invalidTtlMs ?? 2_000;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, { check: ApiKeyCheck; until: number }>();
+  const inFlight = new Map<string, Promise<ApiKeyCheck>>();
+
+  const remember = (key: string, check: ApiKeyCheck) => {
+    cache.delete(key);
+    cache.set(key, { check, until: now() + (check.valid ? validTtlMs : invalidTtlMs) });
+    while (cache.size > maxEntries) cache.delete(cache.keys().next().value!);
+  };
+
+  return {
+    createApp: (input) => inner.createApp(input),
+    createFan: (input) => inner.createFan(input),
+    checkRateLimit: (appId) => inner.checkRateLimit(appId),
+    async validateApiKey(apiKey) {
+      const hit = cache.get(apiKey);
+      if (hit && hit.until > now()) {
+        // Map order is recency order: move the hit to the back.
+        cache.delete(apiKey);
+        cache.set(apiKey, hit);
+        return hit.check;
+      }
+      const pending = inFlight.get(apiKey);
+      if (pending) return pending;
+      const call = inner
+        .validateApiKey(apiKey)
+        .then((check) => {
+          remember(apiKey, check);
+          return check;
+        })
+        .finally(() => inFlight.delete(apiKey));
+      inFlight.set(apiKey, call);
+      return call;
+    },
+  };
+}
