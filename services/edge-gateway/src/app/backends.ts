@@ -4,6 +4,8 @@
  * Each issue that adds an API family adds its port here.
  */
 
+import type { DealsBackend } from './deals.js';
+
 export interface NewApp {
   name: string;
   redirectUris: string[];
@@ -41,4 +43,6 @@ export interface DeveloperAccess {
 
 export interface Backends {
   developerAccess: DeveloperAccess;
+  /** Deals search and deals administration (deals service; port in deals.ts). */
+  deals: DealsBackend;
 }

@@ -1,5 +1,7 @@
 import type { Backends } from '../../app/backends.js';
 import { adminRoutes } from './admin/admin-routes.js';
+import { dealsAdminRoutes } from './admin/deals-admin-routes.js';
+import { dealsRoutes } from './families/deals-routes.js';
 import type { FamilyRoutes } from './families/register-family.js';
 
 export interface RouteContext {
@@ -14,5 +16,6 @@ export interface RouteContext {
 export const familyRoutes: Readonly<
   Record<string, ReadonlyArray<(context: RouteContext) => FamilyRoutes>>
 > = {
-  admin: [({ backends }) => adminRoutes(backends)],
+  admin: [({ backends }) => adminRoutes(backends), ({ backends }) => dealsAdminRoutes(backends)],
+  deals: [({ backends }) => dealsRoutes(backends)],
 };

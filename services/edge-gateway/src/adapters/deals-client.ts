@@ -1,0 +1,160 @@
+import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
+import type { Logger } from '@marquee/platform/logger';
+import { DistanceUnit, type Money } from '@marquee/proto/common/v1';
+import {
+  DealsServiceClient,
+  DealState,
+  Exclusivity,
+  SearchDealsRequest,
+  type Deal,
+  type DealEvent,
+} from '@marquee/proto/deals/v1';
+import type { DealExclusivity, DealRecord, DealSearchEvent, DealsBackend } from '../app/deals.js';
+
+const toExclusivity = (e: DealExclusivity): Exclusivity =>
+  e === 'EXCLUSIVE' ? Exclusivity.EXCLUSIVITY_EXCLUSIVE : Exclusivity.EXCLUSIVITY_NONEXCLUSIVE;
+
+/** ISO 4217 currencies whose minor unit is not 1/100. */
+const minorUnits: Record<string, number> = {
+  BHD: 1000,
+  CLP: 1,
+  IQD: 1000,
+  ISK: 1,
+  JOD: 1000,
+  JPY: 1,
+  KRW: 1,
+  KWD: 1000,
+  OMR: 1000,
+  TND: 1000,
+  UGX: 1,
+  VND: 1,
+};
+
+/** The platform's minor units → the API's decimal amount (2550 USD → 25.5). */
+export const toAmount = (money: Money): number =>
+  money.amountMinor / (minorUnits[money.currency.toUpperCase()] ?? 100);
+
+export function toRecord(deal: Deal): DealRecord {
+  return {
+    id: deal.id,
+    eventId: deal.eventId,
+    dealName: deal.name,
+    dealDescription: deal.description,
+    ...(deal.offerCode ? { dealOfferCode: deal.offerCode } : {}),
+    exclusivity:
+      deal.exclusivity === Exclusivity.EXCLUSIVITY_EXCLUSIVE ? 'EXCLUSIVE' : 'NONEXCLUSIVE',
+    state: deal.state === DealState.DEAL_STATE_ENDED ? 'ENDED' : 'ACTIVE',
+    version: deal.version,
+    createdAt: (deal.createdAt ?? new Date(0)).toISOString(),
+    updatedAt: (deal.updatedAt ?? new Date(0)).toISOString(),
+  };
+}
+
+/** `DealEvent` → spec 01 "Deals search result" event (public numeric ids; prices in major units). */
+export function toSearchEvent(event: DealEvent): DealSearchEvent {
+  const venue = event.venue;
+  const price = event.minPrice ?? event.maxPrice;
+  return {
+    eventId: event.eventId,
+    eventName: event.eventName,
+    ...(event.eventDate ? { eventDate: event.eventDate.toISOString() } : {}),
+    ...(event.onsaleOnDate ? { onsaleOnDate: event.onsaleOnDate.toISOString() } : {}),
+    eventDetailsLink: event.eventDetailsLink,
+    ...(event.minPrice ? { minPrice: toAmount(event.minPrice) } : {}),
+    ...(event.maxPrice ? { maxPrice: toAmount(event.maxPrice) } : {}),
+    ...(price ? { currency: price.currency } : {}),
+    deals: event.deals.map((d) => ({
+      dealName: d.name,
+      dealDescription: d.description,
+      ...(d.offerCode ? { dealOfferCode: d.offerCode } : {}),
+    })),
+    attractions: event.attractions.map((a) => ({ attractionId: a.number, attractionName: a.name })),
+    ...(venue
+      ? {
+          venue: {
+            venueId: venue.number,
+            venueName: venue.name,
+            ...(venue.location
+              ? { venueLatitude: venue.location.latitude, venueLongitude: venue.location.longitude }
+              : {}),
+          },
+        }
+      : {}),
+    categorization: {
+      majorGenres: event.majorGenres.map((g) => ({ name: g.name, id: g.number })),
+      minorGenres: event.minorGenres.map((g) => ({ name: g.name, id: g.number })),
+    },
+  };
+}
+
+/** deals over gRPC, as the edge's DealsBackend port. Errors arrive as AppError kinds. */
+export function createDealsClient(
+  address: string,
+  options: { deadlineMs: number; logger: Logger },
+): DealsBackend & { close(): void } {
+  const client = createGrpcClient(DealsServiceClient, address, options);
+  return {
+    async searchDeals(query) {
+      const request = SearchDealsRequest.fromPartial({
+        dealId: query.dealId ?? '',
+        exclusivities: query.exclusivities.map(toExclusivity),
+        marketIds: query.marketIds,
+        country: query.country,
+        city: query.city ?? '',
+        state: query.state ?? '',
+        ...(query.near
+          ? {
+              location: { latitude: query.near.latitude, longitude: query.near.longitude },
+              radius: query.near.radius,
+              radiusUnit:
+                query.near.unit === 'miles'
+                  ? DistanceUnit.DISTANCE_UNIT_MILES
+                  : DistanceUnit.DISTANCE_UNIT_KILOMETERS,
+            }
+          : {}),
+        majorGenreId: query.majorGenreId?.toString() ?? '',
+        minorGenreId: query.minorGenreId?.toString() ?? '',
+        venueId: query.venueId?.toString() ?? '',
+        attractionId: query.attractionId?.toString() ?? '',
+        ...(query.timeRangeStart ? { timeRangeStart: query.timeRangeStart } : {}),
+        ...(query.timeRangeEnd ? { timeRangeEnd: query.timeRangeEnd } : {}),
+        page: { offset: query.startRow, limit: query.rows },
+        qa: query.qa,
+      });
+      const answer = await callUnary(client, 'searchDeals', request);
+      return {
+        hits: answer.events.length,
+        totalHits: answer.page?.total ?? answer.events.length,
+        events: answer.events.map(toSearchEvent),
+      };
+    },
+    async createDeal(input) {
+      const { deal } = await callUnary(client, 'createDeal', {
+        eventId: input.eventId,
+        name: input.dealName,
+        description: input.dealDescription,
+        offerCode: input.dealOfferCode ?? '',
+        exclusivity: toExclusivity(input.exclusivity),
+      });
+      return toRecord(deal!);
+    },
+    async updateDeal(id, change) {
+      const { deal } = await callUnary(client, 'updateDeal', {
+        id,
+        name: change.dealName,
+        description: change.dealDescription,
+        offerCode: change.dealOfferCode ?? '',
+        exclusivity: toExclusivity(change.exclusivity),
+        expectedVersion: change.expectedVersion ?? 0,
+      });
+      return toRecord(deal!);
+    },
+    async endDeal(id) {
+      return toRecord((await callUnary(client, 'endDeal', { id })).deal!);
+    },
+    async getDeal(id) {
+      return toRecord((await callUnary(client, 'getDeal', { id })).deal!);
+    },
+    close: () => client.close(),
+  };
+}

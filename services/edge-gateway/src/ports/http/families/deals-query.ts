@@ -1,0 +1,140 @@
+import type { DealExclusivity, DealSearchQuery, RadiusUnit } from '../../../app/deals.js';
+
+/**
+ * The query string of a deals search → a DealSearchQuery with the spec's defaults (spec 01
+ * §Deals service: exclusivities both, startRow 0, rows 25 (max 500), country US, radius 10,
+ * radiusUnit kilometers). Anything unacceptable throws kind `invalid_argument`, which the deals
+ * family answers 406 `{message, statusCode}`. Market ids are checked against the market table by
+ * the deals service, which owns it.
+ */
+
+export class DealsQueryError extends Error {
+  readonly kind = 'invalid_argument';
+}
+
+type Raw = Record<string, unknown>;
+
+const bad = (message: string) => new DealsQueryError(message);
+
+/** A parameter's values: repeated keys and comma-separated lists both work; empty values are absent. */
+function values(raw: Raw, name: string): string[] {
+  const value = raw[name];
+  const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return list
+    .flatMap((v) => String(v).split(','))
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
+}
+
+function single(raw: Raw, name: string): string | undefined {
+  const list = values(raw, name);
+  if (list.length > 1) throw bad(`${name} must be given once`);
+  return list[0];
+}
+
+function integer(raw: Raw, name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  const text = single(raw, name);
+  if (text === undefined) return undefined;
+  if (!/^-?\d+$/.test(text)) throw bad(`${name} must be an integer`);
+  const value = Number(text);
+  if (value < min || value > max) throw bad(`${name} must be from ${min} to ${max}`);
+  return value;
+}
+
+function decimal(raw: Raw, name: string, min: number, max: number, exclusiveMin = false) {
+  const text = single(raw, name);
+  if (text === undefined) return undefined;
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) throw bad(`${name} must be a number`);
+  const value = Number(text);
+  if (value < min || value > max || (exclusiveMin && value === min))
+    throw bad(
+      `${name} must be ${exclusiveMin ? 'greater than' : 'from'} ${min} ${exclusiveMin ? 'and at most' : 'to'} ${max}`,
+    );
+  return value;
+}
+
+const ISO_DATE_TIME =
+  /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** ISO 8601 date or date-time; without a zone it is UTC (the API speaks UTC, spec 01). */
+function dateTime(raw: Raw, name: string): Date | undefined {
+  const text = single(raw, name);
+  if (text === undefined) return undefined;
+  if (!ISO_DATE_TIME.test(text)) throw bad(`${name} must be an ISO 8601 date-time`);
+  const zoned = /T.*(Z|[+-]\d{2}:?\d{2})$/.test(text)
+    ? text
+    : text.includes('T')
+      ? `${text}Z`
+      : `${text}T00:00:00Z`;
+  const value = new Date(zoned.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  if (Number.isNaN(value.getTime())) throw bad(`${name} is not a valid date-time`);
+  return value;
+}
+
+function oneOf<T extends string>(text: string, allowed: readonly T[], name: string): T {
+  const found = allowed.find((a) => a.toLowerCase() === text.toLowerCase());
+  if (!found) throw bad(`${name} must be one of ${allowed.join(', ')}`);
+  return found;
+}
+
+export const MAX_ROWS = 500;
+
+export function parseDealsQuery(
+  raw: Raw,
+  scope: { dealId?: string; qa: boolean },
+): DealSearchQuery {
+  const exclusivities = values(raw, 'exclusivities').map((v) =>
+    oneOf<DealExclusivity>(v, ['EXCLUSIVE', 'NONEXCLUSIVE'], 'exclusivities'),
+  );
+  const marketIds = values(raw, 'marketIds').map((v) => {
+    if (!/^\d{1,9}$/.test(v)) throw bad('marketIds must be market ids (integers)');
+    return Number(v);
+  });
+  const country = single(raw, 'country') ?? 'US';
+  if (!/^[A-Za-z]{2}$/.test(country)) throw bad('country must be a two-letter country code');
+  const city = single(raw, 'city');
+  const state = single(raw, 'state');
+  for (const [name, value] of [
+    ['city', city],
+    ['state', state],
+  ] as const)
+    if (value !== undefined && value.length > 100)
+      throw bad(`${name} is longer than 100 characters`);
+  const latitude = decimal(raw, 'latitude', -90, 90);
+  const longitude = decimal(raw, 'longitude', -180, 180);
+  if ((latitude === undefined) !== (longitude === undefined))
+    throw bad('latitude and longitude must be given together');
+  const radius = decimal(raw, 'radius', 0, 20_038, true) ?? 10;
+  const unitText = single(raw, 'radiusUnit');
+  const unit: RadiusUnit = unitText
+    ? oneOf<RadiusUnit>(unitText, ['miles', 'kilometers'], 'radiusUnit')
+    : 'kilometers';
+  const ids = {
+    majorGenreId: integer(raw, 'majorGenreId', 1),
+    minorGenreId: integer(raw, 'minorGenreId', 1),
+    venueId: integer(raw, 'venueId', 1),
+    attractionId: integer(raw, 'attractionId', 1),
+  };
+  const timeRangeStart = dateTime(raw, 'timeRangeStart');
+  const timeRangeEnd = dateTime(raw, 'timeRangeEnd');
+  if (timeRangeStart && timeRangeEnd && timeRangeStart > timeRangeEnd)
+    throw bad('timeRangeStart must not be after timeRangeEnd');
+  return {
+    ...(scope.dealId !== undefined ? { dealId: scope.dealId } : {}),
+    exclusivities:
+      exclusivities.length > 0 ? [...new Set(exclusivities)] : ['EXCLUSIVE', 'NONEXCLUSIVE'],
+    marketIds: [...new Set(marketIds)],
+    country: country.toUpperCase(),
+    ...(city !== undefined ? { city } : {}),
+    ...(state !== undefined ? { state } : {}),
+    ...(latitude !== undefined && longitude !== undefined
+      ? { near: { latitude, longitude, radius, unit } }
+      : {}),
+    ...Object.fromEntries(Object.entries(ids).filter(([, v]) => v !== undefined)),
+    ...(timeRangeStart ? { timeRangeStart } : {}),
+    ...(timeRangeEnd ? { timeRangeEnd } : {}),
+    startRow: integer(raw, 'startRow', 0, 1_000_000_000) ?? 0,
+    rows: integer(raw, 'rows', 1, MAX_ROWS) ?? 25,
+    qa: scope.qa,
+  };
+}
