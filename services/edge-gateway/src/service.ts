@@ -3,6 +3,7 @@ import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { createAuthGatewayClient } from './adapters/auth-gateway-client.js';
 import { createCatalogIndexerClient } from './adapters/catalog-indexer-client.js';
 import { createDealsClient } from './adapters/deals-client.js';
+import { createPublisherClient } from './adapters/publisher-client.js';
 import { cachingDeveloperAccess } from './adapters/caching-developer-access.js';
 import type { EdgeGatewayConfig } from './config.js';
 import { registerEdgeRoutes } from './ports/http/edge-app.js';
@@ -30,17 +31,19 @@ export async function composeEdgeGateway(
   const auth = createAuthGatewayClient(config.GRPC_ADDR_AUTH_GATEWAY, options);
   const deals = createDealsClient(config.GRPC_ADDR_DEALS, options);
   const catalog = createCatalogIndexerClient(config.GRPC_ADDR_CATALOG_INDEXER, options);
+  const publishing = createPublisherClient(config.GRPC_ADDR_PUBLISHER, options);
   return {
     http: (app) =>
       registerEdgeRoutes(app, {
         adminToken,
         version: OPENAPI_DOCUMENT_VERSION,
-        backends: { developerAccess: cachingDeveloperAccess(auth), deals, catalog },
+        backends: { developerAccess: cachingDeveloperAccess(auth), deals, catalog, publishing },
       }),
     stop: async () => {
       auth.close();
       deals.close();
       catalog.close();
+      publishing.close();
     },
   };
 }

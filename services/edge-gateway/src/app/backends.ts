@@ -5,6 +5,7 @@
  */
 
 import type { DealsBackend } from './deals.js';
+import type { Publishing } from './publishing.js';
 
 export interface NewApp {
   name: string;
@@ -45,4 +46,6 @@ export interface Backends {
   developerAccess: DeveloperAccess;
   /** Deals search and deals administration (deals service; port in deals.ts). */
   deals: DealsBackend;
+  /** The publishing API (publisher; port in publishing.ts). */
+  publishing: Publishing;
 }

@@ -3,6 +3,7 @@ import { adminRoutes } from './admin/admin-routes.js';
 import { dealsAdminRoutes } from './admin/deals-admin-routes.js';
 import { dealsRoutes } from './families/deals-routes.js';
 import type { FamilyRoutes } from './families/register-family.js';
+import { publishingRoutes } from './publishing/publishing-routes.js';
 
 export interface RouteContext {
   backends: Backends;
@@ -18,4 +19,5 @@ export const familyRoutes: Readonly<
 > = {
   admin: [({ backends }) => adminRoutes(backends), ({ backends }) => dealsAdminRoutes(backends)],
   deals: [({ backends }) => dealsRoutes(backends)],
+  publishing: [({ backends }) => publishingRoutes(backends)],
 };

@@ -1,0 +1,26 @@
+/** Outcome of an accepted publication or update (spec 01 "Publication result"). */
+export interface PublicationAnswer {
+  status: 'Success' | 'SuccessWarning';
+  /** Warning text; empty for a plain Success. */
+  message: string;
+  id: string;
+  missingProperties: Record<string, unknown>;
+  unknownProperties: Record<string, unknown>;
+}
+
+/**
+ * publisher (spec 01 publishing service). Rejections arrive as errors with a `kind` and, from
+ * publisher, `details.errors`: the items of the publishing error body.
+ */
+export interface Publishing {
+  publishEvent(input: {
+    appId: string;
+    event: Record<string, unknown>;
+  }): Promise<PublicationAnswer>;
+  updateEvent(input: {
+    appId: string;
+    id: string;
+    event: Record<string, unknown>;
+  }): Promise<PublicationAnswer>;
+  deleteEvent(input: { appId: string; id: string; publisherVersion?: number }): Promise<void>;
+}

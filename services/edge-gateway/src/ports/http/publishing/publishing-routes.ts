@@ -1,0 +1,278 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchemaCompiler,
+} from 'fastify';
+import type { Backends } from '../../../app/backends.js';
+import { requireApiKey } from '../api-key-guard.js';
+import type { ApiFamily } from '../families/family.js';
+import { sendFamilyError, toFamilyError } from '../families/register-family.js';
+import { PublishedEventSchema } from './published-event-schema.js';
+
+/** spec 01: the path `version` is required, default `v2`; it is the only version there is. */
+const SUPPORTED_VERSION = 'v2';
+
+type PropertyMap = Record<string, string>;
+
+interface ErrorItem {
+  status: 'Rejected' | 'Error';
+  code: string;
+  detail: string;
+  invalidProperties: Record<string, unknown>;
+  missingProperties: Record<string, unknown>;
+}
+
+/** spec 01 §Errors: `errors[]` with status, code, detail, invalidProperties, missingProperties. */
+const errorBody = (items: ErrorItem[]) => ({ errors: items });
+
+const rejected = (code: string, detail: string, invalid: PropertyMap = {}): ErrorItem => ({
+  status: 'Rejected',
+  code,
+  detail,
+  invalidProperties: invalid,
+  missingProperties: {},
+});
+
+const ErrorItemSchema = Type.Object({
+  status: Type.String({ description: '`Rejected` (400) or `Error`' }),
+  code: Type.String(),
+  detail: Type.String(),
+  invalidProperties: Type.Record(Type.String(), Type.Unknown()),
+  missingProperties: Type.Record(Type.String(), Type.Unknown()),
+});
+const ErrorBody = Type.Object({ errors: Type.Array(ErrorItemSchema) });
+
+const PublicationResult = Type.Object({
+  status: Type.Union([Type.Literal('Success'), Type.Literal('SuccessWarning')]),
+  message: Type.Optional(Type.String()),
+  id: Type.String({ description: 'Generated public id of the event (15 alphanumeric characters)' }),
+  missingProperties: Type.Record(Type.String(), Type.Unknown()),
+  unknownProperties: Type.Record(Type.String(), Type.Unknown()),
+});
+
+const ApiKeyQuery = Type.Object({
+  apikey: Type.Optional(Type.String({ description: 'Required on every call (spec 01)' })),
+});
+const DeleteQuery = Type.Object({
+  apikey: Type.Optional(Type.String()),
+  version: Type.Optional(
+    Type.String({
+      pattern: '^\\d+(\\.\\d+)?$',
+      description: "The publisher's version of the deletion; must not be lower than the stored one",
+    }),
+  ),
+});
+const VersionParams = Type.Object({ version: Type.String() });
+const EventParams = Type.Object({ version: Type.Optional(Type.String()), id: Type.String() });
+
+/** `/names/en-US` → `names.en-US`; `/attractions/0/id` → `attractions[0].id`. */
+function toDotted(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce(
+      (path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part),
+      '',
+    );
+}
+
+/**
+ * Validates with TypeBox's compiler instead of the server's ajv: ajv's type coercion would turn
+ * `"version": "3"` into 3 and `"active": "true"` into true, and spec 01 wants wrong types rejected.
+ * Errors keep ajv's shape (`instancePath`, `message`), so fastify reports them as usual.
+ */
+const typeBoxCompiler: FastifySchemaCompiler<unknown> = ({ schema }) => {
+  const check = TypeCompiler.Compile(schema as TSchema);
+  return (data: unknown) => {
+    if (check.Check(data)) return { value: data };
+    const seen = new Set<string>();
+    const error = [...check.Errors(data)]
+      .filter((e) => !seen.has(e.path) && seen.add(e.path))
+      .map((e) => ({
+        instancePath: e.path,
+        message: 'patternProperties' in e.schema ? 'locale keys must be xx-yy' : e.message,
+        keyword: 'type',
+        schemaPath: '',
+        params: {},
+      }));
+    return { error } as never;
+  };
+};
+
+function validationItem(error: FastifyError): ErrorItem {
+  const invalid: PropertyMap = {};
+  for (const item of error.validation ?? []) {
+    const path = toDotted(item.instancePath) || '(body)';
+    invalid[path] ??= (item.message ?? 'is invalid').replace(/^./, (c) => c.toLowerCase());
+  }
+  return rejected('INVALID_PROPERTY', 'Some properties have a wrong type or format', invalid);
+}
+
+/**
+ * Every error of these routes in the publishing body. Errors from publisher carry its own items
+ * (`details.errors`: rule violations, stale versions, unknown ids); everything else goes through
+ * the family's mapping. A body that is not JSON is a malformed request: 400 (spec 01 §Errors).
+ */
+function sendError(family: ApiFamily, request: FastifyRequest, reply: FastifyReply, err: unknown) {
+  const error = err as FastifyError & { kind?: string; details?: { errors?: unknown } };
+  if (error.validation) {
+    return reply.code(400).send(errorBody([validationItem(error)]));
+  }
+  if (
+    error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    error instanceof SyntaxError
+  ) {
+    return reply
+      .code(400)
+      .send(errorBody([rejected('MALFORMED_REQUEST', 'The request body is not valid JSON')]));
+  }
+  const mapped = toFamilyError(family, error);
+  const items = error.details?.errors;
+  if (typeof error.kind === 'string' && Array.isArray(items) && items.length > 0) {
+    request.log.info({ status: mapped.status, family: family.id }, 'publication rejected');
+    return reply.code(mapped.status).send(errorBody(items as ErrorItem[]));
+  }
+  if (mapped.status >= 500) request.log.error({ err, family: family.id }, 'request failed');
+  return sendFamilyError(reply, family, mapped);
+}
+
+function wrongVersion(reply: FastifyReply, version: string | undefined) {
+  if (version === undefined || version === SUPPORTED_VERSION) return false;
+  void reply.code(404).send(
+    errorBody([
+      {
+        status: 'Error',
+        code: 'UNSUPPORTED_VERSION',
+        detail: `Unknown publishing API version '${version}'; use ${SUPPORTED_VERSION}`,
+        invalidProperties: {},
+        missingProperties: {},
+      },
+    ]),
+  );
+  return true;
+}
+
+/**
+ * The publishing family (spec 01 §Publishing service): POST creates an event, PUT replaces it, DELETE
+ * removes it (update and delete are our design, see services/publisher/README.md). Each path exists
+ * with the `{version}` segment and without it (the default `v2`). Every call needs `apikey`.
+ */
+export function publishingRoutes(backends: Backends) {
+  return async (scope: FastifyInstance, family: ApiFamily): Promise<void> => {
+    requireApiKey(scope, family, backends.developerAccess, {
+      from: [{ in: 'query', name: 'apikey' }],
+      rateLimitHeaders: false,
+    });
+    const common = {
+      // Typed per route schema by fastify; this compiler takes any TypeBox schema.
+      validatorCompiler: typeBoxCompiler as never,
+      // Validation problems reach the handler, so a bad key is a 401 before any 400 about the body.
+      attachValidation: true,
+      errorHandler: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+        sendError(family, request, reply, err),
+    };
+    const responses = {
+      200: PublicationResult,
+      400: ErrorBody,
+      401: ErrorBody,
+      404: ErrorBody,
+      409: ErrorBody,
+    };
+    const appOf = (request: FastifyRequest) => request.appId ?? '';
+    const bodyOf = (request: FastifyRequest) => request.body as Record<string, unknown>;
+    const render = (answer: Awaited<ReturnType<Backends['publishing']['publishEvent']>>) => ({
+      status: answer.status,
+      ...(answer.message ? { message: answer.message } : {}),
+      id: answer.id,
+      missingProperties: answer.missingProperties,
+      unknownProperties: answer.unknownProperties,
+    });
+
+    for (const path of ['/:version/events', '/events']) {
+      scope.post(
+        path,
+        {
+          ...common,
+          schema: {
+            tags: ['publishing'],
+            summary: 'Publish an event (spec 01); answers the generated id',
+            querystring: ApiKeyQuery,
+            ...(path.startsWith('/:') ? { params: VersionParams } : {}),
+            body: PublishedEventSchema,
+            response: responses,
+          },
+        },
+        async (request, reply) => {
+          if (wrongVersion(reply, (request.params as { version?: string }).version)) return reply;
+          if (request.validationError) throw request.validationError;
+          const answer = await backends.publishing.publishEvent({
+            appId: appOf(request),
+            event: bodyOf(request),
+          });
+          return reply.code(200).send(render(answer));
+        },
+      );
+    }
+
+    for (const path of ['/:version/events/:id', '/events/:id']) {
+      scope.put(
+        path,
+        {
+          ...common,
+          schema: {
+            tags: ['publishing'],
+            summary:
+              "Replace an event this app published; the body's version must be greater than the stored one",
+            querystring: ApiKeyQuery,
+            params: EventParams,
+            body: PublishedEventSchema,
+            response: responses,
+          },
+        },
+        async (request, reply) => {
+          const params = request.params as { version?: string; id: string };
+          if (wrongVersion(reply, params.version)) return reply;
+          if (request.validationError) throw request.validationError;
+          const answer = await backends.publishing.updateEvent({
+            appId: appOf(request),
+            id: params.id,
+            event: bodyOf(request),
+          });
+          return reply.code(200).send(render(answer));
+        },
+      );
+
+      scope.delete(
+        path,
+        {
+          ...common,
+          schema: {
+            tags: ['publishing'],
+            summary: 'Delete an event this app published; event-changed gets a tombstone',
+            querystring: DeleteQuery,
+            params: EventParams,
+            response: { 204: Type.Null(), 401: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+          },
+        },
+        async (request, reply) => {
+          const params = request.params as { version?: string; id: string };
+          if (wrongVersion(reply, params.version)) return reply;
+          if (request.validationError) throw request.validationError;
+          const version = (request.query as { version?: string }).version;
+          await backends.publishing.deleteEvent({
+            appId: appOf(request),
+            id: params.id,
+            ...(version === undefined ? {} : { publisherVersion: Number(version) }),
+          });
+          return reply.code(204).send();
+        },
+      );
+    }
+  };
+}

@@ -1,0 +1,389 @@
+import { AppError } from '@marquee/platform/errors';
+import { createHttpServer } from '@marquee/platform/http';
+import { createLogger } from '@marquee/platform/logger';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Publishing } from '../src/app/publishing.js';
+import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
+import { fakeBackends } from './fakes.js';
+
+const logger = createLogger({ service: 'edge-test', level: 'silent' });
+
+type Call = { method: string; input: unknown };
+
+/** The edge with a fake auth-gateway (key `key-1` → `app-1`) and the given publisher. */
+async function edge(publishing: Partial<Publishing>, calls: Call[] = []) {
+  const recording = Object.fromEntries(
+    Object.entries(publishing).map(([method, fn]) => [
+      method,
+      async (input: unknown) => {
+        calls.push({ method, input });
+        return (fn as (i: unknown) => unknown)(input);
+      },
+    ]),
+  );
+  const sut = createHttpServer({ logger });
+  await registerEdgeRoutes(sut, {
+    adminToken: 'test-admin-token-0123456789',
+    version: 'test',
+    backends: fakeBackends({
+      developerAccess: {
+        async validateApiKey(key) {
+          return key === 'key-1' ? { valid: true, appId: 'app-1' } : { valid: false, appId: '' };
+        },
+        async checkRateLimit() {
+          return { limit: 5000, available: 4999, resetEpochMs: 0, over: false };
+        },
+      },
+      publishing: recording,
+    }),
+  });
+  await sut.ready();
+  opened.push(sut);
+  return sut;
+}
+
+const opened: FastifyInstance[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((app) => app.close()));
+});
+
+const event = { source: { id: 'acme', name: 'Acme' }, venue: { id: 'KovZpZAEdFtJ' }, version: 1 };
+const accepted = {
+  status: 'Success' as const,
+  message: '',
+  id: 'Z7r9jZ1A7aFqK0v',
+  missingProperties: {},
+  unknownProperties: {},
+};
+
+const publishingError = (items: Array<Record<string, unknown>>) => ({
+  errors: items.map((item) => ({ invalidProperties: {}, missingProperties: {}, ...item })),
+});
+
+describe('POST /publish/{version}/events', () => {
+  it('publishes for the app of the key and answers the generated id', async () => {
+    const calls: Call[] = [];
+    const sut = await edge({ publishEvent: async () => accepted }, calls);
+
+    const response = await sut.inject({
+      method: 'POST',
+      url: '/publish/v2/events?apikey=key-1',
+      payload: event,
+    });
+
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      status: 'Success',
+      id: 'Z7r9jZ1A7aFqK0v',
+      missingProperties: {},
+      unknownProperties: {},
+    });
+    expect(calls).toEqual([{ method: 'publishEvent', input: { appId: 'app-1', event } }]);
+  });
+
+  it('serves the default version without the path segment', async () => {
+    const sut = await edge({ publishEvent: async () => accepted });
+    const response = await sut.inject({
+      method: 'POST',
+      url: '/publish/events?apikey=key-1',
+      payload: event,
+    });
+    expect(response.statusCode).toBe(200);
+  });
+
+  it('passes SuccessWarning through with the message and the property objects', async () => {
+    const sut = await edge({
+      publishEvent: async () => ({
+        status: 'SuccessWarning',
+        message: 'Published with warnings: promo',
+        id: 'Z7r9jZ1A7aFqK0v',
+        missingProperties: { venue: 'a venue (or a place) is preferred' },
+        unknownProperties: { promo: { code: 'X', nested: [1, 2] } },
+      }),
+    });
+    const response = await sut.inject({
+      method: 'POST',
+      url: '/publish/v2/events?apikey=key-1',
+      payload: { source: { id: 'acme', name: 'Acme' }, promo: { code: 'X', nested: [1, 2] } },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      status: 'SuccessWarning',
+      message: 'Published with warnings: promo',
+      id: 'Z7r9jZ1A7aFqK0v',
+      missingProperties: { venue: 'a venue (or a place) is preferred' },
+      unknownProperties: { promo: { code: 'X', nested: [1, 2] } },
+    });
+  });
+
+  it.each([
+    ['without apikey', '/publish/v2/events'],
+    ['with an unknown apikey', '/publish/v2/events?apikey=nope'],
+  ])('answers 401 in the publishing body %s, before looking at the body', async (_label, url) => {
+    const calls: Call[] = [];
+    const sut = await edge({ publishEvent: async () => accepted }, calls);
+    const response = await sut.inject({
+      method: 'POST',
+      url,
+      payload: { active: 'not a boolean' },
+    });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual(
+      publishingError([{ status: 'Error', code: 'UNAUTHORIZED', detail: expect.any(String) }]),
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('answers malformed JSON with 400 in the publishing body, never 500', async () => {
+    const sut = await edge({ publishEvent: async () => accepted });
+    const response = await sut.inject({
+      method: 'POST',
+      url: '/publish/v2/events?apikey=key-1',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"source": {"id": "acme",',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual(
+      publishingError([
+        { status: 'Rejected', code: 'MALFORMED_REQUEST', detail: expect.any(String) },
+      ]),
+    );
+  });
+
+  it.each([
+    ['a JSON array', []],
+    ['a JSON string', 'event'],
+  ])('rejects %s as the body', async (_label, payload) => {
+    const calls: Call[] = [];
+    const sut = await edge({ publishEvent: async () => accepted }, calls);
+    const response = await sut.inject({
+      method: 'POST',
+      url: '/publish/v2/events?apikey=key-1',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(payload),
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().errors[0]).toMatchObject({
+      status: 'Rejected',
+      code: 'INVALID_PROPERTY',
+    });
+    expect(calls).toEqual([]);
+  });
+
+  it('rejects wrong types without coercing them, naming each property', async () => {
+    const calls: Call[] = [];
+    const sut = await edge({ publishEvent: async () => accepted }, calls);
+    const response = await sut.inject({
+      method: 'POST',
+      url: '/publish/v2/events?apikey=key-1',
+      payload: {
+        ...event,
+        version: '3',
+        active: 'true',
+        names: { 'en-US': 'Gala', 'fr-fr': 7 },
+        images: [{ width: 'wide' }],
+      },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual(
+      publishingError([
+        {
+          status: 'Rejected',
+          code: 'INVALID_PROPERTY',
+          detail: expect.any(String),
+          invalidProperties: {
+            version: expect.any(String),
+            active: expect.any(String),
+            'names.en-US': expect.stringContaining('xx-yy'),
+            'names.fr-fr': expect.any(String),
+            'images[0].width': expect.any(String),
+          },
+        },
+      ]),
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it("renders publisher's rejection items as the 400 body", async () => {
+    const items = [
+      {
+        status: 'Rejected',
+        code: 'ID_NOT_ALLOWED',
+        detail: 'The event id is generated by the service and must not be provided',
+        invalidProperties: { id: 'must not be provided' },
+        missingProperties: {},
+      },
+      {
+        status: 'Rejected',
+        code: 'INVALID_SOURCE',
+        detail: 'source needs id and name',
+        invalidProperties: {},
+        missingProperties: { 'source.name': 'is required' },
+      },
+    ];
+    const sut = await edge({
+      publishEvent: async () => {
+        throw new AppError('invalid_argument', 'rejected', { details: { errors: items } });
+      },
+    });
+    const response = await sut.inject({
+      method: 'POST',
+      url: '/publish/v2/events?apikey=key-1',
+      payload: { ...event, id: 'mine', source: { id: 'acme' } },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ errors: items });
+  });
+
+  it('answers an unknown version with 404 in the publishing body', async () => {
+    const sut = await edge({ publishEvent: async () => accepted });
+    const response = await sut.inject({
+      method: 'POST',
+      url: '/publish/v9/events?apikey=key-1',
+      payload: event,
+    });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().errors[0]).toMatchObject({ code: 'UNSUPPORTED_VERSION' });
+  });
+
+  it('answers 503 in the publishing body when publisher is down, without internals', async () => {
+    const sut = await edge({
+      publishEvent: async () => {
+        throw new AppError('unavailable', 'connect ECONNREFUSED 127.0.0.1:50052');
+      },
+    });
+    const response = await sut.inject({
+      method: 'POST',
+      url: '/publish/v2/events?apikey=key-1',
+      payload: event,
+    });
+    expect(response.statusCode).toBe(503);
+    expect(response.json().errors[0]).toMatchObject({ status: 'Error' });
+  });
+
+  it('answers an unexpected failure with 500 and no stack', async () => {
+    const sut = await edge({
+      publishEvent: async () => {
+        throw new Error('boom at /work/secret/file.ts:12');
+      },
+    });
+    const response = await sut.inject({
+      method: 'POST',
+      url: '/publish/v2/events?apikey=key-1',
+      payload: event,
+    });
+    expect(response.statusCode).toBe(500);
+    expect(response.body).not.toContain('secret');
+    expect(response.json().errors[0]).toMatchObject({ status: 'Error' });
+  });
+});
+
+describe('PUT /publish/{version}/events/{id}', () => {
+  it('replaces the event of the app and answers the publication result', async () => {
+    const calls: Call[] = [];
+    const sut = await edge({ updateEvent: async () => accepted }, calls);
+    const response = await sut.inject({
+      method: 'PUT',
+      url: '/publish/v2/events/Z7r9jZ1A7aFqK0v?apikey=key-1',
+      payload: { ...event, version: 2 },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ status: 'Success', id: 'Z7r9jZ1A7aFqK0v' });
+    expect(calls).toEqual([
+      {
+        method: 'updateEvent',
+        input: { appId: 'app-1', id: 'Z7r9jZ1A7aFqK0v', event: { ...event, version: 2 } },
+      },
+    ]);
+  });
+
+  it('answers a stale version with 409 and the STALE_VERSION item', async () => {
+    const items = [
+      {
+        status: 'Rejected',
+        code: 'STALE_VERSION',
+        detail: 'Version 1 is stale',
+        invalidProperties: { version: 'must be greater than 1' },
+        missingProperties: {},
+      },
+    ];
+    const sut = await edge({
+      updateEvent: async () => {
+        throw new AppError('aborted', 'stale', { details: { errors: items } });
+      },
+    });
+    const response = await sut.inject({
+      method: 'PUT',
+      url: '/publish/v2/events/Z7r9jZ1A7aFqK0v?apikey=key-1',
+      payload: event,
+    });
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual({ errors: items });
+  });
+
+  it('answers 404 for an event of another app', async () => {
+    const items = [
+      {
+        status: 'Error',
+        code: 'EVENT_NOT_FOUND',
+        detail: 'No event',
+        invalidProperties: {},
+        missingProperties: {},
+      },
+    ];
+    const sut = await edge({
+      updateEvent: async () => {
+        throw new AppError('not_found', 'No event', { details: { errors: items } });
+      },
+    });
+    const response = await sut.inject({
+      method: 'PUT',
+      url: '/publish/events/Z7r9jZ1A7aFqK0v?apikey=key-1',
+      payload: { ...event, version: 2 },
+    });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ errors: items });
+  });
+});
+
+describe('DELETE /publish/{version}/events/{id}', () => {
+  it('deletes with the publisher version from the query and answers 204', async () => {
+    const calls: Call[] = [];
+    const sut = await edge({ deleteEvent: async () => undefined }, calls);
+    const response = await sut.inject({
+      method: 'DELETE',
+      url: '/publish/v2/events/Z7r9jZ1A7aFqK0v?apikey=key-1&version=4',
+    });
+    expect(response.statusCode).toBe(204);
+    expect(response.body).toBe('');
+    expect(calls).toEqual([
+      {
+        method: 'deleteEvent',
+        input: { appId: 'app-1', id: 'Z7r9jZ1A7aFqK0v', publisherVersion: 4 },
+      },
+    ]);
+  });
+
+  it('rejects a version that is not a number', async () => {
+    const calls: Call[] = [];
+    const sut = await edge({ deleteEvent: async () => undefined }, calls);
+    const response = await sut.inject({
+      method: 'DELETE',
+      url: '/publish/v2/events/Z7r9jZ1A7aFqK0v?apikey=key-1&version=latest',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().errors[0].invalidProperties).toEqual({ version: expect.any(String) });
+    expect(calls).toEqual([]);
+  });
+
+  it('answers 405 in the publishing body for a method the path does not have', async () => {
+    const sut = await edge({});
+    const response = await sut.inject({
+      method: 'GET',
+      url: '/publish/v2/events/Z7r9jZ1A7aFqK0v?apikey=key-1',
+    });
+    expect(response.statusCode).toBe(405);
+    expect(response.json().errors[0]).toMatchObject({ code: 'method_not_allowed' });
+  });
+});
