@@ -96,6 +96,15 @@ export class Catalog {
     return this.index.searchAttractions(query, this.clock());
   }
 
+  similarAttractions(
+    id: string,
+    options: { hasEvents: boolean; countryCodes: readonly string[]; limit: number },
+  ): DiscoveryAttraction[] {
+    const found = this.index.similarAttractions(id, options, this.clock());
+    if (!found) throw new CatalogNotFoundError(`attraction ${id} not found`);
+    return found;
+  }
+
   getAttraction(id: string): DiscoveryAttraction {
     const attraction = this.index.getAttraction(id, this.clock());
     if (!attraction) throw new CatalogNotFoundError(`attraction ${id} not found`);

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { EventSort, Inclusion } from '@marquee/proto/catalog/v1';
+import {
+  EventSort,
+  EventStatus,
+  Inclusion,
+  SearchAttractionsRequest,
+  SearchVenuesRequest,
+} from '@marquee/proto/catalog/v1';
 import { DistanceUnit } from '@marquee/proto/common/v1';
 import { anEvent, classification, place, query, text } from '../../test/builders.js';
 import { CatalogIndex } from './catalog-index.js';
+import { NameSort } from '@marquee/proto/catalog/v1';
 
 const now = new Date('2026-01-01T00:00:00Z');
 
@@ -472,24 +479,7 @@ describe('CatalogIndex venues and attractions', () => {
         },
       });
     const sut = indexOf(ref(), ref());
-    const page = sut.searchVenues(
-      {
-        keyword: 'club',
-        ids: [],
-        countryCodes: [],
-        stateCodes: [],
-        city: '',
-        postalCode: '',
-        latlong: undefined,
-        radius: 0,
-        unit: DistanceUnit.DISTANCE_UNIT_UNSPECIFIED,
-        marketIds: [],
-        includeTest: Inclusion.INCLUSION_UNSPECIFIED,
-        sort: 0 as never,
-        page: undefined,
-      },
-      now,
-    );
+    const page = sut.searchVenues(SearchVenuesRequest.fromPartial({ keyword: 'club' }), now);
     expect(page.total).toBe(1);
     expect(page.items[0]!.upcomingEvents).toBe(2);
   });
@@ -505,18 +495,180 @@ describe('CatalogIndex venues and attractions', () => {
       ],
     });
     const sut = indexOf(e);
-    const q = {
-      keyword: 'rolling',
-      ids: [],
-      classificationNames: [],
-      classificationIds: [],
-      hasEvents: false,
-      includeTest: Inclusion.INCLUSION_UNSPECIFIED,
-      sort: 0 as never,
-      page: undefined,
-    };
+    const q = SearchAttractionsRequest.fromPartial({ keyword: 'rolling' });
     expect(sut.searchAttractions(q, now).items.map((a) => a.upcomingEvents)).toEqual([1]);
     sut.remove(e.id);
     expect(sut.searchAttractions(q, now).total).toBe(0);
+  });
+});
+
+describe('CatalogIndex international filters', () => {
+  const priced = (min: number, max: number) => [
+    {
+      type: 1 as never,
+      min: { amountMinor: min * 100, currency: 'EUR' },
+      max: { amountMinor: max * 100, currency: 'EUR' },
+    },
+  ];
+  const berlin = (name: string) =>
+    place({
+      names: text(name),
+      cityNames: text('Berlin'),
+      postalCode: '10243',
+      country: { countryCode: 'DE', names: text('Germany') },
+      state: undefined,
+      location: { latitude: 52.5051, longitude: 13.4436 },
+    });
+
+  it('eventIds, promoterIds and nameContains (any word) select events', () => {
+    const a = anEvent({
+      names: text('Open Air'),
+      promoter: { id: 'PR1', names: undefined, descriptions: undefined },
+    });
+    const b = anEvent({ names: text('Jazz Brunch') });
+    const sut = indexOf(a, b);
+    expect(ids(sut, { eventIds: [b.id] })).toEqual([b.id]);
+    expect(ids(sut, { promoterIds: ['PR1'] })).toEqual([a.id]);
+    expect(ids(sut, { nameContains: 'jazz air' }).sort()).toEqual([a.id, b.id].sort());
+    expect(ids(sut, { nameContains: 'brunch' })).toEqual([b.id]);
+  });
+
+  it('offsale dates, price bounds, cancelled, rescheduled, seats available and external', () => {
+    const cheap = anEvent({
+      priceRanges: priced(10, 20),
+      sales: {
+        publicSale: {
+          startDateTime: undefined,
+          endDateTime: new Date('2030-04-01T00:00:00Z'),
+          startTbd: false,
+        },
+      },
+    });
+    const dear = anEvent({
+      priceRanges: priced(100, 200),
+      status: EventStatus.EVENT_STATUS_OFFSALE,
+    });
+    const cancelled = anEvent({ status: EventStatus.EVENT_STATUS_CANCELLED });
+    const moved = anEvent({ status: EventStatus.EVENT_STATUS_RESCHEDULED });
+    const sold = anEvent({
+      ticketing: {
+        manifestId: 'm',
+        maximumTicketsQuantity: 0,
+        currency: 'EUR',
+        priceLevels: [],
+        priceTypes: [],
+        pricePeriods: [],
+      },
+    });
+    const sut = indexOf(cheap, dear, cancelled, moved, sold);
+    expect(
+      ids(sut, {
+        offsaleStartDateTime: new Date('2030-03-01T00:00:00Z'),
+        offsaleEndDateTime: new Date('2030-05-01T00:00:00Z'),
+      }),
+    ).toEqual([cheap.id]);
+    expect(ids(sut, { minPrice: 50 })).toEqual([dear.id]);
+    expect(ids(sut, { maxPrice: 50 })).toEqual([cheap.id]);
+    expect(ids(sut, { minPrice: 15, maxPrice: 150 }).sort()).toEqual([cheap.id, dear.id].sort());
+    expect(ids(sut, { includeCancelled: Inclusion.INCLUSION_ONLY }).sort()).toEqual(
+      [cancelled.id, moved.id].sort(),
+    );
+    expect(ids(sut, { includeCancelled: Inclusion.INCLUSION_NO })).not.toContain(cancelled.id);
+    expect(ids(sut, { includeRescheduled: Inclusion.INCLUSION_ONLY })).toEqual([moved.id]);
+    expect(ids(sut, { includeRescheduled: Inclusion.INCLUSION_NO })).not.toContain(moved.id);
+    expect(ids(sut, { seatsAvailable: true })).not.toContain(dear.id);
+    expect(ids(sut, { seatsAvailable: true })).not.toContain(cancelled.id);
+    expect(ids(sut, { excludeExternal: true })).toEqual([sold.id]);
+  });
+
+  it('sorts by on-sale date and by distance, and refuses a distance sort without latlong', () => {
+    const onsale = (iso: string) => ({
+      publicSale: { startDateTime: new Date(iso), endDateTime: undefined, startTbd: false },
+    });
+    const near = anEvent({ sales: onsale('2029-03-01T00:00:00Z') });
+    const far = anEvent({
+      location: { $case: 'place', value: berlin('Arena') },
+      sales: onsale('2029-01-01T00:00:00Z'),
+    });
+    const sut = indexOf(near, far);
+    expect(ids(sut, { sort: EventSort.EVENT_SORT_ONSALE_ASC })).toEqual([far.id, near.id]);
+    expect(ids(sut, { sort: EventSort.EVENT_SORT_ONSALE_DESC })).toEqual([near.id, far.id]);
+    const center = { latitude: 40.7, longitude: -74 };
+    expect(
+      ids(sut, { latlong: center, radius: 10000, sort: EventSort.EVENT_SORT_DISTANCE_ASC }),
+    ).toEqual([near.id, far.id]);
+    expect(
+      ids(sut, { latlong: center, radius: 10000, sort: EventSort.EVENT_SORT_DISTANCE_DESC }),
+    ).toEqual([far.id, near.id]);
+    expect(() => ids(sut, { sort: EventSort.EVENT_SORT_DISTANCE_ASC })).toThrow(/latlong/);
+  });
+
+  it('venue search: names (any, partial) and venues with platform-sold events only', () => {
+    const sold = anEvent({
+      location: { $case: 'place', value: berlin('Columbiahalle') },
+      ticketing: {
+        manifestId: 'm',
+        maximumTicketsQuantity: 0,
+        currency: 'EUR',
+        priceLevels: [],
+        priceTypes: [],
+        pricePeriods: [],
+      },
+    });
+    const other = anEvent({ location: { $case: 'place', value: berlin('Astra Kulturhaus') } });
+    const sut = indexOf(sold, other);
+    const names = (q: Partial<SearchVenuesRequest>) =>
+      sut
+        .searchVenues(SearchVenuesRequest.fromPartial(q), now)
+        .items.map((v) => v.names?.values['en-us']);
+    expect(names({ nameAny: ['columbia', 'kultur'] })).toEqual([
+      'Astra Kulturhaus',
+      'Columbiahalle',
+    ]);
+    expect(names({ nameAny: ['columbia'] })).toEqual(['Columbiahalle']);
+    expect(names({ excludeExternal: true })).toEqual(['Columbiahalle']);
+    expect(names({ countryCodes: ['DE'], sort: NameSort.NAME_SORT_NAME_DESC })).toEqual([
+      'Columbiahalle',
+      'Astra Kulturhaus',
+    ]);
+  });
+
+  it('attraction search by country of their events, part of the name and fuzzy query; similar attractions', () => {
+    const attr = (id: string, name: string) => ({
+      ref: { $case: 'id' as const, value: id },
+      names: text(name),
+      resolvedId: '',
+    });
+    const rock = [classification(['KZ1', 'Music'], ['KG1', 'Rock'])];
+    const inBerlin = anEvent({
+      location: { $case: 'place', value: berlin('Arena') },
+      classifications: rock,
+      attractions: [attr('A1', 'Die Toten Hosen')],
+    });
+    const inNy = anEvent({ classifications: rock, attractions: [attr('A2', 'The Strokes')] });
+    const jazz = anEvent({
+      classifications: [classification(['KZ1', 'Music'], ['KG9', 'Jazz'])],
+      attractions: [attr('A3', 'Kamasi Washington')],
+    });
+    const sut = indexOf(inBerlin, inNy, jazz);
+    const found = (q: Partial<SearchAttractionsRequest>) =>
+      sut.searchAttractions(SearchAttractionsRequest.fromPartial(q), now).items.map((a) => a.id);
+    expect(found({ countryCodes: ['DE'] })).toEqual(['A1']);
+    expect(found({ nameContains: 'toten' })).toEqual(['A1']);
+    expect(found({ fuzzy: 'strokse' })).toEqual([]);
+    expect(found({ fuzzy: 'stroke' })).toEqual(['A2']);
+    expect(found({ fuzzy: 'kamasy' })).toEqual(['A3']);
+    expect(found({ classificationIds: ['KG9'] })).toEqual(['A3']);
+    expect(
+      sut
+        .similarAttractions('A1', { hasEvents: true, countryCodes: [], limit: 10 }, now)!
+        .map((a) => a.id),
+    ).toEqual(['A2']);
+    expect(
+      sut.similarAttractions('A1', { hasEvents: false, countryCodes: ['DE'], limit: 10 }, now),
+    ).toEqual([]);
+    expect(
+      sut.similarAttractions('nope', { hasEvents: false, countryCodes: [], limit: 10 }, now),
+    ).toBeUndefined();
   });
 });

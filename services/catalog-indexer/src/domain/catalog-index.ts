@@ -6,10 +6,11 @@ import type {
   SearchEventsRequest,
   SearchVenuesRequest,
 } from '@marquee/proto/catalog/v1';
-import { EventSort, Inclusion, NameSort } from '@marquee/proto/catalog/v1';
+import { EventSort, EventStatus, Inclusion, NameSort } from '@marquee/proto/catalog/v1';
 import { DistanceUnit } from '@marquee/proto/common/v1';
 import { dmasOfMarkets } from './dma.js';
 import { distanceKm, GeoGrid, milesToKm, type Point } from './geo.js';
+import { majorAmount } from './money.js';
 import { isPubliclyVisible, resolveEvent } from './resolution.js';
 import { firstLocale, fold, localeValues, normalizedPhrase, pickText, words } from './text.js';
 
@@ -28,6 +29,14 @@ interface EventEntry {
   /** Start instant in ms; NaN when the event has no start date-time (TBA/TBD). */
   startMs: number;
   onsaleMs: number;
+  offsaleMs: number;
+  /** Lowest and highest price over the event's price ranges (major units); NaN when none. */
+  priceMin: number;
+  priceMax: number;
+  promoterId: string;
+  status: EventStatus;
+  /** Sold outside the platform (no ticketing data): a published event. */
+  external: boolean;
   source: string;
   classificationIds: string[];
   classificationNames: string[];
@@ -71,6 +80,52 @@ export class InvalidQueryError extends Error {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+function priceBounds(event: Event): { priceMin: number; priceMax: number } {
+  let priceMin = Number.NaN;
+  let priceMax = Number.NaN;
+  for (const range of event.priceRanges) {
+    const currency = range.min?.currency || range.max?.currency || '';
+    if (range.min) {
+      const v = majorAmount(range.min.amountMinor, currency);
+      if (!(v >= priceMin)) priceMin = v;
+    }
+    if (range.max) {
+      const v = majorAmount(range.max.amountMinor, currency);
+      if (!(v <= priceMax)) priceMax = v;
+    }
+  }
+  if (Number.isNaN(priceMax)) priceMax = priceMin;
+  if (Number.isNaN(priceMin)) priceMin = priceMax;
+  return { priceMin, priceMax };
+}
+
+/** Folded name words, each a prefix of or one edit away from a word of `names` (fuzzy match). */
+function fuzzyMatches(queryWords: readonly string[], nameWords: readonly string[]): boolean {
+  return queryWords.every((q) => nameWords.some((w) => w.startsWith(q) || withinOneEdit(q, w)));
+}
+
+function withinOneEdit(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  let j = 0;
+  let edits = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      i++;
+      j++;
+      continue;
+    }
+    if (++edits > 1) return false;
+    if (a.length > b.length) i++;
+    else if (b.length > a.length) j++;
+    else {
+      i++;
+      j++;
+    }
+  }
+  return edits + (a.length - i) + (b.length - j) <= 1;
+}
 
 function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
   let set = map.get(key);
@@ -137,6 +192,16 @@ const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id 
 
 function comparatorFor(sort: EventSort): (a: EventEntry, b: EventEntry) => number {
   switch (sort) {
+    case EventSort.EVENT_SORT_ONSALE_ASC:
+      return (a, b) =>
+        compareDates(a.onsaleMs, b.onsaleMs, 1) ||
+        compareDates(a.startMs, b.startMs, 1) ||
+        byId(a, b);
+    case EventSort.EVENT_SORT_ONSALE_DESC:
+      return (a, b) =>
+        compareDates(a.onsaleMs, b.onsaleMs, -1) ||
+        compareDates(a.startMs, b.startMs, 1) ||
+        byId(a, b);
     case EventSort.EVENT_SORT_DATE_DESC:
       return (a, b) => compareDates(a.startMs, b.startMs, -1) || byId(a, b);
     case EventSort.EVENT_SORT_NAME_ASC:
@@ -206,6 +271,11 @@ export class CatalogIndex {
       nameKey: fold(pickText(event.names, firstLocale(event.names))),
       startMs: start?.dateTime ? start.dateTime.getTime() : Number.NaN,
       onsaleMs: event.sales?.publicSale?.startDateTime?.getTime() ?? Number.NaN,
+      offsaleMs: event.sales?.publicSale?.endDateTime?.getTime() ?? Number.NaN,
+      ...priceBounds(event),
+      promoterId: event.promoter?.id ?? '',
+      status: event.status,
+      external: !event.ticketing,
       source: fold(event.source?.name ?? ''),
       classificationIds: [...classificationIds],
       classificationNames: [...classificationNames],
@@ -374,6 +444,9 @@ export class CatalogIndex {
         ),
       );
     if (q.dmaId) sets.push(this.byMarket.get(`d${Number(q.dmaId)}`) ?? EMPTY);
+    if (q.eventIds.length > 0) sets.push(new Set(q.eventIds));
+    const anyWords = [...new Set(words(q.nameContains))];
+    if (anyWords.length > 0) sets.push(union(this.byWord, anyWords));
 
     const center = q.latlong ? (toPoint(q.latlong) ?? q.latlong) : undefined;
     if (center) {
@@ -426,6 +499,25 @@ export class CatalogIndex {
     };
     range(q.startDateTime, q.endDateTime, (e) => e.startMs);
     range(q.onsaleStartDateTime, q.onsaleEndDateTime, (e) => e.onsaleMs);
+    range(q.offsaleStartDateTime, q.offsaleEndDateTime, (e) => e.offsaleMs);
+    if (q.promoterIds.length > 0) {
+      const wanted = new Set(q.promoterIds);
+      predicates.push((e) => wanted.has(e.promoterId));
+    }
+    // A price bound keeps events whose range overlaps it; events without prices fail it.
+    if (q.minPrice > 0) predicates.push((e) => e.priceMax >= q.minPrice);
+    if (q.maxPrice > 0) predicates.push((e) => e.priceMin <= q.maxPrice);
+    const cancelled = (e: EventEntry) =>
+      e.status === EventStatus.EVENT_STATUS_CANCELLED ||
+      e.status === EventStatus.EVENT_STATUS_RESCHEDULED;
+    if (q.includeCancelled !== Inclusion.INCLUSION_UNSPECIFIED)
+      predicates.push((e) => inclusionAccepts(q.includeCancelled, cancelled(e)));
+    if (q.includeRescheduled !== Inclusion.INCLUSION_UNSPECIFIED)
+      predicates.push((e) =>
+        inclusionAccepts(q.includeRescheduled, e.status === EventStatus.EVENT_STATUS_RESCHEDULED),
+      );
+    if (q.seatsAvailable) predicates.push((e) => e.status === EventStatus.EVENT_STATUS_ONSALE);
+    if (q.excludeExternal) predicates.push((e) => !e.external);
     predicates.push(
       (e) =>
         inclusionAccepts(q.includeTba, e.tba) &&
@@ -436,20 +528,35 @@ export class CatalogIndex {
     const matches = (e: EventEntry) => predicates.every((p) => p(e));
 
     const relevance = q.sort === EventSort.EVENT_SORT_UNSPECIFIED && keywordWords.length > 0;
+    const byDistance =
+      q.sort === EventSort.EVENT_SORT_DISTANCE_ASC || q.sort === EventSort.EVENT_SORT_DISTANCE_DESC;
+    if (byDistance && !center) throw new InvalidQueryError('sorting by distance needs latlong');
     const comparator = comparatorFor(q.sort);
     let ordered: EventEntry[];
     let total: number;
     const smallest = [...sets].sort((a, b) => a.size - b.size);
     const candidates = smallest[0];
     const others = smallest.slice(1);
-    if (candidates && (candidates.size < 4096 || relevance)) {
+    if (byDistance || (candidates && (candidates.size < 4096 || relevance))) {
       const found: EventEntry[] = [];
-      for (const id of candidates) {
+      for (const id of candidates ?? this.events.keys()) {
         if (!others.every((s) => s.has(id))) continue;
         const e = this.events.get(id);
         if (e && matches(e)) found.push(e);
       }
-      if (relevance) {
+      if (byDistance) {
+        const direction = q.sort === EventSort.EVENT_SORT_DISTANCE_ASC ? 1 : -1;
+        const distance = new Map(
+          found.map((e) => {
+            const point = toPoint(venueOf(e)?.location);
+            return [e.id, point ? distanceKm(center!, point) : Number.NaN];
+          }),
+        );
+        found.sort(
+          (a, b) =>
+            compareDates(distance.get(a.id)!, distance.get(b.id)!, direction) || comparator(a, b),
+        );
+      } else if (relevance) {
         // Relevance: names made of fewer other words first (an exact name beats a mention), then date.
         const score = (e: EventEntry) => keywordWords.length / Math.max(e.nameWords.size, 1);
         found.sort((a, b) => score(b) - score(a) || comparator(a, b));
@@ -479,6 +586,56 @@ export class CatalogIndex {
     return order;
   }
 
+  private inCountries(eventIds: Iterable<string>, countries: ReadonlySet<string>): boolean {
+    for (const id of eventIds) {
+      const venueId = this.events.get(id)?.venueId;
+      const code = venueId
+        ? this.venues.get(venueId)?.venue.country?.countryCode.toUpperCase()
+        : '';
+      if (code && countries.has(code)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Attractions sharing genres or sub-genres with one attraction, most shared classifications first,
+   * then most upcoming events (international `/attractions/{id}/similar`).
+   */
+  similarAttractions(
+    id: string,
+    options: { hasEvents: boolean; countryCodes: readonly string[]; limit: number },
+    now: Date,
+  ): DiscoveryAttraction[] | undefined {
+    const self = this.attractions.get(id);
+    if (!self) return undefined;
+    const keysOf = (a: DiscoveryAttraction) =>
+      new Set(
+        a.classifications.flatMap((c) =>
+          [c.genre?.id, c.subGenre?.id].filter((k): k is string => Boolean(k)),
+        ),
+      );
+    const mine = keysOf(self.attraction);
+    const countries = new Set(options.countryCodes.map((c) => c.toUpperCase()));
+    const scored: { attraction: DiscoveryAttraction; shared: number }[] = [];
+    for (const [otherId, other] of this.attractions) {
+      if (otherId === id) continue;
+      let shared = 0;
+      for (const key of keysOf(other.attraction)) if (mine.has(key)) shared++;
+      if (shared === 0) continue;
+      if (countries.size > 0 && !this.inCountries(other.events, countries)) continue;
+      const upcomingEvents = this.upcoming(other.events, now);
+      if (options.hasEvents && upcomingEvents === 0) continue;
+      scored.push({ attraction: { ...other.attraction, upcomingEvents }, shared });
+    }
+    scored.sort(
+      (a, b) =>
+        b.shared - a.shared ||
+        b.attraction.upcomingEvents - a.attraction.upcomingEvents ||
+        byId(a.attraction, b.attraction),
+    );
+    return scored.slice(0, options.limit).map((s) => s.attraction);
+  }
+
   searchVenues(
     q: SearchVenuesRequest,
     now: Date,
@@ -499,6 +656,7 @@ export class CatalogIndex {
     const countries = new Set(q.countryCodes.map((c) => c.toUpperCase()));
     const states = new Set(q.stateCodes.map((c) => c.toUpperCase()));
     const markets = new Set(q.marketIds);
+    const nameAny = q.nameAny.map(normalizedPhrase).filter((n) => n !== '');
     const found: DiscoveryVenue[] = [];
     for (const id of ids) {
       const entry = this.venues.get(id)!;
@@ -516,6 +674,15 @@ export class CatalogIndex {
         continue;
       if (markets.size > 0 && !v.marketIds.some((m) => markets.has(m))) continue;
       if (!inclusionAccepts(q.includeTest, v.test)) continue;
+      if (nameAny.length > 0) {
+        const name = localeValues(v.names).map(normalizedPhrase);
+        if (!nameAny.some((part) => name.some((n) => n.includes(part)))) continue;
+      }
+      if (
+        q.excludeExternal &&
+        ![...entry.events].some((e) => this.events.get(e)?.external === false)
+      )
+        continue;
       if (center) {
         const point = toPoint(v.location);
         if (!point || distanceKm(center, point) > km) continue;
@@ -555,6 +722,9 @@ export class CatalogIndex {
     const wantedIds = new Set(q.ids);
     const classIds = new Set(q.classificationIds.map((c) => c.toLowerCase()));
     const classNames = new Set(q.classificationNames.map(normalizedPhrase));
+    const nameContains = normalizedPhrase(q.nameContains);
+    const fuzzy = words(q.fuzzy);
+    const countries = new Set(q.countryCodes.map((c) => c.toUpperCase()));
     const found: DiscoveryAttraction[] = [];
     for (const id of ids) {
       const entry = this.attractions.get(id)!;
@@ -570,6 +740,13 @@ export class CatalogIndex {
         )
       )
         continue;
+      if (
+        nameContains &&
+        !localeValues(a.names).some((n) => normalizedPhrase(n).includes(nameContains))
+      )
+        continue;
+      if (fuzzy.length > 0 && !fuzzyMatches(fuzzy, entry.nameWords)) continue;
+      if (countries.size > 0 && !this.inCountries(entry.events, countries)) continue;
       const upcomingEvents = this.upcoming(entry.events, now);
       if (q.hasEvents && upcomingEvents === 0) continue;
       found.push({ ...a, upcomingEvents });

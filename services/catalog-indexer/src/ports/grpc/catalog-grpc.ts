@@ -71,6 +71,13 @@ export function catalogGrpc(catalog: Catalog): GrpcRegistration {
       return { attractions: page.items, page: pageInfo(page) };
     }),
     getAttraction: unary((request) => ({ attraction: catalog.getAttraction(request.id) })),
+    similarAttractions: unary((request) => ({
+      attractions: catalog.similarAttractions(request.id, {
+        hasEvents: request.hasEvents,
+        countryCodes: request.countryCodes,
+        limit: Math.min(Math.max(request.limit || 10, 1), 250),
+      }),
+    })),
   };
   return { definition: CatalogServiceService, implementation };
 }

@@ -192,6 +192,14 @@ export enum EventSort {
   EVENT_SORT_NAME_ASC = "EVENT_SORT_NAME_ASC",
   /** EVENT_SORT_NAME_DESC - `name,date.desc`. */
   EVENT_SORT_NAME_DESC = "EVENT_SORT_NAME_DESC",
+  /** EVENT_SORT_ONSALE_ASC - Public on-sale start, earliest first (international `sort_by=onsaledate`). */
+  EVENT_SORT_ONSALE_ASC = "EVENT_SORT_ONSALE_ASC",
+  /** EVENT_SORT_ONSALE_DESC - Public on-sale start, latest first. */
+  EVENT_SORT_ONSALE_DESC = "EVENT_SORT_ONSALE_DESC",
+  /** EVENT_SORT_DISTANCE_ASC - Distance from `latlong`, nearest first (international `sort_by=proximity`). */
+  EVENT_SORT_DISTANCE_ASC = "EVENT_SORT_DISTANCE_ASC",
+  /** EVENT_SORT_DISTANCE_DESC - Distance from `latlong`, farthest first. */
+  EVENT_SORT_DISTANCE_DESC = "EVENT_SORT_DISTANCE_DESC",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
 
@@ -212,6 +220,18 @@ export function eventSortFromJSON(object: any): EventSort {
     case 4:
     case "EVENT_SORT_NAME_DESC":
       return EventSort.EVENT_SORT_NAME_DESC;
+    case 5:
+    case "EVENT_SORT_ONSALE_ASC":
+      return EventSort.EVENT_SORT_ONSALE_ASC;
+    case 6:
+    case "EVENT_SORT_ONSALE_DESC":
+      return EventSort.EVENT_SORT_ONSALE_DESC;
+    case 7:
+    case "EVENT_SORT_DISTANCE_ASC":
+      return EventSort.EVENT_SORT_DISTANCE_ASC;
+    case 8:
+    case "EVENT_SORT_DISTANCE_DESC":
+      return EventSort.EVENT_SORT_DISTANCE_DESC;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -231,6 +251,14 @@ export function eventSortToJSON(object: EventSort): string {
       return "EVENT_SORT_NAME_ASC";
     case EventSort.EVENT_SORT_NAME_DESC:
       return "EVENT_SORT_NAME_DESC";
+    case EventSort.EVENT_SORT_ONSALE_ASC:
+      return "EVENT_SORT_ONSALE_ASC";
+    case EventSort.EVENT_SORT_ONSALE_DESC:
+      return "EVENT_SORT_ONSALE_DESC";
+    case EventSort.EVENT_SORT_DISTANCE_ASC:
+      return "EVENT_SORT_DISTANCE_ASC";
+    case EventSort.EVENT_SORT_DISTANCE_DESC:
+      return "EVENT_SORT_DISTANCE_DESC";
     case EventSort.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -249,10 +277,36 @@ export function eventSortToNumber(object: EventSort): number {
       return 3;
     case EventSort.EVENT_SORT_NAME_DESC:
       return 4;
+    case EventSort.EVENT_SORT_ONSALE_ASC:
+      return 5;
+    case EventSort.EVENT_SORT_ONSALE_DESC:
+      return 6;
+    case EventSort.EVENT_SORT_DISTANCE_ASC:
+      return 7;
+    case EventSort.EVENT_SORT_DISTANCE_DESC:
+      return 8;
     case EventSort.UNRECOGNIZED:
     default:
       return -1;
   }
+}
+
+/** Attractions like one attraction. */
+export interface SimilarAttractionsRequest {
+  /** The attraction. */
+  id: string;
+  /** Only attractions with visible upcoming events. */
+  hasEvents: boolean;
+  /** Only attractions with an event in one of these countries; empty = anywhere. */
+  countryCodes: string[];
+  /** At most this many; 0 = 10. */
+  limit: number;
+}
+
+/** The similar attractions. */
+export interface SimilarAttractionsResponse {
+  /** Most alike first. */
+  attractions: DiscoveryAttraction[];
 }
 
 /** Venue search; every field optional. */
@@ -284,7 +338,13 @@ export interface SearchVenuesRequest {
   /** Sort order. */
   sort: NameSort;
   /** Page. */
-  page?: PageRequest | undefined;
+  page?:
+    | PageRequest
+    | undefined;
+  /** Venue names, any of them, each matched as a part of the name (international `venue_name`). */
+  nameAny: string[];
+  /** Only venues with an event sold through the platform (international `exclude_external`). */
+  excludeExternal: boolean;
 }
 
 /** A page of venues. */
@@ -324,7 +384,15 @@ export interface SearchAttractionsRequest {
   /** Sort order. */
   sort: NameSort;
   /** Page. */
-  page?: PageRequest | undefined;
+  page?:
+    | PageRequest
+    | undefined;
+  /** Only attractions with an event at a venue in one of these countries (international `domain`). */
+  countryCodes: string[];
+  /** A part of the attraction name (international `attraction_name`). */
+  nameContains: string;
+  /** Fuzzy name match: each word a prefix of, or one edit away from, a word of the name (`query`). */
+  fuzzy: string;
 }
 
 /** A page of attractions. */
@@ -408,7 +476,35 @@ export interface SearchEventsRequest {
   /** DMA id. */
   dmaId: string;
   /** Page; the catalog caps limit at 500 (spec 03 limits). */
-  page?: PageRequest | undefined;
+  page?:
+    | PageRequest
+    | undefined;
+  /** Event ids (OR). */
+  eventIds: string[];
+  /** Promoter ids (OR). */
+  promoterIds: string[];
+  /** Public on-sale ending at or after. */
+  offsaleStartDateTime?:
+    | Date
+    | undefined;
+  /** Public on-sale ending before. */
+  offsaleEndDateTime?:
+    | Date
+    | undefined;
+  /** Events whose price range reaches at least this amount (major units); 0 = no bound. */
+  minPrice: number;
+  /** Events whose price range starts at or below this amount (major units); 0 = no bound. */
+  maxPrice: number;
+  /** Cancelled or rescheduled events (international `cancelled`). */
+  includeCancelled: Inclusion;
+  /** Rescheduled events (international `rescheduled`). */
+  includeRescheduled: Inclusion;
+  /** Only events with tickets on sale now (international `seats_available`). */
+  seatsAvailable: boolean;
+  /** Only events sold through the platform (international `exclude_external`). */
+  excludeExternal: boolean;
+  /** Whole words of the event name, any of them (international `event_name`); unlike `keyword` (all words). */
+  nameContains: string;
 }
 
 /** A page of events. */
@@ -508,6 +604,202 @@ export interface DiscoveryAttraction {
   upcomingEvents: number;
 }
 
+function createBaseSimilarAttractionsRequest(): SimilarAttractionsRequest {
+  return { id: "", hasEvents: false, countryCodes: [], limit: 0 };
+}
+
+export const SimilarAttractionsRequest: MessageFns<SimilarAttractionsRequest> = {
+  encode(message: SimilarAttractionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.hasEvents !== false) {
+      writer.uint32(16).bool(message.hasEvents);
+    }
+    for (const v of message.countryCodes) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(32).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SimilarAttractionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSimilarAttractionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.hasEvents = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.countryCodes.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SimilarAttractionsRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      hasEvents: isSet(object.hasEvents)
+        ? globalThis.Boolean(object.hasEvents)
+        : isSet(object.has_events)
+        ? globalThis.Boolean(object.has_events)
+        : false,
+      countryCodes: globalThis.Array.isArray(object?.countryCodes)
+        ? object.countryCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.country_codes)
+        ? object.country_codes.map((e: any) => globalThis.String(e))
+        : [],
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: SimilarAttractionsRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.hasEvents !== false) {
+      obj.hasEvents = message.hasEvents;
+    }
+    if (message.countryCodes?.length) {
+      obj.countryCodes = message.countryCodes;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SimilarAttractionsRequest>, I>>(base?: I): SimilarAttractionsRequest {
+    return SimilarAttractionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SimilarAttractionsRequest>, I>>(object: I): SimilarAttractionsRequest {
+    const message = createBaseSimilarAttractionsRequest();
+    message.id = object.id ?? "";
+    message.hasEvents = object.hasEvents ?? false;
+    message.countryCodes = object.countryCodes?.map((e) => e) || [];
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseSimilarAttractionsResponse(): SimilarAttractionsResponse {
+  return { attractions: [] };
+}
+
+export const SimilarAttractionsResponse: MessageFns<SimilarAttractionsResponse> = {
+  encode(message: SimilarAttractionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.attractions) {
+      DiscoveryAttraction.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SimilarAttractionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSimilarAttractionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.attractions.push(DiscoveryAttraction.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SimilarAttractionsResponse {
+    return {
+      attractions: globalThis.Array.isArray(object?.attractions)
+        ? object.attractions.map((e: any) => DiscoveryAttraction.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SimilarAttractionsResponse): unknown {
+    const obj: any = {};
+    if (message.attractions?.length) {
+      obj.attractions = message.attractions.map((e) => DiscoveryAttraction.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SimilarAttractionsResponse>, I>>(base?: I): SimilarAttractionsResponse {
+    return SimilarAttractionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SimilarAttractionsResponse>, I>>(object: I): SimilarAttractionsResponse {
+    const message = createBaseSimilarAttractionsResponse();
+    message.attractions = object.attractions?.map((e) => DiscoveryAttraction.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseSearchVenuesRequest(): SearchVenuesRequest {
   return {
     keyword: "",
@@ -523,6 +815,8 @@ function createBaseSearchVenuesRequest(): SearchVenuesRequest {
     includeTest: Inclusion.INCLUSION_UNSPECIFIED,
     sort: NameSort.NAME_SORT_UNSPECIFIED,
     page: undefined,
+    nameAny: [],
+    excludeExternal: false,
   };
 }
 
@@ -570,6 +864,12 @@ export const SearchVenuesRequest: MessageFns<SearchVenuesRequest> = {
     }
     if (message.page !== undefined) {
       PageRequest.encode(message.page, writer.uint32(106).fork()).join();
+    }
+    for (const v of message.nameAny) {
+      writer.uint32(114).string(v!);
+    }
+    if (message.excludeExternal !== false) {
+      writer.uint32(120).bool(message.excludeExternal);
     }
     return writer;
   },
@@ -701,6 +1001,22 @@ export const SearchVenuesRequest: MessageFns<SearchVenuesRequest> = {
             message.page = PageRequest.decode(reader, reader.uint32());
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.nameAny.push(reader.string());
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.excludeExternal = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -748,6 +1064,16 @@ export const SearchVenuesRequest: MessageFns<SearchVenuesRequest> = {
         : Inclusion.INCLUSION_UNSPECIFIED,
       sort: isSet(object.sort) ? nameSortFromJSON(object.sort) : NameSort.NAME_SORT_UNSPECIFIED,
       page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+      nameAny: globalThis.Array.isArray(object?.nameAny)
+        ? object.nameAny.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.name_any)
+        ? object.name_any.map((e: any) => globalThis.String(e))
+        : [],
+      excludeExternal: isSet(object.excludeExternal)
+        ? globalThis.Boolean(object.excludeExternal)
+        : isSet(object.exclude_external)
+        ? globalThis.Boolean(object.exclude_external)
+        : false,
     };
   },
 
@@ -792,6 +1118,12 @@ export const SearchVenuesRequest: MessageFns<SearchVenuesRequest> = {
     if (message.page !== undefined) {
       obj.page = PageRequest.toJSON(message.page);
     }
+    if (message.nameAny?.length) {
+      obj.nameAny = message.nameAny;
+    }
+    if (message.excludeExternal !== false) {
+      obj.excludeExternal = message.excludeExternal;
+    }
     return obj;
   },
 
@@ -817,6 +1149,8 @@ export const SearchVenuesRequest: MessageFns<SearchVenuesRequest> = {
     message.page = (object.page !== undefined && object.page !== null)
       ? PageRequest.fromPartial(object.page)
       : undefined;
+    message.nameAny = object.nameAny?.map((e) => e) || [];
+    message.excludeExternal = object.excludeExternal ?? false;
     return message;
   },
 };
@@ -1052,6 +1386,9 @@ function createBaseSearchAttractionsRequest(): SearchAttractionsRequest {
     includeTest: Inclusion.INCLUSION_UNSPECIFIED,
     sort: NameSort.NAME_SORT_UNSPECIFIED,
     page: undefined,
+    countryCodes: [],
+    nameContains: "",
+    fuzzy: "",
   };
 }
 
@@ -1080,6 +1417,15 @@ export const SearchAttractionsRequest: MessageFns<SearchAttractionsRequest> = {
     }
     if (message.page !== undefined) {
       PageRequest.encode(message.page, writer.uint32(66).fork()).join();
+    }
+    for (const v of message.countryCodes) {
+      writer.uint32(74).string(v!);
+    }
+    if (message.nameContains !== "") {
+      writer.uint32(82).string(message.nameContains);
+    }
+    if (message.fuzzy !== "") {
+      writer.uint32(90).string(message.fuzzy);
     }
     return writer;
   },
@@ -1161,6 +1507,30 @@ export const SearchAttractionsRequest: MessageFns<SearchAttractionsRequest> = {
             message.page = PageRequest.decode(reader, reader.uint32());
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.countryCodes.push(reader.string());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.nameContains = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.fuzzy = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1199,6 +1569,17 @@ export const SearchAttractionsRequest: MessageFns<SearchAttractionsRequest> = {
         : Inclusion.INCLUSION_UNSPECIFIED,
       sort: isSet(object.sort) ? nameSortFromJSON(object.sort) : NameSort.NAME_SORT_UNSPECIFIED,
       page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+      countryCodes: globalThis.Array.isArray(object?.countryCodes)
+        ? object.countryCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.country_codes)
+        ? object.country_codes.map((e: any) => globalThis.String(e))
+        : [],
+      nameContains: isSet(object.nameContains)
+        ? globalThis.String(object.nameContains)
+        : isSet(object.name_contains)
+        ? globalThis.String(object.name_contains)
+        : "",
+      fuzzy: isSet(object.fuzzy) ? globalThis.String(object.fuzzy) : "",
     };
   },
 
@@ -1228,6 +1609,15 @@ export const SearchAttractionsRequest: MessageFns<SearchAttractionsRequest> = {
     if (message.page !== undefined) {
       obj.page = PageRequest.toJSON(message.page);
     }
+    if (message.countryCodes?.length) {
+      obj.countryCodes = message.countryCodes;
+    }
+    if (message.nameContains !== "") {
+      obj.nameContains = message.nameContains;
+    }
+    if (message.fuzzy !== "") {
+      obj.fuzzy = message.fuzzy;
+    }
     return obj;
   },
 
@@ -1246,6 +1636,9 @@ export const SearchAttractionsRequest: MessageFns<SearchAttractionsRequest> = {
     message.page = (object.page !== undefined && object.page !== null)
       ? PageRequest.fromPartial(object.page)
       : undefined;
+    message.countryCodes = object.countryCodes?.map((e) => e) || [];
+    message.nameContains = object.nameContains ?? "";
+    message.fuzzy = object.fuzzy ?? "";
     return message;
   },
 };
@@ -1500,6 +1893,17 @@ function createBaseSearchEventsRequest(): SearchEventsRequest {
     classificationIds: [],
     dmaId: "",
     page: undefined,
+    eventIds: [],
+    promoterIds: [],
+    offsaleStartDateTime: undefined,
+    offsaleEndDateTime: undefined,
+    minPrice: 0,
+    maxPrice: 0,
+    includeCancelled: Inclusion.INCLUSION_UNSPECIFIED,
+    includeRescheduled: Inclusion.INCLUSION_UNSPECIFIED,
+    seatsAvailable: false,
+    excludeExternal: false,
+    nameContains: "",
   };
 }
 
@@ -1583,6 +1987,39 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
     }
     if (message.page !== undefined) {
       PageRequest.encode(message.page, writer.uint32(202).fork()).join();
+    }
+    for (const v of message.eventIds) {
+      writer.uint32(210).string(v!);
+    }
+    for (const v of message.promoterIds) {
+      writer.uint32(218).string(v!);
+    }
+    if (message.offsaleStartDateTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.offsaleStartDateTime), writer.uint32(226).fork()).join();
+    }
+    if (message.offsaleEndDateTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.offsaleEndDateTime), writer.uint32(234).fork()).join();
+    }
+    if (message.minPrice !== 0) {
+      writer.uint32(241).double(message.minPrice);
+    }
+    if (message.maxPrice !== 0) {
+      writer.uint32(249).double(message.maxPrice);
+    }
+    if (message.includeCancelled !== Inclusion.INCLUSION_UNSPECIFIED) {
+      writer.uint32(256).int32(inclusionToNumber(message.includeCancelled));
+    }
+    if (message.includeRescheduled !== Inclusion.INCLUSION_UNSPECIFIED) {
+      writer.uint32(264).int32(inclusionToNumber(message.includeRescheduled));
+    }
+    if (message.seatsAvailable !== false) {
+      writer.uint32(272).bool(message.seatsAvailable);
+    }
+    if (message.excludeExternal !== false) {
+      writer.uint32(280).bool(message.excludeExternal);
+    }
+    if (message.nameContains !== "") {
+      writer.uint32(290).string(message.nameContains);
     }
     return writer;
   },
@@ -1810,6 +2247,94 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
             message.page = PageRequest.decode(reader, reader.uint32());
             continue;
           }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.eventIds.push(reader.string());
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.promoterIds.push(reader.string());
+            continue;
+          }
+          case 28: {
+            if (tag !== 226) {
+              break;
+            }
+
+            message.offsaleStartDateTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 29: {
+            if (tag !== 234) {
+              break;
+            }
+
+            message.offsaleEndDateTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 30: {
+            if (tag !== 241) {
+              break;
+            }
+
+            message.minPrice = reader.double();
+            continue;
+          }
+          case 31: {
+            if (tag !== 249) {
+              break;
+            }
+
+            message.maxPrice = reader.double();
+            continue;
+          }
+          case 32: {
+            if (tag !== 256) {
+              break;
+            }
+
+            message.includeCancelled = inclusionFromJSON(reader.int32());
+            continue;
+          }
+          case 33: {
+            if (tag !== 264) {
+              break;
+            }
+
+            message.includeRescheduled = inclusionFromJSON(reader.int32());
+            continue;
+          }
+          case 34: {
+            if (tag !== 272) {
+              break;
+            }
+
+            message.seatsAvailable = reader.bool();
+            continue;
+          }
+          case 35: {
+            if (tag !== 280) {
+              break;
+            }
+
+            message.excludeExternal = reader.bool();
+            continue;
+          }
+          case 36: {
+            if (tag !== 290) {
+              break;
+            }
+
+            message.nameContains = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1913,6 +2438,61 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
         ? globalThis.String(object.dma_id)
         : "",
       page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+      eventIds: globalThis.Array.isArray(object?.eventIds)
+        ? object.eventIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.event_ids)
+        ? object.event_ids.map((e: any) => globalThis.String(e))
+        : [],
+      promoterIds: globalThis.Array.isArray(object?.promoterIds)
+        ? object.promoterIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.promoter_ids)
+        ? object.promoter_ids.map((e: any) => globalThis.String(e))
+        : [],
+      offsaleStartDateTime: isSet(object.offsaleStartDateTime)
+        ? fromJsonTimestamp(object.offsaleStartDateTime)
+        : isSet(object.offsale_start_date_time)
+        ? fromJsonTimestamp(object.offsale_start_date_time)
+        : undefined,
+      offsaleEndDateTime: isSet(object.offsaleEndDateTime)
+        ? fromJsonTimestamp(object.offsaleEndDateTime)
+        : isSet(object.offsale_end_date_time)
+        ? fromJsonTimestamp(object.offsale_end_date_time)
+        : undefined,
+      minPrice: isSet(object.minPrice)
+        ? globalThis.Number(object.minPrice)
+        : isSet(object.min_price)
+        ? globalThis.Number(object.min_price)
+        : 0,
+      maxPrice: isSet(object.maxPrice)
+        ? globalThis.Number(object.maxPrice)
+        : isSet(object.max_price)
+        ? globalThis.Number(object.max_price)
+        : 0,
+      includeCancelled: isSet(object.includeCancelled)
+        ? inclusionFromJSON(object.includeCancelled)
+        : isSet(object.include_cancelled)
+        ? inclusionFromJSON(object.include_cancelled)
+        : Inclusion.INCLUSION_UNSPECIFIED,
+      includeRescheduled: isSet(object.includeRescheduled)
+        ? inclusionFromJSON(object.includeRescheduled)
+        : isSet(object.include_rescheduled)
+        ? inclusionFromJSON(object.include_rescheduled)
+        : Inclusion.INCLUSION_UNSPECIFIED,
+      seatsAvailable: isSet(object.seatsAvailable)
+        ? globalThis.Boolean(object.seatsAvailable)
+        : isSet(object.seats_available)
+        ? globalThis.Boolean(object.seats_available)
+        : false,
+      excludeExternal: isSet(object.excludeExternal)
+        ? globalThis.Boolean(object.excludeExternal)
+        : isSet(object.exclude_external)
+        ? globalThis.Boolean(object.exclude_external)
+        : false,
+      nameContains: isSet(object.nameContains)
+        ? globalThis.String(object.nameContains)
+        : isSet(object.name_contains)
+        ? globalThis.String(object.name_contains)
+        : "",
     };
   },
 
@@ -1993,6 +2573,39 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
     if (message.page !== undefined) {
       obj.page = PageRequest.toJSON(message.page);
     }
+    if (message.eventIds?.length) {
+      obj.eventIds = message.eventIds;
+    }
+    if (message.promoterIds?.length) {
+      obj.promoterIds = message.promoterIds;
+    }
+    if (message.offsaleStartDateTime !== undefined) {
+      obj.offsaleStartDateTime = message.offsaleStartDateTime.toISOString();
+    }
+    if (message.offsaleEndDateTime !== undefined) {
+      obj.offsaleEndDateTime = message.offsaleEndDateTime.toISOString();
+    }
+    if (message.minPrice !== 0) {
+      obj.minPrice = floatToJson(message.minPrice);
+    }
+    if (message.maxPrice !== 0) {
+      obj.maxPrice = floatToJson(message.maxPrice);
+    }
+    if (message.includeCancelled !== Inclusion.INCLUSION_UNSPECIFIED) {
+      obj.includeCancelled = inclusionToJSON(message.includeCancelled);
+    }
+    if (message.includeRescheduled !== Inclusion.INCLUSION_UNSPECIFIED) {
+      obj.includeRescheduled = inclusionToJSON(message.includeRescheduled);
+    }
+    if (message.seatsAvailable !== false) {
+      obj.seatsAvailable = message.seatsAvailable;
+    }
+    if (message.excludeExternal !== false) {
+      obj.excludeExternal = message.excludeExternal;
+    }
+    if (message.nameContains !== "") {
+      obj.nameContains = message.nameContains;
+    }
     return obj;
   },
 
@@ -2030,6 +2643,17 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
     message.page = (object.page !== undefined && object.page !== null)
       ? PageRequest.fromPartial(object.page)
       : undefined;
+    message.eventIds = object.eventIds?.map((e) => e) || [];
+    message.promoterIds = object.promoterIds?.map((e) => e) || [];
+    message.offsaleStartDateTime = object.offsaleStartDateTime ?? undefined;
+    message.offsaleEndDateTime = object.offsaleEndDateTime ?? undefined;
+    message.minPrice = object.minPrice ?? 0;
+    message.maxPrice = object.maxPrice ?? 0;
+    message.includeCancelled = object.includeCancelled ?? Inclusion.INCLUSION_UNSPECIFIED;
+    message.includeRescheduled = object.includeRescheduled ?? Inclusion.INCLUSION_UNSPECIFIED;
+    message.seatsAvailable = object.seatsAvailable ?? false;
+    message.excludeExternal = object.excludeExternal ?? false;
+    message.nameContains = object.nameContains ?? "";
     return message;
   },
 };
@@ -2880,6 +3504,18 @@ export const CatalogServiceService = {
       Buffer.from(GetAttractionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetAttractionResponse => GetAttractionResponse.decode(value),
   },
+  /** Attractions similar to one (sharing its genres), most alike first (international `/similar`). */
+  similarAttractions: {
+    path: "/marquee.catalog.v1.CatalogService/SimilarAttractions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SimilarAttractionsRequest): Buffer =>
+      Buffer.from(SimilarAttractionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SimilarAttractionsRequest => SimilarAttractionsRequest.decode(value),
+    responseSerialize: (value: SimilarAttractionsResponse): Buffer =>
+      Buffer.from(SimilarAttractionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SimilarAttractionsResponse => SimilarAttractionsResponse.decode(value),
+  },
 } as const;
 
 export interface CatalogServiceServer extends UntypedServiceImplementation {
@@ -2895,6 +3531,8 @@ export interface CatalogServiceServer extends UntypedServiceImplementation {
   searchAttractions: handleUnaryCall<SearchAttractionsRequest, SearchAttractionsResponse>;
   /** One attraction by id. NOT_FOUND when unknown. */
   getAttraction: handleUnaryCall<GetAttractionRequest, GetAttractionResponse>;
+  /** Attractions similar to one (sharing its genres), most alike first (international `/similar`). */
+  similarAttractions: handleUnaryCall<SimilarAttractionsRequest, SimilarAttractionsResponse>;
 }
 
 export interface CatalogServiceClient extends Client {
@@ -2993,6 +3631,22 @@ export interface CatalogServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetAttractionResponse) => void,
+  ): ClientUnaryCall;
+  /** Attractions similar to one (sharing its genres), most alike first (international `/similar`). */
+  similarAttractions(
+    request: SimilarAttractionsRequest,
+    callback: (error: ServiceError | null, response: SimilarAttractionsResponse) => void,
+  ): ClientUnaryCall;
+  similarAttractions(
+    request: SimilarAttractionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SimilarAttractionsResponse) => void,
+  ): ClientUnaryCall;
+  similarAttractions(
+    request: SimilarAttractionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SimilarAttractionsResponse) => void,
   ): ClientUnaryCall;
 }
 
