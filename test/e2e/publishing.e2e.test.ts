@@ -1,0 +1,226 @@
+import { randomBytes } from 'node:crypto';
+import { createKafkaBus, type EventBus, type IncomingEvent } from '@marquee/platform/bus';
+import { createLogger } from '@marquee/platform/logger';
+import { waitFor } from '@marquee/platform/testing';
+import { type catalogV1, eventChangedTopic } from '@marquee/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireInfra } from '../support/infra.js';
+import { startStack, type Stack } from '../support/stack.js';
+
+const infra = requireInfra();
+
+/**
+ * Issue 4, publishing half: a publisher posts an event through the edge with its API key; publisher
+ * validates it, stores it and emits `event-changed` (whole state, key = event id) through its outbox
+ * to real Kafka; an update emits the new state, a deletion a tombstone. Rejections answer the spec 01
+ * error body. Every service runs as its own process against real Kafka and FerretDB.
+ */
+describe.skipIf(!infra)('publishing through the edge (distributed mode)', () => {
+  let sut: Stack;
+  let bus: EventBus;
+  let apiKey: string;
+  let otherApiKey: string;
+  const received: IncomingEvent<catalogV1.EventChanged>[] = [];
+  const marker = `e2e-${randomBytes(4).toString('hex')}`;
+
+  const admin = (path: string, body: unknown) =>
+    fetch(`${sut.baseUrl}/admin/v1/${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sut.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const newApp = async (name: string) => {
+    const response = await admin('apps', { name, redirectUris: ['https://e2e.example/cb'] });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { apiKey: string }).apiKey;
+  };
+
+  // An app's default quota allows 5 requests a second (auth-gateway): keep calls 220 ms apart.
+  let lastCall = 0;
+  const publishApi = async (
+    method: string,
+    path: string,
+    options: { key?: string; body?: unknown; raw?: string; query?: Record<string, string> } = {},
+  ) => {
+    const wait = lastCall + 220 - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    lastCall = Date.now();
+    const query = new URLSearchParams({
+      ...(options.key === undefined ? {} : { apikey: options.key }),
+      ...options.query,
+    });
+    const hasBody = options.body !== undefined || options.raw !== undefined;
+    return fetch(`${sut.baseUrl}/publish/v2/${path}?${query}`, {
+      method,
+      headers: hasBody ? { 'content-type': 'application/json' } : {},
+      ...(hasBody ? { body: options.raw ?? JSON.stringify(options.body) } : {}),
+    });
+  };
+
+  const anEvent = (overrides: Record<string, unknown> = {}) => ({
+    source: { id: 'e2e-publisher', name: 'E2E_Publisher' },
+    version: 1,
+    url: `https://publisher.example/${marker}`,
+    names: { 'en-us': `Published ${marker}`, 'fr-ca': `Publié ${marker}` },
+    attractions: [{ source: { id: 'band-1', name: 'E2E_Publisher' } }],
+    classifications: [{ primary: true, genre: { names: { 'en-us': 'Rock' } } }],
+    dates: {
+      start: { localDate: '2031-07-04', localTime: '19:00:00', dateTime: '2031-07-04T23:00:00Z' },
+      timezone: 'America/New_York',
+    },
+    venue: { id: 'KovZpZAEdFtJ' },
+    priceRanges: { type: 'standard', currency: 'USD', min: 25.5, max: 99 },
+    ...overrides,
+  });
+
+  const recordsOf = (id: string) => received.filter((record) => record.key === id);
+
+  beforeAll(async () => {
+    sut = await startStack({ kafkaBrokers: infra!.kafkaBrokers, mongoUrl: infra!.mongoUrl });
+    bus = createKafkaBus({
+      brokers: infra!.kafkaBrokers.split(','),
+      clientId: 'e2e-publishing',
+      source: 'marquee/e2e',
+      logger: createLogger({ service: 'e2e', level: 'warn' }),
+    });
+    // A fresh group from the beginning: nothing published during the group's join is missed.
+    await bus.subscribe(
+      eventChangedTopic,
+      { group: `e2e-publishing-${marker}`, fromBeginning: true },
+      async (event) => {
+        received.push(event);
+      },
+    );
+    await bus.start();
+    apiKey = await newApp('publishing e2e');
+    otherApiKey = await newApp('another publisher');
+  });
+
+  afterAll(async () => {
+    await bus?.close();
+    await sut?.stop();
+  });
+
+  it('publishes, then updates and deletes an event, each change reaching Kafka as event-changed', async () => {
+    const published = await publishApi('POST', 'events', {
+      key: apiKey,
+      body: anEvent({ promoCode: { 'x.y': 'kept but not in discovery' } }),
+    });
+    expect(published.status).toBe(200);
+    const result = (await published.json()) as { id: string; status: string };
+    expect(result).toEqual({
+      status: 'SuccessWarning',
+      message: expect.stringContaining('promoCode'),
+      id: expect.stringMatching(/^[A-Za-z0-9]{15}$/),
+      missingProperties: {},
+      unknownProperties: { promoCode: { 'x.y': 'kept but not in discovery' } },
+    });
+    const id = result.id;
+
+    await waitFor(() => recordsOf(id).length >= 1, { timeoutMs: 30_000, intervalMs: 100 });
+    const [created] = recordsOf(id);
+    expect(created!.type).toBe('marquee.catalog.v1.EventChanged');
+    expect(created!.value?.event).toMatchObject({
+      id,
+      version: 1,
+      publisherVersion: 1,
+      active: true,
+      test: false,
+      source: { id: 'e2e-publisher', name: 'E2E_Publisher' },
+      names: { values: { 'en-us': `Published ${marker}`, 'fr-ca': `Publié ${marker}` } },
+      attractions: [{ ref: { $case: 'source', value: { id: 'band-1', name: 'E2E_Publisher' } } }],
+      location: { $case: 'venue', value: { ref: { $case: 'id', value: 'KovZpZAEdFtJ' } } },
+      dates: {
+        start: { dateTime: new Date('2031-07-04T23:00:00Z') },
+        timezone: 'America/New_York',
+      },
+      priceRanges: [{ min: { amountMinor: 2550, currency: 'USD' }, max: { amountMinor: 9900 } }],
+    });
+    expect(JSON.stringify(created!.value)).not.toContain('promoCode');
+
+    // Another app cannot touch it; a stale version is refused; nothing reaches the topic.
+    const foreign = await publishApi('PUT', `events/${id}`, {
+      key: otherApiKey,
+      body: anEvent({ version: 5 }),
+    });
+    expect(foreign.status).toBe(404);
+    const stale = await publishApi('PUT', `events/${id}`, { key: apiKey, body: anEvent() });
+    expect(stale.status).toBe(409);
+    expect(await stale.json()).toMatchObject({ errors: [{ code: 'STALE_VERSION' }] });
+
+    const updated = await publishApi('PUT', `events/${id}`, {
+      key: apiKey,
+      body: anEvent({ version: 2, names: { 'en-us': `Renamed ${marker}` } }),
+    });
+    expect(updated.status).toBe(200);
+    expect(await updated.json()).toMatchObject({ status: 'Success', id });
+    await waitFor(() => recordsOf(id).length >= 2, { timeoutMs: 30_000, intervalMs: 100 });
+    expect(recordsOf(id)[1]!.value?.event).toMatchObject({
+      version: 2,
+      publisherVersion: 2,
+      names: { values: { 'en-us': `Renamed ${marker}` } },
+    });
+
+    const deleted = await publishApi('DELETE', `events/${id}`, {
+      key: apiKey,
+      query: { version: '2' },
+    });
+    expect(deleted.status).toBe(204);
+    await waitFor(() => recordsOf(id).length >= 3, { timeoutMs: 30_000, intervalMs: 100 });
+    const tombstone = recordsOf(id)[2]!;
+    expect(tombstone.value).toBeNull();
+    expect(recordsOf(id)).toHaveLength(3);
+
+    const again = await publishApi('DELETE', `events/${id}`, { key: apiKey });
+    expect(again.status).toBe(404);
+  });
+
+  it('rejects each spec 01 rule with 400 and the error body, and publishes nothing', async () => {
+    const before = received.length;
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [anEvent({ id: 'mine' }), 'ID_NOT_ALLOWED'],
+      [anEvent({ place: { names: { 'en-us': 'Park' } } }), 'VENUE_AND_PLACE'],
+      [anEvent({ source: { id: 'bad id!', name: 'E2E' } }), 'INVALID_SOURCE'],
+      [anEvent({ venue: { id: 'KovZpZAEdFtJ', name: 'Hall' } }), 'INVALID_VENUE'],
+      [
+        anEvent({ attractions: [{ id: 'a', source: { id: 'b', name: 'c' } }] }),
+        'INVALID_ATTRACTION',
+      ],
+      [anEvent({ names: { en: 'no country' } }), 'INVALID_PROPERTY'],
+      [anEvent({ test: 'yes' }), 'INVALID_PROPERTY'],
+    ];
+    for (const [body, code] of cases) {
+      const response = await publishApi('POST', 'events', { key: apiKey, body });
+      expect(response.status, code).toBe(400);
+      expect(await response.json(), code).toEqual({
+        errors: [
+          {
+            status: 'Rejected',
+            code,
+            detail: expect.any(String),
+            invalidProperties: expect.any(Object),
+            missingProperties: expect.any(Object),
+          },
+        ],
+      });
+    }
+
+    const malformed = await publishApi('POST', 'events', { key: apiKey, raw: '{"source":' });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ errors: [{ code: 'MALFORMED_REQUEST' }] });
+
+    const noKey = await publishApi('POST', 'events', { body: anEvent() });
+    expect(noKey.status).toBe(401);
+    expect(await noKey.json()).toMatchObject({
+      errors: [{ status: 'Error', code: 'UNAUTHORIZED' }],
+    });
+
+    // Give a wrongly emitted record time to arrive before asserting there is none of ours.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(
+      received
+        .slice(before)
+        .filter((record) => record.value?.event?.url === `https://publisher.example/${marker}`),
+    ).toEqual([]);
+  });
+});
