@@ -387,3 +387,14 @@ describe('DELETE /publish/{version}/events/{id}', () => {
     expect(response.json().errors[0]).toMatchObject({ code: 'method_not_allowed' });
   });
 });
+
+describe('the publishing family without a route', () => {
+  it('answers an unknown path with 404 in the publishing body, even without apikey', async () => {
+    const sut = await edge({});
+    const response = await sut.inject({ method: 'POST', url: '/publish/v2/venues' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual(
+      publishingError([{ status: 'Error', code: 'not_found', detail: expect.any(String) }]),
+    );
+  });
+});

@@ -164,11 +164,19 @@ function wrongVersion(reply: FastifyReply, version: string | undefined) {
  * with the `{version}` segment and without it (the default `v2`). Every call needs `apikey`.
  */
 export function publishingRoutes(backends: Backends) {
-  return async (scope: FastifyInstance, family: ApiFamily): Promise<void> => {
-    requireApiKey(scope, family, backends.developerAccess, {
-      from: [{ in: 'query', name: 'apikey' }],
-      rateLimitHeaders: false,
+  return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
+    // The key guard lives in a child scope so that it covers these routes only: an unknown path
+    // under /publish still answers the family's 404 (and a wrong method its 405) without a key.
+    await familyScope.register(async (scope) => {
+      requireApiKey(scope, family, backends.developerAccess, {
+        from: [{ in: 'query', name: 'apikey' }],
+        rateLimitHeaders: false,
+      });
+      await routes(scope, family);
     });
+  };
+
+  async function routes(scope: FastifyInstance, family: ApiFamily): Promise<void> {
     const common = {
       // Typed per route schema by fastify; this compiler takes any TypeBox schema.
       validatorCompiler: typeBoxCompiler as never,
@@ -274,5 +282,5 @@ export function publishingRoutes(backends: Backends) {
         },
       );
     }
-  };
+  }
 }
