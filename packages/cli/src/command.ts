@@ -39,6 +39,8 @@ export class UsageError extends Error {}
 
 export interface AdminClient {
   post<T>(path: string, body: unknown): Promise<T>;
+  /** Any method; the parsed JSON answer (`''` for an empty one such as a 204). */
+  request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T>;
 }
 
 /** The edge's admin API (`{MARQUEE_URL}/admin/v1/*`, bearer `ADMIN_TOKEN`). */
@@ -47,12 +49,16 @@ export function createAdminClient(
   token: string,
   fetchImpl: typeof fetch = fetch,
 ): AdminClient {
-  return {
-    async post<T>(path: string, body: unknown): Promise<T> {
+  const client: AdminClient = {
+    post: (path, body) => client.request('POST', path, body),
+    async request<T>(method: string, path: string, body?: unknown): Promise<T> {
       const response = await fetchImpl(new URL(`/admin/v1/${path}`, baseUrl), {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const text = await response.text();
       let parsed: unknown = text;
@@ -65,4 +71,5 @@ export function createAdminClient(
       return parsed as T;
     },
   };
+  return client;
 }
