@@ -5,6 +5,7 @@
  */
 
 import type { DealsBackend } from './deals.js';
+import type { DiscoveryCatalog } from './discovery-catalog.js';
 import type { Publishing } from './publishing.js';
 
 export interface NewApp {
@@ -46,6 +47,8 @@ export interface Backends {
   developerAccess: DeveloperAccess;
   /** Deals search and deals administration (deals service; port in deals.ts). */
   deals: DealsBackend;
+  /** Discovery v2 and international discovery (catalog-indexer; port in discovery-catalog.ts). */
+  catalog: DiscoveryCatalog;
   /** The publishing API (publisher; port in publishing.ts). */
   publishing: Publishing;
 }

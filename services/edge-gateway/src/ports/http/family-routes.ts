@@ -2,6 +2,8 @@ import type { Backends } from '../../app/backends.js';
 import { adminRoutes } from './admin/admin-routes.js';
 import { dealsAdminRoutes } from './admin/deals-admin-routes.js';
 import { dealsRoutes } from './families/deals-routes.js';
+import { discoveryV2Routes } from './discovery/discovery-v2-routes.js';
+import { internationalRoutes } from './discovery/international-routes.js';
 import type { FamilyRoutes } from './families/register-family.js';
 import { publishingRoutes } from './publishing/publishing-routes.js';
 
@@ -19,5 +21,7 @@ export const familyRoutes: Readonly<
 > = {
   admin: [({ backends }) => adminRoutes(backends), ({ backends }) => dealsAdminRoutes(backends)],
   deals: [({ backends }) => dealsRoutes(backends)],
+  discovery: [({ backends }) => discoveryV2Routes(backends)],
+  'intl-discovery': [({ backends }) => internationalRoutes(backends)],
   publishing: [({ backends }) => publishingRoutes(backends)],
 };

@@ -1,0 +1,26 @@
+import type {
+  DiscoveryAttraction,
+  DiscoveryVenue,
+  GetEventResponse,
+  SearchAttractionsRequest,
+  SearchAttractionsResponse,
+  SearchEventsRequest,
+  SearchEventsResponse,
+  SearchVenuesRequest,
+  SearchVenuesResponse,
+  SimilarAttractionsRequest,
+} from '@marquee/proto/catalog/v1';
+
+/**
+ * What the discovery APIs need from catalog-indexer (CatalogService). Unknown ids reject with an
+ * error of kind `not_found`, refused queries with `invalid_argument`.
+ */
+export interface DiscoveryCatalog {
+  searchEvents(query: SearchEventsRequest): Promise<SearchEventsResponse>;
+  getEvent(id: string): Promise<GetEventResponse>;
+  searchVenues(query: SearchVenuesRequest): Promise<SearchVenuesResponse>;
+  getVenue(id: string): Promise<DiscoveryVenue>;
+  searchAttractions(query: SearchAttractionsRequest): Promise<SearchAttractionsResponse>;
+  getAttraction(id: string): Promise<DiscoveryAttraction>;
+  similarAttractions(query: SimilarAttractionsRequest): Promise<DiscoveryAttraction[]>;
+}

@@ -1,0 +1,216 @@
+import {
+  EventStatus,
+  type Classification,
+  type DiscoveryAttraction,
+  type DiscoveryVenue,
+  type Event,
+  type Image,
+} from '@marquee/proto/catalog/v1';
+import { localized, majorAmount, reportedLocale } from './localized.js';
+
+/**
+ * Discovery v2 HAL documents (spec 03 "Discovery v2 event (search result)", "Embedded venue",
+ * "Embedded attraction"). Optional fields are left out when the event has no value for them, as the
+ * real API does; booleans are always present.
+ */
+
+export const DISCOVERY_BASE = '/discovery/v2';
+
+const iso = (date: Date | undefined) => date?.toISOString();
+
+/** Drops `undefined` properties, so absent data is absent, not `null`. */
+function compact<T extends Record<string, unknown>>(object: T): Partial<T> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(object)) {
+    if (value !== undefined) out[key] = value;
+  }
+  return out as Partial<T>;
+}
+
+/** An optional text: left out when empty (names stay, empty, when the locale has none: no fallback). */
+const opt = (text: string | undefined) => (text ? text : undefined);
+
+const statusCodes: Record<EventStatus, string | undefined> = {
+  [EventStatus.EVENT_STATUS_UNSPECIFIED]: undefined,
+  [EventStatus.EVENT_STATUS_ONSALE]: 'onsale',
+  [EventStatus.EVENT_STATUS_OFFSALE]: 'offsale',
+  [EventStatus.EVENT_STATUS_CANCELLED]: 'cancelled',
+  [EventStatus.EVENT_STATUS_POSTPONED]: 'postponed',
+  [EventStatus.EVENT_STATUS_RESCHEDULED]: 'rescheduled',
+  [EventStatus.UNRECOGNIZED]: undefined,
+};
+
+const images = (list: readonly Image[]) =>
+  list.map((i) => ({
+    ratio: i.ratio || undefined,
+    url: i.url,
+    width: i.width,
+    height: i.height,
+    fallback: i.fallback,
+  }));
+
+function classifications(list: readonly Classification[], locale: string | undefined) {
+  const level = (l: Classification['segment']) =>
+    l && compact({ id: opt(l.id), name: localized(l.names, locale) });
+  return list.map((c) =>
+    compact({
+      primary: c.primary,
+      segment: level(c.segment),
+      genre: level(c.genre),
+      subGenre: level(c.subGenre),
+    }),
+  );
+}
+
+export function venueDocument(venue: DiscoveryVenue, locale: string | undefined) {
+  return compact({
+    name: localized(venue.names, locale),
+    type: 'venue',
+    id: venue.id,
+    test: venue.test,
+    locale: reportedLocale(locale, venue.names),
+    postalCode: opt(venue.postalCode),
+    timezone: opt(venue.timezone),
+    markets: venue.marketIds.map((id) => ({ id: String(id) })),
+    country:
+      venue.country &&
+      compact({
+        name: localized(venue.country.names, locale),
+        countryCode: venue.country.countryCode,
+      }),
+    state:
+      venue.state &&
+      compact({ name: localized(venue.state.names, locale), stateCode: venue.state.stateCode }),
+    city: venue.cityNames && { name: localized(venue.cityNames, locale) },
+    location: venue.location && {
+      latitude: String(venue.location.latitude),
+      longitude: String(venue.location.longitude),
+    },
+    address:
+      venue.address &&
+      compact({
+        line1: localized(venue.address.line1, locale),
+        line2: opt(localized(venue.address.line2, locale)),
+      }),
+    upcomingEvents: { _total: venue.upcomingEvents },
+    _links: { self: { href: `${DISCOVERY_BASE}/venues/${venue.id}` } },
+  });
+}
+
+export function attractionDocument(attraction: DiscoveryAttraction, locale: string | undefined) {
+  const list = images(attraction.images);
+  return compact({
+    name: localized(attraction.names, locale),
+    type: 'attraction',
+    id: attraction.id,
+    test: attraction.test,
+    locale: reportedLocale(locale, attraction.names),
+    url: opt(attraction.url),
+    image: list[0] && { url: list[0].url },
+    images: list,
+    classifications: classifications(attraction.classifications, locale),
+    upcomingEvents: { _total: attraction.upcomingEvents },
+    _links: { self: { href: `${DISCOVERY_BASE}/attractions/${attraction.id}` } },
+  });
+}
+
+export interface Resolved {
+  venues: ReadonlyMap<string, DiscoveryVenue>;
+  attractions: ReadonlyMap<string, DiscoveryAttraction>;
+}
+
+export function eventDocument(event: Event, resolved: Resolved, locale: string | undefined) {
+  const venueId = event.location?.$case === 'venue' ? event.location.value.resolvedId : '';
+  const venue = venueId ? resolved.venues.get(venueId) : undefined;
+  const attractions = event.attractions
+    .map((a) => resolved.attractions.get(a.resolvedId))
+    .filter((a): a is DiscoveryAttraction => a !== undefined);
+  const start = event.dates?.start;
+  const access = event.dates?.access;
+  const end = event.dates?.end;
+  const sale = event.sales?.publicSale;
+  return compact({
+    name: localized(event.names, locale),
+    type: 'event',
+    id: event.id,
+    test: event.test,
+    url: opt(event.url),
+    locale: reportedLocale(locale, event.names),
+    description: opt(localized(event.descriptions, locale)),
+    info: opt(localized(event.infos, locale)),
+    additionalInfo: opt(localized(event.additionalInfos, locale)),
+    pleaseNote: opt(localized(event.pleaseNotes, locale)),
+    images: images(event.images),
+    sales: sale && {
+      public: compact({
+        startDateTime: iso(sale.startDateTime),
+        startTBD: sale.startTbd,
+        endDateTime: iso(sale.endDateTime),
+      }),
+    },
+    dates: compact({
+      start:
+        start &&
+        compact({
+          localDate: opt(start.localDate),
+          localTime: opt(start.localTime),
+          dateTime: iso(start.dateTime),
+          dateTBD: start.dateTbd,
+          dateTBA: start.dateTba,
+          timeTBA: start.timeTba,
+          noSpecificTime: start.noSpecificTime,
+        }),
+      access:
+        access &&
+        compact({
+          startDateTime: iso(access.startDateTime),
+          startApproximate: access.startApproximate,
+          endDateTime: iso(access.endDateTime),
+          endApproximate: access.endApproximate,
+        }),
+      end:
+        end &&
+        compact({
+          localTime: opt(end.localTime),
+          dateTime: iso(end.dateTime),
+          approximate: end.approximate,
+        }),
+      timezone: opt(event.dates?.timezone),
+      status: statusCodes[event.status] ? { code: statusCodes[event.status] } : undefined,
+    }),
+    classifications: classifications(event.classifications, locale),
+    promoter:
+      event.promoter &&
+      compact({ id: event.promoter.id, name: opt(localized(event.promoter.names, locale)) }),
+    priceRanges: event.priceRanges.map((r) => {
+      const currency = r.min?.currency || r.max?.currency || '';
+      return compact({
+        type: 'standard',
+        currency: opt(currency),
+        min: r.min && majorAmount(r.min.amountMinor, currency),
+        max: r.max && majorAmount(r.max.amountMinor, currency),
+      });
+    }),
+    _links: {
+      self: {
+        href: `${DISCOVERY_BASE}/events/${event.id}${locale ? `?locale=${encodeURIComponent(locale)}` : ''}`,
+      },
+      attractions: attractions.map((a) => ({ href: `${DISCOVERY_BASE}/attractions/${a.id}` })),
+      venues: venue ? [{ href: `${DISCOVERY_BASE}/venues/${venue.id}` }] : [],
+    },
+    _embedded: {
+      venues: venue ? [venueDocument(venue, locale)] : [],
+      attractions: attractions.map((a) => attractionDocument(a, locale)),
+    },
+  });
+}
+
+export function resolvedOf(
+  venues: readonly DiscoveryVenue[],
+  attractions: readonly DiscoveryAttraction[],
+): Resolved {
+  return {
+    venues: new Map(venues.map((v) => [v.id, v])),
+    attractions: new Map(attractions.map((a) => [a.id, a])),
+  };
+}

@@ -1,0 +1,166 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { EventSort, Inclusion, SearchEventsRequest } from '@marquee/proto/catalog/v1';
+import { DistanceUnit } from '@marquee/proto/common/v1';
+
+/** The API's paging limits (spec 03 §Limits; REAL-APIS.md: deep-paging guard `size * page < 1000`). */
+export const MAX_SIZE = 500;
+export const DEFAULT_SIZE = 20;
+export const MAX_DEPTH = 1000;
+
+const idList = Type.String({ pattern: '^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$', maxLength: 2000 });
+const dateTime = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$',
+  description: 'UTC date-time ending in Z, e.g. 2030-05-01T00:00:00Z',
+});
+const inclusion = Type.Union([Type.Literal('yes'), Type.Literal('no'), Type.Literal('only')]);
+const codeList = Type.String({ pattern: '^[A-Za-z0-9]{1,3}(,[A-Za-z0-9]{1,3})*$' });
+
+/**
+ * Every query parameter of spec 03 §Discovery service v2; unknown parameters are refused (a typo such
+ * as `keywords` would otherwise silently return everything).
+ */
+export const EventSearchQuery = Type.Object(
+  {
+    apikey: Type.Optional(Type.String()),
+    keyword: Type.Optional(Type.String({ maxLength: 200 })),
+    attractionId: Type.Optional(idList),
+    venueId: Type.Optional(idList),
+    postalCode: Type.Optional(Type.String({ maxLength: 20 })),
+    latlong: Type.Optional(
+      Type.String({ pattern: '^\\s*-?\\d{1,3}(\\.\\d+)?\\s*,\\s*-?\\d{1,3}(\\.\\d+)?\\s*$' }),
+    ),
+    radius: Type.Optional(Type.String({ pattern: '^\\d{1,5}(\\.\\d+)?$' })),
+    unit: Type.Optional(Type.Union([Type.Literal('miles'), Type.Literal('km')])),
+    source: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$' })),
+    locale: Type.Optional(Type.String({ pattern: '^(\\*|[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*)$' })),
+    marketId: Type.Optional(Type.String({ pattern: '^\\d{1,6}(,\\d{1,6})*$' })),
+    startDateTime: Type.Optional(dateTime),
+    endDateTime: Type.Optional(dateTime),
+    onsaleStartDateTime: Type.Optional(dateTime),
+    onsaleEndDateTime: Type.Optional(dateTime),
+    includeTBA: Type.Optional(inclusion),
+    includeTBD: Type.Optional(inclusion),
+    includeTest: Type.Optional(inclusion),
+    size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SIZE })),
+    page: Type.Optional(Type.Integer({ minimum: 0 })),
+    sort: Type.Optional(
+      Type.Union([
+        Type.Literal('eventDate,date.asc'),
+        Type.Literal('eventDate,date.desc'),
+        Type.Literal('name,date.asc'),
+        Type.Literal('name,date.desc'),
+        Type.Literal(''),
+      ]),
+    ),
+    city: Type.Optional(Type.String({ maxLength: 100 })),
+    countryCode: Type.Optional(codeList),
+    stateCode: Type.Optional(codeList),
+    classificationName: Type.Optional(Type.String({ maxLength: 500 })),
+    classificationId: Type.Optional(idList),
+    dmaId: Type.Optional(Type.String({ pattern: '^\\d{1,6}$' })),
+  },
+  { additionalProperties: false },
+);
+
+export type EventSearchQuery = Static<typeof EventSearchQuery>;
+
+/** A request the schema accepts but the API cannot answer (bad coordinates, paging too deep). */
+export class DiscoveryQueryError extends Error {
+  constructor(
+    readonly code: string,
+    detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+const list = (value: string | undefined) =>
+  value
+    ? value
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== '')
+    : [];
+
+const inclusions: Record<string, Inclusion> = {
+  yes: Inclusion.INCLUSION_YES,
+  no: Inclusion.INCLUSION_NO,
+  only: Inclusion.INCLUSION_ONLY,
+};
+
+const sorts: Record<string, EventSort> = {
+  'eventDate,date.asc': EventSort.EVENT_SORT_DATE_ASC,
+  'eventDate,date.desc': EventSort.EVENT_SORT_DATE_DESC,
+  'name,date.asc': EventSort.EVENT_SORT_NAME_ASC,
+  'name,date.desc': EventSort.EVENT_SORT_NAME_DESC,
+};
+
+function date(value: string | undefined, name: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const parsed = new Date(value);
+  if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 19) !== value.slice(0, 19)) {
+    throw new DiscoveryQueryError('DIS1015', `${name} is not a valid UTC date-time: ${value}`);
+  }
+  return parsed;
+}
+
+/** The validated query as a catalog search; throws DiscoveryQueryError for what the schema cannot say. */
+export function toSearchEventsRequest(query: EventSearchQuery): SearchEventsRequest {
+  const size = query.size ?? DEFAULT_SIZE;
+  const page = query.page ?? 0;
+  if (size * page >= MAX_DEPTH) {
+    throw new DiscoveryQueryError(
+      'DIS1035',
+      `API Limits Exceeded: Max paging depth exceeded. (page * size) must be less than ${MAX_DEPTH.toLocaleString('en-US')}`,
+    );
+  }
+  let latlong: { latitude: number; longitude: number } | undefined;
+  if (query.latlong) {
+    const [latitude, longitude] = query.latlong.split(',').map((v) => Number(v.trim())) as [
+      number,
+      number,
+    ];
+    if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180) {
+      throw new DiscoveryQueryError('DIS1015', `latlong is out of range: ${query.latlong}`);
+    }
+    latlong = { latitude, longitude };
+  }
+  if ((query.radius || query.unit) && !latlong) {
+    throw new DiscoveryQueryError('DIS1015', 'radius and unit need latlong');
+  }
+  const start = date(query.startDateTime, 'startDateTime');
+  const end = date(query.endDateTime, 'endDateTime');
+  if (start && end && end < start) {
+    throw new DiscoveryQueryError('DIS1015', 'endDateTime is before startDateTime');
+  }
+  return SearchEventsRequest.fromPartial({
+    keyword: query.keyword ?? '',
+    attractionIds: list(query.attractionId),
+    venueIds: list(query.venueId),
+    postalCode: query.postalCode ?? '',
+    latlong,
+    radius: query.radius ? Number(query.radius) : 0,
+    unit:
+      query.unit === 'km'
+        ? DistanceUnit.DISTANCE_UNIT_KILOMETERS
+        : DistanceUnit.DISTANCE_UNIT_MILES,
+    sources: list(query.source),
+    locale: query.locale ?? '',
+    marketIds: list(query.marketId).map(Number),
+    startDateTime: start,
+    endDateTime: end,
+    onsaleStartDateTime: date(query.onsaleStartDateTime, 'onsaleStartDateTime'),
+    onsaleEndDateTime: date(query.onsaleEndDateTime, 'onsaleEndDateTime'),
+    includeTba: inclusions[query.includeTBA ?? 'no'],
+    includeTbd: inclusions[query.includeTBD ?? 'no'],
+    includeTest: inclusions[query.includeTest ?? 'no'],
+    sort: sorts[query.sort ?? ''] ?? EventSort.EVENT_SORT_UNSPECIFIED,
+    city: query.city ?? '',
+    countryCodes: list(query.countryCode),
+    stateCodes: list(query.stateCode),
+    classificationNames: list(query.classificationName),
+    classificationIds: list(query.classificationId),
+    dmaId: query.dmaId ?? '',
+    page: { offset: page * size, limit: size },
+  });
+}

@@ -1,0 +1,355 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  Inclusion,
+  NameSort,
+  SearchAttractionsRequest,
+  SearchVenuesRequest,
+} from '@marquee/proto/catalog/v1';
+import { DistanceUnit } from '@marquee/proto/common/v1';
+import type { DeveloperAccess } from '../../../app/backends.js';
+import type { DiscoveryCatalog } from '../../../app/discovery-catalog.js';
+import { requireApiKey } from '../api-key-guard.js';
+import type { ApiFamily } from '../families/family.js';
+import { sendFamilyError } from '../families/register-family.js';
+import {
+  attractionDocument,
+  DISCOVERY_BASE,
+  eventDocument,
+  resolvedOf,
+  venueDocument,
+} from './discovery-v2-hal.js';
+import {
+  DEFAULT_SIZE,
+  DiscoveryQueryError,
+  EventSearchQuery,
+  MAX_DEPTH,
+  MAX_SIZE,
+  toSearchEventsRequest,
+} from './discovery-v2-query.js';
+
+const IdParams = Type.Object({
+  id: Type.String({ pattern: '^[A-Za-z0-9_-]+(\\.json)?$', maxLength: 64 }),
+});
+const LocaleQuery = Type.Object(
+  {
+    apikey: Type.Optional(Type.String()),
+    locale: Type.Optional(Type.String({ pattern: '^(\\*|[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*)$' })),
+  },
+  { additionalProperties: false },
+);
+const inclusion = Type.Union([Type.Literal('yes'), Type.Literal('no'), Type.Literal('only')]);
+const paging = {
+  size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SIZE })),
+  page: Type.Optional(Type.Integer({ minimum: 0 })),
+};
+const nameSort = Type.Optional(
+  Type.Union([Type.Literal('name,asc'), Type.Literal('name,desc'), Type.Literal('relevance,desc')]),
+);
+const VenueSearchQuery = Type.Object(
+  {
+    ...LocaleQuery.properties,
+    ...paging,
+    keyword: Type.Optional(Type.String({ maxLength: 200 })),
+    id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$' })),
+    countryCode: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}(,[A-Za-z]{2})*$' })),
+    stateCode: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9]{1,3}(,[A-Za-z0-9]{1,3})*$' })),
+    city: Type.Optional(Type.String({ maxLength: 100 })),
+    postalCode: Type.Optional(Type.String({ maxLength: 20 })),
+    latlong: Type.Optional(
+      Type.String({ pattern: '^\\s*-?\\d{1,2}(\\.\\d+)?\\s*,\\s*-?\\d{1,3}(\\.\\d+)?\\s*$' }),
+    ),
+    radius: Type.Optional(Type.String({ pattern: '^\\d{1,5}(\\.\\d+)?$' })),
+    unit: Type.Optional(Type.Union([Type.Literal('miles'), Type.Literal('km')])),
+    marketId: Type.Optional(Type.String({ pattern: '^\\d{1,6}(,\\d{1,6})*$' })),
+    includeTest: Type.Optional(inclusion),
+    sort: nameSort,
+  },
+  { additionalProperties: false },
+);
+const AttractionSearchQuery = Type.Object(
+  {
+    ...LocaleQuery.properties,
+    ...paging,
+    keyword: Type.Optional(Type.String({ maxLength: 200 })),
+    id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$' })),
+    classificationName: Type.Optional(Type.String({ maxLength: 500 })),
+    classificationId: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$' })),
+    includeTest: Type.Optional(inclusion),
+    sort: nameSort,
+  },
+  { additionalProperties: false },
+);
+
+const list = (value: string | undefined) => (value ? value.split(',').filter((v) => v !== '') : []);
+const inclusions: Record<string, Inclusion> = {
+  yes: Inclusion.INCLUSION_YES,
+  no: Inclusion.INCLUSION_NO,
+  only: Inclusion.INCLUSION_ONLY,
+};
+
+/** The page part of a HAL list (`number` from 0) and its `_links` (self, next while under the depth guard). */
+function halPage(request: FastifyRequest, path: string, page: number, size: number, total: number) {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(request.query as Record<string, unknown>)) {
+    if (key !== 'apikey' && key !== 'page' && key !== 'size' && value !== undefined) {
+      query.set(key, String(value));
+    }
+  }
+  const href = (n: number) => {
+    const q = new URLSearchParams(query);
+    q.set('page', String(n));
+    q.set('size', String(size));
+    // REAL-APIS.md: templated hrefs leave `sort` to the client when the request had none.
+    return query.has('sort')
+      ? { href: `${DISCOVERY_BASE}${path}?${q.toString()}`, templated: false }
+      : { href: `${DISCOVERY_BASE}${path}?${q.toString()}{&sort}`, templated: true };
+  };
+  const hasNext = (page + 1) * size < total && (page + 1) * size < MAX_DEPTH;
+  return {
+    _links: { self: href(page), ...(hasNext ? { next: href(page + 1) } : {}) },
+    page: { size, totalElements: total, totalPages: Math.ceil(total / size), number: page },
+  };
+}
+
+function guardDepth(size: number, page: number): void {
+  if (size * page >= MAX_DEPTH) {
+    throw new DiscoveryQueryError(
+      'DIS1035',
+      `API Limits Exceeded: Max paging depth exceeded. (page * size) must be less than ${MAX_DEPTH.toLocaleString('en-US')}`,
+    );
+  }
+}
+
+const stripJson = (id: string) => id.replace(/\.json$/, '');
+
+/**
+ * Discovery v2 (spec 03 §Discovery service v2): event search with every query parameter, and, as
+ * developers of the real API expect (REAL-APIS.md), event, venue and attraction details and venue and
+ * attraction search. Every route needs a valid `apikey` and answers with `Rate-Limit*` headers.
+ */
+export function discoveryV2Routes(backends: {
+  catalog: DiscoveryCatalog;
+  developerAccess: DeveloperAccess;
+}) {
+  return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
+    // A child scope, so the key guard covers these routes and not the family's 404/405 answers.
+    await familyScope.register(async (scope) => routes(scope, family));
+  };
+
+  async function routes(scope: FastifyInstance, family: ApiFamily): Promise<void> {
+    requireApiKey(scope, family, backends.developerAccess, {
+      from: [{ in: 'query', name: 'apikey' }],
+      rateLimitHeaders: true,
+    });
+
+    const fail = (reply: FastifyReply, error: unknown) => {
+      if (error instanceof DiscoveryQueryError) {
+        return sendFamilyError(reply, family, {
+          status: 400,
+          code: error.code,
+          detail: error.message,
+        });
+      }
+      throw error;
+    };
+    const notFound = (reply: FastifyReply, what: string, id: string, locale: string | undefined) =>
+      sendFamilyError(reply, family, {
+        status: 404,
+        code: 'DIS1004',
+        detail: `Resource not found with provided criteria (locale=${locale ?? '*'}, ${what}=${id})`,
+      });
+    const isNotFound = (error: unknown) => (error as { kind?: string }).kind === 'not_found';
+
+    const searchEvents = async (request: FastifyRequest, reply: FastifyReply) => {
+      const query = request.query as EventSearchQuery;
+      let search;
+      try {
+        search = toSearchEventsRequest(query);
+      } catch (error) {
+        return fail(reply, error);
+      }
+      const answer = await backends.catalog.searchEvents(search);
+      const resolved = resolvedOf(answer.venues, answer.attractions);
+      const locale = query.locale || undefined;
+      const size = query.size ?? DEFAULT_SIZE;
+      return {
+        _embedded: { events: answer.events.map((e) => eventDocument(e, resolved, locale)) },
+        ...halPage(request, '/events.json', query.page ?? 0, size, answer.page?.total ?? 0),
+      };
+    };
+    const eventSearchSchema = {
+      tags: ['discovery'],
+      summary: 'Search events (Discovery v2)',
+      querystring: EventSearchQuery,
+    };
+    scope.get('/events', { schema: eventSearchSchema }, searchEvents);
+    scope.get('/events.json', { schema: { ...eventSearchSchema, hide: true } }, searchEvents);
+
+    scope.get(
+      '/events/:id',
+      {
+        schema: {
+          tags: ['discovery'],
+          summary: 'Event details',
+          params: IdParams,
+          querystring: LocaleQuery,
+        },
+      },
+      async (request, reply) => {
+        const id = stripJson((request.params as Static<typeof IdParams>).id);
+        const locale = (request.query as Static<typeof LocaleQuery>).locale || undefined;
+        try {
+          const answer = await backends.catalog.getEvent(id);
+          return eventDocument(
+            answer.event!,
+            resolvedOf(answer.venues, answer.attractions),
+            locale,
+          );
+        } catch (error) {
+          if (isNotFound(error)) return notFound(reply, 'id', id, locale);
+          throw error;
+        }
+      },
+    );
+
+    const searchVenues = async (request: FastifyRequest, reply: FastifyReply) => {
+      const query = request.query as Static<typeof VenueSearchQuery>;
+      const size = query.size ?? DEFAULT_SIZE;
+      const page = query.page ?? 0;
+      let latlong;
+      try {
+        guardDepth(size, page);
+        if (query.latlong) {
+          const [latitude, longitude] = query.latlong.split(',').map((v) => Number(v.trim())) as [
+            number,
+            number,
+          ];
+          if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180)
+            throw new DiscoveryQueryError('DIS1015', `latlong is out of range: ${query.latlong}`);
+          latlong = { latitude, longitude };
+        }
+      } catch (error) {
+        return fail(reply, error);
+      }
+      const answer = await backends.catalog.searchVenues(
+        SearchVenuesRequest.fromPartial({
+          keyword: query.keyword ?? '',
+          ids: list(query.id),
+          countryCodes: list(query.countryCode),
+          stateCodes: list(query.stateCode),
+          city: query.city ?? '',
+          postalCode: query.postalCode ?? '',
+          latlong,
+          radius: query.radius ? Number(query.radius) : 0,
+          unit:
+            query.unit === 'km'
+              ? DistanceUnit.DISTANCE_UNIT_KILOMETERS
+              : DistanceUnit.DISTANCE_UNIT_MILES,
+          marketIds: list(query.marketId).map(Number),
+          includeTest: inclusions[query.includeTest ?? 'no'],
+          sort:
+            query.sort === 'name,desc'
+              ? NameSort.NAME_SORT_NAME_DESC
+              : NameSort.NAME_SORT_UNSPECIFIED,
+          page: { offset: page * size, limit: size },
+        }),
+      );
+      const locale = query.locale || undefined;
+      return {
+        _embedded: { venues: answer.venues.map((v) => venueDocument(v, locale)) },
+        ...halPage(request, '/venues.json', page, size, answer.page?.total ?? 0),
+      };
+    };
+    const venueSearchSchema = {
+      tags: ['discovery'],
+      summary: 'Search venues',
+      querystring: VenueSearchQuery,
+    };
+    scope.get('/venues', { schema: venueSearchSchema }, searchVenues);
+    scope.get('/venues.json', { schema: { ...venueSearchSchema, hide: true } }, searchVenues);
+    scope.get(
+      '/venues/:id',
+      {
+        schema: {
+          tags: ['discovery'],
+          summary: 'Venue details',
+          params: IdParams,
+          querystring: LocaleQuery,
+        },
+      },
+      async (request, reply) => {
+        const id = stripJson((request.params as Static<typeof IdParams>).id);
+        const locale = (request.query as Static<typeof LocaleQuery>).locale || undefined;
+        try {
+          return venueDocument(await backends.catalog.getVenue(id), locale);
+        } catch (error) {
+          if (isNotFound(error)) return notFound(reply, 'id', id, locale);
+          throw error;
+        }
+      },
+    );
+
+    const searchAttractions = async (request: FastifyRequest, reply: FastifyReply) => {
+      const query = request.query as Static<typeof AttractionSearchQuery>;
+      const size = query.size ?? DEFAULT_SIZE;
+      const page = query.page ?? 0;
+      try {
+        guardDepth(size, page);
+      } catch (error) {
+        return fail(reply, error);
+      }
+      const answer = await backends.catalog.searchAttractions(
+        SearchAttractionsRequest.fromPartial({
+          keyword: query.keyword ?? '',
+          ids: list(query.id),
+          classificationNames: list(query.classificationName),
+          classificationIds: list(query.classificationId),
+          includeTest: inclusions[query.includeTest ?? 'no'],
+          sort:
+            query.sort === 'name,desc'
+              ? NameSort.NAME_SORT_NAME_DESC
+              : NameSort.NAME_SORT_UNSPECIFIED,
+          page: { offset: page * size, limit: size },
+        }),
+      );
+      const locale = query.locale || undefined;
+      return {
+        _embedded: { attractions: answer.attractions.map((a) => attractionDocument(a, locale)) },
+        ...halPage(request, '/attractions.json', page, size, answer.page?.total ?? 0),
+      };
+    };
+    const attractionSearchSchema = {
+      tags: ['discovery'],
+      summary: 'Search attractions',
+      querystring: AttractionSearchQuery,
+    };
+    scope.get('/attractions', { schema: attractionSearchSchema }, searchAttractions);
+    scope.get(
+      '/attractions.json',
+      { schema: { ...attractionSearchSchema, hide: true } },
+      searchAttractions,
+    );
+    scope.get(
+      '/attractions/:id',
+      {
+        schema: {
+          tags: ['discovery'],
+          summary: 'Attraction details',
+          params: IdParams,
+          querystring: LocaleQuery,
+        },
+      },
+      async (request, reply) => {
+        const id = stripJson((request.params as Static<typeof IdParams>).id);
+        const locale = (request.query as Static<typeof LocaleQuery>).locale || undefined;
+        try {
+          return attractionDocument(await backends.catalog.getAttraction(id), locale);
+        } catch (error) {
+          if (isNotFound(error)) return notFound(reply, 'id', id, locale);
+          throw error;
+        }
+      },
+    );
+  }
+}

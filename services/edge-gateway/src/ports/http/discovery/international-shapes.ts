@@ -1,0 +1,220 @@
+import type { LocalizedString } from '@marquee/proto/common/v1';
+import {
+  EventStatus,
+  type DiscoveryAttraction,
+  type DiscoveryVenue,
+  type Event,
+} from '@marquee/proto/catalog/v1';
+import { majorAmount } from './localized.js';
+
+/**
+ * International discovery (`/mfxapi/v2`) documents: the shapes spec 03 shows (areas, seat map,
+ * similar attractions, venue list) and, where it says "not shown", the published v1 shapes that
+ * REAL-APIS.md lists (event envelope and fields), with v2's changes (images an object).
+ */
+
+/** Domains and their countries (spec 03 §International discovery service: domain values). */
+export const domainCountries: Readonly<Record<string, { alpha2: string; numeric: number }>> = {
+  norway: { alpha2: 'NO', numeric: 578 },
+  sweden: { alpha2: 'SE', numeric: 752 },
+  switzerland: { alpha2: 'CH', numeric: 756 },
+  spain: { alpha2: 'ES', numeric: 724 },
+  finland: { alpha2: 'FI', numeric: 246 },
+  belgium: { alpha2: 'BE', numeric: 56 },
+  netherlands: { alpha2: 'NL', numeric: 528 },
+  denmark: { alpha2: 'DK', numeric: 208 },
+  germany: { alpha2: 'DE', numeric: 276 },
+  austria: { alpha2: 'AT', numeric: 40 },
+  unitedarabemirates: { alpha2: 'AE', numeric: 784 },
+  canada: { alpha2: 'CA', numeric: 124 },
+  poland: { alpha2: 'PL', numeric: 616 },
+};
+export const domainNames = Object.keys(domainCountries);
+const numericOf = new Map(Object.values(domainCountries).map((c) => [c.alpha2, c.numeric]));
+const alpha2Of = new Map(Object.values(domainCountries).map((c) => [c.numeric, c.alpha2]));
+
+/** `country_ids` are ISO 3166 numeric codes (the `domain_id` of the results). */
+export const countryOfNumericId = (id: number): string | undefined => alpha2Of.get(id);
+
+/**
+ * Text in `lang` (`xx-yy` or `xx`, case-insensitive): exact locale, else the same language, else the
+ * text's first locale (the international API always names things; unlike discovery v2 it falls back).
+ */
+export function langText(text: LocalizedString | undefined, lang: string | undefined): string {
+  const entries = Object.entries(text?.values ?? {});
+  if (entries.length === 0) return '';
+  if (lang) {
+    const wanted = lang.toLowerCase().replace('_', '-');
+    const exact = entries.find(([k]) => k.toLowerCase() === wanted);
+    if (exact) return exact[1];
+    const language = wanted.split('-')[0];
+    const same = entries.find(([k]) => k.toLowerCase().split('-')[0] === language);
+    if (same) return same[1];
+  }
+  return entries[0]![1];
+}
+
+const iso = (d: Date | undefined) => (d ? d.toISOString().replace('.000Z', 'Z') : undefined);
+
+export function intlVenue(venue: DiscoveryVenue, lang: string | undefined) {
+  return {
+    id: venue.id,
+    name: langText(venue.names, lang),
+    code: venue.id,
+    url: `/mfxapi/v2/venues/${venue.id}`,
+    location: {
+      address: {
+        address: langText(venue.address?.line1, lang),
+        postal_code: venue.postalCode,
+        city: langText(venue.cityNames, lang),
+        country: venue.country?.countryCode ?? '',
+        long: venue.location?.longitude ?? null,
+        lat: venue.location?.latitude ?? null,
+      },
+    },
+  };
+}
+
+export function intlAttraction(attraction: DiscoveryAttraction, lang: string | undefined) {
+  return {
+    id: attraction.id,
+    name: langText(attraction.names, lang),
+    url: attraction.url || `/mfxapi/v2/attractions/${attraction.id}`,
+    event_count: attraction.upcomingEvents,
+  };
+}
+
+function priceBounds(event: Event) {
+  let min: number | undefined;
+  let max: number | undefined;
+  let currency = '';
+  for (const r of event.priceRanges) {
+    currency ||= r.min?.currency || r.max?.currency || '';
+    if (r.min) min = Math.min(min ?? Infinity, majorAmount(r.min.amountMinor, currency));
+    if (r.max) max = Math.max(max ?? -Infinity, majorAmount(r.max.amountMinor, currency));
+  }
+  return {
+    min: min ?? max ?? null,
+    max: max ?? min ?? null,
+    currency: currency || event.ticketing?.currency || '',
+  };
+}
+
+export function intlEvent(
+  event: Event,
+  venue: DiscoveryVenue | undefined,
+  attractions: ReadonlyMap<string, DiscoveryAttraction>,
+  lang: string | undefined,
+) {
+  const start = event.dates?.start;
+  const sale = event.sales?.publicSale;
+  const prices = priceBounds(event);
+  const country = venue?.country?.countryCode.toUpperCase() ?? '';
+  // spec 03: an event with a date but no time carries the format `date` instead of an event date.
+  const eventdate =
+    start?.noSpecificTime && start.localDate
+      ? { format: 'date', value: start.localDate }
+      : start?.dateTime
+        ? { format: 'datetime', value: iso(start.dateTime) }
+        : undefined;
+  const categories = new Map<
+    string,
+    { id: string; name: string; subcategories: { id: string; name: string }[] }
+  >();
+  for (const c of event.classifications) {
+    const top = c.genre ?? c.segment;
+    if (!top) continue;
+    const category = categories.get(top.id) ?? {
+      id: top.id,
+      name: langText(top.names, lang),
+      subcategories: [],
+    };
+    const sub = c.subGenre;
+    if (sub && !category.subcategories.some((s) => s.id === sub.id)) {
+      category.subcategories.push({ id: sub.id, name: langText(sub.names, lang) });
+    }
+    categories.set(top.id, category);
+  }
+  const images: Record<string, { url: string; width: number; height: number }> = {};
+  event.images.forEach((image, i) => {
+    images[image.ratio || `image_${i + 1}`] ??= {
+      url: image.url,
+      width: image.width,
+      height: image.height,
+    };
+  });
+  return {
+    id: event.id,
+    domain_id: numericOf.get(country) ?? null,
+    name: langText(event.names, lang),
+    url: event.url,
+    ...(eventdate ? { eventdate } : {}),
+    timezone: event.dates?.timezone ?? '',
+    ...(start?.localDate
+      ? {
+          localeventdate: start.localTime
+            ? `${start.localDate}T${start.localTime}`
+            : start.localDate,
+        }
+      : {}),
+    ...(sale?.startDateTime ? { onsale: iso(sale.startDateTime) } : {}),
+    ...(sale?.endDateTime ? { offsale: iso(sale.endDateTime) } : {}),
+    ...(event.dates?.access?.startDateTime
+      ? { dooropening: iso(event.dates.access.startDateTime) }
+      : {}),
+    properties: {
+      cancelled: event.status === EventStatus.EVENT_STATUS_CANCELLED,
+      rescheduled: event.status === EventStatus.EVENT_STATUS_RESCHEDULED,
+      seats_avail: event.status === EventStatus.EVENT_STATUS_ONSALE,
+      sold_out: false,
+      package: false,
+    },
+    ...(venue
+      ? {
+          venue: {
+            id: venue.id,
+            name: langText(venue.names, lang),
+            location: intlVenue(venue, lang).location,
+          },
+        }
+      : {}),
+    categories: [...categories.values()],
+    attractions: event.attractions
+      .map((a) => attractions.get(a.resolvedId))
+      .filter((a): a is DiscoveryAttraction => a !== undefined)
+      .map((a) => ({ id: a.id, name: langText(a.names, lang), url: intlAttraction(a, lang).url })),
+    price_ranges: {
+      excluding_ticket_fees: { min: prices.min, max: prices.max },
+      // Fees are not part of the discovery model: the face value is the lower bound of what is paid.
+      including_ticket_fees: { min: prices.min, max: prices.max },
+    },
+    currency: prices.currency,
+    images,
+  };
+}
+
+/**
+ * Areas of an event (spec 03 "Areas"): one per price level of a partner-hosted event, with the
+ * face-value range of its prices. Published events are not sold through the platform: no areas.
+ */
+export function intlAreas(event: Event, lang: string | undefined) {
+  const ticketing = event.ticketing;
+  const currency = ticketing?.currency || priceBounds(event).currency;
+  const areas = (ticketing?.priceLevels ?? []).map((level, i) => {
+    const amounts = ticketing!.pricePeriods
+      .flatMap((p) => p.prices)
+      .filter((p) => p.priceLevelId === level.id && p.amount)
+      .map((p) => majorAmount(p.amount!.amountMinor, p.amount!.currency || currency));
+    const range = {
+      min: amounts.length ? Math.min(...amounts) : null,
+      max: amounts.length ? Math.max(...amounts) : null,
+    };
+    return {
+      code: level.id,
+      name: langText(level.names, lang),
+      price_level_ids: [/^\d+$/.test(level.id) ? Number(level.id) : i + 1],
+      price_ranges: { excluding_ticket_fees: range, including_ticket_fees: range },
+    };
+  });
+  return { event: { id: event.id, currency, areas } };
+}

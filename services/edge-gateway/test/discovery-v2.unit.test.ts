@@ -1,0 +1,511 @@
+import { createHttpServer } from '@marquee/platform/http';
+import { createLogger } from '@marquee/platform/logger';
+import type { SearchEventsRequest } from '@marquee/proto/catalog/v1';
+import {
+  EventSort,
+  Event,
+  EventStatus,
+  Inclusion,
+  type DiscoveryAttraction,
+  type DiscoveryVenue,
+  type SearchEventsResponse,
+} from '@marquee/proto/catalog/v1';
+import { DistanceUnit } from '@marquee/proto/common/v1';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DiscoveryCatalog } from '../src/app/discovery-catalog.js';
+import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
+import { fakeBackends } from './fakes.js';
+
+const logger = createLogger({ service: 'edge-test', level: 'silent' });
+const text = (en: string, others: Record<string, string> = {}) => ({
+  values: { 'en-us': en, ...others },
+});
+
+const venue: DiscoveryVenue = {
+  id: 'ZVENUE1',
+  names: text('Madison Square Garden', { 'fr-fr': 'Jardin' }),
+  test: false,
+  postalCode: '10001',
+  timezone: 'America/New_York',
+  marketIds: [35],
+  country: { countryCode: 'US', names: text('United States Of America') },
+  state: { stateCode: 'NY', names: text('New York') },
+  cityNames: text('New York'),
+  location: { latitude: 40.7505, longitude: -73.9934 },
+  address: { line1: text('4 Pennsylvania Plaza'), line2: undefined },
+  upcomingEvents: 3,
+};
+const attraction: DiscoveryAttraction = {
+  id: 'KATTR1',
+  names: text('The Band'),
+  test: false,
+  url: 'https://example.com/band',
+  images: [
+    { url: 'https://img/band.jpg', width: 640, height: 360, ratio: '16_9', fallback: false },
+  ],
+  classifications: [],
+  upcomingEvents: 1,
+};
+const event = Event.fromPartial({
+  id: 'EVT000000000001',
+  version: 2,
+  active: true,
+  url: 'https://example.com/e/1',
+  names: text('Spring Concert', { 'fr-fr': 'Concert de printemps' }),
+  infos: text('Bring earplugs'),
+  pleaseNotes: text('No cameras'),
+  attractions: [
+    { ref: { $case: 'id', value: 'KATTR1' }, names: text('The Band'), resolvedId: 'KATTR1' },
+  ],
+  classifications: [
+    {
+      primary: true,
+      segment: { id: 'KZ1', names: text('Music') },
+      genre: { id: 'KG1', names: text('Rock') },
+      subGenre: undefined,
+    },
+  ],
+  dates: {
+    start: {
+      localDate: '2030-05-01',
+      localTime: '19:30:00',
+      dateTime: new Date('2030-05-01T23:30:00Z'),
+    },
+    access: { startDateTime: new Date('2030-05-01T22:30:00Z'), startApproximate: false },
+    end: { dateTime: new Date('2030-05-02T02:00:00Z'), approximate: true },
+    timezone: 'America/New_York',
+  },
+  images: [{ url: 'https://img/1.jpg', width: 1024, height: 576, ratio: '16_9', fallback: false }],
+  location: {
+    $case: 'venue',
+    value: { ref: undefined, names: venue.names, resolvedId: 'ZVENUE1' },
+  },
+  priceRanges: [
+    {
+      type: 1 as never,
+      min: { amountMinor: 2550, currency: 'USD' },
+      max: { amountMinor: 9900, currency: 'USD' },
+    },
+  ],
+  promoter: { id: 'P1' },
+  sales: {
+    publicSale: {
+      startDateTime: new Date('2029-01-01T15:00:00Z'),
+      endDateTime: new Date('2030-05-01T23:00:00Z'),
+      startTbd: false,
+    },
+  },
+  status: EventStatus.EVENT_STATUS_ONSALE,
+  marketIds: [35],
+});
+
+let requests: SearchEventsRequest[] = [];
+let total = 1;
+const catalog: Partial<DiscoveryCatalog> = {
+  async searchEvents(query) {
+    requests.push(query);
+    const answer: SearchEventsResponse = {
+      events: [event],
+      page: { offset: query.page?.offset ?? 0, limit: query.page?.limit ?? 20, total },
+      venues: [venue],
+      attractions: [attraction],
+    };
+    return answer;
+  },
+  async getEvent(id) {
+    if (id !== event.id)
+      throw Object.assign(new Error(`event ${id} not found`), { kind: 'not_found' });
+    return { event, venues: [venue], attractions: [attraction] };
+  },
+  async getVenue(id) {
+    if (id !== venue.id) throw Object.assign(new Error('nope'), { kind: 'not_found' });
+    return venue;
+  },
+  async getAttraction(id) {
+    if (id !== attraction.id) throw Object.assign(new Error('nope'), { kind: 'not_found' });
+    return attraction;
+  },
+  async searchVenues() {
+    return { venues: [venue], page: { offset: 0, limit: 20, total: 1 } };
+  },
+  async searchAttractions() {
+    return { attractions: [attraction], page: { offset: 0, limit: 20, total: 1 } };
+  },
+};
+const backends = fakeBackends({
+  developerAccess: {
+    async validateApiKey(key) {
+      return key === 'good-key' ? { valid: true, appId: 'app-1' } : { valid: false, appId: '' };
+    },
+    async checkRateLimit() {
+      return { limit: 5000, available: 4999, resetEpochMs: 1_900_000_000_000, over: false };
+    },
+  },
+  catalog,
+});
+
+let sut: FastifyInstance | undefined;
+afterEach(async () => {
+  await sut?.close();
+  sut = undefined;
+  requests = [];
+  total = 1;
+});
+
+async function edge(): Promise<FastifyInstance> {
+  sut = createHttpServer({ logger });
+  await registerEdgeRoutes(sut, {
+    adminToken: 'test-admin-token-0123456789',
+    version: 'test',
+    backends,
+  });
+  await sut.ready();
+  return sut;
+}
+
+const search = async (query: string) => {
+  const app = await edge();
+  return app.inject({
+    url: `/discovery/v2/events.json?apikey=good-key${query ? `&${query}` : ''}`,
+  });
+};
+
+describe('Discovery v2 API key', () => {
+  it.each([
+    ['missing', '/discovery/v2/events.json'],
+    ['unknown', '/discovery/v2/events.json?apikey=bad'],
+    ['missing on details', '/discovery/v2/events/EVT000000000001'],
+  ])('answers a %s key with 401 and the fault body', async (_case, url) => {
+    const app = await edge();
+    const response = await app.inject({ url });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({
+      fault: { faultstring: 'Invalid ApiKey', detail: { errorcode: 'oauth.v2.InvalidApiKey' } },
+    });
+  });
+
+  it('answers with the Rate-Limit headers', async () => {
+    const response = await search('');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers).toMatchObject({
+      'rate-limit': '5000',
+      'rate-limit-available': '4999',
+      'rate-limit-over': '0',
+    });
+  });
+});
+
+describe('Discovery v2 event search parameters reach the catalog', () => {
+  it.each<[string, Partial<SearchEventsRequest>]>([
+    ['keyword=rock%20night', { keyword: 'rock night' }],
+    ['attractionId=K1,K2', { attractionIds: ['K1', 'K2'] }],
+    ['venueId=Z1', { venueIds: ['Z1'] }],
+    ['postalCode=10001', { postalCode: '10001' }],
+    [
+      'latlong=40.75,-73.99&radius=10&unit=km',
+      {
+        latlong: { latitude: 40.75, longitude: -73.99 },
+        radius: 10,
+        unit: DistanceUnit.DISTANCE_UNIT_KILOMETERS,
+      },
+    ],
+    ['latlong=40.75,-73.99', { radius: 0, unit: DistanceUnit.DISTANCE_UNIT_MILES }],
+    ['source=publisher-one,universe', { sources: ['publisher-one', 'universe'] }],
+    ['locale=fr-fr', { locale: 'fr-fr' }],
+    ['marketId=35,27', { marketIds: [35, 27] }],
+    [
+      'startDateTime=2030-01-01T00:00:00Z&endDateTime=2030-02-01T00:00:00Z',
+      {
+        startDateTime: new Date('2030-01-01T00:00:00Z'),
+        endDateTime: new Date('2030-02-01T00:00:00Z'),
+      },
+    ],
+    [
+      'onsaleStartDateTime=2029-01-01T00:00:00Z&onsaleEndDateTime=2029-02-01T00:00:00Z',
+      {
+        onsaleStartDateTime: new Date('2029-01-01T00:00:00Z'),
+        onsaleEndDateTime: new Date('2029-02-01T00:00:00Z'),
+      },
+    ],
+    [
+      'includeTBA=yes&includeTBD=only&includeTest=no',
+      {
+        includeTba: Inclusion.INCLUSION_YES,
+        includeTbd: Inclusion.INCLUSION_ONLY,
+        includeTest: Inclusion.INCLUSION_NO,
+      },
+    ],
+    [
+      '',
+      {
+        includeTba: Inclusion.INCLUSION_NO,
+        includeTbd: Inclusion.INCLUSION_NO,
+        includeTest: Inclusion.INCLUSION_NO,
+        page: { offset: 0, limit: 20 },
+      },
+    ],
+    ['size=50&page=3', { page: { offset: 150, limit: 50 } }],
+    ['sort=eventDate,date.asc', { sort: EventSort.EVENT_SORT_DATE_ASC }],
+    ['sort=eventDate,date.desc', { sort: EventSort.EVENT_SORT_DATE_DESC }],
+    ['sort=name,date.asc', { sort: EventSort.EVENT_SORT_NAME_ASC }],
+    ['sort=name,date.desc', { sort: EventSort.EVENT_SORT_NAME_DESC }],
+    ['sort=', { sort: EventSort.EVENT_SORT_UNSPECIFIED }],
+    ['city=New%20York', { city: 'New York' }],
+    ['countryCode=US', { countryCodes: ['US'] }],
+    ['stateCode=NY,NJ', { stateCodes: ['NY', 'NJ'] }],
+    ['classificationName=Rock,Hip-Hop', { classificationNames: ['Rock', 'Hip-Hop'] }],
+    ['classificationId=KZ1', { classificationIds: ['KZ1'] }],
+    ['dmaId=501', { dmaId: '501' }],
+  ])('%s', async (query, expected) => {
+    const response = await search(query);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(requests[0]).toMatchObject(expected);
+  });
+});
+
+describe('Discovery v2 event search validation', () => {
+  it.each([
+    ['size=501', 'invalid_request'],
+    ['size=0', 'invalid_request'],
+    ['size=ten', 'invalid_request'],
+    ['page=-1', 'invalid_request'],
+    ['page=2&size=500', 'DIS1035'],
+    ['page=50&size=20', 'DIS1035'],
+    ['unit=furlongs&latlong=1,1', 'invalid_request'],
+    ['radius=10', 'DIS1015'],
+    ['latlong=91,0', 'DIS1015'],
+    ['latlong=abc', 'invalid_request'],
+    ['includeTBA=maybe', 'invalid_request'],
+    ['includeTBD=true', 'invalid_request'],
+    ['includeTest=1', 'invalid_request'],
+    ['sort=price,asc', 'invalid_request'],
+    ['startDateTime=2030-01-01', 'invalid_request'],
+    ['startDateTime=2030-02-30T00:00:00Z', 'DIS1015'],
+    ['endDateTime=2030-01-01T00:00:00%2B01:00', 'invalid_request'],
+    ['startDateTime=2030-02-01T00:00:00Z&endDateTime=2030-01-01T00:00:00Z', 'DIS1015'],
+    ['marketId=abc', 'invalid_request'],
+    ['dmaId=x', 'invalid_request'],
+    ['keywords=typo', 'invalid_request'],
+    ['locale=not a locale', 'invalid_request'],
+  ])('%s is refused with 400 %s in the errors[] body', async (query, code) => {
+    const response = await search(query);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({
+      errors: [
+        {
+          code,
+          detail: expect.any(String),
+          status: '400',
+          _links: { about: { href: `/discovery/v2/errors.html#${code}` } },
+        },
+      ],
+    });
+    expect(requests).toEqual([]);
+  });
+});
+
+describe('Discovery v2 HAL documents', () => {
+  it('renders the event result of spec 03 with embedded venue and attraction, page and links', async () => {
+    total = 45;
+    const response = await search('keyword=spring&size=20&page=1');
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.page).toEqual({ size: 20, totalElements: 45, totalPages: 3, number: 1 });
+    expect(body._links).toEqual({
+      self: {
+        href: '/discovery/v2/events.json?keyword=spring&page=1&size=20{&sort}',
+        templated: true,
+      },
+      next: {
+        href: '/discovery/v2/events.json?keyword=spring&page=2&size=20{&sort}',
+        templated: true,
+      },
+    });
+    expect(body._embedded.events).toEqual([
+      {
+        name: 'Spring Concert',
+        type: 'event',
+        id: 'EVT000000000001',
+        test: false,
+        url: 'https://example.com/e/1',
+        locale: 'en-us',
+        info: 'Bring earplugs',
+        pleaseNote: 'No cameras',
+        images: [
+          { ratio: '16_9', url: 'https://img/1.jpg', width: 1024, height: 576, fallback: false },
+        ],
+        sales: {
+          public: {
+            startDateTime: '2029-01-01T15:00:00.000Z',
+            startTBD: false,
+            endDateTime: '2030-05-01T23:00:00.000Z',
+          },
+        },
+        dates: {
+          start: {
+            localDate: '2030-05-01',
+            localTime: '19:30:00',
+            dateTime: '2030-05-01T23:30:00.000Z',
+            dateTBD: false,
+            dateTBA: false,
+            timeTBA: false,
+            noSpecificTime: false,
+          },
+          access: {
+            startDateTime: '2030-05-01T22:30:00.000Z',
+            startApproximate: false,
+            endApproximate: false,
+          },
+          end: { dateTime: '2030-05-02T02:00:00.000Z', approximate: true },
+          timezone: 'America/New_York',
+          status: { code: 'onsale' },
+        },
+        classifications: [
+          {
+            primary: true,
+            segment: { id: 'KZ1', name: 'Music' },
+            genre: { id: 'KG1', name: 'Rock' },
+          },
+        ],
+        promoter: { id: 'P1' },
+        priceRanges: [{ type: 'standard', currency: 'USD', min: 25.5, max: 99 }],
+        _links: {
+          self: { href: '/discovery/v2/events/EVT000000000001' },
+          attractions: [{ href: '/discovery/v2/attractions/KATTR1' }],
+          venues: [{ href: '/discovery/v2/venues/ZVENUE1' }],
+        },
+        _embedded: {
+          venues: [
+            {
+              name: 'Madison Square Garden',
+              type: 'venue',
+              id: 'ZVENUE1',
+              test: false,
+              locale: 'en-us',
+              postalCode: '10001',
+              timezone: 'America/New_York',
+              markets: [{ id: '35' }],
+              country: { name: 'United States Of America', countryCode: 'US' },
+              state: { name: 'New York', stateCode: 'NY' },
+              city: { name: 'New York' },
+              location: { latitude: '40.7505', longitude: '-73.9934' },
+              address: { line1: '4 Pennsylvania Plaza' },
+              upcomingEvents: { _total: 3 },
+              _links: { self: { href: '/discovery/v2/venues/ZVENUE1' } },
+            },
+          ],
+          attractions: [
+            {
+              name: 'The Band',
+              type: 'attraction',
+              id: 'KATTR1',
+              test: false,
+              locale: 'en-us',
+              url: 'https://example.com/band',
+              image: { url: 'https://img/band.jpg' },
+              images: [
+                {
+                  ratio: '16_9',
+                  url: 'https://img/band.jpg',
+                  width: 640,
+                  height: 360,
+                  fallback: false,
+                },
+              ],
+              classifications: [],
+              upcomingEvents: { _total: 1 },
+              _links: { self: { href: '/discovery/v2/attractions/KATTR1' } },
+            },
+          ],
+        },
+      },
+    ]);
+  });
+
+  it('gives texts in the requested locale only, empty where that locale has none', async () => {
+    const response = await search('locale=fr-fr');
+    const [e] = response.json()._embedded.events;
+    expect(e.name).toBe('Concert de printemps');
+    expect(e.locale).toBe('fr-fr');
+    expect(e.info).toBeUndefined();
+    expect(e._embedded.venues[0].name).toBe('Jardin');
+    expect(e._embedded.attractions[0].name).toBe('');
+  });
+
+  it('has no next link on the last page nor past the paging depth', async () => {
+    total = 5000;
+    const last = (await search('size=100&page=9')).json();
+    expect(last._links.next).toBeUndefined();
+    total = 20;
+    expect((await search('')).json()._links.next).toBeUndefined();
+  });
+
+  it('keeps sort in the links and marks them not templated when the request sorted', async () => {
+    total = 50;
+    const body = (await search('sort=name,date.asc')).json();
+    expect(body._links.next).toEqual({
+      href: '/discovery/v2/events.json?sort=name%2Cdate.asc&page=1&size=20',
+      templated: false,
+    });
+  });
+
+  it('serves the same search on /events without the .json suffix', async () => {
+    const app = await edge();
+    const response = await app.inject({ url: '/discovery/v2/events?apikey=good-key' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()._embedded.events).toHaveLength(1);
+  });
+});
+
+describe('Discovery v2 details', () => {
+  it('returns one event by id (with or without .json) and 404 DIS1004 for an unknown one', async () => {
+    const app = await edge();
+    const found = await app.inject({
+      url: '/discovery/v2/events/EVT000000000001.json?apikey=good-key&locale=en-us',
+    });
+    expect(found.statusCode).toBe(200);
+    expect(found.json()).toMatchObject({
+      id: 'EVT000000000001',
+      name: 'Spring Concert',
+      type: 'event',
+    });
+    const missing = await app.inject({ url: '/discovery/v2/events/NOPE?apikey=good-key' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().errors[0]).toMatchObject({ code: 'DIS1004', status: '404' });
+  });
+
+  it('returns venues and attractions by id and in searches', async () => {
+    const app = await edge();
+    expect(
+      (await app.inject({ url: '/discovery/v2/venues/ZVENUE1?apikey=good-key' })).json(),
+    ).toMatchObject({ type: 'venue', id: 'ZVENUE1', city: { name: 'New York' } });
+    expect(
+      (await app.inject({ url: '/discovery/v2/attractions/KATTR1?apikey=good-key' })).json(),
+    ).toMatchObject({ type: 'attraction', id: 'KATTR1' });
+    expect(
+      (await app.inject({ url: '/discovery/v2/venues/NOPE?apikey=good-key' })).statusCode,
+    ).toBe(404);
+    const venues = (
+      await app.inject({ url: '/discovery/v2/venues.json?apikey=good-key&keyword=garden' })
+    ).json();
+    expect(venues._embedded.venues.map((v: { id: string }) => v.id)).toEqual(['ZVENUE1']);
+    expect(venues.page).toEqual({ size: 20, totalElements: 1, totalPages: 1, number: 0 });
+    const attractions = (
+      await app.inject({ url: '/discovery/v2/attractions?apikey=good-key&keyword=band' })
+    ).json();
+    expect(attractions._embedded.attractions.map((a: { id: string }) => a.id)).toEqual(['KATTR1']);
+  });
+});
+
+describe('Discovery v2 methods', () => {
+  it('answers another method on a search path with 405 in the errors[] body', async () => {
+    const app = await edge();
+    const response = await app.inject({
+      method: 'POST',
+      url: '/discovery/v2/events.json?apikey=good-key',
+    });
+    expect(response.statusCode).toBe(405);
+    expect(response.json().errors[0]).toMatchObject({ code: 'method_not_allowed', status: '405' });
+  });
+});

@@ -1,0 +1,445 @@
+import { createHttpServer } from '@marquee/platform/http';
+import { createLogger } from '@marquee/platform/logger';
+import {
+  Event,
+  EventSort,
+  EventStatus,
+  Inclusion,
+  NameSort,
+  type DiscoveryAttraction,
+  type DiscoveryVenue,
+  type SearchAttractionsRequest,
+  type SearchEventsRequest,
+  type SearchVenuesRequest,
+  type SimilarAttractionsRequest,
+} from '@marquee/proto/catalog/v1';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DiscoveryCatalog } from '../src/app/discovery-catalog.js';
+import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
+import { fakeBackends } from './fakes.js';
+
+const logger = createLogger({ service: 'edge-test', level: 'silent' });
+const text = (en: string, others: Record<string, string> = {}) => ({
+  values: { 'en-us': en, ...others },
+});
+
+const venue: DiscoveryVenue = {
+  id: 'ZBERLIN',
+  names: text('Columbiahalle', { 'de-de': 'Columbiahalle Berlin' }),
+  test: false,
+  postalCode: '10965',
+  timezone: 'Europe/Berlin',
+  marketIds: [210],
+  country: { countryCode: 'DE', names: text('Germany') },
+  state: undefined,
+  cityNames: text('Berlin'),
+  location: { latitude: 52.4848, longitude: 13.3907 },
+  address: { line1: text('Columbiadamm 13-21'), line2: undefined },
+  upcomingEvents: 2,
+};
+const attraction: DiscoveryAttraction = {
+  id: 'KBAND',
+  names: text('Die Band'),
+  test: false,
+  url: '',
+  images: [],
+  classifications: [],
+  upcomingEvents: 4,
+};
+const event = Event.fromPartial({
+  id: 'INTL00000000001',
+  version: 1,
+  active: true,
+  url: 'https://example.com/e',
+  names: text('Summer Show', { 'de-de': 'Sommershow' }),
+  dates: {
+    start: {
+      localDate: '2030-07-01',
+      localTime: '20:00:00',
+      dateTime: new Date('2030-07-01T18:00:00Z'),
+    },
+    access: { startDateTime: new Date('2030-07-01T17:00:00Z') },
+    timezone: 'Europe/Berlin',
+  },
+  sales: {
+    publicSale: {
+      startDateTime: new Date('2030-01-01T09:00:00Z'),
+      endDateTime: new Date('2030-07-01T16:00:00Z'),
+    },
+  },
+  classifications: [
+    {
+      primary: true,
+      segment: { id: 'KZ1', names: text('Music') },
+      genre: { id: 'KG1', names: text('Rock') },
+      subGenre: { id: 'KS1', names: text('Punk') },
+    },
+  ],
+  attractions: [
+    { ref: { $case: 'id', value: 'KBAND' }, names: text('Die Band'), resolvedId: 'KBAND' },
+  ],
+  location: {
+    $case: 'venue',
+    value: { ref: undefined, names: venue.names, resolvedId: 'ZBERLIN' },
+  },
+  priceRanges: [
+    {
+      type: 1 as never,
+      min: { amountMinor: 3000, currency: 'EUR' },
+      max: { amountMinor: 8000, currency: 'EUR' },
+    },
+  ],
+  images: [{ url: 'https://img/e.jpg', width: 640, height: 360, ratio: '16_9', fallback: false }],
+  status: EventStatus.EVENT_STATUS_ONSALE,
+  ticketing: {
+    manifestId: 'M1',
+    maximumTicketsQuantity: 8,
+    currency: 'EUR',
+    priceLevels: [{ id: '11', names: text('Stehplatz', {}), descriptions: undefined }],
+    priceTypes: [],
+    pricePeriods: [
+      {
+        id: 'P',
+        prices: [
+          { priceLevelId: '11', priceTypeId: 'A', amount: { amountMinor: 4500, currency: 'EUR' } },
+          { priceLevelId: '11', priceTypeId: 'C', amount: { amountMinor: 3000, currency: 'EUR' } },
+        ],
+      },
+    ],
+  },
+});
+
+const seen = {
+  events: [] as SearchEventsRequest[],
+  venues: [] as SearchVenuesRequest[],
+  attractions: [] as SearchAttractionsRequest[],
+  similar: [] as SimilarAttractionsRequest[],
+};
+const catalog: Partial<DiscoveryCatalog> = {
+  async searchEvents(query) {
+    seen.events.push(query);
+    return {
+      events: [event],
+      page: { offset: 0, limit: 10, total: 31 },
+      venues: [venue],
+      attractions: [attraction],
+    };
+  },
+  async getEvent(id) {
+    if (id !== event.id) throw Object.assign(new Error('nope'), { kind: 'not_found' });
+    return { event, venues: [venue], attractions: [attraction] };
+  },
+  async searchVenues(query) {
+    seen.venues.push(query);
+    return { venues: [venue], page: { offset: 0, limit: 10, total: 1 } };
+  },
+  async getVenue(id) {
+    if (id !== venue.id) throw Object.assign(new Error('nope'), { kind: 'not_found' });
+    return venue;
+  },
+  async searchAttractions(query) {
+    seen.attractions.push(query);
+    return { attractions: [attraction], page: { offset: 0, limit: 10, total: 1 } };
+  },
+  async similarAttractions(query) {
+    seen.similar.push(query);
+    if (query.id !== 'KBAND') throw Object.assign(new Error('nope'), { kind: 'not_found' });
+    return [attraction];
+  },
+};
+const backends = fakeBackends({
+  developerAccess: {
+    async validateApiKey(key) {
+      return key === 'k' ? { valid: true, appId: 'a' } : { valid: false, appId: '' };
+    },
+    async checkRateLimit() {
+      return { limit: 10, available: 9, resetEpochMs: 0, over: false };
+    },
+  },
+  catalog,
+});
+
+let sut: FastifyInstance | undefined;
+afterEach(async () => {
+  await sut?.close();
+  sut = undefined;
+  seen.events = [];
+  seen.venues = [];
+  seen.attractions = [];
+  seen.similar = [];
+});
+
+async function get(path: string) {
+  if (!sut) {
+    sut = createHttpServer({ logger });
+    await registerEdgeRoutes(sut, {
+      adminToken: 'test-admin-token-0123456789',
+      version: 'test',
+      backends,
+    });
+    await sut.ready();
+  }
+  return sut.inject({ url: `/mfxapi/v2${path}${path.includes('?') ? '&' : '?'}apikey=k` });
+}
+
+describe('international discovery: key and errors', () => {
+  it('refuses a request without a valid apikey with 401 in the family body', async () => {
+    sut = createHttpServer({ logger });
+    await registerEdgeRoutes(sut, {
+      adminToken: 'test-admin-token-0123456789',
+      version: 'test',
+      backends,
+    });
+    const response = await sut.inject({ url: '/mfxapi/v2/events' });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({
+      errors: [{ code: 'unauthorized', message: expect.any(String), status: 401 }],
+    });
+  });
+
+  it.each([
+    '/events?rows=251',
+    '/events?rows=0',
+    '/events?start=-1',
+    '/events?domain=atlantis',
+    '/events?lat=52.5',
+    '/events?radius=10',
+    '/events?sort_by=proximity',
+    '/events?sort_by=price',
+    '/events?order=up',
+    '/events?eventdate_from=2030-01-01',
+    '/events?eventdate_from=2030-02-31T00:00:00Z',
+    '/events?min_price=50&max_price=10',
+    '/events?cancelled=perhaps',
+    '/events?city_ids=1',
+    '/events?country_ids=DE',
+    '/events?unknown=1',
+    '/venues',
+    '/venues?domain=germany&lat=1',
+    '/events/INTL00000000001/areas',
+    '/venues/ZBERLIN',
+  ])('%s is refused with 400', async (path) => {
+    const response = await get(path);
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json().errors[0]).toMatchObject({ status: 400, message: expect.any(String) });
+  });
+});
+
+describe('international discovery: event search parameters reach the catalog', () => {
+  it.each<[string, Partial<SearchEventsRequest>]>([
+    ['domain=germany&domain=spain', { countryCodes: ['DE', 'ES'] }],
+    ['country_ids=276,752', { countryCodes: ['DE', 'SE'] }],
+    ['event_ids=A,B', { eventIds: ['A', 'B'] }],
+    ['attraction_ids=K1', { attractionIds: ['K1'] }],
+    ['promoter_codes=P1,P2', { promoterIds: ['P1', 'P2'] }],
+    ['category_ids=KG1&subcategory_ids=KS1', { classificationIds: ['KG1', 'KS1'] }],
+    ['venue_ids=Z1', { venueIds: ['Z1'] }],
+    ['event_name=summer', { nameContains: 'summer' }],
+    ['postal_code=10965', { postalCode: '10965' }],
+    ['lat=52.5&long=13.4&radius=5', { latlong: { latitude: 52.5, longitude: 13.4 }, radius: 5 }],
+    [
+      'eventdate_from=2030-01-01T00:00:00Z&eventdate_to=2030-02-01T00:00:00Z',
+      {
+        startDateTime: new Date('2030-01-01T00:00:00Z'),
+        endDateTime: new Date('2030-02-01T00:00:00Z'),
+      },
+    ],
+    [
+      'onsaledate_from=2029-01-01T00:00:00Z&onsaledate_to=2029-02-01T00:00:00Z',
+      {
+        onsaleStartDateTime: new Date('2029-01-01T00:00:00Z'),
+        onsaleEndDateTime: new Date('2029-02-01T00:00:00Z'),
+      },
+    ],
+    [
+      'offsaledate_from=2030-01-01T00:00:00Z&offsaledate_to=2030-03-01T00:00:00Z',
+      {
+        offsaleStartDateTime: new Date('2030-01-01T00:00:00Z'),
+        offsaleEndDateTime: new Date('2030-03-01T00:00:00Z'),
+      },
+    ],
+    ['min_price=10&max_price=90&price_excl_fees=true', { minPrice: 10, maxPrice: 90 }],
+    ['seats_available=true', { seatsAvailable: true }],
+    ['cancelled=true', { includeCancelled: Inclusion.INCLUSION_ONLY }],
+    ['cancelled=false', { includeCancelled: Inclusion.INCLUSION_NO }],
+    ['rescheduled=true', { includeRescheduled: Inclusion.INCLUSION_ONLY }],
+    ['exclude_external=true', { excludeExternal: true }],
+    ['exlude_external=true', { excludeExternal: true }],
+    ['is_not_package=true', {}],
+    ['', { sort: EventSort.EVENT_SORT_DATE_ASC, page: { offset: 0, limit: 10 }, countryCodes: [] }],
+    ['sort_by=eventdate&order=desc', { sort: EventSort.EVENT_SORT_DATE_DESC }],
+    ['sort_by=eventname', { sort: EventSort.EVENT_SORT_NAME_ASC }],
+    ['sort_by=eventname&order=desc', { sort: EventSort.EVENT_SORT_NAME_DESC }],
+    ['sort_by=onsaledate', { sort: EventSort.EVENT_SORT_ONSALE_ASC }],
+    ['sort_by=proximity&lat=52&long=13', { sort: EventSort.EVENT_SORT_DISTANCE_ASC }],
+    ['sort_by=popularity', { sort: EventSort.EVENT_SORT_DATE_ASC }],
+    ['rows=250&start=500', { page: { offset: 500, limit: 250 } }],
+  ])('%s', async (query, expected) => {
+    const response = await get(`/events${query ? `?${query}` : ''}`);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(seen.events[0]).toMatchObject(expected);
+  });
+});
+
+describe('international discovery: documents', () => {
+  it('answers an event search with events and pagination', async () => {
+    const body = (await get('/events?start=10&rows=5&lang=de-de')).json();
+    expect(body.pagination).toEqual({ start: 10, rows: 5, total: 31 });
+    expect(body.events[0]).toEqual({
+      id: 'INTL00000000001',
+      domain_id: 276,
+      name: 'Sommershow',
+      url: 'https://example.com/e',
+      eventdate: { format: 'datetime', value: '2030-07-01T18:00:00Z' },
+      timezone: 'Europe/Berlin',
+      localeventdate: '2030-07-01T20:00:00',
+      onsale: '2030-01-01T09:00:00Z',
+      offsale: '2030-07-01T16:00:00Z',
+      dooropening: '2030-07-01T17:00:00Z',
+      properties: {
+        cancelled: false,
+        rescheduled: false,
+        seats_avail: true,
+        sold_out: false,
+        package: false,
+      },
+      venue: {
+        id: 'ZBERLIN',
+        name: 'Columbiahalle Berlin',
+        location: {
+          address: {
+            address: 'Columbiadamm 13-21',
+            postal_code: '10965',
+            city: 'Berlin',
+            country: 'DE',
+            long: 13.3907,
+            lat: 52.4848,
+          },
+        },
+      },
+      categories: [{ id: 'KG1', name: 'Rock', subcategories: [{ id: 'KS1', name: 'Punk' }] }],
+      attractions: [{ id: 'KBAND', name: 'Die Band', url: '/mfxapi/v2/attractions/KBAND' }],
+      price_ranges: {
+        excluding_ticket_fees: { min: 30, max: 80 },
+        including_ticket_fees: { min: 30, max: 80 },
+      },
+      currency: 'EUR',
+      images: { '16_9': { url: 'https://img/e.jpg', width: 640, height: 360 } },
+    });
+  });
+
+  it('gives the areas of an event with price levels and ranges', async () => {
+    const response = await get('/events/INTL00000000001/areas?domain=germany');
+    expect(response.json()).toEqual({
+      event: {
+        id: 'INTL00000000001',
+        currency: 'EUR',
+        areas: [
+          {
+            code: '11',
+            name: 'Stehplatz',
+            price_level_ids: [11],
+            price_ranges: {
+              excluding_ticket_fees: { min: 30, max: 45 },
+              including_ticket_fees: { min: 30, max: 45 },
+            },
+          },
+        ],
+      },
+    });
+    expect((await get('/events/INTL00000000001/areas?domain=spain')).statusCode).toBe(404);
+    expect((await get('/events/NOPE/areas?domain=germany')).statusCode).toBe(404);
+  });
+
+  it('gives the seat map document of an event', async () => {
+    expect((await get('/events/INTL00000000001/seatmap')).json()).toEqual({
+      event: { id: 'INTL00000000001', seatmap: { static: { images: [] } } },
+    });
+  });
+
+  it('lists similar attractions with event counts, passing has_events, domain and rows', async () => {
+    const response = await get('/attractions/KBAND/similar?has_events=true&domain=germany&rows=3');
+    expect(response.json()).toEqual({
+      attractions: [
+        { id: 'KBAND', name: 'Die Band', url: '/mfxapi/v2/attractions/KBAND', event_count: 4 },
+      ],
+    });
+    expect(seen.similar[0]).toEqual({
+      id: 'KBAND',
+      hasEvents: true,
+      countryCodes: ['DE'],
+      limit: 3,
+    });
+    expect((await get('/attractions/NOPE/similar')).statusCode).toBe(404);
+  });
+
+  it('searches attractions with every parameter', async () => {
+    const response = await get(
+      '/attractions?domain=germany&attraction_name=band&attraction_ids=KBAND&has_events=true&query=bnd&category_ids=KG1&subcategory_ids=KS1&sort_by=popularity&rows=5&start=5',
+    );
+    expect(response.json()).toEqual({
+      attractions: [
+        { id: 'KBAND', name: 'Die Band', url: '/mfxapi/v2/attractions/KBAND', event_count: 4 },
+      ],
+      pagination: { start: 5, rows: 5, total: 1 },
+    });
+    expect(seen.attractions[0]).toMatchObject({
+      countryCodes: ['DE'],
+      nameContains: 'band',
+      ids: ['KBAND'],
+      hasEvents: true,
+      fuzzy: 'bnd',
+      classificationIds: ['KG1', 'KS1'],
+      sort: NameSort.NAME_SORT_POPULARITY_DESC,
+      page: { offset: 5, limit: 5 },
+    });
+    await get('/attractions?order=desc');
+    expect(seen.attractions[1]).toMatchObject({
+      sort: NameSort.NAME_SORT_NAME_DESC,
+      page: { offset: 0, limit: 10 },
+    });
+  });
+
+  it('searches venues with every parameter and reads one venue in its domain', async () => {
+    const response = await get(
+      '/venues?domain=germany&domain=austria&venue_name=columbia,astra&venue_ids=ZBERLIN&postal_code=10965&lat=52.5&long=13.4&radius=10&exclude_external=true&sort_by=cityname&order=desc',
+    );
+    expect(response.json()).toEqual({
+      venues: [
+        {
+          id: 'ZBERLIN',
+          name: 'Columbiahalle',
+          code: 'ZBERLIN',
+          url: '/mfxapi/v2/venues/ZBERLIN',
+          location: {
+            address: {
+              address: 'Columbiadamm 13-21',
+              postal_code: '10965',
+              city: 'Berlin',
+              country: 'DE',
+              long: 13.3907,
+              lat: 52.4848,
+            },
+          },
+        },
+      ],
+      pagination: { start: 0, rows: 10, total: 1 },
+    });
+    expect(seen.venues[0]).toMatchObject({
+      countryCodes: ['DE', 'AT'],
+      nameAny: ['columbia', 'astra'],
+      ids: ['ZBERLIN'],
+      postalCode: '10965',
+      latlong: { latitude: 52.5, longitude: 13.4 },
+      radius: 10,
+      excludeExternal: true,
+      sort: NameSort.NAME_SORT_CITY_DESC,
+    });
+    expect((await get('/venues/ZBERLIN?domain=germany')).json()).toMatchObject({
+      id: 'ZBERLIN',
+      name: 'Columbiahalle',
+    });
+    expect((await get('/venues/ZBERLIN?domain=spain')).statusCode).toBe(404);
+  });
+});
