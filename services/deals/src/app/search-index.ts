@@ -90,14 +90,23 @@ export class DealSearchIndex {
     const hits: DealSearchHit[] = [];
     let total = 0;
     const end = criteria.startRow + criteria.rows;
+    const everyExclusivity = allowed.size >= 2;
     for (const event of pool) {
       if (!matches(event)) continue;
-      const deals = this.dealsOf(event.id, allowed);
-      if (deals.length === 0) continue;
-      if (total >= criteria.startRow && total < end) hits.push({ event, deals });
+      // Every candidate has an active deal; only a narrower exclusivity needs a look at them.
+      if (!everyExclusivity && !this.hasDealOf(event.id, allowed)) continue;
+      // Deal lists are built for the page only: counting the rest needs none.
+      if (total >= criteria.startRow && total < end)
+        hits.push({ event, deals: this.dealsOf(event.id, allowed) });
       total++;
     }
     return { hits, totalHits: total, startRow: criteria.startRow, rows: criteria.rows };
+  }
+
+  private hasDealOf(eventId: string, allowed: ReadonlySet<string>): boolean {
+    for (const deal of this.dealsByEvent.get(eventId)?.values() ?? [])
+      if (allowed.has(deal.exclusivity)) return true;
+    return false;
   }
 
   /** The event's active deals of the allowed exclusivities, oldest first. */
