@@ -16,6 +16,14 @@ export const configSchema = serviceConfigSchema({
    * once and kept in the service's database, so ids stay stable across restarts.
    */
   USER_ID_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  /**
+   * Take the sign-in throttle's client IP from `X-Forwarded-For` whatever the peer (only when the
+   * edge alone can reach this port). Requests from loopback peers are always trusted for it.
+   */
+  TRUST_FORWARDED_FOR: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
 });
 
 export type AuthGatewayConfig = z.output<typeof configSchema>;

@@ -1,19 +1,26 @@
-import { allTopics } from '@marquee/proto/topics';
-import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import { ensureIndexes } from '@marquee/platform/mongo';
+import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { authV1 } from '@marquee/proto';
+import { allTopics } from '@marquee/proto/topics';
 import { createArgon2Hasher } from './adapters/argon2-hasher.js';
 import { createMemoryAuthStores, createMongoAuthStores } from './adapters/auth-stores.js';
+import { createKeyStore, createOAuthRepository } from './adapters/oauth-repository.js';
 import { createMemoryRateCounter, createMongoRateCounter } from './adapters/rate-counters.js';
 import { createAppRepository, createFanRepository } from './adapters/store-repositories.js';
 import { DeveloperAccess } from './app/developer-access.js';
+import { OAuthFlows } from './app/oauth-flows.js';
 import type { AuthGatewayConfig } from './config.js';
 import { authServiceImplementation } from './ports/grpc/auth-service.js';
+import { oauthRoutes } from './ports/http/oauth-routes.js';
+
+/** Abandoned sign-in interactions are deleted this often (FerretDB has no TTL indexes). */
+const PURGE_INTERVAL_MS = 60_000;
 
 /**
  * Composition root of auth-gateway: Mongo or memory stores (memory when `infra.mongo` is unset,
- * i.e. the embedded default), the use cases, the gRPC API and the outbox relay of `app-authorized`.
+ * i.e. the embedded default), the use cases, the gRPC API, the `/oauth/*` routes and the outbox
+ * relay of `app-authorized`.
  */
 export async function composeAuthGateway(
   infra: ServiceInfra,
@@ -22,33 +29,64 @@ export async function composeAuthGateway(
   const { logger, mongo } = infra;
   const stores = mongo ? createMongoAuthStores(mongo) : createMemoryAuthStores();
   if (mongo) await ensureIndexes(mongo, stores.all as never, logger);
+  const apps = createAppRepository(stores);
+  const fans = createFanRepository(stores);
+  const counter = mongo ? createMongoRateCounter(mongo) : createMemoryRateCounter();
+  const hasher = createArgon2Hasher();
+  const clock = () => new Date();
   const access = new DeveloperAccess({
-    apps: createAppRepository(stores),
-    fans: createFanRepository(stores),
-    counter: mongo ? createMongoRateCounter(mongo) : createMemoryRateCounter(),
-    hasher: createArgon2Hasher(),
-    clock: () => new Date(),
+    apps,
+    fans,
+    counter,
+    hasher,
+    clock,
     defaultQuota: {
       perDay: config.DEFAULT_QUOTA_PER_DAY,
       perSecond: config.DEFAULT_QUOTA_PER_SECOND,
     },
+  });
+  const flows = new OAuthFlows({
+    apps,
+    fans,
+    oauth: createOAuthRepository(stores),
+    keys: createKeyStore(stores, config.USER_ID_KEY),
+    hasher,
+    counter,
+    clock,
   });
   const relay = createOutboxRelay({
     sources: stores.all,
     publish: busRawPublisher(infra.bus, allTopics),
     logger,
   });
-  const inactive: authV1.IntrospectTokenResponse = authV1.IntrospectTokenResponse.fromPartial({});
+  let purge: NodeJS.Timeout | undefined;
   return {
     grpc: [
       {
         definition: authV1.AuthServiceService,
         implementation: authServiceImplementation(access, {
-          introspect: async () => inactive,
+          async introspect(accessToken) {
+            const found = await flows.introspect(accessToken);
+            return found
+              ? { active: true, ...found }
+              : authV1.IntrospectTokenResponse.fromPartial({ active: false });
+          },
         }),
       },
     ],
-    start: async () => relay.start(),
-    stop: () => relay.stop(),
+    http: oauthRoutes({ flows, trustForwardedFor: config.TRUST_FORWARDED_FOR }),
+    start: async () => {
+      relay.start();
+      purge = setInterval(() => {
+        flows.purgeExpiredInteractions().catch((err: unknown) => {
+          logger.warn({ err }, 'purging expired sign-in interactions failed');
+        });
+      }, PURGE_INTERVAL_MS);
+      purge.unref();
+    },
+    stop: async () => {
+      clearInterval(purge);
+      await relay.stop();
+    },
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AppRepository, FanRepository } from '../src/app/ports.js';
+import type { AppRepository, FanRepository, KeyStore, OAuthRepository } from '../src/app/ports.js';
+import type { AuthorizationCode, IssuedToken } from '../src/domain/oauth.js';
 import type { DeveloperApp } from '../src/domain/app.js';
 import type { Fan } from '../src/domain/fan.js';
 
@@ -31,7 +32,39 @@ export const aFan = (overrides: Partial<Fan> = {}): Fan => ({
 export interface RepositoryFixture {
   apps: AppRepository;
   fans: FanRepository;
+  oauth: OAuthRepository;
+  /** A key store over the same database (a second one models a restart). */
+  keys(): KeyStore;
+  /** Events waiting in the grants outbox. */
+  pendingGrantEvents(): Promise<Array<{ topic: string; key: string }>>;
 }
+
+const aCode = (overrides: Partial<AuthorizationCode> = {}): AuthorizationCode => ({
+  id: `code-${unique()}`,
+  appId: 'app-1',
+  clientId: 'client-1',
+  fanId: 'fan-1',
+  grantId: 'app-1:fan-1',
+  redirectUri: 'https://app.example/callback',
+  scope: 'all',
+  codeChallenge: 'x'.repeat(43),
+  codeChallengeMethod: 'S256',
+  expiresAt: new Date(Date.now() + 300_000),
+  ...overrides,
+});
+
+const aToken = (overrides: Partial<IssuedToken> = {}): IssuedToken => ({
+  id: `tok-${unique()}`,
+  kind: 'access',
+  appId: 'app-1',
+  clientId: 'client-1',
+  fanId: 'fan-1',
+  grantId: 'app-1:fan-1',
+  codeId: 'code-1',
+  scope: 'all',
+  expiresAt: new Date(Date.now() + 3_600_000),
+  ...overrides,
+});
 
 /** One suite, run on the memory stores (unit) and on the Mongo-wire server (integration). */
 export function repositoryContract(name: string, make: () => Promise<RepositoryFixture>): void {
@@ -82,6 +115,78 @@ export function repositoryContract(name: string, make: () => Promise<RepositoryF
       await expect(sut.insert(aFan({ email: fan.email }))).rejects.toMatchObject({
         kind: 'already_exists',
       });
+    });
+  });
+
+  describe(`${name}: oauth records`, () => {
+    it('lets exactly one caller mark a code used, even concurrently', async () => {
+      const sut = (await make()).oauth;
+      const code = aCode();
+      await sut.saveCode(code);
+      expect(await sut.getCode(code.id)).toEqual(code);
+      const results = await Promise.all([1, 2, 3].map(() => sut.markCodeUsed(code.id, new Date())));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect((await sut.getCode(code.id))?.usedAt).toBeInstanceOf(Date);
+      expect(await sut.markCodeUsed('missing', new Date())).toBe(false);
+    });
+
+    it('revokes a code family or a grant, leaving other tokens alive', async () => {
+      const sut = (await make()).oauth;
+      const codeId = `code-${unique()}`;
+      const grantId = `grant-${unique()}`;
+      const family = [aToken({ codeId }), aToken({ codeId, kind: 'refresh' })];
+      const other = aToken({ grantId });
+      for (const token of [...family, other]) await sut.saveToken(token);
+      expect(await sut.revokeTokens({ codeId }, new Date())).toBe(2);
+      expect(await sut.revokeTokens({ codeId }, new Date())).toBe(0);
+      for (const token of family)
+        expect((await sut.getToken(token.id))?.revokedAt).toBeInstanceOf(Date);
+      expect((await sut.getToken(other.id))?.revokedAt).toBeUndefined();
+      expect(await sut.revokeTokens({ grantId }, new Date())).toBe(1);
+    });
+
+    it('stores an approval with its app-authorized event, also when the fan approves again', async () => {
+      const fixture = await make();
+      const sut = fixture.oauth;
+      const grant = {
+        id: `app-${unique()}:fan-1`,
+        appId: 'app-x',
+        clientId: `client-${unique()}`,
+        fanId: 'fan-1',
+        scope: 'all',
+        approvedAt: new Date('2026-01-01T00:00:00.000Z'),
+      };
+      const fact = { ...grant, userId: 'u', authorizedAt: grant.approvedAt };
+      await sut.approveGrant(grant, fact);
+      await sut.revokeGrant(grant.id, new Date());
+      expect((await sut.getGrant(grant.id))?.revokedAt).toBeInstanceOf(Date);
+      await sut.approveGrant(grant, fact);
+      expect(await sut.getGrant(grant.id)).toEqual(grant);
+      const events = (await fixture.pendingGrantEvents()).filter((e) => e.key === grant.clientId);
+      expect(events.map((e) => e.topic)).toEqual(['app-authorized', 'app-authorized']);
+    });
+
+    it('keeps interactions until they expire, then purges them', async () => {
+      const sut = (await make()).oauth;
+      const interaction = {
+        id: `i-${unique()}`,
+        clientId: 'c',
+        redirectUri: 'https://app.example/cb',
+        scope: 'all',
+        csrfHash: 'h',
+        expiresAt: new Date(Date.now() + 1_000),
+      };
+      await sut.saveInteraction(interaction);
+      expect(await sut.getInteraction(interaction.id)).toEqual(interaction);
+      expect(await sut.purgeInteractions(new Date(Date.now() + 2_000))).toBeGreaterThanOrEqual(1);
+      expect(await sut.getInteraction(interaction.id)).toBeUndefined();
+    });
+
+    it('creates the user-id key once and finds the same one after a restart', async () => {
+      const fixture = await make();
+      const key = await fixture.keys().userIdKey();
+      expect(key.length).toBeGreaterThanOrEqual(43);
+      expect(await fixture.keys().userIdKey()).toBe(key);
     });
   });
 }

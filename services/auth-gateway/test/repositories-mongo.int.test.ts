@@ -4,6 +4,7 @@ import { closeMongo, connectMongo, ensureIndexes } from '@marquee/platform/mongo
 import { describeIntegration, uniqueName } from '@marquee/platform/testing';
 import type { Connection } from 'mongoose';
 import { createMongoAuthStores } from '../src/adapters/auth-stores.js';
+import { createKeyStore, createOAuthRepository } from '../src/adapters/oauth-repository.js';
 import { createAppRepository, createFanRepository } from '../src/adapters/store-repositories.js';
 import { repositoryContract } from './repositories-contract.js';
 
@@ -28,6 +29,13 @@ describeIntegration('auth-gateway repositories on the Mongo-wire server', ({ mon
     connections.push(connection);
     const stores = createMongoAuthStores(connection);
     await ensureIndexes(connection, stores.all as never, logger);
-    return { apps: createAppRepository(stores), fans: createFanRepository(stores) };
+    return {
+      apps: createAppRepository(stores),
+      fans: createFanRepository(stores),
+      oauth: createOAuthRepository(stores),
+      keys: () => createKeyStore(stores),
+      pendingGrantEvents: async () =>
+        (await stores.grants.pendingOutbox(100)).flatMap((p) => p.events),
+    };
   });
 });

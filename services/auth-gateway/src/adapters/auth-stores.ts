@@ -9,13 +9,29 @@ import {
 import type { OutboxSource } from '@marquee/platform/outbox';
 import type { DeveloperApp } from '../domain/app.js';
 import type { Fan } from '../domain/fan.js';
+import type { AuthorizationCode, Grant, Interaction, IssuedToken } from '../domain/oauth.js';
+
+/** A key-value record (the generated `user_id` key). */
+export interface Setting {
+  id: string;
+  value: string;
+}
 
 export type Stored<T> = T & Versioned;
 
+/** A collection: the store port plus the outbox side the relay reads. */
+export type Collection<T extends Versioned> = VersionedStore<T> & OutboxSource;
+
 /** The collections of auth-gateway: one VersionedStore each, memory or Mongo. */
 export interface AuthStores {
-  apps: VersionedStore<Stored<DeveloperApp>>;
-  fans: VersionedStore<Stored<Fan>>;
+  apps: Collection<Stored<DeveloperApp>>;
+  fans: Collection<Stored<Fan>>;
+  interactions: Collection<Stored<Interaction>>;
+  codes: Collection<Stored<AuthorizationCode>>;
+  tokens: Collection<Stored<IssuedToken>>;
+  /** Carries `app-authorized` in its outbox. */
+  grants: Collection<Stored<Grant>>;
+  settings: Collection<Stored<Setting>>;
   /** Every store, for the outbox relay and ensureIndexes. */
   all: ReadonlyArray<VersionedStore<never> & OutboxSource & { ensureIndexes?(): Promise<void> }>;
 }
@@ -34,7 +50,25 @@ type Factory = <T extends Versioned>(
 function build(factory: Factory): AuthStores {
   const apps = factory<Stored<DeveloperApp>>('apps', appIndexes);
   const fans = factory<Stored<Fan>>('fans', fanIndexes);
-  return { apps, fans, all: [apps, fans] as unknown as AuthStores['all'] };
+  const interactions = factory<Stored<Interaction>>('interactions', [{ fields: { expiresAt: 1 } }]);
+  const codes = factory<Stored<AuthorizationCode>>('codes', []);
+  const tokens = factory<Stored<IssuedToken>>('tokens', [
+    { fields: { codeId: 1 } },
+    { fields: { grantId: 1 } },
+  ]);
+  const grants = factory<Stored<Grant>>('grants', []);
+  const settings = factory<Stored<Setting>>('settings', []);
+  const all = [apps, fans, interactions, codes, tokens, grants, settings];
+  return {
+    apps,
+    fans,
+    interactions,
+    codes,
+    tokens,
+    grants,
+    settings,
+    all: all as unknown as AuthStores['all'],
+  };
 }
 
 export const createMemoryAuthStores = (): AuthStores =>

@@ -1,5 +1,6 @@
 import type { DeveloperApp } from '../domain/app.js';
 import type { Fan } from '../domain/fan.js';
+import type { AuthorizationCode, Grant, Interaction, IssuedToken } from '../domain/oauth.js';
 
 /**
  * What the use cases need from the outside, declared by the layer that uses it (STYLE.md). One
@@ -37,3 +38,43 @@ export interface SecretHasher {
 }
 
 export type Clock = () => Date;
+
+/** What the flow persists (adapters/oauth-repository.ts, over the VersionedStore). */
+export interface OAuthRepository {
+  saveInteraction(interaction: Interaction): Promise<void>;
+  getInteraction(id: string): Promise<Interaction | undefined>;
+  deleteInteraction(id: string): Promise<void>;
+  /** Deletes interactions that expired before `now` (abandoned sign-ins). */
+  purgeInteractions(now: Date): Promise<number>;
+
+  saveCode(code: AuthorizationCode): Promise<void>;
+  getCode(id: string): Promise<AuthorizationCode | undefined>;
+  /** Compare-and-set: true for the one caller that marked the unused code used. */
+  markCodeUsed(id: string, at: Date): Promise<boolean>;
+  markCodeReplayed(id: string, at: Date): Promise<void>;
+
+  saveToken(token: IssuedToken): Promise<void>;
+  getToken(id: string): Promise<IssuedToken | undefined>;
+  /** Revokes every live token of the code's family or of the grant; resolves with how many. */
+  revokeTokens(by: { codeId: string } | { grantId: string }, at: Date): Promise<number>;
+
+  getGrant(id: string): Promise<Grant | undefined>;
+  /** Stores the approval and records the `app-authorized` fact with it, atomically. */
+  approveGrant(grant: Grant, fact: AppAuthorizedFact): Promise<void>;
+  revokeGrant(id: string, at: Date): Promise<void>;
+}
+
+/** What `app-authorized` carries (proto marquee.auth.v1.AppAuthorized). */
+export interface AppAuthorizedFact {
+  clientId: string;
+  appId: string;
+  fanId: string;
+  userId: string;
+  scope: string;
+  authorizedAt: Date;
+}
+
+/** The key of the `user_id` keyed hash: configured, or created once and kept. */
+export interface KeyStore {
+  userIdKey(): Promise<string>;
+}

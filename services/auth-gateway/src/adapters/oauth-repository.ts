@@ -1,0 +1,137 @@
+import { createOutboxEvent } from '@marquee/platform/outbox';
+import { isVersionConflict } from '@marquee/platform/store';
+import { appAuthorizedTopic } from '@marquee/proto/topics';
+import type { KeyStore, OAuthRepository } from '../app/ports.js';
+import { newSecret } from '../app/secrets.js';
+import type { AuthStores, Stored } from './auth-stores.js';
+
+function plain<T extends object>(doc: Stored<T> | undefined): T | undefined {
+  if (!doc) return undefined;
+  const { version: _version, ...rest } = doc as Stored<T> & { version: number };
+  return rest as unknown as T;
+}
+
+/** Retries a read-modify-write on a version conflict (another writer got there first). */
+async function withRetry<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isVersionConflict(error) || attempt >= 5) throw error;
+    }
+  }
+}
+
+/** The flow's records over the platform's VersionedStore: memory and Mongo from one implementation. */
+export function createOAuthRepository(stores: AuthStores): OAuthRepository {
+  const { interactions, codes, tokens, grants } = stores;
+  return {
+    async saveInteraction(interaction) {
+      await interactions.insert(interaction);
+    },
+    getInteraction: async (id) => plain(await interactions.get(id)),
+    async deleteInteraction(id) {
+      await interactions.delete(id);
+    },
+    async purgeInteractions(now) {
+      const expired = await interactions.find({ expiresAt: { $lt: now } }, { limit: 500 });
+      for (const doc of expired) await interactions.delete(doc.id);
+      return expired.length;
+    },
+
+    async saveCode(code) {
+      await codes.insert(code);
+    },
+    getCode: async (id) => plain(await codes.get(id)),
+    async markCodeUsed(id, at) {
+      const current = await codes.get(id);
+      if (!current || current.usedAt) return false;
+      try {
+        // Compare-and-set on the version read: of two concurrent exchanges exactly one wins.
+        await codes.update(id, current.version, (doc) => ({ ...doc, usedAt: at }));
+        return true;
+      } catch (error) {
+        if (isVersionConflict(error)) return false;
+        throw error;
+      }
+    },
+    async markCodeReplayed(id, at) {
+      await withRetry(async () => {
+        const current = await codes.get(id);
+        if (!current || current.replayedAt) return;
+        await codes.update(id, current.version, (doc) => ({ ...doc, replayedAt: at }));
+      });
+    },
+
+    async saveToken(token) {
+      await tokens.insert(token);
+    },
+    getToken: async (id) => plain(await tokens.get(id)),
+    async revokeTokens(by, at) {
+      const family = await tokens.find(by);
+      let revoked = 0;
+      for (const token of family) {
+        if (token.revokedAt) continue;
+        await withRetry(async () => {
+          const current = await tokens.get(token.id);
+          if (!current || current.revokedAt) return;
+          await tokens.update(token.id, current.version, (doc) => ({ ...doc, revokedAt: at }));
+          revoked++;
+        });
+      }
+      return revoked;
+    },
+
+    getGrant: async (id) => plain(await grants.get(id)),
+    async approveGrant(grant, fact) {
+      const event = createOutboxEvent(appAuthorizedTopic, {
+        key: fact.clientId,
+        value: { ...fact },
+        time: fact.authorizedAt,
+      });
+      await withRetry(async () => {
+        const current = await grants.get(grant.id);
+        if (!current) {
+          await grants.insert(grant, { events: [event] });
+          return;
+        }
+        // A re-approval (also after a revocation) is a new authorization: state and fact together.
+        await grants.update(grant.id, current.version, { ...grant }, { events: [event] });
+      });
+    },
+    async revokeGrant(id, at) {
+      await withRetry(async () => {
+        const current = await grants.get(id);
+        if (!current || current.revokedAt) return;
+        await grants.update(id, current.version, (doc) => ({ ...doc, revokedAt: at }));
+      });
+    },
+  };
+}
+
+/**
+ * The `user_id` key: `USER_ID_KEY` when configured; otherwise created once and kept in `settings`,
+ * so ids stay stable across restarts (the first writer wins when replicas start together).
+ */
+export function createKeyStore(stores: AuthStores, configured?: string): KeyStore {
+  let cached: Promise<string> | undefined = configured ? Promise.resolve(configured) : undefined;
+  const load = async (): Promise<string> => {
+    const existing = await stores.settings.get('user-id-key');
+    if (existing) return existing.value;
+    try {
+      await stores.settings.insert({ id: 'user-id-key', value: newSecret(32) });
+    } catch (error) {
+      if ((error as { kind?: string }).kind !== 'already_exists') throw error;
+    }
+    return (await stores.settings.get('user-id-key'))!.value;
+  };
+  return {
+    userIdKey() {
+      cached ??= load().catch((error: unknown) => {
+        cached = undefined;
+        throw error;
+      });
+      return cached;
+    },
+  };
+}

@@ -1,0 +1,420 @@
+import type { DeveloperApp } from '../domain/app.js';
+import { AuthError } from '../domain/errors.js';
+import { normalizeEmail } from '../domain/fan.js';
+import {
+  ACCESS_TOKEN_TTL_S,
+  CODE_TTL_S,
+  grantIdOf,
+  INTERACTION_TTL_S,
+  isLive,
+  REFRESH_TOKEN_TTL_S,
+  SCOPE_ALL,
+  type AuthorizationCode,
+  type Interaction,
+  type IssuedToken,
+} from '../domain/oauth.js';
+import { windowOf } from '../domain/rate-window.js';
+import type {
+  AppRepository,
+  Clock,
+  FanRepository,
+  KeyStore,
+  OAuthRepository,
+  RateCounter,
+  SecretHasher,
+} from './ports.js';
+import { fingerprint, keyedHash, newSecret, safeEqual } from './secrets.js';
+
+/** Login throttling (OWASP ASVS 2.2.1): failures per account and per client IP in a window. */
+export interface ThrottlePolicy {
+  perAccount: number;
+  perIp: number;
+  windowMs: number;
+}
+
+export const DEFAULT_THROTTLE: ThrottlePolicy = { perAccount: 5, perIp: 50, windowMs: 15 * 60_000 };
+
+export interface OAuthFlowsDeps {
+  apps: AppRepository;
+  fans: FanRepository;
+  oauth: OAuthRepository;
+  keys: KeyStore;
+  hasher: SecretHasher;
+  counter: RateCounter;
+  clock: Clock;
+  throttle?: ThrottlePolicy;
+}
+
+export interface AuthorizationRequest {
+  clientId: string;
+  redirectUri: string;
+  scope: string;
+  state?: string;
+  codeChallenge?: string;
+  codeChallengeMethod?: string;
+}
+
+/** A browser's interaction as the pages see it: the cookie to set and the CSRF token for the forms. */
+export interface BrowserSession {
+  cookie: string;
+  csrf: string;
+  interaction: Interaction;
+}
+
+export interface UserInfo {
+  user_id: string;
+  email: string;
+  /** spec 01: deprecated, always false. */
+  email_verified: false;
+}
+
+export interface Introspection {
+  clientId: string;
+  appId: string;
+  fanId: string;
+  userId: string;
+  scope: string;
+  expiresAt: Date;
+  email: string;
+}
+
+const addSeconds = (date: Date, seconds: number) => new Date(date.getTime() + seconds * 1000);
+
+/**
+ * The fans' side of the authorization-code flow (spec 01 §Authorization service): interactions of
+ * the login and consent pages, sign-in with throttling, approvals, codes (single use, replay
+ * revokes the family), tokens (stored as fingerprints), user info and revocation. The protocol
+ * itself (parameter validation, grant dispatch, PKCE, RFC 6749 errors) is @node-oauth/oauth2-server's,
+ * wired to these methods in ports/http/oauth-model.ts.
+ */
+export class OAuthFlows {
+  private dummyHash: Promise<string> | undefined;
+
+  constructor(private readonly deps: OAuthFlowsDeps) {}
+
+  private now(): Date {
+    return this.deps.clock();
+  }
+
+  /** An active app by client id (authorize step: no secret involved). */
+  async client(clientId: string): Promise<DeveloperApp | undefined> {
+    const app = clientId ? await this.deps.apps.byClientId(clientId) : undefined;
+    return app?.status === 'active' ? app : undefined;
+  }
+
+  /** Client authentication of the token endpoint (RFC 6749 §2.3.1); argon2id, constant-time. */
+  async authenticateClient(clientId: string, secret: string): Promise<DeveloperApp | undefined> {
+    const app = await this.client(clientId);
+    if (!app) {
+      // Same cost whether or not the client exists: no client-id oracle through timing.
+      await this.deps.hasher.verify(await this.dummy(), secret);
+      return undefined;
+    }
+    return (await this.deps.hasher.verify(app.clientSecretHash, secret)) ? app : undefined;
+  }
+
+  // --- the login and consent pages -------------------------------------------------------------
+
+  async startInteraction(request: AuthorizationRequest): Promise<BrowserSession> {
+    return this.newSession({
+      clientId: request.clientId,
+      redirectUri: request.redirectUri,
+      scope: request.scope,
+      ...(request.state !== undefined ? { state: request.state } : {}),
+      ...(request.codeChallenge !== undefined ? { codeChallenge: request.codeChallenge } : {}),
+      ...(request.codeChallengeMethod !== undefined
+        ? { codeChallengeMethod: request.codeChallengeMethod }
+        : {}),
+    });
+  }
+
+  /**
+   * The interaction behind a form post: the cookie must name a live one and the form's CSRF token
+   * must be its own (OWASP: synchronizer token bound to the session). Anything else is refused.
+   */
+  async resume(cookie: string | undefined, csrf: string | undefined): Promise<Interaction> {
+    const refused = new AuthError(
+      'permission_denied',
+      'This sign-in page has expired or was not opened by this browser. Start again from the app.',
+    );
+    if (!cookie || !csrf) throw refused;
+    const interaction = await this.deps.oauth.getInteraction(fingerprint(cookie));
+    if (!interaction || interaction.expiresAt <= this.now()) throw refused;
+    if (!safeEqual(interaction.csrfHash, fingerprint(csrf))) throw refused;
+    return interaction;
+  }
+
+  /**
+   * Checks the fan's password. Throttled per account and per IP before the password is even
+   * looked at (a locked account gives no oracle); failures count, successes do not reset the IP
+   * count. On success the interaction is replaced by a new one (new cookie and CSRF token: no
+   * session fixation) that carries the fan.
+   */
+  async signIn(
+    interaction: Interaction,
+    input: { email: string; password: string; ip: string },
+  ): Promise<BrowserSession> {
+    const policy = this.deps.throttle ?? DEFAULT_THROTTLE;
+    const email = normalizeEmail(input.email);
+    const nowMs = this.now().getTime();
+    const account = windowOf(`login:acct:${email}`, policy.windowMs, nowMs);
+    const ip = windowOf(`login:ip:${input.ip}`, policy.windowMs, nowMs);
+    const { counter } = this.deps;
+    const [accountFailures, ipFailures] = await Promise.all([
+      counter.add(account.key, 0, account.resetEpochMs),
+      counter.add(ip.key, 0, ip.resetEpochMs),
+    ]);
+    if (accountFailures >= policy.perAccount || ipFailures >= policy.perIp) {
+      throw new AuthError('resource_exhausted', 'Too many sign-in attempts. Try again later.', {
+        retryAfterSeconds: Math.ceil(
+          (Math.max(account.resetEpochMs, ip.resetEpochMs) - nowMs) / 1000,
+        ),
+      });
+    }
+    const fan = email ? await this.deps.fans.byEmail(email) : undefined;
+    const ok = fan
+      ? await this.deps.hasher.verify(fan.passwordHash, input.password)
+      : await this.deps.hasher.verify(await this.dummy(), input.password).then(() => false);
+    if (!fan || !ok) {
+      await Promise.all([
+        counter.add(account.key, 1, account.resetEpochMs),
+        counter.add(ip.key, 1, ip.resetEpochMs),
+      ]);
+      throw new AuthError('unauthenticated', 'Incorrect email or password.');
+    }
+    await this.deps.oauth.deleteInteraction(interaction.id);
+    const { id: _id, csrfHash: _csrf, expiresAt: _expires, ...request } = interaction;
+    return this.newSession({ ...request, fanId: fan.id });
+  }
+
+  /** The fan approved on the consent page: the grant is stored and `app-authorized` recorded with it. */
+  async approve(interaction: Interaction): Promise<void> {
+    const fanId = this.signedIn(interaction);
+    const app = await this.client(interaction.clientId);
+    if (!app) throw new AuthError('not_found', 'This app is no longer registered.');
+    const now = this.now();
+    await this.deps.oauth.approveGrant(
+      {
+        id: grantIdOf(app.id, fanId),
+        appId: app.id,
+        clientId: app.clientId,
+        fanId,
+        scope: interaction.scope,
+        approvedAt: now,
+      },
+      {
+        clientId: app.clientId,
+        appId: app.id,
+        fanId,
+        userId: await this.userIdFor(app.clientId, fanId),
+        scope: interaction.scope,
+        authorizedAt: now,
+      },
+    );
+  }
+
+  /** The interaction is over (approved or declined): its cookie can never be replayed. */
+  async finish(interaction: Interaction): Promise<void> {
+    await this.deps.oauth.deleteInteraction(interaction.id);
+  }
+
+  signedIn(interaction: Interaction): string {
+    if (!interaction.fanId) throw new AuthError('permission_denied', 'Sign in first.');
+    return interaction.fanId;
+  }
+
+  /** What the pages show: the app's name and, once signed in, the fan's e-mail. */
+  async pageContext(interaction: Interaction): Promise<{ appName: string; email?: string }> {
+    const app = await this.client(interaction.clientId);
+    if (!app) throw new AuthError('not_found', 'This app is no longer registered.');
+    const fan = interaction.fanId ? await this.deps.fans.byId(interaction.fanId) : undefined;
+    return { appName: app.name, ...(fan ? { email: fan.email } : {}) };
+  }
+
+  async purgeExpiredInteractions(): Promise<number> {
+    return this.deps.oauth.purgeInteractions(this.now());
+  }
+
+  // --- codes and tokens --------------------------------------------------------------------------
+
+  newCredential(): string {
+    return newSecret(32);
+  }
+
+  async saveCode(
+    code: string,
+    input: {
+      app: DeveloperApp;
+      fanId: string;
+      redirectUri: string;
+      scope: string;
+      codeChallenge?: string;
+      codeChallengeMethod?: string;
+    },
+  ): Promise<AuthorizationCode> {
+    const record: AuthorizationCode = {
+      id: fingerprint(code),
+      appId: input.app.id,
+      clientId: input.app.clientId,
+      fanId: input.fanId,
+      grantId: grantIdOf(input.app.id, input.fanId),
+      redirectUri: input.redirectUri,
+      scope: input.scope,
+      ...(input.codeChallenge ? { codeChallenge: input.codeChallenge } : {}),
+      ...(input.codeChallengeMethod && input.codeChallenge
+        ? { codeChallengeMethod: input.codeChallengeMethod }
+        : {}),
+      expiresAt: addSeconds(this.now(), CODE_TTL_S),
+    };
+    await this.deps.oauth.saveCode(record);
+    return record;
+  }
+
+  /**
+   * The code presented at the token endpoint. A code that was already exchanged is a replay
+   * (RFC 6749 §4.1.2, RFC 9700 §4.5): it is refused and every token issued from it is revoked.
+   */
+  async codeForExchange(code: string): Promise<AuthorizationCode | undefined> {
+    const record = await this.deps.oauth.getCode(fingerprint(code));
+    if (!record) return undefined;
+    if (record.usedAt) {
+      await this.replayed(record.id);
+      return undefined;
+    }
+    return record;
+  }
+
+  /** Marks the code used; false when another exchange got there first (then that is a replay too). */
+  async consumeCode(codeId: string): Promise<boolean> {
+    const won = await this.deps.oauth.markCodeUsed(codeId, this.now());
+    if (!won) await this.replayed(codeId);
+    return won;
+  }
+
+  private async replayed(codeId: string): Promise<void> {
+    const now = this.now();
+    await this.deps.oauth.markCodeReplayed(codeId, now);
+    await this.deps.oauth.revokeTokens({ codeId }, now);
+  }
+
+  /**
+   * Stores the fingerprints of newly issued tokens. If the code was replayed meanwhile (a race
+   * between two exchanges), the new tokens are revoked at once.
+   */
+  async saveTokens(input: {
+    accessToken: string;
+    refreshToken?: string;
+    app: DeveloperApp;
+    fanId: string;
+    codeId: string;
+    scope: string;
+  }): Promise<{ accessTokenExpiresAt: Date; refreshTokenExpiresAt?: Date }> {
+    const now = this.now();
+    const base = {
+      appId: input.app.id,
+      clientId: input.app.clientId,
+      fanId: input.fanId,
+      grantId: grantIdOf(input.app.id, input.fanId),
+      codeId: input.codeId,
+      scope: input.scope,
+    };
+    const accessTokenExpiresAt = addSeconds(now, ACCESS_TOKEN_TTL_S);
+    await this.deps.oauth.saveToken({
+      ...base,
+      id: fingerprint(input.accessToken),
+      kind: 'access',
+      expiresAt: accessTokenExpiresAt,
+    });
+    let refreshTokenExpiresAt: Date | undefined;
+    if (input.refreshToken) {
+      refreshTokenExpiresAt = addSeconds(now, REFRESH_TOKEN_TTL_S);
+      await this.deps.oauth.saveToken({
+        ...base,
+        id: fingerprint(input.refreshToken),
+        kind: 'refresh',
+        expiresAt: refreshTokenExpiresAt,
+      });
+    }
+    const code = await this.deps.oauth.getCode(input.codeId);
+    if (code?.replayedAt) await this.deps.oauth.revokeTokens({ codeId: input.codeId }, now);
+    return { accessTokenExpiresAt, ...(refreshTokenExpiresAt ? { refreshTokenExpiresAt } : {}) };
+  }
+
+  /** A live token of the kind asked, or undefined (unknown, expired, revoked, or of the other kind). */
+  async liveToken(value: string, kind: IssuedToken['kind']): Promise<IssuedToken | undefined> {
+    if (!value) return undefined;
+    const token = await this.deps.oauth.getToken(fingerprint(value));
+    return isLive(token, this.now()) && token.kind === kind ? token : undefined;
+  }
+
+  /** `/oauth/info/<access_token>` (spec 01 §User information). */
+  async userInfo(accessToken: string): Promise<UserInfo | undefined> {
+    const found = await this.introspect(accessToken);
+    if (!found) return undefined;
+    return { user_id: found.userId, email: found.email, email_verified: false };
+  }
+
+  async introspect(accessToken: string): Promise<Introspection | undefined> {
+    const token = await this.liveToken(accessToken, 'access');
+    if (!token) return undefined;
+    const fan = await this.deps.fans.byId(token.fanId);
+    if (!fan) return undefined;
+    return {
+      clientId: token.clientId,
+      appId: token.appId,
+      fanId: token.fanId,
+      userId: await this.userIdFor(token.clientId, token.fanId),
+      scope: token.scope,
+      expiresAt: token.expiresAt,
+      email: fan.email,
+    };
+  }
+
+  /**
+   * spec 01 §User information: a hash of the client id and the fan's id — keyed (HMAC), so it is
+   * stable per app, differs across apps, and cannot be computed or linked without the key.
+   */
+  async userIdFor(clientId: string, fanId: string): Promise<string> {
+    return keyedHash(await this.deps.keys.userIdKey(), clientId, fanId);
+  }
+
+  /** A fan withdraws an app's access: the grant and every token issued under it stop working. */
+  async revokeGrant(appId: string, fanId: string): Promise<number> {
+    const id = grantIdOf(appId, fanId);
+    const now = this.now();
+    await this.deps.oauth.revokeGrant(id, now);
+    return this.deps.oauth.revokeTokens({ grantId: id }, now);
+  }
+
+  /**
+   * RFC 7009 revocation by the app: revoking any token of a grant ends the grant (§2.1 allows it,
+   * and it is what a "sign out of this app" needs). Unknown tokens or tokens of another client are
+   * ignored, as the RFC requires (no oracle).
+   */
+  async revokeByToken(app: DeveloperApp, value: string): Promise<void> {
+    const token = value ? await this.deps.oauth.getToken(fingerprint(value)) : undefined;
+    if (!token || token.clientId !== app.clientId) return;
+    await this.revokeGrant(token.appId, token.fanId);
+  }
+
+  private async newSession(
+    request: Omit<Interaction, 'id' | 'csrfHash' | 'expiresAt'>,
+  ): Promise<BrowserSession> {
+    const cookie = newSecret(32);
+    const csrf = newSecret(32);
+    const interaction: Interaction = {
+      ...request,
+      scope: request.scope || SCOPE_ALL,
+      id: fingerprint(cookie),
+      csrfHash: fingerprint(csrf),
+      expiresAt: addSeconds(this.now(), INTERACTION_TTL_S),
+    };
+    await this.deps.oauth.saveInteraction(interaction);
+    return { cookie, csrf, interaction };
+  }
+
+  private dummy(): Promise<string> {
+    this.dummyHash ??= this.deps.hasher.hash(newSecret(16));
+    return this.dummyHash;
+  }
+}

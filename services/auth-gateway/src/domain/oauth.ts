@@ -1,0 +1,88 @@
+/**
+ * The records of the authorization-code flow (spec 01 §Authorization service, RFC 6749 §4.1).
+ * Codes and tokens are stored under the fingerprint of their value, never the value itself.
+ */
+
+/** The only scope of the platform (spec 01: `scope=all`). */
+export const SCOPE_ALL = 'all';
+
+/** spec 01 §Limits: 3600 s. */
+export const ACCESS_TOKEN_TTL_S = 3600;
+/** "may expire or be revoked" (spec 01): 30 days, then the fan authorizes again. */
+export const REFRESH_TOKEN_TTL_S = 30 * 86_400;
+/** RFC 6749 §4.1.2: codes live at most 10 minutes; 5 is plenty for a redirect. */
+export const CODE_TTL_S = 300;
+/** A login-and-consent interaction in the browser. */
+export const INTERACTION_TTL_S = 600;
+
+/** A browser's trip through the login and consent pages, bound to it by a cookie. */
+export interface Interaction {
+  /** Fingerprint of the cookie value. */
+  id: string;
+  clientId: string;
+  redirectUri: string;
+  scope: string;
+  /** Only when the client sent it: it is echoed only then (spec 01). */
+  state?: string;
+  codeChallenge?: string;
+  codeChallengeMethod?: string;
+  /** Fingerprint of the CSRF token in the page's forms. */
+  csrfHash: string;
+  /** Set once the fan signed in. */
+  fanId?: string;
+  expiresAt: Date;
+}
+
+export interface AuthorizationCode {
+  /** Fingerprint of the code. */
+  id: string;
+  appId: string;
+  clientId: string;
+  fanId: string;
+  /** The grant (fan × app) the code was issued under. */
+  grantId: string;
+  redirectUri: string;
+  scope: string;
+  codeChallenge?: string;
+  codeChallengeMethod?: string;
+  expiresAt: Date;
+  /** Set by the first exchange; a second one is a replay. */
+  usedAt?: Date;
+  /** Set when a replay was seen: tokens of this code are revoked, even those issued afterwards. */
+  replayedAt?: Date;
+}
+
+export type TokenKind = 'access' | 'refresh';
+
+export interface IssuedToken {
+  /** Fingerprint of the token. */
+  id: string;
+  kind: TokenKind;
+  appId: string;
+  clientId: string;
+  fanId: string;
+  grantId: string;
+  /** The code the token family descends from (replay revokes by it). */
+  codeId: string;
+  scope: string;
+  expiresAt: Date;
+  revokedAt?: Date;
+}
+
+/** A fan's approval of an app. */
+export interface Grant {
+  /** `<appId>:<fanId>`. */
+  id: string;
+  appId: string;
+  clientId: string;
+  fanId: string;
+  scope: string;
+  approvedAt: Date;
+  revokedAt?: Date;
+}
+
+export const grantIdOf = (appId: string, fanId: string): string => `${appId}:${fanId}`;
+
+export function isLive(token: IssuedToken | undefined, now: Date): token is IssuedToken {
+  return token !== undefined && token.revokedAt === undefined && token.expiresAt > now;
+}

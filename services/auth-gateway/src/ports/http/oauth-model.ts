@@ -1,0 +1,156 @@
+import type {
+  AuthorizationCode,
+  AuthorizationCodeModel,
+  Client,
+  RefreshToken,
+  RefreshTokenModel,
+  Token,
+  User,
+} from '@node-oauth/oauth2-server';
+import type { OAuthFlows } from '../../app/oauth-flows.js';
+import type { DeveloperApp } from '../../domain/app.js';
+import { SCOPE_ALL } from '../../domain/oauth.js';
+
+/** The app travels with the library's client object, so no second lookup is needed. */
+interface OAuthClient extends Client {
+  app: DeveloperApp;
+}
+
+/** What travels as the library's `user`: the fan and the code family the tokens descend from. */
+interface FanRef extends User {
+  id: string;
+  codeId?: string;
+}
+
+function toClient(app: DeveloperApp): OAuthClient {
+  return {
+    id: app.clientId,
+    redirectUris: app.redirectUris,
+    grants: ['authorization_code', 'refresh_token'],
+    accessTokenLifetime: 3600,
+    app,
+  };
+}
+
+/**
+ * The storage model @node-oauth/oauth2-server asks for, mapped onto the use cases. The library owns
+ * the protocol (request validation, client authentication from body or Basic, grant dispatch, PKCE,
+ * RFC 6749 §5.2 errors); every rule about our data lives in OAuthFlows.
+ */
+export function oauthModel(flows: OAuthFlows): AuthorizationCodeModel & RefreshTokenModel {
+  return {
+    async getClient(clientId: string, clientSecret: string | null) {
+      // The authorize step passes null: a lookup. The token endpoint passes what the client sent,
+      // and our apps are all confidential clients: no secret (the library lets a PKCE exchange
+      // through without one, for public clients) fails authentication.
+      const app =
+        clientSecret === null
+          ? await flows.client(clientId)
+          : await flows.authenticateClient(clientId, clientSecret ?? '');
+      return app ? toClient(app) : false;
+    },
+
+    // ≥128 bits (RFC 6749 §10.10): 256 random bits each, base64url.
+    generateAuthorizationCode: async () => flows.newCredential(),
+    generateAccessToken: async () => flows.newCredential(),
+    generateRefreshToken: async () => flows.newCredential(),
+
+    async validateScope(_user: User, _client: Client, scope?: string[]) {
+      // spec 01: the platform has one scope, `all`; an absent scope means it (RFC 6749 §3.3).
+      if (scope === undefined || scope.length === 0) return [SCOPE_ALL];
+      return scope.length === 1 && scope[0] === SCOPE_ALL ? [SCOPE_ALL] : false;
+    },
+
+    async saveAuthorizationCode(code, client, user) {
+      const { app } = client as OAuthClient;
+      const saved = await flows.saveCode(code.authorizationCode, {
+        app,
+        fanId: (user as FanRef).id,
+        redirectUri: code.redirectUri,
+        scope: (code.scope ?? [SCOPE_ALL]).join(' '),
+        ...(code.codeChallenge ? { codeChallenge: code.codeChallenge } : {}),
+        ...(code.codeChallengeMethod ? { codeChallengeMethod: code.codeChallengeMethod } : {}),
+      });
+      return {
+        authorizationCode: code.authorizationCode,
+        expiresAt: saved.expiresAt,
+        redirectUri: saved.redirectUri,
+        scope: [saved.scope],
+        client,
+        user,
+      } satisfies AuthorizationCode;
+    },
+
+    async getAuthorizationCode(authorizationCode: string) {
+      const code = await flows.codeForExchange(authorizationCode);
+      if (!code) return false;
+      return {
+        authorizationCode,
+        expiresAt: code.expiresAt,
+        redirectUri: code.redirectUri,
+        scope: [code.scope],
+        client: { id: code.clientId, grants: [] },
+        user: { id: code.fanId, codeId: code.id } satisfies FanRef,
+        ...(code.codeChallenge
+          ? {
+              codeChallenge: code.codeChallenge,
+              codeChallengeMethod: code.codeChallengeMethod ?? 'S256',
+            }
+          : {}),
+      } satisfies AuthorizationCode;
+    },
+
+    async revokeAuthorizationCode(code: AuthorizationCode) {
+      return flows.consumeCode((code.user as FanRef).codeId!);
+    },
+
+    async saveToken(token: Token, client: Client, user: User) {
+      const fan = user as FanRef;
+      const expiries = await flows.saveTokens({
+        accessToken: token.accessToken,
+        ...(token.refreshToken ? { refreshToken: token.refreshToken } : {}),
+        app: (client as OAuthClient).app,
+        fanId: fan.id,
+        codeId: fan.codeId!,
+        scope: (token.scope ?? [SCOPE_ALL]).join(' '),
+      });
+      return {
+        ...token,
+        accessTokenExpiresAt: expiries.accessTokenExpiresAt,
+        ...(expiries.refreshTokenExpiresAt
+          ? { refreshTokenExpiresAt: expiries.refreshTokenExpiresAt }
+          : {}),
+        client,
+        user,
+      };
+    },
+
+    async getRefreshToken(refreshToken: string) {
+      const token = await flows.liveToken(refreshToken, 'refresh');
+      if (!token) return false;
+      return {
+        refreshToken,
+        refreshTokenExpiresAt: token.expiresAt,
+        scope: [token.scope],
+        client: { id: token.clientId, grants: [] },
+        user: { id: token.fanId, codeId: token.codeId } satisfies FanRef,
+      } satisfies RefreshToken;
+    },
+
+    // Refresh tokens are not rotated (spec 01: the refresh grant returns no new refresh token), so
+    // the library never revokes one; revocation goes through OAuthFlows.
+    revokeToken: async () => true,
+
+    async getAccessToken(accessToken: string) {
+      const token = await flows.liveToken(accessToken, 'access');
+      if (!token) return false;
+      return {
+        accessToken,
+        accessTokenExpiresAt: token.expiresAt,
+        scope: [token.scope],
+        client: { id: token.clientId, grants: [] },
+        user: { id: token.fanId },
+      };
+    },
+  };
+}

@@ -1,0 +1,512 @@
+import { authV1 } from '@marquee/proto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { APP_URI, OTHER_URI, PASSWORD, oauthHarness, pkcePair } from './oauth-harness.js';
+
+type Harness = Awaited<ReturnType<typeof oauthHarness>>;
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.sut.close();
+  h = undefined;
+});
+const harness = async (options?: Parameters<typeof oauthHarness>[0]) =>
+  (h = await oauthHarness(options));
+
+describe('authorization-code flow (spec 01 §Authorization service)', () => {
+  it('signs a fan in, asks consent naming the app, and redirects with a code and the state', async () => {
+    const t = await harness();
+    const login = await t.open({ state: 'xyz-123' });
+    expect(login.status).toBe(200);
+    expect(login.html).toContain('<label for="email">Email</label>');
+    expect(login.html).toContain('<label for="password">Password</label>');
+    expect(login.html).toContain('>Sign in</button>');
+    expect(login.html).toContain('Concert &#60;Finder&#62;'); // the app's name, escaped
+    const consent = await t.login(login);
+    expect(consent.status).toBe(200);
+    expect(consent.html).toContain('Concert &#60;Finder&#62;');
+    expect(consent.html).toContain('>Approve</button>');
+    expect(consent.html).toContain('>Decline</button>');
+    const done = await t.post(consent.cookie, { action: 'approve', csrf: consent.csrf });
+    expect(done.status).toBe(302);
+    const redirect = new URL(done.location!);
+    expect(`${redirect.origin}${redirect.pathname}`).toBe(APP_URI);
+    expect(redirect.searchParams.get('code')).toMatch(/^[\w-]{43}$/);
+    expect(redirect.searchParams.get('state')).toBe('xyz-123');
+  });
+
+  it('adds state to the redirect only when the app sent one', async () => {
+    const t = await harness();
+    const redirect = await t.authorize({ state: undefined });
+    expect(redirect.searchParams.has('code')).toBe(true);
+    expect(redirect.searchParams.has('state')).toBe(false);
+  });
+
+  it('accepts the authorize request with the Content-Type header the spec asks for, and without', async () => {
+    const t = await harness();
+    const withHeader = await t.open({}, { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(withHeader.status).toBe(200);
+    expect((await t.open()).status).toBe(200);
+  });
+
+  it('redirects a decline with error=access_denied and the state', async () => {
+    const t = await harness();
+    const consent = await t.login(await t.open({ state: 's1' }));
+    const done = await t.post(consent.cookie, { action: 'decline', csrf: consent.csrf });
+    expect(done.status).toBe(302);
+    const redirect = new URL(done.location!);
+    expect(redirect.searchParams.get('error')).toBe('access_denied');
+    expect(redirect.searchParams.get('state')).toBe('s1');
+    expect(redirect.searchParams.has('code')).toBe(false);
+  });
+
+  it('exchanges the code for tokens, serves user info, and refreshes without a new refresh token', async () => {
+    const t = await harness();
+    const code = (await t.authorize()).searchParams.get('code')!;
+    const tokens = await t.exchange(code);
+    expect(tokens.status).toBe(200);
+    expect(tokens.body).toEqual({
+      access_token: expect.stringMatching(/^[\w-]{43}$/),
+      expires_in: 3600,
+      refresh_token: expect.stringMatching(/^[\w-]{43}$/),
+      token_type: 'bearer',
+    });
+    expect(tokens.headers['cache-control']).toBe('no-store');
+
+    const info = await t.info(tokens.body.access_token as string);
+    expect(info.status).toBe(200);
+    expect(info.body).toEqual({
+      user_id: expect.any(String),
+      email: t.fan.email,
+      email_verified: false,
+    });
+
+    const refreshed = await t.refresh(tokens.body.refresh_token as string);
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body).toEqual({
+      access_token: expect.stringMatching(/^[\w-]{43}$/),
+      expires_in: 3600,
+      token_type: 'bearer',
+      scope: 'all',
+    });
+    expect(refreshed.body.access_token).not.toBe(tokens.body.access_token);
+    expect((await t.info(refreshed.body.access_token as string)).body).toEqual(info.body);
+    // The refresh token keeps working (it is not rotated).
+    expect((await t.refresh(tokens.body.refresh_token as string)).status).toBe(200);
+  });
+
+  it('gives a fan a user_id that is stable per app and different across apps', async () => {
+    const t = await harness();
+    const first = await t.exchange((await t.authorize()).searchParams.get('code')!);
+    const second = await t.exchange((await t.authorize()).searchParams.get('code')!);
+    const a = (await t.info(first.body.access_token as string)).body.user_id;
+    expect((await t.info(second.body.access_token as string)).body.user_id).toBe(a);
+    const other = await t.access.createApp({ name: 'Other', redirectUris: [APP_URI] });
+    const otherId = await t.flows.userIdFor(other.clientId, t.fan.id);
+    expect(otherId).not.toBe(a);
+    expect(a).not.toContain(t.fan.id);
+  });
+
+  it('records app-authorized in the outbox when the fan approves', async () => {
+    const t = await harness();
+    await t.authorize();
+    const pending = await t.stores.grants.pendingOutbox(10);
+    const events = pending.flatMap((p) => p.events);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ topic: 'app-authorized', key: t.app.clientId });
+    const fact = authV1.AppAuthorized.decode(events[0]!.value!);
+    expect(fact).toMatchObject({
+      clientId: t.app.clientId,
+      appId: t.app.appId,
+      fanId: t.fan.id,
+      userId: await t.flows.userIdFor(t.app.clientId, t.fan.id),
+      scope: 'all',
+    });
+    expect(JSON.stringify(fact)).not.toContain(t.fan.email);
+  });
+});
+
+describe('authorize request validation', () => {
+  it('shows an error page and never redirects for an unknown client', async () => {
+    const t = await harness();
+    const page = await t.open({ client_id: 'nobody' });
+    expect(page.status).toBe(400);
+    expect(page.location).toBeUndefined();
+    expect(page.html).toContain('Unknown application');
+  });
+
+  it('shows an error page and never redirects for an unregistered or missing redirect URI (no open redirector)', async () => {
+    const t = await harness();
+    for (const uri of [
+      'https://evil.example/callback',
+      `${APP_URI}/extra`,
+      `${APP_URI}?x=1`,
+      undefined,
+    ]) {
+      const page = await t.open({ redirect_uri: uri });
+      expect(page.status, String(uri)).toBe(400);
+      expect(page.location).toBeUndefined();
+      expect(page.html).toContain('Invalid redirect URI');
+    }
+  });
+
+  it('redirects other bad requests back to the app with the RFC 6749 error and the state', async () => {
+    const t = await harness();
+    const cases: Array<[Record<string, string | undefined>, string]> = [
+      [{ response_type: 'token' }, 'unsupported_response_type'],
+      [{ response_type: undefined }, 'invalid_request'],
+      [{ scope: 'read write' }, 'invalid_scope'],
+      [{ code_challenge: pkcePair().challenge, code_challenge_method: 'plain' }, 'invalid_request'],
+      [{ code_challenge_method: 'S256' }, 'invalid_request'],
+      [{ code_challenge: 'too-short' }, 'invalid_request'],
+    ];
+    for (const [params, error] of cases) {
+      const page = await t.open({ ...params, state: 'st' });
+      expect(page.status, JSON.stringify(params)).toBe(302);
+      const redirect = new URL(page.location!);
+      expect(redirect.searchParams.get('error'), JSON.stringify(params)).toBe(error);
+      expect(redirect.searchParams.get('state')).toBe('st');
+    }
+  });
+
+  it('sends security headers and a no-script CSP with every page', async () => {
+    const t = await harness();
+    const page = await t.open();
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.headers['cache-control']).toBe('no-store');
+  });
+});
+
+describe('security rules and the attacks they stop', () => {
+  it('code replay: a second exchange is refused and every token from the code is revoked', async () => {
+    const t = await harness();
+    const code = (await t.authorize()).searchParams.get('code')!;
+    const first = await t.exchange(code);
+    expect(first.status).toBe(200);
+    const replay = await t.exchange(code);
+    expect(replay.status).toBe(400);
+    expect(replay.body).toMatchObject({ error: 'invalid_grant' });
+    expect((await t.info(first.body.access_token as string)).status).toBe(401);
+    expect((await t.refresh(first.body.refresh_token as string)).body).toMatchObject({
+      error: 'invalid_grant',
+    });
+  });
+
+  it('code replay race: of two concurrent exchanges at most one succeeds, and its tokens die', async () => {
+    const t = await harness();
+    const code = (await t.authorize()).searchParams.get('code')!;
+    const [a, b] = await Promise.all([t.exchange(code), t.exchange(code)]);
+    const winners = [a, b].filter((r) => r.status === 200);
+    expect(winners.length).toBeLessThanOrEqual(1);
+    for (const winner of winners) {
+      expect((await t.info(winner.body.access_token as string)).status).toBe(401);
+    }
+  });
+
+  it('redirect-URI swap: a code issued for one URI cannot be exchanged with another registered one', async () => {
+    const t = await harness();
+    const code = (await t.authorize()).searchParams.get('code')!;
+    const swapped = await t.exchange(code, { redirect_uri: OTHER_URI });
+    expect(swapped.status).toBe(400);
+    expect(swapped.body).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('stolen code: another client cannot exchange it, even with its own valid credentials', async () => {
+    const t = await harness();
+    const code = (await t.authorize()).searchParams.get('code')!;
+    const thief = await t.access.createApp({ name: 'Thief', redirectUris: [APP_URI] });
+    const stolen = await t.exchange(code, {
+      client_id: thief.clientId,
+      client_secret: thief.clientSecret,
+    });
+    expect(stolen.status).toBe(400);
+    expect(stolen.body).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('expired code: refused after its lifetime (at most 10 minutes)', async () => {
+    const t = await harness();
+    t.shiftClock(-301_000); // the code is issued 301 s in the past
+    const code = (await t.authorize()).searchParams.get('code')!;
+    t.shiftClock(301_000);
+    const late = await t.exchange(code);
+    expect(late.status).toBe(400);
+    expect(late.body).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('PKCE: the right verifier works; none or a wrong one is refused (no downgrade)', async () => {
+    const t = await harness();
+    const { verifier, challenge } = pkcePair();
+    const code1 = (
+      await t.authorize({ code_challenge: challenge, code_challenge_method: 'S256' })
+    ).searchParams.get('code')!;
+    expect((await t.exchange(code1)).body).toMatchObject({ error: 'invalid_grant' });
+    const code2 = (await t.authorize({ code_challenge: challenge })).searchParams.get('code')!;
+    expect((await t.exchange(code2, { code_verifier: pkcePair().verifier })).body).toMatchObject({
+      error: 'invalid_grant',
+    });
+    const code3 = (await t.authorize({ code_challenge: challenge })).searchParams.get('code')!;
+    const ok = await t.exchange(code3, { code_verifier: verifier });
+    expect(ok.status).toBe(200);
+  });
+
+  it('PKCE is no substitute for the client secret: a stolen code and verifier without it get 401', async () => {
+    const t = await harness();
+    const { verifier, challenge } = pkcePair();
+    const code = (await t.authorize({ code_challenge: challenge })).searchParams.get('code')!;
+    const response = await t.exchange(code, { client_secret: undefined, code_verifier: verifier });
+    expect(response.status).toBe(401);
+    expect(response.body).toMatchObject({ error: 'invalid_client' });
+  });
+
+  it('PKCE: a verifier for a code issued without a challenge is refused (RFC 9700 §2.1.1)', async () => {
+    const t = await harness();
+    const code = (await t.authorize()).searchParams.get('code')!;
+    const response = await t.exchange(code, { code_verifier: pkcePair().verifier });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('brute-force login: the account locks after 5 failures, even for the right password', async () => {
+    const t = await harness();
+    const page = await t.open();
+    for (let i = 0; i < 5; i++) {
+      const failed = await t.login(page, t.fan.email, `wrong-${i}`);
+      expect(failed.status).toBe(401);
+      expect(failed.html).toContain('Incorrect email or password');
+    }
+    const locked = await t.login(page, t.fan.email, PASSWORD);
+    expect(locked.status).toBe(429);
+    expect(locked.headers['retry-after']).toBeDefined();
+    expect(locked.html).toContain('Too many sign-in attempts');
+    t.shiftClock(15 * 60_000);
+    expect((await t.login(await t.open(), t.fan.email, PASSWORD)).status).toBe(200);
+  });
+
+  it('brute-force login across accounts: one IP is throttled after its failure budget', async () => {
+    const t = await harness({ throttle: { perAccount: 5, perIp: 3, windowMs: 60_000 } });
+    const page = await t.open();
+    for (let i = 0; i < 3; i++) {
+      expect((await t.login(page, `guess${i}@example.com`, 'password1')).status).toBe(401);
+    }
+    expect((await t.login(page, t.fan.email, PASSWORD)).status).toBe(429);
+  });
+
+  it('unknown e-mail and wrong password answer the same way (no account enumeration)', async () => {
+    const t = await harness();
+    const page = await t.open();
+    const unknown = await t.login(page, 'nobody@example.com', 'whatever1');
+    const wrong = await t.login(page, t.fan.email, 'whatever1');
+    expect(unknown.status).toBe(wrong.status);
+    expect(unknown.html.replace(/value="[^"]*"/g, '')).toBe(
+      wrong.html.replace(/value="[^"]*"/g, ''),
+    );
+  });
+
+  it('token guessing: made-up, truncated or refresh tokens are refused at /oauth/info', async () => {
+    const t = await harness();
+    const tokens = await t.exchange((await t.authorize()).searchParams.get('code')!);
+    const access = tokens.body.access_token as string;
+    for (const guess of [
+      'abc',
+      access.slice(0, -1),
+      `${access}x`,
+      tokens.body.refresh_token as string,
+    ]) {
+      const response = await t.info(guess);
+      expect(response.status).toBe(401);
+      expect(response.body).toEqual({
+        error: 'invalid_token',
+        error_description: 'The access token is unknown, expired or revoked',
+      });
+    }
+  });
+
+  it('tokens are stored only as fingerprints, never in clear', async () => {
+    const t = await harness();
+    const code = (await t.authorize()).searchParams.get('code')!;
+    const tokens = await t.exchange(code);
+    const stored = JSON.stringify([
+      await t.stores.tokens.find(),
+      await t.stores.codes.find(),
+      await t.stores.apps.find(),
+      await t.stores.fans.find(),
+    ]);
+    for (const secret of [
+      code,
+      tokens.body.access_token,
+      tokens.body.refresh_token,
+      t.app.clientSecret,
+      PASSWORD,
+    ]) {
+      expect(stored).not.toContain(secret as string);
+    }
+  });
+
+  it('expired access tokens are refused', async () => {
+    const t = await harness();
+    const tokens = await t.exchange((await t.authorize()).searchParams.get('code')!);
+    t.shiftClock(3601_000);
+    expect((await t.info(tokens.body.access_token as string)).status).toBe(401);
+  });
+
+  it('CSRF: form posts without the page token, with a wrong one, or without the cookie are refused', async () => {
+    const t = await harness();
+    const page = await t.open();
+    const noToken = await t.post(page.cookie, {
+      action: 'login',
+      email: t.fan.email,
+      password: PASSWORD,
+    });
+    const wrongToken = await t.post(page.cookie, {
+      action: 'login',
+      csrf: 'forged',
+      email: t.fan.email,
+      password: PASSWORD,
+    });
+    const noCookie = await t.post(undefined, {
+      action: 'login',
+      csrf: page.csrf,
+      email: t.fan.email,
+      password: PASSWORD,
+    });
+    for (const refused of [noToken, wrongToken, noCookie]) {
+      expect(refused.status).toBe(403);
+      expect(refused.html).toContain('Session expired');
+    }
+  });
+
+  it('session fixation: signing in issues a new cookie; the old one cannot approve', async () => {
+    const t = await harness();
+    const page = await t.open();
+    const consent = await t.login(page);
+    expect(consent.cookie).toBeDefined();
+    expect(consent.cookie).not.toBe(page.cookie);
+    const withOld = await t.post(page.cookie, { action: 'approve', csrf: consent.csrf });
+    expect(withOld.status).toBe(403);
+  });
+
+  it('approving without signing in is refused', async () => {
+    const t = await harness();
+    const page = await t.open();
+    const response = await t.post(page.cookie, { action: 'approve', csrf: page.csrf });
+    expect(response.status).toBe(403);
+    expect(response.location).toBeUndefined();
+  });
+
+  it('sets the interaction cookie HttpOnly, SameSite=Strict, on /oauth, and Secure off loopback', async () => {
+    const t = await harness();
+    const local = await t.open({}, { host: '127.0.0.1:8081' });
+    expect(local.setCookie).toMatch(/HttpOnly/);
+    expect(local.setCookie).toMatch(/SameSite=Strict/);
+    expect(local.setCookie).toMatch(/Path=\/oauth/);
+    const remote = await t.open({}, { host: 'auth.marquee.example' });
+    expect(remote.setCookie).toMatch(/; Secure/);
+  });
+});
+
+describe('token endpoint errors (RFC 6749 §5.2)', () => {
+  it('refuses a wrong client secret with 401 invalid_client, in the body or with Basic', async () => {
+    const t = await harness();
+    const code = (await t.authorize()).searchParams.get('code')!;
+    const wrong = await t.exchange(code, { client_secret: 'wrong' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toMatchObject({ error: 'invalid_client' });
+    const basic = Buffer.from(`${t.app.clientId}:wrong`).toString('base64');
+    const wrongBasic = await t.token(
+      { grant_type: 'authorization_code', code, redirect_uri: APP_URI },
+      { authorization: `Basic ${basic}` },
+    );
+    expect(wrongBasic.status).toBe(401);
+    expect(wrongBasic.headers['www-authenticate']).toMatch(/^Basic/);
+  });
+
+  it('accepts HTTP Basic client authentication', async () => {
+    const t = await harness();
+    const code = (await t.authorize()).searchParams.get('code')!;
+    const basic = Buffer.from(`${t.app.clientId}:${t.app.clientSecret}`).toString('base64');
+    const ok = await t.token(
+      { grant_type: 'authorization_code', code, redirect_uri: APP_URI },
+      { authorization: `Basic ${basic}` },
+    );
+    expect(ok.status).toBe(200);
+    expect(ok.body.token_type).toBe('bearer');
+  });
+
+  it('answers invalid_request, unsupported_grant_type and invalid_grant as JSON, never a 500', async () => {
+    const t = await harness();
+    const creds = { client_id: t.app.clientId, client_secret: t.app.clientSecret };
+    expect((await t.token({ ...creds })).body).toMatchObject({ error: 'invalid_request' });
+    expect((await t.token({ ...creds, grant_type: 'password' })).body).toMatchObject({
+      error: 'unsupported_grant_type',
+    });
+    expect(
+      (
+        await t.token({
+          ...creds,
+          grant_type: 'authorization_code',
+          code: 'nope',
+          redirect_uri: APP_URI,
+        })
+      ).body,
+    ).toMatchObject({
+      error: 'invalid_grant',
+    });
+    expect((await t.refresh('made-up')).body).toMatchObject({ error: 'invalid_grant' });
+    const json = await t.sut.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ grant_type: 'authorization_code' }),
+    });
+    expect(json.statusCode).toBe(400);
+    expect(json.json()).toMatchObject({ error: 'invalid_request' });
+    const text = await t.sut.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'grant_type=x',
+    });
+    expect(text.statusCode).toBeLessThan(500);
+    expect(text.json()).toMatchObject({ error: 'invalid_request' });
+  });
+});
+
+describe('revocation', () => {
+  it('revoking a fan grant for an app kills its access and refresh tokens', async () => {
+    const t = await harness();
+    const tokens = await t.exchange((await t.authorize()).searchParams.get('code')!);
+    await t.flows.revokeGrant(t.app.appId, t.fan.id);
+    expect((await t.info(tokens.body.access_token as string)).status).toBe(401);
+    expect((await t.refresh(tokens.body.refresh_token as string)).body).toMatchObject({
+      error: 'invalid_grant',
+    });
+    // Approving again starts a new grant that works.
+    const again = await t.exchange((await t.authorize()).searchParams.get('code')!);
+    expect((await t.info(again.body.access_token as string)).status).toBe(200);
+  });
+
+  it('POST /oauth/revoke (RFC 7009) ends the grant; another client cannot revoke it', async () => {
+    const t = await harness();
+    const tokens = await t.exchange((await t.authorize()).searchParams.get('code')!);
+    const other = await t.access.createApp({ name: 'Other', redirectUris: [APP_URI] });
+    const revoke = (creds: { clientId: string; clientSecret: string }, token: string) =>
+      t.sut.inject({
+        method: 'POST',
+        url: '/oauth/revoke',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          token,
+          client_id: creds.clientId,
+          client_secret: creds.clientSecret,
+        }).toString(),
+      });
+    expect((await revoke(other, tokens.body.refresh_token as string)).statusCode).toBe(200);
+    expect((await t.info(tokens.body.access_token as string)).status).toBe(200);
+    expect(
+      (await revoke({ ...t.app, clientSecret: 'wrong' }, tokens.body.refresh_token as string))
+        .statusCode,
+    ).toBe(401);
+    expect((await revoke(t.app, tokens.body.refresh_token as string)).statusCode).toBe(200);
+    expect((await t.info(tokens.body.access_token as string)).status).toBe(401);
+  });
+});
