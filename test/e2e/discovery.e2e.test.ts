@@ -7,11 +7,11 @@ import { startStack, type Stack } from '../support/stack.js';
 const infra = requireInfra();
 
 interface HalEvents {
-  _embedded: { events: Array<Record<string, any>> };
+  _embedded: { events: Array<Record<string, unknown> & { _embedded: { venues: unknown[] } }> };
   page: { totalElements: number };
 }
 interface IntlEvents {
-  events: Array<Record<string, any>>;
+  events: Array<Record<string, unknown>>;
   pagination: { start: number; rows: number; total: number };
 }
 
