@@ -7,6 +7,7 @@ import { createPublisherClient } from './adapters/publisher-client.js';
 import { cachingDeveloperAccess } from './adapters/caching-developer-access.js';
 import type { EdgeGatewayConfig } from './config.js';
 import { registerEdgeRoutes } from './ports/http/edge-app.js';
+import { registerOAuthProxy } from './ports/http/oauth-proxy.js';
 
 /** Version of the public API document (not of the process); bumped when routes change. */
 const OPENAPI_DOCUMENT_VERSION = '0.1.0';
@@ -33,12 +34,14 @@ export async function composeEdgeGateway(
   const catalog = createCatalogIndexerClient(config.GRPC_ADDR_CATALOG_INDEXER, options);
   const publishing = createPublisherClient(config.GRPC_ADDR_PUBLISHER, options);
   return {
-    http: (app) =>
-      registerEdgeRoutes(app, {
+    http: async (app) => {
+      await registerEdgeRoutes(app, {
         adminToken,
         version: OPENAPI_DOCUMENT_VERSION,
         backends: { developerAccess: cachingDeveloperAccess(auth), deals, catalog, publishing },
-      }),
+      });
+      await registerOAuthProxy(app, { upstream: config.HTTP_URL_AUTH_GATEWAY });
+    },
     stop: async () => {
       auth.close();
       deals.close();

@@ -1,0 +1,55 @@
+import replyFrom from '@fastify/reply-from';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export interface OAuthProxyOptions {
+  /** auth-gateway's HTTP base URL (`HTTP_URL_AUTH_GATEWAY`). */
+  upstream: string;
+  timeoutMs?: number;
+}
+
+/**
+ * `{base_url}/oauth/*` → auth-gateway (SYSTEM.md §1: the edge "also proxies /oauth/*"), with
+ * @fastify/reply-from (fastify's own proxy: streaming, undici pool, header hooks). Bodies pass
+ * through untouched (the form posts and the token endpoint are auth-gateway's to parse); the Host
+ * header is kept so cookies and pages belong to the edge's origin; `X-Forwarded-For` is replaced
+ * by the address the edge saw, so a client cannot pick the IP the sign-in throttle counts.
+ */
+export async function registerOAuthProxy(
+  app: FastifyInstance,
+  options: OAuthProxyOptions,
+): Promise<void> {
+  await app.register(async (scope) => {
+    await scope.register(replyFrom, {
+      base: options.upstream,
+      undici: {
+        headersTimeout: options.timeoutMs ?? 10_000,
+        bodyTimeout: options.timeoutMs ?? 10_000,
+      },
+    });
+    // Raw bodies of any type: the edge does not parse what it only forwards.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
+    scope.all('/oauth/*', (request: FastifyRequest, reply: FastifyReply) =>
+      reply.from(request.url, {
+        rewriteRequestHeaders: (_req, headers) => ({
+          ...headers,
+          host: request.headers.host ?? headers.host,
+          'x-forwarded-for': request.ip,
+          'x-forwarded-proto': request.protocol,
+        }),
+        onError: (errorReply, { error }) => {
+          request.log.warn({ err: error }, 'auth-gateway unreachable for /oauth');
+          return errorReply
+            .code(503)
+            .header('cache-control', 'no-store')
+            .type('application/json')
+            .send({
+              error: 'temporarily_unavailable',
+              error_description: 'The authorization service is unavailable. Try again shortly.',
+            });
+        },
+      }),
+    );
+  });
+}

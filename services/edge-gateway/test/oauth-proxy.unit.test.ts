@@ -1,0 +1,85 @@
+import { createHttpServer } from '@marquee/platform/http';
+import { createLogger } from '@marquee/platform/logger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { registerOAuthProxy } from '../src/ports/http/oauth-proxy.js';
+
+const logger = createLogger({ service: 'edge-test', level: 'silent' });
+const closing: FastifyInstance[] = [];
+afterEach(async () => {
+  for (const app of closing.splice(0)) await app.close();
+});
+
+/** A stand-in auth-gateway that echoes what reached it. */
+async function upstream(): Promise<string> {
+  const app = Fastify();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.all('/oauth/*', async (request, reply) => {
+    void reply.header('set-cookie', 'marquee_oauth=abc; Path=/oauth; HttpOnly; SameSite=Strict');
+    return {
+      method: request.method,
+      url: request.url,
+      host: request.headers.host,
+      forwardedFor: request.headers['x-forwarded-for'],
+      contentType: request.headers['content-type'],
+      body: request.body ?? null,
+    };
+  });
+  closing.push(app);
+  return app.listen({ host: '127.0.0.1', port: 0 });
+}
+
+async function edge(upstreamUrl: string): Promise<FastifyInstance> {
+  const sut = createHttpServer({ logger });
+  await registerOAuthProxy(sut, { upstream: upstreamUrl, timeoutMs: 2_000 });
+  closing.push(sut);
+  await sut.ready();
+  return sut;
+}
+
+describe('/oauth/* proxy to auth-gateway', () => {
+  it('forwards method, path, query and the form body untouched, and passes cookies back', async () => {
+    const sut = await edge(await upstream());
+    const response = await sut.inject({
+      method: 'POST',
+      url: '/oauth/token?x=1',
+      headers: {
+        host: 'api.marquee.example',
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-forwarded-for': '6.6.6.6',
+      },
+      payload: 'grant_type=authorization_code&code=abc',
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      method: 'POST',
+      url: '/oauth/token?x=1',
+      host: 'api.marquee.example',
+      forwardedFor: '127.0.0.1', // the address the edge saw, not the client's claim
+      contentType: 'application/x-www-form-urlencoded',
+      body: 'grant_type=authorization_code&code=abc',
+    });
+    expect(response.headers['set-cookie']).toContain('marquee_oauth=abc');
+  });
+
+  it('forwards GET pages such as /oauth/authorize and /oauth/info/<token>', async () => {
+    const sut = await edge(await upstream());
+    const page = await sut.inject({ url: '/oauth/authorize?client_id=c&state=s' });
+    expect(page.json()).toMatchObject({
+      method: 'GET',
+      url: '/oauth/authorize?client_id=c&state=s',
+    });
+    const info = await sut.inject({ url: '/oauth/info/tok' });
+    expect(info.json()).toMatchObject({ url: '/oauth/info/tok' });
+  });
+
+  it('answers 503 in the OAuth error shape when auth-gateway is down', async () => {
+    const sut = await edge('http://127.0.0.1:9');
+    const response = await sut.inject({ url: '/oauth/info/tok' });
+    expect(response.statusCode).toBe(503);
+    expect(response.json()).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: expect.any(String),
+    });
+  });
+});
