@@ -1,6 +1,8 @@
+import { createKafkaBus, type EventBus } from '@marquee/platform/bus';
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
 import { authV1 } from '@marquee/proto';
+import { appAuthorizedTopic } from '@marquee/proto/topics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -81,5 +83,93 @@ describe.skipIf(!infra)('developer access through the edge (distributed mode)', 
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { code: expect.any(String) } });
+  });
+
+  it('runs the OAuth flow through the edge base URL and publishes app-authorized to Kafka', async () => {
+    const redirectUri = 'https://e2e.example/oauth-callback';
+    const app = (await (
+      await admin('apps', { name: 'e2e oauth app', redirectUris: [redirectUri] })
+    ).json()) as { clientId: string; clientSecret: string };
+    const fan = { email: `oauth-${Date.now()}@example.com`, password: 'a long passphrase' };
+    expect((await admin('fans', fan)).status).toBe(201);
+
+    const seen: authV1.AppAuthorized[] = [];
+    const bus: EventBus = createKafkaBus({
+      brokers: infra!.kafkaBrokers.split(','),
+      clientId: 'e2e-app-authorized',
+      source: '//marquee/e2e',
+    });
+    await bus.subscribe(
+      appAuthorizedTopic,
+      { group: `e2e-app-authorized-${Date.now()}`, fromBeginning: true },
+      async (event) => {
+        if (event.value && event.key === app.clientId) seen.push(event.value);
+      },
+    );
+    await bus.start();
+    try {
+      const cookieOf = (response: Response) =>
+        /marquee_oauth=([^;]+)/.exec(response.headers.get('set-cookie') ?? '')?.[1];
+      const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1];
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: app.clientId,
+        redirect_uri: redirectUri,
+        scope: 'all',
+        state: 'e2e-state',
+      });
+      const page = await fetch(`${sut.baseUrl}/oauth/authorize?${query}`);
+      expect(page.status).toBe(200);
+      const post = (cookie: string, form: Record<string, string>) =>
+        fetch(`${sut.baseUrl}/oauth/authorize`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            cookie: `marquee_oauth=${cookie}`,
+          },
+          body: new URLSearchParams(form),
+        });
+      const consent = await post(cookieOf(page)!, {
+        action: 'login',
+        csrf: csrfOf(await page.text())!,
+        email: fan.email,
+        password: fan.password,
+      });
+      expect(consent.status).toBe(200);
+      const approved = await post(cookieOf(consent)!, {
+        action: 'approve',
+        csrf: csrfOf(await consent.text())!,
+      });
+      expect(approved.status).toBe(302);
+      const callback = new URL(approved.headers.get('location')!);
+      expect(callback.searchParams.get('state')).toBe('e2e-state');
+
+      const token = await fetch(`${sut.baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: callback.searchParams.get('code')!,
+          redirect_uri: redirectUri,
+          client_id: app.clientId,
+          client_secret: app.clientSecret,
+        }),
+      });
+      expect(token.status).toBe(200);
+      const tokens = (await token.json()) as { access_token: string };
+      const info = await fetch(`${sut.baseUrl}/oauth/info/${tokens.access_token}`);
+      expect(await info.json()).toMatchObject({ email: fan.email, email_verified: false });
+
+      const introspected = await callUnary(auth, 'introspectToken', {
+        accessToken: tokens.access_token,
+      });
+      expect(introspected).toMatchObject({ active: true, clientId: app.clientId, scope: 'all' });
+
+      await expect.poll(() => seen.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+      expect(seen[0]).toMatchObject({ clientId: app.clientId, scope: 'all' });
+    } finally {
+      await bus.close();
+    }
   });
 });
