@@ -1,8 +1,9 @@
 import type { Deal } from '../domain/deal.js';
 import type { DealEvent } from '../domain/deal-event.js';
 import {
-  compareEvents,
+  compareKeys,
   eventMatcher,
+  SearchKey,
   type DealSearchCriteria,
   type DealSearchHit,
   type DealSearchResult,
@@ -15,19 +16,19 @@ import {
  * active deal, kept sorted in result order, so a query is one filtered pass with no sort.
  */
 export class DealSearchIndex {
-  private readonly events = new Map<string, DealEvent>();
+  private readonly events = new Map<string, SearchKey>();
   /** Active deals by event id, then by deal id. */
   private readonly dealsByEvent = new Map<string, Map<string, Deal>>();
   private readonly eventOfDeal = new Map<string, string>();
   /** Events with a projection and at least one active deal, in result order; rebuilt lazily. */
-  private sorted: DealEvent[] | undefined;
+  private sorted: SearchKey[] | undefined;
 
   putEvent(event: DealEvent): void {
     if (event.deleted) {
       this.removeEvent(event.id);
       return;
     }
-    this.events.set(event.id, event);
+    this.events.set(event.id, new SearchKey(event));
     if (this.dealsByEvent.has(event.id)) this.sorted = undefined;
   }
 
@@ -64,14 +65,14 @@ export class DealSearchIndex {
     };
   }
 
-  private candidates(): DealEvent[] {
+  private candidates(): SearchKey[] {
     if (!this.sorted) {
-      const list: DealEvent[] = [];
+      const list: SearchKey[] = [];
       for (const eventId of this.dealsByEvent.keys()) {
         const event = this.events.get(eventId);
         if (event) list.push(event);
       }
-      this.sorted = list.sort(compareEvents);
+      this.sorted = list.sort(compareKeys);
     }
     return this.sorted;
   }
@@ -79,7 +80,7 @@ export class DealSearchIndex {
   search(criteria: DealSearchCriteria, now: Date): DealSearchResult {
     const matches = eventMatcher(criteria, now);
     const allowed = new Set<string>(criteria.exclusivities);
-    let pool: DealEvent[];
+    let pool: SearchKey[];
     if (criteria.dealId !== undefined) {
       const eventId = this.eventOfDeal.get(criteria.dealId);
       const event = eventId === undefined ? undefined : this.events.get(eventId);
@@ -91,13 +92,13 @@ export class DealSearchIndex {
     let total = 0;
     const end = criteria.startRow + criteria.rows;
     const everyExclusivity = allowed.size >= 2;
-    for (const event of pool) {
-      if (!matches(event)) continue;
+    for (const key of pool) {
+      if (!matches(key)) continue;
       // Every candidate has an active deal; only a narrower exclusivity needs a look at them.
-      if (!everyExclusivity && !this.hasDealOf(event.id, allowed)) continue;
+      if (!everyExclusivity && !this.hasDealOf(key.id, allowed)) continue;
       // Deal lists are built for the page only: counting the rest needs none.
       if (total >= criteria.startRow && total < end)
-        hits.push({ event, deals: this.dealsOf(event.id, allowed) });
+        hits.push({ event: key.event, deals: this.dealsOf(key.id, allowed) });
       total++;
     }
     return { hits, totalHits: total, startRow: criteria.startRow, rows: criteria.rows };

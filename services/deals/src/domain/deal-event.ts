@@ -73,11 +73,3 @@ export function deletedEvent(id: string, eventVersion: number): DealEvent {
     marketIds: [],
   };
 }
-
-/** Whether the event may be shown at `now` (active, visible window). */
-export function isShown(event: DealEvent, now: Date): boolean {
-  if (event.deleted || !event.active) return false;
-  if (event.visibleFrom && now < event.visibleFrom) return false;
-  if (event.visibleUntil && now >= event.visibleUntil) return false;
-  return true;
-}

@@ -1,7 +1,6 @@
 import type { Deal, Exclusivity } from './deal.js';
 import { DealsError, exclusivities } from './deal.js';
 import type { DealEvent } from './deal-event.js';
-import { isShown } from './deal-event.js';
 import { markets } from './markets.js';
 
 /** spec 01 deals search: `rows` default 25, maximum 500. */
@@ -110,13 +109,60 @@ export function distanceKm(
 }
 
 /**
+ * What the filters read of one event, in one fixed shape: events arrive in many shapes (optional
+ * fields present or not, objects built by spreads), and a hot loop over thousands of them must not
+ * pay for megamorphic property lookups. Absent numbers are NaN, which fails every comparison.
+ */
+export class SearchKey {
+  readonly id: string;
+  readonly deleted: boolean;
+  readonly active: boolean;
+  readonly test: boolean;
+  readonly startMs: number;
+  readonly visibleFromMs: number;
+  readonly visibleUntilMs: number;
+  readonly country: string;
+  readonly cities: readonly string[];
+  readonly states: readonly string[];
+  readonly marketIds: readonly number[];
+  readonly latitude: number;
+  readonly longitude: number;
+  readonly venueNumber: number;
+  readonly majorGenres: readonly number[];
+  readonly minorGenres: readonly number[];
+  readonly attractions: readonly number[];
+
+  constructor(readonly event: DealEvent) {
+    this.id = event.id;
+    this.deleted = event.deleted;
+    this.active = event.active;
+    this.test = event.test;
+    this.startMs = event.startAt?.getTime() ?? Number.NaN;
+    this.visibleFromMs = event.visibleFrom?.getTime() ?? Number.NaN;
+    this.visibleUntilMs = event.visibleUntil?.getTime() ?? Number.NaN;
+    this.country = event.country ?? '';
+    this.cities = event.cities;
+    this.states = event.states;
+    this.marketIds = event.marketIds;
+    this.latitude = event.venue?.latitude ?? Number.NaN;
+    this.longitude = event.venue?.longitude ?? Number.NaN;
+    this.venueNumber = event.venue?.number ?? Number.NaN;
+    this.majorGenres = event.majorGenres.map((g) => g.number);
+    this.minorGenres = event.minorGenres.map((g) => g.number);
+    this.attractions = event.attractions.map((a) => a.number);
+  }
+}
+
+/**
  * A predicate for the event-level filters of `criteria` (everything but exclusivities and the
  * deal id, which look at the deals). Prepared once per search so the loop over events stays cheap.
  */
 export function eventMatcher(
   criteria: DealSearchCriteria,
   now: Date,
-): (event: DealEvent) => boolean {
+): (event: SearchKey) => boolean {
+  const nowMs = now.getTime();
+  const qa = criteria.qa;
   const country = criteria.country?.trim().toUpperCase() || undefined;
   const city = criteria.city?.trim().toLowerCase() || undefined;
   const state = criteria.state?.trim().toLowerCase() || undefined;
@@ -131,56 +177,44 @@ export function eventMatcher(
   const radiusKm = near ? near.radius * (near.unit === 'miles' ? KM_PER_MILE : 1) : 0;
   const start = criteria.timeRangeStart?.getTime();
   const end = criteria.timeRangeEnd?.getTime();
-  return (event) => {
-    if (!isShown(event, now) || event.test !== criteria.qa) return false;
+  const { majorGenreId, minorGenreId, venueId, attractionId } = criteria;
+  return (key) => {
+    if (key.deleted || !key.active || key.test !== qa) return false;
+    // Public visibility window (NaN bounds are open).
+    if (nowMs < key.visibleFromMs || nowMs >= key.visibleUntilMs) return false;
     // An event whose country is not known (a venue reference without markets) is not excluded by
     // the country filter: the default `US` would otherwise hide it from every search (README).
-    if (country && event.country !== undefined && event.country !== country) return false;
-    if (city && !event.cities.includes(city)) return false;
-    if (state && !event.states.includes(state)) return false;
-    if (
-      marketIds.size > 0 &&
-      !event.marketIds.some((id) => marketIds.has(id)) &&
-      !(event.country !== undefined && wholeCountries.has(event.country))
-    )
-      return false;
+    if (country && key.country !== '' && key.country !== country) return false;
+    if (city && !key.cities.includes(city)) return false;
+    if (state && !key.states.includes(state)) return false;
+    if (marketIds.size > 0 && !wholeCountries.has(key.country)) {
+      let inMarket = false;
+      for (const id of key.marketIds) if (marketIds.has(id)) inMarket = true;
+      if (!inMarket) return false;
+    }
     if (near) {
-      const venue = event.venue;
-      if (venue?.latitude === undefined || venue.longitude === undefined) return false;
-      const d = distanceKm(near, { latitude: venue.latitude, longitude: venue.longitude });
+      if (Number.isNaN(key.latitude) || Number.isNaN(key.longitude)) return false;
+      const d = distanceKm(near, { latitude: key.latitude, longitude: key.longitude });
       if (d > radiusKm) return false;
     }
-    if (
-      criteria.majorGenreId !== undefined &&
-      !event.majorGenres.some((g) => g.number === criteria.majorGenreId)
-    )
-      return false;
-    if (
-      criteria.minorGenreId !== undefined &&
-      !event.minorGenres.some((g) => g.number === criteria.minorGenreId)
-    )
-      return false;
-    if (criteria.venueId !== undefined && event.venue?.number !== criteria.venueId) return false;
-    if (
-      criteria.attractionId !== undefined &&
-      !event.attractions.some((a) => a.number === criteria.attractionId)
-    )
-      return false;
+    if (majorGenreId !== undefined && !key.majorGenres.includes(majorGenreId)) return false;
+    if (minorGenreId !== undefined && !key.minorGenres.includes(minorGenreId)) return false;
+    if (venueId !== undefined && key.venueNumber !== venueId) return false;
+    if (attractionId !== undefined && !key.attractions.includes(attractionId)) return false;
     if (start !== undefined || end !== undefined) {
-      const at = event.startAt?.getTime();
-      if (at === undefined) return false;
+      if (Number.isNaN(key.startMs)) return false;
       // spec 01: timeRangeStart "events starting at or after", timeRangeEnd "events starting before".
-      if (start !== undefined && at < start) return false;
-      if (end !== undefined && at >= end) return false;
+      if (start !== undefined && key.startMs < start) return false;
+      if (end !== undefined && key.startMs >= end) return false;
     }
     return true;
   };
 }
 
 /** Result order: by event start (undated last), then event id, so pages are stable. */
-export function compareEvents(a: DealEvent, b: DealEvent): number {
-  const ta = a.startAt?.getTime() ?? Number.POSITIVE_INFINITY;
-  const tb = b.startAt?.getTime() ?? Number.POSITIVE_INFINITY;
+export function compareKeys(a: SearchKey, b: SearchKey): number {
+  const ta = Number.isNaN(a.startMs) ? Number.POSITIVE_INFINITY : a.startMs;
+  const tb = Number.isNaN(b.startMs) ? Number.POSITIVE_INFINITY : b.startMs;
   if (ta !== tb) return ta < tb ? -1 : 1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
