@@ -182,6 +182,57 @@ describe('update', () => {
   });
 });
 
+describe('update racing another change', () => {
+  /** A repository where another writer slips in `interloper` right before our first replace. */
+  function racing(interloper: Record<string, unknown>, interloperVersion: number) {
+    const { sut, repository } = setup();
+    const replace = repository.replace.bind(repository);
+    let raced = false;
+    repository.replace = async (event, expected) => {
+      if (!raced) {
+        raced = true;
+        const current = repository.events.get(event.id)!;
+        await replace(
+          { ...current, body: interloper, publisherVersion: interloperVersion },
+          expected,
+        );
+      }
+      return replace(event, expected);
+    };
+    return { sut, repository };
+  }
+
+  it('re-reads after losing the race and applies a version that is still newer', async () => {
+    const { sut, repository } = racing(body({ version: 2 }), 2);
+    const { id } = await sut.publish({ appId: 'app-1', body: body() });
+
+    const result = await sut.update({
+      appId: 'app-1',
+      id,
+      body: body({ version: 3, url: 'https://final' }),
+    });
+
+    expect(result.version).toBe(3);
+    expect(repository.events.get(id)).toMatchObject({
+      publisherVersion: 3,
+      body: { url: 'https://final' },
+    });
+  });
+
+  it('turns a lost race against a newer version into STALE_VERSION', async () => {
+    const { sut, repository } = racing(body({ version: 5 }), 5);
+    const { id } = await sut.publish({ appId: 'app-1', body: body() });
+
+    await expect(
+      sut.update({ appId: 'app-1', id, body: body({ version: 3 }) }),
+    ).rejects.toMatchObject({
+      kind: 'aborted',
+      details: { errors: [{ code: 'STALE_VERSION' }] },
+    });
+    expect(repository.events.get(id)?.publisherVersion).toBe(5);
+  });
+});
+
 describe('remove', () => {
   it('deletes the event of the owning app', async () => {
     const { sut, repository } = setup();

@@ -9,6 +9,12 @@ import {
 import { validatePublishedEvent, warningMessage } from '../domain/validate-published-event.js';
 import type { Clock, EventIdGenerator, PublishedEventRepository } from './ports.js';
 
+/** Re-reads after a lost race before giving up with the conflict (409). */
+const MAX_ATTEMPTS = 3;
+
+const isConflict = (error: unknown) =>
+  typeof error === 'object' && error !== null && (error as { kind?: unknown }).kind === 'aborted';
+
 export interface PublishCommand {
   appId: string;
   body: unknown;
@@ -94,31 +100,39 @@ export function createPublishing(deps: {
     },
 
     async update({ appId, id, body }) {
-      const current = await owned(appId, id);
       const outcome = accept(body);
       const given = outcome.event.version;
-      // Strictly greater: a retried or reordered older update must not overwrite a newer state.
-      if (
-        current.publisherVersion !== null &&
-        (given === undefined || given <= current.publisherVersion)
-      ) {
-        throw new StaleVersion(
-          id,
-          current.publisherVersion,
-          given,
-          `greater than ${current.publisherVersion}`,
-        );
+      for (let attempt = 1; ; attempt += 1) {
+        const current = await owned(appId, id);
+        // Strictly greater: a retried or reordered older update must not overwrite a newer state.
+        if (
+          current.publisherVersion !== null &&
+          (given === undefined || given <= current.publisherVersion)
+        ) {
+          throw new StaleVersion(
+            id,
+            current.publisherVersion,
+            given,
+            `greater than ${current.publisherVersion}`,
+          );
+        }
+        try {
+          const replaced = await repository.replace(
+            {
+              ...current,
+              publisherVersion: given ?? null,
+              body: outcome.event as Record<string, unknown>,
+              updatedAt: clock(),
+            },
+            current.version,
+          );
+          return result(replaced, outcome);
+        } catch (error) {
+          // Another change won the race since the read: decide again on the new state, so the
+          // publisher's versions, not timing, choose the winner.
+          if (!isConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
+        }
       }
-      const replaced = await repository.replace(
-        {
-          ...current,
-          publisherVersion: given ?? null,
-          body: outcome.event as Record<string, unknown>,
-          updatedAt: clock(),
-        },
-        current.version,
-      );
-      return result(replaced, outcome);
     },
 
     async remove({ appId, id, publisherVersion }) {
