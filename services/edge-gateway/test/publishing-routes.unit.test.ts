@@ -365,6 +365,25 @@ describe('DELETE /publish/{version}/events/{id}', () => {
     ]);
   });
 
+  it('needs the apikey for updates and deletions too', async () => {
+    const calls: Call[] = [];
+    const sut = await edge(
+      { updateEvent: async () => accepted, deleteEvent: async () => undefined },
+      calls,
+    );
+    const put = await sut.inject({
+      method: 'PUT',
+      url: '/publish/v2/events/Z7r9jZ1A7aFqK0v',
+      payload: event,
+    });
+    const del = await sut.inject({
+      method: 'DELETE',
+      url: '/publish/v2/events/Z7r9jZ1A7aFqK0v?apikey=nope',
+    });
+    expect([put.statusCode, del.statusCode]).toEqual([401, 401]);
+    expect(calls).toEqual([]);
+  });
+
   it('rejects a version that is not a number', async () => {
     const calls: Call[] = [];
     const sut = await edge({ deleteEvent: async () => undefined }, calls);
