@@ -1,8 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createKafkaBus, type EventBus } from '@marquee/platform/bus';
-import { createLogger } from '@marquee/platform/logger';
 import { waitFor } from '@marquee/platform/testing';
-import { catalogV1, eventChangedTopic } from '@marquee/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -12,24 +9,17 @@ const infra = requireInfra();
 /**
  * Issue 5: a published event plus a deal created through the admin API is found by deals search
  * within seconds, through real Kafka and a real Mongo-wire server; ending the deal removes it.
- * The event enters as the publisher emits it: an `event-changed` record on Kafka.
+ * The event is published through `POST /publish/v2/events` (publisher → event-changed on Kafka).
  */
 describe.skipIf(!infra)('deals search through the edge (distributed mode)', () => {
   let sut: Stack;
-  let bus: EventBus;
   let apiKey: string;
-  const eventId = `E2E${randomBytes(6).toString('hex')}`;
+  const marker = `e2e${randomBytes(4).toString('hex')}`;
   // A unique position far from any other test's events, so radius searches see only this one.
   const venue = { latitude: 10 + Math.random() * 50, longitude: -120 + Math.random() * 40 };
 
   beforeAll(async () => {
     sut = await startStack({ kafkaBrokers: infra!.kafkaBrokers, mongoUrl: infra!.mongoUrl });
-    bus = createKafkaBus({
-      brokers: infra!.kafkaBrokers.split(','),
-      clientId: 'e2e-deals',
-      source: 'marquee/publisher',
-      logger: createLogger({ service: 'e2e', level: 'warn' }),
-    });
     const app = await admin('POST', 'apps', {
       name: 'deals e2e',
       redirectUris: ['https://e2e.example/cb'],
@@ -39,7 +29,6 @@ describe.skipIf(!infra)('deals search through the edge (distributed mode)', () =
   });
 
   afterAll(async () => {
-    await bus?.close();
     await sut?.stop();
   });
 
@@ -72,38 +61,39 @@ describe.skipIf(!infra)('deals search through the edge (distributed mode)', () =
   };
 
   it('finds a published event with a deal created through the admin API, and loses it when the deal ends', async () => {
-    const event = catalogV1.Event.fromPartial({
-      id: eventId,
-      version: 1,
-      active: true,
-      url: `https://tickets.example.com/${eventId}`,
-      names: { values: { 'en-us': 'E2E Deals Night' } },
-      classifications: [
-        { primary: true, genre: { id: 'KnvZfZ7vAeA', names: { values: { 'en-us': 'Rock' } } } },
-      ],
-      dates: { start: { dateTime: new Date('2031-07-04T23:00:00Z') } },
-      location: {
-        $case: 'place',
-        value: {
-          names: { values: { 'en-us': 'E2E Hall' } },
-          cityNames: { values: { 'en-us': 'Springfield' } },
-          country: { countryCode: 'US' },
+    const published = await paced(`${sut.baseUrl}/publish/v2/events?apikey=${apiKey}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        source: { id: 'e2e-deals', name: 'E2E_Deals' },
+        version: 1,
+        active: true,
+        test: false,
+        url: `https://tickets.example.com/${marker}`,
+        names: { 'en-us': `E2E Deals Night ${marker}` },
+        classifications: [
+          { primary: true, genre: { id: 'KnvZfZ7vAeA', names: { 'en-us': 'Rock' } } },
+        ],
+        dates: {
+          start: {
+            localDate: '2031-07-04',
+            localTime: '19:00:00',
+            dateTime: '2031-07-04T23:00:00Z',
+          },
+          timezone: 'America/New_York',
+        },
+        place: {
+          names: { 'en-us': 'E2E Hall' },
+          city: { names: { 'en-us': 'Springfield' } },
+          country: { countryCode: 'US', names: { 'en-us': 'United States' } },
           location: venue,
         },
-      },
-      priceRanges: [
-        {
-          type: catalogV1.PriceRangeType.PRICE_RANGE_TYPE_STANDARD,
-          min: { amountMinor: 2550, currency: 'USD' },
-          max: { amountMinor: 9900, currency: 'USD' },
-        },
-      ],
-      sales: { publicSale: { startDateTime: new Date('2031-01-10T15:00:00Z') } },
-      marketIds: [53],
+        priceRanges: { type: 'standard', currency: 'USD', min: 25.5, max: 99 },
+        sales: { public: { startDateTime: '2031-01-10T15:00:00Z' } },
+      }),
     });
-    await bus.publish(eventChangedTopic, [
-      { key: eventId, value: { event, changedAt: new Date() } },
-    ]);
+    expect(published.status).toBe(200);
+    const eventId = ((await published.json()) as { id: string }).id;
 
     // The admin API answers 404 until deals has projected the event.
     const created = await waitFor(
@@ -138,10 +128,10 @@ describe.skipIf(!infra)('deals search through the edge (distributed mode)', () =
       events: [
         {
           eventId,
-          eventName: 'E2E Deals Night',
+          eventName: `E2E Deals Night ${marker}`,
           eventDate: '2031-07-04T23:00:00.000Z',
           onsaleOnDate: '2031-01-10T15:00:00.000Z',
-          eventDetailsLink: `https://tickets.example.com/${eventId}`,
+          eventDetailsLink: `https://tickets.example.com/${marker}`,
           minPrice: 25.5,
           maxPrice: 99,
           currency: 'USD',
