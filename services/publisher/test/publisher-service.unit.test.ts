@@ -118,6 +118,13 @@ describe('publisher over gRPC (memory adapters)', () => {
       }),
     );
     expect(updated).toMatchObject({ id, version: 2 });
+    expect(
+      await callUnary(
+        sut,
+        'getEvent',
+        publishingV1.GetEventRequest.fromPartial({ appId: 'app-1', id }),
+      ),
+    ).toMatchObject({ id, version: 2, event: { ...event, version: 2 } });
     await expect(
       callUnary(
         sut,
@@ -132,6 +139,9 @@ describe('publisher over gRPC (memory adapters)', () => {
     });
 
     await callUnary(sut, 'deleteEvent', remove({ appId: 'app-1', id, publisherVersion: 2 }));
+    await expect(
+      callUnary(sut, 'getEvent', publishingV1.GetEventRequest.fromPartial({ appId: 'app-1', id })),
+    ).rejects.toMatchObject({ kind: 'not_found' });
 
     await waitFor(() => received.some((r) => r.key === id && r.value === null));
     const versions = received

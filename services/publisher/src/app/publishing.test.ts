@@ -233,6 +233,17 @@ describe('update racing another change', () => {
   });
 });
 
+describe('get', () => {
+  it('reads back the event as published, for its app only', async () => {
+    const { sut } = setup();
+    const posted = body({ promo: 'x' });
+    const { id } = await sut.publish({ appId: 'app-1', body: posted });
+
+    expect(await sut.get({ appId: 'app-1', id })).toMatchObject({ id, version: 1, body: posted });
+    await expect(sut.get({ appId: 'app-2', id })).rejects.toMatchObject({ kind: 'not_found' });
+  });
+});
+
 describe('remove', () => {
   it('deletes the event of the owning app', async () => {
     const { sut, repository } = setup();

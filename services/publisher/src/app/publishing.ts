@@ -35,6 +35,8 @@ export interface Publishing {
   publish(command: PublishCommand): Promise<PublicationResult>;
   update(command: UpdateCommand): Promise<PublicationResult>;
   remove(command: DeleteCommand): Promise<void>;
+  /** The event as its app published it (404 for other apps, like for unknown ids). */
+  get(query: { appId: string; id: string }): Promise<PublishedEvent>;
 }
 
 /**
@@ -133,6 +135,10 @@ export function createPublishing(deps: {
           if (!isConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
         }
       }
+    },
+
+    async get({ appId, id }) {
+      return owned(appId, id);
     },
 
     async remove({ appId, id, publisherVersion }) {

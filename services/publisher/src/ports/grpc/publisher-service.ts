@@ -43,5 +43,15 @@ export function publisherServiceImplementation(
       });
       callback(null, { id });
     }) as publishingV1.PublisherServiceServer['deleteEvent'],
+    getEvent: (async (call: { request: publishingV1.GetEventRequest }, callback) => {
+      const event = await publishing.get(call.request);
+      callback(null, {
+        id: event.id,
+        event: event.body,
+        version: event.version,
+        createdAt: event.createdAt,
+        updatedAt: event.updatedAt,
+      });
+    }) as publishingV1.PublisherServiceServer['getEvent'],
   };
 }

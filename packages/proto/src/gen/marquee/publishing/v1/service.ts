@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
 
 /** Result status of an accepted publication. */
 export enum PublicationStatus {
@@ -177,6 +178,32 @@ export interface DeleteEventRequest {
 export interface DeleteEventResponse {
   /** The event id. */
   id: string;
+}
+
+/** Read a published event. */
+export interface GetEventRequest {
+  /** The developer app the edge resolved the caller's API key to; only the owning app may read it. */
+  appId: string;
+  /** Event id. */
+  id: string;
+}
+
+/** A published event as its app sent it. */
+export interface GetEventResponse {
+  /** The event id. */
+  id: string;
+  /** The accepted body of the last publication or update, verbatim (unknown properties included). */
+  event?:
+    | { [key: string]: any }
+    | undefined;
+  /** Platform version (1 after publication, +1 per update). */
+  version: number;
+  /** When the event was published. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** When it last changed. */
+  updatedAt?: Date | undefined;
 }
 
 /** gRPC status detail of an INVALID_ARGUMENT publication (spec 01 error body, HTTP 400). */
@@ -1083,6 +1110,236 @@ export const DeleteEventResponse: MessageFns<DeleteEventResponse> = {
   },
 };
 
+function createBaseGetEventRequest(): GetEventRequest {
+  return { appId: "", id: "" };
+}
+
+export const GetEventRequest: MessageFns<GetEventRequest> = {
+  encode(message: GetEventRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEventRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEventRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEventRequest {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: GetEventRequest): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEventRequest>, I>>(base?: I): GetEventRequest {
+    return GetEventRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEventRequest>, I>>(object: I): GetEventRequest {
+    const message = createBaseGetEventRequest();
+    message.appId = object.appId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetEventResponse(): GetEventResponse {
+  return { id: "", event: undefined, version: 0, createdAt: undefined, updatedAt: undefined };
+}
+
+export const GetEventResponse: MessageFns<GetEventResponse> = {
+  encode(message: GetEventResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.event !== undefined) {
+      Struct.encode(Struct.wrap(message.event), writer.uint32(18).fork()).join();
+    }
+    if (message.version !== 0) {
+      writer.uint32(24).int64(message.version);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(34).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEventResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEventResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.event = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.version = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEventResponse {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      event: isObject(object.event) ? object.event : undefined,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetEventResponse): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.event !== undefined) {
+      obj.event = message.event;
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEventResponse>, I>>(base?: I): GetEventResponse {
+    return GetEventResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEventResponse>, I>>(object: I): GetEventResponse {
+    const message = createBaseGetEventResponse();
+    message.id = object.id ?? "";
+    message.event = object.event ?? undefined;
+    message.version = object.version ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    return message;
+  },
+};
+
 function createBasePublicationRejected(): PublicationRejected {
   return { errors: [] };
 }
@@ -1339,6 +1596,19 @@ export const PublisherServiceService = {
     responseSerialize: (value: DeleteEventResponse): Buffer => Buffer.from(DeleteEventResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteEventResponse => DeleteEventResponse.decode(value),
   },
+  /**
+   * The current state of an event as its app published it. NOT_FOUND for unknown, deleted or
+   * foreign ids.
+   */
+  getEvent: {
+    path: "/marquee.publishing.v1.PublisherService/GetEvent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetEventRequest): Buffer => Buffer.from(GetEventRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetEventRequest => GetEventRequest.decode(value),
+    responseSerialize: (value: GetEventResponse): Buffer => Buffer.from(GetEventResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetEventResponse => GetEventResponse.decode(value),
+  },
 } as const;
 
 export interface PublisherServiceServer extends UntypedServiceImplementation {
@@ -1354,6 +1624,11 @@ export interface PublisherServiceServer extends UntypedServiceImplementation {
   updateEvent: handleUnaryCall<UpdateEventRequest, UpdateEventResponse>;
   /** Delete an event published by the same app; publishes a tombstone. NOT_FOUND for unknown ids. */
   deleteEvent: handleUnaryCall<DeleteEventRequest, DeleteEventResponse>;
+  /**
+   * The current state of an event as its app published it. NOT_FOUND for unknown, deleted or
+   * foreign ids.
+   */
+  getEvent: handleUnaryCall<GetEventRequest, GetEventResponse>;
 }
 
 export interface PublisherServiceClient extends Client {
@@ -1411,6 +1686,25 @@ export interface PublisherServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteEventResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The current state of an event as its app published it. NOT_FOUND for unknown, deleted or
+   * foreign ids.
+   */
+  getEvent(
+    request: GetEventRequest,
+    callback: (error: ServiceError | null, response: GetEventResponse) => void,
+  ): ClientUnaryCall;
+  getEvent(
+    request: GetEventRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetEventResponse) => void,
+  ): ClientUnaryCall;
+  getEvent(
+    request: GetEventRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetEventResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const PublisherServiceClient = makeGenericClientConstructor(
@@ -1438,6 +1732,28 @@ type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+function fromJsonTimestamp(o: any): Date {
+  if (o instanceof globalThis.Date) {
+    return o;
+  } else if (typeof o === "string") {
+    return new globalThis.Date(o);
+  } else {
+    return fromTimestamp(Timestamp.fromJSON(o));
+  }
+}
 
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());
