@@ -138,6 +138,15 @@ describe.skipIf(!infra)('publishing through the edge (distributed mode)', () => 
     });
     expect(JSON.stringify(created!.value)).not.toContain('promoCode');
 
+    // The app reads back what it published, unknown properties included; another app cannot.
+    const read = await publishApi('GET', `events/${id}`, { key: apiKey });
+    expect(read.status).toBe(200);
+    expect(await read.json()).toEqual({
+      id,
+      ...anEvent({ promoCode: { 'x.y': 'kept but not in discovery' } }),
+    });
+    expect((await publishApi('GET', `events/${id}`, { key: otherApiKey })).status).toBe(404);
+
     // Another app cannot touch it; a stale version is refused; nothing reaches the topic.
     const foreign = await publishApi('PUT', `events/${id}`, {
       key: otherApiKey,
@@ -173,6 +182,7 @@ describe.skipIf(!infra)('publishing through the edge (distributed mode)', () => 
 
     const again = await publishApi('DELETE', `events/${id}`, { key: apiKey });
     expect(again.status).toBe(404);
+    expect((await publishApi('GET', `events/${id}`, { key: apiKey })).status).toBe(404);
   });
 
   it('rejects each spec 01 rule with 400 and the error body, and publishes nothing', async () => {

@@ -399,11 +399,29 @@ describe('DELETE /publish/{version}/events/{id}', () => {
   it('answers 405 in the publishing body for a method the path does not have', async () => {
     const sut = await edge({});
     const response = await sut.inject({
-      method: 'GET',
+      method: 'PATCH',
       url: '/publish/v2/events/Z7r9jZ1A7aFqK0v?apikey=key-1',
+      payload: {},
     });
     expect(response.statusCode).toBe(405);
     expect(response.json().errors[0]).toMatchObject({ code: 'method_not_allowed' });
+  });
+});
+
+describe('GET /publish/{version}/events/{id}', () => {
+  it('answers the body the app published, with its id', async () => {
+    const calls: Call[] = [];
+    const stored = { ...event, promo: { 'a.b': [1] } };
+    const sut = await edge({ getEvent: async () => stored }, calls);
+    const response = await sut.inject({
+      method: 'GET',
+      url: '/publish/v2/events/Z7r9jZ1A7aFqK0v?apikey=key-1',
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ id: 'Z7r9jZ1A7aFqK0v', ...stored });
+    expect(calls).toEqual([
+      { method: 'getEvent', input: { appId: 'app-1', id: 'Z7r9jZ1A7aFqK0v' } },
+    ]);
   });
 });
 

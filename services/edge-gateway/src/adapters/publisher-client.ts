@@ -52,6 +52,14 @@ export function createPublisherClient(
         }),
       );
     },
+    async getEvent({ appId, id }) {
+      const response = await callUnary(
+        client,
+        'getEvent',
+        publishingV1.GetEventRequest.fromPartial({ appId, id }),
+      );
+      return response.event ?? {};
+    },
     close: () => client.close(),
   };
 }

@@ -23,4 +23,6 @@ export interface Publishing {
     event: Record<string, unknown>;
   }): Promise<PublicationAnswer>;
   deleteEvent(input: { appId: string; id: string; publisherVersion?: number }): Promise<void>;
+  /** The accepted body of the event, as its app published it. */
+  getEvent(input: { appId: string; id: string }): Promise<Record<string, unknown>>;
 }

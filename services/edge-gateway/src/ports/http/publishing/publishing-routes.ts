@@ -256,6 +256,31 @@ export function publishingRoutes(backends: Backends) {
         },
       );
 
+      scope.get(
+        path,
+        {
+          ...common,
+          schema: {
+            tags: ['publishing'],
+            summary: 'Read an event this app published: the last accepted body with its id',
+            querystring: ApiKeyQuery,
+            params: EventParams,
+            response: {
+              200: Type.Object({ id: Type.String() }, { additionalProperties: true }),
+              401: ErrorBody,
+              404: ErrorBody,
+            },
+          },
+        },
+        async (request, reply) => {
+          const params = request.params as { version?: string; id: string };
+          if (wrongVersion(reply, params.version)) return reply;
+          if (request.validationError) throw request.validationError;
+          const body = await backends.publishing.getEvent({ appId: appOf(request), id: params.id });
+          return reply.code(200).send({ id: params.id, ...body });
+        },
+      );
+
       scope.delete(
         path,
         {
