@@ -510,3 +510,23 @@ describe('revocation', () => {
     expect((await t.info(tokens.body.access_token as string)).status).toBe(401);
   });
 });
+
+describe('client authentication cost', () => {
+  it('verifies a correct secret with argon2 once per few minutes, and every wrong one every time', async () => {
+    const t = await harness();
+    const app = await t.flows.client(t.app.clientId);
+    const before = t.verifications();
+    const verifications = () => t.verifications() - before;
+    for (let i = 0; i < 3; i++) {
+      expect(await t.flows.authenticateClient(t.app.clientId, t.app.clientSecret)).toEqual(app);
+    }
+    expect(verifications()).toBe(1);
+    for (let i = 0; i < 3; i++) {
+      expect(await t.flows.authenticateClient(t.app.clientId, 'guess')).toBeUndefined();
+    }
+    expect(verifications()).toBe(4);
+    t.shiftClock(5 * 60_000 + 1);
+    await t.flows.authenticateClient(t.app.clientId, t.app.clientSecret);
+    expect(verifications()).toBe(5);
+  });
+});

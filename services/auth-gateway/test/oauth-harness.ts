@@ -31,7 +31,15 @@ export async function oauthHarness(options: { throttle?: ThrottlePolicy } = {}) 
   let offsetMs = 0;
   const clock = () => new Date(Date.now() + offsetMs);
   // Real argon2id at a test-sized cost: the code under test is the production path.
-  const hasher = createArgon2Hasher({ memoryCost: 1024, timeCost: 1 });
+  const argon2 = createArgon2Hasher({ memoryCost: 1024, timeCost: 1 });
+  let verifications = 0;
+  const hasher = {
+    hash: (secret: string) => argon2.hash(secret),
+    verify: (hash: string, secret: string) => {
+      verifications++;
+      return argon2.verify(hash, secret);
+    },
+  };
   const apps = createAppRepository(stores);
   const fans = createFanRepository(stores);
   const counter = createMemoryRateCounter(() => clock().getTime());
@@ -176,6 +184,8 @@ export async function oauthHarness(options: { throttle?: ThrottlePolicy } = {}) 
     flows,
     app,
     fan: { id: fan.id, email: fanEmail },
+    /** argon2 verifications so far. */
+    verifications: () => verifications,
     shiftClock: (ms: number) => {
       offsetMs += ms;
     },

@@ -78,6 +78,9 @@ export interface Introspection {
   email: string;
 }
 
+/** How long a verified client secret is trusted without argon2 (see authenticateClient). */
+const VERIFIED_SECRET_TTL_MS = 5 * 60_000;
+
 const addSeconds = (date: Date, seconds: number) => new Date(date.getTime() + seconds * 1000);
 
 /**
@@ -89,6 +92,9 @@ const addSeconds = (date: Date, seconds: number) => new Date(date.getTime() + se
  */
 export class OAuthFlows {
   private dummyHash: Promise<string> | undefined;
+  /** Random per process: the remembered proofs are useless outside it. */
+  private readonly proofKey = newSecret(32);
+  private readonly verified = new Map<string, { proof: string; until: number }>();
 
   constructor(private readonly deps: OAuthFlowsDeps) {}
 
@@ -102,7 +108,12 @@ export class OAuthFlows {
     return app?.status === 'active' ? app : undefined;
   }
 
-  /** Client authentication of the token endpoint (RFC 6749 §2.3.1); argon2id, constant-time. */
+  /**
+   * Client authentication of the token endpoint (RFC 6749 §2.3.1) against the argon2id hash.
+   * A secret that verified is remembered for a few minutes as an HMAC under a random key of this
+   * process (never the secret, never stored), so a busy client does not pay argon2 on every call;
+   * any other secret always goes through argon2, so guessing stays as slow as the hash makes it.
+   */
   async authenticateClient(clientId: string, secret: string): Promise<DeveloperApp | undefined> {
     const app = await this.client(clientId);
     if (!app) {
@@ -110,7 +121,14 @@ export class OAuthFlows {
       await this.deps.hasher.verify(await this.dummy(), secret);
       return undefined;
     }
-    return (await this.deps.hasher.verify(app.clientSecretHash, secret)) ? app : undefined;
+    const proof = keyedHash(this.proofKey, app.clientSecretHash, secret);
+    const remembered = this.verified.get(app.clientId);
+    const now = this.now().getTime();
+    if (remembered && remembered.until > now && safeEqual(remembered.proof, proof)) return app;
+    if (!(await this.deps.hasher.verify(app.clientSecretHash, secret))) return undefined;
+    if (this.verified.size >= 10_000) this.verified.clear();
+    this.verified.set(app.clientId, { proof, until: now + VERIFIED_SECRET_TTL_MS });
+    return app;
   }
 
   // --- the login and consent pages -------------------------------------------------------------
