@@ -359,6 +359,34 @@ describe('validatePublishedEvent: several violations', () => {
   });
 });
 
+describe('validatePublishedEvent: size of a rejection', () => {
+  it('stays within what gRPC status details carry, even with long non-Latin keys', () => {
+    const venue: Record<string, unknown> = { id: 'KovZpZAEdFtJ' };
+    for (let i = 0; i < 30; i += 1) venue[`${i}${'会場の名前'.repeat(20)}`] = 'x';
+
+    // Every rule violated at once, with long non-Latin keys wherever a key is reported.
+    const errors = rejected(
+      validEvent({
+        id: 'x',
+        source: { id: 'bad id', name: '' },
+        venue,
+        place: {},
+        attractions: [{}, { id: 1 }, { id: 'a', source: {} }, { source: { id: 'é', name: 'ü' } }],
+        classifications: [{ segment: {} }],
+        names: Object.fromEntries(
+          Array.from({ length: 30 }, (_, i) => [`${i}${'名'.repeat(99)}`, 'x']),
+        ),
+      }),
+    );
+
+    // The platform sends details as JSON with non-ASCII escaped, and drops them above 4096 bytes.
+    const escaped = JSON.stringify({ errors }).replace(/[^\x20-\x7e]/g, '\\u0000');
+    expect(escaped.length).toBeLessThan(4_096);
+    expect(errors).toHaveLength(7);
+    expect(errors.at(-1)!.detail).toMatch(/\d+ more invalid or missing properties/);
+  });
+});
+
 describe('warningMessage', () => {
   it('is undefined without warnings and names the unknown and missing properties otherwise', () => {
     expect(warningMessage({}, {})).toBeUndefined();

@@ -41,10 +41,22 @@ const SOURCE_RULE = 'must contain only letters, digits, dashes or underscores';
 
 /**
  * Bounds what one rejection reports, so the error body stays readable and fits the gRPC status
- * details (a few KiB); `detail` says how many more problems there were.
+ * details (4 KiB of ASCII-escaped JSON in a trailer, else they are dropped); `detail` says how
+ * many more problems there were. Paths can carry the publisher's own keys, in any script.
  */
 const MAX_REPORTED_PROPERTIES = 15;
 const MAX_PATH_LENGTH = 100;
+const MAX_REPORTED_BYTES = 2_000;
+
+/** Length of a string in JSON with everything outside printable ASCII escaped (\uXXXX). */
+const escapedLength = (text: string) =>
+  [...text].reduce((sum, char) => {
+    const code = char.codePointAt(0)!;
+    return (
+      sum +
+      (code < 0x20 || code > 0x7e || char === '"' || char === '\\' ? (code > 0xffff ? 12 : 6) : 1)
+    );
+  }, 0);
 
 type PropertyMap = Record<string, string>;
 
@@ -52,17 +64,21 @@ class Problems {
   readonly errors: PublicationError[] = [];
   private reported = 0;
   private dropped = 0;
+  private bytes = 0;
 
   add(code: PublicationErrorCode, detail: string, invalid: PropertyMap, missing: PropertyMap = {}) {
     const keep = (map: PropertyMap): PropertyMap => {
       const kept: PropertyMap = {};
       for (const [path, message] of Object.entries(map)) {
-        if (this.reported >= MAX_REPORTED_PROPERTIES) {
+        const shown = truncate(path);
+        const cost = escapedLength(shown) + escapedLength(message) + 6;
+        if (this.reported >= MAX_REPORTED_PROPERTIES || this.bytes + cost > MAX_REPORTED_BYTES) {
           this.dropped += 1;
           continue;
         }
         this.reported += 1;
-        kept[truncate(path)] = message;
+        this.bytes += cost;
+        kept[shown] = message;
       }
       return kept;
     };
