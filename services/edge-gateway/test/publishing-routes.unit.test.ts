@@ -151,6 +151,23 @@ describe('POST /publish/{version}/events', () => {
     );
   });
 
+  it('rejects a body that is not sent as JSON with 400 in the publishing body', async () => {
+    const calls: Call[] = [];
+    const sut = await edge({ publishEvent: async () => accepted }, calls);
+    const response = await sut.inject({
+      method: 'POST',
+      url: '/publish/v2/events?apikey=key-1',
+      headers: { 'content-type': 'text/plain' },
+      payload: JSON.stringify(event),
+    });
+    expect(response.statusCode).toBe(415);
+    expect(response.json().errors[0]).toMatchObject({
+      status: 'Error',
+      detail: expect.any(String),
+    });
+    expect(calls).toEqual([]);
+  });
+
   it.each([
     ['a JSON array', []],
     ['a JSON string', 'event'],
