@@ -160,10 +160,10 @@ describe('POST /publish/{version}/events', () => {
       headers: { 'content-type': 'text/plain' },
       payload: JSON.stringify(event),
     });
-    expect(response.statusCode).toBe(415);
+    expect(response.statusCode).toBe(400);
     expect(response.json().errors[0]).toMatchObject({
-      status: 'Error',
-      detail: expect.any(String),
+      status: 'Rejected',
+      invalidProperties: { '(body)': expect.any(String) },
     });
     expect(calls).toEqual([]);
   });
