@@ -64,6 +64,33 @@ describe.skipIf(!infra)('developer access through the edge (distributed mode)', 
     expect(first.over).toBe(false);
   });
 
+  it('lets a new key through the edge guard with Rate-Limit headers, refuses unknown keys, and 429s a burst', async () => {
+    const created = (await (
+      await admin('apps', { name: 'guard app', redirectUris: ['https://guard.example/cb'] })
+    ).json()) as { apiKey: string };
+    const call = (key: string) =>
+      fetch(`${sut.baseUrl}/discovery/v2/events.json?size=1&apikey=${encodeURIComponent(key)}`);
+    const accepted = await call(created.apiKey);
+    expect(accepted.status).not.toBe(401);
+    expect(accepted.headers.get('rate-limit')).toBe('5000');
+    expect(accepted.headers.get('rate-limit-available')).toBe('4999');
+    expect(Number(accepted.headers.get('rate-limit-reset'))).toBeGreaterThan(Date.now());
+    expect(accepted.headers.get('rate-limit-over')).toBe('0');
+
+    const unknown = await call(`${created.apiKey}-guessed`);
+    expect(unknown.status).toBe(401);
+    expect(await unknown.json()).toEqual({
+      fault: { faultstring: 'Invalid ApiKey', detail: { errorcode: 'oauth.v2.InvalidApiKey' } },
+    });
+
+    // 12 calls at once: whatever second boundary splits them, one second sees more than 5.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const burst = await Promise.all(Array.from({ length: 12 }, () => call(created.apiKey)));
+    const refused = burst.filter((r) => r.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused[0]!.headers.get('rate-limit-over')).toBe('1');
+  });
+
   it('creates a fan once (201, then 409 in the admin error body)', async () => {
     const fan = { email: `fan-${Date.now()}@example.com`, password: 'a long passphrase' };
     const created = await admin('fans', fan);
