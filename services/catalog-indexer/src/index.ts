@@ -3,6 +3,7 @@ import { loadCatalogIndexerConfig, type CatalogIndexerConfig } from './config.js
 import { composeCatalogIndexer } from './service.js';
 
 export { configSchema, loadCatalogIndexerConfig, type CatalogIndexerConfig } from './config.js';
+export { buildCatalogIndexer } from './service.js';
 
 /** catalog-indexer as the process runner and the embedded default see it. */
 export const catalogIndexerService: ServiceDefinition<CatalogIndexerConfig> = {

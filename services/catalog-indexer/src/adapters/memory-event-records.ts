@@ -1,20 +1,38 @@
+import { Event } from '@marquee/proto/catalog/v1';
 import type { EventRecord, EventRecordRepository } from '../domain/event-record.js';
+
+interface Stored {
+  eventVersion: number;
+  deleted: boolean;
+  /** Protobuf-encoded, as in Mongo: a private copy a fraction of the size of the object graph. */
+  payload: Uint8Array | undefined;
+}
 
 /** The read model in memory (embedded default and unit tests). */
 export function createMemoryEventRecords(): EventRecordRepository {
-  const records = new Map<string, EventRecord>();
+  const records = new Map<string, Stored>();
+  const toRecord = (id: string, stored: Stored): EventRecord => ({
+    id,
+    eventVersion: stored.eventVersion,
+    deleted: stored.deleted,
+    event: stored.payload ? Event.decode(stored.payload) : undefined,
+  });
   return {
     async get(id) {
       const found = records.get(id);
-      return found && structuredClone(found);
+      return found && toRecord(id, found);
     },
     async put(record) {
-      records.set(record.id, structuredClone(record));
+      records.set(record.id, {
+        eventVersion: record.eventVersion,
+        deleted: record.deleted,
+        payload: record.event ? Event.encode(record.event).finish() : undefined,
+      });
     },
     async *scan(pageSize) {
       const ids = [...records.keys()].sort();
       for (let i = 0; i < ids.length; i += pageSize) {
-        yield ids.slice(i, i + pageSize).map((id) => structuredClone(records.get(id)!));
+        yield ids.slice(i, i + pageSize).map((id) => toRecord(id, records.get(id)!));
       }
     },
   };

@@ -422,6 +422,79 @@ describe('CatalogIndex.searchEvents', () => {
     expect(odd.items.map((h) => h.event.id)).toEqual([many[1]!.id, many[3]!.id]);
   });
 
+  it('bounds a date range in either date order, undated events excluded, other filters still applied', () => {
+    const at = (iso: string, names = text('Dated')) =>
+      anEvent({
+        names,
+        dates: {
+          start: {
+            localDate: '',
+            localTime: '',
+            dateTime: new Date(iso),
+            dateTba: false,
+            dateTbd: false,
+            timeTba: false,
+            noSpecificTime: false,
+          },
+          access: undefined,
+          end: undefined,
+          timezone: '',
+        },
+      });
+    const jan = at('2030-01-15T00:00:00Z');
+    const feb = at('2030-02-15T00:00:00Z');
+    const febTest = anEvent({ ...at('2030-02-16T00:00:00Z'), test: true });
+    const mar = at('2030-03-15T00:00:00Z');
+    const apr = at('2030-04-15T00:00:00Z');
+    const undated = anEvent({
+      dates: {
+        start: {
+          localDate: '',
+          localTime: '',
+          dateTime: undefined,
+          dateTba: true,
+          dateTbd: false,
+          timeTba: false,
+          noSpecificTime: false,
+        },
+        access: undefined,
+        end: undefined,
+        timezone: '',
+      },
+    });
+    const sut = indexOf(apr, jan, mar, undated, feb, febTest);
+    const range = {
+      startDateTime: new Date('2030-02-01T00:00:00Z'),
+      endDateTime: new Date('2030-04-01T00:00:00Z'),
+      includeTba: Inclusion.INCLUSION_YES,
+    };
+    expect(ids(sut, { ...range, sort: EventSort.EVENT_SORT_DATE_ASC })).toEqual([feb.id, mar.id]);
+    expect(ids(sut, { ...range, sort: EventSort.EVENT_SORT_DATE_DESC })).toEqual([mar.id, feb.id]);
+    expect(ids(sut, { ...range })).toEqual([feb.id, mar.id]);
+    expect(
+      ids(sut, { startDateTime: range.startDateTime, sort: EventSort.EVENT_SORT_DATE_DESC }),
+    ).toEqual([apr.id, mar.id, feb.id]);
+    expect(ids(sut, { endDateTime: range.startDateTime })).toEqual([jan.id]);
+    const second = sut.searchEvents(
+      query({ ...range, includeTest: Inclusion.INCLUSION_YES, page: { offset: 1, limit: 1 } }),
+      now,
+    );
+    expect(second.total).toBe(3);
+    expect(second.items.map((h) => h.event.id)).toEqual([febTest.id]);
+  });
+
+  it('keeps the total of an unfiltered listing right across pages and changes', () => {
+    const sut = indexOf(...Array.from({ length: 30 }, () => anEvent()));
+    const listing = (offset: number) =>
+      sut.searchEvents(query({ page: { offset, limit: 20 } }), now);
+    expect(listing(0).total).toBe(30);
+    expect(listing(20).items).toHaveLength(10);
+    expect(listing(0).total).toBe(30);
+    sut.upsert(anEvent());
+    expect(listing(0).total).toBe(31);
+    expect(sut.searchEvents(query({ includeTest: Inclusion.INCLUSION_ONLY }), now).total).toBe(0);
+  });
+
   it('forgets a removed event everywhere', () => {
     const e = anEvent({ names: text('Gone Show') });
     const sut = indexOf(e);

@@ -44,6 +44,10 @@ interface EventEntry {
   tba: boolean;
   tbd: boolean;
   test: boolean;
+  /** Public visibility as numbers (ms), so the hot loop reads no nested objects. */
+  hidden: boolean;
+  visibleFromMs: number;
+  visibleUntilMs: number;
 }
 
 interface VenueEntry {
@@ -180,6 +184,46 @@ function checkPage(page: { offset: number; limit: number } | undefined, max: num
   return { offset, limit };
 }
 
+/** The first index where `test` holds, for a `test` that is false then true along the array. */
+function firstIndex<T>(items: readonly T[], test: (item: T) => boolean, from = 0): number {
+  let lo = from;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (test(items[mid]!)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** The `size` smallest items by `compare`, kept sorted; offering an item costs O(log size). */
+class BestOf<T> {
+  private readonly items: T[] = [];
+
+  constructor(
+    private readonly size: number,
+    private readonly compare: (a: T, b: T) => number,
+  ) {}
+
+  offer(item: T): void {
+    const items = this.items;
+    if (items.length >= this.size && this.compare(item, items[items.length - 1]!) >= 0) return;
+    let lo = 0;
+    let hi = items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compare(items[mid]!, item) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    items.splice(lo, 0, item);
+    if (items.length > this.size) items.pop();
+  }
+
+  sorted(): T[] {
+    return this.items;
+  }
+}
+
 /** Dates compare NaN (unknown) after every known date, whatever the direction. */
 function compareDates(a: number, b: number, direction: 1 | -1): number {
   const aNaN = Number.isNaN(a);
@@ -189,6 +233,12 @@ function compareDates(a: number, b: number, direction: 1 | -1): number {
 }
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Names compare folded (case and accents removed), by code point: locale-aware collation costs a
+ * microsecond a comparison, too much for sorting thousands of events per query.
+ */
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function comparatorFor(sort: EventSort): (a: EventEntry, b: EventEntry) => number {
   switch (sort) {
@@ -206,10 +256,10 @@ function comparatorFor(sort: EventSort): (a: EventEntry, b: EventEntry) => numbe
       return (a, b) => compareDates(a.startMs, b.startMs, -1) || byId(a, b);
     case EventSort.EVENT_SORT_NAME_ASC:
       return (a, b) =>
-        a.nameKey.localeCompare(b.nameKey) || compareDates(a.startMs, b.startMs, 1) || byId(a, b);
+        compareText(a.nameKey, b.nameKey) || compareDates(a.startMs, b.startMs, 1) || byId(a, b);
     case EventSort.EVENT_SORT_NAME_DESC:
       return (a, b) =>
-        b.nameKey.localeCompare(a.nameKey) || compareDates(a.startMs, b.startMs, -1) || byId(a, b);
+        compareText(b.nameKey, a.nameKey) || compareDates(a.startMs, b.startMs, -1) || byId(a, b);
     default:
       return (a, b) => compareDates(a.startMs, b.startMs, 1) || byId(a, b);
   }
@@ -236,6 +286,8 @@ export class CatalogIndex {
   private readonly attractionByWord = new Map<string, Set<string>>();
   /** Every event in each sort order, built lazily after a change (wide queries walk them). */
   private readonly orders = new Map<EventSort, EventEntry[]>();
+  /** Totals of unfiltered listings, by inclusion flags and second; cleared on any change. */
+  private readonly counts = new Map<string, number>();
 
   get size(): number {
     return this.events.size;
@@ -280,6 +332,10 @@ export class CatalogIndex {
       classificationIds: [...classificationIds],
       classificationNames: [...classificationNames],
       marketKeys,
+      hidden:
+        !event.active || (event.publicVisibility !== undefined && !event.publicVisibility.visible),
+      visibleFromMs: event.publicVisibility?.startDateTime?.getTime() ?? -Infinity,
+      visibleUntilMs: event.publicVisibility?.endDateTime?.getTime() ?? Infinity,
       tba: Boolean(start?.dateTba || start?.timeTba),
       tbd: Boolean(start?.dateTbd),
       test: event.test,
@@ -298,6 +354,7 @@ export class CatalogIndex {
       this.mergeAttraction(attraction, id);
     }
     this.orders.clear();
+    this.counts.clear();
   }
 
   remove(id: string): boolean {
@@ -324,6 +381,7 @@ export class CatalogIndex {
       }
     }
     this.orders.clear();
+    this.counts.clear();
     return true;
   }
 
@@ -518,14 +576,21 @@ export class CatalogIndex {
       );
     if (q.seatsAvailable) predicates.push((e) => e.status === EventStatus.EVENT_STATUS_ONSALE);
     if (q.excludeExternal) predicates.push((e) => !e.external);
-    predicates.push(
-      (e) =>
-        inclusionAccepts(q.includeTba, e.tba) &&
-        inclusionAccepts(q.includeTbd, e.tbd) &&
-        inclusionAccepts(q.includeTest, e.test) &&
-        isPubliclyVisible(e.event, now),
-    );
-    const matches = (e: EventEntry) => predicates.every((p) => p(e));
+    const nowMs = now.getTime();
+    const { includeTba, includeTbd, includeTest } = q;
+    // Same rule as isPubliclyVisible, on the entry's precomputed numbers (the hot path).
+    const visible = (e: EventEntry) =>
+      !e.hidden &&
+      e.visibleFromMs <= nowMs &&
+      nowMs < e.visibleUntilMs &&
+      inclusionAccepts(includeTba, e.tba) &&
+      inclusionAccepts(includeTbd, e.tbd) &&
+      inclusionAccepts(includeTest, e.test);
+    const matches = (e: EventEntry) => {
+      if (!visible(e)) return false;
+      for (let i = 0; i < predicates.length; i++) if (!predicates[i]!(e)) return false;
+      return true;
+    };
 
     const relevance = q.sort === EventSort.EVENT_SORT_UNSPECIFIED && keywordWords.length > 0;
     const byDistance =
@@ -533,45 +598,94 @@ export class CatalogIndex {
     if (byDistance && !center) throw new InvalidQueryError('sorting by distance needs latlong');
     const comparator = comparatorFor(q.sort);
     let ordered: EventEntry[];
-    let total: number;
+    let total = 0;
     const smallest = [...sets].sort((a, b) => a.size - b.size);
-    const candidates = smallest[0];
+    let candidates: Iterable<string> | undefined = smallest[0];
     const others = smallest.slice(1);
-    if (byDistance || (candidates && (candidates.size < 4096 || relevance))) {
-      const found: EventEntry[] = [];
-      for (const id of candidates ?? this.events.keys()) {
-        if (!others.every((s) => s.has(id))) continue;
-        const e = this.events.get(id);
-        if (e && matches(e)) found.push(e);
-      }
+    const dateSorted =
+      q.sort === EventSort.EVENT_SORT_UNSPECIFIED ||
+      q.sort === EventSort.EVENT_SORT_DATE_ASC ||
+      q.sort === EventSort.EVENT_SORT_DATE_DESC;
+    if (!candidates && !dateSorted && (q.startDateTime || q.endDateTime)) {
+      // A start-date range is a contiguous slice of the date order: those are the candidates.
+      const byDate = this.order(EventSort.EVENT_SORT_DATE_ASC);
+      const lo = q.startDateTime?.getTime() ?? -Infinity;
+      const hi = q.endDateTime?.getTime() ?? Infinity;
+      const from = firstIndex(byDate, (e) => !(e.startMs < lo));
+      const to = firstIndex(byDate, (e) => !(e.startMs >= lo && e.startMs < hi), from);
+      candidates = (function* () {
+        for (let i = from; i < to; i++) yield byDate[i]!.id;
+      })();
+    }
+    if (candidates || byDistance) {
+      // Candidate path: an index narrowed the search; count every match, keep only the best
+      // offset + limit (bounded by the deep-paging guard), never sort the whole set.
+      let compare = comparator;
       if (byDistance) {
         const direction = q.sort === EventSort.EVENT_SORT_DISTANCE_ASC ? 1 : -1;
-        const distance = new Map(
-          found.map((e) => {
+        const distances = new Map<string, number>();
+        const distance = (e: EventEntry) => {
+          let d = distances.get(e.id);
+          if (d === undefined) {
             const point = toPoint(venueOf(e)?.location);
-            return [e.id, point ? distanceKm(center!, point) : Number.NaN];
-          }),
-        );
-        found.sort(
-          (a, b) =>
-            compareDates(distance.get(a.id)!, distance.get(b.id)!, direction) || comparator(a, b),
-        );
+            d = point ? distanceKm(center!, point) : Number.NaN;
+            distances.set(e.id, d);
+          }
+          return d;
+        };
+        compare = (a, b) => compareDates(distance(a), distance(b), direction) || comparator(a, b);
       } else if (relevance) {
         // Relevance: names made of fewer other words first (an exact name beats a mention), then date.
-        const score = (e: EventEntry) => keywordWords.length / Math.max(e.nameWords.size, 1);
-        found.sort((a, b) => score(b) - score(a) || comparator(a, b));
-      } else found.sort(comparator);
-      total = found.length;
-      ordered = found.slice(offset, offset + limit);
+        compare = (a, b) => a.nameWords.size - b.nameWords.size || comparator(a, b);
+      }
+      const best = new BestOf(offset + limit, compare);
+      for (const id of candidates ?? this.events.keys()) {
+        if (others.length > 0 && !others.every((s) => s.has(id))) continue;
+        const e = this.events.get(id);
+        if (e && matches(e)) {
+          total++;
+          best.offer(e);
+        }
+      }
+      ordered = best.sorted().slice(offset);
     } else {
-      // Wide query: walk the prebuilt order once, count everything, keep one page.
+      // Nothing narrowed it: walk the prebuilt order once, count everything, keep one page. When
+      // the order is by start date, a start-date range is one contiguous slice of it.
       const walk = this.order(q.sort);
+      let from = 0;
+      let to = walk.length;
+      if (dateSorted && (q.startDateTime || q.endDateTime)) {
+        const lo = q.startDateTime?.getTime() ?? -Infinity;
+        const hi = q.endDateTime?.getTime() ?? Infinity;
+        const inRange = (e: EventEntry) => e.startMs >= lo && e.startMs < hi;
+        // Ascending: [ < lo | in range | >= hi or undated ]; descending: [ >= hi | in range | < lo | undated ].
+        const before =
+          q.sort === EventSort.EVENT_SORT_DATE_DESC
+            ? (e: EventEntry) => e.startMs >= hi
+            : (e: EventEntry) => e.startMs < lo;
+        from = firstIndex(walk, (e) => !before(e));
+        to = firstIndex(walk, (e) => !inRange(e), from);
+      }
       ordered = [];
-      total = 0;
-      for (const e of walk) {
-        if (!sets.every((s) => s.has(e.id)) || !matches(e)) continue;
+      // Unfiltered listings ("the most recent events") are the commonest query: their count depends
+      // only on the inclusion flags and the clock, so it is kept for a second (cleared on any change)
+      // and the walk stops once the page is full.
+      const countKey =
+        predicates.length === 0 && from === 0 && to === walk.length
+          ? `${includeTba}|${includeTbd}|${includeTest}|${Math.floor(nowMs / 1000)}`
+          : undefined;
+      const known = countKey === undefined ? undefined : this.counts.get(countKey);
+      for (let i = from; i < to; i++) {
+        const e = walk[i]!;
+        if (!matches(e)) continue;
         if (total >= offset && ordered.length < limit) ordered.push(e);
         total++;
+        if (known !== undefined && ordered.length === limit) break;
+      }
+      if (known !== undefined) total = known;
+      else if (countKey !== undefined) {
+        if (this.counts.size > 64) this.counts.clear();
+        this.counts.set(countKey, total);
       }
     }
     return { items: ordered.map((e) => this.hit(e, now)), total, offset, limit };
