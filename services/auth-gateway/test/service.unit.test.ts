@@ -1,0 +1,153 @@
+import { createMemoryBus, type EventBus } from '@marquee/platform/bus';
+import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
+import { createLogger } from '@marquee/platform/logger';
+import { hostService, type HostedService } from '@marquee/platform/service';
+import { authV1 } from '@marquee/proto';
+import { appAuthorizedTopic } from '@marquee/proto/topics';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authGatewayService } from '../src/index.js';
+
+const logger = createLogger({ service: 'auth-gateway-test', level: 'silent' });
+
+/** The composed service as the embedded default hosts it: gRPC API, /oauth routes, outbox relay. */
+describe('auth-gateway composed (memory mode)', () => {
+  let bus: EventBus;
+  let sut: HostedService;
+  let grpc: InstanceType<typeof authV1.AuthServiceClient>;
+  let base: string;
+  const authorized: authV1.AppAuthorized[] = [];
+
+  beforeAll(async () => {
+    bus = createMemoryBus({ source: 'test' });
+    await bus.subscribe(appAuthorizedTopic, { group: 'test' }, async (event) => {
+      if (event.value) authorized.push(event.value);
+    });
+    await bus.start();
+    const infra = { name: 'auth-gateway', logger, bus, mongo: undefined };
+    const config = authGatewayService.loadConfig({ HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+    sut = await hostService(infra, await authGatewayService.compose(infra, config), {
+      host: '127.0.0.1',
+      httpPort: 0,
+      grpcPort: 0,
+    });
+    base = `http://127.0.0.1:${sut.httpPort}`;
+    grpc = createGrpcClient(authV1.AuthServiceClient, `127.0.0.1:${sut.grpcPort}`, {
+      deadlineMs: 5_000,
+      logger,
+    });
+  });
+
+  afterAll(async () => {
+    grpc?.close();
+    await sut?.stop();
+    await bus?.close();
+  });
+
+  it('maps CreateApp, ValidateApiKey and CheckRateLimit over gRPC', async () => {
+    const app = await callUnary(grpc, 'createApp', {
+      name: 'gRPC app',
+      redirectUris: ['https://grpc.example/cb'],
+    });
+    const check = await callUnary(grpc, 'validateApiKey', { apiKey: app.apiKey });
+    expect(check).toEqual({
+      valid: true,
+      appId: app.appId,
+      clientId: app.clientId,
+      status: authV1.AppStatus.APP_STATUS_ACTIVE,
+      quota: { limit: 5000, windowMs: 86_400_000 },
+    });
+    const unknown = await callUnary(grpc, 'validateApiKey', { apiKey: 'nope' });
+    expect(unknown).toMatchObject({
+      valid: false,
+      appId: '',
+      status: authV1.AppStatus.APP_STATUS_UNSPECIFIED,
+    });
+    const rate = await callUnary(grpc, 'checkRateLimit', { appId: app.appId, cost: 0 });
+    expect(rate).toMatchObject({ limit: 5000, available: 4999, over: false });
+  });
+
+  it('answers domain errors with their gRPC status kinds, never INTERNAL', async () => {
+    await expect(
+      callUnary(grpc, 'createApp', { name: 'x', redirectUris: ['ftp://x.example/cb'] }),
+    ).rejects.toMatchObject({ kind: 'invalid_argument' });
+    const fan = { email: `dup-${Date.now()}@example.com`, password: 'long enough' };
+    await callUnary(grpc, 'createFan', fan);
+    await expect(callUnary(grpc, 'createFan', fan)).rejects.toMatchObject({
+      kind: 'already_exists',
+    });
+    await expect(
+      callUnary(grpc, 'checkRateLimit', { appId: 'missing', cost: 1 }),
+    ).rejects.toMatchObject({ kind: 'not_found' });
+  });
+
+  it('serves the OAuth flow on its HTTP port, introspects the token and relays app-authorized to the bus', async () => {
+    const redirectUri = 'https://flow.example/cb';
+    const app = await callUnary(grpc, 'createApp', {
+      name: 'Flow app',
+      redirectUris: [redirectUri],
+    });
+    const fan = { email: `flow-${Date.now()}@example.com`, password: 'long enough' };
+    await callUnary(grpc, 'createFan', fan);
+    const cookieOf = (r: Response) =>
+      /marquee_oauth=([^;]+)/.exec(r.headers.get('set-cookie') ?? '')?.[1];
+    const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1];
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: app.clientId,
+      redirect_uri: redirectUri,
+    });
+    const page = await fetch(`${base}/oauth/authorize?${query}`);
+    const post = (cookie: string, form: Record<string, string>) =>
+      fetch(`${base}/oauth/authorize`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: `marquee_oauth=${cookie}`,
+        },
+        body: new URLSearchParams(form),
+      });
+    const consent = await post(cookieOf(page)!, {
+      action: 'login',
+      csrf: csrfOf(await page.text())!,
+      ...fan,
+    });
+    const approved = await post(cookieOf(consent)!, {
+      action: 'approve',
+      csrf: csrfOf(await consent.text())!,
+    });
+    const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
+    const tokens = (await (
+      await fetch(`${base}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUri,
+          client_id: app.clientId,
+          client_secret: app.clientSecret,
+        }),
+      })
+    ).json()) as { access_token: string };
+
+    const active = await callUnary(grpc, 'introspectToken', { accessToken: tokens.access_token });
+    expect(active).toMatchObject({
+      active: true,
+      clientId: app.clientId,
+      appId: app.appId,
+      scope: 'all',
+      email: fan.email,
+    });
+    expect(active.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 3_500_000);
+    const inactive = await callUnary(grpc, 'introspectToken', { accessToken: 'guess' });
+    expect(inactive).toMatchObject({ active: false, clientId: '', email: '' });
+
+    await expect.poll(() => authorized.filter((a) => a.clientId === app.clientId).length).toBe(1);
+    expect(authorized.find((a) => a.clientId === app.clientId)).toMatchObject({
+      appId: app.appId,
+      userId: active.userId,
+      scope: 'all',
+    });
+  });
+});
