@@ -1,0 +1,365 @@
+/**
+ * Discovery search benchmark (issue 4): 100,000 generated events in a running catalog-indexer, searched
+ * through the edge's Discovery v2 routes (`GET /discovery/v2/events.json`) with autocannon at 100
+ * concurrent connections — keyword, geo-radius and date-range queries — next to a plain fastify
+ * handler returning a fixed page of the same size; plus the publish-to-visible latency (an
+ * `event-changed` record published until the event answers on the edge) and the index's memory.
+ *
+ * Three processes, as deployed (edge and catalog-indexer apart), and the load generator apart:
+ *  - "catalog": catalog-indexer with its in-memory read model and bus (the embedded default's
+ *    adapters); it seeds the events through `event-changed` on the bus, exactly as the publisher
+ *    feeds them, and later measures publish-to-visible against the edge;
+ *  - "edge": the edge's HTTP surface wired to catalog-indexer over real gRPC, with an API-key port
+ *    that accepts every key (auth-gateway's per-app quota of 5 requests/s would be measured
+ *    otherwise), and the plain fastify baseline on the same server factory;
+ *  - the parent drives one autocannon run per scenario and prints one JSON report.
+ *
+ * Usage: pnpm --filter @marquee/bench discovery   (after `pnpm -s turbo run build --filter=@marquee/bench...`)
+ * Env: DISCOVERY_BENCH_EVENTS (100000), DISCOVERY_BENCH_SECONDS (8 per scenario),
+ *      DISCOVERY_BENCH_CONNECTIONS (100), DISCOVERY_BENCH_VISIBILITY_SAMPLES (200).
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const EVENTS = Number(process.env.DISCOVERY_BENCH_EVENTS ?? 100_000);
+const SECONDS = Number(process.env.DISCOVERY_BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.DISCOVERY_BENCH_CONNECTIONS ?? 100);
+const SAMPLES = Number(process.env.DISCOVERY_BENCH_VISIBILITY_SAMPLES ?? 200);
+
+/** Cities (country, state, market id, coordinates): US markets of spec 01 and European domains. */
+const cities = [
+  ['New York', 'US', 'NY', 35, 40.7505, -73.9934],
+  ['Los Angeles', 'US', 'CA', 27, 34.043, -118.2673],
+  ['Chicago', 'US', 'IL', 3, 41.8807, -87.6742],
+  ['Houston', 'US', 'TX', 22, 29.6847, -95.4107],
+  ['Boston', 'US', 'MA', 11, 42.3662, -71.0621],
+  ['Seattle', 'US', 'WA', 42, 47.6221, -122.354],
+  ['Atlanta', 'US', 'GA', 10, 33.7573, -84.3963],
+  ['Miami', 'US', 'FL', 15, 25.7814, -80.187],
+  ['Denver', 'US', 'CO', 6, 39.7487, -105.0077],
+  ['Toronto', 'CA', 'ON', 102, 43.6435, -79.3791],
+  ['Berlin', 'DE', '', 210, 52.5051, 13.4436],
+  ['Madrid', 'ES', '', 503, 40.4168, -3.7038],
+  ['Stockholm', 'SE', '', 500, 59.3293, 18.0686],
+  ['Amsterdam', 'NL', '', 211, 52.3676, 4.9041],
+  ['Vienna', 'AT', '', 0, 48.2082, 16.3738],
+  ['Oslo', 'NO', '', 0, 59.9139, 10.7522],
+] as const;
+const genres = [
+  'Rock',
+  'Pop',
+  'Jazz',
+  'Country',
+  'Hip-Hop',
+  'Classical',
+  'Comedy',
+  'Theatre',
+  'Basketball',
+  'Hockey',
+];
+const words = [
+  'Night',
+  'Festival',
+  'Tour',
+  'Live',
+  'Gala',
+  'Session',
+  'Showcase',
+  'Revue',
+  'Classic',
+  'Summer',
+];
+
+/** Deterministic pseudo-random numbers, so every run seeds the same data. */
+function random(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length
+    ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+    : 0;
+const round = (n: number) => Math.round(n * 100) / 100;
+
+async function catalogProcess(): Promise<void> {
+  const { createMemoryBus } = await import('@marquee/platform/bus');
+  const { createLogger } = await import('@marquee/platform/logger');
+  const { hostService } = await import('@marquee/platform/service');
+  const { catalogV1, eventChangedTopic } = await import('@marquee/proto');
+  const { buildCatalogIndexer } = await import('@marquee/catalog-indexer');
+
+  const logger = createLogger({ service: 'discovery-bench', level: 'warn' });
+  const bus = createMemoryBus({ source: 'marquee/bench' });
+  const infra = { name: 'catalog-indexer', logger, bus, mongo: undefined };
+  const { parts, catalog } = await buildCatalogIndexer(infra);
+  const hosted = await hostService(infra, parts, { host: '127.0.0.1', httpPort: 0, grpcPort: 0 });
+  await bus.start();
+
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const next = random(7);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+  const start = Date.UTC(2030, 0, 1);
+  const eventAt = (id: string, i: number) => {
+    const [city, country, state, market, lat, lon] = pick(cities);
+    const genre = pick(genres);
+    return catalogV1.Event.fromPartial({
+      id,
+      version: 1,
+      active: true,
+      test: next() < 0.01,
+      url: `https://tickets.example.com/${id}`,
+      source: { id: 'bench', name: 'bench' },
+      names: { values: { 'en-us': `${genre} ${pick(words)} ${pick(words)} ${i}` } },
+      attractions: [
+        {
+          ref: { $case: 'id', value: `K${Math.floor(next() * 10_000)}` },
+          names: { values: { 'en-us': `Performer ${i % 10_000}` } },
+        },
+      ],
+      classifications: [
+        {
+          primary: true,
+          genre: { id: `KG${genres.indexOf(genre)}`, names: { values: { 'en-us': genre } } },
+        },
+      ],
+      dates: {
+        start: {
+          dateTime: new Date(start + Math.floor(next() * 730) * 86_400_000 + 72_000_000),
+          localDate: '2030-01-01',
+          localTime: '20:00:00',
+        },
+        timezone: 'UTC',
+      },
+      location: {
+        $case: 'place',
+        value: {
+          names: { values: { 'en-us': `${city} Hall ${i % 200}` } },
+          cityNames: { values: { 'en-us': city } },
+          state: state ? { stateCode: state } : undefined,
+          country: { countryCode: country },
+          postalCode: String(10_000 + (i % 200)),
+          location: { latitude: lat + (next() - 0.5) * 0.4, longitude: lon + (next() - 0.5) * 0.4 },
+        },
+      },
+      priceRanges: [
+        {
+          type: catalogV1.PriceRangeType.PRICE_RANGE_TYPE_STANDARD,
+          min: { amountMinor: 2000, currency: 'USD' },
+          max: { amountMinor: 15000, currency: 'USD' },
+        },
+      ],
+      marketIds: market ? [market] : [],
+      status: catalogV1.EventStatus.EVENT_STATUS_ONSALE,
+    });
+  };
+  const seedStarted = performance.now();
+  for (let batch = 0; batch < EVENTS; batch += 1000) {
+    const records = [];
+    for (let i = batch; i < Math.min(EVENTS, batch + 1000); i++) {
+      const id = `BENCH${String(i).padStart(10, '0')}`;
+      records.push({ key: id, value: { event: eventAt(id, i), changedAt: new Date() } });
+    }
+    await bus.publish(eventChangedTopic, records);
+  }
+  while (catalog.index.size < EVENTS) await new Promise((resolve) => setTimeout(resolve, 50));
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+  gc?.();
+  const indexHeapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
+  process.send!({
+    grpcPort: hosted.grpcPort,
+    seedSeconds,
+    indexHeapMb,
+    rssMb: process.memoryUsage().rss / 1e6,
+  });
+  const { edgePort: port } = await new Promise<{ edgePort: number }>((resolve) =>
+    process.once('message', (m) => resolve(m as never)),
+  );
+
+  // Publish-to-visible, one event at a time with nothing else running: record published on the
+  // bus → consumer → read model → index → answered by the edge's event details route.
+  const visible: number[] = [];
+  for (let n = 0; n < SAMPLES; n++) {
+    const id = `VISIBLE${String(n).padStart(8, '0')}`;
+    const t0 = performance.now();
+    await bus.publish(eventChangedTopic, [
+      { key: id, value: { event: eventAt(id, n), changedAt: new Date() } },
+    ]);
+    for (;;) {
+      const response = await fetch(`http://127.0.0.1:${port}/discovery/v2/events/${id}?apikey=k`);
+      await response.arrayBuffer();
+      if (response.status === 200) break;
+    }
+    visible.push(performance.now() - t0);
+  }
+  visible.sort((a, b) => a - b);
+
+  process.send!({
+    visibleMs: {
+      p50: percentile(visible, 50),
+      p99: percentile(visible, 99),
+      max: visible.at(-1) ?? 0,
+    },
+  });
+}
+
+async function edgeProcess(grpcPort: number): Promise<void> {
+  const { createLogger } = await import('@marquee/platform/logger');
+  const { createHttpServer, listenHttp } = await import('@marquee/platform/http');
+  const { createCatalogIndexerClient, registerEdgeRoutes } = await import('@marquee/edge-gateway');
+  const logger = createLogger({ service: 'discovery-bench-edge', level: 'warn' });
+  const hosted = { grpcPort };
+  const edge = createHttpServer({ logger });
+  await registerEdgeRoutes(edge, {
+    adminToken: 'bench-admin-token-0123456789',
+    version: 'bench',
+    backends: {
+      developerAccess: {
+        createApp: async () => ({ apiKey: '', clientId: '', clientSecret: '' }),
+        createFan: async () => ({ id: '' }),
+        validateApiKey: async () => ({ valid: true, appId: 'bench' }),
+        checkRateLimit: async () => ({ limit: 1e9, available: 1e9, resetEpochMs: 0, over: false }),
+      },
+      catalog: createCatalogIndexerClient(`127.0.0.1:${hosted.grpcPort}`, {
+        deadlineMs: 10_000,
+        logger,
+      }),
+    } as never,
+  });
+  const port = await listenHttp(edge, { host: '127.0.0.1', port: 0 });
+  // The baseline: the same page size, precomputed, from a plain fastify handler on the same server factory.
+  const page = await (
+    await fetch(`http://127.0.0.1:${port}/discovery/v2/events.json?apikey=k&keyword=rock`)
+  ).text();
+  const baseline = createHttpServer({ logger });
+  baseline.get('/fixed', async (_request, reply) => reply.type('application/json').send(page));
+  const baselinePort = await listenHttp(baseline, { host: '127.0.0.1', port: 0 });
+  process.send!({ port, baselinePort, pageBytes: page.length });
+}
+
+async function driver(): Promise<void> {
+  const { default: autocannon } = await import('autocannon');
+  const start = (args: string[]) =>
+    fork(fileURLToPath(import.meta.url), args, {
+      execArgv: [
+        '--experimental-strip-types',
+        '--disable-warning=ExperimentalWarning',
+        '--expose-gc',
+        ...(process.env.DISCOVERY_BENCH_PROFILE
+          ? ['--cpu-prof', '--cpu-prof-dir=/tmp/discprof']
+          : []),
+      ],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+  const answer = <T>(child: ReturnType<typeof start>) =>
+    new Promise<T>((resolve, reject) => {
+      child.once('message', (m) => resolve(m as T));
+      child.once('exit', (code) => reject(new Error(`bench process exited with ${code}`)));
+    });
+  const os = await import('node:os');
+  const loadBefore = os.loadavg()[0]!;
+  const catalogChild = start(['--catalog']);
+  const seeded = await answer<{
+    grpcPort: number;
+    seedSeconds: number;
+    indexHeapMb: number;
+    rssMb: number;
+  }>(catalogChild);
+  const edgeChild = start(['--edge', String(seeded.grpcPort)]);
+  const served = await answer<{ port: number; baselinePort: number; pageBytes: number }>(edgeChild);
+  catalogChild.send({ edgePort: served.port });
+  const measured = await answer<{ visibleMs: { p50: number; p99: number; max: number } }>(
+    catalogChild,
+  );
+  const ready = { ...seeded, ...served, ...measured };
+  const edge = `http://127.0.0.1:${ready.port}/discovery/v2/events.json?apikey=k`;
+  const scenarios: Array<[string, string]> = [
+    ['baseline: plain fastify, fixed page', `http://127.0.0.1:${ready.baselinePort}/fixed`],
+    ['keyword (one word, relevance)', `${edge}&keyword=rock`],
+    ['keyword (two words, date sort)', `${edge}&keyword=jazz%20festival&sort=eventDate,date.asc`],
+    ['geo radius 25 miles (Chicago)', `${edge}&latlong=41.88,-87.67&radius=25&unit=miles`],
+    [
+      'geo radius 10 km + keyword (Berlin)',
+      `${edge}&latlong=52.52,13.40&radius=10&unit=km&keyword=live`,
+    ],
+    [
+      'date range (3 months)',
+      `${edge}&startDateTime=2030-06-01T00:00:00Z&endDateTime=2030-09-01T00:00:00Z`,
+    ],
+    [
+      'date range + name sort, page 4',
+      `${edge}&startDateTime=2030-06-01T00:00:00Z&endDateTime=2030-07-01T00:00:00Z&sort=name,date.asc&page=4`,
+    ],
+  ];
+  const results = [];
+  for (const [name, url] of scenarios) {
+    const probe = await fetch(url);
+    const body = (await probe.json()) as { page?: { totalElements: number } };
+    const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS });
+    results.push({
+      scenario: name,
+      status: probe.status,
+      totalElements: body.page?.totalElements ?? null,
+      requestsPerSecond: Math.round(result.requests.average),
+      latencyMs: {
+        p50: result.latency.p50,
+        p90: result.latency.p90,
+        p99: result.latency.p99,
+        max: result.latency.max,
+      },
+      non2xx: result.non2xx,
+      errors: result.errors,
+    });
+  }
+  // A message, not a signal: the children exit normally (and write CPU profiles when asked for).
+  catalogChild.send('stop');
+  edgeChild.send('stop');
+  console.log(
+    JSON.stringify(
+      {
+        benchmark: 'discovery-search',
+        setup: {
+          events: EVENTS,
+          path: 'HTTP edge Discovery v2 routes → gRPC → catalog-indexer (in-memory read model and search index)',
+          connections: CONNECTIONS,
+          secondsPerScenario: SECONDS,
+          pageSize: 20,
+          pageBytes: ready.pageBytes,
+          seedSeconds: round(ready.seedSeconds),
+          indexHeapMb: round(ready.indexHeapMb),
+          catalogRssMb: round(ready.rssMb),
+          cpus: os.cpus().length,
+          // Other work on the machine skews every number: the 1-minute load average before and after.
+          loadAverage: { before: round(loadBefore), after: round(os.loadavg()[0]!) },
+          node: process.version,
+        },
+        publishToVisibleMs: {
+          samples: SAMPLES,
+          p50: round(ready.visibleMs.p50),
+          p99: round(ready.visibleMs.p99),
+          max: round(ready.visibleMs.max),
+          path: 'event-changed on the in-memory bus → consumer → read model → index → GET /discovery/v2/events/{id}',
+        },
+        results,
+      },
+      null,
+      2,
+    ),
+  );
+}
+
+const edgeArg = process.argv.indexOf('--edge');
+process.on('message', (m) => {
+  if (m === 'stop') process.exit(0);
+});
+if (process.argv.includes('--catalog')) await catalogProcess();
+else if (edgeArg >= 0) await edgeProcess(Number(process.argv[edgeArg + 1]));
+else await driver();
