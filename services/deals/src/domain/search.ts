@@ -108,6 +108,18 @@ export function distanceKm(
   return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
+const interned = new Map<string, string>();
+
+/**
+ * One shared string per distinct value (countries, cities, states are few): comparisons then touch
+ * one hot string instead of a copy per event scattered over the heap.
+ */
+function intern(value: string): string {
+  let shared = interned.get(value);
+  if (shared === undefined) interned.set(value, (shared = value));
+  return shared;
+}
+
 /**
  * What the filters read of one event, in one fixed shape: events arrive in many shapes (optional
  * fields present or not, objects built by spreads), and a hot loop over thousands of them must not
@@ -140,10 +152,10 @@ export class SearchKey {
     this.startMs = event.startAt?.getTime() ?? Number.NaN;
     this.visibleFromMs = event.visibleFrom?.getTime() ?? Number.NaN;
     this.visibleUntilMs = event.visibleUntil?.getTime() ?? Number.NaN;
-    this.country = event.country ?? '';
-    this.cities = event.cities;
-    this.states = event.states;
-    this.marketIds = event.marketIds;
+    this.country = intern(event.country ?? '');
+    this.cities = event.cities.map(intern);
+    this.states = event.states.map(intern);
+    this.marketIds = [...event.marketIds];
     this.latitude = event.venue?.latitude ?? Number.NaN;
     this.longitude = event.venue?.longitude ?? Number.NaN;
     this.venueNumber = event.venue?.number ?? Number.NaN;
