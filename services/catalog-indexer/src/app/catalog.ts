@@ -1,8 +1,10 @@
 import type {
+  ClassificationSegment,
   DiscoveryAttraction,
   DiscoveryVenue,
   Event,
   SearchAttractionsRequest,
+  SearchClassificationsRequest,
   SearchEventsRequest,
   SearchVenuesRequest,
 } from '@marquee/proto/catalog/v1';
@@ -102,6 +104,16 @@ export class Catalog {
   ): DiscoveryAttraction[] {
     const found = this.index.similarAttractions(id, options, this.clock());
     if (!found) throw new CatalogNotFoundError(`attraction ${id} not found`);
+    return found;
+  }
+
+  searchClassifications(query: SearchClassificationsRequest): Page<ClassificationSegment> {
+    return this.index.searchClassifications(query, this.clock());
+  }
+
+  getClassification(id: string): { segment: ClassificationSegment; level: string } {
+    const found = this.index.getClassification(id, this.clock());
+    if (!found) throw new CatalogNotFoundError(`classification ${id} not found`);
     return found;
   }
 

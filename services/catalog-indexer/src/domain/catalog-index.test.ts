@@ -4,6 +4,7 @@ import {
   EventStatus,
   Inclusion,
   SearchAttractionsRequest,
+  SearchClassificationsRequest,
   SearchVenuesRequest,
 } from '@marquee/proto/catalog/v1';
 import { DistanceUnit } from '@marquee/proto/common/v1';
@@ -743,5 +744,41 @@ describe('CatalogIndex international filters', () => {
     expect(
       sut.similarAttractions('nope', { hasEvents: false, countryCodes: [], limit: 10 }, now),
     ).toBeUndefined();
+  });
+});
+
+describe('CatalogIndex classifications', () => {
+  const full = (seg: [string, string], genre: [string, string], sub?: [string, string]) => ({
+    ...classification(seg, genre),
+    subGenre: sub && { id: sub[0], names: text(sub[1]) },
+  });
+
+  it('builds segments → genres → sub-genres from visible events, searchable by name words', () => {
+    const sut = indexOf(
+      anEvent({ classifications: [full(['KZ1', 'Music'], ['KG1', 'Rock'], ['KS1', 'Punk Rock'])] }),
+      anEvent({ classifications: [full(['KZ1', 'Music'], ['KG2', 'Jazz'])] }),
+      anEvent({ classifications: [full(['KZ2', 'Sports'], ['KG3', 'Hockey'])] }),
+      anEvent({ active: false, classifications: [full(['KZ3', 'Hidden'], ['KG4', 'Secret'])] }),
+    );
+    const all = sut.searchClassifications(SearchClassificationsRequest.fromPartial({}), now);
+    expect(
+      all.items.map((s) => [s.segment?.id, s.eventCount, s.genres.map((g) => g.genre?.id)]),
+    ).toEqual([
+      ['KZ1', 2, ['KG2', 'KG1']],
+      ['KZ2', 1, ['KG3']],
+    ]);
+    expect(all.items[0]!.genres[1]!.subGenres.map((x) => x.id)).toEqual(['KS1']);
+    const punk = sut.searchClassifications(
+      SearchClassificationsRequest.fromPartial({ keyword: 'punk' }),
+      now,
+    );
+    expect(punk.items.map((s) => s.segment?.id)).toEqual(['KZ1']);
+    expect(sut.getClassification('KS1', now)).toMatchObject({
+      level: 'subgenre',
+      segment: { segment: { id: 'KZ1' } },
+    });
+    expect(sut.getClassification('KG3', now)?.level).toBe('genre');
+    expect(sut.getClassification('KZ2', now)?.level).toBe('segment');
+    expect(sut.getClassification('KZ3', now)).toBeUndefined();
   });
 });

@@ -1,8 +1,11 @@
 import type {
+  ClassificationLevel,
+  ClassificationSegment,
   DiscoveryAttraction,
   DiscoveryVenue,
   Event,
   SearchAttractionsRequest,
+  SearchClassificationsRequest,
   SearchEventsRequest,
   SearchVenuesRequest,
 } from '@marquee/proto/catalog/v1';
@@ -288,6 +291,8 @@ export class CatalogIndex {
   private readonly orders = new Map<EventSort, EventEntry[]>();
   /** Totals of unfiltered listings, by inclusion flags and second; cleared on any change. */
   private readonly counts = new Map<string, number>();
+  /** The classification tree of visible events, built on demand, at most a second old. */
+  private classificationTree: { builtAtS: number; segments: ClassificationSegment[] } | undefined;
 
   get size(): number {
     return this.events.size;
@@ -355,6 +360,7 @@ export class CatalogIndex {
     }
     this.orders.clear();
     this.counts.clear();
+    this.classificationTree = undefined;
   }
 
   remove(id: string): boolean {
@@ -382,6 +388,7 @@ export class CatalogIndex {
     }
     this.orders.clear();
     this.counts.clear();
+    this.classificationTree = undefined;
     return true;
   }
 
@@ -698,6 +705,90 @@ export class CatalogIndex {
       this.orders.set(sort, order);
     }
     return order;
+  }
+
+  /** Segments → genres → sub-genres as the visible events use them, by name. */
+  private classifications(now: Date): ClassificationSegment[] {
+    const second = Math.floor(now.getTime() / 1000);
+    if (this.classificationTree?.builtAtS === second) return this.classificationTree.segments;
+    // A level without an id is keyed by its folded first name, so name-only levels merge.
+    const keyOf = (level: ClassificationLevel) =>
+      level.id || `#${normalizedPhrase(localeValues(level.names)[0] ?? '')}`;
+    const segments = new Map<
+      string,
+      {
+        segment: ClassificationLevel;
+        genres: Map<
+          string,
+          { genre: ClassificationLevel; subGenres: Map<string, ClassificationLevel> }
+        >;
+        events: Set<string>;
+      }
+    >();
+    for (const e of this.events.values()) {
+      if (!isPubliclyVisible(e.event, now)) continue;
+      for (const c of e.event.classifications) {
+        if (!c.segment) continue;
+        const segmentKey = keyOf(c.segment);
+        let node = segments.get(segmentKey);
+        if (!node)
+          segments.set(
+            segmentKey,
+            (node = { segment: c.segment, genres: new Map(), events: new Set() }),
+          );
+        node.events.add(e.id);
+        if (!c.genre) continue;
+        const genreKey = keyOf(c.genre);
+        let genre = node.genres.get(genreKey);
+        if (!genre) node.genres.set(genreKey, (genre = { genre: c.genre, subGenres: new Map() }));
+        if (c.subGenre) genre.subGenres.set(keyOf(c.subGenre), c.subGenre);
+      }
+    }
+    const byName = (a: ClassificationLevel | undefined, b: ClassificationLevel | undefined) =>
+      compareText(fold(localeValues(a?.names)[0] ?? ''), fold(localeValues(b?.names)[0] ?? ''));
+    const tree = [...segments.values()]
+      .map((node): ClassificationSegment => ({
+        segment: node.segment,
+        eventCount: node.events.size,
+        genres: [...node.genres.values()]
+          .map((g) => ({ genre: g.genre, subGenres: [...g.subGenres.values()].sort(byName) }))
+          .sort((a, b) => byName(a.genre, b.genre)),
+      }))
+      .sort((a, b) => byName(a.segment, b.segment));
+    this.classificationTree = { builtAtS: second, segments: tree };
+    return tree;
+  }
+
+  /** Segments having a level whose name holds every keyword word (discovery v2 `/classifications`). */
+  searchClassifications(q: SearchClassificationsRequest, now: Date): Page<ClassificationSegment> {
+    const { offset, limit } = checkPage(q.page, MAX_EVENT_PAGE_SIZE);
+    const wanted = [...new Set(words(q.keyword))];
+    const nameWords = (level: ClassificationLevel | undefined) =>
+      localeValues(level?.names).flatMap(words);
+    const found = this.classifications(now).filter((s) => {
+      if (wanted.length === 0) return true;
+      const all = new Set([
+        ...nameWords(s.segment),
+        ...s.genres.flatMap((g) => [...nameWords(g.genre), ...g.subGenres.flatMap(nameWords)]),
+      ]);
+      return wanted.every((w) => all.has(w));
+    });
+    return { items: found.slice(offset, offset + limit), total: found.length, offset, limit };
+  }
+
+  /** The segment holding a segment, genre or sub-genre id, and the level the id names. */
+  getClassification(
+    id: string,
+    now: Date,
+  ): { segment: ClassificationSegment; level: 'segment' | 'genre' | 'subgenre' } | undefined {
+    for (const segment of this.classifications(now)) {
+      if (segment.segment?.id === id) return { segment, level: 'segment' };
+      for (const g of segment.genres) {
+        if (g.genre?.id === id) return { segment, level: 'genre' };
+        if (g.subGenres.some((sub) => sub.id === id)) return { segment, level: 'subgenre' };
+      }
+    }
+    return undefined;
   }
 
   private inCountries(eventIds: Iterable<string>, countries: ReadonlySet<string>): boolean {

@@ -71,6 +71,11 @@ export function catalogGrpc(catalog: Catalog): GrpcRegistration {
       return { attractions: page.items, page: pageInfo(page) };
     }),
     getAttraction: unary((request) => ({ attraction: catalog.getAttraction(request.id) })),
+    searchClassifications: unary((request) => {
+      const page = catalog.searchClassifications(request);
+      return { segments: page.items, page: pageInfo(page) };
+    }),
+    getClassification: unary((request) => catalog.getClassification(request.id)),
     similarAttractions: unary((request) => ({
       attractions: catalog.similarAttractions(request.id, {
         hasEvents: request.hasEvents,

@@ -28,7 +28,7 @@ import {
 } from "../../common/v1/geo.js";
 import { PageInfo, PageRequest } from "../../common/v1/paging.js";
 import { LocalizedString } from "../../common/v1/text.js";
-import { Address, Classification, Country, Event, Image, State } from "./event.js";
+import { Address, Classification, ClassificationLevel, Country, Event, Image, State } from "./event.js";
 
 /** Sort order of a venue or attraction search. */
 export enum NameSort {
@@ -289,6 +289,60 @@ export function eventSortToNumber(object: EventSort): number {
     default:
       return -1;
   }
+}
+
+/** A segment with its genres and their sub-genres, as the events of the catalog use them. */
+export interface ClassificationSegment {
+  /** The segment (id may be empty when publishers gave only names). */
+  segment?:
+    | ClassificationLevel
+    | undefined;
+  /** Its genres. */
+  genres: ClassificationGenre[];
+  /** Number of visible events classified under the segment. */
+  eventCount: number;
+}
+
+/** A genre with its sub-genres. */
+export interface ClassificationGenre {
+  /** The genre. */
+  genre?:
+    | ClassificationLevel
+    | undefined;
+  /** Its sub-genres. */
+  subGenres: ClassificationLevel[];
+}
+
+/** Classification search. */
+export interface SearchClassificationsRequest {
+  /** Whole words of a segment, genre or sub-genre name. */
+  keyword: string;
+  /** Page. */
+  page?: PageRequest | undefined;
+}
+
+/** A page of segments. */
+export interface SearchClassificationsResponse {
+  /** Matching segments, by name. */
+  segments: ClassificationSegment[];
+  /** Position of the page. */
+  page?: PageInfo | undefined;
+}
+
+/** Read a classification. */
+export interface GetClassificationRequest {
+  /** A segment, genre or sub-genre id. */
+  id: string;
+}
+
+/** The segment holding the id, and which level the id named. */
+export interface GetClassificationResponse {
+  /** The segment tree. */
+  segment?:
+    | ClassificationSegment
+    | undefined;
+  /** `segment`, `genre` or `subgenre`. */
+  level: string;
 }
 
 /** Attractions like one attraction. */
@@ -603,6 +657,536 @@ export interface DiscoveryAttraction {
   /** Number of visible upcoming events of the attraction. */
   upcomingEvents: number;
 }
+
+function createBaseClassificationSegment(): ClassificationSegment {
+  return { segment: undefined, genres: [], eventCount: 0 };
+}
+
+export const ClassificationSegment: MessageFns<ClassificationSegment> = {
+  encode(message: ClassificationSegment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.segment !== undefined) {
+      ClassificationLevel.encode(message.segment, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.genres) {
+      ClassificationGenre.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.eventCount !== 0) {
+      writer.uint32(24).int32(message.eventCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClassificationSegment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClassificationSegment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.segment = ClassificationLevel.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.genres.push(ClassificationGenre.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.eventCount = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClassificationSegment {
+    return {
+      segment: isSet(object.segment) ? ClassificationLevel.fromJSON(object.segment) : undefined,
+      genres: globalThis.Array.isArray(object?.genres)
+        ? object.genres.map((e: any) => ClassificationGenre.fromJSON(e))
+        : [],
+      eventCount: isSet(object.eventCount)
+        ? globalThis.Number(object.eventCount)
+        : isSet(object.event_count)
+        ? globalThis.Number(object.event_count)
+        : 0,
+    };
+  },
+
+  toJSON(message: ClassificationSegment): unknown {
+    const obj: any = {};
+    if (message.segment !== undefined) {
+      obj.segment = ClassificationLevel.toJSON(message.segment);
+    }
+    if (message.genres?.length) {
+      obj.genres = message.genres.map((e) => ClassificationGenre.toJSON(e));
+    }
+    if (message.eventCount !== 0) {
+      obj.eventCount = Math.round(message.eventCount);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ClassificationSegment>, I>>(base?: I): ClassificationSegment {
+    return ClassificationSegment.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ClassificationSegment>, I>>(object: I): ClassificationSegment {
+    const message = createBaseClassificationSegment();
+    message.segment = (object.segment !== undefined && object.segment !== null)
+      ? ClassificationLevel.fromPartial(object.segment)
+      : undefined;
+    message.genres = object.genres?.map((e) => ClassificationGenre.fromPartial(e)) || [];
+    message.eventCount = object.eventCount ?? 0;
+    return message;
+  },
+};
+
+function createBaseClassificationGenre(): ClassificationGenre {
+  return { genre: undefined, subGenres: [] };
+}
+
+export const ClassificationGenre: MessageFns<ClassificationGenre> = {
+  encode(message: ClassificationGenre, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.genre !== undefined) {
+      ClassificationLevel.encode(message.genre, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.subGenres) {
+      ClassificationLevel.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClassificationGenre {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClassificationGenre();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.genre = ClassificationLevel.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subGenres.push(ClassificationLevel.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClassificationGenre {
+    return {
+      genre: isSet(object.genre) ? ClassificationLevel.fromJSON(object.genre) : undefined,
+      subGenres: globalThis.Array.isArray(object?.subGenres)
+        ? object.subGenres.map((e: any) => ClassificationLevel.fromJSON(e))
+        : globalThis.Array.isArray(object?.sub_genres)
+        ? object.sub_genres.map((e: any) => ClassificationLevel.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ClassificationGenre): unknown {
+    const obj: any = {};
+    if (message.genre !== undefined) {
+      obj.genre = ClassificationLevel.toJSON(message.genre);
+    }
+    if (message.subGenres?.length) {
+      obj.subGenres = message.subGenres.map((e) => ClassificationLevel.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ClassificationGenre>, I>>(base?: I): ClassificationGenre {
+    return ClassificationGenre.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ClassificationGenre>, I>>(object: I): ClassificationGenre {
+    const message = createBaseClassificationGenre();
+    message.genre = (object.genre !== undefined && object.genre !== null)
+      ? ClassificationLevel.fromPartial(object.genre)
+      : undefined;
+    message.subGenres = object.subGenres?.map((e) => ClassificationLevel.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSearchClassificationsRequest(): SearchClassificationsRequest {
+  return { keyword: "", page: undefined };
+}
+
+export const SearchClassificationsRequest: MessageFns<SearchClassificationsRequest> = {
+  encode(message: SearchClassificationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyword !== "") {
+      writer.uint32(10).string(message.keyword);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchClassificationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchClassificationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyword = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchClassificationsRequest {
+    return {
+      keyword: isSet(object.keyword) ? globalThis.String(object.keyword) : "",
+      page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: SearchClassificationsRequest): unknown {
+    const obj: any = {};
+    if (message.keyword !== "") {
+      obj.keyword = message.keyword;
+    }
+    if (message.page !== undefined) {
+      obj.page = PageRequest.toJSON(message.page);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SearchClassificationsRequest>, I>>(base?: I): SearchClassificationsRequest {
+    return SearchClassificationsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchClassificationsRequest>, I>>(object: I): SearchClassificationsRequest {
+    const message = createBaseSearchClassificationsRequest();
+    message.keyword = object.keyword ?? "";
+    message.page = (object.page !== undefined && object.page !== null)
+      ? PageRequest.fromPartial(object.page)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSearchClassificationsResponse(): SearchClassificationsResponse {
+  return { segments: [], page: undefined };
+}
+
+export const SearchClassificationsResponse: MessageFns<SearchClassificationsResponse> = {
+  encode(message: SearchClassificationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.segments) {
+      ClassificationSegment.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageInfo.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchClassificationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchClassificationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.segments.push(ClassificationSegment.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchClassificationsResponse {
+    return {
+      segments: globalThis.Array.isArray(object?.segments)
+        ? object.segments.map((e: any) => ClassificationSegment.fromJSON(e))
+        : [],
+      page: isSet(object.page) ? PageInfo.fromJSON(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: SearchClassificationsResponse): unknown {
+    const obj: any = {};
+    if (message.segments?.length) {
+      obj.segments = message.segments.map((e) => ClassificationSegment.toJSON(e));
+    }
+    if (message.page !== undefined) {
+      obj.page = PageInfo.toJSON(message.page);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SearchClassificationsResponse>, I>>(base?: I): SearchClassificationsResponse {
+    return SearchClassificationsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchClassificationsResponse>, I>>(
+    object: I,
+  ): SearchClassificationsResponse {
+    const message = createBaseSearchClassificationsResponse();
+    message.segments = object.segments?.map((e) => ClassificationSegment.fromPartial(e)) || [];
+    message.page = (object.page !== undefined && object.page !== null) ? PageInfo.fromPartial(object.page) : undefined;
+    return message;
+  },
+};
+
+function createBaseGetClassificationRequest(): GetClassificationRequest {
+  return { id: "" };
+}
+
+export const GetClassificationRequest: MessageFns<GetClassificationRequest> = {
+  encode(message: GetClassificationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetClassificationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetClassificationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetClassificationRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: GetClassificationRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetClassificationRequest>, I>>(base?: I): GetClassificationRequest {
+    return GetClassificationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetClassificationRequest>, I>>(object: I): GetClassificationRequest {
+    const message = createBaseGetClassificationRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetClassificationResponse(): GetClassificationResponse {
+  return { segment: undefined, level: "" };
+}
+
+export const GetClassificationResponse: MessageFns<GetClassificationResponse> = {
+  encode(message: GetClassificationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.segment !== undefined) {
+      ClassificationSegment.encode(message.segment, writer.uint32(10).fork()).join();
+    }
+    if (message.level !== "") {
+      writer.uint32(18).string(message.level);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetClassificationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetClassificationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.segment = ClassificationSegment.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.level = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetClassificationResponse {
+    return {
+      segment: isSet(object.segment) ? ClassificationSegment.fromJSON(object.segment) : undefined,
+      level: isSet(object.level) ? globalThis.String(object.level) : "",
+    };
+  },
+
+  toJSON(message: GetClassificationResponse): unknown {
+    const obj: any = {};
+    if (message.segment !== undefined) {
+      obj.segment = ClassificationSegment.toJSON(message.segment);
+    }
+    if (message.level !== "") {
+      obj.level = message.level;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetClassificationResponse>, I>>(base?: I): GetClassificationResponse {
+    return GetClassificationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetClassificationResponse>, I>>(object: I): GetClassificationResponse {
+    const message = createBaseGetClassificationResponse();
+    message.segment = (object.segment !== undefined && object.segment !== null)
+      ? ClassificationSegment.fromPartial(object.segment)
+      : undefined;
+    message.level = object.level ?? "";
+    return message;
+  },
+};
 
 function createBaseSimilarAttractionsRequest(): SimilarAttractionsRequest {
   return { id: "", hasEvents: false, countryCodes: [], limit: 0 };
@@ -3516,6 +4100,30 @@ export const CatalogServiceService = {
       Buffer.from(SimilarAttractionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SimilarAttractionsResponse => SimilarAttractionsResponse.decode(value),
   },
+  /** Search the classification tree (discovery v2 `GET /discovery/v2/classifications`). */
+  searchClassifications: {
+    path: "/marquee.catalog.v1.CatalogService/SearchClassifications" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SearchClassificationsRequest): Buffer =>
+      Buffer.from(SearchClassificationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SearchClassificationsRequest => SearchClassificationsRequest.decode(value),
+    responseSerialize: (value: SearchClassificationsResponse): Buffer =>
+      Buffer.from(SearchClassificationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SearchClassificationsResponse => SearchClassificationsResponse.decode(value),
+  },
+  /** The segment holding a segment, genre or sub-genre id. NOT_FOUND when no visible event uses it. */
+  getClassification: {
+    path: "/marquee.catalog.v1.CatalogService/GetClassification" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetClassificationRequest): Buffer =>
+      Buffer.from(GetClassificationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetClassificationRequest => GetClassificationRequest.decode(value),
+    responseSerialize: (value: GetClassificationResponse): Buffer =>
+      Buffer.from(GetClassificationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetClassificationResponse => GetClassificationResponse.decode(value),
+  },
 } as const;
 
 export interface CatalogServiceServer extends UntypedServiceImplementation {
@@ -3533,6 +4141,10 @@ export interface CatalogServiceServer extends UntypedServiceImplementation {
   getAttraction: handleUnaryCall<GetAttractionRequest, GetAttractionResponse>;
   /** Attractions similar to one (sharing its genres), most alike first (international `/similar`). */
   similarAttractions: handleUnaryCall<SimilarAttractionsRequest, SimilarAttractionsResponse>;
+  /** Search the classification tree (discovery v2 `GET /discovery/v2/classifications`). */
+  searchClassifications: handleUnaryCall<SearchClassificationsRequest, SearchClassificationsResponse>;
+  /** The segment holding a segment, genre or sub-genre id. NOT_FOUND when no visible event uses it. */
+  getClassification: handleUnaryCall<GetClassificationRequest, GetClassificationResponse>;
 }
 
 export interface CatalogServiceClient extends Client {
@@ -3647,6 +4259,38 @@ export interface CatalogServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SimilarAttractionsResponse) => void,
+  ): ClientUnaryCall;
+  /** Search the classification tree (discovery v2 `GET /discovery/v2/classifications`). */
+  searchClassifications(
+    request: SearchClassificationsRequest,
+    callback: (error: ServiceError | null, response: SearchClassificationsResponse) => void,
+  ): ClientUnaryCall;
+  searchClassifications(
+    request: SearchClassificationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SearchClassificationsResponse) => void,
+  ): ClientUnaryCall;
+  searchClassifications(
+    request: SearchClassificationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SearchClassificationsResponse) => void,
+  ): ClientUnaryCall;
+  /** The segment holding a segment, genre or sub-genre id. NOT_FOUND when no visible event uses it. */
+  getClassification(
+    request: GetClassificationRequest,
+    callback: (error: ServiceError | null, response: GetClassificationResponse) => void,
+  ): ClientUnaryCall;
+  getClassification(
+    request: GetClassificationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetClassificationResponse) => void,
+  ): ClientUnaryCall;
+  getClassification(
+    request: GetClassificationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetClassificationResponse) => void,
   ): ClientUnaryCall;
 }
 
