@@ -6,6 +6,7 @@ import {
   Event,
   EventStatus,
   Inclusion,
+  type ClassificationSegment,
   type DiscoveryAttraction,
   type DiscoveryVenue,
   type SearchEventsResponse,
@@ -100,6 +101,14 @@ const event = Event.fromPartial({
   marketIds: [35],
 });
 
+const segment: ClassificationSegment = {
+  segment: { id: 'KZ1', names: text('Music') },
+  genres: [
+    { genre: { id: 'KG1', names: text('Rock') }, subGenres: [{ id: 'KS1', names: text('Punk') }] },
+  ],
+  eventCount: 7,
+};
+
 let requests: SearchEventsRequest[] = [];
 let total = 1;
 const catalog: Partial<DiscoveryCatalog> = {
@@ -128,6 +137,15 @@ const catalog: Partial<DiscoveryCatalog> = {
   },
   async searchVenues() {
     return { venues: [venue], page: { offset: 0, limit: 20, total: 1 } };
+  },
+  async searchClassifications(query) {
+    expect(query.keyword).toBe('rock');
+    return { segments: [segment], page: { offset: 0, limit: 20, total: 1 } };
+  },
+  async getClassification(id) {
+    const level = { KZ1: 'segment', KG1: 'genre', KS1: 'subgenre' }[id];
+    if (!level) throw Object.assign(new Error('nope'), { kind: 'not_found' });
+    return { segment, level };
   },
   async searchAttractions() {
     return { attractions: [attraction], page: { offset: 0, limit: 20, total: 1 } };
@@ -507,5 +525,58 @@ describe('Discovery v2 methods', () => {
     });
     expect(response.statusCode).toBe(405);
     expect(response.json().errors[0]).toMatchObject({ code: 'method_not_allowed', status: '405' });
+  });
+});
+
+describe('Discovery v2 classifications', () => {
+  it('searches classifications and reads a classification, segment, genre and sub-genre by id', async () => {
+    const app = await edge();
+    const list = (
+      await app.inject({ url: '/discovery/v2/classifications.json?apikey=good-key&keyword=rock' })
+    ).json();
+    expect(list._embedded.classifications).toEqual([
+      {
+        _links: { self: { href: '/discovery/v2/classifications/KZ1' } },
+        segment: {
+          id: 'KZ1',
+          name: 'Music',
+          _links: { self: { href: '/discovery/v2/classifications/segments/KZ1' } },
+          _embedded: {
+            genres: [
+              {
+                id: 'KG1',
+                name: 'Rock',
+                _links: { self: { href: '/discovery/v2/classifications/genres/KG1' } },
+                _embedded: {
+                  subgenres: [
+                    {
+                      id: 'KS1',
+                      name: 'Punk',
+                      _links: { self: { href: '/discovery/v2/classifications/subgenres/KS1' } },
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        },
+        upcomingEvents: { _total: 7 },
+      },
+    ]);
+    expect(list.page).toEqual({ size: 20, totalElements: 1, totalPages: 1, number: 0 });
+    const get = async (path: string) =>
+      app.inject({ url: `/discovery/v2/classifications/${path}?apikey=good-key` });
+    expect((await get('KG1')).json().segment.id).toBe('KZ1');
+    expect((await get('segments/KZ1')).json()).toMatchObject({ id: 'KZ1', name: 'Music' });
+    expect((await get('genres/KG1')).json()).toMatchObject({
+      id: 'KG1',
+      name: 'Rock',
+      _embedded: { subgenres: [{ id: 'KS1' }] },
+    });
+    expect((await get('subgenres/KS1')).json()).toMatchObject({ id: 'KS1', name: 'Punk' });
+    expect((await get('genres/KZ1')).statusCode).toBe(404);
+    const missing = await get('NOPE');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().errors[0].code).toBe('DIS1004');
   });
 });

@@ -26,6 +26,8 @@ export function createCatalogIndexerClient(
       const answer = await callUnary(client, 'similarAttractions', query);
       return answer.attractions;
     },
+    searchClassifications: (query) => callUnary(client, 'searchClassifications', query),
+    getClassification: (id) => callUnary(client, 'getClassification', { id }),
     close: () => client.close(),
   };
 }

@@ -1,9 +1,12 @@
 import type {
   DiscoveryAttraction,
   DiscoveryVenue,
+  GetClassificationResponse,
   GetEventResponse,
   SearchAttractionsRequest,
   SearchAttractionsResponse,
+  SearchClassificationsRequest,
+  SearchClassificationsResponse,
   SearchEventsRequest,
   SearchEventsResponse,
   SearchVenuesRequest,
@@ -23,4 +26,8 @@ export interface DiscoveryCatalog {
   searchAttractions(query: SearchAttractionsRequest): Promise<SearchAttractionsResponse>;
   getAttraction(id: string): Promise<DiscoveryAttraction>;
   similarAttractions(query: SimilarAttractionsRequest): Promise<DiscoveryAttraction[]>;
+  searchClassifications(
+    query: SearchClassificationsRequest,
+  ): Promise<SearchClassificationsResponse>;
+  getClassification(id: string): Promise<GetClassificationResponse>;
 }

@@ -1,6 +1,9 @@
 import {
   EventStatus,
   type Classification,
+  type ClassificationGenre,
+  type ClassificationLevel,
+  type ClassificationSegment,
   type DiscoveryAttraction,
   type DiscoveryVenue,
   type Event,
@@ -213,4 +216,63 @@ export function resolvedOf(
     venues: new Map(venues.map((v) => [v.id, v])),
     attractions: new Map(attractions.map((a) => [a.id, a])),
   };
+}
+
+const levelLink = (kind: 'segments' | 'genres' | 'subgenres', id: string) => ({
+  self: { href: `${DISCOVERY_BASE}/classifications/${kind}/${id}` },
+});
+
+function subGenreDocument(level: ClassificationLevel, locale: string | undefined) {
+  return {
+    id: level.id,
+    name: localized(level.names, locale),
+    _links: levelLink('subgenres', level.id),
+  };
+}
+
+function genreDocument(genre: ClassificationGenre, locale: string | undefined) {
+  const level = genre.genre;
+  return {
+    id: level?.id ?? '',
+    name: localized(level?.names, locale),
+    _links: levelLink('genres', level?.id ?? ''),
+    _embedded: { subgenres: genre.subGenres.map((s) => subGenreDocument(s, locale)) },
+  };
+}
+
+export function segmentDocument(segment: ClassificationSegment, locale: string | undefined) {
+  const level = segment.segment;
+  return {
+    id: level?.id ?? '',
+    name: localized(level?.names, locale),
+    _links: levelLink('segments', level?.id ?? ''),
+    _embedded: { genres: segment.genres.map((g) => genreDocument(g, locale)) },
+  };
+}
+
+/** A classification (REAL-APIS.md `/classifications`): the segment tree and its event count. */
+export function classificationDocument(segment: ClassificationSegment, locale: string | undefined) {
+  return {
+    _links: { self: { href: `${DISCOVERY_BASE}/classifications/${segment.segment?.id ?? ''}` } },
+    segment: segmentDocument(segment, locale),
+    upcomingEvents: { _total: segment.eventCount },
+  };
+}
+
+/** One level of a classification tree, by the level its id names. */
+export function levelDocument(
+  segment: ClassificationSegment,
+  level: 'segment' | 'genre' | 'subgenre',
+  id: string,
+  locale: string | undefined,
+) {
+  if (level === 'segment') return segmentDocument(segment, locale);
+  const genre = segment.genres.find((g) =>
+    level === 'genre' ? g.genre?.id === id : g.subGenres.some((s) => s.id === id),
+  )!;
+  if (level === 'genre') return genreDocument(genre, locale);
+  return subGenreDocument(
+    genre.subGenres.find((s) => s.id === id)!,
+    locale,
+  );
 }

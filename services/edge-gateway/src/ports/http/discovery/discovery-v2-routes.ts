@@ -4,6 +4,7 @@ import {
   Inclusion,
   NameSort,
   SearchAttractionsRequest,
+  SearchClassificationsRequest,
   SearchVenuesRequest,
 } from '@marquee/proto/catalog/v1';
 import { DistanceUnit } from '@marquee/proto/common/v1';
@@ -14,6 +15,8 @@ import type { ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
 import {
   attractionDocument,
+  classificationDocument,
+  levelDocument,
   DISCOVERY_BASE,
   eventDocument,
   resolvedOf,
@@ -77,6 +80,15 @@ const AttractionSearchQuery = Type.Object(
     classificationId: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$' })),
     includeTest: Type.Optional(inclusion),
     sort: nameSort,
+  },
+  { additionalProperties: false },
+);
+
+const ClassificationSearchQuery = Type.Object(
+  {
+    ...LocaleQuery.properties,
+    ...paging,
+    keyword: Type.Optional(Type.String({ maxLength: 200 })),
   },
   { additionalProperties: false },
 );
@@ -350,6 +362,81 @@ export function discoveryV2Routes(backends: {
           throw error;
         }
       },
+    );
+
+    const searchClassifications = async (request: FastifyRequest, reply: FastifyReply) => {
+      const query = request.query as Static<typeof ClassificationSearchQuery>;
+      const size = query.size ?? DEFAULT_SIZE;
+      const page = query.page ?? 0;
+      try {
+        guardDepth(size, page);
+      } catch (error) {
+        return fail(reply, error);
+      }
+      const answer = await backends.catalog.searchClassifications(
+        SearchClassificationsRequest.fromPartial({
+          keyword: query.keyword ?? '',
+          page: { offset: page * size, limit: size },
+        }),
+      );
+      const locale = query.locale || undefined;
+      return {
+        _embedded: {
+          classifications: answer.segments.map((s) => classificationDocument(s, locale)),
+        },
+        ...halPage(request, '/classifications.json', page, size, answer.page?.total ?? 0),
+      };
+    };
+    const classificationSearchSchema = {
+      tags: ['discovery'],
+      summary: 'Search classifications (segments, genres, sub-genres)',
+      querystring: ClassificationSearchQuery,
+    };
+    scope.get('/classifications', { schema: classificationSearchSchema }, searchClassifications);
+    scope.get(
+      '/classifications.json',
+      { schema: { ...classificationSearchSchema, hide: true } },
+      searchClassifications,
+    );
+    const classification =
+      (expected: 'segment' | 'genre' | 'subgenre' | undefined) =>
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const id = stripJson((request.params as Static<typeof IdParams>).id);
+        const locale = (request.query as Static<typeof LocaleQuery>).locale || undefined;
+        try {
+          const found = await backends.catalog.getClassification(id);
+          const level = found.level as 'segment' | 'genre' | 'subgenre';
+          if (expected && level !== expected) return notFound(reply, 'id', id, locale);
+          return expected
+            ? levelDocument(found.segment!, level, id, locale)
+            : classificationDocument(found.segment!, locale);
+        } catch (error) {
+          if (isNotFound(error)) return notFound(reply, 'id', id, locale);
+          throw error;
+        }
+      };
+    const detailSchema = (summary: string) => ({
+      schema: { tags: ['discovery'], summary, params: IdParams, querystring: LocaleQuery },
+    });
+    scope.get(
+      '/classifications/:id',
+      detailSchema('Classification details'),
+      classification(undefined),
+    );
+    scope.get(
+      '/classifications/segments/:id',
+      detailSchema('Segment details'),
+      classification('segment'),
+    );
+    scope.get(
+      '/classifications/genres/:id',
+      detailSchema('Genre details'),
+      classification('genre'),
+    );
+    scope.get(
+      '/classifications/subgenres/:id',
+      detailSchema('Sub-genre details'),
+      classification('subgenre'),
     );
   }
 }
