@@ -272,6 +272,9 @@ describe('GET /dc/content/v1/deals/events', () => {
     expect(post.statusCode).toBe(405);
     expect(post.json()).toEqual({ message: expect.any(String), statusCode: 405 });
     const unknown = await app.inject({ url: `/dc/content/v1/deals/nothing/here?apikey=${KEY}` });
+    const unknownWithoutKey = await app.inject({ url: '/dc/content-qa/v1/nothing' });
+    expect(unknownWithoutKey.statusCode).toBe(404);
+    expect(unknownWithoutKey.json()).toEqual({ message: expect.any(String), statusCode: 404 });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toEqual({ message: expect.any(String), statusCode: 404 });
   });

@@ -88,7 +88,13 @@ const DEAL_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * requested page holds no event (see the deals README).
  */
 export function dealsRoutes(backends: { deals: DealsBackend; developerAccess: DeveloperAccess }) {
-  return async (scope: FastifyInstance, family: ApiFamily): Promise<void> => {
+  return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
+    // The key guard lives in a child scope holding only these routes: an unknown path still
+    // answers the family's 404 (and a wrong method 405) whether or not a key came with it.
+    await familyScope.register(async (scope) => routes(scope, family));
+  };
+
+  async function routes(scope: FastifyInstance, family: ApiFamily): Promise<void> {
     requireApiKey(scope, family, backends.developerAccess, {
       from: [{ in: 'query', name: 'apikey' }],
       rateLimitHeaders: false,
@@ -131,7 +137,7 @@ export function dealsRoutes(backends: { deals: DealsBackend; developerAccess: De
         return search(request.query, deal, reply);
       },
     );
-  };
+  }
 }
 
 /** The query parameters as text for the OpenAPI description (not a validating schema). */
