@@ -324,7 +324,12 @@ describe('validatePublishedEvent: types and locale maps', () => {
   });
 
   it.each([null, [], 'event', 42])('rejects a body that is not an object: %j', (body) => {
-    expect(rejected(body)[0]!.code).toBe('INVALID_BODY');
+    expect(rejected(body)).toEqual([
+      expect.objectContaining({
+        code: 'INVALID_BODY',
+        invalidProperties: { '(body)': 'must be an object' },
+      }),
+    ]);
   });
 });
 

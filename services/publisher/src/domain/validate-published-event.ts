@@ -118,7 +118,8 @@ export function validatePublishedEvent(body: unknown): ValidationOutcome {
   const problems = new Problems();
   if (!isPlainObject(body)) {
     problems.add('INVALID_BODY', 'The request body must be a JSON object (a published event)', {
-      '': 'must be an object',
+      // The same name the edge gives the whole body in its type errors.
+      '(body)': 'must be an object',
     });
     return { ok: false, errors: problems.finish() };
   }
