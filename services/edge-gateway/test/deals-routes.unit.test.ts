@@ -201,6 +201,10 @@ describe('GET /dc/content/v1/deals/events', () => {
     ).toMatchObject({ radius: 2.5, unit: 'kilometers' });
   });
 
+  it('takes a single-valued parameter whole, commas included', async () => {
+    expect((await searched('city=Washington%2C%20D.C.')).city).toBe('Washington, D.C.');
+  });
+
   it('passes majorGenreId, minorGenreId, venueId and attractionId as numbers', async () => {
     expect(
       await searched('majorGenreId=7&minorGenreId=8&venueId=42&attractionId=123456789'),

@@ -16,18 +16,24 @@ type Raw = Record<string, unknown>;
 
 const bad = (message: string) => new DealsQueryError(message);
 
-/** A parameter's values: repeated keys and comma-separated lists both work; empty values are absent. */
-function values(raw: Raw, name: string): string[] {
+/** A parameter's raw values (a repeated key gives several); empty values are absent. */
+function given(raw: Raw, name: string): string[] {
   const value = raw[name];
   const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return list
-    .flatMap((v) => String(v).split(','))
+  return list.map((v) => String(v).trim()).filter((v) => v.length > 0);
+}
+
+/** A list parameter: repeated keys and comma-separated lists both work. */
+function values(raw: Raw, name: string): string[] {
+  return given(raw, name)
+    .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter((v) => v.length > 0);
 }
 
+/** A single-valued parameter, taken whole (a city may contain a comma). */
 function single(raw: Raw, name: string): string | undefined {
-  const list = values(raw, name);
+  const list = given(raw, name);
   if (list.length > 1) throw bad(`${name} must be given once`);
   return list[0];
 }
