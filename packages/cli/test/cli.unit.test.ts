@@ -69,6 +69,25 @@ describe('marquee CLI', () => {
     });
   });
 
+  it('apps create sends a per-app quota when asked, and refuses a bad number', async () => {
+    const sut = harness(() => ({
+      status: 201,
+      body: { apiKey: 'k', clientId: 'c', clientSecret: 's' },
+    }));
+    const base = ['apps', 'create', '--name', 'Big', '--redirect-uri', 'https://big.example/cb'];
+    expect(await sut.run([...base, '--quota-per-day', '100000', '--quota-per-second', '20'])).toBe(
+      0,
+    );
+    expect(sut.calls[0]!.body).toEqual({
+      name: 'Big',
+      redirectUris: ['https://big.example/cb'],
+      quota: { perDay: 100000, perSecond: 20 },
+    });
+    expect(await sut.run([...base, '--quota-per-second', '0'])).toBe(2);
+    expect(await sut.run([...base, '--quota-per-day', 'lots'])).toBe(2);
+    expect(sut.calls).toHaveLength(1);
+  });
+
   it('fans create reads the password from stdin so it never shows in ps', async () => {
     const sut = harness(() => ({ status: 201, body: { id: 'fan-1' } }));
     const code = await sut.run(

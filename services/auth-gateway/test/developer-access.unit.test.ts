@@ -151,6 +151,25 @@ describe('DeveloperAccess: rate limits', () => {
     expect(await sut.checkRateLimit(appId)).toMatchObject({ over: false, available: 2 });
   });
 
+  it('applies a quota set for one app, and refuses an impossible one', async () => {
+    const { sut } = build();
+    const { appId } = await sut.createApp({ ...newApp, quota: { perSecond: 2 } });
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await sut.checkRateLimit(appId));
+    expect(answers.map((a) => [a.limit, a.over])).toEqual([
+      [5000, false],
+      [5000, false],
+      [5000, true],
+    ]);
+    const big = await sut.createApp({ ...newApp, quota: { perDay: 100_000 } });
+    expect((await sut.validateApiKey(big.apiKey)).quota).toEqual({ perDay: 100_000, perSecond: 5 });
+    for (const quota of [{ perDay: 0 }, { perSecond: 1.5 }, { perSecond: -1 }]) {
+      await expect(sut.createApp({ ...newApp, quota })).rejects.toMatchObject({
+        kind: 'invalid_argument',
+      });
+    }
+  });
+
   it('keeps separate counts per app', async () => {
     const { sut } = build({ perDay: 1 });
     const a = await sut.createApp(newApp);

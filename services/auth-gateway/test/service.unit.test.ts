@@ -66,6 +66,21 @@ describe('auth-gateway composed (memory mode)', () => {
     expect(rate).toMatchObject({ limit: 5000, available: 4999, over: false });
   });
 
+  it('gives an app the quota it was created with', async () => {
+    const app = await callUnary(grpc, 'createApp', {
+      name: 'Quota app',
+      redirectUris: ['https://quota.example/cb'],
+      quotaPerDay: 2,
+    });
+    const check = await callUnary(grpc, 'validateApiKey', { apiKey: app.apiKey });
+    expect(check.quota).toEqual({ limit: 2, windowMs: 86_400_000 });
+    const over = [];
+    for (let i = 0; i < 3; i++) {
+      over.push((await callUnary(grpc, 'checkRateLimit', { appId: app.appId, cost: 1 })).over);
+    }
+    expect(over).toEqual([false, false, true]);
+  });
+
   it('answers domain errors with their gRPC status kinds, never INTERNAL', async () => {
     await expect(
       callUnary(grpc, 'createApp', { name: 'x', redirectUris: ['ftp://x.example/cb'] }),

@@ -1,9 +1,18 @@
-import { DEFAULT_QUOTA, validateNewApp, type DeveloperApp, type Quota } from '../domain/app.js';
+import {
+  DEFAULT_QUOTA,
+  validateNewApp,
+  validateQuota,
+  type DeveloperApp,
+  type Quota,
+} from '../domain/app.js';
 import { AuthError } from '../domain/errors.js';
 import { validateNewFan } from '../domain/fan.js';
 import { DAY_MS, SECOND_MS, windowOf } from '../domain/rate-window.js';
 import type { AppRepository, Clock, FanRepository, RateCounter, SecretHasher } from './ports.js';
 import { fingerprint, newId, newSecret } from './secrets.js';
+
+const definedOnly = (quota: Partial<Quota> | undefined): Partial<Quota> =>
+  Object.fromEntries(Object.entries(quota ?? {}).filter(([, v]) => v !== undefined));
 
 export interface AppCredentials {
   appId: string;
@@ -53,9 +62,11 @@ export class DeveloperAccess {
 
   constructor(private readonly deps: DeveloperAccessDeps) {}
 
+  /** Registers an app; `quota` overrides the deployment's default per app (either part). */
   async createApp(input: {
     name: string;
     redirectUris: readonly string[];
+    quota?: Partial<Quota>;
   }): Promise<AppCredentials> {
     const valid = validateNewApp(input);
     const apiKey = newSecret(24);
@@ -68,7 +79,10 @@ export class DeveloperAccess {
       apiKeyFingerprint: fingerprint(apiKey),
       redirectUris: valid.redirectUris,
       status: 'active',
-      quota: { ...(this.deps.defaultQuota ?? DEFAULT_QUOTA) },
+      quota: validateQuota({
+        ...(this.deps.defaultQuota ?? DEFAULT_QUOTA),
+        ...definedOnly(input.quota),
+      }),
       createdAt: this.deps.clock(),
     };
     await this.deps.apps.insert(app);

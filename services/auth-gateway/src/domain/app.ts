@@ -56,6 +56,15 @@ export function validateRedirectUri(raw: string): string {
   return raw;
 }
 
+/** A quota an operator sets: whole numbers of at least 1 (the tighter window wins). */
+export function validateQuota(quota: Quota): Quota {
+  const ok = (n: number) => Number.isSafeInteger(n) && n >= 1;
+  if (!ok(quota.perDay) || !ok(quota.perSecond)) {
+    throw new AuthError('invalid_argument', 'quota values must be whole numbers of at least 1');
+  }
+  return quota;
+}
+
 export function validateNewApp(input: { name: string; redirectUris: readonly string[] }): {
   name: string;
   redirectUris: string[];

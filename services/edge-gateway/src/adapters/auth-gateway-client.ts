@@ -14,6 +14,8 @@ export function createAuthGatewayClient(
       const created = await callUnary(client, 'createApp', {
         name: input.name,
         redirectUris: input.redirectUris,
+        ...(input.quota?.perDay !== undefined ? { quotaPerDay: input.quota.perDay } : {}),
+        ...(input.quota?.perSecond !== undefined ? { quotaPerSecond: input.quota.perSecond } : {}),
       });
       return {
         apiKey: created.apiKey,

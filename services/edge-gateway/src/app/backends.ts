@@ -11,6 +11,8 @@ import type { Publishing } from './publishing.js';
 export interface NewApp {
   name: string;
   redirectUris: string[];
+  /** Per-app quota; each part defaults to the deployment's (REAL-APIS.md: 5000/day, 5/s). */
+  quota?: { perDay?: number; perSecond?: number };
 }
 
 export interface AppCredentials {

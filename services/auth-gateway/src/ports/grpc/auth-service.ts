@@ -39,7 +39,18 @@ export function authServiceImplementation(
       callback(null, await access.checkRateLimit(call.request.appId, call.request.cost));
     }) as authV1.AuthServiceServer['checkRateLimit'],
     createApp: (async (call: { request: authV1.CreateAppRequest }, callback) => {
-      callback(null, await access.createApp(call.request));
+      const { name, redirectUris, quotaPerDay, quotaPerSecond } = call.request;
+      callback(
+        null,
+        await access.createApp({
+          name,
+          redirectUris,
+          quota: {
+            ...(quotaPerDay !== undefined ? { perDay: quotaPerDay } : {}),
+            ...(quotaPerSecond !== undefined ? { perSecond: quotaPerSecond } : {}),
+          },
+        }),
+      );
     }) as authV1.AuthServiceServer['createApp'],
     createFan: (async (call: { request: authV1.CreateFanRequest }, callback) => {
       callback(null, await access.createFan(call.request));

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { Backends } from '../../../app/backends.js';
+import type { Backends, NewApp } from '../../../app/backends.js';
 
 const AdminError = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String() }),
@@ -13,6 +13,16 @@ const NewAppBody = Type.Object(
       minItems: 1,
       maxItems: 20,
     }),
+    /** Optional per-app quota (REAL-APIS.md default: 5000 a day at 5 a second). */
+    quota: Type.Optional(
+      Type.Object(
+        {
+          perDay: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
+          perSecond: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -48,7 +58,7 @@ export function adminRoutes(backends: Backends) {
         },
       },
       async (request, reply) => {
-        const body = request.body as { name: string; redirectUris: string[] };
+        const body = request.body as NewApp;
         const created = await backends.developerAccess.createApp(body);
         return reply.code(201).send(created);
       },

@@ -161,6 +161,12 @@ export interface CreateAppRequest {
   name: string;
   /** Allowed OAuth redirect URIs (exact match). */
   redirectUris: string[];
+  /** Calls allowed per UTC day; unset = the deployment's default (5000). */
+  quotaPerDay?:
+    | number
+    | undefined;
+  /** Calls allowed per second; unset = the deployment's default (5). */
+  quotaPerSecond?: number | undefined;
 }
 
 /** Credentials of the new app. The secret is shown only here; the platform keeps only its hash. */
@@ -977,7 +983,7 @@ export const CheckRateLimitResponse: MessageFns<CheckRateLimitResponse> = {
 };
 
 function createBaseCreateAppRequest(): CreateAppRequest {
-  return { name: "", redirectUris: [] };
+  return { name: "", redirectUris: [], quotaPerDay: undefined, quotaPerSecond: undefined };
 }
 
 export const CreateAppRequest: MessageFns<CreateAppRequest> = {
@@ -987,6 +993,12 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
     }
     for (const v of message.redirectUris) {
       writer.uint32(18).string(v!);
+    }
+    if (message.quotaPerDay !== undefined) {
+      writer.uint32(24).int64(message.quotaPerDay);
+    }
+    if (message.quotaPerSecond !== undefined) {
+      writer.uint32(32).int64(message.quotaPerSecond);
     }
     return writer;
   },
@@ -1020,6 +1032,22 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
             message.redirectUris.push(reader.string());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.quotaPerDay = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.quotaPerSecond = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1040,6 +1068,16 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
         : globalThis.Array.isArray(object?.redirect_uris)
         ? object.redirect_uris.map((e: any) => globalThis.String(e))
         : [],
+      quotaPerDay: isSet(object.quotaPerDay)
+        ? globalThis.Number(object.quotaPerDay)
+        : isSet(object.quota_per_day)
+        ? globalThis.Number(object.quota_per_day)
+        : undefined,
+      quotaPerSecond: isSet(object.quotaPerSecond)
+        ? globalThis.Number(object.quotaPerSecond)
+        : isSet(object.quota_per_second)
+        ? globalThis.Number(object.quota_per_second)
+        : undefined,
     };
   },
 
@@ -1051,6 +1089,12 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
     if (message.redirectUris?.length) {
       obj.redirectUris = message.redirectUris;
     }
+    if (message.quotaPerDay !== undefined) {
+      obj.quotaPerDay = Math.round(message.quotaPerDay);
+    }
+    if (message.quotaPerSecond !== undefined) {
+      obj.quotaPerSecond = Math.round(message.quotaPerSecond);
+    }
     return obj;
   },
 
@@ -1061,6 +1105,8 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
     const message = createBaseCreateAppRequest();
     message.name = object.name ?? "";
     message.redirectUris = object.redirectUris?.map((e) => e) || [];
+    message.quotaPerDay = object.quotaPerDay ?? undefined;
+    message.quotaPerSecond = object.quotaPerSecond ?? undefined;
     return message;
   },
 };
