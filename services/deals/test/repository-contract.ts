@@ -86,6 +86,17 @@ export function dealsStorageContract(name: string, makeStorage: () => Promise<De
       ]);
     });
 
+    it('lists the deals of one event', async () => {
+      const sut = await makeStorage();
+      const a = aDeal({ eventId: 'E-list-1' });
+      const b = aDeal({ eventId: 'E-list-1', state: 'ended' });
+      const other = aDeal({ eventId: 'E-list-2' });
+      for (const d of [a, b, other]) await sut.deals.create(d);
+      const ids = (await sut.deals.listByEvent('E-list-1')).map((d) => d.id).sort();
+      expect(ids).toEqual([a.id, b.id].sort());
+      expect(await sut.deals.listByEvent('E-none')).toEqual([]);
+    });
+
     it('lists every deal, active and ended', async () => {
       const sut = await makeStorage();
       const a = aDeal();

@@ -31,6 +31,7 @@ export function storeDealRepository(store: VersionedStore<Deal>): DealRepository
       return store.update(id, expectedVersion, deal, { events: [changed(deal)] });
     },
     list: () => store.find({}),
+    listByEvent: (eventId) => store.find({ eventId }),
   };
 }
 

@@ -140,6 +140,23 @@ describe('event projection', () => {
     expect(sut.search(criteria()).hits[0]!.event.name).toBe('v3 name');
   });
 
+  it('a tombstone ends the event deals, each announced with deal-changed', async () => {
+    const event = anEvent();
+    const first = await withDeal(event);
+    const second = await sut.createDeal(aNewDeal(event.id, { exclusivity: 'NONEXCLUSIVE' }));
+    await sut.endDeal(second.id);
+
+    await sut.deleteEvent(event.id);
+
+    expect(await sut.getDeal(first.id)).toMatchObject({ state: 'ended', version: 2 });
+    expect(await sut.getDeal(second.id)).toMatchObject({ state: 'ended', version: 2 });
+    const pending = await storage.outboxSources[0]!.pendingOutbox(10);
+    const firstStates = pending
+      .find((p) => p.docId === first.id)!
+      .events.map((e) => dealChangedTopic.codec.decode(e.value!).deal!.state);
+    expect(firstStates).toEqual(['DEAL_STATE_ACTIVE', 'DEAL_STATE_ENDED']);
+  });
+
   it('a tombstone removes the event from search; an older redelivery does not bring it back', async () => {
     const event = anEvent({ eventVersion: 4 });
     await withDeal(event);

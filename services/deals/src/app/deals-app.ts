@@ -119,12 +119,16 @@ export class DealsApp {
   }
 
   /**
-   * An `event-changed` tombstone. It carries no version, so the deletion is recorded one past the
-   * version held: a redelivered older state can then not bring the event back.
+   * An `event-changed` tombstone. Its active deals end first (each with its `deal-changed`): a deal
+   * cannot outlive its event. The tombstone carries no version, so the deletion is recorded one past
+   * the version held: a redelivered older state can then not bring the event back. Ending deals
+   * before recording the deletion keeps a crash in between safe: the redelivered tombstone ends the rest.
    */
   async deleteEvent(eventId: string): Promise<boolean> {
     const current = await this.deps.events.get(eventId);
     if (!current || current.deleted) return false;
+    for (const deal of await this.deps.deals.listByEvent(eventId))
+      if (deal.state === 'active') await this.endDeal(deal.id);
     const applied = await this.deps.events.put(deletedEvent(eventId, current.eventVersion + 1));
     if (applied) this.index.removeEvent(eventId);
     return applied;

@@ -13,6 +13,8 @@ export interface DealRepository {
   update(id: string, expectedVersion: number, next: Omit<Deal, 'version'>): Promise<Deal>;
   /** Every deal, active and ended (the search index is rebuilt from this at start). */
   list(): Promise<Deal[]>;
+  /** The deals of one event, active and ended. */
+  listByEvent(eventId: string): Promise<Deal[]>;
 }
 
 /** The event projection fed by `event-changed`. */
