@@ -14,7 +14,7 @@ import type { AuthGatewayConfig } from './config.js';
 import { authServiceImplementation } from './ports/grpc/auth-service.js';
 import { oauthRoutes } from './ports/http/oauth-routes.js';
 
-/** Abandoned sign-in interactions are deleted this often (FerretDB has no TTL indexes). */
+/** Expired interactions, codes and tokens are deleted this often (FerretDB has no TTL indexes). */
 const PURGE_INTERVAL_MS = 60_000;
 
 /**
@@ -78,8 +78,8 @@ export async function composeAuthGateway(
     start: async () => {
       relay.start();
       purge = setInterval(() => {
-        flows.purgeExpiredInteractions().catch((err: unknown) => {
-          logger.warn({ err }, 'purging expired sign-in interactions failed');
+        flows.purgeExpired().catch((err: unknown) => {
+          logger.warn({ err }, 'purging expired interactions, codes and tokens failed');
         });
       }, PURGE_INTERVAL_MS);
       purge.unref();

@@ -182,6 +182,24 @@ export function repositoryContract(name: string, make: () => Promise<RepositoryF
       expect(await sut.getInteraction(interaction.id)).toBeUndefined();
     });
 
+    it('purges codes and tokens that expired before the given time, and nothing else', async () => {
+      const sut = (await make()).oauth;
+      const now = Date.now();
+      const oldCode = aCode({ expiresAt: new Date(now - 2 * 86_400_000) });
+      const liveCode = aCode();
+      const oldToken = aToken({ expiresAt: new Date(now - 2 * 86_400_000) });
+      const liveToken = aToken();
+      await sut.saveCode(oldCode);
+      await sut.saveCode(liveCode);
+      await sut.saveToken(oldToken);
+      await sut.saveToken(liveToken);
+      expect(await sut.purgeExpired(new Date(now - 86_400_000))).toBeGreaterThanOrEqual(2);
+      expect(await sut.getCode(oldCode.id)).toBeUndefined();
+      expect(await sut.getToken(oldToken.id)).toBeUndefined();
+      expect(await sut.getCode(liveCode.id)).toEqual(liveCode);
+      expect(await sut.getToken(liveToken.id)).toEqual(liveToken);
+    });
+
     it('creates the user-id key once and finds the same one after a restart', async () => {
       const fixture = await make();
       const key = await fixture.keys().userIdKey();

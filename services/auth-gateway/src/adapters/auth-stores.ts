@@ -51,10 +51,11 @@ function build(factory: Factory): AuthStores {
   const apps = factory<Stored<DeveloperApp>>('apps', appIndexes);
   const fans = factory<Stored<Fan>>('fans', fanIndexes);
   const interactions = factory<Stored<Interaction>>('interactions', [{ fields: { expiresAt: 1 } }]);
-  const codes = factory<Stored<AuthorizationCode>>('codes', []);
+  const codes = factory<Stored<AuthorizationCode>>('codes', [{ fields: { expiresAt: 1 } }]);
   const tokens = factory<Stored<IssuedToken>>('tokens', [
     { fields: { codeId: 1 } },
     { fields: { grantId: 1 } },
+    { fields: { expiresAt: 1 } },
   ]);
   const grants = factory<Stored<Grant>>('grants', []);
   const settings = factory<Stored<Setting>>('settings', []);

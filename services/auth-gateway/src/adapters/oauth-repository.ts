@@ -39,6 +39,15 @@ export function createOAuthRepository(stores: AuthStores): OAuthRepository {
       return expired.length;
     },
 
+    async purgeExpired(before) {
+      let purged = 0;
+      for (const store of [codes, tokens] as const) {
+        const expired = await store.find({ expiresAt: { $lt: before } }, { limit: 500 });
+        for (const doc of expired) if (await store.delete(doc.id)) purged++;
+      }
+      return purged;
+    },
+
     async saveCode(code) {
       await codes.insert(code);
     },

@@ -81,6 +81,9 @@ export interface Introspection {
 /** How long a verified client secret is trusted without argon2 (see authenticateClient). */
 const VERIFIED_SECRET_TTL_MS = 5 * 60_000;
 
+/** Expired codes are kept a day for replay detection (see purgeExpired). */
+const CODE_KEEP_MS = 86_400_000;
+
 const addSeconds = (date: Date, seconds: number) => new Date(date.getTime() + seconds * 1000);
 
 /**
@@ -249,8 +252,15 @@ export class OAuthFlows {
     return { appName: app.name, ...(fan ? { email: fan.email } : {}) };
   }
 
-  async purgeExpiredInteractions(): Promise<number> {
-    return this.deps.oauth.purgeInteractions(this.now());
+  /**
+   * Housekeeping (FerretDB has no TTL indexes): abandoned interactions, expired tokens, and codes a
+   * day after they expired — kept that long so a late replay still revokes the tokens of its family.
+   */
+  async purgeExpired(): Promise<number> {
+    const now = this.now();
+    const interactions = await this.deps.oauth.purgeInteractions(now);
+    const expired = await this.deps.oauth.purgeExpired(new Date(now.getTime() - CODE_KEEP_MS));
+    return interactions + expired;
   }
 
   // --- codes and tokens --------------------------------------------------------------------------

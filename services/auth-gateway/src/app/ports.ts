@@ -46,6 +46,8 @@ export interface OAuthRepository {
   deleteInteraction(id: string): Promise<void>;
   /** Deletes interactions that expired before `now` (abandoned sign-ins). */
   purgeInteractions(now: Date): Promise<number>;
+  /** Deletes codes and tokens that expired before `before` (a bounded batch per call). */
+  purgeExpired(before: Date): Promise<number>;
 
   saveCode(code: AuthorizationCode): Promise<void>;
   getCode(id: string): Promise<AuthorizationCode | undefined>;
