@@ -183,6 +183,71 @@ describe.skipIf(!infra)('deals search through the edge (distributed mode)', () =
     expect(await ended.json()).toMatchObject({ id: created.id, state: 'ENDED', version: 2 });
   });
 
+  it('serves a test event in the QA data set only; deleting the event ends its deal', async () => {
+    const qaVenue = { latitude: venue.latitude + 1, longitude: venue.longitude + 1 };
+    const published = await paced(`${sut.baseUrl}/publish/v2/events?apikey=${apiKey}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        source: { id: 'e2e-deals', name: 'E2E_Deals' },
+        version: 1,
+        active: true,
+        test: true,
+        url: `https://tickets.example.com/qa-${marker}`,
+        names: { 'en-us': `E2E QA Night ${marker}` },
+        dates: { start: { localDate: '2031-08-01', dateTime: '2031-08-01T23:00:00Z' } },
+        place: {
+          names: { 'en-us': 'E2E QA Hall' },
+          country: { countryCode: 'US' },
+          location: qaVenue,
+        },
+      }),
+    });
+    expect(published.status).toBe(200);
+    const eventId = ((await published.json()) as { id: string }).id;
+    const created = await waitFor(
+      async () => {
+        const response = await admin('POST', 'deals', {
+          eventId,
+          dealName: 'QA deal',
+          dealDescription: 'Only in QA',
+          exclusivity: 'NONEXCLUSIVE',
+        });
+        return response.status === 201 ? ((await response.json()) as { id: string }) : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+    const around = new URLSearchParams({
+      apikey: apiKey,
+      latitude: String(qaVenue.latitude),
+      longitude: String(qaVenue.longitude),
+    });
+    const qa = await paced(`${sut.baseUrl}/dc/content-qa/v1/deals/events?${around}`);
+    expect(qa.status).toBe(200);
+    expect(
+      ((await qa.json()) as { events: Array<{ eventId: string }> }).events.map((e) => e.eventId),
+    ).toEqual([eventId]);
+    expect((await paced(`${sut.baseUrl}/dc/content/v1/deals/events?${around}`)).status).toBe(204);
+
+    const deleted = await paced(`${sut.baseUrl}/publish/v2/events/${eventId}?apikey=${apiKey}`, {
+      method: 'DELETE',
+    });
+    expect(deleted.status).toBe(204);
+    const ended = await waitFor(
+      async () => {
+        const deal = (await (await admin('GET', `deals/${created.id}`)).json()) as {
+          state: string;
+        };
+        return deal.state === 'ENDED' ? deal : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+    expect(ended).toMatchObject({ id: created.id, eventId, state: 'ENDED' });
+    expect((await paced(`${sut.baseUrl}/dc/content-qa/v1/deals/events?${around}`)).status).toBe(
+      204,
+    );
+  });
+
   it('answers bad input in the deals error body: 401, 406 (edge and deals service), 405', async () => {
     const noKey = await fetch(`${sut.baseUrl}/dc/content/v1/deals/events`);
     expect([noKey.status, await noKey.json()]).toEqual([
