@@ -283,12 +283,26 @@ describe('security rules and the attacks they stop', () => {
   });
 
   it('brute-force login across accounts: one IP is throttled after its failure budget', async () => {
-    const t = await harness({ throttle: { perAccount: 5, perIp: 3, windowMs: 60_000 } });
+    const t = await harness({
+      throttle: { perAccount: 5, perIp: 3, windowMs: 60_000, pagesPerIpPerMinute: 60 },
+    });
     const page = await t.open();
     for (let i = 0; i < 3; i++) {
       expect((await t.login(page, `guess${i}@example.com`, 'password1')).status).toBe(401);
     }
     expect((await t.login(page, t.fan.email, PASSWORD)).status).toBe(429);
+  });
+
+  it('interaction flooding: one IP opening sign-in pages en masse gets 429 instead of new records', async () => {
+    const t = await harness({
+      throttle: { perAccount: 5, perIp: 50, windowMs: 60_000, pagesPerIpPerMinute: 3 },
+    });
+    for (let i = 0; i < 3; i++) expect((await t.open()).status).toBe(200);
+    const flooded = await t.open();
+    expect(flooded.status).toBe(429);
+    expect(flooded.headers['retry-after']).toBeDefined();
+    expect(flooded.setCookie).toBeUndefined();
+    expect(await t.stores.interactions.count()).toBe(3);
   });
 
   it('unknown e-mail and wrong password answer the same way (no account enumeration)', async () => {

@@ -30,9 +30,16 @@ export interface ThrottlePolicy {
   perAccount: number;
   perIp: number;
   windowMs: number;
+  /** Sign-in pages one IP may open per minute (each stores an interaction until it expires). */
+  pagesPerIpPerMinute: number;
 }
 
-export const DEFAULT_THROTTLE: ThrottlePolicy = { perAccount: 5, perIp: 50, windowMs: 15 * 60_000 };
+export const DEFAULT_THROTTLE: ThrottlePolicy = {
+  perAccount: 5,
+  perIp: 50,
+  windowMs: 15 * 60_000,
+  pagesPerIpPerMinute: 60,
+};
 
 export interface OAuthFlowsDeps {
   apps: AppRepository;
@@ -136,7 +143,24 @@ export class OAuthFlows {
 
   // --- the login and consent pages -------------------------------------------------------------
 
-  async startInteraction(request: AuthorizationRequest): Promise<BrowserSession> {
+  /**
+   * Opens a sign-in interaction. Each one is stored until it expires, so opening them is limited
+   * per client IP: an anonymous caller cannot fill the database with abandoned interactions.
+   */
+  async startInteraction(request: AuthorizationRequest, ip: string): Promise<BrowserSession> {
+    const policy = this.deps.throttle ?? DEFAULT_THROTTLE;
+    const nowMs = this.now().getTime();
+    const window = windowOf(`authorize:ip:${ip}`, 60_000, nowMs);
+    const opened = await this.deps.counter.add(window.key, 1, window.resetEpochMs);
+    if (opened > policy.pagesPerIpPerMinute) {
+      throw new AuthError(
+        'resource_exhausted',
+        'Too many sign-in pages opened. Try again in a minute.',
+        {
+          retryAfterSeconds: Math.ceil((window.resetEpochMs - nowMs) / 1000),
+        },
+      );
+    }
     return this.newSession({
       clientId: request.clientId,
       redirectUri: request.redirectUri,

@@ -194,15 +194,29 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
             return back('invalid_request', 'code_challenge_method must be S256');
           }
         }
-        const session = await flows.startInteraction({
-          clientId: app.clientId,
-          redirectUri,
-          scope: 'all',
-          ...(state !== undefined ? { state } : {}),
-          ...(challenge !== undefined
-            ? { codeChallenge: challenge, codeChallengeMethod: 'S256' }
-            : {}),
-        });
+        let session;
+        try {
+          session = await flows.startInteraction(
+            {
+              clientId: app.clientId,
+              redirectUri,
+              scope: 'all',
+              ...(state !== undefined ? { state } : {}),
+              ...(challenge !== undefined
+                ? { codeChallenge: challenge, codeChallengeMethod: 'S256' }
+                : {}),
+            },
+            clientIp(request, options.trustForwardedFor),
+          );
+        } catch (error) {
+          if (!(error instanceof AuthError) || error.kind !== 'resource_exhausted') throw error;
+          void reply.header('retry-after', String(error.details?.retryAfterSeconds ?? 60));
+          return sendPage(
+            reply,
+            429,
+            errorPage({ title: 'Too many requests', message: error.message }),
+          );
+        }
         setSessionCookie(request, reply, session.cookie);
         return sendPage(reply, 200, loginPage({ appName: app.name, csrf: session.csrf }));
       });
