@@ -174,11 +174,46 @@ async function catalogProcess(): Promise<void> {
   const seedSeconds = (performance.now() - seedStarted) / 1000;
   gc?.();
   const indexHeapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
+  // The search alone, in process and one query at a time: what the index costs, apart from HTTP,
+  // gRPC, rendering and whatever else the machine is doing.
+  const { EventSort } = catalogV1;
+  const indexQueries: Array<[string, Record<string, unknown>]> = [
+    ['keyword (one word, relevance)', { keyword: 'rock' }],
+    [
+      'keyword (two words, date sort)',
+      { keyword: 'jazz festival', sort: EventSort.EVENT_SORT_DATE_ASC },
+    ],
+    [
+      'geo radius 25 miles (Chicago)',
+      { latlong: { latitude: 41.88, longitude: -87.67 }, radius: 25 },
+    ],
+    [
+      'date range (3 months)',
+      {
+        startDateTime: new Date('2030-06-01T00:00:00Z'),
+        endDateTime: new Date('2030-09-01T00:00:00Z'),
+      },
+    ],
+    ['no filter (most recent 20)', {}],
+  ];
+  const indexMs: Record<string, { p50: number; p99: number }> = {};
+  for (const [name, partial] of indexQueries) {
+    const request = catalogV1.SearchEventsRequest.fromPartial(partial);
+    const times: number[] = [];
+    for (let n = 0; n < 60; n++) {
+      const t0 = performance.now();
+      catalog.searchEvents(request);
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    indexMs[name] = { p50: round(percentile(times, 50)), p99: round(percentile(times, 99)) };
+  }
   process.send!({
     grpcPort: hosted.grpcPort,
     seedSeconds,
     indexHeapMb,
     rssMb: process.memoryUsage().rss / 1e6,
+    indexMs,
   });
   const { edgePort: port } = await new Promise<{ edgePort: number }>((resolve) =>
     process.once('message', (m) => resolve(m as never)),
@@ -270,6 +305,7 @@ async function driver(): Promise<void> {
   const seeded = await answer<{
     grpcPort: number;
     seedSeconds: number;
+    indexMs: Record<string, { p50: number; p99: number }>;
     indexHeapMb: number;
     rssMb: number;
   }>(catalogChild);
@@ -300,7 +336,9 @@ async function driver(): Promise<void> {
     ],
   ];
   const results = [];
-  for (const [name, url] of scenarios) {
+  // DISCOVERY_BENCH_ONLY=<part of a scenario name> runs only the matching scenarios (profiling).
+  const only = process.env.DISCOVERY_BENCH_ONLY;
+  for (const [name, url] of scenarios.filter(([n]) => !only || n.includes(only))) {
     const probe = await fetch(url);
     const body = (await probe.json()) as { page?: { totalElements: number } };
     const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS });
@@ -348,6 +386,7 @@ async function driver(): Promise<void> {
           max: round(ready.visibleMs.max),
           path: 'event-changed on the in-memory bus → consumer → read model → index → GET /discovery/v2/events/{id}',
         },
+        searchInProcessMs: ready.indexMs,
         results,
       },
       null,

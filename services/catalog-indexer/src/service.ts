@@ -3,7 +3,9 @@ import type { EventChanged } from '@marquee/proto/catalog/v1';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { createMemoryEventRecords } from './adapters/memory-event-records.js';
 import { createMongoEventRecords } from './adapters/mongo-event-records.js';
+import { protobufEventCodec } from './adapters/protobuf-event-codec.js';
 import { Catalog } from './app/catalog.js';
+import type { EventCodec } from './domain/catalog-index.js';
 import type { CatalogIndexerConfig } from './config.js';
 import { catalogGrpc } from './ports/grpc/catalog-grpc.js';
 import { eventChangedHandler } from './ports/kafka/event-changed-handler.js';
@@ -37,7 +39,7 @@ export async function buildCatalogIndexer(
   } else {
     records = createMemoryEventRecords();
   }
-  const catalog = new Catalog({ records });
+  const catalog = new Catalog({ records, eventCodec: protobufEventCodec as EventCodec });
   const started = performance.now();
   const loaded = await catalog.rebuild();
   infra.logger.info(

@@ -8,7 +8,12 @@ import type {
   SearchEventsRequest,
   SearchVenuesRequest,
 } from '@marquee/proto/catalog/v1';
-import { CatalogIndex, type EventHit, type Page } from '../domain/catalog-index.js';
+import {
+  CatalogIndex,
+  type EventCodec,
+  type EventHit,
+  type Page,
+} from '../domain/catalog-index.js';
 import { CatalogNotFoundError, MismatchedEventError } from '../domain/errors.js';
 import type { EventRecordRepository } from '../domain/event-record.js';
 
@@ -19,6 +24,8 @@ export interface CatalogOptions {
   clock?: () => Date;
   /** Page size of the rebuild scan. */
   rebuildPageSize?: number;
+  /** How the index keeps events between queries (default: as objects). */
+  eventCodec?: EventCodec;
 }
 
 /**
@@ -27,7 +34,7 @@ export interface CatalogOptions {
  * answer discovery queries from the index.
  */
 export class Catalog {
-  readonly index = new CatalogIndex();
+  readonly index: CatalogIndex;
   private readonly records: EventRecordRepository;
   private readonly clock: () => Date;
   private readonly rebuildPageSize: number;
@@ -36,6 +43,7 @@ export class Catalog {
     this.records = options.records;
     this.clock = options.clock ?? (() => new Date());
     this.rebuildPageSize = options.rebuildPageSize ?? 1000;
+    this.index = new CatalogIndex(options.eventCodec);
   }
 
   /** Loads every live event of the read model into the index; returns how many. */

@@ -14,7 +14,7 @@ import { DistanceUnit } from '@marquee/proto/common/v1';
 import { dmasOfMarkets } from './dma.js';
 import { distanceKm, GeoGrid, milesToKm, type Point } from './geo.js';
 import { majorAmount } from './money.js';
-import { isPubliclyVisible, resolveEvent } from './resolution.js';
+import { resolveEvent } from './resolution.js';
 import { firstLocale, fold, localeValues, normalizedPhrase, pickText, words } from './text.js';
 
 /** Discovery defaults (REAL-APIS.md §Discovery v2): 20 per page, radius 50 miles. */
@@ -22,12 +22,29 @@ export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_EVENT_PAGE_SIZE = 500;
 export const DEFAULT_RADIUS = 50;
 
+/**
+ * How the index keeps each event's full state between queries. The default keeps the object; the
+ * service passes a compact encoding (adapters/protobuf-event-codec.ts) so 100,000 events do not
+ * make a heap of object graphs that the garbage collector has to walk (README: memory).
+ */
+export interface EventCodec<P = unknown> {
+  pack(event: Event): P;
+  unpack(packed: P): Event;
+}
+
+const keepObjects: EventCodec<Event> = { pack: (event) => event, unpack: (event) => event };
+
 interface EventEntry {
   id: string;
-  event: Event;
+  /** The resolved event, packed by the codec; unpacked only for the events a page returns. */
+  packed: unknown;
+  /** What filters and the classification tree read, kept unpacked. */
+  classifications: Event['classifications'];
   venueId: string | undefined;
   attractionIds: string[];
   nameWords: Set<string>;
+  /** `nameWords.size`, as a plain number for the relevance comparison in the hot loop. */
+  nameWordCount: number;
   nameKey: string;
   /** Start instant in ms; NaN when the event has no start date-time (TBA/TBD). */
   startMs: number;
@@ -87,6 +104,10 @@ export class InvalidQueryError extends Error {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+/** isPubliclyVisible on an entry's precomputed numbers (same rule; the hot path reads no event). */
+const isVisibleAt = (e: EventEntry, nowMs: number) =>
+  !e.hidden && e.visibleFromMs <= nowMs && nowMs < e.visibleUntilMs;
 
 function priceBounds(event: Event): { priceMin: number; priceMax: number } {
   let priceMin = Number.NaN;
@@ -229,6 +250,9 @@ class BestOf<T> {
 
 /** Dates compare NaN (unknown) after every known date, whatever the direction. */
 function compareDates(a: number, b: number, direction: 1 | -1): number {
+  if (a === b) return 0;
+  if (a < b) return -direction;
+  if (a > b) return direction;
   const aNaN = Number.isNaN(a);
   const bNaN = Number.isNaN(b);
   if (aNaN || bNaN) return aNaN === bNaN ? 0 : aNaN ? 1 : -1;
@@ -275,6 +299,8 @@ function comparatorFor(sort: EventSort): (a: EventEntry, b: EventEntry) => numbe
  * at start and kept current by the `event-changed` consumer. Pure: no I/O, the clock is a parameter.
  */
 export class CatalogIndex {
+  constructor(private readonly codec: EventCodec = keepObjects as EventCodec) {}
+
   private readonly events = new Map<string, EventEntry>();
   private readonly venues = new Map<string, VenueEntry>();
   private readonly attractions = new Map<string, AttractionEntry>();
@@ -321,10 +347,12 @@ export class CatalogIndex {
     const start = event.dates?.start;
     const entry: EventEntry = {
       id,
-      event,
+      packed: this.codec.pack(event),
+      classifications: event.classifications,
       venueId: venue?.id,
       attractionIds: attractions.map((a) => a.id),
       nameWords,
+      nameWordCount: nameWords.size,
       nameKey: fold(pickText(event.names, firstLocale(event.names))),
       startMs: start?.dateTime ? start.dateTime.getTime() : Number.NaN,
       onsaleMs: event.sales?.publicSale?.startDateTime?.getTime() ?? Number.NaN,
@@ -441,7 +469,7 @@ export class CatalogIndex {
 
   private hit(entry: EventEntry, now: Date): EventHit {
     return {
-      event: entry.event,
+      event: this.codec.unpack(entry.packed),
       venue: entry.venueId ? this.venueView(entry.venueId, now) : undefined,
       attractions: entry.attractionIds
         .map((a) => this.attractionView(a, now))
@@ -453,7 +481,7 @@ export class CatalogIndex {
     let count = 0;
     for (const id of ids) {
       const e = this.events.get(id);
-      if (e && isPubliclyVisible(e.event, now) && !(e.startMs < now.getTime())) count++;
+      if (e && isVisibleAt(e, now.getTime()) && !(e.startMs < now.getTime())) count++;
     }
     return count;
   }
@@ -471,7 +499,7 @@ export class CatalogIndex {
   /** One event by id, whatever its visibility (the caller decides), with its venue and attractions. */
   getEvent(id: string, now: Date): (EventHit & { visible: boolean }) | undefined {
     const entry = this.events.get(id);
-    return entry && { ...this.hit(entry, now), visible: isPubliclyVisible(entry.event, now) };
+    return entry && { ...this.hit(entry, now), visible: isVisibleAt(entry, now.getTime()) };
   }
 
   getVenue(id: string, now: Date): DiscoveryVenue | undefined {
@@ -587,9 +615,7 @@ export class CatalogIndex {
     const { includeTba, includeTbd, includeTest } = q;
     // Same rule as isPubliclyVisible, on the entry's precomputed numbers (the hot path).
     const visible = (e: EventEntry) =>
-      !e.hidden &&
-      e.visibleFromMs <= nowMs &&
-      nowMs < e.visibleUntilMs &&
+      isVisibleAt(e, nowMs) &&
       inclusionAccepts(includeTba, e.tba) &&
       inclusionAccepts(includeTbd, e.tbd) &&
       inclusionAccepts(includeTest, e.test);
@@ -643,7 +669,7 @@ export class CatalogIndex {
         compare = (a, b) => compareDates(distance(a), distance(b), direction) || comparator(a, b);
       } else if (relevance) {
         // Relevance: names made of fewer other words first (an exact name beats a mention), then date.
-        compare = (a, b) => a.nameWords.size - b.nameWords.size || comparator(a, b);
+        compare = (a, b) => a.nameWordCount - b.nameWordCount || comparator(a, b);
       }
       const best = new BestOf(offset + limit, compare);
       for (const id of candidates ?? this.events.keys()) {
@@ -726,8 +752,8 @@ export class CatalogIndex {
       }
     >();
     for (const e of this.events.values()) {
-      if (!isPubliclyVisible(e.event, now)) continue;
-      for (const c of e.event.classifications) {
+      if (!isVisibleAt(e, now.getTime())) continue;
+      for (const c of e.classifications) {
         if (!c.segment) continue;
         const segmentKey = keyOf(c.segment);
         let node = segments.get(segmentKey);
