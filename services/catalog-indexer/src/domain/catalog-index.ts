@@ -104,6 +104,8 @@ export class InvalidQueryError extends Error {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+const EMPTY_ANY: ReadonlySet<unknown> = new Set();
+const EMPTY_OF = <V>() => EMPTY_ANY as ReadonlySet<V>;
 
 /** isPubliclyVisible on an entry's precomputed numbers (same rule; the hot path reads no event). */
 const isVisibleAt = (e: EventEntry, nowMs: number) =>
@@ -155,22 +157,22 @@ function withinOneEdit(a: string, b: string): boolean {
   return edits + (a.length - i) + (b.length - j) <= 1;
 }
 
-function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
+function addTo<V>(map: Map<string, Set<V>>, key: string, id: V): void {
   let set = map.get(key);
   if (!set) map.set(key, (set = new Set()));
   set.add(id);
 }
 
-function removeFrom(map: Map<string, Set<string>>, key: string, id: string): void {
+function removeFrom<V>(map: Map<string, Set<V>>, key: string, id: V): void {
   const set = map.get(key);
   if (!set) return;
   set.delete(id);
   if (set.size === 0) map.delete(key);
 }
 
-function union(map: Map<string, Set<string>>, keys: Iterable<string>): Set<string> {
-  const out = new Set<string>();
-  for (const key of keys) for (const id of map.get(key) ?? EMPTY) out.add(id);
+function union<V>(map: Map<string, Set<V>>, keys: Iterable<string>): Set<V> {
+  const out = new Set<V>();
+  for (const key of keys) for (const id of map.get(key) ?? EMPTY_OF<V>()) out.add(id);
   return out;
 }
 
@@ -304,12 +306,14 @@ export class CatalogIndex {
   private readonly events = new Map<string, EventEntry>();
   private readonly venues = new Map<string, VenueEntry>();
   private readonly attractions = new Map<string, AttractionEntry>();
-  private readonly byWord = new Map<string, Set<string>>();
-  private readonly byVenue = new Map<string, Set<string>>();
-  private readonly byAttraction = new Map<string, Set<string>>();
-  private readonly byClassificationId = new Map<string, Set<string>>();
-  private readonly byClassificationName = new Map<string, Set<string>>();
-  private readonly byMarket = new Map<string, Set<string>>();
+  // Posting lists hold the entries themselves: a query iterates and intersects them without a
+  // map lookup per event id.
+  private readonly byWord = new Map<string, Set<EventEntry>>();
+  private readonly byVenue = new Map<string, Set<EventEntry>>();
+  private readonly byAttraction = new Map<string, Set<EventEntry>>();
+  private readonly byClassificationId = new Map<string, Set<EventEntry>>();
+  private readonly byClassificationName = new Map<string, Set<EventEntry>>();
+  private readonly byMarket = new Map<string, Set<EventEntry>>();
   private readonly venueGrid = new GeoGrid();
   private readonly venueByWord = new Map<string, Set<string>>();
   private readonly attractionByWord = new Map<string, Set<string>>();
@@ -374,16 +378,16 @@ export class CatalogIndex {
       test: event.test,
     };
     this.events.set(id, entry);
-    for (const w of nameWords) addTo(this.byWord, w, id);
-    for (const c of entry.classificationIds) addTo(this.byClassificationId, c, id);
-    for (const c of entry.classificationNames) addTo(this.byClassificationName, c, id);
-    for (const m of marketKeys) addTo(this.byMarket, m, id);
+    for (const w of nameWords) addTo(this.byWord, w, entry);
+    for (const c of entry.classificationIds) addTo(this.byClassificationId, c, entry);
+    for (const c of entry.classificationNames) addTo(this.byClassificationName, c, entry);
+    for (const m of marketKeys) addTo(this.byMarket, m, entry);
     if (venue) {
-      addTo(this.byVenue, venue.id, id);
+      addTo(this.byVenue, venue.id, entry);
       this.mergeVenue(venue, venueDescribed, id);
     }
     for (const attraction of attractions) {
-      addTo(this.byAttraction, attraction.id, id);
+      addTo(this.byAttraction, attraction.id, entry);
       this.mergeAttraction(attraction, id);
     }
     this.orders.clear();
@@ -395,18 +399,18 @@ export class CatalogIndex {
     const entry = this.events.get(id);
     if (!entry) return false;
     this.events.delete(id);
-    for (const w of entry.nameWords) removeFrom(this.byWord, w, id);
-    for (const c of entry.classificationIds) removeFrom(this.byClassificationId, c, id);
-    for (const c of entry.classificationNames) removeFrom(this.byClassificationName, c, id);
-    for (const m of entry.marketKeys) removeFrom(this.byMarket, m, id);
+    for (const w of entry.nameWords) removeFrom(this.byWord, w, entry);
+    for (const c of entry.classificationIds) removeFrom(this.byClassificationId, c, entry);
+    for (const c of entry.classificationNames) removeFrom(this.byClassificationName, c, entry);
+    for (const m of entry.marketKeys) removeFrom(this.byMarket, m, entry);
     if (entry.venueId) {
-      removeFrom(this.byVenue, entry.venueId, id);
+      removeFrom(this.byVenue, entry.venueId, entry);
       const venue = this.venues.get(entry.venueId);
       venue?.events.delete(id);
       if (venue && venue.events.size === 0) this.dropVenue(venue);
     }
     for (const attractionId of entry.attractionIds) {
-      removeFrom(this.byAttraction, attractionId, id);
+      removeFrom(this.byAttraction, attractionId, entry);
       const attraction = this.attractions.get(attractionId);
       attraction?.events.delete(id);
       if (attraction && attraction.events.size === 0) {
@@ -513,11 +517,12 @@ export class CatalogIndex {
   /** Discovery v2 event search (spec 03 §Discovery service v2, every query parameter). */
   searchEvents(q: SearchEventsRequest, now: Date): Page<EventHit> {
     const { offset, limit } = checkPage(q.page, MAX_EVENT_PAGE_SIZE);
-    const sets: ReadonlySet<string>[] = [];
+    const sets: ReadonlySet<EventEntry>[] = [];
     const predicates: ((e: EventEntry) => boolean)[] = [];
+    const NONE = EMPTY_OF<EventEntry>();
 
     const keywordWords = [...new Set(words(q.keyword))];
-    for (const w of keywordWords) sets.push(this.byWord.get(w) ?? EMPTY);
+    for (const w of keywordWords) sets.push(this.byWord.get(w) ?? NONE);
     if (q.attractionIds.length > 0) sets.push(union(this.byAttraction, q.attractionIds));
     if (q.venueIds.length > 0) sets.push(union(this.byVenue, q.venueIds));
     if (q.classificationIds.length > 0)
@@ -536,8 +541,11 @@ export class CatalogIndex {
           q.marketIds.map((m) => `m${m}`),
         ),
       );
-    if (q.dmaId) sets.push(this.byMarket.get(`d${Number(q.dmaId)}`) ?? EMPTY);
-    if (q.eventIds.length > 0) sets.push(new Set(q.eventIds));
+    if (q.dmaId) sets.push(this.byMarket.get(`d${Number(q.dmaId)}`) ?? NONE);
+    if (q.eventIds.length > 0) {
+      const wanted = q.eventIds.map((id) => this.events.get(id));
+      sets.push(new Set(wanted.filter((e): e is EventEntry => e !== undefined)));
+    }
     const anyWords = [...new Set(words(q.nameContains))];
     if (anyWords.length > 0) sets.push(union(this.byWord, anyWords));
 
@@ -633,7 +641,7 @@ export class CatalogIndex {
     let ordered: EventEntry[];
     let total = 0;
     const smallest = [...sets].sort((a, b) => a.size - b.size);
-    let candidates: Iterable<string> | undefined = smallest[0];
+    let candidates: Iterable<EventEntry> | undefined = smallest[0];
     const others = smallest.slice(1);
     const dateSorted =
       q.sort === EventSort.EVENT_SORT_UNSPECIFIED ||
@@ -647,7 +655,7 @@ export class CatalogIndex {
       const from = firstIndex(byDate, (e) => !(e.startMs < lo));
       const to = firstIndex(byDate, (e) => !(e.startMs >= lo && e.startMs < hi), from);
       candidates = (function* () {
-        for (let i = from; i < to; i++) yield byDate[i]!.id;
+        for (let i = from; i < to; i++) yield byDate[i]!;
       })();
     }
     if (candidates || byDistance) {
@@ -672,10 +680,9 @@ export class CatalogIndex {
         compare = (a, b) => a.nameWordCount - b.nameWordCount || comparator(a, b);
       }
       const best = new BestOf(offset + limit, compare);
-      for (const id of candidates ?? this.events.keys()) {
-        if (others.length > 0 && !others.every((s) => s.has(id))) continue;
-        const e = this.events.get(id);
-        if (e && matches(e)) {
+      for (const e of candidates ?? this.events.values()) {
+        if (others.length > 0 && !others.every((s) => s.has(e))) continue;
+        if (matches(e)) {
           total++;
           best.offer(e);
         }
