@@ -73,6 +73,24 @@ describe('/oauth/* proxy to auth-gateway', () => {
     expect(info.json()).toMatchObject({ url: '/oauth/info/tok' });
   });
 
+  it('never logs the access token of /oauth/info/<token>', async () => {
+    const lines: string[] = [];
+    const sut = createHttpServer({
+      logger: createLogger({
+        service: 'edge-test',
+        level: 'trace',
+        destination: { write: (line: string) => void lines.push(line) },
+      }),
+    });
+    await registerOAuthProxy(sut, { upstream: await upstream(), timeoutMs: 2_000 });
+    closing.push(sut);
+    await sut.ready();
+    const response = await sut.inject({ url: '/oauth/info/very-secret-token-value' });
+    expect(response.statusCode).toBe(200);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.join('')).not.toContain('very-secret-token-value');
+  });
+
   it('answers 503 in the OAuth error shape when auth-gateway is down', async () => {
     const sut = await edge('http://127.0.0.1:9');
     const response = await sut.inject({ url: '/oauth/info/tok' });

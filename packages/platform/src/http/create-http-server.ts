@@ -13,6 +13,9 @@ import {
   newCorrelationId,
   runWithCorrelationId,
 } from '../logger/correlation.js';
+import { maskSecretQueryParams } from './mask-secrets.js';
+
+export { maskSecretQueryParams };
 
 /** Each dependency's state; `/readyz` answers 200 only when every value is true. */
 export type ReadinessCheck = () => Promise<Record<string, boolean>> | Record<string, boolean>;
@@ -33,15 +36,6 @@ export interface CreateHttpServerOptions {
   keepAliveTimeoutMs?: number;
   /** How long `/readyz` waits for the readiness check before answering 503. Default 2 s. */
   readinessTimeoutMs?: number;
-}
-
-// Query parameters that carry credentials (the discovery family's `apikey`, OAuth `code`): masked in
-// the request line that fastify logs for every request.
-const SECRET_QUERY =
-  /([?&](?:apikey|api_key|apiKey|access_token|refresh_token|token|code|client_secret|password)=)[^&#]*/g;
-
-export function maskSecretQueryParams(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[REDACTED]');
 }
 
 function serializeRequest(request: FastifyRequest): Record<string, unknown> {

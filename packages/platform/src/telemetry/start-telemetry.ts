@@ -13,6 +13,7 @@ import { defaultResource, resourceFromAttributes } from '@opentelemetry/resource
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { NoopSpanProcessor } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { maskSecretQueryParams } from '../http/mask-secrets.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -81,6 +82,16 @@ export function defaultInstrumentations(requested: ExportersRequested): Instrume
       ignoreIncomingRequestHook: (request) => isProbe(request.url),
       redactedQueryParams: REDACTED_QUERY_PARAMS,
       redactedQueryParamsServer: REDACTED_QUERY_PARAMS,
+      // Credentials in the path (`/oauth/info/<access_token>`) are not query parameters: overwrite
+      // the path attributes of incoming requests whenever masking changes them.
+      requestHook: (span, request) => {
+        const url = 'url' in request ? request.url : undefined;
+        if (url === undefined) return;
+        const masked = maskSecretQueryParams(url);
+        if (masked.split('?', 1)[0] === url.split('?', 1)[0]) return;
+        span.setAttribute('http.target', masked);
+        span.setAttribute('url.path', masked.split('?', 1)[0] ?? '');
+      },
     }),
     new FastifyOtelInstrumentation({
       registerOnInitialization: true,
@@ -88,7 +99,7 @@ export function defaultInstrumentations(requested: ExportersRequested): Instrume
       // The plugin records `url.path` from `request.url`, query string included; keep the path only
       // so that an `?apikey=` never ends up in a span attribute.
       requestHook: (span, request) => {
-        span.setAttribute('url.path', request.url.split('?', 1)[0] ?? '');
+        span.setAttribute('url.path', maskSecretQueryParams(request.url).split('?', 1)[0] ?? '');
       },
     }) as unknown as Instrumentation,
     new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),

@@ -265,6 +265,17 @@ describe('request logging', () => {
   });
 });
 
+describe('request logging of credentials in the path', () => {
+  it('masks the access token of /oauth/info/<access_token>', async () => {
+    const { app, lines } = build();
+    app.get('/oauth/info/:token', async () => ({}));
+    await app.inject({ method: 'GET', url: '/oauth/info/t0ken-secret-value' });
+    const logged = JSON.stringify(lines);
+    expect(logged).toContain('/oauth/info/[REDACTED]');
+    expect(logged).not.toContain('t0ken-secret-value');
+  });
+});
+
 describe('listenHttp', () => {
   it('binds 127.0.0.1 on an ephemeral port and serves with timeouts set', async () => {
     const { app } = build({ requestTimeoutMs: 20_000, keepAliveTimeoutMs: 61_000 });

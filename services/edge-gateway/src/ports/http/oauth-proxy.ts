@@ -21,6 +21,9 @@ export async function registerOAuthProxy(
   await app.register(async (scope) => {
     await scope.register(replyFrom, {
       base: options.upstream,
+      // Its request log line names the upstream URL, which for /oauth/info/<token> holds a token;
+      // the server's own (masked) request log is enough.
+      disableRequestLogging: true,
       undici: {
         headersTimeout: options.timeoutMs ?? 10_000,
         bodyTimeout: options.timeoutMs ?? 10_000,
