@@ -580,3 +580,40 @@ describe('Discovery v2 classifications', () => {
     expect(missing.json().errors[0].code).toBe('DIS1004');
   });
 });
+
+describe('Discovery v2 when catalog-indexer fails', () => {
+  it('answers 503 and 504 in the errors[] body, never a 500 or a stack', async () => {
+    const failing = fakeBackends({
+      developerAccess: {
+        validateApiKey: async () => ({ valid: true, appId: 'a' }),
+        checkRateLimit: async () => ({ limit: 1, available: 1, resetEpochMs: 0, over: false }),
+      },
+      catalog: {
+        searchEvents: async () => {
+          throw Object.assign(new Error('catalog-indexer unavailable'), { kind: 'unavailable' });
+        },
+        getEvent: async () => {
+          throw Object.assign(new Error('deadline exceeded'), { kind: 'deadline_exceeded' });
+        },
+      },
+    });
+    sut = createHttpServer({ logger });
+    await registerEdgeRoutes(sut, {
+      adminToken: 'test-admin-token-0123456789',
+      version: 'test',
+      backends: failing,
+    });
+    const down = await sut.inject({ url: '/discovery/v2/events.json?apikey=k' });
+    expect(down.statusCode).toBe(503);
+    expect(down.json().errors[0]).toMatchObject({ status: '503' });
+    const slow = await sut.inject({ url: '/discovery/v2/events/E1?apikey=k' });
+    expect(slow.statusCode).toBe(504);
+    expect(slow.body).not.toContain('at ');
+  });
+
+  it('passes unusual but valid keywords through unchanged', async () => {
+    const response = await search(`keyword=${encodeURIComponent('Beyoncé & Jay-Z 東京')}`);
+    expect(response.statusCode).toBe(200);
+    expect(requests[0]!.keyword).toBe('Beyoncé & Jay-Z 東京');
+  });
+});
