@@ -284,7 +284,13 @@ describe('security rules and the attacks they stop', () => {
 
   it('brute-force login across accounts: one IP is throttled after its failure budget', async () => {
     const t = await harness({
-      throttle: { perAccount: 5, perIp: 3, windowMs: 60_000, pagesPerIpPerMinute: 60 },
+      throttle: {
+        perAccount: 5,
+        perIp: 3,
+        windowMs: 60_000,
+        pagesPerIpPerMinute: 60,
+        clientFailuresPerIpPerMinute: 20,
+      },
     });
     const page = await t.open();
     for (let i = 0; i < 3; i++) {
@@ -295,7 +301,13 @@ describe('security rules and the attacks they stop', () => {
 
   it('interaction flooding: one IP opening sign-in pages en masse gets 429 instead of new records', async () => {
     const t = await harness({
-      throttle: { perAccount: 5, perIp: 50, windowMs: 60_000, pagesPerIpPerMinute: 3 },
+      throttle: {
+        perAccount: 5,
+        perIp: 50,
+        windowMs: 60_000,
+        pagesPerIpPerMinute: 3,
+        clientFailuresPerIpPerMinute: 20,
+      },
     });
     for (let i = 0; i < 3; i++) expect((await t.open()).status).toBe(200);
     const flooded = await t.open();
@@ -432,6 +444,22 @@ describe('token endpoint errors (RFC 6749 §5.2)', () => {
     );
     expect(wrongBasic.status).toBe(401);
     expect(wrongBasic.headers['www-authenticate']).toMatch(/^Basic/);
+  });
+
+  it('client-secret flooding: after 20 failures a minute an IP gets 429 before argon2 runs', async () => {
+    const t = await harness();
+    const code = (await t.authorize()).searchParams.get('code')!;
+    for (let i = 0; i < 20; i++) {
+      expect((await t.exchange(code, { client_secret: `guess-${i}` })).status).toBe(401);
+    }
+    const before = t.verifications();
+    const refused = await t.exchange(code);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: 'invalid_client' });
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect(t.verifications()).toBe(before);
+    t.shiftClock(60_000);
+    expect((await t.exchange(code)).status).toBe(200);
   });
 
   it('accepts HTTP Basic client authentication', async () => {

@@ -32,6 +32,8 @@ export interface ThrottlePolicy {
   windowMs: number;
   /** Sign-in pages one IP may open per minute (each stores an interaction until it expires). */
   pagesPerIpPerMinute: number;
+  /** Failed client authentications one IP may make per minute (each costs an argon2 verification). */
+  clientFailuresPerIpPerMinute: number;
 }
 
 export const DEFAULT_THROTTLE: ThrottlePolicy = {
@@ -39,6 +41,7 @@ export const DEFAULT_THROTTLE: ThrottlePolicy = {
   perIp: 50,
   windowMs: 15 * 60_000,
   pagesPerIpPerMinute: 60,
+  clientFailuresPerIpPerMinute: 20,
 };
 
 export interface OAuthFlowsDeps {
@@ -139,6 +142,26 @@ export class OAuthFlows {
     if (this.verified.size >= 10_000) this.verified.clear();
     this.verified.set(app.clientId, { proof, until: now + VERIFIED_SECRET_TTL_MS });
     return app;
+  }
+
+  /**
+   * Guard of the client-authenticating endpoints: an IP whose client authentications keep failing
+   * is refused before argon2 runs, so a flood of made-up secrets cannot burn the server's CPU.
+   */
+  async clientAuthAllowed(ip: string): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
+    const policy = this.deps.throttle ?? DEFAULT_THROTTLE;
+    const nowMs = this.now().getTime();
+    const window = windowOf(`client-auth:ip:${ip}`, 60_000, nowMs);
+    const failures = await this.deps.counter.add(window.key, 0, window.resetEpochMs);
+    return {
+      allowed: failures < policy.clientFailuresPerIpPerMinute,
+      retryAfterSeconds: Math.ceil((window.resetEpochMs - nowMs) / 1000),
+    };
+  }
+
+  async clientAuthFailed(ip: string): Promise<void> {
+    const window = windowOf(`client-auth:ip:${ip}`, 60_000, this.now().getTime());
+    await this.deps.counter.add(window.key, 1, window.resetEpochMs);
   }
 
   // --- the login and consent pages -------------------------------------------------------------

@@ -334,6 +334,17 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
             `Parameter ${repeated} was sent more than once`,
           );
         }
+        const ip = clientIp(request, options.trustForwardedFor);
+        const gate = await flows.clientAuthAllowed(ip);
+        if (!gate.allowed) {
+          void reply.header('retry-after', String(gate.retryAfterSeconds));
+          return sendOAuthError(
+            reply,
+            429,
+            'invalid_client',
+            'Too many failed client authentications from this address; try again later',
+          );
+        }
         const grantType = params.grant_type;
         if (grantType !== undefined && !SUPPORTED_GRANTS.has(grantType)) {
           // The library knows more grants (password, client_credentials) than the platform offers.
@@ -383,6 +394,7 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
           body.error = 'invalid_grant';
         }
         if (body.error === 'invalid_client') {
+          await flows.clientAuthFailed(ip);
           // The issue asks for 401 however the client authenticated (RFC 6749 §5.2 requires it for Basic).
           status = 401;
           void reply.header('www-authenticate', 'Basic realm="marquee", charset="UTF-8"');
@@ -441,11 +453,23 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
           clientId = decodeURIComponent(id ?? '');
           clientSecret = decodeURIComponent(secret ?? '');
         }
+        const ip = clientIp(request, options.trustForwardedFor);
+        const gate = await flows.clientAuthAllowed(ip);
+        if (!gate.allowed) {
+          void reply.header('retry-after', String(gate.retryAfterSeconds));
+          return sendOAuthError(
+            reply,
+            429,
+            'invalid_client',
+            'Too many failed client authentications from this address; try again later',
+          );
+        }
         const app =
           clientId && clientSecret
             ? await flows.authenticateClient(clientId, clientSecret)
             : undefined;
         if (!app) {
+          await flows.clientAuthFailed(ip);
           void reply.header('www-authenticate', 'Basic realm="marquee", charset="UTF-8"');
           return sendOAuthError(reply, 401, 'invalid_client', 'Client authentication failed');
         }
