@@ -45,6 +45,11 @@ const steps = [
       : 'no e2e suite yet',
   },
   {
+    // The suite skips itself loudly without Chromium, and fails under CI (test/browser/chromium.ts).
+    name: 'browser tests (OAuth pages in headless Chromium)',
+    cmd: 'pnpm -s --filter @marquee/tests test:browser',
+  },
+  {
     name: 'helm chart (helm lint, kubeconform -strict)',
     cmd: 'bash deploy/helm/check.sh',
     skip:
