@@ -118,7 +118,9 @@ describe.skipIf(!infra)('developer access through the edge (distributed mode)', 
       await admin('apps', { name: 'e2e oauth app', redirectUris: [redirectUri] })
     ).json()) as { clientId: string; clientSecret: string };
     const fan = { email: `oauth-${Date.now()}@example.com`, password: 'a long passphrase' };
-    expect((await admin('fans', fan)).status).toBe(201);
+    const createdFan = await admin('fans', fan);
+    expect(createdFan.status).toBe(201);
+    const { id: fanId } = (await createdFan.json()) as { id: string };
 
     const seen: authV1.AppAuthorized[] = [];
     const bus: EventBus = createKafkaBus({
@@ -195,6 +197,27 @@ describe.skipIf(!infra)('developer access through the edge (distributed mode)', 
 
       await expect.poll(() => seen.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
       expect(seen[0]).toMatchObject({ clientId: app.clientId, scope: 'all' });
+
+      // The operator withdraws the app for the fan through the admin API: the token stops working.
+      const revoke = (path: string, token = sut.adminToken) =>
+        fetch(`${sut.baseUrl}/admin/v1/${path}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${token}` },
+        });
+      expect((await revoke(`fans/${fanId}/grants/${app.clientId}`, 'not-the-token')).status).toBe(
+        401,
+      );
+      const unknownFan = await revoke(`fans/no-such-fan/grants/${app.clientId}`);
+      expect(unknownFan.status).toBe(404);
+      expect(await unknownFan.json()).toMatchObject({ error: { code: 'not_found' } });
+      const revoked = await revoke(`fans/${fanId}/grants/${app.clientId}`);
+      expect(revoked.status).toBe(204);
+      const refused = await fetch(`${sut.baseUrl}/oauth/info/${tokens.access_token}`);
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ error: 'invalid_token' });
+      expect(
+        await callUnary(auth, 'introspectToken', { accessToken: tokens.access_token }),
+      ).toMatchObject({ active: false });
     } finally {
       await bus.close();
     }

@@ -43,6 +43,7 @@ const impl: AuthServiceServer = {
   checkRateLimit: notImplemented,
   createApp: notImplemented,
   createFan: notImplemented,
+  revokeGrant: notImplemented,
 };
 
 describe('generated gRPC services', () => {

@@ -64,14 +64,18 @@ export async function composeAuthGateway(
     grpc: [
       {
         definition: authV1.AuthServiceService,
-        implementation: authServiceImplementation(access, {
-          async introspect(accessToken) {
-            const found = await flows.introspect(accessToken);
-            return found
-              ? { active: true, ...found }
-              : authV1.IntrospectTokenResponse.fromPartial({ active: false });
+        implementation: authServiceImplementation(
+          access,
+          {
+            async introspect(accessToken) {
+              const found = await flows.introspect(accessToken);
+              return found
+                ? { active: true, ...found }
+                : authV1.IntrospectTokenResponse.fromPartial({ active: false });
+            },
           },
-        }),
+          flows,
+        ),
       },
     ],
     http: oauthRoutes({ flows, trustForwardedFor: config.TRUST_FORWARDED_FOR }),

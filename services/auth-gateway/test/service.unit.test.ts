@@ -144,7 +144,7 @@ describe('auth-gateway composed (memory mode)', () => {
           client_secret: app.clientSecret,
         }),
       })
-    ).json()) as { access_token: string };
+    ).json()) as { access_token: string; refresh_token: string };
 
     const active = await callUnary(grpc, 'introspectToken', { accessToken: tokens.access_token });
     expect(active).toMatchObject({
@@ -164,5 +164,41 @@ describe('auth-gateway composed (memory mode)', () => {
       userId: active.userId,
       scope: 'all',
     });
+
+    // RevokeGrant (admin): the fan withdraws the app; both tokens stop working everywhere.
+    await expect(
+      callUnary(grpc, 'revokeGrant', { fanId: 'missing', clientId: app.clientId }),
+    ).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(
+      callUnary(grpc, 'revokeGrant', { fanId: active.fanId, clientId: 'missing' }),
+    ).rejects.toMatchObject({ kind: 'not_found' });
+    expect((await fetch(`${base}/oauth/info/${tokens.access_token}`)).status).toBe(200);
+    const revoked = await callUnary(grpc, 'revokeGrant', {
+      fanId: active.fanId,
+      clientId: app.clientId,
+    });
+    expect(revoked).toEqual({ revokedTokens: 2 });
+    const info = await fetch(`${base}/oauth/info/${tokens.access_token}`);
+    expect(info.status).toBe(401);
+    expect(await info.json()).toMatchObject({ error: 'invalid_token' });
+    expect(
+      await callUnary(grpc, 'introspectToken', { accessToken: tokens.access_token }),
+    ).toMatchObject({ active: false, clientId: '', fanId: '' });
+    const refresh = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+      }),
+    });
+    expect(refresh.status).toBe(400);
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
+    // Idempotent: nothing left to revoke.
+    expect(
+      await callUnary(grpc, 'revokeGrant', { fanId: active.fanId, clientId: app.clientId }),
+    ).toEqual({ revokedTokens: 0 });
   });
 });

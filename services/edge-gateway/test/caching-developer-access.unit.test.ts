@@ -12,6 +12,10 @@ function countingBackend(valid: Set<string>) {
       calls.push('rate');
       return { limit: 5000, available: 4999, resetEpochMs: 1, over: false };
     },
+    revokeGrant: async (fanId, clientId) => {
+      calls.push(`revoke ${fanId} ${clientId}`);
+      return { revokedTokens: 2 };
+    },
     async validateApiKey(key): Promise<ApiKeyCheck> {
       calls.push(key);
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -84,5 +88,12 @@ describe('cachingDeveloperAccess', () => {
     await sut.checkRateLimit('app');
     await sut.checkRateLimit('app');
     expect(calls).toEqual(['rate', 'rate']);
+  });
+
+  it('passes grant revocations through to auth-gateway', async () => {
+    const { backend, calls } = countingBackend(new Set());
+    const sut = cachingDeveloperAccess(backend);
+    expect(await sut.revokeGrant('fan', 'client')).toEqual({ revokedTokens: 2 });
+    expect(calls).toEqual(['revoke fan client']);
   });
 });

@@ -22,3 +22,25 @@ export const fansCreate: Command = {
     out(JSON.stringify(created, null, 2));
   },
 };
+
+/**
+ * `marquee fans revoke-grant <fanId> <clientId>`: `DELETE /admin/v1/fans/{fanId}/grants/{clientId}`.
+ * The fan's grant for the app ends and every token issued under it stops working.
+ */
+export const fansRevokeGrant: Command = {
+  path: ['fans', 'revoke-grant'],
+  summary:
+    "Withdraw an app's access for a fan: its grant and every token issued under it are revoked",
+  usage: '<fanId> <clientId>',
+  options: {},
+  async run({ positionals, admin, out }) {
+    const [fanId, clientId, ...rest] = positionals;
+    if (!fanId || !clientId) throw new UsageError('the fan id and the client id are required');
+    if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+    await admin.request(
+      'DELETE',
+      `fans/${encodeURIComponent(fanId)}/grants/${encodeURIComponent(clientId)}`,
+    );
+    out(JSON.stringify({ fanId, clientId, revoked: true }, null, 2));
+  },
+};

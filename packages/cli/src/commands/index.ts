@@ -1,10 +1,15 @@
 import type { Command } from '../command.js';
 import { appsCreate } from './apps.js';
 import { dealsCommands } from './deals.js';
-import { fansCreate } from './fans.js';
+import { fansCreate, fansRevokeGrant } from './fans.js';
 
 /**
  * Every `marquee` command. To add yours (e.g. `deals create`), write `src/commands/<area>.ts`
  * exporting `Command` objects and append them here.
  */
-export const commands: readonly Command[] = [appsCreate, fansCreate, ...dealsCommands];
+export const commands: readonly Command[] = [
+  appsCreate,
+  fansCreate,
+  fansRevokeGrant,
+  ...dealsCommands,
+];

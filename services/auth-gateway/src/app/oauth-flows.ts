@@ -462,6 +462,19 @@ export class OAuthFlows {
   }
 
   /**
+   * An operator withdraws an app's access for a fan (admin API), the app named by its client id.
+   * `not_found` when the fan or the app is unknown; an absent grant revokes nothing (idempotent).
+   * Resolves with how many tokens were revoked.
+   */
+  async revokeGrantOfClient(clientId: string, fanId: string): Promise<number> {
+    const app = clientId ? await this.deps.apps.byClientId(clientId) : undefined;
+    if (!app) throw new AuthError('not_found', 'unknown app', { clientId });
+    const fan = fanId ? await this.deps.fans.byId(fanId) : undefined;
+    if (!fan) throw new AuthError('not_found', 'unknown fan', { fanId });
+    return this.revokeGrant(app.id, fan.id);
+  }
+
+  /**
    * RFC 7009 revocation by the app: revoking any token of a grant ends the grant (§2.1 allows it,
    * and it is what a "sign out of this app" needs). Unknown tokens or tokens of another client are
    * ignored, as the RFC requires (no oracle).

@@ -26,6 +26,10 @@ export function createAuthGatewayClient(
     async createFan(input) {
       return callUnary(client, 'createFan', input);
     },
+    async revokeGrant(fanId, clientId) {
+      const answer = await callUnary(client, 'revokeGrant', { fanId, clientId });
+      return { revokedTokens: answer.revokedTokens };
+    },
     async validateApiKey(apiKey) {
       const answer = await callUnary(client, 'validateApiKey', { apiKey });
       return { valid: answer.valid, appId: answer.appId };

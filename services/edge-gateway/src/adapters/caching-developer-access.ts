@@ -37,6 +37,7 @@ export function cachingDeveloperAccess(
     createApp: (input) => inner.createApp(input),
     createFan: (input) => inner.createFan(input),
     checkRateLimit: (appId) => inner.checkRateLimit(appId),
+    revokeGrant: (fanId, clientId) => inner.revokeGrant(fanId, clientId),
     async validateApiKey(apiKey) {
       const hit = cache.get(apiKey);
       if (hit && hit.until > now()) {

@@ -43,6 +43,11 @@ export interface DeveloperAccess {
   createFan(input: { email: string; password: string }): Promise<{ id: string }>;
   validateApiKey(apiKey: string): Promise<ApiKeyCheck>;
   checkRateLimit(appId: string): Promise<RateLimitState>;
+  /**
+   * Ends a fan's grant for the app with this OAuth client id: every token issued under it stops
+   * working. Resolves with how many tokens were revoked; kind `not_found` for an unknown fan or app.
+   */
+  revokeGrant(fanId: string, clientId: string): Promise<{ revokedTokens: number }>;
 }
 
 export interface Backends {

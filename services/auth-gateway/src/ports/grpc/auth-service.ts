@@ -13,6 +13,12 @@ export interface TokenIntrospection {
   introspect(accessToken: string): Promise<authV1.IntrospectTokenResponse>;
 }
 
+/** The OAuth side the admin API needs (`OAuthFlows`). */
+export interface GrantRevocation {
+  /** `not_found` (kind) when the fan or the app is unknown; resolves with the tokens revoked. */
+  revokeGrantOfClient(clientId: string, fanId: string): Promise<number>;
+}
+
 /**
  * `marquee.auth.v1.AuthService`: maps messages to the use cases and back, nothing more. Errors
  * thrown by the use cases carry a `kind`, which the platform's server turns into the status code.
@@ -20,6 +26,7 @@ export interface TokenIntrospection {
 export function authServiceImplementation(
   access: DeveloperAccess,
   tokens: TokenIntrospection,
+  grants: GrantRevocation,
 ): authV1.AuthServiceServer {
   return {
     validateApiKey: (async (call: { request: authV1.ValidateApiKeyRequest }, callback) => {
@@ -55,5 +62,9 @@ export function authServiceImplementation(
     createFan: (async (call: { request: authV1.CreateFanRequest }, callback) => {
       callback(null, await access.createFan(call.request));
     }) as authV1.AuthServiceServer['createFan'],
+    revokeGrant: (async (call: { request: authV1.RevokeGrantRequest }, callback) => {
+      const { clientId, fanId } = call.request;
+      callback(null, { revokedTokens: await grants.revokeGrantOfClient(clientId, fanId) });
+    }) as authV1.AuthServiceServer['revokeGrant'],
   };
 }

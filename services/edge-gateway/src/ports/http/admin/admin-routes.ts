@@ -35,6 +35,15 @@ const NewFanBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** A platform fan id and an app's OAuth client id (base64url of 16 random bytes; kept loose). */
+const GrantParams = Type.Object(
+  {
+    fanId: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+    clientId: Type.String({ pattern: '^[A-Za-z0-9_-]{1,128}$' }),
+  },
+  { additionalProperties: false },
+);
+
 /** SYSTEM.md §5: operators and tests provision apps and fans through the edge (admin token checked by edge-app). */
 export function adminRoutes(backends: Backends) {
   return async (scope: FastifyInstance): Promise<void> => {
@@ -84,6 +93,30 @@ export function adminRoutes(backends: Backends) {
         const body = request.body as { email: string; password: string };
         const created = await backends.developerAccess.createFan(body);
         return reply.code(201).send(created);
+      },
+    );
+
+    scope.delete(
+      '/fans/:fanId/grants/:clientId',
+      {
+        schema: {
+          tags: ['admin'],
+          summary:
+            "Withdraw an app's access for a fan: the grant ends and every token issued under it is revoked",
+          security: [{ adminToken: [] }],
+          params: GrantParams,
+          response: {
+            204: Type.Null(),
+            400: AdminError,
+            401: AdminError,
+            404: AdminError,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { fanId, clientId } = request.params as { fanId: string; clientId: string };
+        await backends.developerAccess.revokeGrant(fanId, clientId);
+        return reply.code(204).send();
       },
     );
   };

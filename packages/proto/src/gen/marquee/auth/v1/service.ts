@@ -195,6 +195,23 @@ export interface CreateFanResponse {
   id: string;
 }
 
+/**
+ * Admin: end a fan's grant for an app. The app is named by its OAuth client id (what the fan and
+ * the tokens know the app by, and what `/oauth/*` uses), not by the platform app id.
+ */
+export interface RevokeGrantRequest {
+  /** Platform fan id. */
+  fanId: string;
+  /** OAuth client id of the app. */
+  clientId: string;
+}
+
+/** What the revocation did. */
+export interface RevokeGrantResponse {
+  /** How many live tokens (access and refresh) were revoked; 0 when there was nothing to revoke. */
+  revokedTokens: number;
+}
+
 function createBaseQuota(): Quota {
   return { limit: 0, windowMs: 0 };
 }
@@ -1396,6 +1413,172 @@ export const CreateFanResponse: MessageFns<CreateFanResponse> = {
   },
 };
 
+function createBaseRevokeGrantRequest(): RevokeGrantRequest {
+  return { fanId: "", clientId: "" };
+}
+
+export const RevokeGrantRequest: MessageFns<RevokeGrantRequest> = {
+  encode(message: RevokeGrantRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fanId !== "") {
+      writer.uint32(10).string(message.fanId);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(18).string(message.clientId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeGrantRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeGrantRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fanId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeGrantRequest {
+    return {
+      fanId: isSet(object.fanId)
+        ? globalThis.String(object.fanId)
+        : isSet(object.fan_id)
+        ? globalThis.String(object.fan_id)
+        : "",
+      clientId: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RevokeGrantRequest): unknown {
+    const obj: any = {};
+    if (message.fanId !== "") {
+      obj.fanId = message.fanId;
+    }
+    if (message.clientId !== "") {
+      obj.clientId = message.clientId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeGrantRequest>, I>>(base?: I): RevokeGrantRequest {
+    return RevokeGrantRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeGrantRequest>, I>>(object: I): RevokeGrantRequest {
+    const message = createBaseRevokeGrantRequest();
+    message.fanId = object.fanId ?? "";
+    message.clientId = object.clientId ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeGrantResponse(): RevokeGrantResponse {
+  return { revokedTokens: 0 };
+}
+
+export const RevokeGrantResponse: MessageFns<RevokeGrantResponse> = {
+  encode(message: RevokeGrantResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.revokedTokens !== 0) {
+      writer.uint32(8).int64(message.revokedTokens);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeGrantResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeGrantResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.revokedTokens = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeGrantResponse {
+    return {
+      revokedTokens: isSet(object.revokedTokens)
+        ? globalThis.Number(object.revokedTokens)
+        : isSet(object.revoked_tokens)
+        ? globalThis.Number(object.revoked_tokens)
+        : 0,
+    };
+  },
+
+  toJSON(message: RevokeGrantResponse): unknown {
+    const obj: any = {};
+    if (message.revokedTokens !== 0) {
+      obj.revokedTokens = Math.round(message.revokedTokens);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeGrantResponse>, I>>(base?: I): RevokeGrantResponse {
+    return RevokeGrantResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeGrantResponse>, I>>(object: I): RevokeGrantResponse {
+    const message = createBaseRevokeGrantResponse();
+    message.revokedTokens = object.revokedTokens ?? 0;
+    return message;
+  },
+};
+
 /** API keys, tokens, rate limits and provisioning, served by auth-gateway to the edge. */
 export type AuthServiceService = typeof AuthServiceService;
 export const AuthServiceService = {
@@ -1459,6 +1642,21 @@ export const AuthServiceService = {
     responseSerialize: (value: CreateFanResponse): Buffer => Buffer.from(CreateFanResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateFanResponse => CreateFanResponse.decode(value),
   },
+  /**
+   * Withdraw an app's access for a fan (admin `DELETE /admin/v1/fans/{fanId}/grants/{clientId}`):
+   * the fan's grant for the app ends and every access and refresh token issued under it is
+   * revoked; a later approval starts afresh. Idempotent: revoking a grant that does not exist (or
+   * no longer does) answers revoked_tokens=0. NOT_FOUND when the fan or the app is unknown.
+   */
+  revokeGrant: {
+    path: "/marquee.auth.v1.AuthService/RevokeGrant" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeGrantRequest): Buffer => Buffer.from(RevokeGrantRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeGrantRequest => RevokeGrantRequest.decode(value),
+    responseSerialize: (value: RevokeGrantResponse): Buffer => Buffer.from(RevokeGrantResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeGrantResponse => RevokeGrantResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -1476,6 +1674,13 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   createApp: handleUnaryCall<CreateAppRequest, CreateAppResponse>;
   /** Register a fan account (admin `POST /admin/v1/fans`). ALREADY_EXISTS when the e-mail is taken. */
   createFan: handleUnaryCall<CreateFanRequest, CreateFanResponse>;
+  /**
+   * Withdraw an app's access for a fan (admin `DELETE /admin/v1/fans/{fanId}/grants/{clientId}`):
+   * the fan's grant for the app ends and every access and refresh token issued under it is
+   * revoked; a later approval starts afresh. Idempotent: revoking a grant that does not exist (or
+   * no longer does) answers revoked_tokens=0. NOT_FOUND when the fan or the app is unknown.
+   */
+  revokeGrant: handleUnaryCall<RevokeGrantRequest, RevokeGrantResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -1562,6 +1767,27 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateFanResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Withdraw an app's access for a fan (admin `DELETE /admin/v1/fans/{fanId}/grants/{clientId}`):
+   * the fan's grant for the app ends and every access and refresh token issued under it is
+   * revoked; a later approval starts afresh. Idempotent: revoking a grant that does not exist (or
+   * no longer does) answers revoked_tokens=0. NOT_FOUND when the fan or the app is unknown.
+   */
+  revokeGrant(
+    request: RevokeGrantRequest,
+    callback: (error: ServiceError | null, response: RevokeGrantResponse) => void,
+  ): ClientUnaryCall;
+  revokeGrant(
+    request: RevokeGrantRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeGrantResponse) => void,
+  ): ClientUnaryCall;
+  revokeGrant(
+    request: RevokeGrantRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeGrantResponse) => void,
   ): ClientUnaryCall;
 }
 
