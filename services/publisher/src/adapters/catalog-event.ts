@@ -1,6 +1,6 @@
 import type { catalogV1, commonV1 } from '@marquee/proto';
 import type { PublishedEvent } from '../domain/published-event.js';
-import type { PublishedEventBody } from '../domain/published-event-schema.js';
+import type { PublishedEventBody } from '@marquee/api-schemas';
 
 type Body = PublishedEventBody;
 type LocaleMap = Record<string, string> | undefined;

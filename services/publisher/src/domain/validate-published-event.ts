@@ -2,7 +2,7 @@ import { ValueErrorType } from '@sinclair/typebox/errors';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
-import { CLOSED, PublishedEventSchema, type PublishedEventBody } from './published-event-schema.js';
+import { CLOSED, PublishedEventSchema, type PublishedEventBody } from '@marquee/api-schemas';
 
 /** One item of the spec 01 error body `errors[]`. Property maps: dotted path → message. */
 export interface PublicationError {

@@ -11,7 +11,7 @@ import type { Backends } from '../../../app/backends.js';
 import { requireApiKey } from '../api-key-guard.js';
 import type { ApiFamily } from '../families/family.js';
 import { sendFamilyError, toFamilyError } from '../families/register-family.js';
-import { PublishedEventSchema } from './published-event-schema.js';
+import { PublishedEventSchema } from '@marquee/api-schemas';
 
 /** spec 01: the path `version` is required, default `v2`; it is the only version there is. */
 const SUPPORTED_VERSION = 'v2';

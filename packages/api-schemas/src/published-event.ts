@@ -2,12 +2,13 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 /**
  * The types of a published event (spec 01 "Published event"). Only TYPES live here: the spec's
- * rules 1-5 and the warnings are in validate-published-event.ts. Objects accept properties the spec
- * does not name (they become `unknownProperties` warnings), except where a rule forbids them:
- * `venue` and each attraction are marked {@link CLOSED} and checked by rules 4 and 5.
+ * rules 1-5 and the warnings are publisher's (services/publisher/src/domain/
+ * validate-published-event.ts). Objects accept properties the spec does not name (they become
+ * `unknownProperties` warnings), except where a rule forbids them: `venue` and each attraction are
+ * marked {@link CLOSED} and checked by rules 4 and 5.
  *
- * services/edge-gateway/src/ports/http/publishing/published-event-schema.ts is a copy used for
- * request validation and the OpenAPI document; publisher validates again because gRPC is an API too.
+ * One schema, two users: the edge validates request bodies with it (early, precise 400s and the
+ * OpenAPI document) and publisher validates again, because its gRPC API is an API too.
  */
 
 /** Schema annotation: extra properties here are a rule violation, not an unknown-property warning. */
