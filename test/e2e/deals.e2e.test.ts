@@ -183,6 +183,92 @@ describe.skipIf(!infra)('deals search through the edge (distributed mode)', () =
     expect(await ended.json()).toMatchObject({ id: created.id, state: 'ENDED', version: 2 });
   });
 
+  it('resolves a venue referenced by discovery id through catalog-indexer: coordinates and radius search', async () => {
+    const hall = { latitude: venue.latitude - 2, longitude: venue.longitude - 2 };
+    const publish = (body: Record<string, unknown>) =>
+      paced(`${sut.baseUrl}/publish/v2/events?apikey=${apiKey}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          source: { id: 'e2e-deals', name: 'E2E_Deals' },
+          version: 1,
+          active: true,
+          test: false,
+          dates: { start: { localDate: '2031-09-01', dateTime: '2031-09-01T23:00:00Z' } },
+          ...body,
+        }),
+      });
+    // 1. An inline place: catalog-indexer creates the venue (with coordinates) from it.
+    const first = await publish({
+      url: `https://tickets.example.com/place-${marker}`,
+      names: { 'en-us': `E2E Place Night ${marker}` },
+      place: {
+        names: { 'en-us': `E2E Ref Hall ${marker}` },
+        country: { countryCode: 'US' },
+        location: hall,
+      },
+    });
+    expect(first.status).toBe(200);
+    const firstId = ((await first.json()) as { id: string }).id;
+    // 2. Its discovery venue id, through Discovery v2.
+    const venueId = await waitFor(
+      async () => {
+        const response = await paced(
+          `${sut.baseUrl}/discovery/v2/events/${firstId}?apikey=${apiKey}`,
+        );
+        if (response.status !== 200) return undefined;
+        const body = (await response.json()) as { _embedded?: { venues?: Array<{ id: string }> } };
+        return body._embedded?.venues?.[0]?.id;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+    // 3. A second event that references the venue by id only (no coordinates on event-changed).
+    const second = await publish({
+      url: `https://tickets.example.com/ref-${marker}`,
+      names: { 'en-us': `E2E Reference Night ${marker}` },
+      venue: { id: venueId },
+    });
+    expect(second.status).toBe(200);
+    const eventId = ((await second.json()) as { id: string }).id;
+    const created = await waitFor(
+      async () => {
+        const response = await admin('POST', 'deals', {
+          eventId,
+          dealName: 'Referenced venue deal',
+          dealDescription: 'At a venue known by id',
+          exclusivity: 'EXCLUSIVE',
+        });
+        return response.status === 201 ? ((await response.json()) as { id: string }) : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+    expect(created.id).toBeTruthy();
+    // 4. A radius search around the hall finds it, with the venue's coordinates.
+    const around = {
+      latitude: String(hall.latitude),
+      longitude: String(hall.longitude + 0.05),
+      radius: '10',
+      radiusUnit: 'kilometers',
+    };
+    const found = await waitFor(
+      async () => {
+        const response = await deals('deals/events', around);
+        return response.status === 200
+          ? ((await response.json()) as {
+              events: Array<{ eventId: string; venue: Record<string, unknown> }>;
+            })
+          : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 0 },
+    );
+    expect(found.events.map((e) => e.eventId)).toEqual([eventId]);
+    expect(found.events[0]!.venue).toMatchObject({
+      venueName: expect.any(String),
+      venueLatitude: hall.latitude,
+      venueLongitude: hall.longitude,
+    });
+  });
+
   it('serves a test event in the QA data set only; deleting the event ends its deal', async () => {
     const qaVenue = { latitude: venue.latitude + 1, longitude: venue.longitude + 1 };
     const published = await paced(`${sut.baseUrl}/publish/v2/events?apikey=${apiKey}`, {

@@ -11,18 +11,22 @@ import { fileURLToPath } from 'node:url';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Start order: back ends first, the edge last (it needs their addresses). */
-const backends = [
-  ['auth-gateway', 'GRPC_ADDR_AUTH_GATEWAY'],
-  ['publisher', 'GRPC_ADDR_PUBLISHER'],
-  ['catalog-indexer', 'GRPC_ADDR_CATALOG_INDEXER'],
-  ['deals', 'GRPC_ADDR_DEALS'],
-  ['partner-reference', undefined],
-  ['3p-connector', 'GRPC_ADDR_3P_CONNECTOR'],
-  ['cart', 'GRPC_ADDR_CART'],
-  ['secure-entry', 'GRPC_ADDR_SECURE_ENTRY'],
-  ['reconciler', 'GRPC_ADDR_RECONCILER'],
-] as const;
+/**
+ * Start order: back ends first, the edge last (it needs their addresses). Each back end: its name,
+ * the config key of its gRPC address, and the `GRPC_ADDR_*` keys it calls (filled from those
+ * started before it).
+ */
+const backends: ReadonlyArray<{ name: string; addressKey?: string; needs?: string[] }> = [
+  { name: 'auth-gateway', addressKey: 'GRPC_ADDR_AUTH_GATEWAY' },
+  { name: 'publisher', addressKey: 'GRPC_ADDR_PUBLISHER' },
+  { name: 'catalog-indexer', addressKey: 'GRPC_ADDR_CATALOG_INDEXER' },
+  { name: 'deals', addressKey: 'GRPC_ADDR_DEALS', needs: ['GRPC_ADDR_CATALOG_INDEXER'] },
+  { name: 'partner-reference' },
+  { name: '3p-connector', addressKey: 'GRPC_ADDR_3P_CONNECTOR' },
+  { name: 'cart', addressKey: 'GRPC_ADDR_CART' },
+  { name: 'secure-entry', addressKey: 'GRPC_ADDR_SECURE_ENTRY' },
+  { name: 'reconciler', addressKey: 'GRPC_ADDR_RECONCILER' },
+];
 
 export interface ServiceProcess {
   name: string;
@@ -115,8 +119,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
 
   try {
-    for (const [name, addressKey] of backends) {
-      const service = await launch(name, {});
+    for (const { name, addressKey, needs = [] } of backends) {
+      const calls: Record<string, string> = {};
+      for (const key of needs) {
+        const address = edgeEnv[key];
+        if (!address) throw new Error(`stack: ${name} needs ${key}, not started before it`);
+        calls[key] = address;
+      }
+      const service = await launch(name, calls);
       if (addressKey) edgeEnv[addressKey] = `127.0.0.1:${service.grpcPort}`;
       // The edge proxies /oauth/* to auth-gateway's HTTP.
       if (name === 'auth-gateway')

@@ -72,11 +72,18 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
   try {
     const edgeEnv: NodeJS.ProcessEnv = { ADMIN_TOKEN: adminToken, HTTP_PORT: String(options.port) };
     let partnerPort = options.partnerPort;
-    for (const { service, edgeAddressKey } of backendServices) {
+    for (const { service, edgeAddressKey, needs = [] } of backendServices) {
       const isPartner = service.name === 'partner-reference';
+      const calls: NodeJS.ProcessEnv = {};
+      for (const key of needs) {
+        if (!edgeEnv[key])
+          throw new Error(`embedded: ${service.name} needs ${key}, not started before it`);
+        calls[key] = edgeEnv[key];
+      }
       const running = await start(service, {
         HTTP_PORT: isPartner ? String(options.partnerPort) : '0',
         ...(isPartner ? { ADMIN_TOKEN: adminToken } : {}),
+        ...calls,
       });
       if (isPartner) partnerPort = running.httpPort ?? partnerPort;
       if (edgeAddressKey) edgeEnv[edgeAddressKey] = `${options.host}:${running.grpcPort}`;

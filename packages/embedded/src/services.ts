@@ -30,13 +30,23 @@ export const bootable = <C extends { HTTP_PORT: number }>(
 
 /**
  * The back-end services in start order (the edge starts last, once it knows their addresses).
- * The edge-gateway config key that carries each one's gRPC address, where the edge calls it.
+ * `edgeAddressKey`: the config key that carries each one's gRPC address (the edge's, and any other
+ * caller's: the Helm chart's `GRPC_ADDR_<NAME>` convention). `needs`: the `GRPC_ADDR_*` keys a
+ * service calls; the runner fills them from the services started before it.
  */
-export const backendServices: ReadonlyArray<{ service: Bootable; edgeAddressKey?: string }> = [
+export const backendServices: ReadonlyArray<{
+  service: Bootable;
+  edgeAddressKey?: string;
+  needs?: readonly string[];
+}> = [
   { service: bootable(authGatewayService), edgeAddressKey: 'GRPC_ADDR_AUTH_GATEWAY' },
   { service: bootable(publisherService), edgeAddressKey: 'GRPC_ADDR_PUBLISHER' },
   { service: bootable(catalogIndexerService), edgeAddressKey: 'GRPC_ADDR_CATALOG_INDEXER' },
-  { service: bootable(dealsService), edgeAddressKey: 'GRPC_ADDR_DEALS' },
+  {
+    service: bootable(dealsService),
+    edgeAddressKey: 'GRPC_ADDR_DEALS',
+    needs: ['GRPC_ADDR_CATALOG_INDEXER'],
+  },
   { service: bootable(partnerReferenceService) },
   { service: bootable(threePConnectorService), edgeAddressKey: 'GRPC_ADDR_3P_CONNECTOR' },
   { service: bootable(cartService), edgeAddressKey: 'GRPC_ADDR_CART' },

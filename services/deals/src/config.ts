@@ -14,6 +14,17 @@ export const configSchema = serviceConfigSchema({
    * `deals.<MONGO_DB>` otherwise (a fresh database is rebuilt from the start of the topic).
    */
   EVENT_CONSUMER_GROUP: z.string().min(1).optional(),
+  /** catalog-indexer's gRPC address: the venue authority (coordinates of venues referenced by id). */
+  GRPC_ADDR_CATALOG_INDEXER: z.string().min(1).default('127.0.0.1:50053'),
+  /**
+   * Attempts per `event-changed` record before it is dead-lettered. High on purpose: catalog-indexer
+   * being unreachable is waited out (backoff capped at 10 s) rather than losing the event.
+   */
+  EVENT_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(360),
+  /** How often venues catalog-indexer did not know yet are asked again. */
+  VENUE_RETRY_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
+  /** How long a resolved venue position is cached. */
+  VENUE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
 });
 
 export type DealsConfig = z.output<typeof configSchema>;

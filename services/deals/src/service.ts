@@ -2,6 +2,10 @@ import { ensureIndexes, pingMongo } from '@marquee/platform/mongo';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { allTopics, eventChangedTopic } from '@marquee/proto/topics';
+import {
+  cachedVenueDirectory,
+  createCatalogVenueDirectory,
+} from './adapters/catalog-venue-directory.js';
 import { createDealsStorage } from './adapters/repositories.js';
 import { randomIds, systemClock } from './adapters/clock-and-ids.js';
 import { DealsApp } from './app/deals-app.js';
@@ -20,11 +24,19 @@ export async function composeDeals(
   const { logger, bus, mongo } = infra;
   const storage = createDealsStorage(mongo);
   if (mongo) await ensureIndexes(mongo, storage.mongoCollections, logger);
+  const catalog = createCatalogVenueDirectory(config.GRPC_ADDR_CATALOG_INDEXER, {
+    deadlineMs: 5_000,
+    logger,
+  });
   const app = new DealsApp({
     deals: storage.deals,
     events: storage.events,
     clock: systemClock,
     ids: randomIds,
+    venues: cachedVenueDirectory(catalog, {
+      ttlMs: config.VENUE_CACHE_TTL_MS,
+      maxEntries: 10_000,
+    }),
   });
   await app.load();
   logger.info(app.stats(), 'deals search index loaded');
@@ -33,16 +45,45 @@ export async function composeDeals(
     publish: busRawPublisher(bus, allTopics),
     logger,
   });
+  // Venues catalog-indexer did not know yet when their event was projected: asked again each interval.
+  let resolver: NodeJS.Timeout | undefined;
+  let resolving = false;
+  const resolvePending = async () => {
+    if (resolving || app.pendingVenueCount() === 0) return;
+    resolving = true;
+    try {
+      const resolved = await app.resolvePendingVenues();
+      if (resolved > 0) logger.info({ resolved }, 'venue coordinates resolved');
+    } catch (error) {
+      logger.warn({ err: error }, 'venue resolution failed; retrying at the next interval');
+    } finally {
+      resolving = false;
+    }
+  };
   // The compacted topic holds every event's current state: a new group reads it from the start.
+  // An unreachable catalog-indexer fails the record: EVENT_MAX_ATTEMPTS retries with backoff capped
+  // at 10 s (default 360, about an hour) before a dead letter.
   await bus.subscribe(
     eventChangedTopic,
-    { group: eventConsumerGroup(config), fromBeginning: true },
+    {
+      group: eventConsumerGroup(config),
+      fromBeginning: true,
+      maxAttempts: config.EVENT_MAX_ATTEMPTS,
+    },
     eventChangedHandler(app),
   );
   return {
     grpc: [dealsGrpc(app)],
     ...(mongo ? { readiness: { mongo: () => pingMongo(mongo) } } : {}),
-    start: async () => relay.start(),
-    stop: () => relay.stop(),
+    start: async () => {
+      await relay.start();
+      resolver = setInterval(() => void resolvePending(), config.VENUE_RETRY_INTERVAL_MS);
+      resolver.unref();
+    },
+    stop: async () => {
+      clearInterval(resolver);
+      await relay.stop();
+      catalog.close();
+    },
   };
 }

@@ -4,7 +4,7 @@ import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { hostService, type HostedService } from '@marquee/platform/service';
 import { describeIntegration, uniqueName, waitFor } from '@marquee/platform/testing';
-import { Event } from '@marquee/proto/catalog/v1';
+import { CatalogServiceService, DiscoveryVenue, Event } from '@marquee/proto/catalog/v1';
 import {
   DealsServiceClient,
   Exclusivity,
@@ -27,6 +27,7 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
   let bus: EventBus;
   let testBus: EventBus;
   let hosted: HostedService;
+  let catalog: HostedService;
   let client: DealsServiceClient;
   const dealChanges: DealChanged[] = [];
 
@@ -38,7 +39,11 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
       source: 'marquee/deals',
       logger,
     });
-    const config = loadDealsConfig({ MONGO_DB: dbName, LOG_LEVEL: 'warn' });
+    const config = loadDealsConfig({
+      MONGO_DB: dbName,
+      LOG_LEVEL: 'warn',
+      GRPC_ADDR_CATALOG_INDEXER: `127.0.0.1:${catalog.grpcPort}`,
+    });
     const infra = { name: 'deals', logger, bus, mongo };
     hosted = await hostService(infra, await composeDeals(infra, config), {
       host: '127.0.0.1',
@@ -71,10 +76,31 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
       },
     );
     await testBus.start();
+    // A stand-in for catalog-indexer: the shared topic holds other suites' events whose venues are
+    // referenced by id; this one knows every venue (without coordinates).
+    const catalogInfra = { name: 'catalog-fake', logger, bus: testBus, mongo: undefined };
+    catalog = await hostService(
+      catalogInfra,
+      {
+        grpc: [
+          {
+            definition: CatalogServiceService,
+            implementation: {
+              getVenue: (
+                call: { request: { id: string } },
+                callback: (e: null, r: { venue: DiscoveryVenue }) => void,
+              ) => callback(null, { venue: DiscoveryVenue.fromPartial({ id: call.request.id }) }),
+            },
+          },
+        ],
+      },
+      { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+    );
     await startDeals();
   });
   afterAll(async () => {
     await stopDeals();
+    await catalog?.stop();
     await testBus?.close();
     if (mongo) {
       await mongo.dropDatabase();

@@ -129,6 +129,20 @@ export function dealsStorageContract(name: string, makeStorage: () => Promise<De
       expect((await sut.events.get(event.id))!.name).toBe('four');
     });
 
+    it('replaces the venue only at the held event version (setVenue)', async () => {
+      const sut = await makeStorage();
+      const pending = { id: 'ZV1', name: 'Hall', number: 7, unresolved: true };
+      const event = anEvent({ eventVersion: 2, venue: pending });
+      await sut.events.put(event);
+      const resolved = { id: 'ZV1', name: 'Hall', number: 7, latitude: 1.5, longitude: -2.25 };
+
+      expect(await sut.events.setVenue(event.id, 1, resolved)).toBe(false);
+      expect((await sut.events.get(event.id))!.venue).toEqual(pending);
+      expect(await sut.events.setVenue(event.id, 2, resolved)).toBe(true);
+      expect(await sut.events.get(event.id)).toEqual({ ...event, venue: resolved });
+      expect(await sut.events.setVenue('missing', 1, resolved)).toBe(false);
+    });
+
     it('keeps a deletion at its version and lists only live events', async () => {
       const sut = await makeStorage();
       const live = anEvent();

@@ -64,6 +64,19 @@ export function storeDealEventRepository(
         }
       }
     },
+    async setVenue(id, eventVersion, venue) {
+      for (let attempt = 0; ; attempt++) {
+        const current = await store.get(id);
+        if (!current || current.deleted || current.eventVersion !== eventVersion) return false;
+        const { venue: _old, ...rest } = current;
+        try {
+          await store.update(id, current.version, { ...rest, ...(venue ? { venue } : {}) });
+          return true;
+        } catch (error) {
+          if (!isVersionConflict(error) || attempt >= 5) throw error;
+        }
+      }
+    },
     async list() {
       const docs = await store.find({ deleted: false });
       return docs.map(withoutStoreVersion);

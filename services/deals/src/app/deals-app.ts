@@ -5,7 +5,13 @@ import {
   type DealSearchCriteria,
   type DealSearchResult,
 } from '../domain/search.js';
-import type { Clock, DealEventRepository, DealRepository, IdGenerator } from './ports.js';
+import type {
+  Clock,
+  DealEventRepository,
+  DealRepository,
+  IdGenerator,
+  VenueDirectory,
+} from './ports.js';
 import { DealSearchIndex } from './search-index.js';
 
 export interface NewDeal {
@@ -30,17 +36,36 @@ export interface DealsAppDeps {
   events: DealEventRepository;
   clock: Clock;
   ids: IdGenerator;
+  /** Resolves the coordinates of a venue referenced by discovery id; none = no resolution. */
+  venues?: VenueDirectory;
 }
+
+/**
+ * Whether a projected venue is a discovery id whose position the venue authority may know: not an
+ * inline place (which carries its own) and not an unresolved publisher reference (`source:…`, which
+ * catalog-indexer knows only by name).
+ */
+const isResolvableVenue = (venue: DealEvent['venue']): venue is NonNullable<DealEvent['venue']> =>
+  venue !== undefined &&
+  venue.latitude === undefined &&
+  !venue.unresolved &&
+  !venue.id.startsWith('place:') &&
+  !venue.id.startsWith('source:');
 
 /** The use cases of deals: admin commands, the event projection, and search. */
 export class DealsApp {
   private readonly index = new DealSearchIndex();
+  /** Events whose venue the directory did not know yet (`venue.unresolved`). */
+  private readonly pendingVenues = new Set<string>();
 
   constructor(private readonly deps: DealsAppDeps) {}
 
   /** Rebuilds the search index from the repositories; call once before serving. */
   async load(): Promise<void> {
-    for (const event of await this.deps.events.list()) this.index.putEvent(event);
+    for (const event of await this.deps.events.list()) {
+      this.index.putEvent(event);
+      if (event.venue?.unresolved) this.pendingVenues.add(event.id);
+    }
     for (const deal of await this.deps.deals.list()) this.index.putDeal(deal);
   }
 
@@ -111,11 +136,72 @@ export class DealsApp {
     return this.index.search(validateCriteria(criteria), this.deps.clock.now());
   }
 
-  /** An `event-changed` state; applied only when newer than what is held. */
+  /**
+   * An `event-changed` state; applied only when newer than what is held. A venue referenced by
+   * discovery id gets its coordinates from the venue directory (catalog-indexer) first. A venue the
+   * directory does not know yet (it has not indexed the event: a race) is stored marked `unresolved`
+   * and resolved again by `resolvePendingVenues`; a failing directory (unreachable, deadline) rejects,
+   * so the bus retries the record with backoff and nothing is stored.
+   */
   async applyEvent(event: DealEvent): Promise<boolean> {
-    const applied = await this.deps.events.put(event);
-    if (applied) this.index.putEvent(event);
+    const resolved = await this.withVenueLocation(event);
+    if (!resolved) return false;
+    const applied = await this.deps.events.put(resolved);
+    if (applied) {
+      this.index.putEvent(resolved);
+      if (resolved.venue?.unresolved) this.pendingVenues.add(resolved.id);
+      else this.pendingVenues.delete(resolved.id);
+    }
     return applied;
+  }
+
+  /** How many projected events wait for their venue's coordinates. */
+  pendingVenueCount(): number {
+    return this.pendingVenues.size;
+  }
+
+  /**
+   * Asks the venue directory again for every event whose venue was not known yet; stores and indexes
+   * the coordinates found. Resolves how many events were resolved. Directory errors propagate (the
+   * caller retries on its next round).
+   */
+  async resolvePendingVenues(): Promise<number> {
+    const { venues } = this.deps;
+    if (!venues) return 0;
+    let resolvedCount = 0;
+    for (const id of [...this.pendingVenues]) {
+      const event = await this.deps.events.get(id);
+      if (!event || event.deleted || !event.venue?.unresolved) {
+        this.pendingVenues.delete(id);
+        continue;
+      }
+      const location = await venues.locate(event.venue.id);
+      if (location === undefined) continue;
+      const { unresolved: _pending, ...venue } = event.venue;
+      const next = { ...venue, ...(location ?? {}) };
+      // A newer state stored meanwhile wins (setVenue refuses); the next round looks at it.
+      if (!(await this.deps.events.setVenue(id, event.eventVersion, next))) continue;
+      resolvedCount++;
+      const stored = await this.deps.events.get(id);
+      if (stored && !stored.deleted) this.index.putEvent(stored);
+      if (!stored?.venue?.unresolved) this.pendingVenues.delete(id);
+    }
+    return resolvedCount;
+  }
+
+  /** `event` with its venue's coordinates; `undefined` when an equal or newer version is held. */
+  private async withVenueLocation(event: DealEvent): Promise<DealEvent | undefined> {
+    const { venues } = this.deps;
+    if (!venues || !isResolvableVenue(event.venue)) return event;
+    const held = await this.deps.events.get(event.id);
+    if (held && held.eventVersion >= event.eventVersion) return undefined;
+    const location = await venues.locate(event.venue.id);
+    if (location === undefined) return { ...event, venue: { ...event.venue, unresolved: true } };
+    if (location === null) return event;
+    return {
+      ...event,
+      venue: { ...event.venue, latitude: location.latitude, longitude: location.longitude },
+    };
   }
 
   /**

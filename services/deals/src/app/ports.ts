@@ -28,6 +28,11 @@ export interface DealEventRepository {
   put(event: DealEvent): Promise<boolean>;
   /** Every stored event that is not deleted. */
   list(): Promise<DealEvent[]>;
+  /**
+   * Replaces the venue of the stored event if it is still at `eventVersion` (a newer state wins);
+   * resolves whether it was applied.
+   */
+  setVenue(id: string, eventVersion: number, venue: DealEvent['venue']): Promise<boolean>;
 }
 
 export interface Clock {
@@ -36,4 +41,19 @@ export interface Clock {
 
 export interface IdGenerator {
   dealId(): string;
+}
+
+/** A venue's position. */
+export interface VenueLocation {
+  latitude: number;
+  longitude: number;
+}
+
+/**
+ * The venue authority (catalog-indexer): where a venue referenced by discovery id is. Resolves
+ * `undefined` when the venue is not known (yet: catalog may not have processed the event), `null`
+ * when it is known without coordinates. Rejects (kind `unavailable`, …) when the authority cannot answer.
+ */
+export interface VenueDirectory {
+  locate(venueId: string): Promise<VenueLocation | null | undefined>;
 }

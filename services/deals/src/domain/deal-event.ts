@@ -15,6 +15,11 @@ export interface NamedRef {
 export interface DealVenue extends NamedRef {
   latitude?: number;
   longitude?: number;
+  /**
+   * A venue referenced by discovery id that the catalog did not know yet when the event was
+   * projected: its coordinates are still to be resolved (deals-app re-resolves it periodically).
+   */
+  unresolved?: boolean;
 }
 
 export interface EventPrice {
