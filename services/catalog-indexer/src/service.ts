@@ -1,6 +1,10 @@
 import { eventChangedTopic, type TopicDef } from '@marquee/proto';
 import type { EventChanged } from '@marquee/proto/catalog/v1';
-import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import {
+  readModelConsumerGroup,
+  type ServiceInfra,
+  type ServiceParts,
+} from '@marquee/platform/service';
 import { createMemoryEventRecords } from './adapters/memory-event-records.js';
 import { createMongoEventRecords } from './adapters/mongo-event-records.js';
 import { protobufEventCodec } from './adapters/protobuf-event-codec.js';
@@ -10,9 +14,6 @@ import type { CatalogIndexerConfig } from './config.js';
 import { catalogGrpc } from './ports/grpc/catalog-grpc.js';
 import { eventChangedHandler } from './ports/kafka/event-changed-handler.js';
 
-/** Consumer group of the read model; reading from the beginning of the compacted topic rebuilds it. */
-export const EVENT_CHANGED_GROUP = 'catalog-indexer';
-
 /**
  * Composition root of catalog-indexer: the read model (Mongo, or memory in the embedded default),
  * the search index rebuilt from it before anything is served, the `event-changed` consumer that
@@ -20,9 +21,12 @@ export const EVENT_CHANGED_GROUP = 'catalog-indexer';
  */
 export async function composeCatalogIndexer(
   infra: ServiceInfra,
-  _config: CatalogIndexerConfig,
+  config: CatalogIndexerConfig,
 ): Promise<ServiceParts> {
-  const { parts } = await buildCatalogIndexer(infra);
+  // One group per read-model database: reading the compacted topic from the beginning rebuilds it.
+  const { parts } = await buildCatalogIndexer(infra, {
+    group: readModelConsumerGroup(config, 'catalog_indexer'),
+  });
   return parts;
 }
 
@@ -48,7 +52,7 @@ export async function buildCatalogIndexer(
   );
   await infra.bus.subscribe(
     options.topic ?? eventChangedTopic,
-    { group: options.group ?? EVENT_CHANGED_GROUP, fromBeginning: true },
+    { group: options.group ?? 'catalog-indexer', fromBeginning: true },
     eventChangedHandler(catalog, infra.logger),
   );
   return { parts: { grpc: [catalogGrpc(catalog)] }, catalog };

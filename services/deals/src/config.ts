@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
-import { serviceConfigSchema } from '@marquee/platform/service';
+import { readModelConsumerGroup, serviceConfigSchema } from '@marquee/platform/service';
 
 /** The only module of deals that reads the environment (STYLE.md); see README for each variable. */
 export const configSchema = serviceConfigSchema({
@@ -30,8 +30,7 @@ export const configSchema = serviceConfigSchema({
 export type DealsConfig = z.output<typeof configSchema>;
 
 export const eventConsumerGroup = (config: DealsConfig): string =>
-  config.EVENT_CONSUMER_GROUP ??
-  (config.MONGO_DB === 'deals' ? 'deals' : `deals.${config.MONGO_DB}`);
+  config.EVENT_CONSUMER_GROUP ?? readModelConsumerGroup(config, 'deals');
 
 export const loadDealsConfig = (env: NodeJS.ProcessEnv = process.env): DealsConfig =>
   loadConfig(configSchema, env);

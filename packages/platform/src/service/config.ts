@@ -21,3 +21,18 @@ export function serviceConfigSchema(defaults: {
       .default(defaults.name.replace(/-/g, '_')),
   });
 }
+
+/**
+ * The consumer group of a read model kept in `mongoDb`. Committed offsets belong to the data they
+ * were applied to: a read model in another database (a second deployment, a test run, a rebuild
+ * into a fresh database) needs its own group so it reads the topic from the beginning instead of
+ * inheriting offsets it never applied. The default database keeps the plain service name.
+ */
+export function readModelConsumerGroup(
+  config: { SERVICE_NAME: string; MONGO_DB: string },
+  defaultDb: string,
+): string {
+  return config.MONGO_DB === defaultDb
+    ? config.SERVICE_NAME
+    : `${config.SERVICE_NAME}.${config.MONGO_DB}`;
+}

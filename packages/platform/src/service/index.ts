@@ -6,7 +6,7 @@
  */
 export { hostService, type HostedService, type HostOptions } from './host.js';
 export { runService, type RunServiceOptions } from './run.js';
-export { serviceConfigSchema } from './config.js';
+export { readModelConsumerGroup, serviceConfigSchema } from './config.js';
 export type {
   ComposeService,
   GrpcRegistration,
