@@ -3,3 +3,4 @@
  * checks (the edge at the door, the owning service again behind gRPC). Contracts, not behaviour.
  */
 export * from './published-event.js';
+export * from './property-path.js';

@@ -2,7 +2,12 @@ import { ValueErrorType } from '@sinclair/typebox/errors';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
-import { CLOSED, PublishedEventSchema, type PublishedEventBody } from '@marquee/api-schemas';
+import {
+  CLOSED,
+  PublishedEventSchema,
+  propertyPath,
+  type PublishedEventBody,
+} from '@marquee/api-schemas';
 
 /** One item of the spec 01 error body `errors[]`. Property maps: dotted path → message. */
 export interface PublicationError {
@@ -221,7 +226,7 @@ function checkTypes(body: Record<string, unknown>, problems: Problems): void {
   const errors = publishedEventTypes.Check(body) ? [] : publishedEventTypes.Errors(body);
   for (const error of errors) {
     if (RULE_OWNED.some((pattern) => pattern.test(error.path))) continue;
-    const path = toDotted(error.path);
+    const path = propertyPath(error.path);
     if (path in invalid) continue;
     invalid[path] = describeTypeError(error.type, error.schema, error.message);
   }
@@ -276,18 +281,6 @@ function isTimeZone(name: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** `/attractions/0/source/id` → `attractions[0].source.id`. */
-function toDotted(pointer: string): string {
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce(
-      (path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part),
-      '',
-    );
 }
 
 interface RefProblems {

@@ -11,7 +11,7 @@ import type { Backends } from '../../../app/backends.js';
 import { requireApiKey } from '../api-key-guard.js';
 import type { ApiFamily } from '../families/family.js';
 import { sendFamilyError, toFamilyError } from '../families/register-family.js';
-import { PublishedEventSchema } from '@marquee/api-schemas';
+import { PublishedEventSchema, propertyPath } from '@marquee/api-schemas';
 
 /** spec 01: the path `version` is required, default `v2`; it is the only version there is. */
 const SUPPORTED_VERSION = 'v2';
@@ -69,18 +69,6 @@ const DeleteQuery = Type.Object({
 const VersionParams = Type.Object({ version: Type.String() });
 const EventParams = Type.Object({ version: Type.Optional(Type.String()), id: Type.String() });
 
-/** `/names/en-US` → `names.en-US`; `/attractions/0/id` → `attractions[0].id`. */
-function toDotted(pointer: string): string {
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce(
-      (path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part),
-      '',
-    );
-}
-
 /**
  * Validates with TypeBox's compiler instead of the server's ajv: ajv's type coercion would turn
  * `"version": "3"` into 3 and `"active": "true"` into true, and spec 01 wants wrong types rejected.
@@ -107,7 +95,7 @@ const typeBoxCompiler: FastifySchemaCompiler<unknown> = ({ schema }) => {
 function validationItem(error: FastifyError): ErrorItem {
   const invalid: PropertyMap = {};
   for (const item of error.validation ?? []) {
-    const path = toDotted(item.instancePath) || '(body)';
+    const path = propertyPath(item.instancePath) || '(body)';
     invalid[path] ??= (item.message ?? 'is invalid').replace(/^./, (c) => c.toLowerCase());
   }
   return rejected('INVALID_PROPERTY', 'Some properties have a wrong type or format', invalid);
