@@ -53,9 +53,12 @@ export function createLifecycle(options: CreateLifecycleOptions): Lifecycle {
     const timedOut: string[] = [];
     logger.info({ reason, steps: steps.length, timeoutMs }, 'stopping');
 
+    // Once a step has used up what was left, the budget is gone even if the timer fired a
+    // millisecond early by Date.now()'s clock: later steps are skipped, not squeezed in.
+    let exhausted = false;
     for (const { name, step } of [...steps].reverse()) {
       const remaining = deadline - Date.now();
-      if (remaining <= 0) {
+      if (exhausted || remaining <= 0) {
         // Out of budget: the process is about to exit, so waiting would only delay it.
         logger.error({ step: name }, 'stop step skipped: shutdown budget exhausted');
         timedOut.push(name);
@@ -72,6 +75,7 @@ export function createLifecycle(options: CreateLifecycleOptions): Lifecycle {
         if (outcome === TIMED_OUT) {
           logger.error({ step: name, remainingMs: remaining }, 'stop step timed out');
           timedOut.push(name);
+          exhausted = true;
         } else {
           logger.debug({ step: name }, 'stopped');
         }
