@@ -63,8 +63,10 @@ export function outletTypeToNumber(object: OutletType): number {
 export enum PriceRangeType {
   /** PRICE_RANGE_TYPE_UNSPECIFIED - Not given. */
   PRICE_RANGE_TYPE_UNSPECIFIED = "PRICE_RANGE_TYPE_UNSPECIFIED",
-  /** PRICE_RANGE_TYPE_STANDARD - `standard`: face value range. */
+  /** PRICE_RANGE_TYPE_STANDARD - `standard`: face value range, excluding ticket fees. */
   PRICE_RANGE_TYPE_STANDARD = "PRICE_RANGE_TYPE_STANDARD",
+  /** PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES - `standard including fees`: what a buyer pays per ticket, ticket fees included. */
+  PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES = "PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
 
@@ -76,6 +78,9 @@ export function priceRangeTypeFromJSON(object: any): PriceRangeType {
     case 1:
     case "PRICE_RANGE_TYPE_STANDARD":
       return PriceRangeType.PRICE_RANGE_TYPE_STANDARD;
+    case 2:
+    case "PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES":
+      return PriceRangeType.PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -89,6 +94,8 @@ export function priceRangeTypeToJSON(object: PriceRangeType): string {
       return "PRICE_RANGE_TYPE_UNSPECIFIED";
     case PriceRangeType.PRICE_RANGE_TYPE_STANDARD:
       return "PRICE_RANGE_TYPE_STANDARD";
+    case PriceRangeType.PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES:
+      return "PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES";
     case PriceRangeType.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -101,6 +108,8 @@ export function priceRangeTypeToNumber(object: PriceRangeType): number {
       return 0;
     case PriceRangeType.PRICE_RANGE_TYPE_STANDARD:
       return 1;
+    case PriceRangeType.PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES:
+      return 2;
     case PriceRangeType.UNRECOGNIZED:
     default:
       return -1;
@@ -276,7 +285,7 @@ export interface Event {
     /** A place described inline. */
     { $case: "place"; value: Place }
     | undefined;
-  /** Price ranges shown in discovery (`standard` ranges). */
+  /** Price ranges shown in discovery: `standard` (face value) and `standard including fees` ranges. */
   priceRanges: PriceRange[];
   /** The promoter. */
   promoter?:
@@ -310,7 +319,24 @@ export interface Event {
     | Date
     | undefined;
   /** When the event last changed (equals EventChanged.changed_at of the record that carries it). */
-  updatedAt?: Date | undefined;
+  updatedAt?:
+    | Date
+    | undefined;
+  /** The seat map of the event (Discovery v2 `seatmap`), when its producer has one. */
+  seatmap?:
+    | Seatmap
+    | undefined;
+  /**
+   * `true` for a package (tickets bundled with other products, e.g. travel or hospitality); published
+   * events are never packages (international `properties.package`, `is_not_package`).
+   */
+  package: boolean;
+}
+
+/** The seat map of an event (Discovery v2 `seatmap`). */
+export interface Seatmap {
+  /** URL (https) of a static image of the seat map. */
+  staticUrl: string;
 }
 
 /** The supplier of an event (spec 01 `source`). */
@@ -831,6 +857,8 @@ function createBaseEvent(): Event {
     ticketing: undefined,
     createdAt: undefined,
     updatedAt: undefined,
+    seatmap: undefined,
+    package: false,
   };
 }
 
@@ -928,6 +956,12 @@ export const Event: MessageFns<Event> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(234).fork()).join();
+    }
+    if (message.seatmap !== undefined) {
+      Seatmap.encode(message.seatmap, writer.uint32(242).fork()).join();
+    }
+    if (message.package !== false) {
+      writer.uint32(248).bool(message.package);
     }
     return writer;
   },
@@ -1187,6 +1221,22 @@ export const Event: MessageFns<Event> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.seatmap = Seatmap.decode(reader, reader.uint32());
+            continue;
+          }
+          case 31: {
+            if (tag !== 248) {
+              break;
+            }
+
+            message.package = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1269,6 +1319,8 @@ export const Event: MessageFns<Event> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      seatmap: isSet(object.seatmap) ? Seatmap.fromJSON(object.seatmap) : undefined,
+      package: isSet(object.package) ? globalThis.Boolean(object.package) : false,
     };
   },
 
@@ -1360,6 +1412,12 @@ export const Event: MessageFns<Event> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.seatmap !== undefined) {
+      obj.seatmap = Seatmap.toJSON(message.seatmap);
+    }
+    if (message.package !== false) {
+      obj.package = message.package;
+    }
     return obj;
   },
 
@@ -1431,6 +1489,83 @@ export const Event: MessageFns<Event> = {
       : undefined;
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
+    message.seatmap = (object.seatmap !== undefined && object.seatmap !== null)
+      ? Seatmap.fromPartial(object.seatmap)
+      : undefined;
+    message.package = object.package ?? false;
+    return message;
+  },
+};
+
+function createBaseSeatmap(): Seatmap {
+  return { staticUrl: "" };
+}
+
+export const Seatmap: MessageFns<Seatmap> = {
+  encode(message: Seatmap, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.staticUrl !== "") {
+      writer.uint32(10).string(message.staticUrl);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Seatmap {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSeatmap();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.staticUrl = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Seatmap {
+    return {
+      staticUrl: isSet(object.staticUrl)
+        ? globalThis.String(object.staticUrl)
+        : isSet(object.static_url)
+        ? globalThis.String(object.static_url)
+        : "",
+    };
+  },
+
+  toJSON(message: Seatmap): unknown {
+    const obj: any = {};
+    if (message.staticUrl !== "") {
+      obj.staticUrl = message.staticUrl;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Seatmap>, I>>(base?: I): Seatmap {
+    return Seatmap.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Seatmap>, I>>(object: I): Seatmap {
+    const message = createBaseSeatmap();
+    message.staticUrl = object.staticUrl ?? "";
     return message;
   },
 };

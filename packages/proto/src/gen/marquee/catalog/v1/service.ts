@@ -200,6 +200,13 @@ export enum EventSort {
   EVENT_SORT_DISTANCE_ASC = "EVENT_SORT_DISTANCE_ASC",
   /** EVENT_SORT_DISTANCE_DESC - Distance from `latlong`, farthest first. */
   EVENT_SORT_DISTANCE_DESC = "EVENT_SORT_DISTANCE_DESC",
+  /**
+   * EVENT_SORT_POPULARITY_DESC - Most popular first (international `sort_by=popularity`; popularity as in the catalog-indexer
+   * README: the events in the catalog of the event's most popular attraction), then date.
+   */
+  EVENT_SORT_POPULARITY_DESC = "EVENT_SORT_POPULARITY_DESC",
+  /** EVENT_SORT_POPULARITY_ASC - Least popular first, then date. */
+  EVENT_SORT_POPULARITY_ASC = "EVENT_SORT_POPULARITY_ASC",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
 
@@ -232,6 +239,12 @@ export function eventSortFromJSON(object: any): EventSort {
     case 8:
     case "EVENT_SORT_DISTANCE_DESC":
       return EventSort.EVENT_SORT_DISTANCE_DESC;
+    case 9:
+    case "EVENT_SORT_POPULARITY_DESC":
+      return EventSort.EVENT_SORT_POPULARITY_DESC;
+    case 10:
+    case "EVENT_SORT_POPULARITY_ASC":
+      return EventSort.EVENT_SORT_POPULARITY_ASC;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -259,6 +272,10 @@ export function eventSortToJSON(object: EventSort): string {
       return "EVENT_SORT_DISTANCE_ASC";
     case EventSort.EVENT_SORT_DISTANCE_DESC:
       return "EVENT_SORT_DISTANCE_DESC";
+    case EventSort.EVENT_SORT_POPULARITY_DESC:
+      return "EVENT_SORT_POPULARITY_DESC";
+    case EventSort.EVENT_SORT_POPULARITY_ASC:
+      return "EVENT_SORT_POPULARITY_ASC";
     case EventSort.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -285,6 +302,10 @@ export function eventSortToNumber(object: EventSort): number {
       return 7;
     case EventSort.EVENT_SORT_DISTANCE_DESC:
       return 8;
+    case EventSort.EVENT_SORT_POPULARITY_DESC:
+      return 9;
+    case EventSort.EVENT_SORT_POPULARITY_ASC:
+      return 10;
     case EventSort.UNRECOGNIZED:
     default:
       return -1;
@@ -399,6 +420,8 @@ export interface SearchVenuesRequest {
   nameAny: string[];
   /** Only venues with an event sold through the platform (international `exclude_external`). */
   excludeExternal: boolean;
+  /** City ids (OR; `DiscoveryVenue.city_id`, international `city_ids`). */
+  cityIds: number[];
 }
 
 /** A page of venues. */
@@ -559,6 +582,15 @@ export interface SearchEventsRequest {
   excludeExternal: boolean;
   /** Whole words of the event name, any of them (international `event_name`); unlike `keyword` (all words). */
   nameContains: string;
+  /** City ids (OR; `DiscoveryVenue.city_id`, international `city_ids`). */
+  cityIds: number[];
+  /**
+   * `min_price`/`max_price` compare against prices excluding ticket fees (international
+   * `price_excl_fees=true`); otherwise against prices including them.
+   */
+  priceExclFees: boolean;
+  /** Only events that are not packages (international `is_not_package=true`). */
+  excludePackages: boolean;
 }
 
 /** A page of events. */
@@ -636,6 +668,11 @@ export interface DiscoveryVenue {
     | undefined;
   /** Number of visible upcoming events at the venue. */
   upcomingEvents: number;
+  /**
+   * Stable numeric id of the venue's city, derived from its country code and folded name (48 bits;
+   * catalog-indexer README "City ids"); 0 when the venue has no city.
+   */
+  cityId: number;
 }
 
 /** An attraction as discovery knows it (spec 03 "Embedded attraction"). */
@@ -1401,6 +1438,7 @@ function createBaseSearchVenuesRequest(): SearchVenuesRequest {
     page: undefined,
     nameAny: [],
     excludeExternal: false,
+    cityIds: [],
   };
 }
 
@@ -1454,6 +1492,13 @@ export const SearchVenuesRequest: MessageFns<SearchVenuesRequest> = {
     }
     if (message.excludeExternal !== false) {
       writer.uint32(120).bool(message.excludeExternal);
+    }
+    if (message.cityIds.length !== 0) {
+      writer.uint32(130).fork();
+      for (const v of message.cityIds) {
+        writer.int64(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -1601,6 +1646,24 @@ export const SearchVenuesRequest: MessageFns<SearchVenuesRequest> = {
             message.excludeExternal = reader.bool();
             continue;
           }
+          case 16: {
+            if (tag === 128) {
+              message.cityIds.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 130) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.cityIds.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1658,6 +1721,11 @@ export const SearchVenuesRequest: MessageFns<SearchVenuesRequest> = {
         : isSet(object.exclude_external)
         ? globalThis.Boolean(object.exclude_external)
         : false,
+      cityIds: globalThis.Array.isArray(object?.cityIds)
+        ? object.cityIds.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.city_ids)
+        ? object.city_ids.map((e: any) => globalThis.Number(e))
+        : [],
     };
   },
 
@@ -1708,6 +1776,9 @@ export const SearchVenuesRequest: MessageFns<SearchVenuesRequest> = {
     if (message.excludeExternal !== false) {
       obj.excludeExternal = message.excludeExternal;
     }
+    if (message.cityIds?.length) {
+      obj.cityIds = message.cityIds.map((e) => Math.round(e));
+    }
     return obj;
   },
 
@@ -1735,6 +1806,7 @@ export const SearchVenuesRequest: MessageFns<SearchVenuesRequest> = {
       : undefined;
     message.nameAny = object.nameAny?.map((e) => e) || [];
     message.excludeExternal = object.excludeExternal ?? false;
+    message.cityIds = object.cityIds?.map((e) => e) || [];
     return message;
   },
 };
@@ -2488,6 +2560,9 @@ function createBaseSearchEventsRequest(): SearchEventsRequest {
     seatsAvailable: false,
     excludeExternal: false,
     nameContains: "",
+    cityIds: [],
+    priceExclFees: false,
+    excludePackages: false,
   };
 }
 
@@ -2604,6 +2679,19 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
     }
     if (message.nameContains !== "") {
       writer.uint32(290).string(message.nameContains);
+    }
+    if (message.cityIds.length !== 0) {
+      writer.uint32(298).fork();
+      for (const v of message.cityIds) {
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    if (message.priceExclFees !== false) {
+      writer.uint32(304).bool(message.priceExclFees);
+    }
+    if (message.excludePackages !== false) {
+      writer.uint32(312).bool(message.excludePackages);
     }
     return writer;
   },
@@ -2919,6 +3007,40 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
             message.nameContains = reader.string();
             continue;
           }
+          case 37: {
+            if (tag === 296) {
+              message.cityIds.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 298) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.cityIds.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 38: {
+            if (tag !== 304) {
+              break;
+            }
+
+            message.priceExclFees = reader.bool();
+            continue;
+          }
+          case 39: {
+            if (tag !== 312) {
+              break;
+            }
+
+            message.excludePackages = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3077,6 +3199,21 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
         : isSet(object.name_contains)
         ? globalThis.String(object.name_contains)
         : "",
+      cityIds: globalThis.Array.isArray(object?.cityIds)
+        ? object.cityIds.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.city_ids)
+        ? object.city_ids.map((e: any) => globalThis.Number(e))
+        : [],
+      priceExclFees: isSet(object.priceExclFees)
+        ? globalThis.Boolean(object.priceExclFees)
+        : isSet(object.price_excl_fees)
+        ? globalThis.Boolean(object.price_excl_fees)
+        : false,
+      excludePackages: isSet(object.excludePackages)
+        ? globalThis.Boolean(object.excludePackages)
+        : isSet(object.exclude_packages)
+        ? globalThis.Boolean(object.exclude_packages)
+        : false,
     };
   },
 
@@ -3190,6 +3327,15 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
     if (message.nameContains !== "") {
       obj.nameContains = message.nameContains;
     }
+    if (message.cityIds?.length) {
+      obj.cityIds = message.cityIds.map((e) => Math.round(e));
+    }
+    if (message.priceExclFees !== false) {
+      obj.priceExclFees = message.priceExclFees;
+    }
+    if (message.excludePackages !== false) {
+      obj.excludePackages = message.excludePackages;
+    }
     return obj;
   },
 
@@ -3238,6 +3384,9 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
     message.seatsAvailable = object.seatsAvailable ?? false;
     message.excludeExternal = object.excludeExternal ?? false;
     message.nameContains = object.nameContains ?? "";
+    message.cityIds = object.cityIds?.map((e) => e) || [];
+    message.priceExclFees = object.priceExclFees ?? false;
+    message.excludePackages = object.excludePackages ?? false;
     return message;
   },
 };
@@ -3563,6 +3712,7 @@ function createBaseDiscoveryVenue(): DiscoveryVenue {
     location: undefined,
     address: undefined,
     upcomingEvents: 0,
+    cityId: 0,
   };
 }
 
@@ -3607,6 +3757,9 @@ export const DiscoveryVenue: MessageFns<DiscoveryVenue> = {
     }
     if (message.upcomingEvents !== 0) {
       writer.uint32(96).int32(message.upcomingEvents);
+    }
+    if (message.cityId !== 0) {
+      writer.uint32(104).int64(message.cityId);
     }
     return writer;
   },
@@ -3730,6 +3883,14 @@ export const DiscoveryVenue: MessageFns<DiscoveryVenue> = {
             message.upcomingEvents = reader.int32();
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.cityId = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3772,6 +3933,11 @@ export const DiscoveryVenue: MessageFns<DiscoveryVenue> = {
         : isSet(object.upcoming_events)
         ? globalThis.Number(object.upcoming_events)
         : 0,
+      cityId: isSet(object.cityId)
+        ? globalThis.Number(object.cityId)
+        : isSet(object.city_id)
+        ? globalThis.Number(object.city_id)
+        : 0,
     };
   },
 
@@ -3813,6 +3979,9 @@ export const DiscoveryVenue: MessageFns<DiscoveryVenue> = {
     if (message.upcomingEvents !== 0) {
       obj.upcomingEvents = Math.round(message.upcomingEvents);
     }
+    if (message.cityId !== 0) {
+      obj.cityId = Math.round(message.cityId);
+    }
     return obj;
   },
 
@@ -3843,6 +4012,7 @@ export const DiscoveryVenue: MessageFns<DiscoveryVenue> = {
       ? Address.fromPartial(object.address)
       : undefined;
     message.upcomingEvents = object.upcomingEvents ?? 0;
+    message.cityId = object.cityId ?? 0;
     return message;
   },
 };
@@ -4340,6 +4510,17 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isSet(value: any): boolean {
