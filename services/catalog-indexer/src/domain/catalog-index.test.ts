@@ -3,6 +3,7 @@ import {
   EventSort,
   EventStatus,
   Inclusion,
+  PriceRangeType,
   SearchAttractionsRequest,
   SearchClassificationsRequest,
   SearchVenuesRequest,
@@ -10,6 +11,7 @@ import {
 import { DistanceUnit } from '@marquee/proto/common/v1';
 import { anEvent, classification, place, query, text } from '../../test/builders.js';
 import { CatalogIndex } from './catalog-index.js';
+import { CITY_ID_BITS, cityId } from './city-id.js';
 import { NameSort } from '@marquee/proto/catalog/v1';
 
 const now = new Date('2026-01-01T00:00:00Z');
@@ -780,5 +782,147 @@ describe('CatalogIndex classifications', () => {
     expect(sut.getClassification('KG3', now)?.level).toBe('genre');
     expect(sut.getClassification('KZ2', now)?.level).toBe('segment');
     expect(sut.getClassification('KZ3', now)).toBeUndefined();
+  });
+});
+
+describe('CatalogIndex international discovery gaps', () => {
+  const at = (city: string, countryCode: string, name = `Hall in ${city}`) => ({
+    $case: 'place' as const,
+    value: place({
+      names: text(name),
+      cityNames: text(city),
+      country: { countryCode, names: undefined },
+      state: undefined,
+    }),
+  });
+  const band = (id: string) => ({
+    ref: { $case: 'id' as const, value: id },
+    names: text(id),
+    resolvedId: '',
+  });
+  const range = (type: PriceRangeType, min: number, max: number) => ({
+    type,
+    min: { amountMinor: min * 100, currency: 'EUR' },
+    max: { amountMinor: max * 100, currency: 'EUR' },
+  });
+
+  it('city ids: stable per country and folded name, 48 bits, shown on the venue, never 0', () => {
+    expect(cityId('DE', 'München')).toBe(cityId('de', '  MUNCHEN '));
+    expect(cityId('DE', 'Frankfurt am Main')).toBe(cityId('DE', 'frankfurt  am  main'));
+    expect(cityId('DE', 'Paris')).not.toBe(cityId('FR', 'Paris'));
+    expect(cityId('DE', '')).toBe(0);
+    for (const name of ['Berlin', 'Oslo', 'Zürich', 'Kraków']) {
+      const id = cityId('XX', name);
+      expect(Number.isSafeInteger(id) && id > 0 && id < 2 ** CITY_ID_BITS).toBe(true);
+    }
+    const e = anEvent({ location: at('Oslo', 'NO') });
+    const hit = indexOf(e).searchEvents(query({ eventIds: [e.id] }), now).items[0]!;
+    expect(hit.venue?.cityId).toBe(cityId('NO', 'Oslo'));
+  });
+
+  it('cityIds keep events and venues of any of the cities, in any locale of the city name', () => {
+    const oslo = anEvent({ location: at('Oslo', 'NO') });
+    const bergen = anEvent({ location: at('Bergen', 'NO') });
+    const munich = anEvent({
+      location: {
+        $case: 'place',
+        value: place({
+          names: text('Olympiahalle'),
+          cityNames: text('Munich', { 'de-de': 'München' }),
+          country: { countryCode: 'DE', names: undefined },
+        }),
+      },
+    });
+    const sut = indexOf(oslo, bergen, munich);
+    expect(ids(sut, { cityIds: [cityId('NO', 'Oslo')] })).toEqual([oslo.id]);
+    expect(ids(sut, { cityIds: [cityId('NO', 'Oslo'), cityId('NO', 'Bergen')] }).sort()).toEqual(
+      [oslo.id, bergen.id].sort(),
+    );
+    expect(ids(sut, { cityIds: [cityId('DE', 'München')] })).toEqual([munich.id]);
+    expect(ids(sut, { cityIds: [cityId('SE', 'Oslo')] })).toEqual([]);
+    const venues = (cityIds: number[]) =>
+      sut
+        .searchVenues(SearchVenuesRequest.fromPartial({ cityIds }), now)
+        .items.map((v) => v.names?.values['en-us']);
+    expect(venues([cityId('NO', 'Bergen')])).toEqual(['Hall in Bergen']);
+    expect(venues([cityId('NO', 'Bergen'), cityId('DE', 'Munich')])).toEqual([
+      'Hall in Bergen',
+      'Olympiahalle',
+    ]);
+    expect(venues([1])).toEqual([]);
+  });
+
+  it('sorts by popularity: events of the attraction with the most events first (or last), then date', () => {
+    const start = (iso: string) => ({
+      start: { localDate: iso.slice(0, 10), localTime: '', dateTime: new Date(iso) },
+      timezone: 'UTC',
+    });
+    const star1 = anEvent({ attractions: [band('KSTAR')], dates: start('2030-06-01T20:00:00Z') });
+    const star2 = anEvent({ attractions: [band('KSTAR')], dates: start('2030-07-01T20:00:00Z') });
+    const star3 = anEvent({ attractions: [band('KSTAR')], dates: start('2030-08-01T20:00:00Z') });
+    // The niche act's only event shares the bill with the star: its popularity is the star's.
+    const shared = anEvent({
+      attractions: [band('KNICHE'), band('KSTAR')],
+      dates: start('2030-09-01T20:00:00Z'),
+    });
+    const solo = anEvent({ attractions: [band('KSOLO')], dates: start('2030-01-01T20:00:00Z') });
+    const none = anEvent({ dates: start('2029-01-01T20:00:00Z') });
+    const hidden = anEvent({ attractions: [band('KSOLO')], active: false });
+    const sut = indexOf(star1, star2, star3, shared, solo, none, hidden);
+    expect(ids(sut, { sort: EventSort.EVENT_SORT_POPULARITY_DESC })).toEqual([
+      star1.id,
+      star2.id,
+      star3.id,
+      shared.id,
+      solo.id,
+      none.id,
+    ]);
+    expect(ids(sut, { sort: EventSort.EVENT_SORT_POPULARITY_ASC })).toEqual([
+      none.id,
+      solo.id,
+      star1.id,
+      star2.id,
+      star3.id,
+      shared.id,
+    ]);
+    // The narrow path (an index selects candidates) orders the same way.
+    expect(
+      ids(sut, {
+        eventIds: [solo.id, star2.id, none.id],
+        sort: EventSort.EVENT_SORT_POPULARITY_DESC,
+      }),
+    ).toEqual([star2.id, solo.id, none.id]);
+    // A change of popularity reorders (the prebuilt order is rebuilt).
+    sut.upsert(anEvent({ attractions: [band('KSOLO')] }));
+    sut.upsert(anEvent({ attractions: [band('KSOLO')] }));
+    sut.upsert(anEvent({ attractions: [band('KSOLO')] }));
+    expect(ids(sut, { sort: EventSort.EVENT_SORT_POPULARITY_DESC })[0]).toBe(solo.id);
+    sut.remove(star1.id);
+    expect(ids(sut, { sort: EventSort.EVENT_SORT_POPULARITY_DESC })[0]).toBe(solo.id);
+  });
+
+  it('price bounds compare including fees by default and excluding fees with priceExclFees', () => {
+    const STD = PriceRangeType.PRICE_RANGE_TYPE_STANDARD;
+    const FEES = PriceRangeType.PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES;
+    // Face value 40..90, 52..110 with fees.
+    const withFees = anEvent({ priceRanges: [range(STD, 40, 90), range(FEES, 52, 110)] });
+    // Fees unknown: including bounds are the standard ones.
+    const faceOnly = anEvent({ priceRanges: [range(STD, 20, 30)] });
+    const sut = indexOf(withFees, faceOnly);
+    expect(ids(sut, { minPrice: 100 })).toEqual([withFees.id]);
+    expect(ids(sut, { minPrice: 100, priceExclFees: true })).toEqual([]);
+    expect(ids(sut, { maxPrice: 45, priceExclFees: true }).sort()).toEqual(
+      [withFees.id, faceOnly.id].sort(),
+    );
+    expect(ids(sut, { maxPrice: 45 })).toEqual([faceOnly.id]);
+    expect(ids(sut, { minPrice: 25, maxPrice: 30 })).toEqual([faceOnly.id]);
+  });
+
+  it('excludePackages (is_not_package) drops packages', () => {
+    const pkg = anEvent({ package: true });
+    const plain = anEvent();
+    const sut = indexOf(pkg, plain);
+    expect(ids(sut, {}).sort()).toEqual([pkg.id, plain.id].sort());
+    expect(ids(sut, { excludePackages: true })).toEqual([plain.id]);
   });
 });

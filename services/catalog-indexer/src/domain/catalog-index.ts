@@ -9,8 +9,15 @@ import type {
   SearchEventsRequest,
   SearchVenuesRequest,
 } from '@marquee/proto/catalog/v1';
-import { EventSort, EventStatus, Inclusion, NameSort } from '@marquee/proto/catalog/v1';
+import {
+  EventSort,
+  EventStatus,
+  Inclusion,
+  NameSort,
+  PriceRangeType,
+} from '@marquee/proto/catalog/v1';
 import { DistanceUnit } from '@marquee/proto/common/v1';
+import { cityIds } from './city-id.js';
 import { dmasOfMarkets } from './dma.js';
 import { distanceKm, GeoGrid, milesToKm, type Point } from './geo.js';
 import { majorAmount } from './money.js';
@@ -50,9 +57,19 @@ interface EventEntry {
   startMs: number;
   onsaleMs: number;
   offsaleMs: number;
-  /** Lowest and highest price over the event's price ranges (major units); NaN when none. */
+  /** Lowest and highest price excluding ticket fees (`standard` ranges; major units); NaN when none. */
   priceMin: number;
   priceMax: number;
+  /** The same including ticket fees; equal to the standard bounds when fees are unknown. */
+  priceMinInclFees: number;
+  priceMaxInclFees: number;
+  /** A package (international `properties.package`, `is_not_package`). */
+  package: boolean;
+  /**
+   * The shared event counters of the event's attractions (live: `popularityOf` reads them at sort
+   * time; every change clears the prebuilt orders, so an order never sees a stale count).
+   */
+  attractionCounters: { events: number }[];
   promoterId: string;
   status: EventStatus;
   /** Sold outside the platform (no ticketing data): a published event. */
@@ -76,6 +93,8 @@ interface VenueEntry {
   described: boolean;
   events: Set<string>;
   nameWords: string[];
+  /** The ids of the city's name in every locale (`cityIds`; a `city_ids` filter matches any). */
+  cityIds: number[];
 }
 
 interface AttractionEntry {
@@ -111,10 +130,33 @@ const EMPTY_OF = <V>() => EMPTY_ANY as ReadonlySet<V>;
 const isVisibleAt = (e: EventEntry, nowMs: number) =>
   !e.hidden && e.visibleFromMs <= nowMs && nowMs < e.visibleUntilMs;
 
-function priceBounds(event: Event): { priceMin: number; priceMax: number } {
+/**
+ * Price bounds excluding fees (`standard` ranges, and ranges of no type) and including fees
+ * (`standard including fees` ranges); an event without the latter has unknown fees, and its
+ * including bounds are the standard ones.
+ */
+function priceBounds(event: Event): {
+  priceMin: number;
+  priceMax: number;
+  priceMinInclFees: number;
+  priceMaxInclFees: number;
+} {
+  const including = (r: Event['priceRanges'][number]) =>
+    r.type === PriceRangeType.PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES;
+  const standard = bounds(event.priceRanges.filter((r) => !including(r)));
+  const withFees = bounds(event.priceRanges.filter(including));
+  const feesKnown = !Number.isNaN(withFees.priceMin);
+  return {
+    ...standard,
+    priceMinInclFees: feesKnown ? withFees.priceMin : standard.priceMin,
+    priceMaxInclFees: feesKnown ? withFees.priceMax : standard.priceMax,
+  };
+}
+
+function bounds(ranges: Event['priceRanges']): { priceMin: number; priceMax: number } {
   let priceMin = Number.NaN;
   let priceMax = Number.NaN;
-  for (const range of event.priceRanges) {
+  for (const range of ranges) {
     const currency = range.min?.currency || range.max?.currency || '';
     if (range.min) {
       const v = majorAmount(range.min.amountMinor, currency);
@@ -269,8 +311,25 @@ const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id 
  */
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/**
+ * An event's popularity: the number of active, not hidden events in the catalog of its most popular
+ * attraction (whatever their dates, so a prebuilt order stays right until the next change); 0
+ * without attractions (README "Popularity").
+ */
+function popularityOf(e: EventEntry): number {
+  let most = 0;
+  for (const c of e.attractionCounters) if (c.events > most) most = c.events;
+  return most;
+}
+
 function comparatorFor(sort: EventSort): (a: EventEntry, b: EventEntry) => number {
   switch (sort) {
+    case EventSort.EVENT_SORT_POPULARITY_DESC:
+      return (a, b) =>
+        popularityOf(b) - popularityOf(a) || compareDates(a.startMs, b.startMs, 1) || byId(a, b);
+    case EventSort.EVENT_SORT_POPULARITY_ASC:
+      return (a, b) =>
+        popularityOf(a) - popularityOf(b) || compareDates(a.startMs, b.startMs, 1) || byId(a, b);
     case EventSort.EVENT_SORT_ONSALE_ASC:
       return (a, b) =>
         compareDates(a.onsaleMs, b.onsaleMs, 1) ||
@@ -316,6 +375,10 @@ export class CatalogIndex {
   private readonly byMarket = new Map<string, Set<EventEntry>>();
   private readonly venueGrid = new GeoGrid();
   private readonly venueByWord = new Map<string, Set<string>>();
+  /** Venue ids by city id (decimal string). */
+  private readonly venueByCity = new Map<string, Set<string>>();
+  /** Per attraction id, its active and not hidden events (popularity); shared with the entries. */
+  private readonly attractionCounters = new Map<string, { events: number }>();
   private readonly attractionByWord = new Map<string, Set<string>>();
   /** Every event in each sort order, built lazily after a change (wide queries walk them). */
   private readonly orders = new Map<EventSort, EventEntry[]>();
@@ -362,6 +425,8 @@ export class CatalogIndex {
       onsaleMs: event.sales?.publicSale?.startDateTime?.getTime() ?? Number.NaN,
       offsaleMs: event.sales?.publicSale?.endDateTime?.getTime() ?? Number.NaN,
       ...priceBounds(event),
+      package: event.package,
+      attractionCounters: [],
       promoterId: event.promoter?.id ?? '',
       status: event.status,
       external: !event.ticketing,
@@ -389,6 +454,10 @@ export class CatalogIndex {
     for (const attraction of attractions) {
       addTo(this.byAttraction, attraction.id, entry);
       this.mergeAttraction(attraction, id);
+      let counter = this.attractionCounters.get(attraction.id);
+      if (!counter) this.attractionCounters.set(attraction.id, (counter = { events: 0 }));
+      entry.attractionCounters.push(counter);
+      if (!entry.hidden) counter.events++;
     }
     this.orders.clear();
     this.counts.clear();
@@ -409,12 +478,14 @@ export class CatalogIndex {
       venue?.events.delete(id);
       if (venue && venue.events.size === 0) this.dropVenue(venue);
     }
+    for (const counter of entry.attractionCounters) if (!entry.hidden) counter.events--;
     for (const attractionId of entry.attractionIds) {
       removeFrom(this.byAttraction, attractionId, entry);
       const attraction = this.attractions.get(attractionId);
       attraction?.events.delete(id);
       if (attraction && attraction.events.size === 0) {
         this.attractions.delete(attractionId);
+        this.attractionCounters.delete(attractionId);
         for (const w of attraction.nameWords) removeFrom(this.attractionByWord, w, attractionId);
       }
     }
@@ -439,9 +510,11 @@ export class CatalogIndex {
       described,
       events,
       nameWords: [...new Set(localeValues(venue.names).flatMap(words))],
+      cityIds: cityIds(venue.country?.countryCode ?? '', venue.cityNames),
     };
     this.venues.set(venue.id, entry);
     for (const w of entry.nameWords) addTo(this.venueByWord, w, venue.id);
+    for (const c of entry.cityIds) addTo(this.venueByCity, String(c), venue.id);
     const point = toPoint(venue.location);
     if (point) this.venueGrid.add(venue.id, point);
   }
@@ -449,6 +522,7 @@ export class CatalogIndex {
   private dropVenue(entry: VenueEntry): void {
     this.venues.delete(entry.venue.id);
     for (const w of entry.nameWords) removeFrom(this.venueByWord, w, entry.venue.id);
+    for (const c of entry.cityIds) removeFrom(this.venueByCity, String(c), entry.venue.id);
     const point = toPoint(entry.venue.location);
     if (point) this.venueGrid.remove(entry.venue.id, point);
   }
@@ -548,6 +622,8 @@ export class CatalogIndex {
     }
     const anyWords = [...new Set(words(q.nameContains))];
     if (anyWords.length > 0) sets.push(union(this.byWord, anyWords));
+    if (q.cityIds.length > 0)
+      sets.push(union(this.byVenue, union(this.venueByCity, q.cityIds.map(String))));
 
     const center = q.latlong ? (toPoint(q.latlong) ?? q.latlong) : undefined;
     if (center) {
@@ -605,9 +681,17 @@ export class CatalogIndex {
       const wanted = new Set(q.promoterIds);
       predicates.push((e) => wanted.has(e.promoterId));
     }
-    // A price bound keeps events whose range overlaps it; events without prices fail it.
-    if (q.minPrice > 0) predicates.push((e) => e.priceMax >= q.minPrice);
-    if (q.maxPrice > 0) predicates.push((e) => e.priceMin <= q.maxPrice);
+    // A price bound keeps events whose range overlaps it; events without prices fail it. Bounds
+    // compare against prices excluding fees when asked to, else including them.
+    if (q.minPrice > 0)
+      predicates.push(
+        q.priceExclFees ? (e) => e.priceMax >= q.minPrice : (e) => e.priceMaxInclFees >= q.minPrice,
+      );
+    if (q.maxPrice > 0)
+      predicates.push(
+        q.priceExclFees ? (e) => e.priceMin <= q.maxPrice : (e) => e.priceMinInclFees <= q.maxPrice,
+      );
+    if (q.excludePackages) predicates.push((e) => !e.package);
     const cancelled = (e: EventEntry) =>
       e.status === EventStatus.EVENT_STATUS_CANCELLED ||
       e.status === EventStatus.EVENT_STATUS_RESCHEDULED;
@@ -894,6 +978,7 @@ export class CatalogIndex {
     const countries = new Set(q.countryCodes.map((c) => c.toUpperCase()));
     const states = new Set(q.stateCodes.map((c) => c.toUpperCase()));
     const markets = new Set(q.marketIds);
+    const wantedCities = new Set(q.cityIds);
     const nameAny = q.nameAny.map(normalizedPhrase).filter((n) => n !== '');
     const found: DiscoveryVenue[] = [];
     for (const id of ids) {
@@ -911,6 +996,7 @@ export class CatalogIndex {
       if (q.postalCode && normalizedPhrase(v.postalCode) !== normalizedPhrase(q.postalCode))
         continue;
       if (markets.size > 0 && !v.marketIds.some((m) => markets.has(m))) continue;
+      if (wantedCities.size > 0 && !entry.cityIds.some((c) => wantedCities.has(c))) continue;
       if (!inclusionAccepts(q.includeTest, v.test)) continue;
       if (nameAny.length > 0) {
         const name = localeValues(v.names).map(normalizedPhrase);

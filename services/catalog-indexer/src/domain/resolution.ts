@@ -5,6 +5,7 @@ import type {
   Event,
 } from '@marquee/proto/catalog/v1';
 import { firstLocale, normalizedPhrase, pickText, stableId } from './text.js';
+import { primaryCityId } from './city-id.js';
 
 /**
  * An event with its venue and attraction references resolved to discovery ids (spec 01 rules 2, 4
@@ -33,6 +34,7 @@ const emptyVenue = (id: string): DiscoveryVenue => ({
   location: undefined,
   address: undefined,
   upcomingEvents: 0,
+  cityId: 0,
 });
 
 /** Venue id of an inline place: the same place of the same supplier is one venue. */
@@ -83,6 +85,7 @@ export function resolveEvent(input: Event): ResolvedEvent {
       country: place.country,
       state: place.state,
       cityNames: place.cityNames,
+      cityId: primaryCityId(place.country?.countryCode ?? '', place.cityNames),
       location: place.location,
       address: place.address,
     };
