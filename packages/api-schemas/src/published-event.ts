@@ -34,6 +34,13 @@ const LocalTime = Type.String({
 
 const opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
 
+/** An absolute https URL (a host, then an optional path, query or fragment; no spaces). */
+const HttpsUrl = Type.String({
+  pattern: '^https://[A-Za-z0-9.-]+(:\\d{1,5})?([/?#]\\S*)?$',
+  maxLength: 2048,
+  description: 'https URL, e.g. https://example.com/seatmap.png',
+});
+
 /** rule 4 / 5: `{id}` or `{source: {id, name}}`, nothing else; the rules check the contents. */
 const EntityRef = Type.Object(
   { id: opt(Type.Unknown()), source: opt(Type.Unknown()) },
@@ -174,6 +181,9 @@ export const PublishedEventSchema = Type.Object(
       }),
     ),
     venue: opt(EntityRef),
+    // Our extension (the real Discovery v2 event's `seatmap.staticUrl`): a static seat-map image,
+    // shown by discovery (publisher README).
+    seatmap: opt(Type.Object({ staticUrl: HttpsUrl })),
   },
   {
     description: 'A published event (spec 01); properties not listed here are reported as unknown',

@@ -50,8 +50,12 @@ describe('toCatalogEvent', () => {
         publicVisibility: { startDateTime: '2026-02-01T00:00:00Z' },
         sales: { public: { startDateTime: '2026-03-01T10:00:00Z', startTBD: false } },
         secret: 'unknown data is not published',
+        seatmap: { staticUrl: 'https://maps.example/park.png' },
       }),
     );
+    expect(event.seatmap).toEqual({ staticUrl: 'https://maps.example/park.png' });
+    expect(event.package).toBe(false);
+    expect(sut(published({})).seatmap).toBeUndefined();
 
     expect(event).toMatchObject({
       id: 'Z7r9jZ1A7aFqK0v',

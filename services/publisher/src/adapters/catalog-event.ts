@@ -203,6 +203,9 @@ export function toCatalogEvent(published: PublishedEvent): catalogV1.Event {
     origin: { kind: { $case: 'published', value: { appId: published.appId } } },
     status: 'EVENT_STATUS_UNSPECIFIED' as catalogV1.EventStatus,
     ticketing: undefined,
+    seatmap: body.seatmap ? { staticUrl: body.seatmap.staticUrl } : undefined,
+    // Published events are never packages; partner imports may set it.
+    package: false,
     createdAt: published.createdAt,
     updatedAt: published.updatedAt,
   };

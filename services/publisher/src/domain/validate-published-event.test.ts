@@ -60,7 +60,7 @@ describe('validatePublishedEvent: accepted events', () => {
   it('reports unknown properties with their data, at any depth, and keeps them in the accepted body', () => {
     const outcome = accepted(
       validEvent({
-        seatmap: { url: 'x', 'a.b': 1 },
+        hospitality: { url: 'x', 'a.b': 1 },
         dates: { start: { localDate: '2026-05-01', color: 'red' }, timezone: 'Europe/Paris' },
         images: [
           { url: 'https://i.example/1.jpg', width: 100, height: 50, ratio: '16_9', alt: 'poster' },
@@ -68,11 +68,11 @@ describe('validatePublishedEvent: accepted events', () => {
       }),
     );
     expect(outcome.unknownProperties).toEqual({
-      seatmap: { url: 'x', 'a.b': 1 },
+      hospitality: { url: 'x', 'a.b': 1 },
       'dates.start.color': 'red',
       'images[0].alt': 'poster',
     });
-    expect(outcome.event).toHaveProperty('seatmap');
+    expect(outcome.event).toHaveProperty('hospitality');
   });
 
   it('treats an unknown property of source as a warning, not a rule violation', () => {
@@ -306,6 +306,32 @@ describe('validatePublishedEvent: types and locale maps', () => {
     ]);
   });
 
+  it('accepts a seat map with an https staticUrl as a known property (no unknown-property warning)', () => {
+    const outcome = accepted(
+      validEvent({ seatmap: { staticUrl: 'https://maps.example/seatmaps/hall-1.png?v=2' } }),
+    );
+    expect(outcome.unknownProperties).toEqual({});
+    expect(outcome.event.seatmap).toEqual({
+      staticUrl: 'https://maps.example/seatmaps/hall-1.png?v=2',
+    });
+  });
+
+  it('rejects a seat map whose staticUrl is missing, not a string or not an https URL', () => {
+    for (const [seatmap, path] of [
+      [{ staticUrl: 'http://maps.example/hall.png' }, 'seatmap.staticUrl'],
+      [{ staticUrl: 'https://' }, 'seatmap.staticUrl'],
+      [{ staticUrl: 'https://maps.example/a b.png' }, 'seatmap.staticUrl'],
+      [{ staticUrl: 42 }, 'seatmap.staticUrl'],
+      [{}, 'seatmap.staticUrl'],
+      ['https://maps.example/hall.png', 'seatmap'],
+    ] as const) {
+      const [error, ...more] = rejected(validEvent({ seatmap }));
+      expect(more).toEqual([]);
+      expect(error!.code).toBe('INVALID_PROPERTY');
+      expect(Object.keys(error!.invalidProperties)).toEqual([path]);
+    }
+  });
+
   it('rejects coordinates out of range', () => {
     const [error] = rejected(
       validEvent({ venue: undefined, place: { location: { latitude: 91, longitude: 0 } } }),
@@ -395,8 +421,8 @@ describe('validatePublishedEvent: size of a rejection', () => {
 describe('warningMessage', () => {
   it('is undefined without warnings and names the unknown and missing properties otherwise', () => {
     expect(warningMessage({}, {})).toBeUndefined();
-    const message = warningMessage({ seatmap: {} }, { venue: 'preferred' });
-    expect(message).toContain('seatmap');
+    const message = warningMessage({ hospitality: {} }, { venue: 'preferred' });
+    expect(message).toContain('hospitality');
     expect(message).toContain('not be visible in discovery');
     expect(message).toContain('venue');
   });
