@@ -6,6 +6,7 @@ import {
   Event,
   EventStatus,
   Inclusion,
+  PriceRangeType,
   type ClassificationSegment,
   type DiscoveryAttraction,
   type DiscoveryVenue,
@@ -36,6 +37,7 @@ const venue: DiscoveryVenue = {
   location: { latitude: 40.7505, longitude: -73.9934 },
   address: { line1: text('4 Pennsylvania Plaza'), line2: undefined },
   upcomingEvents: 3,
+  cityId: 0,
 };
 const attraction: DiscoveryAttraction = {
   id: 'KATTR1',
@@ -109,6 +111,21 @@ const segment: ClassificationSegment = {
   eventCount: 7,
 };
 
+/** The event with a seat map and a price range including fees. */
+const seatmapEvent = Event.fromPartial({
+  ...event,
+  id: 'EVT000000000002',
+  seatmap: { staticUrl: 'https://maps.example/msg.png' },
+  priceRanges: [
+    ...event.priceRanges,
+    {
+      type: PriceRangeType.PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES,
+      min: { amountMinor: 3000, currency: 'USD' },
+      max: { amountMinor: 11000, currency: 'USD' },
+    },
+  ],
+});
+
 let requests: SearchEventsRequest[] = [];
 let total = 1;
 const catalog: Partial<DiscoveryCatalog> = {
@@ -123,6 +140,8 @@ const catalog: Partial<DiscoveryCatalog> = {
     return answer;
   },
   async getEvent(id) {
+    if (id === seatmapEvent.id)
+      return { event: seatmapEvent, venues: [venue], attractions: [attraction] };
     if (id !== event.id)
       throw Object.assign(new Error(`event ${id} not found`), { kind: 'not_found' });
     return { event, venues: [venue], attractions: [attraction] };
@@ -491,6 +510,22 @@ describe('Discovery v2 details', () => {
     const missing = await app.inject({ url: '/discovery/v2/events/NOPE?apikey=good-key' });
     expect(missing.statusCode).toBe(404);
     expect(missing.json().errors[0]).toMatchObject({ code: 'DIS1004', status: '404' });
+  });
+
+  it('renders the seat map and each price range with its type (standard, standard including fees)', async () => {
+    const app = await edge();
+    const body = (
+      await app.inject({ url: '/discovery/v2/events/EVT000000000002?apikey=good-key' })
+    ).json();
+    expect(body.seatmap).toEqual({ staticUrl: 'https://maps.example/msg.png' });
+    expect(body.priceRanges).toEqual([
+      { type: 'standard', currency: 'USD', min: 25.5, max: 99 },
+      { type: 'standard including fees', currency: 'USD', min: 30, max: 110 },
+    ]);
+    const plain = (
+      await app.inject({ url: '/discovery/v2/events/EVT000000000001?apikey=good-key' })
+    ).json();
+    expect(plain).not.toHaveProperty('seatmap');
   });
 
   it('returns venues and attractions by id and in searches', async () => {

@@ -6,6 +6,7 @@ import {
   EventStatus,
   Inclusion,
   NameSort,
+  PriceRangeType,
   type DiscoveryAttraction,
   type DiscoveryVenue,
   type SearchAttractionsRequest,
@@ -37,6 +38,7 @@ const venue: DiscoveryVenue = {
   location: { latitude: 52.4848, longitude: 13.3907 },
   address: { line1: text('Columbiadamm 13-21'), line2: undefined },
   upcomingEvents: 2,
+  cityId: 281474976710655,
 };
 const attraction: DiscoveryAttraction = {
   id: 'KBAND',
@@ -110,6 +112,22 @@ const event = Event.fromPartial({
   },
 });
 
+/** The same event as a package with a seat map and prices including fees (what gaps 3-5 add). */
+const feeEvent = Event.fromPartial({
+  ...event,
+  id: 'INTL00000000002',
+  package: true,
+  seatmap: { staticUrl: 'https://maps.example/columbiahalle.png' },
+  priceRanges: [
+    ...event.priceRanges,
+    {
+      type: PriceRangeType.PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES,
+      min: { amountMinor: 3450, currency: 'EUR' },
+      max: { amountMinor: 9000, currency: 'EUR' },
+    },
+  ],
+});
+
 const seen = {
   events: [] as SearchEventsRequest[],
   venues: [] as SearchVenuesRequest[],
@@ -127,6 +145,7 @@ const catalog: Partial<DiscoveryCatalog> = {
     };
   },
   async getEvent(id) {
+    if (id === feeEvent.id) return { event: feeEvent, venues: [venue], attractions: [attraction] };
     if (id !== event.id) throw Object.assign(new Error('nope'), { kind: 'not_found' });
     return { event, venues: [venue], attractions: [attraction] };
   },
@@ -212,7 +231,9 @@ describe('international discovery: key and errors', () => {
     '/events?eventdate_from=2030-02-31T00:00:00Z',
     '/events?min_price=50&max_price=10',
     '/events?cancelled=perhaps',
-    '/events?city_ids=1',
+    '/events?city_ids=1234567890123456',
+    '/events?city_ids=berlin',
+    '/venues?domain=germany&city_ids=1,',
     '/events?country_ids=DE',
     '/events?unknown=1',
     '/venues',
@@ -235,6 +256,8 @@ describe('international discovery: event search parameters reach the catalog', (
     ['promoter_codes=P1,P2', { promoterIds: ['P1', 'P2'] }],
     ['category_ids=KG1&subcategory_ids=KS1', { classificationIds: ['KG1', 'KS1'] }],
     ['venue_ids=Z1', { venueIds: ['Z1'] }],
+    ['city_ids=281474976710655,42', { cityIds: [281474976710655, 42] }],
+    ['', { cityIds: [], priceExclFees: false, excludePackages: false }],
     ['event_name=summer', { nameContains: 'summer' }],
     ['postal_code=10965', { postalCode: '10965' }],
     ['lat=52.5&long=13.4&radius=5', { latlong: { latitude: 52.5, longitude: 13.4 }, radius: 5 }],
@@ -259,21 +282,28 @@ describe('international discovery: event search parameters reach the catalog', (
         offsaleEndDateTime: new Date('2030-03-01T00:00:00Z'),
       },
     ],
-    ['min_price=10&max_price=90&price_excl_fees=true', { minPrice: 10, maxPrice: 90 }],
+    [
+      'min_price=10&max_price=90&price_excl_fees=true',
+      { minPrice: 10, maxPrice: 90, priceExclFees: true },
+    ],
+    ['min_price=10&price_excl_fees=false', { minPrice: 10, priceExclFees: false }],
     ['seats_available=true', { seatsAvailable: true }],
     ['cancelled=true', { includeCancelled: Inclusion.INCLUSION_ONLY }],
     ['cancelled=false', { includeCancelled: Inclusion.INCLUSION_NO }],
     ['rescheduled=true', { includeRescheduled: Inclusion.INCLUSION_ONLY }],
     ['exclude_external=true', { excludeExternal: true }],
     ['exlude_external=true', { excludeExternal: true }],
-    ['is_not_package=true', {}],
+    ['is_not_package=true', { excludePackages: true }],
+    ['is_not_package=false', { excludePackages: false }],
     ['', { sort: EventSort.EVENT_SORT_DATE_ASC, page: { offset: 0, limit: 10 }, countryCodes: [] }],
     ['sort_by=eventdate&order=desc', { sort: EventSort.EVENT_SORT_DATE_DESC }],
     ['sort_by=eventname', { sort: EventSort.EVENT_SORT_NAME_ASC }],
     ['sort_by=eventname&order=desc', { sort: EventSort.EVENT_SORT_NAME_DESC }],
     ['sort_by=onsaledate', { sort: EventSort.EVENT_SORT_ONSALE_ASC }],
     ['sort_by=proximity&lat=52&long=13', { sort: EventSort.EVENT_SORT_DISTANCE_ASC }],
-    ['sort_by=popularity', { sort: EventSort.EVENT_SORT_DATE_ASC }],
+    // As for attractions, `asc` (the default) ranks the most popular first.
+    ['sort_by=popularity', { sort: EventSort.EVENT_SORT_POPULARITY_DESC }],
+    ['sort_by=popularity&order=desc', { sort: EventSort.EVENT_SORT_POPULARITY_ASC }],
     ['rows=250&start=500', { page: { offset: 500, limit: 250 } }],
   ])('%s', async (query, expected) => {
     const response = await get(`/events${query ? `?${query}` : ''}`);
@@ -312,6 +342,7 @@ describe('international discovery: documents', () => {
             address: 'Columbiadamm 13-21',
             postal_code: '10965',
             city: 'Berlin',
+            city_id: 281474976710655,
             country: 'DE',
             long: 13.3907,
             lat: 52.4848,
@@ -352,10 +383,37 @@ describe('international discovery: documents', () => {
     expect((await get('/events/NOPE/areas?domain=germany')).statusCode).toBe(404);
   });
 
-  it('gives the seat map document of an event', async () => {
+  it('gives the seat map document of an event: its static image, none when it has no seat map', async () => {
     expect((await get('/events/INTL00000000001/seatmap')).json()).toEqual({
       event: { id: 'INTL00000000001', seatmap: { static: { images: [] } } },
     });
+    expect((await get('/events/INTL00000000002/seatmap?domain=germany')).json()).toEqual({
+      event: {
+        id: 'INTL00000000002',
+        seatmap: { static: { images: [{ url: 'https://maps.example/columbiahalle.png' }] } },
+      },
+    });
+  });
+
+  it('shows prices excluding and including fees, and packages, in event details and areas', async () => {
+    const details = (await get('/events/INTL00000000002')).json();
+    expect(details.price_ranges).toEqual({
+      excluding_ticket_fees: { min: 30, max: 80 },
+      including_ticket_fees: { min: 34.5, max: 90 },
+    });
+    expect(details.properties.package).toBe(true);
+    // Areas: face values of the level, plus the event's per-ticket fee (34.50 - 30.00).
+    expect((await get('/events/INTL00000000002/areas?domain=germany')).json().event.areas).toEqual([
+      {
+        code: '11',
+        name: 'Stehplatz',
+        price_level_ids: [11],
+        price_ranges: {
+          excluding_ticket_fees: { min: 30, max: 45 },
+          including_ticket_fees: { min: 34.5, max: 49.5 },
+        },
+      },
+    ]);
   });
 
   it('lists similar attractions with event counts, passing has_events, domain and rows', async () => {
@@ -403,7 +461,7 @@ describe('international discovery: documents', () => {
 
   it('searches venues with every parameter and reads one venue in its domain', async () => {
     const response = await get(
-      '/venues?domain=germany&domain=austria&venue_name=columbia,astra&venue_ids=ZBERLIN&postal_code=10965&lat=52.5&long=13.4&radius=10&exclude_external=true&sort_by=cityname&order=desc',
+      '/venues?domain=germany&domain=austria&venue_name=columbia,astra&venue_ids=ZBERLIN&city_ids=281474976710655,7&postal_code=10965&lat=52.5&long=13.4&radius=10&exclude_external=true&sort_by=cityname&order=desc',
     );
     expect(response.json()).toEqual({
       venues: [
@@ -417,6 +475,7 @@ describe('international discovery: documents', () => {
               address: 'Columbiadamm 13-21',
               postal_code: '10965',
               city: 'Berlin',
+              city_id: 281474976710655,
               country: 'DE',
               long: 13.3907,
               lat: 52.4848,
@@ -430,6 +489,7 @@ describe('international discovery: documents', () => {
       countryCodes: ['DE', 'AT'],
       nameAny: ['columbia', 'astra'],
       ids: ['ZBERLIN'],
+      cityIds: [281474976710655, 7],
       postalCode: '10965',
       latlong: { latitude: 52.5, longitude: 13.4 },
       radius: 10,

@@ -1,5 +1,6 @@
 import {
   EventStatus,
+  PriceRangeType,
   type Classification,
   type ClassificationGenre,
   type ClassificationLevel,
@@ -188,12 +189,17 @@ export function eventDocument(event: Event, resolved: Resolved, locale: string |
     priceRanges: event.priceRanges.map((r) => {
       const currency = r.min?.currency || r.max?.currency || '';
       return compact({
-        type: 'standard',
+        type:
+          r.type === PriceRangeType.PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES
+            ? 'standard including fees'
+            : 'standard',
         currency: opt(currency),
         min: r.min && majorAmount(r.min.amountMinor, currency),
         max: r.max && majorAmount(r.max.amountMinor, currency),
       });
     }),
+    // The real Discovery v2 event's `seatmap.staticUrl` (publisher README: our extension).
+    seatmap: event.seatmap?.staticUrl ? { staticUrl: event.seatmap.staticUrl } : undefined,
     _links: {
       self: {
         href: `${DISCOVERY_BASE}/events/${event.id}${locale ? `?locale=${encodeURIComponent(locale)}` : ''}`,

@@ -23,6 +23,7 @@ import {
   intlAreas,
   intlAttraction,
   intlEvent,
+  intlSeatmap,
   intlVenue,
 } from './international-shapes.js';
 
@@ -35,6 +36,8 @@ const Domain = Type.Union(domainNames.map((d) => Type.Literal(d)));
 const Domains = Type.Array(Domain, { maxItems: domainNames.length });
 const ids = Type.String({ pattern: '^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$', maxLength: 2000 });
 const numericIds = Type.String({ pattern: '^\\d{1,6}(,\\d{1,6})*$' });
+/** City ids have at most 48 bits (catalog-indexer README "City ids"): up to 15 digits each. */
+const cityIds = Type.String({ pattern: '^\\d{1,15}(,\\d{1,15})*$', maxLength: 2000 });
 const utc = Type.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$',
   description: 'UTC, yyyy-MM-ddTHH:mm:ssZ',
@@ -60,7 +63,7 @@ const EventQuery = Type.Object(
     category_ids: Type.Optional(ids),
     subcategory_ids: Type.Optional(ids),
     venue_ids: Type.Optional(ids),
-    city_ids: Type.Optional(numericIds),
+    city_ids: Type.Optional(cityIds),
     country_ids: Type.Optional(numericIds),
     // Listed with type Integer in the spec's table; it is a name, matched by its words.
     event_name: Type.Optional(Type.String({ maxLength: 200 })),
@@ -116,7 +119,7 @@ const VenueQuery = Type.Object(
     domain: Domains,
     venue_name: Type.Optional(Type.String({ maxLength: 500 })),
     venue_ids: Type.Optional(ids),
-    city_ids: Type.Optional(numericIds),
+    city_ids: Type.Optional(cityIds),
     postal_code: Type.Optional(Type.String({ maxLength: 20 })),
     lat: Type.Optional(latitude),
     long: Type.Optional(longitude),
@@ -178,13 +181,8 @@ function geo(query: { lat?: number; long?: number; radius?: number }) {
   return query.lat === undefined ? undefined : { latitude: query.lat, longitude: query.long! };
 }
 
-/** `city_ids` name cities the catalog does not number (see the catalog-indexer README). */
-function refuseCityIds(cityIds: string | undefined): void {
-  if (cityIds)
-    throw new IntlQueryError(
-      'city_ids is not supported: filter by postal_code or lat/long and radius',
-    );
-}
+/** `city_ids`: the catalog's city ids (`venue.location.address.city_id`), numbers below 2⁴⁸. */
+const cityIdList = (value: string | undefined) => list(value).map(Number);
 
 /**
  * International discovery (spec 03 §International discovery service): events, attractions and venues
@@ -234,7 +232,6 @@ export function internationalRoutes(backends: {
           const start = q.start ?? 0;
           let search: SearchEventsRequest;
           try {
-            refuseCityIds(q.city_ids);
             for (const [name, value] of Object.entries(q))
               if (name.endsWith('_from') || name.endsWith('_to')) checkDate(value as string, name);
             const center = geo(q);
@@ -249,8 +246,10 @@ export function internationalRoutes(backends: {
             const sort = {
               eventdate: desc ? EventSort.EVENT_SORT_DATE_DESC : EventSort.EVENT_SORT_DATE_ASC,
               eventname: desc ? EventSort.EVENT_SORT_NAME_DESC : EventSort.EVENT_SORT_NAME_ASC,
-              // No popularity signal in the catalog yet: the soonest events first (README).
-              popularity: desc ? EventSort.EVENT_SORT_DATE_DESC : EventSort.EVENT_SORT_DATE_ASC,
+              // As for attractions: `asc` ranks the most popular first (catalog-indexer README).
+              popularity: desc
+                ? EventSort.EVENT_SORT_POPULARITY_ASC
+                : EventSort.EVENT_SORT_POPULARITY_DESC,
               proximity: desc
                 ? EventSort.EVENT_SORT_DISTANCE_DESC
                 : EventSort.EVENT_SORT_DISTANCE_ASC,
@@ -262,6 +261,7 @@ export function internationalRoutes(backends: {
               promoterIds: list(q.promoter_codes),
               classificationIds: [...list(q.category_ids), ...list(q.subcategory_ids)],
               venueIds: list(q.venue_ids),
+              cityIds: cityIdList(q.city_ids),
               countryCodes: countries,
               nameContains: q.event_name ?? '',
               postalCode: q.postal_code ?? '',
@@ -277,6 +277,8 @@ export function internationalRoutes(backends: {
               offsaleEndDateTime: date(q.offsaledate_to),
               minPrice: q.min_price ?? 0,
               maxPrice: q.max_price ?? 0,
+              priceExclFees: q.price_excl_fees ?? false,
+              excludePackages: q.is_not_package ?? false,
               seatsAvailable: q.seats_available ?? false,
               includeCancelled: inclusion(q.cancelled),
               includeRescheduled: inclusion(q.rescheduled),
@@ -378,14 +380,7 @@ export function internationalRoutes(backends: {
           const { id } = request.params as Static<typeof IdParams>;
           const q = request.query as Static<typeof OptionalDomainQuery>;
           try {
-            const found = await eventOf(id, q.domain);
-            // Seat-map images are not part of the discovery model yet: the list is empty (README).
-            return {
-              event: {
-                id: found.event!.id,
-                seatmap: { static: { images: [] as { url: string }[] } },
-              },
-            };
+            return intlSeatmap((await eventOf(id, q.domain)).event!);
           } catch (error) {
             if (isNotFound(error)) return notFound(reply, 'event', id);
             throw error;
@@ -500,7 +495,6 @@ export function internationalRoutes(backends: {
           const start = q.start ?? 0;
           let center;
           try {
-            refuseCityIds(q.city_ids);
             center = geo(q);
           } catch (error) {
             return bad(reply, error);
@@ -511,6 +505,7 @@ export function internationalRoutes(backends: {
               countryCodes: countriesOf(q.domain),
               nameAny: list(q.venue_name),
               ids: list(q.venue_ids),
+              cityIds: cityIdList(q.city_ids),
               postalCode: q.postal_code ?? '',
               latlong: center,
               radius: q.radius ?? 0,

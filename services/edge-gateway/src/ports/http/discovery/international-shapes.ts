@@ -1,6 +1,8 @@
 import type { LocalizedString } from '@marquee/proto/common/v1';
 import {
   EventStatus,
+  PriceRangeType,
+  type PriceRange,
   type DiscoveryAttraction,
   type DiscoveryVenue,
   type Event,
@@ -67,6 +69,8 @@ export function intlVenue(venue: DiscoveryVenue, lang: string | undefined) {
         address: langText(venue.address?.line1, lang),
         postal_code: venue.postalCode,
         city: langText(venue.cityNames, lang),
+        // The catalog's city id (catalog-indexer README "City ids"); what `city_ids` filters on.
+        city_id: venue.cityId || null,
         country: venue.country?.countryCode ?? '',
         long: venue.location?.longitude ?? null,
         lat: venue.location?.latitude ?? null,
@@ -84,19 +88,39 @@ export function intlAttraction(attraction: DiscoveryAttraction, lang: string | u
   };
 }
 
-function priceBounds(event: Event) {
+const includesFees = (r: PriceRange) =>
+  r.type === PriceRangeType.PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES;
+
+function rangeBounds(ranges: readonly PriceRange[]) {
   let min: number | undefined;
   let max: number | undefined;
   let currency = '';
-  for (const r of event.priceRanges) {
+  for (const r of ranges) {
     currency ||= r.min?.currency || r.max?.currency || '';
     if (r.min) min = Math.min(min ?? Infinity, majorAmount(r.min.amountMinor, currency));
     if (r.max) max = Math.max(max ?? -Infinity, majorAmount(r.max.amountMinor, currency));
   }
+  return { min: min ?? max ?? null, max: max ?? min ?? null, currency };
+}
+
+/**
+ * Price bounds excluding fees (`standard` ranges) and including them (`standard including fees`
+ * ranges); without the latter the fees are unknown and both are the standard bounds. `fee` is the
+ * event's per-ticket fee when both lowest prices are known (including minus excluding).
+ */
+function priceBounds(event: Event) {
+  const excluding = rangeBounds(event.priceRanges.filter((r) => !includesFees(r)));
+  const withFees = rangeBounds(event.priceRanges.filter(includesFees));
+  const feesKnown = withFees.min !== null;
+  const including = feesKnown ? withFees : excluding;
   return {
-    min: min ?? max ?? null,
-    max: max ?? min ?? null,
-    currency: currency || event.ticketing?.currency || '',
+    excluding: { min: excluding.min, max: excluding.max },
+    including: { min: including.min, max: including.max },
+    fee:
+      feesKnown && excluding.min !== null && withFees.min! >= excluding.min
+        ? withFees.min! - excluding.min
+        : undefined,
+    currency: excluding.currency || withFees.currency || event.ticketing?.currency || '',
   };
 }
 
@@ -167,7 +191,7 @@ export function intlEvent(
       rescheduled: event.status === EventStatus.EVENT_STATUS_RESCHEDULED,
       seats_avail: event.status === EventStatus.EVENT_STATUS_ONSALE,
       sold_out: false,
-      package: false,
+      package: event.package,
     },
     ...(venue
       ? {
@@ -184,9 +208,8 @@ export function intlEvent(
       .filter((a): a is DiscoveryAttraction => a !== undefined)
       .map((a) => ({ id: a.id, name: langText(a.names, lang), url: intlAttraction(a, lang).url })),
     price_ranges: {
-      excluding_ticket_fees: { min: prices.min, max: prices.max },
-      // Fees are not part of the discovery model: the face value is the lower bound of what is paid.
-      including_ticket_fees: { min: prices.min, max: prices.max },
+      excluding_ticket_fees: prices.excluding,
+      including_ticket_fees: prices.including,
     },
     currency: prices.currency,
     images,
@@ -195,11 +218,18 @@ export function intlEvent(
 
 /**
  * Areas of an event (spec 03 "Areas"): one per price level of a partner-hosted event, with the
- * face-value range of its prices. Published events are not sold through the platform: no areas.
+ * face-value range of its prices (excluding fees) and that range plus the event's per-ticket fee
+ * (including fees; the catalog knows fees per event, not per level: equal when unknown). Published
+ * events are not sold through the platform: no areas.
  */
 export function intlAreas(event: Event, lang: string | undefined) {
   const ticketing = event.ticketing;
-  const currency = ticketing?.currency || priceBounds(event).currency;
+  const prices = priceBounds(event);
+  const currency = ticketing?.currency || prices.currency;
+  const withFee = (amount: number | null) =>
+    amount === null || prices.fee === undefined
+      ? amount
+      : Math.round((amount + prices.fee) * 100) / 100;
   const areas = (ticketing?.priceLevels ?? []).map((level, i) => {
     const amounts = ticketing!.pricePeriods
       .flatMap((p) => p.prices)
@@ -213,8 +243,20 @@ export function intlAreas(event: Event, lang: string | undefined) {
       code: level.id,
       name: langText(level.names, lang),
       price_level_ids: [/^\d+$/.test(level.id) ? Number(level.id) : i + 1],
-      price_ranges: { excluding_ticket_fees: range, including_ticket_fees: range },
+      price_ranges: {
+        excluding_ticket_fees: range,
+        including_ticket_fees: { min: withFee(range.min), max: withFee(range.max) },
+      },
     };
   });
   return { event: { id: event.id, currency, areas } };
+}
+
+/**
+ * Seat map of an event (spec 03 "Seat map"): the static image of the event's seat map (a published
+ * event's `seatmap.staticUrl`), or no image when the event has none.
+ */
+export function intlSeatmap(event: Event) {
+  const url = event.seatmap?.staticUrl;
+  return { event: { id: event.id, seatmap: { static: { images: url ? [{ url }] : [] } } } };
 }
