@@ -106,6 +106,24 @@ function writeOrder(written: readonly OutboxEvent[]): Map<string, string[]> {
   return streams;
 }
 
+/**
+ * The source as a relay that will die sees it: whatever lease the relay asks for, the one it leaves
+ * in the store lapses after `ttlMs`, as a crashed relay's lease does once nobody renews it. The
+ * relay itself is given a long lease, so a slow pass on a loaded machine never makes it skip its
+ * batch (it does not publish on a lease that may lapse meanwhile) before it "dies".
+ */
+function leaseLapsingAfter(source: OutboxSource, ttlMs: number): OutboxSource {
+  return {
+    outboxName: source.outboxName,
+    pendingOutbox: (limit) => source.pendingOutbox(limit),
+    ackOutbox: (docId, eventIds) => source.ackOutbox(docId, eventIds),
+    deferOutbox: (docId, until) => source.deferOutbox(docId, until),
+    acquireOutboxLease: (owner) => source.acquireOutboxLease(owner, ttlMs),
+    releaseOutboxLease: (owner) => source.releaseOutboxLease(owner),
+    onOutboxWrite: (listener) => source.onOutboxWrite(listener),
+  };
+}
+
 /** A source whose process "dies" at ack time: the publish happened, the ack never does, the lease is never released. */
 function crashingAtAck(source: OutboxSource): OutboxSource {
   return {
@@ -132,7 +150,8 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
         pollIntervalMs: 20,
         retryMinMs: 10,
         retryMaxMs: 50,
-        leaseMs: 5_000,
+        // Long enough that no pass on a loaded machine outlives it (the lease would pass to the other relay).
+        leaseMs: 30_000,
         ...options,
       });
       relays.push(created);
@@ -205,8 +224,9 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       const event = anEvent(draft.id);
       await store.insert(draft, { events: [event] });
 
+      // Far sooner than the next poll (60 s), with a margin for a loaded machine.
       await waitFor(() => bus.ids().has(event.id), {
-        timeoutMs: 3_000,
+        timeoutMs: 20_000,
         description: 'nudged publish',
       });
     });
@@ -268,9 +288,8 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       const written = await writeHistory(store, 3, 2);
       const first = recorder();
       const crashed = relay({
-        sources: [crashingAtAck(store)],
+        sources: [crashingAtAck(leaseLapsingAfter(store, 400))],
         publish: first.publish,
-        leaseMs: 400,
         owner: 'relay-1',
       });
 
@@ -305,10 +324,10 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
         topic === 'show-audit' ? new Promise<void>(() => undefined) : undefined,
       );
       const dying = createOutboxRelay({
-        sources: [store],
+        sources: [leaseLapsingAfter(store, 400)],
         publish: first.publish,
         logger,
-        leaseMs: 400,
+        leaseMs: 30_000,
         owner: 'relay-1',
       });
       void dying.relayOnce(); // never settles; deliberately not stopped

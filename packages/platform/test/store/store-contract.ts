@@ -4,7 +4,7 @@
  * swap it for the other without noticing (SYSTEM.md §6).
  */
 import { randomUUID } from 'node:crypto';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OutboxEvent, OutboxSource } from '../../src/outbox/types.js';
 import type { StoreIndex, Versioned, VersionedStore } from '../../src/store/types.js';
 
@@ -480,10 +480,18 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
         expect(await sut.acquireOutboxLease('relay-b', 60_000)).toBe(false);
 
         await sut.releaseOutboxLease('relay-a');
-        expect(await sut.acquireOutboxLease('relay-b', 150)).toBe(true);
-        expect(await sut.acquireOutboxLease('relay-a', 60_000)).toBe(false);
-        await new Promise((resolve) => setTimeout(resolve, 250)); // relay-b "crashed": its lease lapses
-        expect(await sut.acquireOutboxLease('relay-a', 60_000)).toBe(true);
+        // The clock stands still until moved: a slow round trip must not let the short lease lapse early.
+        vi.useFakeTimers({ toFake: ['Date'] });
+        try {
+          expect(await sut.acquireOutboxLease('relay-b', 150)).toBe(true);
+          expect(await sut.acquireOutboxLease('relay-a', 60_000)).toBe(false);
+          vi.advanceTimersByTime(149);
+          expect(await sut.acquireOutboxLease('relay-a', 60_000)).toBe(false);
+          vi.advanceTimersByTime(101); // relay-b "crashed": its lease lapses
+          expect(await sut.acquireOutboxLease('relay-a', 60_000)).toBe(true);
+        } finally {
+          vi.useRealTimers();
+        }
       });
     });
 
