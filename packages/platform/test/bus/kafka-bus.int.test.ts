@@ -140,7 +140,8 @@ describeIntegration('kafka bus', (env) => {
       expect(await sut.ready()).toBe(true);
       const started = Date.now();
       expect(await unreachable.ready()).toBe(false);
-      expect(Date.now() - started).toBeLessThan(2_000);
+      // Bounded by readyTimeoutMs (500) rather than by kafkajs's retries; loose for loaded machines.
+      expect(Date.now() - started).toBeLessThan(5_000);
     });
   });
 
@@ -228,7 +229,7 @@ describeIntegration('kafka bus', (env) => {
       });
       const process = await waitFor(
         () => exporter.getFinishedSpans().find((span) => span.name === `${topic.name} process`),
-        { description: 'the process span' },
+        { timeoutMs: 20_000, description: 'the process span' },
       );
       const publish = exporter
         .getFinishedSpans()

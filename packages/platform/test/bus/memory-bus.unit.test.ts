@@ -9,7 +9,8 @@ busContract('memory', () => {
   const broker = createMemoryBroker();
   return {
     newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
-    deliveryTimeoutMs: 2_000,
+    // Deliveries take milliseconds; the margin is for a loaded machine (waitFor returns at once).
+    deliveryTimeoutMs: 10_000,
   };
 });
 
