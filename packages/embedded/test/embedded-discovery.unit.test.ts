@@ -27,12 +27,13 @@ describe('embedded default: publish then discover', () => {
       logger: createLogger({ service: 'embedded-test', level: 'silent' }),
       env: { LOG_LEVEL: 'silent' },
     });
-  });
+  }, 120_000); // ten services: seconds, more on a loaded machine
 
   afterAll(async () => {
     await sut?.stop();
   });
 
+  // Publish → outbox → bus → catalog-indexer → index: generous bounds for a loaded machine.
   it('finds a published event in Discovery v2 and international discovery', async () => {
     const published = await call('/publish/v2/events', {
       method: 'POST',
@@ -67,7 +68,7 @@ describe('embedded default: publish then discover', () => {
         };
         return body._embedded.events.find((e) => e.id === id);
       },
-      { timeoutMs: 10_000, intervalMs: 250, description: 'the event in discovery v2' },
+      { timeoutMs: 30_000, intervalMs: 250, description: 'the event in discovery v2' },
     );
     expect(found._embedded.venues[0]!.city.name).toBe('Oslo');
     const intl = (await (
@@ -76,5 +77,5 @@ describe('embedded default: publish then discover', () => {
       events: Array<{ id: string; domain_id: number }>;
     };
     expect(intl.events).toContainEqual(expect.objectContaining({ id, domain_id: 578 }));
-  });
+  }, 60_000);
 });
