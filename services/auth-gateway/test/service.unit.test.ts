@@ -158,7 +158,12 @@ describe('auth-gateway composed (memory mode)', () => {
     const inactive = await callUnary(grpc, 'introspectToken', { accessToken: 'guess' });
     expect(inactive).toMatchObject({ active: false, clientId: '', email: '' });
 
-    await expect.poll(() => authorized.filter((a) => a.clientId === app.clientId).length).toBe(1);
+    // Relayed from the outbox through the bus: a loaded machine may need more than the default second.
+    await expect
+      .poll(() => authorized.filter((a) => a.clientId === app.clientId).length, {
+        timeout: 10_000,
+      })
+      .toBe(1);
     expect(authorized.find((a) => a.clientId === app.clientId)).toMatchObject({
       appId: app.appId,
       userId: active.userId,
