@@ -31,7 +31,7 @@ async function upstream(): Promise<string> {
 
 async function edge(upstreamUrl: string): Promise<FastifyInstance> {
   const sut = createHttpServer({ logger });
-  await registerOAuthProxy(sut, { upstream: upstreamUrl, timeoutMs: 2_000 });
+  await registerOAuthProxy(sut, { upstream: upstreamUrl, timeoutMs: 10_000 });
   closing.push(sut);
   await sut.ready();
   return sut;
@@ -82,7 +82,7 @@ describe('/oauth/* proxy to auth-gateway', () => {
         destination: { write: (line: string) => void lines.push(line) },
       }),
     });
-    await registerOAuthProxy(sut, { upstream: await upstream(), timeoutMs: 2_000 });
+    await registerOAuthProxy(sut, { upstream: await upstream(), timeoutMs: 10_000 });
     closing.push(sut);
     await sut.ready();
     const response = await sut.inject({ url: '/oauth/info/very-secret-token-value' });

@@ -36,7 +36,7 @@ describe('CatalogService over gRPC', () => {
     );
     server = createGrpcServer({ logger, services: [catalogGrpc(catalog)] });
     const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
-    sut = createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, { deadlineMs: 2_000 });
+    sut = createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, { deadlineMs: 10_000 });
   });
   afterAll(async () => {
     sut?.close();
