@@ -99,6 +99,8 @@ function anEventMessage(overrides: Partial<Event> = {}): Event {
     ticketing: undefined,
     createdAt: undefined,
     updatedAt: undefined,
+    seatmap: undefined,
+    package: false,
     ...overrides,
   };
 }
