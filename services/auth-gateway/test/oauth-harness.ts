@@ -14,6 +14,7 @@ import { oauthRoutes } from '../src/ports/http/oauth-routes.js';
 export const APP_URI = 'https://app.example/callback';
 export const OTHER_URI = 'https://app.example/other';
 export const PASSWORD = 'correct horse battery';
+const WINDOW_ALIGNMENT_MS = 15 * 60_000;
 
 /** A browser's view of one response: status, page, cookie, CSRF token, redirect. */
 export interface Page {
@@ -29,7 +30,13 @@ export interface Page {
 export async function oauthHarness(options: { throttle?: ThrottlePolicy } = {}) {
   const stores = createMemoryAuthStores();
   let offsetMs = 0;
-  const clock = () => new Date(Date.now() + offsetMs);
+  // The throttles count in fixed windows (a second, a minute, 15 minutes, a day, all aligned to
+  // the epoch): a window boundary falling in the middle of a test would reset a count the test
+  // relies on. So the harness's clock starts at the beginning of a 15-minute window and runs at
+  // the real pace from there; no test lasts long enough to reach the next boundary.
+  const startedAt = Date.now();
+  const origin = Math.floor(startedAt / WINDOW_ALIGNMENT_MS) * WINDOW_ALIGNMENT_MS;
+  const clock = () => new Date(origin + (Date.now() - startedAt) + offsetMs);
   // Real argon2id at a test-sized cost: the code under test is the production path.
   const argon2 = createArgon2Hasher({ memoryCost: 1024, timeCost: 1 });
   let verifications = 0;
