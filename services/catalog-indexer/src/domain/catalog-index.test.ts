@@ -854,7 +854,17 @@ describe('CatalogIndex international discovery gaps', () => {
 
   it('sorts by popularity: events of the attraction with the most events first (or last), then date', () => {
     const start = (iso: string) => ({
-      start: { localDate: iso.slice(0, 10), localTime: '', dateTime: new Date(iso) },
+      start: {
+        localDate: iso.slice(0, 10),
+        localTime: '',
+        dateTime: new Date(iso),
+        dateTbd: false,
+        dateTba: false,
+        timeTba: false,
+        noSpecificTime: false,
+      },
+      access: undefined,
+      end: undefined,
       timezone: 'UTC',
     });
     const star1 = anEvent({ attractions: [band('KSTAR')], dates: start('2030-06-01T20:00:00Z') });
