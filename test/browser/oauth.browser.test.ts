@@ -77,7 +77,10 @@ describe.skipIf(!canRun)('OAuth sign-in in headless Chromium', () => {
     await page.getByLabel('Email').fill(fan.email);
     await page.getByLabel('Password').fill(fan.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByText('Browser Test App wants to access').count()).toBe(1);
+    // After a real argon2 verification of the password: seconds on a loaded machine, not one.
+    await expect
+      .poll(() => page.getByText('Browser Test App wants to access').count(), { timeout: 30_000 })
+      .toBe(1);
     await page.getByRole('button', { name: button }).click();
     await expect.poll(() => captured, { timeout: 10_000 }).toBeDefined();
     return new URL(captured!);
@@ -152,7 +155,7 @@ describe.skipIf(!canRun)('OAuth sign-in in headless Chromium', () => {
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect
-      .poll(() => page.getByRole('alert').textContent())
+      .poll(() => page.getByRole('alert').textContent(), { timeout: 30_000 })
       .toContain('Incorrect email or password');
 
     const foreign = oidc.buildAuthorizationUrl(config, {
