@@ -8,4 +8,5 @@ import type { EventCodec } from '../domain/catalog-index.js';
 export const protobufEventCodec: EventCodec<Uint8Array> = {
   pack: (event) => Event.encode(event).finish(),
   unpack: (packed) => Event.decode(packed),
+  encoded: (packed) => packed,
 };

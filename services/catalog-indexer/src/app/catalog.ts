@@ -10,6 +10,7 @@ import type {
 } from '@marquee/proto/catalog/v1';
 import {
   CatalogIndex,
+  type EncodedEventHit,
   type EventCodec,
   type EventHit,
   type Page,
@@ -83,6 +84,11 @@ export class Catalog {
 
   searchEvents(query: SearchEventsRequest): Page<EventHit> {
     return this.index.searchEvents(query, this.clock());
+  }
+
+  /** The same search with each event as its protobuf encoding (what the gRPC port sends). */
+  searchEventsEncoded(query: SearchEventsRequest): Page<EncodedEventHit> {
+    return this.index.searchEventsEncoded(query, this.clock());
   }
 
   /** A publicly visible event (test events included: asking by id is asking for it). */

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CatalogServiceClient, SearchEventsRequest } from '@marquee/proto/catalog/v1';
+import {
+  CatalogServiceClient,
+  SearchEventsRequest,
+  SearchEventsResponse,
+} from '@marquee/proto/catalog/v1';
 import {
   callUnary,
   createGrpcClient,
@@ -12,7 +16,8 @@ import type * as grpc from '@grpc/grpc-js';
 import { createMemoryEventRecords } from '../../adapters/memory-event-records.js';
 import { Catalog } from '../../app/catalog.js';
 import { anEvent, text } from '../../../test/builders.js';
-import { catalogGrpc } from './catalog-grpc.js';
+import { protobufEventCodec } from '../../adapters/protobuf-event-codec.js';
+import { catalogGrpc, encodeSearchEventsResponse } from './catalog-grpc.js';
 
 describe('CatalogService over gRPC', () => {
   const logger = createLogger({ service: 'test', level: 'silent' });
@@ -73,5 +78,41 @@ describe('CatalogService over gRPC', () => {
     ).rejects.toMatchObject({
       kind: 'invalid_argument',
     });
+  });
+});
+
+describe('encodeSearchEventsResponse', () => {
+  it('writes events kept encoded so that they decode as ts-proto encodes the whole response', async () => {
+    const catalog = new Catalog({
+      records: createMemoryEventRecords(),
+      clock: () => new Date('2026-01-01T00:00:00Z'),
+      eventCodec: protobufEventCodec,
+    });
+    // Events large enough that their length needs a two-byte varint, and one that does not.
+    for (const [id, name] of [
+      ['ENC00000000001', 'Encoded Gala'],
+      ['ENC00000000002', `Encoded Gala ${'long '.repeat(60)}`],
+    ] as const) {
+      await catalog.applyEventChanged(id, anEvent({ id, names: text(name) }));
+    }
+    const request = SearchEventsRequest.fromPartial({ keyword: 'encoded' });
+    const encoded = catalog.searchEventsEncoded(request);
+    const decoded = catalog.searchEvents(request);
+    expect(encoded.items.some((hit) => hit.encoded.length > 127)).toBe(true);
+
+    const wire = encodeSearchEventsResponse({
+      encodedEvents: encoded.items.map((hit) => hit.encoded),
+      rest: { page: { offset: 0, limit: 20, total: encoded.total }, venues: [], attractions: [] },
+    });
+
+    const expected = SearchEventsResponse.fromPartial({
+      events: decoded.items.map((hit) => hit.event),
+      page: { offset: 0, limit: 20, total: decoded.total },
+    });
+    expect(SearchEventsResponse.decode(wire)).toEqual(expected);
+    expect(SearchEventsResponse.decode(wire).events.map((e) => e.id)).toEqual([
+      'ENC00000000001',
+      'ENC00000000002',
+    ]);
   });
 });

@@ -1,10 +1,10 @@
 import type * as grpc from '@grpc/grpc-js';
 import {
   CatalogServiceService,
+  SearchEventsResponse,
   type CatalogServiceServer,
   type DiscoveryAttraction,
   type DiscoveryVenue,
-  type Event,
 } from '@marquee/proto/catalog/v1';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import type { Catalog } from '../../app/catalog.js';
@@ -46,16 +46,61 @@ function embedded(hits: readonly { venue?: DiscoveryVenue; attractions: Discover
   return { venues: [...venues.values()], attractions: [...attractions.values()] };
 }
 
+/** What `searchEvents` answers before serialisation: the events already protobuf-encoded. */
+export interface EncodedSearchEvents {
+  encodedEvents: Uint8Array[];
+  rest: Omit<SearchEventsResponse, 'events'>;
+}
+
+const EVENTS_FIELD_TAG = (1 << 3) | 2; // SearchEventsResponse.events: field 1, length-delimited
+
+/**
+ * Writes a SearchEventsResponse whose events are already encoded (the index keeps them so): the
+ * other fields through ts-proto, then each event as field 1. Protobuf parsers accept fields in any
+ * order and append repeated ones, so this decodes exactly like `SearchEventsResponse.encode` of the
+ * decoded events, without decoding and re-encoding every event of every page.
+ */
+export function encodeSearchEventsResponse(value: EncodedSearchEvents): Buffer {
+  const head = SearchEventsResponse.encode({ ...value.rest, events: [] }).finish();
+  let size = head.length;
+  for (const event of value.encodedEvents) size += 1 + varintSize(event.length) + event.length;
+  const out = Buffer.allocUnsafe(size);
+  out.set(head, 0);
+  let at = head.length;
+  for (const event of value.encodedEvents) {
+    out[at++] = EVENTS_FIELD_TAG;
+    let length = event.length;
+    while (length > 0x7f) {
+      out[at++] = (length & 0x7f) | 0x80;
+      length >>>= 7;
+    }
+    out[at++] = length;
+    out.set(event, at);
+    at += event.length;
+  }
+  return out;
+}
+
+function varintSize(value: number): number {
+  let size = 1;
+  while (value > 0x7f) {
+    value >>>= 7;
+    size++;
+  }
+  return size;
+}
+
 /** CatalogService over gRPC: maps and delegates to the catalog, nothing more. */
 export function catalogGrpc(catalog: Catalog): GrpcRegistration {
   const implementation: CatalogServiceServer = {
+    // Answers EncodedSearchEvents, which the definition below serialises (encodeSearchEventsResponse).
     searchEvents: unary((request) => {
-      const page = catalog.searchEvents(request);
-      return {
-        events: page.items.map((hit): Event => hit.event),
-        page: pageInfo(page),
-        ...embedded(page.items),
+      const page = catalog.searchEventsEncoded(request);
+      const answer: EncodedSearchEvents = {
+        encodedEvents: page.items.map((hit) => hit.encoded),
+        rest: { page: pageInfo(page), ...embedded(page.items) },
       };
+      return answer as unknown as SearchEventsResponse;
     }),
     getEvent: unary((request) => {
       const hit = catalog.getEvent(request.id);
@@ -84,5 +129,12 @@ export function catalogGrpc(catalog: Catalog): GrpcRegistration {
       }),
     })),
   };
-  return { definition: CatalogServiceService, implementation };
+  const definition = {
+    ...CatalogServiceService,
+    searchEvents: {
+      ...CatalogServiceService.searchEvents,
+      responseSerialize: encodeSearchEventsResponse,
+    },
+  };
+  return { definition, implementation };
 }
