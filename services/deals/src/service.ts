@@ -1,6 +1,8 @@
 import { ensureIndexes, pingMongo } from '@marquee/platform/mongo';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
+import type { TopicDef } from '@marquee/platform/bus';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import type { EventChanged } from '@marquee/proto/catalog/v1';
 import { allTopics, eventChangedTopic } from '@marquee/proto/topics';
 import {
   cachedVenueDirectory,
@@ -16,10 +18,13 @@ import { eventChangedHandler } from './ports/kafka/event-changed-handler.js';
 /**
  * Composition root of deals: storage (Mongo or memory), the outbox relay for `deal-changed`, the
  * `event-changed` consumer, the search index (rebuilt from storage before serving) and gRPC.
+ * Tests may give their own `event-changed` topic, so that a fresh database does not first have to
+ * project every event other suites ever published on a shared broker.
  */
 export async function composeDeals(
   infra: ServiceInfra,
   config: DealsConfig,
+  options: { eventTopic?: TopicDef<EventChanged> } = {},
 ): Promise<ServiceParts> {
   const { logger, bus, mongo } = infra;
   const storage = createDealsStorage(mongo);
@@ -64,7 +69,7 @@ export async function composeDeals(
   // An unreachable catalog-indexer fails the record: EVENT_MAX_ATTEMPTS retries with backoff capped
   // at 10 s (default 360, about an hour) before a dead letter.
   await bus.subscribe(
-    eventChangedTopic,
+    options.eventTopic ?? eventChangedTopic,
     {
       group: eventConsumerGroup(config),
       fromBeginning: true,

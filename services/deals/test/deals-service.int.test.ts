@@ -23,6 +23,10 @@ import { composeDeals } from '../src/service.js';
 describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongoUrl }) => {
   const logger = createLogger({ service: 'deals-int', level: 'warn' });
   const dbName = uniqueName('dealsint').replace(/-/g, '_');
+  // The catalog's event-changed under a fresh name: the fresh database reads its topic from the
+  // beginning, and on a shared broker the real topic holds every event other suites and e2e runs
+  // ever published; projecting those first took longer than any wait here on a loaded machine.
+  const eventTopic = { ...eventChangedTopic, name: uniqueName('event-changed') };
   let mongo: Connection;
   let bus: EventBus;
   let testBus: EventBus;
@@ -45,7 +49,7 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
       GRPC_ADDR_CATALOG_INDEXER: `127.0.0.1:${catalog.grpcPort}`,
     });
     const infra = { name: 'deals', logger, bus, mongo };
-    hosted = await hostService(infra, await composeDeals(infra, config), {
+    hosted = await hostService(infra, await composeDeals(infra, config, { eventTopic }), {
       host: '127.0.0.1',
       httpPort: 0,
       grpcPort: 0,
@@ -136,7 +140,7 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
     (await search()).events.filter((e) => e.eventId === eventId).map((e) => e.eventName);
 
   it('projects event-changed, publishes deal-changed, keeps state across a restart, and deletes on a tombstone', async () => {
-    await testBus.publish(eventChangedTopic, [
+    await testBus.publish(eventTopic, [
       { key: eventId, value: { event: event(2, 'Second'), changedAt: new Date() } },
     ]);
 
@@ -155,10 +159,10 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
     expect(await namesFound()).toEqual(['Second']);
 
     // An older state arriving late changes nothing.
-    await testBus.publish(eventChangedTopic, [
+    await testBus.publish(eventTopic, [
       { key: eventId, value: { event: event(1, 'First'), changedAt: new Date() } },
     ]);
-    await testBus.publish(eventChangedTopic, [
+    await testBus.publish(eventTopic, [
       { key: eventId, value: { event: event(3, 'Third'), changedAt: new Date() } },
     ]);
     await waitFor(async () => (await namesFound())[0] === 'Third', { timeoutMs: 30_000 });
@@ -177,7 +181,7 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
     await startDeals();
     expect(await namesFound()).toEqual(['Third']);
 
-    await testBus.publish(eventChangedTopic, [{ key: eventId, value: null }]);
+    await testBus.publish(eventTopic, [{ key: eventId, value: null }]);
     await waitFor(async () => (await namesFound()).length === 0, { timeoutMs: 30_000 });
   });
 });
