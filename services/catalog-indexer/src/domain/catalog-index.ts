@@ -74,7 +74,7 @@ interface EventEntry {
   package: boolean;
   /**
    * The shared event counters of the event's attractions (live: `popularityOf` reads them at sort
-   * time; every change clears the prebuilt orders, so an order never sees a stale count).
+   * time; popularity orders are VOLATILE_SORTS, rebuilt after any change, so none sees a stale count).
    */
   attractionCounters: { events: number }[];
   promoterId: string;
