@@ -145,6 +145,8 @@ const FLAG_HIDDEN = 1;
 const FLAG_TBA = 2;
 const FLAG_TBD = 4;
 const FLAG_TEST = 8;
+/** Visible only inside a public-visibility window (most events have none: no window read). */
+const FLAG_WINDOWED = 16;
 
 /** Sorts whose comparison reads other events (attraction counts): rebuilt after any change. */
 const VOLATILE_SORTS: ReadonlySet<EventSort> = new Set([
@@ -529,7 +531,8 @@ export class CatalogIndex {
       (entry.hidden ? FLAG_HIDDEN : 0) |
       (entry.tba ? FLAG_TBA : 0) |
       (entry.tbd ? FLAG_TBD : 0) |
-      (entry.test ? FLAG_TEST : 0);
+      (entry.test ? FLAG_TEST : 0) |
+      (entry.visibleFromMs > -Infinity || entry.visibleUntilMs < Infinity ? FLAG_WINDOWED : 0);
     this.visibleFrom[doc] = entry.visibleFromMs;
     this.visibleUntil[doc] = entry.visibleUntilMs;
     this.starts[doc] = entry.startMs;
@@ -861,7 +864,8 @@ export class CatalogIndex {
     const matches = (d: number) => {
       const f = flags[d]!;
       if ((f & refused) !== 0 || (f & required) !== required) return false;
-      if (!(visibleFrom[d]! <= nowMs && nowMs < visibleUntil[d]!)) return false;
+      if ((f & FLAG_WINDOWED) !== 0 && !(visibleFrom[d]! <= nowMs && nowMs < visibleUntil[d]!))
+        return false;
       // Date filters only keep events that have the date they filter on (NaN fails both sides).
       if (ranged && !(starts[d]! >= lo && starts[d]! < hi)) return false;
       if (predicates.length === 0) return true;
