@@ -319,6 +319,11 @@ async function driver(): Promise<void> {
   const edge = `http://127.0.0.1:${ready.port}/discovery/v2/events.json?apikey=k`;
   const scenarios: Array<[string, string]> = [
     ['baseline: plain fastify, fixed page', `http://127.0.0.1:${ready.baselinePort}/fixed`],
+    // The floor of the real path: edge → gRPC → catalog-indexer for one event, no search.
+    [
+      'floor: event details by id (one event, no search)',
+      `http://127.0.0.1:${ready.port}/discovery/v2/events/BENCH0000000042?apikey=k`,
+    ],
     ['keyword (one word, relevance)', `${edge}&keyword=rock`],
     ['keyword (two words, date sort)', `${edge}&keyword=jazz%20festival&sort=eventDate,date.asc`],
     ['geo radius 25 miles (Chicago)', `${edge}&latlong=41.88,-87.67&radius=25&unit=miles`],
@@ -335,13 +340,34 @@ async function driver(): Promise<void> {
       `${edge}&startDateTime=2030-06-01T00:00:00Z&endDateTime=2030-07-01T00:00:00Z&sort=name,date.asc&page=4`,
     ],
   ];
+  // CPU time each process spent per scenario (user + system, all threads): what a request costs on
+  // each side, whatever else the machine runs; the wall-clock numbers above depend on that.
+  const cpuOf = (child: ReturnType<typeof start>) =>
+    new Promise<number>((resolve) => {
+      const onMessage = (m: unknown) => {
+        if (typeof m === 'object' && m !== null && 'cpuMicros' in m) {
+          child.off('message', onMessage);
+          resolve((m as { cpuMicros: number }).cpuMicros);
+        }
+      };
+      child.on('message', onMessage);
+      child.send('cpu');
+    });
   const results = [];
   // DISCOVERY_BENCH_ONLY=<part of a scenario name> runs only the matching scenarios (profiling).
   const only = process.env.DISCOVERY_BENCH_ONLY;
   for (const [name, url] of scenarios.filter(([n]) => !only || n.includes(only))) {
     const probe = await fetch(url);
     const body = (await probe.json()) as { page?: { totalElements: number } };
+    const edgeBefore = await cpuOf(edgeChild);
+    const catalogBefore = await cpuOf(catalogChild);
+    const ownBefore = process.cpuUsage();
     const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS });
+    const edgeCpu = (await cpuOf(edgeChild)) - edgeBefore;
+    const catalogCpu = (await cpuOf(catalogChild)) - catalogBefore;
+    const own = process.cpuUsage(ownBefore);
+    const perRequest = (micros: number) =>
+      result.requests.total > 0 ? round(micros / 1000 / result.requests.total) : null;
     results.push({
       scenario: name,
       status: probe.status,
@@ -355,6 +381,11 @@ async function driver(): Promise<void> {
       },
       non2xx: result.non2xx,
       errors: result.errors,
+      cpuMsPerRequest: {
+        edge: perRequest(edgeCpu),
+        catalog: name.startsWith('baseline') ? null : perRequest(catalogCpu),
+        loadGenerator: perRequest(own.user + own.system),
+      },
     });
   }
   // A message, not a signal: the children exit normally (and write CPU profiles when asked for).
@@ -397,6 +428,10 @@ async function driver(): Promise<void> {
 
 const edgeArg = process.argv.indexOf('--edge');
 process.on('message', (m) => {
+  if (m === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send!({ cpuMicros: user + system });
+  }
   if (m === 'stop') process.exit(0);
 });
 if (process.argv.includes('--catalog')) await catalogProcess();

@@ -108,7 +108,30 @@ export function unite(lists: readonly Int32Array[]): Int32Array {
   if (lists.length === 0) return NO_DOCS;
   if (lists.length === 1) return lists[0]!;
   let length = 0;
-  for (const list of lists) length += list.length;
+  let max = -1;
+  for (const list of lists) {
+    length += list.length;
+    if (list.length > 0 && list[list.length - 1]! > max) max = list[list.length - 1]!;
+  }
+  if (length * 16 >= max) {
+    // Dense (a radius's venues, a market): mark each document, then read the marks in order;
+    // linear in the documents and the highest number, no sort.
+    const marks = new Uint8Array(max + 1);
+    let count = 0;
+    for (const list of lists) {
+      for (let i = 0; i < list.length; i++) {
+        const doc = list[i]!;
+        if (marks[doc] === 0) {
+          marks[doc] = 1;
+          count++;
+        }
+      }
+    }
+    const out = new Int32Array(count);
+    let n = 0;
+    for (let doc = 0; doc <= max; doc++) if (marks[doc] === 1) out[n++] = doc;
+    return out;
+  }
   const all = new Int32Array(length);
   let at = 0;
   for (const list of lists) {
