@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createHttpServer } from '@marquee/platform/http';
 import { createLogger } from '@marquee/platform/logger';
 import type { FastifyInstance } from 'fastify';
+import { onTestFinished, vi } from 'vitest';
 import { createArgon2Hasher } from '../src/adapters/argon2-hasher.js';
 import { createMemoryAuthStores } from '../src/adapters/auth-stores.js';
 import { createKeyStore, createOAuthRepository } from '../src/adapters/oauth-repository.js';
@@ -29,14 +30,23 @@ export interface Page {
 
 export async function oauthHarness(options: { throttle?: ThrottlePolicy } = {}) {
   const stores = createMemoryAuthStores();
-  let offsetMs = 0;
   // The throttles count in fixed windows (a second, a minute, 15 minutes, a day, all aligned to
   // the epoch): a window boundary falling in the middle of a test would reset a count the test
-  // relies on. So the harness's clock starts at the beginning of a 15-minute window and runs at
-  // the real pace from there; no test lasts long enough to reach the next boundary.
-  const startedAt = Date.now();
-  const origin = Math.floor(startedAt / WINDOW_ALIGNMENT_MS) * WINDOW_ALIGNMENT_MS;
-  const clock = () => new Date(origin + (Date.now() - startedAt) + offsetMs);
+  // relies on. So the test's Date starts at the beginning of a 15-minute window and runs at the
+  // real pace from there; no test lasts long enough to reach the next boundary. Date itself, not
+  // just the harness clock: the OAuth library checks code and token expiry against `new Date()`.
+  if (!vi.isFakeTimers()) {
+    vi.useFakeTimers({
+      toFake: ['Date'],
+      now: Math.floor(Date.now() / WINDOW_ALIGNMENT_MS) * WINDOW_ALIGNMENT_MS,
+      shouldAdvanceTime: true,
+    });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+  }
+  let offsetMs = 0;
+  const clock = () => new Date(Date.now() + offsetMs);
   // Real argon2id at a test-sized cost: the code under test is the production path.
   const argon2 = createArgon2Hasher({ memoryCost: 1024, timeCost: 1 });
   let verifications = 0;
