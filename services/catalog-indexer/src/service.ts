@@ -55,5 +55,13 @@ export async function buildCatalogIndexer(
     { group: options.group ?? 'catalog-indexer', fromBeginning: true },
     eventChangedHandler(catalog, infra.logger),
   );
-  return { parts: { grpc: [catalogGrpc(catalog)] }, catalog };
+  const grpcPort = catalogGrpc(catalog);
+  return {
+    parts: {
+      grpc: [grpcPort],
+      // Before the gRPC server stops: end the change streams, or it would wait for them.
+      beforeStop: () => grpcPort.close(),
+    },
+    catalog,
+  };
 }

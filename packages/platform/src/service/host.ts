@@ -63,6 +63,9 @@ export async function hostService(
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
+      await Promise.resolve()
+        .then(parts.beforeStop)
+        .catch((err: unknown) => logger.warn({ err }, 'beforeStop failed'));
       await http.close().catch((err: unknown) => logger.warn({ err }, 'http close failed'));
       await stopGrpcServer(grpcServer, options.stopTimeoutMs ?? 10_000).catch((err: unknown) =>
         logger.warn({ err }, 'grpc stop failed'),

@@ -28,6 +28,11 @@ export interface ServiceParts {
   readiness?: Record<string, () => Promise<boolean>>;
   /** After the servers listen: start consumers, relays, schedulers. */
   start?: () => Promise<void>;
+  /**
+   * First thing at stop, before the servers close: end long-lived calls (server streams), which a
+   * closing gRPC server would otherwise wait for until its drain budget runs out.
+   */
+  beforeStop?: () => Promise<void> | void;
   /** Before the infrastructure closes: stop consumers and relays, drain in-flight work. */
   stop?: () => Promise<void>;
 }

@@ -40,6 +40,25 @@ export class Catalog {
   private readonly clock: () => Date;
   private readonly rebuildPageSize: number;
 
+  private sequenceValue = 0;
+  private readonly listeners = new Set<(sequence: number) => void>();
+
+  /** Changes applied to the index since this catalog started: what a cached answer is current at. */
+  get sequence(): number {
+    return this.sequenceValue;
+  }
+
+  /** Calls `listener` after each change of the index, with the new sequence; returns the unsubscribe. */
+  onChange(listener: (sequence: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    this.sequenceValue += 1;
+    for (const listener of this.listeners) listener(this.sequenceValue);
+  }
+
   constructor(options: CatalogOptions) {
     this.records = options.records;
     this.clock = options.clock ?? (() => new Date());
@@ -54,6 +73,7 @@ export class Catalog {
         if (!record.deleted && record.event) this.index.upsert(record.event);
         else this.index.remove(record.id);
       }
+      this.changed();
     }
     return this.index.size;
   }
@@ -70,6 +90,7 @@ export class Catalog {
         event: undefined,
       });
       this.index.remove(key);
+      this.changed();
       return 'deleted';
     }
     if (event.id !== key) {
@@ -79,6 +100,7 @@ export class Catalog {
     if (held && event.version <= held.eventVersion) return 'stale';
     await this.records.put({ id: key, eventVersion: event.version, deleted: false, event });
     this.index.upsert(event);
+    this.changed();
     return 'applied';
   }
 

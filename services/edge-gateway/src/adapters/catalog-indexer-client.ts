@@ -9,7 +9,9 @@ export function createCatalogIndexerClient(
   options: { deadlineMs: number; logger: Logger },
 ): DiscoveryCatalog & { close(): void } {
   const client = createGrpcClient(CatalogServiceClient, address, options);
+  const watch = watchCatalogVersion(client, options.logger);
   return {
+    version: watch.current,
     searchEvents: (query) => callUnary(client, 'searchEvents', query),
     getEvent: (id) => callUnary(client, 'getEvent', { id, locale: '' }),
     searchVenues: (query) => callUnary(client, 'searchVenues', query),
@@ -28,6 +30,63 @@ export function createCatalogIndexerClient(
     },
     searchClassifications: (query) => callUnary(client, 'searchClassifications', query),
     getClassification: (id) => callUnary(client, 'getClassification', { id }),
-    close: () => client.close(),
+    close: () => {
+      watch.close();
+      client.close();
+    },
+  };
+}
+
+/** A watch stream lives this long (every call has a deadline), then is reopened at once. */
+const WATCH_DEADLINE_MS = 5 * 60_000;
+
+/**
+ * Follows catalog-indexer's WatchChanges stream: the current version is `instance:sequence` while
+ * the stream is open, `undefined` otherwise (a cache must then not serve anything). Reopened at once
+ * when its deadline ends it, 1 s after any other error or end, for as long as the client is open;
+ * opened on first use.
+ */
+function watchCatalogVersion(client: CatalogServiceClient, logger: Logger) {
+  let current: string | undefined;
+  let stream: ReturnType<CatalogServiceClient['watchChanges']> | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let closed = false;
+  const open = () => {
+    retry = undefined;
+    if (closed) return;
+    const opened = client.watchChanges({}, { deadline: Date.now() + WATCH_DEADLINE_MS });
+    stream = opened;
+    opened.on('data', (message: { instance: string; sequence: number }) => {
+      current = `${message.instance}:${message.sequence}`;
+    });
+    const lost = (error?: Error) => {
+      if (stream !== opened) return;
+      stream = undefined;
+      current = undefined;
+      if (closed) return;
+      const code = (error as { code?: number } | undefined)?.code;
+      if (code === 4 /* DEADLINE_EXCEEDED: its lifetime is over */) {
+        open();
+        return;
+      }
+      logger.debug({ err: error }, 'catalog change stream lost; retrying in 1 s');
+      retry = setTimeout(open, 1_000);
+      retry.unref();
+    };
+    opened.on('error', lost);
+    opened.on('end', () => lost());
+  };
+  return {
+    current: () => {
+      if (stream === undefined && retry === undefined && !closed) open();
+      return current;
+    },
+    close: () => {
+      closed = true;
+      clearTimeout(retry);
+      stream?.cancel();
+      stream = undefined;
+      current = undefined;
+    },
   };
 }

@@ -30,4 +30,9 @@ export interface DiscoveryCatalog {
     query: SearchClassificationsRequest,
   ): Promise<SearchClassificationsResponse>;
   getClassification(id: string): Promise<GetClassificationResponse>;
+  /**
+   * Where the catalog stands (its instance and change sequence, as one opaque string), for caching
+   * its answers exactly; `undefined` while unknown (not connected), when nothing may be cached.
+   */
+  version?(): string | undefined;
 }

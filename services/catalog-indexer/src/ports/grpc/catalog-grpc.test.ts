@@ -116,3 +116,59 @@ describe('encodeSearchEventsResponse', () => {
     ]);
   });
 });
+
+describe('WatchChanges', () => {
+  it('sends the current sequence at once, then the latest after changes (coalesced), and ends on close', async () => {
+    const logger = createLogger({ service: 'test', level: 'silent' });
+    const catalog = new Catalog({ records: createMemoryEventRecords() });
+    await catalog.applyEventChanged('WATCH000000001', anEvent({ id: 'WATCH000000001' }));
+    const registration = catalogGrpc(catalog);
+    const server = createGrpcServer({ logger, services: [registration] });
+    const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
+    const client = createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, {
+      deadlineMs: 10_000,
+    });
+    try {
+      const stream = client.watchChanges({});
+      const received: { instance: string; sequence: number }[] = [];
+      const ended = new Promise<void>((resolve) => {
+        stream.on('end', resolve);
+        stream.on('error', () => resolve());
+      });
+      const next = (count: number) =>
+        new Promise<void>((resolve) => {
+          const check = () => {
+            if (received.length >= count) {
+              stream.off('data', onData);
+              resolve();
+            }
+          };
+          const onData = (m: { instance: string; sequence: number }) => {
+            received.push(m);
+            check();
+          };
+          stream.on('data', onData);
+          check();
+        });
+
+      await next(1);
+      expect(received[0]!.sequence).toBe(1);
+      // Three changes in one turn: one message with the latest sequence.
+      await Promise.all(
+        ['WATCH000000002', 'WATCH000000003', 'WATCH000000004'].map((id) =>
+          catalog.applyEventChanged(id, anEvent({ id })),
+        ),
+      );
+      await next(2);
+      expect(received.at(-1)!.sequence).toBe(4);
+      expect(received.length).toBeLessThan(4);
+      expect(new Set(received.map((m) => m.instance)).size).toBe(1);
+
+      registration.close();
+      await ended;
+    } finally {
+      client.close();
+      await stopGrpcServer(server, 1_000);
+    }
+  });
+});

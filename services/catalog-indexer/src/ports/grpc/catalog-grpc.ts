@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
 import {
   CatalogServiceService,
   SearchEventsResponse,
   type CatalogServiceServer,
+  type WatchChangesRequest,
+  type WatchChangesResponse,
   type DiscoveryAttraction,
   type DiscoveryVenue,
 } from '@marquee/proto/catalog/v1';
@@ -90,9 +93,41 @@ function varintSize(value: number): number {
   return size;
 }
 
-/** CatalogService over gRPC: maps and delegates to the catalog, nothing more. */
-export function catalogGrpc(catalog: Catalog): GrpcRegistration {
+/**
+ * CatalogService over gRPC: maps and delegates to the catalog, nothing more. `close()` ends the open
+ * WatchChanges streams (the server waits for open calls when it stops).
+ */
+export function catalogGrpc(catalog: Catalog): GrpcRegistration & { close(): void } {
+  const instance = randomUUID();
+  const watchers = new Set<grpc.ServerWritableStream<WatchChangesRequest, WatchChangesResponse>>();
+  const watchChanges = (
+    call: grpc.ServerWritableStream<WatchChangesRequest, WatchChangesResponse>,
+  ) => {
+    watchers.add(call);
+    // Coalesced: however many changes land in one turn of the event loop, one message with the
+    // latest sequence follows them.
+    let scheduled = false;
+    const send = () => {
+      scheduled = false;
+      if (!call.cancelled && !call.writableEnded)
+        call.write({ instance, sequence: catalog.sequence });
+    };
+    const unsubscribe = catalog.onChange(() => {
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(send);
+    });
+    const done = () => {
+      unsubscribe();
+      watchers.delete(call);
+    };
+    call.on('cancelled', done);
+    call.on('close', done);
+    call.on('error', done);
+    send();
+  };
   const implementation: CatalogServiceServer = {
+    watchChanges,
     // Answers EncodedSearchEvents, which the definition below serialises (encodeSearchEventsResponse).
     searchEvents: unary((request) => {
       const page = catalog.searchEventsEncoded(request);
@@ -136,5 +171,12 @@ export function catalogGrpc(catalog: Catalog): GrpcRegistration {
       responseSerialize: encodeSearchEventsResponse,
     },
   };
-  return { definition, implementation };
+  return {
+    definition,
+    implementation,
+    close() {
+      for (const call of watchers) call.end();
+      watchers.clear();
+    },
+  };
 }

@@ -13,6 +13,7 @@ import type { DiscoveryCatalog } from '../../../app/discovery-catalog.js';
 import { requireApiKey } from '../api-key-guard.js';
 import type { ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
+import { createPageCache, pageKey, type PageCacheOptions } from './page-cache.js';
 import {
   attractionDocument,
   classificationDocument,
@@ -133,6 +134,8 @@ function guardDepth(size: number, page: number): void {
   }
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 const stripJson = (id: string) => id.replace(/\.json$/, '');
 
 /**
@@ -140,10 +143,15 @@ const stripJson = (id: string) => id.replace(/\.json$/, '');
  * developers of the real API expect (REAL-APIS.md), event, venue and attraction details and venue and
  * attraction search. Every route needs a valid `apikey` and answers with `Rate-Limit*` headers.
  */
-export function discoveryV2Routes(backends: {
-  catalog: DiscoveryCatalog;
-  developerAccess: DeveloperAccess;
-}) {
+export function discoveryV2Routes(
+  backends: {
+    catalog: DiscoveryCatalog;
+    developerAccess: DeveloperAccess;
+  },
+  options: { pageCache?: PageCacheOptions } = {},
+) {
+  // Event search pages, served again while the catalog has not changed (page-cache.ts).
+  const pages = createPageCache(options.pageCache);
   return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
     // A child scope, so the key guard covers these routes and not the family's 404/405 answers.
     await familyScope.register(async (scope) => routes(scope, family));
@@ -181,14 +189,29 @@ export function discoveryV2Routes(backends: {
       } catch (error) {
         return fail(reply, error);
       }
+      // Taken before asking: a change landing meanwhile leaves this page tagged with the older
+      // version, so it is never served as current (page-cache.ts).
+      const version = backends.catalog.version?.();
+      const key =
+        version === undefined
+          ? undefined
+          : pageKey(request.routeOptions.url ?? request.url, query as Record<string, unknown>);
+      if (key !== undefined) {
+        const cached = pages.get(key, version!);
+        if (cached !== undefined) return reply.type(JSON_TYPE).send(cached);
+      }
       const answer = await backends.catalog.searchEvents(search);
       const resolved = resolvedOf(answer.venues, answer.attractions);
       const locale = query.locale || undefined;
       const size = query.size ?? DEFAULT_SIZE;
-      return {
+      const document = {
         _embedded: { events: answer.events.map((e) => eventDocument(e, resolved, locale)) },
         ...halPage(request, '/events.json', query.page ?? 0, size, answer.page?.total ?? 0),
       };
+      if (key === undefined) return document;
+      const body = JSON.stringify(document);
+      pages.set(key, version!, body);
+      return reply.type(JSON_TYPE).send(body);
     };
     const eventSearchSchema = {
       tags: ['discovery'],

@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -693,6 +695,18 @@ export interface DiscoveryAttraction {
   classifications: Classification[];
   /** Number of visible upcoming events of the attraction. */
   upcomingEvents: number;
+}
+
+/** Watch the index's change sequence (no parameters). */
+export interface WatchChangesRequest {
+}
+
+/** Where the index stands. */
+export interface WatchChangesResponse {
+  /** Identifies the index instance (a process); sequences of different instances are unrelated. */
+  instance: string;
+  /** Changes applied to this instance's index since it started (rebuild included). */
+  sequence: number;
 }
 
 function createBaseClassificationSegment(): ClassificationSegment {
@@ -4190,6 +4204,143 @@ export const DiscoveryAttraction: MessageFns<DiscoveryAttraction> = {
   },
 };
 
+function createBaseWatchChangesRequest(): WatchChangesRequest {
+  return {};
+}
+
+export const WatchChangesRequest: MessageFns<WatchChangesRequest> = {
+  encode(_: WatchChangesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchChangesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchChangesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): WatchChangesRequest {
+    return {};
+  },
+
+  toJSON(_: WatchChangesRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchChangesRequest>, I>>(base?: I): WatchChangesRequest {
+    return WatchChangesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchChangesRequest>, I>>(_: I): WatchChangesRequest {
+    const message = createBaseWatchChangesRequest();
+    return message;
+  },
+};
+
+function createBaseWatchChangesResponse(): WatchChangesResponse {
+  return { instance: "", sequence: 0 };
+}
+
+export const WatchChangesResponse: MessageFns<WatchChangesResponse> = {
+  encode(message: WatchChangesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.instance !== "") {
+      writer.uint32(10).string(message.instance);
+    }
+    if (message.sequence !== 0) {
+      writer.uint32(16).uint64(message.sequence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchChangesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchChangesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.instance = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sequence = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchChangesResponse {
+    return {
+      instance: isSet(object.instance) ? globalThis.String(object.instance) : "",
+      sequence: isSet(object.sequence) ? globalThis.Number(object.sequence) : 0,
+    };
+  },
+
+  toJSON(message: WatchChangesResponse): unknown {
+    const obj: any = {};
+    if (message.instance !== "") {
+      obj.instance = message.instance;
+    }
+    if (message.sequence !== 0) {
+      obj.sequence = Math.round(message.sequence);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchChangesResponse>, I>>(base?: I): WatchChangesResponse {
+    return WatchChangesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchChangesResponse>, I>>(object: I): WatchChangesResponse {
+    const message = createBaseWatchChangesResponse();
+    message.instance = object.instance ?? "";
+    message.sequence = object.sequence ?? 0;
+    return message;
+  },
+};
+
 /** The discovery read model served by catalog-indexer (spec 03 "Discovery service v2"). */
 export type CatalogServiceService = typeof CatalogServiceService;
 export const CatalogServiceService = {
@@ -4294,6 +4445,21 @@ export const CatalogServiceService = {
       Buffer.from(GetClassificationResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetClassificationResponse => GetClassificationResponse.decode(value),
   },
+  /**
+   * The index's change sequence: the current one at once, then the latest after each change
+   * (coalesced). Lets a caller cache answers exactly: an answer is current while the sequence it was
+   * computed at is (the edge's Discovery v2 page cache).
+   */
+  watchChanges: {
+    path: "/marquee.catalog.v1.CatalogService/WatchChanges" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchChangesRequest): Buffer => Buffer.from(WatchChangesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchChangesRequest => WatchChangesRequest.decode(value),
+    responseSerialize: (value: WatchChangesResponse): Buffer =>
+      Buffer.from(WatchChangesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchChangesResponse => WatchChangesResponse.decode(value),
+  },
 } as const;
 
 export interface CatalogServiceServer extends UntypedServiceImplementation {
@@ -4315,6 +4481,12 @@ export interface CatalogServiceServer extends UntypedServiceImplementation {
   searchClassifications: handleUnaryCall<SearchClassificationsRequest, SearchClassificationsResponse>;
   /** The segment holding a segment, genre or sub-genre id. NOT_FOUND when no visible event uses it. */
   getClassification: handleUnaryCall<GetClassificationRequest, GetClassificationResponse>;
+  /**
+   * The index's change sequence: the current one at once, then the latest after each change
+   * (coalesced). Lets a caller cache answers exactly: an answer is current while the sequence it was
+   * computed at is (the edge's Discovery v2 page cache).
+   */
+  watchChanges: handleServerStreamingCall<WatchChangesRequest, WatchChangesResponse>;
 }
 
 export interface CatalogServiceClient extends Client {
@@ -4462,6 +4634,20 @@ export interface CatalogServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetClassificationResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The index's change sequence: the current one at once, then the latest after each change
+   * (coalesced). Lets a caller cache answers exactly: an answer is current while the sequence it was
+   * computed at is (the edge's Discovery v2 page cache).
+   */
+  watchChanges(
+    request: WatchChangesRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchChangesResponse>;
+  watchChanges(
+    request: WatchChangesRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchChangesResponse>;
 }
 
 export const CatalogServiceClient = makeGenericClientConstructor(

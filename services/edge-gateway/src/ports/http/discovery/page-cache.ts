@@ -1,0 +1,48 @@
+import { LRUCache } from 'lru-cache';
+
+export interface PageCacheOptions {
+  /** Memory budget of the cached pages (their JSON text), bytes. */
+  maxBytes?: number;
+  /**
+   * Longest a page is served from the cache even while the catalog has not changed: what changes
+   * with the clock alone (a visibility window opening, upcoming-event counts) shows within this.
+   */
+  maxAgeMs?: number;
+}
+
+/**
+ * Rendered Discovery pages by request, each tagged with the catalog version it was computed at
+ * (catalog-indexer's instance and change sequence, streamed to the edge): a page is served only
+ * while the catalog still stands there, so a change makes every page computed before it a miss.
+ * LRU over a byte budget (lru-cache: a well-kept implementation of exactly this).
+ */
+export function createPageCache(options: PageCacheOptions = {}) {
+  const pages = new LRUCache<string, { version: string; body: string }>({
+    maxSize: options.maxBytes ?? 64 * 1024 * 1024,
+    sizeCalculation: (page, key) => page.body.length + key.length,
+    ttl: options.maxAgeMs ?? 1_000,
+  });
+  return {
+    get(key: string, version: string): string | undefined {
+      const page = pages.get(key);
+      return page !== undefined && page.version === version ? page.body : undefined;
+    },
+    set(key: string, version: string, body: string): void {
+      pages.set(key, { version, body });
+    },
+  };
+}
+
+export type PageCache = ReturnType<typeof createPageCache>;
+
+/**
+ * The cache key of a request: the route and its validated query without the API key (pages do not
+ * depend on who asks; the key guard and the rate-limit headers still run for every request).
+ */
+export function pageKey(route: string, query: Record<string, unknown>): string {
+  const entries = Object.keys(query)
+    .filter((name) => name !== 'apikey' && query[name] !== undefined)
+    .sort()
+    .map((name) => [name, query[name]]);
+  return `${route}?${JSON.stringify(entries)}`;
+}

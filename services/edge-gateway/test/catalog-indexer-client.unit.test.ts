@@ -1,0 +1,74 @@
+import type * as grpc from '@grpc/grpc-js';
+import { createGrpcServer, startGrpcServer, stopGrpcServer } from '@marquee/platform/grpc';
+import { createLogger } from '@marquee/platform/logger';
+import { CatalogServiceService, type WatchChangesResponse } from '@marquee/proto/catalog/v1';
+import { describe, expect, it } from 'vitest';
+import { createCatalogIndexerClient } from '../src/adapters/catalog-indexer-client.js';
+
+const logger = createLogger({ service: 'edge-test', level: 'silent' });
+
+/** A CatalogService answering WatchChanges only, whose sequence the test moves. */
+async function watchOnlyCatalog(port = 0) {
+  const streams = new Set<grpc.ServerWritableStream<unknown, WatchChangesResponse>>();
+  const state = { sequence: 1 };
+  const server = createGrpcServer({
+    logger,
+    services: [
+      {
+        definition: CatalogServiceService,
+        implementation: {
+          watchChanges(call: grpc.ServerWritableStream<unknown, WatchChangesResponse>) {
+            streams.add(call);
+            call.on('cancelled', () => streams.delete(call));
+            call.write({ instance: 'inst', sequence: state.sequence });
+          },
+        },
+      },
+    ],
+  });
+  const bound = await startGrpcServer(server, { host: '127.0.0.1', port });
+  return {
+    port: bound,
+    change() {
+      state.sequence += 1;
+      for (const call of streams) call.write({ instance: 'inst', sequence: state.sequence });
+    },
+    async stop() {
+      for (const call of streams) call.end();
+      await stopGrpcServer(server, 1_000);
+    },
+  };
+}
+
+const until = async (check: () => boolean, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+describe('catalog-indexer client: the catalog version from WatchChanges', () => {
+  it('follows the sequence, is unknown while the stream is down, and reconnects', async () => {
+    let catalog = await watchOnlyCatalog();
+    const port = catalog.port;
+    const sut = createCatalogIndexerClient(`127.0.0.1:${port}`, { deadlineMs: 5_000, logger });
+    try {
+      expect(sut.version!()).toBeUndefined(); // the first use opens the stream
+      await until(() => sut.version!() === 'inst:1');
+      catalog.change();
+      await until(() => sut.version!() === 'inst:2');
+
+      await catalog.stop();
+      await until(() => sut.version!() === undefined);
+
+      catalog = await watchOnlyCatalog(port);
+      catalog.change();
+      await until(() => sut.version!() === 'inst:2'); // retried 1 s after the loss
+    } finally {
+      sut.close();
+      await catalog.stop();
+    }
+    expect(sut.version!()).toBeUndefined();
+  });
+});
