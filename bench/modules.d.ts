@@ -20,6 +20,8 @@ declare module 'autocannon' {
     body?: string;
     connections?: number;
     duration?: number;
+    /** Per-request setup, in turn; `setupRequest` may change the request (its path). */
+    requests?: Array<{ setupRequest?: (request: { path: string }) => { path: string } }>;
   }
   export default function autocannon(options: Options): Promise<Result>;
 }

@@ -117,3 +117,25 @@ describe('Discovery v2 event search page cache', () => {
     expect(pageKey('/e', { keyword: 'x' })).not.toBe(pageKey('/f', { keyword: 'x' }));
   });
 });
+
+describe('page cache computations', () => {
+  it('shares one computation among concurrent misses of a page, and caches nothing when it fails', async () => {
+    const pages = createPageCache();
+    let calls = 0;
+    let release!: (body: string) => void;
+    const compute = () => {
+      calls++;
+      return new Promise<string>((resolve) => (release = resolve));
+    };
+    const waiting = [1, 2, 3].map(() => pages.page('k', 'v1', compute));
+    release('body');
+    expect(await Promise.all(waiting)).toEqual(['body', 'body', 'body']);
+    expect(calls).toBe(1);
+    expect(await pages.page('k', 'v1', compute)).toBe('body');
+    expect(calls).toBe(1);
+
+    const failing = () => Promise.reject(new Error('catalog down'));
+    await expect(pages.page('k', 'v2', failing)).rejects.toThrow('catalog down');
+    expect(await pages.page('k', 'v2', async () => 'fresh')).toBe('fresh');
+  });
+});

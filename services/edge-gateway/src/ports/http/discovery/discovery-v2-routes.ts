@@ -196,21 +196,18 @@ export function discoveryV2Routes(
         version === undefined
           ? undefined
           : pageKey(request.routeOptions.url ?? request.url, query as Record<string, unknown>);
-      if (key !== undefined) {
-        const cached = pages.get(key, version!);
-        if (cached !== undefined) return reply.type(JSON_TYPE).send(cached);
-      }
-      const answer = await backends.catalog.searchEvents(search);
-      const resolved = resolvedOf(answer.venues, answer.attractions);
-      const locale = query.locale || undefined;
-      const size = query.size ?? DEFAULT_SIZE;
-      const document = {
-        _embedded: { events: answer.events.map((e) => eventDocument(e, resolved, locale)) },
-        ...halPage(request, '/events.json', query.page ?? 0, size, answer.page?.total ?? 0),
+      const render = async () => {
+        const answer = await backends.catalog.searchEvents(search);
+        const resolved = resolvedOf(answer.venues, answer.attractions);
+        const locale = query.locale || undefined;
+        const size = query.size ?? DEFAULT_SIZE;
+        return {
+          _embedded: { events: answer.events.map((e) => eventDocument(e, resolved, locale)) },
+          ...halPage(request, '/events.json', query.page ?? 0, size, answer.page?.total ?? 0),
+        };
       };
-      if (key === undefined) return document;
-      const body = JSON.stringify(document);
-      pages.set(key, version!, body);
+      if (key === undefined) return render();
+      const body = await pages.page(key, version!, async () => JSON.stringify(await render()));
       return reply.type(JSON_TYPE).send(body);
     };
     const eventSearchSchema = {

@@ -22,7 +22,10 @@ export function createPageCache(options: PageCacheOptions = {}) {
     sizeCalculation: (page, key) => page.body.length + key.length,
     ttl: options.maxAgeMs ?? 1_000,
   });
-  return {
+  // Pages being computed, by key and version: concurrent misses of one page share one computation
+  // instead of all asking the catalog at once when a popular page expires (a stampede).
+  const computing = new Map<string, Promise<string>>();
+  const cache = {
     get(key: string, version: string): string | undefined {
       const page = pages.get(key);
       return page !== undefined && page.version === version ? page.body : undefined;
@@ -30,7 +33,30 @@ export function createPageCache(options: PageCacheOptions = {}) {
     set(key: string, version: string, body: string): void {
       pages.set(key, { version, body });
     },
+    /** The cached page, or the one being computed, or `compute()`'s, cached once it succeeds. */
+    async page(key: string, version: string, compute: () => Promise<string>): Promise<string> {
+      const cached = cache.get(key, version);
+      if (cached !== undefined) return cached;
+      const id = `${version}\n${key}`;
+      let pending = computing.get(id);
+      if (pending === undefined) {
+        pending = compute().then(
+          (body) => {
+            computing.delete(id);
+            cache.set(key, version, body);
+            return body;
+          },
+          (error: unknown) => {
+            computing.delete(id);
+            throw error;
+          },
+        );
+        computing.set(id, pending);
+      }
+      return pending;
+    },
   };
+  return cache;
 }
 
 export type PageCache = ReturnType<typeof createPageCache>;
