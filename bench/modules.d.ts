@@ -4,6 +4,7 @@ declare module 'autocannon' {
     average: number;
     total: number;
     p50: number;
+    p90: number;
     p99: number;
     max: number;
   }

@@ -16,6 +16,7 @@
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { random } from '../random.ts';
 
 const EVENTS = Number(process.env.DEALS_BENCH_EVENTS ?? 100_000);
 const DEALS = Number(process.env.DEALS_BENCH_DEALS ?? 20_000);
@@ -57,18 +58,6 @@ const genres = [
   'Basketball',
   'Hockey',
 ];
-
-/** Deterministic pseudo-random numbers, so every run seeds the same data. */
-function random(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function server(): Promise<void> {
   const { createMemoryBus } = await import('@marquee/platform/bus');

@@ -2,16 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { DocOrder } from './doc-order.js';
 import { intersect, intersectAll, PostingList, unite } from './postings.js';
 
-/** Deterministic pseudo-random numbers (mulberry32), so a failure reproduces. */
+/** Deterministic pseudo-random numbers in (0, 1) (Lehmer, MINSTD), so a failure reproduces. */
 function random(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  let s = seed;
+  return () => (s = (s * 48271) % 2147483647) / 2147483647;
 }
 
 const sortedSet = (next: () => number, size: number, range: number) =>
