@@ -649,16 +649,10 @@ export class CatalogIndex {
     };
   }
 
-  private upcoming(ids: Iterable<string>, now: Date): number {
-    let count = 0;
-    for (const id of ids) {
-      const e = this.events.get(id);
-      if (e && isVisibleAt(e, now.getTime()) && !(e.startMs < now.getTime())) count++;
-    }
-    return count;
-  }
-
-  /** Upcoming visible events of one posting list, from the columns (same rule as `upcoming`). */
+  /**
+   * Visible events of one posting list (a venue's, an attraction's) that have not started (or have
+   * no start yet), from the columns: isPubliclyVisible's rule without reading an entry.
+   */
   private upcomingIn(list: PostingList | undefined, now: Date): number {
     if (!list) return 0;
     const nowMs = now.getTime();
@@ -1114,7 +1108,7 @@ export class CatalogIndex {
       for (const key of keysOf(other.attraction)) if (mine.has(key)) shared++;
       if (shared === 0) continue;
       if (countries.size > 0 && !this.inCountries(other.events, countries)) continue;
-      const upcomingEvents = this.upcoming(other.events, now);
+      const upcomingEvents = this.upcomingIn(this.byAttraction.get(otherId), now);
       if (options.hasEvents && upcomingEvents === 0) continue;
       scored.push({ attraction: { ...other.attraction, upcomingEvents }, shared });
     }
@@ -1180,7 +1174,7 @@ export class CatalogIndex {
         const point = toPoint(v.location);
         if (!point || distanceKm(center, point) > km) continue;
       }
-      found.push({ ...v, upcomingEvents: this.upcoming(entry.events, now) });
+      found.push({ ...v, upcomingEvents: this.upcomingIn(this.byVenue.get(id), now) });
     }
     const name = (v: DiscoveryVenue) => fold(pickText(v.names, firstLocale(v.names)));
     const city = (v: DiscoveryVenue) => fold(pickText(v.cityNames, firstLocale(v.cityNames)));
@@ -1240,7 +1234,7 @@ export class CatalogIndex {
         continue;
       if (fuzzy.length > 0 && !fuzzyMatches(fuzzy, entry.nameWords)) continue;
       if (countries.size > 0 && !this.inCountries(entry.events, countries)) continue;
-      const upcomingEvents = this.upcoming(entry.events, now);
+      const upcomingEvents = this.upcomingIn(this.byAttraction.get(id), now);
       if (q.hasEvents && upcomingEvents === 0) continue;
       found.push({ ...a, upcomingEvents });
     }
