@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -52,15 +53,40 @@ export interface StackOptions {
   readyTimeoutMs?: number;
 }
 
+/**
+ * A free loopback port for a service to listen on. Ports are drawn below the kernel's ephemeral
+ * range: a port from `listen(0)` lies inside it, and between probing and the child's own bind, any
+ * outgoing connection (a Kafka or Mongo client of a service started earlier) may be given that
+ * same port, which made a service fail with EADDRINUSE. `launch` also retries on EADDRINUSE for the
+ * remaining race with other listeners.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const [low, high] = [10_000, ephemeralRangeStart()];
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`stack: no free port in ${low}-${high - 1} after 100 attempts`);
+}
+
+function ephemeralRangeStart(): number {
+  try {
+    const [start] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (start && start > 10_100) return start;
+  } catch {
+    // Not Linux: IANA's dynamic range starts at 49152.
+  }
+  return 32_768;
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
@@ -73,6 +99,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const launch = async (
     name: string,
     extraEnv: Record<string, string>,
+    attempt = 1,
   ): Promise<ServiceProcess> => {
     const [httpPort, grpcPort] = [await freePort(), await freePort()];
     const child = spawn(
@@ -105,7 +132,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     child.stderr?.on('data', keep);
     const service = { name, httpPort, grpcPort, child, output };
     services.set(name, service);
-    await waitReady(service, options.readyTimeoutMs ?? 60_000);
+    try {
+      await waitReady(service, options.readyTimeoutMs ?? 60_000);
+    } catch (error) {
+      // Another listener took a port between the probe and the child's bind: new ports, again.
+      if (child.exitCode !== null && output.join('').includes('EADDRINUSE') && attempt < 3) {
+        services.delete(name);
+        return launch(name, extraEnv, attempt + 1);
+      }
+      throw error;
+    }
     return service;
   };
 
