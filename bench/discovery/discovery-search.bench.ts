@@ -20,12 +20,18 @@
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runPaced } from '../paced.ts';
 import { random } from '../random.ts';
 
 const EVENTS = Number(process.env.DISCOVERY_BENCH_EVENTS ?? 100_000);
 const SECONDS = Number(process.env.DISCOVERY_BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.DISCOVERY_BENCH_CONNECTIONS ?? 100);
 const SAMPLES = Number(process.env.DISCOVERY_BENCH_VISIBILITY_SAMPLES ?? 200);
+/**
+ * Requests per second of one client in the quota-paced scenarios: a Discovery API key's default
+ * quota is 5 requests/second (REAL-APIS.md), so 100 clients that keep to it offer 500 requests/s.
+ */
+const CLIENT_RATE = Number(process.env.DISCOVERY_BENCH_CLIENT_RATE ?? 5);
 
 /** Cities (country, state, market id, coordinates): US markets of spec 01 and European domains. */
 const cities = [
@@ -283,6 +289,8 @@ async function driver(): Promise<void> {
         '--experimental-strip-types',
         '--disable-warning=ExperimentalWarning',
         '--expose-gc',
+        ...(process.env.DISCOVERY_BENCH_TRACE_GC ? ['--trace-gc'] : []),
+        ...(process.env.DISCOVERY_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
         ...(process.env.DISCOVERY_BENCH_PROFILE
           ? ['--cpu-prof', '--cpu-prof-dir=/tmp/discprof']
           : []),
@@ -343,7 +351,9 @@ async function driver(): Promise<void> {
     const iso = (d: Date) => d.toISOString().slice(0, 19) + 'Z';
     return path(`${edge}&startDateTime=${iso(from)}&endDateTime=${iso(to)}`);
   };
-  const scenarios: Array<[string, string, (() => string)?]> = [
+  // [name, url, next path (a new query every request), requests/s per connection (none: as fast
+  // as the answers come, which measures capacity)]
+  const scenarios: Array<[string, string, (() => string)?, number?]> = [
     ['baseline: plain fastify, fixed page', `http://127.0.0.1:${ready.baselinePort}/fixed`],
     // The floor of the real path: edge → gRPC → catalog-indexer for one event, no search.
     [
@@ -372,6 +382,28 @@ async function driver(): Promise<void> {
     ],
     ['geo radius 25 miles, another centre every request (uncached)', `${edge}`, uncachedGeo],
     ['date range, another range every request (uncached)', `${edge}`, uncachedDates],
+    // The same uncached queries from clients that keep to their API quota (bench/paced.ts): the
+    // closed loops above ask as fast as answers come (each client far over its quota, which the
+    // bench's key port does not enforce), so their latency is queueing at full capacity; these
+    // show the latency 100 concurrent quota-keeping clients see.
+    [
+      `keyword, another page or sort every request (uncached), ${CLIENT_RATE} req/s per client`,
+      `${edge}&keyword=rock`,
+      uncachedKeyword,
+      CLIENT_RATE,
+    ],
+    [
+      `geo radius 25 miles, another centre every request (uncached), ${CLIENT_RATE} req/s per client`,
+      `${edge}`,
+      uncachedGeo,
+      CLIENT_RATE,
+    ],
+    [
+      `date range, another range every request (uncached), ${CLIENT_RATE} req/s per client`,
+      `${edge}`,
+      uncachedDates,
+      CLIENT_RATE,
+    ],
   ];
   // CPU time each process spent per scenario (user + system, all threads): what a request costs on
   // each side, whatever else the machine runs; the wall-clock numbers above depend on that.
@@ -386,10 +418,22 @@ async function driver(): Promise<void> {
       child.on('message', onMessage);
       child.send('cpu');
     });
+  const summary = (result: Awaited<ReturnType<typeof autocannon>>) => ({
+    requests: result.requests.total,
+    requestsPerSecond: Math.round(result.requests.average),
+    latencyMs: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+    },
+    non2xx: result.non2xx,
+    errors: result.errors,
+  });
   const results = [];
   // DISCOVERY_BENCH_ONLY=<part of a scenario name> runs only the matching scenarios (profiling).
   const only = process.env.DISCOVERY_BENCH_ONLY;
-  for (const [name, url, next] of scenarios.filter(([n]) => !only || n.includes(only))) {
+  for (const [name, url, next, rate] of scenarios.filter(([n]) => !only || n.includes(only))) {
     // One request first (its status and total are reported); for the uncached scenarios one per
     // sort, so that building a sort order on its first use is not measured.
     const origin = new URL(url).origin;
@@ -400,36 +444,46 @@ async function driver(): Promise<void> {
     const edgeBefore = await cpuOf(edgeChild);
     const catalogBefore = await cpuOf(catalogChild);
     const ownBefore = process.cpuUsage();
-    const result = await autocannon({
-      url,
-      connections: CONNECTIONS,
-      duration: SECONDS,
-      ...(next
-        ? {
-            requests: [
-              {
-                setupRequest: (request: { path: string }) => ({ ...request, path: next() }),
-              },
-            ],
-          }
-        : {}),
-    });
+    const result =
+      rate && next
+        ? await runPaced({
+            origin,
+            clients: CONNECTIONS,
+            ratePerClient: rate,
+            seconds: SECONDS,
+            nextPath: next,
+          })
+        : summary(
+            await autocannon({
+              url,
+              connections: CONNECTIONS,
+              duration: SECONDS,
+              ...(next
+                ? {
+                    requests: [
+                      {
+                        setupRequest: (request: { path: string }) => ({
+                          ...request,
+                          path: next(),
+                        }),
+                      },
+                    ],
+                  }
+                : {}),
+            }),
+          );
     const edgeCpu = (await cpuOf(edgeChild)) - edgeBefore;
     const catalogCpu = (await cpuOf(catalogChild)) - catalogBefore;
     const own = process.cpuUsage(ownBefore);
     const perRequest = (micros: number) =>
-      result.requests.total > 0 ? round(micros / 1000 / result.requests.total) : null;
+      result.requests > 0 ? round(micros / 1000 / result.requests) : null;
     results.push({
       scenario: name,
+      offeredRequestsPerSecond: rate ? rate * CONNECTIONS : 'as fast as answered',
       status: probe.status,
       totalElements: body.page?.totalElements ?? null,
-      requestsPerSecond: Math.round(result.requests.average),
-      latencyMs: {
-        p50: result.latency.p50,
-        p90: result.latency.p90,
-        p99: result.latency.p99,
-        max: result.latency.max,
-      },
+      requestsPerSecond: result.requestsPerSecond,
+      latencyMs: result.latencyMs,
       non2xx: result.non2xx,
       errors: result.errors,
       cpuMsPerRequest: {

@@ -101,7 +101,7 @@ describe('Discovery v2 event search page cache', () => {
   });
 
   it('forgets a page after its maximum age even while the version stands', async () => {
-    const pages = createPageCache({ maxAgeMs: 30 });
+    const pages = createPageCache<string>({ maxAgeMs: 30 });
     pages.set('k', 'v1', 'body');
     expect(pages.get('k', 'v1')).toBe('body');
     expect(pages.get('k', 'v2')).toBeUndefined();
@@ -120,7 +120,7 @@ describe('Discovery v2 event search page cache', () => {
 
 describe('page cache computations', () => {
   it('shares one computation among concurrent misses of a page, and caches nothing when it fails', async () => {
-    const pages = createPageCache();
+    const pages = createPageCache<string>();
     let calls = 0;
     let release!: (body: string) => void;
     const compute = () => {

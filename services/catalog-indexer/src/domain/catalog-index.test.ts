@@ -137,6 +137,10 @@ describe('CatalogIndex.searchEvents', () => {
     expect(ids(sut, { latlong: center, radius: 250 }).sort()).toEqual(
       [msg.id, newark.id, boston.id].sort(),
     );
+    // A radius with another index-backed filter: both must hold.
+    const km20 = { latlong: center, radius: 20, unit: DistanceUnit.DISTANCE_UNIT_KILOMETERS };
+    expect(ids(sut, { ...km20, keyword: 'spring' }).sort()).toEqual([msg.id, newark.id].sort());
+    expect(ids(sut, { ...km20, keyword: 'autumn' })).toEqual([]);
   });
 
   it('source keeps events of the given sources (case-insensitive)', () => {

@@ -757,16 +757,24 @@ export class CatalogIndex {
     if (q.cityIds.length > 0)
       lists.push(docsOf(this.byVenue, union(this.venueByCity, q.cityIds.map(String))));
 
+    // A radius: the posting lists of the venues within it. An event has one venue, so these lists
+    // are disjoint: alone, they are the candidates as they are, with no union to build.
     const center = q.latlong ? (toPoint(q.latlong) ?? q.latlong) : undefined;
+    let nearby: Int32Array[] | undefined;
     if (center) {
       const km = radiusKm(q.radius, q.unit);
-      const venueIds = [...(this.venueGrid.candidates(center, km) ?? this.venues.keys())].filter(
-        (v) => {
-          const point = toPoint(this.venues.get(v)?.venue.location);
-          return point !== undefined && distanceKm(center, point) <= km;
-        },
-      );
-      lists.push(docsOf(this.byVenue, venueIds));
+      const parts: Int32Array[] = [];
+      const take = (venueId: string) => {
+        const list = this.byVenue.get(venueId);
+        if (list) parts.push(list.docs());
+      };
+      if (!this.venueGrid.within(center, km, take)) {
+        for (const [venueId, entry] of this.venues) {
+          const point = toPoint(entry.venue.location);
+          if (point && distanceKm(center, point) <= km) take(venueId);
+        }
+      }
+      nearby = parts;
     }
 
     const venueOf = (e: EventEntry) => (e.venueId ? this.venues.get(e.venueId)?.venue : undefined);
@@ -879,8 +887,10 @@ export class CatalogIndex {
         : q.sort;
     let ordered: number[];
     let total = 0;
-    // Candidates as document numbers: the intersection of the index-backed filters, if any.
-    let candidates: Int32Array | undefined = lists.length > 0 ? intersectAll(lists) : undefined;
+    // Candidates as document numbers, in chunks: the intersection of the index-backed filters, or
+    // the disjoint lists of a radius alone.
+    if (nearby && lists.length > 0) lists.push(unite(nearby));
+    let candidates: Int32Array[] | undefined = lists.length > 0 ? [intersectAll(lists)] : nearby;
     const dateSorted =
       q.sort === EventSort.EVENT_SORT_UNSPECIFIED ||
       q.sort === EventSort.EVENT_SORT_DATE_ASC ||
@@ -890,7 +900,7 @@ export class CatalogIndex {
       const byDate = this.order(EventSort.EVENT_SORT_DATE_ASC).docs;
       const from = firstIndex(byDate, (d) => !(starts[d]! < lo));
       const to = firstIndex(byDate, (d) => !(starts[d]! >= lo && starts[d]! < hi), from);
-      candidates = byDate.subarray(from, to);
+      candidates = [byDate.subarray(from, to)];
     }
     if (candidates || byDistance) {
       // Candidate path: an index narrowed the search; count every match, keep only the best
@@ -919,11 +929,13 @@ export class CatalogIndex {
       }
       const best = new BestOf<number>(offset + limit, compare);
       if (candidates) {
-        for (let i = 0; i < candidates.length; i++) {
-          const d = candidates[i]!;
-          if (matches(d)) {
-            total++;
-            best.offer(d);
+        for (const chunk of candidates) {
+          for (let i = 0; i < chunk.length; i++) {
+            const d = chunk[i]!;
+            if (matches(d)) {
+              total++;
+              best.offer(d);
+            }
           }
         }
       } else {

@@ -23,42 +23,48 @@ export function distanceKm(a: Point, b: Point): number {
 
 /**
  * A fixed grid of `cellDegrees` cells over the globe: a radius query visits only the cells its
- * bounding box covers, then the caller checks the exact distance. Simple, allocation-light and
- * exact after the distance check; good for the city-scale radii discovery is asked for.
+ * bounding box covers and checks the exact distance of each point there. Cells are numbered, each
+ * id lives in one cell with its point, and a query allocates nothing per point: it is on the hot
+ * path of every geo search (bench/discovery).
  */
 export class GeoGrid {
-  private readonly cells = new Map<string, Set<string>>();
+  private readonly cells = new Map<number, Map<string, Point>>();
 
   constructor(private readonly cellDegrees = 0.5) {}
 
-  private key(latCell: number, lonCell: number): string {
-    return `${latCell}:${lonCell}`;
+  /** Latitude cells lie within ±180 / cellDegrees, longitude cells (wrapped) within ±360 / cellDegrees. */
+  private key(latCell: number, lonCell: number): number {
+    return (latCell + 1_000_000) * 4_000_000 + (lonCell + 2_000_000);
   }
 
-  private cellOf(point: Point): [number, number] {
-    return [
+  private keyOf(point: Point): number {
+    return this.key(
       Math.floor(point.latitude / this.cellDegrees),
       Math.floor(point.longitude / this.cellDegrees),
-    ];
+    );
   }
 
   add(id: string, point: Point): void {
-    const key = this.key(...this.cellOf(point));
+    const key = this.keyOf(point);
     let cell = this.cells.get(key);
-    if (!cell) this.cells.set(key, (cell = new Set()));
-    cell.add(id);
+    if (!cell) this.cells.set(key, (cell = new Map()));
+    cell.set(id, { latitude: point.latitude, longitude: point.longitude });
   }
 
   remove(id: string, point: Point): void {
-    const key = this.key(...this.cellOf(point));
+    const key = this.keyOf(point);
     const cell = this.cells.get(key);
     if (!cell) return;
     cell.delete(id);
     if (cell.size === 0) this.cells.delete(key);
   }
 
-  /** Ids whose cell may lie within `radiusKm` of `center` (a superset); `undefined` = too wide, scan everything. */
-  candidates(center: Point, radiusKm: number): Set<string> | undefined {
+  /**
+   * Calls `visit` once for each id within `radiusKm` of `center` (exact great-circle distance).
+   * Returns false, visiting nothing, when the radius spans too much of the globe for the grid (a
+   * pole or over 20,000 cells): the caller then checks every point itself.
+   */
+  within(center: Point, radiusKm: number, visit: (id: string) => void): boolean {
     const latSpan = radiusKm / KM_PER_DEGREE;
     const minLat = Math.max(-90, center.latitude - latSpan);
     const maxLat = Math.min(90, center.latitude + latSpan);
@@ -67,26 +73,24 @@ export class GeoGrid {
       1,
     );
     const lonSpan = widestCos <= 0.01 ? 180 : radiusKm / (KM_PER_DEGREE * widestCos);
-    if (lonSpan >= 180) return undefined;
-    const latCells = [
-      Math.floor(minLat / this.cellDegrees),
-      Math.floor(maxLat / this.cellDegrees),
-    ] as const;
+    if (lonSpan >= 180) return false;
+    const latFrom = Math.floor(minLat / this.cellDegrees);
+    const latTo = Math.floor(maxLat / this.cellDegrees);
     const lonFrom = Math.floor((center.longitude - lonSpan) / this.cellDegrees);
     const lonTo = Math.floor((center.longitude + lonSpan) / this.cellDegrees);
     const cellsPerTurn = Math.round(360 / this.cellDegrees);
-    if ((latCells[1] - latCells[0] + 1) * (lonTo - lonFrom + 1) > 20_000) return undefined;
-    const found = new Set<string>();
-    for (let lat = latCells[0]; lat <= latCells[1]; lat++) {
+    if ((latTo - latFrom + 1) * (lonTo - lonFrom + 1) > 20_000) return false;
+    for (let lat = latFrom; lat <= latTo; lat++) {
       for (let lon = lonFrom; lon <= lonTo; lon++) {
         // Wrap across the antimeridian: cells are numbered from -180°.
         const wrapped =
           ((((lon + cellsPerTurn / 2) % cellsPerTurn) + cellsPerTurn) % cellsPerTurn) -
           cellsPerTurn / 2;
         const cell = this.cells.get(this.key(lat, wrapped));
-        if (cell) for (const id of cell) found.add(id);
+        if (cell)
+          for (const [id, point] of cell) if (distanceKm(center, point) <= radiusKm) visit(id);
       }
     }
-    return found;
+    return true;
   }
 }

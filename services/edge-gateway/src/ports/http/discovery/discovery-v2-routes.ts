@@ -207,7 +207,9 @@ export function discoveryV2Routes(
         };
       };
       if (key === undefined) return render();
-      const body = await pages.page(key, version!, async () => JSON.stringify(await render()));
+      const body = await pages.page(key, version!, async () =>
+        Buffer.from(JSON.stringify(await render())),
+      );
       return reply.type(JSON_TYPE).send(body);
     };
     const eventSearchSchema = {

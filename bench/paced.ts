@@ -1,0 +1,83 @@
+/**
+ * Paced clients: `clients` concurrent keep-alive HTTP clients, each asking once every
+ * `1 / ratePerClient` seconds at its own phase — what many independent API users that keep to
+ * their quota look like. autocannon's `connectionRate` is not that: each of its connections sends
+ * its whole per-second budget back to back when a shared one-second tick resets it, so 100
+ * connections at 5 req/s arrive as a burst of 500 requests at the top of every second.
+ *
+ * Each client has one request in flight at a time. Latency is measured from when a request was
+ * due, not from when it was sent: a client held up by a slow answer sends late, and that delay
+ * counts (the coordinated-omission correction of wrk2), so a stalled server cannot hide its backlog.
+ */
+import { Agent, get } from 'node:http';
+import { random } from './random.ts';
+
+export interface PacedOptions {
+  origin: string;
+  clients: number;
+  ratePerClient: number;
+  seconds: number;
+  /** The path (with query) of the next request. */
+  nextPath: () => string;
+  /** Seed of the clients' phases. */
+  seed?: number;
+}
+
+export interface PacedResult {
+  requests: number;
+  requestsPerSecond: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number };
+  non2xx: number;
+  errors: number;
+}
+
+export async function runPaced(options: PacedOptions): Promise<PacedResult> {
+  const { origin, clients, ratePerClient, seconds, nextPath } = options;
+  const interval = 1000 / ratePerClient;
+  const agent = new Agent({ keepAlive: true, maxSockets: clients });
+  const phase = random(options.seed ?? 1);
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  const ask = (path: string) =>
+    new Promise<number>((resolve, reject) => {
+      get(origin + path, { agent }, (response) => {
+        response.resume();
+        response.once('end', () => resolve(response.statusCode ?? 0));
+        response.once('error', reject);
+      }).once('error', reject);
+    });
+  const start = performance.now() + 20;
+  const end = start + seconds * 1000;
+  const client = async () => {
+    for (let due = start + phase() * interval; due < end; due += interval) {
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      try {
+        const status = await ask(nextPath());
+        if (status < 200 || status >= 300) non2xx++;
+      } catch {
+        errors++;
+      }
+      latencies.push(performance.now() - due);
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, client));
+  const elapsedS = Math.max(seconds, (performance.now() - start) / 1000);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (p: number) =>
+    latencies.length === 0
+      ? 0
+      : Math.round(
+          latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]! *
+            10,
+        ) / 10;
+  return {
+    requests: latencies.length,
+    requestsPerSecond: Math.round(latencies.length / elapsedS),
+    latencyMs: { p50: at(50), p90: at(90), p99: at(99), max: at(100) },
+    non2xx,
+    errors,
+  };
+}
