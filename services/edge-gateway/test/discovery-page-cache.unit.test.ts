@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DiscoveryCatalog } from '../src/app/discovery-catalog.js';
 import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
-import { createPageCache, pageKey } from '../src/ports/http/discovery/page-cache.js';
+import { createPageCache, exactBuffer, pageKey } from '../src/ports/http/discovery/page-cache.js';
 import { fakeBackends } from './fakes.js';
 
 const logger = createLogger({ service: 'edge-test', level: 'silent' });
@@ -137,5 +137,14 @@ describe('page cache computations', () => {
     const failing = () => Promise.reject(new Error('catalog down'));
     await expect(pages.page('k', 'v2', failing)).rejects.toThrow('catalog down');
     expect(await pages.page('k', 'v2', async () => 'fresh')).toBe('fresh');
+  });
+});
+
+describe('exactBuffer', () => {
+  it('holds the UTF-8 bytes of the text in memory of exactly their size', () => {
+    const text = JSON.stringify({ name: 'x'.repeat(29_000), city: 'Malmö' });
+    const buffer = exactBuffer(text);
+    expect(buffer.toString()).toBe(text);
+    expect(buffer.buffer.byteLength).toBe(Buffer.byteLength(text));
   });
 });

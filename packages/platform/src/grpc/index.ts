@@ -21,3 +21,4 @@ export {
   type GrpcClientConstructor,
   type UnaryMethodName,
 } from './client.js';
+export { OnePerTurn } from './one-per-turn.js';

@@ -17,7 +17,7 @@ import { createMemoryEventRecords } from '../../adapters/memory-event-records.js
 import { Catalog } from '../../app/catalog.js';
 import { anEvent, text } from '../../../test/builders.js';
 import { protobufEventCodec } from '../../adapters/protobuf-event-codec.js';
-import { catalogGrpc, encodeSearchEventsResponse, OnePerTurn } from './catalog-grpc.js';
+import { catalogGrpc, encodeSearchEventsResponse } from './catalog-grpc.js';
 
 describe('CatalogService over gRPC', () => {
   const logger = createLogger({ service: 'test', level: 'silent' });
@@ -78,30 +78,6 @@ describe('CatalogService over gRPC', () => {
     ).rejects.toMatchObject({
       kind: 'invalid_argument',
     });
-  });
-});
-
-describe('OnePerTurn', () => {
-  it('runs queued queries in order, one per turn of the event loop, so other work runs between them', async () => {
-    const turns = new OnePerTurn();
-    const seen: string[] = [];
-    const done = new Promise<void>((resolve) => {
-      for (const name of ['q1', 'q2', 'q3'])
-        turns.run(() => {
-          seen.push(name);
-          if (name === 'q3') resolve();
-        });
-    });
-    // Work that arrives meanwhile, one step per turn (as answers being flushed are).
-    const step = (n: number) => {
-      seen.push(`other${n}`);
-      if (n < 2) setImmediate(() => step(n + 1));
-    };
-    setImmediate(() => step(1));
-    await done;
-    expect(seen).toEqual(['q1', 'other1', 'q2', 'other2', 'q3']);
-    // Idle again: a later query still runs.
-    await new Promise<void>((resolve) => turns.run(resolve));
   });
 });
 

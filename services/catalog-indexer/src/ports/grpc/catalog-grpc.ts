@@ -9,6 +9,7 @@ import {
   type DiscoveryAttraction,
   type DiscoveryVenue,
 } from '@marquee/proto/catalog/v1';
+import { OnePerTurn } from '@marquee/platform/grpc';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import type { Catalog } from '../../app/catalog.js';
 import type { Page } from '../../domain/catalog-index.js';
@@ -17,39 +18,6 @@ type Unary<Req, Res> = (
   call: grpc.ServerUnaryCall<Req, Res>,
   callback: grpc.sendUnaryData<Res>,
 ) => void;
-
-/**
- * Runs queries one per turn of the event loop. grpc-js hands over every request of one socket read
- * in the same turn, and HTTP/2 sends answers only once the turn ends: run back to back, a hundred
- * searches would leave together after the last one, while the edge waits idle and then renders all
- * hundred while this process waits — the two processes taking turns instead of working at once
- * (bench/discovery, uncached searches: about 40 % of each process idle while clients fell behind).
- * Yielding after each query lets its answer go out while the next one runs.
- */
-export class OnePerTurn {
-  private readonly queue: Array<() => void> = [];
-  private head = 0;
-  private scheduled = false;
-
-  run(task: () => void): void {
-    this.queue.push(task);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.next);
-    }
-  }
-
-  private readonly next = (): void => {
-    const task = this.queue[this.head++];
-    if (this.head === this.queue.length) {
-      this.queue.length = 0;
-      this.head = 0;
-    }
-    task?.();
-    if (this.head < this.queue.length) setImmediate(this.next);
-    else this.scheduled = false;
-  };
-}
 
 /** Runs a synchronous query; a thrown domain error reaches the client with its status (platform wrapper). */
 function unary<Req, Res>(turns: OnePerTurn, answer: (request: Req) => Res): Unary<Req, Res> {

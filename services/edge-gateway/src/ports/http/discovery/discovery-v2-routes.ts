@@ -13,7 +13,7 @@ import type { DiscoveryCatalog } from '../../../app/discovery-catalog.js';
 import { requireApiKey } from '../api-key-guard.js';
 import type { ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
-import { createPageCache, pageKey, type PageCacheOptions } from './page-cache.js';
+import { createPageCache, exactBuffer, pageKey, type PageCacheOptions } from './page-cache.js';
 import {
   attractionDocument,
   classificationDocument,
@@ -208,7 +208,7 @@ export function discoveryV2Routes(
       };
       if (key === undefined) return render();
       const body = await pages.page(key, version!, async () =>
-        Buffer.from(JSON.stringify(await render())),
+        exactBuffer(JSON.stringify(await render())),
       );
       return reply.type(JSON_TYPE).send(body);
     };
