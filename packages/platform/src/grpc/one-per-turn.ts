@@ -26,9 +26,14 @@ export class OnePerTurn {
       this.queue.length = 0;
       this.head = 0;
     }
-    task?.();
-    if (this.head < this.queue.length) setImmediate(this.next);
-    else this.scheduled = false;
+    try {
+      task?.();
+    } finally {
+      // Even when a task throws (its error stays uncaught, as it would have been anyway), the
+      // tasks behind it still run.
+      if (this.head < this.queue.length) setImmediate(this.next);
+      else this.scheduled = false;
+    }
   };
 
   /** Resolves in a turn of its own, after the tasks queued before it. */
