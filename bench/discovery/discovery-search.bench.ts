@@ -12,11 +12,14 @@
  *  - "edge": the edge's HTTP surface wired to catalog-indexer over real gRPC, with an API-key port
  *    that accepts every key (auth-gateway's per-app quota of 5 requests/s would be measured
  *    otherwise), and the plain fastify baseline on the same server factory;
- *  - the parent drives one autocannon run per scenario and prints one JSON report.
+ *  - the parent drives one run per scenario — autocannon closed loops, or for the quota-paced
+ *    scenarios 100 clients at 5 requests/s each (../paced.ts) — and prints one JSON report.
  *
  * Usage: pnpm --filter @marquee/bench discovery   (after `pnpm -s turbo run build --filter=@marquee/bench...`)
  * Env: DISCOVERY_BENCH_EVENTS (100000), DISCOVERY_BENCH_SECONDS (8 per scenario),
- *      DISCOVERY_BENCH_CONNECTIONS (100), DISCOVERY_BENCH_VISIBILITY_SAMPLES (200).
+ *      DISCOVERY_BENCH_CONNECTIONS (100), DISCOVERY_BENCH_VISIBILITY_SAMPLES (200),
+ *      DISCOVERY_BENCH_CLIENT_RATE (5), DISCOVERY_BENCH_ONLY, DISCOVERY_BENCH_PROFILE,
+ *      DISCOVERY_BENCH_TRACE_GC, DISCOVERY_BENCH_NODE_FLAGS (bench/README.md).
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
