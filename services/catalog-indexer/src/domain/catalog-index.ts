@@ -764,16 +764,10 @@ export class CatalogIndex {
     if (center) {
       const km = radiusKm(q.radius, q.unit);
       const parts: Int32Array[] = [];
-      const take = (venueId: string) => {
+      this.venueGrid.within(center, km, (venueId) => {
         const list = this.byVenue.get(venueId);
         if (list) parts.push(list.docs());
-      };
-      if (!this.venueGrid.within(center, km, take)) {
-        for (const [venueId, entry] of this.venues) {
-          const point = toPoint(entry.venue.location);
-          if (point && distanceKm(center, point) <= km) take(venueId);
-        }
-      }
+      });
       nearby = parts;
     }
 

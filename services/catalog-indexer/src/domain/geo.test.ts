@@ -3,8 +3,8 @@ import { distanceKm, GeoGrid } from './geo.js';
 
 const within = (grid: GeoGrid, center: { latitude: number; longitude: number }, km: number) => {
   const seen: string[] = [];
-  const answered = grid.within(center, km, (id) => seen.push(id));
-  return answered ? seen.sort() : undefined;
+  grid.within(center, km, (id) => seen.push(id));
+  return seen.sort();
 };
 
 describe('GeoGrid', () => {
@@ -32,13 +32,30 @@ describe('GeoGrid', () => {
     ]);
   });
 
-  it('forgets removed points and refuses radii too wide for the grid', () => {
+  it('forgets removed points', () => {
     const g = new GeoGrid();
     g.add('a', { latitude: 10, longitude: 10 });
     g.remove('a', { latitude: 10, longitude: 10 });
     expect(within(g, { latitude: 10, longitude: 10 }, 50)).toEqual([]);
-    expect(within(g, { latitude: 10, longitude: 10 }, 15_000)).toBeUndefined();
-    expect(within(g, { latitude: 89.9, longitude: 0 }, 100)).toBeUndefined();
+  });
+
+  it('answers radii too wide for its cells by checking every point', () => {
+    // Over 20,000 cells: New York to Fiji is ~12,700 km, to Boston ~300 km.
+    expect(within(grid, { latitude: 40.758, longitude: -73.9855 }, 10_000)).toEqual([
+      'boston',
+      'msg',
+      'newark',
+    ]);
+    expect(within(grid, { latitude: 40.758, longitude: -73.9855 }, 15_000)).toEqual([
+      'boston',
+      'fiji-east',
+      'fiji-west',
+      'msg',
+      'newark',
+    ]);
+    // Near a pole the longitude span covers the globe: still exact by distance.
+    expect(within(grid, { latitude: 89.9, longitude: 0 }, 100)).toEqual([]);
+    expect(within(grid, { latitude: 89.9, longitude: 0 }, 5_400)).toEqual(['boston']);
   });
 
   it('measures great-circle distance', () => {

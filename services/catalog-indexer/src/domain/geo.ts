@@ -61,10 +61,16 @@ export class GeoGrid {
 
   /**
    * Calls `visit` once for each id within `radiusKm` of `center` (exact great-circle distance).
-   * Returns false, visiting nothing, when the radius spans too much of the globe for the grid (a
-   * pole or over 20,000 cells): the caller then checks every point itself.
+   * Only the cells the radius's bounding box covers are read; a radius too wide for that (a pole,
+   * or over 20,000 cells) reads every cell.
    */
-  within(center: Point, radiusKm: number, visit: (id: string) => void): boolean {
+  within(center: Point, radiusKm: number, visit: (id: string) => void): void {
+    const near = (cell: Map<string, Point>) => {
+      for (const [id, point] of cell) if (distanceKm(center, point) <= radiusKm) visit(id);
+    };
+    const everywhere = () => {
+      for (const cell of this.cells.values()) near(cell);
+    };
     const latSpan = radiusKm / KM_PER_DEGREE;
     const minLat = Math.max(-90, center.latitude - latSpan);
     const maxLat = Math.min(90, center.latitude + latSpan);
@@ -73,13 +79,13 @@ export class GeoGrid {
       1,
     );
     const lonSpan = widestCos <= 0.01 ? 180 : radiusKm / (KM_PER_DEGREE * widestCos);
-    if (lonSpan >= 180) return false;
+    if (lonSpan >= 180) return everywhere();
     const latFrom = Math.floor(minLat / this.cellDegrees);
     const latTo = Math.floor(maxLat / this.cellDegrees);
     const lonFrom = Math.floor((center.longitude - lonSpan) / this.cellDegrees);
     const lonTo = Math.floor((center.longitude + lonSpan) / this.cellDegrees);
     const cellsPerTurn = Math.round(360 / this.cellDegrees);
-    if ((latTo - latFrom + 1) * (lonTo - lonFrom + 1) > 20_000) return false;
+    if ((latTo - latFrom + 1) * (lonTo - lonFrom + 1) > 20_000) return everywhere();
     for (let lat = latFrom; lat <= latTo; lat++) {
       for (let lon = lonFrom; lon <= lonTo; lon++) {
         // Wrap across the antimeridian: cells are numbered from -180°.
@@ -87,10 +93,8 @@ export class GeoGrid {
           ((((lon + cellsPerTurn / 2) % cellsPerTurn) + cellsPerTurn) % cellsPerTurn) -
           cellsPerTurn / 2;
         const cell = this.cells.get(this.key(lat, wrapped));
-        if (cell)
-          for (const [id, point] of cell) if (distanceKm(center, point) <= radiusKm) visit(id);
+        if (cell) near(cell);
       }
     }
-    return true;
   }
 }
