@@ -11,6 +11,7 @@
  */
 import { Agent, get } from 'node:http';
 import { random } from './random.ts';
+import { percentile } from './stats.ts';
 
 export interface PacedOptions {
   origin: string;
@@ -66,13 +67,7 @@ export async function runPaced(options: PacedOptions): Promise<PacedResult> {
   const elapsedS = Math.max(seconds, (performance.now() - start) / 1000);
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  const at = (p: number) =>
-    latencies.length === 0
-      ? 0
-      : Math.round(
-          latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]! *
-            10,
-        ) / 10;
+  const at = (p: number) => Math.round(percentile(latencies, p) * 10) / 10;
   return {
     requests: latencies.length,
     requestsPerSecond: Math.round(latencies.length / elapsedS),

@@ -25,6 +25,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runPaced } from '../paced.ts';
 import { random } from '../random.ts';
+import { percentile } from '../stats.ts';
 
 const EVENTS = Number(process.env.DISCOVERY_BENCH_EVENTS ?? 100_000);
 const SECONDS = Number(process.env.DISCOVERY_BENCH_SECONDS ?? 8);
@@ -80,10 +81,6 @@ const words = [
   'Summer',
 ];
 
-const percentile = (sorted: number[], p: number) =>
-  sorted.length
-    ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-    : 0;
 const round = (n: number) => Math.round(n * 100) / 100;
 
 async function catalogProcess(): Promise<void> {

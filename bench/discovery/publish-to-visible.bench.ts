@@ -11,6 +11,7 @@
  * Env: VISIBLE_BENCH_SAMPLES (40).
  */
 import { randomBytes } from 'node:crypto';
+import { percentile } from '../stats.ts';
 
 const SAMPLES = Number(process.env.VISIBLE_BENCH_SAMPLES ?? 40);
 const brokers = process.env.KAFKA_BROKERS;
@@ -24,10 +25,6 @@ const { startStack } = await import('../../test/support/stack.ts');
 const { callUnary, createGrpcClient } = await import('@marquee/platform/grpc');
 const { catalogV1 } = await import('@marquee/proto');
 
-const percentile = (sorted: number[], p: number) =>
-  sorted.length
-    ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-    : 0;
 const round = (n: number) => Math.round(n * 10) / 10;
 
 const stack = await startStack({ kafkaBrokers: brokers, mongoUrl });
