@@ -45,7 +45,9 @@ export interface EmbeddedMarquee {
  */
 export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedMarquee> {
   const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
-  const bus = createMemoryBus({ source: 'marquee-embedded' });
+  // Records are released once consumed: a long-running embedded process does not keep every
+  // record it ever carried (MemoryBrokerOptions.retain).
+  const bus = createMemoryBus({ source: 'marquee-embedded', retain: 'unconsumed' });
   await bus.start();
   // Embedded means in-memory: infrastructure variables of the caller's shell are ignored on purpose.
   const { KAFKA_BROKERS: _k, MONGO_URL: _m, ...baseEnv } = options.env ?? {};

@@ -41,11 +41,19 @@ export interface MemoryRecord {
   timestamp: Date;
 }
 
+interface PartitionLog {
+  /** Offset of `records[0]`: records below it were released (retention `unconsumed`). */
+  base: number;
+  records: MemoryRecord[];
+}
+
 interface TopicLog {
-  partitions: MemoryRecord[][];
-  /** Every record in append order, for inspection. */
+  partitions: PartitionLog[];
+  /** Every record in append order, for inspection (retention `all` only). */
   all: MemoryRecord[];
   waiters: Set<() => void>;
+  /** Every group that ever joined the topic: a record is released once all of them are past it. */
+  groups: Set<string>;
 }
 
 interface Membership {
@@ -56,10 +64,23 @@ interface Membership {
 export interface MemoryBrokerOptions {
   /** Partitions of a topic created on first use (default 3, Kafka's local `num.partitions`). */
   partitions?: number;
+  /**
+   * What the log keeps. `all` (default): every record, as a test inspects it. `unconsumed`: a
+   * record is released once every group that has joined its topic committed past it, so a
+   * long-running process (the embedded default) holds only what is still to be read, not every
+   * record it ever carried. A group that joins later starts at the oldest record still held (Kafka's
+   * `auto.offset.reset=earliest` after retention deleted the rest); a topic no group has joined keeps
+   * everything.
+   */
+  retain?: 'all' | 'unconsumed';
 }
+
+/** Released records are cut from the front of a partition's array in steps of at least this many. */
+const RELEASE_STEP = 1024;
 
 export class MemoryBroker {
   readonly defaultPartitions: number;
+  readonly retain: 'all' | 'unconsumed';
   readonly #topics = new Map<string, TopicLog>();
   readonly #committed = new Map<string, number>();
   readonly #memberships = new Map<string, Membership>();
@@ -69,6 +90,7 @@ export class MemoryBroker {
     if (!Number.isInteger(partitions) || partitions < 1)
       throw new RangeError(`partitions must be >= 1, got ${partitions}`);
     this.defaultPartitions = partitions;
+    this.retain = options.retain ?? 'all';
   }
 
   /** Creates the topic if needed; an existing topic keeps its partition count. */
@@ -76,18 +98,25 @@ export class MemoryBroker {
     let log = this.#topics.get(topic);
     if (!log) {
       log = {
-        partitions: Array.from({ length: partitions }, () => []),
+        partitions: Array.from({ length: partitions }, () => ({ base: 0, records: [] })),
         all: [],
         waiters: new Set(),
+        groups: new Set(),
       };
       this.#topics.set(topic, log);
     }
     return log.partitions.length;
   }
 
-  /** Every record of the topic, all partitions, in the order they were appended (copies). */
+  /**
+   * Every record of the topic, all partitions, in the order they were appended (copies); with
+   * retention `unconsumed`, the records still held, partition by partition.
+   */
   records(topic: string): MemoryRecord[] {
-    return (this.#topics.get(topic)?.all ?? []).map((record) => ({
+    const log = this.#topics.get(topic);
+    const held =
+      this.retain === 'all' ? (log?.all ?? []) : (log?.partitions.flatMap((p) => p.records) ?? []);
+    return held.map((record) => ({
       ...record,
       headers: { ...record.headers },
     }));
@@ -109,18 +138,18 @@ export class MemoryBroker {
     const count = this.ensureTopic(topic);
     const log = this.#topics.get(topic)!;
     const partition = partitionFor(record.key, count);
-    const records = log.partitions[partition]!;
+    const { base, records } = log.partitions[partition]!;
     const stored: MemoryRecord = {
       topic,
       partition,
-      offset: String(records.length),
+      offset: String(base + records.length),
       key: record.key,
       value: record.value,
       headers: { ...record.headers },
       timestamp: record.timestamp ?? new Date(),
     };
     records.push(stored);
-    log.all.push(stored);
+    if (this.retain === 'all') log.all.push(stored);
     const waiters = [...log.waiters];
     log.waiters.clear();
     for (const wake of waiters) wake();
@@ -128,11 +157,18 @@ export class MemoryBroker {
   }
 
   read(topic: string, partition: number, offset: number): MemoryRecord | undefined {
-    return this.#topics.get(topic)?.partitions[partition]?.[offset];
+    const log = this.#topics.get(topic)?.partitions[partition];
+    return log?.records[offset - log.base];
+  }
+
+  /** The oldest offset still held (0 unless records were released). */
+  startOffset(topic: string, partition: number): number {
+    return this.#topics.get(topic)?.partitions[partition]?.base ?? 0;
   }
 
   endOffset(topic: string, partition: number): number {
-    return this.#topics.get(topic)?.partitions[partition]?.length ?? 0;
+    const log = this.#topics.get(topic)?.partitions[partition];
+    return log ? log.base + log.records.length : 0;
   }
 
   /** Resolves on the next append to the topic, or when the signal aborts. */
@@ -161,6 +197,24 @@ export class MemoryBroker {
 
   commit(group: string, topic: string, partition: number, nextOffset: number): void {
     this.#committed.set(offsetKey(group, topic, partition), nextOffset);
+    if (this.retain === 'unconsumed') this.release(topic, partition);
+  }
+
+  /** Drops the records of a partition that every group of the topic has committed past. */
+  private release(topic: string, partition: number): void {
+    const log = this.#topics.get(topic);
+    const held = log?.partitions[partition];
+    if (!log || !held || log.groups.size === 0) return;
+    let consumed = Infinity;
+    for (const group of log.groups) {
+      consumed = Math.min(consumed, this.#committed.get(offsetKey(group, topic, partition)) ?? 0);
+    }
+    const releasable = Math.min(consumed, held.base + held.records.length) - held.base;
+    // Cut in steps (one splice per RELEASE_STEP records), or at once when nothing is left to read.
+    if (releasable >= RELEASE_STEP || (releasable > 0 && releasable === held.records.length)) {
+      held.records.splice(0, releasable);
+      held.base += releasable;
+    }
   }
 
   /**
@@ -169,6 +223,8 @@ export class MemoryBroker {
    * leaves, so a replacement never processes records alongside the one it replaces.
    */
   join(group: string, topic: string, member: symbol, signal: AbortSignal): Promise<boolean> {
+    this.ensureTopic(topic);
+    this.#topics.get(topic)!.groups.add(group);
     const key = membershipKey(group, topic);
     let membership = this.#memberships.get(key);
     if (!membership) {
@@ -215,6 +271,8 @@ export interface MemoryBusOptions {
   source: string;
   /** Share one broker between buses to model several processes on one cluster (default: a private one). */
   broker?: MemoryBroker;
+  /** Retention of the private broker (MemoryBrokerOptions.retain); ignored with `broker`. */
+  retain?: MemoryBrokerOptions['retain'];
   logger?: BusLogger;
   /** Backoff between handler attempts. */
   retry?: Partial<RetryPolicy>;
@@ -239,7 +297,7 @@ interface Subscription {
 }
 
 export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
-  const broker = options.broker ?? new MemoryBroker();
+  const broker = options.broker ?? new MemoryBroker({ retain: options.retain });
   const logger = options.logger ?? stderrLogger;
   const retry = retryPolicy(options.retry);
   const clientId = options.clientId ?? 'marquee-memory';
@@ -294,6 +352,8 @@ export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
           : broker.endOffset(topic.name, partition);
 
     while (!abort.signal.aborted) {
+      // Released records (retention `unconsumed`) are gone: resume at the oldest one held.
+      position = Math.max(position, broker.startOffset(topic.name, partition));
       const record = broker.read(topic.name, partition, position);
       if (!record) {
         await broker.waitForAppend(topic.name, abort.signal);

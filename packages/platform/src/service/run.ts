@@ -43,7 +43,7 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
           source: `marquee/${service.name}`,
           logger,
         })
-      : createMemoryBus({ source: `marquee/${service.name}` });
+      : createMemoryBus({ source: `marquee/${service.name}`, retain: 'unconsumed' });
     if (!config.KAFKA_BROKERS)
       logger.warn('KAFKA_BROKERS not set: using the in-memory event bus (development only)');
     let mongo: Connection | undefined;

@@ -14,6 +14,118 @@ busContract('memory', () => {
   };
 });
 
+// The embedded default's retention keeps Kafka's semantics too.
+busContract('memory, retaining only unconsumed records', () => {
+  const broker = createMemoryBroker({ retain: 'unconsumed' });
+  return {
+    newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
+    deliveryTimeoutMs: 10_000,
+  };
+});
+
+describe('memory bus retention', () => {
+  it('keeps every record by default', async () => {
+    const topic = pingTopic();
+    const sut = createMemoryBus({ source: '//marquee/test' });
+    const seen: number[] = [];
+    await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
+      seen.push(event.value!.seq);
+    });
+    await sut.start();
+    await sut.publish(
+      topic,
+      [1, 2, 3].map((seq) => ({ key: 'k', value: aPing({ seq }) })),
+    );
+    await waitFor(() => seen.length === 3);
+
+    expect(sut.records(topic.name)).toHaveLength(3);
+    await sut.close();
+  });
+
+  it('releases a record once every group that joined its topic has committed past it', async () => {
+    const broker = createMemoryBroker({ retain: 'unconsumed', partitions: 1 });
+    const topic = pingTopic();
+    const sut = createMemoryBus({ source: '//marquee/test', broker });
+    const fast: number[] = [];
+    let letSlowGo!: () => void;
+    const slowGate = new Promise<void>((resolve) => (letSlowGo = resolve));
+    const slow: number[] = [];
+    await sut.subscribe(topic, { group: uniqueName('fast') }, async (event) => {
+      fast.push(event.value!.seq);
+    });
+    await sut.subscribe(topic, { group: uniqueName('slow') }, async (event) => {
+      await slowGate;
+      slow.push(event.value!.seq);
+    });
+    await sut.start();
+
+    await sut.publish(
+      topic,
+      [1, 2, 3].map((seq) => ({ key: 'k', value: aPing({ seq }) })),
+    );
+    await waitFor(() => fast.length === 3);
+    // The slow group has read nothing yet: all three are held for it.
+    expect(sut.records(topic.name).map((r) => r.offset)).toEqual(['0', '1', '2']);
+
+    letSlowGo();
+    await waitFor(() => slow.length === 3);
+    await waitFor(() => sut.records(topic.name).length === 0);
+    expect(broker.startOffset(topic.name, 0)).toBe(3);
+    expect(broker.endOffset(topic.name, 0)).toBe(3);
+
+    // Offsets go on from where they were; the groups read the new record as usual.
+    await sut.publish(topic, [{ key: 'k', value: aPing({ seq: 4 }) }]);
+    await waitFor(() => fast.length === 4 && slow.length === 4);
+    expect(fast).toEqual([1, 2, 3, 4]);
+    expect(slow).toEqual([1, 2, 3, 4]);
+    await waitFor(() => broker.startOffset(topic.name, 0) === 4);
+    await sut.close();
+  });
+
+  it('starts a group that joins later at the oldest record still held', async () => {
+    const broker = createMemoryBroker({ retain: 'unconsumed', partitions: 1 });
+    const topic = pingTopic();
+    const first = createMemoryBus({ source: '//marquee/test', broker });
+    const seenFirst: number[] = [];
+    await first.subscribe(topic, { group: uniqueName('first') }, async (event) => {
+      seenFirst.push(event.value!.seq);
+    });
+    await first.start();
+    await first.publish(
+      topic,
+      [1, 2].map((seq) => ({ key: 'k', value: aPing({ seq }) })),
+    );
+    await waitFor(() => broker.startOffset(topic.name, 0) === 2);
+    await first.close();
+    const second = createMemoryBus({ source: '//marquee/test', broker });
+    await second.publish(topic, [{ key: 'k', value: aPing({ seq: 3 }) }]);
+
+    const seenLater: number[] = [];
+    await second.subscribe(topic, { group: uniqueName('later') }, async (event) => {
+      seenLater.push(event.value!.seq);
+    });
+    await second.start();
+
+    await waitFor(() => seenLater.length === 1);
+    expect(seenLater).toEqual([3]);
+    expect(seenFirst).toEqual([1, 2]);
+    await second.close();
+  });
+
+  it('keeps the records of a topic that no group has joined', async () => {
+    const broker = createMemoryBroker({ retain: 'unconsumed' });
+    const topic = pingTopic();
+    const sut = createMemoryBus({ source: '//marquee/test', broker });
+    await sut.publish(
+      topic,
+      [1, 2].map((seq) => ({ key: 'k', value: aPing({ seq }) })),
+    );
+    broker.commit('nobody-joined', topic.name, 0, 2);
+
+    expect(sut.records(topic.name)).toHaveLength(2);
+  });
+});
+
 describe('memory bus specifics', () => {
   it('exposes the stored records of a topic, keeping a key in one partition', async () => {
     const topic = pingTopic();
