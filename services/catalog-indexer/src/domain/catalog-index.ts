@@ -24,6 +24,7 @@ import { distanceKm, GeoGrid, milesToKm, type Point } from './geo.js';
 import { majorAmount } from './money.js';
 import { resolveEvent } from './resolution.js';
 import { DocOrder, type SortedDocs } from './doc-order.js';
+import { RankSelector } from './top-ranks.js';
 import { intersectAll, NO_DOCS, post, type PostingList, unite, unpost } from './postings.js';
 import { firstLocale, fold, localeValues, normalizedPhrase, pickText, words } from './text.js';
 
@@ -46,30 +47,24 @@ export interface EventCodec<P = unknown> {
 
 const keepObjects: EventCodec<Event> = { pack: (event) => event, unpack: (event) => event };
 
+/**
+ * One indexed event. Kept small, because 100,000 of them live in the heap and every major garbage
+ * collection visits each object they hold: numbers live in the index's typed columns by `doc` (a
+ * double field would be one more heap object per entry), strings other entries share are interned,
+ * and the posting keys (name words, classification and market keys) are recomputed from the packed
+ * event when the entry is removed instead of being kept (README "Memory").
+ */
 interface EventEntry {
   id: string;
-  /** Dense document number of the entry in the posting lists (reused after a removal). */
+  /** Dense document number of the entry in the posting lists and columns (reused after a removal). */
   doc: number;
   /** The resolved event, packed by the codec; unpacked only for the events a page returns. */
   packed: unknown;
-  /** What filters and the classification tree read, kept unpacked. */
+  /** What the classification tree reads, kept unpacked: one shared array per distinct value. */
   classifications: Event['classifications'];
   venueId: string | undefined;
   attractionIds: string[];
-  nameWords: Set<string>;
-  /** `nameWords.size`, as a plain number for the relevance comparison in the hot loop. */
-  nameWordCount: number;
   nameKey: string;
-  /** Start instant in ms; NaN when the event has no start date-time (TBA/TBD). */
-  startMs: number;
-  onsaleMs: number;
-  offsaleMs: number;
-  /** Lowest and highest price excluding ticket fees (`standard` ranges; major units); NaN when none. */
-  priceMin: number;
-  priceMax: number;
-  /** The same including ticket fees; equal to the standard bounds when fees are unknown. */
-  priceMinInclFees: number;
-  priceMaxInclFees: number;
   /** A package (international `properties.package`, `is_not_package`). */
   package: boolean;
   /**
@@ -82,16 +77,40 @@ interface EventEntry {
   /** Sold outside the platform (no ticketing data): a published event. */
   external: boolean;
   source: string;
-  classificationIds: string[];
-  classificationNames: string[];
-  marketKeys: string[];
   tba: boolean;
   tbd: boolean;
   test: boolean;
-  /** Public visibility as numbers (ms), so the hot loop reads no nested objects. */
+  /** Inactive or not publicly visible (the window itself is in the visibleFrom/Until columns). */
   hidden: boolean;
-  visibleFromMs: number;
-  visibleUntilMs: number;
+}
+
+/** What an event is posted under besides its venue and attractions: derived from the event alone. */
+interface PostingKeys {
+  nameWords: string[];
+  classificationIds: string[];
+  classificationNames: string[];
+  marketKeys: string[];
+}
+
+function postingKeysOf(event: Event): PostingKeys {
+  const classificationIds = new Set<string>();
+  const classificationNames = new Set<string>();
+  for (const c of event.classifications) {
+    for (const level of [c.segment, c.genre, c.subGenre]) {
+      if (!level) continue;
+      if (level.id) classificationIds.add(level.id.toLowerCase());
+      for (const name of localeValues(level.names)) classificationNames.add(normalizedPhrase(name));
+    }
+  }
+  return {
+    nameWords: [...new Set(localeValues(event.names).flatMap(words))],
+    classificationIds: [...classificationIds],
+    classificationNames: [...classificationNames],
+    marketKeys: [
+      ...event.marketIds.map((m) => `m${m}`),
+      ...dmasOfMarkets(event.marketIds).map((d) => `d${d}`),
+    ],
+  };
 }
 
 interface VenueEntry {
@@ -137,6 +156,8 @@ export class InvalidQueryError extends Error {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+/** Placeholder of an attraction counter until upsert sets the real one. */
+const UNCOUNTED: { events: number } = { events: 0 };
 const EMPTY_ANY: ReadonlySet<unknown> = new Set();
 const EMPTY_OF = <V>() => EMPTY_ANY as ReadonlySet<V>;
 
@@ -153,10 +174,6 @@ const VOLATILE_SORTS: ReadonlySet<EventSort> = new Set([
   EventSort.EVENT_SORT_POPULARITY_DESC,
   EventSort.EVENT_SORT_POPULARITY_ASC,
 ]);
-
-/** isPubliclyVisible on an entry's precomputed numbers (same rule; the hot path reads no event). */
-const isVisibleAt = (e: EventEntry, nowMs: number) =>
-  !e.hidden && e.visibleFromMs <= nowMs && nowMs < e.visibleUntilMs;
 
 /**
  * Price bounds excluding fees (`standard` ranges, and ranges of no type) and including fees
@@ -350,34 +367,43 @@ function popularityOf(e: EventEntry): number {
   return most;
 }
 
-function comparatorFor(sort: EventSort): (a: EventEntry, b: EventEntry) => number {
+/** The sort keys of an entry that live in the index's columns. */
+interface SortColumns {
+  startMs(e: EventEntry): number;
+  onsaleMs(e: EventEntry): number;
+}
+
+function comparatorFor(
+  sort: EventSort,
+  { startMs, onsaleMs }: SortColumns,
+): (a: EventEntry, b: EventEntry) => number {
   switch (sort) {
     case EventSort.EVENT_SORT_POPULARITY_DESC:
       return (a, b) =>
-        popularityOf(b) - popularityOf(a) || compareDates(a.startMs, b.startMs, 1) || byId(a, b);
+        popularityOf(b) - popularityOf(a) || compareDates(startMs(a), startMs(b), 1) || byId(a, b);
     case EventSort.EVENT_SORT_POPULARITY_ASC:
       return (a, b) =>
-        popularityOf(a) - popularityOf(b) || compareDates(a.startMs, b.startMs, 1) || byId(a, b);
+        popularityOf(a) - popularityOf(b) || compareDates(startMs(a), startMs(b), 1) || byId(a, b);
     case EventSort.EVENT_SORT_ONSALE_ASC:
       return (a, b) =>
-        compareDates(a.onsaleMs, b.onsaleMs, 1) ||
-        compareDates(a.startMs, b.startMs, 1) ||
+        compareDates(onsaleMs(a), onsaleMs(b), 1) ||
+        compareDates(startMs(a), startMs(b), 1) ||
         byId(a, b);
     case EventSort.EVENT_SORT_ONSALE_DESC:
       return (a, b) =>
-        compareDates(a.onsaleMs, b.onsaleMs, -1) ||
-        compareDates(a.startMs, b.startMs, 1) ||
+        compareDates(onsaleMs(a), onsaleMs(b), -1) ||
+        compareDates(startMs(a), startMs(b), 1) ||
         byId(a, b);
     case EventSort.EVENT_SORT_DATE_DESC:
-      return (a, b) => compareDates(a.startMs, b.startMs, -1) || byId(a, b);
+      return (a, b) => compareDates(startMs(a), startMs(b), -1) || byId(a, b);
     case EventSort.EVENT_SORT_NAME_ASC:
       return (a, b) =>
-        compareText(a.nameKey, b.nameKey) || compareDates(a.startMs, b.startMs, 1) || byId(a, b);
+        compareText(a.nameKey, b.nameKey) || compareDates(startMs(a), startMs(b), 1) || byId(a, b);
     case EventSort.EVENT_SORT_NAME_DESC:
       return (a, b) =>
-        compareText(b.nameKey, a.nameKey) || compareDates(a.startMs, b.startMs, -1) || byId(a, b);
+        compareText(b.nameKey, a.nameKey) || compareDates(startMs(a), startMs(b), -1) || byId(a, b);
     default:
-      return (a, b) => compareDates(a.startMs, b.startMs, 1) || byId(a, b);
+      return (a, b) => compareDates(startMs(a), startMs(b), 1) || byId(a, b);
   }
 }
 
@@ -421,8 +447,24 @@ export class CatalogIndex {
   private visibleUntil = new Float64Array(1024);
   private starts = new Float64Array(1024);
   private wordCounts = new Uint16Array(1024);
+  private onsale = new Float64Array(1024);
+  private offsale = new Float64Array(1024);
+  /**
+   * Price bounds, four per document: lowest and highest excluding ticket fees (`standard` ranges;
+   * major units; NaN when none), then the same including fees (the standard bounds when unknown).
+   */
+  private prices = new Float64Array(4 * 1024);
+  /** Interned strings (sources, promoter ids) and classification arrays, shared by entries. */
+  private readonly strings = new Map<string, string>();
+  private readonly sharedClassifications = new Map<
+    string,
+    { value: Event['classifications']; entries: number }
+  >();
   /** Totals of unfiltered listings, by inclusion flags and second; cleared on any change. */
   private readonly counts = new Map<string, number>();
+  /** Scratch of one query: its matching documents, and the picker of the first of them. */
+  private matched = new Int32Array(1024);
+  private readonly selector = new RankSelector();
   /** The classification tree of visible events, built on demand, at most a second old. */
   private classificationTree: { builtAtS: number; segments: ClassificationSegment[] } | undefined;
 
@@ -435,55 +477,30 @@ export class CatalogIndex {
     this.remove(input.id);
     const { event, venue, venueDescribed, attractions } = resolveEvent(input);
     const id = event.id;
-    const nameWords = new Set(localeValues(event.names).flatMap(words));
-    const classificationIds = new Set<string>();
-    const classificationNames = new Set<string>();
-    for (const c of event.classifications) {
-      for (const level of [c.segment, c.genre, c.subGenre]) {
-        if (!level) continue;
-        if (level.id) classificationIds.add(level.id.toLowerCase());
-        for (const name of localeValues(level.names))
-          classificationNames.add(normalizedPhrase(name));
-      }
-    }
-    const marketKeys = [
-      ...event.marketIds.map((m) => `m${m}`),
-      ...dmasOfMarkets(event.marketIds).map((d) => `d${d}`),
-    ];
+    const keys = postingKeysOf(event);
     const start = event.dates?.start;
+    if (venue) this.mergeVenue(venue, venueDescribed, id);
+    for (const attraction of attractions) this.mergeAttraction(attraction, id);
     // Every field spelled out (no spread): entries must share one hidden class, or every property
-    // read in the search loop goes through a slow lookup.
-    const { priceMin, priceMax, priceMinInclFees, priceMaxInclFees } = priceBounds(event);
+    // read in the search loop goes through a slow lookup. Ids are the venue's and attractions' own
+    // strings (one copy each, however many events name them).
     const entry: EventEntry = {
       id,
       doc: this.freeDocs.pop() ?? this.docs.length,
       packed: this.codec.pack(event),
-      classifications: event.classifications,
-      venueId: venue?.id,
-      attractionIds: attractions.map((a) => a.id),
-      nameWords,
-      nameWordCount: nameWords.size,
+      classifications: this.shareClassifications(event.classifications),
+      venueId: venue && this.venues.get(venue.id)!.venue.id,
+      attractionIds: attractions.map((a) => this.attractions.get(a.id)!.attraction.id),
       nameKey: fold(pickText(event.names, firstLocale(event.names))),
-      startMs: start?.dateTime ? start.dateTime.getTime() : Number.NaN,
-      onsaleMs: event.sales?.publicSale?.startDateTime?.getTime() ?? Number.NaN,
-      offsaleMs: event.sales?.publicSale?.endDateTime?.getTime() ?? Number.NaN,
-      priceMin,
-      priceMax,
-      priceMinInclFees,
-      priceMaxInclFees,
       package: event.package,
-      attractionCounters: [],
-      promoterId: event.promoter?.id ?? '',
+      // Exactly as long as needed (a pushed-to empty array reserves room for 16).
+      attractionCounters: attractions.map(() => UNCOUNTED),
+      promoterId: this.intern(event.promoter?.id ?? ''),
       status: event.status,
       external: !event.ticketing,
-      source: fold(event.source?.name ?? ''),
-      classificationIds: [...classificationIds],
-      classificationNames: [...classificationNames],
-      marketKeys,
+      source: this.intern(fold(event.source?.name ?? '')),
       hidden:
         !event.active || (event.publicVisibility !== undefined && !event.publicVisibility.visible),
-      visibleFromMs: event.publicVisibility?.startDateTime?.getTime() ?? -Infinity,
-      visibleUntilMs: event.publicVisibility?.endDateTime?.getTime() ?? Infinity,
       tba: Boolean(start?.dateTba || start?.timeTba),
       tbd: Boolean(start?.dateTbd),
       test: event.test,
@@ -491,21 +508,18 @@ export class CatalogIndex {
     this.events.set(id, entry);
     const doc = entry.doc;
     this.docs[doc] = entry;
-    this.setColumns(entry);
-    for (const w of nameWords) post(this.byWord, w, doc);
-    for (const c of entry.classificationIds) post(this.byClassificationId, c, doc);
-    for (const c of entry.classificationNames) post(this.byClassificationName, c, doc);
-    for (const m of marketKeys) post(this.byMarket, m, doc);
-    if (venue) {
-      post(this.byVenue, venue.id, doc);
-      this.mergeVenue(venue, venueDescribed, id);
-    }
-    for (const attraction of attractions) {
+    this.setColumns(entry, event, keys.nameWords.length);
+    for (const w of keys.nameWords) post(this.byWord, w, doc);
+    for (const c of keys.classificationIds) post(this.byClassificationId, c, doc);
+    for (const c of keys.classificationNames) post(this.byClassificationName, c, doc);
+    for (const m of keys.marketKeys) post(this.byMarket, m, doc);
+    if (venue) post(this.byVenue, venue.id, doc);
+    for (let i = 0; i < attractions.length; i++) {
+      const attraction = attractions[i]!;
       post(this.byAttraction, attraction.id, doc);
-      this.mergeAttraction(attraction, id);
       let counter = this.attractionCounters.get(attraction.id);
       if (!counter) this.attractionCounters.set(attraction.id, (counter = { events: 0 }));
-      entry.attractionCounters.push(counter);
+      entry.attractionCounters[i] = counter;
       if (!entry.hidden) counter.events++;
     }
     this.touchOrders(doc);
@@ -513,7 +527,8 @@ export class CatalogIndex {
     this.classificationTree = undefined;
   }
 
-  private setColumns(entry: EventEntry): void {
+  /** The entry's numbers in the columns (grown as documents are added). */
+  private setColumns(entry: EventEntry, event: Event, nameWordCount: number): void {
     const doc = entry.doc;
     if (doc >= this.flags.length) {
       const grow = <A extends Uint8Array | Uint16Array | Float64Array>(old: A, made: A): A => {
@@ -526,17 +541,60 @@ export class CatalogIndex {
       this.visibleUntil = grow(this.visibleUntil, new Float64Array(size));
       this.starts = grow(this.starts, new Float64Array(size));
       this.wordCounts = grow(this.wordCounts, new Uint16Array(size));
+      this.onsale = grow(this.onsale, new Float64Array(size));
+      this.offsale = grow(this.offsale, new Float64Array(size));
+      this.prices = grow(this.prices, new Float64Array(4 * size));
     }
+    const visibleFromMs = event.publicVisibility?.startDateTime?.getTime() ?? -Infinity;
+    const visibleUntilMs = event.publicVisibility?.endDateTime?.getTime() ?? Infinity;
     this.flags[doc] =
       (entry.hidden ? FLAG_HIDDEN : 0) |
       (entry.tba ? FLAG_TBA : 0) |
       (entry.tbd ? FLAG_TBD : 0) |
       (entry.test ? FLAG_TEST : 0) |
-      (entry.visibleFromMs > -Infinity || entry.visibleUntilMs < Infinity ? FLAG_WINDOWED : 0);
-    this.visibleFrom[doc] = entry.visibleFromMs;
-    this.visibleUntil[doc] = entry.visibleUntilMs;
-    this.starts[doc] = entry.startMs;
-    this.wordCounts[doc] = Math.min(entry.nameWordCount, 0xffff);
+      (visibleFromMs > -Infinity || visibleUntilMs < Infinity ? FLAG_WINDOWED : 0);
+    this.visibleFrom[doc] = visibleFromMs;
+    this.visibleUntil[doc] = visibleUntilMs;
+    const start = event.dates?.start?.dateTime;
+    // NaN when the event has no start date-time (TBA/TBD), and for the dates below when unknown.
+    this.starts[doc] = start ? start.getTime() : Number.NaN;
+    this.onsale[doc] = event.sales?.publicSale?.startDateTime?.getTime() ?? Number.NaN;
+    this.offsale[doc] = event.sales?.publicSale?.endDateTime?.getTime() ?? Number.NaN;
+    const { priceMin, priceMax, priceMinInclFees, priceMaxInclFees } = priceBounds(event);
+    this.prices[4 * doc] = priceMin;
+    this.prices[4 * doc + 1] = priceMax;
+    this.prices[4 * doc + 2] = priceMinInclFees;
+    this.prices[4 * doc + 3] = priceMaxInclFees;
+    this.wordCounts[doc] = Math.min(nameWordCount, 0xffff);
+  }
+
+  /** isPubliclyVisible on an entry's columns (same rule; the hot path reads no event). */
+  private visibleAt(e: EventEntry, nowMs: number): boolean {
+    return !e.hidden && this.visibleFrom[e.doc]! <= nowMs && nowMs < this.visibleUntil[e.doc]!;
+  }
+
+  private intern(value: string): string {
+    const known = this.strings.get(value);
+    if (known !== undefined) return known;
+    this.strings.set(value, value);
+    return value;
+  }
+
+  /** One shared array per distinct classifications value, counted, so a removal can drop it. */
+  private shareClassifications(value: Event['classifications']): Event['classifications'] {
+    if (value.length === 0) return [];
+    const key = JSON.stringify(value);
+    let shared = this.sharedClassifications.get(key);
+    if (!shared) this.sharedClassifications.set(key, (shared = { value, entries: 0 }));
+    shared.entries++;
+    return shared.value;
+  }
+
+  private unshareClassifications(value: Event['classifications']): void {
+    if (value.length === 0) return;
+    const key = JSON.stringify(value);
+    const shared = this.sharedClassifications.get(key);
+    if (shared && --shared.entries === 0) this.sharedClassifications.delete(key);
   }
 
   private touchOrders(doc: number): void {
@@ -551,10 +609,13 @@ export class CatalogIndex {
     this.docs[doc] = undefined;
     this.flags[doc] = FLAG_HIDDEN;
     this.freeDocs.push(doc);
-    for (const w of entry.nameWords) unpost(this.byWord, w, doc);
-    for (const c of entry.classificationIds) unpost(this.byClassificationId, c, doc);
-    for (const c of entry.classificationNames) unpost(this.byClassificationName, c, doc);
-    for (const m of entry.marketKeys) unpost(this.byMarket, m, doc);
+    // The keys it was posted under, from the packed event (the same resolved event upsert read).
+    const keys = postingKeysOf(this.codec.unpack(entry.packed));
+    for (const w of keys.nameWords) unpost(this.byWord, w, doc);
+    for (const c of keys.classificationIds) unpost(this.byClassificationId, c, doc);
+    for (const c of keys.classificationNames) unpost(this.byClassificationName, c, doc);
+    for (const m of keys.marketKeys) unpost(this.byMarket, m, doc);
+    this.unshareClassifications(entry.classifications);
     if (entry.venueId) {
       unpost(this.byVenue, entry.venueId, doc);
       const venue = this.venues.get(entry.venueId);
@@ -589,7 +650,8 @@ export class CatalogIndex {
     if (known) this.dropVenue(known);
     events.add(eventId);
     const entry: VenueEntry = {
-      venue,
+      // The id string the index already holds, so events keep one copy of it.
+      venue: known ? { ...venue, id: known.venue.id } : venue,
       described,
       events,
       nameWords: [...new Set(localeValues(venue.names).flatMap(words))],
@@ -620,7 +682,8 @@ export class CatalogIndex {
     const names =
       localeValues(attraction.names).length > 0 ? attraction.names : known?.attraction.names;
     const entry: AttractionEntry = {
-      attraction: { ...attraction, names },
+      // The id string the index already holds, so events keep one copy of it.
+      attraction: { ...attraction, id: known?.attraction.id ?? attraction.id, names },
       events,
       nameWords: [...new Set(localeValues(names).flatMap(words))],
     };
@@ -690,7 +753,7 @@ export class CatalogIndex {
   /** One event by id, whatever its visibility (the caller decides), with its venue and attractions. */
   getEvent(id: string, now: Date): (EventHit & { visible: boolean }) | undefined {
     const entry = this.events.get(id);
-    return entry && { ...this.hit(entry, now), visible: isVisibleAt(entry, now.getTime()) };
+    return entry && { ...this.hit(entry, now), visible: this.visibleAt(entry, now.getTime()) };
   }
 
   getVenue(id: string, now: Date): DiscoveryVenue | undefined {
@@ -809,22 +872,19 @@ export class CatalogIndex {
       });
     };
     // The start-date range is checked on the starts column in `matches` below (the hot path).
-    range(q.onsaleStartDateTime, q.onsaleEndDateTime, (e) => e.onsaleMs);
-    range(q.offsaleStartDateTime, q.offsaleEndDateTime, (e) => e.offsaleMs);
+    const { onsale, offsale, prices } = this;
+    range(q.onsaleStartDateTime, q.onsaleEndDateTime, (e) => onsale[e.doc]!);
+    range(q.offsaleStartDateTime, q.offsaleEndDateTime, (e) => offsale[e.doc]!);
     if (q.promoterIds.length > 0) {
       const wanted = new Set(q.promoterIds);
       predicates.push((e) => wanted.has(e.promoterId));
     }
     // A price bound keeps events whose range overlaps it; events without prices fail it. Bounds
     // compare against prices excluding fees when asked to, else including them.
-    if (q.minPrice > 0)
-      predicates.push(
-        q.priceExclFees ? (e) => e.priceMax >= q.minPrice : (e) => e.priceMaxInclFees >= q.minPrice,
-      );
-    if (q.maxPrice > 0)
-      predicates.push(
-        q.priceExclFees ? (e) => e.priceMin <= q.maxPrice : (e) => e.priceMinInclFees <= q.maxPrice,
-      );
+    // prices: [min, max, min incl. fees, max incl. fees] per document.
+    const fees = q.priceExclFees ? 0 : 2;
+    if (q.minPrice > 0) predicates.push((e) => prices[4 * e.doc + fees + 1]! >= q.minPrice);
+    if (q.maxPrice > 0) predicates.push((e) => prices[4 * e.doc + fees]! <= q.maxPrice);
     if (q.excludePackages) predicates.push((e) => !e.package);
     const cancelled = (e: EventEntry) =>
       e.status === EventStatus.EVENT_STATUS_CANCELLED ||
@@ -896,31 +956,48 @@ export class CatalogIndex {
       const to = firstIndex(byDate, (d) => !(starts[d]! >= lo && starts[d]! < hi), from);
       candidates = [byDate.subarray(from, to)];
     }
-    if (candidates || byDistance) {
-      // Candidate path: an index narrowed the search; count every match, keep only the best
-      // offset + limit (bounded by the deep-paging guard), never sort the whole set. Orders compare
-      // by their precomputed rank: two integer reads, whatever the sort.
-      const { rank } = this.order(sortKey);
-      let compare: (a: number, b: number) => number = (a, b) => rank[a]! - rank[b]!;
-      if (byDistance) {
-        const direction = q.sort === EventSort.EVENT_SORT_DISTANCE_ASC ? 1 : -1;
-        const distances = new Map<number, number>();
-        const distance = (d: number) => {
-          let km = distances.get(d);
-          if (km === undefined) {
-            const point = toPoint(venueOf(docs[d]!)?.location);
-            km = point ? distanceKm(center!, point) : Number.NaN;
-            distances.set(d, km);
-          }
-          return km;
-        };
-        compare = (a, b) =>
-          compareDates(distance(a), distance(b), direction) || rank[a]! - rank[b]!;
-      } else if (relevance) {
-        // Relevance: names made of fewer other words first (an exact name beats a mention), then date.
-        const wordCounts = this.wordCounts;
-        compare = (a, b) => wordCounts[a]! - wordCounts[b]! || rank[a]! - rank[b]!;
+    if (candidates && !byDistance) {
+      // Candidate path: an index narrowed the search; count every match, then pick the first
+      // offset + limit by their positions in the prebuilt order (top-ranks.ts): no comparisons,
+      // never sorting the whole set. Relevance orders by name word count first, then the order.
+      const order = this.order(sortKey);
+      let n = 0;
+      for (const chunk of candidates) n += chunk.length;
+      if (this.matched.length < n)
+        this.matched = new Int32Array(Math.max(n, 2 * this.matched.length));
+      const matched = this.matched;
+      for (const chunk of candidates) {
+        for (let i = 0; i < chunk.length; i++) {
+          const d = chunk[i]!;
+          if (matches(d)) matched[total++] = d;
+        }
       }
+      const ranks = this.selector.select(
+        matched,
+        total,
+        offset + limit,
+        order.rank,
+        order.docs.length,
+        relevance ? this.wordCounts : undefined,
+      );
+      ordered = [];
+      for (let i = offset; i < ranks.length; i++) ordered.push(order.docs[ranks[i]!]!);
+    } else if (byDistance) {
+      // By distance: count every match, keep the best offset + limit by distance, then the order.
+      const { rank } = this.order(sortKey);
+      const direction = q.sort === EventSort.EVENT_SORT_DISTANCE_ASC ? 1 : -1;
+      const distances = new Map<number, number>();
+      const distance = (d: number) => {
+        let km = distances.get(d);
+        if (km === undefined) {
+          const point = toPoint(venueOf(docs[d]!)?.location);
+          km = point ? distanceKm(center!, point) : Number.NaN;
+          distances.set(d, km);
+        }
+        return km;
+      };
+      const compare = (a: number, b: number) =>
+        compareDates(distance(a), distance(b), direction) || rank[a]! - rank[b]!;
       const best = new BestOf<number>(offset + limit, compare);
       if (candidates) {
         for (const chunk of candidates) {
@@ -985,7 +1062,11 @@ export class CatalogIndex {
   private order(sort: EventSort): SortedDocs {
     let order = this.orders.get(sort);
     if (!order) {
-      const compare = comparatorFor(sort);
+      // Reads the columns through `this` at each call: they are replaced when they grow.
+      const compare = comparatorFor(sort, {
+        startMs: (e) => this.starts[e.doc]!,
+        onsaleMs: (e) => this.onsale[e.doc]!,
+      });
       const docs = this.docs;
       order = new DocOrder((a, b) => compare(docs[a]!, docs[b]!), !VOLATILE_SORTS.has(sort));
       this.orders.set(sort, order);
@@ -1012,7 +1093,7 @@ export class CatalogIndex {
       }
     >();
     for (const e of this.events.values()) {
-      if (!isVisibleAt(e, now.getTime())) continue;
+      if (!this.visibleAt(e, now.getTime())) continue;
       for (const c of e.classifications) {
         if (!c.segment) continue;
         const segmentKey = keyOf(c.segment);

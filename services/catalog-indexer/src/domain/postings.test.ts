@@ -22,6 +22,40 @@ describe('posting lists', () => {
     expect(sut.size).toBe(4);
   });
 
+  it('matches a set through random adds and deletes, growing and shrinking its room', () => {
+    const next = random(7);
+    const sut = new PostingList();
+    const expected = new Set<number>();
+    for (let step = 0; step < 20_000; step++) {
+      const doc = Math.floor(next() * 3_000);
+      // Adds win early, deletes later: the list grows to most of the range, then empties.
+      if (next() < (step < 10_000 ? 0.8 : 0.1)) {
+        sut.add(doc);
+        expected.add(doc);
+      } else {
+        sut.delete(doc);
+        expected.delete(doc);
+      }
+      if (step % 997 === 0) {
+        expect([...sut.docs()]).toEqual([...expected].sort((x, y) => x - y));
+      }
+    }
+    expect([...sut.docs()]).toEqual([...expected].sort((x, y) => x - y));
+    expect(sut.size).toBe(expected.size);
+    for (const doc of [...expected]) sut.delete(doc);
+    expect(sut.size).toBe(0);
+    expect([...sut.docs()]).toEqual([]);
+  });
+
+  it('hands out the same view until a change, then a new one', () => {
+    const sut = new PostingList();
+    for (const doc of [4, 2, 8]) sut.add(doc);
+    const before = sut.docs();
+    expect(sut.docs()).toBe(before);
+    sut.add(6);
+    expect([...sut.docs()]).toEqual([2, 4, 6, 8]);
+  });
+
   it('intersects and unites like sets do, with linear and galloping merges', () => {
     const next = random(42);
     for (let round = 0; round < 200; round++) {

@@ -1,32 +1,68 @@
 /**
  * Posting lists over dense integer document numbers: what the search index intersects and unites.
  *
- * A list takes adds and deletes as a set and hands queries a sorted `Int32Array`, rebuilt only when
- * the list changed since the last query. Queries then intersect and merge plain sorted integer
- * arrays: no hashing, no object sets, a few nanoseconds per element.
+ * A list keeps its documents in one sorted `Int32Array` with room to grow: an add at the end (the
+ * common case: new documents get the next number) is an append, any other add or delete moves the
+ * tail by one. Queries get a view of it, made again only after a change, and intersect and merge
+ * plain sorted integer arrays: no hashing, no object sets, a few nanoseconds per element. One list
+ * is a handful of heap objects however long it is (the garbage collector visits objects, not
+ * integers).
  */
 export class PostingList {
-  private readonly members = new Set<number>();
-  private sorted: Int32Array | undefined;
+  private items: Int32Array = new Int32Array(2);
+  private length = 0;
+  private view: Int32Array | undefined;
 
   get size(): number {
-    return this.members.size;
+    return this.length;
   }
 
   add(doc: number): void {
-    if (this.members.has(doc)) return;
-    this.members.add(doc);
-    this.sorted = undefined;
+    const at = this.lowerBound(doc);
+    if (at < this.length && this.items[at] === doc) return;
+    if (this.length === this.items.length) {
+      const grown = new Int32Array(this.items.length * 2);
+      grown.set(this.items);
+      this.items = grown;
+    }
+    if (at < this.length) this.items.copyWithin(at + 1, at, this.length);
+    this.items[at] = doc;
+    this.length++;
+    this.view = undefined;
   }
 
   delete(doc: number): void {
-    if (this.members.delete(doc)) this.sorted = undefined;
+    const at = this.lowerBound(doc);
+    if (at >= this.length || this.items[at] !== doc) return;
+    this.items.copyWithin(at, at + 1, this.length);
+    this.length--;
+    this.view = undefined;
+    // Give memory back once a list shrank to a quarter of its room.
+    if (this.items.length > 8 && this.length * 4 <= this.items.length) {
+      this.items = this.items.slice(0, this.items.length / 2);
+    }
   }
 
-  /** The documents in ascending order; the caller must not modify it. */
+  /**
+   * The documents in ascending order: a view of the list itself, to read at once (a query runs
+   * synchronously); a later change moves what it shows. The caller must not modify it.
+   */
   docs(): Int32Array {
-    if (this.sorted === undefined) this.sorted = Int32Array.from(this.members).sort();
-    return this.sorted;
+    return (this.view ??= this.items.subarray(0, this.length));
+  }
+
+  /** The first position whose document is >= `doc` (an append when `doc` is the highest). */
+  private lowerBound(doc: number): number {
+    const items = this.items;
+    let lo = 0;
+    let hi = this.length;
+    if (hi === 0 || items[hi - 1]! < doc) return hi;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (items[mid]! < doc) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 }
 
