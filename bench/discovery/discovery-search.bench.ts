@@ -19,7 +19,8 @@
  * Env: DISCOVERY_BENCH_EVENTS (100000), DISCOVERY_BENCH_SECONDS (8 per scenario),
  *      DISCOVERY_BENCH_CONNECTIONS (100), DISCOVERY_BENCH_VISIBILITY_SAMPLES (200),
  *      DISCOVERY_BENCH_CLIENT_RATE (5), DISCOVERY_BENCH_ONLY, DISCOVERY_BENCH_PROFILE,
- *      DISCOVERY_BENCH_TRACE_GC, DISCOVERY_BENCH_NODE_FLAGS (bench/README.md).
+ *      DISCOVERY_BENCH_TRACE_GC, DISCOVERY_BENCH_NODE_FLAGS, DISCOVERY_BENCH_HEAP_SNAPSHOT
+ *      (bench/README.md).
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -91,7 +92,8 @@ async function catalogProcess(): Promise<void> {
   const { buildCatalogIndexer } = await import('@marquee/catalog-indexer');
 
   const logger = createLogger({ service: 'discovery-bench', level: 'warn' });
-  const bus = createMemoryBus({ source: 'marquee/bench' });
+  // As deployed, the catalog reads Kafka: records it consumed are not in its heap.
+  const bus = createMemoryBus({ source: 'marquee/bench', retain: 'unconsumed' });
   const infra = { name: 'catalog-indexer', logger, bus, mongo: undefined };
   const { parts, catalog } = await buildCatalogIndexer(infra);
   const hosted = await hostService(infra, parts, { host: '127.0.0.1', httpPort: 0, grpcPort: 0 });
@@ -169,6 +171,20 @@ async function catalogProcess(): Promise<void> {
   const seedSeconds = (performance.now() - seedStarted) / 1000;
   gc?.();
   const indexHeapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
+  // What a full collection of this heap costs (stop-the-world here; V8 marks incrementally and on a
+  // helper thread in service, but the work is the same and grows with the objects the index holds).
+  const fullGcMs: number[] = [];
+  for (let n = 0; n < 5 && gc; n++) {
+    const t0 = performance.now();
+    gc();
+    fullGcMs.push(performance.now() - t0);
+  }
+  fullGcMs.sort((a, b) => a - b);
+  // DISCOVERY_BENCH_HEAP_SNAPSHOT=<file>: what the seeded catalog process holds, for a heap viewer.
+  if (process.env.DISCOVERY_BENCH_HEAP_SNAPSHOT) {
+    const { writeHeapSnapshot } = await import('node:v8');
+    writeHeapSnapshot(process.env.DISCOVERY_BENCH_HEAP_SNAPSHOT);
+  }
   // The search alone, in process and one query at a time: what the index costs, apart from HTTP,
   // gRPC, rendering and whatever else the machine is doing.
   const { EventSort } = catalogV1;
@@ -213,6 +229,7 @@ async function catalogProcess(): Promise<void> {
     grpcPort: hosted.grpcPort,
     seedSeconds,
     indexHeapMb,
+    fullGcMs: fullGcMs[Math.floor(fullGcMs.length / 2)] ?? null,
     rssMb: process.memoryUsage().rss / 1e6,
     indexMs,
   });
@@ -310,6 +327,7 @@ async function driver(): Promise<void> {
     seedSeconds: number;
     indexMs: Record<string, { p50: number; p99: number }>;
     indexHeapMb: number;
+    fullGcMs: number | null;
     rssMb: number;
   }>(catalogChild);
   const edgeChild = start(['--edge', String(seeded.grpcPort)]);
@@ -509,6 +527,8 @@ async function driver(): Promise<void> {
           pageBytes: ready.pageBytes,
           seedSeconds: round(ready.seedSeconds),
           indexHeapMb: round(ready.indexHeapMb),
+          // Median of 5 forced full collections of the seeded catalog process.
+          catalogFullGcMs: ready.fullGcMs === null ? null : round(ready.fullGcMs),
           catalogRssMb: round(ready.rssMb),
           cpus: os.cpus().length,
           // Other work on the machine skews every number: the 1-minute load average before and after.
