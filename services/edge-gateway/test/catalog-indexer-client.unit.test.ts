@@ -1,7 +1,12 @@
 import type * as grpc from '@grpc/grpc-js';
 import { createGrpcServer, startGrpcServer, stopGrpcServer } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
-import { CatalogServiceService, type WatchChangesResponse } from '@marquee/proto/catalog/v1';
+import {
+  CatalogServiceService,
+  Event,
+  SearchEventsRequest,
+  type WatchChangesResponse,
+} from '@marquee/proto/catalog/v1';
 import { describe, expect, it } from 'vitest';
 import { createCatalogIndexerClient } from '../src/adapters/catalog-indexer-client.js';
 
@@ -70,5 +75,46 @@ describe('catalog-indexer client: the catalog version from WatchChanges', () => 
       await catalog.stop();
     }
     expect(sut.version!()).toBeUndefined();
+  });
+});
+
+describe('catalog-indexer client: event search', () => {
+  it('hands the events over encoded, or decoded, with the rest of the answer', async () => {
+    const events = [
+      Event.fromPartial({ id: 'EVT1', version: 3, names: { values: { 'en-us': 'One' } } }),
+      Event.fromPartial({ id: 'EVT2', version: 1, names: { values: { 'en-us': 'Two' } } }),
+    ];
+    const answer = {
+      events,
+      page: { offset: 0, limit: 20, total: 2 },
+      venues: [],
+      attractions: [],
+    };
+    const server = createGrpcServer({
+      logger,
+      services: [
+        {
+          definition: CatalogServiceService,
+          implementation: {
+            searchEvents: (_call: unknown, callback: (e: null, r: typeof answer) => void) =>
+              callback(null, answer),
+          },
+        },
+      ],
+    });
+    const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
+    const sut = createCatalogIndexerClient(`127.0.0.1:${port}`, { deadlineMs: 5_000, logger });
+    try {
+      const query = SearchEventsRequest.fromPartial({ keyword: 'one' });
+      const encoded = await sut.searchEventsEncoded!(query);
+      expect(encoded.events.map((bytes) => Buffer.from(bytes))).toEqual(
+        events.map((e) => Buffer.from(Event.encode(e).finish())),
+      );
+      expect(encoded.page).toEqual(answer.page);
+      expect(await sut.searchEvents(query)).toEqual(answer);
+    } finally {
+      sut.close();
+      await stopGrpcServer(server, 1_000);
+    }
   });
 });

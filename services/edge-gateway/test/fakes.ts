@@ -4,7 +4,7 @@ import type { Backends } from '../src/app/backends.js';
  * Backends for unit tests: the given fakes, and for every other port an object whose methods
  * throw, so a test that reaches a backend it did not set up fails loudly instead of hanging.
  */
-const OPTIONAL_MEMBERS: ReadonlySet<string | symbol> = new Set(['version']);
+const OPTIONAL_MEMBERS: ReadonlySet<string | symbol> = new Set(['version', 'searchEventsEncoded']);
 
 export function fakeBackends(partial: { [K in keyof Backends]?: Partial<Backends[K]> }): Backends {
   const unexpected = (port: string) =>
@@ -23,7 +23,8 @@ export function fakeBackends(partial: { [K in keyof Backends]?: Partial<Backends
       return new Proxy(fake, {
         get: (target, method) => {
           const member = (target as Record<string | symbol, unknown>)[method];
-          // Optional members of a port (DiscoveryCatalog.version) stay absent unless given.
+          // Optional members of a port (DiscoveryCatalog.version, .searchEventsEncoded) stay absent
+          // unless given.
           if (member !== undefined || OPTIONAL_MEMBERS.has(method)) return member;
           return () => {
             throw new Error(`unexpected call ${port}.${String(method)} in this test`);

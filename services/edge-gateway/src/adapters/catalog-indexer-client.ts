@@ -1,18 +1,62 @@
-import { CatalogServiceClient } from '@marquee/proto/catalog/v1';
+import {
+  makeGenericClientConstructor,
+  type CallOptions,
+  type ClientUnaryCall,
+  type Metadata,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import {
+  CatalogServiceService,
+  type CatalogServiceClient,
+  Event,
+  type SearchEventsRequest,
+} from '@marquee/proto/catalog/v1';
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import type { Logger } from '@marquee/platform/logger';
-import type { DiscoveryCatalog } from '../app/discovery-catalog.js';
+import type { DiscoveryCatalog, EncodedEventsPage } from '../app/discovery-catalog.js';
+import { decodeEncodedEventsPage } from './encoded-events-page.js';
+
+/**
+ * CatalogService's client with SearchEvents answers read by decodeEncodedEventsPage: the events
+ * stay encoded until the edge renders them (it renders each event version once).
+ */
+const CatalogClient = makeGenericClientConstructor(
+  {
+    ...CatalogServiceService,
+    searchEvents: {
+      ...CatalogServiceService.searchEvents,
+      responseDeserialize: (value: Buffer): EncodedEventsPage => decodeEncodedEventsPage(value),
+    },
+  },
+  'marquee.catalog.v1.CatalogService',
+) as unknown as new (...args: ConstructorParameters<typeof CatalogServiceClient>) => Omit<
+  CatalogServiceClient,
+  'searchEvents'
+> & {
+  searchEvents(
+    request: SearchEventsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EncodedEventsPage) => void,
+  ): ClientUnaryCall;
+};
 
 /** catalog-indexer over gRPC, as the edge's DiscoveryCatalog port. Errors arrive as AppError kinds. */
 export function createCatalogIndexerClient(
   address: string,
   options: { deadlineMs: number; logger: Logger },
 ): DiscoveryCatalog & { close(): void } {
-  const client = createGrpcClient(CatalogServiceClient, address, options);
+  const client = createGrpcClient(CatalogClient, address, options);
   const watch = watchCatalogVersion(client, options.logger);
+  const searchEventsEncoded = (query: SearchEventsRequest) =>
+    callUnary(client, 'searchEvents', query);
   return {
     version: watch.current,
-    searchEvents: (query) => callUnary(client, 'searchEvents', query),
+    searchEventsEncoded,
+    async searchEvents(query) {
+      const answer = await searchEventsEncoded(query);
+      return { ...answer, events: answer.events.map((bytes) => Event.decode(bytes)) };
+    },
     getEvent: (id) => callUnary(client, 'getEvent', { id, locale: '' }),
     searchVenues: (query) => callUnary(client, 'searchVenues', query),
     async getVenue(id) {
@@ -46,7 +90,7 @@ const WATCH_DEADLINE_MS = 5 * 60_000;
  * when its deadline ends it, 1 s after any other error or end, for as long as the client is open;
  * opened on first use.
  */
-function watchCatalogVersion(client: CatalogServiceClient, logger: Logger) {
+function watchCatalogVersion(client: Pick<CatalogServiceClient, 'watchChanges'>, logger: Logger) {
   let current: string | undefined;
   let stream: ReturnType<CatalogServiceClient['watchChanges']> | undefined;
   let retry: NodeJS.Timeout | undefined;

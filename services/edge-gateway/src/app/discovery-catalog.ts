@@ -14,12 +14,23 @@ import type {
   SimilarAttractionsRequest,
 } from '@marquee/proto/catalog/v1';
 
+/** A search answer with each event still in its protobuf encoding (`marquee.catalog.v1.Event`). */
+export interface EncodedEventsPage extends Omit<SearchEventsResponse, 'events'> {
+  events: Uint8Array[];
+}
+
 /**
  * What the discovery APIs need from catalog-indexer (CatalogService). Unknown ids reject with an
  * error of kind `not_found`, refused queries with `invalid_argument`.
  */
 export interface DiscoveryCatalog {
   searchEvents(query: SearchEventsRequest): Promise<SearchEventsResponse>;
+  /**
+   * The same search with the events left encoded, so the edge decodes and renders only the event
+   * versions it has not rendered yet (event-documents.ts). Optional: without it, the edge encodes
+   * what `searchEvents` answers.
+   */
+  searchEventsEncoded?(query: SearchEventsRequest): Promise<EncodedEventsPage>;
   getEvent(id: string): Promise<GetEventResponse>;
   searchVenues(query: SearchVenuesRequest): Promise<SearchVenuesResponse>;
   getVenue(id: string): Promise<DiscoveryVenue>;

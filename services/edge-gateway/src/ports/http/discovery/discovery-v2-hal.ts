@@ -123,12 +123,56 @@ export interface Resolved {
   attractions: ReadonlyMap<string, DiscoveryAttraction>;
 }
 
+/** A Discovery v2 event document (spec 03 "Discovery v2 event (search result)"). */
 export function eventDocument(event: Event, resolved: Resolved, locale: string | undefined) {
-  const venueId = event.location?.$case === 'venue' ? event.location.value.resolvedId : '';
-  const venue = venueId ? resolved.venues.get(venueId) : undefined;
-  const attractions = event.attractions
-    .map((a) => resolved.attractions.get(a.resolvedId))
+  return { ...eventBody(event, locale), ...eventLinks(eventRefs(event), resolved, locale) };
+}
+
+/** What an event document takes from the venues and attractions of its page. */
+export interface EventRefs {
+  id: string;
+  /** The resolved venue id; '' without one. */
+  venueId: string;
+  attractionIds: string[];
+}
+
+export function eventRefs(event: Event): EventRefs {
+  return {
+    id: event.id,
+    venueId: event.location?.$case === 'venue' ? event.location.value.resolvedId : '',
+    attractionIds: event.attractions.map((a) => a.resolvedId),
+  };
+}
+
+/**
+ * The end of an event document: `_links` and `_embedded`, which name the venues and attractions
+ * of the page (their details and upcoming-event counts change without the event changing).
+ */
+export function eventLinks(refs: EventRefs, resolved: Resolved, locale: string | undefined) {
+  const venue = refs.venueId ? resolved.venues.get(refs.venueId) : undefined;
+  const attractions = refs.attractionIds
+    .map((id) => resolved.attractions.get(id))
     .filter((a): a is DiscoveryAttraction => a !== undefined);
+  return {
+    _links: {
+      self: {
+        href: `${DISCOVERY_BASE}/events/${refs.id}${locale ? `?locale=${encodeURIComponent(locale)}` : ''}`,
+      },
+      attractions: attractions.map((a) => ({ href: `${DISCOVERY_BASE}/attractions/${a.id}` })),
+      venues: venue ? [{ href: `${DISCOVERY_BASE}/venues/${venue.id}` }] : [],
+    },
+    _embedded: {
+      venues: venue ? [venueDocument(venue, locale)] : [],
+      attractions: attractions.map((a) => attractionDocument(a, locale)),
+    },
+  };
+}
+
+/**
+ * An event document up to its links: everything that depends on the event (one version of it) and
+ * the locale alone, so it can be rendered once per version (event-documents.ts).
+ */
+export function eventBody(event: Event, locale: string | undefined) {
   const start = event.dates?.start;
   const access = event.dates?.access;
   const end = event.dates?.end;
@@ -200,17 +244,6 @@ export function eventDocument(event: Event, resolved: Resolved, locale: string |
     }),
     // The real Discovery v2 event's `seatmap.staticUrl` (publisher README: our extension).
     seatmap: event.seatmap?.staticUrl ? { staticUrl: event.seatmap.staticUrl } : undefined,
-    _links: {
-      self: {
-        href: `${DISCOVERY_BASE}/events/${event.id}${locale ? `?locale=${encodeURIComponent(locale)}` : ''}`,
-      },
-      attractions: attractions.map((a) => ({ href: `${DISCOVERY_BASE}/attractions/${a.id}` })),
-      venues: venue ? [{ href: `${DISCOVERY_BASE}/venues/${venue.id}` }] : [],
-    },
-    _embedded: {
-      venues: venue ? [venueDocument(venue, locale)] : [],
-      attractions: attractions.map((a) => attractionDocument(a, locale)),
-    },
   });
 }
 

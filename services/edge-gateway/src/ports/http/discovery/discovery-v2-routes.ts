@@ -1,18 +1,21 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  Event,
   Inclusion,
   NameSort,
   SearchAttractionsRequest,
   SearchClassificationsRequest,
   SearchVenuesRequest,
+  type SearchEventsRequest,
 } from '@marquee/proto/catalog/v1';
 import { DistanceUnit } from '@marquee/proto/common/v1';
 import type { DeveloperAccess } from '../../../app/backends.js';
-import type { DiscoveryCatalog } from '../../../app/discovery-catalog.js';
+import type { DiscoveryCatalog, EncodedEventsPage } from '../../../app/discovery-catalog.js';
 import { requireApiKey } from '../api-key-guard.js';
 import type { ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
+import { createEventDocuments, type EventDocumentsOptions } from './event-documents.js';
 import { createPageCache, exactBuffer, pageKey, type PageCacheOptions } from './page-cache.js';
 import {
   attractionDocument,
@@ -148,10 +151,20 @@ export function discoveryV2Routes(
     catalog: DiscoveryCatalog;
     developerAccess: DeveloperAccess;
   },
-  options: { pageCache?: PageCacheOptions } = {},
+  options: { pageCache?: PageCacheOptions; eventDocuments?: EventDocumentsOptions } = {},
 ) {
   // Event search pages, served again while the catalog has not changed (page-cache.ts).
   const pages = createPageCache(options.pageCache);
+  // Each event version rendered once, whatever page shows it (event-documents.ts).
+  const documents = createEventDocuments(options.eventDocuments);
+  const { catalog } = backends;
+  const searchEncoded = (query: SearchEventsRequest): Promise<EncodedEventsPage> =>
+    catalog.searchEventsEncoded
+      ? catalog.searchEventsEncoded(query)
+      : catalog.searchEvents(query).then((answer) => ({
+          ...answer,
+          events: answer.events.map((event) => Event.encode(event).finish()),
+        }));
   return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
     // A child scope, so the key guard covers these routes and not the family's 404/405 answers.
     await familyScope.register(async (scope) => routes(scope, family));
@@ -196,20 +209,25 @@ export function discoveryV2Routes(
         version === undefined
           ? undefined
           : pageKey(request.routeOptions.url ?? request.url, query as Record<string, unknown>);
-      const render = async () => {
-        const answer = await backends.catalog.searchEvents(search);
+      // The page's JSON: `{"_embedded":{"events":[…]},"_links":…,"page":…}`, each event's text
+      // from the rendered event documents.
+      const render = async (): Promise<string> => {
+        const answer = await searchEncoded(search);
         const resolved = resolvedOf(answer.venues, answer.attractions);
         const locale = query.locale || undefined;
         const size = query.size ?? DEFAULT_SIZE;
-        return {
-          _embedded: { events: answer.events.map((e) => eventDocument(e, resolved, locale)) },
-          ...halPage(request, '/events.json', query.page ?? 0, size, answer.page?.total ?? 0),
-        };
+        const events = answer.events.map((bytes) => documents.json(bytes, resolved, locale));
+        const rest = halPage(
+          request,
+          '/events.json',
+          query.page ?? 0,
+          size,
+          answer.page?.total ?? 0,
+        );
+        return `{"_embedded":{"events":[${events.join(',')}]},${JSON.stringify(rest).slice(1)}`;
       };
-      if (key === undefined) return render();
-      const body = await pages.page(key, version!, async () =>
-        exactBuffer(JSON.stringify(await render())),
-      );
+      if (key === undefined) return reply.type(JSON_TYPE).send(await render());
+      const body = await pages.page(key, version!, async () => exactBuffer(await render()));
       return reply.type(JSON_TYPE).send(body);
     };
     const eventSearchSchema = {
