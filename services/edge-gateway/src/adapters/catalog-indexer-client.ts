@@ -7,6 +7,8 @@ import {
 } from '@grpc/grpc-js';
 import {
   CatalogServiceService,
+  DiscoveryAttraction,
+  DiscoveryVenue,
   type CatalogServiceClient,
   Event,
   type SearchEventsRequest,
@@ -55,7 +57,12 @@ export function createCatalogIndexerClient(
     searchEventsEncoded,
     async searchEvents(query) {
       const answer = await searchEventsEncoded(query);
-      return { ...answer, events: answer.events.map((bytes) => Event.decode(bytes)) };
+      return {
+        events: answer.events.map((bytes) => Event.decode(bytes)),
+        page: answer.page,
+        venues: answer.venues.map((bytes) => DiscoveryVenue.decode(bytes)),
+        attractions: answer.attractions.map((bytes) => DiscoveryAttraction.decode(bytes)),
+      };
     },
     getEvent: (id) => callUnary(client, 'getEvent', { id, locale: '' }),
     searchVenues: (query) => callUnary(client, 'searchVenues', query),

@@ -1,29 +1,33 @@
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
-import { SearchEventsResponse } from '@marquee/proto/catalog/v1';
+import { PageInfo } from '@marquee/proto/common/v1';
 import type { EncodedEventsPage } from '../app/discovery-catalog.js';
 
-/** `SearchEventsResponse.events`. */
-const EVENTS_FIELD = 1;
+/** Fields of `SearchEventsResponse`. */
+const EVENTS = 1;
+const PAGE = 2;
+const VENUES = 3;
+const ATTRACTIONS = 4;
 
 /**
- * Reads a `SearchEventsResponse` leaving each event as its bytes (views of `buffer`, no copy):
- * the other fields — the page, the venues and attractions, a few kB — are decoded as usual.
- * Protobuf allows fields in any order, so the rest is decoded from its own fields put together.
+ * Reads a `SearchEventsResponse` leaving each event, venue and attraction as its bytes (views of
+ * `buffer`, no copy); only the page position is decoded. Fields may come in any order (protobuf),
+ * and a field this edge does not know yet is skipped.
  */
 export function decodeEncodedEventsPage(buffer: Uint8Array): EncodedEventsPage {
   const reader = new BinaryReader(buffer);
-  const events: Uint8Array[] = [];
-  const rest: Uint8Array[] = [];
+  const answer: EncodedEventsPage = { events: [], page: undefined, venues: [], attractions: [] };
   while (reader.pos < reader.len) {
-    const start = reader.pos;
     const [field, wireType] = reader.tag();
-    if (field === EVENTS_FIELD && wireType === WireType.LengthDelimited) {
-      events.push(reader.bytes());
+    if (wireType !== WireType.LengthDelimited) {
+      reader.skip(wireType, field);
       continue;
     }
-    reader.skip(wireType, field);
-    rest.push(buffer.subarray(start, reader.pos));
+    if (field === EVENTS) answer.events.push(reader.bytes());
+    else if (field === VENUES) answer.venues.push(reader.bytes());
+    else if (field === ATTRACTIONS) answer.attractions.push(reader.bytes());
+    // A message field met twice merges (protobuf); the page is written once.
+    else if (field === PAGE) answer.page = PageInfo.decode(reader.bytes());
+    else reader.skip(wireType, field);
   }
-  // Its `events` is empty (they were left out) and replaced by the encoded ones.
-  return { ...SearchEventsResponse.decode(Buffer.concat(rest)), events };
+  return answer;
 }

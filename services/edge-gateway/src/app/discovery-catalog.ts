@@ -14,9 +14,15 @@ import type {
   SimilarAttractionsRequest,
 } from '@marquee/proto/catalog/v1';
 
-/** A search answer with each event still in its protobuf encoding (`marquee.catalog.v1.Event`). */
-export interface EncodedEventsPage extends Omit<SearchEventsResponse, 'events'> {
+/**
+ * A search answer with its events, venues and attractions still in their protobuf encodings
+ * (`Event`, `DiscoveryVenue`, `DiscoveryAttraction` of marquee.catalog.v1).
+ */
+export interface EncodedEventsPage {
   events: Uint8Array[];
+  page: SearchEventsResponse['page'];
+  venues: Uint8Array[];
+  attractions: Uint8Array[];
 }
 
 /**
@@ -26,9 +32,9 @@ export interface EncodedEventsPage extends Omit<SearchEventsResponse, 'events'> 
 export interface DiscoveryCatalog {
   searchEvents(query: SearchEventsRequest): Promise<SearchEventsResponse>;
   /**
-   * The same search with the events left encoded, so the edge decodes and renders only the event
-   * versions it has not rendered yet (event-documents.ts). Optional: without it, the edge encodes
-   * what `searchEvents` answers.
+   * The same search with the events, venues and attractions left encoded, so the edge decodes and
+   * renders only what it has not rendered yet (event-documents.ts). Optional: without it, the edge
+   * encodes what `searchEvents` answers.
    */
   searchEventsEncoded?(query: SearchEventsRequest): Promise<EncodedEventsPage>;
   getEvent(id: string): Promise<GetEventResponse>;

@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  DiscoveryAttraction,
+  DiscoveryVenue,
   Event,
   Inclusion,
   NameSort,
@@ -162,8 +164,10 @@ export function discoveryV2Routes(
     catalog.searchEventsEncoded
       ? catalog.searchEventsEncoded(query)
       : catalog.searchEvents(query).then((answer) => ({
-          ...answer,
           events: answer.events.map((event) => Event.encode(event).finish()),
+          page: answer.page,
+          venues: answer.venues.map((venue) => DiscoveryVenue.encode(venue).finish()),
+          attractions: answer.attractions.map((a) => DiscoveryAttraction.encode(a).finish()),
         }));
   return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
     // A child scope, so the key guard covers these routes and not the family's 404/405 answers.
@@ -213,10 +217,9 @@ export function discoveryV2Routes(
       // from the rendered event documents.
       const render = async (): Promise<string> => {
         const answer = await searchEncoded(search);
-        const resolved = resolvedOf(answer.venues, answer.attractions);
         const locale = query.locale || undefined;
         const size = query.size ?? DEFAULT_SIZE;
-        const events = answer.events.map((bytes) => documents.json(bytes, resolved, locale));
+        const events = documents.page(answer, locale);
         const rest = halPage(
           request,
           '/events.json',

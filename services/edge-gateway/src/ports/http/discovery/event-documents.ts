@@ -1,95 +1,173 @@
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
-import { Event } from '@marquee/proto/catalog/v1';
+import { DiscoveryAttraction, DiscoveryVenue, Event } from '@marquee/proto/catalog/v1';
 import { LRUCache } from 'lru-cache';
+import type { EncodedEventsPage } from '../../../app/discovery-catalog.js';
 import {
+  attractionDocument,
+  DISCOVERY_BASE,
   eventBody,
-  eventLinks,
   eventRefs,
+  venueDocument,
   type EventRefs,
-  type Resolved,
 } from './discovery-v2-hal.js';
 
 export interface EventDocumentsOptions {
   /** Memory budget of the rendered event bodies (their JSON text), bytes. */
   maxBytes?: number;
+  /** Memory budget of the rendered venue and attraction documents, bytes. */
+  maxEmbeddedBytes?: number;
 }
 
-interface Rendered {
-  /** What it was rendered from: a hash and the length of the event's encoding. */
-  hash: number;
+interface RenderedEvent {
+  /** What it was rendered from: the event's version and the length of its encoding. */
+  version: string;
   length: number;
   /** The event's body as JSON, without its closing brace. */
   head: string;
   refs: EventRefs;
 }
 
-/** `Event.id`: field 1. */
-const EVENT_ID_FIELD = 1;
+interface RenderedEmbedded {
+  /** A copy of the encoding it was rendered from. */
+  bytes: Buffer;
+  json: string;
+}
+
+/** `id` is field 1 of Event, DiscoveryVenue and DiscoveryAttraction; `Event.version` field 3. */
+const ID_FIELD = 1;
+const EVENT_VERSION_FIELD = 3;
 
 /**
- * Discovery v2 event documents, each event version rendered once: a search page's events arrive
- * encoded (DiscoveryCatalog.searchEventsEncoded), and an event whose encoding the edge rendered
- * before (by id and locale, checked against a 53-bit hash and the length of its bytes: any change
- * of the event is a new encoding) is neither decoded nor rendered again. Only the end of the
- * document, the links and the embedded venues and attractions of the page, is rendered per page.
- * Searches that are not repeated still mostly show events shown before: in the discovery bench
- * this took the edge's share of an uncached search from decoding and rendering every event of
- * every page to a lookup (catalog-indexer README, "Benchmark").
+ * Discovery v2 event documents, each event version rendered once: a search page's events, venues
+ * and attractions arrive encoded (DiscoveryCatalog.searchEventsEncoded), and what the edge rendered
+ * before is neither decoded nor rendered again.
  *
- * LRU over a byte budget (lru-cache); the text is what `JSON.stringify` of `eventDocument` gives.
+ * - An event by id and locale, at the same version: an event's `version` names one state of it — it
+ *   grows with every change, whatever the producer, and consumers drop anything not newer than what
+ *   they hold (event.proto; catalog-indexer does) — and the length of the encoding is checked too.
+ * - A venue or attraction by id and locale, with the same bytes (compared whole: they are small, and
+ *   their upcoming-event counts change whenever the catalog does).
+ *
+ * A page then joins text: each event's body, its links, and the embedded documents of its venue and
+ * attractions as this page's answer carries them. The result is, byte for byte, what
+ * `JSON.stringify(eventDocument(...))` writes (tests check it). Searches that are not repeated
+ * still mostly show events shown before (catalog-indexer README, "Benchmark").
+ *
+ * LRU over byte budgets (lru-cache).
  */
 export function createEventDocuments(options: EventDocumentsOptions = {}) {
-  const rendered = new LRUCache<string, Rendered>({
+  const events = new LRUCache<string, RenderedEvent>({
     maxSize: options.maxBytes ?? 64 * 1024 * 1024,
     // UTF-16 text, the key, and the entry's objects.
     sizeCalculation: (entry, key) => 2 * (entry.head.length + key.length) + 128,
   });
+  const embedded = new LRUCache<string, RenderedEmbedded>({
+    maxSize: options.maxEmbeddedBytes ?? 16 * 1024 * 1024,
+    sizeCalculation: (entry, key) => entry.bytes.length + 2 * (entry.json.length + key.length) + 96,
+  });
+
+  /** The JSON of a venue or attraction document, and its id. */
+  const embeddedJson = (
+    kind: 'venue' | 'attraction',
+    bytes: Uint8Array,
+    locale: string | undefined,
+  ): [id: string, json: string] => {
+    const id = encodedId(bytes);
+    const key = `${kind}\u0000${locale ?? ''}\u0000${id}`;
+    const known = embedded.get(key);
+    if (known !== undefined && Buffer.compare(known.bytes, bytes) === 0) return [id, known.json];
+    const json = JSON.stringify(
+      kind === 'venue'
+        ? venueDocument(DiscoveryVenue.decode(bytes), locale)
+        : attractionDocument(DiscoveryAttraction.decode(bytes), locale),
+    );
+    embedded.set(key, { bytes: Buffer.from(bytes), json });
+    return [id, json];
+  };
+
+  const eventEntry = (bytes: Uint8Array, locale: string | undefined): RenderedEvent => {
+    const { id, version } = encodedEventKey(bytes);
+    const key = `${locale ?? ''}\u0000${id}`;
+    let entry = events.get(key);
+    if (entry === undefined || entry.version !== version || entry.length !== bytes.length) {
+      const event = Event.decode(bytes);
+      entry = {
+        version,
+        length: bytes.length,
+        head: JSON.stringify(eventBody(event, locale)).slice(0, -1),
+        refs: eventRefs(event),
+      };
+      events.set(key, entry);
+    }
+    return entry;
+  };
+
   return {
-    /** The JSON of one event's document, as `JSON.stringify(eventDocument(...))` writes it. */
-    json(bytes: Uint8Array, resolved: Resolved, locale: string | undefined): string {
-      const key = `${locale ?? ''}\u0000${encodedEventId(bytes)}`;
-      const hash = contentHash(bytes);
-      let entry = rendered.get(key);
-      if (entry === undefined || entry.hash !== hash || entry.length !== bytes.length) {
-        const event = Event.decode(bytes);
-        entry = {
-          hash,
-          length: bytes.length,
-          head: JSON.stringify(eventBody(event, locale)).slice(0, -1),
-          refs: eventRefs(event),
-        };
-        rendered.set(key, entry);
-      }
-      // `{"_links":…,"_embedded":…}` joined to the body: the same text as one object's.
-      return `${entry.head},${JSON.stringify(eventLinks(entry.refs, resolved, locale)).slice(1)}`;
+    /** The JSON of each event document of a search answer, in order. */
+    page(answer: EncodedEventsPage, locale: string | undefined): string[] {
+      const venues = new Map(answer.venues.map((bytes) => embeddedJson('venue', bytes, locale)));
+      const attractions = new Map(
+        answer.attractions.map((bytes) => embeddedJson('attraction', bytes, locale)),
+      );
+      return answer.events.map((bytes) => {
+        const { head, refs } = eventEntry(bytes, locale);
+        return `${head},${linksJson(refs, venues, attractions, locale)}`;
+      });
     },
     get size(): number {
-      return rendered.size;
+      return events.size;
     },
   };
 }
 
-/** The `id` of an encoded `Event`, read without decoding the rest ('' when it has none). */
-export function encodedEventId(bytes: Uint8Array): string {
+const href = (path: string) => `{"href":${JSON.stringify(`${DISCOVERY_BASE}${path}`)}}`;
+
+/**
+ * `"_links":{…},"_embedded":{…}}`: the end of an event document (eventLinks in discovery-v2-hal.ts)
+ * from the page's rendered venues and attractions; what the page does not carry is left out.
+ */
+function linksJson(
+  refs: EventRefs,
+  venues: ReadonlyMap<string, string>,
+  attractions: ReadonlyMap<string, string>,
+  locale: string | undefined,
+): string {
+  const venue = refs.venueId ? venues.get(refs.venueId) : undefined;
+  const attractionIds = refs.attractionIds.filter((id) => attractions.has(id));
+  const self = href(`/events/${refs.id}${locale ? `?locale=${encodeURIComponent(locale)}` : ''}`);
+  const attractionLinks = attractionIds.map((id) => href(`/attractions/${id}`)).join(',');
+  const venueLinks = venue === undefined ? '' : href(`/venues/${refs.venueId}`);
+  const attractionDocs = attractionIds.map((id) => attractions.get(id)!).join(',');
+  return (
+    `"_links":{"self":${self},"attractions":[${attractionLinks}],"venues":[${venueLinks}]},` +
+    `"_embedded":{"venues":[${venue ?? ''}],"attractions":[${attractionDocs}]}}`
+  );
+}
+
+/** The `id` and `version` of an encoded `Event`, read without decoding the rest. */
+export function encodedEventKey(bytes: Uint8Array): { id: string; version: string } {
+  const reader = new BinaryReader(bytes);
+  let id = '';
+  let version = '0';
+  while (reader.pos < reader.len) {
+    const [field, wireType] = reader.tag();
+    if (field === ID_FIELD && wireType === WireType.LengthDelimited) id = reader.string();
+    else if (field === EVENT_VERSION_FIELD && wireType === WireType.Varint) {
+      version = String(reader.int64());
+      // Fields are written in number order: the id came first.
+      break;
+    } else reader.skip(wireType, field);
+  }
+  return { id, version };
+}
+
+/** The `id` (field 1) of an encoded message, read without decoding the rest ('' without one). */
+function encodedId(bytes: Uint8Array): string {
   const reader = new BinaryReader(bytes);
   while (reader.pos < reader.len) {
     const [field, wireType] = reader.tag();
-    if (field === EVENT_ID_FIELD && wireType === WireType.LengthDelimited) return reader.string();
+    if (field === ID_FIELD && wireType === WireType.LengthDelimited) return reader.string();
     reader.skip(wireType, field);
   }
   return '';
-}
-
-/** cyrb53 (a public-domain 53-bit string hash) over bytes: tells two encodings of one event apart. */
-export function contentHash(bytes: Uint8Array): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    h1 = Math.imul(h1 ^ b, 2654435761);
-    h2 = Math.imul(h2 ^ b, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
