@@ -74,6 +74,20 @@ const answerOf = (
 
 afterEach(() => vi.restoreAllMocks());
 
+/** The event documents of a rendered page, as JSON texts (the page is `{"_embedded":{"events":[…]}}`). */
+const eventsOf = (
+  sut: ReturnType<typeof createEventDocuments>,
+  answer: ReturnType<typeof answerOf>,
+  locale: string | undefined,
+): string[] => {
+  const page = sut.page(answer, locale, '}').toString();
+  const parsed = JSON.parse(page) as { _embedded: { events: unknown[] } };
+  const events = parsed._embedded.events.map((e) => JSON.stringify(e));
+  // The exact text: each document as JSON.stringify writes it, joined by commas.
+  expect(page).toBe(`{"_embedded":{"events":[${events.join(',')}]}}`);
+  return events;
+};
+
 describe('event documents rendered once per event version', () => {
   it('writes what JSON.stringify of the event document writes, in every locale', () => {
     const sut = createEventDocuments();
@@ -87,9 +101,9 @@ describe('event documents rendered once per event version', () => {
       const expected = [event, second].map((e) =>
         JSON.stringify(eventDocument(e, resolved, locale)),
       );
-      expect(sut.page(answerOf([event, second]), locale)).toEqual(expected);
+      expect(eventsOf(sut, answerOf([event, second]), locale)).toEqual(expected);
       // Again, from what was rendered.
-      expect(sut.page(answerOf([event, second]), locale)).toEqual(expected);
+      expect(eventsOf(sut, answerOf([event, second]), locale)).toEqual(expected);
     }
   });
 
@@ -97,23 +111,23 @@ describe('event documents rendered once per event version', () => {
     const sut = createEventDocuments();
     const decode = vi.spyOn(Event, 'decode');
     const decodeVenue = vi.spyOn(DiscoveryVenue, 'decode');
-    sut.page(answerOf([event]), undefined);
-    sut.page(answerOf([event]), undefined);
+    eventsOf(sut, answerOf([event]), undefined);
+    eventsOf(sut, answerOf([event]), undefined);
     expect(decode).toHaveBeenCalledTimes(1);
     expect(decodeVenue).toHaveBeenCalledTimes(1);
     const busierVenue = { ...venue, upcomingEvents: 9 };
     const busier = resolvedOf([busierVenue], []);
 
-    const [again] = sut
-      .page(answerOf([event], [busierVenue], []), undefined)
-      .map((j) => JSON.parse(j));
+    const [again] = eventsOf(sut, answerOf([event], [busierVenue], []), undefined).map(
+      (json) => JSON.parse(json) as ReturnType<typeof eventDocument>,
+    );
 
     expect(decode).toHaveBeenCalledTimes(1);
     expect(decodeVenue).toHaveBeenCalledTimes(2);
     // The page's venue as it is now; the attraction this page did not carry is left out.
-    expect(again._embedded.venues[0].upcomingEvents._total).toBe(9);
-    expect(again._embedded.attractions).toEqual([]);
-    expect(again._links.attractions).toEqual([]);
+    expect(again!._embedded!.venues[0]!.upcomingEvents!._total).toBe(9);
+    expect(again!._embedded!.attractions).toEqual([]);
+    expect(again!._links!.attractions).toEqual([]);
     expect(again).toEqual(JSON.parse(JSON.stringify(eventDocument(event, busier, undefined))));
   });
 
@@ -129,8 +143,8 @@ describe('event documents rendered once per event version', () => {
 
     for (const changed of [cancelled, renamed, longer]) {
       const sut = createEventDocuments();
-      sut.page(answerOf([event]), undefined);
-      expect(sut.page(answerOf([changed]), undefined)).toEqual([
+      eventsOf(sut, answerOf([event]), undefined);
+      expect(eventsOf(sut, answerOf([changed]), undefined)).toEqual([
         JSON.stringify(eventDocument(changed, resolved, undefined)),
       ]);
     }
@@ -139,7 +153,7 @@ describe('event documents rendered once per event version', () => {
   it('keeps within its byte budget', () => {
     const sut = createEventDocuments({ maxBytes: 20_000 });
     for (let i = 0; i < 200; i++) {
-      sut.page(answerOf([Event.fromPartial({ ...event, id: `EVT${i}` })]), undefined);
+      eventsOf(sut, answerOf([Event.fromPartial({ ...event, id: `EVT${i}` })]), undefined);
     }
     // About 1 kB of text each: the oldest were dropped.
     expect(sut.size).toBeGreaterThan(0);

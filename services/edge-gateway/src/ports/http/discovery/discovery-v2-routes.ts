@@ -18,7 +18,7 @@ import { requireApiKey } from '../api-key-guard.js';
 import type { ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
 import { createEventDocuments, type EventDocumentsOptions } from './event-documents.js';
-import { createPageCache, exactBuffer, pageKey, type PageCacheOptions } from './page-cache.js';
+import { createPageCache, pageKey, type PageCacheOptions } from './page-cache.js';
 import {
   attractionDocument,
   classificationDocument,
@@ -213,24 +213,21 @@ export function discoveryV2Routes(
         version === undefined
           ? undefined
           : pageKey(request.routeOptions.url ?? request.url, query as Record<string, unknown>);
-      // The page's JSON: `{"_embedded":{"events":[…]},"_links":…,"page":…}`, each event's text
-      // from the rendered event documents.
-      const render = async (): Promise<string> => {
+      // The page's JSON, `{"_embedded":{"events":[…]},"_links":…,"page":…}`, from the rendered
+      // event documents.
+      const render = async (): Promise<Buffer> => {
         const answer = await searchEncoded(search);
-        const locale = query.locale || undefined;
         const size = query.size ?? DEFAULT_SIZE;
-        const events = documents.page(answer, locale);
-        const rest = halPage(
-          request,
-          '/events.json',
-          query.page ?? 0,
-          size,
-          answer.page?.total ?? 0,
+        const total = answer.page?.total ?? 0;
+        const hal = halPage(request, '/events.json', query.page ?? 0, size, total);
+        return documents.page(
+          answer,
+          query.locale || undefined,
+          `,${JSON.stringify(hal).slice(1)}`,
         );
-        return `{"_embedded":{"events":[${events.join(',')}]},${JSON.stringify(rest).slice(1)}`;
       };
       if (key === undefined) return reply.type(JSON_TYPE).send(await render());
-      const body = await pages.page(key, version!, async () => exactBuffer(await render()));
+      const body = await pages.page(key, version!, render);
       return reply.type(JSON_TYPE).send(body);
     };
     const eventSearchSchema = {
