@@ -22,6 +22,11 @@ export interface PacedOptions {
   nextPath: () => string;
   /** Seed of the clients' phases. */
   seed?: number;
+  /**
+   * Seconds the same clients run first, unmeasured (default 0): what a process does after it
+   * starts (caches filling, code being compiled) is not its steady state.
+   */
+  warmupSeconds?: number;
 }
 
 export interface PacedResult {
@@ -30,6 +35,8 @@ export interface PacedResult {
   latencyMs: { p50: number; p90: number; p99: number; max: number };
   non2xx: number;
   errors: number;
+  /** Per second of the run (by when requests were due): requests, p50, p99 and max latency, ms. */
+  timeline: { second: number; requests: number; p50: number; p99: number; max: number }[];
 }
 
 export async function runPaced(options: PacedOptions): Promise<PacedResult> {
@@ -40,6 +47,7 @@ export async function runPaced(options: PacedOptions): Promise<PacedResult> {
   const pool = new Pool(origin, { connections: clients });
   const phase = random(options.seed ?? 1);
   const latencies: number[] = [];
+  const bySecond: number[][] = [];
   let non2xx = 0;
   let errors = 0;
   const ask = async (path: string) => {
@@ -47,31 +55,46 @@ export async function runPaced(options: PacedOptions): Promise<PacedResult> {
     await body.dump();
     return statusCode;
   };
-  const start = performance.now() + 20;
+  const warmupMs = (options.warmupSeconds ?? 0) * 1000;
+  const start = performance.now() + 20 + warmupMs;
   const end = start + seconds * 1000;
   const client = async () => {
-    for (let due = start + phase() * interval; due < end; due += interval) {
+    for (let due = start - warmupMs + phase() * interval; due < end; due += interval) {
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       try {
         const status = await ask(nextPath());
-        if (status < 200 || status >= 300) non2xx++;
+        if ((status < 200 || status >= 300) && due >= start) non2xx++;
       } catch {
-        errors++;
+        if (due >= start) errors++;
       }
-      latencies.push(performance.now() - due);
+      if (due < start) continue;
+      const latency = performance.now() - due;
+      latencies.push(latency);
+      (bySecond[Math.floor((due - start) / 1000)] ??= []).push(latency);
     }
   };
   await Promise.all(Array.from({ length: clients }, client));
   const elapsedS = Math.max(seconds, (performance.now() - start) / 1000);
   await pool.close();
   latencies.sort((a, b) => a - b);
-  const at = (p: number) => Math.round(percentile(latencies, p) * 10) / 10;
+  const at = (p: number, list = latencies) => Math.round(percentile(list, p) * 10) / 10;
+  const timeline = bySecond.map((list, second) => {
+    list.sort((a, b) => a - b);
+    return {
+      second,
+      requests: list.length,
+      p50: at(50, list),
+      p99: at(99, list),
+      max: at(100, list),
+    };
+  });
   return {
     requests: latencies.length,
     requestsPerSecond: Math.round(latencies.length / elapsedS),
     latencyMs: { p50: at(50), p90: at(90), p99: at(99), max: at(100) },
     non2xx,
     errors,
+    timeline,
   };
 }

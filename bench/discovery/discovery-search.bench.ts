@@ -19,8 +19,8 @@
  * Env: DISCOVERY_BENCH_EVENTS (100000), DISCOVERY_BENCH_SECONDS (8 per scenario),
  *      DISCOVERY_BENCH_CONNECTIONS (100), DISCOVERY_BENCH_VISIBILITY_SAMPLES (200),
  *      DISCOVERY_BENCH_CLIENT_RATE (5), DISCOVERY_BENCH_ONLY, DISCOVERY_BENCH_PROFILE,
- *      DISCOVERY_BENCH_TRACE_GC, DISCOVERY_BENCH_NODE_FLAGS, DISCOVERY_BENCH_HEAP_SNAPSHOT
- *      (bench/README.md).
+ *      DISCOVERY_BENCH_TRACE_GC, DISCOVERY_BENCH_NODE_FLAGS, DISCOVERY_BENCH_HEAP_SNAPSHOT,
+ *      DISCOVERY_BENCH_TIMELINE, DISCOVERY_BENCH_WARMUP_SECONDS (3) (bench/README.md).
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +37,8 @@ const SAMPLES = Number(process.env.DISCOVERY_BENCH_VISIBILITY_SAMPLES ?? 200);
  * quota is 5 requests/second (REAL-APIS.md), so 100 clients that keep to it offer 500 requests/s.
  */
 const CLIENT_RATE = Number(process.env.DISCOVERY_BENCH_CLIENT_RATE ?? 5);
+/** Seconds the paced clients run unmeasured before each paced scenario (steady state only). */
+const WARMUP_SECONDS = Number(process.env.DISCOVERY_BENCH_WARMUP_SECONDS ?? 3);
 
 /** Cities (country, state, market id, coordinates): US markets of spec 01 and European domains. */
 const cities = [
@@ -470,6 +472,7 @@ async function driver(): Promise<void> {
             ratePerClient: rate,
             seconds: SECONDS,
             nextPath: next,
+            warmupSeconds: WARMUP_SECONDS,
           })
         : summary(
             await autocannon({
@@ -495,9 +498,16 @@ async function driver(): Promise<void> {
     const own = process.cpuUsage(ownBefore);
     const perRequest = (micros: number) =>
       result.requests > 0 ? round(micros / 1000 / result.requests) : null;
+    // DISCOVERY_BENCH_TIMELINE=1: the paced scenarios' latency second by second (warm-up, pauses).
+    const timeline =
+      process.env.DISCOVERY_BENCH_TIMELINE && 'timeline' in result
+        ? { timeline: result.timeline }
+        : {};
     results.push({
       scenario: name,
       offeredRequestsPerSecond: rate ? rate * CONNECTIONS : 'as fast as answered',
+      // Paced scenarios: measured after this many seconds of the same load (steady state).
+      unmeasuredWarmupSeconds: rate ? WARMUP_SECONDS : 0,
       status: probe.status,
       totalElements: body.page?.totalElements ?? null,
       requestsPerSecond: result.requestsPerSecond,
@@ -509,6 +519,7 @@ async function driver(): Promise<void> {
         catalog: name.startsWith('baseline') ? null : perRequest(catalogCpu),
         loadGenerator: perRequest(own.user + own.system),
       },
+      ...timeline,
     });
   }
   // A message, not a signal: the children exit normally (and write CPU profiles when asked for).
