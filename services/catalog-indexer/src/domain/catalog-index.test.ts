@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  DiscoveryAttraction,
+  DiscoveryVenue,
   EventSort,
   EventStatus,
   Inclusion,
@@ -530,6 +532,32 @@ describe('CatalogIndex venues and attractions', () => {
       marketIds: [35],
       upcomingEvents: 2,
     });
+  });
+
+  it('hands encoded hits the venue and attraction bytes with their counts as they are now', () => {
+    const one = anEvent({ names: text('Encoded Night') });
+    const sut = indexOf(one);
+    const first = sut.searchEventsEncoded(query({ keyword: 'encoded' }), now).items[0]!;
+    const venueOf = (hit: typeof first) => DiscoveryVenue.decode(hit.venue!.encoded);
+    const decoded = sut.searchEvents(query({ keyword: 'encoded' }), now).items[0]!;
+    expect(venueOf(first)).toEqual(decoded.venue);
+    expect(first.attractions.map((a) => DiscoveryAttraction.decode(a.encoded))).toEqual(
+      decoded.attractions,
+    );
+    expect(first.attractions.map((a) => a.id)).toEqual(decoded.attractions.map((a) => a.id));
+    expect(venueOf(first).upcomingEvents).toBe(1);
+    // Asked again unchanged: the same bytes, not encoded again.
+    const again = sut.searchEventsEncoded(query({ keyword: 'encoded' }), now).items[0]!;
+    expect(again.venue!.encoded).toBe(first.venue!.encoded);
+
+    sut.upsert(anEvent({ names: text('Another Night') }));
+    const later = sut.searchEventsEncoded(query({ keyword: 'encoded' }), now).items[0]!;
+    expect(venueOf(later).upcomingEvents).toBe(2);
+    // Once the clock passes both start dates, nothing is upcoming any more.
+    const afterwards = new Date('2031-01-01T00:00:00Z');
+    const past = sut.searchEventsEncoded(query({ keyword: 'encoded' }), afterwards).items;
+    expect(past).toHaveLength(1);
+    expect(venueOf(past[0]!).upcomingEvents).toBe(0);
   });
 
   it('embeds the details of a venue known to discovery when an event references its id', () => {

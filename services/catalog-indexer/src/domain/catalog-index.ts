@@ -1,8 +1,6 @@
 import type {
   ClassificationLevel,
   ClassificationSegment,
-  DiscoveryAttraction,
-  DiscoveryVenue,
   Event,
   SearchAttractionsRequest,
   SearchClassificationsRequest,
@@ -10,6 +8,8 @@ import type {
   SearchVenuesRequest,
 } from '@marquee/proto/catalog/v1';
 import {
+  DiscoveryAttraction,
+  DiscoveryVenue,
   Event as EventMessage,
   EventSort,
   EventStatus,
@@ -115,6 +115,8 @@ function postingKeysOf(event: Event): PostingKeys {
 
 interface VenueEntry {
   venue: DiscoveryVenue;
+  /** Its DiscoveryVenue encoding with the count last asked for (the entry is replaced on change). */
+  encoded: EncodedCount | undefined;
   /** Described by an inline place (full details), not only named by a reference. */
   described: boolean;
   events: Set<string>;
@@ -125,6 +127,8 @@ interface VenueEntry {
 
 interface AttractionEntry {
   attraction: DiscoveryAttraction;
+  /** Its DiscoveryAttraction encoding with the count last asked for (replaced on change). */
+  encoded: EncodedCount | undefined;
   events: Set<string>;
   nameWords: string[];
 }
@@ -143,11 +147,25 @@ export interface EventHit {
   attractions: DiscoveryAttraction[];
 }
 
-/** A hit with its event as protobuf bytes (`Event` encoding), for callers that forward it as is. */
+/**
+ * A hit as protobuf bytes, for callers that forward it as is: the event (`Event`), its venue
+ * (`DiscoveryVenue`) and attractions (`DiscoveryAttraction`) with their ids.
+ */
 export interface EncodedEventHit {
   encoded: Uint8Array;
-  venue: DiscoveryVenue | undefined;
-  attractions: DiscoveryAttraction[];
+  venue: EncodedView | undefined;
+  attractions: EncodedView[];
+}
+
+export interface EncodedView {
+  id: string;
+  encoded: Uint8Array;
+}
+
+/** A venue's or attraction's encoding as last sent, kept while its upcoming-event count holds. */
+interface EncodedCount {
+  upcoming: number;
+  bytes: Uint8Array;
 }
 
 /** A query the catalog refuses (kind `invalid_argument`, mapped to the API family's 400 body). */
@@ -652,6 +670,7 @@ export class CatalogIndex {
     const entry: VenueEntry = {
       // The id string the index already holds, so events keep one copy of it.
       venue: known ? { ...venue, id: known.venue.id } : venue,
+      encoded: undefined,
       described,
       events,
       nameWords: [...new Set(localeValues(venue.names).flatMap(words))],
@@ -684,6 +703,7 @@ export class CatalogIndex {
     const entry: AttractionEntry = {
       // The id string the index already holds, so events keep one copy of it.
       attraction: { ...attraction, id: known?.attraction.id ?? attraction.id, names },
+      encoded: undefined,
       events,
       nameWords: [...new Set(localeValues(names).flatMap(words))],
     };
@@ -700,7 +720,38 @@ export class CatalogIndex {
     const encoded = codec.encoded
       ? codec.encoded(entry.packed)
       : EventMessage.encode(codec.unpack(entry.packed)).finish();
-    return { encoded, ...this.embedded(entry, now) };
+    const venue = entry.venueId ? this.venues.get(entry.venueId) : undefined;
+    const attractions: EncodedView[] = [];
+    for (const id of entry.attractionIds) {
+      const attraction = this.attractions.get(id);
+      if (attraction) attractions.push(this.encodedAttraction(attraction, now));
+    }
+    return { encoded, venue: venue && this.encodedVenue(venue, now), attractions };
+  }
+
+  /**
+   * A venue as DiscoveryVenue bytes with its upcoming-event count: encoded again only when the
+   * count moved (or the venue changed: a new entry), not for every page that shows it.
+   */
+  private encodedVenue(entry: VenueEntry, now: Date): EncodedView {
+    const id = entry.venue.id;
+    const upcoming = this.upcomingIn(this.byVenue.get(id), now);
+    if (entry.encoded?.upcoming !== upcoming) {
+      const bytes = DiscoveryVenue.encode({ ...entry.venue, upcomingEvents: upcoming }).finish();
+      entry.encoded = { upcoming, bytes };
+    }
+    return { id, encoded: entry.encoded.bytes };
+  }
+
+  /** An attraction as DiscoveryAttraction bytes (as encodedVenue). */
+  private encodedAttraction(entry: AttractionEntry, now: Date): EncodedView {
+    const id = entry.attraction.id;
+    const upcoming = this.upcomingIn(this.byAttraction.get(id), now);
+    if (entry.encoded?.upcoming !== upcoming) {
+      const view = { ...entry.attraction, upcomingEvents: upcoming };
+      entry.encoded = { upcoming, bytes: DiscoveryAttraction.encode(view).finish() };
+    }
+    return { id, encoded: entry.encoded.bytes };
   }
 
   private embedded(entry: EventEntry, now: Date) {

@@ -102,13 +102,18 @@ describe('encodeSearchEventsResponse', () => {
 
     const wire = encodeSearchEventsResponse({
       encodedEvents: encoded.items.map((hit) => hit.encoded),
-      rest: { page: { offset: 0, limit: 20, total: encoded.total }, venues: [], attractions: [] },
+      encodedVenues: encoded.items.map((hit) => hit.venue!.encoded),
+      encodedAttractions: encoded.items.flatMap((hit) => hit.attractions.map((a) => a.encoded)),
+      page: { offset: 0, limit: 20, total: encoded.total },
     });
 
     const expected = SearchEventsResponse.fromPartial({
       events: decoded.items.map((hit) => hit.event),
       page: { offset: 0, limit: 20, total: decoded.total },
+      venues: decoded.items.map((hit) => hit.venue!),
+      attractions: decoded.items.flatMap((hit) => hit.attractions),
     });
+    expect(expected.venues.length).toBeGreaterThan(0);
     expect(SearchEventsResponse.decode(wire)).toEqual(expected);
     expect(SearchEventsResponse.decode(wire).events.map((e) => e.id)).toEqual([
       'ENC00000000001',

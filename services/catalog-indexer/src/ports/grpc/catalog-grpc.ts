@@ -52,37 +52,59 @@ function embedded(hits: readonly { venue?: DiscoveryVenue; attractions: Discover
   return { venues: [...venues.values()], attractions: [...attractions.values()] };
 }
 
-/** What `searchEvents` answers before serialisation: the events already protobuf-encoded. */
+/**
+ * What `searchEvents` answers before serialisation: the events, venues and attractions already
+ * protobuf-encoded (`Event`, `DiscoveryVenue`, `DiscoveryAttraction`).
+ */
 export interface EncodedSearchEvents {
   encodedEvents: Uint8Array[];
-  rest: Omit<SearchEventsResponse, 'events'>;
+  encodedVenues: Uint8Array[];
+  encodedAttractions: Uint8Array[];
+  page: SearchEventsResponse['page'];
 }
 
-const EVENTS_FIELD_TAG = (1 << 3) | 2; // SearchEventsResponse.events: field 1, length-delimited
+/** Length-delimited tags of SearchEventsResponse's repeated fields: events 1, venues 3, attractions 4. */
+const EVENTS_FIELD_TAG = (1 << 3) | 2;
+const VENUES_FIELD_TAG = (3 << 3) | 2;
+const ATTRACTIONS_FIELD_TAG = (4 << 3) | 2;
 
 /**
- * Writes a SearchEventsResponse whose events are already encoded (the index keeps them so): the
- * other fields through ts-proto, then each event as field 1. Protobuf parsers accept fields in any
- * order and append repeated ones, so this decodes exactly like `SearchEventsResponse.encode` of the
- * decoded events, without decoding and re-encoding every event of every page.
+ * Writes a SearchEventsResponse whose events, venues and attractions are already encoded (the index
+ * keeps them so): the page through ts-proto, then each message as its field. Protobuf parsers
+ * accept fields in any order and append repeated ones, so this decodes exactly like
+ * `SearchEventsResponse.encode` of the decoded messages, without encoding them for every page.
  */
 export function encodeSearchEventsResponse(value: EncodedSearchEvents): Buffer {
-  const head = SearchEventsResponse.encode({ ...value.rest, events: [] }).finish();
+  const head = SearchEventsResponse.encode({
+    events: [],
+    page: value.page,
+    venues: [],
+    attractions: [],
+  }).finish();
+  const parts: [number, Uint8Array[]][] = [
+    [EVENTS_FIELD_TAG, value.encodedEvents],
+    [VENUES_FIELD_TAG, value.encodedVenues],
+    [ATTRACTIONS_FIELD_TAG, value.encodedAttractions],
+  ];
   let size = head.length;
-  for (const event of value.encodedEvents) size += 1 + varintSize(event.length) + event.length;
+  for (const [, messages] of parts) {
+    for (const message of messages) size += 1 + varintSize(message.length) + message.length;
+  }
   const out = Buffer.allocUnsafe(size);
   out.set(head, 0);
   let at = head.length;
-  for (const event of value.encodedEvents) {
-    out[at++] = EVENTS_FIELD_TAG;
-    let length = event.length;
-    while (length > 0x7f) {
-      out[at++] = (length & 0x7f) | 0x80;
-      length >>>= 7;
+  for (const [tag, messages] of parts) {
+    for (const message of messages) {
+      out[at++] = tag;
+      let length = message.length;
+      while (length > 0x7f) {
+        out[at++] = (length & 0x7f) | 0x80;
+        length >>>= 7;
+      }
+      out[at++] = length;
+      out.set(message, at);
+      at += message.length;
     }
-    out[at++] = length;
-    out.set(event, at);
-    at += event.length;
   }
   return out;
 }
@@ -135,9 +157,18 @@ export function catalogGrpc(catalog: Catalog): GrpcRegistration & { close(): voi
     // Answers EncodedSearchEvents, which the definition below serialises (encodeSearchEventsResponse).
     searchEvents: unary(turns, (request) => {
       const page = catalog.searchEventsEncoded(request);
+      // Each venue and attraction of the page once, by id.
+      const venues = new Map<string, Uint8Array>();
+      const attractions = new Map<string, Uint8Array>();
+      for (const hit of page.items) {
+        if (hit.venue) venues.set(hit.venue.id, hit.venue.encoded);
+        for (const a of hit.attractions) attractions.set(a.id, a.encoded);
+      }
       const answer: EncodedSearchEvents = {
         encodedEvents: page.items.map((hit) => hit.encoded),
-        rest: { page: pageInfo(page), ...embedded(page.items) },
+        encodedVenues: [...venues.values()],
+        encodedAttractions: [...attractions.values()],
+        page: pageInfo(page),
       };
       return answer as unknown as SearchEventsResponse;
     }),
