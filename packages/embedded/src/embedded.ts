@@ -45,9 +45,7 @@ export interface EmbeddedMarquee {
  */
 export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedMarquee> {
   const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
-  // Records are released once consumed: a long-running embedded process does not keep every
-  // record it ever carried (MemoryBrokerOptions.retain).
-  const bus = createMemoryBus({ source: 'marquee-embedded', retain: 'unconsumed' });
+  const bus = createMemoryBus({ source: 'marquee-embedded' });
   await bus.start();
   // Embedded means in-memory: infrastructure variables of the caller's shell are ignored on purpose.
   const { KAFKA_BROKERS: _k, MONGO_URL: _m, ...baseEnv } = options.env ?? {};
@@ -94,6 +92,11 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
         edgeEnv.HTTP_URL_AUTH_GATEWAY = `http://${options.host}:${running.httpPort}`;
     }
     const edge = await start(bootable(edgeGatewayService), edgeEnv);
+    // Every consumer group has subscribed: from now on a record is released once all have read it,
+    // so a long-running embedded process does not keep every record it ever carried
+    // (MemoryBrokerOptions.retain). Not before: a service started later must see what an earlier
+    // one already read.
+    bus.broker.retainUnconsumed();
     const stop = async () => {
       for (const service of [...hosted].reverse()) await service.stop();
       await bus.close();

@@ -80,7 +80,7 @@ const RELEASE_STEP = 1024;
 
 export class MemoryBroker {
   readonly defaultPartitions: number;
-  readonly retain: 'all' | 'unconsumed';
+  #retain: 'all' | 'unconsumed';
   readonly #topics = new Map<string, TopicLog>();
   readonly #committed = new Map<string, number>();
   readonly #memberships = new Map<string, Membership>();
@@ -90,7 +90,7 @@ export class MemoryBroker {
     if (!Number.isInteger(partitions) || partitions < 1)
       throw new RangeError(`partitions must be >= 1, got ${partitions}`);
     this.defaultPartitions = partitions;
-    this.retain = options.retain ?? 'all';
+    this.#retain = options.retain ?? 'all';
   }
 
   /** Creates the topic if needed; an existing topic keeps its partition count. */
@@ -115,7 +115,7 @@ export class MemoryBroker {
   records(topic: string): MemoryRecord[] {
     const log = this.#topics.get(topic);
     const held =
-      this.retain === 'all' ? (log?.all ?? []) : (log?.partitions.flatMap((p) => p.records) ?? []);
+      this.#retain === 'all' ? (log?.all ?? []) : (log?.partitions.flatMap((p) => p.records) ?? []);
     return held.map((record) => ({
       ...record,
       headers: { ...record.headers },
@@ -149,7 +149,7 @@ export class MemoryBroker {
       timestamp: record.timestamp ?? new Date(),
     };
     records.push(stored);
-    if (this.retain === 'all') log.all.push(stored);
+    if (this.#retain === 'all') log.all.push(stored);
     const waiters = [...log.waiters];
     log.waiters.clear();
     for (const wake of waiters) wake();
@@ -197,7 +197,28 @@ export class MemoryBroker {
 
   commit(group: string, topic: string, partition: number, nextOffset: number): void {
     this.#committed.set(offsetKey(group, topic, partition), nextOffset);
-    if (this.retain === 'unconsumed') this.release(topic, partition);
+    if (this.#retain === 'unconsumed') this.release(topic, partition);
+  }
+
+  /** What the log keeps (MemoryBrokerOptions.retain). */
+  get retain(): 'all' | 'unconsumed' {
+    return this.#retain;
+  }
+
+  /**
+   * Switches to retention `unconsumed` from now on, releasing at once what every group has read: for
+   * a process whose consumers subscribe one service at a time (the embedded default), once they all
+   * have, so none misses what an earlier one already read.
+   */
+  retainUnconsumed(): void {
+    if (this.#retain === 'unconsumed') return;
+    this.#retain = 'unconsumed';
+    for (const [topic, log] of this.#topics) {
+      log.all = [];
+      for (let partition = 0; partition < log.partitions.length; partition++) {
+        this.release(topic, partition);
+      }
+    }
   }
 
   /** Drops the records of a partition that every group of the topic has committed past. */

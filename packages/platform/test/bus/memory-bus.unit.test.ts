@@ -112,6 +112,33 @@ describe('memory bus retention', () => {
     await second.close();
   });
 
+  it('switches to releasing consumed records when asked, keeping what a group has not read', async () => {
+    const broker = createMemoryBroker({ partitions: 1 });
+    const topic = pingTopic();
+    const sut = createMemoryBus({ source: '//marquee/test', broker });
+    const seen: number[] = [];
+    await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
+      seen.push(event.value!.seq);
+    });
+    await sut.start();
+    await sut.publish(
+      topic,
+      [1, 2].map((seq) => ({ key: 'k', value: aPing({ seq }) })),
+    );
+    await waitFor(() => seen.length === 2);
+    expect(sut.records(topic.name)).toHaveLength(2);
+
+    broker.retainUnconsumed();
+
+    expect(broker.retain).toBe('unconsumed');
+    expect(sut.records(topic.name)).toEqual([]);
+    expect(broker.startOffset(topic.name, 0)).toBe(2);
+    await sut.publish(topic, [{ key: 'k', value: aPing({ seq: 3 }) }]);
+    await waitFor(() => seen.length === 3);
+    await waitFor(() => broker.startOffset(topic.name, 0) === 3);
+    await sut.close();
+  });
+
   it('keeps the records of a topic that no group has joined', async () => {
     const broker = createMemoryBroker({ retain: 'unconsumed' });
     const topic = pingTopic();
