@@ -70,7 +70,8 @@ export interface MemoryBrokerOptions {
    * long-running process (the embedded default) holds only what is still to be read, not every
    * record it ever carried. A group that joins later starts at the oldest record still held (Kafka's
    * `auto.offset.reset=earliest` after retention deleted the rest); a topic no group has joined keeps
-   * everything.
+   * everything, and a group that stopped reading holds what it has not read (retention here follows
+   * the consumers, unlike Kafka's, which follows time and size).
    */
   retain?: 'all' | 'unconsumed';
 }
