@@ -27,7 +27,7 @@ export class RankSelector {
   ): Int32Array {
     count = Math.min(count, n);
     if (count <= 0) return new Int32Array(0);
-    if (!group) return this.lowestRanks(docs, 0, n, count, rank, universe);
+    if (!group) return this.lowestRanks(docs, n, count, rank, universe);
     // Relevance: how many documents each group holds, then the group the last wanted one is in.
     if (this.histogram.length < 0x10000) this.histogram = new Uint32Array(0x10000);
     const histogram = this.histogram;
@@ -50,18 +50,17 @@ export class RankSelector {
     const lowerDocs = Array.from(docs.subarray(0, lower)).sort(
       (a, b) => group[a]! - group[b]! || rank[a]! - rank[b]!,
     );
-    const fromCut = this.lowestRanks(cutDocs, 0, inCut, count - before, rank, universe);
+    const fromCut = this.lowestRanks(cutDocs, inCut, count - before, rank, universe);
     const out = new Int32Array(count);
     for (let i = 0; i < lower; i++) out[i] = rank[lowerDocs[i]!]!;
     out.set(fromCut, lower);
     return out;
   }
 
-  /** The `count` lowest ranks of `docs[from..to)`, ascending. */
+  /** The `count` lowest ranks of `docs[0..n)`, ascending. */
   private lowestRanks(
     docs: Int32Array,
-    from: number,
-    to: number,
+    n: number,
     count: number,
     rank: Int32Array,
     universe: number,
@@ -70,7 +69,7 @@ export class RankSelector {
     if (this.bits.length < words)
       this.bits = new Uint32Array(Math.max(words, this.bits.length * 2));
     const bits = this.bits;
-    for (let i = from; i < to; i++) {
+    for (let i = 0; i < n; i++) {
       const r = rank[docs[i]!]!;
       bits[r >>> 5]! |= 1 << (r & 31);
     }
@@ -85,7 +84,7 @@ export class RankSelector {
       }
     }
     // Leave the set empty for the next query (only the words this one touched).
-    for (let i = from; i < to; i++) bits[rank[docs[i]!]! >>> 5] = 0;
+    for (let i = 0; i < n; i++) bits[rank[docs[i]!]! >>> 5] = 0;
     return out;
   }
 }
