@@ -17,6 +17,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { random } from '../random.ts';
+import { latencyMsOf } from '../stats.ts';
 
 const EVENTS = Number(process.env.DEALS_BENCH_EVENTS ?? 100_000);
 const DEALS = Number(process.env.DEALS_BENCH_DEALS ?? 20_000);
@@ -273,12 +274,7 @@ async function driver(): Promise<void> {
       requestsPerSecond: Math.round(result.requests.average),
       // Edge + gRPC + deals CPU per request in the server process (one core serves ~1000/this).
       serverCpuMsPerRequest: Math.round((cpuUsed / Math.max(1, result.requests.total)) * 100) / 100,
-      latencyMs: {
-        p50: result.latency.p50,
-        p90: result.latency.p90,
-        p99: result.latency.p99,
-        max: result.latency.max,
-      },
+      latencyMs: latencyMsOf(result),
       non2xx: result.non2xx,
       errors: result.errors,
     });

@@ -26,7 +26,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runPaced } from '../paced.ts';
 import { random } from '../random.ts';
-import { percentile } from '../stats.ts';
+import { latencyMsOf, percentile } from '../stats.ts';
 
 const EVENTS = Number(process.env.DISCOVERY_BENCH_EVENTS ?? 100_000);
 const SECONDS = Number(process.env.DISCOVERY_BENCH_SECONDS ?? 8);
@@ -441,12 +441,7 @@ async function driver(): Promise<void> {
   const summary = (result: Awaited<ReturnType<typeof autocannon>>) => ({
     requests: result.requests.total,
     requestsPerSecond: Math.round(result.requests.average),
-    latencyMs: {
-      p50: result.latency.p50,
-      p90: result.latency.p90,
-      p99: result.latency.p99,
-      max: result.latency.max,
-    },
+    latencyMs: latencyMsOf(result),
     non2xx: result.non2xx,
     errors: result.errors,
   });
