@@ -18,11 +18,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DiscoveryCatalog } from '../src/app/discovery-catalog.js';
 import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
 import { fakeBackends } from './fakes.js';
+import { text } from './localized-text.js';
 
 const logger = createLogger({ service: 'edge-test', level: 'silent' });
-const text = (en: string, others: Record<string, string> = {}) => ({
-  values: { 'en-us': en, ...others },
-});
 
 const venue: DiscoveryVenue = {
   id: 'ZVENUE1',

@@ -12,10 +12,7 @@ import {
   createEventDocuments,
   encodedEventKey,
 } from '../src/ports/http/discovery/event-documents.js';
-
-const text = (en: string, others: Record<string, string> = {}) => ({
-  values: { 'en-us': en, ...others },
-});
+import { text } from './localized-text.js';
 
 const venue: DiscoveryVenue = {
   id: 'ZVENUE1',

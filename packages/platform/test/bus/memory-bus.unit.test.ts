@@ -24,6 +24,9 @@ busContract('memory, retaining only unconsumed records', () => {
 });
 
 describe('memory bus retention', () => {
+  /** Pings with these sequence numbers, all under key `k` (one partition, in order). */
+  const keyed = (...seqs: number[]) => seqs.map((seq) => ({ key: 'k', value: aPing({ seq }) }));
+
   it('keeps every record by default', async () => {
     const topic = pingTopic();
     const sut = createMemoryBus({ source: '//marquee/test' });
@@ -32,10 +35,7 @@ describe('memory bus retention', () => {
       seen.push(event.value!.seq);
     });
     await sut.start();
-    await sut.publish(
-      topic,
-      [1, 2, 3].map((seq) => ({ key: 'k', value: aPing({ seq }) })),
-    );
+    await sut.publish(topic, keyed(1, 2, 3));
     await waitFor(() => seen.length === 3);
 
     expect(sut.records(topic.name)).toHaveLength(3);
@@ -59,10 +59,7 @@ describe('memory bus retention', () => {
     });
     await sut.start();
 
-    await sut.publish(
-      topic,
-      [1, 2, 3].map((seq) => ({ key: 'k', value: aPing({ seq }) })),
-    );
+    await sut.publish(topic, keyed(1, 2, 3));
     await waitFor(() => fast.length === 3);
     // The slow group has read nothing yet: all three are held for it.
     expect(sut.records(topic.name).map((r) => r.offset)).toEqual(['0', '1', '2']);
@@ -74,7 +71,7 @@ describe('memory bus retention', () => {
     expect(broker.endOffset(topic.name, 0)).toBe(3);
 
     // Offsets go on from where they were; the groups read the new record as usual.
-    await sut.publish(topic, [{ key: 'k', value: aPing({ seq: 4 }) }]);
+    await sut.publish(topic, keyed(4));
     await waitFor(() => fast.length === 4 && slow.length === 4);
     expect(fast).toEqual([1, 2, 3, 4]);
     expect(slow).toEqual([1, 2, 3, 4]);
@@ -91,14 +88,11 @@ describe('memory bus retention', () => {
       seenFirst.push(event.value!.seq);
     });
     await first.start();
-    await first.publish(
-      topic,
-      [1, 2].map((seq) => ({ key: 'k', value: aPing({ seq }) })),
-    );
+    await first.publish(topic, keyed(1, 2));
     await waitFor(() => broker.startOffset(topic.name, 0) === 2);
     await first.close();
     const second = createMemoryBus({ source: '//marquee/test', broker });
-    await second.publish(topic, [{ key: 'k', value: aPing({ seq: 3 }) }]);
+    await second.publish(topic, keyed(3));
 
     const seenLater: number[] = [];
     await second.subscribe(topic, { group: uniqueName('later') }, async (event) => {
@@ -121,10 +115,7 @@ describe('memory bus retention', () => {
       seen.push(event.value!.seq);
     });
     await sut.start();
-    await sut.publish(
-      topic,
-      [1, 2].map((seq) => ({ key: 'k', value: aPing({ seq }) })),
-    );
+    await sut.publish(topic, keyed(1, 2));
     await waitFor(() => seen.length === 2);
     expect(sut.records(topic.name)).toHaveLength(2);
 
@@ -133,7 +124,7 @@ describe('memory bus retention', () => {
     expect(broker.retain).toBe('unconsumed');
     expect(sut.records(topic.name)).toEqual([]);
     expect(broker.startOffset(topic.name, 0)).toBe(2);
-    await sut.publish(topic, [{ key: 'k', value: aPing({ seq: 3 }) }]);
+    await sut.publish(topic, keyed(3));
     await waitFor(() => seen.length === 3);
     await waitFor(() => broker.startOffset(topic.name, 0) === 3);
     await sut.close();
@@ -143,10 +134,7 @@ describe('memory bus retention', () => {
     const broker = createMemoryBroker({ retain: 'unconsumed' });
     const topic = pingTopic();
     const sut = createMemoryBus({ source: '//marquee/test', broker });
-    await sut.publish(
-      topic,
-      [1, 2].map((seq) => ({ key: 'k', value: aPing({ seq }) })),
-    );
+    await sut.publish(topic, keyed(1, 2));
     broker.commit('nobody-joined', topic.name, 0, 2);
 
     expect(sut.records(topic.name)).toHaveLength(2);
