@@ -78,6 +78,13 @@ export interface KafkaBusOptions {
      * for an idle consumer to notice; records that arrive are returned at once regardless.
      */
     maxWaitTimeMs?: number;
+    /**
+     * Longest a handled record stays uncommitted while its batch is still being processed (default
+     * 500 ms), even when the next record's handler is slow or retrying. Offsets are committed at the
+     * end of every batch, on close, and in between at most this often, instead of one commit round
+     * trip per record. A crash redelivers at most this much work (delivery is at least once anyway).
+     */
+    commitIntervalMs?: number;
   };
 }
 
@@ -113,6 +120,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
   const retry = retryPolicy(options.retry);
   const autoCreate = options.topics?.autoCreate ?? true;
   const readyTimeoutMs = options.readyTimeoutMs ?? 2_000;
+  const commitIntervalMs = options.consumer?.commitIntervalMs ?? 500;
 
   const kafka = new Kafka({
     clientId: options.clientId,
@@ -232,35 +240,71 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
       payload;
     const subscription = group.subscriptions.get(batch.topic);
     if (!subscription) return;
-    for (const message of batch.messages) {
-      // Stop between records when closing or when a rebalance took the partition away; what was
-      // not committed is delivered again to whoever owns the partition next.
-      if (abort.signal.aborted || !isRunning() || isStale()) return;
-      const record = toReceived(batch.topic, batch.partition, message);
-      const outcome = await deliver({
-        system: 'kafka',
-        topic: subscription.topic,
-        group: group.id,
-        record,
-        handler: subscription.handler,
-        maxAttempts: subscription.maxAttempts,
-        retry,
-        signal: abort.signal,
-        keepAlive: heartbeat,
-        logger,
-      });
-      if (outcome.kind === 'aborted') return;
-      if (outcome.kind === 'dead-letter') await sendToDeadLetter(record, message, outcome);
-      resolveOffset(message.offset);
-      // Kafka's committed offset is the next record to read.
-      const next = (BigInt(message.offset) + 1n).toString();
-      await commitOffsetsIfNecessary({
-        topics: [
-          { topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] },
-        ],
-      });
-      await heartbeat();
+    // Kafka's committed offset is the next record to read; `uncommitted` is that offset once a
+    // record was handled and not yet committed. Commits run one after another, beside the handler.
+    let uncommitted: string | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let commits: Promise<void> = Promise.resolve();
+    const commit = (): Promise<void> => {
+      clearTimeout(timer);
+      timer = undefined;
+      if (uncommitted === undefined) return commits;
+      const offset = uncommitted;
+      uncommitted = undefined;
+      commits = commits
+        .catch(() => {})
+        .then(() =>
+          commitOffsetsIfNecessary({
+            topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset }] }],
+          }),
+        );
+      return commits;
+    };
+    const commitSoon = () => {
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        // A later commit of this partition carries this offset too; redelivery is harmless anyway.
+        commit().catch((error: unknown) =>
+          logger.warn({ err: error, topic: batch.topic, group: group.id }, 'offset commit failed'),
+        );
+      }, commitIntervalMs);
+    };
+    const consume = async () => {
+      for (const message of batch.messages) {
+        // Stop between records when closing or when a rebalance took the partition away; what was
+        // not committed is delivered again to whoever owns the partition next.
+        if (abort.signal.aborted || !isRunning() || isStale()) return;
+        const record = toReceived(batch.topic, batch.partition, message);
+        const outcome = await deliver({
+          system: 'kafka',
+          topic: subscription.topic,
+          group: group.id,
+          record,
+          handler: subscription.handler,
+          maxAttempts: subscription.maxAttempts,
+          retry,
+          signal: abort.signal,
+          keepAlive: heartbeat,
+          logger,
+        });
+        if (outcome.kind === 'aborted') return;
+        if (outcome.kind === 'dead-letter') await sendToDeadLetter(record, message, outcome);
+        resolveOffset(message.offset);
+        uncommitted = (BigInt(message.offset) + 1n).toString();
+        commitSoon();
+        await heartbeat();
+      }
+    };
+    try {
+      await consume();
+    } catch (error) {
+      // What was handled before the failure stays handled; the failure itself propagates.
+      await commit().catch(() => {});
+      throw error;
     }
+    // A partition a rebalance took away is committed by its next owner, not by us.
+    if (isStale()) uncommitted = undefined;
+    await commit();
   }
 
   async function sendToDeadLetter(

@@ -1,3 +1,4 @@
+import { createHook } from 'node:async_hooks';
 import { EventChanged } from '@marquee/proto/catalog/v1';
 import { eventChangedTopic } from '@marquee/proto/topics';
 import { context, propagation, trace } from '@opentelemetry/api';
@@ -18,7 +19,7 @@ import {
 } from '../../src/bus/index.js';
 import { describeIntegration, uniqueName, waitFor } from '../../src/testing/index.js';
 import { busContract } from './bus-contract.js';
-import { aPing, pingTopic, recordingLogger } from './fixtures.js';
+import { aPing, deferred, pingTopic, recordingLogger } from './fixtures.js';
 
 describeIntegration('kafka bus', (env) => {
   busContract('kafka', () => ({
@@ -142,6 +143,72 @@ describeIntegration('kafka bus', (env) => {
       expect(await unreachable.ready()).toBe(false);
       // Bounded by readyTimeoutMs (500) rather than by kafkajs's retries; loose for loaded machines.
       expect(Date.now() - started).toBeLessThan(5_000);
+    });
+    it('commits a handled record while a later record of its batch is still being handled', async () => {
+      const topic = pingTopic();
+      const group = uniqueName('interval');
+      const sut = createKafkaBus({
+        brokers: env.kafkaBrokers,
+        clientId: uniqueName('interval'),
+        source: '//marquee/interval',
+        consumer: { maxWaitTimeMs: 250, commitIntervalMs: 100 },
+      });
+      buses.push(sut);
+      const gate = deferred();
+      const seen: string[] = [];
+      await sut.subscribe(topic, { group }, async (event) => {
+        seen.push(event.id);
+        if (event.id === 'second') await gate.promise;
+      });
+      await sut.ensureTopics([topic]);
+      // One key, one partition, one publish: both records arrive in the same batch.
+      await sut.publish(topic, [
+        { key: 'k', value: aPing({ seq: 1 }), id: 'first' },
+        { key: 'k', value: aPing({ seq: 2 }), id: 'second' },
+        { key: 'k', value: aPing({ seq: 3 }), id: 'third' },
+      ]);
+      await sut.start();
+
+      // Offsets are not committed per record, but a record handled stays uncommitted for at most
+      // commitIntervalMs even when its batch has not ended: the blocked "second" must not hold it.
+      const committed = async () => {
+        const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic.name] });
+        return offsets!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
+      };
+      try {
+        await waitFor(() => seen.includes('second'), { timeoutMs: 20_000 });
+        await waitFor(async () => (await committed()) === 1, { timeoutMs: 10_000 });
+      } finally {
+        gate.resolve();
+      }
+      await waitFor(async () => (await committed()) === 3, { timeoutMs: 10_000 });
+      expect(seen).toEqual(['first', 'second', 'third']);
+    });
+
+    it('leaves an idle connection without timers (patches/kafkajs@2.2.4.patch)', async () => {
+      // Unpatched kafkajs 2.2.4 re-arms a 1 ms timer on every connection after its first answer,
+      // forever (tulios/kafkajs#1704): hundreds of timers a second per idle client.
+      const client = new Kafka({
+        clientId: uniqueName('idle'),
+        brokers: env.kafkaBrokers,
+        logLevel: logLevel.NOTHING,
+      }).admin();
+      await client.connect();
+      try {
+        await client.fetchTopicMetadata({ topics: [] });
+        let timers = 0;
+        const hook = createHook({
+          init: (_id, type) => {
+            if (type === 'Timeout') timers += 1;
+          },
+        }).enable();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        hook.disable();
+        // The wait above is one; kafkajs's request-timeout sweep (every 100 ms) is five more.
+        expect(timers).toBeLessThan(20);
+      } finally {
+        await client.disconnect();
+      }
     });
   });
 
