@@ -110,9 +110,11 @@ describe.skipIf(!infra)('deals search through the edge (distributed mode)', () =
           dealOfferCode: 'TWOFORONE',
           exclusivity: 'EXCLUSIVE',
         });
-        return response.status === 201 ? ((await response.json()) as { id: string }) : undefined;
+        if (response.status !== 201)
+          throw new Error(`admin POST deals: ${response.status} ${await response.text()}`);
+        return (await response.json()) as { id: string };
       },
-      { timeoutMs: 30_000, intervalMs: 250 },
+      { timeoutMs: 30_000, intervalMs: 250, description: 'the deal created' },
     );
     const found = await waitFor(
       async () => {
@@ -243,9 +245,11 @@ describe.skipIf(!infra)('deals search through the edge (distributed mode)', () =
           dealDescription: 'At a venue known by id',
           exclusivity: 'EXCLUSIVE',
         });
-        return response.status === 201 ? ((await response.json()) as { id: string }) : undefined;
+        if (response.status !== 201)
+          throw new Error(`admin POST deals: ${response.status} ${await response.text()}`);
+        return (await response.json()) as { id: string };
       },
-      { timeoutMs: 30_000, intervalMs: 250 },
+      { timeoutMs: 30_000, intervalMs: 250, description: 'the deal created' },
     );
     expect(created.id).toBeTruthy();
     // 4. A radius search around the hall finds it, with the venue's coordinates.
@@ -304,9 +308,11 @@ describe.skipIf(!infra)('deals search through the edge (distributed mode)', () =
           dealDescription: 'Only in QA',
           exclusivity: 'NONEXCLUSIVE',
         });
-        return response.status === 201 ? ((await response.json()) as { id: string }) : undefined;
+        if (response.status !== 201)
+          throw new Error(`admin POST deals: ${response.status} ${await response.text()}`);
+        return (await response.json()) as { id: string };
       },
-      { timeoutMs: 30_000, intervalMs: 250 },
+      { timeoutMs: 30_000, intervalMs: 250, description: 'the deal created' },
     );
     const around = new URLSearchParams({
       apikey: apiKey,

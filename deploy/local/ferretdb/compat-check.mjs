@@ -417,6 +417,15 @@ await gap('$push with $slice / $sort ignores the modifier (silently)', async () 
   await g.updateOne({ _id: 'g' }, { $push: { nums: { $each: [10], $slice: -2 } } });
   return (await gdoc()).nums.length !== 2;
 });
+await gap(
+  'only a bare { _id: <string> } filter reaches SQL: { _id, other } scans the collection',
+  async () => {
+    // FerretDB says so in explain (`filterPushdown`); MongoDB has no such field and uses _id_.
+    const bare = await g.find({ _id: 'g' }).explain();
+    const compound = await g.find({ _id: 'g', nums: 1 }).explain();
+    return bare.filterPushdown === true && compound.filterPushdown === false;
+  },
+);
 await gap('positional $ update (holds.$.seats)', async () => {
   await g.updateOne({ _id: 'g', 'holds.holdId': 'h2' }, { $set: { 'holds.$.seats': 7 } });
   return false;

@@ -45,6 +45,10 @@ import type {
   WriteOptions,
 } from './types.js';
 
+/** The document unless it is a tombstone (a deleted record waiting for its outbox to drain). */
+const live = <D extends { tombstone?: boolean }>(doc: D | null): D | null =>
+  doc === null || doc.tombstone === true ? null : doc;
+
 type Collection<D extends mongoose.mongo.Document> = mongoose.mongo.Collection<D>;
 type Filter = mongoose.mongo.Filter<StoredDoc>;
 type UpdateFilter = mongoose.mongo.UpdateFilter<StoredDoc>;
@@ -97,7 +101,7 @@ interface LeaseDoc {
 // Binary comes back as Buffer rather than the driver's Binary wrapper, as the memory adapter returns it.
 const READ = { promoteBuffers: true } as const;
 // Projections on find/findOne only: FerretDB 1.24 rejects one ("fields") on findAndModify.
-const DOCUMENT_PROJECTION = { _id: 1, version: 1, data: 1 } as const;
+const DOCUMENT_PROJECTION = { _id: 1, version: 1, data: 1, tombstone: 1 } as const;
 const OUTBOX_INDEX = 'outbox_pending_due';
 // Bounded loops for races that only repeat while other processes keep winning them.
 const MAX_RACE_RETRIES = 5;
@@ -151,8 +155,14 @@ export function createMongoStore<T extends Versioned>(
     for (const listener of listeners) listener();
   };
 
+  // Reads filter on `_id` alone and drop tombstones here: FerretDB 1.24 (SQLite) pushes only a bare
+  // `{ _id: <string> }` down to SQL and scans and decodes the whole collection for any other filter,
+  // `{ _id, tombstone }` included, which made every read O(collection size). On MongoDB both forms
+  // are one _id index lookup. Conditional writes keep their full filter: that is their atomicity.
   const readDocument = async (id: string): Promise<StoredDoc | null> =>
-    docs().findOne({ _id: id, tombstone: false }, { ...READ, projection: DOCUMENT_PROJECTION });
+    live(await docs().findOne({ _id: id }, { ...READ, projection: DOCUMENT_PROJECTION }));
+  const readVersion = async (id: string): Promise<Pick<StoredDoc, 'version'> | null> =>
+    live(await docs().findOne({ _id: id }, { projection: { version: 1, tombstone: 1 } }));
 
   async function insertLocked(
     id: string,
@@ -242,10 +252,7 @@ export function createMongoStore<T extends Versioned>(
     }
     if (updated === null) {
       // The filter did not match: tell "gone" from "changed meanwhile".
-      const current = await docs().findOne(
-        { _id: id, tombstone: false },
-        { projection: { version: 1 } },
-      );
+      const current = await readVersion(id);
       if (current === null) throw notFound(name, id);
       throw versionConflict(name, id, expectedVersion, current.version);
     }
@@ -270,10 +277,7 @@ export function createMongoStore<T extends Versioned>(
         });
         if (removed.deletedCount === 1) return true;
       }
-      const current = await docs().findOne(
-        { _id: id, tombstone: false },
-        { projection: { version: 1 } },
-      );
+      const current = await readVersion(id);
       if (current === null) return false;
       if (expectedVersion !== undefined && current.version !== expectedVersion) {
         throw versionConflict(name, id, expectedVersion, current.version);

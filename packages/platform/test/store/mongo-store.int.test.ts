@@ -23,6 +23,35 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
     return sut;
   });
 
+  it('reads a record by its _id alone, the one filter FerretDB 1.24 does not answer with a scan', async () => {
+    const url = new URL(mongoUrl);
+    url.searchParams.set('monitorCommands', 'true');
+    const monitored = await openMongoTestDb(url.toString(), 'reads');
+    try {
+      const filters: unknown[] = [];
+      monitored.connection.getClient().on('commandStarted', (command) => {
+        if (command.commandName === 'find') filters.push(command.command.filter);
+      });
+      const sut = createMongoStore<Show>({ connection: monitored.connection, collection: 'reads' });
+      const show = aShow();
+      await sut.insert(show);
+      expect(await sut.get(show.id)).toMatchObject({ id: show.id, version: 1 });
+      await sut.update(show.id, 1, (current) => ({ ...current, title: 'Renamed' }));
+      await expect(sut.update(show.id, 1, { ...show, title: 'Stale' })).rejects.toMatchObject({
+        kind: 'aborted',
+      });
+      // Deleted with an event: a tombstone waits for the relay and must read as absent.
+      await sut.delete(show.id, 2, { events: [anEvent(show.id)] });
+      expect(await sut.get(show.id)).toBeUndefined();
+      expect(await sut.delete(show.id, undefined)).toBe(false);
+
+      expect(filters.length).toBeGreaterThanOrEqual(4);
+      for (const filter of filters) expect(filter).toEqual({ _id: show.id });
+    } finally {
+      await monitored.drop();
+    }
+  });
+
   describe('stored shape', () => {
     it('keeps the event and the state change in one document, with an indexed pending flag', async () => {
       const collection = uniqueName('shape').replace(/-/g, '_');
