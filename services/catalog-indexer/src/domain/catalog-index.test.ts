@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DiscoveryAttraction,
   DiscoveryVenue,
+  EventDates,
   EventSort,
   EventStatus,
   Inclusion,
@@ -558,6 +559,35 @@ describe('CatalogIndex venues and attractions', () => {
     const past = sut.searchEventsEncoded(query({ keyword: 'encoded' }), afterwards).items;
     expect(past).toHaveLength(1);
     expect(venueOf(past[0]!).upcomingEvents).toBe(0);
+  });
+
+  it('keeps a venue count only for as long as it holds: until a start, a visibility window opening or closing', () => {
+    const at = (iso: string) => new Date(iso);
+    const startingAt = (iso: string) =>
+      EventDates.fromPartial({ start: { dateTime: at(iso) }, timezone: 'UTC' });
+    const early = anEvent({ dates: startingAt('2026-03-01T00:00:00Z') });
+    const late = anEvent({ dates: startingAt('2026-09-01T00:00:00Z') });
+    const shownFromApril = anEvent({
+      dates: startingAt('2026-12-01T00:00:00Z'),
+      publicVisibility: {
+        visible: true,
+        startDateTime: at('2026-04-01T00:00:00Z'),
+        endDateTime: at('2026-10-01T00:00:00Z'),
+      },
+    });
+    const sut = indexOf(early, late, shownFromApril);
+    const venueId = sut.getEvent(early.id, now)!.venue!.id;
+    const count = (when: string) => sut.getVenue(venueId, at(when))!.upcomingEvents;
+
+    expect(count('2026-01-01T00:00:00Z')).toBe(2);
+    expect(count('2026-03-01T00:00:00Z')).toBe(2); // starting this very moment: still upcoming
+    expect(count('2026-03-01T00:00:00.001Z')).toBe(1);
+    expect(count('2026-04-01T00:00:00Z')).toBe(2); // the window opened
+    expect(count('2026-09-15T00:00:00Z')).toBe(1); // late has started
+    expect(count('2026-10-01T00:00:00Z')).toBe(0); // the window closed
+    expect(count('2026-01-01T00:00:00Z')).toBe(2); // an earlier clock is counted again
+    sut.remove(late.id);
+    expect(count('2026-01-01T00:00:00Z')).toBe(1);
   });
 
   it('embeds the details of a venue known to discovery when an event references its id', () => {
