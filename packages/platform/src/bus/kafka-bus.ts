@@ -248,7 +248,9 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     const commit = (): Promise<void> => {
       clearTimeout(timer);
       timer = undefined;
-      if (uncommitted === undefined) return commits;
+      // Nothing new to commit: a timer's commit that failed was logged, and the next commit of this
+      // partition carries its offset (or the records come again: at least once).
+      if (uncommitted === undefined) return commits.catch(() => {});
       const offset = uncommitted;
       uncommitted = undefined;
       commits = commits
