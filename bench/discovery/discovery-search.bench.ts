@@ -302,9 +302,17 @@ async function edgeProcess(grpcPort: number): Promise<void> {
 
 async function driver(): Promise<void> {
   const { default: autocannon } = await import('autocannon');
+  // The catalog process runs with catalog-indexer's own V8 options (its package.json
+  // `marquee.nodeOptions`, as deployed): without its smaller young generation, V8 starts a full
+  // marking of the index's heap about every second under this load (catalog-indexer README).
+  const { nodeOptionsOf } = await import('../../test/support/stack.ts');
+  const catalogOptions = nodeOptionsOf(
+    fileURLToPath(new URL('../../services/catalog-indexer', import.meta.url)),
+  );
   const start = (args: string[]) =>
     fork(fileURLToPath(import.meta.url), args, {
       execArgv: [
+        ...(args[0] === '--catalog' ? catalogOptions : []),
         '--experimental-strip-types',
         '--disable-warning=ExperimentalWarning',
         '--expose-gc',

@@ -49,8 +49,12 @@ start() {
     if running "$name"; then log "$name already running"; continue; fi
     (
       cd "$repo/services/$name"
+      # The service's own V8 options (package.json "marquee.nodeOptions", as its start script).
+      local node_options
+      node_options="$(node -p "(require('./package.json').marquee?.nodeOptions ?? []).join(' ')")"
+      # shellcheck disable=SC2086 # one word per option
       KAFKA_BROKERS="$KAFKA_BROKERS" MONGO_URL="$MONGO_URL" ADMIN_TOKEN="$token" LOG_LEVEL="${LOG_LEVEL:-info}" \
-        nohup node --enable-source-maps --import @marquee/platform/telemetry/register dist/main.js \
+        nohup node $node_options --enable-source-maps --import @marquee/platform/telemetry/register dist/main.js \
         >"$state/logs/$name.log" 2>&1 &
       echo $! >"$state/pids/$name"
     )

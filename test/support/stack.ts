@@ -90,6 +90,14 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
+/** A service's own V8 options (package.json `marquee.nodeOptions`, as its start script has them). */
+export function nodeOptionsOf(packageDir: string): string[] {
+  const manifest = JSON.parse(readFileSync(`${packageDir}/package.json`, 'utf8')) as {
+    marquee?: { nodeOptions?: string[] };
+  };
+  return manifest.marquee?.nodeOptions ?? [];
+}
+
 export async function startStack(options: StackOptions): Promise<Stack> {
   const dbPrefix = options.dbPrefix ?? `e2e${randomBytes(4).toString('hex')}`;
   const adminToken = randomBytes(24).toString('base64url');
@@ -104,7 +112,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const [httpPort, grpcPort] = [await freePort(), await freePort()];
     const child = spawn(
       process.execPath,
-      ['--enable-source-maps', '--import', '@marquee/platform/telemetry/register', 'dist/main.js'],
+      [
+        ...nodeOptionsOf(`${repo}/services/${name}`),
+        '--enable-source-maps',
+        '--import',
+        '@marquee/platform/telemetry/register',
+        'dist/main.js',
+      ],
       {
         cwd: `${repo}/services/${name}`,
         env: {

@@ -7,6 +7,7 @@ import {
 } from '@marquee/platform/service';
 import { createMemoryEventRecords } from './adapters/memory-event-records.js';
 import { createMongoEventRecords } from './adapters/mongo-event-records.js';
+import { discoveryDocuments } from './adapters/discovery-documents.js';
 import { protobufEventCodec } from './adapters/protobuf-event-codec.js';
 import { Catalog } from './app/catalog.js';
 import type { EventCodec } from './domain/catalog-index.js';
@@ -43,7 +44,11 @@ export async function buildCatalogIndexer(
   } else {
     records = createMemoryEventRecords();
   }
-  const catalog = new Catalog({ records, eventCodec: protobufEventCodec as EventCodec });
+  const catalog = new Catalog({
+    records,
+    eventCodec: protobufEventCodec as EventCodec,
+    documents: discoveryDocuments,
+  });
   const started = performance.now();
   const loaded = await catalog.rebuild();
   infra.logger.info(

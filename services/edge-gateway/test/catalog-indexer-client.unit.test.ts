@@ -84,12 +84,13 @@ describe('catalog-indexer client: event search', () => {
       Event.fromPartial({ id: 'EVT1', version: 3, names: { values: { 'en-us': 'One' } } }),
       Event.fromPartial({ id: 'EVT2', version: 1, names: { values: { 'en-us': 'Two' } } }),
     ];
-    const answer = {
+    const decoded = {
       events,
       page: { offset: 0, limit: 20, total: 2 },
       venues: [],
       attractions: [],
     };
+    const answer = { ...decoded, eventDocuments: Buffer.alloc(0) };
     const server = createGrpcServer({
       logger,
       services: [
@@ -111,7 +112,47 @@ describe('catalog-indexer client: event search', () => {
         events.map((e) => Buffer.from(Event.encode(e).finish())),
       );
       expect(encoded.page).toEqual(answer.page);
-      expect(await sut.searchEvents(query)).toEqual(answer);
+      // Not asked for and not sent: absent, so the edge renders the events.
+      expect(encoded.documents).toBeUndefined();
+      expect(await sut.searchEvents(query)).toEqual(decoded);
+    } finally {
+      sut.close();
+      await stopGrpcServer(server, 1_000);
+    }
+  });
+
+  it('hands over the rendered event documents the catalog sent', async () => {
+    const documents = '{"name":"One","id":"EVT1"},{"name":"Two","id":"EVT2"}';
+    const server = createGrpcServer({
+      logger,
+      services: [
+        {
+          definition: CatalogServiceService,
+          implementation: {
+            searchEvents: (
+              call: { request: SearchEventsRequest },
+              callback: (e: null, r: unknown) => void,
+            ) =>
+              callback(null, {
+                events: [],
+                page: { offset: 0, limit: 20, total: 2 },
+                venues: [],
+                attractions: [],
+                eventDocuments: call.request.documents ? Buffer.from(documents) : Buffer.alloc(0),
+              }),
+          },
+        },
+      ],
+    });
+    const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
+    const sut = createCatalogIndexerClient(`127.0.0.1:${port}`, { deadlineMs: 5_000, logger });
+    try {
+      const encoded = await sut.searchEventsEncoded!(
+        SearchEventsRequest.fromPartial({ keyword: 'one', documents: true }),
+      );
+      expect(Buffer.from(encoded.documents!).toString()).toBe(documents);
+      expect(encoded.events).toEqual([]);
+      expect(encoded.page).toEqual({ offset: 0, limit: 20, total: 2 });
     } finally {
       sut.close();
       await stopGrpcServer(server, 1_000);

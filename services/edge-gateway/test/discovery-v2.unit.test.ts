@@ -2,17 +2,18 @@ import { createHttpServer } from '@marquee/platform/http';
 import { createLogger } from '@marquee/platform/logger';
 import type { SearchEventsRequest } from '@marquee/proto/catalog/v1';
 import {
+  DiscoveryAttraction,
+  DiscoveryVenue,
   EventSort,
   Event,
   EventStatus,
   Inclusion,
   PriceRangeType,
   type ClassificationSegment,
-  type DiscoveryAttraction,
-  type DiscoveryVenue,
   type SearchEventsResponse,
 } from '@marquee/proto/catalog/v1';
 import { DistanceUnit } from '@marquee/proto/common/v1';
+import { eventDocument, resolvedOf } from '@marquee/discovery-documents';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DiscoveryCatalog } from '../src/app/discovery-catalog.js';
@@ -129,7 +130,7 @@ let total = 1;
 const catalog: Partial<DiscoveryCatalog> = {
   async searchEvents(query) {
     requests.push(query);
-    const answer: SearchEventsResponse = {
+    const answer: Omit<SearchEventsResponse, 'eventDocuments'> = {
       events: [event],
       page: { offset: query.page?.offset ?? 0, limit: query.page?.limit ?? 20, total },
       venues: [venue],
@@ -490,6 +491,68 @@ describe('Discovery v2 HAL documents', () => {
     const response = await app.inject({ url: '/discovery/v2/events?apikey=good-key' });
     expect(response.statusCode).toBe(200);
     expect(response.json()._embedded.events).toHaveLength(1);
+  });
+});
+
+describe('Discovery v2 pages from the documents catalog-indexer rendered', () => {
+  // A catalog that renders documents (catalog-indexer does, with @marquee/discovery-documents):
+  // asked for them, it answers them; else it answers the encoded events.
+  const asked: SearchEventsRequest[] = [];
+  const rendering: Partial<DiscoveryCatalog> = {
+    ...catalog,
+    async searchEventsEncoded(query) {
+      asked.push(query);
+      const page = { offset: 0, limit: 20, total: 1 };
+      if (query.documents) {
+        const document = eventDocument(event, resolvedOf([venue], [attraction]), undefined);
+        return {
+          events: [],
+          venues: [],
+          attractions: [],
+          page,
+          documents: Buffer.from(JSON.stringify(document)),
+        };
+      }
+      return {
+        events: [Event.encode(event).finish()],
+        venues: [DiscoveryVenue.encode(venue).finish()],
+        attractions: [DiscoveryAttraction.encode(attraction).finish()],
+        page,
+      };
+    },
+  };
+  const renderingEdge = async () => {
+    sut = createHttpServer({ logger });
+    await registerEdgeRoutes(sut, {
+      adminToken: 'test-admin-token-0123456789',
+      version: 'test',
+      backends: fakeBackends({ developerAccess: backends.developerAccess, catalog: rendering }),
+    });
+    return sut;
+  };
+
+  it('asks for them without a locale and answers the page the edge would render', async () => {
+    const rendered = await search('keyword=spring');
+    await sut?.close();
+    const app = await renderingEdge();
+    const response = await app.inject({
+      url: '/discovery/v2/events.json?apikey=good-key&keyword=spring',
+    });
+    expect(asked.at(-1)).toMatchObject({ keyword: 'spring', documents: true });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(response.body).toBe(rendered.body);
+    expect(response.json()._embedded.events[0].name).toBe('Spring Concert');
+  });
+
+  it('renders the events itself for a requested locale', async () => {
+    const app = await renderingEdge();
+    const response = await app.inject({
+      url: '/discovery/v2/events.json?apikey=good-key&keyword=spring&locale=fr-fr',
+    });
+    expect(asked.at(-1)).toMatchObject({ keyword: 'spring', documents: false });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()._embedded.events[0].name).toBe('Concert de printemps');
   });
 });
 

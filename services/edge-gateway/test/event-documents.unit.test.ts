@@ -7,7 +7,7 @@ import {
 } from '@marquee/proto/catalog/v1';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decodeEncodedEventsPage } from '../src/adapters/encoded-events-page.js';
-import { eventDocument, resolvedOf } from '../src/ports/http/discovery/discovery-v2-hal.js';
+import { eventDocument, resolvedOf } from '@marquee/discovery-documents';
 import {
   createEventDocuments,
   encodedEventKey,
@@ -175,6 +175,7 @@ describe('search answers with the events left encoded', () => {
       page,
       venues: [venue],
       attractions: [attraction],
+      eventDocuments: Buffer.alloc(0),
     }).finish();
     // catalog-indexer writes the page, venues and attractions first, then the events.
     const eventsLast = Buffer.concat([
@@ -183,11 +184,13 @@ describe('search answers with the events left encoded', () => {
         page,
         venues: [venue],
         attractions: [attraction],
+        eventDocuments: Buffer.alloc(0),
       }).finish(),
       SearchEventsResponse.encode({
         events: [event, second],
         venues: [],
         attractions: [],
+        eventDocuments: Buffer.alloc(0),
       }).finish(),
     ]);
 

@@ -10,6 +10,8 @@ import type {
 } from '@marquee/proto/catalog/v1';
 import {
   CatalogIndex,
+  type DocumentHit,
+  type DocumentRenderer,
   type EncodedEventHit,
   type EventCodec,
   type EventHit,
@@ -27,6 +29,8 @@ export interface CatalogOptions {
   rebuildPageSize?: number;
   /** How the index keeps events between queries (default: as objects). */
   eventCodec?: EventCodec;
+  /** Renders each event's public document as it is indexed (searchEventsDocuments). */
+  documents?: DocumentRenderer;
 }
 
 /**
@@ -63,7 +67,7 @@ export class Catalog {
     this.records = options.records;
     this.clock = options.clock ?? (() => new Date());
     this.rebuildPageSize = options.rebuildPageSize ?? 1000;
-    this.index = new CatalogIndex(options.eventCodec);
+    this.index = new CatalogIndex(options.eventCodec, options.documents);
   }
 
   /** Loads every live event of the read model into the index; returns how many. */
@@ -111,6 +115,14 @@ export class Catalog {
   /** The same search with each event as its protobuf encoding (what the gRPC port sends). */
   searchEventsEncoded(query: SearchEventsRequest): Page<EncodedEventHit> {
     return this.index.searchEventsEncoded(query, this.clock());
+  }
+
+  /**
+   * The same search with each event as its rendered document (what the gRPC port sends when asked
+   * for documents); undefined when the catalog renders none.
+   */
+  searchEventsDocuments(query: SearchEventsRequest): Page<DocumentHit> | undefined {
+    return this.index.searchEventsDocuments(query, this.clock());
   }
 
   /** A publicly visible event (test events included: asking by id is asking for it). */

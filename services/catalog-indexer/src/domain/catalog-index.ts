@@ -39,13 +39,42 @@ export const DEFAULT_RADIUS = 50;
  * make a heap of object graphs that the garbage collector has to walk (README: memory).
  */
 export interface EventCodec<P = unknown> {
-  pack(event: Event): P;
+  /** The event, and its rendered document when the index has a renderer (DocumentRenderer). */
+  pack(event: Event, document: string | undefined): P;
   unpack(packed: P): Event;
+  /** The document packed with the event, as UTF-8 (undefined if none was). */
+  document(packed: P): Uint8Array | undefined;
   /** The event's protobuf encoding, when the packed form already is it (skips decode + encode). */
   encoded?(packed: P): Uint8Array;
 }
 
-const keepObjects: EventCodec<Event> = { pack: (event) => event, unpack: (event) => event };
+const keepObjects: EventCodec<{ event: Event; document: Uint8Array | undefined }> = {
+  pack: (event, document) => ({
+    event,
+    document: document === undefined ? undefined : Buffer.from(document),
+  }),
+  unpack: (packed) => packed.event,
+  document: (packed) => packed.document,
+};
+
+/**
+ * The public documents of what the index holds (Discovery v2 JSON: adapters/discovery-documents.ts).
+ * Given one, the index renders each event's document when it indexes the event — once per version,
+ * on the write path — and each venue's and attraction's when its upcoming-event count moves, and
+ * `searchEventsDocuments` answers a page by joining them (README "Documents").
+ */
+export interface DocumentRenderer {
+  /**
+   * The event's document up to where its embedded venue goes: all of it but the venue's and
+   * attractions' documents (their upcoming-event counts change without the event changing). Kept
+   * packed with the event (EventCodec), not as one more object per event for the collector.
+   */
+  eventOpening(event: Event): string;
+  /** A venue's document, as UTF-8. */
+  venue(venue: DiscoveryVenue): Uint8Array;
+  /** An attraction's document, as UTF-8. */
+  attraction(attraction: DiscoveryAttraction): Uint8Array;
+}
 
 /**
  * One indexed event. Kept small, because 100,000 of them live in the heap and every major garbage
@@ -58,7 +87,10 @@ interface EventEntry {
   id: string;
   /** Dense document number of the entry in the posting lists and columns (reused after a removal). */
   doc: number;
-  /** The resolved event, packed by the codec; unpacked only for the events a page returns. */
+  /**
+   * The resolved event, packed by the codec with its document up to its venue's (a renderer's
+   * eventOpening); unpacked only for the events a page returns.
+   */
   packed: unknown;
   /** What the classification tree reads, kept unpacked: one shared array per distinct value. */
   classifications: Event['classifications'];
@@ -117,6 +149,8 @@ interface VenueEntry {
   venue: DiscoveryVenue;
   /** Its DiscoveryVenue encoding with the count last asked for (the entry is replaced on change). */
   encoded: EncodedCount | undefined;
+  /** Its document with the count last asked for (as `encoded`). */
+  rendered: RenderedCount | undefined;
   /** Described by an inline place (full details), not only named by a reference. */
   described: boolean;
   events: Set<string>;
@@ -129,6 +163,8 @@ interface AttractionEntry {
   attraction: DiscoveryAttraction;
   /** Its DiscoveryAttraction encoding with the count last asked for (replaced on change). */
   encoded: EncodedCount | undefined;
+  /** Its document with the count last asked for (as `encoded`). */
+  rendered: RenderedCount | undefined;
   events: Set<string>;
   nameWords: string[];
 }
@@ -166,6 +202,22 @@ export interface EncodedView {
 interface EncodedCount {
   upcoming: number;
   bytes: Uint8Array;
+}
+
+/** A venue's or attraction's document as last rendered, kept while its upcoming-event count holds. */
+interface RenderedCount {
+  upcoming: number;
+  bytes: Uint8Array;
+}
+
+/**
+ * A hit as rendered documents (DocumentRenderer): the event's opening, then its venue's document
+ * (if it has a venue) and its attractions' documents in the event's order, as they stand now.
+ */
+export interface DocumentHit {
+  opening: Uint8Array;
+  venue: Uint8Array | undefined;
+  attractions: Uint8Array[];
 }
 
 /** A query the catalog refuses (kind `invalid_argument`, mapped to the API family's 400 body). */
@@ -432,7 +484,10 @@ function comparatorFor(
  * at start and kept current by the `event-changed` consumer. Pure: no I/O, the clock is a parameter.
  */
 export class CatalogIndex {
-  constructor(private readonly codec: EventCodec = keepObjects as EventCodec) {}
+  constructor(
+    private readonly codec: EventCodec = keepObjects as EventCodec,
+    private readonly renderer?: DocumentRenderer,
+  ) {}
 
   private readonly events = new Map<string, EventEntry>();
   private readonly venues = new Map<string, VenueEntry>();
@@ -513,7 +568,7 @@ export class CatalogIndex {
     const entry: EventEntry = {
       id,
       doc: this.freeDocs.pop() ?? this.docs.length,
-      packed: this.codec.pack(event),
+      packed: this.codec.pack(event, this.renderer?.eventOpening(event)),
       classifications: this.shareClassifications(event.classifications),
       venueId: venue && this.venues.get(venue.id)!.venue.id,
       attractionIds: attractions.map((a) => this.attractions.get(a.id)!.attraction.id),
@@ -680,6 +735,7 @@ export class CatalogIndex {
       // The id string the index already holds, so events keep one copy of it.
       venue: known ? { ...venue, id: known.venue.id } : venue,
       encoded: undefined,
+      rendered: undefined,
       described,
       events,
       nameWords: [...new Set(localeValues(venue.names).flatMap(words))],
@@ -713,6 +769,7 @@ export class CatalogIndex {
       // The id string the index already holds, so events keep one copy of it.
       attraction: { ...attraction, id: known?.attraction.id ?? attraction.id, names },
       encoded: undefined,
+      rendered: undefined,
       events,
       nameWords: [...new Set(localeValues(names).flatMap(words))],
     };
@@ -761,6 +818,30 @@ export class CatalogIndex {
       entry.encoded = { upcoming, bytes: DiscoveryAttraction.encode(view).finish() };
     }
     return { id, encoded: entry.encoded.bytes };
+  }
+
+  /** A venue's document with its upcoming-event count: rendered again only when the count moved. */
+  private venueDocument(entry: VenueEntry, now: Date, renderer: DocumentRenderer): Uint8Array {
+    const upcoming = this.upcomingIn(this.byVenue.get(entry.venue.id), now);
+    if (entry.rendered?.upcoming !== upcoming) {
+      const bytes = renderer.venue({ ...entry.venue, upcomingEvents: upcoming });
+      entry.rendered = { upcoming, bytes };
+    }
+    return entry.rendered.bytes;
+  }
+
+  /** An attraction's document (as venueDocument). */
+  private attractionDocument(
+    entry: AttractionEntry,
+    now: Date,
+    renderer: DocumentRenderer,
+  ): Uint8Array {
+    const upcoming = this.upcomingIn(this.byAttraction.get(entry.attraction.id), now);
+    if (entry.rendered?.upcoming !== upcoming) {
+      const bytes = renderer.attraction({ ...entry.attraction, upcomingEvents: upcoming });
+      entry.rendered = { upcoming, bytes };
+    }
+    return entry.rendered.bytes;
   }
 
   private embedded(entry: EventEntry, now: Date) {
@@ -845,6 +926,30 @@ export class CatalogIndex {
   searchEventsEncoded(q: SearchEventsRequest, now: Date): Page<EncodedEventHit> {
     const { items, ...page } = this.findEvents(q, now);
     return { ...page, items: items.map((entry) => this.encodedHit(entry, now)) };
+  }
+
+  /**
+   * The same search answered with each event's rendered document (DocumentRenderer); undefined when
+   * the index has no renderer.
+   */
+  searchEventsDocuments(q: SearchEventsRequest, now: Date): Page<DocumentHit> | undefined {
+    const renderer = this.renderer;
+    if (!renderer) return undefined;
+    const { items, ...page } = this.findEvents(q, now);
+    return {
+      ...page,
+      // Every venue and attraction an event names has an entry while the event is indexed.
+      items: items.map((entry) => ({
+        opening: this.codec.document(entry.packed)!,
+        venue:
+          entry.venueId === undefined
+            ? undefined
+            : this.venueDocument(this.venues.get(entry.venueId)!, now, renderer),
+        attractions: entry.attractionIds.map((id) =>
+          this.attractionDocument(this.attractions.get(id)!, now, renderer),
+        ),
+      })),
+    };
   }
 
   private findEvents(q: SearchEventsRequest, now: Date): Page<EventEntry> {

@@ -23,6 +23,12 @@ export interface EncodedEventsPage {
   page: SearchEventsResponse['page'];
   venues: Uint8Array[];
   attractions: Uint8Array[];
+  /**
+   * When the query asked for them (`documents`) and the catalog renders them: the page's Discovery
+   * v2 event documents, UTF-8 JSON joined by commas (SearchEventsResponse.event_documents); the
+   * other lists are then empty. Absent: render the events.
+   */
+  documents?: Uint8Array;
 }
 
 /**
@@ -30,7 +36,8 @@ export interface EncodedEventsPage {
  * error of kind `not_found`, refused queries with `invalid_argument`.
  */
 export interface DiscoveryCatalog {
-  searchEvents(query: SearchEventsRequest): Promise<SearchEventsResponse>;
+  /** The events, venues and attractions decoded (documents are for searchEventsEncoded). */
+  searchEvents(query: SearchEventsRequest): Promise<Omit<SearchEventsResponse, 'eventDocuments'>>;
   /**
    * The same search with the events, venues and attractions left encoded, so the edge decodes and
    * renders only what it has not rendered yet (event-documents.ts). Optional: without it, the edge

@@ -16,6 +16,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { createMemoryEventRecords } from '../../adapters/memory-event-records.js';
 import { Catalog } from '../../app/catalog.js';
 import { anEvent, text } from '../../../test/builders.js';
+import { discoveryDocuments } from '../../adapters/discovery-documents.js';
 import { protobufEventCodec } from '../../adapters/protobuf-event-codec.js';
 import { catalogGrpc, encodeSearchEventsResponse } from './catalog-grpc.js';
 
@@ -78,6 +79,55 @@ describe('CatalogService over gRPC', () => {
     ).rejects.toMatchObject({
       kind: 'invalid_argument',
     });
+  });
+});
+
+describe('SearchEvents asked for documents', () => {
+  it('answers with the rendered event documents, and with the events when it renders none', async () => {
+    const logger = createLogger({ service: 'test', level: 'silent' });
+    const clock = () => new Date('2026-01-01T00:00:00Z');
+    const rendering = new Catalog({
+      records: createMemoryEventRecords(),
+      clock,
+      eventCodec: protobufEventCodec,
+      documents: discoveryDocuments,
+    });
+    const plain = new Catalog({ records: createMemoryEventRecords(), clock });
+    for (const catalog of [rendering, plain]) {
+      for (const id of ['DOCS0000000001', 'DOCS0000000002']) {
+        await catalog.applyEventChanged(id, anEvent({ id, names: text(`Docs Gala ${id}`) }));
+      }
+    }
+    const servers = [rendering, plain].map((catalog) =>
+      createGrpcServer({ logger, services: [catalogGrpc(catalog)] }),
+    );
+    const clients = [];
+    for (const server of servers) {
+      const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
+      clients.push(
+        createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, { deadlineMs: 10_000 }),
+      );
+    }
+    try {
+      const request = SearchEventsRequest.fromPartial({ keyword: 'docs', documents: true });
+      const [documents, events] = await Promise.all(
+        clients.map((client) => callUnary(client, 'searchEvents', request)),
+      );
+      expect(documents!.events).toEqual([]);
+      expect(documents!.page).toEqual({ offset: 0, limit: 20, total: 2 });
+      const parsed = JSON.parse(`[${documents!.eventDocuments.toString()}]`) as {
+        id: string;
+        _embedded: { venues: unknown[] };
+      }[];
+      expect(parsed.map((d) => d.id)).toEqual(['DOCS0000000001', 'DOCS0000000002']);
+      expect(parsed[0]!._embedded.venues).toHaveLength(1);
+      // A catalog without a renderer answers as if not asked: the edge renders the events.
+      expect(events!.eventDocuments).toHaveLength(0);
+      expect(events!.events.map((e) => e.id)).toEqual(['DOCS0000000001', 'DOCS0000000002']);
+    } finally {
+      for (const client of clients) client.close();
+      for (const server of servers) await stopGrpcServer(server, 1_000);
+    }
   });
 });
 

@@ -9,6 +9,7 @@ import {
   type DiscoveryAttraction,
   type DiscoveryVenue,
 } from '@marquee/proto/catalog/v1';
+import { Utf8Writer, writeEventDocument } from '@marquee/discovery-documents';
 import { OnePerTurn } from '@marquee/platform/grpc';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import type { Catalog } from '../../app/catalog.js';
@@ -67,6 +68,8 @@ export interface EncodedSearchEvents {
 const EVENTS_FIELD_TAG = (1 << 3) | 2;
 const VENUES_FIELD_TAG = (3 << 3) | 2;
 const ATTRACTIONS_FIELD_TAG = (4 << 3) | 2;
+/** SearchEventsResponse.event_documents (5, bytes). */
+const DOCUMENTS_FIELD_TAG = (5 << 3) | 2;
 
 /**
  * Writes a SearchEventsResponse whose events, venues and attractions are already encoded (the index
@@ -74,12 +77,15 @@ const ATTRACTIONS_FIELD_TAG = (4 << 3) | 2;
  * accept fields in any order and append repeated ones, so this decodes exactly like
  * `SearchEventsResponse.encode` of the decoded messages, without encoding them for every page.
  */
-export function encodeSearchEventsResponse(value: EncodedSearchEvents): Buffer {
+export function encodeSearchEventsResponse(value: EncodedSearchEvents | Uint8Array): Buffer {
+  // Already a whole response (documentsResponseHead and its documents).
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.length);
   const head = SearchEventsResponse.encode({
     events: [],
     page: value.page,
     venues: [],
     attractions: [],
+    eventDocuments: Buffer.alloc(0),
   }).finish();
   const parts: [number, Uint8Array[]][] = [
     [EVENTS_FIELD_TAG, value.encodedEvents],
@@ -106,6 +112,31 @@ export function encodeSearchEventsResponse(value: EncodedSearchEvents): Buffer {
       at += message.length;
     }
   }
+  return out;
+}
+
+/**
+ * The start of a SearchEventsResponse with `page` and an `event_documents` field of `length` bytes,
+ * up to where those bytes go.
+ */
+export function documentsResponseHead(page: SearchEventsResponse['page'], length: number): Buffer {
+  const head = SearchEventsResponse.encode({
+    events: [],
+    page,
+    venues: [],
+    attractions: [],
+    eventDocuments: Buffer.alloc(0),
+  }).finish();
+  const out = Buffer.allocUnsafe(head.length + 1 + varintSize(length));
+  out.set(head, 0);
+  let at = head.length;
+  out[at++] = DOCUMENTS_FIELD_TAG;
+  let rest = length;
+  while (rest > 0x7f) {
+    out[at++] = (rest & 0x7f) | 0x80;
+    rest >>>= 7;
+  }
+  out[at] = rest;
   return out;
 }
 
@@ -156,6 +187,20 @@ export function catalogGrpc(catalog: Catalog): GrpcRegistration & { close(): voi
     watchChanges,
     // Answers EncodedSearchEvents, which the definition below serialises (encodeSearchEventsResponse).
     searchEvents: unary(turns, (request) => {
+      // Asked for documents (the edge, for a search without a locale): the page as the joined
+      // event documents the catalog rendered when it indexed each event.
+      const rendered = request.documents ? catalog.searchEventsDocuments(request) : undefined;
+      if (rendered) {
+        const out = new Utf8Writer();
+        rendered.items.forEach((hit, n) => {
+          if (n > 0) out.text(',');
+          writeEventDocument(out, hit.opening, hit.venue, hit.attractions);
+        });
+        // The whole response in one buffer: the page, then the documents' field around them.
+        return out.finish(
+          documentsResponseHead(pageInfo(rendered), out.length),
+        ) as unknown as SearchEventsResponse;
+      }
       const page = catalog.searchEventsEncoded(request);
       // Each venue and attraction of the page once, by id.
       const venues = new Map<string, Uint8Array>();

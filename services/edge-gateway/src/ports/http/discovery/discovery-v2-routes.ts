@@ -27,7 +27,7 @@ import {
   eventDocument,
   resolvedOf,
   venueDocument,
-} from './discovery-v2-hal.js';
+} from '@marquee/discovery-documents';
 import {
   DEFAULT_SIZE,
   DiscoveryQueryError,
@@ -140,6 +140,7 @@ function guardDepth(size: number, page: number): void {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const EVENTS_OPEN = Buffer.from('{"_embedded":{"events":[');
 
 const stripJson = (id: string) => id.replace(/\.json$/, '');
 
@@ -206,6 +207,10 @@ export function discoveryV2Routes(
       } catch (error) {
         return fail(reply, error);
       }
+      // Without a locale, the documents catalog-indexer rendered when it indexed each event (in
+      // each text's first locale, as `localized` picks without one); with one, the edge renders.
+      const locale = query.locale || undefined;
+      search.documents = locale === undefined;
       // Taken before asking: a change landing meanwhile leaves this page tagged with the older
       // version, so it is never served as current (page-cache.ts).
       const version = backends.catalog.version?.();
@@ -220,11 +225,11 @@ export function discoveryV2Routes(
         const size = query.size ?? DEFAULT_SIZE;
         const total = answer.page?.total ?? 0;
         const hal = halPage(request, '/events.json', query.page ?? 0, size, total);
-        return documents.page(
-          answer,
-          query.locale || undefined,
-          `,${JSON.stringify(hal).slice(1)}`,
-        );
+        const rest = `,${JSON.stringify(hal).slice(1)}`;
+        if (answer.documents !== undefined) {
+          return Buffer.concat([EVENTS_OPEN, answer.documents, Buffer.from(`]}${rest}`)]);
+        }
+        return documents.page(answer, locale, rest);
       };
       if (key === undefined) return reply.type(JSON_TYPE).send(await render());
       const body = await pages.page(key, version!, render);

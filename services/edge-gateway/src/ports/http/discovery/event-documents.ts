@@ -4,12 +4,13 @@ import { LRUCache } from 'lru-cache';
 import type { EncodedEventsPage } from '../../../app/discovery-catalog.js';
 import {
   attractionDocument,
-  DISCOVERY_BASE,
-  eventBody,
+  eventHead,
   eventRefs,
+  linksJson,
+  Utf8Writer,
   venueDocument,
   type EventRefs,
-} from './discovery-v2-hal.js';
+} from '@marquee/discovery-documents';
 
 export interface EventDocumentsOptions {
   /** Memory budget of the rendered event bodies (their JSON text), bytes. */
@@ -98,7 +99,7 @@ export function createEventDocuments(options: EventDocumentsOptions = {}) {
       entry = {
         version,
         length: bytes.length,
-        head: exactUtf8(JSON.stringify(eventBody(event, locale)).slice(0, -1)),
+        head: eventHead(event, locale),
         refs: eventRefs(event),
       };
       events.set(key, entry);
@@ -116,6 +117,8 @@ export function createEventDocuments(options: EventDocumentsOptions = {}) {
       const attractions = new Map(
         answer.attractions.map((bytes) => embeddedJson('attraction', bytes, locale)),
       );
+      const venueJson = (id: string) => venues.get(id);
+      const attractionJson = (id: string) => attractions.get(id);
       const out = new Utf8Writer();
       out.text('{"_embedded":{"events":[');
       answer.events.forEach((bytes, n) => {
@@ -123,7 +126,7 @@ export function createEventDocuments(options: EventDocumentsOptions = {}) {
         if (n > 0) out.text(',');
         out.bytes(head);
         out.text(',');
-        out.text(linksJson(refs, venues, attractions, locale));
+        out.text(linksJson(refs, venueJson, attractionJson, locale));
       });
       out.text(']}');
       out.text(rest);
@@ -133,69 +136,6 @@ export function createEventDocuments(options: EventDocumentsOptions = {}) {
       return events.size;
     },
   };
-}
-
-/** A Buffer of exactly the UTF-8 bytes of `text` (not a slice of Node's shared pool). */
-function exactUtf8(text: string): Buffer {
-  const buffer = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  buffer.write(text);
-  return buffer;
-}
-
-/** Appends text and bytes into one scratch buffer (grown as needed), then copies out the result. */
-class Utf8Writer {
-  private static scratch = Buffer.allocUnsafeSlow(256 * 1024);
-  private at = 0;
-
-  text(text: string): void {
-    this.room(3 * text.length);
-    this.at += Utf8Writer.scratch.write(text, this.at);
-  }
-
-  bytes(bytes: Uint8Array): void {
-    this.room(bytes.length);
-    Utf8Writer.scratch.set(bytes, this.at);
-    this.at += bytes.length;
-  }
-
-  /** The written bytes in a Buffer of their own, of exactly their size. */
-  finish(): Buffer {
-    const out = Buffer.allocUnsafeSlow(this.at);
-    Utf8Writer.scratch.copy(out, 0, 0, this.at);
-    return out;
-  }
-
-  private room(bytes: number): void {
-    const scratch = Utf8Writer.scratch;
-    if (this.at + bytes <= scratch.length) return;
-    const grown = Buffer.allocUnsafeSlow(Math.max(2 * scratch.length, this.at + bytes));
-    scratch.copy(grown, 0, 0, this.at);
-    Utf8Writer.scratch = grown;
-  }
-}
-
-const href = (path: string) => `{"href":${JSON.stringify(`${DISCOVERY_BASE}${path}`)}}`;
-
-/**
- * `"_links":{…},"_embedded":{…}}`: the end of an event document (eventLinks in discovery-v2-hal.ts)
- * from the page's rendered venues and attractions; what the page does not carry is left out.
- */
-function linksJson(
-  refs: EventRefs,
-  venues: ReadonlyMap<string, string>,
-  attractions: ReadonlyMap<string, string>,
-  locale: string | undefined,
-): string {
-  const venue = refs.venueId ? venues.get(refs.venueId) : undefined;
-  const attractionIds = refs.attractionIds.filter((id) => attractions.has(id));
-  const self = href(`/events/${refs.id}${locale ? `?locale=${encodeURIComponent(locale)}` : ''}`);
-  const attractionLinks = attractionIds.map((id) => href(`/attractions/${id}`)).join(',');
-  const venueLinks = venue === undefined ? '' : href(`/venues/${refs.venueId}`);
-  const attractionDocs = attractionIds.map((id) => attractions.get(id)!).join(',');
-  return (
-    `"_links":{"self":${self},"attractions":[${attractionLinks}],"venues":[${venueLinks}]},` +
-    `"_embedded":{"venues":[${venue ?? ''}],"attractions":[${attractionDocs}]}}`
-  );
 }
 
 /** The `id` and `version` of an encoded `Event`, read without decoding the rest. */

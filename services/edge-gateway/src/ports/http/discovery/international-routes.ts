@@ -15,7 +15,7 @@ import type { DiscoveryCatalog } from '../../../app/discovery-catalog.js';
 import { requireApiKey } from '../api-key-guard.js';
 import type { ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
-import { resolvedOf } from './discovery-v2-hal.js';
+import { resolvedOf } from '@marquee/discovery-documents';
 import {
   countryOfNumericId,
   domainCountries,

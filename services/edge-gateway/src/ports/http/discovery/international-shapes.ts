@@ -7,7 +7,7 @@ import {
   type DiscoveryVenue,
   type Event,
 } from '@marquee/proto/catalog/v1';
-import { majorAmount } from './localized.js';
+import { majorAmount } from '@marquee/discovery-documents';
 
 /**
  * International discovery (`/mfxapi/v2`) documents: the shapes spec 03 shows (areas, seat map,

@@ -593,6 +593,11 @@ export interface SearchEventsRequest {
   priceExclFees: boolean;
   /** Only events that are not packages (international `is_not_package=true`). */
   excludePackages: boolean;
+  /**
+   * Answer with `event_documents` (the page as Discovery v2 JSON, texts in each one's first locale)
+   * instead of `events`, `venues` and `attractions`.
+   */
+  documents: boolean;
 }
 
 /** A page of events. */
@@ -607,6 +612,13 @@ export interface SearchEventsResponse {
   venues: DiscoveryVenue[];
   /** The attractions of the events of this page (by `AttractionRef.resolved_id`), each once. */
   attractions: DiscoveryAttraction[];
+  /**
+   * When asked for (`SearchEventsRequest.documents`): the page's events as Discovery v2 event
+   * documents (spec 03 "Discovery v2 event (search result)", with `_links` and the `_embedded`
+   * venue and attractions) in each text's first locale, UTF-8 JSON joined by commas: the members of
+   * the `_embedded.events` array. Rendered by catalog-indexer when it indexes each event version.
+   */
+  eventDocuments: Buffer;
 }
 
 /** Read one event. */
@@ -2577,6 +2589,7 @@ function createBaseSearchEventsRequest(): SearchEventsRequest {
     cityIds: [],
     priceExclFees: false,
     excludePackages: false,
+    documents: false,
   };
 }
 
@@ -2706,6 +2719,9 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
     }
     if (message.excludePackages !== false) {
       writer.uint32(312).bool(message.excludePackages);
+    }
+    if (message.documents !== false) {
+      writer.uint32(320).bool(message.documents);
     }
     return writer;
   },
@@ -3055,6 +3071,14 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
             message.excludePackages = reader.bool();
             continue;
           }
+          case 40: {
+            if (tag !== 320) {
+              break;
+            }
+
+            message.documents = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3228,6 +3252,7 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
         : isSet(object.exclude_packages)
         ? globalThis.Boolean(object.exclude_packages)
         : false,
+      documents: isSet(object.documents) ? globalThis.Boolean(object.documents) : false,
     };
   },
 
@@ -3350,6 +3375,9 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
     if (message.excludePackages !== false) {
       obj.excludePackages = message.excludePackages;
     }
+    if (message.documents !== false) {
+      obj.documents = message.documents;
+    }
     return obj;
   },
 
@@ -3401,12 +3429,13 @@ export const SearchEventsRequest: MessageFns<SearchEventsRequest> = {
     message.cityIds = object.cityIds?.map((e) => e) || [];
     message.priceExclFees = object.priceExclFees ?? false;
     message.excludePackages = object.excludePackages ?? false;
+    message.documents = object.documents ?? false;
     return message;
   },
 };
 
 function createBaseSearchEventsResponse(): SearchEventsResponse {
-  return { events: [], page: undefined, venues: [], attractions: [] };
+  return { events: [], page: undefined, venues: [], attractions: [], eventDocuments: Buffer.alloc(0) };
 }
 
 export const SearchEventsResponse: MessageFns<SearchEventsResponse> = {
@@ -3422,6 +3451,9 @@ export const SearchEventsResponse: MessageFns<SearchEventsResponse> = {
     }
     for (const v of message.attractions) {
       DiscoveryAttraction.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.eventDocuments.length !== 0) {
+      writer.uint32(42).bytes(message.eventDocuments);
     }
     return writer;
   },
@@ -3471,6 +3503,14 @@ export const SearchEventsResponse: MessageFns<SearchEventsResponse> = {
             message.attractions.push(DiscoveryAttraction.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.eventDocuments = Buffer.from(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3491,6 +3531,11 @@ export const SearchEventsResponse: MessageFns<SearchEventsResponse> = {
       attractions: globalThis.Array.isArray(object?.attractions)
         ? object.attractions.map((e: any) => DiscoveryAttraction.fromJSON(e))
         : [],
+      eventDocuments: isSet(object.eventDocuments)
+        ? Buffer.from(bytesFromBase64(object.eventDocuments))
+        : isSet(object.event_documents)
+        ? Buffer.from(bytesFromBase64(object.event_documents))
+        : Buffer.alloc(0),
     };
   },
 
@@ -3508,6 +3553,9 @@ export const SearchEventsResponse: MessageFns<SearchEventsResponse> = {
     if (message.attractions?.length) {
       obj.attractions = message.attractions.map((e) => DiscoveryAttraction.toJSON(e));
     }
+    if (message.eventDocuments.length !== 0) {
+      obj.eventDocuments = base64FromBytes(message.eventDocuments);
+    }
     return obj;
   },
 
@@ -3520,6 +3568,7 @@ export const SearchEventsResponse: MessageFns<SearchEventsResponse> = {
     message.page = (object.page !== undefined && object.page !== null) ? PageInfo.fromPartial(object.page) : undefined;
     message.venues = object.venues?.map((e) => DiscoveryVenue.fromPartial(e)) || [];
     message.attractions = object.attractions?.map((e) => DiscoveryAttraction.fromPartial(e)) || [];
+    message.eventDocuments = object.eventDocuments ?? Buffer.alloc(0);
     return message;
   },
 };
@@ -4658,6 +4707,14 @@ export const CatalogServiceClient = makeGenericClientConstructor(
   service: typeof CatalogServiceService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 function floatToJson(value: number | null | undefined): number | string | null | undefined {
   return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;

@@ -170,7 +170,8 @@ export function eventLinks(refs: EventRefs, resolved: Resolved, locale: string |
 
 /**
  * An event document up to its links: everything that depends on the event (one version of it) and
- * the locale alone, so it can be rendered once per version (event-documents.ts).
+ * the locale alone, so it can be rendered once per version (catalog-indexer when it indexes the event, the edge for
+ * a requested locale: page-json.ts).
  */
 export function eventBody(event: Event, locale: string | undefined) {
   const start = event.dates?.start;

@@ -1,0 +1,19 @@
+import {
+  attractionDocument,
+  eventOpening,
+  exactUtf8,
+  venueDocument,
+} from '@marquee/discovery-documents';
+import type { DocumentRenderer } from '../domain/catalog-index.js';
+
+/**
+ * Discovery v2 documents (@marquee/discovery-documents, the edge's own renderer) in each text's
+ * first locale: what the edge shows when a search names no locale. Rendered here once per event
+ * version (and per venue or attraction count) instead of by every edge for every page that shows
+ * the event (README "Documents").
+ */
+export const discoveryDocuments: DocumentRenderer = {
+  eventOpening: (event) => eventOpening(event, undefined),
+  venue: (venue) => exactUtf8(JSON.stringify(venueDocument(venue, undefined))),
+  attraction: (attraction) => exactUtf8(JSON.stringify(attractionDocument(attraction, undefined))),
+};

@@ -1,0 +1,54 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// A service's own V8 options live in its package.json (`marquee.nodeOptions`): the local stack, the
+// e2e stack and the benchmarks read them there (nodeOptionsOf in test/support/stack.ts). Its start
+// script and the Helm chart's NODE_OPTIONS must say the same.
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const manifests = ['services', 'packages'].flatMap((dir) =>
+  readdirSync(`${repo}/${dir}`).map((name) => `${dir}/${name}`),
+);
+const withOptions = manifests
+  .map((dir) => {
+    const manifest = JSON.parse(readFileSync(`${repo}/${dir}/package.json`, 'utf8')) as {
+      scripts?: Record<string, string>;
+      marquee?: { nodeOptions?: string[] };
+    };
+    return { dir, manifest };
+  })
+  .filter(({ manifest }) => (manifest.marquee?.nodeOptions ?? []).length > 0);
+const values = readFileSync(`${repo}/deploy/helm/marquee/values.yaml`, 'utf8');
+
+/** The text of `services.<name>` in values.yaml (up to the next service). */
+function serviceValues(name: string): string {
+  const start = values.indexOf(`\n  ${name}:\n`);
+  if (start < 0) return '';
+  const next = values.slice(start + 1).search(/\n {2}[a-z0-9-]+:\n/);
+  return next < 0 ? values.slice(start) : values.slice(start, start + 1 + next);
+}
+
+describe('per-service V8 options', () => {
+  it('are set for catalog-indexer (the check has something to check)', () => {
+    expect(withOptions.map(({ dir }) => dir)).toContain('services/catalog-indexer');
+  });
+
+  it.each(withOptions.map(({ dir, manifest }) => [dir, manifest] as const))(
+    '%s: its start script has them',
+    (_dir, manifest) => {
+      const start = manifest.scripts?.start ?? '';
+      for (const option of manifest.marquee!.nodeOptions!) expect(start).toContain(` ${option} `);
+    },
+  );
+
+  it.each(
+    withOptions
+      .filter(({ dir }) => dir.startsWith('services/'))
+      .map(({ dir, manifest }) => [dir.slice('services/'.length), manifest] as const),
+  )('%s: the Helm chart gives them in NODE_OPTIONS', (name, manifest) => {
+    const block = serviceValues(name);
+    expect(block).not.toBe('');
+    const match = /NODE_OPTIONS: '([^']*)'/.exec(block);
+    expect(match?.[1]?.split(' ')).toEqual(manifest.marquee!.nodeOptions);
+  });
+});
