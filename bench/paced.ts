@@ -37,6 +37,8 @@ export interface PacedResult {
   errors: number;
   /** Per second of the run (by when requests were due): requests, p50, p99 and max latency, ms. */
   timeline: { second: number; requests: number; p50: number; p99: number; max: number }[];
+  /** When the measured part began (epoch ms): second 0 of `timeline`. */
+  measuredFromEpochMs: number;
 }
 
 export async function runPaced(options: PacedOptions): Promise<PacedResult> {
@@ -96,5 +98,6 @@ export async function runPaced(options: PacedOptions): Promise<PacedResult> {
     non2xx,
     errors,
     timeline,
+    measuredFromEpochMs: Math.round(performance.timeOrigin + start),
   };
 }

@@ -24,7 +24,7 @@
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { runPaced } from '../paced.ts';
+import { runPaced, type PacedResult } from '../paced.ts';
 import { random } from '../random.ts';
 import { latencyMsOf, percentile } from '../stats.ts';
 
@@ -229,6 +229,7 @@ async function catalogProcess(): Promise<void> {
   }
   process.send!({
     grpcPort: hosted.grpcPort,
+    timeOrigin: performance.timeOrigin,
     seedSeconds,
     indexHeapMb,
     fullGcMs: fullGcMs[Math.floor(fullGcMs.length / 2)] ?? null,
@@ -297,7 +298,7 @@ async function edgeProcess(grpcPort: number): Promise<void> {
   const baseline = createHttpServer({ logger });
   baseline.get('/fixed', async (_request, reply) => reply.type('application/json').send(page));
   const baselinePort = await listenHttp(baseline, { host: '127.0.0.1', port: 0 });
-  process.send!({ port, baselinePort, pageBytes: page.length });
+  process.send!({ port, baselinePort, pageBytes: page.length, timeOrigin: performance.timeOrigin });
 }
 
 async function driver(): Promise<void> {
@@ -334,6 +335,7 @@ async function driver(): Promise<void> {
   const catalogChild = start(['--catalog']);
   const seeded = await answer<{
     grpcPort: number;
+    timeOrigin: number;
     seedSeconds: number;
     indexMs: Record<string, { p50: number; p99: number }>;
     indexHeapMb: number;
@@ -341,7 +343,12 @@ async function driver(): Promise<void> {
     rssMb: number;
   }>(catalogChild);
   const edgeChild = start(['--edge', String(seeded.grpcPort)]);
-  const served = await answer<{ port: number; baselinePort: number; pageBytes: number }>(edgeChild);
+  const served = await answer<{
+    port: number;
+    baselinePort: number;
+    pageBytes: number;
+    timeOrigin: number;
+  }>(edgeChild);
   catalogChild.send({ edgePort: served.port });
   const measured = await answer<{ visibleMs: { p50: number; p99: number; max: number } }>(
     catalogChild,
@@ -502,9 +509,10 @@ async function driver(): Promise<void> {
     const perRequest = (micros: number) =>
       result.requests > 0 ? round(micros / 1000 / result.requests) : null;
     // DISCOVERY_BENCH_TIMELINE=1: the paced scenarios' latency second by second (warm-up, pauses).
+    const paced = 'timeline' in result ? (result as PacedResult) : undefined;
     const timeline =
-      process.env.DISCOVERY_BENCH_TIMELINE && 'timeline' in result
-        ? { timeline: result.timeline }
+      process.env.DISCOVERY_BENCH_TIMELINE && paced
+        ? { timelineStartEpochMs: paced.measuredFromEpochMs, timeline: paced.timeline }
         : {};
     results.push({
       scenario: name,
@@ -544,6 +552,19 @@ async function driver(): Promise<void> {
           // Median of 5 forced full collections of the seeded catalog process.
           catalogFullGcMs: ready.fullGcMs === null ? null : round(ready.fullGcMs),
           catalogRssMb: round(ready.rssMb),
+          // When each process started (epoch ms): add a --trace-gc line's "ms" to it to place the
+          // collection on a paced scenario's timeline (`timelineStartEpochMs`).
+          processStartEpochMs: {
+            catalog: Math.round(seeded.timeOrigin),
+            edge: Math.round(served.timeOrigin),
+            loadGenerator: Math.round(performance.timeOrigin),
+          },
+          // The pid in each --trace-gc line's "[pid:…]".
+          processIds: {
+            catalog: catalogChild.pid,
+            edge: edgeChild.pid,
+            loadGenerator: process.pid,
+          },
           cpus: os.cpus().length,
           // Other work on the machine skews every number: the 1-minute load average before and after.
           loadAverage: { before: round(loadBefore), after: round(os.loadavg()[0]!) },
