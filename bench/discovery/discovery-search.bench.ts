@@ -91,7 +91,10 @@ async function catalogProcess(): Promise<void> {
   const { createLogger } = await import('@marquee/platform/logger');
   const { hostService } = await import('@marquee/platform/service');
   const { catalogV1, eventChangedTopic } = await import('@marquee/proto');
-  const { buildCatalogIndexer } = await import('@marquee/catalog-indexer');
+  const { buildCatalogIndexer, catalogIndexerService } = await import('@marquee/catalog-indexer');
+  const { applyV8Flags } = await import('@marquee/platform/service');
+  // As the service process does (runService): its own V8 flags first.
+  applyV8Flags(catalogIndexerService.v8Flags);
 
   const logger = createLogger({ service: 'discovery-bench', level: 'warn' });
   // As deployed, the catalog reads Kafka: records it consumed are not in its heap.
@@ -270,7 +273,10 @@ async function catalogProcess(): Promise<void> {
 async function edgeProcess(grpcPort: number): Promise<void> {
   const { createLogger } = await import('@marquee/platform/logger');
   const { createHttpServer, listenHttp } = await import('@marquee/platform/http');
-  const { createCatalogIndexerClient, registerEdgeRoutes } = await import('@marquee/edge-gateway');
+  const { createCatalogIndexerClient, edgeGatewayService, registerEdgeRoutes } =
+    await import('@marquee/edge-gateway');
+  const { applyV8Flags } = await import('@marquee/platform/service');
+  applyV8Flags(edgeGatewayService.v8Flags);
   const logger = createLogger({ service: 'discovery-bench-edge', level: 'warn' });
   const hosted = { grpcPort };
   const edge = createHttpServer({ logger });
@@ -303,17 +309,19 @@ async function edgeProcess(grpcPort: number): Promise<void> {
 
 async function driver(): Promise<void> {
   const { default: autocannon } = await import('autocannon');
-  // The catalog process runs with catalog-indexer's own V8 options (its package.json
-  // `marquee.nodeOptions`, as deployed): without its smaller young generation, V8 starts a full
-  // marking of the index's heap about every second under this load (catalog-indexer README).
+  // The catalog and edge processes run with their services' own V8 options (package.json
+  // `marquee.nodeOptions`, as deployed; each also sets its ServiceDefinition.v8Flags at start):
+  // without them V8 runs a full marking in each about every second under this load
+  // (catalog-indexer README, "V8 options").
   const { nodeOptionsOf } = await import('../../test/support/stack.ts');
-  const catalogOptions = nodeOptionsOf(
-    fileURLToPath(new URL('../../services/catalog-indexer', import.meta.url)),
-  );
+  const optionsOf = (service: string) =>
+    nodeOptionsOf(fileURLToPath(new URL(`../../services/${service}`, import.meta.url)));
+  const catalogOptions = optionsOf('catalog-indexer');
+  const edgeOptions = optionsOf('edge-gateway');
   const start = (args: string[]) =>
     fork(fileURLToPath(import.meta.url), args, {
       execArgv: [
-        ...(args[0] === '--catalog' ? catalogOptions : []),
+        ...(args[0] === '--catalog' ? catalogOptions : edgeOptions),
         '--experimental-strip-types',
         '--disable-warning=ExperimentalWarning',
         '--expose-gc',

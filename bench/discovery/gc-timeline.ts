@@ -25,11 +25,21 @@ interface Report {
 }
 
 const text = readFileSync(process.argv[2]!, 'utf8');
-/** The report: the last JSON object of the log (the trace lines come before it). */
+/** A `--trace-gc` line ("[pid:0x…] …"): the load generator's may fall inside its own report. */
+const traceLine = /^\[\d+:0x[0-9a-f]+(?::\d+)?\]/;
+const reportText = `\n${text}`
+  .split('\n')
+  .filter((line) => !traceLine.test(line))
+  .join('\n');
+/** The report: the last JSON object of the log, trace lines left out. */
 function lastReport(): Report {
-  for (let at = text.lastIndexOf('\n{'); at >= 0; at = text.lastIndexOf('\n{', at - 1)) {
+  for (
+    let at = reportText.lastIndexOf('\n{');
+    at >= 0;
+    at = reportText.lastIndexOf('\n{', at - 1)
+  ) {
     try {
-      return JSON.parse(text.slice(at + 1)) as Report;
+      return JSON.parse(reportText.slice(at + 1)) as Report;
     } catch {
       // a brace inside the trace output: look further back
     }

@@ -3,7 +3,18 @@ import { z } from 'zod';
 import { loadConfig, port } from '@marquee/platform/config';
 import { createLifecycle } from '@marquee/platform/lifecycle';
 import { createLogger } from '@marquee/platform/logger';
+import { applyV8Flags } from '@marquee/platform/service';
+import { edgeGatewayService } from '@marquee/edge-gateway';
 import { startEmbedded } from './embedded.js';
+import { backendServices } from './services.js';
+
+// The V8 flags of every service this process hosts (ServiceDefinition.v8Flags), before any of them starts.
+applyV8Flags([
+  ...new Set([
+    ...backendServices.flatMap(({ service }) => service.v8Flags),
+    ...(edgeGatewayService.v8Flags ?? []),
+  ]),
+]);
 
 const config = loadConfig(
   z.object({

@@ -12,6 +12,8 @@ import { secureEntryService } from '@marquee/secure-entry';
 /** A service with its config type erased: the runner only needs to validate, compose and serve it. */
 export interface Bootable {
   name: string;
+  /** The service's own V8 flags (ServiceDefinition.v8Flags): the embedded process sets them all. */
+  v8Flags: readonly string[];
   boot(
     infra: ServiceInfra,
     env: NodeJS.ProcessEnv,
@@ -22,6 +24,7 @@ export const bootable = <C extends { HTTP_PORT: number }>(
   service: ServiceDefinition<C>,
 ): Bootable => ({
   name: service.name,
+  v8Flags: service.v8Flags ?? [],
   async boot(infra, env) {
     const config = service.loadConfig(env);
     return { parts: await service.compose(infra, config), httpPort: config.HTTP_PORT };

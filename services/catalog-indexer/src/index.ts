@@ -1,4 +1,4 @@
-import type { ServiceDefinition } from '@marquee/platform/service';
+import { EXTERNAL_MEMORY_IN_GLOBAL_LIMIT, type ServiceDefinition } from '@marquee/platform/service';
 import { loadCatalogIndexerConfig, type CatalogIndexerConfig } from './config.js';
 import { composeCatalogIndexer } from './service.js';
 
@@ -10,4 +10,6 @@ export const catalogIndexerService: ServiceDefinition<CatalogIndexerConfig> = {
   name: 'catalog-indexer',
   loadConfig: loadCatalogIndexerConfig,
   compose: composeCatalogIndexer,
+  // Buffers of tens of kilobytes per answer: platform/service/v8-flags.ts.
+  v8Flags: [EXTERNAL_MEMORY_IN_GLOBAL_LIMIT],
 };

@@ -1,4 +1,4 @@
-import type { ServiceDefinition } from '@marquee/platform/service';
+import { EXTERNAL_MEMORY_IN_GLOBAL_LIMIT, type ServiceDefinition } from '@marquee/platform/service';
 import { loadEdgeGatewayConfig, type EdgeGatewayConfig } from './config.js';
 import { composeEdgeGateway } from './service.js';
 
@@ -13,4 +13,6 @@ export const edgeGatewayService: ServiceDefinition<EdgeGatewayConfig> = {
   name: 'edge-gateway',
   loadConfig: loadEdgeGatewayConfig,
   compose: composeEdgeGateway,
+  // Buffers of tens of kilobytes per answer: platform/service/v8-flags.ts.
+  v8Flags: [EXTERNAL_MEMORY_IN_GLOBAL_LIMIT],
 };

@@ -7,6 +7,7 @@ import { createLogger } from '../logger/index.js';
 import { closeMongo, connectMongo } from '../mongo/index.js';
 import { hostService } from './host.js';
 import type { ServiceDefinition } from './types.js';
+import { applyV8Flags } from './v8-flags.js';
 
 export type RunServiceOptions<C> = ServiceDefinition<C>;
 
@@ -19,6 +20,7 @@ export type RunServiceOptions<C> = ServiceDefinition<C>;
 export async function runService<C extends BaseServiceConfig & { MONGO_DB: string }>(
   service: RunServiceOptions<C>,
 ): Promise<void> {
+  applyV8Flags(service.v8Flags);
   let config: C;
   try {
     config = service.loadConfig(process.env);

@@ -42,6 +42,12 @@ export type ComposeService<C> = (infra: ServiceInfra, config: C) => Promise<Serv
 /** A service as its `main.ts` and the embedded default see it. */
 export interface ServiceDefinition<C> {
   name: string;
+  /**
+   * V8 flags the service sets on itself when its process starts (applyV8Flags), for those Node
+   * refuses in NODE_OPTIONS; flags that must be given before the heap exists go in its
+   * package.json `marquee.nodeOptions` instead.
+   */
+  v8Flags?: readonly string[];
   /** Validates the environment (the service's `config.ts`). */
   loadConfig(env?: NodeJS.ProcessEnv): C;
   compose: ComposeService<C>;
