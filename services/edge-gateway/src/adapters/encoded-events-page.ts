@@ -11,9 +11,9 @@ const EVENT_DOCUMENTS = 5;
 
 /**
  * Reads a `SearchEventsResponse` leaving each event, venue and attraction as its bytes (views of
- * `buffer`, no copy); only the page position is decoded. The event documents, when the catalog sent
- * them, are a view of `buffer` too. Fields may come in any order (protobuf),
- * and a field this edge does not know yet is skipped.
+ * `buffer`, no copy); only the page position is decoded. The event documents, when the catalog
+ * sent them, are a view of `buffer` too. Fields may come in any order (protobuf), and a field this
+ * edge does not know yet is skipped.
  */
 export function decodeEncodedEventsPage(buffer: Uint8Array): EncodedEventsPage {
   const reader = new BinaryReader(buffer);
