@@ -148,9 +148,9 @@ function postingKeysOf(event: Event): PostingKeys {
 interface VenueEntry {
   venue: DiscoveryVenue;
   /** Its DiscoveryVenue encoding with the count last asked for (the entry is replaced on change). */
-  encoded: EncodedCount | undefined;
+  encoded: CountedBytes | undefined;
   /** Its document with the count last asked for (as `encoded`). */
-  rendered: RenderedCount | undefined;
+  rendered: CountedBytes | undefined;
   /** Described by an inline place (full details), not only named by a reference. */
   described: boolean;
   events: Set<string>;
@@ -162,9 +162,9 @@ interface VenueEntry {
 interface AttractionEntry {
   attraction: DiscoveryAttraction;
   /** Its DiscoveryAttraction encoding with the count last asked for (replaced on change). */
-  encoded: EncodedCount | undefined;
+  encoded: CountedBytes | undefined;
   /** Its document with the count last asked for (as `encoded`). */
-  rendered: RenderedCount | undefined;
+  rendered: CountedBytes | undefined;
   events: Set<string>;
   nameWords: string[];
 }
@@ -198,14 +198,11 @@ export interface EncodedView {
   encoded: Uint8Array;
 }
 
-/** A venue's or attraction's encoding as last sent, kept while its upcoming-event count holds. */
-interface EncodedCount {
-  upcoming: number;
-  bytes: Uint8Array;
-}
-
-/** A venue's or attraction's document as last rendered, kept while its upcoming-event count holds. */
-interface RenderedCount {
+/**
+ * A venue's or attraction's encoding, or its document, as last made, with the upcoming-event count
+ * it was made with: kept while that count holds.
+ */
+interface CountedBytes {
   upcoming: number;
   bytes: Uint8Array;
 }
@@ -796,51 +793,62 @@ export class CatalogIndex {
   }
 
   /**
-   * A venue as DiscoveryVenue bytes with its upcoming-event count: encoded again only when the
-   * count moved (or the venue changed: a new entry), not for every page that shows it.
+   * `held` while it was made with the current upcoming-event count of `list`, else what `make`
+   * makes for the count now: a venue's or attraction's encoding or document is made again only
+   * when its count moved (or the venue or attraction changed: a new entry), not for every page.
    */
+  private byCount(
+    held: CountedBytes | undefined,
+    list: PostingList | undefined,
+    now: Date,
+    make: (upcoming: number) => Uint8Array,
+  ): CountedBytes {
+    const upcoming = this.upcomingIn(list, now);
+    return held?.upcoming === upcoming ? held : { upcoming, bytes: make(upcoming) };
+  }
+
+  /** A venue as DiscoveryVenue bytes with its upcoming-event count. */
   private encodedVenue(entry: VenueEntry, now: Date): EncodedView {
-    const id = entry.venue.id;
-    const upcoming = this.upcomingIn(this.byVenue.get(id), now);
-    if (entry.encoded?.upcoming !== upcoming) {
-      const bytes = DiscoveryVenue.encode({ ...entry.venue, upcomingEvents: upcoming }).finish();
-      entry.encoded = { upcoming, bytes };
-    }
-    return { id, encoded: entry.encoded.bytes };
+    const { venue } = entry;
+    entry.encoded = this.byCount(entry.encoded, this.byVenue.get(venue.id), now, (upcomingEvents) =>
+      DiscoveryVenue.encode({ ...venue, upcomingEvents }).finish(),
+    );
+    return { id: venue.id, encoded: entry.encoded.bytes };
   }
 
-  /** An attraction as DiscoveryAttraction bytes (as encodedVenue). */
+  /** An attraction as DiscoveryAttraction bytes with its upcoming-event count. */
   private encodedAttraction(entry: AttractionEntry, now: Date): EncodedView {
-    const id = entry.attraction.id;
-    const upcoming = this.upcomingIn(this.byAttraction.get(id), now);
-    if (entry.encoded?.upcoming !== upcoming) {
-      const view = { ...entry.attraction, upcomingEvents: upcoming };
-      entry.encoded = { upcoming, bytes: DiscoveryAttraction.encode(view).finish() };
-    }
-    return { id, encoded: entry.encoded.bytes };
+    const { attraction } = entry;
+    const list = this.byAttraction.get(attraction.id);
+    entry.encoded = this.byCount(entry.encoded, list, now, (upcomingEvents) =>
+      DiscoveryAttraction.encode({ ...attraction, upcomingEvents }).finish(),
+    );
+    return { id: attraction.id, encoded: entry.encoded.bytes };
   }
 
-  /** A venue's document with its upcoming-event count: rendered again only when the count moved. */
+  /** A venue's document with its upcoming-event count. */
   private venueDocument(entry: VenueEntry, now: Date, renderer: DocumentRenderer): Uint8Array {
-    const upcoming = this.upcomingIn(this.byVenue.get(entry.venue.id), now);
-    if (entry.rendered?.upcoming !== upcoming) {
-      const bytes = renderer.venue({ ...entry.venue, upcomingEvents: upcoming });
-      entry.rendered = { upcoming, bytes };
-    }
+    const { venue } = entry;
+    entry.rendered = this.byCount(
+      entry.rendered,
+      this.byVenue.get(venue.id),
+      now,
+      (upcomingEvents) => renderer.venue({ ...venue, upcomingEvents }),
+    );
     return entry.rendered.bytes;
   }
 
-  /** An attraction's document (as venueDocument). */
+  /** An attraction's document with its upcoming-event count. */
   private attractionDocument(
     entry: AttractionEntry,
     now: Date,
     renderer: DocumentRenderer,
   ): Uint8Array {
-    const upcoming = this.upcomingIn(this.byAttraction.get(entry.attraction.id), now);
-    if (entry.rendered?.upcoming !== upcoming) {
-      const bytes = renderer.attraction({ ...entry.attraction, upcomingEvents: upcoming });
-      entry.rendered = { upcoming, bytes };
-    }
+    const { attraction } = entry;
+    const list = this.byAttraction.get(attraction.id);
+    entry.rendered = this.byCount(entry.rendered, list, now, (upcomingEvents) =>
+      renderer.attraction({ ...attraction, upcomingEvents }),
+    );
     return entry.rendered.bytes;
   }
 
