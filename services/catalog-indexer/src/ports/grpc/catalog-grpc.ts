@@ -80,13 +80,7 @@ const DOCUMENTS_FIELD_TAG = (5 << 3) | 2;
 export function encodeSearchEventsResponse(value: EncodedSearchEvents | Uint8Array): Buffer {
   // Already a whole response (documentsResponseHead and its documents).
   if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.length);
-  const head = SearchEventsResponse.encode({
-    events: [],
-    page: value.page,
-    venues: [],
-    attractions: [],
-    eventDocuments: Buffer.alloc(0),
-  }).finish();
+  const head = pageOnly(value.page);
   const parts: [number, Uint8Array[]][] = [
     [EVENTS_FIELD_TAG, value.encodedEvents],
     [VENUES_FIELD_TAG, value.encodedVenues],
@@ -101,13 +95,7 @@ export function encodeSearchEventsResponse(value: EncodedSearchEvents | Uint8Arr
   let at = head.length;
   for (const [tag, messages] of parts) {
     for (const message of messages) {
-      out[at++] = tag;
-      let length = message.length;
-      while (length > 0x7f) {
-        out[at++] = (length & 0x7f) | 0x80;
-        length >>>= 7;
-      }
-      out[at++] = length;
+      at = writeFieldKey(out, at, tag, message.length);
       out.set(message, at);
       at += message.length;
     }
@@ -120,24 +108,36 @@ export function encodeSearchEventsResponse(value: EncodedSearchEvents | Uint8Arr
  * up to where those bytes go.
  */
 export function documentsResponseHead(page: SearchEventsResponse['page'], length: number): Buffer {
-  const head = SearchEventsResponse.encode({
+  const head = pageOnly(page);
+  const out = Buffer.allocUnsafe(head.length + 1 + varintSize(length));
+  out.set(head, 0);
+  writeFieldKey(out, head.length, DOCUMENTS_FIELD_TAG, length);
+  return out;
+}
+
+/** A SearchEventsResponse with its page alone. */
+function pageOnly(page: SearchEventsResponse['page']): Uint8Array {
+  return SearchEventsResponse.encode({
     events: [],
     page,
     venues: [],
     attractions: [],
     eventDocuments: Buffer.alloc(0),
   }).finish();
-  const out = Buffer.allocUnsafe(head.length + 1 + varintSize(length));
-  out.set(head, 0);
-  let at = head.length;
-  out[at++] = DOCUMENTS_FIELD_TAG;
-  let rest = length;
-  while (rest > 0x7f) {
-    out[at++] = (rest & 0x7f) | 0x80;
-    rest >>>= 7;
+}
+
+/**
+ * Writes a length-delimited field's one-byte tag and its length (a varint) at `at`; returns where
+ * the field's bytes go.
+ */
+function writeFieldKey(out: Buffer, at: number, tag: number, length: number): number {
+  out[at++] = tag;
+  while (length > 0x7f) {
+    out[at++] = (length & 0x7f) | 0x80;
+    length >>>= 7;
   }
-  out[at] = rest;
-  return out;
+  out[at++] = length;
+  return at;
 }
 
 function varintSize(value: number): number {
