@@ -20,8 +20,10 @@
  *      DISCOVERY_BENCH_CONNECTIONS (100), DISCOVERY_BENCH_VISIBILITY_SAMPLES (200),
  *      DISCOVERY_BENCH_CLIENT_RATE (5), DISCOVERY_BENCH_ONLY, DISCOVERY_BENCH_PROFILE,
  *      DISCOVERY_BENCH_TRACE_GC, DISCOVERY_BENCH_NODE_FLAGS, DISCOVERY_BENCH_HEAP_SNAPSHOT,
- *      DISCOVERY_BENCH_TIMELINE, DISCOVERY_BENCH_WARMUP_SECONDS (3) (bench/README.md).
+ *      DISCOVERY_BENCH_TIMELINE, DISCOVERY_BENCH_WARMUP_SECONDS (3), DISCOVERY_BENCH_PROMOTED
+ *      (bench/README.md).
  */
+import { Session } from 'node:inspector/promises';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runPaced, type PacedResult } from '../paced.ts';
@@ -308,6 +310,12 @@ async function edgeProcess(grpcPort: number): Promise<void> {
 }
 
 async function driver(): Promise<void> {
+  // The load generator reads ~30 kB answers hundreds of times a second: without this flag V8 runs a
+  // major collection of its small heap for every 64 MB of answer Buffers (about once a second, 2-15
+  // ms), its timers fire late and the paced clients count that delay as the service's latency.
+  const { applyV8Flags, EXTERNAL_MEMORY_IN_GLOBAL_LIMIT } =
+    await import('@marquee/platform/service');
+  applyV8Flags([EXTERNAL_MEMORY_IN_GLOBAL_LIMIT]);
   const { default: autocannon } = await import('autocannon');
   // The catalog and edge processes run with their services' own V8 options (package.json
   // `marquee.nodeOptions`, as deployed; each also sets its ServiceDefinition.v8Flags at start):
@@ -595,12 +603,39 @@ async function driver(): Promise<void> {
 }
 
 const edgeArg = process.argv.indexOf('--edge');
+// DISCOVERY_BENCH_PROMOTED=<dir>: each service process samples, from the first measured scenario
+// to the end, the allocations that outlive a young-generation collection (V8's sampling heap
+// profiler without the objects scavenges free), and writes them to <dir>/<process>.heapprofile:
+// what each process promotes to its old generation, where the major collections come from.
+const promoted = process.env.DISCOVERY_BENCH_PROMOTED;
+let promotedSession: Session | undefined;
+const samplePromoted = async () => {
+  if (!promoted || promotedSession) return;
+  promotedSession = new Session();
+  promotedSession.connect();
+  await promotedSession.post('HeapProfiler.enable');
+  await promotedSession.post('HeapProfiler.startSampling', {
+    samplingInterval: 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: false,
+  });
+};
+const writePromoted = async () => {
+  if (!promoted || !promotedSession) return;
+  const { profile } = await promotedSession.post('HeapProfiler.stopSampling');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  mkdirSync(promoted, { recursive: true });
+  const role = process.argv.includes('--catalog') ? 'catalog' : 'edge';
+  writeFileSync(`${promoted}/${role}.heapprofile`, JSON.stringify(profile));
+};
 process.on('message', (m) => {
   if (m === 'cpu') {
-    const { user, system } = process.cpuUsage();
-    process.send!({ cpuMicros: user + system });
+    void samplePromoted().then(() => {
+      const { user, system } = process.cpuUsage();
+      process.send!({ cpuMicros: user + system });
+    });
   }
-  if (m === 'stop') process.exit(0);
+  if (m === 'stop') void writePromoted().then(() => process.exit(0));
 });
 if (process.argv.includes('--catalog')) await catalogProcess();
 else if (edgeArg >= 0) await edgeProcess(Number(process.argv[edgeArg + 1]));
