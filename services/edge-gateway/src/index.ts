@@ -15,4 +15,6 @@ export const edgeGatewayService: ServiceDefinition<EdgeGatewayConfig> = {
   compose: composeEdgeGateway,
   // Buffers of tens of kilobytes per answer: platform/service/v8-flags.ts.
   v8Flags: [EXTERNAL_MEMORY_IN_GLOBAL_LIMIT],
+  // A gateway: it calls the services over gRPC and HTTP, and keeps nothing of its own.
+  uses: { bus: false, mongo: false },
 };

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createGrpcServer, startGrpcServer, stopGrpcServer } from '../grpc/index.js';
 import { createHttpServer, listenHttp } from '../http/index.js';
-import { pingMongo } from '../mongo/index.js';
 import type { ServiceInfra, ServiceParts } from './types.js';
 
 export interface HostOptions {
@@ -37,7 +36,10 @@ export async function hostService(
   const { logger } = infra;
   const readinessChecks: Record<string, () => Promise<boolean>> = {
     'event-bus': () => infra.bus.ready(),
-    ...(infra.mongo ? { mongo: () => pingMongo(infra.mongo!) } : {}),
+    // Loaded here, not at the top: a service without Mongo never loads mongoose (ServiceDefinition.uses).
+    ...(infra.mongo
+      ? { mongo: async () => (await import('../mongo/index.js')).pingMongo(infra.mongo!) }
+      : {}),
     ...parts.readiness,
   };
   const http = createHttpServer({

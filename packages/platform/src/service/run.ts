@@ -1,10 +1,9 @@
 import type { Connection } from 'mongoose';
-import { createKafkaBus, createMemoryBus } from '../bus/index.js';
+import { createMemoryBus } from '../bus/memory-bus.js';
 import type { EventBus } from '../bus/types.js';
 import type { BaseServiceConfig } from '../config/index.js';
 import { createLifecycle } from '../lifecycle/index.js';
 import { createLogger } from '../logger/index.js';
-import { closeMongo, connectMongo } from '../mongo/index.js';
 import { hostService } from './host.js';
 import type { ServiceDefinition } from './types.js';
 import { applyV8Flags } from './v8-flags.js';
@@ -14,8 +13,9 @@ export type RunServiceOptions<C> = ServiceDefinition<C>;
 /**
  * The whole life of one service process (distributed mode and Kubernetes): validate the config,
  * connect the bus and Mongo named by it, compose, serve, and on SIGTERM stop in reverse order
- * within `SHUTDOWN_TIMEOUT_MS`. A production start without `KAFKA_BROKERS` or `MONGO_URL` is refused:
- * the in-memory adapters are for the embedded default and tests only.
+ * within `SHUTDOWN_TIMEOUT_MS`. A production start without `KAFKA_BROKERS` or `MONGO_URL` is refused
+ * for a service that uses them (`ServiceDefinition.uses`): the in-memory adapters are for the
+ * embedded default and tests only.
  */
 export async function runService<C extends BaseServiceConfig & { MONGO_DB: string }>(
   service: RunServiceOptions<C>,
@@ -33,23 +33,32 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
   const lifecycle = createLifecycle({ logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
   lifecycle.handleSignals();
   try {
-    if (config.NODE_ENV === 'production' && (!config.KAFKA_BROKERS || !config.MONGO_URL)) {
+    // kafkajs and mongoose load only when the service connects to them (ServiceDefinition.uses).
+    const usesBus = service.uses?.bus !== false;
+    const usesMongo = service.uses?.mongo !== false;
+    const missing = [
+      ...(usesBus && !config.KAFKA_BROKERS ? ['KAFKA_BROKERS'] : []),
+      ...(usesMongo && !config.MONGO_URL ? ['MONGO_URL'] : []),
+    ];
+    if (config.NODE_ENV === 'production' && missing.length > 0) {
       throw new Error(
-        'production needs KAFKA_BROKERS and MONGO_URL: in-memory adapters are for development only',
+        `production needs ${missing.join(' and ')}: in-memory adapters are for development only`,
       );
     }
-    const bus: EventBus = config.KAFKA_BROKERS
-      ? createKafkaBus({
-          brokers: config.KAFKA_BROKERS,
-          clientId: config.SERVICE_NAME,
-          source: `marquee/${service.name}`,
-          logger,
-        })
-      : createMemoryBus({ source: `marquee/${service.name}`, retain: 'unconsumed' });
-    if (!config.KAFKA_BROKERS)
+    const bus: EventBus =
+      usesBus && config.KAFKA_BROKERS
+        ? (await import('../bus/kafka-bus.js')).createKafkaBus({
+            brokers: config.KAFKA_BROKERS,
+            clientId: config.SERVICE_NAME,
+            source: `marquee/${service.name}`,
+            logger,
+          })
+        : createMemoryBus({ source: `marquee/${service.name}`, retain: 'unconsumed' });
+    if (usesBus && !config.KAFKA_BROKERS)
       logger.warn('KAFKA_BROKERS not set: using the in-memory event bus (development only)');
     let mongo: Connection | undefined;
-    if (config.MONGO_URL) {
+    if (usesMongo && config.MONGO_URL) {
+      const { closeMongo, connectMongo } = await import('../mongo/index.js');
       mongo = await connectMongo({
         url: config.MONGO_URL,
         dbName: config.MONGO_DB,
@@ -58,7 +67,7 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
       });
       const connection = mongo;
       lifecycle.onStop('mongo', () => closeMongo(connection, logger));
-    } else {
+    } else if (usesMongo) {
       logger.warn('MONGO_URL not set: using in-memory repositories (development only)');
     }
     // Registered before the service so it closes after it (stops run in reverse order).

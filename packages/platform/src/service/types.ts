@@ -48,6 +48,13 @@ export interface ServiceDefinition<C> {
    * package.json `marquee.nodeOptions` instead.
    */
   v8Flags?: readonly string[];
+  /**
+   * The shared infrastructure the service uses (default: both). A service that declares `false`
+   * gets neither the connection nor its client library loaded (kafkajs and mongoose are ~20 MB of
+   * heap, which every major collection marks again), an in-memory bus it never publishes to, no
+   * Mongo, and production does not require `KAFKA_BROKERS` or `MONGO_URL` for it.
+   */
+  uses?: { bus?: boolean; mongo?: boolean };
   /** Validates the environment (the service's `config.ts`). */
   loadConfig(env?: NodeJS.ProcessEnv): C;
   compose: ComposeService<C>;
