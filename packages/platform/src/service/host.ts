@@ -36,7 +36,8 @@ export async function hostService(
   const { logger } = infra;
   const readinessChecks: Record<string, () => Promise<boolean>> = {
     'event-bus': () => infra.bus.ready(),
-    // Loaded here, not at the top: a service without Mongo never loads mongoose (ServiceDefinition.uses).
+    // Loaded here, not at the top: a service without Mongo never loads mongoose
+    // (ServiceDefinition.uses).
     ...(infra.mongo
       ? { mongo: async () => (await import('../mongo/index.js')).pingMongo(infra.mongo!) }
       : {}),

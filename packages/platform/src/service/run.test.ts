@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 /**
  * A process that runs `runService` for a service declaring `uses` (argv[2]: JSON) in production
  * without KAFKA_BROKERS or MONGO_URL, and records every bare package it resolves (Node's in-thread
- * module hooks, which also map the sources' '.js' imports to their '.ts' files). It prints the packages once the service is up, then stops itself.
+ * module hooks, which also map the sources' '.js' imports to their '.ts' files). It prints the
+ * packages once the service is up, then stops itself.
  */
 const probe = `
 import { registerHooks } from 'node:module';
