@@ -15,7 +15,7 @@
  *  - the parent drives one run per scenario — autocannon closed loops, or for the quota-paced
  *    scenarios 100 clients at 5 requests/s each (../paced.ts) — and prints one JSON report.
  *
- * Usage: pnpm --filter @marquee/bench discovery   (after `pnpm -s turbo run build --filter=@marquee/bench...`)
+ * Usage: pnpm --filter @marquee/bench discovery   (node --v8-pool-size=1 …; after `pnpm -s turbo run build --filter=@marquee/bench...`)
  * Env: DISCOVERY_BENCH_EVENTS (100000), DISCOVERY_BENCH_SECONDS (8 per scenario),
  *      DISCOVERY_BENCH_CONNECTIONS (100), DISCOVERY_BENCH_VISIBILITY_SAMPLES (200),
  *      DISCOVERY_BENCH_CLIENT_RATE (5), DISCOVERY_BENCH_ONLY, DISCOVERY_BENCH_PROFILE,
@@ -316,6 +316,12 @@ async function driver(): Promise<void> {
   const { applyV8Flags, EXTERNAL_MEMORY_IN_GLOBAL_LIMIT } =
     await import('@marquee/platform/service');
   applyV8Flags([EXTERNAL_MEMORY_IN_GLOBAL_LIMIT]);
+  // And one V8 background thread (the `discovery` script's `node --v8-pool-size=1`), as the edge and
+  // catalog-indexer have: with Node's default four, each of its major collections ran four marking
+  // threads on this 2-core machine and the services' requests waited for a core (catalog-indexer
+  // README, "Session 8").
+  if (!process.execArgv.some((option) => option.startsWith('--v8-pool-size')))
+    console.error('load generator: without --v8-pool-size=1 (use `pnpm discovery`)');
   const { default: autocannon } = await import('autocannon');
   // The catalog and edge processes run with their services' own V8 options (package.json
   // `marquee.nodeOptions`, as deployed; each also sets its ServiceDefinition.v8Flags at start):

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -51,4 +52,38 @@ describe('per-service V8 options', () => {
     const match = /NODE_OPTIONS: '([^']*)'/.exec(block);
     expect(match?.[1]?.split(' ')).toEqual(manifest.marquee!.nodeOptions);
   });
+});
+
+// `--v8-pool-size=N`: how many background threads V8 gets (Node's default is 4). Counted in /proc:
+// the test fails if Node stops honouring the option, whatever the manifests say.
+const v8WorkerThreads = `console.log(require('node:fs').readdirSync('/proc/self/task').filter((t) =>
+  require('node:fs').readFileSync('/proc/self/task/' + t + '/comm', 'utf8').trim() === 'V8Worker').length)`;
+const withPoolSize = withOptions.flatMap(({ dir, manifest }) => {
+  const option = manifest.marquee!.nodeOptions!.find((o) => o.startsWith('--v8-pool-size='));
+  return option
+    ? [[dir, manifest.marquee!.nodeOptions!, Number(option.split('=')[1])] as const]
+    : [];
+});
+
+describe.runIf(process.platform === 'linux')('--v8-pool-size', () => {
+  it('is set for the edge and catalog-indexer (the check has something to check)', () => {
+    expect(withPoolSize.map(([dir]) => dir)).toEqual(
+      expect.arrayContaining(['services/catalog-indexer', 'services/edge-gateway']),
+    );
+  });
+
+  it.each(withPoolSize)(
+    '%s: V8 runs as many background threads as it says',
+    (_dir, options, size) => {
+      const started = (nodeOptions: readonly string[]) =>
+        Number(
+          execFileSync(process.execPath, [...nodeOptions, '-e', v8WorkerThreads], {
+            encoding: 'utf8',
+          }),
+        );
+      expect(started(options)).toBe(size);
+      // Without it, Node's default pool: the count above is not what any process would show.
+      expect(started([])).not.toBe(size);
+    },
+  );
 });
