@@ -18,7 +18,8 @@ export function eventRecordsContract(name: string, create: () => Promise<EventRe
       const event = anEvent({
         id: 'C1',
         version: 7,
-        names: text('Contract Show', { 'de-de': 'Vertragsshow' }),
+        // Non-ASCII text: bytes above 0x7f in the encoding must come back as they went in.
+        names: text('Contract Show', { 'de-de': 'Vertragsshow in Zürich · 東京 🎭' }),
         publicVisibility: {
           visible: true,
           startDateTime: new Date('2026-01-01T00:00:00Z'),

@@ -7,29 +7,38 @@ const HEADER = 4;
 /**
  * Events as their protobuf encoding while they sit in the search index: about a tenth of the heap of
  * the decoded object graph, and one decode per event a page returns. The event's rendered document
- * follows its encoding in the same allocation (`[length][Event][document as UTF-8]`): one more
- * buffer per event would be 100,000 more objects for every major collection to visit (and in
- * bench/discovery, a collection started every second once they were there).
+ * follows its encoding in the same allocation (`[length][Event][document as UTF-8]`).
+ *
+ * Those bytes are kept as a Latin-1 string (one character per byte, lossless): one heap object that
+ * the garbage collector marks without reading it. A `Buffer` per event was three objects (the view,
+ * its `ArrayBuffer`, the native backing store the collector sweeps), and 100,000 events made 200,000
+ * more objects for every major collection of the index's heap to visit (README, "Session 8"). A
+ * page copies out the bytes of the events it returns (`document`, `encoded`).
  */
-export const protobufEventCodec: EventCodec<Uint8Array> = {
+export const protobufEventCodec: EventCodec<string> = {
   pack(event, document) {
     const encoded = Event.encode(event).finish();
     const documentBytes = document === undefined ? 0 : Buffer.byteLength(document);
-    const packed = Buffer.allocUnsafeSlow(HEADER + encoded.length + documentBytes);
-    packed.writeUInt32LE(encoded.length, 0);
-    packed.set(encoded, HEADER);
-    if (document !== undefined) packed.write(document, HEADER + encoded.length);
-    return packed;
+    const bytes = Buffer.allocUnsafe(HEADER + encoded.length + documentBytes);
+    bytes.writeUInt32LE(encoded.length, 0);
+    bytes.set(encoded, HEADER);
+    if (document !== undefined) bytes.write(document, HEADER + encoded.length);
+    return bytes.toString('latin1');
   },
   unpack: (packed) => Event.decode(encodedOf(packed)),
   document(packed) {
     const end = HEADER + lengthOf(packed);
-    return end < packed.length ? packed.subarray(end) : undefined;
+    return end < packed.length ? Buffer.from(packed.slice(end), 'latin1') : undefined;
   },
   encoded: (packed) => encodedOf(packed),
 };
 
-const lengthOf = (packed: Uint8Array) =>
-  (packed[0]! | (packed[1]! << 8) | (packed[2]! << 16) | (packed[3]! << 24)) >>> 0;
+const lengthOf = (packed: string) =>
+  (packed.charCodeAt(0) |
+    (packed.charCodeAt(1) << 8) |
+    (packed.charCodeAt(2) << 16) |
+    (packed.charCodeAt(3) << 24)) >>>
+  0;
 
-const encodedOf = (packed: Uint8Array) => packed.subarray(HEADER, HEADER + lengthOf(packed));
+const encodedOf = (packed: string) =>
+  Buffer.from(packed.slice(HEADER, HEADER + lengthOf(packed)), 'latin1');

@@ -22,6 +22,33 @@ describe('posting lists', () => {
     expect(sut.size).toBe(4);
   });
 
+  it('goes between none, one and two documents without losing or repeating one', () => {
+    const next = random(11);
+    const sut = new PostingList();
+    const expected = new Set<number>();
+    for (let step = 0; step < 5_000; step++) {
+      // Four possible documents: the list keeps crossing the one-document form both ways.
+      const doc = Math.floor(next() * 4) * 7;
+      if (next() < 0.5) {
+        sut.add(doc);
+        expected.add(doc);
+      } else {
+        sut.delete(doc);
+        expected.delete(doc);
+      }
+      expect([...sut.docs()]).toEqual([...expected].sort((x, y) => x - y));
+      expect(sut.size).toBe(expected.size);
+    }
+    const one = new PostingList();
+    one.add(3);
+    one.add(3);
+    one.delete(4);
+    expect([...one.docs()]).toEqual([3]);
+    one.delete(3);
+    expect(one.docs()).toHaveLength(0);
+    expect(one.size).toBe(0);
+  });
+
   it('matches a set through random adds and deletes, growing and shrinking its room', () => {
     const next = random(7);
     const sut = new PostingList();

@@ -6,10 +6,18 @@
  * tail by one. Queries get a view of it, made again only after a change, and intersect and merge
  * plain sorted integer arrays: no hashing, no object sets, a few nanoseconds per element. One list
  * is a handful of heap objects however long it is (the garbage collector visits objects, not
- * integers).
+ * integers), and a list of one document is one object (the document in a field).
  */
 export class PostingList {
-  private items: Int32Array = new Int32Array(2);
+  /**
+   * The documents once there are two or more. A list of one document (most name words: a number,
+   * a rare word) keeps it in `single` instead: an `Int32Array` is three heap objects (the array,
+   * its buffer, its elements), and 100,000 events have about as many such words, each visited by
+   * every major collection of the index's heap (catalog-indexer README, "Session 8").
+   */
+  private items: Int32Array | undefined;
+  /** The document while the list holds exactly one and `items` is undefined. */
+  private single = 0;
   private length = 0;
   private view: Int32Array | undefined;
 
@@ -18,6 +26,20 @@ export class PostingList {
   }
 
   add(doc: number): void {
+    if (this.items === undefined) {
+      if (this.length === 0) {
+        this.single = doc;
+        this.length = 1;
+        return;
+      }
+      if (this.single === doc) return;
+      this.items = new Int32Array(2);
+      this.items[0] = Math.min(this.single, doc);
+      this.items[1] = Math.max(this.single, doc);
+      this.length = 2;
+      this.view = undefined;
+      return;
+    }
     const at = this.lowerBound(doc);
     if (at < this.length && this.items[at] === doc) return;
     if (this.length === this.items.length) {
@@ -32,28 +54,38 @@ export class PostingList {
   }
 
   delete(doc: number): void {
+    if (this.items === undefined) {
+      if (this.length === 1 && this.single === doc) this.length = 0;
+      return;
+    }
     const at = this.lowerBound(doc);
     if (at >= this.length || this.items[at] !== doc) return;
     this.items.copyWithin(at, at + 1, this.length);
     this.length--;
     this.view = undefined;
-    // Give memory back once a list shrank to a quarter of its room.
-    if (this.items.length > 8 && this.length * 4 <= this.items.length) {
+    if (this.length === 1) {
+      // Back to one document: no array.
+      this.single = this.items[0]!;
+      this.items = undefined;
+    } else if (this.items.length > 8 && this.length * 4 <= this.items.length) {
+      // Give memory back once a list shrank to a quarter of its room.
       this.items = this.items.slice(0, this.items.length / 2);
     }
   }
 
   /**
    * The documents in ascending order: a view of the list itself, to read at once (a query runs
-   * synchronously); a later change moves what it shows. The caller must not modify it.
+   * synchronously); a later change moves what it shows. The caller must not modify it. A list of
+   * one document answers with a new array each time (kept, it would cost the objects saved).
    */
   docs(): Int32Array {
+    if (this.items === undefined) return this.length === 0 ? NO_DOCS : Int32Array.of(this.single);
     return (this.view ??= this.items.subarray(0, this.length));
   }
 
   /** The first position whose document is >= `doc` (an append when `doc` is the highest). */
   private lowerBound(doc: number): number {
-    const items = this.items;
+    const items = this.items!;
     let lo = 0;
     let hi = this.length;
     if (hi === 0 || items[hi - 1]! < doc) return hi;
