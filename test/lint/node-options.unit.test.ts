@@ -75,14 +75,16 @@ describe.runIf(process.platform === 'linux')('--v8-pool-size', () => {
   it.each(withPoolSize)(
     '%s: V8 runs as many background threads as it says',
     (_dir, options, size) => {
+      // NODE_OPTIONS emptied: only the options given here count.
       const started = (nodeOptions: readonly string[]) =>
         Number(
           execFileSync(process.execPath, [...nodeOptions, '-e', v8WorkerThreads], {
             encoding: 'utf8',
+            env: { ...process.env, NODE_OPTIONS: '' },
           }),
         );
       expect(started(options)).toBe(size);
-      // Without it, Node's default pool: the count above is not what any process would show.
+      // Node's default (four threads) differs: the count shows the option took effect.
       expect(started([])).not.toBe(size);
     },
   );
