@@ -1,5 +1,6 @@
 import { Event } from '@marquee/proto/catalog/v1';
 import type { EventCodec } from '../domain/catalog-index.js';
+import { latin1Bytes, latin1String } from './latin1-bytes.js';
 
 /** Bytes before the event's encoding: its length, a little-endian uint32. */
 const HEADER = 4;
@@ -9,11 +10,9 @@ const HEADER = 4;
  * the decoded object graph, and one decode per event a page returns. The event's rendered document
  * follows its encoding in the same allocation (`[length][Event][document as UTF-8]`).
  *
- * Those bytes are kept as a Latin-1 string (one character per byte, lossless): one heap object that
- * the garbage collector marks without reading it. A `Buffer` per event was three objects (the view,
- * its `ArrayBuffer`, the native backing store the collector sweeps), and 100,000 events made 200,000
- * more objects for every major collection of the index's heap to visit (README, "Session 8"). A
- * page copies out the bytes of the events it returns (`document`, `encoded`).
+ * Those bytes are kept as a Latin-1 string (latin1-bytes.ts): one heap object per event for the
+ * garbage collector, where a `Buffer` was three. A page copies out the bytes of the events it returns
+ * (`document`, `encoded`).
  */
 export const protobufEventCodec: EventCodec<string> = {
   pack(event, document) {
@@ -23,12 +22,12 @@ export const protobufEventCodec: EventCodec<string> = {
     bytes.writeUInt32LE(encoded.length, 0);
     bytes.set(encoded, HEADER);
     if (document !== undefined) bytes.write(document, HEADER + encoded.length);
-    return bytes.toString('latin1');
+    return latin1String(bytes);
   },
   unpack: (packed) => Event.decode(encodedOf(packed)),
   document(packed) {
     const end = HEADER + lengthOf(packed);
-    return end < packed.length ? Buffer.from(packed.slice(end), 'latin1') : undefined;
+    return end < packed.length ? latin1Bytes(packed.slice(end)) : undefined;
   },
   encoded: (packed) => encodedOf(packed),
 };
@@ -40,5 +39,4 @@ const lengthOf = (packed: string) =>
     (packed.charCodeAt(3) << 24)) >>>
   0;
 
-const encodedOf = (packed: string) =>
-  Buffer.from(packed.slice(HEADER, HEADER + lengthOf(packed)), 'latin1');
+const encodedOf = (packed: string) => latin1Bytes(packed.slice(HEADER, HEADER + lengthOf(packed)));
