@@ -14,3 +14,8 @@ export type {
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export { createMongoStore, type MongoStore, type MongoStoreOptions } from './mongo-store.js';
 export { isVersionConflict } from './errors.js';
+export {
+  createServiceStores,
+  type ServiceCollection,
+  type ServiceStores,
+} from './service-stores.js';

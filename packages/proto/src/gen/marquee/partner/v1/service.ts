@@ -20,7 +20,177 @@ import {
 } from "@grpc/grpc-js";
 import { Empty } from "../../../google/protobuf/empty.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { AreaAvailability } from "../../catalog/v1/availability.js";
 import { Money } from "../../common/v1/money.js";
+import {
+  PartnerHealth,
+  partnerHealthFromJSON,
+  partnerHealthToJSON,
+  partnerHealthToNumber,
+  PartnerOperation,
+  partnerOperationFromJSON,
+  partnerOperationToJSON,
+  partnerOperationToNumber,
+} from "./partner.js";
+
+/** An order action (spec 02 `request.action`). */
+export enum OrderActionType {
+  /** ORDER_ACTION_TYPE_UNSPECIFIED - Not given. */
+  ORDER_ACTION_TYPE_UNSPECIFIED = "ORDER_ACTION_TYPE_UNSPECIFIED",
+  /** ORDER_ACTION_TYPE_PRINT - `PRINT`: record printing. */
+  ORDER_ACTION_TYPE_PRINT = "ORDER_ACTION_TYPE_PRINT",
+  /** ORDER_ACTION_TYPE_ROLLBACK_PRINT - `ROLLBACK_PRINT`: record non-printing. */
+  ORDER_ACTION_TYPE_ROLLBACK_PRINT = "ORDER_ACTION_TYPE_ROLLBACK_PRINT",
+  /** ORDER_ACTION_TYPE_CANCEL - `CANCEL`: cancel the order. */
+  ORDER_ACTION_TYPE_CANCEL = "ORDER_ACTION_TYPE_CANCEL",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function orderActionTypeFromJSON(object: any): OrderActionType {
+  switch (object) {
+    case 0:
+    case "ORDER_ACTION_TYPE_UNSPECIFIED":
+      return OrderActionType.ORDER_ACTION_TYPE_UNSPECIFIED;
+    case 1:
+    case "ORDER_ACTION_TYPE_PRINT":
+      return OrderActionType.ORDER_ACTION_TYPE_PRINT;
+    case 2:
+    case "ORDER_ACTION_TYPE_ROLLBACK_PRINT":
+      return OrderActionType.ORDER_ACTION_TYPE_ROLLBACK_PRINT;
+    case 3:
+    case "ORDER_ACTION_TYPE_CANCEL":
+      return OrderActionType.ORDER_ACTION_TYPE_CANCEL;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return OrderActionType.UNRECOGNIZED;
+  }
+}
+
+export function orderActionTypeToJSON(object: OrderActionType): string {
+  switch (object) {
+    case OrderActionType.ORDER_ACTION_TYPE_UNSPECIFIED:
+      return "ORDER_ACTION_TYPE_UNSPECIFIED";
+    case OrderActionType.ORDER_ACTION_TYPE_PRINT:
+      return "ORDER_ACTION_TYPE_PRINT";
+    case OrderActionType.ORDER_ACTION_TYPE_ROLLBACK_PRINT:
+      return "ORDER_ACTION_TYPE_ROLLBACK_PRINT";
+    case OrderActionType.ORDER_ACTION_TYPE_CANCEL:
+      return "ORDER_ACTION_TYPE_CANCEL";
+    case OrderActionType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function orderActionTypeToNumber(object: OrderActionType): number {
+  switch (object) {
+    case OrderActionType.ORDER_ACTION_TYPE_UNSPECIFIED:
+      return 0;
+    case OrderActionType.ORDER_ACTION_TYPE_PRINT:
+      return 1;
+    case OrderActionType.ORDER_ACTION_TYPE_ROLLBACK_PRINT:
+      return 2;
+    case OrderActionType.ORDER_ACTION_TYPE_CANCEL:
+      return 3;
+    case OrderActionType.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** State of a transaction at the partner (the partner-reference status values). */
+export enum PartnerOrderStatus {
+  /** PARTNER_ORDER_STATUS_UNSPECIFIED - Not known. */
+  PARTNER_ORDER_STATUS_UNSPECIFIED = "PARTNER_ORDER_STATUS_UNSPECIFIED",
+  /** PARTNER_ORDER_STATUS_BOOKED - A booking held under its time-out. */
+  PARTNER_ORDER_STATUS_BOOKED = "PARTNER_ORDER_STATUS_BOOKED",
+  /** PARTNER_ORDER_STATUS_RELEASED - A booking released by the platform. */
+  PARTNER_ORDER_STATUS_RELEASED = "PARTNER_ORDER_STATUS_RELEASED",
+  /** PARTNER_ORDER_STATUS_EXPIRED - A booking whose time-out elapsed. */
+  PARTNER_ORDER_STATUS_EXPIRED = "PARTNER_ORDER_STATUS_EXPIRED",
+  /** PARTNER_ORDER_STATUS_CONFIRMED - An order (confirmed booking). */
+  PARTNER_ORDER_STATUS_CONFIRMED = "PARTNER_ORDER_STATUS_CONFIRMED",
+  /** PARTNER_ORDER_STATUS_PRINTED - An order whose printing was recorded. */
+  PARTNER_ORDER_STATUS_PRINTED = "PARTNER_ORDER_STATUS_PRINTED",
+  /** PARTNER_ORDER_STATUS_CANCELLED - A cancelled order. */
+  PARTNER_ORDER_STATUS_CANCELLED = "PARTNER_ORDER_STATUS_CANCELLED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function partnerOrderStatusFromJSON(object: any): PartnerOrderStatus {
+  switch (object) {
+    case 0:
+    case "PARTNER_ORDER_STATUS_UNSPECIFIED":
+      return PartnerOrderStatus.PARTNER_ORDER_STATUS_UNSPECIFIED;
+    case 1:
+    case "PARTNER_ORDER_STATUS_BOOKED":
+      return PartnerOrderStatus.PARTNER_ORDER_STATUS_BOOKED;
+    case 2:
+    case "PARTNER_ORDER_STATUS_RELEASED":
+      return PartnerOrderStatus.PARTNER_ORDER_STATUS_RELEASED;
+    case 3:
+    case "PARTNER_ORDER_STATUS_EXPIRED":
+      return PartnerOrderStatus.PARTNER_ORDER_STATUS_EXPIRED;
+    case 4:
+    case "PARTNER_ORDER_STATUS_CONFIRMED":
+      return PartnerOrderStatus.PARTNER_ORDER_STATUS_CONFIRMED;
+    case 5:
+    case "PARTNER_ORDER_STATUS_PRINTED":
+      return PartnerOrderStatus.PARTNER_ORDER_STATUS_PRINTED;
+    case 6:
+    case "PARTNER_ORDER_STATUS_CANCELLED":
+      return PartnerOrderStatus.PARTNER_ORDER_STATUS_CANCELLED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return PartnerOrderStatus.UNRECOGNIZED;
+  }
+}
+
+export function partnerOrderStatusToJSON(object: PartnerOrderStatus): string {
+  switch (object) {
+    case PartnerOrderStatus.PARTNER_ORDER_STATUS_UNSPECIFIED:
+      return "PARTNER_ORDER_STATUS_UNSPECIFIED";
+    case PartnerOrderStatus.PARTNER_ORDER_STATUS_BOOKED:
+      return "PARTNER_ORDER_STATUS_BOOKED";
+    case PartnerOrderStatus.PARTNER_ORDER_STATUS_RELEASED:
+      return "PARTNER_ORDER_STATUS_RELEASED";
+    case PartnerOrderStatus.PARTNER_ORDER_STATUS_EXPIRED:
+      return "PARTNER_ORDER_STATUS_EXPIRED";
+    case PartnerOrderStatus.PARTNER_ORDER_STATUS_CONFIRMED:
+      return "PARTNER_ORDER_STATUS_CONFIRMED";
+    case PartnerOrderStatus.PARTNER_ORDER_STATUS_PRINTED:
+      return "PARTNER_ORDER_STATUS_PRINTED";
+    case PartnerOrderStatus.PARTNER_ORDER_STATUS_CANCELLED:
+      return "PARTNER_ORDER_STATUS_CANCELLED";
+    case PartnerOrderStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function partnerOrderStatusToNumber(object: PartnerOrderStatus): number {
+  switch (object) {
+    case PartnerOrderStatus.PARTNER_ORDER_STATUS_UNSPECIFIED:
+      return 0;
+    case PartnerOrderStatus.PARTNER_ORDER_STATUS_BOOKED:
+      return 1;
+    case PartnerOrderStatus.PARTNER_ORDER_STATUS_RELEASED:
+      return 2;
+    case PartnerOrderStatus.PARTNER_ORDER_STATUS_EXPIRED:
+      return 3;
+    case PartnerOrderStatus.PARTNER_ORDER_STATUS_CONFIRMED:
+      return 4;
+    case PartnerOrderStatus.PARTNER_ORDER_STATUS_PRINTED:
+      return 5;
+    case PartnerOrderStatus.PARTNER_ORDER_STATUS_CANCELLED:
+      return 6;
+    case PartnerOrderStatus.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
 
 /** Reserve tickets. */
 export interface CreateBookingRequest {
@@ -48,6 +218,8 @@ export interface BookingLine {
   quantity: number;
   /** Specific seat ids; empty = best available. */
   seatIds: string[];
+  /** The price type's password, when it has one (spec 02 price type `access_code`). */
+  accessCode: string;
 }
 
 /** A held booking. */
@@ -120,6 +292,258 @@ export interface CreateOrderResponse {
   inventoryOrderId: string;
   /** Sold tickets. */
   tickets: HeldTicket[];
+}
+
+/** Availability of a partner-hosted event. */
+export interface GetAvailabilityRequest {
+  /** Platform event id. */
+  eventId: string;
+  /** With `section_id`: only the area of this level and section (partial synchronisation). */
+  levelId: string;
+  /** With `level_id`: only the area of this level and section. */
+  sectionId: string;
+  /** Also list the available seats of reserved-seat areas. */
+  withSeats: boolean;
+}
+
+/** What the partner answered. */
+export interface GetAvailabilityResponse {
+  /** Platform event id. */
+  eventId: string;
+  /** Areas (all of them, or the one asked for). */
+  areas: AreaAvailability[];
+  /** Sum of `available` over `areas`. */
+  totalAvailable: number;
+  /** When the partner answered. */
+  observedAt?: Date | undefined;
+}
+
+/** Act on an order. */
+export interface OrderActionRequest {
+  /** Platform event id. */
+  eventId: string;
+  /** The partner's order id. */
+  inventoryOrderId: string;
+  /** The action. */
+  action: OrderActionType;
+  /** Platform order id (idempotency of queued cancels, keys of `partner-call-failed`). */
+  orderId: string;
+  /** `request.language`. */
+  language: string;
+  /** `request.channel_info.channel_type`. */
+  channelType: string;
+}
+
+/** The result of an order action. */
+export interface OrderActionResponse {
+  /** The order after the action; absent when the action was queued. */
+  order?:
+    | PartnerOrder
+    | undefined;
+  /** A cancel the partner could not take now: stored and retried until accepted. */
+  queued: boolean;
+}
+
+/** Read an order. */
+export interface GetOrderRequest {
+  /** Platform event id. */
+  eventId: string;
+  /** The partner's order id. */
+  inventoryOrderId: string;
+}
+
+/** The order. */
+export interface GetOrderResponse {
+  /** The order. */
+  order?: PartnerOrder | undefined;
+}
+
+/** Reconciliation read: `inventory_token`, or `event_id` with a period. */
+export interface ListOrdersRequest {
+  /** Platform event id (the connector knows its partner). */
+  eventId: string;
+  /** The partner's booking id; when set the period is ignored. */
+  inventoryToken: string;
+  /** Start of the period (creation time of the transaction). */
+  startTime?:
+    | Date
+    | undefined;
+  /** End of the period. */
+  endTime?: Date | undefined;
+}
+
+/** Transactions found. */
+export interface ListOrdersResponse {
+  /** Bookings and orders, oldest first. */
+  orders: PartnerOrder[];
+}
+
+/** A booking or order as the partner reports it. */
+export interface PartnerOrder {
+  /** Partner registration id. */
+  partnerId: string;
+  /** Platform event id. */
+  eventId: string;
+  /** The partner's event id. */
+  partnerEventId: string;
+  /** The partner's booking id. */
+  inventoryToken: string;
+  /** The partner's order id; empty while only booked. */
+  inventoryOrderId: string;
+  /** State. */
+  status: PartnerOrderStatus;
+  /** The platform's reference given at booking (cart id). */
+  cartId: string;
+  /** The platform's reference given at order (order id). */
+  orderId: string;
+  /** Tickets. */
+  tickets: HeldTicket[];
+  /** Face value total. */
+  ticketsAmount?:
+    | Money
+    | undefined;
+  /** When the booking was made. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** Last change. */
+  updatedAt?:
+    | Date
+    | undefined;
+  /** End of the hold (bookings). */
+  expiresAt?: Date | undefined;
+}
+
+/** Register a partner (edge `POST /admin/v1/partners`). */
+export interface RegisterPartnerRequest {
+  /** Display name. */
+  name: string;
+  /** The partner's API base URL, `/v1` included. */
+  baseUrl: string;
+  /** The partner's token endpoint. */
+  authUrl: string;
+  /** OAuth client id the platform uses. */
+  clientId: string;
+  /** Its secret; stored encrypted, never returned. */
+  clientSecret: string;
+  /** The partner's venue ids to import. */
+  venues: string[];
+}
+
+/** The registration. */
+export interface RegisterPartnerResponse {
+  /** Partner registration id. */
+  id: string;
+}
+
+/** List partners. */
+export interface ListPartnersRequest {
+}
+
+/** Partners. */
+export interface ListPartnersResponse {
+  /** Every registration. */
+  partners: Partner[];
+}
+
+/** Read one partner. */
+export interface GetPartnerRequest {
+  /** Partner registration id. */
+  id: string;
+}
+
+/** The partner. */
+export interface GetPartnerResponse {
+  /** The partner. */
+  partner?: Partner | undefined;
+}
+
+/** A partner registration as operators see it (no secret). */
+export interface Partner {
+  /** Registration id. */
+  id: string;
+  /** Display name. */
+  name: string;
+  /** API base URL. */
+  baseUrl: string;
+  /** Token endpoint. */
+  authUrl: string;
+  /** OAuth client id. */
+  clientId: string;
+  /** Venues imported. */
+  venues: VenueImport[];
+  /** Last healthcheck state. */
+  health: PartnerHealth;
+  /** When registered. */
+  createdAt?: Date | undefined;
+}
+
+/** Import state of one venue. */
+export interface VenueImport {
+  /** The partner's venue id. */
+  venueId: string;
+  /** Highest `last_modification` imported (the watermark of the next import); absent before the first. */
+  watermark?:
+    | Date
+    | undefined;
+  /** When the last import finished. */
+  lastImportAt?:
+    | Date
+    | undefined;
+  /** Events imported by the last import. */
+  lastImportEvents: number;
+  /** Error of the last import; empty when it succeeded. */
+  lastError: string;
+}
+
+/** Import now. */
+export interface StartImportRequest {
+  /** Partner registration id. */
+  partnerId: string;
+  /** Venues; empty = every registered venue. */
+  venues: string[];
+}
+
+/** The import was started. */
+export interface StartImportResponse {
+  /** Venues being imported. */
+  venues: string[];
+}
+
+/** List the retry queue. */
+export interface ListQueuedCallsRequest {
+  /** Only this partner's; empty = all. */
+  partnerId: string;
+}
+
+/** Calls waiting. */
+export interface ListQueuedCallsResponse {
+  /** Queued calls, oldest first. */
+  calls: QueuedCall[];
+}
+
+/** A partner call the connector retries until accepted. */
+export interface QueuedCall {
+  /** Queue entry id. */
+  id: string;
+  /** Partner registration id. */
+  partnerId: string;
+  /** The operation (cancel). */
+  operation: PartnerOperation;
+  /** The partner's order id. */
+  inventoryOrderId: string;
+  /** Platform order id. */
+  orderId: string;
+  /** Attempts so far. */
+  attempts: number;
+  /** Next attempt. */
+  nextAttemptAt?:
+    | Date
+    | undefined;
+  /** Last error. */
+  lastError: string;
+  /** When queued. */
+  queuedAt?: Date | undefined;
 }
 
 function createBaseCreateBookingRequest(): CreateBookingRequest {
@@ -268,7 +692,7 @@ export const CreateBookingRequest: MessageFns<CreateBookingRequest> = {
 };
 
 function createBaseBookingLine(): BookingLine {
-  return { areaId: "", priceLevelId: "", priceTypeId: "", quantity: 0, seatIds: [] };
+  return { areaId: "", priceLevelId: "", priceTypeId: "", quantity: 0, seatIds: [], accessCode: "" };
 }
 
 export const BookingLine: MessageFns<BookingLine> = {
@@ -287,6 +711,9 @@ export const BookingLine: MessageFns<BookingLine> = {
     }
     for (const v of message.seatIds) {
       writer.uint32(42).string(v!);
+    }
+    if (message.accessCode !== "") {
+      writer.uint32(50).string(message.accessCode);
     }
     return writer;
   },
@@ -344,6 +771,14 @@ export const BookingLine: MessageFns<BookingLine> = {
             message.seatIds.push(reader.string());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.accessCode = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -379,6 +814,11 @@ export const BookingLine: MessageFns<BookingLine> = {
         : globalThis.Array.isArray(object?.seat_ids)
         ? object.seat_ids.map((e: any) => globalThis.String(e))
         : [],
+      accessCode: isSet(object.accessCode)
+        ? globalThis.String(object.accessCode)
+        : isSet(object.access_code)
+        ? globalThis.String(object.access_code)
+        : "",
     };
   },
 
@@ -399,6 +839,9 @@ export const BookingLine: MessageFns<BookingLine> = {
     if (message.seatIds?.length) {
       obj.seatIds = message.seatIds;
     }
+    if (message.accessCode !== "") {
+      obj.accessCode = message.accessCode;
+    }
     return obj;
   },
 
@@ -412,6 +855,7 @@ export const BookingLine: MessageFns<BookingLine> = {
     message.priceTypeId = object.priceTypeId ?? "";
     message.quantity = object.quantity ?? 0;
     message.seatIds = object.seatIds?.map((e) => e) || [];
+    message.accessCode = object.accessCode ?? "";
     return message;
   },
 };
@@ -1153,6 +1597,2599 @@ export const CreateOrderResponse: MessageFns<CreateOrderResponse> = {
   },
 };
 
+function createBaseGetAvailabilityRequest(): GetAvailabilityRequest {
+  return { eventId: "", levelId: "", sectionId: "", withSeats: false };
+}
+
+export const GetAvailabilityRequest: MessageFns<GetAvailabilityRequest> = {
+  encode(message: GetAvailabilityRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.levelId !== "") {
+      writer.uint32(18).string(message.levelId);
+    }
+    if (message.sectionId !== "") {
+      writer.uint32(26).string(message.sectionId);
+    }
+    if (message.withSeats !== false) {
+      writer.uint32(32).bool(message.withSeats);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAvailabilityRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAvailabilityRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.levelId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sectionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.withSeats = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAvailabilityRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      levelId: isSet(object.levelId)
+        ? globalThis.String(object.levelId)
+        : isSet(object.level_id)
+        ? globalThis.String(object.level_id)
+        : "",
+      sectionId: isSet(object.sectionId)
+        ? globalThis.String(object.sectionId)
+        : isSet(object.section_id)
+        ? globalThis.String(object.section_id)
+        : "",
+      withSeats: isSet(object.withSeats)
+        ? globalThis.Boolean(object.withSeats)
+        : isSet(object.with_seats)
+        ? globalThis.Boolean(object.with_seats)
+        : false,
+    };
+  },
+
+  toJSON(message: GetAvailabilityRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.levelId !== "") {
+      obj.levelId = message.levelId;
+    }
+    if (message.sectionId !== "") {
+      obj.sectionId = message.sectionId;
+    }
+    if (message.withSeats !== false) {
+      obj.withSeats = message.withSeats;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetAvailabilityRequest>, I>>(base?: I): GetAvailabilityRequest {
+    return GetAvailabilityRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetAvailabilityRequest>, I>>(object: I): GetAvailabilityRequest {
+    const message = createBaseGetAvailabilityRequest();
+    message.eventId = object.eventId ?? "";
+    message.levelId = object.levelId ?? "";
+    message.sectionId = object.sectionId ?? "";
+    message.withSeats = object.withSeats ?? false;
+    return message;
+  },
+};
+
+function createBaseGetAvailabilityResponse(): GetAvailabilityResponse {
+  return { eventId: "", areas: [], totalAvailable: 0, observedAt: undefined };
+}
+
+export const GetAvailabilityResponse: MessageFns<GetAvailabilityResponse> = {
+  encode(message: GetAvailabilityResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    for (const v of message.areas) {
+      AreaAvailability.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.totalAvailable !== 0) {
+      writer.uint32(24).int32(message.totalAvailable);
+    }
+    if (message.observedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.observedAt), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAvailabilityResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAvailabilityResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.areas.push(AreaAvailability.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.totalAvailable = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.observedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAvailabilityResponse {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      areas: globalThis.Array.isArray(object?.areas) ? object.areas.map((e: any) => AreaAvailability.fromJSON(e)) : [],
+      totalAvailable: isSet(object.totalAvailable)
+        ? globalThis.Number(object.totalAvailable)
+        : isSet(object.total_available)
+        ? globalThis.Number(object.total_available)
+        : 0,
+      observedAt: isSet(object.observedAt)
+        ? fromJsonTimestamp(object.observedAt)
+        : isSet(object.observed_at)
+        ? fromJsonTimestamp(object.observed_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetAvailabilityResponse): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.areas?.length) {
+      obj.areas = message.areas.map((e) => AreaAvailability.toJSON(e));
+    }
+    if (message.totalAvailable !== 0) {
+      obj.totalAvailable = Math.round(message.totalAvailable);
+    }
+    if (message.observedAt !== undefined) {
+      obj.observedAt = message.observedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetAvailabilityResponse>, I>>(base?: I): GetAvailabilityResponse {
+    return GetAvailabilityResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetAvailabilityResponse>, I>>(object: I): GetAvailabilityResponse {
+    const message = createBaseGetAvailabilityResponse();
+    message.eventId = object.eventId ?? "";
+    message.areas = object.areas?.map((e) => AreaAvailability.fromPartial(e)) || [];
+    message.totalAvailable = object.totalAvailable ?? 0;
+    message.observedAt = object.observedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseOrderActionRequest(): OrderActionRequest {
+  return {
+    eventId: "",
+    inventoryOrderId: "",
+    action: OrderActionType.ORDER_ACTION_TYPE_UNSPECIFIED,
+    orderId: "",
+    language: "",
+    channelType: "",
+  };
+}
+
+export const OrderActionRequest: MessageFns<OrderActionRequest> = {
+  encode(message: OrderActionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.inventoryOrderId !== "") {
+      writer.uint32(18).string(message.inventoryOrderId);
+    }
+    if (message.action !== OrderActionType.ORDER_ACTION_TYPE_UNSPECIFIED) {
+      writer.uint32(24).int32(orderActionTypeToNumber(message.action));
+    }
+    if (message.orderId !== "") {
+      writer.uint32(34).string(message.orderId);
+    }
+    if (message.language !== "") {
+      writer.uint32(42).string(message.language);
+    }
+    if (message.channelType !== "") {
+      writer.uint32(50).string(message.channelType);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderActionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderActionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.inventoryOrderId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.action = orderActionTypeFromJSON(reader.int32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.channelType = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderActionRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      inventoryOrderId: isSet(object.inventoryOrderId)
+        ? globalThis.String(object.inventoryOrderId)
+        : isSet(object.inventory_order_id)
+        ? globalThis.String(object.inventory_order_id)
+        : "",
+      action: isSet(object.action)
+        ? orderActionTypeFromJSON(object.action)
+        : OrderActionType.ORDER_ACTION_TYPE_UNSPECIFIED,
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      language: isSet(object.language) ? globalThis.String(object.language) : "",
+      channelType: isSet(object.channelType)
+        ? globalThis.String(object.channelType)
+        : isSet(object.channel_type)
+        ? globalThis.String(object.channel_type)
+        : "",
+    };
+  },
+
+  toJSON(message: OrderActionRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.inventoryOrderId !== "") {
+      obj.inventoryOrderId = message.inventoryOrderId;
+    }
+    if (message.action !== OrderActionType.ORDER_ACTION_TYPE_UNSPECIFIED) {
+      obj.action = orderActionTypeToJSON(message.action);
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.language !== "") {
+      obj.language = message.language;
+    }
+    if (message.channelType !== "") {
+      obj.channelType = message.channelType;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderActionRequest>, I>>(base?: I): OrderActionRequest {
+    return OrderActionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderActionRequest>, I>>(object: I): OrderActionRequest {
+    const message = createBaseOrderActionRequest();
+    message.eventId = object.eventId ?? "";
+    message.inventoryOrderId = object.inventoryOrderId ?? "";
+    message.action = object.action ?? OrderActionType.ORDER_ACTION_TYPE_UNSPECIFIED;
+    message.orderId = object.orderId ?? "";
+    message.language = object.language ?? "";
+    message.channelType = object.channelType ?? "";
+    return message;
+  },
+};
+
+function createBaseOrderActionResponse(): OrderActionResponse {
+  return { order: undefined, queued: false };
+}
+
+export const OrderActionResponse: MessageFns<OrderActionResponse> = {
+  encode(message: OrderActionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      PartnerOrder.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    if (message.queued !== false) {
+      writer.uint32(16).bool(message.queued);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderActionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderActionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = PartnerOrder.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.queued = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderActionResponse {
+    return {
+      order: isSet(object.order) ? PartnerOrder.fromJSON(object.order) : undefined,
+      queued: isSet(object.queued) ? globalThis.Boolean(object.queued) : false,
+    };
+  },
+
+  toJSON(message: OrderActionResponse): unknown {
+    const obj: any = {};
+    if (message.order !== undefined) {
+      obj.order = PartnerOrder.toJSON(message.order);
+    }
+    if (message.queued !== false) {
+      obj.queued = message.queued;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderActionResponse>, I>>(base?: I): OrderActionResponse {
+    return OrderActionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderActionResponse>, I>>(object: I): OrderActionResponse {
+    const message = createBaseOrderActionResponse();
+    message.order = (object.order !== undefined && object.order !== null)
+      ? PartnerOrder.fromPartial(object.order)
+      : undefined;
+    message.queued = object.queued ?? false;
+    return message;
+  },
+};
+
+function createBaseGetOrderRequest(): GetOrderRequest {
+  return { eventId: "", inventoryOrderId: "" };
+}
+
+export const GetOrderRequest: MessageFns<GetOrderRequest> = {
+  encode(message: GetOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.inventoryOrderId !== "") {
+      writer.uint32(18).string(message.inventoryOrderId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.inventoryOrderId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrderRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      inventoryOrderId: isSet(object.inventoryOrderId)
+        ? globalThis.String(object.inventoryOrderId)
+        : isSet(object.inventory_order_id)
+        ? globalThis.String(object.inventory_order_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetOrderRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.inventoryOrderId !== "") {
+      obj.inventoryOrderId = message.inventoryOrderId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrderRequest>, I>>(base?: I): GetOrderRequest {
+    return GetOrderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrderRequest>, I>>(object: I): GetOrderRequest {
+    const message = createBaseGetOrderRequest();
+    message.eventId = object.eventId ?? "";
+    message.inventoryOrderId = object.inventoryOrderId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOrderResponse(): GetOrderResponse {
+  return { order: undefined };
+}
+
+export const GetOrderResponse: MessageFns<GetOrderResponse> = {
+  encode(message: GetOrderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      PartnerOrder.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = PartnerOrder.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrderResponse {
+    return { order: isSet(object.order) ? PartnerOrder.fromJSON(object.order) : undefined };
+  },
+
+  toJSON(message: GetOrderResponse): unknown {
+    const obj: any = {};
+    if (message.order !== undefined) {
+      obj.order = PartnerOrder.toJSON(message.order);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrderResponse>, I>>(base?: I): GetOrderResponse {
+    return GetOrderResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrderResponse>, I>>(object: I): GetOrderResponse {
+    const message = createBaseGetOrderResponse();
+    message.order = (object.order !== undefined && object.order !== null)
+      ? PartnerOrder.fromPartial(object.order)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListOrdersRequest(): ListOrdersRequest {
+  return { eventId: "", inventoryToken: "", startTime: undefined, endTime: undefined };
+}
+
+export const ListOrdersRequest: MessageFns<ListOrdersRequest> = {
+  encode(message: ListOrdersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.inventoryToken !== "") {
+      writer.uint32(18).string(message.inventoryToken);
+    }
+    if (message.startTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.startTime), writer.uint32(26).fork()).join();
+    }
+    if (message.endTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.endTime), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrdersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrdersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.inventoryToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.startTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.endTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrdersRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      inventoryToken: isSet(object.inventoryToken)
+        ? globalThis.String(object.inventoryToken)
+        : isSet(object.inventory_token)
+        ? globalThis.String(object.inventory_token)
+        : "",
+      startTime: isSet(object.startTime)
+        ? fromJsonTimestamp(object.startTime)
+        : isSet(object.start_time)
+        ? fromJsonTimestamp(object.start_time)
+        : undefined,
+      endTime: isSet(object.endTime)
+        ? fromJsonTimestamp(object.endTime)
+        : isSet(object.end_time)
+        ? fromJsonTimestamp(object.end_time)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListOrdersRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.inventoryToken !== "") {
+      obj.inventoryToken = message.inventoryToken;
+    }
+    if (message.startTime !== undefined) {
+      obj.startTime = message.startTime.toISOString();
+    }
+    if (message.endTime !== undefined) {
+      obj.endTime = message.endTime.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrdersRequest>, I>>(base?: I): ListOrdersRequest {
+    return ListOrdersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrdersRequest>, I>>(object: I): ListOrdersRequest {
+    const message = createBaseListOrdersRequest();
+    message.eventId = object.eventId ?? "";
+    message.inventoryToken = object.inventoryToken ?? "";
+    message.startTime = object.startTime ?? undefined;
+    message.endTime = object.endTime ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListOrdersResponse(): ListOrdersResponse {
+  return { orders: [] };
+}
+
+export const ListOrdersResponse: MessageFns<ListOrdersResponse> = {
+  encode(message: ListOrdersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.orders) {
+      PartnerOrder.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrdersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrdersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orders.push(PartnerOrder.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrdersResponse {
+    return {
+      orders: globalThis.Array.isArray(object?.orders) ? object.orders.map((e: any) => PartnerOrder.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListOrdersResponse): unknown {
+    const obj: any = {};
+    if (message.orders?.length) {
+      obj.orders = message.orders.map((e) => PartnerOrder.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrdersResponse>, I>>(base?: I): ListOrdersResponse {
+    return ListOrdersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrdersResponse>, I>>(object: I): ListOrdersResponse {
+    const message = createBaseListOrdersResponse();
+    message.orders = object.orders?.map((e) => PartnerOrder.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBasePartnerOrder(): PartnerOrder {
+  return {
+    partnerId: "",
+    eventId: "",
+    partnerEventId: "",
+    inventoryToken: "",
+    inventoryOrderId: "",
+    status: PartnerOrderStatus.PARTNER_ORDER_STATUS_UNSPECIFIED,
+    cartId: "",
+    orderId: "",
+    tickets: [],
+    ticketsAmount: undefined,
+    createdAt: undefined,
+    updatedAt: undefined,
+    expiresAt: undefined,
+  };
+}
+
+export const PartnerOrder: MessageFns<PartnerOrder> = {
+  encode(message: PartnerOrder, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.partnerId !== "") {
+      writer.uint32(10).string(message.partnerId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(18).string(message.eventId);
+    }
+    if (message.partnerEventId !== "") {
+      writer.uint32(26).string(message.partnerEventId);
+    }
+    if (message.inventoryToken !== "") {
+      writer.uint32(34).string(message.inventoryToken);
+    }
+    if (message.inventoryOrderId !== "") {
+      writer.uint32(42).string(message.inventoryOrderId);
+    }
+    if (message.status !== PartnerOrderStatus.PARTNER_ORDER_STATUS_UNSPECIFIED) {
+      writer.uint32(48).int32(partnerOrderStatusToNumber(message.status));
+    }
+    if (message.cartId !== "") {
+      writer.uint32(58).string(message.cartId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(66).string(message.orderId);
+    }
+    for (const v of message.tickets) {
+      HeldTicket.encode(v!, writer.uint32(74).fork()).join();
+    }
+    if (message.ticketsAmount !== undefined) {
+      Money.encode(message.ticketsAmount, writer.uint32(82).fork()).join();
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(90).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(98).fork()).join();
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(106).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PartnerOrder {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePartnerOrder();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.partnerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.partnerEventId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.inventoryToken = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.inventoryOrderId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.status = partnerOrderStatusFromJSON(reader.int32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.cartId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.tickets.push(HeldTicket.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.ticketsAmount = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PartnerOrder {
+    return {
+      partnerId: isSet(object.partnerId)
+        ? globalThis.String(object.partnerId)
+        : isSet(object.partner_id)
+        ? globalThis.String(object.partner_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      partnerEventId: isSet(object.partnerEventId)
+        ? globalThis.String(object.partnerEventId)
+        : isSet(object.partner_event_id)
+        ? globalThis.String(object.partner_event_id)
+        : "",
+      inventoryToken: isSet(object.inventoryToken)
+        ? globalThis.String(object.inventoryToken)
+        : isSet(object.inventory_token)
+        ? globalThis.String(object.inventory_token)
+        : "",
+      inventoryOrderId: isSet(object.inventoryOrderId)
+        ? globalThis.String(object.inventoryOrderId)
+        : isSet(object.inventory_order_id)
+        ? globalThis.String(object.inventory_order_id)
+        : "",
+      status: isSet(object.status)
+        ? partnerOrderStatusFromJSON(object.status)
+        : PartnerOrderStatus.PARTNER_ORDER_STATUS_UNSPECIFIED,
+      cartId: isSet(object.cartId)
+        ? globalThis.String(object.cartId)
+        : isSet(object.cart_id)
+        ? globalThis.String(object.cart_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      tickets: globalThis.Array.isArray(object?.tickets)
+        ? object.tickets.map((e: any) => HeldTicket.fromJSON(e))
+        : [],
+      ticketsAmount: isSet(object.ticketsAmount)
+        ? Money.fromJSON(object.ticketsAmount)
+        : isSet(object.tickets_amount)
+        ? Money.fromJSON(object.tickets_amount)
+        : undefined,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PartnerOrder): unknown {
+    const obj: any = {};
+    if (message.partnerId !== "") {
+      obj.partnerId = message.partnerId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.partnerEventId !== "") {
+      obj.partnerEventId = message.partnerEventId;
+    }
+    if (message.inventoryToken !== "") {
+      obj.inventoryToken = message.inventoryToken;
+    }
+    if (message.inventoryOrderId !== "") {
+      obj.inventoryOrderId = message.inventoryOrderId;
+    }
+    if (message.status !== PartnerOrderStatus.PARTNER_ORDER_STATUS_UNSPECIFIED) {
+      obj.status = partnerOrderStatusToJSON(message.status);
+    }
+    if (message.cartId !== "") {
+      obj.cartId = message.cartId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.tickets?.length) {
+      obj.tickets = message.tickets.map((e) => HeldTicket.toJSON(e));
+    }
+    if (message.ticketsAmount !== undefined) {
+      obj.ticketsAmount = Money.toJSON(message.ticketsAmount);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PartnerOrder>, I>>(base?: I): PartnerOrder {
+    return PartnerOrder.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PartnerOrder>, I>>(object: I): PartnerOrder {
+    const message = createBasePartnerOrder();
+    message.partnerId = object.partnerId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.partnerEventId = object.partnerEventId ?? "";
+    message.inventoryToken = object.inventoryToken ?? "";
+    message.inventoryOrderId = object.inventoryOrderId ?? "";
+    message.status = object.status ?? PartnerOrderStatus.PARTNER_ORDER_STATUS_UNSPECIFIED;
+    message.cartId = object.cartId ?? "";
+    message.orderId = object.orderId ?? "";
+    message.tickets = object.tickets?.map((e) => HeldTicket.fromPartial(e)) || [];
+    message.ticketsAmount = (object.ticketsAmount !== undefined && object.ticketsAmount !== null)
+      ? Money.fromPartial(object.ticketsAmount)
+      : undefined;
+    message.createdAt = object.createdAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRegisterPartnerRequest(): RegisterPartnerRequest {
+  return { name: "", baseUrl: "", authUrl: "", clientId: "", clientSecret: "", venues: [] };
+}
+
+export const RegisterPartnerRequest: MessageFns<RegisterPartnerRequest> = {
+  encode(message: RegisterPartnerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.baseUrl !== "") {
+      writer.uint32(18).string(message.baseUrl);
+    }
+    if (message.authUrl !== "") {
+      writer.uint32(26).string(message.authUrl);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(34).string(message.clientId);
+    }
+    if (message.clientSecret !== "") {
+      writer.uint32(42).string(message.clientSecret);
+    }
+    for (const v of message.venues) {
+      writer.uint32(50).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterPartnerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterPartnerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.baseUrl = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.authUrl = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.clientSecret = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.venues.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RegisterPartnerRequest {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      baseUrl: isSet(object.baseUrl)
+        ? globalThis.String(object.baseUrl)
+        : isSet(object.base_url)
+        ? globalThis.String(object.base_url)
+        : "",
+      authUrl: isSet(object.authUrl)
+        ? globalThis.String(object.authUrl)
+        : isSet(object.auth_url)
+        ? globalThis.String(object.auth_url)
+        : "",
+      clientId: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+      clientSecret: isSet(object.clientSecret)
+        ? globalThis.String(object.clientSecret)
+        : isSet(object.client_secret)
+        ? globalThis.String(object.client_secret)
+        : "",
+      venues: globalThis.Array.isArray(object?.venues)
+        ? object.venues.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RegisterPartnerRequest): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.baseUrl !== "") {
+      obj.baseUrl = message.baseUrl;
+    }
+    if (message.authUrl !== "") {
+      obj.authUrl = message.authUrl;
+    }
+    if (message.clientId !== "") {
+      obj.clientId = message.clientId;
+    }
+    if (message.clientSecret !== "") {
+      obj.clientSecret = message.clientSecret;
+    }
+    if (message.venues?.length) {
+      obj.venues = message.venues;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RegisterPartnerRequest>, I>>(base?: I): RegisterPartnerRequest {
+    return RegisterPartnerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RegisterPartnerRequest>, I>>(object: I): RegisterPartnerRequest {
+    const message = createBaseRegisterPartnerRequest();
+    message.name = object.name ?? "";
+    message.baseUrl = object.baseUrl ?? "";
+    message.authUrl = object.authUrl ?? "";
+    message.clientId = object.clientId ?? "";
+    message.clientSecret = object.clientSecret ?? "";
+    message.venues = object.venues?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseRegisterPartnerResponse(): RegisterPartnerResponse {
+  return { id: "" };
+}
+
+export const RegisterPartnerResponse: MessageFns<RegisterPartnerResponse> = {
+  encode(message: RegisterPartnerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterPartnerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterPartnerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RegisterPartnerResponse {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: RegisterPartnerResponse): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RegisterPartnerResponse>, I>>(base?: I): RegisterPartnerResponse {
+    return RegisterPartnerResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RegisterPartnerResponse>, I>>(object: I): RegisterPartnerResponse {
+    const message = createBaseRegisterPartnerResponse();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseListPartnersRequest(): ListPartnersRequest {
+  return {};
+}
+
+export const ListPartnersRequest: MessageFns<ListPartnersRequest> = {
+  encode(_: ListPartnersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPartnersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPartnersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListPartnersRequest {
+    return {};
+  },
+
+  toJSON(_: ListPartnersRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPartnersRequest>, I>>(base?: I): ListPartnersRequest {
+    return ListPartnersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPartnersRequest>, I>>(_: I): ListPartnersRequest {
+    const message = createBaseListPartnersRequest();
+    return message;
+  },
+};
+
+function createBaseListPartnersResponse(): ListPartnersResponse {
+  return { partners: [] };
+}
+
+export const ListPartnersResponse: MessageFns<ListPartnersResponse> = {
+  encode(message: ListPartnersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.partners) {
+      Partner.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPartnersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPartnersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.partners.push(Partner.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPartnersResponse {
+    return {
+      partners: globalThis.Array.isArray(object?.partners) ? object.partners.map((e: any) => Partner.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListPartnersResponse): unknown {
+    const obj: any = {};
+    if (message.partners?.length) {
+      obj.partners = message.partners.map((e) => Partner.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPartnersResponse>, I>>(base?: I): ListPartnersResponse {
+    return ListPartnersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPartnersResponse>, I>>(object: I): ListPartnersResponse {
+    const message = createBaseListPartnersResponse();
+    message.partners = object.partners?.map((e) => Partner.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetPartnerRequest(): GetPartnerRequest {
+  return { id: "" };
+}
+
+export const GetPartnerRequest: MessageFns<GetPartnerRequest> = {
+  encode(message: GetPartnerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPartnerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPartnerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPartnerRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: GetPartnerRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPartnerRequest>, I>>(base?: I): GetPartnerRequest {
+    return GetPartnerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPartnerRequest>, I>>(object: I): GetPartnerRequest {
+    const message = createBaseGetPartnerRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetPartnerResponse(): GetPartnerResponse {
+  return { partner: undefined };
+}
+
+export const GetPartnerResponse: MessageFns<GetPartnerResponse> = {
+  encode(message: GetPartnerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.partner !== undefined) {
+      Partner.encode(message.partner, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPartnerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPartnerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.partner = Partner.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPartnerResponse {
+    return { partner: isSet(object.partner) ? Partner.fromJSON(object.partner) : undefined };
+  },
+
+  toJSON(message: GetPartnerResponse): unknown {
+    const obj: any = {};
+    if (message.partner !== undefined) {
+      obj.partner = Partner.toJSON(message.partner);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPartnerResponse>, I>>(base?: I): GetPartnerResponse {
+    return GetPartnerResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPartnerResponse>, I>>(object: I): GetPartnerResponse {
+    const message = createBaseGetPartnerResponse();
+    message.partner = (object.partner !== undefined && object.partner !== null)
+      ? Partner.fromPartial(object.partner)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePartner(): Partner {
+  return {
+    id: "",
+    name: "",
+    baseUrl: "",
+    authUrl: "",
+    clientId: "",
+    venues: [],
+    health: PartnerHealth.PARTNER_HEALTH_UNSPECIFIED,
+    createdAt: undefined,
+  };
+}
+
+export const Partner: MessageFns<Partner> = {
+  encode(message: Partner, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.baseUrl !== "") {
+      writer.uint32(26).string(message.baseUrl);
+    }
+    if (message.authUrl !== "") {
+      writer.uint32(34).string(message.authUrl);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(42).string(message.clientId);
+    }
+    for (const v of message.venues) {
+      VenueImport.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.health !== PartnerHealth.PARTNER_HEALTH_UNSPECIFIED) {
+      writer.uint32(56).int32(partnerHealthToNumber(message.health));
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(66).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Partner {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePartner();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.baseUrl = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.authUrl = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.venues.push(VenueImport.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.health = partnerHealthFromJSON(reader.int32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Partner {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      baseUrl: isSet(object.baseUrl)
+        ? globalThis.String(object.baseUrl)
+        : isSet(object.base_url)
+        ? globalThis.String(object.base_url)
+        : "",
+      authUrl: isSet(object.authUrl)
+        ? globalThis.String(object.authUrl)
+        : isSet(object.auth_url)
+        ? globalThis.String(object.auth_url)
+        : "",
+      clientId: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+      venues: globalThis.Array.isArray(object?.venues)
+        ? object.venues.map((e: any) => VenueImport.fromJSON(e))
+        : [],
+      health: isSet(object.health) ? partnerHealthFromJSON(object.health) : PartnerHealth.PARTNER_HEALTH_UNSPECIFIED,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Partner): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.baseUrl !== "") {
+      obj.baseUrl = message.baseUrl;
+    }
+    if (message.authUrl !== "") {
+      obj.authUrl = message.authUrl;
+    }
+    if (message.clientId !== "") {
+      obj.clientId = message.clientId;
+    }
+    if (message.venues?.length) {
+      obj.venues = message.venues.map((e) => VenueImport.toJSON(e));
+    }
+    if (message.health !== PartnerHealth.PARTNER_HEALTH_UNSPECIFIED) {
+      obj.health = partnerHealthToJSON(message.health);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Partner>, I>>(base?: I): Partner {
+    return Partner.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Partner>, I>>(object: I): Partner {
+    const message = createBasePartner();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.baseUrl = object.baseUrl ?? "";
+    message.authUrl = object.authUrl ?? "";
+    message.clientId = object.clientId ?? "";
+    message.venues = object.venues?.map((e) => VenueImport.fromPartial(e)) || [];
+    message.health = object.health ?? PartnerHealth.PARTNER_HEALTH_UNSPECIFIED;
+    message.createdAt = object.createdAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseVenueImport(): VenueImport {
+  return { venueId: "", watermark: undefined, lastImportAt: undefined, lastImportEvents: 0, lastError: "" };
+}
+
+export const VenueImport: MessageFns<VenueImport> = {
+  encode(message: VenueImport, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.venueId !== "") {
+      writer.uint32(10).string(message.venueId);
+    }
+    if (message.watermark !== undefined) {
+      Timestamp.encode(toTimestamp(message.watermark), writer.uint32(18).fork()).join();
+    }
+    if (message.lastImportAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastImportAt), writer.uint32(26).fork()).join();
+    }
+    if (message.lastImportEvents !== 0) {
+      writer.uint32(32).int32(message.lastImportEvents);
+    }
+    if (message.lastError !== "") {
+      writer.uint32(42).string(message.lastError);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VenueImport {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVenueImport();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.venueId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.watermark = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lastImportAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.lastImportEvents = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.lastError = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VenueImport {
+    return {
+      venueId: isSet(object.venueId)
+        ? globalThis.String(object.venueId)
+        : isSet(object.venue_id)
+        ? globalThis.String(object.venue_id)
+        : "",
+      watermark: isSet(object.watermark) ? fromJsonTimestamp(object.watermark) : undefined,
+      lastImportAt: isSet(object.lastImportAt)
+        ? fromJsonTimestamp(object.lastImportAt)
+        : isSet(object.last_import_at)
+        ? fromJsonTimestamp(object.last_import_at)
+        : undefined,
+      lastImportEvents: isSet(object.lastImportEvents)
+        ? globalThis.Number(object.lastImportEvents)
+        : isSet(object.last_import_events)
+        ? globalThis.Number(object.last_import_events)
+        : 0,
+      lastError: isSet(object.lastError)
+        ? globalThis.String(object.lastError)
+        : isSet(object.last_error)
+        ? globalThis.String(object.last_error)
+        : "",
+    };
+  },
+
+  toJSON(message: VenueImport): unknown {
+    const obj: any = {};
+    if (message.venueId !== "") {
+      obj.venueId = message.venueId;
+    }
+    if (message.watermark !== undefined) {
+      obj.watermark = message.watermark.toISOString();
+    }
+    if (message.lastImportAt !== undefined) {
+      obj.lastImportAt = message.lastImportAt.toISOString();
+    }
+    if (message.lastImportEvents !== 0) {
+      obj.lastImportEvents = Math.round(message.lastImportEvents);
+    }
+    if (message.lastError !== "") {
+      obj.lastError = message.lastError;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VenueImport>, I>>(base?: I): VenueImport {
+    return VenueImport.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VenueImport>, I>>(object: I): VenueImport {
+    const message = createBaseVenueImport();
+    message.venueId = object.venueId ?? "";
+    message.watermark = object.watermark ?? undefined;
+    message.lastImportAt = object.lastImportAt ?? undefined;
+    message.lastImportEvents = object.lastImportEvents ?? 0;
+    message.lastError = object.lastError ?? "";
+    return message;
+  },
+};
+
+function createBaseStartImportRequest(): StartImportRequest {
+  return { partnerId: "", venues: [] };
+}
+
+export const StartImportRequest: MessageFns<StartImportRequest> = {
+  encode(message: StartImportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.partnerId !== "") {
+      writer.uint32(10).string(message.partnerId);
+    }
+    for (const v of message.venues) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartImportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartImportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.partnerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.venues.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StartImportRequest {
+    return {
+      partnerId: isSet(object.partnerId)
+        ? globalThis.String(object.partnerId)
+        : isSet(object.partner_id)
+        ? globalThis.String(object.partner_id)
+        : "",
+      venues: globalThis.Array.isArray(object?.venues) ? object.venues.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: StartImportRequest): unknown {
+    const obj: any = {};
+    if (message.partnerId !== "") {
+      obj.partnerId = message.partnerId;
+    }
+    if (message.venues?.length) {
+      obj.venues = message.venues;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StartImportRequest>, I>>(base?: I): StartImportRequest {
+    return StartImportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StartImportRequest>, I>>(object: I): StartImportRequest {
+    const message = createBaseStartImportRequest();
+    message.partnerId = object.partnerId ?? "";
+    message.venues = object.venues?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseStartImportResponse(): StartImportResponse {
+  return { venues: [] };
+}
+
+export const StartImportResponse: MessageFns<StartImportResponse> = {
+  encode(message: StartImportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.venues) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartImportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartImportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.venues.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StartImportResponse {
+    return {
+      venues: globalThis.Array.isArray(object?.venues) ? object.venues.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: StartImportResponse): unknown {
+    const obj: any = {};
+    if (message.venues?.length) {
+      obj.venues = message.venues;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StartImportResponse>, I>>(base?: I): StartImportResponse {
+    return StartImportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StartImportResponse>, I>>(object: I): StartImportResponse {
+    const message = createBaseStartImportResponse();
+    message.venues = object.venues?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseListQueuedCallsRequest(): ListQueuedCallsRequest {
+  return { partnerId: "" };
+}
+
+export const ListQueuedCallsRequest: MessageFns<ListQueuedCallsRequest> = {
+  encode(message: ListQueuedCallsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.partnerId !== "") {
+      writer.uint32(10).string(message.partnerId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListQueuedCallsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListQueuedCallsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.partnerId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListQueuedCallsRequest {
+    return {
+      partnerId: isSet(object.partnerId)
+        ? globalThis.String(object.partnerId)
+        : isSet(object.partner_id)
+        ? globalThis.String(object.partner_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListQueuedCallsRequest): unknown {
+    const obj: any = {};
+    if (message.partnerId !== "") {
+      obj.partnerId = message.partnerId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListQueuedCallsRequest>, I>>(base?: I): ListQueuedCallsRequest {
+    return ListQueuedCallsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListQueuedCallsRequest>, I>>(object: I): ListQueuedCallsRequest {
+    const message = createBaseListQueuedCallsRequest();
+    message.partnerId = object.partnerId ?? "";
+    return message;
+  },
+};
+
+function createBaseListQueuedCallsResponse(): ListQueuedCallsResponse {
+  return { calls: [] };
+}
+
+export const ListQueuedCallsResponse: MessageFns<ListQueuedCallsResponse> = {
+  encode(message: ListQueuedCallsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.calls) {
+      QueuedCall.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListQueuedCallsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListQueuedCallsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.calls.push(QueuedCall.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListQueuedCallsResponse {
+    return {
+      calls: globalThis.Array.isArray(object?.calls) ? object.calls.map((e: any) => QueuedCall.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListQueuedCallsResponse): unknown {
+    const obj: any = {};
+    if (message.calls?.length) {
+      obj.calls = message.calls.map((e) => QueuedCall.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListQueuedCallsResponse>, I>>(base?: I): ListQueuedCallsResponse {
+    return ListQueuedCallsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListQueuedCallsResponse>, I>>(object: I): ListQueuedCallsResponse {
+    const message = createBaseListQueuedCallsResponse();
+    message.calls = object.calls?.map((e) => QueuedCall.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseQueuedCall(): QueuedCall {
+  return {
+    id: "",
+    partnerId: "",
+    operation: PartnerOperation.PARTNER_OPERATION_UNSPECIFIED,
+    inventoryOrderId: "",
+    orderId: "",
+    attempts: 0,
+    nextAttemptAt: undefined,
+    lastError: "",
+    queuedAt: undefined,
+  };
+}
+
+export const QueuedCall: MessageFns<QueuedCall> = {
+  encode(message: QueuedCall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.partnerId !== "") {
+      writer.uint32(18).string(message.partnerId);
+    }
+    if (message.operation !== PartnerOperation.PARTNER_OPERATION_UNSPECIFIED) {
+      writer.uint32(24).int32(partnerOperationToNumber(message.operation));
+    }
+    if (message.inventoryOrderId !== "") {
+      writer.uint32(34).string(message.inventoryOrderId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(42).string(message.orderId);
+    }
+    if (message.attempts !== 0) {
+      writer.uint32(48).int32(message.attempts);
+    }
+    if (message.nextAttemptAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.nextAttemptAt), writer.uint32(58).fork()).join();
+    }
+    if (message.lastError !== "") {
+      writer.uint32(66).string(message.lastError);
+    }
+    if (message.queuedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.queuedAt), writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QueuedCall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQueuedCall();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.partnerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.operation = partnerOperationFromJSON(reader.int32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.inventoryOrderId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.attempts = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.nextAttemptAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.lastError = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.queuedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QueuedCall {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      partnerId: isSet(object.partnerId)
+        ? globalThis.String(object.partnerId)
+        : isSet(object.partner_id)
+        ? globalThis.String(object.partner_id)
+        : "",
+      operation: isSet(object.operation)
+        ? partnerOperationFromJSON(object.operation)
+        : PartnerOperation.PARTNER_OPERATION_UNSPECIFIED,
+      inventoryOrderId: isSet(object.inventoryOrderId)
+        ? globalThis.String(object.inventoryOrderId)
+        : isSet(object.inventory_order_id)
+        ? globalThis.String(object.inventory_order_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      attempts: isSet(object.attempts) ? globalThis.Number(object.attempts) : 0,
+      nextAttemptAt: isSet(object.nextAttemptAt)
+        ? fromJsonTimestamp(object.nextAttemptAt)
+        : isSet(object.next_attempt_at)
+        ? fromJsonTimestamp(object.next_attempt_at)
+        : undefined,
+      lastError: isSet(object.lastError)
+        ? globalThis.String(object.lastError)
+        : isSet(object.last_error)
+        ? globalThis.String(object.last_error)
+        : "",
+      queuedAt: isSet(object.queuedAt)
+        ? fromJsonTimestamp(object.queuedAt)
+        : isSet(object.queued_at)
+        ? fromJsonTimestamp(object.queued_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: QueuedCall): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.partnerId !== "") {
+      obj.partnerId = message.partnerId;
+    }
+    if (message.operation !== PartnerOperation.PARTNER_OPERATION_UNSPECIFIED) {
+      obj.operation = partnerOperationToJSON(message.operation);
+    }
+    if (message.inventoryOrderId !== "") {
+      obj.inventoryOrderId = message.inventoryOrderId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.attempts !== 0) {
+      obj.attempts = Math.round(message.attempts);
+    }
+    if (message.nextAttemptAt !== undefined) {
+      obj.nextAttemptAt = message.nextAttemptAt.toISOString();
+    }
+    if (message.lastError !== "") {
+      obj.lastError = message.lastError;
+    }
+    if (message.queuedAt !== undefined) {
+      obj.queuedAt = message.queuedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<QueuedCall>, I>>(base?: I): QueuedCall {
+    return QueuedCall.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<QueuedCall>, I>>(object: I): QueuedCall {
+    const message = createBaseQueuedCall();
+    message.id = object.id ?? "";
+    message.partnerId = object.partnerId ?? "";
+    message.operation = object.operation ?? PartnerOperation.PARTNER_OPERATION_UNSPECIFIED;
+    message.inventoryOrderId = object.inventoryOrderId ?? "";
+    message.orderId = object.orderId ?? "";
+    message.attempts = object.attempts ?? 0;
+    message.nextAttemptAt = object.nextAttemptAt ?? undefined;
+    message.lastError = object.lastError ?? "";
+    message.queuedAt = object.queuedAt ?? undefined;
+    return message;
+  },
+};
+
 /**
  * The platform side of the 3P API (spec 02), served by 3p-connector to cart and reconciler. Partner
  * error ids map to gRPC codes (e.g. 303/307 → RESOURCE_EXHAUSTED, 311-314 → FAILED_PRECONDITION) with
@@ -1192,6 +4229,54 @@ export const ConnectorServiceService = {
     responseSerialize: (value: CreateOrderResponse): Buffer => Buffer.from(CreateOrderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateOrderResponse => CreateOrderResponse.decode(value),
   },
+  /**
+   * Live availability of an event, all areas or one area by level and section
+   * (`GET /events/{event_id}/availability`). Also publishes what it read on `availability-changed`.
+   */
+  getAvailability: {
+    path: "/marquee.partner.v1.ConnectorService/GetAvailability" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAvailabilityRequest): Buffer =>
+      Buffer.from(GetAvailabilityRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAvailabilityRequest => GetAvailabilityRequest.decode(value),
+    responseSerialize: (value: GetAvailabilityResponse): Buffer =>
+      Buffer.from(GetAvailabilityResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetAvailabilityResponse => GetAvailabilityResponse.decode(value),
+  },
+  /**
+   * Print, roll back printing or cancel an order (`POST /orders/{inventory_order}`). A cancel the
+   * partner does not take now (offline, 5xx, timeout) is queued durably and retried: `queued` is true.
+   */
+  orderAction: {
+    path: "/marquee.partner.v1.ConnectorService/OrderAction" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: OrderActionRequest): Buffer => Buffer.from(OrderActionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): OrderActionRequest => OrderActionRequest.decode(value),
+    responseSerialize: (value: OrderActionResponse): Buffer => Buffer.from(OrderActionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): OrderActionResponse => OrderActionResponse.decode(value),
+  },
+  /** One order, by the partner's order id (`GET /orders/{inventory_order}`). */
+  getOrder: {
+    path: "/marquee.partner.v1.ConnectorService/GetOrder" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOrderRequest): Buffer => Buffer.from(GetOrderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOrderRequest => GetOrderRequest.decode(value),
+    responseSerialize: (value: GetOrderResponse): Buffer => Buffer.from(GetOrderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetOrderResponse => GetOrderResponse.decode(value),
+  },
+  /** Reconciliation reads (`GET /orders`): by inventory token, or every transaction of an event in a period. */
+  listOrders: {
+    path: "/marquee.partner.v1.ConnectorService/ListOrders" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOrdersRequest): Buffer => Buffer.from(ListOrdersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOrdersRequest => ListOrdersRequest.decode(value),
+    responseSerialize: (value: ListOrdersResponse): Buffer => Buffer.from(ListOrdersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOrdersResponse => ListOrdersResponse.decode(value),
+  },
 } as const;
 
 export interface ConnectorServiceServer extends UntypedServiceImplementation {
@@ -1201,6 +4286,20 @@ export interface ConnectorServiceServer extends UntypedServiceImplementation {
   releaseBooking: handleUnaryCall<ReleaseBookingRequest, Empty>;
   /** Confirm a booking as an order after payment (`POST /orders`). */
   createOrder: handleUnaryCall<CreateOrderRequest, CreateOrderResponse>;
+  /**
+   * Live availability of an event, all areas or one area by level and section
+   * (`GET /events/{event_id}/availability`). Also publishes what it read on `availability-changed`.
+   */
+  getAvailability: handleUnaryCall<GetAvailabilityRequest, GetAvailabilityResponse>;
+  /**
+   * Print, roll back printing or cancel an order (`POST /orders/{inventory_order}`). A cancel the
+   * partner does not take now (offline, 5xx, timeout) is queued durably and retried: `queued` is true.
+   */
+  orderAction: handleUnaryCall<OrderActionRequest, OrderActionResponse>;
+  /** One order, by the partner's order id (`GET /orders/{inventory_order}`). */
+  getOrder: handleUnaryCall<GetOrderRequest, GetOrderResponse>;
+  /** Reconciliation reads (`GET /orders`): by inventory token, or every transaction of an event in a period. */
+  listOrders: handleUnaryCall<ListOrdersRequest, ListOrdersResponse>;
 }
 
 export interface ConnectorServiceClient extends Client {
@@ -1252,6 +4351,76 @@ export interface ConnectorServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateOrderResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Live availability of an event, all areas or one area by level and section
+   * (`GET /events/{event_id}/availability`). Also publishes what it read on `availability-changed`.
+   */
+  getAvailability(
+    request: GetAvailabilityRequest,
+    callback: (error: ServiceError | null, response: GetAvailabilityResponse) => void,
+  ): ClientUnaryCall;
+  getAvailability(
+    request: GetAvailabilityRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetAvailabilityResponse) => void,
+  ): ClientUnaryCall;
+  getAvailability(
+    request: GetAvailabilityRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetAvailabilityResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Print, roll back printing or cancel an order (`POST /orders/{inventory_order}`). A cancel the
+   * partner does not take now (offline, 5xx, timeout) is queued durably and retried: `queued` is true.
+   */
+  orderAction(
+    request: OrderActionRequest,
+    callback: (error: ServiceError | null, response: OrderActionResponse) => void,
+  ): ClientUnaryCall;
+  orderAction(
+    request: OrderActionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: OrderActionResponse) => void,
+  ): ClientUnaryCall;
+  orderAction(
+    request: OrderActionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: OrderActionResponse) => void,
+  ): ClientUnaryCall;
+  /** One order, by the partner's order id (`GET /orders/{inventory_order}`). */
+  getOrder(
+    request: GetOrderRequest,
+    callback: (error: ServiceError | null, response: GetOrderResponse) => void,
+  ): ClientUnaryCall;
+  getOrder(
+    request: GetOrderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOrderResponse) => void,
+  ): ClientUnaryCall;
+  getOrder(
+    request: GetOrderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOrderResponse) => void,
+  ): ClientUnaryCall;
+  /** Reconciliation reads (`GET /orders`): by inventory token, or every transaction of an event in a period. */
+  listOrders(
+    request: ListOrdersRequest,
+    callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
+  ): ClientUnaryCall;
+  listOrders(
+    request: ListOrdersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
+  ): ClientUnaryCall;
+  listOrders(
+    request: ListOrdersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const ConnectorServiceClient = makeGenericClientConstructor(
@@ -1260,6 +4429,171 @@ export const ConnectorServiceClient = makeGenericClientConstructor(
 ) as unknown as {
   new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): ConnectorServiceClient;
   service: typeof ConnectorServiceService;
+  serviceName: string;
+};
+
+/** Partner registrations and imports, for operators (the edge admin API and the CLI). */
+export type PartnerAdminServiceService = typeof PartnerAdminServiceService;
+export const PartnerAdminServiceService = {
+  /** Register a partner system; starts an import of its venues. The client secret is stored encrypted. */
+  registerPartner: {
+    path: "/marquee.partner.v1.PartnerAdminService/RegisterPartner" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RegisterPartnerRequest): Buffer =>
+      Buffer.from(RegisterPartnerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RegisterPartnerRequest => RegisterPartnerRequest.decode(value),
+    responseSerialize: (value: RegisterPartnerResponse): Buffer =>
+      Buffer.from(RegisterPartnerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RegisterPartnerResponse => RegisterPartnerResponse.decode(value),
+  },
+  /** Registered partners (never their secrets). */
+  listPartners: {
+    path: "/marquee.partner.v1.PartnerAdminService/ListPartners" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPartnersRequest): Buffer => Buffer.from(ListPartnersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPartnersRequest => ListPartnersRequest.decode(value),
+    responseSerialize: (value: ListPartnersResponse): Buffer =>
+      Buffer.from(ListPartnersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPartnersResponse => ListPartnersResponse.decode(value),
+  },
+  /** One partner. NOT_FOUND when unknown. */
+  getPartner: {
+    path: "/marquee.partner.v1.PartnerAdminService/GetPartner" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPartnerRequest): Buffer => Buffer.from(GetPartnerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPartnerRequest => GetPartnerRequest.decode(value),
+    responseSerialize: (value: GetPartnerResponse): Buffer => Buffer.from(GetPartnerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetPartnerResponse => GetPartnerResponse.decode(value),
+  },
+  /** Import now (all registered venues, or the listed ones) instead of waiting for the schedule. */
+  startImport: {
+    path: "/marquee.partner.v1.PartnerAdminService/StartImport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StartImportRequest): Buffer => Buffer.from(StartImportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StartImportRequest => StartImportRequest.decode(value),
+    responseSerialize: (value: StartImportResponse): Buffer => Buffer.from(StartImportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StartImportResponse => StartImportResponse.decode(value),
+  },
+  /** Partner calls waiting in the durable retry queue (queued cancels). */
+  listQueuedCalls: {
+    path: "/marquee.partner.v1.PartnerAdminService/ListQueuedCalls" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListQueuedCallsRequest): Buffer =>
+      Buffer.from(ListQueuedCallsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListQueuedCallsRequest => ListQueuedCallsRequest.decode(value),
+    responseSerialize: (value: ListQueuedCallsResponse): Buffer =>
+      Buffer.from(ListQueuedCallsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListQueuedCallsResponse => ListQueuedCallsResponse.decode(value),
+  },
+} as const;
+
+export interface PartnerAdminServiceServer extends UntypedServiceImplementation {
+  /** Register a partner system; starts an import of its venues. The client secret is stored encrypted. */
+  registerPartner: handleUnaryCall<RegisterPartnerRequest, RegisterPartnerResponse>;
+  /** Registered partners (never their secrets). */
+  listPartners: handleUnaryCall<ListPartnersRequest, ListPartnersResponse>;
+  /** One partner. NOT_FOUND when unknown. */
+  getPartner: handleUnaryCall<GetPartnerRequest, GetPartnerResponse>;
+  /** Import now (all registered venues, or the listed ones) instead of waiting for the schedule. */
+  startImport: handleUnaryCall<StartImportRequest, StartImportResponse>;
+  /** Partner calls waiting in the durable retry queue (queued cancels). */
+  listQueuedCalls: handleUnaryCall<ListQueuedCallsRequest, ListQueuedCallsResponse>;
+}
+
+export interface PartnerAdminServiceClient extends Client {
+  /** Register a partner system; starts an import of its venues. The client secret is stored encrypted. */
+  registerPartner(
+    request: RegisterPartnerRequest,
+    callback: (error: ServiceError | null, response: RegisterPartnerResponse) => void,
+  ): ClientUnaryCall;
+  registerPartner(
+    request: RegisterPartnerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RegisterPartnerResponse) => void,
+  ): ClientUnaryCall;
+  registerPartner(
+    request: RegisterPartnerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RegisterPartnerResponse) => void,
+  ): ClientUnaryCall;
+  /** Registered partners (never their secrets). */
+  listPartners(
+    request: ListPartnersRequest,
+    callback: (error: ServiceError | null, response: ListPartnersResponse) => void,
+  ): ClientUnaryCall;
+  listPartners(
+    request: ListPartnersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPartnersResponse) => void,
+  ): ClientUnaryCall;
+  listPartners(
+    request: ListPartnersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPartnersResponse) => void,
+  ): ClientUnaryCall;
+  /** One partner. NOT_FOUND when unknown. */
+  getPartner(
+    request: GetPartnerRequest,
+    callback: (error: ServiceError | null, response: GetPartnerResponse) => void,
+  ): ClientUnaryCall;
+  getPartner(
+    request: GetPartnerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetPartnerResponse) => void,
+  ): ClientUnaryCall;
+  getPartner(
+    request: GetPartnerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetPartnerResponse) => void,
+  ): ClientUnaryCall;
+  /** Import now (all registered venues, or the listed ones) instead of waiting for the schedule. */
+  startImport(
+    request: StartImportRequest,
+    callback: (error: ServiceError | null, response: StartImportResponse) => void,
+  ): ClientUnaryCall;
+  startImport(
+    request: StartImportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StartImportResponse) => void,
+  ): ClientUnaryCall;
+  startImport(
+    request: StartImportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StartImportResponse) => void,
+  ): ClientUnaryCall;
+  /** Partner calls waiting in the durable retry queue (queued cancels). */
+  listQueuedCalls(
+    request: ListQueuedCallsRequest,
+    callback: (error: ServiceError | null, response: ListQueuedCallsResponse) => void,
+  ): ClientUnaryCall;
+  listQueuedCalls(
+    request: ListQueuedCallsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListQueuedCallsResponse) => void,
+  ): ClientUnaryCall;
+  listQueuedCalls(
+    request: ListQueuedCallsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListQueuedCallsResponse) => void,
+  ): ClientUnaryCall;
+}
+
+export const PartnerAdminServiceClient = makeGenericClientConstructor(
+  PartnerAdminServiceService,
+  "marquee.partner.v1.PartnerAdminService",
+) as unknown as {
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): PartnerAdminServiceClient;
+  service: typeof PartnerAdminServiceService;
   serviceName: string;
 };
 

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { PageInfo, PageRequest } from "../../common/v1/paging.js";
 import { ReconciliationCase } from "./case.js";
 
@@ -49,6 +50,62 @@ export interface ListCasesResponse {
   cases: ReconciliationCase[];
   /** Position. */
   page?: PageInfo | undefined;
+}
+
+/** Reconcile an event now. */
+export interface ReconcileEventRequest {
+  /** Platform event id. */
+  eventId: string;
+}
+
+/** The report it produced. */
+export interface ReconcileEventResponse {
+  /** The report. */
+  report?: EventReport | undefined;
+}
+
+/** Read an event's latest report. */
+export interface GetEventReportRequest {
+  /** Platform event id. */
+  eventId: string;
+}
+
+/** The report. */
+export interface GetEventReportResponse {
+  /** The report. */
+  report?: EventReport | undefined;
+}
+
+/** What one reconciliation of an event found: the partner's transactions against the platform's. */
+export interface EventReport {
+  /** Platform event id. */
+  eventId: string;
+  /** Partner registration. */
+  partnerId: string;
+  /** When the reconciliation ran. */
+  generatedAt?:
+    | Date
+    | undefined;
+  /** Start of the period read from the partner. */
+  periodStart?:
+    | Date
+    | undefined;
+  /** End of the period. */
+  periodEnd?:
+    | Date
+    | undefined;
+  /** Transactions the partner reported (bookings and orders). */
+  partnerTransactions: number;
+  /** Transactions the platform knows (held bookings and confirmed orders). */
+  platformTransactions: number;
+  /** Both sides agree. */
+  matched: number;
+  /** Known to the partner only, and cancelled or released by this run. */
+  orphansCancelled: number;
+  /** Paid on the platform but missing (or not confirmed) at the partner: flagged for operators. */
+  missingAtPartner: number;
+  /** Cases opened or updated by this run. */
+  caseIds: string[];
 }
 
 function createBaseGetCaseRequest(): GetCaseRequest {
@@ -385,6 +442,571 @@ export const ListCasesResponse: MessageFns<ListCasesResponse> = {
   },
 };
 
+function createBaseReconcileEventRequest(): ReconcileEventRequest {
+  return { eventId: "" };
+}
+
+export const ReconcileEventRequest: MessageFns<ReconcileEventRequest> = {
+  encode(message: ReconcileEventRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReconcileEventRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReconcileEventRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReconcileEventRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ReconcileEventRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReconcileEventRequest>, I>>(base?: I): ReconcileEventRequest {
+    return ReconcileEventRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReconcileEventRequest>, I>>(object: I): ReconcileEventRequest {
+    const message = createBaseReconcileEventRequest();
+    message.eventId = object.eventId ?? "";
+    return message;
+  },
+};
+
+function createBaseReconcileEventResponse(): ReconcileEventResponse {
+  return { report: undefined };
+}
+
+export const ReconcileEventResponse: MessageFns<ReconcileEventResponse> = {
+  encode(message: ReconcileEventResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.report !== undefined) {
+      EventReport.encode(message.report, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReconcileEventResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReconcileEventResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.report = EventReport.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReconcileEventResponse {
+    return { report: isSet(object.report) ? EventReport.fromJSON(object.report) : undefined };
+  },
+
+  toJSON(message: ReconcileEventResponse): unknown {
+    const obj: any = {};
+    if (message.report !== undefined) {
+      obj.report = EventReport.toJSON(message.report);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReconcileEventResponse>, I>>(base?: I): ReconcileEventResponse {
+    return ReconcileEventResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReconcileEventResponse>, I>>(object: I): ReconcileEventResponse {
+    const message = createBaseReconcileEventResponse();
+    message.report = (object.report !== undefined && object.report !== null)
+      ? EventReport.fromPartial(object.report)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetEventReportRequest(): GetEventReportRequest {
+  return { eventId: "" };
+}
+
+export const GetEventReportRequest: MessageFns<GetEventReportRequest> = {
+  encode(message: GetEventReportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEventReportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEventReportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEventReportRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetEventReportRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEventReportRequest>, I>>(base?: I): GetEventReportRequest {
+    return GetEventReportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEventReportRequest>, I>>(object: I): GetEventReportRequest {
+    const message = createBaseGetEventReportRequest();
+    message.eventId = object.eventId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetEventReportResponse(): GetEventReportResponse {
+  return { report: undefined };
+}
+
+export const GetEventReportResponse: MessageFns<GetEventReportResponse> = {
+  encode(message: GetEventReportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.report !== undefined) {
+      EventReport.encode(message.report, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEventReportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEventReportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.report = EventReport.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEventReportResponse {
+    return { report: isSet(object.report) ? EventReport.fromJSON(object.report) : undefined };
+  },
+
+  toJSON(message: GetEventReportResponse): unknown {
+    const obj: any = {};
+    if (message.report !== undefined) {
+      obj.report = EventReport.toJSON(message.report);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEventReportResponse>, I>>(base?: I): GetEventReportResponse {
+    return GetEventReportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEventReportResponse>, I>>(object: I): GetEventReportResponse {
+    const message = createBaseGetEventReportResponse();
+    message.report = (object.report !== undefined && object.report !== null)
+      ? EventReport.fromPartial(object.report)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseEventReport(): EventReport {
+  return {
+    eventId: "",
+    partnerId: "",
+    generatedAt: undefined,
+    periodStart: undefined,
+    periodEnd: undefined,
+    partnerTransactions: 0,
+    platformTransactions: 0,
+    matched: 0,
+    orphansCancelled: 0,
+    missingAtPartner: 0,
+    caseIds: [],
+  };
+}
+
+export const EventReport: MessageFns<EventReport> = {
+  encode(message: EventReport, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.partnerId !== "") {
+      writer.uint32(18).string(message.partnerId);
+    }
+    if (message.generatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.generatedAt), writer.uint32(26).fork()).join();
+    }
+    if (message.periodStart !== undefined) {
+      Timestamp.encode(toTimestamp(message.periodStart), writer.uint32(34).fork()).join();
+    }
+    if (message.periodEnd !== undefined) {
+      Timestamp.encode(toTimestamp(message.periodEnd), writer.uint32(42).fork()).join();
+    }
+    if (message.partnerTransactions !== 0) {
+      writer.uint32(48).int32(message.partnerTransactions);
+    }
+    if (message.platformTransactions !== 0) {
+      writer.uint32(56).int32(message.platformTransactions);
+    }
+    if (message.matched !== 0) {
+      writer.uint32(64).int32(message.matched);
+    }
+    if (message.orphansCancelled !== 0) {
+      writer.uint32(72).int32(message.orphansCancelled);
+    }
+    if (message.missingAtPartner !== 0) {
+      writer.uint32(80).int32(message.missingAtPartner);
+    }
+    for (const v of message.caseIds) {
+      writer.uint32(90).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventReport {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventReport();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.partnerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.generatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.periodStart = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.periodEnd = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.partnerTransactions = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.platformTransactions = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.matched = reader.int32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.orphansCancelled = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.missingAtPartner = reader.int32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.caseIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventReport {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      partnerId: isSet(object.partnerId)
+        ? globalThis.String(object.partnerId)
+        : isSet(object.partner_id)
+        ? globalThis.String(object.partner_id)
+        : "",
+      generatedAt: isSet(object.generatedAt)
+        ? fromJsonTimestamp(object.generatedAt)
+        : isSet(object.generated_at)
+        ? fromJsonTimestamp(object.generated_at)
+        : undefined,
+      periodStart: isSet(object.periodStart)
+        ? fromJsonTimestamp(object.periodStart)
+        : isSet(object.period_start)
+        ? fromJsonTimestamp(object.period_start)
+        : undefined,
+      periodEnd: isSet(object.periodEnd)
+        ? fromJsonTimestamp(object.periodEnd)
+        : isSet(object.period_end)
+        ? fromJsonTimestamp(object.period_end)
+        : undefined,
+      partnerTransactions: isSet(object.partnerTransactions)
+        ? globalThis.Number(object.partnerTransactions)
+        : isSet(object.partner_transactions)
+        ? globalThis.Number(object.partner_transactions)
+        : 0,
+      platformTransactions: isSet(object.platformTransactions)
+        ? globalThis.Number(object.platformTransactions)
+        : isSet(object.platform_transactions)
+        ? globalThis.Number(object.platform_transactions)
+        : 0,
+      matched: isSet(object.matched) ? globalThis.Number(object.matched) : 0,
+      orphansCancelled: isSet(object.orphansCancelled)
+        ? globalThis.Number(object.orphansCancelled)
+        : isSet(object.orphans_cancelled)
+        ? globalThis.Number(object.orphans_cancelled)
+        : 0,
+      missingAtPartner: isSet(object.missingAtPartner)
+        ? globalThis.Number(object.missingAtPartner)
+        : isSet(object.missing_at_partner)
+        ? globalThis.Number(object.missing_at_partner)
+        : 0,
+      caseIds: globalThis.Array.isArray(object?.caseIds)
+        ? object.caseIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.case_ids)
+        ? object.case_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: EventReport): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.partnerId !== "") {
+      obj.partnerId = message.partnerId;
+    }
+    if (message.generatedAt !== undefined) {
+      obj.generatedAt = message.generatedAt.toISOString();
+    }
+    if (message.periodStart !== undefined) {
+      obj.periodStart = message.periodStart.toISOString();
+    }
+    if (message.periodEnd !== undefined) {
+      obj.periodEnd = message.periodEnd.toISOString();
+    }
+    if (message.partnerTransactions !== 0) {
+      obj.partnerTransactions = Math.round(message.partnerTransactions);
+    }
+    if (message.platformTransactions !== 0) {
+      obj.platformTransactions = Math.round(message.platformTransactions);
+    }
+    if (message.matched !== 0) {
+      obj.matched = Math.round(message.matched);
+    }
+    if (message.orphansCancelled !== 0) {
+      obj.orphansCancelled = Math.round(message.orphansCancelled);
+    }
+    if (message.missingAtPartner !== 0) {
+      obj.missingAtPartner = Math.round(message.missingAtPartner);
+    }
+    if (message.caseIds?.length) {
+      obj.caseIds = message.caseIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EventReport>, I>>(base?: I): EventReport {
+    return EventReport.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EventReport>, I>>(object: I): EventReport {
+    const message = createBaseEventReport();
+    message.eventId = object.eventId ?? "";
+    message.partnerId = object.partnerId ?? "";
+    message.generatedAt = object.generatedAt ?? undefined;
+    message.periodStart = object.periodStart ?? undefined;
+    message.periodEnd = object.periodEnd ?? undefined;
+    message.partnerTransactions = object.partnerTransactions ?? 0;
+    message.platformTransactions = object.platformTransactions ?? 0;
+    message.matched = object.matched ?? 0;
+    message.orphansCancelled = object.orphansCancelled ?? 0;
+    message.missingAtPartner = object.missingAtPartner ?? 0;
+    message.caseIds = object.caseIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
 /** Reconciliation cases for operators, served by the reconciler. */
 export type ReconcilerServiceService = typeof ReconcilerServiceService;
 export const ReconcilerServiceService = {
@@ -408,6 +1030,30 @@ export const ReconcilerServiceService = {
     responseSerialize: (value: ListCasesResponse): Buffer => Buffer.from(ListCasesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListCasesResponse => ListCasesResponse.decode(value),
   },
+  /** Reconcile one event now (what the schedule does per event) and return its report. */
+  reconcileEvent: {
+    path: "/marquee.reconciliation.v1.ReconcilerService/ReconcileEvent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReconcileEventRequest): Buffer =>
+      Buffer.from(ReconcileEventRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReconcileEventRequest => ReconcileEventRequest.decode(value),
+    responseSerialize: (value: ReconcileEventResponse): Buffer =>
+      Buffer.from(ReconcileEventResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReconcileEventResponse => ReconcileEventResponse.decode(value),
+  },
+  /** The latest report of an event. NOT_FOUND before its first reconciliation. */
+  getEventReport: {
+    path: "/marquee.reconciliation.v1.ReconcilerService/GetEventReport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetEventReportRequest): Buffer =>
+      Buffer.from(GetEventReportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetEventReportRequest => GetEventReportRequest.decode(value),
+    responseSerialize: (value: GetEventReportResponse): Buffer =>
+      Buffer.from(GetEventReportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetEventReportResponse => GetEventReportResponse.decode(value),
+  },
 } as const;
 
 export interface ReconcilerServiceServer extends UntypedServiceImplementation {
@@ -415,6 +1061,10 @@ export interface ReconcilerServiceServer extends UntypedServiceImplementation {
   getCase: handleUnaryCall<GetCaseRequest, GetCaseResponse>;
   /** Cases, newest first. */
   listCases: handleUnaryCall<ListCasesRequest, ListCasesResponse>;
+  /** Reconcile one event now (what the schedule does per event) and return its report. */
+  reconcileEvent: handleUnaryCall<ReconcileEventRequest, ReconcileEventResponse>;
+  /** The latest report of an event. NOT_FOUND before its first reconciliation. */
+  getEventReport: handleUnaryCall<GetEventReportRequest, GetEventReportResponse>;
 }
 
 export interface ReconcilerServiceClient extends Client {
@@ -450,6 +1100,38 @@ export interface ReconcilerServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListCasesResponse) => void,
   ): ClientUnaryCall;
+  /** Reconcile one event now (what the schedule does per event) and return its report. */
+  reconcileEvent(
+    request: ReconcileEventRequest,
+    callback: (error: ServiceError | null, response: ReconcileEventResponse) => void,
+  ): ClientUnaryCall;
+  reconcileEvent(
+    request: ReconcileEventRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReconcileEventResponse) => void,
+  ): ClientUnaryCall;
+  reconcileEvent(
+    request: ReconcileEventRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReconcileEventResponse) => void,
+  ): ClientUnaryCall;
+  /** The latest report of an event. NOT_FOUND before its first reconciliation. */
+  getEventReport(
+    request: GetEventReportRequest,
+    callback: (error: ServiceError | null, response: GetEventReportResponse) => void,
+  ): ClientUnaryCall;
+  getEventReport(
+    request: GetEventReportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetEventReportResponse) => void,
+  ): ClientUnaryCall;
+  getEventReport(
+    request: GetEventReportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetEventReportResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const ReconcilerServiceClient = makeGenericClientConstructor(
@@ -473,6 +1155,28 @@ type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+function fromJsonTimestamp(o: any): Date {
+  if (o instanceof globalThis.Date) {
+    return o;
+  } else if (typeof o === "string") {
+    return new globalThis.Date(o);
+  } else {
+    return fromTimestamp(Timestamp.fromJSON(o));
+  }
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

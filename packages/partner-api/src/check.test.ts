@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { checkAnswer } from './check.js';
+import { BookingRequest, HealthcheckResult, TokenResponse } from './schemas.js';
+import { Value } from '@sinclair/typebox/value';
+
+describe('checkAnswer', () => {
+  it('accepts an answer of the contract, extra fields included', () => {
+    const sut = checkAnswer(TokenResponse, {
+      access_token: 't',
+      token_type: 'Bearer',
+      expires_in: '3600',
+      scope: 'check:3p-system',
+      extra: 1,
+    });
+    expect(sut.ok).toBe(true);
+  });
+
+  it('names what is wrong: expires_in must be a string of digits', () => {
+    const sut = checkAnswer(TokenResponse, {
+      access_token: 't',
+      token_type: 'Bearer',
+      expires_in: 3600,
+      scope: '',
+    });
+    expect(sut).toMatchObject({ ok: false });
+    expect(sut.ok ? [] : sut.errors.join('\n')).toContain('/expires_in');
+  });
+
+  it('refuses a healthcheck without an id', () => {
+    expect(checkAnswer(HealthcheckResult, { message: 'ok' }).ok).toBe(false);
+  });
+
+  it('keeps booking requests closed: an unknown field is refused', () => {
+    const base = {
+      request: {
+        event_id: 'e1',
+        language: 'en-us',
+        channel_info: { channel_type: 'INTERNET' },
+        tickets: [{ price_type_id: 'A', quantity: 2 }],
+      },
+    };
+    expect(Value.Check(BookingRequest, base)).toBe(true);
+    expect(Value.Check(BookingRequest, { request: { ...base.request, surprise: true } })).toBe(
+      false,
+    );
+  });
+});
