@@ -25,7 +25,7 @@ failures=0
 pass() { printf '[check] ok   %s\n' "$*"; }
 fail() { printf '[check] FAIL %s\n' "$*" >&2; failures=$((failures + 1)); }
 
-secrets=(--set secrets.adminToken=check-admin-token --set secrets.partnerClientSecret=check-partner-secret)
+secrets=(--set secrets.adminToken=check-admin-token --set secrets.partnerClientSecret=check-partner-secret --set secrets.partnerCredentialsKey=Y2hlY2sta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0tLS0=)
 kubeconform_strict() { # file
   kubeconform -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
     -schema-location "$schema_location" "$1"
@@ -113,6 +113,13 @@ elif grep -q "secrets.adminToken is required" "$work/neg.err"; then
   pass "rendering without secrets.adminToken is refused"
 else
   fail "rendering without secrets.adminToken failed for another reason: $(cat "$work/neg.err")"
+fi
+if render "$work/neg.yaml" --set secrets.adminToken=x --set secrets.partnerClientSecret=x 2>"$work/neg.err"; then
+  fail "rendering without secrets.partnerCredentialsKey succeeded"
+elif grep -q "secrets.partnerCredentialsKey is required" "$work/neg.err"; then
+  pass "rendering without secrets.partnerCredentialsKey is refused"
+else
+  fail "rendering without secrets.partnerCredentialsKey failed for another reason: $(cat "$work/neg.err")"
 fi
 if helm lint --strict "$chart" --kube-version "$K8S_VERSION" "${secrets[@]}" --set services.cart.hpa.maxReplica=3 >"$work/lint.out" 2>&1; then
   fail "helm lint accepted a typo (services.cart.hpa.maxReplica)"

@@ -25,6 +25,15 @@ admin_token() {
   cat "$state/admin-token"
 }
 
+# A secret of the local stack, made once and kept in the state directory so restarts keep it
+# (the connector's stored partner secrets stay readable, partner-reference keeps its client).
+stack_secret() { # name bytes
+  if [ ! -s "$state/$1" ]; then
+    (umask 077; head -c "$2" /dev/urandom | base64 | tr -d '\n' > "$state/$1")
+  fi
+  cat "$state/$1"
+}
+
 running() { [ -f "$state/pids/$1" ] && kill -0 "$(cat "$state/pids/$1")" 2>/dev/null; }
 
 wait_ready() { # name port
@@ -44,6 +53,9 @@ start() {
     (cd "$repo" && pnpm -s turbo run build --filter='./services/*' --output-logs=errors-only)
   fi
   local token; token="$(admin_token)"
+  local credentials_key partner_secret
+  credentials_key="$(stack_secret partner-credentials-key 32)"
+  partner_secret="$(stack_secret partner-client-secret 24 | tr '+/' '-_' | tr -d '=')"
   for entry in "${services[@]}"; do
     local name="${entry%%:*}" port="${entry##*:}"
     if running "$name"; then log "$name already running"; continue; fi
@@ -53,9 +65,12 @@ start() {
       local node_options
       node_options="$(node -p "(require('./package.json').marquee?.nodeOptions ?? []).join(' ')")"
       # shellcheck disable=SC2086 # one word per option
+      # Logs are appended: the log of a crashed process survives its restart.
       KAFKA_BROKERS="$KAFKA_BROKERS" MONGO_URL="$MONGO_URL" ADMIN_TOKEN="$token" LOG_LEVEL="${LOG_LEVEL:-info}" \
+        PARTNER_CREDENTIALS_KEY="$credentials_key" PARTNER_CLIENT_ID=marquee-local \
+        PARTNER_CLIENT_SECRET="$partner_secret" \
         nohup node $node_options --enable-source-maps --import @marquee/platform/telemetry/register dist/main.js \
-        >"$state/logs/$name.log" 2>&1 &
+        >>"$state/logs/$name.log" 2>&1 &
       echo $! >"$state/pids/$name"
     )
   done
