@@ -1,13 +1,49 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
+
+const millis = (min: number, fallback: number) =>
+  z.coerce.number().int().min(min).default(fallback);
+
+/** Base64 of exactly 32 bytes (an AES-256 key). */
+const credentialsKey = z
+  .string()
+  .refine(
+    (value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32,
+    'must be the base64 of 32 bytes',
+  );
 
 /** The only module of 3p-connector that reads the environment (STYLE.md); see README for each variable. */
 export const configSchema = serviceConfigSchema({
   name: '3p-connector',
   httpPort: 8087,
   grpcPort: 50057,
-});
+})
+  .extend({
+    /** AES-256-GCM key of partner client secrets at rest; required in production. */
+    PARTNER_CREDENTIALS_KEY: credentialsKey.optional(),
+    /** Scheduled import of every registered venue. */
+    IMPORT_INTERVAL_MS: millis(100, 300_000),
+    /** Healthcheck polling per partner (doubled up to 10 min while a partner reports 901). */
+    HEALTH_INTERVAL_MS: millis(100, 30_000),
+    /** Upper bound of one partner call (the caller's remaining gRPC deadline may be shorter). */
+    PARTNER_CALL_TIMEOUT_MS: millis(50, 5_000),
+    /** How often the cancel-queue worker looks for due entries. */
+    QUEUE_POLL_MS: millis(10, 1_000),
+    /** Longest wait between two attempts of a queued cancel. */
+    QUEUE_MAX_BACKOFF_MS: millis(1_000, 300_000),
+    /** Consumer group of `order-cancelled`. */
+    ORDER_CANCELLED_GROUP: z.string().min(1).default('3p-connector'),
+  })
+  .superRefine((config, ctx) => {
+    if (config.NODE_ENV === 'production' && config.PARTNER_CREDENTIALS_KEY === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PARTNER_CREDENTIALS_KEY'],
+        message: 'is required when NODE_ENV=production',
+      });
+    }
+  });
 
 export type ThreePConnectorConfig = z.output<typeof configSchema>;
 

@@ -1,0 +1,363 @@
+import { randomUUID } from 'node:crypto';
+import { createOutboxEvent } from '@marquee/platform/outbox';
+import type { OutboxSource } from '@marquee/platform/outbox';
+import type { ServiceStores, VersionedStore } from '@marquee/platform/store';
+import { catalogV1, type partnerV1 } from '@marquee/proto';
+import {
+  availabilityChangedTopic,
+  eventChangedTopic,
+  partnerCallFailedTopic,
+  partnerHealthChangedTopic,
+} from '@marquee/proto/topics';
+import type {
+  CallFailureRepository,
+  ImportedEventRepository,
+  PartnerRepository,
+  QueueRepository,
+  ResourceRepository,
+  SecretBox,
+  VenueImportRepository,
+} from '../app/ports.js';
+import type { QueuedCancel } from '../domain/cancel-queue.js';
+import { errorKindOf, isConflict } from '../domain/errors.js';
+import type { ImportedEvent } from '../domain/imported-event.js';
+import {
+  venueImportId,
+  type EncryptedSecret,
+  type HealthState,
+  type Partner,
+  type VenueImportState,
+} from '../domain/partner.js';
+
+interface StoredImportedEvent {
+  id: string;
+  version: number;
+  partnerId: string;
+  partnerEventId: string;
+  partnerVenueId: string;
+  lastModification: Date;
+  partnerStatus: string;
+  manifestId: string;
+  /** Encrypted like client secrets: access codes are passwords. */
+  accessCodes: { priceTypeId: string; code: EncryptedSecret }[];
+  /** The discovery event as protobuf (its oneofs have `$case` keys, which documents cannot hold). */
+  eventBytes: Uint8Array;
+  availabilitySequence: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface StoredResource {
+  id: string;
+  version: number;
+  kind: string;
+  partnerId: string;
+  json: string;
+  fetchedAt: Date;
+}
+
+interface StoredCallFailure {
+  id: string;
+  version: number;
+  partnerId: string;
+  operation: string;
+  key: string;
+  outcomeUnknown: boolean;
+  failedAt: Date;
+}
+
+export const COLLECTIONS = {
+  partners: 'partners',
+  venueImports: 'venue_imports',
+  importedEvents: 'imported_events',
+  resources: 'partner_resources',
+  callFailures: 'call_failures',
+  queuedCalls: 'queued_calls',
+} as const;
+
+const HEALTH_ENUM: Record<HealthState, partnerV1.PartnerHealth> = {
+  UNSPECIFIED: 'PARTNER_HEALTH_UNSPECIFIED' as partnerV1.PartnerHealth,
+  HEALTHY: 'PARTNER_HEALTH_HEALTHY' as partnerV1.PartnerHealth,
+  UNAVAILABLE: 'PARTNER_HEALTH_UNAVAILABLE' as partnerV1.PartnerHealth,
+  SYNC_REQUIRED: 'PARTNER_HEALTH_SYNC_REQUIRED' as partnerV1.PartnerHealth,
+  UNREACHABLE: 'PARTNER_HEALTH_UNREACHABLE' as partnerV1.PartnerHealth,
+  UNAUTHORIZED: 'PARTNER_HEALTH_UNAUTHORIZED' as partnerV1.PartnerHealth,
+};
+export const healthEnum = (state: HealthState): partnerV1.PartnerHealth => HEALTH_ENUM[state];
+
+/** Re-reads after a lost compare-and-set before giving up. */
+async function withRetry<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isConflict(error) || attempt >= attempts) throw error;
+    }
+  }
+}
+
+export interface ConnectorStorage {
+  partners: PartnerRepository;
+  venueImports: VenueImportRepository;
+  importedEvents: ImportedEventRepository;
+  resources: ResourceRepository;
+  callFailures: CallFailureRepository;
+  queue: QueueRepository;
+  outboxSources: readonly OutboxSource[];
+  ensureIndexes(): Promise<void>;
+}
+
+/** Every collection of the connector over the platform store (Mongo or memory). */
+export function createConnectorStorage(
+  stores: ServiceStores,
+  secrets: SecretBox,
+): ConnectorStorage {
+  const partners = stores.collection<Partner>(COLLECTIONS.partners);
+  const venueImports = stores.collection<VenueImportState>(COLLECTIONS.venueImports, [
+    { fields: { partnerId: 1 } },
+  ]);
+  const importedEvents = stores.collection<StoredImportedEvent>(COLLECTIONS.importedEvents, [
+    { fields: { partnerId: 1, partnerEventId: 1 }, unique: true, name: 'partner_event' },
+  ]);
+  const resources = stores.collection<StoredResource>(COLLECTIONS.resources);
+  const callFailures = stores.collection<StoredCallFailure>(COLLECTIONS.callFailures, [
+    { fields: { failedAt: 1 } },
+  ]);
+  const queuedCalls = stores.collection<QueuedCancel>(COLLECTIONS.queuedCalls, [
+    { fields: { nextAttemptAt: 1 } },
+    { fields: { partnerId: 1 } },
+  ]);
+  return {
+    partners: partnerRepository(partners),
+    venueImports: venueImportRepository(venueImports),
+    importedEvents: importedEventRepository(importedEvents, secrets),
+    resources: resourceRepository(resources),
+    callFailures: callFailureRepository(callFailures),
+    queue: queueRepository(queuedCalls),
+    outboxSources: stores.outboxSources,
+    ensureIndexes: () => stores.ensureIndexes(),
+  };
+}
+
+function partnerRepository(store: VersionedStore<Partner>): PartnerRepository {
+  return {
+    create: (partner) => store.insert(partner),
+    get: (id) => store.get(id),
+    list: () => store.find({}, { sort: { createdAt: 1 } }),
+    async recordHealth(id, change) {
+      const event = createOutboxEvent(partnerHealthChangedTopic, {
+        key: id,
+        value: {
+          partnerId: id,
+          previous: healthEnum(change.previous),
+          current: healthEnum(change.current),
+          healthcheckId: change.healthcheckId,
+          message: change.message,
+          venuesToSync: change.venuesToSync,
+          checkedAt: change.checkedAt,
+        },
+        time: change.checkedAt,
+      });
+      await withRetry(async () => {
+        const current = await store.get(id);
+        if (!current) return;
+        await store.update(
+          id,
+          current.version,
+          {
+            ...current,
+            health: change.current,
+            healthMessage: change.message,
+            healthCheckedAt: change.checkedAt,
+          },
+          { events: [event] },
+        );
+      });
+    },
+  };
+}
+
+function venueImportRepository(store: VersionedStore<VenueImportState>): VenueImportRepository {
+  return {
+    get: (partnerId, venueId) => store.get(venueImportId(partnerId, venueId)),
+    list: (partnerId) => store.find({ partnerId }, { sort: { venueId: 1 } }),
+    async save(state) {
+      if (state.version > 0) return store.update(state.id, state.version, state);
+      try {
+        return await store.insert(state);
+      } catch (error) {
+        if (errorKindOf(error) !== 'already_exists') throw error;
+        return (await store.get(state.id))!;
+      }
+    },
+  };
+}
+
+function importedEventRepository(
+  store: VersionedStore<StoredImportedEvent>,
+  secrets: SecretBox,
+): ImportedEventRepository {
+  const toStored = (event: ImportedEvent): StoredImportedEvent => ({
+    id: event.id,
+    version: event.version,
+    partnerId: event.partnerId,
+    partnerEventId: event.partnerEventId,
+    partnerVenueId: event.partnerVenueId,
+    lastModification: event.lastModification,
+    partnerStatus: event.partnerStatus,
+    manifestId: event.manifestId,
+    accessCodes: event.accessCodes.map((c) => ({
+      priceTypeId: c.priceTypeId,
+      code: secrets.encrypt(c.code),
+    })),
+    eventBytes: catalogV1.Event.encode(event.event).finish(),
+    availabilitySequence: event.availabilitySequence,
+    createdAt: event.createdAt,
+    updatedAt: event.updatedAt,
+  });
+  const fromStored = (stored: StoredImportedEvent): ImportedEvent => ({
+    id: stored.id,
+    version: stored.version,
+    partnerId: stored.partnerId,
+    partnerEventId: stored.partnerEventId,
+    partnerVenueId: stored.partnerVenueId,
+    lastModification: stored.lastModification,
+    partnerStatus: stored.partnerStatus,
+    manifestId: stored.manifestId,
+    accessCodes: stored.accessCodes.map((c) => ({
+      priceTypeId: c.priceTypeId,
+      code: secrets.decrypt(c.code),
+    })),
+    event: catalogV1.Event.decode(stored.eventBytes),
+    availabilitySequence: stored.availabilitySequence,
+    createdAt: stored.createdAt,
+    updatedAt: stored.updatedAt,
+  });
+  const changed = (event: ImportedEvent) =>
+    createOutboxEvent(eventChangedTopic, {
+      key: event.id,
+      value: { event: event.event, changedAt: event.updatedAt },
+      time: event.updatedAt,
+    });
+  return {
+    async get(id) {
+      const stored = await store.get(id);
+      return stored && fromStored(stored);
+    },
+    async findByPartnerEvent(partnerId, partnerEventId) {
+      const [stored] = await store.find({ partnerId, partnerEventId }, { limit: 1 });
+      return stored && fromStored(stored);
+    },
+    async create(event) {
+      return fromStored(await store.insert(toStored(event), { events: [changed(event)] }));
+    },
+    async replace(event, expectedVersion) {
+      return fromStored(
+        await store.update(event.id, expectedVersion, toStored(event), {
+          events: [changed(event)],
+        }),
+      );
+    },
+    async recordAvailability(id, build) {
+      return withRetry(async () => {
+        const current = await store.get(id);
+        if (!current)
+          throw Object.assign(new Error(`event ${id} not found`), { kind: 'not_found' });
+        const sequence = current.availabilitySequence + 1;
+        const message = build(sequence);
+        await store.update(
+          id,
+          current.version,
+          { ...current, availabilitySequence: sequence },
+          {
+            events: [
+              createOutboxEvent(availabilityChangedTopic, {
+                key: id,
+                value: message,
+                ...(message.observedAt ? { time: message.observedAt } : {}),
+              }),
+            ],
+          },
+        );
+        return sequence;
+      }, 20);
+    },
+  };
+}
+
+function resourceRepository(store: VersionedStore<StoredResource>): ResourceRepository {
+  const idOf = (kind: string, partnerId: string, id: string) => `${kind}/${partnerId}/${id}`;
+  return {
+    async get<T>(kind: string, partnerId: string, id: string) {
+      const stored = await store.get(idOf(kind, partnerId, id));
+      return stored && (JSON.parse(stored.json) as T);
+    },
+    async put(kind, partnerId, id, value) {
+      const key = idOf(kind, partnerId, id);
+      const doc = { id: key, kind, partnerId, json: JSON.stringify(value), fetchedAt: new Date() };
+      await withRetry(async () => {
+        const current = await store.get(key);
+        if (current) await store.update(key, current.version, doc);
+        else await store.insert(doc);
+      });
+    },
+  };
+}
+
+function callFailureRepository(store: VersionedStore<StoredCallFailure>): CallFailureRepository {
+  return {
+    async record(failure) {
+      const key =
+        failure.orderId || failure.cartId || failure.inventoryOrderId || failure.partnerId;
+      const failedAt = failure.failedAt ?? new Date();
+      await store.insert(
+        {
+          id: randomUUID(),
+          partnerId: failure.partnerId,
+          operation: failure.operation,
+          key,
+          outcomeUnknown: failure.outcomeUnknown,
+          failedAt,
+        },
+        {
+          events: [
+            createOutboxEvent(partnerCallFailedTopic, { key, value: failure, time: failedAt }),
+          ],
+        },
+      );
+    },
+  };
+}
+
+function queueRepository(store: VersionedStore<QueuedCancel>): QueueRepository {
+  return {
+    get: (id) => store.get(id),
+    async add(entry) {
+      try {
+        await store.insert(entry);
+        return true;
+      } catch (error) {
+        if (errorKindOf(error) === 'already_exists') return false;
+        throw error;
+      }
+    },
+    due: (now, limit) =>
+      store.find({ nextAttemptAt: { $lte: now } }, { sort: { nextAttemptAt: 1 }, limit }),
+    list: (partnerId) => store.find(partnerId ? { partnerId } : {}, { sort: { queuedAt: 1 } }),
+    async update(entry, expectedVersion) {
+      try {
+        return await store.update(entry.id, expectedVersion, entry);
+      } catch (error) {
+        if (isConflict(error) || errorKindOf(error) === 'not_found') return undefined;
+        throw error;
+      }
+    },
+    async remove(id, expectedVersion) {
+      try {
+        await store.delete(id, expectedVersion);
+      } catch (error) {
+        if (!isConflict(error)) throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import type {
+  AvailabilityAnswer,
+  BookingAnswer,
+  BookingRequest,
+  EventAnswer,
+  EventsPage,
+  HealthcheckResult,
+  LogoAnswer,
+  ManifestAnswer,
+  OrderActionAnswer,
+  OrderActionRequest,
+  OrderAnswer,
+  OrderRequest,
+  OrdersPage,
+  TaxPlanAnswer,
+} from '@marquee/partner-api';
+import type { catalogV1, partnerV1 } from '@marquee/proto';
+import type { QueuedCancel } from '../domain/cancel-queue.js';
+import type { ErrorKind } from '../domain/errors.js';
+import type { HealthState } from '../domain/partner.js';
+import type { ImportedEvent } from '../domain/imported-event.js';
+import type { EncryptedSecret, Partner, VenueImportState } from '../domain/partner.js';
+
+export type { HealthState } from '../domain/partner.js';
+
+/** Per call: the caller's remaining deadline, when it has one (the adapter bounds it by its own). */
+export interface CallOptions {
+  deadlineMs?: number | undefined;
+}
+
+/** The 3P API of one partner, answers checked against the contract. Failures are PartnerFailure. */
+export interface PartnerApi {
+  healthcheck(options?: CallOptions): Promise<HealthcheckResult>;
+  listEvents(
+    query: { venue: string; lastModification: string; page: number; size: number },
+    options?: CallOptions,
+  ): Promise<EventsPage>;
+  getEvent(
+    id: string,
+    lastModification: string | undefined,
+    options?: CallOptions,
+  ): Promise<EventAnswer>;
+  getManifest(id: string, options?: CallOptions): Promise<ManifestAnswer>;
+  getLogo(id: string, options?: CallOptions): Promise<LogoAnswer>;
+  getTaxPlan(id: string, options?: CallOptions): Promise<TaxPlanAnswer>;
+  getAvailability(
+    eventId: string,
+    query: { levelId?: string; sectionId?: string; detail: 'overview' | 'seats' },
+    options?: CallOptions,
+  ): Promise<AvailabilityAnswer>;
+  createBooking(body: BookingRequest, options?: CallOptions): Promise<BookingAnswer>;
+  releaseBooking(inventoryToken: string, options?: CallOptions): Promise<void>;
+  createOrder(body: OrderRequest, options?: CallOptions): Promise<OrderAnswer>;
+  orderAction(
+    inventoryOrderId: string,
+    body: OrderActionRequest,
+    options?: CallOptions,
+  ): Promise<OrderActionAnswer>;
+  getOrder(inventoryOrderId: string, options?: CallOptions): Promise<OrderAnswer>;
+  listOrders(
+    query: {
+      inventoryToken?: string;
+      eventId?: string;
+      start?: string;
+      end?: string;
+      page?: number;
+      size?: number;
+    },
+    options?: CallOptions,
+  ): Promise<OrdersPage>;
+}
+
+/** How a partner call failed (what the adapter's errors carry besides their kind). */
+export interface PartnerFailure {
+  kind: ErrorKind;
+  message: string;
+  /** 0 when no answer arrived. */
+  httpStatus: number;
+  partnerErrorId: number | undefined;
+  /** No answer to a call that changes state: the partner may have executed it. */
+  outcomeUnknown: boolean;
+  /** The partner is in trouble (5xx, network, timeout, bad answer, open circuit): worth retrying later. */
+  transient: boolean;
+  correlationId: string;
+}
+
+export function asPartnerFailure(error: unknown): PartnerFailure | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const candidate = error as Partial<PartnerFailure>;
+  return typeof candidate.transient === 'boolean' && typeof candidate.httpStatus === 'number'
+    ? (candidate as PartnerFailure)
+    : undefined;
+}
+
+export interface PartnerApiFactory {
+  /** The API of a partner (clients are cached per partner: token, circuit breaker). */
+  forPartner(partner: Partner): PartnerApi;
+}
+
+export interface SecretBox {
+  encrypt(plain: string): EncryptedSecret;
+  decrypt(secret: EncryptedSecret): string;
+}
+
+export interface HealthChange {
+  previous: HealthState;
+  current: HealthState;
+  healthcheckId: number;
+  message: string;
+  venuesToSync: string[];
+  checkedAt: Date;
+}
+
+export interface PartnerRepository {
+  create(partner: Partner): Promise<Partner>;
+  get(id: string): Promise<Partner | undefined>;
+  list(): Promise<Partner[]>;
+  /** Stores the new state and records `partner-health-changed` with it (outbox). */
+  recordHealth(id: string, change: HealthChange): Promise<void>;
+}
+
+export interface VenueImportRepository {
+  get(partnerId: string, venueId: string): Promise<VenueImportState | undefined>;
+  list(partnerId: string): Promise<VenueImportState[]>;
+  /** Inserts or replaces (compare-and-set on `version` when it is > 0). */
+  save(state: VenueImportState): Promise<VenueImportState>;
+}
+
+export interface ImportedEventRepository {
+  get(id: string): Promise<ImportedEvent | undefined>;
+  findByPartnerEvent(partnerId: string, partnerEventId: string): Promise<ImportedEvent | undefined>;
+  /** A new event (unique per partner event: `already_exists` when another import won the race). */
+  create(event: ImportedEvent): Promise<ImportedEvent>;
+  /** A changed event at `expectedVersion`; records `event-changed` (whole state) with it. */
+  replace(event: ImportedEvent, expectedVersion: number): Promise<ImportedEvent>;
+  /** Takes the next availability sequence of the event and records `availability-changed` with it. */
+  recordAvailability(
+    id: string,
+    build: (sequence: number) => catalogV1.AvailabilityChanged,
+  ): Promise<number>;
+}
+
+export type ResourceKind = 'manifest' | 'logo' | 'tax_plan';
+
+/** Manifests, logos and tax plans fetched from partners, kept as their JSON answer. */
+export interface ResourceRepository {
+  get<T>(kind: ResourceKind, partnerId: string, id: string): Promise<T | undefined>;
+  put(kind: ResourceKind, partnerId: string, id: string, value: unknown): Promise<void>;
+}
+
+export interface CallFailureRepository {
+  /** Stores the failure with its `partner-call-failed` event (outbox): it cannot be lost. */
+  record(failure: partnerV1.PartnerCallFailed): Promise<void>;
+}
+
+export interface QueueRepository {
+  get(id: string): Promise<QueuedCancel | undefined>;
+  /** Inserts; resolves false when the same cancel is already queued. */
+  add(entry: QueuedCancel): Promise<boolean>;
+  due(now: Date, limit: number): Promise<QueuedCancel[]>;
+  list(partnerId?: string): Promise<QueuedCancel[]>;
+  /** Compare-and-set; undefined when another worker moved it first. */
+  update(entry: QueuedCancel, expectedVersion: number): Promise<QueuedCancel | undefined>;
+  remove(id: string, expectedVersion?: number): Promise<void>;
+}
+
+export interface Ids {
+  eventId(): string;
+  partnerId(): string;
+  failureId(): string;
+}
+
+export type Clock = () => Date;
+
+/** Structured log lines of the use cases (pino-compatible shape). */
+export interface Log {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}

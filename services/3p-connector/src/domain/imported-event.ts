@@ -1,0 +1,28 @@
+import type { catalogV1 } from '@marquee/proto';
+
+/**
+ * A partner event the connector imported: the platform id it was given once, the partner's ids,
+ * the discovery state last published on `event-changed`, the access codes of its price types (never
+ * published) and the per-event availability sequence (collection `imported_events`).
+ */
+export interface ImportedEvent {
+  /** Platform event id (15 alphanumeric characters). */
+  id: string;
+  /** Storage version (moves with availability writes too; the event's own is `event.version`). */
+  version: number;
+  partnerId: string;
+  partnerEventId: string;
+  partnerVenueId: string;
+  /** The partner's `last_modification` of the imported state. */
+  lastModification: Date;
+  /** The partner's status string (`ON_SALE`, `CANCELED`, ...). */
+  partnerStatus: string;
+  manifestId: string;
+  accessCodes: { priceTypeId: string; code: string }[];
+  /** Whole discovery state, as published. */
+  event: catalogV1.Event;
+  /** Last `availability-changed` sequence given for this event. */
+  availabilitySequence: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
