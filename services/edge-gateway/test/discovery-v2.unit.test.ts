@@ -702,6 +702,7 @@ describe('Discovery v2 when catalog-indexer fails', () => {
     const down = await sut.inject({ url: '/discovery/v2/events.json?apikey=k' });
     expect(down.statusCode).toBe(503);
     expect(down.json().errors[0]).toMatchObject({ status: '503' });
+    expect(down.headers['retry-after']).toBe('1');
     const slow = await sut.inject({ url: '/discovery/v2/events/E1?apikey=k' });
     expect(slow.statusCode).toBe(504);
     expect(slow.body).not.toContain('at ');

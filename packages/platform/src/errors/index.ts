@@ -8,3 +8,4 @@ export {
   type AppErrorOptions,
   type ErrorKind,
 } from './app-error.js';
+export { isTransientError } from './transient.js';

@@ -1,5 +1,5 @@
 import { Metadata, status as Status } from '@grpc/grpc-js';
-import { AppError, isAppErrorLike, type ErrorKind } from '../errors/index.js';
+import { AppError, isAppErrorLike, isTransientError, type ErrorKind } from '../errors/index.js';
 
 /** Trailing-metadata key carrying an error's `details` as JSON (ASCII-escaped, as metadata must be). */
 export const ERROR_DETAILS_KEY = 'x-error-details';
@@ -73,6 +73,7 @@ export class GrpcStatusError extends Error {
 }
 
 const INTERNAL_MESSAGE = 'internal error';
+const TRANSIENT_MESSAGE = 'temporarily unavailable, retry shortly';
 
 function isGrpcStatusLike(
   error: unknown,
@@ -91,9 +92,13 @@ function isGrpcStatusLike(
  * What a server sends for a thrown error. An application error keeps its kind, message and details;
  * an `internal` one, or anything else, becomes INTERNAL with a generic message: exception texts and
  * stacks describe our internals, not the caller's request. A status error from a downstream gRPC
- * call is mapped by its code in the same way.
+ * call is mapped by its code in the same way. A passing infrastructure failure (the database or the
+ * broker unreachable for a moment) is UNAVAILABLE, which tells the caller to retry.
  */
 export function toGrpcError(error: unknown): GrpcStatusError {
+  if (!isAppErrorLike(error) && isTransientError(error)) {
+    return new GrpcStatusError(Status.UNAVAILABLE, TRANSIENT_MESSAGE);
+  }
   const appError = isAppErrorLike(error)
     ? error
     : isGrpcStatusLike(error)

@@ -328,6 +328,18 @@ describe('status mapping', () => {
     expect(sut.details).toBe('internal error');
   });
 
+  it('answers a passing database or broker failure UNAVAILABLE, without its text', () => {
+    const network = Object.assign(new Error('connection 3 to 10.0.0.7:27017 closed'), {
+      name: 'MongoNetworkError',
+    });
+
+    const sut = toGrpcError(network);
+
+    expect(sut.code).toBe(grpc.status.UNAVAILABLE);
+    expect(sut.details).not.toContain('10.0.0.7');
+    expect(toGrpcError(new TypeError('x is undefined')).code).toBe(grpc.status.INTERNAL);
+  });
+
   it('passes a downstream status on by its code', () => {
     const downstream = Object.assign(new Error('14 UNAVAILABLE: partner down'), {
       code: grpc.status.UNAVAILABLE,

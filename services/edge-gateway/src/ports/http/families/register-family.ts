@@ -20,11 +20,18 @@ const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export type FamilyRoutes = (scope: FastifyInstance, family: ApiFamily) => Promise<void> | void;
 
+/** Seconds a client should wait before retrying a 503 (a back end restarting, a passing fault). */
+const RETRY_AFTER_SECONDS = '1';
+
 export function sendFamilyError(
   reply: FastifyReply,
   family: ApiFamily,
   error: FamilyError,
 ): FastifyReply {
+  // A 503 is worth retrying: say when, so generic HTTP clients and proxies know.
+  if (error.status === 503 && !reply.hasHeader('retry-after')) {
+    reply.header('retry-after', RETRY_AFTER_SECONDS);
+  }
   return reply.code(error.status).type('application/json').send(family.errorBody(error));
 }
 
