@@ -1,0 +1,655 @@
+import type { TSchema, Static } from '@sinclair/typebox';
+import {
+  BrokenCircuitError,
+  ConsecutiveBreaker,
+  ExponentialBackoff,
+  circuitBreaker,
+  handleWhen,
+  retry,
+  type CircuitBreakerPolicy,
+} from 'cockatiel';
+import {
+  AvailabilityAnswer,
+  BookingAnswer,
+  ErrorBody,
+  EventAnswer,
+  EventsPage,
+  HealthcheckResult,
+  LogoAnswer,
+  ManifestAnswer,
+  OrderActionAnswer,
+  OrderAnswer,
+  OrdersPage,
+  TaxPlanAnswer,
+  TokenResponse,
+  checkAnswer,
+} from '@marquee/partner-api';
+import { AppError } from '@marquee/platform/errors';
+import { currentCorrelationId, newCorrelationId, type Logger } from '@marquee/platform/logger';
+import type {
+  CallOptions,
+  PartnerApi,
+  PartnerApiFactory,
+  PartnerFailure,
+  SecretBox,
+} from '../app/ports.js';
+import type { ErrorKind } from '../domain/errors.js';
+import type { Partner } from '../domain/partner.js';
+import { kindOfPartnerError } from '../domain/partner-errors.js';
+import { TokenCache } from './token-cache.js';
+
+/** A failed partner call: an AppError (kind → gRPC status) with what the use cases need to know. */
+export class PartnerCallError extends AppError implements PartnerFailure {
+  readonly httpStatus: number;
+  readonly partnerErrorId: number | undefined;
+  readonly outcomeUnknown: boolean;
+  readonly transient: boolean;
+  readonly correlationId: string;
+
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    facts: {
+      partnerId: string;
+      operation: string;
+      httpStatus?: number;
+      partnerErrorId?: number | undefined;
+      outcomeUnknown?: boolean;
+      transient: boolean;
+      correlationId: string;
+      circuitOpen?: boolean;
+    },
+  ) {
+    super(kind, message, {
+      details: {
+        partnerId: facts.partnerId,
+        operation: facts.operation,
+        ...(facts.httpStatus ? { httpStatus: facts.httpStatus } : {}),
+        ...(facts.partnerErrorId !== undefined ? { partnerErrorId: facts.partnerErrorId } : {}),
+        ...(facts.outcomeUnknown ? { outcomeUnknown: true } : {}),
+        ...(facts.circuitOpen ? { circuitOpen: true } : {}),
+      },
+    });
+    this.name = 'PartnerCallError';
+    this.httpStatus = facts.httpStatus ?? 0;
+    this.partnerErrorId = facts.partnerErrorId;
+    this.outcomeUnknown = facts.outcomeUnknown ?? false;
+    this.transient = facts.transient;
+    this.correlationId = facts.correlationId;
+  }
+}
+
+export interface PartnerHttpOptions {
+  /** Upper bound of one call, retries included (PARTNER_CALL_TIMEOUT_MS). */
+  timeoutMs: number;
+  logger: Logger;
+  fetch?: typeof fetch;
+  /** Consecutive partner faults that open the circuit (default 5). */
+  breakerThreshold?: number;
+  /** How long an open circuit refuses calls before letting one through (default 10 s). */
+  halfOpenAfterMs?: number;
+  /** Attempts of idempotent calls (default 3). */
+  maxAttempts?: number;
+  /** First retry delay (default 100 ms, doubling with jitter, at most 1 s). */
+  retryDelayMs?: number;
+}
+
+interface Operation<S extends TSchema | undefined> {
+  /** For logs and error details, e.g. `POST /bookings`. */
+  name: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  schema: S;
+  /** Safe to send again (GETs, DELETE booking, cancel): retried with backoff. */
+  idempotent: boolean;
+}
+
+type Answer<S> = S extends TSchema ? Static<S> : void;
+
+/** Errors of fetch that prove the request never left (nothing can have been executed). */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+const enc = encodeURIComponent;
+
+/**
+ * The 3P API of one partner over HTTP: a cached client-credentials token, `Authorization`,
+ * `X-Correlation-Id` and `Accept` on every call, one deadline per call (the caller's remaining
+ * deadline bounded by `timeoutMs`), retries with backoff only for idempotent operations, and a
+ * circuit breaker counting partner faults (5xx, network, timeout, answers outside the contract).
+ */
+export class PartnerHttpClient implements PartnerApi {
+  readonly breaker: CircuitBreakerPolicy;
+  private readonly tokens: TokenCache;
+  private readonly fetch: typeof fetch;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly partner: Pick<Partner, 'id' | 'baseUrl' | 'authUrl' | 'clientId'> & {
+      clientSecret: () => string;
+    },
+    private readonly options: PartnerHttpOptions,
+  ) {
+    this.fetch = options.fetch ?? globalThis.fetch;
+    this.log = options.logger.child({ partner_id: partner.id });
+    this.breaker = circuitBreaker(
+      handleWhen((e) => e instanceof PartnerCallError && e.transient),
+      {
+        halfOpenAfter: options.halfOpenAfterMs ?? 10_000,
+        breaker: new ConsecutiveBreaker(options.breakerThreshold ?? 5),
+      },
+    );
+    this.breaker.onBreak(() => this.log.warn({}, 'partner circuit opened'));
+    this.breaker.onReset(() => this.log.info({}, 'partner circuit closed'));
+    this.tokens = new TokenCache(() => this.issueToken());
+  }
+
+  healthcheck(options?: CallOptions) {
+    return this.call(
+      {
+        name: 'GET /healthcheck',
+        method: 'GET',
+        path: '/healthcheck',
+        schema: HealthcheckResult,
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  listEvents(
+    query: { venue: string; lastModification: string; page: number; size: number },
+    options?: CallOptions,
+  ) {
+    return this.call(
+      {
+        name: 'GET /events',
+        method: 'GET',
+        path: '/events',
+        query: {
+          venue: query.venue,
+          last_modification: query.lastModification,
+          size: String(query.size),
+          page: String(query.page),
+        },
+        schema: EventsPage,
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  getEvent(id: string, lastModification: string | undefined, options?: CallOptions) {
+    return this.call(
+      {
+        name: 'GET /events/{id}',
+        method: 'GET',
+        path: `/events/${enc(id)}`,
+        query: { last_modification: lastModification },
+        schema: EventAnswer,
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  getManifest(id: string, options?: CallOptions) {
+    return this.call(
+      {
+        name: 'GET /manifests/{id}',
+        method: 'GET',
+        path: `/manifests/${enc(id)}`,
+        schema: ManifestAnswer,
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  getLogo(id: string, options?: CallOptions) {
+    return this.call(
+      {
+        name: 'GET /logos/{id}',
+        method: 'GET',
+        path: `/logos/${enc(id)}`,
+        schema: LogoAnswer,
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  getTaxPlan(id: string, options?: CallOptions) {
+    return this.call(
+      {
+        name: 'GET /tax-plans/{id}',
+        method: 'GET',
+        path: `/tax-plans/${enc(id)}`,
+        schema: TaxPlanAnswer,
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  getAvailability(
+    eventId: string,
+    query: { levelId?: string; sectionId?: string; detail: 'overview' | 'seats' },
+    options?: CallOptions,
+  ) {
+    return this.call(
+      {
+        name: 'GET /events/{id}/availability',
+        method: 'GET',
+        path: `/events/${enc(eventId)}/availability`,
+        query: { level_id: query.levelId, section_id: query.sectionId, detail: query.detail },
+        schema: AvailabilityAnswer,
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  createBooking(body: unknown, options?: CallOptions) {
+    return this.call(
+      {
+        name: 'POST /bookings',
+        method: 'POST',
+        path: '/bookings',
+        body,
+        schema: BookingAnswer,
+        idempotent: false,
+      },
+      options,
+    );
+  }
+
+  async releaseBooking(inventoryToken: string, options?: CallOptions) {
+    await this.call(
+      {
+        name: 'DELETE /bookings/{token}',
+        method: 'DELETE',
+        path: `/bookings/${enc(inventoryToken)}`,
+        schema: undefined,
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  createOrder(body: unknown, options?: CallOptions) {
+    return this.call(
+      {
+        name: 'POST /orders',
+        method: 'POST',
+        path: '/orders',
+        body,
+        schema: OrderAnswer,
+        idempotent: false,
+      },
+      options,
+    );
+  }
+
+  orderAction(
+    inventoryOrderId: string,
+    body: { request: { action: string } },
+    options?: CallOptions,
+  ) {
+    return this.call(
+      {
+        name: `POST /orders/{id} ${body.request.action}`,
+        method: 'POST',
+        path: `/orders/${enc(inventoryOrderId)}`,
+        body,
+        schema: OrderActionAnswer,
+        // A cancel of a cancelled order is refused with 315, which the caller counts as done.
+        idempotent: body.request.action === 'CANCEL',
+      },
+      options,
+    );
+  }
+
+  getOrder(inventoryOrderId: string, options?: CallOptions) {
+    return this.call(
+      {
+        name: 'GET /orders/{id}',
+        method: 'GET',
+        path: `/orders/${enc(inventoryOrderId)}`,
+        schema: OrderAnswer,
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  listOrders(
+    query: {
+      inventoryToken?: string;
+      eventId?: string;
+      start?: string;
+      end?: string;
+      page?: number;
+      size?: number;
+    },
+    options?: CallOptions,
+  ) {
+    return this.call(
+      {
+        name: 'GET /orders',
+        method: 'GET',
+        path: '/orders',
+        query: {
+          inventory_token: query.inventoryToken,
+          event_id: query.eventId,
+          start: query.start,
+          end: query.end,
+          page: query.page === undefined ? undefined : String(query.page),
+          size: query.size === undefined ? undefined : String(query.size),
+        },
+        schema: OrdersPage,
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private async call<S extends TSchema | undefined>(
+    op: Operation<S>,
+    options: CallOptions = {},
+  ): Promise<Answer<S>> {
+    const correlationId = currentCorrelationId() ?? newCorrelationId();
+    const budget = Math.min(this.options.timeoutMs, options.deadlineMs ?? Infinity);
+    const deadlineAt = Date.now() + budget;
+    const once = () => this.breaker.execute(() => this.send(op, correlationId, deadlineAt));
+    try {
+      if (!op.idempotent) return await once();
+      const policy = retry(
+        handleWhen(
+          // Refused credentials were already retried with a fresh token: another try cannot help.
+          (e) =>
+            e instanceof PartnerCallError &&
+            e.transient &&
+            e.httpStatus !== 401 &&
+            e.httpStatus !== 403 &&
+            e.httpStatus !== 400 &&
+            deadlineAt - Date.now() > 50,
+        ),
+        {
+          maxAttempts: (this.options.maxAttempts ?? 3) - 1,
+          backoff: new ExponentialBackoff({
+            initialDelay: this.options.retryDelayMs ?? 100,
+            maxDelay: 1_000,
+          }),
+        },
+      );
+      return await policy.execute(once);
+    } catch (error) {
+      if (error instanceof BrokenCircuitError) {
+        throw this.failure('unavailable', `partner circuit open: ${op.name} not sent`, op, {
+          transient: true,
+          correlationId,
+          circuitOpen: true,
+        });
+      }
+      throw error;
+    }
+  }
+
+  private async send<S extends TSchema | undefined>(
+    op: Operation<S>,
+    correlationId: string,
+    deadlineAt: number,
+  ): Promise<Answer<S>> {
+    let token = await this.tokens.get();
+    let response = await this.exchange(op, token, correlationId, deadlineAt);
+    if (response.status === 401 || response.status === 403) {
+      this.tokens.invalidate(token);
+      token = await this.tokens.get();
+      response = await this.exchange(op, token, correlationId, deadlineAt);
+      if (response.status === 401 || response.status === 403) {
+        this.log.warn(
+          { operation: op.name, http_status: response.status, correlation_id: correlationId },
+          'partner rejected the connector credentials',
+        );
+        throw this.failure(
+          'unavailable',
+          `partner rejected the credentials (${response.status})`,
+          op,
+          {
+            httpStatus: response.status,
+            transient: true,
+            correlationId,
+          },
+        );
+      }
+    }
+    return this.answer(op, response, correlationId);
+  }
+
+  private async exchange(
+    op: Operation<TSchema | undefined>,
+    token: string,
+    correlationId: string,
+    deadlineAt: number,
+  ): Promise<{ status: number; text: string }> {
+    const url = new URL(this.partner.baseUrl + op.path);
+    for (const [key, value] of Object.entries(op.query ?? {})) {
+      if (value !== undefined && value !== '') url.searchParams.set(key, value);
+    }
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${token}`,
+      'x-correlation-id': correlationId,
+      accept: 'application/json',
+    };
+    if (op.body !== undefined) headers['content-type'] = 'application/json';
+    return this.fetchText(
+      url.toString(),
+      {
+        method: op.method,
+        headers,
+        ...(op.body !== undefined ? { body: JSON.stringify(op.body) } : {}),
+      },
+      op,
+      correlationId,
+      deadlineAt,
+    );
+  }
+
+  private async fetchText(
+    url: string,
+    init: RequestInit,
+    op: Pick<Operation<TSchema | undefined>, 'name' | 'method' | 'idempotent'>,
+    correlationId: string,
+    deadlineAt: number,
+  ): Promise<{ status: number; text: string }> {
+    const stateChanging = op.method !== 'GET';
+    const remaining = deadlineAt - Date.now();
+    if (remaining <= 0) {
+      throw this.failure('deadline_exceeded', `no time left for ${op.name}`, op, {
+        transient: true,
+        correlationId,
+      });
+    }
+    const signal = AbortSignal.timeout(remaining);
+    try {
+      const response = await this.fetch(url, { ...init, signal, redirect: 'error' });
+      return { status: response.status, text: await response.text() };
+    } catch (error) {
+      if (signal.aborted) {
+        throw this.failure(
+          'deadline_exceeded',
+          `${op.name} timed out after ${Math.round(remaining)} ms`,
+          op,
+          {
+            transient: true,
+            outcomeUnknown: stateChanging && !op.idempotent,
+            correlationId,
+          },
+        );
+      }
+      const code = (error as { cause?: { code?: string } }).cause?.code ?? '';
+      throw this.failure('unavailable', `${op.name} failed: ${code || 'network error'}`, op, {
+        transient: true,
+        outcomeUnknown: stateChanging && !op.idempotent && !NOT_SENT.has(code),
+        correlationId,
+      });
+    }
+  }
+
+  private answer<S extends TSchema | undefined>(
+    op: Operation<S>,
+    response: { status: number; text: string },
+    correlationId: string,
+  ): Answer<S> {
+    const { status, text } = response;
+    let json: unknown;
+    try {
+      json = text.length > 0 ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (status >= 200 && status < 300) {
+      if (op.schema === undefined) return undefined as Answer<S>;
+      const checked = checkAnswer(op.schema, json);
+      if (checked.ok) return checked.value as Answer<S>;
+      this.log.warn(
+        { operation: op.name, errors: checked.errors, correlation_id: correlationId },
+        'partner answer outside the contract',
+      );
+      // The partner did answer success: for a state-changing call it may have executed it.
+      throw this.failure(
+        'unavailable',
+        `partner answer to ${op.name} does not match the contract`,
+        op,
+        {
+          httpStatus: status,
+          transient: true,
+          outcomeUnknown: op.method !== 'GET' && !op.idempotent,
+          correlationId,
+        },
+      );
+    }
+    const body = checkAnswer(ErrorBody, json);
+    const partnerErrorId = body.ok ? body.value.id : undefined;
+    const kind = kindOfPartnerError(status, partnerErrorId);
+    const message = body.ok ? body.value.message : `HTTP ${status}`;
+    throw this.failure(kind, `partner refused ${op.name}: ${message}`, op, {
+      httpStatus: status,
+      partnerErrorId,
+      transient: status >= 500 || kind === 'unavailable',
+      correlationId,
+    });
+  }
+
+  private async issueToken(): Promise<{ accessToken: string; expiresInMs: number }> {
+    const correlationId = currentCorrelationId() ?? newCorrelationId();
+    const op = { name: 'POST token', method: 'POST' as const, idempotent: true };
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: this.partner.clientId,
+      client_secret: this.partner.clientSecret(),
+    });
+    const response = await this.fetchText(
+      this.partner.authUrl,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          'x-correlation-id': correlationId,
+        },
+        body: form.toString(),
+      },
+      op,
+      correlationId,
+      Date.now() + this.options.timeoutMs,
+    );
+    if (response.status !== 200) {
+      const unauthorized =
+        response.status === 400 || response.status === 401 || response.status === 403;
+      if (unauthorized)
+        this.log.warn(
+          { http_status: response.status, correlation_id: correlationId },
+          'partner refused the connector credentials',
+        );
+      throw this.failure(
+        'unavailable',
+        unauthorized
+          ? `partner refused the credentials (${response.status})`
+          : `token endpoint answered ${response.status}`,
+        op,
+        { httpStatus: response.status, transient: true, correlationId },
+      );
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(response.text);
+    } catch {
+      json = undefined;
+    }
+    const checked = checkAnswer(TokenResponse, json);
+    if (!checked.ok) {
+      throw this.failure('unavailable', 'token answer does not match the contract', op, {
+        httpStatus: 200,
+        transient: true,
+        correlationId,
+      });
+    }
+    return {
+      accessToken: checked.value.access_token,
+      expiresInMs: Number(checked.value.expires_in) * 1_000,
+    };
+  }
+
+  private failure(
+    kind: ErrorKind,
+    message: string,
+    op: { name: string },
+    facts: {
+      httpStatus?: number;
+      partnerErrorId?: number | undefined;
+      outcomeUnknown?: boolean;
+      transient: boolean;
+      correlationId: string;
+      circuitOpen?: boolean;
+    },
+  ): PartnerCallError {
+    return new PartnerCallError(kind, message, {
+      partnerId: this.partner.id,
+      operation: op.name,
+      ...facts,
+    });
+  }
+}
+
+/** One client per partner (its token and circuit live as long as the process). */
+export function createPartnerApiFactory(
+  secrets: SecretBox,
+  options: PartnerHttpOptions,
+): PartnerApiFactory & { clientOf(partnerId: string): PartnerHttpClient | undefined } {
+  const clients = new Map<string, { key: string; client: PartnerHttpClient }>();
+  return {
+    forPartner(partner) {
+      const key = `${partner.baseUrl} ${partner.authUrl} ${partner.clientId} ${partner.clientSecret.data}`;
+      const known = clients.get(partner.id);
+      if (known && known.key === key) return known.client;
+      const client = new PartnerHttpClient(
+        {
+          id: partner.id,
+          baseUrl: partner.baseUrl,
+          authUrl: partner.authUrl,
+          clientId: partner.clientId,
+          clientSecret: () => secrets.decrypt(partner.clientSecret),
+        },
+        options,
+      );
+      clients.set(partner.id, { key, client });
+      return client;
+    },
+    clientOf: (partnerId) => clients.get(partnerId)?.client,
+  };
+}
