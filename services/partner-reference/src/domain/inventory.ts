@@ -1,0 +1,375 @@
+import type { ManifestArea, TransactionStatus } from '@marquee/partner-api';
+import { Err, refused } from './errors.js';
+import type { VersionedRecord } from './model.js';
+
+/**
+ * The inventory of one event, kept in ONE document so that every change to it is one
+ * compare-and-set: no seat can be held or sold twice, whatever the interleaving.
+ *
+ * Compact on purpose (it is rewritten whole on every booking): a reserved-seating area is a string
+ * with one character per seat of the manifest, in manifest order (`.` free, `h` held, `s` sold); a
+ * general-admission area is two counters. Which token owns which seats is kept here too, one short
+ * string per live hold (`holds`) and per sale (`sales`): `<token>~<expires ms>~<area>:<seat>.<seat>;
+ * <area>:g<places>`. That makes every change idempotent by token and lets a crash between the
+ * inventory write and the booking write be repaired: the booking record decides, the inventory
+ * follows (`settle`).
+ */
+export const FREE = '.';
+export const HELD = 'h';
+export const SOLD = 's';
+
+export interface AreaStock {
+  areaId: string;
+  generalAdmission: boolean;
+  capacity: number;
+  /** Reserved seating: one state character per seat; empty for general admission. */
+  seats: string;
+  /** General admission: places held and sold. */
+  held: number;
+  sold: number;
+}
+
+export interface InventoryRecord extends VersionedRecord {
+  eventId: string;
+  areas: AreaStock[];
+  holds: string[];
+  sales: string[];
+  /** Earliest expiry of a hold (epoch ms); null without holds. What the sweeper looks for. */
+  nextExpiryAt: number | null;
+  updatedAt: Date;
+}
+
+export interface AllocationPart {
+  /** Index into `areas`. */
+  area: number;
+  /** Reserved seating: seat indexes in the area. */
+  seats: number[];
+  /** General admission: places. */
+  places: number;
+}
+
+export interface Allocation {
+  token: string;
+  /** Epoch ms; 0 for sales. */
+  expiresAt: number;
+  parts: AllocationPart[];
+}
+
+export function newInventory(
+  eventId: string,
+  areas: readonly ManifestArea[],
+  now: Date,
+): Omit<InventoryRecord, 'version'> {
+  return {
+    id: eventId,
+    eventId,
+    areas: areas.map((area) => ({
+      areaId: area.id,
+      generalAdmission: area.general_admission,
+      capacity: area.general_admission ? area.capacity : (area.seats?.length ?? 0),
+      seats: area.general_admission ? '' : FREE.repeat(area.seats?.length ?? 0),
+      held: 0,
+      sold: 0,
+    })),
+    holds: [],
+    sales: [],
+    nextExpiryAt: null,
+    updatedAt: now,
+  };
+}
+
+export function encodeAllocation(allocation: Allocation): string {
+  const parts = allocation.parts.map((part) =>
+    part.seats.length > 0 ? `${part.area}:${part.seats.join('.')}` : `${part.area}:g${part.places}`,
+  );
+  return `${allocation.token}~${allocation.expiresAt}~${parts.join(';')}`;
+}
+
+export function decodeAllocation(encoded: string): Allocation {
+  const [token = '', expiresAt = '0', body = ''] = encoded.split('~');
+  const parts = body
+    .split(';')
+    .filter((part) => part.length > 0)
+    .map((part): AllocationPart => {
+      const [area = '0', what = ''] = part.split(':');
+      return what.startsWith('g')
+        ? { area: Number(area), seats: [], places: Number(what.slice(1)) }
+        : { area: Number(area), seats: what.split('.').map(Number), places: 0 };
+    });
+  return { token, expiresAt: Number(expiresAt), parts };
+}
+
+const indexOfToken = (list: readonly string[], token: string): number => {
+  const prefix = `${token}~`;
+  return list.findIndex((entry) => entry.startsWith(prefix));
+};
+
+export const findHold = (inventory: InventoryRecord, token: string): Allocation | undefined => {
+  const at = indexOfToken(inventory.holds, token);
+  return at < 0 ? undefined : decodeAllocation(inventory.holds[at]!);
+};
+
+export const hasSale = (inventory: InventoryRecord, token: string): boolean =>
+  indexOfToken(inventory.sales, token) >= 0;
+
+/** Free places of an area. */
+export function availableIn(stock: AreaStock): number {
+  if (stock.generalAdmission) return Math.max(0, stock.capacity - stock.held - stock.sold);
+  let free = 0;
+  for (let i = 0; i < stock.seats.length; i += 1) if (stock.seats.charCodeAt(i) === 46) free += 1;
+  return free;
+}
+
+export const totalAvailable = (inventory: InventoryRecord): number =>
+  inventory.areas.reduce((sum, stock) => sum + availableIn(stock), 0);
+
+function setSeats(stock: AreaStock, seats: readonly number[], from: string, to: string): void {
+  const chars = stock.seats.split('');
+  for (const seat of seats) {
+    if (chars[seat] !== from)
+      throw new Error(`inventory ${stock.areaId}: seat ${seat} is '${chars[seat]}', not '${from}'`);
+    chars[seat] = to;
+  }
+  stock.seats = chars.join('');
+}
+
+function recomputeNextExpiry(inventory: InventoryRecord): void {
+  let next: number | null = null;
+  for (const hold of inventory.holds) {
+    const expiresAt = Number(hold.split('~')[1]);
+    if (next === null || expiresAt < next) next = expiresAt;
+  }
+  inventory.nextExpiryAt = next;
+}
+
+/** Marks the allocation's places held and records the hold. The places must be free. */
+export function applyHold(inventory: InventoryRecord, allocation: Allocation): void {
+  for (const part of allocation.parts) {
+    const stock = inventory.areas[part.area]!;
+    if (part.seats.length > 0) setSeats(stock, part.seats, FREE, HELD);
+    else {
+      if (availableIn(stock) < part.places)
+        throw new Error(`inventory ${stock.areaId}: not ${part.places} free places`);
+      stock.held += part.places;
+    }
+  }
+  inventory.holds.push(encodeAllocation(allocation));
+  if (inventory.nextExpiryAt === null || allocation.expiresAt < inventory.nextExpiryAt)
+    inventory.nextExpiryAt = allocation.expiresAt;
+}
+
+/** Frees a held allocation; false when the token holds nothing. */
+export function dropHold(inventory: InventoryRecord, token: string): boolean {
+  const at = indexOfToken(inventory.holds, token);
+  if (at < 0) return false;
+  const allocation = decodeAllocation(inventory.holds[at]!);
+  for (const part of allocation.parts) {
+    const stock = inventory.areas[part.area]!;
+    if (part.seats.length > 0) setSeats(stock, part.seats, HELD, FREE);
+    else stock.held -= part.places;
+  }
+  inventory.holds.splice(at, 1);
+  recomputeNextExpiry(inventory);
+  return true;
+}
+
+/** Turns a hold into a sale; false when the token holds nothing. */
+export function sellHold(inventory: InventoryRecord, token: string): boolean {
+  const at = indexOfToken(inventory.holds, token);
+  if (at < 0) return false;
+  const allocation = decodeAllocation(inventory.holds[at]!);
+  for (const part of allocation.parts) {
+    const stock = inventory.areas[part.area]!;
+    if (part.seats.length > 0) setSeats(stock, part.seats, HELD, SOLD);
+    else {
+      stock.held -= part.places;
+      stock.sold += part.places;
+    }
+  }
+  inventory.holds.splice(at, 1);
+  inventory.sales.push(encodeAllocation({ ...allocation, expiresAt: 0 }));
+  recomputeNextExpiry(inventory);
+  return true;
+}
+
+/** Puts a sale's places back on sale; false when the token has no sale. */
+export function dropSale(inventory: InventoryRecord, token: string): boolean {
+  const at = indexOfToken(inventory.sales, token);
+  if (at < 0) return false;
+  const allocation = decodeAllocation(inventory.sales[at]!);
+  for (const part of allocation.parts) {
+    const stock = inventory.areas[part.area]!;
+    if (part.seats.length > 0) setSeats(stock, part.seats, SOLD, FREE);
+    else stock.sold -= part.places;
+  }
+  inventory.sales.splice(at, 1);
+  return true;
+}
+
+/** Tokens whose hold has run out at `now`. */
+export function expiredHolds(inventory: InventoryRecord, now: number): string[] {
+  if (inventory.nextExpiryAt === null || inventory.nextExpiryAt > now) return [];
+  return inventory.holds
+    .map(decodeAllocation)
+    .filter((hold) => hold.expiresAt <= now)
+    .map((hold) => hold.token);
+}
+
+/**
+ * Makes the inventory follow a booking's status (`undefined`: no booking record). Idempotent; used
+ * after every transition and by the repair at start-up:
+ * - CONFIRMED / PRINTED: a hold becomes a sale;
+ * - RELEASED / EXPIRED / CANCELLED: the hold or sale is freed;
+ * - no record (a crash between the hold and the booking write): the hold is freed once expired;
+ * - BOOKED: nothing (the sweeper expires the booking first, then settles).
+ * Returns whether the inventory changed.
+ */
+export function settle(
+  inventory: InventoryRecord,
+  token: string,
+  status: TransactionStatus | undefined,
+  now: number,
+): boolean {
+  switch (status) {
+    case 'CONFIRMED':
+    case 'PRINTED':
+      return sellHold(inventory, token);
+    case 'RELEASED':
+    case 'EXPIRED':
+    case 'CANCELLED': {
+      const hold = dropHold(inventory, token);
+      const sale = dropSale(inventory, token);
+      return hold || sale;
+    }
+    case undefined: {
+      const hold = findHold(inventory, token);
+      return hold !== undefined && hold.expiresAt <= now ? dropHold(inventory, token) : false;
+    }
+    default:
+      return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Best available
+
+/** Consecutive seat indexes of one row of an area, `[start, end)` in manifest order. */
+export interface RowRange {
+  start: number;
+  end: number;
+}
+
+/** Rows of a reserved-seating area: runs of consecutive seats with the same row. */
+export function rowRanges(area: ManifestArea): RowRange[] {
+  const seats = area.seats ?? [];
+  const ranges: RowRange[] = [];
+  for (let i = 0; i < seats.length; i += 1) {
+    const last = ranges[ranges.length - 1];
+    if (last !== undefined && seats[last.start]!.row === seats[i]!.row) last.end = i + 1;
+    else ranges.push({ start: i, end: i + 1 });
+  }
+  return ranges;
+}
+
+export interface SeatRequest {
+  /** Area indexes allowed for this line, in order of preference. */
+  candidates: number[];
+  quantity: number;
+  /** Named seats (indexes in `candidates[0]`); absent = best available. */
+  seats?: number[];
+}
+
+/**
+ * Chooses places for each request line without changing the inventory (the caller applies the
+ * result with `applyHold`). Best available: the first candidate area with `quantity` side by side
+ * in one row; else the first area with `quantity` free anywhere; else spread over the candidates
+ * in order. Throws 306 when the event has nothing left, 303 when a line asks for more than its
+ * areas have, 307 when a named seat is taken.
+ */
+export function chooseSeats(
+  inventory: InventoryRecord,
+  rowsOf: (area: number) => readonly RowRange[],
+  requests: readonly SeatRequest[],
+): AllocationPart[][] {
+  if (totalAvailable(inventory) === 0)
+    throw refused(Err.EVENT_HAS_NO_AVAILABILITY, 'the event has no availability');
+  // Working copies of the areas this request touches.
+  const seatState = new Map<number, string[]>();
+  const placesLeft = new Map<number, number>();
+  const seatsOf = (area: number): string[] => {
+    let chars = seatState.get(area);
+    if (chars === undefined) {
+      chars = inventory.areas[area]!.seats.split('');
+      seatState.set(area, chars);
+    }
+    return chars;
+  };
+  const freeIn = (area: number): number => {
+    const stock = inventory.areas[area]!;
+    if (stock.generalAdmission) return placesLeft.get(area) ?? availableIn(stock);
+    return seatsOf(area).reduce((n, c) => (c === FREE ? n + 1 : n), 0);
+  };
+  const take = (area: number, seats: number[], places: number): AllocationPart => {
+    if (inventory.areas[area]!.generalAdmission) placesLeft.set(area, freeIn(area) - places);
+    else {
+      const chars = seatsOf(area);
+      for (const seat of seats) chars[seat] = HELD;
+    }
+    return { area, seats, places: inventory.areas[area]!.generalAdmission ? places : 0 };
+  };
+
+  return requests.map((request): AllocationPart[] => {
+    const { quantity, candidates } = request;
+    if (request.seats !== undefined) {
+      const area = candidates[0]!;
+      const chars = seatsOf(area);
+      if (request.seats.some((seat) => chars[seat] !== FREE))
+        throw refused(Err.ITEMS_NOT_AVAILABLE, 'some requested seats are not available');
+      return [take(area, [...request.seats], 0)];
+    }
+    // 1. side by side in one row
+    for (const area of candidates) {
+      if (inventory.areas[area]!.generalAdmission) {
+        if (freeIn(area) >= quantity) return [take(area, [], quantity)];
+        continue;
+      }
+      const chars = seatsOf(area);
+      for (const row of rowsOf(area)) {
+        let run = 0;
+        for (let seat = row.start; seat < row.end; seat += 1) {
+          run = chars[seat] === FREE ? run + 1 : 0;
+          if (run === quantity) {
+            const seats = Array.from({ length: quantity }, (_, i) => seat - quantity + 1 + i);
+            return [take(area, seats, 0)];
+          }
+        }
+      }
+    }
+    // 2. one area, anywhere; 3. spread over the candidates
+    const total = candidates.reduce((sum, area) => sum + freeIn(area), 0);
+    if (total < quantity)
+      throw refused(
+        Err.AVAILABLE_TICKETS_EXCEEDED,
+        `only ${total} places available for ${quantity} requested`,
+      );
+    const single = candidates.find((area) => freeIn(area) >= quantity);
+    const order = single === undefined ? candidates : [single];
+    const parts: AllocationPart[] = [];
+    let missing = quantity;
+    for (const area of order) {
+      if (missing === 0) break;
+      const n = Math.min(missing, freeIn(area));
+      if (n === 0) continue;
+      if (inventory.areas[area]!.generalAdmission) parts.push(take(area, [], n));
+      else {
+        const seats: number[] = [];
+        const chars = seatsOf(area);
+        for (let seat = 0; seat < chars.length && seats.length < n; seat += 1)
+          if (chars[seat] === FREE) seats.push(seat);
+        parts.push(take(area, seats, 0));
+      }
+      missing -= n;
+    }
+    return parts;
+  });
+}

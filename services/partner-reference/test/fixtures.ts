@@ -1,0 +1,176 @@
+import { createServiceStores } from '@marquee/platform/store';
+import type { Connection } from 'mongoose';
+import { createPartnerRepositories } from '../src/adapters/stores.js';
+import type { CreateEventBody, CreateVenueBody } from '../src/app/admin-schemas.js';
+import { BackOffice } from '../src/app/back-office.js';
+import { PartnerApp } from '../src/app/partner-app.js';
+import type { Clock, PartnerRepositories } from '../src/app/ports.js';
+import { randomIds } from '../src/adapters/clock-and-ids.js';
+
+/** A clock tests move by hand. */
+export class ManualClock implements Clock {
+  #now: number;
+  constructor(start = Date.now()) {
+    this.#now = start;
+  }
+  now(): Date {
+    return new Date(this.#now);
+  }
+  advance(ms: number): void {
+    this.#now += ms;
+  }
+}
+
+export const inDays = (days: number, from = Date.now()): string =>
+  new Date(from + days * 86_400_000).toISOString();
+
+/** A venue with one manifest: a reserved area of `rows` × `perRow` seats (price level PL1), and a GA area (PL2). */
+export function venueBody(
+  options: { rows?: number; perRow?: number; gaCapacity?: number; id?: string } = {},
+): CreateVenueBody {
+  const rows = options.rows ?? 5;
+  const perRow = options.perRow ?? 10;
+  return {
+    ...(options.id !== undefined ? { venue_id: options.id } : {}),
+    name: 'Test Hall',
+    city: 'Lyon',
+    country: 'FR',
+    timezone: 'Europe/Paris',
+    manifests: [
+      {
+        name: 'Concert',
+        levels: [
+          { id: 'L1', name: 'Floor', position: 1 },
+          { id: 'L2', name: 'Balcony', position: 2 },
+        ],
+        sections: [
+          { id: 'S1', name: 'Centre' },
+          { id: 'S2', name: 'Standing' },
+        ],
+        price_levels: [
+          { id: 'PL1', name: 'Seated' },
+          { id: 'PL2', name: 'Standing' },
+        ],
+        areas: [
+          {
+            id: 'A1',
+            name: 'Floor centre',
+            level_id: 'L1',
+            section_id: 'S1',
+            price_level_id: 'PL1',
+            general_admission: false,
+            rows: Array.from({ length: rows }, (_, i) => ({
+              row: String.fromCharCode(65 + i),
+              seats: perRow,
+            })),
+          },
+          ...((options.gaCapacity ?? 0) > 0
+            ? [
+                {
+                  id: 'GA',
+                  name: 'Standing',
+                  level_id: 'L2',
+                  section_id: 'S2',
+                  price_level_id: 'PL2',
+                  general_admission: true,
+                  capacity: options.gaCapacity,
+                },
+              ]
+            : []),
+        ],
+      },
+    ],
+  };
+}
+
+export function eventBody(
+  venueId: string,
+  manifestId: string,
+  overrides: Partial<CreateEventBody> = {},
+): CreateEventBody {
+  return {
+    venue_id: venueId,
+    manifest_id: manifestId,
+    text_infos: [
+      { lang: 'en-us', name: 'Test Concert' },
+      { lang: 'fr-fr', name: 'Concert de test' },
+    ],
+    date_time: inDays(30),
+    currency: 'EUR',
+    maximum_tickets_quantity: 10,
+    price_levels: [
+      { id: 'PL1', text_infos: [{ lang: 'en-us', name: 'Seated' }] },
+      { id: 'PL2', text_infos: [{ lang: 'en-us', name: 'Standing' }] },
+    ],
+    price_types: [
+      { id: 'ADULT', regular: true, text_infos: [{ lang: 'en-us', name: 'Adult' }] },
+      {
+        id: 'PROMO',
+        regular: false,
+        access_code: 'SECRET',
+        text_infos: [{ lang: 'en-us', name: 'Promo' }],
+      },
+    ],
+    face_value_prices: [
+      {
+        price_period: { id: 'P1', start_date_time: inDays(-10), end_date_time: inDays(60) },
+        prices: [
+          { price_level_id: 'PL1', price_type_id: 'ADULT', amount: '5000' },
+          { price_level_id: 'PL1', price_type_id: 'PROMO', amount: '3000' },
+          { price_level_id: 'PL2', price_type_id: 'ADULT', amount: '2500' },
+        ],
+      },
+    ],
+    ...overrides,
+  };
+}
+
+export interface Harness {
+  repositories: PartnerRepositories;
+  sut: PartnerApp;
+  backOffice: BackOffice;
+  clock: ManualClock;
+}
+
+export function harness(
+  options: { mongo?: Connection; bookingTimeoutMs?: number; clock?: ManualClock } = {},
+): Harness {
+  const repositories = createPartnerRepositories(createServiceStores(options.mongo));
+  const clock = options.clock ?? new ManualClock();
+  return {
+    repositories,
+    clock,
+    sut: new PartnerApp({
+      repositories,
+      clock,
+      ids: randomIds,
+      bookingTimeoutMs: options.bookingTimeoutMs ?? 600_000,
+    }),
+    backOffice: new BackOffice({ repositories, clock, ids: randomIds }),
+  };
+}
+
+/** A venue and an event on sale; returns their ids. */
+export async function onSaleEvent(
+  backOffice: BackOffice,
+  options: Parameters<typeof venueBody>[0] & { event?: Partial<CreateEventBody> } = {},
+): Promise<{ venueId: string; manifestId: string; eventId: string }> {
+  const venue = await backOffice.createVenue(venueBody(options));
+  const manifestId = venue.manifest_ids[0]!;
+  const { event_id } = await backOffice.createEvent(
+    eventBody(venue.venue_id, manifestId, options.event),
+  );
+  return { venueId: venue.venue_id, manifestId, eventId: event_id };
+}
+
+export const bookingRequest = (
+  eventId: string,
+  tickets: Array<Record<string, unknown>> = [{ price_type_id: 'ADULT', quantity: 2 }],
+  extra: Record<string, unknown> = {},
+) => ({
+  event_id: eventId,
+  language: 'en-us',
+  channel_info: { channel_type: 'INTERNET' },
+  tickets: tickets as never,
+  ...extra,
+});
