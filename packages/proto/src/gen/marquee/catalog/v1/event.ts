@@ -331,6 +331,24 @@ export interface Event {
    * events are never packages (international `properties.package`, `is_not_package`).
    */
   package: boolean;
+  /**
+   * Availability as discovery shows it, from `availability-changed`. Set only by catalog-indexer in
+   * CatalogService answers, and only when it changes what they show (today: a sold-out event);
+   * absent otherwise. Producers of `event-changed` leave it unset, and catalog-indexer ignores it there.
+   */
+  availability?: EventAvailability | undefined;
+}
+
+/**
+ * An event's availability as catalog-indexer derives it from `availability-changed`
+ * (`Event.availability`).
+ */
+export interface EventAvailability {
+  /**
+   * No tickets left: the total available is 0 after a full synchronisation, or every area with
+   * counts is at 0 (international `properties.sold_out`; `seats_available` leaves the event out).
+   */
+  soldOut: boolean;
 }
 
 /** The seat map of an event (Discovery v2 `seatmap`). */
@@ -859,6 +877,7 @@ function createBaseEvent(): Event {
     updatedAt: undefined,
     seatmap: undefined,
     package: false,
+    availability: undefined,
   };
 }
 
@@ -962,6 +981,9 @@ export const Event: MessageFns<Event> = {
     }
     if (message.package !== false) {
       writer.uint32(248).bool(message.package);
+    }
+    if (message.availability !== undefined) {
+      EventAvailability.encode(message.availability, writer.uint32(258).fork()).join();
     }
     return writer;
   },
@@ -1237,6 +1259,14 @@ export const Event: MessageFns<Event> = {
             message.package = reader.bool();
             continue;
           }
+          case 32: {
+            if (tag !== 258) {
+              break;
+            }
+
+            message.availability = EventAvailability.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1321,6 +1351,7 @@ export const Event: MessageFns<Event> = {
         : undefined,
       seatmap: isSet(object.seatmap) ? Seatmap.fromJSON(object.seatmap) : undefined,
       package: isSet(object.package) ? globalThis.Boolean(object.package) : false,
+      availability: isSet(object.availability) ? EventAvailability.fromJSON(object.availability) : undefined,
     };
   },
 
@@ -1418,6 +1449,9 @@ export const Event: MessageFns<Event> = {
     if (message.package !== false) {
       obj.package = message.package;
     }
+    if (message.availability !== undefined) {
+      obj.availability = EventAvailability.toJSON(message.availability);
+    }
     return obj;
   },
 
@@ -1493,6 +1527,82 @@ export const Event: MessageFns<Event> = {
       ? Seatmap.fromPartial(object.seatmap)
       : undefined;
     message.package = object.package ?? false;
+    message.availability = (object.availability !== undefined && object.availability !== null)
+      ? EventAvailability.fromPartial(object.availability)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseEventAvailability(): EventAvailability {
+  return { soldOut: false };
+}
+
+export const EventAvailability: MessageFns<EventAvailability> = {
+  encode(message: EventAvailability, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.soldOut !== false) {
+      writer.uint32(8).bool(message.soldOut);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventAvailability {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventAvailability();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.soldOut = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EventAvailability {
+    return {
+      soldOut: isSet(object.soldOut)
+        ? globalThis.Boolean(object.soldOut)
+        : isSet(object.sold_out)
+        ? globalThis.Boolean(object.sold_out)
+        : false,
+    };
+  },
+
+  toJSON(message: EventAvailability): unknown {
+    const obj: any = {};
+    if (message.soldOut !== false) {
+      obj.soldOut = message.soldOut;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EventAvailability>, I>>(base?: I): EventAvailability {
+    return EventAvailability.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EventAvailability>, I>>(object: I): EventAvailability {
+    const message = createBaseEventAvailability();
+    message.soldOut = object.soldOut ?? false;
     return message;
   },
 };
