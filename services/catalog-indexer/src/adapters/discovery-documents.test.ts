@@ -7,6 +7,7 @@ import {
 } from '@marquee/discovery-documents';
 import type { Event } from '@marquee/proto/catalog/v1';
 import { createMemoryEventRecords } from './memory-event-records.js';
+import { createMemoryAvailabilityRecords } from './availability-records.js';
 import { discoveryDocuments } from './discovery-documents.js';
 import { protobufEventCodec } from './protobuf-event-codec.js';
 import { Catalog } from '../app/catalog.js';
@@ -37,6 +38,7 @@ describe('event documents rendered as events are indexed', () => {
   let now = new Date('2026-01-01T00:00:00Z');
   const catalog = new Catalog({
     records: createMemoryEventRecords(),
+    availability: createMemoryAvailabilityRecords(),
     clock: () => now,
     eventCodec: protobufEventCodec,
     documents: discoveryDocuments,
@@ -140,7 +142,10 @@ describe('event documents rendered as events are indexed', () => {
   });
 
   it('are not rendered by a catalog without a renderer', async () => {
-    const plain = new Catalog({ records: createMemoryEventRecords() });
+    const plain = new Catalog({
+      records: createMemoryEventRecords(),
+      availability: createMemoryAvailabilityRecords(),
+    });
     await plain.applyEventChanged('DOC00000000009', anEvent({ id: 'DOC00000000009' }));
     expect(plain.searchEventsDocuments(query({ keyword: 'concert' }))).toBeUndefined();
   });

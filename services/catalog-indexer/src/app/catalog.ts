@@ -1,4 +1,5 @@
 import type {
+  AvailabilityChanged,
   ClassificationSegment,
   DiscoveryAttraction,
   DiscoveryVenue,
@@ -17,13 +18,23 @@ import {
   type EventHit,
   type Page,
 } from '../domain/catalog-index.js';
+import {
+  applyAvailability,
+  isSoldOut,
+  type AvailabilityRecordRepository,
+} from '../domain/availability.js';
 import { CatalogNotFoundError, MismatchedEventError } from '../domain/errors.js';
 import type { EventRecordRepository } from '../domain/event-record.js';
 
 export type ChangeOutcome = 'applied' | 'stale' | 'deleted' | 'already-deleted';
 
+/** What became of an `availability-changed` message. */
+export type AvailabilityOutcome = 'applied' | 'stale';
+
 export interface CatalogOptions {
   records: EventRecordRepository;
+  /** Per-event availability (`availability-changed`), part of the read model too. */
+  availability: AvailabilityRecordRepository;
   clock?: () => Date;
   /** Page size of the rebuild scan. */
   rebuildPageSize?: number;
@@ -35,12 +46,14 @@ export interface CatalogOptions {
 
 /**
  * The catalog use cases: apply `event-changed` to the read model (idempotent and order-safe per
- * event by `Event.version`; tombstones delete), rebuild the search index from the read model, and
- * answer discovery queries from the index.
+ * event by `Event.version`; tombstones delete) and `availability-changed` (order-safe per event by
+ * its `sequence`), rebuild the search index from the read model, and answer discovery queries from
+ * the index.
  */
 export class Catalog {
   readonly index: CatalogIndex;
   private readonly records: EventRecordRepository;
+  private readonly availability: AvailabilityRecordRepository;
   private readonly clock: () => Date;
   private readonly rebuildPageSize: number;
 
@@ -65,6 +78,7 @@ export class Catalog {
 
   constructor(options: CatalogOptions) {
     this.records = options.records;
+    this.availability = options.availability;
     this.clock = options.clock ?? (() => new Date());
     this.rebuildPageSize = options.rebuildPageSize ?? 1000;
     this.index = new CatalogIndex(options.eventCodec, options.documents);
@@ -72,6 +86,10 @@ export class Catalog {
 
   /** Loads every live event of the read model into the index; returns how many. */
   async rebuild(): Promise<number> {
+    // Availability first, so each event is indexed once with it.
+    for await (const page of this.availability.scan(this.rebuildPageSize)) {
+      for (const record of page) this.index.setSoldOut(record.eventId, isSoldOut(record));
+    }
     for await (const page of this.records.scan(this.rebuildPageSize)) {
       for (const record of page) {
         if (!record.deleted && record.event) this.index.upsert(record.event);
@@ -105,6 +123,28 @@ export class Catalog {
     await this.records.put({ id: key, eventVersion: event.version, deleted: false, event });
     this.index.upsert(event);
     this.changed();
+    return 'applied';
+  }
+
+  /**
+   * One `availability-changed` message (key = event id). Applied only if its sequence is greater
+   * than the last one applied for the event (`stale` otherwise: redeliveries and late retries),
+   * whether or not the event is known yet: an event indexed later carries it. The record is written
+   * before the index is touched (a crash in between is repaired by the rebuild); the index, and so
+   * its change sequence, moves only when the event's sold-out state does.
+   */
+  async applyAvailabilityChanged(
+    key: string,
+    message: AvailabilityChanged,
+  ): Promise<AvailabilityOutcome> {
+    if (message.eventId !== key) {
+      throw new MismatchedEventError(
+        `record key ${key} does not match availability event id ${message.eventId}`,
+      );
+    }
+    const next = applyAvailability(await this.availability.get(key), message);
+    if (!next || !(await this.availability.put(next))) return 'stale';
+    if (this.index.setSoldOut(key, isSoldOut(next))) this.changed();
     return 'applied';
   }
 

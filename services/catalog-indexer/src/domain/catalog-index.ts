@@ -235,6 +235,10 @@ const FLAG_TBD = 4;
 const FLAG_TEST = 8;
 /** Visible only inside a public-visibility window (most events have none: no window read). */
 const FLAG_WINDOWED = 16;
+/** Known to be sold out (`availability-changed`): refused by a `seats_available` search. */
+const FLAG_SOLD_OUT = 32;
+/** What a sold-out event carries in its answers (Event.availability); absent when not sold out. */
+const SOLD_OUT: Event['availability'] = { soldOut: true };
 
 /** Sorts whose comparison reads other events (attraction counts): rebuilt after any change. */
 const VOLATILE_SORTS: ReadonlySet<EventSort> = new Set([
@@ -544,6 +548,11 @@ export class CatalogIndex {
   private readonly selector = new RankSelector();
   /** The classification tree of visible events, built on demand, at most a second old. */
   private classificationTree: { builtAtS: number; segments: ClassificationSegment[] } | undefined;
+  /**
+   * Ids of the events known to be sold out (`setSoldOut`), indexed or not yet: availability may
+   * arrive before its event, and an event's new state keeps what is known of its availability.
+   */
+  private readonly soldOut = new Set<string>();
 
   get size(): number {
     return this.events.size;
@@ -554,6 +563,8 @@ export class CatalogIndex {
     this.remove(input.id);
     this.writes++;
     const { event, venue, venueDescribed, attractions } = resolveEvent(input);
+    // The catalog's own knowledge of its availability, whatever the producer put there.
+    event.availability = this.soldOut.has(event.id) ? SOLD_OUT : undefined;
     const id = event.id;
     const keys = postingKeysOf(event);
     const start = event.dates?.start;
@@ -630,7 +641,8 @@ export class CatalogIndex {
       (entry.tba ? FLAG_TBA : 0) |
       (entry.tbd ? FLAG_TBD : 0) |
       (entry.test ? FLAG_TEST : 0) |
-      (visibleFromMs > -Infinity || visibleUntilMs < Infinity ? FLAG_WINDOWED : 0);
+      (visibleFromMs > -Infinity || visibleUntilMs < Infinity ? FLAG_WINDOWED : 0) |
+      (event.availability?.soldOut ? FLAG_SOLD_OUT : 0);
     this.visibleFrom[doc] = visibleFromMs;
     this.visibleUntil[doc] = visibleUntilMs;
     const start = event.dates?.start?.dateTime;
@@ -715,6 +727,30 @@ export class CatalogIndex {
     this.touchOrders(doc);
     this.counts.clear();
     this.classificationTree = undefined;
+    return true;
+  }
+
+  /**
+   * Whether the event `id` is known to be sold out (`availability-changed`), indexed or not yet: an
+   * event indexed later, or a new state of it, carries it. An indexed event's packed state
+   * (Event.availability, in both the decoded and the encoded answers) and its flag change at once.
+   * Answers whether what the index serves changed.
+   */
+  setSoldOut(id: string, soldOut: boolean): boolean {
+    if (this.soldOut.has(id) === soldOut) return false;
+    if (soldOut) this.soldOut.add(id);
+    else this.soldOut.delete(id);
+    const entry = this.events.get(id);
+    if (!entry) return false;
+    const event: Event = {
+      ...this.codec.unpack(entry.packed),
+      availability: soldOut ? SOLD_OUT : undefined,
+    };
+    entry.packed = this.codec.pack(event, this.renderer?.eventOpening(event));
+    this.flags[entry.doc] = soldOut
+      ? this.flags[entry.doc]! | FLAG_SOLD_OUT
+      : this.flags[entry.doc]! & ~FLAG_SOLD_OUT;
+    this.counts.clear();
     return true;
   }
 
@@ -1096,6 +1132,8 @@ export class CatalogIndex {
       if (inclusion === Inclusion.INCLUSION_ONLY) required |= bit;
       else if (inclusion !== Inclusion.INCLUSION_YES) refused |= bit;
     }
+    // Tickets on sale now: on-sale status (a predicate above) and not known to be sold out (a bit).
+    if (q.seatsAvailable) refused |= FLAG_SOLD_OUT;
     const { flags, visibleFrom, visibleUntil, starts } = this;
     const docs = this.docs;
     const lo = q.startDateTime?.getTime() ?? -Infinity;

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AvailabilityChanged,
   CatalogServiceClient,
+  Event,
   SearchEventsRequest,
   SearchEventsResponse,
+  SyncScope,
 } from '@marquee/proto/catalog/v1';
 import {
   callUnary,
@@ -14,6 +17,7 @@ import {
 import { createLogger } from '@marquee/platform/logger';
 import type * as grpc from '@grpc/grpc-js';
 import { createMemoryEventRecords } from '../../adapters/memory-event-records.js';
+import { createMemoryAvailabilityRecords } from '../../adapters/availability-records.js';
 import { Catalog } from '../../app/catalog.js';
 import { anEvent, text } from '../../../test/builders.js';
 import { discoveryDocuments } from '../../adapters/discovery-documents.js';
@@ -28,6 +32,7 @@ describe('CatalogService over gRPC', () => {
   beforeAll(async () => {
     const catalog = new Catalog({
       records: createMemoryEventRecords(),
+      availability: createMemoryAvailabilityRecords(),
       clock: () => new Date('2026-01-01T00:00:00Z'),
     });
     await catalog.applyEventChanged(
@@ -88,11 +93,16 @@ describe('SearchEvents asked for documents', () => {
     const clock = () => new Date('2026-01-01T00:00:00Z');
     const rendering = new Catalog({
       records: createMemoryEventRecords(),
+      availability: createMemoryAvailabilityRecords(),
       clock,
       eventCodec: protobufEventCodec,
       documents: discoveryDocuments,
     });
-    const plain = new Catalog({ records: createMemoryEventRecords(), clock });
+    const plain = new Catalog({
+      records: createMemoryEventRecords(),
+      availability: createMemoryAvailabilityRecords(),
+      clock,
+    });
     for (const catalog of [rendering, plain]) {
       for (const id of ['DOCS0000000001', 'DOCS0000000002']) {
         await catalog.applyEventChanged(id, anEvent({ id, names: text(`Docs Gala ${id}`) }));
@@ -131,10 +141,87 @@ describe('SearchEvents asked for documents', () => {
   });
 });
 
+describe('availability in CatalogService answers', () => {
+  it('carries sold-out availability on the encoded search path and the decoded one, and leaves it out of seats_available', async () => {
+    const logger = createLogger({ service: 'test', level: 'silent' });
+    // As the service composes it: events kept encoded, documents rendered.
+    const catalog = new Catalog({
+      records: createMemoryEventRecords(),
+      availability: createMemoryAvailabilityRecords(),
+      clock: () => new Date('2026-01-01T00:00:00Z'),
+      eventCodec: protobufEventCodec,
+      documents: discoveryDocuments,
+    });
+    const soldOut = (eventId: string) =>
+      AvailabilityChanged.fromPartial({
+        eventId,
+        scope: SyncScope.SYNC_SCOPE_FULL,
+        sequence: 1,
+        totalAvailable: 0,
+        areas: [{ areaId: 'A', available: 0, unavailable: 100 }],
+      });
+    // One sold out before it is indexed, one after, one with tickets.
+    await catalog.applyAvailabilityChanged('AVAIL000000001', soldOut('AVAIL000000001'));
+    for (const id of ['AVAIL000000001', 'AVAIL000000002', 'AVAIL000000003']) {
+      await catalog.applyEventChanged(id, anEvent({ id, names: text(`Avail Gala ${id}`) }));
+    }
+    await catalog.applyAvailabilityChanged('AVAIL000000002', soldOut('AVAIL000000002'));
+    const server = createGrpcServer({ logger, services: [catalogGrpc(catalog)] });
+    const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
+    const client = createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, {
+      deadlineMs: 10_000,
+    });
+    const expected = {
+      AVAIL000000001: { soldOut: true },
+      AVAIL000000002: { soldOut: true },
+      AVAIL000000003: undefined,
+    };
+    const availabilities = (events: readonly Event[]) =>
+      Object.fromEntries(events.map((e) => [e.id, e.availability]));
+    try {
+      const request = SearchEventsRequest.fromPartial({ keyword: 'avail' });
+      // In process: the encoded hits (what the gRPC port writes as they are) and the decoded ones.
+      const encoded = catalog
+        .searchEventsEncoded(request)
+        .items.map((h) => Event.decode(h.encoded));
+      expect(availabilities(encoded)).toEqual(expected);
+      expect(availabilities(catalog.searchEvents(request).items.map((h) => h.event))).toEqual(
+        expected,
+      );
+      // Over gRPC: SearchEvents answers from the encoded events, GetEvent through ts-proto.
+      const searched = await callUnary(client, 'searchEvents', request);
+      expect(availabilities(searched.events)).toEqual(expected);
+      for (const [id, availability] of Object.entries(expected)) {
+        const got = await callUnary(client, 'getEvent', { id, locale: '' });
+        expect(got.event?.availability).toEqual(availability);
+      }
+      const seats = await callUnary(
+        client,
+        'searchEvents',
+        SearchEventsRequest.fromPartial({ keyword: 'avail', seatsAvailable: true }),
+      );
+      expect(seats.events.map((e) => e.id)).toEqual(['AVAIL000000003']);
+      expect(seats.page?.total).toBe(1);
+      // The documents answer still holds every event (a re-packed one included), whole.
+      const documents = await callUnary(
+        client,
+        'searchEvents',
+        SearchEventsRequest.fromPartial({ keyword: 'avail', documents: true }),
+      );
+      const parsed = JSON.parse(`[${documents.eventDocuments.toString()}]`) as { id: string }[];
+      expect(parsed.map((d) => d.id)).toEqual(Object.keys(expected));
+    } finally {
+      client.close();
+      await stopGrpcServer(server, 1_000);
+    }
+  });
+});
+
 describe('encodeSearchEventsResponse', () => {
   it('writes events kept encoded so that they decode as ts-proto encodes the whole response', async () => {
     const catalog = new Catalog({
       records: createMemoryEventRecords(),
+      availability: createMemoryAvailabilityRecords(),
       clock: () => new Date('2026-01-01T00:00:00Z'),
       eventCodec: protobufEventCodec,
     });
@@ -175,7 +262,10 @@ describe('encodeSearchEventsResponse', () => {
 describe('WatchChanges', () => {
   it('sends the current sequence at once, then the latest after changes (coalesced), and ends on close', async () => {
     const logger = createLogger({ service: 'test', level: 'silent' });
-    const catalog = new Catalog({ records: createMemoryEventRecords() });
+    const catalog = new Catalog({
+      records: createMemoryEventRecords(),
+      availability: createMemoryAvailabilityRecords(),
+    });
     await catalog.applyEventChanged('WATCH000000001', anEvent({ id: 'WATCH000000001' }));
     const registration = catalogGrpc(catalog);
     const server = createGrpcServer({ logger, services: [registration] });

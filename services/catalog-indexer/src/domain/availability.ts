@@ -1,0 +1,104 @@
+import { SyncScope, type AvailabilityChanged } from '@marquee/proto/catalog/v1';
+
+/** Tickets available in one area, as the last synchronisation that listed the area counted them. */
+export interface AreaCount {
+  /** The partner's area id (or `level/section` when the partner gave none). */
+  areaId: string;
+  available: number;
+}
+
+/**
+ * What the catalog knows of one event's availability (`availability-changed`, per event id). Kept
+ * whether or not the event itself is known yet: messages of the two topics arrive in any order.
+ */
+export interface AvailabilityRecord {
+  /** The platform event id (the record key). */
+  eventId: string;
+  /** `AvailabilityChanged.sequence` of the last message applied: only a greater one applies. */
+  sequence: number;
+  /** When the partner answered the last synchronisation applied. */
+  observedAt: Date | undefined;
+  /** A full synchronisation has been applied: the total is then the event's whole availability. */
+  fullSync: boolean;
+  /** Tickets available in the whole event, as far as the synchronisations applied tell. */
+  totalAvailable: number;
+  /** Per-area counts, by area id. */
+  areas: AreaCount[];
+}
+
+/** The availability records of the read model (port; memory and Mongo adapters, one contract). */
+export interface AvailabilityRecordRepository {
+  get(eventId: string): Promise<AvailabilityRecord | undefined>;
+  /**
+   * Stores `record` unless the one held has an equal or greater sequence (then nothing is written);
+   * resolves whether it was stored. A redelivery is therefore a no-op, and an older message never
+   * overwrites a newer one, even one written since the caller read.
+   */
+  put(record: AvailabilityRecord): Promise<boolean>;
+  /** Every record, in pages ordered by event id (the rebuild of the index). */
+  scan(pageSize: number): AsyncIterable<AvailabilityRecord[]>;
+}
+
+/** An `availability-changed` message the catalog cannot apply: a producer bug (dead-lettered). */
+export class InvalidAvailabilityError extends Error {
+  readonly kind = 'invalid_argument';
+}
+
+const areaKey = (area: AvailabilityChanged['areas'][number]) =>
+  area.areaId || `${area.levelId}/${area.sectionId}`;
+
+/**
+ * The record after `message`, or `undefined` when its sequence is not greater than the one held
+ * (a redelivery, or an older synchronisation retried late). A full synchronisation replaces every
+ * area and takes the message's total (areas it does not list have no availability); a partial one
+ * replaces only the areas it lists, and the total moves by their difference, so an availability the
+ * last full synchronisation counted without listing its area is kept.
+ */
+export function applyAvailability(
+  held: AvailabilityRecord | undefined,
+  message: AvailabilityChanged,
+): AvailabilityRecord | undefined {
+  const full = message.scope === SyncScope.SYNC_SCOPE_FULL;
+  if (!full && message.scope !== SyncScope.SYNC_SCOPE_PARTIAL) {
+    throw new InvalidAvailabilityError(
+      `availability-changed ${message.eventId}: scope ${message.scope} is neither full nor partial`,
+    );
+  }
+  if (held && message.sequence <= held.sequence) return undefined;
+  const listed = new Map<string, number>();
+  for (const area of message.areas) listed.set(areaKey(area), Math.max(0, area.available));
+  let areas: Map<string, number>;
+  let totalAvailable: number;
+  if (full || !held) {
+    areas = listed;
+    totalAvailable = full
+      ? Math.max(0, message.totalAvailable)
+      : [...listed.values()].reduce((sum, n) => sum + n, 0);
+  } else {
+    areas = new Map(held.areas.map((a) => [a.areaId, a.available]));
+    totalAvailable = held.totalAvailable;
+    for (const [areaId, available] of listed) {
+      totalAvailable += available - (areas.get(areaId) ?? 0);
+      areas.set(areaId, available);
+    }
+    totalAvailable = Math.max(0, totalAvailable);
+  }
+  return {
+    eventId: message.eventId,
+    sequence: message.sequence,
+    observedAt: message.observedAt,
+    fullSync: full || (held?.fullSync ?? false),
+    totalAvailable,
+    areas: [...areas]
+      .map(([areaId, available]) => ({ areaId, available }))
+      .sort((a, b) => (a.areaId < b.areaId ? -1 : a.areaId > b.areaId ? 1 : 0)),
+  };
+}
+
+/**
+ * Known to be sold out: nothing available after a full synchronisation, or every area with counts
+ * at 0 (without a full synchronisation the total is the sum of the areas known).
+ */
+export function isSoldOut(record: AvailabilityRecord): boolean {
+  return record.totalAvailable === 0 && (record.fullSync || record.areas.length > 0);
+}
