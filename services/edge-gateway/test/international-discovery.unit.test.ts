@@ -126,6 +126,13 @@ const feeEvent = Event.fromPartial({
   ],
 });
 
+/** The same event as the catalog answers it once partner availability says it is sold out. */
+const soldOutEvent = Event.fromPartial({
+  ...event,
+  id: 'INTL00000000003',
+  availability: { soldOut: true },
+});
+
 const seen = {
   events: [] as SearchEventsRequest[],
   venues: [] as SearchVenuesRequest[],
@@ -136,7 +143,7 @@ const catalog: Partial<DiscoveryCatalog> = {
   async searchEvents(query) {
     seen.events.push(query);
     return {
-      events: [event],
+      events: query.eventIds.includes(soldOutEvent.id) ? [soldOutEvent] : [event],
       page: { offset: 0, limit: 10, total: 31 },
       venues: [venue],
       attractions: [attraction],
@@ -144,6 +151,8 @@ const catalog: Partial<DiscoveryCatalog> = {
   },
   async getEvent(id) {
     if (id === feeEvent.id) return { event: feeEvent, venues: [venue], attractions: [attraction] };
+    if (id === soldOutEvent.id)
+      return { event: soldOutEvent, venues: [venue], attractions: [attraction] };
     if (id !== event.id) throw Object.assign(new Error('nope'), { kind: 'not_found' });
     return { event, venues: [venue], attractions: [attraction] };
   },
@@ -412,6 +421,25 @@ describe('international discovery: documents', () => {
         },
       },
     ]);
+  });
+
+  it('answers sold_out and no seats_avail for an event the catalog knows is sold out', async () => {
+    const properties = {
+      cancelled: false,
+      rescheduled: false,
+      seats_avail: false,
+      sold_out: true,
+      package: false,
+    };
+    const search = (await get(`/events?event_ids=${soldOutEvent.id}`)).json();
+    expect(search.events.map((e: { id: string }) => e.id)).toEqual([soldOutEvent.id]);
+    expect(search.events[0].properties).toEqual(properties);
+    expect((await get(`/events/${soldOutEvent.id}`)).json().properties).toEqual(properties);
+    // Without availability from the catalog, the status alone decides (on sale: seats).
+    expect((await get(`/events/${event.id}`)).json().properties).toMatchObject({
+      seats_avail: true,
+      sold_out: false,
+    });
   });
 
   it('lists similar attractions with event counts, passing has_events, domain and rows', async () => {

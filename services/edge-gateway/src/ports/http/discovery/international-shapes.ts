@@ -133,6 +133,9 @@ export function intlEvent(
   const start = event.dates?.start;
   const sale = event.sales?.publicSale;
   const prices = priceBounds(event);
+  // What the catalog knows from partner availability (Event.availability): tickets may be on sale
+  // with none left.
+  const soldOut = event.availability?.soldOut ?? false;
   const country = venue?.country?.countryCode.toUpperCase() ?? '';
   // spec 03: an event with a date but no time carries the format `date` instead of an event date.
   const eventdate =
@@ -189,8 +192,8 @@ export function intlEvent(
     properties: {
       cancelled: event.status === EventStatus.EVENT_STATUS_CANCELLED,
       rescheduled: event.status === EventStatus.EVENT_STATUS_RESCHEDULED,
-      seats_avail: event.status === EventStatus.EVENT_STATUS_ONSALE,
-      sold_out: false,
+      seats_avail: event.status === EventStatus.EVENT_STATUS_ONSALE && !soldOut,
+      sold_out: soldOut,
       package: event.package,
     },
     ...(venue
