@@ -1,12 +1,35 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
 
-/** The only module of reconciler that reads the environment (STYLE.md); see README for each variable. */
+const ms = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+
+/** The only module of reconciler that reads the environment; see README for each variable. */
 export const configSchema = serviceConfigSchema({
   name: 'reconciler',
   httpPort: 8088,
   grpcPort: 50058,
+}).extend({
+  /** 3p-connector's gRPC address (ConnectorService: ListOrders, ReleaseBooking, OrderAction). */
+  GRPC_ADDR_3P_CONNECTOR: z.string().min(1).default('127.0.0.1:50057'),
+  /** Deadline of each connector call. */
+  CONNECTOR_DEADLINE_MS: ms(10_000, 100),
+  /** Wait after a failure or a hold's end before judging (the platform's own retries land first). */
+  RECONCILE_GRACE_MS: ms(30_000),
+  /** How often the worker looks for due cases and ended holds. */
+  RECONCILE_INTERVAL_MS: ms(5_000, 10),
+  /** Half-width of the period read from the partner around a failure when no booking id is known. */
+  RECONCILE_WINDOW_MS: ms(15 * 60_000, 1_000),
+  /** First retry delay of a case that could not be decided (doubles per attempt). */
+  RECONCILE_BACKOFF_MS: ms(10_000, 10),
+  /** Cap of that delay. */
+  RECONCILE_BACKOFF_MAX_MS: ms(15 * 60_000, 10),
+  /** How often every event with recent activity is reconciled; 0 turns the schedule off. */
+  REPORT_INTERVAL_MS: ms(60 * 60_000),
+  /** Which events the schedule visits and the period each report reads. */
+  REPORT_LOOKBACK_MS: ms(7 * 24 * 60 * 60_000, 1_000),
+  /** Attempts per consumed record before it is dead-lettered. */
+  CONSUMER_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(10),
 });
 
 export type ReconcilerConfig = z.output<typeof configSchema>;

@@ -1,13 +1,108 @@
+import { pingMongo } from '@marquee/platform/mongo';
+import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import { createServiceStores } from '@marquee/platform/store';
+import {
+  allTopics,
+  bookingHeldTopic,
+  orderCancelledTopic,
+  orderConfirmedTopic,
+  partnerCallFailedTopic,
+} from '@marquee/proto/topics';
+import { createConnectorClient } from './adapters/connector-client.js';
+import { createReconcilerStorage } from './adapters/stores.js';
+import type { PartnerConnector } from './app/ports.js';
+import { ReconcilerApp } from './app/reconciler-app.js';
 import type { ReconcilerConfig } from './config.js';
+import { reconcilerGrpc } from './ports/grpc/reconciler-grpc.js';
+import {
+  bookingHeldHandler,
+  orderCancelledHandler,
+  orderConfirmedHandler,
+  partnerCallFailedHandler,
+} from './ports/kafka/handlers.js';
+
+export const CONSUMER_GROUP = 'reconciler';
 
 /**
- * Composition root of reconciler: builds its adapters and ports from the process's infrastructure.
- * The domain arrives with its issue; until then the service hosts health and readiness only.
+ * Composition root of reconciler: storage (Mongo or memory through `createServiceStores`), the
+ * outbox relay for `reconciliation-resolved`, the four consumers, the case worker, the report
+ * schedule and gRPC. Tests may pass their own connector instead of the gRPC client.
  */
 export async function composeReconciler(
-  _infra: ServiceInfra,
-  _config: ReconcilerConfig,
+  infra: ServiceInfra,
+  config: ReconcilerConfig,
+  options: { connector?: PartnerConnector } = {},
 ): Promise<ServiceParts> {
-  return {};
+  const { logger, bus, mongo } = infra;
+  const stores = createServiceStores(mongo, { logger });
+  const storage = createReconcilerStorage(stores);
+  await stores.ensureIndexes();
+  const client = options.connector
+    ? undefined
+    : createConnectorClient(config.GRPC_ADDR_3P_CONNECTOR, {
+        deadlineMs: config.CONNECTOR_DEADLINE_MS,
+        logger,
+      });
+  const app = new ReconcilerApp({
+    ...storage,
+    connector: options.connector ?? client!,
+    clock: { now: () => new Date() },
+    log: logger,
+    settings: {
+      graceMs: config.RECONCILE_GRACE_MS,
+      windowMs: config.RECONCILE_WINDOW_MS,
+      backoffBaseMs: config.RECONCILE_BACKOFF_MS,
+      backoffMaxMs: config.RECONCILE_BACKOFF_MAX_MS,
+      lookbackMs: config.REPORT_LOOKBACK_MS,
+    },
+  });
+  const relay = createOutboxRelay({
+    sources: stores.outboxSources,
+    publish: busRawPublisher(bus, allTopics),
+    logger,
+  });
+
+  const subscription = { group: CONSUMER_GROUP, maxAttempts: config.CONSUMER_MAX_ATTEMPTS };
+  await bus.subscribe(bookingHeldTopic, subscription, bookingHeldHandler(app));
+  await bus.subscribe(orderConfirmedTopic, subscription, orderConfirmedHandler(app));
+  await bus.subscribe(orderCancelledTopic, subscription, orderCancelledHandler(app));
+  await bus.subscribe(partnerCallFailedTopic, subscription, partnerCallFailedHandler(app));
+
+  // One tick at a time per timer: a slow partner makes the next tick wait, never overlap.
+  const timers: NodeJS.Timeout[] = [];
+  const every = (intervalMs: number, name: string, work: () => Promise<unknown>) => {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      work()
+        .catch((error: unknown) => logger.warn({ err: error }, `${name} failed; next tick retries`))
+        .finally(() => {
+          running = false;
+        });
+    }, intervalMs);
+    timer.unref();
+    timers.push(timer);
+  };
+
+  return {
+    grpc: [reconcilerGrpc(app)],
+    ...(mongo ? { readiness: { mongo: () => pingMongo(mongo) } } : {}),
+    start: async () => {
+      await relay.start();
+      every(config.RECONCILE_INTERVAL_MS, 'reconciliation worker', async () => {
+        await app.sweepStaleBookings();
+        await app.resolveDueCases();
+      });
+      if (config.REPORT_INTERVAL_MS > 0) {
+        every(config.REPORT_INTERVAL_MS, 'event reports', () => app.reportActiveEvents());
+      }
+    },
+    stop: async () => {
+      timers.forEach((timer) => clearInterval(timer));
+      await relay.stop();
+      client?.close();
+    },
+  };
 }

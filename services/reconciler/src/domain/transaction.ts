@@ -1,0 +1,175 @@
+/**
+ * What the platform knows about one transaction (a cart's booking and the order it became), built
+ * from cart's and 3p-connector's events. Every fact sets its own field, so a redelivered or
+ * out-of-order event changes nothing twice: the phase is derived from which facts are present.
+ */
+export interface Transaction {
+  /** The cart id; `order:<order id>` for an order seen before (or without) its cart. */
+  id: string;
+  cartId?: string;
+  orderId?: string;
+  eventId: string;
+  partnerId: string;
+  inventoryToken?: string;
+  inventoryOrderId?: string;
+  /** `booking-held`: when the hold started and ends. */
+  heldAt?: Date;
+  expiresAt?: Date;
+  /** `order-confirmed`. */
+  confirmedAt?: Date;
+  /** `order-cancelled`. */
+  cancelledAt?: Date;
+  /** Latest `partner-call-failed` about this transaction. */
+  lastFailureAt?: Date;
+  /** Derived from the facts above (stored so that it can be queried). */
+  phase: TransactionPhase;
+  /** A stale-booking check has been done for the current hold. */
+  staleChecked: boolean;
+  /** Latest fact of any kind: which events the scheduled report visits. */
+  lastActivityAt: Date;
+}
+
+/** `unknown`: only a failed partner call is known so far. */
+export type TransactionPhase = 'unknown' | 'held' | 'confirmed' | 'cancelled';
+
+export const orderOnlyTransactionId = (orderId: string): string => `order:${orderId}`;
+
+export function phaseOf(t: Pick<Transaction, 'heldAt' | 'confirmedAt' | 'cancelledAt'>) {
+  if (t.cancelledAt) return 'cancelled' as const;
+  if (t.confirmedAt) return 'confirmed' as const;
+  if (t.heldAt) return 'held' as const;
+  return 'unknown' as const;
+}
+
+/** A fact about a transaction, as the consumers hand it over. */
+export type TransactionFact =
+  | {
+      kind: 'booking-held';
+      cartId: string;
+      eventId: string;
+      partnerId: string;
+      inventoryToken: string;
+      heldAt: Date;
+      expiresAt: Date;
+    }
+  | {
+      kind: 'order-confirmed';
+      orderId: string;
+      cartId: string;
+      eventId: string;
+      partnerId: string;
+      inventoryToken: string;
+      inventoryOrderId: string;
+      confirmedAt: Date;
+    }
+  | {
+      kind: 'order-cancelled';
+      orderId: string;
+      eventId: string;
+      partnerId: string;
+      inventoryOrderId: string;
+      cancelledAt: Date;
+    }
+  | {
+      kind: 'partner-call-failed';
+      cartId?: string;
+      orderId?: string;
+      eventId: string;
+      partnerId: string;
+      inventoryToken?: string;
+      inventoryOrderId?: string;
+      failedAt: Date;
+    };
+
+const earliest = (a: Date | undefined, b: Date): Date => (a && a <= b ? a : b);
+const latest = (a: Date | undefined, b: Date): Date => (a && a >= b ? a : b);
+const keep = <T>(current: T | undefined, next: T | undefined): T | undefined =>
+  next === undefined || next === '' ? current : next;
+
+/** The transaction after a fact; `current` is undefined for a new one. Pure and idempotent. */
+export function applyFact(
+  id: string,
+  current: Transaction | undefined,
+  fact: TransactionFact,
+  now: Date,
+): Transaction {
+  const base: Transaction = current ?? {
+    id,
+    eventId: fact.eventId,
+    partnerId: fact.partnerId,
+    phase: 'unknown',
+    staleChecked: false,
+    lastActivityAt: now,
+  };
+  const next: Transaction = {
+    ...base,
+    eventId: base.eventId || fact.eventId,
+    partnerId: base.partnerId || fact.partnerId,
+  };
+  let factTime: Date;
+  switch (fact.kind) {
+    case 'booking-held': {
+      next.cartId = fact.cartId;
+      // A cart holds one booking at a time: a newer hold (a replacement) is the current one.
+      const newer = !base.heldAt || fact.heldAt > base.heldAt;
+      if (newer) {
+        next.inventoryToken = fact.inventoryToken;
+        next.heldAt = fact.heldAt;
+        next.expiresAt = fact.expiresAt;
+        next.staleChecked = false;
+      } else {
+        next.inventoryToken = keep(base.inventoryToken, fact.inventoryToken);
+      }
+      factTime = fact.heldAt;
+      break;
+    }
+    case 'order-confirmed':
+      next.cartId = keep(base.cartId, fact.cartId);
+      next.orderId = fact.orderId;
+      next.inventoryToken = keep(base.inventoryToken, fact.inventoryToken);
+      next.inventoryOrderId = keep(base.inventoryOrderId, fact.inventoryOrderId);
+      next.confirmedAt = earliest(base.confirmedAt, fact.confirmedAt);
+      factTime = fact.confirmedAt;
+      break;
+    case 'order-cancelled':
+      next.orderId = fact.orderId;
+      next.inventoryOrderId = keep(base.inventoryOrderId, fact.inventoryOrderId);
+      next.cancelledAt = earliest(base.cancelledAt, fact.cancelledAt);
+      factTime = fact.cancelledAt;
+      break;
+    case 'partner-call-failed':
+      next.cartId = keep(base.cartId, fact.cartId);
+      next.orderId = keep(base.orderId, fact.orderId);
+      next.inventoryToken = keep(base.inventoryToken, fact.inventoryToken);
+      next.inventoryOrderId = keep(base.inventoryOrderId, fact.inventoryOrderId);
+      next.lastFailureAt = latest(base.lastFailureAt, fact.failedAt);
+      factTime = fact.failedAt;
+      break;
+  }
+  next.phase = phaseOf(next);
+  next.lastActivityAt = latest(base.lastActivityAt, factTime);
+  return next;
+}
+
+/** Folds an order-only record (cancel seen before the cart was known) into the cart's record. */
+export function mergeTransactions(into: Transaction, from: Transaction): Transaction {
+  const next: Transaction = {
+    ...into,
+    orderId: into.orderId ?? from.orderId,
+    inventoryOrderId: into.inventoryOrderId ?? from.inventoryOrderId,
+    lastActivityAt: latest(into.lastActivityAt, from.lastActivityAt),
+  };
+  if (from.cancelledAt) next.cancelledAt = earliest(into.cancelledAt, from.cancelledAt);
+  if (from.confirmedAt) next.confirmedAt = earliest(into.confirmedAt, from.confirmedAt);
+  if (from.lastFailureAt) next.lastFailureAt = latest(into.lastFailureAt, from.lastFailureAt);
+  next.phase = phaseOf(next);
+  return next;
+}
+
+/** The platform holds a live booking: held, not yet an order or cancelled, and not past its end. */
+export const hasLiveBooking = (t: Transaction | undefined, now: Date): boolean =>
+  t !== undefined && t.phase === 'held' && (!t.expiresAt || t.expiresAt > now);
+
+/** The platform sold it: an order was confirmed (paid) and not cancelled. */
+export const isPaidOrder = (t: Transaction | undefined): boolean =>
+  t !== undefined && t.phase === 'confirmed';

@@ -1,0 +1,93 @@
+import type { IncomingEvent } from '@marquee/platform/bus';
+import type { BookingHeld, OrderCancelled, OrderConfirmed } from '@marquee/proto/cart/v1';
+import { PartnerOperation, type PartnerCallFailed } from '@marquee/proto/partner/v1';
+import type { ReconcilerApp } from '../../app/reconciler-app.js';
+import type { FailedOperation } from '../../domain/case.js';
+
+/**
+ * Kafka records → the reconciler's facts. Every handler is idempotent (a fact sets its own field on
+ * the transaction; a case is opened at most once per transaction and failure time), so redelivery
+ * is harmless. A record without the ids a fact needs throws: retried, then parked on `<topic>.dlq`.
+ * Tombstones carry nothing and are skipped.
+ */
+function required(topic: string, fields: Record<string, string>): void {
+  for (const [name, value] of Object.entries(fields)) {
+    if (!value) throw new Error(`${topic} record without ${name}`);
+  }
+}
+
+export function bookingHeldHandler(app: ReconcilerApp) {
+  return async ({ value, time }: IncomingEvent<BookingHeld>): Promise<void> => {
+    if (!value) return;
+    required('booking-held', { cart_id: value.cartId, event_id: value.eventId });
+    const heldAt = value.heldAt ?? time;
+    await app.recordBookingHeld({
+      kind: 'booking-held',
+      cartId: value.cartId,
+      eventId: value.eventId,
+      partnerId: value.partnerId,
+      inventoryToken: value.inventoryToken,
+      heldAt,
+      expiresAt: value.expiresAt ?? heldAt,
+    });
+  };
+}
+
+export function orderConfirmedHandler(app: ReconcilerApp) {
+  return async ({ value, time }: IncomingEvent<OrderConfirmed>): Promise<void> => {
+    if (!value) return;
+    required('order-confirmed', { order_id: value.orderId, event_id: value.eventId });
+    await app.recordOrderConfirmed({
+      kind: 'order-confirmed',
+      orderId: value.orderId,
+      cartId: value.cartId,
+      eventId: value.eventId,
+      partnerId: value.partnerId,
+      inventoryToken: value.inventoryToken,
+      inventoryOrderId: value.inventoryOrderId,
+      confirmedAt: value.confirmedAt ?? time,
+    });
+  };
+}
+
+export function orderCancelledHandler(app: ReconcilerApp) {
+  return async ({ value, time }: IncomingEvent<OrderCancelled>): Promise<void> => {
+    if (!value) return;
+    required('order-cancelled', { order_id: value.orderId, event_id: value.eventId });
+    await app.recordOrderCancelled({
+      kind: 'order-cancelled',
+      orderId: value.orderId,
+      eventId: value.eventId,
+      partnerId: value.partnerId,
+      inventoryOrderId: value.inventoryOrderId,
+      cancelledAt: value.cancelledAt ?? time,
+    });
+  };
+}
+
+const OPERATIONS: Partial<Record<PartnerOperation, FailedOperation>> = {
+  [PartnerOperation.PARTNER_OPERATION_CREATE_BOOKING]: 'CREATE_BOOKING',
+  [PartnerOperation.PARTNER_OPERATION_RELEASE_BOOKING]: 'RELEASE_BOOKING',
+  [PartnerOperation.PARTNER_OPERATION_CREATE_ORDER]: 'CREATE_ORDER',
+  [PartnerOperation.PARTNER_OPERATION_CANCEL_ORDER]: 'CANCEL_ORDER',
+};
+
+export function partnerCallFailedHandler(app: ReconcilerApp) {
+  return async ({ value, time }: IncomingEvent<PartnerCallFailed>): Promise<void> => {
+    if (!value) return;
+    required('partner-call-failed', { event_id: value.eventId });
+    await app.recordPartnerCallFailed({
+      kind: 'partner-call-failed',
+      operation: OPERATIONS[value.operation] ?? 'OTHER',
+      outcomeUnknown: value.outcomeUnknown,
+      message: value.message,
+      eventId: value.eventId,
+      partnerId: value.partnerId,
+      ...(value.cartId ? { cartId: value.cartId } : {}),
+      ...(value.orderId ? { orderId: value.orderId } : {}),
+      ...(value.inventoryToken ? { inventoryToken: value.inventoryToken } : {}),
+      ...(value.inventoryOrderId ? { inventoryOrderId: value.inventoryOrderId } : {}),
+      failedAt: value.failedAt ?? time,
+    });
+  };
+}

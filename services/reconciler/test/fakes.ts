@@ -1,0 +1,47 @@
+import type { PartnerConnector } from '../src/app/ports.js';
+import type { PartnerTransaction } from '../src/domain/decision.js';
+
+/** An in-memory partner behind the PartnerConnector port: answers from `orders`, records actions. */
+export class FakeConnector implements PartnerConnector {
+  orders: PartnerTransaction[] = [];
+  /** When set, every call rejects with this error. */
+  failure: (Error & { kind?: string }) | undefined;
+  readonly released: string[] = [];
+  readonly cancelled: string[] = [];
+  readonly queries: unknown[] = [];
+
+  private check(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  async listOrders(
+    query:
+      { eventId: string; inventoryToken: string } | { eventId: string; start: Date; end: Date },
+  ): Promise<PartnerTransaction[]> {
+    this.queries.push(query);
+    this.check();
+    return this.orders.filter((o) =>
+      'inventoryToken' in query
+        ? o.inventoryToken === query.inventoryToken
+        : o.eventId === query.eventId &&
+          (!o.createdAt || (o.createdAt >= query.start && o.createdAt <= query.end)),
+    );
+  }
+
+  async releaseBooking(_eventId: string, inventoryToken: string): Promise<void> {
+    this.check();
+    this.released.push(inventoryToken);
+    for (const o of this.orders) if (o.inventoryToken === inventoryToken) o.status = 'RELEASED';
+  }
+
+  async cancelOrder(input: { inventoryOrderId: string }): Promise<{ queued: boolean }> {
+    this.check();
+    this.cancelled.push(input.inventoryOrderId);
+    for (const o of this.orders)
+      if (o.inventoryOrderId === input.inventoryOrderId) o.status = 'CANCELLED';
+    return { queued: false };
+  }
+}
+
+export const unavailable = (): Error & { kind: string } =>
+  Object.assign(new Error('connect ECONNREFUSED'), { kind: 'unavailable' });
