@@ -22,8 +22,6 @@ import {
   partnerCallFailedHandler,
 } from './ports/kafka/handlers.js';
 
-export const CONSUMER_GROUP = 'reconciler';
-
 /**
  * Composition root of reconciler: storage (Mongo or memory through `createServiceStores`), the
  * outbox relay for `reconciliation-resolved`, the four consumers, the case worker, the report
@@ -63,7 +61,7 @@ export async function composeReconciler(
     logger,
   });
 
-  const subscription = { group: CONSUMER_GROUP, maxAttempts: config.CONSUMER_MAX_ATTEMPTS };
+  const subscription = { group: config.CONSUMER_GROUP, maxAttempts: config.CONSUMER_MAX_ATTEMPTS };
   await bus.subscribe(bookingHeldTopic, subscription, bookingHeldHandler(app));
   await bus.subscribe(orderConfirmedTopic, subscription, orderConfirmedHandler(app));
   await bus.subscribe(orderCancelledTopic, subscription, orderCancelledHandler(app));
