@@ -1,16 +1,20 @@
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { createServiceStores } from '@marquee/platform/store';
-import { allTopics } from '@marquee/proto/topics';
+import { allTopics, orderCancelledTopic } from '@marquee/proto/topics';
 import { randomIds } from './adapters/ids.js';
 import { createPartnerApiFactory } from './adapters/partner-http.js';
 import { createSecretBox, credentialsKey } from './adapters/secret-box.js';
 import { createConnectorStorage } from './adapters/stores.js';
+import { CancelQueue } from './app/cancel-queue.js';
 import { HealthMonitor, Scheduler } from './app/health-monitor.js';
 import { Importer } from './app/importer.js';
 import { PartnerRegistry } from './app/registry.js';
+import { ConnectorRuntime } from './app/runtime.js';
 import type { ThreePConnectorConfig } from './config.js';
 import { partnerAdminGrpc } from './ports/grpc/admin-grpc.js';
+import { connectorGrpc } from './ports/grpc/connector-grpc.js';
+import { orderCancelledHandler } from './ports/kafka/order-cancelled-handler.js';
 
 /** How often the scheduler looks at the timetable (bounded by the configured intervals). */
 const tickMs = (config: ThreePConnectorConfig) =>
@@ -18,7 +22,8 @@ const tickMs = (config: ThreePConnectorConfig) =>
 
 /**
  * Composition root of 3p-connector: storage (Mongo or memory), partner HTTP clients, the importer,
- * healthchecks and their scheduler, the gRPC APIs, and the outbox relay.
+ * healthchecks and their scheduler, the runtime calls and the cancel queue with its worker, the
+ * `order-cancelled` consumer, the gRPC APIs, and the outbox relay.
  */
 export async function composeThreePConnector(
   infra: ServiceInfra,
@@ -69,13 +74,51 @@ export async function composeThreePConnector(
     importIntervalMs: config.IMPORT_INTERVAL_MS,
     log: logger,
   });
+  const cancels = new CancelQueue({
+    partners: storage.partners,
+    queue: storage.queue,
+    failures: storage.callFailures,
+    api,
+    clock,
+    log: logger,
+    maxBackoffMs: config.QUEUE_MAX_BACKOFF_MS,
+  });
+  const runtime = new ConnectorRuntime({
+    partners: storage.partners,
+    events: storage.importedEvents,
+    api,
+    failures: storage.callFailures,
+    cancels,
+    importer,
+    clock,
+    log: logger,
+  });
+  await bus.subscribe(
+    orderCancelledTopic,
+    { group: config.ORDER_CANCELLED_GROUP },
+    orderCancelledHandler({ cancels, events: storage.importedEvents, logger }),
+  );
   const relay = createOutboxRelay({
     sources: storage.outboxSources,
     publish: busRawPublisher(bus, allTopics),
     logger,
   });
   let timer: NodeJS.Timeout | undefined;
+  let worker: NodeJS.Timeout | undefined;
   let ticking = false;
+  let working = false;
+  // One worker per process; replicas are kept apart by the claim (compare-and-set on the version).
+  const work = async () => {
+    if (working) return;
+    working = true;
+    try {
+      await cancels.processDue();
+    } catch (error) {
+      logger.error({ err: error }, 'cancel queue pass failed');
+    } finally {
+      working = false;
+    }
+  };
   const tick = async () => {
     if (ticking) return;
     ticking = true;
@@ -88,14 +131,17 @@ export async function composeThreePConnector(
     }
   };
   return {
-    grpc: [partnerAdminGrpc(registry)],
+    grpc: [connectorGrpc(runtime), partnerAdminGrpc(registry)],
     start: async () => {
       await relay.start();
       timer = setInterval(() => void tick(), tickMs(config));
       timer.unref();
+      worker = setInterval(() => void work(), config.QUEUE_POLL_MS);
+      worker.unref();
     },
     stop: async () => {
       clearInterval(timer);
+      clearInterval(worker);
       await relay.stop();
     },
   };

@@ -62,7 +62,7 @@ export class HealthMonitor {
         current: state,
         healthcheckId: observation.kind === 'answer' ? observation.id : 0,
         message: observation.message,
-        venuesToSync,
+        venuesToSync: [...venuesToSync],
         checkedAt: clock(),
       });
     }

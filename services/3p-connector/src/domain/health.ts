@@ -2,7 +2,7 @@ import type { HealthState } from './partner.js';
 
 /** What one healthcheck poll observed. */
 export type HealthObservation =
-  | { kind: 'answer'; id: number; message: string; venuesToSync: string[] }
+  | { kind: 'answer'; id: number; message: string; venuesToSync: readonly string[] }
   | { kind: 'unreachable'; message: string }
   | { kind: 'unauthorized'; message: string };
 

@@ -1,0 +1,396 @@
+import type { Booking, Order, Ticket } from '@marquee/partner-api';
+import type { catalogV1, partnerV1 } from '@marquee/proto';
+import { ConnectorError } from '../domain/errors.js';
+import type { ImportedEvent } from '../domain/imported-event.js';
+import { releaseAlreadyDone } from '../domain/partner-errors.js';
+import type { Partner } from '../domain/partner.js';
+import type { CancelQueue } from './cancel-queue.js';
+import { toAreaAvailability, type Importer } from './importer.js';
+import {
+  asPartnerFailure,
+  type CallFailureRepository,
+  type CallOptions,
+  type Clock,
+  type ImportedEventRepository,
+  type Log,
+  type PartnerApi,
+  type PartnerApiFactory,
+  type PartnerRepository,
+} from './ports.js';
+
+const STATUSES: Record<string, partnerV1.PartnerOrderStatus> = {
+  BOOKED: 'PARTNER_ORDER_STATUS_BOOKED' as partnerV1.PartnerOrderStatus,
+  RELEASED: 'PARTNER_ORDER_STATUS_RELEASED' as partnerV1.PartnerOrderStatus,
+  EXPIRED: 'PARTNER_ORDER_STATUS_EXPIRED' as partnerV1.PartnerOrderStatus,
+  CONFIRMED: 'PARTNER_ORDER_STATUS_CONFIRMED' as partnerV1.PartnerOrderStatus,
+  PRINTED: 'PARTNER_ORDER_STATUS_PRINTED' as partnerV1.PartnerOrderStatus,
+  CANCELLED: 'PARTNER_ORDER_STATUS_CANCELLED' as partnerV1.PartnerOrderStatus,
+};
+
+const ACTIONS: Record<string, string> = {
+  ORDER_ACTION_TYPE_PRINT: 'PRINT',
+  ORDER_ACTION_TYPE_ROLLBACK_PRINT: 'ROLLBACK_PRINT',
+  ORDER_ACTION_TYPE_CANCEL: 'CANCEL',
+};
+
+const OPERATIONS = {
+  booking: 'PARTNER_OPERATION_CREATE_BOOKING',
+  order: 'PARTNER_OPERATION_CREATE_ORDER',
+} as const;
+
+const heldTicket = (ticket: Ticket, currency: string): partnerV1.HeldTicket => ({
+  ticketId: ticket.ticket_id,
+  areaId: ticket.area_id,
+  section: ticket.section_id ?? '',
+  row: ticket.row,
+  seat: ticket.seat,
+  priceLevelId: ticket.price_level_id,
+  priceTypeId: ticket.price_type_id,
+  price: { amountMinor: Number(ticket.amount), currency },
+});
+
+function partnerOrder(order: Order | Booking, imported: ImportedEvent): partnerV1.PartnerOrder {
+  const o = order as Partial<Order> & Booking;
+  return {
+    partnerId: imported.partnerId,
+    eventId: imported.id,
+    partnerEventId: order.event_id,
+    inventoryToken: order.inventory_token,
+    inventoryOrderId: o.inventory_order_id ?? '',
+    status:
+      STATUSES[order.status.toUpperCase()] ??
+      ('PARTNER_ORDER_STATUS_UNSPECIFIED' as partnerV1.PartnerOrderStatus),
+    cartId: order.external_reference ?? '',
+    orderId: o.external_order_id ?? '',
+    tickets: order.tickets.map((t) => heldTicket(t, order.currency)),
+    ticketsAmount: { amountMinor: Number(order.tickets_amount), currency: order.currency },
+    createdAt: new Date(order.created_at),
+    updatedAt: o.updated_at ? new Date(o.updated_at) : undefined,
+    expiresAt: order.expires_at ? new Date(order.expires_at) : undefined,
+  };
+}
+
+/**
+ * ConnectorService: the runtime calls of cart and reconciler, addressed by platform event id. A
+ * booking or order whose outcome cannot be known (no answer) is reported on `partner-call-failed`
+ * (outcome_unknown) before the caller gets UNAVAILABLE / DEADLINE_EXCEEDED.
+ */
+export class ConnectorRuntime {
+  constructor(
+    private readonly deps: {
+      partners: PartnerRepository;
+      events: ImportedEventRepository;
+      api: PartnerApiFactory;
+      failures: CallFailureRepository;
+      cancels: CancelQueue;
+      importer: Importer;
+      clock: Clock;
+      log: Log;
+    },
+  ) {}
+
+  async resolve(
+    eventId: string,
+  ): Promise<{ imported: ImportedEvent; partner: Partner; api: PartnerApi }> {
+    const imported = eventId ? await this.deps.events.get(eventId) : undefined;
+    if (!imported) throw new ConnectorError('not_found', `event ${eventId} not found`, { eventId });
+    const partner = await this.deps.partners.get(imported.partnerId);
+    if (!partner)
+      throw new ConnectorError('not_found', `partner of event ${eventId} not found`, { eventId });
+    return { imported, partner, api: this.deps.api.forPartner(partner) };
+  }
+
+  async createBooking(
+    request: partnerV1.CreateBookingRequest,
+    options: CallOptions,
+  ): Promise<partnerV1.CreateBookingResponse> {
+    if (!request.cartId)
+      throw new ConnectorError('invalid_argument', 'cart_id is required', { field: 'cart_id' });
+    if (request.lines.length === 0 || request.lines.some((l) => l.quantity < 1 || !l.priceTypeId))
+      throw new ConnectorError(
+        'invalid_argument',
+        'lines need a price type and a positive quantity',
+        {
+          field: 'lines',
+        },
+      );
+    const { imported, partner, api } = await this.resolve(request.eventId);
+    const body = {
+      request: {
+        event_id: imported.partnerEventId,
+        language: request.language || 'en-us',
+        channel_info: { channel_type: request.channelType || 'INTERNET' },
+        tickets: request.lines.map((line) => ({
+          price_type_id: line.priceTypeId,
+          quantity: line.quantity,
+          ...(line.areaId ? { area_id: line.areaId } : {}),
+          ...(line.priceLevelId ? { price_level_id: line.priceLevelId } : {}),
+          ...(line.seatIds.length > 0 ? { seat_ids: line.seatIds } : {}),
+          ...(line.accessCode ? { access_code: line.accessCode } : {}),
+        })),
+        external_reference: request.cartId,
+      },
+    };
+    try {
+      const { booking } = await api.createBooking(body, options);
+      return {
+        inventoryToken: booking.inventory_token,
+        expiresAt: new Date(booking.expires_at),
+        tickets: booking.tickets.map((t) => heldTicket(t, booking.currency)),
+        total: { amountMinor: Number(booking.tickets_amount), currency: booking.currency },
+      };
+    } catch (error) {
+      await this.reportUnknown(error, {
+        partner,
+        imported,
+        operation: OPERATIONS.booking,
+        cartId: request.cartId,
+        orderId: '',
+        inventoryToken: '',
+      });
+      throw error;
+    }
+  }
+
+  async releaseBooking(
+    request: partnerV1.ReleaseBookingRequest,
+    options: CallOptions,
+  ): Promise<void> {
+    if (!request.inventoryToken)
+      throw new ConnectorError('invalid_argument', 'inventory_token is required', {
+        field: 'inventory_token',
+      });
+    const { api } = await this.resolve(request.eventId);
+    try {
+      await api.releaseBooking(request.inventoryToken, options);
+    } catch (error) {
+      if (releaseAlreadyDone(asPartnerFailure(error)?.partnerErrorId)) return;
+      throw error;
+    }
+  }
+
+  async createOrder(
+    request: partnerV1.CreateOrderRequest,
+    options: CallOptions,
+  ): Promise<partnerV1.CreateOrderResponse> {
+    if (!request.inventoryToken || !request.orderId)
+      throw new ConnectorError('invalid_argument', 'inventory_token and order_id are required', {
+        field: request.inventoryToken ? 'order_id' : 'inventory_token',
+      });
+    const { imported, partner, api } = await this.resolve(request.eventId);
+    const body = {
+      request: {
+        inventory_token: request.inventoryToken,
+        order_info: {
+          tickets_amount: String(request.ticketsAmount?.amountMinor ?? 0),
+          tickets_quantity: request.ticketsQuantity,
+          external_order_id: request.orderId,
+        },
+        payment_info: { payment_method_type: request.paymentMethodType || 'UN' },
+        delivery_info: { delivery_method_type: request.deliveryMethodType || 'UN' },
+        channel_info: { channel_type: request.channelType || 'INTERNET' },
+      },
+    };
+    try {
+      const { order } = await api.createOrder(body, options);
+      return {
+        inventoryOrderId: order.inventory_order_id ?? '',
+        tickets: order.tickets.map((t) => heldTicket(t, order.currency)),
+      };
+    } catch (error) {
+      await this.reportUnknown(error, {
+        partner,
+        imported,
+        operation: OPERATIONS.order,
+        cartId: '',
+        orderId: request.orderId,
+        inventoryToken: request.inventoryToken,
+      });
+      throw error;
+    }
+  }
+
+  /**
+   * Live availability (all areas, or the one of level + section = a partial sync), published on
+   * `availability-changed` as read. A newer `last_modification` than the imported one re-imports
+   * the event in the background.
+   */
+  async getAvailability(
+    request: partnerV1.GetAvailabilityRequest,
+    options: CallOptions,
+  ): Promise<partnerV1.GetAvailabilityResponse> {
+    if (Boolean(request.levelId) !== Boolean(request.sectionId))
+      throw new ConnectorError('invalid_argument', 'level_id and section_id go together', {
+        field: request.levelId ? 'section_id' : 'level_id',
+      });
+    const { imported, api } = await this.resolve(request.eventId);
+    const partial = Boolean(request.levelId);
+    const answer = await api.getAvailability(
+      imported.partnerEventId,
+      {
+        ...(partial ? { levelId: request.levelId, sectionId: request.sectionId } : {}),
+        detail: request.withSeats ? 'seats' : 'overview',
+      },
+      options,
+    );
+    const observedAt = this.deps.clock();
+    const areas = toAreaAvailability(answer.areas);
+    const totalAvailable = areas.reduce((sum, a) => sum + a.available, 0);
+    await this.deps.events.recordAvailability(imported.id, (sequence) => ({
+      eventId: imported.id,
+      partnerId: imported.partnerId,
+      partnerEventId: imported.partnerEventId,
+      scope: (partial ? 'SYNC_SCOPE_PARTIAL' : 'SYNC_SCOPE_FULL') as catalogV1.SyncScope,
+      areas,
+      totalAvailable,
+      observedAt,
+      sequence,
+    }));
+    if (Date.parse(answer.last_modification) > imported.lastModification.getTime()) {
+      this.deps.log.info(
+        { event_id: imported.id },
+        'partner event changed since import: re-importing',
+      );
+      this.deps.importer
+        .importEvent(imported.id)
+        .catch((error: unknown) =>
+          this.deps.log.warn({ err: error, event_id: imported.id }, 're-import failed'),
+        );
+    }
+    return { eventId: imported.id, areas, totalAvailable, observedAt };
+  }
+
+  async orderAction(
+    request: partnerV1.OrderActionRequest,
+    options: CallOptions,
+  ): Promise<partnerV1.OrderActionResponse> {
+    const action = ACTIONS[request.action];
+    if (!action)
+      throw new ConnectorError(
+        'invalid_argument',
+        'action must be PRINT, ROLLBACK_PRINT or CANCEL',
+        { field: 'action' },
+      );
+    if (!request.inventoryOrderId)
+      throw new ConnectorError('invalid_argument', 'inventory_order_id is required', {
+        field: 'inventory_order_id',
+      });
+    const { imported, partner, api } = await this.resolve(request.eventId);
+    if (action === 'CANCEL') {
+      const outcome = await this.deps.cancels.cancel(
+        {
+          partnerId: partner.id,
+          eventId: imported.id,
+          inventoryOrderId: request.inventoryOrderId,
+          orderId: request.orderId,
+          language: request.language,
+          channelType: request.channelType,
+        },
+        options,
+      );
+      if (outcome.status === 'queued') return { order: undefined, queued: true };
+      return { order: outcome.order && partnerOrder(outcome.order, imported), queued: false };
+    }
+    const answer = await api.orderAction(
+      request.inventoryOrderId,
+      {
+        request: {
+          action,
+          channel_info: { channel_type: request.channelType || 'INTERNET' },
+          ...(request.language ? { language: request.language } : {}),
+        },
+      },
+      options,
+    );
+    return { order: partnerOrder(answer.order, imported), queued: false };
+  }
+
+  async getOrder(
+    request: partnerV1.GetOrderRequest,
+    options: CallOptions,
+  ): Promise<partnerV1.GetOrderResponse> {
+    if (!request.inventoryOrderId)
+      throw new ConnectorError('invalid_argument', 'inventory_order_id is required', {
+        field: 'inventory_order_id',
+      });
+    const { imported, api } = await this.resolve(request.eventId);
+    const { order } = await api.getOrder(request.inventoryOrderId, options);
+    return { order: partnerOrder(order, imported) };
+  }
+
+  async listOrders(
+    request: partnerV1.ListOrdersRequest,
+    options: CallOptions,
+  ): Promise<partnerV1.ListOrdersResponse> {
+    const { imported, api } = await this.resolve(request.eventId);
+    if (request.inventoryToken) {
+      const page = await api.listOrders({ inventoryToken: request.inventoryToken }, options);
+      return { orders: page.orders.map((o) => partnerOrder(o, imported)) };
+    }
+    if (!request.startTime || !request.endTime)
+      throw new ConnectorError(
+        'invalid_argument',
+        'inventory_token, or start_time and end_time, are required',
+        {
+          field: 'start_time',
+        },
+      );
+    const orders: partnerV1.PartnerOrder[] = [];
+    for (let page = 0; page < 100; page += 1) {
+      const answer = await api.listOrders(
+        {
+          eventId: imported.partnerEventId,
+          start: request.startTime.toISOString(),
+          end: request.endTime.toISOString(),
+          page,
+          size: 500,
+        },
+        options,
+      );
+      orders.push(...answer.orders.map((o) => partnerOrder(o, imported)));
+      if (answer.orders.length === 0 || page + 1 >= answer.page.total_pages) break;
+    }
+    return { orders };
+  }
+
+  /** `partner-call-failed` with outcome_unknown, through the outbox, for a call that got no answer. */
+  private async reportUnknown(
+    error: unknown,
+    context: {
+      partner: Partner;
+      imported: ImportedEvent;
+      operation: (typeof OPERATIONS)[keyof typeof OPERATIONS];
+      cartId: string;
+      orderId: string;
+      inventoryToken: string;
+    },
+  ): Promise<void> {
+    const failure = asPartnerFailure(error);
+    if (!failure?.outcomeUnknown) return;
+    this.deps.log.warn(
+      {
+        partner_id: context.partner.id,
+        event_id: context.imported.id,
+        operation: context.operation,
+      },
+      'partner call outcome unknown',
+    );
+    await this.deps.failures.record({
+      partnerId: context.partner.id,
+      operation: context.operation as partnerV1.PartnerOperation,
+      cartId: context.cartId,
+      orderId: context.orderId,
+      eventId: context.imported.id,
+      inventoryToken: context.inventoryToken,
+      inventoryOrderId: '',
+      httpStatus: failure.httpStatus,
+      partnerErrorId: failure.partnerErrorId ?? 0,
+      message: failure.message,
+      attempt: 1,
+      willRetry: false,
+      outcomeUnknown: true,
+      correlationId: failure.correlationId,
+      failedAt: this.deps.clock(),
+    });
+  }
+}

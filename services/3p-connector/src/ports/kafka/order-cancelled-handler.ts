@@ -1,0 +1,43 @@
+import type { IncomingEvent } from '@marquee/platform/bus';
+import type { Logger } from '@marquee/platform/logger';
+import type { OrderCancelled } from '@marquee/proto/cart/v1';
+import type { CancelQueue } from '../../app/cancel-queue.js';
+import type { ImportedEventRepository } from '../../app/ports.js';
+
+/**
+ * `order-cancelled` → the partner cancel, sent now or queued. Idempotent: the queue id is
+ * deterministic per partner + inventory order, and a cancel the partner already took answers 315,
+ * which counts as done. A record that cannot be cancelled (unknown event, refused order id) throws,
+ * so the bus retries it and then parks it on `order-cancelled.dlq`.
+ */
+export function orderCancelledHandler(deps: {
+  cancels: CancelQueue;
+  events: ImportedEventRepository;
+  logger: Logger;
+}) {
+  return async (record: IncomingEvent<OrderCancelled>): Promise<void> => {
+    const cancelled = record.value;
+    if (cancelled === null) return;
+    if (!cancelled.inventoryOrderId) {
+      deps.logger.info(
+        { order_id: cancelled.orderId },
+        'order-cancelled without a partner order: nothing to cancel',
+      );
+      return;
+    }
+    let partnerId = cancelled.partnerId;
+    if (!partnerId) {
+      const imported = await deps.events.get(cancelled.eventId);
+      if (!imported) throw new Error(`order-cancelled for unknown event ${cancelled.eventId}`);
+      partnerId = imported.partnerId;
+    }
+    await deps.cancels.cancel({
+      partnerId,
+      eventId: cancelled.eventId,
+      inventoryOrderId: cancelled.inventoryOrderId,
+      orderId: cancelled.orderId,
+      language: '',
+      channelType: '',
+    });
+  };
+}
