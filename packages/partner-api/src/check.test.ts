@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkAnswer } from './check.js';
-import { BookingRequest, HealthcheckResult, TokenResponse } from './schemas.js';
+import { AvailabilityAnswer, BookingRequest, HealthcheckResult, TokenResponse } from './schemas.js';
 import { Value } from '@sinclair/typebox/value';
 
 describe('checkAnswer', () => {
@@ -24,6 +24,18 @@ describe('checkAnswer', () => {
     });
     expect(sut).toMatchObject({ ok: false });
     expect(sut.ok ? [] : sut.errors.join('\n')).toContain('/expires_in');
+  });
+
+  it('checks date-time fields: a zoned ISO 8601 date passes, anything else is named', () => {
+    const answer = (last_modification: string) => ({
+      event_id: 'E1',
+      last_modification,
+      areas: [],
+    });
+    expect(checkAnswer(AvailabilityAnswer, answer('2030-01-01T19:30:00.000Z')).ok).toBe(true);
+    expect(checkAnswer(AvailabilityAnswer, answer('2030-01-01T19:30:00+02:00')).ok).toBe(true);
+    const sut = checkAnswer(AvailabilityAnswer, answer('tomorrow'));
+    expect(sut.ok ? [] : sut.errors.join('\n')).toContain('/last_modification');
   });
 
   it('refuses a healthcheck without an id', () => {

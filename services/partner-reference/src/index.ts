@@ -3,10 +3,20 @@ import { loadPartnerReferenceConfig, type PartnerReferenceConfig } from './confi
 import { composePartnerReference } from './service.js';
 
 export { configSchema, loadPartnerReferenceConfig, type PartnerReferenceConfig } from './config.js';
+export {
+  buildPartnerReference,
+  composePartnerReference,
+  type PartnerReference,
+} from './service.js';
+export { seedDemoInventory, type SeededDemo } from './app/seed.js';
 
-/** partner-reference as the process runner and the embedded default see it. */
+/**
+ * partner-reference as the process runner and the embedded default see it. It publishes and
+ * consumes no topic, so it asks for no event bus.
+ */
 export const partnerReferenceService: ServiceDefinition<PartnerReferenceConfig> = {
   name: 'partner-reference',
+  uses: { bus: false },
   loadConfig: loadPartnerReferenceConfig,
   compose: composePartnerReference,
 };

@@ -1,0 +1,133 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import {
+  CreateEventBody,
+  CreateLogoBody,
+  CreateTaxPlanBody,
+  CreateVenueBody,
+  DelayDrillBody,
+  HealthDrillBody,
+  PatchEventBody,
+} from '../../app/admin-schemas.js';
+import { AdminError, type BackOffice } from '../../app/back-office.js';
+import { constantTimeEqual } from '../../app/credentials.js';
+import type { Drills } from '../../app/drills.js';
+import type { PartnerApp } from '../../app/partner-app.js';
+import { Type } from '@sinclair/typebox';
+import { methodNotAllowed } from './method-not-allowed.js';
+
+export interface AdminDependencies {
+  backOffice: BackOffice;
+  app: PartnerApp;
+  drills: Drills;
+  adminToken: string;
+}
+
+const adminError = (reply: FastifyReply, status: number, code: string, message: string) =>
+  reply.status(status).send({ error: { code, message } });
+
+const EventParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
+const VenueQuery = Type.Object(
+  { venue: Type.Optional(Type.String({ maxLength: 128 })) },
+  { additionalProperties: false },
+);
+
+/** The back office under `/admin/v1`, behind `Authorization: Bearer <ADMIN_TOKEN>`. */
+export async function adminRoutes(scope: FastifyInstance, deps: AdminDependencies): Promise<void> {
+  const { backOffice, app, drills } = deps;
+
+  scope.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AdminError)
+      return adminError(reply, error.status, error.code, error.message);
+    if (error.validation !== undefined)
+      return adminError(
+        reply,
+        400,
+        'invalid_argument',
+        `${error.validationContext ?? 'request'}: ${error.validation
+          .slice(0, 5)
+          .map((v) => `${v.instancePath || '/'} ${v.message ?? 'is invalid'}`)
+          .join('; ')}`,
+      );
+    const status = error.statusCode;
+    if (status !== undefined && status >= 400 && status < 500)
+      return adminError(reply, status === 413 ? 413 : 400, 'invalid_argument', error.message);
+    request.log.error({ err: error }, 'back-office request failed');
+    return adminError(reply, 500, 'internal', 'internal error');
+  });
+  scope.setNotFoundHandler((_request, reply) =>
+    adminError(reply, 404, 'not_found', 'no such route'),
+  );
+
+  scope.addHook('onRequest', async (request, reply) => {
+    const match = /^Bearer (\S+)$/i.exec(request.headers.authorization ?? '');
+    if (match === null || !constantTimeEqual(match[1]!, deps.adminToken))
+      return adminError(
+        reply.header('www-authenticate', 'Bearer realm="partner-reference-admin"'),
+        401,
+        'unauthenticated',
+        'a valid admin bearer token is required',
+      );
+  });
+
+  const served = new Map<string, string[]>();
+  const serve = (method: string, url: string) =>
+    served.set(url, [...(served.get(url) ?? []), method]);
+
+  serve('POST', '/venues');
+  scope.post('/venues', { schema: { body: CreateVenueBody } }, async (request, reply) =>
+    reply.status(201).send(await backOffice.createVenue(request.body as CreateVenueBody)),
+  );
+  serve('GET', '/venues');
+  scope.get('/venues', async () => backOffice.listVenues());
+
+  serve('POST', '/events');
+  scope.post('/events', { schema: { body: CreateEventBody } }, async (request, reply) =>
+    reply.status(201).send(await backOffice.createEvent(request.body as CreateEventBody)),
+  );
+  serve('GET', '/events');
+  scope.get('/events', { schema: { querystring: VenueQuery } }, async (request) =>
+    backOffice.listEvents((request.query as { venue?: string }).venue),
+  );
+  serve('PATCH', '/events/:id');
+  scope.patch(
+    '/events/:id',
+    { schema: { params: EventParams, body: PatchEventBody } },
+    async (request) =>
+      backOffice.patchEvent((request.params as { id: string }).id, request.body as PatchEventBody),
+  );
+
+  serve('POST', '/logos');
+  scope.post('/logos', { schema: { body: CreateLogoBody } }, async (request, reply) =>
+    reply.status(201).send(await backOffice.createLogo(request.body as CreateLogoBody)),
+  );
+  serve('POST', '/tax-plans');
+  scope.post('/tax-plans', { schema: { body: CreateTaxPlanBody } }, async (request, reply) =>
+    reply.status(201).send(await backOffice.createTaxPlan(request.body as CreateTaxPlanBody)),
+  );
+
+  serve('PUT', '/healthcheck');
+  scope.put('/healthcheck', { schema: { body: HealthDrillBody } }, async (request) => {
+    const body = request.body as HealthDrillBody;
+    app.setHealth({
+      id: body.id,
+      message:
+        body.message ??
+        (body.id === 0
+          ? 'OK'
+          : body.id === 901
+            ? 'Service not currently available'
+            : 'Synchronization required'),
+      ...(body.venues_to_sync !== undefined ? { venues_to_sync: body.venues_to_sync } : {}),
+    });
+    return app.healthcheck();
+  });
+  serve('PUT', '/drills');
+  scope.put('/drills', { schema: { body: DelayDrillBody } }, async (request) => {
+    drills.set(request.body as DelayDrillBody);
+    return drills.current();
+  });
+
+  methodNotAllowed(scope, served, (reply) =>
+    adminError(reply, 405, 'method_not_allowed', 'method not allowed'),
+  );
+}
