@@ -123,3 +123,20 @@ export function availability(
     ],
   };
 }
+
+/** A confirmed order of the contract (`inventory_order_id` O1). */
+export const confirmedOrder = {
+  inventory_order_id: 'O1',
+  inventory_token: 'B1',
+  event_id: 'EV1',
+  status: 'CONFIRMED',
+  external_reference: 'cart-1',
+  external_order_id: 'order-1',
+  print_authorized: true,
+  created_at: '2026-03-02T10:00:00Z',
+  updated_at: '2026-03-02T10:01:00Z',
+  currency: 'EUR',
+  tickets_amount: '5000',
+  tickets_quantity: 1,
+  tickets: [],
+};
