@@ -3,7 +3,9 @@ import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { createAuthGatewayClient } from './adapters/auth-gateway-client.js';
 import { createCatalogIndexerClient } from './adapters/catalog-indexer-client.js';
 import { createDealsClient } from './adapters/deals-client.js';
+import { createPartnerAdminClient } from './adapters/partner-admin-client.js';
 import { createPublisherClient } from './adapters/publisher-client.js';
+import { createReconcilerClient } from './adapters/reconciler-client.js';
 import { cachingDeveloperAccess } from './adapters/caching-developer-access.js';
 import type { EdgeGatewayConfig } from './config.js';
 import { registerEdgeRoutes } from './ports/http/edge-app.js';
@@ -33,12 +35,21 @@ export async function composeEdgeGateway(
   const deals = createDealsClient(config.GRPC_ADDR_DEALS, options);
   const catalog = createCatalogIndexerClient(config.GRPC_ADDR_CATALOG_INDEXER, options);
   const publishing = createPublisherClient(config.GRPC_ADDR_PUBLISHER, options);
+  const partners = createPartnerAdminClient(config.GRPC_ADDR_3P_CONNECTOR, options);
+  const reconciliation = createReconcilerClient(config.GRPC_ADDR_RECONCILER, options);
   return {
     http: async (app) => {
       await registerEdgeRoutes(app, {
         adminToken,
         version: OPENAPI_DOCUMENT_VERSION,
-        backends: { developerAccess: cachingDeveloperAccess(auth), deals, catalog, publishing },
+        backends: {
+          developerAccess: cachingDeveloperAccess(auth),
+          deals,
+          catalog,
+          publishing,
+          partners,
+          reconciliation,
+        },
       });
       await registerOAuthProxy(app, { upstream: config.HTTP_URL_AUTH_GATEWAY });
     },
@@ -47,6 +58,8 @@ export async function composeEdgeGateway(
       deals.close();
       catalog.close();
       publishing.close();
+      partners.close();
+      reconciliation.close();
     },
   };
 }

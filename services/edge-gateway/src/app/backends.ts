@@ -6,7 +6,9 @@
 
 import type { DealsBackend } from './deals.js';
 import type { DiscoveryCatalog } from './discovery-catalog.js';
+import type { PartnerAdmin } from './partners.js';
 import type { Publishing } from './publishing.js';
+import type { Reconciliation } from './reconciliation.js';
 
 export interface NewApp {
   name: string;
@@ -58,4 +60,8 @@ export interface Backends {
   catalog: DiscoveryCatalog;
   /** The publishing API (publisher; port in publishing.ts). */
   publishing: Publishing;
+  /** Partner registrations and imports (3p-connector; port in partners.ts). */
+  partners: PartnerAdmin;
+  /** Reconciliation cases and event reports (reconciler; port in reconciliation.ts). */
+  reconciliation: Reconciliation;
 }

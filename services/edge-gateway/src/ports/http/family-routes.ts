@@ -1,6 +1,8 @@
 import type { Backends } from '../../app/backends.js';
 import { adminRoutes } from './admin/admin-routes.js';
 import { dealsAdminRoutes } from './admin/deals-admin-routes.js';
+import { partnersAdminRoutes } from './admin/partners-admin-routes.js';
+import { reconciliationAdminRoutes } from './admin/reconciliation-admin-routes.js';
 import { dealsRoutes } from './families/deals-routes.js';
 import { discoveryV2Routes } from './discovery/discovery-v2-routes.js';
 import { internationalRoutes } from './discovery/international-routes.js';
@@ -19,7 +21,12 @@ export interface RouteContext {
 export const familyRoutes: Readonly<
   Record<string, ReadonlyArray<(context: RouteContext) => FamilyRoutes>>
 > = {
-  admin: [({ backends }) => adminRoutes(backends), ({ backends }) => dealsAdminRoutes(backends)],
+  admin: [
+    ({ backends }) => adminRoutes(backends),
+    ({ backends }) => dealsAdminRoutes(backends),
+    ({ backends }) => partnersAdminRoutes(backends),
+    ({ backends }) => reconciliationAdminRoutes(backends),
+  ],
   deals: [({ backends }) => dealsRoutes(backends)],
   discovery: [({ backends }) => discoveryV2Routes(backends)],
   'intl-discovery': [({ backends }) => internationalRoutes(backends)],

@@ -1,0 +1,141 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { CaseQuery, Reconciliation } from '../../../app/reconciliation.js';
+
+const AdminError = Type.Object({
+  error: Type.Object({ code: Type.String(), message: Type.String() }),
+});
+
+const Id = Type.String({ pattern: '^[A-Za-z0-9_.:-]{1,200}$' });
+const DateTime = Type.Optional(Type.String({ format: 'date-time' }));
+
+const Case = Type.Object({
+  id: Type.String(),
+  partnerId: Type.String(),
+  eventId: Type.String(),
+  cartId: Type.Optional(Type.String()),
+  orderId: Type.Optional(Type.String()),
+  inventoryToken: Type.Optional(Type.String()),
+  inventoryOrderId: Type.Optional(Type.String()),
+  trigger: Type.Union(
+    ['UNSPECIFIED', 'PARTNER_CALL_FAILED', 'STALE_BOOKING', 'ORDER_MISMATCH'].map((t) =>
+      Type.Literal(t),
+    ),
+  ),
+  outcome: Type.Union(
+    ['OPEN', 'CONSISTENT', 'ORDER_CONFIRMED', 'ORDER_CANCELLED', 'BOOKING_RELEASED', 'MANUAL'].map(
+      (o) => Type.Literal(o),
+    ),
+  ),
+  detail: Type.String(),
+  openedAt: DateTime,
+  resolvedAt: DateTime,
+});
+
+const Report = Type.Object({
+  eventId: Type.String(),
+  partnerId: Type.String(),
+  generatedAt: DateTime,
+  periodStart: DateTime,
+  periodEnd: DateTime,
+  partnerTransactions: Type.Integer(),
+  platformTransactions: Type.Integer(),
+  matched: Type.Integer(),
+  orphansCancelled: Type.Integer(),
+  missingAtPartner: Type.Integer(),
+  caseIds: Type.Array(Type.String()),
+});
+
+const CasesQuery = Type.Object(
+  {
+    openOnly: Type.Optional(Type.Boolean({ description: 'Only undecided cases' })),
+    partnerId: Type.Optional(Id),
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Reconciliation (reconciler): cases newest first, one case, an event's reconciliation run now
+ * and its latest report (404 before the first run). A run whose partner cannot be read is a 503.
+ */
+export function reconciliationAdminRoutes(backends: { reconciliation: Reconciliation }) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    const errors = { 400: AdminError, 401: AdminError, 503: AdminError, 504: AdminError };
+    const security = [{ adminToken: [] }];
+    scope.get(
+      '/reconciliation/cases',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Reconciliation cases, newest first',
+          security,
+          querystring: CasesQuery,
+          response: {
+            200: Type.Object({
+              cases: Type.Array(Case),
+              page: Type.Object({
+                offset: Type.Integer(),
+                limit: Type.Integer(),
+                total: Type.Integer(),
+              }),
+            }),
+            ...errors,
+          },
+        },
+      },
+      async (request) => {
+        const q = request.query as Partial<CaseQuery>;
+        return backends.reconciliation.listCases({
+          openOnly: q.openOnly ?? false,
+          ...(q.partnerId ? { partnerId: q.partnerId } : {}),
+          offset: q.offset ?? 0,
+          limit: q.limit ?? 50,
+        });
+      },
+    );
+    scope.get(
+      '/reconciliation/cases/:id',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'One reconciliation case (404 when unknown)',
+          security,
+          params: Type.Object({ id: Id }),
+          response: { 200: Case, ...errors, 404: AdminError },
+        },
+      },
+      async (request) => backends.reconciliation.getCase((request.params as { id: string }).id),
+    );
+    scope.post(
+      '/reconciliation/events/:eventId/runs',
+      {
+        schema: {
+          tags: ['admin'],
+          summary:
+            "Reconcile an event now: compare the partner's transactions with the platform's, cancel orphans, flag missing orders",
+          security,
+          params: Type.Object({ eventId: Id }),
+          response: { 200: Report, ...errors },
+        },
+      },
+      async (request) =>
+        backends.reconciliation.reconcileEvent((request.params as { eventId: string }).eventId),
+    );
+    scope.get(
+      '/reconciliation/events/:eventId/report',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: "An event's latest reconciliation report (404 before the first run)",
+          security,
+          params: Type.Object({ eventId: Id }),
+          response: { 200: Report, ...errors, 404: AdminError },
+        },
+      },
+      async (request) =>
+        backends.reconciliation.getEventReport((request.params as { eventId: string }).eventId),
+    );
+  };
+}
