@@ -2,6 +2,8 @@ import type { Command } from '../command.js';
 import { appsCreate } from './apps.js';
 import { dealsCommands } from './deals.js';
 import { fansCreate, fansRevokeGrant } from './fans.js';
+import { partnersCommands } from './partners.js';
+import { reconciliationCommands } from './reconciliation.js';
 
 /**
  * Every `marquee` command. To add yours (e.g. `deals create`), write `src/commands/<area>.ts`
@@ -12,4 +14,6 @@ export const commands: readonly Command[] = [
   fansCreate,
   fansRevokeGrant,
   ...dealsCommands,
+  ...partnersCommands,
+  ...reconciliationCommands,
 ];
