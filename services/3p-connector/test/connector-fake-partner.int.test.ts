@@ -5,7 +5,7 @@ import { createKafkaBus, type EventBus, type IncomingEvent } from '@marquee/plat
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
-import { hostService, type HostedService } from '@marquee/platform/service';
+import { hostService } from '@marquee/platform/service';
 import { describeIntegration, waitFor } from '@marquee/platform/testing';
 import { partnerV1, type catalogV1 } from '@marquee/proto';
 import { eventChangedTopic, partnerCallFailedTopic } from '@marquee/proto/topics';
@@ -103,14 +103,14 @@ describeIntegration('3p-connector with real Kafka and Mongo', ({ kafkaBrokers, m
     });
     await consumer.subscribe(
       eventChangedTopic,
-      { group: `3p-int-${suffix}`, fromBeginning: false },
+      { group: `3p-int-${suffix}`, fromBeginning: true },
       async (e) => {
         changed.push(e);
       },
     );
     await consumer.subscribe(
       partnerCallFailedTopic,
-      { group: `3p-int-${suffix}`, fromBeginning: false },
+      { group: `3p-int-${suffix}`, fromBeginning: true },
       async (e) => {
         failed.push(e);
       },
