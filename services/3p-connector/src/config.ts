@@ -13,7 +13,7 @@ const credentialsKey = z
     'must be the base64 of 32 bytes',
   );
 
-/** The only module of 3p-connector that reads the environment (STYLE.md); see README for each variable. */
+/** The only module of 3p-connector that reads the environment; see README for each variable. */
 export const configSchema = serviceConfigSchema({
   name: '3p-connector',
   httpPort: 8087,
