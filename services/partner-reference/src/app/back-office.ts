@@ -101,6 +101,7 @@ export class BackOffice {
       timezone: fields.timezone ?? venue.timezone,
       event_id: eventId,
       venue_id: venue.id,
+      venue_info: { name: venue.name, city: venue.city, country: venue.country },
       manifest_id: body.manifest_id,
       last_modification: now.toISOString(),
     };

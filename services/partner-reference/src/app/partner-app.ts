@@ -40,6 +40,7 @@ import {
   newInventory,
   rowRanges,
   settle,
+  tokensOf,
   type AllocationPart,
   type InventoryRecord,
   type RowRange,
@@ -104,6 +105,12 @@ export class PartnerApp {
   readonly #timeoutMs: number;
   readonly #queue = new KeyedQueue();
   readonly #manifests = new Map<string, CachedManifest>();
+  /**
+   * The last inventory record this process read or wrote, per event. Safe because every read and
+   * write of an inventory runs in its event's queue and this process is the only writer (a write
+   * of another process would fail our compare-and-set: the entry is dropped and read again).
+   */
+  readonly #inventories = new Map<string, InventoryRecord>();
   #health: HealthState = { id: 0, message: 'OK' };
 
   constructor(options: PartnerAppOptions) {
@@ -251,15 +258,15 @@ export class PartnerApp {
       if (new Set(line.seat_ids).size !== line.seat_ids.length)
         throw invalid(Err.SYNTAX_ERROR, 'seat_ids must not repeat a seat');
     }
-    const record = await this.#event(request.event_id);
-    return this.#queue.run(record.id, async () => {
+    return this.#queue.run(request.event_id, async () => {
       const now = this.#clock.now();
+      const current = await this.#event(request.event_id);
+      const record = current;
       if (request.external_reference !== undefined) {
         const existing = await this.#liveBookingOf(record.id, request.external_reference, now);
         if (existing !== undefined)
           return { booking: toBookingAnswer(existing, now), created: false };
       }
-      const current = await this.#event(record.id);
       const event = current.event;
       if (!isOnSale(current, now))
         throw refused(Err.EVENT_NOT_AVAILABLE, `event ${record.id} is not on sale`);
@@ -289,7 +296,7 @@ export class PartnerApp {
         applyHold(inventory, { token, expiresAt: expiresAt.getTime(), parts });
         inventory.updatedAt = now;
         try {
-          await this.#repos.inventories.update(inventory.id, inventory.version, inventory);
+          await this.#saveInventory(inventory);
         } catch (error) {
           if (errorKind(error) === 'aborted' && attempt < MAX_CAS_ATTEMPTS) continue;
           throw error;
@@ -366,7 +373,7 @@ export class PartnerApp {
           Err.REQUEST_DOES_NOT_MATCH_ORDER,
           `the booking holds ${booking.ticketsQuantity} tickets for ${booking.ticketsAmount}`,
         );
-      const inventory = await this.#repos.inventories.get(booking.eventId);
+      const inventory = await this.#loadInventory(booking.eventId);
       if (inventory === undefined || findHold(inventory, booking.id) === undefined)
         throw refused(Err.RESERVATION_EXPIRED, `booking ${booking.id} holds no seats any more`);
       const confirmed = await this.#transition(booking, {
@@ -467,7 +474,7 @@ export class PartnerApp {
     let expired = 0;
     for (const inventory of due) {
       await this.#queue.run(inventory.eventId, async () => {
-        const current = await this.#repos.inventories.get(inventory.id);
+        const current = await this.#loadInventory(inventory.id);
         if (current === undefined) return;
         expired += expiredHolds(current, now.getTime()).length;
         await this.#expireDue(current, now);
@@ -486,9 +493,10 @@ export class PartnerApp {
     let repaired = 0;
     for (const { id } of await this.#repos.inventories.find({})) {
       await this.#queue.run(id, async () => {
-        const inventory = await this.#repos.inventories.get(id);
+        this.#inventories.delete(id);
+        const inventory = await this.#loadInventory(id);
         if (inventory === undefined) return;
-        const tokens = [...inventory.holds, ...inventory.sales].map((s) => s.split('~')[0]!);
+        const tokens = tokensOf(inventory);
         let changed = false;
         for (const token of tokens) {
           let booking = await this.#repos.bookings.get(token);
@@ -502,7 +510,7 @@ export class PartnerApp {
         }
         if (changed) {
           inventory.updatedAt = now;
-          await this.#repos.inventories.update(id, inventory.version, inventory);
+          await this.#saveInventory(inventory);
           repaired += 1;
         }
       });
@@ -552,17 +560,41 @@ export class PartnerApp {
 
   /** The event's inventory, created on first use (inside the event's queue). */
   async #inventory(record: EventRecord, manifest: CachedManifest): Promise<InventoryRecord> {
-    const existing = await this.#repos.inventories.get(record.id);
+    const existing = await this.#loadInventory(record.id);
     if (existing !== undefined) return existing;
     try {
-      return await this.#repos.inventories.insert(
+      const created = await this.#repos.inventories.insert(
         newInventory(record.id, manifest.record.manifest.areas, this.#clock.now()),
       );
+      this.#inventories.set(created.id, copyInventory(created));
+      return created;
     } catch (error) {
       if (errorKind(error) !== 'already_exists') throw error;
-      const raced = await this.#repos.inventories.get(record.id);
+      const raced = await this.#loadInventory(record.id);
       if (raced === undefined) throw error;
       return raced;
+    }
+  }
+
+  /** A private copy of the event's inventory (callers change it, then `#saveInventory`). */
+  async #loadInventory(eventId: string): Promise<InventoryRecord | undefined> {
+    const cached = this.#inventories.get(eventId);
+    if (cached !== undefined) return copyInventory(cached);
+    const stored = await this.#repos.inventories.get(eventId);
+    if (stored !== undefined) this.#inventories.set(eventId, copyInventory(stored));
+    return stored;
+  }
+
+  /** Compare-and-set of the inventory; a conflict drops the cached copy (read again next time). */
+  async #saveInventory(inventory: InventoryRecord): Promise<InventoryRecord> {
+    const { version, ...rest } = inventory;
+    try {
+      const saved = await this.#repos.inventories.update(inventory.id, version, rest);
+      this.#inventories.set(saved.id, copyInventory(saved));
+      return saved;
+    } catch (error) {
+      this.#inventories.delete(inventory.id);
+      throw error;
     }
   }
 
@@ -581,7 +613,7 @@ export class PartnerApp {
       settle(inventory, token, booking?.status, now.getTime());
     }
     inventory.updatedAt = now;
-    return this.#repos.inventories.update(inventory.id, inventory.version, inventory);
+    return this.#saveInventory(inventory);
   }
 
   /**
@@ -607,11 +639,11 @@ export class PartnerApp {
     now: Date,
   ): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
-      const inventory = await this.#repos.inventories.get(eventId);
+      const inventory = await this.#loadInventory(eventId);
       if (inventory === undefined || !settle(inventory, token, status, now.getTime())) return;
       inventory.updatedAt = now;
       try {
-        await this.#repos.inventories.update(eventId, inventory.version, inventory);
+        await this.#saveInventory(inventory);
         return;
       } catch (error) {
         if (errorKind(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
@@ -647,9 +679,14 @@ export class PartnerApp {
 
   async #pointReference(eventId: string, externalReference: string, token: string) {
     const id = bookingReferenceId(eventId, externalReference);
-    const existing = await this.#repos.bookingReferences.get(id);
-    if (existing === undefined) await this.#repos.bookingReferences.insert({ id, token });
-    else await this.#repos.bookingReferences.update(id, existing.version, { id, token });
+    try {
+      await this.#repos.bookingReferences.insert({ id, token });
+    } catch (error) {
+      if (errorKind(error) !== 'already_exists') throw error;
+      const existing = await this.#repos.bookingReferences.get(id);
+      if (existing === undefined) throw error;
+      await this.#repos.bookingReferences.update(id, existing.version, { id, token });
+    }
   }
 
   #seatRequest(
@@ -738,3 +775,9 @@ export class PartnerApp {
     return tickets;
   }
 }
+
+const copyInventory = (inventory: InventoryRecord): InventoryRecord => ({
+  ...inventory,
+  areas: inventory.areas.map((area) => ({ ...area })),
+  updatedAt: new Date(inventory.updatedAt.getTime()),
+});

@@ -39,9 +39,9 @@ export async function seedDemoInventory(
   const rows = (letters: string, seats: number) => letters.split('').map((row) => ({ row, seats }));
   const arena = await backOffice.createVenue({
     name: 'Marquee Arena',
-    city: 'London',
-    country: 'GB',
-    timezone: 'Europe/London',
+    city: 'Berlin',
+    country: 'DE',
+    timezone: 'Europe/Berlin',
     manifests: [
       {
         name: 'Arena — seated concert',
@@ -83,9 +83,9 @@ export async function seedDemoInventory(
   });
   const hall = await backOffice.createVenue({
     name: 'Riverside Hall',
-    city: 'Manchester',
-    country: 'GB',
-    timezone: 'Europe/London',
+    city: 'Amsterdam',
+    country: 'NL',
+    timezone: 'Europe/Amsterdam',
     manifests: [
       {
         name: 'Hall — standing',
@@ -127,7 +127,7 @@ export async function seedDemoInventory(
     },
   ];
   const common = (date: string) => ({
-    currency: 'GBP',
+    currency: 'EUR',
     maximum_tickets_quantity: 8,
     price_types: priceTypes,
     logos: [{ id: logo_id, position: 'TOP' }],

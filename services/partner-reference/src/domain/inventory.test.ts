@@ -8,6 +8,7 @@ import {
   decodeAllocation,
   dropHold,
   dropSale,
+  entriesOf,
   encodeAllocation,
   expiredHolds,
   findHold,
@@ -16,6 +17,7 @@ import {
   rowRanges,
   sellHold,
   settle,
+  tokensOf,
   totalAvailable,
   type InventoryRecord,
 } from './inventory.js';
@@ -106,6 +108,23 @@ describe('inventory', () => {
     expect(() =>
       applyHold(sut, { token: 't2', expiresAt: 1, parts: [{ area: 0, seats: [0], places: 0 }] }),
     ).toThrow(/not '\.'/);
+  });
+
+  it('keeps one line per token, whatever the order holds end in', () => {
+    const { inventory: sut } = inventoryOf(reserved('A', ['A'], 5));
+    for (const [i, token] of ['t1', 't12', 't2', 't3'].entries())
+      applyHold(sut, { token, expiresAt: 10 + i, parts: [{ area: 0, seats: [i], places: 0 }] });
+
+    expect(dropHold(sut, 't2')).toBe(true);
+    expect(tokensOf(sut)).toEqual(['t1', 't12', 't3']);
+    expect(dropHold(sut, 't1')).toBe(true);
+    expect(sellHold(sut, 't3')).toBe(true);
+    expect(tokensOf(sut)).toEqual(['t12', 't3']);
+    expect(sut.nextExpiryAt).toBe(11);
+    expect(dropHold(sut, 't12')).toBe(true);
+    expect(sut.holds).toBe('');
+    expect(entriesOf(sut.sales)).toHaveLength(1);
+    expect(sut.areas[0]!.seats).toBe('...s.');
   });
 
   it('lists holds whose time is up', () => {

@@ -9,8 +9,9 @@ import type { VersionedRecord } from './model.js';
  * Compact on purpose (it is rewritten whole on every booking): a reserved-seating area is a string
  * with one character per seat of the manifest, in manifest order (`.` free, `h` held, `s` sold); a
  * general-admission area is two counters. Which token owns which seats is kept here too, one short
- * string per live hold (`holds`) and per sale (`sales`): `<token>~<expires ms>~<area>:<seat>.<seat>;
- * <area>:g<places>`. That makes every change idempotent by token and lets a crash between the
+ * line per live hold (`holds`) and per sale (`sales`): `<token>~<expires ms>~<area>:<seat>.<seat>;
+ * <area>:g<places>`. Each list is one string (not an array of them) so that copying and storing the
+ * document stays cheap with tens of thousands of holds. That makes every change idempotent by token and lets a crash between the
  * inventory write and the booking write be repaired: the booking record decides, the inventory
  * follows (`settle`).
  */
@@ -32,8 +33,10 @@ export interface AreaStock {
 export interface InventoryRecord extends VersionedRecord {
   eventId: string;
   areas: AreaStock[];
-  holds: string[];
-  sales: string[];
+  /** Live holds, one encoded allocation per line (one string: cheap to copy and to store). */
+  holds: string;
+  /** Sales, one encoded allocation per line. */
+  sales: string;
   /** Earliest expiry of a hold (epoch ms); null without holds. What the sweeper looks for. */
   nextExpiryAt: number | null;
   updatedAt: Date;
@@ -71,8 +74,8 @@ export function newInventory(
       held: 0,
       sold: 0,
     })),
-    holds: [],
-    sales: [],
+    holds: '',
+    sales: '',
     nextExpiryAt: null,
     updatedAt: now,
   };
@@ -99,18 +102,44 @@ export function decodeAllocation(encoded: string): Allocation {
   return { token, expiresAt: Number(expiresAt), parts };
 }
 
-const indexOfToken = (list: readonly string[], token: string): number => {
-  const prefix = `${token}~`;
-  return list.findIndex((entry) => entry.startsWith(prefix));
-};
+/** The lines of a list. */
+export const entriesOf = (list: string): string[] => (list === '' ? [] : list.split('\n'));
+
+const tokenOfEntry = (entry: string): string => entry.slice(0, entry.indexOf('~'));
+
+/** Tokens with a hold or a sale. */
+export const tokensOf = (inventory: InventoryRecord): string[] =>
+  [...entriesOf(inventory.holds), ...entriesOf(inventory.sales)].map(tokenOfEntry);
+
+/** Where a token's line is in a list: `[start, end)`, or undefined. */
+function locate(list: string, token: string): [number, number] | undefined {
+  const at = `\n${list}`.indexOf(`\n${token}~`);
+  if (at < 0) return undefined;
+  const newline = list.indexOf('\n', at);
+  return [at, newline < 0 ? list.length : newline];
+}
+
+function entryOf(list: string, token: string): string | undefined {
+  const where = locate(list, token);
+  return where === undefined ? undefined : list.slice(where[0], where[1]);
+}
+
+function without(list: string, token: string): string {
+  const [start, end] = locate(list, token)!;
+  if (start === 0) return list.slice(end + 1);
+  return list.slice(0, start - 1) + list.slice(end);
+}
+
+const appended = (list: string, entry: string): string =>
+  list === '' ? entry : `${list}\n${entry}`;
 
 export const findHold = (inventory: InventoryRecord, token: string): Allocation | undefined => {
-  const at = indexOfToken(inventory.holds, token);
-  return at < 0 ? undefined : decodeAllocation(inventory.holds[at]!);
+  const entry = entryOf(inventory.holds, token);
+  return entry === undefined ? undefined : decodeAllocation(entry);
 };
 
 export const hasSale = (inventory: InventoryRecord, token: string): boolean =>
-  indexOfToken(inventory.sales, token) >= 0;
+  locate(inventory.sales, token) !== undefined;
 
 /** Free places of an area. */
 export function availableIn(stock: AreaStock): number {
@@ -135,7 +164,7 @@ function setSeats(stock: AreaStock, seats: readonly number[], from: string, to: 
 
 function recomputeNextExpiry(inventory: InventoryRecord): void {
   let next: number | null = null;
-  for (const hold of inventory.holds) {
+  for (const hold of entriesOf(inventory.holds)) {
     const expiresAt = Number(hold.split('~')[1]);
     if (next === null || expiresAt < next) next = expiresAt;
   }
@@ -153,31 +182,29 @@ export function applyHold(inventory: InventoryRecord, allocation: Allocation): v
       stock.held += part.places;
     }
   }
-  inventory.holds.push(encodeAllocation(allocation));
+  inventory.holds = appended(inventory.holds, encodeAllocation(allocation));
   if (inventory.nextExpiryAt === null || allocation.expiresAt < inventory.nextExpiryAt)
     inventory.nextExpiryAt = allocation.expiresAt;
 }
 
 /** Frees a held allocation; false when the token holds nothing. */
 export function dropHold(inventory: InventoryRecord, token: string): boolean {
-  const at = indexOfToken(inventory.holds, token);
-  if (at < 0) return false;
-  const allocation = decodeAllocation(inventory.holds[at]!);
+  const allocation = findHold(inventory, token);
+  if (allocation === undefined) return false;
   for (const part of allocation.parts) {
     const stock = inventory.areas[part.area]!;
     if (part.seats.length > 0) setSeats(stock, part.seats, HELD, FREE);
     else stock.held -= part.places;
   }
-  inventory.holds.splice(at, 1);
+  inventory.holds = without(inventory.holds, token);
   recomputeNextExpiry(inventory);
   return true;
 }
 
 /** Turns a hold into a sale; false when the token holds nothing. */
 export function sellHold(inventory: InventoryRecord, token: string): boolean {
-  const at = indexOfToken(inventory.holds, token);
-  if (at < 0) return false;
-  const allocation = decodeAllocation(inventory.holds[at]!);
+  const allocation = findHold(inventory, token);
+  if (allocation === undefined) return false;
   for (const part of allocation.parts) {
     const stock = inventory.areas[part.area]!;
     if (part.seats.length > 0) setSeats(stock, part.seats, HELD, SOLD);
@@ -186,30 +213,30 @@ export function sellHold(inventory: InventoryRecord, token: string): boolean {
       stock.sold += part.places;
     }
   }
-  inventory.holds.splice(at, 1);
-  inventory.sales.push(encodeAllocation({ ...allocation, expiresAt: 0 }));
+  inventory.holds = without(inventory.holds, token);
+  inventory.sales = appended(inventory.sales, encodeAllocation({ ...allocation, expiresAt: 0 }));
   recomputeNextExpiry(inventory);
   return true;
 }
 
 /** Puts a sale's places back on sale; false when the token has no sale. */
 export function dropSale(inventory: InventoryRecord, token: string): boolean {
-  const at = indexOfToken(inventory.sales, token);
-  if (at < 0) return false;
-  const allocation = decodeAllocation(inventory.sales[at]!);
+  const entry = entryOf(inventory.sales, token);
+  if (entry === undefined) return false;
+  const allocation = decodeAllocation(entry);
   for (const part of allocation.parts) {
     const stock = inventory.areas[part.area]!;
     if (part.seats.length > 0) setSeats(stock, part.seats, SOLD, FREE);
     else stock.sold -= part.places;
   }
-  inventory.sales.splice(at, 1);
+  inventory.sales = without(inventory.sales, token);
   return true;
 }
 
 /** Tokens whose hold has run out at `now`. */
 export function expiredHolds(inventory: InventoryRecord, now: number): string[] {
   if (inventory.nextExpiryAt === null || inventory.nextExpiryAt > now) return [];
-  return inventory.holds
+  return entriesOf(inventory.holds)
     .map(decodeAllocation)
     .filter((hold) => hold.expiresAt <= now)
     .map((hold) => hold.token);
@@ -304,10 +331,16 @@ export function chooseSeats(
     }
     return chars;
   };
+  // Seat states to read: the working copy once this request took seats of the area, else the stored string.
+  const stateOf = (area: number): string | string[] =>
+    seatState.get(area) ?? inventory.areas[area]!.seats;
   const freeIn = (area: number): number => {
     const stock = inventory.areas[area]!;
     if (stock.generalAdmission) return placesLeft.get(area) ?? availableIn(stock);
-    return seatsOf(area).reduce((n, c) => (c === FREE ? n + 1 : n), 0);
+    const chars = seatState.get(area);
+    return chars === undefined
+      ? availableIn(stock)
+      : chars.reduce((n, c) => (c === FREE ? n + 1 : n), 0);
   };
   const take = (area: number, seats: number[], places: number): AllocationPart => {
     if (inventory.areas[area]!.generalAdmission) placesLeft.set(area, freeIn(area) - places);
@@ -322,7 +355,7 @@ export function chooseSeats(
     const { quantity, candidates } = request;
     if (request.seats !== undefined) {
       const area = candidates[0]!;
-      const chars = seatsOf(area);
+      const chars = stateOf(area);
       if (request.seats.some((seat) => chars[seat] !== FREE))
         throw refused(Err.ITEMS_NOT_AVAILABLE, 'some requested seats are not available');
       return [take(area, [...request.seats], 0)];
@@ -333,7 +366,7 @@ export function chooseSeats(
         if (freeIn(area) >= quantity) return [take(area, [], quantity)];
         continue;
       }
-      const chars = seatsOf(area);
+      const chars = stateOf(area);
       for (const row of rowsOf(area)) {
         let run = 0;
         for (let seat = row.start; seat < row.end; seat += 1) {
@@ -363,7 +396,7 @@ export function chooseSeats(
       if (inventory.areas[area]!.generalAdmission) parts.push(take(area, [], n));
       else {
         const seats: number[] = [];
-        const chars = seatsOf(area);
+        const chars = stateOf(area);
         for (let seat = 0; seat < chars.length && seats.length < n; seat += 1)
           if (chars[seat] === FREE) seats.push(seat);
         parts.push(take(area, seats, 0));
