@@ -131,6 +131,7 @@ describe('the 3P API over HTTP', () => {
       });
       expectError(bad, 400, 1);
       expectError(await call('GET', '/v1/nothing-here'), 404, 2);
+      expectError(await call('GET', '/v1/nothing-here', undefined, {} as never), 401, 2);
       const wrong = await call('PUT', '/v1/bookings');
       expectError(wrong, 405, 2);
       expect(wrong.headers.allow).toBe('POST');
@@ -294,6 +295,11 @@ describe('the 3P API over HTTP', () => {
       expect((await call('GET', '/v1/healthcheck')).json()).toMatchObject({
         id: 902,
         venues_to_sync: [venueId],
+      });
+      await call('PUT', '/admin/v1/healthcheck', { id: 901 }, h.admin);
+      expect(expectAnswer(await call('GET', '/v1/healthcheck'), 200, HealthcheckResult)).toEqual({
+        id: 901,
+        message: 'Service not currently available',
       });
     });
 
