@@ -36,6 +36,11 @@ const steps = [
     // Without infrastructure the suites still run and report themselves skipped (a failure under CI).
   },
   {
+    // The 3P API kit against partner-reference (started in the test process, memory storage).
+    name: '3P API conformance (partner-reference against the contract)',
+    cmd: 'pnpm -s --filter @marquee/tests test:conformance',
+  },
+  {
     name: 'e2e tests (every service as its own process)',
     cmd: 'pnpm -s test:e2e',
     skip: existsSync(join(root, 'test', 'e2e', 'vitest.config.ts'))

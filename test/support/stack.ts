@@ -26,7 +26,11 @@ const backends: ReadonlyArray<{ name: string; addressKey?: string; needs?: strin
   { name: '3p-connector', addressKey: 'GRPC_ADDR_3P_CONNECTOR' },
   { name: 'cart', addressKey: 'GRPC_ADDR_CART' },
   { name: 'secure-entry', addressKey: 'GRPC_ADDR_SECURE_ENTRY' },
-  { name: 'reconciler', addressKey: 'GRPC_ADDR_RECONCILER' },
+  {
+    name: 'reconciler',
+    addressKey: 'GRPC_ADDR_RECONCILER',
+    needs: ['GRPC_ADDR_3P_CONNECTOR'],
+  },
 ];
 
 export interface ServiceProcess {
@@ -41,6 +45,12 @@ export interface Stack {
   baseUrl: string;
   adminToken: string;
   services: Map<string, ServiceProcess>;
+  /** partner-reference: its 3P API base URL, token URL and the client credentials it accepts. */
+  partner: { baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string };
+  /** SIGTERM one service and wait for it to exit (fault drills). */
+  stopService(name: string): Promise<void>;
+  /** Start a stopped service again, on the same ports and with the same environment. */
+  startService(name: string): Promise<void>;
   /** SIGTERM every process (edge first) and wait for each to exit. */
   stop(): Promise<void>;
 }
@@ -51,6 +61,8 @@ export interface StackOptions {
   /** Prefix of every service's database, unique per run so runs never see each other's data. */
   dbPrefix?: string;
   readyTimeoutMs?: number;
+  /** Extra environment per service name (shorter intervals and deadlines for a test). */
+  serviceEnv?: Record<string, Record<string, string>>;
 }
 
 /**
@@ -103,13 +115,29 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const adminToken = randomBytes(24).toString('base64url');
   const services = new Map<string, ServiceProcess>();
   const edgeEnv: Record<string, string> = {};
+  const partnerCredentials = {
+    clientId: `e2e-${randomBytes(4).toString('hex')}`,
+    clientSecret: randomBytes(24).toString('base64url'),
+  };
+  // Secrets production requires of each service (NODE_ENV=production below).
+  const ownEnv: Record<string, Record<string, string>> = {
+    'partner-reference': {
+      PARTNER_CLIENT_ID: partnerCredentials.clientId,
+      PARTNER_CLIENT_SECRET: partnerCredentials.clientSecret,
+    },
+    '3p-connector': { PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64') },
+  };
+  const launched = new Map<string, { env: Record<string, string>; ports: [number, number] }>();
 
   const launch = async (
     name: string,
-    extraEnv: Record<string, string>,
+    callEnv: Record<string, string>,
     attempt = 1,
+    ports?: [number, number],
   ): Promise<ServiceProcess> => {
-    const [httpPort, grpcPort] = [await freePort(), await freePort()];
+    const [httpPort, grpcPort] = ports ?? [await freePort(), await freePort()];
+    const extraEnv = { ...ownEnv[name], ...callEnv, ...options.serviceEnv?.[name] };
+    launched.set(name, { env: callEnv, ports: [httpPort, grpcPort] });
     const child = spawn(
       process.execPath,
       [
@@ -150,22 +178,38 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       await waitReady(service, options.readyTimeoutMs ?? 60_000);
     } catch (error) {
       // Another listener took a port between the probe and the child's bind: new ports, again.
-      if (child.exitCode !== null && output.join('').includes('EADDRINUSE') && attempt < 3) {
+      if (
+        !ports &&
+        child.exitCode !== null &&
+        output.join('').includes('EADDRINUSE') &&
+        attempt < 3
+      ) {
         services.delete(name);
-        return launch(name, extraEnv, attempt + 1);
+        return launch(name, callEnv, attempt + 1);
       }
       throw error;
     }
     return service;
   };
 
+  const stopProcess = async (service: ServiceProcess) => {
+    if (service.child.exitCode !== null || service.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => service.child.once('exit', resolve));
+    service.child.kill('SIGTERM');
+    await Promise.race([exited, delay(30_000).then(() => service.child.kill('SIGKILL'))]);
+  };
   const stop = async () => {
-    for (const service of [...services.values()].reverse()) {
-      if (service.child.exitCode !== null) continue;
-      const exited = new Promise((resolve) => service.child.once('exit', resolve));
-      service.child.kill('SIGTERM');
-      await Promise.race([exited, delay(30_000).then(() => service.child.kill('SIGKILL'))]);
-    }
+    for (const service of [...services.values()].reverse()) await stopProcess(service);
+  };
+  const stopService = async (name: string) => {
+    const service = services.get(name);
+    if (!service) throw new Error(`stack: no service ${name}`);
+    await stopProcess(service);
+  };
+  const startService = async (name: string) => {
+    const previous = launched.get(name);
+    if (!previous) throw new Error(`stack: ${name} was never started`);
+    await launch(name, previous.env, 1, previous.ports);
   };
 
   try {
@@ -183,7 +227,20 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         edgeEnv.HTTP_URL_AUTH_GATEWAY = `http://127.0.0.1:${service.httpPort}`;
     }
     const edge = await launch('edge-gateway', edgeEnv);
-    return { baseUrl: `http://127.0.0.1:${edge.httpPort}`, adminToken, services, stop };
+    const partnerBase = `http://127.0.0.1:${services.get('partner-reference')!.httpPort}`;
+    return {
+      baseUrl: `http://127.0.0.1:${edge.httpPort}`,
+      adminToken,
+      services,
+      partner: {
+        baseUrl: `${partnerBase}/v1`,
+        tokenUrl: `${partnerBase}/oauth/token`,
+        ...partnerCredentials,
+      },
+      stopService,
+      startService,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

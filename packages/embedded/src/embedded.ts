@@ -3,7 +3,7 @@ import { createMemoryBus } from '@marquee/platform/bus';
 import type { Logger } from '@marquee/platform/logger';
 import { hostService, type HostedService } from '@marquee/platform/service';
 import { edgeGatewayService } from '@marquee/edge-gateway';
-import { backendServices, bootable, type Bootable } from './services.js';
+import { backendServices, bootable, type Bootable, type EmbeddedContext } from './services.js';
 
 export interface EmbeddedOptions {
   host: string;
@@ -28,10 +28,22 @@ export interface EmbeddedDemo {
   fanPassword: string;
 }
 
+/** partner-reference as registered with the connector at start. */
+export interface EmbeddedPartner {
+  /** The connector's registration id. */
+  id: string;
+  clientId: string;
+  clientSecret: string;
+  venues: string[];
+  /** Events of the demo venues found in discovery when the start finished. */
+  importedEvents: number;
+}
+
 export interface EmbeddedMarquee {
   baseUrl: string;
   demo: EmbeddedDemo;
   partnerUrl: string;
+  partner: EmbeddedPartner;
   adminToken: string;
   adminTokenGenerated: boolean;
   services: ReadonlyArray<HostedService>;
@@ -71,26 +83,29 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
 
   try {
     const edgeEnv: NodeJS.ProcessEnv = { ADMIN_TOKEN: adminToken, HTTP_PORT: String(options.port) };
-    let partnerPort = options.partnerPort;
-    for (const { service, edgeAddressKey, needs = [] } of backendServices) {
-      const isPartner = service.name === 'partner-reference';
+    const context: EmbeddedContext = {
+      adminToken,
+      partnerPort: options.partnerPort,
+      partnerClient: {
+        id: `marquee-demo-${randomBytes(4).toString('hex')}`,
+        secret: randomBytes(24).toString('base64url'),
+      },
+      partnerCredentialsKey: randomBytes(32).toString('base64'),
+    };
+    const byName = new Map<string, HostedService>();
+    for (const { service, edgeAddressKey, needs = [], env, edgeHttpUrlKey } of backendServices) {
       const calls: NodeJS.ProcessEnv = {};
       for (const key of needs) {
         if (!edgeEnv[key])
           throw new Error(`embedded: ${service.name} needs ${key}, not started before it`);
         calls[key] = edgeEnv[key];
       }
-      const running = await start(service, {
-        HTTP_PORT: isPartner ? String(options.partnerPort) : '0',
-        ...(isPartner ? { ADMIN_TOKEN: adminToken } : {}),
-        ...calls,
-      });
-      if (isPartner) partnerPort = running.httpPort ?? partnerPort;
+      const running = await start(service, { HTTP_PORT: '0', ...env?.(context), ...calls });
+      byName.set(service.name, running);
       if (edgeAddressKey) edgeEnv[edgeAddressKey] = `${options.host}:${running.grpcPort}`;
-      // The edge proxies /oauth/* to auth-gateway's HTTP (the Helm chart sets the same variable).
-      if (service.name === 'auth-gateway')
-        edgeEnv.HTTP_URL_AUTH_GATEWAY = `http://${options.host}:${running.httpPort}`;
+      if (edgeHttpUrlKey) edgeEnv[edgeHttpUrlKey] = `http://${options.host}:${running.httpPort}`;
     }
+    const partnerPort = byName.get('partner-reference')?.httpPort ?? options.partnerPort;
     const edge = await start(bootable(edgeGatewayService), edgeEnv);
     // Every consumer group has subscribed: from now on a record is released once all have read it,
     // so a long-running embedded process does not keep every record it ever carried
@@ -102,11 +117,14 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
       await bus.close();
     };
     const baseUrl = `http://${options.host}:${edge.httpPort}`;
+    const partnerUrl = `http://${options.host}:${partnerPort}`;
     const demo = await createDemo(baseUrl, adminToken);
+    const partner = await registerDemoPartner(baseUrl, partnerUrl, adminToken, context);
     return {
       baseUrl,
       demo,
-      partnerUrl: `http://${options.host}:${partnerPort}`,
+      partnerUrl,
+      partner,
       adminToken,
       adminTokenGenerated: options.adminToken === undefined,
       services: hosted,
@@ -143,4 +161,66 @@ async function createDemo(baseUrl: string, adminToken: string): Promise<Embedded
   const fanPassword = randomBytes(9).toString('base64url');
   await post<{ id: string }>('fans', { email: fanEmail, password: fanPassword });
   return { ...app, redirectUri, fanEmail, fanPassword };
+}
+
+/**
+ * Registers partner-reference (seeded with demo venues and events) with the connector through the
+ * public admin API, exactly as an operator registers a real partner, and waits (bounded) until its
+ * first import has landed, so the printed URLs already show partner inventory.
+ */
+async function registerDemoPartner(
+  baseUrl: string,
+  partnerUrl: string,
+  adminToken: string,
+  context: EmbeddedContext,
+): Promise<EmbeddedPartner> {
+  const auth = { authorization: `Bearer ${adminToken}` };
+  const listed = await fetch(`${partnerUrl}/admin/v1/venues`, { headers: auth });
+  if (!listed.ok) {
+    throw new Error(`embedded: listing the partner's venues failed: ${listed.status}`);
+  }
+  const venues = ((await listed.json()) as { venues: Array<{ venue_id: string }> }).venues.map(
+    (venue) => venue.venue_id,
+  );
+  const registered = await fetch(`${baseUrl}/admin/v1/partners`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: 'Marquee demo partner',
+      baseUrl: `${partnerUrl}/v1`,
+      authUrl: `${partnerUrl}/oauth/token`,
+      clientId: context.partnerClient.id,
+      clientSecret: context.partnerClient.secret,
+      venues,
+    }),
+  });
+  if (registered.status !== 201) {
+    throw new Error(
+      `embedded: registering the demo partner failed: ${registered.status} ${await registered.text()}`,
+    );
+  }
+  const { id } = (await registered.json()) as { id: string };
+  const deadline = Date.now() + 10_000;
+  let importedEvents = 0;
+  while (Date.now() < deadline) {
+    const partner = await fetch(`${baseUrl}/admin/v1/partners/${id}`, { headers: auth });
+    if (partner.ok) {
+      const body = (await partner.json()) as {
+        venues?: Array<{ lastImportAt?: string; lastImportEvents?: number }>;
+      };
+      const done = body.venues ?? [];
+      if (done.length > 0 && done.every((venue) => venue.lastImportAt)) {
+        importedEvents = done.reduce((sum, venue) => sum + (venue.lastImportEvents ?? 0), 0);
+        break;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    id,
+    clientId: context.partnerClient.id,
+    clientSecret: context.partnerClient.secret,
+    venues,
+    importedEvents,
+  };
 }

@@ -50,7 +50,9 @@ console.log(`
 Marquee is running: every service in this process, in-memory event bus and storage (${Date.now() - started} ms)
   public API      ${marquee.baseUrl}        health: ${marquee.baseUrl}/healthz
   API reference   ${marquee.baseUrl}/docs   (OpenAPI JSON: ${marquee.baseUrl}/openapi.json)
-  partner 3P API  ${marquee.partnerUrl}
+  partner 3P API  ${marquee.partnerUrl}/v1   (token: ${marquee.partnerUrl}/oauth/token, client ${marquee.partner.clientId} / ${marquee.partner.clientSecret})
+  demo partner    registered as ${marquee.partner.id}, venues ${marquee.partner.venues.join(', ')}: ${marquee.partner.importedEvents} events imported
+                  see them: curl -s '${marquee.baseUrl}/discovery/v2/events.json?apikey=${marquee.demo.apiKey}'
   admin token     ${marquee.adminToken}   ${tokenNote}
 
   demo app        API key ${marquee.demo.apiKey}

@@ -31,18 +31,39 @@ export const bootable = <C extends { HTTP_PORT: number }>(
   },
 });
 
-/**
- * The back-end services in start order (the edge starts last, once it knows their addresses).
- * `edgeAddressKey`: the config key that carries each one's gRPC address (the edge's, and any other
- * caller's: the Helm chart's `GRPC_ADDR_<NAME>` convention). `needs`: the `GRPC_ADDR_*` keys a
- * service calls; the runner fills them from the services started before it.
- */
-export const backendServices: ReadonlyArray<{
+/** What the runner knows when it starts a service: what each service's `env` may use. */
+export interface EmbeddedContext {
+  adminToken: string;
+  /** partner-reference's HTTP port (`PARTNER_PORT`; 0 = ephemeral). */
+  partnerPort: number;
+  /** The OAuth client partner-reference accepts and the connector is registered with. */
+  partnerClient: { id: string; secret: string };
+  /** Key that encrypts partner secrets at rest in the connector (one per embedded run). */
+  partnerCredentialsKey: string;
+}
+
+export interface BackendService {
   service: Bootable;
+  /**
+   * The config key that carries its gRPC address (the edge's, and any other caller's: the Helm
+   * chart's `GRPC_ADDR_<NAME>` convention).
+   */
   edgeAddressKey?: string;
+  /** The `GRPC_ADDR_*` keys it calls; the runner fills them from the services started before it. */
   needs?: readonly string[];
-}> = [
-  { service: bootable(authGatewayService), edgeAddressKey: 'GRPC_ADDR_AUTH_GATEWAY' },
+  /** Its own settings in the embedded default (ports, secrets); HTTP_PORT defaults to ephemeral. */
+  env?: (context: EmbeddedContext) => NodeJS.ProcessEnv;
+  /** Its HTTP base URL goes to the edge under this key (the edge proxies `/oauth/*` to auth-gateway). */
+  edgeHttpUrlKey?: string;
+}
+
+/** The back-end services in start order (the edge starts last, once it knows their addresses). */
+export const backendServices: ReadonlyArray<BackendService> = [
+  {
+    service: bootable(authGatewayService),
+    edgeAddressKey: 'GRPC_ADDR_AUTH_GATEWAY',
+    edgeHttpUrlKey: 'HTTP_URL_AUTH_GATEWAY',
+  },
   { service: bootable(publisherService), edgeAddressKey: 'GRPC_ADDR_PUBLISHER' },
   { service: bootable(catalogIndexerService), edgeAddressKey: 'GRPC_ADDR_CATALOG_INDEXER' },
   {
@@ -50,9 +71,27 @@ export const backendServices: ReadonlyArray<{
     edgeAddressKey: 'GRPC_ADDR_DEALS',
     needs: ['GRPC_ADDR_CATALOG_INDEXER'],
   },
-  { service: bootable(partnerReferenceService) },
-  { service: bootable(threePConnectorService), edgeAddressKey: 'GRPC_ADDR_3P_CONNECTOR' },
+  {
+    service: bootable(partnerReferenceService),
+    // The demo partner: its own port, the admin token of the run, and the client the connector uses.
+    env: (context) => ({
+      HTTP_PORT: String(context.partnerPort),
+      ADMIN_TOKEN: context.adminToken,
+      PARTNER_CLIENT_ID: context.partnerClient.id,
+      PARTNER_CLIENT_SECRET: context.partnerClient.secret,
+      PARTNER_SEED_DEMO: 'true',
+    }),
+  },
+  {
+    service: bootable(threePConnectorService),
+    edgeAddressKey: 'GRPC_ADDR_3P_CONNECTOR',
+    env: (context) => ({ PARTNER_CREDENTIALS_KEY: context.partnerCredentialsKey }),
+  },
   { service: bootable(cartService), edgeAddressKey: 'GRPC_ADDR_CART' },
   { service: bootable(secureEntryService), edgeAddressKey: 'GRPC_ADDR_SECURE_ENTRY' },
-  { service: bootable(reconcilerService), edgeAddressKey: 'GRPC_ADDR_RECONCILER' },
+  {
+    service: bootable(reconcilerService),
+    edgeAddressKey: 'GRPC_ADDR_RECONCILER',
+    needs: ['GRPC_ADDR_3P_CONNECTOR'],
+  },
 ];

@@ -146,6 +146,17 @@ export const PartnerEvent = open({
   last_modification: DateTime,
   /** Designed: the venue the event takes place in (the list is per venue). */
   venue_id: PartnerId,
+  /**
+   * Designed: what the venue is, since the API has no venue read: its name, city and ISO 3166-1
+   * alpha-2 country. Discovery shows it and international discovery selects markets by country.
+   */
+  venue_info: Type.Optional(
+    open({
+      name: Type.String({ maxLength: 200 }),
+      city: Type.Optional(Type.String({ maxLength: 200 })),
+      country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+    }),
+  ),
   organization_info: open({ promoter_id: Type.String(), promoter_name: Type.String() }),
   manifest_id: PartnerId,
   text_infos: Type.Array(TextInfo),

@@ -190,6 +190,20 @@ describe('toCatalogEvent', () => {
     });
   });
 
+  it('places the event in the city and country the partner describes its venue with', () => {
+    const sut = toCatalogEvent(
+      input({}, partnerEvent({ venue_info: { name: 'Grand Hall', city: 'Leeds', country: 'GB' } })),
+    );
+    expect(sut.location).toMatchObject({
+      $case: 'place',
+      value: {
+        names: { values: { 'en-US': 'Grand Hall' } },
+        cityNames: { values: { 'en-US': 'Leeds' } },
+        country: { countryCode: 'GB' },
+      },
+    });
+  });
+
   it('keeps access codes and referenced logos and tax plans for the connector', () => {
     expect(accessCodesOf(partnerEvent())).toEqual([{ priceTypeId: 'VIP', code: 'letmein' }]);
     expect(referencedResources(partnerEvent())).toEqual({ logos: ['LOGO1'], taxPlans: ['TP1'] });

@@ -228,6 +228,45 @@ export interface MappingInput {
 }
 
 /**
+ * Where the event takes place. A partner that describes its venue (`venue_info` with a country) gets
+ * a place discovery can show with its city and country, and international discovery can file under
+ * its market; otherwise a venue referenced by the partner's id, named after the manifest.
+ */
+function location(
+  event: EventAnswer['event'],
+  input: MappingInput,
+  locale: string,
+): catalogV1.Event['location'] {
+  const info = event.venue_info;
+  if (info?.country) {
+    return {
+      $case: 'place',
+      value: {
+        names: single(locale, info.name),
+        address: undefined,
+        areaNames: undefined,
+        cityNames: single(locale, info.city),
+        country: { countryCode: info.country, names: undefined },
+        state: undefined,
+        postalCode: '',
+        location: undefined,
+      },
+    };
+  }
+  return {
+    $case: 'venue',
+    value: {
+      ref: {
+        $case: 'source',
+        value: { id: event.venue_id || input.venueId, name: input.partner.slug },
+      },
+      names: single(locale, info?.name ?? input.manifest?.name),
+      resolvedId: '',
+    },
+  };
+}
+
+/**
  * A partner event as the platform's discovery event (catalog.v1 `Event`, whole state). The rules
  * are listed in the README ("Mapping"). Access codes never leave the connector: price types only
  * say that one is required.
@@ -236,7 +275,6 @@ export function toCatalogEvent(input: MappingInput): catalogV1.Event {
   const event = input.answer.event;
   const locale = defaultLocale(event.text_infos);
   const { active, publicVisibility } = visibility(event);
-  const venueName = input.manifest?.name;
   return {
     id: input.id,
     source: { id: input.partner.id, name: input.partner.slug, publishingSource: undefined },
@@ -260,17 +298,7 @@ export function toCatalogEvent(input: MappingInput): catalogV1.Event {
     dates: dates(event),
     images: [],
     outlets: [],
-    location: {
-      $case: 'venue',
-      value: {
-        ref: {
-          $case: 'source',
-          value: { id: event.venue_id || input.venueId, name: input.partner.slug },
-        },
-        names: single(locale, venueName),
-        resolvedId: '',
-      },
-    },
+    location: location(event, input, locale),
     priceRanges: priceRanges(event),
     promoter: {
       id: event.organization_info.promoter_id,

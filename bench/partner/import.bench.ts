@@ -1,0 +1,185 @@
+/**
+ * Partner import throughput on the distributed stack: every service its own process, real Kafka
+ * and the real Mongo-wire server. partner-reference holds IMPORT_BENCH_EVENTS events of one venue
+ * (made through its back office before the clock starts); the partner is then registered through
+ * the edge admin API and the clock runs until (a) the connector reports the venue imported and
+ * (b) discovery counts every event (catalog-indexer consumed each `event-changed` from Kafka).
+ *
+ * Usage: eval "$(bash deploy/local/infra.sh env)"; pnpm -s turbo run build --filter=./services/*;
+ *        pnpm --filter @marquee/bench partner-import
+ * Env: IMPORT_BENCH_EVENTS (10000), IMPORT_BENCH_CONCURRENCY (16, back-office writes in flight).
+ */
+import { randomBytes } from 'node:crypto';
+
+const EVENTS = Number(process.env.IMPORT_BENCH_EVENTS ?? 10_000);
+const CONCURRENCY = Number(process.env.IMPORT_BENCH_CONCURRENCY ?? 16);
+const brokers = process.env.KAFKA_BROKERS;
+const mongoUrl = process.env.MONGO_URL;
+if (!brokers || !mongoUrl) {
+  console.error('partner-import needs KAFKA_BROKERS and MONGO_URL (deploy/local/infra.sh env)');
+  process.exit(2);
+}
+
+const { startStack } = await import('../../test/support/stack.ts');
+
+const seconds = (ms: number) => Math.round(ms) / 1000;
+const stack = await startStack({
+  kafkaBrokers: brokers,
+  mongoUrl,
+  // Only the import this bench starts: no scheduled one in the middle of it.
+  serviceEnv: { '3p-connector': { IMPORT_INTERVAL_MS: '3600000' } },
+});
+try {
+  const auth = { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' };
+  const partnerOrigin = stack.partner.baseUrl.replace(/\/v1$/, '');
+  const marker = `imp${randomBytes(4).toString('hex')}`;
+
+  const venue = await fetch(`${partnerOrigin}/admin/v1/venues`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({
+      name: `Bench Arena ${marker}`,
+      city: 'Madrid',
+      country: 'ES',
+      timezone: 'Europe/Madrid',
+      manifests: [
+        {
+          name: 'General admission',
+          levels: [{ id: 'L0', name: 'Floor', position: 0 }],
+          sections: [{ id: 'S0', name: 'Floor' }],
+          price_levels: [{ id: 'PL1', name: 'Floor' }],
+          areas: [
+            {
+              id: 'GA',
+              name: 'Floor',
+              level_id: 'L0',
+              section_id: 'S0',
+              price_level_id: 'PL1',
+              general_admission: true,
+              capacity: 1000,
+            },
+          ],
+        },
+      ],
+    }),
+  });
+  if (venue.status !== 201) throw new Error(`venue: ${venue.status} ${await venue.text()}`);
+  const { venue_id: venueId, manifest_ids: manifestIds } = (await venue.json()) as {
+    venue_id: string;
+    manifest_ids: string[];
+  };
+
+  const seedStarted = performance.now();
+  let next = 0;
+  const createOne = async (n: number) => {
+    const start = new Date(Date.now() + (10 + (n % 300)) * 86_400_000);
+    const response = await fetch(`${partnerOrigin}/admin/v1/events`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({
+        venue_id: venueId,
+        manifest_id: manifestIds[0],
+        text_infos: [{ lang: 'en-us', name: `Bench ${marker} show ${n}` }],
+        genre_info: [{ genre_id: 'POP', genre_name: 'Pop' }],
+        date_time: start.toISOString(),
+        date_time_properties: { date_hidden: false, time_hidden: false },
+        timezone: 'Europe/Madrid',
+        currency: 'EUR',
+        maximum_tickets_quantity: 8,
+        organization_info: { promoter_id: 'ES1', promoter_name: 'Bench' },
+        visibility: { default_visibility: 'VISIBLE' },
+        status: 'ON_SALE',
+        price_levels: [{ id: 'PL1', text_infos: [{ lang: 'en-us', name: 'Floor' }] }],
+        price_types: [{ id: 'A', regular: true, text_infos: [{ lang: 'en-us', name: 'Adult' }] }],
+        face_value_prices: [
+          {
+            price_period: {
+              id: 'P1',
+              start_date_time: new Date(Date.now() - 86_400_000).toISOString(),
+              end_date_time: start.toISOString(),
+            },
+            prices: [{ price_level_id: 'PL1', price_type_id: 'A', amount: String(2000 + n) }],
+          },
+        ],
+      }),
+    });
+    if (response.status !== 201) throw new Error(`event ${n}: ${response.status}`);
+  };
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < EVENTS) await createOne(next++);
+    }),
+  );
+  const seedMs = performance.now() - seedStarted;
+
+  const app = await fetch(`${stack.baseUrl}/admin/v1/apps`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({
+      name: 'import bench',
+      redirectUris: ['https://bench.example/cb'],
+      quota: { perSecond: 1000, perDay: 100_000_000 },
+    }),
+  });
+  const { apiKey } = (await app.json()) as { apiKey: string };
+
+  const started = performance.now();
+  const registered = await fetch(`${stack.baseUrl}/admin/v1/partners`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({
+      name: 'Bench partner',
+      baseUrl: stack.partner.baseUrl,
+      authUrl: stack.partner.tokenUrl,
+      clientId: stack.partner.clientId,
+      clientSecret: stack.partner.clientSecret,
+      venues: [venueId],
+    }),
+  });
+  if (registered.status !== 201) throw new Error(`register: ${registered.status}`);
+  const { id } = (await registered.json()) as { id: string };
+
+  let importedMs: number | undefined;
+  let visibleMs: number | undefined;
+  let visible = 0;
+  const deadline = Date.now() + 15 * 60_000;
+  while (visibleMs === undefined && Date.now() < deadline) {
+    if (importedMs === undefined) {
+      const partner = (await (
+        await fetch(`${stack.baseUrl}/admin/v1/partners/${id}`, { headers: auth })
+      ).json()) as { venues?: Array<{ lastImportAt?: string; lastImportEvents?: number }> };
+      const state = partner.venues?.[0];
+      if (state?.lastImportAt && (state.lastImportEvents ?? 0) >= EVENTS) {
+        importedMs = performance.now() - started;
+      }
+    }
+    const page = (await (
+      await fetch(
+        `${stack.baseUrl}/discovery/v2/events.json?apikey=${apiKey}&keyword=${marker}&size=1`,
+      )
+    ).json()) as { page?: { totalElements: number } };
+    visible = page.page?.totalElements ?? 0;
+    if (visible >= EVENTS) visibleMs = performance.now() - started;
+    else await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+
+  console.log(
+    JSON.stringify(
+      {
+        bench: 'partner-import',
+        events: EVENTS,
+        seedSeconds: seconds(seedMs),
+        importedAtConnectorSeconds: importedMs === undefined ? null : seconds(importedMs),
+        visibleInDiscoverySeconds: visibleMs === undefined ? null : seconds(visibleMs),
+        visible,
+        eventsPerSecond:
+          visibleMs === undefined ? null : Math.round((EVENTS / visibleMs) * 1000 * 10) / 10,
+        machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+      },
+      null,
+      2,
+    ),
+  );
+} finally {
+  await stack.stop();
+}
