@@ -99,4 +99,32 @@ describe('embedded default', () => {
     expect(sut.partnerUrl).not.toBe(sut.baseUrl);
     expect((await fetch(`${sut.partnerUrl}/healthz`)).status).toBe(200);
   });
+
+  it('shows the demo partner inventory in discovery, with areas and their prices', async () => {
+    expect(sut.partner.importedEvents).toBeGreaterThan(0);
+    const key = sut.demo.apiKey;
+    const found = await fetch(`${sut.baseUrl}/discovery/v2/events.json?apikey=${key}&size=50`);
+    expect(found.status).toBe(200);
+    const events = ((await found.json()) as { _embedded?: { events: Array<{ id: string }> } })
+      ._embedded?.events;
+    expect(events?.length).toBe(sut.partner.importedEvents);
+    // The demo venues are in Germany and the Netherlands: international discovery's markets.
+    let withAreas = 0;
+    for (const event of events ?? []) {
+      await new Promise((resolve) => setTimeout(resolve, 220)); // the demo app's 5 requests/s
+      const answer = await fetch(
+        `${sut.baseUrl}/mfxapi/v2/events/${event.id}/areas?apikey=${key}&domain=germany&domain=netherlands`,
+      );
+      expect(answer.status).toBe(200);
+      const body = (await answer.json()) as {
+        event: { areas: Array<{ price_ranges: { excluding_ticket_fees: { min: number } } }> };
+      };
+      expect(body.event.areas.length).toBeGreaterThan(0);
+      for (const area of body.event.areas) {
+        expect(area.price_ranges.excluding_ticket_fees.min).toBeGreaterThan(0);
+      }
+      withAreas += 1;
+    }
+    expect(withAreas).toBe(events?.length);
+  });
 });
