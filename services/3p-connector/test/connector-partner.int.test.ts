@@ -227,7 +227,11 @@ describeIntegration('3p-connector against partner-reference', ({ kafkaBrokers, m
       version: 1,
       names: { values: { 'en-US': 'Integration Night' } },
       ticketing: { manifestId: 'M1', currency: 'EUR', maximumTicketsQuantity: 8 },
-      location: { $case: 'venue', value: { ref: { $case: 'source', value: { id: venueId } } } },
+      // partner-reference describes its venue (venue_info): a place with its city and country.
+      location: {
+        $case: 'place',
+        value: { cityNames: { values: { 'en-US': 'Paris' } }, country: { countryCode: 'FR' } },
+      },
     });
 
     await back('PATCH', `/events/${eventId}`, {
