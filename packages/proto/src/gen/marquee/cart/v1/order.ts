@@ -342,7 +342,37 @@ export interface OrderConfirmed {
   /** The event uses secure entry (rotating barcodes). */
   secureEntryEnabled: boolean;
   /** When the partner confirmed. */
-  confirmedAt?: Date | undefined;
+  confirmedAt?:
+    | Date
+    | undefined;
+  /**
+   * Hex SHA-256 of the order token the buyer received at commit. The token itself is a bearer
+   * credential for the secure-entry order read and never appears on a topic; secure-entry finds the
+   * order by this hash.
+   */
+  orderTokenSha256: string;
+  /** The buyer's e-mail address from the billing (`customer_email` of the order read). */
+  customerEmail: string;
+  /** The signed-in fan who bought through the commerce API; empty for partner-cart purchases. */
+  fanId: string;
+  /** The chosen delivery. */
+  deliveryOption?:
+    | OrderDelivery
+    | undefined;
+  /** Bought in the pre-production sandbox: sandbox inventory and the sandbox processor only. */
+  sandbox: boolean;
+}
+
+/** The delivery chosen for an order (partner cart shipping option). */
+export interface OrderDelivery {
+  /** Shipping option id. */
+  id: string;
+  /** Carrier name. */
+  carrier: string;
+  /** Service level, e.g. ETICKET, MAIL, AIRMAIL, WILLCALL. */
+  serviceLevel: string;
+  /** Short description shown to the buyer. */
+  description: string;
 }
 
 /** One purchased ticket. */
@@ -417,6 +447,11 @@ function createBaseOrderConfirmed(): OrderConfirmed {
     thirdPartyAccountId: "",
     secureEntryEnabled: false,
     confirmedAt: undefined,
+    orderTokenSha256: "",
+    customerEmail: "",
+    fanId: "",
+    deliveryOption: undefined,
+    sandbox: false,
   };
 }
 
@@ -475,6 +510,21 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     }
     if (message.confirmedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.confirmedAt), writer.uint32(146).fork()).join();
+    }
+    if (message.orderTokenSha256 !== "") {
+      writer.uint32(154).string(message.orderTokenSha256);
+    }
+    if (message.customerEmail !== "") {
+      writer.uint32(162).string(message.customerEmail);
+    }
+    if (message.fanId !== "") {
+      writer.uint32(170).string(message.fanId);
+    }
+    if (message.deliveryOption !== undefined) {
+      OrderDelivery.encode(message.deliveryOption, writer.uint32(178).fork()).join();
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(184).bool(message.sandbox);
     }
     return writer;
   },
@@ -636,6 +686,46 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
             message.confirmedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.orderTokenSha256 = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.customerEmail = reader.string();
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.fanId = reader.string();
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.deliveryOption = OrderDelivery.decode(reader, reader.uint32());
+            continue;
+          }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -726,6 +816,27 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
         : isSet(object.confirmed_at)
         ? fromJsonTimestamp(object.confirmed_at)
         : undefined,
+      orderTokenSha256: isSet(object.orderTokenSha256)
+        ? globalThis.String(object.orderTokenSha256)
+        : isSet(object.order_token_sha256)
+        ? globalThis.String(object.order_token_sha256)
+        : "",
+      customerEmail: isSet(object.customerEmail)
+        ? globalThis.String(object.customerEmail)
+        : isSet(object.customer_email)
+        ? globalThis.String(object.customer_email)
+        : "",
+      fanId: isSet(object.fanId)
+        ? globalThis.String(object.fanId)
+        : isSet(object.fan_id)
+        ? globalThis.String(object.fan_id)
+        : "",
+      deliveryOption: isSet(object.deliveryOption)
+        ? OrderDelivery.fromJSON(object.deliveryOption)
+        : isSet(object.delivery_option)
+        ? OrderDelivery.fromJSON(object.delivery_option)
+        : undefined,
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
     };
   },
 
@@ -785,6 +896,21 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     if (message.confirmedAt !== undefined) {
       obj.confirmedAt = message.confirmedAt.toISOString();
     }
+    if (message.orderTokenSha256 !== "") {
+      obj.orderTokenSha256 = message.orderTokenSha256;
+    }
+    if (message.customerEmail !== "") {
+      obj.customerEmail = message.customerEmail;
+    }
+    if (message.fanId !== "") {
+      obj.fanId = message.fanId;
+    }
+    if (message.deliveryOption !== undefined) {
+      obj.deliveryOption = OrderDelivery.toJSON(message.deliveryOption);
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
     return obj;
   },
 
@@ -817,6 +943,134 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     message.thirdPartyAccountId = object.thirdPartyAccountId ?? "";
     message.secureEntryEnabled = object.secureEntryEnabled ?? false;
     message.confirmedAt = object.confirmedAt ?? undefined;
+    message.orderTokenSha256 = object.orderTokenSha256 ?? "";
+    message.customerEmail = object.customerEmail ?? "";
+    message.fanId = object.fanId ?? "";
+    message.deliveryOption = (object.deliveryOption !== undefined && object.deliveryOption !== null)
+      ? OrderDelivery.fromPartial(object.deliveryOption)
+      : undefined;
+    message.sandbox = object.sandbox ?? false;
+    return message;
+  },
+};
+
+function createBaseOrderDelivery(): OrderDelivery {
+  return { id: "", carrier: "", serviceLevel: "", description: "" };
+}
+
+export const OrderDelivery: MessageFns<OrderDelivery> = {
+  encode(message: OrderDelivery, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.carrier !== "") {
+      writer.uint32(18).string(message.carrier);
+    }
+    if (message.serviceLevel !== "") {
+      writer.uint32(26).string(message.serviceLevel);
+    }
+    if (message.description !== "") {
+      writer.uint32(34).string(message.description);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderDelivery {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderDelivery();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.carrier = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.serviceLevel = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderDelivery {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      carrier: isSet(object.carrier) ? globalThis.String(object.carrier) : "",
+      serviceLevel: isSet(object.serviceLevel)
+        ? globalThis.String(object.serviceLevel)
+        : isSet(object.service_level)
+        ? globalThis.String(object.service_level)
+        : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+    };
+  },
+
+  toJSON(message: OrderDelivery): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.carrier !== "") {
+      obj.carrier = message.carrier;
+    }
+    if (message.serviceLevel !== "") {
+      obj.serviceLevel = message.serviceLevel;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderDelivery>, I>>(base?: I): OrderDelivery {
+    return OrderDelivery.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderDelivery>, I>>(object: I): OrderDelivery {
+    const message = createBaseOrderDelivery();
+    message.id = object.id ?? "";
+    message.carrier = object.carrier ?? "";
+    message.serviceLevel = object.serviceLevel ?? "";
+    message.description = object.description ?? "";
     return message;
   },
 };

@@ -697,6 +697,11 @@ export interface Ticketing {
   priceTypes: PriceType[];
   /** Face-value prices per period. */
   pricePeriods: PricePeriod[];
+  /**
+   * Tickets of the event use secure entry (rotating barcodes): buyers must give a
+   * `third_party_account_id` with the billing, and the partner cart shows `secureTixEnabled`.
+   */
+  secureEntryEnabled: boolean;
 }
 
 /** A price level (category) of a partner event. */
@@ -4529,7 +4534,15 @@ export const PartnerImportOrigin: MessageFns<PartnerImportOrigin> = {
 };
 
 function createBaseTicketing(): Ticketing {
-  return { manifestId: "", maximumTicketsQuantity: 0, currency: "", priceLevels: [], priceTypes: [], pricePeriods: [] };
+  return {
+    manifestId: "",
+    maximumTicketsQuantity: 0,
+    currency: "",
+    priceLevels: [],
+    priceTypes: [],
+    pricePeriods: [],
+    secureEntryEnabled: false,
+  };
 }
 
 export const Ticketing: MessageFns<Ticketing> = {
@@ -4551,6 +4564,9 @@ export const Ticketing: MessageFns<Ticketing> = {
     }
     for (const v of message.pricePeriods) {
       PricePeriod.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.secureEntryEnabled !== false) {
+      writer.uint32(56).bool(message.secureEntryEnabled);
     }
     return writer;
   },
@@ -4616,6 +4632,14 @@ export const Ticketing: MessageFns<Ticketing> = {
             message.pricePeriods.push(PricePeriod.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.secureEntryEnabled = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4656,6 +4680,11 @@ export const Ticketing: MessageFns<Ticketing> = {
         : globalThis.Array.isArray(object?.price_periods)
         ? object.price_periods.map((e: any) => PricePeriod.fromJSON(e))
         : [],
+      secureEntryEnabled: isSet(object.secureEntryEnabled)
+        ? globalThis.Boolean(object.secureEntryEnabled)
+        : isSet(object.secure_entry_enabled)
+        ? globalThis.Boolean(object.secure_entry_enabled)
+        : false,
     };
   },
 
@@ -4679,6 +4708,9 @@ export const Ticketing: MessageFns<Ticketing> = {
     if (message.pricePeriods?.length) {
       obj.pricePeriods = message.pricePeriods.map((e) => PricePeriod.toJSON(e));
     }
+    if (message.secureEntryEnabled !== false) {
+      obj.secureEntryEnabled = message.secureEntryEnabled;
+    }
     return obj;
   },
 
@@ -4693,6 +4725,7 @@ export const Ticketing: MessageFns<Ticketing> = {
     message.priceLevels = object.priceLevels?.map((e) => PriceLevel.fromPartial(e)) || [];
     message.priceTypes = object.priceTypes?.map((e) => PriceType.fromPartial(e)) || [];
     message.pricePeriods = object.pricePeriods?.map((e) => PricePeriod.fromPartial(e)) || [];
+    message.secureEntryEnabled = object.secureEntryEnabled ?? false;
     return message;
   },
 };
