@@ -20,8 +20,251 @@ import {
 } from "@grpc/grpc-js";
 import { Empty } from "../../../google/protobuf/empty.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { AreaAvailability } from "../../catalog/v1/availability.js";
 import { Money } from "../../common/v1/money.js";
-import { BookingItem } from "./booking.js";
+import {
+  BookingItem,
+  InventoryType,
+  inventoryTypeFromJSON,
+  inventoryTypeToJSON,
+  inventoryTypeToNumber,
+} from "./booking.js";
+import { CancelReason, cancelReasonFromJSON, cancelReasonToJSON, cancelReasonToNumber, OrderTicket } from "./order.js";
+
+/** Where a cart is in its life. */
+export enum CartStatus {
+  /** CART_STATUS_UNSPECIFIED - Not given. */
+  CART_STATUS_UNSPECIFIED = "CART_STATUS_UNSPECIFIED",
+  /** CART_STATUS_PENDING - The reserve is still running (poll). */
+  CART_STATUS_PENDING = "CART_STATUS_PENDING",
+  /** CART_STATUS_HELD - Tickets held until `expires_at`. */
+  CART_STATUS_HELD = "CART_STATUS_HELD",
+  /** CART_STATUS_PAID - Held and paid (payment authorised), ready to commit. */
+  CART_STATUS_PAID = "CART_STATUS_PAID",
+  /** CART_STATUS_COMMITTED - Committed: the partner confirmed the order. */
+  CART_STATUS_COMMITTED = "CART_STATUS_COMMITTED",
+  /** CART_STATUS_RELEASED - Released by the client or the platform. */
+  CART_STATUS_RELEASED = "CART_STATUS_RELEASED",
+  /** CART_STATUS_EXPIRED - The hold ended before commit. */
+  CART_STATUS_EXPIRED = "CART_STATUS_EXPIRED",
+  /** CART_STATUS_FAILED - The reserve failed (see `failure_code`). */
+  CART_STATUS_FAILED = "CART_STATUS_FAILED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function cartStatusFromJSON(object: any): CartStatus {
+  switch (object) {
+    case 0:
+    case "CART_STATUS_UNSPECIFIED":
+      return CartStatus.CART_STATUS_UNSPECIFIED;
+    case 1:
+    case "CART_STATUS_PENDING":
+      return CartStatus.CART_STATUS_PENDING;
+    case 2:
+    case "CART_STATUS_HELD":
+      return CartStatus.CART_STATUS_HELD;
+    case 3:
+    case "CART_STATUS_PAID":
+      return CartStatus.CART_STATUS_PAID;
+    case 4:
+    case "CART_STATUS_COMMITTED":
+      return CartStatus.CART_STATUS_COMMITTED;
+    case 5:
+    case "CART_STATUS_RELEASED":
+      return CartStatus.CART_STATUS_RELEASED;
+    case 6:
+    case "CART_STATUS_EXPIRED":
+      return CartStatus.CART_STATUS_EXPIRED;
+    case 7:
+    case "CART_STATUS_FAILED":
+      return CartStatus.CART_STATUS_FAILED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return CartStatus.UNRECOGNIZED;
+  }
+}
+
+export function cartStatusToJSON(object: CartStatus): string {
+  switch (object) {
+    case CartStatus.CART_STATUS_UNSPECIFIED:
+      return "CART_STATUS_UNSPECIFIED";
+    case CartStatus.CART_STATUS_PENDING:
+      return "CART_STATUS_PENDING";
+    case CartStatus.CART_STATUS_HELD:
+      return "CART_STATUS_HELD";
+    case CartStatus.CART_STATUS_PAID:
+      return "CART_STATUS_PAID";
+    case CartStatus.CART_STATUS_COMMITTED:
+      return "CART_STATUS_COMMITTED";
+    case CartStatus.CART_STATUS_RELEASED:
+      return "CART_STATUS_RELEASED";
+    case CartStatus.CART_STATUS_EXPIRED:
+      return "CART_STATUS_EXPIRED";
+    case CartStatus.CART_STATUS_FAILED:
+      return "CART_STATUS_FAILED";
+    case CartStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function cartStatusToNumber(object: CartStatus): number {
+  switch (object) {
+    case CartStatus.CART_STATUS_UNSPECIFIED:
+      return 0;
+    case CartStatus.CART_STATUS_PENDING:
+      return 1;
+    case CartStatus.CART_STATUS_HELD:
+      return 2;
+    case CartStatus.CART_STATUS_PAID:
+      return 3;
+    case CartStatus.CART_STATUS_COMMITTED:
+      return 4;
+    case CartStatus.CART_STATUS_RELEASED:
+      return 5;
+    case CartStatus.CART_STATUS_EXPIRED:
+      return 6;
+    case CartStatus.CART_STATUS_FAILED:
+      return 7;
+    case CartStatus.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** Order state as the platform sees it. */
+export enum OrderStatus {
+  /** ORDER_STATUS_UNSPECIFIED - Not given. */
+  ORDER_STATUS_UNSPECIFIED = "ORDER_STATUS_UNSPECIFIED",
+  /** ORDER_STATUS_CONFIRMED - Confirmed at the partner. */
+  ORDER_STATUS_CONFIRMED = "ORDER_STATUS_CONFIRMED",
+  /** ORDER_STATUS_CANCELLED - Cancelled (at the partner, or queued to be). */
+  ORDER_STATUS_CANCELLED = "ORDER_STATUS_CANCELLED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function orderStatusFromJSON(object: any): OrderStatus {
+  switch (object) {
+    case 0:
+    case "ORDER_STATUS_UNSPECIFIED":
+      return OrderStatus.ORDER_STATUS_UNSPECIFIED;
+    case 1:
+    case "ORDER_STATUS_CONFIRMED":
+      return OrderStatus.ORDER_STATUS_CONFIRMED;
+    case 2:
+    case "ORDER_STATUS_CANCELLED":
+      return OrderStatus.ORDER_STATUS_CANCELLED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return OrderStatus.UNRECOGNIZED;
+  }
+}
+
+export function orderStatusToJSON(object: OrderStatus): string {
+  switch (object) {
+    case OrderStatus.ORDER_STATUS_UNSPECIFIED:
+      return "ORDER_STATUS_UNSPECIFIED";
+    case OrderStatus.ORDER_STATUS_CONFIRMED:
+      return "ORDER_STATUS_CONFIRMED";
+    case OrderStatus.ORDER_STATUS_CANCELLED:
+      return "ORDER_STATUS_CANCELLED";
+    case OrderStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function orderStatusToNumber(object: OrderStatus): number {
+  switch (object) {
+    case OrderStatus.ORDER_STATUS_UNSPECIFIED:
+      return 0;
+    case OrderStatus.ORDER_STATUS_CONFIRMED:
+      return 1;
+    case OrderStatus.ORDER_STATUS_CANCELLED:
+      return 2;
+    case OrderStatus.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** Availability request. */
+export interface GetEventAvailabilityRequest {
+  /** The calling app. */
+  appId: string;
+  /** Platform event id (15 alphanumeric characters). */
+  eventId: string;
+  /** Pre-production prefix. */
+  sandbox: boolean;
+}
+
+/** Availability of an event for the purchase flow. */
+export interface GetEventAvailabilityResponse {
+  /** Platform event id. */
+  eventId: string;
+  /** `secureTixEnabled`: tickets use secure entry; billing needs `third_party_account_id`. */
+  secureEntryEnabled: boolean;
+  /** Currency of every price (ISO 4217). */
+  currency: string;
+  /** Tickets per transaction at most; 0 = no limit given. */
+  ticketLimit: number;
+  /** The event is on sale now. */
+  onSale: boolean;
+  /** Areas with their availability. */
+  areas: AreaAvailability[];
+  /** Sum of available tickets. */
+  totalAvailable: number;
+  /** What can be bought: one offer per price level and price type. */
+  offers: TicketOffer[];
+  /** When the partner answered. */
+  observedAt?:
+    | Date
+    | undefined;
+  /** Start of sale, end of sale. */
+  onsaleAt?:
+    | Date
+    | undefined;
+  /** End of sale. */
+  offsaleAt?: Date | undefined;
+}
+
+/** A price the fan can buy at. */
+export interface TicketOffer {
+  /** Ticket type id (the partner's price type id, leading zeros kept). */
+  ticketTypeId: string;
+  /** Price level id. */
+  priceLevelId: string;
+  /** Display name. */
+  name: string;
+  /** Face value per ticket. */
+  faceValue?:
+    | Money
+    | undefined;
+  /** Charges on top of the face value, per ticket or per order. */
+  charges: Charge[];
+  /** The price type needs a password. */
+  protected: boolean;
+}
+
+/** A charge of a cart line (types seen: `face_value`, `service`, `facility`, `distance`, `tax`). */
+export interface Charge {
+  /** Charge type. */
+  type: string;
+  /** Amount per unit. */
+  price?:
+    | Money
+    | undefined;
+  /** Units charged. */
+  quantity: number;
+  /** Tax included in `price` per unit. */
+  tax?:
+    | Money
+    | undefined;
+  /** `per ticket` or `per order`. */
+  feeType: string;
+}
 
 /** Reserve body. */
 export interface ReserveCartRequest {
@@ -33,6 +276,17 @@ export interface ReserveCartRequest {
   reserves: Reserve[];
   /** `X-PLATFORM-SESSION-SID` for resale reserves. */
   fanSessionId: string;
+  /** Pre-production prefix. */
+  sandbox: boolean;
+  /** `Idempotency-Key` header; empty = none. */
+  idempotencyKey: string;
+  /**
+   * Take the asynchronous path even when the partner is fast (header `Prefer: respond-async`), so
+   * clients can test their polling.
+   */
+  forceAsync: boolean;
+  /** Cart language (`en-us` when empty). */
+  language: string;
 }
 
 /** One reserve (spec 03 reserve body). */
@@ -65,10 +319,14 @@ export interface TicketRequest {
   amount?: Money | undefined;
 }
 
-/** The reserved cart. */
+/** The reserved cart, or a pending one (status PENDING) to poll with GetCart. */
 export interface ReserveCartResponse {
   /** The cart. */
-  cart?: Cart | undefined;
+  cart?:
+    | Cart
+    | undefined;
+  /** For a pending cart: seconds the client should wait before polling. */
+  pollAfterSeconds: number;
 }
 
 /** Read a cart. */
@@ -77,12 +335,20 @@ export interface GetCartRequest {
   appId: string;
   /** Cart id. */
   cartId: string;
+  /** Platform event id the path names; NOT_FOUND when the cart is of another event. */
+  eventId: string;
+  /** Pre-production prefix. */
+  sandbox: boolean;
 }
 
 /** The cart. */
 export interface GetCartResponse {
   /** The cart. */
-  cart?: Cart | undefined;
+  cart?:
+    | Cart
+    | undefined;
+  /** For a pending cart: seconds the client should wait before polling again. */
+  pollAfterSeconds: number;
 }
 
 /** Release a cart. */
@@ -93,6 +359,8 @@ export interface ReleaseCartRequest {
   eventId: string;
   /** Cart id. */
   cartId: string;
+  /** Pre-production prefix. */
+  sandbox: boolean;
 }
 
 /** A cart (spec 03 "Cart result"), reduced to what the platform computes. */
@@ -115,6 +383,389 @@ export interface Cart {
     | undefined;
   /** Cart language. */
   language: string;
+  /** Where the cart is in its life. */
+  status: CartStatus;
+  /** Ticket lines as the cart result shows them (`items[]` of type `ticket`). */
+  ticketItems: CartTicketItem[];
+  /** The chosen shipping option (`items[]` of type `delivery`); absent until chosen. */
+  delivery?:
+    | ShippingOption
+    | undefined;
+  /** Order processing fee (`items[]` of type `processing`); absent when there is none. */
+  processingFee?:
+    | Money
+    | undefined;
+  /** Payments, card numbers masked. */
+  payments: CartPayment[];
+  /** Agreements the buyer must accept or acknowledge. */
+  agreements: Agreement[];
+  /** Currency of every amount. */
+  currency: string;
+  /** A pre-production (sandbox) cart. */
+  sandbox: boolean;
+  /** The order, once committed (its token is only in CommitCartResponse). */
+  order?:
+    | CartOrder
+    | undefined;
+  /** Why a pending reserve failed (status FAILED): the partner cart error code and message. */
+  failureCode: string;
+  /** Message of the failure. */
+  failureMessage: string;
+  /** The event uses secure entry. */
+  secureEntryEnabled: boolean;
+  /** When the cart was created. */
+  createdAt?: Date | undefined;
+}
+
+/** A ticket line of a cart. */
+export interface CartTicketItem {
+  /** Line number within the cart, from 1. */
+  id: number;
+  /** The partner's area id. */
+  areaId: string;
+  /** Area description. */
+  areaDescription: string;
+  /** Section label. */
+  section: string;
+  /** Row label. */
+  row: string;
+  /** First seat label. */
+  startSeat: string;
+  /** Last seat label. */
+  endSeat: string;
+  /** General admission. */
+  generalAdmission: boolean;
+  /** Number of tickets. */
+  quantity: number;
+  /** Tickets by ticket type. */
+  tickets: CartTicket[];
+  /** Line totals. */
+  totals?:
+    | LineTotals
+    | undefined;
+  /** Seat labels, in order. */
+  seats: string[];
+  /** Primary or resale. */
+  inventoryType: InventoryType;
+}
+
+/** Tickets of one ticket type within a line. */
+export interface CartTicket {
+  /** Ticket type id (leading zeros kept) or resale listing id. */
+  id: string;
+  /** Description. */
+  description: string;
+  /** Number of tickets. */
+  quantity: number;
+  /** Primary or resale. */
+  inventoryType: InventoryType;
+  /** Charges per ticket. */
+  charges: Charge[];
+  /** Price level id. */
+  priceLevelId: string;
+}
+
+/** Totals of a line or a shipping option. */
+export interface LineTotals {
+  /** Face values. */
+  merchandise?:
+    | Money
+    | undefined;
+  /** Fees. */
+  fee?:
+    | Money
+    | undefined;
+  /** Taxes. */
+  tax?:
+    | Money
+    | undefined;
+  /** Everything. */
+  grand?: Money | undefined;
+}
+
+/** A shipping option. */
+export interface ShippingOption {
+  /** Option id. */
+  id: string;
+  /** Carrier. */
+  carrier: string;
+  /** ETICKET, MAIL, AIRMAIL, WILLCALL... */
+  serviceLevel: string;
+  /** The buyer must give an address. */
+  requiresAddress: boolean;
+  /** Long description. */
+  descriptionLong: string;
+  /** Short description. */
+  descriptionShort: string;
+  /** Delivery estimate. */
+  eta: string;
+  /** Cost. */
+  totals?:
+    | LineTotals
+    | undefined;
+  /** Display rank. */
+  rank: number;
+}
+
+/** A payment of a cart. */
+export interface CartPayment {
+  /** Payment line id. */
+  id: string;
+  /** The processor's payment (authorisation) id. */
+  paymentId: string;
+  /** Payment type, e.g. `CC`. */
+  type: string;
+  /** Amount authorised. */
+  amount?:
+    | Money
+    | undefined;
+  /** Card expiry month. */
+  expireMonth: number;
+  /** Card expiry year. */
+  expireYear: number;
+  /** Card issuer. */
+  issuer: string;
+  /** Masked card number (last four digits only). */
+  maskedNumber: string;
+}
+
+/** An agreement shown with the cart. */
+export interface Agreement {
+  /** Name. */
+  name: string;
+  /** Locale. */
+  locale: string;
+  /** Text. */
+  text: string;
+  /** `boolean` or `acknowledgement`. */
+  type: string;
+  /** Link to the full text (acknowledgements). */
+  agreementUrl: string;
+}
+
+/** The order of a committed cart. */
+export interface CartOrder {
+  /** Platform order id. */
+  orderId: string;
+  /** Order number shown to the buyer. */
+  orderNumber: string;
+  /** Grand total paid. */
+  grandTotal?:
+    | Money
+    | undefined;
+  /** Where the buyer finds the order. */
+  redemptionUrl: string;
+  /** Order state. */
+  status: OrderStatus;
+  /** When the partner confirmed. */
+  confirmedAt?: Date | undefined;
+}
+
+/** Shipping options request. */
+export interface GetShippingOptionsRequest {
+  /** The calling app. */
+  appId: string;
+  /** Platform event id. */
+  eventId: string;
+  /** Cart id. */
+  cartId: string;
+  /** Two-letter country code; empty = the event's default region. */
+  region: string;
+  /** Pre-production prefix. */
+  sandbox: boolean;
+}
+
+/** Shipping options. */
+export interface GetShippingOptionsResponse {
+  /** Options, by rank. */
+  options: ShippingOption[];
+}
+
+/** Choose a shipping option. */
+export interface SelectShippingRequest {
+  /** The calling app. */
+  appId: string;
+  /** Platform event id. */
+  eventId: string;
+  /** Cart id. */
+  cartId: string;
+  /** Shipping option id. */
+  shippingId: string;
+  /** Pre-production prefix. */
+  sandbox: boolean;
+}
+
+/** The cart with its delivery. */
+export interface SelectShippingResponse {
+  /** The cart. */
+  cart?: Cart | undefined;
+}
+
+/** Billing (partner cart payment body). */
+export interface AddPaymentRequest {
+  /** The calling app. */
+  appId: string;
+  /** Platform event id. */
+  eventId: string;
+  /** Cart id. */
+  cartId: string;
+  /** Pre-production prefix. */
+  sandbox: boolean;
+  /** `Idempotency-Key` header; empty = none. */
+  idempotencyKey: string;
+  /** The billing. */
+  billing?: Billing | undefined;
+}
+
+/** Billing details. */
+export interface Billing {
+  /** First name. */
+  firstName: string;
+  /** Last name. */
+  lastName: string;
+  /** Phone. */
+  homePhone: string;
+  /** Payment type, e.g. `CC`. */
+  type: string;
+  /** The buyer's reference. */
+  reference: string;
+  /** Billing address. */
+  address?:
+    | BillingAddress
+    | undefined;
+  /** Amount the buyer agreed to pay; must equal the cart's unpaid total. */
+  amount?:
+    | Money
+    | undefined;
+  /** Card payment nonce (never a card number); a secret, never stored or logged. */
+  cardNonce: string;
+  /** Card verification value; a secret, never stored or logged. */
+  cin: string;
+  /** Card expiry month. */
+  expireMonth: number;
+  /** Card expiry year. */
+  expireYear: number;
+  /** The buyer's e-mail address. */
+  emailAddress: string;
+  /** The partner's user id; required for events with secure entry. */
+  thirdPartyAccountId: string;
+}
+
+/** Billing address. */
+export interface BillingAddress {
+  /** Line 1. */
+  line1: string;
+  /** Line 2. */
+  line2: string;
+  /** Unit. */
+  unit: string;
+  /** City. */
+  city: string;
+  /** Country code. */
+  countryCode: string;
+  /** Country id. */
+  countryId: string;
+  /** Region abbreviation. */
+  region: string;
+  /** Postal code. */
+  postalCode: string;
+}
+
+/** The cart with its payment. */
+export interface AddPaymentResponse {
+  /** The cart. */
+  cart?: Cart | undefined;
+}
+
+/** Commit a cart. */
+export interface CommitCartRequest {
+  /** The calling app. */
+  appId: string;
+  /** Platform event id. */
+  eventId: string;
+  /** Cart id. */
+  cartId: string;
+  /** Pre-production prefix. */
+  sandbox: boolean;
+  /** `Idempotency-Key` header; empty = none. */
+  idempotencyKey: string;
+}
+
+/** The committed cart and its order. */
+export interface CommitCartResponse {
+  /** The cart. */
+  cart?:
+    | Cart
+    | undefined;
+  /** The order. */
+  order?:
+    | CartOrder
+    | undefined;
+  /**
+   * Bearer credential of the secure-entry order read (`POST /partners/v1/orders?order_token=`). Given
+   * once, here; the platform keeps only its hash. A retried commit answers the same token.
+   */
+  orderToken: string;
+}
+
+/** An affiliate tracking hit. */
+export interface RecordTrackingRequest {
+  /** The calling app. */
+  appId: string;
+  /** Platform event id. */
+  eventId: string;
+  /** `sharedId` (at most 32 characters). */
+  sharedId: string;
+  /** `subId1`. */
+  subId1: string;
+  /** `subId2`. */
+  subId2: string;
+  /** `subId3`. */
+  subId3: string;
+  /** Pre-production prefix. */
+  sandbox: boolean;
+}
+
+/** Cancel an order. */
+export interface CancelOrderRequest {
+  /** Platform order id. */
+  orderId: string;
+  /** Why. */
+  reason: CancelReason;
+  /** Free text for operators. */
+  detail: string;
+}
+
+/** The cancelled order. */
+export interface CancelOrderResponse {
+  /** The order. */
+  order?:
+    | CartOrder
+    | undefined;
+  /** The partner did not take the cancel now; 3p-connector retries it. */
+  partnerCancelQueued: boolean;
+}
+
+/** Read an order. */
+export interface GetOrderRequest {
+  /** Platform order id. */
+  orderId: string;
+  /** The calling app; empty for operators (admin API). */
+  appId: string;
+}
+
+/** The order. */
+export interface GetOrderResponse {
+  /** The order. */
+  order?:
+    | CartOrder
+    | undefined;
+  /** Platform event id. */
+  eventId: string;
+  /** The cart it came from. */
+  cartId: string;
+  /** Sold tickets. */
+  tickets: OrderTicket[];
 }
 
 /** Cart totals (all in the same currency). */
@@ -147,8 +798,705 @@ export interface CartTotals {
   unpaid?: Money | undefined;
 }
 
+function createBaseGetEventAvailabilityRequest(): GetEventAvailabilityRequest {
+  return { appId: "", eventId: "", sandbox: false };
+}
+
+export const GetEventAvailabilityRequest: MessageFns<GetEventAvailabilityRequest> = {
+  encode(message: GetEventAvailabilityRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(18).string(message.eventId);
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(24).bool(message.sandbox);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEventAvailabilityRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEventAvailabilityRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEventAvailabilityRequest {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+    };
+  },
+
+  toJSON(message: GetEventAvailabilityRequest): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEventAvailabilityRequest>, I>>(base?: I): GetEventAvailabilityRequest {
+    return GetEventAvailabilityRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEventAvailabilityRequest>, I>>(object: I): GetEventAvailabilityRequest {
+    const message = createBaseGetEventAvailabilityRequest();
+    message.appId = object.appId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.sandbox = object.sandbox ?? false;
+    return message;
+  },
+};
+
+function createBaseGetEventAvailabilityResponse(): GetEventAvailabilityResponse {
+  return {
+    eventId: "",
+    secureEntryEnabled: false,
+    currency: "",
+    ticketLimit: 0,
+    onSale: false,
+    areas: [],
+    totalAvailable: 0,
+    offers: [],
+    observedAt: undefined,
+    onsaleAt: undefined,
+    offsaleAt: undefined,
+  };
+}
+
+export const GetEventAvailabilityResponse: MessageFns<GetEventAvailabilityResponse> = {
+  encode(message: GetEventAvailabilityResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.secureEntryEnabled !== false) {
+      writer.uint32(16).bool(message.secureEntryEnabled);
+    }
+    if (message.currency !== "") {
+      writer.uint32(26).string(message.currency);
+    }
+    if (message.ticketLimit !== 0) {
+      writer.uint32(32).int32(message.ticketLimit);
+    }
+    if (message.onSale !== false) {
+      writer.uint32(40).bool(message.onSale);
+    }
+    for (const v of message.areas) {
+      AreaAvailability.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.totalAvailable !== 0) {
+      writer.uint32(56).int32(message.totalAvailable);
+    }
+    for (const v of message.offers) {
+      TicketOffer.encode(v!, writer.uint32(66).fork()).join();
+    }
+    if (message.observedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.observedAt), writer.uint32(74).fork()).join();
+    }
+    if (message.onsaleAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.onsaleAt), writer.uint32(82).fork()).join();
+    }
+    if (message.offsaleAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.offsaleAt), writer.uint32(90).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEventAvailabilityResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEventAvailabilityResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.secureEntryEnabled = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.ticketLimit = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.onSale = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.areas.push(AreaAvailability.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.totalAvailable = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.offers.push(TicketOffer.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.observedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.onsaleAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.offsaleAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEventAvailabilityResponse {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      secureEntryEnabled: isSet(object.secureEntryEnabled)
+        ? globalThis.Boolean(object.secureEntryEnabled)
+        : isSet(object.secure_entry_enabled)
+        ? globalThis.Boolean(object.secure_entry_enabled)
+        : false,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : "",
+      ticketLimit: isSet(object.ticketLimit)
+        ? globalThis.Number(object.ticketLimit)
+        : isSet(object.ticket_limit)
+        ? globalThis.Number(object.ticket_limit)
+        : 0,
+      onSale: isSet(object.onSale)
+        ? globalThis.Boolean(object.onSale)
+        : isSet(object.on_sale)
+        ? globalThis.Boolean(object.on_sale)
+        : false,
+      areas: globalThis.Array.isArray(object?.areas)
+        ? object.areas.map((e: any) => AreaAvailability.fromJSON(e))
+        : [],
+      totalAvailable: isSet(object.totalAvailable)
+        ? globalThis.Number(object.totalAvailable)
+        : isSet(object.total_available)
+        ? globalThis.Number(object.total_available)
+        : 0,
+      offers: globalThis.Array.isArray(object?.offers)
+        ? object.offers.map((e: any) => TicketOffer.fromJSON(e))
+        : [],
+      observedAt: isSet(object.observedAt)
+        ? fromJsonTimestamp(object.observedAt)
+        : isSet(object.observed_at)
+        ? fromJsonTimestamp(object.observed_at)
+        : undefined,
+      onsaleAt: isSet(object.onsaleAt)
+        ? fromJsonTimestamp(object.onsaleAt)
+        : isSet(object.onsale_at)
+        ? fromJsonTimestamp(object.onsale_at)
+        : undefined,
+      offsaleAt: isSet(object.offsaleAt)
+        ? fromJsonTimestamp(object.offsaleAt)
+        : isSet(object.offsale_at)
+        ? fromJsonTimestamp(object.offsale_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetEventAvailabilityResponse): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.secureEntryEnabled !== false) {
+      obj.secureEntryEnabled = message.secureEntryEnabled;
+    }
+    if (message.currency !== "") {
+      obj.currency = message.currency;
+    }
+    if (message.ticketLimit !== 0) {
+      obj.ticketLimit = Math.round(message.ticketLimit);
+    }
+    if (message.onSale !== false) {
+      obj.onSale = message.onSale;
+    }
+    if (message.areas?.length) {
+      obj.areas = message.areas.map((e) => AreaAvailability.toJSON(e));
+    }
+    if (message.totalAvailable !== 0) {
+      obj.totalAvailable = Math.round(message.totalAvailable);
+    }
+    if (message.offers?.length) {
+      obj.offers = message.offers.map((e) => TicketOffer.toJSON(e));
+    }
+    if (message.observedAt !== undefined) {
+      obj.observedAt = message.observedAt.toISOString();
+    }
+    if (message.onsaleAt !== undefined) {
+      obj.onsaleAt = message.onsaleAt.toISOString();
+    }
+    if (message.offsaleAt !== undefined) {
+      obj.offsaleAt = message.offsaleAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEventAvailabilityResponse>, I>>(base?: I): GetEventAvailabilityResponse {
+    return GetEventAvailabilityResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEventAvailabilityResponse>, I>>(object: I): GetEventAvailabilityResponse {
+    const message = createBaseGetEventAvailabilityResponse();
+    message.eventId = object.eventId ?? "";
+    message.secureEntryEnabled = object.secureEntryEnabled ?? false;
+    message.currency = object.currency ?? "";
+    message.ticketLimit = object.ticketLimit ?? 0;
+    message.onSale = object.onSale ?? false;
+    message.areas = object.areas?.map((e) => AreaAvailability.fromPartial(e)) || [];
+    message.totalAvailable = object.totalAvailable ?? 0;
+    message.offers = object.offers?.map((e) => TicketOffer.fromPartial(e)) || [];
+    message.observedAt = object.observedAt ?? undefined;
+    message.onsaleAt = object.onsaleAt ?? undefined;
+    message.offsaleAt = object.offsaleAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseTicketOffer(): TicketOffer {
+  return { ticketTypeId: "", priceLevelId: "", name: "", faceValue: undefined, charges: [], protected: false };
+}
+
+export const TicketOffer: MessageFns<TicketOffer> = {
+  encode(message: TicketOffer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ticketTypeId !== "") {
+      writer.uint32(10).string(message.ticketTypeId);
+    }
+    if (message.priceLevelId !== "") {
+      writer.uint32(18).string(message.priceLevelId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.faceValue !== undefined) {
+      Money.encode(message.faceValue, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.charges) {
+      Charge.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.protected !== false) {
+      writer.uint32(48).bool(message.protected);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TicketOffer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTicketOffer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ticketTypeId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.priceLevelId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.faceValue = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.charges.push(Charge.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.protected = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TicketOffer {
+    return {
+      ticketTypeId: isSet(object.ticketTypeId)
+        ? globalThis.String(object.ticketTypeId)
+        : isSet(object.ticket_type_id)
+        ? globalThis.String(object.ticket_type_id)
+        : "",
+      priceLevelId: isSet(object.priceLevelId)
+        ? globalThis.String(object.priceLevelId)
+        : isSet(object.price_level_id)
+        ? globalThis.String(object.price_level_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      faceValue: isSet(object.faceValue)
+        ? Money.fromJSON(object.faceValue)
+        : isSet(object.face_value)
+        ? Money.fromJSON(object.face_value)
+        : undefined,
+      charges: globalThis.Array.isArray(object?.charges)
+        ? object.charges.map((e: any) => Charge.fromJSON(e))
+        : [],
+      protected: isSet(object.protected) ? globalThis.Boolean(object.protected) : false,
+    };
+  },
+
+  toJSON(message: TicketOffer): unknown {
+    const obj: any = {};
+    if (message.ticketTypeId !== "") {
+      obj.ticketTypeId = message.ticketTypeId;
+    }
+    if (message.priceLevelId !== "") {
+      obj.priceLevelId = message.priceLevelId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.faceValue !== undefined) {
+      obj.faceValue = Money.toJSON(message.faceValue);
+    }
+    if (message.charges?.length) {
+      obj.charges = message.charges.map((e) => Charge.toJSON(e));
+    }
+    if (message.protected !== false) {
+      obj.protected = message.protected;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TicketOffer>, I>>(base?: I): TicketOffer {
+    return TicketOffer.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TicketOffer>, I>>(object: I): TicketOffer {
+    const message = createBaseTicketOffer();
+    message.ticketTypeId = object.ticketTypeId ?? "";
+    message.priceLevelId = object.priceLevelId ?? "";
+    message.name = object.name ?? "";
+    message.faceValue = (object.faceValue !== undefined && object.faceValue !== null)
+      ? Money.fromPartial(object.faceValue)
+      : undefined;
+    message.charges = object.charges?.map((e) => Charge.fromPartial(e)) || [];
+    message.protected = object.protected ?? false;
+    return message;
+  },
+};
+
+function createBaseCharge(): Charge {
+  return { type: "", price: undefined, quantity: 0, tax: undefined, feeType: "" };
+}
+
+export const Charge: MessageFns<Charge> = {
+  encode(message: Charge, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.type !== "") {
+      writer.uint32(10).string(message.type);
+    }
+    if (message.price !== undefined) {
+      Money.encode(message.price, writer.uint32(18).fork()).join();
+    }
+    if (message.quantity !== 0) {
+      writer.uint32(24).int32(message.quantity);
+    }
+    if (message.tax !== undefined) {
+      Money.encode(message.tax, writer.uint32(34).fork()).join();
+    }
+    if (message.feeType !== "") {
+      writer.uint32(42).string(message.feeType);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Charge {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCharge();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.price = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.quantity = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.tax = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.feeType = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Charge {
+    return {
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      price: isSet(object.price) ? Money.fromJSON(object.price) : undefined,
+      quantity: isSet(object.quantity) ? globalThis.Number(object.quantity) : 0,
+      tax: isSet(object.tax) ? Money.fromJSON(object.tax) : undefined,
+      feeType: isSet(object.feeType)
+        ? globalThis.String(object.feeType)
+        : isSet(object.fee_type)
+        ? globalThis.String(object.fee_type)
+        : "",
+    };
+  },
+
+  toJSON(message: Charge): unknown {
+    const obj: any = {};
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.price !== undefined) {
+      obj.price = Money.toJSON(message.price);
+    }
+    if (message.quantity !== 0) {
+      obj.quantity = Math.round(message.quantity);
+    }
+    if (message.tax !== undefined) {
+      obj.tax = Money.toJSON(message.tax);
+    }
+    if (message.feeType !== "") {
+      obj.feeType = message.feeType;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Charge>, I>>(base?: I): Charge {
+    return Charge.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Charge>, I>>(object: I): Charge {
+    const message = createBaseCharge();
+    message.type = object.type ?? "";
+    message.price = (object.price !== undefined && object.price !== null) ? Money.fromPartial(object.price) : undefined;
+    message.quantity = object.quantity ?? 0;
+    message.tax = (object.tax !== undefined && object.tax !== null) ? Money.fromPartial(object.tax) : undefined;
+    message.feeType = object.feeType ?? "";
+    return message;
+  },
+};
+
 function createBaseReserveCartRequest(): ReserveCartRequest {
-  return { appId: "", eventId: "", reserves: [], fanSessionId: "" };
+  return {
+    appId: "",
+    eventId: "",
+    reserves: [],
+    fanSessionId: "",
+    sandbox: false,
+    idempotencyKey: "",
+    forceAsync: false,
+    language: "",
+  };
 }
 
 export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
@@ -164,6 +1512,18 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
     }
     if (message.fanSessionId !== "") {
       writer.uint32(34).string(message.fanSessionId);
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(40).bool(message.sandbox);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(50).string(message.idempotencyKey);
+    }
+    if (message.forceAsync !== false) {
+      writer.uint32(56).bool(message.forceAsync);
+    }
+    if (message.language !== "") {
+      writer.uint32(66).string(message.language);
     }
     return writer;
   },
@@ -213,6 +1573,38 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
             message.fanSessionId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.forceAsync = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -243,6 +1635,18 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
         : isSet(object.fan_session_id)
         ? globalThis.String(object.fan_session_id)
         : "",
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+      forceAsync: isSet(object.forceAsync)
+        ? globalThis.Boolean(object.forceAsync)
+        : isSet(object.force_async)
+        ? globalThis.Boolean(object.force_async)
+        : false,
+      language: isSet(object.language) ? globalThis.String(object.language) : "",
     };
   },
 
@@ -260,6 +1664,18 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
     if (message.fanSessionId !== "") {
       obj.fanSessionId = message.fanSessionId;
     }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    if (message.forceAsync !== false) {
+      obj.forceAsync = message.forceAsync;
+    }
+    if (message.language !== "") {
+      obj.language = message.language;
+    }
     return obj;
   },
 
@@ -272,6 +1688,10 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
     message.eventId = object.eventId ?? "";
     message.reserves = object.reserves?.map((e) => Reserve.fromPartial(e)) || [];
     message.fanSessionId = object.fanSessionId ?? "";
+    message.sandbox = object.sandbox ?? false;
+    message.idempotencyKey = object.idempotencyKey ?? "";
+    message.forceAsync = object.forceAsync ?? false;
+    message.language = object.language ?? "";
     return message;
   },
 };
@@ -583,13 +2003,16 @@ export const TicketRequest: MessageFns<TicketRequest> = {
 };
 
 function createBaseReserveCartResponse(): ReserveCartResponse {
-  return { cart: undefined };
+  return { cart: undefined, pollAfterSeconds: 0 };
 }
 
 export const ReserveCartResponse: MessageFns<ReserveCartResponse> = {
   encode(message: ReserveCartResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.cart !== undefined) {
       Cart.encode(message.cart, writer.uint32(10).fork()).join();
+    }
+    if (message.pollAfterSeconds !== 0) {
+      writer.uint32(16).int32(message.pollAfterSeconds);
     }
     return writer;
   },
@@ -615,6 +2038,14 @@ export const ReserveCartResponse: MessageFns<ReserveCartResponse> = {
             message.cart = Cart.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pollAfterSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -628,13 +2059,23 @@ export const ReserveCartResponse: MessageFns<ReserveCartResponse> = {
   },
 
   fromJSON(object: any): ReserveCartResponse {
-    return { cart: isSet(object.cart) ? Cart.fromJSON(object.cart) : undefined };
+    return {
+      cart: isSet(object.cart) ? Cart.fromJSON(object.cart) : undefined,
+      pollAfterSeconds: isSet(object.pollAfterSeconds)
+        ? globalThis.Number(object.pollAfterSeconds)
+        : isSet(object.poll_after_seconds)
+        ? globalThis.Number(object.poll_after_seconds)
+        : 0,
+    };
   },
 
   toJSON(message: ReserveCartResponse): unknown {
     const obj: any = {};
     if (message.cart !== undefined) {
       obj.cart = Cart.toJSON(message.cart);
+    }
+    if (message.pollAfterSeconds !== 0) {
+      obj.pollAfterSeconds = Math.round(message.pollAfterSeconds);
     }
     return obj;
   },
@@ -645,12 +2086,13 @@ export const ReserveCartResponse: MessageFns<ReserveCartResponse> = {
   fromPartial<I extends Exact<DeepPartial<ReserveCartResponse>, I>>(object: I): ReserveCartResponse {
     const message = createBaseReserveCartResponse();
     message.cart = (object.cart !== undefined && object.cart !== null) ? Cart.fromPartial(object.cart) : undefined;
+    message.pollAfterSeconds = object.pollAfterSeconds ?? 0;
     return message;
   },
 };
 
 function createBaseGetCartRequest(): GetCartRequest {
-  return { appId: "", cartId: "" };
+  return { appId: "", cartId: "", eventId: "", sandbox: false };
 }
 
 export const GetCartRequest: MessageFns<GetCartRequest> = {
@@ -660,6 +2102,12 @@ export const GetCartRequest: MessageFns<GetCartRequest> = {
     }
     if (message.cartId !== "") {
       writer.uint32(18).string(message.cartId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(26).string(message.eventId);
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(32).bool(message.sandbox);
     }
     return writer;
   },
@@ -693,6 +2141,22 @@ export const GetCartRequest: MessageFns<GetCartRequest> = {
             message.cartId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -717,6 +2181,12 @@ export const GetCartRequest: MessageFns<GetCartRequest> = {
         : isSet(object.cart_id)
         ? globalThis.String(object.cart_id)
         : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
     };
   },
 
@@ -728,6 +2198,12 @@ export const GetCartRequest: MessageFns<GetCartRequest> = {
     if (message.cartId !== "") {
       obj.cartId = message.cartId;
     }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
     return obj;
   },
 
@@ -738,18 +2214,23 @@ export const GetCartRequest: MessageFns<GetCartRequest> = {
     const message = createBaseGetCartRequest();
     message.appId = object.appId ?? "";
     message.cartId = object.cartId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.sandbox = object.sandbox ?? false;
     return message;
   },
 };
 
 function createBaseGetCartResponse(): GetCartResponse {
-  return { cart: undefined };
+  return { cart: undefined, pollAfterSeconds: 0 };
 }
 
 export const GetCartResponse: MessageFns<GetCartResponse> = {
   encode(message: GetCartResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.cart !== undefined) {
       Cart.encode(message.cart, writer.uint32(10).fork()).join();
+    }
+    if (message.pollAfterSeconds !== 0) {
+      writer.uint32(16).int32(message.pollAfterSeconds);
     }
     return writer;
   },
@@ -775,6 +2256,14 @@ export const GetCartResponse: MessageFns<GetCartResponse> = {
             message.cart = Cart.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pollAfterSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -788,13 +2277,23 @@ export const GetCartResponse: MessageFns<GetCartResponse> = {
   },
 
   fromJSON(object: any): GetCartResponse {
-    return { cart: isSet(object.cart) ? Cart.fromJSON(object.cart) : undefined };
+    return {
+      cart: isSet(object.cart) ? Cart.fromJSON(object.cart) : undefined,
+      pollAfterSeconds: isSet(object.pollAfterSeconds)
+        ? globalThis.Number(object.pollAfterSeconds)
+        : isSet(object.poll_after_seconds)
+        ? globalThis.Number(object.poll_after_seconds)
+        : 0,
+    };
   },
 
   toJSON(message: GetCartResponse): unknown {
     const obj: any = {};
     if (message.cart !== undefined) {
       obj.cart = Cart.toJSON(message.cart);
+    }
+    if (message.pollAfterSeconds !== 0) {
+      obj.pollAfterSeconds = Math.round(message.pollAfterSeconds);
     }
     return obj;
   },
@@ -805,12 +2304,13 @@ export const GetCartResponse: MessageFns<GetCartResponse> = {
   fromPartial<I extends Exact<DeepPartial<GetCartResponse>, I>>(object: I): GetCartResponse {
     const message = createBaseGetCartResponse();
     message.cart = (object.cart !== undefined && object.cart !== null) ? Cart.fromPartial(object.cart) : undefined;
+    message.pollAfterSeconds = object.pollAfterSeconds ?? 0;
     return message;
   },
 };
 
 function createBaseReleaseCartRequest(): ReleaseCartRequest {
-  return { appId: "", eventId: "", cartId: "" };
+  return { appId: "", eventId: "", cartId: "", sandbox: false };
 }
 
 export const ReleaseCartRequest: MessageFns<ReleaseCartRequest> = {
@@ -823,6 +2323,9 @@ export const ReleaseCartRequest: MessageFns<ReleaseCartRequest> = {
     }
     if (message.cartId !== "") {
       writer.uint32(26).string(message.cartId);
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(32).bool(message.sandbox);
     }
     return writer;
   },
@@ -864,6 +2367,14 @@ export const ReleaseCartRequest: MessageFns<ReleaseCartRequest> = {
             message.cartId = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -893,6 +2404,7 @@ export const ReleaseCartRequest: MessageFns<ReleaseCartRequest> = {
         : isSet(object.cart_id)
         ? globalThis.String(object.cart_id)
         : "",
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
     };
   },
 
@@ -907,6 +2419,9 @@ export const ReleaseCartRequest: MessageFns<ReleaseCartRequest> = {
     if (message.cartId !== "") {
       obj.cartId = message.cartId;
     }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
     return obj;
   },
 
@@ -918,12 +2433,34 @@ export const ReleaseCartRequest: MessageFns<ReleaseCartRequest> = {
     message.appId = object.appId ?? "";
     message.eventId = object.eventId ?? "";
     message.cartId = object.cartId ?? "";
+    message.sandbox = object.sandbox ?? false;
     return message;
   },
 };
 
 function createBaseCart(): Cart {
-  return { id: "", eventId: "", items: [], totals: undefined, holdTimeSeconds: 0, expiresAt: undefined, language: "" };
+  return {
+    id: "",
+    eventId: "",
+    items: [],
+    totals: undefined,
+    holdTimeSeconds: 0,
+    expiresAt: undefined,
+    language: "",
+    status: CartStatus.CART_STATUS_UNSPECIFIED,
+    ticketItems: [],
+    delivery: undefined,
+    processingFee: undefined,
+    payments: [],
+    agreements: [],
+    currency: "",
+    sandbox: false,
+    order: undefined,
+    failureCode: "",
+    failureMessage: "",
+    secureEntryEnabled: false,
+    createdAt: undefined,
+  };
 }
 
 export const Cart: MessageFns<Cart> = {
@@ -948,6 +2485,45 @@ export const Cart: MessageFns<Cart> = {
     }
     if (message.language !== "") {
       writer.uint32(58).string(message.language);
+    }
+    if (message.status !== CartStatus.CART_STATUS_UNSPECIFIED) {
+      writer.uint32(64).int32(cartStatusToNumber(message.status));
+    }
+    for (const v of message.ticketItems) {
+      CartTicketItem.encode(v!, writer.uint32(74).fork()).join();
+    }
+    if (message.delivery !== undefined) {
+      ShippingOption.encode(message.delivery, writer.uint32(82).fork()).join();
+    }
+    if (message.processingFee !== undefined) {
+      Money.encode(message.processingFee, writer.uint32(90).fork()).join();
+    }
+    for (const v of message.payments) {
+      CartPayment.encode(v!, writer.uint32(98).fork()).join();
+    }
+    for (const v of message.agreements) {
+      Agreement.encode(v!, writer.uint32(106).fork()).join();
+    }
+    if (message.currency !== "") {
+      writer.uint32(114).string(message.currency);
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(120).bool(message.sandbox);
+    }
+    if (message.order !== undefined) {
+      CartOrder.encode(message.order, writer.uint32(130).fork()).join();
+    }
+    if (message.failureCode !== "") {
+      writer.uint32(138).string(message.failureCode);
+    }
+    if (message.failureMessage !== "") {
+      writer.uint32(146).string(message.failureMessage);
+    }
+    if (message.secureEntryEnabled !== false) {
+      writer.uint32(152).bool(message.secureEntryEnabled);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(162).fork()).join();
     }
     return writer;
   },
@@ -1021,6 +2597,110 @@ export const Cart: MessageFns<Cart> = {
             message.language = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.status = cartStatusFromJSON(reader.int32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.ticketItems.push(CartTicketItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.delivery = ShippingOption.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.processingFee = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.payments.push(CartPayment.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.agreements.push(Agreement.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.order = CartOrder.decode(reader, reader.uint32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.failureCode = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.failureMessage = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.secureEntryEnabled = reader.bool();
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1054,6 +2734,47 @@ export const Cart: MessageFns<Cart> = {
         ? fromJsonTimestamp(object.expires_at)
         : undefined,
       language: isSet(object.language) ? globalThis.String(object.language) : "",
+      status: isSet(object.status) ? cartStatusFromJSON(object.status) : CartStatus.CART_STATUS_UNSPECIFIED,
+      ticketItems: globalThis.Array.isArray(object?.ticketItems)
+        ? object.ticketItems.map((e: any) => CartTicketItem.fromJSON(e))
+        : globalThis.Array.isArray(object?.ticket_items)
+        ? object.ticket_items.map((e: any) => CartTicketItem.fromJSON(e))
+        : [],
+      delivery: isSet(object.delivery) ? ShippingOption.fromJSON(object.delivery) : undefined,
+      processingFee: isSet(object.processingFee)
+        ? Money.fromJSON(object.processingFee)
+        : isSet(object.processing_fee)
+        ? Money.fromJSON(object.processing_fee)
+        : undefined,
+      payments: globalThis.Array.isArray(object?.payments)
+        ? object.payments.map((e: any) => CartPayment.fromJSON(e))
+        : [],
+      agreements: globalThis.Array.isArray(object?.agreements)
+        ? object.agreements.map((e: any) => Agreement.fromJSON(e))
+        : [],
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : "",
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+      order: isSet(object.order) ? CartOrder.fromJSON(object.order) : undefined,
+      failureCode: isSet(object.failureCode)
+        ? globalThis.String(object.failureCode)
+        : isSet(object.failure_code)
+        ? globalThis.String(object.failure_code)
+        : "",
+      failureMessage: isSet(object.failureMessage)
+        ? globalThis.String(object.failureMessage)
+        : isSet(object.failure_message)
+        ? globalThis.String(object.failure_message)
+        : "",
+      secureEntryEnabled: isSet(object.secureEntryEnabled)
+        ? globalThis.Boolean(object.secureEntryEnabled)
+        : isSet(object.secure_entry_enabled)
+        ? globalThis.Boolean(object.secure_entry_enabled)
+        : false,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
     };
   },
 
@@ -1080,6 +2801,45 @@ export const Cart: MessageFns<Cart> = {
     if (message.language !== "") {
       obj.language = message.language;
     }
+    if (message.status !== CartStatus.CART_STATUS_UNSPECIFIED) {
+      obj.status = cartStatusToJSON(message.status);
+    }
+    if (message.ticketItems?.length) {
+      obj.ticketItems = message.ticketItems.map((e) => CartTicketItem.toJSON(e));
+    }
+    if (message.delivery !== undefined) {
+      obj.delivery = ShippingOption.toJSON(message.delivery);
+    }
+    if (message.processingFee !== undefined) {
+      obj.processingFee = Money.toJSON(message.processingFee);
+    }
+    if (message.payments?.length) {
+      obj.payments = message.payments.map((e) => CartPayment.toJSON(e));
+    }
+    if (message.agreements?.length) {
+      obj.agreements = message.agreements.map((e) => Agreement.toJSON(e));
+    }
+    if (message.currency !== "") {
+      obj.currency = message.currency;
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
+    if (message.order !== undefined) {
+      obj.order = CartOrder.toJSON(message.order);
+    }
+    if (message.failureCode !== "") {
+      obj.failureCode = message.failureCode;
+    }
+    if (message.failureMessage !== "") {
+      obj.failureMessage = message.failureMessage;
+    }
+    if (message.secureEntryEnabled !== false) {
+      obj.secureEntryEnabled = message.secureEntryEnabled;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
     return obj;
   },
 
@@ -1097,6 +2857,3392 @@ export const Cart: MessageFns<Cart> = {
     message.holdTimeSeconds = object.holdTimeSeconds ?? 0;
     message.expiresAt = object.expiresAt ?? undefined;
     message.language = object.language ?? "";
+    message.status = object.status ?? CartStatus.CART_STATUS_UNSPECIFIED;
+    message.ticketItems = object.ticketItems?.map((e) => CartTicketItem.fromPartial(e)) || [];
+    message.delivery = (object.delivery !== undefined && object.delivery !== null)
+      ? ShippingOption.fromPartial(object.delivery)
+      : undefined;
+    message.processingFee = (object.processingFee !== undefined && object.processingFee !== null)
+      ? Money.fromPartial(object.processingFee)
+      : undefined;
+    message.payments = object.payments?.map((e) => CartPayment.fromPartial(e)) || [];
+    message.agreements = object.agreements?.map((e) => Agreement.fromPartial(e)) || [];
+    message.currency = object.currency ?? "";
+    message.sandbox = object.sandbox ?? false;
+    message.order = (object.order !== undefined && object.order !== null)
+      ? CartOrder.fromPartial(object.order)
+      : undefined;
+    message.failureCode = object.failureCode ?? "";
+    message.failureMessage = object.failureMessage ?? "";
+    message.secureEntryEnabled = object.secureEntryEnabled ?? false;
+    message.createdAt = object.createdAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCartTicketItem(): CartTicketItem {
+  return {
+    id: 0,
+    areaId: "",
+    areaDescription: "",
+    section: "",
+    row: "",
+    startSeat: "",
+    endSeat: "",
+    generalAdmission: false,
+    quantity: 0,
+    tickets: [],
+    totals: undefined,
+    seats: [],
+    inventoryType: InventoryType.INVENTORY_TYPE_UNSPECIFIED,
+  };
+}
+
+export const CartTicketItem: MessageFns<CartTicketItem> = {
+  encode(message: CartTicketItem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== 0) {
+      writer.uint32(8).int32(message.id);
+    }
+    if (message.areaId !== "") {
+      writer.uint32(18).string(message.areaId);
+    }
+    if (message.areaDescription !== "") {
+      writer.uint32(26).string(message.areaDescription);
+    }
+    if (message.section !== "") {
+      writer.uint32(34).string(message.section);
+    }
+    if (message.row !== "") {
+      writer.uint32(42).string(message.row);
+    }
+    if (message.startSeat !== "") {
+      writer.uint32(50).string(message.startSeat);
+    }
+    if (message.endSeat !== "") {
+      writer.uint32(58).string(message.endSeat);
+    }
+    if (message.generalAdmission !== false) {
+      writer.uint32(64).bool(message.generalAdmission);
+    }
+    if (message.quantity !== 0) {
+      writer.uint32(72).int32(message.quantity);
+    }
+    for (const v of message.tickets) {
+      CartTicket.encode(v!, writer.uint32(82).fork()).join();
+    }
+    if (message.totals !== undefined) {
+      LineTotals.encode(message.totals, writer.uint32(90).fork()).join();
+    }
+    for (const v of message.seats) {
+      writer.uint32(98).string(v!);
+    }
+    if (message.inventoryType !== InventoryType.INVENTORY_TYPE_UNSPECIFIED) {
+      writer.uint32(104).int32(inventoryTypeToNumber(message.inventoryType));
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CartTicketItem {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCartTicketItem();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.areaId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.areaDescription = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.section = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.row = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.startSeat = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.endSeat = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.generalAdmission = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.quantity = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.tickets.push(CartTicket.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.totals = LineTotals.decode(reader, reader.uint32());
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.seats.push(reader.string());
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.inventoryType = inventoryTypeFromJSON(reader.int32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CartTicketItem {
+    return {
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      areaId: isSet(object.areaId)
+        ? globalThis.String(object.areaId)
+        : isSet(object.area_id)
+        ? globalThis.String(object.area_id)
+        : "",
+      areaDescription: isSet(object.areaDescription)
+        ? globalThis.String(object.areaDescription)
+        : isSet(object.area_description)
+        ? globalThis.String(object.area_description)
+        : "",
+      section: isSet(object.section) ? globalThis.String(object.section) : "",
+      row: isSet(object.row) ? globalThis.String(object.row) : "",
+      startSeat: isSet(object.startSeat)
+        ? globalThis.String(object.startSeat)
+        : isSet(object.start_seat)
+        ? globalThis.String(object.start_seat)
+        : "",
+      endSeat: isSet(object.endSeat)
+        ? globalThis.String(object.endSeat)
+        : isSet(object.end_seat)
+        ? globalThis.String(object.end_seat)
+        : "",
+      generalAdmission: isSet(object.generalAdmission)
+        ? globalThis.Boolean(object.generalAdmission)
+        : isSet(object.general_admission)
+        ? globalThis.Boolean(object.general_admission)
+        : false,
+      quantity: isSet(object.quantity) ? globalThis.Number(object.quantity) : 0,
+      tickets: globalThis.Array.isArray(object?.tickets)
+        ? object.tickets.map((e: any) => CartTicket.fromJSON(e))
+        : [],
+      totals: isSet(object.totals) ? LineTotals.fromJSON(object.totals) : undefined,
+      seats: globalThis.Array.isArray(object?.seats)
+        ? object.seats.map((e: any) => globalThis.String(e))
+        : [],
+      inventoryType: isSet(object.inventoryType)
+        ? inventoryTypeFromJSON(object.inventoryType)
+        : isSet(object.inventory_type)
+        ? inventoryTypeFromJSON(object.inventory_type)
+        : InventoryType.INVENTORY_TYPE_UNSPECIFIED,
+    };
+  },
+
+  toJSON(message: CartTicketItem): unknown {
+    const obj: any = {};
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.areaId !== "") {
+      obj.areaId = message.areaId;
+    }
+    if (message.areaDescription !== "") {
+      obj.areaDescription = message.areaDescription;
+    }
+    if (message.section !== "") {
+      obj.section = message.section;
+    }
+    if (message.row !== "") {
+      obj.row = message.row;
+    }
+    if (message.startSeat !== "") {
+      obj.startSeat = message.startSeat;
+    }
+    if (message.endSeat !== "") {
+      obj.endSeat = message.endSeat;
+    }
+    if (message.generalAdmission !== false) {
+      obj.generalAdmission = message.generalAdmission;
+    }
+    if (message.quantity !== 0) {
+      obj.quantity = Math.round(message.quantity);
+    }
+    if (message.tickets?.length) {
+      obj.tickets = message.tickets.map((e) => CartTicket.toJSON(e));
+    }
+    if (message.totals !== undefined) {
+      obj.totals = LineTotals.toJSON(message.totals);
+    }
+    if (message.seats?.length) {
+      obj.seats = message.seats;
+    }
+    if (message.inventoryType !== InventoryType.INVENTORY_TYPE_UNSPECIFIED) {
+      obj.inventoryType = inventoryTypeToJSON(message.inventoryType);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CartTicketItem>, I>>(base?: I): CartTicketItem {
+    return CartTicketItem.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CartTicketItem>, I>>(object: I): CartTicketItem {
+    const message = createBaseCartTicketItem();
+    message.id = object.id ?? 0;
+    message.areaId = object.areaId ?? "";
+    message.areaDescription = object.areaDescription ?? "";
+    message.section = object.section ?? "";
+    message.row = object.row ?? "";
+    message.startSeat = object.startSeat ?? "";
+    message.endSeat = object.endSeat ?? "";
+    message.generalAdmission = object.generalAdmission ?? false;
+    message.quantity = object.quantity ?? 0;
+    message.tickets = object.tickets?.map((e) => CartTicket.fromPartial(e)) || [];
+    message.totals = (object.totals !== undefined && object.totals !== null)
+      ? LineTotals.fromPartial(object.totals)
+      : undefined;
+    message.seats = object.seats?.map((e) => e) || [];
+    message.inventoryType = object.inventoryType ?? InventoryType.INVENTORY_TYPE_UNSPECIFIED;
+    return message;
+  },
+};
+
+function createBaseCartTicket(): CartTicket {
+  return {
+    id: "",
+    description: "",
+    quantity: 0,
+    inventoryType: InventoryType.INVENTORY_TYPE_UNSPECIFIED,
+    charges: [],
+    priceLevelId: "",
+  };
+}
+
+export const CartTicket: MessageFns<CartTicket> = {
+  encode(message: CartTicket, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    if (message.quantity !== 0) {
+      writer.uint32(24).int32(message.quantity);
+    }
+    if (message.inventoryType !== InventoryType.INVENTORY_TYPE_UNSPECIFIED) {
+      writer.uint32(32).int32(inventoryTypeToNumber(message.inventoryType));
+    }
+    for (const v of message.charges) {
+      Charge.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.priceLevelId !== "") {
+      writer.uint32(50).string(message.priceLevelId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CartTicket {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCartTicket();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.quantity = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.inventoryType = inventoryTypeFromJSON(reader.int32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.charges.push(Charge.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.priceLevelId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CartTicket {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      quantity: isSet(object.quantity) ? globalThis.Number(object.quantity) : 0,
+      inventoryType: isSet(object.inventoryType)
+        ? inventoryTypeFromJSON(object.inventoryType)
+        : isSet(object.inventory_type)
+        ? inventoryTypeFromJSON(object.inventory_type)
+        : InventoryType.INVENTORY_TYPE_UNSPECIFIED,
+      charges: globalThis.Array.isArray(object?.charges) ? object.charges.map((e: any) => Charge.fromJSON(e)) : [],
+      priceLevelId: isSet(object.priceLevelId)
+        ? globalThis.String(object.priceLevelId)
+        : isSet(object.price_level_id)
+        ? globalThis.String(object.price_level_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CartTicket): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.quantity !== 0) {
+      obj.quantity = Math.round(message.quantity);
+    }
+    if (message.inventoryType !== InventoryType.INVENTORY_TYPE_UNSPECIFIED) {
+      obj.inventoryType = inventoryTypeToJSON(message.inventoryType);
+    }
+    if (message.charges?.length) {
+      obj.charges = message.charges.map((e) => Charge.toJSON(e));
+    }
+    if (message.priceLevelId !== "") {
+      obj.priceLevelId = message.priceLevelId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CartTicket>, I>>(base?: I): CartTicket {
+    return CartTicket.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CartTicket>, I>>(object: I): CartTicket {
+    const message = createBaseCartTicket();
+    message.id = object.id ?? "";
+    message.description = object.description ?? "";
+    message.quantity = object.quantity ?? 0;
+    message.inventoryType = object.inventoryType ?? InventoryType.INVENTORY_TYPE_UNSPECIFIED;
+    message.charges = object.charges?.map((e) => Charge.fromPartial(e)) || [];
+    message.priceLevelId = object.priceLevelId ?? "";
+    return message;
+  },
+};
+
+function createBaseLineTotals(): LineTotals {
+  return { merchandise: undefined, fee: undefined, tax: undefined, grand: undefined };
+}
+
+export const LineTotals: MessageFns<LineTotals> = {
+  encode(message: LineTotals, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.merchandise !== undefined) {
+      Money.encode(message.merchandise, writer.uint32(10).fork()).join();
+    }
+    if (message.fee !== undefined) {
+      Money.encode(message.fee, writer.uint32(18).fork()).join();
+    }
+    if (message.tax !== undefined) {
+      Money.encode(message.tax, writer.uint32(26).fork()).join();
+    }
+    if (message.grand !== undefined) {
+      Money.encode(message.grand, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LineTotals {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLineTotals();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.merchandise = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.fee = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tax = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.grand = Money.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LineTotals {
+    return {
+      merchandise: isSet(object.merchandise) ? Money.fromJSON(object.merchandise) : undefined,
+      fee: isSet(object.fee) ? Money.fromJSON(object.fee) : undefined,
+      tax: isSet(object.tax) ? Money.fromJSON(object.tax) : undefined,
+      grand: isSet(object.grand) ? Money.fromJSON(object.grand) : undefined,
+    };
+  },
+
+  toJSON(message: LineTotals): unknown {
+    const obj: any = {};
+    if (message.merchandise !== undefined) {
+      obj.merchandise = Money.toJSON(message.merchandise);
+    }
+    if (message.fee !== undefined) {
+      obj.fee = Money.toJSON(message.fee);
+    }
+    if (message.tax !== undefined) {
+      obj.tax = Money.toJSON(message.tax);
+    }
+    if (message.grand !== undefined) {
+      obj.grand = Money.toJSON(message.grand);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LineTotals>, I>>(base?: I): LineTotals {
+    return LineTotals.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LineTotals>, I>>(object: I): LineTotals {
+    const message = createBaseLineTotals();
+    message.merchandise = (object.merchandise !== undefined && object.merchandise !== null)
+      ? Money.fromPartial(object.merchandise)
+      : undefined;
+    message.fee = (object.fee !== undefined && object.fee !== null) ? Money.fromPartial(object.fee) : undefined;
+    message.tax = (object.tax !== undefined && object.tax !== null) ? Money.fromPartial(object.tax) : undefined;
+    message.grand = (object.grand !== undefined && object.grand !== null) ? Money.fromPartial(object.grand) : undefined;
+    return message;
+  },
+};
+
+function createBaseShippingOption(): ShippingOption {
+  return {
+    id: "",
+    carrier: "",
+    serviceLevel: "",
+    requiresAddress: false,
+    descriptionLong: "",
+    descriptionShort: "",
+    eta: "",
+    totals: undefined,
+    rank: 0,
+  };
+}
+
+export const ShippingOption: MessageFns<ShippingOption> = {
+  encode(message: ShippingOption, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.carrier !== "") {
+      writer.uint32(18).string(message.carrier);
+    }
+    if (message.serviceLevel !== "") {
+      writer.uint32(26).string(message.serviceLevel);
+    }
+    if (message.requiresAddress !== false) {
+      writer.uint32(32).bool(message.requiresAddress);
+    }
+    if (message.descriptionLong !== "") {
+      writer.uint32(42).string(message.descriptionLong);
+    }
+    if (message.descriptionShort !== "") {
+      writer.uint32(50).string(message.descriptionShort);
+    }
+    if (message.eta !== "") {
+      writer.uint32(58).string(message.eta);
+    }
+    if (message.totals !== undefined) {
+      LineTotals.encode(message.totals, writer.uint32(66).fork()).join();
+    }
+    if (message.rank !== 0) {
+      writer.uint32(72).int32(message.rank);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ShippingOption {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseShippingOption();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.carrier = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.serviceLevel = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.requiresAddress = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.descriptionLong = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.descriptionShort = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.eta = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.totals = LineTotals.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.rank = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ShippingOption {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      carrier: isSet(object.carrier) ? globalThis.String(object.carrier) : "",
+      serviceLevel: isSet(object.serviceLevel)
+        ? globalThis.String(object.serviceLevel)
+        : isSet(object.service_level)
+        ? globalThis.String(object.service_level)
+        : "",
+      requiresAddress: isSet(object.requiresAddress)
+        ? globalThis.Boolean(object.requiresAddress)
+        : isSet(object.requires_address)
+        ? globalThis.Boolean(object.requires_address)
+        : false,
+      descriptionLong: isSet(object.descriptionLong)
+        ? globalThis.String(object.descriptionLong)
+        : isSet(object.description_long)
+        ? globalThis.String(object.description_long)
+        : "",
+      descriptionShort: isSet(object.descriptionShort)
+        ? globalThis.String(object.descriptionShort)
+        : isSet(object.description_short)
+        ? globalThis.String(object.description_short)
+        : "",
+      eta: isSet(object.eta) ? globalThis.String(object.eta) : "",
+      totals: isSet(object.totals) ? LineTotals.fromJSON(object.totals) : undefined,
+      rank: isSet(object.rank) ? globalThis.Number(object.rank) : 0,
+    };
+  },
+
+  toJSON(message: ShippingOption): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.carrier !== "") {
+      obj.carrier = message.carrier;
+    }
+    if (message.serviceLevel !== "") {
+      obj.serviceLevel = message.serviceLevel;
+    }
+    if (message.requiresAddress !== false) {
+      obj.requiresAddress = message.requiresAddress;
+    }
+    if (message.descriptionLong !== "") {
+      obj.descriptionLong = message.descriptionLong;
+    }
+    if (message.descriptionShort !== "") {
+      obj.descriptionShort = message.descriptionShort;
+    }
+    if (message.eta !== "") {
+      obj.eta = message.eta;
+    }
+    if (message.totals !== undefined) {
+      obj.totals = LineTotals.toJSON(message.totals);
+    }
+    if (message.rank !== 0) {
+      obj.rank = Math.round(message.rank);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ShippingOption>, I>>(base?: I): ShippingOption {
+    return ShippingOption.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ShippingOption>, I>>(object: I): ShippingOption {
+    const message = createBaseShippingOption();
+    message.id = object.id ?? "";
+    message.carrier = object.carrier ?? "";
+    message.serviceLevel = object.serviceLevel ?? "";
+    message.requiresAddress = object.requiresAddress ?? false;
+    message.descriptionLong = object.descriptionLong ?? "";
+    message.descriptionShort = object.descriptionShort ?? "";
+    message.eta = object.eta ?? "";
+    message.totals = (object.totals !== undefined && object.totals !== null)
+      ? LineTotals.fromPartial(object.totals)
+      : undefined;
+    message.rank = object.rank ?? 0;
+    return message;
+  },
+};
+
+function createBaseCartPayment(): CartPayment {
+  return {
+    id: "",
+    paymentId: "",
+    type: "",
+    amount: undefined,
+    expireMonth: 0,
+    expireYear: 0,
+    issuer: "",
+    maskedNumber: "",
+  };
+}
+
+export const CartPayment: MessageFns<CartPayment> = {
+  encode(message: CartPayment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.paymentId !== "") {
+      writer.uint32(18).string(message.paymentId);
+    }
+    if (message.type !== "") {
+      writer.uint32(26).string(message.type);
+    }
+    if (message.amount !== undefined) {
+      Money.encode(message.amount, writer.uint32(34).fork()).join();
+    }
+    if (message.expireMonth !== 0) {
+      writer.uint32(40).int32(message.expireMonth);
+    }
+    if (message.expireYear !== 0) {
+      writer.uint32(48).int32(message.expireYear);
+    }
+    if (message.issuer !== "") {
+      writer.uint32(58).string(message.issuer);
+    }
+    if (message.maskedNumber !== "") {
+      writer.uint32(66).string(message.maskedNumber);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CartPayment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCartPayment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.paymentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.amount = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.expireMonth = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.expireYear = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.issuer = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.maskedNumber = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CartPayment {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      paymentId: isSet(object.paymentId)
+        ? globalThis.String(object.paymentId)
+        : isSet(object.payment_id)
+        ? globalThis.String(object.payment_id)
+        : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      amount: isSet(object.amount) ? Money.fromJSON(object.amount) : undefined,
+      expireMonth: isSet(object.expireMonth)
+        ? globalThis.Number(object.expireMonth)
+        : isSet(object.expire_month)
+        ? globalThis.Number(object.expire_month)
+        : 0,
+      expireYear: isSet(object.expireYear)
+        ? globalThis.Number(object.expireYear)
+        : isSet(object.expire_year)
+        ? globalThis.Number(object.expire_year)
+        : 0,
+      issuer: isSet(object.issuer) ? globalThis.String(object.issuer) : "",
+      maskedNumber: isSet(object.maskedNumber)
+        ? globalThis.String(object.maskedNumber)
+        : isSet(object.masked_number)
+        ? globalThis.String(object.masked_number)
+        : "",
+    };
+  },
+
+  toJSON(message: CartPayment): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.paymentId !== "") {
+      obj.paymentId = message.paymentId;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.amount !== undefined) {
+      obj.amount = Money.toJSON(message.amount);
+    }
+    if (message.expireMonth !== 0) {
+      obj.expireMonth = Math.round(message.expireMonth);
+    }
+    if (message.expireYear !== 0) {
+      obj.expireYear = Math.round(message.expireYear);
+    }
+    if (message.issuer !== "") {
+      obj.issuer = message.issuer;
+    }
+    if (message.maskedNumber !== "") {
+      obj.maskedNumber = message.maskedNumber;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CartPayment>, I>>(base?: I): CartPayment {
+    return CartPayment.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CartPayment>, I>>(object: I): CartPayment {
+    const message = createBaseCartPayment();
+    message.id = object.id ?? "";
+    message.paymentId = object.paymentId ?? "";
+    message.type = object.type ?? "";
+    message.amount = (object.amount !== undefined && object.amount !== null)
+      ? Money.fromPartial(object.amount)
+      : undefined;
+    message.expireMonth = object.expireMonth ?? 0;
+    message.expireYear = object.expireYear ?? 0;
+    message.issuer = object.issuer ?? "";
+    message.maskedNumber = object.maskedNumber ?? "";
+    return message;
+  },
+};
+
+function createBaseAgreement(): Agreement {
+  return { name: "", locale: "", text: "", type: "", agreementUrl: "" };
+}
+
+export const Agreement: MessageFns<Agreement> = {
+  encode(message: Agreement, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.locale !== "") {
+      writer.uint32(18).string(message.locale);
+    }
+    if (message.text !== "") {
+      writer.uint32(26).string(message.text);
+    }
+    if (message.type !== "") {
+      writer.uint32(34).string(message.type);
+    }
+    if (message.agreementUrl !== "") {
+      writer.uint32(42).string(message.agreementUrl);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Agreement {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAgreement();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.locale = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.agreementUrl = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Agreement {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      locale: isSet(object.locale) ? globalThis.String(object.locale) : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      agreementUrl: isSet(object.agreementUrl)
+        ? globalThis.String(object.agreementUrl)
+        : isSet(object.agreement_url)
+        ? globalThis.String(object.agreement_url)
+        : "",
+    };
+  },
+
+  toJSON(message: Agreement): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.locale !== "") {
+      obj.locale = message.locale;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.agreementUrl !== "") {
+      obj.agreementUrl = message.agreementUrl;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Agreement>, I>>(base?: I): Agreement {
+    return Agreement.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Agreement>, I>>(object: I): Agreement {
+    const message = createBaseAgreement();
+    message.name = object.name ?? "";
+    message.locale = object.locale ?? "";
+    message.text = object.text ?? "";
+    message.type = object.type ?? "";
+    message.agreementUrl = object.agreementUrl ?? "";
+    return message;
+  },
+};
+
+function createBaseCartOrder(): CartOrder {
+  return {
+    orderId: "",
+    orderNumber: "",
+    grandTotal: undefined,
+    redemptionUrl: "",
+    status: OrderStatus.ORDER_STATUS_UNSPECIFIED,
+    confirmedAt: undefined,
+  };
+}
+
+export const CartOrder: MessageFns<CartOrder> = {
+  encode(message: CartOrder, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orderId !== "") {
+      writer.uint32(10).string(message.orderId);
+    }
+    if (message.orderNumber !== "") {
+      writer.uint32(18).string(message.orderNumber);
+    }
+    if (message.grandTotal !== undefined) {
+      Money.encode(message.grandTotal, writer.uint32(26).fork()).join();
+    }
+    if (message.redemptionUrl !== "") {
+      writer.uint32(34).string(message.redemptionUrl);
+    }
+    if (message.status !== OrderStatus.ORDER_STATUS_UNSPECIFIED) {
+      writer.uint32(40).int32(orderStatusToNumber(message.status));
+    }
+    if (message.confirmedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.confirmedAt), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CartOrder {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCartOrder();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderNumber = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.grandTotal = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.redemptionUrl = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.status = orderStatusFromJSON(reader.int32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.confirmedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CartOrder {
+    return {
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      orderNumber: isSet(object.orderNumber)
+        ? globalThis.String(object.orderNumber)
+        : isSet(object.order_number)
+        ? globalThis.String(object.order_number)
+        : "",
+      grandTotal: isSet(object.grandTotal)
+        ? Money.fromJSON(object.grandTotal)
+        : isSet(object.grand_total)
+        ? Money.fromJSON(object.grand_total)
+        : undefined,
+      redemptionUrl: isSet(object.redemptionUrl)
+        ? globalThis.String(object.redemptionUrl)
+        : isSet(object.redemption_url)
+        ? globalThis.String(object.redemption_url)
+        : "",
+      status: isSet(object.status) ? orderStatusFromJSON(object.status) : OrderStatus.ORDER_STATUS_UNSPECIFIED,
+      confirmedAt: isSet(object.confirmedAt)
+        ? fromJsonTimestamp(object.confirmedAt)
+        : isSet(object.confirmed_at)
+        ? fromJsonTimestamp(object.confirmed_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CartOrder): unknown {
+    const obj: any = {};
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.orderNumber !== "") {
+      obj.orderNumber = message.orderNumber;
+    }
+    if (message.grandTotal !== undefined) {
+      obj.grandTotal = Money.toJSON(message.grandTotal);
+    }
+    if (message.redemptionUrl !== "") {
+      obj.redemptionUrl = message.redemptionUrl;
+    }
+    if (message.status !== OrderStatus.ORDER_STATUS_UNSPECIFIED) {
+      obj.status = orderStatusToJSON(message.status);
+    }
+    if (message.confirmedAt !== undefined) {
+      obj.confirmedAt = message.confirmedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CartOrder>, I>>(base?: I): CartOrder {
+    return CartOrder.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CartOrder>, I>>(object: I): CartOrder {
+    const message = createBaseCartOrder();
+    message.orderId = object.orderId ?? "";
+    message.orderNumber = object.orderNumber ?? "";
+    message.grandTotal = (object.grandTotal !== undefined && object.grandTotal !== null)
+      ? Money.fromPartial(object.grandTotal)
+      : undefined;
+    message.redemptionUrl = object.redemptionUrl ?? "";
+    message.status = object.status ?? OrderStatus.ORDER_STATUS_UNSPECIFIED;
+    message.confirmedAt = object.confirmedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetShippingOptionsRequest(): GetShippingOptionsRequest {
+  return { appId: "", eventId: "", cartId: "", region: "", sandbox: false };
+}
+
+export const GetShippingOptionsRequest: MessageFns<GetShippingOptionsRequest> = {
+  encode(message: GetShippingOptionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(18).string(message.eventId);
+    }
+    if (message.cartId !== "") {
+      writer.uint32(26).string(message.cartId);
+    }
+    if (message.region !== "") {
+      writer.uint32(34).string(message.region);
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(40).bool(message.sandbox);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetShippingOptionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetShippingOptionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cartId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.region = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetShippingOptionsRequest {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      cartId: isSet(object.cartId)
+        ? globalThis.String(object.cartId)
+        : isSet(object.cart_id)
+        ? globalThis.String(object.cart_id)
+        : "",
+      region: isSet(object.region) ? globalThis.String(object.region) : "",
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+    };
+  },
+
+  toJSON(message: GetShippingOptionsRequest): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.cartId !== "") {
+      obj.cartId = message.cartId;
+    }
+    if (message.region !== "") {
+      obj.region = message.region;
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetShippingOptionsRequest>, I>>(base?: I): GetShippingOptionsRequest {
+    return GetShippingOptionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetShippingOptionsRequest>, I>>(object: I): GetShippingOptionsRequest {
+    const message = createBaseGetShippingOptionsRequest();
+    message.appId = object.appId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.cartId = object.cartId ?? "";
+    message.region = object.region ?? "";
+    message.sandbox = object.sandbox ?? false;
+    return message;
+  },
+};
+
+function createBaseGetShippingOptionsResponse(): GetShippingOptionsResponse {
+  return { options: [] };
+}
+
+export const GetShippingOptionsResponse: MessageFns<GetShippingOptionsResponse> = {
+  encode(message: GetShippingOptionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.options) {
+      ShippingOption.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetShippingOptionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetShippingOptionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.options.push(ShippingOption.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetShippingOptionsResponse {
+    return {
+      options: globalThis.Array.isArray(object?.options)
+        ? object.options.map((e: any) => ShippingOption.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetShippingOptionsResponse): unknown {
+    const obj: any = {};
+    if (message.options?.length) {
+      obj.options = message.options.map((e) => ShippingOption.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetShippingOptionsResponse>, I>>(base?: I): GetShippingOptionsResponse {
+    return GetShippingOptionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetShippingOptionsResponse>, I>>(object: I): GetShippingOptionsResponse {
+    const message = createBaseGetShippingOptionsResponse();
+    message.options = object.options?.map((e) => ShippingOption.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSelectShippingRequest(): SelectShippingRequest {
+  return { appId: "", eventId: "", cartId: "", shippingId: "", sandbox: false };
+}
+
+export const SelectShippingRequest: MessageFns<SelectShippingRequest> = {
+  encode(message: SelectShippingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(18).string(message.eventId);
+    }
+    if (message.cartId !== "") {
+      writer.uint32(26).string(message.cartId);
+    }
+    if (message.shippingId !== "") {
+      writer.uint32(34).string(message.shippingId);
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(40).bool(message.sandbox);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SelectShippingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSelectShippingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cartId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.shippingId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SelectShippingRequest {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      cartId: isSet(object.cartId)
+        ? globalThis.String(object.cartId)
+        : isSet(object.cart_id)
+        ? globalThis.String(object.cart_id)
+        : "",
+      shippingId: isSet(object.shippingId)
+        ? globalThis.String(object.shippingId)
+        : isSet(object.shipping_id)
+        ? globalThis.String(object.shipping_id)
+        : "",
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+    };
+  },
+
+  toJSON(message: SelectShippingRequest): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.cartId !== "") {
+      obj.cartId = message.cartId;
+    }
+    if (message.shippingId !== "") {
+      obj.shippingId = message.shippingId;
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SelectShippingRequest>, I>>(base?: I): SelectShippingRequest {
+    return SelectShippingRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SelectShippingRequest>, I>>(object: I): SelectShippingRequest {
+    const message = createBaseSelectShippingRequest();
+    message.appId = object.appId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.cartId = object.cartId ?? "";
+    message.shippingId = object.shippingId ?? "";
+    message.sandbox = object.sandbox ?? false;
+    return message;
+  },
+};
+
+function createBaseSelectShippingResponse(): SelectShippingResponse {
+  return { cart: undefined };
+}
+
+export const SelectShippingResponse: MessageFns<SelectShippingResponse> = {
+  encode(message: SelectShippingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cart !== undefined) {
+      Cart.encode(message.cart, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SelectShippingResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSelectShippingResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.cart = Cart.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SelectShippingResponse {
+    return { cart: isSet(object.cart) ? Cart.fromJSON(object.cart) : undefined };
+  },
+
+  toJSON(message: SelectShippingResponse): unknown {
+    const obj: any = {};
+    if (message.cart !== undefined) {
+      obj.cart = Cart.toJSON(message.cart);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SelectShippingResponse>, I>>(base?: I): SelectShippingResponse {
+    return SelectShippingResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SelectShippingResponse>, I>>(object: I): SelectShippingResponse {
+    const message = createBaseSelectShippingResponse();
+    message.cart = (object.cart !== undefined && object.cart !== null) ? Cart.fromPartial(object.cart) : undefined;
+    return message;
+  },
+};
+
+function createBaseAddPaymentRequest(): AddPaymentRequest {
+  return { appId: "", eventId: "", cartId: "", sandbox: false, idempotencyKey: "", billing: undefined };
+}
+
+export const AddPaymentRequest: MessageFns<AddPaymentRequest> = {
+  encode(message: AddPaymentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(18).string(message.eventId);
+    }
+    if (message.cartId !== "") {
+      writer.uint32(26).string(message.cartId);
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(32).bool(message.sandbox);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(42).string(message.idempotencyKey);
+    }
+    if (message.billing !== undefined) {
+      Billing.encode(message.billing, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddPaymentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddPaymentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cartId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.billing = Billing.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddPaymentRequest {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      cartId: isSet(object.cartId)
+        ? globalThis.String(object.cartId)
+        : isSet(object.cart_id)
+        ? globalThis.String(object.cart_id)
+        : "",
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+      billing: isSet(object.billing) ? Billing.fromJSON(object.billing) : undefined,
+    };
+  },
+
+  toJSON(message: AddPaymentRequest): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.cartId !== "") {
+      obj.cartId = message.cartId;
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    if (message.billing !== undefined) {
+      obj.billing = Billing.toJSON(message.billing);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddPaymentRequest>, I>>(base?: I): AddPaymentRequest {
+    return AddPaymentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddPaymentRequest>, I>>(object: I): AddPaymentRequest {
+    const message = createBaseAddPaymentRequest();
+    message.appId = object.appId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.cartId = object.cartId ?? "";
+    message.sandbox = object.sandbox ?? false;
+    message.idempotencyKey = object.idempotencyKey ?? "";
+    message.billing = (object.billing !== undefined && object.billing !== null)
+      ? Billing.fromPartial(object.billing)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseBilling(): Billing {
+  return {
+    firstName: "",
+    lastName: "",
+    homePhone: "",
+    type: "",
+    reference: "",
+    address: undefined,
+    amount: undefined,
+    cardNonce: "",
+    cin: "",
+    expireMonth: 0,
+    expireYear: 0,
+    emailAddress: "",
+    thirdPartyAccountId: "",
+  };
+}
+
+export const Billing: MessageFns<Billing> = {
+  encode(message: Billing, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.firstName !== "") {
+      writer.uint32(10).string(message.firstName);
+    }
+    if (message.lastName !== "") {
+      writer.uint32(18).string(message.lastName);
+    }
+    if (message.homePhone !== "") {
+      writer.uint32(26).string(message.homePhone);
+    }
+    if (message.type !== "") {
+      writer.uint32(34).string(message.type);
+    }
+    if (message.reference !== "") {
+      writer.uint32(42).string(message.reference);
+    }
+    if (message.address !== undefined) {
+      BillingAddress.encode(message.address, writer.uint32(50).fork()).join();
+    }
+    if (message.amount !== undefined) {
+      Money.encode(message.amount, writer.uint32(58).fork()).join();
+    }
+    if (message.cardNonce !== "") {
+      writer.uint32(66).string(message.cardNonce);
+    }
+    if (message.cin !== "") {
+      writer.uint32(74).string(message.cin);
+    }
+    if (message.expireMonth !== 0) {
+      writer.uint32(80).int32(message.expireMonth);
+    }
+    if (message.expireYear !== 0) {
+      writer.uint32(88).int32(message.expireYear);
+    }
+    if (message.emailAddress !== "") {
+      writer.uint32(98).string(message.emailAddress);
+    }
+    if (message.thirdPartyAccountId !== "") {
+      writer.uint32(106).string(message.thirdPartyAccountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Billing {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBilling();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.firstName = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.lastName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.homePhone = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.address = BillingAddress.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.amount = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.cardNonce = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.cin = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.expireMonth = reader.int32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.expireYear = reader.int32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.emailAddress = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.thirdPartyAccountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Billing {
+    return {
+      firstName: isSet(object.firstName)
+        ? globalThis.String(object.firstName)
+        : isSet(object.first_name)
+        ? globalThis.String(object.first_name)
+        : "",
+      lastName: isSet(object.lastName)
+        ? globalThis.String(object.lastName)
+        : isSet(object.last_name)
+        ? globalThis.String(object.last_name)
+        : "",
+      homePhone: isSet(object.homePhone)
+        ? globalThis.String(object.homePhone)
+        : isSet(object.home_phone)
+        ? globalThis.String(object.home_phone)
+        : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
+      address: isSet(object.address) ? BillingAddress.fromJSON(object.address) : undefined,
+      amount: isSet(object.amount) ? Money.fromJSON(object.amount) : undefined,
+      cardNonce: isSet(object.cardNonce)
+        ? globalThis.String(object.cardNonce)
+        : isSet(object.card_nonce)
+        ? globalThis.String(object.card_nonce)
+        : "",
+      cin: isSet(object.cin) ? globalThis.String(object.cin) : "",
+      expireMonth: isSet(object.expireMonth)
+        ? globalThis.Number(object.expireMonth)
+        : isSet(object.expire_month)
+        ? globalThis.Number(object.expire_month)
+        : 0,
+      expireYear: isSet(object.expireYear)
+        ? globalThis.Number(object.expireYear)
+        : isSet(object.expire_year)
+        ? globalThis.Number(object.expire_year)
+        : 0,
+      emailAddress: isSet(object.emailAddress)
+        ? globalThis.String(object.emailAddress)
+        : isSet(object.email_address)
+        ? globalThis.String(object.email_address)
+        : "",
+      thirdPartyAccountId: isSet(object.thirdPartyAccountId)
+        ? globalThis.String(object.thirdPartyAccountId)
+        : isSet(object.third_party_account_id)
+        ? globalThis.String(object.third_party_account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: Billing): unknown {
+    const obj: any = {};
+    if (message.firstName !== "") {
+      obj.firstName = message.firstName;
+    }
+    if (message.lastName !== "") {
+      obj.lastName = message.lastName;
+    }
+    if (message.homePhone !== "") {
+      obj.homePhone = message.homePhone;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.reference !== "") {
+      obj.reference = message.reference;
+    }
+    if (message.address !== undefined) {
+      obj.address = BillingAddress.toJSON(message.address);
+    }
+    if (message.amount !== undefined) {
+      obj.amount = Money.toJSON(message.amount);
+    }
+    if (message.cardNonce !== "") {
+      obj.cardNonce = message.cardNonce;
+    }
+    if (message.cin !== "") {
+      obj.cin = message.cin;
+    }
+    if (message.expireMonth !== 0) {
+      obj.expireMonth = Math.round(message.expireMonth);
+    }
+    if (message.expireYear !== 0) {
+      obj.expireYear = Math.round(message.expireYear);
+    }
+    if (message.emailAddress !== "") {
+      obj.emailAddress = message.emailAddress;
+    }
+    if (message.thirdPartyAccountId !== "") {
+      obj.thirdPartyAccountId = message.thirdPartyAccountId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Billing>, I>>(base?: I): Billing {
+    return Billing.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Billing>, I>>(object: I): Billing {
+    const message = createBaseBilling();
+    message.firstName = object.firstName ?? "";
+    message.lastName = object.lastName ?? "";
+    message.homePhone = object.homePhone ?? "";
+    message.type = object.type ?? "";
+    message.reference = object.reference ?? "";
+    message.address = (object.address !== undefined && object.address !== null)
+      ? BillingAddress.fromPartial(object.address)
+      : undefined;
+    message.amount = (object.amount !== undefined && object.amount !== null)
+      ? Money.fromPartial(object.amount)
+      : undefined;
+    message.cardNonce = object.cardNonce ?? "";
+    message.cin = object.cin ?? "";
+    message.expireMonth = object.expireMonth ?? 0;
+    message.expireYear = object.expireYear ?? 0;
+    message.emailAddress = object.emailAddress ?? "";
+    message.thirdPartyAccountId = object.thirdPartyAccountId ?? "";
+    return message;
+  },
+};
+
+function createBaseBillingAddress(): BillingAddress {
+  return { line1: "", line2: "", unit: "", city: "", countryCode: "", countryId: "", region: "", postalCode: "" };
+}
+
+export const BillingAddress: MessageFns<BillingAddress> = {
+  encode(message: BillingAddress, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.line1 !== "") {
+      writer.uint32(10).string(message.line1);
+    }
+    if (message.line2 !== "") {
+      writer.uint32(18).string(message.line2);
+    }
+    if (message.unit !== "") {
+      writer.uint32(26).string(message.unit);
+    }
+    if (message.city !== "") {
+      writer.uint32(34).string(message.city);
+    }
+    if (message.countryCode !== "") {
+      writer.uint32(42).string(message.countryCode);
+    }
+    if (message.countryId !== "") {
+      writer.uint32(50).string(message.countryId);
+    }
+    if (message.region !== "") {
+      writer.uint32(58).string(message.region);
+    }
+    if (message.postalCode !== "") {
+      writer.uint32(66).string(message.postalCode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BillingAddress {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBillingAddress();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.line1 = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.line2 = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.unit = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.city = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.countryCode = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.countryId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.region = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.postalCode = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BillingAddress {
+    return {
+      line1: isSet(object.line1) ? globalThis.String(object.line1) : "",
+      line2: isSet(object.line2) ? globalThis.String(object.line2) : "",
+      unit: isSet(object.unit) ? globalThis.String(object.unit) : "",
+      city: isSet(object.city) ? globalThis.String(object.city) : "",
+      countryCode: isSet(object.countryCode)
+        ? globalThis.String(object.countryCode)
+        : isSet(object.country_code)
+        ? globalThis.String(object.country_code)
+        : "",
+      countryId: isSet(object.countryId)
+        ? globalThis.String(object.countryId)
+        : isSet(object.country_id)
+        ? globalThis.String(object.country_id)
+        : "",
+      region: isSet(object.region) ? globalThis.String(object.region) : "",
+      postalCode: isSet(object.postalCode)
+        ? globalThis.String(object.postalCode)
+        : isSet(object.postal_code)
+        ? globalThis.String(object.postal_code)
+        : "",
+    };
+  },
+
+  toJSON(message: BillingAddress): unknown {
+    const obj: any = {};
+    if (message.line1 !== "") {
+      obj.line1 = message.line1;
+    }
+    if (message.line2 !== "") {
+      obj.line2 = message.line2;
+    }
+    if (message.unit !== "") {
+      obj.unit = message.unit;
+    }
+    if (message.city !== "") {
+      obj.city = message.city;
+    }
+    if (message.countryCode !== "") {
+      obj.countryCode = message.countryCode;
+    }
+    if (message.countryId !== "") {
+      obj.countryId = message.countryId;
+    }
+    if (message.region !== "") {
+      obj.region = message.region;
+    }
+    if (message.postalCode !== "") {
+      obj.postalCode = message.postalCode;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BillingAddress>, I>>(base?: I): BillingAddress {
+    return BillingAddress.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BillingAddress>, I>>(object: I): BillingAddress {
+    const message = createBaseBillingAddress();
+    message.line1 = object.line1 ?? "";
+    message.line2 = object.line2 ?? "";
+    message.unit = object.unit ?? "";
+    message.city = object.city ?? "";
+    message.countryCode = object.countryCode ?? "";
+    message.countryId = object.countryId ?? "";
+    message.region = object.region ?? "";
+    message.postalCode = object.postalCode ?? "";
+    return message;
+  },
+};
+
+function createBaseAddPaymentResponse(): AddPaymentResponse {
+  return { cart: undefined };
+}
+
+export const AddPaymentResponse: MessageFns<AddPaymentResponse> = {
+  encode(message: AddPaymentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cart !== undefined) {
+      Cart.encode(message.cart, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddPaymentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddPaymentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.cart = Cart.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddPaymentResponse {
+    return { cart: isSet(object.cart) ? Cart.fromJSON(object.cart) : undefined };
+  },
+
+  toJSON(message: AddPaymentResponse): unknown {
+    const obj: any = {};
+    if (message.cart !== undefined) {
+      obj.cart = Cart.toJSON(message.cart);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddPaymentResponse>, I>>(base?: I): AddPaymentResponse {
+    return AddPaymentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddPaymentResponse>, I>>(object: I): AddPaymentResponse {
+    const message = createBaseAddPaymentResponse();
+    message.cart = (object.cart !== undefined && object.cart !== null) ? Cart.fromPartial(object.cart) : undefined;
+    return message;
+  },
+};
+
+function createBaseCommitCartRequest(): CommitCartRequest {
+  return { appId: "", eventId: "", cartId: "", sandbox: false, idempotencyKey: "" };
+}
+
+export const CommitCartRequest: MessageFns<CommitCartRequest> = {
+  encode(message: CommitCartRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(18).string(message.eventId);
+    }
+    if (message.cartId !== "") {
+      writer.uint32(26).string(message.cartId);
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(32).bool(message.sandbox);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(42).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CommitCartRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCommitCartRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cartId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CommitCartRequest {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      cartId: isSet(object.cartId)
+        ? globalThis.String(object.cartId)
+        : isSet(object.cart_id)
+        ? globalThis.String(object.cart_id)
+        : "",
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+    };
+  },
+
+  toJSON(message: CommitCartRequest): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.cartId !== "") {
+      obj.cartId = message.cartId;
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CommitCartRequest>, I>>(base?: I): CommitCartRequest {
+    return CommitCartRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CommitCartRequest>, I>>(object: I): CommitCartRequest {
+    const message = createBaseCommitCartRequest();
+    message.appId = object.appId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.cartId = object.cartId ?? "";
+    message.sandbox = object.sandbox ?? false;
+    message.idempotencyKey = object.idempotencyKey ?? "";
+    return message;
+  },
+};
+
+function createBaseCommitCartResponse(): CommitCartResponse {
+  return { cart: undefined, order: undefined, orderToken: "" };
+}
+
+export const CommitCartResponse: MessageFns<CommitCartResponse> = {
+  encode(message: CommitCartResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cart !== undefined) {
+      Cart.encode(message.cart, writer.uint32(10).fork()).join();
+    }
+    if (message.order !== undefined) {
+      CartOrder.encode(message.order, writer.uint32(18).fork()).join();
+    }
+    if (message.orderToken !== "") {
+      writer.uint32(26).string(message.orderToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CommitCartResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCommitCartResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.cart = Cart.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.order = CartOrder.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.orderToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CommitCartResponse {
+    return {
+      cart: isSet(object.cart) ? Cart.fromJSON(object.cart) : undefined,
+      order: isSet(object.order) ? CartOrder.fromJSON(object.order) : undefined,
+      orderToken: isSet(object.orderToken)
+        ? globalThis.String(object.orderToken)
+        : isSet(object.order_token)
+        ? globalThis.String(object.order_token)
+        : "",
+    };
+  },
+
+  toJSON(message: CommitCartResponse): unknown {
+    const obj: any = {};
+    if (message.cart !== undefined) {
+      obj.cart = Cart.toJSON(message.cart);
+    }
+    if (message.order !== undefined) {
+      obj.order = CartOrder.toJSON(message.order);
+    }
+    if (message.orderToken !== "") {
+      obj.orderToken = message.orderToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CommitCartResponse>, I>>(base?: I): CommitCartResponse {
+    return CommitCartResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CommitCartResponse>, I>>(object: I): CommitCartResponse {
+    const message = createBaseCommitCartResponse();
+    message.cart = (object.cart !== undefined && object.cart !== null) ? Cart.fromPartial(object.cart) : undefined;
+    message.order = (object.order !== undefined && object.order !== null)
+      ? CartOrder.fromPartial(object.order)
+      : undefined;
+    message.orderToken = object.orderToken ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordTrackingRequest(): RecordTrackingRequest {
+  return { appId: "", eventId: "", sharedId: "", subId1: "", subId2: "", subId3: "", sandbox: false };
+}
+
+export const RecordTrackingRequest: MessageFns<RecordTrackingRequest> = {
+  encode(message: RecordTrackingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(18).string(message.eventId);
+    }
+    if (message.sharedId !== "") {
+      writer.uint32(26).string(message.sharedId);
+    }
+    if (message.subId1 !== "") {
+      writer.uint32(34).string(message.subId1);
+    }
+    if (message.subId2 !== "") {
+      writer.uint32(42).string(message.subId2);
+    }
+    if (message.subId3 !== "") {
+      writer.uint32(50).string(message.subId3);
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(56).bool(message.sandbox);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordTrackingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordTrackingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sharedId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.subId1 = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.subId2 = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.subId3 = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordTrackingRequest {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      sharedId: isSet(object.sharedId)
+        ? globalThis.String(object.sharedId)
+        : isSet(object.shared_id)
+        ? globalThis.String(object.shared_id)
+        : "",
+      subId1: isSet(object.subId1)
+        ? globalThis.String(object.subId1)
+        : isSet(object.sub_id1)
+        ? globalThis.String(object.sub_id1)
+        : "",
+      subId2: isSet(object.subId2)
+        ? globalThis.String(object.subId2)
+        : isSet(object.sub_id2)
+        ? globalThis.String(object.sub_id2)
+        : "",
+      subId3: isSet(object.subId3)
+        ? globalThis.String(object.subId3)
+        : isSet(object.sub_id3)
+        ? globalThis.String(object.sub_id3)
+        : "",
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+    };
+  },
+
+  toJSON(message: RecordTrackingRequest): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.sharedId !== "") {
+      obj.sharedId = message.sharedId;
+    }
+    if (message.subId1 !== "") {
+      obj.subId1 = message.subId1;
+    }
+    if (message.subId2 !== "") {
+      obj.subId2 = message.subId2;
+    }
+    if (message.subId3 !== "") {
+      obj.subId3 = message.subId3;
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordTrackingRequest>, I>>(base?: I): RecordTrackingRequest {
+    return RecordTrackingRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordTrackingRequest>, I>>(object: I): RecordTrackingRequest {
+    const message = createBaseRecordTrackingRequest();
+    message.appId = object.appId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.sharedId = object.sharedId ?? "";
+    message.subId1 = object.subId1 ?? "";
+    message.subId2 = object.subId2 ?? "";
+    message.subId3 = object.subId3 ?? "";
+    message.sandbox = object.sandbox ?? false;
+    return message;
+  },
+};
+
+function createBaseCancelOrderRequest(): CancelOrderRequest {
+  return { orderId: "", reason: CancelReason.CANCEL_REASON_UNSPECIFIED, detail: "" };
+}
+
+export const CancelOrderRequest: MessageFns<CancelOrderRequest> = {
+  encode(message: CancelOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orderId !== "") {
+      writer.uint32(10).string(message.orderId);
+    }
+    if (message.reason !== CancelReason.CANCEL_REASON_UNSPECIFIED) {
+      writer.uint32(16).int32(cancelReasonToNumber(message.reason));
+    }
+    if (message.detail !== "") {
+      writer.uint32(26).string(message.detail);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelOrderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelOrderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.reason = cancelReasonFromJSON(reader.int32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelOrderRequest {
+    return {
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      reason: isSet(object.reason) ? cancelReasonFromJSON(object.reason) : CancelReason.CANCEL_REASON_UNSPECIFIED,
+      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+    };
+  },
+
+  toJSON(message: CancelOrderRequest): unknown {
+    const obj: any = {};
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.reason !== CancelReason.CANCEL_REASON_UNSPECIFIED) {
+      obj.reason = cancelReasonToJSON(message.reason);
+    }
+    if (message.detail !== "") {
+      obj.detail = message.detail;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelOrderRequest>, I>>(base?: I): CancelOrderRequest {
+    return CancelOrderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelOrderRequest>, I>>(object: I): CancelOrderRequest {
+    const message = createBaseCancelOrderRequest();
+    message.orderId = object.orderId ?? "";
+    message.reason = object.reason ?? CancelReason.CANCEL_REASON_UNSPECIFIED;
+    message.detail = object.detail ?? "";
+    return message;
+  },
+};
+
+function createBaseCancelOrderResponse(): CancelOrderResponse {
+  return { order: undefined, partnerCancelQueued: false };
+}
+
+export const CancelOrderResponse: MessageFns<CancelOrderResponse> = {
+  encode(message: CancelOrderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      CartOrder.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    if (message.partnerCancelQueued !== false) {
+      writer.uint32(16).bool(message.partnerCancelQueued);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelOrderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelOrderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = CartOrder.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.partnerCancelQueued = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelOrderResponse {
+    return {
+      order: isSet(object.order) ? CartOrder.fromJSON(object.order) : undefined,
+      partnerCancelQueued: isSet(object.partnerCancelQueued)
+        ? globalThis.Boolean(object.partnerCancelQueued)
+        : isSet(object.partner_cancel_queued)
+        ? globalThis.Boolean(object.partner_cancel_queued)
+        : false,
+    };
+  },
+
+  toJSON(message: CancelOrderResponse): unknown {
+    const obj: any = {};
+    if (message.order !== undefined) {
+      obj.order = CartOrder.toJSON(message.order);
+    }
+    if (message.partnerCancelQueued !== false) {
+      obj.partnerCancelQueued = message.partnerCancelQueued;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelOrderResponse>, I>>(base?: I): CancelOrderResponse {
+    return CancelOrderResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelOrderResponse>, I>>(object: I): CancelOrderResponse {
+    const message = createBaseCancelOrderResponse();
+    message.order = (object.order !== undefined && object.order !== null)
+      ? CartOrder.fromPartial(object.order)
+      : undefined;
+    message.partnerCancelQueued = object.partnerCancelQueued ?? false;
+    return message;
+  },
+};
+
+function createBaseGetOrderRequest(): GetOrderRequest {
+  return { orderId: "", appId: "" };
+}
+
+export const GetOrderRequest: MessageFns<GetOrderRequest> = {
+  encode(message: GetOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orderId !== "") {
+      writer.uint32(10).string(message.orderId);
+    }
+    if (message.appId !== "") {
+      writer.uint32(18).string(message.appId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrderRequest {
+    return {
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetOrderRequest): unknown {
+    const obj: any = {};
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrderRequest>, I>>(base?: I): GetOrderRequest {
+    return GetOrderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrderRequest>, I>>(object: I): GetOrderRequest {
+    const message = createBaseGetOrderRequest();
+    message.orderId = object.orderId ?? "";
+    message.appId = object.appId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOrderResponse(): GetOrderResponse {
+  return { order: undefined, eventId: "", cartId: "", tickets: [] };
+}
+
+export const GetOrderResponse: MessageFns<GetOrderResponse> = {
+  encode(message: GetOrderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      CartOrder.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    if (message.eventId !== "") {
+      writer.uint32(18).string(message.eventId);
+    }
+    if (message.cartId !== "") {
+      writer.uint32(26).string(message.cartId);
+    }
+    for (const v of message.tickets) {
+      OrderTicket.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = CartOrder.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cartId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.tickets.push(OrderTicket.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrderResponse {
+    return {
+      order: isSet(object.order) ? CartOrder.fromJSON(object.order) : undefined,
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      cartId: isSet(object.cartId)
+        ? globalThis.String(object.cartId)
+        : isSet(object.cart_id)
+        ? globalThis.String(object.cart_id)
+        : "",
+      tickets: globalThis.Array.isArray(object?.tickets) ? object.tickets.map((e: any) => OrderTicket.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: GetOrderResponse): unknown {
+    const obj: any = {};
+    if (message.order !== undefined) {
+      obj.order = CartOrder.toJSON(message.order);
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.cartId !== "") {
+      obj.cartId = message.cartId;
+    }
+    if (message.tickets?.length) {
+      obj.tickets = message.tickets.map((e) => OrderTicket.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrderResponse>, I>>(base?: I): GetOrderResponse {
+    return GetOrderResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrderResponse>, I>>(object: I): GetOrderResponse {
+    const message = createBaseGetOrderResponse();
+    message.order = (object.order !== undefined && object.order !== null)
+      ? CartOrder.fromPartial(object.order)
+      : undefined;
+    message.eventId = object.eventId ?? "";
+    message.cartId = object.cartId ?? "";
+    message.tickets = object.tickets?.map((e) => OrderTicket.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1282,12 +6428,35 @@ export const CartTotals: MessageFns<CartTotals> = {
   },
 };
 
-/** The partner cart (spec 03 "Partner cart service"), served by cart. */
+/**
+ * The partner cart (`/partners/v1` and its pre-production twin `/partners-preprod/v1`), served by cart.
+ * Every request names the calling app (the edge resolved its API key): a cart belongs to the app that
+ * created it, and any other app gets NOT_FOUND for it. `sandbox` is true on the pre-production prefix:
+ * sandbox carts use sandbox inventory and the sandbox payment processor only and never reach a partner
+ * order. Writes that create something take an `idempotency_key` (the `Idempotency-Key` header): a retry
+ * with the same key and the same request answers the first outcome; the same key with a different
+ * request is FAILED_PRECONDITION with reason `idempotency-key-reused`.
+ * Error details carry the partner cart error code (see the cart README) in `google.rpc.ErrorInfo.reason`.
+ */
 export type CartServiceService = typeof CartServiceService;
 export const CartServiceService = {
+  /** Live availability of an event, the first step of a purchase (`GET .../availability`). */
+  getEventAvailability: {
+    path: "/marquee.cart.v1.CartService/GetEventAvailability" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetEventAvailabilityRequest): Buffer =>
+      Buffer.from(GetEventAvailabilityRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetEventAvailabilityRequest => GetEventAvailabilityRequest.decode(value),
+    responseSerialize: (value: GetEventAvailabilityResponse): Buffer =>
+      Buffer.from(GetEventAvailabilityResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetEventAvailabilityResponse => GetEventAvailabilityResponse.decode(value),
+  },
   /**
    * Reserve tickets into a new cart (`POST /partners/v1/events/{event_id}/cart`).
-   * RESOURCE_EXHAUSTED when the tickets are not available.
+   * RESOURCE_EXHAUSTED when the tickets are not available. When the partner is slow (or the caller asks
+   * for the asynchronous path) the answer is a cart in status PENDING; it completes in the background
+   * even if the caller never asks again, and GetCart polls it.
    */
   reserveCart: {
     path: "/marquee.cart.v1.CartService/ReserveCart" as const,
@@ -1298,7 +6467,7 @@ export const CartServiceService = {
     responseSerialize: (value: ReserveCartResponse): Buffer => Buffer.from(ReserveCartResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReserveCartResponse => ReserveCartResponse.decode(value),
   },
-  /** Read a cart. NOT_FOUND for unknown carts or carts of another app. */
+  /** Read a cart (also the poll of a pending reserve). NOT_FOUND for unknown carts or carts of another app. */
   getCart: {
     path: "/marquee.cart.v1.CartService/GetCart" as const,
     requestStream: false as const,
@@ -1308,7 +6477,57 @@ export const CartServiceService = {
     responseSerialize: (value: GetCartResponse): Buffer => Buffer.from(GetCartResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetCartResponse => GetCartResponse.decode(value),
   },
-  /** Release a cart (`DELETE .../cart`); idempotent. */
+  /** Shipping options of a cart for a region (`GET .../cart/shipping`). */
+  getShippingOptions: {
+    path: "/marquee.cart.v1.CartService/GetShippingOptions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetShippingOptionsRequest): Buffer =>
+      Buffer.from(GetShippingOptionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetShippingOptionsRequest => GetShippingOptionsRequest.decode(value),
+    responseSerialize: (value: GetShippingOptionsResponse): Buffer =>
+      Buffer.from(GetShippingOptionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetShippingOptionsResponse => GetShippingOptionsResponse.decode(value),
+  },
+  /** Choose a shipping option (`PUT .../cart/shipping`). */
+  selectShipping: {
+    path: "/marquee.cart.v1.CartService/SelectShipping" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SelectShippingRequest): Buffer =>
+      Buffer.from(SelectShippingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SelectShippingRequest => SelectShippingRequest.decode(value),
+    responseSerialize: (value: SelectShippingResponse): Buffer =>
+      Buffer.from(SelectShippingResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SelectShippingResponse => SelectShippingResponse.decode(value),
+  },
+  /**
+   * Add billing and authorise the payment (`PUT .../cart/payment`). A declined payment is
+   * FAILED_PRECONDITION with the processor's reason and leaves the cart held without a payment.
+   */
+  addPayment: {
+    path: "/marquee.cart.v1.CartService/AddPayment" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddPaymentRequest): Buffer => Buffer.from(AddPaymentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddPaymentRequest => AddPaymentRequest.decode(value),
+    responseSerialize: (value: AddPaymentResponse): Buffer => Buffer.from(AddPaymentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddPaymentResponse => AddPaymentResponse.decode(value),
+  },
+  /**
+   * Commit a paid cart: the partner confirms the booking as an order, the payment is captured
+   * (`PUT .../cart`). Answers the order with its order token.
+   */
+  commitCart: {
+    path: "/marquee.cart.v1.CartService/CommitCart" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CommitCartRequest): Buffer => Buffer.from(CommitCartRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CommitCartRequest => CommitCartRequest.decode(value),
+    responseSerialize: (value: CommitCartResponse): Buffer => Buffer.from(CommitCartResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CommitCartResponse => CommitCartResponse.decode(value),
+  },
+  /** Release a cart (`DELETE .../cart`); idempotent. Frees the partner booking. */
   releaseCart: {
     path: "/marquee.cart.v1.CartService/ReleaseCart" as const,
     requestStream: false as const,
@@ -1318,24 +6537,103 @@ export const CartServiceService = {
     responseSerialize: (value: Empty): Buffer => Buffer.from(Empty.encode(value).finish()),
     responseDeserialize: (value: Buffer): Empty => Empty.decode(value),
   },
+  /** Record an affiliate tracking hit (`GET /partners/v1/tracking`). */
+  recordTracking: {
+    path: "/marquee.cart.v1.CartService/RecordTracking" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordTrackingRequest): Buffer =>
+      Buffer.from(RecordTrackingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordTrackingRequest => RecordTrackingRequest.decode(value),
+    responseSerialize: (value: Empty): Buffer => Buffer.from(Empty.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Empty => Empty.decode(value),
+  },
+  /**
+   * Cancel a confirmed order (operators: admin API and CLI). The partner cancel goes through
+   * 3p-connector's durable queue when the partner is down.
+   */
+  cancelOrder: {
+    path: "/marquee.cart.v1.CartService/CancelOrder" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelOrderRequest): Buffer => Buffer.from(CancelOrderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelOrderRequest => CancelOrderRequest.decode(value),
+    responseSerialize: (value: CancelOrderResponse): Buffer => Buffer.from(CancelOrderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelOrderResponse => CancelOrderResponse.decode(value),
+  },
+  /** One order as the platform sees it (operators and the cart's owner app). */
+  getOrder: {
+    path: "/marquee.cart.v1.CartService/GetOrder" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOrderRequest): Buffer => Buffer.from(GetOrderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOrderRequest => GetOrderRequest.decode(value),
+    responseSerialize: (value: GetOrderResponse): Buffer => Buffer.from(GetOrderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetOrderResponse => GetOrderResponse.decode(value),
+  },
 } as const;
 
 export interface CartServiceServer extends UntypedServiceImplementation {
+  /** Live availability of an event, the first step of a purchase (`GET .../availability`). */
+  getEventAvailability: handleUnaryCall<GetEventAvailabilityRequest, GetEventAvailabilityResponse>;
   /**
    * Reserve tickets into a new cart (`POST /partners/v1/events/{event_id}/cart`).
-   * RESOURCE_EXHAUSTED when the tickets are not available.
+   * RESOURCE_EXHAUSTED when the tickets are not available. When the partner is slow (or the caller asks
+   * for the asynchronous path) the answer is a cart in status PENDING; it completes in the background
+   * even if the caller never asks again, and GetCart polls it.
    */
   reserveCart: handleUnaryCall<ReserveCartRequest, ReserveCartResponse>;
-  /** Read a cart. NOT_FOUND for unknown carts or carts of another app. */
+  /** Read a cart (also the poll of a pending reserve). NOT_FOUND for unknown carts or carts of another app. */
   getCart: handleUnaryCall<GetCartRequest, GetCartResponse>;
-  /** Release a cart (`DELETE .../cart`); idempotent. */
+  /** Shipping options of a cart for a region (`GET .../cart/shipping`). */
+  getShippingOptions: handleUnaryCall<GetShippingOptionsRequest, GetShippingOptionsResponse>;
+  /** Choose a shipping option (`PUT .../cart/shipping`). */
+  selectShipping: handleUnaryCall<SelectShippingRequest, SelectShippingResponse>;
+  /**
+   * Add billing and authorise the payment (`PUT .../cart/payment`). A declined payment is
+   * FAILED_PRECONDITION with the processor's reason and leaves the cart held without a payment.
+   */
+  addPayment: handleUnaryCall<AddPaymentRequest, AddPaymentResponse>;
+  /**
+   * Commit a paid cart: the partner confirms the booking as an order, the payment is captured
+   * (`PUT .../cart`). Answers the order with its order token.
+   */
+  commitCart: handleUnaryCall<CommitCartRequest, CommitCartResponse>;
+  /** Release a cart (`DELETE .../cart`); idempotent. Frees the partner booking. */
   releaseCart: handleUnaryCall<ReleaseCartRequest, Empty>;
+  /** Record an affiliate tracking hit (`GET /partners/v1/tracking`). */
+  recordTracking: handleUnaryCall<RecordTrackingRequest, Empty>;
+  /**
+   * Cancel a confirmed order (operators: admin API and CLI). The partner cancel goes through
+   * 3p-connector's durable queue when the partner is down.
+   */
+  cancelOrder: handleUnaryCall<CancelOrderRequest, CancelOrderResponse>;
+  /** One order as the platform sees it (operators and the cart's owner app). */
+  getOrder: handleUnaryCall<GetOrderRequest, GetOrderResponse>;
 }
 
 export interface CartServiceClient extends Client {
+  /** Live availability of an event, the first step of a purchase (`GET .../availability`). */
+  getEventAvailability(
+    request: GetEventAvailabilityRequest,
+    callback: (error: ServiceError | null, response: GetEventAvailabilityResponse) => void,
+  ): ClientUnaryCall;
+  getEventAvailability(
+    request: GetEventAvailabilityRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetEventAvailabilityResponse) => void,
+  ): ClientUnaryCall;
+  getEventAvailability(
+    request: GetEventAvailabilityRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetEventAvailabilityResponse) => void,
+  ): ClientUnaryCall;
   /**
    * Reserve tickets into a new cart (`POST /partners/v1/events/{event_id}/cart`).
-   * RESOURCE_EXHAUSTED when the tickets are not available.
+   * RESOURCE_EXHAUSTED when the tickets are not available. When the partner is slow (or the caller asks
+   * for the asynchronous path) the answer is a cart in status PENDING; it completes in the background
+   * even if the caller never asks again, and GetCart polls it.
    */
   reserveCart(
     request: ReserveCartRequest,
@@ -1352,7 +6650,7 @@ export interface CartServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReserveCartResponse) => void,
   ): ClientUnaryCall;
-  /** Read a cart. NOT_FOUND for unknown carts or carts of another app. */
+  /** Read a cart (also the poll of a pending reserve). NOT_FOUND for unknown carts or carts of another app. */
   getCart(
     request: GetCartRequest,
     callback: (error: ServiceError | null, response: GetCartResponse) => void,
@@ -1368,7 +6666,77 @@ export interface CartServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetCartResponse) => void,
   ): ClientUnaryCall;
-  /** Release a cart (`DELETE .../cart`); idempotent. */
+  /** Shipping options of a cart for a region (`GET .../cart/shipping`). */
+  getShippingOptions(
+    request: GetShippingOptionsRequest,
+    callback: (error: ServiceError | null, response: GetShippingOptionsResponse) => void,
+  ): ClientUnaryCall;
+  getShippingOptions(
+    request: GetShippingOptionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetShippingOptionsResponse) => void,
+  ): ClientUnaryCall;
+  getShippingOptions(
+    request: GetShippingOptionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetShippingOptionsResponse) => void,
+  ): ClientUnaryCall;
+  /** Choose a shipping option (`PUT .../cart/shipping`). */
+  selectShipping(
+    request: SelectShippingRequest,
+    callback: (error: ServiceError | null, response: SelectShippingResponse) => void,
+  ): ClientUnaryCall;
+  selectShipping(
+    request: SelectShippingRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SelectShippingResponse) => void,
+  ): ClientUnaryCall;
+  selectShipping(
+    request: SelectShippingRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SelectShippingResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Add billing and authorise the payment (`PUT .../cart/payment`). A declined payment is
+   * FAILED_PRECONDITION with the processor's reason and leaves the cart held without a payment.
+   */
+  addPayment(
+    request: AddPaymentRequest,
+    callback: (error: ServiceError | null, response: AddPaymentResponse) => void,
+  ): ClientUnaryCall;
+  addPayment(
+    request: AddPaymentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddPaymentResponse) => void,
+  ): ClientUnaryCall;
+  addPayment(
+    request: AddPaymentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddPaymentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Commit a paid cart: the partner confirms the booking as an order, the payment is captured
+   * (`PUT .../cart`). Answers the order with its order token.
+   */
+  commitCart(
+    request: CommitCartRequest,
+    callback: (error: ServiceError | null, response: CommitCartResponse) => void,
+  ): ClientUnaryCall;
+  commitCart(
+    request: CommitCartRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CommitCartResponse) => void,
+  ): ClientUnaryCall;
+  commitCart(
+    request: CommitCartRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CommitCartResponse) => void,
+  ): ClientUnaryCall;
+  /** Release a cart (`DELETE .../cart`); idempotent. Frees the partner booking. */
   releaseCart(
     request: ReleaseCartRequest,
     callback: (error: ServiceError | null, response: Empty) => void,
@@ -1383,6 +6751,57 @@ export interface CartServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Empty) => void,
+  ): ClientUnaryCall;
+  /** Record an affiliate tracking hit (`GET /partners/v1/tracking`). */
+  recordTracking(
+    request: RecordTrackingRequest,
+    callback: (error: ServiceError | null, response: Empty) => void,
+  ): ClientUnaryCall;
+  recordTracking(
+    request: RecordTrackingRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Empty) => void,
+  ): ClientUnaryCall;
+  recordTracking(
+    request: RecordTrackingRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Empty) => void,
+  ): ClientUnaryCall;
+  /**
+   * Cancel a confirmed order (operators: admin API and CLI). The partner cancel goes through
+   * 3p-connector's durable queue when the partner is down.
+   */
+  cancelOrder(
+    request: CancelOrderRequest,
+    callback: (error: ServiceError | null, response: CancelOrderResponse) => void,
+  ): ClientUnaryCall;
+  cancelOrder(
+    request: CancelOrderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CancelOrderResponse) => void,
+  ): ClientUnaryCall;
+  cancelOrder(
+    request: CancelOrderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CancelOrderResponse) => void,
+  ): ClientUnaryCall;
+  /** One order as the platform sees it (operators and the cart's owner app). */
+  getOrder(
+    request: GetOrderRequest,
+    callback: (error: ServiceError | null, response: GetOrderResponse) => void,
+  ): ClientUnaryCall;
+  getOrder(
+    request: GetOrderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOrderResponse) => void,
+  ): ClientUnaryCall;
+  getOrder(
+    request: GetOrderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOrderResponse) => void,
   ): ClientUnaryCall;
 }
 
