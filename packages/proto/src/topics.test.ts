@@ -27,7 +27,9 @@ import {
 import { DealChanged, DealState, Exclusivity } from './gen/marquee/deals/v1/deal.js';
 import {
   RenderType,
+  ScanResult,
   TicketIssued,
+  TicketScanned,
   TicketVoided,
   VoidReason,
 } from './gen/marquee/entry/v1/ticket.js';
@@ -60,6 +62,7 @@ import {
   partnerHealthChangedTopic,
   reconciliationResolvedTopic,
   ticketIssuedTopic,
+  ticketScannedTopic,
   ticketVoidedTopic,
   type TopicDef,
 } from './topics.js';
@@ -357,6 +360,18 @@ const samples: ReadonlyArray<readonly [TopicDef<never>, unknown]> = [
       ticketIds: ['tk-1', 'tk-2'],
       reason: VoidReason.VOID_REASON_ORDER_CANCELLED,
       voidedAt: at('2026-04-01T00:01:00Z'),
+    }),
+  ),
+  sample(
+    ticketScannedTopic,
+    TicketScanned.fromPartial({
+      ticketId: 'tk-1',
+      orderId: 'ord-1',
+      eventId: 'G5vYZ9abcdEFgh1',
+      gateId: 'gate-1',
+      result: ScanResult.SCAN_RESULT_ADMITTED,
+      timeStep: 118_666_667,
+      scannedAt: at('2026-06-01T19:00:05Z'),
     }),
   ),
   sample(

@@ -9,7 +9,7 @@ import { OrderCancelled, OrderConfirmed, OrderPrinted } from './gen/marquee/cart
 import { AvailabilityChanged } from './gen/marquee/catalog/v1/availability.js';
 import { EventChanged } from './gen/marquee/catalog/v1/event.js';
 import { DealChanged } from './gen/marquee/deals/v1/deal.js';
-import { TicketIssued, TicketVoided } from './gen/marquee/entry/v1/ticket.js';
+import { TicketIssued, TicketScanned, TicketVoided } from './gen/marquee/entry/v1/ticket.js';
 import { PartnerCallFailed, PartnerHealthChanged } from './gen/marquee/partner/v1/partner.js';
 import { ReconciliationResolved } from './gen/marquee/reconciliation/v1/case.js';
 
@@ -99,7 +99,7 @@ export const eventChangedTopic: TopicDef<EventChanged> = topic({
   compacted: true,
   retentionMs: -1,
   producers: ['publisher', '3p-connector'],
-  consumers: ['catalog-indexer', 'deals', 'cart'],
+  consumers: ['catalog-indexer', 'deals', 'cart', 'secure-entry'],
   message: EventChanged,
 });
 
@@ -235,6 +235,18 @@ export const ticketVoidedTopic: TopicDef<TicketVoided> = topic({
   message: TicketVoided,
 });
 
+/** A gate scanned a ticket (admitted or refused). */
+export const ticketScannedTopic: TopicDef<TicketScanned> = topic({
+  name: 'ticket-scanned',
+  type: 'marquee.entry.v1.TicketScanned',
+  protoFile: 'marquee/entry/v1/ticket.proto',
+  keyDescription: 'ticket id',
+  retentionMs: 30 * DAY_MS,
+  producers: ['secure-entry'],
+  consumers: [],
+  message: TicketScanned,
+});
+
 /** A partner's healthcheck changed state. */
 export const partnerHealthChangedTopic: TopicDef<PartnerHealthChanged> = topic({
   name: 'partner-health-changed',
@@ -285,6 +297,7 @@ export const allTopics = Object.freeze([
   orderPrintedTopic,
   ticketIssuedTopic,
   ticketVoidedTopic,
+  ticketScannedTopic,
   partnerHealthChangedTopic,
   partnerCallFailedTopic,
   reconciliationResolvedTopic,

@@ -19,6 +19,8 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { Money } from "../../common/v1/money.js";
+import { ScanResult, scanResultFromJSON, scanResultToJSON, scanResultToNumber } from "./ticket.js";
 
 /** Secure-entry order read body. */
 export interface GetOrderRequest {
@@ -34,6 +36,8 @@ export interface GetOrderRequest {
   deviceOs: string;
   /** `third_party_account_id` (max 100). */
   thirdPartyAccountId: string;
+  /** Read through the pre-production variant: only sandbox orders are found there (and only there). */
+  sandbox: boolean;
 }
 
 /** The order as the device may see it. */
@@ -45,7 +49,55 @@ export interface GetOrderResponse {
   /** The order was voided. */
   voided: boolean;
   /** Delayed delivery: tokens are available from this time; absent = `secure_entry_data.token` present. */
-  tokenAvailableAt?: Date | undefined;
+  tokenAvailableAt?:
+    | Date
+    | undefined;
+  /** `customer_email`: the buyer's e-mail from the billing. */
+  customerEmail: string;
+  /** The partner's user id given with the billing. */
+  thirdPartyAccountId: string;
+  /** `delivery`: the chosen delivery. */
+  delivery?:
+    | EntryDelivery
+    | undefined;
+  /** `order_number`: the platform order number shown to the buyer. */
+  orderNumber: string;
+  /** `order_date`: when the order was confirmed. */
+  orderedAt?:
+    | Date
+    | undefined;
+  /** The device the tickets are bound to (the caller's, after this read). */
+  deviceId: string;
+  /** Bound device type. */
+  deviceType: string;
+  /** Bound device OS. */
+  deviceOs: string;
+  /** The order was bought in the pre-production sandbox. */
+  sandbox: boolean;
+}
+
+/** The delivery of an order (partner cart shipping option). */
+export interface EntryDelivery {
+  /** Shipping option id. */
+  id: string;
+  /** Carrier. */
+  carrier: string;
+  /** Service level, e.g. ETICKET. */
+  serviceLevel: string;
+  /** Short description. */
+  description: string;
+}
+
+/** One charge of a ticket (`charges[]`). */
+export interface TicketCharge {
+  /** Human-readable description. */
+  description: string;
+  /** `type`, e.g. TICKET, FEE, TAX, DELIVERY. */
+  type: string;
+  /** `sub_type`, e.g. FACE_VALUE, SERVICE. */
+  subType: string;
+  /** Amount in minor units. */
+  amount?: Money | undefined;
 }
 
 /** One ticket with its secure-entry data. */
@@ -72,10 +124,182 @@ export interface SecureTicket {
   renderType: string;
   /** `secure_entry_data.segment_type`. */
   segmentType: string;
+  /** Platform ticket id. */
+  ticketId: string;
+  /** `seat_id`: the partner's ticket id. */
+  partnerTicketId: string;
+  /** `charges[]`. */
+  charges: TicketCharge[];
+  /**
+   * `secure_entry_data.error.code`: 0 = no error; otherwise why no token is given (e.g. 425 while
+   * delivery is delayed, 410 for a voided ticket).
+   */
+  errorCode: number;
+  /** `secure_entry_data.error.message`. */
+  errorMessage: string;
+}
+
+/** Secure render body (`deviceId`, `deviceType`, `deviceOs`, `userAgent`, `tickets[]`). */
+export interface SecureRenderRequest {
+  /** The calling app. */
+  appId: string;
+  /** `x-user-id`: the partner's user id given with the billing. */
+  userId: string;
+  /** `deviceId`. */
+  deviceId: string;
+  /** `deviceType` (case-insensitive: web | native). */
+  deviceType: string;
+  /** `deviceOs` (case-insensitive: ios | android | other). */
+  deviceOs: string;
+  /** `userAgent`. */
+  userAgent: string;
+  /** Tickets to render. */
+  tickets: RenderTicket[];
+  /** Through the staging variant: sandbox orders only. */
+  sandbox: boolean;
+}
+
+/** One ticket named in a secure render request; all five fields are required. */
+export interface RenderTicket {
+  /** `eventId`. */
+  eventId: string;
+  /** `section`. */
+  section: string;
+  /** `row`. */
+  row: string;
+  /** `seat`. */
+  seat: string;
+  /** `barcode`: the numeric barcode (`barcode_id` of the order read). */
+  barcode: string;
+}
+
+/** Secure render answer, one entry per requested ticket in the request's order. */
+export interface SecureRenderResponse {
+  /** Rendered tickets. */
+  tickets: RenderedTicket[];
+}
+
+/** One rendered ticket or the reason it could not be rendered. */
+export interface RenderedTicket {
+  /** As requested. */
+  ticket?:
+    | RenderTicket
+    | undefined;
+  /** New Base64 secure token; empty when `error_code` is set. */
+  token: string;
+  /** `renderType`: rotating_symbology | barcode. */
+  renderType: string;
+  /**
+   * 0 = rendered; otherwise an HTTP-like code (400 missing attribute, 403 not the owner or device,
+   * 404 unknown ticket, 409 attributes do not match, 410 voided, 425 delivery delayed).
+   */
+  errorCode: number;
+  /** Machine-readable reason, e.g. `missing.row.attribute`. */
+  error: string;
+}
+
+/** A scanned payload presented by a gate. */
+export interface ValidateScanRequest {
+  /** The gate's bearer token (`mqg_...`). */
+  gateToken: string;
+  /** The text the scanner decoded from the PDF417 or QR code. */
+  payload: string;
+}
+
+/** The gate's answer. */
+export interface ValidateScanResponse {
+  /** Outcome. */
+  result: ScanResult;
+  /** Platform ticket id; empty when the payload names no known ticket. */
+  ticketId: string;
+  /** Masked barcode. */
+  displayId: string;
+  /** Seat of the ticket (for the steward's screen). */
+  section: string;
+  /** Row. */
+  row: string;
+  /** Seat. */
+  seat: string;
+  /** When the ticket was admitted (this scan, or the earlier one for ALREADY_ADMITTED/REPLAYED). */
+  admittedAt?:
+    | Date
+    | undefined;
+  /** The gate that admitted it. */
+  admittedByGateId: string;
+  /** The scanning gate. */
+  gateId: string;
+  /** The event of the gate. */
+  eventId: string;
+}
+
+/** Register a gate. */
+export interface CreateGateRequest {
+  /** Operator-facing name, e.g. "North entrance 3". */
+  name: string;
+  /** The event this gate admits to. */
+  eventId: string;
+}
+
+/** A registered gate. */
+export interface Gate {
+  /** Gate id. */
+  id: string;
+  /** Name. */
+  name: string;
+  /** Event. */
+  eventId: string;
+  /** Created. */
+  createdAt?:
+    | Date
+    | undefined;
+  /** Revoked; absent while active. */
+  revokedAt?: Date | undefined;
+}
+
+/** The created gate and its token (returned once). */
+export interface CreateGateResponse {
+  /** The gate. */
+  gate?:
+    | Gate
+    | undefined;
+  /** Bearer token of the gate API; stored hashed, never returned again. */
+  token: string;
+}
+
+/** List gates. */
+export interface ListGatesRequest {
+  /** Only this event's gates when set. */
+  eventId: string;
+}
+
+/** Gates. */
+export interface ListGatesResponse {
+  /** Gates. */
+  gates: Gate[];
+}
+
+/** Revoke a gate. */
+export interface RevokeGateRequest {
+  /** Gate id. */
+  id: string;
+}
+
+/** The revoked gate. */
+export interface RevokeGateResponse {
+  /** The gate. */
+  gate?: Gate | undefined;
 }
 
 function createBaseGetOrderRequest(): GetOrderRequest {
-  return { orderToken: "", appId: "", deviceId: "", deviceType: "", deviceOs: "", thirdPartyAccountId: "" };
+  return {
+    orderToken: "",
+    appId: "",
+    deviceId: "",
+    deviceType: "",
+    deviceOs: "",
+    thirdPartyAccountId: "",
+    sandbox: false,
+  };
 }
 
 export const GetOrderRequest: MessageFns<GetOrderRequest> = {
@@ -97,6 +321,9 @@ export const GetOrderRequest: MessageFns<GetOrderRequest> = {
     }
     if (message.thirdPartyAccountId !== "") {
       writer.uint32(50).string(message.thirdPartyAccountId);
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(56).bool(message.sandbox);
     }
     return writer;
   },
@@ -162,6 +389,14 @@ export const GetOrderRequest: MessageFns<GetOrderRequest> = {
             message.thirdPartyAccountId = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -206,6 +441,7 @@ export const GetOrderRequest: MessageFns<GetOrderRequest> = {
         : isSet(object.third_party_account_id)
         ? globalThis.String(object.third_party_account_id)
         : "",
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
     };
   },
 
@@ -229,6 +465,9 @@ export const GetOrderRequest: MessageFns<GetOrderRequest> = {
     if (message.thirdPartyAccountId !== "") {
       obj.thirdPartyAccountId = message.thirdPartyAccountId;
     }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
     return obj;
   },
 
@@ -243,12 +482,27 @@ export const GetOrderRequest: MessageFns<GetOrderRequest> = {
     message.deviceType = object.deviceType ?? "";
     message.deviceOs = object.deviceOs ?? "";
     message.thirdPartyAccountId = object.thirdPartyAccountId ?? "";
+    message.sandbox = object.sandbox ?? false;
     return message;
   },
 };
 
 function createBaseGetOrderResponse(): GetOrderResponse {
-  return { orderId: "", tickets: [], voided: false, tokenAvailableAt: undefined };
+  return {
+    orderId: "",
+    tickets: [],
+    voided: false,
+    tokenAvailableAt: undefined,
+    customerEmail: "",
+    thirdPartyAccountId: "",
+    delivery: undefined,
+    orderNumber: "",
+    orderedAt: undefined,
+    deviceId: "",
+    deviceType: "",
+    deviceOs: "",
+    sandbox: false,
+  };
 }
 
 export const GetOrderResponse: MessageFns<GetOrderResponse> = {
@@ -264,6 +518,33 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
     }
     if (message.tokenAvailableAt !== undefined) {
       Timestamp.encode(toTimestamp(message.tokenAvailableAt), writer.uint32(34).fork()).join();
+    }
+    if (message.customerEmail !== "") {
+      writer.uint32(42).string(message.customerEmail);
+    }
+    if (message.thirdPartyAccountId !== "") {
+      writer.uint32(50).string(message.thirdPartyAccountId);
+    }
+    if (message.delivery !== undefined) {
+      EntryDelivery.encode(message.delivery, writer.uint32(58).fork()).join();
+    }
+    if (message.orderNumber !== "") {
+      writer.uint32(66).string(message.orderNumber);
+    }
+    if (message.orderedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.orderedAt), writer.uint32(74).fork()).join();
+    }
+    if (message.deviceId !== "") {
+      writer.uint32(82).string(message.deviceId);
+    }
+    if (message.deviceType !== "") {
+      writer.uint32(90).string(message.deviceType);
+    }
+    if (message.deviceOs !== "") {
+      writer.uint32(98).string(message.deviceOs);
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(104).bool(message.sandbox);
     }
     return writer;
   },
@@ -313,6 +594,78 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
             message.tokenAvailableAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.customerEmail = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.thirdPartyAccountId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.delivery = EntryDelivery.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.orderNumber = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.orderedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.deviceId = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.deviceType = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.deviceOs = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -341,6 +694,43 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
         : isSet(object.token_available_at)
         ? fromJsonTimestamp(object.token_available_at)
         : undefined,
+      customerEmail: isSet(object.customerEmail)
+        ? globalThis.String(object.customerEmail)
+        : isSet(object.customer_email)
+        ? globalThis.String(object.customer_email)
+        : "",
+      thirdPartyAccountId: isSet(object.thirdPartyAccountId)
+        ? globalThis.String(object.thirdPartyAccountId)
+        : isSet(object.third_party_account_id)
+        ? globalThis.String(object.third_party_account_id)
+        : "",
+      delivery: isSet(object.delivery) ? EntryDelivery.fromJSON(object.delivery) : undefined,
+      orderNumber: isSet(object.orderNumber)
+        ? globalThis.String(object.orderNumber)
+        : isSet(object.order_number)
+        ? globalThis.String(object.order_number)
+        : "",
+      orderedAt: isSet(object.orderedAt)
+        ? fromJsonTimestamp(object.orderedAt)
+        : isSet(object.ordered_at)
+        ? fromJsonTimestamp(object.ordered_at)
+        : undefined,
+      deviceId: isSet(object.deviceId)
+        ? globalThis.String(object.deviceId)
+        : isSet(object.device_id)
+        ? globalThis.String(object.device_id)
+        : "",
+      deviceType: isSet(object.deviceType)
+        ? globalThis.String(object.deviceType)
+        : isSet(object.device_type)
+        ? globalThis.String(object.device_type)
+        : "",
+      deviceOs: isSet(object.deviceOs)
+        ? globalThis.String(object.deviceOs)
+        : isSet(object.device_os)
+        ? globalThis.String(object.device_os)
+        : "",
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
     };
   },
 
@@ -358,6 +748,33 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
     if (message.tokenAvailableAt !== undefined) {
       obj.tokenAvailableAt = message.tokenAvailableAt.toISOString();
     }
+    if (message.customerEmail !== "") {
+      obj.customerEmail = message.customerEmail;
+    }
+    if (message.thirdPartyAccountId !== "") {
+      obj.thirdPartyAccountId = message.thirdPartyAccountId;
+    }
+    if (message.delivery !== undefined) {
+      obj.delivery = EntryDelivery.toJSON(message.delivery);
+    }
+    if (message.orderNumber !== "") {
+      obj.orderNumber = message.orderNumber;
+    }
+    if (message.orderedAt !== undefined) {
+      obj.orderedAt = message.orderedAt.toISOString();
+    }
+    if (message.deviceId !== "") {
+      obj.deviceId = message.deviceId;
+    }
+    if (message.deviceType !== "") {
+      obj.deviceType = message.deviceType;
+    }
+    if (message.deviceOs !== "") {
+      obj.deviceOs = message.deviceOs;
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
     return obj;
   },
 
@@ -370,6 +787,261 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
     message.tickets = object.tickets?.map((e) => SecureTicket.fromPartial(e)) || [];
     message.voided = object.voided ?? false;
     message.tokenAvailableAt = object.tokenAvailableAt ?? undefined;
+    message.customerEmail = object.customerEmail ?? "";
+    message.thirdPartyAccountId = object.thirdPartyAccountId ?? "";
+    message.delivery = (object.delivery !== undefined && object.delivery !== null)
+      ? EntryDelivery.fromPartial(object.delivery)
+      : undefined;
+    message.orderNumber = object.orderNumber ?? "";
+    message.orderedAt = object.orderedAt ?? undefined;
+    message.deviceId = object.deviceId ?? "";
+    message.deviceType = object.deviceType ?? "";
+    message.deviceOs = object.deviceOs ?? "";
+    message.sandbox = object.sandbox ?? false;
+    return message;
+  },
+};
+
+function createBaseEntryDelivery(): EntryDelivery {
+  return { id: "", carrier: "", serviceLevel: "", description: "" };
+}
+
+export const EntryDelivery: MessageFns<EntryDelivery> = {
+  encode(message: EntryDelivery, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.carrier !== "") {
+      writer.uint32(18).string(message.carrier);
+    }
+    if (message.serviceLevel !== "") {
+      writer.uint32(26).string(message.serviceLevel);
+    }
+    if (message.description !== "") {
+      writer.uint32(34).string(message.description);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EntryDelivery {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEntryDelivery();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.carrier = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.serviceLevel = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EntryDelivery {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      carrier: isSet(object.carrier) ? globalThis.String(object.carrier) : "",
+      serviceLevel: isSet(object.serviceLevel)
+        ? globalThis.String(object.serviceLevel)
+        : isSet(object.service_level)
+        ? globalThis.String(object.service_level)
+        : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+    };
+  },
+
+  toJSON(message: EntryDelivery): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.carrier !== "") {
+      obj.carrier = message.carrier;
+    }
+    if (message.serviceLevel !== "") {
+      obj.serviceLevel = message.serviceLevel;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EntryDelivery>, I>>(base?: I): EntryDelivery {
+    return EntryDelivery.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EntryDelivery>, I>>(object: I): EntryDelivery {
+    const message = createBaseEntryDelivery();
+    message.id = object.id ?? "";
+    message.carrier = object.carrier ?? "";
+    message.serviceLevel = object.serviceLevel ?? "";
+    message.description = object.description ?? "";
+    return message;
+  },
+};
+
+function createBaseTicketCharge(): TicketCharge {
+  return { description: "", type: "", subType: "", amount: undefined };
+}
+
+export const TicketCharge: MessageFns<TicketCharge> = {
+  encode(message: TicketCharge, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.description !== "") {
+      writer.uint32(10).string(message.description);
+    }
+    if (message.type !== "") {
+      writer.uint32(18).string(message.type);
+    }
+    if (message.subType !== "") {
+      writer.uint32(26).string(message.subType);
+    }
+    if (message.amount !== undefined) {
+      Money.encode(message.amount, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TicketCharge {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTicketCharge();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.subType = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.amount = Money.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TicketCharge {
+    return {
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      subType: isSet(object.subType)
+        ? globalThis.String(object.subType)
+        : isSet(object.sub_type)
+        ? globalThis.String(object.sub_type)
+        : "",
+      amount: isSet(object.amount) ? Money.fromJSON(object.amount) : undefined,
+    };
+  },
+
+  toJSON(message: TicketCharge): unknown {
+    const obj: any = {};
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.subType !== "") {
+      obj.subType = message.subType;
+    }
+    if (message.amount !== undefined) {
+      obj.amount = Money.toJSON(message.amount);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TicketCharge>, I>>(base?: I): TicketCharge {
+    return TicketCharge.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TicketCharge>, I>>(object: I): TicketCharge {
+    const message = createBaseTicketCharge();
+    message.description = object.description ?? "";
+    message.type = object.type ?? "";
+    message.subType = object.subType ?? "";
+    message.amount = (object.amount !== undefined && object.amount !== null)
+      ? Money.fromPartial(object.amount)
+      : undefined;
     return message;
   },
 };
@@ -387,6 +1059,11 @@ function createBaseSecureTicket(): SecureTicket {
     token: "",
     renderType: "",
     segmentType: "",
+    ticketId: "",
+    partnerTicketId: "",
+    charges: [],
+    errorCode: 0,
+    errorMessage: "",
   };
 }
 
@@ -424,6 +1101,21 @@ export const SecureTicket: MessageFns<SecureTicket> = {
     }
     if (message.segmentType !== "") {
       writer.uint32(90).string(message.segmentType);
+    }
+    if (message.ticketId !== "") {
+      writer.uint32(98).string(message.ticketId);
+    }
+    if (message.partnerTicketId !== "") {
+      writer.uint32(106).string(message.partnerTicketId);
+    }
+    for (const v of message.charges) {
+      TicketCharge.encode(v!, writer.uint32(114).fork()).join();
+    }
+    if (message.errorCode !== 0) {
+      writer.uint32(120).int32(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      writer.uint32(130).string(message.errorMessage);
     }
     return writer;
   },
@@ -529,6 +1221,46 @@ export const SecureTicket: MessageFns<SecureTicket> = {
             message.segmentType = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.ticketId = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.partnerTicketId = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.charges.push(TicketCharge.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.errorCode = reader.int32();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.errorMessage = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -578,6 +1310,29 @@ export const SecureTicket: MessageFns<SecureTicket> = {
         : isSet(object.segment_type)
         ? globalThis.String(object.segment_type)
         : "",
+      ticketId: isSet(object.ticketId)
+        ? globalThis.String(object.ticketId)
+        : isSet(object.ticket_id)
+        ? globalThis.String(object.ticket_id)
+        : "",
+      partnerTicketId: isSet(object.partnerTicketId)
+        ? globalThis.String(object.partnerTicketId)
+        : isSet(object.partner_ticket_id)
+        ? globalThis.String(object.partner_ticket_id)
+        : "",
+      charges: globalThis.Array.isArray(object?.charges)
+        ? object.charges.map((e: any) => TicketCharge.fromJSON(e))
+        : [],
+      errorCode: isSet(object.errorCode)
+        ? globalThis.Number(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.Number(object.error_code)
+        : 0,
+      errorMessage: isSet(object.errorMessage)
+        ? globalThis.String(object.errorMessage)
+        : isSet(object.error_message)
+        ? globalThis.String(object.error_message)
+        : "",
     };
   },
 
@@ -616,6 +1371,21 @@ export const SecureTicket: MessageFns<SecureTicket> = {
     if (message.segmentType !== "") {
       obj.segmentType = message.segmentType;
     }
+    if (message.ticketId !== "") {
+      obj.ticketId = message.ticketId;
+    }
+    if (message.partnerTicketId !== "") {
+      obj.partnerTicketId = message.partnerTicketId;
+    }
+    if (message.charges?.length) {
+      obj.charges = message.charges.map((e) => TicketCharge.toJSON(e));
+    }
+    if (message.errorCode !== 0) {
+      obj.errorCode = Math.round(message.errorCode);
+    }
+    if (message.errorMessage !== "") {
+      obj.errorMessage = message.errorMessage;
+    }
     return obj;
   },
 
@@ -635,6 +1405,1508 @@ export const SecureTicket: MessageFns<SecureTicket> = {
     message.token = object.token ?? "";
     message.renderType = object.renderType ?? "";
     message.segmentType = object.segmentType ?? "";
+    message.ticketId = object.ticketId ?? "";
+    message.partnerTicketId = object.partnerTicketId ?? "";
+    message.charges = object.charges?.map((e) => TicketCharge.fromPartial(e)) || [];
+    message.errorCode = object.errorCode ?? 0;
+    message.errorMessage = object.errorMessage ?? "";
+    return message;
+  },
+};
+
+function createBaseSecureRenderRequest(): SecureRenderRequest {
+  return {
+    appId: "",
+    userId: "",
+    deviceId: "",
+    deviceType: "",
+    deviceOs: "",
+    userAgent: "",
+    tickets: [],
+    sandbox: false,
+  };
+}
+
+export const SecureRenderRequest: MessageFns<SecureRenderRequest> = {
+  encode(message: SecureRenderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.deviceId !== "") {
+      writer.uint32(26).string(message.deviceId);
+    }
+    if (message.deviceType !== "") {
+      writer.uint32(34).string(message.deviceType);
+    }
+    if (message.deviceOs !== "") {
+      writer.uint32(42).string(message.deviceOs);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(50).string(message.userAgent);
+    }
+    for (const v of message.tickets) {
+      RenderTicket.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(64).bool(message.sandbox);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SecureRenderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSecureRenderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.deviceId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.deviceType = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.deviceOs = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.tickets.push(RenderTicket.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SecureRenderRequest {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      deviceId: isSet(object.deviceId)
+        ? globalThis.String(object.deviceId)
+        : isSet(object.device_id)
+        ? globalThis.String(object.device_id)
+        : "",
+      deviceType: isSet(object.deviceType)
+        ? globalThis.String(object.deviceType)
+        : isSet(object.device_type)
+        ? globalThis.String(object.device_type)
+        : "",
+      deviceOs: isSet(object.deviceOs)
+        ? globalThis.String(object.deviceOs)
+        : isSet(object.device_os)
+        ? globalThis.String(object.device_os)
+        : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
+      tickets: globalThis.Array.isArray(object?.tickets)
+        ? object.tickets.map((e: any) => RenderTicket.fromJSON(e))
+        : [],
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+    };
+  },
+
+  toJSON(message: SecureRenderRequest): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.deviceId !== "") {
+      obj.deviceId = message.deviceId;
+    }
+    if (message.deviceType !== "") {
+      obj.deviceType = message.deviceType;
+    }
+    if (message.deviceOs !== "") {
+      obj.deviceOs = message.deviceOs;
+    }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
+    }
+    if (message.tickets?.length) {
+      obj.tickets = message.tickets.map((e) => RenderTicket.toJSON(e));
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SecureRenderRequest>, I>>(base?: I): SecureRenderRequest {
+    return SecureRenderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SecureRenderRequest>, I>>(object: I): SecureRenderRequest {
+    const message = createBaseSecureRenderRequest();
+    message.appId = object.appId ?? "";
+    message.userId = object.userId ?? "";
+    message.deviceId = object.deviceId ?? "";
+    message.deviceType = object.deviceType ?? "";
+    message.deviceOs = object.deviceOs ?? "";
+    message.userAgent = object.userAgent ?? "";
+    message.tickets = object.tickets?.map((e) => RenderTicket.fromPartial(e)) || [];
+    message.sandbox = object.sandbox ?? false;
+    return message;
+  },
+};
+
+function createBaseRenderTicket(): RenderTicket {
+  return { eventId: "", section: "", row: "", seat: "", barcode: "" };
+}
+
+export const RenderTicket: MessageFns<RenderTicket> = {
+  encode(message: RenderTicket, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.section !== "") {
+      writer.uint32(18).string(message.section);
+    }
+    if (message.row !== "") {
+      writer.uint32(26).string(message.row);
+    }
+    if (message.seat !== "") {
+      writer.uint32(34).string(message.seat);
+    }
+    if (message.barcode !== "") {
+      writer.uint32(42).string(message.barcode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenderTicket {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenderTicket();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.section = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.row = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.seat = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.barcode = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenderTicket {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      section: isSet(object.section) ? globalThis.String(object.section) : "",
+      row: isSet(object.row) ? globalThis.String(object.row) : "",
+      seat: isSet(object.seat) ? globalThis.String(object.seat) : "",
+      barcode: isSet(object.barcode) ? globalThis.String(object.barcode) : "",
+    };
+  },
+
+  toJSON(message: RenderTicket): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.section !== "") {
+      obj.section = message.section;
+    }
+    if (message.row !== "") {
+      obj.row = message.row;
+    }
+    if (message.seat !== "") {
+      obj.seat = message.seat;
+    }
+    if (message.barcode !== "") {
+      obj.barcode = message.barcode;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenderTicket>, I>>(base?: I): RenderTicket {
+    return RenderTicket.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenderTicket>, I>>(object: I): RenderTicket {
+    const message = createBaseRenderTicket();
+    message.eventId = object.eventId ?? "";
+    message.section = object.section ?? "";
+    message.row = object.row ?? "";
+    message.seat = object.seat ?? "";
+    message.barcode = object.barcode ?? "";
+    return message;
+  },
+};
+
+function createBaseSecureRenderResponse(): SecureRenderResponse {
+  return { tickets: [] };
+}
+
+export const SecureRenderResponse: MessageFns<SecureRenderResponse> = {
+  encode(message: SecureRenderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tickets) {
+      RenderedTicket.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SecureRenderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSecureRenderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tickets.push(RenderedTicket.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SecureRenderResponse {
+    return {
+      tickets: globalThis.Array.isArray(object?.tickets)
+        ? object.tickets.map((e: any) => RenderedTicket.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SecureRenderResponse): unknown {
+    const obj: any = {};
+    if (message.tickets?.length) {
+      obj.tickets = message.tickets.map((e) => RenderedTicket.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SecureRenderResponse>, I>>(base?: I): SecureRenderResponse {
+    return SecureRenderResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SecureRenderResponse>, I>>(object: I): SecureRenderResponse {
+    const message = createBaseSecureRenderResponse();
+    message.tickets = object.tickets?.map((e) => RenderedTicket.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRenderedTicket(): RenderedTicket {
+  return { ticket: undefined, token: "", renderType: "", errorCode: 0, error: "" };
+}
+
+export const RenderedTicket: MessageFns<RenderedTicket> = {
+  encode(message: RenderedTicket, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ticket !== undefined) {
+      RenderTicket.encode(message.ticket, writer.uint32(10).fork()).join();
+    }
+    if (message.token !== "") {
+      writer.uint32(18).string(message.token);
+    }
+    if (message.renderType !== "") {
+      writer.uint32(26).string(message.renderType);
+    }
+    if (message.errorCode !== 0) {
+      writer.uint32(32).int32(message.errorCode);
+    }
+    if (message.error !== "") {
+      writer.uint32(42).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenderedTicket {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenderedTicket();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ticket = RenderTicket.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.renderType = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.errorCode = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenderedTicket {
+    return {
+      ticket: isSet(object.ticket) ? RenderTicket.fromJSON(object.ticket) : undefined,
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      renderType: isSet(object.renderType)
+        ? globalThis.String(object.renderType)
+        : isSet(object.render_type)
+        ? globalThis.String(object.render_type)
+        : "",
+      errorCode: isSet(object.errorCode)
+        ? globalThis.Number(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.Number(object.error_code)
+        : 0,
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+    };
+  },
+
+  toJSON(message: RenderedTicket): unknown {
+    const obj: any = {};
+    if (message.ticket !== undefined) {
+      obj.ticket = RenderTicket.toJSON(message.ticket);
+    }
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.renderType !== "") {
+      obj.renderType = message.renderType;
+    }
+    if (message.errorCode !== 0) {
+      obj.errorCode = Math.round(message.errorCode);
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenderedTicket>, I>>(base?: I): RenderedTicket {
+    return RenderedTicket.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenderedTicket>, I>>(object: I): RenderedTicket {
+    const message = createBaseRenderedTicket();
+    message.ticket = (object.ticket !== undefined && object.ticket !== null)
+      ? RenderTicket.fromPartial(object.ticket)
+      : undefined;
+    message.token = object.token ?? "";
+    message.renderType = object.renderType ?? "";
+    message.errorCode = object.errorCode ?? 0;
+    message.error = object.error ?? "";
+    return message;
+  },
+};
+
+function createBaseValidateScanRequest(): ValidateScanRequest {
+  return { gateToken: "", payload: "" };
+}
+
+export const ValidateScanRequest: MessageFns<ValidateScanRequest> = {
+  encode(message: ValidateScanRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.gateToken !== "") {
+      writer.uint32(10).string(message.gateToken);
+    }
+    if (message.payload !== "") {
+      writer.uint32(18).string(message.payload);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ValidateScanRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseValidateScanRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.gateToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.payload = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ValidateScanRequest {
+    return {
+      gateToken: isSet(object.gateToken)
+        ? globalThis.String(object.gateToken)
+        : isSet(object.gate_token)
+        ? globalThis.String(object.gate_token)
+        : "",
+      payload: isSet(object.payload) ? globalThis.String(object.payload) : "",
+    };
+  },
+
+  toJSON(message: ValidateScanRequest): unknown {
+    const obj: any = {};
+    if (message.gateToken !== "") {
+      obj.gateToken = message.gateToken;
+    }
+    if (message.payload !== "") {
+      obj.payload = message.payload;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ValidateScanRequest>, I>>(base?: I): ValidateScanRequest {
+    return ValidateScanRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ValidateScanRequest>, I>>(object: I): ValidateScanRequest {
+    const message = createBaseValidateScanRequest();
+    message.gateToken = object.gateToken ?? "";
+    message.payload = object.payload ?? "";
+    return message;
+  },
+};
+
+function createBaseValidateScanResponse(): ValidateScanResponse {
+  return {
+    result: ScanResult.SCAN_RESULT_UNSPECIFIED,
+    ticketId: "",
+    displayId: "",
+    section: "",
+    row: "",
+    seat: "",
+    admittedAt: undefined,
+    admittedByGateId: "",
+    gateId: "",
+    eventId: "",
+  };
+}
+
+export const ValidateScanResponse: MessageFns<ValidateScanResponse> = {
+  encode(message: ValidateScanResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== ScanResult.SCAN_RESULT_UNSPECIFIED) {
+      writer.uint32(8).int32(scanResultToNumber(message.result));
+    }
+    if (message.ticketId !== "") {
+      writer.uint32(18).string(message.ticketId);
+    }
+    if (message.displayId !== "") {
+      writer.uint32(26).string(message.displayId);
+    }
+    if (message.section !== "") {
+      writer.uint32(34).string(message.section);
+    }
+    if (message.row !== "") {
+      writer.uint32(42).string(message.row);
+    }
+    if (message.seat !== "") {
+      writer.uint32(50).string(message.seat);
+    }
+    if (message.admittedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.admittedAt), writer.uint32(58).fork()).join();
+    }
+    if (message.admittedByGateId !== "") {
+      writer.uint32(66).string(message.admittedByGateId);
+    }
+    if (message.gateId !== "") {
+      writer.uint32(74).string(message.gateId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(82).string(message.eventId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ValidateScanResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseValidateScanResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.result = scanResultFromJSON(reader.int32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ticketId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.displayId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.section = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.row = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.seat = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.admittedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.admittedByGateId = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.gateId = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ValidateScanResponse {
+    return {
+      result: isSet(object.result) ? scanResultFromJSON(object.result) : ScanResult.SCAN_RESULT_UNSPECIFIED,
+      ticketId: isSet(object.ticketId)
+        ? globalThis.String(object.ticketId)
+        : isSet(object.ticket_id)
+        ? globalThis.String(object.ticket_id)
+        : "",
+      displayId: isSet(object.displayId)
+        ? globalThis.String(object.displayId)
+        : isSet(object.display_id)
+        ? globalThis.String(object.display_id)
+        : "",
+      section: isSet(object.section) ? globalThis.String(object.section) : "",
+      row: isSet(object.row) ? globalThis.String(object.row) : "",
+      seat: isSet(object.seat) ? globalThis.String(object.seat) : "",
+      admittedAt: isSet(object.admittedAt)
+        ? fromJsonTimestamp(object.admittedAt)
+        : isSet(object.admitted_at)
+        ? fromJsonTimestamp(object.admitted_at)
+        : undefined,
+      admittedByGateId: isSet(object.admittedByGateId)
+        ? globalThis.String(object.admittedByGateId)
+        : isSet(object.admitted_by_gate_id)
+        ? globalThis.String(object.admitted_by_gate_id)
+        : "",
+      gateId: isSet(object.gateId)
+        ? globalThis.String(object.gateId)
+        : isSet(object.gate_id)
+        ? globalThis.String(object.gate_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ValidateScanResponse): unknown {
+    const obj: any = {};
+    if (message.result !== ScanResult.SCAN_RESULT_UNSPECIFIED) {
+      obj.result = scanResultToJSON(message.result);
+    }
+    if (message.ticketId !== "") {
+      obj.ticketId = message.ticketId;
+    }
+    if (message.displayId !== "") {
+      obj.displayId = message.displayId;
+    }
+    if (message.section !== "") {
+      obj.section = message.section;
+    }
+    if (message.row !== "") {
+      obj.row = message.row;
+    }
+    if (message.seat !== "") {
+      obj.seat = message.seat;
+    }
+    if (message.admittedAt !== undefined) {
+      obj.admittedAt = message.admittedAt.toISOString();
+    }
+    if (message.admittedByGateId !== "") {
+      obj.admittedByGateId = message.admittedByGateId;
+    }
+    if (message.gateId !== "") {
+      obj.gateId = message.gateId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ValidateScanResponse>, I>>(base?: I): ValidateScanResponse {
+    return ValidateScanResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ValidateScanResponse>, I>>(object: I): ValidateScanResponse {
+    const message = createBaseValidateScanResponse();
+    message.result = object.result ?? ScanResult.SCAN_RESULT_UNSPECIFIED;
+    message.ticketId = object.ticketId ?? "";
+    message.displayId = object.displayId ?? "";
+    message.section = object.section ?? "";
+    message.row = object.row ?? "";
+    message.seat = object.seat ?? "";
+    message.admittedAt = object.admittedAt ?? undefined;
+    message.admittedByGateId = object.admittedByGateId ?? "";
+    message.gateId = object.gateId ?? "";
+    message.eventId = object.eventId ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateGateRequest(): CreateGateRequest {
+  return { name: "", eventId: "" };
+}
+
+export const CreateGateRequest: MessageFns<CreateGateRequest> = {
+  encode(message: CreateGateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(18).string(message.eventId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateGateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateGateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateGateRequest {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CreateGateRequest): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateGateRequest>, I>>(base?: I): CreateGateRequest {
+    return CreateGateRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateGateRequest>, I>>(object: I): CreateGateRequest {
+    const message = createBaseCreateGateRequest();
+    message.name = object.name ?? "";
+    message.eventId = object.eventId ?? "";
+    return message;
+  },
+};
+
+function createBaseGate(): Gate {
+  return { id: "", name: "", eventId: "", createdAt: undefined, revokedAt: undefined };
+}
+
+export const Gate: MessageFns<Gate> = {
+  encode(message: Gate, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(26).string(message.eventId);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(34).fork()).join();
+    }
+    if (message.revokedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.revokedAt), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Gate {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGate();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.revokedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Gate {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      revokedAt: isSet(object.revokedAt)
+        ? fromJsonTimestamp(object.revokedAt)
+        : isSet(object.revoked_at)
+        ? fromJsonTimestamp(object.revoked_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Gate): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.revokedAt !== undefined) {
+      obj.revokedAt = message.revokedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Gate>, I>>(base?: I): Gate {
+    return Gate.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Gate>, I>>(object: I): Gate {
+    const message = createBaseGate();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.eventId = object.eventId ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.revokedAt = object.revokedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateGateResponse(): CreateGateResponse {
+  return { gate: undefined, token: "" };
+}
+
+export const CreateGateResponse: MessageFns<CreateGateResponse> = {
+  encode(message: CreateGateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.gate !== undefined) {
+      Gate.encode(message.gate, writer.uint32(10).fork()).join();
+    }
+    if (message.token !== "") {
+      writer.uint32(18).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateGateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateGateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.gate = Gate.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateGateResponse {
+    return {
+      gate: isSet(object.gate) ? Gate.fromJSON(object.gate) : undefined,
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+    };
+  },
+
+  toJSON(message: CreateGateResponse): unknown {
+    const obj: any = {};
+    if (message.gate !== undefined) {
+      obj.gate = Gate.toJSON(message.gate);
+    }
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateGateResponse>, I>>(base?: I): CreateGateResponse {
+    return CreateGateResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateGateResponse>, I>>(object: I): CreateGateResponse {
+    const message = createBaseCreateGateResponse();
+    message.gate = (object.gate !== undefined && object.gate !== null) ? Gate.fromPartial(object.gate) : undefined;
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseListGatesRequest(): ListGatesRequest {
+  return { eventId: "" };
+}
+
+export const ListGatesRequest: MessageFns<ListGatesRequest> = {
+  encode(message: ListGatesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListGatesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListGatesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListGatesRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListGatesRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListGatesRequest>, I>>(base?: I): ListGatesRequest {
+    return ListGatesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListGatesRequest>, I>>(object: I): ListGatesRequest {
+    const message = createBaseListGatesRequest();
+    message.eventId = object.eventId ?? "";
+    return message;
+  },
+};
+
+function createBaseListGatesResponse(): ListGatesResponse {
+  return { gates: [] };
+}
+
+export const ListGatesResponse: MessageFns<ListGatesResponse> = {
+  encode(message: ListGatesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.gates) {
+      Gate.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListGatesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListGatesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.gates.push(Gate.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListGatesResponse {
+    return { gates: globalThis.Array.isArray(object?.gates) ? object.gates.map((e: any) => Gate.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListGatesResponse): unknown {
+    const obj: any = {};
+    if (message.gates?.length) {
+      obj.gates = message.gates.map((e) => Gate.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListGatesResponse>, I>>(base?: I): ListGatesResponse {
+    return ListGatesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListGatesResponse>, I>>(object: I): ListGatesResponse {
+    const message = createBaseListGatesResponse();
+    message.gates = object.gates?.map((e) => Gate.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRevokeGateRequest(): RevokeGateRequest {
+  return { id: "" };
+}
+
+export const RevokeGateRequest: MessageFns<RevokeGateRequest> = {
+  encode(message: RevokeGateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeGateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeGateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeGateRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: RevokeGateRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeGateRequest>, I>>(base?: I): RevokeGateRequest {
+    return RevokeGateRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeGateRequest>, I>>(object: I): RevokeGateRequest {
+    const message = createBaseRevokeGateRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeGateResponse(): RevokeGateResponse {
+  return { gate: undefined };
+}
+
+export const RevokeGateResponse: MessageFns<RevokeGateResponse> = {
+  encode(message: RevokeGateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.gate !== undefined) {
+      Gate.encode(message.gate, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeGateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeGateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.gate = Gate.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeGateResponse {
+    return { gate: isSet(object.gate) ? Gate.fromJSON(object.gate) : undefined };
+  },
+
+  toJSON(message: RevokeGateResponse): unknown {
+    const obj: any = {};
+    if (message.gate !== undefined) {
+      obj.gate = Gate.toJSON(message.gate);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeGateResponse>, I>>(base?: I): RevokeGateResponse {
+    return RevokeGateResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeGateResponse>, I>>(object: I): RevokeGateResponse {
+    const message = createBaseRevokeGateResponse();
+    message.gate = (object.gate !== undefined && object.gate !== null) ? Gate.fromPartial(object.gate) : undefined;
     return message;
   },
 };
@@ -655,6 +2927,64 @@ export const SecureEntryServiceService = {
     responseSerialize: (value: GetOrderResponse): Buffer => Buffer.from(GetOrderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetOrderResponse => GetOrderResponse.decode(value),
   },
+  /**
+   * A new token for each named ticket (`POST /marketplace/v1/securerender`). Per-ticket problems
+   * are answered inside the response (`error_code`, `error`), never as a call error.
+   */
+  secureRender: {
+    path: "/marquee.entry.v1.SecureEntryService/SecureRender" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SecureRenderRequest): Buffer => Buffer.from(SecureRenderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SecureRenderRequest => SecureRenderRequest.decode(value),
+    responseSerialize: (value: SecureRenderResponse): Buffer =>
+      Buffer.from(SecureRenderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SecureRenderResponse => SecureRenderResponse.decode(value),
+  },
+  /**
+   * One scan at a gate. The gate authenticates with its own token; UNAUTHENTICATED for an unknown
+   * or revoked gate. A refused ticket is an answer (`result`), not a call error.
+   */
+  validateScan: {
+    path: "/marquee.entry.v1.SecureEntryService/ValidateScan" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ValidateScanRequest): Buffer => Buffer.from(ValidateScanRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ValidateScanRequest => ValidateScanRequest.decode(value),
+    responseSerialize: (value: ValidateScanResponse): Buffer =>
+      Buffer.from(ValidateScanResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ValidateScanResponse => ValidateScanResponse.decode(value),
+  },
+  /** Registers a gate (scanner device) for one event; the token is returned once and stored hashed. */
+  createGate: {
+    path: "/marquee.entry.v1.SecureEntryService/CreateGate" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateGateRequest): Buffer => Buffer.from(CreateGateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateGateRequest => CreateGateRequest.decode(value),
+    responseSerialize: (value: CreateGateResponse): Buffer => Buffer.from(CreateGateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateGateResponse => CreateGateResponse.decode(value),
+  },
+  /** Every registered gate, newest first (never their tokens). */
+  listGates: {
+    path: "/marquee.entry.v1.SecureEntryService/ListGates" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListGatesRequest): Buffer => Buffer.from(ListGatesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListGatesRequest => ListGatesRequest.decode(value),
+    responseSerialize: (value: ListGatesResponse): Buffer => Buffer.from(ListGatesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListGatesResponse => ListGatesResponse.decode(value),
+  },
+  /** Revokes a gate: its token stops working. NOT_FOUND for an unknown gate. */
+  revokeGate: {
+    path: "/marquee.entry.v1.SecureEntryService/RevokeGate" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeGateRequest): Buffer => Buffer.from(RevokeGateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeGateRequest => RevokeGateRequest.decode(value),
+    responseSerialize: (value: RevokeGateResponse): Buffer => Buffer.from(RevokeGateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeGateResponse => RevokeGateResponse.decode(value),
+  },
 } as const;
 
 export interface SecureEntryServiceServer extends UntypedServiceImplementation {
@@ -663,6 +2993,22 @@ export interface SecureEntryServiceServer extends UntypedServiceImplementation {
    * unknown order token; PERMISSION_DENIED when third_party_account_id does not match the billing.
    */
   getOrder: handleUnaryCall<GetOrderRequest, GetOrderResponse>;
+  /**
+   * A new token for each named ticket (`POST /marketplace/v1/securerender`). Per-ticket problems
+   * are answered inside the response (`error_code`, `error`), never as a call error.
+   */
+  secureRender: handleUnaryCall<SecureRenderRequest, SecureRenderResponse>;
+  /**
+   * One scan at a gate. The gate authenticates with its own token; UNAUTHENTICATED for an unknown
+   * or revoked gate. A refused ticket is an answer (`result`), not a call error.
+   */
+  validateScan: handleUnaryCall<ValidateScanRequest, ValidateScanResponse>;
+  /** Registers a gate (scanner device) for one event; the token is returned once and stored hashed. */
+  createGate: handleUnaryCall<CreateGateRequest, CreateGateResponse>;
+  /** Every registered gate, newest first (never their tokens). */
+  listGates: handleUnaryCall<ListGatesRequest, ListGatesResponse>;
+  /** Revokes a gate: its token stops working. NOT_FOUND for an unknown gate. */
+  revokeGate: handleUnaryCall<RevokeGateRequest, RevokeGateResponse>;
 }
 
 export interface SecureEntryServiceClient extends Client {
@@ -684,6 +3030,92 @@ export interface SecureEntryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetOrderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A new token for each named ticket (`POST /marketplace/v1/securerender`). Per-ticket problems
+   * are answered inside the response (`error_code`, `error`), never as a call error.
+   */
+  secureRender(
+    request: SecureRenderRequest,
+    callback: (error: ServiceError | null, response: SecureRenderResponse) => void,
+  ): ClientUnaryCall;
+  secureRender(
+    request: SecureRenderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SecureRenderResponse) => void,
+  ): ClientUnaryCall;
+  secureRender(
+    request: SecureRenderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SecureRenderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * One scan at a gate. The gate authenticates with its own token; UNAUTHENTICATED for an unknown
+   * or revoked gate. A refused ticket is an answer (`result`), not a call error.
+   */
+  validateScan(
+    request: ValidateScanRequest,
+    callback: (error: ServiceError | null, response: ValidateScanResponse) => void,
+  ): ClientUnaryCall;
+  validateScan(
+    request: ValidateScanRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ValidateScanResponse) => void,
+  ): ClientUnaryCall;
+  validateScan(
+    request: ValidateScanRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ValidateScanResponse) => void,
+  ): ClientUnaryCall;
+  /** Registers a gate (scanner device) for one event; the token is returned once and stored hashed. */
+  createGate(
+    request: CreateGateRequest,
+    callback: (error: ServiceError | null, response: CreateGateResponse) => void,
+  ): ClientUnaryCall;
+  createGate(
+    request: CreateGateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateGateResponse) => void,
+  ): ClientUnaryCall;
+  createGate(
+    request: CreateGateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateGateResponse) => void,
+  ): ClientUnaryCall;
+  /** Every registered gate, newest first (never their tokens). */
+  listGates(
+    request: ListGatesRequest,
+    callback: (error: ServiceError | null, response: ListGatesResponse) => void,
+  ): ClientUnaryCall;
+  listGates(
+    request: ListGatesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListGatesResponse) => void,
+  ): ClientUnaryCall;
+  listGates(
+    request: ListGatesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListGatesResponse) => void,
+  ): ClientUnaryCall;
+  /** Revokes a gate: its token stops working. NOT_FOUND for an unknown gate. */
+  revokeGate(
+    request: RevokeGateRequest,
+    callback: (error: ServiceError | null, response: RevokeGateResponse) => void,
+  ): ClientUnaryCall;
+  revokeGate(
+    request: RevokeGateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeGateResponse) => void,
+  ): ClientUnaryCall;
+  revokeGate(
+    request: RevokeGateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeGateResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -73,6 +73,8 @@ export enum VoidReason {
   VOID_REASON_ORDER_CANCELLED = "VOID_REASON_ORDER_CANCELLED",
   /** VOID_REASON_REISSUED - Replaced by re-issued tickets. */
   VOID_REASON_REISSUED = "VOID_REASON_REISSUED",
+  /** VOID_REASON_RESOLD - Resold: the ticket moved to a new owner, who holds a newly issued ticket for the seat. */
+  VOID_REASON_RESOLD = "VOID_REASON_RESOLD",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
 
@@ -87,6 +89,9 @@ export function voidReasonFromJSON(object: any): VoidReason {
     case 2:
     case "VOID_REASON_REISSUED":
       return VoidReason.VOID_REASON_REISSUED;
+    case 3:
+    case "VOID_REASON_RESOLD":
+      return VoidReason.VOID_REASON_RESOLD;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -102,6 +107,8 @@ export function voidReasonToJSON(object: VoidReason): string {
       return "VOID_REASON_ORDER_CANCELLED";
     case VoidReason.VOID_REASON_REISSUED:
       return "VOID_REASON_REISSUED";
+    case VoidReason.VOID_REASON_RESOLD:
+      return "VOID_REASON_RESOLD";
     case VoidReason.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -116,7 +123,120 @@ export function voidReasonToNumber(object: VoidReason): number {
       return 1;
     case VoidReason.VOID_REASON_REISSUED:
       return 2;
+    case VoidReason.VOID_REASON_RESOLD:
+      return 3;
     case VoidReason.UNRECOGNIZED:
+    default:
+      return -1;
+  }
+}
+
+/** Outcome of a scan. */
+export enum ScanResult {
+  /** SCAN_RESULT_UNSPECIFIED - Not given. */
+  SCAN_RESULT_UNSPECIFIED = "SCAN_RESULT_UNSPECIFIED",
+  /** SCAN_RESULT_ADMITTED - Admitted: the first valid scan of the ticket. */
+  SCAN_RESULT_ADMITTED = "SCAN_RESULT_ADMITTED",
+  /** SCAN_RESULT_REPLAYED - The very same payload (same time step and codes) was already used to admit the ticket. */
+  SCAN_RESULT_REPLAYED = "SCAN_RESULT_REPLAYED",
+  /** SCAN_RESULT_ALREADY_ADMITTED - The ticket was already admitted with another payload (at this or another gate). */
+  SCAN_RESULT_ALREADY_ADMITTED = "SCAN_RESULT_ALREADY_ADMITTED",
+  /** SCAN_RESULT_VOIDED - The ticket is void (order cancelled, resold, reissued). */
+  SCAN_RESULT_VOIDED = "SCAN_RESULT_VOIDED",
+  /** SCAN_RESULT_WRONG_EVENT - The ticket is for another event than the gate's. */
+  SCAN_RESULT_WRONG_EVENT = "SCAN_RESULT_WRONG_EVENT",
+  /** SCAN_RESULT_FORGED - The payload was not issued by secure-entry (bad seal, wrong codes, unknown barcode, malformed). */
+  SCAN_RESULT_FORGED = "SCAN_RESULT_FORGED",
+  /** SCAN_RESULT_EXPIRED - The time step is outside the tolerance (one step either side of the gate's clock). */
+  SCAN_RESULT_EXPIRED = "SCAN_RESULT_EXPIRED",
+  /** SCAN_RESULT_SUPERSEDED - The token was replaced by a newer one (refresh) and no longer admits. */
+  SCAN_RESULT_SUPERSEDED = "SCAN_RESULT_SUPERSEDED",
+  UNRECOGNIZED = "UNRECOGNIZED",
+}
+
+export function scanResultFromJSON(object: any): ScanResult {
+  switch (object) {
+    case 0:
+    case "SCAN_RESULT_UNSPECIFIED":
+      return ScanResult.SCAN_RESULT_UNSPECIFIED;
+    case 1:
+    case "SCAN_RESULT_ADMITTED":
+      return ScanResult.SCAN_RESULT_ADMITTED;
+    case 2:
+    case "SCAN_RESULT_REPLAYED":
+      return ScanResult.SCAN_RESULT_REPLAYED;
+    case 3:
+    case "SCAN_RESULT_ALREADY_ADMITTED":
+      return ScanResult.SCAN_RESULT_ALREADY_ADMITTED;
+    case 4:
+    case "SCAN_RESULT_VOIDED":
+      return ScanResult.SCAN_RESULT_VOIDED;
+    case 5:
+    case "SCAN_RESULT_WRONG_EVENT":
+      return ScanResult.SCAN_RESULT_WRONG_EVENT;
+    case 6:
+    case "SCAN_RESULT_FORGED":
+      return ScanResult.SCAN_RESULT_FORGED;
+    case 7:
+    case "SCAN_RESULT_EXPIRED":
+      return ScanResult.SCAN_RESULT_EXPIRED;
+    case 8:
+    case "SCAN_RESULT_SUPERSEDED":
+      return ScanResult.SCAN_RESULT_SUPERSEDED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ScanResult.UNRECOGNIZED;
+  }
+}
+
+export function scanResultToJSON(object: ScanResult): string {
+  switch (object) {
+    case ScanResult.SCAN_RESULT_UNSPECIFIED:
+      return "SCAN_RESULT_UNSPECIFIED";
+    case ScanResult.SCAN_RESULT_ADMITTED:
+      return "SCAN_RESULT_ADMITTED";
+    case ScanResult.SCAN_RESULT_REPLAYED:
+      return "SCAN_RESULT_REPLAYED";
+    case ScanResult.SCAN_RESULT_ALREADY_ADMITTED:
+      return "SCAN_RESULT_ALREADY_ADMITTED";
+    case ScanResult.SCAN_RESULT_VOIDED:
+      return "SCAN_RESULT_VOIDED";
+    case ScanResult.SCAN_RESULT_WRONG_EVENT:
+      return "SCAN_RESULT_WRONG_EVENT";
+    case ScanResult.SCAN_RESULT_FORGED:
+      return "SCAN_RESULT_FORGED";
+    case ScanResult.SCAN_RESULT_EXPIRED:
+      return "SCAN_RESULT_EXPIRED";
+    case ScanResult.SCAN_RESULT_SUPERSEDED:
+      return "SCAN_RESULT_SUPERSEDED";
+    case ScanResult.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export function scanResultToNumber(object: ScanResult): number {
+  switch (object) {
+    case ScanResult.SCAN_RESULT_UNSPECIFIED:
+      return 0;
+    case ScanResult.SCAN_RESULT_ADMITTED:
+      return 1;
+    case ScanResult.SCAN_RESULT_REPLAYED:
+      return 2;
+    case ScanResult.SCAN_RESULT_ALREADY_ADMITTED:
+      return 3;
+    case ScanResult.SCAN_RESULT_VOIDED:
+      return 4;
+    case ScanResult.SCAN_RESULT_WRONG_EVENT:
+      return 5;
+    case ScanResult.SCAN_RESULT_FORGED:
+      return 6;
+    case ScanResult.SCAN_RESULT_EXPIRED:
+      return 7;
+    case ScanResult.SCAN_RESULT_SUPERSEDED:
+      return 8;
+    case ScanResult.UNRECOGNIZED:
     default:
       return -1;
   }
@@ -175,6 +295,28 @@ export interface TicketVoided {
   reason: VoidReason;
   /** When. */
   voidedAt?: Date | undefined;
+}
+
+/**
+ * Topic `ticket-scanned` (key = ticket id; the gate id when the payload names no known ticket).
+ * Produced by secure-entry for every scan a gate submits, admitted or refused. Carries no barcode,
+ * code or token.
+ */
+export interface TicketScanned {
+  /** Platform ticket id; empty when the payload named no known ticket. */
+  ticketId: string;
+  /** Platform order id; empty when unknown. */
+  orderId: string;
+  /** The gate's event. */
+  eventId: string;
+  /** The scanning gate. */
+  gateId: string;
+  /** Outcome. */
+  result: ScanResult;
+  /** The 15-second time step the payload claimed; 0 when it had none. */
+  timeStep: number;
+  /** When the gate's request arrived. */
+  scannedAt?: Date | undefined;
 }
 
 function createBaseTicketIssued(): TicketIssued {
@@ -688,6 +830,203 @@ export const TicketVoided: MessageFns<TicketVoided> = {
   },
 };
 
+function createBaseTicketScanned(): TicketScanned {
+  return {
+    ticketId: "",
+    orderId: "",
+    eventId: "",
+    gateId: "",
+    result: ScanResult.SCAN_RESULT_UNSPECIFIED,
+    timeStep: 0,
+    scannedAt: undefined,
+  };
+}
+
+export const TicketScanned: MessageFns<TicketScanned> = {
+  encode(message: TicketScanned, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ticketId !== "") {
+      writer.uint32(10).string(message.ticketId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(18).string(message.orderId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(26).string(message.eventId);
+    }
+    if (message.gateId !== "") {
+      writer.uint32(34).string(message.gateId);
+    }
+    if (message.result !== ScanResult.SCAN_RESULT_UNSPECIFIED) {
+      writer.uint32(40).int32(scanResultToNumber(message.result));
+    }
+    if (message.timeStep !== 0) {
+      writer.uint32(48).int64(message.timeStep);
+    }
+    if (message.scannedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.scannedAt), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TicketScanned {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTicketScanned();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ticketId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.gateId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.result = scanResultFromJSON(reader.int32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.timeStep = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.scannedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TicketScanned {
+    return {
+      ticketId: isSet(object.ticketId)
+        ? globalThis.String(object.ticketId)
+        : isSet(object.ticket_id)
+        ? globalThis.String(object.ticket_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      gateId: isSet(object.gateId)
+        ? globalThis.String(object.gateId)
+        : isSet(object.gate_id)
+        ? globalThis.String(object.gate_id)
+        : "",
+      result: isSet(object.result) ? scanResultFromJSON(object.result) : ScanResult.SCAN_RESULT_UNSPECIFIED,
+      timeStep: isSet(object.timeStep)
+        ? globalThis.Number(object.timeStep)
+        : isSet(object.time_step)
+        ? globalThis.Number(object.time_step)
+        : 0,
+      scannedAt: isSet(object.scannedAt)
+        ? fromJsonTimestamp(object.scannedAt)
+        : isSet(object.scanned_at)
+        ? fromJsonTimestamp(object.scanned_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: TicketScanned): unknown {
+    const obj: any = {};
+    if (message.ticketId !== "") {
+      obj.ticketId = message.ticketId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.gateId !== "") {
+      obj.gateId = message.gateId;
+    }
+    if (message.result !== ScanResult.SCAN_RESULT_UNSPECIFIED) {
+      obj.result = scanResultToJSON(message.result);
+    }
+    if (message.timeStep !== 0) {
+      obj.timeStep = Math.round(message.timeStep);
+    }
+    if (message.scannedAt !== undefined) {
+      obj.scannedAt = message.scannedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TicketScanned>, I>>(base?: I): TicketScanned {
+    return TicketScanned.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TicketScanned>, I>>(object: I): TicketScanned {
+    const message = createBaseTicketScanned();
+    message.ticketId = object.ticketId ?? "";
+    message.orderId = object.orderId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.gateId = object.gateId ?? "";
+    message.result = object.result ?? ScanResult.SCAN_RESULT_UNSPECIFIED;
+    message.timeStep = object.timeStep ?? 0;
+    message.scannedAt = object.scannedAt ?? undefined;
+    return message;
+  },
+};
+
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
 type DeepPartial<T> = T extends Builtin ? T
@@ -721,6 +1060,17 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isSet(value: any): boolean {
