@@ -44,6 +44,8 @@ const impl: AuthServiceServer = {
   createApp: notImplemented,
   createFan: notImplemented,
   revokeGrant: notImplemented,
+  setAppAccess: notImplemented,
+  getAppAccess: notImplemented,
 };
 
 describe('generated gRPC services', () => {

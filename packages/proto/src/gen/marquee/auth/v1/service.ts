@@ -105,6 +105,20 @@ export interface ValidateApiKeyResponse {
     | undefined;
   /** The app's OAuth client id. */
   clientId: string;
+  /** Restricted services an operator approved the app for. */
+  access?: AppAccess | undefined;
+}
+
+/**
+ * Restricted services an app may use, each granted by an operator. A new service adds a flag here;
+ * an app approved for nothing has every flag false.
+ */
+export interface AppAccess {
+  /**
+   * The commerce API's shopping services: cart create, read, update, delete, delivery selection,
+   * payment and purchase (`/commerce/v2/shopping/*`).
+   */
+  commerceShopping: boolean;
 }
 
 /** A token to introspect. */
@@ -210,6 +224,36 @@ export interface RevokeGrantRequest {
 export interface RevokeGrantResponse {
   /** How many live tokens (access and refresh) were revoked; 0 when there was nothing to revoke. */
   revokedTokens: number;
+}
+
+/** Admin: grant or withdraw restricted services. */
+export interface SetAppAccessRequest {
+  /** Platform app id. */
+  appId: string;
+  /** Commerce shopping; unset = unchanged. */
+  commerceShopping?: boolean | undefined;
+}
+
+/** The app's access after the change. */
+export interface SetAppAccessResponse {
+  /** Platform app id. */
+  appId: string;
+  /** Access now. */
+  access?: AppAccess | undefined;
+}
+
+/** Admin: read an app's access. */
+export interface GetAppAccessRequest {
+  /** Platform app id. */
+  appId: string;
+}
+
+/** An app's access. */
+export interface GetAppAccessResponse {
+  /** Platform app id. */
+  appId: string;
+  /** Access. */
+  access?: AppAccess | undefined;
 }
 
 function createBaseQuota(): Quota {
@@ -375,7 +419,14 @@ export const ValidateApiKeyRequest: MessageFns<ValidateApiKeyRequest> = {
 };
 
 function createBaseValidateApiKeyResponse(): ValidateApiKeyResponse {
-  return { valid: false, appId: "", status: AppStatus.APP_STATUS_UNSPECIFIED, quota: undefined, clientId: "" };
+  return {
+    valid: false,
+    appId: "",
+    status: AppStatus.APP_STATUS_UNSPECIFIED,
+    quota: undefined,
+    clientId: "",
+    access: undefined,
+  };
 }
 
 export const ValidateApiKeyResponse: MessageFns<ValidateApiKeyResponse> = {
@@ -394,6 +445,9 @@ export const ValidateApiKeyResponse: MessageFns<ValidateApiKeyResponse> = {
     }
     if (message.clientId !== "") {
       writer.uint32(42).string(message.clientId);
+    }
+    if (message.access !== undefined) {
+      AppAccess.encode(message.access, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -451,6 +505,14 @@ export const ValidateApiKeyResponse: MessageFns<ValidateApiKeyResponse> = {
             message.clientId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.access = AppAccess.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -478,6 +540,7 @@ export const ValidateApiKeyResponse: MessageFns<ValidateApiKeyResponse> = {
         : isSet(object.client_id)
         ? globalThis.String(object.client_id)
         : "",
+      access: isSet(object.access) ? AppAccess.fromJSON(object.access) : undefined,
     };
   },
 
@@ -498,6 +561,9 @@ export const ValidateApiKeyResponse: MessageFns<ValidateApiKeyResponse> = {
     if (message.clientId !== "") {
       obj.clientId = message.clientId;
     }
+    if (message.access !== undefined) {
+      obj.access = AppAccess.toJSON(message.access);
+    }
     return obj;
   },
 
@@ -511,6 +577,82 @@ export const ValidateApiKeyResponse: MessageFns<ValidateApiKeyResponse> = {
     message.status = object.status ?? AppStatus.APP_STATUS_UNSPECIFIED;
     message.quota = (object.quota !== undefined && object.quota !== null) ? Quota.fromPartial(object.quota) : undefined;
     message.clientId = object.clientId ?? "";
+    message.access = (object.access !== undefined && object.access !== null)
+      ? AppAccess.fromPartial(object.access)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAppAccess(): AppAccess {
+  return { commerceShopping: false };
+}
+
+export const AppAccess: MessageFns<AppAccess> = {
+  encode(message: AppAccess, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.commerceShopping !== false) {
+      writer.uint32(8).bool(message.commerceShopping);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AppAccess {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAppAccess();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.commerceShopping = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AppAccess {
+    return {
+      commerceShopping: isSet(object.commerceShopping)
+        ? globalThis.Boolean(object.commerceShopping)
+        : isSet(object.commerce_shopping)
+        ? globalThis.Boolean(object.commerce_shopping)
+        : false,
+    };
+  },
+
+  toJSON(message: AppAccess): unknown {
+    const obj: any = {};
+    if (message.commerceShopping !== false) {
+      obj.commerceShopping = message.commerceShopping;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AppAccess>, I>>(base?: I): AppAccess {
+    return AppAccess.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AppAccess>, I>>(object: I): AppAccess {
+    const message = createBaseAppAccess();
+    message.commerceShopping = object.commerceShopping ?? false;
     return message;
   },
 };
@@ -1579,6 +1721,354 @@ export const RevokeGrantResponse: MessageFns<RevokeGrantResponse> = {
   },
 };
 
+function createBaseSetAppAccessRequest(): SetAppAccessRequest {
+  return { appId: "", commerceShopping: undefined };
+}
+
+export const SetAppAccessRequest: MessageFns<SetAppAccessRequest> = {
+  encode(message: SetAppAccessRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.commerceShopping !== undefined) {
+      writer.uint32(16).bool(message.commerceShopping);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetAppAccessRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetAppAccessRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.commerceShopping = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetAppAccessRequest {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      commerceShopping: isSet(object.commerceShopping)
+        ? globalThis.Boolean(object.commerceShopping)
+        : isSet(object.commerce_shopping)
+        ? globalThis.Boolean(object.commerce_shopping)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SetAppAccessRequest): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.commerceShopping !== undefined) {
+      obj.commerceShopping = message.commerceShopping;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetAppAccessRequest>, I>>(base?: I): SetAppAccessRequest {
+    return SetAppAccessRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetAppAccessRequest>, I>>(object: I): SetAppAccessRequest {
+    const message = createBaseSetAppAccessRequest();
+    message.appId = object.appId ?? "";
+    message.commerceShopping = object.commerceShopping ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetAppAccessResponse(): SetAppAccessResponse {
+  return { appId: "", access: undefined };
+}
+
+export const SetAppAccessResponse: MessageFns<SetAppAccessResponse> = {
+  encode(message: SetAppAccessResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.access !== undefined) {
+      AppAccess.encode(message.access, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetAppAccessResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetAppAccessResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.access = AppAccess.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetAppAccessResponse {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      access: isSet(object.access) ? AppAccess.fromJSON(object.access) : undefined,
+    };
+  },
+
+  toJSON(message: SetAppAccessResponse): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.access !== undefined) {
+      obj.access = AppAccess.toJSON(message.access);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetAppAccessResponse>, I>>(base?: I): SetAppAccessResponse {
+    return SetAppAccessResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetAppAccessResponse>, I>>(object: I): SetAppAccessResponse {
+    const message = createBaseSetAppAccessResponse();
+    message.appId = object.appId ?? "";
+    message.access = (object.access !== undefined && object.access !== null)
+      ? AppAccess.fromPartial(object.access)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetAppAccessRequest(): GetAppAccessRequest {
+  return { appId: "" };
+}
+
+export const GetAppAccessRequest: MessageFns<GetAppAccessRequest> = {
+  encode(message: GetAppAccessRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAppAccessRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAppAccessRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAppAccessRequest {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetAppAccessRequest): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetAppAccessRequest>, I>>(base?: I): GetAppAccessRequest {
+    return GetAppAccessRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetAppAccessRequest>, I>>(object: I): GetAppAccessRequest {
+    const message = createBaseGetAppAccessRequest();
+    message.appId = object.appId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetAppAccessResponse(): GetAppAccessResponse {
+  return { appId: "", access: undefined };
+}
+
+export const GetAppAccessResponse: MessageFns<GetAppAccessResponse> = {
+  encode(message: GetAppAccessResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.access !== undefined) {
+      AppAccess.encode(message.access, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAppAccessResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAppAccessResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.access = AppAccess.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAppAccessResponse {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      access: isSet(object.access) ? AppAccess.fromJSON(object.access) : undefined,
+    };
+  },
+
+  toJSON(message: GetAppAccessResponse): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.access !== undefined) {
+      obj.access = AppAccess.toJSON(message.access);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetAppAccessResponse>, I>>(base?: I): GetAppAccessResponse {
+    return GetAppAccessResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetAppAccessResponse>, I>>(object: I): GetAppAccessResponse {
+    const message = createBaseGetAppAccessResponse();
+    message.appId = object.appId ?? "";
+    message.access = (object.access !== undefined && object.access !== null)
+      ? AppAccess.fromPartial(object.access)
+      : undefined;
+    return message;
+  },
+};
+
 /** API keys, tokens, rate limits and provisioning, served by auth-gateway to the edge. */
 export type AuthServiceService = typeof AuthServiceService;
 export const AuthServiceService = {
@@ -1657,6 +2147,36 @@ export const AuthServiceService = {
     responseSerialize: (value: RevokeGrantResponse): Buffer => Buffer.from(RevokeGrantResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RevokeGrantResponse => RevokeGrantResponse.decode(value),
   },
+  /**
+   * Grant or withdraw an app's access to restricted services (admin
+   * `PATCH /admin/v1/apps/{appId}/access`). Flags left unset keep their value. NOT_FOUND for an
+   * unknown app. ValidateApiKey answers the new state at once; the edge's key cache shows it within
+   * its time-to-live.
+   */
+  setAppAccess: {
+    path: "/marquee.auth.v1.AuthService/SetAppAccess" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetAppAccessRequest): Buffer => Buffer.from(SetAppAccessRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetAppAccessRequest => SetAppAccessRequest.decode(value),
+    responseSerialize: (value: SetAppAccessResponse): Buffer =>
+      Buffer.from(SetAppAccessResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetAppAccessResponse => SetAppAccessResponse.decode(value),
+  },
+  /**
+   * An app's access to restricted services (admin `GET /admin/v1/apps/{appId}/access`). NOT_FOUND for
+   * an unknown app.
+   */
+  getAppAccess: {
+    path: "/marquee.auth.v1.AuthService/GetAppAccess" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAppAccessRequest): Buffer => Buffer.from(GetAppAccessRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAppAccessRequest => GetAppAccessRequest.decode(value),
+    responseSerialize: (value: GetAppAccessResponse): Buffer =>
+      Buffer.from(GetAppAccessResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetAppAccessResponse => GetAppAccessResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -1681,6 +2201,18 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * no longer does) answers revoked_tokens=0. NOT_FOUND when the fan or the app is unknown.
    */
   revokeGrant: handleUnaryCall<RevokeGrantRequest, RevokeGrantResponse>;
+  /**
+   * Grant or withdraw an app's access to restricted services (admin
+   * `PATCH /admin/v1/apps/{appId}/access`). Flags left unset keep their value. NOT_FOUND for an
+   * unknown app. ValidateApiKey answers the new state at once; the edge's key cache shows it within
+   * its time-to-live.
+   */
+  setAppAccess: handleUnaryCall<SetAppAccessRequest, SetAppAccessResponse>;
+  /**
+   * An app's access to restricted services (admin `GET /admin/v1/apps/{appId}/access`). NOT_FOUND for
+   * an unknown app.
+   */
+  getAppAccess: handleUnaryCall<GetAppAccessRequest, GetAppAccessResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -1788,6 +2320,46 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RevokeGrantResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Grant or withdraw an app's access to restricted services (admin
+   * `PATCH /admin/v1/apps/{appId}/access`). Flags left unset keep their value. NOT_FOUND for an
+   * unknown app. ValidateApiKey answers the new state at once; the edge's key cache shows it within
+   * its time-to-live.
+   */
+  setAppAccess(
+    request: SetAppAccessRequest,
+    callback: (error: ServiceError | null, response: SetAppAccessResponse) => void,
+  ): ClientUnaryCall;
+  setAppAccess(
+    request: SetAppAccessRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetAppAccessResponse) => void,
+  ): ClientUnaryCall;
+  setAppAccess(
+    request: SetAppAccessRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetAppAccessResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * An app's access to restricted services (admin `GET /admin/v1/apps/{appId}/access`). NOT_FOUND for
+   * an unknown app.
+   */
+  getAppAccess(
+    request: GetAppAccessRequest,
+    callback: (error: ServiceError | null, response: GetAppAccessResponse) => void,
+  ): ClientUnaryCall;
+  getAppAccess(
+    request: GetAppAccessRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetAppAccessResponse) => void,
+  ): ClientUnaryCall;
+  getAppAccess(
+    request: GetAppAccessRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetAppAccessResponse) => void,
   ): ClientUnaryCall;
 }
 

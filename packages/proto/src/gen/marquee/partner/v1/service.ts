@@ -546,6 +546,20 @@ export interface QueuedCall {
   queuedAt?: Date | undefined;
 }
 
+/** A password to check against an event's price types. */
+export interface VerifyAccessCodeRequest {
+  /** Platform event id. */
+  eventId: string;
+  /** The password as the fan typed it (a secret: never logged). */
+  code: string;
+}
+
+/** The price types the password opens. */
+export interface VerifyAccessCodeResponse {
+  /** The partner's price type ids whose access code is `code`; empty when none. */
+  priceTypeIds: string[];
+}
+
 function createBaseCreateBookingRequest(): CreateBookingRequest {
   return { eventId: "", cartId: "", lines: [], language: "", channelType: "" };
 }
@@ -4190,6 +4204,168 @@ export const QueuedCall: MessageFns<QueuedCall> = {
   },
 };
 
+function createBaseVerifyAccessCodeRequest(): VerifyAccessCodeRequest {
+  return { eventId: "", code: "" };
+}
+
+export const VerifyAccessCodeRequest: MessageFns<VerifyAccessCodeRequest> = {
+  encode(message: VerifyAccessCodeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyAccessCodeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyAccessCodeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyAccessCodeRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+    };
+  },
+
+  toJSON(message: VerifyAccessCodeRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyAccessCodeRequest>, I>>(base?: I): VerifyAccessCodeRequest {
+    return VerifyAccessCodeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyAccessCodeRequest>, I>>(object: I): VerifyAccessCodeRequest {
+    const message = createBaseVerifyAccessCodeRequest();
+    message.eventId = object.eventId ?? "";
+    message.code = object.code ?? "";
+    return message;
+  },
+};
+
+function createBaseVerifyAccessCodeResponse(): VerifyAccessCodeResponse {
+  return { priceTypeIds: [] };
+}
+
+export const VerifyAccessCodeResponse: MessageFns<VerifyAccessCodeResponse> = {
+  encode(message: VerifyAccessCodeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.priceTypeIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyAccessCodeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyAccessCodeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.priceTypeIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyAccessCodeResponse {
+    return {
+      priceTypeIds: globalThis.Array.isArray(object?.priceTypeIds)
+        ? object.priceTypeIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.price_type_ids)
+        ? object.price_type_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: VerifyAccessCodeResponse): unknown {
+    const obj: any = {};
+    if (message.priceTypeIds?.length) {
+      obj.priceTypeIds = message.priceTypeIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyAccessCodeResponse>, I>>(base?: I): VerifyAccessCodeResponse {
+    return VerifyAccessCodeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyAccessCodeResponse>, I>>(object: I): VerifyAccessCodeResponse {
+    const message = createBaseVerifyAccessCodeResponse();
+    message.priceTypeIds = object.priceTypeIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
 /**
  * The platform side of the 3P API (spec 02), served by 3p-connector to cart and reconciler. Partner
  * error ids map to gRPC codes (e.g. 303/307 → RESOURCE_EXHAUSTED, 311-314 → FAILED_PRECONDITION) with
@@ -4277,6 +4453,22 @@ export const ConnectorServiceService = {
     responseSerialize: (value: ListOrdersResponse): Buffer => Buffer.from(ListOrdersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListOrdersResponse => ListOrdersResponse.decode(value),
   },
+  /**
+   * Which price types of an event a password (access code) opens. The codes never leave the connector
+   * (they are not on any topic); the comparison is constant-time. A wrong code answers no price types,
+   * not an error. NOT_FOUND for an unknown event.
+   */
+  verifyAccessCode: {
+    path: "/marquee.partner.v1.ConnectorService/VerifyAccessCode" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: VerifyAccessCodeRequest): Buffer =>
+      Buffer.from(VerifyAccessCodeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): VerifyAccessCodeRequest => VerifyAccessCodeRequest.decode(value),
+    responseSerialize: (value: VerifyAccessCodeResponse): Buffer =>
+      Buffer.from(VerifyAccessCodeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): VerifyAccessCodeResponse => VerifyAccessCodeResponse.decode(value),
+  },
 } as const;
 
 export interface ConnectorServiceServer extends UntypedServiceImplementation {
@@ -4300,6 +4492,12 @@ export interface ConnectorServiceServer extends UntypedServiceImplementation {
   getOrder: handleUnaryCall<GetOrderRequest, GetOrderResponse>;
   /** Reconciliation reads (`GET /orders`): by inventory token, or every transaction of an event in a period. */
   listOrders: handleUnaryCall<ListOrdersRequest, ListOrdersResponse>;
+  /**
+   * Which price types of an event a password (access code) opens. The codes never leave the connector
+   * (they are not on any topic); the comparison is constant-time. A wrong code answers no price types,
+   * not an error. NOT_FOUND for an unknown event.
+   */
+  verifyAccessCode: handleUnaryCall<VerifyAccessCodeRequest, VerifyAccessCodeResponse>;
 }
 
 export interface ConnectorServiceClient extends Client {
@@ -4420,6 +4618,26 @@ export interface ConnectorServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Which price types of an event a password (access code) opens. The codes never leave the connector
+   * (they are not on any topic); the comparison is constant-time. A wrong code answers no price types,
+   * not an error. NOT_FOUND for an unknown event.
+   */
+  verifyAccessCode(
+    request: VerifyAccessCodeRequest,
+    callback: (error: ServiceError | null, response: VerifyAccessCodeResponse) => void,
+  ): ClientUnaryCall;
+  verifyAccessCode(
+    request: VerifyAccessCodeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: VerifyAccessCodeResponse) => void,
+  ): ClientUnaryCall;
+  verifyAccessCode(
+    request: VerifyAccessCodeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: VerifyAccessCodeResponse) => void,
   ): ClientUnaryCall;
 }
 
