@@ -86,6 +86,38 @@ describe('DeveloperAccess: apps and keys', () => {
   });
 });
 
+describe('DeveloperAccess: approvals for restricted services', () => {
+  it('creates apps approved for nothing; an approval shows in the next key check', async () => {
+    const { sut } = build();
+    const created = await sut.createApp(newApp);
+    expect((await sut.validateApiKey(created.apiKey)).access).toEqual({ commerceShopping: false });
+    expect(await sut.getAppAccess(created.appId)).toEqual({ commerceShopping: false });
+    expect(await sut.setAppAccess(created.appId, { commerceShopping: true })).toEqual({
+      commerceShopping: true,
+    });
+    expect((await sut.validateApiKey(created.apiKey)).access).toEqual({ commerceShopping: true });
+    await sut.setAppAccess(created.appId, { commerceShopping: false });
+    expect((await sut.validateApiKey(created.apiKey)).access).toEqual({ commerceShopping: false });
+  });
+
+  it('reads an app stored before approvals existed as approved for nothing', async () => {
+    const { sut, stores } = build();
+    const created = await sut.createApp(newApp);
+    const stored = (await stores.apps.get(created.appId))!;
+    await stores.apps.update(stored.id, stored.version, ({ access: _dropped, ...rest }) => rest);
+    expect(await sut.getAppAccess(created.appId)).toEqual({ commerceShopping: false });
+  });
+
+  it('answers not_found for an unknown or empty app id, and unknown keys carry no access', async () => {
+    const { sut } = build();
+    await expect(sut.setAppAccess('nope', { commerceShopping: true })).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+    await expect(sut.getAppAccess('')).rejects.toMatchObject({ kind: 'not_found' });
+    expect((await sut.validateApiKey('guessed')).access).toEqual({ commerceShopping: false });
+  });
+});
+
 describe('DeveloperAccess: fans', () => {
   it('creates a fan once per e-mail, case-insensitively', async () => {
     const { sut } = build();

@@ -85,6 +85,25 @@ export function repositoryContract(name: string, make: () => Promise<RepositoryF
       expect(await sut.byApiKeyFingerprint('nope')).toBeUndefined();
     });
 
+    it('sets access flags with a compare-and-set write, keeping the flags not given', async () => {
+      const sut = (await make()).apps;
+      const app = anApp();
+      await sut.insert(app);
+      const approved = await sut.setAccess(app.id, { commerceShopping: true });
+      expect(approved).toEqual({ ...app, access: { commerceShopping: true } });
+      expect(await sut.byApiKeyFingerprint(app.apiKeyFingerprint)).toEqual(approved);
+      await sut.setAccess(app.id, { commerceShopping: false });
+      // Concurrent writes of one app all land (each re-reads on a version conflict).
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => sut.setAccess(app.id, { commerceShopping: true })),
+      );
+      expect(results.map((r) => r?.access)).toEqual(
+        Array.from({ length: 5 }, () => ({ commerceShopping: true })),
+      );
+      expect(await sut.setAccess(app.id, {})).toMatchObject({ access: { commerceShopping: true } });
+      expect(await sut.setAccess('nope', { commerceShopping: true })).toBeUndefined();
+    });
+
     it('refuses a second app with the same client id or API key', async () => {
       const sut = (await make()).apps;
       const app = anApp();

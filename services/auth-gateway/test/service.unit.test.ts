@@ -55,6 +55,7 @@ describe('auth-gateway composed (memory mode)', () => {
       clientId: app.clientId,
       status: authV1.AppStatus.APP_STATUS_ACTIVE,
       quota: { limit: 5000, windowMs: 86_400_000 },
+      access: { commerceShopping: false },
     });
     const unknown = await callUnary(grpc, 'validateApiKey', { apiKey: 'nope' });
     expect(unknown).toMatchObject({
@@ -79,6 +80,37 @@ describe('auth-gateway composed (memory mode)', () => {
       over.push((await callUnary(grpc, 'checkRateLimit', { appId: app.appId, cost: 1 })).over);
     }
     expect(over).toEqual([false, false, true]);
+  });
+
+  it('sets and reads an app approval over gRPC; ValidateApiKey answers it at once', async () => {
+    const app = await callUnary(grpc, 'createApp', {
+      name: 'Shop app',
+      redirectUris: ['https://shop.example/cb'],
+    });
+    expect(await callUnary(grpc, 'getAppAccess', { appId: app.appId })).toEqual({
+      appId: app.appId,
+      access: { commerceShopping: false },
+    });
+    expect(
+      await callUnary(grpc, 'setAppAccess', { appId: app.appId, commerceShopping: true }),
+    ).toEqual({ appId: app.appId, access: { commerceShopping: true } });
+    const check = await callUnary(grpc, 'validateApiKey', { apiKey: app.apiKey });
+    expect(check.access).toEqual({ commerceShopping: true });
+    // No flag given: nothing changes.
+    expect(await callUnary(grpc, 'setAppAccess', { appId: app.appId })).toEqual({
+      appId: app.appId,
+      access: { commerceShopping: true },
+    });
+    await callUnary(grpc, 'setAppAccess', { appId: app.appId, commerceShopping: false });
+    expect(
+      (await callUnary(grpc, 'validateApiKey', { apiKey: app.apiKey })).access?.commerceShopping,
+    ).toBe(false);
+    await expect(
+      callUnary(grpc, 'setAppAccess', { appId: 'missing', commerceShopping: true }),
+    ).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(callUnary(grpc, 'getAppAccess', { appId: '' })).rejects.toMatchObject({
+      kind: 'not_found',
+    });
   });
 
   it('answers domain errors with their gRPC status kinds, never INTERNAL', async () => {

@@ -1,5 +1,5 @@
 import type { AppRepository, FanRepository } from '../app/ports.js';
-import type { DeveloperApp } from '../domain/app.js';
+import { accessOf, type AppAccess, type DeveloperApp } from '../domain/app.js';
 import type { Fan } from '../domain/fan.js';
 import type { AuthStores, Stored } from './auth-stores.js';
 
@@ -25,8 +25,27 @@ export function createAppRepository(stores: Pick<AuthStores, 'apps'>): AppReposi
     byId: async (id) => plain<DeveloperApp>(await stores.apps.get(id)),
     byClientId: (clientId) => first({ clientId }),
     byApiKeyFingerprint: (apiKeyFingerprint) => first({ apiKeyFingerprint }),
+    async setAccess(id, change) {
+      // Compare-and-set on the version read; a concurrent write (another approval) makes it re-read.
+      for (let attempt = 0; ; attempt++) {
+        const current = await stores.apps.get(id);
+        if (!current) return undefined;
+        try {
+          const next = await stores.apps.update(id, current.version, (app) => ({
+            ...app,
+            access: { ...accessOf(app), ...definedFlags(change) },
+          }));
+          return plain<DeveloperApp>(next);
+        } catch (error) {
+          if ((error as { kind?: string }).kind !== 'aborted' || attempt >= 4) throw error;
+        }
+      }
+    },
   };
 }
+
+const definedFlags = (change: Partial<AppAccess>): Partial<AppAccess> =>
+  Object.fromEntries(Object.entries(change).filter(([, v]) => typeof v === 'boolean'));
 
 export function createFanRepository(stores: Pick<AuthStores, 'fans'>): FanRepository {
   return {

@@ -1,5 +1,8 @@
 import {
+  accessOf,
   DEFAULT_QUOTA,
+  NO_ACCESS,
+  type AppAccess,
   validateNewApp,
   validateQuota,
   type DeveloperApp,
@@ -28,6 +31,8 @@ export interface ApiKeyCheck {
   clientId: string;
   status: 'active' | 'suspended' | 'unknown';
   quota: Quota;
+  /** Restricted services the app is approved for (all false for an unknown key). */
+  access: AppAccess;
 }
 
 export interface RateLimitState {
@@ -83,6 +88,7 @@ export class DeveloperAccess {
         ...(this.deps.defaultQuota ?? DEFAULT_QUOTA),
         ...definedOnly(input.quota),
       }),
+      access: { ...NO_ACCESS },
       createdAt: this.deps.clock(),
     };
     await this.deps.apps.insert(app);
@@ -113,6 +119,7 @@ export class DeveloperAccess {
         clientId: '',
         status: 'unknown',
         quota: { perDay: 0, perSecond: 0 },
+        access: { ...NO_ACCESS },
       };
     }
     return {
@@ -121,7 +128,26 @@ export class DeveloperAccess {
       clientId: app.clientId,
       status: app.status,
       quota: app.quota,
+      access: accessOf(app),
     };
+  }
+
+  /**
+   * Grants or withdraws restricted services (operators: admin API and CLI); flags not given keep
+   * their value. Kind `not_found` for an unknown app. `validateApiKey` answers the new state at once
+   * (it reads the app on every call); the edge's key cache shows it within its time-to-live.
+   */
+  async setAppAccess(appId: string, change: Partial<AppAccess>): Promise<AppAccess> {
+    const app = appId ? await this.deps.apps.setAccess(appId, change) : undefined;
+    if (!app) throw new AuthError('not_found', 'unknown app');
+    return accessOf(app);
+  }
+
+  /** An app's access; kind `not_found` for an unknown app. */
+  async getAppAccess(appId: string): Promise<AppAccess> {
+    const app = appId ? await this.deps.apps.byId(appId) : undefined;
+    if (!app) throw new AuthError('not_found', 'unknown app');
+    return accessOf(app);
   }
 
   /**

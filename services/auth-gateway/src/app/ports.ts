@@ -1,4 +1,4 @@
-import type { DeveloperApp } from '../domain/app.js';
+import type { AppAccess, DeveloperApp } from '../domain/app.js';
 import type { Fan } from '../domain/fan.js';
 import type { AuthorizationCode, Grant, Interaction, IssuedToken } from '../domain/oauth.js';
 
@@ -13,6 +13,11 @@ export interface AppRepository {
   byId(id: string): Promise<DeveloperApp | undefined>;
   byClientId(clientId: string): Promise<DeveloperApp | undefined>;
   byApiKeyFingerprint(fingerprint: string): Promise<DeveloperApp | undefined>;
+  /**
+   * Sets the given access flags (others keep their value) with a compare-and-set write; resolves the
+   * app as stored after the change, `undefined` for an unknown app.
+   */
+  setAccess(id: string, change: Partial<AppAccess>): Promise<DeveloperApp | undefined>;
 }
 
 export interface FanRepository {

@@ -17,8 +17,30 @@ export interface DeveloperApp {
   redirectUris: string[];
   status: AppStatus;
   quota: Quota;
+  /**
+   * Restricted services an operator approved the app for (absent on apps stored before approvals
+   * existed: nothing approved).
+   */
+  access?: AppAccess;
   createdAt: Date;
 }
+
+/**
+ * Restricted services an app may use, each granted by an operator (admin API, `marquee apps
+ * approve`). A new restricted service adds a flag; every flag defaults to false.
+ */
+export interface AppAccess {
+  /** The commerce API's shopping services (cart, delivery, payment, purchase). */
+  commerceShopping: boolean;
+}
+
+export const NO_ACCESS: Readonly<AppAccess> = Object.freeze({ commerceShopping: false });
+
+/** The app's access, every flag present. */
+export const accessOf = (app: Pick<DeveloperApp, 'access'>): AppAccess => ({
+  ...NO_ACCESS,
+  ...app.access,
+});
 
 export type AppStatus = 'active' | 'suspended';
 

@@ -37,6 +37,7 @@ export function authServiceImplementation(
         clientId: check.clientId,
         status: statusOf[check.status],
         quota: { limit: check.quota.perDay, windowMs: DAY_MS },
+        access: check.access,
       });
     }) as authV1.AuthServiceServer['validateApiKey'],
     introspectToken: (async (call: { request: authV1.IntrospectTokenRequest }, callback) => {
@@ -66,5 +67,16 @@ export function authServiceImplementation(
       const { clientId, fanId } = call.request;
       callback(null, { revokedTokens: await grants.revokeGrantOfClient(clientId, fanId) });
     }) as authV1.AuthServiceServer['revokeGrant'],
+    setAppAccess: (async (call: { request: authV1.SetAppAccessRequest }, callback) => {
+      const { appId, commerceShopping } = call.request;
+      const granted = await access.setAppAccess(appId, {
+        ...(commerceShopping !== undefined ? { commerceShopping } : {}),
+      });
+      callback(null, { appId, access: granted });
+    }) as authV1.AuthServiceServer['setAppAccess'],
+    getAppAccess: (async (call: { request: authV1.GetAppAccessRequest }, callback) => {
+      const { appId } = call.request;
+      callback(null, { appId, access: await access.getAppAccess(appId) });
+    }) as authV1.AuthServiceServer['getAppAccess'],
   };
 }
