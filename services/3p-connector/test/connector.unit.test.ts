@@ -273,6 +273,21 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
     });
   });
 
+  it('tells which price types a password opens, without ever answering the codes', async () => {
+    const { eventId } = await registerAndImport();
+    expect(await callUnary(connector, 'verifyAccessCode', { eventId, code: 'letmein' })).toEqual({
+      priceTypeIds: ['VIP'],
+    });
+    for (const code of ['LETMEIN', 'letmein ', '', 'nope']) {
+      expect(await callUnary(connector, 'verifyAccessCode', { eventId, code })).toEqual({
+        priceTypeIds: [],
+      });
+    }
+    await expect(
+      callUnary(connector, 'verifyAccessCode', { eventId: 'NOPE', code: 'letmein' }),
+    ).rejects.toMatchObject({ kind: 'not_found' });
+  });
+
   it('answers NOT_FOUND for an unknown event and maps partner refusals', async () => {
     const { eventId } = await registerAndImport();
     await expect(

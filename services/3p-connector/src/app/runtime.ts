@@ -1,5 +1,6 @@
 import type { Booking, Order, Ticket } from '@marquee/partner-api';
 import type { catalogV1, partnerV1 } from '@marquee/proto';
+import { priceTypesOpenedBy } from '../domain/access-codes.js';
 import { ConnectorError } from '../domain/errors.js';
 import type { ImportedEvent } from '../domain/imported-event.js';
 import { releaseAlreadyDone } from '../domain/partner-errors.js';
@@ -150,6 +151,21 @@ export class ConnectorRuntime {
       });
       throw error;
     }
+  }
+
+  /**
+   * The price types of an event a password opens (the commerce offers' protected offers). The codes
+   * stay here, encrypted at rest; the code given is never logged.
+   */
+  async verifyAccessCode(
+    request: partnerV1.VerifyAccessCodeRequest,
+  ): Promise<partnerV1.VerifyAccessCodeResponse> {
+    const imported = request.eventId ? await this.deps.events.get(request.eventId) : undefined;
+    if (!imported)
+      throw new ConnectorError('not_found', `event ${request.eventId} not found`, {
+        eventId: request.eventId,
+      });
+    return { priceTypeIds: priceTypesOpenedBy(imported.accessCodes, request.code) };
   }
 
   async releaseBooking(

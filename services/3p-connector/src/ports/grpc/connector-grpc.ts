@@ -28,6 +28,9 @@ export function connectorGrpc(runtime: ConnectorRuntime): GrpcRegistration {
     listOrders: unary((request: partnerV1.ListOrdersRequest, options) =>
       runtime.listOrders(request, options),
     ),
+    verifyAccessCode: unary((request: partnerV1.VerifyAccessCodeRequest) =>
+      runtime.verifyAccessCode(request),
+    ),
   };
   return { definition: partnerV1.ConnectorServiceService, implementation };
 }
