@@ -53,6 +53,8 @@ async function startAuthGateway() {
   const grpc = createGrpcClient(authV1.AuthServiceClient, `127.0.0.1:${hosted.grpcPort}`, {
     deadlineMs: 10_000,
     logger,
+    // CreateApp and CreateFan are admin RPCs only the edge may call.
+    caller: 'edge-gateway',
   });
   const app = await callUnary(grpc, 'createApp', {
     name: 'Bench app',

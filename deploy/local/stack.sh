@@ -55,6 +55,10 @@ start() {
   local token; token="$(admin_token)"
   local credentials_key partner_secret
   credentials_key="$(stack_secret partner-credentials-key 32)"
+  # The key services sign and check their gRPC calls with (docs/architecture.md, "Service-to-service
+  # authentication"); one for the whole stack, kept across restarts like the other secrets.
+  local service_auth_key
+  service_auth_key="${SERVICE_AUTH_KEY:-$(stack_secret service-auth-key 32)}"
   partner_secret="$(stack_secret partner-client-secret 24 | tr '+/' '-_' | tr -d '=')"
   for entry in "${services[@]}"; do
     local name="${entry%%:*}" port="${entry##*:}"
@@ -68,7 +72,7 @@ start() {
       # Logs are appended: the log of a crashed process survives its restart.
       KAFKA_BROKERS="$KAFKA_BROKERS" MONGO_URL="$MONGO_URL" ADMIN_TOKEN="$token" LOG_LEVEL="${LOG_LEVEL:-info}" \
         PARTNER_CREDENTIALS_KEY="$credentials_key" PARTNER_CLIENT_ID=marquee-local \
-        PARTNER_CLIENT_SECRET="$partner_secret" \
+        PARTNER_CLIENT_SECRET="$partner_secret" SERVICE_AUTH_KEY="$service_auth_key" \
         nohup node $node_options --enable-source-maps --import @marquee/platform/telemetry/register dist/main.js \
         >>"$state/logs/$name.log" 2>&1 &
       echo $! >"$state/pids/$name"

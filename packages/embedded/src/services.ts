@@ -4,6 +4,7 @@ import { cartService } from '@marquee/cart';
 import { catalogIndexerService } from '@marquee/catalog-indexer';
 import { dealsService } from '@marquee/deals';
 import { partnerReferenceService } from '@marquee/partner-reference';
+import { runAsService } from '@marquee/platform/grpc';
 import type { ServiceDefinition, ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { publisherService } from '@marquee/publisher';
 import { reconcilerService } from '@marquee/reconciler';
@@ -27,7 +28,9 @@ export const bootable = <C extends { HTTP_PORT: number }>(
   v8Flags: service.v8Flags ?? [],
   async boot(infra, env) {
     const config = service.loadConfig(env);
-    return { parts: await service.compose(infra, config), httpPort: config.HTTP_PORT };
+    // Clients made while composing speak for this service (its gRPC calls carry its name).
+    const parts = await runAsService(service.name, () => service.compose(infra, config));
+    return { parts, httpPort: config.HTTP_PORT };
   },
 });
 

@@ -1,3 +1,4 @@
+import { credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { createMemoryBus, type EventBus } from '@marquee/platform/bus';
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
@@ -31,9 +32,11 @@ describe('auth-gateway composed (memory mode)', () => {
       grpcPort: 0,
     });
     base = `http://127.0.0.1:${sut.httpPort}`;
+    // The admin RPCs (CreateApp, CreateFan, RevokeGrant) answer the edge only.
     grpc = createGrpcClient(authV1.AuthServiceClient, `127.0.0.1:${sut.grpcPort}`, {
       deadlineMs: 5_000,
       logger,
+      caller: 'edge-gateway',
     });
   });
 
@@ -65,6 +68,35 @@ describe('auth-gateway composed (memory mode)', () => {
     });
     const rate = await callUnary(grpc, 'checkRateLimit', { appId: app.appId, cost: 0 });
     expect(rate).toMatchObject({ limit: 5000, available: 4999, over: false });
+  });
+
+  it('refuses the admin RPCs to a caller without a service token (UNAUTHENTICATED) and to any service but the edge', async () => {
+    const address = `127.0.0.1:${sut.grpcPort}`;
+    const outsider = new authV1.AuthServiceClient(address, credentials.createInsecure());
+    const codeOf = (call: (done: (error: ServiceError | null) => void) => void) =>
+      new Promise<number | undefined>((resolve) => call((error) => resolve(error?.code)));
+    const request = { name: 'Intruder app', redirectUris: ['https://evil.example/cb'] };
+    expect(await codeOf((done) => outsider.createApp(request, done))).toBe(status.UNAUTHENTICATED);
+    expect(
+      await codeOf((done) => outsider.createFan({ email: 'x@example.com', password: 'p' }, done)),
+    ).toBe(status.UNAUTHENTICATED);
+    expect(await codeOf((done) => outsider.revokeGrant({ fanId: 'f', clientId: 'c' }, done))).toBe(
+      status.UNAUTHENTICATED,
+    );
+    // Reads too: nothing answers a caller that is no Marquee service.
+    expect(await codeOf((done) => outsider.validateApiKey({ apiKey: 'k' }, done))).toBe(
+      status.UNAUTHENTICATED,
+    );
+    outsider.close();
+    const cart = createGrpcClient(authV1.AuthServiceClient, address, { caller: 'cart' });
+    await expect(callUnary(cart, 'createApp', request)).rejects.toMatchObject({
+      kind: 'permission_denied',
+    });
+    // The same service may read: ValidateApiKey needs an authenticated caller, not the edge.
+    await expect(callUnary(cart, 'validateApiKey', { apiKey: 'k' })).resolves.toMatchObject({
+      valid: false,
+    });
+    cart.close();
   });
 
   it('gives an app the quota it was created with', async () => {

@@ -68,7 +68,10 @@ describeIntegration('publisher with real Kafka and Mongo', ({ kafkaBrokers, mong
     server = createGrpcServer({ logger, services: parts.grpc! });
     const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
     await parts.start?.();
-    sut = createGrpcClient(publishingV1.PublisherServiceClient, `127.0.0.1:${port}`);
+    // The edge is the only service that may publish for an app (service auth).
+    sut = createGrpcClient(publishingV1.PublisherServiceClient, `127.0.0.1:${port}`, {
+      caller: 'edge-gateway',
+    });
   });
 
   afterAll(async () => {

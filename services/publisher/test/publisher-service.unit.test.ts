@@ -1,4 +1,4 @@
-import type { Server } from '@grpc/grpc-js';
+import { credentials, status, type Server } from '@grpc/grpc-js';
 import { createMemoryBus, type IncomingEvent } from '@marquee/platform/bus';
 import {
   callUnary,
@@ -27,6 +27,7 @@ describe('publisher over gRPC (memory adapters)', () => {
   let parts: ServiceParts;
   let server: Server;
   let sut: InstanceType<typeof publishingV1.PublisherServiceClient>;
+  let address: string;
 
   beforeAll(async () => {
     parts = await composePublisher(
@@ -40,7 +41,11 @@ describe('publisher over gRPC (memory adapters)', () => {
     });
     await bus.start();
     await parts.start?.();
-    sut = createGrpcClient(publishingV1.PublisherServiceClient, `127.0.0.1:${port}`);
+    // The edge is the only service that may publish for an app (service auth).
+    sut = createGrpcClient(publishingV1.PublisherServiceClient, `127.0.0.1:${port}`, {
+      caller: 'edge-gateway',
+    });
+    address = `127.0.0.1:${port}`;
   });
 
   afterAll(async () => {
@@ -78,6 +83,24 @@ describe('publisher over gRPC (memory adapters)', () => {
       id: answer.id,
       names: { values: { 'en-us': 'Gala' } },
     });
+  });
+
+  it('refuses to publish for an app unless the caller is the edge (which resolved the app from its key)', async () => {
+    // Any other Marquee service: authenticated, but not allowed to assert an app id.
+    const deals = createGrpcClient(publishingV1.PublisherServiceClient, address, {
+      caller: 'deals',
+    });
+    await expect(
+      callUnary(deals, 'publishEvent', publish({ appId: 'app-1', event })),
+    ).rejects.toMatchObject({ kind: 'permission_denied' });
+    deals.close();
+    // No service token at all: a caller from outside the platform.
+    const outsider = new publishingV1.PublisherServiceClient(address, credentials.createInsecure());
+    const code = await new Promise<number | undefined>((resolve) =>
+      outsider.publishEvent(publish({ appId: 'app-1', event }), (error) => resolve(error?.code)),
+    );
+    outsider.close();
+    expect(code).toBe(status.UNAUTHENTICATED);
   });
 
   it('rejects with INVALID_ARGUMENT carrying the error items', async () => {

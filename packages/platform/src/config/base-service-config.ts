@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { serviceAuthKeyProblem } from '../grpc/service-token.js';
 
 /** A TCP port from the environment; 0 asks the OS for an ephemeral one (tests, embedded mode). */
 export const port = () => z.coerce.number().int().min(0).max(65_535);
@@ -40,6 +41,16 @@ export const baseServiceConfig = z.object({
   MONGO_URL: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// URL')
+    .optional(),
+  // The key services sign and check each other's gRPC calls with (grpc/service-auth.ts); one or
+  // more base64 keys of 32+ bytes, the first signing. Required in production by any process that
+  // hosts an RPC or calls one; generated per process otherwise. A secret: mount it as a file.
+  SERVICE_AUTH_KEY: z
+    .string()
+    .superRefine((value, context) => {
+      const problem = serviceAuthKeyProblem(value);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+    })
     .optional(),
   // Kubernetes' default grace period is 30 s; the chart raises both together.
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),

@@ -2,6 +2,15 @@ import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../logger/create-logger.js';
 import { CORRELATION_ID_HEADER, currentCorrelationId } from '../logger/correlation.js';
+import {
+  SERVICE_TOKEN_METADATA,
+  UNNAMED_CALLER,
+  currentServiceName,
+  serviceKeyring,
+  serviceOfPath,
+  serviceTokenFor,
+} from './service-auth.js';
+import type { ServiceKeyring } from './service-token.js';
 import { fromGrpcError } from './status.js';
 
 /** The shape of a ts-proto (`outputServices=grpc-js`) client class. */
@@ -19,6 +28,13 @@ export interface CreateGrpcClientOptions {
   /** Default: insecure (in-cluster traffic; mTLS, when wanted, is the mesh's job). */
   credentials?: grpc.ChannelCredentials;
   channelOptions?: Partial<grpc.ClientOptions>;
+  /**
+   * The service this client speaks for. Default: the service being composed when the client is
+   * made (the runner sets it), else the one running the call, else `unnamed`.
+   */
+  caller?: string;
+  /** The key service tokens are signed with. Default: the process's. */
+  serviceKeyring?: ServiceKeyring;
 }
 
 /**
@@ -32,8 +48,9 @@ export interface CreateGrpcClientOptions {
 export const FLOW_CONTROL_WINDOW_BYTES = 16 * 1024 * 1024;
 
 /**
- * A client whose every call carries a deadline (SYSTEM.md §3: "every call has a deadline") and the
- * current correlation id. Trace context is added by the gRPC instrumentation, not here.
+ * A client whose every call carries a deadline (every call has one), the current correlation id
+ * and a service token naming the calling service (service-auth.ts). Trace context is added by the
+ * gRPC instrumentation, not here.
  */
 export function createGrpcClient<C>(
   Client: GrpcClientConstructor<C>,
@@ -42,6 +59,9 @@ export function createGrpcClient<C>(
 ): C {
   const deadlineMs = options.deadlineMs ?? 5_000;
   const { logger } = options;
+  // Resolved now: a production process without a key fails at start, not at its first call.
+  const keyring = options.serviceKeyring ?? serviceKeyring();
+  const callerAtCreation = options.caller ?? currentServiceName();
 
   const interceptor: grpc.Interceptor = (callOptions, nextCall) => {
     const withDeadline =
@@ -52,12 +72,14 @@ export function createGrpcClient<C>(
     const started = performance.now();
     // Read now: `start` may run after the caller's async context has moved on.
     const correlationId = currentCorrelationId();
+    const caller = callerAtCreation ?? currentServiceName() ?? UNNAMED_CALLER;
 
     return new grpc.InterceptingCall(nextCall(withDeadline), {
       start(metadata, listener, next) {
         if (correlationId !== undefined && metadata.get(CORRELATION_ID_HEADER).length === 0) {
           metadata.set(CORRELATION_ID_HEADER, correlationId);
         }
+        metadata.set(SERVICE_TOKEN_METADATA, serviceTokenFor(keyring, caller, serviceOfPath(path)));
         next(metadata, {
           onReceiveStatus(status, nextStatus) {
             if (status.code !== grpc.status.OK) {

@@ -22,3 +22,22 @@ export {
   type UnaryMethodName,
 } from './client.js';
 export { OnePerTurn } from './one-per-turn.js';
+export {
+  SERVICE_CALLER_METADATA,
+  SERVICE_TOKEN_METADATA,
+  ServiceAuthKeyMissingError,
+  UNNAMED_CALLER,
+  callerOf,
+  configureServiceAuth,
+  currentServiceName,
+  runAsService,
+  serviceKeyring,
+  type RpcAccess,
+  type RpcAccessPolicy,
+} from './service-auth.js';
+export {
+  SERVICE_TOKEN_TTL_S,
+  ServiceKeyring,
+  generateServiceAuthKey,
+  serviceAuthKeyProblem,
+} from './service-token.js';

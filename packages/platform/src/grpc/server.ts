@@ -8,11 +8,23 @@ import {
   newCorrelationId,
   runWithCorrelationId,
 } from '../logger/correlation.js';
+import {
+  accessByPath,
+  serviceAuthInterceptor,
+  serviceKeyring,
+  type RpcAccessPolicy,
+} from './service-auth.js';
+import type { ServiceKeyring } from './service-token.js';
 import { toGrpcError } from './status.js';
 
 export interface GrpcServiceRegistration {
   definition: grpc.ServiceDefinition;
   implementation: grpc.UntypedServiceImplementation;
+  /**
+   * Who may call which RPC (`{ CreateApp: { callers: ['edge-gateway'] } }`). Every RPC not listed
+   * still needs an authenticated Marquee service as caller (service-auth.ts).
+   */
+  access?: RpcAccessPolicy;
 }
 
 export interface CreateGrpcServerOptions {
@@ -25,6 +37,8 @@ export interface CreateGrpcServerOptions {
   healthServiceNames?: string[];
   /** Extra grpc-js server options (message sizes, keepalive). */
   serverOptions?: grpc.ServerOptions;
+  /** The key service tokens are checked with. Default: the process's ({@link serviceKeyring}). */
+  serviceKeyring?: ServiceKeyring;
 }
 
 interface ServerState {
@@ -39,17 +53,33 @@ const states = new WeakMap<grpc.Server, ServerState>();
 const HEALTH_PATH_PREFIX = '/grpc.health.v1.Health/';
 
 /**
- * A grpc-js server with `grpc.health.v1` and the platform's interceptor: the correlation id from
- * `x-correlation-id` metadata (generated when absent) is active in handlers, and every call is
- * logged with its method, status code and duration. Handlers are wrapped so that a thrown or
+ * A grpc-js server with `grpc.health.v1` and the platform's interceptors: every call but health
+ * checks must carry a valid service token, and obey the RPC's access policy (service-auth.ts);
+ * the correlation id from `x-correlation-id` metadata (generated when absent) is active in
+ * handlers, and every call is logged with its method, status code and duration. Handlers are wrapped so that a thrown or
  * rejected error, or one passed to the callback, reaches the client with the right status code
  * (see {@link toGrpcError}); unexpected ones are logged in full and answered INTERNAL.
  */
 export function createGrpcServer(options: CreateGrpcServerOptions): grpc.Server {
   const { logger } = options;
+  // Resolved now: a production process without a key fails here, at start, not at its first call.
+  const auth =
+    options.services.length === 0
+      ? []
+      : [
+          serviceAuthInterceptor(
+            options.serviceKeyring ?? serviceKeyring(),
+            accessByPath(options.services),
+          ),
+        ];
   const server = new grpc.Server({
     ...options.serverOptions,
-    interceptors: [...(options.serverOptions?.interceptors ?? []), callInterceptor(logger)],
+    // Outermost last: a refusal of the authentication interceptor passes through the logging one.
+    interceptors: [
+      ...(options.serverOptions?.interceptors ?? []),
+      callInterceptor(logger),
+      ...auth,
+    ],
   });
 
   const names: string[] = [];

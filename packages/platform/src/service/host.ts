@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createGrpcServer, startGrpcServer, stopGrpcServer } from '../grpc/index.js';
+import { createGrpcServer, runAsService, startGrpcServer, stopGrpcServer } from '../grpc/index.js';
 import { createHttpServer, listenHttp } from '../http/index.js';
 import type { ServiceInfra, ServiceParts } from './types.js';
 
@@ -80,7 +80,8 @@ export async function hostService(
   try {
     grpcPort = await startGrpcServer(grpcServer, { host: options.host, port: options.grpcPort });
     httpPort = await listenHttp(http, { host: options.host, port: options.httpPort });
-    await parts.start?.();
+    // Clients made by the start hook (and work it starts) speak for this service.
+    await runAsService(infra.name, async () => parts.start?.());
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;

@@ -2,6 +2,7 @@ import type { Connection } from 'mongoose';
 import { createMemoryBus } from '../bus/memory-bus.js';
 import type { EventBus } from '../bus/types.js';
 import type { BaseServiceConfig } from '../config/index.js';
+import { configureServiceAuth, runAsService } from '../grpc/index.js';
 import { createLifecycle } from '../lifecycle/index.js';
 import { createLogger } from '../logger/index.js';
 import { hostService } from './host.js';
@@ -72,8 +73,19 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
     }
     // Registered before the service so it closes after it (stops run in reverse order).
     lifecycle.onStop('event-bus', () => bus.close());
+    // The key of service-to-service gRPC authentication; production refuses to host or call an
+    // RPC without one (grpc/service-auth.ts), development generates one for the process.
+    configureServiceAuth({
+      key: config.SERVICE_AUTH_KEY,
+      production: config.NODE_ENV === 'production',
+    });
+    if (!config.SERVICE_AUTH_KEY && config.NODE_ENV !== 'production')
+      logger.warn(
+        'SERVICE_AUTH_KEY not set: gRPC calls are signed with a key of this process only; other processes refuse them (development only)',
+      );
     const infra = { name: service.name, logger, bus, mongo };
-    const parts = await service.compose(infra, config);
+    // Clients made while composing speak for this service (service tokens name it).
+    const parts = await runAsService(service.name, () => service.compose(infra, config));
     const hosted = await hostService(infra, parts, {
       host: config.HOST,
       httpPort: config.HTTP_PORT,

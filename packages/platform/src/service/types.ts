@@ -2,6 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
 import type { Connection } from 'mongoose';
 import type { EventBus } from '../bus/types.js';
+import type { RpcAccessPolicy } from '../grpc/index.js';
 import type { Logger } from '../logger/index.js';
 
 /** What the process gives a service: shared infrastructure, created once per process. */
@@ -16,6 +17,12 @@ export interface ServiceInfra {
 export interface GrpcRegistration {
   definition: grpc.ServiceDefinition;
   implementation: grpc.UntypedServiceImplementation;
+  /**
+   * Which services may call which RPC (`{ CreateApp: { callers: ['edge-gateway'] } }`); RPCs not
+   * listed accept any authenticated Marquee service. Calls without a valid service token are
+   * refused either way (docs/architecture.md, "Service-to-service authentication").
+   */
+  access?: RpcAccessPolicy;
 }
 
 /** What a service's composition root returns: its inbound ports and its own start/stop work. */
