@@ -113,6 +113,10 @@ export function nodeOptionsOf(packageDir: string): string[] {
 export async function startStack(options: StackOptions): Promise<Stack> {
   const dbPrefix = options.dbPrefix ?? `e2e${randomBytes(4).toString('hex')}`;
   const adminToken = randomBytes(24).toString('base64url');
+  // The key services sign their gRPC calls with (production requires it). Also set in this
+  // process, so clients a test makes with createGrpcClient are accepted by the stack's services.
+  const serviceAuthKey = process.env.SERVICE_AUTH_KEY || randomBytes(32).toString('base64');
+  process.env.SERVICE_AUTH_KEY = serviceAuthKey;
   const services = new Map<string, ServiceProcess>();
   const edgeEnv: Record<string, string> = {};
   const partnerCredentials = {
@@ -159,6 +163,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
           HTTP_PORT: String(httpPort),
           GRPC_PORT: String(grpcPort),
           ADMIN_TOKEN: adminToken,
+          SERVICE_AUTH_KEY: serviceAuthKey,
           LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
           ...extraEnv,
         },
