@@ -1,0 +1,761 @@
+import {
+  SESSION_EXPIRED_MESSAGE,
+  SESSION_ID_PATTERN,
+  priceForFan,
+  recordShownPrices,
+  resolveSession,
+  type FanSession,
+  type SessionOutcome,
+} from '../domain/fan-session.js';
+import { TopPicksError, invalid, notFound, precondition, unavailable } from '../domain/errors.js';
+import {
+  effectiveState,
+  eventOfListing,
+  hold,
+  isListingId,
+  keepForSale,
+  release,
+  sell,
+  withdraw,
+  type ResaleListing,
+} from '../domain/listing.js';
+import { parseDecimal, type Money } from '../domain/money.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_QUANTITY,
+  MAX_PAGE_SIZE,
+  buildPicks,
+  offerTotal,
+  paginate,
+  resaleOffers,
+  type OfferCharge,
+  type PageOf,
+  type Pick,
+  type PicksEvent,
+  type PicksQuery,
+} from '../domain/picks.js';
+import type {
+  Clock,
+  FanSessionRepository,
+  ListingRepository,
+  LiveSeats,
+  OrderLookup,
+  OwnershipRepository,
+  PicksEventSource,
+  Stored,
+  TicketOwnership,
+  TopPicksIds,
+  TopPicksLog,
+} from './ports.js';
+
+/** Tickets per pick at most when the event gives no limit. */
+export const MAX_QUANTITY = 50;
+/** Tickets per listing at most. */
+export const MAX_LISTING_TICKETS = 50;
+const MAX_CAS_ATTEMPTS = 8;
+/** How long a sale in progress keeps its listings out of other carts' reach. */
+const SALE_GRACE_MS = 10 * 60_000;
+
+export const LISTINGS_DISCLAIMER =
+  'Resale tickets are offered by other fans at prices they set, which may be above or below face ' +
+  'value. The seller’s tickets are voided and reissued to you when your order is confirmed.';
+
+export interface TopPicksRequest {
+  appId: string;
+  eventId: string;
+  fanSessionId: string;
+  quantity: number;
+  ticketTypeId: string;
+  priceLevelIds: string[];
+  areaIds: string[];
+  sections: string[];
+  priceMin: string;
+  priceMax: string;
+  includeResale: boolean;
+  page: number;
+  size: number;
+}
+
+/** An offer of the answer (`_embedded.offer[]`). */
+export interface EmbeddedOffer {
+  offerId: string;
+  name: string;
+  ticketTypeId: string;
+  priceLevelId: string;
+  description: string;
+  faceValue: Money;
+  totalPrice: Money;
+  charges: OfferCharge[];
+  limit: { min: number; max: number };
+  protected: boolean;
+  inventoryType: 'PRIMARY' | 'RESALE';
+  listingNotes?: {
+    deliveryDate: Date;
+    deliveryMethod: string;
+    deliveryDescription: string;
+    sellerNotes: string;
+  };
+}
+
+export interface EventDetails {
+  id: string;
+  currency: string;
+  granularPricing: boolean;
+  secureTixEnabled: boolean;
+  allInclusivePricing: boolean;
+  venueMapUrl: string;
+  venueMapWithLabelsUrl: string;
+  listingsDisclaimer: string;
+  transfer: { eligible: boolean; explanation: string };
+  agreements: { name: string; locale: string; text: string; type: string; agreementUrl: string }[];
+  importantInformation?: { title: string; description: string };
+}
+
+export interface TopPicksResult {
+  session: FanSession;
+  outcome: SessionOutcome;
+  messages: string[];
+  picks: PageOf<Pick>;
+  offers: EmbeddedOffer[];
+  eventDetails: EventDetails;
+}
+
+/** A listing held for a cart, as the cart's reserve records it. */
+export interface HeldListing {
+  listingId: string;
+  quantity: number;
+  ticketIds: string[];
+  areaId: string;
+  section: string;
+  row: string;
+  seats: string[];
+  generalAdmission: boolean;
+  priceLevelId: string;
+  priceTypeId: string;
+  /** What the buyer pays per ticket. */
+  unitPrice: Money;
+  faceValue: Money;
+  sellerNotes: string;
+}
+
+/** A ticket that changed owner with a sale. */
+export interface ResoldTicket {
+  ticketId: string;
+  listingId: string;
+  /** The order that held the ticket before the sale: its ticket is void now. */
+  previousOrderId: string;
+}
+
+export interface NewListing {
+  orderId: string;
+  ticketIds: string[];
+  price: Money;
+  sellerNotes: string;
+}
+
+const isKind = (error: unknown, kind: string): boolean =>
+  (error as { kind?: unknown } | null)?.kind === kind;
+const withoutVersion = <T extends { version: number }>(doc: T): Omit<T, 'version'> => {
+  const { version: _v, ...rest } = doc;
+  return rest;
+};
+
+export interface TopPicksDeps {
+  sessions: FanSessionRepository;
+  listings: ListingRepository;
+  ownership: OwnershipRepository;
+  events: PicksEventSource;
+  orders: OrderLookup;
+  liveSeats?: LiveSeats;
+  clock: Clock;
+  ids: TopPicksIds;
+  log: TopPicksLog;
+  settings: { sessionTtlMs: number };
+}
+
+/**
+ * Top picks, fan sessions and resale listings. Every write is a compare-and-set on one document;
+ * several-document changes (claiming the tickets of a listing, holding several listings) undo what they
+ * did when a later step fails, and a half-done change left by a crash is harmless (a claim whose
+ * listing does not exist or is no longer on sale counts as no claim).
+ */
+export class TopPicksApp {
+  constructor(private readonly deps: TopPicksDeps) {}
+
+  // ---------------------------------------------------------------- top picks
+
+  async getTopPicks(request: TopPicksRequest): Promise<TopPicksResult> {
+    const now = this.deps.clock.now();
+    const event = await this.deps.events.get(request.eventId);
+    if (!event) throw notFound(`event ${request.eventId} is not sold through the platform`);
+    const query = this.parseQuery(request, event);
+    const page = request.page || 1;
+    const size = request.size || DEFAULT_PAGE_SIZE;
+    if (page < 1) throw invalid('page starts at 1');
+    if (size < 1 || size > MAX_PAGE_SIZE) throw invalid(`size must be 1 to ${MAX_PAGE_SIZE}`);
+
+    const opened = await this.openSession(request.appId, request.fanSessionId, now);
+    const outcome = opened.outcome;
+    let session = opened.session;
+    const withSeats = await this.withLiveSeats(event);
+    const listings = query.includeResale ? await this.deps.listings.findActive(event.id) : [];
+    const resale = resaleOffers(listings, { session, now });
+    const picks = paginate(buildPicks(withSeats, resale, query, now), page, size);
+
+    // The resale prices shown on this page are the ones a reserve under this session pays.
+    const shownKeys = new Set(
+      picks.items.filter((p) => p.selection === 'resale').map((p) => p.key),
+    );
+    const shown = resale
+      .filter((r) => shownKeys.has(r.listing.id))
+      .map((r) => ({ key: r.listing.id, ...r.price }));
+    session = await this.recordPrices(session, shown, now);
+
+    return {
+      session,
+      outcome,
+      messages: outcome === 'renewed' ? [SESSION_EXPIRED_MESSAGE] : [],
+      picks,
+      offers: this.embeddedOffers(event, picks.items, resale, now),
+      eventDetails: this.eventDetails(event, query.includeResale),
+    };
+  }
+
+  private parseQuery(request: TopPicksRequest, event: PicksEvent): PicksQuery {
+    const quantity = request.quantity || DEFAULT_QUANTITY;
+    const max = event.ticketLimit > 0 ? event.ticketLimit : MAX_QUANTITY;
+    if (quantity < 1 || quantity > max) throw invalid(`quantity must be 1 to ${max}`);
+    const bound = (text: string, name: string) => {
+      if (!text) return undefined;
+      const minor = parseDecimal(text, event.currency);
+      if (minor === undefined) throw invalid(`${name} must be a non-negative decimal amount`);
+      return minor;
+    };
+    const priceMin = bound(request.priceMin, 'the minimum price');
+    const priceMax = bound(request.priceMax, 'the maximum price');
+    if (priceMin !== undefined && priceMax !== undefined && priceMin > priceMax)
+      throw invalid('prices: the minimum is above the maximum');
+    return {
+      quantity,
+      ...(request.ticketTypeId ? { ticketTypeId: request.ticketTypeId } : {}),
+      priceLevelIds: request.priceLevelIds,
+      areaIds: request.areaIds,
+      sections: request.sections,
+      ...(priceMin !== undefined ? { priceMin } : {}),
+      ...(priceMax !== undefined ? { priceMax } : {}),
+      includeResale: request.includeResale,
+    };
+  }
+
+  /**
+   * The session of the request: an absent, ill-formed, unknown or other app's id gets a new session
+   * with a fresh id; a live one is returned; an expired one is renewed under its id.
+   */
+  private async openSession(
+    appId: string,
+    presentedId: string,
+    now: Date,
+  ): Promise<{ session: Stored<FanSession>; outcome: SessionOutcome }> {
+    for (let attempt = 1; ; attempt++) {
+      const stored =
+        presentedId && SESSION_ID_PATTERN.test(presentedId)
+          ? await this.deps.sessions.get(presentedId)
+          : undefined;
+      const presented = stored && stored.appId === appId ? stored : undefined;
+      const { session, outcome } = resolveSession(presented && withoutVersion(presented), {
+        appId,
+        now,
+        ttlMs: this.deps.settings.sessionTtlMs,
+        newId: () => this.deps.ids.sessionId(),
+      });
+      try {
+        if (outcome === 'active') return { session: stored!, outcome };
+        if (outcome === 'created')
+          return { session: await this.deps.sessions.insert(session), outcome };
+        return { session: await this.deps.sessions.update(session, stored!.version), outcome };
+      } catch (error) {
+        const raced = isKind(error, 'aborted') || isKind(error, 'already_exists');
+        if (!raced || attempt >= MAX_CAS_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private async recordPrices(
+    session: Stored<FanSession>,
+    prices: (Money & { key: string })[],
+    now: Date,
+  ): Promise<Stored<FanSession>> {
+    let current = session;
+    for (let attempt = 1; ; attempt++) {
+      const next = recordShownPrices(withoutVersion(current), prices, now);
+      if (!next) return current;
+      try {
+        return await this.deps.sessions.update(next, current.version);
+      } catch (error) {
+        if (!isKind(error, 'aborted') || attempt >= MAX_CAS_ATTEMPTS) throw error;
+        const reread = await this.deps.sessions.get(current.id);
+        if (!reread) throw error;
+        current = reread;
+      }
+    }
+  }
+
+  /** Fills in the seats of reserved areas the projection knows only by counts, when it can. */
+  private async withLiveSeats(event: PicksEvent): Promise<PicksEvent> {
+    const missing = event.areas.some((a) => !a.generalAdmission && a.seats === undefined);
+    if (!missing || !this.deps.liveSeats) return event;
+    try {
+      const seats = await this.deps.liveSeats.availableSeats(event.id);
+      return {
+        ...event,
+        areas: event.areas.map((a) =>
+          a.generalAdmission || a.seats !== undefined || !seats.has(a.id)
+            ? a
+            : { ...a, seats: seats.get(a.id)!, available: seats.get(a.id)!.length },
+        ),
+      };
+    } catch (error) {
+      this.deps.log.warn(
+        { err: error, eventId: event.id },
+        'live seats unavailable; top picks from availability counts',
+      );
+      return event;
+    }
+  }
+
+  private embeddedOffers(
+    event: PicksEvent,
+    picks: readonly Pick[],
+    resale: ReturnType<typeof resaleOffers>,
+    now: Date,
+  ): EmbeddedOffer[] {
+    const wanted = new Set(picks.flatMap((p) => p.offerIds));
+    const max = event.ticketLimit > 0 ? event.ticketLimit : MAX_QUANTITY;
+    const primary = event.offers
+      .filter((o) => wanted.has(o.offerId))
+      .map((o): EmbeddedOffer => ({
+        offerId: o.offerId,
+        name: o.name,
+        ticketTypeId: o.ticketTypeId,
+        priceLevelId: o.priceLevelId,
+        description: o.description,
+        faceValue: o.faceValue,
+        totalPrice: { amountMinor: offerTotal(o), currency: o.faceValue.currency },
+        charges: o.charges,
+        limit: { min: 1, max },
+        protected: o.protected,
+        inventoryType: 'PRIMARY',
+      }));
+    const resold = resale
+      .filter((r) => wanted.has(r.listing.id))
+      .map(({ listing, price }): EmbeddedOffer => ({
+        offerId: listing.id,
+        name: 'Resale',
+        ticketTypeId: listing.id,
+        priceLevelId: listing.priceLevelId,
+        description: `Resale: ${listing.ticketIds.length} tickets sold together`,
+        faceValue: listing.faceValue,
+        totalPrice: price,
+        charges: [{ reason: 'resale price', type: 'price', amount: price, feeType: 'per ticket' }],
+        limit: { min: listing.ticketIds.length, max: listing.ticketIds.length },
+        protected: false,
+        inventoryType: 'RESALE',
+        listingNotes: {
+          deliveryDate: now,
+          deliveryMethod: 'ETICKET',
+          deliveryDescription: 'Reissued to the buyer when the order is confirmed',
+          sellerNotes: listing.sellerNotes,
+        },
+      }));
+    return [...primary, ...resold];
+  }
+
+  private eventDetails(event: PicksEvent, includeResale: boolean): EventDetails {
+    const levelPrices = new Set(
+      event.offers
+        .filter((o) => !o.protected)
+        .map((o) => `${o.ticketTypeId}:${o.faceValue.amountMinor}`),
+    );
+    const types = new Set(event.offers.filter((o) => !o.protected).map((o) => o.ticketTypeId));
+    return {
+      id: event.id,
+      currency: event.currency,
+      // Prices differ by price level: more distinct prices than price types.
+      granularPricing: levelPrices.size > types.size,
+      secureTixEnabled: event.secureEntryEnabled,
+      allInclusivePricing: event.offers.every((o) =>
+        o.charges.every((c) => c.type === 'face_value'),
+      ),
+      venueMapUrl: event.seatmapUrl ?? '',
+      venueMapWithLabelsUrl: event.seatmapUrl ?? '',
+      listingsDisclaimer: includeResale ? LISTINGS_DISCLAIMER : '',
+      transfer: {
+        eligible: true,
+        explanation: 'Tickets bought here can be put up for resale by their owner.',
+      },
+      agreements: includeResale
+        ? [
+            {
+              name: 'resale',
+              locale: 'en-us',
+              text: 'I understand that resale tickets are sold by other fans at prices they set.',
+              type: 'acknowledgement',
+              agreementUrl: '',
+            },
+          ]
+        : [],
+      ...(event.importantInformation
+        ? {
+            importantInformation: {
+              title: 'Important information',
+              description: event.importantInformation,
+            },
+          }
+        : {}),
+    };
+  }
+
+  // ---------------------------------------------------------------- listings (operators)
+
+  async createListing(input: NewListing): Promise<ResaleListing> {
+    const now = this.deps.clock.now();
+    const ticketIds = [...new Set(input.ticketIds)];
+    if (ticketIds.length === 0) throw invalid('ticketIds must name at least one ticket');
+    if (ticketIds.length !== input.ticketIds.length) throw invalid('ticketIds repeats a ticket');
+    if (ticketIds.length > MAX_LISTING_TICKETS)
+      throw invalid(`a listing has at most ${MAX_LISTING_TICKETS} tickets`);
+    if (!Number.isSafeInteger(input.price.amountMinor) || input.price.amountMinor <= 0)
+      throw invalid('price.amount must be a positive integer of minor units');
+    const order = await this.deps.orders.getOrder(input.orderId);
+    if (!order) throw notFound(`order ${input.orderId} not found`);
+    if (!order.confirmed) throw precondition(`order ${order.id} is not confirmed`);
+    const tickets = ticketIds.map((id) => {
+      const ticket = order.tickets.find((t) => t.ticketId === id);
+      if (!ticket) throw precondition(`ticket ${id} is not a ticket of order ${order.id}`);
+      return ticket;
+    });
+    const first = tickets[0]!;
+    if (input.price.currency.toUpperCase() !== first.faceValue.currency.toUpperCase())
+      throw invalid(`price.currency must be the event's currency ${first.faceValue.currency}`);
+    if (tickets.some((t) => t.areaId !== first.areaId || t.row !== first.row))
+      throw invalid('the tickets of a listing must be in one area and one row');
+
+    const listing: ResaleListing = {
+      id: `${order.eventId}.${this.deps.ids.listingKey()}`,
+      eventId: order.eventId,
+      orderId: order.id,
+      ticketIds,
+      price: { amountMinor: input.price.amountMinor, currency: first.faceValue.currency },
+      faceValue: first.faceValue,
+      areaId: first.areaId,
+      section: first.section,
+      row: first.row,
+      seats: tickets
+        .map((t) => t.seat)
+        .filter((s) => s !== '')
+        .sort(new Intl.Collator('en', { numeric: true }).compare),
+      generalAdmission: first.generalAdmission,
+      priceLevelId: first.priceLevelId,
+      priceTypeId: first.priceTypeId,
+      sellerAppId: order.appId,
+      sellerNotes: input.sellerNotes,
+      state: 'LISTED',
+      createdAt: now,
+      updatedAt: now,
+    };
+    const claimed: string[] = [];
+    try {
+      for (const ticketId of ticketIds) {
+        await this.claimTicket(listing, ticketId, order, now);
+        claimed.push(ticketId);
+      }
+      return withoutVersion(await this.deps.listings.insert(listing));
+    } catch (error) {
+      await Promise.allSettled(
+        claimed.map((ticketId) => this.unclaimTicket(listing.eventId, ticketId, listing.id, now)),
+      );
+      throw error;
+    }
+  }
+
+  /** Makes `listing` the ticket's one claim; refuses a ticket held by another order or already listed. */
+  private async claimTicket(
+    listing: ResaleListing,
+    ticketId: string,
+    order: { id: string; appId: string; fanId: string; thirdPartyAccountId: string },
+    now: Date,
+  ): Promise<void> {
+    const id = ownershipId(listing.eventId, ticketId);
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.deps.ownership.get(id);
+      try {
+        if (!current) {
+          await this.deps.ownership.insert({
+            id,
+            eventId: listing.eventId,
+            ticketId,
+            orderId: order.id,
+            ownerAppId: order.appId,
+            ownerFanId: order.fanId,
+            thirdPartyAccountId: order.thirdPartyAccountId,
+            listingId: listing.id,
+            previous: [],
+            updatedAt: now,
+          });
+          return;
+        }
+        if (current.orderId !== order.id)
+          throw precondition(`ticket ${ticketId} now belongs to order ${current.orderId}`);
+        if (current.listingId && (await this.claimIsLive(current.listingId, now)))
+          throw precondition(`ticket ${ticketId} is already listed (${current.listingId})`);
+        await this.deps.ownership.update(
+          { ...withoutVersion(current), listingId: listing.id, updatedAt: now },
+          current.version,
+        );
+        return;
+      } catch (error) {
+        const raced = isKind(error, 'aborted') || isKind(error, 'already_exists');
+        if (!raced || attempt >= MAX_CAS_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** A claim counts while its listing exists and is listed or held. */
+  private async claimIsLive(listingId: string, now: Date): Promise<boolean> {
+    const listing = await this.deps.listings.get(listingId);
+    if (!listing) return false;
+    const state = effectiveState(listing, now);
+    return state === 'LISTED' || state === 'HELD';
+  }
+
+  private async unclaimTicket(
+    eventId: string,
+    ticketId: string,
+    listingId: string,
+    now: Date,
+  ): Promise<void> {
+    await this.updateOwnership(ownershipId(eventId, ticketId), (current) =>
+      current.listingId === listingId ? { ...current, listingId: '', updatedAt: now } : undefined,
+    );
+  }
+
+  private async updateOwnership(
+    id: string,
+    change: (current: TicketOwnership) => TicketOwnership | undefined,
+  ): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.deps.ownership.get(id);
+      if (!current) return;
+      const next = change(withoutVersion(current));
+      if (!next) return;
+      try {
+        await this.deps.ownership.update(next, current.version);
+        return;
+      } catch (error) {
+        if (!isKind(error, 'aborted') || attempt >= MAX_CAS_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async listListings(query: {
+    eventId: string;
+    activeOnly: boolean;
+    offset: number;
+    limit: number;
+  }): Promise<{ listings: ResaleListing[]; total: number }> {
+    return this.deps.listings.list(query);
+  }
+
+  async getListing(id: string): Promise<ResaleListing> {
+    const listing = isListingId(id) ? await this.deps.listings.get(id) : undefined;
+    if (!listing) throw notFound(`resale listing ${id} not found`);
+    return withoutVersion(listing);
+  }
+
+  async withdrawListing(id: string): Promise<ResaleListing> {
+    const now = this.deps.clock.now();
+    const result = await this.changeListing(id, (l) => withdraw(l, now));
+    await Promise.allSettled(
+      result.ticketIds.map((t) => this.unclaimTicket(result.eventId, t, result.id, now)),
+    );
+    return result;
+  }
+
+  /** Reads, applies `change` (undefined = nothing to write) and compare-and-sets, retrying races. */
+  private async changeListing(
+    id: string,
+    change: (listing: ResaleListing) => ResaleListing | undefined,
+  ): Promise<ResaleListing> {
+    for (let attempt = 1; ; attempt++) {
+      const current = isListingId(id) ? await this.deps.listings.get(id) : undefined;
+      if (!current) throw notFound(`resale listing ${id} not found`);
+      const next = change(withoutVersion(current));
+      if (!next) return withoutVersion(current);
+      try {
+        return withoutVersion(await this.deps.listings.update(next, current.version));
+      } catch (error) {
+        if (!isKind(error, 'aborted') || attempt >= MAX_CAS_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- resale inventory (cart)
+
+  /**
+   * Holds listings for a cart until `holdUntil`, each at the price the fan sees under the live fan
+   * session (`priceForFan`), or the asking price without one. All or nothing: a listing that cannot be
+   * held releases those already held by this call. Unknown listing: INVALID_ARGUMENT; not on sale:
+   * RESOURCE_EXHAUSTED (partner cart code 20052).
+   */
+  async holdListings(input: {
+    cartId: string;
+    appId: string;
+    eventId: string;
+    fanSessionId: string;
+    lines: { listingId: string; quantity: number }[];
+    holdUntil: Date;
+  }): Promise<HeldListing[]> {
+    const now = this.deps.clock.now();
+    const ids = input.lines.map((l) => l.listingId);
+    if (new Set(ids).size !== ids.length) throw invalid('a listing appears twice in the reserve');
+    const stored =
+      input.fanSessionId && SESSION_ID_PATTERN.test(input.fanSessionId)
+        ? await this.deps.sessions.get(input.fanSessionId)
+        : undefined;
+    const session = stored && stored.appId === input.appId ? stored : undefined;
+    const held: HeldListing[] = [];
+    try {
+      for (const line of input.lines) {
+        if (!isListingId(line.listingId) || eventOfListing(line.listingId) !== input.eventId)
+          throw invalid(`${line.listingId} is not a resale listing of event ${input.eventId}`);
+        const result = await this.changeListing(line.listingId, (listing) =>
+          hold(listing, {
+            cartId: input.cartId,
+            until: input.holdUntil,
+            price: priceForFan(session, listing.id, listing.price, now),
+            quantity: line.quantity,
+            now,
+          }),
+        ).catch((error: unknown) => {
+          throw isKind(error, 'not_found')
+            ? invalid(`${line.listingId} is not a resale listing of event ${input.eventId}`)
+            : error;
+        });
+        held.push(toHeld(result));
+      }
+      return held;
+    } catch (error) {
+      await this.releaseListings(
+        input.cartId,
+        held.map((h) => h.listingId),
+      ).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Gives the cart's listings back for sale; idempotent (listings the cart does not hold are left). */
+  async releaseListings(cartId: string, listingIds: readonly string[]): Promise<void> {
+    const now = this.deps.clock.now();
+    for (const id of listingIds) {
+      await this.changeListing(id, (l) => release(l, cartId, now)).catch((error: unknown) => {
+        if (!isKind(error, 'not_found')) throw error;
+      });
+    }
+  }
+
+  /**
+   * Sells the cart's listings to the buyer's order and moves their tickets to it. Idempotent: a retried
+   * commit with the same order id answers the same tickets. Returns every ticket with the order that
+   * held it before, whose ticket is void from now on.
+   */
+  async sellListings(input: {
+    cartId: string;
+    orderId: string;
+    buyer: { appId: string; fanId: string; thirdPartyAccountId: string };
+    listingIds: readonly string[];
+  }): Promise<ResoldTicket[]> {
+    const now = this.deps.clock.now();
+    // First make sure every listing is still the cart's and stays so while the sale runs (a hold that
+    // ended but was not taken by anyone is extended); only then sell: a lost hold fails the commit
+    // before anything is sold, and the second phase cannot fail on a race.
+    const until = new Date(now.getTime() + SALE_GRACE_MS);
+    for (const id of input.listingIds) {
+      await this.changeListing(id, (l) =>
+        keepForSale(l, { cartId: input.cartId, orderId: input.orderId, until, now }),
+      ).catch((error: unknown) => {
+        throw isKind(error, 'not_found')
+          ? unavailable(`listing ${id} is no longer held by cart ${input.cartId}`)
+          : error;
+      });
+    }
+    const resold: ResoldTicket[] = [];
+    for (const id of input.listingIds) {
+      const listing = await this.changeListing(id, (l) =>
+        sell(l, { cartId: input.cartId, orderId: input.orderId, now }),
+      );
+      for (const ticketId of listing.ticketIds) {
+        const key = ownershipId(listing.eventId, ticketId);
+        let previousOrderId = listing.orderId;
+        await this.updateOwnership(key, (current) => {
+          if (current.orderId === input.orderId) {
+            previousOrderId =
+              current.previous[current.previous.length - 1]?.orderId ?? listing.orderId;
+            return undefined;
+          }
+          previousOrderId = current.orderId;
+          return {
+            ...current,
+            orderId: input.orderId,
+            ownerAppId: input.buyer.appId,
+            ownerFanId: input.buyer.fanId,
+            thirdPartyAccountId: input.buyer.thirdPartyAccountId,
+            listingId: '',
+            previous: [
+              ...current.previous,
+              { orderId: current.orderId, listingId: listing.id, until: now },
+            ],
+            updatedAt: now,
+          };
+        });
+        resold.push({ ticketId, listingId: listing.id, previousOrderId });
+      }
+    }
+    return resold;
+  }
+
+  /** Who holds a ticket now (the original order's buyer when it was never listed). */
+  async ownerOf(eventId: string, ticketId: string): Promise<TicketOwnership | undefined> {
+    const found = await this.deps.ownership.get(ownershipId(eventId, ticketId));
+    return found && withoutVersion(found);
+  }
+
+  /** Deletes fan sessions expired for longer than `keepMs`. */
+  async purgeSessions(keepMs: number, limit = 500): Promise<number> {
+    return this.deps.sessions.purgeExpiredBefore(
+      new Date(this.deps.clock.now().getTime() - keepMs),
+      limit,
+    );
+  }
+}
+
+export const ownershipId = (eventId: string, ticketId: string): string => `${eventId}.${ticketId}`;
+
+function toHeld(listing: ResaleListing): HeldListing {
+  return {
+    listingId: listing.id,
+    quantity: listing.ticketIds.length,
+    ticketIds: listing.ticketIds,
+    areaId: listing.areaId,
+    section: listing.section,
+    row: listing.row,
+    seats: listing.seats,
+    generalAdmission: listing.generalAdmission,
+    priceLevelId: listing.priceLevelId,
+    priceTypeId: listing.priceTypeId,
+    unitPrice: listing.holdPrice ?? listing.price,
+    faceValue: listing.faceValue,
+    sellerNotes: listing.sellerNotes,
+  };
+}
+
+export { TopPicksError };

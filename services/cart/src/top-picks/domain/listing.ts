@@ -1,0 +1,158 @@
+import { TopPicksError, invalid, precondition, unavailable } from './errors.js';
+import type { Money } from './money.js';
+
+export type ListingState = 'LISTED' | 'HELD' | 'SOLD' | 'WITHDRAWN';
+
+/**
+ * A resale listing: tickets of one confirmed order put up for sale together by their owner. Sold
+ * whole, at most once: every state change is a compare-and-set on the stored version.
+ *
+ * LISTED → HELD (a cart reserved it, until `holdExpiresAt`) → SOLD (the cart committed) ;
+ * HELD → LISTED (released, or the hold ended: a held listing whose hold ended counts as listed) ;
+ * LISTED → WITHDRAWN (its owner took it off sale).
+ */
+export interface ResaleListing {
+  /** `<event id>.<key>`: the `tickets[].id` of a resale reserve. */
+  id: string;
+  eventId: string;
+  /** The order holding the tickets when they were listed. */
+  orderId: string;
+  ticketIds: string[];
+  /** Asking price per ticket. */
+  price: Money;
+  /** Face value per ticket of the original sale. */
+  faceValue: Money;
+  areaId: string;
+  section: string;
+  row: string;
+  seats: string[];
+  generalAdmission: boolean;
+  priceLevelId: string;
+  priceTypeId: string;
+  sellerAppId: string;
+  sellerNotes: string;
+  state: ListingState;
+  holdCartId?: string;
+  holdExpiresAt?: Date;
+  /** What the holding cart pays per ticket (from the fan session or the asking price). */
+  holdPrice?: Money;
+  soldOrderId?: string;
+  soldAt?: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Listing ids: `<15 alphanumeric event id>.<22 base64url characters>`. */
+export const LISTING_ID_PATTERN = /^[A-Za-z0-9]{1,64}\.[A-Za-z0-9_-]{22}$/;
+
+/** True for a `tickets[].id` that names a resale listing (ticket type ids never contain a dot). */
+export const isListingId = (id: string): boolean => LISTING_ID_PATTERN.test(id);
+
+export const eventOfListing = (id: string): string => id.slice(0, id.indexOf('.'));
+
+/** The state that counts now: a hold whose end has passed is listed again. */
+export function effectiveState(listing: ResaleListing, now: Date): ListingState {
+  if (
+    listing.state === 'HELD' &&
+    listing.holdExpiresAt &&
+    listing.holdExpiresAt.getTime() <= now.getTime()
+  )
+    return 'LISTED';
+  return listing.state;
+}
+
+const withoutHold = (listing: ResaleListing): ResaleListing => {
+  const { holdCartId: _c, holdExpiresAt: _e, holdPrice: _p, ...rest } = listing;
+  return rest;
+};
+
+/** Holds the listing for a cart. Re-holding by the same cart (a retried reserve) extends the hold. */
+export function hold(
+  listing: ResaleListing,
+  input: { cartId: string; until: Date; price: Money; quantity: number; now: Date },
+): ResaleListing {
+  if (input.quantity !== listing.ticketIds.length) {
+    throw invalid(
+      `listing ${listing.id} is sold whole: quantity must be ${listing.ticketIds.length}`,
+    );
+  }
+  const state = effectiveState(listing, input.now);
+  const sameCart = listing.state === 'HELD' && listing.holdCartId === input.cartId;
+  if (state !== 'LISTED' && !(state === 'HELD' && sameCart)) {
+    throw unavailable(`listing ${listing.id} is not available`);
+  }
+  return {
+    ...listing,
+    state: 'HELD',
+    holdCartId: input.cartId,
+    holdExpiresAt: input.until,
+    holdPrice: input.price,
+    updatedAt: input.now,
+  };
+}
+
+/**
+ * Gives the listing back for sale when `cartId` holds it. Returns `undefined` when there is nothing
+ * to do (another cart's hold, sold, withdrawn): releasing is idempotent.
+ */
+export function release(
+  listing: ResaleListing,
+  cartId: string,
+  now: Date,
+): ResaleListing | undefined {
+  if (listing.state !== 'HELD' || listing.holdCartId !== cartId) return undefined;
+  return { ...withoutHold(listing), state: 'LISTED', updatedAt: now };
+}
+
+/**
+ * First phase of a sale: checks the listing is still the cart's (held by it, even past the hold's end
+ * as long as nobody else took it, or already sold to `orderId` by a retried commit) and keeps it held
+ * until `until`, so the second phase (`sell`) cannot lose it. RESOURCE_EXHAUSTED (partner cart 20052)
+ * otherwise.
+ */
+export function keepForSale(
+  listing: ResaleListing,
+  input: { cartId: string; orderId: string; until: Date; now: Date },
+): ResaleListing | undefined {
+  if (listing.state === 'SOLD' && listing.soldOrderId === input.orderId) return undefined;
+  if (listing.state !== 'HELD' || listing.holdCartId !== input.cartId)
+    throw unavailable(`listing ${listing.id} is no longer held by cart ${input.cartId}`);
+  if (listing.holdExpiresAt && listing.holdExpiresAt.getTime() >= input.until.getTime())
+    return undefined;
+  return { ...listing, holdExpiresAt: input.until, updatedAt: input.now };
+}
+
+/**
+ * Sells the listing to the order `orderId` of the cart that holds it. A hold that ended is still the
+ * cart's as long as nobody else took the listing meanwhile. Selling again to the same order (a retried
+ * commit) returns `undefined` (nothing to write); anything else is FAILED_PRECONDITION.
+ */
+export function sell(
+  listing: ResaleListing,
+  input: { cartId: string; orderId: string; now: Date },
+): ResaleListing | undefined {
+  if (listing.state === 'SOLD' && listing.soldOrderId === input.orderId) return undefined;
+  if (listing.state !== 'HELD' || listing.holdCartId !== input.cartId) {
+    throw precondition(`listing ${listing.id} is not held by cart ${input.cartId}`);
+  }
+  return {
+    ...listing,
+    state: 'SOLD',
+    soldOrderId: input.orderId,
+    soldAt: input.now,
+    updatedAt: input.now,
+  };
+}
+
+/** Takes the listing off sale; `undefined` when already withdrawn (idempotent). */
+export function withdraw(listing: ResaleListing, now: Date): ResaleListing | undefined {
+  const state = effectiveState(listing, now);
+  if (state === 'WITHDRAWN') return undefined;
+  if (state !== 'LISTED') {
+    throw new TopPicksError(
+      'failed_precondition',
+      `listing ${listing.id} is ${state === 'SOLD' ? 'sold' : 'held by a cart'}`,
+    );
+  }
+  return { ...withoutHold(listing), state: 'WITHDRAWN', updatedAt: now };
+}
