@@ -405,7 +405,11 @@ export interface OrderCancelled {
   /** Free text for operators. */
   detail: string;
   /** When the platform decided to cancel. */
-  cancelledAt?: Date | undefined;
+  cancelledAt?:
+    | Date
+    | undefined;
+  /** An order of the pre-production sandbox: no partner order exists, nothing to cancel there. */
+  sandbox: boolean;
 }
 
 /**
@@ -424,7 +428,11 @@ export interface OrderPrinted {
   /** PRINT or ROLLBACK_PRINT. */
   action: PrintAction;
   /** When the partner recorded it. */
-  recordedAt?: Date | undefined;
+  recordedAt?:
+    | Date
+    | undefined;
+  /** An order of the pre-production sandbox (recorded by cart only). */
+  sandbox: boolean;
 }
 
 function createBaseOrderConfirmed(): OrderConfirmed {
@@ -1191,6 +1199,7 @@ function createBaseOrderCancelled(): OrderCancelled {
     reason: CancelReason.CANCEL_REASON_UNSPECIFIED,
     detail: "",
     cancelledAt: undefined,
+    sandbox: false,
   };
 }
 
@@ -1216,6 +1225,9 @@ export const OrderCancelled: MessageFns<OrderCancelled> = {
     }
     if (message.cancelledAt !== undefined) {
       Timestamp.encode(toTimestamp(message.cancelledAt), writer.uint32(58).fork()).join();
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(64).bool(message.sandbox);
     }
     return writer;
   },
@@ -1289,6 +1301,14 @@ export const OrderCancelled: MessageFns<OrderCancelled> = {
             message.cancelledAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1330,6 +1350,7 @@ export const OrderCancelled: MessageFns<OrderCancelled> = {
         : isSet(object.cancelled_at)
         ? fromJsonTimestamp(object.cancelled_at)
         : undefined,
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
     };
   },
 
@@ -1356,6 +1377,9 @@ export const OrderCancelled: MessageFns<OrderCancelled> = {
     if (message.cancelledAt !== undefined) {
       obj.cancelledAt = message.cancelledAt.toISOString();
     }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
     return obj;
   },
 
@@ -1371,6 +1395,7 @@ export const OrderCancelled: MessageFns<OrderCancelled> = {
     message.reason = object.reason ?? CancelReason.CANCEL_REASON_UNSPECIFIED;
     message.detail = object.detail ?? "";
     message.cancelledAt = object.cancelledAt ?? undefined;
+    message.sandbox = object.sandbox ?? false;
     return message;
   },
 };
@@ -1383,6 +1408,7 @@ function createBaseOrderPrinted(): OrderPrinted {
     inventoryOrderId: "",
     action: PrintAction.PRINT_ACTION_UNSPECIFIED,
     recordedAt: undefined,
+    sandbox: false,
   };
 }
 
@@ -1405,6 +1431,9 @@ export const OrderPrinted: MessageFns<OrderPrinted> = {
     }
     if (message.recordedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.recordedAt), writer.uint32(50).fork()).join();
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(56).bool(message.sandbox);
     }
     return writer;
   },
@@ -1470,6 +1499,14 @@ export const OrderPrinted: MessageFns<OrderPrinted> = {
             message.recordedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1510,6 +1547,7 @@ export const OrderPrinted: MessageFns<OrderPrinted> = {
         : isSet(object.recorded_at)
         ? fromJsonTimestamp(object.recorded_at)
         : undefined,
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
     };
   },
 
@@ -1533,6 +1571,9 @@ export const OrderPrinted: MessageFns<OrderPrinted> = {
     if (message.recordedAt !== undefined) {
       obj.recordedAt = message.recordedAt.toISOString();
     }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
     return obj;
   },
 
@@ -1547,6 +1588,7 @@ export const OrderPrinted: MessageFns<OrderPrinted> = {
     message.inventoryOrderId = object.inventoryOrderId ?? "";
     message.action = object.action ?? PrintAction.PRINT_ACTION_UNSPECIFIED;
     message.recordedAt = object.recordedAt ?? undefined;
+    message.sandbox = object.sandbox ?? false;
     return message;
   },
 };
