@@ -361,6 +361,14 @@ export interface OrderConfirmed {
     | undefined;
   /** Bought in the pre-production sandbox: sandbox inventory and the sandbox processor only. */
   sandbox: boolean;
+  /**
+   * A resale order: the partner's ticket ids (of `resold_from_order_id`) this order's tickets
+   * replace. secure-entry voids what the previous owner holds for them and issues new tickets
+   * (new barcodes) to the buyer. Empty for primary sales.
+   */
+  resoldTicketIds: string[];
+  /** A resale order: the seller's order whose tickets were resold. Empty for primary sales. */
+  resoldFromOrderId: string;
 }
 
 /** The delivery chosen for an order (partner cart shipping option). */
@@ -460,6 +468,8 @@ function createBaseOrderConfirmed(): OrderConfirmed {
     fanId: "",
     deliveryOption: undefined,
     sandbox: false,
+    resoldTicketIds: [],
+    resoldFromOrderId: "",
   };
 }
 
@@ -533,6 +543,12 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     }
     if (message.sandbox !== false) {
       writer.uint32(184).bool(message.sandbox);
+    }
+    for (const v of message.resoldTicketIds) {
+      writer.uint32(194).string(v!);
+    }
+    if (message.resoldFromOrderId !== "") {
+      writer.uint32(202).string(message.resoldFromOrderId);
     }
     return writer;
   },
@@ -734,6 +750,22 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
             message.sandbox = reader.bool();
             continue;
           }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.resoldTicketIds.push(reader.string());
+            continue;
+          }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.resoldFromOrderId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -845,6 +877,16 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
         ? OrderDelivery.fromJSON(object.delivery_option)
         : undefined,
       sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+      resoldTicketIds: globalThis.Array.isArray(object?.resoldTicketIds)
+        ? object.resoldTicketIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.resold_ticket_ids)
+        ? object.resold_ticket_ids.map((e: any) => globalThis.String(e))
+        : [],
+      resoldFromOrderId: isSet(object.resoldFromOrderId)
+        ? globalThis.String(object.resoldFromOrderId)
+        : isSet(object.resold_from_order_id)
+        ? globalThis.String(object.resold_from_order_id)
+        : "",
     };
   },
 
@@ -919,6 +961,12 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     if (message.sandbox !== false) {
       obj.sandbox = message.sandbox;
     }
+    if (message.resoldTicketIds?.length) {
+      obj.resoldTicketIds = message.resoldTicketIds;
+    }
+    if (message.resoldFromOrderId !== "") {
+      obj.resoldFromOrderId = message.resoldFromOrderId;
+    }
     return obj;
   },
 
@@ -958,6 +1006,8 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
       ? OrderDelivery.fromPartial(object.deliveryOption)
       : undefined;
     message.sandbox = object.sandbox ?? false;
+    message.resoldTicketIds = object.resoldTicketIds?.map((e) => e) || [];
+    message.resoldFromOrderId = object.resoldFromOrderId ?? "";
     return message;
   },
 };
