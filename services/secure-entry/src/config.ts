@@ -1,13 +1,74 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
 
-/** The only module of secure-entry that reads the environment (STYLE.md); see README for each variable. */
+const isKey = (value: string) =>
+  /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32;
+
+/** Base64 of exactly 32 bytes (an AES-256 key). */
+const aesKey = z.string().refine(isKey, 'must be the base64 of 32 bytes');
+
+/**
+ * The token key ring: `<key id>:<base64 of 32 bytes>` entries, comma-separated. The first entry
+ * seals new tokens; every entry opens them (keep a retired key listed until the tokens it sealed
+ * have been refreshed). Key ids are 1–16 of `[A-Za-z0-9_-]`, unique.
+ */
+const keyRing = z.string().superRefine((value, ctx) => {
+  const ids = new Set<string>();
+  for (const entry of value.split(',').map((e) => e.trim())) {
+    const match = /^([A-Za-z0-9_-]{1,16}):(.+)$/.exec(entry);
+    if (!match || !isKey(match[2]!)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'entries must be <key id>:<base64 of 32 bytes>, comma-separated',
+      });
+      return;
+    }
+    if (ids.has(match[1]!)) {
+      ctx.addIssue({ code: 'custom', message: 'key ids must be unique' });
+      return;
+    }
+    ids.add(match[1]!);
+  }
+});
+
+const positiveInt = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+
+/** The only module of secure-entry that reads the environment; see README for each variable. */
 export const configSchema = serviceConfigSchema({
   name: 'secure-entry',
   httpPort: 8086,
   grpcPort: 50056,
-});
+})
+  .extend({
+    /** AES-256-GCM key ring of the sealed part of tokens; required in production. */
+    SECURE_ENTRY_TOKEN_KEYS: keyRing.optional(),
+    /** AES-256-GCM key of per-ticket secrets at rest; required in production. */
+    SECURE_ENTRY_SECRET_KEY: aesKey.optional(),
+    /** Tokens are re-keyed (new rotating secrets) when shown this many hours before the start. */
+    TOKEN_REFRESH_HOURS_BEFORE_EVENT: positiveInt(20),
+    /**
+     * Delayed delivery: tokens are withheld until this many hours before the event's start (0 = off,
+     * tokens at once). Needs the start time from `event-changed`.
+     */
+    DELAYED_DELIVERY_HOURS_BEFORE_EVENT: positiveInt(0),
+    /** How long a verified gate token is trusted without re-reading the gate (revocation lag). */
+    GATE_CACHE_MS: positiveInt(5_000),
+    /** Consumer group of `order-confirmed`, `order-cancelled` and `event-changed`. */
+    CONSUMER_GROUP: z.string().min(1).default('secure-entry'),
+  })
+  .superRefine((config, ctx) => {
+    if (config.NODE_ENV !== 'production') return;
+    for (const key of ['SECURE_ENTRY_TOKEN_KEYS', 'SECURE_ENTRY_SECRET_KEY'] as const) {
+      if (config[key] === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: 'is required when NODE_ENV=production',
+        });
+      }
+    }
+  });
 
 export type SecureEntryConfig = z.output<typeof configSchema>;
 

@@ -1,13 +1,69 @@
+import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import { createServiceStores } from '@marquee/platform/store';
+import {
+  allTopics,
+  eventChangedTopic,
+  orderCancelledTopic,
+  orderConfirmedTopic,
+} from '@marquee/proto/topics';
+import { createEntryCrypto, cryptoRandomness, entryKeys } from './adapters/entry-crypto.js';
+import { createEntryStorage } from './adapters/stores.js';
+import { SecureEntry } from './app/secure-entry.js';
 import type { SecureEntryConfig } from './config.js';
+import { secureEntryGrpc } from './ports/grpc/secure-entry-grpc.js';
+import {
+  eventChangedHandler,
+  orderCancelledHandler,
+  orderConfirmedHandler,
+} from './ports/kafka/handlers.js';
 
 /**
- * Composition root of secure-entry: builds its adapters and ports from the process's infrastructure.
- * The domain arrives with its issue; until then the service hosts health and readiness only.
+ * Composition root of secure-entry: keys and crypto, storage (Mongo or memory), the use cases, the
+ * consumers of `order-confirmed`, `order-cancelled` and `event-changed`, the gRPC API and the
+ * outbox relay of `ticket-issued`, `ticket-voided` and `ticket-scanned`.
  */
 export async function composeSecureEntry(
-  _infra: ServiceInfra,
-  _config: SecureEntryConfig,
+  infra: ServiceInfra,
+  config: SecureEntryConfig,
 ): Promise<ServiceParts> {
-  return {};
+  const { logger, bus, mongo } = infra;
+  const crypto = createEntryCrypto(
+    entryKeys(
+      { tokenKeys: config.SECURE_ENTRY_TOKEN_KEYS, secretKey: config.SECURE_ENTRY_SECRET_KEY },
+      (message) => logger.warn(message),
+    ),
+  );
+  const storage = createEntryStorage(createServiceStores(mongo, { logger }));
+  await storage.ensureIndexes();
+  const entry = new SecureEntry({
+    ...storage,
+    crypto,
+    random: cryptoRandomness,
+    clock: { now: () => new Date() },
+    log: logger,
+    refreshHours: config.TOKEN_REFRESH_HOURS_BEFORE_EVENT,
+    delayHours: config.DELAYED_DELIVERY_HOURS_BEFORE_EVENT,
+    gateCacheMs: config.GATE_CACHE_MS,
+  });
+  const group = config.CONSUMER_GROUP;
+  await bus.subscribe(orderConfirmedTopic, { group }, orderConfirmedHandler({ entry, logger }));
+  await bus.subscribe(orderCancelledTopic, { group }, orderCancelledHandler({ entry }));
+  await bus.subscribe(
+    eventChangedTopic,
+    { group, fromBeginning: true },
+    eventChangedHandler({ entry }),
+  );
+  const relay = createOutboxRelay({
+    sources: storage.outboxSources,
+    publish: busRawPublisher(bus, allTopics),
+    logger,
+  });
+  return {
+    grpc: [secureEntryGrpc(entry)],
+    start: async () => {
+      await relay.start();
+    },
+    stop: () => relay.stop(),
+  };
 }

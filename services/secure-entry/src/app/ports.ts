@@ -1,0 +1,110 @@
+import type {
+  Admission,
+  EncryptedSecret,
+  EntryOrder,
+  EventTimes,
+  FixedPart,
+  Gate,
+  ScanRecord,
+  Ticket,
+  VoidReason,
+} from '../domain/model.js';
+
+/** Cryptography of secure-entry (adapters/entry-crypto.ts): AES-256-GCM, HMAC, SHA-256. */
+export interface EntryCrypto {
+  /** Encrypts a per-ticket secret for storage. */
+  encryptSecret(plain: string): EncryptedSecret;
+  decryptSecret(secret: EncryptedSecret): string;
+  /** Seals the fixed part of a token with the active key of the ring (base64url). */
+  seal(fixed: FixedPart): string;
+  /** Opens a fixed part with any key of the ring; undefined when forged, tampered or unknown key. */
+  open(sealed: string): FixedPart | undefined;
+  /** The two base32 rotating secrets of a ticket for a key generation and a bound device. */
+  rotatingSecrets(ticketSecret: string, generation: number, deviceId: string): [string, string];
+  sha256Hex(text: string): string;
+  /** Constant-time string equality. */
+  equal(a: string, b: string): boolean;
+}
+
+/** Fresh random values. */
+export interface Randomness {
+  /** A 16-digit numeric barcode. */
+  barcode(): string;
+  /** A per-ticket secret (base64 of 32 bytes). */
+  ticketSecret(): string;
+  gateId(): string;
+  /** The secret part of a gate token (base64url of 32 bytes). */
+  gateSecret(): string;
+  /** An id for a scan record. */
+  scanId(): string;
+}
+
+export interface OrderRepository {
+  get(id: string): Promise<EntryOrder | undefined>;
+  findByTokenHash(tokenHash: string): Promise<EntryOrder | undefined>;
+  /**
+   * Inserts the order with `ticket-issued` for its tickets in the same write; false when an order
+   * with this id exists already.
+   */
+  insert(order: Omit<EntryOrder, 'version'>, issued: Ticket[]): Promise<boolean>;
+  /**
+   * Compare-and-set; `voided` (ticket ids) records `ticket-voided` for those tickets in the same
+   * write. Kind `aborted` when the version moved.
+   */
+  update(
+    order: EntryOrder,
+    voided?: { ticketIds: string[]; reason: VoidReason; at: Date },
+  ): Promise<EntryOrder>;
+}
+
+export interface TicketRepository {
+  get(id: string): Promise<Ticket | undefined>;
+  listByOrder(orderId: string): Promise<Ticket[]>;
+  getByBarcode(barcode: string): Promise<Ticket | undefined>;
+  /** Active tickets of an event with these partner ticket ids. */
+  findActive(eventId: string, partnerTicketIds: string[]): Promise<Ticket[]>;
+  /** Inserts unless a ticket with this id exists (then resolves the stored one); a barcode clash is kind `already_exists`. */
+  insertIfAbsent(ticket: Omit<Ticket, 'version'>): Promise<Ticket>;
+  /**
+   * Compare-and-set; `voided` records `ticket-voided` (this ticket, keyed by its order) in the
+   * same write. Kind `aborted` when the version moved.
+   */
+  update(ticket: Ticket, voided?: { reason: VoidReason; at: Date }): Promise<Ticket>;
+}
+
+export interface EventRepository {
+  get(id: string): Promise<EventTimes | undefined>;
+  /** Applies a state of `event-changed` unless an equal or newer version is stored. */
+  apply(state: Omit<EventTimes, 'version'>): Promise<void>;
+}
+
+export interface GateRepository {
+  insert(gate: Omit<Gate, 'version'>): Promise<Gate>;
+  get(id: string): Promise<Gate | undefined>;
+  list(eventId?: string): Promise<Gate[]>;
+  update(gate: Gate): Promise<Gate>;
+}
+
+export interface AdmissionRepository {
+  /**
+   * The double-admission guard: inserts the admission (id = ticket id) with `ticket-scanned` in the
+   * same write. Resolves `undefined` when this call admitted the ticket, or the earlier admission
+   * when one exists: whatever the number of gates or processes, exactly one insert wins.
+   */
+  admit(admission: Omit<Admission, 'version'>, scan: ScanRecord): Promise<Admission | undefined>;
+  get(ticketId: string): Promise<Admission | undefined>;
+}
+
+export interface ScanLog {
+  /** Records a refused scan and publishes it on `ticket-scanned`. */
+  record(id: string, scan: ScanRecord): Promise<void>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface Log {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}

@@ -1,0 +1,582 @@
+import { encodeToken, parsePayload, codeAt, type EntryPayload } from '@marquee/render-kit/format';
+import { EntryError, isDuplicate, retryOnConflict } from '../domain/errors.js';
+import { displayIdOf, orderRecord, planTickets, type ConfirmedOrder } from '../domain/issue.js';
+import {
+  BARCODE_SEGMENT,
+  ROTATING_SEGMENT,
+  type DeviceBinding,
+  type EntryOrder,
+  type FixedPart,
+  type Gate,
+  type ScanRecord,
+  type ScanResult,
+  type Ticket,
+} from '../domain/model.js';
+import {
+  attributeMismatch,
+  missingAttribute,
+  type RenderRefusal,
+  type RenderRequestTicket,
+} from '../domain/render-request.js';
+import { stepIsCurrent, stepOfSeconds } from '../domain/scan.js';
+import { refreshDue, tokenAvailableAt } from '../domain/timing.js';
+import type {
+  AdmissionRepository,
+  Clock,
+  EntryCrypto,
+  EventRepository,
+  GateRepository,
+  Log,
+  OrderRepository,
+  Randomness,
+  ScanLog,
+  TicketRepository,
+} from './ports.js';
+
+export interface SecureEntryDeps {
+  orders: OrderRepository;
+  tickets: TicketRepository;
+  events: EventRepository;
+  gates: GateRepository;
+  admissions: AdmissionRepository;
+  scans: ScanLog;
+  crypto: EntryCrypto;
+  random: Randomness;
+  clock: Clock;
+  log: Log;
+  refreshHours: number;
+  delayHours: number;
+  gateCacheMs: number;
+}
+
+export interface DeviceInput {
+  id: string;
+  type: string;
+  os: string;
+}
+
+export interface OrderReadInput {
+  orderToken: string;
+  appId: string;
+  device: DeviceInput;
+  thirdPartyAccountId: string;
+  sandbox: boolean;
+}
+
+export interface TicketView {
+  ticket: Ticket;
+  /** Empty when `error` is set. */
+  token: string;
+  error?: { code: number; message: string };
+}
+
+export interface OrderView {
+  order: EntryOrder;
+  tickets: TicketView[];
+  tokenAvailableAt?: Date;
+}
+
+export interface RenderInput {
+  appId: string;
+  userId: string;
+  device: DeviceInput;
+  sandbox: boolean;
+  tickets: RenderRequestTicket[];
+}
+
+export interface RenderedTicketView {
+  request: RenderRequestTicket;
+  token: string;
+  renderType: string;
+  refusal?: RenderRefusal;
+}
+
+export interface ScanOutcome {
+  result: ScanResult;
+  gate: Gate;
+  ticket?: Ticket;
+  admittedAt?: Date;
+  admittedBy?: string;
+}
+
+const GATE_TOKEN = /^mqg_([a-z0-9]{4,40})\.([A-Za-z0-9_-]{20,100})$/;
+const GATE_CACHE_LIMIT = 10_000;
+
+const notFound = () => new EntryError('not_found', 'No order matches this order token');
+
+/**
+ * The use cases of secure-entry: issuing and voiding tickets from the order topics, the order read
+ * and secure render of the partner cart API, gate scans and gate administration.
+ */
+export class SecureEntry {
+  private readonly gateCache = new Map<string, { gate: Gate; until: number }>();
+
+  constructor(private readonly deps: SecureEntryDeps) {}
+
+  // ---------------------------------------------------------------- issuing (order-confirmed)
+
+  /** Issues the tickets of a confirmed order. Idempotent: a redelivery converges on the same state. */
+  async confirm(order: ConfirmedOrder): Promise<void> {
+    const { orders } = this.deps;
+    const existing = await orders.get(order.orderId);
+    if (existing?.cancelledBeforeConfirm) {
+      // The cancel overtook the confirmation (two topics, no order between them): nothing is issued.
+      if (existing.tokenHash !== order.tokenHash) {
+        await retryOnConflict(async () => {
+          const current = (await orders.get(order.orderId))!;
+          await orders.update({
+            ...current,
+            ...orderRecord(order, []),
+            voided: true,
+            voidedAt: current.voidedAt ?? this.now(),
+            cancelledBeforeConfirm: true,
+          });
+        });
+      }
+      return;
+    }
+    if (!existing) {
+      const tickets: Ticket[] = [];
+      for (const planned of planTickets(order)) {
+        tickets.push(await this.insertTicket(order, planned));
+      }
+      const inserted = await orders.insert(
+        orderRecord(
+          order,
+          tickets.map((t) => t.id),
+        ),
+        tickets,
+      );
+      if (inserted) {
+        this.deps.log.info(
+          { order_id: order.orderId, tickets: tickets.length, secure_entry: order.secureEntry },
+          'tickets issued',
+        );
+      }
+    }
+    if (order.replaces.length > 0) await this.voidResold(order);
+  }
+
+  private async insertTicket(
+    order: ConfirmedOrder,
+    planned: ReturnType<typeof planTickets>[number],
+  ): Promise<Ticket> {
+    for (let attempt = 1; ; attempt += 1) {
+      const barcode = this.deps.random.barcode();
+      const now = order.confirmedAt ?? this.now();
+      try {
+        return await this.deps.tickets.insertIfAbsent({
+          ...planned,
+          orderId: order.orderId,
+          eventId: order.eventId,
+          barcode,
+          displayId: displayIdOf(barcode),
+          secret: this.deps.crypto.encryptSecret(this.deps.random.ticketSecret()),
+          generation: 1,
+          generationAt: now,
+          status: 'active',
+          issuedAt: now,
+        });
+      } catch (error) {
+        // A barcode drawn twice (16 random digits): draw again.
+        if (!isDuplicate(error) || attempt >= 5) throw error;
+      }
+    }
+  }
+
+  /** A resale: the replaced tickets of their previous owners stop admitting. */
+  private async voidResold(order: ConfirmedOrder): Promise<void> {
+    const previous = await this.deps.tickets.findActive(order.eventId, order.replaces);
+    const at = this.now();
+    for (const ticket of previous) {
+      if (ticket.orderId === order.orderId) continue;
+      await this.voidTicket(ticket.id, 'RESOLD', at);
+    }
+  }
+
+  private async voidTicket(id: string, reason: 'RESOLD' | 'ORDER_CANCELLED', at: Date) {
+    await retryOnConflict(async () => {
+      const current = await this.deps.tickets.get(id);
+      if (!current || current.status === 'voided') return;
+      await this.deps.tickets.update(
+        { ...current, status: 'voided', voidReason: reason, voidedAt: at },
+        { reason, at },
+      );
+    });
+  }
+
+  // ---------------------------------------------------------------- voiding (order-cancelled)
+
+  /** Voids an order's tickets. Idempotent; a cancel that arrives first leaves a marker. */
+  async cancel(orderId: string, eventId: string, at: Date): Promise<void> {
+    const { orders } = this.deps;
+    const order = await orders.get(orderId);
+    if (!order) {
+      const inserted = await orders.insert(
+        {
+          id: orderId,
+          tokenHash: `cancelled:${orderId}`,
+          appId: '',
+          eventId,
+          partnerId: '',
+          customerEmail: '',
+          thirdPartyAccountId: '',
+          delivery: { id: '', carrier: '', serviceLevel: '', description: '' },
+          sandbox: false,
+          secureEntry: false,
+          confirmedAt: at,
+          ticketIds: [],
+          voided: true,
+          voidedAt: at,
+          cancelledBeforeConfirm: true,
+        },
+        [],
+      );
+      if (inserted) return;
+      return this.cancel(orderId, eventId, at);
+    }
+    const tickets = await this.deps.tickets.listByOrder(orderId);
+    if (!order.voided) {
+      await retryOnConflict(async () => {
+        const current = (await orders.get(orderId))!;
+        if (current.voided) return;
+        await orders.update(
+          { ...current, voided: true, voidedAt: at },
+          {
+            ticketIds: tickets.filter((t) => t.status === 'active').map((t) => t.id),
+            reason: 'ORDER_CANCELLED',
+            at,
+          },
+        );
+      });
+    }
+    // Ticket states follow (each a compare-and-set; a redelivery finishes what a crash left).
+    for (const ticket of tickets) {
+      await retryOnConflict(async () => {
+        const current = await this.deps.tickets.get(ticket.id);
+        if (!current || current.status === 'voided') return;
+        await this.deps.tickets.update({
+          ...current,
+          status: 'voided',
+          voidReason: 'ORDER_CANCELLED',
+          voidedAt: at,
+        });
+      });
+    }
+    this.deps.log.info({ order_id: orderId, tickets: tickets.length }, 'tickets voided');
+  }
+
+  /** The start time of an event (projection of `event-changed`). */
+  async eventChanged(state: {
+    id: string;
+    eventVersion: number;
+    startsAt?: Date;
+    deleted: boolean;
+  }): Promise<void> {
+    await this.deps.events.apply(state);
+  }
+
+  // ---------------------------------------------------------------- order read
+
+  async getOrder(input: OrderReadInput): Promise<OrderView> {
+    if (!input.orderToken) throw notFound();
+    const found = await this.deps.orders.findByTokenHash(
+      this.deps.crypto.sha256Hex(input.orderToken),
+    );
+    if (!found || found.cancelledBeforeConfirm || found.sandbox !== input.sandbox) throw notFound();
+    if (found.thirdPartyAccountId && found.thirdPartyAccountId !== input.thirdPartyAccountId) {
+      throw new EntryError(
+        'permission_denied',
+        'third_party_account_id is not the one given with the payment',
+      );
+    }
+    const order = await this.bindDevice(found, input.device);
+    const now = this.now();
+    const event = await this.deps.events.get(order.eventId);
+    const availableAt = tokenAvailableAt(event?.startsAt, this.deps.delayHours, now);
+    const tickets = await this.deps.tickets.listByOrder(order.id);
+    const views: TicketView[] = [];
+    for (const ticket of tickets) {
+      if (ticket.status === 'voided') {
+        views.push({ ticket, token: '', error: { code: 410, message: 'ticket.voided' } });
+      } else if (availableAt) {
+        views.push({
+          ticket,
+          token: '',
+          error: {
+            code: 425,
+            message: `token.delayed: available from ${availableAt.toISOString()}`,
+          },
+        });
+      } else {
+        const current = await this.refreshIfDue(ticket, event?.startsAt, now);
+        views.push({ ticket: current, token: this.tokenFor(current, order.device!, now) });
+      }
+    }
+    return { order, tickets: views, ...(availableAt ? { tokenAvailableAt: availableAt } : {}) };
+  }
+
+  /** Binds the order's tickets to the first device that reads them; refuses every other device. */
+  private async bindDevice(order: EntryOrder, device: DeviceInput): Promise<EntryOrder> {
+    return retryOnConflict(async () => {
+      const current = (await this.deps.orders.get(order.id)) ?? order;
+      if (current.device) {
+        if (current.device.id !== device.id) {
+          throw new EntryError(
+            'permission_denied',
+            'The tickets of this order are bound to another device',
+          );
+        }
+        return current;
+      }
+      const binding: DeviceBinding = { ...device, boundAt: this.now() };
+      return this.deps.orders.update({ ...current, device: binding });
+    });
+  }
+
+  /** Re-keys a ticket shown within the refresh window of its event for the first time. */
+  private async refreshIfDue(ticket: Ticket, startsAt: Date | undefined, now: Date) {
+    if (!refreshDue(startsAt, this.deps.refreshHours, ticket.generationAt, now)) return ticket;
+    return retryOnConflict(async () => {
+      const current = (await this.deps.tickets.get(ticket.id))!;
+      if (!refreshDue(startsAt, this.deps.refreshHours, current.generationAt, now)) return current;
+      return this.deps.tickets.update({
+        ...current,
+        generation: current.generation + 1,
+        generationAt: now,
+      });
+    });
+  }
+
+  private tokenFor(ticket: Ticket, device: DeviceBinding, now: Date): string {
+    const issuedAt = Math.floor(now.getTime() / 1000);
+    const fixed: FixedPart = {
+      ticketId: ticket.id,
+      barcode: ticket.barcode,
+      eventId: ticket.eventId,
+      generation: ticket.generation,
+      issuedAt,
+    };
+    const rotating = ticket.renderType === 'rotating_symbology';
+    return encodeToken({
+      version: 1,
+      barcode: ticket.barcode,
+      eventId: ticket.eventId,
+      renderType: ticket.renderType,
+      segmentType: rotating ? ROTATING_SEGMENT : BARCODE_SEGMENT,
+      issuedAt,
+      rotatingSecrets: rotating ? this.secretsOf(ticket, device.id) : [],
+      fixed: this.deps.crypto.seal(fixed),
+    });
+  }
+
+  private secretsOf(ticket: Ticket, deviceId: string): [string, string] {
+    return this.deps.crypto.rotatingSecrets(
+      this.deps.crypto.decryptSecret(ticket.secret),
+      ticket.generation,
+      deviceId,
+    );
+  }
+
+  // ---------------------------------------------------------------- secure render
+
+  async secureRender(input: RenderInput): Promise<RenderedTicketView[]> {
+    const now = this.now();
+    const out: RenderedTicketView[] = [];
+    for (const request of input.tickets) {
+      out.push(await this.renderOne(input, request, now));
+    }
+    return out;
+  }
+
+  private async renderOne(
+    input: RenderInput,
+    request: RenderRequestTicket,
+    now: Date,
+  ): Promise<RenderedTicketView> {
+    const refuse = (refusal: RenderRefusal): RenderedTicketView => ({
+      request,
+      token: '',
+      renderType: '',
+      refusal,
+    });
+    const missing = missingAttribute(request);
+    if (missing) return refuse(missing);
+    const ticket = await this.deps.tickets.getByBarcode(request.barcode);
+    const order = ticket && (await this.deps.orders.get(ticket.orderId));
+    if (!ticket || !order || order.sandbox !== input.sandbox) {
+      return refuse({ code: 404, error: 'ticket.not.found' });
+    }
+    const mismatch = attributeMismatch(request, ticket);
+    if (mismatch) return refuse(mismatch);
+    if (order.thirdPartyAccountId !== input.userId) {
+      return refuse({ code: 403, error: 'user.not.authorized' });
+    }
+    if (ticket.status === 'voided') return refuse({ code: 410, error: 'ticket.voided' });
+    let bound: EntryOrder;
+    try {
+      bound = await this.bindDevice(order, input.device);
+    } catch (error) {
+      if ((error as EntryError).kind === 'permission_denied') {
+        return refuse({ code: 403, error: 'device.not.authorized' });
+      }
+      throw error;
+    }
+    const event = await this.deps.events.get(ticket.eventId);
+    if (tokenAvailableAt(event?.startsAt, this.deps.delayHours, now)) {
+      return refuse({ code: 425, error: 'token.delayed' });
+    }
+    const current = await this.refreshIfDue(ticket, event?.startsAt, now);
+    return {
+      request,
+      token: this.tokenFor(current, bound.device!, now),
+      renderType: current.renderType,
+    };
+  }
+
+  // ---------------------------------------------------------------- gate scans
+
+  /** Authenticates a gate token (`mqg_<gate id>.<secret>`); kind `unauthenticated` otherwise. */
+  async authenticateGate(token: string): Promise<Gate> {
+    const unauthenticated = () =>
+      new EntryError('unauthenticated', 'A valid gate token is required');
+    const match = GATE_TOKEN.exec(token);
+    if (!match) throw unauthenticated();
+    const [, gateId, secret] = match as unknown as [string, string, string];
+    const hash = this.deps.crypto.sha256Hex(secret);
+    const cached = this.gateCache.get(gateId);
+    const nowMs = Date.now();
+    if (cached && cached.until > nowMs && this.deps.crypto.equal(cached.gate.secretHash, hash)) {
+      return cached.gate;
+    }
+    const gate = await this.deps.gates.get(gateId);
+    if (!gate || gate.revokedAt || !this.deps.crypto.equal(gate.secretHash, hash)) {
+      this.gateCache.delete(gateId);
+      throw unauthenticated();
+    }
+    if (this.gateCache.size >= GATE_CACHE_LIMIT) this.gateCache.clear();
+    this.gateCache.set(gateId, { gate, until: nowMs + this.deps.gateCacheMs });
+    return gate;
+  }
+
+  /**
+   * One scan: the payload must open (sealed by secure-entry), name a ticket of the gate's event
+   * that is active and of the current key generation, and carry both codes of a time step within
+   * one step of now. The first such scan admits the ticket; every later one is refused.
+   */
+  async validateScan(gateToken: string, payloadText: string): Promise<ScanOutcome> {
+    const gate = await this.authenticateGate(gateToken);
+    const now = this.now();
+    let payload: EntryPayload | undefined;
+    try {
+      payload = parsePayload(payloadText);
+    } catch {
+      payload = undefined;
+    }
+    const fixed = payload && this.deps.crypto.open(payload.fixed);
+    const step = payload?.timestamp !== undefined ? stepOfSeconds(payload.timestamp) : 0;
+    const refuse = async (result: ScanResult, ticket?: Ticket): Promise<ScanOutcome> => {
+      await this.deps.scans.record(this.deps.random.scanId(), {
+        ticketId: ticket?.id ?? '',
+        orderId: ticket?.orderId ?? '',
+        eventId: gate.eventId,
+        gateId: gate.id,
+        result,
+        timeStep: step,
+        scannedAt: now,
+      });
+      return { result, gate, ...(ticket ? { ticket } : {}) };
+    };
+    if (!payload || !fixed) return refuse('FORGED');
+    if (fixed.eventId !== gate.eventId) return refuse('WRONG_EVENT');
+    const ticket = await this.deps.tickets.get(fixed.ticketId);
+    if (!ticket || !this.deps.crypto.equal(ticket.barcode, fixed.barcode)) return refuse('FORGED');
+    const rotating = ticket.renderType === 'rotating_symbology';
+    if (rotating !== (payload.codes !== undefined)) return refuse('FORGED', ticket);
+    if (rotating && !stepIsCurrent(step, now.getTime())) return refuse('EXPIRED', ticket);
+    if (ticket.status === 'voided') return refuse('VOIDED', ticket);
+    if (ticket.generation !== fixed.generation) return refuse('SUPERSEDED', ticket);
+    if (rotating) {
+      const order = await this.deps.orders.get(ticket.orderId);
+      if (!order?.device) return refuse('FORGED', ticket);
+      const [first, second] = this.secretsOf(ticket, order.device.id);
+      const [code1, code2] = payload.codes!;
+      const valid =
+        this.deps.crypto.equal(codeAt(first, step), code1) &&
+        this.deps.crypto.equal(codeAt(second, step), code2);
+      if (!valid) return refuse('FORGED', ticket);
+    }
+    const scan: ScanRecord = {
+      ticketId: ticket.id,
+      orderId: ticket.orderId,
+      eventId: gate.eventId,
+      gateId: gate.id,
+      result: 'ADMITTED',
+      timeStep: step,
+      scannedAt: now,
+    };
+    const payloadHash = this.deps.crypto.sha256Hex(payloadText.trim());
+    const earlier = await this.deps.admissions.admit(
+      {
+        id: ticket.id,
+        ticketId: ticket.id,
+        orderId: ticket.orderId,
+        eventId: gate.eventId,
+        gateId: gate.id,
+        timeStep: step,
+        payloadHash,
+        admittedAt: now,
+      },
+      scan,
+    );
+    if (!earlier) return { result: 'ADMITTED', gate, ticket, admittedAt: now, admittedBy: gate.id };
+    const result: ScanResult =
+      earlier.payloadHash === payloadHash ? 'REPLAYED' : 'ALREADY_ADMITTED';
+    const refused = await refuse(result, ticket);
+    return { ...refused, admittedAt: earlier.admittedAt, admittedBy: earlier.gateId };
+  }
+
+  // ---------------------------------------------------------------- gates
+
+  async createGate(input: {
+    name: string;
+    eventId: string;
+  }): Promise<{ gate: Gate; token: string }> {
+    const name = input.name.trim();
+    const eventId = input.eventId.trim();
+    if (!name || name.length > 200)
+      throw new EntryError('invalid_argument', 'name must be 1-200 characters');
+    if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(eventId)) {
+      throw new EntryError('invalid_argument', 'eventId must be an event id');
+    }
+    const id = this.deps.random.gateId();
+    const secret = this.deps.random.gateSecret();
+    const gate = await this.deps.gates.insert({
+      id,
+      name,
+      eventId,
+      secretHash: this.deps.crypto.sha256Hex(secret),
+      createdAt: this.now(),
+    });
+    return { gate, token: `mqg_${id}.${secret}` };
+  }
+
+  listGates(eventId?: string): Promise<Gate[]> {
+    return this.deps.gates.list(eventId || undefined);
+  }
+
+  async revokeGate(id: string): Promise<Gate> {
+    const gate = await retryOnConflict(async () => {
+      const current = await this.deps.gates.get(id);
+      if (!current) throw new EntryError('not_found', `No gate ${id}`);
+      if (current.revokedAt) return current;
+      return this.deps.gates.update({ ...current, revokedAt: this.now() });
+    });
+    this.gateCache.delete(id);
+    return gate;
+  }
+
+  private now(): Date {
+    return this.deps.clock.now();
+  }
+}

@@ -1,0 +1,159 @@
+/** The records secure-entry keeps. Secrets are only ever held encrypted (`EncryptedSecret`). */
+
+export type RenderType = 'rotating_symbology' | 'barcode';
+
+/** `segment_type` of rotating tickets (the value the partner cart API shows). */
+export const ROTATING_SEGMENT = 'ROTATING_SYMBOLOGY';
+/** `segment_type` of static barcode tickets. */
+export const BARCODE_SEGMENT = 'BARCODE';
+
+/** AES-256-GCM ciphertext (base64 parts); opened only by secure-entry's secret box. */
+export interface EncryptedSecret {
+  iv: string;
+  tag: string;
+  data: string;
+}
+
+export interface DeviceBinding {
+  id: string;
+  type: string;
+  os: string;
+  boundAt: Date;
+}
+
+export interface Delivery {
+  id: string;
+  carrier: string;
+  serviceLevel: string;
+  description: string;
+}
+
+export interface Charge {
+  description: string;
+  type: 'TICKET' | 'FEE' | 'TAX' | 'DELIVERY';
+  subType: string;
+  amountMinor: number;
+  currency: string;
+}
+
+/** An order of the partner cart as secure-entry knows it (from `order-confirmed`). */
+export interface EntryOrder {
+  id: string;
+  version: number;
+  /** Hex SHA-256 of the buyer's order token; the token itself is never stored. */
+  tokenHash: string;
+  appId: string;
+  eventId: string;
+  partnerId: string;
+  customerEmail: string;
+  thirdPartyAccountId: string;
+  delivery: Delivery;
+  sandbox: boolean;
+  secureEntry: boolean;
+  confirmedAt: Date;
+  ticketIds: string[];
+  voided: boolean;
+  voidedAt?: Date;
+  /** The device the tickets are bound to (first order read or secure render). */
+  device?: DeviceBinding;
+  /** `order-cancelled` arrived before `order-confirmed`: nothing may be issued for this order. */
+  cancelledBeforeConfirm?: boolean;
+  /** Partner ticket ids this (resale) order replaced. */
+  replaces?: string[];
+}
+
+export type TicketStatus = 'active' | 'voided';
+export type VoidReason = 'ORDER_CANCELLED' | 'RESOLD';
+
+export interface Ticket {
+  id: string;
+  version: number;
+  orderId: string;
+  eventId: string;
+  partnerTicketId: string;
+  /** Numeric barcode (`barcode_id`), unique. */
+  barcode: string;
+  /** The masked barcode shown to the fan (`display_id`). */
+  displayId: string;
+  section: string;
+  row: string;
+  seat: string;
+  generalAdmission: boolean;
+  renderType: RenderType;
+  /** Per-ticket secret the rotating secrets derive from, encrypted at rest. */
+  secret: EncryptedSecret;
+  /** Key generation of the rotating secrets; a refresh re-keys by adding one. */
+  generation: number;
+  generationAt: Date;
+  status: TicketStatus;
+  voidReason?: VoidReason;
+  voidedAt?: Date;
+  charges: Charge[];
+  issuedAt: Date;
+}
+
+/** What secure-entry needs of an event (from `event-changed`). */
+export interface EventTimes {
+  id: string;
+  version: number;
+  eventVersion: number;
+  startsAt?: Date;
+  deleted: boolean;
+}
+
+/** A scanner device admitted to one event's gates. */
+export interface Gate {
+  id: string;
+  version: number;
+  name: string;
+  eventId: string;
+  /** Hex SHA-256 of the gate token's secret part. */
+  secretHash: string;
+  createdAt: Date;
+  revokedAt?: Date;
+}
+
+/** The one admission of a ticket: inserted once, by id = ticket id (the double-admission guard). */
+export interface Admission {
+  id: string;
+  version: number;
+  ticketId: string;
+  orderId: string;
+  eventId: string;
+  gateId: string;
+  timeStep: number;
+  /** Hex SHA-256 of the admitting payload (to tell a replay from another payload). */
+  payloadHash: string;
+  admittedAt: Date;
+}
+
+export type ScanResult =
+  | 'ADMITTED'
+  | 'REPLAYED'
+  | 'ALREADY_ADMITTED'
+  | 'VOIDED'
+  | 'WRONG_EVENT'
+  | 'FORGED'
+  | 'EXPIRED'
+  | 'SUPERSEDED';
+
+/** A scan as published on `ticket-scanned`. */
+export interface ScanRecord {
+  ticketId: string;
+  orderId: string;
+  eventId: string;
+  gateId: string;
+  result: ScanResult;
+  timeStep: number;
+  scannedAt: Date;
+}
+
+/** The fixed (sealed) part of a token: what the gate learns by opening it. */
+export interface FixedPart {
+  ticketId: string;
+  barcode: string;
+  eventId: string;
+  generation: number;
+  /** Unix seconds. */
+  issuedAt: number;
+}

@@ -1,0 +1,98 @@
+import type { IncomingEvent } from '@marquee/platform/bus';
+import type { Logger } from '@marquee/platform/logger';
+import type { catalogV1 } from '@marquee/proto';
+import type { OrderCancelled, OrderConfirmed } from '@marquee/proto/cart/v1';
+import type { SecureEntry } from '../../app/secure-entry.js';
+import type { ConfirmedOrder } from '../../domain/issue.js';
+
+const minor = (money: { amountMinor: number } | undefined) => Number(money?.amountMinor ?? 0);
+
+/** `order-confirmed` in secure-entry's terms. */
+export function toConfirmedOrder(message: OrderConfirmed): ConfirmedOrder {
+  const currency =
+    message.grandTotal?.currency || message.ticketsAmount?.currency || message.fees?.currency || '';
+  const replaces = message.resoldTicketIds;
+  return {
+    orderId: message.orderId,
+    eventId: message.eventId,
+    partnerId: message.partnerId,
+    appId: message.appId,
+    tokenHash: message.orderTokenSha256.toLowerCase(),
+    customerEmail: message.customerEmail,
+    thirdPartyAccountId: message.thirdPartyAccountId,
+    secureEntry: message.secureEntryEnabled,
+    sandbox: message.sandbox,
+    delivery: {
+      id: message.deliveryOption?.id ?? '',
+      carrier: message.deliveryOption?.carrier ?? '',
+      serviceLevel: message.deliveryOption?.serviceLevel ?? '',
+      description: message.deliveryOption?.description ?? '',
+    },
+    confirmedAt: message.confirmedAt ?? new Date(),
+    tickets: message.tickets.map((t) => ({
+      partnerTicketId: t.ticketId,
+      section: t.item?.section ?? '',
+      row: t.item?.row ?? '',
+      seat: t.seat || t.item?.seats[0] || '',
+      unitPriceMinor: minor(t.item?.unitPrice),
+      currency: t.item?.unitPrice?.currency ?? currency,
+    })),
+    feesMinor: minor(message.fees),
+    taxesMinor: minor(message.taxes),
+    deliveryMinor: minor(message.delivery),
+    currency,
+    replaces,
+  };
+}
+
+/**
+ * `order-confirmed` → tickets. A record without an order token hash cannot be read by anyone and
+ * is skipped with a warning; anything else that fails throws, so the bus retries it and then parks
+ * it on `order-confirmed.dlq`.
+ */
+export function orderConfirmedHandler(deps: { entry: SecureEntry; logger: Logger }) {
+  return async (record: IncomingEvent<OrderConfirmed>): Promise<void> => {
+    const message = record.value;
+    if (message === null) return;
+    if (!message.orderId || !/^[0-9a-f]{64}$/i.test(message.orderTokenSha256)) {
+      deps.logger.warn(
+        { order_id: message.orderId },
+        'order-confirmed without an order id or order token hash: no tickets issued',
+      );
+      return;
+    }
+    await deps.entry.confirm(toConfirmedOrder(message));
+  };
+}
+
+/** `order-cancelled` → the order's tickets voided (idempotent). */
+export function orderCancelledHandler(deps: { entry: SecureEntry }) {
+  return async (record: IncomingEvent<OrderCancelled>): Promise<void> => {
+    const message = record.value;
+    if (message === null || !message.orderId) return;
+    await deps.entry.cancel(message.orderId, message.eventId, message.cancelledAt ?? record.time);
+  };
+}
+
+/** `event-changed` → the event's start time (delayed delivery, token refresh). */
+export function eventChangedHandler(deps: { entry: SecureEntry }) {
+  return async (record: IncomingEvent<catalogV1.EventChanged>): Promise<void> => {
+    if (record.value === null) {
+      await deps.entry.eventChanged({
+        id: record.key,
+        eventVersion: Number.MAX_SAFE_INTEGER,
+        deleted: true,
+      });
+      return;
+    }
+    const event = record.value.event;
+    if (!event?.id) return;
+    const startsAt = event.dates?.start?.dateTime;
+    await deps.entry.eventChanged({
+      id: event.id,
+      eventVersion: Number(event.version),
+      ...(startsAt ? { startsAt } : {}),
+      deleted: false,
+    });
+  };
+}

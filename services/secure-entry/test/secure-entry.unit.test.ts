@@ -1,0 +1,400 @@
+import { decodeToken, payloadAt, STEP_SECONDS } from '@marquee/render-kit/format';
+import { describe, expect, it } from 'vitest';
+import { toConfirmedOrder } from '../src/ports/kafka/handlers.js';
+import {
+  confirmedOrder,
+  device,
+  EVENT_ID,
+  harness,
+  OTHER_EVENT_ID,
+  type Harness,
+} from './support/fixtures.js';
+
+const STEP_MS = STEP_SECONDS * 1000;
+
+async function bought(h: Harness, over: Parameters<typeof confirmedOrder>[0] = {}) {
+  const { message, orderToken } = confirmedOrder(over);
+  await h.entry.confirm(toConfirmedOrder(message));
+  return { message, orderToken };
+}
+
+async function read(
+  h: Harness,
+  orderToken: string,
+  over: Partial<{ deviceId: string; user: string }> = {},
+) {
+  return h.entry.getOrder({
+    orderToken,
+    appId: 'app-1',
+    device: { ...device, id: over.deviceId ?? device.id },
+    thirdPartyAccountId: over.user ?? 'user-42',
+    sandbox: false,
+  });
+}
+
+async function gateFor(h: Harness, eventId = EVENT_ID) {
+  return (await h.entry.createGate({ name: 'North 1', eventId })).token;
+}
+
+describe('issuing', () => {
+  it('issues one ticket per seat with a numeric barcode, a masked display id and an encrypted secret', async () => {
+    const h = harness();
+    const { message } = await bought(h, { seats: ['7', '8', '9'] });
+    const tickets = await h.storage.tickets.listByOrder(message.orderId);
+    expect(tickets).toHaveLength(3);
+    for (const t of tickets) {
+      expect(t.barcode).toMatch(/^[1-9]\d{15}$/);
+      expect(t.displayId).toBe(`XXXXXXXXXXXX${t.barcode.slice(-4)}`);
+      expect(t.renderType).toBe('rotating_symbology');
+      expect(Object.keys(t.secret).sort()).toEqual(['data', 'iv', 'tag']);
+      expect(JSON.stringify(t)).not.toMatch(/"secret":"[A-Za-z0-9+/=]{44}"/);
+    }
+    expect(new Set(tickets.map((t) => t.barcode)).size).toBe(3);
+    // Fees spread over the tickets, the remainder on the first: 301 = 101 + 100 + 100.
+    expect(tickets.map((t) => t.charges.find((c) => c.type === 'FEE')?.amountMinor)).toEqual([
+      101, 100, 100,
+    ]);
+  });
+
+  it('is idempotent: a redelivered order-confirmed keeps the same tickets', async () => {
+    const h = harness();
+    const { message } = await bought(h);
+    const first = await h.storage.tickets.listByOrder(message.orderId);
+    await h.entry.confirm(toConfirmedOrder(message));
+    expect(await h.storage.tickets.listByOrder(message.orderId)).toEqual(first);
+  });
+
+  it('issues static barcode tickets for events without secure entry', async () => {
+    const h = harness();
+    const { message, orderToken } = await bought(h, {
+      secureEntryEnabled: false,
+      thirdPartyAccountId: '',
+    });
+    const view = await read(h, orderToken, { user: 'anyone' });
+    expect(view.tickets.map((t) => t.ticket.renderType)).toEqual(['barcode', 'barcode']);
+    const token = decodeToken(view.tickets[0]!.token);
+    expect(token.rotatingSecrets).toEqual([]);
+    const gate = await gateFor(h);
+    expect((await h.entry.validateScan(gate, payloadAt(token, h.clock.now.getTime()))).result).toBe(
+      'ADMITTED',
+    );
+    expect((await h.entry.validateScan(gate, payloadAt(token, h.clock.now.getTime()))).result).toBe(
+      'REPLAYED',
+    );
+    expect(message.orderId).toBeTruthy();
+  });
+});
+
+describe('order read', () => {
+  it('answers tokens that decode to the ticket barcode and event', async () => {
+    const h = harness();
+    const { message, orderToken } = await bought(h);
+    const view = await read(h, orderToken);
+    expect(view.order.id).toBe(message.orderId);
+    expect(view.order.customerEmail).toBe('fan@example.com');
+    expect(view.order.device?.id).toBe('device-1');
+    for (const t of view.tickets) {
+      const token = decodeToken(t.token);
+      expect(token.barcode).toBe(t.ticket.barcode);
+      expect(token.eventId).toBe(EVENT_ID);
+      expect(token.rotatingSecrets).toHaveLength(2);
+      expect(t.error).toBeUndefined();
+    }
+  });
+
+  it('refuses an unknown token, another account and another device', async () => {
+    const h = harness();
+    const { orderToken } = await bought(h);
+    await expect(read(h, 'not-a-token')).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(read(h, orderToken, { user: 'someone-else' })).rejects.toMatchObject({
+      kind: 'permission_denied',
+    });
+    await read(h, orderToken);
+    await expect(read(h, orderToken, { deviceId: 'device-2' })).rejects.toMatchObject({
+      kind: 'permission_denied',
+    });
+    // The bound device reads again.
+    expect((await read(h, orderToken)).tickets).toHaveLength(2);
+  });
+
+  it('finds sandbox orders only through the pre-production variant', async () => {
+    const h = harness();
+    const { orderToken } = await bought(h, { sandbox: true });
+    await expect(read(h, orderToken)).rejects.toMatchObject({ kind: 'not_found' });
+    const view = await h.entry.getOrder({
+      orderToken,
+      appId: 'app-1',
+      device,
+      thirdPartyAccountId: 'user-42',
+      sandbox: true,
+    });
+    expect(view.order.sandbox).toBe(true);
+  });
+
+  it('withholds tokens during delayed delivery and says from when', async () => {
+    const h = harness({ delayHours: 48 });
+    const startsAt = new Date('2026-06-01T19:00:00Z');
+    await h.entry.eventChanged({ id: EVENT_ID, eventVersion: 3, startsAt, deleted: false });
+    const { orderToken } = await bought(h);
+    const view = await read(h, orderToken);
+    expect(view.tokenAvailableAt).toEqual(new Date('2026-05-30T19:00:00Z'));
+    expect(view.tickets.every((t) => t.token === '' && t.error?.code === 425)).toBe(true);
+    h.clock.set(new Date('2026-05-30T19:00:01Z'));
+    const later = await read(h, orderToken);
+    expect(later.tokenAvailableAt).toBeUndefined();
+    expect(later.tickets.every((t) => t.token !== '')).toBe(true);
+  });
+});
+
+describe('gate validation', () => {
+  async function ready(h: Harness) {
+    const { message, orderToken } = await bought(h);
+    const view = await read(h, orderToken);
+    const token = decodeToken(view.tickets[0]!.token);
+    return { message, orderToken, token, view, gate: await gateFor(h) };
+  }
+
+  it('admits a current payload once and refuses its replay', async () => {
+    const h = harness();
+    const { token, gate } = await ready(h);
+    const payload = payloadAt(token, h.clock.now.getTime());
+    const first = await h.entry.validateScan(gate, payload);
+    expect(first.result).toBe('ADMITTED');
+    expect(first.admittedAt).toEqual(h.clock.now);
+    expect((await h.entry.validateScan(gate, payload)).result).toBe('REPLAYED');
+    // A fresh payload of the same ticket, a step later, at another gate: already in.
+    h.clock.advance(STEP_MS);
+    const other = await gateFor(h);
+    const again = await h.entry.validateScan(other, payloadAt(token, h.clock.now.getTime()));
+    expect(again.result).toBe('ALREADY_ADMITTED');
+    expect(again.admittedBy).toBe(first.gate.id);
+  });
+
+  it('accepts one step of drift either way and refuses two', async () => {
+    const h = harness();
+    const { token, view } = await ready(h);
+    const now = h.clock.now.getTime();
+    const gate = await gateFor(h);
+    expect((await h.entry.validateScan(gate, payloadAt(token, now - 2 * STEP_MS))).result).toBe(
+      'EXPIRED',
+    );
+    expect((await h.entry.validateScan(gate, payloadAt(token, now + 2 * STEP_MS))).result).toBe(
+      'EXPIRED',
+    );
+    expect((await h.entry.validateScan(gate, payloadAt(token, now - STEP_MS))).result).toBe(
+      'ADMITTED',
+    );
+    const second = decodeToken(view.tickets[1]!.token);
+    expect((await h.entry.validateScan(gate, payloadAt(second, now + STEP_MS))).result).toBe(
+      'ADMITTED',
+    );
+  });
+
+  it('refuses forged payloads: wrong codes, altered fixed part, static form, garbage', async () => {
+    const h = harness();
+    const { token, gate } = await ready(h);
+    const payload = payloadAt(token, h.clock.now.getTime());
+    const parts = payload.split(':');
+    const wrongCode = [...parts];
+    wrongCode[2] = wrongCode[2] === '000000' ? '000001' : '000000';
+    const altered = [...parts];
+    altered[1] = `${altered[1]!.slice(0, -2)}${altered[1]!.endsWith('AA') ? 'AB' : 'AA'}`;
+    for (const forged of [
+      wrongCode.join(':'),
+      altered.join(':'),
+      `MQ1:${token.fixed}`,
+      'garbage',
+      `MQ1:${token.fixed}:123456:654321:abc`,
+    ]) {
+      expect((await h.entry.validateScan(gate, forged)).result, forged).toBe('FORGED');
+    }
+    expect((await h.entry.validateScan(gate, payload)).result).toBe('ADMITTED');
+  });
+
+  it('refuses a ticket of another event', async () => {
+    const h = harness();
+    const { token } = await ready(h);
+    const elsewhere = await gateFor(h, OTHER_EVENT_ID);
+    expect(
+      (await h.entry.validateScan(elsewhere, payloadAt(token, h.clock.now.getTime()))).result,
+    ).toBe('WRONG_EVENT');
+  });
+
+  it('refuses unknown and revoked gates', async () => {
+    const h = harness();
+    const { token } = await ready(h);
+    const payload = payloadAt(token, h.clock.now.getTime());
+    await expect(
+      h.entry.validateScan('mqg_nope.xxxxxxxxxxxxxxxxxxxxxxxx', payload),
+    ).rejects.toMatchObject({
+      kind: 'unauthenticated',
+    });
+    const created = await h.entry.createGate({ name: 'Door', eventId: EVENT_ID });
+    await h.entry.revokeGate(created.gate.id);
+    await expect(h.entry.validateScan(created.token, payload)).rejects.toMatchObject({
+      kind: 'unauthenticated',
+    });
+    const [secretless] = created.token.split('.');
+    await expect(
+      h.entry.validateScan(`${secretless}.${'A'.repeat(43)}`, payload),
+    ).rejects.toMatchObject({
+      kind: 'unauthenticated',
+    });
+  });
+
+  it('refuses every ticket of a cancelled order, and a redelivered cancel changes nothing', async () => {
+    const h = harness();
+    const { message, token, gate } = await ready(h);
+    await h.entry.cancel(message.orderId, EVENT_ID, h.clock.now);
+    await h.entry.cancel(message.orderId, EVENT_ID, h.clock.now);
+    expect((await h.entry.validateScan(gate, payloadAt(token, h.clock.now.getTime()))).result).toBe(
+      'VOIDED',
+    );
+    const tickets = await h.storage.tickets.listByOrder(message.orderId);
+    expect(tickets.every((t) => t.status === 'voided' && t.voidReason === 'ORDER_CANCELLED')).toBe(
+      true,
+    );
+  });
+
+  it('issues nothing for an order whose cancel arrived first', async () => {
+    const h = harness();
+    const { message, orderToken } = confirmedOrder();
+    await h.entry.cancel(message.orderId, EVENT_ID, h.clock.now);
+    await h.entry.confirm(toConfirmedOrder(message));
+    expect(await h.storage.tickets.listByOrder(message.orderId)).toEqual([]);
+    await expect(read(h, orderToken)).rejects.toMatchObject({ kind: 'not_found' });
+  });
+
+  it('after a resale admits only the new owner', async () => {
+    const h = harness();
+    const { message, token: oldToken, gate, orderToken: oldOrderToken } = await ready(h);
+    const oldTickets = await h.storage.tickets.listByOrder(message.orderId);
+    const resold = oldTickets[0]!;
+    const { orderToken } = await bought(h, {
+      seats: ['7'],
+      thirdPartyAccountId: 'user-99',
+      resoldTicketIds: [resold.partnerTicketId],
+      resoldFromOrderId: message.orderId,
+    });
+    const newView = await h.entry.getOrder({
+      orderToken,
+      appId: 'app-1',
+      device: { ...device, id: 'device-new' },
+      thirdPartyAccountId: 'user-99',
+      sandbox: false,
+    });
+    const newToken = decodeToken(newView.tickets[0]!.token);
+    expect(newToken.barcode).not.toBe(oldToken.barcode);
+    const now = h.clock.now.getTime();
+    expect((await h.entry.validateScan(gate, payloadAt(oldToken, now))).result).toBe('VOIDED');
+    expect((await h.entry.validateScan(gate, payloadAt(newToken, now))).result).toBe('ADMITTED');
+    // The old owner's other ticket was not resold and still admits.
+    expect((await h.storage.tickets.get(oldTickets[1]!.id))?.status).toBe('active');
+    const other = decodeToken((await read(h, oldOrderToken)).tickets[1]!.token);
+    expect((await h.entry.validateScan(gate, payloadAt(other, now))).result).toBe('ADMITTED');
+  });
+
+  it('lets exactly one of many concurrent gates admit a ticket', async () => {
+    const h = harness();
+    const { token } = await ready(h);
+    const gates = await Promise.all(Array.from({ length: 8 }, () => gateFor(h)));
+    const now = h.clock.now.getTime();
+    const results = await Promise.all(
+      gates.map((g, i) => h.entry.validateScan(g, payloadAt(token, now + (i % 2 ? STEP_MS : 0)))),
+    );
+    expect(results.filter((r) => r.result === 'ADMITTED')).toHaveLength(1);
+    expect(
+      results.every((r) => ['ADMITTED', 'REPLAYED', 'ALREADY_ADMITTED'].includes(r.result)),
+    ).toBe(true);
+  });
+
+  it('re-keys tokens shown within 20 hours of the start: the earlier token stops admitting', async () => {
+    const h = harness();
+    const startsAt = new Date('2026-06-01T19:00:00Z');
+    await h.entry.eventChanged({ id: EVENT_ID, eventVersion: 1, startsAt, deleted: false });
+    const { token: early, orderToken, gate } = await ready(h);
+    h.clock.set(new Date('2026-06-01T12:00:00Z'));
+    const view = await read(h, orderToken);
+    const late = decodeToken(view.tickets[0]!.token);
+    expect(late.rotatingSecrets).not.toEqual(early.rotatingSecrets);
+    const now = h.clock.now.getTime();
+    expect((await h.entry.validateScan(gate, payloadAt(early, now))).result).toBe('SUPERSEDED');
+    // Shown again later: no second re-key.
+    h.clock.advance(60_000);
+    const again = decodeToken((await read(h, orderToken)).tickets[0]!.token);
+    expect(again.rotatingSecrets).toEqual(late.rotatingSecrets);
+    expect((await h.entry.validateScan(gate, payloadAt(again, h.clock.now.getTime()))).result).toBe(
+      'ADMITTED',
+    );
+  });
+
+  it('keeps older events from moving an event start backwards', async () => {
+    const h = harness();
+    await h.entry.eventChanged({
+      id: 'E1',
+      eventVersion: 5,
+      startsAt: new Date('2026-07-01T00:00:00Z'),
+      deleted: false,
+    });
+    await h.entry.eventChanged({
+      id: 'E1',
+      eventVersion: 4,
+      startsAt: new Date('2026-01-01T00:00:00Z'),
+      deleted: false,
+    });
+    expect((await h.storage.events.get('E1'))?.startsAt).toEqual(new Date('2026-07-01T00:00:00Z'));
+  });
+});
+
+describe('secure render', () => {
+  it('gives a new token for the same barcode, and per-ticket errors', async () => {
+    const h = harness();
+    const { orderToken } = await bought(h);
+    const view = await read(h, orderToken);
+    const t = view.tickets[0]!.ticket;
+    const asked = {
+      eventId: t.eventId,
+      section: t.section,
+      row: t.row,
+      seat: t.seat,
+      barcode: t.barcode,
+    };
+    h.clock.advance(1_000);
+    const rendered = await h.entry.secureRender({
+      appId: 'app-1',
+      userId: 'user-42',
+      device,
+      sandbox: false,
+      tickets: [
+        asked,
+        { ...asked, row: '' },
+        { ...asked, barcode: '9999999999999999' },
+        { ...asked, seat: '99' },
+      ],
+    });
+    expect(rendered[0]!.refusal).toBeUndefined();
+    expect(rendered[0]!.token).not.toBe(view.tickets[0]!.token);
+    expect(decodeToken(rendered[0]!.token).barcode).toBe(t.barcode);
+    expect(rendered.slice(1).map((r) => r.refusal)).toEqual([
+      { code: 400, error: 'missing.row.attribute' },
+      { code: 404, error: 'ticket.not.found' },
+      { code: 409, error: 'mismatch.seat.attribute' },
+    ]);
+    const stranger = await h.entry.secureRender({
+      appId: 'app-1',
+      userId: 'user-1',
+      device,
+      sandbox: false,
+      tickets: [asked],
+    });
+    expect(stranger[0]!.refusal).toEqual({ code: 403, error: 'user.not.authorized' });
+    const otherDevice = await h.entry.secureRender({
+      appId: 'app-1',
+      userId: 'user-42',
+      device: { ...device, id: 'device-2' },
+      sandbox: false,
+      tickets: [asked],
+    });
+    expect(otherDevice[0]!.refusal).toEqual({ code: 403, error: 'device.not.authorized' });
+  });
+});
