@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { createAuthGatewayClient } from './adapters/auth-gateway-client.js';
 import { createCatalogIndexerClient } from './adapters/catalog-indexer-client.js';
+import { createCommerceClient } from './adapters/commerce-client.js';
 import { createDealsClient } from './adapters/deals-client.js';
 import { createPartnerAdminClient } from './adapters/partner-admin-client.js';
 import { createPublisherClient } from './adapters/publisher-client.js';
@@ -37,6 +38,7 @@ export async function composeEdgeGateway(
   const publishing = createPublisherClient(config.GRPC_ADDR_PUBLISHER, options);
   const partners = createPartnerAdminClient(config.GRPC_ADDR_3P_CONNECTOR, options);
   const reconciliation = createReconcilerClient(config.GRPC_ADDR_RECONCILER, options);
+  const commerce = createCommerceClient(config.GRPC_ADDR_CART, options);
   return {
     http: async (app) => {
       await registerEdgeRoutes(app, {
@@ -49,6 +51,11 @@ export async function composeEdgeGateway(
           publishing,
           partners,
           reconciliation,
+          commerce,
+          // Fan tokens are introspected on every call (a revoked grant stops working at once);
+          // approvals arrive with the cached key check (cachingDeveloperAccess: 30 s).
+          fanTokens: auth,
+          appAccess: auth,
         },
       });
       await registerOAuthProxy(app, { upstream: config.HTTP_URL_AUTH_GATEWAY });
@@ -60,6 +67,7 @@ export async function composeEdgeGateway(
       publishing.close();
       partners.close();
       reconciliation.close();
+      commerce.close();
     },
   };
 }

@@ -2,12 +2,17 @@ import { authV1 } from '@marquee/proto';
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import type { Logger } from '@marquee/platform/logger';
 import type { DeveloperAccess } from '../app/backends.js';
+import type { AppAccess, AppAccessAdmin, FanTokens } from '../app/commerce.js';
+
+const accessOf = (access: authV1.AppAccess | undefined): AppAccess => ({
+  commerceShopping: access?.commerceShopping ?? false,
+});
 
 /** auth-gateway over gRPC, as the edge's DeveloperAccess port. Errors arrive as AppError kinds. */
 export function createAuthGatewayClient(
   address: string,
   options: { deadlineMs: number; logger: Logger },
-): DeveloperAccess & { close(): void } {
+): DeveloperAccess & FanTokens & AppAccessAdmin & { close(): void } {
   const client = createGrpcClient(authV1.AuthServiceClient, address, options);
   return {
     async createApp(input) {
@@ -18,6 +23,7 @@ export function createAuthGatewayClient(
         ...(input.quota?.perSecond !== undefined ? { quotaPerSecond: input.quota.perSecond } : {}),
       });
       return {
+        appId: created.appId,
         apiKey: created.apiKey,
         clientId: created.clientId,
         clientSecret: created.clientSecret,
@@ -32,7 +38,23 @@ export function createAuthGatewayClient(
     },
     async validateApiKey(apiKey) {
       const answer = await callUnary(client, 'validateApiKey', { apiKey });
-      return { valid: answer.valid, appId: answer.appId };
+      return { valid: answer.valid, appId: answer.appId, access: accessOf(answer.access) };
+    },
+    async introspect(accessToken) {
+      const answer = await callUnary(client, 'introspectToken', { accessToken });
+      return { active: answer.active, appId: answer.appId, fanId: answer.fanId };
+    },
+    async setAppAccess(appId, change) {
+      const answer = await callUnary(client, 'setAppAccess', {
+        appId,
+        ...(change.commerceShopping !== undefined
+          ? { commerceShopping: change.commerceShopping }
+          : {}),
+      });
+      return accessOf(answer.access);
+    },
+    async getAppAccess(appId) {
+      return accessOf((await callUnary(client, 'getAppAccess', { appId })).access);
     },
     async checkRateLimit(appId) {
       const answer = await callUnary(client, 'checkRateLimit', { appId, cost: 1 });

@@ -4,6 +4,7 @@
  * Each issue that adds an API family adds its port here.
  */
 
+import type { AppAccess, AppAccessAdmin, CommerceBackend, FanTokens } from './commerce.js';
 import type { DealsBackend } from './deals.js';
 import type { DiscoveryCatalog } from './discovery-catalog.js';
 import type { PartnerAdmin } from './partners.js';
@@ -18,6 +19,8 @@ export interface NewApp {
 }
 
 export interface AppCredentials {
+  /** Platform app id (what `PATCH /admin/v1/apps/{appId}/access` names). */
+  appId?: string;
   apiKey: string;
   clientId: string;
   /** Shown once, at creation; auth-gateway keeps only its hash. */
@@ -29,6 +32,8 @@ export interface ApiKeyCheck {
   valid: boolean;
   /** Empty when the key is unknown. */
   appId: string;
+  /** Restricted services the app is approved for; absent = none. */
+  access?: AppAccess;
 }
 
 /** Quota state after counting one call (spec 03 `Rate-Limit*` headers). */
@@ -64,4 +69,10 @@ export interface Backends {
   partners: PartnerAdmin;
   /** Reconciliation cases and event reports (reconciler; port in reconciliation.ts). */
   reconciliation: Reconciliation;
+  /** Commerce offers and shopping carts (cart; port in commerce.ts). */
+  commerce: CommerceBackend;
+  /** Fan access-token introspection (auth-gateway; port in commerce.ts). */
+  fanTokens: FanTokens;
+  /** Approval of apps for restricted services (auth-gateway; port in commerce.ts). */
+  appAccess: AppAccessAdmin;
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DeveloperAccess } from '../../app/backends.js';
+import type { AppAccess } from '../../app/commerce.js';
 import type { ApiFamily } from './families/family.js';
 import { sendFamilyError } from './families/register-family.js';
 
@@ -10,12 +11,20 @@ export interface ApiKeyGuardOptions {
   from: readonly KeySource[];
   /** Discovery v2 and commerce answer with `Rate-Limit*` headers (spec 03 §Limits). */
   rateLimitHeaders: boolean;
+  /**
+   * When the key is checked: `preHandler` (default) after the request was validated, or
+   * `preValidation` before, so a request with a bad parameter is still counted and its 400 carries
+   * the `Rate-Limit*` headers (commerce).
+   */
+  stage?: 'preHandler' | 'preValidation';
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The calling app, set by the API-key guard. */
     appId?: string;
+    /** Restricted services the calling app is approved for, set by the API-key guard. */
+    appAccess?: AppAccess;
   }
 }
 
@@ -42,11 +51,12 @@ export function requireApiKey(
   access: DeveloperAccess,
   options: ApiKeyGuardOptions,
 ): void {
-  scope.addHook('preHandler', async (request, reply) => {
+  scope.addHook(options.stage ?? 'preHandler', async (request, reply) => {
     const key = presentedKey(request, options.from);
     const check = key ? await access.validateApiKey(key) : undefined;
     if (!check?.valid) return sendFamilyError(reply, family, family.unauthorized);
     request.appId = check.appId;
+    request.appAccess = check.access;
     const quota = await access.checkRateLimit(check.appId);
     if (options.rateLimitHeaders) {
       void reply.headers({

@@ -1,5 +1,7 @@
 import type { Backends } from '../../app/backends.js';
 import { adminRoutes } from './admin/admin-routes.js';
+import { appAccessAdminRoutes } from './admin/app-access-admin-routes.js';
+import { commerceRoutes } from './commerce/commerce-routes.js';
 import { dealsAdminRoutes } from './admin/deals-admin-routes.js';
 import { partnersAdminRoutes } from './admin/partners-admin-routes.js';
 import { reconciliationAdminRoutes } from './admin/reconciliation-admin-routes.js';
@@ -26,7 +28,9 @@ export const familyRoutes: Readonly<
     ({ backends }) => dealsAdminRoutes(backends),
     ({ backends }) => partnersAdminRoutes(backends),
     ({ backends }) => reconciliationAdminRoutes(backends),
+    ({ backends }) => appAccessAdminRoutes(backends),
   ],
+  commerce: [({ backends }) => commerceRoutes(backends)],
   deals: [({ backends }) => dealsRoutes(backends)],
   discovery: [({ backends }) => discoveryV2Routes(backends)],
   'intl-discovery': [({ backends }) => internationalRoutes(backends)],

@@ -57,6 +57,9 @@ export function adminRoutes(backends: Backends) {
           body: NewAppBody,
           response: {
             201: Type.Object({
+              appId: Type.Optional(
+                Type.String({ description: 'Platform app id (approvals name the app by it)' }),
+              ),
               apiKey: Type.String(),
               clientId: Type.String(),
               clientSecret: Type.String(),

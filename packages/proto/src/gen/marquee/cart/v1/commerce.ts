@@ -294,6 +294,13 @@ export interface ShoppingProduct {
   minPriceMinor: number;
   /** `filters.maxPrice`: only offers whose face value is at most this (minor units; 0 = none). */
   maxPriceMinor: number;
+  /**
+   * `filters.minPrice` as given: a decimal string in the event's currency ("19.75"); when set it wins
+   * over `min_price_minor` (the edge does not know the event's currency).
+   */
+  minPrice: string;
+  /** `filters.maxPrice` as given, a decimal string; wins over `max_price_minor` when set. */
+  maxPrice: string;
 }
 
 /** An offer of a product with its quantity. */
@@ -2376,7 +2383,17 @@ export const OffersMetadata: MessageFns<OffersMetadata> = {
 };
 
 function createBaseShoppingProduct(): ShoppingProduct {
-  return { product: "", eventId: "", qty: 0, offers: [], areaIds: [], minPriceMinor: 0, maxPriceMinor: 0 };
+  return {
+    product: "",
+    eventId: "",
+    qty: 0,
+    offers: [],
+    areaIds: [],
+    minPriceMinor: 0,
+    maxPriceMinor: 0,
+    minPrice: "",
+    maxPrice: "",
+  };
 }
 
 export const ShoppingProduct: MessageFns<ShoppingProduct> = {
@@ -2401,6 +2418,12 @@ export const ShoppingProduct: MessageFns<ShoppingProduct> = {
     }
     if (message.maxPriceMinor !== 0) {
       writer.uint32(56).int64(message.maxPriceMinor);
+    }
+    if (message.minPrice !== "") {
+      writer.uint32(66).string(message.minPrice);
+    }
+    if (message.maxPrice !== "") {
+      writer.uint32(74).string(message.maxPrice);
     }
     return writer;
   },
@@ -2474,6 +2497,22 @@ export const ShoppingProduct: MessageFns<ShoppingProduct> = {
             message.maxPriceMinor = longToNumber(reader.int64());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.minPrice = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.maxPrice = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2511,6 +2550,16 @@ export const ShoppingProduct: MessageFns<ShoppingProduct> = {
         : isSet(object.max_price_minor)
         ? globalThis.Number(object.max_price_minor)
         : 0,
+      minPrice: isSet(object.minPrice)
+        ? globalThis.String(object.minPrice)
+        : isSet(object.min_price)
+        ? globalThis.String(object.min_price)
+        : "",
+      maxPrice: isSet(object.maxPrice)
+        ? globalThis.String(object.maxPrice)
+        : isSet(object.max_price)
+        ? globalThis.String(object.max_price)
+        : "",
     };
   },
 
@@ -2537,6 +2586,12 @@ export const ShoppingProduct: MessageFns<ShoppingProduct> = {
     if (message.maxPriceMinor !== 0) {
       obj.maxPriceMinor = Math.round(message.maxPriceMinor);
     }
+    if (message.minPrice !== "") {
+      obj.minPrice = message.minPrice;
+    }
+    if (message.maxPrice !== "") {
+      obj.maxPrice = message.maxPrice;
+    }
     return obj;
   },
 
@@ -2552,6 +2607,8 @@ export const ShoppingProduct: MessageFns<ShoppingProduct> = {
     message.areaIds = object.areaIds?.map((e) => e) || [];
     message.minPriceMinor = object.minPriceMinor ?? 0;
     message.maxPriceMinor = object.maxPriceMinor ?? 0;
+    message.minPrice = object.minPrice ?? "";
+    message.maxPrice = object.maxPrice ?? "";
     return message;
   },
 };

@@ -1,0 +1,82 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { AppAccess, AppAccessAdmin } from '../../../app/commerce.js';
+
+const AdminError = Type.Object({
+  error: Type.Object({ code: Type.String(), message: Type.String() }),
+});
+
+const AppParams = Type.Object(
+  { appId: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Platform app id' }) },
+  { additionalProperties: false },
+);
+
+const Access = Type.Object({
+  commerceShopping: Type.Boolean({
+    description: 'Commerce shopping services: cart, delivery, payment, purchase',
+  }),
+});
+
+const AccessAnswer = Type.Object({ appId: Type.String(), access: Access });
+
+const AccessChange = Type.Object(
+  {
+    commerceShopping: Type.Optional(
+      Type.Boolean({ description: 'Grant (true) or withdraw (false); absent = unchanged' }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+/**
+ * Approval of apps for restricted services (the commerce shopping services today). auth-gateway
+ * stores the flag on the app and answers it with every API-key check; the edge trusts a cached key
+ * check for at most 30 s, so a grant or a withdrawal takes effect on every edge replica within 30 s.
+ */
+export function appAccessAdminRoutes(backends: { appAccess: AppAccessAdmin }) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    scope.get(
+      '/apps/:appId/access',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Restricted services an app is approved for',
+          security: [{ adminToken: [] }],
+          params: AppParams,
+          response: { 200: AccessAnswer, 400: AdminError, 401: AdminError, 404: AdminError },
+        },
+      },
+      async (request) => {
+        const { appId } = request.params as { appId: string };
+        return { appId, access: await backends.appAccess.getAppAccess(appId) };
+      },
+    );
+
+    scope.patch(
+      '/apps/:appId/access',
+      {
+        schema: {
+          tags: ['admin'],
+          summary:
+            'Approve an app for restricted services, or withdraw it (effective within 30 s on every edge)',
+          security: [{ adminToken: [] }],
+          params: AppParams,
+          body: AccessChange,
+          response: {
+            200: AccessAnswer,
+            400: AdminError,
+            401: AdminError,
+            404: AdminError,
+            413: AdminError,
+            415: AdminError,
+          },
+        },
+      },
+      async (request) => {
+        const { appId } = request.params as { appId: string };
+        const change = request.body as Partial<AppAccess>;
+        return { appId, access: await backends.appAccess.setAppAccess(appId, change) };
+      },
+    );
+  };
+}

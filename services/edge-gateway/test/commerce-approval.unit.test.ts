@@ -1,0 +1,118 @@
+import { createHttpServer } from '@marquee/platform/http';
+import { createLogger } from '@marquee/platform/logger';
+import { AppError } from '@marquee/platform/errors';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cachingDeveloperAccess } from '../src/adapters/caching-developer-access.js';
+import type { ApiKeyCheck, DeveloperAccess } from '../src/app/backends.js';
+import type { AppAccess, AppAccessAdmin } from '../src/app/commerce.js';
+import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
+import { fakeBackends } from './fakes.js';
+
+const adminToken = 'test-admin-token-0123456789';
+let sut: FastifyInstance | undefined;
+afterEach(async () => {
+  await sut?.close();
+  sut = undefined;
+});
+
+/** An auth-gateway stand-in holding one app's approval. */
+function authGateway() {
+  const apps = new Map<string, AppAccess>([['app-1', { commerceShopping: false }]]);
+  const admin: AppAccessAdmin = {
+    async setAppAccess(appId, change) {
+      const current = apps.get(appId);
+      if (!current) throw new AppError('not_found', 'unknown app');
+      const next = { ...current, ...change };
+      apps.set(appId, next);
+      return next;
+    },
+    async getAppAccess(appId) {
+      const current = apps.get(appId);
+      if (!current) throw new AppError('not_found', 'unknown app');
+      return current;
+    },
+  };
+  let validations = 0;
+  const access: DeveloperAccess = {
+    createApp: async () => ({ apiKey: 'k', clientId: 'c', clientSecret: 's' }),
+    createFan: async () => ({ id: 'f' }),
+    revokeGrant: async () => ({ revokedTokens: 0 }),
+    checkRateLimit: async () => ({ limit: 1, available: 1, resetEpochMs: 0, over: false }),
+    async validateApiKey(key): Promise<ApiKeyCheck> {
+      validations++;
+      return key === 'key-1'
+        ? { valid: true, appId: 'app-1', access: { ...apps.get('app-1')! } }
+        : { valid: false, appId: '' };
+    },
+  };
+  return { admin, access, validations: () => validations };
+}
+
+async function edge(appAccess: AppAccessAdmin): Promise<FastifyInstance> {
+  sut = createHttpServer({ logger: createLogger({ service: 'edge-test', level: 'silent' }) });
+  await registerEdgeRoutes(sut, {
+    adminToken,
+    version: 'test',
+    backends: fakeBackends({ appAccess }),
+  });
+  await sut.ready();
+  return sut;
+}
+
+const admin = (app: FastifyInstance, method: 'GET' | 'PATCH', url: string, body?: unknown) =>
+  app.inject({
+    method,
+    url: `/admin/v1${url}`,
+    headers: {
+      authorization: `Bearer ${adminToken}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+  });
+
+describe('admin approval of apps for restricted services', () => {
+  it('approves, reads and withdraws commerce shopping', async () => {
+    const gateway = authGateway();
+    const app = await edge(gateway.admin);
+    expect((await admin(app, 'GET', '/apps/app-1/access')).json()).toEqual({
+      appId: 'app-1',
+      access: { commerceShopping: false },
+    });
+    const approved = await admin(app, 'PATCH', '/apps/app-1/access', { commerceShopping: true });
+    expect(approved.statusCode).toBe(200);
+    expect(approved.json()).toEqual({ appId: 'app-1', access: { commerceShopping: true } });
+    const withdrawn = await admin(app, 'PATCH', '/apps/app-1/access', { commerceShopping: false });
+    expect(withdrawn.json()).toEqual({ appId: 'app-1', access: { commerceShopping: false } });
+  });
+
+  it('answers 404 for an unknown app, 400 for a bad id or body, 401 without the admin token', async () => {
+    const app = await edge(authGateway().admin);
+    const unknown = await admin(app, 'PATCH', '/apps/nope/access', { commerceShopping: true });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ error: { code: 'not_found' } });
+    for (const body of [{}, { commerceShopping: 'yes' }, { commerce: true }, [], null]) {
+      const response = await admin(app, 'PATCH', '/apps/app-1/access', body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(400);
+      expect(response.json()).toMatchObject({ error: { code: expect.any(String) } });
+    }
+    expect((await admin(app, 'GET', '/apps/bad%20id/access')).statusCode).toBe(400);
+    const anonymous = await app.inject({ method: 'GET', url: '/admin/v1/apps/app-1/access' });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
+  it('an approval reaches the edge key cache within its time-to-live (30 s)', async () => {
+    const gateway = authGateway();
+    let now = 1_000_000;
+    const cached = cachingDeveloperAccess(gateway.access, { now: () => now });
+    expect((await cached.validateApiKey('key-1')).access).toEqual({ commerceShopping: false });
+    await gateway.admin.setAppAccess('app-1', { commerceShopping: true });
+    now += 29_999;
+    // Still the cached answer: the approval is not seen yet...
+    expect((await cached.validateApiKey('key-1')).access).toEqual({ commerceShopping: false });
+    now += 2;
+    // ...and it is once the 30 s are over.
+    expect((await cached.validateApiKey('key-1')).access).toEqual({ commerceShopping: true });
+    expect(gateway.validations()).toBe(2);
+  });
+});
