@@ -40,7 +40,11 @@ export class UsageError extends Error {}
 export interface AdminClient {
   post<T>(path: string, body: unknown): Promise<T>;
   /** Any method; the parsed JSON answer (`''` for an empty one such as a 204). */
-  request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T>;
+  request<T>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<T>;
 }
 
 /** The edge's admin API (`{MARQUEE_URL}/admin/v1/*`, bearer `ADMIN_TOKEN`). */

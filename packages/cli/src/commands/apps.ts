@@ -42,3 +42,71 @@ function positive(
     throw new UsageError(`--${flag} must be a whole number of at least 1`);
   return { [key]: value };
 }
+
+/** The restricted services `marquee apps approve|unapprove` can name, as flags. */
+const accessOptions = {
+  commerce: { type: 'boolean' },
+} as const;
+
+function accessChange(options: Record<string, unknown>, grant: boolean) {
+  if (options.commerce !== true) throw new UsageError('name a service: --commerce');
+  return { commerceShopping: grant };
+}
+
+function appIdOf(positionals: readonly string[]): string {
+  const [appId, ...rest] = positionals;
+  if (!appId) throw new UsageError('the app id is required (printed by `marquee apps create`)');
+  if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+  return appId;
+}
+
+/**
+ * `marquee apps approve <appId> --commerce`: `PATCH /admin/v1/apps/{appId}/access`. The app may use
+ * the commerce shopping services (cart, delivery, payment, purchase) within 30 s on every edge.
+ */
+export const appsApprove: Command = {
+  path: ['apps', 'approve'],
+  summary:
+    'Approve an app for a restricted service (--commerce: commerce shopping); effective within 30 s',
+  usage: '<appId> --commerce',
+  options: accessOptions,
+  async run({ positionals, options, admin, out }) {
+    const appId = appIdOf(positionals);
+    const body = accessChange(options, true);
+    const answer = await admin.request('PATCH', `apps/${encodeURIComponent(appId)}/access`, body);
+    out(JSON.stringify(answer, null, 2));
+  },
+};
+
+/** `marquee apps unapprove <appId> --commerce`: withdraws the approval (within 30 s). */
+export const appsUnapprove: Command = {
+  path: ['apps', 'unapprove'],
+  summary:
+    "Withdraw an app's approval for a restricted service (--commerce); effective within 30 s",
+  usage: '<appId> --commerce',
+  options: accessOptions,
+  async run({ positionals, options, admin, out }) {
+    const appId = appIdOf(positionals);
+    const body = accessChange(options, false);
+    const answer = await admin.request('PATCH', `apps/${encodeURIComponent(appId)}/access`, body);
+    out(JSON.stringify(answer, null, 2));
+  },
+};
+
+/** `marquee apps access <appId>`: `GET /admin/v1/apps/{appId}/access`. */
+export const appsAccess: Command = {
+  path: ['apps', 'access'],
+  summary: 'Show the restricted services an app is approved for (JSON)',
+  usage: '<appId>',
+  options: {},
+  async run({ positionals, admin, out }) {
+    const appId = appIdOf(positionals);
+    out(
+      JSON.stringify(
+        await admin.request('GET', `apps/${encodeURIComponent(appId)}/access`),
+        null,
+        2,
+      ),
+    );
+  },
+};

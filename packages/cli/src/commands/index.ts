@@ -1,5 +1,5 @@
 import type { Command } from '../command.js';
-import { appsCreate } from './apps.js';
+import { appsAccess, appsApprove, appsCreate, appsUnapprove } from './apps.js';
 import { dealsCommands } from './deals.js';
 import { fansCreate, fansRevokeGrant } from './fans.js';
 import { partnersCommands } from './partners.js';
@@ -11,6 +11,9 @@ import { reconciliationCommands } from './reconciliation.js';
  */
 export const commands: readonly Command[] = [
   appsCreate,
+  appsApprove,
+  appsUnapprove,
+  appsAccess,
   fansCreate,
   fansRevokeGrant,
   ...dealsCommands,
