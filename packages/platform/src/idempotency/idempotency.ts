@@ -1,0 +1,218 @@
+import { createHash } from 'node:crypto';
+import { AppError, isAppErrorLike, type ErrorKind } from '../errors/index.js';
+import type { StoreIndex, Versioned, VersionedStore } from '../store/types.js';
+
+/** ErrorInfo reason (in `details.reason`) of a key reused with a different request. */
+export const IDEMPOTENCY_KEY_REUSED = 'idempotency-key-reused';
+/** ErrorInfo reason of a key whose first request is still running. */
+export const IDEMPOTENCY_KEY_IN_PROGRESS = 'idempotency-key-in-progress';
+
+/**
+ * Error kinds that are the outcome of the request itself and are answered again to a retry. Other
+ * failures (unavailable, deadline_exceeded, aborted, internal, anything unexpected) say nothing
+ * about the request: they are not recorded, so a retry with the same key runs the call again.
+ */
+export const RECORDED_ERROR_KINDS: readonly ErrorKind[] = [
+  'invalid_argument',
+  'not_found',
+  'already_exists',
+  'failed_precondition',
+  'unauthenticated',
+  'permission_denied',
+  'resource_exhausted',
+];
+
+/** One key of one caller. `id` is the hex SHA-256 of scope and key. */
+export interface IdempotencyRecord extends Versioned {
+  scope: string;
+  /** Hex SHA-256 of the request bytes (the operation name included by the caller). */
+  requestHash: string;
+  state: 'pending' | 'done';
+  /** A pending record whose lease ended may be taken over (its process died). */
+  lockedUntil: Date;
+  /** The first outcome: the encoded response, or the error. */
+  outcome?:
+    | { ok: true; response: Uint8Array }
+    | { ok: false; kind: ErrorKind; message: string; details?: Record<string, unknown> };
+  createdAt: Date;
+  /** After this the key may be used afresh (records are purged by `purgeExpired`). */
+  expiresAt: Date;
+}
+
+/** Indexes the record collection needs (`purgeExpired`). */
+export const idempotencyIndexes: readonly StoreIndex<IdempotencyRecord>[] = [
+  { fields: { expiresAt: 1 } },
+];
+
+export interface IdempotencyOptions {
+  /** How long an outcome is kept and answered again. Default 24 h. */
+  ttlMs?: number;
+  /** How long a running first request owns its key before another may take over. Default 60 s. */
+  leaseMs?: number;
+  /** How long a concurrent duplicate waits for the first request's outcome. Default 10 s. */
+  waitMs?: number;
+  /** Poll interval of that wait. Default 50 ms. */
+  pollMs?: number;
+  now?: () => Date;
+}
+
+export interface IdempotentCall<T> {
+  /** Who owns the key (the calling app): keys of different callers never meet. */
+  scope: string;
+  /** The caller's key; empty = no idempotency, `execute` just runs. */
+  key: string;
+  /** The request as bytes, with the operation name, without the key itself. */
+  request: Uint8Array;
+  encode(response: T): Uint8Array;
+  decode(bytes: Uint8Array): T;
+}
+
+export interface Idempotency {
+  /**
+   * Runs `execute` once per (scope, key): a retry with the same request answers the first outcome
+   * (the response, or a recorded error); the same key with a different request is
+   * `failed_precondition` with reason `idempotency-key-reused`. A duplicate arriving while the
+   * first runs waits for its outcome (then `aborted`, reason `idempotency-key-in-progress`).
+   */
+  run<T>(call: IdempotentCall<T>, execute: () => Promise<T>): Promise<T>;
+  /** Deletes records expired before now; resolves how many. */
+  purgeExpired(limit?: number): Promise<number>;
+}
+
+const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
+const kindOf = (error: unknown) => (error as { kind?: unknown } | null)?.kind;
+const raced = (error: unknown) => kindOf(error) === 'aborted' || kindOf(error) === 'already_exists';
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const MAX_KEY_LENGTH = 255;
+
+export function createIdempotency(
+  store: VersionedStore<IdempotencyRecord>,
+  options: IdempotencyOptions = {},
+): Idempotency {
+  const ttlMs = options.ttlMs ?? 24 * 60 * 60_000;
+  const leaseMs = options.leaseMs ?? 60_000;
+  const waitMs = options.waitMs ?? 10_000;
+  const pollMs = options.pollMs ?? 50;
+  const now = options.now ?? (() => new Date());
+
+  const replay = <T>(record: IdempotencyRecord, call: IdempotentCall<T>): T => {
+    const outcome = record.outcome!;
+    if (outcome.ok) return call.decode(new Uint8Array(outcome.response));
+    throw new AppError(outcome.kind, outcome.message, {
+      ...(outcome.details ? { details: outcome.details } : {}),
+    });
+  };
+
+  /** Takes the key (new, expired, or a pending one whose lease ended); the record, or undefined. */
+  const claim = async (
+    id: string,
+    scope: string,
+    requestHash: string,
+    existing: IdempotencyRecord | undefined,
+  ): Promise<IdempotencyRecord | undefined> => {
+    const at = now();
+    const fresh = {
+      id,
+      scope,
+      requestHash,
+      state: 'pending' as const,
+      lockedUntil: new Date(at.getTime() + leaseMs),
+      createdAt: at,
+      expiresAt: new Date(at.getTime() + ttlMs),
+    };
+    try {
+      if (!existing) return await store.insert(fresh);
+      const expired = existing.expiresAt.getTime() <= at.getTime();
+      return await store.update(id, existing.version, (current) =>
+        expired ? { ...fresh } : { ...current, lockedUntil: fresh.lockedUntil },
+      );
+    } catch (error) {
+      if (raced(error)) return undefined;
+      throw error;
+    }
+  };
+
+  return {
+    async run(call, execute) {
+      if (!call.key) return execute();
+      if (call.key.length > MAX_KEY_LENGTH || /[^\x20-\x7e]/.test(call.key))
+        throw new AppError(
+          'invalid_argument',
+          `Idempotency-Key must be at most ${MAX_KEY_LENGTH} printable ASCII characters`,
+          { details: { field: 'idempotency_key' } },
+        );
+      const id = sha256(`${call.scope}\u0000${call.key}`);
+      const requestHash = sha256(call.request);
+      const deadline = Date.now() + waitMs;
+      let mine: IdempotencyRecord | undefined;
+      for (;;) {
+        const existing = await store.get(id);
+        const at = now().getTime();
+        const live = existing && existing.expiresAt.getTime() > at;
+        if (live && existing.requestHash !== requestHash)
+          throw new AppError(
+            'failed_precondition',
+            'this Idempotency-Key was used with a different request',
+            { details: { reason: IDEMPOTENCY_KEY_REUSED } },
+          );
+        if (live && existing.state === 'done') return replay(existing, call);
+        if (!live || existing.lockedUntil.getTime() <= at) {
+          mine = await claim(id, call.scope, requestHash, existing);
+          if (mine) break;
+          continue;
+        }
+        if (Date.now() >= deadline)
+          throw new AppError('aborted', 'a request with this Idempotency-Key is still running', {
+            details: { reason: IDEMPOTENCY_KEY_IN_PROGRESS },
+          });
+        await sleep(pollMs);
+      }
+      let response: Awaited<ReturnType<typeof execute>>;
+      try {
+        response = await execute();
+      } catch (error) {
+        const recorded = isAppErrorLike(error) && RECORDED_ERROR_KINDS.includes(error.kind);
+        try {
+          if (recorded)
+            await store.update(id, mine.version, (current) => ({
+              ...current,
+              state: 'done',
+              outcome: {
+                ok: false,
+                kind: error.kind,
+                message: error.message,
+                ...(error.details ? { details: error.details } : {}),
+              },
+            }));
+          else await store.delete(id, mine.version);
+        } catch (_writeError) {
+          // The lease ends by itself; a retry then runs the call again.
+        }
+        throw error;
+      }
+      try {
+        await store.update(id, mine.version, (current) => ({
+          ...current,
+          state: 'done',
+          outcome: { ok: true, response: call.encode(response) },
+        }));
+      } catch (_writeError) {
+        // Not recorded: a retry after the lease runs the call again (the call must be safe to repeat).
+      }
+      return response;
+    },
+    async purgeExpired(limit = 500) {
+      const expired = await store.find({ expiresAt: { $lte: now() } }, { limit });
+      let purged = 0;
+      for (const record of expired) {
+        try {
+          if (await store.delete(record.id, record.version)) purged += 1;
+        } catch (error) {
+          if (!raced(error)) throw error;
+        }
+      }
+      return purged;
+    },
+  };
+}

@@ -1,0 +1,15 @@
+/**
+ * `@marquee/platform/idempotency`: idempotency keys for gRPC writes (the `Idempotency-Key` header of
+ * the public APIs, passed through by the edge). See README.md in this folder.
+ */
+export {
+  createIdempotency,
+  idempotencyIndexes,
+  IDEMPOTENCY_KEY_IN_PROGRESS,
+  IDEMPOTENCY_KEY_REUSED,
+  RECORDED_ERROR_KINDS,
+  type Idempotency,
+  type IdempotencyOptions,
+  type IdempotencyRecord,
+  type IdempotentCall,
+} from './idempotency.js';
