@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { createAuthGatewayClient } from './adapters/auth-gateway-client.js';
+import { createCartClient } from './adapters/cart-client.js';
 import { createCatalogIndexerClient } from './adapters/catalog-indexer-client.js';
 import { createCommerceClient } from './adapters/commerce-client.js';
 import { createDealsClient } from './adapters/deals-client.js';
@@ -38,6 +39,7 @@ export async function composeEdgeGateway(
   const publishing = createPublisherClient(config.GRPC_ADDR_PUBLISHER, options);
   const partners = createPartnerAdminClient(config.GRPC_ADDR_3P_CONNECTOR, options);
   const reconciliation = createReconcilerClient(config.GRPC_ADDR_RECONCILER, options);
+  const partnerCart = createCartClient(config.GRPC_ADDR_CART, options);
   const commerce = createCommerceClient(config.GRPC_ADDR_CART, options);
   return {
     http: async (app) => {
@@ -51,6 +53,7 @@ export async function composeEdgeGateway(
           publishing,
           partners,
           reconciliation,
+          partnerCart,
           commerce,
           // Fan tokens are introspected on every call (a revoked grant stops working at once);
           // approvals arrive with the cached key check (cachingDeveloperAccess: 30 s).
@@ -67,6 +70,7 @@ export async function composeEdgeGateway(
       publishing.close();
       partners.close();
       reconciliation.close();
+      partnerCart.close();
       commerce.close();
     },
   };

@@ -7,6 +7,7 @@
 import type { AppAccess, AppAccessAdmin, CommerceBackend, FanTokens } from './commerce.js';
 import type { DealsBackend } from './deals.js';
 import type { DiscoveryCatalog } from './discovery-catalog.js';
+import type { PartnerCart } from './partner-cart.js';
 import type { PartnerAdmin } from './partners.js';
 import type { Publishing } from './publishing.js';
 import type { Reconciliation } from './reconciliation.js';
@@ -69,6 +70,8 @@ export interface Backends {
   partners: PartnerAdmin;
   /** Reconciliation cases and event reports (reconciler; port in reconciliation.ts). */
   reconciliation: Reconciliation;
+  /** The partner cart and operators' orders (cart's CartService; port in partner-cart.ts). */
+  partnerCart: PartnerCart;
   /** Commerce offers and shopping carts (cart; port in commerce.ts). */
   commerce: CommerceBackend;
   /** Fan access-token introspection (auth-gateway; port in commerce.ts). */

@@ -3,11 +3,13 @@ import { adminRoutes } from './admin/admin-routes.js';
 import { appAccessAdminRoutes } from './admin/app-access-admin-routes.js';
 import { commerceRoutes } from './commerce/commerce-routes.js';
 import { dealsAdminRoutes } from './admin/deals-admin-routes.js';
+import { ordersAdminRoutes } from './admin/orders-admin-routes.js';
 import { partnersAdminRoutes } from './admin/partners-admin-routes.js';
 import { reconciliationAdminRoutes } from './admin/reconciliation-admin-routes.js';
 import { dealsRoutes } from './families/deals-routes.js';
 import { discoveryV2Routes } from './discovery/discovery-v2-routes.js';
 import { internationalRoutes } from './discovery/international-routes.js';
+import { partnerCartRoutes } from './partner-cart/partner-cart-routes.js';
 import type { FamilyRoutes } from './families/register-family.js';
 import { publishingRoutes } from './publishing/publishing-routes.js';
 
@@ -28,11 +30,14 @@ export const familyRoutes: Readonly<
     ({ backends }) => dealsAdminRoutes(backends),
     ({ backends }) => partnersAdminRoutes(backends),
     ({ backends }) => reconciliationAdminRoutes(backends),
+    ({ backends }) => ordersAdminRoutes(backends),
     ({ backends }) => appAccessAdminRoutes(backends),
   ],
   commerce: [({ backends }) => commerceRoutes(backends)],
   deals: [({ backends }) => dealsRoutes(backends)],
   discovery: [({ backends }) => discoveryV2Routes(backends)],
   'intl-discovery': [({ backends }) => internationalRoutes(backends)],
+  // The partner cart; the secure-entry order read (POST /orders) is its own module of this family.
+  'partner-cart': [({ backends }) => partnerCartRoutes(backends)],
   publishing: [({ backends }) => publishingRoutes(backends)],
 };

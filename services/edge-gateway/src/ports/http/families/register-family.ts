@@ -38,16 +38,19 @@ export function sendFamilyError(
 /** Maps any error thrown inside a family's scope to that family's documented body. */
 export function toFamilyError(
   family: ApiFamily,
-  err: FastifyError & { kind?: string },
+  err: FastifyError & { kind?: string; details?: object },
 ): FamilyError {
   if (err.validation) {
     return { status: family.validationStatus, code: 'invalid_request', detail: err.message };
   }
   if (typeof err.kind === 'string' && err.kind in statusForKind) {
     const status = statusForKind[err.kind]!;
+    // A service's own error code (google.rpc.ErrorInfo.reason, read by the gRPC adapter) is the
+    // family body's code when there is one; the kind otherwise.
+    const reason = (err.details as { reason?: unknown } | undefined)?.reason;
     return {
       status: status === 400 ? family.validationStatus : status,
-      code: err.kind,
+      code: typeof reason === 'string' && reason.length > 0 ? reason : err.kind,
       detail: err.message,
     };
   }

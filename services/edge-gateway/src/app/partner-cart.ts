@@ -1,0 +1,393 @@
+/**
+ * The edge's port to the partner cart (cart's CartService): availability, reserve, poll, shipping,
+ * payment, commit, release, affiliate tracking, and the operators' order reads and cancels.
+ * Implemented by adapters/cart-client.ts over gRPC and by fakes in unit tests. Money is integer
+ * minor units here, as everywhere behind the edge; the HTTP routes convert to and from the API's
+ * decimal amounts with the helpers at the end of this file.
+ */
+
+export interface Money {
+  /** Minor units of `currency` (2550 USD = 25.50). */
+  amountMinor: number;
+  currency: string;
+}
+
+/** Who asks: the app behind the API key, and whether it came through the pre-production prefix. */
+export interface CartCaller {
+  appId: string;
+  sandbox: boolean;
+}
+
+export type CartStatus =
+  'UNSPECIFIED' | 'PENDING' | 'HELD' | 'PAID' | 'COMMITTED' | 'RELEASED' | 'EXPIRED' | 'FAILED';
+export type InventoryType = 'PRIMARY' | 'RESALE';
+export type OrderStatus = 'UNSPECIFIED' | 'CONFIRMED' | 'CANCELLED';
+export type CancelReason = 'REQUESTED' | 'EVENT_CANCELLED' | 'RECONCILIATION' | 'PAYMENT_REVERSED';
+
+export interface Charge {
+  /** `face_value`, `service`, `facility`, `distance`, `tax`... */
+  type: string;
+  /** Per unit. */
+  price?: Money;
+  quantity: number;
+  /** Tax included in `price`, per unit. */
+  tax?: Money;
+  /** `per ticket` or `per order`. */
+  feeType: string;
+}
+
+export interface LineTotals {
+  merchandise?: Money;
+  fee?: Money;
+  tax?: Money;
+  grand?: Money;
+}
+
+export interface CartTicket {
+  /** Ticket type id (leading zeros kept) or resale listing id. */
+  id: string;
+  description: string;
+  quantity: number;
+  inventoryType: InventoryType;
+  charges: Charge[];
+  priceLevelId: string;
+}
+
+export interface CartTicketLine {
+  /** Line number within the cart, from 1. */
+  id: number;
+  areaId: string;
+  areaDescription: string;
+  section: string;
+  row: string;
+  startSeat: string;
+  endSeat: string;
+  generalAdmission: boolean;
+  quantity: number;
+  tickets: CartTicket[];
+  totals: LineTotals;
+  seats: string[];
+  inventoryType: InventoryType;
+}
+
+export interface ShippingOption {
+  id: string;
+  carrier: string;
+  /** ETICKET, MAIL, AIRMAIL, WILLCALL... */
+  serviceLevel: string;
+  requiresAddress: boolean;
+  descriptionLong: string;
+  descriptionShort: string;
+  eta: string;
+  totals: LineTotals;
+  rank: number;
+}
+
+export interface CartPayment {
+  id: string;
+  paymentId: string;
+  type: string;
+  amount?: Money;
+  expireMonth: number;
+  expireYear: number;
+  issuer: string;
+  /** Last four digits only. */
+  maskedNumber: string;
+}
+
+export interface Agreement {
+  name: string;
+  locale: string;
+  text: string;
+  /** `boolean` or `acknowledgement`. */
+  type: string;
+  agreementUrl: string;
+}
+
+export interface CartOrder {
+  orderId: string;
+  orderNumber: string;
+  grandTotal?: Money;
+  redemptionUrl: string;
+  status: OrderStatus;
+  confirmedAt?: Date;
+}
+
+export interface CartTotals {
+  merchandise?: Money;
+  fee?: Money;
+  tax?: Money;
+  delivery?: Money;
+  upsell?: Money;
+  grand?: Money;
+  unpaid?: Money;
+}
+
+export interface CartRecord {
+  id: string;
+  eventId: string;
+  status: CartStatus;
+  /** Seconds of hold left when the cart service answered. */
+  holdTimeSeconds: number;
+  expiresAt?: Date;
+  language: string;
+  ticketItems: CartTicketLine[];
+  delivery?: ShippingOption;
+  processingFee?: Money;
+  payments: CartPayment[];
+  agreements: Agreement[];
+  totals: CartTotals;
+  currency: string;
+  sandbox: boolean;
+  order?: CartOrder;
+  /** Status FAILED: the partner cart error code and message of the failed reserve. */
+  failureCode: string;
+  failureMessage: string;
+  secureEntryEnabled: boolean;
+  createdAt?: Date;
+}
+
+/** A cart as read or reserved; a PENDING one says when to poll again. */
+export interface CartAnswer {
+  cart: CartRecord;
+  /** Seconds before the next poll of a pending cart; 0 when the service gave none. */
+  pollAfterSeconds: number;
+}
+
+export interface TicketRequest {
+  /** Ticket type id (leading zeros kept) or resale listing id. */
+  id: string;
+  quantity: number;
+  /** Price level id; empty = any. */
+  priceId: string;
+  /** Variable-priced accounts only. */
+  amount?: Money;
+}
+
+export interface ReserveRequest {
+  tickets: TicketRequest[];
+  areaIds: string[];
+  section: string;
+  row: string;
+  /** 0 = not given. */
+  beginSeat: number;
+  endSeat: number;
+  acceptBestAvailable: boolean;
+}
+
+export interface ReserveInput {
+  eventId: string;
+  /** `reserve` followed by `additional_reserves[]`. */
+  reserves: ReserveRequest[];
+  /** `X-PLATFORM-SESSION-SID`; empty = none. */
+  fanSessionId: string;
+  /** `Idempotency-Key`; empty = none. */
+  idempotencyKey: string;
+  /** `Prefer: respond-async`. */
+  forceAsync: boolean;
+  /** Empty = the service's default (`en-us`). */
+  language: string;
+}
+
+export interface Billing {
+  firstName: string;
+  lastName: string;
+  homePhone: string;
+  type: string;
+  reference: string;
+  address?: {
+    line1: string;
+    line2: string;
+    unit: string;
+    city: string;
+    countryCode: string;
+    countryId: string;
+    region: string;
+    postalCode: string;
+  };
+  amount: Money;
+  /** The payment nonce. A secret: never logged, never kept by the edge. */
+  cardNonce: string;
+  /** A secret: never logged, never kept by the edge. */
+  cin: string;
+  expireMonth: number;
+  expireYear: number;
+  emailAddress: string;
+  thirdPartyAccountId: string;
+}
+
+export interface CommittedCart {
+  cart: CartRecord;
+  order: CartOrder;
+  /** Bearer credential of the secure-entry order read; given once. Never logged. */
+  orderToken: string;
+}
+
+export interface AreaAvailability {
+  areaId: string;
+  levelId: string;
+  sectionId: string;
+  priceLevelId: string;
+  generalAdmission: boolean;
+  available: number;
+  unavailable: number;
+  availableSeats: { id: string; row: string; number: string }[];
+}
+
+export interface TicketOffer {
+  ticketTypeId: string;
+  priceLevelId: string;
+  name: string;
+  faceValue?: Money;
+  charges: Charge[];
+  protected: boolean;
+}
+
+export interface EventAvailability {
+  eventId: string;
+  secureEntryEnabled: boolean;
+  currency: string;
+  /** 0 = no limit given. */
+  ticketLimit: number;
+  onSale: boolean;
+  areas: AreaAvailability[];
+  totalAvailable: number;
+  offers: TicketOffer[];
+  observedAt?: Date;
+  onsaleAt?: Date;
+  offsaleAt?: Date;
+}
+
+export interface TrackingHit {
+  eventId: string;
+  sharedId: string;
+  subId1: string;
+  subId2: string;
+  subId3: string;
+}
+
+export interface OrderTicketRecord {
+  ticketId: string;
+  seat: string;
+  areaId: string;
+  section: string;
+  row: string;
+  priceLevelId: string;
+  priceTypeId: string;
+  unitPrice?: Money;
+  inventoryType: InventoryType;
+}
+
+export interface OrderRecord {
+  order: CartOrder;
+  eventId: string;
+  cartId: string;
+  tickets: OrderTicketRecord[];
+}
+
+export interface PartnerCart {
+  getEventAvailability(caller: CartCaller, eventId: string): Promise<EventAvailability>;
+  /** RESOURCE_EXHAUSTED-like errors carry the partner cart code (see the README's table). */
+  reserveCart(caller: CartCaller, input: ReserveInput): Promise<CartAnswer>;
+  /** Kind `not_found` for an unknown cart, another app's, or another event's. */
+  getCart(caller: CartCaller, eventId: string, cartId: string): Promise<CartAnswer>;
+  getShippingOptions(
+    caller: CartCaller,
+    eventId: string,
+    cartId: string,
+    region: string,
+  ): Promise<ShippingOption[]>;
+  selectShipping(
+    caller: CartCaller,
+    eventId: string,
+    cartId: string,
+    shippingId: string,
+  ): Promise<CartRecord>;
+  addPayment(
+    caller: CartCaller,
+    input: { eventId: string; cartId: string; idempotencyKey: string; billing: Billing },
+  ): Promise<CartRecord>;
+  commitCart(
+    caller: CartCaller,
+    input: { eventId: string; cartId: string; idempotencyKey: string },
+  ): Promise<CommittedCart>;
+  /** Idempotent. */
+  releaseCart(caller: CartCaller, eventId: string, cartId: string): Promise<void>;
+  recordTracking(caller: CartCaller, hit: TrackingHit): Promise<void>;
+  /** Operators. */
+  cancelOrder(
+    orderId: string,
+    reason: CancelReason | undefined,
+    detail: string,
+  ): Promise<{ order: CartOrder; partnerCancelQueued: boolean }>;
+  /** Operators (no app): any order; kind `not_found` when unknown. */
+  getOrder(orderId: string): Promise<OrderRecord>;
+}
+
+/**
+ * ISO 4217 minor-unit exponents that are not 2 (a small table rather than `Intl`: ICU's currency
+ * digits are display conventions and differ from ISO 4217 for some currencies, e.g. IQD).
+ */
+const EXPONENTS: Readonly<Record<string, number>> = {
+  BHD: 3,
+  BIF: 0,
+  CLF: 4,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  IQD: 3,
+  ISK: 0,
+  JOD: 3,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  PYG: 0,
+  RWF: 0,
+  TND: 3,
+  UGX: 0,
+  UYI: 0,
+  UYW: 4,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+};
+
+/** Digits after the decimal point of a currency's amounts (2 unless ISO 4217 says otherwise). */
+export function currencyExponent(currency: string): number {
+  return EXPONENTS[currency.toUpperCase()] ?? 2;
+}
+
+/** Minor units → the API's decimal amount (2550 USD → 25.5, 1500 JPY → 1500). */
+export function toDecimal(money: Money | undefined): number {
+  if (money === undefined) return 0;
+  return money.amountMinor / 10 ** currencyExponent(money.currency);
+}
+
+/**
+ * A decimal string of the API (`"25.50"`) → minor units, exactly (no floating point). Undefined
+ * when it is not a non-negative decimal, has more fraction digits than the currency, or is too
+ * large to be a safe integer of minor units.
+ */
+export function decimalStringToMinor(value: string, currency: string): number | undefined {
+  const match = /^(\d{1,15})(?:\.(\d{1,4}))?$/.exec(value);
+  if (!match) return undefined;
+  const exponent = currencyExponent(currency);
+  const fraction = match[2] ?? '';
+  if (fraction.length > exponent) return undefined;
+  const minor = Number(match[1]!) * 10 ** exponent + Number(fraction.padEnd(exponent, '0') || '0');
+  return Number.isSafeInteger(minor) ? minor : undefined;
+}
+
+/** A JSON number amount → minor units; undefined when it has more precision than the currency. */
+export function decimalNumberToMinor(value: number, currency: string): number | undefined {
+  if (!Number.isFinite(value) || value < 0) return undefined;
+  const scaled = value * 10 ** currencyExponent(currency);
+  const minor = Math.round(scaled);
+  if (Math.abs(scaled - minor) > 1e-6 || !Number.isSafeInteger(minor)) return undefined;
+  return minor;
+}

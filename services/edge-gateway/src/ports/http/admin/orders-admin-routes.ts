@@ -1,0 +1,169 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { CancelReason, CartOrder, Money, PartnerCart } from '../../../app/partner-cart.js';
+
+const AdminError = Type.Object({
+  error: Type.Object({ code: Type.String(), message: Type.String() }),
+});
+
+const Id = Type.String({ pattern: '^[A-Za-z0-9_.:-]{1,200}$' });
+
+const MoneyJson = Type.Object(
+  {
+    amountMinor: Type.Integer({ description: 'Minor units of currency (2550 = 25.50 USD)' }),
+    currency: Type.String(),
+  },
+  { description: 'An amount in minor units' },
+);
+
+const Order = Type.Object({
+  orderId: Type.String(),
+  orderNumber: Type.String(),
+  grandTotal: Type.Optional(MoneyJson),
+  redemptionUrl: Type.String(),
+  status: Type.Union(['UNSPECIFIED', 'CONFIRMED', 'CANCELLED'].map((s) => Type.Literal(s))),
+  confirmedAt: Type.Optional(Type.String({ format: 'date-time' })),
+});
+
+const OrderTicket = Type.Object({
+  ticketId: Type.String(),
+  seat: Type.String(),
+  areaId: Type.String(),
+  section: Type.String(),
+  row: Type.String(),
+  priceLevelId: Type.String(),
+  priceTypeId: Type.String(),
+  unitPrice: Type.Optional(MoneyJson),
+  inventoryType: Type.Union([Type.Literal('PRIMARY'), Type.Literal('RESALE')]),
+});
+
+const REASONS: readonly CancelReason[] = [
+  'REQUESTED',
+  'EVENT_CANCELLED',
+  'RECONCILIATION',
+  'PAYMENT_REVERSED',
+];
+
+const CancelBody = Type.Object(
+  {
+    reason: Type.Optional(
+      Type.Union(
+        REASONS.map((r) => Type.Literal(r)),
+        { description: 'Default REQUESTED' },
+      ),
+    ),
+    detail: Type.Optional(Type.String({ maxLength: 1000, description: 'Free text for operators' })),
+  },
+  { additionalProperties: false },
+);
+
+const money = (m: Money | undefined) =>
+  m ? { grandTotal: { amountMinor: m.amountMinor, currency: m.currency } } : {};
+
+function renderOrder(o: CartOrder) {
+  return {
+    orderId: o.orderId,
+    orderNumber: o.orderNumber,
+    ...money(o.grandTotal),
+    redemptionUrl: o.redemptionUrl,
+    status: o.status,
+    ...(o.confirmedAt ? { confirmedAt: o.confirmedAt.toISOString() } : {}),
+  };
+}
+
+/**
+ * Orders (cart): read one order with its tickets, and cancel a confirmed order. The partner's
+ * cancel goes through 3p-connector's durable queue when the partner is down
+ * (`partnerCancelQueued: true`). The order token never appears here.
+ */
+export function ordersAdminRoutes(backends: { partnerCart: PartnerCart }) {
+  return async (scope: FastifyInstance): Promise<void> => {
+    const errors = {
+      400: AdminError,
+      401: AdminError,
+      404: AdminError,
+      503: AdminError,
+      504: AdminError,
+    };
+    const security = [{ adminToken: [] }];
+    const params = Type.Object({ orderId: Id });
+    scope.get(
+      '/orders/:orderId',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'One order with its tickets (404 when unknown)',
+          security,
+          params,
+          response: {
+            200: Type.Object({
+              order: Order,
+              eventId: Type.String(),
+              cartId: Type.String(),
+              tickets: Type.Array(OrderTicket),
+            }),
+            ...errors,
+          },
+        },
+      },
+      async (request) => {
+        const record = await backends.partnerCart.getOrder(
+          (request.params as { orderId: string }).orderId,
+        );
+        return {
+          order: renderOrder(record.order),
+          eventId: record.eventId,
+          cartId: record.cartId,
+          tickets: record.tickets.map((t) => ({
+            ticketId: t.ticketId,
+            seat: t.seat,
+            areaId: t.areaId,
+            section: t.section,
+            row: t.row,
+            priceLevelId: t.priceLevelId,
+            priceTypeId: t.priceTypeId,
+            ...(t.unitPrice
+              ? {
+                  unitPrice: {
+                    amountMinor: t.unitPrice.amountMinor,
+                    currency: t.unitPrice.currency,
+                  },
+                }
+              : {}),
+            inventoryType: t.inventoryType,
+          })),
+        };
+      },
+    );
+    scope.post(
+      '/orders/:orderId/cancel',
+      {
+        schema: {
+          tags: ['admin'],
+          summary:
+            'Cancel a confirmed order; the partner cancel is queued and retried when the partner is down',
+          security,
+          params,
+          body: Type.Optional(CancelBody),
+          response: {
+            200: Type.Object({ order: Order, partnerCancelQueued: Type.Boolean() }),
+            ...errors,
+            409: AdminError,
+          },
+        },
+      },
+      async (request) => {
+        const body = (request.body ?? {}) as { reason?: CancelReason; detail?: string };
+        const answer = await backends.partnerCart.cancelOrder(
+          (request.params as { orderId: string }).orderId,
+          body.reason ?? 'REQUESTED',
+          body.detail ?? '',
+        );
+        return {
+          order: renderOrder(answer.order),
+          partnerCancelQueued: answer.partnerCancelQueued,
+        };
+      },
+    );
+  };
+}
