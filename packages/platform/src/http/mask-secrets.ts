@@ -2,10 +2,11 @@
  * Credentials in URLs, masked before a URL reaches a log line or a span attribute. No imports on
  * purpose: telemetry/register loads this before any instrumented module (fastify, http).
  */
-// Query parameters that carry credentials (the discovery family's `apikey`, OAuth `code`): masked in
-// the request line that fastify logs for every request.
+// Query parameters that carry credentials (the discovery family's `apikey`, OAuth `code`, the
+// partner cart's `order_token` of the secure-entry order read): masked in the request line that
+// fastify logs for every request.
 const SECRET_QUERY =
-  /([?&](?:apikey|api_key|apiKey|access_token|refresh_token|token|code|client_secret|password)=)[^&#]*/g;
+  /([?&](?:apikey|api_key|apiKey|access_token|refresh_token|token|order_token|code|client_secret|password)=)[^&#]*/g;
 
 // Path segments that are credentials: spec 01 puts the access token in the path of
 // `/oauth/info/<access_token>`.
