@@ -24,6 +24,13 @@ const steps = [
     name: 'generated code is current, buf lint and breaking',
     cmd: 'bash scripts/check-generated.sh',
   },
+  {
+    // docs/api/asyncapi.yaml against the topic catalog, then its tests (AsyncAPI 3 validity).
+    name: 'AsyncAPI contract of the Kafka topics is current and valid',
+    cmd:
+      'node scripts/generate-asyncapi.ts --check && pnpm -s exec vitest run scripts/generate-asyncapi.test.ts' +
+      ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'asyncapi.json')}`,
+  },
   { name: 'lint', cmd: 'pnpm -s lint' },
   { name: 'typecheck', cmd: 'pnpm -s turbo run typecheck --output-logs=errors-only' },
   {
