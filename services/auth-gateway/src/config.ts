@@ -1,6 +1,28 @@
 import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
+import { TrustedProxies } from './ports/http/client-address.js';
+
+/** `a, b` → `['a', 'b']`, each an address or CIDR block; `none` → `[]`. */
+export const trustedProxies = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((raw) =>
+      raw.trim() === 'none'
+        ? []
+        : raw
+            .split(',')
+            .map((entry) => entry.trim())
+            .filter((entry) => entry.length > 0),
+    )
+    .superRefine((cidrs, context) => {
+      try {
+        new TrustedProxies(cidrs);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    });
 
 /** The only module of auth-gateway that reads the environment (STYLE.md); see README for each variable. */
 export const configSchema = serviceConfigSchema({
@@ -17,13 +39,12 @@ export const configSchema = serviceConfigSchema({
    */
   USER_ID_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   /**
-   * Take the sign-in throttle's client IP from `X-Forwarded-For` whatever the peer (only when the
-   * edge alone can reach this port). Requests from loopback peers are always trusted for it.
+   * The proxies whose `X-Forwarded-For` entries are believed (addresses or CIDR blocks, comma
+   * separated; `none` for no proxy): the edge and the ingress in front of this service. The
+   * throttles count the first address, from the right, that is not one of them. Default:
+   * loopback (the edge on the same host, as in the local stack and the embedded default).
    */
-  TRUST_FORWARDED_FOR: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
+  TRUSTED_PROXIES: trustedProxies('127.0.0.0/8,::1/128'),
 });
 
 export type AuthGatewayConfig = z.output<typeof configSchema>;

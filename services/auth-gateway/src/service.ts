@@ -12,6 +12,7 @@ import { DeveloperAccess } from './app/developer-access.js';
 import { OAuthFlows } from './app/oauth-flows.js';
 import type { AuthGatewayConfig } from './config.js';
 import { authServiceImplementation } from './ports/grpc/auth-service.js';
+import { TrustedProxies } from './ports/http/client-address.js';
 import { oauthRoutes } from './ports/http/oauth-routes.js';
 
 /** Who may call the RPCs that create or change apps, fans and grants. */
@@ -89,7 +90,7 @@ export async function composeAuthGateway(
         ),
       },
     ],
-    http: oauthRoutes({ flows, trustForwardedFor: config.TRUST_FORWARDED_FOR }),
+    http: oauthRoutes({ flows, trustedProxies: new TrustedProxies(config.TRUSTED_PROXIES) }),
     start: async () => {
       relay.start();
       purge = setInterval(() => {

@@ -266,45 +266,164 @@ describe('security rules and the attacks they stop', () => {
     expect(response.body).toMatchObject({ error: 'invalid_grant' });
   });
 
-  it('brute-force login: the account locks after 5 failures, even for the right password', async () => {
+  it('brute-force login: after 5 failures from one address that address waits, progressively, even with the right password', async () => {
     const t = await harness();
-    const page = await t.open();
+    const from = { 'x-forwarded-for': '198.51.100.7' };
+    const attempt = async (password: string) =>
+      t.login(await t.open({}, from), t.fan.email, password, from);
     for (let i = 0; i < 5; i++) {
-      const failed = await t.login(page, t.fan.email, `wrong-${i}`);
+      const failed = await attempt(`wrong-${i}`);
       expect(failed.status).toBe(401);
       expect(failed.html).toContain('Incorrect email or password');
     }
-    const locked = await t.login(page, t.fan.email, PASSWORD);
-    expect(locked.status).toBe(429);
-    expect(locked.headers['retry-after']).toBeDefined();
-    expect(locked.html).toContain('Too many sign-in attempts');
+    const before = t.verifications();
+    const waiting = await attempt(PASSWORD);
+    expect(waiting.status).toBe(429);
+    expect(Number(waiting.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(waiting.html).toContain('Too many sign-in attempts');
+    expect(t.verifications()).toBe(before); // the password was not even checked
+    // The first delay is the minute; after five more failures, the quarter hour.
+    t.shiftClock(60_000);
+    for (let i = 0; i < 5; i++) expect((await attempt(`again-${i}`)).status).toBe(401);
+    t.shiftClock(60_000);
+    const longer = await attempt(PASSWORD);
+    expect(longer.status).toBe(429);
+    expect(Number(longer.headers['retry-after'])).toBeGreaterThan(60);
     t.shiftClock(15 * 60_000);
+    expect((await attempt(PASSWORD)).status).toBe(200);
+  });
+
+  it("no lock-out: a stranger who fails at a fan's account does not keep the fan from signing in elsewhere", async () => {
+    const t = await harness();
+    const attacker = { 'x-forwarded-for': '203.0.113.66' };
+    for (let i = 0; i < 12; i++)
+      await t.login(await t.open({}, attacker), t.fan.email, `guess-${i}`, attacker);
+    expect(
+      (await t.login(await t.open({}, attacker), t.fan.email, PASSWORD, attacker)).status,
+    ).toBe(429);
+    const fan = { 'x-forwarded-for': '192.0.2.10' };
+    expect((await t.login(await t.open({}, fan), t.fan.email, PASSWORD, fan)).status).toBe(200);
+  });
+
+  it('parallel guesses: 40 wrong passwords at once on one page run at most 5 argon2 verifications', async () => {
+    const t = await harness();
+    const page = await t.open();
+    const before = t.verifications();
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => t.login(page, t.fan.email, `parallel-${i}`)),
+    );
+    expect(t.verifications() - before).toBeLessThanOrEqual(5);
+    expect(answers.filter((a) => a.status === 401).length).toBeLessThanOrEqual(5);
+    // The rest were refused before the password was checked: throttled or the page used up.
+    expect(answers.every((a) => [401, 403, 429].includes(a.status))).toBe(true);
+    // The page is void now: its cookie and CSRF token give no more attempts.
+    const after = await t.login(page, t.fan.email, PASSWORD);
+    expect(after.status).toBe(403);
+    expect(after.html).toContain('Session expired');
+  });
+
+  it('parallel guesses over many pages: 40 wrong passwords at once run at most 5 argon2 verifications', async () => {
+    const t = await harness();
+    const pages = await Promise.all(Array.from({ length: 40 }, () => t.open()));
+    const before = t.verifications();
+    const answers = await Promise.all(
+      pages.map((page, i) => t.login(page, t.fan.email, `parallel-${i}`)),
+    );
+    expect(t.verifications() - before).toBeLessThanOrEqual(5);
+    expect(answers.filter((a) => a.status === 429).length).toBeGreaterThanOrEqual(35);
+  });
+
+  it('one sign-in page allows 5 attempts, then starts over', async () => {
+    const t = await harness();
+    const page = await t.open();
+    // Different e-mails: no account tier is reached, only the page's own cap.
+    for (let i = 0; i < 5; i++)
+      expect((await t.login(page, `nobody${i}@example.com`, 'password1')).status).toBe(401);
+    expect((await t.login(page, t.fan.email, PASSWORD)).status).toBe(403);
     expect((await t.login(await t.open(), t.fan.email, PASSWORD)).status).toBe(200);
   });
 
-  it('brute-force login across accounts: one IP is throttled after its failure budget', async () => {
+  it('brute-force login across accounts: one address is throttled after its budget', async () => {
     const t = await harness({
       throttle: {
-        perAccount: 5,
-        perIp: 3,
-        windowMs: 60_000,
+        accountPerAddress: [{ limit: 5, windowMs: 60_000 }],
+        account: [{ limit: 30, windowMs: 60_000 }],
+        address: [{ limit: 3, windowMs: 60_000 }],
+        attemptsPerPage: 5,
         pagesPerIpPerMinute: 60,
         clientFailuresPerIpPerMinute: 20,
       },
     });
-    const page = await t.open();
     for (let i = 0; i < 3; i++) {
-      expect((await t.login(page, `guess${i}@example.com`, 'password1')).status).toBe(401);
+      expect((await t.login(await t.open(), `guess${i}@example.com`, 'password1')).status).toBe(
+        401,
+      );
     }
-    expect((await t.login(page, t.fan.email, PASSWORD)).status).toBe(429);
+    expect((await t.login(await t.open(), t.fan.email, PASSWORD)).status).toBe(429);
+  });
+
+  it('refuses over-long e-mails and passwords without hashing or counting them', async () => {
+    const t = await harness();
+    const before = t.verifications();
+    const page = await t.open();
+    expect((await t.login(page, `${'a'.repeat(300)}@example.com`, PASSWORD)).status).toBe(401);
+    expect((await t.login(page, t.fan.email, 'p'.repeat(257))).status).toBe(401);
+    expect(t.verifications()).toBe(before);
+  });
+
+  it('counts the client address, not a spoofed X-Forwarded-For: only trusted proxies are believed', async () => {
+    const t = await harness({ trustedProxies: ['10.0.0.0/8'] });
+    const failFrom = async (remoteAddress: string, forwardedFor: string) => {
+      const headers = { 'x-forwarded-for': forwardedFor };
+      const page = await t.sut.inject({
+        method: 'GET',
+        url: `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: t.app.clientId, redirect_uri: APP_URI })}`,
+        remoteAddress,
+        headers,
+      });
+      const cookie = /marquee_oauth=([^;]+)/.exec(String(page.headers['set-cookie']))![1]!;
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
+      const answer = await t.sut.inject({
+        method: 'POST',
+        url: '/oauth/authorize',
+        remoteAddress,
+        headers: {
+          ...headers,
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: `marquee_oauth=${cookie}`,
+        },
+        payload: new URLSearchParams({
+          action: 'login',
+          csrf,
+          email: t.fan.email,
+          password: 'wrong-password',
+        }).toString(),
+      });
+      return answer.statusCode;
+    };
+    // An untrusted peer rotating X-Forwarded-For is still one address: throttled after 5.
+    const untrusted = [];
+    for (let i = 0; i < 6; i++) untrusted.push(await failFrom('198.51.100.1', `192.0.2.${i}`));
+    expect(untrusted).toEqual([401, 401, 401, 401, 401, 429]);
+    // Through a trusted proxy (the edge), each client counts on its own; entries the client wrote
+    // left of the proxy's are not read.
+    const proxied = [];
+    for (let i = 0; i < 6; i++)
+      proxied.push(await failFrom('10.1.2.3', `6.6.6.6, 192.0.2.${50 + i}`));
+    expect(proxied).toEqual([401, 401, 401, 401, 401, 401]);
+    // The same client behind the proxy is counted under its own address.
+    const same = [];
+    for (let i = 0; i < 6; i++) same.push(await failFrom('10.1.2.3', `${i}.0.0.1, 192.0.2.99`));
+    expect(same).toEqual([401, 401, 401, 401, 401, 429]);
   });
 
   it('interaction flooding: one IP opening sign-in pages en masse gets 429 instead of new records', async () => {
     const t = await harness({
       throttle: {
-        perAccount: 5,
-        perIp: 50,
-        windowMs: 60_000,
+        accountPerAddress: [{ limit: 5, windowMs: 60_000 }],
+        account: [{ limit: 30, windowMs: 60_000 }],
+        address: [{ limit: 50, windowMs: 60_000 }],
+        attemptsPerPage: 5,
         pagesPerIpPerMinute: 3,
         clientFailuresPerIpPerMinute: 20,
       },
@@ -462,6 +581,52 @@ describe('token endpoint errors (RFC 6749 §5.2)', () => {
     expect((await t.exchange(code)).status).toBe(200);
   });
 
+  it('client-secret flooding in parallel: 60 bad secrets at once run at most 20 argon2 verifications', async () => {
+    const t = await harness();
+    const code = (await t.authorize()).searchParams.get('code')!;
+    const before = t.verifications();
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => t.exchange(code, { client_secret: `parallel-${i}` })),
+    );
+    expect(t.verifications() - before).toBeLessThanOrEqual(20);
+    expect(answers.filter((a) => a.status === 401).length).toBeLessThanOrEqual(20);
+    expect(answers.filter((a) => a.status === 429).length).toBeGreaterThanOrEqual(40);
+    for (const answer of answers) expect(answer.body.error).toBe('invalid_client');
+  });
+
+  it('a malformed Basic header on /oauth/revoke is 401 invalid_client, never a 500', async () => {
+    const t = await harness();
+    for (const authorization of [
+      `Basic ${Buffer.from(`${t.app.clientId}:%E0%A4%A`).toString('base64')}`,
+      `Basic ${Buffer.from('no-colon').toString('base64')}`,
+      'Basic !!!',
+      'Bearer abc',
+      'Basic',
+    ]) {
+      const answer = await t.sut.inject({
+        method: 'POST',
+        url: '/oauth/revoke',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization },
+        payload: 'token=x',
+      });
+      expect(answer.statusCode).toBe(401);
+      expect(answer.json()).toMatchObject({ error: 'invalid_client' });
+    }
+    const good = Buffer.from(
+      `${encodeURIComponent(t.app.clientId)}:${encodeURIComponent(t.app.clientSecret)}`,
+    ).toString('base64');
+    const ok = await t.sut.inject({
+      method: 'POST',
+      url: '/oauth/revoke',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${good}`,
+      },
+      payload: 'token=x',
+    });
+    expect(ok.statusCode).toBe(200);
+  });
+
   it('accepts HTTP Basic client authentication', async () => {
     const t = await harness();
     const code = (await t.authorize()).searchParams.get('code')!;
@@ -560,15 +725,19 @@ describe('client authentication cost', () => {
     const before = t.verifications();
     const verifications = () => t.verifications() - before;
     for (let i = 0; i < 3; i++) {
-      expect(await t.flows.authenticateClient(t.app.clientId, t.app.clientSecret)).toEqual(app);
+      expect(
+        await t.flows.authenticateClient(t.app.clientId, t.app.clientSecret, '192.0.2.1'),
+      ).toEqual(app);
     }
     expect(verifications()).toBe(1);
     for (let i = 0; i < 3; i++) {
-      expect(await t.flows.authenticateClient(t.app.clientId, 'guess')).toBeUndefined();
+      expect(
+        await t.flows.authenticateClient(t.app.clientId, 'guess', '192.0.2.1'),
+      ).toBeUndefined();
     }
     expect(verifications()).toBe(4);
     t.shiftClock(5 * 60_000 + 1);
-    await t.flows.authenticateClient(t.app.clientId, t.app.clientSecret);
+    await t.flows.authenticateClient(t.app.clientId, t.app.clientSecret, '192.0.2.1');
     expect(verifications()).toBe(5);
   });
 });

@@ -10,6 +10,7 @@ import { createMemoryRateCounter } from '../src/adapters/rate-counters.js';
 import { createAppRepository, createFanRepository } from '../src/adapters/store-repositories.js';
 import { DeveloperAccess } from '../src/app/developer-access.js';
 import { OAuthFlows, type ThrottlePolicy } from '../src/app/oauth-flows.js';
+import { TrustedProxies } from '../src/ports/http/client-address.js';
 import { oauthRoutes } from '../src/ports/http/oauth-routes.js';
 
 export const APP_URI = 'https://app.example/callback';
@@ -28,7 +29,9 @@ export interface Page {
   headers: Record<string, unknown>;
 }
 
-export async function oauthHarness(options: { throttle?: ThrottlePolicy } = {}) {
+export async function oauthHarness(
+  options: { throttle?: ThrottlePolicy; trustedProxies?: string[] } = {},
+) {
   const stores = createMemoryAuthStores();
   // The throttles count in fixed windows (a second, a minute, 15 minutes, a day, all aligned to
   // the epoch): a window boundary falling in the middle of a test would reset a count the test
@@ -74,7 +77,12 @@ export async function oauthHarness(options: { throttle?: ThrottlePolicy } = {}) 
   const sut: FastifyInstance = createHttpServer({
     logger: createLogger({ service: 'oauth-test', level: 'silent' }),
   });
-  await oauthRoutes({ flows, trustForwardedFor: false })(sut);
+  // Loopback peers (fastify's inject comes from 127.0.0.1) are trusted proxies, as in production
+  // defaults: a test names the client's address with X-Forwarded-For.
+  await oauthRoutes({
+    flows,
+    trustedProxies: new TrustedProxies(options.trustedProxies ?? ['127.0.0.0/8', '::1/128']),
+  })(sut);
   await sut.ready();
 
   const app = await access.createApp({

@@ -13,7 +13,8 @@ import {
   type Interaction,
   type IssuedToken,
 } from '../domain/oauth.js';
-import { windowOf } from '../domain/rate-window.js';
+import { DAY_MS, windowOf } from '../domain/rate-window.js';
+import { throttleAddress } from '../domain/throttle-address.js';
 import type {
   AppRepository,
   Clock,
@@ -25,24 +26,69 @@ import type {
 } from './ports.js';
 import { fingerprint, keyedHash, newSecret, safeEqual } from './secrets.js';
 
-/** Login throttling (OWASP ASVS 2.2.1): failures per account and per client IP in a window. */
-export interface ThrottlePolicy {
-  perAccount: number;
-  perIp: number;
+/** One window of a throttle: at most `limit` attempts per fixed `windowMs` (epoch-aligned). */
+export interface ThrottleTier {
+  limit: number;
   windowMs: number;
+}
+
+/**
+ * Login throttling (OWASP ASVS 2.2.1). Each sign-in attempt is counted before the password is
+ * checked, in every tier of every scope at once; an attempt that would exceed any tier is refused
+ * (and given back). Tiers of growing windows make the delays progressive: after a few failures a
+ * caller waits for the minute to end, after more for the quarter hour, then the hour. Successful
+ * sign-ins are given back. The strictest scope is one account from one address, so a stranger who
+ * knows a fan's e-mail slows down only his own guesses, not the fan's sign-in from elsewhere.
+ */
+export interface ThrottlePolicy {
+  /** Attempts at one account from one address. */
+  accountPerAddress: readonly ThrottleTier[];
+  /** Attempts at one account from all addresses (guessing spread over many addresses). */
+  account: readonly ThrottleTier[];
+  /** Attempts from one address over all accounts (one address trying many accounts). */
+  address: readonly ThrottleTier[];
+  /** Attempts one sign-in page allows; then the page is void and the flow starts again. */
+  attemptsPerPage: number;
   /** Sign-in pages one IP may open per minute (each stores an interaction until it expires). */
   pagesPerIpPerMinute: number;
-  /** Failed client authentications one IP may make per minute (each costs an argon2 verification). */
+  /**
+   * Client authentications one IP may have failing or in flight per minute (each costs an argon2
+   * verification): counted before argon2 runs, so parallel guesses cannot exceed it either.
+   */
   clientFailuresPerIpPerMinute: number;
 }
 
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
 export const DEFAULT_THROTTLE: ThrottlePolicy = {
-  perAccount: 5,
-  perIp: 50,
-  windowMs: 15 * 60_000,
+  accountPerAddress: [
+    { limit: 5, windowMs: MINUTE_MS },
+    { limit: 10, windowMs: 15 * MINUTE_MS },
+    { limit: 20, windowMs: HOUR_MS },
+    { limit: 40, windowMs: DAY_MS },
+  ],
+  account: [
+    { limit: 30, windowMs: 15 * MINUTE_MS },
+    { limit: 100, windowMs: DAY_MS },
+  ],
+  address: [
+    { limit: 50, windowMs: 15 * MINUTE_MS },
+    { limit: 200, windowMs: DAY_MS },
+  ],
+  attemptsPerPage: 5,
   pagesPerIpPerMinute: 60,
   clientFailuresPerIpPerMinute: 20,
 };
+
+/** Longest e-mail an account can have (RFC 5321), longest password (validateNewFan). */
+export const MAX_EMAIL_LENGTH = 254;
+export const MAX_PASSWORD_LENGTH = 256;
+
+/** A granted attempt: `release` gives it back (it succeeded, so it must not count). */
+interface Reservation {
+  release(): Promise<void>;
+}
 
 export interface OAuthFlowsDeps {
   apps: AppRepository;
@@ -126,42 +172,84 @@ export class OAuthFlows {
    * A secret that verified is remembered for a few minutes as an HMAC under a random key of this
    * process (never the secret, never stored), so a busy client does not pay argon2 on every call;
    * any other secret always goes through argon2, so guessing stays as slow as the hash makes it.
+   *
+   * Every argon2 verification is first counted against the caller's address (see
+   * {@link ThrottlePolicy.clientFailuresPerIpPerMinute}): over the limit, it throws
+   * `resource_exhausted` (with `retryAfterSeconds`) before argon2 runs, however many guesses
+   * arrive at once. A success gives its count back.
    */
-  async authenticateClient(clientId: string, secret: string): Promise<DeveloperApp | undefined> {
+  async authenticateClient(
+    clientId: string,
+    secret: string,
+    address: string,
+  ): Promise<DeveloperApp | undefined> {
+    if (!secret) return undefined;
     const app = await this.client(clientId);
-    if (!app) {
+    const proof = app ? keyedHash(this.proofKey, app.clientSecretHash, secret) : undefined;
+    const now = this.now().getTime();
+    if (app && proof) {
+      const remembered = this.verified.get(app.clientId);
+      if (remembered && remembered.until > now && safeEqual(remembered.proof, proof)) return app;
+    }
+    const policy = this.deps.throttle ?? DEFAULT_THROTTLE;
+    const reservation = await this.reserve(
+      [
+        {
+          key: `client-auth:ip:${throttleAddress(address)}`,
+          limit: policy.clientFailuresPerIpPerMinute,
+          windowMs: MINUTE_MS,
+        },
+      ],
+      'Too many failed client authentications from this address; try again later',
+    );
+    if (!app || !proof) {
       // Same cost whether or not the client exists: no client-id oracle through timing.
       await this.deps.hasher.verify(await this.dummy(), secret);
       return undefined;
     }
-    const proof = keyedHash(this.proofKey, app.clientSecretHash, secret);
-    const remembered = this.verified.get(app.clientId);
-    const now = this.now().getTime();
-    if (remembered && remembered.until > now && safeEqual(remembered.proof, proof)) return app;
     if (!(await this.deps.hasher.verify(app.clientSecretHash, secret))) return undefined;
+    await reservation.release();
     if (this.verified.size >= 10_000) this.verified.clear();
     this.verified.set(app.clientId, { proof, until: now + VERIFIED_SECRET_TTL_MS });
     return app;
   }
 
   /**
-   * Guard of the client-authenticating endpoints: an IP whose client authentications keep failing
-   * is refused before argon2 runs, so a flood of made-up secrets cannot burn the server's CPU.
+   * Counts one attempt in every tier at once (atomic per counter), before the attempt runs. If any
+   * tier is over its limit the attempt is refused and given back everywhere: however many
+   * attempts arrive together, at most `limit` of them ever run in a window.
    */
-  async clientAuthAllowed(ip: string): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
-    const policy = this.deps.throttle ?? DEFAULT_THROTTLE;
+  private async reserve(
+    tiers: ReadonlyArray<{ key: string; limit: number; windowMs: number }>,
+    refusal: string,
+  ): Promise<Reservation> {
+    const { counter } = this.deps;
     const nowMs = this.now().getTime();
-    const window = windowOf(`client-auth:ip:${ip}`, 60_000, nowMs);
-    const failures = await this.deps.counter.add(window.key, 0, window.resetEpochMs);
-    return {
-      allowed: failures < policy.clientFailuresPerIpPerMinute,
-      retryAfterSeconds: Math.ceil((window.resetEpochMs - nowMs) / 1000),
+    const windows = tiers.map((tier) => ({ ...tier, ...windowOf(tier.key, tier.windowMs, nowMs) }));
+    const counts = await Promise.all(
+      windows.map((window) => counter.add(window.key, 1, window.resetEpochMs)),
+    );
+    const giveBack = async () => {
+      await Promise.all(windows.map((window) => counter.add(window.key, -1, window.resetEpochMs)));
     };
-  }
-
-  async clientAuthFailed(ip: string): Promise<void> {
-    const window = windowOf(`client-auth:ip:${ip}`, 60_000, this.now().getTime());
-    await this.deps.counter.add(window.key, 1, window.resetEpochMs);
+    const over = windows.filter((window, i) => counts[i]! > window.limit);
+    if (over.length > 0) {
+      await giveBack();
+      throw new AuthError('resource_exhausted', refusal, {
+        retryAfterSeconds: Math.max(
+          1,
+          Math.ceil((Math.max(...over.map((window) => window.resetEpochMs)) - nowMs) / 1000),
+        ),
+      });
+    }
+    let released = false;
+    return {
+      release: async () => {
+        if (released) return;
+        released = true;
+        await giveBack();
+      },
+    };
   }
 
   // --- the login and consent pages -------------------------------------------------------------
@@ -173,7 +261,7 @@ export class OAuthFlows {
   async startInteraction(request: AuthorizationRequest, ip: string): Promise<BrowserSession> {
     const policy = this.deps.throttle ?? DEFAULT_THROTTLE;
     const nowMs = this.now().getTime();
-    const window = windowOf(`authorize:ip:${ip}`, 60_000, nowMs);
+    const window = windowOf(`authorize:ip:${throttleAddress(ip)}`, 60_000, nowMs);
     const opened = await this.deps.counter.add(window.key, 1, window.resetEpochMs);
     if (opened > policy.pagesPerIpPerMinute) {
       throw new AuthError(
@@ -213,43 +301,63 @@ export class OAuthFlows {
   }
 
   /**
-   * Checks the fan's password. Throttled per account and per IP before the password is even
-   * looked at (a locked account gives no oracle); failures count, successes do not reset the IP
-   * count. On success the interaction is replaced by a new one (new cookie and CSRF token: no
-   * session fixation) that carries the fan.
+   * Checks the fan's password. The attempt is counted before the password is looked at — against
+   * the page (at most {@link ThrottlePolicy.attemptsPerPage}, then the page is void), and in the
+   * progressive tiers per account and address — and refused when over, so neither parallel
+   * posts nor one page's cookie and CSRF token give more attempts (a refused attempt gives no
+   * oracle: the password is not checked). A success gives its count back. On success the
+   * interaction is replaced by a new one (new cookie and CSRF token: no session fixation) that
+   * carries the fan.
    */
   async signIn(
     interaction: Interaction,
     input: { email: string; password: string; ip: string },
   ): Promise<BrowserSession> {
     const policy = this.deps.throttle ?? DEFAULT_THROTTLE;
-    const email = normalizeEmail(input.email);
-    const nowMs = this.now().getTime();
-    const account = windowOf(`login:acct:${email}`, policy.windowMs, nowMs);
-    const ip = windowOf(`login:ip:${input.ip}`, policy.windowMs, nowMs);
     const { counter } = this.deps;
-    const [accountFailures, ipFailures] = await Promise.all([
-      counter.add(account.key, 0, account.resetEpochMs),
-      counter.add(ip.key, 0, ip.resetEpochMs),
-    ]);
-    if (accountFailures >= policy.perAccount || ipFailures >= policy.perIp) {
-      throw new AuthError('resource_exhausted', 'Too many sign-in attempts. Try again later.', {
-        retryAfterSeconds: Math.ceil(
-          (Math.max(account.resetEpochMs, ip.resetEpochMs) - nowMs) / 1000,
-        ),
-      });
+    // One counter for the page's whole life (not an aligned window it could straddle).
+    const pageAttempts = await counter.add(
+      `login:page:${interaction.id}`,
+      1,
+      interaction.expiresAt.getTime(),
+    );
+    if (pageAttempts > policy.attemptsPerPage) {
+      await this.deps.oauth.deleteInteraction(interaction.id);
+      throw new AuthError(
+        'permission_denied',
+        'Too many sign-in attempts on this page. Start again from the app.',
+      );
     }
-    const fan = email ? await this.deps.fans.byEmail(email) : undefined;
+    const incorrect = new AuthError('unauthenticated', 'Incorrect email or password.');
+    const email = normalizeEmail(input.email);
+    // No account has a longer e-mail or password: refused without a counter key or a hash.
+    if (
+      !email ||
+      email.length > MAX_EMAIL_LENGTH ||
+      !input.password ||
+      input.password.length > MAX_PASSWORD_LENGTH
+    )
+      throw incorrect;
+    // Counter keys hold a fingerprint of the e-mail: bounded, and no address in the database.
+    const account = fingerprint(email);
+    const address = throttleAddress(input.ip);
+    const reservation = await this.reserve(
+      [
+        ...policy.accountPerAddress.map((tier) => ({
+          ...tier,
+          key: `login:acct-addr:${account}:${address}`,
+        })),
+        ...policy.account.map((tier) => ({ ...tier, key: `login:acct:${account}` })),
+        ...policy.address.map((tier) => ({ ...tier, key: `login:addr:${address}` })),
+      ],
+      'Too many sign-in attempts. Try again later.',
+    );
+    const fan = await this.deps.fans.byEmail(email);
     const ok = fan
       ? await this.deps.hasher.verify(fan.passwordHash, input.password)
       : await this.deps.hasher.verify(await this.dummy(), input.password).then(() => false);
-    if (!fan || !ok) {
-      await Promise.all([
-        counter.add(account.key, 1, account.resetEpochMs),
-        counter.add(ip.key, 1, ip.resetEpochMs),
-      ]);
-      throw new AuthError('unauthenticated', 'Incorrect email or password.');
-    }
+    if (!fan || !ok) throw incorrect;
+    await reservation.release();
     await this.deps.oauth.deleteInteraction(interaction.id);
     const { id: _id, csrfHash: _csrf, expiresAt: _expires, ...request } = interaction;
     return this.newSession({ ...request, fanId: fan.id });

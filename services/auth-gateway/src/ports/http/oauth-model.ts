@@ -9,6 +9,7 @@ import type {
 } from '@node-oauth/oauth2-server';
 import type { OAuthFlows } from '../../app/oauth-flows.js';
 import type { DeveloperApp } from '../../domain/app.js';
+import { AuthError } from '../../domain/errors.js';
 import { SCOPE_ALL } from '../../domain/oauth.js';
 
 /** The app travels with the library's client object, so no second lookup is needed. */
@@ -37,17 +38,35 @@ function toClient(app: DeveloperApp): OAuthClient {
  * the protocol (request validation, client authentication from body or Basic, grant dispatch, PKCE,
  * RFC 6749 §5.2 errors); every rule about our data lives in OAuthFlows.
  */
-export function oauthModel(flows: OAuthFlows): AuthorizationCodeModel & RefreshTokenModel {
+/** One request's view: who is calling, and whether the client-authentication gate refused it. */
+export interface ModelCall {
+  /** The caller's address, which failed client authentications are counted under. */
+  address: string;
+  /** Set when the gate refused before argon2 ran: the route answers 429, not 401. */
+  throttled?: { retryAfterSeconds: number };
+}
+
+export function oauthModel(
+  flows: OAuthFlows,
+  call: ModelCall,
+): AuthorizationCodeModel & RefreshTokenModel {
   return {
     async getClient(clientId: string, clientSecret: string | null) {
       // The authorize step passes null: a lookup. The token endpoint passes what the client sent,
       // and our apps are all confidential clients: no secret (the library lets a PKCE exchange
       // through without one, for public clients) fails authentication.
-      const app =
-        clientSecret === null
-          ? await flows.client(clientId)
-          : await flows.authenticateClient(clientId, clientSecret ?? '');
-      return app ? toClient(app) : false;
+      if (clientSecret === null) {
+        const app = await flows.client(clientId);
+        return app ? toClient(app) : false;
+      }
+      try {
+        const app = await flows.authenticateClient(clientId, clientSecret ?? '', call.address);
+        return app ? toClient(app) : false;
+      } catch (error) {
+        if (!(error instanceof AuthError) || error.kind !== 'resource_exhausted') throw error;
+        call.throttled = { retryAfterSeconds: Number(error.details?.retryAfterSeconds ?? 60) };
+        return false;
+      }
     },
 
     // ≥128 bits (RFC 6749 §10.10): 256 random bits each, base64url.

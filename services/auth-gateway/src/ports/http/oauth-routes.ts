@@ -14,7 +14,8 @@ import {
   INTERACTION_TTL_S,
   REFRESH_TOKEN_TTL_S,
 } from '../../domain/oauth.js';
-import { oauthModel } from './oauth-model.js';
+import { clientAddress, type TrustedProxies } from './client-address.js';
+import { oauthModel, type ModelCall } from './oauth-model.js';
 import { consentPage, errorPage, loginPage, pageHeaders } from './pages.js';
 
 const COOKIE = 'marquee_oauth';
@@ -27,8 +28,8 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 export interface OAuthRoutesOptions {
   flows: OAuthFlows;
-  /** Trust `X-Forwarded-For` from any peer (set when only the edge can reach this port). */
-  trustForwardedFor: boolean;
+  /** The proxies (the edge, the ingress) whose `X-Forwarded-For` entries are believed. */
+  trustedProxies: TrustedProxies;
 }
 
 type Params = Record<string, string | undefined>;
@@ -52,15 +53,31 @@ function cookieSecure(request: FastifyRequest): boolean {
   return !(request.protocol === 'http' && LOOPBACK.has(hostOf(request)));
 }
 
-function clientIp(request: FastifyRequest, trustForwardedFor: boolean): string {
-  const peer = request.socket.remoteAddress ?? request.ip;
-  const forwarded = request.headers['x-forwarded-for'];
-  const peerIsLoopback = peer === '::1' || peer.startsWith('127.') || peer === '::ffff:127.0.0.1';
-  if (typeof forwarded === 'string' && forwarded && (trustForwardedFor || peerIsLoopback)) {
-    // The nearest proxy appends the address it saw last.
-    return forwarded.split(',').at(-1)!.trim();
+/** The address the throttles count: see {@link clientAddress}. */
+function clientIp(request: FastifyRequest, trusted: TrustedProxies): string {
+  return clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], trusted);
+}
+
+/**
+ * RFC 6749 §2.3.1 HTTP Basic client credentials: `Basic base64(urlencode(id):urlencode(secret))`.
+ * Undefined for anything malformed.
+ */
+export function basicCredentials(
+  header: string,
+): { clientId: string; clientSecret: string } | undefined {
+  const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(header.trim());
+  if (!match || match[1]!.length > 4_096) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    return {
+      clientId: decodeURIComponent(decoded.slice(0, colon)),
+      clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
+    };
+  } catch {
+    return undefined;
   }
-  return peer;
 }
 
 function redirectWith(redirectUri: string, params: Params): string {
@@ -90,8 +107,13 @@ function sendOAuthError(reply: FastifyReply, status: number, error: string, desc
  */
 export function oauthRoutes(options: OAuthRoutesOptions) {
   const { flows } = options;
-  const server = new OAuth2Server({
-    model: oauthModel(flows),
+  // One server per request (it only holds options): the model carries that request's address.
+  const serverFor = (call: ModelCall) =>
+    new OAuth2Server({
+      model: oauthModel(flows, call),
+      ...SERVER_OPTIONS,
+    });
+  const SERVER_OPTIONS = {
     accessTokenLifetime: 3600,
     refreshTokenLifetime: REFRESH_TOKEN_TTL_S,
     authorizationCodeLifetime: CODE_TTL_S,
@@ -99,7 +121,7 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
     // spec 01: the refresh grant answers without a new refresh token.
     alwaysIssueNewRefreshToken: false,
     requireClientAuthentication: { authorization_code: true, refresh_token: true },
-  });
+  };
 
   const setSessionCookie = (request: FastifyRequest, reply: FastifyReply, value: string) =>
     reply.setCookie(COOKIE, value, {
@@ -206,7 +228,7 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
                 ? { codeChallenge: challenge, codeChallengeMethod: 'S256' }
                 : {}),
             },
-            clientIp(request, options.trustForwardedFor),
+            clientIp(request, options.trustedProxies),
           );
         } catch (error) {
           if (!(error instanceof AuthError) || error.kind !== 'resource_exhausted') throw error;
@@ -243,7 +265,7 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
             const session = await flows.signIn(interaction, {
               email: params.email ?? '',
               password: params.password ?? '',
-              ip: clientIp(request, options.trustForwardedFor),
+              ip: clientIp(request, options.trustedProxies),
             });
             setSessionCookie(request, reply, session.cookie);
             const { email } = await flows.pageContext(session.interaction);
@@ -255,6 +277,15 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
             );
           } catch (error) {
             if (!(error instanceof AuthError)) throw error;
+            if (error.kind === 'permission_denied') {
+              // The page used up its attempts: it is void, the flow starts again from the app.
+              clearSessionCookie(request, reply);
+              return sendPage(
+                reply,
+                403,
+                errorPage({ title: 'Session expired', message: error.message }),
+              );
+            }
             const throttled = error.kind === 'resource_exhausted';
             if (throttled) {
               void reply.header('retry-after', String(error.details?.retryAfterSeconds ?? 900));
@@ -312,9 +343,13 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
         });
         const oauthResponse = new OAuthResponse({ headers: {} });
         try {
-          await server.authorize(oauthRequest, oauthResponse, {
-            authenticateHandler: { handle: () => ({ id: fanId }) },
-          });
+          await serverFor({ address: clientIp(request, options.trustedProxies) }).authorize(
+            oauthRequest,
+            oauthResponse,
+            {
+              authenticateHandler: { handle: () => ({ id: fanId }) },
+            },
+          );
         } catch (error) {
           if (!oauthResponse.headers?.location) throw error;
         }
@@ -334,17 +369,7 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
             `Parameter ${repeated} was sent more than once`,
           );
         }
-        const ip = clientIp(request, options.trustForwardedFor);
-        const gate = await flows.clientAuthAllowed(ip);
-        if (!gate.allowed) {
-          void reply.header('retry-after', String(gate.retryAfterSeconds));
-          return sendOAuthError(
-            reply,
-            429,
-            'invalid_client',
-            'Too many failed client authentications from this address; try again later',
-          );
-        }
+        const call: ModelCall = { address: clientIp(request, options.trustedProxies) };
         const grantType = params.grant_type;
         if (grantType !== undefined && !SUPPORTED_GRANTS.has(grantType)) {
           // The library knows more grants (password, client_credentials) than the platform offers.
@@ -368,7 +393,7 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
         const oauthResponse = new OAuthResponse({ headers: {} });
         let thrown: unknown;
         try {
-          await server.token(oauthRequest, oauthResponse);
+          await serverFor(call).token(oauthRequest, oauthResponse);
         } catch (error) {
           // Usually the library has written the RFC 6749 §5.2 error into the response already.
           thrown = error;
@@ -393,8 +418,17 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
           // invalid_grant (the library says invalid_request); the code is consumed either way.
           body.error = 'invalid_grant';
         }
+        if (call.throttled) {
+          // The gate refused before argon2 ran (OAuthFlows.authenticateClient).
+          void reply.header('retry-after', String(call.throttled.retryAfterSeconds));
+          return sendOAuthError(
+            reply,
+            429,
+            'invalid_client',
+            'Too many failed client authentications from this address; try again later',
+          );
+        }
         if (body.error === 'invalid_client') {
-          await flows.clientAuthFailed(ip);
           // The issue asks for 401 however the client authenticated (RFC 6749 §5.2 requires it for Basic).
           status = 401;
           void reply.header('www-authenticate', 'Basic realm="marquee", charset="UTF-8"');
@@ -447,16 +481,30 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
         const { params } = single(request.body);
         let clientId = params.client_id;
         let clientSecret = params.client_secret;
-        const basic = /^Basic\s+(\S+)$/i.exec(request.headers.authorization ?? '');
-        if (basic) {
-          const [id, secret] = Buffer.from(basic[1]!, 'base64').toString('utf8').split(':');
-          clientId = decodeURIComponent(id ?? '');
-          clientSecret = decodeURIComponent(secret ?? '');
+        const refuseClient = () => {
+          void reply.header('www-authenticate', 'Basic realm="marquee", charset="UTF-8"');
+          return sendOAuthError(reply, 401, 'invalid_client', 'Client authentication failed');
+        };
+        if (request.headers.authorization !== undefined) {
+          const basic = basicCredentials(request.headers.authorization);
+          // A malformed header (not Basic, bad base64, no colon, bad %-encoding) is a failed
+          // client authentication, never a 500.
+          if (!basic) return refuseClient();
+          ({ clientId, clientSecret } = basic);
         }
-        const ip = clientIp(request, options.trustForwardedFor);
-        const gate = await flows.clientAuthAllowed(ip);
-        if (!gate.allowed) {
-          void reply.header('retry-after', String(gate.retryAfterSeconds));
+        let app;
+        try {
+          app =
+            clientId && clientSecret
+              ? await flows.authenticateClient(
+                  clientId,
+                  clientSecret,
+                  clientIp(request, options.trustedProxies),
+                )
+              : undefined;
+        } catch (error) {
+          if (!(error instanceof AuthError) || error.kind !== 'resource_exhausted') throw error;
+          void reply.header('retry-after', String(error.details?.retryAfterSeconds ?? 60));
           return sendOAuthError(
             reply,
             429,
@@ -464,12 +512,7 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
             'Too many failed client authentications from this address; try again later',
           );
         }
-        const app =
-          clientId && clientSecret
-            ? await flows.authenticateClient(clientId, clientSecret)
-            : undefined;
         if (!app) {
-          await flows.clientAuthFailed(ip);
           void reply.header('www-authenticate', 'Basic realm="marquee", charset="UTF-8"');
           return sendOAuthError(reply, 401, 'invalid_client', 'Client authentication failed');
         }
