@@ -1,15 +1,109 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
-import { serviceConfigSchema } from '@marquee/platform/service';
+import { readModelConsumerGroup, serviceConfigSchema } from '@marquee/platform/service';
+import { parseMaintenanceWindow } from './domain/maintenance.js';
+
+const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+
+/** Base64 of exactly 32 bytes (an AES-256 key). */
+const aesKey = z
+  .string()
+  .refine(
+    (value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32,
+    'must be the base64 of 32 bytes',
+  );
+
+const maintenanceWindow = z
+  .string()
+  .default('02:00-04:00')
+  .superRefine((value, ctx) => {
+    try {
+      parseMaintenanceWindow(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  });
 
 /** The only module of cart that reads the environment (STYLE.md); see README for each variable. */
 export const configSchema = serviceConfigSchema({
   name: 'cart',
   httpPort: 8085,
   grpcPort: 50055,
-});
+})
+  .extend({
+    /** 3p-connector's gRPC address (ConnectorService: bookings, orders, availability). */
+    GRPC_ADDR_3P_CONNECTOR: z.string().min(1).default('127.0.0.1:50057'),
+    /** Deadline of each connector call. */
+    CONNECTOR_DEADLINE_MS: int(10_000, 100),
+    /** AES-256-GCM key of order tokens and access codes at rest; required in production. */
+    CART_ORDER_TOKEN_KEY: aesKey.optional(),
+    /** How long a reserve waits for the partner before answering PENDING. */
+    CART_RESERVE_WAIT_MS: int(1_500),
+    /** `poll_after_seconds` of a pending cart. */
+    CART_POLL_AFTER_SECONDS: int(1, 1),
+    /** CreateBooking attempts of a reserve on transient failures. */
+    CART_RESERVE_ATTEMPTS: int(3, 1),
+    /** First retry delay of a reserve (doubles). */
+    CART_RESERVE_RETRY_MS: int(500, 1),
+    /** A pending cart whose attempt started longer ago is resumed by the sweeper. */
+    CART_PENDING_RESUME_MS: int(30_000, 100),
+    /** How often the sweeper runs (expiry, resumed reserves, owed releases and voids). */
+    CART_SWEEP_INTERVAL_MS: int(1_000, 10),
+    /** Owed releases and voids are retried this long after the last try. */
+    CART_OWED_RETRY_MS: int(5_000, 0),
+    /** A paid cart whose commit started this long ago may expire. */
+    CART_COMMIT_GRACE_MS: int(120_000, 0),
+    /** Nightly maintenance window in the event's local time, `HH:MM-HH:MM`, or `off`. */
+    CART_MAINTENANCE_WINDOW: maintenanceWindow,
+    /** Service fee per ticket, basis points of the face value. */
+    CART_SERVICE_FEE_BPS: int(1_000),
+    /** Lowest service fee per ticket, minor units. */
+    CART_SERVICE_FEE_MIN_MINOR: int(150),
+    /** Order processing fee, minor units, once per cart. */
+    CART_PROCESSING_FEE_MINOR: int(250),
+    /** Tax on fees, basis points. */
+    CART_FEE_TAX_BPS: int(2_000),
+    /** Payment processor of production carts; only `sandbox` exists today. */
+    CART_PAYMENT_PROCESSOR: z.enum(['sandbox']).default('sandbox'),
+    /** The processor's deadline (the sandbox timeout nonce waits this long). */
+    CART_PAYMENT_TIMEOUT_MS: int(5_000, 1),
+    /** Hold time of sandbox carts, seconds. */
+    CART_SANDBOX_HOLD_SECONDS: int(600, 1),
+    /** Capacity of a sandbox area whose size is unknown. */
+    CART_SANDBOX_AREA_CAPACITY: int(100, 1),
+    /** A tracking hit is attributed to carts the app reserves for the event within this window. */
+    CART_TRACKING_WINDOW_MS: int(24 * 60 * 60_000, 0),
+    /** Terms of use linked from every cart. */
+    CART_TERMS_URL: z.string().url().default('https://marquee.example/legal/terms'),
+    /** Secure-entry acknowledgement linked from carts of secure-entry events. */
+    CART_SECURE_ENTRY_AGREEMENT_URL: z
+      .string()
+      .url()
+      .default('https://marquee.example/legal/secure-entry'),
+    /** Redemption URL of orders: the order number is appended. */
+    CART_REDEMPTION_BASE_URL: z.string().url().default('https://marquee.example/orders/'),
+    /** Consumer group of the event projection (`event-changed`; `availability-changed` adds `.availability`). */
+    EVENT_CONSUMER_GROUP: z.string().min(1).optional(),
+    /** Attempts per consumed record before it is dead-lettered. */
+    CONSUMER_MAX_ATTEMPTS: int(10, 1),
+    /** Idempotency records are kept this long. */
+    IDEMPOTENCY_TTL_MS: int(24 * 60 * 60_000, 1_000),
+  })
+  .superRefine((config, ctx) => {
+    if (config.NODE_ENV === 'production' && config.CART_ORDER_TOKEN_KEY === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CART_ORDER_TOKEN_KEY'],
+        message: 'is required when NODE_ENV=production',
+      });
+    }
+  });
 
 export type CartConfig = z.output<typeof configSchema>;
+
+/** The projection's consumer group: its offsets belong to the database it is applied to. */
+export const eventConsumerGroup = (config: CartConfig): string =>
+  config.EVENT_CONSUMER_GROUP ?? readModelConsumerGroup(config, 'cart');
 
 export const loadCartConfig = (env: NodeJS.ProcessEnv = process.env): CartConfig =>
   loadConfig(configSchema, env);

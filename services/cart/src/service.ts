@@ -1,13 +1,165 @@
+import {
+  createIdempotency,
+  idempotencyIndexes,
+  type IdempotencyRecord,
+} from '@marquee/platform/idempotency';
+import { pingMongo } from '@marquee/platform/mongo';
+import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
-import type { CartConfig } from './config.js';
+import { createServiceStores } from '@marquee/platform/store';
+import {
+  allTopics,
+  availabilityChangedTopic,
+  eventChangedTopic,
+  type TopicDef,
+} from '@marquee/proto/topics';
+import type { AvailabilityChanged, EventChanged } from '@marquee/proto/catalog/v1';
+import { createConnectorClient } from './adapters/connector-client.js';
+import { randomIds } from './adapters/ids.js';
+import { createSandboxProcessor } from './adapters/sandbox-processor.js';
+import { createSecretBox, orderTokenKey, sha256Hasher } from './adapters/secret-box.js';
+import { createCartStorage } from './adapters/stores.js';
+import { CartApp } from './app/cart-app.js';
+import type { Clock, PartnerConnector } from './app/ports.js';
+import { eventConsumerGroup, type CartConfig } from './config.js';
+import { parseMaintenanceWindow } from './domain/maintenance.js';
+import {
+  availabilityChangedHandler,
+  eventChangedHandler,
+  EventProjectionStore,
+} from './events/index.js';
+import { cartGrpc } from './ports/grpc/cart-grpc.js';
+
+export interface CartComposeOptions {
+  /** Tests give their own connector instead of the gRPC client. */
+  connector?: PartnerConnector;
+  /** Tests give their own clock (maintenance window, holds). */
+  clock?: Clock;
+  /** Tests give their own topics so a fresh database does not replay a shared broker. */
+  eventTopic?: TopicDef<EventChanged>;
+  availabilityTopic?: TopicDef<AvailabilityChanged>;
+}
 
 /**
- * Composition root of cart: builds its adapters and ports from the process's infrastructure.
- * The domain arrives with its issue; until then the service hosts health and readiness only.
+ * Composition root of cart: storage (Mongo or memory through `createServiceStores`), the event
+ * projection and its two consumers, the cart application over 3p-connector and the payment
+ * processors, the sweeper, the outbox relay and gRPC.
  */
 export async function composeCart(
-  _infra: ServiceInfra,
-  _config: CartConfig,
+  infra: ServiceInfra,
+  config: CartConfig,
+  options: CartComposeOptions = {},
 ): Promise<ServiceParts> {
-  return {};
+  const { logger, bus, mongo } = infra;
+  const clock = options.clock ?? { now: () => new Date() };
+  const stores = createServiceStores(mongo, { logger });
+  const storage = createCartStorage(stores, {
+    sandboxAreaCapacity: config.CART_SANDBOX_AREA_CAPACITY,
+  });
+  const idempotencyStore = stores.collection<IdempotencyRecord>('idempotency', idempotencyIndexes);
+  await stores.ensureIndexes();
+  const events = new EventProjectionStore(storage.events, () => clock.now());
+  const client = options.connector
+    ? undefined
+    : createConnectorClient(config.GRPC_ADDR_3P_CONNECTOR, {
+        deadlineMs: config.CONNECTOR_DEADLINE_MS,
+        logger,
+      });
+  const secrets = createSecretBox(
+    orderTokenKey(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message)),
+  );
+  const sandboxProcessor = createSandboxProcessor({ timeoutMs: config.CART_PAYMENT_TIMEOUT_MS });
+  const app = new CartApp({
+    ...storage,
+    events,
+    connector: options.connector ?? client!,
+    // Only the sandbox processor exists today (README, "Payment"): production carts use it too.
+    processor: sandboxProcessor,
+    sandboxProcessor,
+    secrets,
+    ids: randomIds,
+    hasher: sha256Hasher,
+    clock,
+    log: logger,
+    settings: {
+      reserveWaitMs: config.CART_RESERVE_WAIT_MS,
+      pollAfterSeconds: config.CART_POLL_AFTER_SECONDS,
+      reserveAttempts: config.CART_RESERVE_ATTEMPTS,
+      reserveRetryMs: config.CART_RESERVE_RETRY_MS,
+      pendingStaleMs: config.CART_PENDING_RESUME_MS,
+      owedRetryMs: config.CART_OWED_RETRY_MS,
+      commitGraceMs: config.CART_COMMIT_GRACE_MS,
+      sandboxHoldSeconds: config.CART_SANDBOX_HOLD_SECONDS,
+      fees: {
+        serviceFeeBps: config.CART_SERVICE_FEE_BPS,
+        serviceFeeMinMinor: config.CART_SERVICE_FEE_MIN_MINOR,
+        processingFeeMinor: config.CART_PROCESSING_FEE_MINOR,
+        feeTaxBps: config.CART_FEE_TAX_BPS,
+      },
+      maintenance: parseMaintenanceWindow(config.CART_MAINTENANCE_WINDOW),
+      trackingWindowMs: config.CART_TRACKING_WINDOW_MS,
+      termsUrl: config.CART_TERMS_URL,
+      secureEntryAgreementUrl: config.CART_SECURE_ENTRY_AGREEMENT_URL,
+      redemptionBaseUrl: config.CART_REDEMPTION_BASE_URL,
+    },
+  });
+  const idempotency = createIdempotency(idempotencyStore, { ttlMs: config.IDEMPOTENCY_TTL_MS });
+
+  const group = eventConsumerGroup(config);
+  // event-changed is compacted: from the beginning, the version rule makes a replay converge.
+  await bus.subscribe(
+    options.eventTopic ?? eventChangedTopic,
+    { group, fromBeginning: true, maxAttempts: config.CONSUMER_MAX_ATTEMPTS },
+    eventChangedHandler(events),
+  );
+  await bus.subscribe(
+    options.availabilityTopic ?? availabilityChangedTopic,
+    {
+      group: `${group}.availability`,
+      fromBeginning: true,
+      maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
+    },
+    availabilityChangedHandler(events),
+  );
+  const relay = createOutboxRelay({
+    sources: stores.outboxSources,
+    publish: busRawPublisher(bus, allTopics),
+    logger,
+  });
+
+  // One sweep at a time per process; replicas are kept apart by compare-and-set.
+  let timer: NodeJS.Timeout | undefined;
+  let sweeping = false;
+  let lastPurge = 0;
+  const sweep = async () => {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      await app.sweep();
+      if (Date.now() - lastPurge > 60_000) {
+        lastPurge = Date.now();
+        await idempotency.purgeExpired();
+      }
+    } catch (error) {
+      logger.warn({ err: error }, 'cart sweep failed; next tick retries');
+    } finally {
+      sweeping = false;
+    }
+  };
+
+  return {
+    grpc: [cartGrpc(app, idempotency)],
+    ...(mongo ? { readiness: { mongo: () => pingMongo(mongo) } } : {}),
+    start: async () => {
+      await relay.start();
+      timer = setInterval(() => void sweep(), config.CART_SWEEP_INTERVAL_MS);
+      timer.unref();
+    },
+    stop: async () => {
+      clearInterval(timer);
+      await app.drain();
+      await relay.stop();
+      client?.close();
+    },
+  };
 }

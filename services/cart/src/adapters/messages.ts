@@ -1,0 +1,189 @@
+import {
+  CancelReason as ProtoCancelReason,
+  DeliveryMethodType,
+  InventoryType,
+  PaymentMethodType,
+  PrintAction,
+  ReleaseReason as ProtoReleaseReason,
+  type BookingExpired,
+  type BookingHeld,
+  type BookingItem,
+  type BookingReleased,
+  type OrderCancelled,
+  type OrderConfirmed,
+  type OrderPrinted,
+  type OrderTicket as ProtoOrderTicket,
+} from '@marquee/proto/cart/v1';
+import type { Cart, HeldTicket, ReleaseReason } from '../domain/cart.js';
+import type { CancelReason, Order, OrderTicket } from '../domain/order.js';
+import { deliveryMethodType } from '../domain/shipping.js';
+
+const money = (amountMinor: number, currency: string) => ({ amountMinor, currency });
+
+/** Held tickets as booking items: one per (area, section, row, price level, type, price). */
+export function bookingItems(
+  tickets: readonly (HeldTicket | OrderTicket)[],
+  currency: string,
+): BookingItem[] {
+  const items = new Map<string, BookingItem>();
+  for (const t of tickets) {
+    const key = [t.areaId, t.section, t.row, t.priceLevelId, t.priceTypeId, t.faceValueMinor].join(
+      '\u0000',
+    );
+    const item = items.get(key);
+    if (item) {
+      item.quantity += 1;
+      if (t.seat) item.seats.push(t.seat);
+    } else
+      items.set(key, {
+        areaId: t.areaId,
+        section: t.section,
+        row: t.row,
+        seats: t.seat ? [t.seat] : [],
+        priceLevelId: t.priceLevelId,
+        priceTypeId: t.priceTypeId,
+        quantity: 1,
+        unitPrice: money(t.faceValueMinor, currency),
+        inventoryType: InventoryType.INVENTORY_TYPE_PRIMARY,
+      });
+  }
+  return [...items.values()];
+}
+
+export function bookingHeldMessage(cart: Cart): BookingHeld {
+  return {
+    cartId: cart.id,
+    eventId: cart.eventId,
+    partnerId: cart.partnerId,
+    inventoryToken: cart.inventoryToken ?? '',
+    items: bookingItems(cart.tickets, cart.currency),
+    total: money(
+      cart.tickets.reduce((s, t) => s + t.faceValueMinor, 0),
+      cart.currency,
+    ),
+    heldAt: cart.heldAt,
+    expiresAt: cart.expiresAt,
+    appId: cart.appId,
+  };
+}
+
+const RELEASE_REASONS: Record<ReleaseReason, ProtoReleaseReason> = {
+  client: ProtoReleaseReason.RELEASE_REASON_CLIENT_RELEASED,
+  'payment-failed': ProtoReleaseReason.RELEASE_REASON_PAYMENT_FAILED,
+  replaced: ProtoReleaseReason.RELEASE_REASON_REPLACED,
+  reconciliation: ProtoReleaseReason.RELEASE_REASON_RECONCILIATION,
+};
+
+export function bookingReleasedMessage(cart: Cart): BookingReleased {
+  return {
+    cartId: cart.id,
+    eventId: cart.eventId,
+    partnerId: cart.partnerId,
+    inventoryToken: cart.inventoryToken ?? '',
+    reason: RELEASE_REASONS[cart.releaseReason ?? 'client'],
+    releasedAt: cart.endedAt ?? cart.updatedAt,
+  };
+}
+
+export function bookingExpiredMessage(cart: Cart): BookingExpired {
+  return {
+    cartId: cart.id,
+    eventId: cart.eventId,
+    partnerId: cart.partnerId,
+    inventoryToken: cart.inventoryToken ?? '',
+    expiredAt: cart.expiresAt ?? cart.updatedAt,
+  };
+}
+
+export function orderTickets(order: Order): ProtoOrderTicket[] {
+  return order.tickets.map((t) => ({
+    ticketId: t.ticketId,
+    seat: t.seat,
+    item: bookingItems([t], order.currency)[0]!,
+  }));
+}
+
+const DELIVERY: Record<string, DeliveryMethodType> = {
+  PH: DeliveryMethodType.DELIVERY_METHOD_TYPE_PRINT_AT_HOME,
+  DS: DeliveryMethodType.DELIVERY_METHOD_TYPE_DELIVERY_SERVICE,
+  PU: DeliveryMethodType.DELIVERY_METHOD_TYPE_PICK_UP,
+};
+
+/** `order-confirmed`: everything secure-entry issues tickets from (never the token itself). */
+export function orderConfirmedMessage(order: Order): OrderConfirmed {
+  return {
+    orderId: order.id,
+    cartId: order.cartId,
+    eventId: order.eventId,
+    partnerId: order.partnerId,
+    inventoryToken: order.inventoryToken,
+    inventoryOrderId: order.inventoryOrderId,
+    appId: order.appId,
+    tickets: orderTickets(order),
+    ticketsAmount: money(order.merchandiseMinor, order.currency),
+    fees: money(order.feeMinor, order.currency),
+    taxes: money(order.taxMinor, order.currency),
+    delivery: money(order.deliveryMinor, order.currency),
+    grandTotal: money(order.grandMinor, order.currency),
+    paymentMethod: PaymentMethodType.PAYMENT_METHOD_TYPE_CARD,
+    deliveryMethod: DELIVERY[deliveryMethodType(order.delivery)]!,
+    thirdPartyAccountId: order.thirdPartyAccountId,
+    secureEntryEnabled: order.secureEntryEnabled,
+    confirmedAt: order.confirmedAt,
+    orderTokenSha256: order.tokenSha256,
+    customerEmail: order.customerEmail,
+    fanId: order.fanId ?? '',
+    deliveryOption: {
+      id: order.delivery.id,
+      carrier: order.delivery.carrier,
+      serviceLevel: order.delivery.serviceLevel,
+      description: order.delivery.descriptionShort,
+    },
+    sandbox: order.sandbox,
+    resoldTicketIds: order.resoldTicketIds ?? [],
+    resoldFromOrderId: order.resoldFromOrderId ?? '',
+  };
+}
+
+const CANCEL_REASONS: Record<CancelReason, ProtoCancelReason> = {
+  requested: ProtoCancelReason.CANCEL_REASON_REQUESTED,
+  'event-cancelled': ProtoCancelReason.CANCEL_REASON_EVENT_CANCELLED,
+  reconciliation: ProtoCancelReason.CANCEL_REASON_RECONCILIATION,
+  'payment-reversed': ProtoCancelReason.CANCEL_REASON_PAYMENT_REVERSED,
+};
+
+export const cancelReasonToProto = (reason: CancelReason | undefined): ProtoCancelReason =>
+  reason ? CANCEL_REASONS[reason] : ProtoCancelReason.CANCEL_REASON_UNSPECIFIED;
+
+export function cancelReasonFromProto(reason: ProtoCancelReason): CancelReason {
+  const found = Object.entries(CANCEL_REASONS).find(([, v]) => v === reason);
+  return (found?.[0] as CancelReason | undefined) ?? 'requested';
+}
+
+export function orderCancelledMessage(order: Order): OrderCancelled {
+  return {
+    orderId: order.id,
+    eventId: order.eventId,
+    partnerId: order.partnerId,
+    inventoryOrderId: order.inventoryOrderId,
+    reason: cancelReasonToProto(order.cancelReason),
+    detail: order.cancelDetail ?? '',
+    cancelledAt: order.cancelledAt,
+    sandbox: order.sandbox,
+  };
+}
+
+export function orderPrintedMessage(order: Order, at: Date): OrderPrinted {
+  return {
+    orderId: order.id,
+    eventId: order.eventId,
+    partnerId: order.partnerId,
+    inventoryOrderId: order.inventoryOrderId,
+    action:
+      order.printed === 'ROLLBACK_PRINT'
+        ? PrintAction.PRINT_ACTION_ROLLBACK_PRINT
+        : PrintAction.PRINT_ACTION_PRINT,
+    recordedAt: at,
+    sandbox: order.sandbox,
+  };
+}

@@ -1,0 +1,390 @@
+import { AppError } from '@marquee/platform/errors';
+import { createOutboxEvent, type OutboxEvent } from '@marquee/platform/outbox';
+import {
+  isVersionConflict,
+  type ServiceStores,
+  type VersionedStore,
+} from '@marquee/platform/store';
+import {
+  bookingExpiredTopic,
+  bookingHeldTopic,
+  bookingReleasedTopic,
+  orderCancelledTopic,
+  orderConfirmedTopic,
+  orderPrintedTopic,
+} from '@marquee/proto/topics';
+import type {
+  CartEvent,
+  CartRepository,
+  OrderRepository,
+  SandboxInventory,
+  Stored,
+  TrackingHit,
+  TrackingRepository,
+} from '../app/ports.js';
+import type { Cart, HeldTicket } from '../domain/cart.js';
+import type { Order } from '../domain/order.js';
+import type { EventProjectionDoc } from '../events/store.js';
+import {
+  bookingExpiredMessage,
+  bookingHeldMessage,
+  bookingReleasedMessage,
+  orderCancelledMessage,
+  orderConfirmedMessage,
+  orderPrintedMessage,
+} from './messages.js';
+
+type CartDoc = Stored<Cart>;
+type OrderDoc = Stored<Order>;
+type TrackingDoc = Stored<TrackingHit>;
+
+const MAX_CAS_ATTEMPTS = 32;
+
+const isKind = (error: unknown, kind: string): boolean =>
+  (error as { kind?: unknown } | null)?.kind === kind;
+
+function withoutVersion<T extends { version: number }>(doc: T): Omit<T, 'version'> {
+  const { version: _version, ...rest } = doc;
+  return rest;
+}
+
+/** The collections of cart (memory or Mongo, chosen by `createServiceStores`). */
+export interface CartStorage {
+  carts: CartRepository;
+  orders: OrderRepository;
+  tracking: TrackingRepository;
+  sandbox: SandboxInventory;
+  events: VersionedStore<EventProjectionDoc>;
+}
+
+export function createCartStorage(
+  stores: ServiceStores,
+  options: { sandboxAreaCapacity: number },
+): CartStorage {
+  const carts = stores.collection<CartDoc>('carts', [
+    { fields: { status: 1, reserveStartedAt: 1 } },
+    { fields: { status: 1, expiresAt: 1 } },
+    { fields: { releaseOwed: 1, updatedAt: 1 } },
+    { fields: { voidOwed: 1, updatedAt: 1 } },
+  ]);
+  const orders = stores.collection<OrderDoc>('orders', [
+    { fields: { orderNumber: 1 }, unique: true, name: 'order_number_unique' },
+    { fields: { appId: 1, confirmedAt: -1 } },
+    { fields: { tokenSha256: 1 } },
+  ]);
+  const tracking = stores.collection<TrackingDoc>('tracking_hits', [
+    { fields: { appId: 1, eventId: 1, at: -1 } },
+  ]);
+  const sandbox = stores.collection<SandboxAreaDoc>('sandbox_inventory', [
+    { fields: { eventId: 1 } },
+  ]);
+  const events = stores.collection<EventProjectionDoc>('events');
+  return {
+    carts: cartRepository(carts),
+    orders: orderRepository(orders),
+    tracking: trackingRepository(tracking),
+    sandbox: sandboxInventory(sandbox, options.sandboxAreaCapacity),
+    events,
+  };
+}
+
+function cartOutbox(events: readonly CartEvent[]): OutboxEvent[] {
+  return events.map((event) => {
+    switch (event.type) {
+      case 'booking-held':
+        return createOutboxEvent(bookingHeldTopic, {
+          key: event.cart.id,
+          value: bookingHeldMessage(event.cart),
+          time: event.cart.heldAt ?? event.cart.updatedAt,
+        });
+      case 'booking-released':
+        return createOutboxEvent(bookingReleasedTopic, {
+          key: event.cart.id,
+          value: bookingReleasedMessage(event.cart),
+          time: event.cart.updatedAt,
+        });
+      case 'booking-expired':
+        return createOutboxEvent(bookingExpiredTopic, {
+          key: event.cart.id,
+          value: bookingExpiredMessage(event.cart),
+          time: event.cart.updatedAt,
+        });
+    }
+  });
+}
+
+export function cartRepository(store: VersionedStore<CartDoc>): CartRepository {
+  return {
+    get: (id) => store.get(id),
+    insert: (cart) => store.insert({ ...cart }),
+    update: (cart, expectedVersion, events = []) =>
+      store.update(cart.id, expectedVersion, { ...cart }, { events: cartOutbox(events) }),
+    findStalePending: (before, limit) =>
+      store.find(
+        { status: 'PENDING', reserveStartedAt: { $lt: before } },
+        { sort: { reserveStartedAt: 1 }, limit },
+      ),
+    findExpired: (now, limit) =>
+      store.find(
+        { status: { $in: ['HELD', 'PAID'] }, expiresAt: { $lte: now } },
+        { sort: { expiresAt: 1 }, limit },
+      ),
+    async findOwing(before, limit) {
+      const [releases, voids] = await Promise.all([
+        store.find(
+          { releaseOwed: true, updatedAt: { $lt: before } },
+          { sort: { updatedAt: 1 }, limit },
+        ),
+        store.find(
+          { voidOwed: true, updatedAt: { $lt: before } },
+          { sort: { updatedAt: 1 }, limit },
+        ),
+      ]);
+      const byId = new Map([...releases, ...voids].map((c) => [c.id, c]));
+      return [...byId.values()].slice(0, limit);
+    },
+  };
+}
+
+export function orderRepository(store: VersionedStore<OrderDoc>): OrderRepository {
+  return {
+    get: (id) => store.get(id),
+    insertConfirmed: (order) =>
+      store.insert(
+        { ...order },
+        {
+          events: [
+            createOutboxEvent(orderConfirmedTopic, {
+              key: order.id,
+              value: orderConfirmedMessage(order),
+              time: order.confirmedAt,
+            }),
+          ],
+        },
+      ),
+    updateCancelled: (order, expectedVersion) =>
+      store.update(
+        order.id,
+        expectedVersion,
+        { ...order },
+        {
+          events: [
+            createOutboxEvent(orderCancelledTopic, {
+              key: order.id,
+              value: orderCancelledMessage(order),
+              ...(order.cancelledAt ? { time: order.cancelledAt } : {}),
+            }),
+          ],
+        },
+      ),
+    updatePrinted: (order, expectedVersion) => {
+      const at = new Date();
+      return store.update(
+        order.id,
+        expectedVersion,
+        { ...order },
+        {
+          events: [
+            createOutboxEvent(orderPrintedTopic, {
+              key: order.id,
+              value: orderPrintedMessage(order, at),
+              time: at,
+            }),
+          ],
+        },
+      );
+    },
+    async listByOwner(owner) {
+      const docs = await store.find(
+        {
+          appId: owner.appId,
+          sandbox: owner.sandbox,
+          ...(owner.fanId !== undefined ? { fanId: owner.fanId } : {}),
+          ...(owner.eventId ? { eventId: owner.eventId } : {}),
+          ...(owner.status ? { status: owner.status } : {}),
+        },
+        { sort: { confirmedAt: -1 }, limit: owner.limit },
+      );
+      return docs.map(withoutVersion);
+    },
+  };
+}
+
+export function trackingRepository(store: VersionedStore<TrackingDoc>): TrackingRepository {
+  return {
+    async insert(hit) {
+      await store.insert({ ...hit });
+    },
+    async latest(appId, eventId, since) {
+      const [found] = await store.find(
+        { appId, eventId, at: { $gte: since } },
+        { sort: { at: -1 }, limit: 1 },
+      );
+      return found && withoutVersion(found);
+    },
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Sandbox inventory
+
+interface SandboxHold {
+  cartId: string;
+  quantity: number;
+  seats: string[];
+  expiresAt: Date;
+}
+
+/** One area of an event's sandbox inventory: capacity, sold count and live holds. */
+export interface SandboxAreaDoc {
+  id: string;
+  version: number;
+  eventId: string;
+  areaId: string;
+  generalAdmission: boolean;
+  capacity: number;
+  sold: number;
+  /** Next seat number given out (sandbox seats are numbered in order and never reused). */
+  nextSeat: number;
+  holds: SandboxHold[];
+}
+
+const sandboxId = (eventId: string, areaId: string) => `${eventId}:${areaId}`;
+
+const noSandboxInventory = () =>
+  new AppError('resource_exhausted', 'the sandbox inventory cannot hold these tickets', {
+    details: { reason: '20052' },
+  });
+
+/**
+ * The sandbox inventory over the store: a hold is a compare-and-set on its area's document, which
+ * counts sold tickets and live holds (expired holds no longer count), so concurrent sandbox carts
+ * never oversell an area either.
+ */
+export function sandboxInventory(
+  store: VersionedStore<SandboxAreaDoc>,
+  defaultCapacity: number,
+): SandboxInventory {
+  const change = async (
+    id: string,
+    create: () => Omit<SandboxAreaDoc, 'version'>,
+    apply: (doc: Omit<SandboxAreaDoc, 'version'>) => Omit<SandboxAreaDoc, 'version'> | undefined,
+  ): Promise<Omit<SandboxAreaDoc, 'version'> | undefined> => {
+    for (let attempt = 1; ; attempt += 1) {
+      const stored = await store.get(id);
+      const current = stored ? withoutVersion(stored) : create();
+      const next = apply(structuredClone(current));
+      if (!next) return undefined;
+      try {
+        if (stored) await store.update(id, stored.version, next);
+        else await store.insert(next);
+        return next;
+      } catch (error) {
+        const raced = isVersionConflict(error) || isKind(error, 'already_exists');
+        if (!raced || attempt >= MAX_CAS_ATTEMPTS) throw error;
+      }
+    }
+  };
+
+  const releaseAll = async (eventId: string, cartId: string) => {
+    const docs = await store.find({ eventId });
+    for (const doc of docs) {
+      if (!doc.holds.some((h) => h.cartId === cartId)) continue;
+      await change(
+        doc.id,
+        () => withoutVersion(doc),
+        (d) => ({
+          ...d,
+          holds: d.holds.filter((h) => h.cartId !== cartId),
+        }),
+      );
+    }
+  };
+
+  return {
+    async hold({ eventId, cartId, lines, areas, expiresAt, now }) {
+      // A resumed attempt starts from nothing: holds of an earlier attempt are given back first.
+      await releaseAll(eventId, cartId);
+      const tickets: Omit<HeldTicket, 'faceValueMinor' | 'areaDescription'>[] = [];
+      let n = 0;
+      for (const line of lines) {
+        let held: SandboxHold | undefined;
+        let heldArea: (typeof areas)[number] | undefined;
+        for (const areaId of line.areaIds) {
+          const area = areas.find((a) => a.areaId === areaId);
+          if (!area) continue;
+          const total = area.available + area.unavailable;
+          const written = await change(
+            sandboxId(eventId, areaId),
+            () => ({
+              id: sandboxId(eventId, areaId),
+              eventId,
+              areaId,
+              generalAdmission: area.generalAdmission,
+              capacity: total > 0 ? total : defaultCapacity,
+              sold: 0,
+              nextSeat: 1,
+              holds: [],
+            }),
+            (doc) => {
+              const live = doc.holds.filter((h) => h.expiresAt.getTime() > now.getTime());
+              const taken = doc.sold + live.reduce((s, h) => s + h.quantity, 0);
+              if (doc.capacity - taken < line.quantity) return undefined;
+              const seats = doc.generalAdmission
+                ? []
+                : Array.from({ length: line.quantity }, (_, i) => String(doc.nextSeat + i));
+              held = { cartId, quantity: line.quantity, seats, expiresAt };
+              return {
+                ...doc,
+                nextSeat: doc.nextSeat + (doc.generalAdmission ? 0 : line.quantity),
+                holds: [...doc.holds, held],
+              };
+            },
+          );
+          if (written) {
+            heldArea = area;
+            break;
+          }
+        }
+        if (!held || !heldArea) {
+          await releaseAll(eventId, cartId);
+          throw noSandboxInventory();
+        }
+        for (let i = 0; i < line.quantity; i += 1) {
+          n += 1;
+          tickets.push({
+            ticketId: `${cartId}-${n}`,
+            areaId: heldArea.areaId,
+            section: heldArea.sectionId,
+            row: heldArea.generalAdmission ? '' : 'SBX',
+            seat: held.seats[i] ?? '',
+            priceLevelId: heldArea.priceLevelId,
+            priceTypeId: line.priceTypeId,
+            generalAdmission: heldArea.generalAdmission,
+          });
+        }
+      }
+      return tickets;
+    },
+    release: releaseAll,
+    async sell(eventId, cartId) {
+      const docs = await store.find({ eventId });
+      for (const doc of docs) {
+        if (!doc.holds.some((h) => h.cartId === cartId)) continue;
+        await change(
+          doc.id,
+          () => withoutVersion(doc),
+          (d) => {
+            const mine = d.holds.filter((h) => h.cartId === cartId);
+            if (mine.length === 0) return undefined;
+            return {
+              ...d,
+              sold: d.sold + mine.reduce((s, h) => s + h.quantity, 0),
+              holds: d.holds.filter((h) => h.cartId !== cartId),
+            };
+          },
+        );
+      }
+    },
+  };
+}

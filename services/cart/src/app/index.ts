@@ -1,0 +1,35 @@
+/**
+ * The application layer of cart, for every API built on it (the partner cart gRPC port here, the
+ * commerce API, top picks): `CartApp` and its inputs and views. Nothing here knows an API's wire
+ * shape; amounts are integers in minor units of the cart's currency.
+ */
+export {
+  CartApp,
+  sandboxAreas,
+  type BillingInput,
+  type CartAppDeps,
+  type CartOwner,
+  type CartSettings,
+  type CartView,
+  type CommitResult,
+  type EventAvailability,
+  type Offer,
+  type ReserveInput,
+  type ReserveRequestInput,
+  type ReserveTicketInput,
+} from './cart-app.js';
+export type * from './ports.js';
+export type {
+  Cart,
+  CartBilling,
+  CartChannel,
+  CartPayment,
+  CartStatus,
+  HeldTicket,
+  ReleaseReason,
+} from '../domain/cart.js';
+export type { CancelReason, Order, OrderStatus, OrderTicket } from '../domain/order.js';
+export type { CartTotals, Charge, FeeSchedule, PricedCart, PricedLine } from '../domain/pricing.js';
+export type { ShippingOption } from '../domain/shipping.js';
+export type { Agreement } from '../domain/agreements.js';
+export { CartError, ErrorCode } from '../domain/errors.js';

@@ -1,0 +1,213 @@
+import type { BookingLine, Cart, HeldTicket, SealedSecret } from '../domain/cart.js';
+import type { CancelReason, Order } from '../domain/order.js';
+import type { SellableArea } from '../events/sellable-event.js';
+
+/** A stored record with the store's version (compare-and-set). */
+export type Stored<T> = T & { version: number };
+
+/**
+ * Carts. `update` is compare-and-set on `expectedVersion` (kind `aborted` when another writer won);
+ * `events` are the topic records written atomically with the state (outbox).
+ */
+export interface CartRepository {
+  get(id: string): Promise<Stored<Cart> | undefined>;
+  insert(cart: Cart): Promise<Stored<Cart>>;
+  update(cart: Cart, expectedVersion: number, events?: CartEvent[]): Promise<Stored<Cart>>;
+  /** PENDING carts whose last attempt started before `before`, oldest first. */
+  findStalePending(before: Date, limit: number): Promise<Stored<Cart>[]>;
+  /** HELD or PAID carts whose hold ended at or before `now`, soonest first. */
+  findExpired(now: Date, limit: number): Promise<Stored<Cart>[]>;
+  /** Ended carts that still owe a partner release or a payment void, last touched before `before`. */
+  findOwing(before: Date, limit: number): Promise<Stored<Cart>[]>;
+}
+
+/** A topic record of a cart's state change (the adapter encodes it and keys it). */
+export type CartEvent =
+  | { type: 'booking-held'; cart: Cart }
+  | { type: 'booking-released'; cart: Cart }
+  | { type: 'booking-expired'; cart: Cart };
+
+/** Orders. Writes carry their topic record (`order-confirmed`, `order-cancelled`, `order-printed`). */
+export interface OrderRepository {
+  get(id: string): Promise<Stored<Order> | undefined>;
+  /** Inserts with `order-confirmed`; kind `already_exists` when the order (or its number) exists. */
+  insertConfirmed(order: Order): Promise<Stored<Order>>;
+  /** Writes the cancellation with `order-cancelled`. */
+  updateCancelled(order: Order, expectedVersion: number): Promise<Stored<Order>>;
+  /** Writes a print action with `order-printed`. */
+  updatePrinted(order: Order, expectedVersion: number): Promise<Stored<Order>>;
+  /** Orders of an owner (app, and fan when given), newest first. */
+  listByOwner(owner: {
+    appId: string;
+    fanId?: string;
+    sandbox: boolean;
+    eventId?: string;
+    status?: Order['status'];
+    limit: number;
+  }): Promise<Order[]>;
+}
+
+/** Affiliate tracking hits. */
+export interface TrackingHit {
+  id: string;
+  appId: string;
+  eventId: string;
+  sharedId: string;
+  subId1: string;
+  subId2: string;
+  subId3: string;
+  sandbox: boolean;
+  at: Date;
+}
+
+export interface TrackingRepository {
+  insert(hit: TrackingHit): Promise<void>;
+  /** The newest hit of the app for the event at or after `since`. */
+  latest(appId: string, eventId: string, since: Date): Promise<TrackingHit | undefined>;
+}
+
+/** What the partner answers for a held booking. */
+export interface PartnerBooking {
+  inventoryToken: string;
+  expiresAt: Date;
+  tickets: Omit<HeldTicket, 'generalAdmission' | 'areaDescription'>[];
+}
+
+/** A seat as the partner's live availability lists it. */
+export interface AvailableSeat {
+  id: string;
+  row: string;
+  number: string;
+}
+
+export interface LiveArea extends SellableArea {
+  seats: AvailableSeat[];
+}
+
+/**
+ * The partner side, through 3p-connector's ConnectorService. Rejections carry a `kind`
+ * (`resource_exhausted` sold out, `failed_precondition`, `not_found`, `unavailable`,
+ * `deadline_exceeded`, ...) and the connector's details.
+ */
+export interface PartnerConnector {
+  /** Idempotent per `cartId`: the live booking of the cart when there is one. */
+  createBooking(input: {
+    eventId: string;
+    cartId: string;
+    lines: (Omit<BookingLine, 'accessCodeSealed'> & { accessCode: string })[];
+    language: string;
+  }): Promise<PartnerBooking>;
+  /** Idempotent: a booking already released or expired counts as done. */
+  releaseBooking(eventId: string, inventoryToken: string): Promise<void>;
+  /** Idempotent per `orderId`. */
+  createOrder(input: {
+    eventId: string;
+    inventoryToken: string;
+    orderId: string;
+    ticketsAmountMinor: number;
+    currency: string;
+    ticketsQuantity: number;
+    paymentMethodType: string;
+    deliveryMethodType: string;
+  }): Promise<{ inventoryOrderId: string }>;
+  /** Live availability; `levelId` + `sectionId` for one area; seats when asked. */
+  availability(input: {
+    eventId: string;
+    levelId?: string;
+    sectionId?: string;
+    withSeats: boolean;
+  }): Promise<{ areas: LiveArea[]; observedAt: Date }>;
+  /** PRINT or ROLLBACK_PRINT at the partner. */
+  printOrder(input: {
+    eventId: string;
+    inventoryOrderId: string;
+    orderId: string;
+    action: 'PRINT' | 'ROLLBACK_PRINT';
+  }): Promise<void>;
+}
+
+/** A payment authorisation. */
+export interface Authorization {
+  paymentId: string;
+  issuer: string;
+  /** Last four digits. */
+  last4: string;
+}
+
+/**
+ * The payment processor. `authorize` rejects a declined payment with kind `failed_precondition`
+ * and a partner cart code (20122, 20129, 20152), a processor that does not answer in time with
+ * kind `unavailable` (the payment is then treated as not taken). `capture` and `void` are
+ * idempotent per payment id.
+ */
+export interface PaymentProcessor {
+  /** Which processor this is (`sandbox` for the test processor). */
+  readonly name: string;
+  authorize(input: {
+    /** Idempotency reference (cart id and attempt). */
+    reference: string;
+    amountMinor: number;
+    currency: string;
+    /** A secret: never stored or logged. */
+    nonce: string;
+    /** A secret: never stored or logged. */
+    cin: string;
+    expireMonth: number;
+    expireYear: number;
+  }): Promise<Authorization>;
+  capture(paymentId: string, amountMinor: number, currency: string): Promise<void>;
+  void(paymentId: string): Promise<void>;
+}
+
+/**
+ * The sandbox inventory of pre-production carts: capacity per area, holds and sales tracked with
+ * compare-and-set so it never oversells either.
+ */
+export interface SandboxInventory {
+  /** Holds `lines` for the cart, all or nothing; kind `resource_exhausted` when they do not fit. */
+  hold(input: {
+    eventId: string;
+    cartId: string;
+    lines: { areaIds: string[]; priceLevelId: string; priceTypeId: string; quantity: number }[];
+    areas: SellableArea[];
+    expiresAt: Date;
+    now: Date;
+  }): Promise<Omit<HeldTicket, 'faceValueMinor' | 'areaDescription'>[]>;
+  /** Frees the cart's holds (idempotent). */
+  release(eventId: string, cartId: string): Promise<void>;
+  /** Turns the cart's holds into sales (idempotent). */
+  sell(eventId: string, cartId: string): Promise<void>;
+}
+
+/** Encrypts secrets kept at rest (order tokens, access codes). */
+export interface SecretBox {
+  seal(plain: string): SealedSecret;
+  open(sealed: SealedSecret): string;
+}
+
+export interface Ids {
+  cartId(): string;
+  orderId(): string;
+  /** 8 random bytes for an order number. */
+  orderNumberBytes(): Uint8Array;
+  /** A fresh order token (32 random bytes, base64url). */
+  orderToken(): string;
+  trackingId(): string;
+}
+
+export interface Hasher {
+  /** Hex SHA-256 of a string. */
+  sha256(text: string): string;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface Log {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+export type { CancelReason };

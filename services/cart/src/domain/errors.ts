@@ -1,0 +1,85 @@
+/**
+ * Errors of cart's use cases: a `kind` (the gRPC status the port answers, structural: no platform
+ * import) and the partner cart error code, carried in `details.reason` (the edge renders it as
+ * `error.code`). The README lists every code.
+ */
+export type ErrorKind =
+  | 'invalid_argument'
+  | 'not_found'
+  | 'already_exists'
+  | 'failed_precondition'
+  | 'unauthenticated'
+  | 'permission_denied'
+  | 'resource_exhausted'
+  | 'unavailable'
+  | 'aborted'
+  | 'deadline_exceeded'
+  | 'internal';
+
+/** Partner cart error codes (ErrorInfo reasons). */
+export const ErrorCode = {
+  /** Invalid input (a field is missing, malformed or out of range). */
+  INVALID_INPUT: '10002',
+  /** Invalid delivery method (unknown shipping option). */
+  INVALID_DELIVERY: '10104',
+  /** Back-end maintenance window, or the partner host is down. */
+  HOST_DOWN: '20001',
+  /** No inventory matches the request (or no contiguous seats). */
+  NO_INVENTORY: '20052',
+  /** The payment was not accepted (declined by the processor). */
+  PAYMENT_NOT_ACCEPTED: '20122',
+  /** The processor found no funds on the card. */
+  NO_FUNDS: '20129',
+  /** The card verification value is wrong. */
+  INVALID_CVV: '20152',
+  /** The event cannot be transacted: not on sale, not sold through the platform, cancelled. */
+  NOT_TRANSACTABLE: '90001',
+  /** Invalid or stale cart: unknown, of another app, or in a state that does not allow the call. */
+  INVALID_CART: '90003',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export class CartError extends Error {
+  readonly details: Record<string, unknown>;
+
+  constructor(
+    readonly kind: ErrorKind,
+    readonly code: ErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'CartError';
+    this.details = { ...details, reason: code };
+  }
+}
+
+export const invalidInput = (message: string, field?: string): CartError =>
+  new CartError('invalid_argument', ErrorCode.INVALID_INPUT, message, field ? { field } : {});
+
+export const staleCart = (message: string, details: Record<string, unknown> = {}): CartError =>
+  new CartError('failed_precondition', ErrorCode.INVALID_CART, message, details);
+
+export const cartNotFound = (cartId: string): CartError =>
+  new CartError('not_found', ErrorCode.INVALID_CART, `cart ${cartId} not found`, {
+    cart_id: cartId,
+  });
+
+export const errorKindOf = (error: unknown): string | undefined =>
+  typeof error === 'object' && error !== null ? (error as { kind?: string }).kind : undefined;
+
+/**
+ * A failure that says nothing about the request itself: the callee was unreachable, slow, or lost a
+ * race. Worth retrying; the outcome of a state-changing call may be unknown.
+ */
+export const isTransient = (error: unknown): boolean => {
+  const kind = errorKindOf(error);
+  return (
+    kind === undefined ||
+    kind === 'unavailable' ||
+    kind === 'deadline_exceeded' ||
+    kind === 'aborted' ||
+    kind === 'internal'
+  );
+};

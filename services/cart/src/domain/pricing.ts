@@ -1,0 +1,201 @@
+import type { HeldTicket } from './cart.js';
+import type { ShippingOption } from './shipping.js';
+
+/**
+ * The platform's fees on top of the partner's face values. All amounts are integers in minor units
+ * of the cart's currency; percentages are basis points (1 bp = 0.01 %), rounded half up per ticket.
+ */
+export interface FeeSchedule {
+  /** Service fee per ticket, in basis points of its face value. */
+  serviceFeeBps: number;
+  /** Lowest service fee per ticket (minor units), for cheap tickets; 0 = none. */
+  serviceFeeMinMinor: number;
+  /** Order processing fee, once per cart (minor units); 0 = none. */
+  processingFeeMinor: number;
+  /** Tax on fees (service and processing), in basis points of the fee. Delivery prices include tax. */
+  feeTaxBps: number;
+}
+
+export const DEFAULT_FEES: FeeSchedule = {
+  serviceFeeBps: 1_000,
+  serviceFeeMinMinor: 150,
+  processingFeeMinor: 250,
+  feeTaxBps: 2_000,
+};
+
+/** `round(amount * bps / 10000)` half up, in integers (no floating point on money). */
+export const applyBps = (amountMinor: number, bps: number): number =>
+  Math.floor((amountMinor * bps + 5_000) / 10_000);
+
+export interface Charge {
+  type: 'face_value' | 'service' | 'processing';
+  /** Amount per unit. */
+  priceMinor: number;
+  quantity: number;
+  /** Tax per unit, on top of `priceMinor`. */
+  taxMinor: number;
+  feeType: 'per ticket' | 'per order';
+}
+
+export interface Totals {
+  merchandise: number;
+  fee: number;
+  tax: number;
+  grand: number;
+}
+
+/** Tickets of one price type (and price level) within a line. */
+export interface PricedTicketGroup {
+  priceTypeId: string;
+  priceLevelId: string;
+  quantity: number;
+  faceValueMinor: number;
+  charges: Charge[];
+}
+
+/** One line of the cart: tickets of one area, section and row. */
+export interface PricedLine {
+  /** From 1. */
+  lineNumber: number;
+  areaId: string;
+  areaDescription: string;
+  section: string;
+  row: string;
+  seats: string[];
+  generalAdmission: boolean;
+  quantity: number;
+  groups: PricedTicketGroup[];
+  totals: Totals;
+}
+
+export interface CartTotals extends Totals {
+  delivery: number;
+  upsell: number;
+  unpaid: number;
+}
+
+export interface PricedCart {
+  lines: PricedLine[];
+  /** The order processing fee, when there is one. */
+  processing?: Charge;
+  totals: CartTotals;
+}
+
+/** Service fee and its tax for one ticket. */
+export function ticketFees(
+  faceValueMinor: number,
+  fees: FeeSchedule,
+): { fee: number; tax: number } {
+  const fee = Math.max(applyBps(faceValueMinor, fees.serviceFeeBps), fees.serviceFeeMinMinor);
+  return { fee, tax: applyBps(fee, fees.feeTaxBps) };
+}
+
+const seatOrder = (a: string, b: string): number => {
+  const na = Number(a);
+  const nb = Number(b);
+  return Number.isFinite(na) && Number.isFinite(nb) ? na - nb : a.localeCompare(b);
+};
+
+/**
+ * Prices a cart: held tickets grouped into lines (area, section, row), a service fee and its tax per
+ * ticket, the processing fee and its tax once per cart, the chosen delivery, and what payments
+ * already cover.
+ */
+export function priceCart(input: {
+  tickets: readonly HeldTicket[];
+  fees: FeeSchedule;
+  delivery?: ShippingOption | undefined;
+  paidMinor?: number;
+}): PricedCart {
+  const { fees } = input;
+  const byLine = new Map<string, HeldTicket[]>();
+  for (const ticket of input.tickets) {
+    const key = [ticket.areaId, ticket.section, ticket.row].join('\u0000');
+    byLine.set(key, [...(byLine.get(key) ?? []), ticket]);
+  }
+  const lines: PricedLine[] = [...byLine.values()].map((tickets, index) => {
+    const groups = new Map<string, PricedTicketGroup>();
+    for (const t of tickets) {
+      const key = [t.priceTypeId, t.priceLevelId, t.faceValueMinor].join('\u0000');
+      const group = groups.get(key);
+      if (group) group.quantity += 1;
+      else
+        groups.set(key, {
+          priceTypeId: t.priceTypeId,
+          priceLevelId: t.priceLevelId,
+          quantity: 1,
+          faceValueMinor: t.faceValueMinor,
+          charges: [],
+        });
+    }
+    const totals: Totals = { merchandise: 0, fee: 0, tax: 0, grand: 0 };
+    for (const group of groups.values()) {
+      const { fee, tax } = ticketFees(group.faceValueMinor, fees);
+      group.charges = [
+        {
+          type: 'face_value',
+          priceMinor: group.faceValueMinor,
+          quantity: group.quantity,
+          taxMinor: 0,
+          feeType: 'per ticket',
+        },
+        {
+          type: 'service',
+          priceMinor: fee,
+          quantity: group.quantity,
+          taxMinor: tax,
+          feeType: 'per ticket',
+        },
+      ];
+      totals.merchandise += group.faceValueMinor * group.quantity;
+      totals.fee += fee * group.quantity;
+      totals.tax += tax * group.quantity;
+    }
+    totals.grand = totals.merchandise + totals.fee + totals.tax;
+    const first = tickets[0]!;
+    return {
+      lineNumber: index + 1,
+      areaId: first.areaId,
+      areaDescription: first.areaDescription,
+      section: first.section,
+      row: first.row,
+      seats: tickets
+        .map((t) => t.seat)
+        .filter((s) => s !== '')
+        .sort(seatOrder),
+      generalAdmission: first.generalAdmission,
+      quantity: tickets.length,
+      groups: [...groups.values()],
+      totals,
+    };
+  });
+  const processing: Charge | undefined =
+    fees.processingFeeMinor > 0 && lines.length > 0
+      ? {
+          type: 'processing',
+          priceMinor: fees.processingFeeMinor,
+          quantity: 1,
+          taxMinor: applyBps(fees.processingFeeMinor, fees.feeTaxBps),
+          feeType: 'per order',
+        }
+      : undefined;
+  const sum = (pick: (t: Totals) => number) => lines.reduce((s, l) => s + pick(l.totals), 0);
+  const merchandise = sum((t) => t.merchandise);
+  const fee = sum((t) => t.fee) + (processing?.priceMinor ?? 0);
+  const tax = sum((t) => t.tax) + (processing?.taxMinor ?? 0);
+  const delivery = input.delivery?.feeMinor ?? 0;
+  const grand = merchandise + fee + tax + delivery;
+  return {
+    lines,
+    ...(processing ? { processing } : {}),
+    totals: {
+      merchandise,
+      fee,
+      tax,
+      delivery,
+      upsell: 0,
+      grand,
+      unpaid: Math.max(0, grand - (input.paidMinor ?? 0)),
+    },
+  };
+}

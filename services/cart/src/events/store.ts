@@ -1,0 +1,76 @@
+import { isVersionConflict, type VersionedStore } from '@marquee/platform/store';
+import type { AvailabilityChanged, Event } from '@marquee/proto/catalog/v1';
+import {
+  applyAvailabilityChanged,
+  applyEventChanged,
+  applyEventDeleted,
+  emptyProjection,
+  type EventProjection,
+} from './projection.js';
+import { pricesAt, type EventReader, type SellableEvent } from './sellable-event.js';
+
+export type EventProjectionDoc = EventProjection & { version: number };
+
+const MAX_ATTEMPTS = 16;
+
+const isKind = (error: unknown, kind: string): boolean =>
+  (error as { kind?: unknown } | null)?.kind === kind;
+
+/**
+ * The event projection over a versioned store (memory or Mongo): every change is a read, a pure
+ * apply and a compare-and-set, retried when another writer won, so two consumers (or a redelivery
+ * racing a newer record) converge on the newest state.
+ */
+export class EventProjectionStore implements EventReader {
+  constructor(
+    private readonly store: VersionedStore<EventProjectionDoc>,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async get(eventId: string): Promise<SellableEvent | undefined> {
+    const doc = eventId ? await this.store.get(eventId) : undefined;
+    if (!doc?.event || doc.removed) return undefined;
+    return {
+      ...doc.event,
+      prices: pricesAt(doc.event.pricePeriods, this.now()),
+      areas: doc.areas,
+      totalAvailable: doc.areas.reduce((sum, a) => sum + a.available, 0),
+      ...(doc.availabilityObservedAt ? { availabilityObservedAt: doc.availabilityObservedAt } : {}),
+    };
+  }
+
+  /** Applies an `event-changed` state; resolves whether it changed anything. */
+  applyEvent(event: Event): Promise<boolean> {
+    return this.change(event.id, (current) => applyEventChanged(current, event));
+  }
+
+  /** Applies an `event-changed` tombstone. */
+  deleteEvent(eventId: string): Promise<boolean> {
+    return this.change(eventId, applyEventDeleted);
+  }
+
+  /** Applies an `availability-changed` record. */
+  applyAvailability(change: AvailabilityChanged): Promise<boolean> {
+    return this.change(change.eventId, (current) => applyAvailabilityChanged(current, change));
+  }
+
+  private async change(
+    id: string,
+    apply: (current: EventProjection) => EventProjection | undefined,
+  ): Promise<boolean> {
+    for (let attempt = 1; ; attempt += 1) {
+      const stored = await this.store.get(id);
+      const { version, ...current } = stored ?? { ...emptyProjection(id), version: 0 };
+      const next = apply(current);
+      if (!next) return false;
+      try {
+        if (stored) await this.store.update(id, version, { ...next, id });
+        else await this.store.insert({ ...next, id });
+        return true;
+      } catch (error) {
+        const raced = isVersionConflict(error) || isKind(error, 'already_exists');
+        if (!raced || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+}
