@@ -8,6 +8,7 @@ import { createDealsClient } from './adapters/deals-client.js';
 import { createPartnerAdminClient } from './adapters/partner-admin-client.js';
 import { createPublisherClient } from './adapters/publisher-client.js';
 import { createReconcilerClient } from './adapters/reconciler-client.js';
+import { createTopPicksClient } from './adapters/top-picks-client.js';
 import { cachingDeveloperAccess } from './adapters/caching-developer-access.js';
 import type { EdgeGatewayConfig } from './config.js';
 import { registerEdgeRoutes } from './ports/http/edge-app.js';
@@ -39,6 +40,7 @@ export async function composeEdgeGateway(
   const publishing = createPublisherClient(config.GRPC_ADDR_PUBLISHER, options);
   const partners = createPartnerAdminClient(config.GRPC_ADDR_3P_CONNECTOR, options);
   const reconciliation = createReconcilerClient(config.GRPC_ADDR_RECONCILER, options);
+  const topPicks = createTopPicksClient(config.GRPC_ADDR_CART, options);
   const partnerCart = createCartClient(config.GRPC_ADDR_CART, options);
   const commerce = createCommerceClient(config.GRPC_ADDR_CART, options);
   return {
@@ -53,6 +55,7 @@ export async function composeEdgeGateway(
           publishing,
           partners,
           reconciliation,
+          topPicks,
           partnerCart,
           commerce,
           // Fan tokens are introspected on every call (a revoked grant stops working at once);
@@ -70,6 +73,7 @@ export async function composeEdgeGateway(
       publishing.close();
       partners.close();
       reconciliation.close();
+      topPicks.close();
       partnerCart.close();
       commerce.close();
     },

@@ -11,6 +11,7 @@ import type { PartnerCart } from './partner-cart.js';
 import type { PartnerAdmin } from './partners.js';
 import type { Publishing } from './publishing.js';
 import type { Reconciliation } from './reconciliation.js';
+import type { TopPicksBackend } from './top-picks.js';
 
 export interface NewApp {
   name: string;
@@ -70,6 +71,8 @@ export interface Backends {
   partners: PartnerAdmin;
   /** Reconciliation cases and event reports (reconciler; port in reconciliation.ts). */
   reconciliation: Reconciliation;
+  /** Top picks and resale listings (cart's TopPicksService; port in top-picks.ts). */
+  topPicks: TopPicksBackend;
   /** The partner cart and operators' orders (cart's CartService; port in partner-cart.ts). */
   partnerCart: PartnerCart;
   /** Commerce offers and shopping carts (cart; port in commerce.ts). */

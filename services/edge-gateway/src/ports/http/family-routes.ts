@@ -6,12 +6,14 @@ import { dealsAdminRoutes } from './admin/deals-admin-routes.js';
 import { ordersAdminRoutes } from './admin/orders-admin-routes.js';
 import { partnersAdminRoutes } from './admin/partners-admin-routes.js';
 import { reconciliationAdminRoutes } from './admin/reconciliation-admin-routes.js';
+import { resaleAdminRoutes } from './admin/resale-admin-routes.js';
 import { dealsRoutes } from './families/deals-routes.js';
 import { discoveryV2Routes } from './discovery/discovery-v2-routes.js';
 import { internationalRoutes } from './discovery/international-routes.js';
 import { partnerCartRoutes } from './partner-cart/partner-cart-routes.js';
 import type { FamilyRoutes } from './families/register-family.js';
 import { publishingRoutes } from './publishing/publishing-routes.js';
+import { topPicksRoutes } from './top-picks/top-picks-routes.js';
 
 export interface RouteContext {
   backends: Backends;
@@ -30,6 +32,7 @@ export const familyRoutes: Readonly<
     ({ backends }) => dealsAdminRoutes(backends),
     ({ backends }) => partnersAdminRoutes(backends),
     ({ backends }) => reconciliationAdminRoutes(backends),
+    ({ backends }) => resaleAdminRoutes(backends),
     ({ backends }) => ordersAdminRoutes(backends),
     ({ backends }) => appAccessAdminRoutes(backends),
   ],
@@ -40,4 +43,5 @@ export const familyRoutes: Readonly<
   // The partner cart; the secure-entry order read (POST /orders) is its own module of this family.
   'partner-cart': [({ backends }) => partnerCartRoutes(backends)],
   publishing: [({ backends }) => publishingRoutes(backends)],
+  'top-picks': [({ backends }) => topPicksRoutes(backends)],
 };
