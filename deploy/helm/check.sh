@@ -25,7 +25,7 @@ failures=0
 pass() { printf '[check] ok   %s\n' "$*"; }
 fail() { printf '[check] FAIL %s\n' "$*" >&2; failures=$((failures + 1)); }
 
-secrets=(--set secrets.adminToken=check-admin-token --set secrets.partnerClientSecret=check-partner-secret --set secrets.partnerCredentialsKey=Y2hlY2sta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0tLS0=)
+secrets=(--set secrets.adminToken=check-admin-token --set secrets.partnerClientSecret=check-partner-secret --set secrets.partnerCredentialsKey=Y2hlY2sta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0tLS0= --set secrets.cartOrderTokenKey=Y2FydC1rZXktMzItYnl0ZXMtbG9uZy0tLS0tLS0tLS0=)
 kubeconform_strict() { # file
   kubeconform -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
     -schema-location "$schema_location" "$1"

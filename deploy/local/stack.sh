@@ -55,6 +55,9 @@ start() {
   local token; token="$(admin_token)"
   local credentials_key partner_secret
   credentials_key="$(stack_secret partner-credentials-key 32)"
+  # cart's key of order tokens at rest: kept across restarts so retried commits answer their token.
+  local order_token_key
+  order_token_key="$(stack_secret cart-order-token-key 32)"
   # The key services sign and check their gRPC calls with (docs/architecture.md, "Service-to-service
   # authentication"); one for the whole stack, kept across restarts like the other secrets.
   local service_auth_key
@@ -71,7 +74,8 @@ start() {
       # shellcheck disable=SC2086 # one word per option
       # Logs are appended: the log of a crashed process survives its restart.
       KAFKA_BROKERS="$KAFKA_BROKERS" MONGO_URL="$MONGO_URL" ADMIN_TOKEN="$token" LOG_LEVEL="${LOG_LEVEL:-info}" \
-        PARTNER_CREDENTIALS_KEY="$credentials_key" PARTNER_CLIENT_ID=marquee-local \
+        PARTNER_CREDENTIALS_KEY="$credentials_key" CART_ORDER_TOKEN_KEY="$order_token_key" \
+        PARTNER_CLIENT_ID=marquee-local \
         PARTNER_CLIENT_SECRET="$partner_secret" SERVICE_AUTH_KEY="$service_auth_key" \
         nohup node $node_options --enable-source-maps --import @marquee/platform/telemetry/register dist/main.js \
         >>"$state/logs/$name.log" 2>&1 &

@@ -90,7 +90,13 @@ export const backendServices: ReadonlyArray<BackendService> = [
     edgeAddressKey: 'GRPC_ADDR_3P_CONNECTOR',
     env: (context) => ({ PARTNER_CREDENTIALS_KEY: context.partnerCredentialsKey }),
   },
-  { service: bootable(cartService), edgeAddressKey: 'GRPC_ADDR_CART' },
+  {
+    service: bootable(cartService),
+    edgeAddressKey: 'GRPC_ADDR_CART',
+    needs: ['GRPC_ADDR_3P_CONNECTOR'],
+    // The nightly maintenance window would make the demo depend on the wall clock.
+    env: () => ({ CART_MAINTENANCE_WINDOW: 'off' }),
+  },
   { service: bootable(secureEntryService), edgeAddressKey: 'GRPC_ADDR_SECURE_ENTRY' },
   {
     service: bootable(reconcilerService),
