@@ -24,7 +24,7 @@ const backends: ReadonlyArray<{ name: string; addressKey?: string; needs?: strin
   { name: 'deals', addressKey: 'GRPC_ADDR_DEALS', needs: ['GRPC_ADDR_CATALOG_INDEXER'] },
   { name: 'partner-reference' },
   { name: '3p-connector', addressKey: 'GRPC_ADDR_3P_CONNECTOR' },
-  { name: 'cart', addressKey: 'GRPC_ADDR_CART' },
+  { name: 'cart', addressKey: 'GRPC_ADDR_CART', needs: ['GRPC_ADDR_3P_CONNECTOR'] },
   { name: 'secure-entry', addressKey: 'GRPC_ADDR_SECURE_ENTRY' },
   {
     name: 'reconciler',
@@ -130,6 +130,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       PARTNER_CLIENT_SECRET: partnerCredentials.clientSecret,
     },
     '3p-connector': { PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64') },
+    // No nightly maintenance window: tests must not depend on the wall clock.
+    cart: {
+      CART_ORDER_TOKEN_KEY: randomBytes(32).toString('base64'),
+      CART_MAINTENANCE_WINDOW: 'off',
+    },
   };
   const launched = new Map<string, { env: Record<string, string>; ports: [number, number] }>();
 
