@@ -2,6 +2,7 @@ import type { Command } from '../command.js';
 import { appsAccess, appsApprove, appsCreate, appsUnapprove } from './apps.js';
 import { dealsCommands } from './deals.js';
 import { fansCreate, fansRevokeGrant } from './fans.js';
+import { ordersCommands } from './orders.js';
 import { partnersCommands } from './partners.js';
 import { reconciliationCommands } from './reconciliation.js';
 
@@ -19,4 +20,5 @@ export const commands: readonly Command[] = [
   ...dealsCommands,
   ...partnersCommands,
   ...reconciliationCommands,
+  ...ordersCommands,
 ];

@@ -138,13 +138,17 @@ export function ordersAdminRoutes(backends: { partnerCart: PartnerCart }) {
     scope.post(
       '/orders/:orderId/cancel',
       {
+        // The body is optional: no body at all is the empty one.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
         schema: {
           tags: ['admin'],
           summary:
             'Cancel a confirmed order; the partner cancel is queued and retried when the partner is down',
           security,
           params,
-          body: Type.Optional(CancelBody),
+          body: CancelBody,
           response: {
             200: Type.Object({ order: Order, partnerCancelQueued: Type.Boolean() }),
             ...errors,

@@ -1,0 +1,50 @@
+import { UsageError, type Command } from '../command.js';
+
+const REASONS = ['REQUESTED', 'EVENT_CANCELLED', 'RECONCILIATION', 'PAYMENT_REVERSED'] as const;
+
+function onlyId(positionals: string[]): string {
+  const [id, ...rest] = positionals;
+  if (!id) throw new UsageError('the order id is required');
+  if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+  return encodeURIComponent(id);
+}
+
+const print = (out: (line: string) => void, value: unknown) => out(JSON.stringify(value, null, 2));
+
+/** `marquee orders get <orderId>`: `GET /admin/v1/orders/{id}`; the order with its tickets. */
+export const ordersGet: Command = {
+  path: ['orders', 'get'],
+  summary: 'One order with its tickets (never its order token)',
+  usage: '<orderId>',
+  options: {},
+  async run({ positionals, admin, out }) {
+    print(out, await admin.request('GET', `orders/${onlyId(positionals)}`));
+  },
+};
+
+/**
+ * `marquee orders cancel <orderId> [--reason R] [--detail text]`:
+ * `POST /admin/v1/orders/{id}/cancel`; prints `{order, partnerCancelQueued}`.
+ */
+export const ordersCancel: Command = {
+  path: ['orders', 'cancel'],
+  summary:
+    'Cancel a confirmed order (prints {"order", "partnerCancelQueued"}: true when the partner cancel is queued for retry)',
+  usage: `<orderId> [--reason ${REASONS.join('|')}] [--detail <text>]`,
+  options: { reason: { type: 'string' }, detail: { type: 'string' } },
+  async run({ options, positionals, admin, out }) {
+    const id = onlyId(positionals);
+    const reason = options.reason;
+    if (reason !== undefined && !REASONS.includes(reason as (typeof REASONS)[number])) {
+      throw new UsageError(`--reason must be one of ${REASONS.join(', ')}`);
+    }
+    const detail = options.detail;
+    const body = {
+      ...(typeof reason === 'string' ? { reason } : {}),
+      ...(typeof detail === 'string' ? { detail } : {}),
+    };
+    print(out, await admin.post(`orders/${id}/cancel`, body));
+  },
+};
+
+export const ordersCommands: readonly Command[] = [ordersGet, ordersCancel];

@@ -1,0 +1,153 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CancelReason, OrderRecord } from '../src/app/partner-cart.js';
+import { ADMIN_TOKEN, EVENT, partnerEdge, usd, type EdgeHarness } from './partner-cart-fixtures.js';
+
+let harness: EdgeHarness | undefined;
+afterEach(async () => {
+  await harness?.app.close();
+  harness = undefined;
+});
+
+const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+const anOrder: OrderRecord = {
+  order: {
+    orderId: 'ord-1',
+    orderNumber: '12-34567/LA',
+    grandTotal: usd(6374),
+    redemptionUrl: 'https://tickets.example.com/orders/ord-1',
+    status: 'CONFIRMED',
+    confirmedAt: new Date('2030-01-01T00:00:00Z'),
+  },
+  eventId: EVENT,
+  cartId: 'cart-1',
+  tickets: [
+    {
+      ticketId: 't-1',
+      seat: '7',
+      areaId: 'A1',
+      section: '101',
+      row: 'C',
+      priceLevelId: 'PL1',
+      priceTypeId: '000001',
+      unitPrice: usd(2550),
+      inventoryType: 'PRIMARY',
+    },
+  ],
+};
+
+describe('GET /admin/v1/orders/{orderId}', () => {
+  it('answers the order with its tickets, money in minor units', async () => {
+    harness = await partnerEdge({
+      async getOrder(orderId) {
+        expect(orderId).toBe('ord-1');
+        return anOrder;
+      },
+    });
+    const response = await harness.app.inject({ url: '/admin/v1/orders/ord-1', headers: auth });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      order: {
+        orderId: 'ord-1',
+        orderNumber: '12-34567/LA',
+        grandTotal: { amountMinor: 6374, currency: 'USD' },
+        redemptionUrl: 'https://tickets.example.com/orders/ord-1',
+        status: 'CONFIRMED',
+        confirmedAt: '2030-01-01T00:00:00.000Z',
+      },
+      eventId: EVENT,
+      cartId: 'cart-1',
+      tickets: [
+        {
+          ticketId: 't-1',
+          seat: '7',
+          areaId: 'A1',
+          section: '101',
+          row: 'C',
+          priceLevelId: 'PL1',
+          priceTypeId: '000001',
+          unitPrice: { amountMinor: 2550, currency: 'USD' },
+          inventoryType: 'PRIMARY',
+        },
+      ],
+    });
+  });
+
+  it('needs the admin token, refuses a malformed id and answers 404 for an unknown order', async () => {
+    harness = await partnerEdge({
+      async getOrder() {
+        throw Object.assign(new Error('order nope not found'), { kind: 'not_found' });
+      },
+    });
+    expect((await harness.app.inject({ url: '/admin/v1/orders/ord-1' })).statusCode).toBe(401);
+    const malformed = await harness.app.inject({ url: '/admin/v1/orders/a%20b', headers: auth });
+    expect(malformed.statusCode).toBe(400);
+    const unknown = await harness.app.inject({ url: '/admin/v1/orders/nope', headers: auth });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual({
+      error: { code: 'not_found', message: 'order nope not found' },
+    });
+  });
+});
+
+describe('POST /admin/v1/orders/{orderId}/cancel', () => {
+  it('cancels with the reason and detail (default REQUESTED) and says when the partner cancel is queued', async () => {
+    const asked: [string, CancelReason | undefined, string][] = [];
+    harness = await partnerEdge({
+      async cancelOrder(orderId, reason, detail) {
+        asked.push([orderId, reason, detail]);
+        return {
+          order: { ...anOrder.order, status: 'CANCELLED' },
+          partnerCancelQueued: reason === 'EVENT_CANCELLED',
+        };
+      },
+    });
+    const withReason = await harness.app.inject({
+      method: 'POST',
+      url: '/admin/v1/orders/ord-1/cancel',
+      headers: auth,
+      payload: { reason: 'EVENT_CANCELLED', detail: 'storm' },
+    });
+    expect(withReason.statusCode).toBe(200);
+    expect(withReason.json()).toMatchObject({
+      order: { orderId: 'ord-1', status: 'CANCELLED' },
+      partnerCancelQueued: true,
+    });
+    const bare = await harness.app.inject({
+      method: 'POST',
+      url: '/admin/v1/orders/ord-1/cancel',
+      headers: auth,
+    });
+    expect(bare.statusCode).toBe(200);
+    expect(bare.json().partnerCancelQueued).toBe(false);
+    expect(asked).toEqual([
+      ['ord-1', 'EVENT_CANCELLED', 'storm'],
+      ['ord-1', 'REQUESTED', ''],
+    ]);
+  });
+
+  it('refuses an unknown reason (400) and answers a cancel of a cancelled order 409', async () => {
+    harness = await partnerEdge({
+      async cancelOrder() {
+        throw Object.assign(new Error('order ord-1 is already cancelled'), {
+          kind: 'failed_precondition',
+        });
+      },
+    });
+    const badReason = await harness.app.inject({
+      method: 'POST',
+      url: '/admin/v1/orders/ord-1/cancel',
+      headers: auth,
+      payload: { reason: 'BORED' },
+    });
+    expect(badReason.statusCode).toBe(400);
+    const conflict = await harness.app.inject({
+      method: 'POST',
+      url: '/admin/v1/orders/ord-1/cancel',
+      headers: auth,
+      payload: {},
+    });
+    expect(conflict.statusCode).toBe(409);
+    expect(conflict.json().error.code).toBe('failed_precondition');
+  });
+});
