@@ -1,0 +1,376 @@
+import { randomBytes } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createServiceStores, type ServiceStores } from '@marquee/platform/store';
+import { BookingHeld, OrderCancelled, OrderConfirmed } from '@marquee/proto/cart/v1';
+import { randomIds } from '../src/adapters/ids.js';
+import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
+import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
+import { createCartStorage } from '../src/adapters/stores.js';
+import { CartApp, type BillingInput, type CartSettings } from '../src/app/cart-app.js';
+import { DEFAULT_FEES } from '../src/domain/pricing.js';
+import { parseMaintenanceWindow } from '../src/domain/maintenance.js';
+import { EventProjectionStore } from '../src/events/store.js';
+import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
+import { FakeConnector } from './support/fake-connector.js';
+
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const owner = { appId: 'app-1', sandbox: false, channel: 'partner-cart' as const };
+const adult = (quantity: number) => ({ tickets: [{ priceTypeId: '000001', quantity }] });
+
+interface Setup {
+  app: CartApp;
+  connector: FakeConnector;
+  stores: ServiceStores;
+  clock: { t: Date };
+  events: () => Promise<{ topic: string; key: string; value: Uint8Array | null }[]>;
+}
+
+async function setup(
+  options: {
+    capacity?: number;
+    settings?: Partial<CartSettings>;
+    event?: Parameters<typeof partnerEvent>[0];
+  } = {},
+): Promise<Setup> {
+  const clock = { t: new Date('2030-06-01T12:00:00Z') };
+  const now = () => clock.t;
+  const stores = createServiceStores(undefined);
+  const storage = createCartStorage(stores, { sandboxAreaCapacity: 100 });
+  const projection = new EventProjectionStore(storage.events, now);
+  await projection.applyEvent(partnerEvent(options.event ?? {}));
+  await projection.applyAvailability(availability(1, [area({ available: 5, unavailable: 0 })]));
+  const connector = new FakeConnector(options.capacity ?? 10, now);
+  const processor = createSandboxProcessor({ timeoutMs: 5 });
+  const app = new CartApp({
+    ...storage,
+    events: projection,
+    connector,
+    processor,
+    sandboxProcessor: processor,
+    secrets: createSecretBox(randomBytes(32)),
+    ids: randomIds,
+    hasher: sha256Hasher,
+    clock: { now },
+    log: silent,
+    settings: {
+      reserveWaitMs: 2_000,
+      pollAfterSeconds: 1,
+      reserveAttempts: 2,
+      reserveRetryMs: 1,
+      pendingStaleMs: 30_000,
+      owedRetryMs: 0,
+      commitGraceMs: 60_000,
+      sandboxHoldSeconds: 600,
+      fees: DEFAULT_FEES,
+      maintenance: undefined,
+      trackingWindowMs: 60_000,
+      termsUrl: 'https://example.test/terms',
+      secureEntryAgreementUrl: 'https://example.test/secure',
+      redemptionBaseUrl: 'https://example.test/orders/',
+      ...options.settings,
+    },
+  });
+  const events = async () =>
+    (await Promise.all(stores.outboxSources.map((s) => s.pendingOutbox(1_000))))
+      .flat()
+      .flatMap((p) => p.events.map((e) => ({ topic: e.topic, key: e.key, value: e.value })));
+  return { app, connector, stores, clock, events };
+}
+
+const billing = (amountMinor: number, nonce = 'fake-valid-nonce'): BillingInput => ({
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  email: 'ada@example.test',
+  type: 'CC',
+  reference: 'ref',
+  countryCode: 'GB',
+  amountMinor,
+  currency: 'GBP',
+  cardNonce: nonce,
+  cin: '123',
+  expireMonth: 12,
+  expireYear: 2032,
+  thirdPartyAccountId: 'fan-1',
+});
+
+describe('CartApp', () => {
+  let s: Setup;
+  beforeEach(async () => {
+    s = await setup();
+  });
+
+  it('reserves, prices and records booking-held; another app cannot see the cart', async () => {
+    const view = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(2)] });
+    expect(view.cart.status).toBe('HELD');
+    expect(view.priced.totals).toMatchObject({
+      merchandise: 10_000,
+      fee: 1_250,
+      tax: 250,
+      grand: 11_500,
+    });
+    expect(view.holdSeconds).toBe(600);
+    expect(view.agreements.map((a) => a.type)).toEqual(['boolean']);
+    const held = (await s.events()).find((e) => e.topic === 'booking-held')!;
+    expect(BookingHeld.decode(held.value!)).toMatchObject({ cartId: view.cart.id, appId: 'app-1' });
+    await expect(s.app.get({ ...owner, appId: 'app-2' }, view.cart.id)).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+    await expect(s.app.get({ ...owner, sandbox: true }, view.cart.id)).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+  });
+
+  it('refuses bad input, unknown ticket types, protected types and over-limit quantities', async () => {
+    await expect(
+      s.app.reserve({ owner, eventId: 'short', requests: [adult(1)] }),
+    ).rejects.toMatchObject({
+      details: { reason: '10002' },
+    });
+    await expect(
+      s.app.reserve({
+        owner,
+        eventId: EVENT_ID,
+        requests: [{ tickets: [{ priceTypeId: '9', quantity: 1 }] }],
+      }),
+    ).rejects.toMatchObject({ kind: 'invalid_argument', details: { reason: '10002' } });
+    await expect(
+      s.app.reserve({
+        owner,
+        eventId: EVENT_ID,
+        requests: [{ tickets: [{ priceTypeId: '000002', quantity: 1 }] }],
+      }),
+    ).rejects.toMatchObject({ kind: 'permission_denied' });
+    await expect(
+      s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(9)] }),
+    ).rejects.toMatchObject({
+      details: { reason: '10002' },
+    });
+    await expect(
+      s.app.reserve({ owner, eventId: 'AAAAAAAAAAAAAAA', requests: [adult(1)] }),
+    ).rejects.toMatchObject({ kind: 'not_found', details: { reason: '90001' } });
+  });
+
+  it('answers sold out with 20052 and leaves nothing held', async () => {
+    const small = await setup({ capacity: 1 });
+    await expect(
+      small.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(2)] }),
+    ).rejects.toMatchObject({
+      kind: 'resource_exhausted',
+      details: { reason: '20052' },
+    });
+    expect(small.connector.held()).toBe(0);
+  });
+
+  it('answers PENDING when the partner is slow, completes in the background, and polls to HELD', async () => {
+    const slow = await setup({ settings: { reserveWaitMs: 5 } });
+    let open!: () => void;
+    slow.connector.gate = new Promise((resolve) => (open = resolve));
+    const pending = await slow.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    expect(pending.cart.status).toBe('PENDING');
+    expect(pending.pollAfterSeconds).toBe(1);
+    open();
+    await slow.app.drain();
+    expect((await slow.app.get(owner, pending.cart.id)).cart.status).toBe('HELD');
+  });
+
+  it('a cart released while pending gives the booking back once the partner answers', async () => {
+    let open!: () => void;
+    s.connector.gate = new Promise((resolve) => (open = resolve));
+    const pending = await s.app.reserve({
+      owner,
+      eventId: EVENT_ID,
+      requests: [adult(2)],
+      forceAsync: true,
+    });
+    await s.app.release(owner, pending.cart.id);
+    open();
+    await s.app.drain();
+    expect(s.connector.held()).toBe(0);
+    const after = await s.app.get(owner, pending.cart.id);
+    expect(after.cart).toMatchObject({ status: 'RELEASED', releaseOwed: false });
+  });
+
+  it('expires a hold: EXPIRED, booking-expired, released at the partner', async () => {
+    const view = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(2)] });
+    s.clock.t = new Date(s.clock.t.getTime() + 601_000);
+    await s.app.sweep();
+    expect((await s.app.get(owner, view.cart.id)).cart.status).toBe('EXPIRED');
+    expect(s.connector.held()).toBe(0);
+    expect((await s.events()).map((e) => e.topic)).toContain('booking-expired');
+  });
+
+  it('a declined payment leaves the cart held; its release then frees everything', async () => {
+    const view = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    const unpaid = view.priced.totals.unpaid;
+    await expect(
+      s.app.addPayment(owner, view.cart.id, billing(unpaid, 'fake-processor-declined-nonce')),
+    ).rejects.toMatchObject({ kind: 'failed_precondition', details: { reason: '20122' } });
+    await expect(
+      s.app.addPayment(owner, view.cart.id, billing(unpaid, 'fake-processor-timeout-nonce')),
+    ).rejects.toMatchObject({ kind: 'unavailable', details: { reason: '20001' } });
+    await expect(s.app.addPayment(owner, view.cart.id, billing(unpaid - 1))).rejects.toMatchObject({
+      details: { reason: '10002', field: 'amount' },
+    });
+    expect((await s.app.get(owner, view.cart.id)).cart).toMatchObject({ status: 'HELD' });
+    await s.app.release(owner, view.cart.id);
+    expect(s.connector.held()).toBe(0);
+    expect((await s.events()).map((e) => e.topic)).toContain('booking-released');
+  });
+
+  it('commits a paid cart once: order-confirmed with the token hash, the same token on a retry', async () => {
+    const view = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(2)] });
+    await s.app.selectShipping(owner, view.cart.id, 'GB-ROYALMAIL');
+    await expect(s.app.selectShipping(owner, view.cart.id, 'NOPE')).rejects.toMatchObject({
+      details: { reason: '10104' },
+    });
+    const shipped = await s.app.get(owner, view.cart.id);
+    const paid = await s.app.addPayment(owner, view.cart.id, billing(shipped.priced.totals.unpaid));
+    expect(paid.cart.status).toBe('PAID');
+    expect(paid.cart.payment).toMatchObject({ maskedNumber: '************1111', issuer: 'VISA' });
+    expect(JSON.stringify(paid.cart)).not.toContain('fake-valid-nonce');
+    const first = await s.app.commit(owner, view.cart.id);
+    const again = await s.app.commit(owner, view.cart.id);
+    expect(first.orderToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(again.orderToken).toBe(first.orderToken);
+    expect(again.order.id).toBe(first.order.id);
+    expect(s.connector.calls.createOrder).toBe(1);
+    const confirmed = (await s.events()).filter((e) => e.topic === 'order-confirmed');
+    expect(confirmed).toHaveLength(1);
+    const message = OrderConfirmed.decode(confirmed[0]!.value!);
+    expect(message).toMatchObject({
+      orderId: first.order.id,
+      orderTokenSha256: sha256Hasher.sha256(first.orderToken),
+      customerEmail: 'ada@example.test',
+      thirdPartyAccountId: 'fan-1',
+      sandbox: false,
+      deliveryOption: { id: 'GB-ROYALMAIL', serviceLevel: 'MAIL' },
+    });
+    expect(message.tickets).toHaveLength(2);
+    expect(JSON.stringify(await s.events())).not.toContain(first.orderToken);
+
+    const { order, partnerCancelQueued } = await s.app.cancelOrder(
+      first.order.id,
+      'requested',
+      'test',
+    );
+    expect(order.status).toBe('CANCELLED');
+    expect(partnerCancelQueued).toBe(true);
+    const cancelled = (await s.events()).find((e) => e.topic === 'order-cancelled')!;
+    expect(OrderCancelled.decode(cancelled.value!)).toMatchObject({
+      orderId: first.order.id,
+      inventoryOrderId: order.inventoryOrderId,
+    });
+    expect((await s.app.listOrders(owner)).map((o) => o.id)).toEqual([first.order.id]);
+  });
+
+  it('retries a release the partner could not take until it is done', async () => {
+    const view = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    s.connector.down = true;
+    await s.app.release(owner, view.cart.id);
+    expect((await s.app.get(owner, view.cart.id)).cart.releaseOwed).toBe(true);
+    expect(s.connector.held()).toBe(1);
+    s.connector.down = false;
+    s.clock.t = new Date(s.clock.t.getTime() + 1_000);
+    await s.app.sweep();
+    expect(s.connector.held()).toBe(0);
+    expect((await s.app.get(owner, view.cart.id)).cart.releaseOwed).toBe(false);
+  });
+
+  it('refuses transactions in the maintenance window of the event, not reads or releases', async () => {
+    const view = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    const night = await setup({ settings: { maintenance: parseMaintenanceWindow('02:00-04:00') } });
+    night.clock.t = new Date('2030-06-02T01:30:00Z'); // 02:30 in London (BST)
+    await expect(
+      night.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
+    ).rejects.toMatchObject({
+      kind: 'unavailable',
+      details: { reason: '20001' },
+    });
+    expect(view.cart.status).toBe('HELD');
+  });
+
+  it('never oversells under concurrent reserves, and frees every seat when all are released', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 40 }, () =>
+        s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
+      ),
+    );
+    const held = results.filter((r) => r.status === 'fulfilled');
+    expect(held).toHaveLength(10);
+    expect(s.connector.held()).toBe(10);
+    await Promise.all(
+      held.map((r) =>
+        s.app.release(owner, (r as PromiseFulfilledResult<{ cart: { id: string } }>).value.cart.id),
+      ),
+    );
+    expect(s.connector.held()).toBe(0);
+  });
+
+  it('sandbox carts use the sandbox inventory only, never oversell it, and publish no booking', async () => {
+    const sandboxOwner = { ...owner, sandbox: true };
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, () =>
+        s.app.reserve({ owner: sandboxOwner, eventId: EVENT_ID, requests: [adult(1)] }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
+    expect(s.connector.calls.createBooking).toBe(0);
+    const carts = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const one = carts[0]!;
+    const paid = await s.app.addPayment(
+      sandboxOwner,
+      one.cart.id,
+      billing(one.priced.totals.unpaid),
+    );
+    const committed = await s.app.commit(sandboxOwner, paid.cart.id);
+    expect(committed.order).toMatchObject({ sandbox: true, inventoryOrderId: '' });
+    const topics = (await s.events()).map((e) => e.topic);
+    expect(topics).not.toContain('booking-held');
+    expect(
+      OrderConfirmed.decode((await s.events()).find((e) => e.topic === 'order-confirmed')!.value!)
+        .sandbox,
+    ).toBe(true);
+    for (const cart of carts.slice(1)) await s.app.release(sandboxOwner, cart.cart.id);
+    const again = await Promise.allSettled(
+      Array.from({ length: 6 }, () =>
+        s.app.reserve({ owner: sandboxOwner, eventId: EVENT_ID, requests: [adult(1)] }),
+      ),
+    );
+    expect(again.filter((r) => r.status === 'fulfilled')).toHaveLength(4);
+  });
+
+  it('requires the third-party account id for secure-entry events and acknowledges secure entry', async () => {
+    const secure = await setup({
+      event: { ticketing: { ...partnerEvent().ticketing!, secureEntryEnabled: true } },
+    });
+    const view = await secure.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    expect(view.agreements.map((a) => a.type)).toEqual(['boolean', 'acknowledgement']);
+    await expect(
+      secure.app.addPayment(owner, view.cart.id, {
+        ...billing(view.priced.totals.unpaid),
+        thirdPartyAccountId: '',
+      }),
+    ).rejects.toMatchObject({ details: { reason: '10002', field: 'third_party_account_id' } });
+    expect((await secure.app.shippingOptions(owner, view.cart.id, 'US')).map((o) => o.id)).toEqual([
+      'ETICKET',
+    ]);
+  });
+
+  it('attributes a cart to the latest tracking hit of the app for the event', async () => {
+    await s.app.recordTracking({
+      appId: 'app-1',
+      eventId: EVENT_ID,
+      sharedId: 'aff-42',
+      subIds: ['a', '', ''],
+      sandbox: false,
+    });
+    const view = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    expect(view.cart.sharedId).toBe('aff-42');
+    const other = await s.app.reserve({
+      owner: { ...owner, appId: 'app-2' },
+      eventId: EVENT_ID,
+      requests: [adult(1)],
+    });
+    expect(other.cart.sharedId).toBeUndefined();
+  });
+});

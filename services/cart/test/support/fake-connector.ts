@@ -1,0 +1,124 @@
+import type { LiveArea, PartnerBooking, PartnerConnector } from '../../src/app/ports.js';
+
+interface FakeBooking {
+  token: string;
+  cartId: string;
+  eventId: string;
+  quantity: number;
+  status: 'BOOKED' | 'RELEASED' | 'CONFIRMED';
+  orderId?: string;
+  booking: PartnerBooking;
+}
+
+/**
+ * An in-process stand-in for the connector port (our own port; the real connector and
+ * partner-reference run in the integration test): one GA area with a capacity, bookings
+ * idempotent per cart, orders idempotent per order id, switchable outages and a gate that holds
+ * bookings back (a slow partner).
+ */
+export class FakeConnector implements PartnerConnector {
+  readonly bookings = new Map<string, FakeBooking>();
+  calls = { createBooking: 0, releaseBooking: 0, createOrder: 0 };
+  down = false;
+  gate: Promise<void> | undefined;
+  private next = 0;
+
+  constructor(
+    public capacity: number,
+    private readonly now: () => Date,
+    private readonly holdMs = 600_000,
+  ) {}
+
+  held(): number {
+    return [...this.bookings.values()]
+      .filter((b) => b.status !== 'RELEASED')
+      .reduce((s, b) => s + b.quantity, 0);
+  }
+
+  async createBooking(
+    input: Parameters<PartnerConnector['createBooking']>[0],
+  ): Promise<PartnerBooking> {
+    this.calls.createBooking += 1;
+    if (this.gate) await this.gate;
+    if (this.down) throw Object.assign(new Error('partner down'), { kind: 'unavailable' });
+    const live = [...this.bookings.values()].find(
+      (b) => b.cartId === input.cartId && b.status === 'BOOKED',
+    );
+    if (live) return live.booking;
+    const quantity = input.lines.reduce((s, l) => s + l.quantity, 0);
+    if (this.held() + quantity > this.capacity)
+      throw Object.assign(new Error('sold out'), { kind: 'resource_exhausted' });
+    this.next += 1;
+    const token = `tok-${this.next}`;
+    let seat = 0;
+    const booking: PartnerBooking = {
+      inventoryToken: token,
+      expiresAt: new Date(this.now().getTime() + this.holdMs),
+      tickets: input.lines.flatMap((line) =>
+        Array.from({ length: line.quantity }, () => {
+          seat += 1;
+          return {
+            ticketId: `${token}-${seat}`,
+            areaId: 'A1',
+            section: 'S1',
+            row: '1',
+            seat: String(this.next * 100 + seat),
+            priceLevelId: line.priceLevelId || 'PL1',
+            priceTypeId: line.priceTypeId,
+            faceValueMinor: 5000,
+          };
+        }),
+      ),
+    };
+    this.bookings.set(token, {
+      token,
+      cartId: input.cartId,
+      eventId: input.eventId,
+      quantity,
+      status: 'BOOKED',
+      booking,
+    });
+    return booking;
+  }
+
+  async releaseBooking(_eventId: string, token: string): Promise<void> {
+    this.calls.releaseBooking += 1;
+    if (this.down) throw Object.assign(new Error('partner down'), { kind: 'unavailable' });
+    const b = this.bookings.get(token);
+    if (b && b.status === 'BOOKED') b.status = 'RELEASED';
+  }
+
+  async createOrder(input: Parameters<PartnerConnector['createOrder']>[0]) {
+    this.calls.createOrder += 1;
+    if (this.down) throw Object.assign(new Error('partner down'), { kind: 'unavailable' });
+    const b = this.bookings.get(input.inventoryToken);
+    if (!b || b.status === 'RELEASED')
+      throw Object.assign(new Error('booking expired'), { kind: 'failed_precondition' });
+    if (b.status === 'CONFIRMED' && b.orderId !== input.orderId)
+      throw Object.assign(new Error('already confirmed'), { kind: 'failed_precondition' });
+    b.status = 'CONFIRMED';
+    b.orderId = input.orderId;
+    return { inventoryOrderId: `ord-${b.token}` };
+  }
+
+  async availability(): Promise<{ areas: LiveArea[]; observedAt: Date }> {
+    if (this.down) throw Object.assign(new Error('partner down'), { kind: 'unavailable' });
+    return {
+      observedAt: this.now(),
+      areas: [
+        {
+          areaId: 'A1',
+          levelId: 'L1',
+          sectionId: 'S1',
+          priceLevelId: 'PL1',
+          generalAdmission: false,
+          available: this.capacity - this.held(),
+          unavailable: this.held(),
+          seats: [],
+        },
+      ],
+    };
+  }
+
+  async printOrder(): Promise<void> {}
+}
