@@ -35,7 +35,8 @@ export function bookingHeldHandler(app: ReconcilerApp) {
 
 export function orderConfirmedHandler(app: ReconcilerApp) {
   return async ({ value, time }: IncomingEvent<OrderConfirmed>): Promise<void> => {
-    if (!value) return;
+    // Sandbox (pre-production) orders never reach a partner: nothing to reconcile.
+    if (!value || value.sandbox) return;
     required('order-confirmed', { order_id: value.orderId, event_id: value.eventId });
     await app.recordOrderConfirmed({
       kind: 'order-confirmed',
@@ -52,7 +53,7 @@ export function orderConfirmedHandler(app: ReconcilerApp) {
 
 export function orderCancelledHandler(app: ReconcilerApp) {
   return async ({ value, time }: IncomingEvent<OrderCancelled>): Promise<void> => {
-    if (!value) return;
+    if (!value || value.sandbox) return;
     required('order-cancelled', { order_id: value.orderId, event_id: value.eventId });
     await app.recordOrderCancelled({
       kind: 'order-cancelled',
