@@ -29,6 +29,7 @@ import {
   EventProjectionStore,
 } from './events/index.js';
 import { cartGrpc } from './ports/grpc/cart-grpc.js';
+import { composeCommerce, type AccessCodes } from './commerce/index.js';
 
 export interface CartComposeOptions {
   /** Tests give their own connector instead of the gRPC client. */
@@ -38,6 +39,8 @@ export interface CartComposeOptions {
   /** Tests give their own topics so a fresh database does not replay a shared broker. */
   eventTopic?: TopicDef<EventChanged>;
   availabilityTopic?: TopicDef<AvailabilityChanged>;
+  /** Tests give their own password check instead of 3p-connector's VerifyAccessCode. */
+  accessCodes?: AccessCodes;
 }
 
 /**
@@ -105,6 +108,20 @@ export async function composeCart(
   });
   const idempotency = createIdempotency(idempotencyStore, { ttlMs: config.IDEMPOTENCY_TTL_MS });
 
+  // The commerce API (/commerce/v2) on the same app, events and idempotency (src/commerce).
+  const commerce = composeCommerce({
+    carts: app,
+    events,
+    secrets,
+    fees: app.fees,
+    clock,
+    idempotency,
+    logger,
+    connectorAddress: config.GRPC_ADDR_3P_CONNECTOR,
+    deadlineMs: config.CONNECTOR_DEADLINE_MS,
+    ...(options.accessCodes ? { accessCodes: options.accessCodes } : {}),
+  });
+
   const group = eventConsumerGroup(config);
   // event-changed is compacted: from the beginning, the version rule makes a replay converge.
   await bus.subscribe(
@@ -148,7 +165,7 @@ export async function composeCart(
   };
 
   return {
-    grpc: [cartGrpc(app, idempotency)],
+    grpc: [cartGrpc(app, idempotency), commerce.grpc],
     ...(mongo ? { readiness: { mongo: () => pingMongo(mongo) } } : {}),
     start: async () => {
       await relay.start();
@@ -160,6 +177,7 @@ export async function composeCart(
       await app.drain();
       await relay.stop();
       client?.close();
+      commerce.close();
     },
   };
 }

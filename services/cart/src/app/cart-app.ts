@@ -310,6 +310,11 @@ export class CartApp {
     };
   }
 
+  /** The platform's fee schedule (the commerce offers price with it too). */
+  get fees(): FeeSchedule {
+    return this.deps.settings.fees;
+  }
+
   /** One offer per (price level, price type) with a current price, with the platform's fees. */
   offers(event: SellableEvent): Offer[] {
     const fees = this.deps.settings.fees;

@@ -1,0 +1,54 @@
+/**
+ * The commerce API (`/commerce/v2`) inside cart: offers built from the event projection and
+ * shopping carts on cart's application (see the README, "Commerce"). `composeCommerce` is what
+ * cart's composition root calls.
+ */
+import type { Idempotency } from '@marquee/platform/idempotency';
+import type { Logger } from '@marquee/platform/logger';
+import type { GrpcRegistration } from '@marquee/platform/service';
+import type { CartApp } from '../app/index.js';
+import type { Clock, SecretBox } from '../app/ports.js';
+import type { FeeSchedule } from '../domain/pricing.js';
+import type { EventReader } from '../events/sellable-event.js';
+import { createAccessCodesClient } from './access-codes.js';
+import { CommerceApp, type AccessCodes } from './commerce-app.js';
+import { commerceGrpc } from './grpc.js';
+
+export { CommerceApp, type AccessCodes } from './commerce-app.js';
+export { buildOffers, DEFAULT_MAX_TICKETS, type EventOffers } from './offers.js';
+export { offerId, parseOfferId, passwordId } from './offer-ids.js';
+export { commerceDeliveries } from './deliveries.js';
+
+export function composeCommerce(input: {
+  carts: CartApp;
+  events: EventReader;
+  secrets: SecretBox;
+  fees: FeeSchedule;
+  clock: Clock;
+  idempotency: Idempotency;
+  logger: Logger;
+  /** 3p-connector's address, for VerifyAccessCode (unless `accessCodes` is given). */
+  connectorAddress: string;
+  deadlineMs: number;
+  /** Tests give their own. */
+  accessCodes?: AccessCodes;
+}): { grpc: GrpcRegistration; close(): void } {
+  const client = input.accessCodes
+    ? undefined
+    : createAccessCodesClient(input.connectorAddress, {
+        deadlineMs: input.deadlineMs,
+        logger: input.logger,
+      });
+  const commerce = new CommerceApp({
+    carts: input.carts,
+    events: input.events,
+    accessCodes: input.accessCodes ?? client!,
+    secrets: input.secrets,
+    fees: input.fees,
+    clock: input.clock,
+  });
+  return {
+    grpc: commerceGrpc(commerce, input.carts, input.idempotency),
+    close: () => client?.close(),
+  };
+}
