@@ -78,7 +78,7 @@ describe('AsyncAPI document of the topic catalog', () => {
       const message = doc.components.messages[topic.type];
       expect(message.bindings.kafka.key.description).toBe(topic.keyDescription);
       expect(message.headers.properties.ce_type.const).toBe(topic.type);
-      expect(message.headers.properties.ce_source.enum).toEqual(
+      expect(message.headers.properties.ce_source.examples).toEqual(
         topic.producers.map((p) => `marquee/${p}`),
       );
       expect(message.headers.required).toEqual([

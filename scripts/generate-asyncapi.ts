@@ -143,8 +143,10 @@ function headersSchema(topic: CatalogTopic): Json {
       },
       ce_source: {
         type: 'string',
-        description: 'The producing service as `marquee/<service>`.',
-        enum: topic.producers.map((p) => `marquee/${p}`),
+        description:
+          'URI-reference of the producing service, `marquee/<service>` as the services set it. ' +
+          'Identifies the producer together with `ce_id`; do not parse it.',
+        examples: topic.producers.map((p) => `marquee/${p}`),
       },
       ce_type: {
         type: 'string',

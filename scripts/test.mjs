@@ -57,6 +57,12 @@ const steps = [
       : 'no e2e suite yet',
   },
   {
+    // examples/python-consumer against the real Kafka; after e2e, whose services read event-changed.
+    // Skips itself loudly without KAFKA_BROKERS or `python3 -m venv`, and fails under CI.
+    name: 'Python consumer decodes event-changed (confluent-kafka, PyPI)',
+    cmd: 'pnpm -s --filter @marquee/tests exec vitest run --config python/vitest.config.ts',
+  },
+  {
     // The suite skips itself loudly without Chromium, and fails under CI (test/browser/chromium.ts).
     name: 'browser tests (OAuth pages in headless Chromium)',
     cmd: 'pnpm -s --filter @marquee/tests test:browser',
