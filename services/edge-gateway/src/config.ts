@@ -1,12 +1,34 @@
 import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
+import { TrustedProxies } from './ports/http/client-address.js';
 
 const grpcAddress = (fallback: string) =>
   z
     .string()
     .regex(/^[\w.-]+:\d{1,5}$|^\[[0-9a-f:]+\]:\d{1,5}$/i, 'must be host:port')
     .default(fallback);
+
+/** `a, b` → `['a', 'b']`, each an address or CIDR block; `none` → `[]`. */
+const trustedProxies = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((raw) =>
+      raw.trim() === 'none'
+        ? []
+        : raw
+            .split(',')
+            .map((entry) => entry.trim())
+            .filter((entry) => entry.length > 0),
+    )
+    .superRefine((cidrs, context) => {
+      try {
+        new TrustedProxies(cidrs);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    });
 
 /** The only module of edge-gateway that reads the environment (STYLE.md); see README. */
 export const configSchema = serviceConfigSchema({
@@ -15,7 +37,13 @@ export const configSchema = serviceConfigSchema({
   grpcPort: 50050,
 }).extend({
   // Required in production (checked in service.ts, which knows NODE_ENV); generated otherwise.
-  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  // A bearer secret for the whole admin API: at least 32 characters (24 random bytes in base64)
+  // with at least 16 different ones, so a word, a repeated pattern or a CI dummy is refused.
+  ADMIN_TOKEN: z
+    .string()
+    .min(32, 'must be at least 32 characters (head -c 24 /dev/urandom | base64)')
+    .refine((token) => new Set(token).size >= 16, 'must be random (too few different characters)')
+    .optional(),
   GRPC_ADDR_AUTH_GATEWAY: grpcAddress('127.0.0.1:50051'),
   GRPC_ADDR_PUBLISHER: grpcAddress('127.0.0.1:50052'),
   GRPC_ADDR_CATALOG_INDEXER: grpcAddress('127.0.0.1:50053'),
@@ -26,6 +54,13 @@ export const configSchema = serviceConfigSchema({
   GRPC_ADDR_RECONCILER: grpcAddress('127.0.0.1:50058'),
   /** auth-gateway's HTTP base URL: the edge proxies `/oauth/*` there (spec 01 {auth_url} on {base_url}). */
   HTTP_URL_AUTH_GATEWAY: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8081'),
+  /**
+   * The proxies in front of the edge (ingress controller, load balancer) whose `X-Forwarded-For`
+   * entries are believed, as addresses or CIDR blocks, comma separated; `none` (the default) when
+   * clients connect directly. The client address the edge forwards to auth-gateway is the first,
+   * from the right, that is none of them.
+   */
+  TRUSTED_PROXIES: trustedProxies('none'),
   /** Deadline of each call to a backend service. */
   BACKEND_DEADLINE_MS: z.coerce.number().int().positive().default(5_000),
 });

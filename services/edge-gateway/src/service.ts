@@ -12,6 +12,7 @@ import { createTopPicksClient } from './adapters/top-picks-client.js';
 import { cachingDeveloperAccess } from './adapters/caching-developer-access.js';
 import type { EdgeGatewayConfig } from './config.js';
 import { registerEdgeRoutes } from './ports/http/edge-app.js';
+import { TrustedProxies } from './ports/http/client-address.js';
 import { registerOAuthProxy } from './ports/http/oauth-proxy.js';
 
 /** Version of the public API document (not of the process); bumped when routes change. */
@@ -64,7 +65,10 @@ export async function composeEdgeGateway(
           appAccess: auth,
         },
       });
-      await registerOAuthProxy(app, { upstream: config.HTTP_URL_AUTH_GATEWAY });
+      await registerOAuthProxy(app, {
+        upstream: config.HTTP_URL_AUTH_GATEWAY,
+        trustedProxies: new TrustedProxies(config.TRUSTED_PROXIES),
+      });
     },
     stop: async () => {
       auth.close();

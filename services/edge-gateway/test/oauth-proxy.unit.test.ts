@@ -2,6 +2,8 @@ import { createHttpServer } from '@marquee/platform/http';
 import { createLogger } from '@marquee/platform/logger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadEdgeGatewayConfig } from '../src/config.js';
+import { TrustedProxies } from '../src/ports/http/client-address.js';
 import { registerOAuthProxy } from '../src/ports/http/oauth-proxy.js';
 
 const logger = createLogger({ service: 'edge-test', level: 'silent' });
@@ -29,9 +31,13 @@ async function upstream(): Promise<string> {
   return app.listen({ host: '127.0.0.1', port: 0 });
 }
 
-async function edge(upstreamUrl: string): Promise<FastifyInstance> {
+async function edge(upstreamUrl: string, trusted: string[] = []): Promise<FastifyInstance> {
   const sut = createHttpServer({ logger });
-  await registerOAuthProxy(sut, { upstream: upstreamUrl, timeoutMs: 10_000 });
+  await registerOAuthProxy(sut, {
+    upstream: upstreamUrl,
+    timeoutMs: 10_000,
+    trustedProxies: new TrustedProxies(trusted),
+  });
   closing.push(sut);
   await sut.ready();
   return sut;
@@ -60,6 +66,40 @@ describe('/oauth/* proxy to auth-gateway', () => {
       body: 'grant_type=authorization_code&code=abc',
     });
     expect(response.headers['set-cookie']).toContain('marquee_oauth=abc');
+  });
+
+  it('behind trusted proxies (the ingress) forwards the client address, never a spoofed entry', async () => {
+    const sut = await edge(await upstream(), ['10.0.0.0/8', 'fd00::/8']);
+    const forwarded = async (remoteAddress: string, xff?: string) =>
+      (
+        await sut.inject({
+          url: '/oauth/authorize',
+          remoteAddress,
+          ...(xff === undefined ? {} : { headers: { 'x-forwarded-for': xff } }),
+        })
+      ).json<{ forwardedFor: string }>().forwardedFor;
+    // The ingress appended the address it saw: that client, not the ingress, is forwarded.
+    expect(await forwarded('10.0.3.4', '198.51.100.23')).toBe('198.51.100.23');
+    // Two trusted hops (load balancer, then ingress); the client's own claim on the left is ignored.
+    expect(await forwarded('10.0.3.4', '6.6.6.6, 198.51.100.23, 10.9.9.9')).toBe('198.51.100.23');
+    expect(await forwarded('::ffff:10.0.3.4', '2001:db8::7')).toBe('2001:db8::7');
+    expect(await forwarded('fd00::1', '198.51.100.24')).toBe('198.51.100.24');
+    // An untrusted peer's header is ignored: the peer is the client.
+    expect(await forwarded('203.0.113.5', '198.51.100.23')).toBe('203.0.113.5');
+    // A trusted peer with no header, or garbage in it: the nearest address known.
+    expect(await forwarded('10.0.3.4')).toBe('10.0.3.4');
+    expect(await forwarded('10.0.3.4', 'not-an-ip')).toBe('10.0.3.4');
+  });
+
+  it('refuses a TRUSTED_PROXIES entry that is no address or CIDR block', () => {
+    expect(() => new TrustedProxies(['10.0.0.0/33'])).toThrow('not an IP address or CIDR block');
+    expect(() => new TrustedProxies(['ingress'])).toThrow('not an IP address or CIDR block');
+    expect(
+      loadEdgeGatewayConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.1' }).TRUSTED_PROXIES,
+    ).toEqual(['10.0.0.0/8', '192.168.1.1']);
+    expect(() => loadEdgeGatewayConfig({ TRUSTED_PROXIES: '10.0.0.0/99' })).toThrow(
+      /TRUSTED_PROXIES/,
+    );
   });
 
   it('forwards GET pages such as /oauth/authorize and /oauth/info/<token>', async () => {

@@ -12,9 +12,9 @@ export interface ApiKeyGuardOptions {
   /** Discovery v2 and commerce answer with `Rate-Limit*` headers (spec 03 §Limits). */
   rateLimitHeaders: boolean;
   /**
-   * When the key is checked: `preHandler` (default) after the request was validated, or
-   * `preValidation` before, so a request with a bad parameter is still counted and its 400 carries
-   * the `Rate-Limit*` headers (commerce).
+   * @deprecated No effect: the key is always checked in `onRequest`, before the body is read or
+   * anything validated (a caller without a valid key costs no parsing, and a counted request's
+   * 400 still carries the `Rate-Limit*` headers).
    */
   stage?: 'preHandler' | 'preValidation';
 }
@@ -43,7 +43,9 @@ function presentedKey(request: FastifyRequest, from: readonly KeySource[]): stri
 /**
  * Every call of the scope must carry a valid API key of an active app; a missing or unknown key
  * gets the family's own 401 body, an app over its quota 429. Validation goes to auth-gateway
- * through the DeveloperAccess port (which caches; see adapters/).
+ * through the DeveloperAccess port (which caches; see adapters/). The check runs in `onRequest`,
+ * the first hook, for every family that uses this guard: an anonymous caller gets its 401 before
+ * the body is read, parsed or validated.
  */
 export function requireApiKey(
   scope: FastifyInstance,
@@ -51,7 +53,7 @@ export function requireApiKey(
   access: DeveloperAccess,
   options: ApiKeyGuardOptions,
 ): void {
-  scope.addHook(options.stage ?? 'preHandler', async (request, reply) => {
+  scope.addHook('onRequest', async (request, reply) => {
     const key = presentedKey(request, options.from);
     const check = key ? await access.validateApiKey(key) : undefined;
     if (!check?.valid) return sendFamilyError(reply, family, family.unauthorized);

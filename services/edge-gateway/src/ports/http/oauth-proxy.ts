@@ -1,9 +1,12 @@
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { clientAddress, TrustedProxies } from './client-address.js';
 
 export interface OAuthProxyOptions {
   /** auth-gateway's HTTP base URL (`HTTP_URL_AUTH_GATEWAY`). */
   upstream: string;
+  /** The proxies in front of the edge whose `X-Forwarded-For` entries are believed. Default: none. */
+  trustedProxies?: TrustedProxies;
   timeoutMs?: number;
 }
 
@@ -12,12 +15,15 @@ export interface OAuthProxyOptions {
  * @fastify/reply-from (fastify's own proxy: streaming, undici pool, header hooks). Bodies pass
  * through untouched (the form posts and the token endpoint are auth-gateway's to parse); the Host
  * header is kept so cookies and pages belong to the edge's origin; `X-Forwarded-For` is replaced
- * by the address the edge saw, so a client cannot pick the IP the sign-in throttle counts.
+ * by the client's address — the peer, or behind trusted proxies (`TRUSTED_PROXIES`: the ingress)
+ * the first address from the right that none of them is — so a client cannot pick the address the
+ * sign-in throttles count, and clients behind one ingress are not counted as one.
  */
 export async function registerOAuthProxy(
   app: FastifyInstance,
   options: OAuthProxyOptions,
 ): Promise<void> {
+  const trusted = options.trustedProxies ?? new TrustedProxies([]);
   await app.register(async (scope) => {
     await scope.register(replyFrom, {
       base: options.upstream,
@@ -38,7 +44,11 @@ export async function registerOAuthProxy(
         rewriteRequestHeaders: (_req, headers) => ({
           ...headers,
           host: request.headers.host ?? headers.host,
-          'x-forwarded-for': request.ip,
+          'x-forwarded-for': clientAddress(
+            request.socket.remoteAddress,
+            request.headers['x-forwarded-for'],
+            trusted,
+          ),
           'x-forwarded-proto': request.protocol,
         }),
         onError: (errorReply, { error }) => {
