@@ -30,6 +30,13 @@ import {
 } from './events/index.js';
 import { cartGrpc } from './ports/grpc/cart-grpc.js';
 import { composeCommerce, type AccessCodes } from './commerce/index.js';
+import {
+  cartOrderLookup,
+  composeTopPicks,
+  connectorLiveSeats,
+  createTopPicksStorage,
+  projectionEventSource,
+} from './top-picks/index.js';
 
 export interface CartComposeOptions {
   /** Tests give their own connector instead of the gRPC client. */
@@ -60,6 +67,7 @@ export async function composeCart(
     sandboxAreaCapacity: config.CART_SANDBOX_AREA_CAPACITY,
   });
   const idempotencyStore = stores.collection<IdempotencyRecord>('idempotency', idempotencyIndexes);
+  const topPicksStorage = createTopPicksStorage(stores);
   await stores.ensureIndexes();
   const events = new EventProjectionStore(storage.events, () => clock.now());
   const client = options.connector
@@ -72,9 +80,27 @@ export async function composeCart(
     orderTokenKey(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message)),
   );
   const sandboxProcessor = createSandboxProcessor({ timeoutMs: config.CART_PAYMENT_TIMEOUT_MS });
+  // Top picks, fan sessions and resale listings (README, "Top picks and resale").
+  const topPicks = composeTopPicks({
+    storage: topPicksStorage,
+    events: projectionEventSource(events, {
+      fees: {
+        serviceFeeBps: config.CART_SERVICE_FEE_BPS,
+        serviceFeeMinMinor: config.CART_SERVICE_FEE_MIN_MINOR,
+        processingFeeMinor: config.CART_PROCESSING_FEE_MINOR,
+        feeTaxBps: config.CART_FEE_TAX_BPS,
+      },
+      now: () => clock.now(),
+    }),
+    orders: cartOrderLookup(storage.orders),
+    liveSeats: connectorLiveSeats(options.connector ?? client!),
+    logger,
+    clock,
+  });
   const app = new CartApp({
     ...storage,
     events,
+    resale: topPicks.app,
     connector: options.connector ?? client!,
     // Only the sandbox processor exists today (README, "Payment"): production carts use it too.
     processor: sandboxProcessor,
@@ -165,10 +191,11 @@ export async function composeCart(
   };
 
   return {
-    grpc: [cartGrpc(app, idempotency), commerce.grpc],
+    grpc: [cartGrpc(app, idempotency), commerce.grpc, topPicks.grpc],
     ...(mongo ? { readiness: { mongo: () => pingMongo(mongo) } } : {}),
     start: async () => {
       await relay.start();
+      topPicks.start();
       timer = setInterval(() => void sweep(), config.CART_SWEEP_INTERVAL_MS);
       timer.unref();
     },
@@ -178,6 +205,7 @@ export async function composeCart(
       await relay.stop();
       client?.close();
       commerce.close();
+      topPicks.stop();
     },
   };
 }

@@ -1,7 +1,6 @@
 import {
   CancelReason as ProtoCancelReason,
   DeliveryMethodType,
-  InventoryType,
   PaymentMethodType,
   PrintAction,
   ReleaseReason as ProtoReleaseReason,
@@ -17,6 +16,7 @@ import {
 import type { Cart, HeldTicket, ReleaseReason } from '../domain/cart.js';
 import type { CancelReason, Order, OrderTicket } from '../domain/order.js';
 import { deliveryMethodType } from '../domain/shipping.js';
+import { inventoryTypeOf } from '../top-picks/ports/inventory-type.js';
 
 const money = (amountMinor: number, currency: string) => ({ amountMinor, currency });
 
@@ -44,7 +44,7 @@ export function bookingItems(
         priceTypeId: t.priceTypeId,
         quantity: 1,
         unitPrice: money(t.faceValueMinor, currency),
-        inventoryType: InventoryType.INVENTORY_TYPE_PRIMARY,
+        inventoryType: inventoryTypeOf(t.priceTypeId),
       });
   }
   return [...items.values()];

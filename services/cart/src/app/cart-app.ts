@@ -57,6 +57,12 @@ import {
   type SellableArea,
   type SellableEvent,
 } from '../events/sellable-event.js';
+import {
+  heldTicketsOf,
+  listingIdsOf,
+  resaleLinesOf,
+  type ResaleInventory,
+} from '../top-picks/resale-inventory.js';
 import type {
   CartEvent,
   CartRepository,
@@ -116,6 +122,8 @@ export interface ReserveInput {
   language?: string;
   /** Answer PENDING at once and complete in the background. */
   forceAsync?: boolean;
+  /** `X-PLATFORM-SESSION-SID` of a resale reserve: the fan session whose resale price it keeps. */
+  fanSessionId?: string;
 }
 
 /** Billing as a caller gives it. The nonce and the CVV are secrets: used, never stored or logged. */
@@ -223,6 +231,8 @@ export interface CartAppDeps {
   clock: Clock;
   log: Log;
   settings: CartSettings;
+  /** Resale listings (top picks): a reserve of listing ids is held here, never at the partner. */
+  resale?: ResaleInventory;
 }
 
 const EVENT_ID = /^[A-Za-z0-9]{15}$/;
@@ -399,7 +409,8 @@ export class CartApp {
     const now = this.deps.clock.now();
     this.#transactable(event, now);
     const requests = input.requests.map((r) => this.#toReserve(r));
-    validateReserves(requests, event);
+    const resaleLines = resaleLinesOf(requests);
+    if (resaleLines.length === 0) validateReserves(requests, event);
     for (const ticket of requests.flatMap((r) => r.tickets)) {
       const type = event.priceTypes.find((t) => t.id === ticket.priceTypeId);
       if (type?.accessCodeRequired && !ticket.accessCodeSealed)
@@ -440,6 +451,8 @@ export class CartApp {
       createdAt: now,
       updatedAt: now,
     };
+    if (resaleLines.length > 0)
+      return this.#reserveResale(cart, resaleLines, input.fanSessionId ?? '');
     await this.deps.carts.insert(cart);
     const work = this.#track(cart.id, () => this.#completeReserve(cart.id));
     if (input.forceAsync) return this.view(cart);
@@ -451,6 +464,43 @@ export class CartApp {
     if (settled && current.status === 'FAILED' && current.failure)
       throw this.#failureError(current.failure);
     return this.view(current);
+  }
+
+  /**
+   * A resale reserve: the listing is held by cart's resale inventory (the partner sold its tickets
+   * already), at the price of the live fan session, and the cart is written HELD at once. No
+   * partner booking, so no `booking-held`; the inventory token stays empty.
+   */
+  async #reserveResale(
+    cart: Cart,
+    lines: { listingId: string; quantity: number }[],
+    fanSessionId: string,
+  ): Promise<CartView> {
+    const resale = this.deps.resale;
+    if (!resale || cart.sandbox)
+      throw invalidInput('resale listings are not sold on this prefix', 'tickets');
+    const held = await resale.holdListings({
+      cartId: cart.id,
+      appId: cart.appId,
+      eventId: cart.eventId,
+      fanSessionId,
+      lines,
+    });
+    const now = this.deps.clock.now();
+    const booking = {
+      inventoryToken: '',
+      tickets: heldTicketsOf(held.listings),
+      expiresAt: held.expiresAt,
+      fees: this.deps.settings.fees,
+    };
+    const written = hold(cart, booking, now);
+    try {
+      await this.deps.carts.insert(written);
+    } catch (error) {
+      await resale.releaseListings(cart.id, listingIdsOf(cart.requests)).catch(() => undefined);
+      throw error;
+    }
+    return this.view(written);
   }
 
   /** Runs the background part of a reserve (also resumed by the sweeper); never throws. */
@@ -839,8 +889,35 @@ export class CartApp {
     const delivery = cart.delivery ?? DEFAULT_SHIPPING;
     const priced = priceCart({ tickets: cart.tickets, fees: cart.fees!, delivery });
     let inventoryOrderId = '';
+    const listingIds = listingIdsOf(cart.requests);
+    let resold: { ticketId: string; previousOrderId: string }[] = [];
     if (cart.sandbox) {
       await this.deps.sandbox.sell(cart.eventId, cart.id);
+    } else if (listingIds.length > 0) {
+      // A resale: the listing is sold and its tickets move to this order (no partner order).
+      try {
+        resold = await this.deps.resale!.sellListings({
+          cartId: cart.id,
+          orderId: ref.orderId,
+          buyer: {
+            appId: cart.appId,
+            fanId: cart.fanId ?? '',
+            thirdPartyAccountId: cart.billing?.thirdPartyAccountId ?? '',
+          },
+          listingIds,
+        });
+      } catch (error) {
+        if (isTransient(error))
+          throw hostDown('the resale could not be recorded; retry the commit');
+        const refused = staleCart(`the listing is no longer held: ${(error as Error).message}`);
+        await this.#mutate(cart.id, (current) =>
+          current.status === 'PAID'
+            ? fail(current, { code: refused.code, message: refused.message }, now)
+            : undefined,
+        );
+        await this.settle(cart.id);
+        throw refused;
+      }
     } else {
       try {
         ({ inventoryOrderId } = await this.deps.connector.createOrder({
@@ -912,6 +989,12 @@ export class CartApp {
       secureEntryEnabled: cart.secureEntryEnabled,
       tokenSha256: ref.tokenSha256,
       confirmedAt: now,
+      ...(resold.length > 0
+        ? {
+            resoldTicketIds: resold.map((t) => t.ticketId),
+            resoldFromOrderId: resold[0]!.previousOrderId,
+          }
+        : {}),
     };
     try {
       await this.deps.orders.insertConfirmed(order);
@@ -1003,6 +1086,11 @@ export class CartApp {
 
   async #releaseBooking(cart: Cart): Promise<boolean> {
     try {
+      const listingIds = listingIdsOf(cart.requests);
+      if (listingIds.length > 0 && this.deps.resale) {
+        await this.deps.resale.releaseListings(cart.id, listingIds);
+        return true;
+      }
       if (cart.sandbox) {
         await this.deps.sandbox.release(cart.eventId, cart.id);
         return true;

@@ -1,4 +1,6 @@
 import type { HeldListing, ResoldTicket } from './app/top-picks-app.js';
+import { invalid } from './domain/errors.js';
+import { isListingId } from './domain/listing.js';
 
 /**
  * What the cart's reserve, commit and release paths ask of resale (implemented by TopPicksApp).
@@ -7,9 +9,10 @@ import type { HeldListing, ResoldTicket } from './app/top-picks-app.js';
  */
 export interface ResaleInventory {
   /**
-   * Holds the listings for the cart until `holdUntil` at the price the fan was shown under the live
-   * fan session (the asking price without one). All or nothing. INVALID_ARGUMENT for an unknown
-   * listing or a quantity other than the listing's; RESOURCE_EXHAUSTED (20052) when not on sale.
+   * Holds the listing for the cart at the price the fan was shown under the live fan session (the
+   * asking price without one), until `expiresAt`. One listing per reserve. INVALID_ARGUMENT (10002)
+   * for an unknown listing, several listings or a quantity other than the listing's;
+   * RESOURCE_EXHAUSTED (20052) when it is not on sale.
    */
   holdListings(input: {
     cartId: string;
@@ -17,8 +20,7 @@ export interface ResaleInventory {
     eventId: string;
     fanSessionId: string;
     lines: { listingId: string; quantity: number }[];
-    holdUntil: Date;
-  }): Promise<HeldListing[]>;
+  }): Promise<{ listings: HeldListing[]; expiresAt: Date }>;
   /** Puts the cart's listings back on sale (release, payment failure, expiry); idempotent. */
   releaseListings(cartId: string, listingIds: readonly string[]): Promise<void>;
   /**
@@ -33,3 +35,51 @@ export interface ResaleInventory {
     listingIds: readonly string[];
   }): Promise<ResoldTicket[]>;
 }
+
+/** The resale lines of a reserve: every `tickets[].id` is a listing id, or none is (else 10002). */
+export function resaleLinesOf(
+  reserves: readonly { tickets: readonly { priceTypeId: string; quantity: number }[] }[],
+): { listingId: string; quantity: number }[] {
+  const tickets = reserves.flatMap((r) => r.tickets);
+  const resale = tickets.filter((t) => isListingId(t.priceTypeId));
+  if (resale.length === 0) return [];
+  if (resale.length !== tickets.length)
+    throw invalid('a reserve takes either resale listings or ticket types, not both');
+  return resale.map((t) => ({ listingId: t.priceTypeId, quantity: t.quantity }));
+}
+
+/** The cart's held tickets of held listings: one per ticket, at the buyer's price per ticket. */
+export function heldTicketsOf(listings: readonly HeldListing[]): {
+  ticketId: string;
+  areaId: string;
+  section: string;
+  row: string;
+  seat: string;
+  priceLevelId: string;
+  priceTypeId: string;
+  faceValueMinor: number;
+  generalAdmission: boolean;
+  areaDescription: string;
+}[] {
+  return listings.flatMap((l) =>
+    l.ticketIds.map((ticketId, i) => ({
+      ticketId,
+      areaId: l.areaId,
+      section: l.section,
+      row: l.row,
+      seat: l.generalAdmission ? '' : (l.seats[i] ?? ''),
+      priceLevelId: l.priceLevelId,
+      // The listing id stands for the ticket type: the cart shows it as `tickets[].id` (RESALE).
+      priceTypeId: l.listingId,
+      faceValueMinor: l.unitPrice.amountMinor,
+      generalAdmission: l.generalAdmission,
+      areaDescription: l.areaId,
+    })),
+  );
+}
+
+/** The listing ids a resale cart holds (from its requests); empty for a primary cart. */
+export const listingIdsOf = (
+  reserves: readonly { tickets: readonly { priceTypeId: string }[] }[],
+): string[] =>
+  reserves.flatMap((r) => r.tickets.map((t) => t.priceTypeId)).filter((id) => isListingId(id));

@@ -8,7 +8,6 @@ import {
   CartStatus,
   CommitCartRequest,
   CommitCartResponse,
-  InventoryType,
   OrderStatus,
   ReserveCartRequest,
   ReserveCartResponse,
@@ -26,6 +25,7 @@ import { invalidInput } from '../../domain/errors.js';
 import type { Charge, Totals } from '../../domain/pricing.js';
 import type { ShippingOption } from '../../domain/shipping.js';
 import type { Order } from '../../domain/order.js';
+import { inventoryTypeOf } from '../../top-picks/ports/inventory-type.js';
 
 type Handler<Req, Res> = (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void;
 
@@ -123,7 +123,7 @@ export function cartMessage(view: CartView, app: CartApp): ProtoCart {
         priceTypeId: g.priceTypeId,
         quantity: g.quantity,
         unitPrice: money(g.faceValueMinor, c),
-        inventoryType: InventoryType.INVENTORY_TYPE_PRIMARY,
+        inventoryType: inventoryTypeOf(g.priceTypeId),
       })),
     ),
     totals: {
@@ -153,13 +153,13 @@ export function cartMessage(view: CartView, app: CartApp): ProtoCart {
         id: g.priceTypeId,
         description: [g.priceLevelId, g.priceTypeId].filter(Boolean).join(' / ') || g.priceTypeId,
         quantity: g.quantity,
-        inventoryType: InventoryType.INVENTORY_TYPE_PRIMARY,
+        inventoryType: inventoryTypeOf(g.priceTypeId),
         charges: g.charges.map((ch) => charge(ch, c)),
         priceLevelId: g.priceLevelId,
       })),
       totals: lineTotals(line.totals, c),
       seats: line.seats,
-      inventoryType: InventoryType.INVENTORY_TYPE_PRIMARY,
+      inventoryType: inventoryTypeOf(line.groups[0]?.priceTypeId ?? ''),
     })),
     delivery: cart.delivery ? shippingOptionMessage(cart.delivery, c) : undefined,
     processingFee: priced.processing ? money(priced.processing.priceMinor, c) : undefined,
@@ -272,6 +272,7 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
             eventId: r.eventId,
             language: r.language,
             forceAsync: r.forceAsync,
+            fanSessionId: r.fanSessionId,
             requests: r.reserves.map((reserve) => ({
               tickets: reserve.tickets.map((t) => {
                 if (t.amount && t.amount.amountMinor > 0)

@@ -170,7 +170,7 @@ export interface TopPicksDeps {
   clock: Clock;
   ids: TopPicksIds;
   log: TopPicksLog;
-  settings: { sessionTtlMs: number };
+  settings: { sessionTtlMs: number; resaleHoldMs: number };
 }
 
 /**
@@ -602,9 +602,10 @@ export class TopPicksApp {
   // ---------------------------------------------------------------- resale inventory (cart)
 
   /**
-   * Holds listings for a cart until `holdUntil`, each at the price the fan sees under the live fan
-   * session (`priceForFan`), or the asking price without one. All or nothing: a listing that cannot be
-   * held releases those already held by this call. Unknown listing: INVALID_ARGUMENT; not on sale:
+   * Holds a listing for a cart for `resaleHoldMs`, at the price the fan sees under the live fan
+   * session (`priceForFan`), or the asking price without one. One listing per reserve (an order
+   * confirmed from it names one seller's order); the shape takes several so that can grow, all or
+   * nothing. Unknown listing: INVALID_ARGUMENT; not on sale:
    * RESOURCE_EXHAUSTED (partner cart code 20052).
    */
   async holdListings(input: {
@@ -613,11 +614,12 @@ export class TopPicksApp {
     eventId: string;
     fanSessionId: string;
     lines: { listingId: string; quantity: number }[];
-    holdUntil: Date;
-  }): Promise<HeldListing[]> {
+  }): Promise<{ listings: HeldListing[]; expiresAt: Date }> {
     const now = this.deps.clock.now();
+    const holdUntil = new Date(now.getTime() + this.deps.settings.resaleHoldMs);
     const ids = input.lines.map((l) => l.listingId);
-    if (new Set(ids).size !== ids.length) throw invalid('a listing appears twice in the reserve');
+    if (ids.length !== 1)
+      throw invalid('a resale reserve holds exactly one listing (tickets[] with its id)');
     const stored =
       input.fanSessionId && SESSION_ID_PATTERN.test(input.fanSessionId)
         ? await this.deps.sessions.get(input.fanSessionId)
@@ -631,7 +633,7 @@ export class TopPicksApp {
         const result = await this.changeListing(line.listingId, (listing) =>
           hold(listing, {
             cartId: input.cartId,
-            until: input.holdUntil,
+            until: holdUntil,
             price: priceForFan(session, listing.id, listing.price, now),
             quantity: line.quantity,
             now,
@@ -643,7 +645,7 @@ export class TopPicksApp {
         });
         held.push(toHeld(result));
       }
-      return held;
+      return { listings: held, expiresAt: holdUntil };
     } catch (error) {
       await this.releaseListings(
         input.cartId,

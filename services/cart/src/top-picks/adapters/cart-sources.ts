@@ -1,0 +1,130 @@
+import { offerId } from '../../commerce/offer-ids.js';
+import type { PartnerConnector } from '../../app/ports.js';
+import type { OrderRepository } from '../../app/ports.js';
+import { applyBps, ticketFees, type FeeSchedule } from '../../domain/pricing.js';
+import { isOnSale, isPartnerEvent, type EventReader } from '../../events/sellable-event.js';
+import type { LiveSeats, OrderLookup, PicksEventSource } from '../app/ports.js';
+import type { AreaSeat, OfferCharge, PicksEvent, PrimaryOffer } from '../domain/picks.js';
+
+/**
+ * Top picks over the cart's event projection: offers with the cart's own fees (so a pick's total is
+ * what the reserve then charges per ticket), offer ids as the commerce API's (`offerId(type,
+ * level)`), areas from the last availability synchronisation. An event not sold through the
+ * platform is `undefined` (404); outside its on-sale period it has no primary areas (resale only).
+ */
+export function projectionEventSource(
+  events: EventReader,
+  context: { fees: FeeSchedule; now: () => Date },
+): PicksEventSource {
+  return {
+    async get(eventId) {
+      const event = await events.get(eventId);
+      if (!event || !isPartnerEvent(event)) return undefined;
+      const currency = event.currency;
+      const money = (amountMinor: number) => ({ amountMinor, currency });
+      const { fees } = context;
+      const processing =
+        fees.processingFeeMinor + applyBps(fees.processingFeeMinor, fees.feeTaxBps);
+      const offers: PrimaryOffer[] = event.prices.map((price) => {
+        const type = event.priceTypes.find((t) => t.id === price.priceTypeId);
+        const level = event.priceLevels.find((l) => l.id === price.priceLevelId);
+        const { fee, tax } = ticketFees(price.amountMinor, fees);
+        const charges: OfferCharge[] = [
+          {
+            reason: 'face value',
+            type: 'face_value',
+            amount: money(price.amountMinor),
+            feeType: 'per ticket',
+          },
+          { reason: 'service fee', type: 'service', amount: money(fee), feeType: 'per ticket' },
+          { reason: 'tax on fees', type: 'tax', amount: money(tax), feeType: 'per ticket' },
+          ...(processing > 0
+            ? [
+                {
+                  reason: 'order processing fee',
+                  type: 'processing',
+                  amount: money(processing),
+                  feeType: 'per order' as const,
+                },
+              ]
+            : []),
+        ];
+        return {
+          offerId: offerId(price.priceTypeId, price.priceLevelId),
+          ticketTypeId: price.priceTypeId,
+          priceLevelId: price.priceLevelId,
+          name: [level?.name, type?.name].filter(Boolean).join(' - ') || price.priceTypeId,
+          description: type?.description ?? '',
+          faceValue: money(price.amountMinor),
+          charges,
+          protected: type?.accessCodeRequired ?? false,
+        };
+      });
+      const picksEvent: PicksEvent = {
+        id: event.id,
+        currency,
+        secureEntryEnabled: event.secureEntryEnabled,
+        ticketLimit: event.ticketLimit,
+        priceLevels: event.priceLevels.map((l) => ({ id: l.id, name: l.name || l.id })),
+        offers,
+        areas: isOnSale(event, context.now())
+          ? event.areas.map((a) => ({
+              id: a.areaId,
+              name: [a.levelId, a.sectionId].filter(Boolean).join(' ') || a.areaId,
+              description: '',
+              section: a.sectionId || a.areaId,
+              priceLevelId: a.priceLevelId,
+              generalAdmission: a.generalAdmission,
+              available: a.available,
+            }))
+          : [],
+      };
+      return picksEvent;
+    },
+  };
+}
+
+/** Available seats of every reserved area, from the partner through 3p-connector. */
+export function connectorLiveSeats(connector: PartnerConnector): LiveSeats {
+  return {
+    async availableSeats(eventId) {
+      const { areas } = await connector.availability({ eventId, withSeats: true });
+      const seats = new Map<string, AreaSeat[]>();
+      for (const area of areas) {
+        // An empty list with seats available means the partner did not list them: counts only.
+        if (!area.generalAdmission && (area.seats.length > 0 || area.available === 0))
+          seats.set(area.areaId, area.seats);
+      }
+      return seats;
+    },
+  };
+}
+
+/** The cart's orders as listings read them; sandbox orders cannot be resold (not confirmed here). */
+export function cartOrderLookup(orders: OrderRepository): OrderLookup {
+  return {
+    async getOrder(orderId) {
+      const order = await orders.get(orderId);
+      if (!order) return undefined;
+      return {
+        id: order.id,
+        eventId: order.eventId,
+        confirmed: order.status === 'CONFIRMED' && !order.sandbox,
+        appId: order.appId,
+        fanId: order.fanId ?? '',
+        thirdPartyAccountId: order.thirdPartyAccountId,
+        tickets: order.tickets.map((t) => ({
+          ticketId: t.ticketId,
+          areaId: t.areaId,
+          section: t.section,
+          row: t.row,
+          seat: t.seat,
+          generalAdmission: t.generalAdmission,
+          priceLevelId: t.priceLevelId,
+          priceTypeId: t.priceTypeId,
+          faceValue: { amountMinor: t.faceValueMinor, currency: order.currency },
+        })),
+      };
+    },
+  };
+}

@@ -1,0 +1,425 @@
+import { randomBytes } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createServiceStores } from '@marquee/platform/store';
+import { OrderConfirmed, InventoryType } from '@marquee/proto/cart/v1';
+import { randomIds } from '../src/adapters/ids.js';
+import { offerId } from '../src/commerce/offer-ids.js';
+import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
+import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
+import { createCartStorage } from '../src/adapters/stores.js';
+import { CartApp, type BillingInput } from '../src/app/cart-app.js';
+import { DEFAULT_FEES } from '../src/domain/pricing.js';
+import { EventProjectionStore } from '../src/events/store.js';
+import {
+  cartOrderLookup,
+  composeTopPicks,
+  connectorLiveSeats,
+  createTopPicksStorage,
+  projectionEventSource,
+  type TopPicksApp,
+} from '../src/top-picks/index.js';
+import { SESSION_EXPIRED_MESSAGE } from '../src/top-picks/domain/fan-session.js';
+import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
+import { FakeConnector } from './support/fake-connector.js';
+
+/**
+ * Top picks and resale through the cart: a primary order is listed for resale, a fan sees it in
+ * top picks under a fan session, reserves it at the price shown, pays and commits; the listing is
+ * sold once and its tickets change owner (order-confirmed names the seller's tickets).
+ */
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const seller = { appId: 'seller-app', sandbox: false, channel: 'partner-cart' as const };
+const buyer = { appId: 'buyer-app', sandbox: false, channel: 'partner-cart' as const };
+const HOUR = 3_600_000;
+
+const billing = (amountMinor: number, thirdPartyAccountId: string): BillingInput => ({
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  email: 'ada@example.test',
+  type: 'CC',
+  reference: 'ref',
+  countryCode: 'GB',
+  amountMinor,
+  currency: 'GBP',
+  cardNonce: 'fake-valid-nonce',
+  cin: '123',
+  expireMonth: 12,
+  expireYear: 2032,
+  thirdPartyAccountId,
+});
+
+interface Setup {
+  cart: CartApp;
+  picks: TopPicksApp;
+  clock: { t: Date };
+  outbox: () => Promise<{ topic: string; value: Uint8Array | null }[]>;
+}
+
+async function setup(): Promise<Setup> {
+  const clock = { t: new Date('2030-06-01T12:00:00Z') };
+  const now = () => clock.t;
+  const stores = createServiceStores(undefined);
+  const storage = createCartStorage(stores, { sandboxAreaCapacity: 100 });
+  const topPicksStorage = createTopPicksStorage(stores);
+  const events = new EventProjectionStore(storage.events, now);
+  await events.applyEvent(partnerEvent());
+  await events.applyAvailability(
+    availability(1, [
+      area({ available: 8, unavailable: 0 }),
+      area({ areaId: 'A2', sectionId: 'S2', priceLevelId: 'PL2', available: 8 }),
+    ]),
+  );
+  const connector = new FakeConnector(10, now);
+  const topPicks = composeTopPicks({
+    storage: topPicksStorage,
+    events: projectionEventSource(events, { fees: DEFAULT_FEES, now }),
+    orders: cartOrderLookup(storage.orders),
+    liveSeats: connectorLiveSeats(connector),
+    logger: silent as never,
+    clock: { now },
+  });
+  const processor = createSandboxProcessor({ timeoutMs: 5 });
+  const cart = new CartApp({
+    ...storage,
+    events,
+    resale: topPicks.app,
+    connector,
+    processor,
+    sandboxProcessor: processor,
+    secrets: createSecretBox(randomBytes(32)),
+    ids: randomIds,
+    hasher: sha256Hasher,
+    clock: { now },
+    log: silent,
+    settings: {
+      reserveWaitMs: 2_000,
+      pollAfterSeconds: 1,
+      reserveAttempts: 2,
+      reserveRetryMs: 1,
+      pendingStaleMs: 30_000,
+      owedRetryMs: 0,
+      commitGraceMs: 60_000,
+      sandboxHoldSeconds: 600,
+      fees: DEFAULT_FEES,
+      maintenance: undefined,
+      trackingWindowMs: 60_000,
+      termsUrl: 'https://example.test/terms',
+      secureEntryAgreementUrl: 'https://example.test/secure',
+      redemptionBaseUrl: 'https://example.test/orders/',
+    },
+  });
+  const outbox = async () =>
+    (await Promise.all(stores.outboxSources.map((s) => s.pendingOutbox(1_000))))
+      .flat()
+      .flatMap((p) => p.events.map((e) => ({ topic: e.topic, value: e.value })));
+  return { cart, picks: topPicks.app, clock, outbox };
+}
+
+/** Reserve, pay and commit; resolves the order. */
+async function buy(
+  s: Setup,
+  owner: typeof seller,
+  requests: Parameters<CartApp['reserve']>[0]['requests'],
+  fanSessionId = '',
+) {
+  const held = await s.cart.reserve({ owner, eventId: EVENT_ID, requests, fanSessionId });
+  const paid = await s.cart.addPayment(
+    owner,
+    held.cart.id,
+    billing(held.priced.totals.unpaid, `${owner.appId}-fan`),
+  );
+  const committed = await s.cart.commit(owner, paid.cart.id);
+  return { held, order: committed.order };
+}
+
+const topPicks = (s: Setup, fanSessionId = '', appId = buyer.appId) =>
+  s.picks.getTopPicks({
+    appId,
+    eventId: EVENT_ID,
+    fanSessionId,
+    quantity: 2,
+    ticketTypeId: '',
+    priceLevelIds: [],
+    areaIds: [],
+    sections: [],
+    priceMin: '',
+    priceMax: '',
+    includeResale: true,
+    page: 1,
+    size: 30,
+  });
+
+describe('top picks and resale through the cart', () => {
+  let s: Setup;
+  let listingId: string;
+  let sellerOrderId: string;
+  let ticketIds: string[];
+
+  beforeEach(async () => {
+    s = await setup();
+    const { order } = await buy(s, seller, [{ tickets: [{ priceTypeId: '000001', quantity: 2 }] }]);
+    sellerOrderId = order.id;
+    ticketIds = order.tickets.map((t) => t.ticketId);
+    const listing = await s.picks.createListing({
+      orderId: order.id,
+      ticketIds,
+      price: { amountMinor: 4_500, currency: 'GBP' },
+      sellerNotes: 'Aisle seats',
+    });
+    listingId = listing.id;
+  });
+
+  it('shows primary picks with the commerce offer ids and the listing with its seats', async () => {
+    const answer = await topPicks(s);
+    expect(answer.outcome).toBe('created');
+    const standard = answer.picks.items.filter((p) => p.selection === 'standard');
+    expect(standard.map((p) => p.area.id).sort()).toEqual(['A1', 'A2']);
+    expect(standard.every((p) => p.row === undefined && p.seats === undefined)).toBe(true);
+    const resale = answer.picks.items.find((p) => p.selection === 'resale')!;
+    expect(resale).toMatchObject({ offerIds: [listingId], type: 'seats' });
+    expect(resale.seats).toHaveLength(2);
+    const offer = answer.offers.find((o) => o.offerId === listingId)!;
+    expect(offer).toMatchObject({
+      ticketTypeId: listingId,
+      totalPrice: { amountMinor: 4_500, currency: 'GBP' },
+      inventoryType: 'RESALE',
+      limit: { min: 2, max: 2 },
+    });
+    // Primary offers total face value plus the cart's per-ticket fees (what the reserve charges).
+    const primary = answer.offers.find(
+      (o) => o.inventoryType === 'PRIMARY' && o.priceLevelId === 'PL1',
+    )!;
+    expect(primary.totalPrice.amountMinor).toBe(5_000 + 500 + 100);
+    expect(primary.offerId).toBe(offerId('000001', 'PL1'));
+    expect(answer.eventDetails.listingsDisclaimer).not.toBe('');
+  });
+
+  it('keeps the price shown under the live session, and sells the listing once', async () => {
+    const first = await topPicks(s);
+    const sid = first.session.id;
+    // The seller withdraws and lists again at 90.00: a new listing, shown at its own price.
+    await s.picks.withdrawListing(listingId);
+    const relisted = await s.picks.createListing({
+      orderId: sellerOrderId,
+      ticketIds,
+      price: { amountMinor: 9_000, currency: 'GBP' },
+      sellerNotes: '',
+    });
+    const again = await topPicks(s, sid);
+    expect(again.outcome).toBe('active');
+    expect(again.session.id).toBe(sid);
+    expect(again.offers.find((o) => o.offerId === relisted.id)!.totalPrice.amountMinor).toBe(9_000);
+
+    const { held, order } = await buy(
+      s,
+      buyer,
+      [{ tickets: [{ priceTypeId: relisted.id, quantity: 2 }] }],
+      sid,
+    );
+    expect(held.priced.totals.merchandise).toBe(18_000);
+    expect(held.cart.tickets.map((t) => t.ticketId).sort()).toEqual([...ticketIds].sort());
+    expect(order.resoldTicketIds?.sort()).toEqual([...ticketIds].sort());
+    expect(order.resoldFromOrderId).toBe(sellerOrderId);
+    expect((await s.picks.getListing(relisted.id)).state).toBe('SOLD');
+    expect(await s.picks.ownerOf(EVENT_ID, ticketIds[0]!)).toMatchObject({
+      orderId: order.id,
+      ownerAppId: 'buyer-app',
+      thirdPartyAccountId: 'buyer-app-fan',
+      previous: [{ orderId: sellerOrderId, listingId: relisted.id }],
+    });
+    const confirmed = (await s.outbox())
+      .filter((e) => e.topic === 'order-confirmed')
+      .map((e) => OrderConfirmed.decode(e.value!))
+      .find((m) => m.orderId === order.id)!;
+    expect(confirmed.resoldTicketIds.sort()).toEqual([...ticketIds].sort());
+    expect(confirmed.resoldFromOrderId).toBe(sellerOrderId);
+    expect(
+      confirmed.tickets.every((t) => t.item?.inventoryType === InventoryType.INVENTORY_TYPE_RESALE),
+    ).toBe(true);
+
+    // Sold: nobody can hold it again, and the seller cannot list the tickets any more.
+    await expect(
+      s.cart.reserve({
+        owner: seller,
+        eventId: EVENT_ID,
+        requests: [{ tickets: [{ priceTypeId: relisted.id, quantity: 2 }] }],
+      }),
+    ).rejects.toMatchObject({ kind: 'resource_exhausted', details: { reason: '20052' } });
+    await expect(
+      s.picks.createListing({
+        orderId: sellerOrderId,
+        ticketIds,
+        price: { amountMinor: 1, currency: 'GBP' },
+        sellerNotes: '',
+      }),
+    ).rejects.toMatchObject({ kind: 'failed_precondition' });
+    // The buyer can resell them from the new order.
+    const resold = await s.picks.createListing({
+      orderId: order.id,
+      ticketIds,
+      price: { amountMinor: 9_500, currency: 'GBP' },
+      sellerNotes: '',
+    });
+    expect(resold.orderId).toBe(order.id);
+  });
+
+  it('keeps the lower price the fan saw when the listing gets dearer, not after expiry', async () => {
+    const first = await topPicks(s);
+    const sid = first.session.id;
+    expect(first.offers.find((o) => o.offerId === listingId)!.totalPrice.amountMinor).toBe(4_500);
+    // The seller's price goes up (as an operator would re-price it in the store).
+    await raisePrice(s, listingId, 7_000);
+    const live = await topPicks(s, sid);
+    expect(live.offers.find((o) => o.offerId === listingId)!.totalPrice.amountMinor).toBe(4_500);
+    const held = await s.cart.reserve({
+      owner: buyer,
+      eventId: EVENT_ID,
+      requests: [{ tickets: [{ priceTypeId: listingId, quantity: 2 }] }],
+      fanSessionId: sid,
+    });
+    expect(held.priced.totals.merchandise).toBe(9_000);
+    await s.cart.release(buyer, held.cart.id);
+
+    // An hour later the session has expired: renewed with the same id, the message, the new price.
+    s.clock.t = new Date(s.clock.t.getTime() + HOUR);
+    const renewed = await topPicks(s, sid);
+    expect(renewed.outcome).toBe('renewed');
+    expect(renewed.session.id).toBe(sid);
+    expect(renewed.messages).toEqual([SESSION_EXPIRED_MESSAGE]);
+    expect(renewed.offers.find((o) => o.offerId === listingId)!.totalPrice.amountMinor).toBe(7_000);
+    // Without a session the asking price.
+    const noSession = await s.cart.reserve({
+      owner: buyer,
+      eventId: EVENT_ID,
+      requests: [{ tickets: [{ priceTypeId: listingId, quantity: 2 }] }],
+    });
+    expect(noSession.priced.totals.merchandise).toBe(14_000);
+  });
+
+  it('lets one of two racing carts hold the listing, and puts it back on release and expiry', async () => {
+    const reserve = () =>
+      s.cart.reserve({
+        owner: buyer,
+        eventId: EVENT_ID,
+        requests: [{ tickets: [{ priceTypeId: listingId, quantity: 2 }] }],
+      });
+    const results = await Promise.allSettled([reserve(), reserve(), reserve()]);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    expect(
+      results
+        .filter((r) => r.status === 'rejected')
+        .map((r) => (r as PromiseRejectedResult).reason.kind),
+    ).toEqual(['resource_exhausted', 'resource_exhausted']);
+    const cartId = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof reserve>>>).value
+      .cart.id;
+    expect((await s.picks.getListing(listingId)).state).toBe('HELD');
+    await s.cart.release(buyer, cartId);
+    expect((await s.picks.getListing(listingId)).state).toBe('LISTED');
+    const again = await reserve();
+    s.clock.t = new Date(s.clock.t.getTime() + 11 * 60_000);
+    await s.cart.sweep();
+    expect((await s.cart.get(buyer, again.cart.id)).cart.status).toBe('EXPIRED');
+    expect((await s.picks.getListing(listingId)).state).toBe('LISTED');
+  });
+
+  it('refuses mixed, partial, sandbox and unknown resale reserves as invalid input', async () => {
+    const invalid = { kind: 'invalid_argument', details: { reason: '10002' } };
+    await expect(
+      s.cart.reserve({
+        owner: buyer,
+        eventId: EVENT_ID,
+        requests: [
+          {
+            tickets: [
+              { priceTypeId: listingId, quantity: 2 },
+              { priceTypeId: '000001', quantity: 1 },
+            ],
+          },
+        ],
+      }),
+    ).rejects.toMatchObject(invalid);
+    await expect(
+      s.cart.reserve({
+        owner: buyer,
+        eventId: EVENT_ID,
+        requests: [{ tickets: [{ priceTypeId: listingId, quantity: 1 }] }],
+      }),
+    ).rejects.toMatchObject(invalid);
+    await expect(
+      s.cart.reserve({
+        owner: { ...buyer, sandbox: true },
+        eventId: EVENT_ID,
+        requests: [{ tickets: [{ priceTypeId: listingId, quantity: 2 }] }],
+      }),
+    ).rejects.toMatchObject(invalid);
+    await expect(
+      s.cart.reserve({
+        owner: buyer,
+        eventId: EVENT_ID,
+        requests: [{ tickets: [{ priceTypeId: `${EVENT_ID}.${'B'.repeat(22)}`, quantity: 2 }] }],
+      }),
+    ).rejects.toMatchObject(invalid);
+    expect((await s.picks.getListing(listingId)).state).toBe('LISTED');
+  });
+
+  it('refuses listings of unknown, unconfirmed or foreign tickets, and double listings', async () => {
+    const price = { amountMinor: 100, currency: 'GBP' };
+    await expect(
+      s.picks.createListing({ orderId: 'nope', ticketIds, price, sellerNotes: '' }),
+    ).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(
+      s.picks.createListing({ orderId: sellerOrderId, ticketIds: ['x'], price, sellerNotes: '' }),
+    ).rejects.toMatchObject({ kind: 'failed_precondition' });
+    await expect(
+      s.picks.createListing({
+        orderId: sellerOrderId,
+        ticketIds: [ticketIds[0]!],
+        price,
+        sellerNotes: '',
+      }),
+    ).rejects.toMatchObject({ kind: 'failed_precondition' });
+    await expect(
+      s.picks.createListing({
+        orderId: sellerOrderId,
+        ticketIds,
+        price: { amountMinor: 100, currency: 'EUR' },
+        sellerNotes: '',
+      }),
+    ).rejects.toMatchObject({ kind: 'invalid_argument' });
+    // Withdrawn: the tickets can be listed again.
+    await s.picks.withdrawListing(listingId);
+    const again = await s.picks.createListing({
+      orderId: sellerOrderId,
+      ticketIds,
+      price,
+      sellerNotes: '',
+    });
+    expect(again.state).toBe('LISTED');
+    // Concurrent listings of the same tickets: one wins.
+    await s.picks.withdrawListing(again.id);
+    const racing = await Promise.allSettled(
+      [1, 2, 3].map(() =>
+        s.picks.createListing({ orderId: sellerOrderId, ticketIds, price, sellerNotes: '' }),
+      ),
+    );
+    expect(racing.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+  });
+});
+
+/** The listing's asking price changes (no API for it: withdraw-and-relist is; this is the store). */
+async function raisePrice(s: Setup, id: string, amountMinor: number): Promise<void> {
+  const deps = (
+    s.picks as unknown as {
+      deps: {
+        listings: {
+          get(id: string): Promise<{ version: number } & Record<string, unknown>>;
+          update(l: object, v: number): Promise<unknown>;
+        };
+      };
+    }
+  ).deps;
+  const current = await deps.listings.get(id);
+  const { version, ...listing } = current;
+  await deps.listings.update({ ...listing, price: { amountMinor, currency: 'GBP' } }, version);
+}
