@@ -80,6 +80,11 @@ export interface DeliveryParams<T> {
   /** Called during long backoffs (Kafka: heartbeat, so the group does not evict a retrying member). */
   keepAlive?: () => Promise<void>;
   logger: BusLogger;
+  /**
+   * What the caller does with a record that failed every attempt, for the log lines (default
+   * `dead-letter`; a global subscription skips instead).
+   */
+  exhausted?: 'dead-letter' | 'skip';
 }
 
 /**
@@ -89,6 +94,7 @@ export interface DeliveryParams<T> {
  */
 export async function deliver<T>(params: DeliveryParams<T>): Promise<DeliveryOutcome> {
   const { record, topic, group, logger } = params;
+  const fate = params.exhausted === 'skip' ? 'skipping it' : 'dead-lettering it';
   const where = { topic: record.topic, partition: record.partition, offset: record.offset, group };
   const attributes = readAttributes(record.headers, {
     ...where,
@@ -103,10 +109,7 @@ export async function deliver<T>(params: DeliveryParams<T>): Promise<DeliveryOut
       value = record.value === null ? null : params.topic.codec.decode(record.value);
     } catch (error) {
       // Retrying cannot fix bytes that do not parse: straight to the dead-letter topic.
-      logger.error(
-        { ...where, eventId: attributes.id, err: error },
-        'undecodable record; dead-lettering it',
-      );
+      logger.error({ ...where, eventId: attributes.id, err: error }, `undecodable record; ${fate}`);
       return {
         kind: 'dead-letter',
         attempts: attempt - 1,
@@ -152,7 +155,7 @@ export async function deliver<T>(params: DeliveryParams<T>): Promise<DeliveryOut
       if (attempt >= params.maxAttempts) {
         logger.error(
           { ...where, eventId: attributes.id, attempt, err: error },
-          'handler failed on its last attempt; dead-lettering the record',
+          `handler failed on its last attempt; ${fate}`,
         );
         return { kind: 'dead-letter', attempts: attempt, error };
       }

@@ -6,6 +6,8 @@
 export type {
   EventBus,
   EventHandler,
+  GlobalSubscribeOptions,
+  GlobalSubscription,
   IncomingEvent,
   OutgoingEvent,
   SubscribeOptions,

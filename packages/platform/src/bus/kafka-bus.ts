@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ConnectionOptions } from 'node:tls';
 import {
   Kafka,
@@ -19,6 +20,7 @@ import {
   type RetryPolicy,
 } from './delivery.js';
 import { ensureTopics, type EnsureTopicsOptions, type TopicSpec } from './ensure-topics.js';
+import { createCatchUpTracker, logSkipped, type CatchUpTracker } from './global-subscription.js';
 import { KAFKAJS_LOG_LEVELS, kafkaLogCreator, type KafkaLogLevel } from './kafka-log.js';
 import { stderrLogger, type BusLogger } from './logger.js';
 import { endSpan, startPublishSpan } from './tracing.js';
@@ -26,6 +28,8 @@ import {
   dlqTopicName,
   type EventBus,
   type EventHandler,
+  type GlobalSubscribeOptions,
+  type GlobalSubscription,
   type OutgoingEvent,
   type SubscribeOptions,
   type TopicDef,
@@ -114,6 +118,24 @@ interface Group {
   lock: Promise<void>;
 }
 
+/**
+ * A global subscription's consumer: a group of its own (`<name>.<uuid>`, one member, so every
+ * partition is assigned to it; kafkajs has no manual assignment), reading from the earliest offset,
+ * never committing. The group holds no offsets and is deleted at close; one left by a crash is
+ * empty and without offsets, which the broker forgets.
+ */
+interface GlobalReader {
+  topic: TopicDef<unknown>;
+  name: string;
+  groupId: string;
+  maxAttempts: number;
+  concurrency: number;
+  handler: EventHandler<unknown>;
+  catchUp: CatchUpTracker;
+  consumer: Consumer;
+  started: boolean;
+}
+
 export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
   if (options.brokers.length === 0) throw new Error('createKafkaBus: brokers is empty');
   const logger = options.logger ?? stderrLogger;
@@ -142,6 +164,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
   const admin = kafka.admin({ retry: { retries: 1 } });
 
   const groups = new Map<string, Group>();
+  const readers: GlobalReader[] = [];
   const ensured = new Map<string, Promise<void>>();
   const inFlightPublishes = new Set<Promise<void>>();
   const abort = new AbortController();
@@ -334,7 +357,102 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     });
   }
 
-  function createGroup(id: string): Group {
+  async function handleGlobalBatch(reader: GlobalReader, payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
+    for (const message of batch.messages) {
+      if (abort.signal.aborted || !isRunning() || isStale()) return;
+      const record = toReceived(batch.topic, batch.partition, message);
+      const outcome = await deliver({
+        system: 'kafka',
+        topic: reader.topic,
+        group: reader.name,
+        record,
+        handler: reader.handler,
+        maxAttempts: reader.maxAttempts,
+        retry,
+        signal: abort.signal,
+        keepAlive: heartbeat,
+        logger,
+        exhausted: 'skip',
+      });
+      if (outcome.kind === 'aborted') return;
+      if (outcome.kind === 'dead-letter') logSkipped(logger, reader.name, record, outcome);
+      // Moves this consumer's fetch position; nothing is committed.
+      resolveOffset(message.offset);
+      reader.catchUp.advance(batch.partition, BigInt(message.offset) + 1n);
+      await heartbeat();
+    }
+  }
+
+  async function runGlobal(reader: GlobalReader): Promise<void> {
+    if (reader.started || state === 'closed') return;
+    reader.started = true;
+    if (autoCreate) await ensureTopicOnce(reader.topic);
+    await connectAdmin();
+    // The end offsets of now: the replica is caught up once it has read up to them.
+    const offsets = await fetchTopicOffsets(reader.topic.name);
+    reader.catchUp.setTargets(
+      offsets.map(({ partition, low, high }) => ({
+        partition,
+        low: BigInt(low),
+        high: BigInt(high),
+      })),
+    );
+    await reader.consumer.connect();
+    await reader.consumer.subscribe({ topics: [reader.topic.name], fromBeginning: true });
+    await reader.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: reader.concurrency,
+      eachBatch: (payload) => handleGlobalBatch(reader, payload),
+    });
+  }
+
+  /**
+   * A topic created a moment ago may not have its leaders in every broker's metadata yet
+   * (`UNKNOWN_TOPIC_OR_PARTITION`, `LEADER_NOT_AVAILABLE`): a few tries, as kafkajs's own retrier.
+   */
+  async function fetchTopicOffsets(topic: string) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await admin.fetchTopicOffsets(topic);
+      } catch (error) {
+        if (attempt >= 6 || state === 'closed') throw error;
+        logger.debug({ err: error, topic, attempt }, 'fetching end offsets failed; retrying');
+        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+      }
+    }
+  }
+
+  function createGlobalReader(
+    topic: TopicDef<unknown>,
+    globalOptions: GlobalSubscribeOptions,
+    handler: EventHandler<unknown>,
+  ): GlobalReader {
+    const maxAttempts = maxAttemptsOf(globalOptions.maxAttempts);
+    const groupId = `${globalOptions.name}.${randomUUID()}`;
+    const consumer = createConsumer(groupId);
+    const catchUp = createCatchUpTracker();
+    // A fetch of nothing but control records (transaction markers of a foreign producer) never
+    // reaches eachBatch; kafkajs still reports its last offset, which may be the end to reach.
+    consumer.on(consumer.events.END_BATCH_PROCESS, (event) => {
+      const { partition, batchSize, lastOffset } = event.payload;
+      if (batchSize === 0) catchUp.advance(partition, BigInt(lastOffset) + 1n);
+    });
+    return {
+      topic,
+      name: globalOptions.name,
+      groupId,
+      maxAttempts,
+      concurrency: Math.max(1, globalOptions.concurrency ?? 1),
+      handler,
+      catchUp,
+      consumer,
+      started: false,
+    };
+  }
+
+  function createConsumer(id: string): Consumer {
     const consumer = kafka.consumer({
       groupId: id,
       allowAutoTopicCreation: false,
@@ -354,6 +472,11 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
         'Kafka consumer crashed',
       );
     });
+    return consumer;
+  }
+
+  function createGroup(id: string): Group {
+    const consumer = createConsumer(id);
     return {
       id,
       consumer,
@@ -407,6 +530,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
   async function startAll(): Promise<void> {
     await Promise.all([connectProducer(), connectAdmin()]);
     for (const group of groups.values()) await runGroup(group);
+    for (const reader of readers) await runGlobal(reader);
   }
 
   return {
@@ -449,6 +573,23 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
       group.subscriptions.set(topic.name, subscription);
       if (state === 'starting') await starting;
       if (state === 'started') await runGroup(group);
+    },
+
+    async subscribeGlobal<T>(
+      topic: TopicDef<T>,
+      globalOptions: GlobalSubscribeOptions,
+      handler: EventHandler<T>,
+    ): Promise<GlobalSubscription> {
+      assertOpen();
+      const reader = createGlobalReader(
+        topic as TopicDef<unknown>,
+        globalOptions,
+        handler as EventHandler<unknown>,
+      );
+      readers.push(reader);
+      if (state === 'starting') await starting;
+      if (state === 'started') await runGlobal(reader);
+      return reader.catchUp.subscription;
     },
 
     start(): Promise<void> {
@@ -497,7 +638,16 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
         // Consumers first: stopping drains their handlers, which may still dead-letter through the producer.
         const results = await Promise.allSettled([
           ...[...groups.values()].map((group) => group.consumer.disconnect()),
+          ...readers.map((reader) => reader.consumer.disconnect()),
         ]);
+        // The global subscriptions' groups are empty now and hold no offsets: remove them at once.
+        const started = readers.filter((reader) => reader.started).map((r) => r.groupId);
+        if (started.length > 0 && adminConnected) {
+          await withTimeout(admin.deleteGroups(started), readyTimeoutMs).catch((err: unknown) =>
+            // The broker forgets an empty group without offsets anyway.
+            logger.debug({ err, groups: started }, 'could not delete global subscription groups'),
+          );
+        }
         await Promise.allSettled([...inFlightPublishes]);
         results.push(...(await Promise.allSettled([producer.disconnect(), admin.disconnect()])));
         for (const result of results) {

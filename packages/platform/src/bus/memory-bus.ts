@@ -6,12 +6,16 @@ import {
   type ReceivedRecord,
   type RetryPolicy,
 } from './delivery.js';
+import { randomUUID } from 'node:crypto';
+import { createCatchUpTracker, logSkipped, type CatchUpTracker } from './global-subscription.js';
 import { stderrLogger, type BusLogger } from './logger.js';
 import { endSpan, startPublishSpan } from './tracing.js';
 import {
   dlqTopicName,
   type EventBus,
   type EventHandler,
+  type GlobalSubscribeOptions,
+  type GlobalSubscription,
   type OutgoingEvent,
   type SubscribeOptions,
   type TopicDef,
@@ -222,6 +226,26 @@ export class MemoryBroker {
     }
   }
 
+  /**
+   * Makes `holder` (a global subscription, which joins no group) hold the topic's records as a
+   * group does: a record is released once it and every group have read past it. Its position is
+   * given with {@link commit}.
+   */
+  hold(topic: string, holder: string): void {
+    this.ensureTopic(topic);
+    this.#topics.get(topic)!.groups.add(holder);
+  }
+
+  /** Stops `holder` holding the topic's records (a closed global subscription). */
+  unhold(topic: string, holder: string): void {
+    const log = this.#topics.get(topic);
+    if (!log?.groups.delete(holder)) return;
+    for (let partition = 0; partition < log.partitions.length; partition++) {
+      this.#committed.delete(offsetKey(holder, topic, partition));
+      if (this.#retain === 'unconsumed') this.release(topic, partition);
+    }
+  }
+
   /** Drops the records of a partition that every group of the topic has committed past. */
   private release(topic: string, partition: number): void {
     const log = this.#topics.get(topic);
@@ -318,12 +342,25 @@ interface Subscription {
   running?: Promise<void>;
 }
 
+interface GlobalReader {
+  topic: TopicDef<unknown>;
+  name: string;
+  /** Its name in the broker's retention bookkeeping: unique per subscription. */
+  holder: string;
+  maxAttempts: number;
+  concurrency: number;
+  handler: EventHandler<unknown>;
+  catchUp: CatchUpTracker;
+  running?: Promise<void>;
+}
+
 export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
   const broker = options.broker ?? new MemoryBroker({ retain: options.retain });
   const logger = options.logger ?? stderrLogger;
   const retry = retryPolicy(options.retry);
   const clientId = options.clientId ?? 'marquee-memory';
   const subscriptions: Subscription[] = [];
+  const readers: GlobalReader[] = [];
   const abort = new AbortController();
   let state: 'created' | 'started' | 'closed' = 'created';
   let closing: Promise<void> | undefined;
@@ -340,6 +377,68 @@ export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
       );
     });
   };
+
+  const launchGlobal = (reader: GlobalReader): void => {
+    reader.running = consumeGlobal(reader).catch((error: unknown) => {
+      logger.error(
+        { topic: reader.topic.name, subscription: reader.name, err: error },
+        'memory global consumer crashed',
+      );
+    });
+  };
+
+  /** Every partition from the oldest record held, in this bus only; caught up at the end offsets of now. */
+  async function consumeGlobal(reader: GlobalReader): Promise<void> {
+    const { topic, holder } = reader;
+    const partitions = broker.ensureTopic(topic.name);
+    broker.hold(topic.name, holder);
+    try {
+      reader.catchUp.setTargets(
+        Array.from({ length: partitions }, (_, partition) => ({
+          partition,
+          low: BigInt(broker.startOffset(topic.name, partition)),
+          high: BigInt(broker.endOffset(topic.name, partition)),
+        })),
+      );
+      const limit = limiter(reader.concurrency);
+      await Promise.all(
+        Array.from({ length: partitions }, async (_, partition) => {
+          let position = broker.startOffset(topic.name, partition);
+          while (!abort.signal.aborted) {
+            position = Math.max(position, broker.startOffset(topic.name, partition));
+            const record = broker.read(topic.name, partition, position);
+            if (!record) {
+              await broker.waitForAppend(topic.name, abort.signal);
+              continue;
+            }
+            const received = toReceived(record);
+            const outcome = await limit(async () => {
+              if (abort.signal.aborted) return { kind: 'aborted' as const, attempts: 0 };
+              return deliver({
+                system: 'marquee.memory',
+                topic,
+                group: reader.name,
+                record: received,
+                handler: reader.handler,
+                maxAttempts: reader.maxAttempts,
+                retry,
+                signal: abort.signal,
+                logger,
+                exhausted: 'skip',
+              });
+            });
+            if (outcome.kind === 'aborted') return;
+            if (outcome.kind === 'dead-letter') logSkipped(logger, reader.name, received, outcome);
+            position += 1;
+            broker.commit(holder, topic.name, partition, position);
+            reader.catchUp.advance(partition, BigInt(position));
+          }
+        }),
+      );
+    } finally {
+      broker.unhold(topic.name, holder);
+    }
+  }
 
   async function consume(subscription: Subscription): Promise<void> {
     const { topic, group } = subscription;
@@ -474,11 +573,33 @@ export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
       if (state === 'started') launch(subscription);
     },
 
+    async subscribeGlobal<T>(
+      topic: TopicDef<T>,
+      globalOptions: GlobalSubscribeOptions,
+      handler: EventHandler<T>,
+    ): Promise<GlobalSubscription> {
+      assertOpen();
+      const reader: GlobalReader = {
+        topic: topic as TopicDef<unknown>,
+        name: globalOptions.name,
+        holder: `global\u0000${globalOptions.name}\u0000${randomUUID()}`,
+        maxAttempts: maxAttemptsOf(globalOptions.maxAttempts),
+        concurrency: Math.max(1, globalOptions.concurrency ?? 1),
+        handler: handler as EventHandler<unknown>,
+        catchUp: createCatchUpTracker(),
+      };
+      readers.push(reader);
+      broker.ensureTopic(topic.name);
+      if (state === 'started') launchGlobal(reader);
+      return reader.catchUp.subscription;
+    },
+
     async start(): Promise<void> {
       assertOpen();
       if (state === 'started') return;
       state = 'started';
       for (const subscription of subscriptions) launch(subscription);
+      for (const reader of readers) launchGlobal(reader);
     },
 
     async ready(): Promise<boolean> {
@@ -491,7 +612,10 @@ export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
         // Stops fetching and cuts retry backoffs short; a handler already running is awaited, and
         // committed if it succeeds.
         abort.abort();
-        await Promise.all(subscriptions.map((subscription) => subscription.running));
+        await Promise.all([
+          ...subscriptions.map((subscription) => subscription.running),
+          ...readers.map((reader) => reader.running),
+        ]);
       })();
       return closing;
     },

@@ -75,6 +75,38 @@ export interface SubscribeOptions {
 
 export type EventHandler<T> = (event: IncomingEvent<T>) => Promise<void>;
 
+/**
+ * A "global table" subscription: this process reads every partition of the topic from the oldest
+ * record held, whatever other processes read, as Kafka Streams' global tables do. For a read model
+ * that each replica holds whole in memory (rebuilt from a compacted topic at every start).
+ */
+export interface GlobalSubscribeOptions {
+  /**
+   * What the subscription is called in logs, spans and the Kafka consumer group id prefix (a group
+   * of its own per process, never shared, never committed), e.g. `catalog-indexer.event-changed`.
+   */
+  name: string;
+  /**
+   * Deliveries of a failing record before it is logged and skipped (default 5). A global
+   * subscription never writes `<topic>.dlq`: every replica, at every start, reads the same history,
+   * so each would dead-letter the same record again.
+   */
+  maxAttempts?: number;
+  /** Partitions processed in parallel (default 1); one key is never processed in parallel. */
+  concurrency?: number;
+}
+
+export interface GlobalSubscription {
+  /**
+   * True once every record the topic held when consumption started (its end offsets then) has been
+   * handled or skipped: the read model is as complete as it was when this process started. Stays
+   * true afterwards.
+   */
+  caughtUp(): boolean;
+  /** Resolves when {@link caughtUp} becomes true (never rejects; pending forever if the bus closes first). */
+  whenCaughtUp(): Promise<void>;
+}
+
 export interface EventBus {
   publish<T>(topic: TopicDef<T>, events: OutgoingEvent<T>[]): Promise<void>;
   /** Register a handler; consumption starts on `start()` (or at once if already started). */
@@ -83,6 +115,16 @@ export interface EventBus {
     options: SubscribeOptions,
     handler: EventHandler<T>,
   ): Promise<void>;
+  /**
+   * Reads the whole topic in this process (every partition, from the oldest record held; no group
+   * shared with other processes, nothing committed): see {@link GlobalSubscribeOptions}. Consumption
+   * starts on `start()` (or at once if already started).
+   */
+  subscribeGlobal<T>(
+    topic: TopicDef<T>,
+    options: GlobalSubscribeOptions,
+    handler: EventHandler<T>,
+  ): Promise<GlobalSubscription>;
   start(): Promise<void>;
   /** True when the broker answers and every consumer is alive (memory: from start until close). */
   ready(): Promise<boolean>;

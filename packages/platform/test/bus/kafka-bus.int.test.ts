@@ -19,6 +19,7 @@ import {
 } from '../../src/bus/index.js';
 import { describeIntegration, uniqueName, waitFor } from '../../src/testing/index.js';
 import { busContract } from './bus-contract.js';
+import { globalSubscriptionContract } from './global-contract.js';
 import { aPing, deferred, pingTopic, recordingLogger } from './fixtures.js';
 
 describeIntegration('kafka bus', (env) => {
@@ -32,6 +33,20 @@ describeIntegration('kafka bus', (env) => {
         logger,
         topics: { numPartitions: 3 },
         // Short fetch waits make close() quick; the suite closes many consumers.
+        consumer: { maxWaitTimeMs: 250 },
+      }),
+    deliveryTimeoutMs: 20_000,
+  }));
+
+  globalSubscriptionContract('kafka', () => ({
+    newBus: ({ source, retry, logger }) =>
+      createKafkaBus({
+        brokers: env.kafkaBrokers,
+        clientId: uniqueName('global-contract'),
+        source,
+        retry,
+        logger,
+        topics: { numPartitions: 3 },
         consumer: { maxWaitTimeMs: 250 },
       }),
     deliveryTimeoutMs: 20_000,
@@ -120,6 +135,36 @@ describeIntegration('kafka bus', (env) => {
       expect(value!.timestamp).toBe(String(Date.parse('2025-06-01T00:00:00Z')));
       expect(tombstone!.value).toBeNull();
       expect(stringHeaders(tombstone!)['ce_id']).toBe('wire-2');
+    });
+
+    it('reads a global subscription through a group of its own that commits nothing and is deleted at close', async () => {
+      const topic = pingTopic({ compacted: true });
+      const name = uniqueName('table');
+      const sut = createKafkaBus({
+        brokers: env.kafkaBrokers,
+        clientId: uniqueName('global'),
+        source: '//marquee/global-test',
+        consumer: { maxWaitTimeMs: 250 },
+      });
+      buses.push(sut);
+      await sut.publish(topic, [{ key: 'k', value: aPing(), id: 'one' }]);
+      const subscription = await sut.subscribeGlobal(topic, { name }, async () => {});
+      await sut.start();
+      await subscription.whenCaughtUp();
+
+      const live = (await admin.listGroups()).groups.filter((g) =>
+        g.groupId.startsWith(`${name}.`),
+      );
+      expect(live).toHaveLength(1);
+      const offsets = await admin.fetchOffsets({ groupId: live[0]!.groupId, topics: [topic.name] });
+      // -1: no committed offset in any partition.
+      expect(offsets[0]!.partitions.every((p) => p.offset === '-1')).toBe(true);
+
+      await sut.close();
+      const left = (await admin.listGroups()).groups.filter((g) =>
+        g.groupId.startsWith(`${name}.`),
+      );
+      expect(left).toEqual([]);
     });
 
     it('answers ready() only while the broker does', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryBroker, createMemoryBus, type IncomingEvent } from '../../src/bus/index.js';
 import { uniqueName, waitFor } from '../../src/testing/index.js';
 import { busContract } from './bus-contract.js';
+import { globalSubscriptionContract } from './global-contract.js';
 import { aPing, pingTopic, recordingLogger, type Ping } from './fixtures.js';
 
 busContract('memory', () => {
@@ -16,6 +17,23 @@ busContract('memory', () => {
 
 // The embedded default's retention keeps Kafka's semantics too.
 busContract('memory, retaining only unconsumed records', () => {
+  const broker = createMemoryBroker({ retain: 'unconsumed' });
+  return {
+    newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
+    deliveryTimeoutMs: 10_000,
+  };
+});
+
+globalSubscriptionContract('memory', () => {
+  const broker = createMemoryBroker();
+  return {
+    newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
+    deliveryTimeoutMs: 10_000,
+  };
+});
+
+// A global reader holds what it has not read yet, as a group does.
+globalSubscriptionContract('memory, retaining only unconsumed records', () => {
   const broker = createMemoryBroker({ retain: 'unconsumed' });
   return {
     newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
