@@ -37,6 +37,9 @@ export function orderConfirmedHandler(app: ReconcilerApp) {
   return async ({ value, time }: IncomingEvent<OrderConfirmed>): Promise<void> => {
     // Sandbox (pre-production) orders never reach a partner: nothing to reconcile.
     if (!value || value.sandbox) return;
+    // Resale orders neither: the partner sold the tickets to the seller; the resale itself (and
+    // its hold) happened on the platform only, with no partner booking or order to compare.
+    if (value.resoldTicketIds.length > 0) return;
     required('order-confirmed', { order_id: value.orderId, event_id: value.eventId });
     await app.recordOrderConfirmed({
       kind: 'order-confirmed',
