@@ -5,6 +5,7 @@ import { fansCreate, fansRevokeGrant } from './fans.js';
 import { ordersCommands } from './orders.js';
 import { partnersCommands } from './partners.js';
 import { reconciliationCommands } from './reconciliation.js';
+import { resaleCommands } from './resale.js';
 
 /**
  * Every `marquee` command. To add yours (e.g. `deals create`), write `src/commands/<area>.ts`
@@ -21,4 +22,5 @@ export const commands: readonly Command[] = [
   ...partnersCommands,
   ...reconciliationCommands,
   ...ordersCommands,
+  ...resaleCommands,
 ];
