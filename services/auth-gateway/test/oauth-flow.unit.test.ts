@@ -1,3 +1,4 @@
+import { ServiceKeyring, serviceKeyring, serviceTokenFor } from '@marquee/platform/grpc';
 import { authV1 } from '@marquee/proto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { APP_URI, OTHER_URI, PASSWORD, oauthHarness, pkcePair } from './oauth-harness.js';
@@ -415,6 +416,35 @@ describe('security rules and the attacks they stop', () => {
     const same = [];
     for (let i = 0; i < 6; i++) same.push(await failFrom('10.1.2.3', `${i}.0.0.1, 192.0.2.99`));
     expect(same).toEqual([401, 401, 401, 401, 401, 429]);
+  });
+
+  it('believes the X-Forwarded-For of a request the edge vouched for with its service token, and only then', async () => {
+    // No trusted proxy at all: only the edge's token makes the header count.
+    const t = await harness({ trustedProxies: [] });
+    const edgeToken = serviceTokenFor(serviceKeyring(), 'edge-gateway', 'marquee.auth.http');
+    const otherToken = serviceTokenFor(serviceKeyring(), 'deals', 'marquee.auth.http');
+    const forged = serviceTokenFor(ServiceKeyring.generate(), 'edge-gateway', 'marquee.auth.http');
+    const failures = async (client: string, token: string) => {
+      const statuses = [];
+      for (let i = 0; i < 6; i++) {
+        const headers = { 'x-forwarded-for': client, 'x-marquee-forwarded-by': token };
+        statuses.push(
+          (await t.login(await t.open({}, headers), t.fan.email, 'wrong-pass', headers)).status,
+        );
+      }
+      return statuses;
+    };
+    // Vouched for: each client counted under its own address (the harness peer is 127.0.0.1).
+    expect(await failures('192.0.2.1', edgeToken)).toEqual([401, 401, 401, 401, 401, 429]);
+    expect((await failures('192.0.2.2', edgeToken))[0]).toBe(401);
+    // Another service's token, or a forged one: the header is ignored and the peer (127.0.0.1) is
+    // counted: five failures, then it waits, whatever address the header names.
+    const ignored = [
+      ...(await failures('192.0.2.3', otherToken)),
+      ...(await failures('192.0.2.4', forged)),
+    ];
+    expect(ignored.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(ignored.slice(5)).toEqual([429, 429, 429, 429, 429, 429, 429]);
   });
 
   it('interaction flooding: one IP opening sign-in pages en masse gets 429 instead of new records', async () => {

@@ -29,7 +29,7 @@ async function edge() {
         },
       },
       publishing: {
-        async publish() {
+        async publishEvent() {
           seen.publishes++;
           throw new Error('unreachable');
         },

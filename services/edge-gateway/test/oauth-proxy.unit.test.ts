@@ -1,3 +1,4 @@
+import { serviceKeyring } from '@marquee/platform/grpc';
 import { createHttpServer } from '@marquee/platform/http';
 import { createLogger } from '@marquee/platform/logger';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -23,6 +24,7 @@ async function upstream(): Promise<string> {
       url: request.url,
       host: request.headers.host,
       forwardedFor: request.headers['x-forwarded-for'],
+      forwardedBy: request.headers['x-marquee-forwarded-by'],
       contentType: request.headers['content-type'],
       body: request.body ?? null,
     };
@@ -62,6 +64,7 @@ describe('/oauth/* proxy to auth-gateway', () => {
       url: '/oauth/token?x=1',
       host: 'api.marquee.example',
       forwardedFor: '127.0.0.1', // the address the edge saw, not the client's claim
+      forwardedBy: expect.any(String),
       contentType: 'application/x-www-form-urlencoded',
       body: 'grant_type=authorization_code&code=abc',
     });
@@ -89,6 +92,19 @@ describe('/oauth/* proxy to auth-gateway', () => {
     // A trusted peer with no header, or garbage in it: the nearest address known.
     expect(await forwarded('10.0.3.4')).toBe('10.0.3.4');
     expect(await forwarded('10.0.3.4', 'not-an-ip')).toBe('10.0.3.4');
+  });
+
+  it("vouches for the forwarded address with the edge's service token, replacing a client's own", async () => {
+    const sut = await edge(await upstream());
+    const answer = await sut.inject({
+      url: '/oauth/authorize',
+      headers: { 'x-marquee-forwarded-by': 'forged-by-the-client' },
+    });
+    const { forwardedBy } = answer.json<{ forwardedBy: string }>();
+    expect(serviceKeyring().verify(forwardedBy, 'marquee.auth.http')).toEqual({
+      ok: true,
+      caller: 'edge-gateway',
+    });
   });
 
   it('refuses a TRUSTED_PROXIES entry that is no address or CIDR block', () => {

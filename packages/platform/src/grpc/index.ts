@@ -32,6 +32,7 @@ export {
   currentServiceName,
   runAsService,
   serviceKeyring,
+  serviceTokenFor,
   type RpcAccess,
   type RpcAccessPolicy,
 } from './service-auth.js';

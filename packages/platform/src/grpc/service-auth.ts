@@ -119,7 +119,11 @@ const minted = new WeakMap<ServiceKeyring, Map<string, { token: string; renewAtM
 /** A token is reused until a minute before it expires. */
 const RENEW_BEFORE_EXPIRY_MS = 60_000;
 
-/** The token `caller` presents to the gRPC service `audience` (cached per keyring). */
+/**
+ * The token `caller` presents to `audience` (cached per keyring): a gRPC service name, or another
+ * name a receiver checks, such as auth-gateway's `marquee.auth.http` for the edge's forwarded
+ * client address.
+ */
 export function serviceTokenFor(keyring: ServiceKeyring, caller: string, audience: string): string {
   let cache = minted.get(keyring);
   if (!cache) minted.set(keyring, (cache = new Map()));

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import OAuth2Server, {
@@ -5,6 +6,7 @@ import OAuth2Server, {
   Request as OAuthRequest,
   Response as OAuthResponse,
 } from '@node-oauth/oauth2-server';
+import { serviceKeyring } from '@marquee/platform/grpc';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthFlows } from '../../app/oauth-flows.js';
 import { AuthError } from '../../domain/errors.js';
@@ -53,9 +55,24 @@ function cookieSecure(request: FastifyRequest): boolean {
   return !(request.protocol === 'http' && LOOPBACK.has(hostOf(request)));
 }
 
-/** The address the throttles count: see {@link clientAddress}. */
+/** Header and audience of the edge's service token on the requests it proxies (edge oauth-proxy). */
+const FORWARDED_BY_HEADER = 'x-marquee-forwarded-by';
+const FORWARDED_FOR_AUDIENCE = 'marquee.auth.http';
+
+/**
+ * The address the throttles count. A request the edge proxied carries the edge's service token:
+ * then the edge's `X-Forwarded-For` entry (the client address it resolved) is the client, whatever
+ * the network path. Otherwise the chain is read through the trusted proxies ({@link clientAddress}).
+ */
 function clientIp(request: FastifyRequest, trusted: TrustedProxies): string {
-  return clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], trusted);
+  const forwarded = request.headers['x-forwarded-for'];
+  const vouched = request.headers[FORWARDED_BY_HEADER];
+  if (typeof vouched === 'string' && typeof forwarded === 'string') {
+    const verified = serviceKeyring().verify(vouched, FORWARDED_FOR_AUDIENCE);
+    const address = forwarded.split(',').at(-1)!.trim();
+    if (verified.ok && verified.caller === 'edge-gateway' && isIP(address) !== 0) return address;
+  }
+  return clientAddress(request.socket.remoteAddress, forwarded, trusted);
 }
 
 /**

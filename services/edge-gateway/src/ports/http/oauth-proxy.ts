@@ -1,6 +1,11 @@
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { serviceKeyring, serviceTokenFor } from '@marquee/platform/grpc';
 import { clientAddress, TrustedProxies } from './client-address.js';
+
+/** The header carrying the edge's service token on proxied /oauth requests, and its audience. */
+export const FORWARDED_BY_HEADER = 'x-marquee-forwarded-by';
+export const FORWARDED_FOR_AUDIENCE = 'marquee.auth.http';
 
 export interface OAuthProxyOptions {
   /** auth-gateway's HTTP base URL (`HTTP_URL_AUTH_GATEWAY`). */
@@ -50,6 +55,13 @@ export async function registerOAuthProxy(
             trusted,
           ),
           'x-forwarded-proto': request.protocol,
+          // Vouches for the X-Forwarded-For above: auth-gateway believes the edge's entry only with
+          // a valid service token of edge-gateway (a client's own header of this name is replaced).
+          [FORWARDED_BY_HEADER]: serviceTokenFor(
+            serviceKeyring(),
+            'edge-gateway',
+            FORWARDED_FOR_AUDIENCE,
+          ),
         }),
         onError: (errorReply, { error }) => {
           request.log.warn({ err: error }, 'auth-gateway unreachable for /oauth');
