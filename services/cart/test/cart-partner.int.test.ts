@@ -1,0 +1,530 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Connection } from 'mongoose';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  createKafkaBus,
+  createMemoryBus,
+  type EventBus,
+  type IncomingEvent,
+} from '@marquee/platform/bus';
+import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
+import { createLogger } from '@marquee/platform/logger';
+import { closeMongo, connectMongo } from '@marquee/platform/mongo';
+import { hostService, type HostedService } from '@marquee/platform/service';
+import { describeIntegration, uniqueName, waitFor } from '@marquee/platform/testing';
+import { cartV1, partnerV1 } from '@marquee/proto';
+import {
+  availabilityChangedTopic,
+  bookingExpiredTopic,
+  eventChangedTopic,
+  orderConfirmedTopic,
+} from '@marquee/proto/topics';
+import { threePConnectorService } from '@marquee/3p-connector';
+import { partnerReferenceService } from '@marquee/partner-reference';
+import { cartService } from '../src/index.js';
+import { composeCart } from '../src/service.js';
+
+/**
+ * The purchase path for real: cart on Kafka and FerretDB, 3p-connector on Kafka and FerretDB,
+ * partner-reference over HTTP (in-process, its own database). The event reaches cart as the
+ * connector imports it (relayed onto a topic of this run so the fresh database does not replay the
+ * shared broker). Concurrent reserves for few seats, expiry at the partner, a declined payment then
+ * a release, and a commit that publishes `order-confirmed` with the token's hash.
+ */
+describeIntegration(
+  'cart against 3p-connector and partner-reference',
+  ({ kafkaBrokers, mongoUrl }) => {
+    const logger = createLogger({
+      service: 'cart-int',
+      level: (process.env.TEST_LOG as 'info') ?? 'silent',
+    });
+    const suffix = randomBytes(4).toString('hex');
+    const adminToken = randomBytes(24).toString('base64url');
+    const client = { id: `marquee-${suffix}`, secret: randomBytes(24).toString('base64url') };
+    const venueId = `VCRT${suffix}`;
+    const partnerEventId = `ECRT${suffix}`;
+    const SEATS = 10;
+    const eventTopic = { ...eventChangedTopic, name: uniqueName('cart-event-changed') };
+    const availabilityTopic = {
+      ...availabilityChangedTopic,
+      name: uniqueName('cart-availability'),
+    };
+    const confirmed: IncomingEvent<cartV1.OrderConfirmed>[] = [];
+    const expired: IncomingEvent<cartV1.BookingExpired>[] = [];
+    const dbs: Connection[] = [];
+    const buses: EventBus[] = [];
+    const hosted: HostedService[] = [];
+    let partnerPort = 0;
+    let connectorAddress = '';
+    let cart: cartV1.CartServiceClient;
+    let connector: partnerV1.ConnectorServiceClient;
+    let eventId = '';
+
+    const db = async (name: string) => {
+      const connection = await connectMongo({
+        url: mongoUrl,
+        dbName: `${name}_${suffix}`,
+        logger,
+        appName: name,
+      });
+      dbs.push(connection);
+      return connection;
+    };
+    const kafka = (clientId: string) => {
+      const bus = createKafkaBus({
+        brokers: kafkaBrokers,
+        clientId,
+        source: `//marquee/${clientId}`,
+        logger,
+      });
+      buses.push(bus);
+      return bus;
+    };
+    const back = async (method: string, path: string, body: unknown) => {
+      const response = await fetch(`http://127.0.0.1:${partnerPort}/admin/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (!response.ok)
+        throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    };
+    const available = async () =>
+      (
+        await callUnary(connector, 'getAvailability', {
+          eventId,
+          levelId: '',
+          sectionId: '',
+          withSeats: false,
+        })
+      ).totalAvailable;
+
+    beforeAll(async () => {
+      // partner-reference: short holds so expiry can be watched.
+      const partnerConfig = partnerReferenceService.loadConfig({
+        HTTP_PORT: '0',
+        GRPC_PORT: '0',
+        ADMIN_TOKEN: adminToken,
+        PARTNER_CLIENT_ID: client.id,
+        PARTNER_CLIENT_SECRET: client.secret,
+        PARTNER_SEED_DEMO: 'false',
+        BOOKING_TIMEOUT_MS: '15000',
+        LOG_LEVEL: 'silent',
+      });
+      const partnerInfra = {
+        name: 'partner-reference',
+        logger,
+        bus: createMemoryBus({ source: 'partner' }),
+        mongo: await db('cpr'),
+      };
+      const partner = await hostService(
+        partnerInfra,
+        await partnerReferenceService.compose(partnerInfra, partnerConfig),
+        { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+      );
+      hosted.push(partner);
+      partnerPort = partner.httpPort;
+      await back('POST', '/venues', {
+        venue_id: venueId,
+        name: 'Cart Hall',
+        city: 'London',
+        country: 'GB',
+        timezone: 'Europe/London',
+        manifests: [
+          {
+            manifest_id: 'M1',
+            name: 'Cart Hall',
+            levels: [{ id: 'L1', name: 'Stalls', position: 1 }],
+            sections: [{ id: 'S1', name: 'A' }],
+            price_levels: [{ id: 'PL1', name: 'Cat 1' }],
+            areas: [
+              {
+                id: 'A1',
+                name: 'Stalls A',
+                level_id: 'L1',
+                section_id: 'S1',
+                price_level_id: 'PL1',
+                general_admission: false,
+                rows: [
+                  { row: '1', seats: SEATS / 2 },
+                  { row: '2', seats: SEATS / 2 },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+      await back('POST', '/events', {
+        event_id: partnerEventId,
+        venue_id: venueId,
+        manifest_id: 'M1',
+        text_infos: [{ lang: 'en-us', name: 'Cart Night' }],
+        date_time: '2031-06-01T18:30:00Z',
+        currency: 'GBP',
+        maximum_tickets_quantity: 8,
+        price_levels: [{ id: 'PL1', text_infos: [{ lang: 'en-us', name: 'Category 1' }] }],
+        price_types: [
+          { id: '000001', regular: true, text_infos: [{ lang: 'en-us', name: 'Adult' }] },
+        ],
+        face_value_prices: [
+          {
+            price_period: {
+              id: 'PP1',
+              start_date_time: '2026-01-01T00:00:00Z',
+              end_date_time: '2031-06-01T18:00:00Z',
+            },
+            prices: [{ price_level_id: 'PL1', price_type_id: '000001', amount: '5000' }],
+          },
+        ],
+      });
+
+      // 3p-connector.
+      const connectorBus = kafka('3p-connector');
+      const connectorInfra = {
+        name: '3p-connector',
+        logger,
+        bus: connectorBus,
+        mongo: await db('ccp'),
+      };
+      const connectorParts = await threePConnectorService.compose(
+        connectorInfra,
+        threePConnectorService.loadConfig({
+          PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64'),
+          HEALTH_INTERVAL_MS: '60000',
+          PARTNER_CALL_TIMEOUT_MS: '20000',
+          ORDER_CANCELLED_GROUP: `cart-int-cancel-${suffix}`,
+          LOG_LEVEL: 'silent',
+        }),
+      );
+      await connectorBus.start();
+      const connectorHost = await hostService(connectorInfra, connectorParts, {
+        host: '127.0.0.1',
+        httpPort: 0,
+        grpcPort: 0,
+      });
+      hosted.push(connectorHost);
+      connectorAddress = `127.0.0.1:${connectorHost.grpcPort}`;
+      connector = createGrpcClient(partnerV1.ConnectorServiceClient, connectorAddress);
+
+      // The test's own consumers: our event onto this run's topic, and cart's topics to check.
+      const watch = kafka('cart-int-watch');
+      await watch.subscribe(
+        eventChangedTopic,
+        { group: `cart-int-${suffix}`, fromBeginning: true },
+        async (e) => {
+          if (e.value?.event?.origin?.kind?.$case !== 'partnerImport') return;
+          if (e.value.event.origin.kind.value.partnerEventId !== partnerEventId) return;
+          eventId = e.value.event.id;
+          await watch.publish(eventTopic, [{ key: e.key, value: e.value }]);
+        },
+      );
+      await watch.subscribe(
+        orderConfirmedTopic,
+        { group: `cart-int-${suffix}`, fromBeginning: false },
+        async (e) => {
+          confirmed.push(e);
+        },
+      );
+      await watch.subscribe(
+        bookingExpiredTopic,
+        { group: `cart-int-${suffix}`, fromBeginning: false },
+        async (e) => {
+          expired.push(e);
+        },
+      );
+      await watch.start();
+
+      // cart.
+      const cartBus = kafka('cart');
+      const cartConfig = cartService.loadConfig({
+        GRPC_ADDR_3P_CONNECTOR: connectorAddress,
+        CART_ORDER_TOKEN_KEY: randomBytes(32).toString('base64'),
+        CONNECTOR_DEADLINE_MS: '25000',
+        CART_MAINTENANCE_WINDOW: 'off',
+        CART_SWEEP_INTERVAL_MS: '200',
+        CART_OWED_RETRY_MS: '500',
+        EVENT_CONSUMER_GROUP: `cart-int-events-${suffix}`,
+        LOG_LEVEL: 'silent',
+      });
+      const cartInfra = { name: 'cart', logger, bus: cartBus, mongo: await db('crt') };
+      const cartParts = await composeCart(cartInfra, cartConfig, { eventTopic, availabilityTopic });
+      await cartBus.start();
+      const cartHost = await hostService(cartInfra, cartParts, {
+        host: '127.0.0.1',
+        httpPort: 0,
+        grpcPort: 0,
+      });
+      hosted.push(cartHost);
+      cart = createGrpcClient(cartV1.CartServiceClient, `127.0.0.1:${cartHost.grpcPort}`, {
+        deadlineMs: 30_000,
+      });
+
+      const admin = createGrpcClient(partnerV1.PartnerAdminServiceClient, connectorAddress);
+      await callUnary(admin, 'registerPartner', {
+        name: 'Cart Partner',
+        baseUrl: `http://127.0.0.1:${partnerPort}/v1`,
+        authUrl: `http://127.0.0.1:${partnerPort}/oauth/token`,
+        clientId: client.id,
+        clientSecret: client.secret,
+        venues: [venueId],
+      });
+      admin.close();
+      // The event is sellable once cart's projection has it (availability answers).
+      await waitFor(
+        async () =>
+          eventId !== '' &&
+          (
+            await callUnary(cart, 'getEventAvailability', {
+              appId: 'app-1',
+              eventId,
+              sandbox: false,
+            })
+          ).onSale,
+        { timeoutMs: 60_000, description: 'event in the cart projection' },
+      );
+    }, 120_000);
+
+    afterAll(async () => {
+      cart?.close();
+      connector?.close();
+      for (const h of hosted.reverse()) await h.stop();
+      for (const bus of buses) await bus.close();
+      for (const connection of dbs) {
+        await connection.dropDatabase();
+        await closeMongo(connection);
+      }
+    });
+
+    const reserve = (
+      appId: string,
+      quantity: number,
+      extra: Partial<cartV1.ReserveCartRequest> = {},
+    ) =>
+      callUnary(cart, 'reserveCart', {
+        appId,
+        eventId,
+        reserves: [
+          {
+            tickets: [{ id: '000001', quantity, priceId: '', amount: undefined }],
+            areaIds: [],
+            section: '',
+            row: '',
+            beginSeat: 0,
+            endSeat: 0,
+            acceptBestAvailable: true,
+          },
+        ],
+        fanSessionId: '',
+        sandbox: false,
+        idempotencyKey: '',
+        forceAsync: false,
+        language: '',
+        ...extra,
+      });
+    /** The cart once it is no longer pending. */
+    const settled = (appId: string, cartId: string) =>
+      waitFor(
+        async () => {
+          const { cart: c } = await callUnary(cart, 'getCart', {
+            appId,
+            cartId,
+            eventId,
+            sandbox: false,
+          });
+          return c && c.status !== cartV1.CartStatus.CART_STATUS_PENDING ? c : undefined;
+        },
+        { timeoutMs: 120_000, intervalMs: 200, description: `cart ${cartId} settled` },
+      );
+    const billing = (amountMinor: number, nonce: string) => ({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      homePhone: '',
+      type: 'CC',
+      reference: '',
+      address: undefined,
+      amount: { amountMinor, currency: 'GBP' },
+      cardNonce: nonce,
+      cin: '123',
+      expireMonth: 12,
+      expireYear: 2032,
+      emailAddress: 'ada@example.test',
+      thirdPartyAccountId: 'fan-1',
+    });
+
+    it('never oversells under concurrent reserves, and every seat comes back after release', async () => {
+      const attempts = 30;
+      const results = await Promise.allSettled(
+        Array.from({ length: attempts }, (_, i) => reserve(`app-c${i % 3}`, 1)),
+      );
+      const carts: { appId: string; cartId: string }[] = [];
+      results.forEach((r, i) => {
+        if (r.status === 'fulfilled')
+          carts.push({ appId: `app-c${i % 3}`, cartId: r.value.cart!.id });
+        else
+          expect(['resource_exhausted', 'unavailable']).toContain(
+            (r.reason as { kind: string }).kind,
+          );
+      });
+      const final = await Promise.all(carts.map((c) => settled(c.appId, c.cartId)));
+      const held = final.filter((c) => c.status === cartV1.CartStatus.CART_STATUS_HELD);
+      // Never more than the seats, never a seat twice, and the partner agrees with the carts.
+      // (Carts the slow partner did not answer in time end FAILED 20001; their possible bookings
+      // are released for them.)
+      expect(held.length).toBeGreaterThan(0);
+      expect(held.length).toBeLessThanOrEqual(SEATS);
+      const seats = held.flatMap((c) =>
+        c.ticketItems.flatMap((line) => line.seats.map((s) => `${line.row}-${s}`)),
+      );
+      expect(new Set(seats).size).toBe(held.length);
+      for (const c of final.filter((f) => f.status !== cartV1.CartStatus.CART_STATUS_HELD))
+        expect(['20052', '20001']).toContain(c.failureCode);
+      await waitFor(async () => (await available()) === SEATS - held.length, {
+        timeoutMs: 60_000,
+        description: 'partner availability equals the held carts',
+      });
+      await Promise.all(
+        carts.map((c) =>
+          callUnary(cart, 'releaseCart', {
+            appId: c.appId,
+            eventId,
+            cartId: c.cartId,
+            sandbox: false,
+          }),
+        ),
+      );
+      await waitFor(async () => (await available()) === SEATS, {
+        timeoutMs: 60_000,
+        description: 'every seat back on sale',
+      });
+    }, 300_000);
+
+    it('a declined payment leaves the cart held; its release leaves nothing held', async () => {
+      const { cart: held } = await reserve('app-d', 2);
+      const c = await settled('app-d', held!.id);
+      await expect(
+        callUnary(cart, 'addPayment', {
+          appId: 'app-d',
+          eventId,
+          cartId: c.id,
+          sandbox: false,
+          idempotencyKey: '',
+          billing: billing(c.totals!.unpaid!.amountMinor, 'fake-processor-declined-nonce'),
+        }),
+      ).rejects.toMatchObject({ kind: 'failed_precondition', details: { reason: '20122' } });
+      expect(await available()).toBe(SEATS - 2);
+      await callUnary(cart, 'releaseCart', {
+        appId: 'app-d',
+        eventId,
+        cartId: c.id,
+        sandbox: false,
+      });
+      await waitFor(async () => (await available()) === SEATS, {
+        timeoutMs: 20_000,
+        description: 'released',
+      });
+    }, 60_000);
+
+    it('commits: the partner order exists, order-confirmed carries the token hash, a retry answers the same token', async () => {
+      const { cart: held } = await reserve('app-o', 2, { idempotencyKey: `reserve-${suffix}` });
+      const again = await reserve('app-o', 2, { idempotencyKey: `reserve-${suffix}` });
+      expect(again.cart!.id).toBe(held!.id);
+      await expect(
+        reserve('app-o', 3, { idempotencyKey: `reserve-${suffix}` }),
+      ).rejects.toMatchObject({
+        kind: 'failed_precondition',
+        details: { reason: 'idempotency-key-reused' },
+      });
+      const c = await settled('app-o', held!.id);
+      await expect(
+        callUnary(cart, 'getCart', { appId: 'app-other', cartId: c.id, eventId, sandbox: false }),
+      ).rejects.toMatchObject({ kind: 'not_found' });
+      await callUnary(cart, 'addPayment', {
+        appId: 'app-o',
+        eventId,
+        cartId: c.id,
+        sandbox: false,
+        idempotencyKey: `pay-${suffix}`,
+        billing: billing(c.totals!.unpaid!.amountMinor, 'fake-valid-nonce'),
+      });
+      const commit = () =>
+        callUnary(cart, 'commitCart', {
+          appId: 'app-o',
+          eventId,
+          cartId: c.id,
+          sandbox: false,
+          idempotencyKey: '',
+        });
+      const first = await commit();
+      const second = await commit();
+      expect(first.orderToken).not.toBe('');
+      expect(second.orderToken).toBe(first.orderToken);
+      expect(first.cart!.status).toBe(cartV1.CartStatus.CART_STATUS_COMMITTED);
+      const message = await waitFor(() => confirmed.find((e) => e.key === first.order!.orderId), {
+        timeoutMs: 20_000,
+        description: 'order-confirmed',
+      });
+      expect(message.value).toMatchObject({
+        cartId: c.id,
+        eventId,
+        appId: 'app-o',
+        orderTokenSha256: createHash('sha256').update(first.orderToken).digest('hex'),
+        customerEmail: 'ada@example.test',
+        sandbox: false,
+      });
+      expect(message.value!.tickets).toHaveLength(2);
+      const partnerOrder = await callUnary(connector, 'getOrder', {
+        eventId,
+        inventoryOrderId: message.value!.inventoryOrderId,
+      });
+      expect(partnerOrder.order!.status).toBe(
+        partnerV1.PartnerOrderStatus.PARTNER_ORDER_STATUS_CONFIRMED,
+      );
+
+      // Cancel: order-cancelled → 3p-connector → the partner.
+      const cancelled = await callUnary(cart, 'cancelOrder', {
+        orderId: first.order!.orderId,
+        reason: cartV1.CancelReason.CANCEL_REASON_REQUESTED,
+        detail: 'test',
+      });
+      expect(cancelled.order!.status).toBe(cartV1.OrderStatus.ORDER_STATUS_CANCELLED);
+      await waitFor(
+        async () =>
+          (
+            await callUnary(connector, 'getOrder', {
+              eventId,
+              inventoryOrderId: message.value!.inventoryOrderId,
+            })
+          ).order!.status === partnerV1.PartnerOrderStatus.PARTNER_ORDER_STATUS_CANCELLED,
+        { timeoutMs: 30_000, description: 'cancelled at the partner' },
+      );
+    }, 90_000);
+
+    it('expires a hold: EXPIRED, booking-expired, the seats back at the partner', async () => {
+      const before = await available();
+      const { cart: held } = await reserve('app-e', 3);
+      const c = await settled('app-e', held!.id);
+      expect(c.status).toBe(cartV1.CartStatus.CART_STATUS_HELD);
+      expect(await available()).toBe(before - 3);
+      await waitFor(
+        async () =>
+          (
+            await callUnary(cart, 'getCart', {
+              appId: 'app-e',
+              cartId: c.id,
+              eventId,
+              sandbox: false,
+            })
+          ).cart!.status === cartV1.CartStatus.CART_STATUS_EXPIRED,
+        { timeoutMs: 40_000, intervalMs: 200, description: 'cart expired' },
+      );
+      await waitFor(() => expired.find((e) => e.key === c.id), {
+        timeoutMs: 20_000,
+        description: 'booking-expired',
+      });
+      await waitFor(async () => (await available()) === before, {
+        timeoutMs: 20_000,
+        description: 'seats back',
+      });
+    }, 90_000);
+  },
+);
