@@ -5,7 +5,10 @@
 #      - the default values (+ the required secrets),
 #      - ci-values.yaml (every optional feature on: NetworkPolicy, memory HPA, fixed replicas, ...),
 #      - an existingSecret install;
-#   3. negative checks, so the check itself is proven able to fail:
+#   3. security properties of the rendered manifests (production mode, NetworkPolicy on by default
+#      with no open external rule, secrets only as files and only where used, Mongo URL only in
+#      the Secret, the CI admin token as strong as the edge requires);
+#   4. negative checks, so the check itself is proven able to fail:
 #      - rendering without secrets.adminToken / secrets.existingSecret fails,
 #      - a typo in the values fails helm lint,
 #      - kubeconform rejects a manifest with an unknown container field and one with a wrong type.
@@ -25,7 +28,7 @@ failures=0
 pass() { printf '[check] ok   %s\n' "$*"; }
 fail() { printf '[check] FAIL %s\n' "$*" >&2; failures=$((failures + 1)); }
 
-secrets=(--set secrets.adminToken=check-admin-token --set secrets.partnerClientSecret=check-partner-secret --set secrets.partnerCredentialsKey=Y2hlY2sta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0tLS0= --set secrets.cartOrderTokenKey=Y2FydC1rZXktMzItYnl0ZXMtbG9uZy0tLS0tLS0tLS0=)
+secrets=(--set secrets.adminToken=check-admin-token-Xk9LmP4sR8tW3yZ7Hq2v --set secrets.serviceAuthKey=Y2hlY2stc2VydmljZS1hdXRoLWtleS0zMi1ieXRlcyE= --set secrets.partnerClientSecret=check-partner-secret --set secrets.partnerCredentialsKey=Y2hlY2sta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0tLS0= --set secrets.cartOrderTokenKey=Y2FydC1rZXktMzItYnl0ZXMtbG9uZy0tLS0tLS0tLS0=)
 kubeconform_strict() { # file
   kubeconform -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
     -schema-location "$schema_location" "$1"
@@ -106,7 +109,67 @@ fi
 grep -qE '^ +ensure event-changed [0-9]+ cleanup\.policy=compact ' "$work/default.yaml" \
   && pass "event-changed is compacted" || fail "event-changed is not compacted"
 
-# ---- 3. negative checks --------------------------------------------------------------------
+# ---- 3. security properties ------------------------------------------------------------------
+# default.yaml: the chart as installed with only the required values; ci.yaml: every option on.
+security() { # file label
+  python3 - "$1" <<'PY'
+import os, sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+kinds = lambda k: [d for d in docs if d["kind"] == k]
+bad = []
+deployments = {d["metadata"]["labels"]["app.kubernetes.io/component"]: d for d in kinds("Deployment")}
+configs = {d["metadata"]["labels"]["app.kubernetes.io/name"]: d["data"] for d in kinds("ConfigMap") if "app.kubernetes.io/name" in d["metadata"].get("labels", {})}
+policies = {d["spec"]["podSelector"]["matchLabels"]["app.kubernetes.io/name"]: d for d in kinds("NetworkPolicy")}
+secret_keys = set()
+for s in kinds("Secret"):
+    secret_keys |= set((s.get("stringData") or {}).keys())
+for name, dep in deployments.items():
+    cfg = configs.get(name, {})
+    pod = dep["spec"]["template"]["spec"]
+    c = pod["containers"][0]
+    env = {e["name"]: e.get("value") for e in c.get("env", [])}
+    if cfg.get("NODE_ENV") != "production": bad.append(f"{name}: NODE_ENV is {cfg.get('NODE_ENV')!r}, not production")
+    if "MONGO_URL" in cfg: bad.append(f"{name}: MONGO_URL in the ConfigMap (credentials belong in the Secret)")
+    if "MONGO_DB" in cfg and env.get("MONGO_URL_FILE") != "/var/run/secrets/marquee/MONGO_URL":
+        bad.append(f"{name}: has a database but no MONGO_URL_FILE")
+    mounted = set()
+    for v in pod.get("volumes", []):
+        if "secret" in v: mounted |= {i["key"] for i in v["secret"].get("items", [])}
+    for key in mounted:
+        if env.get(f"{key}_FILE") != f"/var/run/secrets/marquee/{key}": bad.append(f"{name}: {key} mounted without {key}_FILE")
+    if name != "partner-reference" and "SERVICE_AUTH_KEY" not in mounted:
+        bad.append(f"{name}: no SERVICE_AUTH_KEY (every gRPC service and client needs it)")
+    if "ADMIN_TOKEN" in mounted and name not in ("edge-gateway", "partner-reference"):
+        bad.append(f"{name}: mounts ADMIN_TOKEN, which only the edge and partner-reference use")
+    for source in c.get("envFrom", []):
+        if "secretRef" in source and not (name == "reconciler" and os.path.basename(sys.argv[1]) == "ci.yaml"):
+            bad.append(f"{name}: the whole Secret in its environment (envFrom)")
+    if name not in policies: bad.append(f"{name}: no NetworkPolicy")
+    for rule in policies.get(name, {}).get("spec", {}).get("ingress", []):
+        if not rule.get("from"): bad.append(f"{name}: a NetworkPolicy rule open to any source")
+    if name in ("edge-gateway", "auth-gateway") and "TRUSTED_PROXIES" not in cfg:
+        bad.append(f"{name}: no TRUSTED_PROXIES")
+if secret_keys and not {"SERVICE_AUTH_KEY", "MONGO_URL"} <= secret_keys:
+    bad.append(f"the Secret lacks SERVICE_AUTH_KEY or MONGO_URL: {sorted(secret_keys)}")
+token = next((s.get("stringData", {}).get("ADMIN_TOKEN") for s in kinds("Secret")), None)
+if token is not None and (len(token) < 32 or len(set(token)) < 16):
+    bad.append("the ADMIN_TOKEN of these values is one the edge refuses (32+ characters, 16+ different)")
+if bad:
+    print("\n".join(bad), file=sys.stderr); sys.exit(1)
+print(f"{len(deployments)} deployments")
+PY
+}
+for label in default ci existing-secret; do
+  if security "$work/$label.yaml" >"$work/security.out" 2>&1; then pass "security properties ($label): production mode, NetworkPolicies with sources, secrets as files where used, Mongo URL in the Secret"
+  else fail "security properties ($label): $(cat "$work/security.out")"; fi
+done
+if grep -q 'TRUSTED_PROXIES: "10.244.0.0/16,192.0.2.10,fd00::/8"' "$work/ci.yaml" && grep -q 'cidr: 192.0.2.10/32' "$work/ci.yaml"; then
+  pass "clientAddress.trustedProxyCidrs reach TRUSTED_PROXIES and the external NetworkPolicy rule"
+else
+  fail "clientAddress.trustedProxyCidrs not rendered into TRUSTED_PROXIES / ipBlock"
+fi
+
+# ---- 4. negative checks --------------------------------------------------------------------
 if render "$work/neg.yaml" --set secrets.partnerClientSecret=x 2>"$work/neg.err"; then
   fail "rendering without secrets.adminToken succeeded"
 elif grep -q "secrets.adminToken is required" "$work/neg.err"; then
@@ -121,6 +184,28 @@ elif grep -q "secrets.partnerCredentialsKey is required" "$work/neg.err"; then
 else
   fail "rendering without secrets.partnerCredentialsKey failed for another reason: $(cat "$work/neg.err")"
 fi
+if render "$work/neg.yaml" "${secrets[@]}" --set secrets.serviceAuthKey= 2>"$work/neg.err"; then
+  fail "rendering without secrets.serviceAuthKey succeeded"
+elif grep -q "secrets.serviceAuthKey is required" "$work/neg.err"; then
+  pass "rendering without secrets.serviceAuthKey is refused"
+else
+  fail "rendering without secrets.serviceAuthKey failed for another reason: $(cat "$work/neg.err")"
+fi
+if render "$work/neg.yaml" "${secrets[@]}" --set 'networkPolicy.externalFrom=null' 2>"$work/neg.err"; then
+  fail "rendering a NetworkPolicy open to any external source succeeded"
+elif grep -q "must say where external traffic" "$work/neg.err"; then
+  pass "an external NetworkPolicy rule without sources is refused"
+else
+  fail "rendering without networkPolicy.externalFrom failed for another reason: $(cat "$work/neg.err")"
+fi
+security_mutant() { # label sed-expression: the security check must reject the mutated default render
+  sed "$2" "$work/default.yaml" >"$work/mutant.yaml"
+  if cmp -s "$work/default.yaml" "$work/mutant.yaml"; then fail "security mutant ($1): the mutation did not apply"
+  elif security "$work/mutant.yaml" >/dev/null 2>&1; then fail "security check accepted a manifest with $1"
+  else pass "security check rejects a manifest with $1"; fi
+}
+security_mutant "NODE_ENV=development" 's/NODE_ENV: "production"/NODE_ENV: "development"/'
+security_mutant "MONGO_URL in a ConfigMap" '0,/^  NODE_ENV: "production"/s//  MONGO_URL: "mongodb:\/\/user:pw@mongo"\n  NODE_ENV: "production"/'
 if helm lint --strict "$chart" --kube-version "$K8S_VERSION" "${secrets[@]}" --set services.cart.hpa.maxReplica=3 >"$work/lint.out" 2>&1; then
   fail "helm lint accepted a typo (services.cart.hpa.maxReplica)"
 else

@@ -16,16 +16,24 @@ PodDisruptionBudget and (when networkPolicy.enabled) NetworkPolicy.
 {{- /* ---------- configuration (non-secret) ---------- */ -}}
 {{- $cfg := dict
       "SERVICE_NAME" $name
+      "NODE_ENV" "production"
       "LOG_LEVEL" (toString $g.logLevel)
       "HOST" "0.0.0.0"
       "HTTP_PORT" (toString $httpPort)
       "GRPC_PORT" (toString $grpcPort)
       "KAFKA_BROKERS" (required "global.kafkaBrokers is required" $g.kafkaBrokers | toString) -}}
+{{- /* Secret keys mounted as files: the service's own list, plus MONGO_URL when it has a database
+     (the URL may hold credentials: it lives in the Secret, the database name in MONGO_DB). */ -}}
+{{- $secretFiles := $s.secretFiles | default list -}}
 {{- $db := $s.mongo.database | default (printf "marquee-%s" $name) -}}
 {{- if ne $db "-" -}}
-{{- $url := printf "%s/%s" ($g.mongo.url | trimSuffix "/") $db -}}
-{{- if $g.mongo.options -}}{{- $url = printf "%s?%s" $url $g.mongo.options -}}{{- end -}}
-{{- $_ := set $cfg "MONGO_URL" $url -}}
+{{- $_ := set $cfg "MONGO_DB" ($db | replace "-" "_") -}}
+{{- $secretFiles = append $secretFiles "MONGO_URL" -}}
+{{- end -}}
+{{- $secretFiles = $secretFiles | uniq -}}
+{{- if $s.externalIngress -}}
+{{- $cidrs := $root.Values.clientAddress.trustedProxyCidrs | default list -}}
+{{- $_ := set $cfg "TRUSTED_PROXIES" (ternary (join "," $cidrs) "none" (gt (len $cidrs) 0)) -}}
 {{- end -}}
 {{- range $callee := $s.calls -}}
 {{- $cs := include "marquee.svcValues" (dict "root" $root "name" $callee) | fromJson -}}
@@ -138,6 +146,10 @@ spec:
                 name: {{ include "marquee.secretName" $root }}
             {{- end }}
           env:
+            {{- range $key := $secretFiles }}
+            - name: {{ $key }}_FILE
+              value: /var/run/secrets/marquee/{{ $key }}
+            {{- end }}
             - name: POD_NAME
               valueFrom:
                 fieldRef:
@@ -187,11 +199,29 @@ spec:
           volumeMounts:
             - name: tmp
               mountPath: /tmp
+            {{- if $secretFiles }}
+            - name: secrets
+              mountPath: /var/run/secrets/marquee
+              readOnly: true
+            {{- end }}
       volumes:
         - name: tmp
           emptyDir:
             medium: Memory
             sizeLimit: {{ $s.tmpSizeLimit }}
+        {{- if $secretFiles }}
+        # Only the keys this service uses, read-only for its group (fsGroup); a key missing from
+        # the Secret keeps the pod from starting rather than starting it without.
+        - name: secrets
+          secret:
+            secretName: {{ include "marquee.secretName" $root }}
+            defaultMode: 0440
+            items:
+              {{- range $key := $secretFiles }}
+              - key: {{ $key }}
+                path: {{ $key }}
+              {{- end }}
+        {{- end }}
       {{- if $g.topologySpread }}
       topologySpreadConstraints:
         - maxSkew: 1
@@ -320,8 +350,21 @@ spec:
   policyTypes: [Ingress]
   ingress:
     {{- if $s.externalIngress }}
-    # external clients (ingress controller, load balancer, partners) on the HTTP port only
-    - ports:
+    {{- $from := $root.Values.networkPolicy.externalFrom | default list }}
+    {{- $cidrs := $root.Values.clientAddress.trustedProxyCidrs | default list }}
+    {{- if and (empty $from) (empty $cidrs) }}
+    {{- fail (printf "networkPolicy.externalFrom or clientAddress.trustedProxyCidrs must say where external traffic to %s comes from (the ingress controller)" $name) }}
+    {{- end }}
+    # external clients, through the ingress controller or load balancer only, on the HTTP port only
+    - from:
+        {{- with $from }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+        {{- range $cidr := $cidrs }}
+        - ipBlock:
+            cidr: {{ ternary $cidr (printf "%s/%s" $cidr (ternary "128" "32" (contains ":" $cidr))) (contains "/" $cidr) }}
+        {{- end }}
+      ports:
         - port: http
           protocol: TCP
     {{- end }}
