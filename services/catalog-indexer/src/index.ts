@@ -12,4 +12,6 @@ export const catalogIndexerService: ServiceDefinition<CatalogIndexerConfig> = {
   compose: composeCatalogIndexer,
   // Buffers of tens of kilobytes per answer: platform/service/v8-flags.ts.
   v8Flags: [EXTERNAL_MEMORY_IN_GLOBAL_LIMIT],
+  // The read model is in memory, read whole from the topics by every replica (README "Replicas").
+  uses: { mongo: false },
 };

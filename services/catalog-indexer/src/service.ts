@@ -1,16 +1,8 @@
 import { availabilityChangedTopic, eventChangedTopic, type TopicDef } from '@marquee/proto';
 import type { AvailabilityChanged, EventChanged } from '@marquee/proto/catalog/v1';
-import {
-  readModelConsumerGroup,
-  type ServiceInfra,
-  type ServiceParts,
-} from '@marquee/platform/service';
-import {
-  createMemoryAvailabilityRecords,
-  createMongoAvailabilityRecords,
-} from './adapters/availability-records.js';
+import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import { createMemoryAvailabilityRecords } from './adapters/availability-records.js';
 import { createMemoryEventRecords } from './adapters/memory-event-records.js';
-import { createMongoEventRecords } from './adapters/mongo-event-records.js';
 import { discoveryDocuments } from './adapters/discovery-documents.js';
 import { protobufEventCodec } from './adapters/protobuf-event-codec.js';
 import { Catalog } from './app/catalog.js';
@@ -21,76 +13,66 @@ import { availabilityChangedHandler } from './ports/kafka/availability-changed-h
 import { eventChangedHandler } from './ports/kafka/event-changed-handler.js';
 
 /**
- * Composition root of catalog-indexer: the read model (Mongo, or memory in the embedded default),
- * the search index rebuilt from it before anything is served, the `event-changed` and
- * `availability-changed` consumers that keep both current, and CatalogService over gRPC.
+ * Composition root of catalog-indexer: the read model and the search index, both in memory and
+ * built by reading `event-changed` and `availability-changed` whole (global subscriptions: every
+ * replica reads every partition, README "Replicas"), and CatalogService over gRPC. Ready once both
+ * topics are read up to where they ended when the replica started.
  */
 export async function composeCatalogIndexer(
   infra: ServiceInfra,
   config: CatalogIndexerConfig,
 ): Promise<ServiceParts> {
-  // One group per read-model database: reading the compacted topic from the beginning rebuilds it.
-  const { parts } = await buildCatalogIndexer(infra, {
-    group: readModelConsumerGroup(config, 'catalog_indexer'),
-  });
+  const { parts } = await buildCatalogIndexer(infra, { name: config.SERVICE_NAME });
   return parts;
 }
 
 /**
- * The composition with its catalog exposed; tests give their own topics and consumer group.
- * `availability-changed` is consumed by a group of its own, `<group>.availability`: its offsets
- * then never depend on the `event-changed` ones, and a new read-model database (a new `group`)
- * replays both topics.
+ * The composition with its catalog exposed; tests and benchmarks give their own topics.
+ * `name` names the global subscriptions (`<name>.event-changed`, `<name>.availability-changed`) in
+ * logs and Kafka's group list.
  */
 export async function buildCatalogIndexer(
   infra: ServiceInfra,
   options: {
     topic?: TopicDef<EventChanged>;
     availabilityTopic?: TopicDef<AvailabilityChanged>;
-    group?: string;
+    name?: string;
   } = {},
 ): Promise<{ parts: ServiceParts; catalog: Catalog }> {
-  let records;
-  let availability;
-  if (infra.mongo) {
-    const mongoRecords = createMongoEventRecords(infra.mongo);
-    await mongoRecords.ensureIndexes();
-    records = mongoRecords;
-    const mongoAvailability = createMongoAvailabilityRecords(infra.mongo);
-    await mongoAvailability.ensureIndexes();
-    availability = mongoAvailability;
-  } else {
-    records = createMemoryEventRecords();
-    availability = createMemoryAvailabilityRecords();
-  }
   const catalog = new Catalog({
-    records,
-    availability,
+    records: createMemoryEventRecords(),
+    availability: createMemoryAvailabilityRecords(),
     eventCodec: protobufEventCodec as EventCodec,
     documents: discoveryDocuments,
   });
+  const name = options.name ?? 'catalog-indexer';
   const started = performance.now();
-  const loaded = await catalog.rebuild();
-  infra.logger.info(
-    { events: loaded, ms: Math.round(performance.now() - started) },
-    'search index rebuilt from the read model',
-  );
-  const group = options.group ?? 'catalog-indexer';
-  await infra.bus.subscribe(
+  const events = await infra.bus.subscribeGlobal(
     options.topic ?? eventChangedTopic,
-    { group, fromBeginning: true },
+    { name: `${name}.event-changed` },
     eventChangedHandler(catalog, infra.logger),
   );
-  // Not compacted (a day of retention): from the beginning, the sequence rule makes a replay converge.
-  await infra.bus.subscribe(
+  // Not compacted (a day of retention): the sequence rule makes any order of reading converge.
+  const availability = await infra.bus.subscribeGlobal(
     options.availabilityTopic ?? availabilityChangedTopic,
-    { group: `${group}.availability`, fromBeginning: true },
+    { name: `${name}.availability-changed` },
     availabilityChangedHandler(catalog, infra.logger),
+  );
+  void Promise.all([events.whenCaughtUp(), availability.whenCaughtUp()]).then(() =>
+    infra.logger.info(
+      { events: catalog.index.size, ms: Math.round(performance.now() - started) },
+      'caught up with event-changed and availability-changed',
+    ),
   );
   const grpcPort = catalogGrpc(catalog);
   return {
     parts: {
       grpc: [grpcPort],
+      // Not ready (no traffic from Kubernetes or the stack) until the whole read model is here.
+      readiness: {
+        'event-changed': async () => events.caughtUp(),
+        'availability-changed': async () => availability.caughtUp(),
+      },
       // Before the gRPC server stops: end the change streams, or it would wait for them.
       beforeStop: () => grpcPort.close(),
     },

@@ -1,73 +1,54 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { availabilityChangedTopic, eventChangedTopic } from '@marquee/proto';
 import { AvailabilityChanged, EventChanged, SyncScope } from '@marquee/proto/catalog/v1';
 import { createKafkaBus, type EventBus } from '@marquee/platform/bus';
 import { createLogger } from '@marquee/platform/logger';
-import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { describeIntegration, uniqueName, waitFor } from '@marquee/platform/testing';
-import type { Connection } from 'mongoose';
-import { createMongoAvailabilityRecords } from '../src/adapters/availability-records.js';
-import { createMongoEventRecords } from '../src/adapters/mongo-event-records.js';
-import { Catalog } from '../src/app/catalog.js';
+import type { Catalog } from '../src/app/catalog.js';
 import { buildCatalogIndexer } from '../src/service.js';
 import { anEvent, query, text } from './builders.js';
-import { availabilityRecordsContract } from './availability-records.contract.js';
-import { eventRecordsContract } from './event-records.contract.js';
 
-describeIntegration('catalog-indexer on real Kafka and Mongo', ({ kafkaBrokers, mongoUrl }) => {
+describeIntegration('catalog-indexer on real Kafka', ({ kafkaBrokers }) => {
   const logger = createLogger({ service: 'catalog-indexer-test', level: 'silent' });
-  let mongo: Connection;
   const buses: EventBus[] = [];
-
-  beforeAll(async () => {
-    mongo = await connectMongo({
-      url: mongoUrl,
-      dbName: uniqueName('catalog').replace(/-/g, '_'),
-      logger,
-      appName: 'catalog-indexer-test',
-    });
-  });
   afterAll(async () => {
     await Promise.all(buses.map((bus) => bus.close()));
-    await mongo?.dropDatabase();
-    await closeMongo(mongo);
   });
 
-  eventRecordsContract('mongo', async () => {
-    const sut = createMongoEventRecords(mongo, uniqueName('events').replace(/-/g, '_'));
-    await sut.ensureIndexes();
-    return sut;
-  });
-
-  availabilityRecordsContract('mongo', async () => {
-    const sut = createMongoAvailabilityRecords(
-      mongo,
-      uniqueName('availability').replace(/-/g, '_'),
-    );
-    await sut.ensureIndexes();
-    return sut;
-  });
-
-  it('consumes event-changed into the Mongo read model: updates, stale redeliveries, tombstones, rebuild', async () => {
-    const topic = { ...eventChangedTopic, name: uniqueName('event-changed') };
+  /** A replica: its own bus (its own process, as far as Kafka can tell) and catalog. */
+  const replica = async (topics: {
+    topic: typeof eventChangedTopic;
+    availabilityTopic?: typeof availabilityChangedTopic;
+  }) => {
     const bus = createKafkaBus({
       brokers: kafkaBrokers,
       clientId: uniqueName('ci'),
       source: '//marquee/catalog-indexer',
       logger,
     });
+    buses.push(bus);
+    const built = await buildCatalogIndexer(
+      { name: 'catalog-indexer', logger, bus, mongo: undefined },
+      { ...topics, name: uniqueName('catalog-indexer') },
+    );
+    await bus.start();
+    const readiness = built.parts.readiness!;
+    const ready = async () =>
+      (await Promise.all(Object.values(readiness).map((check) => check()))).every(Boolean);
+    return { catalog: built.catalog, ready };
+  };
+
+  it('reads event-changed whole in every replica: updates, stale redeliveries, tombstones, a late replica', async () => {
+    const topic = { ...eventChangedTopic, name: uniqueName('event-changed') };
     const publisher = createKafkaBus({
       brokers: kafkaBrokers,
       clientId: uniqueName('pub'),
       source: '//marquee/publisher',
       logger,
     });
-    buses.push(bus, publisher);
-    const { catalog: sut } = await buildCatalogIndexer(
-      { name: 'catalog-indexer', logger, bus, mongo },
-      { topic, group: uniqueName('catalog-indexer') },
-    );
-    await bus.start();
+    buses.push(publisher);
+    const first = await replica({ topic });
+    const sut = first.catalog;
 
     const kept = anEvent({ id: 'KAFKAKEPT000001', version: 1, names: text('Kafka Original') });
     const gone = anEvent({ id: 'KAFKAGONE000001', version: 1, names: text('Kafka Doomed') });
@@ -84,46 +65,45 @@ describeIntegration('catalog-indexer on real Kafka and Mongo', ({ kafkaBrokers, 
 
     const names = (c: Catalog) =>
       c.searchEvents(query({ keyword: 'kafka' })).items.map((h) => h.event.names?.values['en-us']);
-    await waitFor(
-      async () => {
-        const gone = await createMongoEventRecords(mongo).get('KAFKAGONE000001');
-        return gone?.deleted === true && names(sut).join() === 'Kafka Renamed';
-      },
-      { timeoutMs: 30_000, description: 'the update and the deletion' },
-    );
-    // Rebuild from the read model alone gives the same answers.
-    const rebuilt = new Catalog({
-      records: createMongoEventRecords(mongo),
-      availability: createMongoAvailabilityRecords(mongo),
+    await waitFor(() => names(sut).join() === 'Kafka Renamed' && sut.index.size === 1, {
+      timeoutMs: 30_000,
+      description: 'the update and the deletion',
     });
-    await rebuilt.rebuild();
-    expect(names(rebuilt)).toEqual(['Kafka Renamed']);
+    expect(await first.ready()).toBe(true);
+    expect(() => sut.getEvent('KAFKAGONE000001')).toThrow();
+
+    // A replica started now reads the whole topic: the same answers once it is ready.
+    const late = await replica({ topic });
+    await waitFor(late.ready, { timeoutMs: 30_000, description: 'the late replica caught up' });
+    expect(names(late.catalog)).toEqual(['Kafka Renamed']);
+    expect(late.catalog.index.size).toBe(1);
+
+    // And both keep following the topic.
+    await publisher.publish(topic, [
+      { key: gone.id, value: changed({ ...gone, version: 3, names: text('Kafka Reborn') }) },
+    ]);
+    for (const catalog of [sut, late.catalog]) {
+      await waitFor(() => names(catalog).sort().join() === 'Kafka Reborn,Kafka Renamed', {
+        timeoutMs: 30_000,
+        description: 'the new life of the deleted event in both replicas',
+      });
+    }
   });
 
-  it('consumes availability-changed: sold-out events leave seats_available searches, in any order with their events, and survive a rebuild', async () => {
+  it('consumes availability-changed: sold-out events leave seats_available searches, in any order with their events, in every replica', async () => {
     const topic = { ...eventChangedTopic, name: uniqueName('event-changed') };
     const availabilityTopic = {
       ...availabilityChangedTopic,
       name: uniqueName('availability-changed'),
     };
-    const bus = createKafkaBus({
-      brokers: kafkaBrokers,
-      clientId: uniqueName('ci'),
-      source: '//marquee/catalog-indexer',
-      logger,
-    });
     const producer = createKafkaBus({
       brokers: kafkaBrokers,
       clientId: uniqueName('3p'),
       source: '//marquee/3p-connector',
       logger,
     });
-    buses.push(bus, producer);
-    const { catalog: sut } = await buildCatalogIndexer(
-      { name: 'catalog-indexer', logger, bus, mongo },
-      { topic, availabilityTopic, group: uniqueName('catalog-indexer') },
-    );
-    await bus.start();
+    buses.push(producer);
+    const { catalog: sut } = await replica({ topic, availabilityTopic });
 
     const soldOut = 'KAFKASOLD000001';
     const open = 'KAFKAOPEN000001';
@@ -159,25 +139,18 @@ describeIntegration('catalog-indexer on real Kafka and Mongo', ({ kafkaBrokers, 
         .searchEvents(query({ keyword: 'kafkaseats', seatsAvailable: true }))
         .items.map((h) => h.event.id);
     const all = (c: Catalog) => c.searchEvents(query({ keyword: 'kafkaseats' })).total;
-    await waitFor(
-      async () => {
-        const held = await createMongoAvailabilityRecords(mongo).get(soldOut);
-        return held?.sequence === 2 && all(sut) === 2 && seats(sut).join() === open;
-      },
-      { timeoutMs: 30_000, description: 'both events, one sold out' },
-    );
+    await waitFor(() => all(sut) === 2 && seats(sut).join() === open, {
+      timeoutMs: 30_000,
+      description: 'both events, one sold out',
+    });
     expect(sut.getEvent(soldOut).event.availability).toEqual({ soldOut: true });
     expect(sut.getEvent(open).event.availability).toBeUndefined();
-    expect((await createMongoAvailabilityRecords(mongo).get(soldOut))?.totalAvailable).toBe(0);
 
-    // Rebuild from the read model alone gives the same answers.
-    const rebuilt = new Catalog({
-      records: createMongoEventRecords(mongo),
-      availability: createMongoAvailabilityRecords(mongo),
-    });
-    await rebuilt.rebuild();
-    expect(all(rebuilt)).toBe(2);
-    expect(seats(rebuilt)).toEqual([open]);
+    // A replica started now gives the same answers once ready.
+    const late = await replica({ topic, availabilityTopic });
+    await waitFor(late.ready, { timeoutMs: 30_000, description: 'the late replica caught up' });
+    expect(all(late.catalog)).toBe(2);
+    expect(seats(late.catalog)).toEqual([open]);
 
     // Tickets released in a partial sync: the event is back.
     await producer.publish(availabilityTopic, [

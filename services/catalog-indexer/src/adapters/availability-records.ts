@@ -1,10 +1,4 @@
-import type { Connection } from 'mongoose';
-import {
-  createMemoryStore,
-  createMongoStore,
-  isVersionConflict,
-  type VersionedStore,
-} from '@marquee/platform/store';
+import { createMemoryStore, isVersionConflict, type VersionedStore } from '@marquee/platform/store';
 import type {
   AreaCount,
   AvailabilityRecord,
@@ -92,20 +86,4 @@ function availabilityRecordsOn(
 /** Availability records in memory (embedded default and unit tests). */
 export function createMemoryAvailabilityRecords(): AvailabilityRecordRepository {
   return availabilityRecordsOn(createMemoryStore<StoredAvailability>({ name: 'availability' }));
-}
-
-export interface MongoAvailabilityRecords extends AvailabilityRecordRepository {
-  ensureIndexes(): Promise<void>;
-}
-
-/**
- * Availability records in the service's Mongo database, collection `availability`, one small
- * document per event id (one writer: this service's consumer).
- */
-export function createMongoAvailabilityRecords(
-  connection: Connection,
-  collection = 'availability',
-): MongoAvailabilityRecords {
-  const store = createMongoStore<StoredAvailability>({ connection, collection });
-  return { ...availabilityRecordsOn(store), ensureIndexes: () => store.ensureIndexes() };
 }

@@ -39,7 +39,7 @@ export interface AvailabilityRecordRepository {
   scan(pageSize: number): AsyncIterable<AvailabilityRecord[]>;
 }
 
-/** An `availability-changed` message the catalog cannot apply: a producer bug (dead-lettered). */
+/** An `availability-changed` message the catalog cannot apply: a producer bug (logged and skipped). */
 export class InvalidAvailabilityError extends Error {
   readonly kind = 'invalid_argument';
 }

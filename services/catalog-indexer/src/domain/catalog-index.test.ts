@@ -696,6 +696,7 @@ describe('CatalogIndex international filters', () => {
         priceLevels: [],
         priceTypes: [],
         pricePeriods: [],
+        secureEntryEnabled: false,
       },
     });
     const sut = indexOf(cheap, dear, cancelled, moved, sold);
@@ -751,6 +752,7 @@ describe('CatalogIndex international filters', () => {
         priceLevels: [],
         priceTypes: [],
         pricePeriods: [],
+        secureEntryEnabled: false,
       },
     });
     const other = anEvent({ location: { $case: 'place', value: berlin('Astra Kulturhaus') } });

@@ -6,7 +6,7 @@ import type { Catalog } from '../../app/catalog.js';
 /**
  * `availability-changed` → the catalog. The topic has no tombstones: a record without a value, like
  * one whose key is not its event id or whose scope is neither full nor partial, is a producer bug
- * and goes to the dead-letter topic after the bus's retries.
+ * and is retried by the bus, then logged and skipped.
  */
 export function availabilityChangedHandler(catalog: Catalog, logger: Logger) {
   return async (message: IncomingEvent<AvailabilityChanged>): Promise<void> => {

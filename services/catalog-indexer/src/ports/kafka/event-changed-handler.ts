@@ -6,7 +6,7 @@ import type { Catalog } from '../../app/catalog.js';
 /**
  * `event-changed` → the catalog. A record without an event (a malformed producer message) is
  * treated like the tombstone it cannot be distinguished from only when its value is null; a value
- * without `event` is a producer bug and goes to the dead-letter topic after the bus's retries.
+ * without `event` is a producer bug: retried by the bus, then logged and skipped.
  */
 export function eventChangedHandler(catalog: Catalog, logger: Logger) {
   return async (message: IncomingEvent<EventChanged>): Promise<void> => {
