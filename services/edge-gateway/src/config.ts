@@ -9,6 +9,16 @@ const grpcAddress = (fallback: string) =>
     .regex(/^[\w.-]+:\d{1,5}$|^\[[0-9a-f:]+\]:\d{1,5}$/i, 'must be host:port')
     .default(fallback);
 
+/** One or more `host:port`, comma separated: the replicas of a read service (adapters/replicas.ts). */
+const grpcAddressList = (fallback: string) =>
+  z
+    .string()
+    .regex(
+      /^\s*(?:[\w.-]+:\d{1,5}|\[[0-9a-f:]+\]:\d{1,5})(?:\s*,\s*(?:[\w.-]+:\d{1,5}|\[[0-9a-f:]+\]:\d{1,5}))*\s*$/i,
+      'must be host:port, or several separated by commas',
+    )
+    .default(fallback);
+
 /** `a, b` → `['a', 'b']`, each an address or CIDR block; `none` → `[]`. */
 const trustedProxies = (fallback: string) =>
   z
@@ -46,8 +56,8 @@ export const configSchema = serviceConfigSchema({
     .optional(),
   GRPC_ADDR_AUTH_GATEWAY: grpcAddress('127.0.0.1:50051'),
   GRPC_ADDR_PUBLISHER: grpcAddress('127.0.0.1:50052'),
-  GRPC_ADDR_CATALOG_INDEXER: grpcAddress('127.0.0.1:50053'),
-  GRPC_ADDR_DEALS: grpcAddress('127.0.0.1:50054'),
+  GRPC_ADDR_CATALOG_INDEXER: grpcAddressList('127.0.0.1:50053'),
+  GRPC_ADDR_DEALS: grpcAddressList('127.0.0.1:50054'),
   GRPC_ADDR_CART: grpcAddress('127.0.0.1:50055'),
   GRPC_ADDR_SECURE_ENTRY: grpcAddress('127.0.0.1:50056'),
   GRPC_ADDR_3P_CONNECTOR: grpcAddress('127.0.0.1:50057'),

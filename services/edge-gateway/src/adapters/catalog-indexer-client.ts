@@ -17,6 +17,7 @@ import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import type { Logger } from '@marquee/platform/logger';
 import type { DiscoveryCatalog, EncodedEventsPage } from '../app/discovery-catalog.js';
 import { decodeEncodedEventsPage } from './encoded-events-page.js';
+import { replicas, splitAddresses } from './replicas.js';
 
 /**
  * CatalogService's client with SearchEvents answers read by decodeEncodedEventsPage: the events
@@ -43,17 +44,33 @@ const CatalogClient = makeGenericClientConstructor(
   ): ClientUnaryCall;
 };
 
-/** catalog-indexer over gRPC, as the edge's DiscoveryCatalog port. Errors arrive as AppError kinds. */
+/**
+ * catalog-indexer over gRPC, as the edge's DiscoveryCatalog port. Errors arrive as AppError kinds.
+ * `address` may list several replicas (`host:port,host:port`): every replica holds the whole
+ * catalog, so calls go round-robin over those whose change stream is open, and the catalog version
+ * the page cache keys on is every replica's version together (a change in any one of them is a new
+ * version; unknown while any stream is down).
+ */
 export function createCatalogIndexerClient(
   address: string,
   options: { deadlineMs: number; logger: Logger },
 ): DiscoveryCatalog & { close(): void } {
-  const client = createGrpcClient(CatalogClient, address, options);
-  const watch = watchCatalogVersion(client, options.logger);
+  const members = splitAddresses(address).map((one) => {
+    const client = createGrpcClient(CatalogClient, one, options);
+    return { client, watch: watchCatalogVersion(client, options.logger) };
+  });
+  const pool = replicas(members, (member) => member.watch.current() !== undefined);
   const searchEventsEncoded = (query: SearchEventsRequest) =>
-    callUnary(client, 'searchEvents', query);
+    pool.call(({ client }) => callUnary(client, 'searchEvents', query));
+  const version =
+    members.length === 1
+      ? members[0]!.watch.current
+      : () => {
+          const versions = members.map((member) => member.watch.current());
+          return versions.every((v) => v !== undefined) ? versions.join('|') : undefined;
+        };
   return {
-    version: watch.current,
+    version,
     searchEventsEncoded,
     async searchEvents(query) {
       const answer = await searchEventsEncoded(query);
@@ -64,26 +81,33 @@ export function createCatalogIndexerClient(
         attractions: answer.attractions.map((bytes) => DiscoveryAttraction.decode(bytes)),
       };
     },
-    getEvent: (id) => callUnary(client, 'getEvent', { id, locale: '' }),
-    searchVenues: (query) => callUnary(client, 'searchVenues', query),
+    getEvent: (id) => pool.call(({ client }) => callUnary(client, 'getEvent', { id, locale: '' })),
+    searchVenues: (query) => pool.call(({ client }) => callUnary(client, 'searchVenues', query)),
     async getVenue(id) {
-      const answer = await callUnary(client, 'getVenue', { id });
+      const answer = await pool.call(({ client }) => callUnary(client, 'getVenue', { id }));
       return answer.venue!;
     },
-    searchAttractions: (query) => callUnary(client, 'searchAttractions', query),
+    searchAttractions: (query) =>
+      pool.call(({ client }) => callUnary(client, 'searchAttractions', query)),
     async getAttraction(id) {
-      const answer = await callUnary(client, 'getAttraction', { id });
+      const answer = await pool.call(({ client }) => callUnary(client, 'getAttraction', { id }));
       return answer.attraction!;
     },
     async similarAttractions(query) {
-      const answer = await callUnary(client, 'similarAttractions', query);
+      const answer = await pool.call(({ client }) =>
+        callUnary(client, 'similarAttractions', query),
+      );
       return answer.attractions;
     },
-    searchClassifications: (query) => callUnary(client, 'searchClassifications', query),
-    getClassification: (id) => callUnary(client, 'getClassification', { id }),
+    searchClassifications: (query) =>
+      pool.call(({ client }) => callUnary(client, 'searchClassifications', query)),
+    getClassification: (id) =>
+      pool.call(({ client }) => callUnary(client, 'getClassification', { id })),
     close: () => {
-      watch.close();
-      client.close();
+      for (const { client, watch } of members) {
+        watch.close();
+        client.close();
+      }
     },
   };
 }

@@ -9,6 +9,7 @@ import {
   type Deal,
   type DealEvent,
 } from '@marquee/proto/deals/v1';
+import { replicas, splitAddresses } from './replicas.js';
 import type { DealExclusivity, DealRecord, DealSearchEvent, DealsBackend } from '../app/deals.js';
 
 const toExclusivity = (e: DealExclusivity): Exclusivity =>
@@ -87,12 +88,19 @@ export function toSearchEvent(event: DealEvent): DealSearchEvent {
   };
 }
 
-/** deals over gRPC, as the edge's DealsBackend port. Errors arrive as AppError kinds. */
+/**
+ * deals over gRPC, as the edge's DealsBackend port. Errors arrive as AppError kinds. `address` may
+ * list several replicas (`host:port,host:port`; each answers searches from the whole projection):
+ * calls go round-robin, and reads answered `unavailable` are tried once more on the next replica
+ * (writes are not: a lost answer may hide a write that was made).
+ */
 export function createDealsClient(
   address: string,
   options: { deadlineMs: number; logger: Logger },
 ): DealsBackend & { close(): void } {
-  const client = createGrpcClient(DealsServiceClient, address, options);
+  const pool = replicas(
+    splitAddresses(address).map((one) => createGrpcClient(DealsServiceClient, one, options)),
+  );
   return {
     async searchDeals(query) {
       const request = SearchDealsRequest.fromPartial({
@@ -121,7 +129,7 @@ export function createDealsClient(
         page: { offset: query.startRow, limit: query.rows },
         qa: query.qa,
       });
-      const answer = await callUnary(client, 'searchDeals', request);
+      const answer = await pool.call((client) => callUnary(client, 'searchDeals', request));
       return {
         hits: answer.events.length,
         totalHits: answer.page?.total ?? answer.events.length,
@@ -129,32 +137,38 @@ export function createDealsClient(
       };
     },
     async createDeal(input) {
-      const { deal } = await callUnary(client, 'createDeal', {
-        eventId: input.eventId,
-        name: input.dealName,
-        description: input.dealDescription,
-        offerCode: input.dealOfferCode ?? '',
-        exclusivity: toExclusivity(input.exclusivity),
-      });
+      const { deal } = await pool.once((client) =>
+        callUnary(client, 'createDeal', {
+          eventId: input.eventId,
+          name: input.dealName,
+          description: input.dealDescription,
+          offerCode: input.dealOfferCode ?? '',
+          exclusivity: toExclusivity(input.exclusivity),
+        }),
+      );
       return toRecord(deal!);
     },
     async updateDeal(id, change) {
-      const { deal } = await callUnary(client, 'updateDeal', {
-        id,
-        name: change.dealName,
-        description: change.dealDescription,
-        offerCode: change.dealOfferCode ?? '',
-        exclusivity: toExclusivity(change.exclusivity),
-        expectedVersion: change.expectedVersion ?? 0,
-      });
+      const { deal } = await pool.once((client) =>
+        callUnary(client, 'updateDeal', {
+          id,
+          name: change.dealName,
+          description: change.dealDescription,
+          offerCode: change.dealOfferCode ?? '',
+          exclusivity: toExclusivity(change.exclusivity),
+          expectedVersion: change.expectedVersion ?? 0,
+        }),
+      );
       return toRecord(deal!);
     },
     async endDeal(id) {
-      return toRecord((await callUnary(client, 'endDeal', { id })).deal!);
+      return toRecord((await pool.once((client) => callUnary(client, 'endDeal', { id }))).deal!);
     },
     async getDeal(id) {
-      return toRecord((await callUnary(client, 'getDeal', { id })).deal!);
+      return toRecord((await pool.call((client) => callUnary(client, 'getDeal', { id }))).deal!);
     },
-    close: () => client.close(),
+    close: () => {
+      for (const client of pool.all) client.close();
+    },
   };
 }

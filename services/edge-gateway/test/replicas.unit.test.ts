@@ -1,0 +1,155 @@
+import type * as grpc from '@grpc/grpc-js';
+import { createGrpcServer, startGrpcServer, stopGrpcServer } from '@marquee/platform/grpc';
+import { createLogger } from '@marquee/platform/logger';
+import {
+  CatalogServiceService,
+  Event,
+  type GetEventRequest,
+  type GetEventResponse,
+  type WatchChangesResponse,
+} from '@marquee/proto/catalog/v1';
+import { describe, expect, it } from 'vitest';
+import { createCatalogIndexerClient } from '../src/adapters/catalog-indexer-client.js';
+import { replicas, splitAddresses } from '../src/adapters/replicas.js';
+
+const logger = createLogger({ service: 'edge-test', level: 'silent' });
+const unavailable = () => Object.assign(new Error('stopping'), { kind: 'unavailable' });
+
+describe('replicas of a read service', () => {
+  it('splits an address list, one address being a list of one', () => {
+    expect(splitAddresses('a:1')).toEqual(['a:1']);
+    expect(splitAddresses(' a:1 , b:2,')).toEqual(['a:1', 'b:2']);
+    expect(() => splitAddresses(' , ')).toThrow(/no gRPC address/);
+  });
+
+  it('takes the replicas in turn', async () => {
+    const sut = replicas(['a', 'b', 'c']);
+    const order: string[] = [];
+    for (let i = 0; i < 6; i++) await sut.call(async (replica) => order.push(replica));
+    expect(order).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
+  });
+
+  it('tries a read once more on the next replica when one is unavailable, never a write', async () => {
+    const sut = replicas(['down', 'up']);
+    const tried: string[] = [];
+    const answer = await sut.call(async (replica) => {
+      tried.push(replica);
+      if (replica === 'down') throw unavailable();
+      return `answer from ${replica}`;
+    });
+    expect(answer).toBe('answer from up');
+    expect(tried).toEqual(['down', 'up']);
+
+    const writes: string[] = [];
+    const write = (replica: string) => {
+      writes.push(replica);
+      return Promise.reject(unavailable());
+    };
+    await expect(sut.once(write)).rejects.toThrow('stopping');
+    expect(writes).toHaveLength(1);
+    // Other errors are the answer: not retried.
+    const notFound = Object.assign(new Error('no such event'), { kind: 'not_found' });
+    const calls: string[] = [];
+    await expect(
+      sut.call(async (replica) => {
+        calls.push(replica);
+        throw notFound;
+      }),
+    ).rejects.toBe(notFound);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('skips replicas that do not look healthy while another does', async () => {
+    const healthy = new Set(['b']);
+    const sut = replicas(['a', 'b', 'c'], (replica) => healthy.has(replica));
+    const order: string[] = [];
+    for (let i = 0; i < 3; i++) await sut.call(async (replica) => order.push(replica));
+    expect(order).toEqual(['b', 'b', 'b']);
+    healthy.clear();
+    // None healthy: every replica in turn rather than none.
+    const anyOrder: string[] = [];
+    for (let i = 0; i < 3; i++) await sut.call(async (replica) => anyOrder.push(replica));
+    expect(new Set(anyOrder)).toEqual(new Set(['a', 'b', 'c']));
+  });
+});
+
+/** A CatalogService replica: WatchChanges with a sequence the test moves, GetEvent naming itself. */
+async function catalogReplica(instance: string) {
+  const streams = new Set<grpc.ServerWritableStream<unknown, WatchChangesResponse>>();
+  const state = { sequence: 1 };
+  const server = createGrpcServer({
+    logger,
+    services: [
+      {
+        definition: CatalogServiceService,
+        implementation: {
+          watchChanges(call: grpc.ServerWritableStream<unknown, WatchChangesResponse>) {
+            streams.add(call);
+            call.on('cancelled', () => streams.delete(call));
+            call.write({ instance, sequence: state.sequence });
+          },
+          getEvent(
+            call: grpc.ServerUnaryCall<GetEventRequest, GetEventResponse>,
+            callback: grpc.sendUnaryData<GetEventResponse>,
+          ) {
+            callback(null, {
+              event: Event.fromPartial({ id: `${call.request.id}@${instance}` }),
+              venues: [],
+              attractions: [],
+            });
+          },
+        },
+      },
+    ],
+  });
+  const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
+  return {
+    address: `127.0.0.1:${port}`,
+    change() {
+      state.sequence += 1;
+      for (const call of streams) call.write({ instance, sequence: state.sequence });
+    },
+    async stop() {
+      for (const call of streams) call.end();
+      await stopGrpcServer(server, 1_000);
+    },
+  };
+}
+
+const until = async (check: () => boolean, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+describe('catalog-indexer client over several replicas', () => {
+  it('spreads calls, keys the cache on every replica together, and answers while one is down', async () => {
+    const a = await catalogReplica('a');
+    const b = await catalogReplica('b');
+    const sut = createCatalogIndexerClient(`${a.address},${b.address}`, {
+      deadlineMs: 5_000,
+      logger,
+    });
+    try {
+      expect(sut.version!()).toBeUndefined(); // the first use opens both streams
+      await until(() => sut.version!() === 'a:1|b:1');
+      const servedBy = async () => (await sut.getEvent('E1')).event!.id;
+      expect(new Set([await servedBy(), await servedBy()])).toEqual(new Set(['E1@a', 'E1@b']));
+
+      // A change in either replica is a new version.
+      b.change();
+      await until(() => sut.version!() === 'a:1|b:2');
+
+      // One replica gone: no version (the cache stands aside), every call answered by the other.
+      await a.stop();
+      await until(() => sut.version!() === undefined);
+      for (let i = 0; i < 4; i++) expect(await servedBy()).toBe('E1@b');
+    } finally {
+      sut.close();
+      await a.stop();
+      await b.stop();
+    }
+  });
+});
