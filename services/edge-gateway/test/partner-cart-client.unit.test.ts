@@ -419,7 +419,8 @@ describe('edge over a real CartService: status and ErrorInfo → partner cart er
     [grpc.status.FAILED_PRECONDITION, '20122', 402],
     [grpc.status.FAILED_PRECONDITION, '20152', 402],
     [grpc.status.FAILED_PRECONDITION, 'idempotency-key-reused', 422],
-    [grpc.status.FAILED_PRECONDITION, '90003', 404],
+    [grpc.status.FAILED_PRECONDITION, '90003', 409],
+    [grpc.status.NOT_FOUND, '90003', 404],
     [grpc.status.UNAVAILABLE, '20001', 503],
     [grpc.status.INVALID_ARGUMENT, '10002', 400],
   ])('status %i with reason %s answers %i', async (code, reason, httpStatus) => {

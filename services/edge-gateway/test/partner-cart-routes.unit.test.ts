@@ -474,6 +474,7 @@ describe('POST /events/{event_id}/cart (reserve) and polling', () => {
 
   it.each([
     ['20052', 409],
+    ['90003', 409],
     ['90001', 403],
     ['20001', 503],
     ['10002', 400],
@@ -797,19 +798,48 @@ describe('shipping, payment, commit, release', () => {
     expect(released).toEqual([`${EVENT}/cart-1`]);
   });
 
-  it('answers 404 90003 for a stale cart on commit', async () => {
+  it('answers 409 90003 for a cart in the wrong state on commit, 404 90003 for an unknown one', async () => {
+    let failure = partnerFailure('failed_precondition', '90003', 'the cart is not paid');
     const app = await edge({
       async commitCart() {
-        throw partnerFailure('failed_precondition', '90003', 'the hold expired');
+        throw failure;
       },
     });
-    const response = await app.inject({
-      method: 'PUT',
-      url: withKey(`${P}/events/${EVENT}/cart?cart_id=cart-1`),
-      payload: {},
+    const commit = () =>
+      app.inject({
+        method: 'PUT',
+        url: withKey(`${P}/events/${EVENT}/cart?cart_id=cart-1`),
+        payload: {},
+      });
+    const wrongState = await commit();
+    expect(wrongState.statusCode).toBe(409);
+    expect(wrongState.json()).toEqual(errorOf(409, '90003'));
+    failure = partnerFailure('not_found', '90003', 'cart cart-1 not found');
+    const unknown = await commit();
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual(errorOf(404, '90003'));
+  });
+
+  it('answers an unknown event 404 code 90001 and a key still in use 409', async () => {
+    let failure = partnerFailure('not_found', '90001', 'event unknown');
+    const app = await edge({
+      async reserveCart() {
+        throw failure;
+      },
     });
-    expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual(errorOf(404, '90003'));
+    const reserve = () =>
+      app.inject({
+        method: 'POST',
+        url: withKey(`${P}/events/${EVENT}/cart`),
+        payload: reserveBody,
+      });
+    const unknown = await reserve();
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual(errorOf(404, '90001'));
+    failure = partnerFailure('aborted', 'idempotency-key-in-progress');
+    const busy = await reserve();
+    expect(busy.statusCode).toBe(409);
+    expect(busy.json()).toEqual(errorOf(409, 'idempotency-key-in-progress'));
   });
 });
 
@@ -1181,6 +1211,5 @@ describe('OpenAPI', () => {
         }
       }
     }
-    expect(doc.paths[`${P}/orders`]).toBeUndefined();
   });
 });

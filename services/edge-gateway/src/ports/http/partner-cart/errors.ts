@@ -20,8 +20,9 @@ export const PARTNER_CODE_STATUS: Readonly<Record<string, number>> = {
   '20129': 402, // no funds
   '20152': 402, // invalid CVV
   '90001': 403, // event not transactable
-  '90003': 404, // invalid or stale cart (unknown, another app's, released, expired)
+  '90003': 409, // invalid or stale cart: in the wrong state (404 when unknown or another app's)
   'idempotency-key-reused': 422, // the same Idempotency-Key with a different request
+  'idempotency-key-in-progress': 409, // the first request with the key is still running
   '502': 502, // the partner answered badly
   '504': 504, // the partner did not answer in time
 };
@@ -48,11 +49,16 @@ export function partnerCartError(family: ApiFamily, err: PartnerErrorSource): Fa
   if (err.validation || (typeof err.code === 'string' && err.code.startsWith('FST_'))) {
     return base.status >= 500 ? base : { ...base, code: INVALID_INPUT };
   }
-  const status = PARTNER_CODE_STATUS[base.code];
-  if (status !== undefined) return { ...base, status };
-  if (base.code === 'invalid_argument') return { ...base, code: INVALID_INPUT };
-  if (base.code === 'not_found') return { ...base, code: STALE_CART };
-  return base;
+  const code =
+    base.code === 'invalid_argument'
+      ? INVALID_INPUT
+      : base.code === 'not_found'
+        ? STALE_CART
+        : base.code;
+  // Whatever the code, what does not exist for the caller is a 404 (an unknown event is 90001
+  // NOT_FOUND, an unknown cart or another app's 90003 NOT_FOUND).
+  if (err.kind === 'not_found') return { ...base, code, status: 404 };
+  return { ...base, code, status: PARTNER_CODE_STATUS[code] ?? base.status };
 }
 
 /** A refusal in the family body; a 503 says when to retry (`Retry-After`). */
