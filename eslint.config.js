@@ -1,5 +1,6 @@
 // @ts-check
 import js from '@eslint/js';
+import regexp from 'eslint-plugin-regexp';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -40,6 +41,16 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       eqeqeq: ['error', 'smart'],
       'no-console': 'off',
+    },
+  },
+  {
+    // Regular expressions that backtrack super-linearly are a denial of service waiting for a long
+    // input (ReDoS): refused everywhere. The plugin analyses each pattern (scslre). Its sibling
+    // rule no-super-linear-move flags every unanchored `/-+/g` of a replace; the inputs those run
+    // on are bounded, and capping input lengths is the rule for them.
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': 'error',
     },
   },
   {

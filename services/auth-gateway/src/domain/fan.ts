@@ -13,14 +13,15 @@ export interface Fan {
 /** E-mail addresses compare case-insensitively for sign-in (one account per address). */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** local@label(.label)+, no empty label; unambiguous, so matching is linear in the length. */
+const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 
 export function validateNewFan(input: { email: string; password: string }): {
   email: string;
   password: string;
 } {
   const email = normalizeEmail(input.email);
-  if (!EMAIL.test(email) || email.length > 254) {
+  if (email.length > 254 || !EMAIL.test(email)) {
     throw new AuthError('invalid_argument', 'email must be an e-mail address');
   }
   // NIST SP 800-63B §5.1.1: at least 8 characters, long passphrases allowed.

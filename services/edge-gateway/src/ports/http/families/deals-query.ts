@@ -16,6 +16,24 @@ type Raw = Record<string, unknown>;
 
 const bad = (message: string) => new DealsQueryError(message);
 
+/**
+ * Longest text a numeric or date parameter may have. Checked before any pattern runs, so no
+ * pattern ever sees a long input; the patterns are also unambiguous (each character can be
+ * matched one way only: linear time by construction, and `regexp/no-super-linear-backtracking`
+ * checks it in lint).
+ */
+export const MAX_NUMBER_LENGTH = 32;
+export const MAX_DATE_TIME_LENGTH = 40;
+
+/** An integer: optional minus sign, digits. */
+export const INTEGER = /^-?\d+$/;
+/**
+ * A decimal: sign, digits with an optional fraction, or a bare fraction, then an optional
+ * exponent. (`\d+\.?\d*` would let two digit runs share the digits between them: quadratic
+ * backtracking on a long run of digits followed by a wrong character.)
+ */
+export const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+
 /** A parameter's raw values (a repeated key gives several); empty values are absent. */
 function given(raw: Raw, name: string): string[] {
   const value = raw[name];
@@ -41,7 +59,8 @@ function single(raw: Raw, name: string): string | undefined {
 function integer(raw: Raw, name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   const text = single(raw, name);
   if (text === undefined) return undefined;
-  if (!/^-?\d+$/.test(text)) throw bad(`${name} must be an integer`);
+  if (text.length > MAX_NUMBER_LENGTH || !INTEGER.test(text))
+    throw bad(`${name} must be an integer`);
   const value = Number(text);
   if (value < min || value > max) throw bad(`${name} must be from ${min} to ${max}`);
   return value;
@@ -50,7 +69,7 @@ function integer(raw: Raw, name: string, min: number, max = Number.MAX_SAFE_INTE
 function decimal(raw: Raw, name: string, min: number, max: number, exclusiveMin = false) {
   const text = single(raw, name);
   if (text === undefined) return undefined;
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) throw bad(`${name} must be a number`);
+  if (text.length > MAX_NUMBER_LENGTH || !DECIMAL.test(text)) throw bad(`${name} must be a number`);
   const value = Number(text);
   if (value < min || value > max || (exclusiveMin && value === min))
     throw bad(
@@ -59,19 +78,23 @@ function decimal(raw: Raw, name: string, min: number, max: number, exclusiveMin 
   return value;
 }
 
-const ISO_DATE_TIME =
-  /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+export const ISO_DATE_TIME =
+  /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+/** The zone at the end of a date-time that passed ISO_DATE_TIME. */
+const ZONE = /(?:Z|[+-]\d{2}:?\d{2})$/;
 
 /** ISO 8601 date or date-time; without a zone it is UTC (the API speaks UTC, spec 01). */
 function dateTime(raw: Raw, name: string): Date | undefined {
   const text = single(raw, name);
   if (text === undefined) return undefined;
-  if (!ISO_DATE_TIME.test(text)) throw bad(`${name} must be an ISO 8601 date-time`);
-  const zoned = /T.*(Z|[+-]\d{2}:?\d{2})$/.test(text)
-    ? text
-    : text.includes('T')
-      ? `${text}Z`
-      : `${text}T00:00:00Z`;
+  if (text.length > MAX_DATE_TIME_LENGTH || !ISO_DATE_TIME.test(text))
+    throw bad(`${name} must be an ISO 8601 date-time`);
+  const zoned =
+    text.includes('T') && ZONE.test(text)
+      ? text
+      : text.includes('T')
+        ? `${text}Z`
+        : `${text}T00:00:00Z`;
   const value = new Date(zoned.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
   if (Number.isNaN(value.getTime())) throw bad(`${name} is not a valid date-time`);
   return value;
