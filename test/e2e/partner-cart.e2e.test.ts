@@ -1,0 +1,307 @@
+import { randomBytes } from 'node:crypto';
+import { waitFor } from '@marquee/platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireInfra } from '../support/infra.js';
+import { startStack, type Stack } from '../support/stack.js';
+
+const infra = requireInfra();
+
+// Answers are read loosely: the unit tests pin their shapes.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+
+/**
+ * The partner cart through the edge, every service its own process on real Kafka and a real
+ * Mongo-wire server: a partner event imported from partner-reference is reserved (polling when the
+ * reserve is slow or asked to be asynchronous), shipped, paid with the sandbox processor's test
+ * nonce and committed; the order is read and cancelled through the admin API. The pre-production
+ * prefix does the same against sandbox inventory.
+ */
+describe.skipIf(!infra)('partner cart (distributed mode)', () => {
+  let sut: Stack;
+  let apiKey: string;
+  let eventId: string;
+  const marker = `pc${randomBytes(4).toString('hex')}`;
+
+  const json = async (response: Response) => {
+    const text = await response.text();
+    return (text ? JSON.parse(text) : {}) as Json;
+  };
+  const admin = (method: string, path: string, body?: unknown) =>
+    fetch(`${sut.baseUrl}/admin/v1/${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${sut.adminToken}`,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+  const backOffice = (method: string, path: string, body?: unknown) =>
+    fetch(`${sut.partner.baseUrl.replace(/\/v1$/, '')}/admin/v1/${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${sut.adminToken}`,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+  // The app's default quota is 5 calls a second: keep 220 ms between calls.
+  let lastAnswer = 0;
+  const partner = async (
+    prefix: string,
+    method: string,
+    path: string,
+    options: { body?: unknown; headers?: Record<string, string> } = {},
+  ) => {
+    const wait = lastAnswer + 220 - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    try {
+      return await fetch(`${sut.baseUrl}${prefix}${path}`, {
+        method,
+        headers: {
+          'x-api-key': apiKey,
+          ...(options.body ? { 'content-type': 'application/json' } : {}),
+          ...options.headers,
+        },
+        ...(options.body ? { body: JSON.stringify(options.body) } : {}),
+      });
+    } finally {
+      lastAnswer = Date.now();
+    }
+  };
+
+  beforeAll(async () => {
+    sut = await startStack({ kafkaBrokers: infra!.kafkaBrokers, mongoUrl: infra!.mongoUrl });
+    const app = await admin('POST', 'apps', {
+      name: 'partner cart e2e',
+      redirectUris: ['https://e2e.example/cb'],
+    });
+    expect(app.status).toBe(201);
+    apiKey = (await json(app)).apiKey as string;
+
+    const venue = await backOffice('POST', 'venues', {
+      name: `Hall ${marker}`,
+      city: 'Madrid',
+      country: 'ES',
+      timezone: 'Europe/Madrid',
+      manifests: [
+        {
+          name: 'Standing',
+          levels: [{ id: 'FLOOR', name: 'Floor', position: 0 }],
+          sections: [{ id: 'PIT', name: 'Pit' }],
+          price_levels: [{ id: 'PL1', name: 'Standing' }],
+          areas: [
+            {
+              id: 'GA',
+              name: 'Pit',
+              level_id: 'FLOOR',
+              section_id: 'PIT',
+              price_level_id: 'PL1',
+              general_admission: true,
+              capacity: 50,
+            },
+          ],
+        },
+      ],
+    });
+    expect(venue.status).toBe(201);
+    const venueBody = await json(venue);
+    const start = new Date(Date.now() + 30 * 86_400_000);
+    const event = await backOffice('POST', 'events', {
+      venue_id: venueBody.venue_id,
+      manifest_id: venueBody.manifest_ids[0],
+      text_infos: [{ lang: 'en-us', name: `Cart ${marker} Live`, description: 'e2e' }],
+      genre_info: [{ genre_id: 'ROCK', genre_name: 'Rock' }],
+      date_time: start.toISOString(),
+      date_time_properties: { date_hidden: false, time_hidden: false },
+      timezone: 'Europe/Madrid',
+      currency: 'EUR',
+      maximum_tickets_quantity: 10,
+      organization_info: { promoter_id: 'FR123', promoter_name: 'E2E Promotions' },
+      visibility: { default_visibility: 'VISIBLE' },
+      status: 'ON_SALE',
+      price_levels: [{ id: 'PL1', text_infos: [{ lang: 'en-us', name: 'Standing' }] }],
+      price_types: [{ id: 'ADULT', regular: true, text_infos: [{ lang: 'en-us', name: 'Adult' }] }],
+      face_value_prices: [
+        {
+          price_period: {
+            id: 'P1',
+            start_date_time: new Date(Date.now() - 86_400_000).toISOString(),
+            end_date_time: start.toISOString(),
+          },
+          prices: [{ price_level_id: 'PL1', price_type_id: 'ADULT', amount: '4500' }],
+        },
+      ],
+    });
+    expect(event.status).toBe(201);
+    const registered = await admin('POST', 'partners', {
+      name: `E2E Cart Partner ${marker}`,
+      baseUrl: sut.partner.baseUrl,
+      authUrl: sut.partner.tokenUrl,
+      clientId: sut.partner.clientId,
+      clientSecret: sut.partner.clientSecret,
+      venues: [venueBody.venue_id],
+    });
+    expect(registered.status).toBe(201);
+    eventId = await waitFor(
+      async () => {
+        const found = await fetch(
+          `${sut.baseUrl}/discovery/v2/events.json?apikey=${apiKey}&keyword=${marker}`,
+        );
+        const body = await json(found);
+        return body._embedded?.events?.[0]?.id as string | undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 300, description: 'the imported event in discovery' },
+    );
+  });
+
+  afterAll(async () => {
+    await sut?.stop();
+  });
+
+  /** Reserve, poll until held, choose e-ticket delivery, pay the unpaid total, commit. */
+  async function buy(prefix: string, forceAsync: boolean) {
+    const availability = await partner(prefix, 'GET', `/events/${eventId}/availability`);
+    expect(availability.status).toBe(200);
+    const event = (await json(availability)).event;
+    expect(event).toMatchObject({ id: eventId, currency: 'EUR', onsale: true });
+
+    const reserved = await partner(prefix, 'POST', `/events/${eventId}/cart`, {
+      body: { reserve: { tickets: [{ id: 'ADULT', quantity: 2 }] } },
+      headers: {
+        'idempotency-key': `${marker}-${prefix}-reserve`,
+        ...(forceAsync ? { prefer: 'respond-async' } : {}),
+      },
+    });
+    let cart = await json(reserved);
+    if (forceAsync) {
+      expect(reserved.status).toBe(202);
+      expect(reserved.headers.get('location')).toBe(cart.polling_url);
+    }
+    if (reserved.status === 202) {
+      const pollingUrl = cart.polling_url as string;
+      cart = await waitFor(
+        async () => {
+          const polled = await partner('', 'GET', pollingUrl);
+          return polled.status === 200 ? json(polled) : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 250, description: 'the reserve to complete' },
+      );
+    } else {
+      expect(reserved.status).toBe(200);
+    }
+    const cartId = cart.cart_id as string;
+    expect(cart.cart.hold_time).toBeGreaterThan(0);
+    expect(cart.cart.totals.merchandise).toBe(90);
+
+    const options = await partner(
+      prefix,
+      'GET',
+      `/events/${eventId}/cart/shipping?cart_id=${encodeURIComponent(cartId)}`,
+    );
+    expect(options.status).toBe(200);
+    const shippingId = (await json(options)).shipping_options[0].id as string;
+    const shipped = await partner(prefix, 'PUT', `/events/${eventId}/cart/shipping`, {
+      body: { cart_id: cartId, shipping_id: shippingId },
+    });
+    expect(shipped.status).toBe(200);
+    const unpaid = (await json(shipped)).cart.totals.unpaid as number;
+
+    const paid = await partner(prefix, 'PUT', `/events/${eventId}/cart/payment`, {
+      body: {
+        cartId,
+        payment: {
+          first_name: 'Ada',
+          last_name: 'Lovelace',
+          type: 'CC',
+          amount: unpaid.toFixed(2),
+          currency: 'EUR',
+          card: { number: 'fake-valid-nonce', cin: '123', expire_month: 12, expire_year: 2031 },
+          email_address: 'ada@example.com',
+          third_party_account_id: `user-${marker}`,
+        },
+      },
+    });
+    expect(paid.status).toBe(200);
+    const paidCart = await json(paid);
+    expect(paidCart.cart.totals.unpaid).toBe(0);
+    expect(paidCart.cart.payments[0].card.number).toMatch(/^\*+\d{4}$/);
+
+    const committed = await partner(prefix, 'PUT', `/events/${eventId}/cart`, {
+      body: { cart_id: cartId },
+      headers: { 'idempotency-key': `${marker}-${prefix}-commit` },
+    });
+    expect(committed.status).toBe(200);
+    const order = await json(committed);
+    expect(order).toMatchObject({ cart_id: cartId, grand_total: unpaid, currency_code: 'EUR' });
+    expect(order.order_token).toEqual(expect.any(String));
+    return order;
+  }
+
+  it('buys through /partners/v1 and cancels the order through the admin API', async () => {
+    const order = await buy('/partners/v1', false);
+    const read = await admin('GET', `orders/${encodeURIComponent(order.order_id)}`);
+    expect(read.status).toBe(200);
+    const readBody = await json(read);
+    expect(readBody).toMatchObject({ eventId, order: { status: 'CONFIRMED' } });
+    expect(readBody.tickets).toHaveLength(2);
+    expect(JSON.stringify(readBody)).not.toContain(order.order_token);
+
+    const cancelled = await admin('POST', `orders/${encodeURIComponent(order.order_id)}/cancel`, {
+      reason: 'REQUESTED',
+      detail: 'e2e',
+    });
+    expect(cancelled.status).toBe(200);
+    expect((await json(cancelled)).order.status).toBe('CANCELLED');
+  });
+
+  it('buys on the pre-production prefix through the polling path (sandbox)', async () => {
+    const order = await buy('/partners-preprod/v1', true);
+    expect(order.order_id).not.toBe('');
+  });
+
+  it('refuses another app’s cart, releases with 204, and answers the tracking pixel', async () => {
+    const reserved = await partner('/partners/v1', 'POST', `/events/${eventId}/cart`, {
+      body: { reserve: { tickets: [{ id: 'ADULT', quantity: 1 }] } },
+    });
+    let cart = await json(reserved);
+    if (reserved.status === 202) {
+      cart = await waitFor(
+        async () => {
+          const polled = await partner('', 'GET', cart.polling_url as string);
+          return polled.status === 200 ? json(polled) : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 250, description: 'the reserve to complete' },
+      );
+    }
+    const cartId = encodeURIComponent(cart.cart_id as string);
+    const other = await admin('POST', 'apps', {
+      name: 'another app',
+      redirectUris: ['https://e2e.example/cb'],
+    });
+    const otherKey = (await json(other)).apiKey as string;
+    const foreign = await fetch(
+      `${sut.baseUrl}/partners/v1/events/${eventId}/cart?cart_id=${cartId}&apikey=${otherKey}`,
+    );
+    expect(foreign.status).toBe(404);
+    expect((await json(foreign)).error.code).toBe('90003');
+
+    const released = await partner(
+      '/partners/v1',
+      'DELETE',
+      `/events/${eventId}/cart?cart_id=${cartId}`,
+    );
+    expect(released.status).toBe(204);
+    const gone = await partner('/partners/v1', 'GET', `/events/${eventId}/cart?cart_id=${cartId}`);
+    expect(gone.status).toBe(404);
+
+    const pixel = await partner(
+      '/partners/v1',
+      'GET',
+      `/tracking?event_id=${eventId}&sharedId=${marker}`,
+    );
+    expect(pixel.status).toBe(200);
+    expect(pixel.headers.get('content-type')).toBe('image/gif');
+    expect((await pixel.arrayBuffer()).byteLength).toBe(43);
+  });
+});
