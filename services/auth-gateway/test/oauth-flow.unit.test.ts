@@ -241,19 +241,31 @@ describe('security rules and the attacks they stop', () => {
       await t.authorize({ code_challenge: challenge, code_challenge_method: 'S256' })
     ).searchParams.get('code')!;
     expect((await t.exchange(code1)).body).toMatchObject({ error: 'invalid_grant' });
-    const code2 = (await t.authorize({ code_challenge: challenge })).searchParams.get('code')!;
+    const withMethod = { code_challenge: challenge, code_challenge_method: 'S256' };
+    const code2 = (await t.authorize(withMethod)).searchParams.get('code')!;
     expect((await t.exchange(code2, { code_verifier: pkcePair().verifier })).body).toMatchObject({
       error: 'invalid_grant',
     });
-    const code3 = (await t.authorize({ code_challenge: challenge })).searchParams.get('code')!;
+    const code3 = (await t.authorize(withMethod)).searchParams.get('code')!;
     const ok = await t.exchange(code3, { code_verifier: verifier });
     expect(ok.status).toBe(200);
+  });
+
+  it('PKCE: a code_challenge without code_challenge_method (which means plain) is refused, not taken as S256', async () => {
+    const t = await harness();
+    const page = await t.open({ code_challenge: pkcePair().challenge });
+    expect(page.status).toBe(302);
+    const back = new URL(page.location!);
+    expect(back.searchParams.get('error')).toBe('invalid_request');
+    expect(back.searchParams.get('error_description')).toBe('code_challenge_method must be S256');
   });
 
   it('PKCE is no substitute for the client secret: a stolen code and verifier without it get 401', async () => {
     const t = await harness();
     const { verifier, challenge } = pkcePair();
-    const code = (await t.authorize({ code_challenge: challenge })).searchParams.get('code')!;
+    const code = (
+      await t.authorize({ code_challenge: challenge, code_challenge_method: 'S256' })
+    ).searchParams.get('code')!;
     const response = await t.exchange(code, { client_secret: undefined, code_verifier: verifier });
     expect(response.status).toBe(401);
     expect(response.body).toMatchObject({ error: 'invalid_client' });
@@ -655,6 +667,42 @@ describe('token endpoint errors (RFC 6749 §5.2)', () => {
       payload: 'token=x',
     });
     expect(ok.statusCode).toBe(200);
+  });
+
+  it('refuses oversized form posts unread (413 family error, never a 500) and an over-long state', async () => {
+    const t = await harness();
+    const before = t.verifications();
+    const big = await t.token({
+      grant_type: 'authorization_code',
+      code: 'x',
+      client_id: t.app.clientId,
+      client_secret: 's'.repeat(20_000),
+    });
+    expect(big.status).toBe(413);
+    expect(big.body).toMatchObject({ error: 'invalid_request' });
+    expect(t.verifications()).toBe(before);
+    const page = await t.open();
+    const huge = await t.post(page.cookie, {
+      action: 'login',
+      csrf: page.csrf,
+      email: `${'a'.repeat(20_000)}@example.com`,
+      password: PASSWORD,
+    });
+    expect(huge.status).toBe(413);
+    const longState = await t.open({ state: 's'.repeat(513) });
+    expect(longState.status).toBe(302);
+    expect(new URL(longState.location!).searchParams.get('error')).toBe('invalid_request');
+  });
+
+  it('suspending an app stops its access tokens at once (introspection and /oauth/info)', async () => {
+    const t = await harness();
+    const tokens = await t.exchange((await t.authorize()).searchParams.get('code')!);
+    const accessToken = tokens.body.access_token as string;
+    expect(await t.flows.introspect(accessToken)).toBeDefined();
+    const stored = (await t.stores.apps.find()).find((app) => app.clientId === t.app.clientId)!;
+    await t.stores.apps.update(stored.id, stored.version, { ...stored, status: 'suspended' });
+    expect(await t.flows.introspect(accessToken)).toBeUndefined();
+    expect((await t.info(accessToken)).status).toBe(401);
   });
 
   it('accepts HTTP Basic client authentication', async () => {

@@ -540,6 +540,9 @@ export class OAuthFlows {
   async introspect(accessToken: string): Promise<Introspection | undefined> {
     const token = await this.liveToken(accessToken, 'access');
     if (!token) return undefined;
+    // A suspended (or deleted) app's tokens stop working at once, not when they expire.
+    const app = await this.deps.apps.byId(token.appId);
+    if (app?.status !== 'active') return undefined;
     const fan = await this.deps.fans.byId(token.fanId);
     if (!fan) return undefined;
     return {

@@ -23,8 +23,10 @@ import { consentPage, errorPage, loginPage, pageHeaders } from './pages.js';
 const COOKIE = 'marquee_oauth';
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
-/** RFC 6749 Appendix A.5: state is VSCHAR (printable ASCII). */
-const VSCHAR = /^[\x20-\x7e]+$/;
+/** RFC 6749 Appendix A.5: state is VSCHAR (printable ASCII); we keep at most 512 of them. */
+const VSCHAR = /^[\x20-\x7e]{1,512}$/;
+/** The form posts (sign-in, consent, token, revoke) are small: a larger body is refused unread. */
+const FORM_BODY_LIMIT = 16 * 1024;
 const SUPPORTED_GRANTS = new Set(['authorization_code', 'refresh_token']);
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -176,7 +178,8 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
         }
         return sendOAuthError(
           reply,
-          status === 500 ? 500 : 400,
+          // A body over the form limit keeps its 413; other unreadable requests are 400.
+          status === 500 ? 500 : status === 413 ? 413 : 400,
           status === 500 ? 'server_error' : 'invalid_request',
           status === 500 ? 'Internal server error' : error.message,
         );
@@ -229,7 +232,8 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
         if (challenge !== undefined) {
           if (!PKCE_VALUE.test(challenge)) return back('invalid_request', 'Invalid code_challenge');
           // RFC 9700 §2.1.1: S256 only; "plain" would let an intercepted request reveal the verifier.
-          if (method !== undefined && method !== 'S256') {
+          // A challenge without a method means "plain" (RFC 7636 §4.3): refused too, not guessed.
+          if (method !== 'S256') {
             return back('invalid_request', 'code_challenge_method must be S256');
           }
         }
@@ -261,7 +265,7 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
       });
 
       // --- POST /oauth/authorize: sign in, approve or decline -----------------------------------
-      scope.post('/oauth/authorize', async (request, reply) => {
+      scope.post('/oauth/authorize', { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
         const { params } = single(request.body);
         let interaction;
         try {
@@ -376,7 +380,7 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
       });
 
       // --- POST /oauth/token ---------------------------------------------------------------------
-      scope.post('/oauth/token', async (request, reply) => {
+      scope.post('/oauth/token', { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
         const { params, repeated } = single(request.body);
         if (repeated) {
           return sendOAuthError(
@@ -494,7 +498,7 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
       );
 
       // --- POST /oauth/revoke (RFC 7009) ---------------------------------------------------------
-      scope.post('/oauth/revoke', async (request, reply) => {
+      scope.post('/oauth/revoke', { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
         const { params } = single(request.body);
         let clientId = params.client_id;
         let clientSecret = params.client_secret;
