@@ -63,6 +63,12 @@ export interface StackOptions {
   readyTimeoutMs?: number;
   /** Extra environment per service name (shorter intervals and deadlines for a test). */
   serviceEnv?: Record<string, Record<string, string>>;
+  /**
+   * Processes per service name (default 1), for read replicas (catalog-indexer, deals): the extra
+   * ones are `<name>#2`, … in `services`, with ports of their own and the same environment, and
+   * whoever calls the service gets every replica's address, comma separated.
+   */
+  replicas?: Record<string, number>;
 }
 
 /**
@@ -143,10 +149,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     callEnv: Record<string, string>,
     attempt = 1,
     ports?: [number, number],
+    instance = name,
   ): Promise<ServiceProcess> => {
     const [httpPort, grpcPort] = ports ?? [await freePort(), await freePort()];
     const extraEnv = { ...ownEnv[name], ...callEnv, ...options.serviceEnv?.[name] };
-    launched.set(name, { env: callEnv, ports: [httpPort, grpcPort] });
+    launched.set(instance, { env: callEnv, ports: [httpPort, grpcPort] });
     const child = spawn(
       process.execPath,
       [
@@ -182,8 +189,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    const service = { name, httpPort, grpcPort, child, output };
-    services.set(name, service);
+    const service = { name: instance, httpPort, grpcPort, child, output };
+    services.set(instance, service);
     try {
       await waitReady(service, options.readyTimeoutMs ?? 60_000);
     } catch (error) {
@@ -194,8 +201,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         output.join('').includes('EADDRINUSE') &&
         attempt < 3
       ) {
-        services.delete(name);
-        return launch(name, callEnv, attempt + 1);
+        services.delete(instance);
+        return launch(name, callEnv, attempt + 1, undefined, instance);
       }
       throw error;
     }
@@ -219,7 +226,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const startService = async (name: string) => {
     const previous = launched.get(name);
     if (!previous) throw new Error(`stack: ${name} was never started`);
-    await launch(name, previous.env, 1, previous.ports);
+    await launch(name.split('#')[0]!, previous.env, 1, previous.ports, name);
   };
 
   try {
@@ -231,7 +238,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         calls[key] = address;
       }
       const service = await launch(name, calls);
-      if (addressKey) edgeEnv[addressKey] = `127.0.0.1:${service.grpcPort}`;
+      const addresses = [`127.0.0.1:${service.grpcPort}`];
+      for (let replica = 2; replica <= (options.replicas?.[name] ?? 1); replica++) {
+        const extra = await launch(name, calls, 1, undefined, `${name}#${replica}`);
+        addresses.push(`127.0.0.1:${extra.grpcPort}`);
+      }
+      if (addressKey) edgeEnv[addressKey] = addresses.join(',');
       // The edge proxies /oauth/* to auth-gateway's HTTP.
       if (name === 'auth-gateway')
         edgeEnv.HTTP_URL_AUTH_GATEWAY = `http://127.0.0.1:${service.httpPort}`;

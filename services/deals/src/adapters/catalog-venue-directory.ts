@@ -7,14 +7,22 @@ import type { VenueDirectory, VenueLocation } from '../app/ports.js';
  * catalog-indexer (`marquee.catalog.v1.CatalogService.GetVenue`) as deals' venue directory. NOT_FOUND
  * means the catalog does not know the venue (yet) and resolves `undefined`; every other failure
  * (unreachable, deadline) rejects with its AppError, so the `event-changed` record is retried.
+ * `address` may list several catalog replicas, comma separated: asked in turn (each holds every venue).
  */
 export function createCatalogVenueDirectory(
   address: string,
   options: { deadlineMs: number; logger: Logger },
 ): VenueDirectory & { close(): void } {
-  const client = createGrpcClient(CatalogServiceClient, address, options);
+  const clients = address
+    .split(',')
+    .map((one) => one.trim())
+    .filter((one) => one.length > 0)
+    .map((one) => createGrpcClient(CatalogServiceClient, one, options));
+  if (clients.length === 0) throw new Error(`no catalog-indexer address in "${address}"`);
+  let turn = 0;
   return {
     async locate(venueId) {
+      const client = clients[turn++ % clients.length]!;
       try {
         const { venue } = await callUnary(client, 'getVenue', { id: venueId });
         if (!venue) return undefined;
@@ -25,7 +33,9 @@ export function createCatalogVenueDirectory(
         throw error;
       }
     },
-    close: () => client.close(),
+    close: () => {
+      for (const client of clients) client.close();
+    },
   };
 }
 
