@@ -109,6 +109,34 @@ fi
 grep -qE '^ +ensure event-changed [0-9]+ cleanup\.policy=compact ' "$work/default.yaml" \
   && pass "event-changed is compacted" || fail "event-changed is not compacted"
 
+# read replicas: catalog-indexer and deals scale under an HPA of at least 2 (each replica holds the
+# whole read model), with no fixed replica count and a PodDisruptionBudget
+if python3 - "$work/default.yaml" <<'PY'
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+of = lambda kind: [d for d in docs if d["kind"] == kind]
+deployments = {d["metadata"]["labels"]["app.kubernetes.io/component"]: d for d in of("Deployment")}
+hpas = {d["spec"]["scaleTargetRef"]["name"]: d["spec"] for d in of("HorizontalPodAutoscaler")}
+pdbs = {d["metadata"]["name"] for d in of("PodDisruptionBudget")}
+bad = []
+for name in ("catalog-indexer", "deals"):
+    dep = deployments.get(name)
+    if dep is None:
+        bad.append(f"{name}: no Deployment"); continue
+    full = dep["metadata"]["name"]
+    hpa = hpas.get(full)
+    if hpa is None:
+        bad.append(f"{name}: no HorizontalPodAutoscaler"); continue
+    low, high = hpa.get("minReplicas", 1), hpa["maxReplicas"]
+    if low < 2 or high <= low: bad.append(f"{name}: HPA {low}..{high}, want at least 2 and room to grow")
+    if "replicas" in dep["spec"]: bad.append(f"{name}: Deployment pins replicas beside its HPA")
+    if full not in pdbs: bad.append(f"{name}: no PodDisruptionBudget")
+if bad:
+    print("\n".join(bad), file=sys.stderr); sys.exit(1)
+PY
+then pass "catalog-indexer and deals render with an HPA (min >= 2) and a PDB"
+else fail "catalog-indexer / deals replicas"; fi
+
 # ---- 3. security properties ------------------------------------------------------------------
 # default.yaml: the chart as installed with only the required values; ci.yaml: every option on.
 security() { # file label
