@@ -168,6 +168,11 @@ export const PartnerEvent = open({
   timezone: Type.String({ maxLength: 64 }),
   /** Designed: ISO 4217 currency of every amount of the event. */
   currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+  /**
+   * Designed: tickets of the event use secure entry (rotating barcodes). The platform then asks the
+   * buyer for a `third_party_account_id` at payment. Absent = false.
+   */
+  secure_entry: Type.Optional(Type.Boolean()),
   visibility: EventVisibility,
   doors_date_time: Type.Optional(DateTime),
   doors_date_time_properties: Type.Optional(DateTimeProperties),

@@ -121,6 +121,12 @@ describe('toCatalogEvent', () => {
     else expect(sut.publicVisibility).toBeUndefined();
   });
 
+  it('carries the secure-entry flag of the event, false when the partner does not give it', () => {
+    expect(toCatalogEvent(input()).ticketing!.secureEntryEnabled).toBe(false);
+    const secure = toCatalogEvent(input({}, { ...partnerEvent(), secure_entry: true }));
+    expect(secure.ticketing!.secureEntryEnabled).toBe(true);
+  });
+
   it('maps CANCELED in any case to cancelled, anything else to on sale', () => {
     expect(toCatalogEvent(input({}, partnerEvent(), 'canceled')).status).toBe(
       'EVENT_STATUS_CANCELLED',

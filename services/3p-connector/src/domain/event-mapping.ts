@@ -132,6 +132,7 @@ function ticketing(
     manifestId: event.manifest_id,
     maximumTicketsQuantity: event.maximum_tickets_quantity,
     currency,
+    secureEntryEnabled: event.secure_entry === true,
     priceLevels,
     priceTypes: event.price_types.map((type) => ({
       id: type.id,

@@ -91,6 +91,8 @@ const eventFields = {
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   /** 0 = no limit per booking. */
   maximum_tickets_quantity: Type.Integer({ minimum: 0, maximum: 1000 }),
+  /** Tickets use secure entry (rotating barcodes); default false. */
+  secure_entry: Type.Optional(Type.Boolean()),
   price_levels: Type.Array(PriceLevel, { maxItems: 100 }),
   price_types: Type.Array(PriceType, { minItems: 1, maxItems: 100 }),
   face_value_prices: Type.Array(FaceValuePrices, { minItems: 1, maxItems: 20 }),

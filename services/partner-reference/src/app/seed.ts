@@ -237,6 +237,8 @@ export async function seedDemoInventory(
       '1800',
     ),
   ];
+  // The arena's rock night sells secure-entry (rotating barcode) tickets, so the demo shows both kinds.
+  events[0] = { ...events[0]!, secure_entry: true };
   const eventIds: string[] = [];
   for (const event of events) eventIds.push((await backOffice.createEvent(event)).event_id);
   return { venues: [arena.venue_id, hall.venue_id], events: eventIds };
