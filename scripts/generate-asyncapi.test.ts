@@ -32,7 +32,10 @@ beforeAll(async () => {
   text = await renderAsyncApi(buildAsyncApi(catalog));
 }, 60_000);
 
-describe('AsyncAPI document of the topic catalog', () => {
+// Parsing and the child processes (bundling the catalog, prettier) take seconds on a busy machine.
+const slow = { timeout: 120_000 };
+
+describe('AsyncAPI document of the topic catalog', slow, () => {
   it('reads every topic of the catalog, with its doc comment', () => {
     const names = catalog.topics.map((t) => t.name);
     expect(names).toContain('event-changed');
@@ -116,7 +119,7 @@ describe('AsyncAPI document of the topic catalog', () => {
   });
 });
 
-describe('generate-asyncapi --check', () => {
+describe('generate-asyncapi --check', slow, () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'asyncapi-check-'));
