@@ -9,9 +9,10 @@ export const configSchema = serviceConfigSchema({
   grpcPort: 50054,
 }).extend({
   /**
-   * Kafka consumer group of the `event-changed` projection. Its committed offsets describe how far
-   * ONE database has been built, so the default follows `MONGO_DB`: `deals` for the database `deals`,
-   * `deals.<MONGO_DB>` otherwise (a fresh database is rebuilt from the start of the topic).
+   * Kafka consumer group of the `event-changed` tombstone consumer that ends deals (shared by the
+   * replicas; the projection itself is read whole by each). Its offsets belong to ONE database's
+   * deals, so the default follows `MONGO_DB`: `deals` for the database `deals`, `deals.<MONGO_DB>`
+   * otherwise.
    */
   EVENT_CONSUMER_GROUP: z.string().min(1).optional(),
   /** catalog-indexer's gRPC address: the venue authority (coordinates of venues referenced by id). */

@@ -3,7 +3,7 @@ import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { TopicDef } from '@marquee/platform/bus';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import type { EventChanged } from '@marquee/proto/catalog/v1';
-import { allTopics, eventChangedTopic } from '@marquee/proto/topics';
+import { allTopics, dealChangedTopic, eventChangedTopic } from '@marquee/proto/topics';
 import {
   cachedVenueDirectory,
   createCatalogVenueDirectory,
@@ -13,13 +13,19 @@ import { randomIds, systemClock } from './adapters/clock-and-ids.js';
 import { DealsApp } from './app/deals-app.js';
 import { eventConsumerGroup, type DealsConfig } from './config.js';
 import { dealsGrpc } from './ports/grpc/deals-grpc.js';
-import { eventChangedHandler } from './ports/kafka/event-changed-handler.js';
+import {
+  dealChangedHandler,
+  deletedEventDealsHandler,
+  eventChangedHandler,
+} from './ports/kafka/event-changed-handler.js';
 
 /**
- * Composition root of deals: storage (Mongo or memory), the outbox relay for `deal-changed`, the
- * `event-changed` consumer, the search index (rebuilt from storage before serving) and gRPC.
- * Tests may give their own `event-changed` topic, so that a fresh database does not first have to
- * project every event other suites ever published on a shared broker.
+ * Composition root of deals: deals (Mongo or memory) with the outbox relay for `deal-changed`, the
+ * search index (deals loaded from storage), the event projection and every replica's deal writes
+ * read whole from `event-changed` and `deal-changed` (global subscriptions, README "Replicas"), the
+ * shared consumer that ends the deals of deleted events, and gRPC. Ready once both topics are read
+ * up to where they ended at start. Tests may give their own `event-changed` topic, so that a test
+ * does not first project every event other suites ever published on a shared broker.
  */
 export async function composeDeals(
   infra: ServiceInfra,
@@ -65,21 +71,39 @@ export async function composeDeals(
       resolving = false;
     }
   };
-  // The compacted topic holds every event's current state: a new group reads it from the start.
-  // An unreachable catalog-indexer fails the record: EVENT_MAX_ATTEMPTS retries with backoff capped
-  // at 10 s (default 360, about an hour) before a dead letter.
+  const eventTopic = options.eventTopic ?? eventChangedTopic;
+  // The compacted topic holds every event's current state: each replica reads it whole. An
+  // unreachable catalog-indexer fails the record: EVENT_MAX_ATTEMPTS retries with backoff capped
+  // at 10 s (default 360, about an hour) before it is logged and skipped.
+  const events = await bus.subscribeGlobal(
+    eventTopic,
+    { name: `${config.SERVICE_NAME}.event-changed`, maxAttempts: config.EVENT_MAX_ATTEMPTS },
+    eventChangedHandler(app),
+  );
+  // Every replica's deal writes (30 days of them; older deals were loaded from storage above).
+  const dealChanges = await bus.subscribeGlobal(
+    dealChangedTopic,
+    { name: `${config.SERVICE_NAME}.deal-changed` },
+    dealChangedHandler(app),
+  );
+  // Ending the deals of a deleted event is a write: once for the service, by the group member that
+  // owns the tombstone's partition.
   await bus.subscribe(
-    options.eventTopic ?? eventChangedTopic,
+    eventTopic,
     {
       group: eventConsumerGroup(config),
       fromBeginning: true,
       maxAttempts: config.EVENT_MAX_ATTEMPTS,
     },
-    eventChangedHandler(app),
+    deletedEventDealsHandler(app),
   );
   return {
     grpc: [dealsGrpc(app)],
-    ...(mongo ? { readiness: { mongo: () => pingMongo(mongo) } } : {}),
+    readiness: {
+      ...(mongo ? { mongo: () => pingMongo(mongo) } : {}),
+      'event-changed': async () => events.caughtUp(),
+      'deal-changed': async () => dealChanges.caughtUp(),
+    },
     start: async () => {
       await relay.start();
       resolver = setInterval(() => void resolvePending(), config.VENUE_RETRY_INTERVAL_MS);

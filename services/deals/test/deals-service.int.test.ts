@@ -58,6 +58,11 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
     client = createGrpcClient(DealsServiceClient, `127.0.0.1:${hosted.grpcPort}`, {
       deadlineMs: 5_000,
     });
+    // Ready once the projection and every deal write are read up to where the topics ended.
+    await waitFor(async () => (await hosted.http.inject('/readyz')).statusCode === 200, {
+      timeoutMs: 30_000,
+      description: 'deals ready',
+    });
   };
   const stopDeals = async () => {
     client?.close();
@@ -183,5 +188,84 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
 
     await testBus.publish(eventTopic, [{ key: eventId, value: null }]);
     await waitFor(async () => (await namesFound()).length === 0, { timeoutMs: 30_000 });
+    // The tombstone ended the deal (once, by the shared group), announced on deal-changed.
+    await waitFor(
+      async () =>
+        (await callUnary(client, 'getDeal', { id: dealId })).deal!.state === 'DEAL_STATE_ENDED',
+      { timeoutMs: 30_000, description: 'the deal ended with its event' },
+    );
+  });
+
+  it("a second replica sees the projection and the other replica's deal writes", async () => {
+    const otherEvent = uniqueName('E').replace(/-/g, '');
+    await testBus.publish(eventTopic, [
+      { key: otherEvent, value: { event: { ...event(1, 'Replicated'), id: otherEvent } } },
+    ]);
+    // Replica B: its own process as far as Kafka can tell, the same database.
+    const otherMongo = await connectMongo({
+      url: mongoUrl,
+      dbName,
+      logger,
+      appName: 'deals-int-b',
+    });
+    const otherBus = createKafkaBus({
+      brokers: kafkaBrokers,
+      clientId: 'deals-int-b',
+      source: 'marquee/deals',
+      logger,
+    });
+    const config = loadDealsConfig({
+      MONGO_DB: dbName,
+      LOG_LEVEL: 'warn',
+      GRPC_ADDR_CATALOG_INDEXER: `127.0.0.1:${catalog.grpcPort}`,
+    });
+    const infra = { name: 'deals', logger, bus: otherBus, mongo: otherMongo };
+    const other = await hostService(infra, await composeDeals(infra, config, { eventTopic }), {
+      host: '127.0.0.1',
+      httpPort: 0,
+      grpcPort: 0,
+    });
+    await otherBus.start();
+    const otherClient = createGrpcClient(DealsServiceClient, `127.0.0.1:${other.grpcPort}`, {
+      deadlineMs: 5_000,
+    });
+    const found = async (on: DealsServiceClient) =>
+      (
+        await callUnary(on, 'searchDeals', SearchDealsRequest.fromPartial({ country: 'US' }))
+      ).events.filter((e) => e.eventId === otherEvent);
+    try {
+      await waitFor(async () => (await other.http.inject('/readyz')).statusCode === 200, {
+        timeoutMs: 30_000,
+        description: 'replica B ready',
+      });
+      // Written through replica A…
+      const created = await waitFor(
+        async () =>
+          callUnary(client, 'createDeal', {
+            eventId: otherEvent,
+            name: 'Everywhere',
+            description: 'On every replica',
+            offerCode: '',
+            exclusivity: Exclusivity.EXCLUSIVITY_NONEXCLUSIVE,
+          }),
+        { timeoutMs: 30_000 },
+      );
+      // …found through replica B (deal-changed), and ended through B, gone from A.
+      await waitFor(async () => (await found(otherClient)).length === 1, {
+        timeoutMs: 30_000,
+        description: "replica A's deal in replica B",
+      });
+      await callUnary(otherClient, 'endDeal', { id: created!.deal!.id });
+      await waitFor(async () => (await found(client)).length === 0, {
+        timeoutMs: 30_000,
+        description: "replica B's end in replica A",
+      });
+      expect(await found(otherClient)).toEqual([]);
+    } finally {
+      otherClient.close();
+      await other.stop();
+      await otherBus.close();
+      await closeMongo(otherMongo, logger);
+    }
   });
 });

@@ -35,3 +35,31 @@ export function fromExclusivityMessage(exclusivity: ExclusivityMessage): string 
       return '';
   }
 }
+
+/**
+ * `marquee.deals.v1.Deal` (a `deal-changed` payload) → domain deal; `undefined` when it is not a
+ * deal this service could have written (no id or event, unknown exclusivity or state).
+ */
+export function fromDealMessage(message: DealMessage): Deal | undefined {
+  const exclusivity = fromExclusivityMessage(message.exclusivity);
+  const state =
+    message.state === DealState.DEAL_STATE_ACTIVE
+      ? 'active'
+      : message.state === DealState.DEAL_STATE_ENDED
+        ? 'ended'
+        : undefined;
+  if (!message.id || !message.eventId || !exclusivity || !state || message.version < 1)
+    return undefined;
+  return {
+    id: message.id,
+    eventId: message.eventId,
+    name: message.name,
+    description: message.description,
+    ...(message.offerCode ? { offerCode: message.offerCode } : {}),
+    exclusivity: exclusivity as Exclusivity,
+    state,
+    version: Number(message.version),
+    createdAt: message.createdAt ?? new Date(0),
+    updatedAt: message.updatedAt ?? new Date(0),
+  };
+}

@@ -20,14 +20,19 @@ export interface DealsStorage {
   /** Where the outbox relay reads `deal-changed` events. */
   outboxSources: OutboxSource[];
   /** Mongo only: creates the indexes before serving. */
-  mongoCollections: Array<MongoStore<Deal> | MongoStore<DealEventDocument>>;
+  mongoCollections: Array<MongoStore<Deal>>;
 }
 
-/** Memory stores (embedded default, unit tests) or Mongo collections `deals` and `deal_events`. */
+/**
+ * Deals in memory (embedded default, unit tests) or in the Mongo collection `deals`, shared by every
+ * replica. The event projection is always in memory: each replica builds its own from the whole
+ * `event-changed` topic at every start (README "Replicas"), so replicas never write it to a shared
+ * collection.
+ */
 export function createDealsStorage(mongo: Connection | undefined): DealsStorage {
+  const events = createMemoryStore<DealEventDocument>({ name: 'deal_events' });
   if (!mongo) {
     const deals: MemoryStore<Deal> = createMemoryStore<Deal>({ name: 'deals' });
-    const events = createMemoryStore<DealEventDocument>({ name: 'deal_events' });
     return {
       deals: storeDealRepository(deals),
       events: storeDealEventRepository(events),
@@ -40,15 +45,10 @@ export function createDealsStorage(mongo: Connection | undefined): DealsStorage 
     collection: 'deals',
     indexes: [{ fields: { eventId: 1 } }],
   });
-  const events = createMongoStore<DealEventDocument>({
-    connection: mongo,
-    collection: 'deal_events',
-    indexes: [{ fields: { deleted: 1 } }],
-  });
   return {
     deals: storeDealRepository(deals),
     events: storeDealEventRepository(events),
     outboxSources: [deals],
-    mongoCollections: [deals, events],
+    mongoCollections: [deals],
   };
 }

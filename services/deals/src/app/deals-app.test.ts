@@ -128,6 +128,39 @@ describe('deals as records', () => {
   });
 });
 
+describe('replicas', () => {
+  it("indexes another replica's deal writes from deal-changed, the newest version only", async () => {
+    // Another replica: the same deals collection, a projection of its own.
+    const other = new DealsApp({
+      deals: storage.deals,
+      events: createDealsStorage(undefined).events,
+      clock: { now: () => now },
+      ids: { dealId: () => `R${++ids}` },
+    });
+    const event = anEvent();
+    await sut.applyEvent(event);
+    await other.applyEvent(event);
+
+    const deal = await other.createDeal(aNewDeal(event.id));
+    expect(eventIds()).toEqual([]);
+    expect(sut.applyDealChange(deal)).toBe(true);
+    expect(eventIds()).toEqual([event.id]);
+    expect(sut.applyDealChange(deal)).toBe(false); // the same state again
+
+    const ended = await other.endDeal(deal.id);
+    expect(sut.applyDealChange(ended)).toBe(true);
+    expect(sut.applyDealChange(deal)).toBe(false); // a replayed older state does not revive it
+    expect(eventIds()).toEqual([]);
+  });
+
+  it('ignores the echo of its own writes', async () => {
+    const event = anEvent();
+    const deal = await withDeal(event);
+    expect(sut.applyDealChange(deal)).toBe(false);
+    expect(eventIds()).toEqual([event.id]);
+  });
+});
+
 describe('event projection', () => {
   it('applies only newer versions, so a redelivered old state cannot overwrite a new one', async () => {
     const event = anEvent({ name: 'v2 name', eventVersion: 2 });
@@ -146,7 +179,8 @@ describe('event projection', () => {
     const second = await sut.createDeal(aNewDeal(event.id, { exclusivity: 'NONEXCLUSIVE' }));
     await sut.endDeal(second.id);
 
-    await sut.deleteEvent(event.id);
+    expect(await sut.endDealsOfDeletedEvent(event.id)).toBe(1);
+    expect(await sut.endDealsOfDeletedEvent(event.id)).toBe(0); // a redelivery: nothing left
 
     expect(await sut.getDeal(first.id)).toMatchObject({ state: 'ended', version: 2 });
     expect(await sut.getDeal(second.id)).toMatchObject({ state: 'ended', version: 2 });

@@ -57,6 +57,8 @@ export class DealsApp {
   private readonly index = new DealSearchIndex();
   /** Events whose venue the directory did not know yet (`venue.unresolved`). */
   private readonly pendingVenues = new Set<string>();
+  /** The version of every deal indexed (active or ended): a replayed older state never wins. */
+  private readonly dealVersions = new Map<string, number>();
 
   constructor(private readonly deps: DealsAppDeps) {}
 
@@ -66,7 +68,24 @@ export class DealsApp {
       this.index.putEvent(event);
       if (event.venue?.unresolved) this.pendingVenues.add(event.id);
     }
-    for (const deal of await this.deps.deals.list()) this.index.putDeal(deal);
+    for (const deal of await this.deps.deals.list()) this.indexDeal(deal);
+  }
+
+  /** Indexes `deal` unless an equal or newer version of it is indexed; says whether it did. */
+  private indexDeal(deal: Deal): boolean {
+    if ((this.dealVersions.get(deal.id) ?? 0) >= deal.version) return false;
+    this.dealVersions.set(deal.id, deal.version);
+    this.index.putDeal(deal);
+    return true;
+  }
+
+  /**
+   * A `deal-changed` state, written by this replica or another one (every replica reads the topic
+   * whole): indexed when newer than what this replica holds, so its searches see every replica's
+   * deal writes. Resolves whether it changed the index.
+   */
+  applyDealChange(deal: Deal): boolean {
+    return this.indexDeal(deal);
   }
 
   stats() {
@@ -88,7 +107,7 @@ export class DealsApp {
       createdAt: now,
       updatedAt: now,
     });
-    this.index.putDeal(deal);
+    this.indexDeal(deal);
     return deal;
   }
 
@@ -114,7 +133,7 @@ export class DealsApp {
       ...fields,
       updatedAt: this.deps.clock.now(),
     });
-    this.index.putDeal(updated);
+    this.indexDeal(updated);
     return updated;
   }
 
@@ -128,7 +147,7 @@ export class DealsApp {
       state: 'ended',
       updatedAt: this.deps.clock.now(),
     });
-    this.index.putDeal(ended);
+    this.indexDeal(ended);
     return ended;
   }
 
@@ -205,18 +224,31 @@ export class DealsApp {
   }
 
   /**
-   * An `event-changed` tombstone. Its active deals end first (each with its `deal-changed`): a deal
-   * cannot outlive its event. The tombstone carries no version, so the deletion is recorded one past
-   * the version held: a redelivered older state can then not bring the event back. Ending deals
-   * before recording the deletion keeps a crash in between safe: the redelivered tombstone ends the rest.
+   * An `event-changed` tombstone, for the projection of this replica. The tombstone carries no
+   * version, so the deletion is recorded one past the version held: a redelivered older state can
+   * then not bring the event back.
    */
   async deleteEvent(eventId: string): Promise<boolean> {
     const current = await this.deps.events.get(eventId);
     if (!current || current.deleted) return false;
-    for (const deal of await this.deps.deals.listByEvent(eventId))
-      if (deal.state === 'active') await this.endDeal(deal.id);
     const applied = await this.deps.events.put(deletedEvent(eventId, current.eventVersion + 1));
     if (applied) this.index.removeEvent(eventId);
     return applied;
+  }
+
+  /**
+   * An `event-changed` tombstone, for the deals themselves (once for the whole service, by the
+   * member of the shared consumer group that owns the partition): every active deal of the event
+   * ends, each with its `deal-changed`, since a deal cannot outlive its event. Idempotent: ending an
+   * ended deal changes nothing, so a redelivered tombstone ends only what is left.
+   */
+  async endDealsOfDeletedEvent(eventId: string): Promise<number> {
+    let ended = 0;
+    for (const deal of await this.deps.deals.listByEvent(eventId)) {
+      if (deal.state !== 'active') continue;
+      await this.endDeal(deal.id);
+      ended++;
+    }
+    return ended;
   }
 }
