@@ -1,0 +1,396 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Connection } from 'mongoose';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  createKafkaBus,
+  createMemoryBus,
+  type EventBus,
+  type IncomingEvent,
+} from '@marquee/platform/bus';
+import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
+import { createLogger } from '@marquee/platform/logger';
+import { closeMongo, connectMongo } from '@marquee/platform/mongo';
+import { hostService, type HostedService } from '@marquee/platform/service';
+import { describeIntegration, uniqueName, waitFor } from '@marquee/platform/testing';
+import { cartV1, partnerV1 } from '@marquee/proto';
+import {
+  availabilityChangedTopic,
+  eventChangedTopic,
+  orderConfirmedTopic,
+} from '@marquee/proto/topics';
+import { threePConnectorService } from '@marquee/3p-connector';
+import { partnerReferenceService } from '@marquee/partner-reference';
+import { offerId } from '../src/commerce/offer-ids.js';
+import { cartService } from '../src/index.js';
+import { composeCart } from '../src/service.js';
+
+/**
+ * A commerce purchase for real: cart and 3p-connector on Kafka and FerretDB, partner-reference over
+ * HTTP. The event has a password-protected price type: its offers appear only with the password
+ * (checked by the real connector's VerifyAccessCode), the partner accepts the booking with it, and
+ * the purchase publishes `order-confirmed` with the fan and the hash of the redemption token.
+ */
+describeIntegration(
+  'commerce purchase against 3p-connector and partner-reference',
+  ({ kafkaBrokers, mongoUrl }) => {
+    const logger = createLogger({
+      service: 'commerce-int',
+      level: (process.env.TEST_LOG as 'info') ?? 'silent',
+    });
+    const suffix = randomBytes(4).toString('hex');
+    const adminToken = randomBytes(24).toString('base64url');
+    const client = { id: `marquee-${suffix}`, secret: randomBytes(24).toString('base64url') };
+    const venueId = `VCOM${suffix}`;
+    const partnerEventId = `ECOM${suffix}`;
+    const PASSWORD = `presale-${suffix}`;
+    const eventTopic = { ...eventChangedTopic, name: uniqueName('commerce-event-changed') };
+    const availabilityTopic = {
+      ...availabilityChangedTopic,
+      name: uniqueName('commerce-availability'),
+    };
+    const confirmed: IncomingEvent<cartV1.OrderConfirmed>[] = [];
+    const dbs: Connection[] = [];
+    const buses: EventBus[] = [];
+    const hosted: HostedService[] = [];
+    let partnerPort = 0;
+    let commerce: cartV1.CommerceServiceClient;
+    let eventId = '';
+
+    const db = async (name: string) => {
+      const connection = await connectMongo({
+        url: mongoUrl,
+        dbName: `${name}_${suffix}`,
+        logger,
+        appName: name,
+      });
+      dbs.push(connection);
+      return connection;
+    };
+    const kafka = (clientId: string) => {
+      const bus = createKafkaBus({
+        brokers: kafkaBrokers,
+        clientId,
+        source: `//marquee/${clientId}`,
+        logger,
+      });
+      buses.push(bus);
+      return bus;
+    };
+    const back = async (method: string, path: string, body: unknown) => {
+      const response = await fetch(`http://127.0.0.1:${partnerPort}/admin/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (!response.ok)
+        throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    };
+    const offers = (passwords: string[]) =>
+      callUnary(commerce, 'getEventOffers', { appId: 'app-c', eventId, fanId: '', passwords });
+
+    beforeAll(async () => {
+      const partnerConfig = partnerReferenceService.loadConfig({
+        HTTP_PORT: '0',
+        GRPC_PORT: '0',
+        ADMIN_TOKEN: adminToken,
+        PARTNER_CLIENT_ID: client.id,
+        PARTNER_CLIENT_SECRET: client.secret,
+        PARTNER_SEED_DEMO: 'false',
+        LOG_LEVEL: 'silent',
+      });
+      const partnerInfra = {
+        name: 'partner-reference',
+        logger,
+        bus: createMemoryBus({ source: 'partner' }),
+        mongo: await db('cmp'),
+      };
+      const partner = await hostService(
+        partnerInfra,
+        await partnerReferenceService.compose(partnerInfra, partnerConfig),
+        { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+      );
+      hosted.push(partner);
+      partnerPort = partner.httpPort;
+      await back('POST', '/venues', {
+        venue_id: venueId,
+        name: 'Commerce Hall',
+        city: 'London',
+        country: 'GB',
+        timezone: 'Europe/London',
+        manifests: [
+          {
+            manifest_id: 'M1',
+            name: 'Commerce Hall',
+            levels: [{ id: 'L1', name: 'Stalls', position: 1 }],
+            sections: [{ id: 'S1', name: 'A' }],
+            price_levels: [{ id: 'PL1', name: 'Cat 1' }],
+            areas: [
+              {
+                id: 'A1',
+                name: 'Stalls A',
+                level_id: 'L1',
+                section_id: 'S1',
+                price_level_id: 'PL1',
+                general_admission: false,
+                rows: [{ row: '1', seats: 10 }],
+              },
+            ],
+          },
+        ],
+      });
+      await back('POST', '/events', {
+        event_id: partnerEventId,
+        venue_id: venueId,
+        manifest_id: 'M1',
+        text_infos: [{ lang: 'en-us', name: 'Commerce Night' }],
+        date_time: '2031-06-01T18:30:00Z',
+        currency: 'GBP',
+        maximum_tickets_quantity: 6,
+        price_levels: [{ id: 'PL1', text_infos: [{ lang: 'en-us', name: 'Category 1' }] }],
+        price_types: [
+          { id: '000001', regular: true, text_infos: [{ lang: 'en-us', name: 'Adult' }] },
+          {
+            id: '000009',
+            regular: false,
+            access_code: PASSWORD,
+            text_infos: [{ lang: 'en-us', name: 'Presale', description: 'Fan club presale' }],
+          },
+        ],
+        face_value_prices: [
+          {
+            price_period: {
+              id: 'PP1',
+              start_date_time: '2026-01-01T00:00:00Z',
+              end_date_time: '2031-06-01T18:00:00Z',
+            },
+            prices: [
+              { price_level_id: 'PL1', price_type_id: '000001', amount: '5000' },
+              { price_level_id: 'PL1', price_type_id: '000009', amount: '4000' },
+            ],
+          },
+        ],
+      });
+
+      const connectorBus = kafka('3p-connector');
+      const connectorInfra = {
+        name: '3p-connector',
+        logger,
+        bus: connectorBus,
+        mongo: await db('cmc'),
+      };
+      const connectorParts = await threePConnectorService.compose(
+        connectorInfra,
+        threePConnectorService.loadConfig({
+          PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64'),
+          HEALTH_INTERVAL_MS: '60000',
+          PARTNER_CALL_TIMEOUT_MS: '20000',
+          ORDER_CANCELLED_GROUP: `commerce-int-cancel-${suffix}`,
+          LOG_LEVEL: 'silent',
+        }),
+      );
+      await connectorBus.start();
+      const connectorHost = await hostService(connectorInfra, connectorParts, {
+        host: '127.0.0.1',
+        httpPort: 0,
+        grpcPort: 0,
+      });
+      hosted.push(connectorHost);
+      const connectorAddress = `127.0.0.1:${connectorHost.grpcPort}`;
+
+      const watch = kafka('commerce-int-watch');
+      await watch.subscribe(
+        eventChangedTopic,
+        { group: `commerce-int-${suffix}`, fromBeginning: true },
+        async (e) => {
+          if (e.value?.event?.origin?.kind?.$case !== 'partnerImport') return;
+          if (e.value.event.origin.kind.value.partnerEventId !== partnerEventId) return;
+          eventId = e.value.event.id;
+          await watch.publish(eventTopic, [{ key: e.key, value: e.value }]);
+        },
+      );
+      await watch.subscribe(
+        availabilityChangedTopic,
+        { group: `commerce-int-${suffix}`, fromBeginning: true },
+        async (e) => {
+          if (eventId === '' || e.key !== eventId) return;
+          await watch.publish(availabilityTopic, [{ key: e.key, value: e.value }]);
+        },
+      );
+      await watch.subscribe(
+        orderConfirmedTopic,
+        { group: `commerce-int-${suffix}`, fromBeginning: false },
+        async (e) => {
+          confirmed.push(e);
+        },
+      );
+      await watch.start();
+
+      const cartBus = kafka('cart');
+      const cartConfig = cartService.loadConfig({
+        GRPC_ADDR_3P_CONNECTOR: connectorAddress,
+        CART_ORDER_TOKEN_KEY: randomBytes(32).toString('base64'),
+        CONNECTOR_DEADLINE_MS: '25000',
+        CART_MAINTENANCE_WINDOW: 'off',
+        EVENT_CONSUMER_GROUP: `commerce-int-events-${suffix}`,
+        LOG_LEVEL: 'silent',
+      });
+      const cartInfra = { name: 'cart', logger, bus: cartBus, mongo: await db('cmt') };
+      const cartParts = await composeCart(cartInfra, cartConfig, { eventTopic, availabilityTopic });
+      await cartBus.start();
+      const cartHost = await hostService(cartInfra, cartParts, {
+        host: '127.0.0.1',
+        httpPort: 0,
+        grpcPort: 0,
+      });
+      hosted.push(cartHost);
+      commerce = createGrpcClient(cartV1.CommerceServiceClient, `127.0.0.1:${cartHost.grpcPort}`, {
+        deadlineMs: 30_000,
+      });
+
+      const admin = createGrpcClient(partnerV1.PartnerAdminServiceClient, connectorAddress);
+      await callUnary(admin, 'registerPartner', {
+        name: 'Commerce Partner',
+        baseUrl: `http://127.0.0.1:${partnerPort}/v1`,
+        authUrl: `http://127.0.0.1:${partnerPort}/oauth/token`,
+        clientId: client.id,
+        clientSecret: client.secret,
+        venues: [venueId],
+      });
+      admin.close();
+      // Sellable once cart's projection has the event and its areas.
+      await waitFor(
+        async () =>
+          eventId !== '' &&
+          (await offers([]).catch(() => undefined))?.areas.some((a) => a.id === 'A1') === true,
+        { timeoutMs: 60_000, description: 'event and areas in the cart projection' },
+      );
+    }, 120_000);
+
+    afterAll(async () => {
+      commerce?.close();
+      for (const h of hosted.reverse()) await h.stop();
+      for (const bus of buses) await bus.close();
+      for (const connection of dbs) {
+        await connection.dropDatabase();
+        await closeMongo(connection);
+      }
+    });
+
+    it('reveals the presale offer only with its password (checked by the connector)', async () => {
+      const locked = await offers([]);
+      expect(locked.offers.map((o) => o.priceTypeId)).toEqual(['000001']);
+      expect(locked.passwords).toEqual([
+        expect.objectContaining({ name: 'Presale', unlocked: false, offerIds: [] }),
+      ]);
+      expect((await offers(['wrong', PASSWORD.toUpperCase()])).offers).toHaveLength(1);
+      const open = await offers(['wrong', PASSWORD]);
+      expect(open.offers.map((o) => [o.priceTypeId, o.offerType])).toEqual([
+        ['000001', 'STANDARD'],
+        ['000009', 'SPECIAL'],
+      ]);
+      expect(open.limitMax).toBe(6);
+      expect(JSON.stringify(open)).not.toContain(PASSWORD);
+    }, 60_000);
+
+    it('buys presale and adult tickets for a fan: order-confirmed with the fan and the token hash', async () => {
+      const fan = { appId: 'app-c', fanId: `fan-${suffix}` };
+      const product = (offers: cartV1.ShoppingOffer[]): cartV1.ShoppingProduct => ({
+        product: eventId,
+        eventId,
+        qty: 0,
+        offers,
+        areaIds: [],
+        minPriceMinor: 0,
+        maxPriceMinor: 0,
+        minPrice: '',
+        maxPrice: '',
+      });
+      const presale = offerId('000009', 'PL1');
+      // Without the password the presale offer is refused before the partner is asked.
+      await expect(
+        callUnary(commerce, 'createShoppingCart', {
+          ...fan,
+          products: [product([{ offer: presale, qty: 1, password: '' }])],
+          holdTimeSeconds: 0,
+          pollingCallbackUrl: '',
+          idempotencyKey: '',
+        }),
+      ).rejects.toMatchObject({ kind: 'permission_denied' });
+      const created = await callUnary(commerce, 'createShoppingCart', {
+        ...fan,
+        products: [
+          product([
+            { offer: presale, qty: 1, password: PASSWORD },
+            { offer: offerId('000001', 'PL1'), qty: 1, password: '' },
+          ]),
+        ],
+        holdTimeSeconds: 0,
+        pollingCallbackUrl: '',
+        idempotencyKey: `create-${suffix}`,
+      });
+      const cartId = created.cart!.cart!.id;
+      const held = await waitFor(
+        async () => {
+          const { cart } = await callUnary(commerce, 'getShoppingCart', { ...fan, cartId });
+          return cart!.cart!.status === cartV1.CartStatus.CART_STATUS_PENDING ? undefined : cart!;
+        },
+        { timeoutMs: 30_000, description: 'cart held' },
+      );
+      expect(held.cart!.status).toBe(cartV1.CartStatus.CART_STATUS_HELD);
+      expect(held.offers.map((o) => o.priceTypeId).sort()).toEqual(['000001', '000009']);
+      expect(held.cart!.totals!.merchandise!.amountMinor).toBe(9_000);
+      await expect(
+        callUnary(commerce, 'getShoppingCart', { ...fan, fanId: 'someone-else', cartId }),
+      ).rejects.toMatchObject({ kind: 'not_found' });
+
+      const { deliveries } = await callUnary(commerce, 'getCartDeliveries', {
+        appId: 'app-c',
+        cartId,
+      });
+      expect(deliveries.map((d) => d.deliveryType)).toContain('DIGITAL');
+      await callUnary(commerce, 'selectShoppingCartDelivery', {
+        ...fan,
+        cartId,
+        deliveryId: 'ETICKET',
+      });
+      await callUnary(commerce, 'addShoppingCartPayment', {
+        ...fan,
+        cartId,
+        idempotencyKey: `pay-${suffix}`,
+        billing: {
+          firstName: 'Ada',
+          lastName: 'Lovelace',
+          homePhone: '',
+          type: 'CC',
+          reference: '',
+          address: undefined,
+          amount: held.cart!.totals!.unpaid,
+          cardNonce: 'fake-valid-nonce',
+          cin: '123',
+          expireMonth: 12,
+          expireYear: 2032,
+          emailAddress: 'ada@example.test',
+          thirdPartyAccountId: '',
+        },
+      });
+      const purchase = { ...fan, cartId, idempotencyKey: `buy-${suffix}` };
+      const bought = await callUnary(commerce, 'purchaseShoppingCart', purchase);
+      const retried = await callUnary(commerce, 'purchaseShoppingCart', purchase);
+      expect(retried.redemptionToken).toBe(bought.redemptionToken);
+      expect(bought.ticketCount).toBe(2);
+      const orderId = bought.order!.orderId;
+      const record = await waitFor(() => confirmed.find((e) => e.key === orderId), {
+        timeoutMs: 30_000,
+        description: 'order-confirmed',
+      });
+      expect(record.value).toMatchObject({
+        cartId,
+        eventId,
+        appId: 'app-c',
+        fanId: fan.fanId,
+        orderTokenSha256: createHash('sha256').update(bought.redemptionToken).digest('hex'),
+      });
+      expect(JSON.stringify(record.value)).not.toContain(bought.redemptionToken);
+    }, 120_000);
+  },
+);
