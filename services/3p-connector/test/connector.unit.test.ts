@@ -275,17 +275,29 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
 
   it('tells which price types a password opens, without ever answering the codes', async () => {
     const { eventId } = await registerAndImport();
-    expect(await callUnary(connector, 'verifyAccessCode', { eventId, code: 'letmein' })).toEqual({
+    const cart = createGrpcClient(
+      partnerV1.ConnectorServiceClient,
+      `127.0.0.1:${service.grpcPort}`,
+      {
+        caller: 'cart',
+      },
+    );
+    // Only cart may ask.
+    await expect(
+      callUnary(connector, 'verifyAccessCode', { eventId, code: 'letmein' }),
+    ).rejects.toMatchObject({ kind: 'permission_denied' });
+    expect(await callUnary(cart, 'verifyAccessCode', { eventId, code: 'letmein' })).toEqual({
       priceTypeIds: ['VIP'],
     });
     for (const code of ['LETMEIN', 'letmein ', '', 'nope']) {
-      expect(await callUnary(connector, 'verifyAccessCode', { eventId, code })).toEqual({
+      expect(await callUnary(cart, 'verifyAccessCode', { eventId, code })).toEqual({
         priceTypeIds: [],
       });
     }
     await expect(
-      callUnary(connector, 'verifyAccessCode', { eventId: 'NOPE', code: 'letmein' }),
+      callUnary(cart, 'verifyAccessCode', { eventId: 'NOPE', code: 'letmein' }),
     ).rejects.toMatchObject({ kind: 'not_found' });
+    cart.close();
   });
 
   it('answers NOT_FOUND for an unknown event and maps partner refusals', async () => {

@@ -32,5 +32,10 @@ export function connectorGrpc(runtime: ConnectorRuntime): GrpcRegistration {
       runtime.verifyAccessCode(request),
     ),
   };
-  return { definition: partnerV1.ConnectorServiceService, implementation };
+  return {
+    definition: partnerV1.ConnectorServiceService,
+    implementation,
+    // Which price types a password opens is for cart's commerce offers only.
+    access: { VerifyAccessCode: { callers: ['cart'] } },
+  };
 }
