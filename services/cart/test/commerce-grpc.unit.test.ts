@@ -38,6 +38,7 @@ describe('CommerceService over gRPC (composed cart, memory mode)', () => {
     client = createGrpcClient(CommerceServiceClient, `127.0.0.1:${sut.grpcPort}`, {
       deadlineMs: 5_000,
       logger,
+      caller: 'edge-gateway',
     });
     await bus.publish(eventChangedTopic, [
       { key: EVENT_ID, value: { event: partnerEvent(), changedAt: NOW } },
@@ -151,6 +152,23 @@ describe('CommerceService over gRPC (composed cart, memory mode)', () => {
     await expect(
       callUnary(client, 'purchaseShoppingCart', { ...purchase, cartId: 'other' }),
     ).rejects.toMatchObject({ kind: 'failed_precondition' });
+  });
+
+  it('answers only the edge: another service is PERMISSION_DENIED', async () => {
+    const other = createGrpcClient(CommerceServiceClient, `127.0.0.1:${sut.grpcPort}`, {
+      deadlineMs: 5_000,
+      logger,
+      caller: 'secure-entry',
+    });
+    await expect(
+      callUnary(other, 'getEventOffers', {
+        appId: 'a',
+        eventId: EVENT_ID,
+        fanId: '',
+        passwords: [],
+      }),
+    ).rejects.toMatchObject({ kind: 'permission_denied' });
+    other.close();
   });
 
   it('answers NOT_FOUND for another fan and INVALID_ARGUMENT for a bad op', async () => {

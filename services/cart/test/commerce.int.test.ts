@@ -7,7 +7,7 @@ import {
   type EventBus,
   type IncomingEvent,
 } from '@marquee/platform/bus';
-import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
+import { callUnary, createGrpcClient, runAsService } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { hostService, type HostedService } from '@marquee/platform/service';
@@ -235,7 +235,10 @@ describeIntegration(
         LOG_LEVEL: 'silent',
       });
       const cartInfra = { name: 'cart', logger, bus: cartBus, mongo: await db('cmt') };
-      const cartParts = await composeCart(cartInfra, cartConfig, { eventTopic, availabilityTopic });
+      // As the runner does: cart's clients (VerifyAccessCode is for cart only) call as `cart`.
+      const cartParts = await runAsService('cart', () =>
+        composeCart(cartInfra, cartConfig, { eventTopic, availabilityTopic }),
+      );
       await cartBus.start();
       const cartHost = await hostService(cartInfra, cartParts, {
         host: '127.0.0.1',
@@ -245,6 +248,7 @@ describeIntegration(
       hosted.push(cartHost);
       commerce = createGrpcClient(cartV1.CommerceServiceClient, `127.0.0.1:${cartHost.grpcPort}`, {
         deadlineMs: 30_000,
+        caller: 'edge-gateway',
       });
 
       const admin = createGrpcClient(partnerV1.PartnerAdminServiceClient, connectorAddress);
