@@ -8,12 +8,14 @@ import { createDealsClient } from './adapters/deals-client.js';
 import { createPartnerAdminClient } from './adapters/partner-admin-client.js';
 import { createPublisherClient } from './adapters/publisher-client.js';
 import { createReconcilerClient } from './adapters/reconciler-client.js';
+import { createSecureEntryClient } from './adapters/secure-entry-client.js';
 import { createTopPicksClient } from './adapters/top-picks-client.js';
 import { cachingDeveloperAccess } from './adapters/caching-developer-access.js';
 import type { EdgeGatewayConfig } from './config.js';
 import { registerEdgeRoutes } from './ports/http/edge-app.js';
 import { TrustedProxies } from './ports/http/client-address.js';
 import { registerOAuthProxy } from './ports/http/oauth-proxy.js';
+import { registerTicketPage } from './ports/http/secure-entry/ticket-page.js';
 
 /** Version of the public API document (not of the process); bumped when routes change. */
 const OPENAPI_DOCUMENT_VERSION = '0.1.0';
@@ -44,6 +46,7 @@ export async function composeEdgeGateway(
   const topPicks = createTopPicksClient(config.GRPC_ADDR_CART, options);
   const partnerCart = createCartClient(config.GRPC_ADDR_CART, options);
   const commerce = createCommerceClient(config.GRPC_ADDR_CART, options);
+  const secureEntry = createSecureEntryClient(config.GRPC_ADDR_SECURE_ENTRY, options);
   return {
     http: async (app) => {
       await registerEdgeRoutes(app, {
@@ -63,8 +66,10 @@ export async function composeEdgeGateway(
           // approvals arrive with the cached key check (cachingDeveloperAccess: 30 s).
           fanTokens: auth,
           appAccess: auth,
+          secureEntry,
         },
       });
+      await registerTicketPage(app);
       await registerOAuthProxy(app, {
         upstream: config.HTTP_URL_AUTH_GATEWAY,
         trustedProxies: new TrustedProxies(config.TRUSTED_PROXIES),
@@ -80,6 +85,7 @@ export async function composeEdgeGateway(
       topPicks.close();
       partnerCart.close();
       commerce.close();
+      secureEntry.close();
     },
   };
 }

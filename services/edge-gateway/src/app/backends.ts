@@ -11,6 +11,7 @@ import type { PartnerCart } from './partner-cart.js';
 import type { PartnerAdmin } from './partners.js';
 import type { Publishing } from './publishing.js';
 import type { Reconciliation } from './reconciliation.js';
+import type { SecureEntryBackend } from './secure-entry.js';
 import type { TopPicksBackend } from './top-picks.js';
 
 export interface NewApp {
@@ -81,4 +82,6 @@ export interface Backends {
   fanTokens: FanTokens;
   /** Approval of apps for restricted services (auth-gateway; port in commerce.ts). */
   appAccess: AppAccessAdmin;
+  /** Secure-entry order read, secure render, gate scans and gates (secure-entry; port in secure-entry.ts). */
+  secureEntry: SecureEntryBackend;
 }

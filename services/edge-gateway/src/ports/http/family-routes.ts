@@ -3,6 +3,7 @@ import { adminRoutes } from './admin/admin-routes.js';
 import { appAccessAdminRoutes } from './admin/app-access-admin-routes.js';
 import { commerceRoutes } from './commerce/commerce-routes.js';
 import { dealsAdminRoutes } from './admin/deals-admin-routes.js';
+import { gatesAdminRoutes } from './admin/gates-admin-routes.js';
 import { ordersAdminRoutes } from './admin/orders-admin-routes.js';
 import { partnersAdminRoutes } from './admin/partners-admin-routes.js';
 import { reconciliationAdminRoutes } from './admin/reconciliation-admin-routes.js';
@@ -12,7 +13,10 @@ import { discoveryV2Routes } from './discovery/discovery-v2-routes.js';
 import { internationalRoutes } from './discovery/international-routes.js';
 import { partnerCartRoutes } from './partner-cart/partner-cart-routes.js';
 import type { FamilyRoutes } from './families/register-family.js';
+import { gateRoutes } from './gate/gate-routes.js';
 import { publishingRoutes } from './publishing/publishing-routes.js';
+import { orderReadRoutes } from './secure-entry/order-read-routes.js';
+import { secureRenderRoutes } from './secure-entry/secure-render-routes.js';
 import { topPicksRoutes } from './top-picks/top-picks-routes.js';
 
 export interface RouteContext {
@@ -31,6 +35,7 @@ export const familyRoutes: Readonly<
     ({ backends }) => adminRoutes(backends),
     ({ backends }) => dealsAdminRoutes(backends),
     ({ backends }) => partnersAdminRoutes(backends),
+    ({ backends }) => gatesAdminRoutes(backends),
     ({ backends }) => reconciliationAdminRoutes(backends),
     ({ backends }) => resaleAdminRoutes(backends),
     ({ backends }) => ordersAdminRoutes(backends),
@@ -41,7 +46,12 @@ export const familyRoutes: Readonly<
   discovery: [({ backends }) => discoveryV2Routes(backends)],
   'intl-discovery': [({ backends }) => internationalRoutes(backends)],
   // The partner cart; the secure-entry order read (POST /orders) is its own module of this family.
-  'partner-cart': [({ backends }) => partnerCartRoutes(backends)],
+  'partner-cart': [
+    ({ backends }) => partnerCartRoutes(backends),
+    ({ backends }) => orderReadRoutes(backends),
+  ],
+  gate: [({ backends }) => gateRoutes(backends)],
   publishing: [({ backends }) => publishingRoutes(backends)],
+  'secure-render': [({ backends }) => secureRenderRoutes(backends)],
   'top-picks': [({ backends }) => topPicksRoutes(backends)],
 };

@@ -27,6 +27,11 @@ export async function registerOpenApi(
             description: 'ADMIN_TOKEN of the deployment',
           },
           apiKey: { type: 'apiKey', in: 'query', name: 'apikey' },
+          gateToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A gate token of the gate API, from POST /admin/v1/gates',
+          },
         },
       },
     },

@@ -132,6 +132,23 @@ export const secureRender: ApiFamily = {
   unauthorized: partnerCart.unauthorized,
 };
 
+/**
+ * The gate API of scanners (`/gate/v1`): `{error: {code, message}}` like the admin API, and its own
+ * credential, a gate's bearer token (secure-entry README, "Gate API").
+ */
+export const gate: ApiFamily = {
+  id: 'gate',
+  title: 'Gate',
+  prefixes: ['/gate/v1'],
+  errorBody: (e) => ({ error: { code: e.code, message: e.detail } }),
+  validationStatus: 400,
+  unauthorized: {
+    status: 401,
+    code: 'unauthenticated',
+    detail: 'Authorization: Bearer <gate token> is required',
+  },
+};
+
 /** Operators' admin API (SYSTEM.md §5): `{error: {code, message}}`. */
 export const admin: ApiFamily = {
   id: 'admin',
@@ -155,5 +172,6 @@ export const allFamilies: readonly ApiFamily[] = [
   partnerCart,
   topPicks,
   secureRender,
+  gate,
   admin,
 ];

@@ -1,0 +1,90 @@
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyError, FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import type { ApiFamily, FamilyError } from '../families/family.js';
+import { sendFamilyError, toFamilyError } from '../families/register-family.js';
+
+/**
+ * Validates with TypeBox's compiler instead of the server's ajv, which coerces types (`5` would
+ * pass as `"5"`): bodies are checked exactly as documented. Errors keep ajv's shape.
+ */
+export const strictCompiler: FastifySchemaCompiler<unknown> = ({ schema }) => {
+  const check = TypeCompiler.Compile(schema as TSchema);
+  return (data: unknown) => {
+    if (check.Check(data)) return { value: data };
+    const seen = new Set<string>();
+    const error = [...check.Errors(data)]
+      .filter((e) => !seen.has(e.path) && seen.add(e.path))
+      .slice(0, 10)
+      .map((e) => ({
+        instancePath: e.path,
+        message: e.message,
+        keyword: 'type',
+        schemaPath: '',
+        params: {},
+      }));
+    return { error } as never;
+  };
+};
+
+/** Input the schema cannot express (e.g. case-insensitive enums): a 400 of the family. */
+export class InvalidInput extends Error {
+  readonly kind = 'invalid_argument' as const;
+}
+
+/** The partner family's codes of the secure-entry routes (README, "Secure entry"). */
+export const ENTRY_CODES = {
+  invalidInput: '10002',
+  orderNotFound: '90010',
+  accountMismatch: '90011',
+  deviceNotBound: '90012',
+} as const;
+
+const REASON_CODES: Record<string, string> = {
+  order_not_found: ENTRY_CODES.orderNotFound,
+  account_mismatch: ENTRY_CODES.accountMismatch,
+  device_not_bound: ENTRY_CODES.deviceNotBound,
+};
+
+type EntryErrorSource = FastifyError & { kind?: string; details?: Record<string, unknown> };
+
+/** Any error of a secure-entry route of the partner families as the family error. */
+export function partnerEntryError(family: ApiFamily, err: EntryErrorSource): FamilyError {
+  const base = toFamilyError(family, err);
+  if (base.status >= 500) return base;
+  if (err.validation || (typeof err.code === 'string' && err.code.startsWith('FST_'))) {
+    return { ...base, code: ENTRY_CODES.invalidInput };
+  }
+  const reason = typeof err.details?.reason === 'string' ? err.details.reason : undefined;
+  const code = reason ? REASON_CODES[reason] : undefined;
+  if (code) return { ...base, code };
+  if (base.code === 'invalid_argument') return { ...base, code: ENTRY_CODES.invalidInput };
+  return base;
+}
+
+/** The error handler of a secure-entry scope of the partner families. */
+export function useEntryErrors(scope: FastifyInstance, family: ApiFamily): void {
+  scope.setValidatorCompiler(strictCompiler);
+  scope.setErrorHandler((err: EntryErrorSource, request, reply) => {
+    const error = partnerEntryError(family, err);
+    if (error.status >= 500) request.log.error({ err, family: family.id }, 'request failed');
+    else
+      request.log.info(
+        { code: error.code, status: error.status, family: family.id },
+        'request rejected',
+      );
+    return sendFamilyError(reply, family, error);
+  });
+}
+
+const MINOR_DIGITS: Record<string, number> = { JPY: 0, KRW: 0, ISK: 0, CLP: 0, KWD: 3, BHD: 3 };
+
+/** Minor units as the decimal string of the currency (`5000 USD` -> `"50.00"`). */
+export function decimalOf(amountMinor: number, currency: string): string {
+  const digits = MINOR_DIGITS[currency.toUpperCase()] ?? 2;
+  const negative = amountMinor < 0;
+  const text = String(Math.abs(Math.trunc(amountMinor))).padStart(digits + 1, '0');
+  const whole = digits ? text.slice(0, -digits) : text;
+  const fraction = digits ? `.${text.slice(-digits)}` : '';
+  return `${negative ? '-' : ''}${whole}${fraction}`;
+}
