@@ -11,6 +11,11 @@ export interface HostOptions {
   grpcPort: number;
   /** Budget for draining the gRPC server at stop. */
   stopTimeoutMs?: number;
+  /**
+   * The shared infrastructure the service uses (ServiceDefinition.uses, default both): `/readyz`
+   * reports only those, not an in-memory bus it was handed and never uses.
+   */
+  uses?: { bus?: boolean; mongo?: boolean };
 }
 
 export interface HostedService {
@@ -35,7 +40,7 @@ export async function hostService(
 ): Promise<HostedService> {
   const { logger } = infra;
   const readinessChecks: Record<string, () => Promise<boolean>> = {
-    'event-bus': () => infra.bus.ready(),
+    ...(options.uses?.bus !== false ? { 'event-bus': () => infra.bus.ready() } : {}),
     // Loaded here, not at the top: a service without Mongo never loads mongoose
     // (ServiceDefinition.uses).
     ...(infra.mongo

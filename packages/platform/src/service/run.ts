@@ -90,6 +90,7 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
       host: config.HOST,
       httpPort: config.HTTP_PORT,
       grpcPort: config.GRPC_PORT,
+      uses: { bus: usesBus, mongo: usesMongo },
     });
     lifecycle.onStop(service.name, () => hosted.stop());
     await bus.start();
