@@ -236,15 +236,18 @@ if [ "$smoke" != 0 ]; then
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.5
     done
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
+    # SIGTERM, as the kubelet sends it: the service must stop on its own and exit 0.
+    kill -TERM "$pid" 2>/dev/null || true
+    rc=0
+    wait "$pid" 2>/dev/null || rc=$?
     podman image unmount "$image" >/dev/null 2>&1 || true
-    if [ "$ok" != 1 ]; then
-      echo "build.sh: $image did not answer GET /healthz with 200; its output:" >&2
+    if [ "$ok" != 1 ] || [ "$rc" != 0 ]; then
+      [ "$ok" = 1 ] && reason="exited with $rc after SIGTERM" || reason="did not answer GET /healthz with 200"
+      echo "build.sh: $image $reason; its output:" >&2
       cat "$work/$s-smoke.log" >&2
       exit 1
     fi
-    log "$image: GET /healthz 200 ($(grep -c . "$work/$s-smoke.log") log lines)"
+    log "$image: GET /healthz 200, then stopped on SIGTERM with exit 0"
   done
 fi
 log "built: ${built[*]}"
