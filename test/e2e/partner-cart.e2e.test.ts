@@ -153,6 +153,14 @@ describe.skipIf(!infra)('partner cart (distributed mode)', () => {
       },
       { timeoutMs: 30_000, intervalMs: 300, description: 'the imported event in discovery' },
     );
+    // cart learns the event from event-changed too, on its own consumer.
+    await waitFor(
+      async () =>
+        (await partner('/partners/v1', 'GET', `/events/${eventId}/availability`)).status === 200
+          ? true
+          : undefined,
+      { timeoutMs: 60_000, intervalMs: 500, description: 'the event sellable in cart' },
+    );
   });
 
   afterAll(async () => {
