@@ -141,6 +141,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       CART_ORDER_TOKEN_KEY: randomBytes(32).toString('base64'),
       CART_MAINTENANCE_WINDOW: 'off',
     },
+    'secure-entry': {
+      SECURE_ENTRY_TOKEN_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      SECURE_ENTRY_SECRET_KEY: randomBytes(32).toString('base64'),
+    },
   };
   const launched = new Map<string, { env: Record<string, string>; ports: [number, number] }>();
 
@@ -153,6 +157,22 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   ): Promise<ServiceProcess> => {
     const [httpPort, grpcPort] = ports ?? [await freePort(), await freePort()];
     const extraEnv = { ...ownEnv[name], ...callEnv, ...options.serviceEnv?.[name] };
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      NODE_ENV: 'production',
+      KAFKA_BROKERS: options.kafkaBrokers,
+      MONGO_URL: options.mongoUrl,
+      MONGO_DB: `${dbPrefix}_${name.replace(/-/g, '_')}`,
+      HTTP_PORT: String(httpPort),
+      GRPC_PORT: String(grpcPort),
+      ADMIN_TOKEN: adminToken,
+      SERVICE_AUTH_KEY: serviceAuthKey,
+      LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
+      ...extraEnv,
+    };
+    // An empty value in `serviceEnv` unsets the variable (e.g. `MONGO_URL: ''` for in-memory stores).
+    for (const [key, value] of Object.entries(env)) if (value === '') delete env[key];
     launched.set(instance, { env: callEnv, ports: [httpPort, grpcPort] });
     const child = spawn(
       process.execPath,
@@ -165,20 +185,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ],
       {
         cwd: `${repo}/services/${name}`,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          NODE_ENV: 'production',
-          KAFKA_BROKERS: options.kafkaBrokers,
-          MONGO_URL: options.mongoUrl,
-          MONGO_DB: `${dbPrefix}_${name.replace(/-/g, '_')}`,
-          HTTP_PORT: String(httpPort),
-          GRPC_PORT: String(grpcPort),
-          ADMIN_TOKEN: adminToken,
-          SERVICE_AUTH_KEY: serviceAuthKey,
-          LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
-          ...extraEnv,
-        },
+        env,
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
