@@ -28,7 +28,7 @@ failures=0
 pass() { printf '[check] ok   %s\n' "$*"; }
 fail() { printf '[check] FAIL %s\n' "$*" >&2; failures=$((failures + 1)); }
 
-secrets=(--set secrets.adminToken=check-admin-token-Xk9LmP4sR8tW3yZ7Hq2v --set secrets.serviceAuthKey=Y2hlY2stc2VydmljZS1hdXRoLWtleS0zMi1ieXRlcyE= --set secrets.partnerClientSecret=check-partner-secret --set secrets.partnerCredentialsKey=Y2hlY2sta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0tLS0= --set secrets.cartOrderTokenKey=Y2FydC1rZXktMzItYnl0ZXMtbG9uZy0tLS0tLS0tLS0=)
+secrets=(--set secrets.adminToken=check-admin-token-Xk9LmP4sR8tW3yZ7Hq2v --set secrets.serviceAuthKey=Y2hlY2stc2VydmljZS1hdXRoLWtleS0zMi1ieXRlcyE= --set secrets.partnerClientSecret=check-partner-secret --set secrets.partnerCredentialsKey=Y2hlY2sta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0tLS0= --set secrets.cartOrderTokenKey=Y2FydC1rZXktMzItYnl0ZXMtbG9uZy0tLS0tLS0tLS0= --set secrets.secureEntryTokenKeys=k1:ZW50cnktdG9rZW4ta2V5LTMyLWJ5dGVzLWxvbmctLS0= --set secrets.secureEntrySecretKey=ZW50cnktc2VjcmV0LWtleS0zMi1ieXRlcy1sb25nLS0=)
 kubeconform_strict() { # file
   kubeconform -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
     -schema-location "$schema_location" "$1"
