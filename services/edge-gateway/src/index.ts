@@ -7,6 +7,7 @@ export type { Backends, DeveloperAccess } from './app/backends.js';
 export { registerEdgeRoutes } from './ports/http/edge-app.js';
 export { createDealsClient } from './adapters/deals-client.js';
 export { createCatalogIndexerClient } from './adapters/catalog-indexer-client.js';
+export { createSecureEntryClient } from './adapters/secure-entry-client.js';
 
 /** edge-gateway as the process runner and the embedded default see it. */
 export const edgeGatewayService: ServiceDefinition<EdgeGatewayConfig> = {

@@ -102,7 +102,8 @@ export interface ScanOutcome {
 const GATE_TOKEN = /^mqg_([a-z0-9]{4,40})\.([A-Za-z0-9_-]{20,100})$/;
 const GATE_CACHE_LIMIT = 10_000;
 
-const notFound = () => new EntryError('not_found', 'No order matches this order token');
+const notFound = () =>
+  new EntryError('not_found', 'No order matches this order token', { reason: 'order_not_found' });
 
 /**
  * The use cases of secure-entry: issuing and voiding tickets from the order topics, the order read
@@ -288,6 +289,7 @@ export class SecureEntry {
       throw new EntryError(
         'permission_denied',
         'third_party_account_id is not the one given with the payment',
+        { reason: 'account_mismatch' },
       );
     }
     const order = await this.bindDevice(found, input.device);
@@ -325,6 +327,7 @@ export class SecureEntry {
           throw new EntryError(
             'permission_denied',
             'The tickets of this order are bound to another device',
+            { reason: 'device_not_bound' },
           );
         }
         return current;
