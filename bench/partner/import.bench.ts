@@ -28,7 +28,8 @@ if (STORES !== 'mongo' && STORES !== 'memory') {
   process.exit(2);
 }
 // In-memory repositories are a development mode: the services refuse them under production.
-const inMemory = STORES === 'memory' ? { NODE_ENV: 'development', MONGO_URL: '' } : {};
+const inMemory: Record<string, string> =
+  STORES === 'memory' ? { NODE_ENV: 'development', MONGO_URL: '' } : {};
 const brokers = process.env.KAFKA_BROKERS;
 const mongoUrl = process.env.MONGO_URL;
 if (!brokers || !mongoUrl) {
