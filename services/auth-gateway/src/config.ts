@@ -1,28 +1,7 @@
 import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
-import { TrustedProxies } from './ports/http/client-address.js';
-
-/** `a, b` → `['a', 'b']`, each an address or CIDR block; `none` → `[]`. */
-export const trustedProxies = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((raw) =>
-      raw.trim() === 'none'
-        ? []
-        : raw
-            .split(',')
-            .map((entry) => entry.trim())
-            .filter((entry) => entry.length > 0),
-    )
-    .superRefine((cidrs, context) => {
-      try {
-        new TrustedProxies(cidrs);
-      } catch (error) {
-        context.addIssue({ code: 'custom', message: (error as Error).message });
-      }
-    });
+import { trustedProxiesSetting } from '@marquee/platform/http';
 
 /** The only module of auth-gateway that reads the environment (STYLE.md); see README for each variable. */
 export const configSchema = serviceConfigSchema({
@@ -44,7 +23,7 @@ export const configSchema = serviceConfigSchema({
    * throttles count the first address, from the right, that is not one of them. Default:
    * loopback (the edge on the same host, as in the local stack and the embedded default).
    */
-  TRUSTED_PROXIES: trustedProxies('127.0.0.0/8,::1/128'),
+  TRUSTED_PROXIES: trustedProxiesSetting('127.0.0.0/8,::1/128'),
 });
 
 export type AuthGatewayConfig = z.output<typeof configSchema>;

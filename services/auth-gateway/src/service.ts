@@ -12,7 +12,7 @@ import { DeveloperAccess } from './app/developer-access.js';
 import { OAuthFlows } from './app/oauth-flows.js';
 import type { AuthGatewayConfig } from './config.js';
 import { authServiceImplementation } from './ports/grpc/auth-service.js';
-import { TrustedProxies } from './ports/http/client-address.js';
+import { TrustedProxies } from '@marquee/platform/http';
 import { oauthRoutes } from './ports/http/oauth-routes.js';
 
 /** Who may call the RPCs that create or change apps, fans and grants. */

@@ -10,7 +10,7 @@ import { createMemoryRateCounter } from '../src/adapters/rate-counters.js';
 import { createAppRepository, createFanRepository } from '../src/adapters/store-repositories.js';
 import { DeveloperAccess } from '../src/app/developer-access.js';
 import { OAuthFlows, type ThrottlePolicy } from '../src/app/oauth-flows.js';
-import { TrustedProxies } from '../src/ports/http/client-address.js';
+import { TrustedProxies } from '@marquee/platform/http';
 import { oauthRoutes } from '../src/ports/http/oauth-routes.js';
 
 export const APP_URI = 'https://app.example/callback';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
-import { TrustedProxies } from './ports/http/client-address.js';
+import { trustedProxiesSetting } from '@marquee/platform/http';
 
 const grpcAddress = (fallback: string) =>
   z
@@ -18,27 +18,6 @@ const grpcAddressList = (fallback: string) =>
       'must be host:port, or several separated by commas',
     )
     .default(fallback);
-
-/** `a, b` → `['a', 'b']`, each an address or CIDR block; `none` → `[]`. */
-const trustedProxies = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((raw) =>
-      raw.trim() === 'none'
-        ? []
-        : raw
-            .split(',')
-            .map((entry) => entry.trim())
-            .filter((entry) => entry.length > 0),
-    )
-    .superRefine((cidrs, context) => {
-      try {
-        new TrustedProxies(cidrs);
-      } catch (error) {
-        context.addIssue({ code: 'custom', message: (error as Error).message });
-      }
-    });
 
 /** The only module of edge-gateway that reads the environment (STYLE.md); see README. */
 export const configSchema = serviceConfigSchema({
@@ -70,7 +49,7 @@ export const configSchema = serviceConfigSchema({
    * clients connect directly. The client address the edge forwards to auth-gateway is the first,
    * from the right, that is none of them.
    */
-  TRUSTED_PROXIES: trustedProxies('none'),
+  TRUSTED_PROXIES: trustedProxiesSetting('none'),
   /** Deadline of each call to a backend service. */
   BACKEND_DEADLINE_MS: z.coerce.number().int().positive().default(5_000),
 });

@@ -13,7 +13,7 @@ import { createTopPicksClient } from './adapters/top-picks-client.js';
 import { cachingDeveloperAccess } from './adapters/caching-developer-access.js';
 import type { EdgeGatewayConfig } from './config.js';
 import { registerEdgeRoutes } from './ports/http/edge-app.js';
-import { TrustedProxies } from './ports/http/client-address.js';
+import { TrustedProxies } from '@marquee/platform/http';
 import { registerOAuthProxy } from './ports/http/oauth-proxy.js';
 import { registerTicketPage } from './ports/http/secure-entry/ticket-page.js';
 

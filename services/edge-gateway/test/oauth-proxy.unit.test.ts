@@ -4,7 +4,7 @@ import { createLogger } from '@marquee/platform/logger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadEdgeGatewayConfig } from '../src/config.js';
-import { TrustedProxies } from '../src/ports/http/client-address.js';
+import { TrustedProxies } from '@marquee/platform/http';
 import { registerOAuthProxy } from '../src/ports/http/oauth-proxy.js';
 
 const logger = createLogger({ service: 'edge-test', level: 'silent' });

@@ -5,3 +5,4 @@ export {
   type CreateHttpServerOptions,
   type ReadinessCheck,
 } from './create-http-server.js';
+export { clientAddress, TrustedProxies, trustedProxiesSetting } from './client-address.js';

@@ -16,7 +16,7 @@ import {
   INTERACTION_TTL_S,
   REFRESH_TOKEN_TTL_S,
 } from '../../domain/oauth.js';
-import { clientAddress, type TrustedProxies } from './client-address.js';
+import { clientAddress, type TrustedProxies } from '@marquee/platform/http';
 import { oauthModel, type ModelCall } from './oauth-model.js';
 import { consentPage, errorPage, loginPage, pageHeaders } from './pages.js';
 

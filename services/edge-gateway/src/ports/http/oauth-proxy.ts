@@ -1,7 +1,7 @@
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serviceKeyring, serviceTokenFor } from '@marquee/platform/grpc';
-import { clientAddress, TrustedProxies } from './client-address.js';
+import { clientAddress, TrustedProxies } from '@marquee/platform/http';
 
 /** The header carrying the edge's service token on proxied /oauth requests, and its audience. */
 export const FORWARDED_BY_HEADER = 'x-marquee-forwarded-by';

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { z } from 'zod';
 
 /**
  * The proxies whose `X-Forwarded-For` entries are believed: addresses and CIDR blocks
@@ -65,3 +66,27 @@ export function clientAddress(
   }
   return address;
 }
+
+/**
+ * The `TRUSTED_PROXIES` setting: `a, b` → `['a', 'b']`, each an address or CIDR block; `none` →
+ * `[]`. A bad entry is a configuration error naming it.
+ */
+export const trustedProxiesSetting = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((raw) =>
+      raw.trim() === 'none'
+        ? []
+        : raw
+            .split(',')
+            .map((entry) => entry.trim())
+            .filter((entry) => entry.length > 0),
+    )
+    .superRefine((cidrs, context) => {
+      try {
+        new TrustedProxies(cidrs);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    });
