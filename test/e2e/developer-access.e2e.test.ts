@@ -43,10 +43,12 @@ describe.skipIf(!infra)('developer access through the edge (distributed mode)', 
     expect(response.status).toBe(201);
     const created = (await response.json()) as {
       apiKey: string;
+      appId: string;
       clientId: string;
       clientSecret: string;
     };
-    expect(Object.keys(created).sort()).toEqual(['apiKey', 'clientId', 'clientSecret']);
+    // appId is what the approval of restricted services (PATCH .../apps/{appId}/access) takes.
+    expect(Object.keys(created).sort()).toEqual(['apiKey', 'appId', 'clientId', 'clientSecret']);
 
     const check = await callUnary(auth, 'validateApiKey', { apiKey: created.apiKey });
     expect(check).toMatchObject({
