@@ -28,6 +28,8 @@ export const configSchema = serviceConfigSchema({
     HEALTH_INTERVAL_MS: millis(100, 30_000),
     /** Upper bound of one partner call (the caller's remaining gRPC deadline may be shorter). */
     PARTNER_CALL_TIMEOUT_MS: millis(50, 5_000),
+    /** Upper bound of one page of a partner's event list (background import only). */
+    PARTNER_LISTING_TIMEOUT_MS: millis(50, 30_000),
     /** How often the cancel-queue worker looks for due entries. */
     QUEUE_POLL_MS: millis(10, 1_000),
     /** Longest wait between two attempts of a queued cancel. */

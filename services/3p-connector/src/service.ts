@@ -38,6 +38,7 @@ export async function composeThreePConnector(
   await storage.ensureIndexes();
   const api = createPartnerApiFactory(secrets, {
     timeoutMs: config.PARTNER_CALL_TIMEOUT_MS,
+    listingTimeoutMs: config.PARTNER_LISTING_TIMEOUT_MS,
     logger,
   });
   const importer = new Importer({

@@ -115,6 +115,22 @@ describe('PartnerHttpClient', () => {
     expect(error).toMatchObject({ kind: 'deadline_exceeded', outcomeUnknown: true });
   });
 
+  it('gives a page of GET /events the listing budget, other calls the call budget', async () => {
+    const page = {
+      events_info: [],
+      page: { size: 100, total_elements: 0, total_pages: 0, number: 0 },
+    };
+    fake.on('GET', /^\/events$/, { status: 200, body: page, delayMs: 300 });
+    fake.on('GET', /^\/healthcheck$/, { ...health, delayMs: 300 });
+    const sut = client({ timeoutMs: 150, listingTimeoutMs: 2_000, maxAttempts: 1 });
+    const query = { venue: 'V1', lastModification: '2026-01-01T00:00:00Z', page: 0, size: 100 };
+    await expect(sut.listEvents(query)).resolves.toMatchObject({ page: { total_pages: 0 } });
+    expect((await failure(sut.healthcheck())).kind).toBe('deadline_exceeded');
+    // Without a listing budget a page gets the call budget.
+    const short = client({ timeoutMs: 150, maxAttempts: 1 });
+    expect((await failure(short.listEvents(query))).kind).toBe('deadline_exceeded');
+  });
+
   it('refuses an answer outside the contract as unavailable', async () => {
     fake.on('GET', /^\/healthcheck$/, { status: 200, body: { message: 'no id' } });
     const error = await failure(client({ maxAttempts: 1 }).healthcheck());

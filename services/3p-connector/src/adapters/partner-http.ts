@@ -82,6 +82,12 @@ export class PartnerCallError extends AppError implements PartnerFailure {
 export interface PartnerHttpOptions {
   /** Upper bound of one call, retries included (PARTNER_CALL_TIMEOUT_MS). */
   timeoutMs: number;
+  /**
+   * Upper bound of one page of `GET /events` (PARTNER_LISTING_TIMEOUT_MS, default `timeoutMs`).
+   * A page of a large venue costs the partner more than a runtime call, and only the background
+   * import waits for it, so it gets its own, longer budget.
+   */
+  listingTimeoutMs?: number;
   logger: Logger;
   fetch?: typeof fetch;
   /** Consecutive partner faults that open the circuit (default 5). */
@@ -104,6 +110,8 @@ interface Operation<S extends TSchema | undefined> {
   schema: S;
   /** Safe to send again (GETs, DELETE booking, cancel): retried with backoff. */
   idempotent: boolean;
+  /** A catalogue listing page: bounded by `listingTimeoutMs` instead of `timeoutMs`. */
+  listing?: boolean;
 }
 
 type Answer<S> = S extends TSchema ? Static<S> : void;
@@ -175,6 +183,7 @@ export class PartnerHttpClient implements PartnerApi {
         },
         schema: EventsPage,
         idempotent: true,
+        listing: true,
       },
       options,
     );
@@ -362,7 +371,10 @@ export class PartnerHttpClient implements PartnerApi {
     options: CallOptions = {},
   ): Promise<Answer<S>> {
     const correlationId = currentCorrelationId() ?? newCorrelationId();
-    const budget = Math.min(this.options.timeoutMs, options.deadlineMs ?? Infinity);
+    const bound = op.listing
+      ? (this.options.listingTimeoutMs ?? this.options.timeoutMs)
+      : this.options.timeoutMs;
+    const budget = Math.min(bound, options.deadlineMs ?? Infinity);
     const deadlineAt = Date.now() + budget;
     const once = () => this.breaker.execute(() => this.send(op, correlationId, deadlineAt));
     try {
