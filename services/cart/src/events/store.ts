@@ -41,12 +41,17 @@ export class EventProjectionStore implements EventReader {
 
   /** Applies an `event-changed` state; resolves whether it changed anything. */
   applyEvent(event: Event): Promise<boolean> {
-    return this.change(event.id, (current) => applyEventChanged(current, event));
+    // Only partner-hosted events are sold here: the others are not stored (a reserve of one
+    // answers 90001 like an unknown event), which keeps a replica's catch-up of the whole
+    // compacted topic to one read by id per published event.
+    const create = event.origin?.kind?.$case === 'partnerImport';
+    return this.change(event.id, (current) => applyEventChanged(current, event), create);
   }
 
   /** Applies an `event-changed` tombstone. */
   deleteEvent(eventId: string): Promise<boolean> {
-    return this.change(eventId, applyEventDeleted);
+    // A tombstone of an event never stored needs no record: a key's records arrive in order.
+    return this.change(eventId, applyEventDeleted, false);
   }
 
   /** Applies an `availability-changed` record. */
@@ -57,9 +62,11 @@ export class EventProjectionStore implements EventReader {
   private async change(
     id: string,
     apply: (current: EventProjection) => EventProjection | undefined,
+    create = true,
   ): Promise<boolean> {
     for (let attempt = 1; ; attempt += 1) {
       const stored = await this.store.get(id);
+      if (!stored && !create) return false;
       const { version, ...current } = stored ?? { ...emptyProjection(id), version: 0 };
       const next = apply(current);
       if (!next) return false;
