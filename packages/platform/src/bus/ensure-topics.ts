@@ -54,6 +54,42 @@ export async function ensureTopics(
   const missing = [...wanted.values()].filter((config) => !existing.has(config.topic));
   if (missing.length === 0) return [];
   // kafkajs resolves false instead of failing when every topic already exists (a concurrent creator).
-  await admin.createTopics({ topics: missing, waitForLeaders: true });
-  return missing.map((config) => config.topic);
+  await admin.createTopics({ topics: missing, waitForLeaders: false });
+  const names = missing.map((config) => config.topic);
+  await waitForLeaders(admin, names);
+  return names;
+}
+
+/** Metadata errors of a topic the controller created a moment ago, before every broker knows it. */
+const NOT_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+
+/**
+ * Waits until every partition of the topics has a leader. kafkajs' own wait (`waitForLeaders`)
+ * retries only LEADER_NOT_AVAILABLE and fails on UNKNOWN_TOPIC_OR_PARTITION, which a busy broker
+ * answers for a new topic as well; both mean "not yet" here, for up to `timeoutMs`.
+ */
+export async function waitForLeaders(
+  admin: Pick<Admin, 'fetchTopicMetadata'>,
+  topics: readonly string[],
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    let reason: unknown;
+    try {
+      const metadata = await admin.fetchTopicMetadata({ topics: [...topics] });
+      const ready = metadata.topics.every(
+        (topic) =>
+          topic.partitions.length > 0 &&
+          topic.partitions.every((partition) => partition.leader >= 0),
+      );
+      if (ready) return;
+      reason = new Error(`topics without leaders yet: ${topics.join(', ')}`);
+    } catch (error) {
+      if (!NOT_YET.has((error as { type?: string }).type ?? '')) throw error;
+      reason = error;
+    }
+    if (Date.now() >= deadline) throw reason;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
+  }
 }

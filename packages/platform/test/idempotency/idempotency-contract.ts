@@ -8,6 +8,7 @@ import {
   type IdempotencyRecord,
 } from '../../src/idempotency/index.js';
 import { AppError } from '../../src/errors/index.js';
+import { waitFor } from '../../src/testing/wait-for.js';
 import type { VersionedStore } from '../../src/store/types.js';
 
 export type RecordStoreFactory = () => Promise<VersionedStore<IdempotencyRecord>>;
@@ -116,7 +117,8 @@ export function idempotencyContract(adapter: string, factory: RecordStoreFactory
       const idem = sut();
       const never = new Promise<{ n: number }>(() => undefined);
       void idem.run(call('k8', 'r'), () => never);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The first request holds the key (its lease written) before its lease is made to end.
+      await waitFor(async () => (await store.count()) === 1, { description: 'the first lease' });
       clock = new Date(clock.getTime() + 2_000);
       expect(await idem.run(call('k8', 'r'), work)).toEqual({ n: 1 });
     });
