@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
-import { readModelConsumerGroup, serviceConfigSchema } from '@marquee/platform/service';
+import { serviceConfigSchema } from '@marquee/platform/service';
 import { parseMaintenanceWindow } from './domain/maintenance.js';
 
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
@@ -82,9 +82,7 @@ export const configSchema = serviceConfigSchema({
       .default('https://marquee.example/legal/secure-entry'),
     /** Redemption URL of orders: the order number is appended. */
     CART_REDEMPTION_BASE_URL: z.string().url().default('https://marquee.example/orders/'),
-    /** Consumer group of the event projection (`event-changed`; `availability-changed` adds `.availability`). */
-    EVENT_CONSUMER_GROUP: z.string().min(1).optional(),
-    /** Attempts per consumed record before it is dead-lettered. */
+    /** Attempts per record of the projection's topics before it is logged and skipped. */
     CONSUMER_MAX_ATTEMPTS: int(10, 1),
     /** Idempotency records are kept this long. */
     IDEMPOTENCY_TTL_MS: int(24 * 60 * 60_000, 1_000),
@@ -100,10 +98,6 @@ export const configSchema = serviceConfigSchema({
   });
 
 export type CartConfig = z.output<typeof configSchema>;
-
-/** The projection's consumer group: its offsets belong to the database it is applied to. */
-export const eventConsumerGroup = (config: CartConfig): string =>
-  config.EVENT_CONSUMER_GROUP ?? readModelConsumerGroup(config, 'cart');
 
 export const loadCartConfig = (env: NodeJS.ProcessEnv = process.env): CartConfig =>
   loadConfig(configSchema, env);

@@ -21,12 +21,14 @@ import { createSecretBox, orderTokenKey, sha256Hasher } from './adapters/secret-
 import { createCartStorage } from './adapters/stores.js';
 import { CartApp } from './app/cart-app.js';
 import type { Clock, PartnerConnector } from './app/ports.js';
-import { eventConsumerGroup, type CartConfig } from './config.js';
+import type { CartConfig } from './config.js';
 import { parseMaintenanceWindow } from './domain/maintenance.js';
 import {
   availabilityChangedHandler,
+  DurableProjection,
   eventChangedHandler,
   EventProjectionStore,
+  type EventProjectionDoc,
 } from './events/index.js';
 import { cartGrpc } from './ports/grpc/cart-grpc.js';
 import { composeCommerce, type AccessCodes } from './commerce/index.js';
@@ -37,6 +39,9 @@ import {
   createTopPicksStorage,
   projectionEventSource,
 } from './top-picks/index.js';
+
+/** How often the changed events of the projection are written behind to Mongo. */
+const PROJECTION_WRITE_BEHIND_MS = 1_000;
 
 export interface CartComposeOptions {
   /** Tests give their own connector instead of the gRPC client. */
@@ -69,7 +74,24 @@ export async function composeCart(
   const idempotencyStore = stores.collection<IdempotencyRecord>('idempotency', idempotencyIndexes);
   const topPicksStorage = createTopPicksStorage(stores);
   await stores.ensureIndexes();
-  const events = new EventProjectionStore(storage.events, () => clock.now());
+  // The event projection is read and applied in memory, every topic read whole at each start;
+  // with Mongo, DurableProjection loads it from and writes it behind to the `events` collection.
+  const durable = mongo
+    ? new DurableProjection(
+        createServiceStores(undefined, { logger }).collection<EventProjectionDoc>('events'),
+        storage.events,
+        logger,
+      )
+    : undefined;
+  const events = new EventProjectionStore(
+    durable ? durable.memory : storage.events,
+    () => clock.now(),
+    (eventId) => durable?.changed(eventId),
+  );
+  if (durable) {
+    const loaded = await durable.load();
+    logger.info({ events: loaded }, 'event projection loaded');
+  }
   const client = options.connector
     ? undefined
     : createConnectorClient(config.GRPC_ADDR_3P_CONNECTOR, {
@@ -148,21 +170,26 @@ export async function composeCart(
     ...(options.accessCodes ? { accessCodes: options.accessCodes } : {}),
   });
 
-  const group = eventConsumerGroup(config);
-  // event-changed is compacted: from the beginning, the version rule makes a replay converge.
-  await bus.subscribe(
+  // Both topics whole, in this process (a global table, as catalog-indexer's): event-changed is
+  // compacted, availability-changed kept a day; the version and sequence rules make any order of
+  // reading, and what `load` brought, converge.
+  const started = performance.now();
+  const eventFeed = await bus.subscribeGlobal(
     options.eventTopic ?? eventChangedTopic,
-    { group, fromBeginning: true, maxAttempts: config.CONSUMER_MAX_ATTEMPTS },
+    { name: `${infra.name}.event-changed`, maxAttempts: config.CONSUMER_MAX_ATTEMPTS },
     eventChangedHandler(events),
   );
-  await bus.subscribe(
+  const availabilityFeed = await bus.subscribeGlobal(
     options.availabilityTopic ?? availabilityChangedTopic,
-    {
-      group: `${group}.availability`,
-      fromBeginning: true,
-      maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
-    },
+    { name: `${infra.name}.availability-changed`, maxAttempts: config.CONSUMER_MAX_ATTEMPTS },
     availabilityChangedHandler(events),
+  );
+  const caughtUp = Promise.all([eventFeed.whenCaughtUp(), availabilityFeed.whenCaughtUp()]).then(
+    () =>
+      logger.info(
+        { ms: Math.round(performance.now() - started), unwritten: durable?.pending ?? 0 },
+        'event projection caught up with event-changed and availability-changed',
+      ),
   );
   const relay = createOutboxRelay({
     sources: stores.outboxSources,
@@ -192,16 +219,24 @@ export async function composeCart(
 
   return {
     grpc: [cartGrpc(app, idempotency), commerce.grpc, topPicks.grpc],
-    ...(mongo ? { readiness: { mongo: () => pingMongo(mongo) } } : {}),
+    // Not ready (no traffic) until the projection has what the topics held at start.
+    readiness: {
+      ...(mongo ? { mongo: () => pingMongo(mongo) } : {}),
+      'event-changed': async () => eventFeed.caughtUp(),
+      'availability-changed': async () => availabilityFeed.caughtUp(),
+    },
     start: async () => {
       await relay.start();
       topPicks.start();
+      // Written behind once caught up, so a replayed event is written once, not per record.
+      void caughtUp.then(() => durable?.start(PROJECTION_WRITE_BEHIND_MS));
       timer = setInterval(() => void sweep(), config.CART_SWEEP_INTERVAL_MS);
       timer.unref();
     },
     stop: async () => {
       clearInterval(timer);
       await app.drain();
+      await durable?.stop();
       await relay.stop();
       client?.close();
       commerce.close();

@@ -243,7 +243,6 @@ describeIntegration(
         CART_MAINTENANCE_WINDOW: 'off',
         CART_SWEEP_INTERVAL_MS: '200',
         CART_OWED_RETRY_MS: '500',
-        EVENT_CONSUMER_GROUP: `cart-int-events-${suffix}`,
         LOG_LEVEL: 'silent',
       });
       const cartInfra = { name: 'cart', logger, bus: cartBus, mongo: await db('crt') };

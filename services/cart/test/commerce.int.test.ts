@@ -231,7 +231,6 @@ describeIntegration(
         CART_ORDER_TOKEN_KEY: randomBytes(32).toString('base64'),
         CONNECTOR_DEADLINE_MS: '25000',
         CART_MAINTENANCE_WINDOW: 'off',
-        EVENT_CONSUMER_GROUP: `commerce-int-events-${suffix}`,
         LOG_LEVEL: 'silent',
       });
       const cartInfra = { name: 'cart', logger, bus: cartBus, mongo: await db('cmt') };

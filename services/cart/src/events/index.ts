@@ -15,5 +15,6 @@ export type {
 } from './sellable-event.js';
 export { faceValueOf, isOnSale, isPartnerEvent, pricesAt } from './sellable-event.js';
 export { EventProjectionStore, type EventProjectionDoc } from './store.js';
+export { DurableProjection } from './durable.js';
 export { availabilityChangedHandler, eventChangedHandler } from './handlers.js';
-export { pickText, toProjectedEvent, type EventProjection } from './projection.js';
+export { newerProjection, pickText, toProjectedEvent, type EventProjection } from './projection.js';

@@ -162,3 +162,33 @@ export function applyAvailabilityChanged(
     ...(change.observedAt ? { availabilityObservedAt: change.observedAt } : {}),
   };
 }
+
+/**
+ * What of `held` (the projection in memory) is newer than `stored` (the durable copy): the event
+ * part by version (a tombstone of the same version is newer than the state it removed), the areas
+ * by availability sequence. `undefined` when nothing is newer, so a write-behind never takes a
+ * durable copy backwards, whichever replica wrote it last.
+ */
+export function newerProjection(
+  stored: EventProjection,
+  held: EventProjection,
+): EventProjection | undefined {
+  const eventNewer =
+    held.eventVersion > stored.eventVersion ||
+    (held.eventVersion === stored.eventVersion && held.removed && !stored.removed);
+  const areasNewer = held.availabilitySequence > stored.availabilitySequence;
+  if (!eventNewer && !areasNewer) return undefined;
+  const eventPart = eventNewer ? held : stored;
+  const areaPart = areasNewer ? held : stored;
+  return {
+    id: stored.id,
+    ...(eventPart.event ? { event: eventPart.event } : {}),
+    eventVersion: eventPart.eventVersion,
+    removed: eventPart.removed,
+    areas: areaPart.areas,
+    availabilitySequence: areaPart.availabilitySequence,
+    ...(areaPart.availabilityObservedAt
+      ? { availabilityObservedAt: areaPart.availabilityObservedAt }
+      : {}),
+  };
+}

@@ -17,14 +17,16 @@ const isKind = (error: unknown, kind: string): boolean =>
   (error as { kind?: unknown } | null)?.kind === kind;
 
 /**
- * The event projection over a versioned store (memory or Mongo): every change is a read, a pure
- * apply and a compare-and-set, retried when another writer won, so two consumers (or a redelivery
- * racing a newer record) converge on the newest state.
+ * The event projection over a versioned store: every change is a read, a pure apply and a
+ * compare-and-set, retried when another writer won, so two consumers (or a redelivery racing a newer
+ * record) converge on the newest state. The service runs it over a memory store kept durable by
+ * `DurableProjection` (`onChange` marks what to write behind).
  */
 export class EventProjectionStore implements EventReader {
   constructor(
     private readonly store: VersionedStore<EventProjectionDoc>,
     private readonly now: () => Date = () => new Date(),
+    private readonly onChange: (eventId: string) => void = () => undefined,
   ) {}
 
   async get(eventId: string): Promise<SellableEvent | undefined> {
@@ -73,6 +75,7 @@ export class EventProjectionStore implements EventReader {
       try {
         if (stored) await this.store.update(id, version, { ...next, id });
         else await this.store.insert({ ...next, id });
+        this.onChange(id);
         return true;
       } catch (error) {
         const raced = isVersionConflict(error) || isKind(error, 'already_exists');
