@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { loadSecureEntryConfig } from './config.js';
+import { consumerGroup, loadSecureEntryConfig } from './config.js';
 
 const k = () => randomBytes(32).toString('base64');
 
@@ -36,5 +36,15 @@ describe('secure-entry config', () => {
         MONGO_URL: 'mongodb://m',
       }),
     ).toThrow(/SECURE_ENTRY_SECRET_KEY|SECURE_ENTRY_TOKEN_KEYS/);
+  });
+
+  it('ties the consumer group to the database unless one is given', () => {
+    expect(consumerGroup(loadSecureEntryConfig({}))).toBe('secure-entry');
+    expect(consumerGroup(loadSecureEntryConfig({ MONGO_DB: 'e2e1234_secure_entry' }))).toBe(
+      'secure-entry.e2e1234_secure_entry',
+    );
+    expect(
+      consumerGroup(loadSecureEntryConfig({ MONGO_DB: 'other', CONSUMER_GROUP: 'entry-blue' })),
+    ).toBe('entry-blue');
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
-import { serviceConfigSchema } from '@marquee/platform/service';
+import { readModelConsumerGroup, serviceConfigSchema } from '@marquee/platform/service';
 
 const isKey = (value: string) =>
   /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32;
@@ -54,8 +54,11 @@ export const configSchema = serviceConfigSchema({
     DELAYED_DELIVERY_HOURS_BEFORE_EVENT: positiveInt(0),
     /** How long a verified gate token is trusted without re-reading the gate (revocation lag). */
     GATE_CACHE_MS: positiveInt(5_000),
-    /** Consumer group of `order-confirmed`, `order-cancelled` and `event-changed`. */
-    CONSUMER_GROUP: z.string().min(1).default('secure-entry'),
+    /**
+     * Consumer group of `order-confirmed` and `order-cancelled` (`event-changed` adds `.events`).
+     * Default: see `consumerGroup` (tied to the database, like every read model's).
+     */
+    CONSUMER_GROUP: z.string().min(1).optional(),
   })
   .superRefine((config, ctx) => {
     if (config.NODE_ENV !== 'production') return;
@@ -71,6 +74,16 @@ export const configSchema = serviceConfigSchema({
   });
 
 export type SecureEntryConfig = z.output<typeof configSchema>;
+
+/**
+ * The consumer group: `secure-entry` for the default database, `secure-entry.<MONGO_DB>` for any
+ * other. Committed offsets belong to the tickets they were applied to: two deployments (or test
+ * runs) on one broker with their own databases must not share a group, or each would get only
+ * some partitions of `order-confirmed` and issue only some orders' tickets, and a fresh database
+ * would not replay `event-changed` (the events' start times).
+ */
+export const consumerGroup = (config: SecureEntryConfig): string =>
+  config.CONSUMER_GROUP ?? readModelConsumerGroup(config, 'secure_entry');
 
 export const loadSecureEntryConfig = (env: NodeJS.ProcessEnv = process.env): SecureEntryConfig =>
   loadConfig(configSchema, env);

@@ -10,7 +10,7 @@ import {
 import { createEntryCrypto, cryptoRandomness, entryKeys } from './adapters/entry-crypto.js';
 import { createEntryStorage } from './adapters/stores.js';
 import { SecureEntry } from './app/secure-entry.js';
-import type { SecureEntryConfig } from './config.js';
+import { consumerGroup, type SecureEntryConfig } from './config.js';
 import { secureEntryGrpc } from './ports/grpc/secure-entry-grpc.js';
 import {
   eventChangedHandler,
@@ -46,12 +46,15 @@ export async function composeSecureEntry(
     delayHours: config.DELAYED_DELIVERY_HOURS_BEFORE_EVENT,
     gateCacheMs: config.GATE_CACHE_MS,
   });
-  const group = config.CONSUMER_GROUP;
+  const group = consumerGroup(config);
   await bus.subscribe(orderConfirmedTopic, { group }, orderConfirmedHandler({ entry, logger }));
   await bus.subscribe(orderCancelledTopic, { group }, orderCancelledHandler({ entry }));
+  // Its own group: a new database replays the whole event topic from the beginning, and the
+  // order topics must not wait behind that replay (one consumer per group takes its partitions in
+  // turn).
   await bus.subscribe(
     eventChangedTopic,
-    { group, fromBeginning: true },
+    { group: `${group}.events`, fromBeginning: true },
     eventChangedHandler({ entry }),
   );
   const relay = createOutboxRelay({
