@@ -323,6 +323,27 @@ describe('top picks and resale through the cart', () => {
     expect((await s.picks.getListing(listingId)).state).toBe('LISTED');
   });
 
+  it('publishes no booking-held, booking-released or booking-expired for a resale cart', async () => {
+    // The primary purchase of beforeEach held a partner booking: one booking-held, nothing else.
+    const bookingTopics = async () =>
+      (await s.outbox()).map((e) => e.topic).filter((t) => t.startsWith('booking-'));
+    expect(await bookingTopics()).toEqual(['booking-held']);
+    const reserve = () =>
+      s.cart.reserve({
+        owner: buyer,
+        eventId: EVENT_ID,
+        requests: [{ tickets: [{ priceTypeId: listingId, quantity: 2 }] }],
+      });
+    const released = await reserve();
+    expect(released.cart.inventoryToken).toBe('');
+    await s.cart.release(buyer, released.cart.id);
+    const expired = await reserve();
+    s.clock.t = new Date(s.clock.t.getTime() + 11 * 60_000);
+    expect(await s.cart.sweep()).toBeGreaterThan(0);
+    expect((await s.cart.get(buyer, expired.cart.id)).cart.status).toBe('EXPIRED');
+    expect(await bookingTopics()).toEqual(['booking-held']);
+  });
+
   it('refuses mixed, partial, sandbox and unknown resale reserves as invalid input', async () => {
     const invalid = { kind: 'invalid_argument', details: { reason: '10002' } };
     await expect(

@@ -1167,8 +1167,10 @@ export class CartApp {
       const expired = await this.#mutate(
         cart.id,
         (current) => (isExpired(current, now) ? expire(current, now) : undefined),
+        // Only a partner booking expires on the topic: sandbox and resale carts hold none (a
+        // resale cart's inventory token is empty; its listing goes back on sale in `settle`).
         (_before, after) =>
-          after.status === 'EXPIRED' && !after.sandbox
+          after.status === 'EXPIRED' && !after.sandbox && after.inventoryToken
             ? [{ type: 'booking-expired', cart: after }]
             : [],
       );
