@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 const reportDir = process.env.MARQUEE_TEST_REPORT_DIR;
 
-/** browser: the OAuth pages in headless Chromium (Debian's, driven by playwright-core). */
+/** browser: the OAuth pages and the ticket page in headless Chromium (Debian's, driven by playwright-core). */
 export default defineConfig({
   resolve: { conditions: ['@marquee/source', 'import', 'node', 'default'] },
   ssr: { resolve: { conditions: ['@marquee/source', 'import', 'node', 'default'] } },
