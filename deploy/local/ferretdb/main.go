@@ -44,6 +44,8 @@ func run() error {
 	port := flag.Int("port", defaultPort, "TCP port to listen on (default from MONGO_PORT, else 27117)")
 	dataDir := flag.String("data-dir", "", "directory for the SQLite databases (required; created if missing)")
 	logLevel := flag.String("log-level", "warn", "FerretDB log level: debug, info, warn, error")
+	synchronous := flag.String("synchronous", "normal",
+		"SQLite synchronous mode: normal (no fsync per commit; a crash of the machine may lose the last commits) or full")
 	flag.Parse()
 
 	if *dataDir == "" {
@@ -51,6 +53,9 @@ func run() error {
 	}
 	if *port < 1 || *port > 65535 {
 		return fmt.Errorf("-port %d is not a TCP port (1-65535)", *port)
+	}
+	if *synchronous != "normal" && *synchronous != "full" {
+		return fmt.Errorf("-synchronous %q: normal or full", *synchronous)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -70,8 +75,11 @@ func run() error {
 		Listener: ferretdb.ListenerConfig{TCP: addr},
 		Handler:  "sqlite",
 		// The SQLite backend takes a directory URL; it must be absolute and end with a slash,
-		// one SQLite file per Mongo database inside it.
-		SQLiteURL: "file:" + dir + "/",
+		// one SQLite file per Mongo database inside it. FerretDB runs SQLite in WAL mode; with
+		// synchronous=normal a commit is not fsynced (the WAL is, at checkpoints), which takes the
+		// disk's flush latency out of every write. A process crash loses nothing; only a crash of
+		// the machine can lose the last commits, acceptable for a development and test server.
+		SQLiteURL: "file:" + dir + "/?_pragma=synchronous(" + *synchronous + ")",
 		Logger:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 	})
 	if err != nil {
