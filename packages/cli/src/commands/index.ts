@@ -2,6 +2,7 @@ import type { Command } from '../command.js';
 import { appsAccess, appsApprove, appsCreate, appsUnapprove } from './apps.js';
 import { dealsCommands } from './deals.js';
 import { fansCreate, fansRevokeGrant } from './fans.js';
+import { gatesCommands } from './gates.js';
 import { ordersCommands } from './orders.js';
 import { partnersCommands } from './partners.js';
 import { reconciliationCommands } from './reconciliation.js';
@@ -23,4 +24,5 @@ export const commands: readonly Command[] = [
   ...reconciliationCommands,
   ...ordersCommands,
   ...resaleCommands,
+  ...gatesCommands,
 ];
