@@ -19,8 +19,29 @@ export function rateCounterContract(name: string, make: () => Promise<RateCounte
       const key = `c-${Math.random()}`;
       const until = Date.now() + 60_000;
       const results = await Promise.all(Array.from({ length: 20 }, () => sut.add(key, 1, until)));
-      expect(Math.max(...results)).toBe(20);
+      // Each call has the count it would have had alone: 1 to 20, each once.
+      expect([...results].sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 20 }, (_, i) => i + 1),
+      );
       expect(await sut.add(key, 0, until)).toBe(20);
+    });
+
+    it('answers each of concurrent calls of different amounts by its own share', async () => {
+      const sut = await make();
+      const key = `m-${Math.random()}`;
+      const until = Date.now() + 60_000;
+      const amounts = [3, 1, 5, 2, 4];
+      const results = await Promise.all(amounts.map((amount) => sut.add(key, amount, until)));
+      expect(await sut.add(key, 0, until)).toBe(15);
+      // Some order of the calls gives these counts: each is the previous plus the call's amount.
+      const steps = results
+        .map((count, i) => ({ count, amount: amounts[i]! }))
+        .sort((a, b) => a.count - a.amount - (b.count - b.amount));
+      let previous = 0;
+      for (const step of steps) {
+        expect(step.count - step.amount).toBe(previous);
+        previous = step.count;
+      }
     });
   });
 }

@@ -1,4 +1,4 @@
-import { afterAll } from 'vitest';
+import { afterAll, expect, it, vi } from 'vitest';
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { describeIntegration, uniqueName } from '@marquee/platform/testing';
@@ -23,5 +23,26 @@ describeIntegration('auth-gateway rate counter on the Mongo-wire server', ({ mon
       appName: 'auth-gateway-test',
     });
     return createMongoRateCounter(connection);
+  });
+
+  it('writes a burst of one key in a few group commits, not one write per call', async () => {
+    connection ??= await connectMongo({
+      url: mongoUrl,
+      dbName: uniqueName('authrate').replace(/-/g, '_'),
+      logger,
+      appName: 'auth-gateway-test',
+    });
+    const collection = connection.collection('rate_counters');
+    const spy = vi.spyOn(collection, 'findOneAndUpdate');
+    const counting = { collection: () => collection } as unknown as Connection;
+    const sut = createMongoRateCounter(counting);
+    const key = `burst-${Math.random()}`;
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () => sut.add(key, 1, Date.now() + 60_000)),
+    );
+    expect(Math.max(...results)).toBe(200);
+    expect(new Set(results).size).toBe(200);
+    // The first call writes alone; the other 199 arrive while it is in flight.
+    expect(spy.mock.calls.length).toBeLessThanOrEqual(3);
   });
 });

@@ -28,10 +28,15 @@ interface CounterDoc {
 }
 
 /**
- * Counters in Mongo, shared by every auth-gateway replica: one `$inc` upsert per call, atomic on
+ * Counters in Mongo, shared by every auth-gateway replica: one `$inc` upsert per write, atomic on
  * MongoDB. FerretDB 1.24 (dev/CI) applies updates non-atomically, which is correct with one
  * auth-gateway process, as the distributed stack runs it. No TTL index (FerretDB has none): expired
  * windows are deleted by a sweep at most once a minute.
+ *
+ * Calls of one key are group-committed: while a write of the key is in flight, the calls that
+ * arrive add up into the next write, and each call gets the count it would have had alone (the
+ * total after the write less what the calls after it in the batch added). A burst of one app then
+ * costs a few writes instead of one per call queued behind each other.
  */
 export function createMongoRateCounter(
   connection: Connection,
@@ -39,10 +44,8 @@ export function createMongoRateCounter(
 ): RateCounter {
   const collection = connection.collection<CounterDoc>('rate_counters');
   // FerretDB does not apply `$inc` atomically and two concurrent upserts of a new key race to a
-  // duplicate-key error (on MongoDB too): writes of one key are chained inside this process, and an
-  // upsert that lost the race is retried as the update it now is.
-  const tails = new Map<string, Promise<unknown>>();
-  let sweepAt = 0;
+  // duplicate-key error (on MongoDB too): writes of one key are never concurrent inside this
+  // process, and an upsert that lost the race is retried as the update it now is.
   const write = async (key: string, amount: number, expiresAtMs: number): Promise<number> => {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -57,24 +60,56 @@ export function createMongoRateCounter(
       }
     }
   };
+  interface Waiter {
+    amount: number;
+    resolve: (count: number) => void;
+    reject: (error: unknown) => void;
+  }
+  /** Per key: whether a write is in flight, and the calls waiting for the next one. */
+  const keys = new Map<string, { writing: boolean; waiting: Waiter[]; expiresAtMs: number }>();
+  const flush = (key: string): void => {
+    const state = keys.get(key);
+    if (!state || state.writing) return;
+    if (state.waiting.length === 0) {
+      keys.delete(key);
+      return;
+    }
+    const batch = state.waiting;
+    state.waiting = [];
+    state.writing = true;
+    const total = batch.reduce((sum, w) => sum + w.amount, 0);
+    write(key, total, state.expiresAtMs)
+      .then(
+        (count) => {
+          let after = total;
+          for (const waiter of batch) {
+            after -= waiter.amount;
+            waiter.resolve(count - after);
+          }
+        },
+        (error: unknown) => {
+          for (const waiter of batch) waiter.reject(error);
+        },
+      )
+      .finally(() => {
+        state.writing = false;
+        flush(key);
+      });
+  };
+  let sweepAt = 0;
   return {
-    async add(key, amount, expiresAtMs) {
+    add(key, amount, expiresAtMs) {
       const t = now();
       if (t >= sweepAt) {
         sweepAt = t + 60_000;
         void collection.deleteMany({ expiresAt: { $lt: new Date(t) } }).catch(() => undefined);
       }
-      const previous = tails.get(key) ?? Promise.resolve();
-      const result = previous.then(
-        () => write(key, amount, expiresAtMs),
-        () => write(key, amount, expiresAtMs),
-      );
-      tails.set(key, result);
-      try {
-        return await result;
-      } finally {
-        if (tails.get(key) === result) tails.delete(key);
-      }
+      return new Promise<number>((resolve, reject) => {
+        const state = keys.get(key) ?? { writing: false, waiting: [], expiresAtMs };
+        keys.set(key, state);
+        state.waiting.push({ amount, resolve, reject });
+        flush(key);
+      });
     },
   };
 }
