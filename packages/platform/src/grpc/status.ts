@@ -158,7 +158,12 @@ export function fromGrpcError(error: unknown): AppError {
           ? error.message
           : `gRPC status ${error.code}`;
     const details = decodeDetails(error.metadata);
-    return new AppError(kindFromGrpcStatus(error.code), message, {
+    // grpc-js reports a stream the connection lost (reset, session closed under it) as INTERNAL
+    // with these words; no server answered it, so it is a transport failure a retry may cure.
+    const lostStream =
+      error.code === Status.INTERNAL &&
+      /^Received RST_STREAM with code \d+ triggered by internal client error/.test(message);
+    return new AppError(lostStream ? 'unavailable' : kindFromGrpcStatus(error.code), message, {
       cause: error,
       ...(details === undefined ? {} : { details }),
     });

@@ -353,6 +353,22 @@ describe('status mapping', () => {
     expect(sut.details).toBe('partner down');
   });
 
+  it('turns a stream the connection lost into unavailable, a server INTERNAL stays internal', () => {
+    const lost = Object.assign(new Error('13 INTERNAL'), {
+      code: grpc.status.INTERNAL,
+      details:
+        'Received RST_STREAM with code 2 triggered by internal client error: Session closed with error code 2',
+      metadata: new grpc.Metadata(),
+    });
+    expect(fromGrpcError(lost).kind).toBe('unavailable');
+    const answered = Object.assign(new Error('13 INTERNAL'), {
+      code: grpc.status.INTERNAL,
+      details: 'Internal server error',
+      metadata: new grpc.Metadata(),
+    });
+    expect(fromGrpcError(answered).kind).toBe('internal');
+  });
+
   it('turns anything that is no gRPC or application error into internal', () => {
     expect(fromGrpcError(new TypeError('x is undefined')).kind).toBe('internal');
     expect(fromGrpcError('a string').kind).toBe('internal');
