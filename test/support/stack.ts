@@ -49,8 +49,11 @@ export interface Stack {
   partner: { baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string };
   /** SIGTERM one service and wait for it to exit (fault drills). */
   stopService(name: string): Promise<void>;
-  /** Start a stopped service again, on the same ports and with the same environment. */
-  startService(name: string): Promise<void>;
+  /**
+   * Start a stopped service again, on the same ports and with the same environment; `env` (when
+   * given) is added for this start only and wins over the rest (e.g. a shorter hold for one test).
+   */
+  startService(name: string, env?: Record<string, string>): Promise<void>;
   /** SIGTERM every process (edge first) and wait for each to exit. */
   stop(): Promise<void>;
 }
@@ -154,9 +157,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     attempt = 1,
     ports?: [number, number],
     instance = name,
+    override: Record<string, string> = {},
   ): Promise<ServiceProcess> => {
     const [httpPort, grpcPort] = ports ?? [await freePort(), await freePort()];
-    const extraEnv = { ...ownEnv[name], ...callEnv, ...options.serviceEnv?.[name] };
+    const extraEnv = { ...ownEnv[name], ...callEnv, ...options.serviceEnv?.[name], ...override };
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -209,7 +213,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         attempt < 3
       ) {
         services.delete(instance);
-        return launch(name, callEnv, attempt + 1, undefined, instance);
+        return launch(name, callEnv, attempt + 1, undefined, instance, override);
       }
       throw error;
     }
@@ -230,10 +234,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     if (!service) throw new Error(`stack: no service ${name}`);
     await stopProcess(service);
   };
-  const startService = async (name: string) => {
+  const startService = async (name: string, env: Record<string, string> = {}) => {
     const previous = launched.get(name);
     if (!previous) throw new Error(`stack: ${name} was never started`);
-    await launch(name.split('#')[0]!, previous.env, 1, previous.ports, name);
+    await launch(name.split('#')[0]!, previous.env, 1, previous.ports, name, env);
   };
 
   try {

@@ -69,6 +69,10 @@ export const configSchema = serviceConfigSchema({
     CART_PAYMENT_TIMEOUT_MS: int(5_000, 1),
     /** Hold time of sandbox carts, seconds. */
     CART_SANDBOX_HOLD_SECONDS: int(600, 1),
+    /** Longest hold of a cart, seconds (ends before the partner's hold end); 0 = the partner's. */
+    CART_MAX_HOLD_SECONDS: int(0),
+    /** Lifetime of a top picks fan session (`X-PLATFORM-SESSION-SID`), seconds. */
+    CART_FAN_SESSION_TTL_SECONDS: int(3_600, 1),
     /** Capacity of a sandbox area whose size is unknown. */
     CART_SANDBOX_AREA_CAPACITY: int(100, 1),
     /** A tracking hit is attributed to carts the app reserves for the event within this window. */

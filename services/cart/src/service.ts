@@ -118,6 +118,7 @@ export async function composeCart(
     liveSeats: connectorLiveSeats(options.connector ?? client!),
     logger,
     clock,
+    sessionTtlMs: config.CART_FAN_SESSION_TTL_SECONDS * 1000,
   });
   const app = new CartApp({
     ...storage,
@@ -141,6 +142,7 @@ export async function composeCart(
       owedRetryMs: config.CART_OWED_RETRY_MS,
       commitGraceMs: config.CART_COMMIT_GRACE_MS,
       sandboxHoldSeconds: config.CART_SANDBOX_HOLD_SECONDS,
+      maxHoldSeconds: config.CART_MAX_HOLD_SECONDS,
       fees: {
         serviceFeeBps: config.CART_SERVICE_FEE_BPS,
         serviceFeeMinMinor: config.CART_SERVICE_FEE_MIN_MINOR,

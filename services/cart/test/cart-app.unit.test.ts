@@ -199,6 +199,26 @@ describe('CartApp', () => {
     expect((await s.events()).map((e) => e.topic)).toContain('booking-expired');
   });
 
+  it('ends a hold at CART_MAX_HOLD_SECONDS when the partner holds longer, and gives it back', async () => {
+    s = await setup({ settings: { maxHoldSeconds: 90 } });
+    const view = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(2)] });
+    expect(view.holdSeconds).toBe(90);
+    expect(s.connector.held()).toBe(2);
+    s.clock.t = new Date(s.clock.t.getTime() + 89_000);
+    await s.app.sweep();
+    expect((await s.app.get(owner, view.cart.id)).cart.status).toBe('HELD');
+    s.clock.t = new Date(s.clock.t.getTime() + 2_000);
+    await s.app.sweep();
+    expect((await s.app.get(owner, view.cart.id)).cart.status).toBe('EXPIRED');
+    // The partner would have held it for 600 s: the cart gave it back itself.
+    expect(s.connector.held()).toBe(0);
+    expect((await s.events()).map((e) => e.topic)).toContain('booking-expired');
+    // A partner hold shorter than the cap is kept as it is.
+    s = await setup({ settings: { maxHoldSeconds: 900 } });
+    const longer = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    expect(longer.holdSeconds).toBe(600);
+  });
+
   it('a declined payment leaves the cart held; its release then frees everything', async () => {
     const view = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
     const unpaid = view.priced.totals.unpaid;

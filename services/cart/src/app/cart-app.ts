@@ -204,6 +204,12 @@ export interface CartSettings {
   commitGraceMs: number;
   /** Hold time of sandbox carts. */
   sandboxHoldSeconds: number;
+  /**
+   * The longest hold of a cart reserved at the partner (or the sandbox): it ends at the booking's
+   * own end or this many seconds after the hold, whichever comes first; then the sweeper expires
+   * it and gives the booking back. 0 or absent: the booking's own end.
+   */
+  maxHoldSeconds?: number;
   fees: FeeSchedule;
   maintenance: MaintenanceWindow | undefined;
   /** A tracking hit is attributed to carts reserved within this window after it. */
@@ -683,13 +689,18 @@ export class CartApp {
   ): Promise<void> {
     const now = this.deps.clock.now();
     const fees = this.deps.settings.fees;
+    const maxHoldMs = (this.deps.settings.maxHoldSeconds ?? 0) * 1000;
+    const expiresAt =
+      maxHoldMs > 0 && booking.expiresAt.getTime() - now.getTime() > maxHoldMs
+        ? new Date(now.getTime() + maxHoldMs)
+        : booking.expiresAt;
     const written = await this.#mutate(
       cartId,
       (cart) => {
         if (cart.status === 'PENDING')
           return hold(
             { ...cart, lines },
-            { inventoryToken: booking.inventoryToken, tickets, expiresAt: booking.expiresAt, fees },
+            { inventoryToken: booking.inventoryToken, tickets, expiresAt, fees },
             now,
           );
         if (cart.inventoryToken === booking.inventoryToken) return undefined;
