@@ -219,13 +219,29 @@ describe('GET /events/{event_id}/availability', () => {
     ['too short', 'G5vYZ9abc'],
     ['too long', 'G5vYZ9abcdefghij'],
     ['not alphanumeric', 'G5vYZ9abcdef-hi'],
-    // Longer than 100 characters, fastify's router answers 414 itself (see the README).
     ['of 99 characters', 'x'.repeat(99)],
   ])('refuses an event id %s with 400 code 10002', async (_label, id) => {
     const app = await edge({});
     const response = await app.inject({ url: withKey(`${P}/events/${id}/availability`) });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(errorOf(400, '10002'));
+  });
+
+  it('answers a path segment over 100 characters with 414 in the partner body (code 10002)', async () => {
+    const app = await edge({});
+    for (const prefix of [P, '/partners-preprod/v1']) {
+      const response = await app.inject({
+        url: withKey(`${prefix}/events/${'x'.repeat(200)}/availability`),
+        headers: { 'x-correlation-id': 'long-path' },
+      });
+      expect(response.statusCode).toBe(414);
+      expect(response.json()).toEqual(errorOf(414, '10002'));
+      expect(response.headers['x-correlation-id']).toBe('long-path');
+    }
+    // Top picks and secure render share the body and the code.
+    const picks = await app.inject({ url: withKey(`/top-picks/v1/events/id/${'x'.repeat(200)}`) });
+    expect(picks.statusCode).toBe(414);
+    expect(picks.json()).toEqual(errorOf(414, '10002'));
   });
 
   it('answers 403 code 90001 for an event that is not transactable, 503 with Retry-After for 20001', async () => {

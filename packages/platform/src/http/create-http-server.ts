@@ -3,6 +3,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
 import { httpStatusForKind, isAppErrorLike } from '../errors/index.js';
@@ -36,6 +37,41 @@ export interface CreateHttpServerOptions {
   keepAliveTimeoutMs?: number;
   /** How long `/readyz` waits for the readiness check before answering 503. Default 2 s. */
   readinessTimeoutMs?: number;
+}
+
+/**
+ * Answers a request error fastify raises in its router, before any route or plugin scope is chosen
+ * (so no scope's error handler sees it): a path parameter longer than the router's limit (414) or
+ * a URL that does not decode (400). `error.statusCode` and `error.message` are set for clients.
+ */
+export type FrameworkErrorHandler = (
+  error: FastifyError & { statusCode: number },
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => unknown;
+
+interface PrefixedHandler {
+  prefix: string;
+  handler: FrameworkErrorHandler;
+}
+
+/** The framework error handlers of each server, by its node server (shared by every scope). */
+const frameworkHandlers = new WeakMap<object, PrefixedHandler[]>();
+
+/**
+ * Makes `handler` answer the framework errors (see {@link FrameworkErrorHandler}) of every path
+ * under `scope.prefix`, e.g. so that an API family answers them in its own error body. The longest
+ * matching prefix wins; paths under no registered prefix get the server's default error body.
+ */
+export function setFrameworkErrorHandler(
+  scope: FastifyInstance,
+  handler: FrameworkErrorHandler,
+): void {
+  const handlers = frameworkHandlers.get(scope.server);
+  if (!handlers) throw new Error('setFrameworkErrorHandler: not a server of createHttpServer');
+  if (!scope.prefix) throw new Error('setFrameworkErrorHandler: the scope has no prefix');
+  handlers.push({ prefix: scope.prefix, handler });
+  handlers.sort((a, b) => b.prefix.length - a.prefix.length);
 }
 
 function serializeRequest(request: FastifyRequest): Record<string, unknown> {
@@ -77,7 +113,10 @@ export function createHttpServer(options: CreateHttpServerOptions): FastifyInsta
     // instead of silently dropping them (fastify's default), so clients learn about their typos.
     // `allErrors` lets an API family report every invalid property at once.
     ajv: { customOptions: { removeAdditional: false, allErrors: true } },
+    // Router errors (no scope chosen yet): see answerFrameworkError.
+    frameworkErrors: answerFrameworkError,
   });
+  frameworkHandlers.set(app.server, []);
 
   // Node refuses a headersTimeout above requestTimeout; keep headers well inside the budget.
   app.server.headersTimeout = Math.min(requestTimeout, 10_000);
@@ -174,6 +213,53 @@ function describeError(error: FastifyError): ErrorDescription {
     };
   }
   return { status: 500, kind: 'internal', message: genericMessage(500) };
+}
+
+/**
+ * fastify's `frameworkErrors`: the handler registered for the path's prefix, else the server's
+ * default body. Without it, fastify answers router errors with a body of its own.
+ */
+function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): unknown {
+  void reply.header(CORRELATION_ID_HEADER, request.id);
+  const described = describeFrameworkError(
+    error,
+    request.server.initialConfig.maxParamLength ?? 100,
+  );
+  const path = request.url.split('?')[0] ?? request.url;
+  const match = (frameworkHandlers.get(request.server.server) ?? []).find(
+    ({ prefix }) => path === prefix || path.startsWith(`${prefix}/`),
+  );
+  request.log.info({ code: error.code, status: described.statusCode }, 'request rejected');
+  if (match) return match.handler(described, request, reply);
+  const kind = described.statusCode >= 500 ? 'internal' : 'invalid_argument';
+  return reply.status(described.statusCode).send({
+    error: { kind, message: described.message, correlationId: request.id },
+  });
+}
+
+/** A router error with a status and a message for clients (no path quoted back). */
+function describeFrameworkError(
+  error: FastifyError,
+  maxParamLength: number,
+): FastifyError & { statusCode: number } {
+  const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const statusCode = tooLong ? 414 : (error.statusCode ?? 400);
+  const message = tooLong
+    ? `A path segment is longer than ${maxParamLength} characters`
+    : error.code === 'FST_ERR_BAD_URL'
+      ? 'The URL is not valid (a path segment does not decode)'
+      : statusCode >= 500
+        ? genericMessage(500)
+        : error.message;
+  return Object.assign(new Error(message), {
+    name: error.name,
+    code: error.code,
+    statusCode,
+  }) as FastifyError & { statusCode: number };
 }
 
 function genericMessage(status: number): string {

@@ -4,6 +4,7 @@ import { AppError } from '../../src/errors/index.js';
 import {
   createHttpServer,
   listenHttp,
+  setFrameworkErrorHandler,
   type CreateHttpServerOptions,
 } from '../../src/http/index.js';
 import { createLogger, currentCorrelationId } from '../../src/logger/index.js';
@@ -247,6 +248,63 @@ describe('default error handler', () => {
     expect(malformed.statusCode).toBe(400);
     expect(tooLarge.statusCode).toBe(413);
     expect(tooLarge.json()).toMatchObject({ error: { kind: 'resource_exhausted' } });
+  });
+});
+
+describe('router errors (before any route or scope is chosen)', () => {
+  const long = 'c'.repeat(200);
+
+  it('answers a path segment over the router limit with 414 in the server default body', async () => {
+    const { app } = build();
+    app.get('/carts/:id', async () => ({ ok: true }));
+
+    const response = await app.inject({
+      method: 'GET',
+      url: `/carts/${long}`,
+      headers: { 'x-correlation-id': 'too-long-1' },
+    });
+
+    expect(response.statusCode).toBe(414);
+    expect(response.headers['x-correlation-id']).toBe('too-long-1');
+    expect(response.json()).toEqual({
+      error: {
+        kind: 'invalid_argument',
+        message: 'A path segment is longer than 100 characters',
+        correlationId: 'too-long-1',
+      },
+    });
+    expect(response.body).not.toContain(long);
+    expect(response.body).not.toContain('FST_');
+  });
+
+  it('lets the scope of a prefix answer them in its own body; other paths keep the default', async () => {
+    const { app } = build();
+    await app.register(
+      async (scope) => {
+        setFrameworkErrorHandler(scope, (error, _request, reply) =>
+          reply.status(error.statusCode).send({ family: 'shop', status: error.statusCode }),
+        );
+        scope.get('/carts/:id', async () => ({ ok: true }));
+      },
+      { prefix: '/shop/v1' },
+    );
+    await app.register(
+      async (scope) => {
+        scope.get('/carts/:id', async () => ({ ok: true }));
+      },
+      { prefix: '/shop/v10' },
+    );
+
+    const own = await app.inject({ method: 'GET', url: `/shop/v1/carts/${long}?x=1` });
+    const bad = await app.inject({ method: 'GET', url: '/shop/v1/carts/%E0%A4%A' });
+    const other = await app.inject({ method: 'GET', url: `/shop/v10/carts/${long}` });
+
+    expect(own.statusCode).toBe(414);
+    expect(own.json()).toEqual({ family: 'shop', status: 414 });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({ family: 'shop', status: 400 });
+    expect(other.statusCode).toBe(414);
+    expect(other.json().error.kind).toBe('invalid_argument');
   });
 });
 

@@ -112,6 +112,7 @@ export const partnerCart: ApiFamily = {
     code: '10001',
     detail: 'A valid API key is required (apikey or x-api-key)',
   },
+  invalidRequestCode: '10002',
 };
 
 export const topPicks: ApiFamily = {
@@ -121,6 +122,7 @@ export const topPicks: ApiFamily = {
   errorBody: partnerErrors,
   validationStatus: 400,
   unauthorized: partnerCart.unauthorized,
+  invalidRequestCode: '10002',
 };
 
 export const secureRender: ApiFamily = {
@@ -130,6 +132,7 @@ export const secureRender: ApiFamily = {
   errorBody: partnerErrors,
   validationStatus: 400,
   unauthorized: partnerCart.unauthorized,
+  invalidRequestCode: '10002',
 };
 
 /**

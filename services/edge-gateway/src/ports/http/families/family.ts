@@ -23,4 +23,9 @@ export interface ApiFamily {
   readonly validationStatus: number;
   /** The error of a missing or unknown API key. */
   readonly unauthorized: FamilyError;
+  /**
+   * The code of a request refused before any route of the family sees it (a path segment longer
+   * than the router's limit, 414; a URL that does not decode, 400); `invalid_request` when absent.
+   */
+  readonly invalidRequestCode?: string;
 }

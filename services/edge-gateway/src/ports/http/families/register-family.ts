@@ -1,4 +1,5 @@
 import FindMyWay from 'find-my-way';
+import { setFrameworkErrorHandler } from '@marquee/platform/http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiFamily, FamilyError } from './family.js';
 
@@ -64,7 +65,9 @@ export function toFamilyError(
 
 /**
  * Registers a family's routes under each of its prefixes with the family's error handler, its
- * not-found handler and a 405 for a known path asked with another method (spec 01, deals: 405).
+ * not-found handler, a 405 for a known path asked with another method (spec 01, deals: 405), and
+ * the family's answer to what the router refuses before any route is chosen (a path segment over
+ * 100 characters: 414; a URL that does not decode: 400), so that too is in the family's body.
  */
 export async function registerFamily(
   app: FastifyInstance,
@@ -93,6 +96,13 @@ export async function registerFamily(
             );
           return sendFamilyError(reply, family, error);
         });
+        setFrameworkErrorHandler(scope, (err, _request, reply) =>
+          sendFamilyError(reply, family, {
+            status: err.statusCode,
+            code: family.invalidRequestCode ?? 'invalid_request',
+            detail: err.message,
+          }),
+        );
         scope.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
           const path = request.url.split('?')[0] ?? request.url;
           const allowed = methods.filter(
