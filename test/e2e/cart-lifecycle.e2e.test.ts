@@ -195,7 +195,7 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
   };
   const record = (kind: keyof typeof records, cartId: string) =>
     waitFor(() => records[kind].get(cartId), {
-      timeoutMs: 20_000,
+      timeoutMs: 30_000,
       intervalMs: 200,
       description: `booking-${kind} of cart ${cartId} on Kafka`,
     });
@@ -499,7 +499,7 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
     expect(answered.filter((status) => status !== 401)).toEqual([200]);
     const read = await admin('GET', `orders/${encodeURIComponent(order.order_id)}`);
     expect((await json(read)).order.status).toBe('CANCELLED');
-  });
+  }, 150_000);
 
   it('top picks: creates, keeps and replaces fan sessions; a resale reserve keeps the shown price', async () => {
     // No header: a new session, its id in the header and the body.
@@ -567,7 +567,7 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
     await release(asking.cart_id);
     // Resale carts hold nothing at the partner: no booking record of theirs on Kafka.
     expect(records.held.has(kept.cart_id)).toBe(false);
-  });
+  }, 120_000);
 
   it('with a short hold, expiry gives the booking back and publishes booking-expired', async () => {
     // cart again, holding 3 s (the partner holds 10 minutes) and keeping fan sessions 2 s.
@@ -582,11 +582,17 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
       { timeoutMs: 30_000, intervalMs: 500, description: 'cart serving again' },
     );
     const before = await partnerAvailable();
-    const cart = await reserve(2);
-    const cartId = cart.cart_id as string;
-    expect(cart.cart.hold_time).toBeLessThanOrEqual(3);
-    expect(await partnerAvailable()).toBe(before - 2);
+    // Asynchronous on purpose: only the cart id is needed, and a held cart may already be gone
+    // when a slow machine polls it 3 s later.
+    const reserved = await api('POST', `${P}/events/${eventId}/cart`, {
+      body: { reserve: { tickets: [{ id: 'ADULT', quantity: 2 }] } },
+      headers: { prefer: 'respond-async' },
+    });
+    expect(reserved.status).toBe(202);
+    const cartId = (await json(reserved)).cart_id as string;
     const held = await record('held', cartId);
+    // The hold ends 3 s after it started, not when the partner's does.
+    expect(held.expiresAt.getTime() - held.heldAt.getTime()).toBe(3_000);
 
     const expired = await record('expired', cartId);
     expect(expired).toMatchObject({ eventId, inventoryToken: held.inventoryToken });
@@ -597,7 +603,7 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
     expect(read.status).toBe(404);
     expect((await json(read)).error.code).toBe('90003');
     expect(records.released.has(cartId)).toBe(false);
-  });
+  }, 180_000);
 
   it('renews an expired fan session under the same id, with the price-might-have-changed signal', async () => {
     const created = await topPicks('quantity=2');
