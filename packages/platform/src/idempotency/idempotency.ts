@@ -51,7 +51,7 @@ export interface IdempotencyOptions {
   leaseMs?: number;
   /** How long a concurrent duplicate waits for the first request's outcome. Default 10 s. */
   waitMs?: number;
-  /** Poll interval of that wait. Default 50 ms. */
+  /** First poll interval of that wait, doubling up to 1 s. Default 50 ms. */
   pollMs?: number;
   now?: () => Date;
 }
@@ -146,7 +146,7 @@ export function createIdempotency(
       const requestHash = sha256(call.request);
       const deadline = Date.now() + waitMs;
       let mine: IdempotencyRecord | undefined;
-      for (;;) {
+      for (let polls = 0; ;) {
         const existing = await store.get(id);
         const at = now().getTime();
         const live = existing && existing.expiresAt.getTime() > at;
@@ -166,7 +166,8 @@ export function createIdempotency(
           throw new AppError('aborted', 'a request with this Idempotency-Key is still running', {
             details: { reason: IDEMPOTENCY_KEY_IN_PROGRESS },
           });
-        await sleep(pollMs);
+        // Backing off: many duplicates of slow requests must not turn into a read storm.
+        await sleep(Math.min(1_000, pollMs * 2 ** polls++));
       }
       let response: Awaited<ReturnType<typeof execute>>;
       try {
