@@ -152,6 +152,7 @@ describe('DeveloperAccess: rate limits', () => {
       available: 4999,
       resetEpochMs: Date.parse('2026-03-05T00:00:00.000Z'),
       over: false,
+      retryAfterMs: 0,
     });
     expect(second.available).toBe(4998);
   });
@@ -200,6 +201,21 @@ describe('DeveloperAccess: rate limits', () => {
         kind: 'invalid_argument',
       });
     }
+  });
+
+  it('says when a refused call can pass again: the end of the second, or of the day', async () => {
+    const { sut, setNow } = build({ perDay: 3, perSecond: 1 });
+    const { appId } = await sut.createApp(newApp);
+    setNow(Date.parse('2026-03-04T10:00:00.250Z'));
+    expect(await sut.checkRateLimit(appId)).toMatchObject({ over: false, retryAfterMs: 0 });
+    expect(await sut.checkRateLimit(appId)).toMatchObject({ over: true, retryAfterMs: 750 });
+    setNow(Date.parse('2026-03-04T10:00:01.000Z'));
+    await sut.checkRateLimit(appId);
+    setNow(Date.parse('2026-03-04T10:00:02.000Z'));
+    await sut.checkRateLimit(appId);
+    setNow(Date.parse('2026-03-04T23:00:00.000Z'));
+    // The day's 3 calls are spent: the next can pass at midnight UTC.
+    expect(await sut.checkRateLimit(appId)).toMatchObject({ over: true, retryAfterMs: 3_600_000 });
   });
 
   it('keeps separate counts per app', async () => {

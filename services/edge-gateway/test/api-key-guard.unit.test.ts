@@ -74,4 +74,28 @@ describe('API-key guard (onRequest, every family)', () => {
       expect(answer.statusCode, url).toBe(401);
     }
   });
+
+  it('answers a call over the quota 429 with Retry-After of the refusing window', async () => {
+    const sut = createHttpServer({ logger });
+    await registerEdgeRoutes(sut, {
+      adminToken: 'test-admin-token-0123456789',
+      version: 'test',
+      backends: fakeBackends({
+        developerAccess: {
+          async validateApiKey() {
+            return { valid: true, appId: 'app-1' };
+          },
+          async checkRateLimit() {
+            return { limit: 5000, available: 10, resetEpochMs: 0, over: true, retryAfterMs: 400 };
+          },
+        },
+      }),
+    });
+    await sut.ready();
+    opened.push(sut);
+    const refused = await sut.inject({ method: 'GET', url: '/discovery/v2/events.json?apikey=k' });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.headers['rate-limit-over']).toBe('1');
+  });
 });

@@ -44,6 +44,8 @@ export interface RateLimitState {
   resetEpochMs: number;
   /** Over the daily or the per-second quota: refuse the call (it was not counted). */
   over: boolean;
+  /** When `over`: ms until a call can pass (the refusing window's end); 0 otherwise. */
+  retryAfterMs: number;
 }
 
 export interface DeveloperAccessDeps {
@@ -163,10 +165,13 @@ export class DeveloperAccess {
     const { counter } = this.deps;
     const usedToday = await counter.add(day.key, units, day.resetEpochMs);
     let over = usedToday > quota.perDay;
+    // When the call can pass again: the day's reset, or the second's when only that one refused.
+    let retryAt = over ? day.resetEpochMs : 0;
     if (!over) {
       const usedThisSecond = await counter.add(second.key, units, second.resetEpochMs);
       if (usedThisSecond > quota.perSecond) {
         over = true;
+        retryAt = second.resetEpochMs;
         await counter.add(second.key, -units, second.resetEpochMs);
       }
     }
@@ -176,6 +181,7 @@ export class DeveloperAccess {
       available: Math.max(0, quota.perDay - counted),
       resetEpochMs: day.resetEpochMs,
       over,
+      retryAfterMs: over ? Math.max(0, retryAt - now) : 0,
     };
   }
 

@@ -63,6 +63,7 @@ export function createAuthGatewayClient(
         available: answer.available,
         resetEpochMs: answer.resetEpochMs,
         over: answer.over,
+        retryAfterMs: answer.retryAfterMs,
       };
     },
     close: () => client.close(),

@@ -46,6 +46,8 @@ export interface RateLimitState {
   /** Epoch milliseconds when the window resets. */
   resetEpochMs: number;
   over: boolean;
+  /** When `over`: ms until a call can pass again (the refusing window's end); absent = 1 s. */
+  retryAfterMs?: number;
 }
 
 export interface DeveloperAccess {

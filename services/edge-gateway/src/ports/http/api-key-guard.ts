@@ -69,6 +69,7 @@ export function requireApiKey(
       });
     }
     if (quota.over) {
+      void reply.header('retry-after', String(retryAfterSeconds(quota.retryAfterMs)));
       return sendFamilyError(reply, family, {
         status: 429,
         code: family.id === 'discovery' ? 'policies.ratelimit.QuotaViolation' : 'rate_limited',
@@ -77,3 +78,7 @@ export function requireApiKey(
     }
   });
 }
+
+/** `Retry-After` of a 429: whole seconds until the refusing window ends, at least 1. */
+export const retryAfterSeconds = (retryAfterMs: number | undefined): number =>
+  Math.max(1, Math.ceil((retryAfterMs ?? 0) / 1000));

@@ -1,6 +1,7 @@
 import { REDACTED_PATHS } from '@marquee/platform/logger';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DeveloperAccess } from '../../../app/backends.js';
+import { retryAfterSeconds } from '../api-key-guard.js';
 import type { ApiFamily, FamilyError } from '../families/family.js';
 import { sendFamilyError, toFamilyError } from '../families/register-family.js';
 
@@ -166,7 +167,7 @@ export function requirePartnerApiKey(
     request.appId = check.appId;
     const quota = await access.checkRateLimit(check.appId);
     if (quota.over) {
-      const seconds = Math.max(1, Math.ceil((quota.resetEpochMs - Date.now()) / 1000));
+      const seconds = retryAfterSeconds(quota.retryAfterMs);
       return sendPartnerError(
         reply,
         family,

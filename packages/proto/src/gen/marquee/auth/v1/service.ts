@@ -167,6 +167,11 @@ export interface CheckRateLimitResponse {
   resetEpochMs: number;
   /** `Rate-Limit-Over`: this call exceeded the quota and must be refused. */
   over: boolean;
+  /**
+   * When `over`: milliseconds until a call can pass again (the end of the per-second window when
+   * that window refused the call, else the daily reset); 0 otherwise. `Retry-After` at the edge.
+   */
+  retryAfterMs: number;
 }
 
 /** Admin: a new developer app. */
@@ -1021,7 +1026,7 @@ export const CheckRateLimitRequest: MessageFns<CheckRateLimitRequest> = {
 };
 
 function createBaseCheckRateLimitResponse(): CheckRateLimitResponse {
-  return { limit: 0, available: 0, resetEpochMs: 0, over: false };
+  return { limit: 0, available: 0, resetEpochMs: 0, over: false, retryAfterMs: 0 };
 }
 
 export const CheckRateLimitResponse: MessageFns<CheckRateLimitResponse> = {
@@ -1037,6 +1042,9 @@ export const CheckRateLimitResponse: MessageFns<CheckRateLimitResponse> = {
     }
     if (message.over !== false) {
       writer.uint32(32).bool(message.over);
+    }
+    if (message.retryAfterMs !== 0) {
+      writer.uint32(40).int64(message.retryAfterMs);
     }
     return writer;
   },
@@ -1086,6 +1094,14 @@ export const CheckRateLimitResponse: MessageFns<CheckRateLimitResponse> = {
             message.over = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.retryAfterMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1108,6 +1124,11 @@ export const CheckRateLimitResponse: MessageFns<CheckRateLimitResponse> = {
         ? globalThis.Number(object.reset_epoch_ms)
         : 0,
       over: isSet(object.over) ? globalThis.Boolean(object.over) : false,
+      retryAfterMs: isSet(object.retryAfterMs)
+        ? globalThis.Number(object.retryAfterMs)
+        : isSet(object.retry_after_ms)
+        ? globalThis.Number(object.retry_after_ms)
+        : 0,
     };
   },
 
@@ -1125,6 +1146,9 @@ export const CheckRateLimitResponse: MessageFns<CheckRateLimitResponse> = {
     if (message.over !== false) {
       obj.over = message.over;
     }
+    if (message.retryAfterMs !== 0) {
+      obj.retryAfterMs = Math.round(message.retryAfterMs);
+    }
     return obj;
   },
 
@@ -1137,6 +1161,7 @@ export const CheckRateLimitResponse: MessageFns<CheckRateLimitResponse> = {
     message.available = object.available ?? 0;
     message.resetEpochMs = object.resetEpochMs ?? 0;
     message.over = object.over ?? false;
+    message.retryAfterMs = object.retryAfterMs ?? 0;
     return message;
   },
 };
