@@ -12,7 +12,12 @@ export type {
   WriteOptions,
 } from './types.js';
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
-export { createMongoStore, type MongoStore, type MongoStoreOptions } from './mongo-store.js';
+export {
+  createMongoStore,
+  type MongoStore,
+  type MongoStoreOptions,
+  type WriteConditions,
+} from './mongo-store.js';
 export { isVersionConflict } from './errors.js';
 export {
   createServiceStores,

@@ -1,7 +1,7 @@
 /**
  * The MongoDB adapter of `VersionedStore`, written for what both real MongoDB 7+ and FerretDB 1.24
- * (dev/CI) support: single-document writes with the condition in the filter, unique indexes, no
- * transactions, no partial/sparse/TTL indexes, no pipeline updates, no `$pull` with conditions.
+ * (dev/CI) support: single-document writes, unique indexes, no transactions, no partial/sparse/TTL
+ * indexes, no pipeline updates, no `$pull` with conditions.
  *
  * Stored shape, one document per record:
  *   { _id: id, version, data: { ...fields but id/version },
@@ -13,20 +13,32 @@
  * outboxDueAt: 1 }` serves `outboxPending = true AND outboxDueAt <= now ORDER BY outboxDueAt`
  * without a partial index.
  *
- * Atomicity. On MongoDB every write below is one conditional single-document write (the expected
- * version, or the outbox length, is in the filter), atomic on the server, so it holds across
- * processes. FerretDB 1.24 (SQLite) is weaker than its wire protocol suggests: an update or
- * findAndModify is a SELECT followed by an unconditional `UPDATE … WHERE _id = ?` of the whole
- * document (its handler/common/update.go and backends/sqlite/collection.go), so two concurrent
- * compare-and-sets can both "win" and one update is lost — the contract suite's concurrency tests
- * caught exactly that. Writes to one document are therefore also serialised inside this process (a
- * per-document mutex shared by every store on the connection, relay acks included). That makes the
- * store correct on FerretDB as long as one process writes a collection, which is how dev and CI run
- * it; several replicas writing one collection need real MongoDB. Inserts are atomic on both (unique _id).
+ * Two ways to keep a write's condition (the expected version, the outbox length), chosen by what
+ * the server is (`writeConditions`, detected per connection):
+ *
+ * - `server` (MongoDB): every write is one conditional single-document write with the condition in
+ *   the filter, atomic on the server, so it holds across processes and replicas. The relay finds
+ *   pending documents through the index above.
+ * - `in-process` (FerretDB 1.24): that server is weaker than its wire protocol suggests. An update
+ *   or findAndModify is a SELECT followed by an unconditional `UPDATE … WHERE _id = ?` (its
+ *   handler/common/update.go), so two concurrent compare-and-sets can both "win"; and only a bare
+ *   `{ _id }` filter reaches SQL, any other filter decodes the whole collection, so a conditional
+ *   write or a pending scan costs O(collection). Here the condition is checked in this process
+ *   instead, under the per-document mutex that every write and relay ack of the connection takes,
+ *   and every write and read names the document by `_id` alone. The relay finds pending documents
+ *   through a small side collection of markers (`<collection>_outbox_pending`, one per document with
+ *   unpublished events, deleted when they are out), so its cost follows the backlog, not the data.
+ *   A marker is written after its document; a crash in between leaves events without a marker,
+ *   which the relay's periodic full scan (`outboxSweepMs`, and at its first pass) finds. Correct
+ *   as long as one process writes a collection, which is how dev and CI run FerretDB; several
+ *   writers need MongoDB.
+ *
+ * Both are tested against FerretDB by the same contract suite. Inserts are atomic on both (unique _id).
  */
 import type { Connection } from 'mongoose';
 import type mongoose from 'mongoose';
 import { AppError } from '../errors/index.js';
+import { mongoServerKind } from '../mongo/server-kind.js';
 import type { OutboxEvent, OutboxSource, PendingOutbox } from '../outbox/types.js';
 import { alreadyExists, invalidDocument, notFound, versionConflict } from './errors.js';
 import { checkFieldName, normalizeFilter } from './filter.js';
@@ -61,7 +73,16 @@ export interface MongoStoreOptions<T> {
   indexes?: readonly StoreIndex<T>[];
   /** Where relay leases live. Default `outbox_leases`. */
   leaseCollection?: string;
+  /**
+   * Where write conditions are checked (see the file's header). Default: `in-process` on FerretDB,
+   * `server` on MongoDB, asked of the server once per connection.
+   */
+  writeConditions?: WriteConditions;
+  /** In-process mode: how often the relay also scans the whole collection for unmarked events. Default 600 000. */
+  outboxSweepMs?: number;
 }
+
+export type WriteConditions = 'server' | 'in-process';
 
 export type MongoStore<T extends Versioned> = VersionedStore<T> &
   OutboxSource & {
@@ -90,6 +111,12 @@ interface StoredDoc {
   outbox: StoredEvent[];
   outboxPending: boolean;
   outboxDueAt?: Date;
+}
+
+/** In-process mode: a document with events to relay, and when they are due. */
+interface PendingMarker {
+  _id: string;
+  dueAt: Date;
 }
 
 interface LeaseDoc {
@@ -135,6 +162,34 @@ export function createMongoStore<T extends Versioned>(
   };
   const docs = (): Collection<StoredDoc> => db().collection<StoredDoc>(name);
   const leases = (): Collection<LeaseDoc> => db().collection<LeaseDoc>(leaseCollection);
+  const markers = (): Collection<PendingMarker> =>
+    db().collection<PendingMarker>(`${name}_outbox_pending`);
+
+  let conditions: Promise<WriteConditions> | undefined;
+  /** True when conditions are checked here and documents are named by `_id` alone. */
+  const inProcess = async (): Promise<boolean> => {
+    if (options.writeConditions !== undefined) return options.writeConditions === 'in-process';
+    conditions ??= mongoServerKind(connection).then((kind): WriteConditions =>
+      kind === 'ferretdb' ? 'in-process' : 'server',
+    );
+    conditions.catch(() => (conditions = undefined));
+    return (await conditions) === 'in-process';
+  };
+  const sweepEveryMs = options.outboxSweepMs ?? 600_000;
+  // In-process mode: when the relay next scans the whole collection (0: at its next pass).
+  let sweepAt = 0;
+
+  /**
+   * In-process mode, after a write that left events to relay: the document's marker, due now. If
+   * writing it fails the events are safe in the document; the relay's next pass sweeps for them.
+   */
+  const mark = async (id: string): Promise<void> => {
+    try {
+      await markers().updateOne({ _id: id }, { $set: { dueAt: new Date() } }, { upsert: true });
+    } catch {
+      sweepAt = 0;
+    }
+  };
 
   const toDocument = (stored: Pick<StoredDoc, '_id' | 'version' | 'data'>): T =>
     ({ ...stored.data, id: stored._id, version: stored.version }) as unknown as T;
@@ -182,6 +237,7 @@ export function createMongoStore<T extends Versioned>(
       };
       try {
         await docs().insertOne(fresh);
+        if (events.length > 0 && (await inProcess())) await mark(id);
         notify(events);
         return toDocument(fresh);
       } catch (error) {
@@ -198,10 +254,11 @@ export function createMongoStore<T extends Versioned>(
           continue;
         }
         if (!existing.tombstone) throw alreadyExists(name, id, error);
+        const local = await inProcess();
         let revived: StoredDoc | null;
         try {
           revived = await docs().findOneAndUpdate(
-            { _id: id, tombstone: true, version: existing.version },
+            local ? { _id: id } : { _id: id, tombstone: true, version: existing.version },
             withEvents(
               { $set: { data, tombstone: false, version: existing.version + 1 } },
               events,
@@ -213,6 +270,8 @@ export function createMongoStore<T extends Versioned>(
           throw isDuplicateKey(reviveError) ? alreadyExists(name, id, reviveError) : reviveError;
         }
         if (revived !== null) {
+          // The tombstone's marker is still there (its events, if any, are not out yet).
+          if (local && events.length > 0) await mark(id);
           notify(events);
           return toDocument(revived);
         }
@@ -227,15 +286,14 @@ export function createMongoStore<T extends Versioned>(
     change: Draft<T> | Mutation<T>,
     events: OutboxEvent[],
   ): Promise<T> {
-    let next: Draft<T>;
-    if (typeof change === 'function') {
+    const local = await inProcess();
+    let next: Draft<T> = change as Draft<T>;
+    if (typeof change === 'function' || local) {
       const current = await readDocument(id);
       if (current === null) throw notFound(name, id);
       if (current.version !== expectedVersion)
         throw versionConflict(name, id, expectedVersion, current.version);
-      next = change(toDocument(current));
-    } else {
-      next = change;
+      if (typeof change === 'function') next = change(toDocument(current));
     }
     const { id: nextId, data } = splitDocument(next);
     if (nextId !== id)
@@ -243,7 +301,7 @@ export function createMongoStore<T extends Versioned>(
     let updated: StoredDoc | null;
     try {
       updated = await docs().findOneAndUpdate(
-        { _id: id, version: expectedVersion, tombstone: false },
+        local ? { _id: id } : { _id: id, version: expectedVersion, tombstone: false },
         withEvents({ $set: { data, version: expectedVersion + 1 } }, events, new Date()),
         { ...READ, returnDocument: 'after' },
       );
@@ -256,6 +314,7 @@ export function createMongoStore<T extends Versioned>(
       if (current === null) throw notFound(name, id);
       throw versionConflict(name, id, expectedVersion, current.version);
     }
+    if (local && events.length > 0) await mark(id);
     notify(events);
     return toDocument(updated);
   }
@@ -265,6 +324,7 @@ export function createMongoStore<T extends Versioned>(
     expectedVersion: number | undefined,
     events: OutboxEvent[],
   ): Promise<boolean> {
+    if (await inProcess()) return deleteInProcess(id, expectedVersion, events);
     const versionCondition = expectedVersion === undefined ? {} : { version: expectedVersion };
     for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt += 1) {
       if (events.length === 0) {
@@ -306,18 +366,76 @@ export function createMongoStore<T extends Versioned>(
     });
   }
 
+  /** `deleteLocked` with the conditions checked here (the caller holds the document's mutex). */
+  async function deleteInProcess(
+    id: string,
+    expectedVersion: number | undefined,
+    events: OutboxEvent[],
+  ): Promise<boolean> {
+    const current = live(
+      await docs().findOne(
+        { _id: id },
+        { projection: { version: 1, tombstone: 1, outboxPending: 1 } },
+      ),
+    );
+    if (current === null) return false;
+    if (expectedVersion !== undefined && current.version !== expectedVersion) {
+      throw versionConflict(name, id, expectedVersion, current.version);
+    }
+    if (events.length === 0 && !current.outboxPending) {
+      await docs().deleteOne({ _id: id });
+      return true;
+    }
+    // Events to relay (new ones, or still queued): a tombstone the relay purges once they are out.
+    const now = new Date();
+    await docs().updateOne(
+      { _id: id },
+      withEvents(
+        {
+          $set: { tombstone: true, outboxPending: true },
+          $inc: { version: 1 },
+          $min: { outboxDueAt: now },
+        },
+        events,
+        now,
+      ),
+    );
+    await mark(id);
+    notify(events);
+    return true;
+  }
+
   async function ackLocked(docId: string, eventIds: readonly string[]): Promise<void> {
+    const local = await inProcess();
     const acked = new Set(eventIds);
     for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt += 1) {
       const current = await docs().findOne(
         { _id: docId },
         { ...READ, projection: { outbox: 1, tombstone: 1, outboxPending: 1 } },
       );
-      if (current === null) return;
+      if (current === null) {
+        if (local) await markers().deleteOne({ _id: docId });
+        return;
+      }
       const outbox = current.outbox ?? [];
       const remaining = outbox.filter((event) => !acked.has(event.id));
-      if (remaining.length === outbox.length && (remaining.length > 0 || !current.outboxPending))
+      if (remaining.length === outbox.length && (remaining.length > 0 || !current.outboxPending)) {
+        if (local && remaining.length === 0) await markers().deleteOne({ _id: docId });
         return;
+      }
+      if (local) {
+        // The mutex keeps writers of this process out, and in this mode no other process writes.
+        if (remaining.length === 0 && current.tombstone) await docs().deleteOne({ _id: docId });
+        else
+          await docs().updateOne(
+            { _id: docId },
+            remaining.length > 0
+              ? { $set: { outbox: remaining } }
+              : { $set: { outbox: [], outboxPending: false }, $unset: { outboxDueAt: '' } },
+          );
+        if (remaining.length === 0) await markers().deleteOne({ _id: docId });
+        return;
+      }
       // Writers only ever append, so an unchanged length means an unchanged outbox: the condition
       // makes this read-modify-write safe against a write that lands in between (it then retries).
       const unchanged: Filter = { _id: docId, outbox: { $size: outbox.length } };
@@ -419,6 +537,37 @@ export function createMongoStore<T extends Versioned>(
     },
 
     async pendingOutbox(limit) {
+      if (await inProcess()) {
+        if (Date.now() >= sweepAt) {
+          // Events a crash left without a marker: one scan of the collection, then markers only.
+          const unmarked = await docs()
+            .find({ outboxPending: true }, { projection: { _id: 1, outboxDueAt: 1 } })
+            .toArray();
+          for (const doc of unmarked) {
+            await markers().updateOne(
+              { _id: doc._id },
+              { $setOnInsert: { dueAt: doc.outboxDueAt ?? new Date() } },
+              { upsert: true },
+            );
+          }
+          sweepAt = Date.now() + sweepEveryMs;
+        }
+        const due = await markers()
+          .find({ dueAt: { $lte: new Date() } })
+          .sort({ dueAt: 1, _id: 1 })
+          .limit(limit)
+          .toArray();
+        return Promise.all(
+          due.map(async (marker): Promise<PendingOutbox> => {
+            const stored = await docs().findOne(
+              { _id: marker._id },
+              { ...READ, projection: { _id: 1, outbox: 1 } },
+            );
+            // No document or no events (a stale marker): acking nothing removes the marker.
+            return { docId: marker._id, events: (stored?.outbox ?? []).map(fromStoredEvent) };
+          }),
+        );
+      }
       const found = await docs()
         .find(
           { outboxPending: true, outboxDueAt: { $lte: new Date() } },
@@ -439,6 +588,16 @@ export function createMongoStore<T extends Versioned>(
 
     async deferOutbox(docId, until) {
       await locked(docId, async () => {
+        if (await inProcess()) {
+          const current = await docs().findOne(
+            { _id: docId },
+            { projection: { outboxPending: 1 } },
+          );
+          if (current?.outboxPending !== true) return;
+          await docs().updateOne({ _id: docId }, { $set: { outboxDueAt: until } });
+          await markers().updateOne({ _id: docId }, { $set: { dueAt: until } }, { upsert: true });
+          return;
+        }
         await docs().updateOne(
           { _id: docId, outboxPending: true },
           { $set: { outboxDueAt: until } },

@@ -14,12 +14,16 @@ describeIntegration('outbox relay on mongo', ({ mongoUrl }) => {
     await db?.drop();
   });
 
-  relayContract('mongo store', async () => {
-    const store = createMongoStore<Show>({
-      connection: db.connection,
-      collection: uniqueName('shows').replace(/-/g, '_'),
+  // Both ways of keeping write conditions, on the one Mongo-wire server there is here.
+  for (const writeConditions of ['server', 'in-process'] as const) {
+    relayContract(`mongo store, conditions ${writeConditions}`, async () => {
+      const store = createMongoStore<Show>({
+        connection: db.connection,
+        collection: uniqueName('shows').replace(/-/g, '_'),
+        writeConditions,
+      });
+      await store.ensureIndexes();
+      return store;
     });
-    await store.ensureIndexes();
-    return store;
-  });
+  }
 });

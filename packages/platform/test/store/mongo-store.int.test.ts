@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mongoServerKind } from '../../src/mongo/index.js';
 import { createMongoStore } from '../../src/store/mongo-store.js';
 import { describeIntegration, uniqueName } from '../../src/testing/index.js';
 import { openMongoTestDb, type MongoTestDb } from './mongo-test-db.js';
@@ -13,14 +14,123 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
     await db?.drop();
   });
 
-  storeContract('mongo', async ({ indexes }) => {
+  // Both ways of keeping write conditions, on the one Mongo-wire server there is here.
+  for (const writeConditions of ['server', 'in-process'] as const) {
+    storeContract(`mongo, conditions ${writeConditions}`, async ({ indexes }) => {
+      const sut = createMongoStore<Show>({
+        connection: db.connection,
+        collection: uniqueName('shows').replace(/-/g, '_'),
+        writeConditions,
+        ...(indexes ? { indexes } : {}),
+      });
+      await sut.ensureIndexes();
+      return sut;
+    });
+  }
+
+  it('checks conditions in process by default on FerretDB, on the server on MongoDB', async () => {
+    const info = await db.connection.db!.admin().command({ buildInfo: 1 });
+    const ferretDb = 'ferretdbVersion' in info;
+    expect(await mongoServerKind(db.connection)).toBe(ferretDb ? 'ferretdb' : 'mongodb');
+    const collection = uniqueName('default').replace(/-/g, '_');
+    const sut = createMongoStore<Show>({ connection: db.connection, collection });
+    const show = aShow();
+    await sut.insert(show, { events: [anEvent(show.id)] });
+    // Only the in-process mode keeps a marker per document with events to relay.
+    const marked = await db.connection
+      .db!.collection(`${collection}_outbox_pending`)
+      .countDocuments();
+    expect(marked).toBe(ferretDb ? 1 : 0);
+  });
+
+  it('in process, names the document by _id alone and keeps the relay off the collection', async () => {
+    const url = new URL(mongoUrl);
+    url.searchParams.set('monitorCommands', 'true');
+    const monitored = await openMongoTestDb(url.toString(), 'local');
+    try {
+      const collection = 'local_writes';
+      const sent: { name: string; collection: unknown; filter: unknown }[] = [];
+      monitored.connection.getClient().on('commandStarted', ({ commandName, command }) => {
+        const target = command[commandName] as unknown;
+        if (commandName === 'find' || commandName === 'findAndModify')
+          sent.push({
+            name: commandName,
+            collection: target,
+            filter: command.filter ?? command.query,
+          });
+        if (commandName === 'update' || commandName === 'delete')
+          for (const statement of (command.updates ?? command.deletes) as { q: unknown }[])
+            sent.push({ name: commandName, collection: target, filter: statement.q });
+      });
+      const sut = createMongoStore<Show>({
+        connection: monitored.connection,
+        collection,
+        writeConditions: 'in-process',
+      });
+      // The first pass sweeps the collection once (events a crash left unmarked); not counted.
+      expect(await sut.pendingOutbox(10)).toEqual([]);
+      sent.length = 0;
+
+      const show = aShow();
+      const first = anEvent(show.id);
+      await sut.insert(show, { events: [first] });
+      await sut.update(show.id, 1, (current) => ({ ...current, title: 'Renamed' }));
+      await expect(sut.update(show.id, 1, { ...show, title: 'Stale' })).rejects.toMatchObject({
+        kind: 'aborted',
+      });
+      const pending = await sut.pendingOutbox(10);
+      expect(pending).toEqual([
+        { docId: show.id, events: [expect.objectContaining({ id: first.id })] },
+      ]);
+      await sut.deferOutbox(show.id, new Date(Date.now() - 1));
+      await sut.ackOutbox(show.id, [first.id]);
+      expect(await sut.pendingOutbox(10)).toEqual([]);
+      await sut.delete(show.id, 2, { events: [anEvent(show.id)] });
+      expect(await sut.get(show.id)).toBeUndefined();
+
+      const onCollection = sent.filter((command) => command.collection === collection);
+      expect(onCollection.length).toBeGreaterThanOrEqual(8);
+      for (const command of onCollection) expect(command.filter).toEqual({ _id: show.id });
+      // The relay read its markers, never the collection with another filter.
+      expect(sent.some((command) => command.collection === `${collection}_outbox_pending`)).toBe(
+        true,
+      );
+    } finally {
+      await monitored.drop();
+    }
+  });
+
+  it('in process, finds events a crash left without a marker on its sweep', async () => {
+    const collection = uniqueName('unmarked').replace(/-/g, '_');
     const sut = createMongoStore<Show>({
       connection: db.connection,
-      collection: uniqueName('shows').replace(/-/g, '_'),
-      ...(indexes ? { indexes } : {}),
+      collection,
+      writeConditions: 'in-process',
+      outboxSweepMs: 60_000,
     });
-    await sut.ensureIndexes();
-    return sut;
+    expect(await sut.pendingOutbox(10)).toEqual([]); // first pass: the sweep, nothing yet
+    const show = aShow();
+    const event = anEvent(show.id);
+    await sut.insert(show, { events: [event] });
+    // What a crash between the document write and its marker leaves behind.
+    await db.connection.db!.collection(`${collection}_outbox_pending`).deleteMany({});
+    expect(await sut.pendingOutbox(10)).toEqual([]);
+
+    // The next process's relay sweeps at its first pass.
+    const restarted = createMongoStore<Show>({
+      connection: db.connection,
+      collection,
+      writeConditions: 'in-process',
+    });
+    const found = await restarted.pendingOutbox(10);
+    expect(found).toEqual([
+      { docId: show.id, events: [expect.objectContaining({ id: event.id })] },
+    ]);
+    await restarted.ackOutbox(show.id, [event.id]);
+    expect(await restarted.pendingOutbox(10)).toEqual([]);
+    expect(
+      await db.connection.db!.collection(`${collection}_outbox_pending`).countDocuments(),
+    ).toBe(0);
   });
 
   it('reads a record by its _id alone, the one filter FerretDB 1.24 does not answer with a scan', async () => {
