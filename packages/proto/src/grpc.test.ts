@@ -46,6 +46,7 @@ const impl: AuthServiceServer = {
   revokeGrant: notImplemented,
   setAppAccess: notImplemented,
   getAppAccess: notImplemented,
+  setAppOAuth: notImplemented,
 };
 
 describe('generated gRPC services', () => {

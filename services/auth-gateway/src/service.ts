@@ -21,6 +21,7 @@ export const ADMIN_RPC_ACCESS = {
   CreateFan: { callers: ['edge-gateway'] },
   RevokeGrant: { callers: ['edge-gateway'] },
   SetAppAccess: { callers: ['edge-gateway'] },
+  SetAppOAuth: { callers: ['edge-gateway'] },
 } as const;
 
 /** Expired interactions, codes and tokens are deleted this often (FerretDB has no TTL indexes). */

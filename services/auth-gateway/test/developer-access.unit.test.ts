@@ -118,6 +118,51 @@ describe('DeveloperAccess: approvals for restricted services', () => {
   });
 });
 
+describe('DeveloperAccess: OAuth settings of an app', () => {
+  it('creates apps with every OAuth setting off unless asked, and changes them one at a time', async () => {
+    const { sut, stores } = build();
+    const plain = await sut.createApp(newApp);
+    expect((await stores.apps.get(plain.appId))?.oauth).toEqual({
+      requirePkce: false,
+      rotateRefreshTokens: false,
+    });
+    const strict = await sut.createApp({ ...newApp, oauth: { requirePkce: true } });
+    expect((await stores.apps.get(strict.appId))?.oauth).toEqual({
+      requirePkce: true,
+      rotateRefreshTokens: false,
+    });
+    expect(await sut.setAppOAuth(strict.appId, { rotateRefreshTokens: true })).toEqual({
+      requirePkce: true,
+      rotateRefreshTokens: true,
+    });
+    expect(await sut.setAppOAuth(strict.appId, { requirePkce: false })).toEqual({
+      requirePkce: false,
+      rotateRefreshTokens: true,
+    });
+    expect((await stores.apps.get(strict.appId))?.oauth).toEqual({
+      requirePkce: false,
+      rotateRefreshTokens: true,
+    });
+  });
+
+  it('reads an app stored before the settings existed as all off, and refuses an unknown app', async () => {
+    const { sut, stores } = build();
+    const created = await sut.createApp(newApp);
+    const stored = (await stores.apps.get(created.appId))!;
+    await stores.apps.update(stored.id, stored.version, ({ oauth: _dropped, ...rest }) => rest);
+    expect(await sut.setAppOAuth(created.appId, {})).toEqual({
+      requirePkce: false,
+      rotateRefreshTokens: false,
+    });
+    await expect(sut.setAppOAuth('nope', { requirePkce: true })).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+    await expect(sut.setAppOAuth('', { requirePkce: true })).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+  });
+});
+
 describe('DeveloperAccess: fans', () => {
   it('creates a fan once per e-mail, case-insensitively', async () => {
     const { sut } = build();

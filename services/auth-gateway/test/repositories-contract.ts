@@ -104,6 +104,27 @@ export function repositoryContract(name: string, make: () => Promise<RepositoryF
       expect(await sut.setAccess('nope', { commerceShopping: true })).toBeUndefined();
     });
 
+    it('sets OAuth settings with a compare-and-set write, keeping the settings not given', async () => {
+      const sut = (await make()).apps;
+      const app = anApp();
+      await sut.insert(app);
+      expect(await sut.setOAuth(app.id, { requirePkce: true })).toEqual({
+        ...app,
+        oauth: { requirePkce: true, rotateRefreshTokens: false },
+      });
+      // Concurrent changes of different settings all land (each re-reads on a version conflict).
+      await Promise.all([
+        sut.setOAuth(app.id, { rotateRefreshTokens: true }),
+        sut.setAccess(app.id, { commerceShopping: true }),
+        sut.setOAuth(app.id, { requirePkce: true }),
+      ]);
+      expect(await sut.byClientId(app.clientId)).toMatchObject({
+        oauth: { requirePkce: true, rotateRefreshTokens: true },
+        access: { commerceShopping: true },
+      });
+      expect(await sut.setOAuth('nope', { requirePkce: true })).toBeUndefined();
+    });
+
     it('refuses a second app with the same client id or API key', async () => {
       const sut = (await make()).apps;
       const app = anApp();

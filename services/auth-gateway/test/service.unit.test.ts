@@ -145,6 +145,35 @@ describe('auth-gateway composed (memory mode)', () => {
     });
   });
 
+  it('creates an app with OAuth settings and changes them over gRPC (SetAppOAuth: the edge only)', async () => {
+    const app = await callUnary(grpc, 'createApp', {
+      name: 'PKCE app',
+      redirectUris: ['https://pkce.example/cb'],
+      requirePkce: true,
+    });
+    expect(await callUnary(grpc, 'setAppOAuth', { appId: app.appId })).toEqual({
+      appId: app.appId,
+      oauth: { requirePkce: true, rotateRefreshTokens: false },
+    });
+    expect(
+      await callUnary(grpc, 'setAppOAuth', {
+        appId: app.appId,
+        requirePkce: false,
+        rotateRefreshTokens: true,
+      }),
+    ).toEqual({ appId: app.appId, oauth: { requirePkce: false, rotateRefreshTokens: true } });
+    await expect(
+      callUnary(grpc, 'setAppOAuth', { appId: 'missing', requirePkce: true }),
+    ).rejects.toMatchObject({ kind: 'not_found' });
+    const cart = createGrpcClient(authV1.AuthServiceClient, `127.0.0.1:${sut.grpcPort}`, {
+      caller: 'cart',
+    });
+    await expect(
+      callUnary(cart, 'setAppOAuth', { appId: app.appId, requirePkce: false }),
+    ).rejects.toMatchObject({ kind: 'permission_denied' });
+    cart.close();
+  });
+
   it('answers domain errors with their gRPC status kinds, never INTERNAL', async () => {
     await expect(
       callUnary(grpc, 'createApp', { name: 'x', redirectUris: ['ftp://x.example/cb'] }),

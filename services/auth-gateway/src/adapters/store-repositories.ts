@@ -1,5 +1,5 @@
 import type { AppRepository, FanRepository } from '../app/ports.js';
-import { accessOf, type AppAccess, type DeveloperApp } from '../domain/app.js';
+import { accessOf, oauthOf, type DeveloperApp } from '../domain/app.js';
 import type { Fan } from '../domain/fan.js';
 import type { AuthStores, Stored } from './auth-stores.js';
 
@@ -25,27 +25,39 @@ export function createAppRepository(stores: Pick<AuthStores, 'apps'>): AppReposi
     byId: async (id) => plain<DeveloperApp>(await stores.apps.get(id)),
     byClientId: (clientId) => first({ clientId }),
     byApiKeyFingerprint: (apiKeyFingerprint) => first({ apiKeyFingerprint }),
-    async setAccess(id, change) {
-      // Compare-and-set on the version read; a concurrent write (another approval) makes it re-read.
-      for (let attempt = 0; ; attempt++) {
-        const current = await stores.apps.get(id);
-        if (!current) return undefined;
-        try {
-          const next = await stores.apps.update(id, current.version, (app) => ({
-            ...app,
-            access: { ...accessOf(app), ...definedFlags(change) },
-          }));
-          return plain<DeveloperApp>(next);
-        } catch (error) {
-          if ((error as { kind?: string }).kind !== 'aborted' || attempt >= 4) throw error;
-        }
-      }
-    },
+    setAccess: (id, change) =>
+      update(id, (app) => ({ ...app, access: { ...accessOf(app), ...definedFlags(change) } })),
+    setOAuth: (id, change) =>
+      update(id, (app) => ({ ...app, oauth: { ...oauthOf(app), ...definedFlags(change) } })),
   };
+
+  /** Compare-and-set on the version read; a concurrent write (another change) makes it re-read. */
+  async function update(
+    id: string,
+    change: (app: DeveloperApp) => DeveloperApp,
+  ): Promise<DeveloperApp | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await stores.apps.get(id);
+      if (!current) return undefined;
+      try {
+        const next = await stores.apps.update(
+          id,
+          current.version,
+          (app) => change(app) as typeof app,
+        );
+        return plain<DeveloperApp>(next);
+      } catch (error) {
+        if ((error as { kind?: string }).kind !== 'aborted' || attempt >= 4) throw error;
+      }
+    }
+  }
 }
 
-const definedFlags = (change: Partial<AppAccess>): Partial<AppAccess> =>
-  Object.fromEntries(Object.entries(change).filter(([, v]) => typeof v === 'boolean'));
+/** The boolean flags of a change; unset (or non-boolean) ones keep their stored value. */
+const definedFlags = <T extends object>(change: Partial<T>): Partial<T> =>
+  Object.fromEntries(
+    Object.entries(change).filter(([, v]) => typeof v === 'boolean'),
+  ) as Partial<T>;
 
 export function createFanRepository(stores: Pick<AuthStores, 'fans'>): FanRepository {
   return {

@@ -1,8 +1,11 @@
 import {
   accessOf,
+  DEFAULT_OAUTH,
   DEFAULT_QUOTA,
   NO_ACCESS,
+  oauthOf,
   type AppAccess,
+  type AppOAuth,
   validateNewApp,
   validateQuota,
   type DeveloperApp,
@@ -14,8 +17,8 @@ import { DAY_MS, SECOND_MS, windowOf } from '../domain/rate-window.js';
 import type { AppRepository, Clock, FanRepository, RateCounter, SecretHasher } from './ports.js';
 import { fingerprint, newId, newSecret } from './secrets.js';
 
-const definedOnly = (quota: Partial<Quota> | undefined): Partial<Quota> =>
-  Object.fromEntries(Object.entries(quota ?? {}).filter(([, v]) => v !== undefined));
+const definedOnly = <T extends object>(values: Partial<T> | undefined): Partial<T> =>
+  Object.fromEntries(Object.entries(values ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 export interface AppCredentials {
   appId: string;
@@ -69,11 +72,15 @@ export class DeveloperAccess {
 
   constructor(private readonly deps: DeveloperAccessDeps) {}
 
-  /** Registers an app; `quota` overrides the deployment's default per app (either part). */
+  /**
+   * Registers an app; `quota` overrides the deployment's default per app (either part), `oauth`
+   * turns OAuth settings on (each off unless given).
+   */
   async createApp(input: {
     name: string;
     redirectUris: readonly string[];
     quota?: Partial<Quota>;
+    oauth?: Partial<AppOAuth>;
   }): Promise<AppCredentials> {
     const valid = validateNewApp(input);
     const apiKey = newSecret(24);
@@ -91,6 +98,7 @@ export class DeveloperAccess {
         ...definedOnly(input.quota),
       }),
       access: { ...NO_ACCESS },
+      oauth: { ...DEFAULT_OAUTH, ...definedOnly(input.oauth) },
       createdAt: this.deps.clock(),
     };
     await this.deps.apps.insert(app);
@@ -150,6 +158,17 @@ export class DeveloperAccess {
     const app = appId ? await this.deps.apps.byId(appId) : undefined;
     if (!app) throw new AuthError('not_found', 'unknown app');
     return accessOf(app);
+  }
+
+  /**
+   * Changes how the app's OAuth client is held to the flow (operators: admin API and CLI); settings
+   * not given keep their value. Kind `not_found` for an unknown app. The flow reads the app on every
+   * request, so the change applies to the next authorization or refresh.
+   */
+  async setAppOAuth(appId: string, change: Partial<AppOAuth>): Promise<AppOAuth> {
+    const app = appId ? await this.deps.apps.setOAuth(appId, change) : undefined;
+    if (!app) throw new AuthError('not_found', 'unknown app');
+    return oauthOf(app);
   }
 
   /**

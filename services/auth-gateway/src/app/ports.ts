@@ -1,4 +1,4 @@
-import type { AppAccess, DeveloperApp } from '../domain/app.js';
+import type { AppAccess, AppOAuth, DeveloperApp } from '../domain/app.js';
 import type { Fan } from '../domain/fan.js';
 import type { AuthorizationCode, Grant, Interaction, IssuedToken } from '../domain/oauth.js';
 
@@ -18,6 +18,8 @@ export interface AppRepository {
    * app as stored after the change, `undefined` for an unknown app.
    */
   setAccess(id: string, change: Partial<AppAccess>): Promise<DeveloperApp | undefined>;
+  /** Sets the given OAuth settings (others keep their value); as `setAccess`. */
+  setOAuth(id: string, change: Partial<AppOAuth>): Promise<DeveloperApp | undefined>;
 }
 
 export interface FanRepository {

@@ -22,6 +22,8 @@ export interface DeveloperApp {
    * existed: nothing approved).
    */
   access?: AppAccess;
+  /** How the app's OAuth client is held to the flow (absent on apps stored before: all off). */
+  oauth?: AppOAuth;
   createdAt: Date;
 }
 
@@ -40,6 +42,33 @@ export const NO_ACCESS: Readonly<AppAccess> = Object.freeze({ commerceShopping: 
 export const accessOf = (app: Pick<DeveloperApp, 'access'>): AppAccess => ({
   ...NO_ACCESS,
   ...app.access,
+});
+
+/**
+ * How an app's OAuth client is held to the authorization-code flow, set by an operator at creation
+ * or later (admin API, `marquee apps create|update`). Every setting defaults to off.
+ */
+export interface AppOAuth {
+  /** `/oauth/authorize` refuses a request without an S256 `code_challenge`. */
+  requirePkce: boolean;
+  /**
+   * Every refresh answers a new refresh token and retires the one presented; a retired one
+   * presented again is a replay and revokes its whole token family. Off by default because the
+   * platform's token contract has the refresh answer without a refresh token: a client written to
+   * it keeps using the first refresh token and would lose its grant at its second refresh.
+   */
+  rotateRefreshTokens: boolean;
+}
+
+export const DEFAULT_OAUTH: Readonly<AppOAuth> = Object.freeze({
+  requirePkce: false,
+  rotateRefreshTokens: false,
+});
+
+/** The app's OAuth settings, every one present. */
+export const oauthOf = (app: Pick<DeveloperApp, 'oauth'> | undefined): AppOAuth => ({
+  ...DEFAULT_OAUTH,
+  ...app?.oauth,
 });
 
 export type AppStatus = 'active' | 'suspended';

@@ -47,7 +47,8 @@ export function authServiceImplementation(
       callback(null, await access.checkRateLimit(call.request.appId, call.request.cost));
     }) as authV1.AuthServiceServer['checkRateLimit'],
     createApp: (async (call: { request: authV1.CreateAppRequest }, callback) => {
-      const { name, redirectUris, quotaPerDay, quotaPerSecond } = call.request;
+      const { name, redirectUris, quotaPerDay, quotaPerSecond, requirePkce, rotateRefreshTokens } =
+        call.request;
       callback(
         null,
         await access.createApp({
@@ -56,6 +57,10 @@ export function authServiceImplementation(
           quota: {
             ...(quotaPerDay !== undefined ? { perDay: quotaPerDay } : {}),
             ...(quotaPerSecond !== undefined ? { perSecond: quotaPerSecond } : {}),
+          },
+          oauth: {
+            ...(requirePkce !== undefined ? { requirePkce } : {}),
+            ...(rotateRefreshTokens !== undefined ? { rotateRefreshTokens } : {}),
           },
         }),
       );
@@ -74,6 +79,14 @@ export function authServiceImplementation(
       });
       callback(null, { appId, access: granted });
     }) as authV1.AuthServiceServer['setAppAccess'],
+    setAppOAuth: (async (call: { request: authV1.SetAppOAuthRequest }, callback) => {
+      const { appId, requirePkce, rotateRefreshTokens } = call.request;
+      const oauth = await access.setAppOAuth(appId, {
+        ...(requirePkce !== undefined ? { requirePkce } : {}),
+        ...(rotateRefreshTokens !== undefined ? { rotateRefreshTokens } : {}),
+      });
+      callback(null, { appId, oauth });
+    }) as authV1.AuthServiceServer['setAppOAuth'],
     getAppAccess: (async (call: { request: authV1.GetAppAccessRequest }, callback) => {
       const { appId } = call.request;
       callback(null, { appId, access: await access.getAppAccess(appId) });

@@ -185,7 +185,15 @@ export interface CreateAppRequest {
     | number
     | undefined;
   /** Calls allowed per second; unset = the deployment's default (5). */
-  quotaPerSecond?: number | undefined;
+  quotaPerSecond?:
+    | number
+    | undefined;
+  /** See AppOAuth.require_pkce; unset = false. */
+  requirePkce?:
+    | boolean
+    | undefined;
+  /** See AppOAuth.rotate_refresh_tokens; unset = false. */
+  rotateRefreshTokens?: boolean | undefined;
 }
 
 /** Credentials of the new app. The secret is shown only here; the platform keeps only its hash. */
@@ -259,6 +267,45 @@ export interface GetAppAccessResponse {
   appId: string;
   /** Access. */
   access?: AppAccess | undefined;
+}
+
+/**
+ * How an app's OAuth client is held to the authorization-code flow. Every setting is off unless an
+ * operator turns it on (apps created before these settings existed read as all off).
+ */
+export interface AppOAuth {
+  /**
+   * `/oauth/authorize` refuses a request without an S256 `code_challenge` (redirect with
+   * `error=invalid_request`).
+   */
+  requirePkce: boolean;
+  /**
+   * Every refresh answers a new refresh token and retires the one presented; a retired refresh
+   * token presented again revokes every token of its authorization. Only for clients that keep the
+   * new refresh token of each refresh answer: a client that reuses the first one loses its grant
+   * at its second refresh.
+   */
+  rotateRefreshTokens: boolean;
+}
+
+/** Admin: change an app's OAuth settings. */
+export interface SetAppOAuthRequest {
+  /** Platform app id. */
+  appId: string;
+  /** Unset = unchanged. */
+  requirePkce?:
+    | boolean
+    | undefined;
+  /** Unset = unchanged. */
+  rotateRefreshTokens?: boolean | undefined;
+}
+
+/** The app's OAuth settings after the change. */
+export interface SetAppOAuthResponse {
+  /** Platform app id. */
+  appId: string;
+  /** Settings now. */
+  oauth?: AppOAuth | undefined;
 }
 
 function createBaseQuota(): Quota {
@@ -1167,7 +1214,14 @@ export const CheckRateLimitResponse: MessageFns<CheckRateLimitResponse> = {
 };
 
 function createBaseCreateAppRequest(): CreateAppRequest {
-  return { name: "", redirectUris: [], quotaPerDay: undefined, quotaPerSecond: undefined };
+  return {
+    name: "",
+    redirectUris: [],
+    quotaPerDay: undefined,
+    quotaPerSecond: undefined,
+    requirePkce: undefined,
+    rotateRefreshTokens: undefined,
+  };
 }
 
 export const CreateAppRequest: MessageFns<CreateAppRequest> = {
@@ -1183,6 +1237,12 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
     }
     if (message.quotaPerSecond !== undefined) {
       writer.uint32(32).int64(message.quotaPerSecond);
+    }
+    if (message.requirePkce !== undefined) {
+      writer.uint32(40).bool(message.requirePkce);
+    }
+    if (message.rotateRefreshTokens !== undefined) {
+      writer.uint32(48).bool(message.rotateRefreshTokens);
     }
     return writer;
   },
@@ -1232,6 +1292,22 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
             message.quotaPerSecond = longToNumber(reader.int64());
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.requirePkce = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.rotateRefreshTokens = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1262,6 +1338,16 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
         : isSet(object.quota_per_second)
         ? globalThis.Number(object.quota_per_second)
         : undefined,
+      requirePkce: isSet(object.requirePkce)
+        ? globalThis.Boolean(object.requirePkce)
+        : isSet(object.require_pkce)
+        ? globalThis.Boolean(object.require_pkce)
+        : undefined,
+      rotateRefreshTokens: isSet(object.rotateRefreshTokens)
+        ? globalThis.Boolean(object.rotateRefreshTokens)
+        : isSet(object.rotate_refresh_tokens)
+        ? globalThis.Boolean(object.rotate_refresh_tokens)
+        : undefined,
     };
   },
 
@@ -1279,6 +1365,12 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
     if (message.quotaPerSecond !== undefined) {
       obj.quotaPerSecond = Math.round(message.quotaPerSecond);
     }
+    if (message.requirePkce !== undefined) {
+      obj.requirePkce = message.requirePkce;
+    }
+    if (message.rotateRefreshTokens !== undefined) {
+      obj.rotateRefreshTokens = message.rotateRefreshTokens;
+    }
     return obj;
   },
 
@@ -1291,6 +1383,8 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
     message.redirectUris = object.redirectUris?.map((e) => e) || [];
     message.quotaPerDay = object.quotaPerDay ?? undefined;
     message.quotaPerSecond = object.quotaPerSecond ?? undefined;
+    message.requirePkce = object.requirePkce ?? undefined;
+    message.rotateRefreshTokens = object.rotateRefreshTokens ?? undefined;
     return message;
   },
 };
@@ -2094,6 +2188,303 @@ export const GetAppAccessResponse: MessageFns<GetAppAccessResponse> = {
   },
 };
 
+function createBaseAppOAuth(): AppOAuth {
+  return { requirePkce: false, rotateRefreshTokens: false };
+}
+
+export const AppOAuth: MessageFns<AppOAuth> = {
+  encode(message: AppOAuth, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requirePkce !== false) {
+      writer.uint32(8).bool(message.requirePkce);
+    }
+    if (message.rotateRefreshTokens !== false) {
+      writer.uint32(16).bool(message.rotateRefreshTokens);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AppOAuth {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAppOAuth();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.requirePkce = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.rotateRefreshTokens = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AppOAuth {
+    return {
+      requirePkce: isSet(object.requirePkce)
+        ? globalThis.Boolean(object.requirePkce)
+        : isSet(object.require_pkce)
+        ? globalThis.Boolean(object.require_pkce)
+        : false,
+      rotateRefreshTokens: isSet(object.rotateRefreshTokens)
+        ? globalThis.Boolean(object.rotateRefreshTokens)
+        : isSet(object.rotate_refresh_tokens)
+        ? globalThis.Boolean(object.rotate_refresh_tokens)
+        : false,
+    };
+  },
+
+  toJSON(message: AppOAuth): unknown {
+    const obj: any = {};
+    if (message.requirePkce !== false) {
+      obj.requirePkce = message.requirePkce;
+    }
+    if (message.rotateRefreshTokens !== false) {
+      obj.rotateRefreshTokens = message.rotateRefreshTokens;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AppOAuth>, I>>(base?: I): AppOAuth {
+    return AppOAuth.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AppOAuth>, I>>(object: I): AppOAuth {
+    const message = createBaseAppOAuth();
+    message.requirePkce = object.requirePkce ?? false;
+    message.rotateRefreshTokens = object.rotateRefreshTokens ?? false;
+    return message;
+  },
+};
+
+function createBaseSetAppOAuthRequest(): SetAppOAuthRequest {
+  return { appId: "", requirePkce: undefined, rotateRefreshTokens: undefined };
+}
+
+export const SetAppOAuthRequest: MessageFns<SetAppOAuthRequest> = {
+  encode(message: SetAppOAuthRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.requirePkce !== undefined) {
+      writer.uint32(16).bool(message.requirePkce);
+    }
+    if (message.rotateRefreshTokens !== undefined) {
+      writer.uint32(24).bool(message.rotateRefreshTokens);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetAppOAuthRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetAppOAuthRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.requirePkce = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.rotateRefreshTokens = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetAppOAuthRequest {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      requirePkce: isSet(object.requirePkce)
+        ? globalThis.Boolean(object.requirePkce)
+        : isSet(object.require_pkce)
+        ? globalThis.Boolean(object.require_pkce)
+        : undefined,
+      rotateRefreshTokens: isSet(object.rotateRefreshTokens)
+        ? globalThis.Boolean(object.rotateRefreshTokens)
+        : isSet(object.rotate_refresh_tokens)
+        ? globalThis.Boolean(object.rotate_refresh_tokens)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SetAppOAuthRequest): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.requirePkce !== undefined) {
+      obj.requirePkce = message.requirePkce;
+    }
+    if (message.rotateRefreshTokens !== undefined) {
+      obj.rotateRefreshTokens = message.rotateRefreshTokens;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetAppOAuthRequest>, I>>(base?: I): SetAppOAuthRequest {
+    return SetAppOAuthRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetAppOAuthRequest>, I>>(object: I): SetAppOAuthRequest {
+    const message = createBaseSetAppOAuthRequest();
+    message.appId = object.appId ?? "";
+    message.requirePkce = object.requirePkce ?? undefined;
+    message.rotateRefreshTokens = object.rotateRefreshTokens ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetAppOAuthResponse(): SetAppOAuthResponse {
+  return { appId: "", oauth: undefined };
+}
+
+export const SetAppOAuthResponse: MessageFns<SetAppOAuthResponse> = {
+  encode(message: SetAppOAuthResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.oauth !== undefined) {
+      AppOAuth.encode(message.oauth, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetAppOAuthResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetAppOAuthResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.oauth = AppOAuth.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetAppOAuthResponse {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      oauth: isSet(object.oauth) ? AppOAuth.fromJSON(object.oauth) : undefined,
+    };
+  },
+
+  toJSON(message: SetAppOAuthResponse): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.oauth !== undefined) {
+      obj.oauth = AppOAuth.toJSON(message.oauth);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetAppOAuthResponse>, I>>(base?: I): SetAppOAuthResponse {
+    return SetAppOAuthResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetAppOAuthResponse>, I>>(object: I): SetAppOAuthResponse {
+    const message = createBaseSetAppOAuthResponse();
+    message.appId = object.appId ?? "";
+    message.oauth = (object.oauth !== undefined && object.oauth !== null)
+      ? AppOAuth.fromPartial(object.oauth)
+      : undefined;
+    return message;
+  },
+};
+
 /** API keys, tokens, rate limits and provisioning, served by auth-gateway to the edge. */
 export type AuthServiceService = typeof AuthServiceService;
 export const AuthServiceService = {
@@ -2202,6 +2593,20 @@ export const AuthServiceService = {
       Buffer.from(GetAppAccessResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetAppAccessResponse => GetAppAccessResponse.decode(value),
   },
+  /**
+   * Change how an app's OAuth client is held to the authorization-code flow (admin
+   * `PATCH /admin/v1/apps/{appId}/oauth`). Settings left unset keep their value. NOT_FOUND for an
+   * unknown app. Effective at once: the flow reads the app on every request.
+   */
+  setAppOAuth: {
+    path: "/marquee.auth.v1.AuthService/SetAppOAuth" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetAppOAuthRequest): Buffer => Buffer.from(SetAppOAuthRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetAppOAuthRequest => SetAppOAuthRequest.decode(value),
+    responseSerialize: (value: SetAppOAuthResponse): Buffer => Buffer.from(SetAppOAuthResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetAppOAuthResponse => SetAppOAuthResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -2238,6 +2643,12 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * an unknown app.
    */
   getAppAccess: handleUnaryCall<GetAppAccessRequest, GetAppAccessResponse>;
+  /**
+   * Change how an app's OAuth client is held to the authorization-code flow (admin
+   * `PATCH /admin/v1/apps/{appId}/oauth`). Settings left unset keep their value. NOT_FOUND for an
+   * unknown app. Effective at once: the flow reads the app on every request.
+   */
+  setAppOAuth: handleUnaryCall<SetAppOAuthRequest, SetAppOAuthResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -2385,6 +2796,26 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetAppAccessResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Change how an app's OAuth client is held to the authorization-code flow (admin
+   * `PATCH /admin/v1/apps/{appId}/oauth`). Settings left unset keep their value. NOT_FOUND for an
+   * unknown app. Effective at once: the flow reads the app on every request.
+   */
+  setAppOAuth(
+    request: SetAppOAuthRequest,
+    callback: (error: ServiceError | null, response: SetAppOAuthResponse) => void,
+  ): ClientUnaryCall;
+  setAppOAuth(
+    request: SetAppOAuthRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetAppOAuthResponse) => void,
+  ): ClientUnaryCall;
+  setAppOAuth(
+    request: SetAppOAuthRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetAppOAuthResponse) => void,
   ): ClientUnaryCall;
 }
 
