@@ -66,6 +66,7 @@ export async function composeEdgeGateway(
           // approvals arrive with the cached key check (cachingDeveloperAccess: 30 s).
           fanTokens: auth,
           appAccess: auth,
+          appOAuth: auth,
           secureEntry,
         },
       });

@@ -1,16 +1,18 @@
 import { UsageError, type Command } from '../command.js';
 
-/** `marquee apps create`: SYSTEM.md §5 `POST /admin/v1/apps`. */
+/** `marquee apps create`: `POST /admin/v1/apps`. */
 export const appsCreate: Command = {
   path: ['apps', 'create'],
   summary: 'Register a developer app; prints its API key and OAuth client credentials (JSON)',
   usage:
-    '--name <name> --redirect-uri <uri> [--redirect-uri <uri>...] [--quota-per-day <n>] [--quota-per-second <n>]',
+    '--name <name> --redirect-uri <uri> [--redirect-uri <uri>...] [--quota-per-day <n>] [--quota-per-second <n>] [--require-pkce] [--rotate-refresh-tokens]',
   options: {
     name: { type: 'string' },
     'redirect-uri': { type: 'string', multiple: true },
     'quota-per-day': { type: 'string' },
     'quota-per-second': { type: 'string' },
+    'require-pkce': { type: 'boolean' },
+    'rotate-refresh-tokens': { type: 'boolean' },
   },
   async run({ options, admin, out }) {
     const name = options.name;
@@ -22,10 +24,15 @@ export const appsCreate: Command = {
       ...positive('quota-per-day', options['quota-per-day'], 'perDay'),
       ...positive('quota-per-second', options['quota-per-second'], 'perSecond'),
     };
+    const oauth = {
+      ...(options['require-pkce'] === true ? { requirePkce: true } : {}),
+      ...(options['rotate-refresh-tokens'] === true ? { rotateRefreshTokens: true } : {}),
+    };
     const created = await admin.post('apps', {
       name,
       redirectUris,
       ...(Object.keys(quota).length > 0 ? { quota } : {}),
+      ...(Object.keys(oauth).length > 0 ? { oauth } : {}),
     });
     out(JSON.stringify(created, null, 2));
   },
@@ -89,6 +96,45 @@ export const appsUnapprove: Command = {
     const appId = appIdOf(positionals);
     const body = accessChange(options, false);
     const answer = await admin.request('PATCH', `apps/${encodeURIComponent(appId)}/access`, body);
+    out(JSON.stringify(answer, null, 2));
+  },
+};
+
+/** The OAuth settings `marquee apps update` changes, each with its `--no-` form. */
+const oauthSettings = {
+  'require-pkce': 'requirePkce',
+  'rotate-refresh-tokens': 'rotateRefreshTokens',
+} as const;
+
+/**
+ * `marquee apps update <appId> [--require-pkce | --no-require-pkce] [--rotate-refresh-tokens |
+ * --no-rotate-refresh-tokens]`: `PATCH /admin/v1/apps/{appId}/oauth`. Settings not named keep their
+ * value; effective at the next authorization or refresh.
+ */
+export const appsUpdate: Command = {
+  path: ['apps', 'update'],
+  summary: "Change an app's OAuth settings (require PKCE, rotate refresh tokens); prints them all",
+  usage:
+    '<appId> [--require-pkce | --no-require-pkce] [--rotate-refresh-tokens | --no-rotate-refresh-tokens]',
+  options: Object.fromEntries(
+    Object.keys(oauthSettings).flatMap((flag) => [
+      [flag, { type: 'boolean' }],
+      [`no-${flag}`, { type: 'boolean' }],
+    ]),
+  ) as Command['options'],
+  async run({ positionals, options, admin, out }) {
+    const appId = appIdOf(positionals);
+    const change: Record<string, boolean> = {};
+    for (const [flag, setting] of Object.entries(oauthSettings)) {
+      const on = options[flag] === true;
+      const off = options[`no-${flag}`] === true;
+      if (on && off) throw new UsageError(`--${flag} and --no-${flag} exclude each other`);
+      if (on || off) change[setting] = on;
+    }
+    if (Object.keys(change).length === 0) {
+      throw new UsageError('name a setting: --[no-]require-pkce, --[no-]rotate-refresh-tokens');
+    }
+    const answer = await admin.request('PATCH', `apps/${encodeURIComponent(appId)}/oauth`, change);
     out(JSON.stringify(answer, null, 2));
   },
 };

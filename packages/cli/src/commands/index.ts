@@ -1,5 +1,5 @@
 import type { Command } from '../command.js';
-import { appsAccess, appsApprove, appsCreate, appsUnapprove } from './apps.js';
+import { appsAccess, appsApprove, appsCreate, appsUnapprove, appsUpdate } from './apps.js';
 import { dealsCommands } from './deals.js';
 import { fansCreate, fansRevokeGrant } from './fans.js';
 import { gatesCommands } from './gates.js';
@@ -14,6 +14,7 @@ import { resaleCommands } from './resale.js';
  */
 export const commands: readonly Command[] = [
   appsCreate,
+  appsUpdate,
   appsApprove,
   appsUnapprove,
   appsAccess,

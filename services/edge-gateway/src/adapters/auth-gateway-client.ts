@@ -1,18 +1,25 @@
 import { authV1 } from '@marquee/proto';
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import type { Logger } from '@marquee/platform/logger';
-import type { DeveloperAccess } from '../app/backends.js';
+import type { AppOAuth, AppOAuthAdmin, DeveloperAccess } from '../app/backends.js';
 import type { AppAccess, AppAccessAdmin, FanTokens } from '../app/commerce.js';
 
 const accessOf = (access: authV1.AppAccess | undefined): AppAccess => ({
   commerceShopping: access?.commerceShopping ?? false,
 });
 
+const oauthChange = (change: Partial<AppOAuth>) => ({
+  ...(change.requirePkce !== undefined ? { requirePkce: change.requirePkce } : {}),
+  ...(change.rotateRefreshTokens !== undefined
+    ? { rotateRefreshTokens: change.rotateRefreshTokens }
+    : {}),
+});
+
 /** auth-gateway over gRPC, as the edge's DeveloperAccess port. Errors arrive as AppError kinds. */
 export function createAuthGatewayClient(
   address: string,
   options: { deadlineMs: number; logger: Logger },
-): DeveloperAccess & FanTokens & AppAccessAdmin & { close(): void } {
+): DeveloperAccess & FanTokens & AppAccessAdmin & AppOAuthAdmin & { close(): void } {
   const client = createGrpcClient(authV1.AuthServiceClient, address, options);
   return {
     async createApp(input) {
@@ -21,6 +28,7 @@ export function createAuthGatewayClient(
         redirectUris: input.redirectUris,
         ...(input.quota?.perDay !== undefined ? { quotaPerDay: input.quota.perDay } : {}),
         ...(input.quota?.perSecond !== undefined ? { quotaPerSecond: input.quota.perSecond } : {}),
+        ...oauthChange(input.oauth ?? {}),
       });
       return {
         appId: created.appId,
@@ -52,6 +60,13 @@ export function createAuthGatewayClient(
           : {}),
       });
       return accessOf(answer.access);
+    },
+    async setAppOAuth(appId, change) {
+      const answer = await callUnary(client, 'setAppOAuth', { appId, ...oauthChange(change) });
+      return {
+        requirePkce: answer.oauth?.requirePkce ?? false,
+        rotateRefreshTokens: answer.oauth?.rotateRefreshTokens ?? false,
+      };
     },
     async getAppAccess(appId) {
       return accessOf((await callUnary(client, 'getAppAccess', { appId })).access);

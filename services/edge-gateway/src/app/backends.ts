@@ -19,6 +19,21 @@ export interface NewApp {
   redirectUris: string[];
   /** Per-app quota; each part defaults to the deployment's (REAL-APIS.md: 5000/day, 5/s). */
   quota?: { perDay?: number; perSecond?: number };
+  /** OAuth settings of the app; each off unless given (auth-gateway `AppOAuth`). */
+  oauth?: Partial<AppOAuth>;
+}
+
+/** How an app's OAuth client is held to the authorization-code flow (auth-gateway `AppOAuth`). */
+export interface AppOAuth {
+  /** `/oauth/authorize` refuses a request without an S256 `code_challenge`. */
+  requirePkce: boolean;
+  /** Each refresh answers a new refresh token; a retired one presented again ends its tokens. */
+  rotateRefreshTokens: boolean;
+}
+
+export interface AppOAuthAdmin {
+  /** Sets the given settings (others keep their value); kind `not_found` for an unknown app. */
+  setAppOAuth(appId: string, change: Partial<AppOAuth>): Promise<AppOAuth>;
 }
 
 export interface AppCredentials {
@@ -84,6 +99,8 @@ export interface Backends {
   fanTokens: FanTokens;
   /** Approval of apps for restricted services (auth-gateway; port in commerce.ts). */
   appAccess: AppAccessAdmin;
+  /** OAuth settings of apps (auth-gateway; port above). */
+  appOAuth: AppOAuthAdmin;
   /** Secure-entry order read, secure render, gate scans and gates (secure-entry; port in secure-entry.ts). */
   secureEntry: SecureEntryBackend;
 }

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { Backends, NewApp } from '../../../app/backends.js';
+import type { AppOAuth, Backends, NewApp } from '../../../app/backends.js';
 
 const AdminError = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String() }),
@@ -23,8 +23,41 @@ const NewAppBody = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** OAuth settings; each off unless given. */
+    oauth: Type.Optional(
+      Type.Object(
+        {
+          requirePkce: Type.Optional(Type.Boolean()),
+          rotateRefreshTokens: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
+);
+
+const AppParams = Type.Object(
+  { appId: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Platform app id' }) },
+  { additionalProperties: false },
+);
+
+const OAuthSettings = Type.Object({
+  requirePkce: Type.Boolean({
+    description: '/oauth/authorize refuses a request without an S256 code_challenge',
+  }),
+  rotateRefreshTokens: Type.Boolean({
+    description:
+      'Each refresh answers a new refresh token; a retired one presented again revokes every token of its authorization',
+  }),
+});
+
+const OAuthChange = Type.Object(
+  {
+    requirePkce: Type.Optional(Type.Boolean({ description: 'Absent = unchanged' })),
+    rotateRefreshTokens: Type.Optional(Type.Boolean({ description: 'Absent = unchanged' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
 );
 
 const NewFanBody = Type.Object(
@@ -73,6 +106,31 @@ export function adminRoutes(backends: Backends) {
         const body = request.body as NewApp;
         const created = await backends.developerAccess.createApp(body);
         return reply.code(201).send(created);
+      },
+    );
+
+    scope.patch(
+      '/apps/:appId/oauth',
+      {
+        schema: {
+          tags: ['admin'],
+          summary:
+            "Change an app's OAuth settings (require PKCE, rotate refresh tokens); effective at once",
+          security: [{ adminToken: [] }],
+          params: AppParams,
+          body: OAuthChange,
+          response: {
+            200: Type.Object({ appId: Type.String(), oauth: OAuthSettings }),
+            400: AdminError,
+            401: AdminError,
+            404: AdminError,
+          },
+        },
+      },
+      async (request) => {
+        const { appId } = request.params as { appId: string };
+        const change = request.body as Partial<AppOAuth>;
+        return { appId, oauth: await backends.appOAuth.setAppOAuth(appId, change) };
       },
     );
 

@@ -1,0 +1,128 @@
+import { AppError } from '@marquee/platform/errors';
+import { createHttpServer } from '@marquee/platform/http';
+import { createLogger } from '@marquee/platform/logger';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AppOAuth, NewApp } from '../src/app/backends.js';
+import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
+import { fakeBackends } from './fakes.js';
+
+const adminToken = 'test-admin-token-0123456789';
+let sut: FastifyInstance | undefined;
+afterEach(async () => {
+  await sut?.close();
+  sut = undefined;
+});
+
+/** auth-gateway's side: apps created, and the OAuth settings of `app-1`. */
+function authGateway() {
+  const created: NewApp[] = [];
+  let settings: AppOAuth = { requirePkce: false, rotateRefreshTokens: false };
+  return {
+    created,
+    developerAccess: {
+      async createApp(input: NewApp) {
+        created.push(input);
+        return { appId: 'app-1', apiKey: 'k', clientId: 'c', clientSecret: 's' };
+      },
+    },
+    appOAuth: {
+      async setAppOAuth(appId: string, change: Partial<AppOAuth>) {
+        if (appId !== 'app-1') throw new AppError('not_found', 'unknown app');
+        settings = { ...settings, ...change };
+        return settings;
+      },
+    },
+  };
+}
+
+async function edge(gateway: ReturnType<typeof authGateway>): Promise<FastifyInstance> {
+  sut = createHttpServer({ logger: createLogger({ service: 'edge-test', level: 'silent' }) });
+  await registerEdgeRoutes(sut, {
+    adminToken,
+    version: 'test',
+    backends: fakeBackends({
+      developerAccess: gateway.developerAccess,
+      appOAuth: gateway.appOAuth,
+    }),
+  });
+  await sut.ready();
+  return sut;
+}
+
+const admin = (app: FastifyInstance, method: 'POST' | 'PATCH', url: string, body?: unknown) =>
+  app.inject({
+    method,
+    url: `/admin/v1${url}`,
+    headers: {
+      authorization: `Bearer ${adminToken}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+  });
+
+describe('OAuth settings of an app in the admin API', () => {
+  it('passes the settings given at creation to auth-gateway, and none when absent', async () => {
+    const gateway = authGateway();
+    const app = await edge(gateway);
+    const app1 = { name: 'Strict app', redirectUris: ['https://strict.example/cb'] };
+    const strict = await admin(app, 'POST', '/apps', {
+      ...app1,
+      oauth: { requirePkce: true, rotateRefreshTokens: true },
+    });
+    expect(strict.statusCode).toBe(201);
+    expect((await admin(app, 'POST', '/apps', app1)).statusCode).toBe(201);
+    expect(gateway.created).toEqual([
+      { ...app1, oauth: { requirePkce: true, rotateRefreshTokens: true } },
+      app1,
+    ]);
+  });
+
+  it('changes the settings given with PATCH /admin/v1/apps/{appId}/oauth and answers them all', async () => {
+    const app = await edge(authGateway());
+    const on = await admin(app, 'PATCH', '/apps/app-1/oauth', { requirePkce: true });
+    expect(on.statusCode).toBe(200);
+    expect(on.json()).toEqual({
+      appId: 'app-1',
+      oauth: { requirePkce: true, rotateRefreshTokens: false },
+    });
+    const both = await admin(app, 'PATCH', '/apps/app-1/oauth', {
+      requirePkce: false,
+      rotateRefreshTokens: true,
+    });
+    expect(both.json()).toEqual({
+      appId: 'app-1',
+      oauth: { requirePkce: false, rotateRefreshTokens: true },
+    });
+  });
+
+  it('answers 404 for an unknown app, 400 for a bad id or body, 401 without the admin token', async () => {
+    const gateway = authGateway();
+    const app = await edge(gateway);
+    const unknown = await admin(app, 'PATCH', '/apps/nope/oauth', { requirePkce: true });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ error: { code: 'not_found' } });
+    for (const body of [{}, { requirePkce: 'yes' }, { pkce: true }, [], null]) {
+      const response = await admin(app, 'PATCH', '/apps/app-1/oauth', body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(400);
+      expect(response.json()).toMatchObject({ error: { code: expect.any(String) } });
+    }
+    expect(
+      (await admin(app, 'PATCH', '/apps/bad%20id/oauth', { requirePkce: true })).statusCode,
+    ).toBe(400);
+    const badCreate = await admin(app, 'POST', '/apps', {
+      name: 'x',
+      redirectUris: ['https://x.example/cb'],
+      oauth: { requirePkce: 'yes' },
+    });
+    expect(badCreate.statusCode).toBe(400);
+    expect(gateway.created).toEqual([]);
+    const anonymous = await app.inject({
+      method: 'PATCH',
+      url: '/admin/v1/apps/app-1/oauth',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ requirePkce: true }),
+    });
+    expect(anonymous.statusCode).toBe(401);
+  });
+});
