@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 import { createKafkaBus, type EventBus, type IncomingEvent } from '@marquee/platform/bus';
 import { createLogger } from '@marquee/platform/logger';
 import { waitFor } from '@marquee/platform/testing';
@@ -42,7 +43,13 @@ describe.skipIf(!infra)('publishing through the edge (distributed mode)', () => 
   const publishApi = async (
     method: string,
     path: string,
-    options: { key?: string; body?: unknown; raw?: string; query?: Record<string, string> } = {},
+    options: {
+      key?: string;
+      body?: unknown;
+      raw?: string;
+      query?: Record<string, string>;
+      headers?: Record<string, string>;
+    } = {},
   ) => {
     const wait = lastAnswer + 220 - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
@@ -54,7 +61,7 @@ describe.skipIf(!infra)('publishing through the edge (distributed mode)', () => 
     try {
       return await fetch(`${sut.baseUrl}/publish/v2/${path}?${query}`, {
         method,
-        headers: hasBody ? { 'content-type': 'application/json' } : {},
+        headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...options.headers },
         ...(hasBody ? { body: options.raw ?? JSON.stringify(options.body) } : {}),
       });
     } finally {
@@ -79,6 +86,41 @@ describe.skipIf(!infra)('publishing through the edge (distributed mode)', () => 
   });
 
   const recordsOf = (id: string) => received.filter((record) => record.key === id);
+
+  /**
+   * A client whose answer is lost: it sends the whole request on a raw connection and never reads
+   * what comes back; `hangUp()` then drops the connection (a timeout, a dropped link, a crash).
+   */
+  const postWithoutReading = async (
+    path: string,
+    headers: Record<string, string>,
+    body: unknown,
+  ) => {
+    const wait = lastAnswer + 220 - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const url = new URL(`${sut.baseUrl}/publish/v2/${path}`);
+    const payload = JSON.stringify(body);
+    const head = [
+      `POST ${url.pathname}${url.search} HTTP/1.1`,
+      `Host: ${url.host}`,
+      'Content-Type: application/json',
+      `Content-Length: ${Buffer.byteLength(payload)}`,
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ];
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const connection = connect(Number(url.port), url.hostname, () =>
+        connection.write(`${head.join('\r\n')}\r\n\r\n${payload}`, () => resolve(connection)),
+      );
+      connection.on('error', reject);
+    });
+    socket.pause();
+    return {
+      hangUp: () => {
+        socket.destroy();
+        lastAnswer = Date.now();
+      },
+    };
+  };
 
   beforeAll(async () => {
     sut = await startStack({ kafkaBrokers: infra!.kafkaBrokers, mongoUrl: infra!.mongoUrl });
@@ -188,6 +230,74 @@ describe.skipIf(!infra)('publishing through the edge (distributed mode)', () => 
     const again = await publishApi('DELETE', `events/${id}`, { key: apiKey });
     expect(again.status).toBe(404);
     expect((await publishApi('GET', `events/${id}`, { key: apiKey })).status).toBe(404);
+  });
+
+  it('answers a retry with the Idempotency-Key of a publication whose answer was lost with that same event', async () => {
+    const url = `https://publisher.example/${marker}/idempotent`;
+    const body = anEvent({ url, names: { 'en-us': `Once ${marker}` } });
+    const key = randomUUID();
+    const ours = () => received.filter((record) => record.value?.event?.url === url);
+
+    // The first call creates the event, but its client never sees the answer.
+    const lost = await postWithoutReading(
+      `events?apikey=${apiKey}`,
+      { 'Idempotency-Key': key },
+      body,
+    );
+    await waitFor(() => ours().length >= 1, { timeoutMs: 30_000, intervalMs: 100 });
+    lost.hangUp();
+    const createdId = ours()[0]!.key;
+
+    const retry = await publishApi('POST', 'events', {
+      key: apiKey,
+      body,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toEqual({
+      status: 'Success',
+      id: createdId,
+      missingProperties: {},
+      unknownProperties: {},
+    });
+
+    // The same key with another body is refused; a key is the app's own.
+    const reused = await publishApi('POST', 'events', {
+      key: apiKey,
+      body: { ...body, version: 2 },
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(reused.status).toBe(422);
+    expect(await reused.json()).toEqual({
+      errors: [
+        {
+          status: 'Rejected',
+          code: 'IDEMPOTENCY_KEY_REUSED',
+          detail: expect.any(String),
+          invalidProperties: {},
+          missingProperties: {},
+        },
+      ],
+    });
+    const otherApp = await publishApi('POST', 'events', {
+      key: otherApiKey,
+      body,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(otherApp.status).toBe(200);
+    const otherId = ((await otherApp.json()) as { id: string }).id;
+    expect(otherId).not.toBe(createdId);
+
+    // Exactly one event of the first app: the other app's reached the topic, ours once only.
+    await waitFor(() => ours().some((record) => record.key === otherId), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    expect(
+      ours()
+        .map((record) => record.key)
+        .sort(),
+    ).toEqual([createdId, otherId].sort());
   });
 
   it('rejects each spec 01 rule with 400 and the error body, and publishes nothing', async () => {

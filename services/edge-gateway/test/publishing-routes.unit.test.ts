@@ -296,6 +296,114 @@ describe('POST /publish/{version}/events', () => {
   });
 });
 
+describe('POST /publish/{version}/events with an Idempotency-Key', () => {
+  const post = (sut: FastifyInstance, headers: Record<string, string>) =>
+    sut.inject({
+      method: 'POST',
+      url: '/publish/v2/events?apikey=key-1',
+      headers,
+      payload: event,
+    });
+
+  it('passes the key to publisher with the app of the apikey', async () => {
+    const calls: Call[] = [];
+    const sut = await edge({ publishEvent: async () => accepted }, calls);
+
+    const response = await post(sut, { 'idempotency-key': 'b3c1f0e2-7d4a-4c1e-9a52-1f0c2d3e4f50' });
+
+    expect(response.statusCode).toBe(200);
+    expect(calls).toEqual([
+      {
+        method: 'publishEvent',
+        input: { appId: 'app-1', event, idempotencyKey: 'b3c1f0e2-7d4a-4c1e-9a52-1f0c2d3e4f50' },
+      },
+    ]);
+  });
+
+  it('answers a key reused with another body with 422 in the publishing body', async () => {
+    const sut = await edge({
+      publishEvent: async () => {
+        throw new AppError(
+          'failed_precondition',
+          'this Idempotency-Key was used with a different request',
+          { details: { reason: 'idempotency-key-reused' } },
+        );
+      },
+    });
+
+    const response = await post(sut, { 'idempotency-key': 'key-a' });
+
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual(
+      publishingError([
+        { status: 'Rejected', code: 'IDEMPOTENCY_KEY_REUSED', detail: expect.any(String) },
+      ]),
+    );
+  });
+
+  it('answers a key whose first request still runs with 409 in the publishing body', async () => {
+    const sut = await edge({
+      publishEvent: async () => {
+        throw new AppError('aborted', 'a request with this Idempotency-Key is still running', {
+          details: { reason: 'idempotency-key-in-progress' },
+        });
+      },
+    });
+
+    const response = await post(sut, { 'idempotency-key': 'key-b' });
+
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual(
+      publishingError([
+        { status: 'Error', code: 'IDEMPOTENCY_KEY_IN_PROGRESS', detail: expect.any(String) },
+      ]),
+    );
+  });
+
+  it.each([
+    ['over 255 characters', 'k'.repeat(256)],
+    ['with a control character', 'key\tone'],
+  ])('rejects a key %s with 400 before calling publisher', async (_label, key) => {
+    const calls: Call[] = [];
+    const sut = await edge({ publishEvent: async () => accepted }, calls);
+
+    const response = await post(sut, { 'idempotency-key': key });
+
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual(
+      publishingError([
+        {
+          status: 'Rejected',
+          code: 'INVALID_PROPERTY',
+          detail: expect.any(String),
+          invalidProperties: { 'idempotency-key': expect.any(String) },
+        },
+      ]),
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('is documented in the OpenAPI document with its 409 and 422', async () => {
+    const sut = await edge({});
+    const doc = (await sut.inject({ url: '/openapi.json' })).json() as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          { parameters?: { in: string; name: string }[]; responses: Record<string, unknown> }
+        >
+      >;
+    };
+    for (const path of ['/publish/{version}/events', '/publish/events']) {
+      const operation = doc.paths[path]!.post!;
+      expect(operation.parameters).toContainEqual(
+        expect.objectContaining({ in: 'header', name: 'idempotency-key' }),
+      );
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['409', '422']));
+    }
+  });
+});
+
 describe('PUT /publish/{version}/events/{id}', () => {
   it('replaces the event of the app and answers the publication result', async () => {
     const calls: Call[] = [];

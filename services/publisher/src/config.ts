@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
 
@@ -7,6 +7,13 @@ export const configSchema = serviceConfigSchema({
   name: 'publisher',
   httpPort: 8082,
   grpcPort: 50052,
+}).extend({
+  /** How long an `Idempotency-Key` of a publication is kept and its first outcome answered again. */
+  IDEMPOTENCY_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(24 * 60 * 60_000),
 });
 
 export type PublisherConfig = z.output<typeof configSchema>;

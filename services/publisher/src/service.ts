@@ -1,9 +1,20 @@
 import { allTopics } from '@marquee/proto/topics';
 import { publishingV1 } from '@marquee/proto';
+import {
+  createIdempotency,
+  idempotencyIndexes,
+  type IdempotencyRecord,
+} from '@marquee/platform/idempotency';
 import { ensureIndexes } from '@marquee/platform/mongo';
-import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
+import { busRawPublisher, createOutboxRelay, type OutboxSource } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
-import { createMemoryStore, createMongoStore } from '@marquee/platform/store';
+import {
+  createMemoryStore,
+  createMongoStore,
+  type StoreIndex,
+  type Versioned,
+  type VersionedStore,
+} from '@marquee/platform/store';
 import { newEventId } from './adapters/event-ids.js';
 import {
   createPublishedEventRepository,
@@ -15,36 +26,59 @@ import { createPublishing } from './app/publishing.js';
 import type { PublisherConfig } from './config.js';
 import { publisherServiceImplementation } from './ports/grpc/publisher-service.js';
 
+/** Collection of the `Idempotency-Key` records of publications. */
+export const IDEMPOTENCY_COLLECTION = 'idempotency';
+/** How often expired idempotency records are deleted (FerretDB has no TTL indexes). */
+const PURGE_EVERY_MS = 60_000;
+
 /**
  * Composition root of publisher: the published-event store (Mongo, or memory in the embedded
- * default), the use cases, the gRPC API and the outbox relay that moves `event-changed` to the bus.
+ * default), the idempotency records of publications, the use cases, the gRPC API and the outbox
+ * relay that moves `event-changed` to the bus.
  */
 export async function composePublisher(
   infra: ServiceInfra,
-  _config: PublisherConfig,
+  config: PublisherConfig,
 ): Promise<ServiceParts> {
   const { logger, mongo } = infra;
-  let store;
-  if (mongo) {
-    const mongoStore = createMongoStore<StoredPublishedEvent>({
-      connection: mongo,
-      collection: PUBLISHED_EVENTS_COLLECTION,
-      indexes: publishedEventIndexes,
-    });
+  const storeOf = async <T extends Versioned>(
+    collection: string,
+    indexes: readonly StoreIndex<T>[],
+  ): Promise<VersionedStore<T> & OutboxSource> => {
+    if (!mongo) return createMemoryStore<T>({ name: collection, indexes });
+    const mongoStore = createMongoStore<T>({ connection: mongo, collection, indexes });
     // Built before serving: autoIndex is off (platform/mongo).
     await ensureIndexes(mongo, [mongoStore], logger);
-    store = mongoStore;
-  } else {
-    store = createMemoryStore<StoredPublishedEvent>({
-      name: PUBLISHED_EVENTS_COLLECTION,
-      indexes: publishedEventIndexes,
-    });
-  }
+    return mongoStore;
+  };
+  const store = await storeOf<StoredPublishedEvent>(
+    PUBLISHED_EVENTS_COLLECTION,
+    publishedEventIndexes,
+  );
+  const idempotency = createIdempotency(
+    await storeOf<IdempotencyRecord>(IDEMPOTENCY_COLLECTION, idempotencyIndexes),
+    { ttlMs: config.IDEMPOTENCY_TTL_MS },
+  );
   const publishing = createPublishing({
     repository: createPublishedEventRepository(store),
     newId: newEventId,
     clock: () => new Date(),
+    publicationKeyWindowMs: config.IDEMPOTENCY_TTL_MS,
   });
+  // One purge at a time per process; replicas purging together are kept apart by compare-and-set.
+  let purgeTimer: NodeJS.Timeout | undefined;
+  let purging = false;
+  const purge = async () => {
+    if (purging) return;
+    purging = true;
+    try {
+      await idempotency.purgeExpired();
+    } catch (error) {
+      logger.warn({ err: error }, 'idempotency purge failed; the next one retries');
+    } finally {
+      purging = false;
+    }
+  };
   const relay = createOutboxRelay({
     sources: [store],
     publish: busRawPublisher(infra.bus, allTopics),
@@ -62,10 +96,17 @@ export async function composePublisher(
           DeleteEvent: { callers: ['edge-gateway'] },
           GetEvent: { callers: ['edge-gateway'] },
         },
-        implementation: publisherServiceImplementation(publishing),
+        implementation: publisherServiceImplementation(publishing, idempotency),
       },
     ],
-    start: async () => relay.start(),
-    stop: () => relay.stop(),
+    start: async () => {
+      await relay.start();
+      purgeTimer = setInterval(() => void purge(), PURGE_EVERY_MS);
+      purgeTimer.unref();
+    },
+    stop: async () => {
+      clearInterval(purgeTimer);
+      await relay.stop();
+    },
   };
 }

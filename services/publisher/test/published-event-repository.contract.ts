@@ -62,6 +62,23 @@ export function publishedEventRepositoryContract(
       await expect(sut.create(event)).rejects.toMatchObject({ kind: 'already_exists' });
     });
 
+    it("finds an app's event by the publication key that created it, within the window", async () => {
+      const { sut } = await setup();
+      const keyed = aPublishedEvent({ publicationKey: 'pk-1' });
+      await sut.create(keyed);
+      await sut.create(aPublishedEvent());
+      const before = new Date(keyed.createdAt.getTime() - 1);
+      const after = new Date(keyed.createdAt.getTime() + 1);
+
+      expect(await sut.findByPublicationKey('app-1', 'pk-1', before)).toEqual({
+        ...keyed,
+        version: 1,
+      });
+      expect(await sut.findByPublicationKey('app-2', 'pk-1', before)).toBeUndefined();
+      expect(await sut.findByPublicationKey('app-1', 'pk-2', before)).toBeUndefined();
+      expect(await sut.findByPublicationKey('app-1', 'pk-1', after)).toBeUndefined();
+    });
+
     it('records event-changed with the whole state, keyed by the event id', async () => {
       const { sut, relay } = await setup();
       const event = aPublishedEvent();

@@ -128,6 +128,74 @@ describe('publisher over gRPC (memory adapters)', () => {
     });
   });
 
+  it('answers a retry with the same Idempotency-Key and event with the first outcome', async () => {
+    const key = 'retry-key-1';
+    const posted = { ...event, names: { 'en-us': 'Once' } };
+    const first = await callUnary(
+      sut,
+      'publishEvent',
+      publish({ appId: 'app-1', apiVersion: 'v2', event: posted, idempotencyKey: key }),
+    );
+    // The same JSON with its keys in another order is the same request.
+    const reordered = Object.fromEntries(Object.entries(posted).reverse());
+    const retry = await callUnary(
+      sut,
+      'publishEvent',
+      publish({ appId: 'app-1', apiVersion: 'v2', event: reordered, idempotencyKey: key }),
+    );
+
+    expect(retry).toEqual(first);
+    // Another app's key of the same name is its own.
+    const otherApp = await callUnary(
+      sut,
+      'publishEvent',
+      publish({ appId: 'app-2', apiVersion: 'v2', event: posted, idempotencyKey: key }),
+    );
+    expect(otherApp.id).not.toBe(first.id);
+    await waitFor(() => received.some((r) => r.key === otherApp.id));
+    expect(received.filter((r) => r.key === first.id)).toHaveLength(1);
+  });
+
+  it('refuses the same Idempotency-Key with another event (idempotency-key-reused)', async () => {
+    const key = 'retry-key-2';
+    await callUnary(
+      sut,
+      'publishEvent',
+      publish({ appId: 'app-1', apiVersion: 'v2', event, idempotencyKey: key }),
+    );
+    await expect(
+      callUnary(
+        sut,
+        'publishEvent',
+        publish({
+          appId: 'app-1',
+          apiVersion: 'v2',
+          event: { ...event, version: 2 },
+          idempotencyKey: key,
+        }),
+      ),
+    ).rejects.toMatchObject({
+      kind: 'failed_precondition',
+      details: { reason: 'idempotency-key-reused' },
+    });
+  });
+
+  it('answers a retried rejection with the same error items', async () => {
+    const request = publish({
+      appId: 'app-1',
+      apiVersion: 'v2',
+      event: { ...event, id: 'mine' },
+      idempotencyKey: 'retry-key-3',
+    });
+    const first = await callUnary(sut, 'publishEvent', request).catch((error: unknown) => error);
+    const retry = await callUnary(sut, 'publishEvent', request).catch((error: unknown) => error);
+    expect(first).toMatchObject({ kind: 'invalid_argument' });
+    expect(retry).toMatchObject({
+      kind: 'invalid_argument',
+      details: (first as { details: unknown }).details,
+    });
+  });
+
   it('updates with a newer version, refuses a stale one, and deletes with a tombstone', async () => {
     const { id } = await callUnary(sut, 'publishEvent', publish({ appId: 'app-1', event }));
 

@@ -24,11 +24,16 @@ export function createPublisherClient(
 ): Publishing & { close(): void } {
   const client = createGrpcClient(publishingV1.PublisherServiceClient, address, options);
   return {
-    async publishEvent({ appId, event }) {
+    async publishEvent({ appId, event, idempotencyKey }) {
       const response = await callUnary(
         client,
         'publishEvent',
-        publishingV1.PublishEventRequest.fromPartial({ appId, apiVersion: 'v2', event }),
+        publishingV1.PublishEventRequest.fromPartial({
+          appId,
+          apiVersion: 'v2',
+          event,
+          idempotencyKey: idempotencyKey ?? '',
+        }),
       );
       return answer(response);
     },

@@ -13,9 +13,15 @@ export interface PublicationAnswer {
  * publisher, `details.errors`: the items of the publishing error body.
  */
 export interface Publishing {
+  /**
+   * With an `idempotencyKey` (the `Idempotency-Key` header), a retry with the same key and event
+   * answers the first outcome; the same key with another event fails with kind
+   * `failed_precondition`, `details.reason` `idempotency-key-reused`.
+   */
   publishEvent(input: {
     appId: string;
     event: Record<string, unknown>;
+    idempotencyKey?: string;
   }): Promise<PublicationAnswer>;
   updateEvent(input: {
     appId: string;

@@ -19,12 +19,16 @@ export interface StoredPublishedEvent {
   bodyJson: string;
   createdAt: Date;
   updatedAt: Date;
+  /** Digest of the app and the `Idempotency-Key` of the publication that created it, if any. */
+  publicationKey?: string;
 }
 
 export const PUBLISHED_EVENTS_COLLECTION = 'published_events';
 
 export const publishedEventIndexes: readonly StoreIndex<StoredPublishedEvent>[] = [
   { fields: { appId: 1, updatedAt: -1 } },
+  // A retried publication looks for the event its first attempt created.
+  { fields: { appId: 1, publicationKey: 1 } },
 ];
 
 const toStored = (event: PublishedEvent): StoredPublishedEvent => ({
@@ -36,6 +40,7 @@ const toStored = (event: PublishedEvent): StoredPublishedEvent => ({
   bodyJson: JSON.stringify(event.body),
   createdAt: event.createdAt,
   updatedAt: event.updatedAt,
+  ...(event.publicationKey ? { publicationKey: event.publicationKey } : {}),
 });
 
 const fromStored = (stored: StoredPublishedEvent): PublishedEvent => ({
@@ -46,6 +51,7 @@ const fromStored = (stored: StoredPublishedEvent): PublishedEvent => ({
   body: JSON.parse(stored.bodyJson) as Record<string, unknown>,
   createdAt: stored.createdAt,
   updatedAt: stored.updatedAt,
+  ...(stored.publicationKey ? { publicationKey: stored.publicationKey } : {}),
 });
 
 /** `event-changed` for a state: the whole event, keyed by its id (compacted topic). */
@@ -67,6 +73,13 @@ export function createPublishedEventRepository(
   return {
     async get(id) {
       const stored = await store.get(id);
+      return stored && fromStored(stored);
+    },
+    async findByPublicationKey(appId, publicationKey, since) {
+      const [stored] = await store.find(
+        { appId, publicationKey, createdAt: { $gte: since } },
+        { sort: { createdAt: 1 }, limit: 1 },
+      );
       return stored && fromStored(stored);
     },
     async create(event) {

@@ -8,6 +8,12 @@ import type { PublishedEvent } from '../domain/published-event.js';
  */
 export interface PublishedEventRepository {
   get(id: string): Promise<PublishedEvent | undefined>;
+  /** The app's event created at or after `since` by the publication with this key, if any. */
+  findByPublicationKey(
+    appId: string,
+    publicationKey: string,
+    since: Date,
+  ): Promise<PublishedEvent | undefined>;
   /** Stores a new event at version 1. */
   create(event: PublishedEvent): Promise<PublishedEvent>;
   /** Replaces the event if it is still at `expectedVersion`; the stored version becomes +1. */

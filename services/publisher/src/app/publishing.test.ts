@@ -10,6 +10,13 @@ function inMemoryRepository(): PublishedEventRepository & { events: Map<string, 
   return {
     events,
     get: async (id) => events.get(id),
+    findByPublicationKey: async (appId, publicationKey, since) =>
+      [...events.values()].find(
+        (event) =>
+          event.appId === appId &&
+          event.publicationKey === publicationKey &&
+          event.createdAt.getTime() >= since.getTime(),
+      ),
     create: async (event) => {
       events.set(event.id, { ...event, version: 1 });
       return events.get(event.id)!;
@@ -37,12 +44,14 @@ const body = (overrides: Record<string, unknown> = {}) => ({
 function setup() {
   const repository = inMemoryRepository();
   let n = 0;
+  const clock = { now: new Date('2026-03-01T10:00:00Z') };
   const sut = createPublishing({
     repository,
     newId: () => `EvtId${String(++n).padStart(10, '0')}`,
-    clock: () => new Date('2026-03-01T10:00:00Z'),
+    clock: () => clock.now,
+    publicationKeyWindowMs: 24 * 60 * 60_000,
   });
-  return { sut, repository };
+  return { sut, repository, clock };
 }
 
 describe('publish', () => {
@@ -86,6 +95,28 @@ describe('publish', () => {
     const second = await sut.publish({ appId: 'app-1', body: body() });
     expect(first.id).not.toBe(second.id);
     expect(repository.events.size).toBe(2);
+  });
+
+  it('answers the event a publication key already created instead of creating another', async () => {
+    const { sut, repository } = setup();
+    const first = await sut.publish({ appId: 'app-1', body: body(), publicationKey: 'k1' });
+    // The repeat after a crash between the write and the idempotency record.
+    const again = await sut.publish({ appId: 'app-1', body: body(), publicationKey: 'k1' });
+
+    expect(again).toEqual(first);
+    expect(repository.events.size).toBe(1);
+    expect(repository.events.get(first.id)?.publicationKey).toBe('k1');
+  });
+
+  it('keeps publication keys apart per app and forgets them after the window', async () => {
+    const { sut, repository, clock } = setup();
+    const first = await sut.publish({ appId: 'app-1', body: body(), publicationKey: 'k1' });
+    const otherApp = await sut.publish({ appId: 'app-2', body: body(), publicationKey: 'k1' });
+    clock.now = new Date(clock.now.getTime() + 24 * 60 * 60_000 + 1);
+    const later = await sut.publish({ appId: 'app-1', body: body(), publicationKey: 'k1' });
+
+    expect(new Set([first.id, otherApp.id, later.id]).size).toBe(3);
+    expect(repository.events.size).toBe(3);
   });
 
   it('rejects an invalid body with the error items and stores nothing', async () => {

@@ -18,9 +18,17 @@ const isConflict = (error: unknown) =>
 export interface PublishCommand {
   appId: string;
   body: unknown;
+  /**
+   * A digest of the app and the request's `Idempotency-Key`, when it had one (the gRPC port makes
+   * it). The created event keeps it, and a publication with a key whose event already exists
+   * answers that event instead of creating another.
+   */
+  publicationKey?: string;
 }
 
-export interface UpdateCommand extends PublishCommand {
+export interface UpdateCommand {
+  appId: string;
+  body: unknown;
   id: string;
 }
 
@@ -39,18 +47,28 @@ export interface Publishing {
   get(query: { appId: string; id: string }): Promise<PublishedEvent>;
 }
 
+/** How long a publication key finds the event it created, unless told otherwise (24 h). */
+const DEFAULT_PUBLICATION_KEY_WINDOW_MS = 24 * 60 * 60_000;
+
 /**
  * The publishing use cases (spec 01 §Publishing service; updates and deletions as designed in the
- * README). Publication always creates a new event with a generated id; re-posting the same body
- * creates another event. Only the app that published an event can change or delete it, and the
- * publisher's `version` orders its changes.
+ * README). Publication creates a new event with a generated id; re-posting the same body without an
+ * idempotency key creates another event. Only the app that published an event can change or delete
+ * it, and the publisher's `version` orders its changes.
+ *
+ * Retries with an `Idempotency-Key` are answered by the platform's idempotency records in the gRPC
+ * port; the publication key covers the one case those cannot: the first attempt's process died
+ * after creating the event but before recording its outcome, and a retry took the key over.
  */
 export function createPublishing(deps: {
   repository: PublishedEventRepository;
   newId: EventIdGenerator;
   clock: Clock;
+  /** How long after its creation an event is found by its publication key (the key TTL). */
+  publicationKeyWindowMs?: number;
 }): Publishing {
   const { repository, newId, clock } = deps;
+  const keyWindowMs = deps.publicationKeyWindowMs ?? DEFAULT_PUBLICATION_KEY_WINDOW_MS;
 
   const accept = (body: unknown) => {
     const outcome = validatePublishedEvent(body);
@@ -85,10 +103,16 @@ export function createPublishing(deps: {
   };
 
   return {
-    async publish({ appId, body }) {
+    async publish({ appId, body, publicationKey }) {
       if (!appId) throw new MissingApp();
       const outcome = accept(body);
       const now = clock();
+      if (publicationKey) {
+        const since = new Date(now.getTime() - keyWindowMs);
+        const earlier = await repository.findByPublicationKey(appId, publicationKey, since);
+        // The publication's own answer: the event as it was created, whatever happened since.
+        if (earlier) return result({ ...earlier, version: 1 }, outcome);
+      }
       const created = await repository.create({
         id: newId(),
         version: 1,
@@ -97,6 +121,7 @@ export function createPublishing(deps: {
         body: outcome.event as Record<string, unknown>,
         createdAt: now,
         updatedAt: now,
+        ...(publicationKey ? { publicationKey } : {}),
       });
       return result(created, outcome);
     },

@@ -17,6 +17,11 @@ export interface PublishedEvent {
   body: Record<string, unknown>;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * Set when the publication that created the event carried an `Idempotency-Key`: a digest of the
+   * app and the key, so a repeat of that publication finds this event instead of creating another.
+   */
+  publicationKey?: string;
 }
 
 /** Result of an accepted publication or update (spec 01 "Publication result"). */

@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
+import type { Idempotency } from '@marquee/platform/idempotency';
 import { publishingV1 } from '@marquee/proto';
+import stableStringify from 'safe-stable-stringify';
 import type { Publishing } from '../../app/publishing.js';
 import type { PublicationResult } from '../../domain/published-event.js';
 
@@ -17,18 +20,55 @@ const toResponse = (result: PublicationResult): publishingV1.PublishEventRespons
 });
 
 /**
+ * What the idempotency record compares a retry with: the operation and the event as canonical JSON
+ * (keys sorted), so the same body re-serialised in another key order is the same request.
+ */
+const publishRequestBytes = (request: publishingV1.PublishEventRequest): Uint8Array =>
+  new TextEncoder().encode(
+    `PublishEvent\u0000${stableStringify({ apiVersion: request.apiVersion, event: request.event ?? {} })}`,
+  );
+
+/** The key as the created event keeps it: a digest, never the caller's key itself. */
+const publicationKeyOf = (appId: string, key: string): string =>
+  createHash('sha256').update(`${appId}\u0000${key}`).digest('base64url');
+
+/**
  * `marquee.publishing.v1.PublisherService`: maps messages to the use cases and back. The event
  * travels as a Struct, i.e. the JSON the publisher posted. Errors carry a `kind` and
  * `details.errors` (the spec 01 error items); the platform's server turns the kind into the status
  * code and the details into `x-error-details`, which the edge renders as the publishing error body.
+ * A publication with an `idempotency_key` runs once per app and key: a retry answers the first
+ * outcome (platform idempotency records, see README "Idempotency-Key").
  */
 export function publisherServiceImplementation(
   publishing: Publishing,
+  idempotency: Idempotency,
 ): publishingV1.PublisherServiceServer {
   return {
     publishEvent: (async (call: { request: publishingV1.PublishEventRequest }, callback) => {
-      const { appId, event } = call.request;
-      callback(null, toResponse(await publishing.publish({ appId, body: event })));
+      const request = call.request;
+      const { appId, event, idempotencyKey } = request;
+      const publish = async () => toResponse(await publishing.publish({ appId, body: event }));
+      // Without the app there is nothing to scope a key to: the use case refuses the call.
+      if (!appId || !idempotencyKey) return callback(null, await publish());
+      const response = await idempotency.run(
+        {
+          scope: appId,
+          key: idempotencyKey,
+          request: publishRequestBytes(request),
+          encode: (answer) => publishingV1.PublishEventResponse.encode(answer).finish(),
+          decode: (bytes) => publishingV1.PublishEventResponse.decode(bytes),
+        },
+        async () =>
+          toResponse(
+            await publishing.publish({
+              appId,
+              body: event,
+              publicationKey: publicationKeyOf(appId, idempotencyKey),
+            }),
+          ),
+      );
+      callback(null, response);
     }) as publishingV1.PublisherServiceServer['publishEvent'],
     updateEvent: (async (call: { request: publishingV1.UpdateEventRequest }, callback) => {
       const { appId, id, event } = call.request;

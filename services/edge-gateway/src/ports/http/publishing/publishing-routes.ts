@@ -12,6 +12,7 @@ import { requireApiKey } from '../api-key-guard.js';
 import type { ApiFamily } from '../families/family.js';
 import { sendFamilyError, toFamilyError } from '../families/register-family.js';
 import { PublishedEventSchema, propertyPath } from '@marquee/api-schemas';
+import { IDEMPOTENCY_KEY_IN_PROGRESS, IDEMPOTENCY_KEY_REUSED } from '@marquee/platform/idempotency';
 
 /** spec 01: the path `version` is required, default `v2`; it is the only version there is. */
 const SUPPORTED_VERSION = 'v2';
@@ -63,6 +64,22 @@ const DeleteQuery = Type.Object({
     Type.String({
       pattern: '^\\d+(\\.\\d+)?$',
       description: "The publisher's version of the deletion; must not be lower than the stored one",
+    }),
+  ),
+});
+const PublishHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x20-\\x7e]+$',
+      description:
+        'Makes the publication safe to retry: a retry with the same key and the same body, by the ' +
+        'same app within 24 h, answers the first outcome (the same status, body and event id) ' +
+        'instead of creating another event. The same key with a different body answers 422 ' +
+        '`IDEMPOTENCY_KEY_REUSED`; a retry while the first request still runs waits for it, then ' +
+        'answers 409 `IDEMPOTENCY_KEY_IN_PROGRESS`. At most 255 printable ASCII characters; a ' +
+        'random UUID per publication is a good key.',
     }),
   ),
 });
@@ -119,6 +136,33 @@ function sendError(family: ApiFamily, request: FastifyRequest, reply: FastifyRep
     return reply
       .code(400)
       .send(errorBody([rejected('MALFORMED_REQUEST', 'The request body is not valid JSON')]));
+  }
+  const reason = (error.details as { reason?: unknown } | undefined)?.reason;
+  if (reason === IDEMPOTENCY_KEY_REUSED) {
+    request.log.info({ status: 422, family: family.id }, 'idempotency key reused');
+    return reply
+      .code(422)
+      .send(
+        errorBody([
+          rejected(
+            'IDEMPOTENCY_KEY_REUSED',
+            'This Idempotency-Key was already used with a different body; use a new key for a new publication',
+          ),
+        ]),
+      );
+  }
+  if (reason === IDEMPOTENCY_KEY_IN_PROGRESS) {
+    return reply.code(409).send(
+      errorBody([
+        {
+          ...rejected(
+            'IDEMPOTENCY_KEY_IN_PROGRESS',
+            'The first request with this Idempotency-Key is still running; retry later',
+          ),
+          status: 'Error',
+        },
+      ]),
+    );
   }
   const mapped = toFamilyError(family, error);
   const items = error.details?.errors;
@@ -198,18 +242,35 @@ export function publishingRoutes(backends: Backends) {
           schema: {
             tags: ['publishing'],
             summary: 'Publish an event (spec 01); answers the generated id',
+            description:
+              'Creates a new event on every call. Send an `Idempotency-Key` header to make retries ' +
+              'safe: a retry with the same key and body answers the first outcome and creates ' +
+              'nothing more.',
             querystring: ApiKeyQuery,
+            headers: PublishHeaders,
             ...(path.startsWith('/:') ? { params: VersionParams } : {}),
             body: PublishedEventSchema,
-            response: responses,
+            response: {
+              ...responses,
+              409: Type.Object(ErrorBody.properties, {
+                description:
+                  '`IDEMPOTENCY_KEY_IN_PROGRESS`: the first request with this Idempotency-Key is still running',
+              }),
+              422: Type.Object(ErrorBody.properties, {
+                description:
+                  '`IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with a different body',
+              }),
+            },
           },
         },
         async (request, reply) => {
           if (wrongVersion(reply, (request.params as { version?: string }).version)) return reply;
           if (request.validationError) throw request.validationError;
+          const key = (request.headers as { 'idempotency-key'?: string })['idempotency-key'];
           const answer = await backends.publishing.publishEvent({
             appId: appOf(request),
             event: bodyOf(request),
+            ...(key === undefined ? {} : { idempotencyKey: key }),
           });
           return reply.code(200).send(render(answer));
         },

@@ -95,6 +95,14 @@ export interface PublishEventRequest {
    * `api_key`, which publisher does not validate itself.
    */
   appId: string;
+  /**
+   * The `Idempotency-Key` header of the HTTP request; empty = none. Keys are per app and kept
+   * 24 h: a retry with the same key and the same event answers the first outcome (the same id), the
+   * same key with another event is FAILED_PRECONDITION with ErrorInfo reason
+   * `idempotency-key-reused`, and one arriving while the first still runs waits for it, then
+   * ABORTED with reason `idempotency-key-in-progress`.
+   */
+  idempotencyKey: string;
 }
 
 /** Outcome of an accepted publication (spec 01 "Publication result"). */
@@ -229,7 +237,7 @@ export interface PublicationError {
 }
 
 function createBasePublishEventRequest(): PublishEventRequest {
-  return { apiKey: "", apiVersion: "", event: undefined, correlationId: "", appId: "" };
+  return { apiKey: "", apiVersion: "", event: undefined, correlationId: "", appId: "", idempotencyKey: "" };
 }
 
 export const PublishEventRequest: MessageFns<PublishEventRequest> = {
@@ -248,6 +256,9 @@ export const PublishEventRequest: MessageFns<PublishEventRequest> = {
     }
     if (message.appId !== "") {
       writer.uint32(42).string(message.appId);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(50).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -305,6 +316,14 @@ export const PublishEventRequest: MessageFns<PublishEventRequest> = {
             message.appId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -340,6 +359,11 @@ export const PublishEventRequest: MessageFns<PublishEventRequest> = {
         : isSet(object.app_id)
         ? globalThis.String(object.app_id)
         : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -360,6 +384,9 @@ export const PublishEventRequest: MessageFns<PublishEventRequest> = {
     if (message.appId !== "") {
       obj.appId = message.appId;
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 
@@ -373,6 +400,7 @@ export const PublishEventRequest: MessageFns<PublishEventRequest> = {
     message.event = object.event ?? undefined;
     message.correlationId = object.correlationId ?? "";
     message.appId = object.appId ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? "";
     return message;
   },
 };
