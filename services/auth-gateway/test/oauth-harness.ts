@@ -4,12 +4,13 @@ import { createLogger } from '@marquee/platform/logger';
 import type { FastifyInstance } from 'fastify';
 import { onTestFinished, vi } from 'vitest';
 import { createArgon2Hasher } from '../src/adapters/argon2-hasher.js';
-import { createMemoryAuthStores } from '../src/adapters/auth-stores.js';
+import { createMemoryAuthStores, type AuthStores } from '../src/adapters/auth-stores.js';
 import { createKeyStore, createOAuthRepository } from '../src/adapters/oauth-repository.js';
 import { createMemoryRateCounter } from '../src/adapters/rate-counters.js';
 import { createAppRepository, createFanRepository } from '../src/adapters/store-repositories.js';
 import { DeveloperAccess } from '../src/app/developer-access.js';
 import { OAuthFlows, type ThrottlePolicy } from '../src/app/oauth-flows.js';
+import type { AppOAuth } from '../src/domain/app.js';
 import { TrustedProxies } from '@marquee/platform/http';
 import { oauthRoutes } from '../src/ports/http/oauth-routes.js';
 
@@ -30,9 +31,16 @@ export interface Page {
 }
 
 export async function oauthHarness(
-  options: { throttle?: ThrottlePolicy; trustedProxies?: string[] } = {},
+  options: {
+    throttle?: ThrottlePolicy;
+    trustedProxies?: string[];
+    /** OAuth settings of the harness's app (all off by default). */
+    oauth?: Partial<AppOAuth>;
+    /** The stores (default: fresh memory stores); the integration tier passes Mongo ones. */
+    stores?: AuthStores;
+  } = {},
 ) {
-  const stores = createMemoryAuthStores();
+  const stores = options.stores ?? createMemoryAuthStores();
   // The throttles count in fixed windows (a second, a minute, 15 minutes, a day, all aligned to
   // the epoch): a window boundary falling in the middle of a test would reset a count the test
   // relies on. So the test's Date starts at the beginning of a 15-minute window and runs at the
@@ -88,6 +96,7 @@ export async function oauthHarness(
   const app = await access.createApp({
     name: 'Concert <Finder>',
     redirectUris: [APP_URI, OTHER_URI],
+    ...(options.oauth ? { oauth: options.oauth } : {}),
   });
   const fanEmail = `fan-${randomBytes(4).toString('hex')}@example.com`;
   const fan = await access.createFan({ email: fanEmail, password: PASSWORD });

@@ -170,6 +170,24 @@ export function repositoryContract(name: string, make: () => Promise<RepositoryF
       expect(await sut.markCodeUsed('missing', new Date())).toBe(false);
     });
 
+    it('lets exactly one caller mark a refresh token rotated, even concurrently, and never a revoked one', async () => {
+      const sut = (await make()).oauth;
+      const token = aToken({ kind: 'refresh' });
+      await sut.saveToken(token);
+      const results = await Promise.all(
+        [1, 2, 3, 4].map(() => sut.markTokenRotated(token.id, new Date())),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect((await sut.getToken(token.id))?.rotatedAt).toBeInstanceOf(Date);
+      expect(await sut.markTokenRotated(token.id, new Date())).toBe(false);
+      expect(await sut.markTokenRotated('missing', new Date())).toBe(false);
+      const revoked = aToken({ kind: 'refresh', codeId: `code-${unique()}` });
+      await sut.saveToken(revoked);
+      await sut.revokeTokens({ codeId: revoked.codeId }, new Date());
+      expect(await sut.markTokenRotated(revoked.id, new Date())).toBe(false);
+      expect((await sut.getToken(revoked.id))?.rotatedAt).toBeUndefined();
+    });
+
     it('revokes a code family or a grant, leaving other tokens alive', async () => {
       const sut = (await make()).oauth;
       const codeId = `code-${unique()}`;
@@ -222,20 +240,23 @@ export function repositoryContract(name: string, make: () => Promise<RepositoryF
       expect(await sut.getInteraction(interaction.id)).toBeUndefined();
     });
 
-    it('purges codes and tokens that expired before the given time, and nothing else', async () => {
+    it('purges codes and tokens that expired before their own cutoff, and nothing else', async () => {
       const sut = (await make()).oauth;
       const now = Date.now();
-      const oldCode = aCode({ expiresAt: new Date(now - 2 * 86_400_000) });
+      const day = 86_400_000;
+      const oldCode = aCode({ expiresAt: new Date(now - 40 * day) });
+      const keptCode = aCode({ expiresAt: new Date(now - 2 * day) });
       const liveCode = aCode();
-      const oldToken = aToken({ expiresAt: new Date(now - 2 * 86_400_000) });
+      const oldToken = aToken({ expiresAt: new Date(now - 2 * day) });
       const liveToken = aToken();
-      await sut.saveCode(oldCode);
-      await sut.saveCode(liveCode);
-      await sut.saveToken(oldToken);
-      await sut.saveToken(liveToken);
-      expect(await sut.purgeExpired(new Date(now - 86_400_000))).toBeGreaterThanOrEqual(2);
+      for (const code of [oldCode, keptCode, liveCode]) await sut.saveCode(code);
+      for (const token of [oldToken, liveToken]) await sut.saveToken(token);
+      expect(
+        await sut.purgeExpired({ codes: new Date(now - 31 * day), tokens: new Date(now - day) }),
+      ).toBeGreaterThanOrEqual(2);
       expect(await sut.getCode(oldCode.id)).toBeUndefined();
       expect(await sut.getToken(oldToken.id)).toBeUndefined();
+      expect(await sut.getCode(keptCode.id)).toEqual(keptCode);
       expect(await sut.getCode(liveCode.id)).toEqual(liveCode);
       expect(await sut.getToken(liveToken.id)).toEqual(liveToken);
     });

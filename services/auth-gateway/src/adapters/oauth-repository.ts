@@ -39,9 +39,12 @@ export function createOAuthRepository(stores: AuthStores): OAuthRepository {
       return expired.length;
     },
 
-    async purgeExpired(before) {
+    async purgeExpired(cutoffs) {
       let purged = 0;
-      for (const store of [codes, tokens] as const) {
+      for (const [store, before] of [
+        [codes, cutoffs.codes],
+        [tokens, cutoffs.tokens],
+      ] as const) {
         const expired = await store.find({ expiresAt: { $lt: before } }, { limit: 500 });
         for (const doc of expired) if (await store.delete(doc.id)) purged++;
       }
@@ -76,6 +79,18 @@ export function createOAuthRepository(stores: AuthStores): OAuthRepository {
       await tokens.insert(token);
     },
     getToken: async (id) => plain(await tokens.get(id)),
+    async markTokenRotated(id, at) {
+      const current = await tokens.get(id);
+      if (!current || current.rotatedAt || current.revokedAt) return false;
+      try {
+        // Compare-and-set on the version read: of two concurrent refreshes exactly one wins.
+        await tokens.update(id, current.version, (doc) => ({ ...doc, rotatedAt: at }));
+        return true;
+      } catch (error) {
+        if (isVersionConflict(error)) return false;
+        throw error;
+      }
+    },
     async revokeTokens(by, at) {
       const family = await tokens.find(by);
       let revoked = 0;

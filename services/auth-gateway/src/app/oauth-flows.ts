@@ -1,4 +1,4 @@
-import type { DeveloperApp } from '../domain/app.js';
+import { oauthOf, type DeveloperApp } from '../domain/app.js';
 import { AuthError } from '../domain/errors.js';
 import { normalizeEmail } from '../domain/fan.js';
 import {
@@ -137,8 +137,14 @@ export interface Introspection {
 /** How long a verified client secret is trusted without argon2 (see authenticateClient). */
 const VERIFIED_SECRET_TTL_MS = 5 * 60_000;
 
-/** Expired codes are kept a day for replay detection (see purgeExpired). */
-const CODE_KEEP_MS = 86_400_000;
+/**
+ * How long after it expired a code is kept (see purgeExpired): a code is the root of its token
+ * family and carries the family's replay mark, so it stays as long as a refresh token of the family
+ * can live (refresh tokens of a family never outlive the first one), and a day more.
+ */
+const CODE_KEEP_MS = REFRESH_TOKEN_TTL_S * 1000 + DAY_MS;
+/** Expired tokens are kept a day (a late replay of a retired refresh token still finds it). */
+const TOKEN_KEEP_MS = DAY_MS;
 
 const addSeconds = (date: Date, seconds: number) => new Date(date.getTime() + seconds * 1000);
 
@@ -408,13 +414,17 @@ export class OAuthFlows {
   }
 
   /**
-   * Housekeeping (FerretDB has no TTL indexes): abandoned interactions, expired tokens, and codes a
-   * day after they expired — kept that long so a late replay still revokes the tokens of its family.
+   * Housekeeping (FerretDB has no TTL indexes): abandoned interactions, tokens a day after they
+   * expired, and codes once no token of their family can be alive — kept that long so a late replay
+   * (of the code or of a retired refresh token) still marks the family and revokes its tokens.
    */
   async purgeExpired(): Promise<number> {
-    const now = this.now();
-    const interactions = await this.deps.oauth.purgeInteractions(now);
-    const expired = await this.deps.oauth.purgeExpired(new Date(now.getTime() - CODE_KEEP_MS));
+    const now = this.now().getTime();
+    const interactions = await this.deps.oauth.purgeInteractions(new Date(now));
+    const expired = await this.deps.oauth.purgeExpired({
+      codes: new Date(now - CODE_KEEP_MS),
+      tokens: new Date(now - TOKEN_KEEP_MS),
+    });
     return interactions + expired;
   }
 
@@ -474,6 +484,40 @@ export class OAuthFlows {
     return won;
   }
 
+  /**
+   * The refresh token presented at the token endpoint, and whether its app rotates refresh tokens.
+   * A retired (rotated) refresh token presented again is a replay (RFC 9700, section 4.14.2): the
+   * attacker or the legitimate client holds a token the other one already used, and the server
+   * cannot tell which is which, so it is refused and every token of its family is revoked — the
+   * same rule as a replayed code. Undefined for anything not a live refresh token.
+   */
+  async refreshTokenForGrant(
+    value: string,
+  ): Promise<{ token: IssuedToken; rotate: boolean } | undefined> {
+    if (!value) return undefined;
+    const token = await this.deps.oauth.getToken(fingerprint(value));
+    if (token?.kind !== 'refresh') return undefined;
+    if (token.rotatedAt) {
+      await this.replayed(token.codeId);
+      return undefined;
+    }
+    if (!isLive(token, this.now())) return undefined;
+    const app = await this.deps.apps.byId(token.appId);
+    return { token, rotate: oauthOf(app).rotateRefreshTokens };
+  }
+
+  /**
+   * Retires a refresh token that is being exchanged for a new one (compare-and-set). False when
+   * another refresh with the same token got there first: that is a replay too, and the family is
+   * revoked, including the tokens the winner saves afterwards (saveTokens checks the mark).
+   */
+  async rotateRefreshToken(token: IssuedToken): Promise<boolean> {
+    const won = await this.deps.oauth.markTokenRotated(token.id, this.now());
+    if (!won) await this.replayed(token.codeId);
+    return won;
+  }
+
+  /** Marks the family replayed (on its code), then revokes every token of it. */
   private async replayed(codeId: string): Promise<void> {
     const now = this.now();
     await this.deps.oauth.markCodeReplayed(codeId, now);
@@ -481,8 +525,10 @@ export class OAuthFlows {
   }
 
   /**
-   * Stores the fingerprints of newly issued tokens. If the code was replayed meanwhile (a race
-   * between two exchanges), the new tokens are revoked at once.
+   * Stores the fingerprints of newly issued tokens. If the family was marked replayed meanwhile (a
+   * race between two exchanges of a code, or two refreshes with one refresh token), the new tokens
+   * are revoked at once: the mark is set before the family's tokens are looked up, and read here
+   * after the new ones are stored, so whichever comes second sees the other.
    */
   async saveTokens(input: {
     accessToken: string;
@@ -491,6 +537,8 @@ export class OAuthFlows {
     fanId: string;
     codeId: string;
     scope: string;
+    /** A rotated refresh token keeps the expiry of the one it replaces (the family's lifetime). */
+    refreshTokenExpiresAt?: Date;
   }): Promise<{ accessTokenExpiresAt: Date; refreshTokenExpiresAt?: Date }> {
     const now = this.now();
     const base = {
@@ -510,7 +558,7 @@ export class OAuthFlows {
     });
     let refreshTokenExpiresAt: Date | undefined;
     if (input.refreshToken) {
-      refreshTokenExpiresAt = addSeconds(now, REFRESH_TOKEN_TTL_S);
+      refreshTokenExpiresAt = input.refreshTokenExpiresAt ?? addSeconds(now, REFRESH_TOKEN_TTL_S);
       await this.deps.oauth.saveToken({
         ...base,
         id: fingerprint(input.refreshToken),

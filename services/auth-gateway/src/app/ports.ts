@@ -53,8 +53,8 @@ export interface OAuthRepository {
   deleteInteraction(id: string): Promise<void>;
   /** Deletes interactions that expired before `now` (abandoned sign-ins). */
   purgeInteractions(now: Date): Promise<number>;
-  /** Deletes codes and tokens that expired before `before` (a bounded batch per call). */
-  purgeExpired(before: Date): Promise<number>;
+  /** Deletes codes and tokens that expired before their cutoff (a bounded batch per call). */
+  purgeExpired(cutoffs: { codes: Date; tokens: Date }): Promise<number>;
 
   saveCode(code: AuthorizationCode): Promise<void>;
   getCode(id: string): Promise<AuthorizationCode | undefined>;
@@ -64,6 +64,11 @@ export interface OAuthRepository {
 
   saveToken(token: IssuedToken): Promise<void>;
   getToken(id: string): Promise<IssuedToken | undefined>;
+  /**
+   * Compare-and-set: true for the one caller that marked the token rotated; false when it is
+   * missing, revoked or rotated already, or another writer changed it meanwhile.
+   */
+  markTokenRotated(id: string, at: Date): Promise<boolean>;
   /** Revokes every live token of the code's family or of the grant; resolves with how many. */
   revokeTokens(by: { codeId: string } | { grantId: string }, at: Date): Promise<number>;
 

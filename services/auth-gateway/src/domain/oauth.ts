@@ -48,7 +48,10 @@ export interface AuthorizationCode {
   expiresAt: Date;
   /** Set by the first exchange; a second one is a replay. */
   usedAt?: Date;
-  /** Set when a replay was seen: tokens of this code are revoked, even those issued afterwards. */
+  /**
+   * Set when a replay was seen — of this code, or of a retired refresh token of its family: every
+   * token of the family is revoked, even those issued afterwards (a race's winner saving late).
+   */
   replayedAt?: Date;
 }
 
@@ -67,6 +70,11 @@ export interface IssuedToken {
   scope: string;
   expiresAt: Date;
   revokedAt?: Date;
+  /**
+   * Refresh tokens of apps that rotate them: set when the token was exchanged for a new one. It
+   * never works again; presenting it again is a replay (RFC 9700, section 4.14.2) and revokes the family.
+   */
+  rotatedAt?: Date;
 }
 
 /** A fan's approval of an app. */
@@ -84,5 +92,10 @@ export interface Grant {
 export const grantIdOf = (appId: string, fanId: string): string => `${appId}:${fanId}`;
 
 export function isLive(token: IssuedToken | undefined, now: Date): token is IssuedToken {
-  return token !== undefined && token.revokedAt === undefined && token.expiresAt > now;
+  return (
+    token !== undefined &&
+    token.revokedAt === undefined &&
+    token.rotatedAt === undefined &&
+    token.expiresAt > now
+  );
 }

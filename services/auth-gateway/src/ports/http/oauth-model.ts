@@ -10,17 +10,22 @@ import type {
 import type { OAuthFlows } from '../../app/oauth-flows.js';
 import type { DeveloperApp } from '../../domain/app.js';
 import { AuthError } from '../../domain/errors.js';
-import { SCOPE_ALL } from '../../domain/oauth.js';
+import { SCOPE_ALL, type IssuedToken } from '../../domain/oauth.js';
 
 /** The app travels with the library's client object, so no second lookup is needed. */
 interface OAuthClient extends Client {
   app: DeveloperApp;
 }
 
-/** What travels as the library's `user`: the fan and the code family the tokens descend from. */
+/**
+ * What travels as the library's `user`: the fan, the code family the tokens descend from, and in a
+ * refresh the refresh token presented (the library hands it from getRefreshToken to revokeToken
+ * and saveToken).
+ */
 interface FanRef extends User {
   id: string;
   codeId?: string;
+  refresh?: { token: IssuedToken; rotate: boolean };
 }
 
 function toClient(app: DeveloperApp): OAuthClient {
@@ -125,16 +130,23 @@ export function oauthModel(
 
     async saveToken(token: Token, client: Client, user: User) {
       const fan = user as FanRef;
+      // A refresh for an app that does not rotate answers no refresh token (the platform's token
+      // contract): the one presented keeps working. One that rotates answers the new one, which
+      // keeps the expiry of the one it replaces.
+      const { refreshToken: issued, ...rest } = token;
+      const refreshToken = fan.refresh && !fan.refresh.rotate ? undefined : issued;
       const expiries = await flows.saveTokens({
         accessToken: token.accessToken,
-        ...(token.refreshToken ? { refreshToken: token.refreshToken } : {}),
+        ...(refreshToken ? { refreshToken } : {}),
+        ...(fan.refresh ? { refreshTokenExpiresAt: fan.refresh.token.expiresAt } : {}),
         app: (client as OAuthClient).app,
         fanId: fan.id,
         codeId: fan.codeId!,
         scope: (token.scope ?? [SCOPE_ALL]).join(' '),
       });
       return {
-        ...token,
+        ...rest,
+        ...(refreshToken ? { refreshToken } : {}),
         accessTokenExpiresAt: expiries.accessTokenExpiresAt,
         ...(expiries.refreshTokenExpiresAt
           ? { refreshTokenExpiresAt: expiries.refreshTokenExpiresAt }
@@ -145,20 +157,27 @@ export function oauthModel(
     },
 
     async getRefreshToken(refreshToken: string) {
-      const token = await flows.liveToken(refreshToken, 'refresh');
-      if (!token) return false;
+      // A retired refresh token presented again is a replay: refused, its family revoked (flows).
+      const found = await flows.refreshTokenForGrant(refreshToken);
+      if (!found) return false;
+      const { token } = found;
       return {
         refreshToken,
         refreshTokenExpiresAt: token.expiresAt,
         scope: [token.scope],
         client: { id: token.clientId, grants: [] },
-        user: { id: token.fanId, codeId: token.codeId } satisfies FanRef,
+        user: { id: token.fanId, codeId: token.codeId, refresh: found } satisfies FanRef,
       } satisfies RefreshToken;
     },
 
-    // Refresh tokens are not rotated (spec 01: the refresh grant returns no new refresh token), so
-    // the library never revokes one; revocation goes through OAuthFlows.
-    revokeToken: async () => true,
+    // Called by the refresh grant before it issues the new tokens (false → invalid_grant). An app
+    // that rotates retires the token presented, by compare-and-set: of two refreshes with one token
+    // one wins, the other is a replay. Otherwise the token stays valid (nothing to do).
+    async revokeToken(token: RefreshToken | Token) {
+      const refresh = (token.user as FanRef).refresh;
+      if (!refresh?.rotate) return true;
+      return flows.rotateRefreshToken(refresh.token);
+    },
 
     async getAccessToken(accessToken: string) {
       const token = await flows.liveToken(accessToken, 'access');

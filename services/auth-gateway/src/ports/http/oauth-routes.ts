@@ -137,8 +137,10 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
     refreshTokenLifetime: REFRESH_TOKEN_TTL_S,
     authorizationCodeLifetime: CODE_TTL_S,
     allowEmptyState: true,
-    // spec 01: the refresh grant answers without a new refresh token.
-    alwaysIssueNewRefreshToken: false,
+    // The refresh grant always asks the model to retire the token presented and issue a new one;
+    // the model does so only for apps that rotate refresh tokens, and otherwise saves and answers
+    // no new refresh token (the platform's token contract), so the one presented keeps working.
+    alwaysIssueNewRefreshToken: true,
     requireClientAuthentication: { authorization_code: true, refresh_token: true },
   };
 
@@ -461,8 +463,8 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
         if (body.access_token) {
           body.token_type = 'bearer'; // spec 01 §Token response spells it in lower case
           body.expires_in = ACCESS_TOKEN_TTL_S; // the stored lifetime, not the seconds left after issuing
-          if (params.grant_type === 'refresh_token') delete body.refresh_token;
-          else delete body.scope; // spec 01: scope is returned by the refresh grant
+          // The refresh answer has refresh_token only for apps that rotate (oauth-model saveToken).
+          if (params.grant_type !== 'refresh_token') delete body.scope; // only the refresh answers scope
         }
         return reply
           .code(status)
