@@ -260,6 +260,48 @@ describe('security rules and the attacks they stop', () => {
     expect(back.searchParams.get('error_description')).toBe('code_challenge_method must be S256');
   });
 
+  it('require PKCE: an app that requires it gets invalid_request, with the state, for an authorize request without an S256 code_challenge (error page if the redirect is untrusted)', async () => {
+    const t = await harness({ oauth: { requirePkce: true } });
+    const page = await t.open({ state: 'st' });
+    expect(page.status).toBe(302);
+    expect(page.setCookie).toBeUndefined(); // no interaction was opened
+    const back = new URL(page.location!);
+    expect(`${back.origin}${back.pathname}`).toBe(APP_URI);
+    expect(back.searchParams.get('error')).toBe('invalid_request');
+    expect(back.searchParams.get('error_description')).toMatch(/requires PKCE/);
+    expect(back.searchParams.get('state')).toBe('st');
+    // A challenge without method (plain) or with plain is no PKCE it accepts either.
+    for (const params of [
+      { code_challenge: pkcePair().challenge },
+      { code_challenge: pkcePair().challenge, code_challenge_method: 'plain' },
+    ]) {
+      const refused = new URL((await t.open(params)).location!);
+      expect(refused.searchParams.get('error'), JSON.stringify(params)).toBe('invalid_request');
+    }
+    // With S256 the flow runs, and the code needs the verifier.
+    const { verifier, challenge } = pkcePair();
+    const code = (
+      await t.authorize({ code_challenge: challenge, code_challenge_method: 'S256' })
+    ).searchParams.get('code')!;
+    expect((await t.exchange(code, { code_verifier: verifier })).status).toBe(200);
+    // A redirect URI it cannot trust still gets the error page, never a redirect.
+    const untrusted = await t.open({ redirect_uri: 'https://evil.example/callback' });
+    expect(untrusted.status).toBe(400);
+    expect(untrusted.location).toBeUndefined();
+    expect(untrusted.html).toContain('Invalid redirect URI');
+  });
+
+  it('require PKCE: an operator turning it on applies to the next authorize request', async () => {
+    const t = await harness();
+    expect((await t.open()).status).toBe(200);
+    await t.access.setAppOAuth(t.app.appId, { requirePkce: true });
+    const refused = await t.open();
+    expect(refused.status).toBe(302);
+    expect(new URL(refused.location!).searchParams.get('error')).toBe('invalid_request');
+    await t.access.setAppOAuth(t.app.appId, { requirePkce: false });
+    expect((await t.open()).status).toBe(200);
+  });
+
   it('PKCE is no substitute for the client secret: a stolen code and verifier without it get 401', async () => {
     const t = await harness();
     const { verifier, challenge } = pkcePair();

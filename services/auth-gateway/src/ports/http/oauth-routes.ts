@@ -9,6 +9,7 @@ import OAuth2Server, {
 import { serviceKeyring } from '@marquee/platform/grpc';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthFlows } from '../../app/oauth-flows.js';
+import { oauthOf } from '../../domain/app.js';
 import { AuthError } from '../../domain/errors.js';
 import {
   ACCESS_TOKEN_TTL_S,
@@ -230,6 +231,14 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
         const method = params.code_challenge_method;
         if (challenge === undefined && method !== undefined) {
           return back('invalid_request', 'code_challenge_method without code_challenge');
+        }
+        // An app that requires PKCE (an operator's setting) gets no code without a challenge: a
+        // stolen or injected code is then useless without the verifier.
+        if (challenge === undefined && oauthOf(app).requirePkce) {
+          return back(
+            'invalid_request',
+            'This application requires PKCE: send code_challenge with code_challenge_method=S256',
+          );
         }
         if (challenge !== undefined) {
           if (!PKCE_VALUE.test(challenge)) return back('invalid_request', 'Invalid code_challenge');
