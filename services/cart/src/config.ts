@@ -39,6 +39,8 @@ export const configSchema = serviceConfigSchema({
     CART_ORDER_TOKEN_KEY: aesKey.optional(),
     /** How long a reserve waits for the partner before answering PENDING. */
     CART_RESERVE_WAIT_MS: int(1_500),
+    /** Reserves one process runs at once; more are refused 503 (load shedding). */
+    CART_MAX_RESERVES_IN_FLIGHT: int(64, 1),
     /** `poll_after_seconds` of a pending cart. */
     CART_POLL_AFTER_SECONDS: int(1, 1),
     /** CreateBooking attempts of a reserve on transient failures. */

@@ -3,6 +3,7 @@ import {
   idempotencyIndexes,
   type IdempotencyRecord,
 } from '@marquee/platform/idempotency';
+import { periodic } from '@marquee/platform/lifecycle';
 import { pingMongo } from '@marquee/platform/mongo';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
@@ -135,6 +136,7 @@ export async function composeCart(
     log: logger,
     settings: {
       reserveWaitMs: config.CART_RESERVE_WAIT_MS,
+      maxReservesInFlight: config.CART_MAX_RESERVES_IN_FLIGHT,
       pollAfterSeconds: config.CART_POLL_AFTER_SECONDS,
       reserveAttempts: config.CART_RESERVE_ATTEMPTS,
       reserveRetryMs: config.CART_RESERVE_RETRY_MS,
@@ -199,25 +201,23 @@ export async function composeCart(
     logger,
   });
 
-  // One sweep at a time per process; replicas are kept apart by compare-and-set.
-  let timer: NodeJS.Timeout | undefined;
-  let sweeping = false;
+  // One sweep at a time per process (replicas are kept apart by compare-and-set), and at most a
+  // fifth of the time: the sweeper's queries scan on the dev/CI Mongo-wire server, and a sweep
+  // that grew slow must not take the store from the reserves it serves.
   let lastPurge = 0;
-  const sweep = async () => {
-    if (sweeping) return;
-    sweeping = true;
-    try {
+  const sweeper = periodic(
+    async () => {
       await app.sweep();
       if (Date.now() - lastPurge > 60_000) {
         lastPurge = Date.now();
         await idempotency.purgeExpired();
       }
-    } catch (error) {
-      logger.warn({ err: error }, 'cart sweep failed; next tick retries');
-    } finally {
-      sweeping = false;
-    }
-  };
+    },
+    {
+      intervalMs: config.CART_SWEEP_INTERVAL_MS,
+      onError: (error) => logger.warn({ err: error }, 'cart sweep failed; next run retries'),
+    },
+  );
 
   return {
     grpc: [cartGrpc(app, idempotency), commerce.grpc, topPicks.grpc],
@@ -232,11 +232,10 @@ export async function composeCart(
       topPicks.start();
       // Written behind once caught up, so a replayed event is written once, not per record.
       void caughtUp.then(() => durable?.start(PROJECTION_WRITE_BEHIND_MS));
-      timer = setInterval(() => void sweep(), config.CART_SWEEP_INTERVAL_MS);
-      timer.unref();
+      sweeper.start();
     },
     stop: async () => {
-      clearInterval(timer);
+      await sweeper.stop();
       await app.drain();
       await durable?.stop();
       await relay.stop();

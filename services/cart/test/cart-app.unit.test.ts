@@ -173,6 +173,26 @@ describe('CartApp', () => {
     expect((await slow.app.get(owner, pending.cart.id)).cart.status).toBe('HELD');
   });
 
+  it('sheds reserves beyond the in-flight limit at once, and admits again once they finish', async () => {
+    const busy = await setup({ settings: { reserveWaitMs: 5, maxReservesInFlight: 2 } });
+    let open!: () => void;
+    busy.connector.gate = new Promise((resolve) => (open = resolve));
+    const first = await busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    const second = await busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    expect([first.cart.status, second.cart.status]).toEqual(['PENDING', 'PENDING']);
+
+    await expect(
+      busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
+    ).rejects.toMatchObject({ kind: 'unavailable', details: { retryAfterMs: expect.any(Number) } });
+    // Refused before anything was written: only the two admitted carts hold places.
+    open();
+    await busy.app.drain();
+    expect(busy.connector.held()).toBe(2);
+
+    const third = await busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    expect(third.cart.status).toBe('HELD');
+  });
+
   it('a cart released while pending gives the booking back once the partner answers', async () => {
     let open!: () => void;
     s.connector.gate = new Promise((resolve) => (open = resolve));

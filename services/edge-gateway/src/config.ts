@@ -52,6 +52,11 @@ export const configSchema = serviceConfigSchema({
   TRUSTED_PROXIES: trustedProxiesSetting('none'),
   /** Deadline of each call to a backend service. */
   BACKEND_DEADLINE_MS: z.coerce.number().int().positive().default(5_000),
+  /**
+   * Calls in flight to one backend connection at most; beyond, the request is answered 503 with
+   * Retry-After at once instead of queueing behind calls that will outlive their deadline.
+   */
+  BACKEND_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(256),
 });
 
 export type EdgeGatewayConfig = z.output<typeof configSchema>;

@@ -36,7 +36,11 @@ export async function composeEdgeGateway(
       `edge-gateway: ADMIN_TOKEN not set; generated admin token for this process: ${adminToken}`,
     );
   }
-  const options = { deadlineMs: config.BACKEND_DEADLINE_MS, logger: infra.logger };
+  const options = {
+    deadlineMs: config.BACKEND_DEADLINE_MS,
+    maxInFlight: config.BACKEND_MAX_IN_FLIGHT,
+    logger: infra.logger,
+  };
   const auth = createAuthGatewayClient(config.GRPC_ADDR_AUTH_GATEWAY, options);
   const deals = createDealsClient(config.GRPC_ADDR_DEALS, options);
   const catalog = createCatalogIndexerClient(config.GRPC_ADDR_CATALOG_INDEXER, options);

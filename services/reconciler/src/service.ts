@@ -1,3 +1,4 @@
+import { periodic, type Periodic } from '@marquee/platform/lifecycle';
 import { pingMongo } from '@marquee/platform/mongo';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
@@ -67,21 +68,16 @@ export async function composeReconciler(
   await bus.subscribe(orderCancelledTopic, subscription, orderCancelledHandler(app));
   await bus.subscribe(partnerCallFailedTopic, subscription, partnerCallFailedHandler(app));
 
-  // One tick at a time per timer: a slow partner makes the next tick wait, never overlap.
-  const timers: NodeJS.Timeout[] = [];
+  // One run at a time per job, and at most a fifth of the time (platform `periodic`): a slow
+  // partner or a slow store makes the next run wait longer, never overlap.
+  const jobs: Periodic[] = [];
   const every = (intervalMs: number, name: string, work: () => Promise<unknown>) => {
-    let running = false;
-    const timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      work()
-        .catch((error: unknown) => logger.warn({ err: error }, `${name} failed; next tick retries`))
-        .finally(() => {
-          running = false;
-        });
-    }, intervalMs);
-    timer.unref();
-    timers.push(timer);
+    const job = periodic(work, {
+      intervalMs,
+      onError: (error) => logger.warn({ err: error }, `${name} failed; next run retries`),
+    });
+    job.start();
+    jobs.push(job);
   };
 
   return {
@@ -98,7 +94,7 @@ export async function composeReconciler(
       }
     },
     stop: async () => {
-      timers.forEach((timer) => clearInterval(timer));
+      await Promise.all(jobs.map((job) => job.stop()));
       await relay.stop();
       client?.close();
     },

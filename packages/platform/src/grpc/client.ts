@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
+import { AppError } from '../errors/index.js';
 import type { Logger } from '../logger/create-logger.js';
 import { CORRELATION_ID_HEADER, currentCorrelationId } from '../logger/correlation.js';
 import {
@@ -11,6 +12,7 @@ import {
   serviceTokenFor,
 } from './service-auth.js';
 import type { ServiceKeyring } from './service-token.js';
+import { propagatedDeadline } from './call-context.js';
 import { fromGrpcError } from './status.js';
 
 /** The shape of a ts-proto (`outputServices=grpc-js`) client class. */
@@ -35,7 +37,22 @@ export interface CreateGrpcClientOptions {
   caller?: string;
   /** The key service tokens are signed with. Default: the process's. */
   serviceKeyring?: ServiceKeyring;
+  /**
+   * Calls through {@link callUnary} this client keeps in flight at most; one more fails at once
+   * `unavailable` (load shedding: the caller answers 503 with Retry-After instead of queueing work
+   * its own caller will have given up on). Default: no bound.
+   */
+  maxInFlight?: number;
 }
+
+/** How long a call refused by `maxInFlight` suggests waiting before trying again. */
+export const SHED_RETRY_AFTER_MS = 1_000;
+
+interface InFlight {
+  readonly limit: number;
+  count: number;
+}
+const inFlightOf = new WeakMap<object, InFlight>();
 
 /**
  * The HTTP/2 receive window of a client's connection and streams. HTTP/2's default, 65,535 bytes,
@@ -64,10 +81,10 @@ export function createGrpcClient<C>(
   const callerAtCreation = options.caller ?? currentServiceName();
 
   const interceptor: grpc.Interceptor = (callOptions, nextCall) => {
-    const withDeadline =
-      callOptions.deadline === undefined
-        ? { ...callOptions, deadline: Date.now() + deadlineMs }
-        : callOptions;
+    // Never past the deadline of the call being served, if any (call-context.ts).
+    const own =
+      callOptions.deadline === undefined ? Date.now() + deadlineMs : toMs(callOptions.deadline);
+    const withDeadline = { ...callOptions, deadline: propagatedDeadline(own) };
     const path = callOptions.method_definition.path;
     const started = performance.now();
     // Read now: `start` may run after the caller's async context has moved on.
@@ -99,11 +116,21 @@ export function createGrpcClient<C>(
     });
   };
 
-  return new Client(address, options.credentials ?? grpc.credentials.createInsecure(), {
+  const client = new Client(address, options.credentials ?? grpc.credentials.createInsecure(), {
     'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
     ...options.channelOptions,
     interceptors: [...(options.channelOptions?.interceptors ?? []), interceptor],
   });
+  if (options.maxInFlight !== undefined) {
+    if (!Number.isInteger(options.maxInFlight) || options.maxInFlight < 1)
+      throw new RangeError('createGrpcClient: maxInFlight must be a positive integer');
+    inFlightOf.set(client as object, { limit: options.maxInFlight, count: 0 });
+  }
+  return client;
+}
+
+function toMs(deadline: grpc.Deadline): number {
+  return deadline instanceof Date ? deadline.getTime() : deadline;
 }
 
 type UnaryCallback<Res> = (error: grpc.ServiceError | null, response: Res) => void;
@@ -155,7 +182,17 @@ export function callUnary<C, M extends UnaryMethodName<C>>(
   const fn = client[method] as unknown as UnaryMethod<RequestOf<C[M]>, ResponseOf<C[M]>>;
   const callOptions: Partial<grpc.CallOptions> =
     options.deadlineMs === undefined ? {} : { deadline: Date.now() + options.deadlineMs };
-  return new Promise((resolve, reject) => {
+  const bound = inFlightOf.get(client as object);
+  if (bound !== undefined) {
+    if (bound.count >= bound.limit)
+      return Promise.reject(
+        new AppError('unavailable', 'too many calls in flight to a backend; retry shortly', {
+          details: { retryAfterMs: SHED_RETRY_AFTER_MS },
+        }),
+      );
+    bound.count += 1;
+  }
+  const settled = new Promise<ResponseOf<C[M]>>((resolve, reject) => {
     fn.call(
       client,
       request,
@@ -166,5 +203,9 @@ export function callUnary<C, M extends UnaryMethodName<C>>(
         else resolve(response);
       },
     );
+  });
+  if (bound === undefined) return settled;
+  return settled.finally(() => {
+    bound.count -= 1;
   });
 }

@@ -23,6 +23,13 @@ export {
 } from './client.js';
 export { OnePerTurn } from './one-per-turn.js';
 export {
+  callerGaveUp,
+  detachedFromCall,
+  incomingCall,
+  propagatedDeadline,
+  type IncomingCall,
+} from './call-context.js';
+export {
   SERVICE_CALLER_METADATA,
   SERVICE_TOKEN_METADATA,
   ServiceAuthKeyMissingError,

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
+import { AppError } from '../errors/index.js';
 import type { Logger } from '../logger/create-logger.js';
 import {
   CORRELATION_ID_HEADER,
@@ -15,6 +16,7 @@ import {
   type RpcAccessPolicy,
 } from './service-auth.js';
 import type { ServiceKeyring } from './service-token.js';
+import { runInIncomingCall, type IncomingCall } from './call-context.js';
 import { toGrpcError } from './status.js';
 
 export interface GrpcServiceRegistration {
@@ -204,7 +206,7 @@ function wrapImplementation(
 
     if (!method.responseStream) {
       // Unary and client-streaming: the answer goes through the callback.
-      wrapped[name] = ((call: unknown, callback: AnyCallback) => {
+      wrapped[name] = ((call: grpc.ServerUnaryCall<unknown, unknown>, callback: AnyCallback) => {
         let answered = false;
         const respond: AnyCallback = (error, value, trailer, flags) => {
           if (answered) return;
@@ -212,15 +214,23 @@ function wrapImplementation(
           if (error) callback(fail(error));
           else callback(null, value, trailer, flags);
         };
-        try {
-          const result: unknown = (handler as (call: unknown, callback: AnyCallback) => unknown)(
-            call,
-            respond,
-          );
-          if (isPromiseLike(result)) result.then(undefined, (error: unknown) => respond(error));
-        } catch (error) {
-          respond(error);
+        const incoming = incomingOf(call);
+        // A call that waited in a queue past its deadline is not started: its caller has gone.
+        if (incoming.cancelled()) {
+          respond(new AppError('deadline_exceeded', 'the caller gave up before the call started'));
+          return;
         }
+        runInIncomingCall(incoming, () => {
+          try {
+            const result: unknown = (handler as (call: unknown, callback: AnyCallback) => unknown)(
+              call,
+              respond,
+            );
+            if (isPromiseLike(result)) result.then(undefined, (error: unknown) => respond(error));
+          } catch (error) {
+            respond(error);
+          }
+        });
       }) as grpc.UntypedHandleCall;
     } else {
       // Server-streaming and bidi: a failure ends the stream with its status.
@@ -236,6 +246,17 @@ function wrapImplementation(
     }
   }
   return wrapped;
+}
+
+/** The deadline and cancellation of a call being served (call-context.ts). */
+function incomingOf(call: grpc.ServerUnaryCall<unknown, unknown>): IncomingCall {
+  const raw = call.getDeadline();
+  const deadline =
+    raw instanceof Date ? raw.getTime() : Number.isFinite(raw) ? raw : Number.POSITIVE_INFINITY;
+  return {
+    deadline,
+    cancelled: () => call.cancelled || Date.now() >= deadline,
+  };
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {

@@ -6,3 +6,4 @@ export {
   type StopStep,
 } from './lifecycle.js';
 export { runMain, type RunMainOptions } from './run-main.js';
+export { pauseAfter, periodic, type Periodic, type PeriodicOptions } from './periodic.js';

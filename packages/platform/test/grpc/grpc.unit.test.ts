@@ -8,6 +8,7 @@ import {
   callUnary,
   createGrpcClient,
   createGrpcServer,
+  detachedFromCall,
   fromGrpcError,
   kindFromGrpcStatus,
   startGrpcServer,
@@ -272,6 +273,91 @@ describe('createGrpcServer + createGrpcClient', () => {
         grpc_code: 'NOT_FOUND',
       }),
     );
+  });
+});
+
+describe('maxInFlight', () => {
+  it('refuses a call beyond the bound at once, unavailable, and admits again once one ends', async () => {
+    const bounded = createGrpcClient(GreeterClientCtor, address, {
+      deadlineMs: DEFAULT_DEADLINE_MS,
+      maxInFlight: 1,
+    });
+    try {
+      const slow = callUnary(bounded, 'slow', { delayMs: 300 });
+      await expect(callUnary(bounded, 'sayHello', { name: 'second' })).rejects.toMatchObject({
+        kind: 'unavailable',
+        details: { retryAfterMs: expect.any(Number) },
+      });
+      expect((await slow).message).toBe('late');
+      expect((await callUnary(bounded, 'sayHello', { name: 'third' })).message).toBe('hello third');
+      // A failed call frees its place too.
+      await expect(callUnary(bounded, 'fail', { mode: 'not_found' })).rejects.toMatchObject({
+        kind: 'not_found',
+      });
+      expect((await callUnary(bounded, 'sayHello', { name: 'fourth' })).message).toBe(
+        'hello fourth',
+      );
+    } finally {
+      bounded.close();
+    }
+  });
+});
+
+describe('deadline propagation', () => {
+  // A front service whose handler calls the greeter above, as cart calls 3p-connector: what the
+  // greeter reports is the deadline the inner call carried.
+  let front: grpc.Server;
+  let frontClient: GreeterClient;
+  beforeAll(async () => {
+    front = createGrpcServer({
+      logger,
+      services: [
+        {
+          definition: greeterDefinition,
+          implementation: {
+            sayHello: (async (call, callback) => {
+              const inner = () => callUnary(client, 'sayHello', { name: call.request.name });
+              callback(
+                null,
+                await (call.request.name === 'detached' ? detachedFromCall(inner) : inner()),
+              );
+            }) as Unary<HelloRequest, HelloReply>,
+          } as grpc.UntypedServiceImplementation,
+        },
+      ],
+    });
+    const port = await startGrpcServer(front, { host: '127.0.0.1', port: 0 });
+    frontClient = createGrpcClient(GreeterClientCtor, `127.0.0.1:${port}`, {
+      deadlineMs: DEFAULT_DEADLINE_MS,
+    });
+  });
+  afterAll(async () => {
+    frontClient?.close();
+    await stopGrpcServer(front, 1_000);
+  });
+
+  it('gives a call made while serving one no more time than its caller has left', async () => {
+    // The inner client's own default is 10 s; the outer caller allows 3 s.
+    const response = await callUnary(
+      frontClient,
+      'sayHello',
+      { name: 'nested' },
+      { deadlineMs: 3_000 },
+    );
+
+    expect(response.deadlineInMs).toBeGreaterThan(0);
+    expect(response.deadlineInMs).toBeLessThanOrEqual(3_000);
+  });
+
+  it('lets work detached from the call keep its own deadline', async () => {
+    const response = await callUnary(
+      frontClient,
+      'sayHello',
+      { name: 'detached' },
+      { deadlineMs: 3_000 },
+    );
+
+    expect(response.deadlineInMs).toBeGreaterThan(3_000);
   });
 });
 

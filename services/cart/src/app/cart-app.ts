@@ -1,3 +1,5 @@
+import { AppError } from '@marquee/platform/errors';
+import { detachedFromCall } from '@marquee/platform/grpc';
 import { agreementsFor, type Agreement } from '../domain/agreements.js';
 import {
   commit as commitCart,
@@ -190,6 +192,11 @@ export interface EventAvailability {
 export interface CartSettings {
   /** How long a reserve waits for the partner before answering PENDING. */
   reserveWaitMs: number;
+  /**
+   * Reserves this process runs at once (waiting for the partner, or finishing in the background);
+   * one more is refused `unavailable` at once, before it costs anything. Default 64.
+   */
+  maxReservesInFlight?: number;
   /** `poll_after_seconds` of a pending cart. */
   pollAfterSeconds: number;
   /** CreateBooking attempts of one reserve (transient failures), then FAILED 20001. */
@@ -244,6 +251,8 @@ export interface CartAppDeps {
 const EVENT_ID = /^[A-Za-z0-9]{15}$/;
 const MAX_CAS_ATTEMPTS = 16;
 const SWEEP_BATCH = 100;
+const DEFAULT_MAX_RESERVES_IN_FLIGHT = 64;
+const RESERVE_RETRY_AFTER_MS = 1_000;
 
 const notTransactable = (message: string) =>
   new CartError('permission_denied', ErrorCode.NOT_TRANSACTABLE, message);
@@ -409,6 +418,7 @@ export class CartApp {
    * FAILED with its code.
    */
   async reserve(input: ReserveInput): Promise<CartView> {
+    this.admitReserve();
     if (!EVENT_ID.test(input.eventId))
       throw invalidInput('event id must be 15 letters or digits', 'event_id');
     const event = await this.#event(input.eventId);
@@ -1340,6 +1350,21 @@ export class CartApp {
     return `${this.deps.settings.redemptionBaseUrl}${encodeURIComponent(order.orderNumber)}`;
   }
 
+  /**
+   * Load shedding: under a rush (thousands of fans on one on-sale) a reserve beyond
+   * `maxReservesInFlight` is refused at once, `unavailable` (503 with Retry-After at the edge), so
+   * that the admitted ones finish within their callers' deadlines instead of all of them queueing
+   * for the store and the partner until every caller has given up. Idempotent retries make the
+   * refusal harmless: nothing was written.
+   */
+  admitReserve(): void {
+    const limit = this.deps.settings.maxReservesInFlight ?? DEFAULT_MAX_RESERVES_IN_FLIGHT;
+    if (this.#inflight.size >= limit)
+      throw new AppError('unavailable', 'too many reservations in progress; retry shortly', {
+        details: { retryAfterMs: RESERVE_RETRY_AFTER_MS },
+      });
+  }
+
   /** Waits for background reserves of this process (shutdown, tests). */
   async drain(): Promise<void> {
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight.values()]);
@@ -1348,7 +1373,9 @@ export class CartApp {
   #track(cartId: string, work: () => Promise<void>): Promise<void> {
     const running = this.#inflight.get(cartId);
     if (running) return running;
-    const promise = work()
+    // Detached from the gRPC call that started it: the reserve outlives that call's answer (202),
+    // so its partner calls must not inherit the caller's deadline.
+    const promise = detachedFromCall(work)
       .catch((error: unknown) =>
         this.deps.log.error({ cart_id: cartId, err: error }, 'background reserve failed'),
       )

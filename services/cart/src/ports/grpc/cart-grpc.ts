@@ -254,8 +254,10 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
         offsaleAt: a.event.onSaleUntil,
       };
     }),
-    reserveCart: unary((r: ReserveCartRequest) =>
-      idempotency.run(
+    reserveCart: unary((r: ReserveCartRequest) => {
+      // Refused before the idempotency record is written: shedding load costs nothing.
+      app.admitReserve();
+      return idempotency.run(
         {
           scope: r.appId,
           key: r.idempotencyKey,
@@ -293,8 +295,8 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
           });
           return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
         },
-      ),
-    ),
+      );
+    }),
     getCart: unary(async (r) => {
       const view = await app.get(owner(r), r.cartId, r.eventId);
       return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
