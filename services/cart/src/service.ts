@@ -3,6 +3,7 @@ import {
   idempotencyIndexes,
   type IdempotencyRecord,
 } from '@marquee/platform/idempotency';
+import { detachedFromCall } from '@marquee/platform/grpc';
 import { periodic } from '@marquee/platform/lifecycle';
 import { pingMongo } from '@marquee/platform/mongo';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
@@ -125,6 +126,7 @@ export async function composeCart(
     ...storage,
     events,
     resale: topPicks.app,
+    detach: detachedFromCall,
     connector: options.connector ?? client!,
     // Only the sandbox processor exists today (README, "Payment"): production carts use it too.
     processor: sandboxProcessor,

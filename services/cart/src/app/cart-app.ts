@@ -1,5 +1,3 @@
-import { AppError } from '@marquee/platform/errors';
-import { detachedFromCall } from '@marquee/platform/grpc';
 import { agreementsFor, type Agreement } from '../domain/agreements.js';
 import {
   commit as commitCart,
@@ -24,6 +22,7 @@ import {
   ErrorCode,
   errorKindOf,
   invalidInput,
+  overloaded,
   isTransient,
   staleCart,
 } from '../domain/errors.js';
@@ -246,6 +245,11 @@ export interface CartAppDeps {
   settings: CartSettings;
   /** Resale listings (top picks): a reserve of listing ids is held here, never at the partner. */
   resale?: ResaleInventory;
+  /**
+   * Runs work that outlives the request which started it (a reserve finishing after its 202)
+   * outside that request, so it does not inherit the caller's deadline. Default: as is.
+   */
+  detach?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 const EVENT_ID = /^[A-Za-z0-9]{15}$/;
@@ -1360,9 +1364,7 @@ export class CartApp {
   admitReserve(): void {
     const limit = this.deps.settings.maxReservesInFlight ?? DEFAULT_MAX_RESERVES_IN_FLIGHT;
     if (this.#inflight.size >= limit)
-      throw new AppError('unavailable', 'too many reservations in progress; retry shortly', {
-        details: { retryAfterMs: RESERVE_RETRY_AFTER_MS },
-      });
+      throw overloaded('too many reservations in progress; retry shortly', RESERVE_RETRY_AFTER_MS);
   }
 
   /** Waits for background reserves of this process (shutdown, tests). */
@@ -1375,7 +1377,7 @@ export class CartApp {
     if (running) return running;
     // Detached from the gRPC call that started it: the reserve outlives that call's answer (202),
     // so its partner calls must not inherit the caller's deadline.
-    const promise = detachedFromCall(work)
+    const promise = (this.deps.detach ? this.deps.detach(work) : work())
       .catch((error: unknown) =>
         this.deps.log.error({ cart_id: cartId, err: error }, 'background reserve failed'),
       )

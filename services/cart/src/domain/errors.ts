@@ -66,6 +66,13 @@ export const cartNotFound = (cartId: string): CartError =>
     cart_id: cartId,
   });
 
+/** Too much in progress to take this on now; nothing was done, a retry after the pause may pass. */
+export const overloaded = (message: string, retryAfterMs: number): Error =>
+  Object.assign(new Error(message), {
+    kind: 'unavailable' as const,
+    details: { retryAfterMs },
+  });
+
 export const errorKindOf = (error: unknown): string | undefined =>
   typeof error === 'object' && error !== null ? (error as { kind?: string }).kind : undefined;
 
