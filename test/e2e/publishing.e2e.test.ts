@@ -87,6 +87,27 @@ describe.skipIf(!infra)('publishing through the edge (distributed mode)', () => 
 
   const recordsOf = (id: string) => received.filter((record) => record.key === id);
 
+  interface EventList {
+    events: { id: string; createdAt: string; updatedAt: string; event: Record<string, unknown> }[];
+    nextCursor?: string;
+  }
+  /** Every event the app of `key` lists, following the cursor page by page. */
+  const listAll = async (key: string, size = 50) => {
+    const pages: EventList[] = [];
+    let cursor: string | undefined;
+    do {
+      const response = await publishApi('GET', 'events', {
+        key,
+        query: { size: String(size), ...(cursor ? { cursor } : {}) },
+      });
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as EventList;
+      pages.push(page);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return pages.flatMap((page) => page.events);
+  };
+
   /**
    * A client whose answer is lost: it sends the whole request on a raw connection and never reads
    * what comes back; `hangUp()` then drops the connection (a timeout, a dropped link, a crash).
@@ -298,6 +319,78 @@ describe.skipIf(!infra)('publishing through the edge (distributed mode)', () => 
         .map((record) => record.key)
         .sort(),
     ).toEqual([createdId, otherId].sort());
+    // And what the app itself lists from the store: one event with this body.
+    const listed = (await listAll(apiKey)).filter((listed) => listed.event.url === url);
+    expect(listed.map((listed) => listed.id)).toEqual([createdId]);
+  });
+
+  it("lists the app's own events newest first, a page at a time through the cursor", async () => {
+    const lister = await newApp('listing publisher');
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) {
+      const response = await publishApi('POST', 'events', {
+        key: lister,
+        body: anEvent({ names: { 'en-us': `Listed ${n} ${marker}` } }),
+      });
+      expect(response.status).toBe(200);
+      ids.push(((await response.json()) as { id: string }).id);
+    }
+
+    const first = await publishApi('GET', 'events', { key: lister, query: { size: '2' } });
+    expect(first.status).toBe(200);
+    const page1 = (await first.json()) as EventList;
+    expect(page1.events.map((listed) => listed.id)).toEqual([ids[2], ids[1]]);
+    expect(page1.events[0]).toEqual({
+      id: ids[2],
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      event: anEvent({ names: { 'en-us': `Listed 3 ${marker}` } }),
+    });
+    expect(page1.nextCursor).toEqual(expect.any(String));
+
+    // Published after the first page was read: not on the next page, which carries on in place.
+    const later = await publishApi('POST', 'events', { key: lister, body: anEvent() });
+    const laterId = ((await later.json()) as { id: string }).id;
+    const second = await publishApi('GET', 'events', {
+      key: lister,
+      query: { size: '2', cursor: page1.nextCursor! },
+    });
+    const page2 = (await second.json()) as EventList;
+    expect(page2.events.map((listed) => listed.id)).toEqual([ids[0]]);
+    expect(page2.nextCursor).toBeUndefined();
+
+    // Deleted events leave the list; other apps see none of these.
+    expect((await publishApi('DELETE', `events/${ids[1]}`, { key: lister })).status).toBe(204);
+    expect((await listAll(lister)).map((listed) => listed.id)).toEqual([laterId, ids[2], ids[0]]);
+    const foreign = (await listAll(otherApiKey)).map((listed) => listed.id);
+    expect(foreign.filter((id) => ids.includes(id) || id === laterId)).toEqual([]);
+
+    const badSize = await publishApi('GET', 'events', { key: lister, query: { size: '500' } });
+    expect(badSize.status).toBe(400);
+    expect(await badSize.json()).toMatchObject({
+      errors: [
+        {
+          status: 'Rejected',
+          code: 'INVALID_PROPERTY',
+          invalidProperties: { size: expect.any(String) },
+        },
+      ],
+    });
+    const badCursor = await publishApi('GET', 'events', {
+      key: lister,
+      query: { cursor: 'not-a-cursor' },
+    });
+    expect(badCursor.status).toBe(400);
+    expect(await badCursor.json()).toMatchObject({
+      errors: [
+        {
+          status: 'Rejected',
+          code: 'INVALID_CURSOR',
+          invalidProperties: { cursor: expect.any(String) },
+        },
+      ],
+    });
+    expect((await publishApi('GET', 'events', {})).status).toBe(401);
   });
 
   it('rejects each spec 01 rule with 400 and the error body, and publishes nothing', async () => {

@@ -404,6 +404,147 @@ describe('POST /publish/{version}/events with an Idempotency-Key', () => {
   });
 });
 
+describe('GET /publish/{version}/events', () => {
+  const listed = {
+    id: 'Z7r9jZ1A7aFqK0v',
+    event: { ...event, promo: { code: 'X' } },
+    createdAt: new Date('2026-03-01T10:00:00.000Z'),
+    updatedAt: new Date('2026-03-02T11:00:00.000Z'),
+  };
+
+  it("lists the key's app's events with the paging it was asked for", async () => {
+    const calls: Call[] = [];
+    const sut = await edge(
+      {
+        listEvents: async () => ({ events: [listed], nextCursor: 'WzE3NzIzNTgwMDAwMDAsIlo3ciJd' }),
+      },
+      calls,
+    );
+
+    const response = await sut.inject({
+      method: 'GET',
+      url: '/publish/v2/events?apikey=key-1&size=1&cursor=WzE3NzIzNTgwMDAwMDAsIkFiYyJd',
+    });
+
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      events: [
+        {
+          id: 'Z7r9jZ1A7aFqK0v',
+          createdAt: '2026-03-01T10:00:00.000Z',
+          updatedAt: '2026-03-02T11:00:00.000Z',
+          event: { ...event, promo: { code: 'X' } },
+        },
+      ],
+      nextCursor: 'WzE3NzIzNTgwMDAwMDAsIlo3ciJd',
+    });
+    expect(calls).toEqual([
+      {
+        method: 'listEvents',
+        input: { appId: 'app-1', size: 1, cursor: 'WzE3NzIzNTgwMDAwMDAsIkFiYyJd' },
+      },
+    ]);
+  });
+
+  it('leaves size and cursor to publisher when absent and ends without nextCursor', async () => {
+    const calls: Call[] = [];
+    const sut = await edge({ listEvents: async () => ({ events: [], nextCursor: '' }) }, calls);
+
+    const response = await sut.inject({ method: 'GET', url: '/publish/events?apikey=key-1' });
+
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ events: [] });
+    expect(calls).toEqual([{ method: 'listEvents', input: { appId: 'app-1' } }]);
+  });
+
+  it.each(['0', '101', 'ten', '1.5', '-3', ''])(
+    'answers size=%s with 400 INVALID_PROPERTY before calling publisher',
+    async (size) => {
+      const calls: Call[] = [];
+      const sut = await edge({ listEvents: async () => ({ events: [], nextCursor: '' }) }, calls);
+
+      const response = await sut.inject({
+        method: 'GET',
+        url: `/publish/v2/events?apikey=key-1&size=${size}`,
+      });
+
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual(
+        publishingError([
+          {
+            status: 'Rejected',
+            code: 'INVALID_PROPERTY',
+            detail: expect.any(String),
+            invalidProperties: { size: expect.any(String) },
+          },
+        ]),
+      );
+      expect(calls).toEqual([]);
+    },
+  );
+
+  it("renders publisher's INVALID_CURSOR as the 400 body", async () => {
+    const item = {
+      status: 'Rejected',
+      code: 'INVALID_CURSOR',
+      detail: 'Invalid cursor: is not a cursor this API answered',
+      invalidProperties: { cursor: 'is not a cursor this API answered' },
+      missingProperties: {},
+    };
+    const sut = await edge({
+      listEvents: async () => {
+        throw new AppError('invalid_argument', item.detail, { details: { errors: [item] } });
+      },
+    });
+
+    const response = await sut.inject({
+      method: 'GET',
+      url: '/publish/v2/events?apikey=key-1&cursor=bogus',
+    });
+
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ errors: [item] });
+  });
+
+  it('answers 401 without apikey and 404 for an unknown version, in the publishing body', async () => {
+    const calls: Call[] = [];
+    const sut = await edge({ listEvents: async () => ({ events: [], nextCursor: '' }) }, calls);
+
+    const noKey = await sut.inject({ method: 'GET', url: '/publish/v2/events' });
+    const version = await sut.inject({ method: 'GET', url: '/publish/v9/events?apikey=key-1' });
+
+    expect(noKey.statusCode).toBe(401);
+    expect(noKey.json()).toMatchObject({ errors: [{ code: 'UNAUTHORIZED' }] });
+    expect(version.statusCode).toBe(404);
+    expect(version.json()).toMatchObject({ errors: [{ code: 'UNSUPPORTED_VERSION' }] });
+    expect(calls).toEqual([]);
+  });
+
+  it('is documented in the OpenAPI document with its paging and its 400', async () => {
+    const sut = await edge({});
+    const doc = (await sut.inject({ url: '/openapi.json' })).json() as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            parameters?: { in: string; name: string }[];
+            responses: Record<string, { description?: string }>;
+          }
+        >
+      >;
+    };
+    for (const path of ['/publish/{version}/events', '/publish/events']) {
+      const operation = doc.paths[path]!.get!;
+      expect(operation.parameters?.filter((p) => p.in === 'query').map((p) => p.name)).toEqual(
+        expect.arrayContaining(['apikey', 'size', 'cursor']),
+      );
+      expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '404']);
+      expect(operation.responses['400']!.description).toContain('INVALID_CURSOR');
+    }
+  });
+});
+
 describe('PUT /publish/{version}/events/{id}', () => {
   it('replaces the event of the app and answers the publication result', async () => {
     const calls: Call[] = [];

@@ -95,6 +95,7 @@ export async function composePublisher(
           UpdateEvent: { callers: ['edge-gateway'] },
           DeleteEvent: { callers: ['edge-gateway'] },
           GetEvent: { callers: ['edge-gateway'] },
+          ListEvents: { callers: ['edge-gateway'] },
         },
         implementation: publisherServiceImplementation(publishing, idempotency),
       },

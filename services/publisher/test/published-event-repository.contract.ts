@@ -79,6 +79,60 @@ export function publishedEventRepositoryContract(
       expect(await sut.findByPublicationKey('app-1', 'pk-1', after)).toBeUndefined();
     });
 
+    it("lists an app's live events newest first, ties by id, from a position", async () => {
+      const { sut } = await setup();
+      const at = (iso: string) => new Date(iso);
+      const appId = `app-${newEventId()}`;
+      const make = (id: string, createdAt: Date) =>
+        aPublishedEvent({ id, appId, createdAt, updatedAt: createdAt });
+      const t1 = at('2026-01-01T00:00:01.000Z');
+      const t2 = at('2026-01-01T00:00:02.000Z');
+      const events = [
+        make('AAAAAAAAAAAAAA1', t1),
+        make('AAAAAAAAAAAAAA2', t2),
+        make('AAAAAAAAAAAAAA3', t2),
+        make('AAAAAAAAAAAAAA4', t2),
+        make('AAAAAAAAAAAAAA5', at('2026-01-01T00:00:03.000Z')),
+      ];
+      for (const event of events) await sut.create(event);
+      await sut.create(aPublishedEvent({ appId: `other-${appId}` }));
+      const removed = make('AAAAAAAAAAAAAA6', at('2026-01-01T00:00:04.000Z'));
+      await sut.create(removed);
+      await sut.remove({ ...removed, version: 1 });
+      const ids = (list: { id: string }[]) => list.map((event) => event.id);
+
+      expect(ids(await sut.listByApp(appId, { limit: 10 }))).toEqual([
+        'AAAAAAAAAAAAAA5',
+        'AAAAAAAAAAAAAA2',
+        'AAAAAAAAAAAAAA3',
+        'AAAAAAAAAAAAAA4',
+        'AAAAAAAAAAAAAA1',
+      ]);
+      expect(ids(await sut.listByApp(appId, { limit: 2 }))).toEqual([
+        'AAAAAAAAAAAAAA5',
+        'AAAAAAAAAAAAAA2',
+      ]);
+      // From the middle of an instant: the rest of it, then older ones.
+      expect(
+        ids(
+          await sut.listByApp(appId, {
+            limit: 10,
+            after: { createdAt: t2, id: 'AAAAAAAAAAAAAA2' },
+          }),
+        ),
+      ).toEqual(['AAAAAAAAAAAAAA3', 'AAAAAAAAAAAAAA4', 'AAAAAAAAAAAAAA1']);
+      expect(
+        ids(
+          await sut.listByApp(appId, { limit: 1, after: { createdAt: t2, id: 'AAAAAAAAAAAAAA4' } }),
+        ),
+      ).toEqual(['AAAAAAAAAAAAAA1']);
+      expect(
+        await sut.listByApp(appId, { limit: 5, after: { createdAt: t1, id: 'AAAAAAAAAAAAAA1' } }),
+      ).toEqual([]);
+      const [newest] = await sut.listByApp(appId, { limit: 1 });
+      expect(newest).toEqual({ ...events[4], version: 1 });
+    });
+
     it('records event-changed with the whole state, keyed by the event id', async () => {
       const { sut, relay } = await setup();
       const event = aPublishedEvent();

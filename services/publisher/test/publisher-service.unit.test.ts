@@ -196,6 +196,53 @@ describe('publisher over gRPC (memory adapters)', () => {
     });
   });
 
+  it("lists the app's events a page at a time, newest first, for the edge only", async () => {
+    const list = publishingV1.ListEventsRequest.fromPartial;
+    const ids: string[] = [];
+    for (const name of ['First', 'Second']) {
+      const answer = await callUnary(
+        sut,
+        'publishEvent',
+        publish({ appId: 'app-list', event: { ...event, names: { 'en-us': name } } }),
+      );
+      ids.push(answer.id);
+      // Publication instants are milliseconds: keep the two apart so the order is by time.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+
+    const first = await callUnary(sut, 'listEvents', list({ appId: 'app-list', pageSize: 1 }));
+    expect(first.events).toEqual([
+      {
+        id: ids[1],
+        event: { ...event, names: { 'en-us': 'Second' } },
+        version: 1,
+        createdAt: expect.any(Date),
+        updatedAt: expect.any(Date),
+      },
+    ]);
+    const second = await callUnary(
+      sut,
+      'listEvents',
+      list({ appId: 'app-list', pageSize: 1, pageToken: first.nextPageToken }),
+    );
+    expect(second.events.map((e) => e.id)).toEqual([ids[0]]);
+    expect(second.nextPageToken).toBe('');
+
+    await expect(
+      callUnary(sut, 'listEvents', list({ appId: 'app-list', pageToken: 'bogus' })),
+    ).rejects.toMatchObject({
+      kind: 'invalid_argument',
+      details: { errors: [{ code: 'INVALID_CURSOR' }] },
+    });
+    const deals = createGrpcClient(publishingV1.PublisherServiceClient, address, {
+      caller: 'deals',
+    });
+    await expect(callUnary(deals, 'listEvents', list({ appId: 'app-list' }))).rejects.toMatchObject(
+      { kind: 'permission_denied' },
+    );
+    deals.close();
+  });
+
   it('updates with a newer version, refuses a stale one, and deletes with a tombstone', async () => {
     const { id } = await callUnary(sut, 'publishEvent', publish({ appId: 'app-1', event }));
 

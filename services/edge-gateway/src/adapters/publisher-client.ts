@@ -65,6 +65,27 @@ export function createPublisherClient(
       );
       return response.event ?? {};
     },
+    async listEvents({ appId, size, cursor }) {
+      const response = await callUnary(
+        client,
+        'listEvents',
+        publishingV1.ListEventsRequest.fromPartial({
+          appId,
+          pageSize: size ?? 0,
+          pageToken: cursor ?? '',
+        }),
+      );
+      const epoch = new Date(0);
+      return {
+        events: response.events.map((listed) => ({
+          id: listed.id,
+          event: listed.event ?? {},
+          createdAt: listed.createdAt ?? epoch,
+          updatedAt: listed.updatedAt ?? epoch,
+        })),
+        nextCursor: response.nextPageToken,
+      };
+    },
     close: () => client.close(),
   };
 }

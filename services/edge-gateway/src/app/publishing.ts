@@ -31,4 +31,22 @@ export interface Publishing {
   deleteEvent(input: { appId: string; id: string; publisherVersion?: number }): Promise<void>;
   /** The accepted body of the event, as its app published it. */
   getEvent(input: { appId: string; id: string }): Promise<Record<string, unknown>>;
+  /**
+   * A page of the app's events, newest publication first. `size` 1-100 (publisher's default when
+   * absent); `cursor` the `nextCursor` of the previous page. An unknown cursor fails with kind
+   * `invalid_argument` and publisher's error items.
+   */
+  listEvents(input: { appId: string; size?: number; cursor?: string }): Promise<PublishedEventPage>;
+}
+
+/** One page of an app's published events. */
+export interface PublishedEventPage {
+  events: Array<{
+    id: string;
+    event: Record<string, unknown>;
+    createdAt: Date;
+    updatedAt: Date;
+  }>;
+  /** Empty on the last page. */
+  nextCursor: string;
 }

@@ -26,7 +26,8 @@ export interface StoredPublishedEvent {
 export const PUBLISHED_EVENTS_COLLECTION = 'published_events';
 
 export const publishedEventIndexes: readonly StoreIndex<StoredPublishedEvent>[] = [
-  { fields: { appId: 1, updatedAt: -1 } },
+  // An app's events, newest publication first (ListEvents).
+  { fields: { appId: 1, createdAt: -1 } },
   // A retried publication looks for the event its first attempt created.
   { fields: { appId: 1, publicationKey: 1 } },
 ];
@@ -81,6 +82,26 @@ export function createPublishedEventRepository(
         { sort: { createdAt: 1 }, limit: 1 },
       );
       return stored && fromStored(stored);
+    },
+    async listByApp(appId, { limit, after }) {
+      if (!after) {
+        const newest = await store.find({ appId }, { sort: { createdAt: -1 }, limit });
+        return newest.map(fromStored);
+      }
+      // Keyset paging on (createdAt desc, id asc) with a filter that has no `$or`: the rest of the
+      // cursor's instant first, then everything older.
+      const sameInstant = await store.find(
+        { appId, createdAt: after.createdAt, id: { $gt: after.id } },
+        { sort: { id: 1 }, limit },
+      );
+      const older =
+        sameInstant.length >= limit
+          ? []
+          : await store.find(
+              { appId, createdAt: { $lt: after.createdAt } },
+              { sort: { createdAt: -1 }, limit: limit - sameInstant.length },
+            );
+      return [...sameInstant, ...older].map(fromStored);
     },
     async create(event) {
       const state = { ...event, version: 1 };

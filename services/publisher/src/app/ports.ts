@@ -14,6 +14,14 @@ export interface PublishedEventRepository {
     publicationKey: string,
     since: Date,
   ): Promise<PublishedEvent | undefined>;
+  /**
+   * The app's live events, newest `createdAt` first and, within one instant, by id ascending; only
+   * those after `after` in that order when given. At most `limit`.
+   */
+  listByApp(
+    appId: string,
+    options: { limit: number; after?: { createdAt: Date; id: string } },
+  ): Promise<PublishedEvent[]>;
   /** Stores a new event at version 1. */
   create(event: PublishedEvent): Promise<PublishedEvent>;
   /** Replaces the event if it is still at `expectedVersion`; the stored version becomes +1. */

@@ -17,6 +17,21 @@ function inMemoryRepository(): PublishedEventRepository & { events: Map<string, 
           event.publicationKey === publicationKey &&
           event.createdAt.getTime() >= since.getTime(),
       ),
+    listByApp: async (appId, { limit, after }) =>
+      [...events.values()]
+        .filter((event) => event.appId === appId)
+        .sort(
+          (a, b) =>
+            b.createdAt.getTime() - a.createdAt.getTime() ||
+            (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+        )
+        .filter(
+          (event) =>
+            !after ||
+            event.createdAt.getTime() < after.createdAt.getTime() ||
+            (event.createdAt.getTime() === after.createdAt.getTime() && event.id > after.id),
+        )
+        .slice(0, limit),
     create: async (event) => {
       events.set(event.id, { ...event, version: 1 });
       return events.get(event.id)!;
@@ -298,5 +313,117 @@ describe('remove', () => {
     const { id } = await sut.publish({ appId: 'app-1', body: body() });
     await expect(sut.remove({ appId: 'app-2', id })).rejects.toMatchObject({ kind: 'not_found' });
     expect(repository.events.has(id)).toBe(true);
+  });
+});
+
+describe('list', () => {
+  /** Publishes `count` events of `appId`, one second apart unless `sameInstant`; their ids, oldest first. */
+  async function publishMany(
+    sut: ReturnType<typeof setup>['sut'],
+    clock: ReturnType<typeof setup>['clock'],
+    appId: string,
+    count: number,
+    sameInstant = false,
+  ) {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i += 1) {
+      if (!sameInstant) clock.now = new Date(clock.now.getTime() + 1_000);
+      ids.push((await sut.publish({ appId, body: body({ names: { 'en-us': `E${i}` } }) })).id);
+    }
+    return ids;
+  }
+
+  it("pages through the app's events newest first, without other apps' or deleted ones", async () => {
+    const { sut, clock } = setup();
+    const ids = await publishMany(sut, clock, 'app-1', 5);
+    await publishMany(sut, clock, 'app-2', 2);
+    await sut.remove({ appId: 'app-1', id: ids[2]! });
+
+    const first = await sut.list({ appId: 'app-1', pageSize: 2, pageToken: '' });
+    const second = await sut.list({ appId: 'app-1', pageSize: 2, pageToken: first.nextPageToken });
+
+    expect(first.events.map((e) => e.id)).toEqual([ids[4], ids[3]]);
+    expect(first.events[0]).toMatchObject({ appId: 'app-1', body: { names: { 'en-us': 'E4' } } });
+    expect(second.events.map((e) => e.id)).toEqual([ids[1], ids[0]]);
+    expect(second.nextPageToken).toBe('');
+  });
+
+  it('keeps its place when events are published between two pages', async () => {
+    const { sut, clock } = setup();
+    const ids = await publishMany(sut, clock, 'app-1', 4);
+    const first = await sut.list({ appId: 'app-1', pageSize: 2, pageToken: '' });
+    await publishMany(sut, clock, 'app-1', 3);
+
+    const second = await sut.list({ appId: 'app-1', pageSize: 2, pageToken: first.nextPageToken });
+
+    expect(second.events.map((e) => e.id)).toEqual([ids[1], ids[0]]);
+  });
+
+  it('orders events of one instant by id and pages through them', async () => {
+    const { sut, clock } = setup();
+    const ids = await publishMany(sut, clock, 'app-1', 5, true);
+    const seen: string[] = [];
+    let token = '';
+    do {
+      const page = await sut.list({ appId: 'app-1', pageSize: 2, pageToken: token });
+      seen.push(...page.events.map((e) => e.id));
+      token = page.nextPageToken;
+    } while (token);
+    expect(seen).toEqual([...ids].sort());
+  });
+
+  it('answers 20 events by default and at most 100 a page', async () => {
+    const { sut, clock } = setup();
+    await publishMany(sut, clock, 'app-1', 101);
+
+    expect((await sut.list({ appId: 'app-1', pageSize: 0, pageToken: '' })).events).toHaveLength(
+      20,
+    );
+    const largest = await sut.list({ appId: 'app-1', pageSize: 500, pageToken: '' });
+    expect(largest.events).toHaveLength(100);
+    expect(largest.nextPageToken).not.toBe('');
+  });
+
+  it('answers an empty page for an app without events', async () => {
+    const { sut } = setup();
+    expect(await sut.list({ appId: 'app-1', pageSize: 10, pageToken: '' })).toEqual({
+      events: [],
+      nextPageToken: '',
+    });
+  });
+
+  it.each([
+    ['not base64url', 'not a token!'],
+    ['not JSON', Buffer.from('{{').toString('base64url')],
+    ['the wrong shape', Buffer.from(JSON.stringify({ a: 1 })).toString('base64url')],
+    ['a bad id', Buffer.from(JSON.stringify([1, 'no/pe'])).toString('base64url')],
+    ['too long', 'A'.repeat(201)],
+  ])('rejects a cursor that is %s with INVALID_CURSOR', async (_label, pageToken) => {
+    const { sut } = setup();
+    await expect(sut.list({ appId: 'app-1', pageSize: 10, pageToken })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+      details: {
+        errors: [
+          {
+            status: 'Rejected',
+            code: 'INVALID_CURSOR',
+            invalidProperties: { cursor: expect.any(String) },
+          },
+        ],
+      },
+    });
+  });
+
+  it('rejects a negative page size and a call without an app', async () => {
+    const { sut } = setup();
+    await expect(sut.list({ appId: 'app-1', pageSize: -1, pageToken: '' })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+      details: {
+        errors: [{ code: 'INVALID_PROPERTY', invalidProperties: { size: expect.any(String) } }],
+      },
+    });
+    await expect(sut.list({ appId: '', pageSize: 1, pageToken: '' })).rejects.toMatchObject({
+      kind: 'unauthenticated',
+    });
   });
 });

@@ -1,4 +1,5 @@
 import {
+  InvalidListRequest,
   MissingApp,
   PublicationRejected,
   PublishedEventNotFound,
@@ -7,7 +8,12 @@ import {
   type PublishedEvent,
 } from '../domain/published-event.js';
 import { validatePublishedEvent, warningMessage } from '../domain/validate-published-event.js';
+import { decodePageToken, encodePageToken } from './page-token.js';
 import type { Clock, EventIdGenerator, PublishedEventRepository } from './ports.js';
+
+/** Events per page of a list: when the caller names none, and at most. */
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
 
 /** Re-reads after a lost race before giving up with the conflict (409). */
 const MAX_ATTEMPTS = 3;
@@ -45,6 +51,22 @@ export interface Publishing {
   remove(command: DeleteCommand): Promise<void>;
   /** The event as its app published it (404 for other apps, like for unknown ids). */
   get(query: { appId: string; id: string }): Promise<PublishedEvent>;
+  /** A page of the app's events, newest publication first. */
+  list(query: ListQuery): Promise<EventPage>;
+}
+
+export interface ListQuery {
+  appId: string;
+  /** 0: {@link DEFAULT_PAGE_SIZE}; above {@link MAX_PAGE_SIZE}: that many. */
+  pageSize: number;
+  /** `nextPageToken` of the previous page; empty for the first. */
+  pageToken: string;
+}
+
+export interface EventPage {
+  events: PublishedEvent[];
+  /** Empty on the last page. */
+  nextPageToken: string;
 }
 
 /** How long a publication key finds the event it created, unless told otherwise (24 h). */
@@ -164,6 +186,26 @@ export function createPublishing(deps: {
 
     async get({ appId, id }) {
       return owned(appId, id);
+    },
+
+    async list({ appId, pageSize, pageToken }) {
+      if (!appId) throw new MissingApp();
+      if (!Number.isInteger(pageSize) || pageSize < 0) {
+        throw new InvalidListRequest('INVALID_PROPERTY', 'size', 'must be a positive integer');
+      }
+      const size = pageSize === 0 ? DEFAULT_PAGE_SIZE : Math.min(pageSize, MAX_PAGE_SIZE);
+      const after = pageToken ? decodePageToken(pageToken) : undefined;
+      // One more than the page: whether there is a next page, without a count.
+      const found = await repository.listByApp(appId, {
+        limit: size + 1,
+        ...(after ? { after } : {}),
+      });
+      const events = found.slice(0, size);
+      const last = events.at(-1);
+      return {
+        events,
+        nextPageToken: found.length > size && last ? encodePageToken(last) : '',
+      };
     },
 
     async remove({ appId, id, publisherVersion }) {

@@ -121,3 +121,20 @@ export class MissingApp extends PublishingError {
     ]);
   }
 }
+
+/** A list request this API cannot answer: a page token it did not give, a negative page size. */
+export class InvalidListRequest extends PublishingError {
+  readonly kind = 'invalid_argument' as const;
+  constructor(code: 'INVALID_CURSOR' | 'INVALID_PROPERTY', property: string, problem: string) {
+    const detail = `Invalid ${property}: ${problem}`;
+    super(detail, [
+      {
+        status: 'Rejected',
+        code,
+        detail,
+        invalidProperties: { [property]: problem },
+        missingProperties: {},
+      },
+    ]);
+  }
+}

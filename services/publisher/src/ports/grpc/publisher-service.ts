@@ -93,5 +93,19 @@ export function publisherServiceImplementation(
         updatedAt: event.updatedAt,
       });
     }) as publishingV1.PublisherServiceServer['getEvent'],
+    listEvents: (async (call: { request: publishingV1.ListEventsRequest }, callback) => {
+      const { appId, pageSize, pageToken } = call.request;
+      const page = await publishing.list({ appId, pageSize, pageToken });
+      callback(null, {
+        events: page.events.map((event) => ({
+          id: event.id,
+          event: event.body,
+          version: event.version,
+          createdAt: event.createdAt,
+          updatedAt: event.updatedAt,
+        })),
+        nextPageToken: page.nextPageToken,
+      });
+    }) as publishingV1.PublisherServiceServer['listEvents'],
   };
 }

@@ -83,6 +83,40 @@ const PublishHeaders = Type.Object({
     }),
   ),
 });
+const ListQuery = Type.Object({
+  apikey: Type.Optional(Type.String({ description: 'Required on every call (spec 01)' })),
+  size: Type.Optional(
+    Type.String({
+      pattern: '^(100|[1-9][0-9]?)$',
+      description: 'Events per page, 1 to 100 (default 20)',
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: '`nextCursor` of the previous page; absent for the first page',
+    }),
+  ),
+});
+const ListedEvent = Type.Object({
+  id: Type.String(),
+  createdAt: Type.String({ format: 'date-time', description: 'When the event was published' }),
+  updatedAt: Type.String({ format: 'date-time', description: 'When it last changed' }),
+  event: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description: 'The last accepted body, verbatim (unknown properties included)',
+    },
+  ),
+});
+const EventList = Type.Object({
+  events: Type.Array(ListedEvent, { description: 'Newest publication first (ties by id)' }),
+  nextCursor: Type.Optional(
+    Type.String({ description: 'Pass as `cursor` for the next page; absent on the last page' }),
+  ),
+});
 const VersionParams = Type.Object({ version: Type.String() });
 const EventParams = Type.Object({ version: Type.Optional(Type.String()), id: Type.String() });
 
@@ -273,6 +307,56 @@ export function publishingRoutes(backends: Backends) {
             ...(key === undefined ? {} : { idempotencyKey: key }),
           });
           return reply.code(200).send(render(answer));
+        },
+      );
+    }
+
+    for (const path of ['/:version/events', '/events']) {
+      scope.get(
+        path,
+        {
+          ...common,
+          schema: {
+            tags: ['publishing'],
+            summary: "List this app's published events, newest first, a page at a time",
+            description:
+              'Events the app published and has not deleted, newest publication first. Pages ' +
+              'follow `nextCursor`: a page starts right after the last event of the previous ' +
+              'one, so events published meanwhile never repeat or skip one.',
+            querystring: ListQuery,
+            ...(path.startsWith('/:') ? { params: VersionParams } : {}),
+            response: {
+              200: EventList,
+              400: Type.Object(ErrorBody.properties, {
+                description:
+                  '`INVALID_PROPERTY`: `size` not an integer from 1 to 100; `INVALID_CURSOR`: a ' +
+                  '`cursor` this API did not answer',
+              }),
+              401: ErrorBody,
+              404: Type.Object(ErrorBody.properties, {
+                description: '`UNSUPPORTED_VERSION`: a path version other than v2',
+              }),
+            },
+          },
+        },
+        async (request, reply) => {
+          if (wrongVersion(reply, (request.params as { version?: string }).version)) return reply;
+          if (request.validationError) throw request.validationError;
+          const query = request.query as { size?: string; cursor?: string };
+          const page = await backends.publishing.listEvents({
+            appId: appOf(request),
+            ...(query.size === undefined ? {} : { size: Number(query.size) }),
+            ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+          });
+          return reply.code(200).send({
+            events: page.events.map((listed) => ({
+              id: listed.id,
+              createdAt: listed.createdAt.toISOString(),
+              updatedAt: listed.updatedAt.toISOString(),
+              event: listed.event,
+            })),
+            ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+          });
         },
       );
     }
