@@ -622,12 +622,14 @@ describe('security rules and the attacks they stop', () => {
     expect(response.location).toBeUndefined();
   });
 
-  it('sets the interaction cookie HttpOnly, SameSite=Strict, on /oauth, and Secure off loopback', async () => {
+  it('sets the interaction cookie HttpOnly, SameSite=Strict, host-only, on /oauth, and Secure off loopback', async () => {
     const t = await harness();
     const local = await t.open({}, { host: '127.0.0.1:8081' });
     expect(local.setCookie).toMatch(/HttpOnly/);
     expect(local.setCookie).toMatch(/SameSite=Strict/);
     expect(local.setCookie).toMatch(/Path=\/oauth/);
+    // Host-only: no Domain attribute, so no sibling host of the domain receives it.
+    expect(local.setCookie).not.toMatch(/Domain=/i);
     const remote = await t.open({}, { host: 'auth.marquee.example' });
     expect(remote.setCookie).toMatch(/; Secure/);
   });
