@@ -4,7 +4,7 @@ import type { OutgoingEvent, TopicDef } from './types.js';
 /**
  * Record headers of the CloudEvents Kafka protocol binding, binary content mode: the event's
  * attributes travel as `ce_`-prefixed headers and the record value is the bare protobuf message, so
- * analytics consumers need nothing but the published `.proto` files (SYSTEM.md §2).
+ * analytics consumers need nothing but the published `.proto` files (docs/topics.md, Conventions).
  */
 export const CE_SPECVERSION = 'ce_specversion';
 export const CE_ID = 'ce_id';

@@ -36,7 +36,7 @@ import {
 } from './types.js';
 
 /**
- * The Kafka adapter of the event-bus port (docs/architecture.md §Event bus), on kafkajs 2.2.4.
+ * The Kafka adapter of the event-bus port (docs/architecture.md, Event bus), on kafkajs 2.2.4.
  *
  * - Producer: idempotent, `acks: -1`, one request in flight (KIP-98's condition for ordered,
  *   duplicate-free retries), Java-compatible murmur2 partitioner so a key lands where any other

@@ -22,7 +22,7 @@ import {
 } from './types.js';
 
 /**
- * The in-process event bus of the embedded default (SYSTEM.md §6). It keeps Kafka's semantics so
+ * The in-process event bus of the embedded default (docs/run-modes.md). It keeps Kafka's semantics so
  * that the embedded mode cannot drift from the distributed one — the same contract suite runs on
  * both (test/bus/bus-contract.ts): a per-topic log split into partitions by key hash, consumer
  * groups with committed offsets, one record at a time per partition, commit only after the handler

@@ -1,7 +1,7 @@
 /**
  * The error vocabulary shared by every layer. The kinds follow the canonical gRPC codes so that a
  * domain error travels unchanged from a use case, through the gRPC port, across the network, to the
- * edge that turns it into an API family's HTTP body (SYSTEM.md §3: "errors use gRPC status codes").
+ * edge that turns it into an API family's HTTP body (docs/api-families.md).
  */
 export const ERROR_KINDS = [
   'invalid_argument',
@@ -23,7 +23,7 @@ const KIND_SET: ReadonlySet<string> = new Set(ERROR_KINDS);
 
 /**
  * What the platform recognises as an application error. Structural on purpose: `domain/` code may
- * not import the platform (STYLE.md), so it declares its own `class SeatTaken extends Error { kind =
+ * not import the platform (docs/decisions.md, Layers), so it declares its own `class SeatTaken extends Error { kind =
  * 'failed_precondition' as const }` and the gRPC/HTTP ports still map it correctly.
  */
 export interface AppErrorLike {

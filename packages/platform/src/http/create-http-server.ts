@@ -84,7 +84,7 @@ function serializeRequest(request: FastifyRequest): Record<string, unknown> {
 }
 
 /**
- * A fastify 5 instance with what every Marquee HTTP server shares (SYSTEM.md §4): `/healthz`,
+ * A fastify 5 instance with what every Marquee HTTP server shares: `/healthz`,
  * `/readyz`, `X-Correlation-Id` handling, a default error handler that never answers with a stack
  * trace, and server timeouts. Routes and API-family error bodies are the caller's plugins.
  */

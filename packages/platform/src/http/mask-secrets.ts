@@ -8,7 +8,7 @@
 const SECRET_QUERY =
   /([?&](?:apikey|api_key|apiKey|access_token|refresh_token|token|order_token|code|client_secret|password)=)[^&#]*/g;
 
-// Path segments that are credentials: spec 01 puts the access token in the path of
+// Path segments that are credentials: the fans' OAuth API puts the access token in the path of
 // `/oauth/info/<access_token>`.
 const SECRET_PATH = /^(\/oauth\/info\/)[^/?#]+/;
 

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 /**
  * The correlation id of the work in progress (an HTTP request, a gRPC call, a consumed event).
  * It is independent of tracing: it is what a partner or a support ticket quotes (`X-Correlation-Id`,
- * spec 02), and it survives where a trace is not sampled.
+ * which 3p-connector also sends on every call to a partner), and it survives where a trace is not sampled.
  */
 const storage = new AsyncLocalStorage<string>();
 

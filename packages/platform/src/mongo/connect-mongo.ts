@@ -6,7 +6,7 @@ import { mongoUrlPassword, redactMongoUrl, REDACTED } from './redact-url.js';
 export interface ConnectMongoOptions {
   /** `MONGO_URL`; may carry credentials, which are never logged. */
   url: string;
-  /** One database per service (SYSTEM.md §6). */
+  /** One database per service (docs/decisions.md). */
   dbName: string;
   logger: Logger;
   /** Shown by the server in `currentOp` and logs; the service name. */

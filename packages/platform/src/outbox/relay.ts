@@ -1,6 +1,6 @@
 /**
  * The outbox relay: moves events recorded in documents' `outbox` arrays to the bus, at least once,
- * without multi-document transactions (SYSTEM.md §2).
+ * without multi-document transactions (docs/decisions.md, Outbox without transactions).
  *
  * Guarantees and how they are kept:
  * - Never lost: an event leaves its document only when `ackOutbox` runs, and that only after the

@@ -1,6 +1,6 @@
 /**
- * The transactional outbox without multi-document transactions (SYSTEM.md §2 "state change and its
- * event written together"). A store write carries its events in the SAME document (an `outbox`
+ * The transactional outbox without multi-document transactions: a state change and its event are
+ * written together (docs/decisions.md, Outbox without transactions). A store write carries its events in the SAME document (an `outbox`
  * array), so one single-document atomic write changes the state and records the event: they can
  * never diverge, on real MongoDB or on FerretDB, which has no transactions. A relay then reads the
  * pending events, publishes them and removes them (at least once; consumers dedupe on `ce_id`).

@@ -14,7 +14,7 @@ export function serviceConfigSchema(defaults: {
     SERVICE_NAME: z.string().min(1).default(defaults.name),
     HTTP_PORT: port().default(defaults.httpPort),
     GRPC_PORT: port().default(defaults.grpcPort),
-    // SYSTEM.md §6: one database per service; Mongo database names cannot contain '-'.
+    // One database per service (docs/decisions.md); Mongo database names cannot contain '-'.
     MONGO_DB: z
       .string()
       .regex(/^[A-Za-z0-9_]{1,63}$/, 'letters, digits and _ only')

@@ -1,6 +1,6 @@
 /**
  * Copies a value into the plain-data shape both store adapters persist, refusing what the Mongo-wire
- * server of dev/CI cannot store (INFRA.md: no keys with `.` or a leading `$`, no nested arrays). The
+ * server of dev/CI cannot store (no keys with `.` or a leading `$`, no nested arrays; deploy/local/README.md). The
  * memory adapter runs every write through it too, so the embedded default rejects exactly what
  * MongoDB/FerretDB would, instead of accepting it and failing only in production.
  */

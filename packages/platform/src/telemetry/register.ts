@@ -1,7 +1,7 @@
 /**
  * Loaded with `node --import @marquee/platform/telemetry/register dist/main.js`, so that tracing is
- * set up before any application module is evaluated (STYLE.md: "the SDK started after the modules
- * it should instrument" is the mistake to avoid).
+ * set up before any application module is evaluated: an SDK started after the modules it should
+ * instrument cannot patch them.
  *
  * ESM imports are only patchable through a loader hook: this registers import-in-the-middle's hook
  * with `module.register` and a message channel, so that the loader intercepts only the modules an

@@ -130,7 +130,7 @@ function signalRequested(env: Env, exporterVariable: string, endpointVariable: s
 
 /**
  * Which signals the standard variables ask to export. The SDK alone would default every signal to
- * OTLP on localhost:4318; the embedded default and tests must export nothing (SYSTEM.md §8), so a
+ * OTLP on localhost:4318; the embedded default and tests must export nothing (docs/decisions.md), so a
  * signal is exported only when its `OTEL_*_EXPORTER` names an exporter or an OTLP endpoint is set.
  */
 export function exportersRequested(env: Env = process.env): ExportersRequested {

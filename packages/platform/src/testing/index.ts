@@ -1,5 +1,5 @@
 /**
- * `@marquee/platform/testing`: helpers for the test tiers (docs/architecture.md §Build and test
+ * `@marquee/platform/testing`: helpers for the test tiers (docs/architecture.md, Build and test
  * conventions). Imported by tests only; it depends on vitest.
  */
 export { describeIntegration, integrationEnv, type IntegrationEnv } from './integration-env.js';

@@ -25,7 +25,7 @@ import {
 } from './fixtures.js';
 
 /**
- * The event-bus contract (docs/architecture.md §Event bus), one suite for every adapter: the
+ * The event-bus contract (docs/architecture.md, Event bus), one suite for every adapter: the
  * memory bus of the embedded default must behave as the Kafka bus does, or the embedded mode would
  * hide bugs the distributed one shows.
  */

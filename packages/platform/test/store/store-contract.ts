@@ -1,7 +1,7 @@
 /**
  * The one contract of `VersionedStore` (+ its outbox source side), run against every adapter:
  * memory-store.unit.test.ts and mongo-store.int.test.ts. If an adapter passes this, a service can
- * swap it for the other without noticing (SYSTEM.md §6).
+ * swap it for the other without noticing (docs/run-modes.md).
  */
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
