@@ -1,6 +1,6 @@
 /**
  * A JSON pointer from a schema error as the dotted property path the publishing error body uses
- * (`invalidProperties` keys, spec 01): `/names/en-US` → `names.en-US`,
+ * (`invalidProperties` keys of the publishing API): `/names/en-US` → `names.en-US`,
  * `/attractions/0/source/id` → `attractions[0].source.id`. The edge and publisher both report
  * schema errors this way, so the same body names the same property whichever of them refused it.
  */

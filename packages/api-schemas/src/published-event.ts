@@ -1,8 +1,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 /**
- * The types of a published event (spec 01 "Published event"). Only TYPES live here: the spec's
- * rules 1-5 and the warnings are publisher's (services/publisher/src/domain/
+ * The types of a published event, as the publishing API accepts it. Only TYPES live here: the
+ * publishing rules 1-5 and the warnings are publisher's (services/publisher/src/domain/
  * validate-published-event.ts). Objects accept properties the spec does not name (they become
  * `unknownProperties` warnings), except where a rule forbids them: `venue` and each attraction are
  * marked {@link CLOSED} and checked by rules 4 and 5.
@@ -14,7 +14,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 /** Schema annotation: extra properties here are a rule violation, not an unknown-property warning. */
 export const CLOSED = 'x-marquee-closed';
 
-/** spec 01: "keys are locale codes (lower-case language-country, `xx-yy`)". */
+/** Locale map keys are lower-case language-country codes, `xx-yy`. */
 export const LOCALE_PATTERN = '^[a-z]{2}-[a-z]{2}$';
 const LocaleMap = Type.Record(Type.String({ pattern: LOCALE_PATTERN }), Type.String(), {
   additionalProperties: false,
@@ -157,7 +157,7 @@ export const PublishedEventSchema = Type.Object(
         state: opt(Type.Object({ names: opt(LocaleMap), stateCode: opt(Type.String()) })),
       }),
     ),
-    // spec 01 gives an object; the real API's array form is accepted too.
+    // The publishing API documents an object; the array form publishers also send is accepted too.
     priceRanges: opt(Type.Union([PriceRange, Type.Array(PriceRange)])),
     promoter: opt(
       Type.Object({ id: opt(Type.String()), names: opt(LocaleMap), descriptions: opt(LocaleMap) }),
@@ -186,7 +186,7 @@ export const PublishedEventSchema = Type.Object(
     seatmap: opt(Type.Object({ staticUrl: HttpsUrl })),
   },
   {
-    description: 'A published event (spec 01); properties not listed here are reported as unknown',
+    description: 'A published event; properties not listed here are reported as unknown',
   },
 );
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `marquee` command line (SYSTEM.md §5). Reads MARQUEE_URL and ADMIN_TOKEN.
+// The `marquee` command line, a client of the admin API. Reads MARQUEE_URL and ADMIN_TOKEN.
 import { text } from 'node:stream/consumers';
 import { runCli } from './cli.js';
 

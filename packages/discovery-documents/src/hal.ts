@@ -13,9 +13,9 @@ import {
 import { localized, majorAmount, reportedLocale } from './localized.js';
 
 /**
- * Discovery v2 HAL documents (spec 03 "Discovery v2 event (search result)", "Embedded venue",
- * "Embedded attraction"). Optional fields are left out when the event has no value for them, as the
- * real API does; booleans are always present.
+ * Discovery v2 HAL documents: the event of a search result, its embedded venues and attractions.
+ * Optional fields are left out when the event has no value for them, as the established Discovery
+ * v2 API does; booleans are always present.
  */
 
 export const DISCOVERY_BASE = '/discovery/v2';
@@ -123,7 +123,7 @@ export interface Resolved {
   attractions: ReadonlyMap<string, DiscoveryAttraction>;
 }
 
-/** A Discovery v2 event document (spec 03 "Discovery v2 event (search result)"). */
+/** A Discovery v2 event document, as a search result shows it. */
 export function eventDocument(event: Event, resolved: Resolved, locale: string | undefined) {
   return { ...eventBody(event, locale), ...eventLinks(eventRefs(event), resolved, locale) };
 }
@@ -290,7 +290,7 @@ export function segmentDocument(segment: ClassificationSegment, locale: string |
   };
 }
 
-/** A classification (REAL-APIS.md `/classifications`): the segment tree and its event count. */
+/** A classification (Discovery v2 `/classifications`): the segment tree and its event count. */
 export function classificationDocument(segment: ClassificationSegment, locale: string | undefined) {
   return {
     _links: { self: { href: `${DISCOVERY_BASE}/classifications/${segment.segment?.id ?? ''}` } },

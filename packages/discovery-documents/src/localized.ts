@@ -1,8 +1,8 @@
 import type { LocalizedString } from '@marquee/proto/common/v1';
 
 /**
- * The text in the requested locale, case-insensitive, with no fallback (spec 03: "locale (no
- * fallback, multilingual fields may be empty)"). Without a locale (or `*`): the text's first locale,
+ * The text in the requested locale, case-insensitive, with no fallback (Discovery v2's `locale`:
+ * no fallback, so a multilingual field may be empty). Without a locale (or `*`): the text's first locale,
  * the one its publisher gave first.
  */
 export function localized(text: LocalizedString | undefined, locale: string | undefined): string {

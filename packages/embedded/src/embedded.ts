@@ -51,7 +51,7 @@ export interface EmbeddedMarquee {
 }
 
 /**
- * SYSTEM.md §6, embedded default: every service in this process, one in-memory event bus, in-memory
+ * The embedded default (docs/run-modes.md): every service in this process, one in-memory event bus, in-memory
  * repositories. Each service still gets its own gRPC server (on an ephemeral loopback port) and is
  * called through it, so the embedded default exercises the same code paths as the distributed mode.
  */

@@ -1,4 +1,4 @@
-// `pnpm start`: the embedded default (SYSTEM.md §6). Everything in one process, ready in seconds.
+// `pnpm start`: the embedded default (docs/run-modes.md). Everything in one process, ready in seconds.
 import { z } from 'zod';
 import { loadConfig, port } from '@marquee/platform/config';
 import { createLifecycle } from '@marquee/platform/lifecycle';

@@ -59,7 +59,7 @@ export const TokenResponse = open({
 });
 export type TokenResponse = Static<typeof TokenResponse>;
 
-/** RFC 6749 §5.2 error answer of the token endpoint. */
+/** Error answer of the token endpoint (RFC 6749, section 5.2). */
 export const OAuthError = open({
   error: Type.String(),
   error_description: Type.Optional(Type.String()),

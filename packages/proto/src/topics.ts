@@ -1,7 +1,7 @@
 /**
  * The Kafka topic catalog: the authoritative list of every topic Marquee produces, with the protobuf
- * message each carries (docs/architecture.md "Topic catalog", design SYSTEM.md §2). The event bus
- * (`@marquee/platform/bus`) takes these objects; the Helm chart and the docs are derived from them.
+ * message each carries (docs/topics.md describes it). The event bus (`@marquee/platform/bus`) takes
+ * these objects; the Helm chart's topic Job, docs/api/asyncapi.yaml and docs/topics.md follow them.
  */
 import { AppAuthorized } from './gen/marquee/auth/v1/app.js';
 import { BookingExpired, BookingHeld, BookingReleased } from './gen/marquee/cart/v1/booking.js';
@@ -283,7 +283,7 @@ export const reconciliationResolvedTopic: TopicDef<ReconciliationResolved> = top
   message: ReconciliationResolved,
 });
 
-/** Every topic, in the order of docs/architecture.md. */
+/** Every topic, in the order of docs/topics.md. */
 export const allTopics = Object.freeze([
   eventChangedTopic,
   availabilityChangedTopic,

@@ -42,7 +42,7 @@ const fields = {
   exclusivity: { type: 'string' },
 } as const;
 
-/** `marquee deals create`: SYSTEM.md §5 `POST /admin/v1/deals`; prints `{id}`. */
+/** `marquee deals create`: the admin API's `POST /admin/v1/deals`; prints `{id}`. */
 export const dealsCreate: Command = {
   path: ['deals', 'create'],
   summary: 'Create a deal on an event; it appears in deals search (prints {"id"})',

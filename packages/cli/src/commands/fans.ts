@@ -1,6 +1,6 @@
 import { UsageError, type Command } from '../command.js';
 
-/** `marquee fans create`: SYSTEM.md §5 `POST /admin/v1/fans`. */
+/** `marquee fans create`: the admin API's `POST /admin/v1/fans`. */
 export const fansCreate: Command = {
   path: ['fans', 'create'],
   summary: 'Create a fan account that can sign in at /oauth/authorize; prints its id (JSON)',
