@@ -79,6 +79,11 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   // Failed attempts per document, for the backoff; forgotten on success.
   const attempts = new Map<string, number>();
   const leased = new Set<OutboxSource>();
+  // Until when each held lease runs, as of its last renewal: a pass renews it only once a third
+  // of it has gone by, not on every pass (a write each, which a busy store feels).
+  const leaseUntilOf = new Map<OutboxSource, number>();
+  // Sources written to since their last pass: a nudge relays only these; the poll relays all.
+  const dirty = new Set<OutboxSource>();
   const unsubscribes: (() => void)[] = [];
   let running = false;
   let loop: Promise<void> | undefined;
@@ -104,12 +109,19 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     let leaseUntil: number;
     try {
       const started = Date.now();
-      if (!(await source.acquireOutboxLease(owner, leaseMs))) {
-        leased.delete(source);
-        return idle;
+      const held = leaseUntilOf.get(source);
+      if (held !== undefined && started < held - (2 * leaseMs) / 3) {
+        leaseUntil = held;
+      } else {
+        if (!(await source.acquireOutboxLease(owner, leaseMs))) {
+          leased.delete(source);
+          leaseUntilOf.delete(source);
+          return idle;
+        }
+        leased.add(source);
+        leaseUntil = started + leaseMs;
+        leaseUntilOf.set(source, leaseUntil);
       }
-      leased.add(source);
-      leaseUntil = started + leaseMs;
       batch = await source.pendingOutbox(batchSize);
     } catch (err) {
       log.warn({ source: name, err }, 'outbox scan failed; retrying at next poll');
@@ -193,8 +205,14 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     return { published, more: batch.length >= batchSize && failed.size === 0 };
   }
 
-  async function pass(): Promise<PassResult> {
-    const results = await Promise.all(sources.map(relaySource));
+  async function pass(over: readonly OutboxSource[] = sources): Promise<PassResult> {
+    const results = await Promise.all(
+      over.map(async (source) => {
+        const result = await relaySource(source);
+        if (result.more) dirty.add(source);
+        return result;
+      }),
+    );
     return {
       published: results.reduce((sum, r) => sum + r.published, 0),
       more: results.some((r) => r.more),
@@ -202,24 +220,30 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   }
 
   async function runLoop(): Promise<void> {
+    // The first pass and every poll look at all sources (writes of other processes notify no one
+    // here); a nudge after a local write looks only at the sources written to.
+    let polled = true;
     while (running) {
       nudged = false;
+      const over = polled ? sources : sources.filter((source) => dirty.has(source));
+      for (const source of over) dirty.delete(source);
+      polled = false;
       let more = false;
       try {
-        more = (await serial(pass)).more;
+        more = (await serial(() => pass(over))).more;
       } catch (err) {
         log.error({ err }, 'outbox relay pass failed');
       }
       if (!running) break;
       if (more || nudged) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, pollIntervalMs);
-        function done(): void {
+      polled = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => done(true), pollIntervalMs);
+        function done(timedOut: boolean): void {
           clearTimeout(timer);
           wake = undefined;
-          resolve();
+          resolve(timedOut);
         }
-        wake = done;
+        wake = () => done(false);
       });
     }
   }
@@ -228,7 +252,14 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     start() {
       if (running) return;
       running = true;
-      for (const source of sources) unsubscribes.push(source.onOutboxWrite(() => relay.notify()));
+      for (const source of sources)
+        unsubscribes.push(
+          source.onOutboxWrite(() => {
+            dirty.add(source);
+            nudged = true;
+            wake?.();
+          }),
+        );
       loop = runLoop();
       log.info(
         { owner, sources: sources.map((s) => s.outboxName), pollIntervalMs, batchSize },
@@ -255,11 +286,14 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         }),
       );
       leased.clear();
+      leaseUntilOf.clear();
+      dirty.clear();
       attempts.clear();
       if (wasRunning) log.info({ owner }, 'outbox relay stopped');
     },
 
     notify() {
+      for (const source of sources) dirty.add(source);
       nudged = true;
       wake?.();
     },

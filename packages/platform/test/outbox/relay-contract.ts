@@ -180,6 +180,58 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       });
     });
 
+    it('renews its lease a few times per lease, and after a local write looks only at that source', async () => {
+      const [written, quiet] = [await newSource(), await newSource()];
+      const counted = (source: ContractStore) => {
+        const counts = { leases: 0, scans: 0 };
+        const wrapped: OutboxSource = {
+          outboxName: source.outboxName,
+          pendingOutbox: (limit) => {
+            counts.scans += 1;
+            return source.pendingOutbox(limit);
+          },
+          ackOutbox: (docId, ids) => source.ackOutbox(docId, ids),
+          deferOutbox: (docId, until) => source.deferOutbox(docId, until),
+          acquireOutboxLease: (owner, ttl) => {
+            counts.leases += 1;
+            return source.acquireOutboxLease(owner, ttl);
+          },
+          releaseOutboxLease: (owner) => source.releaseOutboxLease(owner),
+          onOutboxWrite: (listener) => source.onOutboxWrite(listener),
+        };
+        return { wrapped, counts };
+      };
+      const a = counted(written);
+      const b = counted(quiet);
+      const bus = recorder();
+      // Polls far apart: what runs in between is driven by writes.
+      const sut = relay({
+        sources: [a.wrapped, b.wrapped],
+        publish: bus.publish,
+        pollIntervalMs: 60_000,
+      });
+      sut.start();
+      await waitFor(() => a.counts.scans >= 1 && b.counts.scans >= 1, {
+        description: 'first pass',
+      });
+      const quietScans = b.counts.scans;
+
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const draft = aShow();
+        const event = anEvent(draft.id);
+        ids.push(event.id);
+        await written.insert(draft, { events: [event] });
+        await waitFor(() => bus.ids().has(event.id), { description: `event ${i} relayed` });
+      }
+
+      expect(ids.every((id) => bus.ids().has(id))).toBe(true);
+      expect(a.counts.scans).toBeGreaterThanOrEqual(6);
+      expect(b.counts.scans).toBe(quietScans);
+      // One acquisition per source, not one per pass: the 30 s lease is far from a third gone.
+      expect(a.counts.leases).toBe(1);
+    });
+
     it('hands the stored bytes, CloudEvents attributes and trace headers to the publisher unchanged', async () => {
       const store = await newSource();
       const draft = aShow();
