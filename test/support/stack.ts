@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -194,10 +194,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       },
     );
     const output: string[] = [];
+    // E2E_SERVICE_LOGS=<dir>: every line of every service, appended to <dir>/<instance>.log.
+    const logFile = process.env.E2E_SERVICE_LOGS
+      ? createWriteStream(`${process.env.E2E_SERVICE_LOGS}/${instance}.log`, { flags: 'a' })
+      : undefined;
     const keep = (chunk: Buffer) => {
+      logFile?.write(chunk);
       output.push(chunk.toString());
       if (output.length > 200) output.shift();
     };
+    child.once('exit', () => logFile?.end());
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
     const service = { name: instance, httpPort, grpcPort, child, output };
