@@ -10,7 +10,7 @@ import { Timestamp } from "../../../google/protobuf/timestamp.js";
 
 /**
  * Topic `app-authorized` (key = client id). Produced by auth-gateway when a fan approves a developer
- * app on the consent page of the authorization-code flow (spec 01 "Authorization service") and the
+ * app on the consent page of the authorization-code flow (the fans' OAuth API, `/oauth/*`) and the
  * first tokens are issued. No e-mail or other personal data is carried: `user_id` is the per-app hash.
  */
 export interface AppAuthorized {

@@ -157,7 +157,7 @@ export interface CheckRateLimitRequest {
   cost: number;
 }
 
-/** Quota state after the call (spec 03 rate-limit headers). */
+/** Quota state after the call (what the `Rate-Limit*` headers show). */
 export interface CheckRateLimitResponse {
   /** `Rate-Limit`: calls allowed per window. */
   limit: number;
@@ -2516,7 +2516,10 @@ export const AuthServiceService = {
       Buffer.from(IntrospectTokenResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): IntrospectTokenResponse => IntrospectTokenResponse.decode(value),
   },
-  /** Count one call against the app's quota and say whether it is over (spec 03 `Rate-Limit*` headers). */
+  /**
+   * Count one call against the app's quota and say whether it is over (what the `Rate-Limit*`
+   * headers of the Discovery v2 and commerce APIs show).
+   */
   checkRateLimit: {
     path: "/marquee.auth.v1.AuthService/CheckRateLimit" as const,
     requestStream: false as const,
@@ -2618,7 +2621,10 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   validateApiKey: handleUnaryCall<ValidateApiKeyRequest, ValidateApiKeyResponse>;
   /** Introspect an OAuth access token (RFC 7662 style); inactive tokens answer active=false. */
   introspectToken: handleUnaryCall<IntrospectTokenRequest, IntrospectTokenResponse>;
-  /** Count one call against the app's quota and say whether it is over (spec 03 `Rate-Limit*` headers). */
+  /**
+   * Count one call against the app's quota and say whether it is over (what the `Rate-Limit*`
+   * headers of the Discovery v2 and commerce APIs show).
+   */
   checkRateLimit: handleUnaryCall<CheckRateLimitRequest, CheckRateLimitResponse>;
   /** Register a developer app (admin `POST /admin/v1/apps`). */
   createApp: handleUnaryCall<CreateAppRequest, CreateAppResponse>;
@@ -2688,7 +2694,10 @@ export interface AuthServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: IntrospectTokenResponse) => void,
   ): ClientUnaryCall;
-  /** Count one call against the app's quota and say whether it is over (spec 03 `Rate-Limit*` headers). */
+  /**
+   * Count one call against the app's quota and say whether it is over (what the `Rate-Limit*`
+   * headers of the Discovery v2 and commerce APIs show).
+   */
   checkRateLimit(
     request: CheckRateLimitRequest,
     callback: (error: ServiceError | null, response: CheckRateLimitResponse) => void,

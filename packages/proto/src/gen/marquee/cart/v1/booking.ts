@@ -153,7 +153,7 @@ export interface BookingHeld {
   eventId: string;
   /** Partner registration hosting the inventory. */
   partnerId: string;
-  /** The partner's booking id (spec 02 inventory token). */
+  /** The partner's booking id (the 3P API's inventory token). */
   inventoryToken: string;
   /** Held tickets. */
   items: BookingItem[];
@@ -194,7 +194,8 @@ export interface BookingReleased {
 
 /**
  * Topic `booking-expired` (key = cart id). Produced by cart when a hold's time-out passed with neither
- * commit nor release; the partner has put the tickets back on sale (spec 02 "Booking expired").
+ * commit nor release; the partner has put the tickets back on sale (an expired booking of the 3P
+ * API).
  */
 export interface BookingExpired {
   /** Platform cart id. */

@@ -10,7 +10,7 @@ import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { Money } from "../../common/v1/money.js";
 import { BookingItem } from "./booking.js";
 
-/** Payment method (spec 02 `payment_method_type`). */
+/** Payment method (the 3P API's `payment_method_type`). */
 export enum PaymentMethodType {
   /** PAYMENT_METHOD_TYPE_UNSPECIFIED - `UN` undefined. */
   PAYMENT_METHOD_TYPE_UNSPECIFIED = "PAYMENT_METHOD_TYPE_UNSPECIFIED",
@@ -85,7 +85,7 @@ export function paymentMethodTypeToNumber(object: PaymentMethodType): number {
   }
 }
 
-/** Delivery method (spec 02 `delivery_method_type`). */
+/** Delivery method (the 3P API's `delivery_method_type`). */
 export enum DeliveryMethodType {
   /** DELIVERY_METHOD_TYPE_UNSPECIFIED - `UN` undefined. */
   DELIVERY_METHOD_TYPE_UNSPECIFIED = "DELIVERY_METHOD_TYPE_UNSPECIFIED",
@@ -235,7 +235,7 @@ export function cancelReasonToNumber(object: CancelReason): number {
   }
 }
 
-/** A print action (spec 02 order action). */
+/** A print action (a 3P API order action). */
 export enum PrintAction {
   /** PRINT_ACTION_UNSPECIFIED - Not given. */
   PRINT_ACTION_UNSPECIFIED = "PRINT_ACTION_UNSPECIFIED",
@@ -307,7 +307,7 @@ export interface OrderConfirmed {
   partnerId: string;
   /** The partner's booking id that was confirmed. */
   inventoryToken: string;
-  /** The partner's order id (spec 02 inventory order). */
+  /** The partner's order id (the 3P API's inventory order). */
   inventoryOrderId: string;
   /** Developer app that bought. */
   appId: string;

@@ -289,7 +289,7 @@ export interface ReserveCartRequest {
   language: string;
 }
 
-/** One reserve (spec 03 reserve body). */
+/** One reserve (the partner cart API's reserve body). */
 export interface Reserve {
   /** `tickets[]`. */
   tickets: TicketRequest[];
@@ -363,7 +363,7 @@ export interface ReleaseCartRequest {
   sandbox: boolean;
 }
 
-/** A cart (spec 03 "Cart result"), reduced to what the platform computes. */
+/** A cart (the partner cart API's cart result), reduced to what the platform computes. */
 export interface Cart {
   /** `cart_id`. */
   id: string;

@@ -67,7 +67,7 @@ export function syncScopeToNumber(object: SyncScope): number {
 
 /**
  * Topic `availability-changed` (key = event id). Produced by 3p-connector after each availability
- * synchronisation with the partner that hosts the event's inventory (spec 02 "Availability").
+ * synchronisation with the partner that hosts the event's inventory (the 3P API's availability).
  * Partner inventory is the truth; this is the platform's cached view. A full synchronisation
  * replaces everything known about the event; a partial one replaces only the listed areas.
  */

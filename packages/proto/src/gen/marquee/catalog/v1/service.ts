@@ -554,7 +554,7 @@ export interface SearchEventsRequest {
   classificationIds: string[];
   /** DMA id. */
   dmaId: string;
-  /** Page; the catalog caps limit at 500 (spec 03 limits). */
+  /** Page; the catalog caps limit at 500 (the discovery APIs' page limit). */
   page?:
     | PageRequest
     | undefined;
@@ -614,8 +614,8 @@ export interface SearchEventsResponse {
   attractions: DiscoveryAttraction[];
   /**
    * When asked for (`SearchEventsRequest.documents`): the page's events as Discovery v2 event
-   * documents (spec 03 "Discovery v2 event (search result)", with `_links` and the `_embedded`
-   * venue and attractions) in each text's first locale, UTF-8 JSON joined by commas: the members of
+   * documents (the event of a search result, with `_links` and the `_embedded` venue and
+   * attractions) in each text's first locale, UTF-8 JSON joined by commas: the members of
    * the `_embedded.events` array. Rendered by catalog-indexer when it indexes each event version.
    */
   eventDocuments: Buffer;
@@ -643,7 +643,7 @@ export interface GetEventResponse {
 
 /**
  * A venue as discovery knows it: built from the inline places and venue references of the events
- * (spec 03 "Embedded venue").
+ * (Discovery v2's embedded venue).
  */
 export interface DiscoveryVenue {
   /** Discovery venue id. */
@@ -689,7 +689,7 @@ export interface DiscoveryVenue {
   cityId: number;
 }
 
-/** An attraction as discovery knows it (spec 03 "Embedded attraction"). */
+/** An attraction as discovery knows it (Discovery v2's embedded attraction). */
 export interface DiscoveryAttraction {
   /** Discovery attraction id. */
   id: string;
@@ -4390,7 +4390,10 @@ export const WatchChangesResponse: MessageFns<WatchChangesResponse> = {
   },
 };
 
-/** The discovery read model served by catalog-indexer (spec 03 "Discovery service v2"). */
+/**
+ * The discovery read model served by catalog-indexer (behind Discovery v2 and international
+ * discovery).
+ */
 export type CatalogServiceService = typeof CatalogServiceService;
 export const CatalogServiceService = {
   /** Search events (discovery v2 `GET /discovery/v2/events`). */

@@ -135,7 +135,7 @@ export interface DealChanged {
   changedAt?: Date | undefined;
 }
 
-/** A promotional deal on an event (spec 01 "Deals"; admin `POST /admin/v1/deals`). */
+/** A promotional deal on an event (the deals API; admin `POST /admin/v1/deals`). */
 export interface Deal {
   /** Platform deal id. */
   id: string;

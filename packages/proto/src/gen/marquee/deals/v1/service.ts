@@ -96,7 +96,7 @@ export interface GetDealResponse {
   deal?: Deal | undefined;
 }
 
-/** Deals search parameters (spec 01 deals search query); empty fields = no filter. */
+/** Deals search parameters (the deals API's search query); empty fields = no filter. */
 export interface SearchDealsRequest {
   /** Restrict to the events of this deal (`/deals/{deal}/events`); empty = all deals. */
   dealId: string;
@@ -145,7 +145,7 @@ export interface SearchDealsRequest {
   qa: boolean;
 }
 
-/** Deals search result (spec 01 "Deals search result"). */
+/** Deals search result (the deals API's search result). */
 export interface SearchDealsResponse {
   /** Events with their deals. */
   events: DealEvent[];
@@ -1948,7 +1948,7 @@ export const DealVenue: MessageFns<DealVenue> = {
   },
 };
 
-/** Deals administration and search (spec 01 "Deals service"). */
+/** Deals administration and search (the deals API). */
 export type DealsServiceService = typeof DealsServiceService;
 export const DealsServiceService = {
   /** Create a deal on an event (admin). NOT_FOUND when the event is unknown. */

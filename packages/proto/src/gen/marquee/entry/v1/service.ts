@@ -2911,7 +2911,10 @@ export const RevokeGateResponse: MessageFns<RevokeGateResponse> = {
   },
 };
 
-/** Secure-entry ticket delivery (spec 03 "Secure-entry order read"), served by secure-entry. */
+/**
+ * Secure-entry ticket delivery (the partner cart API's secure-entry order read, secure render and
+ * the gate API), served by secure-entry.
+ */
 export type SecureEntryServiceService = typeof SecureEntryServiceService;
 export const SecureEntryServiceService = {
   /**

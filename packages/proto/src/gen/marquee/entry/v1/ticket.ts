@@ -8,7 +8,7 @@
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 
-/** Secure-entry render type (spec 03 `render_type`). */
+/** Secure-entry render type (`render_type` of the order read). */
 export enum RenderType {
   /** RENDER_TYPE_UNSPECIFIED - Not given. */
   RENDER_TYPE_UNSPECIFIED = "RENDER_TYPE_UNSPECIFIED",

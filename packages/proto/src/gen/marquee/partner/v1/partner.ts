@@ -92,7 +92,7 @@ export function partnerHealthToNumber(object: PartnerHealth): number {
   }
 }
 
-/** A partner runtime operation (spec 02 Endpoints). */
+/** A partner runtime operation (a 3P API endpoint). */
 export enum PartnerOperation {
   /** PARTNER_OPERATION_UNSPECIFIED - Not given. */
   PARTNER_OPERATION_UNSPECIFIED = "PARTNER_OPERATION_UNSPECIFIED",
@@ -196,7 +196,7 @@ export function partnerOperationToNumber(object: PartnerOperation): number {
 
 /**
  * Topic `partner-health-changed` (key = partner id). Produced by 3p-connector when the result of
- * polling a partner's `GET /healthcheck` (spec 02) changes state. Not produced for unchanged polls.
+ * polling a partner's `GET /healthcheck` (3P API) changes state. Not produced for unchanged polls.
  */
 export interface PartnerHealthChanged {
   /** Partner registration id. */
@@ -237,7 +237,7 @@ export interface PartnerCallFailed {
   inventoryOrderId: string;
   /** HTTP status, 0 when there was no response. */
   httpStatus: number;
-  /** Partner error body `id` (spec 02 error table), 0 when none. */
+  /** Partner error body `id` (the 3P API's error ids, `@marquee/partner-api`), 0 when none. */
   partnerErrorId: number;
   /** Error message. */
   message: string;

@@ -33,7 +33,7 @@ import {
   partnerOperationToNumber,
 } from "./partner.js";
 
-/** An order action (spec 02 `request.action`). */
+/** An order action (the 3P API's `request.action`). */
 export enum OrderActionType {
   /** ORDER_ACTION_TYPE_UNSPECIFIED - Not given. */
   ORDER_ACTION_TYPE_UNSPECIFIED = "ORDER_ACTION_TYPE_UNSPECIFIED",
@@ -218,7 +218,7 @@ export interface BookingLine {
   quantity: number;
   /** Specific seat ids; empty = best available. */
   seatIds: string[];
-  /** The price type's password, when it has one (spec 02 price type `access_code`). */
+  /** The price type's password, when it has one (the 3P API price type's `access_code`). */
   accessCode: string;
 }
 
@@ -4367,7 +4367,7 @@ export const VerifyAccessCodeResponse: MessageFns<VerifyAccessCodeResponse> = {
 };
 
 /**
- * The platform side of the 3P API (spec 02), served by 3p-connector to cart and reconciler. Partner
+ * The platform side of the 3P API, served by 3p-connector to cart and reconciler. Partner
  * error ids map to gRPC codes (e.g. 303/307 → RESOURCE_EXHAUSTED, 311-314 → FAILED_PRECONDITION) with
  * the partner id in the status details.
  */

@@ -105,7 +105,7 @@ export interface PublishEventRequest {
   idempotencyKey: string;
 }
 
-/** Outcome of an accepted publication (spec 01 "Publication result"). */
+/** Outcome of an accepted publication (the publishing API's publication result). */
 export interface PublishEventResponse {
   /** Success or SuccessWarning. */
   status: PublicationStatus;
@@ -253,7 +253,7 @@ export interface ListedEvent {
   updatedAt?: Date | undefined;
 }
 
-/** gRPC status detail of an INVALID_ARGUMENT publication (spec 01 error body, HTTP 400). */
+/** gRPC status detail of an INVALID_ARGUMENT publication (the publishing error body, HTTP 400). */
 export interface PublicationRejected {
   /** `errors[]`. */
   errors: PublicationError[];
@@ -1963,15 +1963,16 @@ export const PublicationError: MessageFns<PublicationError> = {
 };
 
 /**
- * The publishing API (spec 01 "Publishing service"), served by publisher. The published event travels
+ * The publishing API, served by publisher. The published event travels
  * as the JSON the publisher posted (a Struct), because validation and the missing/unknown property
  * report are defined on that JSON. Accepted changes are published on `event-changed`.
  */
 export type PublisherServiceService = typeof PublisherServiceService;
 export const PublisherServiceService = {
   /**
-   * Publish a new event (`POST /publish/{version}/events`). Rejections (spec 01 rules 1-5) answer
-   * INVALID_ARGUMENT with a PublicationRejected message in the status details.
+   * Publish a new event (`POST /publish/{version}/events`). Rejections (publishing rules 1-5,
+   * services/publisher/README.md) answer INVALID_ARGUMENT with a PublicationRejected message in
+   * the status details.
    */
   publishEvent: {
     path: "/marquee.publishing.v1.PublisherService/PublishEvent" as const,
@@ -2037,8 +2038,9 @@ export const PublisherServiceService = {
 
 export interface PublisherServiceServer extends UntypedServiceImplementation {
   /**
-   * Publish a new event (`POST /publish/{version}/events`). Rejections (spec 01 rules 1-5) answer
-   * INVALID_ARGUMENT with a PublicationRejected message in the status details.
+   * Publish a new event (`POST /publish/{version}/events`). Rejections (publishing rules 1-5,
+   * services/publisher/README.md) answer INVALID_ARGUMENT with a PublicationRejected message in
+   * the status details.
    */
   publishEvent: handleUnaryCall<PublishEventRequest, PublishEventResponse>;
   /**
@@ -2063,8 +2065,9 @@ export interface PublisherServiceServer extends UntypedServiceImplementation {
 
 export interface PublisherServiceClient extends Client {
   /**
-   * Publish a new event (`POST /publish/{version}/events`). Rejections (spec 01 rules 1-5) answer
-   * INVALID_ARGUMENT with a PublicationRejected message in the status details.
+   * Publish a new event (`POST /publish/{version}/events`). Rejections (publishing rules 1-5,
+   * services/publisher/README.md) answer INVALID_ARGUMENT with a PublicationRejected message in
+   * the status details.
    */
   publishEvent(
     request: PublishEventRequest,

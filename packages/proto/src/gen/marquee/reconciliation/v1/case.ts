@@ -160,7 +160,8 @@ export function outcomeToNumber(object: Outcome): number {
 
 /**
  * Topic `reconciliation-resolved` (key = case id). Produced by the reconciler when it has decided what
- * happened to a transaction whose outcome was in doubt (spec 02 "Reconciliation") and acted on it.
+ * happened to a transaction whose outcome was in doubt (read back from the partner through the
+ * 3P API) and acted on it.
  */
 export interface ReconciliationResolved {
   /** The case. */
