@@ -17,6 +17,7 @@ import {
 } from './service-auth.js';
 import type { ServiceKeyring } from './service-token.js';
 import { runInIncomingCall, type IncomingCall } from './call-context.js';
+import { addReflection, isReflectionPath, reflectionByDefault } from './reflection.js';
 import { toGrpcError } from './status.js';
 
 export interface GrpcServiceRegistration {
@@ -41,6 +42,12 @@ export interface CreateGrpcServerOptions {
   serverOptions?: grpc.ServerOptions;
   /** The key service tokens are checked with. Default: the process's ({@link serviceKeyring}). */
   serviceKeyring?: ServiceKeyring;
+  /**
+   * Serve gRPC server reflection for the registered services and health (reflection.ts), open
+   * without a service token like health checks. Default: `GRPC_REFLECTION` when set, else on
+   * outside `NODE_ENV=production`.
+   */
+  reflection?: boolean;
 }
 
 interface ServerState {
@@ -55,25 +62,31 @@ const states = new WeakMap<grpc.Server, ServerState>();
 const HEALTH_PATH_PREFIX = '/grpc.health.v1.Health/';
 
 /**
- * A grpc-js server with `grpc.health.v1` and the platform's interceptors: every call but health
- * checks must carry a valid service token, and obey the RPC's access policy (service-auth.ts);
- * the correlation id from `x-correlation-id` metadata (generated when absent) is active in
- * handlers, and every call is logged with its method, status code and duration. Handlers are wrapped so that a thrown or
- * rejected error, or one passed to the callback, reaches the client with the right status code
- * (see {@link toGrpcError}); unexpected ones are logged in full and answered INTERNAL.
+ * A grpc-js server with `grpc.health.v1`, server reflection where enabled, and the platform's
+ * interceptors: every call but health checks and reflection must carry a valid service token, and
+ * obey the RPC's access policy (service-auth.ts); the correlation id from `x-correlation-id`
+ * metadata (generated when absent) is active in handlers, and every call is logged with its
+ * method, status code and duration. Handlers are wrapped so that a thrown or rejected error, or one
+ * passed to the callback, reaches the client with the right status code (see
+ * {@link toGrpcError}); unexpected ones are logged in full and answered INTERNAL.
  */
 export function createGrpcServer(options: CreateGrpcServerOptions): grpc.Server {
   const { logger } = options;
+  const reflection = options.reflection ?? reflectionByDefault();
   // Resolved now: a production process without a key fails here, at start, not at its first call.
-  const auth =
-    options.services.length === 0
-      ? []
-      : [
-          serviceAuthInterceptor(
-            options.serviceKeyring ?? serviceKeyring(),
-            accessByPath(options.services),
-          ),
-        ];
+  const auth: grpc.ServerInterceptor[] = [];
+  if (options.services.length > 0) {
+    const checkCaller = serviceAuthInterceptor(
+      options.serviceKeyring ?? serviceKeyring(),
+      accessByPath(options.services),
+    );
+    // Reflection tools (grpcurl, grpcui) carry no service token; it is open where it is served.
+    auth.push((method, call) =>
+      reflection && isReflectionPath(method.path)
+        ? new grpc.ServerInterceptingCall(call)
+        : checkCaller(method, call),
+    );
+  }
   const server = new grpc.Server({
     ...options.serverOptions,
     // Outermost last: a refusal of the authentication interceptor passes through the logging one.
@@ -96,6 +109,7 @@ export function createGrpcServer(options: CreateGrpcServerOptions): grpc.Server 
   );
   health.addToServer(server);
   states.set(server, { health, healthNames });
+  if (reflection) addReflection(server, { services: names, logger });
   return server;
 }
 
@@ -108,7 +122,8 @@ function serviceNameOf(definition: grpc.ServiceDefinition): string | undefined {
 function callInterceptor(logger: Logger): grpc.ServerInterceptor {
   return (method, call) => {
     const started = performance.now();
-    const isHealth = method.path.startsWith(HEALTH_PATH_PREFIX);
+    // Probes and reflection tools poll: their calls are logged at debug only.
+    const isHealth = method.path.startsWith(HEALTH_PATH_PREFIX) || isReflectionPath(method.path);
     let correlationId: string | undefined;
     let finished = false;
     const inContext = (next: () => void) =>
