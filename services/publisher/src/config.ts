@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
 
-/** The only module of publisher that reads the environment (STYLE.md); see README for each variable. */
+/** The only module of publisher that reads the environment; see README for each variable. */
 export const configSchema = serviceConfigSchema({
   name: 'publisher',
   httpPort: 8082,

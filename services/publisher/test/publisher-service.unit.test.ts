@@ -18,7 +18,7 @@ import { loadPublisherConfig } from '../src/config.js';
 
 /**
  * The whole service as the embedded default runs it (memory store, memory bus), called over real
- * gRPC: messages, status codes with the spec 01 error items in the details, and event-changed.
+ * gRPC: messages, status codes with the publishing error items in the details, and event-changed.
  */
 describe('publisher over gRPC (memory adapters)', () => {
   const logger = createLogger({ service: 'publisher-test', level: 'silent' });

@@ -89,7 +89,7 @@ function priceRanges(body: Body): catalogV1.PriceRange[] {
  * The whole current state of a published event as every consumer of `event-changed` reads it
  * (proto/marquee/catalog/v1/event.proto). Defaults of the publishing API are resolved here:
  * `active` true, `test` false, `publicVisibility.visible` true. Unknown properties of the body are
- * not carried: spec 01 says they are not visible in discovery.
+ * not carried: the publishing API keeps them out of discovery.
  */
 export function toCatalogEvent(published: PublishedEvent): catalogV1.Event {
   const body = published.body as Body;
@@ -181,7 +181,7 @@ export function toCatalogEvent(published: PublishedEvent): catalogV1.Event {
           descriptions: localized(body.promoter.descriptions),
         }
       : undefined,
-    // Absent = always visible; when given, `visible` defaults to true (spec 01).
+    // Absent = always visible; when given, `visible` defaults to true (a publishing API default).
     publicVisibility: body.publicVisibility
       ? {
           startDateTime: instant(body.publicVisibility.startDateTime),
@@ -198,7 +198,7 @@ export function toCatalogEvent(published: PublishedEvent): catalogV1.Event {
           },
         }
       : undefined,
-    // The publishing API has no market field (spec 01); markets are the indexer's business.
+    // The publishing API has no market field; markets are the indexer's business.
     marketIds: [],
     origin: { kind: { $case: 'published', value: { appId: published.appId } } },
     status: 'EVENT_STATUS_UNSPECIFIED' as catalogV1.EventStatus,

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-/** spec 03: event ids are 15-character alphanumeric strings (also what partner carts accept). */
+/** Event ids are 15 alphanumeric characters (the form discovery and the partner cart API use). */
 export const EVENT_ID_LENGTH = 15;
 
 /**

@@ -73,8 +73,8 @@ export interface EventPage {
 const DEFAULT_PUBLICATION_KEY_WINDOW_MS = 24 * 60 * 60_000;
 
 /**
- * The publishing use cases (spec 01 §Publishing service; updates and deletions as designed in the
- * README). Publication creates a new event with a generated id; re-posting the same body without an
+ * The publishing use cases (the publishing API; updates and deletions as designed in the README).
+ * Publication creates a new event with a generated id; re-posting the same body without an
  * idempotency key creates another event. Only the app that published an event can change or delete
  * it, and the publisher's `version` orders its changes.
  *

@@ -24,7 +24,7 @@ export interface PublishedEvent {
   publicationKey?: string;
 }
 
-/** Result of an accepted publication or update (spec 01 "Publication result"). */
+/** Result of an accepted publication or update (the publishing API's publication result). */
 export interface PublicationResult {
   status: 'Success' | 'SuccessWarning';
   message?: string;
@@ -37,8 +37,8 @@ export interface PublicationResult {
 
 /**
  * Errors carry a `kind` (the platform's gRPC mapping is structural, domain/ does not import it) and
- * `details.errors`: the items of the spec 01 error body, so every rejection reaches the publisher in
- * the documented shape, whatever the status.
+ * `details.errors`: the items of the publishing error body, so every rejection reaches the
+ * publisher in the documented shape, whatever the status.
  */
 abstract class PublishingError extends Error {
   abstract readonly kind: 'invalid_argument' | 'not_found' | 'aborted' | 'unauthenticated';
@@ -60,7 +60,7 @@ export interface ErrorItem {
   missingProperties: Record<string, string>;
 }
 
-/** spec 01: a rejected publication, HTTP 400. */
+/** A rejected publication, HTTP 400. */
 export class PublicationRejected extends PublishingError {
   readonly kind = 'invalid_argument' as const;
   constructor(errors: PublicationError[]) {

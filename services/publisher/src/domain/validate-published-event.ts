@@ -9,7 +9,7 @@ import {
   type PublishedEventBody,
 } from '@marquee/api-schemas';
 
-/** One item of the spec 01 error body `errors[]`. Property maps: dotted path → message. */
+/** One item of the publishing error body `errors[]`. Property maps: dotted path → message. */
 export interface PublicationError {
   status: 'Rejected';
   code: PublicationErrorCode;
@@ -33,14 +33,14 @@ export type ValidationOutcome =
   | {
       ok: true;
       event: PublishedEventBody;
-      /** Unknown properties and their data (spec 01: ignored, not visible in discovery). */
+      /** Unknown properties and their data (kept, but never shown in discovery). */
       unknownProperties: Record<string, unknown>;
       /** Missing preferred properties. */
       missingProperties: Record<string, string>;
     }
   | { ok: false; errors: PublicationError[] };
 
-/** spec 01 rule 3 (and 4, 5): "only alphanumeric characters, dashes or underscores". */
+/** Rule 3 (and 4, 5): source ids and names hold only letters, digits, dashes or underscores. */
 const SOURCE_CHARACTERS = /^[A-Za-z0-9_-]+$/;
 const SOURCE_RULE = 'must contain only letters, digits, dashes or underscores';
 
@@ -114,10 +114,11 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 const isBlank = (value: unknown) => value === undefined || value === null || value === '';
 
 /**
- * Validates a published event body (spec 01 §Publishing service): the types of every known
- * property, locale maps, rules 1-5, then the warnings (unknown properties, missing preferred
- * properties). Every violated rule is its own `errors[]` item, so a publisher sees all problems of
- * a body at once. Pure: no I/O, no clock.
+ * Validates a published event body: the types of every known property, locale maps, the publishing
+ * rules 1-5 (1: no `id` in the body; 2: not both `venue` and `place`; 3: a `source` with `id` and
+ * `name`; 4 and 5: a venue or attraction is exactly one of `id` or `source`), then the warnings
+ * (unknown properties, missing preferred properties). Every violated rule is its own `errors[]`
+ * item, so a publisher sees all problems of a body at once. Pure: no I/O, no clock.
  */
 export function validatePublishedEvent(body: unknown): ValidationOutcome {
   const problems = new Problems();
@@ -186,7 +187,7 @@ export function validatePublishedEvent(body: unknown): ValidationOutcome {
   const unknownProperties: Record<string, unknown> = {};
   collectUnknown(PublishedEventSchema, body, '', unknownProperties);
   const missingProperties: PropertyMap = {};
-  // spec 01 warnings: "missing preferred properties (venue or place is preferred)".
+  // The warning "missing preferred properties": a venue or a place is preferred.
   if (body.venue === undefined && body.place === undefined) {
     missingProperties.venue = 'a venue (or a place) is preferred';
   }
@@ -312,7 +313,7 @@ function checkSourceFields(
   }
 }
 
-// spec 01 rule 3
+// Rule 3: a source with an id and a name.
 function checkSource(source: unknown, problems: Problems): void {
   if (source === undefined || source === null) {
     problems.add(
@@ -338,7 +339,7 @@ function checkSource(source: unknown, problems: Problems): void {
   }
 }
 
-// spec 01 rules 4 and 5: exactly one of id or source, nothing else.
+// Rules 4 and 5: exactly one of id or source, nothing else.
 function checkEntityRef(ref: unknown, path: string): RefProblems | undefined {
   const invalid: PropertyMap = {};
   const missing: PropertyMap = {};
@@ -373,7 +374,7 @@ function checkEntityRef(ref: unknown, path: string): RefProblems | undefined {
   return { summary, invalid, missing };
 }
 
-// spec 01: "`id` is not required when `names` is given and the reverse" — so one of them is.
+// A classification level needs `id` or `names`: either may be left out, not both.
 function checkClassifications(body: Record<string, unknown>, problems: Problems): void {
   if (!Array.isArray(body.classifications)) return;
   const missing: PropertyMap = {};

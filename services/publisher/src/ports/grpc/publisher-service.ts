@@ -35,7 +35,7 @@ const publicationKeyOf = (appId: string, key: string): string =>
 /**
  * `marquee.publishing.v1.PublisherService`: maps messages to the use cases and back. The event
  * travels as a Struct, i.e. the JSON the publisher posted. Errors carry a `kind` and
- * `details.errors` (the spec 01 error items); the platform's server turns the kind into the status
+ * `details.errors` (the publishing error items); the platform's server turns the kind into the status
  * code and the details into `x-error-details`, which the edge renders as the publishing error body.
  * A publication with an `idempotency_key` runs once per app and key: a retry answers the first
  * outcome (platform idempotency records, see README "Idempotency-Key").
