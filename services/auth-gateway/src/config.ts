@@ -3,17 +3,17 @@ import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
 import { trustedProxiesSetting } from '@marquee/platform/http';
 
-/** The only module of auth-gateway that reads the environment (STYLE.md); see README for each variable. */
+/** The only module of auth-gateway that reads the environment; see README for each variable. */
 export const configSchema = serviceConfigSchema({
   name: 'auth-gateway',
   httpPort: 8081,
   grpcPort: 50051,
 }).extend({
-  /** Quota of new apps (REAL-APIS.md: 5000 a day at 5 a second); stored per app. */
+  /** Quota of new apps (by default 5,000 calls a day at 5 a second); stored per app. */
   DEFAULT_QUOTA_PER_DAY: z.coerce.number().int().positive().default(5_000),
   DEFAULT_QUOTA_PER_SECOND: z.coerce.number().int().positive().default(5),
   /**
-   * Key of the `user_id` keyed hash (spec 01 §User information). Unset: a random key is created
+   * Key of the `user_id` keyed hash of `/oauth/info`. Unset: a random key is created
    * once and kept in the service's database, so ids stay stable across restarts.
    */
   USER_ID_KEY: z.string().min(32, 'must be at least 32 characters').optional(),

@@ -12,7 +12,7 @@ afterEach(async () => {
 const harness = async (options?: Parameters<typeof oauthHarness>[0]) =>
   (h = await oauthHarness(options));
 
-describe('authorization-code flow (spec 01 §Authorization service)', () => {
+describe("authorization-code flow (the fans' OAuth API)", () => {
   it('signs a fan in, asks consent naming the app, and redirects with a code and the state', async () => {
     const t = await harness();
     const login = await t.open({ state: 'xyz-123' });
@@ -313,7 +313,7 @@ describe('security rules and the attacks they stop', () => {
     expect(response.body).toMatchObject({ error: 'invalid_client' });
   });
 
-  it('PKCE: a verifier for a code issued without a challenge is refused (RFC 9700 §2.1.1)', async () => {
+  it('PKCE: a verifier for a code issued without a challenge is refused (RFC 9700 section 2.1.1)', async () => {
     const t = await harness();
     const code = (await t.authorize()).searchParams.get('code')!;
     const response = await t.exchange(code, { code_verifier: pkcePair().verifier });
@@ -635,7 +635,7 @@ describe('security rules and the attacks they stop', () => {
   });
 });
 
-describe('token endpoint errors (RFC 6749 §5.2)', () => {
+describe('token endpoint errors (RFC 6749 section 5.2)', () => {
   it('refuses a wrong client secret with 401 invalid_client, in the body or with Basic', async () => {
     const t = await harness();
     const code = (await t.authorize()).searchParams.get('code')!;

@@ -64,8 +64,8 @@ export interface DeveloperAccessDeps {
 }
 
 /**
- * Developer apps, API keys and quotas (issue 3 §3). auth-gateway is the one place that counts
- * calls, so the count is right however many edge replicas there are (README §Rate limits).
+ * Developer apps, API keys and quotas. auth-gateway is the one place that counts calls, so the
+ * count is right however many edge replicas there are (README, Rate limits).
  */
 export class DeveloperAccess {
   private readonly quotas = new Map<string, { quota: Quota; until: number }>();

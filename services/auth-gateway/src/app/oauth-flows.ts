@@ -120,7 +120,7 @@ export interface BrowserSession {
 export interface UserInfo {
   user_id: string;
   email: string;
-  /** spec 01: deprecated, always false. */
+  /** Deprecated in the fans' OAuth API: always false. */
   email_verified: false;
 }
 
@@ -149,7 +149,7 @@ const TOKEN_KEEP_MS = DAY_MS;
 const addSeconds = (date: Date, seconds: number) => new Date(date.getTime() + seconds * 1000);
 
 /**
- * The fans' side of the authorization-code flow (spec 01 §Authorization service): interactions of
+ * The fans' side of the authorization-code flow (the fans' OAuth API, `/oauth/*`): interactions of
  * the login and consent pages, sign-in with throttling, approvals, codes (single use, replay
  * revokes the family), tokens (stored as fingerprints), user info and revocation. The protocol
  * itself (parameter validation, grant dispatch, PKCE, RFC 6749 errors) is @node-oauth/oauth2-server's,
@@ -174,7 +174,7 @@ export class OAuthFlows {
   }
 
   /**
-   * Client authentication of the token endpoint (RFC 6749 §2.3.1) against the argon2id hash.
+   * Client authentication of the token endpoint (RFC 6749 section 2.3.1) against the argon2id hash.
    * A secret that verified is remembered for a few minutes as an HMAC under a random key of this
    * process (never the secret, never stored), so a busy client does not pay argon2 on every call;
    * any other secret always goes through argon2, so guessing stays as slow as the hash makes it.
@@ -465,7 +465,8 @@ export class OAuthFlows {
 
   /**
    * The code presented at the token endpoint. A code that was already exchanged is a replay
-   * (RFC 6749 §4.1.2, RFC 9700 §4.5): it is refused and every token issued from it is revoked.
+   * (RFC 6749 section 4.1.2, RFC 9700 section 4.5): it is refused and every token issued from it is
+   * revoked.
    */
   async codeForExchange(code: string): Promise<AuthorizationCode | undefined> {
     const record = await this.deps.oauth.getCode(fingerprint(code));
@@ -578,7 +579,7 @@ export class OAuthFlows {
     return isLive(token, this.now()) && token.kind === kind ? token : undefined;
   }
 
-  /** `/oauth/info/<access_token>` (spec 01 §User information). */
+  /** `/oauth/info/<access_token>`: the fans' OAuth API's user information. */
   async userInfo(accessToken: string): Promise<UserInfo | undefined> {
     const found = await this.introspect(accessToken);
     if (!found) return undefined;
@@ -605,8 +606,8 @@ export class OAuthFlows {
   }
 
   /**
-   * spec 01 §User information: a hash of the client id and the fan's id — keyed (HMAC), so it is
-   * stable per app, differs across apps, and cannot be computed or linked without the key.
+   * The `user_id` of user information: a hash of the client id and the fan's id — keyed (HMAC), so
+   * it is stable per app, differs across apps, and cannot be computed or linked without the key.
    */
   async userIdFor(clientId: string, fanId: string): Promise<string> {
     return keyedHash(await this.deps.keys.userIdKey(), clientId, fanId);
@@ -634,9 +635,9 @@ export class OAuthFlows {
   }
 
   /**
-   * RFC 7009 revocation by the app: revoking any token of a grant ends the grant (§2.1 allows it,
-   * and it is what a "sign out of this app" needs). Unknown tokens or tokens of another client are
-   * ignored, as the RFC requires (no oracle).
+   * RFC 7009 revocation by the app: revoking any token of a grant ends the grant (its section 2.1
+   * allows it, and it is what a "sign out of this app" needs). Unknown tokens or tokens of another
+   * client are ignored, as the RFC requires (no oracle).
    */
   async revokeByToken(app: DeveloperApp, value: string): Promise<void> {
     const token = value ? await this.deps.oauth.getToken(fingerprint(value)) : undefined;

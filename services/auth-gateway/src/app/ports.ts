@@ -3,9 +3,9 @@ import type { Fan } from '../domain/fan.js';
 import type { AuthorizationCode, Grant, Interaction, IssuedToken } from '../domain/oauth.js';
 
 /**
- * What the use cases need from the outside, declared by the layer that uses it (STYLE.md). One
- * implementation over the platform's VersionedStore serves both the memory and the Mongo adapter
- * (adapters/store-repositories.ts); the contract suite in test/ runs on both.
+ * What the use cases need from the outside, declared by the layer that uses it (docs/decisions.md,
+ * Layers). One implementation over the platform's VersionedStore serves both the memory and the
+ * Mongo adapter (adapters/store-repositories.ts); the contract suite in test/ runs on both.
  */
 export interface AppRepository {
   /** `already_exists` on a clash of id, client id or API-key fingerprint. */

@@ -2,7 +2,8 @@ import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from
 
 /**
  * Credentials and their fingerprints. Random values come from the CSPRNG; 32 bytes = 256 bits of
- * entropy, above RFC 6749 §10.10's 128-bit floor for tokens and codes (RFC 6819 §5.1.4.2.2).
+ * entropy, above RFC 6749 section 10.10's 128-bit floor for tokens and codes (RFC 6819 section
+ * 5.1.4.2.2).
  */
 export const newSecret = (bytes = 32): string => randomBytes(bytes).toString('base64url');
 

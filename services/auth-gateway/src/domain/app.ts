@@ -2,7 +2,7 @@ import { AuthError } from './errors.js';
 
 /**
  * A developer app: the holder of an API key (every public API family) and an OAuth client of the
- * fans' authorization-code flow (spec 01 §Terms). Secrets are never stored in clear: the API key
+ * fans' authorization-code flow. Secrets are never stored in clear: the API key
  * as a SHA-256 fingerprint (a 192-bit random value; looked up on every call, so the hash must be
  * deterministic and fast), the client secret as an argon2id hash.
  */
@@ -13,7 +13,7 @@ export interface DeveloperApp {
   clientId: string;
   clientSecretHash: string;
   apiKeyFingerprint: string;
-  /** Exact-match allow-list (RFC 9700 §2.1: no pattern matching). */
+  /** Exact-match allow-list (RFC 9700 section 2.1: no pattern matching). */
   redirectUris: string[];
   status: AppStatus;
   quota: Quota;
@@ -73,7 +73,7 @@ export const oauthOf = (app: Pick<DeveloperApp, 'oauth'> | undefined): AppOAuth 
 
 export type AppStatus = 'active' | 'suspended';
 
-/** REAL-APIS.md §Discovery v2: 5000 calls a day at 5 calls a second by default, per app. */
+/** Per-app quota; by default 5,000 calls a day at 5 calls a second. */
 export interface Quota {
   perDay: number;
   perSecond: number;
@@ -84,8 +84,9 @@ export const DEFAULT_QUOTA: Quota = { perDay: 5000, perSecond: 5 };
 export const MAX_REDIRECT_URIS = 20;
 
 /**
- * A registrable redirect URI: absolute, http(s), no fragment (RFC 6749 §3.1.2). Plain http only
- * for loopback hosts (RFC 8252 §7.3) — anything else would send codes over the network in clear.
+ * A registrable redirect URI: absolute, http(s), no fragment (RFC 6749 section 3.1.2). Plain http
+ * only for loopback hosts (RFC 8252 section 7.3) — anything else would send codes over the network
+ * in clear.
  */
 export function validateRedirectUri(raw: string): string {
   let url: URL;

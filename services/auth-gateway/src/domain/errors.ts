@@ -1,6 +1,7 @@
 /**
  * The errors of auth-gateway's domain. `kind` uses the platform's error vocabulary structurally
- * (architecture.md §errors), so gRPC maps it to a status code without the domain importing anything.
+ * (docs/architecture.md, `errors`), so gRPC maps it to a status code without the domain importing
+ * anything.
  */
 export type AuthErrorKind =
   | 'invalid_argument'

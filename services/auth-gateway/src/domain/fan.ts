@@ -24,7 +24,7 @@ export function validateNewFan(input: { email: string; password: string }): {
   if (email.length > 254 || !EMAIL.test(email)) {
     throw new AuthError('invalid_argument', 'email must be an e-mail address');
   }
-  // NIST SP 800-63B §5.1.1: at least 8 characters, long passphrases allowed.
+  // NIST SP 800-63B section 5.1.1: at least 8 characters, long passphrases allowed.
   if (input.password.length < 8 || input.password.length > 256) {
     throw new AuthError('invalid_argument', 'password must be 8 to 256 characters');
   }

@@ -1,16 +1,16 @@
 /**
- * The records of the authorization-code flow (spec 01 §Authorization service, RFC 6749 §4.1).
+ * The records of the fans' authorization-code flow (RFC 6749, section 4.1).
  * Codes and tokens are stored under the fingerprint of their value, never the value itself.
  */
 
-/** The only scope of the platform (spec 01: `scope=all`). */
+/** The only scope of the platform: `scope=all`. */
 export const SCOPE_ALL = 'all';
 
-/** spec 01 §Limits: 3600 s. */
+/** Access tokens live an hour (`expires_in` 3600). */
 export const ACCESS_TOKEN_TTL_S = 3600;
-/** "may expire or be revoked" (spec 01): 30 days, then the fan authorizes again. */
+/** Refresh tokens "may expire or be revoked": 30 days, then the fan authorizes again. */
 export const REFRESH_TOKEN_TTL_S = 30 * 86_400;
-/** RFC 6749 §4.1.2: codes live at most 10 minutes; 5 is plenty for a redirect. */
+/** RFC 6749 section 4.1.2: codes live at most 10 minutes; 5 is plenty for a redirect. */
 export const CODE_TTL_S = 300;
 /** A login-and-consent interaction in the browser. */
 export const INTERACTION_TTL_S = 600;
@@ -22,7 +22,7 @@ export interface Interaction {
   clientId: string;
   redirectUri: string;
   scope: string;
-  /** Only when the client sent it: it is echoed only then (spec 01). */
+  /** Only when the client sent it: it is echoed only then. */
   state?: string;
   codeChallenge?: string;
   codeChallengeMethod?: string;

@@ -1,6 +1,6 @@
 /**
- * Fixed quota windows (REAL-APIS.md: 5000 a day, 5 a second). A window is identified by its index
- * since the epoch, so every replica that counts agrees on the window without coordination.
+ * Fixed quota windows (by default 5,000 calls a day, 5 a second). A window is identified by its
+ * index since the epoch, so every replica that counts agrees on the window without coordination.
  */
 export const DAY_MS = 86_400_000;
 export const SECOND_MS = 1_000;

@@ -41,7 +41,7 @@ function toClient(app: DeveloperApp): OAuthClient {
 /**
  * The storage model @node-oauth/oauth2-server asks for, mapped onto the use cases. The library owns
  * the protocol (request validation, client authentication from body or Basic, grant dispatch, PKCE,
- * RFC 6749 §5.2 errors); every rule about our data lives in OAuthFlows.
+ * RFC 6749 section 5.2 errors); every rule about our data lives in OAuthFlows.
  */
 /** One request's view: who is calling, and whether the client-authentication gate refused it. */
 export interface ModelCall {
@@ -74,13 +74,13 @@ export function oauthModel(
       }
     },
 
-    // ≥128 bits (RFC 6749 §10.10): 256 random bits each, base64url.
+    // ≥128 bits (RFC 6749 section 10.10): 256 random bits each, base64url.
     generateAuthorizationCode: async () => flows.newCredential(),
     generateAccessToken: async () => flows.newCredential(),
     generateRefreshToken: async () => flows.newCredential(),
 
     async validateScope(_user: User, _client: Client, scope?: string[]) {
-      // spec 01: the platform has one scope, `all`; an absent scope means it (RFC 6749 §3.3).
+      // The platform has one scope, `all`; an absent scope means it (RFC 6749 section 3.3).
       if (scope === undefined || scope.length === 0) return [SCOPE_ALL];
       return scope.length === 1 && scope[0] === SCOPE_ALL ? [SCOPE_ALL] : false;
     },

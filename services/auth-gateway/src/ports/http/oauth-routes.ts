@@ -22,7 +22,7 @@ import { oauthModel, type ModelCall } from './oauth-model.js';
 import { consentPage, errorPage, loginPage, pageHeaders } from './pages.js';
 
 const COOKIE = 'marquee_oauth';
-/** RFC 7636 §4.1: 43–128 unreserved characters. */
+/** RFC 7636 section 4.1: 43–128 unreserved characters. */
 const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
 /** RFC 6749 Appendix A.5: state is VSCHAR (printable ASCII); we keep at most 512 of them. */
 const VSCHAR = /^[\x20-\x7e]{1,512}$/;
@@ -39,7 +39,7 @@ export interface OAuthRoutesOptions {
 
 type Params = Record<string, string | undefined>;
 
-/** Single-valued parameters only: RFC 6749 §3.1 forbids repeating one. */
+/** Single-valued parameters only: RFC 6749 section 3.1 forbids repeating one. */
 function single(source: unknown): { params: Params; repeated?: string } {
   const params: Params = {};
   for (const [key, value] of Object.entries((source ?? {}) as Record<string, unknown>)) {
@@ -79,8 +79,8 @@ function clientIp(request: FastifyRequest, trusted: TrustedProxies): string {
 }
 
 /**
- * RFC 6749 §2.3.1 HTTP Basic client credentials: `Basic base64(urlencode(id):urlencode(secret))`.
- * Undefined for anything malformed.
+ * HTTP Basic client credentials (RFC 6749 section 2.3.1):
+ * `Basic base64(urlencode(id):urlencode(secret))`. Undefined for anything malformed.
  */
 export function basicCredentials(
   header: string,
@@ -121,7 +121,7 @@ function sendOAuthError(reply: FastifyReply, status: number, error: string, desc
 }
 
 /**
- * `{auth_url}/oauth/*` (spec 01 §Authorization service): the authorize pages, the token endpoint,
+ * `{auth_url}/oauth/*` (the fans' OAuth API): the authorize pages, the token endpoint,
  * user info and revocation. Mapping only: the protocol is @node-oauth/oauth2-server's, the rules
  * are OAuthFlows'.
  */
@@ -194,8 +194,8 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
         const fail = (title: string, message: string) =>
           sendPage(reply, 400, errorPage({ title, message }));
         const app = params.client_id ? await flows.client(params.client_id) : undefined;
-        // An unknown client or an unregistered redirect URI never redirects (RFC 6749 §4.1.2.1):
-        // the URI cannot be trusted, and an open redirector is a phishing tool.
+        // An unknown client or an unregistered redirect URI never redirects (RFC 6749 section
+        // 4.1.2.1): the URI cannot be trusted, and an open redirector is a phishing tool.
         if (!app)
           return fail('Unknown application', 'This application is not registered with Marquee.');
         const redirectUri = params.redirect_uri;
@@ -242,8 +242,9 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
         }
         if (challenge !== undefined) {
           if (!PKCE_VALUE.test(challenge)) return back('invalid_request', 'Invalid code_challenge');
-          // RFC 9700 §2.1.1: S256 only; "plain" would let an intercepted request reveal the verifier.
-          // A challenge without a method means "plain" (RFC 7636 §4.3): refused too, not guessed.
+          // RFC 9700 section 2.1.1: S256 only; "plain" would let an intercepted request reveal the
+          // verifier. A challenge without a method means "plain" (RFC 7636 section 4.3): refused
+          // too, not guessed.
           if (method !== 'S256') {
             return back('invalid_request', 'code_challenge_method must be S256');
           }
@@ -427,7 +428,8 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
         try {
           await serverFor(call).token(oauthRequest, oauthResponse);
         } catch (error) {
-          // Usually the library has written the RFC 6749 §5.2 error into the response already.
+          // Usually the library has written the RFC 6749 section 5.2 error into the response
+          // already.
           thrown = error;
         }
         const body = { ...((oauthResponse.body ?? {}) as Record<string, unknown>) };
@@ -446,7 +448,7 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
           typeof body.error_description === 'string' &&
           body.error_description.includes('`redirect_uri` is invalid')
         ) {
-          // RFC 6749 §5.2: a redirect URI that differs from the authorization request's is
+          // RFC 6749 section 5.2: a redirect URI that differs from the authorization request's is
           // invalid_grant (the library says invalid_request); the code is consumed either way.
           body.error = 'invalid_grant';
         }
@@ -461,7 +463,7 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
           );
         }
         if (body.error === 'invalid_client') {
-          // The issue asks for 401 however the client authenticated (RFC 6749 §5.2 requires it for Basic).
+          // 401 however the client authenticated (RFC 6749 section 5.2 requires it for Basic).
           status = 401;
           void reply.header('www-authenticate', 'Basic realm="marquee", charset="UTF-8"');
         }
@@ -470,7 +472,7 @@ export function oauthRoutes(options: OAuthRoutesOptions) {
           return sendOAuthError(reply, 500, 'server_error', 'Internal server error');
         }
         if (body.access_token) {
-          body.token_type = 'bearer'; // spec 01 §Token response spells it in lower case
+          body.token_type = 'bearer'; // this API's token answers spell it in lower case
           body.expires_in = ACCESS_TOKEN_TTL_S; // the stored lifetime, not the seconds left after issuing
           // The refresh answer has refresh_token only for apps that rotate (oauth-model saveToken).
           if (params.grant_type !== 'refresh_token') delete body.scope; // only the refresh answers scope
