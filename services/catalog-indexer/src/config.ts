@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
 
-/** The only module of catalog-indexer that reads the environment (STYLE.md); see README for each variable. */
+/** The only module of catalog-indexer that reads the environment; see README for each variable. */
 export const configSchema = serviceConfigSchema({
   name: 'catalog-indexer',
   httpPort: 8083,

@@ -118,7 +118,7 @@ export class Catalog {
     if (event.id !== key) {
       throw new MismatchedEventError(`record key ${key} does not match event id ${event.id}`);
     }
-    // Only a newer state wins: redeliveries and reordered retries are dropped (SYSTEM.md §2).
+    // Only a newer state wins: redeliveries and reordered retries are dropped (docs/topics.md).
     if (held && event.version <= held.eventVersion) return 'stale';
     await this.records.put({ id: key, eventVersion: event.version, deleted: false, event });
     this.index.upsert(event);

@@ -28,7 +28,7 @@ import { RankSelector } from './top-ranks.js';
 import { intersectAll, NO_DOCS, post, type PostingList, unite, unpost } from './postings.js';
 import { firstLocale, fold, localeValues, normalizedPhrase, pickText, words } from './text.js';
 
-/** Discovery defaults (REAL-APIS.md §Discovery v2): 20 per page, radius 50 miles. */
+/** Discovery v2 defaults: 20 per page, radius 50 miles. */
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_EVENT_PAGE_SIZE = 500;
 export const DEFAULT_RADIUS = 50;
@@ -960,7 +960,7 @@ export class CatalogIndex {
     return this.attractionView(id, now);
   }
 
-  /** Discovery v2 event search (spec 03 §Discovery service v2, every query parameter). */
+  /** Discovery v2 event search (every query parameter of `GET /discovery/v2/events`). */
   searchEvents(q: SearchEventsRequest, now: Date): Page<EventHit> {
     const { items, ...page } = this.findEvents(q, now);
     return { ...page, items: items.map((entry) => this.hit(entry, now)) };

@@ -1,7 +1,8 @@
 /**
- * Designated market areas (Nielsen DMA codes) of the US markets of spec 01 "Market ids". Events carry
- * market ids, not DMAs, so `dmaId` matches the events of the markets that lie in that DMA. Markets
- * without an entry (regions such as "All of US") match no DMA.
+ * Designated market areas (Nielsen DMA codes) of the US markets of the market table
+ * (services/deals/src/domain/markets.ts). Events carry market ids, not DMAs, so `dmaId` matches the
+ * events of the markets that lie in that DMA. Markets without an entry (regions such as "All of
+ * US") match no DMA.
  */
 const dmaOfMarket: Readonly<Record<number, number>> = {
   1: 630, // Birmingham

@@ -8,10 +8,10 @@ import { firstLocale, normalizedPhrase, pickText, stableId } from './text.js';
 import { primaryCityId } from './city-id.js';
 
 /**
- * An event with its venue and attraction references resolved to discovery ids (spec 01 rules 2, 4
- * and 5: a venue is an id known to discovery, a publisher `source` reference, or an inline `place`).
- * `venue` and `attractions` are what this event tells about them; the catalog merges what several
- * events tell about the same venue (see CatalogIndex).
+ * An event with its venue and attraction references resolved to discovery ids (publishing rules 2,
+ * 4 and 5: a venue is an id known to discovery, a publisher `source` reference, or an inline
+ * `place`). `venue` and `attractions` are what this event tells about them; the catalog merges what
+ * several events tell about the same venue (see CatalogIndex).
  */
 export interface ResolvedEvent {
   event: Event;
@@ -141,7 +141,7 @@ export function resolveEvent(input: Event): ResolvedEvent {
 
 /**
  * Whether the public may see the event now: active, and inside its public-visibility window
- * (spec 03 issue rule: inactive events and those outside `publicVisibility` never appear).
+ * (inactive events and those outside `publicVisibility` never appear in discovery).
  */
 export function isPubliclyVisible(event: Event, now: Date): boolean {
   if (!event.active) return false;

@@ -11,8 +11,9 @@ export function firstLocale(text: LocalizedString | undefined): string | undefin
 }
 
 /**
- * The text in `locale` (case-insensitive), with no fallback to another locale (spec 03: "locale (no
- * fallback, multilingual fields may be empty)"). Without a locale, the text's first locale.
+ * The text in `locale` (case-insensitive), with no fallback to another locale (Discovery v2's
+ * `locale`: no fallback, so a multilingual field may be empty). Without a locale, the text's first
+ * locale.
  */
 export function pickText(text: LocalizedString | undefined, locale: string | undefined): string {
   if (!text) return '';
