@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { readModelConsumerGroup, serviceConfigSchema } from '@marquee/platform/service';
 
-/** The only module of deals that reads the environment (STYLE.md); see README for each variable. */
+/** The only module of deals that reads the environment; see README for each variable. */
 export const configSchema = serviceConfigSchema({
   name: 'deals',
   httpPort: 8084,

@@ -45,7 +45,7 @@ export function anEvent(overrides: Partial<DealEvent> = {}): DealEvent {
   };
 }
 
-/** The criteria of a search with every API default (spec 01 §Deals service). */
+/** The criteria of a search with every API default of the deals API. */
 export function criteria(overrides: Partial<DealSearchCriteria> = {}): DealSearchCriteria {
   return {
     exclusivities: ['EXCLUSIVE', 'NONEXCLUSIVE'],

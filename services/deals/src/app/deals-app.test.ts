@@ -226,7 +226,7 @@ describe('event projection', () => {
   });
 });
 
-describe('deals search parameters (spec 01)', () => {
+describe('deals search parameters', () => {
   it('returns only events with an active deal, ordered by event date, with totalHits', async () => {
     const late = anEvent({ startAt: new Date('2030-09-01T00:00:00Z') });
     const early = anEvent({ startAt: new Date('2030-04-01T00:00:00Z') });

@@ -10,10 +10,10 @@ import {
 } from '../domain/search.js';
 
 /**
- * The in-memory deals search index (SYSTEM.md: search and geo live in the service, built from its
- * repository, because the Mongo-wire server of dev/CI has no geo or text indexes). Holds every
- * live event projection and every active deal; searches walk the events that carry at least one
- * active deal, kept sorted in result order, so a query is one filtered pass with no sort.
+ * The in-memory deals search index (docs/decisions.md: search and geo live in the service, built
+ * from its repository, because the Mongo-wire server of dev/CI has no geo or text indexes). Holds
+ * every live event projection and every active deal; searches walk the events that carry at least
+ * one active deal, kept sorted in result order, so a query is one filtered pass with no sort.
  */
 export class DealSearchIndex {
   private readonly events = new Map<string, DealEvent>();

@@ -1,6 +1,6 @@
 /**
  * The deal-bearing event projection: what deals keeps of each `event-changed` state to answer a
- * deals search (spec 01 "Deals search result") and to filter it (spec 01 deals search parameters).
+ * deals search (the deals API's search result) and to filter it (its search parameters).
  */
 
 /** An attraction or a genre as the deals API shows it. */

@@ -1,6 +1,6 @@
 /**
- * A deal: a promotional offer attached to one event (spec 01 "Deals search result", `deals[]`;
- * SYSTEM.md §5 `POST /admin/v1/deals`). Deals are records of their own: created, changed and ended
+ * A deal: a promotional offer attached to one event (the deals search result's `deals[]`; the admin
+ * API's `POST /admin/v1/deals`). Deals are records of their own: created, changed and ended
  * through the admin API; an ended deal is kept (terminal state) so its history stays readable.
  */
 

@@ -1,11 +1,11 @@
 /**
- * The market table of spec 01 §"Market ids" (values of the deals parameter `marketIds`), with the
+ * The market table of the deals API (values of the deals parameter `marketIds`), with the
  * country each market belongs to. "All of <country>" markets cover every event of their country.
  */
 export interface Market {
   id: number;
   name: string;
-  /** ISO 3166-1 alpha-2 code; the spec's "ND" (Northern Ireland) is part of GB. */
+  /** ISO 3166-1 alpha-2 code; the API's "ND" (Northern Ireland) is part of GB. */
   country: string;
   /** The market stands for the whole country ("All of US", "United States", "Germany", ...). */
   wholeCountry: boolean;

@@ -1,6 +1,6 @@
 /**
- * Public numeric ids. The deals API shows attractions, venues and genres by number (spec 01
- * "Deals search result": attractionId, venueId, genre id are numbers) while the platform names them
+ * Public numeric ids. The deals API shows attractions, venues and genres by number (in its search
+ * result attractionId, venueId, genre id are numbers) while the platform names them
  * by string ids. Each entity's number is a 53-bit hash of its kind and platform id: stable across
  * restarts, replicas and rebuilds without any shared counter, and a safe integer in JSON. With a
  * million entities of one kind the chance of any collision is about 1 in 18,000; the search index

@@ -3,15 +3,15 @@ import { DealsError, exclusivities } from './deal.js';
 import type { DealEvent } from './deal-event.js';
 import { markets } from './markets.js';
 
-/** spec 01 deals search: `rows` default 25, maximum 500. */
+/** Deals search: `rows` default 25, maximum 500. */
 export const DEFAULT_ROWS = 25;
 export const MAX_ROWS = 500;
-/** spec 01: `radius` default 10, `radiusUnit` default kilometers. */
+/** `radius` default 10, `radiusUnit` default kilometers. */
 export const DEFAULT_RADIUS = 10;
 
 export type RadiusUnit = 'kilometers' | 'miles';
 
-/** The parameters of a deals search after the API defaults (spec 01 §Deals service). */
+/** The parameters of a deals search after the API defaults (the deals API). */
 export interface DealSearchCriteria {
   /** `/deals/{deal}/events`: only events carrying this deal. */
   dealId?: string;
@@ -53,7 +53,7 @@ export interface DealSearchResult {
 
 const bad = (message: string) => new DealsError('invalid_argument', message);
 
-/** Checks what the API would answer with 406 (spec 01 §Errors); returns the criteria unchanged. */
+/** Checks what the API would answer with 406; returns the criteria unchanged. */
 export function validateCriteria(criteria: DealSearchCriteria): DealSearchCriteria {
   if (!Number.isInteger(criteria.rows) || criteria.rows < 1 || criteria.rows > MAX_ROWS)
     throw bad(`rows must be an integer from 1 to ${MAX_ROWS}`);
@@ -215,7 +215,7 @@ export function eventMatcher(
     if (attractionId !== undefined && !key.attractions.includes(attractionId)) return false;
     if (start !== undefined || end !== undefined) {
       if (Number.isNaN(key.startMs)) return false;
-      // spec 01: timeRangeStart "events starting at or after", timeRangeEnd "events starting before".
+      // timeRangeStart: events starting at or after it; timeRangeEnd: events starting before it.
       if (start !== undefined && key.startMs < start) return false;
       if (end !== undefined && key.startMs >= end) return false;
     }

@@ -26,7 +26,7 @@ function priceOf(ranges: readonly PriceRange[]): EventPrice | undefined {
   const usable = (standard.length > 0 ? standard : ranges).filter((r) => r.min || r.max);
   const currency = usable[0]?.min?.currency || usable[0]?.max?.currency;
   if (!currency) return undefined;
-  // One currency per result (spec 01 `currency`): ranges in other currencies are left out.
+  // One currency per result (its `currency`): ranges in other currencies are left out.
   const same = usable.filter((r) => (r.min?.currency || r.max?.currency) === currency);
   const mins = same.map((r) => (r.min ?? r.max)!.amountMinor);
   const maxes = same.map((r) => (r.max ?? r.min)!.amountMinor);
@@ -94,7 +94,7 @@ function venueOf(event: Event): {
   return { cities: [], states: [] };
 }
 
-/** `event-changed` state → the deals projection of it (what a deals search needs; spec 01). */
+/** `event-changed` state → the deals projection of it (what a deals search needs). */
 export function toDealEvent(event: Event): DealEvent {
   const where = venueOf(event);
   const country = where.country ?? countryOfMarkets(event.marketIds);
