@@ -173,24 +173,43 @@ describe('CartApp', () => {
     expect((await slow.app.get(owner, pending.cart.id)).cart.status).toBe('HELD');
   });
 
-  it('sheds reserves beyond the in-flight limit at once, and admits again once they finish', async () => {
+  it('sheds reserves beyond the in-flight limit at once, counting PENDING ones until they finish', async () => {
     const busy = await setup({ settings: { reserveWaitMs: 5, maxReservesInFlight: 2 } });
     let open!: () => void;
     busy.connector.gate = new Promise((resolve) => (open = resolve));
-    const first = await busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
-    const second = await busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    const reserve = () =>
+      busy.app.withReserveSlot(() =>
+        busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
+      );
+    const first = await reserve();
+    const second = await reserve();
     expect([first.cart.status, second.cart.status]).toEqual(['PENDING', 'PENDING']);
 
-    await expect(
-      busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
-    ).rejects.toMatchObject({ kind: 'unavailable', details: { retryAfterMs: expect.any(Number) } });
-    // Refused before anything was written: only the two admitted carts hold places.
+    // Both still run in the background: a third is refused before anything is written.
+    await expect(reserve()).rejects.toMatchObject({
+      kind: 'unavailable',
+      details: { retryAfterMs: expect.any(Number) },
+    });
     open();
     await busy.app.drain();
     expect(busy.connector.held()).toBe(2);
 
-    const third = await busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
-    expect(third.cart.status).toBe('HELD');
+    expect((await reserve()).cart.status).toBe('HELD');
+  });
+
+  it('counts a reserve request from its start, before it has written anything', async () => {
+    const busy = await setup({ settings: { maxReservesInFlight: 1 } });
+    let open!: () => void;
+    busy.connector.gate = new Promise((resolve) => (open = resolve));
+    const reserve = () =>
+      busy.app.withReserveSlot(() =>
+        busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
+      );
+    const waiting = reserve(); // waits up to 2 s for the partner
+    await expect(reserve()).rejects.toMatchObject({ kind: 'unavailable' });
+    open();
+    expect((await waiting).cart.status).toBe('HELD');
+    expect(busy.connector.held()).toBe(1);
   });
 
   it('a cart released while pending gives the booking back once the partner answers', async () => {

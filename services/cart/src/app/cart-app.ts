@@ -422,7 +422,6 @@ export class CartApp {
    * FAILED with its code.
    */
   async reserve(input: ReserveInput): Promise<CartView> {
-    this.admitReserve();
     if (!EVENT_ID.test(input.eventId))
       throw invalidInput('event id must be 15 letters or digits', 'event_id');
     const event = await this.#event(input.eventId);
@@ -480,6 +479,11 @@ export class CartApp {
       work.then(() => true),
       sleep(this.deps.settings.reserveWaitMs).then(() => false),
     ]);
+    if (!settled) {
+      // Answered PENDING: the reserve goes on without its request and keeps its place.
+      this.#unanswered += 1;
+      void work.finally(() => (this.#unanswered -= 1));
+    }
     const current = (await this.deps.carts.get(cart.id)) ?? cart;
     if (settled && current.status === 'FAILED' && current.failure)
       throw this.#failureError(current.failure);
@@ -1355,22 +1359,34 @@ export class CartApp {
   }
 
   /**
-   * Load shedding: under a rush (thousands of fans on one on-sale) a reserve beyond
-   * `maxReservesInFlight` is refused at once, `unavailable` (503 with Retry-After at the edge), so
-   * that the admitted ones finish within their callers' deadlines instead of all of them queueing
-   * for the store and the partner until every caller has given up. Idempotent retries make the
-   * refusal harmless: nothing was written.
+   * Load shedding: runs `work` (a reserve request, from its first store access to its answer) in
+   * one of `maxReservesInFlight` places, shared with reserves still running after a PENDING answer;
+   * with none free it is refused at once, `unavailable` (503 with Retry-After at the edge). Under a
+   * rush (thousands of fans on one on-sale) the admitted reserves then finish within their callers'
+   * deadlines, instead of all of them queueing for the store and the partner until every caller
+   * has given up. A refusal writes nothing, so an idempotent retry is harmless.
    */
-  admitReserve(): void {
+  async withReserveSlot<T>(work: () => Promise<T>): Promise<T> {
     const limit = this.deps.settings.maxReservesInFlight ?? DEFAULT_MAX_RESERVES_IN_FLIGHT;
-    if (this.#inflight.size >= limit)
+    if (this.#admitted + this.#unanswered >= limit)
       throw overloaded('too many reservations in progress; retry shortly', RESERVE_RETRY_AFTER_MS);
+    this.#admitted += 1;
+    try {
+      return await work();
+    } finally {
+      this.#admitted -= 1;
+    }
   }
 
   /** Waits for background reserves of this process (shutdown, tests). */
   async drain(): Promise<void> {
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight.values()]);
   }
+
+  /** Reserve requests being served (withReserveSlot). */
+  #admitted = 0;
+  /** Reserves still running after their request was answered PENDING. */
+  #unanswered = 0;
 
   #track(cartId: string, work: () => Promise<void>): Promise<void> {
     const running = this.#inflight.get(cartId);

@@ -428,11 +428,13 @@ export class CommerceApp {
       if (request) request.tickets.push(ticket);
       else byAreas.set(key, { tickets: [ticket], areaIds: c.areaIds, acceptBestAvailable: true });
     }
-    const view = await this.deps.carts.reserve({
-      owner: { ...owner, channel: 'commerce' },
-      eventId: event.id,
-      requests: [...byAreas.values()],
-    });
+    const view = await this.deps.carts.withReserveSlot(() =>
+      this.deps.carts.reserve({
+        owner: { ...owner, channel: 'commerce' },
+        eventId: event.id,
+        requests: [...byAreas.values()],
+      }),
+    );
     return this.#shaped(view, event);
   }
 

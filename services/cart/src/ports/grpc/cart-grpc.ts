@@ -254,49 +254,51 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
         offsaleAt: a.event.onSaleUntil,
       };
     }),
-    reserveCart: unary((r: ReserveCartRequest) => {
-      // Refused before the idempotency record is written: shedding load costs nothing.
-      app.admitReserve();
-      return idempotency.run(
-        {
-          scope: r.appId,
-          key: r.idempotencyKey,
-          request: requestBytes(
-            'ReserveCart',
-            ReserveCartRequest.encode({ ...r, idempotencyKey: '' }).finish(),
-          ),
-          encode: (res) => ReserveCartResponse.encode(res).finish(),
-          decode: (bytes) => ReserveCartResponse.decode(bytes),
-        },
-        async (): Promise<ReserveCartResponse> => {
-          const view = await app.reserve({
-            owner: { ...owner(r), channel: 'partner-cart' },
-            eventId: r.eventId,
-            language: r.language,
-            forceAsync: r.forceAsync,
-            fanSessionId: r.fanSessionId,
-            requests: r.reserves.map((reserve) => ({
-              tickets: reserve.tickets.map((t) => {
-                if (t.amount && t.amount.amountMinor > 0)
-                  throw invalidInput('variable prices are not offered', 'price.amount');
-                return {
-                  priceTypeId: t.id,
-                  quantity: t.quantity,
-                  ...(t.priceId ? { priceLevelId: t.priceId } : {}),
-                };
-              }),
-              areaIds: reserve.areaIds,
-              section: reserve.section,
-              row: reserve.row,
-              beginSeat: reserve.beginSeat,
-              endSeat: reserve.endSeat,
-              acceptBestAvailable: reserve.acceptBestAvailable,
-            })),
-          });
-          return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
-        },
-      );
-    }),
+    // A place among the reserves in progress is taken before the idempotency record is written:
+    // a refusal under load costs nothing.
+    reserveCart: unary((r: ReserveCartRequest) =>
+      app.withReserveSlot(() =>
+        idempotency.run(
+          {
+            scope: r.appId,
+            key: r.idempotencyKey,
+            request: requestBytes(
+              'ReserveCart',
+              ReserveCartRequest.encode({ ...r, idempotencyKey: '' }).finish(),
+            ),
+            encode: (res) => ReserveCartResponse.encode(res).finish(),
+            decode: (bytes) => ReserveCartResponse.decode(bytes),
+          },
+          async (): Promise<ReserveCartResponse> => {
+            const view = await app.reserve({
+              owner: { ...owner(r), channel: 'partner-cart' },
+              eventId: r.eventId,
+              language: r.language,
+              forceAsync: r.forceAsync,
+              fanSessionId: r.fanSessionId,
+              requests: r.reserves.map((reserve) => ({
+                tickets: reserve.tickets.map((t) => {
+                  if (t.amount && t.amount.amountMinor > 0)
+                    throw invalidInput('variable prices are not offered', 'price.amount');
+                  return {
+                    priceTypeId: t.id,
+                    quantity: t.quantity,
+                    ...(t.priceId ? { priceLevelId: t.priceId } : {}),
+                  };
+                }),
+                areaIds: reserve.areaIds,
+                section: reserve.section,
+                row: reserve.row,
+                beginSeat: reserve.beginSeat,
+                endSeat: reserve.endSeat,
+                acceptBestAvailable: reserve.acceptBestAvailable,
+              })),
+            });
+            return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
+          },
+        ),
+      ),
+    ),
     getCart: unary(async (r) => {
       const view = await app.get(owner(r), r.cartId, r.eventId);
       return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
