@@ -19,7 +19,7 @@ const grpcAddressList = (fallback: string) =>
     )
     .default(fallback);
 
-/** The only module of edge-gateway that reads the environment (STYLE.md); see README. */
+/** The only module of edge-gateway that reads the environment; see README. */
 export const configSchema = serviceConfigSchema({
   name: 'edge-gateway',
   httpPort: 8080,
@@ -41,7 +41,7 @@ export const configSchema = serviceConfigSchema({
   GRPC_ADDR_SECURE_ENTRY: grpcAddress('127.0.0.1:50056'),
   GRPC_ADDR_3P_CONNECTOR: grpcAddress('127.0.0.1:50057'),
   GRPC_ADDR_RECONCILER: grpcAddress('127.0.0.1:50058'),
-  /** auth-gateway's HTTP base URL: the edge proxies `/oauth/*` there (spec 01 {auth_url} on {base_url}). */
+  /** auth-gateway's HTTP base URL: the edge proxies `{base_url}/oauth/*` there. */
   HTTP_URL_AUTH_GATEWAY: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8081'),
   /**
    * The proxies in front of the edge (ingress controller, load balancer) whose `X-Forwarded-For`

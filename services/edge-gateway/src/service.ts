@@ -27,7 +27,7 @@ export async function composeEdgeGateway(
 ): Promise<ServiceParts> {
   let adminToken = config.ADMIN_TOKEN;
   if (!adminToken) {
-    // SYSTEM.md §5: a production start refuses to run without it; development generates one.
+    // The admin token: a production start refuses to run without it; development generates one.
     if (config.NODE_ENV === 'production')
       throw new Error('ADMIN_TOKEN (or ADMIN_TOKEN_FILE) is required in production');
     adminToken = randomBytes(24).toString('base64url');

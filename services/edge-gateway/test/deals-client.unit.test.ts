@@ -2,7 +2,7 @@ import { DealEvent, DealState, Exclusivity } from '@marquee/proto/deals/v1';
 import { describe, expect, it } from 'vitest';
 import { toAmount, toRecord, toSearchEvent } from '../src/adapters/deals-client.js';
 
-describe('deals gRPC answers → spec 01 deals search result', () => {
+describe('deals gRPC answers → the deals API search result', () => {
   it('maps every field, with public numbers as ids and prices in major units', () => {
     const sut = toSearchEvent(
       DealEvent.fromPartial({

@@ -342,7 +342,7 @@ describe('Discovery v2 event search validation', () => {
 });
 
 describe('Discovery v2 HAL documents', () => {
-  it('renders the event result of spec 03 with embedded venue and attraction, page and links', async () => {
+  it('renders the Discovery v2 event result with embedded venue and attraction, page and links', async () => {
     total = 45;
     const response = await search('keyword=spring&size=20&page=1');
     expect(response.statusCode).toBe(200);

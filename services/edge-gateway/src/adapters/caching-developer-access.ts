@@ -11,10 +11,11 @@ export interface CachingOptions {
 }
 
 /**
- * The edge's short local cache of API-key checks (SYSTEM.md §4) around the auth-gateway client.
+ * The edge's short local cache of API-key checks around the auth-gateway client.
  * Concurrent checks of one key share one call; errors are never cached (an auth-gateway outage must
  * not turn into a minute of 401s). Rate-limit checks are NOT cached: auth-gateway counts every call,
- * so quotas hold across any number of edge replicas (edge-gateway README §API keys and quotas).
+ * so quotas hold across any number of edge replicas (docs/decisions.md, One counting authority for
+ * quotas).
  */
 export function cachingDeveloperAccess(
   inner: DeveloperAccess,

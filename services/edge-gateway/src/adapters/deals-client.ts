@@ -51,7 +51,7 @@ export function toRecord(deal: Deal): DealRecord {
   };
 }
 
-/** `DealEvent` → spec 01 "Deals search result" event (public numeric ids; prices in major units). */
+/** `DealEvent` → an event of the deals search result (public numeric ids, prices in major units). */
 export function toSearchEvent(event: DealEvent): DealSearchEvent {
   const venue = event.venue;
   const price = event.minPrice ?? event.maxPrice;

@@ -17,7 +17,7 @@ import type { TopPicksBackend } from './top-picks.js';
 export interface NewApp {
   name: string;
   redirectUris: string[];
-  /** Per-app quota; each part defaults to the deployment's (REAL-APIS.md: 5000/day, 5/s). */
+  /** Per-app quota; each part defaults to the deployment's (by default 5,000 a day, 5 a second). */
   quota?: { perDay?: number; perSecond?: number };
   /** OAuth settings of the app; each off unless given (auth-gateway `AppOAuth`). */
   oauth?: Partial<AppOAuth>;
@@ -54,7 +54,7 @@ export interface ApiKeyCheck {
   access?: AppAccess;
 }
 
-/** Quota state after counting one call (spec 03 `Rate-Limit*` headers). */
+/** Quota state after counting one call (what the `Rate-Limit*` headers show). */
 export interface RateLimitState {
   limit: number;
   available: number;

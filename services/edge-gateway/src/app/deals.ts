@@ -1,12 +1,12 @@
 /**
- * The edge's port to the deals service (spec 01 §Deals service), in the public API's own terms.
+ * The edge's port to the deals service, in the deals API's own terms.
  * Implemented by adapters/deals-client.ts over gRPC and by fakes in unit tests.
  */
 
 export type DealExclusivity = 'EXCLUSIVE' | 'NONEXCLUSIVE';
 export type RadiusUnit = 'miles' | 'kilometers';
 
-/** A deals search after the API defaults were applied (spec 01 query parameters). */
+/** A deals search after the API defaults were applied to its query parameters. */
 export interface DealSearchQuery {
   /** `/deals/{deal}/events`. */
   dealId?: string;
@@ -28,7 +28,7 @@ export interface DealSearchQuery {
   qa: boolean;
 }
 
-/** One event of the deals search result, exactly as spec 01 "Deals search result" names it. */
+/** One event of the deals search result, exactly as the deals API names its fields. */
 export interface DealSearchEvent {
   eventId: string;
   eventName: string;

@@ -1,4 +1,4 @@
-/** Outcome of an accepted publication or update (spec 01 "Publication result"). */
+/** Outcome of an accepted publication or update (the publishing API's publication result). */
 export interface PublicationAnswer {
   status: 'Success' | 'SuccessWarning';
   /** Warning text; empty for a plain Success. */
@@ -9,7 +9,7 @@ export interface PublicationAnswer {
 }
 
 /**
- * publisher (spec 01 publishing service). Rejections arrive as errors with a `kind` and, from
+ * publisher (the publishing API). Rejections arrive as errors with a `kind` and, from
  * publisher, `details.errors`: the items of the publishing error body.
  */
 export interface Publishing {

@@ -4,12 +4,12 @@ import type { AppAccess } from '../../app/commerce.js';
 import type { ApiFamily } from './families/family.js';
 import { sendFamilyError } from './families/register-family.js';
 
-/** Where a family accepts its API key (spec 01 and 03 §Authentication). */
+/** Where a family accepts its API key (docs/api-families.md). */
 export type KeySource = { in: 'query'; name: string } | { in: 'header'; name: string };
 
 export interface ApiKeyGuardOptions {
   from: readonly KeySource[];
-  /** Discovery v2 and commerce answer with `Rate-Limit*` headers (spec 03 §Limits). */
+  /** Discovery v2 and commerce answer with `Rate-Limit*` headers. */
   rateLimitHeaders: boolean;
   /**
    * @deprecated No effect: the key is always checked in `onRequest`, before the body is read or

@@ -26,7 +26,7 @@ export async function registerEdgeRoutes(
   for (const family of allFamilies) {
     const routes = (familyRoutes[family.id] ?? []).map((factory) => factory(context));
     await registerFamily(app, family, async (scope, f) => {
-      // SYSTEM.md §5: every admin route, present and future, sits behind the admin token.
+      // Every admin route, present and future, sits behind the admin token.
       if (family === admin) requireAdminToken(scope, options.adminToken);
       for (const register of routes) await register(scope, f);
     });

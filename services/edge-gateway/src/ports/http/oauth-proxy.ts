@@ -16,7 +16,7 @@ export interface OAuthProxyOptions {
 }
 
 /**
- * `{base_url}/oauth/*` → auth-gateway (SYSTEM.md §1: the edge "also proxies /oauth/*"), with
+ * `{base_url}/oauth/*` → auth-gateway (the fans' OAuth API is served on the edge's base URL), with
  * @fastify/reply-from (fastify's own proxy: streaming, undici pool, header hooks). Bodies pass
  * through untouched (the form posts and the token endpoint are auth-gateway's to parse); the Host
  * header is kept so cookies and pages belong to the edge's origin; `X-Forwarded-For` is replaced

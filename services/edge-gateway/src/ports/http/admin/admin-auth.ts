@@ -6,7 +6,7 @@ import { sendFamilyError } from '../families/register-family.js';
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**
- * `Authorization: Bearer <ADMIN_TOKEN>` on every admin call (SYSTEM.md §5). Both sides are hashed
+ * `Authorization: Bearer <ADMIN_TOKEN>` on every admin call. Both sides are hashed
  * first so the comparison is constant-time whatever the lengths.
  */
 export function requireAdminToken(scope: FastifyInstance, adminToken: string): void {

@@ -13,7 +13,7 @@ const NewAppBody = Type.Object(
       minItems: 1,
       maxItems: 20,
     }),
-    /** Optional per-app quota (REAL-APIS.md default: 5000 a day at 5 a second). */
+    /** Optional per-app quota (default: 5,000 a day at 5 a second). */
     quota: Type.Optional(
       Type.Object(
         {
@@ -77,7 +77,7 @@ const GrantParams = Type.Object(
   { additionalProperties: false },
 );
 
-/** SYSTEM.md §5: operators and tests provision apps and fans through the edge (admin token checked by edge-app). */
+/** Operators and tests provision apps and fans through the edge (edge-app checks the token). */
 export function adminRoutes(backends: Backends) {
   return async (scope: FastifyInstance): Promise<void> => {
     scope.post(

@@ -49,7 +49,7 @@ const Deal = Type.Object({
 const DealParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
 
 /**
- * SYSTEM.md §5: deals are provisioned through the admin API (`POST /admin/v1/deals` → 201 `{id}`);
+ * Deals are provisioned through the admin API (`POST /admin/v1/deals` → 201 `{id}`);
  * read, change (PUT, whole editable state) and end (DELETE → 204; the deal is kept as ENDED).
  */
 export function dealsAdminRoutes(backends: { deals: DealsBackend }) {

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { EventSort, Inclusion, SearchEventsRequest } from '@marquee/proto/catalog/v1';
 import { DistanceUnit } from '@marquee/proto/common/v1';
 
-/** The API's paging limits (spec 03 §Limits; REAL-APIS.md: deep-paging guard `size * page < 1000`). */
+/** Discovery v2's paging limits, with its deep-paging guard `size * page < 1000`. */
 export const MAX_SIZE = 500;
 export const DEFAULT_SIZE = 20;
 export const MAX_DEPTH = 1000;
@@ -16,7 +16,7 @@ const inclusion = Type.Union([Type.Literal('yes'), Type.Literal('no'), Type.Lite
 const codeList = Type.String({ pattern: '^[A-Za-z0-9]{1,3}(,[A-Za-z0-9]{1,3})*$' });
 
 /**
- * Every query parameter of spec 03 §Discovery service v2; unknown parameters are refused (a typo such
+ * Every query parameter of Discovery v2 event search; unknown parameters are refused (a typo such
  * as `keywords` would otherwise silently return everything).
  */
 export const EventSearchQuery = Type.Object(

@@ -118,7 +118,8 @@ function halPage(request: FastifyRequest, path: string, page: number, size: numb
     const q = new URLSearchParams(query);
     q.set('page', String(n));
     q.set('size', String(size));
-    // REAL-APIS.md: templated hrefs leave `sort` to the client when the request had none.
+    // As in the established API, templated hrefs leave `sort` to the client when the request had
+    // none.
     return query.has('sort')
       ? { href: `${DISCOVERY_BASE}${path}?${q.toString()}`, templated: false }
       : { href: `${DISCOVERY_BASE}${path}?${q.toString()}{&sort}`, templated: true };
@@ -145,9 +146,9 @@ const EVENTS_OPEN = Buffer.from('{"_embedded":{"events":[');
 const stripJson = (id: string) => id.replace(/\.json$/, '');
 
 /**
- * Discovery v2 (spec 03 §Discovery service v2): event search with every query parameter, and, as
- * developers of the real API expect (REAL-APIS.md), event, venue and attraction details and venue and
- * attraction search. Every route needs a valid `apikey` and answers with `Rate-Limit*` headers.
+ * Discovery v2: event search with every query parameter, and, as developers used to the
+ * established Discovery v2 API expect, event, venue and attraction details and venue and attraction
+ * search. Every route needs a valid `apikey` and answers with `Rate-Limit*` headers.
  */
 export function discoveryV2Routes(
   backends: {

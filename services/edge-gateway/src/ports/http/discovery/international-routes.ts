@@ -27,7 +27,7 @@ import {
   intlVenue,
 } from './international-shapes.js';
 
-/** spec 03 §International discovery service: `rows` default 10, maximum 250; `start` default 0. */
+/** International discovery paging: `rows` default 10, maximum 250; `start` default 0. */
 export const MAX_ROWS = 250;
 const DEFAULT_ROWS = 10;
 
@@ -185,7 +185,7 @@ function geo(query: { lat?: number; long?: number; radius?: number }) {
 const cityIdList = (value: string | undefined) => list(value).map(Number);
 
 /**
- * International discovery (spec 03 §International discovery service): events, attractions and venues
+ * International discovery: events, attractions and venues
  * search with every documented parameter, areas and seat map of an event, similar attractions, venue
  * details; API key in the `apikey` query parameter on every request.
  */

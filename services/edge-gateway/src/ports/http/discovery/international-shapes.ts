@@ -10,12 +10,12 @@ import {
 import { majorAmount } from '@marquee/discovery-documents';
 
 /**
- * International discovery (`/mfxapi/v2`) documents: the shapes spec 03 shows (areas, seat map,
- * similar attractions, venue list) and, where it says "not shown", the published v1 shapes that
- * REAL-APIS.md lists (event envelope and fields), with v2's changes (images an object).
+ * International discovery (`/mfxapi/v2`) documents: the documented shapes (areas, seat map, similar
+ * attractions, venue list) and, where the API documents none, the shapes of the established v1 API
+ * (event envelope and fields), with v2's changes (images an object).
  */
 
-/** Domains and their countries (spec 03 §International discovery service: domain values). */
+/** Domains and their countries (the `domain` values of international discovery). */
 export const domainCountries: Readonly<Record<string, { alpha2: string; numeric: number }>> = {
   norway: { alpha2: 'NO', numeric: 578 },
   sweden: { alpha2: 'SE', numeric: 752 },
@@ -137,7 +137,7 @@ export function intlEvent(
   // with none left.
   const soldOut = event.availability?.soldOut ?? false;
   const country = venue?.country?.countryCode.toUpperCase() ?? '';
-  // spec 03: an event with a date but no time carries the format `date` instead of an event date.
+  // An event with a date but no time carries the format `date` instead of an event date.
   const eventdate =
     start?.noSpecificTime && start.localDate
       ? { format: 'date', value: start.localDate }
@@ -220,7 +220,7 @@ export function intlEvent(
 }
 
 /**
- * Areas of an event (spec 03 "Areas"): one per price level of a partner-hosted event, with the
+ * Areas of an event (`/events/{id}/areas`): one per price level of a partner-hosted event, with the
  * face-value range of its prices (excluding fees) and that range plus the event's per-ticket fee
  * (including fees; the catalog knows fees per event, not per level: equal when unknown). Published
  * events are not sold through the platform: no areas.
@@ -256,8 +256,8 @@ export function intlAreas(event: Event, lang: string | undefined) {
 }
 
 /**
- * Seat map of an event (spec 03 "Seat map"): the static image of the event's seat map (a published
- * event's `seatmap.staticUrl`), or no image when the event has none.
+ * Seat map of an event (`/events/{id}/seatmap`): the static image of the event's seat map (a
+ * published event's `seatmap.staticUrl`), or no image when the event has none.
  */
 export function intlSeatmap(event: Event) {
   const url = event.seatmap?.staticUrl;

@@ -1,14 +1,14 @@
 import type { ApiFamily, FamilyError } from './family.js';
 
 /**
- * The API families of `{base_url}` and their error bodies. Where the spec shows the body it is
- * followed exactly; where it says "not shown" the shape is the one REAL-APIS.md reports for the
- * real API of that family, and the choice is written in the edge-gateway README.
+ * The API families of `{base_url}` and their error bodies (docs/api-families.md). Where an API
+ * documents its error body it is followed exactly; where it documents none, the shape is the one
+ * the established API of that family answers, and the choice is written in the edge-gateway README.
  */
 
 const discoveryErrors = (e: FamilyError) =>
   e.status === 401
-    ? // spec 03 §Errors: discovery v2 answers a missing or invalid key with the fault body.
+    ? // Discovery v2 answers a missing or invalid key with the fault body.
       { fault: { faultstring: e.detail, detail: { errorcode: e.code } } }
     : {
         errors: [
@@ -34,7 +34,8 @@ export const internationalDiscovery: ApiFamily = {
   id: 'intl-discovery',
   title: 'International discovery',
   prefixes: ['/mfxapi/v2'],
-  // spec 03: errors "not shown"; the published API answers `{errors: [{code, message}]}`-style bodies.
+  // No documented error body; the established API answers `{errors: [{code, message}]}`-style
+  // bodies.
   errorBody: (e) => ({ errors: [{ code: e.code, message: e.detail, status: e.status }] }),
   validationStatus: 400,
   unauthorized: {
@@ -48,7 +49,7 @@ export const publishing: ApiFamily = {
   id: 'publishing',
   title: 'Publishing',
   prefixes: ['/publish'],
-  // spec 01 §Errors: `errors[]` with status, code, detail, invalidProperties, missingProperties.
+  // `errors[]` with status, code, detail, invalidProperties, missingProperties.
   errorBody: (e) => ({
     errors: [
       {
@@ -72,7 +73,7 @@ export const deals: ApiFamily = {
   id: 'deals',
   title: 'Deals',
   prefixes: ['/dc/content/v1', '/dc/content-qa/v1'],
-  // spec 01 §Errors, deals: JSON `{message, statusCode}`; unacceptable parameters are 406.
+  // JSON `{message, statusCode}`; unacceptable parameters are 406.
   errorBody: (e) => ({ message: e.detail, statusCode: e.status }),
   validationStatus: 406,
   unauthorized: {
@@ -91,7 +92,7 @@ export const commerce: ApiFamily = {
   unauthorized: { status: 401, code: 'unauthorized', detail: 'A valid API key is required' },
 };
 
-/** REAL-APIS.md §Partner API: `{"error": {"message", "code", "http_code", "severity"}}`. */
+/** The partner cart API's body: `{"error": {"message", "code", "http_code", "severity"}}`. */
 const partnerErrors = (e: FamilyError) => ({
   error: {
     message: e.detail,
@@ -152,7 +153,7 @@ export const gate: ApiFamily = {
   },
 };
 
-/** Operators' admin API (SYSTEM.md §5): `{error: {code, message}}`. */
+/** Operators' admin API: `{error: {code, message}}`. */
 export const admin: ApiFamily = {
   id: 'admin',
   title: 'Admin',

@@ -1,8 +1,8 @@
 import type { DealExclusivity, DealSearchQuery, RadiusUnit } from '../../../app/deals.js';
 
 /**
- * The query string of a deals search → a DealSearchQuery with the spec's defaults (spec 01
- * §Deals service: exclusivities both, startRow 0, rows 25 (max 500), country US, radius 10,
+ * The query string of a deals search → a DealSearchQuery with the deals API's defaults
+ * (exclusivities both, startRow 0, rows 25 (max 500), country US, radius 10,
  * radiusUnit kilometers). Anything unacceptable throws kind `invalid_argument`, which the deals
  * family answers 406 `{message, statusCode}`. Market ids are checked against the market table by
  * the deals service, which owns it.
@@ -83,7 +83,7 @@ export const ISO_DATE_TIME =
 /** The zone at the end of a date-time that passed ISO_DATE_TIME. */
 const ZONE = /(?:Z|[+-]\d{2}:?\d{2})$/;
 
-/** ISO 8601 date or date-time; without a zone it is UTC (the API speaks UTC, spec 01). */
+/** ISO 8601 date or date-time; without a zone it is UTC (the deals API speaks UTC). */
 function dateTime(raw: Raw, name: string): Date | undefined {
   const text = single(raw, name);
   if (text === undefined) return undefined;

@@ -8,7 +8,7 @@ import type { ApiFamily } from './family.js';
 
 const Named = Type.Object({ name: Type.String(), id: Type.Number() });
 
-/** spec 01 "Deals search result" (the field order of the spec). */
+/** The deals search result (in the field order the deals API documents). */
 const DealSearchResult = Type.Object({
   hits: Type.Integer(),
   totalHits: Type.Integer(),
@@ -59,7 +59,7 @@ const querystring = Type.Object({
     }),
   ),
   marketIds: Type.Optional(
-    Type.String({ description: 'Market ids of spec 01 (comma-separated or repeated)' }),
+    Type.String({ description: 'Market ids (comma-separated or repeated)' }),
   ),
   startRow: Type.Optional(Type.String({ description: 'Paging start row, default 0' })),
   rows: Type.Optional(Type.String({ description: 'Page size, default 25, maximum 500' })),
@@ -83,7 +83,7 @@ const querystring = Type.Object({
 const DEAL_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
- * spec 01 §Deals service: `GET /deals/events` and `GET /deals/{deal}/events` under the production
+ * The deals API: `GET /deals/events` and `GET /deals/{deal}/events` under the production
  * prefix and the QA prefix (the QA data set: events published as test data). Answers 204 when the
  * requested page holds no event (see the deals README).
  */

@@ -1,7 +1,8 @@
 /**
  * An API family of the public surface: its path prefixes and its own documented error body.
- * Every family answers unknown paths and bad input in its own shape (SYSTEM.md §4), so a client of
- * the deals API never sees the discovery API's error body and nobody ever sees a stack trace.
+ * Every family answers unknown paths and bad input in its own shape (docs/api-families.md), so a
+ * client of the deals API never sees the discovery API's error body and nobody ever sees a stack
+ * trace.
  */
 export interface FamilyError {
   status: number;
@@ -19,7 +20,7 @@ export interface ApiFamily {
   readonly prefixes: readonly string[];
   /** The family's documented error body for this error. */
   errorBody(error: FamilyError): unknown;
-  /** The status a request-validation failure gets (400 for most, 406 for deals per spec 01). */
+  /** The status a request-validation failure gets (400 for most, 406 for the deals API). */
   readonly validationStatus: number;
   /** The error of a missing or unknown API key. */
   readonly unauthorized: FamilyError;

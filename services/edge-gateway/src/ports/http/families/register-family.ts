@@ -65,7 +65,7 @@ export function toFamilyError(
 
 /**
  * Registers a family's routes under each of its prefixes with the family's error handler, its
- * not-found handler, a 405 for a known path asked with another method (spec 01, deals: 405), and
+ * not-found handler, a 405 for a known path asked with another method, and
  * the family's answer to what the router refuses before any route is chosen (a path segment over
  * 100 characters: 414; a URL that does not decode: 400), so that too is in the family's body.
  */

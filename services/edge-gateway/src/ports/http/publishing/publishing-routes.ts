@@ -14,7 +14,7 @@ import { sendFamilyError, toFamilyError } from '../families/register-family.js';
 import { PublishedEventSchema, propertyPath } from '@marquee/api-schemas';
 import { IDEMPOTENCY_KEY_IN_PROGRESS, IDEMPOTENCY_KEY_REUSED } from '@marquee/platform/idempotency';
 
-/** spec 01: the path `version` is required, default `v2`; it is the only version there is. */
+/** The path `version` may be left out, default `v2`; it is the only version there is. */
 const SUPPORTED_VERSION = 'v2';
 
 type PropertyMap = Record<string, string>;
@@ -27,7 +27,7 @@ interface ErrorItem {
   missingProperties: Record<string, unknown>;
 }
 
-/** spec 01 §Errors: `errors[]` with status, code, detail, invalidProperties, missingProperties. */
+/** The publishing error body: `errors[]` with status, code, detail and the property maps. */
 const errorBody = (items: ErrorItem[]) => ({ errors: items });
 
 const rejected = (code: string, detail: string, invalid: PropertyMap = {}): ErrorItem => ({
@@ -56,7 +56,7 @@ const PublicationResult = Type.Object({
 });
 
 const ApiKeyQuery = Type.Object({
-  apikey: Type.Optional(Type.String({ description: 'Required on every call (spec 01)' })),
+  apikey: Type.Optional(Type.String({ description: 'Required on every call' })),
 });
 const DeleteQuery = Type.Object({
   apikey: Type.Optional(Type.String()),
@@ -84,7 +84,7 @@ const PublishHeaders = Type.Object({
   ),
 });
 const ListQuery = Type.Object({
-  apikey: Type.Optional(Type.String({ description: 'Required on every call (spec 01)' })),
+  apikey: Type.Optional(Type.String({ description: 'Required on every call' })),
   size: Type.Optional(
     Type.String({
       pattern: '^(100|[1-9][0-9]?)$',
@@ -122,8 +122,8 @@ const EventParams = Type.Object({ version: Type.Optional(Type.String()), id: Typ
 
 /**
  * Validates with TypeBox's compiler instead of the server's ajv: ajv's type coercion would turn
- * `"version": "3"` into 3 and `"active": "true"` into true, and spec 01 wants wrong types rejected.
- * Errors keep ajv's shape (`instancePath`, `message`), so fastify reports them as usual.
+ * `"version": "3"` into 3 and `"active": "true"` into true, and the publishing API rejects wrong
+ * types. Errors keep ajv's shape (`instancePath`, `message`), so fastify reports them as usual.
  */
 const typeBoxCompiler: FastifySchemaCompiler<unknown> = ({ schema }) => {
   const check = TypeCompiler.Compile(schema as TSchema);
@@ -155,7 +155,7 @@ function validationItem(error: FastifyError): ErrorItem {
 /**
  * Every error of these routes in the publishing body. Errors from publisher carry its own items
  * (`details.errors`: rule violations, stale versions, unknown ids); everything else goes through
- * the family's mapping. A body that is not JSON is a malformed request: 400 (spec 01 §Errors).
+ * the family's mapping. A body that is not JSON is a malformed request: 400.
  */
 function sendError(family: ApiFamily, request: FastifyRequest, reply: FastifyReply, err: unknown) {
   const error = err as FastifyError & { kind?: string; details?: { errors?: unknown } };
@@ -225,7 +225,7 @@ function wrongVersion(reply: FastifyReply, version: string | undefined) {
 }
 
 /**
- * The publishing family (spec 01 §Publishing service): POST creates an event, PUT replaces it, DELETE
+ * The publishing family: POST creates an event, PUT replaces it, DELETE
  * removes it (update and delete are our design, see services/publisher/README.md). Each path exists
  * with the `{version}` segment and without it (the default `v2`). Every call needs `apikey`.
  */
@@ -275,7 +275,7 @@ export function publishingRoutes(backends: Backends) {
           ...common,
           schema: {
             tags: ['publishing'],
-            summary: 'Publish an event (spec 01); answers the generated id',
+            summary: 'Publish an event; answers the generated id',
             description:
               'Creates a new event on every call. Send an `Idempotency-Key` header to make retries ' +
               'safe: a retry with the same key and body answers the first outcome and creates ' +
