@@ -54,7 +54,8 @@ export default tseslint.config(
     },
   },
   {
-    // STYLE.md: domain/ and app/ import nothing from the infrastructure or the platform package.
+    // domain/ and app/ import nothing from the infrastructure or the platform package
+    // (docs/decisions.md, Layers).
     files: ['services/*/src/domain/**/*.ts', 'services/*/src/app/**/*.ts'],
     rules: {
       'no-restricted-imports': [

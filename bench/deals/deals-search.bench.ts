@@ -24,7 +24,7 @@ const DEALS = Number(process.env.DEALS_BENCH_DEALS ?? 20_000);
 const SECONDS = Number(process.env.DEALS_BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.DEALS_BENCH_CONNECTIONS ?? 16);
 
-/** US cities with their market ids (spec 01 market table) and coordinates. */
+/** US cities with their market ids (deals' market table, markets.ts) and coordinates. */
 const cities = [
   ['New York', 'NY', 35, 40.7505, -73.9934],
   ['Los Angeles', 'CA', 27, 34.043, -118.2673],

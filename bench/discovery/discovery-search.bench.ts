@@ -36,13 +36,13 @@ const CONNECTIONS = Number(process.env.DISCOVERY_BENCH_CONNECTIONS ?? 100);
 const SAMPLES = Number(process.env.DISCOVERY_BENCH_VISIBILITY_SAMPLES ?? 200);
 /**
  * Requests per second of one client in the quota-paced scenarios: a Discovery API key's default
- * quota is 5 requests/second (REAL-APIS.md), so 100 clients that keep to it offer 500 requests/s.
+ * quota is 5 requests/second, so 100 clients that keep to it offer 500 requests/s.
  */
 const CLIENT_RATE = Number(process.env.DISCOVERY_BENCH_CLIENT_RATE ?? 5);
 /** Seconds the paced clients run unmeasured before each paced scenario (steady state only). */
 const WARMUP_SECONDS = Number(process.env.DISCOVERY_BENCH_WARMUP_SECONDS ?? 3);
 
-/** Cities (country, state, market id, coordinates): US markets of spec 01 and European domains. */
+/** Cities (country, state, market id, coordinates): US markets (deals' table) and European domains. */
 const cities = [
   ['New York', 'US', 'NY', 35, 40.7505, -73.9934],
   ['Los Angeles', 'US', 'CA', 27, 34.043, -118.2673],

@@ -43,7 +43,7 @@ describe.skipIf(!canRun)('OAuth sign-in in headless Chromium', () => {
     };
     app = await admin('apps', { name: 'Browser Test App', redirectUris: [redirectUri] });
     await admin('fans', fan);
-    // openid-client with the endpoints of spec 01 on the edge's base URL (no discovery document).
+    // openid-client with the fans' OAuth endpoints on the edge's base URL (no discovery document).
     config = new oidc.Configuration(
       {
         issuer: marquee.baseUrl,

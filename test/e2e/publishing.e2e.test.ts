@@ -11,10 +11,10 @@ import { startStack, type Stack } from '../support/stack.js';
 const infra = requireInfra();
 
 /**
- * Issue 4, publishing half: a publisher posts an event through the edge with its API key; publisher
+ * Publishing: a publisher posts an event through the edge with its API key; publisher
  * validates it, stores it and emits `event-changed` (whole state, key = event id) through its outbox
- * to real Kafka; an update emits the new state, a deletion a tombstone. Rejections answer the spec 01
- * error body. Every service runs as its own process against real Kafka and FerretDB.
+ * to real Kafka; an update emits the new state, a deletion a tombstone. Rejections answer the
+ * publishing error body. Every service runs as its own process against real Kafka and FerretDB.
  */
 describe.skipIf(!infra)('publishing through the edge (distributed mode)', () => {
   let sut: Stack;
@@ -393,7 +393,7 @@ describe.skipIf(!infra)('publishing through the edge (distributed mode)', () => 
     expect((await publishApi('GET', 'events', {})).status).toBe(401);
   });
 
-  it('rejects each spec 01 rule with 400 and the error body, and publishes nothing', async () => {
+  it('rejects each publishing rule with 400 and the error body, and publishes nothing', async () => {
     const before = received.length;
     const cases: Array<[Record<string, unknown>, string]> = [
       [anEvent({ id: 'mine' }), 'ID_NOT_ALLOWED'],

@@ -2,9 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
-// STYLE.md: domain/ and app/ import nothing from mongoose, kafkajs, grpc-js, fastify or the
-// platform package. The rule lives in eslint.config.js; this proves it bites where it should and
-// only there.
+// docs/decisions.md, Layers: domain/ and app/ import nothing from mongoose, kafkajs, grpc-js,
+// fastify or the platform package. The rule lives in eslint.config.js; this proves it bites where
+// it should and only there.
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const sut = new ESLint({ cwd: repo });
 

@@ -1,6 +1,6 @@
 /**
  * Real infrastructure for the cross-service tiers. Absent infrastructure is a loud skip locally
- * and a failure under CI (SYSTEM.md §7), never a silent pass.
+ * and a failure under CI (docs/run-modes.md), never a silent pass.
  */
 export function requireInfra(): { kafkaBrokers: string; mongoUrl: string } | undefined {
   const kafkaBrokers = process.env.KAFKA_BROKERS;

@@ -24,7 +24,7 @@ const maintenanceWindow = z
     }
   });
 
-/** The only module of cart that reads the environment (STYLE.md); see README for each variable. */
+/** The only module of cart that reads the environment; see README for each variable. */
 export const configSchema = serviceConfigSchema({
   name: 'cart',
   httpPort: 8085,

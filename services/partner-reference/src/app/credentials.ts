@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { allPartnerScopes, type PartnerScopeValue, type TokenResponse } from '@marquee/partner-api';
 import type { Clock } from './ports.js';
 
-/** An RFC 6749 §5.2 refusal of the token endpoint. */
+/** An RFC 6749 section 5.2 refusal of the token endpoint. */
 export class OAuthError extends Error {
   readonly status: 400 | 401;
   readonly error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope';

@@ -1,6 +1,6 @@
 import { STEP_SECONDS } from '@marquee/render-kit/format';
 
-/** RFC 6238 §5.2: accept the previous and the next step as well (clock drift, scan latency). */
+/** RFC 6238 section 5.2: accept the previous and the next step too (clock drift, scan latency). */
 export const STEP_TOLERANCE = 1;
 
 /** Whether a payload's time step is current for a gate whose clock says `nowMs`. */

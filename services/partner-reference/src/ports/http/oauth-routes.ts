@@ -10,7 +10,7 @@ const field = (body: Record<string, unknown>, name: string): string | undefined 
   return value;
 };
 
-/** RFC 6749 §2.3.1: HTTP Basic with the form-urlencoded client id and secret. */
+/** RFC 6749 section 2.3.1: HTTP Basic with the form-urlencoded client id and secret. */
 function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
   if (header === undefined) return undefined;
   const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header.trim());
@@ -37,9 +37,9 @@ const sendOAuthError = (reply: FastifyReply, error: OAuthError) => {
 };
 
 /**
- * `POST /oauth/token`, OAuth 2.0 client credentials (RFC 6749 §4.4): form body (or JSON), client
- * authentication by HTTP Basic or `client_id`/`client_secret` in the body (not both). Neither the
- * body nor the Authorization header is ever logged.
+ * `POST /oauth/token`, OAuth 2.0 client credentials (RFC 6749 section 4.4): form body (or JSON),
+ * client authentication by HTTP Basic or `client_id`/`client_secret` in the body (not both).
+ * Neither the body nor the Authorization header is ever logged.
  */
 export async function oauthRoutes(
   scope: FastifyInstance,
