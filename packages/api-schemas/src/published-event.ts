@@ -3,7 +3,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 /**
  * The types of a published event, as the publishing API accepts it. Only TYPES live here: the
  * publishing rules 1-5 and the warnings are publisher's (services/publisher/src/domain/
- * validate-published-event.ts). Objects accept properties the spec does not name (they become
+ * validate-published-event.ts). Objects accept properties the API does not name (they become
  * `unknownProperties` warnings), except where a rule forbids them: `venue` and each attraction are
  * marked {@link CLOSED} and checked by rules 4 and 5.
  *
@@ -21,7 +21,7 @@ const LocaleMap = Type.Record(Type.String({ pattern: LOCALE_PATTERN }), Type.Str
   description: 'Locale map: keys `xx-yy` (lower-case language-country), values strings',
 });
 
-// UTC instants as the real API writes them ("2026-07-01T19:30:00Z", optional fraction).
+// UTC instants as publishers write them ("2026-07-01T19:30:00Z", optional fraction).
 const UtcDateTime = Type.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?Z$',
   description: 'UTC date-time, e.g. 2026-07-01T19:30:00Z',

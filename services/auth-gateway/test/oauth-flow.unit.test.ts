@@ -41,7 +41,7 @@ describe("authorization-code flow (the fans' OAuth API)", () => {
     expect(redirect.searchParams.has('state')).toBe(false);
   });
 
-  it('accepts the authorize request with the Content-Type header the spec asks for, and without', async () => {
+  it('accepts the authorize request with a Content-Type header, and without', async () => {
     const t = await harness();
     const withHeader = await t.open({}, { 'content-type': 'application/x-www-form-urlencoded' });
     expect(withHeader.status).toBe(200);

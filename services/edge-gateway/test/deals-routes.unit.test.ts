@@ -123,14 +123,14 @@ async function expect406(query: string, message: RegExp) {
 }
 
 describe('GET /dc/content/v1/deals/events', () => {
-  it('answers 200 with the spec result, exactly', async () => {
+  it('answers 200 with the deals API result, exactly', async () => {
     const response = await get('');
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/application\/json/);
     expect(response.json()).toEqual(oneEvent);
   });
 
-  it('applies every default of the spec', async () => {
+  it('applies every default of the deals API', async () => {
     expect(await searched('')).toEqual({
       exclusivities: ['EXCLUSIVE', 'NONEXCLUSIVE'],
       marketIds: [],

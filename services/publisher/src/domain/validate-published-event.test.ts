@@ -84,7 +84,7 @@ describe('validatePublishedEvent: accepted events', () => {
     });
   });
 
-  it('accepts the real API array form of priceRanges', () => {
+  it('accepts the array form of priceRanges', () => {
     accepted(
       validEvent({ priceRanges: [{ type: 'standard', currency: 'EUR', min: 10, max: 20 }] }),
     );

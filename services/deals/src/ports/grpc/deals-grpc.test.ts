@@ -53,7 +53,7 @@ const search = (request: Partial<SearchDealsRequest>) =>
   callUnary(sut, 'searchDeals', SearchDealsRequest.fromPartial(request));
 
 describe('DealsService over gRPC', () => {
-  it('creates, updates, reads and ends a deal; search answers the spec result fields', async () => {
+  it('creates, updates, reads and ends a deal; search answers the deals API result fields', async () => {
     const event = anEvent({
       venue: {
         id: 'KovZ1',

@@ -65,7 +65,7 @@ const EventQuery = Type.Object(
     venue_ids: Type.Optional(ids),
     city_ids: Type.Optional(cityIds),
     country_ids: Type.Optional(numericIds),
-    // Listed with type Integer in the spec's table; it is a name, matched by its words.
+    // Documented with type Integer in one parameter table; it is a name, matched by its words.
     event_name: Type.Optional(Type.String({ maxLength: 200 })),
     postal_code: Type.Optional(Type.String({ maxLength: 20 })),
     lat: Type.Optional(latitude),
@@ -85,7 +85,7 @@ const EventQuery = Type.Object(
     rescheduled: Type.Optional(Type.Boolean()),
     is_not_package: Type.Optional(Type.Boolean()),
     exclude_external: Type.Optional(Type.Boolean()),
-    // One parameter table of the spec spells it so; accepted as the same parameter.
+    // One documented parameter table spells it so; accepted as the same parameter.
     exlude_external: Type.Optional(Type.Boolean()),
     sort_by: Type.Optional(
       Type.Union(
