@@ -30,7 +30,13 @@ export {
 } from './cloud-events.js';
 export type { BusLogger } from './logger.js';
 export { DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_POLICY, type RetryPolicy } from './delivery.js';
-export { createKafkaBus, type KafkaBus, type KafkaBusOptions } from './kafka-bus.js';
+export {
+  createKafkaBus,
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  DEFAULT_SESSION_TIMEOUT_MS,
+  type KafkaBus,
+  type KafkaBusOptions,
+} from './kafka-bus.js';
 export { ensureTopics, type EnsureTopicsOptions, type TopicSpec } from './ensure-topics.js';
 export type { KafkaLogLevel } from './kafka-log.js';
 export {

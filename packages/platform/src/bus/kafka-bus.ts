@@ -75,7 +75,18 @@ export interface KafkaBusOptions {
   /** TCP connect timeout per broker (default 3000 ms). */
   connectionTimeoutMs?: number;
   consumer?: {
+    /**
+     * How long the group coordinator waits for a member that stopped heartbeating (a crashed or
+     * hung process) before it takes the member's partitions away and gives them to the others
+     * (default {@link DEFAULT_SESSION_TIMEOUT_MS}). It also bounds how long one handler call may
+     * run without a heartbeat. The broker allows 6 s to 30 min unless configured otherwise.
+     */
     sessionTimeoutMs?: number;
+    /**
+     * How often a member tells the coordinator it is alive and learns of a rebalance (default
+     * {@link DEFAULT_HEARTBEAT_INTERVAL_MS}); below `sessionTimeoutMs`, at most a third of it by
+     * Kafka's advice, so one lost heartbeat is not fatal.
+     */
     heartbeatIntervalMs?: number;
     /**
      * Longest a fetch waits for new records (default 1000 ms). It bounds how long `close()` waits
@@ -91,6 +102,16 @@ export interface KafkaBusOptions {
     commitIntervalMs?: number;
   };
 }
+
+/**
+ * Consumer session timeout unless a bus is told otherwise. kafkajs's own default is 30 s: the
+ * partitions of a crashed member stood still for half a minute. 10 s lets the group recover within
+ * about 15 s of a crash (the session, plus up to one heartbeat of each survivor to hear of the
+ * rebalance) and still leaves a handler 10 s between heartbeats.
+ */
+export const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+/** Consumer heartbeat interval unless a bus is told otherwise (a third of the session timeout). */
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 3_000;
 
 export interface KafkaBus extends EventBus {
   /** Creates the given topics and their `.dlq` twins when missing (see {@link ensureTopics}). */
@@ -143,6 +164,14 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
   const autoCreate = options.topics?.autoCreate ?? true;
   const readyTimeoutMs = options.readyTimeoutMs ?? 2_000;
   const commitIntervalMs = options.consumer?.commitIntervalMs ?? 500;
+  const sessionTimeoutMs = options.consumer?.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+  const heartbeatIntervalMs =
+    options.consumer?.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
+  if (!(heartbeatIntervalMs > 0 && heartbeatIntervalMs < sessionTimeoutMs)) {
+    throw new Error(
+      `createKafkaBus: consumer.heartbeatIntervalMs (${heartbeatIntervalMs}) must be above 0 and below consumer.sessionTimeoutMs (${sessionTimeoutMs})`,
+    );
+  }
 
   const kafka = new Kafka({
     clientId: options.clientId,
@@ -456,12 +485,8 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     const consumer = kafka.consumer({
       groupId: id,
       allowAutoTopicCreation: false,
-      ...(options.consumer?.sessionTimeoutMs !== undefined
-        ? { sessionTimeout: options.consumer.sessionTimeoutMs }
-        : {}),
-      ...(options.consumer?.heartbeatIntervalMs !== undefined
-        ? { heartbeatInterval: options.consumer.heartbeatIntervalMs }
-        : {}),
+      sessionTimeout: sessionTimeoutMs,
+      heartbeatInterval: heartbeatIntervalMs,
       maxWaitTimeInMs: options.consumer?.maxWaitTimeMs ?? 1_000,
     });
     consumer.on(consumer.events.CRASH, (event) => {
