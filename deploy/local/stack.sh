@@ -2,7 +2,7 @@
 # The distributed mode on this machine: every service as its own process against the real Kafka
 # and Mongo-wire server of infra.sh, on the default ports of docs/architecture.md. For e2e tests,
 # benchmarks and trying the system as it runs in Kubernetes.
-#   stack.sh start | stop | status | env
+#   stack.sh start | stop | status | env | topics
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -36,6 +36,38 @@ stack_secret() { # name bytes
 
 running() { [ -f "$state/pids/$1" ] && kill -0 "$(cat "$state/pids/$1")" 2>/dev/null; }
 
+# Every topic of the catalog (packages/proto/src/topics.ts, `allTopics`) and its `.dlq` twin, with
+# the catalog's compaction and retention, before any service starts: each topic exists from the
+# start whichever service touches it first (or none yet), so consumers, tests and tools such as
+# kcat can read any of them at once. Existing topics are left as they are. Needs the built
+# packages (platform and proto dist/), which `start` builds first.
+create_topics() {
+  (
+    cd "$repo/packages/platform"
+    KAFKA_BROKERS="$KAFKA_BROKERS" node --input-type=module -e '
+      import { Kafka, logLevel } from "kafkajs";
+      import { ensureTopics } from "@marquee/platform/bus";
+      import { allTopics } from "@marquee/proto/topics";
+      const kafka = new Kafka({
+        clientId: "marquee-stack",
+        brokers: process.env.KAFKA_BROKERS.split(","),
+        logLevel: logLevel.ERROR,
+      });
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        const created = await ensureTopics(admin, allTopics);
+        console.log(
+          `${allTopics.length} catalog topics and their .dlq twins present` +
+            (created.length > 0 ? `; created ${created.join(", ")}` : ""),
+        );
+      } finally {
+        await admin.disconnect();
+      }
+    '
+  ) | while IFS= read -r line; do log "$line"; done
+}
+
 wait_ready() { # name port
   local deadline=$((SECONDS + 60))
   until curl -fsS "http://127.0.0.1:$2/readyz" >/dev/null 2>&1; do
@@ -63,6 +95,7 @@ start() {
   local service_auth_key
   service_auth_key="${SERVICE_AUTH_KEY:-$(stack_secret service-auth-key 32)}"
   partner_secret="$(stack_secret partner-client-secret 24 | tr '+/' '-_' | tr -d '=')"
+  create_topics
   for entry in "${services[@]}"; do
     local name="${entry%%:*}" port="${entry##*:}"
     if running "$name"; then log "$name already running"; continue; fi
@@ -118,6 +151,7 @@ case "${1:-}" in
   stop) stop ;;
   restart) stop; start ;;
   status) status ;;
+  topics) eval "$(bash "$here/infra.sh" env)"; : "${KAFKA_BROKERS:?}"; create_topics ;;
   env) printf 'export MARQUEE_BASE_URL=http://127.0.0.1:8080\nexport MARQUEE_PARTNER_URL=http://127.0.0.1:8090\nexport ADMIN_TOKEN=%s\n' "$(admin_token)" ;;
-  *) echo "usage: $0 start|stop|restart|status|env" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|restart|status|env|topics" >&2; exit 2 ;;
 esac
