@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError, isAppErrorLike, type ErrorKind } from '../errors/index.js';
+import { incomingCall } from '../grpc/call-context.js';
 import type { StoreIndex, Versioned, VersionedStore } from '../store/types.js';
 
 /** ErrorInfo reason (in `details.reason`) of a key reused with a different request. */
@@ -80,6 +81,9 @@ export interface Idempotency {
 }
 
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
+/** Time kept to send the "still running" answer before the caller's deadline. */
+const ANSWER_MARGIN_MS = 250;
+
 const kindOf = (error: unknown) => (error as { kind?: unknown } | null)?.kind;
 const raced = (error: unknown) => kindOf(error) === 'aborted' || kindOf(error) === 'already_exists';
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -144,7 +148,11 @@ export function createIdempotency(
         );
       const id = sha256(`${call.scope}\u0000${call.key}`);
       const requestHash = sha256(call.request);
-      const deadline = Date.now() + waitMs;
+      // Waiting for a duplicate ends in time to answer "still running" before the caller gives up.
+      const deadline = Math.min(
+        Date.now() + waitMs,
+        (incomingCall()?.deadline ?? Number.POSITIVE_INFINITY) - ANSWER_MARGIN_MS,
+      );
       let mine: IdempotencyRecord | undefined;
       for (let polls = 0; ;) {
         const existing = await store.get(id);
@@ -167,7 +175,7 @@ export function createIdempotency(
             details: { reason: IDEMPOTENCY_KEY_IN_PROGRESS },
           });
         // Backing off: many duplicates of slow requests must not turn into a read storm.
-        await sleep(Math.min(1_000, pollMs * 2 ** polls++));
+        await sleep(Math.max(0, Math.min(1_000, pollMs * 2 ** polls++, deadline - Date.now())));
       }
       let response: Awaited<ReturnType<typeof execute>>;
       try {

@@ -4,10 +4,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createIdempotency,
+  IDEMPOTENCY_KEY_IN_PROGRESS,
   IDEMPOTENCY_KEY_REUSED,
   type IdempotencyRecord,
 } from '../../src/idempotency/index.js';
 import { AppError } from '../../src/errors/index.js';
+import { runInIncomingCall } from '../../src/grpc/call-context.js';
 import { waitFor } from '../../src/testing/wait-for.js';
 import type { VersionedStore } from '../../src/store/types.js';
 
@@ -100,6 +102,29 @@ export function idempotencyContract(adapter: string, factory: RecordStoreFactory
       const second = idem.run(call('k6', 'r'), slow);
       setTimeout(release, 30);
       expect(await Promise.all([first, second])).toEqual([{ n: 1 }, { n: 1 }]);
+      expect(runs).toBe(1);
+    });
+
+    it('stops waiting for a duplicate in time to answer before its own caller gives up', async () => {
+      // A long wait allowed, but the gRPC call being served ends in 300 ms.
+      const idem = createIdempotency(store, { now: () => clock, waitMs: 60_000, pollMs: 5 });
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const first = idem.run(call('k9', 'r'), async () => {
+        await gate;
+        return work();
+      });
+      const duplicate = runInIncomingCall(
+        { deadline: Date.now() + 300, cancelled: () => false },
+        () => idem.run(call('k9', 'r'), work),
+      );
+      // Answered "still running" while the first request is still held at its gate.
+      await expect(duplicate).rejects.toMatchObject({
+        kind: 'aborted',
+        details: { reason: IDEMPOTENCY_KEY_IN_PROGRESS },
+      });
+      release();
+      expect(await first).toEqual({ n: 1 });
       expect(runs).toBe(1);
     });
 

@@ -1367,9 +1367,7 @@ export class CartApp {
    * has given up. A refusal writes nothing, so an idempotent retry is harmless.
    */
   async withReserveSlot<T>(work: () => Promise<T>): Promise<T> {
-    const limit = this.deps.settings.maxReservesInFlight ?? DEFAULT_MAX_RESERVES_IN_FLIGHT;
-    if (this.#admitted + this.#unanswered >= limit)
-      throw overloaded('too many reservations in progress; retry shortly', RESERVE_RETRY_AFTER_MS);
+    this.assertReserveCapacity();
     this.#admitted += 1;
     try {
       return await work();
@@ -1381,6 +1379,16 @@ export class CartApp {
   /** Waits for background reserves of this process (shutdown, tests). */
   async drain(): Promise<void> {
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight.values()]);
+  }
+
+  /**
+   * Refuses at once, as withReserveSlot would, when no place is free; takes none. For a port to
+   * check before work of its own (an idempotency record) that a refusal would waste.
+   */
+  assertReserveCapacity(): void {
+    const limit = this.deps.settings.maxReservesInFlight ?? DEFAULT_MAX_RESERVES_IN_FLIGHT;
+    if (this.#admitted + this.#unanswered >= limit)
+      throw overloaded('too many reservations in progress; retry shortly', RESERVE_RETRY_AFTER_MS);
   }
 
   /** Reserve requests being served (withReserveSlot). */

@@ -254,23 +254,25 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
         offsaleAt: a.event.onSaleUntil,
       };
     }),
-    // A place among the reserves in progress is taken before the idempotency record is written:
-    // a refusal under load costs nothing.
-    reserveCart: unary((r: ReserveCartRequest) =>
-      app.withReserveSlot(() =>
-        idempotency.run(
-          {
-            scope: r.appId,
-            key: r.idempotencyKey,
-            request: requestBytes(
-              'ReserveCart',
-              ReserveCartRequest.encode({ ...r, idempotencyKey: '' }).finish(),
-            ),
-            encode: (res) => ReserveCartResponse.encode(res).finish(),
-            decode: (bytes) => ReserveCartResponse.decode(bytes),
-          },
-          async (): Promise<ReserveCartResponse> => {
-            const view = await app.reserve({
+    // Refused before the idempotency record is written when no place is free (a refusal under load
+    // costs nothing); the place itself is taken by the reserve, so a duplicate waiting for the
+    // outcome of its first request holds none.
+    reserveCart: unary((r: ReserveCartRequest) => {
+      app.assertReserveCapacity();
+      return idempotency.run(
+        {
+          scope: r.appId,
+          key: r.idempotencyKey,
+          request: requestBytes(
+            'ReserveCart',
+            ReserveCartRequest.encode({ ...r, idempotencyKey: '' }).finish(),
+          ),
+          encode: (res) => ReserveCartResponse.encode(res).finish(),
+          decode: (bytes) => ReserveCartResponse.decode(bytes),
+        },
+        async (): Promise<ReserveCartResponse> => {
+          const view = await app.withReserveSlot(() =>
+            app.reserve({
               owner: { ...owner(r), channel: 'partner-cart' },
               eventId: r.eventId,
               language: r.language,
@@ -293,12 +295,12 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
                 endSeat: reserve.endSeat,
                 acceptBestAvailable: reserve.acceptBestAvailable,
               })),
-            });
-            return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
-          },
-        ),
-      ),
-    ),
+            }),
+          );
+          return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
+        },
+      );
+    }),
     getCart: unary(async (r) => {
       const view = await app.get(owner(r), r.cartId, r.eventId);
       return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
