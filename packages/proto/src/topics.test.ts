@@ -513,27 +513,48 @@ describe('topic catalog', () => {
     }
   });
 
-  it('matches the topic catalog table of docs/architecture.md', () => {
-    const doc = readFileSync(new URL('docs/architecture.md', repoRoot), 'utf8');
-    const section = doc.slice(doc.indexOf('## Topic catalog'));
-    const rows = section
+  it('matches the topic table of docs/topics.md', () => {
+    const doc = readFileSync(new URL('docs/topics.md', repoRoot), 'utf8');
+    // The first table of the page, up to the next section.
+    const table = doc.slice(doc.indexOf('\n| topic'), doc.indexOf('\n## '));
+    const rows = table
       .split('\n')
       .filter((line) => line.startsWith('| `'))
       .map((line) => line.split('|').map((cell) => cell.trim()));
-    const documented = rows.flatMap(([, topics = '', producer = '', key = '', compacted = '']) =>
-      [...topics.matchAll(/`([^`]+)`/g)].map((m) => ({
-        name: m[1],
+    const unquote = (cell: string) => cell.replace(/^`|`$/g, '');
+    const documented = rows.map(
+      ([
+        ,
+        topic = '',
+        producer = '',
+        key = '',
+        type = '',
+        compacted = '',
+        retention = '',
+        consumers = '',
+      ]) => ({
+        name: unquote(topic),
         producer,
         keyDescription: key,
+        type: unquote(type),
         compacted: compacted === 'yes',
-      })),
+        retention,
+        consumers: consumers === '—' ? [] : consumers.split(', '),
+      }),
     );
 
+    const days = (ms: number) => ms / (24 * 60 * 60 * 1000);
     const actual = allTopics.map((t) => ({
       name: t.name,
       producer: t.producer,
       keyDescription: t.keyDescription,
+      type: t.type,
       compacted: t.compacted,
+      retention:
+        t.retentionMs === -1
+          ? 'forever'
+          : `${days(t.retentionMs)} ${days(t.retentionMs) === 1 ? 'day' : 'days'}`,
+      consumers: [...t.consumers],
     }));
 
     expect(actual).toEqual(documented);
