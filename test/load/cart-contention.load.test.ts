@@ -112,7 +112,11 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
       serviceEnv: {
         reconciler: { RECONCILE_GRACE_MS: '1000' },
         ...(process.env.E2E_SERVICE_LOGS
-          ? { cart: { LOG_LEVEL: 'info' }, '3p-connector': { LOG_LEVEL: 'info' } }
+          ? {
+              cart: { LOG_LEVEL: 'info', MONGO_SLOW_MS: '250' },
+              '3p-connector': { LOG_LEVEL: 'info', MONGO_SLOW_MS: '250' },
+              'auth-gateway': { MONGO_SLOW_MS: '250' },
+            }
           : {}),
         // The partner's own system keeps its inventory in memory here: the platform side (edge,
         // auth-gateway, cart, 3p-connector) is what is under test, on Kafka and the Mongo-wire

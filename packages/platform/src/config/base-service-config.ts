@@ -42,6 +42,9 @@ export const baseServiceConfig = z.object({
     .string()
     .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// URL')
     .optional(),
+  // Slow-command log: a Mongo command that takes this long or longer is logged at warn with its
+  // name, collection and duration (never its filter or documents). Off when unset.
+  MONGO_SLOW_MS: z.coerce.number().int().positive().optional(),
   // The key services sign and check each other's gRPC calls with (grpc/service-auth.ts); one or
   // more base64 keys of 32+ bytes, the first signing. Required in production by any process that
   // hosts an RPC or calls one; generated per process otherwise. A secret: mount it as a file.

@@ -15,6 +15,11 @@ export interface ConnectMongoOptions {
   serverSelectionTimeoutMS?: number;
   /** Default 20. */
   maxPoolSize?: number;
+  /**
+   * Logs every command whose round trip (as the driver measures it: sent to answered) takes this
+   * long or longer, with its name, collection and duration. Off by default.
+   */
+  slowCommandMs?: number;
 }
 
 /**
@@ -36,7 +41,10 @@ export async function connectMongo(options: ConnectMongoOptions): Promise<Connec
     autoIndex: false,
     autoCreate: false,
     bufferCommands: false,
+    ...(options.slowCommandMs !== undefined ? { monitorCommands: true } : {}),
   });
+  if (options.slowCommandMs !== undefined)
+    watchSlowCommands(connection, options.slowCommandMs, log);
   // Without a listener an 'error' event would throw out of the EventEmitter.
   connection.on('error', (err: unknown) =>
     log.error({ url: safeUrl, error: scrub(errorMessage(err)) }, 'mongo connection error'),
@@ -106,4 +114,37 @@ function safeDecode(value: string): string {
   } catch {
     return value;
   }
+}
+
+/**
+ * The slow-command log. Names only: a filter or document may hold personal data or secrets.
+ */
+function watchSlowCommands(connection: Connection, thresholdMs: number, log: Logger): void {
+  const client = connection.getClient();
+  const collections = new Map<number, string>();
+  client.on('commandStarted', (event) => {
+    const target = event.command[event.commandName] as unknown;
+    if (typeof target === 'string') collections.set(event.requestId, target);
+  });
+  const report = (event: {
+    requestId: number;
+    commandName: string;
+    duration: number;
+    failure?: unknown;
+  }) => {
+    const collection = collections.get(event.requestId);
+    collections.delete(event.requestId);
+    if (event.duration < thresholdMs) return;
+    log.warn(
+      {
+        command: event.commandName,
+        collection,
+        duration_ms: Math.round(event.duration),
+        failed: event.failure !== undefined,
+      },
+      'slow mongo command',
+    );
+  };
+  client.on('commandSucceeded', report);
+  client.on('commandFailed', report);
 }

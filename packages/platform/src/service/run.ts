@@ -65,6 +65,7 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
         dbName: config.MONGO_DB,
         logger,
         appName: service.name,
+        ...(config.MONGO_SLOW_MS !== undefined ? { slowCommandMs: config.MONGO_SLOW_MS } : {}),
       });
       const connection = mongo;
       lifecycle.onStop('mongo', () => closeMongo(connection, logger));

@@ -18,6 +18,25 @@ function capturingLogger() {
 const dbName = (): string => uniqueName('conn').replace(/-/g, '_');
 
 describeIntegration('connectMongo', ({ mongoUrl }) => {
+  it('logs commands at or over the slow threshold by name and collection, never their contents', async () => {
+    const { logger, text } = capturingLogger();
+    const sut = await connectMongo({ url: mongoUrl, dbName: dbName(), logger, slowCommandMs: 0 });
+    try {
+      await sut.db!.collection('slow_probe').insertOne({ secret: 'hunter2-not-logged' });
+      const slow = text()
+        .split('\n')
+        .filter((line) => line.includes('slow mongo command'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(slow).toContainEqual(
+        expect.objectContaining({ command: 'insert', collection: 'slow_probe', failed: false }),
+      );
+      expect(text()).not.toContain('hunter2-not-logged');
+    } finally {
+      await sut.dropDatabase();
+      await closeMongo(sut, logger);
+    }
+  });
+
   it('opens a dedicated connection that answers ping, and closes idempotently', async () => {
     const { logger, text } = capturingLogger();
     const sut = await connectMongo({
