@@ -299,7 +299,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     },
 
     async relayOnce() {
-      return (await serial(pass)).published;
+      return (await serial(() => pass())).published;
     },
   };
   return relay;

@@ -232,6 +232,18 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       expect(a.counts.leases).toBe(1);
     });
 
+    it('relays on every relayOnce call, one after the other', async () => {
+      const store = await newSource();
+      const bus = recorder();
+      const sut = relay({ sources: [store], publish: bus.publish });
+      for (let round = 1; round <= 3; round++) {
+        const draft = aShow();
+        await store.insert(draft, { events: [anEvent(draft.id)] });
+        expect(await sut.relayOnce()).toBe(1);
+      }
+      expect(bus.published).toHaveLength(3);
+    });
+
     it('hands the stored bytes, CloudEvents attributes and trace headers to the publisher unchanged', async () => {
       const store = await newSource();
       const draft = aShow();
