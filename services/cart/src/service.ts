@@ -139,6 +139,7 @@ export async function composeCart(
     settings: {
       reserveWaitMs: config.CART_RESERVE_WAIT_MS,
       maxReservesInFlight: config.CART_MAX_RESERVES_IN_FLIGHT,
+      soldOutHintMs: config.CART_SOLD_OUT_HINT_MS,
       pollAfterSeconds: config.CART_POLL_AFTER_SECONDS,
       reserveAttempts: config.CART_RESERVE_ATTEMPTS,
       reserveRetryMs: config.CART_RESERVE_RETRY_MS,

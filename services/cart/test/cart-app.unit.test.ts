@@ -212,6 +212,38 @@ describe('CartApp', () => {
     expect(busy.connector.held()).toBe(1);
   });
 
+  it('refuses reserves at once for a short while after the partner said sold out', async () => {
+    const two = await setup({ capacity: 2 });
+    const reserve = (quantity: number) =>
+      two.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(quantity)] });
+    const first = await reserve(2);
+    const refused = { kind: 'resource_exhausted', details: { reason: '20052' } };
+    await expect(reserve(1)).rejects.toMatchObject(refused);
+    const asked = two.connector.calls.createBooking;
+
+    // Sold out a moment ago: refused without a cart or a partner call, for any quantity as large.
+    await expect(reserve(1)).rejects.toMatchObject(refused);
+    await expect(reserve(3)).rejects.toMatchObject(refused);
+    expect(two.connector.calls.createBooking).toBe(asked);
+
+    // Places given back: the partner is asked again.
+    await two.app.release(owner, first.cart.id);
+    await two.app.drain();
+    expect((await reserve(1)).cart.status).toBe('HELD');
+    expect(two.connector.calls.createBooking).toBe(asked + 1);
+  });
+
+  it('asks the partner again once the sold-out hint has run out', async () => {
+    const one = await setup({ capacity: 1, settings: { soldOutHintMs: 2_000 } });
+    const reserve = () => one.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    await reserve();
+    await expect(reserve()).rejects.toMatchObject({ kind: 'resource_exhausted' });
+    const asked = one.connector.calls.createBooking;
+    one.clock.t = new Date(one.clock.t.getTime() + 2_001);
+    await expect(reserve()).rejects.toMatchObject({ kind: 'resource_exhausted' });
+    expect(one.connector.calls.createBooking).toBe(asked + 1);
+  });
+
   it('a cart released while pending gives the booking back once the partner answers', async () => {
     let open!: () => void;
     s.connector.gate = new Promise((resolve) => (open = resolve));

@@ -464,6 +464,22 @@ describe('edge over a real CartService: status and ErrorInfo → partner cart er
     expect((backend.requests.reserveCart!.at(-1) as ReserveCartRequest).sandbox).toBe(false);
   });
 
+  it('answers a reserve the cart service sheds 503 with the Retry-After it asked for', async () => {
+    backend.handlers.reserveCart = () => {
+      throw new AppError('unavailable', 'too many reservations in progress', {
+        details: { retryAfterMs: 2_500 },
+      });
+    };
+    const response = await edge.inject({
+      method: 'POST',
+      url: `/partners/v1/events/${EVENT}/cart?apikey=${KEY}`,
+      payload: { reserve: { tickets: [{ id: '000001', quantity: 1 }] } },
+    });
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe('3');
+    expect(response.json().error.http_code).toBe(503);
+  });
+
   it('answers an unreachable cart service 503 with Retry-After', async () => {
     const down = createCartClient('127.0.0.1:9', { deadlineMs: 2_000, logger });
     const app = createHttpServer({ logger });

@@ -45,8 +45,11 @@ export interface CreateGrpcClientOptions {
   maxInFlight?: number;
 }
 
-/** How long a call refused by `maxInFlight` suggests waiting before trying again. */
-export const SHED_RETRY_AFTER_MS = 1_000;
+/**
+ * How long a call refused by `maxInFlight` suggests waiting before trying again: 1 to 3 s at
+ * random, so that refused clients do not all come back in the same second.
+ */
+export const shedRetryAfterMs = (): number => 1_000 + Math.floor(Math.random() * 3) * 1_000;
 
 interface InFlight {
   readonly limit: number;
@@ -187,7 +190,7 @@ export function callUnary<C, M extends UnaryMethodName<C>>(
     if (bound.count >= bound.limit)
       return Promise.reject(
         new AppError('unavailable', 'too many calls in flight to a backend; retry shortly', {
-          details: { retryAfterMs: SHED_RETRY_AFTER_MS },
+          details: { retryAfterMs: shedRetryAfterMs() },
         }),
       );
     bound.count += 1;

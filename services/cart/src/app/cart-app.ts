@@ -196,6 +196,11 @@ export interface CartSettings {
    * one more is refused `unavailable` at once, before it costs anything. Default 64.
    */
   maxReservesInFlight?: number;
+  /**
+   * How long a best-available reserve the partner refused as sold out makes equal or larger ones
+   * be refused at once (0: never). Default 2 000.
+   */
+  soldOutHintMs?: number;
   /** `poll_after_seconds` of a pending cart. */
   pollAfterSeconds: number;
   /** CreateBooking attempts of one reserve (transient failures), then FAILED 20001. */
@@ -256,6 +261,17 @@ const EVENT_ID = /^[A-Za-z0-9]{15}$/;
 const MAX_CAS_ATTEMPTS = 16;
 const SWEEP_BATCH = 100;
 const DEFAULT_MAX_RESERVES_IN_FLIGHT = 64;
+const DEFAULT_SOLD_OUT_HINT_MS = 2_000;
+
+/** Tickets of a reserve that names no section, row or seats (best available anywhere); else undefined. */
+function bestAvailableQuantity(requests: readonly Reserve[]): number | undefined {
+  let total = 0;
+  for (const r of requests) {
+    if (r.section || r.row || r.beginSeat || r.endSeat || r.areaIds.length > 0) return undefined;
+    total += r.tickets.reduce((sum, t) => sum + t.quantity, 0);
+  }
+  return total > 0 ? total : undefined;
+}
 const RESERVE_RETRY_AFTER_MS = 1_000;
 
 const notTransactable = (message: string) =>
@@ -440,6 +456,8 @@ export class CartApp {
           { field: 'tickets' },
         );
     }
+    if (resaleLines.length === 0 && !input.owner.sandbox)
+      this.#refuseIfJustSoldOut(event.id, requests);
     const hit = await this.deps.tracking.latest(
       input.owner.appId,
       event.id,
@@ -559,7 +577,10 @@ export class CartApp {
           await this.#fail(cartId, hostDown('the partner did not answer the reserve'), true);
           return;
         }
-        await this.#fail(cartId, partnerRefusal(error), false);
+        const refusal = partnerRefusal(error);
+        if (refusal.code === ErrorCode.NO_INVENTORY && !claimed.sandbox)
+          this.#noteSoldOut(claimed.eventId, claimed.requests);
+        await this.#fail(cartId, refusal, false);
         return;
       }
     }
@@ -1148,6 +1169,8 @@ export class CartApp {
       }
       if (!token) return true;
       await this.deps.connector.releaseBooking(cart.eventId, token);
+      // Places went back to the partner: the event may sell again.
+      this.#soldOut.delete(cart.eventId);
       return true;
     } catch (error) {
       if (!isTransient(error)) {
@@ -1388,7 +1411,50 @@ export class CartApp {
   assertReserveCapacity(): void {
     const limit = this.deps.settings.maxReservesInFlight ?? DEFAULT_MAX_RESERVES_IN_FLIGHT;
     if (this.#admitted + this.#unanswered >= limit)
-      throw overloaded('too many reservations in progress; retry shortly', RESERVE_RETRY_AFTER_MS);
+      // 1 to 4 s, at random: refused clients spread their retries instead of returning together.
+      throw overloaded(
+        'too many reservations in progress; retry shortly',
+        RESERVE_RETRY_AFTER_MS + Math.floor(Math.random() * 3) * 1_000,
+      );
+  }
+
+  /**
+   * Per event, the smallest best-available reserve the partner refused as sold out (20052) and
+   * until when that is believed: a larger or equal one is refused at once, without a cart or a
+   * partner call, for `soldOutHintMs` after the refusal or until this process gives places back.
+   * When 2,000 fans ask for the last 200 places, the 1,800 who cannot have one hear so in one step
+   * instead of each costing a cart, a booking attempt and the writes of a failure. Seats asked for
+   * by section or row always go to the partner; the partner stays the only judge of what is held.
+   */
+  #soldOut = new Map<string, { quantity: number; until: number }>();
+
+  #noteSoldOut(eventId: string, requests: readonly Reserve[]): void {
+    const hintMs = this.deps.settings.soldOutHintMs ?? DEFAULT_SOLD_OUT_HINT_MS;
+    const quantity = bestAvailableQuantity(requests);
+    if (hintMs <= 0 || quantity === undefined) return;
+    const known = this.#soldOut.get(eventId);
+    const until = this.deps.clock.now().getTime() + hintMs;
+    this.#soldOut.set(eventId, {
+      quantity:
+        known && known.until > this.deps.clock.now().getTime()
+          ? Math.min(known.quantity, quantity)
+          : quantity,
+      until,
+    });
+  }
+
+  #refuseIfJustSoldOut(eventId: string, requests: readonly Reserve[]): void {
+    const known = this.#soldOut.get(eventId);
+    if (!known) return;
+    if (known.until <= this.deps.clock.now().getTime()) {
+      this.#soldOut.delete(eventId);
+      return;
+    }
+    const quantity = bestAvailableQuantity(requests);
+    if (quantity !== undefined && quantity >= known.quantity)
+      throw new CartError('resource_exhausted', ErrorCode.NO_INVENTORY, 'sold out', {
+        event_id: eventId,
+      });
   }
 
   /** Reserve requests being served (withReserveSlot). */

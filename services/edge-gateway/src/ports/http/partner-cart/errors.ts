@@ -81,6 +81,17 @@ export function sendPartnerError(
   return sendFamilyError(reply, family, error);
 }
 
+/**
+ * The wait a back end asked for: `retry_after_seconds`, or `retryAfterMs` (a shed call: cart's
+ * reserve limit, the edge's own bound on calls in flight) rounded up to whole seconds.
+ */
+export function retryAfterOf(details: Record<string, unknown> | undefined): number | undefined {
+  const seconds = Number(details?.retry_after_seconds);
+  if (Number.isFinite(seconds) && seconds > 0) return Math.ceil(seconds);
+  const ms = Number(details?.retryAfterMs);
+  return Number.isFinite(ms) && ms > 0 ? Math.ceil(ms / 1000) : undefined;
+}
+
 /** The scope's error handler: every error in the partner cart body, logged without secrets. */
 export function partnerErrorHandler(family: ApiFamily) {
   return (err: PartnerErrorSource, request: FastifyRequest, reply: FastifyReply) => {
@@ -95,8 +106,7 @@ export function partnerErrorHandler(family: ApiFamily) {
         'request rejected',
       );
     }
-    const retry = Number(err.details?.retry_after_seconds);
-    return sendPartnerError(reply, family, error, Number.isFinite(retry) ? retry : undefined);
+    return sendPartnerError(reply, family, error, retryAfterOf(err.details));
   };
 }
 
