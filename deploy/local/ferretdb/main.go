@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	_ "net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -46,7 +48,22 @@ func run() error {
 	logLevel := flag.String("log-level", "warn", "FerretDB log level: debug, info, warn, error")
 	synchronous := flag.String("synchronous", "normal",
 		"SQLite synchronous mode: normal (no fsync per commit; a crash of the machine may lose the last commits) or full")
+	pprofAddr := flag.String("pprof", "",
+		"serve Go's pprof profiles on this loopback address (e.g. 127.0.0.1:6060), to see where the server spends its time; off when empty")
 	flag.Parse()
+
+	if *pprofAddr != "" {
+		pprofHost, _, err := net.SplitHostPort(*pprofAddr)
+		if err != nil || !net.ParseIP(pprofHost).IsLoopback() {
+			return fmt.Errorf("-pprof %q: must be a loopback host:port", *pprofAddr)
+		}
+		go func() {
+			// The default mux carries net/http/pprof's handlers (imported for that side effect).
+			if err := http.ListenAndServe(*pprofAddr, nil); err != nil {
+				fmt.Fprintf(os.Stderr, "marquee-ferretdb: pprof listener: %v\n", err)
+			}
+		}()
+	}
 
 	if *dataDir == "" {
 		return errors.New("-data-dir is required")
