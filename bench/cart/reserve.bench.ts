@@ -7,7 +7,8 @@
  * 2. `edge`: N closed-loop clients on `/partners/v1/events/{id}/cart` (edge-gateway → cart →
  *    3p-connector → partner-reference): reserve one ticket (Idempotency-Key per cart), poll a 202
  *    (PENDING) to its end, then release the cart (`DELETE`). A 503 (shed) is retried with the same
- *    key after Retry-After and counted apart.
+ *    key after Retry-After and counted apart; so is a 504 (the edge's deadline: the reserve may
+ *    still hold a cart, which the retry answers and the loop then releases).
  *
  * Both phases make one hold and one release per loop, on events of a large capacity that never sell
  * out, against the same partner-reference process (a venue the platform does not import for phase
@@ -459,7 +460,7 @@ const main = async () => {
   const toHeldMs: number[] = [];
   let sheds = 0;
   let networkErrors = 0;
-  /** Seconds a 503 or 202 asks to wait (Retry-After), at most 5. */
+  /** Milliseconds to wait as an answer's Retry-After says (1 s without one), at most 5 s. */
   const retryAfter = (headers: Record<string, string | string[] | undefined>) =>
     Math.min(5, Math.max(0, Number(headers['retry-after'] ?? 1) || 1)) * 1000;
   const ask = async (method: 'POST' | 'GET' | 'DELETE', path: string, body?: unknown, key = '') =>
@@ -500,8 +501,17 @@ const main = async () => {
       const answered = performance.now();
       const status = response.statusCode;
       if (rec.measured(sent)) count(reserveAnswers, status);
-      if (status === 503 || status === 429) {
+      // Asked again with the same key, as the API says: a shed (503), a quota refusal (429), a
+      // deadline (504: the reserve may have gone on and hold a cart, which the retry answers) and
+      // a retry that met its first attempt still running.
+      if (
+        status === 503 ||
+        status === 429 ||
+        status === 504 ||
+        (status === 409 && text.includes('idempotency-key-in-progress'))
+      ) {
         if (status === 503 && rec.measured(sent)) sheds += 1;
+        if (status !== 503) edgeExamples[`reserve ${status}`] ??= text.slice(0, 300);
         await delay(retryAfter(response.headers));
         continue;
       }
@@ -558,7 +568,7 @@ const main = async () => {
         const released = await ask('DELETE', `${cartPath}?cart_id=${encodeURIComponent(cartId)}`);
         const text = await released.body.text();
         if (rec.measured(first)) count(releaseAnswers, released.statusCode);
-        if (released.statusCode === 503) {
+        if (released.statusCode === 503 || released.statusCode === 504) {
           await delay(retryAfter(released.headers));
           continue;
         }
