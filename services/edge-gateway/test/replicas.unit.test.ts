@@ -71,6 +71,31 @@ describe('replicas of a read service', () => {
     for (let i = 0; i < 3; i++) await sut.call(async (replica) => anyOrder.push(replica));
     expect(new Set(anyOrder)).toEqual(new Set(['a', 'b', 'c']));
   });
+
+  it('asks a call to wait for the connection when no replica looks healthy, and on the retry', async () => {
+    const healthy = new Set(['a', 'b']);
+    const sut = replicas(['a', 'b'], (replica) => healthy.has(replica));
+    const seen: Array<[string, boolean]> = [];
+    await sut.call(async (replica, options) => seen.push([replica, options.waitForReady === true]));
+    expect(seen).toEqual([['a', false]]);
+
+    // The retry after `unavailable` waits: the other replica may be reconnecting.
+    seen.length = 0;
+    await sut.call(async (replica, options) => {
+      seen.push([replica, options.waitForReady === true]);
+      if (seen.length === 1) throw unavailable();
+    });
+    expect(seen).toEqual([
+      ['b', false],
+      ['a', true],
+    ]);
+
+    // None looks healthy (a rolling restart): wait for one rather than fail at once.
+    healthy.clear();
+    seen.length = 0;
+    await sut.call(async (replica, options) => seen.push([replica, options.waitForReady === true]));
+    expect(seen[0]?.[1]).toBe(true);
+  });
 });
 
 /** A CatalogService replica: WatchChanges with a sequence the test moves, GetEvent naming itself. */

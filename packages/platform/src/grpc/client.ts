@@ -121,6 +121,10 @@ export function createGrpcClient<C>(
 
   const client = new Client(address, options.credentials ?? grpc.credentials.createInsecure(), {
     'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
+    // A peer that restarted (a rolling update) is reconnected within 2 s, not after gRPC's default
+    // backoff of up to two minutes: these are a handful of in-cluster peers, not a crowd.
+    'grpc.initial_reconnect_backoff_ms': 250,
+    'grpc.max_reconnect_backoff_ms': 2_000,
     ...options.channelOptions,
     interceptors: [...(options.channelOptions?.interceptors ?? []), interceptor],
   });
@@ -168,6 +172,11 @@ type ResponseOf<F> = F extends (
 export interface CallUnaryOptions {
   /** Overrides the client's default deadline for this call. */
   deadlineMs?: number;
+  /**
+   * Wait, within the deadline, for a connection that is down to come back instead of failing at
+   * once with `unavailable` (gRPC's wait-for-ready).
+   */
+  waitForReady?: boolean;
   metadata?: grpc.Metadata;
 }
 
@@ -183,8 +192,10 @@ export function callUnary<C, M extends UnaryMethodName<C>>(
   options: CallUnaryOptions = {},
 ): Promise<ResponseOf<C[M]>> {
   const fn = client[method] as unknown as UnaryMethod<RequestOf<C[M]>, ResponseOf<C[M]>>;
-  const callOptions: Partial<grpc.CallOptions> =
-    options.deadlineMs === undefined ? {} : { deadline: Date.now() + options.deadlineMs };
+  const callOptions: Partial<grpc.CallOptions> = {
+    ...(options.deadlineMs === undefined ? {} : { deadline: Date.now() + options.deadlineMs }),
+    ...(options.waitForReady ? { waitForReady: true } : {}),
+  };
   const bound = inFlightOf.get(client as object);
   if (bound !== undefined) {
     if (bound.count >= bound.limit)

@@ -61,7 +61,7 @@ export function createCatalogIndexerClient(
   });
   const pool = replicas(members, (member) => member.watch.current() !== undefined);
   const searchEventsEncoded = (query: SearchEventsRequest) =>
-    pool.call(({ client }) => callUnary(client, 'searchEvents', query));
+    pool.call(({ client }, wait) => callUnary(client, 'searchEvents', query, wait));
   const version =
     members.length === 1
       ? members[0]!.watch.current
@@ -81,28 +81,34 @@ export function createCatalogIndexerClient(
         attractions: answer.attractions.map((bytes) => DiscoveryAttraction.decode(bytes)),
       };
     },
-    getEvent: (id) => pool.call(({ client }) => callUnary(client, 'getEvent', { id, locale: '' })),
-    searchVenues: (query) => pool.call(({ client }) => callUnary(client, 'searchVenues', query)),
+    getEvent: (id) =>
+      pool.call(({ client }, wait) => callUnary(client, 'getEvent', { id, locale: '' }, wait)),
+    searchVenues: (query) =>
+      pool.call(({ client }, wait) => callUnary(client, 'searchVenues', query, wait)),
     async getVenue(id) {
-      const answer = await pool.call(({ client }) => callUnary(client, 'getVenue', { id }));
+      const answer = await pool.call(({ client }, wait) =>
+        callUnary(client, 'getVenue', { id }, wait),
+      );
       return answer.venue!;
     },
     searchAttractions: (query) =>
-      pool.call(({ client }) => callUnary(client, 'searchAttractions', query)),
+      pool.call(({ client }, wait) => callUnary(client, 'searchAttractions', query, wait)),
     async getAttraction(id) {
-      const answer = await pool.call(({ client }) => callUnary(client, 'getAttraction', { id }));
+      const answer = await pool.call(({ client }, wait) =>
+        callUnary(client, 'getAttraction', { id }, wait),
+      );
       return answer.attraction!;
     },
     async similarAttractions(query) {
-      const answer = await pool.call(({ client }) =>
-        callUnary(client, 'similarAttractions', query),
+      const answer = await pool.call(({ client }, wait) =>
+        callUnary(client, 'similarAttractions', query, wait),
       );
       return answer.attractions;
     },
     searchClassifications: (query) =>
-      pool.call(({ client }) => callUnary(client, 'searchClassifications', query)),
+      pool.call(({ client }, wait) => callUnary(client, 'searchClassifications', query, wait)),
     getClassification: (id) =>
-      pool.call(({ client }) => callUnary(client, 'getClassification', { id })),
+      pool.call(({ client }, wait) => callUnary(client, 'getClassification', { id }, wait)),
     close: () => {
       for (const { client, watch } of members) {
         watch.close();

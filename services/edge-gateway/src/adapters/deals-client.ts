@@ -129,7 +129,9 @@ export function createDealsClient(
         page: { offset: query.startRow, limit: query.rows },
         qa: query.qa,
       });
-      const answer = await pool.call((client) => callUnary(client, 'searchDeals', request));
+      const answer = await pool.call((client, wait) =>
+        callUnary(client, 'searchDeals', request, wait),
+      );
       return {
         hits: answer.events.length,
         totalHits: answer.page?.total ?? answer.events.length,
@@ -165,7 +167,9 @@ export function createDealsClient(
       return toRecord((await pool.once((client) => callUnary(client, 'endDeal', { id }))).deal!);
     },
     async getDeal(id) {
-      return toRecord((await pool.call((client) => callUnary(client, 'getDeal', { id }))).deal!);
+      return toRecord(
+        (await pool.call((client, wait) => callUnary(client, 'getDeal', { id }, wait))).deal!,
+      );
     },
     close: () => {
       for (const client of pool.all) client.close();

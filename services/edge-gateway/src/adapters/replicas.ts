@@ -15,10 +15,20 @@ export function splitAddresses(value: string): string[] {
   return addresses;
 }
 
+/**
+ * How a call should treat a replica whose connection is down. `{ waitForReady: true }` (a call to a
+ * replica that does not look healthy, or the retry after `unavailable`) waits within its deadline
+ * for the connection to come back instead of failing at once: during a rolling restart the
+ * replica that just restarted may not be reconnected yet when the other one stops.
+ */
+export interface ReplicaCallOptions {
+  waitForReady?: boolean;
+}
+
 export interface Replicas<T> {
   readonly all: readonly T[];
   /** Runs `call` on the next replica; on `unavailable`, once more on the one after (reads only). */
-  call<R>(call: (replica: T) => Promise<R>): Promise<R>;
+  call<R>(call: (replica: T, options: ReplicaCallOptions) => Promise<R>): Promise<R>;
   /** Runs `call` on the next replica, never twice: for writes, which a retry could apply twice. */
   once<R>(call: (replica: T) => Promise<R>): Promise<R>;
 }
@@ -33,26 +43,27 @@ const isUnavailable = (error: unknown): boolean =>
 export function replicas<T>(all: readonly T[], preferred?: (replica: T) => boolean): Replicas<T> {
   if (all.length === 0) throw new Error('replicas: empty list');
   let turn = 0;
-  const next = (): T => {
+  /** The next replica, and whether it looks healthy (always, without a `preferred` test). */
+  const next = (): [T, boolean] => {
     for (let tried = 0; tried < all.length; tried++) {
       const replica = all[turn++ % all.length]!;
-      if (!preferred || preferred(replica)) return replica;
+      if (!preferred || preferred(replica)) return [replica, true];
     }
-    return all[turn++ % all.length]!;
+    return [all[turn++ % all.length]!, false];
   };
   return {
     all,
     async call(call) {
-      const first = next();
+      const [first, healthy] = next();
       try {
-        return await call(first);
+        return await call(first, healthy ? {} : { waitForReady: true });
       } catch (error) {
         if (all.length === 1 || !isUnavailable(error)) throw error;
-        const second = next();
+        const [second] = next();
         if (second === first) throw error;
-        return call(second);
+        return call(second, { waitForReady: true });
       }
     },
-    once: (call) => call(next()),
+    once: (call) => call(next()[0]),
   };
 }
