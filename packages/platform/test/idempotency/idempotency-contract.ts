@@ -110,10 +110,14 @@ export function idempotencyContract(adapter: string, factory: RecordStoreFactory
       const idem = createIdempotency(store, { now: () => clock, waitMs: 60_000, pollMs: 5 });
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => (started = resolve));
       const first = idem.run(call('k9', 'r'), async () => {
+        started();
         await gate;
         return work();
       });
+      await running; // the first request holds the key
       const duplicate = runInIncomingCall(
         { deadline: Date.now() + 300, cancelled: () => false },
         () => idem.run(call('k9', 'r'), work),

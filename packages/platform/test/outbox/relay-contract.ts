@@ -228,8 +228,9 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       expect(ids.every((id) => bus.ids().has(id))).toBe(true);
       expect(a.counts.scans).toBeGreaterThanOrEqual(6);
       expect(b.counts.scans).toBe(quietScans);
-      // One acquisition per source, not one per pass: the 30 s lease is far from a third gone.
-      expect(a.counts.leases).toBe(1);
+      // Not one acquisition per pass: renewed only once a third of the 30 s lease has run (at most
+      // once more, on a machine slow enough to take 10 s over these writes).
+      expect(a.counts.leases).toBeLessThanOrEqual(2);
     });
 
     it('relays on every relayOnce call, one after the other', async () => {
