@@ -219,6 +219,13 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     };
   }
 
+  /** Relay the written sources now rather than at the next poll. */
+  function nudge(written: readonly OutboxSource[]): void {
+    for (const source of written) dirty.add(source);
+    nudged = true;
+    wake?.();
+  }
+
   async function runLoop(): Promise<void> {
     // The first pass and every poll look at all sources (writes of other processes notify no one
     // here); a nudge after a local write looks only at the sources written to.
@@ -252,14 +259,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     start() {
       if (running) return;
       running = true;
-      for (const source of sources)
-        unsubscribes.push(
-          source.onOutboxWrite(() => {
-            dirty.add(source);
-            nudged = true;
-            wake?.();
-          }),
-        );
+      for (const source of sources) unsubscribes.push(source.onOutboxWrite(() => nudge([source])));
       loop = runLoop();
       log.info(
         { owner, sources: sources.map((s) => s.outboxName), pollIntervalMs, batchSize },
@@ -293,9 +293,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     },
 
     notify() {
-      for (const source of sources) dirty.add(source);
-      nudged = true;
-      wake?.();
+      nudge(sources);
     },
 
     async relayOnce() {

@@ -89,7 +89,7 @@ export function retryAfterOf(details: Record<string, unknown> | undefined): numb
   const seconds = Number(details?.retry_after_seconds);
   if (Number.isFinite(seconds) && seconds > 0) return Math.ceil(seconds);
   const ms = Number(details?.retryAfterMs);
-  return Number.isFinite(ms) && ms > 0 ? Math.ceil(ms / 1000) : undefined;
+  return Number.isFinite(ms) && ms > 0 ? retryAfterSeconds(ms) : undefined;
 }
 
 /** The scope's error handler: every error in the partner cart body, logged without secrets. */
