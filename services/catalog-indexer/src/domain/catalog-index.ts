@@ -18,9 +18,10 @@ import {
   PriceRangeType,
 } from '@marquee/proto/catalog/v1';
 import { DistanceUnit } from '@marquee/proto/common/v1';
+import { distanceKm, milesToKm, type Point } from '@marquee/geo';
 import { cityIds } from './city-id.js';
 import { dmasOfMarkets } from './dma.js';
-import { distanceKm, GeoGrid, milesToKm, type Point } from './geo.js';
+import { GeoGrid } from './geo-grid.js';
 import { majorAmount } from './money.js';
 import { resolveEvent } from './resolution.js';
 import { DocOrder, type SortedDocs } from './doc-order.js';

@@ -1,3 +1,4 @@
+import { haversineKm, milesToKm } from '@marquee/geo';
 import type { Deal, Exclusivity } from './deal.js';
 import { DealsError, exclusivities } from './deal.js';
 import type { DealEvent } from './deal-event.js';
@@ -91,23 +92,6 @@ export function validateCriteria(criteria: DealSearchCriteria): DealSearchCriter
   return criteria;
 }
 
-const EARTH_RADIUS_KM = 6371.0088;
-const KM_PER_MILE = 1.609344;
-
-/** Great-circle distance in kilometres (haversine). */
-export function distanceKm(
-  a: { latitude: number; longitude: number },
-  b: { latitude: number; longitude: number },
-): number {
-  const rad = Math.PI / 180;
-  const dLat = (b.latitude - a.latitude) * rad;
-  const dLon = (b.longitude - a.longitude) * rad;
-  const h =
-    Math.sin(dLat / 2) ** 2 +
-    Math.cos(a.latitude * rad) * Math.cos(b.latitude * rad) * Math.sin(dLon / 2) ** 2;
-  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
-}
-
 const interned = new Map<string, string>();
 
 /**
@@ -186,7 +170,7 @@ export function eventMatcher(
       .map((m) => m!.country),
   );
   const near = criteria.near;
-  const radiusKm = near ? near.radius * (near.unit === 'miles' ? KM_PER_MILE : 1) : 0;
+  const radiusKm = near ? (near.unit === 'miles' ? milesToKm(near.radius) : near.radius) : 0;
   const start = criteria.timeRangeStart?.getTime();
   const end = criteria.timeRangeEnd?.getTime();
   const { majorGenreId, minorGenreId, venueId, attractionId } = criteria;
@@ -206,7 +190,8 @@ export function eventMatcher(
     }
     if (near) {
       if (Number.isNaN(key.latitude) || Number.isNaN(key.longitude)) return false;
-      const d = distanceKm(near, { latitude: key.latitude, longitude: key.longitude });
+      // The key's own numbers: no point object per event on this loop.
+      const d = haversineKm(near.latitude, near.longitude, key.latitude, key.longitude);
       if (d > radiusKm) return false;
     }
     if (majorGenreId !== undefined && !key.majorGenres.includes(majorGenreId)) return false;

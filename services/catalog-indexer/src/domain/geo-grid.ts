@@ -1,25 +1,4 @@
-/** Coordinates in degrees. */
-export interface Point {
-  latitude: number;
-  longitude: number;
-}
-
-const EARTH_RADIUS_KM = 6371.0088;
-const KM_PER_MILE = 1.609344;
-const KM_PER_DEGREE = (Math.PI * EARTH_RADIUS_KM) / 180;
-
-export const milesToKm = (miles: number): number => miles * KM_PER_MILE;
-
-/** Great-circle distance (haversine). */
-export function distanceKm(a: Point, b: Point): number {
-  const rad = Math.PI / 180;
-  const dLat = (b.latitude - a.latitude) * rad;
-  const dLon = (b.longitude - a.longitude) * rad;
-  const h =
-    Math.sin(dLat / 2) ** 2 +
-    Math.cos(a.latitude * rad) * Math.cos(b.latitude * rad) * Math.sin(dLon / 2) ** 2;
-  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
-}
+import { distanceKm, KM_PER_DEGREE, type Point } from '@marquee/geo';
 
 /**
  * A fixed grid of `cellDegrees` cells over the globe: a radius query visits only the cells its
