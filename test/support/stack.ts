@@ -111,14 +111,6 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
-/** A service's own V8 options (package.json `marquee.nodeOptions`, as its start script has them). */
-export function nodeOptionsOf(packageDir: string): string[] {
-  const manifest = JSON.parse(readFileSync(`${packageDir}/package.json`, 'utf8')) as {
-    marquee?: { nodeOptions?: string[] };
-  };
-  return manifest.marquee?.nodeOptions ?? [];
-}
-
 export async function startStack(options: StackOptions): Promise<Stack> {
   const dbPrefix = options.dbPrefix ?? `e2e${randomBytes(4).toString('hex')}`;
   const adminToken = randomBytes(24).toString('base64url');
@@ -173,6 +165,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ADMIN_TOKEN: adminToken,
       SERVICE_AUTH_KEY: serviceAuthKey,
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
+      // Per-interval Mongo command counts in every service's log (needs E2E_LOG_LEVEL=info).
+      ...(process.env.E2E_MONGO_COMMAND_STATS_MS
+        ? { MONGO_COMMAND_STATS_MS: process.env.E2E_MONGO_COMMAND_STATS_MS }
+        : {}),
       ...extraEnv,
     };
     // An empty value in `serviceEnv` unsets the variable (e.g. `MONGO_URL: ''` for in-memory stores).
@@ -181,8 +177,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const child = spawn(
       process.execPath,
       [
-        ...nodeOptionsOf(`${repo}/services/${name}`),
         '--enable-source-maps',
+        // As its start script: the launch hook gives it its package.json's V8 options (`marquee.v8`).
+        '--import',
+        '@marquee/platform/v8/launch',
         '--import',
         '@marquee/platform/telemetry/register',
         'dist/main.js',

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createServiceStores, type ServiceStores } from '@marquee/platform/store';
 import { BookingHeld, OrderCancelled, OrderConfirmed } from '@marquee/proto/cart/v1';
 import { randomIds } from '../src/adapters/ids.js';
@@ -253,10 +253,27 @@ describe('CartApp', () => {
       requests: [adult(2)],
       forceAsync: true,
     });
+    // Released while the partner is working on the booking.
+    await vi.waitFor(() => expect(s.connector.calls.createBooking).toBe(1));
     await s.app.release(owner, pending.cart.id);
     open();
     await s.app.drain();
     expect(s.connector.held()).toBe(0);
+    expect(s.connector.calls.releaseBooking).toBe(1);
+    const after = await s.app.get(owner, pending.cart.id);
+    expect(after.cart).toMatchObject({ status: 'RELEASED', releaseOwed: false });
+  });
+
+  it('a cart released before its reserve claimed it settles without asking the partner', async () => {
+    const pending = await s.app.reserve({
+      owner,
+      eventId: EVENT_ID,
+      requests: [adult(2)],
+      forceAsync: true,
+    });
+    await s.app.release(owner, pending.cart.id);
+    await s.app.drain();
+    expect(s.connector.calls.createBooking).toBe(0);
     const after = await s.app.get(owner, pending.cart.id);
     expect(after.cart).toMatchObject({ status: 'RELEASED', releaseOwed: false });
   });

@@ -45,6 +45,9 @@ export const baseServiceConfig = z.object({
   // Slow-command log: a Mongo command that takes this long or longer is logged at warn with its
   // name, collection and duration (never its filter or documents). Off when unset.
   MONGO_SLOW_MS: z.coerce.number().int().positive().optional(),
+  // Command statistics: every this many ms, one info line with the count and summed time of the
+  // Mongo commands per name and collection. Off when unset.
+  MONGO_COMMAND_STATS_MS: z.coerce.number().int().positive().optional(),
   // The key services sign and check each other's gRPC calls with (grpc/service-auth.ts); one or
   // more base64 keys of 32+ bytes, the first signing. Required in production by any process that
   // hosts an RPC or calls one; generated per process otherwise. A secret: mount it as a file.

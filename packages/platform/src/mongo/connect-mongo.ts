@@ -20,6 +20,11 @@ export interface ConnectMongoOptions {
    * long or longer, with its name, collection and duration. Off by default.
    */
   slowCommandMs?: number;
+  /**
+   * Every this many ms, logs at info how many commands of each name and collection ran and their
+   * summed round-trip time (names only). Off by default; for finding what a request costs.
+   */
+  commandStatsMs?: number;
 }
 
 /**
@@ -41,10 +46,12 @@ export async function connectMongo(options: ConnectMongoOptions): Promise<Connec
     autoIndex: false,
     autoCreate: false,
     bufferCommands: false,
-    ...(options.slowCommandMs !== undefined ? { monitorCommands: true } : {}),
+    ...(options.slowCommandMs !== undefined || options.commandStatsMs !== undefined
+      ? { monitorCommands: true }
+      : {}),
   });
-  if (options.slowCommandMs !== undefined)
-    watchSlowCommands(connection, options.slowCommandMs, log);
+  if (options.slowCommandMs !== undefined || options.commandStatsMs !== undefined)
+    watchCommands(connection, log, options.slowCommandMs, options.commandStatsMs);
   // Without a listener an 'error' event would throw out of the EventEmitter.
   connection.on('error', (err: unknown) =>
     log.error({ url: safeUrl, error: scrub(errorMessage(err)) }, 'mongo connection error'),
@@ -117,11 +124,18 @@ function safeDecode(value: string): string {
 }
 
 /**
- * The slow-command log. Names only: a filter or document may hold personal data or secrets.
+ * The slow-command log and the periodic command statistics. Names only: a filter or document may
+ * hold personal data or secrets.
  */
-function watchSlowCommands(connection: Connection, thresholdMs: number, log: Logger): void {
+function watchCommands(
+  connection: Connection,
+  log: Logger,
+  slowMs: number | undefined,
+  statsMs: number | undefined,
+): void {
   const client = connection.getClient();
   const collections = new Map<number, string>();
+  const stats = new Map<string, { count: number; ms: number }>();
   client.on('commandStarted', (event) => {
     const target = event.command[event.commandName] as unknown;
     if (typeof target === 'string') collections.set(event.requestId, target);
@@ -134,7 +148,14 @@ function watchSlowCommands(connection: Connection, thresholdMs: number, log: Log
   }) => {
     const collection = collections.get(event.requestId);
     collections.delete(event.requestId);
-    if (event.duration < thresholdMs) return;
+    if (statsMs !== undefined) {
+      const name = `${event.commandName} ${collection ?? '-'}`;
+      const entry = stats.get(name) ?? { count: 0, ms: 0 };
+      entry.count += 1;
+      entry.ms += event.duration;
+      stats.set(name, entry);
+    }
+    if (slowMs === undefined || event.duration < slowMs) return;
     log.warn(
       {
         command: event.commandName,
@@ -147,4 +168,17 @@ function watchSlowCommands(connection: Connection, thresholdMs: number, log: Log
   };
   client.on('commandSucceeded', report);
   client.on('commandFailed', report);
+  if (statsMs === undefined) return;
+  const timer = setInterval(() => {
+    if (stats.size === 0) return;
+    const commands = Object.fromEntries(
+      [...stats]
+        .sort((a, b) => b[1].ms - a[1].ms)
+        .map(([name, { count, ms }]) => [name, { count, ms: Math.round(ms) }]),
+    );
+    stats.clear();
+    log.info({ interval_ms: statsMs, commands }, 'mongo commands');
+  }, statsMs);
+  timer.unref();
+  connection.once('close', () => clearInterval(timer));
 }

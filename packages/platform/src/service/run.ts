@@ -5,9 +5,9 @@ import type { BaseServiceConfig } from '../config/index.js';
 import { configureServiceAuth, runAsService } from '../grpc/index.js';
 import { createLifecycle } from '../lifecycle/index.js';
 import { createLogger } from '../logger/index.js';
+import { applyV8Flags, missingNodeOptions } from '../v8/index.js';
 import { hostService } from './host.js';
 import type { ServiceDefinition } from './types.js';
-import { applyV8Flags } from './v8-flags.js';
 
 export type RunServiceOptions<C> = ServiceDefinition<C>;
 
@@ -21,7 +21,7 @@ export type RunServiceOptions<C> = ServiceDefinition<C>;
 export async function runService<C extends BaseServiceConfig & { MONGO_DB: string }>(
   service: RunServiceOptions<C>,
 ): Promise<void> {
-  applyV8Flags(service.v8Flags);
+  applyV8Flags(service.v8?.runtimeFlags);
   let config: C;
   try {
     config = service.loadConfig(process.env);
@@ -31,6 +31,12 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
     process.exit(1);
   }
   const logger = createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
+  const missingOptions = missingNodeOptions(service.v8?.nodeOptions ?? []);
+  if (missingOptions.length > 0)
+    logger.warn(
+      { missing: missingOptions },
+      'started without its V8 options (package.json marquee.v8): launch it with --import @marquee/platform/v8/launch',
+    );
   const lifecycle = createLifecycle({ logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
   lifecycle.handleSignals();
   try {
@@ -66,6 +72,9 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
         logger,
         appName: service.name,
         ...(config.MONGO_SLOW_MS !== undefined ? { slowCommandMs: config.MONGO_SLOW_MS } : {}),
+        ...(config.MONGO_COMMAND_STATS_MS !== undefined
+          ? { commandStatsMs: config.MONGO_COMMAND_STATS_MS }
+          : {}),
       });
       const connection = mongo;
       lifecycle.onStop('mongo', () => closeMongo(connection, logger));

@@ -11,6 +11,8 @@ import { portableEvents, splitDocument, toPortable } from './portable.js';
 import type {
   Draft,
   FindOptions,
+  Modification,
+  ModifyOptions,
   Mutation,
   StoreFilter,
   StoreIndex,
@@ -149,6 +151,25 @@ export function createMemoryStore<T extends Versioned>(
       if (record.version !== expectedVersion)
         throw versionConflict(name, id, expectedVersion, record.version);
       const next = typeof change === 'function' ? change(toDocument(id, record)) : change;
+      const { id: nextId, data } = splitDocument(next);
+      if (nextId !== id)
+        throw invalidDocument(`${name} ${id}: an update cannot change the id`, { id, nextId });
+      checkUnique(id, data);
+      setUnique(id, record.data, data);
+      record.data = data;
+      record.version += 1;
+      appendEvents(record, events);
+      notify(events);
+      return toDocument(id, record);
+    },
+
+    async modify(id, change: Modification<T>, modifyOptions: ModifyOptions<T> = {}) {
+      const record = liveRecord(id);
+      if (record === undefined) return undefined;
+      const before = toDocument(id, record);
+      const next = change(toDocument(id, record));
+      if (next === undefined) return before;
+      const events = portableEvents(modifyOptions.events?.(before, next));
       const { id: nextId, data } = splitDocument(next);
       if (nextId !== id)
         throw invalidDocument(`${name} ${id}: an update cannot change the id`, { id, nextId });

@@ -49,6 +49,8 @@ import { portableEvents, splitDocument } from './portable.js';
 import type {
   Draft,
   FindOptions,
+  Modification,
+  ModifyOptions,
   Mutation,
   StoreFilter,
   StoreIndex,
@@ -214,6 +216,14 @@ export function createMongoStore<T extends Versioned>(
   // `{ _id: <string> }` down to SQL and scans and decodes the whole collection for any other filter,
   // `{ _id, tombstone }` included, which made every read O(collection size). On MongoDB both forms
   // are one _id index lookup. Conditional writes keep their full filter: that is their atomicity.
+  /**
+   * In-process mode's unconditional write of one document. FerretDB 1.24 runs an `update` (and a
+   * `delete`) command by scanning the collection even for a bare `{ _id }` filter, while
+   * `findAndModify` by `_id` is one lookup: 15 ms against 1 ms at 3,000 documents, measured.
+   */
+  const setById = async (id: string, update: UpdateFilter): Promise<void> => {
+    await docs().findOneAndUpdate({ _id: id }, update);
+  };
   const readDocument = async (id: string): Promise<StoredDoc | null> =>
     live(await docs().findOne({ _id: id }, { ...READ, projection: DOCUMENT_PROJECTION }));
   const readVersion = async (id: string): Promise<Pick<StoredDoc, 'version'> | null> =>
@@ -295,6 +305,17 @@ export function createMongoStore<T extends Versioned>(
         throw versionConflict(name, id, expectedVersion, current.version);
       if (typeof change === 'function') next = change(toDocument(current));
     }
+    return writeAt(id, expectedVersion, next, events, local);
+  }
+
+  /** The write of `update`: `next` at `expectedVersion` + 1 (checked here in-process mode's caller). */
+  async function writeAt(
+    id: string,
+    expectedVersion: number,
+    next: Draft<T>,
+    events: OutboxEvent[],
+    local: boolean,
+  ): Promise<T> {
     const { id: nextId, data } = splitDocument(next);
     if (nextId !== id)
       throw invalidDocument(`${name} ${id}: an update cannot change the id`, { id, nextId });
@@ -317,6 +338,34 @@ export function createMongoStore<T extends Versioned>(
     if (local && events.length > 0) await mark(id);
     notify(events);
     return toDocument(updated);
+  }
+
+  /**
+   * `modify`: one read and one write. In-process mode cannot lose a race (the caller holds the
+   * document's mutex); on MongoDB a conflict means another process wrote in between: read again.
+   */
+  async function modifyLocked(
+    id: string,
+    change: Modification<T>,
+    eventsOf: ModifyOptions<T>['events'],
+  ): Promise<T | undefined> {
+    const local = await inProcess();
+    for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt += 1) {
+      const current = await readDocument(id);
+      if (current === null) return undefined;
+      const before = toDocument(current);
+      const next = change(toDocument(current));
+      if (next === undefined) return before;
+      const events = portableEvents(eventsOf?.(before, next));
+      try {
+        return await writeAt(id, current.version, next, events, local);
+      } catch (error) {
+        if ((error as { kind?: unknown }).kind !== 'aborted') throw error;
+      }
+    }
+    throw new AppError('aborted', `${name} ${id}: modify kept racing with concurrent writes`, {
+      details: { collection: name, id },
+    });
   }
 
   async function deleteLocked(
@@ -387,9 +436,10 @@ export function createMongoStore<T extends Versioned>(
       return true;
     }
     // Events to relay (new ones, or still queued): a tombstone the relay purges once they are out.
+    // findAndModify, not update: see `setById`.
     const now = new Date();
-    await docs().updateOne(
-      { _id: id },
+    await setById(
+      id,
       withEvents(
         {
           $set: { tombstone: true, outboxPending: true },
@@ -427,8 +477,8 @@ export function createMongoStore<T extends Versioned>(
         // The mutex keeps writers of this process out, and in this mode no other process writes.
         if (remaining.length === 0 && current.tombstone) await docs().deleteOne({ _id: docId });
         else
-          await docs().updateOne(
-            { _id: docId },
+          await setById(
+            docId,
             remaining.length > 0
               ? { $set: { outbox: remaining } }
               : { $set: { outbox: [], outboxPending: false }, $unset: { outboxDueAt: '' } },
@@ -509,6 +559,10 @@ export function createMongoStore<T extends Versioned>(
     ) {
       const events = portableEvents(writeOptions.events);
       return locked(id, () => updateLocked(id, expectedVersion, change, events));
+    },
+
+    async modify(id, change: Modification<T>, modifyOptions: ModifyOptions<T> = {}) {
+      return locked(id, () => modifyLocked(id, change, modifyOptions.events));
     },
 
     async delete(id, expectedVersion, writeOptions: WriteOptions = {}) {
@@ -594,7 +648,7 @@ export function createMongoStore<T extends Versioned>(
             { projection: { outboxPending: 1 } },
           );
           if (current?.outboxPending !== true) return;
-          await docs().updateOne({ _id: docId }, { $set: { outboxDueAt: until } });
+          await setById(docId, { $set: { outboxDueAt: until } });
           await markers().updateOne({ _id: docId }, { $set: { dueAt: until } }, { upsert: true });
           return;
         }

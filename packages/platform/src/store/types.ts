@@ -30,6 +30,17 @@ export type Draft<T extends Versioned> = Omit<T, 'version'> & { version?: number
  */
 export type Mutation<T extends Versioned> = (current: T) => Draft<T>;
 
+/**
+ * A read-modify-write for `modify`: the next state, or `undefined` to leave the document as it is.
+ * Synchronous, like `Mutation`; the argument is a private copy.
+ */
+export type Modification<T extends Versioned> = (current: T) => Draft<T> | undefined;
+
+export interface ModifyOptions<T extends Versioned> {
+  /** Events recorded atomically with the write, computed from the state read and the one written. */
+  events?: (before: T, after: Draft<T>) => readonly OutboxEvent[];
+}
+
 export interface WriteOptions {
   /** Events recorded in the same atomic write as the state change, relayed later, in this order. */
   events?: readonly OutboxEvent[];
@@ -97,6 +108,14 @@ export interface VersionedStore<T extends Versioned> {
     change: Draft<T> | Mutation<T>,
     options?: WriteOptions,
   ): Promise<T>;
+  /**
+   * Reads the document, asks `change` for its next state and writes it at the version read, in one
+   * call: the same compare-and-set as `update`, without a separate `get` first. When another writer
+   * won in between, it reads again and asks again (a few times, then kind `aborted`). Resolves the
+   * document as written, the current one when `change` answered `undefined`, or `undefined` when
+   * there is no live document.
+   */
+  modify(id: string, change: Modification<T>, options?: ModifyOptions<T>): Promise<T | undefined>;
   /**
    * Deletes, optionally only at `expectedVersion` (else kind `aborted`). Resolves `false` when there
    * was nothing to delete (the events are then not recorded). A deletion that records events, or whose

@@ -153,6 +153,55 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
         expect((await sut.get(draft.id))?.priceCents).toBe(1_250);
       });
 
+      it('modifies in one call: reads, asks for the next state, writes it at the version read', async () => {
+        const draft = aShow({ priceCents: 1_000 });
+        await sut.insert(draft);
+        const seen: number[] = [];
+
+        const modified = await sut.modify(
+          draft.id,
+          (current) => {
+            seen.push(current.version);
+            return { ...current, priceCents: current.priceCents + 250 };
+          },
+          {
+            events: (before, after) => [
+              anEvent(draft.id, { type: `price.${before.priceCents}.${after.priceCents}` }),
+            ],
+          },
+        );
+
+        expect(seen).toEqual([1]);
+        expect(modified).toMatchObject({ id: draft.id, version: 2, priceCents: 1_250 });
+        expect(await sut.get(draft.id)).toEqual(modified);
+        const [pending] = await sut.pendingOutbox(10);
+        expect(pending?.events.map((event) => event.type)).toEqual(['price.1000.1250']);
+      });
+
+      it('writes nothing when the modification declines, and answers undefined for a missing id', async () => {
+        const draft = aShow();
+        await sut.insert(draft);
+
+        const unchanged = await sut.modify(draft.id, () => undefined, {
+          events: () => [anEvent(draft.id)],
+        });
+
+        expect(unchanged).toMatchObject({ id: draft.id, version: 1, title: draft.title });
+        expect((await sut.get(draft.id))?.version).toBe(1);
+        expect(await sut.pendingOutbox(10)).toEqual([]);
+        expect(await sut.modify('no-such-show', (current) => current)).toBeUndefined();
+      });
+
+      it('refuses a modification that changes the id, storing nothing', async () => {
+        const draft = aShow();
+        await sut.insert(draft);
+
+        await expect(
+          sut.modify(draft.id, (current) => ({ ...current, id: 'another' })),
+        ).rejects.toMatchObject({ kind: 'invalid_argument' });
+        expect((await sut.get(draft.id))?.version).toBe(1);
+      });
+
       it('rejects an update at a stale version with kind aborted and changes nothing', async () => {
         const draft = aShow();
         await sut.insert(draft);
@@ -268,6 +317,24 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
         const stored = (await sut.get(draft.id)) as Show;
         expect(stored.version).toBe(2);
         expect(stored.title).toBe((won[0] as PromiseFulfilledResult<Show>).value.title);
+      });
+
+      it('loses no modification when N writers modify the same document at once', async () => {
+        const draft = aShow({ counter: 0 });
+        await sut.insert(draft);
+        const writers = 8;
+        const incrementsEach = 3;
+
+        await Promise.all(
+          Array.from({ length: writers }, async () => {
+            for (let done = 0; done < incrementsEach; done += 1)
+              await sut.modify(draft.id, (c) => ({ ...c, counter: (c.counter ?? 0) + 1 }));
+          }),
+        );
+
+        const stored = (await sut.get(draft.id)) as Show;
+        expect(stored.counter).toBe(writers * incrementsEach);
+        expect(stored.version).toBe(writers * incrementsEach + 1);
       });
 
       it('loses no update when N writers read-modify-write with retries', async () => {

@@ -117,8 +117,15 @@ export function cartRepository(store: VersionedStore<CartDoc>): CartRepository {
   return {
     get: (id) => store.get(id),
     insert: (cart) => store.insert({ ...cart }),
-    update: (cart, expectedVersion, events = []) =>
-      store.update(cart.id, expectedVersion, { ...cart }, { events: cartOutbox(events) }),
+    modify: (id, change, events) =>
+      store.modify(
+        id,
+        (current) => {
+          const next = change(current);
+          return next && { ...withoutVersion(next as CartDoc), id };
+        },
+        events && { events: (before, after) => cartOutbox(events(before, after as Cart)) },
+      ),
     findStalePending: (before, limit) =>
       store.find(
         { status: 'PENDING', reserveStartedAt: { $lt: before } },

@@ -491,7 +491,10 @@ export class CartApp {
     if (resaleLines.length > 0)
       return this.#reserveResale(cart, resaleLines, input.fanSessionId ?? '');
     await this.deps.carts.insert(cart);
-    const work = this.#track(cart.id, () => this.#completeReserve(cart.id));
+    let last: Stored<Cart> | undefined;
+    const work = this.#track(cart.id, async () => {
+      last = await this.#completeReserve(cart);
+    });
     if (input.forceAsync) return this.view(cart);
     const settled = await Promise.race([
       work.then(() => true),
@@ -502,7 +505,8 @@ export class CartApp {
       this.#unanswered += 1;
       void work.finally(() => (this.#unanswered -= 1));
     }
-    const current = (await this.deps.carts.get(cart.id)) ?? cart;
+    // A settled reserve answers with the state it wrote last, without reading it back.
+    const current = (settled ? last : undefined) ?? (await this.deps.carts.get(cart.id)) ?? cart;
     if (settled && current.status === 'FAILED' && current.failure)
       throw this.#failureError(current.failure);
     return this.view(current);
@@ -545,25 +549,40 @@ export class CartApp {
     return this.view(written);
   }
 
-  /** Runs the background part of a reserve (also resumed by the sweeper); never throws. */
-  async #completeReserve(cartId: string): Promise<void> {
+  /**
+   * Runs the background part of a reserve (also resumed by the sweeper); never throws. Each attempt
+   * plans the booking lines first, then claims the cart and records those lines in one write (a
+   * booking of unknown outcome is found again by them), then asks the partner. Resolves the cart as
+   * last written, or `undefined` when another worker had it.
+   */
+  async #completeReserve(pending: Cart): Promise<Stored<Cart> | undefined> {
     const { settings } = this.deps;
+    const cartId = pending.id;
     for (let attempt = 1; ; attempt += 1) {
-      const claimed = await this.#mutate(cartId, (cart) =>
-        cart.status === 'PENDING'
-          ? {
-              ...cart,
-              reserveAttempts: cart.reserveAttempts + 1,
-              reserveStartedAt: this.deps.clock.now(),
-              updatedAt: this.deps.clock.now(),
-            }
-          : undefined,
-      );
-      if (!claimed || claimed.status !== 'PENDING') return;
       try {
-        const { booking, lines, tickets } = await this.#book(claimed);
-        await this.#recordHeld(cartId, booking, lines, tickets);
-        return;
+        const event = await this.#event(pending.eventId);
+        const lines = pending.sandbox ? undefined : await this.#lines(pending, event);
+        const now = this.deps.clock.now();
+        const claimed = await this.#mutate(cartId, (cart) =>
+          cart.status === 'PENDING'
+            ? {
+                ...cart,
+                reserveAttempts: cart.reserveAttempts + 1,
+                reserveStartedAt: now,
+                updatedAt: now,
+                ...(lines ? { lines } : {}),
+              }
+            : undefined,
+        );
+        if (!claimed || claimed.status !== 'PENDING') {
+          // Released before this attempt claimed it: what it owes is settled here, since the
+          // release left that to this reserve.
+          if (claimed && (claimed.releaseOwed || claimed.voidOwed))
+            await this.settle(cartId, claimed);
+          return undefined;
+        }
+        const { booking, lines: booked, tickets } = await this.#book(claimed, event);
+        return await this.#recordHeld(cartId, booking, booked, tickets);
       } catch (error) {
         if (isTransient(error) && !(error instanceof CartError)) {
           if (attempt < settings.reserveAttempts) {
@@ -574,27 +593,19 @@ export class CartApp {
             await sleep(settings.reserveRetryMs * 2 ** (attempt - 1));
             continue;
           }
-          await this.#fail(cartId, hostDown('the partner did not answer the reserve'), true);
-          return;
+          // The partner may hold a booking of an earlier attempt: releasing finds it by its lines.
+          return this.#fail(cartId, hostDown('the partner did not answer the reserve'), true);
         }
         const refusal = partnerRefusal(error);
-        if (refusal.code === ErrorCode.NO_INVENTORY && !claimed.sandbox)
-          this.#noteSoldOut(claimed.eventId, claimed.requests);
-        await this.#fail(cartId, refusal, false);
-        return;
+        if (refusal.code === ErrorCode.NO_INVENTORY && !pending.sandbox)
+          this.#noteSoldOut(pending.eventId, pending.requests);
+        return this.#fail(cartId, refusal, false);
       }
     }
   }
 
-  /** Asks the partner (or the sandbox inventory) to hold the cart's tickets. */
-  async #book(cart: Cart): Promise<{
-    booking: PartnerBooking;
-    lines: BookingLine[];
-    tickets: HeldTicket[];
-  }> {
-    const event = await this.#event(cart.eventId);
-    const now = this.deps.clock.now();
-    if (cart.sandbox) return this.#bookSandbox(cart, event, now);
+  /** The booking lines of a partner reserve, planned from the event's areas (and live seats). */
+  async #lines(cart: Cart, event: SellableEvent): Promise<BookingLine[]> {
     const lines: BookingLine[] = [];
     for (const reserve of cart.requests) {
       const planned = await this.#plan(reserve, event);
@@ -603,7 +614,21 @@ export class CartApp {
         lines.push({ ...line, ...(sealed ? { accessCodeSealed: sealed } : {}) });
       });
     }
-    await this.#mutate(cart.id, (c) => (c.status === 'PENDING' ? { ...c, lines } : undefined));
+    return lines;
+  }
+
+  /** Asks the partner (or the sandbox inventory) to hold the claimed cart's tickets. */
+  async #book(
+    cart: Cart,
+    event: SellableEvent,
+  ): Promise<{
+    booking: PartnerBooking;
+    lines: BookingLine[];
+    tickets: HeldTicket[];
+  }> {
+    const now = this.deps.clock.now();
+    if (cart.sandbox) return this.#bookSandbox(cart, event, now);
+    const lines = cart.lines;
     const booking = await this.deps.connector.createBooking({
       eventId: cart.eventId,
       cartId: cart.id,
@@ -725,7 +750,7 @@ export class CartApp {
     booking: PartnerBooking,
     lines: BookingLine[],
     tickets: HeldTicket[],
-  ): Promise<void> {
+  ): Promise<Stored<Cart> | undefined> {
     const now = this.deps.clock.now();
     const fees = this.deps.settings.fees;
     const maxHoldMs = (this.deps.settings.maxHoldSeconds ?? 0) * 1000;
@@ -757,17 +782,29 @@ export class CartApp {
           ? [{ type: 'booking-held', cart: after }]
           : [],
     );
-    if (written && written.status !== 'HELD') await this.settle(cartId);
+    if (written && written.status !== 'HELD') {
+      await this.settle(cartId, written);
+      return undefined; // settled since: the caller reads it
+    }
+    return written;
   }
 
-  async #fail(cartId: string, error: CartError, bookingUnknown: boolean): Promise<void> {
+  async #fail(
+    cartId: string,
+    error: CartError,
+    bookingUnknown: boolean,
+  ): Promise<Stored<Cart> | undefined> {
     const now = this.deps.clock.now();
     const failed = await this.#mutate(cartId, (cart) =>
       cart.status === 'PENDING'
         ? fail(cart, { code: error.code, message: error.message }, now, { bookingUnknown })
         : undefined,
     );
-    if (failed?.releaseOwed) await this.settle(cartId);
+    if (failed?.releaseOwed) {
+      await this.settle(cartId, failed);
+      return undefined;
+    }
+    return failed;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1077,13 +1114,13 @@ export class CartApp {
     eventId?: string,
     reason: ReleaseReason = 'client',
   ): Promise<void> {
-    const cart = await this.#owned(owner, cartId, eventId);
-    if (cart.status === 'COMMITTED')
-      throw staleCart(`cart ${cart.id} is committed: cancel its order instead`);
+    if (!cartId) throw cartNotFound(cartId);
     const now = this.deps.clock.now();
-    await this.#mutate(
-      cart.id,
+    // Ownership is checked on the state the write is computed from: one read, not two.
+    const released = await this.#mutate(
+      cartId,
       (current) => {
+        if (!ownedBy(owner, current, eventId)) throw cartNotFound(cartId);
         if (current.status === 'COMMITTED')
           throw staleCart(`cart ${current.id} is committed: cancel its order instead`);
         const next = releaseCart(current, reason, now);
@@ -1097,16 +1134,17 @@ export class CartApp {
           ? [{ type: 'booking-released', cart: after }]
           : [],
     );
+    if (!released) throw cartNotFound(cartId);
     // A reserve still running here gives the booking back itself once the partner answers.
-    if (!this.#inflight.has(cart.id)) await this.settle(cart.id);
+    if (!this.#inflight.has(cartId)) await this.settle(cartId, released);
   }
 
   /**
    * Gives back what an ended cart still owes: the partner (or sandbox) booking and the payment
    * authorisation. Failures that may pass are left owed for the next sweep.
    */
-  async settle(cartId: string): Promise<void> {
-    const cart = await this.deps.carts.get(cartId);
+  async settle(cartId: string, known?: Stored<Cart>): Promise<void> {
+    const cart = known ?? (await this.deps.carts.get(cartId));
     if (!cart || (!cart.releaseOwed && !cart.voidOwed)) return;
     let released = !cart.releaseOwed;
     let voided = !cart.voidOwed;
@@ -1202,7 +1240,9 @@ export class CartApp {
     for (const cart of stale) {
       if (this.#inflight.has(cart.id)) continue;
       touched += 1;
-      await this.#track(cart.id, () => this.#completeReserve(cart.id));
+      await this.#track(cart.id, async () => {
+        await this.#completeReserve(cart);
+      });
     }
     for (const cart of await this.deps.carts.findExpired(now, SWEEP_BATCH)) {
       if (this.#committing.has(cart.id)) continue;
@@ -1226,7 +1266,7 @@ export class CartApp {
             ? [{ type: 'booking-expired', cart: after }]
             : [],
       );
-      if (expired?.status === 'EXPIRED') await this.settle(cart.id);
+      if (expired?.status === 'EXPIRED') await this.settle(cart.id, expired);
     }
     for (const cart of await this.deps.carts.findOwing(
       new Date(now.getTime() - settings.owedRetryMs),
@@ -1536,21 +1576,14 @@ export class CartApp {
 
   async #owned(owner: CartOwner, cartId: string, eventId?: string): Promise<Stored<Cart>> {
     const cart = cartId ? await this.deps.carts.get(cartId) : undefined;
-    if (
-      !cart ||
-      cart.appId !== owner.appId ||
-      cart.sandbox !== owner.sandbox ||
-      (owner.channel !== undefined && cart.channel !== owner.channel) ||
-      (owner.fanId !== undefined && cart.fanId !== owner.fanId) ||
-      (eventId !== undefined && eventId !== '' && cart.eventId !== eventId)
-    )
-      throw cartNotFound(cartId);
+    if (!cart || !ownedBy(owner, cart, eventId)) throw cartNotFound(cartId);
     return cart;
   }
 
   /**
-   * Read, change, compare-and-set, retried when another writer won. `change` returning
-   * `undefined` writes nothing (resolves the current record). `events` are written with the state.
+   * Read, change, compare-and-set in one store call, retried when other writers kept winning.
+   * `change` returning `undefined` writes nothing (resolves the current record). `events` are
+   * written with the state.
    */
   async #mutate(
     cartId: string,
@@ -1558,21 +1591,24 @@ export class CartApp {
     events?: (before: Cart, after: Cart) => CartEvent[],
   ): Promise<Stored<Cart> | undefined> {
     for (let attempt = 1; ; attempt += 1) {
-      const current = await this.deps.carts.get(cartId);
-      if (!current) return undefined;
-      const next = change(current);
-      if (!next) return current;
       try {
-        return await this.deps.carts.update(
-          withoutVersion(next as Stored<Cart>),
-          current.version,
-          events?.(current, next) ?? [],
-        );
+        return await this.deps.carts.modify(cartId, change, events);
       } catch (error) {
         if (errorKindOf(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
       }
     }
   }
+}
+
+/** Whether the caller may see the cart: its app, prefix, channel, fan and (if named) event. */
+function ownedBy(owner: CartOwner, cart: Cart, eventId?: string): boolean {
+  return (
+    cart.appId === owner.appId &&
+    cart.sandbox === owner.sandbox &&
+    (owner.channel === undefined || cart.channel === owner.channel) &&
+    (owner.fanId === undefined || cart.fanId === owner.fanId) &&
+    (eventId === undefined || eventId === '' || cart.eventId === eventId)
+  );
 }
 
 function withoutVersion<T extends object>(doc: T): Omit<T, 'version'> & T {

@@ -12,7 +12,17 @@ export type Stored<T> = T & { version: number };
 export interface CartRepository {
   get(id: string): Promise<Stored<Cart> | undefined>;
   insert(cart: Cart): Promise<Stored<Cart>>;
-  update(cart: Cart, expectedVersion: number, events?: CartEvent[]): Promise<Stored<Cart>>;
+  /**
+   * Read-modify-write in one call (the store's compare-and-set at the version it read): `change`
+   * answers the next state or `undefined` to write nothing; `events` are written with the state.
+   * Resolves the cart as written (or as found), `undefined` when there is none. Kind `aborted`
+   * when other writers kept winning.
+   */
+  modify(
+    id: string,
+    change: (cart: Stored<Cart>) => Cart | undefined,
+    events?: (before: Cart, after: Cart) => CartEvent[],
+  ): Promise<Stored<Cart> | undefined>;
   /** PENDING carts whose last attempt started before `before`, oldest first. */
   findStalePending(before: Date, limit: number): Promise<Stored<Cart>[]>;
   /** HELD or PAID carts whose hold ended at or before `now`, soonest first. */
