@@ -233,6 +233,24 @@ describe('CartApp', () => {
     expect(two.connector.calls.createBooking).toBe(asked + 1);
   });
 
+  it('lets a port check the sold-out hint before any work of its own', async () => {
+    const two = await setup({ capacity: 2 });
+    const input = (quantity: number, sandbox = false) => ({
+      owner: { ...owner, sandbox },
+      eventId: EVENT_ID,
+      requests: [adult(quantity)],
+    });
+    expect(() => two.app.refuseIfJustSoldOut(input(5))).not.toThrow();
+    await two.app.reserve(input(2));
+    await expect(two.app.reserve(input(1))).rejects.toMatchObject({ kind: 'resource_exhausted' });
+
+    expect(() => two.app.refuseIfJustSoldOut(input(1))).toThrow(
+      expect.objectContaining({ kind: 'resource_exhausted', code: '20052' }),
+    );
+    // The sandbox prefix has its own inventory: the partner's answer says nothing about it.
+    expect(() => two.app.refuseIfJustSoldOut(input(1, true))).not.toThrow();
+  });
+
   it('asks the partner again once the sold-out hint has run out', async () => {
     const one = await setup({ capacity: 1, settings: { soldOutHintMs: 2_000 } });
     const reserve = () => one.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });

@@ -153,8 +153,10 @@ export function createIdempotency(
         Date.now() + waitMs,
         (incomingCall()?.deadline ?? Number.POSITIVE_INFINITY) - ANSWER_MARGIN_MS,
       );
-      let mine: IdempotencyRecord | undefined;
-      for (let polls = 0; ;) {
+      // A new key (the usual case) is taken by its insert alone; a key seen before fails the insert
+      // and is read.
+      let mine = await claim(id, call.scope, requestHash, undefined);
+      for (let polls = 0; !mine;) {
         const existing = await store.get(id);
         const at = now().getTime();
         const live = existing && existing.expiresAt.getTime() > at;
@@ -201,11 +203,12 @@ export function createIdempotency(
         throw error;
       }
       try {
-        await store.update(id, mine.version, (current) => ({
-          ...current,
+        const { version: _version, ...taken } = mine;
+        await store.update(id, mine.version, {
+          ...taken,
           state: 'done',
           outcome: { ok: true, response: call.encode(response) },
-        }));
+        });
       } catch (_writeError) {
         // Not recorded: a retry after the lease runs the call again (the call must be safe to repeat).
       }

@@ -1,7 +1,48 @@
-import { idempotencyIndexes, type IdempotencyRecord } from '../../src/idempotency/index.js';
+import { describe, expect, it } from 'vitest';
+import {
+  createIdempotency,
+  idempotencyIndexes,
+  type IdempotencyRecord,
+} from '../../src/idempotency/index.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { idempotencyContract } from './idempotency-contract.js';
 
 idempotencyContract('memory', async () =>
   createMemoryStore<IdempotencyRecord>({ name: 'idempotency', indexes: idempotencyIndexes }),
 );
+
+describe('idempotency store traffic', () => {
+  it('takes a new key with its insert alone and completes it with one write', async () => {
+    const store = createMemoryStore<IdempotencyRecord>({
+      name: 'idempotency',
+      indexes: idempotencyIndexes,
+    });
+    const calls: string[] = [];
+    const counted = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls.push(String(property));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const idempotency = createIdempotency(counted);
+    const text = new TextEncoder();
+    const call = {
+      scope: 'app-1',
+      key: 'key-1',
+      request: text.encode('body'),
+      encode: (r: { n: number }) => text.encode(JSON.stringify(r)),
+      decode: (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b)) as { n: number },
+    };
+
+    expect(await idempotency.run(call, async () => ({ n: 1 }))).toEqual({ n: 1 });
+    expect(calls).toEqual(['insert', 'update']);
+
+    calls.length = 0;
+    expect(await idempotency.run(call, async () => ({ n: 2 }))).toEqual({ n: 1 });
+    expect(calls).toEqual(['insert', 'get']);
+  });
+});

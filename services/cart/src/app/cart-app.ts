@@ -58,6 +58,7 @@ import {
   type SellableArea,
   type SellableEvent,
 } from '../events/sellable-event.js';
+import { isListingId } from '../top-picks/domain/listing.js';
 import {
   heldTicketsOf,
   listingIdsOf,
@@ -264,7 +265,12 @@ const DEFAULT_MAX_RESERVES_IN_FLIGHT = 64;
 const DEFAULT_SOLD_OUT_HINT_MS = 2_000;
 
 /** Tickets of a reserve that names no section, row or seats (best available anywhere); else undefined. */
-function bestAvailableQuantity(requests: readonly Reserve[]): number | undefined {
+/** What the sold-out hint looks at in a reserve. */
+type SoldOutProbe = Pick<Reserve, 'section' | 'row' | 'beginSeat' | 'endSeat' | 'areaIds'> & {
+  tickets: readonly { quantity: number }[];
+};
+
+function bestAvailableQuantity(requests: readonly SoldOutProbe[]): number | undefined {
   let total = 0;
   for (const r of requests) {
     if (r.section || r.row || r.beginSeat || r.endSeat || r.areaIds.length > 0) return undefined;
@@ -1459,6 +1465,26 @@ export class CartApp {
   }
 
   /**
+   * The sold-out hint as a check a port runs before work of its own (an idempotency record): a
+   * best-available partner reserve no smaller than one the partner just refused as sold out is
+   * refused here at once (RESOURCE_EXHAUSTED 20052). Sandbox and resale reserves are never refused
+   * by it. `reserve` applies the same rule itself.
+   */
+  refuseIfJustSoldOut(input: Pick<ReserveInput, 'owner' | 'eventId' | 'requests'>): void {
+    if (input.owner.sandbox || !this.#soldOut.has(input.eventId)) return;
+    const requests = input.requests.map((r) => ({
+      tickets: r.tickets.map((t) => ({ priceTypeId: t.priceTypeId, quantity: t.quantity })),
+      areaIds: r.areaIds ?? [],
+      section: r.section ?? '',
+      row: r.row ?? '',
+      beginSeat: r.beginSeat ?? 0,
+      endSeat: r.endSeat ?? 0,
+    }));
+    if (requests.some((r) => r.tickets.some((t) => isListingId(t.priceTypeId)))) return;
+    this.#refuseIfJustSoldOut(input.eventId, requests);
+  }
+
+  /**
    * Per event, the smallest best-available reserve the partner refused as sold out (20052) and
    * until when that is believed: a larger or equal one is refused at once, without a cart or a
    * partner call, for `soldOutHintMs` after the refusal or until this process gives places back.
@@ -1483,7 +1509,7 @@ export class CartApp {
     });
   }
 
-  #refuseIfJustSoldOut(eventId: string, requests: readonly Reserve[]): void {
+  #refuseIfJustSoldOut(eventId: string, requests: readonly SoldOutProbe[]): void {
     const known = this.#soldOut.get(eventId);
     if (!known) return;
     if (known.until <= this.deps.clock.now().getTime()) {

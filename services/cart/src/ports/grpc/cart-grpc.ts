@@ -20,7 +20,7 @@ import {
   type ShippingOption as ProtoShippingOption,
 } from '@marquee/proto/cart/v1';
 import { cancelReasonFromProto, orderTickets } from '../../adapters/messages.js';
-import type { CartApp, CartOwner, CartView } from '../../app/cart-app.js';
+import type { CartApp, CartOwner, CartView, ReserveInput } from '../../app/cart-app.js';
 import { invalidInput } from '../../domain/errors.js';
 import type { Charge, Totals } from '../../domain/pricing.js';
 import type { ShippingOption } from '../../domain/shipping.js';
@@ -254,11 +254,36 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
         offsaleAt: a.event.onSaleUntil,
       };
     }),
-    // Refused before the idempotency record is written when no place is free (a refusal under load
-    // costs nothing); the place itself is taken by the reserve, so a duplicate waiting for the
-    // outcome of its first request holds none.
+    // Refused before the idempotency record is written when no place is free or the event has
+    // just sold out (a refusal under load costs no store write); the place itself is taken by the
+    // reserve, so a duplicate waiting for the outcome of its first request holds none.
     reserveCart: unary((r: ReserveCartRequest) => {
+      const input: ReserveInput = {
+        owner: { ...owner(r), channel: 'partner-cart' },
+        eventId: r.eventId,
+        language: r.language,
+        forceAsync: r.forceAsync,
+        fanSessionId: r.fanSessionId,
+        requests: r.reserves.map((reserve) => ({
+          tickets: reserve.tickets.map((t) => {
+            if (t.amount && t.amount.amountMinor > 0)
+              throw invalidInput('variable prices are not offered', 'price.amount');
+            return {
+              priceTypeId: t.id,
+              quantity: t.quantity,
+              ...(t.priceId ? { priceLevelId: t.priceId } : {}),
+            };
+          }),
+          areaIds: reserve.areaIds,
+          section: reserve.section,
+          row: reserve.row,
+          beginSeat: reserve.beginSeat,
+          endSeat: reserve.endSeat,
+          acceptBestAvailable: reserve.acceptBestAvailable,
+        })),
+      };
       app.assertReserveCapacity();
+      app.refuseIfJustSoldOut(input);
       return idempotency.run(
         {
           scope: r.appId,
@@ -271,32 +296,7 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
           decode: (bytes) => ReserveCartResponse.decode(bytes),
         },
         async (): Promise<ReserveCartResponse> => {
-          const view = await app.withReserveSlot(() =>
-            app.reserve({
-              owner: { ...owner(r), channel: 'partner-cart' },
-              eventId: r.eventId,
-              language: r.language,
-              forceAsync: r.forceAsync,
-              fanSessionId: r.fanSessionId,
-              requests: r.reserves.map((reserve) => ({
-                tickets: reserve.tickets.map((t) => {
-                  if (t.amount && t.amount.amountMinor > 0)
-                    throw invalidInput('variable prices are not offered', 'price.amount');
-                  return {
-                    priceTypeId: t.id,
-                    quantity: t.quantity,
-                    ...(t.priceId ? { priceLevelId: t.priceId } : {}),
-                  };
-                }),
-                areaIds: reserve.areaIds,
-                section: reserve.section,
-                row: reserve.row,
-                beginSeat: reserve.beginSeat,
-                endSeat: reserve.endSeat,
-                acceptBestAvailable: reserve.acceptBestAvailable,
-              })),
-            }),
-          );
+          const view = await app.withReserveSlot(() => app.reserve(input));
           return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
         },
       );
