@@ -33,6 +33,11 @@ const steps = [
       'node scripts/generate-asyncapi.ts --check && pnpm -s exec vitest run scripts/generate-asyncapi.test.ts --test-timeout=60000' +
       ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'asyncapi.json')}`,
   },
+  {
+    // The Helm chart's NODE_OPTIONS, generated from the services' package.json `marquee.v8`.
+    name: 'V8 options of the Helm chart are current',
+    cmd: 'node scripts/generate-node-options.ts --check',
+  },
   { name: 'lint', cmd: 'pnpm -s lint' },
   { name: 'typecheck', cmd: 'pnpm -s turbo run typecheck --output-logs=errors-only' },
   {

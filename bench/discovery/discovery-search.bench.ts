@@ -94,9 +94,9 @@ async function catalogProcess(): Promise<void> {
   const { hostService } = await import('@marquee/platform/service');
   const { catalogV1, eventChangedTopic } = await import('@marquee/proto');
   const { buildCatalogIndexer, catalogIndexerService } = await import('@marquee/catalog-indexer');
-  const { applyV8Flags } = await import('@marquee/platform/service');
+  const { applyV8Flags } = await import('@marquee/platform/v8');
   // As the service process does (runService): its own V8 flags first.
-  applyV8Flags(catalogIndexerService.v8Flags);
+  applyV8Flags(catalogIndexerService.v8?.runtimeFlags);
 
   const logger = createLogger({ service: 'discovery-bench', level: 'warn' });
   // As deployed, the catalog reads Kafka: records it consumed are not in its heap.
@@ -277,8 +277,8 @@ async function edgeProcess(grpcPort: number): Promise<void> {
   const { createHttpServer, listenHttp } = await import('@marquee/platform/http');
   const { createCatalogIndexerClient, edgeGatewayService, registerEdgeRoutes } =
     await import('@marquee/edge-gateway');
-  const { applyV8Flags } = await import('@marquee/platform/service');
-  applyV8Flags(edgeGatewayService.v8Flags);
+  const { applyV8Flags } = await import('@marquee/platform/v8');
+  applyV8Flags(edgeGatewayService.v8?.runtimeFlags);
   const logger = createLogger({ service: 'discovery-bench-edge', level: 'warn' });
   const hosted = { grpcPort };
   const edge = createHttpServer({ logger });
@@ -312,10 +312,12 @@ async function edgeProcess(grpcPort: number): Promise<void> {
 async function driver(): Promise<void> {
   // The load generator reads ~30 kB answers hundreds of times a second: without this flag V8 runs a
   // major collection of its small heap for every 64 MB of answer Buffers (about once a second, 2-15
-  // ms), its timers fire late and the paced clients count that delay as the service's latency.
-  const { applyV8Flags, EXTERNAL_MEMORY_IN_GLOBAL_LIMIT } =
-    await import('@marquee/platform/service');
-  applyV8Flags([EXTERNAL_MEMORY_IN_GLOBAL_LIMIT]);
+  // ms), its timers fire late and the paced clients count that delay as the service's latency. The
+  // edge's runtime flags (its package.json `marquee.v8`) are that flag, for the same reason.
+  const { applyV8Flags, readV8Options } = await import('@marquee/platform/v8');
+  const v8Of = (service: string) =>
+    readV8Options(fileURLToPath(new URL(`../../services/${service}`, import.meta.url)));
+  applyV8Flags(v8Of('edge-gateway').runtimeFlags);
   // And one V8 background thread (the `discovery` script's `node --v8-pool-size=1`), as the edge and
   // catalog-indexer have: with Node's default four, each of its major collections ran four marking
   // threads on this 2-core machine and the services' requests waited for a core (catalog-indexer
@@ -324,14 +326,11 @@ async function driver(): Promise<void> {
     console.error('load generator: without --v8-pool-size=1 (use `pnpm discovery`)');
   const { default: autocannon } = await import('autocannon');
   // The catalog and edge processes run with their services' own V8 options (package.json
-  // `marquee.nodeOptions`, as deployed; each also sets its ServiceDefinition.v8Flags at start):
+  // `marquee.v8`, as deployed: the node options here, the runtime flags each sets at start):
   // without them V8 runs a full marking in each about every second under this load
   // (catalog-indexer README, "V8 options").
-  const { nodeOptionsOf } = await import('../../test/support/stack.ts');
-  const optionsOf = (service: string) =>
-    nodeOptionsOf(fileURLToPath(new URL(`../../services/${service}`, import.meta.url)));
-  const catalogOptions = optionsOf('catalog-indexer');
-  const edgeOptions = optionsOf('edge-gateway');
+  const catalogOptions = v8Of('catalog-indexer').nodeOptions;
+  const edgeOptions = v8Of('edge-gateway').nodeOptions;
   const start = (args: string[]) =>
     fork(fileURLToPath(import.meta.url), args, {
       execArgv: [

@@ -134,16 +134,17 @@ for s in "${services[@]}"; do filters+=("--filter=@marquee/$s..."); done
 pnpm -s turbo run build "${filters[@]}" --output-logs=errors-only
 
 # Ports and V8 options of a service: HTTP/gRPC ports from the chart's values, node options from
-# the service's package.json `marquee.nodeOptions` (what its start script passes).
+# the service's package.json `marquee.v8` (what its start script's launch hook gives it).
 service_settings() {
   node --input-type=module -e '
     import { readFileSync } from "node:fs";
     import { parse } from "yaml";
+    import { readV8Options } from "./packages/platform/src/v8/options.ts";
     const [name] = process.argv.slice(1);
     const values = parse(readFileSync("deploy/helm/marquee/values.yaml", "utf8"));
     const ports = values.services?.[name]?.ports ?? values.defaults.ports;
-    const pkg = JSON.parse(readFileSync(`services/${name}/package.json`, "utf8"));
-    console.log([ports.http, ports.grpc, (pkg.marquee?.nodeOptions ?? []).join(" ")].join("\t"));
+    const { nodeOptions } = readV8Options(`services/${name}`);
+    console.log([ports.http, ports.grpc, nodeOptions.join(" ")].join("\t"));
   ' "$1"
 }
 

@@ -101,16 +101,14 @@ start() {
     if running "$name"; then log "$name already running"; continue; fi
     (
       cd "$repo/services/$name"
-      # The service's own V8 options (package.json "marquee.nodeOptions", as its start script).
-      local node_options
-      node_options="$(node -p "(require('./package.json').marquee?.nodeOptions ?? []).join(' ')")"
-      # shellcheck disable=SC2086 # one word per option
-      # Logs are appended: the log of a crashed process survives its restart.
+      # As its start script: the launch hook gives it the V8 options of its package.json
+      # (`marquee.v8`). Logs are appended: the log of a crashed process survives its restart.
       KAFKA_BROKERS="$KAFKA_BROKERS" MONGO_URL="$MONGO_URL" ADMIN_TOKEN="$token" LOG_LEVEL="${LOG_LEVEL:-info}" \
         PARTNER_CREDENTIALS_KEY="$credentials_key" CART_ORDER_TOKEN_KEY="$order_token_key" \
         PARTNER_CLIENT_ID=marquee-local \
         PARTNER_CLIENT_SECRET="$partner_secret" SERVICE_AUTH_KEY="$service_auth_key" \
-        nohup node $node_options --enable-source-maps --import @marquee/platform/telemetry/register dist/main.js \
+        nohup node --enable-source-maps --import @marquee/platform/v8/launch \
+        --import @marquee/platform/telemetry/register dist/main.js \
         >>"$state/logs/$name.log" 2>&1 &
       echo $! >"$state/pids/$name"
     )

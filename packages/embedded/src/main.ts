@@ -3,18 +3,13 @@ import { z } from 'zod';
 import { loadConfig, port } from '@marquee/platform/config';
 import { createLifecycle } from '@marquee/platform/lifecycle';
 import { createLogger } from '@marquee/platform/logger';
-import { applyV8Flags } from '@marquee/platform/service';
-import { edgeGatewayService } from '@marquee/edge-gateway';
+import { applyV8Flags } from '@marquee/platform/v8';
 import { startEmbedded } from './embedded.js';
-import { backendServices } from './services.js';
+import { hostedV8Options } from './services.js';
 
-// The V8 flags of every service this process hosts (ServiceDefinition.v8Flags), before any of them starts.
-applyV8Flags([
-  ...new Set([
-    ...backendServices.flatMap(({ service }) => service.v8Flags),
-    ...(edgeGatewayService.v8Flags ?? []),
-  ]),
-]);
+// The runtime flags of every service this process hosts, before any of them starts; the launch hook
+// of the start script gave it their node options (both from each service's package.json).
+applyV8Flags(hostedV8Options().runtimeFlags);
 
 const config = loadConfig(
   z.object({

@@ -6,6 +6,8 @@ import { dealsService } from '@marquee/deals';
 import { partnerReferenceService } from '@marquee/partner-reference';
 import { runAsService } from '@marquee/platform/grpc';
 import type { ServiceDefinition, ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import { mergeV8Options, NO_V8_OPTIONS, type V8Options } from '@marquee/platform/v8';
+import { edgeGatewayService } from '@marquee/edge-gateway';
 import { publisherService } from '@marquee/publisher';
 import { reconcilerService } from '@marquee/reconciler';
 import { secureEntryService } from '@marquee/secure-entry';
@@ -13,8 +15,8 @@ import { secureEntryService } from '@marquee/secure-entry';
 /** A service with its config type erased: the runner only needs to validate, compose and serve it. */
 export interface Bootable {
   name: string;
-  /** The service's own V8 flags (ServiceDefinition.v8Flags): the embedded process sets them all. */
-  v8Flags: readonly string[];
+  /** The service's V8 options (ServiceDefinition.v8): the embedded process runs with all of them. */
+  v8: V8Options;
   boot(
     infra: ServiceInfra,
     env: NodeJS.ProcessEnv,
@@ -25,7 +27,7 @@ export const bootable = <C extends { HTTP_PORT: number }>(
   service: ServiceDefinition<C>,
 ): Bootable => ({
   name: service.name,
-  v8Flags: service.v8Flags ?? [],
+  v8: service.v8 ?? NO_V8_OPTIONS,
   async boot(infra, env) {
     const config = service.loadConfig(env);
     // Clients made while composing speak for this service (its gRPC calls carry its name).
@@ -104,3 +106,16 @@ export const backendServices: ReadonlyArray<BackendService> = [
     needs: ['GRPC_ADDR_3P_CONNECTOR'],
   },
 ];
+
+/**
+ * The V8 options of this process: those of every service it hosts, each once (a disagreement
+ * between two services is an error). The same set the launch hook reads from the package.json
+ * files of this package's service dependencies.
+ */
+export function hostedV8Options(): V8Options {
+  return mergeV8Options(
+    [...backendServices.map(({ service }) => service), bootable(edgeGatewayService)].map(
+      ({ name, v8 }) => ({ name, v8 }),
+    ),
+  );
+}

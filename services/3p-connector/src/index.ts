@@ -1,4 +1,6 @@
 import type { ServiceDefinition } from '@marquee/platform/service';
+import { v8OptionsOf } from '@marquee/platform/v8';
+import manifest from '../package.json' with { type: 'json' };
 import { loadThreePConnectorConfig, type ThreePConnectorConfig } from './config.js';
 import { composeThreePConnector } from './service.js';
 
@@ -9,4 +11,6 @@ export const threePConnectorService: ServiceDefinition<ThreePConnectorConfig> = 
   name: '3p-connector',
   loadConfig: loadThreePConnectorConfig,
   compose: composeThreePConnector,
+  // package.json `marquee.v8` (docs/architecture.md, "V8 options").
+  v8: v8OptionsOf(manifest),
 };

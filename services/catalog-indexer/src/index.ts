@@ -1,4 +1,6 @@
-import { EXTERNAL_MEMORY_IN_GLOBAL_LIMIT, type ServiceDefinition } from '@marquee/platform/service';
+import type { ServiceDefinition } from '@marquee/platform/service';
+import { v8OptionsOf } from '@marquee/platform/v8';
+import manifest from '../package.json' with { type: 'json' };
 import { loadCatalogIndexerConfig, type CatalogIndexerConfig } from './config.js';
 import { composeCatalogIndexer } from './service.js';
 
@@ -10,8 +12,8 @@ export const catalogIndexerService: ServiceDefinition<CatalogIndexerConfig> = {
   name: 'catalog-indexer',
   loadConfig: loadCatalogIndexerConfig,
   compose: composeCatalogIndexer,
-  // Buffers of tens of kilobytes per answer: platform/service/v8-flags.ts.
-  v8Flags: [EXTERNAL_MEMORY_IN_GLOBAL_LIMIT],
+  // package.json `marquee.v8` (docs/architecture.md, "V8 options").
+  v8: v8OptionsOf(manifest),
   // The read model is in memory, read whole from the topics by every replica (README "Replicas").
   uses: { mongo: false },
 };

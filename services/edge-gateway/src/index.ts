@@ -1,4 +1,6 @@
-import { EXTERNAL_MEMORY_IN_GLOBAL_LIMIT, type ServiceDefinition } from '@marquee/platform/service';
+import type { ServiceDefinition } from '@marquee/platform/service';
+import { v8OptionsOf } from '@marquee/platform/v8';
+import manifest from '../package.json' with { type: 'json' };
 import { loadEdgeGatewayConfig, type EdgeGatewayConfig } from './config.js';
 import { composeEdgeGateway } from './service.js';
 
@@ -14,8 +16,8 @@ export const edgeGatewayService: ServiceDefinition<EdgeGatewayConfig> = {
   name: 'edge-gateway',
   loadConfig: loadEdgeGatewayConfig,
   compose: composeEdgeGateway,
-  // Buffers of tens of kilobytes per answer: platform/service/v8-flags.ts.
-  v8Flags: [EXTERNAL_MEMORY_IN_GLOBAL_LIMIT],
+  // package.json `marquee.v8` (docs/architecture.md, "V8 options").
+  v8: v8OptionsOf(manifest),
   // A gateway: it calls the services over gRPC and HTTP, and keeps nothing of its own.
   uses: { bus: false, mongo: false },
 };

@@ -1,4 +1,6 @@
 import type { ServiceDefinition } from '@marquee/platform/service';
+import { v8OptionsOf } from '@marquee/platform/v8';
+import manifest from '../package.json' with { type: 'json' };
 import { loadPartnerReferenceConfig, type PartnerReferenceConfig } from './config.js';
 import { composePartnerReference } from './service.js';
 
@@ -19,4 +21,6 @@ export const partnerReferenceService: ServiceDefinition<PartnerReferenceConfig> 
   uses: { bus: false },
   loadConfig: loadPartnerReferenceConfig,
   compose: composePartnerReference,
+  // package.json `marquee.v8` (docs/architecture.md, "V8 options").
+  v8: v8OptionsOf(manifest),
 };

@@ -1,4 +1,6 @@
 import type { ServiceDefinition } from '@marquee/platform/service';
+import { v8OptionsOf } from '@marquee/platform/v8';
+import manifest from '../package.json' with { type: 'json' };
 import { loadPublisherConfig, type PublisherConfig } from './config.js';
 import { composePublisher } from './service.js';
 
@@ -9,4 +11,6 @@ export const publisherService: ServiceDefinition<PublisherConfig> = {
   name: 'publisher',
   loadConfig: loadPublisherConfig,
   compose: composePublisher,
+  // package.json `marquee.v8` (docs/architecture.md, "V8 options").
+  v8: v8OptionsOf(manifest),
 };

@@ -1,4 +1,6 @@
 import type { ServiceDefinition } from '@marquee/platform/service';
+import { v8OptionsOf } from '@marquee/platform/v8';
+import manifest from '../package.json' with { type: 'json' };
 import { loadReconcilerConfig, type ReconcilerConfig } from './config.js';
 import { composeReconciler } from './service.js';
 
@@ -9,4 +11,6 @@ export const reconcilerService: ServiceDefinition<ReconcilerConfig> = {
   name: 'reconciler',
   loadConfig: loadReconcilerConfig,
   compose: composeReconciler,
+  // package.json `marquee.v8` (docs/architecture.md, "V8 options").
+  v8: v8OptionsOf(manifest),
 };

@@ -41,6 +41,10 @@ PodDisruptionBudget and (when networkPolicy.enabled) NetworkPolicy.
 {{- $_ := set $cfg (include "marquee.grpcAddrVar" $callee) (printf "%s:%d" $cfull ($cs.ports.grpc | int)) -}}
 {{- $_ := set $cfg (printf "HTTP_URL_%s" ($callee | upper | replace "-" "_")) (printf "http://%s:%d" $cfull ($cs.ports.http | int)) -}}
 {{- end -}}
+{{- /* V8 options: the service's package.json `marquee.v8.nodeOptions`, generated into
+     files/node-options.yaml by scripts/generate-node-options.ts. Values' env may still set it. */ -}}
+{{- $nodeOptions := $root.Files.Get "files/node-options.yaml" | fromYaml -}}
+{{- with get $nodeOptions $name -}}{{- $_ := set $cfg "NODE_OPTIONS" (toString .) -}}{{- end -}}
 {{- range $k, $v := $g.env -}}{{- $_ := set $cfg $k (toString $v) -}}{{- end -}}
 {{- range $k, $v := $s.env -}}{{- $_ := set $cfg $k (toString $v) -}}{{- end -}}
 ---

@@ -7,7 +7,6 @@
 export { hostService, type HostedService, type HostOptions } from './host.js';
 export { runService, type RunServiceOptions } from './run.js';
 export { readModelConsumerGroup, serviceConfigSchema } from './config.js';
-export { applyV8Flags, EXTERNAL_MEMORY_IN_GLOBAL_LIMIT } from './v8-flags.js';
 export type {
   ComposeService,
   GrpcRegistration,

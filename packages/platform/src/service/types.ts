@@ -4,6 +4,7 @@ import type { Connection } from 'mongoose';
 import type { EventBus } from '../bus/types.js';
 import type { RpcAccessPolicy } from '../grpc/index.js';
 import type { Logger } from '../logger/index.js';
+import type { V8Options } from '../v8/index.js';
 
 /** What the process gives a service: shared infrastructure, created once per process. */
 export interface ServiceInfra {
@@ -50,11 +51,11 @@ export type ComposeService<C> = (infra: ServiceInfra, config: C) => Promise<Serv
 export interface ServiceDefinition<C> {
   name: string;
   /**
-   * V8 flags the service sets on itself when its process starts (applyV8Flags), for those Node
-   * refuses in NODE_OPTIONS; flags that must be given before the heap exists go in its
-   * package.json `marquee.nodeOptions` instead.
+   * Its V8 options: the `marquee.v8` declaration of its package.json, imported, never written here
+   * (`@marquee/platform/v8`). `runService` sets the `runtimeFlags` on the process and warns when
+   * it was started without the `nodeOptions`; the embedded runner sets those of every service.
    */
-  v8Flags?: readonly string[];
+  v8?: V8Options;
   /**
    * The shared infrastructure the service uses (default: both). A service that declares `false`
    * gets neither the connection nor its client library loaded (kafkajs and mongoose are ~20 MB of
