@@ -68,6 +68,15 @@ export interface IdempotentCall<T> {
   decode(bytes: Uint8Array): T;
 }
 
+export interface RunOptions {
+  /**
+   * Called when the key has no record yet, before one is written: a throw refuses the call with
+   * that error and writes nothing (a cheap refusal under load), while a retry of a request that
+   * already ran still gets its first outcome. With it, the key is read before it is taken.
+   */
+  refuseNew?: () => void;
+}
+
 export interface Idempotency {
   /**
    * Runs `execute` once per (scope, key): a retry with the same request answers the first outcome
@@ -75,7 +84,7 @@ export interface Idempotency {
    * `failed_precondition` with reason `idempotency-key-reused`. A duplicate arriving while the
    * first runs waits for its outcome (then `aborted`, reason `idempotency-key-in-progress`).
    */
-  run<T>(call: IdempotentCall<T>, execute: () => Promise<T>): Promise<T>;
+  run<T>(call: IdempotentCall<T>, execute: () => Promise<T>, options?: RunOptions): Promise<T>;
   /** Deletes records expired before now; resolves how many. */
   purgeExpired(limit?: number): Promise<number>;
 }
@@ -138,7 +147,7 @@ export function createIdempotency(
   };
 
   return {
-    async run(call, execute) {
+    async run(call, execute, runOptions = {}) {
       if (!call.key) return execute();
       if (call.key.length > MAX_KEY_LENGTH || /[^\x20-\x7e]/.test(call.key))
         throw new AppError(
@@ -154,10 +163,13 @@ export function createIdempotency(
         (incomingCall()?.deadline ?? Number.POSITIVE_INFINITY) - ANSWER_MARGIN_MS,
       );
       // A new key (the usual case) is taken by its insert alone; a key seen before fails the insert
-      // and is read.
-      let mine = await claim(id, call.scope, requestHash, undefined);
+      // and is read. With `refuseNew` the key is read first, so a new one can be refused unwritten.
+      const { refuseNew } = runOptions;
+      let mine = refuseNew ? undefined : await claim(id, call.scope, requestHash, undefined);
       for (let polls = 0; !mine;) {
         const existing = await store.get(id);
+        if (refuseNew && (!existing || existing.expiresAt.getTime() <= now().getTime()))
+          refuseNew();
         const at = now().getTime();
         const live = existing && existing.expiresAt.getTime() > at;
         if (live && existing.requestHash !== requestHash)

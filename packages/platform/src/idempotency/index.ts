@@ -10,6 +10,7 @@ export {
   RECORDED_ERROR_KINDS,
   type Idempotency,
   type IdempotencyOptions,
+  type RunOptions,
   type IdempotencyRecord,
   type IdempotentCall,
 } from './idempotency.js';

@@ -45,4 +45,32 @@ describe('idempotency store traffic', () => {
     expect(await idempotency.run(call, async () => ({ n: 2 }))).toEqual({ n: 1 });
     expect(calls).toEqual(['insert', 'get']);
   });
+
+  it('refuses a new key through refuseNew without writing, and still replays a known one', async () => {
+    const store = createMemoryStore<IdempotencyRecord>({
+      name: 'idempotency',
+      indexes: idempotencyIndexes,
+    });
+    const idempotency = createIdempotency(store);
+    const text = new TextEncoder();
+    const call = (key: string) => ({
+      scope: 'app-1',
+      key,
+      request: text.encode('body'),
+      encode: (r: { n: number }) => text.encode(JSON.stringify(r)),
+      decode: (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b)) as { n: number },
+    });
+    const refuse = {
+      refuseNew: () => {
+        throw new Error('sold out');
+      },
+    };
+    await idempotency.run(call('known'), async () => ({ n: 1 }));
+
+    await expect(idempotency.run(call('new'), async () => ({ n: 2 }), refuse)).rejects.toThrow(
+      'sold out',
+    );
+    expect(await store.count()).toBe(1);
+    expect(await idempotency.run(call('known'), async () => ({ n: 3 }), refuse)).toEqual({ n: 1 });
+  });
 });

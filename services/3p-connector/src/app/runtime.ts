@@ -71,6 +71,15 @@ function partnerOrder(order: Order | Booking, imported: ImportedEvent): partnerV
   };
 }
 
+interface Resolved {
+  imported: ImportedEvent;
+  partner: Partner;
+  api: PartnerApi;
+}
+
+const RESOLVE_CACHE_MS = 5_000;
+const RESOLVE_CACHE_ENTRIES = 10_000;
+
 /**
  * ConnectorService: the runtime calls of cart and reconciler, addressed by platform event id. A
  * booking or order whose outcome cannot be known (no answer) is reported on `partner-call-failed`
@@ -87,12 +96,38 @@ export class ConnectorRuntime {
       importer: Importer;
       clock: Clock;
       log: Log;
+      /**
+       * How long an event's imported record and partner are reused by the calls of that event
+       * (default 5 s; 0: read on every call). A burst of bookings then reads them once, not twice
+       * per call; a changed partner or event shows after at most this long.
+       */
+      resolveCacheMs?: number;
     },
   ) {}
 
-  async resolve(
-    eventId: string,
-  ): Promise<{ imported: ImportedEvent; partner: Partner; api: PartnerApi }> {
+  /** Per event id: what `resolve` found, until when (ms epoch), or the lookup in progress. */
+  #resolved = new Map<string, { until: number; value: Promise<Resolved> }>();
+
+  async resolve(eventId: string): Promise<Resolved> {
+    const ttl = this.deps.resolveCacheMs ?? RESOLVE_CACHE_MS;
+    if (ttl <= 0) return this.#lookup(eventId);
+    const now = Date.now();
+    const hit = this.#resolved.get(eventId);
+    if (hit && hit.until > now) return hit.value;
+    const value = this.#lookup(eventId);
+    this.#resolved.delete(eventId);
+    this.#resolved.set(eventId, { until: now + ttl, value });
+    // Failures are not remembered: the next call asks again.
+    value.catch(() => {
+      if (this.#resolved.get(eventId)?.value === value) this.#resolved.delete(eventId);
+    });
+    // Oldest first (Map order): the bound keeps memory flat across many events.
+    while (this.#resolved.size > RESOLVE_CACHE_ENTRIES)
+      this.#resolved.delete(this.#resolved.keys().next().value!);
+    return value;
+  }
+
+  async #lookup(eventId: string): Promise<Resolved> {
     const imported = eventId ? await this.deps.events.get(eventId) : undefined;
     if (!imported) throw new ConnectorError('not_found', `event ${eventId} not found`, { eventId });
     const partner = await this.deps.partners.get(imported.partnerId);

@@ -1470,6 +1470,12 @@ export class CartApp {
    * refused here at once (RESOURCE_EXHAUSTED 20052). Sandbox and resale reserves are never refused
    * by it. `reserve` applies the same rule itself.
    */
+  /** Whether the sold-out hint of the event is live (refuseIfJustSoldOut may refuse). */
+  soldOutHinted(eventId: string): boolean {
+    const known = this.#soldOut.get(eventId);
+    return known !== undefined && known.until > this.deps.clock.now().getTime();
+  }
+
   refuseIfJustSoldOut(input: Pick<ReserveInput, 'owner' | 'eventId' | 'requests'>): void {
     if (input.owner.sandbox || !this.#soldOut.has(input.eventId)) return;
     const requests = input.requests.map((r) => ({

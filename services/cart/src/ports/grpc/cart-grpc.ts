@@ -254,9 +254,10 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
         offsaleAt: a.event.onSaleUntil,
       };
     }),
-    // Refused before the idempotency record is written when no place is free or the event has
-    // just sold out (a refusal under load costs no store write); the place itself is taken by the
-    // reserve, so a duplicate waiting for the outcome of its first request holds none.
+    // Refused before the idempotency record is written when no place is free, and when the event
+    // has just sold out and the key is new (a retry of a reserve that made a cart still gets its
+    // cart): a refusal under load costs no store write. The place itself is taken by the reserve,
+    // so a duplicate waiting for the outcome of its first request holds none.
     reserveCart: unary((r: ReserveCartRequest) => {
       const input: ReserveInput = {
         owner: { ...owner(r), channel: 'partner-cart' },
@@ -283,7 +284,6 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
         })),
       };
       app.assertReserveCapacity();
-      app.refuseIfJustSoldOut(input);
       return idempotency.run(
         {
           scope: r.appId,
@@ -299,6 +299,9 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
           const view = await app.withReserveSlot(() => app.reserve(input));
           return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
         },
+        app.soldOutHinted(input.eventId)
+          ? { refuseNew: () => app.refuseIfJustSoldOut(input) }
+          : undefined,
       );
     }),
     getCart: unary(async (r) => {
