@@ -21,6 +21,7 @@ interface Setup {
   app: CartApp;
   connector: FakeConnector;
   stores: ServiceStores;
+  storage: ReturnType<typeof createCartStorage>;
   clock: { t: Date };
   events: () => Promise<{ topic: string; key: string; value: Uint8Array | null }[]>;
 }
@@ -30,12 +31,15 @@ async function setup(
     capacity?: number;
     settings?: Partial<CartSettings>;
     event?: Parameters<typeof partnerEvent>[0];
+    /** Another process over the same storage (a restarted or second replica). */
+    sharing?: Setup;
   } = {},
 ): Promise<Setup> {
-  const clock = { t: new Date('2030-06-01T12:00:00Z') };
+  const clock = { t: options.sharing?.clock.t ?? new Date('2030-06-01T12:00:00Z') };
   const now = () => clock.t;
-  const stores = createServiceStores(undefined);
-  const storage = createCartStorage(stores, { sandboxAreaCapacity: 100 });
+  const stores = options.sharing?.stores ?? createServiceStores(undefined);
+  const storage =
+    options.sharing?.storage ?? createCartStorage(stores, { sandboxAreaCapacity: 100 });
   const projection = new EventProjectionStore(storage.events, now);
   await projection.applyEvent(partnerEvent(options.event ?? {}));
   await projection.applyAvailability(availability(1, [area({ available: 5, unavailable: 0 })]));
@@ -74,7 +78,7 @@ async function setup(
     (await Promise.all(stores.outboxSources.map((s) => s.pendingOutbox(1_000))))
       .flat()
       .flatMap((p) => p.events.map((e) => ({ topic: e.topic, key: e.key, value: e.value })));
-  return { app, connector, stores, clock, events };
+  return { app, connector, stores, storage, clock, events };
 }
 
 const billing = (amountMinor: number, nonce = 'fake-valid-nonce'): BillingInput => ({
@@ -387,6 +391,25 @@ describe('CartApp', () => {
       inventoryOrderId: order.inventoryOrderId,
     });
     expect((await s.app.listOrders(owner)).map((o) => o.id)).toEqual([first.order.id]);
+  });
+
+  it('resumes a reserve its process left pending, once stale, from another process', async () => {
+    s.connector.gate = new Promise(() => undefined); // the first process never hears back
+    const pending = await s.app.reserve({
+      owner,
+      eventId: EVENT_ID,
+      requests: [adult(1)],
+      forceAsync: true,
+    });
+    const other = await setup({ sharing: s });
+    await other.app.sweep();
+    expect(other.connector.calls.createBooking).toBe(0); // not stale yet
+
+    other.clock.t = new Date(other.clock.t.getTime() + 30_001);
+    await other.app.sweep();
+    await other.app.drain();
+    expect(other.connector.calls.createBooking).toBe(1);
+    expect((await other.app.get(owner, pending.cart.id)).cart.status).toBe('HELD');
   });
 
   it('retries a release the partner could not take until it is done', async () => {

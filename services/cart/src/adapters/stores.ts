@@ -61,12 +61,7 @@ export function createCartStorage(
   stores: ServiceStores,
   options: { sandboxAreaCapacity: number },
 ): CartStorage {
-  const carts = stores.collection<CartDoc>('carts', [
-    { fields: { status: 1, reserveStartedAt: 1 } },
-    { fields: { status: 1, expiresAt: 1 } },
-    { fields: { releaseOwed: 1, updatedAt: 1 } },
-    { fields: { voidOwed: 1, updatedAt: 1 } },
-  ]);
+  const carts = stores.collection<CartDoc>('carts', [{ fields: { sweepAt: 1 } }]);
   const orders = stores.collection<OrderDoc>('orders', [
     { fields: { orderNumber: 1 }, unique: true, name: 'order_number_unique' },
     { fields: { appId: 1, confirmedAt: -1 } },
@@ -126,30 +121,8 @@ export function cartRepository(store: VersionedStore<CartDoc>): CartRepository {
         },
         events && { events: (before, after) => cartOutbox(events(before, after as Cart)) },
       ),
-    findStalePending: (before, limit) =>
-      store.find(
-        { status: 'PENDING', reserveStartedAt: { $lt: before } },
-        { sort: { reserveStartedAt: 1 }, limit },
-      ),
-    findExpired: (now, limit) =>
-      store.find(
-        { status: { $in: ['HELD', 'PAID'] }, expiresAt: { $lte: now } },
-        { sort: { expiresAt: 1 }, limit },
-      ),
-    async findOwing(before, limit) {
-      const [releases, voids] = await Promise.all([
-        store.find(
-          { releaseOwed: true, updatedAt: { $lt: before } },
-          { sort: { updatedAt: 1 }, limit },
-        ),
-        store.find(
-          { voidOwed: true, updatedAt: { $lt: before } },
-          { sort: { updatedAt: 1 }, limit },
-        ),
-      ]);
-      const byId = new Map([...releases, ...voids].map((c) => [c.id, c]));
-      return [...byId.values()].slice(0, limit);
-    },
+    findDue: (now, limit) =>
+      store.find({ sweepAt: { $lte: now } }, { sort: { sweepAt: 1 }, limit }),
   };
 }
 

@@ -496,7 +496,7 @@ export class CartApp {
     };
     if (resaleLines.length > 0)
       return this.#reserveResale(cart, resaleLines, input.fanSessionId ?? '');
-    await this.deps.carts.insert(cart);
+    await this.deps.carts.insert(this.#withSweepAt(cart));
     let last: Stored<Cart> | undefined;
     const work = this.#track(cart.id, async () => {
       last = await this.#completeReserve(cart);
@@ -547,7 +547,7 @@ export class CartApp {
     };
     const written = hold(cart, booking, now);
     try {
-      await this.deps.carts.insert(written);
+      await this.deps.carts.insert(this.#withSweepAt(written));
     } catch (error) {
       await resale.releaseListings(cart.id, listingIdsOf(cart.requests)).catch(() => undefined);
       throw error;
@@ -1231,58 +1231,81 @@ export class CartApp {
   }
 
   /**
-   * One pass of the sweeper (every replica runs it; compare-and-set keeps them apart): resumes
-   * stale pending reserves, expires ended holds (`booking-expired`), and settles what ended carts
-   * still owe. Resolves how many carts it touched.
+   * One pass of the sweeper (every replica runs it; compare-and-set keeps them apart), over the
+   * carts whose `sweepAt` has come: resumes stale pending reserves, expires ended holds
+   * (`booking-expired`), and settles what ended carts still owe. Resolves how many it touched.
    */
   async sweep(): Promise<number> {
     const { settings } = this.deps;
     const now = this.deps.clock.now();
     let touched = 0;
-    const stale = await this.deps.carts.findStalePending(
-      new Date(now.getTime() - settings.pendingStaleMs),
-      SWEEP_BATCH,
-    );
-    for (const cart of stale) {
-      if (this.#inflight.has(cart.id)) continue;
-      touched += 1;
-      await this.#track(cart.id, async () => {
-        await this.#completeReserve(cart);
-      });
-    }
-    for (const cart of await this.deps.carts.findExpired(now, SWEEP_BATCH)) {
-      if (this.#committing.has(cart.id)) continue;
-      if (cart.status === 'PAID' && cart.order) {
-        // A commit was started: finish it if its order exists; wait out the grace otherwise.
-        if (await this.deps.orders.get(cart.order.orderId)) {
-          await this.#finishCommitted(cart.id);
-          touched += 1;
-          continue;
-        }
-        if (now.getTime() - cart.updatedAt.getTime() < settings.commitGraceMs) continue;
+    for (const cart of await this.deps.carts.findDue(now, SWEEP_BATCH)) {
+      if (cart.status === 'PENDING') {
+        if (this.#inflight.has(cart.id)) continue;
+        touched += 1;
+        await this.#track(cart.id, async () => {
+          await this.#completeReserve(cart);
+        });
+        continue;
       }
-      touched += 1;
-      const expired = await this.#mutate(
-        cart.id,
-        (current) => (isExpired(current, now) ? expire(current, now) : undefined),
-        // Only a partner booking expires on the topic: sandbox and resale carts hold none (a
-        // resale cart's inventory token is empty; its listing goes back on sale in `settle`).
-        (_before, after) =>
-          after.status === 'EXPIRED' && !after.sandbox && after.inventoryToken
-            ? [{ type: 'booking-expired', cart: after }]
-            : [],
-      );
-      if (expired?.status === 'EXPIRED') await this.settle(cart.id, expired);
-    }
-    for (const cart of await this.deps.carts.findOwing(
-      new Date(now.getTime() - settings.owedRetryMs),
-      SWEEP_BATCH,
-    )) {
-      if (this.#inflight.has(cart.id)) continue;
-      touched += 1;
-      await this.settle(cart.id);
+      if ((cart.status === 'HELD' || cart.status === 'PAID') && isExpired(cart, now)) {
+        if (this.#committing.has(cart.id)) continue;
+        if (cart.status === 'PAID' && cart.order) {
+          // A commit was started: finish it if its order exists; wait out the grace otherwise.
+          if (await this.deps.orders.get(cart.order.orderId)) {
+            await this.#finishCommitted(cart.id);
+            touched += 1;
+            continue;
+          }
+          if (now.getTime() - cart.updatedAt.getTime() < settings.commitGraceMs) continue;
+        }
+        touched += 1;
+        const expired = await this.#mutate(
+          cart.id,
+          (current) => (isExpired(current, now) ? expire(current, now) : undefined),
+          // Only a partner booking expires on the topic: sandbox and resale carts hold none (a
+          // resale cart's inventory token is empty; its listing goes back on sale in `settle`).
+          (_before, after) =>
+            after.status === 'EXPIRED' && !after.sandbox && after.inventoryToken
+              ? [{ type: 'booking-expired', cart: after }]
+              : [],
+        );
+        if (expired?.status === 'EXPIRED') await this.settle(cart.id, expired);
+        continue;
+      }
+      if (cart.releaseOwed || cart.voidOwed) {
+        if (this.#inflight.has(cart.id)) continue;
+        touched += 1;
+        await this.settle(cart.id, cart);
+        continue;
+      }
+      // Due for nothing (its due time was computed under other settings): brought up to date.
+      const due = this.#withSweepAt(cart).sweepAt?.getTime();
+      if (due !== cart.sweepAt?.getTime()) await this.#mutate(cart.id, (current) => current);
     }
     return touched;
+  }
+
+  /**
+   * The cart with its `sweepAt`: the soonest of a pending reserve going stale, the hold ending
+   * (for a paid cart with an order, not before its commit's grace), and the next retry of what
+   * an ended cart still owes; absent when none applies.
+   */
+  #withSweepAt<C extends Cart>(cart: C): C {
+    const { settings } = this.deps;
+    const after = (at: Date, ms: number) => at.getTime() + ms;
+    const times: number[] = [];
+    if (cart.status === 'PENDING')
+      times.push(after(cart.reserveStartedAt ?? cart.createdAt, settings.pendingStaleMs));
+    if ((cart.status === 'HELD' || cart.status === 'PAID') && cart.expiresAt)
+      times.push(
+        cart.status === 'PAID' && cart.order
+          ? Math.max(cart.expiresAt.getTime(), after(cart.updatedAt, settings.commitGraceMs))
+          : cart.expiresAt.getTime(),
+      );
+    if (cart.releaseOwed || cart.voidOwed) times.push(after(cart.updatedAt, settings.owedRetryMs));
+    const { sweepAt: _previous, ...rest } = cart;
+    return (times.length > 0 ? { ...rest, sweepAt: new Date(Math.min(...times)) } : rest) as C;
   }
 
   async #finishCommitted(cartId: string): Promise<void> {
@@ -1624,7 +1647,14 @@ export class CartApp {
   ): Promise<Stored<Cart> | undefined> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.deps.carts.modify(cartId, change, events);
+        return await this.deps.carts.modify(
+          cartId,
+          (current) => {
+            const next = change(current);
+            return next && this.#withSweepAt(next);
+          },
+          events,
+        );
       } catch (error) {
         if (errorKindOf(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
       }

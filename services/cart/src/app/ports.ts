@@ -23,12 +23,8 @@ export interface CartRepository {
     change: (cart: Stored<Cart>) => Cart | undefined,
     events?: (before: Cart, after: Cart) => CartEvent[],
   ): Promise<Stored<Cart> | undefined>;
-  /** PENDING carts whose last attempt started before `before`, oldest first. */
-  findStalePending(before: Date, limit: number): Promise<Stored<Cart>[]>;
-  /** HELD or PAID carts whose hold ended at or before `now`, soonest first. */
-  findExpired(now: Date, limit: number): Promise<Stored<Cart>[]>;
-  /** Ended carts that still owe a partner release or a payment void, last touched before `before`. */
-  findOwing(before: Date, limit: number): Promise<Stored<Cart>[]>;
+  /** Carts whose `sweepAt` is at or before `now`, soonest first. */
+  findDue(now: Date, limit: number): Promise<Stored<Cart>[]>;
 }
 
 /** A topic record of a cart's state change (the adapter encodes it and keys it). */

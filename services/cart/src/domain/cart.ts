@@ -142,6 +142,12 @@ export interface Cart {
   reserveAttempts: number;
   /** Start of the last attempt (a pending cart whose attempt is stale is resumed by the sweeper). */
   reserveStartedAt?: Date;
+  /**
+   * When the sweeper must next look at the cart (a stale reserve, an ended hold, something still
+   * owed); absent when it never needs to. Kept by the app on every write, so the sweeper's one
+   * indexed query finds the due carts instead of four scans.
+   */
+  sweepAt?: Date;
   /** The partner's booking id once held (sandbox: the cart id). */
   inventoryToken?: string;
   tickets: HeldTicket[];
