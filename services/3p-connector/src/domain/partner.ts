@@ -76,19 +76,22 @@ function httpUrl(field: string, value: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
+/** Length in characters (code points), as the API's JSON Schema counts it: an emoji is one. */
+const characters = (text: string): number => [...text].length;
+
 /** Checks a registration and gives it in normal form (URLs without a trailing slash, unique venues). */
 export function validateRegistration(input: Registration): Registration {
   const name = input.name.trim();
-  if (name.length === 0 || name.length > 200)
+  if (name.length === 0 || characters(name) > 200)
     throw new ConnectorError('invalid_argument', 'name must have 1 to 200 characters', {
       field: 'name',
     });
   const clientId = input.clientId.trim();
-  if (clientId.length === 0 || clientId.length > 256)
+  if (clientId.length === 0 || characters(clientId) > 256)
     throw new ConnectorError('invalid_argument', 'client_id must have 1 to 256 characters', {
       field: 'client_id',
     });
-  if (input.clientSecret.length === 0 || input.clientSecret.length > 512)
+  if (input.clientSecret.length === 0 || characters(input.clientSecret) > 512)
     throw new ConnectorError('invalid_argument', 'client_secret must have 1 to 512 characters', {
       field: 'client_secret',
     });
