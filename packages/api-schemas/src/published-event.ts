@@ -51,11 +51,16 @@ const ClassificationLevel = Type.Object({ id: opt(Type.String()), names: opt(Loc
 
 const Names = Type.Object({ names: opt(LocaleMap) });
 
+/** The largest price of a price range, in major units. */
+const MAX_PRICE = 100_000_000_000;
+
 const PriceRange = Type.Object({
   type: opt(Type.Literal('standard')),
   currency: opt(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' })),
-  min: opt(Type.Number({ minimum: 0 })),
-  max: opt(Type.Number({ minimum: 0 })),
+  // In major units; publisher keeps prices as int64 minor units (up to 4 decimals), so the bound
+  // keeps every amount exact and in range: a larger one is refused, never a failure.
+  min: opt(Type.Number({ minimum: 0, maximum: MAX_PRICE })),
+  max: opt(Type.Number({ minimum: 0, maximum: MAX_PRICE })),
 });
 
 export const PublishedEventSchema = Type.Object(
@@ -123,8 +128,9 @@ export const PublishedEventSchema = Type.Object(
     images: opt(
       Type.Array(
         Type.Object({
-          height: opt(Type.Number({ minimum: 0 })),
-          width: opt(Type.Number({ minimum: 0 })),
+          // Pixels; the catalog holds them as int32.
+          height: opt(Type.Number({ minimum: 0, maximum: 2_147_483_647 })),
+          width: opt(Type.Number({ minimum: 0, maximum: 2_147_483_647 })),
           ratio: opt(Type.String()),
           url: opt(Type.String()),
         }),
