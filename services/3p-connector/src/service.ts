@@ -1,6 +1,6 @@
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
-import { createServiceStores } from '@marquee/platform/store';
+import { openServiceStores } from '@marquee/platform/store';
 import { allTopics, orderCancelledTopic } from '@marquee/proto/topics';
 import { randomIds } from './adapters/ids.js';
 import { createPartnerApiFactory } from './adapters/partner-http.js';
@@ -29,13 +29,14 @@ export async function composeThreePConnector(
   infra: ServiceInfra,
   config: ThreePConnectorConfig,
 ): Promise<ServiceParts> {
-  const { logger, bus, mongo } = infra;
+  const { logger, bus } = infra;
   const clock = () => new Date();
   const secrets = createSecretBox(
     credentialsKey(config.PARTNER_CREDENTIALS_KEY, (message) => logger.warn(message)),
   );
-  const storage = createConnectorStorage(createServiceStores(mongo, { logger }), secrets);
-  await storage.ensureIndexes();
+  const { storage, outboxSources } = await openServiceStores(infra, (stores) =>
+    createConnectorStorage(stores, secrets),
+  );
   const api = createPartnerApiFactory(secrets, {
     timeoutMs: config.PARTNER_CALL_TIMEOUT_MS,
     listingTimeoutMs: config.PARTNER_LISTING_TIMEOUT_MS,
@@ -100,7 +101,7 @@ export async function composeThreePConnector(
     orderCancelledHandler({ cancels, events: storage.importedEvents, logger }),
   );
   const relay = createOutboxRelay({
-    sources: storage.outboxSources,
+    sources: outboxSources,
     publish: busRawPublisher(bus, allTopics),
     logger,
   });

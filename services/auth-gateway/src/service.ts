@@ -1,12 +1,11 @@
-import { ensureIndexes } from '@marquee/platform/mongo';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import { openServiceStores } from '@marquee/platform/store';
 import { authV1 } from '@marquee/proto';
 import { allTopics } from '@marquee/proto/topics';
 import { createArgon2Hasher } from './adapters/argon2-hasher.js';
-import { createMemoryAuthStores, createMongoAuthStores } from './adapters/auth-stores.js';
+import { createAuthStorage } from './adapters/auth-stores.js';
 import { createKeyStore, createOAuthRepository } from './adapters/oauth-repository.js';
-import { createMemoryRateCounter, createMongoRateCounter } from './adapters/rate-counters.js';
 import { createAppRepository, createFanRepository } from './adapters/store-repositories.js';
 import { DeveloperAccess } from './app/developer-access.js';
 import { OAuthFlows } from './app/oauth-flows.js';
@@ -28,20 +27,19 @@ export const ADMIN_RPC_ACCESS = {
 const PURGE_INTERVAL_MS = 60_000;
 
 /**
- * Composition root of auth-gateway: Mongo or memory stores (memory when `infra.mongo` is unset,
- * i.e. the embedded default), the use cases, the gRPC API, the `/oauth/*` routes and the outbox
+ * Composition root of auth-gateway: its stores and rate counters (`openServiceStores`: Mongo, or
+ * memory in the embedded default), the use cases, the gRPC API, the `/oauth/*` routes and the outbox
  * relay of `app-authorized`.
  */
 export async function composeAuthGateway(
   infra: ServiceInfra,
   config: AuthGatewayConfig,
 ): Promise<ServiceParts> {
-  const { logger, mongo } = infra;
-  const stores = mongo ? createMongoAuthStores(mongo) : createMemoryAuthStores();
-  if (mongo) await ensureIndexes(mongo, stores.all as never, logger);
+  const { logger } = infra;
+  const { storage, outboxSources } = await openServiceStores(infra, createAuthStorage);
+  const { stores, counter } = storage;
   const apps = createAppRepository(stores);
   const fans = createFanRepository(stores);
-  const counter = mongo ? createMongoRateCounter(mongo) : createMemoryRateCounter();
   const hasher = createArgon2Hasher();
   const clock = () => new Date();
   const access = new DeveloperAccess({
@@ -65,7 +63,7 @@ export async function composeAuthGateway(
     clock,
   });
   const relay = createOutboxRelay({
-    sources: stores.all,
+    sources: outboxSources,
     publish: busRawPublisher(infra.bus, allTopics),
     logger,
   });

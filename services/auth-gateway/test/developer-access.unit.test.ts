@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryAuthStores } from '../src/adapters/auth-stores.js';
+import { createServiceStores } from '@marquee/platform/store';
+import { createAuthStores } from '../src/adapters/auth-stores.js';
 import { createMemoryRateCounter } from '../src/adapters/rate-counters.js';
 import { createAppRepository, createFanRepository } from '../src/adapters/store-repositories.js';
 import { DeveloperAccess } from '../src/app/developer-access.js';
@@ -12,7 +13,7 @@ const hasher: SecretHasher = {
 };
 
 function build(options: { now?: () => number; perDay?: number; perSecond?: number } = {}) {
-  const stores = createMemoryAuthStores();
+  const stores = createAuthStores(createServiceStores(undefined));
   let now = options.now ?? (() => Date.parse('2026-03-04T10:00:00.000Z'));
   const sut = new DeveloperAccess({
     apps: createAppRepository(stores),

@@ -4,7 +4,8 @@ import { createLogger } from '@marquee/platform/logger';
 import type { FastifyInstance } from 'fastify';
 import { onTestFinished, vi } from 'vitest';
 import { createArgon2Hasher } from '../src/adapters/argon2-hasher.js';
-import { createMemoryAuthStores, type AuthStores } from '../src/adapters/auth-stores.js';
+import { createServiceStores } from '@marquee/platform/store';
+import { createAuthStores, type AuthStores } from '../src/adapters/auth-stores.js';
 import { createKeyStore, createOAuthRepository } from '../src/adapters/oauth-repository.js';
 import { createMemoryRateCounter } from '../src/adapters/rate-counters.js';
 import { createAppRepository, createFanRepository } from '../src/adapters/store-repositories.js';
@@ -40,7 +41,7 @@ export async function oauthHarness(
     stores?: AuthStores;
   } = {},
 ) {
-  const stores = options.stores ?? createMemoryAuthStores();
+  const stores = options.stores ?? createAuthStores(createServiceStores(undefined));
   // The throttles count in fixed windows (a second, a minute, 15 minutes, a day, all aligned to
   // the epoch): a window boundary falling in the middle of a test would reset a count the test
   // relies on. So the test's Date starts at the beginning of a 15-minute window and runs at the

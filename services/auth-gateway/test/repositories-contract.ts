@@ -67,7 +67,7 @@ const aToken = (overrides: Partial<IssuedToken> = {}): IssuedToken => ({
 });
 
 /** One suite, run on the memory stores (unit) and on the Mongo-wire server (integration). */
-export function repositoryContract(name: string, make: () => Promise<RepositoryFixture>): void {
+export function repositoriesContract(name: string, make: () => Promise<RepositoryFixture>): void {
   describe(`${name}: apps`, () => {
     it('finds a stored app by id, client id and API-key fingerprint, exactly as stored', async () => {
       const sut = (await make()).apps;

@@ -1,7 +1,8 @@
-import { ensureIndexes, pingMongo } from '@marquee/platform/mongo';
+import { pingMongo } from '@marquee/platform/mongo';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { TopicDef } from '@marquee/platform/bus';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import { openServiceStores } from '@marquee/platform/store';
 import type { EventChanged } from '@marquee/proto/catalog/v1';
 import { allTopics, dealChangedTopic, eventChangedTopic } from '@marquee/proto/topics';
 import {
@@ -33,8 +34,7 @@ export async function composeDeals(
   options: { eventTopic?: TopicDef<EventChanged> } = {},
 ): Promise<ServiceParts> {
   const { logger, bus, mongo } = infra;
-  const storage = createDealsStorage(mongo);
-  if (mongo) await ensureIndexes(mongo, storage.mongoCollections, logger);
+  const { storage, outboxSources } = await openServiceStores(infra, createDealsStorage);
   const catalog = createCatalogVenueDirectory(config.GRPC_ADDR_CATALOG_INDEXER, {
     deadlineMs: 5_000,
     logger,
@@ -52,7 +52,7 @@ export async function composeDeals(
   await app.load();
   logger.info(app.stats(), 'deals search index loaded');
   const relay = createOutboxRelay({
-    sources: storage.outboxSources,
+    sources: outboxSources,
     publish: busRawPublisher(bus, allTopics),
     logger,
   });

@@ -1,8 +1,19 @@
+import type { OutboxSource } from '@marquee/platform/outbox';
+import { createServiceStores } from '@marquee/platform/store';
+import { createDealsStorage, type DealsStorage } from '../src/adapters/repositories.js';
 import type { DealEvent } from '../src/domain/deal-event.js';
 import { publicIdOf } from '../src/domain/public-id.js';
 import type { DealSearchCriteria } from '../src/domain/search.js';
 
 let counter = 0;
+
+/** The deals storage the service opens, in memory, with its outbox sources for assertions. */
+export type TestStorage = DealsStorage & { outboxSources: readonly OutboxSource[] };
+
+export function memoryStorage(): TestStorage {
+  const stores = createServiceStores(undefined);
+  return { ...createDealsStorage(stores), outboxSources: stores.outboxSources };
+}
 
 /** A shown, production, US event in New York with a venue and coordinates; override what a test needs. */
 export function anEvent(overrides: Partial<DealEvent> = {}): DealEvent {

@@ -1,10 +1,11 @@
 import { createLogger } from '@marquee/platform/logger';
-import { closeMongo, connectMongo, ensureIndexes } from '@marquee/platform/mongo';
+import { closeMongo, connectMongo } from '@marquee/platform/mongo';
+import { openServiceStores } from '@marquee/platform/store';
 import { describeIntegration, uniqueName } from '@marquee/platform/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll } from 'vitest';
 import { createDealsStorage } from '../src/adapters/repositories.js';
-import { dealsStorageContract } from './repository-contract.js';
+import { repositoriesContract } from './repositories-contract.js';
 
 describeIntegration('deals storage on the Mongo-wire server', ({ mongoUrl }) => {
   const logger = createLogger({ service: 'deals-test', level: 'silent' });
@@ -25,11 +26,14 @@ describeIntegration('deals storage on the Mongo-wire server', ({ mongoUrl }) => 
   });
 
   // A fresh database per test would be slow on FerretDB; fresh collections per storage instead.
-  dealsStorageContract('mongo', async () => {
+  repositoriesContract('mongo', async () => {
     const db = connection.useDb(uniqueName('deals').replace(/-/g, '_'), { useCache: false });
     databases.push(db);
-    const storage = createDealsStorage(db);
-    await ensureIndexes(db, storage.mongoCollections, logger);
-    return storage;
+    // As the service opens it: Mongo collections with their indexes built.
+    const { storage, outboxSources } = await openServiceStores(
+      { mongo: db, logger },
+      createDealsStorage,
+    );
+    return { ...storage, outboxSources };
   });
 });

@@ -1,4 +1,4 @@
-import { createDealsStorage } from '../src/adapters/repositories.js';
-import { dealsStorageContract } from './repository-contract.js';
+import { memoryStorage } from './builders.js';
+import { repositoriesContract } from './repositories-contract.js';
 
-dealsStorageContract('memory', async () => createDealsStorage(undefined));
+repositoriesContract('memory', async () => memoryStorage());

@@ -3,9 +3,8 @@ import { waitFor } from '@marquee/platform/testing';
 import { Event } from '@marquee/proto/catalog/v1';
 import { eventChangedTopic } from '@marquee/proto/topics';
 import { afterEach, describe, expect, it } from 'vitest';
-import { anEvent, aNewDeal, criteria, northOf } from './builders.js';
+import { anEvent, aNewDeal, criteria, memoryStorage, northOf } from './builders.js';
 import { cachedVenueDirectory } from '../src/adapters/catalog-venue-directory.js';
-import { createDealsStorage } from '../src/adapters/repositories.js';
 import { publicIdOf } from '../src/domain/public-id.js';
 import { eventChangedHandler } from '../src/ports/kafka/event-changed-handler.js';
 import { DealsApp } from '../src/app/deals-app.js';
@@ -29,7 +28,7 @@ function fakeCatalog(known: Map<string, VenueLocation | null>) {
 }
 
 function setup(known = new Map<string, VenueLocation | null>()) {
-  const storage = createDealsStorage(undefined);
+  const storage = memoryStorage();
   const catalog = fakeCatalog(known);
   let ids = 0;
   const app = new DealsApp({

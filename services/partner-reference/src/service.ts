@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
-import { createServiceStores } from '@marquee/platform/store';
+import { openServiceStores } from '@marquee/platform/store';
 import { randomIds, systemClock } from './adapters/clock-and-ids.js';
 import { createPartnerRepositories } from './adapters/stores.js';
 import { BackOffice } from './app/back-office.js';
@@ -56,9 +56,7 @@ export async function buildPartnerReference(
     print(`partner-reference: PARTNER_CLIENT_ID not set; generated OAuth client id: ${clientId}`);
   }
 
-  const stores = createServiceStores(infra.mongo, { logger: infra.logger });
-  const repositories = createPartnerRepositories(stores);
-  await stores.ensureIndexes();
+  const { storage: repositories, kind } = await openServiceStores(infra, createPartnerRepositories);
   const app = new PartnerApp({
     repositories,
     clock,
@@ -81,7 +79,7 @@ export async function buildPartnerReference(
     adminToken,
     clientId,
     routes: partnerHttpRoutes({ app, backOffice, credentials, drills, adminToken }),
-    storage: stores.kind,
+    storage: kind,
   };
 }
 

@@ -1,11 +1,11 @@
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
-import { createServiceStores } from '@marquee/platform/store';
+import { openServiceStores } from '@marquee/platform/store';
 import { describeIntegration, uniqueName } from '@marquee/platform/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll } from 'vitest';
 import { createPartnerRepositories } from '../src/adapters/stores.js';
-import { repositoryContract } from './repository-contract.js';
+import { repositoriesContract } from './repositories-contract.js';
 
 describeIntegration('partner-reference storage on the Mongo-wire server', ({ mongoUrl }) => {
   const logger = createLogger({ service: 'partner-reference-test', level: 'silent' });
@@ -25,12 +25,10 @@ describeIntegration('partner-reference storage on the Mongo-wire server', ({ mon
     await closeMongo(connection, logger);
   });
 
-  repositoryContract('mongo', async () => {
+  repositoriesContract('mongo', async () => {
     const db = connection.useDb(uniqueName('partner_ref').replace(/-/g, '_'), { useCache: false });
     databases.push(db);
-    const stores = createServiceStores(db, { logger });
-    const repositories = createPartnerRepositories(stores);
-    await stores.ensureIndexes();
-    return repositories;
+    // As the service opens them: Mongo collections with their indexes built.
+    return (await openServiceStores({ mongo: db, logger }, createPartnerRepositories)).storage;
   });
 });

@@ -1,5 +1,7 @@
 import { createServiceStores } from '@marquee/platform/store';
 import { createPartnerRepositories } from '../src/adapters/stores.js';
-import { repositoryContract } from './repository-contract.js';
+import { repositoriesContract } from './repositories-contract.js';
 
-repositoryContract('memory', async () => createPartnerRepositories(createServiceStores(undefined)));
+repositoriesContract('memory', async () =>
+  createPartnerRepositories(createServiceStores(undefined)),
+);

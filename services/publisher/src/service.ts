@@ -1,66 +1,33 @@
 import { allTopics } from '@marquee/proto/topics';
 import { publishingV1 } from '@marquee/proto';
-import {
-  createIdempotency,
-  idempotencyIndexes,
-  type IdempotencyRecord,
-} from '@marquee/platform/idempotency';
-import { ensureIndexes } from '@marquee/platform/mongo';
-import { busRawPublisher, createOutboxRelay, type OutboxSource } from '@marquee/platform/outbox';
+import { createIdempotency } from '@marquee/platform/idempotency';
+import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
-import {
-  createMemoryStore,
-  createMongoStore,
-  type StoreIndex,
-  type Versioned,
-  type VersionedStore,
-} from '@marquee/platform/store';
+import { openServiceStores } from '@marquee/platform/store';
 import { newEventId } from './adapters/event-ids.js';
-import {
-  createPublishedEventRepository,
-  PUBLISHED_EVENTS_COLLECTION,
-  publishedEventIndexes,
-  type StoredPublishedEvent,
-} from './adapters/published-event-repository.js';
+import { createPublishedEventRepository } from './adapters/published-event-repository.js';
+import { createPublisherStorage } from './adapters/stores.js';
 import { createPublishing } from './app/publishing.js';
 import type { PublisherConfig } from './config.js';
 import { publisherServiceImplementation } from './ports/grpc/publisher-service.js';
 
-/** Collection of the `Idempotency-Key` records of publications. */
-export const IDEMPOTENCY_COLLECTION = 'idempotency';
 /** How often expired idempotency records are deleted (FerretDB has no TTL indexes). */
 const PURGE_EVERY_MS = 60_000;
 
 /**
- * Composition root of publisher: the published-event store (Mongo, or memory in the embedded
- * default), the idempotency records of publications, the use cases, the gRPC API and the outbox
+ * Composition root of publisher: its storage (`openServiceStores`: Mongo, or memory in the
+ * embedded default), the idempotency records of publications, the use cases, the gRPC API and the outbox
  * relay that moves `event-changed` to the bus.
  */
 export async function composePublisher(
   infra: ServiceInfra,
   config: PublisherConfig,
 ): Promise<ServiceParts> {
-  const { logger, mongo } = infra;
-  const storeOf = async <T extends Versioned>(
-    collection: string,
-    indexes: readonly StoreIndex<T>[],
-  ): Promise<VersionedStore<T> & OutboxSource> => {
-    if (!mongo) return createMemoryStore<T>({ name: collection, indexes });
-    const mongoStore = createMongoStore<T>({ connection: mongo, collection, indexes });
-    // Built before serving: autoIndex is off (platform/mongo).
-    await ensureIndexes(mongo, [mongoStore], logger);
-    return mongoStore;
-  };
-  const store = await storeOf<StoredPublishedEvent>(
-    PUBLISHED_EVENTS_COLLECTION,
-    publishedEventIndexes,
-  );
-  const idempotency = createIdempotency(
-    await storeOf<IdempotencyRecord>(IDEMPOTENCY_COLLECTION, idempotencyIndexes),
-    { ttlMs: config.IDEMPOTENCY_TTL_MS },
-  );
+  const { logger } = infra;
+  const { storage } = await openServiceStores(infra, createPublisherStorage);
+  const idempotency = createIdempotency(storage.idempotency, { ttlMs: config.IDEMPOTENCY_TTL_MS });
   const publishing = createPublishing({
-    repository: createPublishedEventRepository(store),
+    repository: createPublishedEventRepository(storage.events),
     newId: newEventId,
     clock: () => new Date(),
     publicationKeyWindowMs: config.IDEMPOTENCY_TTL_MS,
@@ -80,7 +47,8 @@ export async function composePublisher(
     }
   };
   const relay = createOutboxRelay({
-    sources: [store],
+    // The published events carry `event-changed`; the idempotency records never carry events.
+    sources: [storage.events],
     publish: busRawPublisher(infra.bus, allTopics),
     logger,
   });

@@ -2,7 +2,7 @@ import { periodic, type Periodic } from '@marquee/platform/lifecycle';
 import { pingMongo } from '@marquee/platform/mongo';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
-import { createServiceStores } from '@marquee/platform/store';
+import { openServiceStores } from '@marquee/platform/store';
 import {
   allTopics,
   bookingHeldTopic,
@@ -24,7 +24,7 @@ import {
 } from './ports/kafka/handlers.js';
 
 /**
- * Composition root of reconciler: storage (Mongo or memory through `createServiceStores`), the
+ * Composition root of reconciler: storage (Mongo or memory through `openServiceStores`), the
  * outbox relay for `reconciliation-resolved`, the four consumers, the case worker, the report
  * schedule and gRPC. Tests may pass their own connector instead of the gRPC client.
  */
@@ -34,9 +34,7 @@ export async function composeReconciler(
   options: { connector?: PartnerConnector } = {},
 ): Promise<ServiceParts> {
   const { logger, bus, mongo } = infra;
-  const stores = createServiceStores(mongo, { logger });
-  const storage = createReconcilerStorage(stores);
-  await stores.ensureIndexes();
+  const { storage, outboxSources } = await openServiceStores(infra, createReconcilerStorage);
   const client = options.connector
     ? undefined
     : createConnectorClient(config.GRPC_ADDR_3P_CONNECTOR, {
@@ -57,7 +55,7 @@ export async function composeReconciler(
     },
   });
   const relay = createOutboxRelay({
-    sources: stores.outboxSources,
+    sources: outboxSources,
     publish: busRawPublisher(bus, allTopics),
     logger,
   });

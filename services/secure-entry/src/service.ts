@@ -1,6 +1,6 @@
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
-import { createServiceStores } from '@marquee/platform/store';
+import { openServiceStores } from '@marquee/platform/store';
 import {
   allTopics,
   eventChangedTopic,
@@ -27,15 +27,14 @@ export async function composeSecureEntry(
   infra: ServiceInfra,
   config: SecureEntryConfig,
 ): Promise<ServiceParts> {
-  const { logger, bus, mongo } = infra;
+  const { logger, bus } = infra;
   const crypto = createEntryCrypto(
     entryKeys(
       { tokenKeys: config.SECURE_ENTRY_TOKEN_KEYS, secretKey: config.SECURE_ENTRY_SECRET_KEY },
       (message) => logger.warn(message),
     ),
   );
-  const storage = createEntryStorage(createServiceStores(mongo, { logger }));
-  await storage.ensureIndexes();
+  const { storage, outboxSources } = await openServiceStores(infra, createEntryStorage);
   const entry = new SecureEntry({
     ...storage,
     crypto,
@@ -58,7 +57,7 @@ export async function composeSecureEntry(
     eventChangedHandler({ entry }),
   );
   const relay = createOutboxRelay({
-    sources: storage.outboxSources,
+    sources: outboxSources,
     publish: busRawPublisher(bus, allTopics),
     logger,
   });

@@ -6,7 +6,6 @@ import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { hostService } from '@marquee/platform/service';
-import { createServiceStores } from '@marquee/platform/store';
 import { describeIntegration, waitFor } from '@marquee/platform/testing';
 import { entryV1 } from '@marquee/proto';
 import { CancelReason } from '@marquee/proto/cart/v1';
@@ -19,7 +18,6 @@ import {
 } from '@marquee/proto/topics';
 import { decodeToken, payloadAt } from '@marquee/render-kit/format';
 import { secureEntryService } from '../src/index.js';
-import { entryStorageContract } from './storage.contract.js';
 import { confirmedOrder, device, EVENT_ID } from './support/fixtures.js';
 
 const { ScanResult } = entryV1;
@@ -112,11 +110,6 @@ describeIntegration('secure-entry with real Kafka and Mongo', ({ kafkaBrokers, m
     await producer?.close();
     await connection?.dropDatabase();
     await closeMongo(connection);
-  });
-
-  entryStorageContract('mongo', async () => {
-    const db = connection.useDb(`secure_entry_contract_${randomBytes(4).toString('hex')}`);
-    return createServiceStores(db, { logger });
   });
 
   const publishConfirmed = async (message: ReturnType<typeof confirmedOrder>['message']) =>

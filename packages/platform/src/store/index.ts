@@ -21,6 +21,8 @@ export {
 export { isVersionConflict } from './errors.js';
 export {
   createServiceStores,
+  openServiceStores,
+  type OpenedStores,
   type ServiceCollection,
   type ServiceStores,
 } from './service-stores.js';

@@ -1,19 +1,21 @@
 import type { Connection } from 'mongoose';
 import type { Logger } from '../logger/index.js';
-import { ensureIndexes as ensureMongoIndexes } from '../mongo/ensure-indexes.js';
+import {
+  ensureIndexes as ensureMongoIndexes,
+  type IndexedCollection,
+} from '../mongo/ensure-indexes.js';
 import type { OutboxSource } from '../outbox/types.js';
 import { createMemoryStore } from './memory-store.js';
-import { createMongoStore, type MongoStore } from './mongo-store.js';
+import { createMongoStore } from './mongo-store.js';
 import type { StoreIndex, Versioned, VersionedStore } from './types.js';
 
 /** A collection of a service: the store port plus the outbox side its relay reads. */
 export type ServiceCollection<T extends Versioned> = VersionedStore<T> & OutboxSource;
 
 /**
- * The one place a service chooses its storage: Mongo collections when the process has a database
- * (`MONGO_URL`), memory stores otherwise (embedded default, unit tests). Both adapters pass the same
- * contract suite, so a service composes its repositories over `collection(...)` and never branches
- * on the kind itself.
+ * What a service's storage builder is given: collections that are Mongo when the process has a
+ * database (`MONGO_URL`) and memory otherwise (embedded default, unit tests). Both adapters pass the
+ * same contract suite, so a builder declares its collections and never branches on the kind.
  */
 export interface ServiceStores {
   readonly kind: 'mongo' | 'memory';
@@ -22,37 +24,73 @@ export interface ServiceStores {
     name: string,
     indexes?: readonly StoreIndex<T>[],
   ): ServiceCollection<T>;
+  /**
+   * An adapter of the service's own that is not a collection (an atomic counter, a cache written
+   * behind), chosen like the collections: the memory one, or the Mongo one over the connection.
+   */
+  adapter<A>(choices: { memory: () => A; mongo: (connection: Connection) => A }): A;
   /** Builds the indexes of every collection made so far (Mongo only). Call once, before serving. */
   ensureIndexes(): Promise<void>;
   /** Every collection made so far, for the outbox relay. */
   readonly outboxSources: readonly OutboxSource[];
 }
 
+/**
+ * The collections of one service over `mongo` (the process's database; `undefined`: memory). The
+ * building block of `openServiceStores`; a service's composition root calls that instead.
+ */
 export function createServiceStores(
   mongo: Connection | undefined,
   options: { logger?: Logger } = {},
 ): ServiceStores {
-  const made: ServiceCollection<never>[] = [];
-  const mongoMade: MongoStore<never>[] = [];
+  const sources: OutboxSource[] = [];
+  const indexed: IndexedCollection[] = [];
   return {
     kind: mongo ? 'mongo' : 'memory',
     collection<T extends Versioned>(name: string, indexes: readonly StoreIndex<T>[] = []) {
-      let store: ServiceCollection<T>;
-      if (mongo) {
-        const mongoStore = createMongoStore<T>({ connection: mongo, collection: name, indexes });
-        mongoMade.push(mongoStore as unknown as MongoStore<never>);
-        store = mongoStore;
-      } else {
-        store = createMemoryStore<T>({ name, indexes });
+      if (!mongo) {
+        const store = createMemoryStore<T>({ name, indexes });
+        sources.push(store);
+        return store;
       }
-      made.push(store as unknown as ServiceCollection<never>);
+      const store = createMongoStore<T>({ connection: mongo, collection: name, indexes });
+      sources.push(store);
+      indexed.push(store);
       return store;
     },
+    adapter: (choices) => (mongo ? choices.mongo(mongo) : choices.memory()),
     async ensureIndexes() {
-      if (mongo) await ensureMongoIndexes(mongo, mongoMade, options.logger);
+      if (mongo) await ensureMongoIndexes(mongo, indexed, options.logger);
     },
     get outboxSources() {
-      return [...made];
+      return [...sources];
     },
   };
+}
+
+/** A service's storage, opened: what its builder made, over collections whose indexes exist. */
+export interface OpenedStores<S> {
+  /** What the builder returned: the service's repositories over its collections. */
+  storage: S;
+  kind: 'mongo' | 'memory';
+  /** Every collection the builder made, for the service's outbox relay. */
+  outboxSources: readonly OutboxSource[];
+}
+
+/**
+ * The one call a service's composition root makes for its storage: the configuration chooses
+ * (`MONGO_URL` set: `infra.mongo` is the service's database, Mongo collections; unset: memory),
+ * `build` declares the collections and the repositories over them, and the indexes are built
+ * before this resolves, so the service can serve at once.
+ *
+ *     const { storage, outboxSources } = await openServiceStores(infra, createDealsStorage);
+ */
+export async function openServiceStores<S>(
+  infra: { mongo: Connection | undefined; logger: Logger },
+  build: (stores: ServiceStores) => S,
+): Promise<OpenedStores<S>> {
+  const stores = createServiceStores(infra.mongo, { logger: infra.logger });
+  const storage = build(stores);
+  await stores.ensureIndexes();
+  return { storage, kind: stores.kind, outboxSources: stores.outboxSources };
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { createOutboxEvent } from '@marquee/platform/outbox';
-import type { OutboxSource } from '@marquee/platform/outbox';
 import type { ServiceStores, VersionedStore } from '@marquee/platform/store';
 import { catalogV1, type partnerV1 } from '@marquee/proto';
 import {
@@ -103,11 +102,9 @@ export interface ConnectorStorage {
   resources: ResourceRepository;
   callFailures: CallFailureRepository;
   queue: QueueRepository;
-  outboxSources: readonly OutboxSource[];
-  ensureIndexes(): Promise<void>;
 }
 
-/** Every collection of the connector over the platform store (Mongo or memory). */
+/** Every collection of the connector (memory or Mongo, chosen by `openServiceStores`). */
 export function createConnectorStorage(
   stores: ServiceStores,
   secrets: SecretBox,
@@ -134,8 +131,6 @@ export function createConnectorStorage(
     resources: resourceRepository(resources),
     callFailures: callFailureRepository(callFailures),
     queue: queueRepository(queuedCalls),
-    outboxSources: stores.outboxSources,
-    ensureIndexes: () => stores.ensureIndexes(),
   };
 }
 

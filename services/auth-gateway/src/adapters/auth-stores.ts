@@ -1,15 +1,14 @@
-import type { Connection } from 'mongoose';
-import {
-  createMemoryStore,
-  createMongoStore,
-  type StoreIndex,
-  type Versioned,
-  type VersionedStore,
+import type {
+  ServiceCollection,
+  ServiceStores,
+  StoreIndex,
+  Versioned,
 } from '@marquee/platform/store';
-import type { OutboxSource } from '@marquee/platform/outbox';
+import type { RateCounter } from '../app/ports.js';
 import type { DeveloperApp } from '../domain/app.js';
 import type { Fan } from '../domain/fan.js';
 import type { AuthorizationCode, Grant, Interaction, IssuedToken } from '../domain/oauth.js';
+import { createRateCounter } from './rate-counters.js';
 
 /** A key-value record (the generated `user_id` key). */
 export interface Setting {
@@ -20,9 +19,9 @@ export interface Setting {
 export type Stored<T> = T & Versioned;
 
 /** A collection: the store port plus the outbox side the relay reads. */
-export type Collection<T extends Versioned> = VersionedStore<T> & OutboxSource;
+export type Collection<T extends Versioned> = ServiceCollection<T>;
 
-/** The collections of auth-gateway: one VersionedStore each, memory or Mongo. */
+/** The collections of auth-gateway: one VersionedStore each, memory or Mongo (`openServiceStores`). */
 export interface AuthStores {
   apps: Collection<Stored<DeveloperApp>>;
   fans: Collection<Stored<Fan>>;
@@ -32,8 +31,6 @@ export interface AuthStores {
   /** Carries `app-authorized` in its outbox. */
   grants: Collection<Stored<Grant>>;
   settings: Collection<Stored<Setting>>;
-  /** Every store, for the outbox relay and ensureIndexes. */
-  all: ReadonlyArray<VersionedStore<never> & OutboxSource & { ensureIndexes?(): Promise<void> }>;
 }
 
 const appIndexes: StoreIndex<Stored<DeveloperApp>>[] = [
@@ -42,38 +39,31 @@ const appIndexes: StoreIndex<Stored<DeveloperApp>>[] = [
 ];
 const fanIndexes: StoreIndex<Stored<Fan>>[] = [{ fields: { email: 1 }, unique: true }];
 
-type Factory = <T extends Versioned>(
-  collection: string,
-  indexes: readonly StoreIndex<T>[],
-) => VersionedStore<T> & OutboxSource;
-
-function build(factory: Factory): AuthStores {
-  const apps = factory<Stored<DeveloperApp>>('apps', appIndexes);
-  const fans = factory<Stored<Fan>>('fans', fanIndexes);
-  const interactions = factory<Stored<Interaction>>('interactions', [{ fields: { expiresAt: 1 } }]);
-  const codes = factory<Stored<AuthorizationCode>>('codes', [{ fields: { expiresAt: 1 } }]);
-  const tokens = factory<Stored<IssuedToken>>('tokens', [
-    { fields: { codeId: 1 } },
-    { fields: { grantId: 1 } },
-    { fields: { expiresAt: 1 } },
-  ]);
-  const grants = factory<Stored<Grant>>('grants', []);
-  const settings = factory<Stored<Setting>>('settings', []);
-  const all = [apps, fans, interactions, codes, tokens, grants, settings];
+export function createAuthStores(stores: ServiceStores): AuthStores {
   return {
-    apps,
-    fans,
-    interactions,
-    codes,
-    tokens,
-    grants,
-    settings,
-    all: all as unknown as AuthStores['all'],
+    apps: stores.collection<Stored<DeveloperApp>>('apps', appIndexes),
+    fans: stores.collection<Stored<Fan>>('fans', fanIndexes),
+    interactions: stores.collection<Stored<Interaction>>('interactions', [
+      { fields: { expiresAt: 1 } },
+    ]),
+    codes: stores.collection<Stored<AuthorizationCode>>('codes', [{ fields: { expiresAt: 1 } }]),
+    tokens: stores.collection<Stored<IssuedToken>>('tokens', [
+      { fields: { codeId: 1 } },
+      { fields: { grantId: 1 } },
+      { fields: { expiresAt: 1 } },
+    ]),
+    grants: stores.collection<Stored<Grant>>('grants'),
+    settings: stores.collection<Stored<Setting>>('settings'),
   };
 }
 
-export const createMemoryAuthStores = (): AuthStores =>
-  build((name, indexes) => createMemoryStore({ name, indexes }));
+/** Everything auth-gateway keeps: its collections and its rate counters. */
+export interface AuthStorage {
+  stores: AuthStores;
+  counter: RateCounter;
+}
 
-export const createMongoAuthStores = (connection: Connection): AuthStores =>
-  build((collection, indexes) => createMongoStore({ connection, collection, indexes }));
+export const createAuthStorage = (stores: ServiceStores): AuthStorage => ({
+  stores: createAuthStores(stores),
+  counter: createRateCounter(stores),
+});

@@ -1,5 +1,16 @@
 import type { Connection } from 'mongoose';
+import type { ServiceStores } from '@marquee/platform/store';
 import type { RateCounter } from '../app/ports.js';
+
+/**
+ * The rate counters of the process's storage: in memory with the memory collections, in Mongo's
+ * `rate_counters` (shared by every replica) with the Mongo ones.
+ */
+export const createRateCounter = (stores: ServiceStores): RateCounter =>
+  stores.adapter({
+    memory: () => createMemoryRateCounter(),
+    mongo: (connection) => createMongoRateCounter(connection),
+  });
 
 /** Counters in this process (embedded default, one auth-gateway replica). */
 export function createMemoryRateCounter(now: () => number = Date.now): RateCounter {

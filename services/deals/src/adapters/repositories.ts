@@ -1,11 +1,4 @@
-import type { Connection } from 'mongoose';
-import {
-  createMemoryStore,
-  createMongoStore,
-  type MemoryStore,
-  type MongoStore,
-} from '@marquee/platform/store';
-import type { OutboxSource } from '@marquee/platform/outbox';
+import { createMemoryStore, type ServiceStores } from '@marquee/platform/store';
 import type { DealEventRepository, DealRepository } from '../app/ports.js';
 import type { Deal } from '../domain/deal.js';
 import {
@@ -15,40 +8,20 @@ import {
 } from './store-repositories.js';
 
 export interface DealsStorage {
+  /** Carries `deal-changed` in its outbox. */
   deals: DealRepository;
   events: DealEventRepository;
-  /** Where the outbox relay reads `deal-changed` events. */
-  outboxSources: OutboxSource[];
-  /** Mongo only: creates the indexes before serving. */
-  mongoCollections: Array<MongoStore<Deal>>;
 }
 
 /**
- * Deals in memory (embedded default, unit tests) or in the Mongo collection `deals`, shared by every
+ * Deals in the collection `deals` (memory or Mongo, chosen by `openServiceStores`), shared by every
  * replica. The event projection is always in memory: each replica builds its own from the whole
  * `event-changed` topic at every start (README "Replicas"), so replicas never write it to a shared
- * collection.
+ * collection, and it has no outbox.
  */
-export function createDealsStorage(mongo: Connection | undefined): DealsStorage {
-  const events = createMemoryStore<DealEventDocument>({ name: 'deal_events' });
-  if (!mongo) {
-    const deals: MemoryStore<Deal> = createMemoryStore<Deal>({ name: 'deals' });
-    return {
-      deals: storeDealRepository(deals),
-      events: storeDealEventRepository(events),
-      outboxSources: [deals],
-      mongoCollections: [],
-    };
-  }
-  const deals = createMongoStore<Deal>({
-    connection: mongo,
-    collection: 'deals',
-    indexes: [{ fields: { eventId: 1 } }],
-  });
+export function createDealsStorage(stores: ServiceStores): DealsStorage {
   return {
-    deals: storeDealRepository(deals),
-    events: storeDealEventRepository(events),
-    outboxSources: [deals],
-    mongoCollections: [deals],
+    deals: storeDealRepository(stores.collection<Deal>('deals', [{ fields: { eventId: 1 } }])),
+    events: storeDealEventRepository(createMemoryStore<DealEventDocument>({ name: 'deal_events' })),
   };
 }

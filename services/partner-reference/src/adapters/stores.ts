@@ -32,7 +32,7 @@ const asRepository = <T extends Versioned>(store: VersionedStore<T>): Repository
 
 /**
  * partner-reference's repositories over the service's stores: memory (embedded default, unit tests)
- * or Mongo (`MONGO_URL`), the same code either way (`createServiceStores`).
+ * or Mongo (`MONGO_URL`), the same code either way (`openServiceStores`).
  */
 export function createPartnerRepositories(stores: ServiceStores): PartnerRepositories {
   return {

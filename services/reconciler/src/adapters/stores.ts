@@ -37,7 +37,7 @@ export interface ReconcilerStorage {
 }
 
 /**
- * The reconciler's collections (memory or Mongo, chosen by `createServiceStores`): `transactions`,
+ * The reconciler's collections (memory or Mongo, chosen by `openServiceStores`): `transactions`,
  * `cases` (whose decided writes carry `reconciliation-resolved` in their outbox) and `event_reports`.
  */
 export function createReconcilerStorage(stores: ServiceStores): ReconcilerStorage {

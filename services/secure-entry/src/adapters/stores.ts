@@ -1,5 +1,4 @@
 import { createOutboxEvent } from '@marquee/platform/outbox';
-import type { OutboxSource } from '@marquee/platform/outbox';
 import type { ServiceStores, VersionedStore } from '@marquee/platform/store';
 import { entryV1 } from '@marquee/proto';
 import { ticketIssuedTopic, ticketScannedTopic, ticketVoidedTopic } from '@marquee/proto/topics';
@@ -45,8 +44,6 @@ export interface EntryStorage {
   gates: GateRepository;
   admissions: AdmissionRepository;
   scans: ScanLog;
-  outboxSources: readonly OutboxSource[];
-  ensureIndexes(): Promise<void>;
 }
 
 const VOID_REASON: Record<VoidReason, entryV1.VoidReason> = {
@@ -117,7 +114,7 @@ function scannedEvent(scan: ScanRecord) {
   });
 }
 
-/** Every collection of secure-entry over the platform store (Mongo or memory). */
+/** Every collection of secure-entry (memory or Mongo, chosen by `openServiceStores`). */
 export function createEntryStorage(stores: ServiceStores): EntryStorage {
   const orders = stores.collection<EntryOrder>(COLLECTIONS.orders, [
     { fields: { tokenHash: 1 }, unique: true, name: 'token_hash' },
@@ -144,8 +141,6 @@ export function createEntryStorage(stores: ServiceStores): EntryStorage {
         await scans.insert({ id, ...scan }, { events: [scannedEvent(scan)] });
       },
     },
-    outboxSources: stores.outboxSources,
-    ensureIndexes: () => stores.ensureIndexes(),
   };
 }
 

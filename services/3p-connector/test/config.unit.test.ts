@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { loadThreePConnectorConfig } from '../src/config.js';
+
+describe('loadThreePConnectorConfig', () => {
+  it('defaults the schedules and bounds', () => {
+    const sut = loadThreePConnectorConfig({});
+    expect(sut).toMatchObject({
+      IMPORT_INTERVAL_MS: 300_000,
+      HEALTH_INTERVAL_MS: 30_000,
+      PARTNER_CALL_TIMEOUT_MS: 5_000,
+      QUEUE_POLL_MS: 1_000,
+      QUEUE_MAX_BACKOFF_MS: 300_000,
+    });
+    expect(sut.PARTNER_CREDENTIALS_KEY).toBeUndefined();
+  });
+
+  it('requires the credentials key in production', () => {
+    expect(() => loadThreePConnectorConfig({ NODE_ENV: 'production' })).toThrow(
+      /PARTNER_CREDENTIALS_KEY/,
+    );
+    const key = randomBytes(32).toString('base64');
+    expect(
+      loadThreePConnectorConfig({ NODE_ENV: 'production', PARTNER_CREDENTIALS_KEY: key })
+        .PARTNER_CREDENTIALS_KEY,
+    ).toBe(key);
+  });
+
+  it('refuses a key that is not 32 bytes, without echoing it', () => {
+    const key = randomBytes(16).toString('base64');
+    let message = '';
+    try {
+      loadThreePConnectorConfig({ PARTNER_CREDENTIALS_KEY: key });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/PARTNER_CREDENTIALS_KEY/);
+    expect(message).not.toContain(key);
+  });
+});

@@ -1,4 +1,0 @@
-import { createMemoryAvailabilityRecords } from '../src/adapters/availability-records.js';
-import { availabilityRecordsContract } from './availability-records.contract.js';
-
-availabilityRecordsContract('memory', async () => createMemoryAvailabilityRecords());

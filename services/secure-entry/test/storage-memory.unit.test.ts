@@ -1,4 +1,0 @@
-import { createServiceStores } from '@marquee/platform/store';
-import { entryStorageContract } from './storage.contract.js';
-
-entryStorageContract('memory', async () => createServiceStores(undefined));
