@@ -13,12 +13,10 @@ import { createTopPicksClient } from './adapters/top-picks-client.js';
 import { cachingDeveloperAccess } from './adapters/caching-developer-access.js';
 import type { EdgeGatewayConfig } from './config.js';
 import { registerEdgeRoutes } from './ports/http/edge-app.js';
+import { OPENAPI_DOCUMENT_VERSION } from './ports/http/openapi.js';
 import { TrustedProxies } from '@marquee/platform/http';
 import { registerOAuthProxy } from './ports/http/oauth-proxy.js';
 import { registerTicketPage } from './ports/http/secure-entry/ticket-page.js';
-
-/** Version of the public API document (not of the process); bumped when routes change. */
-const OPENAPI_DOCUMENT_VERSION = '0.1.0';
 
 /** Composition root of edge-gateway: backend clients and the public HTTP surface. */
 export async function composeEdgeGateway(

@@ -529,6 +529,7 @@ describe('GET /publish/{version}/events', () => {
           string,
           {
             parameters?: { in: string; name: string }[];
+            security?: Record<string, unknown>[];
             responses: Record<string, { description?: string }>;
           }
         >
@@ -537,9 +538,24 @@ describe('GET /publish/{version}/events', () => {
     for (const path of ['/publish/{version}/events', '/publish/events']) {
       const operation = doc.paths[path]!.get!;
       expect(operation.parameters?.filter((p) => p.in === 'query').map((p) => p.name)).toEqual(
-        expect.arrayContaining(['apikey', 'size', 'cursor']),
+        expect.arrayContaining(['size', 'cursor']),
       );
-      expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '404']);
+      // The key is the apikey security scheme, not a parameter of its own.
+      expect(operation.security).toEqual([{ apiKey: [] }]);
+      expect(Object.keys(operation.responses).sort()).toEqual(
+        [
+          '200',
+          '400',
+          '401',
+          '404',
+          '429',
+          '431',
+          '500',
+          '503',
+          '504',
+          ...(path.includes('{version}') ? ['414'] : []),
+        ].sort(),
+      );
       expect(operation.responses['400']!.description).toContain('INVALID_CURSOR');
     }
   });

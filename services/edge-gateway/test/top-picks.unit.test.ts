@@ -326,7 +326,7 @@ describe('GET /top-picks/v1/events/id/{event_id}', () => {
     const openapi = (await app.inject({ url: '/openapi.json' })).json();
     const route = openapi.paths['/top-picks/v1/events/id/{event_id}'].get;
     expect(Object.keys(route.responses).sort()).toEqual(
-      ['200', '400', '401', '404', '405', '429', '500', '503', '504'].sort(),
+      ['200', '400', '401', '404', '405', '414', '429', '431', '500', '503', '504'].sort(),
     );
     expect(route.responses['200'].headers).toHaveProperty('x-platform-session-sid');
     const names = route.parameters.map((p: { name: string }) => p.name);

@@ -3,6 +3,7 @@ import type { DeveloperAccess } from '../../app/backends.js';
 import type { AppAccess } from '../../app/commerce.js';
 import type { ApiFamily } from './families/family.js';
 import { sendFamilyError } from './families/register-family.js';
+import { apiKeySchemeOf, declareSecurity } from './security.js';
 
 /** Where a family accepts its API key (docs/api-families.md). */
 export type KeySource = { in: 'query'; name: string } | { in: 'header'; name: string };
@@ -53,6 +54,7 @@ export function requireApiKey(
   access: DeveloperAccess,
   options: ApiKeyGuardOptions,
 ): void {
+  declareSecurity(scope, options.from.map(apiKeySchemeOf));
   scope.addHook('onRequest', async (request, reply) => {
     const key = presentedKey(request, options.from);
     const check = key ? await access.validateApiKey(key) : undefined;

@@ -44,37 +44,41 @@ export async function registerOAuthProxy(
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
-    scope.all('/oauth/*', (request: FastifyRequest, reply: FastifyReply) =>
-      reply.from(request.url, {
-        rewriteRequestHeaders: (_req, headers) => ({
-          ...headers,
-          host: request.headers.host ?? headers.host,
-          'x-forwarded-for': clientAddress(
-            request.socket.remoteAddress,
-            request.headers['x-forwarded-for'],
-            trusted,
-          ),
-          'x-forwarded-proto': request.protocol,
-          // Vouches for the X-Forwarded-For above: auth-gateway believes the edge's entry only with
-          // a valid service token of edge-gateway (a client's own header of this name is replaced).
-          [FORWARDED_BY_HEADER]: serviceTokenFor(
-            serviceKeyring(),
-            'edge-gateway',
-            FORWARDED_FOR_AUDIENCE,
-          ),
+    // Not in the OpenAPI document: these are auth-gateway's pages and endpoints, documented there.
+    scope.all(
+      '/oauth/*',
+      { schema: { hide: true } },
+      (request: FastifyRequest, reply: FastifyReply) =>
+        reply.from(request.url, {
+          rewriteRequestHeaders: (_req, headers) => ({
+            ...headers,
+            host: request.headers.host ?? headers.host,
+            'x-forwarded-for': clientAddress(
+              request.socket.remoteAddress,
+              request.headers['x-forwarded-for'],
+              trusted,
+            ),
+            'x-forwarded-proto': request.protocol,
+            // Vouches for the X-Forwarded-For above: auth-gateway believes the edge's entry only with
+            // a valid service token of edge-gateway (a client's own header of this name is replaced).
+            [FORWARDED_BY_HEADER]: serviceTokenFor(
+              serviceKeyring(),
+              'edge-gateway',
+              FORWARDED_FOR_AUDIENCE,
+            ),
+          }),
+          onError: (errorReply, { error }) => {
+            request.log.warn({ err: error }, 'auth-gateway unreachable for /oauth');
+            return errorReply
+              .code(503)
+              .header('cache-control', 'no-store')
+              .type('application/json')
+              .send({
+                error: 'temporarily_unavailable',
+                error_description: 'The authorization service is unavailable. Try again shortly.',
+              });
+          },
         }),
-        onError: (errorReply, { error }) => {
-          request.log.warn({ err: error }, 'auth-gateway unreachable for /oauth');
-          return errorReply
-            .code(503)
-            .header('cache-control', 'no-store')
-            .type('application/json')
-            .send({
-              error: 'temporarily_unavailable',
-              error_description: 'The authorization service is unavailable. Try again shortly.',
-            });
-        },
-      }),
     );
   });
 }

@@ -1,6 +1,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { completeDocument } from './openapi-contract.js';
+import { securitySchemes } from './security.js';
 
 /**
  * The Content-Security-Policy of every `/docs` answer. The Swagger UI page is three scripts, two
@@ -37,6 +39,23 @@ const DOCS_HEADERS = {
 };
 
 /**
+ * Version of the public API document (not of the process); bumped when routes change. The
+ * committed docs/api/openapi.json is generated with it (scripts/generate-openapi.ts).
+ */
+export const OPENAPI_DOCUMENT_VERSION = '0.2.0';
+
+/** What the whole document promises, shown on top of `/docs`. */
+const DOCUMENT_DESCRIPTION = [
+  'Discovery, international discovery, publishing, deals, commerce, partner cart, top picks, secure render, gate and the admin API of the Marquee ticketing platform.',
+  '',
+  'Each operation lists every status it can answer. Errors come in the body of the API family the path belongs to (its own documented error shape, never a stack trace). Request bodies are checked without type coercion (`"name": false` is not a name); query parameters and headers are text, read as numbers or booleans where the schema says so. Unknown properties are refused.',
+  '',
+  'A known path asked with a method it does not have answers 405 with `Allow`; an unknown path 404. 429 (an app over its quota) and 503 (a back end unavailable or at its limit) carry `Retry-After` in whole seconds. A path segment longer than 100 characters is refused with 414 before routing.',
+  '',
+  'The OAuth 2.0 authorization server of fans (`/oauth/authorize`, `/oauth/token`, `/oauth/info`, `/oauth/revoke`) is served on the same origin and documented with auth-gateway; it is not part of this document.',
+].join('\n');
+
+/**
  * The OpenAPI 3 document is generated from the route schemas, so every route is documented by
  * construction: `GET /openapi.json` and a browsable page at `/docs` (with {@link DOCS_HEADERS}).
  */
@@ -49,26 +68,14 @@ export async function registerOpenApi(
       openapi: '3.1.0',
       info: {
         title: 'Marquee public API',
-        description:
-          'Discovery, international discovery, publishing, deals, commerce, partner cart, top picks, secure render and the admin API of the Marquee ticketing platform.',
+        description: DOCUMENT_DESCRIPTION,
         version: info.version,
       },
-      components: {
-        securitySchemes: {
-          adminToken: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'ADMIN_TOKEN of the deployment',
-          },
-          apiKey: { type: 'apiKey', in: 'query', name: 'apikey' },
-          gateToken: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'A gate token of the gate API, from POST /admin/v1/gates',
-          },
-        },
-      },
+      components: { securitySchemes },
     },
+    // Every status an operation can answer, in its family's body (openapi-contract.ts).
+    transformObject: (document) =>
+      completeDocument('openapiObject' in document ? document.openapiObject : {}) as never,
   });
   // An encapsulated scope: the hook sets the headers on the UI's routes only (the page, its static
   // files, /docs/json and /docs/yaml), whatever answers them, errors included.

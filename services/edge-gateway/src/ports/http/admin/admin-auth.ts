@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { admin } from '../families/catalog.js';
 import { sendFamilyError } from '../families/register-family.js';
+import { declareSecurity } from '../security.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -11,6 +12,7 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
  */
 export function requireAdminToken(scope: FastifyInstance, adminToken: string): void {
   const expected = digest(adminToken);
+  declareSecurity(scope, ['adminToken']);
   scope.addHook('onRequest', async (request, reply) => {
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);

@@ -26,6 +26,8 @@ const DealChangeBody = Type.Object(
     expectedVersion: Type.Optional(
       Type.Integer({
         minimum: 1,
+        // What a version can be: an int64 read as a JSON number, exact up to 2^53 - 1.
+        maximum: Number.MAX_SAFE_INTEGER,
         description: 'Optimistic concurrency: 409 when the deal moved on',
       }),
     ),

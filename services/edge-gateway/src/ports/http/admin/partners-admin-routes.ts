@@ -6,22 +6,33 @@ const AdminError = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String() }),
 });
 
-const VenueId = Type.String({ minLength: 1, maxLength: 128 });
+/** A partner's venue id, as 3p-connector accepts it. */
+const VenueId = Type.String({ pattern: '^[A-Za-z0-9_.:-]{1,64}$' });
 const Venues = Type.Array(VenueId, { maxItems: 500, uniqueItems: true });
+
+/**
+ * An absolute http(s) URL without credentials, query or fragment (what 3p-connector accepts), of a
+ * host; a path may follow.
+ */
+const PartnerUrl = (description: string) =>
+  Type.String({
+    format: 'uri',
+    maxLength: 2048,
+    pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@\\s]+(?:/[^?#\\s]*)?$',
+    description,
+  });
+/** Text that is not only blanks (3p-connector reads it trimmed). */
+const NOT_BLANK = '\\S';
 
 const NewPartnerBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    baseUrl: Type.String({
-      format: 'uri',
-      maxLength: 2048,
-      description: 'API base URL, /v1 included',
-    }),
-    authUrl: Type.String({ format: 'uri', maxLength: 2048, description: 'OAuth token endpoint' }),
-    clientId: Type.String({ minLength: 1, maxLength: 256 }),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK }),
+    baseUrl: PartnerUrl('API base URL, /v1 included'),
+    authUrl: PartnerUrl('OAuth token endpoint'),
+    clientId: Type.String({ minLength: 1, maxLength: 256, pattern: NOT_BLANK }),
     clientSecret: Type.String({
       minLength: 1,
-      maxLength: 1024,
+      maxLength: 512,
       description: 'Stored encrypted by the connector; never returned',
     }),
     venues: Type.Array(VenueId, {

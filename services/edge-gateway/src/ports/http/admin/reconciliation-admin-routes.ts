@@ -50,7 +50,7 @@ const CasesQuery = Type.Object(
   {
     openOnly: Type.Optional(Type.Boolean({ description: 'Only undecided cases' })),
     partnerId: Type.Optional(Id),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
   },
   { additionalProperties: false },
@@ -117,7 +117,11 @@ export function reconciliationAdminRoutes(backends: { reconciliation: Reconcilia
             "Reconcile an event now: compare the partner's transactions with the platform's, cancel orphans, flag missing orders",
           security,
           params: Type.Object({ eventId: Id }),
-          response: { 200: Report, ...errors },
+          response: {
+            200: Report,
+            ...errors,
+            404: Type.Object(AdminError.properties, { description: 'Unknown event' }),
+          },
         },
       },
       async (request) =>

@@ -64,7 +64,7 @@ const ListQuery = Type.Object(
   {
     eventId: Type.String({ pattern: '^[A-Za-z0-9]{1,64}$' }),
     activeOnly: Type.Optional(Type.Boolean({ description: 'Only listings on sale or held' })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
   },
   { additionalProperties: false },

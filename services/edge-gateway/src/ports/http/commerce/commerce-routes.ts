@@ -93,8 +93,6 @@ const READ_ERRORS = [400, 401, 404, 406, 429, 500, 503, 504];
 const SHOPPING_ERRORS = [400, 401, 403, 404, 409, 429, 500, 503, 504];
 const BODY_ERRORS = [...SHOPPING_ERRORS, 413, 415];
 
-const security = [{ apiKey: [] }];
-
 function tokenOf(request: FastifyRequest): string | undefined {
   const query = (request.query as Record<string, unknown> | undefined)?.access_token;
   const header = request.headers['x-platform-access-token'];
@@ -161,6 +159,14 @@ export function commerceRoutes(backends: {
       stage: 'preValidation',
     });
 
+    // `.{format}` other than json: 406, whatever else the request says (so before validation).
+    scope.addHook('preValidation', async (request, reply) => {
+      const format = (request.params as { format?: unknown } | undefined)?.format;
+      if (typeof format === 'string' && format !== 'json') {
+        return sendFamilyError(reply, family, ONLY_JSON(format));
+      }
+    });
+
     /** Runs a backend call; its errors become the commerce error body (anything else is a 500). */
     const run = async <T>(
       reply: FastifyReply,
@@ -217,7 +223,6 @@ export function commerceRoutes(backends: {
       summary: 'Offers of an event (prices, price zones, areas, limits, passwords)',
       description:
         'Protected offers are listed only with their password (`displayId` or `password`). `format` must be `json` (406 otherwise). A fan access token is optional; when given it must be valid (401).',
-      security,
       params: OffersParams,
       querystring: OffersQuery,
       headers: KeyHeaders,
@@ -251,7 +256,6 @@ export function commerceRoutes(backends: {
     const deliveriesSchema = {
       tags: ['commerce'],
       summary: 'Deliveries of a cart, with their options and accepted countries',
-      security,
       params: CartParams,
       querystring: KeyQuery,
       headers: KeyHeaders,
@@ -284,7 +288,6 @@ export function commerceRoutes(backends: {
     function shoppingRoutes(shopping: FastifyInstance): void {
       const base = {
         tags: ['commerce'],
-        security,
         querystring: ShoppingQuery,
       };
       const who = (request: FastifyRequest) => ({

@@ -14,7 +14,9 @@ export const EventId = id('Platform event id');
 export const CartId = id('Shopping cart id');
 
 /** `.{format}` of the path: only `json` is served (406 otherwise). */
-export const Format = Type.String({ maxLength: 16, description: 'Answer format; only `json`' });
+export const Format = Type.Literal('json', {
+  description: 'Answer format: only `json` is served (406 for any other, before validation)',
+});
 
 const keyQuery = {
   'api-key': Type.Optional(Type.String({ maxLength: 256, description: 'API key' })),

@@ -9,9 +9,17 @@ export const MAX_DEPTH = 1000;
 
 const idList = Type.String({ pattern: '^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$', maxLength: 2000 });
 const dateTime = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z$',
+  // A real instant (format), written as Discovery v2 does: UTC, seconds, at most milliseconds.
+  format: 'date-time',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:[0-5]\\d(\\.\\d{1,3})?Z$',
   description: 'UTC date-time ending in Z, e.g. 2030-05-01T00:00:00Z',
 });
+
+/** Latitude and longitude in degrees, as text: -90 to 90, -180 to 180. */
+export const LATITUDE = '-?(?:90(?:\\.0+)?|[1-8]?\\d(?:\\.\\d+)?)';
+export const LONGITUDE = '-?(?:180(?:\\.0+)?|(?:1[0-7]\\d|[1-9]?\\d)(?:\\.\\d+)?)';
+/** `latlong`: `latitude,longitude`, blanks around either allowed. */
+export const LATLONG_PATTERN = `^\\s*${LATITUDE}\\s*,\\s*${LONGITUDE}\\s*$`;
 const inclusion = Type.Union([Type.Literal('yes'), Type.Literal('no'), Type.Literal('only')]);
 const codeList = Type.String({ pattern: '^[A-Za-z0-9]{1,3}(,[A-Za-z0-9]{1,3})*$' });
 
@@ -27,7 +35,7 @@ export const EventSearchQuery = Type.Object(
     venueId: Type.Optional(idList),
     postalCode: Type.Optional(Type.String({ maxLength: 20 })),
     latlong: Type.Optional(
-      Type.String({ pattern: '^\\s*-?\\d{1,3}(\\.\\d+)?\\s*,\\s*-?\\d{1,3}(\\.\\d+)?\\s*$' }),
+      Type.String({ pattern: LATLONG_PATTERN, description: 'latitude,longitude in degrees' }),
     ),
     radius: Type.Optional(Type.String({ pattern: '^\\d{1,5}(\\.\\d+)?$' })),
     unit: Type.Optional(Type.Union([Type.Literal('miles'), Type.Literal('km')])),
@@ -42,7 +50,8 @@ export const EventSearchQuery = Type.Object(
     includeTBD: Type.Optional(inclusion),
     includeTest: Type.Optional(inclusion),
     size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SIZE })),
-    page: Type.Optional(Type.Integer({ minimum: 0 })),
+    // size * page must stay under MAX_DEPTH (toSearchEventsRequest): with size 1, page 999 at most.
+    page: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_DEPTH - 1 })),
     sort: Type.Optional(
       Type.Union([
         Type.Literal('eventDate,date.asc'),

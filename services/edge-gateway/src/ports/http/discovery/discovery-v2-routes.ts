@@ -15,7 +15,7 @@ import { DistanceUnit } from '@marquee/proto/common/v1';
 import type { DeveloperAccess } from '../../../app/backends.js';
 import type { DiscoveryCatalog, EncodedEventsPage } from '../../../app/discovery-catalog.js';
 import { requireApiKey } from '../api-key-guard.js';
-import type { ApiFamily } from '../families/family.js';
+import { familyErrorResponses, type ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
 import { createEventDocuments, type EventDocumentsOptions } from './event-documents.js';
 import { createPageCache, pageKey, type PageCacheOptions } from './page-cache.js';
@@ -32,6 +32,7 @@ import {
   DEFAULT_SIZE,
   DiscoveryQueryError,
   EventSearchQuery,
+  LATLONG_PATTERN,
   MAX_DEPTH,
   MAX_SIZE,
   toSearchEventsRequest,
@@ -50,7 +51,8 @@ const LocaleQuery = Type.Object(
 const inclusion = Type.Union([Type.Literal('yes'), Type.Literal('no'), Type.Literal('only')]);
 const paging = {
   size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SIZE })),
-  page: Type.Optional(Type.Integer({ minimum: 0 })),
+  // size * page must stay under MAX_DEPTH (checked by the route): with size 1, page 999 at most.
+  page: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_DEPTH - 1 })),
 };
 const nameSort = Type.Optional(
   Type.Union([Type.Literal('name,asc'), Type.Literal('name,desc'), Type.Literal('relevance,desc')]),
@@ -66,7 +68,7 @@ const VenueSearchQuery = Type.Object(
     city: Type.Optional(Type.String({ maxLength: 100 })),
     postalCode: Type.Optional(Type.String({ maxLength: 20 })),
     latlong: Type.Optional(
-      Type.String({ pattern: '^\\s*-?\\d{1,2}(\\.\\d+)?\\s*,\\s*-?\\d{1,3}(\\.\\d+)?\\s*$' }),
+      Type.String({ pattern: LATLONG_PATTERN, description: 'latitude,longitude in degrees' }),
     ),
     radius: Type.Optional(Type.String({ pattern: '^\\d{1,5}(\\.\\d+)?$' })),
     unit: Type.Optional(Type.Union([Type.Literal('miles'), Type.Literal('km')])),
@@ -145,6 +147,13 @@ const EVENTS_OPEN = Buffer.from('{"_embedded":{"events":[');
 
 const stripJson = (id: string) => id.replace(/\.json$/, '');
 
+/** The paging rule of every search, which crosses two parameters (so no schema states it). */
+const DEPTH_RULE = `\`size * page\` must be less than ${MAX_DEPTH} (400 DIS1035 otherwise).`;
+
+/** A Discovery v2 HAL document (its fields: the established API's reference). */
+const HalDocument = (description: string) =>
+  Type.Object({}, { additionalProperties: true, description });
+
 /**
  * Discovery v2: event search with every query parameter, and, as developers used to the
  * established Discovery v2 API expect, event, venue and attraction details and venue and attraction
@@ -180,6 +189,17 @@ export function discoveryV2Routes(
     requireApiKey(scope, family, backends.developerAccess, {
       from: [{ in: 'query', name: 'apikey' }],
       rateLimitHeaders: true,
+    });
+
+    const searchResponses = (what: string) => ({
+      200: HalDocument(`A page of ${what}: \`_embedded\`, \`_links\`, \`page\``),
+      ...familyErrorResponses(family, {
+        400: 'Invalid parameter (DIS1015), or paging too deep: size * page must be less than 1000 (DIS1035)',
+      }),
+    });
+    const detailResponses = (what: string) => ({
+      200: HalDocument(`The ${what} document`),
+      ...familyErrorResponses(family, { 404: `No ${what} with this id (DIS1004)` }),
     });
 
     const fail = (reply: FastifyReply, error: unknown) => {
@@ -239,7 +259,9 @@ export function discoveryV2Routes(
     const eventSearchSchema = {
       tags: ['discovery'],
       summary: 'Search events (Discovery v2)',
+      description: `${DEPTH_RULE} \`radius\` and \`unit\` need \`latlong\`; \`endDateTime\` is not before \`startDateTime\` (400 DIS1015 otherwise).`,
       querystring: EventSearchQuery,
+      response: searchResponses('events'),
     };
     scope.get('/events', { schema: eventSearchSchema }, searchEvents);
     scope.get('/events.json', { schema: { ...eventSearchSchema, hide: true } }, searchEvents);
@@ -252,6 +274,7 @@ export function discoveryV2Routes(
           summary: 'Event details',
           params: IdParams,
           querystring: LocaleQuery,
+          response: detailResponses('event'),
         },
       },
       async (request, reply) => {
@@ -322,7 +345,9 @@ export function discoveryV2Routes(
     const venueSearchSchema = {
       tags: ['discovery'],
       summary: 'Search venues',
+      description: DEPTH_RULE,
       querystring: VenueSearchQuery,
+      response: searchResponses('venues'),
     };
     scope.get('/venues', { schema: venueSearchSchema }, searchVenues);
     scope.get('/venues.json', { schema: { ...venueSearchSchema, hide: true } }, searchVenues);
@@ -334,6 +359,7 @@ export function discoveryV2Routes(
           summary: 'Venue details',
           params: IdParams,
           querystring: LocaleQuery,
+          response: detailResponses('venue'),
         },
       },
       async (request, reply) => {
@@ -380,7 +406,9 @@ export function discoveryV2Routes(
     const attractionSearchSchema = {
       tags: ['discovery'],
       summary: 'Search attractions',
+      description: DEPTH_RULE,
       querystring: AttractionSearchQuery,
+      response: searchResponses('attractions'),
     };
     scope.get('/attractions', { schema: attractionSearchSchema }, searchAttractions);
     scope.get(
@@ -396,6 +424,7 @@ export function discoveryV2Routes(
           summary: 'Attraction details',
           params: IdParams,
           querystring: LocaleQuery,
+          response: detailResponses('attraction'),
         },
       },
       async (request, reply) => {
@@ -436,7 +465,9 @@ export function discoveryV2Routes(
     const classificationSearchSchema = {
       tags: ['discovery'],
       summary: 'Search classifications (segments, genres, sub-genres)',
+      description: DEPTH_RULE,
       querystring: ClassificationSearchQuery,
+      response: searchResponses('classifications'),
     };
     scope.get('/classifications', { schema: classificationSearchSchema }, searchClassifications);
     scope.get(
@@ -462,7 +493,13 @@ export function discoveryV2Routes(
         }
       };
     const detailSchema = (summary: string) => ({
-      schema: { tags: ['discovery'], summary, params: IdParams, querystring: LocaleQuery },
+      schema: {
+        tags: ['discovery'],
+        summary,
+        params: IdParams,
+        querystring: LocaleQuery,
+        response: detailResponses('classification'),
+      },
     });
     scope.get(
       '/classifications/:id',

@@ -13,7 +13,7 @@ import { DistanceUnit } from '@marquee/proto/common/v1';
 import type { DeveloperAccess } from '../../../app/backends.js';
 import type { DiscoveryCatalog } from '../../../app/discovery-catalog.js';
 import { requireApiKey } from '../api-key-guard.js';
-import type { ApiFamily } from '../families/family.js';
+import { familyErrorResponses, type ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
 import { resolvedOf } from '@marquee/discovery-documents';
 import {
@@ -39,7 +39,9 @@ const numericIds = Type.String({ pattern: '^\\d{1,6}(,\\d{1,6})*$' });
 /** City ids have at most 48 bits (catalog-indexer README "City ids"): up to 15 digits each. */
 const cityIds = Type.String({ pattern: '^\\d{1,15}(,\\d{1,15})*$', maxLength: 2000 });
 const utc = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$',
+  // A real instant (format), written yyyy-MM-ddTHH:mm:ssZ.
+  format: 'date-time',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:[0-5]\\dZ$',
   description: 'UTC, yyyy-MM-ddTHH:mm:ssZ',
 });
 const lang = Type.String({ pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$' });
@@ -77,8 +79,8 @@ const EventQuery = Type.Object(
     onsaledate_to: Type.Optional(utc),
     offsaledate_from: Type.Optional(utc),
     offsaledate_to: Type.Optional(utc),
-    min_price: Type.Optional(Type.Integer({ minimum: 0 })),
-    max_price: Type.Optional(Type.Integer({ minimum: 0 })),
+    min_price: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+    max_price: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
     price_excl_fees: Type.Optional(Type.Boolean()),
     seats_available: Type.Optional(Type.Boolean()),
     cancelled: Type.Optional(Type.Boolean()),
@@ -215,6 +217,16 @@ export function internationalRoutes(backends: {
           detail: `${what} ${id} not found`,
         });
       const isNotFound = (error: unknown) => (error as { kind?: string }).kind === 'not_found';
+      const searchResponses = (what: string) => ({
+        200: Type.Object({}, { additionalProperties: true, description: `A page of ${what}` }),
+        ...familyErrorResponses(family, {
+          400: 'Invalid parameter, or parameters that do not go together',
+        }),
+      });
+      const detailResponses = (what: string) => ({
+        200: Type.Object({}, { additionalProperties: true, description: `The ${what}` }),
+        ...familyErrorResponses(family, { 404: `No ${what} with this id (in these domains)` }),
+      });
       const pagination = (start: number, rows: number, total: number) => ({ start, rows, total });
 
       scope.get(
@@ -223,7 +235,10 @@ export function internationalRoutes(backends: {
           schema: {
             tags: ['international discovery'],
             summary: 'Search events',
+            description:
+              '`lat` and `long` go together; `radius` and `sort_by=proximity` need them; `min_price` is not above `max_price` (400 otherwise).',
             querystring: EventQuery,
+            response: searchResponses('events'),
           },
         },
         async (request, reply) => {
@@ -324,6 +339,7 @@ export function internationalRoutes(backends: {
             summary: 'Event details',
             params: IdParams,
             querystring: OptionalDomainQuery,
+            response: detailResponses('event'),
           },
         },
         async (request, reply) => {
@@ -352,6 +368,7 @@ export function internationalRoutes(backends: {
             summary: 'Areas of an event',
             params: IdParams,
             querystring: DomainLangQuery,
+            response: detailResponses('event'),
           },
         },
         async (request, reply) => {
@@ -374,6 +391,7 @@ export function internationalRoutes(backends: {
             summary: 'Seat map of an event',
             params: IdParams,
             querystring: OptionalDomainQuery,
+            response: detailResponses('event'),
           },
         },
         async (request, reply) => {
@@ -395,6 +413,7 @@ export function internationalRoutes(backends: {
             tags: ['international discovery'],
             summary: 'Search attractions',
             querystring: AttractionQuery,
+            response: searchResponses('attractions'),
           },
         },
         async (request) => {
@@ -436,6 +455,7 @@ export function internationalRoutes(backends: {
             summary: 'Attraction details',
             params: IdParams,
             querystring: OptionalDomainQuery,
+            response: detailResponses('attraction'),
           },
         },
         async (request, reply) => {
@@ -460,6 +480,7 @@ export function internationalRoutes(backends: {
             summary: 'Similar attractions',
             params: IdParams,
             querystring: SimilarQuery,
+            response: detailResponses('attraction'),
           },
         },
         async (request, reply) => {
@@ -486,7 +507,9 @@ export function internationalRoutes(backends: {
           schema: {
             tags: ['international discovery'],
             summary: 'Search venues',
+            description: '`lat` and `long` go together; `radius` needs them (400 otherwise).',
             querystring: VenueQuery,
+            response: searchResponses('venues'),
           },
         },
         async (request, reply) => {
@@ -538,6 +561,7 @@ export function internationalRoutes(backends: {
             summary: 'Venue details',
             params: IdParams,
             querystring: DomainLangQuery,
+            response: detailResponses('venue'),
           },
         },
         async (request, reply) => {

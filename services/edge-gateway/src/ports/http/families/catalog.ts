@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { ApiFamily, FamilyError } from './family.js';
 
 /**
@@ -21,14 +22,38 @@ const discoveryErrors = (e: FamilyError) =>
         ],
       };
 
+const DiscoveryFault = Type.Object({
+  fault: Type.Object({
+    faultstring: Type.String(),
+    detail: Type.Object({ errorcode: Type.String() }),
+  }),
+});
+const DiscoveryErrors = Type.Object({
+  errors: Type.Array(
+    Type.Object({
+      code: Type.String({ description: 'e.g. DIS1004 (not found), DIS1015 (invalid parameter)' }),
+      detail: Type.String(),
+      status: Type.String({ description: 'The HTTP status, as a string' }),
+      _links: Type.Object({ about: Type.Object({ href: Type.String() }) }),
+    }),
+  ),
+});
+
 export const discovery: ApiFamily = {
   id: 'discovery',
   title: 'Discovery v2',
   prefixes: ['/discovery/v2'],
   errorBody: discoveryErrors,
+  errorSchema: (status) => (status === 401 ? DiscoveryFault : DiscoveryErrors),
   validationStatus: 400,
   unauthorized: { status: 401, code: 'oauth.v2.InvalidApiKey', detail: 'Invalid ApiKey' },
 };
+
+const IntlErrors = Type.Object({
+  errors: Type.Array(
+    Type.Object({ code: Type.String(), message: Type.String(), status: Type.Integer() }),
+  ),
+});
 
 export const internationalDiscovery: ApiFamily = {
   id: 'intl-discovery',
@@ -37,6 +62,7 @@ export const internationalDiscovery: ApiFamily = {
   // No documented error body; the established API answers `{errors: [{code, message}]}`-style
   // bodies.
   errorBody: (e) => ({ errors: [{ code: e.code, message: e.detail, status: e.status }] }),
+  errorSchema: () => IntlErrors,
   validationStatus: 400,
   unauthorized: {
     status: 401,
@@ -44,6 +70,24 @@ export const internationalDiscovery: ApiFamily = {
     detail: 'A valid apikey query parameter is required',
   },
 };
+
+const PublishingErrors = Type.Object({
+  errors: Type.Array(
+    Type.Object({
+      status: Type.Union([Type.Literal('Rejected'), Type.Literal('Error')], {
+        description: '`Rejected` (400) or `Error`',
+      }),
+      code: Type.String(),
+      detail: Type.String(),
+      invalidProperties: Type.Record(Type.String(), Type.Unknown(), {
+        description: 'Invalid properties by dotted path',
+      }),
+      missingProperties: Type.Record(Type.String(), Type.Unknown(), {
+        description: 'Missing properties by dotted path',
+      }),
+    }),
+  ),
+});
 
 export const publishing: ApiFamily = {
   id: 'publishing',
@@ -61,6 +105,7 @@ export const publishing: ApiFamily = {
       },
     ],
   }),
+  errorSchema: () => PublishingErrors,
   validationStatus: 400,
   unauthorized: {
     status: 401,
@@ -75,6 +120,7 @@ export const deals: ApiFamily = {
   prefixes: ['/dc/content/v1', '/dc/content-qa/v1'],
   // JSON `{message, statusCode}`; unacceptable parameters are 406.
   errorBody: (e) => ({ message: e.detail, statusCode: e.status }),
+  errorSchema: () => Type.Object({ message: Type.String(), statusCode: Type.Integer() }),
   validationStatus: 406,
   unauthorized: {
     status: 401,
@@ -88,6 +134,16 @@ export const commerce: ApiFamily = {
   title: 'Commerce',
   prefixes: ['/commerce/v2'],
   errorBody: (e) => ({ errors: [{ code: e.code, detail: e.detail, status: String(e.status) }] }),
+  errorSchema: () =>
+    Type.Object({
+      errors: Type.Array(
+        Type.Object({
+          code: Type.String(),
+          detail: Type.String(),
+          status: Type.String({ description: 'The HTTP status, as a string' }),
+        }),
+      ),
+    }),
   validationStatus: 400,
   unauthorized: { status: 401, code: 'unauthorized', detail: 'A valid API key is required' },
 };
@@ -102,11 +158,24 @@ const partnerErrors = (e: FamilyError) => ({
   },
 });
 
+/** The schema of {@link partnerErrors}. */
+export const PartnerErrorSchema = Type.Object({
+  error: Type.Object({
+    message: Type.String(),
+    code: Type.String({ description: 'Partner API error code (e.g. 10002 invalid input)' }),
+    http_code: Type.Integer(),
+    severity: Type.Union([Type.Literal('WARN'), Type.Literal('ERROR')], {
+      description: 'WARN for 4xx, ERROR for 5xx',
+    }),
+  }),
+});
+
 export const partnerCart: ApiFamily = {
   id: 'partner-cart',
   title: 'Partner cart',
   prefixes: ['/partners/v1', '/partners-preprod/v1'],
   errorBody: partnerErrors,
+  errorSchema: () => PartnerErrorSchema,
   validationStatus: 400,
   unauthorized: {
     status: 401,
@@ -121,6 +190,7 @@ export const topPicks: ApiFamily = {
   title: 'Top picks',
   prefixes: ['/top-picks/v1'],
   errorBody: partnerErrors,
+  errorSchema: () => PartnerErrorSchema,
   validationStatus: 400,
   unauthorized: partnerCart.unauthorized,
   invalidRequestCode: '10002',
@@ -131,10 +201,16 @@ export const secureRender: ApiFamily = {
   title: 'Secure render',
   prefixes: ['/marketplace/v1', '/marketplace-staging/v1'],
   errorBody: partnerErrors,
+  errorSchema: () => PartnerErrorSchema,
   validationStatus: 400,
   unauthorized: partnerCart.unauthorized,
   invalidRequestCode: '10002',
 };
+
+/** The gate and admin APIs' body: `{"error": {"code", "message"}}`. */
+const CodeMessageError = Type.Object({
+  error: Type.Object({ code: Type.String(), message: Type.String() }),
+});
 
 /**
  * The gate API of scanners (`/gate/v1`): `{error: {code, message}}` like the admin API, and its own
@@ -145,6 +221,7 @@ export const gate: ApiFamily = {
   title: 'Gate',
   prefixes: ['/gate/v1'],
   errorBody: (e) => ({ error: { code: e.code, message: e.detail } }),
+  errorSchema: () => CodeMessageError,
   validationStatus: 400,
   unauthorized: {
     status: 401,
@@ -159,6 +236,7 @@ export const admin: ApiFamily = {
   title: 'Admin',
   prefixes: ['/admin/v1'],
   errorBody: (e) => ({ error: { code: e.code, message: e.detail } }),
+  errorSchema: () => CodeMessageError,
   validationStatus: 400,
   unauthorized: {
     status: 401,

@@ -56,7 +56,11 @@ function single(raw: Raw, name: string): string | undefined {
   return list[0];
 }
 
+/** Whether the parameter came, but only with blank values (a number cannot be blank). */
+const blank = (raw: Raw, name: string) => raw[name] !== undefined && given(raw, name).length === 0;
+
 function integer(raw: Raw, name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  if (blank(raw, name)) throw bad(`${name} must be an integer`);
   const text = single(raw, name);
   if (text === undefined) return undefined;
   if (text.length > MAX_NUMBER_LENGTH || !INTEGER.test(text))
@@ -67,6 +71,7 @@ function integer(raw: Raw, name: string, min: number, max = Number.MAX_SAFE_INTE
 }
 
 function decimal(raw: Raw, name: string, min: number, max: number, exclusiveMin = false) {
+  if (blank(raw, name)) throw bad(`${name} must be a number`);
   const text = single(raw, name);
   if (text === undefined) return undefined;
   if (text.length > MAX_NUMBER_LENGTH || !DECIMAL.test(text)) throw bad(`${name} must be a number`);
@@ -78,8 +83,13 @@ function decimal(raw: Raw, name: string, min: number, max: number, exclusiveMin 
   return value;
 }
 
+/**
+ * ISO 8601 date or date-time, with the ranges a date-time can have (month 01-12, day 01-31, hour
+ * 00-23, minute and second 00-59, a zone within a day): what `Date` then reads as an instant (a
+ * 31st of a shorter month rolls over, as `Date` does). The OpenAPI document states this pattern.
+ */
 export const ISO_DATE_TIME =
-  /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/;
 /** The zone at the end of a date-time that passed ISO_DATE_TIME. */
 const ZONE = /(?:Z|[+-]\d{2}:?\d{2})$/;
 
@@ -123,12 +133,15 @@ export function parseDealsQuery(
   if (!/^[A-Za-z]{2}$/.test(country)) throw bad('country must be a two-letter country code');
   const city = single(raw, 'city');
   const state = single(raw, 'state');
+  // Counted as given, blanks included: what the OpenAPI document's maxLength says.
   for (const [name, value] of [
     ['city', city],
     ['state', state],
-  ] as const)
-    if (value !== undefined && value.length > 100)
+  ] as const) {
+    const text = raw[name];
+    if ([...(typeof text === 'string' ? text : (value ?? ''))].length > 100)
       throw bad(`${name} is longer than 100 characters`);
+  }
   const latitude = decimal(raw, 'latitude', -90, 90);
   const longitude = decimal(raw, 'longitude', -180, 180);
   if ((latitude === undefined) !== (longitude === undefined))

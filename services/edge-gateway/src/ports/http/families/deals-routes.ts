@@ -3,8 +3,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { DeveloperAccess } from '../../../app/backends.js';
 import type { DealsBackend } from '../../../app/deals.js';
 import { requireApiKey } from '../api-key-guard.js';
-import { DealsQueryError, parseDealsQuery } from './deals-query.js';
-import type { ApiFamily } from './family.js';
+import { DealsQueryError, ISO_DATE_TIME, MAX_ROWS, parseDealsQuery } from './deals-query.js';
+import { familyErrorResponses, type ApiFamily } from './family.js';
+import { anyCase, blankOr, listOf } from '../patterns.js';
 
 const Named = Type.Object({ name: Type.String(), id: Type.Number() });
 
@@ -48,37 +49,102 @@ const DealSearchResult = Type.Object({
   ),
 });
 
-const DealsError = Type.Object({ message: Type.String(), statusCode: Type.Integer() });
+const ISO_DATE_TIME_CORE = ISO_DATE_TIME.source.slice(1, -1);
 
-/** Documentation of the query (parsed by deals-query.ts, which gives the 406 messages). */
+/**
+ * The market ids of the deals API: the deals service's market table
+ * (services/deals/src/domain/markets.ts; a unit test keeps the two equal).
+ */
+export const MARKET_IDS: readonly number[] = [
+  1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
+  28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51,
+  52, 53, 54, 55, 101, 102, 103, 106, 107, 108, 110, 111, 112, 120, 121, 122, 123, 124, 125, 201,
+  202, 203, 204, 205, 206, 207, 208, 209, 210, 211, 301, 302, 303, 304, 305, 306, 350, 351, 352,
+  401, 402, 403, 404, 500, 501, 502, 503, 600,
+];
+/** A market id as text: at most 9 digits, leading zeros allowed (deals-query.ts reads a number). */
+const MARKET_ID = [1, 2, 3]
+  .map((digits) => {
+    const ids = MARKET_IDS.filter((id) => String(id).length === digits);
+    return `0{0,${9 - digits}}(?:${ids.join('|')})`;
+  })
+  .join('|');
+
+/**
+ * The query of a deals search, exactly as deals-query.ts reads it (the document states what it
+ * accepts; the parser, not ajv, checks it, so each unacceptable parameter gets its own 406
+ * message). Empty values are absent. Two rules cross parameters: latitude and longitude come
+ * together, and timeRangeStart is not after timeRangeEnd.
+ */
 const querystring = Type.Object({
   apikey: Type.String({ description: 'API key of the calling app (required)' }),
   exclusivities: Type.Optional(
-    Type.String({
-      description: 'EXCLUSIVE, NONEXCLUSIVE (comma-separated or repeated); default both',
-    }),
+    Type.Array(
+      Type.String({
+        pattern: listOf(`${anyCase('EXCLUSIVE')}|${anyCase('NONEXCLUSIVE')}`),
+        description: 'EXCLUSIVE, NONEXCLUSIVE (any case; comma-separated or repeated)',
+      }),
+      { description: 'Default both' },
+    ),
   ),
   marketIds: Type.Optional(
-    Type.String({ description: 'Market ids (comma-separated or repeated)' }),
+    Type.Array(
+      Type.String({
+        pattern: listOf(MARKET_ID),
+        description: 'Market ids of the market table (comma-separated or repeated)',
+      }),
+    ),
   ),
-  startRow: Type.Optional(Type.String({ description: 'Paging start row, default 0' })),
-  rows: Type.Optional(Type.String({ description: 'Page size, default 25, maximum 500' })),
-  country: Type.Optional(Type.String({ description: 'Country code, default US' })),
-  city: Type.Optional(Type.String()),
-  state: Type.Optional(Type.String()),
-  latitude: Type.Optional(Type.String({ description: 'With longitude' })),
-  longitude: Type.Optional(Type.String({ description: 'With latitude' })),
-  radius: Type.Optional(Type.String({ description: 'Default 10' })),
-  radiusUnit: Type.Optional(Type.String({ description: 'miles | kilometers (default)' })),
-  majorGenreId: Type.Optional(Type.String()),
-  minorGenreId: Type.Optional(Type.String()),
-  venueId: Type.Optional(Type.String()),
-  attractionId: Type.Optional(Type.String()),
+  startRow: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000_000,
+      description: 'Paging start row, default 0',
+    }),
+  ),
+  rows: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_ROWS, description: 'Page size, default 25' }),
+  ),
+  country: Type.Optional(
+    Type.String({ pattern: blankOr('[A-Za-z]{2}'), description: 'Country code, default US' }),
+  ),
+  city: Type.Optional(Type.String({ maxLength: 100 })),
+  state: Type.Optional(Type.String({ maxLength: 100 })),
+  latitude: Type.Optional(
+    Type.Number({ minimum: -90, maximum: 90, description: 'With longitude' }),
+  ),
+  longitude: Type.Optional(
+    Type.Number({ minimum: -180, maximum: 180, description: 'With latitude' }),
+  ),
+  radius: Type.Optional(
+    Type.Number({ exclusiveMinimum: 0, maximum: 20_038, description: 'Default 10' }),
+  ),
+  radiusUnit: Type.Optional(
+    Type.String({
+      pattern: blankOr(`${anyCase('miles')}|${anyCase('kilometers')}`),
+      description: 'miles | kilometers (default; any case)',
+    }),
+  ),
+  majorGenreId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  minorGenreId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  venueId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  attractionId: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
   timeRangeStart: Type.Optional(
-    Type.String({ description: 'ISO 8601; events starting at or after' }),
+    Type.String({
+      pattern: blankOr(ISO_DATE_TIME_CORE),
+      description: 'ISO 8601 date or date-time (UTC without a zone); events starting at or after',
+    }),
   ),
-  timeRangeEnd: Type.Optional(Type.String({ description: 'ISO 8601; events starting before' })),
+  timeRangeEnd: Type.Optional(
+    Type.String({
+      pattern: blankOr(ISO_DATE_TIME_CORE),
+      description: 'ISO 8601 date or date-time (UTC without a zone); events starting before',
+    }),
+  ),
 });
+
+/** The query is read by deals-query.ts, not validated by ajv: the schema above only documents it. */
+const parsedByTheRoute = () => () => true;
 
 const DEAL_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -103,9 +169,15 @@ export function dealsRoutes(backends: { deals: DealsBackend; developerAccess: De
     const schema = (summary: string, params?: object) => ({
       tags: [family.title],
       summary: `${summary}${qa ? ' (QA data set)' : ''}`,
-      // Parsed by deals-query.ts: the schema documents the parameters but does not coerce them.
+      querystring,
       ...(params ? { params } : {}),
-      response: { 200: DealSearchResult, 401: DealsError, 406: DealsError },
+      response: {
+        200: DealSearchResult,
+        204: Type.Null({ description: 'The requested page holds no event' }),
+        ...familyErrorResponses(family, {
+          406: 'An unacceptable parameter (the message names it), or latitude without longitude, or timeRangeStart after timeRangeEnd',
+        }),
+      },
     });
 
     const search = async (query: unknown, dealId: string | undefined, reply: FastifyReply) => {
@@ -120,16 +192,17 @@ export function dealsRoutes(backends: { deals: DealsBackend; developerAccess: De
 
     scope.get(
       '/deals/events',
-      { schema: { ...schema('Search events with deals'), description: documented(querystring) } },
+      { schema: schema('Search events with deals'), validatorCompiler: parsedByTheRoute },
       (request, reply) => search(request.query, undefined, reply),
     );
     scope.get(
       '/deals/:deal/events',
       {
-        schema: {
-          ...schema('Events that have the given deal', Type.Object({ deal: Type.String() })),
-          description: documented(querystring),
-        },
+        schema: schema(
+          'Events that have the given deal',
+          Type.Object({ deal: Type.String({ pattern: DEAL_ID.source }) }),
+        ),
+        validatorCompiler: parsedByTheRoute,
       },
       (request, reply) => {
         const { deal } = request.params as { deal: string };
@@ -138,14 +211,4 @@ export function dealsRoutes(backends: { deals: DealsBackend; developerAccess: De
       },
     );
   }
-}
-
-/** The query parameters as text for the OpenAPI description (not a validating schema). */
-function documented(schema: typeof querystring): string {
-  return Object.entries(schema.properties)
-    .map(
-      ([name, p]) =>
-        `- \`${name}\`${(p as { description?: string }).description ? `: ${(p as { description?: string }).description}` : ''}`,
-    )
-    .join('\n');
 }

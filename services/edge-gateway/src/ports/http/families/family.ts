@@ -20,6 +20,11 @@ export interface ApiFamily {
   readonly prefixes: readonly string[];
   /** The family's documented error body for this error. */
   errorBody(error: FamilyError): unknown;
+  /**
+   * The JSON schema of {@link errorBody} for an answer of this status (the OpenAPI document
+   * lists it for every status a route of the family can answer).
+   */
+  errorSchema(status: number): Record<string, unknown>;
   /** The status a request-validation failure gets (400 for most, 406 for the deals API). */
   readonly validationStatus: number;
   /** The error of a missing or unknown API key. */
@@ -29,4 +34,21 @@ export interface ApiFamily {
    * than the router's limit, 414; a URL that does not decode, 400); `invalid_request` when absent.
    */
   readonly invalidRequestCode?: string;
+}
+
+/**
+ * Response schemas of a route's own refusals (beyond what every route of the family answers, which
+ * the OpenAPI document adds itself: openapi-contract.ts): each status with the family's error body
+ * and what it means on this route.
+ */
+export function familyErrorResponses(
+  family: ApiFamily,
+  described: Readonly<Record<number, string>>,
+): Record<number, Record<string, unknown>> {
+  return Object.fromEntries(
+    Object.entries(described).map(([status, description]) => [
+      status,
+      { ...family.errorSchema(Number(status)), description },
+    ]),
+  );
 }

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import type { SecureEntryBackend } from '../../../app/secure-entry.js';
 import type { ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
-import { strictCompiler } from '../secure-entry/common.js';
 
 export const GateError = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String() }),
@@ -60,7 +59,6 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 export function gateRoutes(backends: { secureEntry: SecureEntryBackend }) {
   return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
     await familyScope.register(async (scope) => {
-      scope.setValidatorCompiler(strictCompiler);
       scope.addHook('onRequest', async (request, reply) => {
         const header = request.headers.authorization;
         const match = typeof header === 'string' ? BEARER.exec(header) : null;

@@ -4,6 +4,7 @@ import type { DeveloperAccess } from '../../../app/backends.js';
 import { retryAfterSeconds } from '../api-key-guard.js';
 import type { ApiFamily, FamilyError } from '../families/family.js';
 import { sendFamilyError, toFamilyError } from '../families/register-family.js';
+import { declareSecurity } from '../security.js';
 
 /**
  * The partner cart's error codes and the HTTP status each answers (README, "Partner cart").
@@ -170,6 +171,7 @@ export function requirePartnerApiKey(
   family: ApiFamily,
   access: DeveloperAccess,
 ): void {
+  declareSecurity(scope, ['apiKey', 'apiKeyHeader']);
   scope.addHook('onRequest', async (request, reply) => {
     const key = presentedKey(request);
     const check = key && key.length <= 256 ? await access.validateApiKey(key) : undefined;

@@ -1,6 +1,5 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DeveloperAccess } from '../../../app/backends.js';
 import {
   toDecimal,
@@ -59,31 +58,13 @@ export const TRACKING_PIXEL = Buffer.from(
   'hex',
 );
 
+/** The rule between the query and the body of a cart's PUT routes (400 code 10002 otherwise). */
+const CART_ID_RULE =
+  'The cart is the body `cart_id` or the query `cart_id`: one of them is required, and when both ' +
+  'are given they are the same (400 code 10002 otherwise).';
+
 /** Seconds a client waits before polling a pending cart when the cart service gave no hint. */
 const DEFAULT_POLL_SECONDS = 1;
-
-/**
- * Validates with TypeBox's compiler instead of the server's ajv, which would coerce `"2"` into 2:
- * wrong types are refused (code 10002). Errors keep ajv's shape so fastify reports them as usual.
- */
-const typeBoxCompiler: FastifySchemaCompiler<unknown> = ({ schema }) => {
-  const check = TypeCompiler.Compile(schema as TSchema);
-  return (data: unknown) => {
-    if (check.Check(data)) return { value: data };
-    const seen = new Set<string>();
-    const error = [...check.Errors(data)]
-      .filter((e) => !seen.has(e.path) && seen.add(e.path))
-      .slice(0, 10)
-      .map((e) => ({
-        instancePath: e.path,
-        message: e.message,
-        keyword: 'type',
-        schemaPath: '',
-        params: {},
-      }));
-    return { error } as never;
-  };
-};
 
 class InvalidInput extends Error {
   readonly kind = 'invalid_argument' as const;
@@ -109,14 +90,12 @@ export function partnerCartRoutes(backends: {
 
   async function routes(scope: FastifyInstance, family: ApiFamily): Promise<void> {
     redactPartnerSecrets(scope);
-    scope.setValidatorCompiler(typeBoxCompiler);
     scope.setErrorHandler(partnerErrorHandler(family));
     requirePartnerApiKey(scope, family, backends.developerAccess);
 
     const cart = backends.partnerCart;
     const sandbox = scope.prefix.startsWith('/partners-preprod');
     const tags = [family.title];
-    const security = [{ apiKey: [] }];
     const summary = (text: string) => (sandbox ? `${text} (pre-production sandbox)` : text);
     const callerOf = (request: FastifyRequest): CartCaller => ({
       appId: request.appId ?? '',
@@ -174,7 +153,6 @@ export function partnerCartRoutes(backends: {
       {
         schema: {
           tags,
-          security,
           summary: summary('Live availability and offers of an event (first step of a purchase)'),
           params: EventParams,
           querystring: KeyQuery,
@@ -195,13 +173,14 @@ export function partnerCartRoutes(backends: {
       {
         schema: {
           tags,
-          security,
           summary: summary('Reserve tickets into a new cart'),
           description:
             'Answers 200 with the held cart, or 202 `{cart_id, polling_url, wait}` (also `Location` and ' +
             '`Retry-After`) while the partner is still reserving: GET `polling_url` until it answers 200. ' +
             '`Prefer: respond-async` forces the 202 path. `Idempotency-Key`: a retry with the same key ' +
-            'and body answers the first outcome.',
+            'and body answers the first outcome. In each reserve `end_seat` is not below ' +
+            '`begin_seat`, and a `price.amount` has no more decimals than the event currency; a ' +
+            'ticket type the event does not have is invalid input (400 code 10002).',
           params: EventParams,
           querystring: KeyQuery,
           headers: ReserveHeaders,
@@ -240,7 +219,6 @@ export function partnerCartRoutes(backends: {
       {
         schema: {
           tags,
-          security,
           summary: summary('Read a cart; the polling URL of a pending reserve'),
           description:
             '202 `{cart_id, polling_url, wait}` while the reserve runs; 200 the cart once held (and ' +
@@ -271,7 +249,6 @@ export function partnerCartRoutes(backends: {
       {
         schema: {
           tags,
-          security,
           summary: summary('Shipping options of a cart'),
           params: EventParams,
           querystring: ShippingQuery,
@@ -296,8 +273,8 @@ export function partnerCartRoutes(backends: {
       {
         schema: {
           tags,
-          security,
           summary: summary('Choose the shipping option of a cart; answers the cart'),
+          description: CART_ID_RULE,
           params: EventParams,
           querystring: OptionalCartIdQuery,
           body: ShippingBody,
@@ -323,11 +300,12 @@ export function partnerCartRoutes(backends: {
       {
         schema: {
           tags,
-          security,
           summary: summary('Add billing and authorise the payment; answers the cart'),
           description:
-            '`payment.amount` is a decimal string in `payment.currency` and must equal the unpaid ' +
-            'total. `payment.card.number` is the payment nonce; it and `cin` are never stored or logged.',
+            '`payment.amount` is a decimal string in `payment.currency`, with no more decimals than ' +
+            'the currency has, and must equal the unpaid total; `payment.card` is required when ' +
+            '`payment.type` is `CC` (any case). `payment.card.number` is the payment nonce; it and ' +
+            `\`cin\` are never stored or logged. ${CART_ID_RULE.replace('cart_id', 'cartId')}`,
           params: EventParams,
           querystring: OptionalCartIdQuery,
           headers: IdempotencyHeaders,
@@ -355,11 +333,10 @@ export function partnerCartRoutes(backends: {
       {
         schema: {
           tags,
-          security,
           summary: summary('Commit a paid cart; answers the order and its order token'),
           description:
-            'Body `{cart_id}` (or query `cart_id`). The order token is the credential of the ' +
-            'secure-entry order read; it is given here once (a retried commit answers the same one).',
+            'The order token is the credential of the secure-entry order read; it is given here ' +
+            `once (a retried commit answers the same one). ${CART_ID_RULE}`,
           params: EventParams,
           querystring: OptionalCartIdQuery,
           headers: IdempotencyHeaders,
@@ -398,7 +375,6 @@ export function partnerCartRoutes(backends: {
       {
         schema: {
           tags,
-          security,
           summary: summary('Release a cart (on abandonment); idempotent'),
           params: EventParams,
           querystring: CartIdQuery,
@@ -421,7 +397,6 @@ export function partnerCartRoutes(backends: {
       {
         schema: {
           tags,
-          security,
           summary: summary('Affiliate tracking pixel'),
           querystring: TrackingQuery,
           response: {

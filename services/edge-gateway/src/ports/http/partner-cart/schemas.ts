@@ -1,8 +1,9 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 
 /**
- * Request and response schemas of the partner cart routes. Requests are checked with TypeBox's
- * compiler (no type coercion: `"quantity": "2"` is refused); responses are serialised with these
+ * Request and response schemas of the partner cart routes. Requests are checked by the family's
+ * validators (register-family.ts: bodies without type coercion, `"quantity": "2"` is refused;
+ * lengths count characters, as JSON Schema and the OpenAPI document do); responses are serialised with these
  * schemas, so a field missing here never reaches a client. Amounts in answers are JSON numbers in
  * the currency's major unit (25.5 = 25.50 USD); the billing `amount` is a decimal string.
  */
@@ -89,8 +90,12 @@ export const ShippingQuery = Type.Object({
   ),
 });
 
+/**
+ * At most 32 characters of the Basic Multilingual Plane: the cart service counts UTF-16 code units,
+ * which for these characters is the character count the schema states.
+ */
 const trackingId = (description: string) =>
-  Type.Optional(Type.String({ maxLength: 32, description }));
+  Type.Optional(Type.String({ maxLength: 32, pattern: '^[\\u0000-\\uFFFF]*$', description }));
 
 export const TrackingQuery = Type.Object({
   apikey,
@@ -226,7 +231,10 @@ export const PaymentBody = Type.Object(
                   {
                     code: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$' })),
                     id: Type.Optional(
-                      Type.Union([Type.String({ maxLength: 16 }), Type.Integer({ minimum: 0 })]),
+                      Type.Union([
+                        Type.String({ maxLength: 16 }),
+                        Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+                      ]),
                     ),
                   },
                   { additionalProperties: false },
@@ -241,8 +249,11 @@ export const PaymentBody = Type.Object(
           ),
         ),
         amount: Type.String({
-          pattern: '^\\d{1,15}(\\.\\d{1,4})?$',
-          description: 'Decimal string in the currency (e.g. "25.50"); must equal the unpaid total',
+          // At most 11 whole digits: the amount in minor units (up to 4 decimals) stays a safe
+          // integer. No more decimals than the currency has (ISO 4217: 0 for JPY, 3 for KWD...).
+          pattern: '^\\d{1,11}(\\.\\d{1,4})?$',
+          description:
+            'Decimal string in the currency (e.g. "25.50"), with no more decimals than the currency has; must equal the unpaid total',
         }),
         currency: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217' }),
         card: Type.Optional(

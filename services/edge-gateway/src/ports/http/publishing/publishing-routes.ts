@@ -12,6 +12,7 @@ import { requireApiKey } from '../api-key-guard.js';
 import type { ApiFamily } from '../families/family.js';
 import { sendFamilyError, toFamilyError } from '../families/register-family.js';
 import { PublishedEventSchema, propertyPath } from '@marquee/api-schemas';
+import { documentedPublishedEvent } from './documented-event.js';
 import { IDEMPOTENCY_KEY_IN_PROGRESS, IDEMPOTENCY_KEY_REUSED } from '@marquee/platform/idempotency';
 
 /** The path `version` may be left out, default `v2`; it is the only version there is. */
@@ -93,9 +94,9 @@ const ListQuery = Type.Object({
   ),
   cursor: Type.Optional(
     Type.String({
-      minLength: 1,
-      maxLength: 200,
-      description: '`nextCursor` of the previous page; absent for the first page',
+      pattern: '^[A-Za-z0-9_-]{1,200}$',
+      description:
+        '`nextCursor` of the previous page, as answered (opaque: another value answers 400 `INVALID_CURSOR`); absent for the first page',
     }),
   ),
 });
@@ -117,8 +118,13 @@ const EventList = Type.Object({
     Type.String({ description: 'Pass as `cursor` for the next page; absent on the last page' }),
   ),
 });
-const VersionParams = Type.Object({ version: Type.String() });
-const EventParams = Type.Object({ version: Type.Optional(Type.String()), id: Type.String() });
+/** The API version of the path: `v2` (another answers 404 `UNSUPPORTED_VERSION`). */
+const Version = Type.Literal(SUPPORTED_VERSION, {
+  description: 'API version; another answers 404 `UNSUPPORTED_VERSION`',
+});
+const VersionParams = Type.Object({ version: Version });
+const IdParams = Type.Object({ id: Type.String() });
+const VersionIdParams = Type.Object({ version: Version, id: Type.String() });
 
 /**
  * Validates with TypeBox's compiler instead of the server's ajv: ajv's type coercion would turn
@@ -208,6 +214,14 @@ function sendError(family: ApiFamily, request: FastifyRequest, reply: FastifyRep
   return sendFamilyError(reply, family, mapped);
 }
 
+const documentedBody = documentedPublishedEvent();
+
+/** The OpenAPI operation of a route with the documented body instead of the validated one. */
+function withDocumentedBody({ schema, url }: { schema: unknown; url: string }) {
+  const route = schema as { body?: unknown };
+  return { schema: route.body ? { ...route, body: documentedBody } : route, url } as never;
+}
+
 function wrongVersion(reply: FastifyReply, version: string | undefined) {
   if (version === undefined || version === SUPPORTED_VERSION) return false;
   void reply.code(404).send(
@@ -244,6 +258,9 @@ export function publishingRoutes(backends: Backends) {
 
   async function routes(scope: FastifyInstance, family: ApiFamily): Promise<void> {
     const common = {
+      // The document states the publishing rules too (documented-event.ts); the edge validates
+      // the types, publisher the rules.
+      config: { swaggerTransform: withDocumentedBody },
       // Typed per route schema by fastify; this compiler takes any TypeBox schema.
       validatorCompiler: typeBoxCompiler as never,
       // Validation problems reach the handler, so a bad key is a 401 before any 400 about the body.
@@ -362,6 +379,7 @@ export function publishingRoutes(backends: Backends) {
     }
 
     for (const path of ['/:version/events/:id', '/events/:id']) {
+      const EventParams = path.startsWith('/:') ? VersionIdParams : IdParams;
       scope.put(
         path,
         {

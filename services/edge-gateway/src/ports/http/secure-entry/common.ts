@@ -1,31 +1,6 @@
-import { TypeCompiler } from '@sinclair/typebox/compiler';
-import type { TSchema } from '@sinclair/typebox';
-import type { FastifyError, FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ApiFamily, FamilyError } from '../families/family.js';
 import { sendFamilyError, toFamilyError } from '../families/register-family.js';
-
-/**
- * Validates with TypeBox's compiler instead of the server's ajv, which coerces types (`5` would
- * pass as `"5"`): bodies are checked exactly as documented. Errors keep ajv's shape.
- */
-export const strictCompiler: FastifySchemaCompiler<unknown> = ({ schema }) => {
-  const check = TypeCompiler.Compile(schema as TSchema);
-  return (data: unknown) => {
-    if (check.Check(data)) return { value: data };
-    const seen = new Set<string>();
-    const error = [...check.Errors(data)]
-      .filter((e) => !seen.has(e.path) && seen.add(e.path))
-      .slice(0, 10)
-      .map((e) => ({
-        instancePath: e.path,
-        message: e.message,
-        keyword: 'type',
-        schemaPath: '',
-        params: {},
-      }));
-    return { error } as never;
-  };
-};
 
 /** Input the schema cannot express (e.g. case-insensitive enums): a 400 of the family. */
 export class InvalidInput extends Error {
@@ -64,7 +39,6 @@ export function partnerEntryError(family: ApiFamily, err: EntryErrorSource): Fam
 
 /** The error handler of a secure-entry scope of the partner families. */
 export function useEntryErrors(scope: FastifyInstance, family: ApiFamily): void {
-  scope.setValidatorCompiler(strictCompiler);
   scope.setErrorHandler((err: EntryErrorSource, request, reply) => {
     const error = partnerEntryError(family, err);
     if (error.status >= 500) request.log.error({ err, family: family.id }, 'request failed');

@@ -197,7 +197,6 @@ export function orderReadRoutes(backends: {
             summary: `Secure-entry order read: the tickets of an order for one device${sandbox ? ' (pre-production sandbox)' : ''}`,
             description:
               'Binds the order to the calling device on first read. Codes: 10001 no valid key, 10002 invalid input, 90010 unknown order token, 90011 third_party_account_id is not the billing one, 90012 bound to another device.',
-            security: [{ apiKey: [] }],
             querystring: OrderReadQuery,
             body: OrderReadBody,
             response: {

@@ -4,6 +4,7 @@ import type { DeveloperAccess } from '../../../app/backends.js';
 import type { SecureEntryBackend } from '../../../app/secure-entry.js';
 import { requireApiKey } from '../api-key-guard.js';
 import type { ApiFamily } from '../families/family.js';
+import { anyCase } from '../patterns.js';
 import { InvalidInput, useEntryErrors } from './common.js';
 import { PartnerError } from './order-read-routes.js';
 
@@ -24,13 +25,11 @@ export const SecureRenderBody = Type.Object(
   {
     deviceId: Type.String({ minLength: 1, maxLength: 50 }),
     deviceType: Type.String({
-      minLength: 1,
-      maxLength: 20,
+      pattern: `^(?:${anyCase('web')}|${anyCase('native')})$`,
       description: 'WEB | NATIVE (any case)',
     }),
     deviceOs: Type.String({
-      minLength: 1,
-      maxLength: 50,
+      pattern: `^(?:${anyCase('ios')}|${anyCase('android')}|${anyCase('other')})$`,
       description: 'IOS | ANDROID | OTHER (any case)',
     }),
     userAgent: Type.String({ maxLength: 512 }),
@@ -106,7 +105,6 @@ export function secureRenderRoutes(backends: {
             summary: `A new secure-entry token for each ticket${sandbox ? ' (staging: sandbox orders)' : ''}`,
             description:
               'The numeric barcode stays the same, the token changes. Call it 20 hours before the event and whenever the ticket is shown.',
-            security: [{ apiKey: [] }],
             headers: Headers,
             body: SecureRenderBody,
             response: {

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { anyCase, anyCaseSpaced, listOf } from '../patterns.js';
 
 /**
  * Request and response schemas of `/top-picks/v1`. The answer is serialised with these schemas, so
@@ -91,6 +92,7 @@ export const TopPicksQuerySchema = Type.Object({
   selection: Type.Optional(
     Type.String({
       maxLength: 64,
+      pattern: listOf(`${anyCase('standard')}|${anyCase('resale')}|${anyCase('any')}`),
       description:
         '`standard` (default: primary inventory), `resale` or `Any` (primary inventory and resale listings); case-insensitive, comma-separated values allowed',
     }),
@@ -98,6 +100,8 @@ export const TopPicksQuerySchema = Type.Object({
   sort: Type.Optional(
     Type.String({
       maxLength: 32,
+      // Read with its blanks removed, in any case.
+      pattern: `^\\s*${anyCaseSpaced('quality')}\\s*(?:,\\s*${anyCaseSpaced('desc')}\\s*)?$`,
       description: '`quality` (the default and only order: best first); `quality,desc` too',
     }),
   ),

@@ -110,7 +110,6 @@ export function topPicksRoutes(backends: {
               'paged from 1 (at most 30 a page). Each answer runs under a fan session: send ' +
               '`X-PLATFORM-SESSION-SID` from the previous answer to keep it; a resale reserve under the ' +
               'live session keeps the resale price shown here.',
-            security: [{ apiKey: [] }],
             params: EventParams,
             querystring: TopPicksQuerySchema,
             headers: SessionHeaders,

@@ -1,0 +1,155 @@
+import { allFamilies } from './families/catalog.js';
+import type { ApiFamily } from './families/family.js';
+import { securitySchemes } from './security.js';
+
+/**
+ * Makes the OpenAPI document the whole contract of each operation: besides what a route declares
+ * (its success and its own refusals), every status the edge itself can answer for it, in the body
+ * of its API family. Those come from the family's framework, the same for every route of a
+ * family (register-family.ts, the guards), so they are added here from what the document already
+ * says about the operation rather than repeated in every route:
+ *
+ * - 400 (and the family's validation status, 406 for deals): a parameter, header or body the
+ *   schema refuses, a body that is not JSON, a URL that does not decode;
+ * - 414: a path parameter longer than the router's 100 characters (refused before routing);
+ * - 413 and 415 on methods that carry a body: over 1 MiB, a media type the route does not parse;
+ * - 401 when the operation has a `security` requirement, and 429 (with `Retry-After`) when that
+ *   is an app's API key: the quota;
+ * - 500 (a defect; the body never carries details), 503 (with `Retry-After`) and 504: a back end
+ *   unavailable, at its limit, or too slow.
+ *
+ * - 431: a request line and headers over the HTTP server's 16 KiB, refused by the server before
+ *   any route is chosen, so in its own body `{error, message, statusCode}` (the one status not in
+ *   the family's body: nothing of the request is read yet).
+ *
+ * Answers of 429 and 503 carry `Retry-After` (whole seconds), and the document says so.
+ */
+
+type Json = Record<string, unknown>;
+
+interface Operation {
+  parameters?: Array<{ in: string; name: string }>;
+  requestBody?: unknown;
+  security?: Array<Record<string, unknown>>;
+  responses?: Record<string, Json>;
+}
+
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** What each status means when the route does not say more. */
+export const STATUS_DESCRIPTIONS: Readonly<Record<number, string>> = {
+  400: 'Invalid request: a parameter, header or body the schema refuses, a body that is not JSON, or a URL that does not decode',
+  401: 'Missing or invalid credentials',
+  403: 'The credentials do not allow this',
+  404: 'Not found',
+  405: 'Method not allowed on this path (`Allow` lists the methods it has)',
+  406: 'An unacceptable parameter (the message names it)',
+  409: 'Conflict with the current state',
+  413: 'Body larger than 1 MiB',
+  414: 'A path segment longer than 100 characters',
+  431: 'Request line and headers over 16 KiB, refused before routing (in the server body)',
+  415: 'Content-Type not accepted (send application/json)',
+  422: 'Idempotency-Key reused with a different request',
+  429: "Over the app's quota: retry after the seconds of `Retry-After`",
+  500: 'Internal error (a defect); the body carries no details',
+  502: 'A partner system answered badly',
+  503: 'A back end is unavailable or at its limit: retry after the seconds of `Retry-After`',
+  504: 'A back end did not answer in time',
+};
+
+/** The HTTP server's own body of a request it refuses before reading it (431). */
+const SERVER_ERROR = {
+  type: 'object',
+  properties: {
+    error: { type: 'string' },
+    message: { type: 'string' },
+    statusCode: { type: 'integer' },
+  },
+};
+
+const RETRY_AFTER = {
+  required: true,
+  description: 'Whole seconds to wait before retrying',
+  schema: { type: 'integer', minimum: 1 },
+};
+
+/** The family serving `path` (the longest prefix that matches), if any. */
+export function familyOfPath(path: string): ApiFamily | undefined {
+  let found: { family: ApiFamily; length: number } | undefined;
+  for (const family of allFamilies) {
+    for (const prefix of family.prefixes) {
+      if (
+        (path === prefix || path.startsWith(`${prefix}/`)) &&
+        prefix.length > (found?.length ?? 0)
+      )
+        found = { family, length: prefix.length };
+    }
+  }
+  return found?.family;
+}
+
+function guardedByApiKey(operation: Operation): boolean {
+  return (operation.security ?? []).some((requirement) =>
+    Object.keys(requirement).some(
+      (name) => securitySchemes[name as keyof typeof securitySchemes]?.type === 'apiKey',
+    ),
+  );
+}
+
+/** The statuses the family's framework can answer for this operation. */
+export function frameworkStatuses(
+  family: ApiFamily,
+  method: string,
+  operation: Operation,
+): number[] {
+  const statuses = new Set([400, family.validationStatus, 500, 503, 504]);
+  if ((operation.parameters ?? []).some((p) => p.in === 'path')) statuses.add(414);
+  if (BODY_METHODS.has(method)) {
+    statuses.add(413);
+    statuses.add(415);
+  }
+  if ((operation.security ?? []).length > 0) statuses.add(401);
+  if (guardedByApiKey(operation)) statuses.add(429);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+/** Completes every operation of the document in place (see the module comment) and returns it. */
+export function completeDocument<T extends Json>(document: T): T {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Operation>>;
+  for (const [path, item] of Object.entries(paths)) {
+    const family = familyOfPath(path);
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      const responses = (operation.responses ??= {});
+      if (family) {
+        for (const status of frameworkStatuses(family, method, operation)) {
+          responses[String(status)] ??= {
+            description: STATUS_DESCRIPTIONS[status] ?? 'Error',
+            content: { 'application/json': { schema: family.errorSchema(status) } },
+          };
+        }
+      }
+      responses['431'] ??= {
+        description: STATUS_DESCRIPTIONS[431],
+        content: { 'application/json': { schema: SERVER_ERROR } },
+      };
+      for (const [status, response] of Object.entries(responses)) {
+        if (response.description === 'Default Response') {
+          response.description = STATUS_DESCRIPTIONS[Number(status)] ?? 'OK';
+        }
+        if (status === '429' || status === '503') {
+          response.headers = {
+            ...(response.headers as Json | undefined),
+            'Retry-After': RETRY_AFTER,
+          };
+        }
+      }
+      operation.responses = Object.fromEntries(
+        Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)),
+      );
+    }
+  }
+  return document;
+}
