@@ -12,6 +12,11 @@ import {
 } from 'kafkajs';
 import { attributesFor, cloudEventHeaders, deadLetterHeaders } from './cloud-events.js';
 import {
+  consumerTimingProblem,
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  DEFAULT_SESSION_TIMEOUT_MS,
+} from './consumer-timing.js';
+import {
   deliver,
   maxAttemptsOf,
   retryPolicy,
@@ -103,15 +108,8 @@ export interface KafkaBusOptions {
   };
 }
 
-/**
- * Consumer session timeout unless a bus is told otherwise. kafkajs's own default is 30 s: the
- * partitions of a crashed member stood still for half a minute. 10 s lets the group recover within
- * about 15 s of a crash (the session, plus up to one heartbeat of each survivor to hear of the
- * rebalance) and still leaves a handler 10 s between heartbeats.
- */
-export const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
-/** Consumer heartbeat interval unless a bus is told otherwise (a third of the session timeout). */
-export const DEFAULT_HEARTBEAT_INTERVAL_MS = 3_000;
+// The defaults live with the service config's (kafkajs-free); re-exported for the bus's callers.
+export { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SESSION_TIMEOUT_MS };
 
 export interface KafkaBus extends EventBus {
   /** Creates the given topics and their `.dlq` twins when missing (see {@link ensureTopics}). */
@@ -167,9 +165,10 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
   const sessionTimeoutMs = options.consumer?.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
   const heartbeatIntervalMs =
     options.consumer?.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
-  if (!(heartbeatIntervalMs > 0 && heartbeatIntervalMs < sessionTimeoutMs)) {
+  const timingProblem = consumerTimingProblem(sessionTimeoutMs, heartbeatIntervalMs);
+  if (timingProblem !== undefined) {
     throw new Error(
-      `createKafkaBus: consumer.heartbeatIntervalMs (${heartbeatIntervalMs}) must be above 0 and below consumer.sessionTimeoutMs (${sessionTimeoutMs})`,
+      `createKafkaBus: consumer.heartbeatIntervalMs / consumer.sessionTimeoutMs: ${timingProblem}`,
     );
   }
 

@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import {
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  DEFAULT_SESSION_TIMEOUT_MS,
+} from '../bus/consumer-timing.js';
 import { serviceAuthKeyProblem } from '../grpc/service-token.js';
 
 /** A TCP port from the environment; 0 asks the OS for an ephemeral one (tests, embedded mode). */
@@ -37,6 +41,17 @@ export const baseServiceConfig = z.object({
   HTTP_PORT: port(),
   GRPC_PORT: port(),
   KAFKA_BROKERS: commaSeparatedList().optional(),
+  // Kafka consumer group timing (bus/consumer-timing.ts): how long the group waits for a member
+  // that stopped heartbeating (a killed or hung process) before giving its partitions to others,
+  // and how often members heartbeat. The session is also the longest one handler call may run.
+  // A service whose handlers are quick sets lower defaults (serviceConfigSchema); runService
+  // refuses a heartbeat that is not below the session.
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_SESSION_TIMEOUT_MS),
+  KAFKA_HEARTBEAT_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(DEFAULT_HEARTBEAT_INTERVAL_MS),
   // Not z.url(): a replica-set URL such as mongodb://a:27017,b:27017/db is no WHATWG URL.
   MONGO_URL: z
     .string()

@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import {
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  DEFAULT_SESSION_TIMEOUT_MS,
+} from '../bus/consumer-timing.js';
 import { baseServiceConfig, port } from '../config/index.js';
 
 /**
@@ -9,11 +13,28 @@ export function serviceConfigSchema(defaults: {
   name: string;
   httpPort: number;
   grpcPort: number;
+  /**
+   * This service's Kafka consumer timing defaults (`KAFKA_SESSION_TIMEOUT_MS`,
+   * `KAFKA_HEARTBEAT_INTERVAL_MS`) when they differ from the platform's 10 s / 3 s: a lower
+   * session gives a killed consumer's partitions to another sooner, but no handler call of the
+   * service may then run longer than it.
+   */
+  kafkaConsumer?: { sessionTimeoutMs: number; heartbeatIntervalMs: number };
 }) {
   return baseServiceConfig.extend({
     SERVICE_NAME: z.string().min(1).default(defaults.name),
     HTTP_PORT: port().default(defaults.httpPort),
     GRPC_PORT: port().default(defaults.grpcPort),
+    KAFKA_SESSION_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(defaults.kafkaConsumer?.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS),
+    KAFKA_HEARTBEAT_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(defaults.kafkaConsumer?.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS),
     // One database per service (docs/decisions.md); Mongo database names cannot contain '-'.
     MONGO_DB: z
       .string()

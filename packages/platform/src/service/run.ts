@@ -1,7 +1,8 @@
 import type { Connection } from 'mongoose';
 import { createMemoryBus } from '../bus/memory-bus.js';
 import type { EventBus } from '../bus/types.js';
-import type { BaseServiceConfig } from '../config/index.js';
+import { consumerTimingProblem } from '../bus/consumer-timing.js';
+import { ConfigError, type BaseServiceConfig } from '../config/index.js';
 import { configureServiceAuth, runAsService } from '../grpc/index.js';
 import { createLifecycle } from '../lifecycle/index.js';
 import { createLogger } from '../logger/index.js';
@@ -25,6 +26,12 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
   let config: C;
   try {
     config = service.loadConfig(process.env);
+    const timing = consumerTimingProblem(
+      config.KAFKA_SESSION_TIMEOUT_MS,
+      config.KAFKA_HEARTBEAT_INTERVAL_MS,
+    );
+    if (timing !== undefined)
+      throw new ConfigError([{ variable: 'KAFKA_HEARTBEAT_INTERVAL_MS', message: timing }]);
   } catch (error) {
     // A config error lists every bad variable; print it plainly, no stack trace.
     console.error(`${service.name}: ${(error as Error).message}`);
@@ -59,6 +66,10 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
             clientId: config.SERVICE_NAME,
             source: `marquee/${service.name}`,
             logger,
+            consumer: {
+              sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+              heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
+            },
           })
         : createMemoryBus({ source: `marquee/${service.name}`, retain: 'unconsumed' });
     if (usesBus && !config.KAFKA_BROKERS)

@@ -42,6 +42,8 @@ describe('loadConfig', () => {
       HOST: '127.0.0.1',
       HTTP_PORT: 8084,
       GRPC_PORT: 50054,
+      KAFKA_SESSION_TIMEOUT_MS: 10_000,
+      KAFKA_HEARTBEAT_INTERVAL_MS: 3_000,
       SHUTDOWN_TIMEOUT_MS: 30_000,
       ADMIN_TOKEN: 'a-long-enough-admin-token',
     });

@@ -1,0 +1,30 @@
+/**
+ * Kafka consumer group timing: how long the group coordinator waits for a member that stopped
+ * heartbeating before it gives the member's partitions to others, and how often members heartbeat.
+ * Kept apart from the kafkajs adapter so the service config (and `runService`, which validates it
+ * before connecting) can use it without loading kafkajs.
+ */
+
+/**
+ * Consumer session timeout unless a service or bus says otherwise. kafkajs's own default is 30 s:
+ * the partitions of a crashed member stood still for half a minute. 10 s gives the partitions of a
+ * killed member to a survivor (or to its own restarted process) about 10-12 s after the kill and
+ * leaves a handler call up to 10 s between heartbeats.
+ */
+export const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+/** Consumer heartbeat interval unless a service or bus says otherwise (a third of the session). */
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 3_000;
+
+/**
+ * What is wrong with a session and heartbeat pair, or undefined when nothing is: the heartbeat must
+ * be above 0 and below the session (Kafka advises at most a third of it, so one lost heartbeat is
+ * not fatal). The broker's own bounds (`group.min.session.timeout.ms` and `max`, by default 6 s
+ * and 30 min) are the broker's to enforce: a consumer outside them fails to join.
+ */
+export function consumerTimingProblem(
+  sessionTimeoutMs: number,
+  heartbeatIntervalMs: number,
+): string | undefined {
+  if (heartbeatIntervalMs > 0 && heartbeatIntervalMs < sessionTimeoutMs) return undefined;
+  return `the heartbeat interval (${heartbeatIntervalMs} ms) must be above 0 and below the session timeout (${sessionTimeoutMs} ms)`;
+}
