@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `pnpm test`: every tier this machine can run, in the order that fails fastest.
 // Static checks, then unit and contract tests, then integration (real Kafka + Mongo-wire
-// server), then e2e (every service as its own process). Each vitest run writes a JSON report;
+// server), then e2e (every service as its own process), then the fault tier (the same stack on
+// servers of its own, which it stops and restarts). Each vitest run writes a JSON report;
 // the closing line sums them as "tests: N passed, N failed, N skipped".
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -62,6 +63,16 @@ const steps = [
         ? undefined
         : 'KAFKA_BROKERS and MONGO_URL are not set: run `bash deploy/local/infra.sh start` and `eval "$(bash deploy/local/infra.sh env)"`'
       : 'no e2e suite yet',
+  },
+  {
+    // test/fault: the stack as in e2e, on a Kafka broker and a FerretDB of its own (free ports, a
+    // fresh state directory) that it stops, kills and restarts under a publishing load; ~3 minutes.
+    name: 'fault tier (broker, consumer and Mongo-wire faults under load)',
+    cmd: 'pnpm -s turbo run build --filter=./services/* --output-logs=errors-only && pnpm -s exec vitest run --config test/fault/vitest.config.ts',
+    skip:
+      infra || ci
+        ? undefined
+        : 'no local Kafka and FerretDB (KAFKA_BROKERS, MONGO_URL): run `bash deploy/local/infra.sh start` once; the tier starts servers of its own on other ports',
   },
   {
     // examples/python-consumer against the real Kafka; after e2e, whose services read event-changed.
