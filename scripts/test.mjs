@@ -35,6 +35,14 @@ const steps = [
       ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'asyncapi.json')}`,
   },
   {
+    // docs/api/openapi.json against the edge's routes (built in process, no back end), then the
+    // generator's own tests (each runs it as a child process: seconds on a busy runner).
+    name: 'OpenAPI contract of the public HTTP API is current',
+    cmd:
+      'node scripts/generate-openapi.ts --check && pnpm -s exec vitest run scripts/generate-openapi.test.ts --test-timeout=120000' +
+      ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'openapi.json')}`,
+  },
+  {
     // The Helm chart's NODE_OPTIONS, generated from the services' package.json `marquee.v8`.
     name: 'V8 options of the Helm chart are current',
     cmd: 'node scripts/generate-node-options.ts --check',
@@ -79,6 +87,13 @@ const steps = [
     // Skips itself loudly without KAFKA_BROKERS or `python3 -m venv`, and fails under CI.
     name: 'Python consumer decodes event-changed (confluent-kafka, PyPI)',
     cmd: 'pnpm -s --filter @marquee/tests exec vitest run --config python/vitest.config.ts',
+  },
+  {
+    // test/schemathesis: the embedded default (started in the test process, memory storage) fuzzed
+    // by schemathesis 4 (PyPI, in a venv the step makes) with --checks all over every operation of
+    // docs/api/openapi.json; 3-4 minutes. Skips itself loudly without `python3 -m venv`, fails under CI.
+    name: 'schemathesis: the public HTTP API against its OpenAPI document',
+    cmd: 'pnpm -s --filter @marquee/tests exec vitest run --config schemathesis/vitest.config.ts',
   },
   {
     // The suite skips itself loudly without Chromium, and fails under CI (test/browser/chromium.ts).
