@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createMemoryBus } from '@marquee/platform/bus';
 import type { Logger } from '@marquee/platform/logger';
-import { hostService, type HostedService } from '@marquee/platform/service';
-import { edgeGatewayService } from '@marquee/edge-gateway';
-import { backendServices, bootable, type Bootable, type EmbeddedContext } from './services.js';
+import {
+  callVariables,
+  hostService,
+  type DevelopmentRun,
+  type HostedService,
+} from '@marquee/platform/service';
+import { hostedServices, startOrder, type Bootable } from './services.js';
 
 export interface EmbeddedOptions {
   host: string;
@@ -54,6 +58,11 @@ export interface EmbeddedMarquee {
  * The embedded default (docs/run-modes.md): every service in this process, one in-memory event bus, in-memory
  * repositories. Each service still gets its own gRPC server (on an ephemeral loopback port) and is
  * called through it, so the embedded default exercises the same code paths as the distributed mode.
+ *
+ * The runner knows no service by name: each ServiceDefinition says what it uses (`/readyz` reports
+ * only that), which services it calls (started before it, their addresses in its environment) and
+ * what a development run gives it (`development`: a public port, the run's admin token, shared
+ * credentials, demo settings).
  */
 export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedMarquee> {
   const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
@@ -76,37 +85,43 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
       HOST: options.host,
       ...env,
     });
-    const running = await hostService(infra, parts, { host: options.host, httpPort, grpcPort: 0 });
+    const running = await hostService(infra, parts, {
+      host: options.host,
+      httpPort,
+      grpcPort: 0,
+      ...(service.uses ? { uses: service.uses } : {}),
+    });
     hosted.push(running);
     return running;
   };
 
   try {
-    const edgeEnv: NodeJS.ProcessEnv = { ADMIN_TOKEN: adminToken, HTTP_PORT: String(options.port) };
-    const context: EmbeddedContext = {
+    const shared = new Map<string, string>();
+    const run: DevelopmentRun = {
       adminToken,
-      partnerPort: options.partnerPort,
-      partnerClient: {
-        id: `marquee-demo-${randomBytes(4).toString('hex')}`,
-        secret: randomBytes(24).toString('base64url'),
+      shared(name) {
+        let value = shared.get(name);
+        if (value === undefined) shared.set(name, (value = randomBytes(24).toString('base64url')));
+        return value;
       },
-      partnerCredentialsKey: randomBytes(32).toString('base64'),
     };
-    const byName = new Map<string, HostedService>();
-    for (const { service, edgeAddressKey, needs = [], env, edgeHttpUrlKey } of backendServices) {
-      const calls: NodeJS.ProcessEnv = {};
-      for (const key of needs) {
-        if (!edgeEnv[key])
-          throw new Error(`embedded: ${service.name} needs ${key}, not started before it`);
-        calls[key] = edgeEnv[key];
+    const publicPorts = { api: options.port, partner: options.partnerPort };
+    const started = new Map<string, HostedService>();
+    const onPublicPort: Partial<Record<keyof typeof publicPorts, HostedService>> = {};
+    for (const service of startOrder(hostedServices)) {
+      const env: NodeJS.ProcessEnv = { HTTP_PORT: '0', ...service.development.env?.(run) };
+      const publicPort = service.development.publicPort;
+      if (publicPort) env.HTTP_PORT = String(publicPorts[publicPort]);
+      for (const callee of service.calls) {
+        Object.assign(env, callVariables(callee, { host: options.host, ...started.get(callee)! }));
       }
-      const running = await start(service, { HTTP_PORT: '0', ...env?.(context), ...calls });
-      byName.set(service.name, running);
-      if (edgeAddressKey) edgeEnv[edgeAddressKey] = `${options.host}:${running.grpcPort}`;
-      if (edgeHttpUrlKey) edgeEnv[edgeHttpUrlKey] = `http://${options.host}:${running.httpPort}`;
+      const running = await start(service, env);
+      started.set(service.name, running);
+      if (publicPort) onPublicPort[publicPort] = running;
     }
-    const partnerPort = byName.get('partner-reference')?.httpPort ?? options.partnerPort;
-    const edge = await start(bootable(edgeGatewayService), edgeEnv);
+    const { api, partner: partnerService } = onPublicPort;
+    if (!api || !partnerService)
+      throw new Error('embedded: no service took the public API port or the partner port');
     // Every consumer group has subscribed: from now on a record is released once all have read it,
     // so a long-running embedded process does not keep every record it ever carried
     // (MemoryBrokerOptions.retain). Not before: a service started later must see what an earlier
@@ -116,10 +131,14 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
       for (const service of [...hosted].reverse()) await service.stop();
       await bus.close();
     };
-    const baseUrl = `http://${options.host}:${edge.httpPort}`;
-    const partnerUrl = `http://${options.host}:${partnerPort}`;
+    const baseUrl = `http://${options.host}:${api.httpPort}`;
+    const partnerUrl = `http://${options.host}:${partnerService.httpPort}`;
     const demo = await createDemo(baseUrl, adminToken);
-    const partner = await registerDemoPartner(baseUrl, partnerUrl, adminToken, context);
+    // The demo partner's OAuth client: the credentials it was started with (`shared`).
+    const partner = await registerDemoPartner(baseUrl, partnerUrl, adminToken, {
+      id: run.shared('PARTNER_CLIENT_ID'),
+      secret: run.shared('PARTNER_CLIENT_SECRET'),
+    });
     return {
       baseUrl,
       demo,
@@ -164,15 +183,16 @@ async function createDemo(baseUrl: string, adminToken: string): Promise<Embedded
 }
 
 /**
- * Registers partner-reference (seeded with demo venues and events) with the connector through the
- * public admin API, exactly as an operator registers a real partner, and waits (bounded) until its
- * first import has landed, so the printed URLs already show partner inventory.
+ * Registers the service on the partner port (partner-reference, seeded with demo venues and
+ * events) with the connector through the public admin API, exactly as an operator registers a real
+ * partner, and waits (bounded) until its first import has landed, so the printed URLs already show
+ * partner inventory.
  */
 async function registerDemoPartner(
   baseUrl: string,
   partnerUrl: string,
   adminToken: string,
-  context: EmbeddedContext,
+  client: { id: string; secret: string },
 ): Promise<EmbeddedPartner> {
   const auth = { authorization: `Bearer ${adminToken}` };
   const listed = await fetch(`${partnerUrl}/admin/v1/venues`, { headers: auth });
@@ -189,8 +209,8 @@ async function registerDemoPartner(
       name: 'Marquee demo partner',
       baseUrl: `${partnerUrl}/v1`,
       authUrl: `${partnerUrl}/oauth/token`,
-      clientId: context.partnerClient.id,
-      clientSecret: context.partnerClient.secret,
+      clientId: client.id,
+      clientSecret: client.secret,
       venues,
     }),
   });
@@ -218,8 +238,8 @@ async function registerDemoPartner(
   }
   return {
     id,
-    clientId: context.partnerClient.id,
-    clientSecret: context.partnerClient.secret,
+    clientId: client.id,
+    clientSecret: client.secret,
     venues,
     importedEvents,
   };

@@ -49,11 +49,22 @@ describe('embedded default', () => {
     expect((await fetch(`${sut.baseUrl}/healthz`)).status).toBe(200);
   });
 
-  it('answers /healthz and /readyz on the edge, with the in-memory bus ready', async () => {
+  it('answers /healthz and /readyz, each service reporting only what it uses', async () => {
     expect((await fetch(`${sut.baseUrl}/healthz`)).status).toBe(200);
     const ready = await fetch(`${sut.baseUrl}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ checks: { 'event-bus': true } });
+    const checksOf = async (name: string) => {
+      const service = sut.services.find((s) => s.name === name)!;
+      const answer = await service.http.inject({ method: 'GET', url: '/readyz' });
+      expect(answer.statusCode).toBe(200);
+      return answer.json<{ checks: Record<string, boolean> }>().checks;
+    };
+    // The edge uses neither the bus nor a database; partner-reference keeps no bus either.
+    expect(await ready.json()).toEqual({ status: 'ready', checks: {} });
+    expect(await checksOf('partner-reference')).not.toHaveProperty('event-bus');
+    // A service that publishes and consumes reports the in-memory bus it uses.
+    expect(await checksOf('publisher')).toEqual({ 'event-bus': true });
+    expect(await checksOf('catalog-indexer')).toMatchObject({ 'event-bus': true });
   });
 
   it('generates an admin token when none is given and enforces it on the admin API', async () => {

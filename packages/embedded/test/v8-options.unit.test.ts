@@ -1,15 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { edgeGatewayService } from '@marquee/edge-gateway';
 import { readV8Options, v8OptionsOf } from '@marquee/platform/v8';
 import { describe, expect, it } from 'vitest';
-import { backendServices, bootable, hostedV8Options } from '../src/services.js';
+import { hostedServices, hostedV8Options } from '../src/services.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
-const hosted = [...backendServices.map(({ service }) => service), bootable(edgeGatewayService)];
 
 describe('V8 options of the embedded default', () => {
-  it.each(hosted.map((service) => [service.name, service] as const))(
+  it.each(hostedServices.map((service) => [service.name, service] as const))(
     '%s: its ServiceDefinition.v8 is its package.json declaration',
     (name, service) => {
       const manifest = JSON.parse(

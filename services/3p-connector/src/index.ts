@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ServiceDefinition } from '@marquee/platform/service';
 import { v8OptionsOf } from '@marquee/platform/v8';
 import manifest from '../package.json' with { type: 'json' };
@@ -11,6 +12,8 @@ export const threePConnectorService: ServiceDefinition<ThreePConnectorConfig> = 
   name: '3p-connector',
   loadConfig: loadThreePConnectorConfig,
   compose: composeThreePConnector,
+  // One key for the run's partner secrets, without the warning a generated one prints.
+  development: { env: () => ({ PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64') }) },
   // package.json `marquee.v8` (docs/architecture.md, "V8 options").
   v8: v8OptionsOf(manifest),
 };

@@ -11,6 +11,8 @@ export const dealsService: ServiceDefinition<DealsConfig> = {
   name: 'deals',
   loadConfig: loadDealsConfig,
   compose: composeDeals,
+  // Venue coordinates of the events it projects.
+  calls: ['catalog-indexer'],
   // package.json `marquee.v8` (docs/architecture.md, "V8 options").
   v8: v8OptionsOf(manifest),
 };

@@ -1,4 +1,3 @@
-import { pingMongo } from '@marquee/platform/mongo';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { TopicDef } from '@marquee/platform/bus';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
@@ -33,7 +32,7 @@ export async function composeDeals(
   config: DealsConfig,
   options: { eventTopic?: TopicDef<EventChanged> } = {},
 ): Promise<ServiceParts> {
-  const { logger, bus, mongo } = infra;
+  const { logger, bus } = infra;
   const { storage, outboxSources } = await openServiceStores(infra, createDealsStorage);
   const catalog = createCatalogVenueDirectory(config.GRPC_ADDR_CATALOG_INDEXER, {
     deadlineMs: 5_000,
@@ -100,7 +99,6 @@ export async function composeDeals(
   return {
     grpc: [dealsGrpc(app)],
     readiness: {
-      ...(mongo ? { mongo: () => pingMongo(mongo) } : {}),
       'event-changed': async () => events.caughtUp(),
       'deal-changed': async () => dealChanges.caughtUp(),
     },

@@ -20,4 +20,16 @@ export const edgeGatewayService: ServiceDefinition<EdgeGatewayConfig> = {
   v8: v8OptionsOf(manifest),
   // A gateway: it calls the services over gRPC and HTTP, and keeps nothing of its own.
   uses: { bus: false, mongo: false },
+  calls: [
+    'auth-gateway',
+    'publisher',
+    'catalog-indexer',
+    'deals',
+    'cart',
+    'secure-entry',
+    '3p-connector',
+    'reconciler',
+  ],
+  // The public API of a development run, with its admin API under the run's token.
+  development: { publicPort: 'api', env: (run) => ({ ADMIN_TOKEN: run.adminToken }) },
 };

@@ -21,6 +21,17 @@ export const partnerReferenceService: ServiceDefinition<PartnerReferenceConfig> 
   uses: { bus: false },
   loadConfig: loadPartnerReferenceConfig,
   compose: composePartnerReference,
+  // In a development run: the demo partner, on the run's partner port, with the run's admin token
+  // and an OAuth client the run registers with the connector (`shared`).
+  development: {
+    publicPort: 'partner',
+    env: (run) => ({
+      ADMIN_TOKEN: run.adminToken,
+      PARTNER_CLIENT_ID: run.shared('PARTNER_CLIENT_ID'),
+      PARTNER_CLIENT_SECRET: run.shared('PARTNER_CLIENT_SECRET'),
+      PARTNER_SEED_DEMO: 'true',
+    }),
+  },
   // package.json `marquee.v8` (docs/architecture.md, "V8 options").
   v8: v8OptionsOf(manifest),
 };

@@ -11,6 +11,8 @@ export const reconcilerService: ServiceDefinition<ReconcilerConfig> = {
   name: 'reconciler',
   loadConfig: loadReconcilerConfig,
   compose: composeReconciler,
+  // The partners' side of each booking and order, through the connector.
+  calls: ['3p-connector'],
   // package.json `marquee.v8` (docs/architecture.md, "V8 options").
   v8: v8OptionsOf(manifest),
 };

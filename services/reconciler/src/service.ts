@@ -1,5 +1,4 @@
 import { periodic, type Periodic } from '@marquee/platform/lifecycle';
-import { pingMongo } from '@marquee/platform/mongo';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { openServiceStores } from '@marquee/platform/store';
@@ -33,7 +32,7 @@ export async function composeReconciler(
   config: ReconcilerConfig,
   options: { connector?: PartnerConnector } = {},
 ): Promise<ServiceParts> {
-  const { logger, bus, mongo } = infra;
+  const { logger, bus } = infra;
   const { storage, outboxSources } = await openServiceStores(infra, createReconcilerStorage);
   const client = options.connector
     ? undefined
@@ -80,7 +79,6 @@ export async function composeReconciler(
 
   return {
     grpc: [reconcilerGrpc(app)],
-    ...(mongo ? { readiness: { mongo: () => pingMongo(mongo) } } : {}),
     start: async () => {
       await relay.start();
       every(config.RECONCILE_INTERVAL_MS, 'reconciliation worker', async () => {

@@ -12,8 +12,9 @@ export interface HostOptions {
   /** Budget for draining the gRPC server at stop. */
   stopTimeoutMs?: number;
   /**
-   * The shared infrastructure the service uses (ServiceDefinition.uses, default both): `/readyz`
-   * reports only those, not an in-memory bus it was handed and never uses.
+   * The shared infrastructure the service uses (its ServiceDefinition's `uses`; absent: both).
+   * `/readyz` reports only those, not a bus or a database it was handed and never uses. Every
+   * runner passes it: `runService`, the embedded default.
    */
   uses?: { bus?: boolean; mongo?: boolean };
 }
@@ -43,7 +44,7 @@ export async function hostService(
     ...(options.uses?.bus !== false ? { 'event-bus': () => infra.bus.ready() } : {}),
     // Loaded here, not at the top: a service without Mongo never loads mongoose
     // (ServiceDefinition.uses).
-    ...(infra.mongo
+    ...(options.uses?.mongo !== false && infra.mongo
       ? { mongo: async () => (await import('../mongo/index.js')).pingMongo(infra.mongo!) }
       : {}),
     ...parts.readiness,

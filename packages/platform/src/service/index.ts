@@ -6,9 +6,12 @@
  */
 export { hostService, type HostedService, type HostOptions } from './host.js';
 export { runService, type RunServiceOptions } from './run.js';
+export { callVariables } from './calls.js';
 export { readModelConsumerGroup, serviceConfigSchema } from './config.js';
 export type {
   ComposeService,
+  DevelopmentRun,
+  DevelopmentSettings,
   GrpcRegistration,
   ServiceDefinition,
   ServiceInfra,

@@ -63,7 +63,40 @@ export interface ServiceDefinition<C> {
    * Mongo, and production does not require `KAFKA_BROKERS` or `MONGO_URL` for it.
    */
   uses?: { bus?: boolean; mongo?: boolean };
+  /**
+   * The services it calls (gRPC, and HTTP where it proxies): whoever runs it gives it the
+   * addresses of each under `GRPC_ADDR_<NAME>` and `HTTP_URL_<NAME>` (`callVariables`), as the
+   * Helm chart does for a service's `calls`. A runner of several services starts these first.
+   */
+  calls?: readonly string[];
+  /** How a development run of every service in one process (the embedded default) starts it. */
+  development?: DevelopmentSettings;
   /** Validates the environment (the service's `config.ts`). */
   loadConfig(env?: NodeJS.ProcessEnv): C;
   compose: ComposeService<C>;
+}
+
+/** What a development run knows when it starts a service (see `DevelopmentSettings`). */
+export interface DevelopmentRun {
+  /** The run's admin token: every admin API of the run takes the same one. */
+  adminToken: string;
+  /**
+   * A random value made once per run under `name` and the same for everyone who asks: a credential
+   * two parties of the run must agree on (a partner's OAuth client and whoever registers it).
+   */
+  shared(name: string): string;
+}
+
+/**
+ * What a service needs from a development run beyond its config defaults. Services say it here, so
+ * the runner starts every service the same way and knows none of them by name.
+ */
+export interface DevelopmentSettings {
+  /**
+   * The public port of the run its HTTP server takes (`api`: the run's PORT, `partner`: its
+   * PARTNER_PORT); any other service listens on an ephemeral port.
+   */
+  publicPort?: 'api' | 'partner';
+  /** Settings from the run (its admin token, shared credentials) or for a demo, as environment. */
+  env?: (run: DevelopmentRun) => NodeJS.ProcessEnv;
 }

@@ -1,15 +1,17 @@
+import type { Connection } from 'mongoose';
 import { describe, expect, it } from 'vitest';
 import { createMemoryBus } from '../../src/bus/memory-bus.js';
 import { createLogger } from '../../src/logger/index.js';
+import { callVariables } from '../../src/service/calls.js';
 import { hostService } from '../../src/service/host.js';
 
 const logger = createLogger({ service: 'host-test', level: 'silent' });
 
 describe('hostService readiness', () => {
-  const host = async (uses?: { bus?: boolean; mongo?: boolean }) => {
+  const host = async (uses?: { bus?: boolean; mongo?: boolean }, mongo?: Connection) => {
     const bus = createMemoryBus({ source: '//test' });
     await bus.start();
-    const infra = { name: 'host-test', logger, bus, mongo: undefined };
+    const infra = { name: 'host-test', logger, bus, mongo };
     const hosted = await hostService(
       infra,
       { readiness: { 'read-model': async () => true } },
@@ -35,6 +37,29 @@ describe('hostService readiness', () => {
     expect(await host({ bus: false, mongo: false })).toEqual({
       status: 200,
       checks: { 'read-model': true },
+    });
+  });
+
+  it('pings a database the service uses, and not one it was handed without using it', async () => {
+    // Not a live connection: its ping fails, which is what the check then reports.
+    const unreachable = { db: undefined } as unknown as Connection;
+    expect((await host({ bus: false }, unreachable)).checks).toEqual({
+      mongo: false,
+      'read-model': true,
+    });
+    expect((await host({ bus: false, mongo: false }, unreachable)).checks).toEqual({
+      'read-model': true,
+    });
+  });
+});
+
+describe('callVariables', () => {
+  it('names the addresses of a called service as the Helm chart does', () => {
+    expect(
+      callVariables('3p-connector', { host: '127.0.0.1', grpcPort: 50057, httpPort: 8087 }),
+    ).toEqual({
+      GRPC_ADDR_3P_CONNECTOR: '127.0.0.1:50057',
+      HTTP_URL_3P_CONNECTOR: 'http://127.0.0.1:8087',
     });
   });
 });
