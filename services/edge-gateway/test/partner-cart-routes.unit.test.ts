@@ -266,6 +266,43 @@ describe('GET /events/{event_id}/availability', () => {
   });
 });
 
+describe('a cart back end with no room for another call', () => {
+  it('answers 503 with Retry-After before the API key is checked', async () => {
+    let full = true;
+    const app = await edge({
+      assertRoom() {
+        if (full)
+          throw Object.assign(new Error('too many calls in flight to a backend; retry shortly'), {
+            kind: 'unavailable',
+            details: { retryAfterMs: 2_000 },
+          });
+      },
+      async reserveCart() {
+        return answer(heldCart());
+      },
+    });
+    const refused = await app.inject({
+      method: 'POST',
+      url: withKey(`${P}/events/${EVENT}/cart`),
+      payload: reserveBody,
+    });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('2');
+    expect(refused.json().error.http_code).toBe(503);
+    // The key was never looked at: no call reached auth-gateway.
+    expect(harness!.keysSeen).toEqual([]);
+
+    full = false;
+    const held = await app.inject({
+      method: 'POST',
+      url: withKey(`${P}/events/${EVENT}/cart`),
+      payload: reserveBody,
+    });
+    expect(held.statusCode).toBe(200);
+    expect(harness!.keysSeen).toEqual([KEY]);
+  });
+});
+
 describe('POST /events/{event_id}/cart (reserve) and polling', () => {
   it('reserves and answers 200 with the cart result, defaults applied', async () => {
     const inputs: ReserveInput[] = [];

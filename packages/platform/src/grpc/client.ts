@@ -57,6 +57,21 @@ interface InFlight {
 }
 const inFlightOf = new WeakMap<object, InFlight>();
 
+const inFlightRefusal = () =>
+  new AppError('unavailable', 'too many calls in flight to a backend; retry shortly', {
+    details: { retryAfterMs: shedRetryAfterMs() },
+  });
+
+/**
+ * Throws what a call of `client` would be refused with now that its `maxInFlight` bound is
+ * reached (nothing otherwise): a caller can refuse a request before doing any work of its own for
+ * it, such as checking its credentials, when the back end it needs has no room anyway.
+ */
+export function assertInFlightRoom(client: object): void {
+  const bound = inFlightOf.get(client);
+  if (bound !== undefined && bound.count >= bound.limit) throw inFlightRefusal();
+}
+
 /**
  * The HTTP/2 receive window of a client's connection and streams. HTTP/2's default, 65,535 bytes,
  * is all a server may send before the client's event loop turns to acknowledge it: a busy caller
@@ -198,12 +213,7 @@ export function callUnary<C, M extends UnaryMethodName<C>>(
   };
   const bound = inFlightOf.get(client as object);
   if (bound !== undefined) {
-    if (bound.count >= bound.limit)
-      return Promise.reject(
-        new AppError('unavailable', 'too many calls in flight to a backend; retry shortly', {
-          details: { retryAfterMs: shedRetryAfterMs() },
-        }),
-      );
+    if (bound.count >= bound.limit) return Promise.reject(inFlightRefusal());
     bound.count += 1;
   }
   const settled = new Promise<ResponseOf<C[M]>>((resolve, reject) => {

@@ -14,6 +14,7 @@ export {
   type GrpcServiceRegistration,
 } from './server.js';
 export {
+  assertInFlightRoom,
   callUnary,
   createGrpcClient,
   type CallUnaryOptions,

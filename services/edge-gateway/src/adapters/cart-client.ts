@@ -1,6 +1,11 @@
 import { BinaryReader } from '@bufbuild/protobuf/wire';
 import { AppError, isAppErrorLike } from '@marquee/platform/errors';
-import { callUnary, createGrpcClient, type UnaryMethodName } from '@marquee/platform/grpc';
+import {
+  assertInFlightRoom,
+  callUnary,
+  createGrpcClient,
+  type UnaryMethodName,
+} from '@marquee/platform/grpc';
 import type { Logger } from '@marquee/platform/logger';
 import {
   CancelReason as CancelReasonMessage,
@@ -336,6 +341,7 @@ export function createCartClient(
   }
 
   return {
+    assertRoom: () => assertInFlightRoom(client),
     async getEventAvailability(caller, eventId) {
       return toEventAvailability(
         await unary('getEventAvailability', {

@@ -286,6 +286,12 @@ export interface OrderRecord {
 }
 
 export interface PartnerCart {
+  /**
+   * Throws the back end's "too many calls in flight" refusal (kind `unavailable`, with
+   * `retryAfterMs`) when a call would be refused now; nothing otherwise. Lets a route refuse
+   * before any work of its own. Absent: no bound to check.
+   */
+  assertRoom?(): void;
   getEventAvailability(caller: CartCaller, eventId: string): Promise<EventAvailability>;
   /** RESOURCE_EXHAUSTED-like errors carry the partner cart code (see the README's table). */
   reserveCart(caller: CartCaller, input: ReserveInput): Promise<CartAnswer>;

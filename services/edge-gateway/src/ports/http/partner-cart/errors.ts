@@ -163,16 +163,24 @@ function presentedKey(request: FastifyRequest): string | undefined {
 /**
  * The API key (`apikey` query or `x-api-key` header) checked in `onRequest`: a missing or unknown
  * key is refused (401, code 10001) before the body is read or parsed, an app over its quota 429
- * with Retry-After. Same checks as the other families' guard (auth-gateway through the caching
+ * with Retry-After. When the back end is already at its bound of calls in flight, the request is
+ * refused 503 first (a 503 can therefore come before a 401). Same checks as the other families' guard (auth-gateway through the caching
  * DeveloperAccess), one hook earlier.
  */
 export function requirePartnerApiKey(
   scope: FastifyInstance,
   family: ApiFamily,
   access: DeveloperAccess,
+  /**
+   * Throws when the back end has no room for another call (cart's in-flight bound reached): the
+   * request is then refused 503 with Retry-After before its key is checked, so a retry storm
+   * costs no quota check at auth-gateway for calls that would be refused anyway.
+   */
+  assertRoom?: () => void,
 ): void {
   declareSecurity(scope, ['apiKey', 'apiKeyHeader']);
   scope.addHook('onRequest', async (request, reply) => {
+    assertRoom?.();
     const key = presentedKey(request);
     const check = key && key.length <= 256 ? await access.validateApiKey(key) : undefined;
     if (!check?.valid) return sendPartnerError(reply, family, family.unauthorized);

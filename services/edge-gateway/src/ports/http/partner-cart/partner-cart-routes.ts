@@ -91,9 +91,9 @@ export function partnerCartRoutes(backends: {
   async function routes(scope: FastifyInstance, family: ApiFamily): Promise<void> {
     redactPartnerSecrets(scope);
     scope.setErrorHandler(partnerErrorHandler(family));
-    requirePartnerApiKey(scope, family, backends.developerAccess);
-
     const cart = backends.partnerCart;
+    requirePartnerApiKey(scope, family, backends.developerAccess, () => cart.assertRoom?.());
+
     const sandbox = scope.prefix.startsWith('/partners-preprod');
     const tags = [family.title];
     const summary = (text: string) => (sandbox ? `${text} (pre-production sandbox)` : text);
