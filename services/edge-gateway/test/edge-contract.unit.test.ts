@@ -153,6 +153,24 @@ describe('numbers beyond what a field can hold', () => {
     expect(published).toEqual([]);
   });
 
+  it('refuses a body with a prototype-poisoning key at any depth (400)', async () => {
+    const app = await edge(fakeBackends({ developerAccess: keyed(quota(false)) }));
+    for (const payload of [
+      '{"source":{"id":"s","name":"n"},"extra":{"__proto__":{"admin":true}}}',
+      '{"source":{"id":"s","name":"n"},"extra":[{"constructor":{"prototype":{}}}]}',
+    ]) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/publish/events?apikey=key-1',
+        headers: { 'content-type': 'application/json' },
+        payload,
+      });
+      expect(response.statusCode, payload).toBe(400);
+      // fastify's JSON parser refuses it as it refuses a body that is not JSON.
+      expect(response.json().errors[0]).toMatchObject({ code: 'MALFORMED_REQUEST' });
+    }
+  });
+
   it('answers an offset past int32 with 400, not a failed call', async () => {
     const app = await edge(fakeBackends({}));
     const response = await app.inject({

@@ -48,7 +48,7 @@ export const OPENAPI_DOCUMENT_VERSION = '0.2.0';
 const DOCUMENT_DESCRIPTION = [
   'Discovery, international discovery, publishing, deals, commerce, partner cart, top picks, secure render, gate and the admin API of the Marquee ticketing platform.',
   '',
-  'Each operation lists every status it can answer. Errors come in the body of the API family the path belongs to (its own documented error shape, never a stack trace). Request bodies are checked without type coercion (`"name": false` is not a name); query parameters and headers are text, read as numbers or booleans where the schema says so. Unknown properties are refused.',
+  'Each operation lists every status it can answer. Errors come in the body of the API family the path belongs to (its own documented error shape, never a stack trace). Request bodies are checked without type coercion (`"name": false` is not a name); query parameters and headers are text, read as numbers or booleans where the schema says so. Unknown properties are refused where a schema says so. A JSON body with a `__proto__` key, or a `constructor` key holding `prototype`, at any depth is refused with 400 (protection against prototype poisoning).',
   '',
   'A known path asked with a method it does not have answers 405 with `Allow`; an unknown path 404. 429 (an app over its quota) and 503 (a back end unavailable or at its limit) carry `Retry-After` in whole seconds. A path segment longer than 100 characters is refused with 414 before routing.',
   '',

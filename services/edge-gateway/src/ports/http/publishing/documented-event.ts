@@ -12,7 +12,10 @@ import { PublishedEventSchema } from '@marquee/api-schemas';
  * 4. and 5. a venue or an attraction is exactly one of `{id}` or `{source: {id, name}}`;
  * - each classification level has an `id` or `names`;
  * - UTC date-times are instants (months 01-12, days 01-31, hours 00-23, minutes and seconds 00-59);
- * - locale map keys are `xx-yy`.
+ * - locale map keys are `xx-yy`;
+ * - no `__proto__` key, nor a `constructor` key holding `prototype`, at any depth (the JSON parser
+ *   refuses them: 400 `MALFORMED_REQUEST`), which the description says (JSON Schema cannot state it
+ *   of every nested value).
  *
  * The rules' refusals keep their own codes (400 `ID_NOT_ALLOWED`, `INVALID_SOURCE`, ...); only the
  * document changes here. Properties not listed stay allowed (stored, reported as unknown).
@@ -100,7 +103,9 @@ export function documentedPublishedEvent(): Schema {
     ...event,
     description:
       `${event.description as string}. Publishing rules: no \`id\`; not both \`venue\` and ` +
-      '`place`; a `source` with `id` and `name`; a venue or attraction is `{id}` or `{source}`.',
+      '`place`; a `source` with `id` and `name`; a venue or attraction is `{id}` or `{source}`. ' +
+      'No `__proto__` key, nor a `constructor` key holding `prototype`, at any depth (refused by ' +
+      'the JSON parser: 400 `MALFORMED_REQUEST`).',
     required: ['source'],
     not: { anyOf: [{ required: ['id'] }, { required: ['venue', 'place'] }] },
     properties: {

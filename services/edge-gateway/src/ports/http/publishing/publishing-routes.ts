@@ -173,6 +173,8 @@ function sendError(family: ApiFamily, request: FastifyRequest, reply: FastifyRep
     error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
     error instanceof SyntaxError
   ) {
+    // Also a body with a prototype-poisoning key (`__proto__`, `constructor.prototype`): fastify's
+    // JSON parser refuses it as it refuses one that is not JSON, with the same error.
     return reply
       .code(400)
       .send(errorBody([rejected('MALFORMED_REQUEST', 'The request body is not valid JSON')]));
