@@ -1,7 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { createServiceStores, type ServiceStores } from '@marquee/platform/store';
-import { BookingHeld, OrderCancelled, OrderConfirmed } from '@marquee/proto/cart/v1';
+import {
+  createIdempotency,
+  idempotencyIndexes,
+  type IdempotencyRecord,
+} from '@marquee/platform/idempotency';
+import {
+  createMemoryStore,
+  createServiceStores,
+  type ServiceStores,
+} from '@marquee/platform/store';
+import {
+  BookingHeld,
+  OrderCancelled,
+  OrderConfirmed,
+  ReserveCartRequest,
+} from '@marquee/proto/cart/v1';
 import { randomIds } from '../src/adapters/ids.js';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
 import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
@@ -12,6 +26,7 @@ import { parseMaintenanceWindow } from '../src/domain/maintenance.js';
 import { EventProjectionStore } from '../src/events/store.js';
 import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';
+import { cartGrpc } from '../src/ports/grpc/cart-grpc.js';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const owner = { appId: 'app-1', sandbox: false, channel: 'partner-cart' as const };
@@ -199,6 +214,51 @@ describe('CartApp', () => {
     expect(busy.connector.held()).toBe(2);
 
     expect((await reserve()).cart.status).toBe('HELD');
+  });
+
+  it('admits a burst of keyed reserves up to its places, and writes no key for the rest', async () => {
+    const busy = await setup({ settings: { maxReservesInFlight: 2 } });
+    let open!: () => void;
+    busy.connector.gate = new Promise((resolve) => (open = resolve));
+    const records = createMemoryStore<IdempotencyRecord>({
+      name: 'idempotency',
+      indexes: idempotencyIndexes,
+    });
+    const { implementation } = cartGrpc(busy.app, createIdempotency(records));
+    const reserve = (key: string) =>
+      new Promise<unknown>((resolve, reject) =>
+        (
+          implementation.reserveCart as (
+            call: { request: ReserveCartRequest },
+            done: (error: unknown, response?: unknown) => void,
+          ) => void
+        )(
+          {
+            request: ReserveCartRequest.fromPartial({
+              appId: 'app-1',
+              eventId: EVENT_ID,
+              idempotencyKey: key,
+              reserves: [{ tickets: [{ id: '000001', quantity: 1 }], acceptBestAvailable: true }],
+            }),
+          },
+          (error, response) => (error ? reject(error) : resolve(response)),
+        ),
+      );
+
+    const burst = Array.from({ length: 10 }, (_, i) => reserve(`key-${i}`));
+    const outcomes = await Promise.allSettled(
+      burst.map((p, i) => (i < 2 ? Promise.resolve('admitted') : p)),
+    );
+    const refused = outcomes.slice(2).filter((o) => o.status === 'rejected');
+    expect(refused).toHaveLength(8);
+    for (const o of refused)
+      expect((o as PromiseRejectedResult).reason).toMatchObject({ kind: 'unavailable' });
+    // Only the two admitted reserves wrote an Idempotency-Key record.
+    expect(await records.count()).toBe(2);
+    open();
+    await Promise.all(burst.slice(0, 2));
+    await busy.app.drain();
+    expect(busy.connector.held()).toBe(2);
   });
 
   it('counts a reserve request from its start, before it has written anything', async () => {

@@ -196,10 +196,11 @@ export function createIdempotency(
         response = await execute();
       } catch (error) {
         const recorded = isAppErrorLike(error) && RECORDED_ERROR_KINDS.includes(error.kind);
+        const { version: _version, ...taken } = mine;
         try {
           if (recorded)
-            await store.update(id, mine.version, (current) => ({
-              ...current,
+            await store.update(id, mine.version, {
+              ...taken,
               state: 'done',
               outcome: {
                 ok: false,
@@ -207,8 +208,11 @@ export function createIdempotency(
                 message: error.message,
                 ...(error.details ? { details: error.details } : {}),
               },
-            }));
-          else await store.delete(id, mine.version);
+            });
+          // Not an outcome (a passing failure): the key is given back by ending its lease, so a
+          // retry of the same request runs again at once. An update, not a delete: the dev/CI
+          // Mongo-wire server scans the whole collection for a delete.
+          else await store.update(id, mine.version, { ...taken, lockedUntil: new Date(0) });
         } catch (_writeError) {
           // The lease ends by itself; a retry then runs the call again.
         }

@@ -87,6 +87,10 @@ export function idempotencyContract(adapter: string, factory: RecordStoreFactory
         return Promise.reject(new AppError('unavailable', 'partner down'));
       };
       await expect(idem.run(call('k5', 'r'), down)).rejects.toMatchObject({ kind: 'unavailable' });
+      // The key stays bound to its request: another request with it is still refused.
+      await expect(idem.run(call('k5', 'other'), work)).rejects.toMatchObject({
+        kind: 'failed_precondition',
+      });
       expect(await idem.run(call('k5', 'r'), work)).toEqual({ n: 3 });
     });
 

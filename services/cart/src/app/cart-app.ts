@@ -1459,13 +1459,29 @@ export class CartApp {
    * has given up. A refusal writes nothing, so an idempotent retry is harmless.
    */
   async withReserveSlot<T>(work: () => Promise<T>): Promise<T> {
-    this.assertReserveCapacity();
-    this.#admitted += 1;
+    const release = this.takeReserveSlot();
     try {
       return await work();
     } finally {
-      this.#admitted -= 1;
+      release();
     }
+  }
+
+  /**
+   * Takes one of the places `withReserveSlot` hands out, at once (refused like it when none is
+   * free); the function returned gives it back (calling it again does nothing). For a port that
+   * must hold the place across work of its own before the reserve, such as its idempotency record,
+   * so that a burst cannot pass the capacity check all at once and only then find no place.
+   */
+  takeReserveSlot(): () => void {
+    this.assertReserveCapacity();
+    this.#admitted += 1;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.#admitted -= 1;
+    };
   }
 
   /** Waits for background reserves of this process (shutdown, tests). */

@@ -254,11 +254,12 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
         offsaleAt: a.event.onSaleUntil,
       };
     }),
-    // Refused before the idempotency record is written when no place is free, and when the event
-    // has just sold out and the key is new (a retry of a reserve that made a cart still gets its
-    // cart): a refusal under load costs no store write. The place itself is taken by the reserve,
-    // so a duplicate waiting for the outcome of its first request holds none.
-    reserveCart: unary((r: ReserveCartRequest) => {
+    // A reserve takes its place (CART_MAX_RESERVES_IN_FLIGHT) before its Idempotency-Key record is
+    // written, and a new key is refused while the event has just sold out: under a burst, requests
+    // that cannot be served are refused without a store write (a refusal found only after the record
+    // would cost writing it and giving it back). A retry of a reserve that already ran still gets
+    // its first answer (its cart), whatever the hint says; the place is given back at the end.
+    reserveCart: unary(async (r: ReserveCartRequest) => {
       const input: ReserveInput = {
         owner: { ...owner(r), channel: 'partner-cart' },
         eventId: r.eventId,
@@ -284,25 +285,33 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
         })),
       };
       app.assertReserveCapacity();
-      return idempotency.run(
-        {
-          scope: r.appId,
-          key: r.idempotencyKey,
-          request: requestBytes(
-            'ReserveCart',
-            ReserveCartRequest.encode({ ...r, idempotencyKey: '' }).finish(),
-          ),
-          encode: (res) => ReserveCartResponse.encode(res).finish(),
-          decode: (bytes) => ReserveCartResponse.decode(bytes),
-        },
-        async (): Promise<ReserveCartResponse> => {
-          const view = await app.withReserveSlot(() => app.reserve(input));
-          return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
-        },
-        app.soldOutHinted(input.eventId)
-          ? { refuseNew: () => app.refuseIfJustSoldOut(input) }
-          : undefined,
-      );
+      let release: (() => void) | undefined;
+      const admit = () => {
+        if (app.soldOutHinted(input.eventId)) app.refuseIfJustSoldOut(input);
+        release ??= app.takeReserveSlot();
+      };
+      try {
+        return await idempotency.run(
+          {
+            scope: r.appId,
+            key: r.idempotencyKey,
+            request: requestBytes(
+              'ReserveCart',
+              ReserveCartRequest.encode({ ...r, idempotencyKey: '' }).finish(),
+            ),
+            encode: (res) => ReserveCartResponse.encode(res).finish(),
+            decode: (bytes) => ReserveCartResponse.decode(bytes),
+          },
+          async (): Promise<ReserveCartResponse> => {
+            admit(); // without a key (or a lapsed one) the place is taken here
+            const view = await app.reserve(input);
+            return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
+          },
+          { refuseNew: admit },
+        );
+      } finally {
+        release?.();
+      }
     }),
     getCart: unary(async (r) => {
       const view = await app.get(owner(r), r.cartId, r.eventId);
