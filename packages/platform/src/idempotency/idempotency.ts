@@ -75,6 +75,12 @@ export interface RunOptions {
    * already ran still gets its first outcome. With it, the key is read before it is taken.
    */
   refuseNew?: () => void;
+  /**
+   * Called each time the call starts waiting for a duplicate that is still running (before each
+   * pause): what the caller holds for its own run, such as a place under a concurrency bound, can
+   * be given back while it only waits.
+   */
+  onWait?: () => void;
 }
 
 export interface Idempotency {
@@ -188,6 +194,7 @@ export function createIdempotency(
           throw new AppError('aborted', 'a request with this Idempotency-Key is still running', {
             details: { reason: IDEMPOTENCY_KEY_IN_PROGRESS },
           });
+        runOptions.onWait?.();
         // Backing off: many duplicates of slow requests must not turn into a read storm.
         await sleep(Math.max(0, Math.min(1_000, pollMs * 2 ** polls++, deadline - Date.now())));
       }

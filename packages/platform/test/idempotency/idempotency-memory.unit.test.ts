@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createIdempotency,
   idempotencyIndexes,
@@ -72,5 +72,37 @@ describe('idempotency store traffic', () => {
     );
     expect(await store.count()).toBe(1);
     expect(await idempotency.run(call('known'), async () => ({ n: 3 }), refuse)).toEqual({ n: 1 });
+  });
+
+  it('tells the caller when it waits for a duplicate that is still running', async () => {
+    const store = createMemoryStore<IdempotencyRecord>({
+      name: 'idempotency',
+      indexes: idempotencyIndexes,
+    });
+    const idempotency = createIdempotency(store, { pollMs: 5 });
+    const text = new TextEncoder();
+    const call = {
+      scope: 'app-1',
+      key: 'slow',
+      request: text.encode('body'),
+      encode: (r: { n: number }) => text.encode(JSON.stringify(r)),
+      decode: (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b)) as { n: number },
+    };
+    let finish!: () => void;
+    const first = idempotency.run(
+      call,
+      () => new Promise<{ n: number }>((resolve) => (finish = () => resolve({ n: 1 }))),
+    );
+    await vi.waitFor(async () => expect(await store.count()).toBe(1));
+    let waits = 0;
+    const duplicate = idempotency.run(call, async () => ({ n: 2 }), {
+      onWait: () => {
+        waits += 1;
+        if (waits === 2) finish();
+      },
+    });
+    expect(await duplicate).toEqual({ n: 1 });
+    expect(await first).toEqual({ n: 1 });
+    expect(waits).toBeGreaterThanOrEqual(2);
   });
 });

@@ -254,11 +254,11 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
         offsaleAt: a.event.onSaleUntil,
       };
     }),
-    // A reserve takes its place (CART_MAX_RESERVES_IN_FLIGHT) before its Idempotency-Key record is
-    // written, and a new key is refused while the event has just sold out: under a burst, requests
-    // that cannot be served are refused without a store write (a refusal found only after the record
-    // would cost writing it and giving it back). A retry of a reserve that already ran still gets
-    // its first answer (its cart), whatever the hint says; the place is given back at the end.
+    // A reserve takes its place (CART_MAX_RESERVES_IN_FLIGHT) before it touches the store, so a
+    // burst reaches the store only as far as it can be served: the rest is refused at once, 503
+    // with Retry-After, without a read or a write. A new key is also refused while the event has
+    // just sold out (a retry of a reserve that already ran still gets its first answer, its cart).
+    // The place is given back while the call only waits for a duplicate, and at its end.
     reserveCart: unary(async (r: ReserveCartRequest) => {
       const input: ReserveInput = {
         owner: { ...owner(r), channel: 'partner-cart' },
@@ -284,10 +284,8 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
           acceptBestAvailable: reserve.acceptBestAvailable,
         })),
       };
-      app.assertReserveCapacity();
-      let release: (() => void) | undefined;
+      let release: (() => void) | undefined = app.takeReserveSlot();
       const admit = () => {
-        if (app.soldOutHinted(input.eventId)) app.refuseIfJustSoldOut(input);
         release ??= app.takeReserveSlot();
       };
       try {
@@ -303,11 +301,20 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
             decode: (bytes) => ReserveCartResponse.decode(bytes),
           },
           async (): Promise<ReserveCartResponse> => {
-            admit(); // without a key (or a lapsed one) the place is taken here
+            admit(); // given back while waiting for a duplicate whose lease then ended: taken again
             const view = await app.reserve(input);
             return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
           },
-          { refuseNew: admit },
+          {
+            // Only while the hint is live: it makes the helper read the key before taking it.
+            ...(app.soldOutHinted(input.eventId)
+              ? { refuseNew: () => app.refuseIfJustSoldOut(input) }
+              : {}),
+            onWait: () => {
+              release?.();
+              release = undefined;
+            },
+          },
         );
       } finally {
         release?.();
