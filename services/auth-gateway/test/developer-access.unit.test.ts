@@ -203,6 +203,20 @@ describe('DeveloperAccess: rate limits', () => {
     expect(second.available).toBe(4998);
   });
 
+  it('reads the quota of an app once for a burst of checks, and not again while reused', async () => {
+    const { sut, stores } = build({ perSecond: 1_000 });
+    const { appId } = await sut.createApp(newApp);
+    let reads = 0;
+    const get = stores.apps.get.bind(stores.apps);
+    stores.apps.get = (id: string) => {
+      reads += 1;
+      return get(id);
+    };
+    await Promise.all(Array.from({ length: 50 }, () => sut.checkRateLimit(appId)));
+    await sut.checkRateLimit(appId);
+    expect(reads).toBe(1);
+  });
+
   it('refuses the sixth call within one second, and allows calls again the next second', async () => {
     const { sut, setNow } = build();
     const { appId } = await sut.createApp(newApp);

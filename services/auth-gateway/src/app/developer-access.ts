@@ -68,7 +68,8 @@ export interface DeveloperAccessDeps {
  * count is right however many edge replicas there are (README, Rate limits).
  */
 export class DeveloperAccess {
-  private readonly quotas = new Map<string, { quota: Quota; until: number }>();
+  /** Per app: its quota (or the read of it in progress) and until when it is reused. */
+  private readonly quotas = new Map<string, { quota: Promise<Quota>; until: number }>();
 
   constructor(private readonly deps: DeveloperAccessDeps) {}
 
@@ -208,9 +209,17 @@ export class DeveloperAccess {
     const now = this.deps.clock().getTime();
     const cached = this.quotas.get(appId);
     if (cached && cached.until > now) return cached.quota;
-    const app = await this.deps.apps.byId(appId);
-    if (!app) throw new AuthError('not_found', 'unknown app');
-    this.quotas.set(appId, { quota: app.quota, until: now + (this.deps.quotaCacheMs ?? 30_000) });
-    return app.quota;
+    // One read per app however many calls arrive while it runs (a burst after the reuse time
+    // ended made one read per call); a failed read is not remembered.
+    const quota = this.deps.apps.byId(appId).then((app) => {
+      if (!app) throw new AuthError('not_found', 'unknown app');
+      return app.quota;
+    });
+    const entry = { quota, until: now + (this.deps.quotaCacheMs ?? 30_000) };
+    this.quotas.set(appId, entry);
+    quota.catch(() => {
+      if (this.quotas.get(appId) === entry) this.quotas.delete(appId);
+    });
+    return quota;
   }
 }
