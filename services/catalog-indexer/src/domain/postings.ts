@@ -13,7 +13,7 @@ export class PostingList {
    * The documents once there are two or more. A list of one document (most name words: a number,
    * a rare word) keeps it in `single` instead: an `Int32Array` is three heap objects (the array,
    * its buffer, its elements), and 100,000 events have about as many such words, each visited by
-   * every major collection of the index's heap (catalog-indexer README, "Session 8").
+   * every major collection of the index's heap (catalog-indexer README, "Search index").
    */
   private items: Int32Array | undefined;
   /** The document while the list holds exactly one and `items` is undefined. */
