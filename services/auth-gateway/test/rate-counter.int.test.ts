@@ -45,4 +45,24 @@ describeIntegration('auth-gateway rate counter on the Mongo-wire server', ({ mon
     // The first call writes alone; the other 199 arrive while it is in flight.
     expect(spy.mock.calls.length).toBeLessThanOrEqual(3);
   });
+
+  it('with a lease, counts a busy key mostly from units taken ahead, without writes', async () => {
+    connection ??= await connectMongo({
+      url: mongoUrl,
+      dbName: uniqueName('authrate').replace(/-/g, '_'),
+      logger,
+      appName: 'auth-gateway-test',
+    });
+    const collection = connection.collection('rate_counters');
+    const spy = vi.spyOn(collection, 'findOneAndUpdate');
+    const counting = { collection: () => collection } as unknown as Connection;
+    const sut = createMongoRateCounter(counting);
+    const key = `lease-${Math.random()}`;
+    const results: number[] = [];
+    for (let i = 0; i < 200; i += 1)
+      results.push(await sut.add(key, 1, Date.now() + 60_000, { lease: 64 }));
+    expect(new Set(results).size).toBe(200);
+    // One call after the other, each a write without a lease: 200 writes.
+    expect(spy.mock.calls.length).toBeLessThanOrEqual(20);
+  });
 });

@@ -32,9 +32,20 @@ export interface FanRepository {
 /**
  * Counters of the quota windows. `add` is atomic per key and returns the count after adding (a
  * negative amount gives back); counters vanish some time after `expiresAtMs`.
+ *
+ * `lease` (default 1: none) lets a shared counter take up to that many units ahead with one write
+ * and hand them out from memory: each call still gets a count no other call of any process got
+ * (so "count over the limit" stays exact across replicas), but counts are no longer in arrival
+ * order across processes, and units taken ahead and never handed out are lost with their window
+ * (a count may run ahead of the calls made by at most the lease per process).
  */
 export interface RateCounter {
-  add(key: string, amount: number, expiresAtMs: number): Promise<number>;
+  add(
+    key: string,
+    amount: number,
+    expiresAtMs: number,
+    options?: { lease?: number },
+  ): Promise<number>;
 }
 
 /** Memory-hard hashing of low-entropy or long-lived secrets: passwords and client secrets. */
