@@ -1,5 +1,5 @@
 /**
- * Deals search benchmark (issue 5): 100,000 events and 20,000 deals in a running deals service,
+ * Deals search benchmark: 100,000 events and 20,000 deals in a running deals service,
  * searched through the edge's deals routes (`GET /dc/content/v1/deals/events`) with autocannon.
  *
  * Two processes, so the load generator never shares an event loop with what it measures:

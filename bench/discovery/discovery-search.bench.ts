@@ -1,5 +1,5 @@
 /**
- * Discovery search benchmark (issue 4): 100,000 generated events in a running catalog-indexer, searched
+ * Discovery search benchmark: 100,000 generated events in a running catalog-indexer, searched
  * through the edge's Discovery v2 routes (`GET /discovery/v2/events.json`) with autocannon at 100
  * concurrent connections — keyword, geo-radius and date-range queries — next to a plain fastify
  * handler returning a fixed page of the same size; plus the publish-to-visible latency (an
@@ -319,9 +319,9 @@ async function driver(): Promise<void> {
     readV8Options(fileURLToPath(new URL(`../../services/${service}`, import.meta.url)));
   applyV8Flags(v8Of('edge-gateway').runtimeFlags);
   // And one V8 background thread (the `discovery` script's `node --v8-pool-size=1`), as the edge and
-  // catalog-indexer have: with Node's default four, each of its major collections ran four marking
-  // threads on this 2-core machine and the services' requests waited for a core (catalog-indexer
-  // README, "Session 8").
+  // catalog-indexer have: with Node's default four, each of its major collections runs four marking
+  // threads, which on a machine of two cores leaves the services' requests waiting for a core
+  // (docs/performance.md, "Discovery search").
   if (!process.execArgv.some((option) => option.startsWith('--v8-pool-size')))
     console.error('load generator: without --v8-pool-size=1 (use `pnpm discovery`)');
   const { default: autocannon } = await import('autocannon');

@@ -1,8 +1,8 @@
 /**
- * Publish-to-visible on the distributed stack (issue 4): every service its own process, real Kafka
- * and the real Mongo-wire server. An event is published through the edge (`POST /publish/v2/events`:
+ * Publish-to-visible on the distributed stack: every service its own process, real Kafka and the
+ * real Mongo-wire server. An event is published through the edge (`POST /publish/v2/events`:
  * publisher validates and stores it, its outbox relay emits `event-changed` to Kafka, catalog-indexer
- * consumes it into its FerretDB read model and its search index); the clock stops when
+ * consumes it into its in-memory read model and its search index); the clock stops when
  * catalog-indexer's `GetEvent` answers it (polled over gRPC every 2 ms, so the app's 5 requests/s
  * quota does not blur the measurement; the edge adds one constant hop on top).
  *

@@ -1,5 +1,5 @@
 /**
- * Gate validation benchmark (issue 14): scans per second and latency through the gate API
+ * Gate validation benchmark: scans per second and latency through the gate API
  * (`POST /gate/v1/scans`) of the edge, over real gRPC to secure-entry.
  *
  * Two processes, so the load generator never shares an event loop with what it measures:

@@ -8,7 +8,7 @@ import { launchChromium, requireChromium } from './chromium.js';
 const canRun = requireChromium();
 
 /**
- * Issue 3 "done when": a fan signs in and approves in a real browser, and a real OAuth client
+ * A fan signs in and approves in a real browser, and a real OAuth client
  * library (openid-client) exchanges the code and refreshes the token against the running service,
  * here the embedded default reached through the edge's base URL.
  */

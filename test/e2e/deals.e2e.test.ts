@@ -7,7 +7,7 @@ import { startStack, type Stack } from '../support/stack.js';
 const infra = requireInfra();
 
 /**
- * Issue 5: a published event plus a deal created through the admin API is found by deals search
+ * A published event plus a deal created through the admin API is found by deals search
  * within seconds, through real Kafka and a real Mongo-wire server; ending the deal removes it.
  * The event is published through `POST /publish/v2/events` (publisher → event-changed on Kafka).
  */

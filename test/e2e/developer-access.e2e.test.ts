@@ -9,7 +9,7 @@ import { startStack, type Stack } from '../support/stack.js';
 
 const infra = requireInfra();
 
-/** Issue 3: developer apps, API keys and quotas, every service as its own process. */
+/** Developer apps, API keys and quotas, every service as its own process. */
 describe.skipIf(!infra)('developer access through the edge (distributed mode)', () => {
   let sut: Stack;
   let auth: InstanceType<typeof authV1.AuthServiceClient>;

@@ -16,8 +16,8 @@ interface IntlEvents {
 }
 
 /**
- * Issue 4, discovery half: an event published through the edge (publisher → event-changed on real
- * Kafka → catalog-indexer's FerretDB read model and search index) is found by Discovery v2 and by
+ * An event published through the edge (publisher → event-changed on real Kafka → catalog-indexer's
+ * in-memory read model and search index) is found by Discovery v2 and by
  * international discovery; an update and a deletion propagate to both. Every service is its own process.
  */
 describe.skipIf(!infra)('discovery through the edge (distributed mode)', () => {
