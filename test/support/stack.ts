@@ -169,6 +169,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ...(process.env.E2E_MONGO_COMMAND_STATS_MS
         ? { MONGO_COMMAND_STATS_MS: process.env.E2E_MONGO_COMMAND_STATS_MS }
         : {}),
+      ...(process.env.E2E_MONGO_MAX_POOL_SIZE
+        ? { MONGO_MAX_POOL_SIZE: process.env.E2E_MONGO_MAX_POOL_SIZE }
+        : {}),
       ...extraEnv,
     };
     // An empty value in `serviceEnv` unsets the variable (e.g. `MONGO_URL: ''` for in-memory stores).

@@ -63,6 +63,8 @@ export const baseServiceConfig = z.object({
   // Command statistics: every this many ms, one info line with the count and summed time of the
   // Mongo commands per name and collection. Off when unset.
   MONGO_COMMAND_STATS_MS: z.coerce.number().int().positive().optional(),
+  // Connections to the Mongo server per process: at most this many commands run at once.
+  MONGO_MAX_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
   // The key services sign and check each other's gRPC calls with (grpc/service-auth.ts); one or
   // more base64 keys of 32+ bytes, the first signing. Required in production by any process that
   // hosts an RPC or calls one; generated per process otherwise. A secret: mount it as a file.

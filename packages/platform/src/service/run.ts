@@ -82,6 +82,7 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
         dbName: config.MONGO_DB,
         logger,
         appName: service.name,
+        maxPoolSize: config.MONGO_MAX_POOL_SIZE,
         ...(config.MONGO_SLOW_MS !== undefined ? { slowCommandMs: config.MONGO_SLOW_MS } : {}),
         ...(config.MONGO_COMMAND_STATS_MS !== undefined
           ? { commandStatsMs: config.MONGO_COMMAND_STATS_MS }
