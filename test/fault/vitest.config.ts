@@ -15,7 +15,7 @@ export default defineConfig({
     root: fileURLToPath(new URL('.', import.meta.url)),
     include: ['**/*.fault.test.ts'],
     // The whole scenario is one test: four faults one after the other, then the checks.
-    testTimeout: 720_000,
+    testTimeout: 600_000,
     hookTimeout: 240_000,
     fileParallelism: false,
     reporters: reportDir
