@@ -27,7 +27,7 @@ export async function composePublisher(
   const { storage } = await openServiceStores(infra, createPublisherStorage);
   const idempotency = createIdempotency(storage.idempotency, { ttlMs: config.IDEMPOTENCY_TTL_MS });
   const publishing = createPublishing({
-    repository: createPublishedEventRepository(storage.events),
+    repository: createPublishedEventRepository(storage.events, storage.publicationKeys),
     newId: newEventId,
     clock: () => new Date(),
     publicationKeyWindowMs: config.IDEMPOTENCY_TTL_MS,

@@ -79,6 +79,18 @@ export function publishedEventRepositoryContract(
       expect(await sut.findByPublicationKey('app-1', 'pk-1', after)).toBeUndefined();
     });
 
+    it('lets a publication key used before the window name a new event', async () => {
+      const { sut } = await setup();
+      const first = aPublishedEvent({ publicationKey: 'pk-again' });
+      await sut.create(first);
+      const later = new Date(first.createdAt.getTime() + 60_000);
+      const second = aPublishedEvent({ publicationKey: 'pk-again', createdAt: later });
+      await sut.create(second);
+
+      expect((await sut.findByPublicationKey('app-1', 'pk-again', later))?.id).toBe(second.id);
+      expect(await sut.get(first.id)).toBeDefined();
+    });
+
     it("lists an app's live events newest first, ties by id, from a position", async () => {
       const { sut } = await setup();
       const at = (iso: string) => new Date(iso);

@@ -9,6 +9,7 @@ import { describeIntegration } from '@marquee/platform/testing';
 import {
   createPublishedEventRepository,
   publishedEventIndexes,
+  type StoredPublicationKey,
   type StoredPublishedEvent,
 } from '../src/adapters/published-event-repository.js';
 import { publishedEventRepositoryContract } from './published-event-repository-contract.js';
@@ -46,7 +47,13 @@ describeIntegration('publisher on the real Mongo-wire server', ({ mongoUrl }) =>
       logger,
     });
     return {
-      sut: createPublishedEventRepository(store),
+      sut: createPublishedEventRepository(
+        store,
+        createMongoStore<StoredPublicationKey>({
+          connection,
+          collection: `keys_${randomBytes(4).toString('hex')}`,
+        }),
+      ),
       relay: async () => {
         published = [];
         await relay.relayOnce();

@@ -4,6 +4,7 @@ import { createMemoryStore } from '@marquee/platform/store';
 import {
   createPublishedEventRepository,
   publishedEventIndexes,
+  type StoredPublicationKey,
   type StoredPublishedEvent,
 } from '../src/adapters/published-event-repository.js';
 import { publishedEventRepositoryContract } from './published-event-repository-contract.js';
@@ -19,7 +20,10 @@ publishedEventRepositoryContract('memory', async () => {
     logger: createLogger({ service: 'publisher-test', level: 'silent' }),
   });
   return {
-    sut: createPublishedEventRepository(store),
+    sut: createPublishedEventRepository(
+      store,
+      createMemoryStore<StoredPublicationKey>({ name: 'publication_keys' }),
+    ),
     relay: async () => {
       published = [];
       await relay.relayOnce();

@@ -28,9 +28,21 @@ export const PUBLISHED_EVENTS_COLLECTION = 'published_events';
 export const publishedEventIndexes: readonly StoreIndex<StoredPublishedEvent>[] = [
   // An app's events, newest publication first (ListEvents).
   { fields: { appId: 1, createdAt: -1 } },
-  // A retried publication looks for the event its first attempt created.
-  { fields: { appId: 1, publicationKey: 1 } },
 ];
+
+/**
+ * Which event a publication key (digest of the app and its `Idempotency-Key`) created, named by
+ * the key itself: a retried publication finds its event with two reads by id, however many events
+ * are stored (a query on the event's fields would scan the collection on the dev/CI server).
+ */
+export interface StoredPublicationKey {
+  id: string;
+  version: number;
+  eventId: string;
+  createdAt: Date;
+}
+
+export const PUBLICATION_KEYS_COLLECTION = 'publication_keys';
 
 const toStored = (event: PublishedEvent): StoredPublishedEvent => ({
   id: event.id,
@@ -70,6 +82,7 @@ const changed = (event: PublishedEvent) =>
  */
 export function createPublishedEventRepository(
   store: VersionedStore<StoredPublishedEvent>,
+  keys: VersionedStore<StoredPublicationKey>,
 ): PublishedEventRepository {
   return {
     async get(id) {
@@ -77,11 +90,11 @@ export function createPublishedEventRepository(
       return stored && fromStored(stored);
     },
     async findByPublicationKey(appId, publicationKey, since) {
-      const [stored] = await store.find(
-        { appId, publicationKey, createdAt: { $gte: since } },
-        { sort: { createdAt: 1 }, limit: 1 },
-      );
-      return stored && fromStored(stored);
+      const key = await keys.get(publicationKey);
+      if (!key || key.createdAt.getTime() < since.getTime()) return undefined;
+      const stored = await store.get(key.eventId);
+      // Absent: the event of that attempt was never written (the key is written first).
+      return stored && stored.appId === appId ? fromStored(stored) : undefined;
     },
     async listByApp(appId, { limit, after }) {
       if (!after) {
@@ -105,6 +118,18 @@ export function createPublishedEventRepository(
     },
     async create(event) {
       const state = { ...event, version: 1 };
+      if (event.publicationKey) {
+        // The key first, then the event: a crash in between leaves a key naming no event, which a
+        // retry treats as unused; the other order could leave an event its retry cannot find.
+        const named = { id: event.publicationKey, eventId: event.id, createdAt: event.createdAt };
+        try {
+          await keys.insert(named);
+        } catch (error) {
+          if ((error as { kind?: unknown }).kind !== 'already_exists') throw error;
+          // Used before, outside the window or by an attempt that never wrote its event.
+          await keys.modify(named.id, (current) => ({ ...current, ...named }));
+        }
+      }
       const stored = await store.insert(toStored(state), { events: [changed(state)] });
       return fromStored(stored);
     },
