@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryBus, type EventBus } from '@marquee/platform/bus';
-import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
+import { callUnary } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
-import { hostService, type HostedService } from '@marquee/platform/service';
 import { waitFor } from '@marquee/platform/testing';
 import { CartServiceClient, CartStatus, ReserveCartRequest } from '@marquee/proto/cart/v1';
-import { availabilityChangedTopic, eventChangedTopic } from '@marquee/proto/topics';
-import { loadCartConfig } from '../src/config.js';
-import { composeCart } from '../src/service.js';
-import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
+import { composedCart } from './support/composed-cart.js';
+import { EVENT_ID } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';
 
 const logger = createLogger({ service: 'cart-grpc-test', level: 'silent' });
@@ -16,36 +12,22 @@ const NOW = new Date('2030-06-01T12:00:00Z');
 
 /** cart composed as the service runs (memory bus and stores), CartService over gRPC. */
 describe('CartService over gRPC: reserves and Idempotency-Key (composed cart, memory mode)', () => {
-  let bus: EventBus;
-  let sut: HostedService;
   let client: InstanceType<typeof CartServiceClient>;
+  let stop: () => Promise<void>;
   // One place at the partner: the second reserve is refused as sold out.
   const connector = new FakeConnector(1, () => NOW);
 
   beforeAll(async () => {
-    bus = createMemoryBus({ source: 'test' });
-    const infra = { name: 'cart', logger, bus, mongo: undefined };
-    const config = loadCartConfig({ HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
-    const parts = await composeCart(infra, config, { connector, clock: { now: () => NOW } });
-    await bus.start();
-    sut = await hostService(infra, parts, { host: '127.0.0.1', httpPort: 0, grpcPort: 0 });
-    client = createGrpcClient(CartServiceClient, `127.0.0.1:${sut.grpcPort}`, {
-      deadlineMs: 5_000,
+    ({ client, stop } = await composedCart(CartServiceClient, {
       logger,
-      caller: 'edge-gateway',
-    });
-    await bus.publish(eventChangedTopic, [
-      { key: EVENT_ID, value: { event: partnerEvent(), changedAt: NOW } },
-    ]);
-    await bus.publish(availabilityChangedTopic, [
-      { key: EVENT_ID, value: availability(1, [area({ available: 1 })]) },
-    ]);
+      now: NOW,
+      available: 1,
+      compose: { connector },
+    }));
   });
 
   afterAll(async () => {
-    client?.close();
-    await sut?.stop();
-    await bus?.close();
+    await stop?.();
   });
 
   const reserve = (idempotencyKey: string) =>

@@ -1,15 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryBus, type EventBus } from '@marquee/platform/bus';
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
-import { hostService, type HostedService } from '@marquee/platform/service';
 import { waitFor } from '@marquee/platform/testing';
 import { CartStatus, CommerceServiceClient } from '@marquee/proto/cart/v1';
-import { availabilityChangedTopic, eventChangedTopic } from '@marquee/proto/topics';
-import { loadCartConfig } from '../src/config.js';
 import { offerId } from '../src/commerce/offer-ids.js';
-import { composeCart } from '../src/service.js';
-import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
+import { composedCart } from './support/composed-cart.js';
+import { EVENT_ID } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';
 
 const logger = createLogger({ service: 'cart-commerce-test', level: 'silent' });
@@ -17,41 +13,27 @@ const NOW = new Date('2030-06-01T12:00:00Z');
 
 /** cart composed as the service runs (memory bus and stores), CommerceService over gRPC. */
 describe('CommerceService over gRPC (composed cart, memory mode)', () => {
-  let bus: EventBus;
-  let sut: HostedService;
   let client: InstanceType<typeof CommerceServiceClient>;
+  let address: string;
+  let stop: () => Promise<void>;
   const connector = new FakeConnector(20, () => NOW);
 
   beforeAll(async () => {
-    bus = createMemoryBus({ source: 'test' });
-    const infra = { name: 'cart', logger, bus, mongo: undefined };
-    const config = loadCartConfig({ HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
-    const parts = await composeCart(infra, config, {
-      connector,
-      clock: { now: () => NOW },
-      accessCodes: {
-        priceTypesOpenedBy: async (_eventId, code) => (code === 'letmein' ? ['000002'] : []),
-      },
-    });
-    await bus.start();
-    sut = await hostService(infra, parts, { host: '127.0.0.1', httpPort: 0, grpcPort: 0 });
-    client = createGrpcClient(CommerceServiceClient, `127.0.0.1:${sut.grpcPort}`, {
-      deadlineMs: 5_000,
+    ({ client, address, stop } = await composedCart(CommerceServiceClient, {
       logger,
-      caller: 'edge-gateway',
-    });
-    await bus.publish(eventChangedTopic, [
-      { key: EVENT_ID, value: { event: partnerEvent(), changedAt: NOW } },
-    ]);
-    await bus.publish(availabilityChangedTopic, [
-      { key: EVENT_ID, value: availability(1, [area({ available: 10 })]) },
-    ]);
+      now: NOW,
+      available: 10,
+      compose: {
+        connector,
+        accessCodes: {
+          priceTypesOpenedBy: async (_eventId, code) => (code === 'letmein' ? ['000002'] : []),
+        },
+      },
+    }));
   });
 
   afterAll(async () => {
-    client?.close();
-    await sut?.stop();
-    await bus?.close();
+    await stop?.();
   });
 
   const fan = { appId: 'app-1', fanId: 'fan-1' };
@@ -155,7 +137,7 @@ describe('CommerceService over gRPC (composed cart, memory mode)', () => {
   });
 
   it('answers only the edge: another service is PERMISSION_DENIED', async () => {
-    const other = createGrpcClient(CommerceServiceClient, `127.0.0.1:${sut.grpcPort}`, {
+    const other = createGrpcClient(CommerceServiceClient, address, {
       deadlineMs: 5_000,
       logger,
       caller: 'secure-entry',

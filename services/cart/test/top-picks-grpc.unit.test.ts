@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryBus, type EventBus } from '@marquee/platform/bus';
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
-import { hostService, type HostedService } from '@marquee/platform/service';
 import { waitFor } from '@marquee/platform/testing';
 import {
   FanSessionOutcome,
@@ -10,10 +8,8 @@ import {
   TopPicksServiceClient,
   type GetTopPicksRequest,
 } from '@marquee/proto/cart/v1';
-import { availabilityChangedTopic, eventChangedTopic } from '@marquee/proto/topics';
-import { loadCartConfig } from '../src/config.js';
-import { composeCart } from '../src/service.js';
-import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
+import { composedCart } from './support/composed-cart.js';
+import { EVENT_ID } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';
 
 const logger = createLogger({ service: 'cart-top-picks-test', level: 'silent' });
@@ -21,37 +17,21 @@ const NOW = new Date('2030-06-01T12:00:00Z');
 
 /** cart composed as the service runs (memory bus and stores), TopPicksService over gRPC. */
 describe('TopPicksService over gRPC (composed cart, memory mode)', () => {
-  let bus: EventBus;
-  let sut: HostedService;
   let client: InstanceType<typeof TopPicksServiceClient>;
+  let address: string;
+  let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    bus = createMemoryBus({ source: 'test' });
-    const infra = { name: 'cart', logger, bus, mongo: undefined };
-    const config = loadCartConfig({ HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
-    const parts = await composeCart(infra, config, {
-      connector: new FakeConnector(20, () => NOW),
-      clock: { now: () => NOW },
-    });
-    await bus.start();
-    sut = await hostService(infra, parts, { host: '127.0.0.1', httpPort: 0, grpcPort: 0 });
-    client = createGrpcClient(TopPicksServiceClient, `127.0.0.1:${sut.grpcPort}`, {
-      deadlineMs: 5_000,
+    ({ client, address, stop } = await composedCart(TopPicksServiceClient, {
       logger,
-      caller: 'edge-gateway',
-    });
-    await bus.publish(eventChangedTopic, [
-      { key: EVENT_ID, value: { event: partnerEvent(), changedAt: NOW } },
-    ]);
-    await bus.publish(availabilityChangedTopic, [
-      { key: EVENT_ID, value: availability(1, [area({ available: 10 })]) },
-    ]);
+      now: NOW,
+      available: 10,
+      compose: { connector: new FakeConnector(20, () => NOW) },
+    }));
   });
 
   afterAll(async () => {
-    client?.close();
-    await sut?.stop();
-    await bus?.close();
+    await stop?.();
   });
 
   const request = (over: Partial<GetTopPicksRequest> = {}): GetTopPicksRequest => ({
@@ -138,7 +118,7 @@ describe('TopPicksService over gRPC (composed cart, memory mode)', () => {
   });
 
   it('answers only the edge: another service is PERMISSION_DENIED', async () => {
-    const other = createGrpcClient(TopPicksServiceClient, `127.0.0.1:${sut.grpcPort}`, {
+    const other = createGrpcClient(TopPicksServiceClient, address, {
       deadlineMs: 5_000,
       logger,
       caller: 'secure-entry',

@@ -107,6 +107,20 @@ export function createMemoryStore<T extends Versioned>(
     return record === undefined || record.tombstone ? undefined : record;
   };
 
+  /** The next state of a live record, at the next version, with its events. */
+  const write = (id: string, record: MemoryRecord, next: Draft<T>, events: OutboxEvent[]): T => {
+    const { id: nextId, data } = splitDocument(next);
+    if (nextId !== id)
+      throw invalidDocument(`${name} ${id}: an update cannot change the id`, { id, nextId });
+    checkUnique(id, data);
+    setUnique(id, record.data, data);
+    record.data = data;
+    record.version += 1;
+    appendEvents(record, events);
+    notify(events);
+    return toDocument(id, record);
+  };
+
   const store: MemoryStore<T> = {
     outboxName: name,
 
@@ -151,16 +165,7 @@ export function createMemoryStore<T extends Versioned>(
       if (record.version !== expectedVersion)
         throw versionConflict(name, id, expectedVersion, record.version);
       const next = typeof change === 'function' ? change(toDocument(id, record)) : change;
-      const { id: nextId, data } = splitDocument(next);
-      if (nextId !== id)
-        throw invalidDocument(`${name} ${id}: an update cannot change the id`, { id, nextId });
-      checkUnique(id, data);
-      setUnique(id, record.data, data);
-      record.data = data;
-      record.version += 1;
-      appendEvents(record, events);
-      notify(events);
-      return toDocument(id, record);
+      return write(id, record, next, events);
     },
 
     async modify(id, change: Modification<T>, modifyOptions: ModifyOptions<T> = {}) {
@@ -169,17 +174,7 @@ export function createMemoryStore<T extends Versioned>(
       const before = toDocument(id, record);
       const next = change(toDocument(id, record));
       if (next === undefined) return before;
-      const events = portableEvents(modifyOptions.events?.(before, next));
-      const { id: nextId, data } = splitDocument(next);
-      if (nextId !== id)
-        throw invalidDocument(`${name} ${id}: an update cannot change the id`, { id, nextId });
-      checkUnique(id, data);
-      setUnique(id, record.data, data);
-      record.data = data;
-      record.version += 1;
-      appendEvents(record, events);
-      notify(events);
-      return toDocument(id, record);
+      return write(id, record, next, portableEvents(modifyOptions.events?.(before, next)));
     },
 
     async delete(id, expectedVersion, writeOptions: WriteOptions = {}) {
