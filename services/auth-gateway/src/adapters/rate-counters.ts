@@ -107,10 +107,10 @@ export function createMongoRateCounter(
   };
   const flush = (key: string): void => {
     const state = keys.get(key);
-    if (!state || state.writing) return;
-    // Calls that queued while a lease was being written are served from it first.
+    if (!state) return;
+    // Calls are served from units taken ahead first, also while a write is in flight.
     serveFromPool(state);
-    if (state.waiting.length === 0) return;
+    if (state.writing || state.waiting.length === 0) return;
     const batch = state.waiting;
     state.waiting = [];
     state.writing = true;
@@ -156,21 +156,11 @@ export function createMongoRateCounter(
           if (state.expiresAtMs < t && !state.writing && state.waiting.length === 0) keys.delete(k);
       }
       const lease = Math.max(1, Math.floor(options.lease ?? 1));
-      let state = keys.get(key);
-      if (!state) {
-        state = { writing: false, waiting: [], expiresAtMs, lease, block: 2 };
-        keys.set(key, state);
-      }
+      const state = keys.get(key) ?? { writing: false, waiting: [], expiresAtMs, lease, block: 2 };
+      keys.set(key, state);
       state.lease = lease;
-      const pool = state.pool;
-      if (amount > 0 && pool && pool.end - pool.next + 1 >= amount) {
-        // Handed out from the units taken ahead: no write.
-        pool.next += amount;
-        return Promise.resolve(pool.next - 1);
-      }
-      const waiting = state;
       return new Promise<number>((resolve, reject) => {
-        waiting.waiting.push({ amount, resolve, reject });
+        state.waiting.push({ amount, resolve, reject });
         flush(key);
       });
     },
