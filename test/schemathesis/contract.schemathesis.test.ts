@@ -1,8 +1,8 @@
 // The public HTTP API of the embedded default against its committed OpenAPI document, fuzzed by
 // schemathesis 4 with every check (README.md of this directory: what it covers, how to run it).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '@marquee/platform/logger';
 import { startEmbedded, type EmbeddedMarquee } from '@marquee/embedded';
@@ -16,6 +16,20 @@ const canRun = requirePython();
 const MAX_EXAMPLES = process.env.MARQUEE_SCHEMATHESIS_MAX_EXAMPLES ?? '20';
 /** Fixed, so that a run is repeatable; set another to explore further. */
 const SEED = process.env.MARQUEE_SCHEMATHESIS_SEED ?? '20261125';
+
+/** schemathesis' own output, kept whole beside the JSON test reports of `pnpm test`. */
+const reportPath = fileURLToPath(
+  new URL('../../.turbo/test-reports/schemathesis-output.txt', import.meta.url),
+);
+
+/**
+ * schemathesis closes with a pytest-style banner (`=== 3 warnings in 106.21s ===`). In CI's log
+ * that reads as a test runner that ran no test, so the printed copy turns each banner into a
+ * plain heading; the file at `reportPath` keeps the original.
+ */
+function withoutClosingBanners(output: string): string {
+  return output.replace(/^=+ (.+?) =+$/gm, '-- $1 --');
+}
 
 interface Run {
   code: number | null;
@@ -120,8 +134,11 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
       ...credentials,
       NO_COLOR: '1',
     });
-    console.log(output);
+    mkdirSync(dirname(reportPath), { recursive: true });
+    writeFileSync(reportPath, output);
+    console.log(withoutClosingBanners(output));
     console.log(`schemathesis: exit ${code} after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    console.log(`schemathesis: full report in ${reportPath}`);
     expect(code, 'schemathesis found failures (output above)').toBe(0);
   });
 });
