@@ -7,6 +7,9 @@ export const configSchema = serviceConfigSchema({
   name: 'catalog-indexer',
   httpPort: 8083,
   grpcPort: 50053,
+  // Its consumers are global readers in groups of their own process: a short session hands nothing
+  // over sooner, and a replica its group drops reads the topics again from the start.
+  kafkaConsumer: { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 3_000 },
 });
 
 export type CatalogIndexerConfig = z.output<typeof configSchema>;

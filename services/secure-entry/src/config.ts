@@ -39,9 +39,6 @@ export const configSchema = serviceConfigSchema({
   name: 'secure-entry',
   httpPort: 8086,
   grpcPort: 50056,
-  // Its handlers make a few single-document writes by id, each bounded by the Mongo driver's 5 s
-  // server selection when the server is away: below the session, so a short session is safe.
-  kafkaConsumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 2_000 },
 })
   .extend({
     /** AES-256-GCM key ring of the sealed part of tokens; required in production. */

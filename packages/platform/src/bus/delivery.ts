@@ -146,11 +146,16 @@ export async function deliver<T>(params: DeliveryParams<T>): Promise<DeliveryOut
       record.headers,
     );
 
+    // kafkajs heartbeats only when told to: keep the member in its group while the handler runs
+    // (a handler may wait seconds for another service), so the session can stay short.
+    const stopKeepAlive = keepAliveWhile(params.keepAlive, logger, where);
     try {
       await context.with(spanContext, () => params.handler(event));
+      stopKeepAlive();
       endSpan(span);
       return { kind: 'handled', attempts: attempt };
     } catch (error) {
+      stopKeepAlive();
       endSpan(span, error);
       if (attempt >= params.maxAttempts) {
         logger.error(
@@ -173,6 +178,33 @@ export async function deliver<T>(params: DeliveryParams<T>): Promise<DeliveryOut
 
 /** Longest stretch between keep-alive calls while waiting (below any sane heartbeat interval). */
 const KEEP_ALIVE_EVERY_MS = 1_000;
+
+/**
+ * Calls `keepAlive` every {@link KEEP_ALIVE_EVERY_MS} until the returned stop function is called.
+ * A failing call is logged at debug and otherwise ignored: a rebalance it reports is met by the
+ * keep-alive the consumer loop makes after the record, which is where kafkajs expects it to throw.
+ */
+function keepAliveWhile(
+  keepAlive: (() => Promise<void>) | undefined,
+  logger: BusLogger,
+  where: Record<string, unknown>,
+): () => void {
+  if (!keepAlive) return () => {};
+  let inFlight = false;
+  const timer = setInterval(() => {
+    if (inFlight) return;
+    inFlight = true;
+    keepAlive()
+      .catch((error: unknown) =>
+        logger.debug({ ...where, err: error }, 'keep-alive during a handler call failed'),
+      )
+      .finally(() => {
+        inFlight = false;
+      });
+  }, KEEP_ALIVE_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
 
 /** Waits `ms`; false when the signal aborted the wait. keep-alive errors propagate. */
 async function pause(

@@ -15,9 +15,9 @@ export function serviceConfigSchema(defaults: {
   grpcPort: number;
   /**
    * This service's Kafka consumer timing defaults (`KAFKA_SESSION_TIMEOUT_MS`,
-   * `KAFKA_HEARTBEAT_INTERVAL_MS`) when they differ from the platform's 10 s / 3 s: a lower
-   * session gives a killed consumer's partitions to another sooner, but no handler call of the
-   * service may then run longer than it.
+   * `KAFKA_HEARTBEAT_INTERVAL_MS`) when they differ from the platform's 6 s / 2 s (a global
+   * reader, whose group is its process's own, gains nothing from a short session and replays its
+   * topics from the start when its group drops it: it may prefer a longer one).
    */
   kafkaConsumer?: { sessionTimeoutMs: number; heartbeatIntervalMs: number };
 }) {

@@ -8,12 +8,12 @@ import {
 const base = { brokers: ['127.0.0.1:1'], clientId: 'options-test', source: '//marquee/test' };
 
 describe('createKafkaBus consumer timing options', () => {
-  it('defaults to a 10 s session and a 3 s heartbeat', () => {
-    expect([DEFAULT_SESSION_TIMEOUT_MS, DEFAULT_HEARTBEAT_INTERVAL_MS]).toEqual([10_000, 3_000]);
+  it("defaults to the broker's shortest session (6 s) and a 2 s heartbeat", () => {
+    expect([DEFAULT_SESSION_TIMEOUT_MS, DEFAULT_HEARTBEAT_INTERVAL_MS]).toEqual([6_000, 2_000]);
   });
 
   it.each([
-    [{ sessionTimeoutMs: 3_000 }],
+    [{ sessionTimeoutMs: 2_000 }],
     [{ heartbeatIntervalMs: 10_000 }],
     [{ sessionTimeoutMs: 20_000, heartbeatIntervalMs: 0 }],
   ])('refuses a heartbeat that is not below the session: %o', (consumer) => {

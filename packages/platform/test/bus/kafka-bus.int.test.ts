@@ -230,6 +230,45 @@ describeIntegration('kafka bus', (env) => {
       expect(seen).toEqual(['first', 'second', 'third']);
     });
 
+    it('keeps a member in its group while one handler call outlasts the session', async () => {
+      // The broker's shortest session (6 s) and a handler call of 9 s: without heartbeats during the
+      // call the coordinator drops the member, its commit fails and the record is handled again.
+      const topic = pingTopic();
+      const group = uniqueName('long-handler');
+      const sut = createKafkaBus({
+        brokers: env.kafkaBrokers,
+        clientId: uniqueName('long-handler'),
+        source: '//marquee/long-handler',
+        consumer: {
+          maxWaitTimeMs: 250,
+          commitIntervalMs: 100,
+          sessionTimeoutMs: 6_000,
+          heartbeatIntervalMs: 1_000,
+        },
+      });
+      buses.push(sut);
+      const seen: string[] = [];
+      await sut.subscribe(topic, { group }, async (event) => {
+        seen.push(event.id);
+        if (event.id === 'slow') await new Promise((resolve) => setTimeout(resolve, 9_000));
+      });
+      await sut.ensureTopics([topic]);
+      await sut.publish(topic, [
+        { key: 'k', value: aPing({ seq: 1 }), id: 'slow' },
+        { key: 'k', value: aPing({ seq: 2 }), id: 'after' },
+      ]);
+      await sut.start();
+      const committed = async () => {
+        const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic.name] });
+        return offsets!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
+      };
+      // A dropped member would have its uncommitted "slow" delivered again before "after".
+      await waitFor(async () => seen.includes('after') && (await committed()) === 2, {
+        timeoutMs: 40_000,
+      });
+      expect(seen).toEqual(['slow', 'after']);
+    }, 60_000);
+
     it('leaves an idle connection without timers (patches/kafkajs@2.2.4.patch)', async () => {
       // Unpatched kafkajs 2.2.4 re-arms a 1 ms timer on every connection after its first answer,
       // forever (tulios/kafkajs#1704): hundreds of timers a second per idle client.

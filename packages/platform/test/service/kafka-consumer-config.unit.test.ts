@@ -11,20 +11,20 @@ describe('Kafka consumer timing from a service config', () => {
     name: 'catalog-indexer',
     httpPort: 8083,
     grpcPort: 50053,
-    kafkaConsumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 2_000 },
+    kafkaConsumer: { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 3_000 },
   });
 
-  it("defaults to the platform's 10 s session and 3 s heartbeat", () => {
+  it("defaults to the platform's 6 s session and 2 s heartbeat", () => {
     expect(loadConfig(plain, {})).toMatchObject({
-      KAFKA_SESSION_TIMEOUT_MS: 10_000,
-      KAFKA_HEARTBEAT_INTERVAL_MS: 3_000,
+      KAFKA_SESSION_TIMEOUT_MS: 6_000,
+      KAFKA_HEARTBEAT_INTERVAL_MS: 2_000,
     });
   });
 
   it("takes a service's own defaults, and the environment over both", () => {
     expect(loadConfig(quick, {})).toMatchObject({
-      KAFKA_SESSION_TIMEOUT_MS: 6_000,
-      KAFKA_HEARTBEAT_INTERVAL_MS: 2_000,
+      KAFKA_SESSION_TIMEOUT_MS: 10_000,
+      KAFKA_HEARTBEAT_INTERVAL_MS: 3_000,
     });
     expect(
       loadConfig(quick, { KAFKA_SESSION_TIMEOUT_MS: '45000', KAFKA_HEARTBEAT_INTERVAL_MS: '5000' }),
