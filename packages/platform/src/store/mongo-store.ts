@@ -28,8 +28,9 @@
  *   and every write and read names the document by `_id` alone. The relay finds pending documents
  *   through a small side collection of markers (`<collection>_outbox_pending`, one per document with
  *   unpublished events, deleted when they are out), so its cost follows the backlog, not the data.
- *   A marker is written after its document; a crash in between leaves events without a marker,
- *   which the relay's periodic full scan (`outboxSweepMs`, and at its first pass) finds. Correct
+ *   A marker is written before its document, under the document's mutex: events never exist
+ *   without one. A crash or failed write in between leaves a marker without events, which the
+ *   relay reads, finds nothing to send for and removes. No pass ever scans the collection. Correct
  *   as long as one process writes a collection, which is how dev and CI run FerretDB; several
  *   writers need MongoDB.
  *
@@ -80,8 +81,6 @@ export interface MongoStoreOptions<T> {
    * `server` on MongoDB, asked of the server once per connection.
    */
   writeConditions?: WriteConditions;
-  /** In-process mode: how often the relay also scans the whole collection for unmarked events. Default 600 000. */
-  outboxSweepMs?: number;
 }
 
 export type WriteConditions = 'server' | 'in-process';
@@ -177,20 +176,13 @@ export function createMongoStore<T extends Versioned>(
     conditions.catch(() => (conditions = undefined));
     return (await conditions) === 'in-process';
   };
-  const sweepEveryMs = options.outboxSweepMs ?? 600_000;
-  // In-process mode: when the relay next scans the whole collection (0: at its next pass).
-  let sweepAt = 0;
-
   /**
-   * In-process mode, after a write that left events to relay: the document's marker, due now. If
-   * writing it fails the events are safe in the document; the relay's next pass sweeps for them.
+   * In-process mode, before a write that leaves events to relay: the document's marker, due now.
+   * Written first, so a failure here fails the write before anything of it is stored, and a
+   * failure after it leaves only a marker, which the relay clears (it finds no events).
    */
   const mark = async (id: string): Promise<void> => {
-    try {
-      await markers().updateOne({ _id: id }, { $set: { dueAt: new Date() } }, { upsert: true });
-    } catch {
-      sweepAt = 0;
-    }
+    await markers().updateOne({ _id: id }, { $set: { dueAt: new Date() } }, { upsert: true });
   };
 
   const toDocument = (stored: Pick<StoredDoc, '_id' | 'version' | 'data'>): T =>
@@ -246,8 +238,8 @@ export function createMongoStore<T extends Versioned>(
         ...(events.length > 0 ? { outboxDueAt: now } : {}),
       };
       try {
-        await docs().insertOne(fresh);
         if (events.length > 0 && (await inProcess())) await mark(id);
+        await docs().insertOne(fresh);
         notify(events);
         return toDocument(fresh);
       } catch (error) {
@@ -267,6 +259,8 @@ export function createMongoStore<T extends Versioned>(
         const local = await inProcess();
         let revived: StoredDoc | null;
         try {
+          // The tombstone's marker may be gone with its events: mark again before reviving.
+          if (local && events.length > 0) await mark(id);
           revived = await docs().findOneAndUpdate(
             local ? { _id: id } : { _id: id, tombstone: true, version: existing.version },
             withEvents(
@@ -280,8 +274,6 @@ export function createMongoStore<T extends Versioned>(
           throw isDuplicateKey(reviveError) ? alreadyExists(name, id, reviveError) : reviveError;
         }
         if (revived !== null) {
-          // The tombstone's marker is still there (its events, if any, are not out yet).
-          if (local && events.length > 0) await mark(id);
           notify(events);
           return toDocument(revived);
         }
@@ -321,6 +313,7 @@ export function createMongoStore<T extends Versioned>(
       throw invalidDocument(`${name} ${id}: an update cannot change the id`, { id, nextId });
     let updated: StoredDoc | null;
     try {
+      if (local && events.length > 0) await mark(id);
       updated = await docs().findOneAndUpdate(
         local ? { _id: id } : { _id: id, version: expectedVersion, tombstone: false },
         withEvents({ $set: { data, version: expectedVersion + 1 } }, events, new Date()),
@@ -335,7 +328,6 @@ export function createMongoStore<T extends Versioned>(
       if (current === null) throw notFound(name, id);
       throw versionConflict(name, id, expectedVersion, current.version);
     }
-    if (local && events.length > 0) await mark(id);
     notify(events);
     return toDocument(updated);
   }
@@ -438,6 +430,7 @@ export function createMongoStore<T extends Versioned>(
     // Events to relay (new ones, or still queued): a tombstone the relay purges once they are out.
     // findAndModify, not update: see `setById`.
     const now = new Date();
+    await mark(id);
     await setById(
       id,
       withEvents(
@@ -450,7 +443,6 @@ export function createMongoStore<T extends Versioned>(
         now,
       ),
     );
-    await mark(id);
     notify(events);
     return true;
   }
@@ -592,35 +584,26 @@ export function createMongoStore<T extends Versioned>(
 
     async pendingOutbox(limit) {
       if (await inProcess()) {
-        if (Date.now() >= sweepAt) {
-          // Events a crash left without a marker: one scan of the collection, then markers only.
-          const unmarked = await docs()
-            .find({ outboxPending: true }, { projection: { _id: 1, outboxDueAt: 1 } })
-            .toArray();
-          for (const doc of unmarked) {
-            await markers().updateOne(
-              { _id: doc._id },
-              { $setOnInsert: { dueAt: doc.outboxDueAt ?? new Date() } },
-              { upsert: true },
-            );
-          }
-          sweepAt = Date.now() + sweepEveryMs;
-        }
         const due = await markers()
           .find({ dueAt: { $lte: new Date() } })
           .sort({ dueAt: 1, _id: 1 })
           .limit(limit)
           .toArray();
-        return Promise.all(
+        const found = await Promise.all(
           due.map(async (marker): Promise<PendingOutbox> => {
             const stored = await docs().findOne(
               { _id: marker._id },
               { ...READ, projection: { _id: 1, outbox: 1 } },
             );
-            // No document or no events (a stale marker): acking nothing removes the marker.
             return { docId: marker._id, events: (stored?.outbox ?? []).map(fromStoredEvent) };
           }),
         );
+        // No document or no events: a write that failed or never came after its marker, or one
+        // still under way. Acking nothing under the document's mutex removes the marker only if the
+        // document still has no events once that write is done.
+        for (const { docId, events } of found)
+          if (events.length === 0) await locked(docId, () => ackLocked(docId, []));
+        return found.filter(({ events }) => events.length > 0);
       }
       const found = await docs()
         .find(

@@ -52,7 +52,7 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
       const sent: { name: string; collection: unknown; filter: unknown }[] = [];
       monitored.connection.getClient().on('commandStarted', ({ commandName, command }) => {
         const target = command[commandName] as unknown;
-        if (commandName === 'find' || commandName === 'findAndModify')
+        if (commandName === 'find' || commandName === 'findAndModify' || commandName === 'insert')
           sent.push({
             name: commandName,
             collection: target,
@@ -67,13 +67,19 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
         collection,
         writeConditions: 'in-process',
       });
-      // The first pass sweeps the collection once (events a crash left unmarked); not counted.
       expect(await sut.pendingOutbox(10)).toEqual([]);
+      // The relay never reads the collection itself, not even at its first pass.
+      expect(sent.filter((command) => command.collection === collection)).toEqual([]);
       sent.length = 0;
 
       const show = aShow();
       const first = anEvent(show.id);
       await sut.insert(show, { events: [first] });
+      // The marker goes first: events are never stored without one.
+      expect(sent.map((command) => [command.name, command.collection])).toEqual([
+        ['update', `${collection}_outbox_pending`],
+        ['insert', collection],
+      ]);
       await sut.update(show.id, 1, (current) => ({ ...current, title: 'Renamed' }));
       await expect(sut.update(show.id, 1, { ...show, title: 'Stale' })).rejects.toMatchObject({
         kind: 'aborted',
@@ -91,7 +97,8 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
 
       const onCollection = sent.filter((command) => command.collection === collection);
       expect(onCollection.length).toBeGreaterThanOrEqual(8);
-      for (const command of onCollection) expect(command.filter).toEqual({ _id: show.id });
+      for (const command of onCollection.filter(({ name }) => name !== 'insert'))
+        expect(command.filter).toEqual({ _id: show.id });
       // Writes go through findAndModify: FerretDB runs an `update` command by scanning the
       // collection even for a bare `{ _id }` filter.
       expect(onCollection.filter((command) => command.name === 'update')).toEqual([]);
@@ -104,37 +111,41 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
     }
   });
 
-  it('in process, finds events a crash left without a marker on its sweep', async () => {
-    const collection = uniqueName('unmarked').replace(/-/g, '_');
+  it('in process, clears the marker of a write that never landed', async () => {
+    const collection = uniqueName('unlanded').replace(/-/g, '_');
     const sut = createMongoStore<Show>({
       connection: db.connection,
       collection,
       writeConditions: 'in-process',
-      outboxSweepMs: 60_000,
     });
-    expect(await sut.pendingOutbox(10)).toEqual([]); // first pass: the sweep, nothing yet
-    const show = aShow();
-    const event = anEvent(show.id);
-    await sut.insert(show, { events: [event] });
-    // What a crash between the document write and its marker leaves behind.
-    await db.connection.db!.collection(`${collection}_outbox_pending`).deleteMany({});
-    expect(await sut.pendingOutbox(10)).toEqual([]);
+    const markerCount = () =>
+      db.connection.db!.collection(`${collection}_outbox_pending`).countDocuments();
+    const kept = aShow();
+    await sut.insert(kept, { events: [anEvent(kept.id)] });
+    // What a crash between a marker and its document's write leaves behind: a marker for a document
+    // that does not exist, and one for a document without events.
+    const quiet = aShow();
+    await sut.insert(quiet);
+    for (const id of ['never-written', quiet.id])
+      await db.connection
+        .db!.collection(`${collection}_outbox_pending`)
+        .insertOne({ _id: id as never, dueAt: new Date() });
+    expect(await markerCount()).toBe(3);
 
-    // The next process's relay sweeps at its first pass.
-    const restarted = createMongoStore<Show>({
-      connection: db.connection,
-      collection,
-      writeConditions: 'in-process',
-    });
-    const found = await restarted.pendingOutbox(10);
-    expect(found).toEqual([
-      { docId: show.id, events: [expect.objectContaining({ id: event.id })] },
+    // The relay's read clears them and answers only the document with events.
+    const pending = await sut.pendingOutbox(10);
+    expect(pending).toEqual([
+      { docId: kept.id, events: [expect.objectContaining({ key: kept.id })] },
     ]);
-    await restarted.ackOutbox(show.id, [event.id]);
-    expect(await restarted.pendingOutbox(10)).toEqual([]);
-    expect(
-      await db.connection.db!.collection(`${collection}_outbox_pending`).countDocuments(),
-    ).toBe(0);
+    expect(await markerCount()).toBe(1);
+    for (const doc of pending)
+      await sut.ackOutbox(
+        doc.docId,
+        doc.events.map((event) => event.id),
+      );
+    expect(await sut.pendingOutbox(10)).toEqual([]);
+    expect(await markerCount()).toBe(0);
+    expect((await sut.get(kept.id))?.title).toBe(kept.title);
   });
 
   it('reads a record by its _id alone, the one filter FerretDB 1.24 does not answer with a scan', async () => {
