@@ -17,6 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { isTransientError } from '../errors/transient.js';
 import type { Logger } from '../logger/index.js';
 import { CORRELATION_ID_HEADER } from '../logger/index.js';
 import type {
@@ -42,6 +43,12 @@ export interface OutboxRelayOptions {
   retryMinMs?: number;
   /** Default 60 000. */
   retryMaxMs?: number;
+  /**
+   * Longest wait between passes while the bus itself is unreachable (a publish failed with a
+   * transient error: broker down, connection lost). Default 5 000: events written meanwhile go out
+   * at most this long after the broker is back. `retryMinMs` is the first wait.
+   */
+  outageRetryMaxMs?: number;
   /** Lease owner id; default `<hostname>:<pid>:<random>`. */
   owner?: string;
 }
@@ -64,6 +71,8 @@ interface PassResult {
   published: number;
   /** A full batch relayed without failures: more may be waiting, go again without sleeping. */
   more: boolean;
+  /** A publish failed because the bus is unreachable: wait before the next pass. */
+  outage: boolean;
 }
 
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
@@ -72,6 +81,10 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const leaseMs = positive('leaseMs', options.leaseMs ?? 30_000);
   const retryMinMs = positive('retryMinMs', options.retryMinMs ?? 500);
   const retryMaxMs = Math.max(retryMinMs, positive('retryMaxMs', options.retryMaxMs ?? 60_000));
+  const outageRetryMaxMs = Math.max(
+    retryMinMs,
+    positive('outageRetryMaxMs', options.outageRetryMaxMs ?? 5_000),
+  );
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const { sources, publish } = options;
   const log = options.logger.child({ component: 'outbox-relay' });
@@ -97,13 +110,13 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     return run;
   };
 
-  const backoff = (attempt: number): number => {
-    const ceiling = Math.min(retryMaxMs, retryMinMs * 2 ** Math.min(attempt - 1, 30));
+  const backoff = (attempt: number, maxMs = retryMaxMs): number => {
+    const ceiling = Math.min(maxMs, retryMinMs * 2 ** Math.min(attempt - 1, 30));
     return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
   };
 
   async function relaySource(source: OutboxSource): Promise<PassResult> {
-    const idle: PassResult = { published: 0, more: false };
+    const idle: PassResult = { published: 0, more: false, outage: false };
     const name = source.outboxName;
     let batch: PendingOutbox[];
     let leaseUntil: number;
@@ -147,16 +160,25 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
 
     let published = 0;
     const failed = new Map<string, unknown>();
+    // Documents whose publish failed because the bus is unreachable: not the documents' fault, so
+    // they keep their due time (no per-document backoff, no write) and the whole relay waits.
+    const unreachable = new Set<string>();
     await Promise.all(
       [...byTopic].map(async ([topic, group]) => {
         try {
           await publish(topic, group.events);
           published += group.events.length;
         } catch (err) {
-          for (const docId of group.docIds) failed.set(docId, err);
+          const transient = isTransientError(err);
+          for (const docId of group.docIds) {
+            failed.set(docId, err);
+            if (transient) unreachable.add(docId);
+          }
           log.warn(
             { source: name, topic, events: group.events.length, err },
-            'outbox publish failed; events kept for retry',
+            transient
+              ? 'outbox publish failed, bus unreachable; events kept for retry'
+              : 'outbox publish failed; events kept for retry',
           );
         }
       }),
@@ -166,6 +188,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     await Promise.all(
       batch.map(async (doc) => {
         const attemptKey = `${name}\u0000${doc.docId}`;
+        if (unreachable.has(doc.docId)) return;
         if (!failed.has(doc.docId)) {
           try {
             await source.ackOutbox(
@@ -194,15 +217,19 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         }
       }),
     );
-    if (failed.size > 0) {
+    if (failed.size > unreachable.size) {
       log.warn(
-        { source: name, documents: failed.size, retryInMs },
+        { source: name, documents: failed.size - unreachable.size, retryInMs },
         'outbox documents not relayed; backing off',
       );
     }
     if (published > 0)
       log.debug({ source: name, documents: batch.length, events: published }, 'outbox relayed');
-    return { published, more: batch.length >= batchSize && failed.size === 0 };
+    return {
+      published,
+      more: batch.length >= batchSize && failed.size === 0,
+      outage: unreachable.size > 0,
+    };
   }
 
   async function pass(over: readonly OutboxSource[] = sources): Promise<PassResult> {
@@ -216,6 +243,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     return {
       published: results.reduce((sum, r) => sum + r.published, 0),
       more: results.some((r) => r.more),
+      outage: results.some((r) => r.outage),
     };
   }
 
@@ -230,19 +258,46 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     // The first pass and every poll look at all sources (writes of other processes notify no one
     // here); a nudge after a local write looks only at the sources written to.
     let polled = true;
+    // Passes in a row that met an unreachable bus: the wait before the next grows with them.
+    let outagePasses = 0;
     while (running) {
       nudged = false;
       const over = polled ? sources : sources.filter((source) => dirty.has(source));
       for (const source of over) dirty.delete(source);
       polled = false;
-      let more = false;
+      let result: PassResult = { published: 0, more: false, outage: false };
       try {
-        more = (await serial(() => pass(over))).more;
+        result = await serial(() => pass(over));
       } catch (err) {
         log.error({ err }, 'outbox relay pass failed');
       }
       if (!running) break;
-      if (more || nudged) continue;
+      if (result.outage) {
+        // Writes meanwhile do not wake the relay (each would be one more failing publish); the next
+        // pass looks at every source, and the first to succeed ends the outage.
+        outagePasses += 1;
+        const waitMs = backoff(outagePasses, outageRetryMaxMs);
+        if (outagePasses === 1 || outagePasses % 10 === 0)
+          log.warn({ passes: outagePasses, waitMs }, 'outbox relay: bus unreachable, waiting');
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, waitMs);
+          function done(): void {
+            clearTimeout(timer);
+            wake = undefined;
+            resolve();
+          }
+          wake = () => {
+            if (!running) done();
+          };
+        });
+        polled = true;
+        continue;
+      }
+      if (outagePasses > 0) {
+        log.info({ passes: outagePasses }, 'outbox relay: bus reachable again');
+        outagePasses = 0;
+      }
+      if (result.more || nudged) continue;
       polled = await new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => done(true), pollIntervalMs);
         function done(timedOut: boolean): void {

@@ -317,6 +317,42 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       });
     });
 
+    it('waits out an unreachable bus without backing off each document, then relays it all', async () => {
+      const store = await newSource();
+      const written = await writeHistory(store, 3, 1);
+      let defers = 0;
+      const counted: OutboxSource = {
+        outboxName: store.outboxName,
+        pendingOutbox: (limit) => store.pendingOutbox(limit),
+        ackOutbox: (docId, eventIds) => store.ackOutbox(docId, eventIds),
+        deferOutbox: (docId, until) => {
+          defers += 1;
+          return store.deferOutbox(docId, until);
+        },
+        acquireOutboxLease: (owner, ttlMs) => store.acquireOutboxLease(owner, ttlMs),
+        releaseOutboxLease: (owner) => store.releaseOutboxLease(owner),
+        onOutboxWrite: (listener) => store.onOutboxWrite(listener),
+      };
+      // What kafkajs throws while the broker is down.
+      const down = Object.assign(new Error('Connection error: connect ECONNREFUSED'), {
+        name: 'KafkaJSConnectionError',
+      });
+      const bus = recorder((_topic, _events, call) => {
+        if (call <= 6) throw down;
+      });
+      const sut = relay({ sources: [counted], publish: bus.publish, outageRetryMaxMs: 40 });
+
+      sut.start();
+      await waitFor(() => written.every((event) => bus.ids().has(event.id)), {
+        timeoutMs: 20_000,
+        description: 'every event published once the bus is back',
+      });
+      expect(bus.calls).toBeGreaterThan(6);
+      // The bus was down, not the documents: none was given a later due time.
+      expect(defers).toBe(0);
+      expect(firstDeliveryOrder(bus.published)).toEqual(writeOrder(written));
+    });
+
     it('keeps relaying other documents while one topic keeps failing, and keeps the failing events', async () => {
       const store = await newSource();
       const poisoned = aShow();
