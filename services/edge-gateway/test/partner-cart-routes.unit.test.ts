@@ -7,7 +7,7 @@ import type {
   ReserveInput,
   TrackingHit,
 } from '../src/app/partner-cart.js';
-import { TRACKING_PIXEL } from '../src/ports/http/partner-cart/partner-cart-routes.js';
+import { TRACKING_PIXEL } from '../src/ports/http/partner-cart/tracking-routes.js';
 import {
   EVENT,
   KEY,

@@ -1,0 +1,332 @@
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Billing, ShoppingCart, ShoppingProduct } from '@marquee/proto/cart/v1';
+import { ProductChangeOp } from '@marquee/proto/cart/v1';
+import { wasAnswered } from '../families/backend-call.js';
+import type { FamilyError } from '../families/family.js';
+import { sendFamilyError } from '../families/register-family.js';
+import { toMinor } from './money.js';
+import { BODY_ERRORS, SHOPPING_ERRORS, errors, type CommerceRoutesContext } from './context.js';
+import {
+  CartParams,
+  CartResult,
+  CreateCartBody,
+  DeliveriesBody,
+  KeyHeaders,
+  PaymentsBody,
+  ProductsBody,
+  PurchaseResult,
+  ShoppingQuery,
+  WriteHeaders,
+} from './schemas.js';
+import { cartResult, purchaseResult } from './shapes.js';
+
+const NOT_APPROVED: FamilyError = {
+  status: 403,
+  code: 'access_not_approved',
+  detail:
+    'This app is not approved for the commerce shopping services (cart, delivery, payment, purchase)',
+};
+
+type ProductInput = Static<typeof CreateCartBody>['products'][number];
+
+function toProduct(p: ProductInput): ShoppingProduct {
+  return {
+    product: p.product,
+    eventId: p.event ?? '',
+    qty: p.qty ?? 0,
+    offers: (p.offers ?? []).map((o) => ({
+      offer: o.offer,
+      qty: o.qty,
+      password: o.password ?? '',
+    })),
+    areaIds: p.filters?.areas ?? [],
+    minPriceMinor: 0,
+    maxPriceMinor: 0,
+    minPrice: p.filters?.minPrice ?? '',
+    maxPrice: p.filters?.maxPrice ?? '',
+  };
+}
+
+/**
+ * The shopping carts (`/shopping/carts/...`): create, read, release, products, delivery, payment
+ * and purchase, for apps an operator approved and on behalf of a signed-in fan. They live in a
+ * scope of their own whose guard refuses an app without approval (403) before its fan token is
+ * introspected, then requires the fan token (401).
+ */
+export async function cartRoutes(
+  scope: FastifyInstance,
+  context: CommerceRoutesContext,
+): Promise<void> {
+  await scope.register(async (shopping) => {
+    // After the key guard (parent scope), before validation: an app without approval learns
+    // nothing else, and no fan token is introspected for it.
+    shopping.addHook('preValidation', async (request, reply) => {
+      if (!request.appAccess?.commerceShopping) {
+        return sendFamilyError(reply, context.family, NOT_APPROVED);
+      }
+      const fanId = await context.run(reply, () => context.fanOf(request));
+      if (wasAnswered(fanId, reply)) return fanId;
+      if (!fanId) return context.refuseToken(reply);
+      request.fanId = fanId;
+    });
+    shoppingRoutes(shopping, context);
+  });
+}
+
+function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContext): void {
+  const { commerce, family, run } = context;
+  const base = {
+    tags: ['commerce'],
+    querystring: ShoppingQuery,
+  };
+  const who = (request: FastifyRequest) => ({
+    appId: request.appId!,
+    fanId: request.fanId!,
+  });
+  const idempotencyKey = (request: FastifyRequest) =>
+    (request.headers['idempotency-key'] as string | undefined) ?? '';
+
+  shopping.post(
+    '/shopping/carts',
+    {
+      schema: {
+        ...base,
+        summary: 'Create a cart and reserve its products (approved apps, signed-in fan)',
+        description:
+          '201 with the held cart; 202 when the reservation is still running (read the cart again after `Retry-After` seconds). 409 `tickets_unavailable` when the tickets cannot be held.',
+        headers: WriteHeaders,
+        body: CreateCartBody,
+        response: { 201: CartResult, 202: CartResult, ...errors(...BODY_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as Static<typeof CreateCartBody>;
+      const answer = await run(reply, () =>
+        commerce.createShoppingCart({
+          ...who(request),
+          products: body.products.map(toProduct),
+          holdTimeSeconds: body.cartHoldTimeSec ?? 0,
+          pollingCallbackUrl: body.pollingCallbackUrl ?? '',
+          idempotencyKey: idempotencyKey(request),
+        }),
+      );
+      if (wasAnswered(answer, reply)) return answer;
+      const pending = answer.cart?.cart?.status === 'CART_STATUS_PENDING';
+      const status = pending ? 202 : 201;
+      if (pending) void reply.header('retry-after', String(answer.pollAfterSeconds || 1));
+      const id = answer.cart?.cart?.id;
+      if (id) void reply.header('location', `/commerce/v2/shopping/carts/${id}`);
+      return reply.code(status).send(cartResult(answer.cart!, status));
+    },
+  );
+
+  const readCart = async (request: FastifyRequest, reply: FastifyReply) => {
+    const params = request.params as Static<typeof CartParams>;
+    if (!context.acceptsFormat(reply, params.format)) return reply;
+    const answer = await run(reply, () =>
+      commerce.getShoppingCart({ ...who(request), cartId: params.cartId }),
+    );
+    if (wasAnswered(answer, reply)) return answer;
+    if (answer.cart?.cart?.status === 'CART_STATUS_PENDING')
+      void reply.header('retry-after', String(answer.pollAfterSeconds || 1));
+    return reply.code(200).send(cartResult(answer.cart!, 200));
+  };
+  const readSchema = {
+    ...base,
+    summary: 'Read a cart (the cart of this app and fan)',
+    description: '`format` must be `json` (406 otherwise).',
+    params: CartParams,
+    headers: KeyHeaders,
+    response: { 200: CartResult, ...errors(...SHOPPING_ERRORS, 406) },
+  };
+  shopping.get('/shopping/carts/:cartId', { schema: readSchema }, readCart);
+  shopping.get('/shopping/carts/:cartId.:format', { schema: readSchema }, readCart);
+
+  shopping.delete(
+    '/shopping/carts/:cartId',
+    {
+      schema: {
+        ...base,
+        summary: 'Release a cart (idempotent)',
+        params: CartParams,
+        headers: KeyHeaders,
+        response: {
+          204: { type: 'null', description: 'Released' },
+          ...errors(...SHOPPING_ERRORS),
+        },
+      },
+    },
+    async (request, reply) => {
+      const params = request.params as Static<typeof CartParams>;
+      const answer = await run(reply, () =>
+        commerce.deleteShoppingCart({ ...who(request), cartId: params.cartId }),
+      );
+      if (wasAnswered(answer, reply)) return answer;
+      return reply.code(204).send();
+    },
+  );
+
+  /** 200 with the cart a change answered (or the refusal of the change). */
+  const cartAnswer = async (
+    reply: FastifyReply,
+    call: () => Promise<{ cart?: ShoppingCart | undefined }>,
+  ) => {
+    const answer = await run(reply, call);
+    if (wasAnswered(answer, reply) || answer.cart === undefined) return answer;
+    return reply.code(200).send(cartResult(answer.cart, 200));
+  };
+
+  shopping.patch(
+    '/shopping/carts/:cartId/products',
+    {
+      schema: {
+        ...base,
+        summary: 'Add or remove products or offers (`op: add | remove`); the cart is held again',
+        params: CartParams,
+        headers: WriteHeaders,
+        body: ProductsBody,
+        response: { 200: CartResult, ...errors(...BODY_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const params = request.params as Static<typeof CartParams>;
+      const body = request.body as Static<typeof ProductsBody>;
+      return cartAnswer(reply, () =>
+        commerce.updateShoppingCartProducts({
+          ...who(request),
+          cartId: params.cartId,
+          changes: body.products.map(({ op, ...product }) => ({
+            op:
+              op === 'add'
+                ? ProductChangeOp.PRODUCT_CHANGE_OP_ADD
+                : ProductChangeOp.PRODUCT_CHANGE_OP_REMOVE,
+            product: toProduct(product),
+          })),
+          idempotencyKey: idempotencyKey(request),
+        }),
+      );
+    },
+  );
+
+  shopping.patch(
+    '/shopping/carts/:cartId/deliveries',
+    {
+      schema: {
+        ...base,
+        summary: 'Choose the delivery of a cart (an id from the deliveries result)',
+        params: CartParams,
+        headers: KeyHeaders,
+        body: DeliveriesBody,
+        response: { 200: CartResult, ...errors(...BODY_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const params = request.params as Static<typeof CartParams>;
+      const body = request.body as Static<typeof DeliveriesBody>;
+      return cartAnswer(reply, () =>
+        commerce.selectShoppingCartDelivery({
+          ...who(request),
+          cartId: params.cartId,
+          deliveryId: body.deliveries[0]!.id,
+        }),
+      );
+    },
+  );
+
+  shopping.patch(
+    '/shopping/carts/:cartId/payments',
+    {
+      schema: {
+        ...base,
+        summary: 'Pay a cart (card payment nonce; the amount must be the unpaid total)',
+        description:
+          '409 `invalid_cart_state` (or the processor reason) when the payment is declined or the cart cannot be paid now.',
+        params: CartParams,
+        headers: WriteHeaders,
+        body: PaymentsBody,
+        response: { 200: CartResult, ...errors(...BODY_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const params = request.params as Static<typeof CartParams>;
+      const payment = (request.body as Static<typeof PaymentsBody>).payments[0]!;
+      const amountMinor = toMinor(payment.amount, payment.currency);
+      if (amountMinor === undefined) {
+        return sendFamilyError(reply, family, {
+          status: 400,
+          code: 'invalid_request',
+          detail: `amount ${payment.amount} has more decimals than ${payment.currency} allows`,
+        });
+      }
+      const billing: Billing = {
+        firstName: payment.firstName,
+        lastName: payment.lastName,
+        homePhone: payment.phone ?? '',
+        type: payment.type,
+        reference: payment.reference ?? '',
+        address: {
+          line1: payment.address?.line1 ?? '',
+          line2: payment.address?.line2 ?? '',
+          unit: payment.address?.unit ?? '',
+          city: payment.address?.city ?? '',
+          countryCode: payment.address?.country?.toUpperCase() ?? '',
+          countryId: '',
+          region: payment.address?.region ?? '',
+          postalCode: payment.address?.postalCode ?? '',
+        },
+        amount: { amountMinor, currency: payment.currency },
+        cardNonce: payment.token,
+        cin: payment.cin ?? '',
+        expireMonth: payment.expireMonth,
+        expireYear: payment.expireYear,
+        emailAddress: payment.email,
+        thirdPartyAccountId: payment.thirdPartyAccountId ?? '',
+      };
+      return cartAnswer(reply, () =>
+        commerce.addShoppingCartPayment({
+          ...who(request),
+          cartId: params.cartId,
+          billing,
+          idempotencyKey: idempotencyKey(request),
+        }),
+      );
+    },
+  );
+
+  shopping.post(
+    '/shopping/carts/:cartId/purchase',
+    {
+      schema: {
+        ...base,
+        summary: 'Purchase a paid cart: the order and its redemption token (shown once)',
+        description:
+          'A retry with the same Idempotency-Key, or of a purchased cart, answers the same order and token.',
+        params: CartParams,
+        headers: WriteHeaders,
+        response: { 200: PurchaseResult, ...errors(...BODY_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const params = request.params as Static<typeof CartParams>;
+      const answer = await run(reply, () =>
+        commerce.purchaseShoppingCart({
+          ...who(request),
+          cartId: params.cartId,
+          idempotencyKey: idempotencyKey(request),
+        }),
+      );
+      if (wasAnswered(answer, reply)) return answer;
+      // The token is a bearer credential: never cached by anything between here and the app.
+      void reply.header('cache-control', 'no-store');
+      return reply.code(200).send(
+        purchaseResult({
+          cart: answer.cart,
+          order: answer.order,
+          redemptionToken: answer.redemptionToken,
+          ticketCount: answer.ticketCount,
+        }),
+      );
+    },
+  );
+}

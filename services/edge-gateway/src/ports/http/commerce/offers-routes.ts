@@ -1,0 +1,61 @@
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { wasAnswered } from '../families/backend-call.js';
+import { READ_ERRORS, errors, type CommerceRoutesContext } from './context.js';
+import { KeyHeaders, OffersBody, OffersParams, OffersQuery, OffersResult } from './schemas.js';
+import { offersResult } from './shapes.js';
+
+/**
+ * The offers of an event, for any app: `GET /events/{id}/offers[.{format}]` and its POST twin with
+ * the password in the body. A fan access token is optional; when given it must be valid (401).
+ */
+export function offersRoutes(scope: FastifyInstance, context: CommerceRoutesContext): void {
+  const { commerce, run } = context;
+
+  const offers = async (request: FastifyRequest, reply: FastifyReply) => {
+    const params = request.params as Static<typeof OffersParams>;
+    if (!context.acceptsFormat(reply, params.format)) return reply;
+    const query = request.query as Static<typeof OffersQuery>;
+    const body = (request.body ?? {}) as Static<typeof OffersBody>;
+    const fanId = await run(reply, () => context.fanOf(request));
+    if (wasAnswered(fanId, reply)) return fanId;
+    if (fanId === '') return context.refuseToken(reply);
+    const passwords = [query.displayId, query.password, body.displayId, body.password].filter(
+      (p): p is string => typeof p === 'string' && p.length > 0,
+    );
+    const answer = await run(reply, () =>
+      commerce.getEventOffers({
+        appId: request.appId!,
+        eventId: params.id,
+        fanId: fanId ?? '',
+        passwords: [...new Set(passwords)],
+      }),
+    );
+    if (wasAnswered(answer, reply)) return answer;
+    return reply.code(200).send(offersResult(answer));
+  };
+  const offersSchema = {
+    tags: ['commerce'],
+    summary: 'Offers of an event (prices, price zones, areas, limits, passwords)',
+    description:
+      'Protected offers are listed only with their password (`displayId` or `password`). `format` must be `json` (406 otherwise). A fan access token is optional; when given it must be valid (401).',
+    params: OffersParams,
+    querystring: OffersQuery,
+    headers: KeyHeaders,
+    response: { 200: OffersResult, ...errors(...READ_ERRORS) },
+  };
+  scope.get('/events/:id/offers', { schema: offersSchema }, offers);
+  scope.get('/events/:id/offers.:format', { schema: offersSchema }, offers);
+  scope.post(
+    '/events/:id/offers.:format',
+    {
+      schema: {
+        ...offersSchema,
+        summary: 'Offers of an event, with a password in the body',
+        body: OffersBody,
+        response: { 200: OffersResult, ...errors(...READ_ERRORS, 413, 415) },
+      },
+    },
+    offers,
+  );
+}
