@@ -9,14 +9,10 @@ const globalSetup = fileURLToPath(
  * The vitest config every package uses. Every test lives under the package's `test/` directory
  * (mirroring `src/` where it tests one module): a `unit` project (test/**\/*.unit.test.ts, memory
  * adapters, nothing outside the process) and an `integration` project (test/**\/*.int.test.ts)
- * whose globalSetup provides real Kafka and Mongo. `extraUnitTests` adds globs for tests not yet
- * moved there. The `@marquee/source` condition makes sibling packages resolve to their TypeScript
- * sources.
+ * whose globalSetup provides real Kafka and Mongo. The `@marquee/source` condition makes sibling
+ * packages resolve to their TypeScript sources.
  */
-export function marqueeVitestConfig(
-  overrides: ViteUserConfig = {},
-  options: { extraUnitTests?: string[] } = {},
-): ViteUserConfig {
+export function marqueeVitestConfig(overrides: ViteUserConfig = {}): ViteUserConfig {
   // scripts/test.mjs asks for a JSON report per run so it can print one closing count.
   const reportDir = process.env.MARQUEE_TEST_REPORT_DIR;
   const reportName = `${process.cwd().split('/').slice(-2).join('-')}-${process.argv.includes('integration') ? 'integration' : 'unit'}`;
@@ -34,7 +30,7 @@ export function marqueeVitestConfig(
           extends: true,
           test: {
             name: 'unit',
-            include: ['test/**/*.unit.test.ts', ...(options.extraUnitTests ?? [])],
+            include: ['test/**/*.unit.test.ts'],
             testTimeout: 15_000,
           },
         },

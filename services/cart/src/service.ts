@@ -1,14 +1,10 @@
-import {
-  createIdempotency,
-  idempotencyIndexes,
-  type IdempotencyRecord,
-} from '@marquee/platform/idempotency';
+import { createIdempotency } from '@marquee/platform/idempotency';
 import { detachedFromCall } from '@marquee/platform/grpc';
 import { periodic } from '@marquee/platform/lifecycle';
 import { pingMongo } from '@marquee/platform/mongo';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
-import { createServiceStores } from '@marquee/platform/store';
+import { createMemoryStore, openServiceStores } from '@marquee/platform/store';
 import {
   allTopics,
   availabilityChangedTopic,
@@ -58,7 +54,7 @@ export interface CartComposeOptions {
 }
 
 /**
- * Composition root of cart: storage (Mongo or memory through `createServiceStores`), the event
+ * Composition root of cart: storage (Mongo or memory through `openServiceStores`), the event
  * projection and its two consumers, the cart application over 3p-connector and the payment
  * processors, the sweeper, the outbox relay and gRPC.
  */
@@ -69,22 +65,24 @@ export async function composeCart(
 ): Promise<ServiceParts> {
   const { logger, bus, mongo } = infra;
   const clock = options.clock ?? { now: () => new Date() };
-  const stores = createServiceStores(mongo, { logger });
-  const storage = createCartStorage(stores, {
-    sandboxAreaCapacity: config.CART_SANDBOX_AREA_CAPACITY,
-  });
-  const idempotencyStore = stores.collection<IdempotencyRecord>('idempotency', idempotencyIndexes);
-  const topPicksStorage = createTopPicksStorage(stores);
-  await stores.ensureIndexes();
+  const {
+    storage: { idempotency: idempotencyStore, topPicks: topPicksStorage, ...storage },
+    kind,
+    outboxSources,
+  } = await openServiceStores(infra, (stores) => ({
+    ...createCartStorage(stores, { sandboxAreaCapacity: config.CART_SANDBOX_AREA_CAPACITY }),
+    topPicks: createTopPicksStorage(stores),
+  }));
   // The event projection is read and applied in memory, every topic read whole at each start;
   // with Mongo, DurableProjection loads it from and writes it behind to the `events` collection.
-  const durable = mongo
-    ? new DurableProjection(
-        createServiceStores(undefined, { logger }).collection<EventProjectionDoc>('events'),
-        storage.events,
-        logger,
-      )
-    : undefined;
+  const durable =
+    kind === 'mongo'
+      ? new DurableProjection(
+          createMemoryStore<EventProjectionDoc>({ name: 'events' }),
+          storage.events,
+          logger,
+        )
+      : undefined;
   const events = new EventProjectionStore(
     durable ? durable.memory : storage.events,
     () => clock.now(),
@@ -199,7 +197,7 @@ export async function composeCart(
       ),
   );
   const relay = createOutboxRelay({
-    sources: stores.outboxSources,
+    sources: outboxSources,
     publish: busRawPublisher(bus, allTopics),
     logger,
   });

@@ -1,11 +1,11 @@
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
-import { createServiceStores } from '@marquee/platform/store';
+import { openServiceStores } from '@marquee/platform/store';
 import { describeIntegration, uniqueName } from '@marquee/platform/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll } from 'vitest';
 import { createTopPicksStorage } from '../src/top-picks/index.js';
-import { topPicksStorageContract } from './top-picks-store-contract.js';
+import { topPicksStorageContract } from './top-picks-stores-contract.js';
 
 describeIntegration('top picks storage on the Mongo-wire server', ({ mongoUrl }) => {
   const logger = createLogger({ service: 'cart-test', level: 'silent' });
@@ -28,9 +28,8 @@ describeIntegration('top picks storage on the Mongo-wire server', ({ mongoUrl })
   topPicksStorageContract('mongo', async () => {
     const db = connection.useDb(uniqueName('top_picks').replace(/-/g, '_'), { useCache: false });
     databases.push(db);
-    const stores = createServiceStores(db, { logger });
-    const storage = createTopPicksStorage(stores);
-    await stores.ensureIndexes();
+    // As the service opens it: Mongo collections with their indexes built.
+    const { storage } = await openServiceStores({ mongo: db, logger }, createTopPicksStorage);
     return storage;
   });
 });

@@ -1,7 +1,9 @@
 import { AppError } from '@marquee/platform/errors';
+import { idempotencyIndexes, type IdempotencyRecord } from '@marquee/platform/idempotency';
 import { createOutboxEvent, type OutboxEvent } from '@marquee/platform/outbox';
 import {
   isVersionConflict,
+  type ServiceCollection,
   type ServiceStores,
   type VersionedStore,
 } from '@marquee/platform/store';
@@ -48,13 +50,16 @@ function withoutVersion<T extends { version: number }>(doc: T): Omit<T, 'version
   return rest;
 }
 
-/** The collections of cart (memory or Mongo, chosen by `createServiceStores`). */
+/** The collections of cart (memory or Mongo, chosen by `openServiceStores`). */
 export interface CartStorage {
   carts: CartRepository;
   orders: OrderRepository;
   tracking: TrackingRepository;
   sandbox: SandboxInventory;
+  /** The event projection as stored (the durable copy of the one applied in memory). */
   events: VersionedStore<EventProjectionDoc>;
+  /** `Idempotency-Key` records of the partner cart and commerce writes. */
+  idempotency: ServiceCollection<IdempotencyRecord>;
 }
 
 export function createCartStorage(
@@ -80,6 +85,7 @@ export function createCartStorage(
     tracking: trackingRepository(tracking),
     sandbox: sandboxInventory(sandbox, options.sandboxAreaCapacity),
     events,
+    idempotency: stores.collection<IdempotencyRecord>('idempotency', idempotencyIndexes),
   };
 }
 

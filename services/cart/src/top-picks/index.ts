@@ -28,7 +28,7 @@ export const DEFAULT_RESALE_HOLD_MS = 10 * 60_000;
 export const DEFAULT_SESSION_KEEP_MS = 7 * 24 * 60 * 60_000;
 
 export interface TopPicksOptions {
-  /** `createTopPicksStorage(stores)`, made before the stores' `ensureIndexes()`. */
+  /** `createTopPicksStorage(stores)`, made in the service's `openServiceStores` (indexes built). */
   storage: TopPicksStorage;
   events: PicksEventSource;
   orders: OrderLookup;

@@ -20,7 +20,7 @@ export interface TopPicksStorage {
 }
 
 /**
- * Top picks' collections (memory or Mongo, chosen by `createServiceStores`): `fan_sessions` (one
+ * Top picks' collections (memory or Mongo, chosen by `openServiceStores`): `fan_sessions` (one
  * document per session; shown prices as an array, since listing ids contain dots and cannot be keys),
  * `resale_listings` and `ticket_ownership` (who holds a resold ticket now). Every write is a
  * compare-and-set on the document's version.

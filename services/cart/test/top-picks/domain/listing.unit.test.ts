@@ -8,7 +8,7 @@ import {
   sell,
   withdraw,
   type ResaleListing,
-} from './listing.js';
+} from '../../../src/top-picks/domain/listing.js';
 
 const now = new Date('2030-05-01T10:00:00Z');
 const later = (ms: number) => new Date(now.getTime() + ms);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ResaleListing } from './listing.js';
+import type { ResaleListing } from '../../../src/top-picks/domain/listing.js';
 import {
   adjacentBlocks,
   buildPicks,
@@ -13,7 +13,7 @@ import {
   type PicksEvent,
   type PicksQuery,
   type PrimaryOffer,
-} from './picks.js';
+} from '../../../src/top-picks/domain/picks.js';
 
 const now = new Date('2030-05-01T10:00:00Z');
 const eur = (amountMinor: number) => ({ amountMinor, currency: 'EUR' });

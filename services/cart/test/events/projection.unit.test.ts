@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { area, availability, EVENT_ID, partnerEvent } from '../../test/support/events.js';
+import { area, availability, EVENT_ID, partnerEvent } from '../support/events.js';
 import {
   applyAvailabilityChanged,
   applyEventChanged,
   applyEventDeleted,
   emptyProjection,
   toProjectedEvent,
-} from './projection.js';
-import { isOnSale, pricesAt } from './sellable-event.js';
+} from '../../src/events/projection.js';
+import { isOnSale, pricesAt } from '../../src/events/sellable-event.js';
 
 describe('event projection', () => {
   it('maps a partner event: partner ids, timezone, country, currency, limits, price types', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { currencyDigits, parseDecimal, toMajor } from './money.js';
+import { currencyDigits, parseDecimal, toMajor } from '../../../src/top-picks/domain/money.js';
 
 describe('money', () => {
   it('knows the minor-unit digits of currencies', () => {

@@ -1,10 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { canTransition, expire, fail, hold, pay, release, type Cart } from './cart.js';
-import { inMaintenance, localMinutes, parseMaintenanceWindow } from './maintenance.js';
-import { orderNumberFrom } from './order.js';
-import { applyBps, DEFAULT_FEES, priceCart } from './pricing.js';
-import { chooseSeats } from './reserve.js';
-import { deliveryMethodType, findShippingOption, regionOf, shippingOptions } from './shipping.js';
+import {
+  canTransition,
+  expire,
+  fail,
+  hold,
+  pay,
+  release,
+  type Cart,
+} from '../../src/domain/cart.js';
+import {
+  inMaintenance,
+  localMinutes,
+  parseMaintenanceWindow,
+} from '../../src/domain/maintenance.js';
+import { orderNumberFrom } from '../../src/domain/order.js';
+import { applyBps, DEFAULT_FEES, priceCart } from '../../src/domain/pricing.js';
+import { chooseSeats } from '../../src/domain/reserve.js';
+import {
+  deliveryMethodType,
+  findShippingOption,
+  regionOf,
+  shippingOptions,
+} from '../../src/domain/shipping.js';
 
 const now = new Date('2030-06-01T12:00:00Z');
 

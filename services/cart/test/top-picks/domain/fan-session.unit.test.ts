@@ -7,7 +7,7 @@ import {
   resolveSession,
   shownPrice,
   type FanSession,
-} from './fan-session.js';
+} from '../../../src/top-picks/domain/fan-session.js';
 
 const HOUR = 3_600_000;
 const t0 = new Date('2030-05-01T10:00:00Z');

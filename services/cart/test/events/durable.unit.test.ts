@@ -1,9 +1,9 @@
 import { createMemoryStore } from '@marquee/platform/store';
 import { describe, expect, it } from 'vitest';
-import { area, availability, EVENT_ID, partnerEvent } from '../../test/support/events.js';
-import { DurableProjection } from './durable.js';
-import { emptyProjection, newerProjection } from './projection.js';
-import { EventProjectionStore, type EventProjectionDoc } from './store.js';
+import { area, availability, EVENT_ID, partnerEvent } from '../support/events.js';
+import { DurableProjection } from '../../src/events/durable.js';
+import { emptyProjection, newerProjection } from '../../src/events/projection.js';
+import { EventProjectionStore, type EventProjectionDoc } from '../../src/events/store.js';
 
 const silent = { info: () => undefined, warn: () => undefined };
 
