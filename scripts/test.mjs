@@ -47,6 +47,11 @@ const steps = [
     name: 'V8 options of the Helm chart are current',
     cmd: 'node scripts/generate-node-options.ts --check',
   },
+  {
+    // The Helm chart's service calls, generated from each service's ServiceDefinition `calls`.
+    name: 'service calls of the Helm chart are current',
+    cmd: 'node scripts/generate-service-calls.ts --check',
+  },
   { name: 'lint', cmd: 'pnpm -s lint' },
   { name: 'typecheck', cmd: 'pnpm -s turbo run typecheck --output-logs=errors-only' },
   {

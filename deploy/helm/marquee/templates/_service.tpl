@@ -35,7 +35,8 @@ PodDisruptionBudget and (when networkPolicy.enabled) NetworkPolicy.
 {{- $cidrs := $root.Values.clientAddress.trustedProxyCidrs | default list -}}
 {{- $_ := set $cfg "TRUSTED_PROXIES" (ternary (join "," $cidrs) "none" (gt (len $cidrs) 0)) -}}
 {{- end -}}
-{{- range $callee := $s.calls -}}
+{{- /* The services it calls: its ServiceDefinition's `calls` (files/calls.yaml), values' extras. */ -}}
+{{- range $callee := include "marquee.calls" $ctx | fromJsonArray -}}
 {{- $cs := include "marquee.svcValues" (dict "root" $root "name" $callee) | fromJson -}}
 {{- $cfull := include "marquee.svcFullname" (dict "root" $root "name" $callee) -}}
 {{- $_ := set $cfg (include "marquee.grpcAddrVar" $callee) (printf "%s:%d" $cfull ($cs.ports.grpc | int)) -}}
@@ -333,7 +334,7 @@ spec:
 {{- $callers := list -}}
 {{- range $other, $_ := $root.Values.services -}}
 {{- $os := include "marquee.svcValues" (dict "root" $root "name" $other) | fromJson -}}
-{{- if and $os.enabled (has $name $os.calls) -}}
+{{- if and $os.enabled (has $name (include "marquee.calls" (dict "root" $root "name" $other) | fromJsonArray)) -}}
 {{- $callers = append $callers $other -}}
 {{- end -}}
 {{- end }}
