@@ -1,0 +1,298 @@
+import { isVersionConflict } from '@marquee/platform/store';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { CartStorage } from '../src/adapters/stores.js';
+import type { Cart } from '../src/domain/cart.js';
+import type { Order } from '../src/domain/order.js';
+import type { SellableArea } from '../src/events/sellable-event.js';
+
+const t0 = new Date('2030-06-01T12:00:00.000Z');
+const at = (ms: number) => new Date(t0.getTime() + ms);
+
+const aCart = (id: string, over: Partial<Cart> = {}): Cart => ({
+  id,
+  appId: 'app-1',
+  channel: 'partner-cart',
+  eventId: 'EV0000000000001',
+  partnerId: 'p1',
+  sandbox: false,
+  language: 'en-us',
+  currency: 'GBP',
+  secureEntryEnabled: false,
+  countryCode: 'GB',
+  timezone: 'Europe/London',
+  status: 'PENDING',
+  requests: [],
+  lines: [],
+  reserveAttempts: 1,
+  tickets: [],
+  releaseOwed: false,
+  bookingUnknown: false,
+  voidOwed: false,
+  createdAt: t0,
+  updatedAt: t0,
+  ...over,
+});
+
+const anOrder = (id: string, over: Partial<Order> = {}): Order => ({
+  id,
+  orderNumber: `MQ-${id.toUpperCase()}`,
+  cartId: `cart-${id}`,
+  appId: 'app-1',
+  channel: 'partner-cart',
+  eventId: 'EV0000000000001',
+  partnerId: 'p1',
+  sandbox: false,
+  inventoryToken: 'inv',
+  inventoryOrderId: `partner-${id}`,
+  status: 'CONFIRMED',
+  currency: 'GBP',
+  tickets: [
+    {
+      ticketId: `${id}-1`,
+      areaId: 'A1',
+      section: 'S1',
+      row: 'C',
+      seat: '4',
+      priceLevelId: 'PL1',
+      priceTypeId: '000001',
+      faceValueMinor: 5_000,
+      generalAdmission: false,
+    },
+  ],
+  merchandiseMinor: 5_000,
+  feeMinor: 500,
+  taxMinor: 0,
+  deliveryMinor: 0,
+  grandMinor: 5_500,
+  delivery: {
+    id: 'ETICKET',
+    carrier: 'Marquee',
+    serviceLevel: 'ETICKET',
+    requiresAddress: false,
+    descriptionLong: 'Mobile ticket',
+    descriptionShort: 'eTicket',
+    eta: 'Immediately after purchase',
+    feeMinor: 0,
+    rank: 1,
+  },
+  paymentId: `pay-${id}`,
+  customerEmail: 'fan@example.com',
+  thirdPartyAccountId: '',
+  secureEntryEnabled: false,
+  tokenSha256: 'ab'.repeat(32),
+  confirmedAt: t0,
+  ...over,
+});
+
+const area = (over: Partial<SellableArea> = {}): SellableArea => ({
+  areaId: 'A1',
+  levelId: 'L1',
+  sectionId: 'S1',
+  priceLevelId: 'PL1',
+  generalAdmission: false,
+  available: 3,
+  unavailable: 0,
+  ...over,
+});
+
+const line = (quantity: number, areaIds = ['A1']) => ({
+  areaIds,
+  priceLevelId: 'PL1',
+  priceTypeId: '000001',
+  quantity,
+});
+
+const kindOf = (error: unknown) => (error as { kind?: unknown }).kind;
+
+/**
+ * What cart's storage (`createCartStorage`) promises, whatever the store under it: carts by
+ * compare-and-set and due for the sweeper in order, orders unique by number and listed by owner,
+ * the newest tracking hit, and a sandbox inventory that never sells more than an area holds.
+ * Run on memory by cart-storage.unit.test.ts and on the Mongo-wire server by
+ * cart-storage.int.test.ts.
+ */
+export function cartStorageContract(name: string, make: () => Promise<CartStorage>): void {
+  describe(`cart storage (${name})`, () => {
+    let storage: CartStorage;
+    beforeEach(async () => {
+      storage = await make();
+    });
+
+    it('stores a cart and changes it at the version it read', async () => {
+      const inserted = await storage.carts.insert(aCart('c1'));
+      expect(inserted.version).toBeGreaterThan(0);
+      const held = await storage.carts.modify('c1', (cart) => ({
+        ...cart,
+        status: 'HELD',
+        heldAt: at(1_000),
+        sweepAt: at(60_000),
+      }));
+      expect(held).toMatchObject({ id: 'c1', status: 'HELD', sweepAt: at(60_000) });
+      expect(held!.version).toBeGreaterThan(inserted.version);
+      expect(await storage.carts.get('c1')).toMatchObject({ status: 'HELD', heldAt: at(1_000) });
+      // A change that answers nothing writes nothing.
+      const same = await storage.carts.modify('c1', () => undefined);
+      expect(same?.version).toBe(held!.version);
+      expect(await storage.carts.modify('absent', (cart) => cart)).toBeUndefined();
+      await expect(storage.carts.insert(aCart('c1'))).rejects.toSatisfy(
+        (error) => kindOf(error) === 'already_exists',
+      );
+    });
+
+    it('finds the carts due at a time, soonest first, at most as many as asked', async () => {
+      await storage.carts.insert(aCart('late', { sweepAt: at(30_000) }));
+      await storage.carts.insert(aCart('first', { sweepAt: at(10_000) }));
+      await storage.carts.insert(aCart('second', { sweepAt: at(20_000) }));
+      await storage.carts.insert(aCart('never'));
+      const due = await storage.carts.findDue(at(25_000), 10);
+      expect(due.map((cart) => cart.id)).toEqual(['first', 'second']);
+      expect((await storage.carts.findDue(at(60_000), 2)).map((cart) => cart.id)).toEqual([
+        'first',
+        'second',
+      ]);
+    });
+
+    it('keeps one order per order number and cancels at the version it read', async () => {
+      const confirmed = await storage.orders.insertConfirmed(anOrder('o1'));
+      expect(await storage.orders.get('o1')).toMatchObject({
+        orderNumber: 'MQ-O1',
+        status: 'CONFIRMED',
+        tickets: [{ ticketId: 'o1-1', faceValueMinor: 5_000 }],
+      });
+      await expect(
+        storage.orders.insertConfirmed(anOrder('o2', { orderNumber: 'MQ-O1' })),
+      ).rejects.toSatisfy((error) => kindOf(error) === 'already_exists');
+      const cancelled = { ...anOrder('o1'), status: 'CANCELLED' as const, cancelledAt: at(5_000) };
+      const written = await storage.orders.updateCancelled(cancelled, confirmed.version);
+      expect(written).toMatchObject({ status: 'CANCELLED', cancelledAt: at(5_000) });
+      // The version it read is gone: a second writer at it loses.
+      await expect(
+        storage.orders.updatePrinted({ ...cancelled, printed: 'PRINT' }, confirmed.version),
+      ).rejects.toSatisfy(isVersionConflict);
+      expect(await storage.orders.get('o1')).toMatchObject({ status: 'CANCELLED' });
+    });
+
+    it("lists an owner's orders, newest first, filtered as asked", async () => {
+      await storage.orders.insertConfirmed(anOrder('a', { confirmedAt: at(1_000) }));
+      await storage.orders.insertConfirmed(
+        anOrder('b', { confirmedAt: at(3_000), fanId: 'fan-1', channel: 'commerce' }),
+      );
+      await storage.orders.insertConfirmed(
+        anOrder('c', { confirmedAt: at(2_000), eventId: 'EV0000000000002' }),
+      );
+      await storage.orders.insertConfirmed(anOrder('d', { confirmedAt: at(4_000), sandbox: true }));
+      await storage.orders.insertConfirmed(
+        anOrder('e', { confirmedAt: at(5_000), appId: 'app-2' }),
+      );
+      const ids = (orders: Order[]) => orders.map((order) => order.id);
+      expect(
+        ids(await storage.orders.listByOwner({ appId: 'app-1', sandbox: false, limit: 10 })),
+      ).toEqual(['b', 'c', 'a']);
+      expect(
+        ids(await storage.orders.listByOwner({ appId: 'app-1', sandbox: false, limit: 2 })),
+      ).toEqual(['b', 'c']);
+      expect(
+        ids(
+          await storage.orders.listByOwner({
+            appId: 'app-1',
+            sandbox: false,
+            fanId: 'fan-1',
+            limit: 10,
+          }),
+        ),
+      ).toEqual(['b']);
+      expect(
+        ids(
+          await storage.orders.listByOwner({
+            appId: 'app-1',
+            sandbox: false,
+            eventId: 'EV0000000000002',
+            limit: 10,
+          }),
+        ),
+      ).toEqual(['c']);
+      expect(
+        ids(await storage.orders.listByOwner({ appId: 'app-1', sandbox: true, limit: 10 })),
+      ).toEqual(['d']);
+      const listed = await storage.orders.listByOwner({ appId: 'app-2', sandbox: false, limit: 1 });
+      expect(listed[0]).not.toHaveProperty('version');
+    });
+
+    it('answers the newest tracking hit of an app and event since a time', async () => {
+      const hit = (id: string, ms: number, over: { appId?: string; eventId?: string } = {}) => ({
+        id,
+        appId: 'app-1',
+        eventId: 'EV0000000000001',
+        sharedId: `shared-${id}`,
+        subId1: '',
+        subId2: '',
+        subId3: '',
+        sandbox: false,
+        at: at(ms),
+        ...over,
+      });
+      await storage.tracking.insert(hit('h1', 1_000));
+      await storage.tracking.insert(hit('h2', 3_000));
+      await storage.tracking.insert(hit('h3', 9_000, { appId: 'app-2' }));
+      await storage.tracking.insert(hit('h4', 9_000, { eventId: 'EV0000000000002' }));
+      expect(await storage.tracking.latest('app-1', 'EV0000000000001', at(0))).toMatchObject({
+        id: 'h2',
+        sharedId: 'shared-h2',
+        at: at(3_000),
+      });
+      expect(await storage.tracking.latest('app-1', 'EV0000000000001', at(4_000))).toBeUndefined();
+    });
+
+    it('holds sandbox tickets up to the capacity of an area, never more', async () => {
+      const areas = [area({ available: 2, unavailable: 1 })];
+      const hold = (cartId: string, quantity: number, now = t0) =>
+        storage.sandbox.hold({
+          eventId: 'EV0000000000001',
+          cartId,
+          lines: [line(quantity)],
+          areas,
+          expiresAt: at(60_000),
+          now,
+        });
+      const first = await hold('c1', 2);
+      expect(first.map((ticket) => ticket.seat)).toEqual(['1', '2']);
+      expect(first[0]).toMatchObject({ ticketId: 'c1-1', areaId: 'A1', row: 'SBX' });
+      await expect(hold('c2', 2)).rejects.toSatisfy(
+        (error) => kindOf(error) === 'resource_exhausted',
+      );
+      // Seats are never given out twice, even after a release.
+      expect((await hold('c2', 1)).map((ticket) => ticket.seat)).toEqual(['3']);
+      await storage.sandbox.release('EV0000000000001', 'c1');
+      expect((await hold('c3', 2)).map((ticket) => ticket.seat)).toEqual(['4', '5']);
+      await expect(hold('c4', 1)).rejects.toSatisfy(
+        (error) => kindOf(error) === 'resource_exhausted',
+      );
+    });
+
+    it('counts sold sandbox tickets for good and expired holds no longer', async () => {
+      const areas = [area({ generalAdmission: true, available: 2, unavailable: 0 })];
+      const hold = (cartId: string, quantity: number, now: Date) =>
+        storage.sandbox.hold({
+          eventId: 'EV0000000000001',
+          cartId,
+          lines: [line(quantity)],
+          areas,
+          expiresAt: at(now.getTime() - t0.getTime() + 60_000),
+          now,
+        });
+      const sold = await hold('c1', 1, t0);
+      expect(sold[0]).toMatchObject({ seat: '', row: '', generalAdmission: true });
+      await storage.sandbox.sell('EV0000000000001', 'c1');
+      await storage.sandbox.sell('EV0000000000001', 'c1');
+      await hold('c2', 1, t0);
+      await expect(hold('c3', 1, at(1_000))).rejects.toSatisfy(
+        (error) => kindOf(error) === 'resource_exhausted',
+      );
+      // c2's hold has expired by then; the sold ticket still counts.
+      await expect(hold('c3', 1, at(120_000))).resolves.toHaveLength(1);
+      await expect(hold('c4', 1, at(120_000))).rejects.toSatisfy(
+        (error) => kindOf(error) === 'resource_exhausted',
+      );
+    });
+  });
+}
