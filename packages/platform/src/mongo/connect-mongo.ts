@@ -1,6 +1,7 @@
 import mongoose, { type Connection } from 'mongoose';
 import { AppError } from '../errors/index.js';
 import type { Logger } from '../logger/index.js';
+import { watchMonitor } from './monitor-watchdog.js';
 import { mongoUrlPassword, redactMongoUrl, REDACTED } from './redact-url.js';
 
 export interface ConnectMongoOptions {
@@ -15,6 +16,12 @@ export interface ConnectMongoOptions {
   serverSelectionTimeoutMS?: number;
   /** Default 20. */
   maxPoolSize?: number;
+  /**
+   * How long opening a connection (and a monitor's `hello`) may take. Default 10 000. A server
+   * monitor check pending three times this long is taken as stalled and the client is restarted
+   * (`monitor-watchdog.ts`).
+   */
+  connectTimeoutMS?: number;
   /**
    * Logs every command whose round trip (as the driver measures it: sent to answered) takes this
    * long or longer, with its name, collection and duration. Off by default.
@@ -38,11 +45,13 @@ export async function connectMongo(options: ConnectMongoOptions): Promise<Connec
   const safeUrl = redactMongoUrl(options.url);
   const scrub = scrubber(options.url);
   const log = options.logger.child({ component: 'mongo', db: options.dbName });
+  const connectTimeoutMS = options.connectTimeoutMS ?? 10_000;
   const connection = mongoose.createConnection(options.url, {
     dbName: options.dbName,
     ...(options.appName !== undefined ? { appName: options.appName } : {}),
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
     maxPoolSize: options.maxPoolSize ?? 20,
+    connectTimeoutMS,
     autoIndex: false,
     autoCreate: false,
     bufferCommands: false,
@@ -68,6 +77,11 @@ export async function connectMongo(options: ConnectMongoOptions): Promise<Connec
       `cannot connect to MongoDB at ${safeUrl}: ${scrub(errorMessage(err))}`,
     );
   }
+  const stopWatchdog = watchMonitor(connection.getClient(), {
+    stallMs: 3 * connectTimeoutMS,
+    logger: log,
+  });
+  connection.once('close', stopWatchdog);
   log.info({ url: safeUrl, appName: options.appName }, 'mongo connected');
   return connection;
 }

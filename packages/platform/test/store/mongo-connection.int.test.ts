@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger/index.js';
 import { closeMongo, connectMongo, ensureIndexes, pingMongo } from '../../src/mongo/index.js';
 import { createMongoStore } from '../../src/store/mongo-store.js';
-import { describeIntegration, uniqueName } from '../../src/testing/index.js';
+import { describeIntegration, uniqueName, waitFor } from '../../src/testing/index.js';
 
 function capturingLogger() {
   const lines: string[] = [];
@@ -56,6 +56,31 @@ describeIntegration('connectMongo', ({ mongoUrl }) => {
     }
     expect(await pingMongo(sut)).toBe(false);
     await expect(closeMongo(sut)).resolves.toBeUndefined();
+  });
+
+  it('restarts a client whose server monitor stalled, and the connection keeps working', async () => {
+    const { logger, text } = capturingLogger();
+    // Stall time is three connect timeouts: 3 s here.
+    const sut = await connectMongo({
+      url: mongoUrl,
+      dbName: dbName(),
+      logger,
+      connectTimeoutMS: 1_000,
+    });
+    try {
+      const shows = sut.db!.collection<{ _id: string; n: number }>('shows');
+      await shows.insertOne({ _id: 'before', n: 1 });
+      // What a stuck monitor looks like from outside: a heartbeat that started and never ends.
+      sut.getClient().emit('serverHeartbeatStarted', {} as never);
+      await waitFor(() => text().includes('mongo client restarted'), { timeoutMs: 20_000 });
+      expect(text()).toContain('mongo server monitor stalled; restarting the client');
+      await shows.insertOne({ _id: 'after', n: 2 });
+      expect(await shows.countDocuments({})).toBe(2);
+      expect(await pingMongo(sut)).toBe(true);
+    } finally {
+      await sut.dropDatabase();
+      await closeMongo(sut);
+    }
   });
 
   it('builds indexes only when asked: autoIndex is off, ensureIndexes creates model and store indexes', async () => {
