@@ -111,6 +111,15 @@ export interface KafkaBusOptions {
 // The defaults live with the service config's (kafkajs-free); re-exported for the bus's callers.
 export { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SESSION_TIMEOUT_MS };
 
+/**
+ * kafkajs's retries of its own requests (connect, fetch, produce, group calls). Its default caps the
+ * wait between tries at 30 s, and a consumer whose retries ran out restarts after the last wait: in
+ * a broker restart the consumers sat in 6-10 s waits after the broker was back, and discovery caught
+ * up 12 s after it. Capped at 2 s, a consumer or producer tries again at most 2 s after the broker
+ * answers; eight tries span about 12 s before a send fails or a consumer restarts.
+ */
+export const KAFKA_CLIENT_RETRY = { initialRetryTime: 300, maxRetryTime: 2_000, retries: 8 };
+
 export interface KafkaBus extends EventBus {
   /** Creates the given topics and their `.dlq` twins when missing (see {@link ensureTopics}). */
   ensureTopics(topics: readonly TopicSpec[]): Promise<void>;
@@ -178,6 +187,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     ...(options.ssl !== undefined ? { ssl: options.ssl } : {}),
     ...(options.sasl !== undefined ? { sasl: options.sasl } : {}),
     connectionTimeout: options.connectionTimeoutMs ?? 3_000,
+    retry: KAFKA_CLIENT_RETRY,
     logLevel: KAFKAJS_LOG_LEVELS[options.kafkaLogLevel ?? 'warn'],
     logCreator: kafkaLogCreator(logger),
   });
