@@ -6,6 +6,8 @@ import { composeCatalogIndexer } from './service.js';
 
 export { configSchema, loadCatalogIndexerConfig, type CatalogIndexerConfig } from './config.js';
 export { buildCatalogIndexer } from './service.js';
+// How the gRPC port maps a SearchEventsRequest to the index's query (in-process benchmarks).
+export { eventQueryOf } from './ports/grpc/search-mapping.js';
 
 /** catalog-indexer as the process runner and the embedded default see it. */
 export const catalogIndexerService: ServiceDefinition<CatalogIndexerConfig> = {

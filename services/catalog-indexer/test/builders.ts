@@ -1,10 +1,25 @@
 import {
   Event,
   EventStatus,
+  SearchAttractionsRequest,
+  SearchClassificationsRequest,
   SearchEventsRequest,
+  SearchVenuesRequest,
   type Place,
   type Classification,
 } from '@marquee/proto/catalog/v1';
+import type {
+  AttractionQuery,
+  ClassificationQuery,
+  EventQuery,
+  VenueQuery,
+} from '../src/domain/catalog-index.js';
+import {
+  attractionQueryOf,
+  classificationQueryOf,
+  eventQueryOf,
+  venueQueryOf,
+} from '../src/ports/grpc/search-mapping.js';
 
 let sequence = 0;
 
@@ -63,6 +78,21 @@ export function anEvent(overrides: Partial<Event> = {}): Event {
   });
 }
 
-/** A search with every field at its default. */
-export const query = (overrides: Partial<SearchEventsRequest> = {}): SearchEventsRequest =>
-  SearchEventsRequest.fromPartial(overrides);
+/**
+ * A search written as the API's request (every other field at its default), as the gRPC port maps
+ * it: the tests state queries in the terms clients use.
+ */
+export const query = (overrides: Partial<SearchEventsRequest> = {}): EventQuery =>
+  eventQueryOf(SearchEventsRequest.fromPartial(overrides));
+
+export const venueQuery = (overrides: Partial<SearchVenuesRequest> = {}): VenueQuery =>
+  venueQueryOf(SearchVenuesRequest.fromPartial(overrides));
+
+export const attractionQuery = (
+  overrides: Partial<SearchAttractionsRequest> = {},
+): AttractionQuery => attractionQueryOf(SearchAttractionsRequest.fromPartial(overrides));
+
+export const classificationQuery = (
+  overrides: Partial<SearchClassificationsRequest> = {},
+): ClassificationQuery =>
+  classificationQueryOf(SearchClassificationsRequest.fromPartial(overrides));

@@ -4,19 +4,21 @@ import type {
   DiscoveryAttraction,
   DiscoveryVenue,
   Event,
-  SearchAttractionsRequest,
-  SearchClassificationsRequest,
-  SearchEventsRequest,
-  SearchVenuesRequest,
 } from '@marquee/proto/catalog/v1';
 import {
   CatalogIndex,
+  type AttractionQuery,
+  type ClassificationQuery,
   type DocumentHit,
   type DocumentRenderer,
   type EncodedEventHit,
   type EventCodec,
   type EventHit,
+  type EventQuery,
+  type FoundClassification,
   type Page,
+  type SimilarAttractionsQuery,
+  type VenueQuery,
 } from '../domain/catalog-index.js';
 import {
   applyAvailability,
@@ -148,12 +150,12 @@ export class Catalog {
     return 'applied';
   }
 
-  searchEvents(query: SearchEventsRequest): Page<EventHit> {
+  searchEvents(query: EventQuery): Page<EventHit> {
     return this.index.searchEvents(query, this.clock());
   }
 
   /** The same search with each event as its protobuf encoding (what the gRPC port sends). */
-  searchEventsEncoded(query: SearchEventsRequest): Page<EncodedEventHit> {
+  searchEventsEncoded(query: EventQuery): Page<EncodedEventHit> {
     return this.index.searchEventsEncoded(query, this.clock());
   }
 
@@ -161,7 +163,7 @@ export class Catalog {
    * The same search with each event as its rendered document (what the gRPC port sends when asked
    * for documents); undefined when the catalog renders none.
    */
-  searchEventsDocuments(query: SearchEventsRequest): Page<DocumentHit> | undefined {
+  searchEventsDocuments(query: EventQuery): Page<DocumentHit> | undefined {
     return this.index.searchEventsDocuments(query, this.clock());
   }
 
@@ -172,7 +174,7 @@ export class Catalog {
     return { event: hit.event, venue: hit.venue, attractions: hit.attractions };
   }
 
-  searchVenues(query: SearchVenuesRequest): Page<DiscoveryVenue> {
+  searchVenues(query: VenueQuery): Page<DiscoveryVenue> {
     return this.index.searchVenues(query, this.clock());
   }
 
@@ -182,24 +184,21 @@ export class Catalog {
     return venue;
   }
 
-  searchAttractions(query: SearchAttractionsRequest): Page<DiscoveryAttraction> {
+  searchAttractions(query: AttractionQuery): Page<DiscoveryAttraction> {
     return this.index.searchAttractions(query, this.clock());
   }
 
-  similarAttractions(
-    id: string,
-    options: { hasEvents: boolean; countryCodes: readonly string[]; limit: number },
-  ): DiscoveryAttraction[] {
+  similarAttractions(id: string, options: SimilarAttractionsQuery): DiscoveryAttraction[] {
     const found = this.index.similarAttractions(id, options, this.clock());
     if (!found) throw new CatalogNotFoundError(`attraction ${id} not found`);
     return found;
   }
 
-  searchClassifications(query: SearchClassificationsRequest): Page<ClassificationSegment> {
+  searchClassifications(query: ClassificationQuery): Page<ClassificationSegment> {
     return this.index.searchClassifications(query, this.clock());
   }
 
-  getClassification(id: string): { segment: ClassificationSegment; level: string } {
+  getClassification(id: string): FoundClassification {
     const found = this.index.getClassification(id, this.clock());
     if (!found) throw new CatalogNotFoundError(`classification ${id} not found`);
     return found;

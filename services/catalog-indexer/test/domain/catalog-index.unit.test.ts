@@ -7,12 +7,20 @@ import {
   EventStatus,
   Inclusion,
   PriceRangeType,
-  SearchAttractionsRequest,
-  SearchClassificationsRequest,
-  SearchVenuesRequest,
+  type SearchAttractionsRequest,
+  type SearchVenuesRequest,
 } from '@marquee/proto/catalog/v1';
 import { DistanceUnit } from '@marquee/proto/common/v1';
-import { anEvent, classification, place, query, text } from '../builders.js';
+import {
+  anEvent,
+  attractionQuery,
+  classification,
+  classificationQuery,
+  place,
+  query,
+  text,
+  venueQuery,
+} from '../builders.js';
 import { CatalogIndex } from '../../src/domain/catalog-index.js';
 import { CITY_ID_BITS, cityId } from '../../src/domain/city-id.js';
 import { NameSort } from '@marquee/proto/catalog/v1';
@@ -617,7 +625,7 @@ describe('CatalogIndex venues and attractions', () => {
         },
       });
     const sut = indexOf(ref(), ref());
-    const page = sut.searchVenues(SearchVenuesRequest.fromPartial({ keyword: 'club' }), now);
+    const page = sut.searchVenues(venueQuery({ keyword: 'club' }), now);
     expect(page.total).toBe(1);
     expect(page.items[0]!.upcomingEvents).toBe(2);
   });
@@ -633,7 +641,7 @@ describe('CatalogIndex venues and attractions', () => {
       ],
     });
     const sut = indexOf(e);
-    const q = SearchAttractionsRequest.fromPartial({ keyword: 'rolling' });
+    const q = attractionQuery({ keyword: 'rolling' });
     expect(sut.searchAttractions(q, now).items.map((a) => a.upcomingEvents)).toEqual([1]);
     sut.remove(e.id);
     expect(sut.searchAttractions(q, now).total).toBe(0);
@@ -758,9 +766,7 @@ describe('CatalogIndex international filters', () => {
     const other = anEvent({ location: { $case: 'place', value: berlin('Astra Kulturhaus') } });
     const sut = indexOf(sold, other);
     const names = (q: Partial<SearchVenuesRequest>) =>
-      sut
-        .searchVenues(SearchVenuesRequest.fromPartial(q), now)
-        .items.map((v) => v.names?.values['en-us']);
+      sut.searchVenues(venueQuery(q), now).items.map((v) => v.names?.values['en-us']);
     expect(names({ nameAny: ['columbia', 'kultur'] })).toEqual([
       'Astra Kulturhaus',
       'Columbiahalle',
@@ -792,7 +798,7 @@ describe('CatalogIndex international filters', () => {
     });
     const sut = indexOf(inBerlin, inNy, jazz);
     const found = (q: Partial<SearchAttractionsRequest>) =>
-      sut.searchAttractions(SearchAttractionsRequest.fromPartial(q), now).items.map((a) => a.id);
+      sut.searchAttractions(attractionQuery(q), now).items.map((a) => a.id);
     expect(found({ countryCodes: ['DE'] })).toEqual(['A1']);
     expect(found({ nameContains: 'toten' })).toEqual(['A1']);
     expect(found({ fuzzy: 'strokse' })).toEqual([]);
@@ -826,7 +832,7 @@ describe('CatalogIndex classifications', () => {
       anEvent({ classifications: [full(['KZ2', 'Sports'], ['KG3', 'Hockey'])] }),
       anEvent({ active: false, classifications: [full(['KZ3', 'Hidden'], ['KG4', 'Secret'])] }),
     );
-    const all = sut.searchClassifications(SearchClassificationsRequest.fromPartial({}), now);
+    const all = sut.searchClassifications(classificationQuery({}), now);
     expect(
       all.items.map((s) => [s.segment?.id, s.eventCount, s.genres.map((g) => g.genre?.id)]),
     ).toEqual([
@@ -834,10 +840,7 @@ describe('CatalogIndex classifications', () => {
       ['KZ2', 1, ['KG3']],
     ]);
     expect(all.items[0]!.genres[1]!.subGenres.map((x) => x.id)).toEqual(['KS1']);
-    const punk = sut.searchClassifications(
-      SearchClassificationsRequest.fromPartial({ keyword: 'punk' }),
-      now,
-    );
+    const punk = sut.searchClassifications(classificationQuery({ keyword: 'punk' }), now);
     expect(punk.items.map((s) => s.segment?.id)).toEqual(['KZ1']);
     expect(sut.getClassification('KS1', now)).toMatchObject({
       level: 'subgenre',
@@ -905,9 +908,7 @@ describe('CatalogIndex international discovery gaps', () => {
     expect(ids(sut, { cityIds: [cityId('DE', 'München')] })).toEqual([munich.id]);
     expect(ids(sut, { cityIds: [cityId('SE', 'Oslo')] })).toEqual([]);
     const venues = (cityIds: number[]) =>
-      sut
-        .searchVenues(SearchVenuesRequest.fromPartial({ cityIds }), now)
-        .items.map((v) => v.names?.values['en-us']);
+      sut.searchVenues(venueQuery({ cityIds }), now).items.map((v) => v.names?.values['en-us']);
     expect(venues([cityId('NO', 'Bergen')])).toEqual(['Hall in Bergen']);
     expect(venues([cityId('NO', 'Bergen'), cityId('DE', 'Munich')])).toEqual([
       'Hall in Bergen',

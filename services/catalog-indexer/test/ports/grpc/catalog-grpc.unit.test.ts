@@ -22,7 +22,9 @@ import { Catalog } from '../../../src/app/catalog.js';
 import { anEvent, text } from '../../builders.js';
 import { discoveryDocuments } from '../../../src/adapters/discovery-documents.js';
 import { protobufEventCodec } from '../../../src/adapters/protobuf-event-codec.js';
-import { catalogGrpc, encodeSearchEventsResponse } from '../../../src/ports/grpc/catalog-grpc.js';
+import { encodeEventsPage } from '@marquee/proto/catalog/v1/wire';
+import { catalogGrpc } from '../../../src/ports/grpc/catalog-grpc.js';
+import { eventQueryOf } from '../../../src/ports/grpc/search-mapping.js';
 
 describe('CatalogService over gRPC', () => {
   const logger = createLogger({ service: 'test', level: 'silent' });
@@ -182,12 +184,12 @@ describe('availability in CatalogService answers', () => {
       const request = SearchEventsRequest.fromPartial({ keyword: 'avail' });
       // In process: the encoded hits (what the gRPC port writes as they are) and the decoded ones.
       const encoded = catalog
-        .searchEventsEncoded(request)
+        .searchEventsEncoded(eventQueryOf(request))
         .items.map((h) => Event.decode(h.encoded));
       expect(availabilities(encoded)).toEqual(expected);
-      expect(availabilities(catalog.searchEvents(request).items.map((h) => h.event))).toEqual(
-        expected,
-      );
+      expect(
+        availabilities(catalog.searchEvents(eventQueryOf(request)).items.map((h) => h.event)),
+      ).toEqual(expected);
       // Over gRPC: SearchEvents answers from the encoded events, GetEvent through ts-proto.
       const searched = await callUnary(client, 'searchEvents', request);
       expect(availabilities(searched.events)).toEqual(expected);
@@ -217,7 +219,7 @@ describe('availability in CatalogService answers', () => {
   });
 });
 
-describe('encodeSearchEventsResponse', () => {
+describe('SearchEvents from the encodings the index keeps', () => {
   it('writes events kept encoded so that they decode as ts-proto encodes the whole response', async () => {
     const catalog = new Catalog({
       records: createMemoryEventRecords(),
@@ -232,15 +234,15 @@ describe('encodeSearchEventsResponse', () => {
     ] as const) {
       await catalog.applyEventChanged(id, anEvent({ id, names: text(name) }));
     }
-    const request = SearchEventsRequest.fromPartial({ keyword: 'encoded' });
-    const encoded = catalog.searchEventsEncoded(request);
-    const decoded = catalog.searchEvents(request);
+    const query = eventQueryOf(SearchEventsRequest.fromPartial({ keyword: 'encoded' }));
+    const encoded = catalog.searchEventsEncoded(query);
+    const decoded = catalog.searchEvents(query);
     expect(encoded.items.some((hit) => hit.encoded.length > 127)).toBe(true);
 
-    const wire = encodeSearchEventsResponse({
-      encodedEvents: encoded.items.map((hit) => hit.encoded),
-      encodedVenues: encoded.items.map((hit) => hit.venue!.encoded),
-      encodedAttractions: encoded.items.flatMap((hit) => hit.attractions.map((a) => a.encoded)),
+    const wire = encodeEventsPage({
+      events: encoded.items.map((hit) => hit.encoded),
+      venues: encoded.items.map((hit) => hit.venue!.encoded),
+      attractions: encoded.items.flatMap((hit) => hit.attractions.map((a) => a.encoded)),
       page: { offset: 0, limit: 20, total: encoded.total },
     });
 
