@@ -59,22 +59,22 @@ describe('catalog-indexer client: the catalog version from WatchChanges', () => 
     const port = catalog.port;
     const sut = createCatalogIndexerClient(`127.0.0.1:${port}`, { deadlineMs: 5_000, logger });
     try {
-      expect(sut.version!()).toBeUndefined(); // the first use opens the stream
-      await until(() => sut.version!() === 'inst:1');
+      expect(sut.version()).toBeUndefined(); // the first use opens the stream
+      await until(() => sut.version() === 'inst:1');
       catalog.change();
-      await until(() => sut.version!() === 'inst:2');
+      await until(() => sut.version() === 'inst:2');
 
       await catalog.stop();
-      await until(() => sut.version!() === undefined);
+      await until(() => sut.version() === undefined);
 
       catalog = await watchOnlyCatalog(port);
       catalog.change();
-      await until(() => sut.version!() === 'inst:2'); // retried 1 s after the loss
+      await until(() => sut.version() === 'inst:2'); // retried 1 s after the loss
     } finally {
       sut.close();
       await catalog.stop();
     }
-    expect(sut.version!()).toBeUndefined();
+    expect(sut.version()).toBeUndefined();
   });
 });
 
@@ -107,7 +107,7 @@ describe('catalog-indexer client: event search', () => {
     const sut = createCatalogIndexerClient(`127.0.0.1:${port}`, { deadlineMs: 5_000, logger });
     try {
       const query = SearchEventsRequest.fromPartial({ keyword: 'one' });
-      const encoded = await sut.searchEventsEncoded!(query);
+      const encoded = await sut.searchEventsEncoded(query);
       expect(encoded.events.map((bytes) => Buffer.from(bytes))).toEqual(
         events.map((e) => Buffer.from(Event.encode(e).finish())),
       );
@@ -147,7 +147,7 @@ describe('catalog-indexer client: event search', () => {
     const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
     const sut = createCatalogIndexerClient(`127.0.0.1:${port}`, { deadlineMs: 5_000, logger });
     try {
-      const encoded = await sut.searchEventsEncoded!(
+      const encoded = await sut.searchEventsEncoded(
         SearchEventsRequest.fromPartial({ keyword: 'one', documents: true }),
       );
       expect(Buffer.from(encoded.documents!).toString()).toBe(documents);

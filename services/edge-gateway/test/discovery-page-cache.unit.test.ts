@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DiscoveryCatalog } from '../src/app/discovery-catalog.js';
 import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
 import { createPageCache, exactBuffer, pageKey } from '../src/ports/http/discovery/page-cache.js';
+import { encodedAnswer } from './encoded-answers.js';
 import { fakeBackends } from './fakes.js';
 
 const logger = createLogger({ service: 'edge-test', level: 'silent' });
@@ -15,17 +16,17 @@ function countingCatalog() {
   const state = { version: 'i1:1' as string | undefined, searches: [] as SearchEventsRequest[] };
   const catalog: Partial<DiscoveryCatalog> = {
     version: () => state.version,
-    async searchEvents(query) {
+    async searchEventsEncoded(query) {
       state.searches.push(query);
       const n = state.searches.length;
-      return {
+      return encodedAnswer({
         events: [
           Event.fromPartial({ id: `EVT${n}`, names: { values: { 'en-us': `Answer ${n}` } } }),
         ],
         page: { offset: 0, limit: 20, total: 1 },
         venues: [],
         attractions: [],
-      };
+      });
     },
   };
   return { state, catalog };

@@ -18,6 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DiscoveryCatalog } from '../src/app/discovery-catalog.js';
 import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
+import { encodedAnswer } from './encoded-answers.js';
 import { fakeBackends } from './fakes.js';
 import { text } from './localized-text.js';
 
@@ -128,7 +129,9 @@ const seatmapEvent = Event.fromPartial({
 let requests: SearchEventsRequest[] = [];
 let total = 1;
 const catalog: Partial<DiscoveryCatalog> = {
-  async searchEvents(query) {
+  // Not connected to a change stream: nothing is cached.
+  version: () => undefined,
+  async searchEventsEncoded(query) {
     requests.push(query);
     const answer: Omit<SearchEventsResponse, 'eventDocuments'> = {
       events: [event],
@@ -136,7 +139,7 @@ const catalog: Partial<DiscoveryCatalog> = {
       venues: [venue],
       attractions: [attraction],
     };
-    return answer;
+    return encodedAnswer(answer);
   },
   async getEvent(id) {
     if (id === seatmapEvent.id)
@@ -685,7 +688,8 @@ describe('Discovery v2 when catalog-indexer fails', () => {
         checkRateLimit: async () => ({ limit: 1, available: 1, resetEpochMs: 0, over: false }),
       },
       catalog: {
-        searchEvents: async () => {
+        version: () => undefined,
+        searchEventsEncoded: async () => {
           throw Object.assign(new Error('catalog-indexer unavailable'), { kind: 'unavailable' });
         },
         getEvent: async () => {

@@ -1,17 +1,7 @@
-import {
-  DiscoveryAttraction,
-  DiscoveryVenue,
-  Event,
-  EventStatus,
-  SearchEventsResponse,
-} from '@marquee/proto/catalog/v1';
+import { DiscoveryAttraction, DiscoveryVenue, Event, EventStatus } from '@marquee/proto/catalog/v1';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { decodeEncodedEventsPage } from '../src/adapters/encoded-events-page.js';
 import { eventDocument, resolvedOf } from '@marquee/discovery-documents';
-import {
-  createEventDocuments,
-  encodedEventKey,
-} from '../src/ports/http/discovery/event-documents.js';
+import { createEventDocuments } from '../src/ports/http/discovery/event-documents.js';
 import { text } from './localized-text.js';
 
 const venue: DiscoveryVenue = {
@@ -77,11 +67,14 @@ const eventsOf = (
   answer: ReturnType<typeof answerOf>,
   locale: string | undefined,
 ): string[] => {
-  const page = sut.page(answer, locale, '}').toString();
+  const tail = { _links: { self: { href: '/discovery/v2/events.json' } }, page: { number: 0 } };
+  const page = sut.page(answer, locale, tail).toString();
   const parsed = JSON.parse(page) as { _embedded: { events: unknown[] } };
   const events = parsed._embedded.events.map((e) => JSON.stringify(e));
-  // The exact text: each document as JSON.stringify writes it, joined by commas.
-  expect(page).toBe(`{"_embedded":{"events":[${events.join(',')}]}}`);
+  // The exact text: each document as JSON.stringify writes it, joined by commas, then the tail.
+  expect(page).toBe(
+    `{"_embedded":{"events":[${events.join(',')}]},"_links":${JSON.stringify(tail._links)},"page":${JSON.stringify(tail.page)}}`,
+  );
   return events;
 };
 
@@ -157,60 +150,28 @@ describe('event documents rendered once per event version', () => {
     expect(sut.size).toBeLessThan(30);
   });
 
-  it('reads the id and version of an encoded event', () => {
-    expect(encodedEventKey(bytesOf(event))).toEqual({ id: 'EVT1', version: '4' });
-    const big = Event.fromPartial({ ...event, version: 2 ** 40 + 1 });
-    expect(encodedEventKey(bytesOf(big))).toEqual({ id: 'EVT1', version: String(2 ** 40 + 1) });
-    expect(encodedEventKey(bytesOf(Event.fromPartial({})))).toEqual({ id: '', version: '0' });
-  });
-});
-
-describe('search answers with the events left encoded', () => {
-  const page = { offset: 20, limit: 20, total: 41 };
-  const second = Event.fromPartial({ ...event, id: 'EVT2' });
-
-  it('leaves each event, venue and attraction as its bytes, in any field order', () => {
-    const whole = SearchEventsResponse.encode({
-      events: [event, second],
-      page,
-      venues: [venue],
-      attractions: [attraction],
-      eventDocuments: Buffer.alloc(0),
-    }).finish();
-    // catalog-indexer writes the page, venues and attractions first, then the events.
-    const eventsLast = Buffer.concat([
-      SearchEventsResponse.encode({
+  it('joins the documents the catalog rendered into the same page', () => {
+    const sut = createEventDocuments();
+    const documents = [event, event].map((e) =>
+      JSON.stringify(eventDocument(e, resolved, undefined)),
+    );
+    const tail = { _links: { self: { href: '/x' } }, page: { size: 2, number: 0 } };
+    const page = sut.page(
+      {
         events: [],
-        page,
-        venues: [venue],
-        attractions: [attraction],
-        eventDocuments: Buffer.alloc(0),
-      }).finish(),
-      SearchEventsResponse.encode({
-        events: [event, second],
+        page: undefined,
         venues: [],
         attractions: [],
-        eventDocuments: Buffer.alloc(0),
-      }).finish(),
-    ]);
-
-    for (const buffer of [whole, eventsLast]) {
-      const sut = decodeEncodedEventsPage(buffer);
-
-      expect(sut.events.map((bytes) => Buffer.from(bytes))).toEqual([
-        Buffer.from(bytesOf(event)),
-        Buffer.from(bytesOf(second)),
-      ]);
-      expect(sut.page).toEqual(page);
-      expect(sut.venues.map((bytes) => DiscoveryVenue.decode(bytes))).toEqual([venue]);
-      expect(sut.attractions.map((bytes) => DiscoveryAttraction.decode(bytes))).toEqual([
-        attraction,
-      ]);
-    }
-  });
-
-  it('reads an empty answer', () => {
-    const sut = decodeEncodedEventsPage(new Uint8Array(0));
-    expect(sut).toEqual({ events: [], page: undefined, venues: [], attractions: [] });
+        documents: Buffer.from(documents.join(',')),
+      },
+      undefined,
+      tail,
+    );
+    expect(page.toString()).toBe(
+      JSON.stringify({
+        _embedded: { events: documents.map((d) => JSON.parse(d) as unknown) },
+        ...tail,
+      }),
+    );
   });
 });

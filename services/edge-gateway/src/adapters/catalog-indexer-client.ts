@@ -1,48 +1,40 @@
+import type { CallOptions, ClientUnaryCall, Metadata, ServiceError } from '@grpc/grpc-js';
 import {
-  makeGenericClientConstructor,
-  type CallOptions,
-  type ClientUnaryCall,
-  type Metadata,
-  type ServiceError,
-} from '@grpc/grpc-js';
-import {
+  CatalogServiceClient,
   CatalogServiceService,
-  DiscoveryAttraction,
-  DiscoveryVenue,
-  type CatalogServiceClient,
-  Event,
   type SearchEventsRequest,
 } from '@marquee/proto/catalog/v1';
+import { decodeEventsPage, type EncodedEventsPage } from '@marquee/proto/catalog/v1/wire';
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import type { Logger } from '@marquee/platform/logger';
-import type { DiscoveryCatalog, EncodedEventsPage } from '../app/discovery-catalog.js';
-import { decodeEncodedEventsPage } from './encoded-events-page.js';
+import type { DiscoveryCatalog } from '../app/discovery-catalog.js';
 import { replicas, splitAddresses } from './replicas.js';
 
 /**
- * CatalogService's client with SearchEvents answers read by decodeEncodedEventsPage: the events
- * stay encoded until the edge renders them (it renders each event version once).
+ * CatalogService's client with one more way to call SearchEvents: `searchEventsEncoded` reads the
+ * answer with the shared wire codec (decodeEventsPage), leaving the events, venues and attractions
+ * encoded until the edge renders them (it renders each event version once).
  */
-const CatalogClient = makeGenericClientConstructor(
-  {
-    ...CatalogServiceService,
-    searchEvents: {
-      ...CatalogServiceService.searchEvents,
-      responseDeserialize: (value: Buffer): EncodedEventsPage => decodeEncodedEventsPage(value),
-    },
-  },
-  'marquee.catalog.v1.CatalogService',
-) as unknown as new (...args: ConstructorParameters<typeof CatalogServiceClient>) => Omit<
-  CatalogServiceClient,
-  'searchEvents'
-> & {
-  searchEvents(
+class CatalogClient extends CatalogServiceClient {
+  searchEventsEncoded(
     request: SearchEventsRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: EncodedEventsPage) => void,
-  ): ClientUnaryCall;
-};
+  ): ClientUnaryCall {
+    const method = CatalogServiceService.searchEvents;
+    return this.makeUnaryRequest(
+      method.path,
+      method.requestSerialize,
+      decodeEventsPage,
+      request,
+      metadata,
+      options,
+      // grpc-js passes a value whenever the error is null (what callers read).
+      (error, value) => callback(error, value!),
+    );
+  }
+}
 
 /**
  * catalog-indexer over gRPC, as the edge's DiscoveryCatalog port. Errors arrive as AppError kinds.
@@ -60,8 +52,6 @@ export function createCatalogIndexerClient(
     return { client, watch: watchCatalogVersion(client, options.logger) };
   });
   const pool = replicas(members, (member) => member.watch.current() !== undefined);
-  const searchEventsEncoded = (query: SearchEventsRequest) =>
-    pool.call(({ client }, wait) => callUnary(client, 'searchEvents', query, wait));
   const version =
     members.length === 1
       ? members[0]!.watch.current
@@ -71,15 +61,13 @@ export function createCatalogIndexerClient(
         };
   return {
     version,
-    searchEventsEncoded,
+    searchEventsEncoded: (query) =>
+      pool.call(({ client }, wait) => callUnary(client, 'searchEventsEncoded', query, wait)),
     async searchEvents(query) {
-      const answer = await searchEventsEncoded(query);
-      return {
-        events: answer.events.map((bytes) => Event.decode(bytes)),
-        page: answer.page,
-        venues: answer.venues.map((bytes) => DiscoveryVenue.decode(bytes)),
-        attractions: answer.attractions.map((bytes) => DiscoveryAttraction.decode(bytes)),
-      };
+      const { events, page, venues, attractions } = await pool.call(({ client }, wait) =>
+        callUnary(client, 'searchEvents', query, wait),
+      );
+      return { events, page, venues, attractions };
     },
     getEvent: (id) =>
       pool.call(({ client }, wait) => callUnary(client, 'getEvent', { id, locale: '' }, wait)),

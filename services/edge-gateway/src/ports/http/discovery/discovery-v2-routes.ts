@@ -1,19 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  DiscoveryAttraction,
-  DiscoveryVenue,
-  Event,
   Inclusion,
   NameSort,
   SearchAttractionsRequest,
   SearchClassificationsRequest,
   SearchVenuesRequest,
-  type SearchEventsRequest,
 } from '@marquee/proto/catalog/v1';
 import { DistanceUnit } from '@marquee/proto/common/v1';
 import type { DeveloperAccess } from '../../../app/backends.js';
-import type { DiscoveryCatalog, EncodedEventsPage } from '../../../app/discovery-catalog.js';
+import type { DiscoveryCatalog } from '../../../app/discovery-catalog.js';
 import { requireApiKey } from '../api-key-guard.js';
 import { familyErrorResponses, type ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
@@ -143,7 +139,6 @@ function guardDepth(size: number, page: number): void {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-const EVENTS_OPEN = Buffer.from('{"_embedded":{"events":[');
 
 const stripJson = (id: string) => id.replace(/\.json$/, '');
 
@@ -171,15 +166,6 @@ export function discoveryV2Routes(
   // Each event version rendered once, whatever page shows it (event-documents.ts).
   const documents = createEventDocuments(options.eventDocuments);
   const { catalog } = backends;
-  const searchEncoded = (query: SearchEventsRequest): Promise<EncodedEventsPage> =>
-    catalog.searchEventsEncoded
-      ? catalog.searchEventsEncoded(query)
-      : catalog.searchEvents(query).then((answer) => ({
-          events: answer.events.map((event) => Event.encode(event).finish()),
-          page: answer.page,
-          venues: answer.venues.map((venue) => DiscoveryVenue.encode(venue).finish()),
-          attractions: answer.attractions.map((a) => DiscoveryAttraction.encode(a).finish()),
-        }));
   return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
     // A child scope, so the key guard covers these routes and not the family's 404/405 answers.
     await familyScope.register(async (scope) => routes(scope, family));
@@ -234,23 +220,21 @@ export function discoveryV2Routes(
       search.documents = locale === undefined;
       // Taken before asking: a change landing meanwhile leaves this page tagged with the older
       // version, so it is never served as current (page-cache.ts).
-      const version = backends.catalog.version?.();
+      const version = catalog.version();
       const key =
         version === undefined
           ? undefined
           : pageKey(request.routeOptions.url ?? request.url, query as Record<string, unknown>);
-      // The page's JSON, `{"_embedded":{"events":[…]},"_links":…,"page":…}`, from the rendered
-      // event documents.
+      // The page's JSON from the catalog's documents or the events it rendered (event-documents.ts).
       const render = async (): Promise<Buffer> => {
-        const answer = await searchEncoded(search);
+        const answer = await catalog.searchEventsEncoded(search);
         const size = query.size ?? DEFAULT_SIZE;
         const total = answer.page?.total ?? 0;
-        const hal = halPage(request, '/events.json', query.page ?? 0, size, total);
-        const rest = `,${JSON.stringify(hal).slice(1)}`;
-        if (answer.documents !== undefined) {
-          return Buffer.concat([EVENTS_OPEN, answer.documents, Buffer.from(`]}${rest}`)]);
-        }
-        return documents.page(answer, locale, rest);
+        return documents.page(
+          answer,
+          locale,
+          halPage(request, '/events.json', query.page ?? 0, size, total),
+        );
       };
       if (key === undefined) return reply.type(JSON_TYPE).send(await render());
       const body = await pages.page(key, version!, render);

@@ -1,7 +1,10 @@
-import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 import { DiscoveryAttraction, DiscoveryVenue, Event } from '@marquee/proto/catalog/v1';
+import {
+  encodedEventKey,
+  encodedPlaceId,
+  type EncodedEventsPage,
+} from '@marquee/proto/catalog/v1/wire';
 import { LRUCache } from 'lru-cache';
-import type { EncodedEventsPage } from '../../../app/discovery-catalog.js';
 import {
   attractionDocument,
   eventHead,
@@ -38,9 +41,11 @@ interface RenderedEmbedded {
   json: string;
 }
 
-/** `id` is field 1 of Event, DiscoveryVenue and DiscoveryAttraction; `Event.version` field 3. */
-const ID_FIELD = 1;
-const EVENT_VERSION_FIELD = 3;
+/** The `_links` and `page` members of a search page (HAL), after its `_embedded` events. */
+export interface PageTail {
+  _links: unknown;
+  page: unknown;
+}
 
 /**
  * Discovery v2 event documents, each event version rendered once: a search page's events, venues
@@ -77,7 +82,7 @@ export function createEventDocuments(options: EventDocumentsOptions = {}) {
     bytes: Uint8Array,
     locale: string | undefined,
   ): [id: string, json: string] => {
-    const id = encodedId(bytes);
+    const id = encodedPlaceId(bytes);
     const key = `${kind}\u0000${locale ?? ''}\u0000${id}`;
     const known = embedded.get(key);
     if (known !== undefined && Buffer.compare(known.bytes, bytes) === 0) return [id, known.json];
@@ -107,61 +112,43 @@ export function createEventDocuments(options: EventDocumentsOptions = {}) {
     return entry;
   };
 
+  /** The page's event documents, joined by commas: each event's body, links and embedded ones. */
+  const writeEvents = (out: Utf8Writer, answer: EncodedEventsPage, locale: string | undefined) => {
+    const venues = new Map(answer.venues.map((bytes) => embeddedJson('venue', bytes, locale)));
+    const attractions = new Map(
+      answer.attractions.map((bytes) => embeddedJson('attraction', bytes, locale)),
+    );
+    const venueJson = (id: string) => venues.get(id);
+    const attractionJson = (id: string) => attractions.get(id);
+    answer.events.forEach((bytes, n) => {
+      const { head, refs } = eventEntry(bytes, locale);
+      if (n > 0) out.text(',');
+      out.bytes(head);
+      out.text(',');
+      out.text(linksJson(refs, venueJson, attractionJson, locale));
+    });
+  };
+
   return {
     /**
-     * A search page as UTF-8 JSON: `{"_embedded":{"events":[…]}` and then `rest`, the page's other
-     * members and its closing brace (`,"_links":…,"page":…}`), in a Buffer of exactly its size.
+     * A search page as UTF-8 JSON, `{"_embedded":{"events":[…]},"_links":…,"page":…}`, in a Buffer
+     * of exactly its size: the events are the documents the catalog rendered when it sent them
+     * (`answer.documents`), else this edge's renderings of the encoded events in `locale`. The
+     * page is joined from bytes here and nowhere else; it equals `JSON.stringify` of the page
+     * object (tests check it).
      */
-    page(answer: EncodedEventsPage, locale: string | undefined, rest: string): Buffer {
-      const venues = new Map(answer.venues.map((bytes) => embeddedJson('venue', bytes, locale)));
-      const attractions = new Map(
-        answer.attractions.map((bytes) => embeddedJson('attraction', bytes, locale)),
-      );
-      const venueJson = (id: string) => venues.get(id);
-      const attractionJson = (id: string) => attractions.get(id);
+    page(answer: EncodedEventsPage, locale: string | undefined, tail: PageTail): Buffer {
       const out = new Utf8Writer();
       out.text('{"_embedded":{"events":[');
-      answer.events.forEach((bytes, n) => {
-        const { head, refs } = eventEntry(bytes, locale);
-        if (n > 0) out.text(',');
-        out.bytes(head);
-        out.text(',');
-        out.text(linksJson(refs, venueJson, attractionJson, locale));
-      });
-      out.text(']}');
-      out.text(rest);
+      if (answer.documents !== undefined) out.bytes(answer.documents);
+      else writeEvents(out, answer, locale);
+      out.text(']},');
+      // `{"_links":…,"page":…}` without its opening brace: the rest of the page, closed.
+      out.text(JSON.stringify({ _links: tail._links, page: tail.page }).slice(1));
       return out.finish();
     },
     get size(): number {
       return events.size;
     },
   };
-}
-
-/** The `id` and `version` of an encoded `Event`, read without decoding the rest. */
-export function encodedEventKey(bytes: Uint8Array): { id: string; version: string } {
-  const reader = new BinaryReader(bytes);
-  let id = '';
-  let version = '0';
-  while (reader.pos < reader.len) {
-    const [field, wireType] = reader.tag();
-    if (field === ID_FIELD && wireType === WireType.LengthDelimited) id = reader.string();
-    else if (field === EVENT_VERSION_FIELD && wireType === WireType.Varint) {
-      version = String(reader.int64());
-      // Fields are written in number order: the id came first.
-      break;
-    } else reader.skip(wireType, field);
-  }
-  return { id, version };
-}
-
-/** The `id` (field 1) of an encoded message, read without decoding the rest ('' without one). */
-function encodedId(bytes: Uint8Array): string {
-  const reader = new BinaryReader(bytes);
-  while (reader.pos < reader.len) {
-    const [field, wireType] = reader.tag();
-    if (field === ID_FIELD && wireType === WireType.LengthDelimited) return reader.string();
-    reader.skip(wireType, field);
-  }
-  return '';
 }
