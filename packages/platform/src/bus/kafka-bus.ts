@@ -115,8 +115,8 @@ export { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SESSION_TIMEOUT_MS };
  * kafkajs's retries of its own requests (connect, fetch, produce, group calls). Its default caps the
  * wait between tries at 30 s, and a consumer whose retries ran out restarts after the last wait: in
  * a broker restart the consumers sat in 6-10 s waits after the broker was back, and discovery caught
- * up 12 s after it. Capped at 2 s, a consumer or producer tries again at most 2 s after the broker
- * answers; eight tries span about 12 s before a send fails or a consumer restarts.
+ * up 12 s after it. Capped at 2 s, a consumer tries again at most 2 s after the broker answers;
+ * eight tries span about 12 s before a consumer restarts. The producer keeps retrying (below).
  */
 export const KAFKA_CLIENT_RETRY = { initialRetryTime: 300, maxRetryTime: 2_000, retries: 8 };
 
@@ -193,6 +193,9 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
   });
   const producer = kafka.producer({
     idempotent: true,
+    // An idempotent producer retries without limit (kafkajs's default for it; a limit would risk its
+    // sequence numbers): a send waits out a broker restart, trying every 2 s at most.
+    retry: { ...KAFKA_CLIENT_RETRY, retries: Number.MAX_SAFE_INTEGER },
     maxInFlightRequests: 1,
     createPartitioner: Partitioners.DefaultPartitioner,
     // Topics come from ensureTopics with the catalog's settings, never from a broker's defaults.
