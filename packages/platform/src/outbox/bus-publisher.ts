@@ -16,12 +16,12 @@ const PASS_THROUGH = {
  * would get wrong. An event for a topic outside it fails the publish (the relay retries and logs).
  */
 export function busRawPublisher(
-  bus: Pick<EventBus, 'publish'>,
+  bus: Pick<EventBus, 'publish'> & Partial<Pick<EventBus, 'ready'>>,
   topics: Iterable<TopicDef<unknown>>,
 ): RawPublisher {
   const catalog = new Map<string, TopicDef<unknown>>();
   for (const topic of topics) catalog.set(topic.name, topic);
-  return async (topicName, events) => {
+  const publish: RawPublisher = async (topicName, events) => {
     const topic = catalog.get(topicName);
     if (topic === undefined)
       throw new Error(
@@ -42,6 +42,8 @@ export function busRawPublisher(
       );
     }
   };
+  if (bus.ready !== undefined) publish.ready = () => bus.ready!();
+  return publish;
 }
 
 function runsOfOneType(

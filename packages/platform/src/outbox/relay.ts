@@ -46,7 +46,8 @@ export interface OutboxRelayOptions {
   /**
    * Longest wait between passes while the bus itself is unreachable (a publish failed with a
    * transient error: broker down, connection lost). Default 5 000: events written meanwhile go out
-   * at most this long after the broker is back. `retryMinMs` is the first wait.
+   * at most this long after the broker is back, or about a second after it when the publisher has
+   * a `ready` probe. `retryMinMs` is the first wait.
    */
   outageRetryMaxMs?: number;
   /** Lease owner id; default `<hostname>:<pid>:<random>`. */
@@ -254,6 +255,37 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     wake?.();
   }
 
+  /** Sleeps up to `ms`, or until stopped; ends early when the publisher says the bus is back. */
+  function sleepUnlessStopped(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = () => {
+        if (!running) done();
+      };
+    });
+  }
+
+  /**
+   * The wait after a pass that met an unreachable bus. Local writes do not end it (each would be
+   * one more failing publish); with a `ready` probe it asks the bus every second instead of reading
+   * a batch, so the backlog goes out about a second after the broker is back.
+   */
+  async function outageWait(waitMs: number): Promise<void> {
+    const probe = publish.ready;
+    if (probe === undefined) return sleepUnlessStopped(waitMs);
+    const until = Date.now() + waitMs;
+    while (running && Date.now() < until) {
+      await sleepUnlessStopped(Math.min(OUTAGE_PROBE_EVERY_MS, until - Date.now()));
+      if (!running) return;
+      if (await probe().catch(() => false)) return;
+    }
+  }
+
   async function runLoop(): Promise<void> {
     // The first pass and every poll look at all sources (writes of other processes notify no one
     // here); a nudge after a local write looks only at the sources written to.
@@ -279,17 +311,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         const waitMs = backoff(outagePasses, outageRetryMaxMs);
         if (outagePasses === 1 || outagePasses % 10 === 0)
           log.warn({ passes: outagePasses, waitMs }, 'outbox relay: bus unreachable, waiting');
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, waitMs);
-          function done(): void {
-            clearTimeout(timer);
-            wake = undefined;
-            resolve();
-          }
-          wake = () => {
-            if (!running) done();
-          };
-        });
+        await outageWait(waitMs);
         polled = true;
         continue;
       }
@@ -357,6 +379,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   };
   return relay;
 }
+
+/** How often a relay waiting out an unreachable bus asks the publisher whether it is back. */
+const OUTAGE_PROBE_EVERY_MS = 1_000;
 
 function toRawEvent(event: OutboxEvent): RawOutgoingEvent {
   const headers: Record<string, string> = {};

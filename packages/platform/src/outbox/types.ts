@@ -74,6 +74,10 @@ export interface RawOutgoingEvent {
 
 /**
  * Publishes already-encoded events to a topic, in order, resolving only once the broker has them
- * (acks=all). Wire it to the bus's raw publish: `publish: (topic, events) => bus.publishRaw(topic, events)`.
+ * (acks=all). `busRawPublisher(bus, topics)` makes one from the bus. Its optional `ready` answers
+ * whether the broker is reachable: while the bus is down, the relay asks it instead of reading and
+ * publishing a batch, and goes again as soon as it says yes.
  */
-export type RawPublisher = (topic: string, events: RawOutgoingEvent[]) => Promise<void>;
+export type RawPublisher = ((topic: string, events: RawOutgoingEvent[]) => Promise<void>) & {
+  ready?: () => Promise<boolean>;
+};

@@ -353,6 +353,42 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       expect(firstDeliveryOrder(bus.published)).toEqual(writeOrder(written));
     });
 
+    it("goes again as soon as the publisher's probe says the bus is back, not after its wait", async () => {
+      const store = await newSource();
+      const written = await writeHistory(store, 2, 1);
+      let up = false;
+      let probes = 0;
+      const bus = recorder(() => {
+        if (!up)
+          throw Object.assign(new Error('Connection error: connect ECONNREFUSED'), {
+            name: 'KafkaJSConnectionError',
+          });
+      });
+      const publish: RawPublisher = Object.assign(bus.publish, {
+        ready: async () => {
+          probes += 1;
+          return up;
+        },
+      });
+      // Without the probe the relay would sleep at least 30 s after its first failed pass.
+      const sut = relay({
+        sources: [store],
+        publish,
+        retryMinMs: 60_000,
+        outageRetryMaxMs: 60_000,
+      });
+      sut.start();
+      await waitFor(() => probes >= 2, { timeoutMs: 10_000, description: 'the bus probed' });
+      const callsWhileDown = bus.calls;
+      up = true;
+      await waitFor(() => written.every((event) => bus.ids().has(event.id)), {
+        timeoutMs: 10_000,
+        description: 'every event published once the probe says yes',
+      });
+      // While down it probed instead of trying batches.
+      expect(callsWhileDown).toBeLessThanOrEqual(2);
+    });
+
     it('keeps relaying other documents while one topic keeps failing, and keeps the failing events', async () => {
       const store = await newSource();
       const poisoned = aShow();
