@@ -20,6 +20,21 @@ const TRANSIENT_NAMES = new Set([
   'KafkaJSConnectionClosedError',
 ]);
 const TRANSIENT_LABELS = ['RetryableWriteError', 'ResetPool', 'TransientTransactionError'];
+/**
+ * Node's own socket errors. A driver does not always wrap them: the Mongo driver lets a write to a
+ * socket the server has just closed reject with Node's "This socket has been ended by the other
+ * party" (EPIPE) as it is, seen when FerretDB restarted under load.
+ */
+const TRANSIENT_CODES = new Set([
+  'EPIPE',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 export function isTransientError(error: unknown, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 4) return false;
@@ -28,8 +43,10 @@ export function isTransientError(error: unknown, depth = 0): boolean {
     errorLabels?: unknown;
     errorLabelSet?: unknown;
     cause?: unknown;
+    code?: unknown;
   };
   if (typeof candidate.name === 'string' && TRANSIENT_NAMES.has(candidate.name)) return true;
+  if (typeof candidate.code === 'string' && TRANSIENT_CODES.has(candidate.code)) return true;
   const labels =
     candidate.errorLabelSet instanceof Set
       ? [...candidate.errorLabelSet]

@@ -23,6 +23,16 @@ describe('isTransientError', () => {
     );
   });
 
+  it("knows Node's socket errors, which the Mongo driver sometimes passes on unwrapped", () => {
+    // What a write to a socket the server had just closed rejected with, under a FerretDB restart.
+    const ended = Object.assign(new Error('This socket has been ended by the other party'), {
+      code: 'EPIPE',
+    });
+    expect(isTransientError(ended)).toBe(true);
+    expect(isTransientError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).toBe(true);
+    expect(isTransientError(Object.assign(new Error('no file'), { code: 'ENOENT' }))).toBe(false);
+  });
+
   it('treats bugs and refusals as not transient', () => {
     expect(isTransientError(new TypeError('x is undefined'))).toBe(false);
     expect(isTransientError(named('MongoServerError', { code: 11000 }))).toBe(false);
