@@ -172,7 +172,7 @@ install_kafka() {
 
 install_ferretdb() {
   local src="$here/ferretdb" stamp
-  stamp="$(stamp_of "$src/main.go" "$src/go.mod" "$src/go.sum")"
+  stamp="$(stamp_of "$src/main.go" "$src/go.mod" "$src/go.sum" "$src"/patches/*.patch)"
   if [ -x "$FERRET_BIN" ] && [ -f "$FERRET_BIN.stamp" ] && [ "$(cat "$FERRET_BIN.stamp")" = "$stamp" ]; then
     log "FerretDB launcher already built: $FERRET_BIN"
     return
@@ -180,8 +180,25 @@ install_ferretdb() {
   command -v go >/dev/null || die "go not found; install Go 1.24+ (the build fetches modules from the Go module proxy)"
   log "building the FerretDB launcher into $FERRET_BIN (first build takes about 2 minutes)"
   mkdir -p "$(dirname "$FERRET_BIN")"
-  # -mod=readonly: go.sum must already be complete; a build never edits the committed files.
-  (cd "$src" && go build -mod=readonly -trimpath -o "$FERRET_BIN.tmp" .) || die "building the FerretDB launcher failed"
+  # FerretDB is built from a patched copy of its module (patches/*.patch, each saying why): a
+  # go.mod of the build's own replaces the module with the copy, so the committed go.mod and
+  # go.sum stay as they are. -mod=readonly: go.sum must already be complete.
+  local build="$MARQUEE_TOOLS/build/ferretdb" module
+  rm -rf "$build" && mkdir -p "$build"
+  module="$(cd "$src" && go mod download -json github.com/FerretDB/FerretDB | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  [ -d "$module" ] || die "could not download the FerretDB module"
+  cp -R "$module" "$build/module" && chmod -R u+w "$build/module"
+  local patch
+  for patch in "$src"/patches/*.patch; do
+    # git apply works as a plain patch tool outside a repository; the ceiling keeps it from
+    # taking a repository above the build directory for its own.
+    GIT_CEILING_DIRECTORIES="$build" git -C "$build/module" apply -p1 "$patch" \
+      || die "applying $(basename "$patch") to FerretDB failed"
+  done
+  cp "$src/go.mod" "$src/go.sum" "$build/"
+  printf '\nreplace github.com/FerretDB/FerretDB => %s\n' "$build/module" >>"$build/go.mod"
+  (cd "$src" && go build -mod=readonly -modfile="$build/go.mod" -trimpath -o "$FERRET_BIN.tmp" .) \
+    || die "building the FerretDB launcher failed"
   mv "$FERRET_BIN.tmp" "$FERRET_BIN"
   printf '%s\n' "$stamp" >"$FERRET_BIN.stamp"
   log "FerretDB launcher built"
