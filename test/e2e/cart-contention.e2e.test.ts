@@ -13,11 +13,10 @@ const SEATS = 200;
 const RESERVES = Number(process.env.CC_RESERVES ?? 2_000);
 
 /**
- * Not in CI: on the 2-core development machine it takes longer than its time limit (store commands
- * slow down to 0.3-1 s each under the burst; docs/status.md, "Buying under contention").
- * CC_RESERVES=<n> runs a smaller burst (40 holds every place asked for); E2E_CONTENTION_LOGS=<dir>
- * keeps each service's last output, E2E_SERVICE_LOGS=<dir> every line, and
- * E2E_MONGO_COMMAND_STATS_MS=10000 with E2E_LOG_LEVEL=info each service's Mongo commands.
+ * About a minute of burst on the 2-core development machine (docs/performance.md, "Buying under
+ * contention"). CC_RESERVES=<n> runs a smaller burst (40 holds every place asked for);
+ * E2E_CONTENTION_LOGS=<dir> keeps each service's last output, E2E_SERVICE_LOGS=<dir> every line,
+ * and E2E_MONGO_COMMAND_STATS_MS=10000 with E2E_LOG_LEVEL=info each service's Mongo commands.
  *
  * Contention on the public purchase path: 2,000 reserves of one ticket each, all sent at once
  * through the edge's `/partners/v1` for a partner event of 200 general-admission places (edge →
