@@ -25,6 +25,7 @@
  */
 import { Session } from 'node:inspector/promises';
 import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { runPaced, type PacedResult } from '../paced.ts';
 import { random } from '../random.ts';
@@ -334,6 +335,10 @@ async function driver(): Promise<void> {
   // (catalog-indexer README, "V8 options").
   const catalogOptions = v8Of('catalog-indexer').nodeOptions;
   const edgeOptions = v8Of('edge-gateway').nodeOptions;
+  // The edge and the catalog sign and check their gRPC calls with one key (docs/architecture.md,
+  // "Service-to-service authentication"): without one in the environment each process would make
+  // its own, and every call from the edge would be refused as unauthenticated.
+  process.env.SERVICE_AUTH_KEY ||= randomBytes(32).toString('base64');
   const start = (args: string[]) =>
     fork(fileURLToPath(import.meta.url), args, {
       execArgv: [
