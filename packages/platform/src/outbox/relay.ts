@@ -255,17 +255,20 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     wake?.();
   }
 
-  /** Sleeps up to `ms`, or until stopped; ends early when the publisher says the bus is back. */
-  function sleepUnlessStopped(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
+  /**
+   * Sleeps up to `ms`; true when the time ran out. `stop()` ends it early, and so does a local
+   * write's nudge when `nudges` is set.
+   */
+  function sleep(ms: number, nudges: boolean): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(true), ms);
+      function done(timedOut: boolean): void {
         clearTimeout(timer);
         wake = undefined;
-        resolve();
+        resolve(timedOut);
       }
       wake = () => {
-        if (!running) done();
+        if (nudges || !running) done(false);
       };
     });
   }
@@ -277,10 +280,13 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
    */
   async function outageWait(waitMs: number): Promise<void> {
     const probe = publish.ready;
-    if (probe === undefined) return sleepUnlessStopped(waitMs);
+    if (probe === undefined) {
+      await sleep(waitMs, false);
+      return;
+    }
     const until = Date.now() + waitMs;
     while (running && Date.now() < until) {
-      await sleepUnlessStopped(Math.min(OUTAGE_PROBE_EVERY_MS, until - Date.now()));
+      await sleep(Math.min(OUTAGE_PROBE_EVERY_MS, until - Date.now()), false);
       if (!running) return;
       if (await probe().catch(() => false)) return;
     }
@@ -320,15 +326,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         outagePasses = 0;
       }
       if (result.more || nudged) continue;
-      polled = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => done(true), pollIntervalMs);
-        function done(timedOut: boolean): void {
-          clearTimeout(timer);
-          wake = undefined;
-          resolve(timedOut);
-        }
-        wake = () => done(false);
-      });
+      polled = await sleep(pollIntervalMs, true);
     }
   }
 
