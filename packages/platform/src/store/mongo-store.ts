@@ -259,8 +259,7 @@ export function createMongoStore<T extends Versioned>(
         const local = await inProcess();
         let revived: StoredDoc | null;
         try {
-          // The tombstone's marker may be gone with its events: mark again before reviving.
-          if (local && events.length > 0) await mark(id);
+          // The marker written before the insert attempt stays: this process holds the mutex.
           revived = await docs().findOneAndUpdate(
             local ? { _id: id } : { _id: id, tombstone: true, version: existing.version },
             withEvents(
