@@ -71,6 +71,11 @@ describeIntegration('kafka bus', (env) => {
     afterEach(async () => {
       await Promise.all(buses.splice(0).map((bus) => bus.close()));
     });
+    /** Records a group has committed on a topic: the sum of its committed offsets. */
+    const committedCount = async (groupId: string, topic: string): Promise<number> => {
+      const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      return offsets!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
+    };
 
     it('ensureTopics creates a compacted topic and its dead-letter twin, once', async () => {
       const name = uniqueName('compacted');
@@ -216,10 +221,7 @@ describeIntegration('kafka bus', (env) => {
 
       // Offsets are not committed per record, but a record handled stays uncommitted for at most
       // commitIntervalMs even when its batch has not ended: the blocked "second" must not hold it.
-      const committed = async () => {
-        const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic.name] });
-        return offsets!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
-      };
+      const committed = () => committedCount(group, topic.name);
       try {
         await waitFor(() => seen.includes('second'), { timeoutMs: 20_000 });
         await waitFor(async () => (await committed()) === 1, { timeoutMs: 10_000 });
@@ -258,10 +260,7 @@ describeIntegration('kafka bus', (env) => {
         { key: 'k', value: aPing({ seq: 2 }), id: 'after' },
       ]);
       await sut.start();
-      const committed = async () => {
-        const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic.name] });
-        return offsets!.partitions.reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
-      };
+      const committed = () => committedCount(group, topic.name);
       // A dropped member would have its uncommitted "slow" delivered again before "after".
       await waitFor(async () => seen.includes('after') && (await committed()) === 2, {
         timeoutMs: 40_000,
