@@ -17,9 +17,14 @@ const MAX_EXAMPLES = process.env.MARQUEE_SCHEMATHESIS_MAX_EXAMPLES ?? '20';
 /** Fixed, so that a run is repeatable; set another to explore further. */
 const SEED = process.env.MARQUEE_SCHEMATHESIS_SEED ?? '20261125';
 
-/** schemathesis' own output, kept whole beside the JSON test reports of `pnpm test`. */
-const reportPath = fileURLToPath(
-  new URL('../../.turbo/test-reports/schemathesis-output.txt', import.meta.url),
+/**
+ * schemathesis' own output, kept whole beside the JSON test reports of `pnpm test` (the directory
+ * `scripts/test.mjs` names; the same one, git-ignored, when this step runs alone).
+ */
+const reportPath = join(
+  process.env.MARQUEE_TEST_REPORT_DIR ??
+    fileURLToPath(new URL('../../.turbo/test-reports', import.meta.url)),
+  'schemathesis-output.txt',
 );
 
 /**
