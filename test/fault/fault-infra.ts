@@ -21,7 +21,10 @@ export interface FaultInfra {
   destroy(): Promise<void>;
 }
 
-export async function startFaultInfra(): Promise<FaultInfra> {
+/** `servers`: which of the two to start (both by default); the other is neither started nor stopped. */
+export async function startFaultInfra(
+  servers: 'kafka' | 'mongo' | 'both' = 'both',
+): Promise<FaultInfra> {
   const state = mkdtempSync(join(tmpdir(), 'marquee-fault-'));
   const [kafkaPort, controllerPort, mongoPort] = [
     await freePort(),
@@ -55,11 +58,13 @@ export async function startFaultInfra(): Promise<FaultInfra> {
       );
     });
   const destroy = async () => {
-    await run('stop').catch((error: unknown) => console.warn((error as Error).message));
+    await run('stop', servers === 'both' ? undefined : servers).catch((error: unknown) =>
+      console.warn((error as Error).message),
+    );
     rmSync(state, { recursive: true, force: true });
   };
   try {
-    await run('start');
+    await run('start', servers === 'both' ? undefined : servers);
   } catch (error) {
     await destroy();
     throw error;

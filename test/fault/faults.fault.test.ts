@@ -366,7 +366,7 @@ describe('faults under a steady publishing load (own Kafka and FerretDB)', () =>
           ? `retried answers until +${seconds(lastFailure - window.startedAt)} s`
           : undefined,
         lastSeen > 0 && !window.name.startsWith('none')
-          ? `discovery caught up +${seconds(lastSeen - window.startedAt)} s`
+          ? `discovery caught up +${seconds(lastSeen - window.startedAt)} s (${seconds(Math.max(0, lastSeen - window.backAt))} s after it was back)`
           : undefined,
         window.consumedAgainMs !== undefined
           ? `consumed again ${seconds(window.consumedAgainMs)} s after the kill`

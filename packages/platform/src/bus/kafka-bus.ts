@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ConnectionOptions } from 'node:tls';
 import {
   Kafka,
@@ -149,19 +150,43 @@ interface Group {
 /**
  * A global subscription's consumer: a group of its own (`<name>.<uuid>`, one member, so every
  * partition is assigned to it; kafkajs has no manual assignment), reading from the earliest offset,
- * never committing. The group holds no offsets and is deleted at close; one left by a crash is
- * empty and without offsets, which the broker forgets.
+ * never committing. The groups hold no offsets and are deleted at close; one left by a crash is
+ * empty and without offsets once its member's session ends, and the broker forgets it.
+ *
+ * A crash (the broker away longer than kafkajs's retries, say) is not left to kafkajs's own
+ * restart: that rejoins the same group as a new member, and the broker holds the join until the
+ * crashed member's session times out (a broker that restarts reloads the group with that member),
+ * then the reader reads the topic again from its first offset since nothing is committed. The bus
+ * instead starts a fresh consumer in a fresh group, which joins at once, and seeks each partition to
+ * the position the reader had reached.
  */
 interface GlobalReader {
   topic: TopicDef<unknown>;
   name: string;
-  groupId: string;
   maxAttempts: number;
   concurrency: number;
   handler: EventHandler<unknown>;
   catchUp: CatchUpTracker;
+  /** The running consumer and its group; replaced after a crash. */
   consumer: Consumer;
+  groupId: string;
+  /** Every group this reader has joined, deleted at close. */
+  groupIds: string[];
+  /** Partition → next offset to handle, across consumers. */
+  positions: Map<number, bigint>;
   started: boolean;
+  /** Crashes of its consumers so far. */
+  crashes: number;
+  /** Set while a crashed consumer is being replaced. */
+  replacing?: Promise<void>;
+}
+
+/** kafkajs's own test for a crash it would restart after (retries ran out, or a retriable cause). */
+function isRetriableCrash(error: unknown): boolean {
+  if ((error as Error | undefined)?.name === 'KafkaJSNumberOfRetriesExceeded') return true;
+  let cause = error as { cause?: unknown; retriable?: boolean } | undefined;
+  while (cause?.cause !== undefined) cause = cause.cause as typeof cause;
+  return cause?.retriable === true;
 }
 
 export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
@@ -420,9 +445,14 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
       if (outcome.kind === 'dead-letter') logSkipped(logger, reader.name, record, outcome);
       // Moves this consumer's fetch position; nothing is committed.
       resolveOffset(message.offset);
-      reader.catchUp.advance(batch.partition, BigInt(message.offset) + 1n);
+      advanceReader(reader, batch.partition, BigInt(message.offset) + 1n);
       await heartbeat();
     }
+  }
+
+  function advanceReader(reader: GlobalReader, partition: number, next: bigint): void {
+    reader.positions.set(partition, next);
+    reader.catchUp.advance(partition, next);
   }
 
   async function runGlobal(reader: GlobalReader): Promise<void> {
@@ -439,6 +469,10 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
         high: BigInt(high),
       })),
     );
+    await runReaderConsumer(reader);
+  }
+
+  async function runReaderConsumer(reader: GlobalReader): Promise<void> {
     await reader.consumer.connect();
     await reader.consumer.subscribe({ topics: [reader.topic.name], fromBeginning: true });
     await reader.consumer.run({
@@ -446,6 +480,51 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: reader.concurrency,
       eachBatch: (payload) => handleGlobalBatch(reader, payload),
+    });
+  }
+
+  /**
+   * After a crash: a fresh consumer in a fresh group, started again until it runs (the broker may
+   * still be away), resuming where the crashed one stopped. kafkajs reports a failed join as a
+   * crash (its `run()` resolves all the same), which counts here and makes the loop go again.
+   */
+  function replaceReaderConsumer(reader: GlobalReader): void {
+    if (reader.replacing) return;
+    const closed = () => state === 'closed';
+    reader.replacing = (async () => {
+      let fresh = true;
+      for (let attempt = 0; !closed(); attempt++) {
+        if (fresh) {
+          setReaderConsumer(reader);
+          logger.warn(
+            { subscription: reader.name, group: reader.groupId, partitions: reader.positions.size },
+            'global subscription starts a fresh consumer after a crash, resuming where it stopped',
+          );
+        }
+        const crashes = reader.crashes;
+        try {
+          await runReaderConsumer(reader);
+          if (reader.crashes === crashes) return;
+          // A crash kafkajs would not retry (authorisation, say) leaves the bus not ready, for good.
+          if (deadGroup === reader.groupId) return;
+          fresh = true;
+        } catch (error) {
+          // Not connected yet: the same consumer (it joined no group) tries again.
+          await reader.consumer.disconnect().catch(() => {});
+          fresh = false;
+          logger.warn(
+            { err: error, subscription: reader.name, group: reader.groupId },
+            'global subscription could not start its consumer; trying again',
+          );
+        }
+        const waitMs = Math.min(
+          KAFKA_CLIENT_RETRY.initialRetryTime * 2 ** attempt,
+          KAFKA_CLIENT_RETRY.maxRetryTime,
+        );
+        await delay(waitMs, undefined, { signal: abort.signal }).catch(() => {});
+      }
+    })().finally(() => {
+      reader.replacing = undefined;
     });
   }
 
@@ -470,44 +549,82 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     globalOptions: GlobalSubscribeOptions,
     handler: EventHandler<unknown>,
   ): GlobalReader {
-    const maxAttempts = maxAttemptsOf(globalOptions.maxAttempts);
-    const groupId = `${globalOptions.name}.${randomUUID()}`;
-    const consumer = createConsumer(groupId);
-    const catchUp = createCatchUpTracker();
+    // Its consumer and group are set just below (they refer to the reader).
+    const reader = {
+      topic,
+      name: globalOptions.name,
+      maxAttempts: maxAttemptsOf(globalOptions.maxAttempts),
+      concurrency: Math.max(1, globalOptions.concurrency ?? 1),
+      handler,
+      catchUp: createCatchUpTracker(),
+      groupIds: [],
+      positions: new Map(),
+      crashes: 0,
+      started: false,
+    } as Omit<GlobalReader, 'consumer' | 'groupId'> as GlobalReader;
+    setReaderConsumer(reader);
+    return reader;
+  }
+
+  /** Gives `reader` a new consumer in a group of its own, not yet connected. */
+  function setReaderConsumer(reader: GlobalReader): void {
+    const groupId = `${reader.name}.${randomUUID()}`;
+    const consumer = createConsumer(groupId, {
+      // Crashes are handled below, by a fresh consumer, never by kafkajs's restart in the same group.
+      restartOnFailure: () => Promise.resolve(false),
+      onCrash: (error) => {
+        if (reader.consumer !== consumer || state === 'closed') return;
+        reader.crashes++;
+        if (isRetriableCrash(error)) replaceReaderConsumer(reader);
+        else deadGroup = groupId;
+      },
+    });
     // A fetch of nothing but control records (transaction markers of a foreign producer) never
     // reaches eachBatch; kafkajs still reports its last offset, which may be the end to reach.
     consumer.on(consumer.events.END_BATCH_PROCESS, (event) => {
       const { partition, batchSize, lastOffset } = event.payload;
-      if (batchSize === 0) catchUp.advance(partition, BigInt(lastOffset) + 1n);
+      if (batchSize === 0) advanceReader(reader, partition, BigInt(lastOffset) + 1n);
     });
-    return {
-      topic,
-      name: globalOptions.name,
-      groupId,
-      maxAttempts,
-      concurrency: Math.max(1, globalOptions.concurrency ?? 1),
-      handler,
-      catchUp,
-      consumer,
-      started: false,
-    };
+    // kafkajs emits GROUP_JOIN after the assignment and before its first fetch: seeking here makes
+    // a replacement consumer's first fetch start where the crashed one stopped.
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      for (const [partition, next] of reader.positions) {
+        consumer.seek({ topic: reader.topic.name, partition, offset: next.toString() });
+      }
+    });
+    reader.consumer = consumer;
+    reader.groupId = groupId;
+    reader.groupIds.push(groupId);
   }
 
-  function createConsumer(id: string): Consumer {
+  function createConsumer(
+    id: string,
+    crash?: {
+      restartOnFailure: (error: Error) => Promise<boolean>;
+      onCrash: (error: Error) => void;
+    },
+  ): Consumer {
     const consumer = kafka.consumer({
       groupId: id,
       allowAutoTopicCreation: false,
       sessionTimeout: sessionTimeoutMs,
       heartbeatInterval: heartbeatIntervalMs,
       maxWaitTimeInMs: options.consumer?.maxWaitTimeMs ?? 1_000,
+      ...(crash
+        ? { retry: { ...KAFKA_CLIENT_RETRY, restartOnFailure: crash.restartOnFailure } }
+        : {}),
     });
     consumer.on(consumer.events.CRASH, (event) => {
-      // kafkajs restarts a consumer after a retriable crash by itself; a non-retriable one stays down.
-      if (!event.payload.restart && state !== 'closed') deadGroup = id;
       logger.error(
         { group: id, err: event.payload.error, restart: event.payload.restart },
         'Kafka consumer crashed',
       );
+      if (crash) {
+        crash.onCrash(event.payload.error);
+        return;
+      }
+      // kafkajs restarts a consumer after a retriable crash by itself; a non-retriable one stays down.
+      if (!event.payload.restart && state !== 'closed') deadGroup = id;
     });
     return consumer;
   }
@@ -675,10 +792,15 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
         // Consumers first: stopping drains their handlers, which may still dead-letter through the producer.
         const results = await Promise.allSettled([
           ...[...groups.values()].map((group) => group.consumer.disconnect()),
-          ...readers.map((reader) => reader.consumer.disconnect()),
+          ...readers.map(async (reader) => {
+            await reader.consumer.disconnect();
+            // A replacement under way gives up once closed; its consumer may be newer than the one above.
+            await reader.replacing;
+            await reader.consumer.disconnect();
+          }),
         ]);
         // The global subscriptions' groups are empty now and hold no offsets: remove them at once.
-        const started = readers.filter((reader) => reader.started).map((r) => r.groupId);
+        const started = readers.filter((reader) => reader.started).flatMap((r) => r.groupIds);
         if (started.length > 0 && adminConnected) {
           await withTimeout(admin.deleteGroups(started), readyTimeoutMs).catch((err: unknown) =>
             // The broker forgets an empty group without offsets anyway.
