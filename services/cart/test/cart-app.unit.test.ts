@@ -346,16 +346,32 @@ describe('CartApp', () => {
     expect(after.cart).toMatchObject({ status: 'RELEASED', releaseOwed: false });
   });
 
-  it('a cart released before its reserve claimed it settles without asking the partner', async () => {
+  it('a reserve writes its cart twice: the insert claims the attempt, the hold records it', async () => {
+    const inserts = vi.spyOn(s.storage.carts, 'insert');
+    const modifies = vi.spyOn(s.storage.carts, 'modify');
+    const view = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(2)] });
+    expect(view.cart.status).toBe('HELD');
+    expect(inserts).toHaveBeenCalledTimes(1);
+    expect(inserts.mock.calls[0]![0]).toMatchObject({ status: 'PENDING', reserveAttempts: 1 });
+    expect(inserts.mock.calls[0]![0].lines).toHaveLength(1);
+    expect(modifies).toHaveBeenCalledTimes(1);
+    const stored = await s.storage.carts.get(view.cart.id);
+    expect(stored).toMatchObject({ status: 'HELD', reserveAttempts: 1 });
+  });
+
+  it('a cart released at once after its reserve answered ends released, nothing held', async () => {
     const pending = await s.app.reserve({
       owner,
       eventId: EVENT_ID,
       requests: [adult(2)],
       forceAsync: true,
     });
+    // The insert claimed the first attempt: whatever the partner was asked is given back.
+    expect(pending.cart.status).toBe('PENDING');
     await s.app.release(owner, pending.cart.id);
     await s.app.drain();
-    expect(s.connector.calls.createBooking).toBe(0);
+    expect(s.connector.held()).toBe(0);
+    expect(s.connector.calls.releaseBooking).toBe(s.connector.calls.createBooking);
     const after = await s.app.get(owner, pending.cart.id);
     expect(after.cart).toMatchObject({ status: 'RELEASED', releaseOwed: false });
   });

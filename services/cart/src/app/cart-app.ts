@@ -496,10 +496,19 @@ export class CartApp {
     };
     if (resaleLines.length > 0)
       return this.#reserveResale(cart, resaleLines, input.fanSessionId ?? '');
-    await this.deps.carts.insert(this.#withSweepAt(cart));
+    // The first attempt is claimed by the insert itself, its lines planned before it: one write
+    // fewer than inserting and then claiming. Lines that cannot be planned now (live seats the
+    // partner does not answer, say) leave the cart unclaimed, and the attempt plans them as a retry
+    // does, failing the cart with the reason when it must.
+    const lines = cart.sandbox ? undefined : await this.#lines(cart, event).catch(() => null);
+    const claimed: Cart =
+      lines === null
+        ? cart
+        : { ...cart, reserveAttempts: 1, reserveStartedAt: now, ...(lines ? { lines } : {}) };
+    const inserted = await this.deps.carts.insert(this.#withSweepAt(claimed));
     let last: Stored<Cart> | undefined;
     const work = this.#track(cart.id, async () => {
-      last = await this.#completeReserve(cart);
+      last = await this.#completeReserve(cart, lines === null ? undefined : inserted);
     });
     if (input.forceAsync) return this.view(cart);
     const settled = await Promise.race([
@@ -561,25 +570,19 @@ export class CartApp {
    * booking of unknown outcome is found again by them), then asks the partner. Resolves the cart as
    * last written, or `undefined` when another worker had it.
    */
-  async #completeReserve(pending: Cart): Promise<Stored<Cart> | undefined> {
+  async #completeReserve(
+    pending: Cart,
+    claimedByInsert?: Stored<Cart>,
+  ): Promise<Stored<Cart> | undefined> {
     const { settings } = this.deps;
     const cartId = pending.id;
     for (let attempt = 1; ; attempt += 1) {
       try {
         const event = await this.#event(pending.eventId);
-        const lines = pending.sandbox ? undefined : await this.#lines(pending, event);
-        const now = this.deps.clock.now();
-        const claimed = await this.#mutate(cartId, (cart) =>
-          cart.status === 'PENDING'
-            ? {
-                ...cart,
-                reserveAttempts: cart.reserveAttempts + 1,
-                reserveStartedAt: now,
-                updatedAt: now,
-                ...(lines ? { lines } : {}),
-              }
-            : undefined,
-        );
+        const claimed =
+          attempt === 1 && claimedByInsert
+            ? claimedByInsert
+            : await this.#claimAttempt(pending, event);
         if (!claimed || claimed.status !== 'PENDING') {
           // Released before this attempt claimed it: what it owes is settled here, since the
           // release left that to this reserve.
@@ -608,6 +611,23 @@ export class CartApp {
         return this.#fail(cartId, refusal, false);
       }
     }
+  }
+
+  /** Plans the lines and claims the pending cart for one more attempt (the cart as written). */
+  async #claimAttempt(pending: Cart, event: SellableEvent): Promise<Stored<Cart> | undefined> {
+    const lines = pending.sandbox ? undefined : await this.#lines(pending, event);
+    const now = this.deps.clock.now();
+    return this.#mutate(pending.id, (cart) =>
+      cart.status === 'PENDING'
+        ? {
+            ...cart,
+            reserveAttempts: cart.reserveAttempts + 1,
+            reserveStartedAt: now,
+            updatedAt: now,
+            ...(lines ? { lines } : {}),
+          }
+        : undefined,
+    );
   }
 
   /** The booking lines of a partner reserve, planned from the event's areas (and live seats). */
