@@ -181,6 +181,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       process.execPath,
       [
         '--enable-source-maps',
+        // E2E_CPU_PROFILE_DIR=<dir>: V8 CPU profiles of every service (a file per thread, the module
+        // loader's worker included) in <dir>/<instance>/, written when it exits.
+        ...(process.env.E2E_CPU_PROFILE_DIR
+          ? ['--cpu-prof', `--cpu-prof-dir=${process.env.E2E_CPU_PROFILE_DIR}/${instance}`]
+          : []),
         // As its start script: the launch hook gives it its package.json's V8 options (`marquee.v8`).
         '--import',
         '@marquee/platform/v8/launch',
