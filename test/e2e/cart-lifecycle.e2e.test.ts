@@ -5,7 +5,7 @@ import { createKafkaBus, type EventBus } from '@marquee/platform/bus';
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { createMongoStore } from '@marquee/platform/store';
-import { waitFor } from '@marquee/platform/testing';
+import { startGroupsAtEnd, waitFor } from '@marquee/platform/testing';
 import {
   bookingExpiredTopic,
   bookingHeldTopic,
@@ -13,7 +13,6 @@ import {
   orderCancelledTopic,
 } from '@marquee/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGroupsAtEnd } from '../support/consumer-groups.js';
 import { requireInfra } from '../support/infra.js';
 import { startStack, type Stack } from '../support/stack.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createKafkaBus, type EventBus, type IncomingEvent } from '@marquee/platform/bus';
 import { createLogger } from '@marquee/platform/logger';
-import { waitFor } from '@marquee/platform/testing';
+import { startGroupsAtEnd, waitFor } from '@marquee/platform/testing';
 import { entryV1 } from '@marquee/proto';
 import {
   availabilityChangedTopic,
@@ -12,7 +12,6 @@ import {
 } from '@marquee/proto/topics';
 import { decodeToken, payloadAt, timeStep } from '@marquee/render-kit/format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGroupsAtEnd } from '../support/consumer-groups.js';
 import { requireInfra } from '../support/infra.js';
 import { startStack, type Stack } from '../support/stack.js';
 

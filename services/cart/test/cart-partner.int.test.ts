@@ -11,12 +11,18 @@ import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { hostService, type HostedService } from '@marquee/platform/service';
-import { describeIntegration, uniqueName, waitFor } from '@marquee/platform/testing';
+import {
+  describeIntegration,
+  startGroupsAtEnd,
+  uniqueName,
+  waitFor,
+} from '@marquee/platform/testing';
 import { cartV1, partnerV1 } from '@marquee/proto';
 import {
   availabilityChangedTopic,
   bookingExpiredTopic,
   eventChangedTopic,
+  orderCancelledTopic,
   orderConfirmedTopic,
 } from '@marquee/proto/topics';
 import { threePConnectorService } from '@marquee/3p-connector';
@@ -178,7 +184,12 @@ describeIntegration(
         ],
       });
 
-      // 3p-connector.
+      // 3p-connector. Its order-cancelled group is this run's own: started at the end of the topic,
+      // or it would first call the partner for every order cancelled by earlier runs on this broker.
+      const cancelGroup = `cart-int-cancel-${suffix}`;
+      await startGroupsAtEnd(kafkaBrokers.join(','), [
+        { groupId: cancelGroup, topic: orderCancelledTopic.name },
+      ]);
       const connectorBus = kafka('3p-connector');
       const connectorInfra = {
         name: '3p-connector',
@@ -192,7 +203,7 @@ describeIntegration(
           PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64'),
           HEALTH_INTERVAL_MS: '60000',
           PARTNER_CALL_TIMEOUT_MS: '20000',
-          ORDER_CANCELLED_GROUP: `cart-int-cancel-${suffix}`,
+          ORDER_CANCELLED_GROUP: cancelGroup,
           LOG_LEVEL: 'silent',
         }),
       );

@@ -4,7 +4,12 @@ import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { hostService, type HostedService } from '@marquee/platform/service';
-import { describeIntegration, uniqueName, waitFor } from '@marquee/platform/testing';
+import {
+  describeIntegration,
+  startGroupsAtEnd,
+  uniqueName,
+  waitFor,
+} from '@marquee/platform/testing';
 import {
   ConnectorServiceService,
   PartnerOperation,
@@ -22,6 +27,7 @@ import {
 } from '@marquee/proto/reconciliation/v1';
 import {
   bookingHeldTopic,
+  orderCancelledTopic,
   orderConfirmedTopic,
   partnerCallFailedTopic,
   reconciliationResolvedTopic,
@@ -138,11 +144,20 @@ describeIntegration('reconciler service with Kafka and Mongo', ({ kafkaBrokers, 
       source: 'marquee/reconciler',
       logger,
     });
+    // The service's group is this run's own: started at the end of its topics, as a deployed
+    // reconciler's group is, instead of reading every record of earlier runs on this broker.
+    const group = `reconciler-int-${suffix}`;
+    await startGroupsAtEnd(
+      kafkaBrokers.join(','),
+      [bookingHeldTopic, orderConfirmedTopic, orderCancelledTopic, partnerCallFailedTopic].map(
+        (topic) => ({ groupId: group, topic: topic.name }),
+      ),
+    );
     const config = loadReconcilerConfig({
       MONGO_DB: dbName,
       LOG_LEVEL: 'warn',
       GRPC_ADDR_3P_CONNECTOR: `127.0.0.1:${connector.grpcPort}`,
-      CONSUMER_GROUP: `reconciler-int-${suffix}`,
+      CONSUMER_GROUP: group,
       RECONCILE_GRACE_MS: '1000',
       RECONCILE_INTERVAL_MS: '200',
       REPORT_INTERVAL_MS: '0',

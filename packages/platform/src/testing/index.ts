@@ -2,6 +2,7 @@
  * `@marquee/platform/testing`: helpers for the test tiers (docs/architecture.md, Build and test
  * conventions). Imported by tests only; it depends on vitest.
  */
+export { startGroupsAtEnd } from './consumer-groups.js';
 export { describeIntegration, integrationEnv, type IntegrationEnv } from './integration-env.js';
 export { KAFKA_BROKERS_KEY, MONGO_URL_KEY } from './provided-context.js';
 export { uniqueName } from './unique-name.js';
