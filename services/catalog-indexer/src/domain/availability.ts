@@ -39,6 +39,37 @@ export interface AvailabilityRecordRepository {
   scan(pageSize: number): AsyncIterable<AvailabilityRecord[]>;
 }
 
+/**
+ * Which areas a synchronisation counted: `full` every area of the event (those it does not list
+ * have none), `partial` only the areas it lists. `unspecified`: neither (a producer bug).
+ */
+export type AvailabilityScope = 'full' | 'partial' | 'unspecified';
+
+/** Tickets available in one area, as a synchronisation counted them. */
+export interface AreaAvailability {
+  /** The partner's area id; empty when the partner gave none (then `level/section` names it). */
+  areaId: string;
+  levelId: string;
+  sectionId: string;
+  available: number;
+}
+
+/**
+ * One synchronisation of an event's availability with the partner hosting its inventory (an
+ * `availability-changed` message, ports/kafka/messages.ts).
+ */
+export interface AvailabilityUpdate {
+  eventId: string;
+  scope: AvailabilityScope;
+  areas: AreaAvailability[];
+  /** Tickets available in the whole event (read for a full synchronisation only). */
+  totalAvailable: number;
+  /** When the partner answered. */
+  observedAt: Date | undefined;
+  /** Orders the synchronisations of one event: only a greater one applies. */
+  sequence: number;
+}
+
 /** An `availability-changed` message the catalog cannot apply: a producer bug (logged and skipped). */
 export class InvalidAvailabilityError extends Error {
   readonly kind = 'invalid_argument';
