@@ -6,7 +6,6 @@ import { createMemoryEventRecords } from './adapters/memory-event-records.js';
 import { discoveryDocuments } from './adapters/discovery-documents.js';
 import { protobufEventCodec } from './adapters/protobuf-event-codec.js';
 import { Catalog } from './app/catalog.js';
-import type { EventCodec } from './domain/catalog-index.js';
 import type { CatalogIndexerConfig } from './config.js';
 import { catalogGrpc } from './ports/grpc/catalog-grpc.js';
 import { availabilityChangedHandler } from './ports/kafka/availability-changed-handler.js';
@@ -42,7 +41,7 @@ export async function buildCatalogIndexer(
   const catalog = new Catalog({
     records: createMemoryEventRecords(),
     availability: createMemoryAvailabilityRecords(),
-    eventCodec: protobufEventCodec as EventCodec,
+    eventCodec: protobufEventCodec,
     documents: discoveryDocuments,
   });
   const name = options.name ?? 'catalog-indexer';

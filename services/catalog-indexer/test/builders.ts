@@ -16,6 +16,8 @@ import type {
   EventQuery,
   VenueQuery,
 } from '../src/domain/catalog-index.js';
+import type { CatalogEvent } from '../src/domain/model.js';
+import { catalogEventOf } from '../src/ports/kafka/messages.js';
 import {
   attractionQueryOf,
   classificationQueryOf,
@@ -53,8 +55,11 @@ export const classification = (
   subGenre: undefined,
 });
 
-/** A visible, active published event starting in 2030 at an inline place in New York. */
-export function anEvent(overrides: Partial<Event> = {}): Event {
+/**
+ * A visible, active published event starting in 2030 at an inline place in New York, as its
+ * producer publishes it on `event-changed`.
+ */
+export function anEventMessage(overrides: Partial<Event> = {}): Event {
   sequence += 1;
   const id = overrides.id ?? `evt${String(sequence).padStart(12, '0')}`;
   return Event.fromPartial({
@@ -224,6 +229,13 @@ export function aFullEventMessage(): Event {
     availability: { soldOut: true },
   });
 }
+
+/**
+ * The same event as the catalog's record, mapped as the Kafka port maps it: the tests state events
+ * in the terms producers use.
+ */
+export const anEvent = (overrides: Partial<Event> = {}): CatalogEvent =>
+  catalogEventOf(anEventMessage(overrides));
 
 /**
  * A search written as the API's request (every other field at its default), as the gRPC port maps

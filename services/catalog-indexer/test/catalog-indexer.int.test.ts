@@ -6,7 +6,7 @@ import { createLogger } from '@marquee/platform/logger';
 import { describeIntegration, uniqueName, waitFor } from '@marquee/platform/testing';
 import type { Catalog } from '../src/app/catalog.js';
 import { buildCatalogIndexer } from '../src/service.js';
-import { anEvent, query, text } from './builders.js';
+import { anEventMessage, query, text } from './builders.js';
 
 describeIntegration('catalog-indexer on real Kafka', ({ kafkaBrokers }) => {
   const logger = createLogger({ service: 'catalog-indexer-test', level: 'silent' });
@@ -50,8 +50,12 @@ describeIntegration('catalog-indexer on real Kafka', ({ kafkaBrokers }) => {
     const first = await replica({ topic });
     const sut = first.catalog;
 
-    const kept = anEvent({ id: 'KAFKAKEPT000001', version: 1, names: text('Kafka Original') });
-    const gone = anEvent({ id: 'KAFKAGONE000001', version: 1, names: text('Kafka Doomed') });
+    const kept = anEventMessage({
+      id: 'KAFKAKEPT000001',
+      version: 1,
+      names: text('Kafka Original'),
+    });
+    const gone = anEventMessage({ id: 'KAFKAGONE000001', version: 1, names: text('Kafka Doomed') });
     const changed = (event: typeof kept) =>
       EventChanged.fromPartial({ event, changedAt: new Date() });
     await publisher.publish(topic, [
@@ -128,7 +132,7 @@ describeIntegration('catalog-indexer on real Kafka', ({ kafkaBrokers }) => {
       [soldOut, open].map((id) => ({
         key: id,
         value: EventChanged.fromPartial({
-          event: anEvent({ id, names: text(`Kafkaseats ${id}`) }),
+          event: anEventMessage({ id, names: text(`Kafkaseats ${id}`) }),
           changedAt: new Date(),
         }),
       })),

@@ -1,13 +1,15 @@
 import { Event } from '@marquee/proto/catalog/v1';
 import type { EventRecord, EventRecordRepository } from '../domain/event-record.js';
+import { eventMessageOf } from '../ports/grpc/catalog-messages.js';
+import { catalogEventOf } from '../ports/kafka/messages.js';
 import { latin1Bytes, latin1String } from './latin1-bytes.js';
 
 interface Stored {
   eventVersion: number;
   deleted: boolean;
   /**
-   * Protobuf-encoded, as in Mongo: a private copy a fraction of the size of the object graph, as a
-   * Latin-1 string of those bytes (latin1-bytes.ts).
+   * The event as its `Event` message, protobuf-encoded: a private copy a fraction of the size of
+   * the object graph, as a Latin-1 string of those bytes (latin1-bytes.ts).
    */
   payload: string | undefined;
 }
@@ -19,7 +21,10 @@ export function createMemoryEventRecords(): EventRecordRepository {
     id,
     eventVersion: stored.eventVersion,
     deleted: stored.deleted,
-    event: stored.payload !== undefined ? Event.decode(latin1Bytes(stored.payload)) : undefined,
+    event:
+      stored.payload !== undefined
+        ? catalogEventOf(Event.decode(latin1Bytes(stored.payload)))
+        : undefined,
   });
   return {
     async get(id) {
@@ -30,7 +35,9 @@ export function createMemoryEventRecords(): EventRecordRepository {
       records.set(record.id, {
         eventVersion: record.eventVersion,
         deleted: record.deleted,
-        payload: record.event ? latin1String(Event.encode(record.event).finish()) : undefined,
+        payload: record.event
+          ? latin1String(Event.encode(eventMessageOf(record.event)).finish())
+          : undefined,
       });
     },
     async *scan(pageSize) {

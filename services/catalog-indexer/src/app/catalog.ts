@@ -1,10 +1,3 @@
-import type {
-  AvailabilityChanged,
-  ClassificationSegment,
-  DiscoveryAttraction,
-  DiscoveryVenue,
-  Event,
-} from '@marquee/proto/catalog/v1';
 import {
   CatalogIndex,
   type AttractionQuery,
@@ -24,9 +17,11 @@ import {
   applyAvailability,
   isSoldOut,
   type AvailabilityRecordRepository,
+  type AvailabilityUpdate,
 } from '../domain/availability.js';
 import { CatalogNotFoundError, MismatchedEventError } from '../domain/errors.js';
 import type { EventRecordRepository } from '../domain/event-record.js';
+import type { Attraction, CatalogEvent, ClassificationSegment, Venue } from '../domain/model.js';
 
 export type ChangeOutcome = 'applied' | 'stale' | 'deleted' | 'already-deleted';
 
@@ -40,15 +35,18 @@ export interface CatalogOptions {
   clock?: () => Date;
   /** Page size of the rebuild scan. */
   rebuildPageSize?: number;
-  /** How the index keeps events between queries (default: as objects). */
-  eventCodec?: EventCodec;
+  /**
+   * How the index keeps events between queries and encodes its answers (the service's:
+   * adapters/protobuf-event-codec.ts).
+   */
+  eventCodec: EventCodec;
   /** Renders each event's public document as it is indexed (searchEventsDocuments). */
   documents?: DocumentRenderer;
 }
 
 /**
  * The catalog use cases: apply `event-changed` to the read model (idempotent and order-safe per
- * event by `Event.version`; tombstones delete) and `availability-changed` (order-safe per event by
+ * event by its `version`; tombstones delete) and `availability-changed` (order-safe per event by
  * its `sequence`), rebuild the search index from the read model, and answer discovery queries from
  * the index.
  */
@@ -103,7 +101,7 @@ export class Catalog {
   }
 
   /** One `event-changed` record: `event` is the whole new state, `null` a tombstone. */
-  async applyEventChanged(key: string, event: Event | null): Promise<ChangeOutcome> {
+  async applyEventChanged(key: string, event: CatalogEvent | null): Promise<ChangeOutcome> {
     const held = await this.records.get(key);
     if (event === null) {
       if (!held || held.deleted) return 'already-deleted';
@@ -137,14 +135,14 @@ export class Catalog {
    */
   async applyAvailabilityChanged(
     key: string,
-    message: AvailabilityChanged,
+    update: AvailabilityUpdate,
   ): Promise<AvailabilityOutcome> {
-    if (message.eventId !== key) {
+    if (update.eventId !== key) {
       throw new MismatchedEventError(
-        `record key ${key} does not match availability event id ${message.eventId}`,
+        `record key ${key} does not match availability event id ${update.eventId}`,
       );
     }
-    const next = applyAvailability(await this.availability.get(key), message);
+    const next = applyAvailability(await this.availability.get(key), update);
     if (!next || !(await this.availability.put(next))) return 'stale';
     if (this.index.setSoldOut(key, isSoldOut(next))) this.changed();
     return 'applied';
@@ -154,7 +152,7 @@ export class Catalog {
     return this.index.searchEvents(query, this.clock());
   }
 
-  /** The same search with each event as its protobuf encoding (what the gRPC port sends). */
+  /** The same search with each event as the codec's encoding (what the gRPC port sends). */
   searchEventsEncoded(query: EventQuery): Page<EncodedEventHit> {
     return this.index.searchEventsEncoded(query, this.clock());
   }
@@ -174,21 +172,21 @@ export class Catalog {
     return { event: hit.event, venue: hit.venue, attractions: hit.attractions };
   }
 
-  searchVenues(query: VenueQuery): Page<DiscoveryVenue> {
+  searchVenues(query: VenueQuery): Page<Venue> {
     return this.index.searchVenues(query, this.clock());
   }
 
-  getVenue(id: string): DiscoveryVenue {
+  getVenue(id: string): Venue {
     const venue = this.index.getVenue(id, this.clock());
     if (!venue) throw new CatalogNotFoundError(`venue ${id} not found`);
     return venue;
   }
 
-  searchAttractions(query: AttractionQuery): Page<DiscoveryAttraction> {
+  searchAttractions(query: AttractionQuery): Page<Attraction> {
     return this.index.searchAttractions(query, this.clock());
   }
 
-  similarAttractions(id: string, options: SimilarAttractionsQuery): DiscoveryAttraction[] {
+  similarAttractions(id: string, options: SimilarAttractionsQuery): Attraction[] {
     const found = this.index.similarAttractions(id, options, this.clock());
     if (!found) throw new CatalogNotFoundError(`attraction ${id} not found`);
     return found;
@@ -204,7 +202,7 @@ export class Catalog {
     return found;
   }
 
-  getAttraction(id: string): DiscoveryAttraction {
+  getAttraction(id: string): Attraction {
     const attraction = this.index.getAttraction(id, this.clock());
     if (!attraction) throw new CatalogNotFoundError(`attraction ${id} not found`);
     return attraction;

@@ -1,5 +1,3 @@
-import { SyncScope, type AvailabilityChanged } from '@marquee/proto/catalog/v1';
-
 /** Tickets available in one area, as the last synchronisation that listed the area counted them. */
 export interface AreaCount {
   /** The partner's area id (or `level/section` when the partner gave none). */
@@ -14,7 +12,7 @@ export interface AreaCount {
 export interface AvailabilityRecord {
   /** The platform event id (the record key). */
   eventId: string;
-  /** `AvailabilityChanged.sequence` of the last message applied: only a greater one applies. */
+  /** `sequence` of the last synchronisation applied: only a greater one applies. */
   sequence: number;
   /** When the partner answered the last synchronisation applied. */
   observedAt: Date | undefined;
@@ -75,35 +73,34 @@ export class InvalidAvailabilityError extends Error {
   readonly kind = 'invalid_argument';
 }
 
-const areaKey = (area: AvailabilityChanged['areas'][number]) =>
-  area.areaId || `${area.levelId}/${area.sectionId}`;
+const areaKey = (area: AreaAvailability) => area.areaId || `${area.levelId}/${area.sectionId}`;
 
 /**
- * The record after `message`, or `undefined` when its sequence is not greater than the one held
+ * The record after `update`, or `undefined` when its sequence is not greater than the one held
  * (a redelivery, or an older synchronisation retried late). A full synchronisation replaces every
- * area and takes the message's total (areas it does not list have no availability); a partial one
+ * area and takes the update's total (areas it does not list have no availability); a partial one
  * replaces only the areas it lists, and the total moves by their difference, so an availability the
  * last full synchronisation counted without listing its area is kept.
  */
 export function applyAvailability(
   held: AvailabilityRecord | undefined,
-  message: AvailabilityChanged,
+  update: AvailabilityUpdate,
 ): AvailabilityRecord | undefined {
-  const full = message.scope === SyncScope.SYNC_SCOPE_FULL;
-  if (!full && message.scope !== SyncScope.SYNC_SCOPE_PARTIAL) {
+  const full = update.scope === 'full';
+  if (!full && update.scope !== 'partial') {
     throw new InvalidAvailabilityError(
-      `availability-changed ${message.eventId}: scope ${message.scope} is neither full nor partial`,
+      `availability-changed ${update.eventId}: scope ${update.scope} is neither full nor partial`,
     );
   }
-  if (held && message.sequence <= held.sequence) return undefined;
+  if (held && update.sequence <= held.sequence) return undefined;
   const listed = new Map<string, number>();
-  for (const area of message.areas) listed.set(areaKey(area), Math.max(0, area.available));
+  for (const area of update.areas) listed.set(areaKey(area), Math.max(0, area.available));
   let areas: Map<string, number>;
   let totalAvailable: number;
   if (full || !held) {
     areas = listed;
     totalAvailable = full
-      ? Math.max(0, message.totalAvailable)
+      ? Math.max(0, update.totalAvailable)
       : [...listed.values()].reduce((sum, n) => sum + n, 0);
   } else {
     areas = new Map(held.areas.map((a) => [a.areaId, a.available]));
@@ -115,9 +112,9 @@ export function applyAvailability(
     totalAvailable = Math.max(0, totalAvailable);
   }
   return {
-    eventId: message.eventId,
-    sequence: message.sequence,
-    observedAt: message.observedAt,
+    eventId: update.eventId,
+    sequence: update.sequence,
+    observedAt: update.observedAt,
     fullSync: full || (held?.fullSync ?? false),
     totalAvailable,
     areas: [...areas]

@@ -1,14 +1,15 @@
 import type {
+  Attraction,
+  CatalogEvent,
   ClassificationSegment,
-  DiscoveryAttraction,
-  DiscoveryVenue,
-  Event,
-} from '@marquee/proto/catalog/v1';
+  EventAvailability,
+  Venue,
+} from './model.js';
 import { resolveEvent } from './resolution.js';
 import { ClassificationTree } from './search/classifications.js';
 import { EventColumnStore, postingKeysOf, type EventEntry } from './search/column-store.js';
 import { EventSearchExecutor } from './search/executors.js';
-import { HitWriter, keepObjects, type DocumentRenderer, type EventCodec } from './search/hits.js';
+import { HitWriter, type DocumentRenderer, type EventCodec } from './search/hits.js';
 import { Places } from './search/places.js';
 import { planEventSearch } from './search/planner.js';
 import {
@@ -28,8 +29,8 @@ import {
 export type { DocumentRenderer, EventCodec } from './search/hits.js';
 export * from './search/query.js';
 
-/** What a sold-out event carries in its answers (Event.availability); absent when not sold out. */
-const SOLD_OUT: Event['availability'] = { soldOut: true };
+/** What a sold-out event carries in its answers (`availability`); absent when not sold out. */
+const SOLD_OUT: EventAvailability = { soldOut: true };
 
 /**
  * The discovery search index: every event of the read model with inverted indexes on the words of
@@ -54,7 +55,7 @@ export class CatalogIndex {
   private readonly soldOut = new Set<string>();
 
   constructor(
-    private readonly codec: EventCodec = keepObjects as EventCodec,
+    private readonly codec: EventCodec,
     private readonly renderer?: DocumentRenderer,
   ) {
     this.hits = new HitWriter(this.store, this.places, codec, renderer);
@@ -65,7 +66,7 @@ export class CatalogIndex {
   }
 
   /** Adds or replaces an event (the caller has checked that this state is newer). */
-  upsert(input: Event): void {
+  upsert(input: CatalogEvent): void {
     this.remove(input.id);
     const { event, venue, venueDescribed, attractions } = resolveEvent(input);
     // The catalog's own knowledge of its availability, whatever the producer put there.
@@ -99,7 +100,7 @@ export class CatalogIndex {
   /**
    * Whether the event `id` is known to be sold out (`availability-changed`), indexed or not yet: an
    * event indexed later, or a new state of it, carries it. An indexed event's packed state
-   * (Event.availability, in both the decoded and the encoded answers) and its flag change at once.
+   * (`availability`, in the records and the encoded answers alike) and its flag change at once.
    * Answers whether what the index serves changed.
    */
   setSoldOut(id: string, soldOut: boolean): boolean {
@@ -108,7 +109,7 @@ export class CatalogIndex {
     else this.soldOut.delete(id);
     const entry = this.store.entries.get(id);
     if (!entry) return false;
-    const event: Event = {
+    const event: CatalogEvent = {
       ...this.codec.unpack(entry.packed),
       availability: soldOut ? SOLD_OUT : undefined,
     };
@@ -134,11 +135,11 @@ export class CatalogIndex {
     );
   }
 
-  getVenue(id: string, now: Date): DiscoveryVenue | undefined {
+  getVenue(id: string, now: Date): Venue | undefined {
     return this.places.venueView(id, now);
   }
 
-  getAttraction(id: string, now: Date): DiscoveryAttraction | undefined {
+  getAttraction(id: string, now: Date): Attraction | undefined {
     return this.places.attractionView(id, now);
   }
 
@@ -147,7 +148,7 @@ export class CatalogIndex {
     return this.mapPage(this.findEvents(q, now), (entry) => this.hits.hit(entry, now));
   }
 
-  /** The same search, each event as its protobuf encoding: the gRPC port forwards the bytes. */
+  /** The same search, each event as the codec's encoding: the gRPC port forwards the bytes. */
   searchEventsEncoded(q: EventQuery, now: Date): Page<EncodedEventHit> {
     return this.mapPage(this.findEvents(q, now), (entry) => this.hits.encoded(entry, now));
   }
@@ -191,11 +192,11 @@ export class CatalogIndex {
     id: string,
     options: SimilarAttractionsQuery,
     now: Date,
-  ): DiscoveryAttraction[] | undefined {
+  ): Attraction[] | undefined {
     return this.places.similarAttractions(id, options, now);
   }
 
-  searchVenues(q: VenueQuery, now: Date, maxSize = MAX_EVENT_PAGE_SIZE): Page<DiscoveryVenue> {
+  searchVenues(q: VenueQuery, now: Date, maxSize = MAX_EVENT_PAGE_SIZE): Page<Venue> {
     return this.places.searchVenues(q, now, maxSize);
   }
 
@@ -203,7 +204,7 @@ export class CatalogIndex {
     q: AttractionQuery,
     now: Date,
     maxSize = MAX_EVENT_PAGE_SIZE,
-  ): Page<DiscoveryAttraction> {
+  ): Page<Attraction> {
     return this.places.searchAttractions(q, now, maxSize);
   }
 }

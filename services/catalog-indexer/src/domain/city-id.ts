@@ -1,4 +1,4 @@
-import type { LocalizedString } from '@marquee/proto/common/v1';
+import type { LocalizedText } from './model.js';
 import { localeValues, normalizedPhrase } from './text.js';
 
 /** City ids have 48 bits: at most 281,474,976,710,655 (15 digits), exact as a JSON number. */
@@ -27,12 +27,12 @@ export function cityId(countryCode: string, cityName: string): number {
 }
 
 /** The id shown for a venue's city: the city name in its first locale; 0 without a city name. */
-export function primaryCityId(countryCode: string, cityNames: LocalizedString | undefined): number {
+export function primaryCityId(countryCode: string, cityNames: LocalizedText | undefined): number {
   return cityId(countryCode, localeValues(cityNames)[0] ?? '');
 }
 
 /** The ids of every locale's name of a city (a `city_ids` filter matches any of them). */
-export function cityIds(countryCode: string, cityNames: LocalizedString | undefined): number[] {
+export function cityIds(countryCode: string, cityNames: LocalizedText | undefined): number[] {
   return [...new Set(localeValues(cityNames).map((n) => cityId(countryCode, n)))].filter(
     (id) => id !== 0,
   );

@@ -1,4 +1,4 @@
-import type { Event } from '@marquee/proto/catalog/v1';
+import type { CatalogEvent } from './model.js';
 
 /**
  * One event of the read model as stored: its latest state, or a deletion marker that keeps the last
@@ -6,11 +6,11 @@ import type { Event } from '@marquee/proto/catalog/v1';
  */
 export interface EventRecord {
   id: string;
-  /** `Event.version` of the latest state applied (kept on deletion). */
+  /** `version` of the latest state applied (kept on deletion). */
   eventVersion: number;
   deleted: boolean;
   /** Absent when deleted. */
-  event: Event | undefined;
+  event: CatalogEvent | undefined;
 }
 
 /** The persistent read model (port; memory and Mongo adapters share one contract suite). */

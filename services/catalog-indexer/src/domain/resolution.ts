@@ -1,9 +1,4 @@
-import type {
-  Classification,
-  DiscoveryAttraction,
-  DiscoveryVenue,
-  Event,
-} from '@marquee/proto/catalog/v1';
+import type { Attraction, CatalogEvent, Classification, EntityRef, Venue } from './model.js';
 import { firstLocale, normalizedPhrase, pickText, stableId } from './text.js';
 import { primaryCityId } from './city-id.js';
 
@@ -14,14 +9,14 @@ import { primaryCityId } from './city-id.js';
  * several events tell about the same venue (see CatalogIndex).
  */
 export interface ResolvedEvent {
-  event: Event;
-  venue: DiscoveryVenue | undefined;
+  event: CatalogEvent;
+  venue: Venue | undefined;
   /** `true` when `venue` carries a full description (an inline place), not just a name. */
   venueDescribed: boolean;
-  attractions: DiscoveryAttraction[];
+  attractions: Attraction[];
 }
 
-const emptyVenue = (id: string): DiscoveryVenue => ({
+const emptyVenue = (id: string): Venue => ({
   id,
   names: undefined,
   test: false,
@@ -38,9 +33,9 @@ const emptyVenue = (id: string): DiscoveryVenue => ({
 });
 
 /** Venue id of an inline place: the same place of the same supplier is one venue. */
-export function placeVenueId(event: Event): string | undefined {
-  if (event.location?.$case !== 'place') return undefined;
-  const place = event.location.value;
+export function placeVenueId(event: CatalogEvent): string | undefined {
+  if (event.location?.kind !== 'place') return undefined;
+  const place = event.location.place;
   const name = pickText(place.names, firstLocale(place.names));
   return stableId(
     'Z',
@@ -57,6 +52,14 @@ export const sourceVenueId = (sourceName: string, id: string): string =>
 export const sourceAttractionId = (sourceName: string, id: string): string =>
   stableId('K', 'source', sourceName, id);
 
+/** The discovery id a reference names: the one resolved, else its id, else one for its source. */
+function referencedId(ref: EntityRef, sourceId: (name: string, id: string) => string): string {
+  if (ref.resolvedId) return ref.resolvedId;
+  if (ref.ref?.kind === 'id') return ref.ref.id;
+  if (ref.ref?.kind === 'source') return sourceId(ref.ref.source.name, ref.ref.source.id);
+  return '';
+}
+
 function uniqueClassifications(list: readonly Classification[]): Classification[] {
   const seen = new Set<string>();
   return list.filter((c) => {
@@ -67,13 +70,13 @@ function uniqueClassifications(list: readonly Classification[]): Classification[
   });
 }
 
-export function resolveEvent(input: Event): ResolvedEvent {
-  const event: Event = { ...input };
-  let venue: DiscoveryVenue | undefined;
+export function resolveEvent(input: CatalogEvent): ResolvedEvent {
+  const event: CatalogEvent = { ...input };
+  let venue: Venue | undefined;
   let venueDescribed = false;
   const location = input.location;
-  if (location?.$case === 'place') {
-    const place = location.value;
+  if (location?.kind === 'place') {
+    const place = location.place;
     const id = placeVenueId(input)!;
     venue = {
       ...emptyVenue(id),
@@ -91,18 +94,12 @@ export function resolveEvent(input: Event): ResolvedEvent {
     };
     venueDescribed = true;
     event.location = {
-      $case: 'venue',
-      value: { ref: undefined, names: place.names, resolvedId: id },
+      kind: 'venue',
+      venue: { ref: undefined, names: place.names, resolvedId: id },
     };
-  } else if (location?.$case === 'venue') {
-    const ref = location.value;
-    const id =
-      ref.resolvedId ||
-      (ref.ref?.$case === 'id'
-        ? ref.ref.value
-        : ref.ref?.$case === 'source'
-          ? sourceVenueId(ref.ref.value.name, ref.ref.value.id)
-          : '');
+  } else if (location?.kind === 'venue') {
+    const ref = location.venue;
+    const id = referencedId(ref, sourceVenueId);
     if (id) {
       venue = {
         ...emptyVenue(id),
@@ -111,18 +108,12 @@ export function resolveEvent(input: Event): ResolvedEvent {
         timezone: input.dates?.timezone ?? '',
         marketIds: [...input.marketIds],
       };
-      event.location = { $case: 'venue', value: { ...ref, resolvedId: id } };
+      event.location = { kind: 'venue', venue: { ...ref, resolvedId: id } };
     }
   }
-  const attractions: DiscoveryAttraction[] = [];
+  const attractions: Attraction[] = [];
   event.attractions = input.attractions.map((ref) => {
-    const id =
-      ref.resolvedId ||
-      (ref.ref?.$case === 'id'
-        ? ref.ref.value
-        : ref.ref?.$case === 'source'
-          ? sourceAttractionId(ref.ref.value.name, ref.ref.value.id)
-          : '');
+    const id = referencedId(ref, sourceAttractionId);
     if (id && !attractions.some((a) => a.id === id)) {
       attractions.push({
         id,
@@ -143,7 +134,7 @@ export function resolveEvent(input: Event): ResolvedEvent {
  * Whether the public may see the event now: active, and inside its public-visibility window
  * (inactive events and those outside `publicVisibility` never appear in discovery).
  */
-export function isPubliclyVisible(event: Event, now: Date): boolean {
+export function isPubliclyVisible(event: CatalogEvent, now: Date): boolean {
   if (!event.active) return false;
   const window = event.publicVisibility;
   if (!window) return true;

@@ -1,12 +1,12 @@
-import type { LocalizedString } from '@marquee/proto/common/v1';
+import type { LocalizedText } from './model.js';
 
 /** Every value of a localized text, in the producer's order. */
-export function localeValues(text: LocalizedString | undefined): string[] {
+export function localeValues(text: LocalizedText | undefined): string[] {
   return text ? Object.values(text.values) : [];
 }
 
 /** The first locale a text is given in (the publisher's primary locale), or undefined. */
-export function firstLocale(text: LocalizedString | undefined): string | undefined {
+export function firstLocale(text: LocalizedText | undefined): string | undefined {
   return text ? Object.keys(text.values)[0] : undefined;
 }
 
@@ -15,7 +15,7 @@ export function firstLocale(text: LocalizedString | undefined): string | undefin
  * `locale`: no fallback, so a multilingual field may be empty). Without a locale, the text's first
  * locale.
  */
-export function pickText(text: LocalizedString | undefined, locale: string | undefined): string {
+export function pickText(text: LocalizedText | undefined, locale: string | undefined): string {
   if (!text) return '';
   if (locale === undefined || locale === '') return Object.values(text.values)[0] ?? '';
   const wanted = locale.toLowerCase();

@@ -5,12 +5,13 @@ import {
   Utf8Writer,
   writeEventDocument,
 } from '@marquee/discovery-documents';
-import type { Event } from '@marquee/proto/catalog/v1';
+import { DiscoveryAttraction, DiscoveryVenue, Event } from '@marquee/proto/catalog/v1';
 import { createMemoryEventRecords } from '../../src/adapters/memory-event-records.js';
 import { createMemoryAvailabilityRecords } from '../../src/adapters/availability-records.js';
 import { discoveryDocuments } from '../../src/adapters/discovery-documents.js';
 import { protobufEventCodec } from '../../src/adapters/protobuf-event-codec.js';
 import { Catalog } from '../../src/app/catalog.js';
+import type { CatalogEvent } from '../../src/domain/model.js';
 import { anEvent, classification, place, query, text } from '../builders.js';
 
 /** The page as the gRPC port joins it (catalog-grpc.ts). */
@@ -24,14 +25,16 @@ const joined = (catalog: Catalog, q = query({ keyword: 'concert' })) =>
     })
     .join(',');
 
-/** The page as the edge renders it from the decoded events (the path with a locale). */
+/** The page as the edge renders it from the events it decodes (the path with a locale). */
 const rendered = (catalog: Catalog, q = query({ keyword: 'concert' })) => {
-  const hits = catalog.searchEvents(q).items;
+  const hits = catalog.searchEventsEncoded(q).items;
   const resolved = resolvedOf(
-    hits.flatMap((hit) => (hit.venue ? [hit.venue] : [])),
-    hits.flatMap((hit) => hit.attractions),
+    hits.flatMap((hit) => (hit.venue ? [DiscoveryVenue.decode(hit.venue.encoded)] : [])),
+    hits.flatMap((hit) => hit.attractions.map((a) => DiscoveryAttraction.decode(a.encoded))),
   );
-  return hits.map((hit) => JSON.stringify(eventDocument(hit.event, resolved, undefined))).join(',');
+  return hits
+    .map((hit) => JSON.stringify(eventDocument(Event.decode(hit.encoded), resolved, undefined)))
+    .join(',');
 };
 
 describe('event documents rendered as events are indexed', () => {
@@ -43,7 +46,7 @@ describe('event documents rendered as events are indexed', () => {
     eventCodec: protobufEventCodec,
     documents: discoveryDocuments,
   });
-  const apply = (event: Event) => catalog.applyEventChanged(event.id, event);
+  const apply = (event: CatalogEvent) => catalog.applyEventChanged(event.id, event);
   const band = {
     ref: { $case: 'id' as const, value: 'K1' },
     names: text('The Band'),
@@ -145,6 +148,7 @@ describe('event documents rendered as events are indexed', () => {
     const plain = new Catalog({
       records: createMemoryEventRecords(),
       availability: createMemoryAvailabilityRecords(),
+      eventCodec: protobufEventCodec,
     });
     await plain.applyEventChanged('DOC00000000009', anEvent({ id: 'DOC00000000009' }));
     expect(plain.searchEventsDocuments(query({ keyword: 'concert' }))).toBeUndefined();

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { AvailabilityChanged, EventStatus, SyncScope } from '@marquee/proto/catalog/v1';
 import { createMemoryEventRecords } from '../../src/adapters/memory-event-records.js';
 import { createMemoryAvailabilityRecords } from '../../src/adapters/availability-records.js';
+import { protobufEventCodec } from '../../src/adapters/protobuf-event-codec.js';
 import { anEvent, query, text } from '../builders.js';
 import { Catalog } from '../../src/app/catalog.js';
+import { availabilityUpdateOf } from '../../src/ports/kafka/messages.js';
 
 const clock = () => new Date('2026-01-01T00:00:00Z');
 const names = (sut: Catalog, keyword: string) =>
@@ -15,6 +17,7 @@ describe('Catalog.applyEventChanged', () => {
       records: createMemoryEventRecords(),
       availability: createMemoryAvailabilityRecords(),
       clock,
+      eventCodec: protobufEventCodec,
     });
     const v1 = anEvent({ id: 'E1', version: 1, names: text('First Name') });
     const v2 = { ...v1, version: 2, names: text('Second Name') };
@@ -30,6 +33,7 @@ describe('Catalog.applyEventChanged', () => {
       records: createMemoryEventRecords(),
       availability: createMemoryAvailabilityRecords(),
       clock,
+      eventCodec: protobufEventCodec,
     });
     const v3 = anEvent({ id: 'E2', version: 3, names: text('Doomed Show') });
     await sut.applyEventChanged('E2', v3);
@@ -49,6 +53,7 @@ describe('Catalog.applyEventChanged', () => {
       records: createMemoryEventRecords(),
       availability: createMemoryAvailabilityRecords(),
       clock,
+      eventCodec: protobufEventCodec,
     });
     await expect(sut.applyEventChanged('OTHER', anEvent({ id: 'E3' }))).rejects.toMatchObject({
       kind: 'invalid_argument',
@@ -60,6 +65,7 @@ describe('Catalog.applyEventChanged', () => {
       records: createMemoryEventRecords(),
       availability: createMemoryAvailabilityRecords(),
       clock,
+      eventCodec: protobufEventCodec,
     });
     await sut.applyEventChanged('E4', anEvent({ id: 'E4', active: false }));
     expect(() => sut.getEvent('E4')).toThrow(expect.objectContaining({ kind: 'not_found' }));
@@ -71,7 +77,13 @@ describe('Catalog.rebuild', () => {
   it('rebuilds the same index from the read model alone (live events only)', async () => {
     const records = createMemoryEventRecords();
     const availability = createMemoryAvailabilityRecords();
-    const before = new Catalog({ records, availability, clock, rebuildPageSize: 2 });
+    const before = new Catalog({
+      records,
+      availability,
+      clock,
+      rebuildPageSize: 2,
+      eventCodec: protobufEventCodec,
+    });
     for (let i = 0; i < 5; i++) {
       await before.applyEventChanged(
         `R${i}`,
@@ -79,14 +91,20 @@ describe('Catalog.rebuild', () => {
       );
     }
     await before.applyEventChanged('R2', null);
-    const sut = new Catalog({ records, availability, clock, rebuildPageSize: 2 });
+    const sut = new Catalog({
+      records,
+      availability,
+      clock,
+      rebuildPageSize: 2,
+      eventCodec: protobufEventCodec,
+    });
     expect(await sut.rebuild()).toBe(4);
     expect(names(sut, 'rebuilt').sort()).toEqual(names(before, 'rebuilt').sort());
     expect(await sut.applyEventChanged('R1', anEvent({ id: 'R1', version: 1 }))).toBe('stale');
   });
 });
 
-/** An availability-changed message; `areas` as [area id, available]. */
+/** An availability-changed message as the Kafka port hands it on; `areas` as [area id, available]. */
 const availabilityOf = (
   eventId: string,
   sequence: number,
@@ -94,14 +112,16 @@ const availabilityOf = (
   areas: [string, number][],
   totalAvailable = areas.reduce((sum, [, n]) => sum + n, 0),
 ) =>
-  AvailabilityChanged.fromPartial({
-    eventId,
-    scope,
-    sequence,
-    totalAvailable,
-    observedAt: new Date('2025-12-31T12:00:00Z'),
-    areas: areas.map(([areaId, available]) => ({ areaId, available })),
-  });
+  availabilityUpdateOf(
+    AvailabilityChanged.fromPartial({
+      eventId,
+      scope,
+      sequence,
+      totalAvailable,
+      observedAt: new Date('2025-12-31T12:00:00Z'),
+      areas: areas.map(([areaId, available]) => ({ areaId, available })),
+    }),
+  );
 const { SYNC_SCOPE_FULL: FULL, SYNC_SCOPE_PARTIAL: PARTIAL } = SyncScope;
 /** The ids of a search, with and without `seatsAvailable`. */
 const ids = (sut: Catalog, keyword: string, seatsAvailable = false) =>
@@ -113,6 +133,7 @@ describe('Catalog.applyAvailabilityChanged', () => {
       records: createMemoryEventRecords(),
       availability: createMemoryAvailabilityRecords(),
       clock,
+      eventCodec: protobufEventCodec,
     });
 
   it('keeps availability for an event it does not know yet and applies it when the event arrives', async () => {
@@ -211,12 +232,12 @@ describe('Catalog.applyAvailabilityChanged', () => {
   it('rebuilds availability from the read model with the events', async () => {
     const records = createMemoryEventRecords();
     const availability = createMemoryAvailabilityRecords();
-    const before = new Catalog({ records, availability, clock });
+    const before = new Catalog({ records, availability, clock, eventCodec: protobufEventCodec });
     await before.applyEventChanged('AV9', anEvent({ id: 'AV9', names: text('Rebuilt Sellout') }));
     await before.applyAvailabilityChanged('AV9', availabilityOf('AV9', 2, PARTIAL, [['A', 0]]));
     // Availability of an event that has not arrived yet is kept through a rebuild too.
     await before.applyAvailabilityChanged('AVX', availabilityOf('AVX', 1, FULL, [], 0));
-    const sut = new Catalog({ records, availability, clock });
+    const sut = new Catalog({ records, availability, clock, eventCodec: protobufEventCodec });
     await sut.rebuild();
     expect(ids(sut, 'rebuilt')).toEqual(['AV9']);
     expect(ids(sut, 'rebuilt', true)).toEqual([]);

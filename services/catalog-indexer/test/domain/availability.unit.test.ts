@@ -1,35 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { AvailabilityChanged, SyncScope } from '@marquee/proto/catalog/v1';
 import {
   applyAvailability,
   isSoldOut,
   type AvailabilityRecord,
+  type AvailabilityScope,
+  type AvailabilityUpdate,
 } from '../../src/domain/availability.js';
 
 const observedAt = new Date('2026-01-01T10:00:00Z');
 
-/** An availability message for event A1; `areas` as [area id, available]. */
+/** A synchronisation of event A1; `areas` as [area id, available]. */
 const sync = (
   sequence: number,
-  scope: SyncScope,
+  scope: AvailabilityScope,
   areas: [string, number][],
   totalAvailable = areas.reduce((sum, [, n]) => sum + n, 0),
-) =>
-  AvailabilityChanged.fromPartial({
-    eventId: 'A1',
-    scope,
-    sequence,
-    totalAvailable,
-    observedAt,
-    areas: areas.map(([areaId, available]) => ({ areaId, available, unavailable: 10 })),
-  });
+): AvailabilityUpdate => ({
+  eventId: 'A1',
+  scope,
+  sequence,
+  totalAvailable,
+  observedAt,
+  areas: areas.map(([areaId, available]) => ({ areaId, levelId: '', sectionId: '', available })),
+});
 const full = (sequence: number, areas: [string, number][], total?: number) =>
-  sync(sequence, SyncScope.SYNC_SCOPE_FULL, areas, total);
-const partial = (sequence: number, areas: [string, number][]) =>
-  sync(sequence, SyncScope.SYNC_SCOPE_PARTIAL, areas);
+  sync(sequence, 'full', areas, total);
+const partial = (sequence: number, areas: [string, number][]) => sync(sequence, 'partial', areas);
 
 /** Applies the messages in order, skipping stale ones, as the catalog does. */
-const applyAll = (...messages: AvailabilityChanged[]) =>
+const applyAll = (...messages: AvailabilityUpdate[]) =>
   messages.reduce<AvailabilityRecord | undefined>(
     (held, message) => applyAvailability(held, message) ?? held,
     undefined,
@@ -109,12 +108,10 @@ describe('applyAvailability', () => {
   });
 
   it('names an area by level and section when the partner gives no area id; counts below 0 are 0', () => {
-    const message = AvailabilityChanged.fromPartial({
-      eventId: 'A1',
-      scope: SyncScope.SYNC_SCOPE_PARTIAL,
-      sequence: 1,
-      areas: [{ levelId: 'L1', sectionId: 'S2', available: -3 }],
-    });
+    const message: AvailabilityUpdate = {
+      ...sync(1, 'partial', []),
+      areas: [{ areaId: '', levelId: 'L1', sectionId: 'S2', available: -3 }],
+    };
     expect(counts(applyAvailability(undefined, message))).toEqual({
       total: 0,
       areas: { 'L1/S2': 0 },
@@ -122,14 +119,14 @@ describe('applyAvailability', () => {
   });
 
   it('refuses a message whose scope is neither full nor partial (a producer bug)', () => {
-    expect(() =>
-      applyAvailability(undefined, sync(1, SyncScope.SYNC_SCOPE_UNSPECIFIED, [])),
-    ).toThrow(expect.objectContaining({ kind: 'invalid_argument' }));
+    expect(() => applyAvailability(undefined, sync(1, 'unspecified', []))).toThrow(
+      expect.objectContaining({ kind: 'invalid_argument' }),
+    );
   });
 });
 
 describe('isSoldOut', () => {
-  it.each<[string, AvailabilityChanged[], boolean]>([
+  it.each<[string, AvailabilityUpdate[], boolean]>([
     ['a full synchronisation with nothing available', [full(1, [], 0)], true],
     [
       'a full synchronisation whose areas are all at 0',

@@ -49,7 +49,7 @@ describe('CatalogIndex after changes', () => {
       .items.map((h) => h.event.id);
 
   it('orders every search as a fresh index would, through updates, removals and re-adds', () => {
-    const sut = new CatalogIndex(protobufEventCodec as never);
+    const sut = new CatalogIndex(protobufEventCodec);
     const live = new Map<string, ReturnType<typeof at>>();
     let seed = 11;
     const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
@@ -74,7 +74,7 @@ describe('CatalogIndex after changes', () => {
           sut.upsert(event);
         }
       }
-      const fresh = new CatalogIndex(protobufEventCodec as never);
+      const fresh = new CatalogIndex(protobufEventCodec);
       for (const event of live.values()) fresh.upsert(event);
       for (const q of searches) expect(idsOf(sut, q), JSON.stringify(q)).toEqual(idsOf(fresh, q));
     }

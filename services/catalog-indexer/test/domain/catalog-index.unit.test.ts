@@ -21,14 +21,17 @@ import {
   text,
   venueQuery,
 } from '../builders.js';
+import { protobufEventCodec } from '../../src/adapters/protobuf-event-codec.js';
 import { CatalogIndex } from '../../src/domain/catalog-index.js';
 import { CITY_ID_BITS, cityId } from '../../src/domain/city-id.js';
+import { attractionMessageOf, venueMessageOf } from '../../src/ports/grpc/catalog-messages.js';
 import { NameSort } from '@marquee/proto/catalog/v1';
 
 const now = new Date('2026-01-01T00:00:00Z');
 
 function indexOf(...events: ReturnType<typeof anEvent>[]) {
-  const sut = new CatalogIndex();
+  // The service's codec: events kept as the bytes the gRPC port forwards.
+  const sut = new CatalogIndex(protobufEventCodec);
   for (const e of events) sut.upsert(e);
   return sut;
 }
@@ -461,7 +464,7 @@ describe('CatalogIndex.searchEvents', () => {
       });
     const jan = at('2030-01-15T00:00:00Z');
     const feb = at('2030-02-15T00:00:00Z');
-    const febTest = anEvent({ ...at('2030-02-16T00:00:00Z'), test: true });
+    const febTest = { ...at('2030-02-16T00:00:00Z'), test: true };
     const mar = at('2030-03-15T00:00:00Z');
     const apr = at('2030-04-15T00:00:00Z');
     const undated = anEvent({
@@ -532,8 +535,8 @@ describe('CatalogIndex venues and attractions', () => {
     expect(hit.venue?.id).toMatch(/^Z/);
     expect(sut.getEvent(two.id, now)!.venue?.id).toBe(hit.venue?.id);
     expect(hit.event.location).toMatchObject({
-      $case: 'venue',
-      value: { resolvedId: hit.venue!.id },
+      kind: 'venue',
+      venue: { resolvedId: hit.venue!.id },
     });
     expect(hit.venue).toMatchObject({
       postalCode: '10001',
@@ -549,9 +552,9 @@ describe('CatalogIndex venues and attractions', () => {
     const first = sut.searchEventsEncoded(query({ keyword: 'encoded' }), now).items[0]!;
     const venueOf = (hit: typeof first) => DiscoveryVenue.decode(hit.venue!.encoded);
     const decoded = sut.searchEvents(query({ keyword: 'encoded' }), now).items[0]!;
-    expect(venueOf(first)).toEqual(decoded.venue);
+    expect(venueOf(first)).toEqual(venueMessageOf(decoded.venue!));
     expect(first.attractions.map((a) => DiscoveryAttraction.decode(a.encoded))).toEqual(
-      decoded.attractions,
+      decoded.attractions.map(attractionMessageOf),
     );
     expect(first.attractions.map((a) => a.id)).toEqual(decoded.attractions.map((a) => a.id));
     expect(venueOf(first).upcomingEvents).toBe(1);

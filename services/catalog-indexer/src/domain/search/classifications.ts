@@ -1,4 +1,4 @@
-import type { ClassificationLevel, ClassificationSegment } from '@marquee/proto/catalog/v1';
+import type { ClassificationLevel, ClassificationSegment } from '../model.js';
 import { fold, localeValues, normalizedPhrase, words } from '../text.js';
 import { compareText, type EventColumnStore } from './column-store.js';
 import {

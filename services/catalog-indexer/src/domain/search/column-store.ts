@@ -1,7 +1,7 @@
-import { PriceRangeType, type Event, type EventStatus } from '@marquee/proto/catalog/v1';
 import { dmasOfMarkets } from '../dma.js';
 import { DocOrder, type SortedDocs } from '../doc-order.js';
 import { majorAmount } from '../money.js';
+import type { CatalogEvent, Classification, EventStatus, PriceRange } from '../model.js';
 import { post, type PostingList, unpost } from '../postings.js';
 import { firstLocale, fold, localeValues, normalizedPhrase, pickText, words } from '../text.js';
 import type { EventOrder } from './query.js';
@@ -41,7 +41,7 @@ export interface EventEntry {
    */
   packed: unknown;
   /** What the classification tree reads, kept unpacked: one shared array per distinct value. */
-  classifications: Event['classifications'];
+  classifications: Classification[];
   venueId: string | undefined;
   attractionIds: string[];
   nameKey: string;
@@ -77,7 +77,7 @@ export interface PostingKeys {
   marketKeys: string[];
 }
 
-export function postingKeysOf(event: Event): PostingKeys {
+export function postingKeysOf(event: CatalogEvent): PostingKeys {
   const classificationIds = new Set<string>();
   const classificationNames = new Set<string>();
   for (const c of event.classifications) {
@@ -148,7 +148,7 @@ export class EventColumnStore {
   private readonly strings = new Map<string, string>();
   private readonly sharedClassifications = new Map<
     string,
-    { value: Event['classifications']; entries: number }
+    { value: Classification[]; entries: number }
   >();
   /** Event writes so far (adds and removals): a count of upcoming events holds between two. */
   private writes = 0;
@@ -163,7 +163,7 @@ export class EventColumnStore {
   }
 
   /** Indexes a resolved event packed as `packed`; the caller removed any earlier state first. */
-  add(event: Event, packed: unknown, keys: PostingKeys, links: EntryLinks): EventEntry {
+  add(event: CatalogEvent, packed: unknown, keys: PostingKeys, links: EntryLinks): EventEntry {
     this.writes++;
     const start = event.dates?.start;
     // Every field spelled out (no spread): entries must share one hidden class, or every property
@@ -299,7 +299,7 @@ export class EventColumnStore {
   }
 
   /** The entry's numbers in the columns (grown as documents are added). */
-  private setColumns(entry: EventEntry, event: Event, nameWordCount: number): void {
+  private setColumns(entry: EventEntry, event: CatalogEvent, nameWordCount: number): void {
     const doc = entry.doc;
     if (doc >= this.flags.length) {
       const grow = <A extends Uint8Array | Uint16Array | Float64Array>(old: A, made: A): A => {
@@ -352,7 +352,7 @@ export class EventColumnStore {
   }
 
   /** One shared array per distinct classifications value, counted, so a removal can drop it. */
-  private shareClassifications(value: Event['classifications']): Event['classifications'] {
+  private shareClassifications(value: Classification[]): Classification[] {
     if (value.length === 0) return [];
     const key = JSON.stringify(value);
     let shared = this.sharedClassifications.get(key);
@@ -361,7 +361,7 @@ export class EventColumnStore {
     return shared.value;
   }
 
-  private unshareClassifications(value: Event['classifications']): void {
+  private unshareClassifications(value: Classification[]): void {
     if (value.length === 0) return;
     const key = JSON.stringify(value);
     const shared = this.sharedClassifications.get(key);
@@ -374,14 +374,13 @@ export class EventColumnStore {
  * (`standard including fees` ranges); an event without the latter has unknown fees, and its
  * including bounds are the standard ones.
  */
-function priceBounds(event: Event): {
+function priceBounds(event: CatalogEvent): {
   priceMin: number;
   priceMax: number;
   priceMinInclFees: number;
   priceMaxInclFees: number;
 } {
-  const including = (r: Event['priceRanges'][number]) =>
-    r.type === PriceRangeType.PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES;
+  const including = (r: PriceRange) => r.type === 'standard-including-fees';
   const standard = bounds(event.priceRanges.filter((r) => !including(r)));
   const withFees = bounds(event.priceRanges.filter(including));
   const feesKnown = !Number.isNaN(withFees.priceMin);
@@ -392,7 +391,7 @@ function priceBounds(event: Event): {
   };
 }
 
-function bounds(ranges: Event['priceRanges']): { priceMin: number; priceMax: number } {
+function bounds(ranges: PriceRange[]): { priceMin: number; priceMax: number } {
   let priceMin = Number.NaN;
   let priceMax = Number.NaN;
   for (const range of ranges) {

@@ -1,4 +1,3 @@
-import { EventStatus } from '@marquee/proto/catalog/v1';
 import { distanceKm } from '@marquee/geo';
 import { intersectAll, NO_DOCS, unite } from '../postings.js';
 import { localeValues, normalizedPhrase } from '../text.js';
@@ -284,14 +283,12 @@ export class EventSearchExecutor {
         return (e) =>
           inclusionAccepts(
             filter.inclusion,
-            e.status === EventStatus.EVENT_STATUS_CANCELLED ||
-              e.status === EventStatus.EVENT_STATUS_RESCHEDULED,
+            e.status === 'cancelled' || e.status === 'rescheduled',
           );
       case 'rescheduled':
-        return (e) =>
-          inclusionAccepts(filter.inclusion, e.status === EventStatus.EVENT_STATUS_RESCHEDULED);
+        return (e) => inclusionAccepts(filter.inclusion, e.status === 'rescheduled');
       case 'on-sale':
-        return (e) => e.status === EventStatus.EVENT_STATUS_ONSALE;
+        return (e) => e.status === 'onsale';
       case 'not-external':
         return (e) => !e.external;
     }

@@ -1,37 +1,29 @@
-import {
-  DiscoveryAttraction,
-  DiscoveryVenue,
-  Event as EventMessage,
-  type Event,
-} from '@marquee/proto/catalog/v1';
+import type { Attraction, CatalogEvent, Venue } from '../model.js';
 import type { PostingList } from '../postings.js';
 import type { EventColumnStore, EventEntry } from './column-store.js';
 import type { AttractionEntry, CountedBytes, Places, VenueEntry } from './places.js';
 import type { DocumentHit, EncodedEventHit, EncodedView, EventHit } from './query.js';
 
 /**
- * How the index keeps each event's full state between queries. The default keeps the object; the
- * service passes a compact encoding (adapters/protobuf-event-codec.ts) so 100,000 events do not
- * make a heap of object graphs that the garbage collector has to walk (README: memory).
+ * How the index keeps each event's full state between queries, and the encodings its answers
+ * carry. The service's codec (adapters/protobuf-event-codec.ts) keeps each event as the bytes the
+ * gRPC port forwards in a search answer, made once per event version, so a page neither maps nor
+ * encodes its events, and 100,000 events do not make a heap of object graphs that the garbage
+ * collector has to walk (README: memory). To the domain those bytes are opaque.
  */
 export interface EventCodec<P = unknown> {
   /** The event, and its rendered document when the index has a renderer (DocumentRenderer). */
-  pack(event: Event, document: string | undefined): P;
-  unpack(packed: P): Event;
+  pack(event: CatalogEvent, document: string | undefined): P;
+  unpack(packed: P): CatalogEvent;
   /** The document packed with the event, as UTF-8 (undefined if none was). */
   document(packed: P): Uint8Array | undefined;
-  /** The event's protobuf encoding, when the packed form already is it (skips decode + encode). */
-  encoded?(packed: P): Uint8Array;
+  /** The event's encoding as search answers carry it, held in the packed form (no encoding). */
+  encoded(packed: P): Uint8Array;
+  /** A venue's encoding as search answers carry it (made when its upcoming-event count moves). */
+  encodeVenue(venue: Venue): Uint8Array;
+  /** An attraction's encoding as search answers carry it (as `encodeVenue`). */
+  encodeAttraction(attraction: Attraction): Uint8Array;
 }
-
-export const keepObjects: EventCodec<{ event: Event; document: Uint8Array | undefined }> = {
-  pack: (event, document) => ({
-    event,
-    document: document === undefined ? undefined : Buffer.from(document),
-  }),
-  unpack: (packed) => packed.event,
-  document: (packed) => packed.document,
-};
 
 /**
  * The public documents of what the index holds (Discovery v2 JSON: adapters/discovery-documents.ts).
@@ -45,15 +37,15 @@ export interface DocumentRenderer {
    * attractions' documents (their upcoming-event counts change without the event changing). Kept
    * packed with the event (EventCodec), not as one more object per event for the collector.
    */
-  eventOpening(event: Event): string;
+  eventOpening(event: CatalogEvent): string;
   /** A venue's document, as UTF-8. */
-  venue(venue: DiscoveryVenue): Uint8Array;
+  venue(venue: Venue): Uint8Array;
   /** An attraction's document, as UTF-8. */
-  attraction(attraction: DiscoveryAttraction): Uint8Array;
+  attraction(attraction: Attraction): Uint8Array;
 }
 
 /**
- * The three forms a search answers its entries in: decoded (EventHit), protobuf bytes
+ * The three forms a search answers its entries in: records (EventHit), the codec's encodings
  * (EncodedEventHit) and rendered documents (DocumentHit), each with its venue and attractions
  * as they stand now. A venue's or attraction's bytes and document are made again only when its
  * upcoming-event count moved (or it changed: a new entry), not for every page.
@@ -78,15 +70,12 @@ export class HitWriter {
       venue: entry.venueId ? places.venueView(entry.venueId, now) : undefined,
       attractions: entry.attractionIds
         .map((a) => places.attractionView(a, now))
-        .filter((a): a is DiscoveryAttraction => a !== undefined),
+        .filter((a): a is Attraction => a !== undefined),
     };
   }
 
   encoded(entry: EventEntry, now: Date): EncodedEventHit {
-    const codec = this.codec;
-    const encoded = codec.encoded
-      ? codec.encoded(entry.packed)
-      : EventMessage.encode(codec.unpack(entry.packed)).finish();
+    const encoded = this.codec.encoded(entry.packed);
     const venue = entry.venueId ? this.places.venues.get(entry.venueId) : undefined;
     const attractions: EncodedView[] = [];
     for (const id of entry.attractionIds) {
@@ -124,22 +113,22 @@ export class HitWriter {
     return held?.upcoming === upcoming ? held : { upcoming, bytes: make(upcoming) };
   }
 
-  /** A venue as DiscoveryVenue bytes with its upcoming-event count. */
+  /** A venue's encoding with its upcoming-event count. */
   private encodedVenue(entry: VenueEntry, now: Date): EncodedView {
     const { venue } = entry;
     const list = this.store.postings.venue.get(venue.id);
     entry.encoded = this.byCount(entry.encoded, list, now, (upcomingEvents) =>
-      DiscoveryVenue.encode({ ...venue, upcomingEvents }).finish(),
+      this.codec.encodeVenue({ ...venue, upcomingEvents }),
     );
     return { id: venue.id, encoded: entry.encoded.bytes };
   }
 
-  /** An attraction as DiscoveryAttraction bytes with its upcoming-event count. */
+  /** An attraction's encoding with its upcoming-event count. */
   private encodedAttraction(entry: AttractionEntry, now: Date): EncodedView {
     const { attraction } = entry;
     const list = this.store.postings.attraction.get(attraction.id);
     entry.encoded = this.byCount(entry.encoded, list, now, (upcomingEvents) =>
-      DiscoveryAttraction.encode({ ...attraction, upcomingEvents }).finish(),
+      this.codec.encodeAttraction({ ...attraction, upcomingEvents }),
     );
     return { id: attraction.id, encoded: entry.encoded.bytes };
   }

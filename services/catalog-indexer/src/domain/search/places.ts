@@ -1,7 +1,7 @@
-import type { DiscoveryAttraction, DiscoveryVenue } from '@marquee/proto/catalog/v1';
 import { distanceKm, type Point } from '@marquee/geo';
 import { cityIds } from '../city-id.js';
 import { GeoGrid } from '../geo-grid.js';
+import type { Attraction, Venue } from '../model.js';
 import { firstLocale, fold, localeValues, normalizedPhrase, pickText, words } from '../text.js';
 import { byId, type EventColumnStore, type EventEntry } from './column-store.js';
 import {
@@ -25,8 +25,8 @@ export interface CountedBytes {
 }
 
 export interface VenueEntry {
-  venue: DiscoveryVenue;
-  /** Its DiscoveryVenue encoding with the count last asked for (the entry is replaced on change). */
+  venue: Venue;
+  /** Its encoding (EventCodec.encodeVenue) with the count last asked for (replaced on change). */
   encoded: CountedBytes | undefined;
   /** Its document with the count last asked for (as `encoded`). */
   rendered: CountedBytes | undefined;
@@ -39,8 +39,8 @@ export interface VenueEntry {
 }
 
 export interface AttractionEntry {
-  attraction: DiscoveryAttraction;
-  /** Its DiscoveryAttraction encoding with the count last asked for (replaced on change). */
+  attraction: Attraction;
+  /** Its encoding (EventCodec.encodeAttraction) with the count last asked for (replaced on change). */
   encoded: CountedBytes | undefined;
   /** Its document with the count last asked for (as `encoded`). */
   rendered: CountedBytes | undefined;
@@ -85,7 +85,7 @@ export class Places {
     return counter;
   }
 
-  venueOf(e: EventEntry): DiscoveryVenue | undefined {
+  venueOf(e: EventEntry): Venue | undefined {
     return e.venueId ? this.venues.get(e.venueId)?.venue : undefined;
   }
 
@@ -107,7 +107,7 @@ export class Places {
   }
 
   /** What an inline place tells about a venue wins over a bare reference; the latest place wins. */
-  mergeVenue(venue: DiscoveryVenue, described: boolean, eventId: string): void {
+  mergeVenue(venue: Venue, described: boolean, eventId: string): void {
     const known = this.venues.get(venue.id);
     if (known && known.described && !described) {
       known.events.add(eventId);
@@ -133,7 +133,7 @@ export class Places {
     if (point) this.venueGrid.add(venue.id, point);
   }
 
-  mergeAttraction(attraction: DiscoveryAttraction, eventId: string): void {
+  mergeAttraction(attraction: Attraction, eventId: string): void {
     const known = this.attractions.get(attraction.id);
     if (known) {
       for (const w of known.nameWords) removeFrom(this.attractionByWord, w, attraction.id);
@@ -188,12 +188,12 @@ export class Places {
     return this.store.upcomingIn(this.store.postings.attraction.get(id), now);
   }
 
-  venueView(id: string, now: Date): DiscoveryVenue | undefined {
+  venueView(id: string, now: Date): Venue | undefined {
     const entry = this.venues.get(id);
     return entry && { ...entry.venue, upcomingEvents: this.upcomingAtVenue(id, now) };
   }
 
-  attractionView(id: string, now: Date): DiscoveryAttraction | undefined {
+  attractionView(id: string, now: Date): Attraction | undefined {
     const entry = this.attractions.get(id);
     return entry && { ...entry.attraction, upcomingEvents: this.upcomingOfAttraction(id, now) };
   }
@@ -217,10 +217,10 @@ export class Places {
     id: string,
     options: SimilarAttractionsQuery,
     now: Date,
-  ): DiscoveryAttraction[] | undefined {
+  ): Attraction[] | undefined {
     const self = this.attractions.get(id);
     if (!self) return undefined;
-    const keysOf = (a: DiscoveryAttraction) =>
+    const keysOf = (a: Attraction) =>
       new Set(
         a.classifications.flatMap((c) =>
           [c.genre?.id, c.subGenre?.id].filter((k): k is string => Boolean(k)),
@@ -228,7 +228,7 @@ export class Places {
       );
     const mine = keysOf(self.attraction);
     const countries = new Set(options.countryCodes.map((c) => c.toUpperCase()));
-    const scored: { attraction: DiscoveryAttraction; shared: number }[] = [];
+    const scored: { attraction: Attraction; shared: number }[] = [];
     for (const [otherId, other] of this.attractions) {
       if (otherId === id) continue;
       let shared = 0;
@@ -248,7 +248,7 @@ export class Places {
     return scored.slice(0, options.limit).map((s) => s.attraction);
   }
 
-  searchVenues(q: VenueQuery, now: Date, maxSize: number): Page<DiscoveryVenue> {
+  searchVenues(q: VenueQuery, now: Date, maxSize: number): Page<Venue> {
     const { offset, limit } = checkPage(q.page, maxSize);
     let ids: Iterable<string> = this.venues.keys();
     const keywordWords = [...new Set(words(q.keyword))];
@@ -266,7 +266,7 @@ export class Places {
     const markets = new Set(q.marketIds);
     const wantedCities = new Set(q.cityIds);
     const nameAny = q.nameAny.map(normalizedPhrase).filter((n) => n !== '');
-    const found: DiscoveryVenue[] = [];
+    const found: Venue[] = [];
     for (const id of ids) {
       const entry = this.venues.get(id)!;
       const v = entry.venue;
@@ -299,9 +299,9 @@ export class Places {
       }
       found.push({ ...v, upcomingEvents: this.upcomingAtVenue(id, now) });
     }
-    const name = (v: DiscoveryVenue) => fold(pickText(v.names, firstLocale(v.names)));
-    const city = (v: DiscoveryVenue) => fold(pickText(v.cityNames, firstLocale(v.cityNames)));
-    const cmp: Partial<Record<NameSort, (a: DiscoveryVenue, b: DiscoveryVenue) => number>> = {
+    const name = (v: Venue) => fold(pickText(v.names, firstLocale(v.names)));
+    const city = (v: Venue) => fold(pickText(v.cityNames, firstLocale(v.cityNames)));
+    const cmp: Partial<Record<NameSort, (a: Venue, b: Venue) => number>> = {
       'name-desc': (a, b) => name(b).localeCompare(name(a)),
       'city-asc': (a, b) => city(a).localeCompare(city(b)) || name(a).localeCompare(name(b)),
       'city-desc': (a, b) => city(b).localeCompare(city(a)) || name(a).localeCompare(name(b)),
@@ -313,7 +313,7 @@ export class Places {
     return { items: found.slice(offset, offset + limit), total: found.length, offset, limit };
   }
 
-  searchAttractions(q: AttractionQuery, now: Date, maxSize: number): Page<DiscoveryAttraction> {
+  searchAttractions(q: AttractionQuery, now: Date, maxSize: number): Page<Attraction> {
     const { offset, limit } = checkPage(q.page, maxSize);
     let ids: Iterable<string> = this.attractions.keys();
     const keywordWords = [...new Set(words(q.keyword))];
@@ -329,7 +329,7 @@ export class Places {
     const nameContains = normalizedPhrase(q.nameContains);
     const fuzzy = words(q.fuzzy);
     const countries = new Set(q.countryCodes.map((c) => c.toUpperCase()));
-    const found: DiscoveryAttraction[] = [];
+    const found: Attraction[] = [];
     for (const id of ids) {
       const entry = this.attractions.get(id)!;
       const a = entry.attraction;
@@ -355,10 +355,8 @@ export class Places {
       if (q.hasEvents && upcomingEvents === 0) continue;
       found.push({ ...a, upcomingEvents });
     }
-    const name = (a: DiscoveryAttraction) => fold(pickText(a.names, firstLocale(a.names)));
-    const cmp: Partial<
-      Record<NameSort, (a: DiscoveryAttraction, b: DiscoveryAttraction) => number>
-    > = {
+    const name = (a: Attraction) => fold(pickText(a.names, firstLocale(a.names)));
+    const cmp: Partial<Record<NameSort, (a: Attraction, b: Attraction) => number>> = {
       'name-desc': (a, b) => name(b).localeCompare(name(a)),
       'popularity-desc': (a, b) => b.upcomingEvents - a.upcomingEvents,
       'popularity-asc': (a, b) => a.upcomingEvents - b.upcomingEvents,

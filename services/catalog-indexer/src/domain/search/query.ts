@@ -1,16 +1,11 @@
 import { milesToKm } from '@marquee/geo';
-import type {
-  ClassificationSegment,
-  DiscoveryAttraction,
-  DiscoveryVenue,
-  Event,
-} from '@marquee/proto/catalog/v1';
+import type { Attraction, CatalogEvent, ClassificationSegment, Venue } from '../model.js';
 
 /**
  * The searches the catalog answers, in its own terms. The gRPC port maps CatalogService requests to
- * these (ports/grpc/search-mapping.ts) and the answers back; nothing in the domain reads a request
- * message. The events, venues and attractions themselves are the read model's (marquee.catalog.v1
- * messages, as event-changed carries them).
+ * these (ports/grpc/search-mapping.ts) and the answers back (ports/grpc/catalog-messages.ts);
+ * nothing in the domain reads a request message. The events, venues and attractions are the
+ * domain's records (model.ts).
  */
 
 /** Discovery v2 defaults: 20 per page, radius 50 miles. */
@@ -218,14 +213,15 @@ export interface Page<T> {
 
 /** An event of a page with its venue and attractions as they stand now. */
 export interface EventHit {
-  event: Event;
-  venue: DiscoveryVenue | undefined;
-  attractions: DiscoveryAttraction[];
+  event: CatalogEvent;
+  venue: Venue | undefined;
+  attractions: Attraction[];
 }
 
 /**
- * A hit as protobuf bytes, for callers that forward it as is: the event (`Event`), its venue
- * (`DiscoveryVenue`) and attractions (`DiscoveryAttraction`) with their ids.
+ * A hit as the index's codec encoded it (EventCodec: the gRPC port's `Event`, `DiscoveryVenue`
+ * and `DiscoveryAttraction` messages), for callers that forward the bytes as they are; the venue
+ * and attractions with their ids.
  */
 export interface EncodedEventHit {
   encoded: Uint8Array;

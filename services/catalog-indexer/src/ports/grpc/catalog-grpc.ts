@@ -15,6 +15,13 @@ import { OnePerTurn } from '@marquee/platform/grpc';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import type { Catalog } from '../../app/catalog.js';
 import type { Page } from '../../domain/catalog-index.js';
+import type { Attraction, Venue } from '../../domain/model.js';
+import {
+  attractionMessageOf,
+  eventMessageOf,
+  segmentMessageOf,
+  venueMessageOf,
+} from './catalog-messages.js';
 import {
   attractionQueryOf,
   classificationQueryOf,
@@ -50,18 +57,25 @@ const pageInfo = (page: Page<unknown>) => ({
 });
 
 /** Collects each venue and attraction of a page once, so the edge can embed them. */
-function embedded(hits: readonly { venue?: DiscoveryVenue; attractions: DiscoveryAttraction[] }[]) {
-  const venues = new Map<string, DiscoveryVenue>();
-  const attractions = new Map<string, DiscoveryAttraction>();
+function embedded(hits: readonly { venue?: Venue | undefined; attractions: Attraction[] }[]): {
+  venues: DiscoveryVenue[];
+  attractions: DiscoveryAttraction[];
+} {
+  const venues = new Map<string, Venue>();
+  const attractions = new Map<string, Attraction>();
   for (const hit of hits) {
     if (hit.venue) venues.set(hit.venue.id, hit.venue);
     for (const a of hit.attractions) attractions.set(a.id, a);
   }
-  return { venues: [...venues.values()], attractions: [...attractions.values()] };
+  return {
+    venues: [...venues.values()].map(venueMessageOf),
+    attractions: [...attractions.values()].map(attractionMessageOf),
+  };
 }
 
 /**
- * CatalogService over gRPC: maps and delegates to the catalog, nothing more. `close()` ends the open
+ * CatalogService over gRPC: maps and delegates to the catalog, nothing more (requests to queries:
+ * search-mapping.ts; records to messages: catalog-messages.ts). `close()` ends the open
  * WatchChanges streams (the server waits for open calls when it stops).
  */
 export function catalogGrpc(catalog: Catalog): GrpcRegistration & { close(): void } {
@@ -138,29 +152,38 @@ export function catalogGrpc(catalog: Catalog): GrpcRegistration & { close(): voi
     searchEvents,
     getEvent: unary(turns, (request) => {
       const hit = catalog.getEvent(request.id);
-      return { event: hit.event, ...embedded([hit]) };
+      return { event: eventMessageOf(hit.event), ...embedded([hit]) };
     }),
     searchVenues: unary(turns, (request) => {
       const page = catalog.searchVenues(venueQueryOf(request));
-      return { venues: page.items, page: pageInfo(page) };
+      return { venues: page.items.map(venueMessageOf), page: pageInfo(page) };
     }),
-    getVenue: unary(turns, (request) => ({ venue: catalog.getVenue(request.id) })),
+    getVenue: unary(turns, (request) => ({
+      venue: venueMessageOf(catalog.getVenue(request.id)),
+    })),
     searchAttractions: unary(turns, (request) => {
       const page = catalog.searchAttractions(attractionQueryOf(request));
-      return { attractions: page.items, page: pageInfo(page) };
+      return { attractions: page.items.map(attractionMessageOf), page: pageInfo(page) };
     }),
-    getAttraction: unary(turns, (request) => ({ attraction: catalog.getAttraction(request.id) })),
+    getAttraction: unary(turns, (request) => ({
+      attraction: attractionMessageOf(catalog.getAttraction(request.id)),
+    })),
     searchClassifications: unary(turns, (request) => {
       const page = catalog.searchClassifications(classificationQueryOf(request));
-      return { segments: page.items, page: pageInfo(page) };
+      return { segments: page.items.map(segmentMessageOf), page: pageInfo(page) };
     }),
-    getClassification: unary(turns, (request) => catalog.getClassification(request.id)),
+    getClassification: unary(turns, (request) => {
+      const found = catalog.getClassification(request.id);
+      return { segment: segmentMessageOf(found.segment), level: found.level };
+    }),
     similarAttractions: unary(turns, (request) => ({
-      attractions: catalog.similarAttractions(request.id, {
-        hasEvents: request.hasEvents,
-        countryCodes: request.countryCodes,
-        limit: Math.min(Math.max(request.limit || 10, 1), 250),
-      }),
+      attractions: catalog
+        .similarAttractions(request.id, {
+          hasEvents: request.hasEvents,
+          countryCodes: request.countryCodes,
+          limit: Math.min(Math.max(request.limit || 10, 1), 250),
+        })
+        .map(attractionMessageOf),
     })),
   };
   const definition = {

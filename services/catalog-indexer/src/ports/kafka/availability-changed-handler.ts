@@ -2,6 +2,7 @@ import type { AvailabilityChanged } from '@marquee/proto/catalog/v1';
 import type { IncomingEvent } from '@marquee/platform/bus';
 import type { Logger } from '@marquee/platform/logger';
 import type { Catalog } from '../../app/catalog.js';
+import { availabilityUpdateOf } from './messages.js';
 
 /**
  * `availability-changed` → the catalog. The topic has no tombstones: a record without a value, like
@@ -15,7 +16,10 @@ export function availabilityChangedHandler(catalog: Catalog, logger: Logger) {
         kind: 'invalid_argument',
       });
     }
-    const outcome = await catalog.applyAvailabilityChanged(message.key, message.value);
+    const outcome = await catalog.applyAvailabilityChanged(
+      message.key,
+      availabilityUpdateOf(message.value),
+    );
     logger.debug(
       {
         eventId: message.key,

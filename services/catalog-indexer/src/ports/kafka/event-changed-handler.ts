@@ -2,11 +2,13 @@ import type { EventChanged } from '@marquee/proto/catalog/v1';
 import type { IncomingEvent } from '@marquee/platform/bus';
 import type { Logger } from '@marquee/platform/logger';
 import type { Catalog } from '../../app/catalog.js';
+import { catalogEventOf } from './messages.js';
 
 /**
  * `event-changed` → the catalog. A record without an event (a malformed producer message) is
  * treated like the tombstone it cannot be distinguished from only when its value is null; a value
- * without `event` is a producer bug: retried by the bus, then logged and skipped.
+ * without `event` is a producer bug: retried by the bus, then logged and skipped. The event is
+ * handed to the catalog as its record (messages.ts).
  */
 export function eventChangedHandler(catalog: Catalog, logger: Logger) {
   return async (message: IncomingEvent<EventChanged>): Promise<void> => {
@@ -15,7 +17,11 @@ export function eventChangedHandler(catalog: Catalog, logger: Logger) {
         kind: 'invalid_argument',
       });
     }
-    const outcome = await catalog.applyEventChanged(message.key, message.value?.event ?? null);
+    const event = message.value?.event;
+    const outcome = await catalog.applyEventChanged(
+      message.key,
+      event ? catalogEventOf(event) : null,
+    );
     logger.debug(
       { eventId: message.key, outcome, offset: message.offset },
       'event-changed applied',

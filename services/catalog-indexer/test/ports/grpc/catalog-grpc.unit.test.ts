@@ -24,7 +24,13 @@ import { discoveryDocuments } from '../../../src/adapters/discovery-documents.js
 import { protobufEventCodec } from '../../../src/adapters/protobuf-event-codec.js';
 import { encodeEventsPage } from '@marquee/proto/catalog/v1/wire';
 import { catalogGrpc } from '../../../src/ports/grpc/catalog-grpc.js';
+import {
+  attractionMessageOf,
+  eventMessageOf,
+  venueMessageOf,
+} from '../../../src/ports/grpc/catalog-messages.js';
 import { eventQueryOf } from '../../../src/ports/grpc/search-mapping.js';
+import { availabilityUpdateOf } from '../../../src/ports/kafka/messages.js';
 
 describe('CatalogService over gRPC', () => {
   const logger = createLogger({ service: 'test', level: 'silent' });
@@ -36,6 +42,7 @@ describe('CatalogService over gRPC', () => {
       records: createMemoryEventRecords(),
       availability: createMemoryAvailabilityRecords(),
       clock: () => new Date('2026-01-01T00:00:00Z'),
+      eventCodec: protobufEventCodec,
     });
     await catalog.applyEventChanged(
       'GRPC00000000001',
@@ -104,6 +111,7 @@ describe('SearchEvents asked for documents', () => {
       records: createMemoryEventRecords(),
       availability: createMemoryAvailabilityRecords(),
       clock,
+      eventCodec: protobufEventCodec,
     });
     for (const catalog of [rendering, plain]) {
       for (const id of ['DOCS0000000001', 'DOCS0000000002']) {
@@ -155,13 +163,15 @@ describe('availability in CatalogService answers', () => {
       documents: discoveryDocuments,
     });
     const soldOut = (eventId: string) =>
-      AvailabilityChanged.fromPartial({
-        eventId,
-        scope: SyncScope.SYNC_SCOPE_FULL,
-        sequence: 1,
-        totalAvailable: 0,
-        areas: [{ areaId: 'A', available: 0, unavailable: 100 }],
-      });
+      availabilityUpdateOf(
+        AvailabilityChanged.fromPartial({
+          eventId,
+          scope: SyncScope.SYNC_SCOPE_FULL,
+          sequence: 1,
+          totalAvailable: 0,
+          areas: [{ areaId: 'A', available: 0, unavailable: 100 }],
+        }),
+      );
     // One sold out before it is indexed, one after, one with tickets.
     await catalog.applyAvailabilityChanged('AVAIL000000001', soldOut('AVAIL000000001'));
     for (const id of ['AVAIL000000001', 'AVAIL000000002', 'AVAIL000000003']) {
@@ -178,8 +188,9 @@ describe('availability in CatalogService answers', () => {
       AVAIL000000002: { soldOut: true },
       AVAIL000000003: undefined,
     };
-    const availabilities = (events: readonly Event[]) =>
-      Object.fromEntries(events.map((e) => [e.id, e.availability]));
+    const availabilities = (
+      events: readonly { id: string; availability?: { soldOut: boolean } | undefined }[],
+    ) => Object.fromEntries(events.map((e) => [e.id, e.availability]));
     try {
       const request = SearchEventsRequest.fromPartial({ keyword: 'avail' });
       // In process: the encoded hits (what the gRPC port writes as they are) and the decoded ones.
@@ -247,10 +258,10 @@ describe('SearchEvents from the encodings the index keeps', () => {
     });
 
     const expected = SearchEventsResponse.fromPartial({
-      events: decoded.items.map((hit) => hit.event),
+      events: decoded.items.map((hit) => eventMessageOf(hit.event)),
       page: { offset: 0, limit: 20, total: decoded.total },
-      venues: decoded.items.map((hit) => hit.venue!),
-      attractions: decoded.items.flatMap((hit) => hit.attractions),
+      venues: decoded.items.map((hit) => venueMessageOf(hit.venue!)),
+      attractions: decoded.items.flatMap((hit) => hit.attractions.map(attractionMessageOf)),
     });
     expect(expected.venues.length).toBeGreaterThan(0);
     expect(SearchEventsResponse.decode(wire)).toEqual(expected);
@@ -267,6 +278,7 @@ describe('WatchChanges', () => {
     const catalog = new Catalog({
       records: createMemoryEventRecords(),
       availability: createMemoryAvailabilityRecords(),
+      eventCodec: protobufEventCodec,
     });
     await catalog.applyEventChanged('WATCH000000001', anEvent({ id: 'WATCH000000001' }));
     const registration = catalogGrpc(catalog);

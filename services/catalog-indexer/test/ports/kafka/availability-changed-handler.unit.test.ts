@@ -4,7 +4,7 @@ import { AvailabilityChanged, EventChanged, SyncScope } from '@marquee/proto/cat
 import { createMemoryBus } from '@marquee/platform/bus';
 import { createLogger } from '@marquee/platform/logger';
 import { waitFor } from '@marquee/platform/testing';
-import { anEvent, query, text } from '../../builders.js';
+import { anEventMessage, query, text } from '../../builders.js';
 import { buildCatalogIndexer } from '../../../src/service.js';
 
 describe('availability-changed consumer (memory bus)', () => {
@@ -45,7 +45,7 @@ describe('availability-changed consumer (memory bus)', () => {
         {
           key: 'BUSAVAIL0000001',
           value: EventChanged.fromPartial({
-            event: anEvent({ id: 'BUSAVAIL0000001', names: text('Lighthouse Live') }),
+            event: anEventMessage({ id: 'BUSAVAIL0000001', names: text('Lighthouse Live') }),
           }),
         },
       ]);

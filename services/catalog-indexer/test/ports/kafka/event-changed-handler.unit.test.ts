@@ -4,7 +4,7 @@ import { EventChanged } from '@marquee/proto/catalog/v1';
 import { createMemoryBus } from '@marquee/platform/bus';
 import { createLogger } from '@marquee/platform/logger';
 import { waitFor } from '@marquee/platform/testing';
-import { anEvent, query, text } from '../../builders.js';
+import { anEventMessage, query, text } from '../../builders.js';
 import { buildCatalogIndexer } from '../../../src/service.js';
 
 describe('event-changed consumer (memory bus)', () => {
@@ -18,7 +18,7 @@ describe('event-changed consumer (memory bus)', () => {
       mongo: undefined,
     });
     await bus.start();
-    const event = anEvent({ id: 'BUS000000000001', names: text('Harbour Lights') });
+    const event = anEventMessage({ id: 'BUS000000000001', names: text('Harbour Lights') });
     const names = () =>
       sut
         .searchEvents(query({ keyword: 'harbour' }))
