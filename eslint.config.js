@@ -72,4 +72,32 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // catalog-indexer's domain and app hold the read model's own records: the protobuf messages
+    // are mapped at its ports (ports/kafka/messages.ts, ports/grpc/catalog-messages.ts). Listed
+    // with the infrastructure: this block's options replace the block above's for these files.
+    files: [
+      'services/catalog-indexer/src/domain/**/*.ts',
+      'services/catalog-indexer/src/app/**/*.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: infrastructureModules,
+              message:
+                'domain/ and app/ stay free of infrastructure: declare a port here and implement it in adapters/.',
+            },
+            {
+              group: ['@marquee/proto', '@marquee/proto/*'],
+              message:
+                "catalog-indexer's domain has its own records: map the messages in ports/kafka or ports/grpc.",
+            },
+          ],
+        },
+      ],
+    },
+  },
 );
