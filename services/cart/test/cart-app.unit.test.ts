@@ -469,6 +469,25 @@ describe('CartApp', () => {
     expect((await s.app.listOrders(owner)).map((o) => o.id)).toEqual([first.order.id]);
   });
 
+  it('records a print the partner took even when the order changed meanwhile', async () => {
+    const view = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    await s.app.addPayment(owner, view.cart.id, billing(view.priced.totals.unpaid));
+    const { order } = await s.app.commit(owner, view.cart.id);
+    // The order is cancelled while the partner prints it: the write of the print meets a newer
+    // version and is made again on it.
+    const partnerPrint = s.connector.printOrder.bind(s.connector);
+    vi.spyOn(s.connector, 'printOrder').mockImplementationOnce(async (input) => {
+      await partnerPrint(input);
+      await s.app.cancelOrder(order.id, 'requested', 'meanwhile');
+    });
+    const printed = await s.app.printOrder(order.id, 'PRINT');
+    expect(printed).toMatchObject({ status: 'CANCELLED', printed: 'PRINT' });
+    expect(s.connector.printed.has(order.inventoryOrderId)).toBe(true);
+    const topics = (await s.events()).map((e) => e.topic);
+    expect(topics.filter((t) => t === 'order-printed')).toHaveLength(1);
+    expect(topics).toContain('order-cancelled');
+  });
+
   it('resumes a reserve its process left pending, once stale, from another process', async () => {
     s.connector.gate = new Promise(() => undefined); // the first process never hears back
     const pending = await s.app.reserve({

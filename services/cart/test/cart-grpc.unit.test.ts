@@ -1,8 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callUnary } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
+import type { MemoryBus } from '@marquee/platform/bus';
 import { waitFor } from '@marquee/platform/testing';
-import { CartServiceClient, CartStatus, ReserveCartRequest } from '@marquee/proto/cart/v1';
+import {
+  AddPaymentRequest,
+  CancelReason,
+  CartServiceClient,
+  CartStatus,
+  OrderPrinted,
+  OrderStatus,
+  PrintAction,
+  PrintOrderRequest,
+  ReserveCartRequest,
+} from '@marquee/proto/cart/v1';
 import { composedCart } from './support/composed-cart.js';
 import { EVENT_ID } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';
@@ -67,5 +78,177 @@ describe('CartService over gRPC: reserves and Idempotency-Key (composed cart, me
     const retried = await reserve('key-first');
     expect(retried.cart?.id).toBe(first.cart?.id);
     expect(retried.cart?.status).toBe(CartStatus.CART_STATUS_HELD);
+  });
+});
+
+/** PrintOrder over gRPC, on orders committed through the same service (composed, memory mode). */
+describe('CartService over gRPC: PrintOrder', () => {
+  let client: InstanceType<typeof CartServiceClient>;
+  let bus: MemoryBus;
+  let stop: () => Promise<void>;
+  const connector = new FakeConnector(10, () => NOW);
+
+  beforeAll(async () => {
+    ({ client, bus, stop } = await composedCart(CartServiceClient, {
+      logger,
+      now: NOW,
+      available: 10,
+      compose: { connector },
+    }));
+  });
+
+  afterAll(async () => {
+    await stop?.();
+  });
+
+  /** Reserve one ticket, pay it, commit: the order id. */
+  async function buy(): Promise<string> {
+    const reserved = await waitFor(
+      async () =>
+        callUnary(
+          client,
+          'reserveCart',
+          ReserveCartRequest.fromPartial({
+            appId: 'app-1',
+            eventId: EVENT_ID,
+            reserves: [{ tickets: [{ id: '000001', quantity: 1 }], acceptBestAvailable: true }],
+          }),
+        ).catch(() => undefined),
+      { timeoutMs: 10_000, intervalMs: 50, description: 'the event sellable in cart' },
+    );
+    const cart = reserved.cart!;
+    await callUnary(
+      client,
+      'addPayment',
+      AddPaymentRequest.fromPartial({
+        appId: 'app-1',
+        eventId: EVENT_ID,
+        cartId: cart.id,
+        billing: {
+          firstName: 'Ada',
+          lastName: 'Lovelace',
+          type: 'CC',
+          amount: cart.totals!.unpaid!,
+          cardNonce: 'fake-valid-nonce',
+          cin: '123',
+          expireMonth: 12,
+          expireYear: 2032,
+          emailAddress: 'ada@example.test',
+        },
+      }),
+    );
+    const committed = await callUnary(client, 'commitCart', {
+      appId: 'app-1',
+      eventId: EVENT_ID,
+      cartId: cart.id,
+      sandbox: false,
+      idempotencyKey: '',
+    });
+    return committed.order!.orderId;
+  }
+
+  const print = (orderId: string, action?: PrintAction) =>
+    callUnary(client, 'printOrder', PrintOrderRequest.fromPartial({ orderId, action }));
+
+  /** The actions of the `order-printed` records of an order, in order, once there are `count`. */
+  const printedActions = (orderId: string, count: number) =>
+    waitFor(
+      () => {
+        const actions = bus
+          .records('order-printed')
+          .filter((r) => r.key === orderId)
+          .map((r) => OrderPrinted.decode(r.value!).action);
+        return actions.length >= count ? actions : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 20, description: `${count} order-printed of ${orderId}` },
+    );
+
+  it('prints (PRINT when no action is given), refuses a second print, rolls back', async () => {
+    const orderId = await buy();
+    const read = await callUnary(client, 'getOrder', { orderId, appId: '' });
+
+    const printed = await print(orderId);
+    // The order as GetOrder answers it.
+    expect(printed).toEqual(read);
+    expect(printed.order).toMatchObject({ orderId, status: OrderStatus.ORDER_STATUS_CONFIRMED });
+    expect(printed.tickets).toHaveLength(1);
+    expect(connector.printed.size).toBe(1);
+    await printedActions(orderId, 1);
+    const [message] = bus.records('order-printed').filter((r) => r.key === orderId);
+    expect(OrderPrinted.decode(message!.value!)).toMatchObject({
+      orderId,
+      eventId: EVENT_ID,
+      action: PrintAction.PRINT_ACTION_PRINT,
+      sandbox: false,
+    });
+
+    // The partner refuses to print a printed order: nothing recorded.
+    await expect(print(orderId, PrintAction.PRINT_ACTION_PRINT)).rejects.toMatchObject({
+      kind: 'failed_precondition',
+      message: expect.stringContaining('already been printed'),
+      details: { reason: '90003' },
+    });
+
+    const rolledBack = await print(orderId, PrintAction.PRINT_ACTION_ROLLBACK_PRINT);
+    expect(rolledBack.order).toMatchObject({ orderId, status: OrderStatus.ORDER_STATUS_CONFIRMED });
+    expect(connector.printed.size).toBe(0);
+    expect(await printedActions(orderId, 2)).toEqual([
+      PrintAction.PRINT_ACTION_PRINT,
+      PrintAction.PRINT_ACTION_ROLLBACK_PRINT,
+    ]);
+    // Nor does it roll back an order that is not printed.
+    await expect(print(orderId, PrintAction.PRINT_ACTION_ROLLBACK_PRINT)).rejects.toMatchObject({
+      kind: 'failed_precondition',
+      message: expect.stringContaining('has not been printed'),
+    });
+    expect(bus.records('order-printed').filter((r) => r.key === orderId)).toHaveLength(2);
+  });
+
+  it('answers NOT_FOUND for an unknown order and INVALID_ARGUMENT for an unknown action', async () => {
+    const calls = connector.calls.printOrder;
+    await expect(print('no-such-order')).rejects.toMatchObject({
+      kind: 'not_found',
+      message: 'order no-such-order not found',
+      details: { reason: '90003' },
+    });
+    const orderId = await buy();
+    await expect(print(orderId, PrintAction.UNRECOGNIZED)).rejects.toMatchObject({
+      kind: 'invalid_argument',
+      details: { reason: '10002', field: 'action' },
+    });
+    expect(connector.calls.printOrder).toBe(calls);
+  });
+
+  it('refuses a cancelled order (FAILED_PRECONDITION) without asking the partner', async () => {
+    const orderId = await buy();
+    await callUnary(client, 'cancelOrder', {
+      orderId,
+      reason: CancelReason.CANCEL_REASON_REQUESTED,
+      detail: 'test',
+    });
+    const calls = connector.calls.printOrder;
+    for (const action of [PrintAction.PRINT_ACTION_PRINT, PrintAction.PRINT_ACTION_ROLLBACK_PRINT])
+      await expect(print(orderId, action)).rejects.toMatchObject({
+        kind: 'failed_precondition',
+        message: expect.stringContaining(`order ${orderId} is CANCELLED: only a confirmed order`),
+        details: { reason: '90003' },
+      });
+    expect(connector.calls.printOrder).toBe(calls);
+  });
+
+  it('answers UNAVAILABLE while the partner is down, and prints once it is back', async () => {
+    const orderId = await buy();
+    connector.down = true;
+    try {
+      await expect(print(orderId)).rejects.toMatchObject({
+        kind: 'unavailable',
+        details: { reason: '20001' },
+      });
+    } finally {
+      connector.down = false;
+    }
+    expect(connector.calls.printOrder).toBeGreaterThan(0);
+    await print(orderId);
+    expect(await printedActions(orderId, 1)).toEqual([PrintAction.PRINT_ACTION_PRINT]);
   });
 });

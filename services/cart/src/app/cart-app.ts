@@ -312,6 +312,28 @@ function partnerRefusal(error: unknown): CartError {
 }
 
 /**
+ * A print action the connector did not carry out, as the caller sees it: a partner refusal (the
+ * order's print state does not allow it, the partner does not know the order) is a
+ * failed_precondition of the order (90003) with the partner's message; anything else means the
+ * partner could not be asked or did not answer (20001, retry).
+ */
+function printRefusal(error: unknown, orderId: string, action: string): CartError {
+  if (error instanceof CartError) return error;
+  const message = (error as { message?: string } | null)?.message ?? 'no answer';
+  switch (errorKindOf(error)) {
+    case 'failed_precondition':
+    case 'not_found':
+    case 'invalid_argument':
+    case 'permission_denied':
+      return staleCart(`the partner refused ${action} of order ${orderId}: ${message}`);
+    default:
+      return hostDown(
+        `the partner did not take ${action} of order ${orderId} (${message}); nothing was recorded, retry later`,
+      );
+  }
+}
+
+/**
  * The carts and orders of cart, independent of any API shape: the partner cart gRPC port and the
  * commerce API both call these use cases. Every state change is a compare-and-set on the cart (or
  * order) document, written with its topic records; partner calls happen outside the write and are
@@ -1380,26 +1402,52 @@ export class CartApp {
   }
 
   /**
-   * Records printing (or its rollback) of an order at the partner and publishes `order-printed`.
-   * No public API calls it yet; operators' tooling will.
+   * Records printing of a confirmed order at the partner (PRINT), or its rollback after a printing
+   * problem (ROLLBACK_PRINT), and writes the order with `order-printed` (operators: admin API and
+   * CLI). The partner keeps the print state and refuses an action that does not fit it (PRINT of a
+   * printed order, ROLLBACK_PRINT of one not printed): cart does not second-guess it, so an order
+   * whose last write was lost can still be brought back in line. Sandbox orders have no partner
+   * order: only the record is written.
+   *
+   * Unknown order: not_found. Not confirmed (cancelled) or refused by the partner:
+   * failed_precondition (90003). The partner down or too slow: unavailable (20001), nothing
+   * recorded by cart, so a retry is safe.
    */
   async printOrder(orderId: string, action: 'PRINT' | 'ROLLBACK_PRINT'): Promise<Order> {
-    const order = await this.deps.orders.get(orderId);
+    const what = action === 'PRINT' ? 'printed' : 'have its printing rolled back';
+    let order = await this.deps.orders.get(orderId);
     if (!order)
       throw new CartError('not_found', ErrorCode.INVALID_CART, `order ${orderId} not found`);
-    if (order.status !== 'CONFIRMED') throw staleCart(`order ${orderId} is ${order.status}`);
-    if (!order.sandbox)
-      await this.deps.connector.printOrder({
-        eventId: order.eventId,
-        inventoryOrderId: order.inventoryOrderId,
-        orderId: order.id,
-        action,
-      });
-    const written = await this.deps.orders.updatePrinted(
-      { ...withoutVersion(order), printed: action },
-      order.version,
-    );
-    return withoutVersion(written);
+    if (order.status !== 'CONFIRMED')
+      throw staleCart(`order ${orderId} is ${order.status}: only a confirmed order can be ${what}`);
+    if (!order.sandbox) {
+      try {
+        await this.deps.connector.printOrder({
+          eventId: order.eventId,
+          inventoryOrderId: order.inventoryOrderId,
+          orderId: order.id,
+          action,
+        });
+      } catch (error) {
+        throw printRefusal(error, orderId, action);
+      }
+    }
+    // The partner has taken the action: record it even if the order changed meanwhile (a cancel
+    // is its own record and does not undo a print).
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const written = await this.deps.orders.updatePrinted(
+          { ...withoutVersion(order), printed: action },
+          order.version,
+        );
+        return withoutVersion(written);
+      } catch (error) {
+        if (errorKindOf(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
+        const current = await this.deps.orders.get(orderId);
+        if (!current) throw error;
+        order = current;
+      }
+    }
   }
 
   // ------------------------------------------------------------------------------------------

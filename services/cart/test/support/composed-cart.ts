@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import { createMemoryBus } from '@marquee/platform/bus';
+import { createMemoryBus, type MemoryBus } from '@marquee/platform/bus';
 import { createGrpcClient } from '@marquee/platform/grpc';
 import type { Logger } from '@marquee/platform/logger';
 import { hostService } from '@marquee/platform/service';
@@ -11,7 +11,8 @@ import { area, availability, EVENT_ID, partnerEvent } from './events.js';
 /**
  * cart composed as the service runs (memory bus and stores) and hosted on a free port, with the
  * partner event of `events.ts` and `available` places delivered on its topics, and a client of
- * one of its gRPC services as the edge calls it (at `address`). `stop` closes all of it.
+ * one of its gRPC services as the edge calls it (at `address`), and the memory bus it publishes on.
+ * `stop` closes all of it.
  */
 export async function composedCart<C extends grpc.Client>(
   Client: new (address: string, credentials: grpc.ChannelCredentials) => C,
@@ -21,7 +22,7 @@ export async function composedCart<C extends grpc.Client>(
     available: number;
     compose: Omit<CartComposeOptions, 'clock'>;
   },
-): Promise<{ client: C; address: string; stop: () => Promise<void> }> {
+): Promise<{ client: C; address: string; bus: MemoryBus; stop: () => Promise<void> }> {
   const bus = createMemoryBus({ source: 'test' });
   const infra = { name: 'cart', logger: options.logger, bus, mongo: undefined };
   const config = loadCartConfig({ HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
@@ -46,6 +47,7 @@ export async function composedCart<C extends grpc.Client>(
   return {
     client,
     address,
+    bus,
     stop: async () => {
       client.close();
       await sut.stop();

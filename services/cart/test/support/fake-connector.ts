@@ -13,12 +13,14 @@ interface FakeBooking {
 /**
  * An in-process stand-in for the connector port (our own port; the real connector and
  * partner-reference run in the integration test): one GA area with a capacity, bookings
- * idempotent per cart, orders idempotent per order id, switchable outages and a gate that holds
- * bookings back (a slow partner).
+ * idempotent per cart, orders idempotent per order id, print actions refused as the partner
+ * refuses them, switchable outages and a gate that holds bookings back (a slow partner).
  */
 export class FakeConnector implements PartnerConnector {
   readonly bookings = new Map<string, FakeBooking>();
-  calls = { createBooking: 0, releaseBooking: 0, createOrder: 0 };
+  calls = { createBooking: 0, releaseBooking: 0, createOrder: 0, printOrder: 0 };
+  /** Partner order ids printed (PRINT taken, no ROLLBACK_PRINT since). */
+  readonly printed = new Set<string>();
   down = false;
   gate: Promise<void> | undefined;
   private next = 0;
@@ -120,5 +122,22 @@ export class FakeConnector implements PartnerConnector {
     };
   }
 
-  async printOrder(): Promise<void> {}
+  async printOrder(input: Parameters<PartnerConnector['printOrder']>[0]): Promise<void> {
+    this.calls.printOrder += 1;
+    if (this.down) throw Object.assign(new Error('partner down'), { kind: 'unavailable' });
+    const confirmed = [...this.bookings.values()].some(
+      (b) => b.status === 'CONFIRMED' && `ord-${b.token}` === input.inventoryOrderId,
+    );
+    if (!confirmed) throw Object.assign(new Error('unknown order'), { kind: 'not_found' });
+    const printed = this.printed.has(input.inventoryOrderId);
+    if (input.action === 'PRINT' ? printed : !printed)
+      throw Object.assign(
+        new Error(
+          printed ? 'the order has already been printed' : 'the order has not been printed',
+        ),
+        { kind: 'failed_precondition' },
+      );
+    if (input.action === 'PRINT') this.printed.add(input.inventoryOrderId);
+    else this.printed.delete(input.inventoryOrderId);
+  }
 }

@@ -9,6 +9,7 @@ import {
   CommitCartRequest,
   CommitCartResponse,
   OrderStatus,
+  PrintAction,
   ReserveCartRequest,
   ReserveCartResponse,
   type Cart as ProtoCart,
@@ -16,6 +17,7 @@ import {
   type CartServiceServer,
   type Charge as ProtoCharge,
   type GetOrderResponse,
+  type PrintOrderResponse,
   type LineTotals,
   type ShippingOption as ProtoShippingOption,
 } from '@marquee/proto/cart/v1';
@@ -203,12 +205,32 @@ function requestBytes(operation: string, encoded: Uint8Array): Uint8Array {
   return bytes;
 }
 
+/** PRINT when not given (as the admin API defaults it); an unknown value is refused. */
+function printActionFromProto(action: PrintAction): 'PRINT' | 'ROLLBACK_PRINT' {
+  switch (action) {
+    case PrintAction.PRINT_ACTION_UNSPECIFIED:
+    case PrintAction.PRINT_ACTION_PRINT:
+      return 'PRINT';
+    case PrintAction.PRINT_ACTION_ROLLBACK_PRINT:
+      return 'ROLLBACK_PRINT';
+    default:
+      throw invalidInput('action must be PRINT or ROLLBACK_PRINT', 'action');
+  }
+}
+
 /** `marquee.cart.v1.CartService`: maps messages, applies idempotency keys, delegates to the app. */
 export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistration {
   const owner = (r: { appId: string; sandbox: boolean }): CartOwner => ({
     appId: r.appId,
     sandbox: r.sandbox,
     channel: 'partner-cart',
+  });
+  // An order as GetOrder (and PrintOrder) answer it.
+  const orderAnswer = (order: Order): GetOrderResponse => ({
+    order: cartOrderMessage(order, app.redemptionUrl(order)),
+    eventId: order.eventId,
+    cartId: order.cartId,
+    tickets: orderTickets(order),
   });
   const implementation: CartServiceServer = {
     getEventAvailability: unary(async (r) => {
@@ -414,15 +436,12 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
       );
       return { order: cartOrderMessage(order, app.redemptionUrl(order)), partnerCancelQueued };
     }),
-    getOrder: unary(async (r): Promise<GetOrderResponse> => {
-      const order = await app.getOrder(r.orderId, r.appId || undefined);
-      return {
-        order: cartOrderMessage(order, app.redemptionUrl(order)),
-        eventId: order.eventId,
-        cartId: order.cartId,
-        tickets: orderTickets(order),
-      };
-    }),
+    getOrder: unary(async (r): Promise<GetOrderResponse> =>
+      orderAnswer(await app.getOrder(r.orderId, r.appId || undefined)),
+    ),
+    printOrder: unary(async (r): Promise<PrintOrderResponse> =>
+      orderAnswer(await app.printOrder(r.orderId, printActionFromProto(r.action))),
+    ),
   };
   return { definition: CartServiceService, implementation };
 }

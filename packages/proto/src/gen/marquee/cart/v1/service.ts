@@ -29,7 +29,17 @@ import {
   inventoryTypeToJSON,
   inventoryTypeToNumber,
 } from "./booking.js";
-import { CancelReason, cancelReasonFromJSON, cancelReasonToJSON, cancelReasonToNumber, OrderTicket } from "./order.js";
+import {
+  CancelReason,
+  cancelReasonFromJSON,
+  cancelReasonToJSON,
+  cancelReasonToNumber,
+  OrderTicket,
+  PrintAction,
+  printActionFromJSON,
+  printActionToJSON,
+  printActionToNumber,
+} from "./order.js";
 
 /** Where a cart is in its life. */
 export enum CartStatus {
@@ -756,6 +766,28 @@ export interface GetOrderRequest {
 
 /** The order. */
 export interface GetOrderResponse {
+  /** The order. */
+  order?:
+    | CartOrder
+    | undefined;
+  /** Platform event id. */
+  eventId: string;
+  /** The cart it came from. */
+  cartId: string;
+  /** Sold tickets. */
+  tickets: OrderTicket[];
+}
+
+/** Record printing of an order, or roll it back. */
+export interface PrintOrderRequest {
+  /** Platform order id. */
+  orderId: string;
+  /** PRINT (also when not given) or ROLLBACK_PRINT. */
+  action: PrintAction;
+}
+
+/** The order after the action, as GetOrder answers it. */
+export interface PrintOrderResponse {
   /** The order. */
   order?:
     | CartOrder
@@ -6247,6 +6279,222 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
   },
 };
 
+function createBasePrintOrderRequest(): PrintOrderRequest {
+  return { orderId: "", action: PrintAction.PRINT_ACTION_UNSPECIFIED };
+}
+
+export const PrintOrderRequest: MessageFns<PrintOrderRequest> = {
+  encode(message: PrintOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orderId !== "") {
+      writer.uint32(10).string(message.orderId);
+    }
+    if (message.action !== PrintAction.PRINT_ACTION_UNSPECIFIED) {
+      writer.uint32(16).int32(printActionToNumber(message.action));
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PrintOrderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePrintOrderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.action = printActionFromJSON(reader.int32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PrintOrderRequest {
+    return {
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      action: isSet(object.action) ? printActionFromJSON(object.action) : PrintAction.PRINT_ACTION_UNSPECIFIED,
+    };
+  },
+
+  toJSON(message: PrintOrderRequest): unknown {
+    const obj: any = {};
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.action !== PrintAction.PRINT_ACTION_UNSPECIFIED) {
+      obj.action = printActionToJSON(message.action);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PrintOrderRequest>, I>>(base?: I): PrintOrderRequest {
+    return PrintOrderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PrintOrderRequest>, I>>(object: I): PrintOrderRequest {
+    const message = createBasePrintOrderRequest();
+    message.orderId = object.orderId ?? "";
+    message.action = object.action ?? PrintAction.PRINT_ACTION_UNSPECIFIED;
+    return message;
+  },
+};
+
+function createBasePrintOrderResponse(): PrintOrderResponse {
+  return { order: undefined, eventId: "", cartId: "", tickets: [] };
+}
+
+export const PrintOrderResponse: MessageFns<PrintOrderResponse> = {
+  encode(message: PrintOrderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      CartOrder.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    if (message.eventId !== "") {
+      writer.uint32(18).string(message.eventId);
+    }
+    if (message.cartId !== "") {
+      writer.uint32(26).string(message.cartId);
+    }
+    for (const v of message.tickets) {
+      OrderTicket.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PrintOrderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePrintOrderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = CartOrder.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cartId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.tickets.push(OrderTicket.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PrintOrderResponse {
+    return {
+      order: isSet(object.order) ? CartOrder.fromJSON(object.order) : undefined,
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      cartId: isSet(object.cartId)
+        ? globalThis.String(object.cartId)
+        : isSet(object.cart_id)
+        ? globalThis.String(object.cart_id)
+        : "",
+      tickets: globalThis.Array.isArray(object?.tickets) ? object.tickets.map((e: any) => OrderTicket.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: PrintOrderResponse): unknown {
+    const obj: any = {};
+    if (message.order !== undefined) {
+      obj.order = CartOrder.toJSON(message.order);
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.cartId !== "") {
+      obj.cartId = message.cartId;
+    }
+    if (message.tickets?.length) {
+      obj.tickets = message.tickets.map((e) => OrderTicket.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PrintOrderResponse>, I>>(base?: I): PrintOrderResponse {
+    return PrintOrderResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PrintOrderResponse>, I>>(object: I): PrintOrderResponse {
+    const message = createBasePrintOrderResponse();
+    message.order = (object.order !== undefined && object.order !== null)
+      ? CartOrder.fromPartial(object.order)
+      : undefined;
+    message.eventId = object.eventId ?? "";
+    message.cartId = object.cartId ?? "";
+    message.tickets = object.tickets?.map((e) => OrderTicket.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseCartTotals(): CartTotals {
   return {
     merchandise: undefined,
@@ -6571,6 +6819,22 @@ export const CartServiceService = {
     responseSerialize: (value: GetOrderResponse): Buffer => Buffer.from(GetOrderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetOrderResponse => GetOrderResponse.decode(value),
   },
+  /**
+   * Record printing of a confirmed order at the partner, or roll it back after a printing problem
+   * (operators: admin API and CLI); writes the order with `order-printed`. NOT_FOUND for an unknown
+   * order; FAILED_PRECONDITION (90003) for an order that is not confirmed (cancelled) or an action
+   * the partner refuses in the order's print state (PRINT of a printed order, ROLLBACK_PRINT of one
+   * not printed); UNAVAILABLE (20001) when the partner did not take it, nothing recorded: retry.
+   */
+  printOrder: {
+    path: "/marquee.cart.v1.CartService/PrintOrder" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PrintOrderRequest): Buffer => Buffer.from(PrintOrderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PrintOrderRequest => PrintOrderRequest.decode(value),
+    responseSerialize: (value: PrintOrderResponse): Buffer => Buffer.from(PrintOrderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PrintOrderResponse => PrintOrderResponse.decode(value),
+  },
 } as const;
 
 export interface CartServiceServer extends UntypedServiceImplementation {
@@ -6610,6 +6874,14 @@ export interface CartServiceServer extends UntypedServiceImplementation {
   cancelOrder: handleUnaryCall<CancelOrderRequest, CancelOrderResponse>;
   /** One order as the platform sees it (operators and the cart's owner app). */
   getOrder: handleUnaryCall<GetOrderRequest, GetOrderResponse>;
+  /**
+   * Record printing of a confirmed order at the partner, or roll it back after a printing problem
+   * (operators: admin API and CLI); writes the order with `order-printed`. NOT_FOUND for an unknown
+   * order; FAILED_PRECONDITION (90003) for an order that is not confirmed (cancelled) or an action
+   * the partner refuses in the order's print state (PRINT of a printed order, ROLLBACK_PRINT of one
+   * not printed); UNAVAILABLE (20001) when the partner did not take it, nothing recorded: retry.
+   */
+  printOrder: handleUnaryCall<PrintOrderRequest, PrintOrderResponse>;
 }
 
 export interface CartServiceClient extends Client {
@@ -6802,6 +7074,28 @@ export interface CartServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetOrderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Record printing of a confirmed order at the partner, or roll it back after a printing problem
+   * (operators: admin API and CLI); writes the order with `order-printed`. NOT_FOUND for an unknown
+   * order; FAILED_PRECONDITION (90003) for an order that is not confirmed (cancelled) or an action
+   * the partner refuses in the order's print state (PRINT of a printed order, ROLLBACK_PRINT of one
+   * not printed); UNAVAILABLE (20001) when the partner did not take it, nothing recorded: retry.
+   */
+  printOrder(
+    request: PrintOrderRequest,
+    callback: (error: ServiceError | null, response: PrintOrderResponse) => void,
+  ): ClientUnaryCall;
+  printOrder(
+    request: PrintOrderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PrintOrderResponse) => void,
+  ): ClientUnaryCall;
+  printOrder(
+    request: PrintOrderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PrintOrderResponse) => void,
   ): ClientUnaryCall;
 }
 
