@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CancelReason, OrderRecord } from '../src/app/partner-cart.js';
-import { ADMIN_TOKEN, EVENT, partnerEdge, usd, type EdgeHarness } from './partner-cart-fixtures.js';
+import type { CancelReason, OrderRecord, PrintAction } from '../src/app/partner-cart.js';
+import {
+  ADMIN_TOKEN,
+  EVENT,
+  partnerEdge,
+  partnerFailure,
+  usd,
+  type EdgeHarness,
+} from './partner-cart-fixtures.js';
 
 let harness: EdgeHarness | undefined;
 afterEach(async () => {
@@ -149,5 +156,144 @@ describe('POST /admin/v1/orders/{orderId}/cancel', () => {
     });
     expect(conflict.statusCode).toBe(409);
     expect(conflict.json().error.code).toBe('failed_precondition');
+  });
+});
+
+describe('POST /admin/v1/orders/{orderId}/print', () => {
+  const print = (payload?: unknown, headers: Record<string, string> = auth) =>
+    harness!.app.inject({
+      method: 'POST',
+      url: '/admin/v1/orders/ord-1/print',
+      headers: {
+        ...headers,
+        ...(typeof payload === 'string' ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(payload === undefined ? {} : { payload: payload as string }),
+    });
+
+  it('records the action (default PRINT) and answers the order with its tickets', async () => {
+    const asked: [string, PrintAction][] = [];
+    harness = await partnerEdge({
+      async printOrder(orderId, action) {
+        asked.push([orderId, action]);
+        return anOrder;
+      },
+    });
+    const printed = await print({ action: 'PRINT' });
+    expect(printed.statusCode).toBe(200);
+    // The order as GET /admin/v1/orders/{orderId} answers it.
+    expect(printed.json()).toEqual({
+      order: {
+        orderId: 'ord-1',
+        orderNumber: '12-34567/LA',
+        grandTotal: { amountMinor: 6374, currency: 'USD' },
+        redemptionUrl: 'https://tickets.example.com/orders/ord-1',
+        status: 'CONFIRMED',
+        confirmedAt: '2030-01-01T00:00:00.000Z',
+      },
+      eventId: EVENT,
+      cartId: 'cart-1',
+      tickets: [
+        {
+          ticketId: 't-1',
+          seat: '7',
+          areaId: 'A1',
+          section: '101',
+          row: 'C',
+          priceLevelId: 'PL1',
+          priceTypeId: '000001',
+          unitPrice: { amountMinor: 2550, currency: 'USD' },
+          inventoryType: 'PRIMARY',
+        },
+      ],
+    });
+    expect((await print({ action: 'ROLLBACK_PRINT' })).statusCode).toBe(200);
+    expect((await print({})).statusCode).toBe(200);
+    expect((await print()).statusCode).toBe(200);
+    expect(asked).toEqual([
+      ['ord-1', 'PRINT'],
+      ['ord-1', 'ROLLBACK_PRINT'],
+      ['ord-1', 'PRINT'],
+      ['ord-1', 'PRINT'],
+    ]);
+  });
+
+  it('answers bad input 400 in the admin body, never a 500, without calling cart', async () => {
+    let calls = 0;
+    harness = await partnerEdge({
+      async printOrder() {
+        calls += 1;
+        return anOrder;
+      },
+    });
+    for (const payload of [
+      { action: 'REPRINT' },
+      { action: 'print' },
+      { action: 1 },
+      { action: 'PRINT', detail: 'extra' },
+      [],
+      '"PRINT"',
+      '{"action": "PRINT"',
+    ]) {
+      const refused = await print(payload);
+      expect(refused.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(refused.json()).toEqual({
+        error: { code: expect.any(String), message: expect.any(String) },
+      });
+    }
+    const malformed = await harness.app.inject({
+      method: 'POST',
+      url: '/admin/v1/orders/a%20b/print',
+      headers: auth,
+      payload: {},
+    });
+    expect(malformed.statusCode).toBe(400);
+    expect((await print({ action: 'PRINT' }, {})).statusCode).toBe(401);
+    expect(calls).toBe(0);
+  });
+
+  it("answers cart's refusals: 404 unknown, 409 not printable, 503 partner down", async () => {
+    const refusals = [
+      partnerFailure('not_found', '90003', 'order ord-1 not found'),
+      partnerFailure(
+        'failed_precondition',
+        '90003',
+        'order ord-1 is CANCELLED: only a confirmed order can be printed',
+      ),
+      partnerFailure('unavailable', '20001', 'the partner did not take PRINT of order ord-1'),
+    ];
+    harness = await partnerEdge({
+      async printOrder() {
+        throw refusals.shift();
+      },
+    });
+    const unknown = await print({ action: 'PRINT' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual({
+      error: { code: '90003', message: 'order ord-1 not found' },
+    });
+    const conflict = await print({ action: 'PRINT' });
+    expect(conflict.statusCode).toBe(409);
+    expect(conflict.json()).toEqual({
+      error: {
+        code: '90003',
+        message: 'order ord-1 is CANCELLED: only a confirmed order can be printed',
+      },
+    });
+    const down = await print({ action: 'PRINT' });
+    expect(down.statusCode).toBe(503);
+    expect(down.headers['retry-after']).toBe('1');
+    expect(down.json().error.code).toBe('20001');
+  });
+
+  it('documents every status it answers in the OpenAPI document', async () => {
+    harness = await partnerEdge({});
+    const doc = (await harness.app.inject({ url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const operation = doc.paths['/admin/v1/orders/{orderId}/print']?.post;
+    expect(Object.keys(operation?.responses ?? {}).sort()).toEqual(
+      ['200', '400', '401', '404', '409', '413', '414', '415', '431', '500', '503', '504'].sort(),
+    );
   });
 });

@@ -347,6 +347,32 @@ describe('cart client: requests and answers', () => {
     });
     expect(cancelled).toMatchObject({ order: { status: 'CANCELLED' }, partnerCancelQueued: true });
   });
+
+  it('records a print action for operators and reads the order it answers', async () => {
+    backend.handlers.printOrder = () => ({
+      order: {
+        orderId: 'o1',
+        orderNumber: 'N',
+        redemptionUrl: '',
+        status: OrderStatus.ORDER_STATUS_CONFIRMED,
+      },
+      eventId: EVENT,
+      cartId: 'c1',
+      tickets: [],
+    });
+    const printed = await client.printOrder('o1', 'PRINT');
+    expect(printed).toMatchObject({
+      order: { orderId: 'o1', status: 'CONFIRMED' },
+      eventId: EVENT,
+      cartId: 'c1',
+      tickets: [],
+    });
+    await client.printOrder('o1', 'ROLLBACK_PRINT');
+    expect(backend.requests.printOrder).toEqual([
+      { orderId: 'o1', action: 'PRINT_ACTION_PRINT' },
+      { orderId: 'o1', action: 'PRINT_ACTION_ROLLBACK_PRINT' },
+    ]);
+  });
 });
 
 describe('cart client: gRPC status and ErrorInfo → error kind and partner code', () => {

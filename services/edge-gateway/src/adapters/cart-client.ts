@@ -13,6 +13,7 @@ import {
   CartStatus as CartStatusMessage,
   InventoryType as InventoryTypeMessage,
   OrderStatus as OrderStatusMessage,
+  PrintAction as PrintActionMessage,
   type Cart,
   type CartOrder as CartOrderMessage,
   type Charge as ChargeMessage,
@@ -34,6 +35,7 @@ import type {
   OrderRecord,
   OrderStatus,
   PartnerCart,
+  PrintAction,
   ShippingOption,
 } from '../app/partner-cart.js';
 
@@ -54,6 +56,11 @@ const ORDER_STATUS: Record<OrderStatusMessage, OrderStatus> = {
   [OrderStatusMessage.ORDER_STATUS_CONFIRMED]: 'CONFIRMED',
   [OrderStatusMessage.ORDER_STATUS_CANCELLED]: 'CANCELLED',
   [OrderStatusMessage.UNRECOGNIZED]: 'UNSPECIFIED',
+};
+
+const PRINT_ACTION: Record<PrintAction, PrintActionMessage> = {
+  PRINT: PrintActionMessage.PRINT_ACTION_PRINT,
+  ROLLBACK_PRINT: PrintActionMessage.PRINT_ACTION_ROLLBACK_PRINT,
 };
 
 const CANCEL_REASON: Record<CancelReason, CancelReasonMessage> = {
@@ -474,6 +481,9 @@ export function createCartClient(
     },
     async getOrder(orderId) {
       return toOrderRecord(await unary('getOrder', { orderId, appId: '' }));
+    },
+    async printOrder(orderId, action) {
+      return toOrderRecord(await unary('printOrder', { orderId, action: PRINT_ACTION[action] }));
     },
     close: () => client.close(),
   };

@@ -23,6 +23,8 @@ export type CartStatus =
 export type InventoryType = 'PRIMARY' | 'RESALE';
 export type OrderStatus = 'UNSPECIFIED' | 'CONFIRMED' | 'CANCELLED';
 export type CancelReason = 'REQUESTED' | 'EVENT_CANCELLED' | 'RECONCILIATION' | 'PAYMENT_REVERSED';
+/** A print action recorded at the partner: printing, or its rollback after a printing problem. */
+export type PrintAction = 'PRINT' | 'ROLLBACK_PRINT';
 
 export interface Charge {
   /** `face_value`, `service`, `facility`, `distance`, `tax`... */
@@ -328,6 +330,13 @@ export interface PartnerCart {
   ): Promise<{ order: CartOrder; partnerCancelQueued: boolean }>;
   /** Operators (no app): any order; kind `not_found` when unknown. */
   getOrder(orderId: string): Promise<OrderRecord>;
+  /**
+   * Operators: records printing of a confirmed order at the partner (or its rollback) and answers
+   * the order as {@link getOrder} does. Kind `not_found` when unknown, `failed_precondition` when
+   * the order is not confirmed or the partner refuses the action, `unavailable` when the partner
+   * did not take it.
+   */
+  printOrder(orderId: string, action: PrintAction): Promise<OrderRecord>;
 }
 
 /**

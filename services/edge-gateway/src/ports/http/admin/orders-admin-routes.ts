@@ -1,6 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { CancelReason, CartOrder, Money, PartnerCart } from '../../../app/partner-cart.js';
+import type {
+  CancelReason,
+  CartOrder,
+  Money,
+  OrderRecord,
+  PartnerCart,
+  PrintAction,
+} from '../../../app/partner-cart.js';
 
 const AdminError = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String() }),
@@ -37,6 +44,14 @@ const OrderTicket = Type.Object({
   inventoryType: Type.Union([Type.Literal('PRIMARY'), Type.Literal('RESALE')]),
 });
 
+/** An order with its tickets: the answer of the read and of a print action. */
+const OrderWithTickets = Type.Object({
+  order: Order,
+  eventId: Type.String(),
+  cartId: Type.String(),
+  tickets: Type.Array(OrderTicket),
+});
+
 const REASONS: readonly CancelReason[] = [
   'REQUESTED',
   'EVENT_CANCELLED',
@@ -57,6 +72,23 @@ const CancelBody = Type.Object(
   { additionalProperties: false },
 );
 
+const ACTIONS: readonly PrintAction[] = ['PRINT', 'ROLLBACK_PRINT'];
+
+const PrintBody = Type.Object(
+  {
+    action: Type.Optional(
+      Type.Union(
+        ACTIONS.map((a) => Type.Literal(a)),
+        {
+          description:
+            'PRINT (default): printing of the order recorded at the partner; ROLLBACK_PRINT: printing rolled back after a printing problem, the order printable again',
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const money = (m: Money | undefined) =>
   m ? { grandTotal: { amountMinor: m.amountMinor, currency: m.currency } } : {};
 
@@ -71,10 +103,33 @@ function renderOrder(o: CartOrder) {
   };
 }
 
+function renderOrderRecord(record: OrderRecord) {
+  return {
+    order: renderOrder(record.order),
+    eventId: record.eventId,
+    cartId: record.cartId,
+    tickets: record.tickets.map((t) => ({
+      ticketId: t.ticketId,
+      seat: t.seat,
+      areaId: t.areaId,
+      section: t.section,
+      row: t.row,
+      priceLevelId: t.priceLevelId,
+      priceTypeId: t.priceTypeId,
+      ...(t.unitPrice
+        ? { unitPrice: { amountMinor: t.unitPrice.amountMinor, currency: t.unitPrice.currency } }
+        : {}),
+      inventoryType: t.inventoryType,
+    })),
+  };
+}
+
 /**
- * Orders (cart): read one order with its tickets, and cancel a confirmed order. The partner's
- * cancel goes through 3p-connector's durable queue when the partner is down
- * (`partnerCancelQueued: true`). The order token never appears here.
+ * Orders (cart): read one order with its tickets, cancel a confirmed order, and record printing
+ * of a confirmed order at the partner (or roll it back). The partner's cancel goes through
+ * 3p-connector's durable queue when the partner is down (`partnerCancelQueued: true`); a print
+ * action is the partner's at once, and answers 503 while the partner is down (nothing recorded:
+ * retry). The order token never appears here.
  */
 export function ordersAdminRoutes(backends: { partnerCart: PartnerCart }) {
   return async (scope: FastifyInstance): Promise<void> => {
@@ -96,44 +151,15 @@ export function ordersAdminRoutes(backends: { partnerCart: PartnerCart }) {
           security,
           params,
           response: {
-            200: Type.Object({
-              order: Order,
-              eventId: Type.String(),
-              cartId: Type.String(),
-              tickets: Type.Array(OrderTicket),
-            }),
+            200: OrderWithTickets,
             ...errors,
           },
         },
       },
-      async (request) => {
-        const record = await backends.partnerCart.getOrder(
-          (request.params as { orderId: string }).orderId,
-        );
-        return {
-          order: renderOrder(record.order),
-          eventId: record.eventId,
-          cartId: record.cartId,
-          tickets: record.tickets.map((t) => ({
-            ticketId: t.ticketId,
-            seat: t.seat,
-            areaId: t.areaId,
-            section: t.section,
-            row: t.row,
-            priceLevelId: t.priceLevelId,
-            priceTypeId: t.priceTypeId,
-            ...(t.unitPrice
-              ? {
-                  unitPrice: {
-                    amountMinor: t.unitPrice.amountMinor,
-                    currency: t.unitPrice.currency,
-                  },
-                }
-              : {}),
-            inventoryType: t.inventoryType,
-          })),
-        };
-      },
+      async (request) =>
+        renderOrderRecord(
+          await backends.partnerCart.getOrder((request.params as { orderId: string }).orderId),
+        ),
     );
     scope.post(
       '/orders/:orderId/cancel',
@@ -167,6 +193,39 @@ export function ordersAdminRoutes(backends: { partnerCart: PartnerCart }) {
           order: renderOrder(answer.order),
           partnerCancelQueued: answer.partnerCancelQueued,
         };
+      },
+    );
+    scope.post(
+      '/orders/:orderId/print',
+      {
+        // The body is optional: no body at all is the empty one (action PRINT).
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+        schema: {
+          tags: ['admin'],
+          summary:
+            'Record printing of a confirmed order at the partner, or roll it back; answers the order with its tickets',
+          description:
+            'The partner takes the action at once (no queue): 409 for an order that is not confirmed or an action the partner refuses (PRINT of a printed order, ROLLBACK_PRINT of one not printed), 503 while the partner is down (nothing recorded: retry). Publishes `order-printed`.',
+          security,
+          params,
+          body: PrintBody,
+          response: {
+            200: OrderWithTickets,
+            ...errors,
+            409: AdminError,
+          },
+        },
+      },
+      async (request) => {
+        const body = (request.body ?? {}) as { action?: PrintAction };
+        return renderOrderRecord(
+          await backends.partnerCart.printOrder(
+            (request.params as { orderId: string }).orderId,
+            body.action ?? 'PRINT',
+          ),
+        );
       },
     );
   };
