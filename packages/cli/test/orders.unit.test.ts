@@ -56,6 +56,37 @@ describe('marquee orders', () => {
     ]);
   });
 
+  it('prints an order (PRINT unless --action says ROLLBACK_PRINT) and prints the answer', async () => {
+    const sut = harness({ status: 200, body: { order: { orderId: 'ord-1' }, tickets: [] } });
+    expect(await sut.run(['orders', 'print', 'ord-1'])).toBe(0);
+    expect(await sut.run(['orders', 'print', 'ord-1', '--action', 'ROLLBACK_PRINT'])).toBe(0);
+    expect(await sut.run(['orders', 'print', 'ord-1', '--action', 'PRINT'])).toBe(0);
+    expect(sut.calls).toEqual([
+      { method: 'POST', path: '/admin/v1/orders/ord-1/print', body: {} },
+      { method: 'POST', path: '/admin/v1/orders/ord-1/print', body: { action: 'ROLLBACK_PRINT' } },
+      { method: 'POST', path: '/admin/v1/orders/ord-1/print', body: { action: 'PRINT' } },
+    ]);
+    expect(JSON.parse(sut.out[0]!)).toEqual({ order: { orderId: 'ord-1' }, tickets: [] });
+  });
+
+  it('refuses a bad action or a missing id before calling the API, and exits 1 on a 409', async () => {
+    const sut = harness({
+      status: 409,
+      body: {
+        error: {
+          code: '90003',
+          message: 'order ord-1 is CANCELLED: only a confirmed order can be printed',
+        },
+      },
+    });
+    expect(await sut.run(['orders', 'print', 'ord-1', '--action', 'rollback'])).toBe(2);
+    expect(await sut.run(['orders', 'print'])).toBe(2);
+    expect(await sut.run(['orders', 'print', 'a', 'b'])).toBe(2);
+    expect(sut.calls).toEqual([]);
+    expect(await sut.run(['orders', 'print', 'ord-1'])).toBe(1);
+    expect(sut.err.join('\n')).toContain('only a confirmed order can be printed');
+  });
+
   it('refuses a bad reason or a missing id before calling the API, and exits 1 on a 404', async () => {
     const sut = harness({
       status: 404,

@@ -1,6 +1,7 @@
 import { UsageError, type Command } from '../command.js';
 
 const REASONS = ['REQUESTED', 'EVENT_CANCELLED', 'RECONCILIATION', 'PAYMENT_REVERSED'] as const;
+const ACTIONS = ['PRINT', 'ROLLBACK_PRINT'] as const;
 
 function onlyId(positionals: string[]): string {
   const [id, ...rest] = positionals;
@@ -47,4 +48,26 @@ export const ordersCancel: Command = {
   },
 };
 
-export const ordersCommands: readonly Command[] = [ordersGet, ordersCancel];
+/**
+ * `marquee orders print <orderId> [--action PRINT|ROLLBACK_PRINT]`:
+ * `POST /admin/v1/orders/{id}/print`; records printing of a confirmed order at the partner (PRINT,
+ * the default) or rolls it back after a printing problem; prints the order with its tickets.
+ */
+export const ordersPrint: Command = {
+  path: ['orders', 'print'],
+  summary:
+    'Record printing of a confirmed order at the partner, or roll it back with --action ROLLBACK_PRINT (prints the order)',
+  usage: `<orderId> [--action ${ACTIONS.join('|')}]`,
+  options: { action: { type: 'string' } },
+  async run({ options, positionals, admin, out }) {
+    const id = onlyId(positionals);
+    const action = options.action;
+    if (action !== undefined && !ACTIONS.includes(action as (typeof ACTIONS)[number])) {
+      throw new UsageError(`--action must be one of ${ACTIONS.join(', ')}`);
+    }
+    const body = typeof action === 'string' ? { action } : {};
+    print(out, await admin.post(`orders/${id}/print`, body));
+  },
+};
+
+export const ordersCommands: readonly Command[] = [ordersGet, ordersCancel, ordersPrint];
