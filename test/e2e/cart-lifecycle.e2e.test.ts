@@ -11,6 +11,7 @@ import {
   bookingHeldTopic,
   bookingReleasedTopic,
   orderCancelledTopic,
+  orderPrintedTopic,
 } from '@marquee/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
@@ -86,7 +87,8 @@ function partnerProxy(upstream: () => string) {
  * The life of a cart beyond the happy path, every service its own process on real Kafka and a real
  * Mongo-wire server: a release and an expiry give the partner booking back (the partner shows the
  * seats again, `booking-released` / `booking-expired` are on Kafka), a declined payment leaves the
- * cart unpaid and nothing held after its release, an order cancelled while the partner is down
+ * cart unpaid and nothing held after its release, an operator's print of an order (and its
+ * rollback) reaches the partner and `order-printed`, an order cancelled while the partner is down
  * reaches the partner once through 3p-connector's queue, and top picks' fan sessions keep the
  * resale price shown, through the edge.
  */
@@ -105,6 +107,8 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
     released: new Map<string, Json>(),
     expired: new Map<string, Json>(),
   };
+  /** `order-printed` records by order id, in the order they arrived. */
+  const printed = new Map<string, Json[]>();
 
   const json = async (response: Response) => {
     const text = await response.text();
@@ -299,6 +303,9 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
     await bus.subscribe(bookingExpiredTopic, group, async (event) => {
       if (event.value) records.expired.set(event.key, event.value as unknown as Json);
     });
+    await bus.subscribe(orderPrintedTopic, group, async (event) => {
+      if (event.value) printed.set(event.key, [...(printed.get(event.key) ?? []), event.value]);
+    });
     await bus.start();
 
     const app = await admin('POST', 'apps', {
@@ -444,6 +451,57 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
     expect((await record('released', cartId)).inventoryToken).toBe(held.inventoryToken);
   });
 
+  it('prints an order at the partner and rolls it back (admin API): order-printed on Kafka', async () => {
+    const { cartId, order } = await buy(1);
+    const orderId = order.order_id as string;
+    const token = (await record('held', cartId)).inventoryToken as string;
+    expect(await partnerStatus(token)).toBe('CONFIRMED');
+    const printedActions = (count: number) =>
+      waitFor(
+        () => {
+          const seen = printed.get(orderId) ?? [];
+          return seen.length >= count ? seen.map((r) => r.action as string) : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 200, description: `${count} order-printed of ${orderId}` },
+      );
+
+    const print = await admin('POST', `orders/${encodeURIComponent(orderId)}/print`, {
+      action: 'PRINT',
+    });
+    const printBody = await json(print);
+    expect(print.status, JSON.stringify(printBody)).toBe(200);
+    expect(printBody).toMatchObject({
+      order: { orderId, status: 'CONFIRMED' },
+      eventId,
+      cartId,
+      tickets: [expect.objectContaining({ ticketId: expect.any(String) })],
+    });
+    expect(await partnerStatus(token)).toBe('PRINTED');
+    expect(await printedActions(1)).toEqual(['PRINT_ACTION_PRINT']);
+    expect(printed.get(orderId)![0]).toMatchObject({ orderId, eventId, sandbox: false });
+
+    // The partner refuses a second print: 409, nothing recorded.
+    const again = await admin('POST', `orders/${encodeURIComponent(orderId)}/print`, {});
+    expect(again.status).toBe(409);
+    expect((await json(again)).error.code).toBe('90003');
+
+    const rollback = await admin('POST', `orders/${encodeURIComponent(orderId)}/print`, {
+      action: 'ROLLBACK_PRINT',
+    });
+    expect(rollback.status).toBe(200);
+    expect((await json(rollback)).order).toMatchObject({ orderId, status: 'CONFIRMED' });
+    expect(await partnerStatus(token)).toBe('CONFIRMED');
+    expect(await printedActions(2)).toEqual(['PRINT_ACTION_PRINT', 'PRINT_ACTION_ROLLBACK_PRINT']);
+
+    const unknown = await admin('POST', 'orders/no-such-order/print', { action: 'PRINT' });
+    expect(unknown.status).toBe(404);
+    const bad = await admin('POST', `orders/${encodeURIComponent(orderId)}/print`, {
+      action: 'REPRINT',
+    });
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).error.code).toBeTypeOf('string');
+  }, 90_000);
+
   it('cancels an order at the partner once, through the queue, while the partner is down', async () => {
     const before = await partnerAvailable();
     const { cartId, order } = await buy(2);
@@ -454,6 +512,12 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
 
     await sut.stopService('partner-reference');
     try {
+      // A print needs the partner at once: refused while it is down, nothing recorded.
+      const print = await admin('POST', `orders/${encodeURIComponent(order.order_id)}/print`, {
+        action: 'PRINT',
+      });
+      expect(print.status).toBe(503);
+      expect((await json(print)).error.code).toBe('20001');
       const cancelled = await admin('POST', `orders/${encodeURIComponent(order.order_id)}/cancel`, {
         reason: 'REQUESTED',
         detail: 'e2e: partner down',
@@ -498,6 +562,8 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
     expect(answered.filter((status) => status !== 401)).toEqual([200]);
     const read = await admin('GET', `orders/${encodeURIComponent(order.order_id)}`);
     expect((await json(read)).order.status).toBe('CANCELLED');
+    // The print refused while the partner was down left no record.
+    expect(printed.has(order.order_id)).toBe(false);
   }, 150_000);
 
   it('top picks: creates, keeps and replaces fan sessions; a resale reserve keeps the shown price', async () => {
