@@ -471,7 +471,7 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
     const printBody = await json(print);
     expect(print.status, JSON.stringify(printBody)).toBe(200);
     expect(printBody).toMatchObject({
-      order: { orderId, status: 'CONFIRMED' },
+      order: { orderId, status: 'CONFIRMED', printed: true },
       eventId,
       cartId,
       tickets: [expect.objectContaining({ ticketId: expect.any(String) })],
@@ -489,7 +489,11 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
       action: 'ROLLBACK_PRINT',
     });
     expect(rollback.status).toBe(200);
-    expect((await json(rollback)).order).toMatchObject({ orderId, status: 'CONFIRMED' });
+    expect((await json(rollback)).order).toMatchObject({
+      orderId,
+      status: 'CONFIRMED',
+      printed: false,
+    });
     expect(await partnerStatus(token)).toBe('CONFIRMED');
     expect(await printedActions(2)).toEqual(['PRINT_ACTION_PRINT', 'PRINT_ACTION_ROLLBACK_PRINT']);
 

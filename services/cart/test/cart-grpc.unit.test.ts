@@ -167,9 +167,11 @@ describe('CartService over gRPC: PrintOrder', () => {
     const orderId = await buy();
     const read = await callUnary(client, 'getOrder', { orderId, appId: '' });
 
+    expect(read.order?.printed).toBe(false);
     const printed = await print(orderId);
-    // The order as GetOrder answers it.
-    expect(printed).toEqual(read);
+    // The order as GetOrder answers it, printed now.
+    expect(printed).toEqual({ ...read, order: { ...read.order, printed: true } });
+    expect(await callUnary(client, 'getOrder', { orderId, appId: '' })).toEqual(printed);
     expect(printed.order).toMatchObject({ orderId, status: OrderStatus.ORDER_STATUS_CONFIRMED });
     expect(printed.tickets).toHaveLength(1);
     expect(connector.printed.size).toBe(1);
@@ -190,7 +192,11 @@ describe('CartService over gRPC: PrintOrder', () => {
     });
 
     const rolledBack = await print(orderId, PrintAction.PRINT_ACTION_ROLLBACK_PRINT);
-    expect(rolledBack.order).toMatchObject({ orderId, status: OrderStatus.ORDER_STATUS_CONFIRMED });
+    expect(rolledBack.order).toMatchObject({
+      orderId,
+      status: OrderStatus.ORDER_STATUS_CONFIRMED,
+      printed: false,
+    });
     expect(connector.printed.size).toBe(0);
     expect(await printedActions(orderId, 2)).toEqual([
       PrintAction.PRINT_ACTION_PRINT,

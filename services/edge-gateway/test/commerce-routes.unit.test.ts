@@ -892,6 +892,7 @@ describe('commerce shopping: the cart', () => {
             redemptionUrl: 'https://marquee.example/orders/ord-1',
             status: OrderStatus.ORDER_STATUS_CONFIRMED,
             confirmedAt: new Date('2030-01-01T00:05:00.000Z'),
+            printed: false,
           },
           redemptionToken: 'order-token-secret',
           ticketCount: 2,

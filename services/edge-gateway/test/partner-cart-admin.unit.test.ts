@@ -25,6 +25,7 @@ const anOrder: OrderRecord = {
     redemptionUrl: 'https://tickets.example.com/orders/ord-1',
     status: 'CONFIRMED',
     confirmedAt: new Date('2030-01-01T00:00:00Z'),
+    printed: false,
   },
   eventId: EVENT,
   cartId: 'cart-1',
@@ -61,6 +62,7 @@ describe('GET /admin/v1/orders/{orderId}', () => {
         redemptionUrl: 'https://tickets.example.com/orders/ord-1',
         status: 'CONFIRMED',
         confirmedAt: '2030-01-01T00:00:00.000Z',
+        printed: false,
       },
       eventId: EVENT,
       cartId: 'cart-1',
@@ -176,7 +178,7 @@ describe('POST /admin/v1/orders/{orderId}/print', () => {
     harness = await partnerEdge({
       async printOrder(orderId, action) {
         asked.push([orderId, action]);
-        return anOrder;
+        return { ...anOrder, order: { ...anOrder.order, printed: action === 'PRINT' } };
       },
     });
     const printed = await print({ action: 'PRINT' });
@@ -190,6 +192,7 @@ describe('POST /admin/v1/orders/{orderId}/print', () => {
         redemptionUrl: 'https://tickets.example.com/orders/ord-1',
         status: 'CONFIRMED',
         confirmedAt: '2030-01-01T00:00:00.000Z',
+        printed: true,
       },
       eventId: EVENT,
       cartId: 'cart-1',
@@ -207,7 +210,9 @@ describe('POST /admin/v1/orders/{orderId}/print', () => {
         },
       ],
     });
-    expect((await print({ action: 'ROLLBACK_PRINT' })).statusCode).toBe(200);
+    const rolledBack = await print({ action: 'ROLLBACK_PRINT' });
+    expect(rolledBack.statusCode).toBe(200);
+    expect(rolledBack.json().order.printed).toBe(false);
     expect((await print({})).statusCode).toBe(200);
     expect((await print()).statusCode).toBe(200);
     expect(asked).toEqual([

@@ -284,6 +284,7 @@ describe('cart client: requests and answers', () => {
       redemptionUrl: 'https://r',
       status: 'CONFIRMED',
       confirmedAt: new Date('2030-01-01T00:00:00Z'),
+      printed: false,
     });
   });
 

@@ -818,6 +818,7 @@ describe('shipping, payment, commit, release', () => {
             grandTotal: usd(6374),
             redemptionUrl: 'https://tickets.example.com/orders/ord-1',
             status: 'CONFIRMED',
+            printed: false,
           },
           orderToken: 'order-token-SECRET-77',
         };
@@ -1172,7 +1173,13 @@ describe('secrets never reach the logs', () => {
       },
       commitCart: async () => ({
         cart: heldCart({ status: 'COMMITTED' }),
-        order: { orderId: 'o', orderNumber: 'n', redemptionUrl: '', status: 'CONFIRMED' },
+        order: {
+          orderId: 'o',
+          orderNumber: 'n',
+          redemptionUrl: '',
+          status: 'CONFIRMED',
+          printed: false,
+        },
         orderToken: 'order-token-SECRET-77',
       }),
     });

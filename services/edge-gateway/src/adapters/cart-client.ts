@@ -120,6 +120,7 @@ export function toCartOrder(o: CartOrderMessage): CartOrder {
     redemptionUrl: o.redemptionUrl,
     status: ORDER_STATUS[o.status] ?? 'UNSPECIFIED',
     ...optional('confirmedAt', o.confirmedAt),
+    printed: o.printed,
   };
 }
 
@@ -495,5 +496,6 @@ function emptyOrder(): CartOrderMessage {
     orderNumber: '',
     redemptionUrl: '',
     status: OrderStatusMessage.ORDER_STATUS_UNSPECIFIED,
+    printed: false,
   };
 }

@@ -113,6 +113,8 @@ export interface CartOrder {
   redemptionUrl: string;
   status: OrderStatus;
   confirmedAt?: Date;
+  /** Printing recorded at the partner (and not rolled back). */
+  printed: boolean;
 }
 
 export interface CartTotals {

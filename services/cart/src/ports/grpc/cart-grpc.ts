@@ -95,6 +95,7 @@ export function cartOrderMessage(order: Order, redemptionUrl: string): CartOrder
         ? OrderStatus.ORDER_STATUS_CANCELLED
         : OrderStatus.ORDER_STATUS_CONFIRMED,
     confirmedAt: order.confirmedAt,
+    printed: order.printed === 'PRINT',
   };
 }
 

@@ -30,6 +30,9 @@ const Order = Type.Object({
   redemptionUrl: Type.String(),
   status: Type.Union(['UNSPECIFIED', 'CONFIRMED', 'CANCELLED'].map((s) => Type.Literal(s))),
   confirmedAt: Type.Optional(Type.String({ format: 'date-time' })),
+  printed: Type.Boolean({
+    description: 'Printing recorded at the partner (POST …/print), not rolled back since',
+  }),
 });
 
 const OrderTicket = Type.Object({
@@ -100,6 +103,7 @@ function renderOrder(o: CartOrder) {
     redemptionUrl: o.redemptionUrl,
     status: o.status,
     ...(o.confirmedAt ? { confirmedAt: o.confirmedAt.toISOString() } : {}),
+    printed: o.printed,
   };
 }
 

@@ -568,7 +568,14 @@ export interface CartOrder {
   /** Order state. */
   status: OrderStatus;
   /** When the partner confirmed. */
-  confirmedAt?: Date | undefined;
+  confirmedAt?:
+    | Date
+    | undefined;
+  /**
+   * True once printing was recorded at the partner (PrintOrder PRINT), false again after
+   * ROLLBACK_PRINT and before any print.
+   */
+  printed: boolean;
 }
 
 /** Shipping options request. */
@@ -4078,6 +4085,7 @@ function createBaseCartOrder(): CartOrder {
     redemptionUrl: "",
     status: OrderStatus.ORDER_STATUS_UNSPECIFIED,
     confirmedAt: undefined,
+    printed: false,
   };
 }
 
@@ -4100,6 +4108,9 @@ export const CartOrder: MessageFns<CartOrder> = {
     }
     if (message.confirmedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.confirmedAt), writer.uint32(50).fork()).join();
+    }
+    if (message.printed !== false) {
+      writer.uint32(56).bool(message.printed);
     }
     return writer;
   },
@@ -4165,6 +4176,14 @@ export const CartOrder: MessageFns<CartOrder> = {
             message.confirmedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.printed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4205,6 +4224,7 @@ export const CartOrder: MessageFns<CartOrder> = {
         : isSet(object.confirmed_at)
         ? fromJsonTimestamp(object.confirmed_at)
         : undefined,
+      printed: isSet(object.printed) ? globalThis.Boolean(object.printed) : false,
     };
   },
 
@@ -4228,6 +4248,9 @@ export const CartOrder: MessageFns<CartOrder> = {
     if (message.confirmedAt !== undefined) {
       obj.confirmedAt = message.confirmedAt.toISOString();
     }
+    if (message.printed !== false) {
+      obj.printed = message.printed;
+    }
     return obj;
   },
 
@@ -4244,6 +4267,7 @@ export const CartOrder: MessageFns<CartOrder> = {
     message.redemptionUrl = object.redemptionUrl ?? "";
     message.status = object.status ?? OrderStatus.ORDER_STATUS_UNSPECIFIED;
     message.confirmedAt = object.confirmedAt ?? undefined;
+    message.printed = object.printed ?? false;
     return message;
   },
 };
