@@ -16,6 +16,13 @@ const infrastructureModules = [
   '@marquee/platform/*',
 ];
 
+/** The restricted-import pattern that keeps them out of domain/ and app/. */
+const infrastructurePattern = {
+  group: infrastructureModules,
+  message:
+    'domain/ and app/ stay free of infrastructure: declare a port here and implement it in adapters/.',
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -61,13 +68,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              group: infrastructureModules,
-              message:
-                'domain/ and app/ stay free of infrastructure: declare a port here and implement it in adapters/.',
-            },
-          ],
+          patterns: [infrastructurePattern],
         },
       ],
     },
@@ -85,11 +86,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            {
-              group: infrastructureModules,
-              message:
-                'domain/ and app/ stay free of infrastructure: declare a port here and implement it in adapters/.',
-            },
+            infrastructurePattern,
             {
               group: ['@marquee/proto', '@marquee/proto/*'],
               message:
