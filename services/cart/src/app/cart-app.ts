@@ -260,6 +260,24 @@ export interface CartAppDeps {
 
 const EVENT_ID = /^[A-Za-z0-9]{15}$/;
 const MAX_CAS_ATTEMPTS = 16;
+
+/**
+ * Runs a compare-and-set write again while another writer keeps winning (kind `aborted`), up to
+ * MAX_CAS_ATTEMPTS; `beforeRetry` may read the record again (or throw) before the next try.
+ */
+async function retryingConflicts<T>(
+  write: () => Promise<T>,
+  beforeRetry?: (error: unknown) => Promise<void>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await write();
+    } catch (error) {
+      if (errorKindOf(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
+      await beforeRetry?.(error);
+    }
+  }
+}
 const SWEEP_BATCH = 100;
 const DEFAULT_MAX_RESERVES_IN_FLIGHT = 64;
 const DEFAULT_SOLD_OUT_HINT_MS = 2_000;
@@ -1376,29 +1394,25 @@ export class CartApp {
     reason: CancelReason,
     detail: string,
   ): Promise<{ order: Order; partnerCancelQueued: boolean }> {
-    for (let attempt = 1; ; attempt += 1) {
+    return retryingConflicts(async () => {
       const order = await this.deps.orders.get(orderId);
       if (!order)
         throw new CartError('not_found', ErrorCode.INVALID_CART, `order ${orderId} not found`);
       if (order.status === 'CANCELLED')
         return { order: withoutVersion(order), partnerCancelQueued: false };
       const now = this.deps.clock.now();
-      try {
-        const written = await this.deps.orders.updateCancelled(
-          {
-            ...withoutVersion(order),
-            status: 'CANCELLED',
-            cancelledAt: now,
-            cancelReason: reason,
-            cancelDetail: detail,
-          },
-          order.version,
-        );
-        return { order: withoutVersion(written), partnerCancelQueued: !written.sandbox };
-      } catch (error) {
-        if (errorKindOf(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+      const written = await this.deps.orders.updateCancelled(
+        {
+          ...withoutVersion(order),
+          status: 'CANCELLED',
+          cancelledAt: now,
+          cancelReason: reason,
+          cancelDetail: detail,
+        },
+        order.version,
+      );
+      return { order: withoutVersion(written), partnerCancelQueued: !written.sandbox };
+    });
   }
 
   /**
@@ -1415,7 +1429,7 @@ export class CartApp {
    */
   async printOrder(orderId: string, action: 'PRINT' | 'ROLLBACK_PRINT'): Promise<Order> {
     const what = action === 'PRINT' ? 'printed' : 'have its printing rolled back';
-    let order = await this.deps.orders.get(orderId);
+    const order = await this.deps.orders.get(orderId);
     if (!order)
       throw new CartError('not_found', ErrorCode.INVALID_CART, `order ${orderId} not found`);
     if (order.status !== 'CONFIRMED')
@@ -1434,20 +1448,20 @@ export class CartApp {
     }
     // The partner has taken the action: record it even if the order changed meanwhile (a cancel
     // is its own record and does not undo a print).
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const written = await this.deps.orders.updatePrinted(
-          { ...withoutVersion(order), printed: action },
-          order.version,
-        );
-        return withoutVersion(written);
-      } catch (error) {
-        if (errorKindOf(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
-        const current = await this.deps.orders.get(orderId);
-        if (!current) throw error;
-        order = current;
-      }
-    }
+    let current = order;
+    const written = await retryingConflicts(
+      () =>
+        this.deps.orders.updatePrinted(
+          { ...withoutVersion(current), printed: action },
+          current.version,
+        ),
+      async (error) => {
+        const again = await this.deps.orders.get(orderId);
+        if (!again) throw error;
+        current = again;
+      },
+    );
+    return withoutVersion(written);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1729,20 +1743,16 @@ export class CartApp {
     change: (cart: Stored<Cart>) => Cart | undefined,
     events?: (before: Cart, after: Cart) => CartEvent[],
   ): Promise<Stored<Cart> | undefined> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.deps.carts.modify(
-          cartId,
-          (current) => {
-            const next = change(current);
-            return next && this.#withSweepAt(next);
-          },
-          events,
-        );
-      } catch (error) {
-        if (errorKindOf(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+    return retryingConflicts(() =>
+      this.deps.carts.modify(
+        cartId,
+        (current) => {
+          const next = change(current);
+          return next && this.#withSweepAt(next);
+        },
+        events,
+      ),
+    );
   }
 }
 
