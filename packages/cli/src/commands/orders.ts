@@ -3,6 +3,14 @@ import { UsageError, type Command } from '../command.js';
 const REASONS = ['REQUESTED', 'EVENT_CANCELLED', 'RECONCILIATION', 'PAYMENT_REVERSED'] as const;
 const ACTIONS = ['PRINT', 'ROLLBACK_PRINT'] as const;
 
+/** The value of `--name` when given, refused unless it is one of `allowed`. */
+function oneOf(name: string, value: unknown, allowed: readonly string[]): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !allowed.includes(value))
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
+  return value;
+}
+
 function onlyId(positionals: string[]): string {
   const [id, ...rest] = positionals;
   if (!id) throw new UsageError('the order id is required');
@@ -35,10 +43,7 @@ export const ordersCancel: Command = {
   options: { reason: { type: 'string' }, detail: { type: 'string' } },
   async run({ options, positionals, admin, out }) {
     const id = onlyId(positionals);
-    const reason = options.reason;
-    if (reason !== undefined && !REASONS.includes(reason as (typeof REASONS)[number])) {
-      throw new UsageError(`--reason must be one of ${REASONS.join(', ')}`);
-    }
+    const reason = oneOf('reason', options.reason, REASONS);
     const detail = options.detail;
     const body = {
       ...(typeof reason === 'string' ? { reason } : {}),
@@ -61,10 +66,7 @@ export const ordersPrint: Command = {
   options: { action: { type: 'string' } },
   async run({ options, positionals, admin, out }) {
     const id = onlyId(positionals);
-    const action = options.action;
-    if (action !== undefined && !ACTIONS.includes(action as (typeof ACTIONS)[number])) {
-      throw new UsageError(`--action must be one of ${ACTIONS.join(', ')}`);
-    }
+    const action = oneOf('action', options.action, ACTIONS);
     const body = typeof action === 'string' ? { action } : {};
     print(out, await admin.post(`orders/${id}/print`, body));
   },
