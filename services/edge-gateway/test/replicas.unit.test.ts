@@ -66,10 +66,61 @@ describe('replicas of a read service', () => {
     for (let i = 0; i < 3; i++) await sut.call(async (replica) => order.push(replica));
     expect(order).toEqual(['b', 'b', 'b']);
     healthy.clear();
-    // None healthy: every replica in turn rather than none.
-    const anyOrder: string[] = [];
-    for (let i = 0; i < 3; i++) await sut.call(async (replica) => anyOrder.push(replica));
-    expect(new Set(anyOrder)).toEqual(new Set(['a', 'b', 'c']));
+    // None healthy: every replica at once rather than none.
+    const asked: string[] = [];
+    await sut.call(async (replica) => asked.push(replica));
+    expect(asked.sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('retries on another replica, even one that does not look healthy, never the same one', async () => {
+    // The only healthy-looking replica has just stopped; its stream has not been seen ending yet.
+    const healthy = new Set(['b']);
+    const sut = replicas(['a', 'b'], (replica) => healthy.has(replica));
+    const seen: Array<[string, boolean]> = [];
+    const answer = await sut.call(async (replica, options) => {
+      seen.push([replica, options.waitForReady === true]);
+      if (replica === 'b') throw unavailable();
+      return `answer from ${replica}`;
+    });
+    expect(answer).toBe('answer from a');
+    expect(seen).toEqual([
+      ['b', false],
+      ['a', true],
+    ]);
+  });
+
+  it('with none healthy, answers from the first replica that answers, not the one that is gone', async () => {
+    const sut = replicas(['gone', 'back', 'other'], () => false);
+    const deadline = () => Object.assign(new Error('deadline'), { kind: 'deadline_exceeded' });
+    let releaseGone: () => void = () => undefined;
+    const goneWaits = new Promise<void>((resolve) => (releaseGone = resolve));
+    const answer = await sut.call(async (replica, options) => {
+      expect(options.waitForReady).toBe(true);
+      if (replica === 'gone') {
+        await goneWaits; // waits for a connection until its deadline
+        throw deadline();
+      }
+      if (replica === 'other') throw unavailable();
+      return `answer from ${replica}`;
+    });
+    expect(answer).toBe('answer from back');
+    releaseGone();
+
+    // An answer that is an error (not found) is the answer too.
+    const notFound = Object.assign(new Error('no such event'), { kind: 'not_found' });
+    await expect(
+      sut.call(async (replica) => {
+        if (replica === 'back') throw notFound;
+        return new Promise<string>(() => undefined); // never answers
+      }),
+    ).rejects.toBe(notFound);
+
+    // Nobody reached: the call fails once every replica has failed.
+    await expect(
+      sut.call(async (replica) => {
+        throw replica === 'gone' ? deadline() : unavailable();
+      }),
+    ).rejects.toMatchObject({ kind: expect.stringMatching(/unavailable|deadline_exceeded/) });
   });
 
   it('asks a call to wait for the connection when no replica looks healthy, and on the retry', async () => {
@@ -90,11 +141,14 @@ describe('replicas of a read service', () => {
       ['a', true],
     ]);
 
-    // None looks healthy (a rolling restart): wait for one rather than fail at once.
+    // None looks healthy (a rolling restart): wait for them rather than fail at once.
     healthy.clear();
     seen.length = 0;
     await sut.call(async (replica, options) => seen.push([replica, options.waitForReady === true]));
-    expect(seen[0]?.[1]).toBe(true);
+    expect(seen.sort()).toEqual([
+      ['a', true],
+      ['b', true],
+    ]);
   });
 });
 
