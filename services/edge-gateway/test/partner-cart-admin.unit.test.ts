@@ -282,4 +282,19 @@ describe('POST /admin/v1/orders/{orderId}/print', () => {
       ['200', '400', '401', '404', '409', '413', '414', '415', '431', '500', '503', '504'].sort(),
     );
   });
+
+  it('documents the bodies of cancel and print as optional, as the routes take no body', async () => {
+    harness = await partnerEdge({});
+    const doc = (await harness.app.inject({ url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, Record<string, unknown>>>;
+    };
+    for (const action of ['cancel', 'print']) {
+      const operation = doc.paths[`/admin/v1/orders/{orderId}/${action}`]?.post;
+      expect(operation?.requestBody).toMatchObject({ required: false });
+      expect(Object.keys(operation ?? {}).filter((key) => key.startsWith('x-'))).toEqual([]);
+    }
+    // Bodies stay required where the route needs one.
+    const apps = doc.paths['/admin/v1/apps']?.post;
+    expect(apps?.requestBody).toMatchObject({ required: true });
+  });
 });

@@ -29,10 +29,24 @@ type Json = Record<string, unknown>;
 
 interface Operation {
   parameters?: Array<{ in: string; name: string }>;
-  requestBody?: unknown;
+  requestBody?: { required?: boolean };
+  [OPTIONAL_BODY]?: boolean;
   security?: Array<Record<string, unknown>>;
   responses?: Record<string, Json>;
 }
+
+/**
+ * A route schema's mark (`[OPTIONAL_BODY]: true`) that its body may be left out: the OpenAPI
+ * generator marks every body schema required (fastify wants at least `{}` once a body schema is
+ * declared), so a route that fills in an absent body (`emptyBodyWhenAbsent`) says so here and
+ * `completeDocument` turns `requestBody.required` off.
+ */
+export const OPTIONAL_BODY = 'x-body-optional';
+
+/** A route's `preValidation` for an optional body: no body at all is the empty one. */
+export const emptyBodyWhenAbsent = async (request: { body: unknown }): Promise<void> => {
+  request.body ??= {};
+};
 
 const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -122,6 +136,9 @@ export function completeDocument<T extends Json>(document: T): T {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
+      if (operation[OPTIONAL_BODY] === true && operation.requestBody)
+        operation.requestBody.required = false;
+      delete operation[OPTIONAL_BODY];
       const responses = (operation.responses ??= {});
       if (family) {
         for (const status of frameworkStatuses(family, method, operation)) {

@@ -8,6 +8,7 @@ import type {
   PartnerCart,
   PrintAction,
 } from '../../../app/partner-cart.js';
+import { OPTIONAL_BODY, emptyBodyWhenAbsent } from '../openapi-contract.js';
 
 const AdminError = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String() }),
@@ -168,10 +169,7 @@ export function ordersAdminRoutes(backends: { partnerCart: PartnerCart }) {
     scope.post(
       '/orders/:orderId/cancel',
       {
-        // The body is optional: no body at all is the empty one.
-        preValidation: async (request) => {
-          request.body ??= {};
-        },
+        preValidation: emptyBodyWhenAbsent,
         schema: {
           tags: ['admin'],
           summary:
@@ -179,6 +177,7 @@ export function ordersAdminRoutes(backends: { partnerCart: PartnerCart }) {
           security,
           params,
           body: CancelBody,
+          [OPTIONAL_BODY]: true,
           response: {
             200: Type.Object({ order: Order, partnerCancelQueued: Type.Boolean() }),
             ...errors,
@@ -202,10 +201,7 @@ export function ordersAdminRoutes(backends: { partnerCart: PartnerCart }) {
     scope.post(
       '/orders/:orderId/print',
       {
-        // The body is optional: no body at all is the empty one (action PRINT).
-        preValidation: async (request) => {
-          request.body ??= {};
-        },
+        preValidation: emptyBodyWhenAbsent,
         schema: {
           tags: ['admin'],
           summary:
@@ -215,6 +211,7 @@ export function ordersAdminRoutes(backends: { partnerCart: PartnerCart }) {
           security,
           params,
           body: PrintBody,
+          [OPTIONAL_BODY]: true, // no body: action PRINT
           response: {
             200: OrderWithTickets,
             ...errors,
