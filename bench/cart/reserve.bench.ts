@@ -133,6 +133,42 @@ const deadline = setTimeout(() => {
 }, DEADLINE_SECONDS * 1000);
 deadline.unref();
 
+/**
+ * The pids of the Kafka broker and the Mongo-wire server `deploy/local/infra.sh` started (its state
+ * directory, `MARQUEE_STATE`), when they are alive: their CPU is counted with the services', since
+ * they share the same cores. Servers started some other way are not found and not counted.
+ */
+function infraPids(): Map<string, number> {
+  const state = process.env.MARQUEE_STATE || `${os.homedir()}/.local/state/marquee`;
+  const found = new Map<string, number>();
+  for (const [name, file, pattern] of [
+    ['kafka (infra)', 'kafka.pid', 'kafka'],
+    ['ferretdb (infra)', 'ferretdb.pid', 'ferretdb'],
+  ] as const) {
+    try {
+      const pid = Number(readFileSync(`${state}/${file}`, 'utf8').trim());
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').toLowerCase();
+      if (cmdline.includes(pattern)) found.set(name, pid);
+    } catch {
+      // Not started by infra.sh, or not Linux.
+    }
+  }
+  return found;
+}
+
+/** CPU milliseconds per completed loop of each process, from the CPU seconds in the clock. */
+function cpuMsPerLoop(cpu: Record<string, number>, loops: number): Record<string, number> {
+  const perLoop: Record<string, number> = {};
+  if (loops === 0) return perLoop;
+  let services = 0;
+  for (const [name, seconds] of Object.entries(cpu)) {
+    perLoop[name] = round((seconds * 1000) / loops, 2);
+    if (name !== 'load generator') services += seconds;
+  }
+  perLoop['all but the load generator'] = round((services * 1000) / loops, 2);
+  return perLoop;
+}
+
 /** CPU seconds (user + system) each process used so far, from /proc (Linux; empty elsewhere). */
 function cpuSeconds(pids: Map<string, number | undefined>): Map<string, number> {
   const used = new Map<string, number>();
@@ -230,7 +266,10 @@ const main = async () => {
   const setupStarted = performance.now();
   stack = await startStack({ kafkaBrokers: brokers, mongoUrl, serviceEnv });
   const sut = stack;
-  const pids = new Map([...sut.services].map(([name, s]) => [name, s.child.pid]));
+  const pids = new Map<string, number | undefined>([
+    ...[...sut.services].map(([name, s]): [string, number | undefined] => [name, s.child.pid]),
+    ...infraPids(),
+  ]);
   const admin = { authorization: `Bearer ${sut.adminToken}`, 'content-type': 'application/json' };
   const partnerOrigin = sut.partner.baseUrl.replace(/\/v1$/, '');
   const marker = `rsv${randomBytes(4).toString('hex')}`;
@@ -623,6 +662,7 @@ const main = async () => {
       examples: partnerExamples,
       clientsUnfinishedAfterDrain: partner.clientsUnfinishedAfterDrain,
       cpuSecondsInClock: partner.cpuSecondsInClock,
+      cpuMsPerHold: cpuMsPerLoop(partner.cpuSecondsInClock, partner.completed),
     },
     edge: {
       reservesPerSecond: edge.completedPerSecond,
@@ -641,6 +681,7 @@ const main = async () => {
       examples: edgeExamples,
       clientsUnfinishedAfterDrain: edge.clientsUnfinishedAfterDrain,
       cpuSecondsInClock: edge.cpuSecondsInClock,
+      cpuMsPerReserve: cpuMsPerLoop(edge.cpuSecondsInClock, edge.completed),
     },
     ratio: round(ratio, 3),
     goal: { ratioAtLeast: 0.5, met: ratio >= 0.5 },
