@@ -169,6 +169,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ...(process.env.E2E_MONGO_COMMAND_STATS_MS
         ? { MONGO_COMMAND_STATS_MS: process.env.E2E_MONGO_COMMAND_STATS_MS }
         : {}),
+      // E2E_OTEL_SDK_DISABLED=true: no OpenTelemetry SDK in the services (what tracing costs).
+      ...(process.env.E2E_OTEL_SDK_DISABLED
+        ? { OTEL_SDK_DISABLED: process.env.E2E_OTEL_SDK_DISABLED }
+        : {}),
       ...(process.env.E2E_MONGO_MAX_POOL_SIZE
         ? { MONGO_MAX_POOL_SIZE: process.env.E2E_MONGO_MAX_POOL_SIZE }
         : {}),
