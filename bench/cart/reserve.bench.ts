@@ -27,6 +27,12 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Pool } from 'undici';
+import {
+  createPartnerEvent,
+  createPartnerVenue,
+  importPartnerEvent,
+  partnerOriginOf,
+} from '../../test/support/partner-event.ts';
 import { startStack, type Stack } from '../../test/support/stack.ts';
 import { percentile } from '../stats.ts';
 
@@ -271,7 +277,7 @@ const main = async () => {
     ...infraPids(),
   ]);
   const admin = { authorization: `Bearer ${sut.adminToken}`, 'content-type': 'application/json' };
-  const partnerOrigin = sut.partner.baseUrl.replace(/\/v1$/, '');
+  const partnerOrigin = partnerOriginOf(sut);
   const marker = `rsv${randomBytes(4).toString('hex')}`;
 
   const expect = async <T>(response: Response, status: number, what: string): Promise<T> => {
@@ -279,86 +285,6 @@ const main = async () => {
     if (response.status !== status) throw new Error(`${what}: ${response.status} ${text}`);
     return (text ? JSON.parse(text) : {}) as T;
   };
-
-  /** A venue of one general-admission area of CAPACITY places and one event on sale in it. */
-  const createEvent = async (name: string) => {
-    const venue = await expect<{ venue_id: string; manifest_ids: string[] }>(
-      await fetch(`${partnerOrigin}/admin/v1/venues`, {
-        method: 'POST',
-        headers: admin,
-        body: JSON.stringify({
-          name: `${name} Hall ${marker}`,
-          city: 'Madrid',
-          country: 'ES',
-          timezone: 'Europe/Madrid',
-          manifests: [
-            {
-              name: 'Standing',
-              levels: [{ id: 'FLOOR', name: 'Floor', position: 0 }],
-              sections: [{ id: 'PIT', name: 'Pit' }],
-              price_levels: [{ id: 'PL1', name: 'Standing' }],
-              areas: [
-                {
-                  id: 'GA',
-                  name: 'Pit',
-                  level_id: 'FLOOR',
-                  section_id: 'PIT',
-                  price_level_id: 'PL1',
-                  general_admission: true,
-                  capacity: CAPACITY,
-                },
-              ],
-            },
-          ],
-        }),
-      }),
-      201,
-      'back-office venue',
-    );
-    const start = new Date(Date.now() + 30 * 86_400_000);
-    const event = await expect<{ event_id: string }>(
-      await fetch(`${partnerOrigin}/admin/v1/events`, {
-        method: 'POST',
-        headers: admin,
-        body: JSON.stringify({
-          venue_id: venue.venue_id,
-          manifest_id: venue.manifest_ids[0],
-          text_infos: [{ lang: 'en-us', name: `${name} ${marker}`, description: 'reserve bench' }],
-          genre_info: [{ genre_id: 'ROCK', genre_name: 'Rock' }],
-          date_time: start.toISOString(),
-          date_time_properties: { date_hidden: false, time_hidden: false },
-          timezone: 'Europe/Madrid',
-          currency: 'EUR',
-          maximum_tickets_quantity: 10,
-          organization_info: { promoter_id: 'BENCH1', promoter_name: 'Bench Promotions' },
-          visibility: { default_visibility: 'VISIBLE' },
-          status: 'ON_SALE',
-          price_levels: [{ id: 'PL1', text_infos: [{ lang: 'en-us', name: 'Standing' }] }],
-          price_types: [
-            { id: 'ADULT', regular: true, text_infos: [{ lang: 'en-us', name: 'Adult' }] },
-          ],
-          face_value_prices: [
-            {
-              price_period: {
-                id: 'P1',
-                start_date_time: new Date(Date.now() - 86_400_000).toISOString(),
-                end_date_time: start.toISOString(),
-              },
-              prices: [{ price_level_id: 'PL1', price_type_id: 'ADULT', amount: '4500' }],
-            },
-          ],
-        }),
-      }),
-      201,
-      'back-office event',
-    );
-    return { venueId: venue.venue_id, partnerEventId: event.event_id };
-  };
-
-  // The platform imports the first venue; the second is the partner's alone (phase 1), so the
-  // connector never reads its availability while the partner is measured.
-  const onSale = await createEvent('Reserve');
-  const direct = await createEvent('Direct');
 
   const { apiKey } = await expect<{ apiKey: string }>(
     await fetch(`${sut.baseUrl}/admin/v1/apps`, {
@@ -374,52 +300,22 @@ const main = async () => {
     201,
     'app',
   );
-  await expect(
-    await fetch(`${sut.baseUrl}/admin/v1/partners`, {
-      method: 'POST',
-      headers: admin,
-      body: JSON.stringify({
-        name: `Bench partner ${marker}`,
-        baseUrl: sut.partner.baseUrl,
-        authUrl: sut.partner.tokenUrl,
-        clientId: sut.partner.clientId,
-        clientSecret: sut.partner.clientSecret,
-        venues: [onSale.venueId],
-      }),
-    }),
-    201,
-    'partner registration',
-  );
-
-  /** Polls `probe` every `intervalMs` until it gives a value, for at most `timeoutMs`. */
-  const until = async <T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>) => {
-    const end = Date.now() + timeoutMs;
-    let last: unknown;
-    for (;;) {
-      try {
-        const value = await probe();
-        if (value !== undefined) return value;
-      } catch (error) {
-        last = error;
-      }
-      if (Date.now() > end) throw new Error(`${what}: not within ${timeoutMs} ms (${last})`);
-      await delay(300);
-    }
-  };
-  const eventId = await until('the event in discovery', 60_000, async () => {
-    const found = await fetch(
-      `${sut.baseUrl}/discovery/v2/events.json?apikey=${apiKey}&keyword=${marker}`,
-    );
-    const body = (await found.json()) as { _embedded?: { events?: Array<{ id: string }> } };
-    return body._embedded?.events?.[0]?.id;
+  // The platform imports the first venue; the second is the partner's alone (phase 1), so the
+  // connector never reads its availability while the partner is measured. Each has one
+  // general-admission area of CAPACITY places and one event on sale.
+  const onSale = await importPartnerEvent(sut, {
+    apiKey,
+    marker,
+    capacity: CAPACITY,
+    discoveryTimeoutMs: 60_000,
+    sellableTimeoutMs: 120_000,
   });
-  await until('the event sellable in cart', 120_000, async () => {
-    const answer = await fetch(
-      `${sut.baseUrl}/partners/v1/events/${eventId}/availability?apikey=${apiKey}`,
-    );
-    if (answer.status === 200) return true;
-    throw new Error(`availability answered ${answer.status}`);
+  const eventId = onSale.eventId;
+  const directVenue = await createPartnerVenue(sut, {
+    name: `Direct Hall ${marker}`,
+    capacity: CAPACITY,
   });
+  const directEventId = await createPartnerEvent(sut, directVenue, { name: `Direct ${marker}` });
 
   const setupSeconds = round((performance.now() - setupStarted) / 1000);
 
@@ -452,7 +348,7 @@ const main = async () => {
         headers: { ...partnerAuth, 'content-type': 'application/json' },
         body: JSON.stringify({
           request: {
-            event_id: direct.partnerEventId,
+            event_id: directEventId,
             language: 'en-us',
             channel_info: { channel_type: 'INTERNET' },
             tickets: [{ price_type_id: 'ADULT', quantity: 1, area_id: 'GA' }],

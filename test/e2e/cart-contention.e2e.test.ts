@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { waitFor } from '@marquee/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
+import { importPartnerEvent } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const infra = requireInfra();
@@ -45,11 +46,6 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
   const admin = (method: string, path: string, body?: unknown) =>
     fetch(
       `${sut.baseUrl}/admin/v1/${path}`,
-      withBody(method, body, { authorization: `Bearer ${sut.adminToken}` }),
-    );
-  const backOffice = (method: string, path: string, body?: unknown) =>
-    fetch(
-      `${sut.partner.baseUrl.replace(/\/v1$/, '')}/admin/v1/${path}`,
       withBody(method, body, { authorization: `Bearer ${sut.adminToken}` }),
     );
   const cartApi = (
@@ -135,91 +131,16 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
     expect(app.status).toBe(201);
     apiKey = (await json(app)).apiKey as string;
 
-    const venue = await backOffice('POST', 'venues', {
-      name: `Hall ${marker}`,
-      city: 'Madrid',
-      country: 'ES',
-      timezone: 'Europe/Madrid',
-      manifests: [
-        {
-          name: 'Standing',
-          levels: [{ id: 'FLOOR', name: 'Floor', position: 0 }],
-          sections: [{ id: 'PIT', name: 'Pit' }],
-          price_levels: [{ id: 'PL1', name: 'Standing' }],
-          areas: [
-            {
-              id: 'GA',
-              name: 'Pit',
-              level_id: 'FLOOR',
-              section_id: 'PIT',
-              price_level_id: 'PL1',
-              general_admission: true,
-              capacity: SEATS,
-            },
-          ],
-        },
-      ],
-    });
-    expect(venue.status).toBe(201);
-    const venueBody = await json(venue);
-    const start = new Date(Date.now() + 30 * 86_400_000);
-    const event = await backOffice('POST', 'events', {
-      venue_id: venueBody.venue_id,
-      manifest_id: venueBody.manifest_ids[0],
-      text_infos: [{ lang: 'en-us', name: `Rush ${marker}`, description: 'contention e2e' }],
-      genre_info: [{ genre_id: 'ROCK', genre_name: 'Rock' }],
-      date_time: start.toISOString(),
-      date_time_properties: { date_hidden: false, time_hidden: false },
-      timezone: 'Europe/Madrid',
-      currency: 'EUR',
-      maximum_tickets_quantity: 10,
-      organization_info: { promoter_id: 'FR123', promoter_name: 'E2E Promotions' },
-      visibility: { default_visibility: 'VISIBLE' },
-      status: 'ON_SALE',
-      price_levels: [{ id: 'PL1', text_infos: [{ lang: 'en-us', name: 'Standing' }] }],
-      price_types: [{ id: 'ADULT', regular: true, text_infos: [{ lang: 'en-us', name: 'Adult' }] }],
-      face_value_prices: [
-        {
-          price_period: {
-            id: 'P1',
-            start_date_time: new Date(Date.now() - 86_400_000).toISOString(),
-            end_date_time: start.toISOString(),
-          },
-          prices: [{ price_level_id: 'PL1', price_type_id: 'ADULT', amount: '4500' }],
-        },
-      ],
-    });
-    expect(event.status).toBe(201);
-    partnerEventId = (await json(event)).event_id as string;
-    const registered = await admin('POST', 'partners', {
-      name: `E2E Rush Partner ${marker}`,
-      baseUrl: sut.partner.baseUrl,
-      authUrl: sut.partner.tokenUrl,
-      clientId: sut.partner.clientId,
-      clientSecret: sut.partner.clientSecret,
-      venues: [venueBody.venue_id],
-    });
-    expect(registered.status).toBe(201);
-    eventId = await waitFor(
-      async () => {
-        const found = await fetch(
-          `${sut.baseUrl}/discovery/v2/events.json?apikey=${apiKey}&keyword=${marker}`,
-        );
-        return (await json(found))._embedded?.events?.[0]?.id as string | undefined;
-      },
-      { timeoutMs: 30_000, intervalMs: 300, description: 'the imported event in discovery' },
-    );
-    await waitFor(
-      async () => {
-        const answer = await cartApi('GET', `/events/${eventId}/availability`);
-        if (answer.status === 200) return true;
-        throw new Error(`availability answered ${answer.status}: ${await answer.text()}`);
-      },
-      { timeoutMs: 120_000, intervalMs: 500, description: 'the event sellable in cart' },
-    ).catch((error: unknown) => {
+    // A setup that fails shows cart's last output too.
+    ({ eventId, partnerEventId } = await importPartnerEvent(sut, {
+      apiKey,
+      marker,
+      capacity: SEATS,
+      sellableTimeoutMs: 120_000,
+    }).catch((error: unknown) => {
       console.error(sut.services.get('cart')?.output.join('').slice(-20_000));
       throw error;
-    });
+    }));
     expect(await partnerUnavailable()).toBe(0);
   }, 180_000);
 

@@ -15,6 +15,7 @@ import {
 } from '@marquee/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
+import { importPartnerEvent } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const infra = requireInfra();
@@ -124,13 +125,6 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
     send(
       method,
       `${sut.baseUrl}/admin/v1/${path}`,
-      { authorization: `Bearer ${sut.adminToken}` },
-      body,
-    );
-  const backOffice = (method: string, path: string, body?: unknown) =>
-    send(
-      method,
-      `${sut.partner.baseUrl.replace(/\/v1$/, '')}/admin/v1/${path}`,
       { authorization: `Bearer ${sut.adminToken}` },
       body,
     );
@@ -316,82 +310,14 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
     apiKey = (await json(app)).apiKey as string;
     await refreshPartnerToken();
 
-    const venue = await backOffice('POST', 'venues', {
-      name: `Hall ${marker}`,
-      city: 'Madrid',
-      country: 'ES',
-      timezone: 'Europe/Madrid',
-      manifests: [
-        {
-          name: 'Standing',
-          levels: [{ id: 'FLOOR', name: 'Floor', position: 0 }],
-          sections: [{ id: 'PIT', name: 'Pit' }],
-          price_levels: [{ id: 'PL1', name: 'Standing' }],
-          areas: [
-            {
-              id: 'GA',
-              name: 'Pit',
-              level_id: 'FLOOR',
-              section_id: 'PIT',
-              price_level_id: 'PL1',
-              general_admission: true,
-              capacity: 50,
-            },
-          ],
-        },
-      ],
-    });
-    expect(venue.status).toBe(201);
-    const venueBody = await json(venue);
-    const start = new Date(Date.now() + 30 * 86_400_000);
-    const event = await backOffice('POST', 'events', {
-      venue_id: venueBody.venue_id,
-      manifest_id: venueBody.manifest_ids[0],
-      text_infos: [{ lang: 'en-us', name: `Lifecycle ${marker} Live`, description: 'e2e' }],
-      date_time: start.toISOString(),
-      timezone: 'Europe/Madrid',
-      currency: 'EUR',
-      maximum_tickets_quantity: 10,
-      status: 'ON_SALE',
-      price_levels: [{ id: 'PL1', text_infos: [{ lang: 'en-us', name: 'Standing' }] }],
-      price_types: [{ id: 'ADULT', regular: true, text_infos: [{ lang: 'en-us', name: 'Adult' }] }],
-      face_value_prices: [
-        {
-          price_period: {
-            id: 'P1',
-            start_date_time: new Date(Date.now() - 86_400_000).toISOString(),
-            end_date_time: start.toISOString(),
-          },
-          prices: [{ price_level_id: 'PL1', price_type_id: 'ADULT', amount: '4500' }],
-        },
-      ],
-    });
-    expect(event.status).toBe(201);
-    partnerEventId = (await json(event)).event_id as string;
     // 3p-connector reaches the partner through the proxy only.
-    const registered = await admin('POST', 'partners', {
-      name: `E2E Lifecycle Partner ${marker}`,
-      baseUrl: `${partnerUrl}/v1`,
-      authUrl: `${partnerUrl}/oauth/token`,
-      clientId: sut.partner.clientId,
-      clientSecret: sut.partner.clientSecret,
-      venues: [venueBody.venue_id],
-    });
-    expect(registered.status).toBe(201);
-    eventId = await waitFor(
-      async () => {
-        const found = await fetch(
-          `${sut.baseUrl}/discovery/v2/events.json?apikey=${apiKey}&keyword=${marker}`,
-        );
-        return (await json(found))._embedded?.events?.[0]?.id as string | undefined;
-      },
-      { timeoutMs: 30_000, intervalMs: 300, description: 'the imported event in discovery' },
-    );
-    await waitFor(
-      async () =>
-        (await api('GET', `${P}/events/${eventId}/availability`)).status === 200 ? true : undefined,
-      { timeoutMs: 60_000, intervalMs: 500, description: 'the event sellable in cart' },
-    );
+    ({ eventId, partnerEventId } = await importPartnerEvent(sut, {
+      apiKey,
+      marker,
+      partnerOrigin: partnerUrl,
+    }));
+    // The import's last calls count against the app's quota too.
+    lastAnswer = Date.now();
   });
 
   afterAll(async () => {

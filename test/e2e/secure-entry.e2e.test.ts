@@ -13,6 +13,7 @@ import {
 import { decodeToken, payloadAt, timeStep } from '@marquee/render-kit/format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
+import { importPartnerEvent } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const infra = requireInfra();
@@ -45,15 +46,6 @@ describe.skipIf(!infra)('secure entry (distributed mode)', () => {
   };
   const admin = (method: string, path: string, body?: unknown) =>
     fetch(`${sut.baseUrl}/admin/v1/${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${sut.adminToken}`,
-        ...(body ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-  const backOffice = (method: string, path: string, body?: unknown) =>
-    fetch(`${sut.partner.baseUrl.replace(/\/v1$/, '')}/admin/v1/${path}`, {
       method,
       headers: {
         authorization: `Bearer ${sut.adminToken}`,
@@ -233,87 +225,9 @@ describe.skipIf(!infra)('secure entry (distributed mode)', () => {
     expect(app.status).toBe(201);
     apiKey = (await json(app)).apiKey as string;
 
-    const venue = await backOffice('POST', 'venues', {
-      name: `Arena ${marker}`,
-      city: 'Madrid',
-      country: 'ES',
-      timezone: 'Europe/Madrid',
-      manifests: [
-        {
-          name: 'Standing',
-          levels: [{ id: 'FLOOR', name: 'Floor', position: 0 }],
-          sections: [{ id: 'PIT', name: 'Pit' }],
-          price_levels: [{ id: 'PL1', name: 'Standing' }],
-          areas: [
-            {
-              id: 'GA',
-              name: 'Pit',
-              level_id: 'FLOOR',
-              section_id: 'PIT',
-              price_level_id: 'PL1',
-              general_admission: true,
-              capacity: 50,
-            },
-          ],
-        },
-      ],
-    });
-    expect(venue.status).toBe(201);
-    const venueBody = await json(venue);
-    const start = new Date(Date.now() + 30 * 86_400_000);
-    const event = await backOffice('POST', 'events', {
-      venue_id: venueBody.venue_id,
-      manifest_id: venueBody.manifest_ids[0],
-      text_infos: [{ lang: 'en-us', name: `Secure ${marker} Live`, description: 'e2e' }],
-      genre_info: [{ genre_id: 'ROCK', genre_name: 'Rock' }],
-      date_time: start.toISOString(),
-      date_time_properties: { date_hidden: false, time_hidden: false },
-      timezone: 'Europe/Madrid',
-      currency: 'EUR',
-      maximum_tickets_quantity: 10,
-      secure_entry: true,
-      organization_info: { promoter_id: 'FR123', promoter_name: 'E2E Promotions' },
-      visibility: { default_visibility: 'VISIBLE' },
-      status: 'ON_SALE',
-      price_levels: [{ id: 'PL1', text_infos: [{ lang: 'en-us', name: 'Standing' }] }],
-      price_types: [{ id: 'ADULT', regular: true, text_infos: [{ lang: 'en-us', name: 'Adult' }] }],
-      face_value_prices: [
-        {
-          price_period: {
-            id: 'P1',
-            start_date_time: new Date(Date.now() - 86_400_000).toISOString(),
-            end_date_time: start.toISOString(),
-          },
-          prices: [{ price_level_id: 'PL1', price_type_id: 'ADULT', amount: '4500' }],
-        },
-      ],
-    });
-    expect(event.status).toBe(201);
-    const registered = await admin('POST', 'partners', {
-      name: `E2E Secure Partner ${marker}`,
-      baseUrl: sut.partner.baseUrl,
-      authUrl: sut.partner.tokenUrl,
-      clientId: sut.partner.clientId,
-      clientSecret: sut.partner.clientSecret,
-      venues: [venueBody.venue_id],
-    });
-    expect(registered.status).toBe(201);
-    eventId = await waitFor(
-      async () => {
-        const found = await fetch(
-          `${sut.baseUrl}/discovery/v2/events.json?apikey=${apiKey}&keyword=${marker}`,
-        );
-        const body = await json(found);
-        return body._embedded?.events?.[0]?.id as string | undefined;
-      },
-      { timeoutMs: 30_000, intervalMs: 300, description: 'the imported event in discovery' },
-    );
-    // cart learns the event from event-changed too, on its own consumer.
-    await waitFor(
-      async () =>
-        (await partner('GET', `events/${eventId}/availability`)).status === 200 ? true : undefined,
-      { timeoutMs: 60_000, intervalMs: 500, description: 'the event sellable in cart' },
-    );
+    ({ eventId } = await importPartnerEvent(sut, { apiKey, marker, secureEntry: true }));
+    // The import's last calls count against the app's quota too.
+    lastAnswer = Date.now();
   });
 
   afterAll(async () => {
