@@ -11,7 +11,7 @@ import {
 } from '@opentelemetry/core';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { NoopSpanProcessor } from '@opentelemetry/sdk-trace';
+import { AlwaysOffSampler, NoopSpanProcessor, ParentBasedSampler } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { maskSecretQueryParams } from '../http/mask-secrets.js';
 
@@ -147,8 +147,12 @@ let active: NodeSDK | undefined;
  * Starts the OpenTelemetry NodeSDK. Call it before the modules it instruments are imported; in a
  * service that is done by `node --import @marquee/platform/telemetry/register`, not by `main.ts`.
  *
- * Spans are always recorded, even with nothing exported, so that log lines carry a `trace_id` and
- * trace context still flows to the next hop; a no-op processor drops them.
+ * With no trace exporter asked for, spans are not recorded unless the caller's context says its
+ * trace is sampled (`ParentBased` over `AlwaysOff`): they still carry ids, so log lines have a
+ * `trace_id` and trace context flows to the next hop, but no attributes are computed for spans that
+ * would be dropped (a quarter of a service's CPU on the reserve path, bench cart-reserve). A caller
+ * whose trace is sampled (a service that exports) keeps its trace going through this one. The
+ * standard `OTEL_TRACES_SAMPLER` chooses the sampler whenever traces are exported.
  * `OTEL_SDK_DISABLED=true` turns the whole SDK off (the SDK checks it itself).
  */
 export function startTelemetry(options: StartTelemetryOptions): NodeSDK {
@@ -170,7 +174,12 @@ export function startTelemetry(options: StartTelemetryOptions): NodeSDK {
       propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
     }),
     // `undefined` lets the SDK build exporters from the OTEL_* variables.
-    ...(requested.traces ? {} : { spanProcessors: [new NoopSpanProcessor()] }),
+    ...(requested.traces
+      ? {}
+      : {
+          spanProcessors: [new NoopSpanProcessor()],
+          sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }),
+        }),
     ...(requested.metrics ? {} : { metricReaders: [] }),
     ...(requested.logs ? {} : { logRecordProcessors: [] }),
   });

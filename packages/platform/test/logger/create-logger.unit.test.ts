@@ -21,7 +21,7 @@ function capture() {
 
 describe('createLogger', () => {
   beforeAll(() => {
-    // A real SDK with nothing exported: spans are recorded, so the active span has valid ids.
+    // A real SDK with nothing exported: spans are not recorded, but the active span has valid ids.
     startTelemetry({ serviceName: 'logger-test', instrumentations: [], env: {} });
   });
   afterAll(() => shutdownTelemetry());
