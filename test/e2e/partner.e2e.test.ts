@@ -4,6 +4,7 @@ import { waitFor } from '@marquee/platform/testing';
 import { partnerV1 } from '@marquee/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
+import { createPartnerEvent, createPartnerVenue } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const infra = requireInfra();
@@ -148,63 +149,9 @@ describe.skipIf(!infra)('partner integration (distributed mode)', () => {
     await refreshPartnerToken();
 
     // The partner's own inventory, made through its back office.
-    const venue = await backOffice('POST', 'venues', {
-      name: `Hall ${marker}`,
-      city: 'Madrid',
-      country: 'ES',
-      timezone: 'Europe/Madrid',
-      manifests: [
-        {
-          name: 'Standing',
-          levels: [{ id: 'FLOOR', name: 'Floor', position: 0 }],
-          sections: [{ id: 'PIT', name: 'Pit' }],
-          price_levels: [{ id: 'PL1', name: 'Standing' }],
-          areas: [
-            {
-              id: 'GA',
-              name: 'Pit',
-              level_id: 'FLOOR',
-              section_id: 'PIT',
-              price_level_id: 'PL1',
-              general_admission: true,
-              capacity: 50,
-            },
-          ],
-        },
-      ],
-    });
-    expect(venue.status).toBe(201);
-    const venueBody = (await venue.json()) as { venue_id: string; manifest_ids: string[] };
-    venueId = venueBody.venue_id;
-    const start = new Date(Date.now() + 30 * 86_400_000);
-    const event = await backOffice('POST', 'events', {
-      venue_id: venueId,
-      manifest_id: venueBody.manifest_ids[0],
-      text_infos: [{ lang: 'en-us', name: `Partner ${marker} Live`, description: 'e2e' }],
-      genre_info: [{ genre_id: 'ROCK', genre_name: 'Rock' }],
-      date_time: start.toISOString(),
-      date_time_properties: { date_hidden: false, time_hidden: false },
-      timezone: 'Europe/Madrid',
-      currency: 'EUR',
-      maximum_tickets_quantity: 10,
-      organization_info: { promoter_id: 'FR123', promoter_name: 'E2E Promotions' },
-      visibility: { default_visibility: 'VISIBLE' },
-      status: 'ON_SALE',
-      price_levels: [{ id: 'PL1', text_infos: [{ lang: 'en-us', name: 'Standing' }] }],
-      price_types: [{ id: 'ADULT', regular: true, text_infos: [{ lang: 'en-us', name: 'Adult' }] }],
-      face_value_prices: [
-        {
-          price_period: {
-            id: 'P1',
-            start_date_time: new Date(Date.now() - 86_400_000).toISOString(),
-            end_date_time: start.toISOString(),
-          },
-          prices: [{ price_level_id: 'PL1', price_type_id: 'ADULT', amount: '4500' }],
-        },
-      ],
-    });
-    expect(event.status).toBe(201);
-    partnerEventId = ((await event.json()) as { event_id: string }).event_id;
+    const venue = await createPartnerVenue(sut, { name: `Hall ${marker}`, capacity: 50 });
+    venueId = venue.venueId;
+    partnerEventId = await createPartnerEvent(sut, venue, { name: `Partner ${marker} Live` });
   });
 
   afterAll(async () => {
