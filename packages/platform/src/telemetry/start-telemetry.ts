@@ -150,7 +150,7 @@ let active: NodeSDK | undefined;
  * With no trace exporter asked for, spans are not recorded unless the caller's context says its
  * trace is sampled (`ParentBased` over `AlwaysOff`): they still carry ids, so log lines have a
  * `trace_id` and trace context flows to the next hop, but no attributes are computed for spans that
- * would be dropped (a quarter of a service's CPU on the reserve path, bench cart-reserve). A caller
+ * would be dropped (about 15 % of a service's CPU on the reserve path, bench cart-reserve). A caller
  * whose trace is sampled (a service that exports) keeps its trace going through this one. The
  * standard `OTEL_TRACES_SAMPLER` chooses the sampler whenever traces are exported.
  * `OTEL_SDK_DISABLED=true` turns the whole SDK off (the SDK checks it itself).

@@ -40,8 +40,7 @@ export interface Replicas<T> {
   once<R>(call: (replica: T) => Promise<R>): Promise<R>;
 }
 
-const kindOf = (error: unknown): string | undefined =>
-  (error as { kind?: string } | null)?.kind ?? undefined;
+const kindOf = (error: unknown): string | undefined => (error as { kind?: string } | null)?.kind;
 const isUnavailable = (error: unknown): boolean => kindOf(error) === 'unavailable';
 /** A failure that says nothing about the read itself: the replica could not be reached in time. */
 const isUnreached = (error: unknown): boolean =>
