@@ -38,6 +38,7 @@ if (!brokers || !mongoUrl) {
 }
 
 const { startStack } = await import('../../test/support/stack.ts');
+const { partnerOriginOf } = await import('../../test/support/partner-event.ts');
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
 const stack = await startStack({
@@ -52,7 +53,7 @@ const stack = await startStack({
 });
 try {
   const auth = { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' };
-  const partnerOrigin = stack.partner.baseUrl.replace(/\/v1$/, '');
+  const partnerOrigin = partnerOriginOf(stack);
   const marker = `imp${randomBytes(4).toString('hex')}`;
 
   const venue = await fetch(`${partnerOrigin}/admin/v1/venues`, {

@@ -15,7 +15,7 @@ import {
 } from '@marquee/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
-import { importPartnerEvent } from '../support/partner-event.js';
+import { importPartnerEvent, partnerOriginOf } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const infra = requireInfra();
@@ -102,7 +102,7 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
   let partnerToken = '';
   const marker = `cl${randomBytes(4).toString('hex')}`;
   const dbPrefix = `e2e${randomBytes(4).toString('hex')}`;
-  const proxy = partnerProxy(() => sut.partner.baseUrl.replace(/\/v1$/, ''));
+  const proxy = partnerProxy(() => partnerOriginOf(sut));
   const records = {
     held: new Map<string, Json>(),
     released: new Map<string, Json>(),

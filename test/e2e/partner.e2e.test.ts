@@ -4,7 +4,11 @@ import { waitFor } from '@marquee/platform/testing';
 import { partnerV1 } from '@marquee/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
-import { createPartnerEvent, createPartnerVenue } from '../support/partner-event.js';
+import {
+  createPartnerEvent,
+  createPartnerVenue,
+  partnerOriginOf,
+} from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const infra = requireInfra();
@@ -38,9 +42,8 @@ describe.skipIf(!infra)('partner integration (distributed mode)', () => {
       },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
-  const partnerOrigin = () => sut.partner.baseUrl.replace(/\/v1$/, '');
   const backOffice = (method: string, path: string, body?: unknown) =>
-    fetch(`${partnerOrigin()}/admin/v1/${path}`, {
+    fetch(`${partnerOriginOf(sut)}/admin/v1/${path}`, {
       method,
       headers: {
         authorization: `Bearer ${sut.adminToken}`,
