@@ -141,12 +141,14 @@ deadline.unref();
 
 /**
  * The pids of the Kafka broker and the Mongo-wire server `deploy/local/infra.sh` started (its state
- * directory, `MARQUEE_STATE`), when they are alive: their CPU is counted with the services', since
- * they share the same cores. Servers started some other way are not found and not counted.
+ * directory, `MARQUEE_STATE`, which `infra.sh env` exports), when they are alive: their CPU is
+ * counted with the services', since they share the same cores. Servers started some other way are
+ * not found and not counted.
  */
 function infraPids(): Map<string, number> {
-  const state = process.env.MARQUEE_STATE || `${os.homedir()}/.local/state/marquee`;
+  const state = process.env.MARQUEE_STATE;
   const found = new Map<string, number>();
+  if (!state) return found;
   for (const [name, file, pattern] of [
     ['kafka (infra)', 'kafka.pid', 'kafka'],
     ['ferretdb (infra)', 'ferretdb.pid', 'ferretdb'],

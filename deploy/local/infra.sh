@@ -7,7 +7,7 @@
 #   infra.sh stop    [kafka|mongo]   clean stop, waits for the process to exit
 #   infra.sh restart [kafka|mongo]
 #   infra.sh status                  what runs, where, and whether it answers
-#   infra.sh env                     export lines for eval: KAFKA_BROKERS, MONGO_URL
+#   infra.sh env                     export lines for eval: KAFKA_BROKERS, MONGO_URL, MARQUEE_STATE
 #   infra.sh logs    [kafka|mongo] [-f]
 #   infra.sh check                   end-to-end smoke checks against the running servers
 #
@@ -390,6 +390,8 @@ cmd_status() {
 cmd_env() {
   printf 'export KAFKA_BROKERS=%s\n' "$KAFKA_BROKERS"
   printf 'export MONGO_URL=%s\n' "$MONGO_URL"
+  # Where the servers' pid files are (benchmarks count those processes' CPU).
+  printf 'export MARQUEE_STATE=%s\n' "$MARQUEE_STATE"
 }
 
 cmd_logs() {
