@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mongoServerKind } from '../../src/mongo/index.js';
-import { createMongoStore } from '../../src/store/mongo-store.js';
+import { createLogger } from '../../src/logger/index.js';
+import { closeMongo, connectMongo, mongoServerKind } from '../../src/mongo/index.js';
+import { createMongoStore, type MongoStore } from '../../src/store/mongo-store.js';
 import { describeIntegration, uniqueName } from '../../src/testing/index.js';
 import { openMongoTestDb, type MongoTestDb } from './mongo-test-db.js';
 import { aShow, anEvent, storeContract, type Show } from './store-contract.js';
@@ -108,6 +109,79 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
       );
     } finally {
       await monitored.drop();
+    }
+  });
+
+  it('in process, relays a write of its own without reading the document back', async () => {
+    const collection = uniqueName('known').replace(/-/g, '_');
+    const monitoredStore = async (prefix: string) => {
+      const url = new URL(mongoUrl);
+      url.searchParams.set('monitorCommands', 'true');
+      // Same database, another connection: what the next process of the service would be.
+      const connection = await connectMongo({
+        url: url.toString(),
+        dbName: db.connection.db!.databaseName,
+        logger: createLogger({ service: 'platform-test', level: 'silent' }),
+        appName: prefix,
+      });
+      const reads: unknown[] = [];
+      connection.getClient().on('commandStarted', ({ commandName, command }) => {
+        if (commandName === 'find' && command.find === collection) reads.push(command.filter);
+      });
+      const store = createMongoStore<Show>({
+        connection,
+        collection,
+        writeConditions: 'in-process',
+      });
+      return { connection, store, reads };
+    };
+    const relayAll = async (store: MongoStore<Show>) => {
+      const relayed: string[] = [];
+      for (const doc of await store.pendingOutbox(10)) {
+        relayed.push(...doc.events.map((event) => event.id));
+        await store.ackOutbox(
+          doc.docId,
+          doc.events.map((event) => event.id),
+        );
+      }
+      return relayed;
+    };
+
+    const first = await monitoredStore('first-process');
+    const second = await monitoredStore('second-process');
+    try {
+      const show = aShow();
+      const created = anEvent(show.id);
+      await first.store.insert(show, { events: [created] });
+      const renamed = anEvent(show.id);
+      await first.store.modify(show.id, (current) => ({ ...current, title: 'Renamed' }), {
+        events: () => [renamed],
+      });
+      expect(first.reads).toHaveLength(1); // the modify's read of the document, not the relay's
+      expect(await relayAll(first.store)).toEqual([created.id, renamed.id]);
+      expect(first.reads).toHaveLength(1);
+      expect(await first.store.pendingOutbox(10)).toEqual([]);
+
+      // Events the first process left unrelayed (it stopped): the next one reads them once, and
+      // relays them with those of its own next write, oldest first.
+      const left = anEvent(show.id);
+      await first.store.update(show.id, 2, (current) => ({ ...current, title: 'Left' }), {
+        events: [left],
+      });
+      const own = anEvent(show.id);
+      await second.store.modify(show.id, (current) => ({ ...current, title: 'Taken over' }), {
+        events: () => [own],
+      });
+      expect(second.reads).toHaveLength(1); // the modify's read
+      expect(await relayAll(second.store)).toEqual([left.id, own.id]);
+      expect(second.reads).toHaveLength(1);
+      expect(await second.store.pendingOutbox(10)).toEqual([]);
+      expect(
+        await db.connection.db!.collection(collection).findOne({ _id: show.id as never }),
+      ).toMatchObject({ outbox: [], outboxPending: false, data: { title: 'Taken over' } });
+    } finally {
+      await closeMongo(first.connection);
+      await closeMongo(second.connection);
     }
   });
 
