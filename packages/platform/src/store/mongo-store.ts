@@ -35,7 +35,11 @@
  *   writers need MongoDB. Being that one writer, the process also remembers the outbox of each
  *   document it left events in, as it wrote it, until the relay has them out: the relay's pass and
  *   its acknowledgement take the events from there instead of reading the document back (two reads
- *   fewer per write with events), and read it only for what an earlier process left.
+ *   fewer per write with events), and read it only for what an earlier process left. Likewise
+ *   for a field indexed as a due time (`StoreIndex.due`): the process keeps every document's due
+ *   time in memory, loaded by one scan at first use and again every minute (what an operator may
+ *   have changed by hand), so a sweeper's `{ field: { $lte: now } }` reads the due documents by
+ *   `_id` instead of decoding the collection every time it runs.
  *
  * Both are tested against FerretDB by the same contract suite. Inserts are atomic on both (unique _id).
  */
@@ -142,6 +146,32 @@ interface KnownOutbox {
   outbox: StoredEvent[];
   tombstone: boolean;
 }
+
+/** In-process mode: the due times of a collection's `due` field (see the file's header). */
+interface DueTimes {
+  /** Document id → due time (epoch ms); documents without one are absent. */
+  times: Map<string, number>;
+  /** The load under way, if any, and the writes made while it runs (applied over its result). */
+  loading?: Promise<void>;
+  writesDuringLoad?: Map<string, number | undefined>;
+  loadedAt: number;
+}
+/** How often the due times are loaded again from the collection. */
+const DUE_RELOAD_MS = 60_000;
+const dueTimesByConnection = new WeakMap<Connection, Map<string, DueTimes>>();
+function dueTimesFor(connection: Connection, collection: string): DueTimes {
+  let byCollection = dueTimesByConnection.get(connection);
+  if (byCollection === undefined) {
+    byCollection = new Map();
+    dueTimesByConnection.set(connection, byCollection);
+  }
+  let due = byCollection.get(collection);
+  if (due === undefined) {
+    due = { times: new Map(), loadedAt: Number.NEGATIVE_INFINITY };
+    byCollection.set(collection, due);
+  }
+  return due;
+}
 /**
  * Bound on remembered outboxes per collection: a backlog beyond it (a long bus outage) is read
  * from the documents again, as after a restart, instead of growing memory with it.
@@ -183,6 +213,22 @@ export function createMongoStore<T extends Versioned>(
   const listeners = new Set<() => void>();
   const mutex = mutexFor(connection);
   const known = knownOutboxesFor(connection, name);
+  const dueIndex = (options.indexes ?? []).find((index) => index.due === true);
+  const dueField = dueIndex && Object.keys(dueIndex.fields)[0];
+  if (dueIndex && (Object.keys(dueIndex.fields).length !== 1 || dueField === 'id'))
+    throw new AppError('invalid_argument', `${name}: a due index names one date field`);
+  const due = dueField === undefined ? undefined : dueTimesFor(connection, name);
+  /** In-process mode, after a write under the mutex: the document's due time (`undefined`: none). */
+  const noteDue = (id: string, at: number | undefined): void => {
+    if (due === undefined) return;
+    if (at === undefined) due.times.delete(id);
+    else due.times.set(id, at);
+    due.writesDuringLoad?.set(id, at);
+  };
+  const dueOf = (data: Record<string, unknown> | undefined): number | undefined => {
+    const at = dueField === undefined ? undefined : data?.[dueField];
+    return at instanceof Date ? at.getTime() : undefined;
+  };
   /**
    * Runs `work` under the document's mutex. A write the driver failed may or may not have reached
    * the server, so its remembered outbox is dropped and the next pass reads the document; a refusal
@@ -193,7 +239,11 @@ export function createMongoStore<T extends Versioned>(
       try {
         return await work();
       } catch (error) {
-        if (!(error instanceof AppError)) known.delete(id);
+        if (!(error instanceof AppError)) {
+          known.delete(id);
+          // Due now: the next sweep reads the document and learns its due time again.
+          if (knownMode === 'in-process') noteDue(id, 0);
+        }
         throw error;
       }
     });
@@ -217,12 +267,15 @@ export function createMongoStore<T extends Versioned>(
     db().collection<PendingMarker>(`${name}_outbox_pending`);
 
   let conditions: Promise<WriteConditions> | undefined;
+  /** The mode once known (the first write or read that needs it asks the server). */
+  let knownMode: WriteConditions | undefined = options.writeConditions;
   /** True when conditions are checked here and documents are named by `_id` alone. */
   const inProcess = async (): Promise<boolean> => {
     if (options.writeConditions !== undefined) return options.writeConditions === 'in-process';
-    conditions ??= mongoServerKind(connection).then((kind): WriteConditions =>
-      kind === 'ferretdb' ? 'in-process' : 'server',
-    );
+    conditions ??= mongoServerKind(connection).then((kind): WriteConditions => {
+      knownMode = kind === 'ferretdb' ? 'in-process' : 'server';
+      return knownMode;
+    });
     conditions.catch(() => (conditions = undefined));
     return (await conditions) === 'in-process';
   };
@@ -291,7 +344,10 @@ export function createMongoStore<T extends Versioned>(
         const local = await inProcess();
         if (events.length > 0 && local) await mark(id);
         await docs().insertOne(fresh);
-        if (local) remember(id, fresh);
+        if (local) {
+          remember(id, fresh);
+          noteDue(id, dueOf(data));
+        }
         notify(events);
         return toDocument(fresh);
       } catch (error) {
@@ -325,7 +381,10 @@ export function createMongoStore<T extends Versioned>(
           throw isDuplicateKey(reviveError) ? alreadyExists(name, id, reviveError) : reviveError;
         }
         if (revived !== null) {
-          if (local) remember(id, revived);
+          if (local) {
+            remember(id, revived);
+            noteDue(id, dueOf(revived.data));
+          }
           notify(events);
           return toDocument(revived);
         }
@@ -380,7 +439,10 @@ export function createMongoStore<T extends Versioned>(
       if (current === null) throw notFound(name, id);
       throw versionConflict(name, id, expectedVersion, current.version);
     }
-    if (local) remember(id, updated);
+    if (local) {
+      remember(id, updated);
+      noteDue(id, dueOf(updated.data));
+    }
     notify(events);
     return toDocument(updated);
   }
@@ -479,12 +541,14 @@ export function createMongoStore<T extends Versioned>(
     if (events.length === 0 && !current.outboxPending) {
       await docs().deleteOne({ _id: id });
       known.delete(id);
+      noteDue(id, undefined);
       return true;
     }
     // Events to relay (new ones, or still queued): a tombstone the relay purges once they are out.
     // findAndModify, not update: see `setById`. The outbox is read back on the relay's next pass.
     const now = new Date();
     known.delete(id);
+    noteDue(id, undefined);
     await mark(id);
     await setById(
       id,
@@ -562,6 +626,86 @@ export function createMongoStore<T extends Versioned>(
     );
   }
 
+  /**
+   * The bound of a due-time query (`{ [dueField]: { $lte: date } }`, sorted by it ascending or not
+   * at all, from the first document), or `undefined` for any other query.
+   */
+  function dueQuery(
+    filter: StoreFilter<T>,
+    findOptions: FindOptions<T>,
+    skip: number,
+  ): number | undefined {
+    if (dueField === undefined || skip !== 0) return undefined;
+    const fields = Object.entries(filter).filter(([, condition]) => condition !== undefined);
+    if (fields.length !== 1 || fields[0]![0] !== dueField) return undefined;
+    const condition = fields[0]![1] as unknown;
+    if (!isOperatorObject(condition)) return undefined;
+    const operators = Object.entries(condition as object).filter(([, v]) => v !== undefined);
+    if (operators.length !== 1 || operators[0]![0] !== '$lte') return undefined;
+    const bound = operators[0]![1] as unknown;
+    if (!(bound instanceof Date)) return undefined;
+    const sort = Object.entries(findOptions.sort ?? {}).filter(([, d]) => d !== undefined);
+    if (sort.length > 1 || (sort.length === 1 && (sort[0]![0] !== dueField || sort[0]![1] !== 1)))
+      return undefined;
+    return bound.getTime();
+  }
+
+  /** Loads the due times from the collection (one scan), keeping what writes set meanwhile. */
+  function loadDue(state: DueTimes): Promise<void> {
+    state.loading ??= (async () => {
+      const writes = new Map<string, number | undefined>();
+      state.writesDuringLoad = writes;
+      try {
+        const path = `data.${dueField!}`;
+        const found = await docs()
+          .find({ tombstone: false, [path]: { $exists: true } } as Filter, {
+            projection: { _id: 1, [path]: 1 },
+          })
+          .toArray();
+        const times = new Map<string, number>();
+        for (const doc of found) {
+          const at = dueOf(doc.data);
+          if (at !== undefined) times.set(doc._id, at);
+        }
+        for (const [id, at] of writes) {
+          if (at === undefined) times.delete(id);
+          else times.set(id, at);
+        }
+        state.times = times;
+        state.loadedAt = Date.now();
+      } finally {
+        state.writesDuringLoad = undefined;
+        state.loading = undefined;
+      }
+    })();
+    return state.loading;
+  }
+
+  /** A due-time query in in-process mode: the due documents by `_id`, soonest first. */
+  async function findDue(bound: number, limit: number | undefined): Promise<T[]> {
+    const state = due!;
+    if (Date.now() - state.loadedAt >= DUE_RELOAD_MS) await loadDue(state);
+    const candidates = [...state.times]
+      .filter(([, at]) => at <= bound)
+      .sort(([a, atA], [b, atB]) => atA - atB || (a < b ? -1 : a > b ? 1 : 0));
+    const found: { doc: T; at: number }[] = [];
+    for (const [id, remembered] of candidates) {
+      if (limit !== undefined && found.length >= limit) break;
+      const stored = await readDocument(id);
+      const at = dueOf(stored?.data);
+      // Learn what is stored, unless a write changed the time meanwhile.
+      if (state.times.get(id) === remembered) {
+        if (at === undefined) state.times.delete(id);
+        else state.times.set(id, at);
+      }
+      if (stored !== null && at !== undefined && at <= bound)
+        found.push({ doc: toDocument(stored), at });
+    }
+    return found
+      .sort((a, b) => a.at - b.at || (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0))
+      .map(({ doc }) => doc);
+  }
+
   const store: MongoStore<T> = {
     outboxName: name,
     collectionName: name,
@@ -624,6 +768,8 @@ export function createMongoStore<T extends Versioned>(
     async find(filter: StoreFilter<T> = {}, findOptions: FindOptions<T> = {}) {
       const { skip, limit } = checkPaging(findOptions);
       if (limit === 0) return [];
+      const dueBy = dueQuery(filter, findOptions, skip);
+      if (dueBy !== undefined && (await inProcess())) return findDue(dueBy, limit);
       const sort: Record<string, 1 | -1> = {};
       for (const [field, direction] of Object.entries(findOptions.sort ?? {})) {
         if (direction === 1 || direction === -1) sort[storedPath(field)] = direction;

@@ -86,6 +86,13 @@ export interface StoreIndex<T> {
   fields: { [K in keyof T & string]?: SortDirection };
   unique?: boolean;
   name?: string;
+  /**
+   * A due time: one date field, ascending, that a sweeper asks for as `{ field: { $lte: now } }`
+   * sorted by it. On a Mongo-wire server that answers such a query by decoding the whole collection
+   * (the single-writer mode on FerretDB), the store keeps these times in memory and reads only the
+   * due documents; elsewhere it is an ordinary index.
+   */
+  due?: boolean;
 }
 
 export interface VersionedStore<T extends Versioned> {

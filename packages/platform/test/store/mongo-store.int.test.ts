@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger/index.js';
 import { closeMongo, connectMongo, mongoServerKind } from '../../src/mongo/index.js';
 import { createMongoStore, type MongoStore } from '../../src/store/mongo-store.js';
+import type { Versioned } from '../../src/store/types.js';
 import { describeIntegration, uniqueName } from '../../src/testing/index.js';
 import { openMongoTestDb, type MongoTestDb } from './mongo-test-db.js';
 import { aShow, anEvent, storeContract, type Show } from './store-contract.js';
@@ -182,6 +183,86 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
     } finally {
       await closeMongo(first.connection);
       await closeMongo(second.connection);
+    }
+  });
+
+  it('in process, answers a due-time query from memory, reading only the due documents', async () => {
+    interface Job extends Versioned {
+      name: string;
+      dueAt?: Date;
+    }
+    const collection = uniqueName('due').replace(/-/g, '_');
+    const indexes = [{ fields: { dueAt: 1 as const }, due: true }];
+    const t0 = Date.now();
+    // What an earlier process left: due, due later, no due time.
+    const earlier = createMongoStore<Job>({
+      connection: db.connection,
+      collection,
+      indexes,
+      writeConditions: 'in-process',
+    });
+    await earlier.insert({ id: 'left-due', name: 'a', dueAt: new Date(t0 - 1_000) });
+    await earlier.insert({ id: 'left-later', name: 'b', dueAt: new Date(t0 + 60_000) });
+    await earlier.insert({ id: 'left-none', name: 'c' });
+
+    const url = new URL(mongoUrl);
+    url.searchParams.set('monitorCommands', 'true');
+    const connection = await connectMongo({
+      url: url.toString(),
+      dbName: db.connection.db!.databaseName,
+      logger: createLogger({ service: 'platform-test', level: 'silent' }),
+      appName: 'due-process',
+    });
+    try {
+      const scans: unknown[] = [];
+      connection.getClient().on('commandStarted', ({ commandName, command }) => {
+        if (commandName !== 'find' || command.find !== collection) return;
+        const filter = command.filter as Record<string, unknown>;
+        if (Object.keys(filter).join() !== '_id') scans.push(filter);
+      });
+      const sut = createMongoStore<Job>({
+        connection,
+        collection,
+        indexes,
+        writeConditions: 'in-process',
+      });
+      const dueBy = async (at: number, limit = 10) =>
+        (await sut.find({ dueAt: { $lte: new Date(at) } }, { sort: { dueAt: 1 }, limit })).map(
+          (job) => job.id,
+        );
+
+      // The first query loads the due times with one scan.
+      expect(await dueBy(t0)).toEqual(['left-due']);
+      expect(scans).toHaveLength(1);
+
+      // This process's writes: a new due document, a due time moved earlier, one removed, and a
+      // due document deleted.
+      await sut.insert({ id: 'own-soon', name: 'd', dueAt: new Date(t0 - 2_000) });
+      await sut.modify('left-later', (job) => ({ ...job, dueAt: new Date(t0 - 500) }));
+      await sut.modify('left-due', ({ dueAt: _dueAt, ...job }) => job);
+      await sut.insert({ id: 'own-gone', name: 'e', dueAt: new Date(t0 - 100) });
+      await sut.delete('own-gone');
+
+      expect(await dueBy(t0)).toEqual(['own-soon', 'left-later']);
+      expect(await dueBy(t0, 1)).toEqual(['own-soon']);
+      expect(await dueBy(t0 - 1_500)).toEqual(['own-soon']);
+      expect(scans).toHaveLength(1); // nothing but reads by _id since the load
+      // The same answers as the server's own query.
+      const serverSide = createMongoStore<Job>({
+        connection: db.connection,
+        collection,
+        writeConditions: 'server',
+      });
+      const serverDue = await serverSide.find(
+        { dueAt: { $lte: new Date(t0) } },
+        { sort: { dueAt: 1 } },
+      );
+      expect(serverDue.map((job) => job.id)).toEqual(['own-soon', 'left-later']);
+      // Any other query is the server's.
+      expect((await sut.find({ name: 'b' })).map((job) => job.id)).toEqual(['left-later']);
+      expect(scans).toHaveLength(2);
+    } finally {
+      await closeMongo(connection);
     }
   });
 

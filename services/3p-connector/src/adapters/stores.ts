@@ -121,7 +121,7 @@ export function createConnectorStorage(
     { fields: { failedAt: 1 } },
   ]);
   const queuedCalls = stores.collection<QueuedCancel>(COLLECTIONS.queuedCalls, [
-    { fields: { nextAttemptAt: 1 } },
+    { fields: { nextAttemptAt: 1 }, due: true },
     { fields: { partnerId: 1 } },
   ]);
   return {

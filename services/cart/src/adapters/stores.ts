@@ -66,7 +66,8 @@ export function createCartStorage(
   stores: ServiceStores,
   options: { sandboxAreaCapacity: number },
 ): CartStorage {
-  const carts = stores.collection<CartDoc>('carts', [{ fields: { sweepAt: 1 } }]);
+  // `due`: the sweeper's query (`findDue`) reads only due carts on the single-writer Mongo mode.
+  const carts = stores.collection<CartDoc>('carts', [{ fields: { sweepAt: 1 }, due: true }]);
   const orders = stores.collection<OrderDoc>('orders', [
     { fields: { orderNumber: 1 }, unique: true, name: 'order_number_unique' },
     { fields: { appId: 1, confirmedAt: -1 } },
