@@ -158,40 +158,35 @@ interface DueTimes {
 }
 /** How often the due times are loaded again from the collection. */
 const DUE_RELOAD_MS = 60_000;
-const dueTimesByConnection = new WeakMap<Connection, Map<string, DueTimes>>();
-function dueTimesFor(connection: Connection, collection: string): DueTimes {
-  let byCollection = dueTimesByConnection.get(connection);
-  if (byCollection === undefined) {
-    byCollection = new Map();
-    dueTimesByConnection.set(connection, byCollection);
-  }
-  let due = byCollection.get(collection);
-  if (due === undefined) {
-    due = { times: new Map(), loadedAt: Number.NEGATIVE_INFINITY };
-    byCollection.set(collection, due);
-  }
-  return due;
-}
 /**
  * Bound on remembered outboxes per collection: a backlog beyond it (a long bus outage) is read
  * from the documents again, as after a restart, instead of growing memory with it.
  */
 const MAX_KNOWN_OUTBOXES = 10_000;
+
+/** What the one writing process keeps of a collection in in-process mode. */
+interface CollectionMemory {
+  outboxes: Map<string, KnownOutbox>;
+  due: DueTimes;
+}
 // Per connection and collection, like the mutex: every store of a collection in this process
 // writes through the same memory.
-const knownOutboxes = new WeakMap<Connection, Map<string, Map<string, KnownOutbox>>>();
-function knownOutboxesFor(connection: Connection, collection: string): Map<string, KnownOutbox> {
-  let byCollection = knownOutboxes.get(connection);
+const memories = new WeakMap<Connection, Map<string, CollectionMemory>>();
+function memoryFor(connection: Connection, collection: string): CollectionMemory {
+  let byCollection = memories.get(connection);
   if (byCollection === undefined) {
     byCollection = new Map();
-    knownOutboxes.set(connection, byCollection);
+    memories.set(connection, byCollection);
   }
-  let known = byCollection.get(collection);
-  if (known === undefined) {
-    known = new Map();
-    byCollection.set(collection, known);
+  let memory = byCollection.get(collection);
+  if (memory === undefined) {
+    memory = {
+      outboxes: new Map(),
+      due: { times: new Map(), loadedAt: Number.NEGATIVE_INFINITY },
+    };
+    byCollection.set(collection, memory);
   }
-  return known;
+  return memory;
 }
 
 // One mutex per connection, shared by every store (and so every relay ack) that uses it.
@@ -212,12 +207,13 @@ export function createMongoStore<T extends Versioned>(
   const leaseCollection = options.leaseCollection ?? 'outbox_leases';
   const listeners = new Set<() => void>();
   const mutex = mutexFor(connection);
-  const known = knownOutboxesFor(connection, name);
+  const memory = memoryFor(connection, name);
+  const known = memory.outboxes;
   const dueIndex = (options.indexes ?? []).find((index) => index.due === true);
   const dueField = dueIndex && Object.keys(dueIndex.fields)[0];
   if (dueIndex && (Object.keys(dueIndex.fields).length !== 1 || dueField === 'id'))
     throw new AppError('invalid_argument', `${name}: a due index names one date field`);
-  const due = dueField === undefined ? undefined : dueTimesFor(connection, name);
+  const due = dueField === undefined ? undefined : memory.due;
   /** In-process mode, after a write under the mutex: the document's due time (`undefined`: none). */
   const noteDue = (id: string, at: number | undefined): void => {
     if (due === undefined) return;

@@ -113,18 +113,25 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
     }
   });
 
+  /**
+   * The same database over a connection of its own, its commands monitored: what another process
+   * of the service (the next one after a restart) would be.
+   */
+  const anotherProcess = async (appName: string) => {
+    const url = new URL(mongoUrl);
+    url.searchParams.set('monitorCommands', 'true');
+    return connectMongo({
+      url: url.toString(),
+      dbName: db.connection.db!.databaseName,
+      logger: createLogger({ service: 'platform-test', level: 'silent' }),
+      appName,
+    });
+  };
+
   it('in process, relays a write of its own without reading the document back', async () => {
     const collection = uniqueName('known').replace(/-/g, '_');
     const monitoredStore = async (prefix: string) => {
-      const url = new URL(mongoUrl);
-      url.searchParams.set('monitorCommands', 'true');
-      // Same database, another connection: what the next process of the service would be.
-      const connection = await connectMongo({
-        url: url.toString(),
-        dbName: db.connection.db!.databaseName,
-        logger: createLogger({ service: 'platform-test', level: 'silent' }),
-        appName: prefix,
-      });
+      const connection = await anotherProcess(prefix);
       const reads: unknown[] = [];
       connection.getClient().on('commandStarted', ({ commandName, command }) => {
         if (commandName === 'find' && command.find === collection) reads.push(command.filter);
@@ -205,14 +212,7 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
     await earlier.insert({ id: 'left-later', name: 'b', dueAt: new Date(t0 + 60_000) });
     await earlier.insert({ id: 'left-none', name: 'c' });
 
-    const url = new URL(mongoUrl);
-    url.searchParams.set('monitorCommands', 'true');
-    const connection = await connectMongo({
-      url: url.toString(),
-      dbName: db.connection.db!.databaseName,
-      logger: createLogger({ service: 'platform-test', level: 'silent' }),
-      appName: 'due-process',
-    });
+    const connection = await anotherProcess('due-process');
     try {
       const scans: unknown[] = [];
       connection.getClient().on('commandStarted', ({ commandName, command }) => {
