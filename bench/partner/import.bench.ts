@@ -38,7 +38,8 @@ if (!brokers || !mongoUrl) {
 }
 
 const { startStack } = await import('../../test/support/stack.ts');
-const { partnerOriginOf } = await import('../../test/support/partner-event.ts');
+const { createPartnerVenue, partnerOriginOf, registerPartner } =
+  await import('../../test/support/partner-event.ts');
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
 const stack = await startStack({
@@ -56,40 +57,10 @@ try {
   const partnerOrigin = partnerOriginOf(stack);
   const marker = `imp${randomBytes(4).toString('hex')}`;
 
-  const venue = await fetch(`${partnerOrigin}/admin/v1/venues`, {
-    method: 'POST',
-    headers: auth,
-    body: JSON.stringify({
-      name: `Bench Arena ${marker}`,
-      city: 'Madrid',
-      country: 'ES',
-      timezone: 'Europe/Madrid',
-      manifests: [
-        {
-          name: 'General admission',
-          levels: [{ id: 'L0', name: 'Floor', position: 0 }],
-          sections: [{ id: 'S0', name: 'Floor' }],
-          price_levels: [{ id: 'PL1', name: 'Floor' }],
-          areas: [
-            {
-              id: 'GA',
-              name: 'Floor',
-              level_id: 'L0',
-              section_id: 'S0',
-              price_level_id: 'PL1',
-              general_admission: true,
-              capacity: 1000,
-            },
-          ],
-        },
-      ],
-    }),
+  const { venueId, manifestId } = await createPartnerVenue(stack, {
+    name: `Bench Arena ${marker}`,
+    capacity: 1000,
   });
-  if (venue.status !== 201) throw new Error(`venue: ${venue.status} ${await venue.text()}`);
-  const { venue_id: venueId, manifest_ids: manifestIds } = (await venue.json()) as {
-    venue_id: string;
-    manifest_ids: string[];
-  };
 
   const seedStarted = performance.now();
   let next = 0;
@@ -100,7 +71,7 @@ try {
       headers: auth,
       body: JSON.stringify({
         venue_id: venueId,
-        manifest_id: manifestIds[0],
+        manifest_id: manifestId,
         text_infos: [{ lang: 'en-us', name: `Bench ${marker} show ${n}` }],
         genre_info: [{ genre_id: 'POP', genre_name: 'Pop' }],
         date_time: start.toISOString(),
@@ -146,20 +117,7 @@ try {
   const { apiKey } = (await app.json()) as { apiKey: string };
 
   const started = performance.now();
-  const registered = await fetch(`${stack.baseUrl}/admin/v1/partners`, {
-    method: 'POST',
-    headers: auth,
-    body: JSON.stringify({
-      name: 'Bench partner',
-      baseUrl: stack.partner.baseUrl,
-      authUrl: stack.partner.tokenUrl,
-      clientId: stack.partner.clientId,
-      clientSecret: stack.partner.clientSecret,
-      venues: [venueId],
-    }),
-  });
-  if (registered.status !== 201) throw new Error(`register: ${registered.status}`);
-  const { id } = (await registered.json()) as { id: string };
+  const id = await registerPartner(stack, { name: 'Bench partner', venueIds: [venueId] });
 
   let importedMs: number | undefined;
   let visibleMs: number | undefined;
