@@ -250,6 +250,16 @@ export function createMongoStore<T extends Versioned>(
     else if (known.has(id) || known.size < MAX_KNOWN_OUTBOXES)
       known.set(id, { outbox, tombstone: stored.tombstone });
   };
+  /** In-process mode, after a write that stored `stored` whole: its outbox and its due time. */
+  const rememberWritten = (id: string, stored: StoredDoc): void => {
+    remember(id, stored);
+    noteDue(id, dueOf(stored.data));
+  };
+  /** In-process mode, after a delete or a tombstone: nothing of the document is remembered. */
+  const forget = (id: string): void => {
+    known.delete(id);
+    noteDue(id, undefined);
+  };
 
   const db = (): mongoose.mongo.Db => {
     const handle = connection.db;
@@ -340,10 +350,7 @@ export function createMongoStore<T extends Versioned>(
         const local = await inProcess();
         if (events.length > 0 && local) await mark(id);
         await docs().insertOne(fresh);
-        if (local) {
-          remember(id, fresh);
-          noteDue(id, dueOf(data));
-        }
+        if (local) rememberWritten(id, fresh);
         notify(events);
         return toDocument(fresh);
       } catch (error) {
@@ -377,10 +384,7 @@ export function createMongoStore<T extends Versioned>(
           throw isDuplicateKey(reviveError) ? alreadyExists(name, id, reviveError) : reviveError;
         }
         if (revived !== null) {
-          if (local) {
-            remember(id, revived);
-            noteDue(id, dueOf(revived.data));
-          }
+          if (local) rememberWritten(id, revived);
           notify(events);
           return toDocument(revived);
         }
@@ -435,10 +439,7 @@ export function createMongoStore<T extends Versioned>(
       if (current === null) throw notFound(name, id);
       throw versionConflict(name, id, expectedVersion, current.version);
     }
-    if (local) {
-      remember(id, updated);
-      noteDue(id, dueOf(updated.data));
-    }
+    if (local) rememberWritten(id, updated);
     notify(events);
     return toDocument(updated);
   }
@@ -536,15 +537,13 @@ export function createMongoStore<T extends Versioned>(
     }
     if (events.length === 0 && !current.outboxPending) {
       await docs().deleteOne({ _id: id });
-      known.delete(id);
-      noteDue(id, undefined);
+      forget(id);
       return true;
     }
     // Events to relay (new ones, or still queued): a tombstone the relay purges once they are out.
     // findAndModify, not update: see `setById`. The outbox is read back on the relay's next pass.
     const now = new Date();
-    known.delete(id);
-    noteDue(id, undefined);
+    forget(id);
     await mark(id);
     await setById(
       id,
