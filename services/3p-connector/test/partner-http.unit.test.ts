@@ -161,4 +161,11 @@ describe('PartnerHttpClient', () => {
     const error = await failure(sut.createBooking({ request: {} }));
     expect(error).toMatchObject({ kind: 'unavailable', outcomeUnknown: false, transient: true });
   });
+
+  it('does not follow a redirect: unavailable, and a booking outcome unknown', async () => {
+    fake.on('POST', /^\/bookings$/, { status: 302, body: { moved: true } });
+    const error = await failure(client().createBooking({ request: {} }));
+    expect(error).toMatchObject({ kind: 'unavailable', httpStatus: 302, outcomeUnknown: true });
+    expect(fake.calls('POST', /bookings/)).toHaveLength(1);
+  });
 });
