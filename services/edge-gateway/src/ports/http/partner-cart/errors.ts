@@ -1,5 +1,11 @@
 import { REDACTED_PATHS } from '@marquee/platform/logger';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
 import type { DeveloperAccess } from '../../../app/backends.js';
 import { retryAfterSeconds } from '../api-key-guard.js';
 import type { ApiFamily, FamilyError } from '../families/family.js';
@@ -140,14 +146,24 @@ export const PARTNER_SECRET_PATHS: readonly string[] = [
   '*.*.payment.card.cin',
 ];
 
-/** Per-request loggers of a scope with {@link PARTNER_SECRET_PATHS} redacted too. */
+/**
+ * Per-request loggers of a scope with {@link PARTNER_SECRET_PATHS} redacted too. The redaction is
+ * compiled once, into a logger the per-request ones are children of (children keep their parent's
+ * redaction): compiling it for every request cost about 6 % of the edge's CPU.
+ */
 export function redactPartnerSecrets(scope: FastifyInstance): void {
-  scope.setChildLoggerFactory((logger, bindings, options) =>
-    logger.child(bindings, {
-      ...options,
-      redact: { paths: [...REDACTED_PATHS, ...PARTNER_SECRET_PATHS], censor: '[REDACTED]' },
-    }),
-  );
+  const redacting = new WeakMap<object, FastifyBaseLogger>();
+  scope.setChildLoggerFactory((logger, bindings, options) => {
+    let parent = redacting.get(logger);
+    if (parent === undefined) {
+      parent = logger.child(
+        {},
+        { redact: { paths: [...REDACTED_PATHS, ...PARTNER_SECRET_PATHS], censor: '[REDACTED]' } },
+      );
+      redacting.set(logger, parent);
+    }
+    return parent.child(bindings, options);
+  });
 }
 
 function presentedKey(request: FastifyRequest): string | undefined {
