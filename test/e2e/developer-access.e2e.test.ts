@@ -60,8 +60,16 @@ describe.skipIf(!infra)('developer access through the edge (distributed mode)', 
     const unknown = await callUnary(auth, 'validateApiKey', { apiKey: `${created.apiKey}x` });
     expect(unknown.valid).toBe(false);
 
-    const first = await callUnary(auth, 'checkRateLimit', { appId: check.appId, cost: 1 });
-    const second = await callUnary(auth, 'checkRateLimit', { appId: check.appId, cost: 1 });
+    const first = await callUnary(auth, 'checkRateLimit', {
+      appId: check.appId,
+      cost: 1,
+      lease: 0,
+    });
+    const second = await callUnary(auth, 'checkRateLimit', {
+      appId: check.appId,
+      cost: 1,
+      lease: 0,
+    });
     expect([first.limit, first.available, second.available]).toEqual([5000, 4999, 4998]);
     expect(first.over).toBe(false);
   });

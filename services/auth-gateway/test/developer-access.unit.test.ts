@@ -199,8 +199,54 @@ describe('DeveloperAccess: rate limits', () => {
       resetEpochMs: Date.parse('2026-03-05T00:00:00.000Z'),
       over: false,
       retryAfterMs: 0,
+      granted: 1,
+      leaseMs: 1_000,
     });
     expect(second.available).toBe(4998);
+  });
+
+  it('grants a lease of a twentieth of the per-second limit at most, counted as used', async () => {
+    const { sut } = build({ perDay: 100_000, perSecond: 200 });
+    const { appId } = await sut.createApp(newApp);
+    // 200 a second: at most 10 ahead, whatever is asked.
+    expect(await sut.checkRateLimit(appId, 1, { lease: 50 })).toMatchObject({
+      over: false,
+      granted: 11,
+      available: 100_000 - 11,
+      leaseMs: 1_000,
+    });
+    expect(await sut.checkRateLimit(appId, 1, { lease: 3 })).toMatchObject({
+      granted: 4,
+      available: 100_000 - 15,
+    });
+    // Without asking, one call is one unit.
+    expect(await sut.checkRateLimit(appId)).toMatchObject({ granted: 1, available: 100_000 - 16 });
+  });
+
+  it('grants no lease for a small limit, nor near a limit: there calls are counted one by one', async () => {
+    const small = build();
+    const { appId: smallApp } = await small.sut.createApp(newApp);
+    expect(await small.sut.checkRateLimit(smallApp, 1, { lease: 64 })).toMatchObject({
+      granted: 1,
+      available: 4999,
+    });
+    const { sut } = build({ perDay: 100_000, perSecond: 100 });
+    const { appId } = await sut.createApp(newApp);
+    const granted: number[] = [];
+    for (let admitted = 0; admitted < 100;) {
+      const answer = await sut.checkRateLimit(appId, 1, { lease: 64 });
+      expect(answer.over).toBe(false);
+      granted.push(answer.granted);
+      admitted += answer.granted;
+      expect(admitted).toBeLessThanOrEqual(100);
+    }
+    // Leases of 5 (100 a second / 20) while they fit, then one by one to the last unit.
+    expect(granted.slice(0, 3)).toEqual([6, 6, 6]);
+    expect(granted.reduce((sum, n) => sum + n, 0)).toBe(100);
+    expect(await sut.checkRateLimit(appId, 1, { lease: 64 })).toMatchObject({
+      over: true,
+      granted: 0,
+    });
   });
 
   it('reads the quota of an app once for a burst of checks, and not again while reused', async () => {

@@ -66,7 +66,7 @@ describe('auth-gateway composed (memory mode)', () => {
       appId: '',
       status: authV1.AppStatus.APP_STATUS_UNSPECIFIED,
     });
-    const rate = await callUnary(grpc, 'checkRateLimit', { appId: app.appId, cost: 0 });
+    const rate = await callUnary(grpc, 'checkRateLimit', { appId: app.appId, cost: 0, lease: 0 });
     expect(rate).toMatchObject({ limit: 5000, available: 4999, over: false });
   });
 
@@ -109,7 +109,9 @@ describe('auth-gateway composed (memory mode)', () => {
     expect(check.quota).toEqual({ limit: 2, windowMs: 86_400_000 });
     const over = [];
     for (let i = 0; i < 3; i++) {
-      over.push((await callUnary(grpc, 'checkRateLimit', { appId: app.appId, cost: 1 })).over);
+      over.push(
+        (await callUnary(grpc, 'checkRateLimit', { appId: app.appId, cost: 1, lease: 0 })).over,
+      );
     }
     expect(over).toEqual([false, false, true]);
   });
@@ -184,7 +186,7 @@ describe('auth-gateway composed (memory mode)', () => {
       kind: 'already_exists',
     });
     await expect(
-      callUnary(grpc, 'checkRateLimit', { appId: 'missing', cost: 1 }),
+      callUnary(grpc, 'checkRateLimit', { appId: 'missing', cost: 1, lease: 0 }),
     ).rejects.toMatchObject({ kind: 'not_found' });
   });
 

@@ -17,6 +17,8 @@ import { DAY_MS, SECOND_MS, windowOf } from '../domain/rate-window.js';
 
 /** The most quota units one replica takes ahead of its calls per window. */
 const MAX_LEASE = 64;
+/** The most quota units a caller (the edge) takes ahead of its calls, per lease. */
+const MAX_CALLER_LEASE = 64;
 import type { AppRepository, Clock, FanRepository, RateCounter, SecretHasher } from './ports.js';
 import { fingerprint, newId, newSecret } from './secrets.js';
 
@@ -52,6 +54,10 @@ export interface RateLimitState {
   over: boolean;
   /** When `over`: ms until a call can pass (the refusing window's end); 0 otherwise. */
   retryAfterMs: number;
+  /** Units taken, the call's own included (0 when `over`); more when a lease was taken ahead. */
+  granted: number;
+  /** How long units taken ahead may be spent (to the end of their per-second window), ms. */
+  leaseMs: number;
 }
 
 export interface DeveloperAccessDeps {
@@ -178,10 +184,36 @@ export class DeveloperAccess {
   /**
    * Counts one call (or `cost`) against the app's daily and per-second windows. A refused call is
    * given back, so a client hammering past its quota does not push its own reset further away.
+   *
+   * With `lease`, the caller (the edge) asks to take up to
+   * that many units more ahead of its next calls and to admit those itself: granted only as a
+   * small share of the per-second limit (a twentieth, at most 64; none for small limits), and
+   * only while both windows have room for all of it, so a lease never admits a call the limits
+   * would refuse and counting stays call by call near a limit. Leased units count as used.
    */
-  async checkRateLimit(appId: string, cost = 1): Promise<RateLimitState> {
+  async checkRateLimit(
+    appId: string,
+    cost = 1,
+    options: { lease?: number } = {},
+  ): Promise<RateLimitState> {
     const units = cost > 0 ? cost : 1;
     const quota = await this.quotaOf(appId);
+    const ahead = Math.min(
+      Math.max(0, Math.floor(options.lease ?? 0)),
+      MAX_CALLER_LEASE,
+      Math.floor(quota.perSecond / 20),
+      Math.floor(quota.perDay / 100),
+    );
+    if (ahead > 0) {
+      const leased = await this.take(appId, quota, units + ahead);
+      if (!leased.over) return leased;
+      // Not room for the lease in a window: count this call alone.
+    }
+    return this.take(appId, quota, units);
+  }
+
+  /** Takes `units` from both windows, or nothing (then `over`). */
+  private async take(appId: string, quota: Quota, units: number): Promise<RateLimitState> {
     const now = this.deps.clock().getTime();
     const day = windowOf(appId, DAY_MS, now);
     const second = windowOf(appId, SECOND_MS, now);
@@ -211,6 +243,8 @@ export class DeveloperAccess {
       resetEpochMs: day.resetEpochMs,
       over,
       retryAfterMs: over ? Math.max(0, retryAt - now) : 0,
+      granted: over ? 0 : units,
+      leaseMs: Math.max(0, second.resetEpochMs - now),
     };
   }
 

@@ -71,14 +71,20 @@ export function createAuthGatewayClient(
     async getAppAccess(appId) {
       return accessOf((await callUnary(client, 'getAppAccess', { appId })).access);
     },
-    async checkRateLimit(appId) {
-      const answer = await callUnary(client, 'checkRateLimit', { appId, cost: 1 });
+    async checkRateLimit(appId, options = {}) {
+      const answer = await callUnary(client, 'checkRateLimit', {
+        appId,
+        cost: 1,
+        lease: options.lease ?? 0,
+      });
       return {
         limit: answer.limit,
         available: answer.available,
         resetEpochMs: answer.resetEpochMs,
         over: answer.over,
         retryAfterMs: answer.retryAfterMs,
+        granted: answer.granted,
+        leaseMs: answer.leaseMs,
       };
     },
     close: () => client.close(),

@@ -1,4 +1,5 @@
 import type { ApiKeyCheck, DeveloperAccess } from '../app/backends.js';
+import { rateLimitLeases } from './rate-limit-leases.js';
 
 export interface CachingOptions {
   /** How long a valid key is trusted without asking auth-gateway (a suspension shows after at most this). */
@@ -13,9 +14,10 @@ export interface CachingOptions {
 /**
  * The edge's short local cache of API-key checks around the auth-gateway client.
  * Concurrent checks of one key share one call; errors are never cached (an auth-gateway outage must
- * not turn into a minute of 401s). Rate-limit checks are NOT cached: auth-gateway counts every call,
- * so quotas hold across any number of edge replicas (docs/decisions.md, One counting authority for
- * quotas).
+ * not turn into a minute of 401s). Rate-limit answers are never cached: auth-gateway counts every
+ * call, so quotas hold across any number of edge replicas (docs/decisions.md, One counting
+ * authority for quotas); for an app calling fast, the edge spends units auth-gateway let it take
+ * ahead (`rateLimitLeases`).
  */
 export function cachingDeveloperAccess(
   inner: DeveloperAccess,
@@ -37,7 +39,7 @@ export function cachingDeveloperAccess(
   return {
     createApp: (input) => inner.createApp(input),
     createFan: (input) => inner.createFan(input),
-    checkRateLimit: (appId) => inner.checkRateLimit(appId),
+    checkRateLimit: rateLimitLeases(inner, { now }),
     revokeGrant: (fanId, clientId) => inner.revokeGrant(fanId, clientId),
     async validateApiKey(apiKey) {
       const hit = cache.get(apiKey);

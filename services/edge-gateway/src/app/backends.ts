@@ -63,13 +63,21 @@ export interface RateLimitState {
   over: boolean;
   /** When `over`: ms until a call can pass again (the refusing window's end); absent = 1 s. */
   retryAfterMs?: number;
+  /** Units taken, this call's included; more than 1 when a lease was taken ahead (`lease`). */
+  granted?: number;
+  /** How long the units taken ahead may be spent, ms from the answer. */
+  leaseMs?: number;
 }
 
 export interface DeveloperAccess {
   createApp(input: NewApp): Promise<AppCredentials>;
   createFan(input: { email: string; password: string }): Promise<{ id: string }>;
   validateApiKey(apiKey: string): Promise<ApiKeyCheck>;
-  checkRateLimit(appId: string): Promise<RateLimitState>;
+  /**
+   * Counts one call of the app. `lease`: units the caller would like to take ahead of its next
+   * calls, to admit them itself (auth-gateway decides how many, in `granted`).
+   */
+  checkRateLimit(appId: string, options?: { lease?: number }): Promise<RateLimitState>;
   /**
    * Ends a fan's grant for the app with this OAuth client id: every token issued under it stops
    * working. Resolves with how many tokens were revoked; kind `not_found` for an unknown fan or app.

@@ -44,7 +44,8 @@ export function authServiceImplementation(
       callback(null, await tokens.introspect(call.request.accessToken));
     }) as authV1.AuthServiceServer['introspectToken'],
     checkRateLimit: (async (call: { request: authV1.CheckRateLimitRequest }, callback) => {
-      callback(null, await access.checkRateLimit(call.request.appId, call.request.cost));
+      const { appId, cost, lease } = call.request;
+      callback(null, await access.checkRateLimit(appId, cost, { lease }));
     }) as authV1.AuthServiceServer['checkRateLimit'],
     createApp: (async (call: { request: authV1.CreateAppRequest }, callback) => {
       const { name, redirectUris, quotaPerDay, quotaPerSecond, requirePkce, rotateRefreshTokens } =

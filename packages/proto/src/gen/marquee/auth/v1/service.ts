@@ -155,6 +155,13 @@ export interface CheckRateLimitRequest {
   appId: string;
   /** Units to consume; 0 is treated as 1. */
   cost: number;
+  /**
+   * Units the caller would like to take ahead of its next calls, beyond `cost`, to admit them
+   * itself (the edge's lease); 0 = none. auth-gateway takes at most a small share of the app's
+   * per-second limit (none for small limits, and none near either limit) and says how many in
+   * `granted`. Leased units count as used whether spent or not.
+   */
+  lease: number;
 }
 
 /** Quota state after the call (what the `Rate-Limit*` headers show). */
@@ -172,6 +179,13 @@ export interface CheckRateLimitResponse {
    * that window refused the call, else the daily reset); 0 otherwise. `Retry-After` at the edge.
    */
   retryAfterMs: number;
+  /** Units taken by this call, `cost` included: `cost` plus the lease taken ahead (0 when `over`). */
+  granted: number;
+  /**
+   * How long the units taken ahead may be spent: until the per-second window they were counted
+   * in ends, in milliseconds from when the answer was made. Unspent units then lapse.
+   */
+  leaseMs: number;
 }
 
 /** Admin: a new developer app. */
@@ -984,7 +998,7 @@ export const IntrospectTokenResponse: MessageFns<IntrospectTokenResponse> = {
 };
 
 function createBaseCheckRateLimitRequest(): CheckRateLimitRequest {
-  return { appId: "", cost: 0 };
+  return { appId: "", cost: 0, lease: 0 };
 }
 
 export const CheckRateLimitRequest: MessageFns<CheckRateLimitRequest> = {
@@ -994,6 +1008,9 @@ export const CheckRateLimitRequest: MessageFns<CheckRateLimitRequest> = {
     }
     if (message.cost !== 0) {
       writer.uint32(16).int32(message.cost);
+    }
+    if (message.lease !== 0) {
+      writer.uint32(24).int32(message.lease);
     }
     return writer;
   },
@@ -1027,6 +1044,14 @@ export const CheckRateLimitRequest: MessageFns<CheckRateLimitRequest> = {
             message.cost = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.lease = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1047,6 +1072,7 @@ export const CheckRateLimitRequest: MessageFns<CheckRateLimitRequest> = {
         ? globalThis.String(object.app_id)
         : "",
       cost: isSet(object.cost) ? globalThis.Number(object.cost) : 0,
+      lease: isSet(object.lease) ? globalThis.Number(object.lease) : 0,
     };
   },
 
@@ -1058,6 +1084,9 @@ export const CheckRateLimitRequest: MessageFns<CheckRateLimitRequest> = {
     if (message.cost !== 0) {
       obj.cost = Math.round(message.cost);
     }
+    if (message.lease !== 0) {
+      obj.lease = Math.round(message.lease);
+    }
     return obj;
   },
 
@@ -1068,12 +1097,13 @@ export const CheckRateLimitRequest: MessageFns<CheckRateLimitRequest> = {
     const message = createBaseCheckRateLimitRequest();
     message.appId = object.appId ?? "";
     message.cost = object.cost ?? 0;
+    message.lease = object.lease ?? 0;
     return message;
   },
 };
 
 function createBaseCheckRateLimitResponse(): CheckRateLimitResponse {
-  return { limit: 0, available: 0, resetEpochMs: 0, over: false, retryAfterMs: 0 };
+  return { limit: 0, available: 0, resetEpochMs: 0, over: false, retryAfterMs: 0, granted: 0, leaseMs: 0 };
 }
 
 export const CheckRateLimitResponse: MessageFns<CheckRateLimitResponse> = {
@@ -1092,6 +1122,12 @@ export const CheckRateLimitResponse: MessageFns<CheckRateLimitResponse> = {
     }
     if (message.retryAfterMs !== 0) {
       writer.uint32(40).int64(message.retryAfterMs);
+    }
+    if (message.granted !== 0) {
+      writer.uint32(48).int32(message.granted);
+    }
+    if (message.leaseMs !== 0) {
+      writer.uint32(56).int64(message.leaseMs);
     }
     return writer;
   },
@@ -1149,6 +1185,22 @@ export const CheckRateLimitResponse: MessageFns<CheckRateLimitResponse> = {
             message.retryAfterMs = longToNumber(reader.int64());
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.granted = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.leaseMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1176,6 +1228,12 @@ export const CheckRateLimitResponse: MessageFns<CheckRateLimitResponse> = {
         : isSet(object.retry_after_ms)
         ? globalThis.Number(object.retry_after_ms)
         : 0,
+      granted: isSet(object.granted) ? globalThis.Number(object.granted) : 0,
+      leaseMs: isSet(object.leaseMs)
+        ? globalThis.Number(object.leaseMs)
+        : isSet(object.lease_ms)
+        ? globalThis.Number(object.lease_ms)
+        : 0,
     };
   },
 
@@ -1196,6 +1254,12 @@ export const CheckRateLimitResponse: MessageFns<CheckRateLimitResponse> = {
     if (message.retryAfterMs !== 0) {
       obj.retryAfterMs = Math.round(message.retryAfterMs);
     }
+    if (message.granted !== 0) {
+      obj.granted = Math.round(message.granted);
+    }
+    if (message.leaseMs !== 0) {
+      obj.leaseMs = Math.round(message.leaseMs);
+    }
     return obj;
   },
 
@@ -1209,6 +1273,8 @@ export const CheckRateLimitResponse: MessageFns<CheckRateLimitResponse> = {
     message.resetEpochMs = object.resetEpochMs ?? 0;
     message.over = object.over ?? false;
     message.retryAfterMs = object.retryAfterMs ?? 0;
+    message.granted = object.granted ?? 0;
+    message.leaseMs = object.leaseMs ?? 0;
     return message;
   },
 };
