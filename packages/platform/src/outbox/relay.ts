@@ -349,6 +349,16 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       for (const unsubscribe of unsubscribes.splice(0)) unsubscribe();
       await loop;
       await chain;
+      await Promise.all(
+        sources.map(async (source) => {
+          try {
+            await source.settleOutbox?.();
+          } catch (err) {
+            // Left for the next process: it publishes those documents' events once more.
+            log.warn({ source: source.outboxName, err }, 'outbox settle failed');
+          }
+        }),
+      );
       // Also after relayOnce() without start(): its leases would otherwise block others for leaseMs.
       await Promise.all(
         [...leased].map(async (source) => {

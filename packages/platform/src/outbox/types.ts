@@ -59,6 +59,11 @@ export interface OutboxSource {
   releaseOutboxLease(owner: string): Promise<void>;
   /** Called after a local write that added events, so the relay can publish at once instead of on its next poll. */
   onOutboxWrite(listener: () => void): () => void;
+  /**
+   * Finishes what the source defers of its acknowledgements (the single-writer Mongo mode removes
+   * markers in batches); the relay calls it when it stops. Optional: most sources defer nothing.
+   */
+  settleOutbox?(): Promise<void>;
 }
 
 /** An event as handed to the bus: bytes unchanged, CloudEvents attributes, extra headers. */

@@ -30,7 +30,16 @@
  *   unpublished events, deleted when they are out), so its cost follows the backlog, not the data.
  *   A marker is written before its document, under the document's mutex: events never exist
  *   without one. A crash or failed write in between leaves a marker without events, which the
- *   relay reads, finds nothing to send for and removes. No pass ever scans the collection. Correct
+ *   relay reads, finds nothing to send for and removes. No pass ever scans the collection. Removing
+ *   the marker is the acknowledgement: the published events stay in the document (no write to
+ *   clear them) until its next write with events, which finds no marker and replaces them instead
+ *   of appending. Acknowledged markers are removed together, one command a moment later (or when
+ *   the relay stops), and a write meanwhile takes its document's marker over without a command.
+ *   The relay reads the markers at its first pass, at most once a second after that, and at once
+ *   when the memory lost track of a pending document (a failed write, a tombstone, the memory's
+ *   bound); in between, its passes take this process's pending documents from memory.
+ *   (A marker left by a crash makes the relay send such events again: at least once, as after a
+ *   crash between a publish and its acknowledgement.) Correct
  *   as long as one process writes a collection, which is how dev and CI run FerretDB; several
  *   writers need MongoDB. Being that one writer, the process also remembers the outbox of each
  *   document it left events in, as it wrote it, until the relay has them out: the relay's pass and
@@ -39,7 +48,10 @@
  *   for a field indexed as a due time (`StoreIndex.due`): the process keeps every document's due
  *   time in memory, loaded by one scan at first use and again every minute (what an operator may
  *   have changed by hand), so a sweeper's `{ field: { $lte: now } }` reads the due documents by
- *   `_id` instead of decoding the collection every time it runs.
+ *   `_id` instead of decoding the collection every time it runs. And it keeps each document it
+ *   wrote for `WRITTEN_TRUSTED_MS` (a second) after the write, answering reads of it (the read
+ *   before the next write above all) from there: an edit made by hand in the database shows after
+ *   that second, and a write of this process within it builds on what it wrote.
  *
  * Both are tested against FerretDB by the same contract suite. Inserts are atomic on both (unique _id).
  */
@@ -53,7 +65,7 @@ import { checkFieldName, normalizeFilter } from './filter.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { isOperatorObject } from './memory-query.js';
 import { checkPaging } from './memory-store.js';
-import { portableEvents, splitDocument } from './portable.js';
+import { portableEvents, splitDocument, toPortable } from './portable.js';
 import type {
   Draft,
   FindOptions,
@@ -145,7 +157,16 @@ const MAX_RACE_RETRIES = 5;
 interface KnownOutbox {
   outbox: StoredEvent[];
   tombstone: boolean;
+  /** When the relay should take them (epoch ms): the write's time, or later after a failure. */
+  dueAt: number;
 }
+
+/**
+ * How often the relay reads the markers of a collection when its memory can answer: the memory
+ * holds this process's own pending documents; the markers also hold what an earlier process (or
+ * a write whose outcome is unknown) left.
+ */
+const MARKER_SCAN_EVERY_MS = 1_000;
 
 /** In-process mode: the due times of a collection's `due` field (see the file's header). */
 interface DueTimes {
@@ -164,10 +185,45 @@ const DUE_RELOAD_MS = 60_000;
  */
 const MAX_KNOWN_OUTBOXES = 10_000;
 
+/** In-process mode: a document as this process last wrote it, and when. */
+interface WrittenDocument {
+  version: number;
+  data: Record<string, unknown>;
+  writtenAt: number;
+}
+/**
+ * How long a document this process wrote is answered from memory instead of read again: long
+ * enough for the writes of one request or one short workflow (a reserve, its completion and its
+ * release), short enough that an edit made by hand in the database shows within a second.
+ */
+const WRITTEN_TRUSTED_MS = 1_000;
+/** Bound on remembered written documents per collection; the oldest go first. */
+const MAX_WRITTEN_DOCUMENTS = 10_000;
+
+/**
+ * How long acknowledged markers wait to be removed together (one command for all of them), and
+ * how many make the removal go at once.
+ */
+const SETTLE_AFTER_MS = 100;
+const SETTLE_AT_MOST = 256;
+
+/** In-process mode: markers whose documents' events are all published, not yet removed. */
+interface Settling {
+  /** Waiting for the next removal, with when they were acknowledged (epoch ms). */
+  ids: Map<string, number>;
+  /** In a removal under way: the removal, and when they were acknowledged. */
+  removing: Map<string, { removal: Promise<unknown>; at: number }>;
+  timer?: NodeJS.Timeout;
+}
+
 /** What the one writing process keeps of a collection in in-process mode. */
 interface CollectionMemory {
   outboxes: Map<string, KnownOutbox>;
+  /** When the markers were last read, and whether the memory lost track of one since. */
+  markerScan: { at: number; needed: boolean };
   due: DueTimes;
+  written: Map<string, WrittenDocument>;
+  settling: Settling;
 }
 // Per connection and collection, like the mutex: every store of a collection in this process
 // writes through the same memory.
@@ -182,7 +238,10 @@ function memoryFor(connection: Connection, collection: string): CollectionMemory
   if (memory === undefined) {
     memory = {
       outboxes: new Map(),
+      markerScan: { at: Number.NEGATIVE_INFINITY, needed: true },
       due: { times: new Map(), loadedAt: Number.NEGATIVE_INFINITY },
+      written: new Map(),
+      settling: { ids: new Map(), removing: new Map() },
     };
     byCollection.set(collection, memory);
   }
@@ -209,6 +268,8 @@ export function createMongoStore<T extends Versioned>(
   const mutex = mutexFor(connection);
   const memory = memoryFor(connection, name);
   const known = memory.outboxes;
+  const written = memory.written;
+  const settling = memory.settling;
   const dueIndex = (options.indexes ?? []).find((index) => index.due === true);
   const dueField = dueIndex && Object.keys(dueIndex.fields)[0];
   if (dueIndex && (Object.keys(dueIndex.fields).length !== 1 || dueField === 'id'))
@@ -237,6 +298,8 @@ export function createMongoStore<T extends Versioned>(
       } catch (error) {
         if (!(error instanceof AppError)) {
           known.delete(id);
+          memory.markerScan.needed = true;
+          written.delete(id);
           // Due now: the next sweep reads the document and learns its due time again.
           if (knownMode === 'in-process') noteDue(id, 0);
         }
@@ -244,20 +307,49 @@ export function createMongoStore<T extends Versioned>(
       }
     });
   /** In-process mode, after a write under the mutex: what the document's outbox now is. */
-  const remember = (id: string, stored: Pick<StoredDoc, 'outbox' | 'tombstone'>): void => {
+  const remember = (
+    id: string,
+    stored: Pick<StoredDoc, 'outbox' | 'tombstone'>,
+    dueAt = known.get(id)?.dueAt ?? Date.now(),
+  ): void => {
     const outbox = stored.outbox ?? [];
     if (outbox.length === 0) known.delete(id);
     else if (known.has(id) || known.size < MAX_KNOWN_OUTBOXES)
-      known.set(id, { outbox, tombstone: stored.tombstone });
+      known.set(id, { outbox, tombstone: stored.tombstone, dueAt });
+    // Not remembered: the relay reads the markers at its next pass to find it.
+    else memory.markerScan.needed = true;
   };
-  /** In-process mode, after a write that stored `stored` whole: its outbox and its due time. */
-  const rememberWritten = (id: string, stored: StoredDoc): void => {
-    remember(id, stored);
+  /**
+   * In-process mode, after a write that stored `stored` whole: its due time, and its outbox when the
+   * write left events. A write without events leaves the stored outbox as it was: still pending if
+   * remembered as such, else settled events that the next write with events replaces.
+   */
+  const rememberWritten = (id: string, stored: StoredDoc, withNewEvents: boolean): void => {
+    written.delete(id);
+    const now = Date.now();
+    // In write order, oldest first: what is past its second goes, so memory holds only the last
+    // second's writes (and at most MAX_WRITTEN_DOCUMENTS of them), whatever their size.
+    for (const [oldest, entry] of written) {
+      if (now - entry.writtenAt < WRITTEN_TRUSTED_MS && written.size < MAX_WRITTEN_DOCUMENTS) break;
+      written.delete(oldest);
+    }
+    if (!stored.tombstone) {
+      // A copy: what the write answers its caller shares objects with `stored.data`.
+      const data = toPortable(stored.data) as Record<string, unknown>;
+      written.set(id, { version: stored.version, data, writtenAt: now });
+    }
+    // Due now, as its marker (`mark`).
+    if (withNewEvents) remember(id, stored, now);
+    else {
+      const pending = known.get(id);
+      if (pending !== undefined) known.set(id, { ...pending, tombstone: stored.tombstone });
+    }
     noteDue(id, dueOf(stored.data));
   };
   /** In-process mode, after a delete or a tombstone: nothing of the document is remembered. */
   const forget = (id: string): void => {
     known.delete(id);
+    written.delete(id);
     noteDue(id, undefined);
   };
 
@@ -289,22 +381,106 @@ export function createMongoStore<T extends Versioned>(
    * In-process mode, before a write that leaves events to relay: the document's marker, due now.
    * Written first, so a failure here fails the write before anything of it is stored, and a
    * failure after it leaves only a marker, which the relay clears (it finds no events).
+   *
+   * Answers whether the marker was there already. Without one, whatever events the document
+   * stores were all published (the relay removes the marker only then, and leaves the events in
+   * place rather than spend a write on clearing them): the write replaces them with its own.
+   * With one, the stored events are still pending and the write appends to them.
    */
-  const mark = async (id: string): Promise<void> => {
-    await markers().updateOne({ _id: id }, { $set: { dueAt: new Date() } }, { upsert: true });
+  const mark = async (id: string): Promise<boolean> => {
+    if (settling.ids.delete(id)) {
+      // Acknowledged but not removed yet: the marker is still there; this write takes it over.
+      return false;
+    }
+    const removing = settling.removing.get(id);
+    if (removing !== undefined) await removing.removal.catch(() => undefined);
+    const before = await markers().findOneAndUpdate(
+      { _id: id },
+      { $set: { dueAt: new Date() } },
+      { upsert: true, returnDocument: 'before' },
+    );
+    return before !== null;
+  };
+  /** In-process mode: whether the document may hold unpublished events (its marker exists). */
+  const marked = async (id: string): Promise<boolean> =>
+    known.has(id) ||
+    (!isSettled(id) && (await markers().findOne({ _id: id }, { projection: { _id: 1 } })) !== null);
+  /** In-process mode: the marker is acknowledged (removed, or waiting for its removal). */
+  const isSettled = (id: string): boolean => settling.ids.has(id) || settling.removing.has(id);
+  /**
+   * A marker read from the collection is one this process acknowledged and has yet to remove,
+   * unless it was written again since (by a process that should not write here, but may).
+   */
+  const settledMarker = (marker: PendingMarker): boolean => {
+    const at = settling.ids.get(marker._id) ?? settling.removing.get(marker._id)?.at;
+    if (at === undefined) return false;
+    if (marker.dueAt.getTime() <= at) return true;
+    settling.ids.delete(marker._id);
+    return false;
+  };
+  /**
+   * In-process mode, under the document's mutex: its events are all out, so its marker goes,
+   * with others in one command a moment later (`settleMarkers`).
+   */
+  const settle = (id: string): void => {
+    settling.ids.set(id, Date.now());
+    if (settling.ids.size >= SETTLE_AT_MOST) void settleMarkers().catch(() => undefined);
+    else
+      settling.timer ??= setTimeout(
+        () => void settleMarkers().catch(() => undefined),
+        SETTLE_AFTER_MS,
+      ).unref();
+  };
+  /**
+   * Removes the acknowledged markers. A write meanwhile takes its document's marker over (if still
+   * waiting) or waits for the removal before writing a new one (if under way). A removal that
+   * fails leaves markers whose events the relay then publishes once more.
+   */
+  const settleMarkers = async (): Promise<void> => {
+    clearTimeout(settling.timer);
+    settling.timer = undefined;
+    const acked = [...settling.ids];
+    if (acked.length === 0) return;
+    settling.ids.clear();
+    // Each only as acknowledged: a marker written again since (dueAt later) stays.
+    const removal = markers().deleteMany({
+      $or: acked.map(([id, at]) => ({ _id: id, dueAt: { $lte: new Date(at) } })),
+    });
+    for (const [id, at] of acked) settling.removing.set(id, { removal, at });
+    try {
+      await removal;
+    } finally {
+      for (const [id] of acked)
+        if (settling.removing.get(id)?.removal === removal) settling.removing.delete(id);
+    }
   };
 
   const toDocument = (stored: Pick<StoredDoc, '_id' | 'version' | 'data'>): T =>
     ({ ...stored.data, id: stored._id, version: stored.version }) as unknown as T;
 
-  /** `$push` the events and mark the record due now (`$min` keeps an earlier due time). */
-  const withEvents = (update: UpdateFilter, events: OutboxEvent[], now: Date): UpdateFilter => {
+  /**
+   * `$push` the events and mark the record due now (`$min` keeps an earlier due time); with
+   * `replace` (in-process mode, no marker: the stored events are all published), store them in
+   * place of the stored ones.
+   */
+  const withEvents = (
+    update: UpdateFilter,
+    events: OutboxEvent[],
+    now: Date,
+    replace = false,
+  ): UpdateFilter => {
     if (events.length === 0) return update;
+    if (replace)
+      return {
+        ...update,
+        $set: { ...update.$set, outboxPending: true, outbox: events as StoredEvent[] },
+        $min: { ...update.$min, outboxDueAt: now },
+      };
     return {
       ...update,
       $set: { ...update.$set, outboxPending: true },
       $push: { outbox: { $each: events as StoredEvent[] } },
-      $min: { outboxDueAt: now },
+      $min: { ...update.$min, outboxDueAt: now },
     };
   };
 
@@ -325,8 +501,27 @@ export function createMongoStore<T extends Versioned>(
   const setById = async (id: string, update: UpdateFilter): Promise<void> => {
     await docs().findOneAndUpdate({ _id: id }, update);
   };
-  const readDocument = async (id: string): Promise<StoredDoc | null> =>
-    live(await docs().findOne({ _id: id }, { ...READ, projection: DOCUMENT_PROJECTION }));
+  /**
+   * A live document by `_id`. In in-process mode, one this process wrote within the last
+   * `WRITTEN_TRUSTED_MS` comes from memory (a copy): no other process writes the collection, so it
+   * is what a read would answer, and the read before each write of a workflow is saved.
+   */
+  const readDocument = async (id: string): Promise<StoredDoc | null> => {
+    const recent = knownMode === 'in-process' ? written.get(id) : undefined;
+    if (recent !== undefined) {
+      if (Date.now() - recent.writtenAt < WRITTEN_TRUSTED_MS)
+        return {
+          _id: id,
+          version: recent.version,
+          data: toPortable(recent.data) as Record<string, unknown>,
+          tombstone: false,
+          outbox: [],
+          outboxPending: false,
+        };
+      written.delete(id);
+    }
+    return live(await docs().findOne({ _id: id }, { ...READ, projection: DOCUMENT_PROJECTION }));
+  };
   const readVersion = async (id: string): Promise<Pick<StoredDoc, 'version'> | null> =>
     live(await docs().findOne({ _id: id }, { projection: { version: 1, tombstone: 1 } }));
 
@@ -335,6 +530,8 @@ export function createMongoStore<T extends Versioned>(
     data: Record<string, unknown>,
     events: OutboxEvent[],
   ): Promise<T> {
+    // In-process mode: whether a marker was there before this insert's first one (see `mark`).
+    let markedBefore: boolean | undefined;
     for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt += 1) {
       const now = new Date();
       const fresh: StoredDoc = {
@@ -348,9 +545,12 @@ export function createMongoStore<T extends Versioned>(
       };
       try {
         const local = await inProcess();
-        if (events.length > 0 && local) await mark(id);
+        if (events.length > 0 && local) {
+          const existed = await mark(id);
+          markedBefore ??= existed;
+        }
         await docs().insertOne(fresh);
-        if (local) rememberWritten(id, fresh);
+        if (local) rememberWritten(id, fresh, events.length > 0);
         notify(events);
         return toDocument(fresh);
       } catch (error) {
@@ -377,6 +577,7 @@ export function createMongoStore<T extends Versioned>(
               { $set: { data, tombstone: false, version: existing.version + 1 } },
               events,
               now,
+              local && markedBefore === false,
             ),
             { ...READ, returnDocument: 'after' },
           );
@@ -384,7 +585,7 @@ export function createMongoStore<T extends Versioned>(
           throw isDuplicateKey(reviveError) ? alreadyExists(name, id, reviveError) : reviveError;
         }
         if (revived !== null) {
-          if (local) rememberWritten(id, revived);
+          if (local) rememberWritten(id, revived, events.length > 0);
           notify(events);
           return toDocument(revived);
         }
@@ -424,10 +625,10 @@ export function createMongoStore<T extends Versioned>(
       throw invalidDocument(`${name} ${id}: an update cannot change the id`, { id, nextId });
     let updated: StoredDoc | null;
     try {
-      if (local && events.length > 0) await mark(id);
+      const replace = local && events.length > 0 && !(await mark(id));
       updated = await docs().findOneAndUpdate(
         local ? { _id: id } : { _id: id, version: expectedVersion, tombstone: false },
-        withEvents({ $set: { data, version: expectedVersion + 1 } }, events, new Date()),
+        withEvents({ $set: { data, version: expectedVersion + 1 } }, events, new Date(), replace),
         { ...READ, returnDocument: 'after' },
       );
     } catch (error) {
@@ -439,7 +640,7 @@ export function createMongoStore<T extends Versioned>(
       if (current === null) throw notFound(name, id);
       throw versionConflict(name, id, expectedVersion, current.version);
     }
-    if (local) rememberWritten(id, updated);
+    if (local) rememberWritten(id, updated, events.length > 0);
     notify(events);
     return toDocument(updated);
   }
@@ -535,7 +736,8 @@ export function createMongoStore<T extends Versioned>(
     if (expectedVersion !== undefined && current.version !== expectedVersion) {
       throw versionConflict(name, id, expectedVersion, current.version);
     }
-    if (events.length === 0 && !current.outboxPending) {
+    // Stored events are pending only while the document's marker exists (see `mark`).
+    if (events.length === 0 && !(current.outboxPending && (await marked(id)))) {
       await docs().deleteOne({ _id: id });
       forget(id);
       return true;
@@ -544,7 +746,9 @@ export function createMongoStore<T extends Versioned>(
     // findAndModify, not update: see `setById`. The outbox is read back on the relay's next pass.
     const now = new Date();
     forget(id);
-    await mark(id);
+    const replace = !(await mark(id));
+    // Forgotten above: the relay finds the tombstone through its marker.
+    memory.markerScan.needed = true;
     await setById(
       id,
       withEvents(
@@ -555,6 +759,7 @@ export function createMongoStore<T extends Versioned>(
         },
         events,
         now,
+        replace,
       ),
     );
     notify(events);
@@ -573,27 +778,23 @@ export function createMongoStore<T extends Versioned>(
             { ...READ, projection: { outbox: 1, tombstone: 1, outboxPending: 1 } },
           );
       if (current === null) {
-        if (local) await markers().deleteOne({ _id: docId });
+        if (local) settle(docId);
         return;
       }
       const outbox = current.outbox ?? [];
       const remaining = outbox.filter((event) => !acked.has(event.id));
       if (remaining.length === outbox.length && (remaining.length > 0 || !current.outboxPending)) {
-        if (local && remaining.length === 0) await markers().deleteOne({ _id: docId });
+        if (local && remaining.length === 0) settle(docId);
         return;
       }
       if (local) {
         // The mutex keeps writers of this process out, and in this mode no other process writes.
+        // All out: removing the marker is the acknowledgement; the published events stay in the
+        // document until its next write with events replaces them (see `mark`), a write saved.
         if (remaining.length === 0 && current.tombstone) await docs().deleteOne({ _id: docId });
-        else
-          await setById(
-            docId,
-            remaining.length > 0
-              ? { $set: { outbox: remaining } }
-              : { $set: { outbox: [], outboxPending: false }, $unset: { outboxDueAt: '' } },
-          );
+        else if (remaining.length > 0) await setById(docId, { $set: { outbox: remaining } });
         remember(docId, { outbox: remaining, tombstone: current.tombstone });
-        if (remaining.length === 0) await markers().deleteOne({ _id: docId });
+        if (remaining.length === 0) settle(docId);
         return;
       }
       // Writers only ever append, so an unchanged length means an unchanged outbox: the condition
@@ -784,20 +985,51 @@ export function createMongoStore<T extends Versioned>(
 
     async pendingOutbox(limit) {
       if (await inProcess()) {
-        const due = await markers()
+        const now = Date.now();
+        const scan = memory.markerScan;
+        if (!scan.needed && now - scan.at < MARKER_SCAN_EVERY_MS) {
+          // This process's own pending documents, from memory: no read at all.
+          return [...known]
+            .filter(([, pending]) => pending.dueAt <= now)
+            .sort(([a, x], [b, y]) => x.dueAt - y.dueAt || (a < b ? -1 : a > b ? 1 : 0))
+            .slice(0, limit)
+            .map(([docId, pending]) => ({ docId, events: pending.outbox.map(fromStoredEvent) }));
+        }
+        scan.needed = false;
+        scan.at = now;
+        const read = await markers()
           .find({ dueAt: { $lte: new Date() } })
           .sort({ dueAt: 1, _id: 1 })
-          .limit(limit)
-          .toArray();
+          .limit(limit + settling.ids.size + settling.removing.size)
+          .toArray()
+          .catch((error: unknown) => {
+            scan.needed = true;
+            throw error;
+          });
+        const due = read
+          // Acknowledged already, waiting for their removal.
+          .filter((marker) => !settledMarker(marker))
+          .slice(0, limit);
         const found = await Promise.all(
           due.map(async (marker): Promise<PendingOutbox> => {
-            const stored =
-              known.get(marker._id) ??
-              (await docs().findOne(
-                { _id: marker._id },
-                { ...READ, projection: { _id: 1, outbox: 1 } },
-              ));
-            return { docId: marker._id, events: (stored?.outbox ?? []).map(fromStoredEvent) };
+            const eventsOf = (stored: Pick<StoredDoc, 'outbox'> | null | undefined) => ({
+              docId: marker._id,
+              events: (stored?.outbox ?? []).map(fromStoredEvent),
+            });
+            const remembered = known.get(marker._id);
+            if (remembered !== undefined) return eventsOf(remembered);
+            // Read under the document's mutex: a write of this process may have put the marker in
+            // and not yet its events, and until it has, the document may still hold events that
+            // were published already (see `mark`).
+            return locked(marker._id, async () =>
+              eventsOf(
+                known.get(marker._id) ??
+                  (await docs().findOne(
+                    { _id: marker._id },
+                    { ...READ, projection: { _id: 1, outbox: 1 } },
+                  )),
+              ),
+            );
           }),
         );
         // No document or no events: a write that failed or never came after its marker, or one
@@ -828,13 +1060,10 @@ export function createMongoStore<T extends Versioned>(
     async deferOutbox(docId, until) {
       await locked(docId, async () => {
         if (await inProcess()) {
-          const current = await docs().findOne(
-            { _id: docId },
-            { projection: { outboxPending: 1 } },
-          );
-          if (current?.outboxPending !== true) return;
-          await setById(docId, { $set: { outboxDueAt: until } });
-          await markers().updateOne({ _id: docId }, { $set: { dueAt: until } }, { upsert: true });
+          // The marker is what the relay reads in this mode; none means nothing is pending.
+          await markers().updateOne({ _id: docId }, { $set: { dueAt: until } });
+          const pending = known.get(docId);
+          if (pending !== undefined) known.set(docId, { ...pending, dueAt: until.getTime() });
           return;
         }
         await docs().updateOne(
@@ -871,6 +1100,15 @@ export function createMongoStore<T extends Versioned>(
     onOutboxWrite(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+
+    async settleOutbox() {
+      await settleMarkers();
+      await Promise.all(
+        [...new Set([...settling.removing.values()].map(({ removal }) => removal))].map((removal) =>
+          removal.catch(() => undefined),
+        ),
+      );
     },
   };
   return store;
