@@ -207,26 +207,22 @@ export function callUnary<C, M extends UnaryMethodName<C>>(
   options: CallUnaryOptions = {},
 ): Promise<ResponseOf<C[M]>> {
   const fn = client[method] as unknown as UnaryMethod<RequestOf<C[M]>, ResponseOf<C[M]>>;
-  const callOptions: Partial<grpc.CallOptions> = {
-    ...(options.deadlineMs === undefined ? {} : { deadline: Date.now() + options.deadlineMs }),
-    ...(options.waitForReady ? { waitForReady: true } : {}),
-  };
+  const callOptions: Partial<grpc.CallOptions> =
+    options.deadlineMs === undefined ? {} : { deadline: Date.now() + options.deadlineMs };
+  // grpc-js reads wait-for-ready from the metadata's options, not from the call options (where it
+  // would be ignored without a word).
+  const metadata = options.metadata ?? new grpc.Metadata();
+  if (options.waitForReady) metadata.setOptions({ ...metadata.getOptions(), waitForReady: true });
   const bound = inFlightOf.get(client as object);
   if (bound !== undefined) {
     if (bound.count >= bound.limit) return Promise.reject(inFlightRefusal());
     bound.count += 1;
   }
   const settled = new Promise<ResponseOf<C[M]>>((resolve, reject) => {
-    fn.call(
-      client,
-      request,
-      options.metadata ?? new grpc.Metadata(),
-      callOptions,
-      (error, response) => {
-        if (error) reject(fromGrpcError(error));
-        else resolve(response);
-      },
-    );
+    fn.call(client, request, metadata, callOptions, (error, response) => {
+      if (error) reject(fromGrpcError(error));
+      else resolve(response);
+    });
   });
   if (bound === undefined) return settled;
   return settled.finally(() => {

@@ -303,6 +303,54 @@ describe('maxInFlight', () => {
   });
 });
 
+describe('waitForReady', () => {
+  /** A server on a port nobody listens on yet: what a replica looks like while it restarts. */
+  const freePort = async () => {
+    const probe = createGrpcServer({ logger, services: [] });
+    const port = await startGrpcServer(probe, { host: '127.0.0.1', port: 0 });
+    await stopGrpcServer(probe, 1_000);
+    return port;
+  };
+  const greeterServer = () =>
+    createGrpcServer({
+      logger,
+      services: [
+        {
+          definition: greeterDefinition,
+          implementation: implementation as grpc.UntypedServiceImplementation,
+        },
+      ],
+    });
+
+  it('waits for a server that comes back within the deadline; without it, fails at once', async () => {
+    const port = await freePort();
+    const restarting = createGrpcClient(GreeterClientCtor, `127.0.0.1:${port}`, {
+      deadlineMs: DEFAULT_DEADLINE_MS,
+    });
+    const late = greeterServer();
+    try {
+      // Nothing listens: a call that does not wait fails unavailable, and leaves the channel in
+      // its reconnect backoff, where a call that does not wait keeps failing at once.
+      await expect(callUnary(restarting, 'sayHello', { name: 'now' })).rejects.toMatchObject({
+        kind: 'unavailable',
+      });
+      const waiting = callUnary(restarting, 'sayHello', { name: 'later' }, { waitForReady: true });
+      await sleep(300);
+      await startGrpcServer(late, { host: '127.0.0.1', port });
+      expect((await waiting).message).toBe('hello later');
+    } finally {
+      restarting.close();
+      await stopGrpcServer(late, 1_000);
+    }
+  });
+
+  it('keeps the options a caller set on its own metadata', async () => {
+    const metadata = new grpc.Metadata({ idempotentRequest: true });
+    await callUnary(client, 'sayHello', { name: 'm' }, { metadata, waitForReady: true });
+    expect(metadata.getOptions()).toMatchObject({ idempotentRequest: true, waitForReady: true });
+  });
+});
+
 describe('deadline propagation', () => {
   // A front service whose handler calls the greeter above, as cart calls 3p-connector: what the
   // greeter reports is the deadline the inner call carried.
