@@ -282,6 +282,18 @@ describe('ReconcilerApp transactions', () => {
     });
   });
 
+  it('folds a hold heard after its order into the record, not over it', async () => {
+    // The hold is inserted without a read first; here the record exists and must be kept.
+    await confirmed('cart-1', 'ord-1', 'tok-1', 'inv-1');
+    await held('cart-1', 'tok-1');
+    await held('cart-1', 'tok-1'); // redelivered
+    expect(await storage.transactions.get('cart-1')).toMatchObject({
+      phase: 'confirmed',
+      orderId: 'ord-1',
+      inventoryToken: 'tok-1',
+    });
+  });
+
   it('pages cases newest first and filters by partner', async () => {
     await sut.recordPartnerCallFailed(failure({ cartId: 'a' }));
     advance(1_000);

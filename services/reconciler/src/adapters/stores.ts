@@ -69,7 +69,15 @@ export function transactionRepository(
       const [found] = await store.find({ orderId }, { sort: { lastActivityAt: -1 }, limit: 1 });
       return found;
     },
-    async upsert(id, change) {
+    async upsert(id, change, options) {
+      const fresh = options?.likelyNew ? change(undefined) : undefined;
+      if (fresh) {
+        try {
+          return withoutVersion(await store.insert({ ...fresh, id }));
+        } catch (error) {
+          if (!isKind(error, 'already_exists')) throw error;
+        }
+      }
       for (let attempt = 1; ; attempt++) {
         const current = await store.get(id);
         const next = change(current && withoutVersion(current));

@@ -12,10 +12,15 @@ export interface TransactionRepository {
   /**
    * Reads, applies `change` and writes with compare-and-set, retrying on a conflict. `change`
    * returning `undefined` leaves the record as it is. Resolves the stored record (or undefined).
+   * `likelyNew`: the caller expects no record yet (the first fact of a transaction), so the record
+   * `change(undefined)` makes is inserted without reading first; when one exists after all, it
+   * is read and changed as usual. Saves the read on the common path; costs one refused insert
+   * otherwise.
    */
   upsert(
     id: string,
     change: (current: Transaction | undefined) => Transaction | undefined,
+    options?: { likelyNew?: boolean },
   ): Promise<Transaction | undefined>;
   delete(id: string): Promise<void>;
   /** Holds not yet checked whose end is before `endedBefore`, oldest first. */

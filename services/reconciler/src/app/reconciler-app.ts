@@ -116,7 +116,8 @@ export class ReconcilerApp {
   // ---- facts (consumers) --------------------------------------------------------------------
 
   async recordBookingHeld(fact: Extract<TransactionFact, { kind: 'booking-held' }>): Promise<void> {
-    await this.apply(fact.cartId, fact);
+    // A hold is normally the first the reconciler hears of a cart.
+    await this.apply(fact.cartId, fact, { likelyNew: true });
   }
 
   async recordOrderConfirmed(
@@ -175,9 +176,17 @@ export class ReconcilerApp {
     );
   }
 
-  private apply(id: string, fact: TransactionFact): Promise<Transaction | undefined> {
+  private apply(
+    id: string,
+    fact: TransactionFact,
+    options?: { likelyNew?: boolean },
+  ): Promise<Transaction | undefined> {
     const now = this.deps.clock.now();
-    return this.deps.transactions.upsert(id, (current) => applyFact(id, current, fact, now));
+    return this.deps.transactions.upsert(
+      id,
+      (current) => applyFact(id, current, fact, now),
+      options,
+    );
   }
 
   private async openOrReopen(fresh: ReconciliationCase): Promise<ReconciliationCase> {
