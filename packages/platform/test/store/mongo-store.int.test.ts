@@ -150,14 +150,22 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
     });
   };
 
+  type Connection = Awaited<ReturnType<typeof anotherProcess>>;
+  /** The filters of the `find` commands `connection` sends to `collection`, as they are sent. */
+  const findsOf = (connection: Connection, collection: string) => {
+    const filters: Array<Record<string, unknown>> = [];
+    connection.getClient().on('commandStarted', ({ commandName, command }) => {
+      if (commandName === 'find' && command.find === collection)
+        filters.push(command.filter as Record<string, unknown>);
+    });
+    return filters;
+  };
+
   it('in process, relays a write of its own without reading the document back', async () => {
     const collection = uniqueName('known').replace(/-/g, '_');
     const monitoredStore = async (prefix: string) => {
       const connection = await anotherProcess(prefix);
-      const reads: unknown[] = [];
-      connection.getClient().on('commandStarted', ({ commandName, command }) => {
-        if (commandName === 'find' && command.find === collection) reads.push(command.filter);
-      });
+      const reads = findsOf(connection, collection);
       const store = createMongoStore<Show>({
         connection,
         collection,
@@ -297,10 +305,7 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
     const collection = uniqueName('written').replace(/-/g, '_');
     const connection = await anotherProcess('written');
     try {
-      const reads: unknown[] = [];
-      connection.getClient().on('commandStarted', ({ commandName, command }) => {
-        if (commandName === 'find' && command.find === collection) reads.push(command.filter);
-      });
+      const reads = findsOf(connection, collection);
       const sut = createMongoStore<Show>({ connection, collection, writeConditions: 'in-process' });
       const show = aShow({ tags: ['a'] });
       await sut.insert(show);
@@ -353,12 +358,8 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
 
     const connection = await anotherProcess('due-process');
     try {
-      const scans: unknown[] = [];
-      connection.getClient().on('commandStarted', ({ commandName, command }) => {
-        if (commandName !== 'find' || command.find !== collection) return;
-        const filter = command.filter as Record<string, unknown>;
-        if (Object.keys(filter).join() !== '_id') scans.push(filter);
-      });
+      const finds = findsOf(connection, collection);
+      const scans = () => finds.filter((filter) => Object.keys(filter).join() !== '_id');
       const sut = createMongoStore<Job>({
         connection,
         collection,
@@ -372,7 +373,7 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
 
       // The first query loads the due times with one scan.
       expect(await dueBy(t0)).toEqual(['left-due']);
-      expect(scans).toHaveLength(1);
+      expect(scans()).toHaveLength(1);
 
       // This process's writes: a new due document, a due time moved earlier, one removed, and a
       // due document deleted.
@@ -385,7 +386,7 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
       expect(await dueBy(t0)).toEqual(['own-soon', 'left-later']);
       expect(await dueBy(t0, 1)).toEqual(['own-soon']);
       expect(await dueBy(t0 - 1_500)).toEqual(['own-soon']);
-      expect(scans).toHaveLength(1); // nothing but reads by _id since the load
+      expect(scans()).toHaveLength(1); // nothing but reads by _id since the load
       // The same answers as the server's own query.
       const serverSide = createMongoStore<Job>({
         connection: db.connection,
@@ -399,7 +400,7 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
       expect(serverDue.map((job) => job.id)).toEqual(['own-soon', 'left-later']);
       // Any other query is the server's.
       expect((await sut.find({ name: 'b' })).map((job) => job.id)).toEqual(['left-later']);
-      expect(scans).toHaveLength(2);
+      expect(scans()).toHaveLength(2);
     } finally {
       await closeMongo(connection);
     }
