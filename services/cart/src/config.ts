@@ -81,6 +81,11 @@ export const configSchema = serviceConfigSchema({
     CART_SANDBOX_AREA_CAPACITY: int(100, 1),
     /** A tracking hit is attributed to carts the app reserves for the event within this window. */
     CART_TRACKING_WINDOW_MS: int(24 * 60 * 60_000, 0),
+    /**
+     * How long the newest tracking hit of an app for an event, once read, answers reserves without
+     * another lookup; a hit recorded by another replica shows after at most this. 0 = every time.
+     */
+    CART_TRACKING_CACHE_MS: int(1_000, 0),
     /** Terms of use linked from every cart. */
     CART_TERMS_URL: z.string().url().default('https://marquee.example/legal/terms'),
     /** Secure-entry acknowledgement linked from carts of secure-entry events. */

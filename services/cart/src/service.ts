@@ -17,6 +17,7 @@ import { randomIds } from './adapters/ids.js';
 import { createSandboxProcessor } from './adapters/sandbox-processor.js';
 import { createSecretBox, orderTokenKey, sha256Hasher } from './adapters/secret-box.js';
 import { createCartStorage } from './adapters/stores.js';
+import { rememberingLatestHits } from './adapters/tracking-cache.js';
 import { CartApp } from './app/cart-app.js';
 import type { Clock, PartnerConnector } from './app/ports.js';
 import type { CartConfig } from './config.js';
@@ -122,6 +123,10 @@ export async function composeCart(
   });
   const app = new CartApp({
     ...storage,
+    tracking: rememberingLatestHits(storage.tracking, {
+      ttlMs: config.CART_TRACKING_CACHE_MS,
+      now: () => clock.now().getTime(),
+    }),
     events,
     resale: topPicks.app,
     detach: detachedFromCall,
