@@ -100,10 +100,12 @@ export interface KafkaBusOptions {
      */
     maxWaitTimeMs?: number;
     /**
-     * Longest a handled record stays uncommitted while its batch is still being processed (default
-     * 500 ms), even when the next record's handler is slow or retrying. Offsets are committed at the
-     * end of every batch, on close, and in between at most this often, instead of one commit round
-     * trip per record. A crash redelivers at most this much work (delivery is at least once anyway).
+     * Longest a handled record stays uncommitted (default 500 ms), even when the next record's
+     * handler is slow or retrying. Offsets are committed this long after the first record handled
+     * since the last commit, carrying every record handled meanwhile across batches, and at once
+     * when a handler fails for good, when the partition is left, and on close: instead of one
+     * commit round trip per record or per batch. A crash redelivers at most this much work
+     * (delivery is at least once anyway).
      */
     commitIntervalMs?: number;
   };
@@ -145,6 +147,29 @@ interface Group {
   running: boolean;
   /** Serialises start/restart of this group's consumer (start() and a late subscribe() may race). */
   lock: Promise<void>;
+  /** Offsets handled and not yet committed, per `topic\u0000partition` (see `handleBatch`). */
+  commits: Map<string, PartitionCommits>;
+}
+
+/**
+ * One partition's offset commits in a group. They outlive the batch that handled the records: a
+ * handled record's offset waits up to `commitIntervalMs` for a commit that carries every record
+ * handled meanwhile, across batches, rather than one OffsetCommit per batch (at a steady trickle
+ * a batch is one record: one broker write per record).
+ */
+interface PartitionCommits {
+  topic: string;
+  partition: number;
+  /** Kafka's committed offset is the next record to read: that offset once a record was handled. */
+  uncommitted: string | undefined;
+  timer: NodeJS.Timeout | undefined;
+  /** The commits of this partition, one after another. */
+  chain: Promise<void>;
+  /**
+   * The latest batch's commit call: the running consumer's own, which still commits while
+   * `stop()` drains the batch (the consumer's public `commitOffsets` skips once stopping).
+   */
+  commitWith: EachBatchPayload['commitOffsetsIfNecessary'];
 }
 
 /**
@@ -324,36 +349,64 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     for (const span of spans) endSpan(span);
   }
 
+  /** The commit state of one partition of a group, made on first use. */
+  function partitionCommits(group: Group, payload: EachBatchPayload): PartitionCommits {
+    const { topic, partition } = payload.batch;
+    const key = `${topic}\u0000${partition}`;
+    let state = group.commits.get(key);
+    if (state === undefined) {
+      state = {
+        topic,
+        partition,
+        uncommitted: undefined,
+        timer: undefined,
+        chain: Promise.resolve(),
+        commitWith: payload.commitOffsetsIfNecessary,
+      };
+      group.commits.set(key, state);
+    }
+    state.commitWith = payload.commitOffsetsIfNecessary;
+    return state;
+  }
+
+  /**
+   * Commits what the partition handled since its last commit (nothing when that is nothing); the
+   * commits of a partition run one after another. Rejects when the commit failed: the next commit
+   * of the partition carries its offset, or the records come again (at least once).
+   */
+  function commitPartition(state: PartitionCommits): Promise<void> {
+    clearTimeout(state.timer);
+    state.timer = undefined;
+    if (state.uncommitted === undefined) return state.chain.catch(() => {});
+    const offset = state.uncommitted;
+    state.uncommitted = undefined;
+    const { topic, partition } = state;
+    state.chain = state.chain
+      .catch(() => {})
+      .then(() => state.commitWith({ topics: [{ topic, partitions: [{ partition, offset }] }] }));
+    return state.chain;
+  }
+
+  /** Every partition's pending offsets of the group, now (close, before the consumer leaves). */
+  async function flushCommits(group: Group): Promise<void> {
+    await Promise.all(
+      [...group.commits.values()].map((state) =>
+        commitPartition(state).catch((error: unknown) =>
+          logger.warn({ err: error, topic: state.topic, group: group.id }, 'offset commit failed'),
+        ),
+      ),
+    );
+  }
+
   async function handleBatch(group: Group, payload: EachBatchPayload): Promise<void> {
-    const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale } =
-      payload;
+    const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
     const subscription = group.subscriptions.get(batch.topic);
     if (!subscription) return;
-    // Kafka's committed offset is the next record to read; `uncommitted` is that offset once a
-    // record was handled and not yet committed. Commits run one after another, beside the handler.
-    let uncommitted: string | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    let commits: Promise<void> = Promise.resolve();
-    const commit = (): Promise<void> => {
-      clearTimeout(timer);
-      timer = undefined;
-      // Nothing new to commit: a timer's commit that failed was logged, and the next commit of this
-      // partition carries its offset (or the records come again: at least once).
-      if (uncommitted === undefined) return commits.catch(() => {});
-      const offset = uncommitted;
-      uncommitted = undefined;
-      commits = commits
-        .catch(() => {})
-        .then(() =>
-          commitOffsetsIfNecessary({
-            topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset }] }],
-          }),
-        );
-      return commits;
-    };
+    const state = partitionCommits(group, payload);
+    const commit = () => commitPartition(state);
     const commitSoon = () => {
-      timer ??= setTimeout(() => {
-        timer = undefined;
+      state.timer ??= setTimeout(() => {
+        state.timer = undefined;
         // A later commit of this partition carries this offset too; redelivery is harmless anyway.
         commit().catch((error: unknown) =>
           logger.warn({ err: error, topic: batch.topic, group: group.id }, 'offset commit failed'),
@@ -381,7 +434,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
         if (outcome.kind === 'aborted') return;
         if (outcome.kind === 'dead-letter') await sendToDeadLetter(record, message, outcome);
         resolveOffset(message.offset);
-        uncommitted = (BigInt(message.offset) + 1n).toString();
+        state.uncommitted = (BigInt(message.offset) + 1n).toString();
         commitSoon();
         await heartbeat();
       }
@@ -393,9 +446,16 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
       await commit().catch(() => {});
       throw error;
     }
-    // A partition a rebalance took away is committed by its next owner, not by us.
-    if (isStale()) uncommitted = undefined;
-    await commit();
+    if (isStale()) {
+      // A partition a rebalance took away is committed by its next owner, not by us.
+      clearTimeout(state.timer);
+      state.timer = undefined;
+      state.uncommitted = undefined;
+      return;
+    }
+    // Closing: commit before the consumer leaves its group. Otherwise the timer commits, with
+    // whatever the next batches of this partition handle meanwhile.
+    if (abort.signal.aborted || !isRunning()) await commit();
   }
 
   async function sendToDeadLetter(
@@ -639,6 +699,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
       connected: false,
       running: false,
       lock: Promise.resolve(),
+      commits: new Map(),
     };
   }
 
@@ -661,6 +722,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     }
     if (group.running) {
       // kafkajs cannot add a topic to a running consumer: stop (drains, keeps commits), resubscribe.
+      await flushCommits(group);
       await group.consumer.stop();
       group.running = false;
     }
@@ -791,7 +853,11 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
         await starting?.catch(() => {});
         // Consumers first: stopping drains their handlers, which may still dead-letter through the producer.
         const results = await Promise.allSettled([
-          ...[...groups.values()].map((group) => group.consumer.disconnect()),
+          ...[...groups.values()].map(async (group) => {
+            // Partitions idle since their last record: their offsets go before the member leaves.
+            await flushCommits(group);
+            await group.consumer.disconnect();
+          }),
           ...readers.map(async (reader) => {
             await reader.consumer.disconnect();
             // A replacement under way gives up once closed; its consumer may be newer than the one above.

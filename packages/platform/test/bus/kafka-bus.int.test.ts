@@ -232,6 +232,62 @@ describeIntegration('kafka bus', (env) => {
       expect(seen).toEqual(['first', 'second', 'third']);
     });
 
+    it('commits records of several batches in one go, and what is left when it closes', async () => {
+      const topic = pingTopic();
+      const group = uniqueName('coalesce');
+      const sut = createKafkaBus({
+        brokers: env.kafkaBrokers,
+        clientId: uniqueName('coalesce'),
+        source: '//marquee/coalesce',
+        // A commit interval longer than the test: only a batch's end or close() could commit.
+        consumer: { maxWaitTimeMs: 250, commitIntervalMs: 600_000 },
+      });
+      buses.push(sut);
+      const seen: string[] = [];
+      await sut.subscribe(topic, { group }, async (event) => {
+        seen.push(event.id);
+      });
+      await sut.ensureTopics([topic]);
+      await sut.start();
+      // One record per publish, each handled before the next is sent: one batch each.
+      for (const id of ['one', 'two', 'three']) {
+        await sut.publish(topic, [{ key: 'k', value: aPing({ seq: seen.length }), id }]);
+        await waitFor(() => seen.includes(id), { timeoutMs: 20_000 });
+      }
+      // Three batches ended and none committed: their offsets wait for the interval.
+      expect(await committedCount(group, topic.name)).toBe(0);
+
+      await sut.close();
+      expect(await committedCount(group, topic.name)).toBe(3);
+      expect(seen).toEqual(['one', 'two', 'three']);
+    });
+
+    it('commits a partition idle since its last record once the interval has passed', async () => {
+      const topic = pingTopic();
+      const group = uniqueName('idle-commit');
+      const sut = createKafkaBus({
+        brokers: env.kafkaBrokers,
+        clientId: uniqueName('idle-commit'),
+        source: '//marquee/idle-commit',
+        consumer: { maxWaitTimeMs: 250, commitIntervalMs: 200 },
+      });
+      buses.push(sut);
+      const seen: string[] = [];
+      await sut.subscribe(topic, { group }, async (event) => {
+        seen.push(event.id);
+      });
+      await sut.ensureTopics([topic]);
+      await sut.start();
+      for (const id of ['one', 'two']) {
+        await sut.publish(topic, [{ key: 'k', value: aPing({ seq: seen.length }), id }]);
+        await waitFor(() => seen.includes(id), { timeoutMs: 20_000 });
+      }
+      // No later batch and no close: the timer alone commits.
+      await waitFor(async () => (await committedCount(group, topic.name)) === 2, {
+        timeoutMs: 10_000,
+      });
+    });
+
     it('keeps a member in its group while one handler call outlasts the session', async () => {
       // The broker's shortest session (6 s) and a handler call of 9 s: without heartbeats during the
       // call the coordinator drops the member, its commit fails and the record is handled again.
