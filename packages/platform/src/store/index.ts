@@ -1,4 +1,5 @@
 export type {
+  CollectionOptions,
   Draft,
   FieldOperators,
   FindOptions,

@@ -7,8 +7,10 @@ import type { OutboxEvent, OutboxSource, PendingOutbox } from '../outbox/types.j
 import { alreadyExists, invalidDocument, notFound, versionConflict } from './errors.js';
 import { matchesFilter, sortComparator } from './memory-query.js';
 import { normalizeFilter } from './filter.js';
+import { packingOf } from './packing.js';
 import { portableEvents, splitDocument, toPortable } from './portable.js';
 import type {
+  CollectionOptions,
   Draft,
   FindOptions,
   Modification,
@@ -26,6 +28,8 @@ export interface MemoryStoreOptions<T> {
   name?: string;
   /** Only `unique` indexes matter in memory; they are enforced like MongoDB's. */
   indexes?: readonly StoreIndex<T>[];
+  /** Packs nothing in memory, but refuses queries on packed fields as the Mongo adapter does. */
+  pack?: CollectionOptions<T>['pack'];
 }
 
 export type MemoryStore<T extends Versioned> = VersionedStore<T> & OutboxSource;
@@ -51,6 +55,9 @@ export function createMemoryStore<T extends Versioned>(
   options: MemoryStoreOptions<T> = {},
 ): MemoryStore<T> {
   const name = options.name ?? 'documents';
+  const packing = packingOf(name, options.pack, options.indexes);
+  const checkQueried = (filter: object, sort: object = {}) =>
+    packing?.checkQueried([...Object.keys(filter), ...Object.keys(sort)]);
   const records = new Map<string, MemoryRecord>();
   const listeners = new Set<() => void>();
   let lease: { owner: string; until: number } | undefined;
@@ -200,6 +207,7 @@ export function createMemoryStore<T extends Versioned>(
     async find(filter: StoreFilter<T> = {}, findOptions: FindOptions<T> = {}) {
       const { skip, limit } = checkPaging(findOptions);
       const wanted = normalizeFilter(filter);
+      checkQueried(wanted, findOptions.sort);
       const matches: Record<string, unknown>[] = [];
       for (const [id, record] of records) {
         if (record.tombstone) continue;
@@ -215,6 +223,7 @@ export function createMemoryStore<T extends Versioned>(
 
     async count(filter: StoreFilter<T> = {}) {
       const wanted = normalizeFilter(filter);
+      checkQueried(wanted);
       let n = 0;
       for (const [id, record] of records) {
         if (

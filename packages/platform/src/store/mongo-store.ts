@@ -4,8 +4,11 @@
  * indexes, no pipeline updates, no `$pull` with conditions.
  *
  * Stored shape, one document per record:
- *   { _id: id, version, data: { ...fields but id/version },
+ *   { _id: id, version, data: { ...fields but id/version }, packed?: BSON bytes,
  *     tombstone: false, outbox: [OutboxEvent...], outboxPending: bool, outboxDueAt?: Date }
+ * A collection that packs (`pack`) keeps under `data` only the fields it keeps and the rest in
+ * `packed`; every read merges `packed` back (so a collection packed once reads right after packing
+ * is turned off), and every write of a collection that does not pack removes it.
  * The domain fields sit under `data` so they never collide with the store's own fields and an update
  * replaces them with one `$set`, while `outbox` is only appended to with `$push` by writers, so a
  * write never overwrites events the relay has not acked. `outboxPending` is an explicit boolean (not
@@ -56,17 +59,19 @@
  * Both are tested against FerretDB by the same contract suite. Inserts are atomic on both (unique _id).
  */
 import type { Connection } from 'mongoose';
-import type mongoose from 'mongoose';
+import mongoose from 'mongoose';
 import { AppError } from '../errors/index.js';
 import { mongoServerKind } from '../mongo/server-kind.js';
 import type { OutboxEvent, OutboxSource, PendingOutbox } from '../outbox/types.js';
 import { alreadyExists, invalidDocument, notFound, versionConflict } from './errors.js';
 import { checkFieldName, normalizeFilter } from './filter.js';
 import { KeyedMutex } from './keyed-mutex.js';
+import { packingOf } from './packing.js';
 import { isOperatorObject } from './memory-query.js';
 import { checkPaging } from './memory-store.js';
 import { portableEvents, splitDocument, toPortable } from './portable.js';
 import type {
+  CollectionOptions,
   Draft,
   FindOptions,
   Modification,
@@ -100,6 +105,8 @@ export interface MongoStoreOptions<T> {
    * `server` on MongoDB, asked of the server once per connection.
    */
   writeConditions?: WriteConditions;
+  /** Fields kept out of the packed value (`CollectionOptions.pack`); default: nothing is packed. */
+  pack?: CollectionOptions<T>['pack'];
 }
 
 export type WriteConditions = 'server' | 'in-process';
@@ -127,6 +134,8 @@ interface StoredDoc {
   _id: string;
   version: number;
   data: Record<string, unknown>;
+  /** The packed fields (`pack`): BSON bytes, written as a Binary, read back as a Buffer. */
+  packed?: unknown;
   tombstone: boolean;
   outbox: StoredEvent[];
   outboxPending: boolean;
@@ -148,7 +157,7 @@ interface LeaseDoc {
 // Binary comes back as Buffer rather than the driver's Binary wrapper, as the memory adapter returns it.
 const READ = { promoteBuffers: true } as const;
 // Projections on find/findOne only: FerretDB 1.24 rejects one ("fields") on findAndModify.
-const DOCUMENT_PROJECTION = { _id: 1, version: 1, data: 1, tombstone: 1 } as const;
+const DOCUMENT_PROJECTION = { _id: 1, version: 1, data: 1, packed: 1, tombstone: 1 } as const;
 const OUTBOX_INDEX = 'outbox_pending_due';
 // Bounded loops for races that only repeat while other processes keep winning them.
 const MAX_RACE_RETRIES = 5;
@@ -275,6 +284,36 @@ export function createMongoStore<T extends Versioned>(
   if (dueIndex && (Object.keys(dueIndex.fields).length !== 1 || dueField === 'id'))
     throw new AppError('invalid_argument', `${name}: a due index names one date field`);
   const due = dueField === undefined ? undefined : memory.due;
+  const packing = packingOf(name, options.pack, options.indexes);
+  /**
+   * The `$set` (and `$unset`) of a write of `data`: with packing, the kept fields under `data` and
+   * the others as one BSON value; without, all under `data` and no packed value left behind.
+   */
+  const dataUpdate = (data: Record<string, unknown>): Pick<UpdateFilter, '$set' | '$unset'> => {
+    if (packing === undefined) return { $set: { data }, $unset: { packed: '' } };
+    const { kept, packed } = pack(data);
+    return { $set: { data: kept, packed } };
+  };
+  const pack = (data: Record<string, unknown>) => {
+    const kept: Record<string, unknown> = {};
+    const rest: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(data)) {
+      if (packing!.kept.has(field)) kept[field] = value;
+      else rest[field] = value;
+    }
+    return { kept, packed: new mongoose.mongo.Binary(mongoose.mongo.BSON.serialize(rest)) };
+  };
+  /** The update that writes `data` along with the store's own fields in `set`. */
+  const writeData = (data: Record<string, unknown>, set: Record<string, unknown>): UpdateFilter => {
+    const { $set, $unset } = dataUpdate(data);
+    return { $set: { ...$set, ...set }, ...($unset ? { $unset } : {}) };
+  };
+  /** A document as inserted: packed, when the collection packs. */
+  const toInsert = (fresh: StoredDoc): StoredDoc => {
+    if (packing === undefined) return fresh;
+    const { kept, packed } = pack(fresh.data);
+    return { ...fresh, data: kept, packed };
+  };
   /** In-process mode, after a write under the mutex: the document's due time (`undefined`: none). */
   const noteDue = (id: string, at: number | undefined): void => {
     if (due === undefined) return;
@@ -520,7 +559,10 @@ export function createMongoStore<T extends Versioned>(
         };
       written.delete(id);
     }
-    return live(await docs().findOne({ _id: id }, { ...READ, projection: DOCUMENT_PROJECTION }));
+    const stored = live(
+      await docs().findOne({ _id: id }, { ...READ, projection: DOCUMENT_PROJECTION }),
+    );
+    return stored && unpacked(stored);
   };
   const readVersion = async (id: string): Promise<Pick<StoredDoc, 'version'> | null> =>
     live(await docs().findOne({ _id: id }, { projection: { version: 1, tombstone: 1 } }));
@@ -549,7 +591,7 @@ export function createMongoStore<T extends Versioned>(
           const existed = await mark(id);
           markedBefore ??= existed;
         }
-        await docs().insertOne(fresh);
+        await docs().insertOne(toInsert(fresh));
         if (local) rememberWritten(id, fresh, events.length > 0);
         notify(events);
         return toDocument(fresh);
@@ -574,7 +616,7 @@ export function createMongoStore<T extends Versioned>(
           revived = await docs().findOneAndUpdate(
             local ? { _id: id } : { _id: id, tombstone: true, version: existing.version },
             withEvents(
-              { $set: { data, tombstone: false, version: existing.version + 1 } },
+              writeData(data, { tombstone: false, version: existing.version + 1 }),
               events,
               now,
               local && markedBefore === false,
@@ -585,6 +627,7 @@ export function createMongoStore<T extends Versioned>(
           throw isDuplicateKey(reviveError) ? alreadyExists(name, id, reviveError) : reviveError;
         }
         if (revived !== null) {
+          revived = unpacked(revived);
           if (local) rememberWritten(id, revived, events.length > 0);
           notify(events);
           return toDocument(revived);
@@ -628,9 +671,10 @@ export function createMongoStore<T extends Versioned>(
       const replace = local && events.length > 0 && !(await mark(id));
       updated = await docs().findOneAndUpdate(
         local ? { _id: id } : { _id: id, version: expectedVersion, tombstone: false },
-        withEvents({ $set: { data, version: expectedVersion + 1 } }, events, new Date(), replace),
+        withEvents(writeData(data, { version: expectedVersion + 1 }), events, new Date(), replace),
         { ...READ, returnDocument: 'after' },
       );
+      if (updated !== null) updated = unpacked(updated);
     } catch (error) {
       throw isDuplicateKey(error) ? alreadyExists(name, id, error) : error;
     }
@@ -964,6 +1008,10 @@ export function createMongoStore<T extends Versioned>(
     async find(filter: StoreFilter<T> = {}, findOptions: FindOptions<T> = {}) {
       const { skip, limit } = checkPaging(findOptions);
       if (limit === 0) return [];
+      packing?.checkQueried([
+        ...Object.keys(normalizeFilter(filter)),
+        ...Object.keys(findOptions.sort ?? {}),
+      ]);
       const dueBy = dueQuery(filter, findOptions, skip);
       if (dueBy !== undefined && (await inProcess())) return findDue(dueBy, limit);
       const sort: Record<string, 1 | -1> = {};
@@ -976,10 +1024,11 @@ export function createMongoStore<T extends Versioned>(
         .sort(sort)
         .skip(skip);
       if (limit !== undefined) cursor = cursor.limit(limit);
-      return (await cursor.toArray()).map(toDocument);
+      return (await cursor.toArray()).map((stored) => toDocument(unpacked(stored)));
     },
 
     async count(filter: StoreFilter<T> = {}) {
+      packing?.checkQueried(Object.keys(normalizeFilter(filter)));
       return docs().countDocuments(toMongoFilter(filter));
     },
 
@@ -1112,6 +1161,18 @@ export function createMongoStore<T extends Versioned>(
     },
   };
   return store;
+}
+
+/** A stored document with its packed fields (`pack`) merged back under `data`. */
+function unpacked<D extends { data: Record<string, unknown>; packed?: unknown }>(doc: D): D {
+  const { packed, ...rest } = doc;
+  if (packed === undefined || packed === null) return doc;
+  const bytes =
+    packed instanceof Uint8Array
+      ? packed
+      : (packed as InstanceType<typeof mongoose.mongo.Binary>).buffer;
+  const fields = mongoose.mongo.BSON.deserialize(bytes, { promoteBuffers: true });
+  return { ...rest, data: { ...fields, ...doc.data } } as D;
 }
 
 function storedPath(field: string): string {

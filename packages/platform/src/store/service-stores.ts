@@ -7,7 +7,7 @@ import {
 import type { OutboxSource } from '../outbox/types.js';
 import { createMemoryStore } from './memory-store.js';
 import { createMongoStore } from './mongo-store.js';
-import type { StoreIndex, Versioned, VersionedStore } from './types.js';
+import type { CollectionOptions, StoreIndex, Versioned, VersionedStore } from './types.js';
 
 /** A collection of a service: the store port plus the outbox side its relay reads. */
 export type ServiceCollection<T extends Versioned> = VersionedStore<T> & OutboxSource;
@@ -19,10 +19,14 @@ export type ServiceCollection<T extends Versioned> = VersionedStore<T> & OutboxS
  */
 export interface ServiceStores {
   readonly kind: 'mongo' | 'memory';
-  /** A collection by name, with its secondary indexes (unique ones are enforced by both adapters). */
+  /**
+   * A collection by name, with its secondary indexes (unique ones are enforced by both adapters)
+   * and how it stores documents (`CollectionOptions`: packing).
+   */
   collection<T extends Versioned>(
     name: string,
     indexes?: readonly StoreIndex<T>[],
+    options?: CollectionOptions<T>,
   ): ServiceCollection<T>;
   /**
    * An adapter of the service's own that is not a collection (an atomic counter, a cache written
@@ -47,13 +51,23 @@ export function createServiceStores(
   const indexed: IndexedCollection[] = [];
   return {
     kind: mongo ? 'mongo' : 'memory',
-    collection<T extends Versioned>(name: string, indexes: readonly StoreIndex<T>[] = []) {
+    collection<T extends Versioned>(
+      name: string,
+      indexes: readonly StoreIndex<T>[] = [],
+      collectionOptions: CollectionOptions<T> = {},
+    ) {
+      const { pack } = collectionOptions;
       if (!mongo) {
-        const store = createMemoryStore<T>({ name, indexes });
+        const store = createMemoryStore<T>({ name, indexes, ...(pack ? { pack } : {}) });
         sources.push(store);
         return store;
       }
-      const store = createMongoStore<T>({ connection: mongo, collection: name, indexes });
+      const store = createMongoStore<T>({
+        connection: mongo,
+        collection: name,
+        indexes,
+        ...(pack ? { pack } : {}),
+      });
       sources.push(store);
       indexed.push(store);
       return store;

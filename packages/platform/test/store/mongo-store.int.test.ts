@@ -18,12 +18,13 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
 
   // Both ways of keeping write conditions, on the one Mongo-wire server there is here.
   for (const writeConditions of ['server', 'in-process'] as const) {
-    storeContract(`mongo, conditions ${writeConditions}`, async ({ indexes }) => {
+    storeContract(`mongo, conditions ${writeConditions}`, async ({ indexes, pack }) => {
       const sut = createMongoStore<Show>({
         connection: db.connection,
         collection: uniqueName('shows').replace(/-/g, '_'),
         writeConditions,
         ...(indexes ? { indexes } : {}),
+        ...(pack ? { pack } : {}),
       });
       await sut.ensureIndexes();
       return sut;
@@ -531,6 +532,43 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
         'data.venueId': 1,
         'data.startsAt': -1,
       });
+    });
+  });
+
+  it('stores kept fields as fields and the rest as one value, and moves a document either way', async () => {
+    const collection = uniqueName('packing').replace(/-/g, '_');
+    const raw = db.connection.db!.collection(collection);
+    const packing = createMongoStore<Show>({
+      connection: db.connection,
+      collection,
+      indexes: [{ fields: { startsAt: 1 } }],
+      pack: { keep: ['venueId'] },
+    });
+    const plain = createMongoStore<Show>({ connection: db.connection, collection });
+
+    const show = aShow({ details: { promoter: 'Live Co', ageLimit: 18 } });
+    await packing.insert(show);
+    const stored = await raw.findOne({ _id: show.id as never });
+    expect(Object.keys(stored!.data as object).sort()).toEqual(['startsAt', 'venueId']);
+    expect(stored!.packed).toBeDefined();
+
+    // A store that does not pack reads the document whole; its write leaves no packed value.
+    expect(await plain.get(show.id)).toEqual({ ...show, version: 1 });
+    await plain.update(show.id, 1, (current) => ({ ...current, details: undefined }));
+    const unpackedNow = await raw.findOne({ _id: show.id as never });
+    expect(unpackedNow!.packed).toBeUndefined();
+    expect(unpackedNow!.data).not.toHaveProperty('details');
+    const { details: _gone, ...withoutDetails } = show;
+    expect(await packing.get(show.id)).toEqual({ ...withoutDetails, version: 2 });
+
+    // A document written unpacked is packed by the next write of a packing store.
+    await packing.update(show.id, 2, (current) => ({ ...current, title: 'Packed again' }));
+    const repacked = await raw.findOne({ _id: show.id as never });
+    expect(Object.keys(repacked!.data as object).sort()).toEqual(['startsAt', 'venueId']);
+    expect(await plain.get(show.id)).toEqual({
+      ...withoutDetails,
+      title: 'Packed again',
+      version: 3,
     });
   });
 });

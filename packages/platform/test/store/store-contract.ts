@@ -6,7 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OutboxEvent, OutboxSource } from '../../src/outbox/types.js';
-import type { StoreIndex, Versioned, VersionedStore } from '../../src/store/types.js';
+import type {
+  CollectionOptions,
+  StoreIndex,
+  Versioned,
+  VersionedStore,
+} from '../../src/store/types.js';
 
 export interface Show extends Versioned {
   title: string;
@@ -26,6 +31,7 @@ export type ContractStore = VersionedStore<Show> & OutboxSource;
 /** Builds an empty store on a fresh collection; called once per test. */
 export type StoreFactory = (options: {
   indexes?: readonly StoreIndex<Show>[];
+  pack?: CollectionOptions<Show>['pack'];
 }) => Promise<ContractStore>;
 
 const UNIQUE_CODE: StoreIndex<Show> = { fields: { code: 1 }, unique: true, name: 'code_unique' };
@@ -79,6 +85,81 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
     const pendingFor = async (docId: string): Promise<OutboxEvent[] | undefined> =>
       (await sut.pendingOutbox(1_000)).find((pending) => pending.docId === docId)?.events as
         OutboxEvent[] | undefined;
+
+    describe('packed collection', () => {
+      // `venueId` kept by name, `code` and `startsAt` by their indexes; the rest packed.
+      let packed: ContractStore;
+      beforeEach(async () => {
+        packed = await factory({
+          indexes: [UNIQUE_CODE, { fields: { startsAt: 1 } }],
+          pack: { keep: ['venueId'] },
+        });
+      });
+
+      it('reads back every kind of value, kept or packed, through every read and write', async () => {
+        const draft = aShow({
+          code: 'PK1',
+          poster: new Uint8Array([0, 7, 255]),
+          details: { promoter: 'Live Co', ageLimit: null },
+          tags: ['music', 'jazz'],
+          priceCents: 2 ** 40 + 1,
+          counter: 0.5,
+        });
+        const expected = { ...draft, poster: Buffer.from([0, 7, 255]), version: 1 };
+        expect(await packed.insert(draft)).toEqual(expected);
+        expect(await packed.get(draft.id)).toEqual(expected);
+        expect((await packed.get(draft.id))?.poster).toBeInstanceOf(Uint8Array);
+
+        const updated = await packed.update(draft.id, 1, (show) => ({
+          ...show,
+          title: 'Renamed',
+          details: undefined,
+          tags: [],
+        }));
+        const { details: _dropped, ...rest } = expected;
+        const next = { ...rest, title: 'Renamed', tags: [], version: 2 };
+        expect(updated).toEqual(next);
+        expect(await packed.get(draft.id)).toEqual(next);
+        expect(await packed.modify(draft.id, (show) => ({ ...show, counter: 3 }))).toEqual({
+          ...next,
+          counter: 3,
+          version: 3,
+        });
+        expect(await packed.find({ venueId: draft.venueId, code: 'PK1' })).toEqual([
+          { ...next, counter: 3, version: 3 },
+        ]);
+      });
+
+      it('filters and sorts on kept fields, and refuses packed ones', async () => {
+        const early = aShow({ venueId: 'v-pack', startsAt: new Date('2030-01-01T00:00:00Z') });
+        const late = aShow({ venueId: 'v-pack', startsAt: new Date('2031-01-01T00:00:00Z') });
+        await packed.insert(late);
+        await packed.insert(early);
+        const found = await packed.find(
+          { venueId: 'v-pack', startsAt: { $gte: new Date('2029-01-01T00:00:00Z') } },
+          { sort: { startsAt: 1 } },
+        );
+        expect(found.map((show) => show.id)).toEqual([early.id, late.id]);
+        expect(await packed.count({ venueId: 'v-pack' })).toBe(2);
+
+        expect(await rejectionKind(packed.find({ title: early.title }))).toBe('invalid_argument');
+        expect(await rejectionKind(packed.find({}, { sort: { priceCents: 1 } }))).toBe(
+          'invalid_argument',
+        );
+        expect(await rejectionKind(packed.count({ tags: 'music' }))).toBe('invalid_argument');
+      });
+
+      it('keeps unique indexes and the outbox working', async () => {
+        const first = aShow({ code: 'PK-U' });
+        const event = anEvent(first.id);
+        await packed.insert(first, { events: [event] });
+        expect(await rejectionKind(packed.insert(aShow({ code: 'PK-U' })))).toBe('already_exists');
+        const pending = await packed.pendingOutbox(1_000);
+        expect(pending.find((p) => p.docId === first.id)?.events.map((e) => e.id)).toEqual([
+          event.id,
+        ]);
+      });
+    });
 
     describe('crud', () => {
       it('inserts at version 1 and reads back every kind of value unchanged', async () => {
