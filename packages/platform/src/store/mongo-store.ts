@@ -433,6 +433,14 @@ export function createMongoStore<T extends Versioned>(
     }
     const removing = settling.removing.get(id);
     if (removing !== undefined) await removing.removal.catch(() => undefined);
+    // Insert first: most writes find no marker (the relay took the last one away), and FerretDB
+    // runs an insert for a third of the CPU of a findAndModify (0.22 ms against 0.69, measured).
+    try {
+      await markers().insertOne({ _id: id, dueAt: new Date() });
+      return false;
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
     const before = await markers().findOneAndUpdate(
       { _id: id },
       { $set: { dueAt: new Date() } },
