@@ -9,6 +9,8 @@ export const configSchema = serviceConfigSchema({
   name: 'reconciler',
   httpPort: 8088,
   grpcPort: 50058,
+  // Its records wait out a grace of seconds anyway: it takes them a fetch a second, not one by one.
+  kafkaFetchMinBytes: 64 * 1024,
 }).extend({
   /** 3p-connector's gRPC address (ConnectorService: ListOrders, ReleaseBooking, OrderAction). */
   GRPC_ADDR_3P_CONNECTOR: z.string().min(1).default('127.0.0.1:50057'),

@@ -96,9 +96,17 @@ export interface KafkaBusOptions {
     heartbeatIntervalMs?: number;
     /**
      * Longest a fetch waits for new records (default 1000 ms). It bounds how long `close()` waits
-     * for an idle consumer to notice; records that arrive are returned at once regardless.
+     * for an idle consumer to notice; records that arrive are returned at once, unless `minBytes`
+     * asks the broker to gather more.
      */
     maxWaitTimeMs?: number;
+    /**
+     * Bytes of records a fetch waits for, up to `maxWaitTimeMs` (default 1: each record is
+     * answered at once). A consumer that need not react within the second can take its records in
+     * batches: one fetch (and one commit) for many records, on both the broker and the consumer,
+     * instead of one per record at a steady trickle. Global subscriptions always fetch at once.
+     */
+    minBytes?: number;
     /**
      * Longest a handled record stays uncommitted (default 500 ms), even when the next record's
      * handler is slow or retrying. Offsets are committed this long after the first record handled
@@ -670,6 +678,8 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
       sessionTimeout: sessionTimeoutMs,
       heartbeatInterval: heartbeatIntervalMs,
       maxWaitTimeInMs: options.consumer?.maxWaitTimeMs ?? 1_000,
+      // A group's consumer may batch its fetches; a global reader (`crash` given) never does.
+      ...(crash ? {} : { minBytes: options.consumer?.minBytes ?? 1 }),
       ...(crash
         ? { retry: { ...KAFKA_CLIENT_RETRY, restartOnFailure: crash.restartOnFailure } }
         : {}),

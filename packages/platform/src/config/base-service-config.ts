@@ -52,6 +52,9 @@ export const baseServiceConfig = z.object({
     .int()
     .positive()
     .default(DEFAULT_HEARTBEAT_INTERVAL_MS),
+  // Bytes of records a consumer group's fetch waits for, up to a second (bus `consumer.minBytes`):
+  // 1 answers every record at once; a service whose consumers may lag a second batches them.
+  KAFKA_FETCH_MIN_BYTES: z.coerce.number().int().positive().default(1),
   // Not z.url(): a replica-set URL such as mongodb://a:27017,b:27017/db is no WHATWG URL.
   MONGO_URL: z
     .string()

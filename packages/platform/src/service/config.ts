@@ -20,6 +20,12 @@ export function serviceConfigSchema(defaults: {
    * topics from the start when its group drops it: it may prefer a longer one).
    */
   kafkaConsumer?: { sessionTimeoutMs: number; heartbeatIntervalMs: number };
+  /**
+   * This service's default of `KAFKA_FETCH_MIN_BYTES` (the consumer groups' fetch batching, bus
+   * option `consumer.minBytes`; 1: every record at once) when its consumers can wait up to a
+   * fetch's wait (1 s) for their records.
+   */
+  kafkaFetchMinBytes?: number;
 }) {
   return baseServiceConfig.extend({
     SERVICE_NAME: z.string().min(1).default(defaults.name),
@@ -35,6 +41,11 @@ export function serviceConfigSchema(defaults: {
       .int()
       .positive()
       .default(defaults.kafkaConsumer?.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS),
+    KAFKA_FETCH_MIN_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(defaults.kafkaFetchMinBytes ?? 1),
     // One database per service (docs/decisions.md); Mongo database names cannot contain '-'.
     MONGO_DB: z
       .string()

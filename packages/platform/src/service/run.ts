@@ -69,6 +69,7 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
             consumer: {
               sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
               heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
+              minBytes: config.KAFKA_FETCH_MIN_BYTES,
             },
           })
         : createMemoryBus({ source: `marquee/${service.name}`, retain: 'unconsumed' });

@@ -288,6 +288,31 @@ describeIntegration('kafka bus', (env) => {
       });
     });
 
+    it('delivers what a batching consumer fetched once its wait is over, short of minBytes', async () => {
+      const topic = pingTopic();
+      const group = uniqueName('min-bytes');
+      const sut = createKafkaBus({
+        brokers: env.kafkaBrokers,
+        clientId: uniqueName('min-bytes'),
+        source: '//marquee/min-bytes',
+        // Far more bytes than the test publishes: every fetch ends by its wait.
+        consumer: { maxWaitTimeMs: 500, minBytes: 10 * 1024 * 1024 },
+      });
+      buses.push(sut);
+      const seen: string[] = [];
+      await sut.subscribe(topic, { group }, async (event) => {
+        seen.push(event.id);
+      });
+      await sut.ensureTopics([topic]);
+      await sut.start();
+      for (const id of ['one', 'two', 'three'])
+        await sut.publish(topic, [{ key: 'k', value: aPing({ seq: seen.length }), id }]);
+      await waitFor(() => seen.length === 3, { timeoutMs: 20_000 });
+      expect(seen).toEqual(['one', 'two', 'three']);
+      await sut.close();
+      expect(await committedCount(group, topic.name)).toBe(3);
+    });
+
     it('keeps a member in its group while one handler call outlasts the session', async () => {
       // The broker's shortest session (6 s) and a handler call of 9 s: without heartbeats during the
       // call the coordinator drops the member, its commit fails and the record is handled again.
