@@ -62,6 +62,25 @@ describe('ServiceKeyring (service tokens)', () => {
       expect(keyring.verify(garbage, AUDIENCE, now).ok).toBe(false);
   });
 
+  it('remembers a verified token, and still checks its audience and lifetime on every call', () => {
+    const fresh = ServiceKeyring.generate();
+    const token = fresh.mint('cart', AUDIENCE, now);
+    expect(fresh.verify(token, AUDIENCE, now)).toEqual({ ok: true, caller: 'cart' });
+    // Answered from memory from here on: the same answers as a full check would give.
+    expect(fresh.verify(token, AUDIENCE, now + 1_000)).toEqual({ ok: true, caller: 'cart' });
+    expect(fresh.verify(token, 'marquee.auth.v1.AuthService', now)).toMatchObject({
+      reason: 'service token for another service',
+    });
+    expect(fresh.verify(token, AUDIENCE, now + (SERVICE_TOKEN_TTL_S + 61) * 1000)).toMatchObject({
+      reason: 'service token expired',
+    });
+    // A refused token is not remembered as good: a tampered MAC stays refused.
+    const [version, payload] = token.split('.');
+    const tampered = `${version}.${payload}.${Buffer.alloc(32).toString('base64url')}`;
+    expect(fresh.verify(tampered, AUDIENCE, now).ok).toBe(false);
+    expect(fresh.verify(tampered, AUDIENCE, now).ok).toBe(false);
+  });
+
   it('rotates: a keyring listing the old key second verifies tokens of the old key', () => {
     const oldKey = Buffer.alloc(32, 1).toString('base64');
     const newKey = Buffer.alloc(32, 2).toString('base64');
