@@ -359,6 +359,59 @@ describe('CartApp', () => {
     expect(stored).toMatchObject({ status: 'HELD', reserveAttempts: 1 });
   });
 
+  it('releases a plain hold with one write, after the partner has the booking back', async () => {
+    const view = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(2)] });
+    const before = await s.storage.carts.get(view.cart.id);
+    const modify = s.storage.carts.modify.bind(s.storage.carts);
+    let heldWhenWritten: number | undefined;
+    const modifies = vi.spyOn(s.storage.carts, 'modify').mockImplementation((...args) => {
+      heldWhenWritten = s.connector.held();
+      return modify(...args);
+    });
+    await s.app.release(owner, view.cart.id);
+    expect(modifies).toHaveBeenCalledTimes(1);
+    expect(heldWhenWritten).toBe(0);
+    const after = await s.storage.carts.get(view.cart.id);
+    expect(after).toMatchObject({
+      status: 'RELEASED',
+      releaseOwed: false,
+      bookingUnknown: false,
+      version: before!.version + 1,
+    });
+    expect(s.connector.calls.releaseBooking).toBe(1);
+    expect((await s.events()).map((e) => e.topic)).toContain('booking-released');
+  });
+
+  it('a hold paid for while its release is at the partner ends released, the payment voided', async () => {
+    const view = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    const release = s.connector.releaseBooking.bind(s.connector);
+    // The payment lands between the partner's answer and the release's write.
+    vi.spyOn(s.connector, 'releaseBooking').mockImplementationOnce(async (eventId, token) => {
+      await release(eventId, token);
+      await s.storage.carts.modify(view.cart.id, (cart) => ({
+        ...cart,
+        status: 'PAID',
+        payment: {
+          paymentId: 'sbx_race',
+          type: 'CC',
+          amountMinor: 100,
+          issuer: 'VISA',
+          maskedNumber: '************1111',
+          expireMonth: 12,
+          expireYear: 2031,
+          status: 'AUTHORIZED',
+          authorizedAt: s.clock.t,
+        },
+      }));
+    });
+    await s.app.release(owner, view.cart.id);
+    const after = await s.storage.carts.get(view.cart.id);
+    expect(after).toMatchObject({ status: 'RELEASED', releaseOwed: false, voidOwed: false });
+    expect(after?.payment?.status).toBe('VOIDED');
+    expect(s.connector.held()).toBe(0);
+    expect(s.connector.calls.releaseBooking).toBe(1);
+  });
+
   it('a cart released at once after its reserve answered ends released, nothing held', async () => {
     const pending = await s.app.reserve({
       owner,

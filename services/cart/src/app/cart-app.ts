@@ -1182,11 +1182,14 @@ export class CartApp {
   ): Promise<void> {
     if (!cartId) throw cartNotFound(cartId);
     const now = this.deps.clock.now();
+    if (await this.#releaseHeld(owner, cartId, eventId, reason, now)) return;
     // Ownership is checked on the state the write is computed from: one read, not two.
+    let pending = false;
     const released = await this.#mutate(
       cartId,
       (current) => {
         if (!ownedBy(owner, current, eventId)) throw cartNotFound(cartId);
+        pending = current.status === 'PENDING';
         if (current.status === 'COMMITTED')
           throw staleCart(`cart ${current.id} is committed: cancel its order instead`);
         const next = releaseCart(current, reason, now);
@@ -1201,8 +1204,74 @@ export class CartApp {
           : [],
     );
     if (!released) throw cartNotFound(cartId);
-    // A reserve still running here gives the booking back itself once the partner answers.
-    if (!this.#inflight.has(cartId)) await this.settle(cartId, released);
+    // A reserve still running here gives the booking back itself once the partner answers, if it
+    // had not answered when this was written; a hold it wrote before is settled here.
+    if (!pending || !this.#inflight.has(cartId)) await this.settle(cartId, released);
+  }
+
+  /**
+   * The release of a plain partner hold (HELD, so its reserve is done; nothing paid; no commit of
+   * it running here), written once: the booking goes back to the partner first, then the cart is written
+   * RELEASED with nothing owed, instead of RELEASED-and-owed before the call and settled after it.
+   * A hold cannot be committed (that needs a payment first), and whatever changed the cart in
+   * between (a payment, an expiry) is applied to the state the write finds, with this booking no
+   * longer owed. Answers false, having written nothing, when the cart is not such a hold or the
+   * partner did not answer: the general path then writes the release and leaves the booking owed
+   * to the sweeper. A crash between the call and the write leaves a HELD cart whose booking is
+   * gone: the client's retry of the release, or the hold's expiry, ends it.
+   */
+  async #releaseHeld(
+    owner: CartOwner,
+    cartId: string,
+    eventId: string | undefined,
+    reason: ReleaseReason,
+    now: Date,
+  ): Promise<boolean> {
+    const seen = await this.deps.carts.get(cartId);
+    if (!seen || !ownedBy(owner, seen, eventId)) throw cartNotFound(cartId);
+    const token = seen.inventoryToken;
+    if (
+      seen.status !== 'HELD' ||
+      seen.sandbox ||
+      !token ||
+      seen.payment !== undefined ||
+      seen.bookingUnknown ||
+      listingIdsOf(seen.requests).length > 0 ||
+      this.#committing.has(cartId)
+    )
+      return false;
+    try {
+      await this.deps.connector.releaseBooking(seen.eventId, token);
+    } catch (error) {
+      if (isTransient(error)) return false;
+      // Refused for good (e.g. confirmed meanwhile as an order): the write below finds out, and
+      // reconciliation decides about the booking, as for any release the partner refuses.
+      this.deps.log.warn(
+        { cart_id: cartId, event_id: seen.eventId, err: error },
+        'partner refused the release; left to reconciliation',
+      );
+    }
+    this.#soldOut.delete(seen.eventId);
+    const released = await this.#mutate(
+      cartId,
+      (current) => {
+        if (current.status === 'COMMITTED' || current.order)
+          throw staleCart(`cart ${current.id} is committed: cancel its order instead`);
+        const next = releaseCart(current, reason, now);
+        if (next === current) return undefined;
+        return current.inventoryToken === token
+          ? { ...next, releaseOwed: false, bookingUnknown: false }
+          : next;
+      },
+      (before, after) =>
+        after.status === 'RELEASED' && before.status !== 'RELEASED' && after.inventoryToken
+          ? [{ type: 'booking-released', cart: after }]
+          : [],
+    );
+    // Still owed: what changed meanwhile (a payment to void, say).
+    if (released && (released.releaseOwed || released.voidOwed))
+      await this.settle(cartId, released);
+    return true;
   }
 
   /**
