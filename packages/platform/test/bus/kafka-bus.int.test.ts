@@ -232,15 +232,18 @@ describeIntegration('kafka bus', (env) => {
       expect(seen).toEqual(['first', 'second', 'third']);
     });
 
-    it('commits records of several batches in one go, and what is left when it closes', async () => {
+    /** A started bus whose one group records the ids it handles, on a fresh topic. */
+    const recordingGroup = async (
+      name: string,
+      consumer: Parameters<typeof createKafkaBus>[0]['consumer'],
+    ) => {
       const topic = pingTopic();
-      const group = uniqueName('coalesce');
+      const group = uniqueName(name);
       const sut = createKafkaBus({
         brokers: env.kafkaBrokers,
-        clientId: uniqueName('coalesce'),
-        source: '//marquee/coalesce',
-        // A commit interval longer than the test: only a batch's end or close() could commit.
-        consumer: { maxWaitTimeMs: 250, commitIntervalMs: 600_000 },
+        clientId: uniqueName(name),
+        source: `//marquee/${name}`,
+        consumer,
       });
       buses.push(sut);
       const seen: string[] = [];
@@ -249,68 +252,55 @@ describeIntegration('kafka bus', (env) => {
       });
       await sut.ensureTopics([topic]);
       await sut.start();
-      // One record per publish, each handled before the next is sent: one batch each.
-      for (const id of ['one', 'two', 'three']) {
-        await sut.publish(topic, [{ key: 'k', value: aPing({ seq: seen.length }), id }]);
-        await waitFor(() => seen.includes(id), { timeoutMs: 20_000 });
-      }
+      const publish = (id: string) =>
+        sut.publish(topic, [{ key: 'k', value: aPing({ seq: seen.length }), id }]);
+      /** One record per publish, each handled before the next is sent: one batch each. */
+      const oneByOne = async (ids: string[]) => {
+        for (const id of ids) {
+          await publish(id);
+          await waitFor(() => seen.includes(id), { timeoutMs: 20_000 });
+        }
+      };
+      const committed = () => committedCount(group, topic.name);
+      return { sut, seen, publish, oneByOne, committed };
+    };
+
+    it('commits records of several batches in one go, and what is left when it closes', async () => {
+      // A commit interval longer than the test: only a batch's end or close() could commit.
+      const { sut, seen, oneByOne, committed } = await recordingGroup('coalesce', {
+        maxWaitTimeMs: 250,
+        commitIntervalMs: 600_000,
+      });
+      await oneByOne(['one', 'two', 'three']);
       // Three batches ended and none committed: their offsets wait for the interval.
-      expect(await committedCount(group, topic.name)).toBe(0);
+      expect(await committed()).toBe(0);
 
       await sut.close();
-      expect(await committedCount(group, topic.name)).toBe(3);
+      expect(await committed()).toBe(3);
       expect(seen).toEqual(['one', 'two', 'three']);
     });
 
     it('commits a partition idle since its last record once the interval has passed', async () => {
-      const topic = pingTopic();
-      const group = uniqueName('idle-commit');
-      const sut = createKafkaBus({
-        brokers: env.kafkaBrokers,
-        clientId: uniqueName('idle-commit'),
-        source: '//marquee/idle-commit',
-        consumer: { maxWaitTimeMs: 250, commitIntervalMs: 200 },
+      const { oneByOne, committed } = await recordingGroup('idle-commit', {
+        maxWaitTimeMs: 250,
+        commitIntervalMs: 200,
       });
-      buses.push(sut);
-      const seen: string[] = [];
-      await sut.subscribe(topic, { group }, async (event) => {
-        seen.push(event.id);
-      });
-      await sut.ensureTopics([topic]);
-      await sut.start();
-      for (const id of ['one', 'two']) {
-        await sut.publish(topic, [{ key: 'k', value: aPing({ seq: seen.length }), id }]);
-        await waitFor(() => seen.includes(id), { timeoutMs: 20_000 });
-      }
+      await oneByOne(['one', 'two']);
       // No later batch and no close: the timer alone commits.
-      await waitFor(async () => (await committedCount(group, topic.name)) === 2, {
-        timeoutMs: 10_000,
-      });
+      await waitFor(async () => (await committed()) === 2, { timeoutMs: 10_000 });
     });
 
     it('delivers what a batching consumer fetched once its wait is over, short of minBytes', async () => {
-      const topic = pingTopic();
-      const group = uniqueName('min-bytes');
-      const sut = createKafkaBus({
-        brokers: env.kafkaBrokers,
-        clientId: uniqueName('min-bytes'),
-        source: '//marquee/min-bytes',
-        // Far more bytes than the test publishes: every fetch ends by its wait.
-        consumer: { maxWaitTimeMs: 500, minBytes: 10 * 1024 * 1024 },
+      // Far more bytes than the test publishes: every fetch ends by its wait.
+      const { sut, seen, publish, committed } = await recordingGroup('min-bytes', {
+        maxWaitTimeMs: 500,
+        minBytes: 10 * 1024 * 1024,
       });
-      buses.push(sut);
-      const seen: string[] = [];
-      await sut.subscribe(topic, { group }, async (event) => {
-        seen.push(event.id);
-      });
-      await sut.ensureTopics([topic]);
-      await sut.start();
-      for (const id of ['one', 'two', 'three'])
-        await sut.publish(topic, [{ key: 'k', value: aPing({ seq: seen.length }), id }]);
+      for (const id of ['one', 'two', 'three']) await publish(id);
       await waitFor(() => seen.length === 3, { timeoutMs: 20_000 });
       expect(seen).toEqual(['one', 'two', 'three']);
       await sut.close();
-      expect(await committedCount(group, topic.name)).toBe(3);
+      expect(await committed()).toBe(3);
     });
 
     it('keeps a member in its group while one handler call outlasts the session', async () => {
