@@ -56,8 +56,6 @@ export function createMemoryStore<T extends Versioned>(
 ): MemoryStore<T> {
   const name = options.name ?? 'documents';
   const packing = packingOf(name, options.pack, options.indexes);
-  const checkQueried = (filter: object, sort: object = {}) =>
-    packing?.checkQueried([...Object.keys(filter), ...Object.keys(sort)]);
   const records = new Map<string, MemoryRecord>();
   const listeners = new Set<() => void>();
   let lease: { owner: string; until: number } | undefined;
@@ -207,7 +205,7 @@ export function createMemoryStore<T extends Versioned>(
     async find(filter: StoreFilter<T> = {}, findOptions: FindOptions<T> = {}) {
       const { skip, limit } = checkPaging(findOptions);
       const wanted = normalizeFilter(filter);
-      checkQueried(wanted, findOptions.sort);
+      packing?.checkQuery(wanted, findOptions.sort);
       const matches: Record<string, unknown>[] = [];
       for (const [id, record] of records) {
         if (record.tombstone) continue;
@@ -223,7 +221,7 @@ export function createMemoryStore<T extends Versioned>(
 
     async count(filter: StoreFilter<T> = {}) {
       const wanted = normalizeFilter(filter);
-      checkQueried(wanted);
+      packing?.checkQuery(wanted);
       let n = 0;
       for (const [id, record] of records) {
         if (

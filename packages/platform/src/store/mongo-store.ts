@@ -1016,10 +1016,7 @@ export function createMongoStore<T extends Versioned>(
     async find(filter: StoreFilter<T> = {}, findOptions: FindOptions<T> = {}) {
       const { skip, limit } = checkPaging(findOptions);
       if (limit === 0) return [];
-      packing?.checkQueried([
-        ...Object.keys(normalizeFilter(filter)),
-        ...Object.keys(findOptions.sort ?? {}),
-      ]);
+      packing?.checkQuery(filter, findOptions.sort);
       const dueBy = dueQuery(filter, findOptions, skip);
       if (dueBy !== undefined && (await inProcess())) return findDue(dueBy, limit);
       const sort: Record<string, 1 | -1> = {};
@@ -1036,7 +1033,7 @@ export function createMongoStore<T extends Versioned>(
     },
 
     async count(filter: StoreFilter<T> = {}) {
-      packing?.checkQueried(Object.keys(normalizeFilter(filter)));
+      packing?.checkQuery(filter);
       return docs().countDocuments(toMongoFilter(filter));
     },
 

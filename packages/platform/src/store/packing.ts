@@ -1,15 +1,19 @@
 import { invalidDocument } from './errors.js';
+import { checkFieldName } from './filter.js';
 import type { StoreIndex } from './types.js';
 
 /**
- * `PackOption` of a collection, checked: the fields that stay fields of the stored document, and
- * a check that a filter or a sort names only those. Both adapters run the check, so a query that
- * works in memory works on Mongo too.
+ * `CollectionOptions.pack` of a collection, checked: the fields that stay fields of the stored
+ * document, and a check that a query names only those. Both adapters run the check, so a query
+ * that works in memory works on Mongo too.
  */
 export interface Packing {
   readonly kept: ReadonlySet<string>;
-  /** Throws `invalid_argument` when `fields` name a packed field. */
-  checkQueried(fields: Iterable<string>): void;
+  /**
+   * Throws `invalid_argument` when the filter (its fields with a condition) or the sort names a
+   * packed field, or a field that is no top-level name (as `normalizeFilter` would).
+   */
+  checkQuery(filter: object, sort?: object): void;
 }
 
 /** The packing of a collection (`undefined` when it packs nothing). */
@@ -23,8 +27,10 @@ export function packingOf<T>(
   for (const index of indexes) for (const field of Object.keys(index.fields)) kept.add(field);
   return {
     kept,
-    checkQueried(fields) {
-      for (const field of fields) {
+    checkQuery(filter, sort = {}) {
+      const filtered = Object.entries(filter).filter(([, condition]) => condition !== undefined);
+      for (const field of [...filtered.map(([name]) => name), ...Object.keys(sort)]) {
+        checkFieldName(field);
         if (!kept.has(field))
           throw invalidDocument(
             `${collection}: "${field}" is packed; filter and sort on ${[...kept].join(', ')} only`,
