@@ -1195,13 +1195,7 @@ export class CartApp {
         const next = releaseCart(current, reason, now);
         return next === current ? undefined : next;
       },
-      (before, after) =>
-        after.status === 'RELEASED' &&
-        before.status !== 'RELEASED' &&
-        !after.sandbox &&
-        after.inventoryToken
-          ? [{ type: 'booking-released', cart: after }]
-          : [],
+      bookingReleased,
     );
     if (!released) throw cartNotFound(cartId);
     // A reserve still running here gives the booking back itself once the partner answers, if it
@@ -1211,8 +1205,8 @@ export class CartApp {
 
   /**
    * The release of a plain partner hold (HELD, so its reserve is done; nothing paid; no commit of
-   * it running here), written once: the booking goes back to the partner first, then the cart is written
-   * RELEASED with nothing owed, instead of RELEASED-and-owed before the call and settled after it.
+   * it running here), written once: the booking goes back to the partner first, then the cart is
+   * written RELEASED with nothing owed, instead of RELEASED-and-owed before the call and settled after it.
    * A hold cannot be committed (that needs a payment first), and whatever changed the cart in
    * between (a payment, an expiry) is applied to the state the write finds, with this booking no
    * longer owed. Answers false, having written nothing, when the cart is not such a hold or the
@@ -1240,18 +1234,9 @@ export class CartApp {
       this.#committing.has(cartId)
     )
       return false;
-    try {
-      await this.deps.connector.releaseBooking(seen.eventId, token);
-    } catch (error) {
-      if (isTransient(error)) return false;
-      // Refused for good (e.g. confirmed meanwhile as an order): the write below finds out, and
-      // reconciliation decides about the booking, as for any release the partner refuses.
-      this.deps.log.warn(
-        { cart_id: cartId, event_id: seen.eventId, err: error },
-        'partner refused the release; left to reconciliation',
-      );
-    }
-    this.#soldOut.delete(seen.eventId);
+    // Refused for good (e.g. confirmed meanwhile as an order) counts as done, as for any release:
+    // the write below finds out, and reconciliation decides about the booking.
+    if (!(await this.#releaseBooking(seen))) return false;
     const released = await this.#mutate(
       cartId,
       (current) => {
@@ -1263,10 +1248,7 @@ export class CartApp {
           ? { ...next, releaseOwed: false, bookingUnknown: false }
           : next;
       },
-      (before, after) =>
-        after.status === 'RELEASED' && before.status !== 'RELEASED' && after.inventoryToken
-          ? [{ type: 'booking-released', cart: after }]
-          : [],
+      bookingReleased,
     );
     // Still owed: what changed meanwhile (a payment to void, say).
     if (released && (released.releaseOwed || released.voidOwed))
@@ -1823,6 +1805,16 @@ export class CartApp {
       ),
     );
   }
+}
+
+/** A release's event: a partner booking released (not a sandbox or resale cart's). */
+function bookingReleased(before: Cart, after: Cart): CartEvent[] {
+  return after.status === 'RELEASED' &&
+    before.status !== 'RELEASED' &&
+    !after.sandbox &&
+    after.inventoryToken
+    ? [{ type: 'booking-released', cart: after }]
+    : [];
 }
 
 /** Whether the caller may see the cart: its app, prefix, channel, fan and (if named) event. */
