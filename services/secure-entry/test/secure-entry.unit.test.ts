@@ -256,6 +256,36 @@ describe('gate validation', () => {
     );
   });
 
+  it('voids the tickets before the order, and a cancel resumed after a crash still records them', async () => {
+    const h = harness();
+    const { message, orderToken } = await ready(h);
+    const update = h.storage.orders.update.bind(h.storage.orders);
+    const seen: { statuses: string[]; ticketIds: string[] }[] = [];
+    let crash = true;
+    h.storage.orders.update = async (order, voided) => {
+      const tickets = await h.storage.tickets.listByOrder(message.orderId);
+      seen.push({ statuses: tickets.map((t) => t.status), ticketIds: voided?.ticketIds ?? [] });
+      if (crash) {
+        crash = false;
+        throw new Error('process stopped');
+      }
+      return update(order, voided);
+    };
+    await expect(h.entry.cancel(message.orderId, EVENT_ID, h.clock.now)).rejects.toThrow(
+      'process stopped',
+    );
+    // The order still reads as live, but none of its tickets would pass a gate any more.
+    expect((await read(h, orderToken)).order.voided).toBe(false);
+    await h.entry.cancel(message.orderId, EVENT_ID, h.clock.now);
+    expect((await read(h, orderToken)).order.voided).toBe(true);
+    const ids = (await h.storage.tickets.listByOrder(message.orderId)).map((t) => t.id);
+    // At each voiding write every ticket was already voided, and the redelivery names them all.
+    expect(seen).toEqual([
+      { statuses: ['voided', 'voided'], ticketIds: ids },
+      { statuses: ['voided', 'voided'], ticketIds: ids },
+    ]);
+  });
+
   it('issues nothing for an order whose cancel arrived first', async () => {
     const h = harness();
     const { message, orderToken } = confirmedOrder();

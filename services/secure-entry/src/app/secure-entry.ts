@@ -236,35 +236,35 @@ export class SecureEntry {
       if (inserted) return;
       return this.cancel(orderId, eventId, at);
     }
-    const tickets = await this.deps.tickets.listByOrder(orderId);
-    if (!order.voided) {
-      await retryOnConflict(async () => {
-        const current = (await orders.get(orderId))!;
-        if (current.voided) return;
-        await orders.update(
-          { ...current, voided: true, voidedAt: at },
-          {
-            ticketIds: tickets.filter((t) => t.status === 'active').map((t) => t.id),
-            reason: 'ORDER_CANCELLED',
-            at,
-          },
-        );
-      });
-    }
-    // Ticket states follow (each a compare-and-set; a redelivery finishes what a crash left).
-    for (const ticket of tickets) {
-      await retryOnConflict(async () => {
+    // Tickets first, the order last: an order that reads as voided has no ticket left that a
+    // gate would admit. Each step is a compare-and-set, so a redelivery finishes what a crash left.
+    const voidedIds: string[] = [];
+    for (const ticket of await this.deps.tickets.listByOrder(orderId)) {
+      const after = await retryOnConflict(async () => {
         const current = await this.deps.tickets.get(ticket.id);
-        if (!current || current.status === 'voided') return;
-        await this.deps.tickets.update({
+        if (!current || current.status === 'voided') return current;
+        return this.deps.tickets.update({
           ...current,
           status: 'voided',
           voidReason: 'ORDER_CANCELLED',
           voidedAt: at,
         });
       });
+      // A ticket resold away was voided for its resale, not by this cancel.
+      if (after?.voidReason === 'ORDER_CANCELLED') voidedIds.push(after.id);
     }
-    this.deps.log.info({ order_id: orderId, tickets: tickets.length }, 'tickets voided');
+    if (!order.voided) {
+      // `ticket-voided` (one record for the order) goes out with the order's own write.
+      await retryOnConflict(async () => {
+        const current = (await orders.get(orderId))!;
+        if (current.voided) return;
+        await orders.update(
+          { ...current, voided: true, voidedAt: at },
+          { ticketIds: voidedIds, reason: 'ORDER_CANCELLED', at },
+        );
+      });
+    }
+    this.deps.log.info({ order_id: orderId, tickets: voidedIds.length }, 'tickets voided');
   }
 
   /** The start time of an event (projection of `event-changed`). */
