@@ -90,12 +90,9 @@ let stopping = false;
 const cleanUp = async () => {
   if (stopping) return;
   stopping = true;
-  await stack.stop().catch((error: unknown) => log(`stopping the stack: ${String(error)}`));
-  const client = mongo.getClient();
-  const { databases } = await client.db('admin').admin().listDatabases();
-  for (const { name } of databases.filter((db) => db.name.startsWith(`${dbPrefix}_`)))
-    await client.db(name).dropDatabase();
   await closeMongo(mongo, logger);
+  // Stopping the stack drops its databases.
+  await stack.stop().catch((error: unknown) => log(`stopping the stack: ${String(error)}`));
 };
 process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
 process.once('SIGTERM', () => void cleanUp().finally(() => process.exit(143)));

@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { createLogger } from '@marquee/platform/logger';
+import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 
 /**
  * The distributed mode under test: every service as its own Node process (its built dist/main.js,
@@ -242,8 +244,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     service.child.kill('SIGTERM');
     await Promise.race([exited, delay(30_000).then(() => service.child.kill('SIGKILL'))]);
   };
+  let dropped = false;
   const stop = async () => {
     for (const service of [...services.values()].reverse()) await stopProcess(service);
+    // The run's databases go with it (one per service, 24 files on a local FerretDB), unless
+    // E2E_KEEP_DATA asks to keep them for a look after a failure.
+    if (dropped || process.env.E2E_KEEP_DATA) return;
+    dropped = true;
+    await dropDatabases(options.mongoUrl, `${dbPrefix}_`).catch((error: unknown) =>
+      process.stderr.write(`stack: databases ${dbPrefix}_* left behind: ${String(error)}\n`),
+    );
   };
   const stopService = async (name: string) => {
     const service = services.get(name);
@@ -293,6 +303,21 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/** Drops every database whose name starts with `prefix`. */
+export async function dropDatabases(mongoUrl: string, prefix: string): Promise<string[]> {
+  const logger = createLogger({ service: 'stack', level: 'silent' });
+  const mongo = await connectMongo({ url: mongoUrl, dbName: 'admin', logger });
+  try {
+    const client = mongo.getClient();
+    const { databases } = await client.db('admin').admin().listDatabases({ nameOnly: true });
+    const names = databases.map((db) => db.name).filter((name) => name.startsWith(prefix));
+    for (const name of names) await client.db(name).dropDatabase();
+    return names;
+  } finally {
+    await closeMongo(mongo, logger);
   }
 }
 
