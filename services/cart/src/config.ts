@@ -57,6 +57,8 @@ export const configSchema = serviceConfigSchema({
     CART_OWED_RETRY_MS: int(5_000, 0),
     /** A paid cart whose commit started this long ago may expire. */
     CART_COMMIT_GRACE_MS: int(120_000, 0),
+    /** Ended carts that owe nothing are deleted this many hours after they ended (0: kept). */
+    CART_ENDED_RETENTION_HOURS: int(168, 0),
     /** Nightly maintenance window in the event's local time, `HH:MM-HH:MM`, or `off`. */
     CART_MAINTENANCE_WINDOW: maintenanceWindow,
     /** Service fee per ticket, basis points of the face value. */

@@ -41,6 +41,8 @@ import {
 
 /** How often the changed events of the projection are written behind to Mongo. */
 const PROJECTION_WRITE_BEHIND_MS = 1_000;
+/** Ended carts deleted per purge pass. */
+const PURGE_BATCH = 500;
 
 export interface CartComposeOptions {
   /** Tests give their own connector instead of the gRPC client. */
@@ -149,6 +151,9 @@ export async function composeCart(
       pendingStaleMs: config.CART_PENDING_RESUME_MS,
       owedRetryMs: config.CART_OWED_RETRY_MS,
       commitGraceMs: config.CART_COMMIT_GRACE_MS,
+      ...(config.CART_ENDED_RETENTION_HOURS > 0
+        ? { endedRetentionMs: config.CART_ENDED_RETENTION_HOURS * 3_600_000 }
+        : {}),
       sandboxHoldSeconds: config.CART_SANDBOX_HOLD_SECONDS,
       maxHoldSeconds: config.CART_MAX_HOLD_SECONDS,
       fees: {
@@ -210,13 +215,17 @@ export async function composeCart(
   // One sweep at a time per process (replicas are kept apart by compare-and-set), and at most a
   // fifth of the time: the sweeper's queries scan on the dev/CI Mongo-wire server, and a sweep
   // that grew slow must not take the store from the reserves it serves.
+  // Expired Idempotency-Key records and ended carts past their retention go once a minute; a
+  // full batch of carts (a backlog) brings the next one forward to the next sweep.
   let lastPurge = 0;
+  let cartBacklog = false;
   const sweeper = periodic(
     async () => {
       await app.sweep();
-      if (Date.now() - lastPurge > 60_000) {
+      if (cartBacklog || Date.now() - lastPurge > 60_000) {
         lastPurge = Date.now();
         await idempotency.purgeExpired();
+        cartBacklog = (await app.purgeEnded(PURGE_BATCH)) >= PURGE_BATCH;
       }
     },
     {

@@ -573,6 +573,48 @@ describe('CartApp', () => {
     expect((await s.app.get(owner, view.cart.id)).cart.releaseOwed).toBe(false);
   });
 
+  it('deletes carts ended longer ago than the retention that owe nothing, keeping their orders', async () => {
+    const hour = 3_600_000;
+    const later = (ms: number) => (s.clock.t = new Date(s.clock.t.getTime() + ms));
+    const reserve = async () =>
+      (await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] })).cart.id;
+    const committed = await reserve();
+    await s.app.addPayment(
+      owner,
+      committed,
+      billing((await s.app.get(owner, committed)).priced.totals.unpaid),
+    );
+    const { order } = await s.app.commit(owner, committed);
+    const released = await reserve();
+    await s.app.release(owner, released);
+    const owing = await reserve();
+    s.connector.down = true;
+    await s.app.release(owner, owing);
+    s.connector.down = false;
+    const live = await reserve();
+    later(hour / 2);
+    const recent = await reserve();
+    await s.app.release(owner, recent);
+    later(hour / 2 + 1);
+
+    // Without a retention nothing goes.
+    expect(await s.app.purgeEnded()).toBe(0);
+    const kept = await setup({ sharing: s, settings: { endedRetentionMs: hour } });
+    expect(await kept.app.purgeEnded()).toBe(2);
+    for (const gone of [committed, released])
+      await expect(kept.app.get(owner, gone)).rejects.toMatchObject({ kind: 'not_found' });
+    for (const id of [owing, live, recent]) expect(await s.storage.carts.get(id)).toBeDefined();
+    expect((await kept.app.listOrders(owner)).map((o) => o.id)).toEqual([order.id]);
+    expect(await kept.app.purgeEnded()).toBe(0);
+
+    // Once its release is through, the owing cart goes too (it ended over an hour ago).
+    await kept.app.sweep();
+    expect((await kept.app.get(owner, owing)).cart.releaseOwed).toBe(false);
+    expect(await kept.app.purgeEnded()).toBe(1);
+    expect(await s.storage.carts.get(owing)).toBeUndefined();
+    expect(await s.storage.carts.get(live)).toBeDefined();
+  });
+
   it('refuses transactions in the maintenance window of the event, not reads or releases', async () => {
     const view = await s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
     const night = await setup({ settings: { maintenance: parseMaintenanceWindow('02:00-04:00') } });

@@ -152,6 +152,35 @@ export function cartStorageContract(name: string, make: () => Promise<CartStorag
       ]);
     });
 
+    it('finds the ended carts owing nothing before a time, and deletes one at its version', async () => {
+      const ended = (over: Partial<Cart>) => aCart('x', { status: 'RELEASED', ...over });
+      await storage.carts.insert({ ...ended({ endedAt: at(20_000) }), id: 'second' });
+      await storage.carts.insert({ ...ended({ endedAt: at(10_000) }), id: 'first' });
+      await storage.carts.insert({ ...ended({ endedAt: at(40_000) }), id: 'recent' });
+      await storage.carts.insert({
+        ...ended({ endedAt: at(5_000), releaseOwed: true, sweepAt: at(6_000) }),
+        id: 'owing',
+      });
+      await storage.carts.insert(aCart('live', { status: 'HELD', sweepAt: at(90_000) }));
+      const found = await storage.carts.findEndedBefore(at(30_000), 10);
+      expect(found.map((cart) => cart.id)).toEqual(['first', 'second']);
+      expect((await storage.carts.findEndedBefore(at(30_000), 1)).map((c) => c.id)).toEqual([
+        'first',
+      ]);
+      const [first] = found;
+      await storage.carts.modify('first', (cart) => ({ ...cart, language: 'fr-fr' }));
+      // Written since it was read: kept.
+      expect(await storage.carts.deleteAt('first', first!.version)).toBe(false);
+      const current = (await storage.carts.get('first'))!;
+      expect(await storage.carts.deleteAt('first', current.version)).toBe(true);
+      expect(await storage.carts.get('first')).toBeUndefined();
+      expect(await storage.carts.deleteAt('first', current.version)).toBe(false);
+      expect((await storage.carts.findEndedBefore(at(60_000), 10)).map((c) => c.id)).toEqual([
+        'second',
+        'recent',
+      ]);
+    });
+
     it('keeps one order per order number and cancels at the version it read', async () => {
       const confirmed = await storage.orders.insertConfirmed(anOrder('o1'));
       expect(await storage.orders.get('o1')).toMatchObject({

@@ -64,7 +64,12 @@ export interface FieldOperators<V> {
  * strings with strings, dates with dates), as MongoDB does. Conditions on several fields are ANDed.
  */
 export type StoreFilter<T> = {
-  [K in keyof T & string]?: T[K] | Element<T[K]> | FieldOperators<T[K]>;
+  [K in keyof T & string]?:
+    | T[K]
+    | Element<T[K]>
+    | FieldOperators<T[K]>
+    // `null` of an optional field: the documents without it.
+    | (undefined extends T[K] ? null : never);
 };
 
 export type SortDirection = 1 | -1;

@@ -67,11 +67,15 @@ export function createCartStorage(
   options: { sandboxAreaCapacity: number },
 ): CartStorage {
   // `due`: the sweeper's query (`findDue`) reads only due carts on the single-writer Mongo mode.
-  // Packed: a cart is read and written by id (and by `sweepAt`) only, and on FerretDB each of the
-  // four writes of a reserve and release costs per stored field. Who, what and where stay fields.
-  const carts = stores.collection<CartDoc>('carts', [{ fields: { sweepAt: 1 }, due: true }], {
-    pack: { keep: ['status', 'appId', 'eventId'] },
-  });
+  // `endedAt`: the purge of carts ended longer ago than the retention (`findEndedBefore`).
+  // Packed: a cart is read and written by id (and by `sweepAt` and `endedAt`) only, and on
+  // FerretDB each of the four writes of a reserve and release costs per stored field. Who, what
+  // and where stay fields.
+  const carts = stores.collection<CartDoc>(
+    'carts',
+    [{ fields: { sweepAt: 1 }, due: true }, { fields: { endedAt: 1 } }],
+    { pack: { keep: ['status', 'appId', 'eventId'] } },
+  );
   const orders = stores.collection<OrderDoc>('orders', [
     { fields: { orderNumber: 1 }, unique: true, name: 'order_number_unique' },
     { fields: { appId: 1, confirmedAt: -1 } },
@@ -134,6 +138,16 @@ export function cartRepository(store: VersionedStore<CartDoc>): CartRepository {
       ),
     findDue: (now, limit) =>
       store.find({ sweepAt: { $lte: now } }, { sort: { sweepAt: 1 }, limit }),
+    findEndedBefore: (cutoff, limit) =>
+      store.find({ endedAt: { $lt: cutoff }, sweepAt: null }, { sort: { endedAt: 1 }, limit }),
+    async deleteAt(id, version) {
+      try {
+        return await store.delete(id, version);
+      } catch (error) {
+        if (isVersionConflict(error)) return false;
+        throw error;
+      }
+    },
   };
 }
 

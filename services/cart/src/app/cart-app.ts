@@ -3,6 +3,7 @@ import {
   commit as commitCart,
   expire,
   fail,
+  FINAL_STATUSES,
   hold,
   holdSecondsLeft,
   isExpired,
@@ -214,6 +215,11 @@ export interface CartSettings {
   owedRetryMs: number;
   /** A paid cart whose commit started this long ago is no longer left to that commit. */
   commitGraceMs: number;
+  /**
+   * An ended cart that owes nothing is deleted this long after it ended (its order, if any, stays
+   * in the orders). Absent: ended carts are kept.
+   */
+  endedRetentionMs?: number;
   /** Hold time of sandbox carts. */
   sandboxHoldSeconds: number;
   /**
@@ -1395,6 +1401,24 @@ export class CartApp {
       if (due !== cart.sweepAt?.getTime()) await this.#mutate(cart.id, (current) => current);
     }
     return touched;
+  }
+
+  /**
+   * Deletes carts that ended longer ago than the retention and owe nothing (no release, no void);
+   * each at the version read, so a cart written meanwhile stays. Resolves how many it deleted.
+   * Their orders are records of their own and are kept.
+   */
+  async purgeEnded(limit = 500): Promise<number> {
+    const retention = this.deps.settings.endedRetentionMs;
+    if (retention === undefined) return 0;
+    const cutoff = new Date(this.deps.clock.now().getTime() - retention);
+    let purged = 0;
+    for (const cart of await this.deps.carts.findEndedBefore(cutoff, limit)) {
+      if (!FINAL_STATUSES.includes(cart.status) || cart.releaseOwed || cart.voidOwed) continue;
+      if (await this.deps.carts.deleteAt(cart.id, cart.version)) purged += 1;
+    }
+    if (purged > 0) this.deps.log.info({ purged }, 'ended carts purged');
+    return purged;
   }
 
   /**

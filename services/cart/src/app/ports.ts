@@ -25,6 +25,13 @@ export interface CartRepository {
   ): Promise<Stored<Cart> | undefined>;
   /** Carts whose `sweepAt` is at or before `now`, soonest first. */
   findDue(now: Date, limit: number): Promise<Stored<Cart>[]>;
+  /**
+   * Carts that ended (`endedAt`) before `cutoff` and that the sweeper has nothing left to do for
+   * (no `sweepAt`: no release or void owed), longest ended first.
+   */
+  findEndedBefore(cutoff: Date, limit: number): Promise<Stored<Cart>[]>;
+  /** Deletes the cart at `version`; `false` when it is gone or was written since. */
+  deleteAt(id: string, version: number): Promise<boolean>;
 }
 
 /** A topic record of a cart's state change (the adapter encodes it and keys it). */
