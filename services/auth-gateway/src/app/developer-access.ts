@@ -14,13 +14,13 @@ import {
 import { AuthError } from '../domain/errors.js';
 import { validateNewFan } from '../domain/fan.js';
 import { DAY_MS, SECOND_MS, windowOf } from '../domain/rate-window.js';
+import type { AppRepository, Clock, FanRepository, RateCounter, SecretHasher } from './ports.js';
+import { fingerprint, newId, newSecret } from './secrets.js';
 
 /** The most quota units one replica takes ahead of its calls per window. */
 const MAX_LEASE = 64;
 /** The most quota units a caller (the edge) takes ahead of its calls, per lease. */
 const MAX_CALLER_LEASE = 64;
-import type { AppRepository, Clock, FanRepository, RateCounter, SecretHasher } from './ports.js';
-import { fingerprint, newId, newSecret } from './secrets.js';
 
 const definedOnly = <T extends object>(values: Partial<T> | undefined): Partial<T> =>
   Object.fromEntries(Object.entries(values ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
