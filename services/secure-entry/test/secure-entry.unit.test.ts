@@ -324,6 +324,25 @@ describe('gate validation', () => {
     expect((await h.entry.validateScan(gate, payloadAt(other, now))).result).toBe('ADMITTED');
   });
 
+  it("voids the seller's ticket before the buyer's is issued", async () => {
+    const h = harness();
+    const { message } = await ready(h);
+    const resold = (await h.storage.tickets.listByOrder(message.orderId))[0]!;
+    const insert = h.storage.tickets.insertIfAbsent.bind(h.storage.tickets);
+    const sellerStatusAtIssue: string[] = [];
+    h.storage.tickets.insertIfAbsent = async (ticket) => {
+      sellerStatusAtIssue.push((await h.storage.tickets.get(resold.id))!.status);
+      return insert(ticket);
+    };
+    await bought(h, {
+      seats: ['7'],
+      thirdPartyAccountId: 'user-99',
+      resoldTicketIds: [resold.partnerTicketId],
+      resoldFromOrderId: message.orderId,
+    });
+    expect(sellerStatusAtIssue).toEqual(['voided']);
+  });
+
   it('lets exactly one of many concurrent gates admit a ticket', async () => {
     const h = harness();
     const { token } = await ready(h);

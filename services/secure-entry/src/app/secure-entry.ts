@@ -136,6 +136,9 @@ export class SecureEntry {
       }
       return;
     }
+    // A resale: the seller's tickets stop admitting before the buyer's exist, so no moment has
+    // both valid (idempotent, so a redelivery after a crash finishes it).
+    if (order.replaces.length > 0) await this.voidResold(order);
     if (!existing) {
       const tickets: Ticket[] = [];
       for (const planned of planTickets(order)) {
@@ -155,7 +158,6 @@ export class SecureEntry {
         );
       }
     }
-    if (order.replaces.length > 0) await this.voidResold(order);
   }
 
   private async insertTicket(
