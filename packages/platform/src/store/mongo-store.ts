@@ -177,6 +177,9 @@ interface KnownOutbox {
  */
 const MARKER_SCAN_EVERY_MS = 1_000;
 
+/** What a due field holds: dates, or epoch milliseconds as numbers. */
+type DueKind = 'date' | 'number';
+
 /** In-process mode: the due times of a collection's `due` field (see the file's header). */
 interface DueTimes {
   /** Document id → due time (epoch ms); documents without one are absent. */
@@ -321,9 +324,15 @@ export function createMongoStore<T extends Versioned>(
     else due.times.set(id, at);
     due.writesDuringLoad?.set(id, at);
   };
-  const dueOf = (data: Record<string, unknown> | undefined): number | undefined => {
+  /**
+   * A document's due time (epoch ms) from a date or a number; with `kind`, only from that kind
+   * (a range compares a date with dates and a number with numbers only, as the server does).
+   */
+  const dueOf = (data: Record<string, unknown> | undefined, kind?: DueKind): number | undefined => {
     const at = dueField === undefined ? undefined : data?.[dueField];
-    return at instanceof Date ? at.getTime() : undefined;
+    if (at instanceof Date) return kind === 'number' ? undefined : at.getTime();
+    if (typeof at === 'number' && Number.isFinite(at)) return kind === 'date' ? undefined : at;
+    return undefined;
   };
   /**
    * Runs `work` under the document's mutex. A write the driver failed may or may not have reached
@@ -882,7 +891,7 @@ export function createMongoStore<T extends Versioned>(
     filter: StoreFilter<T>,
     findOptions: FindOptions<T>,
     skip: number,
-  ): number | undefined {
+  ): { bound: number; kind: DueKind } | undefined {
     if (dueField === undefined || skip !== 0) return undefined;
     const fields = Object.entries(filter).filter(([, condition]) => condition !== undefined);
     if (fields.length !== 1 || fields[0]![0] !== dueField) return undefined;
@@ -891,11 +900,17 @@ export function createMongoStore<T extends Versioned>(
     const operators = Object.entries(condition as object).filter(([, v]) => v !== undefined);
     if (operators.length !== 1 || operators[0]![0] !== '$lte') return undefined;
     const bound = operators[0]![1] as unknown;
-    if (!(bound instanceof Date)) return undefined;
+    const at =
+      bound instanceof Date
+        ? { bound: bound.getTime(), kind: 'date' as const }
+        : typeof bound === 'number' && Number.isFinite(bound)
+          ? { bound, kind: 'number' as const }
+          : undefined;
+    if (at === undefined) return undefined;
     const sort = Object.entries(findOptions.sort ?? {}).filter(([, d]) => d !== undefined);
     if (sort.length > 1 || (sort.length === 1 && (sort[0]![0] !== dueField || sort[0]![1] !== 1)))
       return undefined;
-    return bound.getTime();
+    return at;
   }
 
   /** Loads the due times from the collection (one scan), keeping what writes set meanwhile. */
@@ -930,7 +945,10 @@ export function createMongoStore<T extends Versioned>(
   }
 
   /** A due-time query in in-process mode: the due documents by `_id`, soonest first. */
-  async function findDue(bound: number, limit: number | undefined): Promise<T[]> {
+  async function findDue(
+    { bound, kind }: { bound: number; kind: DueKind },
+    limit: number | undefined,
+  ): Promise<T[]> {
     const state = due!;
     if (Date.now() - state.loadedAt >= DUE_RELOAD_MS) await loadDue(state);
     const candidates = [...state.times]
@@ -940,12 +958,13 @@ export function createMongoStore<T extends Versioned>(
     for (const [id, remembered] of candidates) {
       if (limit !== undefined && found.length >= limit) break;
       const stored = await readDocument(id);
-      const at = dueOf(stored?.data);
+      const storedAt = dueOf(stored?.data);
       // Learn what is stored, unless a write changed the time meanwhile.
       if (state.times.get(id) === remembered) {
-        if (at === undefined) state.times.delete(id);
-        else state.times.set(id, at);
+        if (storedAt === undefined) state.times.delete(id);
+        else state.times.set(id, storedAt);
       }
+      const at = dueOf(stored?.data, kind);
       if (stored !== null && at !== undefined && at <= bound)
         found.push({ doc: toDocument(stored), at });
     }

@@ -92,8 +92,8 @@ export interface StoreIndex<T> {
   unique?: boolean;
   name?: string;
   /**
-   * A due time: one date field, ascending, that a sweeper asks for as `{ field: { $lte: now } }`
-   * sorted by it. On a Mongo-wire server that answers such a query by decoding the whole collection
+   * A due time: one field holding a date (or epoch milliseconds as a number), ascending, that a
+   * sweeper asks for as `{ field: { $lte: now } }` (a date, or a number) sorted by it. On a Mongo-wire server that answers such a query by decoding the whole collection
    * (the single-writer mode on FerretDB), the store keeps these times in memory and reads only the
    * due documents; elsewhere it is an ordinary index.
    */

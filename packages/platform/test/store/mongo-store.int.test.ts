@@ -407,6 +407,64 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
     }
   });
 
+  it('in process, answers a due-time query on epoch milliseconds, numbers with numbers only', async () => {
+    interface Job extends Versioned {
+      name: string;
+      dueAt?: number | Date | null;
+    }
+    const collection = uniqueName('due_ms').replace(/-/g, '_');
+    const indexes = [{ fields: { dueAt: 1 as const }, due: true }];
+    const t0 = Date.now();
+    const earlier = createMongoStore<Job>({
+      connection: db.connection,
+      collection,
+      indexes,
+      writeConditions: 'in-process',
+    });
+    await earlier.insert({ id: 'left-due', name: 'a', dueAt: t0 - 1_000 });
+    await earlier.insert({ id: 'left-date', name: 'b', dueAt: new Date(t0 - 5_000) });
+    await earlier.insert({ id: 'left-null', name: 'c', dueAt: null });
+
+    const connection = await anotherProcess('due-ms-process');
+    try {
+      const finds = findsOf(connection, collection);
+      const scans = () => finds.filter((filter) => Object.keys(filter).join() !== '_id');
+      const sut = createMongoStore<Job>({
+        connection,
+        collection,
+        indexes,
+        writeConditions: 'in-process',
+      });
+      const ids = (jobs: Job[]) => jobs.map((job) => job.id);
+      await sut.insert({ id: 'own-soon', name: 'd', dueAt: t0 - 2_000 });
+      await sut.modify('left-null', (job) => ({ ...job, dueAt: t0 + 60_000 }));
+
+      // A number bound finds the numbers only; a date bound the dates only.
+      expect(ids(await sut.find({ dueAt: { $lte: t0 } }, { sort: { dueAt: 1 } }))).toEqual([
+        'own-soon',
+        'left-due',
+      ]);
+      expect(ids(await sut.find({ dueAt: { $lte: new Date(t0) } }))).toEqual(['left-date']);
+      expect(ids(await sut.find({ dueAt: { $lte: t0 + 60_000 } }, { limit: 1 }))).toEqual([
+        'own-soon',
+      ]);
+      expect(scans()).toHaveLength(1); // the one load; reads by _id after it
+      // The same answers as the server's own query.
+      const serverSide = createMongoStore<Job>({
+        connection: db.connection,
+        collection,
+        writeConditions: 'server',
+      });
+      for (const bound of [t0, new Date(t0), t0 + 60_000]) {
+        expect(ids(await sut.find({ dueAt: { $lte: bound } }, { sort: { dueAt: 1 } }))).toEqual(
+          ids(await serverSide.find({ dueAt: { $lte: bound } }, { sort: { dueAt: 1 } })),
+        );
+      }
+    } finally {
+      await closeMongo(connection);
+    }
+  });
+
   it('in process, clears the marker of a write that never landed', async () => {
     const collection = uniqueName('unlanded').replace(/-/g, '_');
     const sut = createMongoStore<Show>({
