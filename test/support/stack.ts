@@ -307,7 +307,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 }
 
 /** Drops every database whose name starts with `prefix`. */
-export async function dropDatabases(mongoUrl: string, prefix: string): Promise<string[]> {
+async function dropDatabases(mongoUrl: string, prefix: string): Promise<string[]> {
   const logger = createLogger({ service: 'stack', level: 'silent' });
   const mongo = await connectMongo({ url: mongoUrl, dbName: 'admin', logger });
   try {
