@@ -93,9 +93,10 @@ export interface StoreIndex<T> {
   name?: string;
   /**
    * A due time: one field holding a date (or epoch milliseconds as a number), ascending, that a
-   * sweeper asks for as `{ field: { $lte: now } }` (a date, or a number) sorted by it. On a Mongo-wire server that answers such a query by decoding the whole collection
-   * (the single-writer mode on FerretDB), the store keeps these times in memory and reads only the
-   * due documents; elsewhere it is an ordinary index.
+   * sweeper asks for as `{ field: { $lte: now } }` (a date, or a number) sorted by it. On a
+   * Mongo-wire server that answers such a query by decoding the whole collection (the
+   * single-writer mode on FerretDB), the store keeps these times in memory and reads only the due
+   * documents; elsewhere it is an ordinary index.
    */
   due?: boolean;
 }
