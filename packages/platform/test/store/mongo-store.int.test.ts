@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger/index.js';
 import { closeMongo, connectMongo, mongoServerKind } from '../../src/mongo/index.js';
 import { createMongoStore, type MongoStore } from '../../src/store/mongo-store.js';
-import type { Versioned } from '../../src/store/types.js';
+import type { StoreIndex, Versioned } from '../../src/store/types.js';
 import { describeIntegration, uniqueName } from '../../src/testing/index.js';
 import { openMongoTestDb, type MongoTestDb } from './mongo-test-db.js';
 import { aShow, anEvent, storeContract, type Show } from './store-contract.js';
@@ -338,35 +338,55 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
     }
   });
 
+  /**
+   * A collection with a due index on `dueAt` that an earlier process seeded, this process's
+   * in-process store over it with the finds it sends other than by `_id` (`scans`), and a store
+   * that asks the server (what the in-process answers must equal). The caller closes `connection`.
+   */
+  const dueCollection = async <J extends Versioned & { name: string }>(
+    name: string,
+    seed: (earlier: MongoStore<J>) => Promise<unknown>,
+  ) => {
+    const collection = uniqueName(name).replace(/-/g, '_');
+    const indexes = [{ fields: { dueAt: 1 } as StoreIndex<J>['fields'], due: true }];
+    await seed(
+      createMongoStore<J>({
+        connection: db.connection,
+        collection,
+        indexes,
+        writeConditions: 'in-process',
+      }),
+    );
+    const connection = await anotherProcess(`${name}-process`);
+    const finds = findsOf(connection, collection);
+    return {
+      connection,
+      scans: () => finds.filter((filter) => Object.keys(filter).join() !== '_id'),
+      sut: createMongoStore<J>({ connection, collection, indexes, writeConditions: 'in-process' }),
+      serverSide: createMongoStore<J>({
+        connection: db.connection,
+        collection,
+        writeConditions: 'server',
+      }),
+    };
+  };
+
   it('in process, answers a due-time query from memory, reading only the due documents', async () => {
     interface Job extends Versioned {
       name: string;
       dueAt?: Date;
     }
-    const collection = uniqueName('due').replace(/-/g, '_');
-    const indexes = [{ fields: { dueAt: 1 as const }, due: true }];
     const t0 = Date.now();
     // What an earlier process left: due, due later, no due time.
-    const earlier = createMongoStore<Job>({
-      connection: db.connection,
-      collection,
-      indexes,
-      writeConditions: 'in-process',
-    });
-    await earlier.insert({ id: 'left-due', name: 'a', dueAt: new Date(t0 - 1_000) });
-    await earlier.insert({ id: 'left-later', name: 'b', dueAt: new Date(t0 + 60_000) });
-    await earlier.insert({ id: 'left-none', name: 'c' });
-
-    const connection = await anotherProcess('due-process');
+    const { connection, scans, sut, serverSide } = await dueCollection<Job>(
+      'due',
+      async (earlier) => {
+        await earlier.insert({ id: 'left-due', name: 'a', dueAt: new Date(t0 - 1_000) });
+        await earlier.insert({ id: 'left-later', name: 'b', dueAt: new Date(t0 + 60_000) });
+        await earlier.insert({ id: 'left-none', name: 'c' });
+      },
+    );
     try {
-      const finds = findsOf(connection, collection);
-      const scans = () => finds.filter((filter) => Object.keys(filter).join() !== '_id');
-      const sut = createMongoStore<Job>({
-        connection,
-        collection,
-        indexes,
-        writeConditions: 'in-process',
-      });
       const dueBy = async (at: number, limit = 10) =>
         (await sut.find({ dueAt: { $lte: new Date(at) } }, { sort: { dueAt: 1 }, limit })).map(
           (job) => job.id,
@@ -389,11 +409,6 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
       expect(await dueBy(t0 - 1_500)).toEqual(['own-soon']);
       expect(scans()).toHaveLength(1); // nothing but reads by _id since the load
       // The same answers as the server's own query.
-      const serverSide = createMongoStore<Job>({
-        connection: db.connection,
-        collection,
-        writeConditions: 'server',
-      });
       const serverDue = await serverSide.find(
         { dueAt: { $lte: new Date(t0) } },
         { sort: { dueAt: 1 } },
@@ -412,29 +427,16 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
       name: string;
       dueAt?: number | Date | null;
     }
-    const collection = uniqueName('due_ms').replace(/-/g, '_');
-    const indexes = [{ fields: { dueAt: 1 as const }, due: true }];
     const t0 = Date.now();
-    const earlier = createMongoStore<Job>({
-      connection: db.connection,
-      collection,
-      indexes,
-      writeConditions: 'in-process',
-    });
-    await earlier.insert({ id: 'left-due', name: 'a', dueAt: t0 - 1_000 });
-    await earlier.insert({ id: 'left-date', name: 'b', dueAt: new Date(t0 - 5_000) });
-    await earlier.insert({ id: 'left-null', name: 'c', dueAt: null });
-
-    const connection = await anotherProcess('due-ms-process');
+    const { connection, scans, sut, serverSide } = await dueCollection<Job>(
+      'due_ms',
+      async (earlier) => {
+        await earlier.insert({ id: 'left-due', name: 'a', dueAt: t0 - 1_000 });
+        await earlier.insert({ id: 'left-date', name: 'b', dueAt: new Date(t0 - 5_000) });
+        await earlier.insert({ id: 'left-null', name: 'c', dueAt: null });
+      },
+    );
     try {
-      const finds = findsOf(connection, collection);
-      const scans = () => finds.filter((filter) => Object.keys(filter).join() !== '_id');
-      const sut = createMongoStore<Job>({
-        connection,
-        collection,
-        indexes,
-        writeConditions: 'in-process',
-      });
       const ids = (jobs: Job[]) => jobs.map((job) => job.id);
       await sut.insert({ id: 'own-soon', name: 'd', dueAt: t0 - 2_000 });
       await sut.modify('left-null', (job) => ({ ...job, dueAt: t0 + 60_000 }));
@@ -450,11 +452,6 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
       ]);
       expect(scans()).toHaveLength(1); // the one load; reads by _id after it
       // The same answers as the server's own query.
-      const serverSide = createMongoStore<Job>({
-        connection: db.connection,
-        collection,
-        writeConditions: 'server',
-      });
       for (const bound of [t0, new Date(t0), t0 + 60_000]) {
         expect(ids(await sut.find({ dueAt: { $lte: bound } }, { sort: { dueAt: 1 } }))).toEqual(
           ids(await serverSide.find({ dueAt: { $lte: bound } }, { sort: { dueAt: 1 } })),
