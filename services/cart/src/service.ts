@@ -222,11 +222,12 @@ export async function composeCart(
   const sweeper = periodic(
     async () => {
       await app.sweep();
-      if (cartBacklog || Date.now() - lastPurge > 60_000) {
+      const minuteUp = Date.now() - lastPurge > 60_000;
+      if (minuteUp) {
         lastPurge = Date.now();
         await idempotency.purgeExpired();
-        cartBacklog = (await app.purgeEnded(PURGE_BATCH)) >= PURGE_BATCH;
       }
+      if (minuteUp || cartBacklog) cartBacklog = (await app.purgeEnded(PURGE_BATCH)) >= PURGE_BATCH;
     },
     {
       intervalMs: config.CART_SWEEP_INTERVAL_MS,
