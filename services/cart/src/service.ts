@@ -18,7 +18,7 @@ import { createSandboxProcessor } from './adapters/sandbox-processor.js';
 import { createSecretBox, orderTokenKey, sha256Hasher } from './adapters/secret-box.js';
 import { createCartStorage } from './adapters/stores.js';
 import { rememberingLatestHits } from './adapters/tracking-cache.js';
-import { CartApp } from './app/cart-app.js';
+import { CartApp } from './app/index.js';
 import type { Clock, PartnerConnector } from './app/ports.js';
 import type { CartConfig } from './config.js';
 import { parseMaintenanceWindow } from './domain/maintenance.js';

@@ -20,7 +20,7 @@ import { randomIds } from '../src/adapters/ids.js';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
 import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
 import { createCartStorage } from '../src/adapters/stores.js';
-import { CartApp, type BillingInput, type CartSettings } from '../src/app/cart-app.js';
+import { CartApp, type BillingInput, type CartSettings } from '../src/app/index.js';
 import { DEFAULT_FEES } from '../src/domain/pricing.js';
 import { parseMaintenanceWindow } from '../src/domain/maintenance.js';
 import { EventProjectionStore } from '../src/events/store.js';

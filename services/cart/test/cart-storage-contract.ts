@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { CartStorage } from '../src/adapters/stores.js';
 import type { Cart } from '../src/domain/cart.js';
 import type { Order } from '../src/domain/order.js';
-import type { SellableArea } from '../src/events/sellable-event.js';
+import type { SellableArea } from '../src/domain/sellable-event.js';
 
 const t0 = new Date('2030-06-01T12:00:00.000Z');
 const at = (ms: number) => new Date(t0.getTime() + ms);

@@ -5,7 +5,7 @@ import { randomIds } from '../src/adapters/ids.js';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
 import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
 import { createCartStorage } from '../src/adapters/stores.js';
-import { CartApp, type BillingInput } from '../src/app/cart-app.js';
+import { CartApp, type BillingInput } from '../src/app/index.js';
 import { CommerceApp, type ProductInput } from '../src/commerce/commerce-app.js';
 import { commerceDeliveries } from '../src/commerce/deliveries.js';
 import { offersMessage } from '../src/commerce/grpc.js';
@@ -14,7 +14,7 @@ import { buildOffers, DEFAULT_MAX_TICKETS } from '../src/commerce/offers.js';
 import { DEFAULT_FEES, type FeeSchedule } from '../src/domain/pricing.js';
 import { shippingOptions } from '../src/domain/shipping.js';
 import { EventProjectionStore } from '../src/events/store.js';
-import type { SellableEvent } from '../src/events/sellable-event.js';
+import type { SellableEvent } from '../src/domain/sellable-event.js';
 import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';
 

@@ -7,7 +7,7 @@ import { offerId } from '../src/commerce/offer-ids.js';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
 import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
 import { createCartStorage } from '../src/adapters/stores.js';
-import { CartApp, type BillingInput } from '../src/app/cart-app.js';
+import { CartApp, type BillingInput } from '../src/app/index.js';
 import { DEFAULT_FEES } from '../src/domain/pricing.js';
 import { EventProjectionStore } from '../src/events/store.js';
 import {

@@ -1,23 +1,25 @@
 /**
- * The application layer of cart, for every API built on it (the partner cart gRPC port here, the
+ * The application layer of cart, for every API slice built on it (the partner cart gRPC port, the
  * commerce API, top picks): `CartApp` and its inputs and views. Nothing here knows an API's wire
  * shape; amounts are integers in minor units of the cart's currency.
  */
-export {
-  CartApp,
-  sandboxAreas,
-  type BillingInput,
-  type CartAppDeps,
-  type CartOwner,
-  type CartSettings,
-  type CartView,
-  type CommitResult,
-  type EventAvailability,
-  type Offer,
-  type ReserveInput,
-  type ReserveRequestInput,
-  type ReserveTicketInput,
-} from './cart-app.js';
+export { CartApp } from './cart-app.js';
+export { sandboxAreas } from './inventory/sandbox.js';
+export { heldTicketsOf, resaleLinesOf } from './inventory/resale.js';
+export { listingIdsOf } from './inventory/inventory.js';
+export type {
+  BillingInput,
+  CartAppDeps,
+  CartOwner,
+  CartSettings,
+  CartView,
+  CommitResult,
+  EventAvailability,
+  Offer,
+  ReserveInput,
+  ReserveRequestInput,
+  ReserveTicketInput,
+} from './types.js';
 export type * from './ports.js';
 export type {
   Cart,

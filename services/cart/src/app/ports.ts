@@ -1,6 +1,6 @@
 import type { BookingLine, Cart, HeldTicket, SealedSecret } from '../domain/cart.js';
 import type { CancelReason, Order } from '../domain/order.js';
-import type { SellableArea } from '../events/sellable-event.js';
+import type { SellableArea } from '../domain/sellable-event.js';
 
 /** A stored record with the store's version (compare-and-set). */
 export type Stored<T> = T & { version: number };
@@ -224,3 +224,59 @@ export interface Log {
 }
 
 export type { CancelReason };
+
+/** A listing held for a cart, as the cart core needs it (the top picks slice holds more). */
+export interface HeldResaleListing {
+  listingId: string;
+  ticketIds: string[];
+  areaId: string;
+  section: string;
+  row: string;
+  seats: string[];
+  generalAdmission: boolean;
+  priceLevelId: string;
+  /** What the buyer pays per ticket. */
+  unitPrice: { amountMinor: number };
+}
+
+/** A resold ticket: it moves from `previousOrderId` to the buyer's order. */
+export interface ResoldTicket {
+  ticketId: string;
+  listingId: string;
+  /** The order that held the ticket before the sale: its ticket is void now. */
+  previousOrderId: string;
+}
+
+/**
+ * Resale listings, as the cart's reserve, commit and release ask them (the top picks slice
+ * implements it). A resale line is a `tickets[].id` for which `isListingId` is true: it is held in
+ * the cart service itself, never at the partner (the partner sold the ticket already, to the seller).
+ */
+export interface ResaleInventory {
+  /**
+   * Holds the listing for the cart at the price the fan was shown under the live fan session (the
+   * asking price without one), until `expiresAt`. One listing per reserve. INVALID_ARGUMENT (10002)
+   * for an unknown listing, several listings or a quantity other than the listing's;
+   * RESOURCE_EXHAUSTED (20052) when it is not on sale.
+   */
+  holdListings(input: {
+    cartId: string;
+    appId: string;
+    eventId: string;
+    fanSessionId: string;
+    lines: { listingId: string; quantity: number }[];
+  }): Promise<{ listings: HeldResaleListing[]; expiresAt: Date }>;
+  /** Puts the cart's listings back on sale (release, payment failure, expiry); idempotent. */
+  releaseListings(cartId: string, listingIds: readonly string[]): Promise<void>;
+  /**
+   * Sells the cart's listings to the buyer's order: the listings become SOLD and their tickets
+   * change owner. Idempotent for the same order id. RESOURCE_EXHAUSTED (before anything is sold)
+   * when the cart lost a listing.
+   */
+  sellListings(input: {
+    cartId: string;
+    orderId: string;
+    buyer: { appId: string; fanId: string; thirdPartyAccountId: string };
+    listingIds: readonly string[];
+  }): Promise<ResoldTicket[]>;
+}

@@ -10,7 +10,7 @@ import type {
 import type { SecretBox } from '../app/ports.js';
 import { CartError, ErrorCode } from '../domain/errors.js';
 import type { FeeSchedule } from '../domain/pricing.js';
-import { isPartnerEvent, type EventReader, type SellableEvent } from '../events/sellable-event.js';
+import { isPartnerEvent, type EventReader, type SellableEvent } from '../domain/sellable-event.js';
 import { commerceDeliveries, type CommerceDelivery } from './deliveries.js';
 import { buildOffers, type BuiltOffer, type EventOffers } from './offers.js';
 import { parseOfferId } from './offer-ids.js';

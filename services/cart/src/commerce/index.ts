@@ -9,7 +9,7 @@ import type { GrpcRegistration } from '@marquee/platform/service';
 import type { CartApp } from '../app/index.js';
 import type { Clock, SecretBox } from '../app/ports.js';
 import type { FeeSchedule } from '../domain/pricing.js';
-import type { EventReader } from '../events/sellable-event.js';
+import type { EventReader } from '../domain/sellable-event.js';
 import { createAccessCodesClient } from './access-codes.js';
 import { CommerceApp, type AccessCodes } from './commerce-app.js';
 import { commerceGrpc } from './grpc.js';

@@ -1,7 +1,10 @@
 import { staleCart } from './errors.js';
 import type { FeeSchedule } from './pricing.js';
 import type { Reserve } from './reserve.js';
+import type { BookingLine, HeldTicket, SealedSecret } from './booking.js';
 import type { ShippingOption } from './shipping.js';
+
+export type { BookingLine, HeldTicket, SealedSecret } from './booking.js';
 
 /**
  * A cart: tickets reserved for one app (and, for commerce carts, one fan) on one event, held at
@@ -37,45 +40,6 @@ const TRANSITIONS: Record<CartStatus, readonly CartStatus[]> = {
 
 export const canTransition = (from: CartStatus, to: CartStatus): boolean =>
   TRANSITIONS[from].includes(to);
-
-/** One line asked of the partner (a `BookingLine` of ConnectorService). */
-export interface BookingLine {
-  /** The partner's area id; `''` = best available. */
-  areaId: string;
-  /** Price level id; `''` = any. */
-  priceLevelId: string;
-  /** Price type (ticket type) id. */
-  priceTypeId: string;
-  quantity: number;
-  /** Specific seats; empty = best available. */
-  seatIds: string[];
-  /** The price type's password, encrypted at rest (it is a secret); absent when none. */
-  accessCodeSealed?: SealedSecret;
-}
-
-/** AES-256-GCM output (see adapters/secret-box.ts). */
-export interface SealedSecret {
-  iv: string;
-  tag: string;
-  data: string;
-}
-
-/** A ticket the partner (or the sandbox inventory) holds for the cart. */
-export interface HeldTicket {
-  ticketId: string;
-  areaId: string;
-  section: string;
-  row: string;
-  /** Seat label; `''` for general admission. */
-  seat: string;
-  priceLevelId: string;
-  priceTypeId: string;
-  /** Face value in minor units. */
-  faceValueMinor: number;
-  generalAdmission: boolean;
-  /** Area description shown with the line. */
-  areaDescription: string;
-}
 
 /** The authorised payment of a cart. The nonce and the CVV are never stored. */
 export interface CartPayment {

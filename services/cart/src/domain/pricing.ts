@@ -1,4 +1,4 @@
-import type { HeldTicket } from './cart.js';
+import type { HeldTicket } from './booking.js';
 import type { ShippingOption } from './shipping.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { SellableArea, SellableEvent } from '../events/sellable-event.js';
-import type { BookingLine, SealedSecret } from './cart.js';
+import type { SellableArea, SellableEvent } from './sellable-event.js';
+import type { BookingLine, SealedSecret } from './booking.js';
 import { CartError, ErrorCode, invalidInput } from './errors.js';
 
 /** Tickets of one price type in a reserve. */

@@ -12,8 +12,8 @@ export type {
   SellablePricePeriod,
   SellablePriceLevel,
   SellablePriceType,
-} from './sellable-event.js';
-export { faceValueOf, isOnSale, isPartnerEvent, pricesAt } from './sellable-event.js';
+} from '../domain/sellable-event.js';
+export { faceValueOf, isOnSale, isPartnerEvent, pricesAt } from '../domain/sellable-event.js';
 export { EventProjectionStore, type EventProjectionDoc } from './store.js';
 export { DurableProjection } from './durable.js';
 export { availabilityChangedHandler, eventChangedHandler } from './handlers.js';

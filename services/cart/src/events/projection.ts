@@ -9,7 +9,7 @@ import type {
   SellableEvent,
   SellableEventStatus,
   SellablePricePeriod,
-} from './sellable-event.js';
+} from '../domain/sellable-event.js';
 
 /**
  * The stored projection of one event: the event's state (absent until its `event-changed` arrived,

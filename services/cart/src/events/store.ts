@@ -7,7 +7,7 @@ import {
   emptyProjection,
   type EventProjection,
 } from './projection.js';
-import { pricesAt, type EventReader, type SellableEvent } from './sellable-event.js';
+import { pricesAt, type EventReader, type SellableEvent } from '../domain/sellable-event.js';
 
 export type EventProjectionDoc = EventProjection & { version: number };
 

@@ -14,12 +14,6 @@ export {
 } from './adapters/cart-sources.js';
 export type { HeldListing, ResoldTicket } from './app/top-picks-app.js';
 export { isListingId } from './domain/listing.js';
-export {
-  heldTicketsOf,
-  listingIdsOf,
-  resaleLinesOf,
-  type ResaleInventory,
-} from './resale-inventory.js';
 
 export const DEFAULT_SESSION_TTL_MS = 60 * 60_000;
 /** How long a resale reserve holds its listing (the cart's hold time). */

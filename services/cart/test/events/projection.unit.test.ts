@@ -7,7 +7,7 @@ import {
   emptyProjection,
   toProjectedEvent,
 } from '../../src/events/projection.js';
-import { isOnSale, pricesAt } from '../../src/events/sellable-event.js';
+import { isOnSale, pricesAt } from '../../src/domain/sellable-event.js';
 
 describe('event projection', () => {
   it('maps a partner event: partner ids, timezone, country, currency, limits, price types', () => {

@@ -22,7 +22,7 @@ import {
   type ShippingOption as ProtoShippingOption,
 } from '@marquee/proto/cart/v1';
 import { cancelReasonFromProto, orderTickets } from '../../adapters/messages.js';
-import type { CartApp, CartOwner, CartView, ReserveInput } from '../../app/cart-app.js';
+import type { CartApp, CartOwner, CartView, ReserveInput } from '../../app/index.js';
 import { invalidInput } from '../../domain/errors.js';
 import type { Charge, Totals } from '../../domain/pricing.js';
 import type { ShippingOption } from '../../domain/shipping.js';

@@ -2,7 +2,7 @@ import { offerId } from '../../commerce/offer-ids.js';
 import type { PartnerConnector } from '../../app/ports.js';
 import type { OrderRepository } from '../../app/ports.js';
 import { applyBps, ticketFees, type FeeSchedule } from '../../domain/pricing.js';
-import { isOnSale, isPartnerEvent, type EventReader } from '../../events/sellable-event.js';
+import { isOnSale, isPartnerEvent, type EventReader } from '../../domain/sellable-event.js';
 import type { LiveSeats, OrderLookup, PicksEventSource } from '../app/ports.js';
 import type { AreaSeat, OfferCharge, PicksEvent, PrimaryOffer } from '../domain/picks.js';
 

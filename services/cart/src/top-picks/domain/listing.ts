@@ -42,11 +42,8 @@ export interface ResaleListing {
   updatedAt: Date;
 }
 
-/** Listing ids: `<15 alphanumeric event id>.<22 base64url characters>`. */
-export const LISTING_ID_PATTERN = /^[A-Za-z0-9]{1,64}\.[A-Za-z0-9_-]{22}$/;
-
-/** True for a `tickets[].id` that names a resale listing (ticket type ids never contain a dot). */
-export const isListingId = (id: string): boolean => LISTING_ID_PATTERN.test(id);
+// The id format is the cart core's: its reserve tells a resale line from a ticket type by it.
+export { LISTING_ID_PATTERN, isListingId } from '../../domain/listing-id.js';
 
 export const eventOfListing = (id: string): string => id.slice(0, id.indexOf('.'));
 

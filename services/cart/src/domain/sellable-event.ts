@@ -170,3 +170,6 @@ export function faceValueOf(
   return event.prices.find((p) => p.priceLevelId === priceLevelId && p.priceTypeId === priceTypeId)
     ?.amountMinor;
 }
+
+/** Event ids as the partner cart takes them: 15 letters or digits. */
+export const isEventId = (id: string): boolean => /^[A-Za-z0-9]{15}$/.test(id);

@@ -1,0 +1,95 @@
+import { pay, type CartBilling } from '../../domain/cart.js';
+import { invalidInput, staleCart } from '../../domain/errors.js';
+import { priceCart } from '../../domain/pricing.js';
+import { DEFAULT_SHIPPING } from '../../domain/shipping.js';
+import type { CartCore } from '../core/cart-core.js';
+import type { BillingInput, CartOwner, CartView } from '../types.js';
+
+/**
+ * Authorises the payment of the unpaid total and moves the cart to PAID. A declined payment is
+ * FAILED_PRECONDITION (20122, 20129, 20152) and leaves the cart HELD without a payment; a
+ * processor that does not answer is UNAVAILABLE (20001), the payment then counts as not taken.
+ * An authorisation the cart could not be written with (it changed meanwhile) is voided at once.
+ */
+export class AddPayment {
+  constructor(private readonly core: CartCore) {}
+
+  async handle(
+    owner: CartOwner,
+    cartId: string,
+    billing: BillingInput,
+    eventId?: string,
+  ): Promise<CartView> {
+    const cart = await this.core.owned(owner, cartId, eventId);
+    this.core.assertOutsideMaintenance(cart);
+    const now = this.core.now();
+    this.core.assertHeld(cart, now);
+    if (cart.status !== 'HELD')
+      throw staleCart(`cart ${cart.id} is ${cart.status}: it cannot take a payment`, {
+        status: cart.status,
+      });
+    if (!billing.cardNonce) throw invalidInput('a card payment nonce is required', 'card.number');
+    if (cart.secureEntryEnabled && !billing.thirdPartyAccountId)
+      throw invalidInput(
+        'third_party_account_id is required for events with secure entry',
+        'third_party_account_id',
+      );
+    if (!billing.email) throw invalidInput('email_address is required', 'email_address');
+    const delivery = cart.delivery ?? DEFAULT_SHIPPING;
+    const priced = priceCart({ tickets: cart.tickets, fees: cart.fees!, delivery });
+    if (billing.currency && billing.currency.toUpperCase() !== cart.currency)
+      throw invalidInput(`the cart is priced in ${cart.currency}`, 'currency');
+    if (billing.amountMinor !== priced.totals.unpaid)
+      throw invalidInput(
+        `amount must equal the unpaid total ${priced.totals.unpaid} (minor units of ${cart.currency})`,
+        'amount',
+      );
+    const processor = this.core.processorFor(cart);
+    const authorization = await processor.authorize({
+      reference: `${cart.id}:${cart.version}`,
+      amountMinor: priced.totals.unpaid,
+      currency: cart.currency,
+      nonce: billing.cardNonce,
+      cin: billing.cin,
+      expireMonth: billing.expireMonth,
+      expireYear: billing.expireYear,
+    });
+    const payment = {
+      paymentId: authorization.paymentId,
+      type: billing.type || 'CC',
+      amountMinor: priced.totals.unpaid,
+      issuer: authorization.issuer,
+      maskedNumber: `************${authorization.last4}`,
+      expireMonth: billing.expireMonth,
+      expireYear: billing.expireYear,
+      status: 'AUTHORIZED' as const,
+      authorizedAt: now,
+    };
+    const kept: CartBilling = {
+      firstName: billing.firstName,
+      lastName: billing.lastName,
+      email: billing.email,
+      thirdPartyAccountId: billing.thirdPartyAccountId,
+      reference: billing.reference,
+      countryCode: billing.countryCode,
+    };
+    try {
+      const written = await this.core.mutate(cart.id, (current) => {
+        if (current.status !== 'HELD' || current.version !== cart.version)
+          throw staleCart(`cart ${cart.id} changed while the payment was authorised`);
+        return pay({ ...current, delivery }, payment, kept, now);
+      });
+      return this.core.view(written!);
+    } catch (error) {
+      await processor
+        .void(authorization.paymentId)
+        .catch((voidError: unknown) =>
+          this.core.deps.log.error(
+            { cart_id: cart.id, payment_id: authorization.paymentId, err: voidError },
+            'void of an unused authorisation failed',
+          ),
+        );
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,165 @@
+import { hold, type Cart } from '../../domain/cart.js';
+import { CartError, ErrorCode, invalidInput } from '../../domain/errors.js';
+import { validateReserves, type Reserve, type ReserveTicket } from '../../domain/reserve.js';
+import { isEventId, type SellableEvent } from '../../domain/sellable-event.js';
+import type { CartCore } from '../core/cart-core.js';
+import { failureError } from '../core/refusals.js';
+import type { ReserveAdmission } from '../core/reserve-admission.js';
+import type { Inventories } from '../inventory/inventory.js';
+import { resaleLinesOf, type ResaleInventory } from '../inventory/resale.js';
+import type { Stored } from '../ports.js';
+import type { CartView, ReserveInput, ReserveRequestInput } from '../types.js';
+import type { CompleteReserve } from './complete-reserve.js';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Reserves tickets into a new cart. Waits up to `reserveWaitMs` for the partner; answers the held
+ * cart, or a PENDING one that completes in the background. A reserve the partner refuses within
+ * the wait is thrown (RESOURCE_EXHAUSTED 20052, ...); one refused later leaves the cart FAILED
+ * with its code. A resale reserve holds its listing at once and answers HELD.
+ */
+export class ReserveTickets {
+  constructor(
+    private readonly core: CartCore,
+    private readonly inventories: Inventories,
+    private readonly resale: ResaleInventory,
+    private readonly admission: ReserveAdmission,
+    private readonly complete: CompleteReserve,
+  ) {}
+
+  async handle(input: ReserveInput): Promise<CartView> {
+    const { deps } = this.core;
+    if (!isEventId(input.eventId))
+      throw invalidInput('event id must be 15 letters or digits', 'event_id');
+    const event = await this.core.event(input.eventId);
+    const now = this.core.now();
+    this.core.assertTransactable(event, now);
+    const requests = input.requests.map((r) => this.#toReserve(r));
+    const resaleLines = resaleLinesOf(requests);
+    if (resaleLines.length === 0) validateReserves(requests, event);
+    for (const ticket of requests.flatMap((r) => r.tickets)) {
+      const type = event.priceTypes.find((t) => t.id === ticket.priceTypeId);
+      if (type?.accessCodeRequired && !ticket.accessCodeSealed)
+        throw new CartError(
+          'permission_denied',
+          ErrorCode.INVALID_INPUT,
+          `ticket type ${ticket.priceTypeId} needs a password`,
+          { field: 'tickets' },
+        );
+    }
+    if (resaleLines.length === 0 && !input.owner.sandbox)
+      this.admission.refuseIfSoldOut(event.id, requests);
+    const hit = await deps.tracking.latest(
+      input.owner.appId,
+      event.id,
+      new Date(now.getTime() - deps.settings.trackingWindowMs),
+    );
+    const cart: Cart = {
+      id: deps.ids.cartId(),
+      appId: input.owner.appId,
+      channel: input.owner.channel,
+      ...(input.owner.fanId !== undefined ? { fanId: input.owner.fanId } : {}),
+      eventId: event.id,
+      partnerId: event.partnerId,
+      sandbox: input.owner.sandbox,
+      language: input.language || 'en-us',
+      currency: event.currency,
+      secureEntryEnabled: event.secureEntryEnabled,
+      countryCode: event.countryCode,
+      timezone: event.timezone,
+      status: 'PENDING',
+      requests,
+      lines: [],
+      reserveAttempts: 0,
+      tickets: [],
+      releaseOwed: false,
+      bookingUnknown: false,
+      voidOwed: false,
+      ...(hit && hit.sandbox === input.owner.sandbox ? { sharedId: hit.sharedId } : {}),
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (resaleLines.length > 0)
+      return this.#reserveResale(cart, resaleLines, input.fanSessionId ?? '');
+    return this.#reserveHeld(cart, event, input.forceAsync === true);
+  }
+
+  /**
+   * A partner or sandbox reserve. The first attempt is claimed by the insert itself, its lines
+   * planned before it: one write fewer than inserting and then claiming. Lines that cannot be
+   * planned now (live seats the partner does not answer, say) leave the cart unclaimed, and the
+   * attempt plans them as a retry does, failing the cart with the reason when it must.
+   */
+  async #reserveHeld(cart: Cart, event: SellableEvent, forceAsync: boolean): Promise<CartView> {
+    const { deps } = this.core;
+    const now = this.core.now();
+    const lines = await this.inventories
+      .of(cart)
+      .planLines(cart, event)
+      .catch(() => null);
+    const claimed: Cart =
+      lines === null
+        ? cart
+        : { ...cart, reserveAttempts: 1, reserveStartedAt: now, ...(lines ? { lines } : {}) };
+    const inserted = await deps.carts.insert(this.core.withSweepAt(claimed));
+    let last: Stored<Cart> | undefined;
+    const work = this.core.track(cart.id, async () => {
+      last = await this.complete.handle(cart, lines === null ? undefined : inserted);
+    });
+    if (forceAsync) return this.core.view(cart);
+    const settled = await Promise.race([
+      work.then(() => true),
+      sleep(deps.settings.reserveWaitMs).then(() => false),
+    ]);
+    // Answered PENDING: the reserve goes on without its request and keeps its place.
+    if (!settled) this.admission.keepPlaceUntil(work);
+    // A settled reserve answers with the state it wrote last, without reading it back.
+    const current = (settled ? last : undefined) ?? (await deps.carts.get(cart.id)) ?? cart;
+    if (settled && current.status === 'FAILED' && current.failure)
+      throw failureError(current.failure);
+    return this.core.view(current);
+  }
+
+  /**
+   * A resale reserve: the listing is held by the resale inventory (the partner sold its tickets
+   * already), at the price of the live fan session, and the cart is written HELD at once. No
+   * partner booking, so no `booking-held`; the inventory token stays empty.
+   */
+  async #reserveResale(
+    cart: Cart,
+    lines: { listingId: string; quantity: number }[],
+    fanSessionId: string,
+  ): Promise<CartView> {
+    const resale = this.resale;
+    if (!resale.available || cart.sandbox)
+      throw invalidInput('resale listings are not sold on this prefix', 'tickets');
+    const booking = await resale.hold(cart, lines, fanSessionId, this.core.deps.settings.fees);
+    const written = hold(cart, booking, this.core.now());
+    try {
+      await this.core.deps.carts.insert(this.core.withSweepAt(written));
+    } catch (error) {
+      await resale.release(cart).catch(() => undefined);
+      throw error;
+    }
+    return this.core.view(written);
+  }
+
+  #toReserve(input: ReserveRequestInput): Reserve {
+    const tickets: ReserveTicket[] = input.tickets.map((t) => ({
+      priceTypeId: t.priceTypeId,
+      quantity: t.quantity,
+      priceLevelId: t.priceLevelId ?? '',
+      ...(t.accessCode ? { accessCodeSealed: this.core.deps.secrets.seal(t.accessCode) } : {}),
+    }));
+    return {
+      tickets,
+      areaIds: input.areaIds ?? [],
+      section: input.section ?? '',
+      row: input.row ?? '',
+      beginSeat: input.beginSeat ?? 0,
+      endSeat: input.endSeat ?? 0,
+      acceptBestAvailable: input.acceptBestAvailable ?? true,
+    };
+  }
+}

@@ -1,0 +1,55 @@
+import type { Cart } from '../../domain/cart.js';
+import { errorKindOf } from '../../domain/errors.js';
+import type { CartEvent } from '../ports.js';
+import type { CartOwner } from '../types.js';
+
+/** Compare-and-set attempts of one write while other writers keep winning. */
+const MAX_CAS_ATTEMPTS = 16;
+
+/**
+ * Runs a compare-and-set write again while another writer keeps winning (kind `aborted`), up to
+ * MAX_CAS_ATTEMPTS; `beforeRetry` may read the record again (or throw) before the next try.
+ */
+export async function retryingConflicts<T>(
+  write: () => Promise<T>,
+  beforeRetry?: (error: unknown) => Promise<void>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await write();
+    } catch (error) {
+      if (errorKindOf(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
+      await beforeRetry?.(error);
+    }
+  }
+}
+
+/** A stored record without its store version, as callers see it. */
+export function withoutVersion<T extends object>(doc: T): Omit<T, 'version'> & T {
+  const { version: _version, ...rest } = doc as T & { version?: number };
+  return rest as Omit<T, 'version'> & T;
+}
+
+/** Whether the caller may see the cart: its app, prefix, channel, fan and (if named) event. */
+export function ownedBy(owner: CartOwner, cart: Cart, eventId?: string): boolean {
+  return (
+    cart.appId === owner.appId &&
+    cart.sandbox === owner.sandbox &&
+    (owner.channel === undefined || cart.channel === owner.channel) &&
+    (owner.fanId === undefined || cart.fanId === owner.fanId) &&
+    (eventId === undefined || eventId === '' || cart.eventId === eventId)
+  );
+}
+
+/**
+ * Whether the cart's tickets are a booking at the partner, which the `booking-*` topics describe:
+ * sandbox carts hold at the sandbox inventory, resale carts hold listings (no inventory token).
+ */
+export const holdsPartnerBooking = (cart: Cart): boolean => !cart.sandbox && !!cart.inventoryToken;
+
+/** A release's event: a partner booking released (not a sandbox or resale cart's). */
+export function bookingReleased(before: Cart, after: Cart): CartEvent[] {
+  return after.status === 'RELEASED' && before.status !== 'RELEASED' && holdsPartnerBooking(after)
+    ? [{ type: 'booking-released', cart: after }]
+    : [];
+}
