@@ -30,6 +30,7 @@ import { Pool } from 'undici';
 import {
   createPartnerEvent,
   createPartnerVenue,
+  grantPartnerDistribution,
   importPartnerEvent,
   partnerOriginOf,
 } from '../../test/support/partner-event.ts';
@@ -288,7 +289,7 @@ const main = async () => {
     return (text ? JSON.parse(text) : {}) as T;
   };
 
-  const { apiKey } = await expect<{ apiKey: string }>(
+  const { apiKey, appId } = await expect<{ apiKey: string; appId: string }>(
     await fetch(`${sut.baseUrl}/admin/v1/apps`, {
       method: 'POST',
       headers: admin,
@@ -302,6 +303,7 @@ const main = async () => {
     201,
     'app',
   );
+  await grantPartnerDistribution(sut, appId);
   // The platform imports the first venue; the second is the partner's alone (phase 1), so the
   // connector never reads its availability while the partner is measured. Each has one
   // general-admission area of CAPACITY places and one event on sale.

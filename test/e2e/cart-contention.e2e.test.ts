@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { waitFor } from '@marquee/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
-import { importPartnerEvent } from '../support/partner-event.js';
+import { importPartnerEvent, grantPartnerDistribution } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const infra = requireInfra();
@@ -129,7 +129,9 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
       quota: { perSecond: 100_000, perDay: 1_000_000 },
     });
     expect(app.status).toBe(201);
-    apiKey = (await json(app)).apiKey as string;
+    const created1 = await json(app);
+    apiKey = created1.apiKey as string;
+    await grantPartnerDistribution(sut, created1.appId as string);
 
     // A setup that fails shows cart's last output too.
     ({ eventId, partnerEventId } = await importPartnerEvent(sut, {

@@ -15,7 +15,11 @@ import {
 } from '@marquee/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
-import { importPartnerEvent, partnerOriginOf } from '../support/partner-event.js';
+import {
+  importPartnerEvent,
+  partnerOriginOf,
+  grantPartnerDistribution,
+} from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const infra = requireInfra();
@@ -307,7 +311,9 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
       redirectUris: ['https://e2e.example/cb'],
     });
     expect(app.status).toBe(201);
-    apiKey = (await json(app)).apiKey as string;
+    const created1 = await json(app);
+    apiKey = created1.apiKey as string;
+    await grantPartnerDistribution(sut, created1.appId as string);
     await refreshPartnerToken();
 
     // 3p-connector reaches the partner through the proxy only.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { waitFor } from '@marquee/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
-import { importPartnerEvent } from '../support/partner-event.js';
+import { importPartnerEvent, grantPartnerDistribution } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const infra = requireInfra();
@@ -69,7 +69,9 @@ describe.skipIf(!infra)('partner cart (distributed mode)', () => {
       redirectUris: ['https://e2e.example/cb'],
     });
     expect(app.status).toBe(201);
-    apiKey = (await json(app)).apiKey as string;
+    const created1 = await json(app);
+    apiKey = created1.apiKey as string;
+    await grantPartnerDistribution(sut, created1.appId as string);
 
     ({ eventId } = await importPartnerEvent(sut, { apiKey, marker }));
     // The import's last calls count against the app's quota too.
@@ -200,12 +202,32 @@ describe.skipIf(!infra)('partner cart (distributed mode)', () => {
       name: 'another app',
       redirectUris: ['https://e2e.example/cb'],
     });
-    const otherKey = (await json(other)).apiKey as string;
+    const otherApp = await json(other);
+    const otherKey = otherApp.apiKey as string;
+    await grantPartnerDistribution(sut, otherApp.appId as string);
     const foreign = await fetch(
       `${sut.baseUrl}/partners/v1/events/${eventId}/cart?cart_id=${cartId}&apikey=${otherKey}`,
     );
     expect(foreign.status).toBe(404);
     expect((await json(foreign)).error.code).toBe('90003');
+
+    // An app without partner distribution access reserves nothing: 403 code 10003.
+    const plain = await json(
+      await admin('POST', 'apps', {
+        name: 'not a distributor',
+        redirectUris: ['https://e2e.example/cb'],
+      }),
+    );
+    const refused = await fetch(
+      `${sut.baseUrl}/partners/v1/events/${eventId}/cart?apikey=${plain.apiKey as string}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ reserve: { tickets: [{ id: 'ADULT', quantity: 1 }] } }),
+      },
+    );
+    expect(refused.status).toBe(403);
+    expect((await json(refused)).error.code).toBe('10003');
 
     const released = await partner(
       '/partners/v1',

@@ -13,7 +13,7 @@ import {
 import { decodeToken, payloadAt, timeStep } from '@marquee/render-kit/format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
-import { importPartnerEvent } from '../support/partner-event.js';
+import { importPartnerEvent, grantPartnerDistribution } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const infra = requireInfra();
@@ -223,7 +223,9 @@ describe.skipIf(!infra)('secure entry (distributed mode)', () => {
       redirectUris: ['https://e2e.example/cb'],
     });
     expect(app.status).toBe(201);
-    apiKey = (await json(app)).apiKey as string;
+    const created1 = await json(app);
+    apiKey = created1.apiKey as string;
+    await grantPartnerDistribution(sut, created1.appId as string);
 
     ({ eventId } = await importPartnerEvent(sut, { apiKey, marker, secureEntry: true }));
     // The import's last calls count against the app's quota too.

@@ -91,7 +91,10 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
       redirectUris: ['http://127.0.0.1:9/callback'],
       quota: { perDay: 1_000_000_000, perSecond: 1_000_000 },
     });
-    await admin('PATCH', `apps/${app.appId}/access`, { commerceShopping: true });
+    await admin('PATCH', `apps/${app.appId}/access`, {
+      commerceShopping: true,
+      partnerDistribution: true,
+    });
     // A gate for the gate API, on an event the demo partner's import brought.
     const events = (await (
       await fetch(`${marquee.baseUrl}/discovery/v2/events.json?size=1&apikey=${app.apiKey}`)

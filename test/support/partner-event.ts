@@ -228,3 +228,26 @@ export async function importPartnerEvent(
   );
   return { ...venue, eventId, partnerEventId, partnerId, marker };
 }
+
+/**
+ * Grants an app partner distribution (the partner cart, the order read, secure render) through the
+ * admin API, as an operator does for a distributor. Call it before the app's first call: the edge
+ * caches a key check for up to 30 s.
+ */
+export async function grantPartnerDistribution(
+  sut: Pick<Stack, 'baseUrl' | 'adminToken'>,
+  appId: string,
+): Promise<void> {
+  const response = await fetch(`${sut.baseUrl}/admin/v1/apps/${encodeURIComponent(appId)}/access`, {
+    method: 'PATCH',
+    headers: {
+      authorization: `Bearer ${sut.adminToken}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ partnerDistribution: true }),
+  });
+  if (response.status !== 200)
+    throw new Error(
+      `granting app ${appId} partner distribution failed: ${response.status} ${await response.text()}`,
+    );
+}

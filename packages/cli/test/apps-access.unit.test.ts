@@ -6,7 +6,7 @@ function harness() {
   const calls: Array<{ method: string; url: string; body: unknown }> = [];
   const out: string[] = [];
   const err: string[] = [];
-  let access = { commerceShopping: false };
+  let access = { commerceShopping: false, partnerDistribution: false };
   const fakeFetch = (async (url: URL, init: RequestInit) => {
     const method = init.method ?? 'GET';
     const body = init.body ? JSON.parse(String(init.body)) : undefined;
@@ -36,16 +36,36 @@ describe('marquee apps approve | unapprove | access', () => {
     expect(await sut.run(['apps', 'approve', 'app-1', '--commerce'])).toBe(0);
     expect(JSON.parse(sut.out.pop()!)).toEqual({
       appId: 'app-1',
-      access: { commerceShopping: true },
+      access: { commerceShopping: true, partnerDistribution: false },
     });
     expect(await sut.run(['apps', 'access', 'app-1'])).toBe(0);
-    expect(JSON.parse(sut.out.pop()!).access).toEqual({ commerceShopping: true });
+    expect(JSON.parse(sut.out.pop()!).access).toEqual({
+      commerceShopping: true,
+      partnerDistribution: false,
+    });
     expect(await sut.run(['apps', 'unapprove', 'app-1', '--commerce'])).toBe(0);
-    expect(JSON.parse(sut.out.pop()!).access).toEqual({ commerceShopping: false });
+    expect(JSON.parse(sut.out.pop()!).access).toEqual({
+      commerceShopping: false,
+      partnerDistribution: false,
+    });
     expect(sut.calls.map((c) => [c.method, c.url, c.body])).toEqual([
       ['PATCH', 'http://edge.test:8080/admin/v1/apps/app-1/access', { commerceShopping: true }],
       ['GET', 'http://edge.test:8080/admin/v1/apps/app-1/access', undefined],
       ['PATCH', 'http://edge.test:8080/admin/v1/apps/app-1/access', { commerceShopping: false }],
+    ]);
+  });
+
+  it('grants and withdraws partner distribution (--distribution), alone or with --commerce', async () => {
+    const sut = harness();
+    expect(await sut.run(['apps', 'approve', 'app-1', '--distribution'])).toBe(0);
+    expect(JSON.parse(sut.out.pop()!).access).toEqual({
+      commerceShopping: false,
+      partnerDistribution: true,
+    });
+    expect(await sut.run(['apps', 'unapprove', 'app-1', '--distribution', '--commerce'])).toBe(0);
+    expect(sut.calls.map((c) => c.body)).toEqual([
+      { partnerDistribution: true },
+      { commerceShopping: false, partnerDistribution: false },
     ]);
   });
 

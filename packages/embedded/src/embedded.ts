@@ -172,10 +172,26 @@ async function createDemo(baseUrl: string, adminToken: string): Promise<Embedded
     return (await response.json()) as T;
   };
   const redirectUri = 'http://localhost:3000/callback';
-  const app = await post<{ apiKey: string; clientId: string; clientSecret: string }>('apps', {
+  const app = await post<{
+    appId: string;
+    apiKey: string;
+    clientId: string;
+    clientSecret: string;
+  }>('apps', {
     name: 'Marquee demo app',
     redirectUris: [redirectUri],
   });
+  // The demo app distributes through the partner cart, as an approved distributor's app does.
+  const granted = await fetch(`${baseUrl}/admin/v1/apps/${encodeURIComponent(app.appId)}/access`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ partnerDistribution: true }),
+  });
+  if (!granted.ok) {
+    throw new Error(
+      `embedded: granting the demo app partner distribution failed: ${granted.status} ${await granted.text()}`,
+    );
+  }
   const fanEmail = 'fan@example.com';
   const fanPassword = randomBytes(9).toString('base64url');
   await post<{ id: string }>('fans', { email: fanEmail, password: fanPassword });

@@ -88,17 +88,46 @@ describe('DeveloperAccess: apps and keys', () => {
 });
 
 describe('DeveloperAccess: approvals for restricted services', () => {
+  it('grants and withdraws partner distribution on its own; the key check answers it', async () => {
+    const { sut } = build();
+    const created = await sut.createApp(newApp);
+    await sut.setAppAccess(created.appId, { commerceShopping: true });
+    expect(await sut.setAppAccess(created.appId, { partnerDistribution: true })).toEqual({
+      commerceShopping: true,
+      partnerDistribution: true,
+    });
+    expect((await sut.validateApiKey(created.apiKey)).access?.partnerDistribution).toBe(true);
+    await sut.setAppAccess(created.appId, { partnerDistribution: false });
+    expect((await sut.validateApiKey(created.apiKey)).access).toEqual({
+      commerceShopping: true,
+      partnerDistribution: false,
+    });
+  });
+
   it('creates apps approved for nothing; an approval shows in the next key check', async () => {
     const { sut } = build();
     const created = await sut.createApp(newApp);
-    expect((await sut.validateApiKey(created.apiKey)).access).toEqual({ commerceShopping: false });
-    expect(await sut.getAppAccess(created.appId)).toEqual({ commerceShopping: false });
+    expect((await sut.validateApiKey(created.apiKey)).access).toEqual({
+      commerceShopping: false,
+      partnerDistribution: false,
+    });
+    expect(await sut.getAppAccess(created.appId)).toEqual({
+      commerceShopping: false,
+      partnerDistribution: false,
+    });
     expect(await sut.setAppAccess(created.appId, { commerceShopping: true })).toEqual({
       commerceShopping: true,
+      partnerDistribution: false,
     });
-    expect((await sut.validateApiKey(created.apiKey)).access).toEqual({ commerceShopping: true });
+    expect((await sut.validateApiKey(created.apiKey)).access).toEqual({
+      commerceShopping: true,
+      partnerDistribution: false,
+    });
     await sut.setAppAccess(created.appId, { commerceShopping: false });
-    expect((await sut.validateApiKey(created.apiKey)).access).toEqual({ commerceShopping: false });
+    expect((await sut.validateApiKey(created.apiKey)).access).toEqual({
+      commerceShopping: false,
+      partnerDistribution: false,
+    });
   });
 
   it('reads an app stored before approvals existed as approved for nothing', async () => {
@@ -106,7 +135,10 @@ describe('DeveloperAccess: approvals for restricted services', () => {
     const created = await sut.createApp(newApp);
     const stored = (await stores.apps.get(created.appId))!;
     await stores.apps.update(stored.id, stored.version, ({ access: _dropped, ...rest }) => rest);
-    expect(await sut.getAppAccess(created.appId)).toEqual({ commerceShopping: false });
+    expect(await sut.getAppAccess(created.appId)).toEqual({
+      commerceShopping: false,
+      partnerDistribution: false,
+    });
   });
 
   it('answers not_found for an unknown or empty app id, and unknown keys carry no access', async () => {
@@ -115,7 +147,10 @@ describe('DeveloperAccess: approvals for restricted services', () => {
       kind: 'not_found',
     });
     await expect(sut.getAppAccess('')).rejects.toMatchObject({ kind: 'not_found' });
-    expect((await sut.validateApiKey('guessed')).access).toEqual({ commerceShopping: false });
+    expect((await sut.validateApiKey('guessed')).access).toEqual({
+      commerceShopping: false,
+      partnerDistribution: false,
+    });
   });
 });
 

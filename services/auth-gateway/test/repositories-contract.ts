@@ -90,7 +90,10 @@ export function repositoriesContract(name: string, make: () => Promise<Repositor
       const app = anApp();
       await sut.insert(app);
       const approved = await sut.setAccess(app.id, { commerceShopping: true });
-      expect(approved).toEqual({ ...app, access: { commerceShopping: true } });
+      expect(approved).toEqual({
+        ...app,
+        access: { commerceShopping: true, partnerDistribution: false },
+      });
       expect(await sut.byApiKeyFingerprint(app.apiKeyFingerprint)).toEqual(approved);
       await sut.setAccess(app.id, { commerceShopping: false });
       // Concurrent writes of one app all land (each re-reads on a version conflict).
@@ -98,9 +101,11 @@ export function repositoriesContract(name: string, make: () => Promise<Repositor
         Array.from({ length: 5 }, () => sut.setAccess(app.id, { commerceShopping: true })),
       );
       expect(results.map((r) => r?.access)).toEqual(
-        Array.from({ length: 5 }, () => ({ commerceShopping: true })),
+        Array.from({ length: 5 }, () => ({ commerceShopping: true, partnerDistribution: false })),
       );
-      expect(await sut.setAccess(app.id, {})).toMatchObject({ access: { commerceShopping: true } });
+      expect(await sut.setAccess(app.id, {})).toMatchObject({
+        access: { commerceShopping: true, partnerDistribution: false },
+      });
       expect(await sut.setAccess('nope', { commerceShopping: true })).toBeUndefined();
     });
 
@@ -120,7 +125,7 @@ export function repositoriesContract(name: string, make: () => Promise<Repositor
       ]);
       expect(await sut.byClientId(app.clientId)).toMatchObject({
         oauth: { requirePkce: true, rotateRefreshTokens: true },
-        access: { commerceShopping: true },
+        access: { commerceShopping: true, partnerDistribution: false },
       });
       expect(await sut.setOAuth('nope', { requirePkce: true })).toBeUndefined();
     });

@@ -58,7 +58,7 @@ describe('auth-gateway composed (memory mode)', () => {
       clientId: app.clientId,
       status: authV1.AppStatus.APP_STATUS_ACTIVE,
       quota: { limit: 5000, windowMs: 86_400_000 },
-      access: { commerceShopping: false },
+      access: { commerceShopping: false, partnerDistribution: false },
     });
     const unknown = await callUnary(grpc, 'validateApiKey', { apiKey: 'nope' });
     expect(unknown).toMatchObject({
@@ -123,17 +123,17 @@ describe('auth-gateway composed (memory mode)', () => {
     });
     expect(await callUnary(grpc, 'getAppAccess', { appId: app.appId })).toEqual({
       appId: app.appId,
-      access: { commerceShopping: false },
+      access: { commerceShopping: false, partnerDistribution: false },
     });
     expect(
       await callUnary(grpc, 'setAppAccess', { appId: app.appId, commerceShopping: true }),
-    ).toEqual({ appId: app.appId, access: { commerceShopping: true } });
+    ).toEqual({ appId: app.appId, access: { commerceShopping: true, partnerDistribution: false } });
     const check = await callUnary(grpc, 'validateApiKey', { apiKey: app.apiKey });
-    expect(check.access).toEqual({ commerceShopping: true });
+    expect(check.access).toEqual({ commerceShopping: true, partnerDistribution: false });
     // No flag given: nothing changes.
     expect(await callUnary(grpc, 'setAppAccess', { appId: app.appId })).toEqual({
       appId: app.appId,
-      access: { commerceShopping: true },
+      access: { commerceShopping: true, partnerDistribution: false },
     });
     await callUnary(grpc, 'setAppAccess', { appId: app.appId, commerceShopping: false });
     expect(

@@ -18,7 +18,9 @@ afterEach(async () => {
 
 /** An auth-gateway stand-in holding one app's approval. */
 function authGateway() {
-  const apps = new Map<string, AppAccess>([['app-1', { commerceShopping: false }]]);
+  const apps = new Map<string, AppAccess>([
+    ['app-1', { commerceShopping: false, partnerDistribution: false }],
+  ]);
   const admin: AppAccessAdmin = {
     async setAppAccess(appId, change) {
       const current = apps.get(appId);
@@ -77,13 +79,39 @@ describe('admin approval of apps for restricted services', () => {
     const app = await edge(gateway.admin);
     expect((await admin(app, 'GET', '/apps/app-1/access')).json()).toEqual({
       appId: 'app-1',
-      access: { commerceShopping: false },
+      access: { commerceShopping: false, partnerDistribution: false },
     });
     const approved = await admin(app, 'PATCH', '/apps/app-1/access', { commerceShopping: true });
     expect(approved.statusCode).toBe(200);
-    expect(approved.json()).toEqual({ appId: 'app-1', access: { commerceShopping: true } });
+    expect(approved.json()).toEqual({
+      appId: 'app-1',
+      access: { commerceShopping: true, partnerDistribution: false },
+    });
     const withdrawn = await admin(app, 'PATCH', '/apps/app-1/access', { commerceShopping: false });
-    expect(withdrawn.json()).toEqual({ appId: 'app-1', access: { commerceShopping: false } });
+    expect(withdrawn.json()).toEqual({
+      appId: 'app-1',
+      access: { commerceShopping: false, partnerDistribution: false },
+    });
+  });
+
+  it('grants and withdraws partner distribution, leaving commerce shopping as it was', async () => {
+    const gateway = authGateway();
+    const app = await edge(gateway.admin);
+    const granted = await admin(app, 'PATCH', '/apps/app-1/access', { partnerDistribution: true });
+    expect(granted.statusCode).toBe(200);
+    expect(granted.json()).toEqual({
+      appId: 'app-1',
+      access: { commerceShopping: false, partnerDistribution: true },
+    });
+    const withdrawn = await admin(app, 'PATCH', '/apps/app-1/access', {
+      partnerDistribution: false,
+    });
+    expect(withdrawn.json()).toEqual({
+      appId: 'app-1',
+      access: { commerceShopping: false, partnerDistribution: false },
+    });
+    const bad = await admin(app, 'PATCH', '/apps/app-1/access', { partnerDistribution: 'yes' });
+    expect(bad.statusCode).toBe(400);
   });
 
   it('answers 404 for an unknown app, 400 for a bad id or body, 401 without the admin token', async () => {
@@ -105,14 +133,16 @@ describe('admin approval of apps for restricted services', () => {
     const gateway = authGateway();
     let now = 1_000_000;
     const cached = cachingDeveloperAccess(gateway.access, { now: () => now });
-    expect((await cached.validateApiKey('key-1')).access).toEqual({ commerceShopping: false });
+    const before = { commerceShopping: false, partnerDistribution: false };
+    const after = { commerceShopping: true, partnerDistribution: false };
+    expect((await cached.validateApiKey('key-1')).access).toEqual(before);
     await gateway.admin.setAppAccess('app-1', { commerceShopping: true });
     now += 29_999;
     // Still the cached answer: the approval is not seen yet...
-    expect((await cached.validateApiKey('key-1')).access).toEqual({ commerceShopping: false });
+    expect((await cached.validateApiKey('key-1')).access).toEqual(before);
     now += 2;
     // ...and it is once the 30 s are over.
-    expect((await cached.validateApiKey('key-1')).access).toEqual({ commerceShopping: true });
+    expect((await cached.validateApiKey('key-1')).access).toEqual(after);
     expect(gateway.validations()).toBe(2);
   });
 });

@@ -202,9 +202,17 @@ async function edge(commerce: Partial<CommerceBackend> = {}, options: { over?: b
   const developerAccess: Partial<DeveloperAccess> = {
     async validateApiKey(key) {
       if (key === APPROVED_KEY)
-        return { valid: true, appId: 'app-approved', access: { commerceShopping: true } };
+        return {
+          valid: true,
+          appId: 'app-approved',
+          access: { commerceShopping: true, partnerDistribution: false },
+        };
       if (key === PLAIN_KEY)
-        return { valid: true, appId: 'app-plain', access: { commerceShopping: false } };
+        return {
+          valid: true,
+          appId: 'app-plain',
+          access: { commerceShopping: false, partnerDistribution: false },
+        };
       return { valid: false, appId: '' };
     },
     async checkRateLimit() {

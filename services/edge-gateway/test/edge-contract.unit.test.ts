@@ -35,9 +35,13 @@ const quota = (over: boolean, retryAfterMs?: number): RateLimitState => ({
   ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
 });
 
-/** An app whose key is valid, with the given quota state. */
+/** An app whose key is valid (a distributor), with the given quota state. */
 const keyed = (state: RateLimitState) => ({
-  validateApiKey: async (key: string) => ({ valid: key === 'key-1', appId: 'app-1' }),
+  validateApiKey: async (key: string) => ({
+    valid: key === 'key-1',
+    appId: 'app-1',
+    access: { commerceShopping: false, partnerDistribution: true },
+  }),
   checkRateLimit: async () => state,
 });
 

@@ -14,23 +14,33 @@ import { fakeBackends } from './fakes.js';
 export const KEY = 'partner-key-0001';
 export const OTHER_KEY = 'partner-key-0002';
 export const OVER_QUOTA_KEY = 'partner-key-over';
+/** The key of an app without partner distribution access. */
+export const NOT_DISTRIBUTOR_KEY = 'partner-key-plain';
 export const EVENT = 'G5vYZ9abcdefghi';
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 export const usd = (amountMinor: number) => ({ amountMinor, currency: 'USD' });
 
-/** Keys: KEY is app-1, OTHER_KEY app-2, OVER_QUOTA_KEY an app over its quota; others unknown. */
+/**
+ * Keys: KEY is app-1, OTHER_KEY app-2, OVER_QUOTA_KEY an app over its quota, all distributors;
+ * NOT_DISTRIBUTOR_KEY app-4, without partner distribution access; others unknown.
+ */
 export function fakeAccess(seen: string[] = []): Partial<DeveloperAccess> {
   const apps: Record<string, string> = {
     [KEY]: 'app-1',
     [OTHER_KEY]: 'app-2',
     [OVER_QUOTA_KEY]: 'app-3',
+    [NOT_DISTRIBUTOR_KEY]: 'app-4',
   };
   return {
     async validateApiKey(key) {
       seen.push(key);
       const appId = apps[key];
-      return { valid: appId !== undefined, appId: appId ?? '' };
+      return {
+        valid: appId !== undefined,
+        appId: appId ?? '',
+        access: { commerceShopping: false, partnerDistribution: appId !== 'app-4' },
+      };
     },
     async checkRateLimit(appId) {
       return {

@@ -11,6 +11,7 @@ import { TRACKING_PIXEL } from '../src/ports/http/partner-cart/tracking-routes.j
 import {
   EVENT,
   KEY,
+  NOT_DISTRIBUTOR_KEY,
   OTHER_KEY,
   OVER_QUOTA_KEY,
   answer,
@@ -118,6 +119,34 @@ describe('partner cart: API key', () => {
     expect(over.statusCode).toBe(429);
     expect(over.json()).toEqual(errorOf(429, 'rate_limited'));
     expect(Number(over.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses an app without partner distribution access: 403 code 10003, nothing reserved', async () => {
+    const reserves: ReserveInput[] = [];
+    const app = await edge({
+      getEventAvailability: async () => availability(),
+      reserve: async (_caller, input) => {
+        reserves.push(input);
+        return answer(heldCart());
+      },
+    });
+    for (const prefix of [P, PRE]) {
+      const read = await app.inject({
+        url: withKey(`${prefix}/events/${EVENT}/availability`, NOT_DISTRIBUTOR_KEY),
+      });
+      expect(read.statusCode).toBe(403);
+      expect(read.json()).toEqual(errorOf(403, '10003'));
+      const reserve = await app.inject({
+        method: 'POST',
+        url: withKey(`${prefix}/events/${EVENT}/cart`, NOT_DISTRIBUTOR_KEY),
+        payload: reserveBody,
+      });
+      expect(reserve.statusCode).toBe(403);
+      expect(reserve.json()).toEqual(errorOf(403, '10003'));
+    }
+    expect(reserves).toEqual([]);
+    const distributor = await app.inject({ url: withKey(`${P}/events/${EVENT}/availability`) });
+    expect(distributor.statusCode).toBe(200);
   });
 
   it('keeps the family 404 and 405 for paths without routes, key or not', async () => {

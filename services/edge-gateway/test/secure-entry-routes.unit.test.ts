@@ -21,11 +21,14 @@ afterEach(async () => {
   sut = undefined;
 });
 
+/** The key of an app without partner distribution access. */
+const PLAIN_KEY = 'key-of-app-2';
+
 const developerAccess: Partial<DeveloperAccess> = {
   validateApiKey: async (key) => ({
-    valid: key === API_KEY,
-    appId: key === API_KEY ? 'app-1' : '',
-    access: { commerceShopping: false },
+    valid: key === API_KEY || key === PLAIN_KEY,
+    appId: key === API_KEY ? 'app-1' : key === PLAIN_KEY ? 'app-2' : '',
+    access: { commerceShopping: false, partnerDistribution: key === API_KEY },
   }),
   checkRateLimit: async () => ({ limit: 5, available: 4, resetEpochMs: 0, over: false }),
 };
@@ -375,6 +378,37 @@ describe('POST /marketplace/v1/securerender', () => {
       expect(response.statusCode, JSON.stringify(payload)).toBe(400);
       expect(response.json().error.code).toBe('10002');
     }
+  });
+});
+
+describe('partner distribution access', () => {
+  it('refuses the order read and secure render of an app without it: 403 10003, no call', async () => {
+    const calls: string[] = [];
+    const app = await edge({
+      readOrder: async () => {
+        calls.push('readOrder');
+        return order;
+      },
+      secureRender: async () => {
+        calls.push('secureRender');
+        return [];
+      },
+    });
+    const read = await readOrder(
+      app,
+      body,
+      `/partners/v1/orders?order_token=tok-1&apikey=${PLAIN_KEY}`,
+    );
+    expect(read.statusCode).toBe(403);
+    expect(read.json()).toMatchObject({ error: { code: '10003', http_code: 403 } });
+    const render = await app.inject({
+      method: 'POST',
+      url: `/marketplace/v1/securerender?apikey=${PLAIN_KEY}`,
+      headers: { 'content-type': 'application/json', 'x-user-id': 'user-42' },
+      payload: JSON.stringify({ ...body, tickets: [{ barcode: '4012345678901234' }] }),
+    });
+    expect(render.statusCode).toBe(403);
+    expect(calls).toEqual([]);
   });
 });
 

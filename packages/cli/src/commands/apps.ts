@@ -53,11 +53,18 @@ function positive(
 /** The restricted services `marquee apps approve|unapprove` can name, as flags. */
 const accessOptions = {
   commerce: { type: 'boolean' },
+  distribution: { type: 'boolean' },
 } as const;
 
+/** The access flags the named services change (one or both). */
 function accessChange(options: Record<string, unknown>, grant: boolean) {
-  if (options.commerce !== true) throw new UsageError('name a service: --commerce');
-  return { commerceShopping: grant };
+  const change = {
+    ...(options.commerce === true ? { commerceShopping: grant } : {}),
+    ...(options.distribution === true ? { partnerDistribution: grant } : {}),
+  };
+  if (Object.keys(change).length === 0)
+    throw new UsageError('name a service: --commerce and/or --distribution');
+  return change;
 }
 
 function appIdOf(positionals: readonly string[]): string {
@@ -68,14 +75,15 @@ function appIdOf(positionals: readonly string[]): string {
 }
 
 /**
- * `marquee apps approve <appId> --commerce`: `PATCH /admin/v1/apps/{appId}/access`. The app may use
- * the commerce shopping services (cart, delivery, payment, purchase) within 30 s on every edge.
+ * `marquee apps approve <appId> --commerce|--distribution`: `PATCH /admin/v1/apps/{appId}/access`.
+ * Within 30 s on every edge the app may use the commerce shopping services (cart, delivery,
+ * payment, purchase), or distribute through the partner cart, the order read and secure render.
  */
 export const appsApprove: Command = {
   path: ['apps', 'approve'],
   summary:
-    'Approve an app for a restricted service (--commerce: commerce shopping); effective within 30 s',
-  usage: '<appId> --commerce',
+    'Approve an app for a restricted service (--commerce: commerce shopping, --distribution: partner cart); effective within 30 s',
+  usage: '<appId> [--commerce] [--distribution]',
   options: accessOptions,
   async run({ positionals, options, admin, out }) {
     const appId = appIdOf(positionals);
@@ -85,12 +93,12 @@ export const appsApprove: Command = {
   },
 };
 
-/** `marquee apps unapprove <appId> --commerce`: withdraws the approval (within 30 s). */
+/** `marquee apps unapprove <appId> --commerce|--distribution`: withdraws the approval (within 30 s). */
 export const appsUnapprove: Command = {
   path: ['apps', 'unapprove'],
   summary:
-    "Withdraw an app's approval for a restricted service (--commerce); effective within 30 s",
-  usage: '<appId> --commerce',
+    "Withdraw an app's approval for a restricted service (--commerce, --distribution); effective within 30 s",
+  usage: '<appId> [--commerce] [--distribution]',
   options: accessOptions,
   async run({ positionals, options, admin, out }) {
     const appId = appIdOf(positionals);

@@ -34,9 +34,17 @@ export interface DeveloperApp {
 export interface AppAccess {
   /** The commerce API's shopping services (cart, delivery, payment, purchase). */
   commerceShopping: boolean;
+  /**
+   * Selling through the partner cart (resale listings included), the secure-entry order read and
+   * secure render: apps of distributors with an official distribution relationship only.
+   */
+  partnerDistribution: boolean;
 }
 
-export const NO_ACCESS: Readonly<AppAccess> = Object.freeze({ commerceShopping: false });
+export const NO_ACCESS: Readonly<AppAccess> = Object.freeze({
+  commerceShopping: false,
+  partnerDistribution: false,
+});
 
 /** The app's access, every flag present. */
 export const accessOf = (app: Pick<DeveloperApp, 'access'>): AppAccess => ({

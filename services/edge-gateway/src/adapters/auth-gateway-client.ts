@@ -6,6 +6,7 @@ import type { AppAccess, AppAccessAdmin, FanTokens } from '../app/commerce.js';
 
 const accessOf = (access: authV1.AppAccess | undefined): AppAccess => ({
   commerceShopping: access?.commerceShopping ?? false,
+  partnerDistribution: access?.partnerDistribution ?? false,
 });
 
 const oauthChange = (change: Partial<AppOAuth>) => ({
@@ -57,6 +58,9 @@ export function createAuthGatewayClient(
         appId,
         ...(change.commerceShopping !== undefined
           ? { commerceShopping: change.commerceShopping }
+          : {}),
+        ...(change.partnerDistribution !== undefined
+          ? { partnerDistribution: change.partnerDistribution }
           : {}),
       });
       return accessOf(answer.access);

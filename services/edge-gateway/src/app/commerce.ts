@@ -61,6 +61,8 @@ export interface FanTokens {
 export interface AppAccess {
   /** The commerce API's shopping services (cart, delivery, payment, purchase). */
   commerceShopping: boolean;
+  /** The partner cart, the secure-entry order read and secure render (distributors only). */
+  partnerDistribution: boolean;
 }
 
 export interface AppAccessAdmin {

@@ -74,9 +74,10 @@ export function authServiceImplementation(
       callback(null, { revokedTokens: await grants.revokeGrantOfClient(clientId, fanId) });
     }) as authV1.AuthServiceServer['revokeGrant'],
     setAppAccess: (async (call: { request: authV1.SetAppAccessRequest }, callback) => {
-      const { appId, commerceShopping } = call.request;
+      const { appId, commerceShopping, partnerDistribution } = call.request;
       const granted = await access.setAppAccess(appId, {
         ...(commerceShopping !== undefined ? { commerceShopping } : {}),
+        ...(partnerDistribution !== undefined ? { partnerDistribution } : {}),
       });
       callback(null, { appId, access: granted });
     }) as authV1.AuthServiceServer['setAppAccess'],

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DeveloperAccess } from '../../app/backends.js';
 import type { AppAccess } from '../../app/commerce.js';
-import type { ApiFamily } from './families/family.js';
+import type { ApiFamily, FamilyError } from './families/family.js';
 import { sendFamilyError } from './families/register-family.js';
 import { apiKeySchemeOf, declareSecurity } from './security.js';
 
@@ -18,6 +18,11 @@ export interface ApiKeyGuardOptions {
    * 400 still carries the `Rate-Limit*` headers).
    */
   stage?: 'preHandler' | 'preValidation';
+  /**
+   * A restricted service: an app not approved for it is refused with `refusal` (403 in the
+   * family's body) after its key is checked and before its quota is counted.
+   */
+  requires?: { access: keyof AppAccess; refusal: FamilyError };
 }
 
 declare module 'fastify' {
@@ -61,6 +66,8 @@ export function requireApiKey(
     if (!check?.valid) return sendFamilyError(reply, family, family.unauthorized);
     request.appId = check.appId;
     request.appAccess = check.access;
+    if (options.requires && !check.access?.[options.requires.access])
+      return sendFamilyError(reply, family, options.requires.refusal);
     const quota = await access.checkRateLimit(check.appId);
     if (options.rateLimitHeaders) {
       void reply.headers({
@@ -80,6 +87,17 @@ export function requireApiKey(
     }
   });
 }
+
+/**
+ * The refusal of an app without partner distribution access (the partner cart, the order read,
+ * secure render): 403, code `10003`, in the partner families' body.
+ */
+export const NOT_A_DISTRIBUTOR: FamilyError = {
+  status: 403,
+  code: '10003',
+  detail:
+    'This app is not approved for partner distribution (an operator grants it with PATCH /admin/v1/apps/{appId}/access)',
+};
 
 /** `Retry-After` of a 429: whole seconds until the refusing window ends, at least 1. */
 export const retryAfterSeconds = (retryAfterMs: number | undefined): number =>

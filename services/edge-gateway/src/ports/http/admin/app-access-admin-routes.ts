@@ -15,6 +15,10 @@ const Access = Type.Object({
   commerceShopping: Type.Boolean({
     description: 'Commerce shopping services: cart, delivery, payment, purchase',
   }),
+  partnerDistribution: Type.Boolean({
+    description:
+      'Distribution through the partner cart (resale listings included), the secure-entry order read and secure render',
+  }),
 });
 
 const AccessAnswer = Type.Object({ appId: Type.String(), access: Access });
@@ -24,12 +28,16 @@ const AccessChange = Type.Object(
     commerceShopping: Type.Optional(
       Type.Boolean({ description: 'Grant (true) or withdraw (false); absent = unchanged' }),
     ),
+    partnerDistribution: Type.Optional(
+      Type.Boolean({ description: 'Grant (true) or withdraw (false); absent = unchanged' }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 
 /**
- * Approval of apps for restricted services (the commerce shopping services today). auth-gateway
+ * Approval of apps for restricted services: the commerce shopping services, and partner
+ * distribution (the partner cart, the order read, secure render). auth-gateway
  * stores the flag on the app and answers it with every API-key check; the edge trusts a cached key
  * check for at most 30 s, so a grant or a withdrawal takes effect on every edge replica within 30 s.
  */

@@ -7,7 +7,7 @@ import type {
   FastifyRequest,
 } from 'fastify';
 import type { DeveloperAccess } from '../../../app/backends.js';
-import { retryAfterSeconds } from '../api-key-guard.js';
+import { NOT_A_DISTRIBUTOR, retryAfterSeconds } from '../api-key-guard.js';
 import type { ApiFamily, FamilyError } from '../families/family.js';
 import { sendFamilyError, toFamilyError } from '../families/register-family.js';
 import { declareSecurity } from '../security.js';
@@ -201,6 +201,9 @@ export function requirePartnerApiKey(
     const check = key && key.length <= 256 ? await access.validateApiKey(key) : undefined;
     if (!check?.valid) return sendPartnerError(reply, family, family.unauthorized);
     request.appId = check.appId;
+    request.appAccess = check.access;
+    if (!check.access?.partnerDistribution)
+      return sendPartnerError(reply, family, NOT_A_DISTRIBUTOR);
     const quota = await access.checkRateLimit(check.appId);
     if (quota.over) {
       const seconds = retryAfterSeconds(quota.retryAfterMs);

@@ -30,7 +30,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input (code 10002; 10104 invalid delivery method)',
   401: 'Missing or unknown API key (code 10001)',
   402: 'Payment refused (20122 not accepted, 20129 no funds, 20152 invalid CVV)',
-  403: 'Event not transactable (90001) or ticket types not usable on this channel (20046)',
+  403: 'App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046)',
   404: 'Unknown event (90001), unknown cart, another app’s, or a released or expired one (90003)',
   405: 'Method not allowed on this path',
   409: 'No inventory or no contiguous seats (20052), the cart not in a state for this (90003), or the first request with this Idempotency-Key still running (idempotency-key-in-progress)',
@@ -46,7 +46,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 /** The error responses of a route: each status with the family body and what it means. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
-  const all = [...new Set([400, 401, 405, 429, 500, 503, 504, ...statuses])].sort((a, b) => a - b);
+  const all = [...new Set([400, 401, 403, 405, 429, 500, 503, 504, ...statuses])].sort(
+    (a, b) => a - b,
+  );
   return Object.fromEntries(
     all.map((status) => [
       status,

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { DeveloperAccess } from '../../../app/backends.js';
 import type { EntryOrder, SecureEntryBackend } from '../../../app/secure-entry.js';
-import { requireApiKey } from '../api-key-guard.js';
+import { NOT_A_DISTRIBUTOR, requireApiKey } from '../api-key-guard.js';
 import type { ApiFamily } from '../families/family.js';
 import { decimalOf, useEntryErrors } from './common.js';
 
@@ -186,7 +186,7 @@ export function orderReadRoutes(backends: {
           { in: 'header', name: 'x-api-key' },
         ],
         rateLimitHeaders: false,
-        stage: 'preValidation',
+        requires: { access: 'partnerDistribution', refusal: NOT_A_DISTRIBUTOR },
       });
       const sandbox = scope.prefix.startsWith('/partners-preprod');
       scope.post(
@@ -196,7 +196,7 @@ export function orderReadRoutes(backends: {
             tags: [family.title],
             summary: `Secure-entry order read: the tickets of an order for one device${sandbox ? ' (pre-production sandbox)' : ''}`,
             description:
-              'Binds the order to the calling device on first read. Codes: 10001 no valid key, 10002 invalid input, 90010 unknown order token, 90011 third_party_account_id is not the billing one, 90012 bound to another device.',
+              'Binds the order to the calling device on first read. Codes: 10001 no valid key, 10002 invalid input, 10003 app not approved for partner distribution, 90010 unknown order token, 90011 third_party_account_id is not the billing one, 90012 bound to another device.',
             querystring: OrderReadQuery,
             body: OrderReadBody,
             response: {

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { DeveloperAccess } from '../../../app/backends.js';
 import type { SecureEntryBackend } from '../../../app/secure-entry.js';
-import { requireApiKey } from '../api-key-guard.js';
+import { NOT_A_DISTRIBUTOR, requireApiKey } from '../api-key-guard.js';
 import type { ApiFamily } from '../families/family.js';
 import { anyCase } from '../patterns.js';
 import { InvalidInput, useEntryErrors } from './common.js';
@@ -94,7 +94,7 @@ export function secureRenderRoutes(backends: {
           { in: 'header', name: 'x-api-key' },
         ],
         rateLimitHeaders: false,
-        stage: 'preValidation',
+        requires: { access: 'partnerDistribution', refusal: NOT_A_DISTRIBUTOR },
       });
       const sandbox = scope.prefix.startsWith('/marketplace-staging');
       scope.post(
@@ -111,6 +111,7 @@ export function secureRenderRoutes(backends: {
               200: SecureRenderAnswer,
               400: Type.Union([SecureRenderAnswer, PartnerError]),
               401: PartnerError,
+              403: PartnerError,
               413: PartnerError,
               415: PartnerError,
               429: PartnerError,

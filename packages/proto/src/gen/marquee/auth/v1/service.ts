@@ -119,6 +119,11 @@ export interface AppAccess {
    * payment and purchase (`/commerce/v2/shopping/*`).
    */
   commerceShopping: boolean;
+  /**
+   * The partner cart (`/partners/v1`, reserves of resale listings included), the secure-entry order
+   * read and secure render: only apps of distributors with an official distribution relationship.
+   */
+  partnerDistribution: boolean;
 }
 
 /** A token to introspect. */
@@ -258,7 +263,11 @@ export interface SetAppAccessRequest {
   /** Platform app id. */
   appId: string;
   /** Commerce shopping; unset = unchanged. */
-  commerceShopping?: boolean | undefined;
+  commerceShopping?:
+    | boolean
+    | undefined;
+  /** Partner distribution; unset = unchanged. */
+  partnerDistribution?: boolean | undefined;
 }
 
 /** The app's access after the change. */
@@ -651,13 +660,16 @@ export const ValidateApiKeyResponse: MessageFns<ValidateApiKeyResponse> = {
 };
 
 function createBaseAppAccess(): AppAccess {
-  return { commerceShopping: false };
+  return { commerceShopping: false, partnerDistribution: false };
 }
 
 export const AppAccess: MessageFns<AppAccess> = {
   encode(message: AppAccess, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.commerceShopping !== false) {
       writer.uint32(8).bool(message.commerceShopping);
+    }
+    if (message.partnerDistribution !== false) {
+      writer.uint32(16).bool(message.partnerDistribution);
     }
     return writer;
   },
@@ -683,6 +695,14 @@ export const AppAccess: MessageFns<AppAccess> = {
             message.commerceShopping = reader.bool();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.partnerDistribution = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -702,6 +722,11 @@ export const AppAccess: MessageFns<AppAccess> = {
         : isSet(object.commerce_shopping)
         ? globalThis.Boolean(object.commerce_shopping)
         : false,
+      partnerDistribution: isSet(object.partnerDistribution)
+        ? globalThis.Boolean(object.partnerDistribution)
+        : isSet(object.partner_distribution)
+        ? globalThis.Boolean(object.partner_distribution)
+        : false,
     };
   },
 
@@ -709,6 +734,9 @@ export const AppAccess: MessageFns<AppAccess> = {
     const obj: any = {};
     if (message.commerceShopping !== false) {
       obj.commerceShopping = message.commerceShopping;
+    }
+    if (message.partnerDistribution !== false) {
+      obj.partnerDistribution = message.partnerDistribution;
     }
     return obj;
   },
@@ -719,6 +747,7 @@ export const AppAccess: MessageFns<AppAccess> = {
   fromPartial<I extends Exact<DeepPartial<AppAccess>, I>>(object: I): AppAccess {
     const message = createBaseAppAccess();
     message.commerceShopping = object.commerceShopping ?? false;
+    message.partnerDistribution = object.partnerDistribution ?? false;
     return message;
   },
 };
@@ -1907,7 +1936,7 @@ export const RevokeGrantResponse: MessageFns<RevokeGrantResponse> = {
 };
 
 function createBaseSetAppAccessRequest(): SetAppAccessRequest {
-  return { appId: "", commerceShopping: undefined };
+  return { appId: "", commerceShopping: undefined, partnerDistribution: undefined };
 }
 
 export const SetAppAccessRequest: MessageFns<SetAppAccessRequest> = {
@@ -1917,6 +1946,9 @@ export const SetAppAccessRequest: MessageFns<SetAppAccessRequest> = {
     }
     if (message.commerceShopping !== undefined) {
       writer.uint32(16).bool(message.commerceShopping);
+    }
+    if (message.partnerDistribution !== undefined) {
+      writer.uint32(24).bool(message.partnerDistribution);
     }
     return writer;
   },
@@ -1950,6 +1982,14 @@ export const SetAppAccessRequest: MessageFns<SetAppAccessRequest> = {
             message.commerceShopping = reader.bool();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.partnerDistribution = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1974,6 +2014,11 @@ export const SetAppAccessRequest: MessageFns<SetAppAccessRequest> = {
         : isSet(object.commerce_shopping)
         ? globalThis.Boolean(object.commerce_shopping)
         : undefined,
+      partnerDistribution: isSet(object.partnerDistribution)
+        ? globalThis.Boolean(object.partnerDistribution)
+        : isSet(object.partner_distribution)
+        ? globalThis.Boolean(object.partner_distribution)
+        : undefined,
     };
   },
 
@@ -1985,6 +2030,9 @@ export const SetAppAccessRequest: MessageFns<SetAppAccessRequest> = {
     if (message.commerceShopping !== undefined) {
       obj.commerceShopping = message.commerceShopping;
     }
+    if (message.partnerDistribution !== undefined) {
+      obj.partnerDistribution = message.partnerDistribution;
+    }
     return obj;
   },
 
@@ -1995,6 +2043,7 @@ export const SetAppAccessRequest: MessageFns<SetAppAccessRequest> = {
     const message = createBaseSetAppAccessRequest();
     message.appId = object.appId ?? "";
     message.commerceShopping = object.commerceShopping ?? undefined;
+    message.partnerDistribution = object.partnerDistribution ?? undefined;
     return message;
   },
 };
