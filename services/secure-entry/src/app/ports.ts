@@ -92,7 +92,10 @@ export interface AdmissionRepository {
    * when one exists: whatever the number of gates or processes, exactly one insert wins.
    */
   admit(admission: Omit<Admission, 'version'>, scan: ScanRecord): Promise<Admission | undefined>;
-  get(ticketId: string): Promise<Admission | undefined>;
+  /** By admission id (`seatKeyOf`; a ticket id for admissions recorded before seats were keyed). */
+  get(id: string): Promise<Admission | undefined>;
+  /** The admissions of an event's seats among these partner ticket ids. */
+  findSeats(eventId: string, partnerTicketIds: string[]): Promise<Admission[]>;
 }
 
 export interface ScanLog {
