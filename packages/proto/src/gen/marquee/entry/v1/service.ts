@@ -26,7 +26,7 @@ import { ScanResult, scanResultFromJSON, scanResultToJSON, scanResultToNumber } 
 export interface GetOrderRequest {
   /** `order_token` query parameter. */
   orderToken: string;
-  /** The calling app. */
+  /** The calling app (of the API key): only the app that sold the order finds it. */
   appId: string;
   /** `device_id` (max 50). */
   deviceId: string;
@@ -3218,7 +3218,8 @@ export type SecureEntryServiceService = typeof SecureEntryServiceService;
 export const SecureEntryServiceService = {
   /**
    * Read the tickets of an order for one device (`POST /partners/v1/orders`). NOT_FOUND for an
-   * unknown order token; PERMISSION_DENIED when third_party_account_id does not match the billing.
+   * unknown order token or an order another app sold (no device is bound then);
+   * PERMISSION_DENIED when third_party_account_id does not match the billing.
    */
   getOrder: {
     path: "/marquee.entry.v1.SecureEntryService/GetOrder" as const,
@@ -3231,7 +3232,8 @@ export const SecureEntryServiceService = {
   },
   /**
    * A new token for each named ticket (`POST /marketplace/v1/securerender`). Per-ticket problems
-   * are answered inside the response (`error_code`, `error`), never as a call error.
+   * are answered inside the response (`error_code`, `error`), never as a call error; a ticket of
+   * an order another app sold is answered as unknown (404).
    */
   secureRender: {
     path: "/marquee.entry.v1.SecureEntryService/SecureRender" as const,
@@ -3307,12 +3309,14 @@ export const SecureEntryServiceService = {
 export interface SecureEntryServiceServer extends UntypedServiceImplementation {
   /**
    * Read the tickets of an order for one device (`POST /partners/v1/orders`). NOT_FOUND for an
-   * unknown order token; PERMISSION_DENIED when third_party_account_id does not match the billing.
+   * unknown order token or an order another app sold (no device is bound then);
+   * PERMISSION_DENIED when third_party_account_id does not match the billing.
    */
   getOrder: handleUnaryCall<GetOrderRequest, GetOrderResponse>;
   /**
    * A new token for each named ticket (`POST /marketplace/v1/securerender`). Per-ticket problems
-   * are answered inside the response (`error_code`, `error`), never as a call error.
+   * are answered inside the response (`error_code`, `error`), never as a call error; a ticket of
+   * an order another app sold is answered as unknown (404).
    */
   secureRender: handleUnaryCall<SecureRenderRequest, SecureRenderResponse>;
   /**
@@ -3336,7 +3340,8 @@ export interface SecureEntryServiceServer extends UntypedServiceImplementation {
 export interface SecureEntryServiceClient extends Client {
   /**
    * Read the tickets of an order for one device (`POST /partners/v1/orders`). NOT_FOUND for an
-   * unknown order token; PERMISSION_DENIED when third_party_account_id does not match the billing.
+   * unknown order token or an order another app sold (no device is bound then);
+   * PERMISSION_DENIED when third_party_account_id does not match the billing.
    */
   getOrder(
     request: GetOrderRequest,
@@ -3355,7 +3360,8 @@ export interface SecureEntryServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * A new token for each named ticket (`POST /marketplace/v1/securerender`). Per-ticket problems
-   * are answered inside the response (`error_code`, `error`), never as a call error.
+   * are answered inside the response (`error_code`, `error`), never as a call error; a ticket of
+   * an order another app sold is answered as unknown (404).
    */
   secureRender(
     request: SecureRenderRequest,
