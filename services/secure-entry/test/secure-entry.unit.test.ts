@@ -652,6 +652,32 @@ describe('a seat admits once across its owners', () => {
     await expect(h.entry.admittedSeats('', seats)).rejects.toMatchObject({
       kind: 'invalid_argument',
     });
+    // An admission recorded by ticket id (before admissions were keyed by seat) counts too.
+    const [earlier] = await h.storage.tickets.listByOrder(message.orderId);
+    await h.storage.admissions.admit(
+      {
+        id: earlier!.id,
+        ticketId: earlier!.id,
+        orderId: message.orderId,
+        eventId: EVENT_ID,
+        gateId: 'g-old',
+        timeStep: 1,
+        payloadHash: 'old',
+        admittedAt: h.clock.now,
+      },
+      {
+        ticketId: earlier!.id,
+        partnerTicketId: '',
+        orderId: message.orderId,
+        eventId: EVENT_ID,
+        gateId: 'g-old',
+        result: 'ADMITTED',
+        timeStep: 1,
+        scannedAt: h.clock.now,
+      },
+    );
+    const both = await h.entry.admittedSeats(EVENT_ID, seats);
+    expect(both.map((a) => a.partnerTicketId).sort()).toEqual([...seats].sort());
     const many = Array.from({ length: 101 }, (_, i) => `PT-${i}`);
     await expect(h.entry.admittedSeats(EVENT_ID, many)).rejects.toMatchObject({
       kind: 'invalid_argument',

@@ -148,6 +148,10 @@ export function storageContract(name: string, fresh: () => Promise<EntryStorage>
         'o1-t1',
       ]);
       expect(await s.tickets.findActive('EV1', [])).toEqual([]);
+      expect(
+        (await s.tickets.findBySeats('EV1', ['P-o1-t1', 'P-o1-t2'])).map((t) => t.id).sort(),
+      ).toEqual(['o1-t1', 'o1-t2']);
+      expect(await s.tickets.findBySeats('EV1', [])).toEqual([]);
     });
 
     it('admits a ticket exactly once however many gates try at the same time', async () => {

@@ -184,6 +184,10 @@ function ticketRepository(store: VersionedStore<Ticket>): TicketRepository {
       partnerTicketIds.length === 0
         ? Promise.resolve([])
         : store.find({ eventId, partnerTicketId: { $in: partnerTicketIds }, status: 'active' }),
+    findBySeats: (eventId, partnerTicketIds) =>
+      partnerTicketIds.length === 0
+        ? Promise.resolve([])
+        : store.find({ eventId, partnerTicketId: { $in: partnerTicketIds } }),
     async insertIfAbsent(ticket) {
       const existing = await store.get(ticket.id);
       if (existing) return existing;

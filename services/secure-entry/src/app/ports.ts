@@ -63,6 +63,8 @@ export interface TicketRepository {
   getByBarcode(barcode: string): Promise<Ticket | undefined>;
   /** Active tickets of an event with these partner ticket ids. */
   findActive(eventId: string, partnerTicketIds: string[]): Promise<Ticket[]>;
+  /** Every ticket (active or voided, of every owner) of an event with these partner ticket ids. */
+  findBySeats(eventId: string, partnerTicketIds: string[]): Promise<Ticket[]>;
   /** Inserts unless a ticket with this id exists (then resolves the stored one); a barcode clash is kind `already_exists`. */
   insertIfAbsent(ticket: Omit<Ticket, 'version'>): Promise<Ticket>;
   /**

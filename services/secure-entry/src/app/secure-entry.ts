@@ -596,7 +596,19 @@ export class SecureEntry {
         `at most ${MAX_SEATS_PER_QUERY} partner ticket ids per call`,
       );
     }
-    return this.deps.admissions.findSeats(eventId, ids);
+    const admitted = await this.deps.admissions.findSeats(eventId, ids);
+    // Admissions recorded before seats were keyed have no partner ticket id: found by the tickets
+    // of the seats not found yet.
+    const found = new Set(admitted.map((a) => a.partnerTicketId));
+    const rest = ids.filter((id) => !found.has(id));
+    for (const ticket of await this.deps.tickets.findBySeats(eventId, rest)) {
+      if (found.has(ticket.partnerTicketId)) continue;
+      const legacy = await this.deps.admissions.get(ticket.id);
+      if (!legacy) continue;
+      found.add(ticket.partnerTicketId);
+      admitted.push({ ...legacy, partnerTicketId: ticket.partnerTicketId });
+    }
+    return admitted;
   }
 
   // ---------------------------------------------------------------- gates
