@@ -26,8 +26,12 @@ const backends: ReadonlyArray<{ name: string; addressKey?: string; needs?: strin
   { name: 'deals', addressKey: 'GRPC_ADDR_DEALS', needs: ['GRPC_ADDR_CATALOG_INDEXER'] },
   { name: 'partner-reference' },
   { name: '3p-connector', addressKey: 'GRPC_ADDR_3P_CONNECTOR' },
-  { name: 'cart', addressKey: 'GRPC_ADDR_CART', needs: ['GRPC_ADDR_3P_CONNECTOR'] },
   { name: 'secure-entry', addressKey: 'GRPC_ADDR_SECURE_ENTRY' },
+  {
+    name: 'cart',
+    addressKey: 'GRPC_ADDR_CART',
+    needs: ['GRPC_ADDR_3P_CONNECTOR', 'GRPC_ADDR_SECURE_ENTRY'],
+  },
   {
     name: 'reconciler',
     addressKey: 'GRPC_ADDR_RECONCILER',

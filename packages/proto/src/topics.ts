@@ -243,7 +243,7 @@ export const ticketScannedTopic: TopicDef<TicketScanned> = topic({
   keyDescription: 'ticket id',
   retentionMs: 30 * DAY_MS,
   producers: ['secure-entry'],
-  consumers: [],
+  consumers: ['cart'],
   message: TicketScanned,
 });
 

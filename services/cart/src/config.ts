@@ -35,6 +35,8 @@ export const configSchema = serviceConfigSchema({
     GRPC_ADDR_3P_CONNECTOR: z.string().min(1).default('127.0.0.1:50057'),
     /** Deadline of each connector call. */
     CONNECTOR_DEADLINE_MS: int(10_000, 100),
+    /** secure-entry's gRPC address (ListAdmittedSeats: resale never lists an admitted seat). */
+    GRPC_ADDR_SECURE_ENTRY: z.string().min(1).default('127.0.0.1:50056'),
     /** AES-256-GCM key of order tokens and access codes at rest; required in production. */
     CART_ORDER_TOKEN_KEY: aesKey.optional(),
     /** How long a reserve waits for the partner before answering PENDING. */

@@ -11,7 +11,7 @@ export const cartService: ServiceDefinition<CartConfig> = {
   name: 'cart',
   loadConfig: loadCartConfig,
   compose: composeCart,
-  calls: ['3p-connector'],
+  calls: ['3p-connector', 'secure-entry'],
   // The nightly maintenance window would make a development run depend on the wall clock.
   development: { env: () => ({ CART_MAINTENANCE_WINDOW: 'off' }) },
   // package.json `marquee.v8` (docs/architecture.md, "V8 options").

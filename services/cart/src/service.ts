@@ -4,11 +4,13 @@ import { periodic } from '@marquee/platform/lifecycle';
 import { pingMongo } from '@marquee/platform/mongo';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import { readModelConsumerGroup } from '@marquee/platform/service';
 import { createMemoryStore, openServiceStores } from '@marquee/platform/store';
 import {
   allTopics,
   availabilityChangedTopic,
   eventChangedTopic,
+  ticketScannedTopic,
   type TopicDef,
 } from '@marquee/proto/topics';
 import type { AvailabilityChanged, EventChanged } from '@marquee/proto/catalog/v1';
@@ -37,6 +39,8 @@ import {
   connectorLiveSeats,
   createTopPicksStorage,
   projectionEventSource,
+  secureEntryAdmittedSeats,
+  type AdmittedSeats,
 } from './top-picks/index.js';
 
 /** How often the changed events of the projection are written behind to Mongo. */
@@ -54,6 +58,8 @@ export interface CartComposeOptions {
   availabilityTopic?: TopicDef<AvailabilityChanged>;
   /** Tests give their own password check instead of 3p-connector's VerifyAccessCode. */
   accessCodes?: AccessCodes;
+  /** Tests give their own admitted seats instead of secure-entry's ListAdmittedSeats. */
+  admittedSeats?: AdmittedSeats;
 }
 
 /**
@@ -105,6 +111,12 @@ export async function composeCart(
     orderTokenKey(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message)),
   );
   const sandboxProcessor = createSandboxProcessor({ timeoutMs: config.CART_PAYMENT_TIMEOUT_MS });
+  const entrySeats = options.admittedSeats
+    ? undefined
+    : secureEntryAdmittedSeats(config.GRPC_ADDR_SECURE_ENTRY, {
+        deadlineMs: config.CONNECTOR_DEADLINE_MS,
+        logger,
+      });
   // Top picks, fan sessions and resale listings (README, "Top picks and resale").
   const topPicks = composeTopPicks({
     storage: topPicksStorage,
@@ -119,6 +131,7 @@ export async function composeCart(
     }),
     orders: cartOrderLookup(storage.orders),
     liveSeats: connectorLiveSeats(options.connector ?? client!),
+    admittedSeats: options.admittedSeats ?? entrySeats!,
     logger,
     clock,
     sessionTtlMs: config.CART_FAN_SESSION_TTL_SECONDS * 1000,
@@ -206,6 +219,16 @@ export async function composeCart(
         'event projection caught up with event-changed and availability-changed',
       ),
   );
+  // Admissions at the gates withdraw live resale listings of the admitted seats: one consumer
+  // group for the service, tied to its database like every read model's.
+  await bus.subscribe(
+    ticketScannedTopic,
+    {
+      group: `${readModelConsumerGroup(config, 'cart')}.ticket-scanned`,
+      maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
+    },
+    topPicks.ticketScanned,
+  );
   const relay = createOutboxRelay({
     sources: outboxSources,
     publish: busRawPublisher(bus, allTopics),
@@ -256,6 +279,7 @@ export async function composeCart(
       await durable?.stop();
       await relay.stop();
       client?.close();
+      entrySeats?.close();
       commerce.close();
       topPicks.stop();
     },

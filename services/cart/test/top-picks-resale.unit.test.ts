@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createServiceStores } from '@marquee/platform/store';
 import { OrderConfirmed, InventoryType } from '@marquee/proto/cart/v1';
+import { ScanResult, TicketScanned } from '@marquee/proto/entry/v1';
+import { ticketScannedTopic } from '@marquee/proto/topics';
 import { randomIds } from '../src/adapters/ids.js';
 import { offerId } from '../src/commerce/offer-ids.js';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
@@ -51,6 +53,12 @@ const billing = (amountMinor: number, thirdPartyAccountId: string): BillingInput
 interface Setup {
   cart: CartApp;
   picks: TopPicksApp;
+  /** `ticket-scanned` as cart's consumer gets it. */
+  ticketScanned: ReturnType<typeof composeTopPicks>['ticketScanned'];
+  /** Seats secure-entry reports admitted, as `<event id>|<ticket id>`. */
+  admitted: Set<string>;
+  /** Runs before secure-entry answers its n-th question (1-based). */
+  beforeAnswer: { run: (n: number) => void };
   clock: { t: Date };
   outbox: () => Promise<{ topic: string; value: Uint8Array | null }[]>;
 }
@@ -70,7 +78,16 @@ async function setup(): Promise<Setup> {
     ]),
   );
   const connector = new FakeConnector(10, now);
+  const admitted = new Set<string>();
+  const beforeAnswer: Setup['beforeAnswer'] = { run: () => undefined };
+  let questions = 0;
   const topPicks = composeTopPicks({
+    admittedSeats: {
+      admitted: async (eventId, ids) => {
+        beforeAnswer.run(++questions);
+        return ids.filter((id) => admitted.has(`${eventId}|${id}`));
+      },
+    },
     storage: topPicksStorage,
     events: projectionEventSource(events, { fees: DEFAULT_FEES, now }),
     orders: cartOrderLookup(storage.orders),
@@ -112,7 +129,15 @@ async function setup(): Promise<Setup> {
     (await Promise.all(stores.outboxSources.map((s) => s.pendingOutbox(1_000))))
       .flat()
       .flatMap((p) => p.events.map((e) => ({ topic: e.topic, value: e.value })));
-  return { cart, picks: topPicks.app, clock, outbox };
+  return {
+    cart,
+    picks: topPicks.app,
+    ticketScanned: topPicks.ticketScanned,
+    admitted,
+    beforeAnswer,
+    clock,
+    outbox,
+  };
 }
 
 /** Reserve, pay and commit; resolves the order. */
@@ -192,6 +217,119 @@ describe('top picks and resale through the cart', () => {
     expect(primary.totalPrice.amountMinor).toBe(5_000 + 500 + 100);
     expect(primary.offerId).toBe(offerId('000001', 'PL1'));
     expect(answer.eventDetails.listingsDisclaimer).not.toBe('');
+  });
+
+  /** A gate admits a seat: secure-entry knows it at once, cart when `ticket-scanned` arrives. */
+  const admit = async (ticketId: string, result = ScanResult.SCAN_RESULT_ADMITTED) => {
+    s.admitted.add(`${EVENT_ID}|${ticketId}`);
+    const value = TicketScanned.fromPartial({
+      ticketId: `${sellerOrderId}-t1`,
+      partnerTicketId: ticketId,
+      orderId: sellerOrderId,
+      eventId: EVENT_ID,
+      gateId: 'g1',
+      result,
+      scannedAt: s.clock.t,
+    });
+    await s.ticketScanned({
+      topic: ticketScannedTopic.name,
+      key: value.ticketId,
+      value,
+      time: s.clock.t,
+    } as Parameters<Setup['ticketScanned']>[0]);
+  };
+
+  it('refuses to list a ticket admitted at a gate, as a failed precondition (409)', async () => {
+    await s.picks.withdrawListing(listingId);
+    s.admitted.add(`${EVENT_ID}|${ticketIds[1]}`);
+    await expect(
+      s.picks.createListing({
+        orderId: sellerOrderId,
+        ticketIds,
+        price: { amountMinor: 4_000, currency: 'GBP' },
+        sellerNotes: '',
+      }),
+    ).rejects.toMatchObject({
+      kind: 'failed_precondition',
+      details: { reason: 'ticket_admitted' },
+      message: expect.stringContaining(ticketIds[1]!),
+    });
+    // Nothing was listed and no ticket stays claimed: the one not admitted lists alone.
+    const listings = await s.picks.listListings({
+      eventId: EVENT_ID,
+      activeOnly: true,
+      offset: 0,
+      limit: 10,
+    });
+    expect(listings.total).toBe(0);
+    const alone = await s.picks.createListing({
+      orderId: sellerOrderId,
+      ticketIds: [ticketIds[0]!],
+      price: { amountMinor: 4_000, currency: 'GBP' },
+      sellerNotes: '',
+    });
+    expect(alone.state).toBe('LISTED');
+  });
+
+  it('withdraws a live listing when a gate admits one of its seats, and frees its tickets', async () => {
+    await admit(ticketIds[0]!, ScanResult.SCAN_RESULT_REPLAYED);
+    expect((await s.picks.getListing(listingId)).state).toBe('LISTED');
+    await admit(ticketIds[0]!);
+    expect((await s.picks.getListing(listingId)).state).toBe('WITHDRAWN');
+    expect(await s.picks.ownerOf(EVENT_ID, ticketIds[0]!)).toMatchObject({ listingId: '' });
+    // Redelivered: nothing more to do.
+    await admit(ticketIds[0]!);
+    expect((await s.picks.getListing(listingId)).state).toBe('WITHDRAWN');
+    const answer = await topPicks(s);
+    expect(answer.offers.some((o) => o.offerId === listingId)).toBe(false);
+  });
+
+  it("withdraws a held listing on admission, and the holding cart's commit sells nothing", async () => {
+    const held = await s.cart.reserve({
+      owner: buyer,
+      eventId: EVENT_ID,
+      requests: [{ tickets: [{ priceTypeId: listingId, quantity: 2 }] }],
+    });
+    expect((await s.picks.getListing(listingId)).state).toBe('HELD');
+    const paid = await s.cart.addPayment(
+      buyer,
+      held.cart.id,
+      billing(held.priced.totals.unpaid, 'buyer-app-fan'),
+    );
+    await admit(ticketIds[1]!);
+    expect((await s.picks.getListing(listingId)).state).toBe('WITHDRAWN');
+    await expect(s.cart.commit(buyer, paid.cart.id)).rejects.toBeDefined();
+    expect((await s.picks.getListing(listingId)).state).toBe('WITHDRAWN');
+    expect(await s.picks.ownerOf(EVENT_ID, ticketIds[1]!)).toMatchObject({
+      orderId: sellerOrderId,
+      listingId: '',
+    });
+  });
+
+  it('takes a listing back off sale when a seat was admitted while it was being made', async () => {
+    await s.picks.withdrawListing(listingId);
+    // secure-entry admits the seat after the first question, before the listing is inserted
+    // (the `ticket-scanned` record of it found no listing to withdraw).
+    let first = 0;
+    s.beforeAnswer.run = (n) => {
+      if (first === 0) first = n;
+      else if (n === first + 1) s.admitted.add(`${EVENT_ID}|${ticketIds[0]}`);
+    };
+    await expect(
+      s.picks.createListing({
+        orderId: sellerOrderId,
+        ticketIds,
+        price: { amountMinor: 4_000, currency: 'GBP' },
+        sellerNotes: '',
+      }),
+    ).rejects.toMatchObject({ kind: 'failed_precondition' });
+    const { listings } = await s.picks.listListings({
+      eventId: EVENT_ID,
+      activeOnly: false,
+      offset: 0,
+      limit: 10,
+    });
+    expect(listings.map((l) => l.state)).toEqual(['WITHDRAWN', 'WITHDRAWN']);
   });
 
   it('keeps the price shown under the live session, and sells the listing once', async () => {

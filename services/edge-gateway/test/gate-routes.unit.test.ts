@@ -88,6 +88,15 @@ describe('POST /gate/v1/scans', () => {
     expect(forged.json()).toMatchObject({ admit: false, result: 'FORGED', ticket: null });
   });
 
+  it('never opens for a sandbox ticket', async () => {
+    const app = await edge({
+      validateScan: async () => ({ ...admitted, result: 'SANDBOX', admittedAt: undefined }),
+    });
+    const response = await scan(app, { payload: 'MQ1:abc:123456:654321:1780000000' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ admit: false, result: 'SANDBOX' });
+  });
+
   it('answers 401 in the gate body without a bearer token, or when secure-entry refuses it', async () => {
     const app = await edge({
       validateScan: async () => {

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { decodeToken, payloadAt, STEP_SECONDS } from '@marquee/render-kit/format';
 import { describe, expect, it } from 'vitest';
+import { createEntryCrypto } from '../src/adapters/entry-crypto.js';
 import { toConfirmedOrder } from '../src/ports/kafka/handlers.js';
 import {
   confirmedOrder,
@@ -7,6 +9,7 @@ import {
   EVENT_ID,
   harness,
   OTHER_EVENT_ID,
+  testKeys,
   type Harness,
 } from './support/fixtures.js';
 
@@ -445,5 +448,239 @@ describe('secure render', () => {
       tickets: [asked],
     });
     expect(otherDevice[0]!.refusal).toEqual({ code: 403, error: 'device.not.authorized' });
+  });
+});
+
+describe('sandbox orders at the gates', () => {
+  const preprod = (h: Harness, orderToken: string) =>
+    h.entry.getOrder({
+      orderToken,
+      appId: 'app-1',
+      device,
+      thirdPartyAccountId: 'user-42',
+      sandbox: true,
+    });
+
+  it('never admits a pre-production ticket, from the order read or the staging render', async () => {
+    const h = harness();
+    const { message, orderToken } = await bought(h, { sandbox: true });
+    const view = await preprod(h, orderToken);
+    const token = decodeToken(view.tickets[0]!.token);
+    expect(token.eventId).toBe(EVENT_ID);
+    const gate = await gateFor(h);
+    const payload = payloadAt(token, h.clock.now.getTime());
+    const first = await h.entry.validateScan(gate, payload);
+    expect(first.result).toBe('SANDBOX');
+    // Refused again, never as a replay of an admission: nothing was admitted.
+    expect((await h.entry.validateScan(gate, payload)).result).toBe('SANDBOX');
+    const t = view.tickets[0]!.ticket;
+    const [rendered] = await h.entry.secureRender({
+      appId: 'app-1',
+      userId: 'user-42',
+      device,
+      sandbox: true,
+      tickets: [
+        { eventId: t.eventId, section: t.section, row: t.row, seat: t.seat, barcode: t.barcode },
+      ],
+    });
+    expect(rendered!.refusal).toBeUndefined();
+    const staged = payloadAt(decodeToken(rendered!.token), h.clock.now.getTime());
+    expect((await h.entry.validateScan(gate, staged)).result).toBe('SANDBOX');
+    const seats = message.tickets.map((s) => s.ticketId);
+    expect(await h.entry.admittedSeats(EVENT_ID, seats)).toEqual([]);
+  });
+
+  it('refuses a sandbox ticket by its order when the seal does not say sandbox', async () => {
+    const h = harness();
+    const { orderToken } = await bought(h, { sandbox: true });
+    const view = await preprod(h, orderToken);
+    const token = decodeToken(view.tickets[0]!.token);
+    // A token sealed without the marker (as every token was before the seal carried it).
+    const crypto = createEntryCrypto({ tokenKeys: testKeys(), secretKey: randomBytes(32) });
+    const opened = crypto.open(token.fixed)!;
+    expect(opened.sandbox).toBe(true);
+    const unmarked = { ...token, fixed: crypto.seal({ ...opened, sandbox: false }) };
+    const gate = await gateFor(h);
+    const result = await h.entry.validateScan(gate, payloadAt(unmarked, h.clock.now.getTime()));
+    expect(result.result).toBe('SANDBOX');
+    expect(result.ticket?.id).toBe(view.tickets[0]!.ticket.id);
+  });
+
+  it('seals production tokens without the marker', async () => {
+    const h = harness();
+    const { orderToken } = await bought(h);
+    const token = decodeToken((await read(h, orderToken)).tickets[0]!.token);
+    const crypto = createEntryCrypto({ tokenKeys: testKeys(), secretKey: randomBytes(32) });
+    expect(crypto.open(token.fixed)?.sandbox).toBe(false);
+  });
+});
+
+describe('the calling app', () => {
+  const asked = (t: {
+    eventId: string;
+    section: string;
+    row: string;
+    seat: string;
+    barcode: string;
+  }) => ({
+    eventId: t.eventId,
+    section: t.section,
+    row: t.row,
+    seat: t.seat,
+    barcode: t.barcode,
+  });
+
+  it("answers another app's order read as unknown and binds no device", async () => {
+    const h = harness();
+    const { message, orderToken } = await bought(h);
+    await expect(
+      h.entry.getOrder({
+        orderToken,
+        appId: 'app-2',
+        device: { ...device, id: 'device-of-app-2' },
+        thirdPartyAccountId: 'user-42',
+        sandbox: false,
+      }),
+    ).rejects.toMatchObject({ kind: 'not_found', details: { reason: 'order_not_found' } });
+    expect((await h.storage.orders.get(message.orderId))?.device).toBeUndefined();
+    // The selling app's device is then the one bound.
+    const view = await read(h, orderToken);
+    expect(view.order.device?.id).toBe(device.id);
+  });
+
+  it('renders no ticket for another app and binds no device', async () => {
+    const h = harness();
+    const { message } = await bought(h);
+    const [ticket] = await h.storage.tickets.listByOrder(message.orderId);
+    const [refused] = await h.entry.secureRender({
+      appId: 'app-2',
+      userId: 'user-42',
+      device: { ...device, id: 'device-of-app-2' },
+      sandbox: false,
+      tickets: [asked(ticket!)],
+    });
+    expect(refused).toMatchObject({ token: '', refusal: { code: 404, error: 'ticket.not.found' } });
+    expect((await h.storage.orders.get(message.orderId))?.device).toBeUndefined();
+    const [rendered] = await h.entry.secureRender({
+      appId: 'app-1',
+      userId: 'user-42',
+      device,
+      sandbox: false,
+      tickets: [asked(ticket!)],
+    });
+    expect(rendered!.refusal).toBeUndefined();
+  });
+
+  it("after a resale answers the buyer's app, not the seller's", async () => {
+    const h = harness();
+    const { message } = await bought(h);
+    const [sold] = await h.storage.tickets.listByOrder(message.orderId);
+    const { orderToken, message: resale } = await bought(h, {
+      seats: ['7'],
+      appId: 'app-2',
+      thirdPartyAccountId: 'user-99',
+      resoldTicketIds: [sold!.partnerTicketId],
+      resoldFromOrderId: message.orderId,
+    });
+    const asBuyer = { orderToken, device, thirdPartyAccountId: 'user-99', sandbox: false };
+    await expect(h.entry.getOrder({ ...asBuyer, appId: 'app-1' })).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+    expect((await h.entry.getOrder({ ...asBuyer, appId: 'app-2' })).tickets).toHaveLength(1);
+    const [bought2] = await h.storage.tickets.listByOrder(resale.orderId);
+    const render = (appId: string) =>
+      h.entry.secureRender({
+        appId,
+        userId: 'user-99',
+        device,
+        sandbox: false,
+        tickets: [asked(bought2!)],
+      });
+    expect((await render('app-1'))[0]!.refusal).toEqual({ code: 404, error: 'ticket.not.found' });
+    expect((await render('app-2'))[0]!.refusal).toBeUndefined();
+  });
+});
+
+describe('a seat admits once across its owners', () => {
+  it("refuses the buyer's re-issued ticket of a seat the seller was admitted with", async () => {
+    const h = harness();
+    const { message, orderToken } = await bought(h);
+    const sellerToken = decodeToken((await read(h, orderToken)).tickets[0]!.token);
+    const gate = await gateFor(h);
+    const admitted = await h.entry.validateScan(
+      gate,
+      payloadAt(sellerToken, h.clock.now.getTime()),
+    );
+    expect(admitted.result).toBe('ADMITTED');
+    const [sold] = await h.storage.tickets.listByOrder(message.orderId);
+    // The resale order names the seat by the partner ticket id it had under the seller.
+    const resale = confirmedOrder({
+      seats: ['7'],
+      thirdPartyAccountId: 'user-99',
+      resoldTicketIds: [sold!.partnerTicketId],
+      resoldFromOrderId: message.orderId,
+    });
+    resale.message.tickets[0]!.ticketId = sold!.partnerTicketId;
+    await h.entry.confirm(toConfirmedOrder(resale.message));
+    const buyerView = await h.entry.getOrder({
+      orderToken: resale.orderToken,
+      appId: 'app-1',
+      device: { ...device, id: 'device-new' },
+      thirdPartyAccountId: 'user-99',
+      sandbox: false,
+    });
+    const buyerToken = decodeToken(buyerView.tickets[0]!.token);
+    expect(buyerView.tickets[0]!.ticket.partnerTicketId).toBe(sold!.partnerTicketId);
+    h.clock.advance(STEP_MS);
+    const again = await h.entry.validateScan(gate, payloadAt(buyerToken, h.clock.now.getTime()));
+    expect(again.result).toBe('ALREADY_ADMITTED');
+    expect(again.admittedBy).toBe(admitted.gate.id);
+  });
+
+  it('tells which seats of an event were admitted, and bounds the question', async () => {
+    const h = harness();
+    const { message, orderToken } = await bought(h);
+    const token = decodeToken((await read(h, orderToken)).tickets[1]!.token);
+    const gate = await gateFor(h);
+    await h.entry.validateScan(gate, payloadAt(token, h.clock.now.getTime()));
+    const seats = message.tickets.map((t) => t.ticketId);
+    const admitted = await h.entry.admittedSeats(EVENT_ID, [...seats, 'PT-unknown']);
+    expect(admitted.map((a) => [a.partnerTicketId, a.ticketId])).toEqual([
+      [seats[1], `${message.orderId}-t2`],
+    ]);
+    expect(await h.entry.admittedSeats(OTHER_EVENT_ID, seats)).toEqual([]);
+    await expect(h.entry.admittedSeats('', seats)).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+    // An admission recorded by ticket id (before admissions were keyed by seat) counts too.
+    const [earlier] = await h.storage.tickets.listByOrder(message.orderId);
+    await h.storage.admissions.admit(
+      {
+        id: earlier!.id,
+        ticketId: earlier!.id,
+        orderId: message.orderId,
+        eventId: EVENT_ID,
+        gateId: 'g-old',
+        timeStep: 1,
+        payloadHash: 'old',
+        admittedAt: h.clock.now,
+      },
+      {
+        ticketId: earlier!.id,
+        partnerTicketId: '',
+        orderId: message.orderId,
+        eventId: EVENT_ID,
+        gateId: 'g-old',
+        result: 'ADMITTED',
+        timeStep: 1,
+        scannedAt: h.clock.now,
+      },
+    );
+    const both = await h.entry.admittedSeats(EVENT_ID, seats);
+    expect(both.map((a) => a.partnerTicketId).sort()).toEqual([...seats].sort());
+    const many = Array.from({ length: 101 }, (_, i) => `PT-${i}`);
+    await expect(h.entry.admittedSeats(EVENT_ID, many)).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
   });
 });

@@ -55,6 +55,7 @@ export const anOrder = (
 
 const scan = (ticketId: string, gateId: string): ScanRecord => ({
   ticketId,
+  partnerTicketId: ticketId ? `P-${ticketId}` : '',
   orderId: 'ord-1',
   eventId: 'EV1',
   gateId,
@@ -147,6 +148,10 @@ export function storageContract(name: string, fresh: () => Promise<EntryStorage>
         'o1-t1',
       ]);
       expect(await s.tickets.findActive('EV1', [])).toEqual([]);
+      expect(
+        (await s.tickets.findBySeats('EV1', ['P-o1-t1', 'P-o1-t2'])).map((t) => t.id).sort(),
+      ).toEqual(['o1-t1', 'o1-t2']);
+      expect(await s.tickets.findBySeats('EV1', [])).toEqual([]);
     });
 
     it('admits a ticket exactly once however many gates try at the same time', async () => {
@@ -160,6 +165,22 @@ export function storageContract(name: string, fresh: () => Promise<EntryStorage>
       expect(winners).toHaveLength(1);
       const stored = (await s.admissions.get('tk-race'))!;
       for (const loser of results.filter((r) => r !== undefined)) expect(loser).toEqual(stored);
+    });
+
+    it('finds the admitted seats of an event by partner ticket id', async () => {
+      const s = await fresh();
+      const seat = (id: string, eventId: string, partnerTicketId: string) => ({
+        ...admission(id, 'g1'),
+        id: `seat|${eventId}|${partnerTicketId}`,
+        eventId,
+        partnerTicketId,
+      });
+      await s.admissions.admit(seat('o1-t1', 'EV1', 'P1'), scan('o1-t1', 'g1'));
+      await s.admissions.admit(seat('o1-t2', 'EV1', 'P2'), scan('o1-t2', 'g1'));
+      await s.admissions.admit(seat('o9-t1', 'EV2', 'P3'), scan('o9-t1', 'g1'));
+      const found = await s.admissions.findSeats('EV1', ['P1', 'P3', 'P4']);
+      expect(found.map((a) => [a.ticketId, a.partnerTicketId])).toEqual([['o1-t1', 'P1']]);
+      expect(await s.admissions.findSeats('EV1', [])).toEqual([]);
     });
 
     it('keeps the newest event start', async () => {

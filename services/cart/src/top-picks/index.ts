@@ -1,8 +1,16 @@
 import type { Logger } from '@marquee/platform/logger';
 import { cryptoIds } from './adapters/ids.js';
 import type { TopPicksStorage } from './adapters/stores.js';
-import type { Clock, LiveSeats, OrderLookup, PicksEventSource, TopPicksIds } from './app/ports.js';
+import type {
+  AdmittedSeats,
+  Clock,
+  LiveSeats,
+  OrderLookup,
+  PicksEventSource,
+  TopPicksIds,
+} from './app/ports.js';
 import { TopPicksApp } from './app/top-picks-app.js';
+import { ticketScannedHandler } from './ports/ticket-scanned.js';
 import { topPicksGrpc } from './ports/top-picks-grpc.js';
 
 export { TopPicksApp } from './app/top-picks-app.js';
@@ -12,6 +20,8 @@ export {
   connectorLiveSeats,
   projectionEventSource,
 } from './adapters/cart-sources.js';
+export { secureEntryAdmittedSeats } from './adapters/secure-entry-seats.js';
+export type { AdmittedSeats } from './app/ports.js';
 export type { HeldListing, ResoldTicket } from './app/top-picks-app.js';
 export { isListingId } from './domain/listing.js';
 
@@ -27,6 +37,8 @@ export interface TopPicksOptions {
   events: PicksEventSource;
   orders: OrderLookup;
   liveSeats?: LiveSeats;
+  /** secure-entry's admitted seats (`secureEntryAdmittedSeats`): an admitted seat is never listed. */
+  admittedSeats: AdmittedSeats;
   logger: Logger;
   sessionTtlMs?: number;
   resaleHoldMs?: number;
@@ -37,8 +49,9 @@ export interface TopPicksOptions {
 
 /**
  * Top picks, fan sessions and resale listings inside cart: the app over its collections (it is also
- * the cart's resale inventory), its gRPC registration (TopPicksService) and a timer that purges
- * sessions expired for longer than `sessionKeepMs`.
+ * the cart's resale inventory), its gRPC registration (TopPicksService), the handler of
+ * `ticket-scanned` (an admitted seat's listing is withdrawn) and a timer that purges sessions
+ * expired for longer than `sessionKeepMs`.
  */
 export function composeTopPicks(options: TopPicksOptions) {
   const app = new TopPicksApp({
@@ -46,6 +59,7 @@ export function composeTopPicks(options: TopPicksOptions) {
     events: options.events,
     orders: options.orders,
     ...(options.liveSeats ? { liveSeats: options.liveSeats } : {}),
+    admittedSeats: options.admittedSeats,
     clock: options.clock ?? { now: () => new Date() },
     ids: options.ids ?? cryptoIds,
     log: options.logger,
@@ -59,6 +73,8 @@ export function composeTopPicks(options: TopPicksOptions) {
   return {
     app,
     grpc: topPicksGrpc(app),
+    /** Subscribe it to `ticket-scanned` (one consumer group for the service). */
+    ticketScanned: ticketScannedHandler(app),
     start(intervalMs = 10 * 60_000) {
       timer = setInterval(() => {
         app.purgeSessions(keepMs).catch((error: unknown) => {

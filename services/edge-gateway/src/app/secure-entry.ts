@@ -94,7 +94,8 @@ export type ScanResult =
   | 'WRONG_EVENT'
   | 'FORGED'
   | 'EXPIRED'
-  | 'SUPERSEDED';
+  | 'SUPERSEDED'
+  | 'SANDBOX';
 
 export interface ScanAnswer {
   result: ScanResult;

@@ -110,6 +110,8 @@ export function createEntryCrypto(keys: { tokenKeys: TokenKey[]; secretKey: Buff
         e: fixed.eventId,
         g: fixed.generation,
         i: fixed.issuedAt,
+        // Sealed with the rest: a sandbox token cannot be turned into a production one.
+        ...(fixed.sandbox ? { s: 1 } : {}),
       });
       const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
       return Buffer.concat([
@@ -148,7 +150,14 @@ export function createEntryCrypto(keys: { tokenKeys: TokenKey[]; secretKey: Buff
         ) {
           return undefined;
         }
-        return { ticketId: o.t, barcode: o.b, eventId: o.e, generation: o.g, issuedAt: o.i };
+        return {
+          ticketId: o.t,
+          barcode: o.b,
+          eventId: o.e,
+          generation: o.g,
+          issuedAt: o.i,
+          sandbox: o.s === 1,
+        };
       } catch {
         return undefined;
       }

@@ -103,6 +103,7 @@ function scannedEvent(scan: ScanRecord) {
     key: scan.ticketId || scan.gateId,
     value: {
       ticketId: scan.ticketId,
+      partnerTicketId: scan.partnerTicketId,
       orderId: scan.orderId,
       eventId: scan.eventId,
       gateId: scan.gateId,
@@ -128,6 +129,7 @@ export function createEntryStorage(stores: ServiceStores): EntryStorage {
   const gates = stores.collection<Gate>(COLLECTIONS.gates, [{ fields: { eventId: 1 } }]);
   const admissions = stores.collection<Admission>(COLLECTIONS.admissions, [
     { fields: { eventId: 1 } },
+    { fields: { eventId: 1, partnerTicketId: 1 } },
   ]);
   const scans = stores.collection<StoredScan>(COLLECTIONS.scans, [{ fields: { ticketId: 1 } }]);
   return {
@@ -182,6 +184,10 @@ function ticketRepository(store: VersionedStore<Ticket>): TicketRepository {
       partnerTicketIds.length === 0
         ? Promise.resolve([])
         : store.find({ eventId, partnerTicketId: { $in: partnerTicketIds }, status: 'active' }),
+    findBySeats: (eventId, partnerTicketIds) =>
+      partnerTicketIds.length === 0
+        ? Promise.resolve([])
+        : store.find({ eventId, partnerTicketId: { $in: partnerTicketIds } }),
     async insertIfAbsent(ticket) {
       const existing = await store.get(ticket.id);
       if (existing) return existing;
@@ -236,7 +242,11 @@ function gateRepository(store: VersionedStore<Gate>): GateRepository {
 
 function admissionRepository(store: VersionedStore<Admission>): AdmissionRepository {
   return {
-    get: (ticketId) => store.get(ticketId),
+    get: (id) => store.get(id),
+    findSeats: (eventId, partnerTicketIds) =>
+      partnerTicketIds.length === 0
+        ? Promise.resolve([])
+        : store.find({ eventId, partnerTicketId: { $in: partnerTicketIds } }),
     async admit(admission, scan) {
       try {
         await store.insert(admission, { events: [scannedEvent(scan)] });

@@ -63,6 +63,8 @@ export interface TicketRepository {
   getByBarcode(barcode: string): Promise<Ticket | undefined>;
   /** Active tickets of an event with these partner ticket ids. */
   findActive(eventId: string, partnerTicketIds: string[]): Promise<Ticket[]>;
+  /** Every ticket (active or voided, of every owner) of an event with these partner ticket ids. */
+  findBySeats(eventId: string, partnerTicketIds: string[]): Promise<Ticket[]>;
   /** Inserts unless a ticket with this id exists (then resolves the stored one); a barcode clash is kind `already_exists`. */
   insertIfAbsent(ticket: Omit<Ticket, 'version'>): Promise<Ticket>;
   /**
@@ -92,7 +94,10 @@ export interface AdmissionRepository {
    * when one exists: whatever the number of gates or processes, exactly one insert wins.
    */
   admit(admission: Omit<Admission, 'version'>, scan: ScanRecord): Promise<Admission | undefined>;
-  get(ticketId: string): Promise<Admission | undefined>;
+  /** By admission id (`seatKeyOf`; a ticket id for admissions recorded before seats were keyed). */
+  get(id: string): Promise<Admission | undefined>;
+  /** The admissions of an event's seats among these partner ticket ids. */
+  findSeats(eventId: string, partnerTicketIds: string[]): Promise<Admission[]>;
 }
 
 export interface ScanLog {

@@ -4,6 +4,8 @@ import { displayIdOf, orderRecord, planTickets, type ConfirmedOrder } from '../d
 import {
   BARCODE_SEGMENT,
   ROTATING_SEGMENT,
+  seatKeyOf,
+  type Admission,
   type DeviceBinding,
   type EntryOrder,
   type FixedPart,
@@ -104,6 +106,9 @@ const GATE_CACHE_LIMIT = 10_000;
 
 const notFound = () =>
   new EntryError('not_found', 'No order matches this order token', { reason: 'order_not_found' });
+
+/** Partner ticket ids one `admittedSeats` call may ask about. */
+export const MAX_SEATS_PER_QUERY = 100;
 
 /**
  * The use cases of secure-entry: issuing and voiding tickets from the order topics, the order read
@@ -286,7 +291,17 @@ export class SecureEntry {
     const found = await this.deps.orders.findByTokenHash(
       this.deps.crypto.sha256Hex(input.orderToken),
     );
-    if (!found || found.cancelledBeforeConfirm || found.sandbox !== input.sandbox) throw notFound();
+    // Only the app that sold the order (the buyer's app after a resale) finds it; any other app is
+    // told what an unknown token is told, before any device is bound.
+    if (
+      !found ||
+      found.cancelledBeforeConfirm ||
+      found.sandbox !== input.sandbox ||
+      !found.appId ||
+      found.appId !== input.appId
+    ) {
+      throw notFound();
+    }
     if (found.thirdPartyAccountId && found.thirdPartyAccountId !== input.thirdPartyAccountId) {
       throw new EntryError(
         'permission_denied',
@@ -314,7 +329,7 @@ export class SecureEntry {
         });
       } else {
         const current = await this.refreshIfDue(ticket, event?.startsAt, now);
-        views.push({ ticket: current, token: this.tokenFor(current, order.device!, now) });
+        views.push({ ticket: current, token: this.tokenFor(current, order, now) });
       }
     }
     return { order, tickets: views, ...(availableAt ? { tokenAvailableAt: availableAt } : {}) };
@@ -353,7 +368,9 @@ export class SecureEntry {
     });
   }
 
-  private tokenFor(ticket: Ticket, device: DeviceBinding, now: Date): string {
+  /** A token of `ticket` for the order's bound device; a sandbox order's says so in its seal. */
+  private tokenFor(ticket: Ticket, order: EntryOrder, now: Date): string {
+    const device: DeviceBinding = order.device!;
     const issuedAt = Math.floor(now.getTime() / 1000);
     const fixed: FixedPart = {
       ticketId: ticket.id,
@@ -361,6 +378,7 @@ export class SecureEntry {
       eventId: ticket.eventId,
       generation: ticket.generation,
       issuedAt,
+      sandbox: order.sandbox,
     };
     const rotating = ticket.renderType === 'rotating_symbology';
     return encodeToken({
@@ -409,7 +427,14 @@ export class SecureEntry {
     if (missing) return refuse(missing);
     const ticket = await this.deps.tickets.getByBarcode(request.barcode);
     const order = ticket && (await this.deps.orders.get(ticket.orderId));
-    if (!ticket || !order || order.sandbox !== input.sandbox) {
+    // Another app's ticket is as unknown as a wrong barcode (the buyer's app after a resale).
+    if (
+      !ticket ||
+      !order ||
+      order.sandbox !== input.sandbox ||
+      !order.appId ||
+      order.appId !== input.appId
+    ) {
       return refuse({ code: 404, error: 'ticket.not.found' });
     }
     const mismatch = attributeMismatch(request, ticket);
@@ -434,7 +459,7 @@ export class SecureEntry {
     const current = await this.refreshIfDue(ticket, event?.startsAt, now);
     return {
       request,
-      token: this.tokenFor(current, bound.device!, now),
+      token: this.tokenFor(current, bound, now),
       renderType: current.renderType,
     };
   }
@@ -467,7 +492,8 @@ export class SecureEntry {
   /**
    * One scan: the payload must open (sealed by secure-entry), name a ticket of the gate's event
    * that is active and of the current key generation, and carry both codes of a time step within
-   * one step of now. The first such scan admits the ticket; every later one is refused.
+   * one step of now. The first such scan admits the ticket's seat; every later one is refused,
+   * whichever owner's ticket of the seat it shows. A sandbox order's ticket is never admitted.
    */
   async validateScan(gateToken: string, payloadText: string): Promise<ScanOutcome> {
     const gate = await this.authenticateGate(gateToken);
@@ -483,6 +509,7 @@ export class SecureEntry {
     const refuse = async (result: ScanResult, ticket?: Ticket): Promise<ScanOutcome> => {
       await this.deps.scans.record(this.deps.random.scanId(), {
         ticketId: ticket?.id ?? '',
+        partnerTicketId: ticket?.partnerTicketId ?? '',
         orderId: ticket?.orderId ?? '',
         eventId: gate.eventId,
         gateId: gate.id,
@@ -493,16 +520,20 @@ export class SecureEntry {
       return { result, gate, ...(ticket ? { ticket } : {}) };
     };
     if (!payload || !fixed) return refuse('FORGED');
+    // Pre-production tickets carry real event ids; the seal says sandbox, and so does the order
+    // (for tokens sealed before the seal carried it).
+    if (fixed.sandbox) return refuse('SANDBOX');
     if (fixed.eventId !== gate.eventId) return refuse('WRONG_EVENT');
     const ticket = await this.deps.tickets.get(fixed.ticketId);
     if (!ticket || !this.deps.crypto.equal(ticket.barcode, fixed.barcode)) return refuse('FORGED');
+    const order = await this.deps.orders.get(ticket.orderId);
+    if (order?.sandbox) return refuse('SANDBOX', ticket);
     const rotating = ticket.renderType === 'rotating_symbology';
     if (rotating !== (payload.codes !== undefined)) return refuse('FORGED', ticket);
     if (rotating && !stepIsCurrent(step, now.getTime())) return refuse('EXPIRED', ticket);
     if (ticket.status === 'voided') return refuse('VOIDED', ticket);
     if (ticket.generation !== fixed.generation) return refuse('SUPERSEDED', ticket);
     if (rotating) {
-      const order = await this.deps.orders.get(ticket.orderId);
       if (!order?.device) return refuse('FORGED', ticket);
       const [first, second] = this.secretsOf(ticket, order.device.id);
       const [code1, code2] = payload.codes!;
@@ -513,6 +544,7 @@ export class SecureEntry {
     }
     const scan: ScanRecord = {
       ticketId: ticket.id,
+      partnerTicketId: ticket.partnerTicketId,
       orderId: ticket.orderId,
       eventId: gate.eventId,
       gateId: gate.id,
@@ -521,24 +553,62 @@ export class SecureEntry {
       scannedAt: now,
     };
     const payloadHash = this.deps.crypto.sha256Hex(payloadText.trim());
-    const earlier = await this.deps.admissions.admit(
-      {
-        id: ticket.id,
-        ticketId: ticket.id,
-        orderId: ticket.orderId,
-        eventId: gate.eventId,
-        gateId: gate.id,
-        timeStep: step,
-        payloadHash,
-        admittedAt: now,
-      },
-      scan,
-    );
+    const seatKey = seatKeyOf(ticket);
+    // Admissions recorded before seats were keyed have the ticket id as their id.
+    const legacy = seatKey === ticket.id ? undefined : await this.deps.admissions.get(ticket.id);
+    const earlier: Admission | undefined =
+      legacy ??
+      (await this.deps.admissions.admit(
+        {
+          id: seatKey,
+          ticketId: ticket.id,
+          partnerTicketId: ticket.partnerTicketId,
+          orderId: ticket.orderId,
+          eventId: gate.eventId,
+          gateId: gate.id,
+          timeStep: step,
+          payloadHash,
+          admittedAt: now,
+        },
+        scan,
+      ));
     if (!earlier) return { result: 'ADMITTED', gate, ticket, admittedAt: now, admittedBy: gate.id };
+    // The same payload again is a replay; another owner's ticket of the seat, or another payload
+    // of this one, is already admitted.
     const result: ScanResult =
-      earlier.payloadHash === payloadHash ? 'REPLAYED' : 'ALREADY_ADMITTED';
+      earlier.ticketId === ticket.id && earlier.payloadHash === payloadHash
+        ? 'REPLAYED'
+        : 'ALREADY_ADMITTED';
     const refused = await refuse(result, ticket);
     return { ...refused, admittedAt: earlier.admittedAt, admittedBy: earlier.gateId };
+  }
+
+  /**
+   * The admitted seats of an event among these partner ticket ids, under any owner (cart's resale
+   * refuses to list them).
+   */
+  async admittedSeats(eventId: string, partnerTicketIds: string[]): Promise<Admission[]> {
+    if (!eventId) throw new EntryError('invalid_argument', 'event_id is required');
+    const ids = [...new Set(partnerTicketIds.filter((id) => id !== ''))];
+    if (ids.length > MAX_SEATS_PER_QUERY) {
+      throw new EntryError(
+        'invalid_argument',
+        `at most ${MAX_SEATS_PER_QUERY} partner ticket ids per call`,
+      );
+    }
+    const admitted = await this.deps.admissions.findSeats(eventId, ids);
+    // Admissions recorded before seats were keyed have no partner ticket id: found by the tickets
+    // of the seats not found yet.
+    const found = new Set(admitted.map((a) => a.partnerTicketId));
+    const rest = ids.filter((id) => !found.has(id));
+    for (const ticket of await this.deps.tickets.findBySeats(eventId, rest)) {
+      if (found.has(ticket.partnerTicketId)) continue;
+      const legacy = await this.deps.admissions.get(ticket.id);
+      if (!legacy) continue;
+      found.add(ticket.partnerTicketId);
+      admitted.push({ ...legacy, partnerTicketId: ticket.partnerTicketId });
+    }
+    return admitted;
   }
 
   // ---------------------------------------------------------------- gates

@@ -113,11 +113,16 @@ export interface Gate {
   revokedAt?: Date;
 }
 
-/** The one admission of a ticket: inserted once, by id = ticket id (the double-admission guard). */
+/**
+ * The one admission of a seat: inserted once, by id = `seatKeyOf(ticket)` (the double-admission
+ * guard). Every owner's ticket of a seat shares the key, so a seat admits once whoever holds it.
+ */
 export interface Admission {
   id: string;
   version: number;
   ticketId: string;
+  /** The partner's ticket id of the seat (empty for admissions recorded before seats were keyed). */
+  partnerTicketId?: string;
   orderId: string;
   eventId: string;
   gateId: string;
@@ -135,11 +140,14 @@ export type ScanResult =
   | 'WRONG_EVENT'
   | 'FORGED'
   | 'EXPIRED'
-  | 'SUPERSEDED';
+  | 'SUPERSEDED'
+  | 'SANDBOX';
 
 /** A scan as published on `ticket-scanned`. */
 export interface ScanRecord {
   ticketId: string;
+  /** The partner's ticket id of the seat; empty when the payload named no known ticket. */
+  partnerTicketId: string;
   orderId: string;
   eventId: string;
   gateId: string;
@@ -156,4 +164,14 @@ export interface FixedPart {
   generation: number;
   /** Unix seconds. */
   issuedAt: number;
+  /** A token of a pre-production (sandbox) order: no gate admits it. */
+  sandbox: boolean;
 }
+
+/**
+ * The key of a seat's one admission: the event and the partner's ticket id, which every owner's
+ * ticket of the seat carries (a resale re-issues the ticket under a new id, not the seat). A ticket
+ * without a partner ticket id is its own seat.
+ */
+export const seatKeyOf = (ticket: { id: string; eventId: string; partnerTicketId: string }) =>
+  ticket.partnerTicketId ? `seat|${ticket.eventId}|${ticket.partnerTicketId}` : ticket.id;

@@ -15,6 +15,7 @@ const fixed = {
   eventId: 'EvSecure0000001',
   generation: 2,
   issuedAt: 1_780_000_000,
+  sandbox: false,
 };
 
 describe('sealed fixed part', () => {
@@ -26,6 +27,15 @@ describe('sealed fixed part', () => {
     expect(a).not.toBe(b);
     expect(crypto.open(a)).toEqual(fixed);
     expect(crypto.open(b)).toEqual(fixed);
+  });
+
+  it('seals the sandbox marker with the rest', () => {
+    const crypto = createEntryCrypto({ tokenKeys: [key('k1')], secretKey });
+    expect(crypto.open(crypto.seal({ ...fixed, sandbox: true }))).toEqual({
+      ...fixed,
+      sandbox: true,
+    });
+    expect(crypto.open(crypto.seal(fixed))?.sandbox).toBe(false);
   });
 
   it('refuses tampered, truncated and foreign seals', () => {

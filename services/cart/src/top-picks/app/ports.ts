@@ -90,6 +90,15 @@ export interface OrderLookup {
   getOrder(orderId: string): Promise<OrderView | undefined>;
 }
 
+/**
+ * The seats a gate has admitted (secure-entry's `ListAdmittedSeats`): an admitted seat is never
+ * listed for resale. Rejects when secure-entry cannot answer (a listing is then refused, not made).
+ */
+export interface AdmittedSeats {
+  /** The ticket ids among `ticketIds` of the event whose seat a gate admitted, under any owner. */
+  admitted(eventId: string, ticketIds: readonly string[]): Promise<string[]>;
+}
+
 /** The cart's event projection as top picks needs it; `undefined` for an event not sold here. */
 export interface PicksEventSource {
   get(eventId: string): Promise<PicksEvent | undefined>;

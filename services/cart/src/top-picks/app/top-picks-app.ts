@@ -17,6 +17,7 @@ import {
   release,
   sell,
   withdraw,
+  withdrawAdmitted,
   type ResaleListing,
 } from '../domain/listing.js';
 import { parseDecimal, type Money } from '../domain/money.js';
@@ -35,6 +36,7 @@ import {
   type PicksQuery,
 } from '../domain/picks.js';
 import type {
+  AdmittedSeats,
   Clock,
   FanSessionRepository,
   ListingRepository,
@@ -167,6 +169,8 @@ export interface TopPicksDeps {
   events: PicksEventSource;
   orders: OrderLookup;
   liveSeats?: LiveSeats;
+  /** Which seats a gate admitted (secure-entry): such seats are never listed. */
+  admittedSeats: AdmittedSeats;
   clock: Clock;
   ids: TopPicksIds;
   log: TopPicksLog;
@@ -439,6 +443,7 @@ export class TopPicksApp {
       throw invalid(`price.currency must be the event's currency ${first.faceValue.currency}`);
     if (tickets.some((t) => t.areaId !== first.areaId || t.row !== first.row))
       throw invalid('the tickets of a listing must be in one area and one row');
+    await this.refuseAdmitted(order.eventId, ticketIds);
 
     const listing: ResaleListing = {
       id: `${order.eventId}.${this.deps.ids.listingKey()}`,
@@ -469,13 +474,64 @@ export class TopPicksApp {
         await this.claimTicket(listing, ticketId, order, now);
         claimed.push(ticketId);
       }
-      return withoutVersion(await this.deps.listings.insert(listing));
+      await this.deps.listings.insert(listing);
     } catch (error) {
       await Promise.allSettled(
         claimed.map((ticketId) => this.unclaimTicket(listing.eventId, ticketId, listing.id, now)),
       );
       throw error;
     }
+    // A seat admitted while the listing was being made: `ticket-scanned` may have been handled
+    // before the listing existed, so ask again now that it does, and take it off sale.
+    try {
+      await this.refuseAdmitted(order.eventId, ticketIds);
+    } catch (error) {
+      await this.withdrawForAdmission(listing.id, now);
+      throw error;
+    }
+    return withoutVersion((await this.deps.listings.get(listing.id))!);
+  }
+
+  /** FAILED_PRECONDITION (409) when a gate has admitted any of these seats, under any owner. */
+  private async refuseAdmitted(eventId: string, ticketIds: readonly string[]): Promise<void> {
+    const admitted = await this.deps.admittedSeats.admitted(eventId, ticketIds);
+    if (admitted.length > 0) {
+      throw new TopPicksError(
+        'failed_precondition',
+        `ticket ${admitted.join(', ')} was admitted at a gate and cannot be resold`,
+        'ticket_admitted',
+      );
+    }
+  }
+
+  /**
+   * A gate admitted the seat of `ticketId` (from `ticket-scanned`): its live listing, if any, is
+   * withdrawn, even while a cart holds it, so an admitted seat is never sold. Idempotent.
+   */
+  async seatAdmitted(eventId: string, ticketId: string): Promise<ResaleListing | undefined> {
+    const owner = await this.deps.ownership.get(ownershipId(eventId, ticketId));
+    if (!owner?.listingId) return undefined;
+    return this.withdrawForAdmission(owner.listingId, this.deps.clock.now());
+  }
+
+  private async withdrawForAdmission(
+    listingId: string,
+    now: Date,
+  ): Promise<ResaleListing | undefined> {
+    const before = isListingId(listingId) ? await this.deps.listings.get(listingId) : undefined;
+    if (!before) return undefined;
+    const after = await this.changeListing(listingId, (l) => withdrawAdmitted(l, now));
+    if (after.state !== 'WITHDRAWN') return undefined;
+    await Promise.allSettled(
+      after.ticketIds.map((t) => this.unclaimTicket(after.eventId, t, after.id, now)),
+    );
+    if (before.state !== 'WITHDRAWN') {
+      this.deps.log.info(
+        { listingId: after.id, eventId: after.eventId },
+        'resale listing withdrawn: a gate admitted one of its seats',
+      );
+    }
+    return after;
   }
 
   /** Makes `listing` the ticket's one claim; refuses a ticket held by another order or already listed. */

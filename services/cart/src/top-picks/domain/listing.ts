@@ -9,7 +9,8 @@ export type ListingState = 'LISTED' | 'HELD' | 'SOLD' | 'WITHDRAWN';
  *
  * LISTED → HELD (a cart reserved it, until `holdExpiresAt`) → SOLD (the cart committed) ;
  * HELD → LISTED (released, or the hold ended: a held listing whose hold ended counts as listed) ;
- * LISTED → WITHDRAWN (its owner took it off sale).
+ * LISTED → WITHDRAWN (its owner took it off sale) ;
+ * LISTED or HELD → WITHDRAWN (a gate admitted one of its seats: `withdrawAdmitted`).
  */
 export interface ResaleListing {
   /** `<event id>.<key>`: the `tickets[].id` of a resale reserve. */
@@ -151,5 +152,16 @@ export function withdraw(listing: ResaleListing, now: Date): ResaleListing | und
       `listing ${listing.id} is ${state === 'SOLD' ? 'sold' : 'held by a cart'}`,
     );
   }
+  return { ...withoutHold(listing), state: 'WITHDRAWN', updatedAt: now };
+}
+
+/**
+ * Takes the listing off sale because a gate admitted one of its seats: also when a cart holds it
+ * (that cart's commit then finds it gone and sells nothing). `undefined` when it is no longer on
+ * sale (sold or withdrawn already).
+ */
+export function withdrawAdmitted(listing: ResaleListing, now: Date): ResaleListing | undefined {
+  const state = effectiveState(listing, now);
+  if (state === 'WITHDRAWN' || state === 'SOLD') return undefined;
   return { ...withoutHold(listing), state: 'WITHDRAWN', updatedAt: now };
 }

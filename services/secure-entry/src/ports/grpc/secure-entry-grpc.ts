@@ -143,12 +143,25 @@ export function secureEntryGrpc(entry: SecureEntry): GrpcRegistration {
     revokeGate: unary(async (request: entryV1.RevokeGateRequest) => ({
       gate: gateMessage(await entry.revokeGate(request.id)),
     })),
+    listAdmittedSeats: unary(async (request: entryV1.ListAdmittedSeatsRequest) => ({
+      seats: (await entry.admittedSeats(request.eventId, request.partnerTicketIds)).map((a) => ({
+        partnerTicketId: a.partnerTicketId ?? '',
+        ticketId: a.ticketId,
+        admittedAt: a.admittedAt,
+      })),
+    })),
   };
-  // Gate administration is the operators' (admin API through the edge); the rest any Marquee service.
+  // Gate administration is the operators' (admin API through the edge); admitted seats are asked
+  // by cart's resale before it lists tickets; the rest any Marquee service.
   const edgeOnly = { callers: ['edge-gateway'] };
   return {
     definition: entryV1.SecureEntryServiceService,
     implementation,
-    access: { CreateGate: edgeOnly, ListGates: edgeOnly, RevokeGate: edgeOnly },
+    access: {
+      CreateGate: edgeOnly,
+      ListGates: edgeOnly,
+      RevokeGate: edgeOnly,
+      ListAdmittedSeats: { callers: ['cart'] },
+    },
   };
 }

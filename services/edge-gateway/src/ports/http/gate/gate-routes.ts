@@ -28,6 +28,7 @@ const RESULTS = [
   'FORGED',
   'EXPIRED',
   'SUPERSEDED',
+  'SANDBOX',
 ] as const;
 
 export const ScanAnswer = Type.Object({

@@ -170,8 +170,10 @@ export function renderOrder(order: EntryOrder, appId: string): Static<typeof Ord
 
 /**
  * `POST /orders?order_token&apikey` of the partner cart (`/partners/v1`, and `/partners-preprod/v1`
- * for sandbox orders): the secure-entry order read. The first device that reads an order is bound
- * to its tickets; every other device is refused (403, code 90012).
+ * for sandbox orders): the secure-entry order read. The calling app (of the API key) goes to
+ * secure-entry, which answers only the app that sold the order (404, code 90010, otherwise). The
+ * first device that reads an order is bound to its tickets; every other device is refused (403,
+ * code 90012).
  */
 export function orderReadRoutes(backends: {
   secureEntry: SecureEntryBackend;
@@ -196,7 +198,7 @@ export function orderReadRoutes(backends: {
             tags: [family.title],
             summary: `Secure-entry order read: the tickets of an order for one device${sandbox ? ' (pre-production sandbox)' : ''}`,
             description:
-              'Binds the order to the calling device on first read. Codes: 10001 no valid key, 10002 invalid input, 10003 app not approved for partner distribution, 90010 unknown order token, 90011 third_party_account_id is not the billing one, 90012 bound to another device.',
+              'Answers only the app that sold the order (the buyer’s app after a resale) and binds the order to the calling device on first read. Codes: 10001 no valid key, 10002 invalid input, 10003 app not approved for partner distribution, 90010 unknown order token or an order of another app (nothing is bound), 90011 third_party_account_id is not the billing one, 90012 bound to another device.',
             querystring: OrderReadQuery,
             body: OrderReadBody,
             response: {

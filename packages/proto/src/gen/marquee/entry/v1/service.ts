@@ -26,7 +26,7 @@ import { ScanResult, scanResultFromJSON, scanResultToJSON, scanResultToNumber } 
 export interface GetOrderRequest {
   /** `order_token` query parameter. */
   orderToken: string;
-  /** The calling app. */
+  /** The calling app (of the API key): only the app that sold the order finds it. */
   appId: string;
   /** `device_id` (max 50). */
   deviceId: string;
@@ -288,6 +288,30 @@ export interface RevokeGateRequest {
 export interface RevokeGateResponse {
   /** The gate. */
   gate?: Gate | undefined;
+}
+
+/** Which of these seats were admitted. */
+export interface ListAdmittedSeatsRequest {
+  /** The event. */
+  eventId: string;
+  /** Partner ticket ids (the cart order's ticket ids); at most 100. */
+  partnerTicketIds: string[];
+}
+
+/** One admitted seat. */
+export interface AdmittedSeat {
+  /** Partner ticket id. */
+  partnerTicketId: string;
+  /** Platform ticket id of the ticket that was admitted. */
+  ticketId: string;
+  /** When. */
+  admittedAt?: Date | undefined;
+}
+
+/** The admitted seats among those asked for (seats never admitted are absent). */
+export interface ListAdmittedSeatsResponse {
+  /** Admitted seats. */
+  seats: AdmittedSeat[];
 }
 
 function createBaseGetOrderRequest(): GetOrderRequest {
@@ -2911,6 +2935,281 @@ export const RevokeGateResponse: MessageFns<RevokeGateResponse> = {
   },
 };
 
+function createBaseListAdmittedSeatsRequest(): ListAdmittedSeatsRequest {
+  return { eventId: "", partnerTicketIds: [] };
+}
+
+export const ListAdmittedSeatsRequest: MessageFns<ListAdmittedSeatsRequest> = {
+  encode(message: ListAdmittedSeatsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    for (const v of message.partnerTicketIds) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAdmittedSeatsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAdmittedSeatsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.partnerTicketIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAdmittedSeatsRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      partnerTicketIds: globalThis.Array.isArray(object?.partnerTicketIds)
+        ? object.partnerTicketIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.partner_ticket_ids)
+        ? object.partner_ticket_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListAdmittedSeatsRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.partnerTicketIds?.length) {
+      obj.partnerTicketIds = message.partnerTicketIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAdmittedSeatsRequest>, I>>(base?: I): ListAdmittedSeatsRequest {
+    return ListAdmittedSeatsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAdmittedSeatsRequest>, I>>(object: I): ListAdmittedSeatsRequest {
+    const message = createBaseListAdmittedSeatsRequest();
+    message.eventId = object.eventId ?? "";
+    message.partnerTicketIds = object.partnerTicketIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseAdmittedSeat(): AdmittedSeat {
+  return { partnerTicketId: "", ticketId: "", admittedAt: undefined };
+}
+
+export const AdmittedSeat: MessageFns<AdmittedSeat> = {
+  encode(message: AdmittedSeat, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.partnerTicketId !== "") {
+      writer.uint32(10).string(message.partnerTicketId);
+    }
+    if (message.ticketId !== "") {
+      writer.uint32(18).string(message.ticketId);
+    }
+    if (message.admittedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.admittedAt), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdmittedSeat {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdmittedSeat();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.partnerTicketId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ticketId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.admittedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdmittedSeat {
+    return {
+      partnerTicketId: isSet(object.partnerTicketId)
+        ? globalThis.String(object.partnerTicketId)
+        : isSet(object.partner_ticket_id)
+        ? globalThis.String(object.partner_ticket_id)
+        : "",
+      ticketId: isSet(object.ticketId)
+        ? globalThis.String(object.ticketId)
+        : isSet(object.ticket_id)
+        ? globalThis.String(object.ticket_id)
+        : "",
+      admittedAt: isSet(object.admittedAt)
+        ? fromJsonTimestamp(object.admittedAt)
+        : isSet(object.admitted_at)
+        ? fromJsonTimestamp(object.admitted_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AdmittedSeat): unknown {
+    const obj: any = {};
+    if (message.partnerTicketId !== "") {
+      obj.partnerTicketId = message.partnerTicketId;
+    }
+    if (message.ticketId !== "") {
+      obj.ticketId = message.ticketId;
+    }
+    if (message.admittedAt !== undefined) {
+      obj.admittedAt = message.admittedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdmittedSeat>, I>>(base?: I): AdmittedSeat {
+    return AdmittedSeat.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdmittedSeat>, I>>(object: I): AdmittedSeat {
+    const message = createBaseAdmittedSeat();
+    message.partnerTicketId = object.partnerTicketId ?? "";
+    message.ticketId = object.ticketId ?? "";
+    message.admittedAt = object.admittedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListAdmittedSeatsResponse(): ListAdmittedSeatsResponse {
+  return { seats: [] };
+}
+
+export const ListAdmittedSeatsResponse: MessageFns<ListAdmittedSeatsResponse> = {
+  encode(message: ListAdmittedSeatsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.seats) {
+      AdmittedSeat.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAdmittedSeatsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAdmittedSeatsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.seats.push(AdmittedSeat.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAdmittedSeatsResponse {
+    return {
+      seats: globalThis.Array.isArray(object?.seats) ? object.seats.map((e: any) => AdmittedSeat.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListAdmittedSeatsResponse): unknown {
+    const obj: any = {};
+    if (message.seats?.length) {
+      obj.seats = message.seats.map((e) => AdmittedSeat.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAdmittedSeatsResponse>, I>>(base?: I): ListAdmittedSeatsResponse {
+    return ListAdmittedSeatsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAdmittedSeatsResponse>, I>>(object: I): ListAdmittedSeatsResponse {
+    const message = createBaseListAdmittedSeatsResponse();
+    message.seats = object.seats?.map((e) => AdmittedSeat.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * Secure-entry ticket delivery (the partner cart API's secure-entry order read, secure render and
  * the gate API), served by secure-entry.
@@ -2919,7 +3218,8 @@ export type SecureEntryServiceService = typeof SecureEntryServiceService;
 export const SecureEntryServiceService = {
   /**
    * Read the tickets of an order for one device (`POST /partners/v1/orders`). NOT_FOUND for an
-   * unknown order token; PERMISSION_DENIED when third_party_account_id does not match the billing.
+   * unknown order token or an order another app sold (no device is bound then);
+   * PERMISSION_DENIED when third_party_account_id does not match the billing.
    */
   getOrder: {
     path: "/marquee.entry.v1.SecureEntryService/GetOrder" as const,
@@ -2932,7 +3232,8 @@ export const SecureEntryServiceService = {
   },
   /**
    * A new token for each named ticket (`POST /marketplace/v1/securerender`). Per-ticket problems
-   * are answered inside the response (`error_code`, `error`), never as a call error.
+   * are answered inside the response (`error_code`, `error`), never as a call error; a ticket of
+   * an order another app sold is answered as unknown (404).
    */
   secureRender: {
     path: "/marquee.entry.v1.SecureEntryService/SecureRender" as const,
@@ -2988,17 +3289,34 @@ export const SecureEntryServiceService = {
     responseSerialize: (value: RevokeGateResponse): Buffer => Buffer.from(RevokeGateResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RevokeGateResponse => RevokeGateResponse.decode(value),
   },
+  /**
+   * The seats of an event among the given partner ticket ids that a gate has admitted (under any
+   * owner the seat has had). Cart's resale asks before it lists tickets.
+   */
+  listAdmittedSeats: {
+    path: "/marquee.entry.v1.SecureEntryService/ListAdmittedSeats" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAdmittedSeatsRequest): Buffer =>
+      Buffer.from(ListAdmittedSeatsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAdmittedSeatsRequest => ListAdmittedSeatsRequest.decode(value),
+    responseSerialize: (value: ListAdmittedSeatsResponse): Buffer =>
+      Buffer.from(ListAdmittedSeatsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAdmittedSeatsResponse => ListAdmittedSeatsResponse.decode(value),
+  },
 } as const;
 
 export interface SecureEntryServiceServer extends UntypedServiceImplementation {
   /**
    * Read the tickets of an order for one device (`POST /partners/v1/orders`). NOT_FOUND for an
-   * unknown order token; PERMISSION_DENIED when third_party_account_id does not match the billing.
+   * unknown order token or an order another app sold (no device is bound then);
+   * PERMISSION_DENIED when third_party_account_id does not match the billing.
    */
   getOrder: handleUnaryCall<GetOrderRequest, GetOrderResponse>;
   /**
    * A new token for each named ticket (`POST /marketplace/v1/securerender`). Per-ticket problems
-   * are answered inside the response (`error_code`, `error`), never as a call error.
+   * are answered inside the response (`error_code`, `error`), never as a call error; a ticket of
+   * an order another app sold is answered as unknown (404).
    */
   secureRender: handleUnaryCall<SecureRenderRequest, SecureRenderResponse>;
   /**
@@ -3012,12 +3330,18 @@ export interface SecureEntryServiceServer extends UntypedServiceImplementation {
   listGates: handleUnaryCall<ListGatesRequest, ListGatesResponse>;
   /** Revokes a gate: its token stops working. NOT_FOUND for an unknown gate. */
   revokeGate: handleUnaryCall<RevokeGateRequest, RevokeGateResponse>;
+  /**
+   * The seats of an event among the given partner ticket ids that a gate has admitted (under any
+   * owner the seat has had). Cart's resale asks before it lists tickets.
+   */
+  listAdmittedSeats: handleUnaryCall<ListAdmittedSeatsRequest, ListAdmittedSeatsResponse>;
 }
 
 export interface SecureEntryServiceClient extends Client {
   /**
    * Read the tickets of an order for one device (`POST /partners/v1/orders`). NOT_FOUND for an
-   * unknown order token; PERMISSION_DENIED when third_party_account_id does not match the billing.
+   * unknown order token or an order another app sold (no device is bound then);
+   * PERMISSION_DENIED when third_party_account_id does not match the billing.
    */
   getOrder(
     request: GetOrderRequest,
@@ -3036,7 +3360,8 @@ export interface SecureEntryServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * A new token for each named ticket (`POST /marketplace/v1/securerender`). Per-ticket problems
-   * are answered inside the response (`error_code`, `error`), never as a call error.
+   * are answered inside the response (`error_code`, `error`), never as a call error; a ticket of
+   * an order another app sold is answered as unknown (404).
    */
   secureRender(
     request: SecureRenderRequest,
@@ -3119,6 +3444,25 @@ export interface SecureEntryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RevokeGateResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The seats of an event among the given partner ticket ids that a gate has admitted (under any
+   * owner the seat has had). Cart's resale asks before it lists tickets.
+   */
+  listAdmittedSeats(
+    request: ListAdmittedSeatsRequest,
+    callback: (error: ServiceError | null, response: ListAdmittedSeatsResponse) => void,
+  ): ClientUnaryCall;
+  listAdmittedSeats(
+    request: ListAdmittedSeatsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAdmittedSeatsResponse) => void,
+  ): ClientUnaryCall;
+  listAdmittedSeats(
+    request: ListAdmittedSeatsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAdmittedSeatsResponse) => void,
   ): ClientUnaryCall;
 }
 

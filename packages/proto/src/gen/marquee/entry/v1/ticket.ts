@@ -151,6 +151,8 @@ export enum ScanResult {
   SCAN_RESULT_EXPIRED = "SCAN_RESULT_EXPIRED",
   /** SCAN_RESULT_SUPERSEDED - The token was replaced by a newer one (refresh) and no longer admits. */
   SCAN_RESULT_SUPERSEDED = "SCAN_RESULT_SUPERSEDED",
+  /** SCAN_RESULT_SANDBOX - A ticket of a pre-production (sandbox) order: never admitted by any gate. */
+  SCAN_RESULT_SANDBOX = "SCAN_RESULT_SANDBOX",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
 
@@ -183,6 +185,9 @@ export function scanResultFromJSON(object: any): ScanResult {
     case 8:
     case "SCAN_RESULT_SUPERSEDED":
       return ScanResult.SCAN_RESULT_SUPERSEDED;
+    case 9:
+    case "SCAN_RESULT_SANDBOX":
+      return ScanResult.SCAN_RESULT_SANDBOX;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -210,6 +215,8 @@ export function scanResultToJSON(object: ScanResult): string {
       return "SCAN_RESULT_EXPIRED";
     case ScanResult.SCAN_RESULT_SUPERSEDED:
       return "SCAN_RESULT_SUPERSEDED";
+    case ScanResult.SCAN_RESULT_SANDBOX:
+      return "SCAN_RESULT_SANDBOX";
     case ScanResult.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -236,6 +243,8 @@ export function scanResultToNumber(object: ScanResult): number {
       return 7;
     case ScanResult.SCAN_RESULT_SUPERSEDED:
       return 8;
+    case ScanResult.SCAN_RESULT_SANDBOX:
+      return 9;
     case ScanResult.UNRECOGNIZED:
     default:
       return -1;
@@ -316,7 +325,14 @@ export interface TicketScanned {
   /** The 15-second time step the payload claimed; 0 when it had none. */
   timeStep: number;
   /** When the gate's request arrived. */
-  scannedAt?: Date | undefined;
+  scannedAt?:
+    | Date
+    | undefined;
+  /**
+   * The partner's ticket id of the seat (the cart order's ticket id, kept by every owner the seat
+   * has had); empty when the payload named no known ticket.
+   */
+  partnerTicketId: string;
 }
 
 function createBaseTicketIssued(): TicketIssued {
@@ -839,6 +855,7 @@ function createBaseTicketScanned(): TicketScanned {
     result: ScanResult.SCAN_RESULT_UNSPECIFIED,
     timeStep: 0,
     scannedAt: undefined,
+    partnerTicketId: "",
   };
 }
 
@@ -864,6 +881,9 @@ export const TicketScanned: MessageFns<TicketScanned> = {
     }
     if (message.scannedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.scannedAt), writer.uint32(58).fork()).join();
+    }
+    if (message.partnerTicketId !== "") {
+      writer.uint32(66).string(message.partnerTicketId);
     }
     return writer;
   },
@@ -937,6 +957,14 @@ export const TicketScanned: MessageFns<TicketScanned> = {
             message.scannedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.partnerTicketId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -982,6 +1010,11 @@ export const TicketScanned: MessageFns<TicketScanned> = {
         : isSet(object.scanned_at)
         ? fromJsonTimestamp(object.scanned_at)
         : undefined,
+      partnerTicketId: isSet(object.partnerTicketId)
+        ? globalThis.String(object.partnerTicketId)
+        : isSet(object.partner_ticket_id)
+        ? globalThis.String(object.partner_ticket_id)
+        : "",
     };
   },
 
@@ -1008,6 +1041,9 @@ export const TicketScanned: MessageFns<TicketScanned> = {
     if (message.scannedAt !== undefined) {
       obj.scannedAt = message.scannedAt.toISOString();
     }
+    if (message.partnerTicketId !== "") {
+      obj.partnerTicketId = message.partnerTicketId;
+    }
     return obj;
   },
 
@@ -1023,6 +1059,7 @@ export const TicketScanned: MessageFns<TicketScanned> = {
     message.result = object.result ?? ScanResult.SCAN_RESULT_UNSPECIFIED;
     message.timeStep = object.timeStep ?? 0;
     message.scannedAt = object.scannedAt ?? undefined;
+    message.partnerTicketId = object.partnerTicketId ?? "";
     return message;
   },
 };
