@@ -105,7 +105,7 @@ start() {
       # (`marquee.v8`). Logs are appended: the log of a crashed process survives its restart.
       KAFKA_BROKERS="$KAFKA_BROKERS" MONGO_URL="$MONGO_URL" ADMIN_TOKEN="$token" LOG_LEVEL="${LOG_LEVEL:-info}" \
         PARTNER_CREDENTIALS_KEY="$credentials_key" CART_ORDER_TOKEN_KEY="$order_token_key" \
-        PARTNER_CLIENT_ID=marquee-local \
+        PARTNER_CLIENT_ID=marquee-local PARTNER_ALLOWED_HOSTS=127.0.0.1 \
         PARTNER_CLIENT_SECRET="$partner_secret" SERVICE_AUTH_KEY="$service_auth_key" \
         nohup node --enable-source-maps --import @marquee/platform/v8/launch \
         --import @marquee/platform/telemetry/register dist/main.js \

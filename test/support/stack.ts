@@ -132,7 +132,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       PARTNER_CLIENT_ID: partnerCredentials.clientId,
       PARTNER_CLIENT_SECRET: partnerCredentials.clientSecret,
     },
-    '3p-connector': { PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64') },
+    '3p-connector': {
+      PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64'),
+      // partner-reference runs on loopback over http: listed explicitly, as an operator would.
+      PARTNER_ALLOWED_HOSTS: '127.0.0.1',
+    },
     // No nightly maintenance window: tests must not depend on the wall clock.
     cart: {
       CART_ORDER_TOKEN_KEY: randomBytes(32).toString('base64'),

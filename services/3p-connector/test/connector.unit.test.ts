@@ -115,6 +115,7 @@ beforeEach(async () => {
     HEALTH_INTERVAL_MS: '200',
     QUEUE_POLL_MS: '50',
     PARTNER_CALL_TIMEOUT_MS: '1000',
+    PARTNER_ALLOWED_HOSTS: '127.0.0.1',
     LOG_LEVEL: 'silent',
   });
   const infra = { name: '3p-connector', logger, bus, mongo: undefined };
@@ -271,6 +272,61 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
       queued: false,
       order: { status: 'PARTNER_ORDER_STATUS_CANCELLED', orderId: 'order-1' },
     });
+  });
+
+  it('refuses partner URLs on loopback, link-local and private addresses at registration', async () => {
+    // 127.0.0.1 is in this test's PARTNER_ALLOWED_HOSTS (the fake partner); ::1 is not.
+    for (const baseUrl of [
+      'http://169.254.169.254/latest/meta-data',
+      'http://10.0.0.1/v1',
+      'http://[::1]:8090/v1',
+    ]) {
+      await expect(
+        callUnary(admin, 'registerPartner', {
+          name: 'Inward',
+          baseUrl,
+          authUrl: fake.authUrl,
+          clientId: fake.clientId,
+          clientSecret: fake.clientSecret,
+          venues: ['V1'],
+        }),
+      ).rejects.toMatchObject({
+        kind: 'invalid_argument',
+        message: expect.stringContaining('base_url must name a public host'),
+      });
+    }
+    expect((await callUnary(admin, 'listPartners', {})).partners).toEqual([]);
+  });
+
+  it("keeps a partner's own error text out of the answer", async () => {
+    const { eventId } = await registerAndImport();
+    fake.on('POST', /^\/bookings$/, {
+      status: 410,
+      body: { id: 303, message: 'upstream db 10.9.8.7 says: internal-detail-xyz' },
+    });
+    const refused = await callUnary(connector, 'createBooking', {
+      eventId,
+      cartId: 'cart-2',
+      lines: [
+        {
+          areaId: 'A1',
+          priceLevelId: 'PL1',
+          priceTypeId: 'ADULT',
+          quantity: 1,
+          seatIds: [],
+          accessCode: '',
+        },
+      ],
+      language: 'en-us',
+      channelType: 'INTERNET',
+    }).then(
+      () => undefined,
+      (error: unknown) => error as { kind: string; message: string },
+    );
+    expect(refused).toMatchObject({ kind: 'resource_exhausted' });
+    expect(refused!.message).toContain('error id 303');
+    expect(JSON.stringify(refused)).not.toContain('internal-detail-xyz');
+    expect(refused!.message).not.toContain('internal-detail-xyz');
   });
 
   it('tells which price types a password opens, without ever answering the codes', async () => {

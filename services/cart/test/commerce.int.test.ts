@@ -184,6 +184,7 @@ describeIntegration(
           PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64'),
           HEALTH_INTERVAL_MS: '60000',
           PARTNER_CALL_TIMEOUT_MS: '20000',
+          PARTNER_ALLOWED_HOSTS: '127.0.0.1',
           ORDER_CANCELLED_GROUP: `commerce-int-cancel-${suffix}`,
           LOG_LEVEL: 'silent',
         }),
