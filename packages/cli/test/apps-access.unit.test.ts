@@ -21,7 +21,7 @@ function harness() {
   }) as unknown as typeof fetch;
   const run = (argv: string[]) =>
     runCli(argv, {
-      env: { MARQUEE_URL: 'http://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },
+      env: { MARQUEE_URL: 'https://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },
       out: (line) => out.push(line),
       err: (line) => err.push(line),
       readStdin: async () => '',
@@ -43,9 +43,9 @@ describe('marquee apps approve | unapprove | access', () => {
     expect(await sut.run(['apps', 'unapprove', 'app-1', '--commerce'])).toBe(0);
     expect(JSON.parse(sut.out.pop()!).access).toEqual({ commerceShopping: false });
     expect(sut.calls.map((c) => [c.method, c.url, c.body])).toEqual([
-      ['PATCH', 'http://edge.test:8080/admin/v1/apps/app-1/access', { commerceShopping: true }],
-      ['GET', 'http://edge.test:8080/admin/v1/apps/app-1/access', undefined],
-      ['PATCH', 'http://edge.test:8080/admin/v1/apps/app-1/access', { commerceShopping: false }],
+      ['PATCH', 'https://edge.test:8080/admin/v1/apps/app-1/access', { commerceShopping: true }],
+      ['GET', 'https://edge.test:8080/admin/v1/apps/app-1/access', undefined],
+      ['PATCH', 'https://edge.test:8080/admin/v1/apps/app-1/access', { commerceShopping: false }],
     ]);
   });
 
