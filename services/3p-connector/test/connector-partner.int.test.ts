@@ -49,7 +49,7 @@ describeIntegration('3p-connector against partner-reference', ({ kafkaBrokers, m
     const config = partnerReferenceService.loadConfig({
       HTTP_PORT: String(partnerPort),
       GRPC_PORT: '0',
-      ADMIN_TOKEN: adminToken,
+      PARTNER_ADMIN_TOKEN: adminToken,
       PARTNER_CLIENT_ID: client.id,
       PARTNER_CLIENT_SECRET: client.secret,
       PARTNER_SEED_DEMO: 'false',

@@ -92,7 +92,7 @@ describeIntegration(
       const partnerConfig = partnerReferenceService.loadConfig({
         HTTP_PORT: '0',
         GRPC_PORT: '0',
-        ADMIN_TOKEN: adminToken,
+        PARTNER_ADMIN_TOKEN: adminToken,
         PARTNER_CLIENT_ID: client.id,
         PARTNER_CLIENT_SECRET: client.secret,
         PARTNER_SEED_DEMO: 'false',
