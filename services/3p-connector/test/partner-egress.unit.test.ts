@@ -90,7 +90,11 @@ describe('partner calls at call time (egress policy)', () => {
       outcomeUnknown: false,
       details: { egressRefused: true },
     });
-    expect(error.message).toMatch(/^partner call refused: auth_url must name a public host/);
+    expect(error.refusal).toMatch(/^auth_url must name a public host/);
+    // The reason stays out of the message, which cart may pass on to a public caller.
+    expect(error.message).toBe(
+      "partner call refused: the partner's address is not allowed (PARTNER_ALLOWED_HOSTS)",
+    );
   });
 
   it('refuses the partner on loopback unless PARTNER_ALLOWED_HOSTS lists it', async () => {
@@ -118,7 +122,7 @@ describe('partner calls at call time (egress policy)', () => {
       },
     );
     const error = await failure(sut.healthcheck());
-    expect(error.message).toContain('auth_url must be an https URL');
+    expect(error.refusal).toContain('auth_url must be an https URL');
     expect(fake.requests).toEqual([]);
   });
 
@@ -141,7 +145,7 @@ describe('partner calls at call time (egress policy)', () => {
       kind: 'failed_precondition',
       details: { egressRefused: true },
     });
-    expect(refused.message).toContain('partner.test resolves to a loopback address');
+    expect(refused.refusal).toContain('partner.test resolves to a loopback address');
     expect(lookups).toEqual(['partner.test']);
     expect(fake.requests).toEqual([]);
 

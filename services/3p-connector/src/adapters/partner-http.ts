@@ -49,6 +49,11 @@ export class PartnerCallError extends AppError implements PartnerFailure {
   readonly outcomeUnknown: boolean;
   readonly transient: boolean;
   readonly correlationId: string;
+  /**
+   * Why the egress policy refused the call (for the log and tests; kept out of the message, which
+   * may reach a public answer through cart).
+   */
+  refusal: string | undefined;
 
   constructor(
     kind: ErrorKind,
@@ -84,6 +89,7 @@ export class PartnerCallError extends AppError implements PartnerFailure {
     this.outcomeUnknown = facts.outcomeUnknown ?? false;
     this.transient = facts.transient;
     this.correlationId = facts.correlationId;
+    this.refusal = undefined;
   }
 }
 
@@ -754,11 +760,14 @@ export class PartnerHttpClient implements PartnerApi {
       { operation: op.name, reason, correlation_id: correlationId },
       'partner call refused by the egress policy',
     );
-    return this.failure('failed_precondition', `partner call refused: ${reason}`, op, {
-      transient: false,
-      correlationId,
-      egressRefused: true,
-    });
+    const error = this.failure(
+      'failed_precondition',
+      `partner call refused: the partner's address is not allowed (PARTNER_ALLOWED_HOSTS)`,
+      op,
+      { transient: false, correlationId, egressRefused: true },
+    );
+    error.refusal = reason;
+    return error;
   }
 
   private failure(
