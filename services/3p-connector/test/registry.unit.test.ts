@@ -84,6 +84,7 @@ describe('PartnerRegistry', () => {
       ['an IPv4-mapped IPv6 private address', 'https://[::ffff:10.0.0.1]/v1', /private/],
       ['an unspecified address', 'http://0.0.0.0:8090/v1', /unspecified/],
       ['localhost', 'http://localhost:8090/v1', /internal name/],
+      ['localhost with a root dot', 'http://LOCALHOST.:8090/v1', /internal name/],
       [
         'a cluster service name',
         'http://partner-reference.marquee.svc.cluster.local/v1',

@@ -34,7 +34,10 @@ export function guardedLookup(
   resolver: Resolver = systemResolver,
 ): LookupFunction {
   return (hostname, options, callback) => {
-    const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+    const host = hostname
+      .toLowerCase()
+      .replace(/^\[(.*)\]$/, '$1')
+      .replace(/\.$/, '');
     resolver(host).then(
       (resolved) => {
         const wanted =

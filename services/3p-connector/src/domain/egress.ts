@@ -63,7 +63,12 @@ const INTERNAL_SUFFIXES = [
   '.home.arpa',
 ];
 
-const hostOf = (url: URL): string => url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+/** A URL's host as the rules see it: lower case, no IPv6 brackets, no trailing root dot. */
+const hostOf = (url: URL): string =>
+  url.hostname
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 
 /**
  * Why `address` (as resolved or written) is not a public unicast address, or undefined when it is.
