@@ -54,6 +54,11 @@ const stack = await startStack({
 });
 try {
   const auth = { authorization: `Bearer ${stack.adminToken}`, 'content-type': 'application/json' };
+  // partner-reference's back office has its own token.
+  const partnerAuth = {
+    authorization: `Bearer ${stack.partnerAdminToken}`,
+    'content-type': 'application/json',
+  };
   const partnerOrigin = partnerOriginOf(stack);
   const marker = `imp${randomBytes(4).toString('hex')}`;
 
@@ -68,7 +73,7 @@ try {
     const start = new Date(Date.now() + (10 + (n % 300)) * 86_400_000);
     const response = await fetch(`${partnerOrigin}/admin/v1/events`, {
       method: 'POST',
-      headers: auth,
+      headers: partnerAuth,
       body: JSON.stringify({
         venue_id: venueId,
         manifest_id: manifestId,

@@ -28,7 +28,7 @@ failures=0
 pass() { printf '[check] ok   %s\n' "$*"; }
 fail() { printf '[check] FAIL %s\n' "$*" >&2; failures=$((failures + 1)); }
 
-secrets=(--set secrets.adminToken=check-admin-token-Xk9LmP4sR8tW3yZ7Hq2v --set secrets.serviceAuthKey=Y2hlY2stc2VydmljZS1hdXRoLWtleS0zMi1ieXRlcyE= --set secrets.partnerClientSecret=check-partner-secret --set secrets.partnerCredentialsKey=Y2hlY2sta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0tLS0= --set secrets.cartOrderTokenKey=Y2FydC1rZXktMzItYnl0ZXMtbG9uZy0tLS0tLS0tLS0= --set secrets.secureEntryTokenKeys=k1:ZW50cnktdG9rZW4ta2V5LTMyLWJ5dGVzLWxvbmctLS0= --set secrets.secureEntrySecretKey=ZW50cnktc2VjcmV0LWtleS0zMi1ieXRlcy1sb25nLS0=)
+secrets=(--set secrets.adminToken=check-admin-token-Xk9LmP4sR8tW3yZ7Hq2v --set secrets.partnerAdminToken=check-partner-admin-token-4sR8tW3y --set secrets.serviceAuthKey=Y2hlY2stc2VydmljZS1hdXRoLWtleS0zMi1ieXRlcyE= --set secrets.partnerClientSecret=check-partner-secret --set secrets.partnerCredentialsKey=Y2hlY2sta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0tLS0= --set secrets.cartOrderTokenKey=Y2FydC1rZXktMzItYnl0ZXMtbG9uZy0tLS0tLS0tLS0= --set secrets.secureEntryTokenKeys=k1:ZW50cnktdG9rZW4ta2V5LTMyLWJ5dGVzLWxvbmctLS0= --set secrets.secureEntrySecretKey=ZW50cnktc2VjcmV0LWtleS0zMi1ieXRlcy1sb25nLS0=)
 kubeconform_strict() { # file
   kubeconform -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
     -schema-location "$schema_location" "$1"
@@ -214,8 +214,23 @@ for name, dep in deployments.items():
         if env.get(f"{key}_FILE") != f"/var/run/secrets/marquee/{key}": bad.append(f"{name}: {key} mounted without {key}_FILE")
     if name != "partner-reference" and "SERVICE_AUTH_KEY" not in mounted:
         bad.append(f"{name}: no SERVICE_AUTH_KEY (every gRPC service and client needs it)")
-    if "ADMIN_TOKEN" in mounted and name not in ("edge-gateway", "partner-reference"):
-        bad.append(f"{name}: mounts ADMIN_TOKEN, which only the edge and partner-reference use")
+    if "ADMIN_TOKEN" in mounted and name != "edge-gateway":
+        bad.append(f"{name}: mounts ADMIN_TOKEN, which only the edge uses (partner-reference has PARTNER_ADMIN_TOKEN)")
+    if name == "partner-reference" and "PARTNER_ADMIN_TOKEN" not in mounted:
+        bad.append("partner-reference: no PARTNER_ADMIN_TOKEN (its back office's own token)")
+    policy = policies.get(name, {}).get("spec", {})
+    if "Egress" not in policy.get("policyTypes", []):
+        bad.append(f"{name}: no egress NetworkPolicy")
+    for rule in policy.get("egress", []):
+        if not rule.get("to"): bad.append(f"{name}: an egress rule open to any destination")
+        for peer in rule.get("to", []):
+            block = peer.get("ipBlock", {})
+            if block.get("cidr") in ("0.0.0.0/0", "::/0") and not {"169.254.0.0/16", "fe80::/10"} & set(block.get("except", [])):
+                bad.append(f"{name}: an egress rule to every address, link-local included")
+            if block.get("cidr") in ("0.0.0.0/0", "::/0") and {p.get("port") for p in rule.get("ports", [])} & {80, 443, 8080, 8090}:
+                bad.append(f"{name}: HTTP(S) ports open to every address")
+    if name == "3p-connector" and not cfg.get("PARTNER_ALLOWED_HOSTS", "").endswith("partner-reference"):
+        bad.append(f"3p-connector: PARTNER_ALLOWED_HOSTS {cfg.get('PARTNER_ALLOWED_HOSTS')!r} does not list the chart's partner-reference")
     for source in c.get("envFrom", []):
         if "secretRef" in source and not (name == "reconciler" and os.path.basename(sys.argv[1]) == "ci.yaml"):
             bad.append(f"{name}: the whole Secret in its environment (envFrom)")
@@ -244,6 +259,26 @@ else
   fail "clientAddress.trustedProxyCidrs not rendered into TRUSTED_PROXIES / ipBlock"
 fi
 
+# partner-reference is a reference partner, not part of the platform: no external rule by default
+if python3 - "$work/default.yaml" "$work/ci.yaml" <<'PY'
+import sys, yaml
+def policy(path, name):
+    for d in yaml.safe_load_all(open(path)):
+        if d and d["kind"] == "NetworkPolicy" and d["spec"]["podSelector"]["matchLabels"]["app.kubernetes.io/name"] == name:
+            return d["spec"]
+    sys.exit(f"{path}: no NetworkPolicy of {name}")
+ref = policy(sys.argv[1], "partner-reference")
+external = [r for r in ref["ingress"] if any("podSelector" not in p or "namespaceSelector" in p for p in r["from"])]
+if external: sys.exit(f"partner-reference admits external sources by default: {external}")
+# the partners' CIDRs reach 3p-connector's egress, and no other service's
+for name in ("3p-connector", "cart", "edge-gateway"):
+    cidrs = {p["ipBlock"]["cidr"] for r in policy(sys.argv[2], name)["egress"] for p in r["to"] if "ipBlock" in p}
+    has = {"203.0.113.0/24", "198.51.100.7/32", "2001:db8::/32"} <= cidrs
+    if has != (name == "3p-connector"): sys.exit(f"{name}: partner CIDRs {'missing' if name == '3p-connector' else 'present'}: {sorted(cidrs)}")
+PY
+then pass "partner-reference not external by default; partner CIDRs only in 3p-connector's egress"
+else fail "partner-reference exposure / partner egress"; fi
+
 # ---- 4. negative checks --------------------------------------------------------------------
 if render "$work/neg.yaml" --set secrets.partnerClientSecret=x 2>"$work/neg.err"; then
   fail "rendering without secrets.adminToken succeeded"
@@ -252,7 +287,7 @@ elif grep -q "secrets.adminToken is required" "$work/neg.err"; then
 else
   fail "rendering without secrets.adminToken failed for another reason: $(cat "$work/neg.err")"
 fi
-if render "$work/neg.yaml" --set secrets.adminToken=x --set secrets.partnerClientSecret=x 2>"$work/neg.err"; then
+if render "$work/neg.yaml" --set secrets.adminToken=x --set secrets.partnerClientSecret=x --set secrets.partnerAdminToken=y 2>"$work/neg.err"; then
   fail "rendering without secrets.partnerCredentialsKey succeeded"
 elif grep -q "secrets.partnerCredentialsKey is required" "$work/neg.err"; then
   pass "rendering without secrets.partnerCredentialsKey is refused"
@@ -266,7 +301,21 @@ elif grep -q "secrets.serviceAuthKey is required" "$work/neg.err"; then
 else
   fail "rendering without secrets.serviceAuthKey failed for another reason: $(cat "$work/neg.err")"
 fi
-if render "$work/neg.yaml" "${secrets[@]}" --set 'networkPolicy.externalFrom=null' 2>"$work/neg.err"; then
+if render "$work/neg.yaml" "${secrets[@]}" --set secrets.partnerAdminToken=check-admin-token-Xk9LmP4sR8tW3yZ7Hq2v 2>"$work/neg.err"; then
+  fail "rendering with partner-reference's token equal to the platform's admin token succeeded"
+elif grep -q "partnerAdminToken must differ" "$work/neg.err"; then
+  pass "partner-reference's back-office token equal to the admin token is refused"
+else
+  fail "rendering with equal admin tokens failed for another reason: $(cat "$work/neg.err")"
+fi
+if render "$work/neg.yaml" "${secrets[@]}" --set secrets.partnerAdminToken= 2>"$work/neg.err"; then
+  fail "rendering without secrets.partnerAdminToken succeeded"
+elif grep -q "secrets.partnerAdminToken is required" "$work/neg.err"; then
+  pass "rendering without secrets.partnerAdminToken is refused"
+else
+  fail "rendering without secrets.partnerAdminToken failed for another reason: $(cat "$work/neg.err")"
+fi
+if render "$work/neg.yaml" "${secrets[@]}" --set 'networkPolicy.externalFrom=null' --set services.partner-reference.externalIngress=true 2>"$work/neg.err"; then
   fail "rendering a NetworkPolicy open to any external source succeeded"
 elif grep -q "must say where external traffic" "$work/neg.err"; then
   pass "an external NetworkPolicy rule without sources is refused"
@@ -279,6 +328,7 @@ security_mutant() { # label sed-expression: the security check must reject the m
   elif security "$work/mutant.yaml" >/dev/null 2>&1; then fail "security check accepted a manifest with $1"
   else pass "security check rejects a manifest with $1"; fi
 }
+security_mutant "an egress rule without destinations" '0,/^    # Kafka brokers$/s//    - ports: [{ port: 1 }]/'
 security_mutant "NODE_ENV=development" 's/NODE_ENV: "production"/NODE_ENV: "development"/'
 security_mutant "MONGO_URL in a ConfigMap" '0,/^  NODE_ENV: "production"/s//  MONGO_URL: "mongodb:\/\/user:pw@mongo"\n  NODE_ENV: "production"/'
 if helm lint --strict "$chart" --kube-version "$K8S_VERSION" "${secrets[@]}" --set services.cart.hpa.maxReplica=3 >"$work/lint.out" 2>&1; then

@@ -95,6 +95,9 @@ start() {
   local service_auth_key
   service_auth_key="${SERVICE_AUTH_KEY:-$(stack_secret service-auth-key 32)}"
   partner_secret="$(stack_secret partner-client-secret 24 | tr '+/' '-_' | tr -d '=')"
+  # partner-reference's back office has its own token: the platform's ADMIN_TOKEN is refused there.
+  local partner_admin_token
+  partner_admin_token="$(stack_secret partner-admin-token 24 | tr '+/' '-_' | tr -d '=')"
   create_topics
   for entry in "${services[@]}"; do
     local name="${entry%%:*}" port="${entry##*:}"
@@ -105,7 +108,8 @@ start() {
       # (`marquee.v8`). Logs are appended: the log of a crashed process survives its restart.
       KAFKA_BROKERS="$KAFKA_BROKERS" MONGO_URL="$MONGO_URL" ADMIN_TOKEN="$token" LOG_LEVEL="${LOG_LEVEL:-info}" \
         PARTNER_CREDENTIALS_KEY="$credentials_key" CART_ORDER_TOKEN_KEY="$order_token_key" \
-        PARTNER_CLIENT_ID=marquee-local \
+        PARTNER_CLIENT_ID=marquee-local PARTNER_ALLOWED_HOSTS=127.0.0.1 \
+        PARTNER_ADMIN_TOKEN="$partner_admin_token" \
         PARTNER_CLIENT_SECRET="$partner_secret" SERVICE_AUTH_KEY="$service_auth_key" \
         nohup node --enable-source-maps --import @marquee/platform/v8/launch \
         --import @marquee/platform/telemetry/register dist/main.js \
@@ -150,6 +154,6 @@ case "${1:-}" in
   restart) stop; start ;;
   status) status ;;
   topics) eval "$(bash "$here/infra.sh" env)"; : "${KAFKA_BROKERS:?}"; create_topics ;;
-  env) printf 'export MARQUEE_BASE_URL=http://127.0.0.1:8080\nexport MARQUEE_PARTNER_URL=http://127.0.0.1:8090\nexport ADMIN_TOKEN=%s\n' "$(admin_token)" ;;
+  env) printf 'export MARQUEE_BASE_URL=http://127.0.0.1:8080\nexport MARQUEE_PARTNER_URL=http://127.0.0.1:8090\nexport ADMIN_TOKEN=%s\nexport PARTNER_ADMIN_TOKEN=%s\n' "$(admin_token)" "$(stack_secret partner-admin-token 24 | tr '+/' '-_' | tr -d '=')" ;;
   *) echo "usage: $0 start|stop|restart|status|env|topics" >&2; exit 2 ;;
 esac

@@ -58,7 +58,7 @@ async function startPartnerReference(): Promise<ConformanceTarget> {
     NODE_ENV: 'development',
     HTTP_PORT: '0',
     LOG_LEVEL: 'warn',
-    ADMIN_TOKEN: adminToken,
+    PARTNER_ADMIN_TOKEN: adminToken,
     PARTNER_CLIENT_ID: clientId,
     PARTNER_CLIENT_SECRET: clientSecret,
     PARTNER_SEED_DEMO: 'true',

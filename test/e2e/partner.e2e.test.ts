@@ -46,7 +46,7 @@ describe.skipIf(!infra)('partner integration (distributed mode)', () => {
     fetch(`${partnerOriginOf(sut)}/admin/v1/${path}`, {
       method,
       headers: {
-        authorization: `Bearer ${sut.adminToken}`,
+        authorization: `Bearer ${sut.partnerAdminToken}`,
         ...(body ? { 'content-type': 'application/json' } : {}),
       },
       ...(body ? { body: JSON.stringify(body) } : {}),

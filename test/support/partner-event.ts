@@ -53,13 +53,16 @@ export interface ImportPartnerEventOptions {
 export const partnerOriginOf = (sut: Stack): string => sut.partner.baseUrl.replace(/\/v1$/, '');
 
 /**
- * POSTs a JSON body with the stack's admin token and returns the answer's JSON; any status but
+ * POSTs a JSON body with partner-reference's back-office token and returns the answer's JSON; any status but
  * 201 (created) throws with the status and the body.
  */
 async function adminCall<T>(sut: Stack, url: string, body: unknown): Promise<T> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { authorization: `Bearer ${sut.adminToken}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${sut.partnerAdminToken}`,
+      'content-type': 'application/json',
+    },
     body: JSON.stringify(body),
   });
   const text = await response.text();

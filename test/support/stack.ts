@@ -50,6 +50,8 @@ export interface ServiceProcess {
 export interface Stack {
   baseUrl: string;
   adminToken: string;
+  /** partner-reference's back-office token (its own: the platform's admin token is refused there). */
+  partnerAdminToken: string;
   services: Map<string, ServiceProcess>;
   /** partner-reference: its 3P API base URL, token URL and the client credentials it accepts. */
   partner: { baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string };
@@ -120,6 +122,7 @@ function canListen(port: number): Promise<boolean> {
 export async function startStack(options: StackOptions): Promise<Stack> {
   const dbPrefix = options.dbPrefix ?? `e2e${randomBytes(4).toString('hex')}`;
   const adminToken = randomBytes(24).toString('base64url');
+  const partnerAdminToken = randomBytes(24).toString('base64url');
   // The key services sign their gRPC calls with (production requires it). Also set in this
   // process, so clients a test makes with createGrpcClient are accepted by the stack's services.
   const serviceAuthKey = process.env.SERVICE_AUTH_KEY || randomBytes(32).toString('base64');
@@ -133,10 +136,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   // Secrets production requires of each service (NODE_ENV=production below).
   const ownEnv: Record<string, Record<string, string>> = {
     'partner-reference': {
+      PARTNER_ADMIN_TOKEN: partnerAdminToken,
       PARTNER_CLIENT_ID: partnerCredentials.clientId,
       PARTNER_CLIENT_SECRET: partnerCredentials.clientSecret,
     },
-    '3p-connector': { PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64') },
+    '3p-connector': {
+      PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64'),
+      // partner-reference runs on loopback over http: listed explicitly, as an operator would.
+      PARTNER_ALLOWED_HOSTS: '127.0.0.1',
+    },
     // No nightly maintenance window: tests must not depend on the wall clock.
     cart: {
       CART_ORDER_TOKEN_KEY: randomBytes(32).toString('base64'),
@@ -294,6 +302,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     return {
       baseUrl: `http://127.0.0.1:${edge.httpPort}`,
       adminToken,
+      partnerAdminToken,
       services,
       partner: {
         baseUrl: `${partnerBase}/v1`,

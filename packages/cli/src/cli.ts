@@ -18,6 +18,33 @@ export interface CliIo {
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
 
+const LOOPBACK_NAMES = new Set(['localhost', '[::1]']);
+
+/** Whether a URL host is this machine: 127.0.0.0/8, ::1 or localhost. */
+const isLoopback = (hostname: string): boolean =>
+  LOOPBACK_NAMES.has(hostname.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(hostname);
+
+/**
+ * The admin API's base URL, refused when the admin token would cross a network in clear text:
+ * `https`, or plain `http` only to loopback (the embedded default and `pnpm stack`).
+ */
+export function adminBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`MARQUEE_URL is not an absolute URL: ${value}`);
+  }
+  if (url.protocol === 'https:') return value;
+  if (url.protocol === 'http:' && isLoopback(url.hostname)) return value;
+  if (url.protocol === 'http:') {
+    throw new UsageError(
+      `refusing to send ADMIN_TOKEN over plain http to ${url.host}: use an https MARQUEE_URL (plain http is accepted only to loopback: 127.0.0.1, ::1, localhost)`,
+    );
+  }
+  throw new UsageError(`MARQUEE_URL must be an https URL (or http to loopback): ${url.protocol}`);
+}
+
 function usage(commands: readonly Command[]): string {
   return [
     'usage: marquee <command> [options]',
@@ -26,7 +53,7 @@ function usage(commands: readonly Command[]): string {
     ...commands.map((c) => `  ${[...c.path, c.usage].join(' ')}\n      ${c.summary}`),
     '',
     'environment:',
-    `  MARQUEE_URL   base URL of the public API (default ${DEFAULT_URL})`,
+    `  MARQUEE_URL   base URL of the public API (default ${DEFAULT_URL}); https, or http to loopback only`,
     '  ADMIN_TOKEN   the admin token (required)',
   ].join('\n');
 }
@@ -55,10 +82,11 @@ export async function runCli(
     });
     const token = io.env.ADMIN_TOKEN;
     if (!token) throw new UsageError('ADMIN_TOKEN is not set');
+    const baseUrl = adminBaseUrl(io.env.MARQUEE_URL || DEFAULT_URL);
     const context: CommandContext = {
       options: parsed.values as CommandContext['options'],
       positionals: parsed.positionals,
-      admin: createAdminClient(io.env.MARQUEE_URL || DEFAULT_URL, token, io.fetch),
+      admin: createAdminClient(baseUrl, token, io.fetch),
       readStdin: io.readStdin,
       out: io.out,
     };

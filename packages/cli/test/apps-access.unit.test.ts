@@ -21,7 +21,7 @@ function harness() {
   }) as unknown as typeof fetch;
   const run = (argv: string[]) =>
     runCli(argv, {
-      env: { MARQUEE_URL: 'http://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },
+      env: { MARQUEE_URL: 'https://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },
       out: (line) => out.push(line),
       err: (line) => err.push(line),
       readStdin: async () => '',
@@ -49,9 +49,9 @@ describe('marquee apps approve | unapprove | access', () => {
       partnerDistribution: false,
     });
     expect(sut.calls.map((c) => [c.method, c.url, c.body])).toEqual([
-      ['PATCH', 'http://edge.test:8080/admin/v1/apps/app-1/access', { commerceShopping: true }],
-      ['GET', 'http://edge.test:8080/admin/v1/apps/app-1/access', undefined],
-      ['PATCH', 'http://edge.test:8080/admin/v1/apps/app-1/access', { commerceShopping: false }],
+      ['PATCH', 'https://edge.test:8080/admin/v1/apps/app-1/access', { commerceShopping: true }],
+      ['GET', 'https://edge.test:8080/admin/v1/apps/app-1/access', undefined],
+      ['PATCH', 'https://edge.test:8080/admin/v1/apps/app-1/access', { commerceShopping: false }],
     ]);
   });
 

@@ -27,7 +27,7 @@ function harness() {
   }) as unknown as typeof fetch;
   const run = (argv: string[]) =>
     runCli(argv, {
-      env: { MARQUEE_URL: 'http://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },
+      env: { MARQUEE_URL: 'https://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },
       out: (line) => out.push(line),
       err: (line) => err.push(line),
       readStdin: async () => '',
@@ -70,10 +70,10 @@ describe('marquee apps create | update: OAuth settings', () => {
       rotateRefreshTokens: true,
     });
     expect(sut.calls.map((c) => [c.method, c.url, c.body])).toEqual([
-      ['PATCH', 'http://edge.test:8080/admin/v1/apps/app-1/oauth', { requirePkce: true }],
+      ['PATCH', 'https://edge.test:8080/admin/v1/apps/app-1/oauth', { requirePkce: true }],
       [
         'PATCH',
-        'http://edge.test:8080/admin/v1/apps/app-1/oauth',
+        'https://edge.test:8080/admin/v1/apps/app-1/oauth',
         { requirePkce: false, rotateRefreshTokens: true },
       ],
     ]);

@@ -17,7 +17,7 @@ function harness(answer: (call: Call) => { status: number; body: unknown }, env 
       url: String(url),
       method: init.method ?? 'GET',
       headers: init.headers as Record<string, string>,
-      body: JSON.parse(String(init.body)),
+      body: init.body === undefined ? undefined : JSON.parse(String(init.body)),
     };
     calls.push(call);
     const { status, body } = answer(call);
@@ -25,7 +25,7 @@ function harness(answer: (call: Call) => { status: number; body: unknown }, env 
   }) as unknown as typeof fetch;
   const run = (argv: string[], stdin = '') =>
     runCli(argv, {
-      env: { MARQUEE_URL: 'http://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456', ...env },
+      env: { MARQUEE_URL: 'https://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456', ...env },
       out: (line) => out.push(line),
       err: (line) => err.push(line),
       readStdin: async () => stdin,
@@ -53,7 +53,7 @@ describe('marquee CLI', () => {
     expect(code).toBe(0);
     expect(sut.calls).toEqual([
       {
-        url: 'http://edge.test:8080/admin/v1/apps',
+        url: 'https://edge.test:8080/admin/v1/apps',
         method: 'POST',
         headers: { authorization: 'Bearer admin-token-123456', 'content-type': 'application/json' },
         body: {
@@ -125,5 +125,49 @@ describe('marquee CLI', () => {
       2,
     );
     expect(sut.err.join('\n')).toContain('ADMIN_TOKEN');
+  });
+
+  it.each([
+    'http://edge.example.com',
+    'http://10.0.0.5:8080',
+    'http://192.168.1.10',
+    'http://marquee.internal:8080',
+    'http://[2001:db8::1]:8080',
+  ])('refuses to send ADMIN_TOKEN over plain http to %s, sending nothing', async (url) => {
+    const sut = harness(() => ({ status: 200, body: { partners: [] } }), { MARQUEE_URL: url });
+    expect(await sut.run(['partners', 'list'])).toBe(2);
+    expect(sut.calls).toEqual([]);
+    const message = sut.err.join('\n');
+    expect(message).toContain('refusing to send ADMIN_TOKEN over plain http');
+    expect(message).toContain('use an https MARQUEE_URL');
+    expect(message).not.toContain('admin-token-123456');
+  });
+
+  it('refuses a MARQUEE_URL that is not a URL or not http(s)', async () => {
+    for (const url of ['edge.example.com', 'ftp://edge.example.com']) {
+      const sut = harness(() => ({ status: 200, body: {} }), { MARQUEE_URL: url });
+      expect(await sut.run(['partners', 'list'])).toBe(2);
+      expect(sut.calls).toEqual([]);
+      expect(sut.err.join('\n')).toContain('MARQUEE_URL');
+    }
+  });
+
+  it.each([
+    'http://127.0.0.1:8080',
+    'http://127.1.2.3:8080',
+    'http://localhost:8080',
+    'http://[::1]:8080',
+    'https://edge.example.com',
+  ])('sends to %s (https, or plain http to loopback)', async (url) => {
+    const sut = harness(() => ({ status: 200, body: { partners: [] } }), { MARQUEE_URL: url });
+    expect(await sut.run(['partners', 'list'])).toBe(0);
+    expect(sut.calls).toHaveLength(1);
+    expect(new URL(sut.calls[0]!.url).host).toBe(new URL(url).host);
+  });
+
+  it('defaults to the loopback edge of the embedded default', async () => {
+    const sut = harness(() => ({ status: 200, body: { partners: [] } }), { MARQUEE_URL: '' });
+    expect(await sut.run(['partners', 'list'])).toBe(0);
+    expect(sut.calls[0]!.url).toBe('http://127.0.0.1:8080/admin/v1/partners');
   });
 });

@@ -49,7 +49,7 @@ function harness() {
   }) as unknown as typeof fetch;
   const run = (argv: string[]) =>
     runCli(argv, {
-      env: { MARQUEE_URL: 'http://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },
+      env: { MARQUEE_URL: 'https://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },
       out: (line) => out.push(line),
       err: (line) => err.push(line),
       readStdin: async () => '',
@@ -79,7 +79,7 @@ describe('marquee deals', () => {
     expect(sut.calls).toEqual([
       {
         method: 'POST',
-        url: 'http://edge.test:8080/admin/v1/deals',
+        url: 'https://edge.test:8080/admin/v1/deals',
         body: {
           eventId: 'E1',
           dealName: 'Two for one',
@@ -132,7 +132,7 @@ describe('marquee deals', () => {
     expect(sut.calls.map((c) => c.method)).toEqual(['GET', 'PUT']);
     expect(sut.calls[1]).toEqual({
       method: 'PUT',
-      url: 'http://edge.test:8080/admin/v1/deals/D1',
+      url: 'https://edge.test:8080/admin/v1/deals/D1',
       body: {
         dealName: 'Half price',
         dealDescription: 'BOGO',
@@ -153,8 +153,8 @@ describe('marquee deals', () => {
     const sut = harness();
     expect(await sut.run(['deals', 'end', 'D1'])).toBe(0);
     expect(sut.calls.map((c) => `${c.method} ${c.url}`)).toEqual([
-      'DELETE http://edge.test:8080/admin/v1/deals/D1',
-      'GET http://edge.test:8080/admin/v1/deals/D1',
+      'DELETE https://edge.test:8080/admin/v1/deals/D1',
+      'GET https://edge.test:8080/admin/v1/deals/D1',
     ]);
     expect(JSON.parse(sut.out.join('\n'))).toMatchObject({ id: 'D1', state: 'ENDED' });
     expect(await sut.run(['deals', 'end', 'nope'])).toBe(1);

@@ -21,7 +21,7 @@ function harness() {
   }) as unknown as typeof fetch;
   const run = (argv: string[]) =>
     runCli(argv, {
-      env: { MARQUEE_URL: 'http://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },
+      env: { MARQUEE_URL: 'https://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },
       out: (line) => out.push(line),
       err: (line) => err.push(line),
       readStdin: async () => '',
@@ -37,7 +37,7 @@ describe('marquee fans revoke-grant', () => {
     expect(sut.calls).toEqual([
       {
         method: 'DELETE',
-        url: 'http://edge.test:8080/admin/v1/fans/F1/grants/C1',
+        url: 'https://edge.test:8080/admin/v1/fans/F1/grants/C1',
         authorization: 'Bearer admin-token-123456',
       },
     ]);

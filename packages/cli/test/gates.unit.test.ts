@@ -11,7 +11,7 @@ function harness() {
     new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
   const fakeFetch = (async (url: URL, init: RequestInit) => {
     const method = init.method ?? 'GET';
-    const path = String(url).replace('http://edge.test', '');
+    const path = String(url).replace('https://edge.test', '');
     const body = init.body === undefined ? undefined : JSON.parse(String(init.body));
     calls.push({ method, path, ...(body === undefined ? {} : { body }) });
     const target = new URL(String(url));
@@ -36,7 +36,7 @@ function harness() {
   }) as unknown as typeof fetch;
   const run = (argv: string[]) =>
     runCli(argv, {
-      env: { MARQUEE_URL: 'http://edge.test', ADMIN_TOKEN: 'admin-token-123456' },
+      env: { MARQUEE_URL: 'https://edge.test', ADMIN_TOKEN: 'admin-token-123456' },
       out: (line) => out.push(line),
       err: (line) => err.push(line),
       readStdin: async () => '',

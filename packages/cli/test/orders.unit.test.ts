@@ -8,14 +8,14 @@ function harness(answer: { status: number; body: unknown } = { status: 200, body
   const fakeFetch = (async (url: URL, init: RequestInit) => {
     calls.push({
       method: init.method ?? 'GET',
-      path: String(url).replace('http://edge.test', ''),
+      path: String(url).replace('https://edge.test', ''),
       ...(init.body === undefined ? {} : { body: JSON.parse(String(init.body)) }),
     });
     return new Response(JSON.stringify(answer.body), { status: answer.status });
   }) as unknown as typeof fetch;
   const run = (argv: string[]) =>
     runCli(argv, {
-      env: { MARQUEE_URL: 'http://edge.test', ADMIN_TOKEN: 'admin-token-123456' },
+      env: { MARQUEE_URL: 'https://edge.test', ADMIN_TOKEN: 'admin-token-123456' },
       out: (line) => out.push(line),
       err: (line) => err.push(line),
       readStdin: async () => '',

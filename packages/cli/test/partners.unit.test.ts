@@ -25,7 +25,7 @@ function harness(answer: { status: number; body: unknown } = { status: 200, body
   }) as unknown as typeof fetch;
   const run = (argv: string[]) =>
     runCli(argv, {
-      env: { MARQUEE_URL: 'http://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },
+      env: { MARQUEE_URL: 'https://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },
       out: (line) => out.push(line),
       err: (line) => err.push(line),
       readStdin: async () => '',
@@ -66,7 +66,7 @@ describe('marquee partners add', () => {
     expect(sut.calls).toEqual([
       {
         method: 'POST',
-        url: 'http://edge.test:8080/admin/v1/partners',
+        url: 'https://edge.test:8080/admin/v1/partners',
         body: {
           name: 'Box office',
           baseUrl: 'https://partner.example/v1',
@@ -129,7 +129,7 @@ describe('marquee partners list | show | import | queue', () => {
     expect(await sut.run(['partners', 'import', 'p-1', '--venue', 'V2'])).toBe(0);
     expect(await sut.run(['partners', 'queue', '--partner', 'p-1'])).toBe(0);
     expect(
-      sut.calls.map((c) => [c.method, c.url.replace('http://edge.test:8080', ''), c.body]),
+      sut.calls.map((c) => [c.method, c.url.replace('https://edge.test:8080', ''), c.body]),
     ).toEqual([
       ['GET', '/admin/v1/partners', undefined],
       ['GET', '/admin/v1/partners/p%201', undefined],

@@ -38,6 +38,8 @@ export interface EmbeddedPartner {
   id: string;
   clientId: string;
   clientSecret: string;
+  /** Bearer token of partner-reference's back office (its own, not the platform's). */
+  adminToken: string;
   venues: string[];
   /** Events of the demo venues found in discovery when the start finished. */
   importedEvents: number;
@@ -135,9 +137,11 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
     const partnerUrl = `http://${options.host}:${partnerService.httpPort}`;
     const demo = await createDemo(baseUrl, adminToken);
     // The demo partner's OAuth client: the credentials it was started with (`shared`).
+    // The partner's back office has its own token (`shared`), not the run's admin token.
     const partner = await registerDemoPartner(baseUrl, partnerUrl, adminToken, {
       id: run.shared('PARTNER_CLIENT_ID'),
       secret: run.shared('PARTNER_CLIENT_SECRET'),
+      adminToken: run.shared('PARTNER_ADMIN_TOKEN'),
     });
     return {
       baseUrl,
@@ -208,10 +212,12 @@ async function registerDemoPartner(
   baseUrl: string,
   partnerUrl: string,
   adminToken: string,
-  client: { id: string; secret: string },
+  client: { id: string; secret: string; adminToken: string },
 ): Promise<EmbeddedPartner> {
   const auth = { authorization: `Bearer ${adminToken}` };
-  const listed = await fetch(`${partnerUrl}/admin/v1/venues`, { headers: auth });
+  const listed = await fetch(`${partnerUrl}/admin/v1/venues`, {
+    headers: { authorization: `Bearer ${client.adminToken}` },
+  });
   if (!listed.ok) {
     throw new Error(`embedded: listing the partner's venues failed: ${listed.status}`);
   }
@@ -256,6 +262,7 @@ async function registerDemoPartner(
     id,
     clientId: client.id,
     clientSecret: client.secret,
+    adminToken: client.adminToken,
     venues,
     importedEvents,
   };

@@ -46,6 +46,7 @@ Marquee is running: every service in this process, in-memory event bus and stora
   public API      ${marquee.baseUrl}        health: ${marquee.baseUrl}/healthz
   API reference   ${marquee.baseUrl}/docs   (OpenAPI JSON: ${marquee.baseUrl}/openapi.json)
   partner 3P API  ${marquee.partnerUrl}/v1   (token: ${marquee.partnerUrl}/oauth/token, client ${marquee.partner.clientId} / ${marquee.partner.clientSecret})
+  partner office  ${marquee.partnerUrl}/admin/v1   (its own token: ${marquee.partner.adminToken})
   demo partner    registered as ${marquee.partner.id}, venues ${marquee.partner.venues.join(', ')}: ${marquee.partner.importedEvents} events imported
                   see them: curl -s '${marquee.baseUrl}/discovery/v2/events.json?apikey=${marquee.demo.apiKey}'
   admin token     ${marquee.adminToken}   ${tokenNote}

@@ -106,9 +106,40 @@ describe('embedded default', () => {
     expect(again.status).toBe(409);
   });
 
-  it('serves the partner system on its own port', async () => {
+  it('serves the partner system on its own port, its back office behind its own token', async () => {
     expect(sut.partnerUrl).not.toBe(sut.baseUrl);
     expect((await fetch(`${sut.partnerUrl}/healthz`)).status).toBe(200);
+    const venues = (token: string) =>
+      fetch(`${sut.partnerUrl}/admin/v1/venues`, { headers: { authorization: `Bearer ${token}` } });
+    expect(sut.partner.adminToken).not.toBe(sut.adminToken);
+    expect((await venues(sut.adminToken)).status).toBe(401);
+    expect((await venues(sut.partner.adminToken)).status).toBe(200);
+  });
+
+  it('refuses through the admin API a partner on an address not allowed, with a clear 400', async () => {
+    // The run allows its own partner on 127.0.0.1 only; loopback elsewhere stays refused (only
+    // loopback here, so nothing could leave the machine were the rule ever broken).
+    const response = await fetch(`${sut.baseUrl}/admin/v1/partners`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sut.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Inward',
+        baseUrl: 'http://127.0.0.2:9/v1',
+        authUrl: 'http://127.0.0.2:9/oauth/token',
+        clientId: 'x',
+        clientSecret: 'y',
+        venues: ['V1'],
+      }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: {
+        code: 'invalid_argument',
+        message: expect.stringMatching(
+          /^base_url must name a public host: it is a loopback address/,
+        ),
+      },
+    });
   });
 
   it('shows the demo partner inventory in discovery, with areas and their prices', async () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
+import { egressPolicy } from './domain/egress.js';
 
 const millis = (min: number, fallback: number) =>
   z.coerce.number().int().min(min).default(fallback);
@@ -34,6 +35,27 @@ export const configSchema = serviceConfigSchema({
     QUEUE_POLL_MS: millis(10, 1_000),
     /** Longest wait between two attempts of a queued cancel. */
     QUEUE_MAX_BACKOFF_MS: millis(1_000, 300_000),
+    /**
+     * Hosts partner calls may reach although they are not public: host names (exact), IP
+     * addresses or CIDR ranges, comma- or blank-separated. Empty: only public addresses.
+     */
+    PARTNER_ALLOWED_HOSTS: z
+      .string()
+      .default('')
+      .refine((value) => {
+        try {
+          egressPolicy({ requireHttps: false, allowedHosts: value });
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'must be host names, IP addresses or CIDR ranges separated by commas'),
+    /** Largest partner answer read; a longer one is aborted while it streams. */
+    PARTNER_MAX_RESPONSE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1_024)
+      .default(8 * 1024 * 1024),
     /** Consumer group of `order-cancelled`. */
     ORDER_CANCELLED_GROUP: z.string().min(1).default('3p-connector'),
   })

@@ -12,8 +12,14 @@ export const threePConnectorService: ServiceDefinition<ThreePConnectorConfig> = 
   name: '3p-connector',
   loadConfig: loadThreePConnectorConfig,
   compose: composeThreePConnector,
-  // One key for the run's partner secrets, without the warning a generated one prints.
-  development: { env: () => ({ PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64') }) },
+  // One key for the run's partner secrets, without the warning a generated one prints; the run's
+  // partner (partner-reference) listens on loopback, which partner calls refuse unless listed.
+  development: {
+    env: () => ({
+      PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64'),
+      PARTNER_ALLOWED_HOSTS: '127.0.0.1,localhost,::1',
+    }),
+  },
   // package.json `marquee.v8` (docs/architecture.md, "V8 options").
   v8: v8OptionsOf(manifest),
 };

@@ -2,6 +2,7 @@ import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { openServiceStores } from '@marquee/platform/store';
 import { allTopics, orderCancelledTopic } from '@marquee/proto/topics';
+import { systemResolver } from './adapters/egress-agent.js';
 import { randomIds } from './adapters/ids.js';
 import { createPartnerApiFactory } from './adapters/partner-http.js';
 import { createSecretBox, credentialsKey } from './adapters/secret-box.js';
@@ -12,6 +13,7 @@ import { Importer } from './app/importer.js';
 import { PartnerRegistry } from './app/registry.js';
 import { ConnectorRuntime } from './app/runtime.js';
 import type { ThreePConnectorConfig } from './config.js';
+import { egressPolicy } from './domain/egress.js';
 import { partnerAdminGrpc } from './ports/grpc/admin-grpc.js';
 import { connectorGrpc } from './ports/grpc/connector-grpc.js';
 import { orderCancelledHandler } from './ports/kafka/order-cancelled-handler.js';
@@ -37,9 +39,15 @@ export async function composeThreePConnector(
   const { storage, outboxSources } = await openServiceStores(infra, (stores) =>
     createConnectorStorage(stores, secrets),
   );
+  const egress = egressPolicy({
+    requireHttps: config.NODE_ENV === 'production',
+    allowedHosts: config.PARTNER_ALLOWED_HOSTS,
+  });
   const api = createPartnerApiFactory(secrets, {
     timeoutMs: config.PARTNER_CALL_TIMEOUT_MS,
     listingTimeoutMs: config.PARTNER_LISTING_TIMEOUT_MS,
+    maxResponseBytes: config.PARTNER_MAX_RESPONSE_BYTES,
+    egress,
     logger,
   });
   const importer = new Importer({
@@ -60,6 +68,8 @@ export async function composeThreePConnector(
     ids: randomIds,
     clock,
     imports: importer,
+    egress,
+    resolveHost: async (host) => (await systemResolver(host)).map((a) => a.address),
   });
   const monitor = new HealthMonitor({
     partners: storage.partners,

@@ -11,6 +11,8 @@ describe('loadThreePConnectorConfig', () => {
       PARTNER_CALL_TIMEOUT_MS: 5_000,
       QUEUE_POLL_MS: 1_000,
       QUEUE_MAX_BACKOFF_MS: 300_000,
+      PARTNER_ALLOWED_HOSTS: '',
+      PARTNER_MAX_RESPONSE_BYTES: 8 * 1024 * 1024,
     });
     expect(sut.PARTNER_CREDENTIALS_KEY).toBeUndefined();
   });
@@ -36,5 +38,20 @@ describe('loadThreePConnectorConfig', () => {
     }
     expect(message).toMatch(/PARTNER_CREDENTIALS_KEY/);
     expect(message).not.toContain(key);
+  });
+
+  it('reads the partner egress settings and refuses a malformed range', () => {
+    expect(
+      loadThreePConnectorConfig({
+        PARTNER_ALLOWED_HOSTS: '127.0.0.1, partner-reference 10.20.0.0/16',
+        PARTNER_MAX_RESPONSE_BYTES: '65536',
+      }),
+    ).toMatchObject({
+      PARTNER_ALLOWED_HOSTS: '127.0.0.1, partner-reference 10.20.0.0/16',
+      PARTNER_MAX_RESPONSE_BYTES: 65_536,
+    });
+    expect(() => loadThreePConnectorConfig({ PARTNER_ALLOWED_HOSTS: '10.0.0.0/99' })).toThrow(
+      /PARTNER_ALLOWED_HOSTS/,
+    );
   });
 });

@@ -44,6 +44,8 @@ describeIntegration('3p-connector with real Kafka and Mongo', ({ kafkaBrokers, m
       QUEUE_POLL_MS: '100',
       HEALTH_INTERVAL_MS: '60000',
       PARTNER_CALL_TIMEOUT_MS: '1000',
+      // The fake partner listens on loopback, which partner calls refuse unless listed.
+      PARTNER_ALLOWED_HOSTS: '127.0.0.1',
       ORDER_CANCELLED_GROUP: `3p-connector-int-${suffix}`,
     });
     const infra = { name: '3p-connector', logger, bus, mongo: connection };

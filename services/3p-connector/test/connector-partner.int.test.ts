@@ -49,7 +49,7 @@ describeIntegration('3p-connector against partner-reference', ({ kafkaBrokers, m
     const config = partnerReferenceService.loadConfig({
       HTTP_PORT: String(partnerPort),
       GRPC_PORT: '0',
-      ADMIN_TOKEN: adminToken,
+      PARTNER_ADMIN_TOKEN: adminToken,
       PARTNER_CLIENT_ID: client.id,
       PARTNER_CLIENT_SECRET: client.secret,
       PARTNER_SEED_DEMO: 'false',
@@ -175,6 +175,8 @@ describeIntegration('3p-connector against partner-reference', ({ kafkaBrokers, m
       QUEUE_POLL_MS: '100',
       HEALTH_INTERVAL_MS: '60000',
       PARTNER_CALL_TIMEOUT_MS: '1500',
+      // partner-reference listens on loopback, which partner calls refuse unless listed.
+      PARTNER_ALLOWED_HOSTS: '127.0.0.1',
       ORDER_CANCELLED_GROUP: `cp-int-order-cancelled-${suffix}`,
       LOG_LEVEL: 'silent',
     });

@@ -115,6 +115,7 @@ beforeEach(async () => {
     HEALTH_INTERVAL_MS: '200',
     QUEUE_POLL_MS: '50',
     PARTNER_CALL_TIMEOUT_MS: '1000',
+    PARTNER_ALLOWED_HOSTS: '127.0.0.1',
     LOG_LEVEL: 'silent',
   });
   const infra = { name: '3p-connector', logger, bus, mongo: undefined };
@@ -271,6 +272,61 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
       queued: false,
       order: { status: 'PARTNER_ORDER_STATUS_CANCELLED', orderId: 'order-1' },
     });
+  });
+
+  it('refuses partner URLs on addresses not listed in PARTNER_ALLOWED_HOSTS at registration', async () => {
+    // 127.0.0.1 is in this test's PARTNER_ALLOWED_HOSTS (the fake partner); the rest of loopback
+    // is not. Only loopback here: should the rule ever break, the registered partner's import must
+    // not send anything off this machine (the link-local and private cases, 169.254.169.254 and
+    // 10.0.0.1, are in registry.unit.test.ts, whose imports are stubbed, and
+    // partner-egress.unit.test.ts, on a dispatcher without network).
+    for (const baseUrl of ['http://127.0.0.2:9/v1', 'http://[::1]:9/v1', 'http://localhost:9/v1']) {
+      await expect(
+        callUnary(admin, 'registerPartner', {
+          name: 'Inward',
+          baseUrl,
+          authUrl: fake.authUrl,
+          clientId: fake.clientId,
+          clientSecret: fake.clientSecret,
+          venues: ['V1'],
+        }),
+      ).rejects.toMatchObject({
+        kind: 'invalid_argument',
+        message: expect.stringContaining('base_url must name a public host'),
+      });
+    }
+    expect((await callUnary(admin, 'listPartners', {})).partners).toEqual([]);
+  });
+
+  it("keeps a partner's own error text out of the answer", async () => {
+    const { eventId } = await registerAndImport();
+    fake.on('POST', /^\/bookings$/, {
+      status: 410,
+      body: { id: 303, message: 'upstream db 10.9.8.7 says: internal-detail-xyz' },
+    });
+    const refused = await callUnary(connector, 'createBooking', {
+      eventId,
+      cartId: 'cart-2',
+      lines: [
+        {
+          areaId: 'A1',
+          priceLevelId: 'PL1',
+          priceTypeId: 'ADULT',
+          quantity: 1,
+          seatIds: [],
+          accessCode: '',
+        },
+      ],
+      language: 'en-us',
+      channelType: 'INTERNET',
+    }).then(
+      () => undefined,
+      (error: unknown) => error as { kind: string; message: string },
+    );
+    expect(refused).toMatchObject({ kind: 'resource_exhausted' });
+    expect(refused!.message).toContain('error id 303');
+    expect(JSON.stringify(refused)).not.toContain('internal-detail-xyz');
+    expect(refused!.message).not.toContain('internal-detail-xyz');
   });
 
   it('tells which price types a password opens, without ever answering the codes', async () => {

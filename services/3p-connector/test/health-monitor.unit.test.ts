@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createLogger } from '@marquee/platform/logger';
 import { createServiceStores } from '@marquee/platform/store';
 import { createPartnerApiFactory } from '../src/adapters/partner-http.js';
+import { egressPolicy } from '../src/domain/egress.js';
 import { createSecretBox } from '../src/adapters/secret-box.js';
 import { createConnectorStorage } from '../src/adapters/stores.js';
 import { HealthMonitor, Scheduler } from '../src/app/health-monitor.js';
@@ -34,7 +35,12 @@ async function setup() {
     createdAt: new Date(),
   });
   const imports: [string, readonly string[]][] = [];
-  const api = createPartnerApiFactory(secrets, { timeoutMs: 500, logger, maxAttempts: 1 });
+  const api = createPartnerApiFactory(secrets, {
+    timeoutMs: 500,
+    logger,
+    maxAttempts: 1,
+    egress: egressPolicy({ requireHttps: false, allowedHosts: '127.0.0.1' }),
+  });
   const sut = new HealthMonitor({
     partners: storage.partners,
     api,

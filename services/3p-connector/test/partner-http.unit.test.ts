@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger, runWithCorrelationId } from '@marquee/platform/logger';
 import { PartnerHttpClient, type PartnerCallError } from '../src/adapters/partner-http.js';
+import { egressPolicy } from '../src/domain/egress.js';
 import { FakePartner } from './support/fake-partner.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
@@ -36,7 +37,13 @@ const client = (options: Partial<ConstructorParameters<typeof PartnerHttpClient>
       clientId: fake.clientId,
       clientSecret: () => fake.clientSecret,
     },
-    { timeoutMs: 2_000, logger, retryDelayMs: 1, ...options },
+    {
+      timeoutMs: 2_000,
+      logger,
+      retryDelayMs: 1,
+      egress: egressPolicy({ requireHttps: false, allowedHosts: '127.0.0.1' }),
+      ...options,
+    },
   );
 
 const failure = async (promise: Promise<unknown>) =>

@@ -5,8 +5,15 @@ import { randomIds } from '../src/adapters/ids.js';
 import { createSecretBox } from '../src/adapters/secret-box.js';
 import { createConnectorStorage } from '../src/adapters/stores.js';
 import { PartnerRegistry } from '../src/app/registry.js';
+import { egressPolicy } from '../src/domain/egress.js';
 
-function setup() {
+function setup(
+  options: {
+    production?: boolean;
+    allowedHosts?: string;
+    resolveHost?: (host: string) => Promise<string[]>;
+  } = {},
+) {
   const secrets = createSecretBox(randomBytes(32));
   const storage = createConnectorStorage(createServiceStores(undefined), secrets);
   const started: [string, readonly string[]][] = [];
@@ -18,6 +25,11 @@ function setup() {
     ids: randomIds,
     clock: () => new Date('2026-01-01T00:00:00Z'),
     imports: { importVenues: (id, venues) => started.push([id, venues]) },
+    egress: egressPolicy({
+      requireHttps: options.production ?? false,
+      allowedHosts: options.allowedHosts ?? '',
+    }),
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
   });
   return { sut, storage, secrets, started };
 }
@@ -57,6 +69,117 @@ describe('PartnerRegistry', () => {
     const { sut } = setup();
     await expect(sut.register({ ...registration, ...change })).rejects.toMatchObject({
       kind: 'invalid_argument',
+    });
+  });
+
+  describe('egress rules at registration', () => {
+    it.each([
+      ['loopback', 'http://127.0.0.1:8090/v1', /loopback/],
+      ['the cloud metadata endpoint (link-local)', 'http://169.254.169.254/latest', /linkLocal/],
+      ['a private (RFC 1918) address', 'http://10.0.0.1/v1', /private/],
+      ['a private 192.168 address', 'https://192.168.1.20/v1', /private/],
+      ['a CGNAT address', 'https://100.64.0.1/v1', /carrierGradeNat/],
+      ['IPv6 loopback', 'http://[::1]:8090/v1', /loopback/],
+      ['an IPv6 unique-local (ULA) address', 'https://[fd00::1]/v1', /uniqueLocal/],
+      ['an IPv4-mapped IPv6 private address', 'https://[::ffff:10.0.0.1]/v1', /private/],
+      ['an unspecified address', 'http://0.0.0.0:8090/v1', /unspecified/],
+      ['localhost', 'http://localhost:8090/v1', /internal name/],
+      ['localhost with a root dot', 'http://LOCALHOST.:8090/v1', /internal name/],
+      [
+        'a cluster service name',
+        'http://partner-reference.marquee.svc.cluster.local/v1',
+        /internal name/,
+      ],
+      ['a single-label name', 'http://partner-reference:8090/v1', /single-label/],
+      ['a metadata host name', 'http://metadata.google.internal/v1', /internal name/],
+    ])(
+      'refuses a base URL on %s with a clear invalid_argument',
+      async (_label, baseUrl, reason) => {
+        const { sut, storage, started } = setup();
+        const refused = sut.register({ ...registration, baseUrl });
+        await expect(refused).rejects.toMatchObject({
+          kind: 'invalid_argument',
+          message: expect.stringMatching(/^base_url must name a public host: /),
+          details: { field: 'base_url' },
+        });
+        await expect(refused).rejects.toThrow(reason);
+        expect(await storage.partners.list()).toEqual([]);
+        expect(started).toEqual([]);
+      },
+    );
+
+    it('refuses an internal token URL as well (the client secret is POSTed there)', async () => {
+      const { sut } = setup();
+      await expect(
+        sut.register({ ...registration, authUrl: 'http://169.254.169.254/oauth/token' }),
+      ).rejects.toMatchObject({ kind: 'invalid_argument', details: { field: 'auth_url' } });
+    });
+
+    it('refuses a host name that resolves to a private address', async () => {
+      const looked: string[] = [];
+      const { sut } = setup({
+        resolveHost: async (host) => {
+          looked.push(host);
+          return host === 'partner.example' ? ['93.184.215.14', '10.0.0.1'] : ['93.184.215.14'];
+        },
+      });
+      await expect(sut.register(registration)).rejects.toMatchObject({
+        kind: 'invalid_argument',
+        message: expect.stringContaining('partner.example resolves to a private address'),
+      });
+      expect(looked).toContain('partner.example');
+    });
+
+    it('accepts a name that resolves to public addresses only, or does not resolve yet', async () => {
+      const publicOnly = setup({ resolveHost: async () => ['8.8.8.8', '2001:4860:4860::8888'] });
+      await expect(publicOnly.sut.register(registration)).resolves.toMatchObject({
+        baseUrl: 'https://partner.example/v1',
+      });
+      const unresolved = setup({
+        resolveHost: () => Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' })),
+      });
+      await expect(unresolved.sut.register(registration)).resolves.toBeDefined();
+    });
+
+    it('accepts hosts listed in PARTNER_ALLOWED_HOSTS (names, addresses, ranges)', async () => {
+      const { sut } = setup({
+        allowedHosts: '127.0.0.1, [::1] partner-reference,10.20.0.0/16',
+        resolveHost: async () => ['10.0.0.1'],
+      });
+      for (const baseUrl of [
+        'http://127.0.0.1:8090/v1',
+        'http://[::1]:8090/v1',
+        'http://partner-reference:8090/v1',
+        'http://10.20.3.4/v1',
+      ]) {
+        await expect(
+          sut.register({ ...registration, baseUrl, authUrl: `${baseUrl}/token` }),
+        ).resolves.toMatchObject({ baseUrl });
+      }
+      await expect(
+        sut.register({ ...registration, baseUrl: 'http://10.0.0.1/v1' }),
+      ).rejects.toMatchObject({ kind: 'invalid_argument' });
+    });
+
+    it('requires https in production, except to hosts listed in PARTNER_ALLOWED_HOSTS', async () => {
+      const { sut } = setup({ production: true, allowedHosts: '127.0.0.1' });
+      await expect(
+        sut.register({ ...registration, baseUrl: 'http://partner.example/v1' }),
+      ).rejects.toMatchObject({
+        kind: 'invalid_argument',
+        message: expect.stringMatching(/^base_url must be an https URL/),
+      });
+      await expect(
+        sut.register({ ...registration, baseUrl: 'http://10.0.0.1/v1' }),
+      ).rejects.toMatchObject({ kind: 'invalid_argument' });
+      await expect(sut.register(registration)).resolves.toBeDefined();
+      await expect(
+        sut.register({
+          ...registration,
+          baseUrl: 'http://127.0.0.1:8090/v1',
+          authUrl: 'http://127.0.0.1:8090/oauth/token',
+        }),
+      ).resolves.toBeDefined();
     });
   });
 

@@ -92,7 +92,7 @@ describeIntegration(
       const partnerConfig = partnerReferenceService.loadConfig({
         HTTP_PORT: '0',
         GRPC_PORT: '0',
-        ADMIN_TOKEN: adminToken,
+        PARTNER_ADMIN_TOKEN: adminToken,
         PARTNER_CLIENT_ID: client.id,
         PARTNER_CLIENT_SECRET: client.secret,
         PARTNER_SEED_DEMO: 'false',
@@ -184,6 +184,7 @@ describeIntegration(
           PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64'),
           HEALTH_INTERVAL_MS: '60000',
           PARTNER_CALL_TIMEOUT_MS: '20000',
+          PARTNER_ALLOWED_HOSTS: '127.0.0.1',
           ORDER_CANCELLED_GROUP: `commerce-int-cancel-${suffix}`,
           LOG_LEVEL: 'silent',
         }),

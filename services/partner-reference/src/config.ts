@@ -10,8 +10,17 @@ export const configSchema = serviceConfigSchema({
   httpPort: 8090,
   grpcPort: 50060,
 }).extend({
-  /** Bearer token of the back office; required in production (checked in service.ts), generated otherwise. */
-  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * Bearer token of the back office, its own: a reference partner is not part of the platform, so
+   * the platform's ADMIN_TOKEN never opens it. Required in production (checked in service.ts),
+   * generated otherwise.
+   */
+  PARTNER_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * The platform's admin token, when the environment carries one (a shared env file, `pnpm
+   * stack`): read only to refuse a PARTNER_ADMIN_TOKEN equal to it.
+   */
+  ADMIN_TOKEN: z.string().optional(),
   /** The OAuth client the platform uses; both generated (and printed once) when unset. */
   PARTNER_CLIENT_ID: z
     .string()

@@ -21,12 +21,13 @@ export const partnerReferenceService: ServiceDefinition<PartnerReferenceConfig> 
   uses: { bus: false },
   loadConfig: loadPartnerReferenceConfig,
   compose: composePartnerReference,
-  // In a development run: the demo partner, on the run's partner port, with the run's admin token
-  // and an OAuth client the run registers with the connector (`shared`).
+  // In a development run: the demo partner, on the run's partner port, with a back-office token
+  // and an OAuth client of the run (`shared`: the run lists its venues and registers it with the
+  // connector). Not the run's admin token: the partner's back office is not the platform's.
   development: {
     publicPort: 'partner',
     env: (run) => ({
-      ADMIN_TOKEN: run.adminToken,
+      PARTNER_ADMIN_TOKEN: run.shared('PARTNER_ADMIN_TOKEN'),
       PARTNER_CLIENT_ID: run.shared('PARTNER_CLIENT_ID'),
       PARTNER_CLIENT_SECRET: run.shared('PARTNER_CLIENT_SECRET'),
       PARTNER_SEED_DEMO: 'true',

@@ -38,12 +38,20 @@ export async function buildPartnerReference(
   const print = (line: string) => {
     if (!options.quiet) console.log(line);
   };
-  let adminToken = config.ADMIN_TOKEN;
+  let adminToken = config.PARTNER_ADMIN_TOKEN;
   if (adminToken === undefined) {
     if (config.NODE_ENV === 'production')
-      throw new Error('ADMIN_TOKEN (or ADMIN_TOKEN_FILE) is required in production');
+      throw new Error(
+        'PARTNER_ADMIN_TOKEN (or PARTNER_ADMIN_TOKEN_FILE) is required in production',
+      );
     adminToken = randomBytes(24).toString('base64url');
-    print(`partner-reference: ADMIN_TOKEN not set; generated back-office token: ${adminToken}`);
+    print(
+      `partner-reference: PARTNER_ADMIN_TOKEN not set; generated back-office token: ${adminToken}`,
+    );
+  } else if (config.ADMIN_TOKEN !== undefined && adminToken === config.ADMIN_TOKEN) {
+    throw new Error(
+      "PARTNER_ADMIN_TOKEN must differ from the platform's ADMIN_TOKEN (the back office has its own)",
+    );
   }
   const clientId = config.PARTNER_CLIENT_ID ?? `partner-client-${randomBytes(6).toString('hex')}`;
   let clientSecret = config.PARTNER_CLIENT_SECRET;

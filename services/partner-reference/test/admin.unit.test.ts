@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadPartnerReferenceConfig, shouldSeedDemo } from '../src/config.js';
 import { buildPartnerReference } from '../src/service.js';
 import { eventBody, inDays, ManualClock, venueBody } from './fixtures.js';
-import { httpHarness, type HttpHarness } from './http.js';
+import { httpHarness, PLATFORM_ADMIN_TOKEN, type HttpHarness } from './http.js';
 
 let h: HttpHarness;
 let clock: ManualClock;
@@ -44,6 +44,20 @@ describe('the back office', () => {
       headers: { authorization: 'Bearer not-the-token' },
     });
     expectAdminError(wrong, 401, 'unauthenticated');
+  });
+
+  it("refuses the platform's admin token: the back office has its own (PARTNER_ADMIN_TOKEN)", async () => {
+    // The harness starts it with both in the environment, as `pnpm stack` and a shared env file do.
+    for (const method of ['GET', 'POST'] as const) {
+      const platform = await h.http.inject({
+        method,
+        url: '/admin/v1/venues',
+        headers: { authorization: `Bearer ${PLATFORM_ADMIN_TOKEN}` },
+        ...(method === 'POST' ? { payload: venueBody({ id: 'V-PLATFORM', gaCapacity: 1 }) } : {}),
+      });
+      expectAdminError(platform, 401, 'unauthenticated');
+    }
+    expect((await admin('GET', '/venues')).json()).toEqual({ venues: [] });
   });
 
   it('creates venues with their manifests and lists them', async () => {
@@ -176,11 +190,32 @@ describe('the back office', () => {
 describe('configuration', () => {
   const logger = createLogger({ service: 'test', level: 'silent' });
 
-  it('refuses to start in production without ADMIN_TOKEN', async () => {
-    const config = loadPartnerReferenceConfig({ NODE_ENV: 'production' });
+  it('refuses to start in production without PARTNER_ADMIN_TOKEN, the platform one being no substitute', async () => {
+    const config = loadPartnerReferenceConfig({
+      NODE_ENV: 'production',
+      ADMIN_TOKEN: 'platform-admin-token-0123456789',
+    });
     await expect(
       buildPartnerReference({ mongo: undefined, logger }, config, { quiet: true }),
-    ).rejects.toThrow(/ADMIN_TOKEN/);
+    ).rejects.toThrow(/PARTNER_ADMIN_TOKEN/);
+  });
+
+  it("refuses a PARTNER_ADMIN_TOKEN equal to the platform's ADMIN_TOKEN", async () => {
+    const shared = 'the-same-token-0123456789';
+    const config = loadPartnerReferenceConfig({
+      PARTNER_ADMIN_TOKEN: shared,
+      ADMIN_TOKEN: shared,
+    });
+    await expect(
+      buildPartnerReference({ mongo: undefined, logger }, config, { quiet: true }),
+    ).rejects.toThrow(/must differ from the platform's ADMIN_TOKEN/);
+  });
+
+  it("generates its own back-office token in development even when the platform's is set", async () => {
+    const platform = 'platform-admin-token-0123456789';
+    const config = loadPartnerReferenceConfig({ ADMIN_TOKEN: platform });
+    const sut = await buildPartnerReference({ mongo: undefined, logger }, config, { quiet: true });
+    expect(sut.adminToken).not.toBe(platform);
   });
 
   it('seeds the demo by default only outside production on memory storage', () => {

@@ -7,6 +7,8 @@ import { buildPartnerReference, type PartnerReference } from '../src/service.js'
 import type { ManualClock } from './fixtures.js';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
+/** The platform's admin token, present in the environment too: it must not open the back office. */
+export const PLATFORM_ADMIN_TOKEN = 'platform-admin-token-0123456789';
 export const CLIENT_ID = 'platform-client';
 export const CLIENT_SECRET = 'platform-client-secret-0123456789';
 
@@ -26,7 +28,8 @@ export async function httpHarness(
 ): Promise<HttpHarness> {
   const logger = createLogger({ service: 'partner-reference-test', level: 'silent' });
   const config = loadPartnerReferenceConfig({
-    ADMIN_TOKEN,
+    PARTNER_ADMIN_TOKEN: ADMIN_TOKEN,
+    ADMIN_TOKEN: PLATFORM_ADMIN_TOKEN,
     PARTNER_CLIENT_ID: CLIENT_ID,
     PARTNER_CLIENT_SECRET: CLIENT_SECRET,
     ...options.env,

@@ -13,7 +13,7 @@ describe('partnerReferenceService', () => {
     const config = partnerReferenceService.loadConfig({
       HTTP_PORT: '0',
       GRPC_PORT: '0',
-      ADMIN_TOKEN,
+      PARTNER_ADMIN_TOKEN: ADMIN_TOKEN,
       PARTNER_CLIENT_ID: CLIENT_ID,
       PARTNER_CLIENT_SECRET: CLIENT_SECRET,
     });

@@ -46,6 +46,17 @@ PodDisruptionBudget and (when networkPolicy.enabled) NetworkPolicy.
      files/node-options.yaml by scripts/generate-node-options.ts. Values' env may still set it. */ -}}
 {{- $nodeOptions := $root.Files.Get "files/node-options.yaml" | fromYaml -}}
 {{- with get $nodeOptions $name -}}{{- $_ := set $cfg "NODE_OPTIONS" (toString .) -}}{{- end -}}
+{{- /* The connector refuses internal partner hosts unless listed: the in-cluster partners it is
+     given through `calls` (partner-reference) are listed by their Service name, plus the values'
+     `partnerAllowedHosts`. */ -}}
+{{- if $s.partnerEgress -}}
+{{- $allowed := list -}}
+{{- range $callee := include "marquee.calls" $ctx | fromJsonArray -}}
+{{- $allowed = append $allowed (include "marquee.svcFullname" (dict "root" $root "name" $callee)) -}}
+{{- end -}}
+{{- $allowed = concat $allowed ($s.partnerAllowedHosts | default list) -}}
+{{- $_ := set $cfg "PARTNER_ALLOWED_HOSTS" (join "," $allowed) -}}
+{{- end -}}
 {{- range $k, $v := $g.env -}}{{- $_ := set $cfg $k (toString $v) -}}{{- end -}}
 {{- range $k, $v := $s.env -}}{{- $_ := set $cfg $k (toString $v) -}}{{- end -}}
 ---
@@ -352,7 +363,8 @@ spec:
   podSelector:
     matchLabels:
       {{- include "marquee.selectorLabels" $ctx | nindent 6 }}
-  policyTypes: [Ingress]
+  {{- $egress := $root.Values.networkPolicy.egress }}
+  policyTypes: [Ingress{{ if $egress.enabled }}, Egress{{ end }}]
   ingress:
     {{- if $s.externalIngress }}
     {{- $from := $root.Values.networkPolicy.externalFrom | default list }}
@@ -387,5 +399,61 @@ spec:
     {{- with $root.Values.networkPolicy.extraIngress }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
+  {{- if $egress.enabled }}
+  {{- /* Where an unlisted peer list leaves a port open: every address but link-local (the cloud
+       metadata endpoint). Narrow it with the `to` of the values. */ -}}
+  {{- $anywhere := list (dict "ipBlock" (dict "cidr" "0.0.0.0/0" "except" (list "169.254.0.0/16"))) (dict "ipBlock" (dict "cidr" "::/0" "except" (list "fe80::/10"))) }}
+  egress:
+    # name resolution
+    - to:
+        {{- toYaml $egress.dns.to | nindent 8 }}
+      ports:
+        {{- toYaml $egress.dns.ports | nindent 8 }}
+    # Kafka brokers
+    - to:
+        {{- toYaml ($egress.kafka.to | default $anywhere) | nindent 8 }}
+      ports:
+        {{- toYaml $egress.kafka.ports | nindent 8 }}
+    {{- if ne $db "-" }}
+    # MongoDB
+    - to:
+        {{- toYaml ($egress.mongo.to | default $anywhere) | nindent 8 }}
+      ports:
+        {{- toYaml $egress.mongo.ports | nindent 8 }}
+    {{- end }}
+    {{- if $egress.otlp.enabled }}
+    # OpenTelemetry collector
+    - to:
+        {{- toYaml ($egress.otlp.to | default $anywhere) | nindent 8 }}
+      ports:
+        {{- toYaml $egress.otlp.ports | nindent 8 }}
+    {{- end }}
+    {{- range $callee := include "marquee.calls" $ctx | fromJsonArray }}
+    # {{ $callee }} (called)
+    - to:
+        - podSelector:
+            matchLabels:
+              {{- include "marquee.selectorLabels" (dict "root" $root "name" $callee) | nindent 14 }}
+      ports:
+        {{- $cs := include "marquee.svcValues" (dict "root" $root "name" $callee) | fromJson }}
+        - port: {{ $cs.ports.http | int }}
+          protocol: TCP
+        - port: {{ $cs.ports.grpc | int }}
+          protocol: TCP
+    {{- end }}
+    {{- if and $s.partnerEgress $egress.partners.cidrs }}
+    # partner systems (their 3P API and token endpoint), nothing else outside the cluster
+    - to:
+        {{- range $cidr := $egress.partners.cidrs }}
+        - ipBlock:
+            cidr: {{ ternary $cidr (printf "%s/%s" $cidr (ternary "128" "32" (contains ":" $cidr))) (contains "/" $cidr) }}
+        {{- end }}
+      ports:
+        {{- toYaml $egress.partners.ports | nindent 8 }}
+    {{- end }}
+    {{- with $egress.extra }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  {{- end }}
 {{- end }}
 {{- end -}}

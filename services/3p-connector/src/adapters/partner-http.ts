@@ -36,7 +36,10 @@ import type {
 } from '../app/ports.js';
 import type { ErrorKind } from '../domain/errors.js';
 import type { Partner } from '../domain/partner.js';
+import { checkPartnerUrl, type EgressPolicy } from '../domain/egress.js';
 import { kindOfPartnerError } from '../domain/partner-errors.js';
+import { ConnectorError } from '../domain/errors.js';
+import { egressAgent, type Resolver } from './egress-agent.js';
 import { TokenCache } from './token-cache.js';
 
 /** A failed partner call: an AppError (kind → gRPC status) with what the use cases need to know. */
@@ -46,6 +49,11 @@ export class PartnerCallError extends AppError implements PartnerFailure {
   readonly outcomeUnknown: boolean;
   readonly transient: boolean;
   readonly correlationId: string;
+  /**
+   * Why the egress policy refused the call (for the log and tests; kept out of the message, which
+   * may reach a public answer through cart).
+   */
+  refusal: string | undefined;
 
   constructor(
     kind: ErrorKind,
@@ -59,6 +67,8 @@ export class PartnerCallError extends AppError implements PartnerFailure {
       transient: boolean;
       correlationId: string;
       circuitOpen?: boolean;
+      egressRefused?: boolean;
+      tooLarge?: boolean;
     },
   ) {
     super(kind, message, {
@@ -69,6 +79,8 @@ export class PartnerCallError extends AppError implements PartnerFailure {
         ...(facts.partnerErrorId !== undefined ? { partnerErrorId: facts.partnerErrorId } : {}),
         ...(facts.outcomeUnknown ? { outcomeUnknown: true } : {}),
         ...(facts.circuitOpen ? { circuitOpen: true } : {}),
+        ...(facts.egressRefused ? { egressRefused: true } : {}),
+        ...(facts.tooLarge ? { answerTooLarge: true } : {}),
       },
     });
     this.name = 'PartnerCallError';
@@ -77,6 +89,7 @@ export class PartnerCallError extends AppError implements PartnerFailure {
     this.outcomeUnknown = facts.outcomeUnknown ?? false;
     this.transient = facts.transient;
     this.correlationId = facts.correlationId;
+    this.refusal = undefined;
   }
 }
 
@@ -91,9 +104,19 @@ export interface PartnerHttpOptions {
   listingTimeoutMs?: number;
   logger: Logger;
   /**
-   * Where requests go out: undici's shared keep-alive agent by default. undici's own `request`
-   * rather than the global `fetch` (the same library under a WHATWG layer): measured at about a
-   * third of fetch's CPU per call, and the connector makes two partner calls per reserve.
+   * Which partner addresses may be called (PARTNER_ALLOWED_HOSTS, https in production): checked
+   * on the URL before every call and on the resolved address of every new connection.
+   */
+  egress: EgressPolicy;
+  /** How host names are resolved (tests give names their own addresses); `dns.lookup` by default. */
+  resolver?: Resolver;
+  /** Largest partner answer read, in bytes (PARTNER_MAX_RESPONSE_BYTES, default 8 MiB). */
+  maxResponseBytes?: number;
+  /**
+   * Where requests go out: by default an undici keep-alive agent whose connections go through the
+   * egress check (`egressAgent`). undici's own `request` rather than the global `fetch` (the same
+   * library under a WHATWG layer): measured at about a third of fetch's CPU per call, and the
+   * connector makes two partner calls per reserve.
    */
   dispatcher?: Dispatcher;
   /** Consecutive partner faults that open the circuit (default 5). */
@@ -125,6 +148,11 @@ type Answer<S> = S extends TSchema ? Static<S> : void;
 /** Errors of a request that prove it never left (nothing can have been executed). */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+/** A partner's own error text kept for the log: bounded, one line. */
+const forLog = (text: string): string => text.replace(/\s+/g, ' ').slice(0, 300);
+
 const enc = encodeURIComponent;
 
 /**
@@ -136,8 +164,9 @@ const enc = encodeURIComponent;
 export class PartnerHttpClient implements PartnerApi {
   readonly breaker: CircuitBreakerPolicy;
   private readonly tokens: TokenCache;
-  private readonly dispatcher: Dispatcher | undefined;
+  private readonly dispatcher: Dispatcher;
   private readonly log: Logger;
+  private readonly maxResponseBytes: number;
 
   constructor(
     private readonly partner: Pick<Partner, 'id' | 'baseUrl' | 'authUrl' | 'clientId'> & {
@@ -145,7 +174,8 @@ export class PartnerHttpClient implements PartnerApi {
     },
     private readonly options: PartnerHttpOptions,
   ) {
-    this.dispatcher = options.dispatcher;
+    this.dispatcher = options.dispatcher ?? egressAgent(options.egress, options.resolver);
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.log = options.logger.child({ partner_id: partner.id });
     this.breaker = circuitBreaker(
       handleWhen((e) => e instanceof PartnerCallError && e.transient),
@@ -465,6 +495,7 @@ export class PartnerHttpClient implements PartnerApi {
     };
     if (op.body !== undefined) headers['content-type'] = 'application/json';
     return this.fetchText(
+      'base_url',
       url.toString(),
       {
         method: op.method,
@@ -478,6 +509,7 @@ export class PartnerHttpClient implements PartnerApi {
   }
 
   private async fetchText(
+    field: 'base_url' | 'auth_url',
     url: string,
     init: { method: 'GET' | 'POST' | 'DELETE'; headers: Record<string, string>; body?: string },
     op: Pick<Operation<TSchema | undefined>, 'name' | 'method' | 'idempotent'>,
@@ -492,6 +524,13 @@ export class PartnerHttpClient implements PartnerApi {
         correlationId,
       });
     }
+    try {
+      // The URL as stored may predate the rules, or the rules may have changed since.
+      checkPartnerUrl(this.options.egress, field, url);
+    } catch (error) {
+      const reason = error instanceof ConnectorError ? error.message : String(error);
+      throw this.refused(op, reason, correlationId);
+    }
     const signal = AbortSignal.timeout(remaining);
     let answered: { status: number; text: string };
     try {
@@ -500,10 +539,44 @@ export class PartnerHttpClient implements PartnerApi {
         headers: init.headers,
         ...(init.body !== undefined ? { body: init.body } : {}),
         signal,
-        ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
+        dispatcher: this.dispatcher,
       });
-      answered = { status: response.statusCode, text: await response.body.text() };
+      const text = await this.readCapped(response);
+      if (text === undefined) {
+        this.log.warn(
+          {
+            operation: op.name,
+            http_status: response.statusCode,
+            max_bytes: this.maxResponseBytes,
+            correlation_id: correlationId,
+          },
+          'partner answer larger than PARTNER_MAX_RESPONSE_BYTES: aborted',
+        );
+        throw this.failure(
+          'unavailable',
+          `partner answer to ${op.name} exceeds ${this.maxResponseBytes} bytes`,
+          op,
+          {
+            httpStatus: response.statusCode,
+            transient: true,
+            outcomeUnknown: stateChanging && !op.idempotent,
+            correlationId,
+            tooLarge: true,
+          },
+        );
+      }
+      answered = { status: response.statusCode, text };
     } catch (error) {
+      if (error instanceof PartnerCallError) throw error;
+      const failed = error as {
+        code?: unknown;
+        reason?: unknown;
+        cause?: { code?: unknown; reason?: unknown };
+      };
+      if (failed.code === 'EGRESS_REFUSED' || failed.cause?.code === 'EGRESS_REFUSED') {
+        const reason = String(failed.reason ?? failed.cause?.reason ?? '');
+        throw this.refused(op, `${field} must name a public host: ${reason}`, correlationId);
+      }
       if (signal.aborted) {
         throw this.failure(
           'deadline_exceeded',
@@ -516,7 +589,6 @@ export class PartnerHttpClient implements PartnerApi {
           },
         );
       }
-      const failed = error as { code?: unknown; cause?: { code?: unknown } };
       const code = String(failed.code ?? failed.cause?.code ?? '');
       throw this.failure('unavailable', `${op.name} failed: ${code || 'network error'}`, op, {
         transient: true,
@@ -572,8 +644,23 @@ export class PartnerHttpClient implements PartnerApi {
     const body = checkAnswer(ErrorBody, json);
     const partnerErrorId = body.ok ? body.value.id : undefined;
     const kind = kindOfPartnerError(status, partnerErrorId);
-    const message = body.ok ? body.value.message : `HTTP ${status}`;
-    throw this.failure(kind, `partner refused ${op.name}: ${message}`, op, {
+    // The partner's own text stays in the log: what it says is not ours to pass on (it may be
+    // anything a misdirected URL answers), the error id and status carry the meaning.
+    this.log.info(
+      {
+        operation: op.name,
+        http_status: status,
+        partner_error_id: partnerErrorId,
+        partner_message: forLog(body.ok ? body.value.message : text),
+        correlation_id: correlationId,
+      },
+      'partner refused a call',
+    );
+    const what =
+      partnerErrorId === undefined
+        ? `HTTP ${status}`
+        : `error id ${partnerErrorId}, HTTP ${status}`;
+    throw this.failure(kind, `partner refused ${op.name} (${what})`, op, {
       httpStatus: status,
       partnerErrorId,
       transient: status >= 500 || kind === 'unavailable',
@@ -590,6 +677,7 @@ export class PartnerHttpClient implements PartnerApi {
       client_secret: this.partner.clientSecret(),
     });
     const response = await this.fetchText(
+      'auth_url',
       this.partner.authUrl,
       {
         method: 'POST',
@@ -641,6 +729,47 @@ export class PartnerHttpClient implements PartnerApi {
     };
   }
 
+  /**
+   * Reads the answer while it streams and gives up (destroying the connection) past
+   * `maxResponseBytes`: undefined then. A declared `content-length` over the cap is refused before
+   * reading anything.
+   */
+  private async readCapped(response: Dispatcher.ResponseData): Promise<string | undefined> {
+    const max = this.maxResponseBytes;
+    const declared = Number(response.headers['content-length']);
+    if (Number.isFinite(declared) && declared > max) {
+      response.body.destroy();
+      return undefined;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > max) {
+        response.body.destroy();
+        return undefined;
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks, size).toString('utf8');
+  }
+
+  /** A call the egress policy refuses: not sent, not retried, not a partner fault. */
+  private refused(op: { name: string }, reason: string, correlationId: string): PartnerCallError {
+    this.log.warn(
+      { operation: op.name, reason, correlation_id: correlationId },
+      'partner call refused by the egress policy',
+    );
+    const error = this.failure(
+      'failed_precondition',
+      `partner call refused: the partner's address is not allowed (PARTNER_ALLOWED_HOSTS)`,
+      op,
+      { transient: false, correlationId, egressRefused: true },
+    );
+    error.refusal = reason;
+    return error;
+  }
+
   private failure(
     kind: ErrorKind,
     message: string,
@@ -652,6 +781,8 @@ export class PartnerHttpClient implements PartnerApi {
       transient: boolean;
       correlationId: string;
       circuitOpen?: boolean;
+      egressRefused?: boolean;
+      tooLarge?: boolean;
     },
   ): PartnerCallError {
     return new PartnerCallError(kind, message, {
@@ -668,6 +799,11 @@ export function createPartnerApiFactory(
   options: PartnerHttpOptions,
 ): PartnerApiFactory & { clientOf(partnerId: string): PartnerHttpClient | undefined } {
   const clients = new Map<string, { key: string; client: PartnerHttpClient }>();
+  // One connection pool for every partner, each new connection through the egress check.
+  const shared = {
+    ...options,
+    dispatcher: options.dispatcher ?? egressAgent(options.egress, options.resolver),
+  };
   return {
     forPartner(partner) {
       const key = `${partner.baseUrl} ${partner.authUrl} ${partner.clientId} ${partner.clientSecret.data}`;
@@ -681,7 +817,7 @@ export function createPartnerApiFactory(
           clientId: partner.clientId,
           clientSecret: () => secrets.decrypt(partner.clientSecret),
         },
-        options,
+        shared,
       );
       clients.set(partner.id, { key, client });
       return client;

@@ -1,4 +1,10 @@
 import type { QueuedCancel } from '../domain/cancel-queue.js';
+import {
+  addressRefusal,
+  checkPartnerUrl,
+  isIpLiteral,
+  type EgressPolicy,
+} from '../domain/egress.js';
 import { ConnectorError } from '../domain/errors.js';
 import {
   partnerSlug,
@@ -51,12 +57,21 @@ export class PartnerRegistry {
       ids: Ids;
       clock: Clock;
       imports: ImportTrigger;
+      /** Which partner hosts are allowed (the same policy every partner call is checked against). */
+      egress: EgressPolicy;
+      /**
+       * The addresses of a host name, to refuse at once a name that resolves inside the network
+       * (a name that does not resolve yet is accepted: every call checks again).
+       */
+      resolveHost?: (host: string) => Promise<string[]>;
     },
   ) {}
 
   /** Stores the partner (secret encrypted) and starts the import of its venues in the background. */
   async register(input: Registration): Promise<Partner> {
     const registration = validateRegistration(input);
+    await this.checkAddresses('base_url', registration.baseUrl);
+    await this.checkAddresses('auth_url', registration.authUrl);
     const { partners, venueImports, secrets, ids, clock, imports } = this.deps;
     const partner = await partners.create({
       id: ids.partnerId(),
@@ -112,6 +127,29 @@ export class PartnerRegistry {
 
   async queuedCalls(partnerId: string): Promise<QueuedCancel[]> {
     return this.deps.queue.list(partnerId || undefined);
+  }
+
+  /** The egress rules at registration: the URL itself, then what its host name resolves to. */
+  private async checkAddresses(field: string, url: string): Promise<void> {
+    const { egress, resolveHost } = this.deps;
+    const host = checkPartnerUrl(egress, field, url);
+    if (!resolveHost || egress.allowedNames.has(host) || isIpLiteral(host)) return;
+    let addresses: string[];
+    try {
+      addresses = await resolveHost(host);
+    } catch {
+      return;
+    }
+    for (const address of addresses) {
+      const refusal = addressRefusal(egress, host, address);
+      if (refusal) {
+        throw new ConnectorError(
+          'invalid_argument',
+          `${field} must name a public host: ${refusal} (operators allow such hosts with PARTNER_ALLOWED_HOSTS)`,
+          { field },
+        );
+      }
+    }
   }
 
   private async venuesOf(partner: Partner): Promise<VenueImportState[]> {

@@ -31,7 +31,7 @@ const VenueQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** The back office under `/admin/v1`, behind `Authorization: Bearer <ADMIN_TOKEN>`. */
+/** The back office under `/admin/v1`, behind `Authorization: Bearer <PARTNER_ADMIN_TOKEN>`. */
 export async function adminRoutes(scope: FastifyInstance, deps: AdminDependencies): Promise<void> {
   const { backOffice, app, drills } = deps;
 
