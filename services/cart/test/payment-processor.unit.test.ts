@@ -131,14 +131,61 @@ describe('Stripe processor (over the in-memory fake)', () => {
     expect(stripe.intents.size).toBe(1);
   });
 
-  it('a failed 3-D Secure is a decline (20122)', async () => {
+  it('a retry after a failed 3-D Secure asks for it again, on the same intent', async () => {
     const stripe = new FakeStripe();
     const processor = createStripeProcessor(stripe);
     await processor.authorize(input('cart-3:1', 'pm_card_authenticationRequired'));
     stripe.authenticate('pi_fake_1', false);
     await expect(
       processor.authorize(input('cart-3:1', 'pm_card_authenticationRequired')),
-    ).rejects.toMatchObject({ kind: 'failed_precondition', details: { reason: '20122' } });
+    ).resolves.toMatchObject({ status: 'requires_action', paymentId: 'pi_fake_1' });
+    // Each answer of requires_action is read again (it may be a replay); the failed one is
+    // confirmed again, which asks for a new challenge.
+    expect(stripe.requests.map((r) => r.call)).toEqual([
+      'paymentIntents.create',
+      'paymentIntents.retrieve',
+      'paymentIntents.create',
+      'paymentIntents.retrieve',
+      'paymentIntents.confirm',
+    ]);
+    stripe.authenticate('pi_fake_1', true);
+    await expect(
+      processor.authorize(input('cart-3:1', 'pm_card_authenticationRequired')),
+    ).resolves.toMatchObject({ status: 'authorized', paymentId: 'pi_fake_1' });
+    expect(stripe.intents.size).toBe(1);
+  });
+
+  it('a retry after processor trouble asks the bank again (Stripe replays the failure for the key)', async () => {
+    const stripe = new FakeStripe();
+    const processor = createStripeProcessor(stripe);
+    await expect(
+      processor.authorize(input('cart-10:1', 'pm_card_processingErrorOnce')),
+    ).rejects.toMatchObject({ kind: 'unavailable', details: { reason: '20001' } });
+    await expect(
+      processor.authorize(input('cart-10:1', 'pm_card_processingErrorOnce')),
+    ).resolves.toMatchObject({ status: 'authorized', paymentId: 'pi_fake_1' });
+    expect(stripe.keys('paymentIntents.create')).toEqual([
+      authorizeKey('cart-10:1', 'pm_card_processingErrorOnce'),
+      authorizeKey('cart-10:1', 'pm_card_processingErrorOnce'),
+    ]);
+    expect(stripe.keys('paymentIntents.confirm')).toHaveLength(1);
+    expect(stripe.intents.size).toBe(1);
+  });
+
+  it('a retried decline asks the bank again and answers its decline', async () => {
+    const stripe = new FakeStripe();
+    const processor = createStripeProcessor(stripe);
+    const nonce = 'pm_card_visa_chargeDeclinedInsufficientFunds';
+    for (let i = 0; i < 2; i++)
+      await expect(processor.authorize(input('cart-11:1', nonce))).rejects.toMatchObject({
+        details: { reason: '20129' },
+      });
+    expect(stripe.requests.map((r) => r.call)).toEqual([
+      'paymentIntents.create',
+      'paymentIntents.create',
+      'paymentIntents.retrieve',
+      'paymentIntents.confirm',
+    ]);
   });
 
   it('a PaymentMethod Stripe does not know is invalid input on card.number', async () => {

@@ -29,6 +29,11 @@ export interface StripeClient {
       params?: Stripe.PaymentIntentRetrieveParams,
       options?: Stripe.RequestOptions,
     ): Promise<Stripe.PaymentIntent>;
+    confirm(
+      id: string,
+      params?: Stripe.PaymentIntentConfirmParams,
+      options?: Stripe.RequestOptions,
+    ): Promise<Stripe.PaymentIntent>;
     capture(
       id: string,
       params?: Stripe.PaymentIntentCaptureParams,
@@ -61,8 +66,9 @@ export function createStripeClient(options: {
   return new Stripe(options.secretKey, {
     apiVersion: STRIPE_API_VERSION,
     timeout: options.timeoutMs,
-    // Retried requests carry our idempotency keys, so a retry never moves money twice.
-    maxNetworkRetries: 1,
+    // No retries inside a request: a step answers within CART_PAYMENT_TIMEOUT_MS, and its caller
+    // retries (the client's payment step, commit, the sweeper's owed voids) with the same keys.
+    maxNetworkRetries: 0,
     telemetry: false,
     ...(base
       ? {
@@ -147,6 +153,13 @@ function errorOf(error: unknown): Error {
   return new AppError('internal', `Stripe failed (${error.type})`);
 }
 
+/** The intent of a card error Stripe replayed for an idempotency key it had seen. */
+function replayedFailureOf(error: unknown): string | undefined {
+  if (!(error instanceof Stripe.errors.StripeCardError)) return undefined;
+  if (error.headers?.['idempotent-replayed'] !== 'true') return undefined;
+  return error.payment_intent?.id;
+}
+
 const unexpectedState = (error: unknown): boolean =>
   error instanceof Stripe.errors.StripeError && error.code === 'payment_intent_unexpected_state';
 
@@ -202,7 +215,10 @@ export function createStripeProcessor(client: StripeClient): PaymentProcessor {
           'card.number must be a Stripe PaymentMethod id (pm_...) created with Stripe.js',
           { details: { reason: '10002', field: 'card.number' } },
         );
+      const expand = ['payment_method'];
       let intent: Stripe.PaymentIntent;
+      // Whether this is a retry whose first answer Stripe replayed: the intent is read again.
+      let reread = false;
       try {
         intent = await client.paymentIntents.create(
           {
@@ -220,13 +236,34 @@ export function createStripeProcessor(client: StripeClient): PaymentProcessor {
           },
           { idempotencyKey: authorizeKey(input.reference, input.nonce) },
         );
-        // A retry after the cardholder authenticated replays the first answer (requires_action):
+      } catch (error) {
+        // A retry of a declined (or failed) attempt: Stripe replays the first failure for the key.
+        const replayed = replayedFailureOf(error);
+        if (!replayed) throw errorOf(error);
+        intent = await client.paymentIntents.retrieve(replayed, { expand }).catch((e: unknown) => {
+          throw errorOf(e);
+        });
+        reread = true;
+      }
+      try {
+        // A retry after the cardholder's 3-D Secure replays the first answer (requires_action):
         // the intent itself says where it is now.
-        if (intent.status === 'requires_action')
-          intent = await client.paymentIntents.retrieve(intent.id, {
-            expand: ['payment_method'],
+        if (!reread && intent.status === 'requires_action') {
+          intent = await client.paymentIntents.retrieve(intent.id, { expand });
+          reread = true;
+        }
+        // The retry of an attempt that failed (a decline, processor trouble, a failed 3-D
+        // Secure) asks the bank again, on the same intent. No idempotency key is needed: an
+        // intent authorises at most once, and a confirm of one that has moved on is refused.
+        if (reread && intent.status === 'requires_payment_method')
+          intent = await client.paymentIntents.confirm(intent.id, {
+            payment_method: input.nonce,
+            use_stripe_sdk: true,
+            expand,
           });
       } catch (error) {
+        if (unexpectedState(error))
+          return answerOf(await client.paymentIntents.retrieve(intent.id, { expand }));
         throw errorOf(error);
       }
       return answerOf(intent);

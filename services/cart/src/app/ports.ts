@@ -152,7 +152,8 @@ export interface Authorization {
  * The card issuer wants the cardholder to authenticate (3-D Secure) before it authorises. Nothing
  * is held yet. The client finishes it in the browser with the processor's SDK (Stripe.js
  * `handleNextAction(clientSecret)`) and then sends the same payment again: `authorize` with the
- * same reference and nonce finds the authentication done and answers `authorized` (or a decline).
+ * same reference and nonce finds the authentication done and answers `authorized` (after a failed
+ * challenge, the processor asks again: `requires_action` once more).
  */
 export interface PaymentActionRequired {
   status: 'requires_action';

@@ -17,6 +17,7 @@ import type { StripeClient } from '../../src/adapters/stripe-processor.js';
  * | `pm_card_chargeDeclinedProcessingError`         | processing_error                           |
  * | `pm_card_chargeDeclined`                        | card_declined / generic_decline            |
  * | `pm_card_chargeDeclinedAuthenticationRequired`  | authentication_required (fake-only id)     |
+ * | `pm_card_processingErrorOnce`                   | processing_error, then authorised (fake-only) |
  * | any other `pm_...`                              | no such PaymentMethod (resource_missing)   |
  */
 export class FakeStripe implements StripeClient {
@@ -27,11 +28,23 @@ export class FakeStripe implements StripeClient {
   /** When set, every request fails as if Stripe could not be reached. */
   outage = false;
   readonly #replies = new Map<string, { request: string; reply: () => unknown }>();
+  readonly #attempts = new Map<string, number>();
   #next = 1;
 
   readonly paymentIntents: StripeClient['paymentIntents'] = {
     create: (params, options) =>
       this.#call('paymentIntents.create', [params], options, () => this.#create(params)),
+    confirm: (id, params, options) =>
+      this.#call('paymentIntents.confirm', [id, params], options, () => {
+        const intent = this.#intent(id);
+        if (
+          intent.status !== 'requires_payment_method' &&
+          intent.status !== 'requires_confirmation'
+        )
+          throw unexpectedState(intent);
+        if (params?.payment_method) intent.payment_method = params.payment_method;
+        return this.#confirm(intent, params?.expand);
+      }),
     retrieve: (id, params, options) =>
       this.#call('paymentIntents.retrieve', [id, params], options, () =>
         this.#view(this.#intent(id), params?.expand),
@@ -144,10 +157,16 @@ export class FakeStripe implements StripeClient {
       this.#replies.set(key, { request, reply: () => structuredClone(result) });
       return result;
     } catch (error) {
+      // Stripe replays the failure, saying so in the Idempotent-Replayed header.
       this.#replies.set(key, {
         request,
         reply: () => {
-          throw error;
+          throw Object.assign(Object.create(Object.getPrototypeOf(error) as object), error, {
+            headers: {
+              ...(error as Stripe.errors.StripeError).headers,
+              'idempotent-replayed': 'true',
+            },
+          });
         },
       });
       throw error;
@@ -177,15 +196,26 @@ export class FakeStripe implements StripeClient {
     } as unknown as Stripe.PaymentIntent;
     this.intents.set(id, intent);
     if (!params.confirm) return this.#view(intent, params.expand);
-    if (card.decline) {
+    return this.#confirm(intent, params.expand);
+  }
+
+  /** A confirmation: the bank's answer for the intent's card. */
+  #confirm(intent: Stripe.PaymentIntent, expand?: string[]): Stripe.PaymentIntent {
+    const card = CARDS[intent.payment_method as string];
+    if (!card) throw invalid('resource_missing', 'No such PaymentMethod', 'payment_method');
+    const attempt = (this.#attempts.get(intent.id) ?? 0) + 1;
+    this.#attempts.set(intent.id, attempt);
+    const decline = card.failFirst && attempt > 1 ? undefined : card.decline;
+    Object.assign(intent, { last_payment_error: null, next_action: null });
+    if (decline) {
       Object.assign(intent, {
         status: 'requires_payment_method',
-        last_payment_error: { type: 'card_error', ...card.decline },
+        last_payment_error: { type: 'card_error', ...decline },
       });
       throw new Stripe.errors.StripeCardError({
         type: 'card_error',
         message: 'Your card was declined.',
-        ...card.decline,
+        ...decline,
         payment_intent: this.#view(intent),
       });
     }
@@ -194,10 +224,10 @@ export class FakeStripe implements StripeClient {
         status: 'requires_action',
         next_action: { type: 'use_stripe_sdk', use_stripe_sdk: {} },
       });
-    else if (params.capture_method === 'manual')
-      Object.assign(intent, { status: 'requires_capture', amount_capturable: params.amount });
-    else Object.assign(intent, { status: 'succeeded', amount_received: params.amount });
-    return this.#view(intent, params.expand);
+    else if (intent.capture_method === 'manual')
+      Object.assign(intent, { status: 'requires_capture', amount_capturable: intent.amount });
+    else Object.assign(intent, { status: 'succeeded', amount_received: intent.amount });
+    return this.#view(intent, expand);
   }
 
   #intent(id: string): Stripe.PaymentIntent {
@@ -225,6 +255,8 @@ interface TestCard {
   brand: string;
   last4: string;
   decline?: { code: string; decline_code?: string };
+  /** The decline happens at the first confirmation only. */
+  failFirst?: boolean;
   threeDSecure?: boolean;
 }
 
@@ -257,6 +289,12 @@ const CARDS: Record<string, TestCard> = {
     brand: 'visa',
     last4: '3155',
     decline: { code: 'card_declined', decline_code: 'authentication_required' },
+  },
+  pm_card_processingErrorOnce: {
+    brand: 'visa',
+    last4: '0119',
+    decline: { code: 'processing_error' },
+    failFirst: true,
   },
   pm_card_chargeDeclined: {
     brand: 'visa',
