@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
 import {
   authorizeKey,
+  createStripeClient,
   createStripeProcessor,
   STRIPE_API_VERSION,
 } from '../src/adapters/stripe-processor.js';
@@ -64,6 +65,28 @@ describe('Stripe processor (over the in-memory fake)', () => {
 
   it('pins the API version the SDK types describe', () => {
     expect(STRIPE_API_VERSION).toMatch(/^\d{4}-\d{2}-\d{2}\.\w+$/);
+    const stripe = createStripeClient({ secretKey: 'sk_test_x', timeoutMs: 1_000 });
+    expect(stripe.getApiField('version')).toBe(STRIPE_API_VERSION);
+  });
+
+  it('points the SDK at STRIPE_API_BASE: host, port (or the protocol default), protocol', () => {
+    const api = (apiBase: string) => {
+      const stripe = createStripeClient({ secretKey: 'sk_test_x', apiBase, timeoutMs: 1_000 });
+      return [
+        stripe.getApiField('host'),
+        String(stripe.getApiField('port')),
+        stripe.getApiField('protocol'),
+      ];
+    };
+    expect(api('http://127.0.0.1:12111')).toEqual(['127.0.0.1', '12111', 'http']);
+    expect(api('https://stripe.internal.example')).toEqual([
+      'stripe.internal.example',
+      '443',
+      'https',
+    ]);
+    const stripe = createStripeClient({ secretKey: 'sk_test_x', timeoutMs: 1_000 });
+    expect(stripe.getApiField('host')).toBe('api.stripe.com');
+    expect(stripe.getApiField('maxNetworkRetries')).toBe(0);
   });
 
   it('creates one confirmed manual-capture intent in minor units, lower-case currency, no CVC', async () => {
