@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# Local infrastructure without Docker: Apache Kafka (KRaft, single node) and FerretDB (a MongoDB-wire
-# server on SQLite), both on loopback. See deploy/local/README.md.
+# Local infrastructure without Docker: Apache Kafka (KRaft, single node), FerretDB (a MongoDB-wire
+# server on SQLite) and stripe-mock (Stripe's API mock, HTTP only), all on loopback. See
+# deploy/local/README.md.
 #
-#   infra.sh install                 fetch Kafka jars, build the FerretDB launcher (idempotent)
-#   infra.sh start   [kafka|mongo]   start and wait until ready (already running -> says so)
-#   infra.sh stop    [kafka|mongo]   clean stop, waits for the process to exit
-#   infra.sh restart [kafka|mongo]
-#   infra.sh status                  what runs, where, and whether it answers
-#   infra.sh env                     export lines for eval: KAFKA_BROKERS, MONGO_URL, MARQUEE_STATE
-#   infra.sh logs    [kafka|mongo] [-f]
-#   infra.sh check                   end-to-end smoke checks against the running servers
+#   infra.sh install                        fetch Kafka jars, build FerretDB and stripe-mock (idempotent)
+#   infra.sh start   [kafka|mongo|stripe]   start and wait until ready (already running -> says so)
+#   infra.sh stop    [kafka|mongo|stripe]   clean stop, waits for the process to exit
+#   infra.sh restart [kafka|mongo|stripe]
+#   infra.sh status                         what runs, where, and whether it answers
+#   infra.sh env                            export lines for eval: KAFKA_BROKERS, MONGO_URL,
+#                                           STRIPE_MOCK_URL, MARQUEE_STATE
+#   infra.sh logs    [kafka|mongo|stripe] [-f]
+#   infra.sh check                          end-to-end smoke checks against the running servers
 #
 # Environment: KAFKA_PORT (19092), KAFKA_CONTROLLER_PORT (19093), MONGO_PORT (27117),
-# KAFKA_HEAP_OPTS (-Xms256m -Xmx512m), MONGO_LOG_LEVEL (error), READY_TIMEOUT seconds (90),
-# STOP_TIMEOUT seconds (60), MARQUEE_TOOLS, MARQUEE_STATE.
+# STRIPE_MOCK_PORT (12111), KAFKA_HEAP_OPTS (-Xms256m -Xmx512m), MONGO_LOG_LEVEL (error),
+# READY_TIMEOUT seconds (90), STOP_TIMEOUT seconds (60), MARQUEE_TOOLS, MARQUEE_STATE.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -24,6 +26,10 @@ KAFKA_VERSION="${KAFKA_VERSION:-3.9.1}"
 KAFKA_PORT="${KAFKA_PORT:-19092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-19093}"
 MONGO_PORT="${MONGO_PORT:-27117}"
+# stripe-mock: Stripe's own mock of its API (validates every request against Stripe's OpenAPI, keeps
+# no state); the Stripe payment adapter's integration tests run against it.
+STRIPE_MOCK_VERSION="${STRIPE_MOCK_VERSION:-v0.203.0}"
+STRIPE_MOCK_PORT="${STRIPE_MOCK_PORT:-12111}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
 READY_TIMEOUT="${READY_TIMEOUT:-90}"
 # FerretDB logs a warning, with the whole wire message, for every command it lacks (the driver's
@@ -37,9 +43,12 @@ KAFKA_HOME="$MARQUEE_TOOLS/kafka-$KAFKA_VERSION"
 KAFKA_STATE="$MARQUEE_STATE/kafka"
 FERRET_BIN="$MARQUEE_TOOLS/bin/marquee-ferretdb"
 FERRET_STATE="$MARQUEE_STATE/ferretdb"
+STRIPE_MOCK_BIN="$MARQUEE_TOOLS/bin/stripe-mock"
+STRIPE_MOCK_STATE="$MARQUEE_STATE/stripe-mock"
 
 KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT"
 MONGO_URL="mongodb://127.0.0.1:$MONGO_PORT"
+STRIPE_MOCK_URL="http://127.0.0.1:$STRIPE_MOCK_PORT"
 
 die() { log "error: $*"; exit 1; }
 
@@ -52,6 +61,7 @@ check_port() {
 check_port KAFKA_PORT "$KAFKA_PORT"
 check_port KAFKA_CONTROLLER_PORT "$KAFKA_CONTROLLER_PORT"
 check_port MONGO_PORT "$MONGO_PORT"
+check_port STRIPE_MOCK_PORT "$STRIPE_MOCK_PORT"
 [ "$KAFKA_PORT" != "$KAFKA_CONTROLLER_PORT" ] || die "KAFKA_PORT and KAFKA_CONTROLLER_PORT must differ"
 [[ "$READY_TIMEOUT" =~ ^[0-9]+$ ]] || die "READY_TIMEOUT='$READY_TIMEOUT' is not a number of seconds"
 [[ "$STOP_TIMEOUT" =~ ^[0-9]+$ ]] || die "STOP_TIMEOUT='$STOP_TIMEOUT' is not a number of seconds"
@@ -204,9 +214,32 @@ install_ferretdb() {
   log "FerretDB launcher built"
 }
 
+install_stripe_mock() {
+  if [ -x "$STRIPE_MOCK_BIN" ] && [ -f "$STRIPE_MOCK_BIN.stamp" ] &&
+    [ "$(cat "$STRIPE_MOCK_BIN.stamp")" = "$STRIPE_MOCK_VERSION" ]; then
+    log "stripe-mock $STRIPE_MOCK_VERSION already built: $STRIPE_MOCK_BIN"
+    return
+  fi
+  command -v go >/dev/null || die "go not found; install Go 1.24+ (stripe-mock is built from the Go module proxy)"
+  log "building stripe-mock $STRIPE_MOCK_VERSION into $STRIPE_MOCK_BIN (first build takes about 2 minutes)"
+  # go install into a scratch GOBIN and swap the binary in, so an interrupted build never leaves a
+  # binary that looks built; the stamp names the version it was built from.
+  local gobin="$MARQUEE_TOOLS/build/stripe-mock-bin.$$"
+  rm -rf "$gobin" && mkdir -p "$gobin" "$(dirname "$STRIPE_MOCK_BIN")"
+  GOBIN="$gobin" go install "github.com/stripe/stripe-mock@$STRIPE_MOCK_VERSION" || {
+    rm -rf "$gobin"
+    die "building stripe-mock $STRIPE_MOCK_VERSION failed"
+  }
+  mv "$gobin/stripe-mock" "$STRIPE_MOCK_BIN"
+  rm -rf "$gobin"
+  printf '%s\n' "$STRIPE_MOCK_VERSION" >"$STRIPE_MOCK_BIN.stamp"
+  log "stripe-mock built"
+}
+
 cmd_install() {
   install_kafka
   install_ferretdb
+  install_stripe_mock
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -315,6 +348,68 @@ mongo_stop() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# stripe-mock
+
+STRIPE_MOCK_PATTERN="stripe-mock -http-addr 127.0.0.1:$STRIPE_MOCK_PORT"
+
+# stripe_answers SECONDS [PID]: true once stripe-mock answers an authenticated API call with 200
+# (it checks only that a key is sent; any sk_test_ value will do); false at once when PID exits.
+stripe_answers() {
+  local deadline=$((SECONDS + $1)) pid="${2:-}"
+  while :; do
+    if node -e '
+      fetch(process.argv[1] + "/v1/payment_intents?limit=1", {
+        headers: { authorization: "Bearer sk_test_infra" },
+        signal: AbortSignal.timeout(2000),
+      }).then((r) => process.exit(r.status === 200 ? 0 : 1), () => process.exit(1));
+    ' "$STRIPE_MOCK_URL" 2>/dev/null; then
+      return 0
+    fi
+    [ "$SECONDS" -lt "$deadline" ] || return 1
+    [ -z "$pid" ] || kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.5
+  done
+}
+
+stripe_start() {
+  local pid
+  if pid="$(pid_of stripe-mock "$STRIPE_MOCK_PATTERN")"; then
+    if stripe_answers 5; then
+      log "stripe-mock already running and ready (pid $pid) on $STRIPE_MOCK_URL"
+      return
+    fi
+    log "stripe-mock process $pid exists but does not answer yet; waiting"
+  else
+    [ -x "$STRIPE_MOCK_BIN" ] || install_stripe_mock
+    port_busy "$STRIPE_MOCK_PORT" && die "127.0.0.1:$STRIPE_MOCK_PORT is already in use by another program; stop it or set STRIPE_MOCK_PORT"
+    mkdir -p "$STRIPE_MOCK_STATE"
+    log "starting stripe-mock $STRIPE_MOCK_VERSION on $STRIPE_MOCK_URL"
+    # HTTP on loopback only. stripe-mock always serves HTTPS too, by default on :12112 of every
+    # interface; a Unix socket in the state directory keeps that listener off the network. A
+    # socket left by a killed stripe-mock would make its listen fail.
+    rm -f "$STRIPE_MOCK_STATE/https.sock"
+    pid="$(launch stripe-mock "$STRIPE_MOCK_STATE/stripe-mock.log" "$STRIPE_MOCK_BIN" \
+      -http-addr "127.0.0.1:$STRIPE_MOCK_PORT" -https-unix "$STRIPE_MOCK_STATE/https.sock")"
+  fi
+  local t0=$SECONDS
+  if ! stripe_answers "$READY_TIMEOUT" "$pid"; then
+    log "last lines of $STRIPE_MOCK_STATE/stripe-mock.log:"
+    tail -n 20 "$STRIPE_MOCK_STATE/stripe-mock.log" >&2
+    die "stripe-mock did not become ready"
+  fi
+  log "stripe-mock ready in $((SECONDS - t0))s: STRIPE_MOCK_URL=$STRIPE_MOCK_URL (pid $pid)"
+}
+
+stripe_stop() {
+  local pid
+  if pid="$(pid_of stripe-mock "$STRIPE_MOCK_PATTERN")"; then
+    stop_pid stripe-mock "$pid"
+  else
+    log "stripe-mock is not running"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
 # commands
 
 # One infra.sh at a time changes the servers: several engineers (or test runs) share them, and two
@@ -327,21 +422,22 @@ lock() {
   fi
 }
 
-# set_targets [kafka|mongo]: sets TARGETS, the services a command applies to. Not a $(...) helper:
+# set_targets [kafka|mongo|stripe]: sets TARGETS, the services a command applies to. Not a $(...) helper:
 # die inside a command substitution would only leave the subshell.
 TARGETS=()
 set_targets() {
   case "${1:-all}" in
-  all | "") TARGETS=(kafka mongo) ;;
+  all | "") TARGETS=(kafka mongo stripe) ;;
   kafka) TARGETS=(kafka) ;;
   mongo | ferretdb) TARGETS=(mongo) ;;
-  *) die "unknown service '$1' (expected kafka or mongo)" ;;
+  stripe | stripe-mock) TARGETS=(stripe) ;;
+  *) die "unknown service '$1' (expected kafka, mongo or stripe)" ;;
   esac
 }
 
 cmd_start() {
   node_path
-  mkdir -p "$KAFKA_STATE" "$FERRET_STATE"
+  mkdir -p "$KAFKA_STATE" "$FERRET_STATE" "$STRIPE_MOCK_STATE"
   local s
   set_targets "${1:-}"
   for s in "${TARGETS[@]}"; do "${s}_start"; done
@@ -384,12 +480,24 @@ cmd_status() {
     echo "mongo: stopped"
     rc=1
   fi
+  if pid="$(pid_of stripe-mock "$STRIPE_MOCK_PATTERN" 2>/dev/null)"; then
+    if stripe_answers 5; then
+      echo "stripe: running, ready   pid $pid  STRIPE_MOCK_URL=$STRIPE_MOCK_URL  (stripe-mock $STRIPE_MOCK_VERSION)"
+    else
+      echo "stripe: running, NOT answering   pid $pid  (see: infra.sh logs stripe)"
+      rc=1
+    fi
+  else
+    echo "stripe: stopped"
+    rc=1
+  fi
   return $rc
 }
 
 cmd_env() {
   printf 'export KAFKA_BROKERS=%s\n' "$KAFKA_BROKERS"
   printf 'export MONGO_URL=%s\n' "$MONGO_URL"
+  printf 'export STRIPE_MOCK_URL=%s\n' "$STRIPE_MOCK_URL"
   # Where the servers' pid files are (benchmarks count those processes' CPU).
   printf 'export MARQUEE_STATE=%s\n' "$MARQUEE_STATE"
 }
@@ -408,6 +516,7 @@ cmd_logs() {
     case "$s" in
     kafka) files+=("$KAFKA_STATE/kafka.log") ;;
     mongo) files+=("$FERRET_STATE/ferretdb.log") ;;
+    stripe) files+=("$STRIPE_MOCK_STATE/stripe-mock.log") ;;
     esac
   done
   local f existing=()
@@ -420,6 +529,8 @@ cmd_check() {
   node_path
   node "$here/kafka/smoke-check.mjs" "$KAFKA_BROKERS"
   node "$here/ferretdb/compat-check.mjs" "$MONGO_URL"
+  stripe_answers 5 || die "stripe-mock does not answer on $STRIPE_MOCK_URL"
+  log "stripe-mock answers on $STRIPE_MOCK_URL"
 }
 
 usage() {

@@ -149,6 +149,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     cart: {
       CART_ORDER_TOKEN_KEY: randomBytes(32).toString('base64'),
       CART_MAINTENANCE_WINDOW: 'off',
+      // The e2e purchases pay with the sandbox's nonces: production mode takes Stripe otherwise.
+      CART_PAYMENT_PROCESSOR: 'sandbox',
+      CART_PRODUCTION_SANDBOX_PAYMENTS: 'true',
     },
     'secure-entry': {
       SECURE_ENTRY_TOKEN_KEYS: `k1:${randomBytes(32).toString('base64')}`,

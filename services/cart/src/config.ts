@@ -71,9 +71,36 @@ export const configSchema = serviceConfigSchema({
     CART_PROCESSING_FEE_MINOR: int(250),
     /** Tax on fees, basis points. */
     CART_FEE_TAX_BPS: int(2_000),
-    /** Payment processor of production carts; only `sandbox` exists today. */
-    CART_PAYMENT_PROCESSOR: z.enum(['sandbox']).default('sandbox'),
-    /** The processor's deadline (the sandbox timeout nonce waits this long). */
+    /**
+     * Payment processor of production-prefix carts: `stripe` or `sandbox` (no money moves).
+     * Unset: `sandbox` in development; required (`stripe`) with NODE_ENV=production. Sandbox
+     * carts always use the sandbox processor.
+     */
+    CART_PAYMENT_PROCESSOR: z.enum(['sandbox', 'stripe']).optional(),
+    /**
+     * Test stacks only: lets NODE_ENV=production run with `CART_PAYMENT_PROCESSOR=sandbox`, so
+     * production-prefix carts take no money. Never set in a real deployment.
+     */
+    CART_PRODUCTION_SANDBOX_PAYMENTS: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((value) => value === 'true'),
+    /** Stripe's secret (or restricted) API key; `STRIPE_SECRET_KEY_FILE` to read it from a file. */
+    STRIPE_SECRET_KEY: z
+      .string()
+      .regex(
+        /^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/,
+        'must be a Stripe secret key (sk_... or rk_...)',
+      )
+      .optional(),
+    /** The signing secret of Stripe's webhook endpoint (`whsec_...`); `_FILE` variant as above. */
+    STRIPE_WEBHOOK_SECRET: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9_]+$/, 'must be a Stripe webhook signing secret (whsec_...)')
+      .optional(),
+    /** Where the Stripe API is instead of https://api.stripe.com (stripe-mock: `STRIPE_MOCK_URL`). */
+    STRIPE_API_BASE: z.string().url().optional(),
+    /** The processor's deadline (the sandbox timeout nonce waits this long; each Stripe request). */
     CART_PAYMENT_TIMEOUT_MS: int(5_000, 1),
     /** Hold time of sandbox carts, seconds. */
     CART_SANDBOX_HOLD_SECONDS: int(600, 1),
@@ -105,13 +132,31 @@ export const configSchema = serviceConfigSchema({
     IDEMPOTENCY_TTL_MS: int(24 * 60 * 60_000, 1_000),
   })
   .superRefine((config, ctx) => {
-    if (config.NODE_ENV === 'production' && config.CART_ORDER_TOKEN_KEY === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['CART_ORDER_TOKEN_KEY'],
-        message: 'is required when NODE_ENV=production',
-      });
-    }
+    const production = config.NODE_ENV === 'production';
+    const issue = (variable: string, message: string) =>
+      ctx.addIssue({ code: 'custom', path: [variable], message });
+    if (production && config.CART_ORDER_TOKEN_KEY === undefined)
+      issue('CART_ORDER_TOKEN_KEY', 'is required when NODE_ENV=production');
+    // Production takes money: Stripe and its secrets, all missing ones named at once.
+    const sandboxAllowed = config.CART_PRODUCTION_SANDBOX_PAYMENTS;
+    const stripe = config.CART_PAYMENT_PROCESSOR === 'stripe' || (production && !sandboxAllowed);
+    if (production && config.CART_PAYMENT_PROCESSOR !== 'stripe' && !sandboxAllowed)
+      issue(
+        'CART_PAYMENT_PROCESSOR',
+        'must be stripe when NODE_ENV=production (the sandbox processor takes no money)',
+      );
+    if (stripe && config.STRIPE_SECRET_KEY === undefined)
+      issue(
+        'STRIPE_SECRET_KEY',
+        `is required ${production ? 'when NODE_ENV=production' : 'with CART_PAYMENT_PROCESSOR=stripe'} (or STRIPE_SECRET_KEY_FILE)`,
+      );
+    if (stripe && production && config.STRIPE_WEBHOOK_SECRET === undefined)
+      issue(
+        'STRIPE_WEBHOOK_SECRET',
+        'is required when NODE_ENV=production (or STRIPE_WEBHOOK_SECRET_FILE)',
+      );
+    if (production && config.STRIPE_API_BASE?.startsWith('http:'))
+      issue('STRIPE_API_BASE', 'must be https when NODE_ENV=production');
   });
 
 export type CartConfig = z.output<typeof configSchema>;

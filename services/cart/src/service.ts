@@ -19,9 +19,10 @@ import { randomIds } from './adapters/ids.js';
 import { createSandboxProcessor } from './adapters/sandbox-processor.js';
 import { createSecretBox, orderTokenKey, sha256Hasher } from './adapters/secret-box.js';
 import { createCartStorage } from './adapters/stores.js';
+import { createStripeClient, createStripeProcessor } from './adapters/stripe-processor.js';
 import { rememberingLatestHits } from './adapters/tracking-cache.js';
 import { CartApp } from './app/index.js';
-import type { Clock, PartnerConnector } from './app/ports.js';
+import type { Clock, Log, PartnerConnector, PaymentProcessor } from './app/ports.js';
 import type { CartConfig } from './config.js';
 import { parseMaintenanceWindow } from './domain/maintenance.js';
 import {
@@ -117,6 +118,7 @@ export async function composeCart(
         deadlineMs: config.CONNECTOR_DEADLINE_MS,
         logger,
       });
+  const processor = paymentProcessorOf(config, sandboxProcessor, logger);
   // Top picks, fan sessions and resale listings (README, "Top picks and resale").
   const topPicks = composeTopPicks({
     storage: topPicksStorage,
@@ -146,8 +148,8 @@ export async function composeCart(
     resale: topPicks.app,
     detach: detachedFromCall,
     connector: options.connector ?? client!,
-    // Only the sandbox processor exists today (README, "Payment"): production carts use it too.
-    processor: sandboxProcessor,
+    // Production-prefix carts: Stripe when configured (README, "Payment"); sandbox carts: sandbox.
+    processor,
     sandboxProcessor,
     secrets,
     ids: randomIds,
@@ -284,4 +286,42 @@ export async function composeCart(
       topPicks.stop();
     },
   };
+}
+
+/**
+ * The processor of production-prefix carts (`CART_PAYMENT_PROCESSOR`; the config refuses a
+ * production start without Stripe and its secrets). Logs which one, never a secret.
+ */
+export function paymentProcessorOf(
+  config: CartConfig,
+  sandboxProcessor: PaymentProcessor,
+  log: Pick<Log, 'info' | 'warn'>,
+): PaymentProcessor {
+  if (config.CART_PAYMENT_PROCESSOR !== 'stripe') {
+    // Development, or a production test stack (CART_PRODUCTION_SANDBOX_PAYMENTS).
+    (config.NODE_ENV === 'production' ? log.warn : log.info).call(
+      log,
+      { processor: 'sandbox' },
+      'production-prefix carts are paid through the sandbox processor: no money is taken',
+    );
+    return sandboxProcessor;
+  }
+  const secretKey = config.STRIPE_SECRET_KEY;
+  if (!secretKey) throw new Error('CART_PAYMENT_PROCESSOR=stripe needs STRIPE_SECRET_KEY');
+  const base = config.STRIPE_API_BASE;
+  log.info(
+    {
+      processor: 'stripe',
+      mode: secretKey.includes('_live_') ? 'live' : 'test',
+      ...(base ? { api_base: base } : {}),
+    },
+    'production-prefix carts are paid through Stripe',
+  );
+  return createStripeProcessor(
+    createStripeClient({
+      secretKey,
+      timeoutMs: config.CART_PAYMENT_TIMEOUT_MS,
+      ...(base ? { apiBase: base } : {}),
+    }),
+  );
 }

@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { AppError } from '@marquee/platform/errors';
 import type { Authorization, PaymentProcessor } from '../app/ports.js';
 
+const digest = (text: string): string =>
+  createHash('sha256').update(text).digest('hex').slice(0, 24);
+
 /**
  * The sandbox payment processor: no money moves. The card "number" is a nonce that decides the
  * outcome (documented in the README):
@@ -17,13 +20,15 @@ import type { Authorization, PaymentProcessor } from '../app/ports.js';
  * | anything else                    | declined (20122)                                           |
  *
  * Payment ids are derived from the caller's reference (the same authorisation on a retry);
- * capture and void of any sandbox payment succeed and are idempotent.
+ * capture, void and refund of any sandbox payment succeed and are idempotent (a refund's id is
+ * derived from its idempotency key). The sandbox never asks for 3-D Secure.
  */
 export function createSandboxProcessor(options: { timeoutMs: number }): PaymentProcessor {
   const declined = (code: string, message: string) =>
     new AppError('failed_precondition', message, { details: { reason: code } });
   const approved = (reference: string, issuer: string, last4: string): Authorization => ({
-    paymentId: `sbx_${createHash('sha256').update(reference).digest('hex').slice(0, 24)}`,
+    status: 'authorized',
+    paymentId: `sbx_${digest(reference)}`,
     issuer,
     last4,
   });
@@ -57,6 +62,11 @@ export function createSandboxProcessor(options: { timeoutMs: number }): PaymentP
     async void(paymentId) {
       if (!paymentId.startsWith('sbx_'))
         throw new AppError('failed_precondition', 'not a sandbox payment');
+    },
+    async refund(paymentId, _amountMinor, idempotencyKey) {
+      if (!paymentId.startsWith('sbx_'))
+        throw new AppError('failed_precondition', 'not a sandbox payment');
+      return { refundId: `sbx_re_${digest(idempotencyKey)}`, status: 'succeeded' };
     },
   };
 }

@@ -139,8 +139,9 @@ export interface PartnerConnector {
   }): Promise<void>;
 }
 
-/** A payment authorisation. */
+/** A payment authorisation: the amount is held on the card until captured or voided. */
 export interface Authorization {
+  status: 'authorized';
   paymentId: string;
   issuer: string;
   /** Last four digits. */
@@ -148,28 +149,70 @@ export interface Authorization {
 }
 
 /**
+ * The card issuer wants the cardholder to authenticate (3-D Secure) before it authorises. Nothing
+ * is held yet. The client finishes it in the browser with the processor's SDK (Stripe.js
+ * `handleNextAction(clientSecret)`) and then sends the same payment again: `authorize` with the
+ * same reference and nonce finds the authentication done and answers `authorized` (after a failed
+ * challenge, the processor asks again: `requires_action` once more).
+ */
+export interface PaymentActionRequired {
+  status: 'requires_action';
+  /** The processor's payment (PaymentIntent) id. */
+  paymentId: string;
+  /** What the client SDK needs to run the action; for the cardholder's browser only, never stored. */
+  clientSecret: string;
+  /** The processor's kind of next action (`use_stripe_sdk`, `redirect_to_url`, ...). */
+  nextActionType: string;
+  /** Where to send the cardholder, for `redirect_to_url`. */
+  redirectUrl?: string;
+}
+
+/** A refund of a captured payment. */
+export interface PaymentRefund {
+  refundId: string;
+  /** `succeeded`, or `pending` while the processor has not settled it yet. */
+  status: 'succeeded' | 'pending';
+}
+
+/**
  * The payment processor. `authorize` rejects a declined payment with kind `failed_precondition`
- * and a partner cart code (20122, 20129, 20152), a processor that does not answer in time with
- * kind `unavailable` (the payment is then treated as not taken). `capture` and `void` are
- * idempotent per payment id.
+ * and a partner cart code (20122, 20129, 20152), a nonce the processor cannot use with kind
+ * `invalid_argument` (10002), a processor that does not answer in time or is in trouble with kind
+ * `unavailable` (20001; the payment is then treated as not taken). Calls are idempotent: a repeated
+ * `authorize` with the same reference and nonce answers the same payment, `capture`, `void` and
+ * `refund` (per idempotency key) never move money twice, and a void of a voided payment succeeds.
  */
 export interface PaymentProcessor {
-  /** Which processor this is (`sandbox` for the test processor). */
+  /** Which processor this is (`sandbox` for the test processor, `stripe`). */
   readonly name: string;
   authorize(input: {
     /** Idempotency reference (cart id and attempt). */
     reference: string;
     amountMinor: number;
     currency: string;
-    /** A secret: never stored or logged. */
+    /**
+     * The payment method: a sandbox nonce, or the Stripe PaymentMethod id (`pm_...`) made by
+     * Stripe.js in the cardholder's browser. Never stored or logged.
+     */
     nonce: string;
-    /** A secret: never stored or logged. */
+    /** A secret: never stored or logged. Not sent to Stripe (Stripe.js collected the card). */
     cin: string;
     expireMonth: number;
     expireYear: number;
-  }): Promise<Authorization>;
+  }): Promise<Authorization | PaymentActionRequired>;
+  /** Captures the authorised amount (or less); idempotent per payment id. */
   capture(paymentId: string, amountMinor: number, currency: string): Promise<void>;
+  /** Releases an authorisation that will not be captured; idempotent. */
   void(paymentId: string): Promise<void>;
+  /**
+   * Refunds a captured payment, all of it or `amountMinor`; one refund per `idempotencyKey` (the
+   * same key answers the same refund).
+   */
+  refund(
+    paymentId: string,
+    amountMinor: number | undefined,
+    idempotencyKey: string,
+  ): Promise<PaymentRefund>;
 }
 
 /**

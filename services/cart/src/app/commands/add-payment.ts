@@ -1,5 +1,5 @@
 import { pay, type CartBilling } from '../../domain/cart.js';
-import { invalidInput, staleCart } from '../../domain/errors.js';
+import { CartError, ErrorCode, invalidInput, staleCart } from '../../domain/errors.js';
 import { priceCart } from '../../domain/pricing.js';
 import { DEFAULT_SHIPPING } from '../../domain/shipping.js';
 import type { CartCore } from '../core/cart-core.js';
@@ -10,6 +10,9 @@ import type { BillingInput, CartOwner, CartView } from '../types.js';
  * FAILED_PRECONDITION (20122, 20129, 20152) and leaves the cart HELD without a payment; a
  * processor that does not answer is UNAVAILABLE (20001), the payment then counts as not taken.
  * An authorisation the cart could not be written with (it changed meanwhile) is voided at once.
+ * A card whose issuer asks for 3-D Secure is FAILED_PRECONDITION (20122) with `payment_action`
+ * in the details (the processor's payment id, client secret and next action): the cart stays HELD
+ * and unchanged, the client runs the action with Stripe.js and sends the same payment again.
  */
 export class AddPayment {
   constructor(private readonly core: CartCore) {}
@@ -54,6 +57,20 @@ export class AddPayment {
       expireMonth: billing.expireMonth,
       expireYear: billing.expireYear,
     });
+    if (authorization.status === 'requires_action')
+      throw new CartError(
+        'failed_precondition',
+        ErrorCode.PAYMENT_NOT_ACCEPTED,
+        'the card issuer asks the cardholder to authenticate (3-D Secure): run payment_action with Stripe.js, then send the same payment again',
+        {
+          payment_action: {
+            type: authorization.nextActionType,
+            payment_id: authorization.paymentId,
+            client_secret: authorization.clientSecret,
+            ...(authorization.redirectUrl ? { redirect_url: authorization.redirectUrl } : {}),
+          },
+        },
+      );
     const payment = {
       paymentId: authorization.paymentId,
       type: billing.type || 'CC',

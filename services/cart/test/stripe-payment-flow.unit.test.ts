@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createServiceStores } from '@marquee/platform/store';
+import { randomIds } from '../src/adapters/ids.js';
+import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
+import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
+import { createCartStorage } from '../src/adapters/stores.js';
+import { createStripeProcessor } from '../src/adapters/stripe-processor.js';
+import { CartApp, type BillingInput } from '../src/app/index.js';
+import { DEFAULT_FEES } from '../src/domain/pricing.js';
+import { EventProjectionStore } from '../src/events/store.js';
+import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
+import { FakeConnector } from './support/fake-connector.js';
+import { FakeStripe } from './support/stripe-fake.js';
+
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const owner = { appId: 'app-1', sandbox: false, channel: 'partner-cart' as const };
+const adult = (quantity: number) => ({ tickets: [{ priceTypeId: '000001', quantity }] });
+
+/** A production cart app whose processor is the Stripe adapter over the in-memory fake. */
+async function setup() {
+  const now = () => new Date('2030-06-01T12:00:00Z');
+  const stores = createServiceStores(undefined);
+  const storage = createCartStorage(stores, { sandboxAreaCapacity: 100 });
+  const projection = new EventProjectionStore(storage.events, now);
+  await projection.applyEvent(partnerEvent({}));
+  await projection.applyAvailability(availability(1, [area({ available: 5, unavailable: 0 })]));
+  const stripe = new FakeStripe();
+  const app = new CartApp({
+    ...storage,
+    events: projection,
+    connector: new FakeConnector(10, now),
+    processor: createStripeProcessor(stripe),
+    sandboxProcessor: createSandboxProcessor({ timeoutMs: 5 }),
+    secrets: createSecretBox(randomBytes(32)),
+    ids: randomIds,
+    hasher: sha256Hasher,
+    clock: { now },
+    log: silent,
+    settings: {
+      reserveWaitMs: 2_000,
+      pollAfterSeconds: 1,
+      reserveAttempts: 2,
+      reserveRetryMs: 1,
+      pendingStaleMs: 30_000,
+      owedRetryMs: 0,
+      commitGraceMs: 60_000,
+      sandboxHoldSeconds: 600,
+      fees: DEFAULT_FEES,
+      maintenance: undefined,
+      trackingWindowMs: 60_000,
+      termsUrl: 'https://example.test/terms',
+      secureEntryAgreementUrl: 'https://example.test/secure',
+      redemptionBaseUrl: 'https://example.test/orders/',
+    },
+  });
+  return { app, stripe };
+}
+
+const billing = (amountMinor: number, nonce: string): BillingInput => ({
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  email: 'ada@example.test',
+  type: 'CC',
+  reference: 'ref',
+  countryCode: 'GB',
+  amountMinor,
+  currency: 'GBP',
+  cardNonce: nonce,
+  cin: '',
+  expireMonth: 12,
+  expireYear: 2032,
+  thirdPartyAccountId: 'fan-1',
+});
+
+describe('a production cart paid through the Stripe adapter', () => {
+  it('authorises at payment and captures at commit, once', async () => {
+    const { app, stripe } = await setup();
+    const view = await app.reserve({ owner, eventId: EVENT_ID, requests: [adult(2)] });
+    const unpaid = view.priced.totals.unpaid;
+    const paid = await app.addPayment(owner, view.cart.id, billing(unpaid, 'pm_card_visa'));
+    expect(paid.cart.payment).toMatchObject({
+      paymentId: 'pi_fake_1',
+      issuer: 'VISA',
+      maskedNumber: '************4242',
+    });
+    expect(stripe.intents.get('pi_fake_1')).toMatchObject({
+      amount: unpaid,
+      currency: 'gbp',
+      capture_method: 'manual',
+      status: 'requires_capture',
+    });
+    expect(JSON.stringify(paid.cart)).not.toContain('pm_card_visa');
+    await app.commit(owner, view.cart.id);
+    await app.commit(owner, view.cart.id);
+    expect(stripe.state('pi_fake_1')).toBe('captured');
+    expect(stripe.keys('paymentIntents.capture')).toEqual(['capture:pi_fake_1']);
+  });
+
+  it('refuses the sandbox test nonce: no money, no order', async () => {
+    const { app, stripe } = await setup();
+    const view = await app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    await expect(
+      app.addPayment(owner, view.cart.id, billing(view.priced.totals.unpaid, 'fake-valid-nonce')),
+    ).rejects.toMatchObject({
+      kind: 'invalid_argument',
+      details: { reason: '10002', field: 'card.number' },
+    });
+    expect(stripe.requests).toHaveLength(0);
+    expect((await app.get(owner, view.cart.id)).cart.status).toBe('HELD');
+  });
+
+  it('answers 3-D Secure with payment_action and takes the same payment after it', async () => {
+    const { app, stripe } = await setup();
+    const view = await app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    const pay = () =>
+      app.addPayment(
+        owner,
+        view.cart.id,
+        billing(view.priced.totals.unpaid, 'pm_card_authenticationRequired'),
+      );
+    await expect(pay()).rejects.toMatchObject({
+      kind: 'failed_precondition',
+      details: {
+        reason: '20122',
+        payment_action: {
+          type: 'use_stripe_sdk',
+          payment_id: 'pi_fake_1',
+          client_secret: 'pi_fake_1_secret_fake',
+        },
+      },
+    });
+    expect((await app.get(owner, view.cart.id)).cart.status).toBe('HELD');
+    stripe.authenticate('pi_fake_1', true);
+    const paid = await pay();
+    expect(paid.cart.status).toBe('PAID');
+    expect(paid.cart.payment?.paymentId).toBe('pi_fake_1');
+    expect(stripe.intents.size).toBe(1);
+  });
+
+  it('a release of a paid cart voids the authorisation', async () => {
+    const { app, stripe } = await setup();
+    const view = await app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    await app.addPayment(owner, view.cart.id, billing(view.priced.totals.unpaid, 'pm_card_visa'));
+    await app.release(owner, view.cart.id);
+    expect(stripe.state('pi_fake_1')).toBe('voided');
+  });
+});
