@@ -106,6 +106,11 @@ export const configSchema = serviceConfigSchema({
     CART_SANDBOX_HOLD_SECONDS: int(600, 1),
     /** Longest hold of a cart, seconds (ends before the partner's hold end); 0 = the partner's. */
     CART_MAX_HOLD_SECONDS: int(0),
+    /**
+     * Tickets one app holds at once for one event (pending, held and paid carts; not sandbox
+     * carts); a reserve past it is refused 409 code 20060. 0 = no limit.
+     */
+    CART_HELD_TICKETS_PER_EVENT: int(20),
     /** Lifetime of a top picks fan session (`X-PLATFORM-SESSION-SID`), seconds. */
     CART_FAN_SESSION_TTL_SECONDS: int(3_600, 1),
     /** Capacity of a sandbox area whose size is unknown. */

@@ -171,6 +171,7 @@ export async function composeCart(
         : {}),
       sandboxHoldSeconds: config.CART_SANDBOX_HOLD_SECONDS,
       maxHoldSeconds: config.CART_MAX_HOLD_SECONDS,
+      heldTicketsPerEvent: config.CART_HELD_TICKETS_PER_EVENT,
       fees: {
         serviceFeeBps: config.CART_SERVICE_FEE_BPS,
         serviceFeeMinMinor: config.CART_SERVICE_FEE_MIN_MINOR,

@@ -629,6 +629,8 @@ describe('CartApp', () => {
   });
 
   it('never oversells under concurrent reserves, and frees every seat when all are released', async () => {
+    // One app stands for 40 fans here: no held-ticket quota.
+    s = await setup({ settings: { heldTicketsPerEvent: 0 } });
     const results = await Promise.allSettled(
       Array.from({ length: 40 }, () =>
         s.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
@@ -643,6 +645,68 @@ describe('CartApp', () => {
       ),
     );
     expect(s.connector.held()).toBe(0);
+  });
+
+  it('holds at most the held-ticket quota per app and event; a release frees it at once', async () => {
+    const q = await setup({ capacity: 100, settings: { heldTicketsPerEvent: 5 } });
+    const first = await q.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(3)] });
+    const over = await q.app
+      .reserve({ owner, eventId: EVENT_ID, requests: [adult(3)] })
+      .catch((error: unknown) => error);
+    expect(over).toMatchObject({
+      kind: 'failed_precondition',
+      code: '20060',
+      details: { limit: 5, held: 3, requested: 3 },
+    });
+    expect((over as Error).message).toContain('at most 5 tickets');
+    // The refused cart asked the partner for nothing and stopped counting.
+    expect(q.connector.held()).toBe(3);
+    // Another app, and this app's sandbox carts, have their own room.
+    await q.app.reserve({
+      owner: { ...owner, appId: 'app-2' },
+      eventId: EVENT_ID,
+      requests: [adult(5)],
+    });
+    await q.app.reserve({
+      owner: { ...owner, sandbox: true },
+      eventId: EVENT_ID,
+      requests: [adult(4)],
+    });
+    // An owner may carry the app's own quota (the edge reads it with the key).
+    const app3 = { ...owner, appId: 'app-3' };
+    await expect(
+      q.app.reserve({ owner: app3, eventId: EVENT_ID, requests: [adult(8)] }),
+    ).rejects.toMatchObject({ code: '20060' });
+    await q.app.reserve({
+      owner: { ...app3, heldTicketsPerEvent: 8 },
+      eventId: EVENT_ID,
+      requests: [adult(8)],
+    });
+    await q.app.release(owner, first.cart.id);
+    await q.app.drain();
+    const again = await q.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(5)] });
+    expect(again.cart.status).toBe('HELD');
+  });
+
+  it('concurrent reserves of one app never hold more than its quota together', async () => {
+    const q = await setup({ capacity: 100, settings: { heldTicketsPerEvent: 4 } });
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, () =>
+        q.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
+      ),
+    );
+    const held = results.filter((r) => r.status === 'fulfilled');
+    expect(held.length).toBeLessThanOrEqual(4);
+    expect(q.connector.held()).toBe(held.length);
+    for (const r of results)
+      if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: '20060' });
+    // The refused carts stopped counting: the rest of the quota can be held now, and no more.
+    const rest = 4 - held.length;
+    if (rest > 0) await q.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(rest)] });
+    await expect(
+      q.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
+    ).rejects.toMatchObject({ code: '20060' });
+    expect(q.connector.held()).toBe(4);
   });
 
   it('sandbox carts use the sandbox inventory only, never oversell it, and publish no booking', async () => {

@@ -181,6 +181,22 @@ export function cartStorageContract(name: string, make: () => Promise<CartStorag
       ]);
     });
 
+    it('finds the live carts of an app and event (pending, held, paid) for its quota', async () => {
+      await storage.carts.insert(aCart('pending', { status: 'PENDING' }));
+      await storage.carts.insert(aCart('held', { status: 'HELD' }));
+      await storage.carts.insert(aCart('paid', { status: 'PAID' }));
+      await storage.carts.insert(aCart('released', { status: 'RELEASED' }));
+      await storage.carts.insert(aCart('other-app', { status: 'HELD', appId: 'app-2' }));
+      await storage.carts.insert(
+        aCart('other-event', { status: 'HELD', eventId: 'EV0000000000002' }),
+      );
+      const live = await storage.carts.findLive('app-1', 'EV0000000000001', 10);
+      expect(live.map((cart) => cart.id).sort()).toEqual(['held', 'paid', 'pending']);
+      expect(live[0]).toMatchObject({ appId: 'app-1', requests: [] });
+      await storage.carts.modify('held', (cart) => ({ ...cart, status: 'RELEASED' }));
+      expect((await storage.carts.findLive('app-1', 'EV0000000000001', 10)).length).toBe(2);
+    });
+
     it('keeps one order per order number and cancels at the version it read', async () => {
       const confirmed = await storage.orders.insertConfirmed(anOrder('o1'));
       expect(await storage.orders.get('o1')).toMatchObject({

@@ -125,7 +125,7 @@ describe('partner cart: API key', () => {
     const reserves: ReserveInput[] = [];
     const app = await edge({
       getEventAvailability: async () => availability(),
-      reserve: async (_caller, input) => {
+      reserveCart: async (_caller, input) => {
         reserves.push(input);
         return answer(heldCart());
       },

@@ -68,12 +68,17 @@ export function createCartStorage(
 ): CartStorage {
   // `due`: the sweeper's query (`findDue`) reads only due carts on the single-writer Mongo mode.
   // `endedAt`: the purge of carts ended longer ago than the retention (`findEndedBefore`).
+  // `appId, eventId, status`: an app's live carts of an event (`findLive`, its held-ticket quota).
   // Packed: a cart is read and written by id (and by `sweepAt` and `endedAt`) only, and on
   // FerretDB each of the four writes of a reserve and release costs per stored field. Who, what
   // and where stay fields.
   const carts = stores.collection<CartDoc>(
     'carts',
-    [{ fields: { sweepAt: 1 }, due: true }, { fields: { endedAt: 1 } }],
+    [
+      { fields: { sweepAt: 1 }, due: true },
+      { fields: { endedAt: 1 } },
+      { fields: { appId: 1, eventId: 1, status: 1 } },
+    ],
     { pack: { keep: ['status', 'appId', 'eventId'] } },
   );
   const orders = stores.collection<OrderDoc>('orders', [
@@ -138,6 +143,9 @@ export function cartRepository(store: VersionedStore<CartDoc>): CartRepository {
       ),
     findDue: (now, limit) =>
       store.find({ sweepAt: { $lte: now } }, { sort: { sweepAt: 1 }, limit }),
+    findLive: (appId, eventId, limit) =>
+      // Unsorted: `createdAt` is packed; the caller orders the few carts it gets.
+      store.find({ appId, eventId, status: { $in: ['PENDING', 'HELD', 'PAID'] } }, { limit }),
     findEndedBefore: (cutoff, limit) =>
       store.find({ endedAt: { $lt: cutoff }, sweepAt: null }, { sort: { endedAt: 1 }, limit }),
     async deleteAt(id, version) {

@@ -16,6 +16,7 @@ import { SelectShipping } from './commands/select-shipping.js';
 import { SettleCart } from './commands/settle.js';
 import { SweepCarts } from './commands/sweep.js';
 import { CartCore } from './core/cart-core.js';
+import { HoldLimit } from './core/hold-limit.js';
 import { ReserveAdmission } from './core/reserve-admission.js';
 import { Inventories } from './inventory/inventory.js';
 import { PartnerInventory } from './inventory/partner.js';
@@ -93,7 +94,15 @@ export class CartApp {
     this.#shippingOptions = new GetShippingOptions(core);
     this.#getOrder = new GetOrder(deps.orders);
     this.#listOrders = new ListOrders(deps.orders);
-    this.#reserve = new ReserveTickets(core, inventories, resale, admission, complete);
+    this.#reserve = new ReserveTickets(
+      core,
+      inventories,
+      resale,
+      admission,
+      complete,
+      new HoldLimit(deps.carts, deps.settings.heldTicketsPerEvent),
+      settle,
+    );
     this.#selectShipping = new SelectShipping(core);
     this.#addPayment = new AddPayment(core);
     this.#release = new ReleaseCart(core, inventories, settle);

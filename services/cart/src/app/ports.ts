@@ -32,6 +32,11 @@ export interface CartRepository {
   findEndedBefore(cutoff: Date, limit: number): Promise<Stored<Cart>[]>;
   /** Deletes the cart at `version`; `false` when it is gone or was written since. */
   deleteAt(id: string, version: number): Promise<boolean>;
+  /**
+   * The carts of the app for the event that hold tickets or may still hold them (PENDING, HELD,
+   * PAID), at most `limit`: what counts against the app's held-ticket quota.
+   */
+  findLive(appId: string, eventId: string, limit: number): Promise<Stored<Cart>[]>;
 }
 
 /** A topic record of a cart's state change (the adapter encodes it and keys it). */

@@ -34,6 +34,11 @@ export interface CartOwner {
   channel?: CartChannel;
   /** The signed-in fan (commerce carts); when given, only that fan's carts are found. */
   fanId?: string;
+  /**
+   * Tickets the app may hold at once for one event (its quota, as the edge read it with the key);
+   * absent: the deployment's default (`heldTicketsPerEvent` of the settings).
+   */
+  heldTicketsPerEvent?: number;
 }
 
 /** Tickets of one price type, as a caller asks for them. */
@@ -163,6 +168,11 @@ export interface CartSettings {
   endedRetentionMs?: number;
   /** Hold time of sandbox carts. */
   sandboxHoldSeconds: number;
+  /**
+   * Tickets one app may hold at once for one event when its caller names no quota of the app's
+   * own (pending, held and paid carts; sandbox carts do not count). Default 20; 0 is no limit.
+   */
+  heldTicketsPerEvent?: number;
   /**
    * The longest hold of a cart reserved at the partner (or the sandbox): it ends at the booking's
    * own end or this many seconds after the hold, whichever comes first; then the sweeper expires

@@ -30,7 +30,8 @@ export const FINAL_STATUSES: readonly CartStatus[] = ['COMMITTED', 'RELEASED', '
 
 const TRANSITIONS: Record<CartStatus, readonly CartStatus[]> = {
   PENDING: ['HELD', 'FAILED', 'RELEASED'],
-  HELD: ['PAID', 'RELEASED', 'EXPIRED'],
+  // HELD → FAILED: a resale hold refused by its app's held-ticket quota right after it was written.
+  HELD: ['PAID', 'RELEASED', 'EXPIRED', 'FAILED'],
   PAID: ['COMMITTED', 'RELEASED', 'EXPIRED', 'FAILED'],
   COMMITTED: [],
   RELEASED: [],

@@ -26,6 +26,8 @@ export const ErrorCode = {
   HOST_DOWN: '20001',
   /** No inventory matches the request (or no contiguous seats). */
   NO_INVENTORY: '20052',
+  /** The app already holds its limit of tickets for the event (its held-ticket quota). */
+  HELD_TICKET_LIMIT: '20060',
   /** The payment was not accepted (declined by the processor). */
   PAYMENT_NOT_ACCEPTED: '20122',
   /** The processor found no funds on the card. */

@@ -1,8 +1,9 @@
-import { hold, type Cart } from '../../domain/cart.js';
+import { fail, hold, type Cart } from '../../domain/cart.js';
 import { CartError, ErrorCode, invalidInput } from '../../domain/errors.js';
 import { validateReserves, type Reserve, type ReserveTicket } from '../../domain/reserve.js';
 import { isEventId, type SellableEvent } from '../../domain/sellable-event.js';
 import type { CartCore } from '../core/cart-core.js';
+import type { HoldLimit } from '../core/hold-limit.js';
 import { failureError } from '../core/refusals.js';
 import type { ReserveAdmission } from '../core/reserve-admission.js';
 import type { Inventories } from '../inventory/inventory.js';
@@ -10,6 +11,7 @@ import { resaleLinesOf, type ResaleInventory } from '../inventory/resale.js';
 import type { Stored } from '../ports.js';
 import type { CartView, ReserveInput, ReserveRequestInput } from '../types.js';
 import type { CompleteReserve } from './complete-reserve.js';
+import type { SettleCart } from './settle.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -26,6 +28,8 @@ export class ReserveTickets {
     private readonly resale: ResaleInventory,
     private readonly admission: ReserveAdmission,
     private readonly complete: CompleteReserve,
+    private readonly holdLimit: HoldLimit,
+    private readonly settle: SettleCart,
   ) {}
 
   async handle(input: ReserveInput): Promise<CartView> {
@@ -80,9 +84,10 @@ export class ReserveTickets {
       createdAt: now,
       updatedAt: now,
     };
+    const limit = this.holdLimit.limitOf(input.owner);
     if (resaleLines.length > 0)
-      return this.#reserveResale(cart, resaleLines, input.fanSessionId ?? '');
-    return this.#reserveHeld(cart, event, input.forceAsync === true);
+      return this.#reserveResale(cart, resaleLines, input.fanSessionId ?? '', limit);
+    return this.#reserveHeld(cart, event, input.forceAsync === true, limit);
   }
 
   /**
@@ -91,7 +96,12 @@ export class ReserveTickets {
    * planned now (live seats the partner does not answer, say) leave the cart unclaimed, and the
    * attempt plans them as a retry does, failing the cart with the reason when it must.
    */
-  async #reserveHeld(cart: Cart, event: SellableEvent, forceAsync: boolean): Promise<CartView> {
+  async #reserveHeld(
+    cart: Cart,
+    event: SellableEvent,
+    forceAsync: boolean,
+    limit: number,
+  ): Promise<CartView> {
     const { deps } = this.core;
     const now = this.core.now();
     const lines = await this.inventories
@@ -103,6 +113,7 @@ export class ReserveTickets {
         ? cart
         : { ...cart, reserveAttempts: 1, reserveStartedAt: now, ...(lines ? { lines } : {}) };
     const inserted = await deps.carts.insert(this.core.withSweepAt(claimed));
+    await this.#refuseOverLimit(inserted, limit);
     let last: Stored<Cart> | undefined;
     const work = this.core.track(cart.id, async () => {
       last = await this.complete.handle(cart, lines === null ? undefined : inserted);
@@ -130,19 +141,40 @@ export class ReserveTickets {
     cart: Cart,
     lines: { listingId: string; quantity: number }[],
     fanSessionId: string,
+    limit: number,
   ): Promise<CartView> {
     const resale = this.resale;
     if (!resale.available || cart.sandbox)
       throw invalidInput('resale listings are not sold on this prefix', 'tickets');
     const booking = await resale.hold(cart, lines, fanSessionId, this.core.deps.settings.fees);
     const written = hold(cart, booking, this.core.now());
+    let inserted: Cart;
     try {
-      await this.core.deps.carts.insert(this.core.withSweepAt(written));
+      inserted = await this.core.deps.carts.insert(this.core.withSweepAt(written));
     } catch (error) {
       await resale.release(cart).catch(() => undefined);
       throw error;
     }
-    return this.core.view(written);
+    await this.#refuseOverLimit(inserted, limit);
+    return this.core.view(inserted);
+  }
+
+  /**
+   * Refuses a cart just written when its app is over its held-ticket quota with it: the cart is
+   * written FAILED with the refusal (it stops counting, and what it holds is given back) before
+   * anything more is asked of the inventory.
+   */
+  async #refuseOverLimit(cart: Cart, limit: number): Promise<void> {
+    const refusal = await this.holdLimit.refusalOf(cart, limit);
+    if (!refusal) return;
+    const now = this.core.now();
+    const failed = await this.core.mutate(cart.id, (current) =>
+      current.status === 'PENDING' || current.status === 'HELD'
+        ? fail(current, { code: refusal.code, message: refusal.message }, now)
+        : undefined,
+    );
+    if (failed?.releaseOwed) await this.settle.handle(cart.id, failed);
+    throw refusal;
   }
 
   #toReserve(input: ReserveRequestInput): Reserve {

@@ -24,6 +24,7 @@ export const PARTNER_CODE_STATUS: Readonly<Record<string, number>> = {
   '20001': 503, // the partner's system is down or in its nightly maintenance window
   '20046': 403, // ticket types not usable on this channel
   '20052': 409, // no inventory / no contiguous seats: the state of the event, not the request
+  '20060': 409, // the app holds its limit of tickets of the event (held-ticket quota)
   '20122': 402, // payment not accepted
   '20129': 402, // no funds
   '20152': 402, // invalid CVV
