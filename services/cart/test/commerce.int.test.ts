@@ -193,6 +193,7 @@ describeIntegration(
         host: '127.0.0.1',
         httpPort: 0,
         grpcPort: 0,
+        callers: threePConnectorService.callers!,
       });
       hosted.push(connectorHost);
       const connectorAddress = `127.0.0.1:${connectorHost.grpcPort}`;
@@ -243,6 +244,7 @@ describeIntegration(
         host: '127.0.0.1',
         httpPort: 0,
         grpcPort: 0,
+        callers: cartService.callers!,
       });
       hosted.push(cartHost);
       commerce = createGrpcClient(cartV1.CommerceServiceClient, `127.0.0.1:${cartHost.grpcPort}`, {
@@ -250,7 +252,9 @@ describeIntegration(
         caller: 'edge-gateway',
       });
 
-      const admin = createGrpcClient(partnerV1.PartnerAdminServiceClient, connectorAddress);
+      const admin = createGrpcClient(partnerV1.PartnerAdminServiceClient, connectorAddress, {
+        caller: 'edge-gateway',
+      });
       await callUnary(admin, 'registerPartner', {
         name: 'Commerce Partner',
         baseUrl: `http://127.0.0.1:${partnerPort}/v1`,

@@ -144,11 +144,5 @@ export function secureEntryGrpc(entry: SecureEntry): GrpcRegistration {
       gate: gateMessage(await entry.revokeGate(request.id)),
     })),
   };
-  // Gate administration is the operators' (admin API through the edge); the rest any Marquee service.
-  const edgeOnly = { callers: ['edge-gateway'] };
-  return {
-    definition: entryV1.SecureEntryServiceService,
-    implementation,
-    access: { CreateGate: edgeOnly, ListGates: edgeOnly, RevokeGate: edgeOnly },
-  };
+  return { definition: entryV1.SecureEntryServiceService, implementation };
 }
