@@ -48,12 +48,17 @@ async function startAuthGateway() {
   const infra = { name: 'auth-gateway', logger, bus, mongo: undefined };
   const config = authGatewayService.loadConfig({ HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
   const parts = await authGatewayService.compose(infra, config);
-  const hosted = await hostService(infra, parts, { host: '127.0.0.1', httpPort: 0, grpcPort: 0 });
+  const hosted = await hostService(infra, parts, {
+    host: '127.0.0.1',
+    httpPort: 0,
+    grpcPort: 0,
+    callers: authGatewayService.callers!,
+  });
   const base = `http://127.0.0.1:${hosted.httpPort}`;
   const grpc = createGrpcClient(authV1.AuthServiceClient, `127.0.0.1:${hosted.grpcPort}`, {
     deadlineMs: 10_000,
     logger,
-    // CreateApp and CreateFan are admin RPCs only the edge may call.
+    // auth-gateway answers the edge only.
     caller: 'edge-gateway',
   });
   const app = await callUnary(grpc, 'createApp', {

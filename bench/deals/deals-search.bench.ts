@@ -78,6 +78,7 @@ async function server(): Promise<void> {
     host: '127.0.0.1',
     httpPort: 0,
     grpcPort: 0,
+    callers: dealsService.callers!,
   });
   await bus.start();
 
@@ -142,6 +143,7 @@ async function server(): Promise<void> {
   // the consumer has not projected yet is NOT_FOUND: retry until the projection caught up.
   const client = createGrpcClient(dealsV1.DealsServiceClient, `127.0.0.1:${hosted.grpcPort}`, {
     deadlineMs: 60_000,
+    caller: 'edge-gateway',
   });
   const step = Math.max(1, Math.floor(EVENTS / DEALS));
   const dealIds: string[] = [];

@@ -105,7 +105,12 @@ async function catalogProcess(): Promise<void> {
   const bus = createMemoryBus({ source: 'marquee/bench', retain: 'unconsumed' });
   const infra = { name: 'catalog-indexer', logger, bus, mongo: undefined };
   const { parts, catalog } = await buildCatalogIndexer(infra);
-  const hosted = await hostService(infra, parts, { host: '127.0.0.1', httpPort: 0, grpcPort: 0 });
+  const hosted = await hostService(infra, parts, {
+    host: '127.0.0.1',
+    httpPort: 0,
+    grpcPort: 0,
+    callers: catalogIndexerService.callers!,
+  });
   await bus.start();
 
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -282,6 +287,7 @@ async function edgeProcess(grpcPort: number): Promise<void> {
   const { createCatalogIndexerClient, edgeGatewayService, registerEdgeRoutes } =
     await import('@marquee/edge-gateway');
   const { applyV8Flags } = await import('@marquee/platform/v8');
+  const { runAsService } = await import('@marquee/platform/grpc');
   applyV8Flags(edgeGatewayService.v8?.runtimeFlags);
   const logger = createLogger({ service: 'discovery-bench-edge', level: 'warn' });
   const hosted = { grpcPort };
@@ -296,10 +302,10 @@ async function edgeProcess(grpcPort: number): Promise<void> {
         validateApiKey: async () => ({ valid: true, appId: 'bench' }),
         checkRateLimit: async () => ({ limit: 1e9, available: 1e9, resetEpochMs: 0, over: false }),
       },
-      catalog: createCatalogIndexerClient(`127.0.0.1:${hosted.grpcPort}`, {
-        deadlineMs: 10_000,
-        logger,
-      }),
+      // As the edge: the catalog answers no one else.
+      catalog: runAsService('edge-gateway', () =>
+        createCatalogIndexerClient(`127.0.0.1:${hosted.grpcPort}`, { deadlineMs: 10_000, logger }),
+      ),
     } as never,
   });
   const port = await listenHttp(edge, { host: '127.0.0.1', port: 0 });

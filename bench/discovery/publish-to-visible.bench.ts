@@ -38,7 +38,7 @@ try {
   const catalog = createGrpcClient(
     catalogV1.CatalogServiceClient,
     `127.0.0.1:${stack.services.get('catalog-indexer')!.grpcPort}`,
-    { deadlineMs: 5_000 },
+    { deadlineMs: 5_000, caller: 'edge-gateway' },
   );
   const marker = randomBytes(4).toString('hex');
   const accepted: number[] = [];

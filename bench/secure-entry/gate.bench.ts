@@ -48,6 +48,7 @@ async function server(): Promise<void> {
     host: '127.0.0.1',
     httpPort: 0,
     grpcPort: 0,
+    callers: secureEntryService.callers!,
   });
   await bus.start();
   const address = `127.0.0.1:${hosted.grpcPort}`;

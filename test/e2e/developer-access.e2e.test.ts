@@ -17,7 +17,9 @@ describe.skipIf(!infra)('developer access through the edge (distributed mode)', 
   beforeAll(async () => {
     sut = await startStack({ kafkaBrokers: infra!.kafkaBrokers, mongoUrl: infra!.mongoUrl });
     const authGateway = sut.services.get('auth-gateway')!;
+    // As the edge: auth-gateway answers no other service.
     auth = createGrpcClient(authV1.AuthServiceClient, `127.0.0.1:${authGateway.grpcPort}`, {
+      caller: 'edge-gateway',
       deadlineMs: 5_000,
       logger: createLogger({ service: 'e2e', level: 'silent' }),
     });

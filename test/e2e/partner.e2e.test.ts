@@ -144,10 +144,11 @@ describe.skipIf(!infra)('partner integration (distributed mode)', () => {
     });
     expect(app.status).toBe(201);
     apiKey = ((await app.json()) as { apiKey: string }).apiKey;
+    // As cart, the service that books and orders at partners.
     connector = createGrpcClient(
       partnerV1.ConnectorServiceClient,
       `127.0.0.1:${sut.services.get('3p-connector')!.grpcPort}`,
-      { deadlineMs: 10_000 },
+      { deadlineMs: 10_000, caller: 'cart' },
     );
     await refreshPartnerToken();
 

@@ -81,7 +81,7 @@ describe.skipIf(!infra)('catalog-indexer read replicas behind the edge (distribu
     const client = createGrpcClient(
       CatalogServiceClient,
       `127.0.0.1:${sut.services.get(name)!.grpcPort}`,
-      { deadlineMs: 5_000 },
+      { deadlineMs: 5_000, caller: 'edge-gateway' },
     );
     try {
       const answer = await callUnary(

@@ -91,6 +91,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
       host: options.host,
       httpPort,
       grpcPort: 0,
+      callers: service.callers,
       ...(service.uses ? { uses: service.uses } : {}),
     });
     hosted.push(running);

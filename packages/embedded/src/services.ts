@@ -5,7 +5,7 @@ import { catalogIndexerService } from '@marquee/catalog-indexer';
 import { dealsService } from '@marquee/deals';
 import { edgeGatewayService } from '@marquee/edge-gateway';
 import { partnerReferenceService } from '@marquee/partner-reference';
-import { runAsService } from '@marquee/platform/grpc';
+import { runAsService, type RpcCallers } from '@marquee/platform/grpc';
 import type {
   DevelopmentSettings,
   ServiceDefinition,
@@ -19,13 +19,16 @@ import { secureEntryService } from '@marquee/secure-entry';
 
 /**
  * A service with its config type erased: what the runner needs to validate, compose and serve it,
- * and what the service says it needs (ServiceDefinition's `uses`, `calls`, `development`, `v8`).
+ * and what the service says it needs (ServiceDefinition's `uses`, `calls`, `callers`, `development`,
+ * `v8`).
  */
 export interface Bootable {
   name: string;
   v8: V8Options;
   uses: { bus?: boolean; mongo?: boolean } | undefined;
   calls: readonly string[];
+  /** Who may call each of its RPCs (ServiceDefinition's `callers`), for its gRPC server. */
+  callers: RpcCallers;
   development: DevelopmentSettings;
   boot(
     infra: ServiceInfra,
@@ -40,6 +43,7 @@ export const bootable = <C extends { HTTP_PORT: number }>(
   v8: service.v8 ?? NO_V8_OPTIONS,
   uses: service.uses,
   calls: service.calls ?? [],
+  callers: service.callers ?? {},
   development: service.development ?? {},
   async boot(infra, env) {
     const config = service.loadConfig(env);

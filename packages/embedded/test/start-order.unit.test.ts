@@ -4,6 +4,7 @@ import { hostedServices, startOrder, type Bootable } from '../src/services.js';
 const service = (name: string, calls: string[] = []): Bootable => ({
   name,
   calls,
+  callers: {},
   uses: undefined,
   development: {},
   v8: { nodeOptions: [], runtimeFlags: [] },

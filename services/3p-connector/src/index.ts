@@ -12,6 +12,29 @@ export const threePConnectorService: ServiceDefinition<ThreePConnectorConfig> = 
   name: '3p-connector',
   loadConfig: loadThreePConnectorConfig,
   compose: composeThreePConnector,
+  // The partners' side of carts and orders is cart's; the reconciler lists the partners' orders and
+  // releases or cancels what a partner kept by mistake. GetOrder, the partner's view of one order,
+  // is for the two services that hold orders (neither reads it today). Partner administration is
+  // the operators' (admin API through the edge).
+  callers: {
+    'marquee.partner.v1.ConnectorService': {
+      CreateBooking: ['cart'],
+      ReleaseBooking: ['cart', 'reconciler'],
+      CreateOrder: ['cart'],
+      GetAvailability: ['cart'],
+      OrderAction: ['cart', 'reconciler'],
+      GetOrder: ['cart', 'reconciler'],
+      ListOrders: ['reconciler'],
+      VerifyAccessCode: ['cart'],
+    },
+    'marquee.partner.v1.PartnerAdminService': {
+      RegisterPartner: ['edge-gateway'],
+      ListPartners: ['edge-gateway'],
+      GetPartner: ['edge-gateway'],
+      StartImport: ['edge-gateway'],
+      ListQueuedCalls: ['edge-gateway'],
+    },
+  },
   // One key for the run's partner secrets, without the warning a generated one prints; the run's
   // partner (partner-reference) listens on loopback, which partner calls refuse unless listed.
   development: {

@@ -51,13 +51,20 @@ describeIntegration('3p-connector with real Kafka and Mongo', ({ kafkaBrokers, m
     const infra = { name: '3p-connector', logger, bus, mongo: connection };
     const parts = await threePConnectorService.compose(infra, config);
     await bus.start();
-    const hosted = await hostService(infra, parts, { host: '127.0.0.1', httpPort: 0, grpcPort: 0 });
+    const hosted = await hostService(infra, parts, {
+      host: '127.0.0.1',
+      httpPort: 0,
+      grpcPort: 0,
+      callers: threePConnectorService.callers!,
+    });
     const address = `127.0.0.1:${hosted.grpcPort}`;
     return {
       hosted,
       bus,
-      admin: createGrpcClient(partnerV1.PartnerAdminServiceClient, address),
-      connector: createGrpcClient(partnerV1.ConnectorServiceClient, address),
+      admin: createGrpcClient(partnerV1.PartnerAdminServiceClient, address, {
+        caller: 'edge-gateway',
+      }),
+      connector: createGrpcClient(partnerV1.ConnectorServiceClient, address, { caller: 'cart' }),
       async stop() {
         this.admin.close();
         this.connector.close();

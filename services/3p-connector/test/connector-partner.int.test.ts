@@ -183,12 +183,24 @@ describeIntegration('3p-connector against partner-reference', ({ kafkaBrokers, m
     const infra = { name: '3p-connector', logger, bus: connectorBus, mongo: connectorDb };
     const parts = await threePConnectorService.compose(infra, config);
     await connectorBus.start();
-    connector = await hostService(infra, parts, { host: '127.0.0.1', httpPort: 0, grpcPort: 0 });
+    connector = await hostService(infra, parts, {
+      host: '127.0.0.1',
+      httpPort: 0,
+      grpcPort: 0,
+      callers: threePConnectorService.callers!,
+    });
     admin = createGrpcClient(
       partnerV1.PartnerAdminServiceClient,
       `127.0.0.1:${connector.grpcPort}`,
+      { caller: 'edge-gateway' },
     );
-    runtime = createGrpcClient(partnerV1.ConnectorServiceClient, `127.0.0.1:${connector.grpcPort}`);
+    runtime = createGrpcClient(
+      partnerV1.ConnectorServiceClient,
+      `127.0.0.1:${connector.grpcPort}`,
+      {
+        caller: 'cart',
+      },
+    );
   }, 60_000);
 
   afterAll(async () => {

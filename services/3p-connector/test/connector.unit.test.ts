@@ -121,10 +121,18 @@ beforeEach(async () => {
   const infra = { name: '3p-connector', logger, bus, mongo: undefined };
   const parts = await threePConnectorService.compose(infra, config);
   await bus.start();
-  service = await hostService(infra, parts, { host: '127.0.0.1', httpPort: 0, grpcPort: 0 });
+  service = await hostService(infra, parts, {
+    host: '127.0.0.1',
+    httpPort: 0,
+    grpcPort: 0,
+    callers: threePConnectorService.callers!,
+  });
   const address = `127.0.0.1:${service.grpcPort}`;
-  admin = createGrpcClient(partnerV1.PartnerAdminServiceClient, address);
-  connector = createGrpcClient(partnerV1.ConnectorServiceClient, address);
+  // As in production: the edge administers partners, cart books and orders.
+  admin = createGrpcClient(partnerV1.PartnerAdminServiceClient, address, {
+    caller: 'edge-gateway',
+  });
+  connector = createGrpcClient(partnerV1.ConnectorServiceClient, address, { caller: 'cart' });
 });
 
 afterEach(async () => {
@@ -339,9 +347,15 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
       },
     );
     // Only cart may ask.
+    const reconciler = createGrpcClient(
+      partnerV1.ConnectorServiceClient,
+      `127.0.0.1:${service.grpcPort}`,
+      { caller: 'reconciler' },
+    );
     await expect(
-      callUnary(connector, 'verifyAccessCode', { eventId, code: 'letmein' }),
+      callUnary(reconciler, 'verifyAccessCode', { eventId, code: 'letmein' }),
     ).rejects.toMatchObject({ kind: 'permission_denied' });
+    reconciler.close();
     expect(await callUnary(cart, 'verifyAccessCode', { eventId, code: 'letmein' })).toEqual({
       priceTypeIds: ['VIP'],
     });

@@ -11,6 +11,21 @@ export const authGatewayService: ServiceDefinition<AuthGatewayConfig> = {
   name: 'auth-gateway',
   loadConfig: loadAuthGatewayConfig,
   compose: composeAuthGateway,
+  // The edge only: it checked the admin token or resolved the API key before it asks, and the
+  // admin and write RPCs take an identity (app, fan, grant) from the request as given.
+  callers: {
+    'marquee.auth.v1.AuthService': {
+      ValidateApiKey: ['edge-gateway'],
+      IntrospectToken: ['edge-gateway'],
+      CheckRateLimit: ['edge-gateway'],
+      CreateApp: ['edge-gateway'],
+      CreateFan: ['edge-gateway'],
+      RevokeGrant: ['edge-gateway'],
+      SetAppAccess: ['edge-gateway'],
+      GetAppAccess: ['edge-gateway'],
+      SetAppOAuth: ['edge-gateway'],
+    },
+  },
   // package.json `marquee.v8` (docs/architecture.md, "V8 options").
   v8: v8OptionsOf(manifest),
 };

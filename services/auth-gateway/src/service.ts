@@ -14,15 +14,6 @@ import { authServiceImplementation } from './ports/grpc/auth-service.js';
 import { TrustedProxies } from '@marquee/platform/http';
 import { oauthRoutes } from './ports/http/oauth-routes.js';
 
-/** Who may call the RPCs that create or change apps, fans and grants. */
-export const ADMIN_RPC_ACCESS = {
-  CreateApp: { callers: ['edge-gateway'] },
-  CreateFan: { callers: ['edge-gateway'] },
-  RevokeGrant: { callers: ['edge-gateway'] },
-  SetAppAccess: { callers: ['edge-gateway'] },
-  SetAppOAuth: { callers: ['edge-gateway'] },
-} as const;
-
 /** Expired interactions, codes and tokens are deleted this often (FerretDB has no TTL indexes). */
 const PURGE_INTERVAL_MS = 60_000;
 
@@ -72,9 +63,6 @@ export async function composeAuthGateway(
     grpc: [
       {
         definition: authV1.AuthServiceService,
-        // Admin and write RPCs: only the edge, which checked the admin token (or the API key)
-        // first. The others accept any authenticated Marquee service (platform service auth).
-        access: ADMIN_RPC_ACCESS,
         implementation: authServiceImplementation(
           access,
           {

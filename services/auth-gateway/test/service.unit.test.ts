@@ -30,9 +30,10 @@ describe('auth-gateway composed (memory mode)', () => {
       host: '127.0.0.1',
       httpPort: 0,
       grpcPort: 0,
+      callers: authGatewayService.callers!,
     });
     base = `http://127.0.0.1:${sut.httpPort}`;
-    // The admin RPCs (CreateApp, CreateFan, RevokeGrant) answer the edge only.
+    // Every RPC answers the edge only.
     grpc = createGrpcClient(authV1.AuthServiceClient, `127.0.0.1:${sut.grpcPort}`, {
       deadlineMs: 5_000,
       logger,
@@ -70,7 +71,7 @@ describe('auth-gateway composed (memory mode)', () => {
     expect(rate).toMatchObject({ limit: 5000, available: 4999, over: false });
   });
 
-  it('refuses the admin RPCs to a caller without a service token (UNAUTHENTICATED) and to any service but the edge', async () => {
+  it('refuses its RPCs to a caller without a service token (UNAUTHENTICATED) and to any service but the edge', async () => {
     const address = `127.0.0.1:${sut.grpcPort}`;
     const outsider = new authV1.AuthServiceClient(address, credentials.createInsecure());
     const codeOf = (call: (done: (error: ServiceError | null) => void) => void) =>
@@ -92,9 +93,9 @@ describe('auth-gateway composed (memory mode)', () => {
     await expect(callUnary(cart, 'createApp', request)).rejects.toMatchObject({
       kind: 'permission_denied',
     });
-    // The same service may read: ValidateApiKey needs an authenticated caller, not the edge.
-    await expect(callUnary(cart, 'validateApiKey', { apiKey: 'k' })).resolves.toMatchObject({
-      valid: false,
+    // Reads too: which keys are valid is the edge's question only.
+    await expect(callUnary(cart, 'validateApiKey', { apiKey: 'k' })).rejects.toMatchObject({
+      kind: 'permission_denied',
     });
     cart.close();
   });

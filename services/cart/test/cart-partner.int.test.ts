@@ -7,7 +7,7 @@ import {
   type EventBus,
   type IncomingEvent,
 } from '@marquee/platform/bus';
-import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
+import { callUnary, createGrpcClient, runAsService } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { hostService, type HostedService } from '@marquee/platform/service';
@@ -213,10 +213,13 @@ describeIntegration(
         host: '127.0.0.1',
         httpPort: 0,
         grpcPort: 0,
+        callers: threePConnectorService.callers!,
       });
       hosted.push(connectorHost);
       connectorAddress = `127.0.0.1:${connectorHost.grpcPort}`;
-      connector = createGrpcClient(partnerV1.ConnectorServiceClient, connectorAddress);
+      connector = createGrpcClient(partnerV1.ConnectorServiceClient, connectorAddress, {
+        caller: 'cart',
+      });
 
       // The test's own consumers: our event onto this run's topic, and cart's topics to check.
       const watch = kafka('cart-int-watch');
@@ -258,19 +261,26 @@ describeIntegration(
         LOG_LEVEL: 'silent',
       });
       const cartInfra = { name: 'cart', logger, bus: cartBus, mongo: await db('crt') };
-      const cartParts = await composeCart(cartInfra, cartConfig, { eventTopic, availabilityTopic });
+      // Composed as its runner composes it: its connector client speaks for cart.
+      const cartParts = await runAsService('cart', () =>
+        composeCart(cartInfra, cartConfig, { eventTopic, availabilityTopic }),
+      );
       await cartBus.start();
       const cartHost = await hostService(cartInfra, cartParts, {
         host: '127.0.0.1',
         httpPort: 0,
         grpcPort: 0,
+        callers: cartService.callers!,
       });
       hosted.push(cartHost);
       cart = createGrpcClient(cartV1.CartServiceClient, `127.0.0.1:${cartHost.grpcPort}`, {
         deadlineMs: 30_000,
+        caller: 'edge-gateway',
       });
 
-      const admin = createGrpcClient(partnerV1.PartnerAdminServiceClient, connectorAddress);
+      const admin = createGrpcClient(partnerV1.PartnerAdminServiceClient, connectorAddress, {
+        caller: 'edge-gateway',
+      });
       await callUnary(admin, 'registerPartner', {
         name: 'Cart Partner',
         baseUrl: `http://127.0.0.1:${partnerPort}/v1`,

@@ -194,6 +194,7 @@ describeIntegration(
         host: '127.0.0.1',
         httpPort: 0,
         grpcPort: 0,
+        callers: threePConnectorService.callers!,
       });
       hosted.push(connectorHost);
       const connectorAddress = `127.0.0.1:${connectorHost.grpcPort}`;
@@ -244,6 +245,7 @@ describeIntegration(
         host: '127.0.0.1',
         httpPort: 0,
         grpcPort: 0,
+        callers: cartService.callers!,
       });
       hosted.push(cartHost);
       commerce = createGrpcClient(cartV1.CommerceServiceClient, `127.0.0.1:${cartHost.grpcPort}`, {
@@ -251,7 +253,9 @@ describeIntegration(
         caller: 'edge-gateway',
       });
 
-      const admin = createGrpcClient(partnerV1.PartnerAdminServiceClient, connectorAddress);
+      const admin = createGrpcClient(partnerV1.PartnerAdminServiceClient, connectorAddress, {
+        caller: 'edge-gateway',
+      });
       await callUnary(admin, 'registerPartner', {
         name: 'Commerce Partner',
         baseUrl: `http://127.0.0.1:${partnerPort}/v1`,

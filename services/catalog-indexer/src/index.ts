@@ -14,6 +14,21 @@ export const catalogIndexerService: ServiceDefinition<CatalogIndexerConfig> = {
   name: 'catalog-indexer',
   loadConfig: loadCatalogIndexerConfig,
   compose: composeCatalogIndexer,
+  // The discovery read model, for the edge's public discovery; deals asks for venue coordinates.
+  callers: {
+    'marquee.catalog.v1.CatalogService': {
+      SearchEvents: ['edge-gateway'],
+      GetEvent: ['edge-gateway'],
+      SearchVenues: ['edge-gateway'],
+      GetVenue: ['edge-gateway', 'deals'],
+      SearchAttractions: ['edge-gateway'],
+      GetAttraction: ['edge-gateway'],
+      SimilarAttractions: ['edge-gateway'],
+      SearchClassifications: ['edge-gateway'],
+      GetClassification: ['edge-gateway'],
+      WatchChanges: ['edge-gateway'],
+    },
+  },
   // package.json `marquee.v8` (docs/architecture.md, "V8 options").
   v8: v8OptionsOf(manifest),
   // The read model is in memory, read whole from the topics by every replica (README "Replicas").

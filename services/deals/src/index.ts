@@ -13,6 +13,16 @@ export const dealsService: ServiceDefinition<DealsConfig> = {
   compose: composeDeals,
   // Venue coordinates of the events it projects.
   calls: ['catalog-indexer'],
+  // The edge: the deals API and the admin API's deals.
+  callers: {
+    'marquee.deals.v1.DealsService': {
+      CreateDeal: ['edge-gateway'],
+      UpdateDeal: ['edge-gateway'],
+      EndDeal: ['edge-gateway'],
+      GetDeal: ['edge-gateway'],
+      SearchDeals: ['edge-gateway'],
+    },
+  },
   // package.json `marquee.v8` (docs/architecture.md, "V8 options").
   v8: v8OptionsOf(manifest),
 };

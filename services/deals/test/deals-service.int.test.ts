@@ -1,5 +1,5 @@
 import { createKafkaBus, type EventBus } from '@marquee/platform/bus';
-import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
+import { callUnary, createGrpcClient, runAsService } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { hostService, type HostedService } from '@marquee/platform/service';
@@ -16,6 +16,7 @@ import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadDealsConfig } from '../src/config.js';
 import { composeDeals } from '../src/service.js';
+import { dealsService } from '../src/index.js';
 
 /**
  * deals as one process sees it: real Kafka in and out, a real Mongo-wire database, gRPC in front.
@@ -49,14 +50,18 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
       GRPC_ADDR_CATALOG_INDEXER: `127.0.0.1:${catalog.grpcPort}`,
     });
     const infra = { name: 'deals', logger, bus, mongo };
-    hosted = await hostService(infra, await composeDeals(infra, config, { eventTopic }), {
+    // Composed as its runner composes it: its catalog client speaks for deals.
+    const parts = await runAsService('deals', () => composeDeals(infra, config, { eventTopic }));
+    hosted = await hostService(infra, parts, {
       host: '127.0.0.1',
       httpPort: 0,
       grpcPort: 0,
+      callers: dealsService.callers!,
     });
     await bus.start();
     client = createGrpcClient(DealsServiceClient, `127.0.0.1:${hosted.grpcPort}`, {
       deadlineMs: 5_000,
+      caller: 'edge-gateway',
     });
     // Ready once the projection and every deal write are read up to where the topics ended.
     await waitFor(async () => (await hosted.http.inject('/readyz')).statusCode === 200, {
@@ -106,7 +111,13 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
           },
         ],
       },
-      { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+      {
+        host: '127.0.0.1',
+        httpPort: 0,
+        grpcPort: 0,
+        // catalog-indexer's declaration for the RPC deals calls.
+        callers: { 'marquee.catalog.v1.CatalogService': { GetVenue: ['edge-gateway', 'deals'] } },
+      },
     );
     await startDeals();
   });
@@ -220,14 +231,17 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
       GRPC_ADDR_CATALOG_INDEXER: `127.0.0.1:${catalog.grpcPort}`,
     });
     const infra = { name: 'deals', logger, bus: otherBus, mongo: otherMongo };
-    const other = await hostService(infra, await composeDeals(infra, config, { eventTopic }), {
+    const parts = await runAsService('deals', () => composeDeals(infra, config, { eventTopic }));
+    const other = await hostService(infra, parts, {
       host: '127.0.0.1',
       httpPort: 0,
       grpcPort: 0,
+      callers: dealsService.callers!,
     });
     await otherBus.start();
     const otherClient = createGrpcClient(DealsServiceClient, `127.0.0.1:${other.grpcPort}`, {
       deadlineMs: 5_000,
+      caller: 'edge-gateway',
     });
     const found = async (on: DealsServiceClient) =>
       (

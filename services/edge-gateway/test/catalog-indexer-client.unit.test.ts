@@ -12,12 +12,20 @@ import { createCatalogIndexerClient } from '../src/adapters/catalog-indexer-clie
 
 const logger = createLogger({ service: 'edge-test', level: 'silent' });
 
+/** The fake catalog admits the edge's clients as this test makes them: outside any service. */
+const callers = {
+  'marquee.catalog.v1.CatalogService': Object.fromEntries(
+    Object.values(CatalogServiceService).map((method) => [method.path.split('/')[2]!, ['unnamed']]),
+  ),
+};
+
 /** A CatalogService answering WatchChanges only, whose sequence the test moves. */
 async function watchOnlyCatalog(port = 0) {
   const streams = new Set<grpc.ServerWritableStream<unknown, WatchChangesResponse>>();
   const state = { sequence: 1 };
   const server = createGrpcServer({
     logger,
+    callers,
     services: [
       {
         definition: CatalogServiceService,
@@ -93,6 +101,7 @@ describe('catalog-indexer client: event search', () => {
     const answer = { ...decoded, eventDocuments: Buffer.alloc(0) };
     const server = createGrpcServer({
       logger,
+      callers,
       services: [
         {
           definition: CatalogServiceService,
@@ -125,6 +134,7 @@ describe('catalog-indexer client: event search', () => {
     const documents = '{"name":"One","id":"EVT1"},{"name":"Two","id":"EVT2"}';
     const server = createGrpcServer({
       logger,
+      callers,
       services: [
         {
           definition: CatalogServiceService,

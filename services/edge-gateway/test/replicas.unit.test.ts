@@ -13,6 +13,13 @@ import { createCatalogIndexerClient } from '../src/adapters/catalog-indexer-clie
 import { replicas, splitAddresses } from '../src/adapters/replicas.js';
 
 const logger = createLogger({ service: 'edge-test', level: 'silent' });
+
+/** The fake catalog admits the edge's clients as this test makes them: outside any service. */
+const callers = {
+  'marquee.catalog.v1.CatalogService': Object.fromEntries(
+    Object.values(CatalogServiceService).map((method) => [method.path.split('/')[2]!, ['unnamed']]),
+  ),
+};
 const unavailable = () => Object.assign(new Error('stopping'), { kind: 'unavailable' });
 
 describe('replicas of a read service', () => {
@@ -158,6 +165,7 @@ async function catalogReplica(instance: string) {
   const state = { sequence: 1 };
   const server = createGrpcServer({
     logger,
+    callers,
     services: [
       {
         definition: CatalogServiceService,

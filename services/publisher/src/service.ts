@@ -56,15 +56,6 @@ export async function composePublisher(
     grpc: [
       {
         definition: publishingV1.PublisherServiceService,
-        // The request's `app_id` says whose event it is: only the edge, which resolved it from
-        // the caller's API key, may assert it. Any other service is refused (platform service auth).
-        access: {
-          PublishEvent: { callers: ['edge-gateway'] },
-          UpdateEvent: { callers: ['edge-gateway'] },
-          DeleteEvent: { callers: ['edge-gateway'] },
-          GetEvent: { callers: ['edge-gateway'] },
-          ListEvents: { callers: ['edge-gateway'] },
-        },
         implementation: publisherServiceImplementation(publishing, idempotency),
       },
     ],

@@ -17,6 +17,7 @@ import { publishingV1, type catalogV1 } from '@marquee/proto';
 import { eventChangedTopic } from '@marquee/proto/topics';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadPublisherConfig } from '../src/config.js';
+import { publisherService } from '../src/index.js';
 import { composePublisher } from '../src/service.js';
 
 /**
@@ -65,7 +66,11 @@ describeIntegration('publisher with real Kafka and Mongo', ({ kafkaBrokers, mong
       { name: 'publisher', logger, bus: producer, mongo: connection },
       loadPublisherConfig({}),
     );
-    server = createGrpcServer({ logger, services: parts.grpc! });
+    server = createGrpcServer({
+      logger,
+      services: parts.grpc!,
+      callers: publisherService.callers!,
+    });
     const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
     await parts.start?.();
     // The edge is the only service that may publish for an app (service auth).

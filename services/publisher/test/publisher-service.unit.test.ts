@@ -13,6 +13,7 @@ import type { ServiceParts } from '@marquee/platform/service';
 import { publishingV1, type catalogV1 } from '@marquee/proto';
 import { eventChangedTopic } from '@marquee/proto/topics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publisherService } from '../src/index.js';
 import { composePublisher } from '../src/service.js';
 import { loadPublisherConfig } from '../src/config.js';
 
@@ -34,7 +35,11 @@ describe('publisher over gRPC (memory adapters)', () => {
       { name: 'publisher', logger, bus, mongo: undefined },
       loadPublisherConfig({}),
     );
-    server = createGrpcServer({ logger, services: parts.grpc! });
+    server = createGrpcServer({
+      logger,
+      services: parts.grpc!,
+      callers: publisherService.callers!,
+    });
     const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
     await bus.subscribe(eventChangedTopic, { group: 'test' }, async (event) => {
       received.push(event);

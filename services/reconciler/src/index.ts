@@ -13,6 +13,15 @@ export const reconcilerService: ServiceDefinition<ReconcilerConfig> = {
   compose: composeReconciler,
   // The partners' side of each booking and order, through the connector.
   calls: ['3p-connector'],
+  // The edge only: the admin API's reconciliation.
+  callers: {
+    'marquee.reconciliation.v1.ReconcilerService': {
+      GetCase: ['edge-gateway'],
+      ListCases: ['edge-gateway'],
+      ReconcileEvent: ['edge-gateway'],
+      GetEventReport: ['edge-gateway'],
+    },
+  },
   // package.json `marquee.v8` (docs/architecture.md, "V8 options").
   v8: v8OptionsOf(manifest),
 };

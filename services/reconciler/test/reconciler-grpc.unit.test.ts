@@ -12,6 +12,7 @@ import { CaseTrigger, Outcome, ReconcilerServiceClient } from '@marquee/proto/re
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReconcilerStorage } from '../src/adapters/stores.js';
 import { ReconcilerApp } from '../src/app/reconciler-app.js';
+import { reconcilerService } from '../src/index.js';
 import { reconcilerGrpc } from '../src/ports/grpc/reconciler-grpc.js';
 import { FakeConnector } from './fakes.js';
 
@@ -47,9 +48,16 @@ beforeAll(async () => {
       failedAt: now,
     });
   }
-  server = createGrpcServer({ logger, services: [reconcilerGrpc(app)] });
+  server = createGrpcServer({
+    logger,
+    services: [reconcilerGrpc(app)],
+    callers: reconcilerService.callers!,
+  });
   const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
-  sut = createGrpcClient(ReconcilerServiceClient, `127.0.0.1:${port}`, { deadlineMs: 5_000 });
+  sut = createGrpcClient(ReconcilerServiceClient, `127.0.0.1:${port}`, {
+    deadlineMs: 5_000,
+    caller: 'edge-gateway',
+  });
 });
 afterAll(async () => {
   sut?.close();

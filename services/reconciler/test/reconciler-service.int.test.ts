@@ -1,6 +1,6 @@
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
 import { createKafkaBus, type EventBus } from '@marquee/platform/bus';
-import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
+import { callUnary, createGrpcClient, runAsService } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { hostService, type HostedService } from '@marquee/platform/service';
@@ -36,6 +36,7 @@ import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadReconcilerConfig } from '../src/config.js';
 import { composeReconciler } from '../src/service.js';
+import { reconcilerService } from '../src/index.js';
 
 /**
  * reconciler as one process sees it: cart's and the connector's records in from real Kafka,
@@ -134,7 +135,19 @@ describeIntegration('reconciler service with Kafka and Mongo', ({ kafkaBrokers, 
           },
         ],
       },
-      { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+      {
+        host: '127.0.0.1',
+        httpPort: 0,
+        grpcPort: 0,
+        // 3p-connector's declaration for the RPCs the reconciler calls.
+        callers: {
+          'marquee.partner.v1.ConnectorService': {
+            ListOrders: ['reconciler'],
+            ReleaseBooking: ['cart', 'reconciler'],
+            OrderAction: ['cart', 'reconciler'],
+          },
+        },
+      },
     );
 
     mongo = await connectMongo({ url: mongoUrl, dbName, logger, appName: 'reconciler-int' });
@@ -163,14 +176,18 @@ describeIntegration('reconciler service with Kafka and Mongo', ({ kafkaBrokers, 
       REPORT_INTERVAL_MS: '0',
     });
     const infra = { name: 'reconciler', logger, bus, mongo };
-    hosted = await hostService(infra, await composeReconciler(infra, config), {
+    // Composed as its runner composes it: its connector client speaks for the reconciler.
+    const parts = await runAsService('reconciler', () => composeReconciler(infra, config));
+    hosted = await hostService(infra, parts, {
       host: '127.0.0.1',
       httpPort: 0,
       grpcPort: 0,
+      callers: reconcilerService.callers!,
     });
     await bus.start();
     client = createGrpcClient(ReconcilerServiceClient, `127.0.0.1:${hosted.grpcPort}`, {
       deadlineMs: 5_000,
+      caller: 'edge-gateway',
     });
   });
 

@@ -11,6 +11,20 @@ export const secureEntryService: ServiceDefinition<SecureEntryConfig> = {
   name: 'secure-entry',
   loadConfig: loadSecureEntryConfig,
   compose: composeSecureEntry,
+  // The edge only: the order read and secure render name the app the edge resolved from the API
+  // key, gate scans come through the gate API and gate administration through the admin API.
+  callers: {
+    'marquee.entry.v1.SecureEntryService': {
+      GetOrder: ['edge-gateway'],
+      SecureRender: ['edge-gateway'],
+      ValidateScan: ['edge-gateway'],
+      CreateGate: ['edge-gateway'],
+      ListGates: ['edge-gateway'],
+      RevokeGate: ['edge-gateway'],
+      // Cart's resale asks which seats were admitted before it lists tickets.
+      ListAdmittedSeats: ['cart'],
+    },
+  },
   // package.json `marquee.v8` (docs/architecture.md, "V8 options").
   v8: v8OptionsOf(manifest),
 };

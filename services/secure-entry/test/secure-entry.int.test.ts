@@ -56,7 +56,12 @@ describeIntegration('secure-entry with real Kafka and Mongo', ({ kafkaBrokers, m
     const infra = { name: 'secure-entry', logger, bus, mongo: connection };
     const parts = await secureEntryService.compose(infra, config);
     await bus.start();
-    const hosted = await hostService(infra, parts, { host: '127.0.0.1', httpPort: 0, grpcPort: 0 });
+    const hosted = await hostService(infra, parts, {
+      host: '127.0.0.1',
+      httpPort: 0,
+      grpcPort: 0,
+      callers: secureEntryService.callers!,
+    });
     const client = createGrpcClient(
       entryV1.SecureEntryServiceClient,
       `127.0.0.1:${hosted.grpcPort}`,

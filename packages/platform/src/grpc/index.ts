@@ -41,8 +41,7 @@ export {
   runAsService,
   serviceKeyring,
   serviceTokenFor,
-  type RpcAccess,
-  type RpcAccessPolicy,
+  type RpcCallers,
 } from './service-auth.js';
 export {
   SERVICE_TOKEN_TTL_S,

@@ -10,10 +10,10 @@ import {
   runWithCorrelationId,
 } from '../logger/correlation.js';
 import {
-  accessByPath,
+  callersByPath,
   serviceAuthInterceptor,
   serviceKeyring,
-  type RpcAccessPolicy,
+  type RpcCallers,
 } from './service-auth.js';
 import type { ServiceKeyring } from './service-token.js';
 import { runInIncomingCall, type IncomingCall } from './call-context.js';
@@ -23,16 +23,16 @@ import { toGrpcError } from './status.js';
 export interface GrpcServiceRegistration {
   definition: grpc.ServiceDefinition;
   implementation: grpc.UntypedServiceImplementation;
-  /**
-   * Who may call which RPC (`{ CreateApp: { callers: ['edge-gateway'] } }`). Every RPC not listed
-   * still needs an authenticated Marquee service as caller (service-auth.ts).
-   */
-  access?: RpcAccessPolicy;
 }
 
 export interface CreateGrpcServerOptions {
   logger: Logger;
   services: GrpcServiceRegistration[];
+  /**
+   * Who may call each RPC (a ServiceDefinition's `callers`, service-auth.ts). An RPC it does not
+   * name is refused to every caller: without it, every RPC is.
+   */
+  callers?: RpcCallers;
   /**
    * Names reported by `grpc.health.v1` besides the overall `''`. Default: the fully-qualified name
    * of each registered service (`marquee.cart.v1.CartService`), as Kubernetes' gRPC probe asks.
@@ -63,8 +63,8 @@ const HEALTH_PATH_PREFIX = '/grpc.health.v1.Health/';
 
 /**
  * A grpc-js server with `grpc.health.v1`, server reflection where enabled, and the platform's
- * interceptors: every call but health checks and reflection must carry a valid service token, and
- * obey the RPC's access policy (service-auth.ts); the correlation id from `x-correlation-id`
+ * interceptors: every call but health checks and reflection must carry a valid service token of a
+ * service the RPC declares as its caller (`callers`, service-auth.ts); the correlation id from `x-correlation-id`
  * metadata (generated when absent) is active in handlers, and every call is logged with its
  * method, status code and duration. Handlers are wrapped so that a thrown or rejected error, or one
  * passed to the callback, reaches the client with the right status code (see
@@ -76,10 +76,17 @@ export function createGrpcServer(options: CreateGrpcServerOptions): grpc.Server 
   // Resolved now: a production process without a key fails here, at start, not at its first call.
   const auth: grpc.ServerInterceptor[] = [];
   if (options.services.length > 0) {
-    const checkCaller = serviceAuthInterceptor(
-      options.serviceKeyring ?? serviceKeyring(),
-      accessByPath(options.services),
+    const { byPath, undeclared } = callersByPath(
+      options.services.map(({ definition }) => definition),
+      options.callers ?? {},
     );
+    if (undeclared.length > 0) {
+      logger.warn(
+        { grpc_methods: undeclared },
+        'RPCs without declared callers: refused to every caller',
+      );
+    }
+    const checkCaller = serviceAuthInterceptor(options.serviceKeyring ?? serviceKeyring(), byPath);
     // Reflection tools (grpcurl, grpcui) carry no service token; it is open where it is served.
     auth.push((method, call) =>
       reflection && isReflectionPath(method.path)

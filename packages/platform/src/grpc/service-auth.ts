@@ -7,8 +7,9 @@ import { SERVICE_TOKEN_TTL_S, ServiceKeyring } from './service-token.js';
  * Service-to-service authentication of gRPC (docs/architecture.md, "Service-to-service
  * authentication"). Every client made by {@link createGrpcClient} attaches a signed service token
  * naming the calling service; every server made by {@link createGrpcServer} refuses a call without
- * a valid one (UNAUTHENTICATED) and, for RPCs whose policy lists the services allowed to call
- * them, one from any other service (PERMISSION_DENIED). `grpc.health.v1` stays open for probes.
+ * a valid one (UNAUTHENTICATED) and one from a service the RPC's declared callers
+ * ({@link RpcCallers}) do not name, or of an RPC that declares none (PERMISSION_DENIED).
+ * `grpc.health.v1` stays open for probes.
  * No service writes any code for it: the key comes from the process, the caller's name from the
  * runner that composes the service.
  */
@@ -21,14 +22,14 @@ export const SERVICE_TOKEN_METADATA = 'x-marquee-service-token';
  */
 export const SERVICE_CALLER_METADATA = 'x-marquee-caller';
 
-/** Who may call one RPC. Without `callers`, any authenticated Marquee service may. */
-export interface RpcAccess {
-  /** Names of the services allowed to call the RPC (`edge-gateway`). */
-  callers?: readonly string[];
-}
-
-/** Per-RPC access, keyed by the RPC's name as in the `.proto` (`CreateApp`). */
-export type RpcAccessPolicy = Readonly<Record<string, RpcAccess>>;
+/**
+ * Who may call each RPC a process hosts, the one declaration of it (a ServiceDefinition's
+ * `callers`): the gRPC service's full name (`marquee.cart.v1.CartService`), then the RPC's name as
+ * in the `.proto` (`GetOrder`), then the names of the services allowed to call it
+ * (`['edge-gateway']`). An RPC it does not list is refused to every caller (PERMISSION_DENIED): a
+ * new RPC is closed until someone says who calls it. An empty list closes the RPC on purpose.
+ */
+export type RpcCallers = Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
 
 /** The name a client uses when it was made outside any service (tests, benchmarks, tools). */
 export const UNNAMED_CALLER = 'unnamed';
@@ -146,17 +147,18 @@ export function serviceOfPath(path: string): string {
 
 /**
  * The server interceptor: verifies the token of every call but health checks, against the called
- * service as audience, then applies the RPC's policy. It must be the outermost interceptor so that
- * the refusal passes through (and is logged by) the others.
+ * service as audience, then admits only the callers the RPC declares (`allowed`, by method path;
+ * a path it lacks is refused to everyone). It must be the outermost interceptor so that the refusal
+ * passes through (and is logged by) the others.
  */
 export function serviceAuthInterceptor(
   keyring: ServiceKeyring,
-  policies: ReadonlyMap<string, RpcAccess>,
+  allowed: ReadonlyMap<string, readonly string[]>,
 ): grpc.ServerInterceptor {
   return (method, call) => {
     if (method.path.startsWith(HEALTH_PATH_PREFIX)) return new grpc.ServerInterceptingCall(call);
     const audience = serviceOfPath(method.path);
-    const access = policies.get(method.path);
+    const callers = allowed.get(method.path);
     let refused = false;
     const refuse = (code: grpc.status, details: string) => {
       refused = true;
@@ -172,7 +174,13 @@ export function serviceAuthInterceptor(
             `service authentication failed: ${verified.reason}`,
           );
         }
-        if (access?.callers && !access.callers.includes(verified.caller)) {
+        if (callers === undefined) {
+          return refuse(
+            grpc.status.PERMISSION_DENIED,
+            `${method.path} declares no callers: it is refused to every service`,
+          );
+        }
+        if (!callers.includes(verified.caller)) {
           return refuse(
             grpc.status.PERMISSION_DENIED,
             `${verified.caller} is not allowed to call ${method.path}`,
@@ -196,31 +204,35 @@ export function serviceAuthInterceptor(
 }
 
 /**
- * The policies of a server's registrations by method path. A policy naming an RPC the service
- * does not have is a mistake caught at start, not an open door.
+ * The declared callers of a server's RPCs by method path. A declaration naming an RPC a hosted
+ * service does not have is a mistake caught at start, not an open door; a declaration for a gRPC
+ * service the server does not host is ignored (one ServiceDefinition declares all its services,
+ * a test may host one of them). `undeclared` lists the hosted RPCs nobody declared: they are
+ * refused to every caller.
  */
-export function accessByPath(
-  registrations: ReadonlyArray<{ definition: grpc.ServiceDefinition; access?: RpcAccessPolicy }>,
-): Map<string, RpcAccess> {
-  const byPath = new Map<string, RpcAccess>();
-  for (const { definition, access } of registrations) {
-    if (!access) continue;
+export function callersByPath(
+  definitions: ReadonlyArray<grpc.ServiceDefinition>,
+  callers: RpcCallers,
+): { byPath: Map<string, readonly string[]>; undeclared: string[] } {
+  const byPath = new Map<string, readonly string[]>();
+  const undeclared: string[] = [];
+  for (const definition of definitions) {
     const methods = new Map<string, string>();
     for (const [key, method] of Object.entries(definition)) {
-      const rpc = method.path.split('/')[2] ?? key;
-      methods.set(rpc, method.path);
+      methods.set(method.path.split('/')[2] ?? key, method.path);
     }
-    for (const [rpc, rule] of Object.entries(access)) {
+    const service = serviceOfPath(Object.values(definition)[0]?.path ?? '');
+    const declared = Object.hasOwn(callers, service) ? callers[service]! : {};
+    for (const [rpc, names] of Object.entries(declared)) {
       const path = methods.get(rpc);
       if (path === undefined) {
-        throw new Error(
-          `access policy names ${rpc}, which ${serviceOfPath(Object.values(definition)[0]?.path ?? '')} does not have`,
-        );
+        throw new Error(`the callers declared for ${rpc}: ${service} has no such RPC`);
       }
-      byPath.set(path, rule);
+      byPath.set(path, names);
     }
+    for (const path of methods.values()) if (!byPath.has(path)) undeclared.push(path);
   }
-  return byPath;
+  return { byPath, undeclared };
 }
 
 /** The authenticated caller of a call, as the server recorded it. */

@@ -1,5 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { createGrpcServer, runAsService, startGrpcServer, stopGrpcServer } from '../grpc/index.js';
+import {
+  createGrpcServer,
+  runAsService,
+  startGrpcServer,
+  stopGrpcServer,
+  type RpcCallers,
+} from '../grpc/index.js';
 import { createHttpServer, listenHttp } from '../http/index.js';
 import type { ServiceInfra, ServiceParts } from './types.js';
 
@@ -17,6 +23,11 @@ export interface HostOptions {
    * runner passes it: `runService`, the embedded default.
    */
   uses?: { bus?: boolean; mongo?: boolean };
+  /**
+   * Who may call each of its RPCs (its ServiceDefinition's `callers`); every runner passes it. An
+   * RPC it does not name is refused to every caller.
+   */
+  callers?: RpcCallers;
 }
 
 export interface HostedService {
@@ -66,7 +77,11 @@ export async function hostService(
   });
   if (parts.http) await http.register(async (scope) => parts.http?.(scope));
 
-  const grpcServer = createGrpcServer({ logger, services: parts.grpc ?? [] });
+  const grpcServer = createGrpcServer({
+    logger,
+    services: parts.grpc ?? [],
+    ...(options.callers ? { callers: options.callers } : {}),
+  });
   let grpcPort: number;
   let httpPort: number;
   let stopped: Promise<void> | undefined;

@@ -114,6 +114,7 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
       httpPort: config.HTTP_PORT,
       grpcPort: config.GRPC_PORT,
       uses: { bus: usesBus, mongo: usesMongo },
+      ...(service.callers ? { callers: service.callers } : {}),
     });
     lifecycle.onStop(service.name, () => hosted.stop());
     await bus.start();

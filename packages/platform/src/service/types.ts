@@ -2,7 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
 import type { Connection } from 'mongoose';
 import type { EventBus } from '../bus/types.js';
-import type { RpcAccessPolicy } from '../grpc/index.js';
+import type { RpcCallers } from '../grpc/index.js';
 import type { Logger } from '../logger/index.js';
 import type { V8Options } from '../v8/index.js';
 
@@ -18,12 +18,6 @@ export interface ServiceInfra {
 export interface GrpcRegistration {
   definition: grpc.ServiceDefinition;
   implementation: grpc.UntypedServiceImplementation;
-  /**
-   * Which services may call which RPC (`{ CreateApp: { callers: ['edge-gateway'] } }`); RPCs not
-   * listed accept any authenticated Marquee service. Calls without a valid service token are
-   * refused either way (docs/architecture.md, "Service-to-service authentication").
-   */
-  access?: RpcAccessPolicy;
 }
 
 /** What a service's composition root returns: its inbound ports and its own start/stop work. */
@@ -69,6 +63,15 @@ export interface ServiceDefinition<C> {
    * Helm chart does for a service's `calls`. A runner of several services starts these first.
    */
   calls?: readonly string[];
+  /**
+   * Who may call each RPC it hosts: gRPC service, RPC, the names of the calling services
+   * (`{ 'marquee.cart.v1.CartService': { GetOrder: ['edge-gateway'] } }`). The server refuses any
+   * other caller, and every RPC not listed here, PERMISSION_DENIED (docs/security.md, "Who may
+   * call which RPC"). Like `calls`, written as literals: `scripts/generate-service-calls.ts` reads
+   * both from here for the chart and the docs, and checks each caller lists this service in its
+   * `calls` and every RPC of the `.proto` files is declared.
+   */
+  callers?: RpcCallers;
   /** How a development run of every service in one process (the embedded default) starts it. */
   development?: DevelopmentSettings;
   /** Validates the environment (the service's `config.ts`). */

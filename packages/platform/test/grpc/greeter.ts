@@ -71,6 +71,16 @@ export const GreeterClientCtor = loaded.marquee.test.v1.Greeter as unknown as ne
 ) => GreeterClient;
 export const greeterDefinition: grpc.ServiceDefinition = loaded.marquee.test.v1.Greeter.service;
 
+/** Every RPC of the greeter open to the tests' clients, made outside any service (`unnamed`). */
+export const greeterCallers = {
+  'marquee.test.v1.Greeter': {
+    SayHello: ['unnamed'],
+    Fail: ['unnamed'],
+    Slow: ['unnamed'],
+    Count: ['unnamed'],
+  },
+};
+
 export interface HealthClient extends grpc.Client {
   check(
     request: { service: string },

@@ -24,6 +24,7 @@ import {
 import {
   GreeterClientCtor,
   HealthClientCtor,
+  greeterCallers,
   greeterDefinition,
   type FailRequest,
   type GreeterClient,
@@ -108,6 +109,7 @@ let client: GreeterClient;
 beforeAll(async () => {
   server = createGrpcServer({
     logger,
+    callers: greeterCallers,
     services: [
       {
         definition: greeterDefinition,
@@ -314,6 +316,7 @@ describe('waitForReady', () => {
   const greeterServer = () =>
     createGrpcServer({
       logger,
+      callers: greeterCallers,
       services: [
         {
           definition: greeterDefinition,
@@ -359,6 +362,7 @@ describe('deadline propagation', () => {
   beforeAll(async () => {
     front = createGrpcServer({
       logger,
+      callers: greeterCallers,
       services: [
         {
           definition: greeterDefinition,
@@ -413,6 +417,7 @@ describe('stopGrpcServer', () => {
   it('reports NOT_SERVING to watchers, then shuts down within the timeout', async () => {
     const own = createGrpcServer({
       logger,
+      callers: greeterCallers,
       services: [
         {
           definition: greeterDefinition,

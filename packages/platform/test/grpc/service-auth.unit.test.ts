@@ -112,6 +112,15 @@ describe('gRPC servers and clients authenticate services', () => {
     server = createGrpcServer({
       logger,
       serviceKeyring: keyring,
+      // `Fail` stands for an admin RPC: only the edge may call it. `Count` is closed on purpose
+      // (no caller), `Slow` declares nothing.
+      callers: {
+        'marquee.test.v1.Greeter': {
+          SayHello: ['edge-gateway', 'deals'],
+          Fail: ['edge-gateway'],
+          Count: [],
+        },
+      },
       services: [
         {
           definition: greeterDefinition,
@@ -129,9 +138,11 @@ describe('gRPC servers and clients authenticate services', () => {
             },
             fail: (_call: unknown, callback: grpc.sendUnaryData<HelloReply>) =>
               callback(null, { message: 'admin done', correlationId: '', deadlineInMs: 0 }),
+            slow: (_call: unknown, callback: grpc.sendUnaryData<HelloReply>) => {
+              seenCallers.push('slow ran');
+              callback(null, { message: 'slow done', correlationId: '', deadlineInMs: 0 });
+            },
           },
-          // `Fail` stands for an admin RPC: only the edge may call it.
-          access: { Fail: { callers: ['edge-gateway'] } },
         },
       ],
     });
@@ -191,6 +202,43 @@ describe('gRPC servers and clients authenticate services', () => {
     deals.close();
   });
 
+  it('refuses an RPC that declares no callers to every service, before its handler runs', async () => {
+    const before = seenCallers.length;
+    for (const caller of ['edge-gateway', 'deals', 'unnamed']) {
+      const someone = client({ caller });
+      await expect(callUnary(someone, 'slow', { delayMs: 0 })).rejects.toMatchObject({
+        kind: 'permission_denied',
+        message:
+          '/marquee.test.v1.Greeter/Slow declares no callers: it is refused to every service',
+      });
+      someone.close();
+    }
+    expect(seenCallers.length).toBe(before);
+  });
+
+  it('refuses an RPC closed on purpose (an empty list of callers), streams included', async () => {
+    const edge: GreeterClient = client({ caller: 'edge-gateway' });
+    const stream = edge.count({ name: 'x' });
+    const error = await new Promise<grpc.ServiceError>((resolve) => {
+      stream.on('error', resolve);
+      stream.on('data', () => undefined);
+    });
+    expect(error.code).toBe(grpc.status.PERMISSION_DENIED);
+    expect(error.details).toBe(
+      'edge-gateway is not allowed to call /marquee.test.v1.Greeter/Count',
+    );
+    edge.close();
+  });
+
+  it('refuses a client made outside any service (`unnamed`) an RPC it does not name', async () => {
+    const tool = client();
+    await expect(callUnary(tool, 'sayHello', { name: 'x' })).rejects.toMatchObject({
+      kind: 'permission_denied',
+      message: 'unnamed is not allowed to call /marquee.test.v1.Greeter/SayHello',
+    });
+    tool.close();
+  });
+
   it('leaves grpc.health.v1 open for probes', async () => {
     const health = new HealthClientCtor(address, grpc.credentials.createInsecure());
     await expect(callUnary(health, 'check', { service: '' })).resolves.toEqual({
@@ -199,14 +247,15 @@ describe('gRPC servers and clients authenticate services', () => {
     health.close();
   });
 
-  it('refuses a policy naming an RPC the service does not have', () => {
+  it('refuses, at start, callers declared for an RPC the service does not have', () => {
     expect(() =>
       createGrpcServer({
         logger,
         serviceKeyring: keyring,
-        services: [{ definition: greeterDefinition, implementation: {}, access: { CreatApp: {} } }],
+        callers: { 'marquee.test.v1.Greeter': { CreatApp: ['edge-gateway'] } },
+        services: [{ definition: greeterDefinition, implementation: {} }],
       }),
-    ).toThrow('access policy names CreatApp, which marquee.test.v1.Greeter does not have');
+    ).toThrow('the callers declared for CreatApp: marquee.test.v1.Greeter has no such RPC');
   });
 });
 

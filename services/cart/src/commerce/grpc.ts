@@ -343,13 +343,5 @@ export function commerceGrpc(
       };
     }),
   };
-  // The edge is the only caller: it resolved the app's key, its approval and the fan's token.
-  const edgeOnly = { callers: ['edge-gateway'] };
-  return {
-    definition: CommerceServiceService,
-    implementation,
-    access: Object.fromEntries(
-      Object.values(CommerceServiceService).map((m) => [m.path.split('/').pop()!, edgeOnly]),
-    ),
-  };
+  return { definition: CommerceServiceService, implementation };
 }

@@ -5,6 +5,7 @@ import type { Logger } from '@marquee/platform/logger';
 import { hostService } from '@marquee/platform/service';
 import { availabilityChangedTopic, eventChangedTopic } from '@marquee/proto/topics';
 import { loadCartConfig } from '../../src/config.js';
+import { cartService } from '../../src/index.js';
 import { composeCart, type CartComposeOptions } from '../../src/service.js';
 import { area, availability, EVENT_ID, partnerEvent } from './events.js';
 
@@ -31,7 +32,12 @@ export async function composedCart<C extends grpc.Client>(
     clock: { now: () => options.now },
   });
   await bus.start();
-  const sut = await hostService(infra, parts, { host: '127.0.0.1', httpPort: 0, grpcPort: 0 });
+  const sut = await hostService(infra, parts, {
+    host: '127.0.0.1',
+    httpPort: 0,
+    grpcPort: 0,
+    callers: cartService.callers!,
+  });
   const address = `127.0.0.1:${sut.grpcPort}`;
   const client = createGrpcClient(Client, address, {
     deadlineMs: 5_000,

@@ -35,7 +35,5 @@ export function connectorGrpc(runtime: ConnectorRuntime): GrpcRegistration {
   return {
     definition: partnerV1.ConnectorServiceService,
     implementation,
-    // Which price types a password opens is for cart's commerce offers only.
-    access: { VerifyAccessCode: { callers: ['cart'] } },
   };
 }

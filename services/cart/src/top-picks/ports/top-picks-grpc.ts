@@ -180,16 +180,12 @@ export function toListingMessage(listing: ResaleListing): ListingMessage {
 }
 
 /**
- * marquee.cart.v1.TopPicksService: maps messages and delegates to the app. The edge is the only
- * caller (it resolved the app's key for top picks and holds the admin token for listings).
+ * marquee.cart.v1.TopPicksService: maps messages and delegates to the app. Who may call it is
+ * cart's ServiceDefinition's `callers` (the edge only).
  */
 export function topPicksGrpc(app: TopPicksApp) {
-  const edgeOnly = { callers: ['edge-gateway'] };
   return {
     definition: TopPicksServiceService,
-    access: Object.fromEntries(
-      Object.values(TopPicksServiceService).map((m) => [m.path.split('/').pop()!, edgeOnly]),
-    ),
     implementation: {
       getTopPicks: unary(async (r: GetTopPicksRequest) =>
         toTopPicksResponse(

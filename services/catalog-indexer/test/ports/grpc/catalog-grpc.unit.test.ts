@@ -23,6 +23,7 @@ import { anEvent, text } from '../../builders.js';
 import { discoveryDocuments } from '../../../src/adapters/discovery-documents.js';
 import { protobufEventCodec } from '../../../src/adapters/protobuf-event-codec.js';
 import { encodeEventsPage } from '@marquee/proto/catalog/v1/wire';
+import { catalogIndexerService } from '../../../src/index.js';
 import { catalogGrpc } from '../../../src/ports/grpc/catalog-grpc.js';
 import {
   attractionMessageOf,
@@ -31,6 +32,9 @@ import {
 } from '../../../src/ports/grpc/catalog-messages.js';
 import { eventQueryOf } from '../../../src/ports/grpc/search-mapping.js';
 import { availabilityUpdateOf } from '../../../src/ports/kafka/messages.js';
+
+/** Who may call the catalog: its ServiceDefinition's declaration. */
+const callers = catalogIndexerService.callers!;
 
 describe('CatalogService over gRPC', () => {
   const logger = createLogger({ service: 'test', level: 'silent' });
@@ -54,9 +58,12 @@ describe('CatalogService over gRPC', () => {
         ],
       }),
     );
-    server = createGrpcServer({ logger, services: [catalogGrpc(catalog)] });
+    server = createGrpcServer({ logger, services: [catalogGrpc(catalog)], callers });
     const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
-    sut = createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, { deadlineMs: 10_000 });
+    sut = createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, {
+      deadlineMs: 10_000,
+      caller: 'edge-gateway',
+    });
   });
   afterAll(async () => {
     sut?.close();
@@ -119,13 +126,16 @@ describe('SearchEvents asked for documents', () => {
       }
     }
     const servers = [rendering, plain].map((catalog) =>
-      createGrpcServer({ logger, services: [catalogGrpc(catalog)] }),
+      createGrpcServer({ logger, services: [catalogGrpc(catalog)], callers }),
     );
     const clients = [];
     for (const server of servers) {
       const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
       clients.push(
-        createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, { deadlineMs: 10_000 }),
+        createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, {
+          deadlineMs: 10_000,
+          caller: 'edge-gateway',
+        }),
       );
     }
     try {
@@ -178,10 +188,11 @@ describe('availability in CatalogService answers', () => {
       await catalog.applyEventChanged(id, anEvent({ id, names: text(`Avail Gala ${id}`) }));
     }
     await catalog.applyAvailabilityChanged('AVAIL000000002', soldOut('AVAIL000000002'));
-    const server = createGrpcServer({ logger, services: [catalogGrpc(catalog)] });
+    const server = createGrpcServer({ logger, services: [catalogGrpc(catalog)], callers });
     const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
     const client = createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, {
       deadlineMs: 10_000,
+      caller: 'edge-gateway',
     });
     const expected = {
       AVAIL000000001: { soldOut: true },
@@ -282,10 +293,11 @@ describe('WatchChanges', () => {
     });
     await catalog.applyEventChanged('WATCH000000001', anEvent({ id: 'WATCH000000001' }));
     const registration = catalogGrpc(catalog);
-    const server = createGrpcServer({ logger, services: [registration] });
+    const server = createGrpcServer({ logger, services: [registration], callers });
     const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
     const client = createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, {
       deadlineMs: 10_000,
+      caller: 'edge-gateway',
     });
     try {
       const stream = client.watchChanges({});

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anEvent, memoryStorage, northOf } from '../../builders.js';
 import { DealsApp } from '../../../src/app/deals-app.js';
 import { publicIdOf } from '../../../src/domain/public-id.js';
+import { dealsService } from '../../../src/index.js';
 import { dealsGrpc, toCriteria } from '../../../src/ports/grpc/deals-grpc.js';
 
 const logger = createLogger({ service: 'deals-test', level: 'silent' });
@@ -28,9 +29,16 @@ beforeAll(async () => {
       (...args: never[]) =>
         (app[method] as (...a: never[]) => unknown).apply(app, args),
   });
-  server = createGrpcServer({ logger, services: [dealsGrpc(current)] });
+  server = createGrpcServer({
+    logger,
+    services: [dealsGrpc(current)],
+    callers: dealsService.callers!,
+  });
   const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
-  sut = createGrpcClient(DealsServiceClient, `127.0.0.1:${port}`, { deadlineMs: 5_000 });
+  sut = createGrpcClient(DealsServiceClient, `127.0.0.1:${port}`, {
+    deadlineMs: 5_000,
+    caller: 'edge-gateway',
+  });
 });
 afterAll(async () => {
   sut?.close();

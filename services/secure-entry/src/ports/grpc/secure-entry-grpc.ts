@@ -151,17 +151,5 @@ export function secureEntryGrpc(entry: SecureEntry): GrpcRegistration {
       })),
     })),
   };
-  // Gate administration is the operators' (admin API through the edge); admitted seats are asked
-  // by cart's resale before it lists tickets; the rest any Marquee service.
-  const edgeOnly = { callers: ['edge-gateway'] };
-  return {
-    definition: entryV1.SecureEntryServiceService,
-    implementation,
-    access: {
-      CreateGate: edgeOnly,
-      ListGates: edgeOnly,
-      RevokeGate: edgeOnly,
-      ListAdmittedSeats: { callers: ['cart'] },
-    },
-  };
+  return { definition: entryV1.SecureEntryServiceService, implementation };
 }
