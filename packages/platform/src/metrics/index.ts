@@ -1,0 +1,10 @@
+export {
+  metrics,
+  SECONDS_BUCKETS,
+  type HistogramOptions,
+  type InstrumentOptions,
+  type Metrics,
+  type Observation,
+  type Observe,
+} from './registry.js';
+export { startMetricsServer, type MetricsServer, type MetricsServerOptions } from './server.js';
