@@ -1,5 +1,6 @@
 export {
   metrics,
+  metricsText,
   SECONDS_BUCKETS,
   type HistogramOptions,
   type InstrumentOptions,

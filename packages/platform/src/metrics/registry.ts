@@ -5,7 +5,7 @@ import type {
   ObservableGauge,
   ObservableResult,
 } from '@opentelemetry/api';
-import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 
 /**
@@ -52,6 +52,17 @@ const meter = () => current().provider.getMeter('marquee');
 /** The exporter, for the metrics server. */
 export function prometheusExporter(): PrometheusExporter {
   return current().exporter;
+}
+
+/**
+ * The process's metrics in the Prometheus text format, as a scrape sees them, without a server
+ * (tests, tools).
+ */
+export async function metricsText(): Promise<string> {
+  const { resourceMetrics } = await current().exporter.collect();
+  return new PrometheusSerializer(undefined, false, undefined, true, true).serialize(
+    resourceMetrics,
+  );
 }
 
 export interface InstrumentOptions {

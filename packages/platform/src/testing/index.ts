@@ -7,3 +7,4 @@ export { describeIntegration, integrationEnv, type IntegrationEnv } from './inte
 export { KAFKA_BROKERS_KEY, MONGO_URL_KEY } from './provided-context.js';
 export { uniqueName } from './unique-name.js';
 export { waitFor, type WaitForOptions } from './wait-for.js';
+export { metricValue } from './metric-value.js';
