@@ -35,9 +35,9 @@ export interface HostedService {
  * Serves a composed service: HTTP (`/healthz`, `/readyz`, its routes) and gRPC (its services and
  * `grpc.health.v1`), then runs its start hook. `/readyz` answers 200 once the start hook is done
  * and every `parts.readiness` check holds, and 503 from the moment it stops; a Kafka or Mongo
- * outage never fails it (see the comment on `serving`). Stop goes the other way: stop taking requests,
- * then let the service drain its consumers and relays. The infrastructure (bus, Mongo) belongs to
- * whoever created it and is closed by them, after this.
+ * outage never fails it (see the comment on `serving`). Stop goes the other way: stop taking
+ * requests, then let the service drain its consumers and relays. The infrastructure (bus, Mongo)
+ * belongs to whoever created it and is closed by them, after this.
  */
 export async function hostService(
   infra: ServiceInfra,
