@@ -54,6 +54,7 @@ async function startPartner(
       HOST: '127.0.0.1',
       HTTP_PORT: String(port),
       GRPC_PORT: '0',
+      METRICS_PORT: '0',
       PARTNER_ADMIN_TOKEN: ADMIN_TOKEN,
       PARTNER_CLIENT_ID: CLIENT_ID,
       PARTNER_CLIENT_SECRET: CLIENT_SECRET,

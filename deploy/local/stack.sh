@@ -99,8 +99,11 @@ start() {
   local partner_admin_token
   partner_admin_token="$(stack_secret partner-admin-token 24 | tr '+/' '-_' | tr -d '=')"
   create_topics
+  # Each service's Prometheus metrics on a port of its own: 9464, 9465, ... in the order above.
+  local metrics_port=9463
   for entry in "${services[@]}"; do
     local name="${entry%%:*}" port="${entry##*:}"
+    metrics_port=$((metrics_port + 1))
     if running "$name"; then log "$name already running"; continue; fi
     (
       cd "$repo/services/$name"
@@ -111,7 +114,7 @@ start() {
         PARTNER_CLIENT_ID=marquee-local PARTNER_ALLOWED_HOSTS=127.0.0.1 \
         PARTNER_ADMIN_TOKEN="$partner_admin_token" \
         PARTNER_CLIENT_SECRET="$partner_secret" SERVICE_AUTH_KEY="$service_auth_key" \
-        nohup node --enable-source-maps --import @marquee/platform/v8/launch \
+        METRICS_PORT="$metrics_port" nohup node --enable-source-maps --import @marquee/platform/v8/launch \
         --import @marquee/platform/telemetry/register dist/main.js \
         >>"$state/logs/$name.log" 2>&1 &
       echo $! >"$state/pids/$name"

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '@marquee/platform/testing';
 import { requireInfra } from '../support/infra.js';
 import { startStack, type Stack } from '../support/stack.js';
 
@@ -30,9 +31,10 @@ describe.skipIf(!infra)('distributed mode: every service as its own process', ()
         'secure-entry',
       ].sort(),
     );
-    // /readyz checks exactly the infrastructure a service uses (its `uses`): the edge neither bus
-    // nor Mongo, partner-reference no bus, catalog-indexer no Mongo (its read model is the topics,
-    // read whole: it is ready once caught up).
+    // /readyz is the replica's own state (started, read models caught up), never the shared
+    // infrastructure; that is probed for exactly what a service uses (its `uses`) and reported in
+    // marquee_dependency_up on its metrics port: the edge neither bus nor Mongo, partner-reference
+    // no bus, catalog-indexer no Mongo (its read model is the topics, read whole).
     const withoutBus = new Set(['edge-gateway', 'partner-reference']);
     const withoutMongo = new Set(['edge-gateway', 'catalog-indexer']);
     for (const service of sut.services.values()) {
@@ -40,11 +42,38 @@ describe.skipIf(!infra)('distributed mode: every service as its own process', ()
       expect(health.status, service.name).toBe(200);
       const ready = await fetch(`http://127.0.0.1:${service.httpPort}/readyz`);
       expect(ready.status, service.name).toBe(200);
-      const checks = Object.keys(((await ready.json()) as { checks?: object }).checks ?? {});
-      expect(checks.includes('event-bus'), service.name).toBe(!withoutBus.has(service.name));
-      expect(checks.includes('mongo'), service.name).toBe(!withoutMongo.has(service.name));
+      const checks = ((await ready.json()) as { checks: Record<string, boolean> }).checks;
+      expect(checks.serving, service.name).toBe(true);
+      expect(Object.keys(checks), service.name).not.toContain('event-bus');
+      expect(Object.keys(checks), service.name).not.toContain('mongo');
       if (service.name === 'catalog-indexer')
-        expect(checks, service.name).toEqual(expect.arrayContaining(['event-changed']));
+        expect(Object.keys(checks), service.name).toEqual(
+          expect.arrayContaining(['event-changed']),
+        );
+      expect((await fetch(`http://127.0.0.1:${service.httpPort}/metrics`)).status).toBe(404);
+      const up = (text: string, dependency: string) =>
+        new RegExp(
+          `^marquee_dependency_up\\{service="${service.name}",dependency="${dependency}"\\} 1$`,
+          'm',
+        ).test(text);
+      // Probed as the service starts; the gauge shows the first result once it is in.
+      const metrics = await waitFor(async () => {
+        const text = await (await fetch(`http://127.0.0.1:${service.metricsPort}/metrics`)).text();
+        return withoutBus.has(service.name) || up(text, 'event-bus') ? text : undefined;
+      });
+      expect(up(metrics, 'event-bus'), service.name).toBe(!withoutBus.has(service.name));
+      if (!withoutMongo.has(service.name))
+        await waitFor(async () =>
+          up(
+            await (await fetch(`http://127.0.0.1:${service.metricsPort}/metrics`)).text(),
+            'mongo',
+          ),
+        );
+      else
+        expect(metrics, service.name).not.toMatch(
+          new RegExp(`service="${service.name}",dependency="mongo"`),
+        );
+      expect(metrics).toMatch(/^v8js_memory_heap_used_bytes \d/m);
     }
   });
 

@@ -43,6 +43,8 @@ export interface ServiceProcess {
   name: string;
   httpPort: number;
   grpcPort: number;
+  /** Its Prometheus metrics: `http://127.0.0.1:<metricsPort>/metrics`. */
+  metricsPort: number;
   child: ChildProcess;
   output: string[];
 }
@@ -169,6 +171,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     override: Record<string, string> = {},
   ): Promise<ServiceProcess> => {
     const [httpPort, grpcPort] = ports ?? [await freePort(), await freePort()];
+    // Many services (and other runs) share this machine: never the default 9464.
+    const metricsPort = await freePort();
     const extraEnv = { ...ownEnv[name], ...callEnv, ...options.serviceEnv?.[name], ...override };
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '',
@@ -179,6 +183,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       MONGO_DB: `${dbPrefix}_${name.replace(/-/g, '_')}`,
       HTTP_PORT: String(httpPort),
       GRPC_PORT: String(grpcPort),
+      METRICS_PORT: String(metricsPort),
       ADMIN_TOKEN: adminToken,
       SERVICE_AUTH_KEY: serviceAuthKey,
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
@@ -233,7 +238,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     child.once('exit', () => logFile?.end());
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    const service = { name: instance, httpPort, grpcPort, child, output };
+    const service = { name: instance, httpPort, grpcPort, metricsPort, child, output };
     services.set(instance, service);
     try {
       await waitReady(service, options.readyTimeoutMs ?? 60_000);

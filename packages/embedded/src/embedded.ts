@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createMemoryBus } from '@marquee/platform/bus';
 import type { Logger } from '@marquee/platform/logger';
+import { startMetricsServer } from '@marquee/platform/metrics';
 import {
   callVariables,
   hostService,
@@ -20,6 +21,12 @@ export interface EmbeddedOptions {
   logger: Logger;
   /** Passed to every service's config loader (LOG_LEVEL and the like); never KAFKA_BROKERS or MONGO_URL. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Serve the whole process's Prometheus metrics on this port of 127.0.0.1 (0 = ephemeral);
+   * absent: no metrics server. Always loopback: the metrics of a development run are for its
+   * developer, whatever `host` the APIs listen on.
+   */
+  metricsPort?: number;
 }
 
 /** A developer app and a fan created at start, so the OAuth flow and the APIs can be tried at once. */
@@ -53,6 +60,8 @@ export interface EmbeddedMarquee {
   adminToken: string;
   adminTokenGenerated: boolean;
   services: ReadonlyArray<HostedService>;
+  /** `http://127.0.0.1:<port>/metrics` when `metricsPort` was given. */
+  metricsUrl: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -61,13 +70,17 @@ export interface EmbeddedMarquee {
  * repositories. Each service still gets its own gRPC server (on an ephemeral loopback port) and is
  * called through it, so the embedded default exercises the same code paths as the distributed mode.
  *
- * The runner knows no service by name: each ServiceDefinition says what it uses (`/readyz` reports
- * only that), which services it calls (started before it, their addresses in its environment) and
+ * The runner knows no service by name: each ServiceDefinition says what it uses (only that is
+ * probed, `marquee_dependency_up`), which services it calls (started before it, their addresses in its environment) and
  * what a development run gives it (`development`: a public port, the run's admin token, shared
  * credentials, demo settings).
  */
 export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedMarquee> {
   const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
+  const metricsServer =
+    options.metricsPort === undefined
+      ? undefined
+      : await startMetricsServer({ host: '127.0.0.1', port: options.metricsPort });
   const bus = createMemoryBus({ source: 'marquee-embedded' });
   await bus.start();
   // Embedded means in-memory: infrastructure variables of the caller's shell are ignored on purpose.
@@ -133,6 +146,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
     const stop = async () => {
       for (const service of [...hosted].reverse()) await service.stop();
       await bus.close();
+      await metricsServer?.close();
     };
     const baseUrl = `http://${options.host}:${api.httpPort}`;
     const partnerUrl = `http://${options.host}:${partnerService.httpPort}`;
@@ -152,11 +166,13 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
       adminToken,
       adminTokenGenerated: options.adminToken === undefined,
       services: hosted,
+      metricsUrl: metricsServer?.url,
       stop,
     };
   } catch (error) {
     for (const service of [...hosted].reverse()) await service.stop().catch(() => undefined);
     await bus.close().catch(() => undefined);
+    await metricsServer?.close();
     throw error;
   }
 }

@@ -16,6 +16,8 @@ const config = loadConfig(
     HOST: z.string().min(1).default('127.0.0.1'),
     PORT: port().default(8080),
     PARTNER_PORT: port().default(8090),
+    // The whole process's Prometheus metrics, always on 127.0.0.1.
+    METRICS_PORT: port().default(9464),
     ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     // Ten services share one terminal here: warnings and errors only, unless asked.
     LOG_LEVEL: z
@@ -34,6 +36,7 @@ const marquee = await startEmbedded({
   adminToken: config.ADMIN_TOKEN,
   logger,
   env: { LOG_LEVEL: config.LOG_LEVEL },
+  metricsPort: config.METRICS_PORT,
 });
 lifecycle.onStop('marquee', () => marquee.stop());
 lifecycle.handleSignals();
@@ -50,6 +53,7 @@ Marquee is running: every service in this process, in-memory event bus and stora
   demo partner    registered as ${marquee.partner.id}, venues ${marquee.partner.venues.join(', ')}: ${marquee.partner.importedEvents} events imported
                   see them: curl -s '${marquee.baseUrl}/discovery/v2/events.json?apikey=${marquee.demo.apiKey}'
   admin token     ${marquee.adminToken}   ${tokenNote}
+  metrics         ${marquee.metricsUrl}   (Prometheus text, every service of this process)
 
   demo app        API key ${marquee.demo.apiKey}
                   client id ${marquee.demo.clientId}   client secret ${marquee.demo.clientSecret}

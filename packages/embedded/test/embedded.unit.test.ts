@@ -20,6 +20,7 @@ describe('embedded default', () => {
         MONGO_URL: 'mongodb://127.0.0.1:1',
         LOG_LEVEL: 'silent',
       },
+      metricsPort: 0,
     });
     console.info(`embedded default started in ${Date.now() - startedAt} ms`);
   }, 120_000);
@@ -49,7 +50,7 @@ describe('embedded default', () => {
     expect((await fetch(`${sut.baseUrl}/healthz`)).status).toBe(200);
   });
 
-  it('answers /healthz and /readyz, each service reporting only what it uses', async () => {
+  it('answers /healthz and /readyz, each service reporting whether it can serve', async () => {
     expect((await fetch(`${sut.baseUrl}/healthz`)).status).toBe(200);
     const ready = await fetch(`${sut.baseUrl}/readyz`);
     expect(ready.status).toBe(200);
@@ -59,12 +60,32 @@ describe('embedded default', () => {
       expect(answer.statusCode).toBe(200);
       return answer.json<{ checks: Record<string, boolean> }>().checks;
     };
-    // The edge uses neither the bus nor a database; partner-reference keeps no bus either.
-    expect(await ready.json()).toEqual({ status: 'ready', checks: {} });
-    expect(await checksOf('partner-reference')).not.toHaveProperty('event-bus');
-    // A service that publishes and consumes reports the in-memory bus it uses.
-    expect(await checksOf('publisher')).toEqual({ 'event-bus': true });
-    expect(await checksOf('catalog-indexer')).toMatchObject({ 'event-bus': true });
+    // Readiness is this replica's own state: started, read models caught up. The shared bus and
+    // database are never in it (they go to marquee_dependency_up).
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { serving: true } });
+    expect(await checksOf('publisher')).toEqual({ serving: true });
+    expect(await checksOf('catalog-indexer')).toEqual({
+      serving: true,
+      'event-changed': true,
+      'availability-changed': true,
+    });
+  });
+
+  it('serves the metrics of the whole process on its own loopback port, not the public one', async () => {
+    expect(sut.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    // A discovery search: the edge's HTTP route and its gRPC call to catalog-indexer.
+    const search = await fetch(`${sut.baseUrl}/discovery/v2/events.json?apikey=${sut.demo.apiKey}`);
+    expect(search.status).toBe(200);
+    const text = await (await fetch(sut.metricsUrl!)).text();
+    expect(text).toMatch(
+      /^http_server_request_duration_seconds_count\{service="edge-gateway",http_request_method="GET",http_response_status_code="200",http_route="\/discovery\/v2\/events\.json"\} [1-9]/m,
+    );
+    expect(text).toMatch(
+      /^rpc_server_call_duration_seconds_count\{rpc_system="grpc",rpc_service="marquee\.catalog\.v1\.[A-Za-z]+",rpc_method="[A-Za-z]+",rpc_grpc_status_code="0"\} [1-9]/m,
+    );
+    expect(text).toMatch(/^rpc_client_call_duration_seconds_count\{rpc_system="grpc",.*\} [1-9]/m);
+    expect(text).toMatch(/^v8js_memory_heap_used_bytes \d/m);
+    expect((await fetch(`${sut.baseUrl}/metrics`)).status).toBe(404);
   });
 
   it('generates an admin token when none is given and enforces it on the admin API', async () => {

@@ -3,7 +3,7 @@ import { createMemoryBus, type MemoryBus } from '@marquee/platform/bus';
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
 import { hostService, type HostedService } from '@marquee/platform/service';
-import { waitFor } from '@marquee/platform/testing';
+import { metricValue, waitFor } from '@marquee/platform/testing';
 import { catalogV1, partnerV1 } from '@marquee/proto';
 import { cartV1 } from '@marquee/proto';
 import { orderCancelledTopic } from '@marquee/proto/topics';
@@ -214,7 +214,11 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
       names: { values: { 'en-US': 'Renamed' } },
     });
     await new Promise((r) => setTimeout(r, 1_200));
-    expect(decodeAll('event-changed', catalogV1.EventChanged.decode)).toHaveLength(2);
+    expect(decodeAll('event-changed', catalogV1.EventChanged.decode)).toHaveLength(2); // Counted as written: created once, updated once, the unchanged re-import not at all.
+    const imported = (change: string) =>
+      metricValue(`marquee_imported_events_total{partner="${partnerId}",change="${change}"}`);
+    expect(await imported('created')).toBe(1);
+    expect(await imported('updated')).toBe(1);
   });
 
   it('books, orders, prints, rolls back and cancels through the gRPC port', async () => {

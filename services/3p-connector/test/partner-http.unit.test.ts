@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger, runWithCorrelationId } from '@marquee/platform/logger';
+import { metricValue } from '@marquee/platform/testing';
 import { PartnerHttpClient, type PartnerCallError } from '../src/adapters/partner-http.js';
 import { egressPolicy } from '../src/domain/egress.js';
 import { FakePartner } from './support/fake-partner.js';
@@ -153,6 +154,36 @@ describe('PartnerHttpClient', () => {
     expect(error.kind).toBe('unavailable');
     expect(error.details).toMatchObject({ circuitOpen: true });
     expect(fake.calls('GET', /healthcheck/)).toHaveLength(before);
+  });
+
+  it('counts calls by partner, operation and outcome (marquee_partner_calls_total)', async () => {
+    const sut = new PartnerHttpClient(
+      {
+        id: 'p-counted',
+        baseUrl: fake.baseUrl,
+        authUrl: fake.authUrl,
+        clientId: fake.clientId,
+        clientSecret: () => fake.clientSecret,
+      },
+      { timeoutMs: 2_000, logger, retryDelayMs: 1, maxAttempts: 1, breakerThreshold: 1 },
+    );
+    const calls = (operation: string, outcome: string) =>
+      metricValue(
+        `marquee_partner_calls_total{partner="p-counted",operation="${operation}",outcome="${outcome}"}`,
+      );
+    fake.on('GET', /^\/healthcheck$/, health);
+    await sut.healthcheck();
+    await sut.healthcheck();
+    fake.on('POST', /^\/bookings$/, { status: 410, body: { id: 303, message: 'sold out' } });
+    await failure(sut.createBooking({ request: {} }));
+    // One fault opens this circuit: the next call is refused without reaching the partner.
+    fake.on('GET', /^\/healthcheck$/, { status: 500, body: { id: 2, message: 'down' } });
+    await failure(sut.healthcheck());
+    await failure(sut.healthcheck());
+    expect(await calls('GET /healthcheck', 'ok')).toBe(2);
+    expect(await calls('POST /bookings', 'resource_exhausted')).toBe(1);
+    expect(await calls('GET /healthcheck', 'unavailable')).toBe(1);
+    expect(await calls('GET /healthcheck', 'circuit_open')).toBe(1);
   });
 
   it('does not count business refusals against the circuit', async () => {

@@ -1,7 +1,6 @@
 import { createIdempotency } from '@marquee/platform/idempotency';
 import { detachedFromCall } from '@marquee/platform/grpc';
 import { periodic } from '@marquee/platform/lifecycle';
-import { pingMongo } from '@marquee/platform/mongo';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { readModelConsumerGroup } from '@marquee/platform/service';
@@ -73,7 +72,7 @@ export async function composeCart(
   config: CartConfig,
   options: CartComposeOptions = {},
 ): Promise<ServiceParts> {
-  const { logger, bus, mongo } = infra;
+  const { logger, bus } = infra;
   const clock = options.clock ?? { now: () => new Date() };
   const {
     storage: { idempotency: idempotencyStore, topPicks: topPicksStorage, ...storage },
@@ -263,9 +262,9 @@ export async function composeCart(
 
   return {
     grpc: [cartGrpc(app, idempotency), commerce.grpc, topPicks.grpc],
-    // Not ready (no traffic) until the projection has what the topics held at start.
+    // Not ready (no traffic) until the projection has what the topics held at start. Mongo is not
+    // in it: a shared dependency, probed by the platform for metrics and logs (hostService).
     readiness: {
-      ...(mongo ? { mongo: () => pingMongo(mongo) } : {}),
       'event-changed': async () => eventFeed.caughtUp(),
       'availability-changed': async () => availabilityFeed.caughtUp(),
     },

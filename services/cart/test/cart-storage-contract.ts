@@ -1,4 +1,5 @@
 import { isVersionConflict } from '@marquee/platform/store';
+import { metricValue } from '@marquee/platform/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CartStorage } from '../src/adapters/stores.js';
 import type { Cart } from '../src/domain/cart.js';
@@ -198,6 +199,9 @@ export function cartStorageContract(name: string, make: () => Promise<CartStorag
     });
 
     it('keeps one order per order number and cancels at the version it read', async () => {
+      const count = async (name: string) => (await metricValue(name)) ?? 0;
+      const confirmedBefore = await count('marquee_orders_confirmed_total');
+      const cancelledBefore = await count('marquee_orders_cancelled_total');
       const confirmed = await storage.orders.insertConfirmed(anOrder('o1'));
       expect(await storage.orders.get('o1')).toMatchObject({
         orderNumber: 'MQ-O1',
@@ -215,6 +219,9 @@ export function cartStorageContract(name: string, make: () => Promise<CartStorag
         storage.orders.updatePrinted({ ...cancelled, printed: 'PRINT' }, confirmed.version),
       ).rejects.toSatisfy(isVersionConflict);
       expect(await storage.orders.get('o1')).toMatchObject({ status: 'CANCELLED' });
+      // Counted as written: the refused duplicate is not.
+      expect(await count('marquee_orders_confirmed_total')).toBe(confirmedBefore + 1);
+      expect(await count('marquee_orders_cancelled_total')).toBe(cancelledBefore + 1);
     });
 
     it("lists an owner's orders, newest first, filtered as asked", async () => {

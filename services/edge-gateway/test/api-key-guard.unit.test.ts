@@ -1,5 +1,6 @@
 import { createHttpServer } from '@marquee/platform/http';
 import { createLogger } from '@marquee/platform/logger';
+import { metricValue } from '@marquee/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
@@ -93,9 +94,12 @@ describe('API-key guard (onRequest, every family)', () => {
     });
     await sut.ready();
     opened.push(sut);
+    const refusals = 'marquee_rate_limit_refusals_total{family="discovery"}';
+    const before = (await metricValue(refusals)) ?? 0;
     const refused = await sut.inject({ method: 'GET', url: '/discovery/v2/events.json?apikey=k' });
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.headers['rate-limit-over']).toBe('1');
+    expect(await metricValue(refusals)).toBe(before + 1);
   });
 });

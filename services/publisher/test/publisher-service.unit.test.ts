@@ -8,7 +8,7 @@ import {
   stopGrpcServer,
 } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
-import { waitFor } from '@marquee/platform/testing';
+import { metricValue, waitFor } from '@marquee/platform/testing';
 import type { ServiceParts } from '@marquee/platform/service';
 import { publishingV1, type catalogV1 } from '@marquee/proto';
 import { eventChangedTopic } from '@marquee/proto/topics';
@@ -249,6 +249,13 @@ describe('publisher over gRPC (memory adapters)', () => {
   });
 
   it('updates with a newer version, refuses a stale one, and deletes with a tombstone', async () => {
+    const publications = async (operation: string) =>
+      (await metricValue(`marquee_publications_total{operation="${operation}"}`)) ?? 0;
+    const before = {
+      publish: await publications('publish'),
+      update: await publications('update'),
+      delete: await publications('delete'),
+    };
     const { id } = await callUnary(sut, 'publishEvent', publish({ appId: 'app-1', event }));
 
     const updated = await callUnary(
@@ -291,5 +298,15 @@ describe('publisher over gRPC (memory adapters)', () => {
       .filter((r) => r.key === id)
       .map((r) => r.value?.event?.version ?? null);
     expect(versions).toEqual([1, 2, null]);
+    // What succeeded, each once: the stale update and the other app's delete are not counted.
+    expect({
+      publish: await publications('publish'),
+      update: await publications('update'),
+      delete: await publications('delete'),
+    }).toEqual({
+      publish: before.publish + 1,
+      update: before.update + 1,
+      delete: before.delete + 1,
+    });
   });
 });

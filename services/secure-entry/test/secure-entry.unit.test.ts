@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { decodeToken, payloadAt, STEP_SECONDS } from '@marquee/render-kit/format';
+import { metricValue } from '@marquee/platform/testing';
+import type { entryV1 } from '@marquee/proto';
 import { describe, expect, it } from 'vitest';
 import { createEntryCrypto } from '../src/adapters/entry-crypto.js';
+import { secureEntryGrpc } from '../src/ports/grpc/secure-entry-grpc.js';
 import { toConfirmedOrder } from '../src/ports/kafka/handlers.js';
 import {
   confirmedOrder,
@@ -171,6 +174,31 @@ describe('gate validation', () => {
     const again = await h.entry.validateScan(other, payloadAt(token, h.clock.now.getTime()));
     expect(again.result).toBe('ALREADY_ADMITTED');
     expect(again.admittedBy).toBe(first.gate.id);
+  });
+
+  it('counts gate scans by result at the gRPC port (marquee_gate_scans_total)', async () => {
+    const h = harness();
+    const { token, gate } = await ready(h);
+    const validateScan = secureEntryGrpc(h.entry).implementation['validateScan'] as (
+      call: { request: entryV1.ValidateScanRequest },
+      callback: (error: unknown, response?: entryV1.ValidateScanResponse) => void,
+    ) => void;
+    const scan = (payload: string) =>
+      new Promise<unknown>((resolve, reject) =>
+        validateScan(
+          { request: { gateToken: gate, payload } as entryV1.ValidateScanRequest },
+          (error, response) => (error ? reject(error as Error) : resolve(response)),
+        ),
+      );
+    const count = async (result: string) =>
+      (await metricValue(`marquee_gate_scans_total{result="${result}"}`)) ?? 0;
+    const [admitted, replayed] = [await count('admitted'), await count('replayed')];
+    const payload = payloadAt(token, h.clock.now.getTime());
+    await scan(payload);
+    await scan(payload);
+    await scan(payload);
+    expect(await count('admitted')).toBe(admitted + 1);
+    expect(await count('replayed')).toBe(replayed + 2);
   });
 
   it('accepts one step of drift either way and refuses two', async () => {

@@ -13,6 +13,7 @@ PodDisruptionBudget and (when networkPolicy.enabled) NetworkPolicy.
 {{- $g := $root.Values.global -}}
 {{- $httpPort := $s.ports.http | int -}}
 {{- $grpcPort := $s.ports.grpc | int -}}
+{{- $metricsPort := $root.Values.metrics.port | int -}}
 {{- /* ---------- configuration (non-secret) ---------- */ -}}
 {{- $cfg := dict
       "SERVICE_NAME" $name
@@ -21,6 +22,7 @@ PodDisruptionBudget and (when networkPolicy.enabled) NetworkPolicy.
       "HOST" "0.0.0.0"
       "HTTP_PORT" (toString $httpPort)
       "GRPC_PORT" (toString $grpcPort)
+      "METRICS_PORT" (toString $metricsPort)
       "KAFKA_BROKERS" (required "global.kafkaBrokers is required" $g.kafkaBrokers | toString) -}}
 {{- /* Secret keys mounted as files: the service's own list, plus MONGO_URL when it has a database
      (the URL may hold credentials: it lives in the Secret, the database name in MONGO_DB). */ -}}
@@ -154,6 +156,9 @@ spec:
             - name: grpc
               containerPort: {{ $grpcPort }}
               protocol: TCP
+            - name: metrics
+              containerPort: {{ $metricsPort }}
+              protocol: TCP
           envFrom:
             - configMapRef:
                 name: {{ $full }}
@@ -282,6 +287,11 @@ spec:
       targetPort: grpc
       protocol: TCP
       appProtocol: kubernetes.io/h2c
+    - name: metrics
+      port: {{ $metricsPort }}
+      targetPort: metrics
+      protocol: TCP
+      appProtocol: http
 {{- if $s.hpa.enabled }}
 ---
 apiVersion: autoscaling/v2
@@ -394,6 +404,14 @@ spec:
         - port: http
           protocol: TCP
         - port: grpc
+          protocol: TCP
+    {{- end }}
+    {{- with $root.Values.metrics.scrapeFrom }}
+    # Prometheus, on the metrics port only
+    - from:
+        {{- toYaml . | nindent 8 }}
+      ports:
+        - port: metrics
           protocol: TCP
     {{- end }}
     {{- with $root.Values.networkPolicy.extraIngress }}

@@ -12,6 +12,8 @@ import {
   type SASLOptions,
 } from 'kafkajs';
 import { attributesFor, cloudEventHeaders, deadLetterHeaders } from './cloud-events.js';
+import { countDeadLetter } from './bus-metrics.js';
+import { metrics, type Observation } from '../metrics/registry.js';
 import {
   consumerTimingProblem,
   DEFAULT_HEARTBEAT_INTERVAL_MS,
@@ -277,6 +279,8 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     if (state === 'closed') throw new Error('event bus is closed');
   };
 
+  let stopLagGauge: (() => void) | undefined;
+
   // A group whose consumer crashed and will not restart: the bus no longer consumes, so it is not ready.
   let deadGroup: string | undefined;
 
@@ -440,7 +444,10 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
           logger,
         });
         if (outcome.kind === 'aborted') return;
-        if (outcome.kind === 'dead-letter') await sendToDeadLetter(record, message, outcome);
+        if (outcome.kind === 'dead-letter') {
+          await sendToDeadLetter(record, message, outcome);
+          countDeadLetter(record.topic, group.id);
+        }
         resolveOffset(message.offset);
         state.uncommitted = (BigInt(message.offset) + 1n).toString();
         commitSoon();
@@ -753,8 +760,51 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     group.running = true;
   }
 
+  /**
+   * Each consumer group's lag, read from the broker at a scrape: per partition, the end offset less
+   * the group's committed offset (the whole retained range when it has committed nothing).
+   * Global subscriptions commit nothing and have no lag here; their readiness says when they are
+   * caught up. Bounded by the ready timeout: a broker that does not answer reports nothing.
+   */
+  async function consumerLag(): Promise<Observation[]> {
+    if (state !== 'started' || groups.size === 0) return [];
+    const read = async () => {
+      await connectAdmin();
+      const ends = new Map<string, Awaited<ReturnType<typeof admin.fetchTopicOffsets>>>();
+      const lag: Observation[] = [];
+      for (const group of groups.values()) {
+        const topics = [...group.subscriptions.keys()];
+        const committed = await admin.fetchOffsets({ groupId: group.id, topics });
+        for (const { topic, partitions } of committed) {
+          let end = ends.get(topic);
+          if (end === undefined) ends.set(topic, (end = await admin.fetchTopicOffsets(topic)));
+          for (const { partition, offset } of partitions) {
+            const extent = end.find((each) => each.partition === partition);
+            if (extent === undefined) continue;
+            const high = BigInt(extent.high);
+            const from = BigInt(offset) >= 0n ? BigInt(offset) : BigInt(extent.low);
+            lag.push({
+              value: Number(high > from ? high - from : 0n),
+              attributes: { group: group.id, topic, partition },
+            });
+          }
+        }
+      }
+      return lag;
+    };
+    return withTimeout(read(), readyTimeoutMs);
+  }
+
   async function startAll(): Promise<void> {
     await Promise.all([connectProducer(), connectAdmin()]);
+    stopLagGauge ??= metrics.gauge(
+      'marquee_kafka_consumer_lag',
+      {
+        description:
+          'Records of a partition not yet committed by a consumer group (end offset less committed offset)',
+      },
+      consumerLag,
+    );
     for (const group of groups.values()) await runGroup(group);
     for (const reader of readers) await runGlobal(reader);
   }
@@ -858,6 +908,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     close(): Promise<void> {
       closing ??= (async () => {
         state = 'closed';
+        stopLagGauge?.();
         // Cut retry backoffs short; a handler already running finishes and is committed if it succeeds.
         abort.abort();
         await starting?.catch(() => {});

@@ -1,4 +1,5 @@
 import { attributesFor, cloudEventHeaders, deadLetterHeaders } from './cloud-events.js';
+import { countDeadLetter } from './bus-metrics.js';
 import {
   deliver,
   maxAttemptsOf,
@@ -506,6 +507,7 @@ export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
             offset: record.offset,
           }),
         });
+        countDeadLetter(record.topic, group);
       }
       position += 1;
       broker.commit(group, topic.name, partition, position);

@@ -40,6 +40,10 @@ export const baseServiceConfig = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   HTTP_PORT: port(),
   GRPC_PORT: port(),
+  // Prometheus metrics (`GET /metrics`) on a port of their own, on HOST, never on the public
+  // HTTP port (metrics/server.ts). 9464 is the port registered for OpenTelemetry's Prometheus
+  // exporter; processes sharing a host (the local stack, tests) give each its own.
+  METRICS_PORT: port().default(9464),
   KAFKA_BROKERS: commaSeparatedList().optional(),
   // Kafka consumer group timing (bus/consumer-timing.ts): how long the group waits for a member
   // that stopped heartbeating (a killed or hung process) before giving its partitions to others,

@@ -13,6 +13,7 @@ import {
 } from './service-auth.js';
 import type { ServiceKeyring } from './service-token.js';
 import { propagatedDeadline } from './call-context.js';
+import { rpcAttributes, rpcClientDuration } from './rpc-metrics.js';
 import { fromGrpcError } from './status.js';
 
 /** The shape of a ts-proto (`outputServices=grpc-js`) client class. */
@@ -98,6 +99,7 @@ export function createGrpcClient<C>(
   const keyring = options.serviceKeyring ?? serviceKeyring();
   const callerAtCreation = options.caller ?? currentServiceName();
 
+  const durations = rpcClientDuration();
   const interceptor: grpc.Interceptor = (callOptions, nextCall) => {
     // Never past the deadline of the call being served, if any (call-context.ts).
     const own =
@@ -117,6 +119,10 @@ export function createGrpcClient<C>(
         metadata.set(SERVICE_TOKEN_METADATA, serviceTokenFor(keyring, caller, serviceOfPath(path)));
         next(metadata, {
           onReceiveStatus(status, nextStatus) {
+            durations.record(
+              (performance.now() - started) / 1000,
+              rpcAttributes(path, status.code),
+            );
             if (status.code !== grpc.status.OK) {
               logger?.warn(
                 {

@@ -18,6 +18,7 @@ import {
 import type { ServiceKeyring } from './service-token.js';
 import { runInIncomingCall, type IncomingCall } from './call-context.js';
 import { addReflection, isReflectionPath, reflectionByDefault } from './reflection.js';
+import { rpcAttributes, rpcServerDuration } from './rpc-metrics.js';
 import { toGrpcError } from './status.js';
 
 export interface GrpcServiceRegistration {
@@ -127,6 +128,7 @@ function serviceNameOf(definition: grpc.ServiceDefinition): string | undefined {
 }
 
 function callInterceptor(logger: Logger): grpc.ServerInterceptor {
+  const durations = rpcServerDuration();
   return (method, call) => {
     const started = performance.now();
     // Probes and reflection tools poll: their calls are logged at debug only.
@@ -150,6 +152,10 @@ function callInterceptor(logger: Logger): grpc.ServerInterceptor {
       .withOnCancel(() => {
         if (finished) return;
         finished = true;
+        durations.record(
+          (performance.now() - started) / 1000,
+          rpcAttributes(method.path, grpc.status.CANCELLED),
+        );
         logger.info(
           {
             grpc_method: method.path,
@@ -168,6 +174,7 @@ function callInterceptor(logger: Logger): grpc.ServerInterceptor {
         if (!finished) {
           finished = true;
           const code = status.code ?? grpc.status.OK;
+          durations.record((performance.now() - started) / 1000, rpcAttributes(method.path, code));
           const fields = {
             grpc_method: method.path,
             grpc_code: grpc.status[code],

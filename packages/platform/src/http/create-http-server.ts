@@ -14,6 +14,7 @@ import {
   newCorrelationId,
   runWithCorrelationId,
 } from '../logger/correlation.js';
+import { metrics } from '../metrics/registry.js';
 import { maskSecretQueryParams } from './mask-secrets.js';
 
 export { maskSecretQueryParams };
@@ -37,6 +38,8 @@ export interface CreateHttpServerOptions {
   keepAliveTimeoutMs?: number;
   /** How long `/readyz` waits for the readiness check before answering 503. Default 2 s. */
   readinessTimeoutMs?: number;
+  /** The `service` label of this server's request durations (`http_server_request_duration_seconds`). */
+  serviceName?: string;
 }
 
 /**
@@ -127,6 +130,22 @@ export function createHttpServer(options: CreateHttpServerOptions): FastifyInsta
     // it inherits this AsyncLocalStorage scope; fastify 5 carries it across body parsing itself
     // (checked by the real-socket test with a streamed body).
     runWithCorrelationId(request.id, done);
+  });
+
+  // Request durations under the OpenTelemetry HTTP convention, labelled with the route template
+  // (never the raw path: one series per route, not per URL). A request no route matched has no
+  // `http.route`.
+  const durations = httpServerDuration();
+  const service = options.serviceName === undefined ? {} : { service: options.serviceName };
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url;
+    durations.record(reply.elapsedTime / 1000, {
+      ...service,
+      'http.request.method': request.method,
+      'http.response.status_code': reply.statusCode,
+      ...(route === undefined ? {} : { 'http.route': route }),
+    });
+    done();
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -277,4 +296,11 @@ export async function listenHttp(
 ): Promise<number> {
   await app.listen({ host: options.host, port: options.port });
   return (app.server.address() as AddressInfo).port;
+}
+
+function httpServerDuration() {
+  return metrics.histogram('http_server_request_duration_seconds', {
+    description: 'Duration of HTTP requests this process served',
+    unit: 's',
+  });
 }

@@ -20,6 +20,7 @@ import { hostname } from 'node:os';
 import { isTransientError } from '../errors/transient.js';
 import type { Logger } from '../logger/index.js';
 import { CORRELATION_ID_HEADER } from '../logger/index.js';
+import { metrics } from '../metrics/registry.js';
 import type {
   OutboxEvent,
   OutboxSource,
@@ -89,6 +90,15 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const { sources, publish } = options;
   const log = options.logger.child({ component: 'outbox-relay' });
+  const service = serviceOf(options.logger);
+  const publishedEvents = metrics.counter('marquee_outbox_published_events', {
+    description: 'Outbox events published to the bus (and then acknowledged or re-published)',
+  });
+  // What each source's last pass left pending, for the backlog gauges: the events of the documents
+  // it read (at most batchSize, due ones: deferred documents are not read) that are not published
+  // yet, and the write time of the oldest. Absent while another replica holds the source's lease.
+  const pendingOf = new Map<OutboxSource, { events: number; oldest: number | undefined }>();
+  let stopGauges: (() => void)[] = [];
 
   // Failed attempts per document, for the backoff; forgotten on success.
   const attempts = new Map<string, number>();
@@ -130,6 +140,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         if (!(await source.acquireOutboxLease(owner, leaseMs))) {
           leased.delete(source);
           leaseUntilOf.delete(source);
+          pendingOf.delete(source);
           return idle;
         }
         leased.add(source);
@@ -141,6 +152,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       log.warn({ source: name, err }, 'outbox scan failed; retrying at next poll');
       return idle;
     }
+    pendingOf.set(source, pendingIn(batch));
     if (batch.length === 0) return idle;
     // Do not start publishing on a lease that may lapse meanwhile; the next pass renews it first.
     if (Date.now() > leaseUntil - leaseMs / 3) return idle;
@@ -169,6 +181,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         try {
           await publish(topic, group.events);
           published += group.events.length;
+          publishedEvents.add(group.events.length, { service, source: name });
         } catch (err) {
           const transient = isTransientError(err);
           for (const docId of group.docIds) {
@@ -218,6 +231,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         }
       }),
     );
+    pendingOf.set(source, pendingIn(batch.filter((doc) => failed.has(doc.docId))));
     if (failed.size > unreachable.size) {
       log.warn(
         { source: name, documents: failed.size - unreachable.size, retryInMs },
@@ -334,6 +348,32 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     start() {
       if (running) return;
       running = true;
+      const observe =
+        (read: (pending: { events: number; oldest: number | undefined }) => number) => () =>
+          [...pendingOf].map(([source, pending]) => ({
+            value: read(pending),
+            attributes: { service, source: source.outboxName },
+          }));
+      stopGauges = [
+        metrics.gauge(
+          'marquee_outbox_pending_events',
+          {
+            description:
+              'Outbox events this relay saw pending and not yet published at its last pass (of at most one batch of documents)',
+          },
+          observe((pending) => pending.events),
+        ),
+        metrics.gauge(
+          'marquee_outbox_oldest_pending_age_seconds',
+          {
+            description: 'Age of the oldest outbox event this relay saw pending at its last pass',
+            unit: 's',
+          },
+          observe((pending) =>
+            pending.oldest === undefined ? 0 : Math.max(0, (Date.now() - pending.oldest) / 1000),
+          ),
+        ),
+      ];
       for (const source of sources) unsubscribes.push(source.onOutboxWrite(() => nudge([source])));
       loop = runLoop();
       log.info(
@@ -372,6 +412,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       );
       leased.clear();
       leaseUntilOf.clear();
+      for (const stopGauge of stopGauges.splice(0)) stopGauge();
+      pendingOf.clear();
       dirty.clear();
       attempts.clear();
       if (wasRunning) log.info({ owner }, 'outbox relay stopped');
@@ -386,6 +428,26 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     },
   };
   return relay;
+}
+
+/** The events of `docs` and the write time of the oldest (for the backlog gauges). */
+function pendingIn(docs: readonly PendingOutbox[]): { events: number; oldest: number | undefined } {
+  let events = 0;
+  let oldest: number | undefined;
+  for (const doc of docs) {
+    events += doc.events.length;
+    for (const event of doc.events) {
+      const time = event.time.getTime();
+      if (oldest === undefined || time < oldest) oldest = time;
+    }
+  }
+  return { events, oldest };
+}
+
+/** The `service` its logger names (every service's logger carries one), for metric labels. */
+function serviceOf(logger: Logger): string {
+  const bindings = (logger as { bindings?: () => Record<string, unknown> }).bindings?.();
+  return typeof bindings?.['service'] === 'string' ? bindings['service'] : 'unknown';
 }
 
 /** How often a relay waiting out an unreachable bus asks the publisher whether it is back. */

@@ -7,6 +7,7 @@ import {
   type RpcCallers,
 } from '../grpc/index.js';
 import { createHttpServer, listenHttp } from '../http/index.js';
+import { watchDependencies } from './dependencies.js';
 import type { ServiceInfra, ServiceParts } from './types.js';
 
 export interface HostOptions {
@@ -19,8 +20,8 @@ export interface HostOptions {
   stopTimeoutMs?: number;
   /**
    * The shared infrastructure the service uses (its ServiceDefinition's `uses`; absent: both).
-   * `/readyz` reports only those, not a bus or a database it was handed and never uses. Every
-   * runner passes it: `runService`, the embedded default.
+   * Only those are probed (`marquee_dependency_up`), not a bus or a database it was handed and
+   * never uses. Every runner passes it: `runService`, the embedded default.
    */
   uses?: { bus?: boolean; mongo?: boolean };
   /**
@@ -28,6 +29,8 @@ export interface HostOptions {
    * RPC it does not name is refused to every caller.
    */
   callers?: RpcCallers;
+  /** How often the shared dependencies are probed for metrics and logs (default 10 s). */
+  dependencyProbeIntervalMs?: number;
 }
 
 export interface HostedService {
@@ -41,9 +44,11 @@ export interface HostedService {
 
 /**
  * Serves a composed service: HTTP (`/healthz`, `/readyz`, its routes) and gRPC (its services and
- * `grpc.health.v1`), then runs its start hook. Stop goes the other way: stop taking requests,
- * then let the service drain its consumers and relays. The infrastructure (bus, Mongo) belongs to
- * whoever created it and is closed by them, after this.
+ * `grpc.health.v1`), then runs its start hook. `/readyz` answers 200 once the start hook is done
+ * and every `parts.readiness` check holds, and 503 from the moment it stops; a Kafka or Mongo
+ * outage never fails it (see the comment on `serving`). Stop goes the other way: stop taking
+ * requests, then let the service drain its consumers and relays. The infrastructure (bus, Mongo)
+ * belongs to whoever created it and is closed by them, after this.
  */
 export async function hostService(
   infra: ServiceInfra,
@@ -51,17 +56,35 @@ export async function hostService(
   options: HostOptions,
 ): Promise<HostedService> {
   const { logger } = infra;
+  // Readiness says whether this replica can serve: it has started (servers listening, start hook
+  // done), its own initial work is done (`parts.readiness`: read models caught up), and it is not
+  // stopping. Shared dependencies (Kafka, Mongo) are not part of it: they are shared by every
+  // replica, so failing readiness on them takes every replica out of rotation at once, including
+  // those that answer from memory, while writes keep succeeding through the outbox. Their health
+  // goes to metrics and logs instead (dependencies.ts).
+  let serving = false;
   const readinessChecks: Record<string, () => Promise<boolean>> = {
-    ...(options.uses?.bus !== false ? { 'event-bus': () => infra.bus.ready() } : {}),
-    // Loaded here, not at the top: a service without Mongo never loads mongoose
-    // (ServiceDefinition.uses).
-    ...(options.uses?.mongo !== false && infra.mongo
-      ? { mongo: async () => (await import('../mongo/index.js')).pingMongo(infra.mongo!) }
-      : {}),
+    serving: async () => serving,
     ...parts.readiness,
   };
+  const dependencies = watchDependencies({
+    service: infra.name,
+    logger,
+    probes: {
+      ...(options.uses?.bus !== false ? { 'event-bus': () => infra.bus.ready() } : {}),
+      // Loaded here, not at the top: a service without Mongo never loads mongoose
+      // (ServiceDefinition.uses).
+      ...(options.uses?.mongo !== false && infra.mongo
+        ? { mongo: async () => (await import('../mongo/index.js')).pingMongo(infra.mongo!) }
+        : {}),
+    },
+    ...(options.dependencyProbeIntervalMs === undefined
+      ? {}
+      : { intervalMs: options.dependencyProbeIntervalMs }),
+  });
   const http = createHttpServer({
     logger,
+    serviceName: infra.name,
     readiness: async () => {
       const entries = await Promise.all(
         Object.entries(readinessChecks).map(async ([name, check]) => {
@@ -87,6 +110,8 @@ export async function hostService(
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
+      serving = false;
+      dependencies.stop();
       await Promise.resolve()
         .then(parts.beforeStop)
         .catch((err: unknown) => logger.warn({ err }, 'beforeStop failed'));
@@ -103,6 +128,8 @@ export async function hostService(
     httpPort = await listenHttp(http, { host: options.host, port: options.httpPort });
     // Clients made by the start hook (and work it starts) speak for this service.
     await runAsService(infra.name, async () => parts.start?.());
+    serving = true;
+    dependencies.start();
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;

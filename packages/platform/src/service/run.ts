@@ -6,6 +6,7 @@ import { ConfigError, type BaseServiceConfig } from '../config/index.js';
 import { configureServiceAuth, runAsService } from '../grpc/index.js';
 import { createLifecycle } from '../lifecycle/index.js';
 import { createLogger } from '../logger/index.js';
+import { startMetricsServer } from '../metrics/index.js';
 import { applyV8Flags, missingNodeOptions } from '../v8/index.js';
 import { hostService } from './host.js';
 import type { ServiceDefinition } from './types.js';
@@ -15,9 +16,9 @@ export type RunServiceOptions<C> = ServiceDefinition<C>;
 /**
  * The whole life of one service process (distributed mode and Kubernetes): validate the config,
  * connect the bus and Mongo named by it, compose, serve, and on SIGTERM stop in reverse order
- * within `SHUTDOWN_TIMEOUT_MS`. A production start without `KAFKA_BROKERS` or `MONGO_URL` is refused
- * for a service that uses them (`ServiceDefinition.uses`): the in-memory adapters are for the
- * embedded default and tests only.
+ * within `SHUTDOWN_TIMEOUT_MS`. Metrics are served on `METRICS_PORT` from the start. A production
+ * start without `KAFKA_BROKERS` or `MONGO_URL` is refused for a service that uses them
+ * (`ServiceDefinition.uses`): the in-memory adapters are for the embedded default and tests only.
  */
 export async function runService<C extends BaseServiceConfig & { MONGO_DB: string }>(
   service: RunServiceOptions<C>,
@@ -59,6 +60,14 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
         `production needs ${missing.join(' and ')}: in-memory adapters are for development only`,
       );
     }
+    // Before the bus and Mongo, so that it stops last (stops run in reverse order): the metrics
+    // cover the whole start and stop.
+    const metricsServer = await startMetricsServer({
+      host: config.HOST,
+      port: config.METRICS_PORT,
+      logger,
+    });
+    lifecycle.onStop('metrics', () => metricsServer.close());
     const bus: EventBus =
       usesBus && config.KAFKA_BROKERS
         ? (await import('../bus/kafka-bus.js')).createKafkaBus({

@@ -8,3 +8,4 @@ export { KAFKA_BROKERS_KEY, MONGO_URL_KEY } from './provided-context.js';
 export { probeRpcCallers, type RpcCallerProbe, type RpcCallersReport } from './rpc-callers.js';
 export { uniqueName } from './unique-name.js';
 export { waitFor, type WaitForOptions } from './wait-for.js';
+export { metricValue } from './metric-value.js';

@@ -14,7 +14,7 @@ import type {
   RetryPolicy,
   TopicDef,
 } from '../../src/bus/index.js';
-import { uniqueName, waitFor } from '../../src/testing/index.js';
+import { metricValue, uniqueName, waitFor } from '../../src/testing/index.js';
 import {
   aPing,
   deadLetterTopicOf,
@@ -254,7 +254,10 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
       const sut = newBus();
       const attempts: IncomingEvent<Ping>[] = [];
       const handled: number[] = [];
-      await sut.subscribe(topic, { group: uniqueName('g'), maxAttempts: 3 }, async (event) => {
+      const group = uniqueName('g');
+      const deadLetters = `marquee_dead_letters_total{topic="${topic.name}",group="${group}"}`;
+      expect(await metricValue(deadLetters)).toBeUndefined();
+      await sut.subscribe(topic, { group, maxAttempts: 3 }, async (event) => {
         attempts.push(event);
         if (event.value!.seq === 1) throw new Error('cannot apply ping 1');
         handled.push(event.value!.seq);
@@ -285,6 +288,8 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
         () => handled.includes(2) && dead.length === 1,
         arrival('dead letter and next record'),
       );
+      // Counted once, when the dead-letter write succeeded.
+      expect(await metricValue(deadLetters)).toBe(1);
       expect(
         attempts.filter((event) => event.value!.seq === 1).map((event) => event.attempt),
       ).toEqual([1, 2, 3]);

@@ -17,6 +17,7 @@ import {
   type EventBus,
   type IncomingEvent,
 } from '../../src/bus/index.js';
+import { metricsText } from '../../src/metrics/index.js';
 import { describeIntegration, uniqueName, waitFor } from '../../src/testing/index.js';
 import { busContract } from './bus-contract.js';
 import { globalSubscriptionContract } from './global-contract.js';
@@ -262,7 +263,7 @@ describeIntegration('kafka bus', (env) => {
         }
       };
       const committed = () => committedCount(group, topic.name);
-      return { sut, seen, publish, oneByOne, committed };
+      return { sut, group, seen, publish, oneByOne, committed };
     };
 
     it('commits records of several batches in one go, and what is left when it closes', async () => {
@@ -278,6 +279,33 @@ describeIntegration('kafka bus', (env) => {
       await sut.close();
       expect(await committed()).toBe(3);
       expect(seen).toEqual(['one', 'two', 'three']);
+    });
+
+    it("reports each group's lag per partition: records not committed yet, none once committed", async () => {
+      /** The group's lag summed over its partitions, as a scrape shows it; undefined: no series. */
+      const lagOf = async (group: string) => {
+        const lines = (await metricsText())
+          .split('\n')
+          .filter((line) => line.startsWith(`marquee_kafka_consumer_lag{group="${group}",`));
+        if (lines.length === 0) return undefined;
+        return lines.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+      };
+      // Handled and never committed while the test runs (the interval is longer): a lag of three.
+      const held = await recordingGroup('lag-held', {
+        maxWaitTimeMs: 250,
+        commitIntervalMs: 600_000,
+      });
+      await held.oneByOne(['one', 'two', 'three']);
+      expect(await held.committed()).toBe(0);
+      expect(await lagOf(held.group)).toBe(3);
+      // Committed at once: no lag.
+      const prompt = await recordingGroup('lag-committed', {
+        maxWaitTimeMs: 250,
+        commitIntervalMs: 200,
+      });
+      await prompt.oneByOne(['one', 'two']);
+      await waitFor(async () => (await prompt.committed()) === 2, { timeoutMs: 10_000 });
+      expect(await lagOf(prompt.group)).toBe(0);
     });
 
     it('commits a partition idle since its last record once the interval has passed', async () => {

@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       HOST: '127.0.0.1',
       HTTP_PORT: 8084,
       GRPC_PORT: 50054,
+      METRICS_PORT: 9464,
       KAFKA_SESSION_TIMEOUT_MS: 6_000,
       KAFKA_HEARTBEAT_INTERVAL_MS: 2_000,
       KAFKA_FETCH_MIN_BYTES: 1,

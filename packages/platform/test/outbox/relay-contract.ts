@@ -16,7 +16,7 @@ import type {
   RawOutgoingEvent,
   RawPublisher,
 } from '../../src/outbox/types.js';
-import { waitFor } from '../../src/testing/index.js';
+import { metricValue, waitFor } from '../../src/testing/index.js';
 import { aShow, anEvent, type ContractStore } from '../store/store-contract.js';
 
 /** A fresh, empty store (its own collection) per call. */
@@ -351,6 +351,49 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       // The bus was down, not the documents: none was given a later due time.
       expect(defers).toBe(0);
       expect(firstDeliveryOrder(bus.published)).toEqual(writeOrder(written));
+    });
+
+    it('reports its backlog and its oldest event while the bus is down, and none once relayed', async () => {
+      const store = await newSource();
+      // Written a minute ago (their write time, which the age is measured from), then one now.
+      const minuteAgo = new Date(Date.now() - 60_000);
+      const old = aShow();
+      const written = [anEvent(old.id, { time: minuteAgo }), anEvent(old.id, { time: minuteAgo })];
+      await store.insert(old, { events: written });
+      const recent = aShow();
+      const now = [anEvent(recent.id, { time: new Date() })];
+      await store.insert(recent, { events: now });
+      written.push(...now);
+      const series = (name: string) =>
+        `${name}{service="outbox-relay-test",source="${store.outboxName}"}`;
+      const down = Object.assign(new Error('Connection error: connect ECONNREFUSED'), {
+        name: 'KafkaJSConnectionError',
+      });
+      let reachable = false;
+      const bus = recorder(() => {
+        if (!reachable) throw down;
+      });
+      const sut = relay({ sources: [store], publish: bus.publish, outageRetryMaxMs: 40 });
+
+      sut.start();
+      await waitFor(
+        async () => (await metricValue(series('marquee_outbox_pending_events'))) === 3,
+        { timeoutMs: 10_000, description: 'the backlog reported while the bus is down' },
+      );
+      expect(
+        await metricValue(series('marquee_outbox_oldest_pending_age_seconds')),
+      ).toBeGreaterThanOrEqual(60);
+      expect(bus.ids().size).toBe(0);
+
+      reachable = true;
+      await waitFor(
+        async () =>
+          (await metricValue(series('marquee_outbox_pending_events'))) === 0 &&
+          (await metricValue(series('marquee_outbox_oldest_pending_age_seconds'))) === 0,
+        { timeoutMs: 10_000, description: 'no backlog once the bus is back' },
+      );
+      expect(written.every((event) => bus.ids().has(event.id))).toBe(true);
+      expect(await metricValue(series('marquee_outbox_published_events_total'))).toBe(3);
     });
 
     it("goes again as soon as the publisher's probe says the bus is back, not after its wait", async () => {

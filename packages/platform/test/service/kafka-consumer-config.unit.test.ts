@@ -86,7 +86,7 @@ describe('runService and the Kafka consumer timing', () => {
       {
         encoding: 'utf8',
         timeout: 60_000,
-        env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'error', ...env },
+        env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'error', METRICS_PORT: '0', ...env },
       },
     );
 

@@ -37,7 +37,13 @@ await runService({
 `;
 
 const run = (uses: object) => {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'error' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'error',
+    // Ephemeral: other processes of the machine may hold the default 9464.
+    METRICS_PORT: '0',
+  };
   delete env.KAFKA_BROKERS;
   delete env.MONGO_URL;
   return spawnSync(

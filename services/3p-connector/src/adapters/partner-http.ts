@@ -27,6 +27,7 @@ import {
 } from '@marquee/partner-api';
 import { AppError } from '@marquee/platform/errors';
 import { currentCorrelationId, newCorrelationId, type Logger } from '@marquee/platform/logger';
+import { metrics } from '@marquee/platform/metrics';
 import type {
   CallOptions,
   PartnerApi,
@@ -144,6 +145,18 @@ interface Operation<S extends TSchema | undefined> {
 }
 
 type Answer<S> = S extends TSchema ? Static<S> : void;
+
+/**
+ * Partner calls by partner, operation (`POST /bookings`) and outcome (`ok`, an error kind such as
+ * `unavailable` or `deadline_exceeded`, `circuit_open`), retries included in one call.
+ */
+const partnerCalls = metrics.counter('marquee_partner_calls', {
+  description: 'Calls to partner 3P APIs, by partner, operation and outcome',
+});
+const partnerCallDuration = metrics.histogram('marquee_partner_call_duration_seconds', {
+  description: 'Duration of calls to partner 3P APIs, retries included',
+  unit: 's',
+});
 
 /** Errors of a request that prove it never left (nothing can have been executed). */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -402,7 +415,31 @@ export class PartnerHttpClient implements PartnerApi {
 
   // -------------------------------------------------------------------------------------------
 
+  /** One partner call as the use cases see it, counted by partner, operation and outcome. */
   private async call<S extends TSchema | undefined>(
+    op: Operation<S>,
+    options: CallOptions = {},
+  ): Promise<Answer<S>> {
+    const started = performance.now();
+    let outcome = 'ok';
+    try {
+      return await this.callWithPolicies(op, options);
+    } catch (error) {
+      outcome =
+        error instanceof PartnerCallError
+          ? error.details?.['circuitOpen'] === true
+            ? 'circuit_open'
+            : error.kind
+          : 'error';
+      throw error;
+    } finally {
+      const attributes = { partner: this.partner.id, operation: op.name, outcome };
+      partnerCalls.add(1, attributes);
+      partnerCallDuration.record((performance.now() - started) / 1000, attributes);
+    }
+  }
+
+  private async callWithPolicies<S extends TSchema | undefined>(
     op: Operation<S>,
     options: CallOptions = {},
   ): Promise<Answer<S>> {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { metrics } from '@marquee/platform/metrics';
 import { createOutboxEvent } from '@marquee/platform/outbox';
 import type { ServiceStores, VersionedStore } from '@marquee/platform/store';
 import { catalogV1, type partnerV1 } from '@marquee/proto';
@@ -105,6 +106,14 @@ export interface ConnectorStorage {
 }
 
 /** Every collection of the connector (memory or Mongo, chosen by `openServiceStores`). */
+/**
+ * Partner events imported into the catalogue, counted when written with their `event-changed`
+ * (created or updated; an event not modified since its last import is not written, not counted).
+ */
+const importedEvents = metrics.counter('marquee_imported_events', {
+  description: 'Partner events imported into the catalogue, by partner and change',
+});
+
 export function createConnectorStorage(
   stores: ServiceStores,
   secrets: SecretBox,
@@ -244,14 +253,18 @@ function importedEventRepository(
       return stored && fromStored(stored);
     },
     async create(event) {
-      return fromStored(await store.insert(toStored(event), { events: [changed(event)] }));
+      const created = fromStored(await store.insert(toStored(event), { events: [changed(event)] }));
+      importedEvents.add(1, { partner: event.partnerId, change: 'created' });
+      return created;
     },
     async replace(event, expectedVersion) {
-      return fromStored(
+      const replaced = fromStored(
         await store.update(event.id, expectedVersion, toStored(event), {
           events: [changed(event)],
         }),
       );
+      importedEvents.add(1, { partner: event.partnerId, change: 'updated' });
+      return replaced;
     },
     async recordAvailability(id, build) {
       return withRetry(async () => {

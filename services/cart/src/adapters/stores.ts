@@ -1,5 +1,6 @@
 import { AppError } from '@marquee/platform/errors';
 import { idempotencyIndexes, type IdempotencyRecord } from '@marquee/platform/idempotency';
+import { metrics } from '@marquee/platform/metrics';
 import { createOutboxEvent, type OutboxEvent } from '@marquee/platform/outbox';
 import {
   isVersionConflict,
@@ -159,11 +160,19 @@ export function cartRepository(store: VersionedStore<CartDoc>): CartRepository {
   };
 }
 
+/** Orders confirmed and cancelled, counted when written with their `order-*` event. */
+const ordersConfirmed = metrics.counter('marquee_orders_confirmed', {
+  description: 'Orders confirmed (written with their order-confirmed event)',
+});
+const ordersCancelled = metrics.counter('marquee_orders_cancelled', {
+  description: 'Orders cancelled (written with their order-cancelled event)',
+});
+
 export function orderRepository(store: VersionedStore<OrderDoc>): OrderRepository {
   return {
     get: (id) => store.get(id),
-    insertConfirmed: (order) =>
-      store.insert(
+    insertConfirmed: async (order) => {
+      const stored = await store.insert(
         { ...order },
         {
           events: [
@@ -174,9 +183,12 @@ export function orderRepository(store: VersionedStore<OrderDoc>): OrderRepositor
             }),
           ],
         },
-      ),
-    updateCancelled: (order, expectedVersion) =>
-      store.update(
+      );
+      ordersConfirmed.add(1);
+      return stored;
+    },
+    updateCancelled: async (order, expectedVersion) => {
+      const stored = await store.update(
         order.id,
         expectedVersion,
         { ...order },
@@ -189,7 +201,10 @@ export function orderRepository(store: VersionedStore<OrderDoc>): OrderRepositor
             }),
           ],
         },
-      ),
+      );
+      ordersCancelled.add(1);
+      return stored;
+    },
     updatePrinted: (order, expectedVersion) => {
       const at = new Date();
       return store.update(

@@ -1,6 +1,7 @@
 import type { EventChanged } from '@marquee/proto/catalog/v1';
 import type { IncomingEvent } from '@marquee/platform/bus';
 import type { Logger } from '@marquee/platform/logger';
+import { metrics } from '@marquee/platform/metrics';
 import type { Catalog } from '../../app/catalog.js';
 import { catalogEventOf } from './messages.js';
 
@@ -11,6 +12,11 @@ import { catalogEventOf } from './messages.js';
  * handed to the catalog as its record (messages.ts).
  */
 export function eventChangedHandler(catalog: Catalog, logger: Logger) {
+  // Every replica reads the whole topic (and again at each start): a replica's count is what it
+  // applied, the catch-up at start included, not the platform's number of changes.
+  const changes = metrics.counter('marquee_catalog_event_changes', {
+    description: 'event-changed records this replica applied to its catalogue, by outcome',
+  });
   return async (message: IncomingEvent<EventChanged>): Promise<void> => {
     if (message.value !== null && !message.value.event) {
       throw Object.assign(new Error(`event-changed ${message.key} carries no event`), {
@@ -22,6 +28,7 @@ export function eventChangedHandler(catalog: Catalog, logger: Logger) {
       message.key,
       event ? catalogEventOf(event) : null,
     );
+    changes.add(1, { outcome });
     logger.debug(
       { eventId: message.key, outcome, offset: message.offset },
       'event-changed applied',

@@ -3,7 +3,7 @@ import { eventChangedTopic } from '@marquee/proto';
 import { EventChanged } from '@marquee/proto/catalog/v1';
 import { createMemoryBus } from '@marquee/platform/bus';
 import { createLogger } from '@marquee/platform/logger';
-import { waitFor } from '@marquee/platform/testing';
+import { metricValue, waitFor } from '@marquee/platform/testing';
 import { anEventMessage, query, text } from '../../builders.js';
 import { buildCatalogIndexer } from '../../../src/service.js';
 
@@ -17,6 +17,9 @@ describe('event-changed consumer (memory bus)', () => {
       bus,
       mongo: undefined,
     });
+    const changes = async (outcome: string) =>
+      (await metricValue(`marquee_catalog_event_changes_total{outcome="${outcome}"}`)) ?? 0;
+    const before = { applied: await changes('applied'), deleted: await changes('deleted') };
     await bus.start();
     const event = anEventMessage({ id: 'BUS000000000001', names: text('Harbour Lights') });
     const names = () =>
@@ -41,5 +44,8 @@ describe('event-changed consumer (memory bus)', () => {
     await waitFor(() => names().length === 0, { description: 'the deletion' });
     await bus.close();
     expect(names()).toEqual([]);
+    // Each change counted by what became of it (marquee_catalog_event_changes_total).
+    expect(await changes('applied')).toBe(before.applied + 2);
+    expect(await changes('deleted')).toBe(before.deleted + 1);
   });
 });

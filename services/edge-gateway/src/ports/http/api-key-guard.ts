@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { metrics } from '@marquee/platform/metrics';
 import type { DeveloperAccess } from '../../app/backends.js';
 import type { AppAccess } from '../../app/commerce.js';
 import type { ApiFamily, FamilyError } from './families/family.js';
@@ -46,6 +47,11 @@ function presentedKey(request: FastifyRequest, from: readonly KeySource[]): stri
   return undefined;
 }
 
+/** Calls refused with 429 because their app was over its quota, by API family. */
+const rateLimitRefusals = metrics.counter('marquee_rate_limit_refusals', {
+  description: 'Calls refused because their app was over its rate-limit quota, by API family',
+});
+
 /**
  * Every call of the scope must carry a valid API key of an active app; a missing or unknown key
  * gets the family's own 401 body, an app over its quota 429. Validation goes to auth-gateway
@@ -78,6 +84,7 @@ export function requireApiKey(
       });
     }
     if (quota.over) {
+      rateLimitRefusals.add(1, { family: family.id });
       void reply.header('retry-after', String(retryAfterSeconds(quota.retryAfterMs)));
       return sendFamilyError(reply, family, {
         status: 429,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Idempotency } from '@marquee/platform/idempotency';
+import { metrics } from '@marquee/platform/metrics';
 import { publishingV1 } from '@marquee/proto';
 import stableStringify from 'safe-stable-stringify';
 import type { Publishing } from '../../app/publishing.js';
@@ -40,6 +41,14 @@ const publicationKeyOf = (appId: string, key: string): string =>
  * A publication with an `idempotency_key` runs once per app and key: a retry answers the first
  * outcome (platform idempotency records, see README "Idempotency-Key").
  */
+/**
+ * Events published, updated and deleted by apps (answered successfully; an idempotent retry that
+ * answers the first outcome counts again).
+ */
+const publications = metrics.counter('marquee_publications', {
+  description: 'Event publications by apps that succeeded, by operation',
+});
+
 export function publisherServiceImplementation(
   publishing: Publishing,
   idempotency: Idempotency,
@@ -50,7 +59,11 @@ export function publisherServiceImplementation(
       const { appId, event, idempotencyKey } = request;
       const publish = async () => toResponse(await publishing.publish({ appId, body: event }));
       // Without the app there is nothing to scope a key to: the use case refuses the call.
-      if (!appId || !idempotencyKey) return callback(null, await publish());
+      if (!appId || !idempotencyKey) {
+        const response = await publish();
+        publications.add(1, { operation: 'publish' });
+        return callback(null, response);
+      }
       const response = await idempotency.run(
         {
           scope: appId,
@@ -68,11 +81,14 @@ export function publisherServiceImplementation(
             }),
           ),
       );
+      publications.add(1, { operation: 'publish' });
       callback(null, response);
     }) as publishingV1.PublisherServiceServer['publishEvent'],
     updateEvent: (async (call: { request: publishingV1.UpdateEventRequest }, callback) => {
       const { appId, id, event } = call.request;
-      callback(null, toResponse(await publishing.update({ appId, id, body: event })));
+      const response = toResponse(await publishing.update({ appId, id, body: event }));
+      publications.add(1, { operation: 'update' });
+      callback(null, response);
     }) as publishingV1.PublisherServiceServer['updateEvent'],
     deleteEvent: (async (call: { request: publishingV1.DeleteEventRequest }, callback) => {
       const { appId, id, publisherVersion } = call.request;
@@ -81,6 +97,7 @@ export function publisherServiceImplementation(
         id,
         ...(publisherVersion === undefined ? {} : { publisherVersion }),
       });
+      publications.add(1, { operation: 'delete' });
       callback(null, { id });
     }) as publishingV1.PublisherServiceServer['deleteEvent'],
     getEvent: (async (call: { request: publishingV1.GetEventRequest }, callback) => {

@@ -1,9 +1,15 @@
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
+import { metrics } from '@marquee/platform/metrics';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import { entryV1 } from '@marquee/proto';
 import type { OrderView, ScanOutcome, SecureEntry } from '../../app/secure-entry.js';
 import type { Gate, Ticket } from '../../domain/model.js';
 import { scanResultEnum } from '../../adapters/stores.js';
+
+/** Gate scans by result (`admitted`, `already_admitted`, `forged`, …), as the gate was answered. */
+const gateScans = metrics.counter('marquee_gate_scans', {
+  description: 'Gate scans validated, by result',
+});
 
 type Handler<Req, Res> = (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void;
 
@@ -130,9 +136,11 @@ export function secureEntryGrpc(entry: SecureEntry): GrpcRegistration {
         })),
       };
     }),
-    validateScan: unary(async (request: entryV1.ValidateScanRequest) =>
-      scanResponse(await entry.validateScan(request.gateToken, request.payload)),
-    ),
+    validateScan: unary(async (request: entryV1.ValidateScanRequest) => {
+      const outcome = await entry.validateScan(request.gateToken, request.payload);
+      gateScans.add(1, { result: outcome.result.toLowerCase() });
+      return scanResponse(outcome);
+    }),
     createGate: unary(async (request: entryV1.CreateGateRequest) => {
       const { gate, token } = await entry.createGate(request);
       return { gate: gateMessage(gate), token };
