@@ -165,7 +165,14 @@ describe('PartnerHttpClient', () => {
         clientId: fake.clientId,
         clientSecret: () => fake.clientSecret,
       },
-      { timeoutMs: 2_000, logger, retryDelayMs: 1, maxAttempts: 1, breakerThreshold: 1 },
+      {
+        timeoutMs: 2_000,
+        logger,
+        retryDelayMs: 1,
+        maxAttempts: 1,
+        breakerThreshold: 1,
+        egress: egressPolicy({ requireHttps: false, allowedHosts: '127.0.0.1' }),
+      },
     );
     const calls = (operation: string, outcome: string) =>
       metricValue(
