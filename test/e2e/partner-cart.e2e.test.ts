@@ -229,6 +229,46 @@ describe.skipIf(!infra)('partner cart (distributed mode)', () => {
     expect(refused.status).toBe(403);
     expect((await json(refused)).error.code).toBe('10003');
 
+    // An app's held-ticket quota, set at creation: past it a reserve is 409 code 20060 naming the
+    // limit, and it passes again once a cart is released.
+    const limited = await json(
+      await admin('POST', 'apps', {
+        name: 'limited distributor',
+        redirectUris: ['https://e2e.example/cb'],
+        quota: { perSecond: 50, heldTicketsPerEvent: 1 },
+      }),
+    );
+    await grantPartnerDistribution(sut, limited.appId as string);
+    const limitedReserve = () =>
+      fetch(
+        `${sut.baseUrl}/partners/v1/events/${eventId}/cart?apikey=${limited.apiKey as string}`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ reserve: { tickets: [{ id: 'ADULT', quantity: 1 }] } }),
+        },
+      );
+    const first = await limitedReserve();
+    expect([200, 202]).toContain(first.status);
+    const firstCart = (await json(first)).cart_id as string;
+    const over = await limitedReserve();
+    expect(over.status).toBe(409);
+    const overBody = await json(over);
+    expect(overBody.error.code).toBe('20060');
+    expect(overBody.error.message).toContain('at most 1 tickets');
+    const freed = await fetch(
+      `${sut.baseUrl}/partners/v1/events/${eventId}/cart?cart_id=${encodeURIComponent(firstCart)}&apikey=${limited.apiKey as string}`,
+      { method: 'DELETE' },
+    );
+    expect(freed.status).toBe(204);
+    const again = await limitedReserve();
+    expect([200, 202]).toContain(again.status);
+    const againCart = (await json(again)).cart_id as string;
+    await fetch(
+      `${sut.baseUrl}/partners/v1/events/${eventId}/cart?cart_id=${encodeURIComponent(againCart)}&apikey=${limited.apiKey as string}`,
+      { method: 'DELETE' },
+    );
+
     const released = await partner(
       '/partners/v1',
       'DELETE',

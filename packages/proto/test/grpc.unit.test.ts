@@ -30,6 +30,7 @@ const validateApiKey = (
     status: AppStatus.APP_STATUS_ACTIVE,
     quota: { limit: 5000, windowMs: 86_400_000 },
     clientId: 'cid-1',
+    heldTicketsPerEvent: 20,
   });
 };
 
@@ -93,6 +94,7 @@ describe('generated gRPC services', () => {
       status: AppStatus.APP_STATUS_ACTIVE,
       quota: { limit: 5000, windowMs: 86_400_000 },
       clientId: 'cid-1',
+      heldTicketsPerEvent: 20,
     });
   });
 

@@ -12,6 +12,8 @@ export const configSchema = serviceConfigSchema({
   /** Quota of new apps (by default 5,000 calls a day at 5 a second); stored per app. */
   DEFAULT_QUOTA_PER_DAY: z.coerce.number().int().positive().default(5_000),
   DEFAULT_QUOTA_PER_SECOND: z.coerce.number().int().positive().default(5),
+  /** Tickets a new app holds at once per event (cart's held-ticket quota); 0 = no limit. */
+  DEFAULT_QUOTA_HELD_TICKETS_PER_EVENT: z.coerce.number().int().min(0).max(100_000).default(20),
   /**
    * Key of the `user_id` keyed hash of `/oauth/info`. Unset: a random key is created
    * once and kept in the service's database, so ids stay stable across restarts.

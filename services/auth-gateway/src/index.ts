@@ -24,6 +24,7 @@ export const authGatewayService: ServiceDefinition<AuthGatewayConfig> = {
       SetAppAccess: ['edge-gateway'],
       GetAppAccess: ['edge-gateway'],
       SetAppOAuth: ['edge-gateway'],
+      SetAppQuota: ['edge-gateway'],
     },
   },
   // package.json `marquee.v8` (docs/architecture.md, "V8 options").

@@ -42,6 +42,7 @@ export async function composeAuthGateway(
     defaultQuota: {
       perDay: config.DEFAULT_QUOTA_PER_DAY,
       perSecond: config.DEFAULT_QUOTA_PER_SECOND,
+      heldTicketsPerEvent: config.DEFAULT_QUOTA_HELD_TICKETS_PER_EVENT,
     },
   });
   const flows = new OAuthFlows({

@@ -21,7 +21,11 @@ function build(options: { now?: () => number; perDay?: number; perSecond?: numbe
     counter: createMemoryRateCounter(() => now()),
     hasher,
     clock: () => new Date(now()),
-    defaultQuota: { perDay: options.perDay ?? 5000, perSecond: options.perSecond ?? 5 },
+    defaultQuota: {
+      perDay: options.perDay ?? 5000,
+      perSecond: options.perSecond ?? 5,
+      heldTicketsPerEvent: 20,
+    },
   });
   return {
     sut,
@@ -84,6 +88,66 @@ describe('DeveloperAccess: apps and keys', () => {
     await expect(
       sut.createApp({ name: 'dev', redirectUris: ['http://localhost:3000/cb'] }),
     ).resolves.toBeDefined();
+  });
+});
+
+describe('DeveloperAccess: quotas', () => {
+  it('creates apps with the held-ticket quota given or the default, and changes it by parts', async () => {
+    const { sut } = build();
+    const plain = await sut.createApp(newApp);
+    expect((await sut.validateApiKey(plain.apiKey)).quota.heldTicketsPerEvent).toBe(20);
+    const big = await sut.createApp({ ...newApp, quota: { heldTicketsPerEvent: 500 } });
+    expect((await sut.validateApiKey(big.apiKey)).quota).toEqual({
+      perDay: 5000,
+      perSecond: 5,
+      heldTicketsPerEvent: 500,
+    });
+    expect(await sut.setAppQuota(plain.appId, { heldTicketsPerEvent: 4 })).toEqual({
+      perDay: 5000,
+      perSecond: 5,
+      heldTicketsPerEvent: 4,
+    });
+    expect(await sut.setAppQuota(plain.appId, { perDay: 9000 })).toMatchObject({
+      perDay: 9000,
+      heldTicketsPerEvent: 4,
+    });
+    expect((await sut.validateApiKey(plain.apiKey)).quota.heldTicketsPerEvent).toBe(4);
+  });
+
+  it('reads an app stored before the held-ticket quota existed with the default', async () => {
+    const { sut, stores } = build();
+    const created = await sut.createApp(newApp);
+    const stored = (await stores.apps.get(created.appId))!;
+    await stores.apps.update(stored.id, stored.version, (app) => ({
+      ...app,
+      quota: { perDay: 100, perSecond: 2 } as typeof app.quota,
+    }));
+    expect((await sut.validateApiKey(created.apiKey)).quota).toEqual({
+      perDay: 100,
+      perSecond: 2,
+      heldTicketsPerEvent: 20,
+    });
+    expect(await sut.setAppQuota(created.appId, { heldTicketsPerEvent: 7 })).toEqual({
+      perDay: 100,
+      perSecond: 2,
+      heldTicketsPerEvent: 7,
+    });
+  });
+
+  it('refuses a quota out of range and an unknown app, writing nothing', async () => {
+    const { sut } = build();
+    const created = await sut.createApp(newApp);
+    for (const change of [{ heldTicketsPerEvent: -1 }, { heldTicketsPerEvent: 1.5 }, { perDay: 0 }])
+      await expect(sut.setAppQuota(created.appId, change)).rejects.toMatchObject({
+        kind: 'invalid_argument',
+      });
+    await expect(
+      sut.createApp({ ...newApp, quota: { heldTicketsPerEvent: -3 } }),
+    ).rejects.toMatchObject({ kind: 'invalid_argument' });
+    expect((await sut.validateApiKey(created.apiKey)).quota.heldTicketsPerEvent).toBe(20);
+    await expect(sut.setAppQuota('nope', { perDay: 10 })).rejects.toMatchObject({
+      kind: 'not_found',
+    });
   });
 });
 
@@ -336,7 +400,11 @@ describe('DeveloperAccess: rate limits', () => {
       [5000, true],
     ]);
     const big = await sut.createApp({ ...newApp, quota: { perDay: 100_000 } });
-    expect((await sut.validateApiKey(big.apiKey)).quota).toEqual({ perDay: 100_000, perSecond: 5 });
+    expect((await sut.validateApiKey(big.apiKey)).quota).toEqual({
+      perDay: 100_000,
+      perSecond: 5,
+      heldTicketsPerEvent: 20,
+    });
     for (const quota of [{ perDay: 0 }, { perSecond: 1.5 }, { perSecond: -1 }]) {
       await expect(sut.createApp({ ...newApp, quota })).rejects.toMatchObject({
         kind: 'invalid_argument',

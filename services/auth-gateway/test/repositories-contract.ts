@@ -16,7 +16,7 @@ export const anApp = (overrides: Partial<DeveloperApp> = {}): DeveloperApp => ({
   apiKeyFingerprint: `fp-${unique()}`,
   redirectUris: ['https://app.example/callback'],
   status: 'active',
-  quota: { perDay: 5000, perSecond: 5 },
+  quota: { perDay: 5000, perSecond: 5, heldTicketsPerEvent: 20 },
   createdAt: new Date('2026-01-02T03:04:05.000Z'),
   ...overrides,
 });

@@ -60,6 +60,7 @@ describe('auth-gateway composed (memory mode)', () => {
       status: authV1.AppStatus.APP_STATUS_ACTIVE,
       quota: { limit: 5000, windowMs: 86_400_000 },
       access: { commerceShopping: false, partnerDistribution: false },
+      heldTicketsPerEvent: 20,
     });
     const unknown = await callUnary(grpc, 'validateApiKey', { apiKey: 'nope' });
     expect(unknown).toMatchObject({

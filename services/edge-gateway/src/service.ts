@@ -69,6 +69,7 @@ export async function composeEdgeGateway(
           fanTokens: auth,
           appAccess: auth,
           appOAuth: auth,
+          appQuota: auth,
           secureEntry,
         },
       });

@@ -3,7 +3,7 @@ import { createHttpServer } from '@marquee/platform/http';
 import { createLogger } from '@marquee/platform/logger';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AppOAuth, NewApp } from '../src/app/backends.js';
+import type { AppOAuth, AppQuota, NewApp } from '../src/app/backends.js';
 import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
 import { fakeBackends } from './fakes.js';
 
@@ -18,6 +18,7 @@ afterEach(async () => {
 function authGateway() {
   const created: NewApp[] = [];
   let settings: AppOAuth = { requirePkce: false, rotateRefreshTokens: false };
+  let quota: AppQuota = { perDay: 5000, perSecond: 5, heldTicketsPerEvent: 20 };
   return {
     created,
     developerAccess: {
@@ -33,6 +34,13 @@ function authGateway() {
         return settings;
       },
     },
+    appQuota: {
+      async setAppQuota(appId: string, change: Partial<AppQuota>) {
+        if (appId !== 'app-1') throw new AppError('not_found', 'unknown app');
+        quota = { ...quota, ...change };
+        return quota;
+      },
+    },
   };
 }
 
@@ -44,6 +52,7 @@ async function edge(gateway: ReturnType<typeof authGateway>): Promise<FastifyIns
     backends: fakeBackends({
       developerAccess: gateway.developerAccess,
       appOAuth: gateway.appOAuth,
+      appQuota: gateway.appQuota,
     }),
   });
   await sut.ready();
@@ -124,5 +133,48 @@ describe('OAuth settings of an app in the admin API', () => {
       payload: JSON.stringify({ requirePkce: true }),
     });
     expect(anonymous.statusCode).toBe(401);
+  });
+});
+
+describe('quotas of an app in the admin API', () => {
+  it('passes the held-ticket quota given at creation, and changes quotas by PATCH', async () => {
+    const gateway = authGateway();
+    const app = await edge(gateway);
+    const created = await admin(app, 'POST', '/apps', {
+      name: 'quota app',
+      redirectUris: ['https://app.example/cb'],
+      quota: { heldTicketsPerEvent: 100 },
+    });
+    expect(created.statusCode).toBe(201);
+    expect(gateway.created[0]?.quota).toEqual({ heldTicketsPerEvent: 100 });
+    const changed = await admin(app, 'PATCH', '/apps/app-1/quota', { heldTicketsPerEvent: 4 });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json()).toEqual({
+      appId: 'app-1',
+      quota: { perDay: 5000, perSecond: 5, heldTicketsPerEvent: 4 },
+    });
+  });
+
+  it('answers 404 for an unknown app and 400 for a bad quota, changing nothing', async () => {
+    const gateway = authGateway();
+    const app = await edge(gateway);
+    expect((await admin(app, 'PATCH', '/apps/nope/quota', { perDay: 10 })).statusCode).toBe(404);
+    for (const body of [
+      {},
+      { heldTicketsPerEvent: -1 },
+      { heldTicketsPerEvent: 'many' },
+      { other: 1 },
+    ])
+      expect(
+        (await admin(app, 'PATCH', '/apps/app-1/quota', body)).statusCode,
+        JSON.stringify(body),
+      ).toBe(400);
+    const bad = await admin(app, 'POST', '/apps', {
+      name: 'x',
+      redirectUris: ['https://app.example/cb'],
+      quota: { heldTicketsPerEvent: 1.5 },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(gateway.created).toEqual([]);
   });
 });

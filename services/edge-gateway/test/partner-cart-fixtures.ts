@@ -16,6 +16,8 @@ export const OTHER_KEY = 'partner-key-0002';
 export const OVER_QUOTA_KEY = 'partner-key-over';
 /** The key of an app without partner distribution access. */
 export const NOT_DISTRIBUTOR_KEY = 'partner-key-plain';
+/** The key of an app with a held-ticket quota of its own (7). */
+export const QUOTA_KEY = 'partner-key-quota';
 export const EVENT = 'G5vYZ9abcdefghi';
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -31,6 +33,7 @@ export function fakeAccess(seen: string[] = []): Partial<DeveloperAccess> {
     [OTHER_KEY]: 'app-2',
     [OVER_QUOTA_KEY]: 'app-3',
     [NOT_DISTRIBUTOR_KEY]: 'app-4',
+    [QUOTA_KEY]: 'app-5',
   };
   return {
     async validateApiKey(key) {
@@ -40,6 +43,8 @@ export function fakeAccess(seen: string[] = []): Partial<DeveloperAccess> {
         valid: appId !== undefined,
         appId: appId ?? '',
         access: { commerceShopping: false, partnerDistribution: appId !== 'app-4' },
+        // app-5 has a held-ticket quota of its own; the others leave it to cart's default.
+        ...(appId === 'app-5' ? { heldTicketsPerEvent: 7 } : {}),
       };
     },
     async checkRateLimit(appId) {

@@ -14,6 +14,7 @@ import {
   NOT_DISTRIBUTOR_KEY,
   OTHER_KEY,
   OVER_QUOTA_KEY,
+  QUOTA_KEY,
   answer,
   availability,
   heldCart,
@@ -123,9 +124,11 @@ describe('partner cart: API key', () => {
 
   it('refuses an app without partner distribution access: 403 code 10003, nothing reserved', async () => {
     const reserves: ReserveInput[] = [];
+    const callers: CartCaller[] = [];
     const app = await edge({
       getEventAvailability: async () => availability(),
-      reserveCart: async (_caller, input) => {
+      reserveCart: async (caller, input) => {
+        callers.push(caller);
         reserves.push(input);
         return answer(heldCart());
       },
@@ -147,6 +150,17 @@ describe('partner cart: API key', () => {
     expect(reserves).toEqual([]);
     const distributor = await app.inject({ url: withKey(`${P}/events/${EVENT}/availability`) });
     expect(distributor.statusCode).toBe(200);
+    // A distributor's reserve carries its held-ticket quota from the key check to cart.
+    for (const key of [QUOTA_KEY, OTHER_KEY])
+      await app.inject({
+        method: 'POST',
+        url: withKey(`${P}/events/${EVENT}/cart`, key),
+        payload: reserveBody,
+      });
+    expect(callers).toEqual([
+      { appId: 'app-5', sandbox: false, heldTicketsPerEvent: 7 },
+      { appId: 'app-2', sandbox: false },
+    ]);
   });
 
   it('keeps the family 404 and 405 for paths without routes, key or not', async () => {

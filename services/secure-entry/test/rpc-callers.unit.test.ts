@@ -29,7 +29,7 @@ describe('secure-entry: who may call which RPC', () => {
   });
 
   it('hosts every RPC of its .proto services, each with declared callers', () => {
-    expect(report.rpcs).toHaveLength(6);
+    expect(report.rpcs).toHaveLength(7);
     for (const rpc of report.rpcs) {
       const [, grpcService = '', name = ''] = rpc.split('/');
       expect(secureEntryService.callers?.[grpcService]?.[name], rpc).toBeDefined();

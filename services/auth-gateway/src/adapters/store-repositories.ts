@@ -1,5 +1,5 @@
 import type { AppRepository, FanRepository } from '../app/ports.js';
-import { accessOf, oauthOf, type DeveloperApp } from '../domain/app.js';
+import { accessOf, oauthOf, quotaOf, validateQuota, type DeveloperApp } from '../domain/app.js';
 import type { Fan } from '../domain/fan.js';
 import type { AuthStores, Stored } from './auth-stores.js';
 
@@ -29,6 +29,11 @@ export function createAppRepository(stores: Pick<AuthStores, 'apps'>): AppReposi
       update(id, (app) => ({ ...app, access: { ...accessOf(app), ...definedFlags(change) } })),
     setOAuth: (id, change) =>
       update(id, (app) => ({ ...app, oauth: { ...oauthOf(app), ...definedFlags(change) } })),
+    setQuota: (id, change) =>
+      update(id, (app) => ({
+        ...app,
+        quota: validateQuota({ ...quotaOf(app), ...definedNumbers(change) }),
+      })),
   };
 
   /** Compare-and-set on the version read; a concurrent write (another change) makes it re-read. */
@@ -54,6 +59,9 @@ export function createAppRepository(stores: Pick<AuthStores, 'apps'>): AppReposi
 }
 
 /** The boolean flags of a change; unset (or non-boolean) ones keep their stored value. */
+const definedNumbers = <T extends object>(change: Partial<T>): Partial<T> =>
+  Object.fromEntries(Object.entries(change).filter(([, v]) => typeof v === 'number')) as Partial<T>;
+
 const definedFlags = <T extends object>(change: Partial<T>): Partial<T> =>
   Object.fromEntries(
     Object.entries(change).filter(([, v]) => typeof v === 'boolean'),

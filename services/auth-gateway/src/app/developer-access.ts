@@ -4,6 +4,7 @@ import {
   DEFAULT_QUOTA,
   NO_ACCESS,
   oauthOf,
+  quotaOf,
   type AppAccess,
   type AppOAuth,
   validateNewApp,
@@ -138,7 +139,7 @@ export class DeveloperAccess {
         appId: '',
         clientId: '',
         status: 'unknown',
-        quota: { perDay: 0, perSecond: 0 },
+        quota: { perDay: 0, perSecond: 0, heldTicketsPerEvent: 0 },
         access: { ...NO_ACCESS },
       };
     }
@@ -147,7 +148,7 @@ export class DeveloperAccess {
       appId: app.id,
       clientId: app.clientId,
       status: app.status,
-      quota: app.quota,
+      quota: quotaOf(app),
       access: accessOf(app),
     };
   }
@@ -161,6 +162,19 @@ export class DeveloperAccess {
     const app = appId ? await this.deps.apps.setAccess(appId, change) : undefined;
     if (!app) throw new AuthError('not_found', 'unknown app');
     return accessOf(app);
+  }
+
+  /**
+   * Changes an app's quota (operators: admin API); parts not given keep their value. Kind
+   * `not_found` for an unknown app, `invalid_argument` for a value out of range. This replica's
+   * rate limiting sees it at once, the other replicas within their quota cache time, the edge
+   * within its key cache's time-to-live.
+   */
+  async setAppQuota(appId: string, change: Partial<Quota>): Promise<Quota> {
+    const app = appId ? await this.deps.apps.setQuota(appId, change) : undefined;
+    if (!app) throw new AuthError('not_found', 'unknown app');
+    this.quotas.delete(appId);
+    return quotaOf(app);
   }
 
   /** An app's access; kind `not_found` for an unknown app. */

@@ -1,4 +1,4 @@
-import type { AppAccess, AppOAuth, DeveloperApp } from '../domain/app.js';
+import type { AppAccess, AppOAuth, DeveloperApp, Quota } from '../domain/app.js';
 import type { Fan } from '../domain/fan.js';
 import type { AuthorizationCode, Grant, Interaction, IssuedToken } from '../domain/oauth.js';
 
@@ -20,6 +20,11 @@ export interface AppRepository {
   setAccess(id: string, change: Partial<AppAccess>): Promise<DeveloperApp | undefined>;
   /** Sets the given OAuth settings (others keep their value); as `setAccess`. */
   setOAuth(id: string, change: Partial<AppOAuth>): Promise<DeveloperApp | undefined>;
+  /**
+   * Sets the given parts of the app's quota (others keep their value); as `setAccess`. Kind
+   * `invalid_argument` when the quota they make is out of range (nothing is written).
+   */
+  setQuota(id: string, change: Partial<Quota>): Promise<DeveloperApp | undefined>;
 }
 
 export interface FanRepository {

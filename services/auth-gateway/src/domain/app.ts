@@ -81,13 +81,23 @@ export const oauthOf = (app: Pick<DeveloperApp, 'oauth'> | undefined): AppOAuth 
 
 export type AppStatus = 'active' | 'suspended';
 
-/** Per-app quota; by default 5,000 calls a day at 5 calls a second. */
+/**
+ * Per-app quota: by default 5,000 calls a day at 5 calls a second, and 20 tickets held at once per
+ * event (cart's held-ticket quota, which the edge passes on with every reserve; 0 = no limit).
+ */
 export interface Quota {
   perDay: number;
   perSecond: number;
+  heldTicketsPerEvent: number;
 }
 
-export const DEFAULT_QUOTA: Quota = { perDay: 5000, perSecond: 5 };
+export const DEFAULT_QUOTA: Quota = { perDay: 5000, perSecond: 5, heldTicketsPerEvent: 20 };
+
+/** The app's quota, every part present (apps stored before a part existed have its default). */
+export const quotaOf = (app: { quota: Partial<Quota> }): Quota => ({
+  ...DEFAULT_QUOTA,
+  ...app.quota,
+});
 
 export const MAX_REDIRECT_URIS = 20;
 
@@ -121,6 +131,13 @@ export function validateQuota(quota: Quota): Quota {
   const ok = (n: number) => Number.isSafeInteger(n) && n >= 1;
   if (!ok(quota.perDay) || !ok(quota.perSecond)) {
     throw new AuthError('invalid_argument', 'quota values must be whole numbers of at least 1');
+  }
+  const held = quota.heldTicketsPerEvent;
+  if (!Number.isSafeInteger(held) || held < 0 || held > 100_000) {
+    throw new AuthError(
+      'invalid_argument',
+      'heldTicketsPerEvent must be a whole number from 0 (no limit) to 100000',
+    );
   }
   return quota;
 }

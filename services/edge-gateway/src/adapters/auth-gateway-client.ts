@@ -1,7 +1,7 @@
 import { authV1 } from '@marquee/proto';
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import type { Logger } from '@marquee/platform/logger';
-import type { AppOAuth, AppOAuthAdmin, DeveloperAccess } from '../app/backends.js';
+import type { AppOAuth, AppOAuthAdmin, AppQuotaAdmin, DeveloperAccess } from '../app/backends.js';
 import type { AppAccess, AppAccessAdmin, FanTokens } from '../app/commerce.js';
 
 const accessOf = (access: authV1.AppAccess | undefined): AppAccess => ({
@@ -20,7 +20,11 @@ const oauthChange = (change: Partial<AppOAuth>) => ({
 export function createAuthGatewayClient(
   address: string,
   options: { deadlineMs: number; logger: Logger },
-): DeveloperAccess & FanTokens & AppAccessAdmin & AppOAuthAdmin & { close(): void } {
+): DeveloperAccess &
+  FanTokens &
+  AppAccessAdmin &
+  AppOAuthAdmin &
+  AppQuotaAdmin & { close(): void } {
   const client = createGrpcClient(authV1.AuthServiceClient, address, options);
   return {
     async createApp(input) {
@@ -29,6 +33,9 @@ export function createAuthGatewayClient(
         redirectUris: input.redirectUris,
         ...(input.quota?.perDay !== undefined ? { quotaPerDay: input.quota.perDay } : {}),
         ...(input.quota?.perSecond !== undefined ? { quotaPerSecond: input.quota.perSecond } : {}),
+        ...(input.quota?.heldTicketsPerEvent !== undefined
+          ? { quotaHeldTicketsPerEvent: input.quota.heldTicketsPerEvent }
+          : {}),
         ...oauthChange(input.oauth ?? {}),
       });
       return {
@@ -47,7 +54,12 @@ export function createAuthGatewayClient(
     },
     async validateApiKey(apiKey) {
       const answer = await callUnary(client, 'validateApiKey', { apiKey });
-      return { valid: answer.valid, appId: answer.appId, access: accessOf(answer.access) };
+      return {
+        valid: answer.valid,
+        appId: answer.appId,
+        access: accessOf(answer.access),
+        heldTicketsPerEvent: answer.heldTicketsPerEvent,
+      };
     },
     async introspect(accessToken) {
       const answer = await callUnary(client, 'introspectToken', { accessToken });
@@ -64,6 +76,14 @@ export function createAuthGatewayClient(
           : {}),
       });
       return accessOf(answer.access);
+    },
+    async setAppQuota(appId, change) {
+      const answer = await callUnary(client, 'setAppQuota', { appId, ...change });
+      return {
+        perDay: answer.perDay,
+        perSecond: answer.perSecond,
+        heldTicketsPerEvent: answer.heldTicketsPerEvent,
+      };
     },
     async setAppOAuth(appId, change) {
       const answer = await callUnary(client, 'setAppOAuth', { appId, ...oauthChange(change) });

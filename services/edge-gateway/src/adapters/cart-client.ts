@@ -382,6 +382,9 @@ export function createCartClient(
         idempotencyKey: input.idempotencyKey,
         forceAsync: input.forceAsync,
         language: input.language,
+        ...(caller.heldTicketsPerEvent !== undefined
+          ? { heldTicketsPerEvent: caller.heldTicketsPerEvent }
+          : {}),
       });
       return { cart: toCartRecord(answer.cart!), pollAfterSeconds: answer.pollAfterSeconds };
     },

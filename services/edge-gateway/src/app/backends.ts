@@ -17,8 +17,11 @@ import type { TopPicksBackend } from './top-picks.js';
 export interface NewApp {
   name: string;
   redirectUris: string[];
-  /** Per-app quota; each part defaults to the deployment's (by default 5,000 a day, 5 a second). */
-  quota?: { perDay?: number; perSecond?: number };
+  /**
+   * Per-app quota; each part defaults to the deployment's (by default 5,000 calls a day, 5 a
+   * second, 20 tickets held at once per event).
+   */
+  quota?: Partial<AppQuota>;
   /** OAuth settings of the app; each off unless given (auth-gateway `AppOAuth`). */
   oauth?: Partial<AppOAuth>;
 }
@@ -29,6 +32,22 @@ export interface AppOAuth {
   requirePkce: boolean;
   /** Each refresh answers a new refresh token; a retired one presented again ends its tokens. */
   rotateRefreshTokens: boolean;
+}
+
+/** An app's quotas (auth-gateway `Quota`). */
+export interface AppQuota {
+  perDay: number;
+  perSecond: number;
+  /** Tickets held at once for one event (cart's held-ticket quota); 0 = no limit. */
+  heldTicketsPerEvent: number;
+}
+
+export interface AppQuotaAdmin {
+  /**
+   * Sets the given parts (others keep their value); kind `not_found` for an unknown app,
+   * `invalid_argument` for a value out of range.
+   */
+  setAppQuota(appId: string, change: Partial<AppQuota>): Promise<AppQuota>;
 }
 
 export interface AppOAuthAdmin {
@@ -52,6 +71,11 @@ export interface ApiKeyCheck {
   appId: string;
   /** Restricted services the app is approved for; absent = none. */
   access?: AppAccess;
+  /**
+   * Tickets the app may hold at once for one event (its held-ticket quota; 0 = no limit), passed
+   * on with every reserve; absent = cart's default.
+   */
+  heldTicketsPerEvent?: number;
 }
 
 /** Quota state after counting one call (what the `Rate-Limit*` headers show). */
@@ -109,6 +133,8 @@ export interface Backends {
   appAccess: AppAccessAdmin;
   /** OAuth settings of apps (auth-gateway; port above). */
   appOAuth: AppOAuthAdmin;
+  /** Quotas of apps (auth-gateway; port above). */
+  appQuota: AppQuotaAdmin;
   /** Secure-entry order read, secure render, gate scans and gates (secure-entry; port in secure-entry.ts). */
   secureEntry: SecureEntryBackend;
 }

@@ -16,6 +16,8 @@ export interface Money {
 export interface CartCaller {
   appId: string;
   sandbox: boolean;
+  /** The app's held-ticket quota from its key check; absent = cart's default. */
+  heldTicketsPerEvent?: number;
 }
 
 export type CartStatus =

@@ -38,6 +38,7 @@ export function authServiceImplementation(
         status: statusOf[check.status],
         quota: { limit: check.quota.perDay, windowMs: DAY_MS },
         access: check.access,
+        heldTicketsPerEvent: check.quota.heldTicketsPerEvent,
       });
     }) as authV1.AuthServiceServer['validateApiKey'],
     introspectToken: (async (call: { request: authV1.IntrospectTokenRequest }, callback) => {
@@ -48,8 +49,15 @@ export function authServiceImplementation(
       callback(null, await access.checkRateLimit(appId, cost, { lease }));
     }) as authV1.AuthServiceServer['checkRateLimit'],
     createApp: (async (call: { request: authV1.CreateAppRequest }, callback) => {
-      const { name, redirectUris, quotaPerDay, quotaPerSecond, requirePkce, rotateRefreshTokens } =
-        call.request;
+      const {
+        name,
+        redirectUris,
+        quotaPerDay,
+        quotaPerSecond,
+        quotaHeldTicketsPerEvent,
+        requirePkce,
+        rotateRefreshTokens,
+      } = call.request;
       callback(
         null,
         await access.createApp({
@@ -58,6 +66,9 @@ export function authServiceImplementation(
           quota: {
             ...(quotaPerDay !== undefined ? { perDay: quotaPerDay } : {}),
             ...(quotaPerSecond !== undefined ? { perSecond: quotaPerSecond } : {}),
+            ...(quotaHeldTicketsPerEvent !== undefined
+              ? { heldTicketsPerEvent: quotaHeldTicketsPerEvent }
+              : {}),
           },
           oauth: {
             ...(requirePkce !== undefined ? { requirePkce } : {}),
@@ -81,6 +92,15 @@ export function authServiceImplementation(
       });
       callback(null, { appId, access: granted });
     }) as authV1.AuthServiceServer['setAppAccess'],
+    setAppQuota: (async (call: { request: authV1.SetAppQuotaRequest }, callback) => {
+      const { appId, perDay, perSecond, heldTicketsPerEvent } = call.request;
+      const quota = await access.setAppQuota(appId, {
+        ...(perDay !== undefined ? { perDay } : {}),
+        ...(perSecond !== undefined ? { perSecond } : {}),
+        ...(heldTicketsPerEvent !== undefined ? { heldTicketsPerEvent } : {}),
+      });
+      callback(null, { appId, ...quota });
+    }) as authV1.AuthServiceServer['setAppQuota'],
     setAppOAuth: (async (call: { request: authV1.SetAppOAuthRequest }, callback) => {
       const { appId, requirePkce, rotateRefreshTokens } = call.request;
       const oauth = await access.setAppOAuth(appId, {

@@ -284,7 +284,13 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
     // The place is given back while the call only waits for a duplicate, and at its end.
     reserveCart: unary(async (r: ReserveCartRequest) => {
       const input: ReserveInput = {
-        owner: { ...owner(r), channel: 'partner-cart' },
+        owner: {
+          ...owner(r),
+          channel: 'partner-cart',
+          ...(r.heldTicketsPerEvent !== undefined
+            ? { heldTicketsPerEvent: r.heldTicketsPerEvent }
+            : {}),
+        },
         eventId: r.eventId,
         language: r.language,
         forceAsync: r.forceAsync,

@@ -32,6 +32,8 @@ declare module 'fastify' {
     appId?: string;
     /** Restricted services the calling app is approved for, set by the API-key guard. */
     appAccess?: AppAccess;
+    /** The calling app's held-ticket quota, set by the API-key guard when auth-gateway gave one. */
+    heldTicketsPerEvent?: number;
   }
 }
 

@@ -1,10 +1,35 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { AppOAuth, Backends, NewApp } from '../../../app/backends.js';
+import type { AppOAuth, AppQuota, Backends, NewApp } from '../../../app/backends.js';
 
 const AdminError = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String() }),
 });
+
+const HeldTicketsPerEvent = Type.Integer({
+  minimum: 0,
+  maximum: 100_000,
+  description:
+    'Tickets the app holds at once for one event, in pending, held and paid carts (0 = no limit; default 20)',
+});
+
+const QuotaAnswer = Type.Object({
+  appId: Type.String(),
+  quota: Type.Object({
+    perDay: Type.Integer(),
+    perSecond: Type.Integer(),
+    heldTicketsPerEvent: Type.Integer(),
+  }),
+});
+
+const QuotaChange = Type.Object(
+  {
+    perDay: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
+    perSecond: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    heldTicketsPerEvent: Type.Optional(HeldTicketsPerEvent),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 
 const NewAppBody = Type.Object(
   {
@@ -13,12 +38,13 @@ const NewAppBody = Type.Object(
       minItems: 1,
       maxItems: 20,
     }),
-    /** Optional per-app quota (default: 5,000 a day at 5 a second). */
+    /** Optional per-app quota (default: 5,000 a day at 5 a second, 20 tickets held per event). */
     quota: Type.Optional(
       Type.Object(
         {
           perDay: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
           perSecond: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+          heldTicketsPerEvent: Type.Optional(HeldTicketsPerEvent),
         },
         { additionalProperties: false },
       ),
@@ -131,6 +157,31 @@ export function adminRoutes(backends: Backends) {
         const { appId } = request.params as { appId: string };
         const change = request.body as Partial<AppOAuth>;
         return { appId, oauth: await backends.appOAuth.setAppOAuth(appId, change) };
+      },
+    );
+
+    scope.patch(
+      '/apps/:appId/quota',
+      {
+        schema: {
+          tags: ['admin'],
+          summary:
+            "Change an app's quotas (calls per day and second, tickets held per event); effective within 30 s on every edge",
+          security: [{ adminToken: [] }],
+          params: AppParams,
+          body: QuotaChange,
+          response: {
+            200: QuotaAnswer,
+            400: AdminError,
+            401: AdminError,
+            404: AdminError,
+          },
+        },
+      },
+      async (request) => {
+        const { appId } = request.params as { appId: string };
+        const change = request.body as Partial<AppQuota>;
+        return { appId, quota: await backends.appQuota.setAppQuota(appId, change) };
       },
     );
 

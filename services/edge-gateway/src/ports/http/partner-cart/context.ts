@@ -53,7 +53,13 @@ export function partnerCartContext(
     cart,
     tags: [family.title],
     summary: (text) => (sandbox ? `${text} (pre-production sandbox)` : text),
-    callerOf: (request) => ({ appId: request.appId ?? '', sandbox }),
+    callerOf: (request) => ({
+      appId: request.appId ?? '',
+      sandbox,
+      ...(request.heldTicketsPerEvent !== undefined
+        ? { heldTicketsPerEvent: request.heldTicketsPerEvent }
+        : {}),
+    }),
     answerCart(reply, eventId, answer) {
       const { cart: record } = answer;
       switch (record.status) {

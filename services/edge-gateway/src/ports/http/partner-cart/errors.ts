@@ -203,6 +203,8 @@ export function requirePartnerApiKey(
     if (!check?.valid) return sendPartnerError(reply, family, family.unauthorized);
     request.appId = check.appId;
     request.appAccess = check.access;
+    if (check.heldTicketsPerEvent !== undefined)
+      request.heldTicketsPerEvent = check.heldTicketsPerEvent;
     if (!check.access?.partnerDistribution)
       return sendPartnerError(reply, family, NOT_A_DISTRIBUTOR);
     const quota = await access.checkRateLimit(check.appId);

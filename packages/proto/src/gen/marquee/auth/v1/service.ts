@@ -106,7 +106,11 @@ export interface ValidateApiKeyResponse {
   /** The app's OAuth client id. */
   clientId: string;
   /** Restricted services an operator approved the app for. */
-  access?: AppAccess | undefined;
+  access?:
+    | AppAccess
+    | undefined;
+  /** Tickets the app may hold at once for one event (cart's held-ticket quota); 0 = no limit. */
+  heldTicketsPerEvent: number;
 }
 
 /**
@@ -212,7 +216,11 @@ export interface CreateAppRequest {
     | boolean
     | undefined;
   /** See AppOAuth.rotate_refresh_tokens; unset = false. */
-  rotateRefreshTokens?: boolean | undefined;
+  rotateRefreshTokens?:
+    | boolean
+    | undefined;
+  /** Tickets the app may hold at once for one event; unset = the default (20); 0 = no limit. */
+  quotaHeldTicketsPerEvent?: number | undefined;
 }
 
 /** Credentials of the new app. The secret is shown only here; the platform keeps only its hash. */
@@ -329,6 +337,34 @@ export interface SetAppOAuthResponse {
   appId: string;
   /** Settings now. */
   oauth?: AppOAuth | undefined;
+}
+
+/** Admin: change an app's quotas; unset values keep theirs. */
+export interface SetAppQuotaRequest {
+  /** Platform app id. */
+  appId: string;
+  /** Calls allowed per UTC day (at least 1). */
+  perDay?:
+    | number
+    | undefined;
+  /** Calls allowed per second (at least 1). */
+  perSecond?:
+    | number
+    | undefined;
+  /** Tickets the app may hold at once for one event (0 = no limit). */
+  heldTicketsPerEvent?: number | undefined;
+}
+
+/** An app's quotas after the change. */
+export interface SetAppQuotaResponse {
+  /** Platform app id. */
+  appId: string;
+  /** Calls allowed per UTC day. */
+  perDay: number;
+  /** Calls allowed per second. */
+  perSecond: number;
+  /** Tickets the app may hold at once for one event (0 = no limit). */
+  heldTicketsPerEvent: number;
 }
 
 function createBaseQuota(): Quota {
@@ -501,6 +537,7 @@ function createBaseValidateApiKeyResponse(): ValidateApiKeyResponse {
     quota: undefined,
     clientId: "",
     access: undefined,
+    heldTicketsPerEvent: 0,
   };
 }
 
@@ -523,6 +560,9 @@ export const ValidateApiKeyResponse: MessageFns<ValidateApiKeyResponse> = {
     }
     if (message.access !== undefined) {
       AppAccess.encode(message.access, writer.uint32(50).fork()).join();
+    }
+    if (message.heldTicketsPerEvent !== 0) {
+      writer.uint32(56).int64(message.heldTicketsPerEvent);
     }
     return writer;
   },
@@ -588,6 +628,14 @@ export const ValidateApiKeyResponse: MessageFns<ValidateApiKeyResponse> = {
             message.access = AppAccess.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.heldTicketsPerEvent = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -616,6 +664,11 @@ export const ValidateApiKeyResponse: MessageFns<ValidateApiKeyResponse> = {
         ? globalThis.String(object.client_id)
         : "",
       access: isSet(object.access) ? AppAccess.fromJSON(object.access) : undefined,
+      heldTicketsPerEvent: isSet(object.heldTicketsPerEvent)
+        ? globalThis.Number(object.heldTicketsPerEvent)
+        : isSet(object.held_tickets_per_event)
+        ? globalThis.Number(object.held_tickets_per_event)
+        : 0,
     };
   },
 
@@ -639,6 +692,9 @@ export const ValidateApiKeyResponse: MessageFns<ValidateApiKeyResponse> = {
     if (message.access !== undefined) {
       obj.access = AppAccess.toJSON(message.access);
     }
+    if (message.heldTicketsPerEvent !== 0) {
+      obj.heldTicketsPerEvent = Math.round(message.heldTicketsPerEvent);
+    }
     return obj;
   },
 
@@ -655,6 +711,7 @@ export const ValidateApiKeyResponse: MessageFns<ValidateApiKeyResponse> = {
     message.access = (object.access !== undefined && object.access !== null)
       ? AppAccess.fromPartial(object.access)
       : undefined;
+    message.heldTicketsPerEvent = object.heldTicketsPerEvent ?? 0;
     return message;
   },
 };
@@ -1316,6 +1373,7 @@ function createBaseCreateAppRequest(): CreateAppRequest {
     quotaPerSecond: undefined,
     requirePkce: undefined,
     rotateRefreshTokens: undefined,
+    quotaHeldTicketsPerEvent: undefined,
   };
 }
 
@@ -1338,6 +1396,9 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
     }
     if (message.rotateRefreshTokens !== undefined) {
       writer.uint32(48).bool(message.rotateRefreshTokens);
+    }
+    if (message.quotaHeldTicketsPerEvent !== undefined) {
+      writer.uint32(56).int64(message.quotaHeldTicketsPerEvent);
     }
     return writer;
   },
@@ -1403,6 +1464,14 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
             message.rotateRefreshTokens = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.quotaHeldTicketsPerEvent = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1443,6 +1512,11 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
         : isSet(object.rotate_refresh_tokens)
         ? globalThis.Boolean(object.rotate_refresh_tokens)
         : undefined,
+      quotaHeldTicketsPerEvent: isSet(object.quotaHeldTicketsPerEvent)
+        ? globalThis.Number(object.quotaHeldTicketsPerEvent)
+        : isSet(object.quota_held_tickets_per_event)
+        ? globalThis.Number(object.quota_held_tickets_per_event)
+        : undefined,
     };
   },
 
@@ -1466,6 +1540,9 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
     if (message.rotateRefreshTokens !== undefined) {
       obj.rotateRefreshTokens = message.rotateRefreshTokens;
     }
+    if (message.quotaHeldTicketsPerEvent !== undefined) {
+      obj.quotaHeldTicketsPerEvent = Math.round(message.quotaHeldTicketsPerEvent);
+    }
     return obj;
   },
 
@@ -1480,6 +1557,7 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
     message.quotaPerSecond = object.quotaPerSecond ?? undefined;
     message.requirePkce = object.requirePkce ?? undefined;
     message.rotateRefreshTokens = object.rotateRefreshTokens ?? undefined;
+    message.quotaHeldTicketsPerEvent = object.quotaHeldTicketsPerEvent ?? undefined;
     return message;
   },
 };
@@ -2600,6 +2678,272 @@ export const SetAppOAuthResponse: MessageFns<SetAppOAuthResponse> = {
   },
 };
 
+function createBaseSetAppQuotaRequest(): SetAppQuotaRequest {
+  return { appId: "", perDay: undefined, perSecond: undefined, heldTicketsPerEvent: undefined };
+}
+
+export const SetAppQuotaRequest: MessageFns<SetAppQuotaRequest> = {
+  encode(message: SetAppQuotaRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.perDay !== undefined) {
+      writer.uint32(16).int64(message.perDay);
+    }
+    if (message.perSecond !== undefined) {
+      writer.uint32(24).int64(message.perSecond);
+    }
+    if (message.heldTicketsPerEvent !== undefined) {
+      writer.uint32(32).int64(message.heldTicketsPerEvent);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetAppQuotaRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetAppQuotaRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.perDay = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.perSecond = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.heldTicketsPerEvent = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetAppQuotaRequest {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      perDay: isSet(object.perDay)
+        ? globalThis.Number(object.perDay)
+        : isSet(object.per_day)
+        ? globalThis.Number(object.per_day)
+        : undefined,
+      perSecond: isSet(object.perSecond)
+        ? globalThis.Number(object.perSecond)
+        : isSet(object.per_second)
+        ? globalThis.Number(object.per_second)
+        : undefined,
+      heldTicketsPerEvent: isSet(object.heldTicketsPerEvent)
+        ? globalThis.Number(object.heldTicketsPerEvent)
+        : isSet(object.held_tickets_per_event)
+        ? globalThis.Number(object.held_tickets_per_event)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SetAppQuotaRequest): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.perDay !== undefined) {
+      obj.perDay = Math.round(message.perDay);
+    }
+    if (message.perSecond !== undefined) {
+      obj.perSecond = Math.round(message.perSecond);
+    }
+    if (message.heldTicketsPerEvent !== undefined) {
+      obj.heldTicketsPerEvent = Math.round(message.heldTicketsPerEvent);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetAppQuotaRequest>, I>>(base?: I): SetAppQuotaRequest {
+    return SetAppQuotaRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetAppQuotaRequest>, I>>(object: I): SetAppQuotaRequest {
+    const message = createBaseSetAppQuotaRequest();
+    message.appId = object.appId ?? "";
+    message.perDay = object.perDay ?? undefined;
+    message.perSecond = object.perSecond ?? undefined;
+    message.heldTicketsPerEvent = object.heldTicketsPerEvent ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetAppQuotaResponse(): SetAppQuotaResponse {
+  return { appId: "", perDay: 0, perSecond: 0, heldTicketsPerEvent: 0 };
+}
+
+export const SetAppQuotaResponse: MessageFns<SetAppQuotaResponse> = {
+  encode(message: SetAppQuotaResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.perDay !== 0) {
+      writer.uint32(16).int64(message.perDay);
+    }
+    if (message.perSecond !== 0) {
+      writer.uint32(24).int64(message.perSecond);
+    }
+    if (message.heldTicketsPerEvent !== 0) {
+      writer.uint32(32).int64(message.heldTicketsPerEvent);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetAppQuotaResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetAppQuotaResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.perDay = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.perSecond = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.heldTicketsPerEvent = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetAppQuotaResponse {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      perDay: isSet(object.perDay)
+        ? globalThis.Number(object.perDay)
+        : isSet(object.per_day)
+        ? globalThis.Number(object.per_day)
+        : 0,
+      perSecond: isSet(object.perSecond)
+        ? globalThis.Number(object.perSecond)
+        : isSet(object.per_second)
+        ? globalThis.Number(object.per_second)
+        : 0,
+      heldTicketsPerEvent: isSet(object.heldTicketsPerEvent)
+        ? globalThis.Number(object.heldTicketsPerEvent)
+        : isSet(object.held_tickets_per_event)
+        ? globalThis.Number(object.held_tickets_per_event)
+        : 0,
+    };
+  },
+
+  toJSON(message: SetAppQuotaResponse): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.perDay !== 0) {
+      obj.perDay = Math.round(message.perDay);
+    }
+    if (message.perSecond !== 0) {
+      obj.perSecond = Math.round(message.perSecond);
+    }
+    if (message.heldTicketsPerEvent !== 0) {
+      obj.heldTicketsPerEvent = Math.round(message.heldTicketsPerEvent);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetAppQuotaResponse>, I>>(base?: I): SetAppQuotaResponse {
+    return SetAppQuotaResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetAppQuotaResponse>, I>>(object: I): SetAppQuotaResponse {
+    const message = createBaseSetAppQuotaResponse();
+    message.appId = object.appId ?? "";
+    message.perDay = object.perDay ?? 0;
+    message.perSecond = object.perSecond ?? 0;
+    message.heldTicketsPerEvent = object.heldTicketsPerEvent ?? 0;
+    return message;
+  },
+};
+
 /** API keys, tokens, rate limits and provisioning, served by auth-gateway to the edge. */
 export type AuthServiceService = typeof AuthServiceService;
 export const AuthServiceService = {
@@ -2725,6 +3069,20 @@ export const AuthServiceService = {
     responseSerialize: (value: SetAppOAuthResponse): Buffer => Buffer.from(SetAppOAuthResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SetAppOAuthResponse => SetAppOAuthResponse.decode(value),
   },
+  /**
+   * Change an app's quotas (admin `PATCH /admin/v1/apps/{appId}/quota`). Values left unset keep
+   * their value. NOT_FOUND for an unknown app; INVALID_ARGUMENT for a value out of range. The edge
+   * sees the change within its key cache's time-to-live (30 s).
+   */
+  setAppQuota: {
+    path: "/marquee.auth.v1.AuthService/SetAppQuota" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetAppQuotaRequest): Buffer => Buffer.from(SetAppQuotaRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetAppQuotaRequest => SetAppQuotaRequest.decode(value),
+    responseSerialize: (value: SetAppQuotaResponse): Buffer => Buffer.from(SetAppQuotaResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetAppQuotaResponse => SetAppQuotaResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -2770,6 +3128,12 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * unknown app. Effective at once: the flow reads the app on every request.
    */
   setAppOAuth: handleUnaryCall<SetAppOAuthRequest, SetAppOAuthResponse>;
+  /**
+   * Change an app's quotas (admin `PATCH /admin/v1/apps/{appId}/quota`). Values left unset keep
+   * their value. NOT_FOUND for an unknown app; INVALID_ARGUMENT for a value out of range. The edge
+   * sees the change within its key cache's time-to-live (30 s).
+   */
+  setAppQuota: handleUnaryCall<SetAppQuotaRequest, SetAppQuotaResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -2940,6 +3304,26 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SetAppOAuthResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Change an app's quotas (admin `PATCH /admin/v1/apps/{appId}/quota`). Values left unset keep
+   * their value. NOT_FOUND for an unknown app; INVALID_ARGUMENT for a value out of range. The edge
+   * sees the change within its key cache's time-to-live (30 s).
+   */
+  setAppQuota(
+    request: SetAppQuotaRequest,
+    callback: (error: ServiceError | null, response: SetAppQuotaResponse) => void,
+  ): ClientUnaryCall;
+  setAppQuota(
+    request: SetAppQuotaRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetAppQuotaResponse) => void,
+  ): ClientUnaryCall;
+  setAppQuota(
+    request: SetAppQuotaRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetAppQuotaResponse) => void,
   ): ClientUnaryCall;
 }
 

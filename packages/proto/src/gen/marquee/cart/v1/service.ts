@@ -297,6 +297,11 @@ export interface ReserveCartRequest {
   forceAsync: boolean;
   /** Cart language (`en-us` when empty). */
   language: string;
+  /**
+   * The app's held-ticket quota as the edge read it with the key (tickets held at once for one
+   * event; 0 = no limit); unset = cart's default.
+   */
+  heldTicketsPerEvent?: number | undefined;
 }
 
 /** One reserve (the partner cart API's reserve body). */
@@ -1535,6 +1540,7 @@ function createBaseReserveCartRequest(): ReserveCartRequest {
     idempotencyKey: "",
     forceAsync: false,
     language: "",
+    heldTicketsPerEvent: undefined,
   };
 }
 
@@ -1563,6 +1569,9 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
     }
     if (message.language !== "") {
       writer.uint32(66).string(message.language);
+    }
+    if (message.heldTicketsPerEvent !== undefined) {
+      writer.uint32(72).int32(message.heldTicketsPerEvent);
     }
     return writer;
   },
@@ -1644,6 +1653,14 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
             message.language = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.heldTicketsPerEvent = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1686,6 +1703,11 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
         ? globalThis.Boolean(object.force_async)
         : false,
       language: isSet(object.language) ? globalThis.String(object.language) : "",
+      heldTicketsPerEvent: isSet(object.heldTicketsPerEvent)
+        ? globalThis.Number(object.heldTicketsPerEvent)
+        : isSet(object.held_tickets_per_event)
+        ? globalThis.Number(object.held_tickets_per_event)
+        : undefined,
     };
   },
 
@@ -1715,6 +1737,9 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
     if (message.language !== "") {
       obj.language = message.language;
     }
+    if (message.heldTicketsPerEvent !== undefined) {
+      obj.heldTicketsPerEvent = Math.round(message.heldTicketsPerEvent);
+    }
     return obj;
   },
 
@@ -1731,6 +1756,7 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
     message.idempotencyKey = object.idempotencyKey ?? "";
     message.forceAsync = object.forceAsync ?? false;
     message.language = object.language ?? "";
+    message.heldTicketsPerEvent = object.heldTicketsPerEvent ?? undefined;
     return message;
   },
 };
