@@ -1,53 +1,5 @@
-import { status } from '@grpc/grpc-js';
-import { probeRpcCallers, type RpcCallersReport } from '@marquee/platform/testing';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describeRpcCallers } from '@marquee/platform/testing';
 import { threePConnectorService } from '../src/index.js';
 
-/** Every Marquee service, and a client made outside any (`unnamed`). */
-const IDENTITIES = [
-  'edge-gateway',
-  'auth-gateway',
-  'publisher',
-  'catalog-indexer',
-  'deals',
-  'cart',
-  'secure-entry',
-  '3p-connector',
-  'reconciler',
-  'partner-reference',
-  'unnamed',
-];
-
-/** docs/security.md, "Who may call which RPC": cart and the reconciler (ConnectorService) and the edge (PartnerAdminService) may call 3p-connector. */
-describe('3p-connector: who may call which RPC', () => {
-  let report: RpcCallersReport;
-
-  beforeAll(async () => {
-    report = await probeRpcCallers(threePConnectorService, {
-      identities: IDENTITIES,
-    });
-  });
-
-  it('hosts every RPC of its .proto services, each with declared callers', () => {
-    expect(report.rpcs).toHaveLength(13);
-    for (const rpc of report.rpcs) {
-      const [, grpcService = '', name = ''] = rpc.split('/');
-      expect(threePConnectorService.callers?.[grpcService]?.[name], rpc).toBeDefined();
-    }
-  });
-
-  it('refuses every RPC to every identity it does not declare (PERMISSION_DENIED)', () => {
-    const disallowed = report.probes.filter((probe) => !probe.allowed);
-    for (const rpc of report.rpcs) {
-      expect(disallowed.filter((probe) => probe.path === rpc).length, rpc).toBeGreaterThan(0);
-    }
-    expect(disallowed.every((probe) => probe.code === status.PERMISSION_DENIED)).toBe(true);
-    expect(report.admitted).toEqual([]);
-  });
-
-  it('lets each declared caller through to the handler', () => {
-    const allowed = report.probes.filter((probe) => probe.allowed);
-    expect(allowed.length).toBeGreaterThan(0);
-    expect(report.refused).toEqual([]);
-  });
-});
+// docs/rpc-callers.md: who may call which RPC of 3p-connector.
+describeRpcCallers(threePConnectorService, { rpcs: 13 });

@@ -66,8 +66,8 @@ export interface ServiceDefinition<C> {
   /**
    * Who may call each RPC it hosts: gRPC service, RPC, the names of the calling services
    * (`{ 'marquee.cart.v1.CartService': { GetOrder: ['edge-gateway'] } }`). The server refuses any
-   * other caller, and every RPC not listed here, PERMISSION_DENIED (docs/security.md, "Who may
-   * call which RPC"). Like `calls`, written as literals: `scripts/generate-service-calls.ts` reads
+   * other caller, and every RPC not listed here, PERMISSION_DENIED (docs/rpc-callers.md lists them;
+   * docs/decisions.md says why). Like `calls`, written as literals: `scripts/generate-service-calls.ts` reads
    * both from here for the chart and the docs, and checks each caller lists this service in its
    * `calls` and every RPC of the `.proto` files is declared.
    */
