@@ -48,6 +48,7 @@ const impl: AuthServiceServer = {
   setAppAccess: notImplemented,
   getAppAccess: notImplemented,
   setAppOAuth: notImplemented,
+  setAppQuota: notImplemented,
 };
 
 describe('generated gRPC services', () => {
