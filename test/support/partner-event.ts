@@ -53,14 +53,15 @@ export interface ImportPartnerEventOptions {
 export const partnerOriginOf = (sut: Stack): string => sut.partner.baseUrl.replace(/\/v1$/, '');
 
 /**
- * POSTs a JSON body with partner-reference's back-office token and returns the answer's JSON; any status but
- * 201 (created) throws with the status and the body.
+ * POSTs a JSON body with an admin token and returns the answer's JSON; any status but 201
+ * (created) throws with the status and the body. partner-reference's back office takes its own
+ * token (`partnerAdminToken`), the platform's admin API the platform's (`adminToken`).
  */
-async function adminCall<T>(sut: Stack, url: string, body: unknown): Promise<T> {
+async function adminCall<T>(token: string, url: string, body: unknown): Promise<T> {
   const response = await fetch(url, {
     method: 'POST',
     headers: {
-      authorization: `Bearer ${sut.partnerAdminToken}`,
+      authorization: `Bearer ${token}`,
       'content-type': 'application/json',
     },
     body: JSON.stringify(body),
@@ -77,7 +78,7 @@ export async function createPartnerVenue(
   options: { name: string; capacity: number },
 ): Promise<PartnerVenue> {
   const created = await adminCall<{ venue_id: string; manifest_ids: string[] }>(
-    sut,
+    sut.partnerAdminToken,
     `${partnerOriginOf(sut)}/admin/v1/venues`,
     {
       name: options.name,
@@ -116,7 +117,7 @@ export async function createPartnerEvent(
 ): Promise<string> {
   const start = new Date(Date.now() + 30 * 86_400_000);
   const created = await adminCall<{ event_id: string }>(
-    sut,
+    sut.partnerAdminToken,
     `${partnerOriginOf(sut)}/admin/v1/events`,
     {
       venue_id: venue.venueId,
@@ -158,14 +159,18 @@ export async function registerPartner(
   options: { name: string; venueIds: string[]; partnerOrigin?: string },
 ): Promise<string> {
   const origin = options.partnerOrigin ?? partnerOriginOf(sut);
-  const created = await adminCall<{ id: string }>(sut, `${sut.baseUrl}/admin/v1/partners`, {
-    name: options.name,
-    baseUrl: `${origin}/v1`,
-    authUrl: `${origin}/oauth/token`,
-    clientId: sut.partner.clientId,
-    clientSecret: sut.partner.clientSecret,
-    venues: options.venueIds,
-  });
+  const created = await adminCall<{ id: string }>(
+    sut.adminToken,
+    `${sut.baseUrl}/admin/v1/partners`,
+    {
+      name: options.name,
+      baseUrl: `${origin}/v1`,
+      authUrl: `${origin}/oauth/token`,
+      clientId: sut.partner.clientId,
+      clientSecret: sut.partner.clientSecret,
+      venues: options.venueIds,
+    },
+  );
   return created.id;
 }
 
