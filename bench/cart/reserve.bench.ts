@@ -95,8 +95,6 @@ const serviceEnv: Record<string, Record<string, string>> = {
   },
 };
 if (STORES === 'memory') for (const name of platformServices) serviceEnv[name] = { ...inMemory };
-// One app stands for every client of the run: its held-ticket quota is not what is measured.
-serviceEnv.cart = { ...serviceEnv.cart, CART_HELD_TICKETS_PER_EVENT: '0' };
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A delay that does not keep the process alive (the losing side of a race). */
@@ -299,7 +297,8 @@ const main = async () => {
         name: 'reserve bench',
         redirectUris: ['https://bench.example/cb'],
         // A quota no client of this run reaches: the run is about the reserve path.
-        quota: { perSecond: 100_000, perDay: 100_000_000 },
+        // No held-ticket quota either: one app stands for every client of the run.
+        quota: { perSecond: 100_000, perDay: 100_000_000, heldTicketsPerEvent: 0 },
       }),
     }),
     201,

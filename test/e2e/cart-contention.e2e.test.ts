@@ -108,11 +108,9 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
       mongoUrl: infra!.mongoUrl,
       serviceEnv: {
         reconciler: { RECONCILE_GRACE_MS: '1000' },
-        // One app stands for 2,000 fans here: the held-ticket quota of an app is not what is tested.
-        cart: { CART_HELD_TICKETS_PER_EVENT: '0' },
         ...(process.env.E2E_SERVICE_LOGS
           ? {
-              cart: { CART_HELD_TICKETS_PER_EVENT: '0', LOG_LEVEL: 'info', MONGO_SLOW_MS: '250' },
+              cart: { LOG_LEVEL: 'info', MONGO_SLOW_MS: '250' },
               '3p-connector': { LOG_LEVEL: 'info', MONGO_SLOW_MS: '250' },
               'auth-gateway': { MONGO_SLOW_MS: '250' },
             }
@@ -128,7 +126,8 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
     const app = await admin('POST', 'apps', {
       name: 'contention e2e',
       redirectUris: ['https://e2e.example/cb'],
-      quota: { perSecond: 100_000, perDay: 1_000_000 },
+      // One app stands for 2,000 fans here: no held-ticket quota (what is tested is the partner's).
+      quota: { perSecond: 100_000, perDay: 1_000_000, heldTicketsPerEvent: 0 },
     });
     expect(app.status).toBe(201);
     const created1 = await json(app);
