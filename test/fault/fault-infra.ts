@@ -57,14 +57,16 @@ export async function startFaultInfra(
             ),
       );
     });
+  // Only the servers asked for: infra.sh's default set includes stripe-mock on its fixed port,
+  // which the run's own stripe-mock already holds.
+  const targets = servers === 'both' ? (['kafka', 'mongo'] as const) : [servers];
   const destroy = async () => {
-    await run('stop', servers === 'both' ? undefined : servers).catch((error: unknown) =>
-      console.warn((error as Error).message),
-    );
+    for (const server of targets)
+      await run('stop', server).catch((error: unknown) => console.warn((error as Error).message));
     rmSync(state, { recursive: true, force: true });
   };
   try {
-    await run('start', servers === 'both' ? undefined : servers);
+    for (const server of targets) await run('start', server);
   } catch (error) {
     await destroy();
     throw error;
