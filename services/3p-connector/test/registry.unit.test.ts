@@ -141,6 +141,13 @@ describe('PartnerRegistry', () => {
       await expect(unresolved.sut.register(registration)).resolves.toBeDefined();
     });
 
+    it('accepts a name whose resolver never answers, after its 2 s bound', async () => {
+      const silent = setup({ resolveHost: () => new Promise<string[]>(() => undefined) });
+      await expect(silent.sut.register(registration)).resolves.toMatchObject({
+        baseUrl: 'https://partner.example/v1',
+      });
+    });
+
     it('accepts hosts listed in PARTNER_ALLOWED_HOSTS (names, addresses, ranges)', async () => {
       const { sut } = setup({
         allowedHosts: '127.0.0.1, [::1] partner-reference,10.20.0.0/16',

@@ -23,6 +23,9 @@ import type {
   VenueImportRepository,
 } from './ports.js';
 
+/** How long registration waits for a partner host's DNS answer (calls check again anyway). */
+const REGISTRATION_LOOKUP_MS = 2_000;
+
 /** Starts imports in the background (the importer). */
 export interface ImportTrigger {
   importVenues(partnerId: string, venues: readonly string[]): void;
@@ -134,12 +137,23 @@ export class PartnerRegistry {
     const { egress, resolveHost } = this.deps;
     const host = checkPartnerUrl(egress, field, url);
     if (!resolveHost || egress.allowedNames.has(host) || isIpLiteral(host)) return;
-    let addresses: string[];
+    let addresses: string[] | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      addresses = await resolveHost(host);
+      // Bounded: a resolver that does not answer (no DNS from here) must not hold the operator's
+      // request past its deadline; an unresolved name is accepted as one that does not resolve.
+      addresses = await Promise.race([
+        resolveHost(host),
+        new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), REGISTRATION_LOOKUP_MS);
+        }),
+      ]);
     } catch {
       return;
+    } finally {
+      clearTimeout(timer);
     }
+    if (!addresses) return;
     for (const address of addresses) {
       const refusal = addressRefusal(egress, host, address);
       if (refusal) {
