@@ -285,7 +285,9 @@ def policy(path, name):
             return d["spec"]
     sys.exit(f"{path}: no NetworkPolicy of {name}")
 ref = policy(sys.argv[1], "partner-reference")
-external = [r for r in ref["ingress"] if any("podSelector" not in p or "namespaceSelector" in p for p in r["from"])]
+# The metrics scrape rule (metrics.scrapeFrom, the metrics port only) is not an exposure.
+scrape = lambda r: [p.get("port") for p in r.get("ports", [])] == ["metrics"]
+external = [r for r in ref["ingress"] if not scrape(r) and any("podSelector" not in p or "namespaceSelector" in p for p in r["from"])]
 if external: sys.exit(f"partner-reference admits external sources by default: {external}")
 # the partners' CIDRs reach 3p-connector's egress, and no other service's
 for name in ("3p-connector", "cart", "edge-gateway"):
