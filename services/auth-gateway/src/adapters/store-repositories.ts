@@ -26,13 +26,16 @@ export function createAppRepository(stores: Pick<AuthStores, 'apps'>): AppReposi
     byClientId: (clientId) => first({ clientId }),
     byApiKeyFingerprint: (apiKeyFingerprint) => first({ apiKeyFingerprint }),
     setAccess: (id, change) =>
-      update(id, (app) => ({ ...app, access: { ...accessOf(app), ...definedFlags(change) } })),
+      update(id, (app) => ({
+        ...app,
+        access: { ...accessOf(app), ...defined(change, 'boolean') },
+      })),
     setOAuth: (id, change) =>
-      update(id, (app) => ({ ...app, oauth: { ...oauthOf(app), ...definedFlags(change) } })),
+      update(id, (app) => ({ ...app, oauth: { ...oauthOf(app), ...defined(change, 'boolean') } })),
     setQuota: (id, change) =>
       update(id, (app) => ({
         ...app,
-        quota: validateQuota({ ...quotaOf(app), ...definedNumbers(change) }),
+        quota: validateQuota({ ...quotaOf(app), ...defined(change, 'number') }),
       })),
   };
 
@@ -59,13 +62,9 @@ export function createAppRepository(stores: Pick<AuthStores, 'apps'>): AppReposi
 }
 
 /** The boolean flags of a change; unset (or non-boolean) ones keep their stored value. */
-const definedNumbers = <T extends object>(change: Partial<T>): Partial<T> =>
-  Object.fromEntries(Object.entries(change).filter(([, v]) => typeof v === 'number')) as Partial<T>;
-
-const definedFlags = <T extends object>(change: Partial<T>): Partial<T> =>
-  Object.fromEntries(
-    Object.entries(change).filter(([, v]) => typeof v === 'boolean'),
-  ) as Partial<T>;
+/** The parts of a change given as `kind` values (a flag left out, or sent as null, keeps its value). */
+const defined = <T extends object>(change: Partial<T>, kind: 'boolean' | 'number'): Partial<T> =>
+  Object.fromEntries(Object.entries(change).filter(([, v]) => typeof v === kind)) as Partial<T>;
 
 export function createFanRepository(stores: Pick<AuthStores, 'fans'>): FanRepository {
   return {
