@@ -3,21 +3,30 @@ import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
 import { trustedProxiesSetting } from '@marquee/platform/http';
 
+const HOST_PORT = String.raw`(?:[\w.-]+:\d{1,5}|\[[0-9a-f:]+\]:\d{1,5})`;
+/** `dns:///name:port` (or with a DNS server as authority): a headless Service's name. */
+const DNS_TARGET = String.raw`dns:\/\/[^/\s]*\/[\w.-]+:\d{1,5}`;
+const LIST = String.raw`${HOST_PORT}(?:\s*,\s*${HOST_PORT})*`;
+
+/**
+ * A gRPC address: `host:port`, `dns:///name:port` (every address the name resolves to gets calls,
+ * round-robin), or several `ip:port` separated by commas (replicas by address); grpc/client.ts
+ * (`grpcTarget`) says how each is dialled.
+ */
 const grpcAddress = (fallback: string) =>
   z
     .string()
-    .regex(/^[\w.-]+:\d{1,5}$|^\[[0-9a-f:]+\]:\d{1,5}$/i, 'must be host:port')
-    .default(fallback);
-
-/** One or more `host:port`, comma separated: the replicas of a read service (adapters/replicas.ts). */
-const grpcAddressList = (fallback: string) =>
-  z
-    .string()
     .regex(
-      /^\s*(?:[\w.-]+:\d{1,5}|\[[0-9a-f:]+\]:\d{1,5})(?:\s*,\s*(?:[\w.-]+:\d{1,5}|\[[0-9a-f:]+\]:\d{1,5}))*\s*$/i,
-      'must be host:port, or several separated by commas',
+      new RegExp(String.raw`^\s*(?:${DNS_TARGET}|${LIST})\s*$`, 'i'),
+      'must be host:port, dns:///name:port, or several ip:port separated by commas',
     )
     .default(fallback);
+
+/**
+ * The replicas of a read service (adapters/replicas.ts): one or more `host:port`, comma separated,
+ * each its own client; or one `dns:///name:port` whose addresses one client balances over.
+ */
+const grpcAddressList = grpcAddress;
 
 /** The only module of edge-gateway that reads the environment; see README. */
 export const configSchema = serviceConfigSchema({

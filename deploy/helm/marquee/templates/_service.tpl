@@ -41,7 +41,8 @@ PodDisruptionBudget and (when networkPolicy.enabled) NetworkPolicy.
 {{- range $callee := include "marquee.calls" $ctx | fromJsonArray -}}
 {{- $cs := include "marquee.svcValues" (dict "root" $root "name" $callee) | fromJson -}}
 {{- $cfull := include "marquee.svcFullname" (dict "root" $root "name" $callee) -}}
-{{- $_ := set $cfg (include "marquee.grpcAddrVar" $callee) (printf "%s:%d" $cfull ($cs.ports.grpc | int)) -}}
+{{- /* gRPC through the callee's headless Service: every ready pod's address, round-robin. */ -}}
+{{- $_ := set $cfg (include "marquee.grpcAddrVar" $callee) (printf "dns:///%s-grpc.%s.svc.%s:%d" $cfull $root.Release.Namespace ($root.Values.global.clusterDomain | default "cluster.local") ($cs.ports.grpc | int)) -}}
 {{- $_ := set $cfg (printf "HTTP_URL_%s" ($callee | upper | replace "-" "_")) (printf "http://%s:%d" $cfull ($cs.ports.http | int)) -}}
 {{- end -}}
 {{- /* V8 options: the service's package.json `marquee.v8.nodeOptions`, generated into
@@ -292,6 +293,27 @@ spec:
       targetPort: metrics
       protocol: TCP
       appProtocol: http
+---
+# Headless: the name resolves to every ready pod, so gRPC clients (round_robin) spread their calls
+# over all replicas instead of pinning one connection to one ClusterIP backend. Servers close
+# connections after GRPC_MAX_CONNECTION_AGE_MS so clients re-resolve and find new replicas.
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ $full }}-grpc
+  labels:
+    {{- include "marquee.commonLabels" $root | nindent 4 }}
+    {{- include "marquee.selectorLabels" $ctx | nindent 4 }}
+spec:
+  clusterIP: None
+  selector:
+    {{- include "marquee.selectorLabels" $ctx | nindent 4 }}
+  ports:
+    - name: grpc
+      port: {{ $grpcPort }}
+      targetPort: grpc
+      protocol: TCP
+      appProtocol: kubernetes.io/h2c
 {{- if $s.hpa.enabled }}
 ---
 apiVersion: autoscaling/v2

@@ -44,6 +44,12 @@ export const baseServiceConfig = z.object({
   // HTTP port (metrics/server.ts). 9464 is the port registered for OpenTelemetry's Prometheus
   // exporter; processes sharing a host (the local stack, tests) give each its own.
   METRICS_PORT: port().default(9464),
+  // How long a client connection to this process's gRPC server may live before the server asks the
+  // client to reconnect (GOAWAY), and how long calls in flight then get to finish. Clients
+  // re-resolve the service's name when they reconnect, so replicas added since (an HPA scale-up)
+  // start getting calls within this age. 0 turns it off.
+  GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().min(0).default(300_000),
+  GRPC_MAX_CONNECTION_AGE_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
   KAFKA_BROKERS: commaSeparatedList().optional(),
   // Kafka consumer group timing (bus/consumer-timing.ts): how long the group waits for a member
   // that stopped heartbeating (a killed or hung process) before giving its partitions to others,

@@ -84,6 +84,40 @@ export function assertInFlightRoom(client: object): void {
 export const FLOW_CONTROL_WINDOW_BYTES = 16 * 1024 * 1024;
 
 /**
+ * The grpc-js target of a configured address:
+ * - `host:port`: one name, resolved by DNS (every address it resolves to is used, see below);
+ * - `dns:///name:port`, `ipv4:...`, `ipv6:...`, `unix:...`: passed as they are;
+ * - `ip:port, ip:port`: several replicas by address (the local stack's replicas), as one
+ *   `ipv4:`/`ipv6:` target, so one client spreads its calls over all of them.
+ * A list that names hosts is refused: DNS does the listing for names (a headless Service).
+ */
+export function grpcTarget(address: string): string {
+  const trimmed = address.trim();
+  if (/^(dns|ipv4|ipv6|unix|unix-abstract):/.test(trimmed)) return trimmed;
+  const parts = trimmed
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
+  if (parts.length === 0) throw new Error(`no gRPC address in "${address}"`);
+  if (parts.length === 1) return parts[0]!;
+  if (parts.every((part) => /^\d{1,3}(\.\d{1,3}){3}:\d{1,5}$/.test(part)))
+    return `ipv4:${parts.join(',')}`;
+  if (parts.every((part) => /^\[[0-9a-f:]+\]:\d{1,5}$/i.test(part)))
+    return `ipv6:${parts.join(',')}`;
+  throw new Error(
+    `gRPC address list "${address}" must be IP literals of one family (ip:port, ip:port); for host names use one name that resolves to every replica (a headless Service)`,
+  );
+}
+
+/**
+ * Client-side balancing: `round_robin` over every address the target resolves to, instead of
+ * grpc-js' default `pick_first` (one connection to the first address). Behind a headless Service
+ * the name resolves to every ready pod, so calls spread over all replicas; servers cap connection
+ * age (server.ts, `connectionAgeOptions`) so clients re-resolve and find replicas added later.
+ */
+const ROUND_ROBIN_SERVICE_CONFIG = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+
+/**
  * A client whose every call carries a deadline (every call has one), the current correlation id
  * and a service token naming the calling service (service-auth.ts). Trace context is added by the
  * gRPC instrumentation, not here.
@@ -140,15 +174,20 @@ export function createGrpcClient<C>(
     });
   };
 
-  const client = new Client(address, options.credentials ?? grpc.credentials.createInsecure(), {
-    'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
-    // A peer that restarted (a rolling update) is reconnected within 2 s, not after gRPC's default
-    // backoff of up to two minutes: these are a handful of in-cluster peers, not a crowd.
-    'grpc.initial_reconnect_backoff_ms': 250,
-    'grpc.max_reconnect_backoff_ms': 2_000,
-    ...options.channelOptions,
-    interceptors: [...(options.channelOptions?.interceptors ?? []), interceptor],
-  });
+  const client = new Client(
+    grpcTarget(address),
+    options.credentials ?? grpc.credentials.createInsecure(),
+    {
+      'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
+      'grpc.service_config': ROUND_ROBIN_SERVICE_CONFIG,
+      // A peer that restarted (a rolling update) is reconnected within 2 s, not after gRPC's default
+      // backoff of up to two minutes: these are a handful of in-cluster peers, not a crowd.
+      'grpc.initial_reconnect_backoff_ms': 250,
+      'grpc.max_reconnect_backoff_ms': 2_000,
+      ...options.channelOptions,
+      interceptors: [...(options.channelOptions?.interceptors ?? []), interceptor],
+    },
+  );
   if (options.maxInFlight !== undefined) {
     if (!Number.isInteger(options.maxInFlight) || options.maxInFlight < 1)
       throw new RangeError('createGrpcClient: maxInFlight must be a positive integer');

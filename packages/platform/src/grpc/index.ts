@@ -7,6 +7,9 @@ export {
   toGrpcStatus,
 } from './status.js';
 export {
+  DEFAULT_MAX_CONNECTION_AGE_GRACE_MS,
+  DEFAULT_MAX_CONNECTION_AGE_MS,
+  connectionAgeOptions,
   createGrpcServer,
   startGrpcServer,
   stopGrpcServer,
@@ -17,6 +20,7 @@ export {
   assertInFlightRoom,
   callUnary,
   createGrpcClient,
+  grpcTarget,
   type CallUnaryOptions,
   type CreateGrpcClientOptions,
   type GrpcClientConstructor,

@@ -51,6 +51,30 @@ export interface CreateGrpcServerOptions {
   reflection?: boolean;
 }
 
+/** The platform's default connection age limits ({@link connectionAgeOptions}). */
+export const DEFAULT_MAX_CONNECTION_AGE_MS = 300_000;
+export const DEFAULT_MAX_CONNECTION_AGE_GRACE_MS = 30_000;
+
+/**
+ * grpc-js server options that close each client connection after `maxMs` (GOAWAY, then `graceMs`
+ * for calls in flight). A client holds one connection per address it resolved; without an age
+ * limit it never re-resolves, so replicas added later (an HPA scale-up behind a headless Service)
+ * get no calls from clients already running. With it, every client re-resolves at least once per
+ * age and its round-robin balancer picks up the new addresses. `maxMs` 0: no limit.
+ */
+export function connectionAgeOptions(
+  age: { maxMs: number; graceMs: number } = {
+    maxMs: DEFAULT_MAX_CONNECTION_AGE_MS,
+    graceMs: DEFAULT_MAX_CONNECTION_AGE_GRACE_MS,
+  },
+): grpc.ServerOptions {
+  if (age.maxMs === 0) return {};
+  return {
+    'grpc.max_connection_age_ms': age.maxMs,
+    'grpc.max_connection_age_grace_ms': age.graceMs,
+  };
+}
+
 interface ServerState {
   health: HealthImplementation;
   healthNames: string[];

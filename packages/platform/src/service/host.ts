@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import {
+  connectionAgeOptions,
   createGrpcServer,
   runAsService,
   startGrpcServer,
@@ -16,6 +17,11 @@ export interface HostOptions {
   httpPort: number;
   /** gRPC port (0 = ephemeral). */
   grpcPort: number;
+  /**
+   * Connection age limits of the gRPC server (`connectionAgeOptions`); default: the platform's
+   * (5 min, 30 s grace).
+   */
+  grpcConnectionAge?: { maxMs: number; graceMs: number };
   /** Budget for draining the gRPC server at stop. */
   stopTimeoutMs?: number;
   /**
@@ -103,6 +109,7 @@ export async function hostService(
   const grpcServer = createGrpcServer({
     logger,
     services: parts.grpc ?? [],
+    serverOptions: connectionAgeOptions(options.grpcConnectionAge),
     ...(options.callers ? { callers: options.callers } : {}),
   });
   let grpcPort: number;

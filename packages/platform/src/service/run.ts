@@ -122,6 +122,10 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
       host: config.HOST,
       httpPort: config.HTTP_PORT,
       grpcPort: config.GRPC_PORT,
+      grpcConnectionAge: {
+        maxMs: config.GRPC_MAX_CONNECTION_AGE_MS,
+        graceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
+      },
       uses: { bus: usesBus, mongo: usesMongo },
       ...(service.callers ? { callers: service.callers } : {}),
     });

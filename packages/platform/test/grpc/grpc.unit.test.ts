@@ -6,10 +6,12 @@ import { AppError, ERROR_KINDS } from '../../src/errors/index.js';
 import {
   ERROR_DETAILS_KEY,
   callUnary,
+  connectionAgeOptions,
   createGrpcClient,
   createGrpcServer,
   detachedFromCall,
   fromGrpcError,
+  grpcTarget,
   kindFromGrpcStatus,
   startGrpcServer,
   stopGrpcServer,
@@ -511,5 +513,91 @@ describe('status mapping', () => {
   it('turns anything that is no gRPC or application error into internal', () => {
     expect(fromGrpcError(new TypeError('x is undefined')).kind).toBe('internal');
     expect(fromGrpcError('a string').kind).toBe('internal');
+  });
+});
+
+describe('balancing over replicas', () => {
+  it('turns an address into a grpc-js target', () => {
+    expect(grpcTarget('cart:50055')).toBe('cart:50055');
+    expect(grpcTarget('dns:///cart-grpc.shop.svc.cluster.local:50055')).toBe(
+      'dns:///cart-grpc.shop.svc.cluster.local:50055',
+    );
+    expect(grpcTarget('127.0.0.1:1, 127.0.0.1:2')).toBe('ipv4:127.0.0.1:1,127.0.0.1:2');
+    expect(grpcTarget('[::1]:1,[::1]:2')).toBe('ipv6:[::1]:1,[::1]:2');
+    expect(() => grpcTarget('cart-a:1,cart-b:2')).toThrow(/headless Service/);
+    expect(() => grpcTarget(' , ')).toThrow(/no gRPC address/);
+  });
+
+  it('spreads one client’s calls over every address it is given (round_robin)', async () => {
+    const replica = async (name: string) => {
+      const replicaServer = createGrpcServer({
+        logger,
+        callers: greeterCallers,
+        services: [
+          {
+            definition: greeterDefinition,
+            implementation: {
+              ...implementation,
+              sayHello: ((call, callback) => callback(null, reply(call, name))) as Unary<
+                HelloRequest,
+                HelloReply
+              >,
+            } as grpc.UntypedServiceImplementation,
+          },
+        ],
+      });
+      const port = await startGrpcServer(replicaServer, { host: '127.0.0.1', port: 0 });
+      return { replicaServer, port };
+    };
+    const a = await replica('a');
+    const b = await replica('b');
+    const both = createGrpcClient(GreeterClientCtor, `127.0.0.1:${a.port},127.0.0.1:${b.port}`, {
+      deadlineMs: DEFAULT_DEADLINE_MS,
+    });
+    try {
+      const answeredBy = new Set<string>();
+      for (let call = 0; call < 10; call++)
+        answeredBy.add((await callUnary(both, 'sayHello', { name: 'x' })).message);
+      expect([...answeredBy].sort()).toEqual(['a', 'b']);
+    } finally {
+      both.close();
+      await stopGrpcServer(a.replicaServer, 1_000);
+      await stopGrpcServer(b.replicaServer, 1_000);
+    }
+  });
+
+  it('caps connection age on servers unless turned off', async () => {
+    expect(connectionAgeOptions()).toEqual({
+      'grpc.max_connection_age_ms': 300_000,
+      'grpc.max_connection_age_grace_ms': 30_000,
+    });
+    expect(connectionAgeOptions({ maxMs: 0, graceMs: 5 })).toEqual({});
+    // A connection the server ages out is replaced without failing the client's next calls.
+    const aging = createGrpcServer({
+      logger,
+      callers: greeterCallers,
+      serverOptions: connectionAgeOptions({ maxMs: 100, graceMs: 50 }),
+      services: [
+        {
+          definition: greeterDefinition,
+          implementation: implementation as grpc.UntypedServiceImplementation,
+        },
+      ],
+    });
+    const port = await startGrpcServer(aging, { host: '127.0.0.1', port: 0 });
+    const agingClient = createGrpcClient(GreeterClientCtor, `127.0.0.1:${port}`, {
+      deadlineMs: DEFAULT_DEADLINE_MS,
+    });
+    try {
+      for (let call = 0; call < 4; call++) {
+        expect((await callUnary(agingClient, 'sayHello', { name: 'again' })).message).toBe(
+          'hello again',
+        );
+        await sleep(150);
+      }
+    } finally {
+      agingClient.close();
+      await stopGrpcServer(aging, 1_000);
+    }
   });
 });
