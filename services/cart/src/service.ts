@@ -15,6 +15,7 @@ import {
 import type { AvailabilityChanged, EventChanged } from '@marquee/proto/catalog/v1';
 import { createConnectorClient } from './adapters/connector-client.js';
 import { randomIds } from './adapters/ids.js';
+import { meteredProcessor } from './adapters/metered-processor.js';
 import { createSandboxProcessor } from './adapters/sandbox-processor.js';
 import { createSecretBox, orderTokenKey, sha256Hasher } from './adapters/secret-box.js';
 import { createCartStorage } from './adapters/stores.js';
@@ -110,14 +111,17 @@ export async function composeCart(
   const secrets = createSecretBox(
     orderTokenKey(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message)),
   );
-  const sandboxProcessor = createSandboxProcessor({ timeoutMs: config.CART_PAYMENT_TIMEOUT_MS });
+  const sandboxProcessor = meteredProcessor(
+    createSandboxProcessor({ timeoutMs: config.CART_PAYMENT_TIMEOUT_MS }),
+  );
   const entrySeats = options.admittedSeats
     ? undefined
     : secureEntryAdmittedSeats(config.GRPC_ADDR_SECURE_ENTRY, {
         deadlineMs: config.CONNECTOR_DEADLINE_MS,
         logger,
       });
-  const processor = paymentProcessorOf(config, sandboxProcessor, logger);
+  const chosen = paymentProcessorOf(config, sandboxProcessor, logger);
+  const processor = chosen === sandboxProcessor ? chosen : meteredProcessor(chosen);
   // Top picks, fan sessions and resale listings (README, "Top picks and resale").
   const topPicks = composeTopPicks({
     storage: topPicksStorage,

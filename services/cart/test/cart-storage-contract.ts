@@ -182,6 +182,42 @@ export function cartStorageContract(name: string, make: () => Promise<CartStorag
       ]);
     });
 
+    it('counts reserves held and failed, tickets held and carts ended, as written', async () => {
+      const count = async (series: string) => (await metricValue(series)) ?? 0;
+      const series = {
+        held: 'marquee_reserves_total{outcome="held",code=""}',
+        failed: 'marquee_reserves_total{outcome="failed",code="20052"}',
+        tickets: 'marquee_tickets_held_total{inventory="partner"}',
+        endedFailed: 'marquee_carts_ended_total{status="FAILED"}',
+        endedReleased: 'marquee_carts_ended_total{status="RELEASED"}',
+      };
+      const before = Object.fromEntries(
+        await Promise.all(Object.entries(series).map(async ([k, s]) => [k, await count(s)])),
+      ) as Record<keyof typeof series, number>;
+      const twoTickets = [{ ticketId: 't1' }, { ticketId: 't2' }] as Cart['tickets'];
+      await storage.carts.insert(aCart('counted-held'));
+      await storage.carts.modify('counted-held', (cart) => ({
+        ...cart,
+        status: 'HELD',
+        tickets: twoTickets,
+      }));
+      // A write that changes no status, and one that writes nothing: not counted again.
+      await storage.carts.modify('counted-held', (cart) => ({ ...cart, language: 'fr-fr' }));
+      await storage.carts.modify('counted-held', () => undefined);
+      await storage.carts.insert(aCart('counted-failed'));
+      await storage.carts.modify('counted-failed', (cart) => ({
+        ...cart,
+        status: 'FAILED',
+        failure: { code: '20052', message: 'sold out' },
+      }));
+      await storage.carts.modify('counted-held', (cart) => ({ ...cart, status: 'RELEASED' }));
+      expect(await count(series.held)).toBe(before.held + 1);
+      expect(await count(series.tickets)).toBe(before.tickets + 2);
+      expect(await count(series.failed)).toBe(before.failed + 1);
+      expect(await count(series.endedFailed)).toBe(before.endedFailed + 1);
+      expect(await count(series.endedReleased)).toBe(before.endedReleased + 1);
+    });
+
     it('finds the live carts of an app and event (pending, held, paid) for its quota', async () => {
       await storage.carts.insert(aCart('pending', { status: 'PENDING' }));
       await storage.carts.insert(aCart('held', { status: 'HELD' }));

@@ -1,16 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import { metricValue } from '@marquee/platform/testing';
+import { meteredProcessor } from '../src/adapters/metered-processor.js';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
+import type { PaymentProcessor } from '../src/app/ports.js';
 import {
   authorizeKey,
   createStripeClient,
   createStripeProcessor,
   STRIPE_API_VERSION,
 } from '../src/adapters/stripe-processor.js';
-import { paymentProcessorContract } from './payment-processor-contract.js';
+import { paymentProcessorContract, type ProcessorHarness } from './payment-processor-contract.js';
 import { FakeStripe } from './support/stripe-fake.js';
 
-paymentProcessorContract('sandbox', () => ({
-  processor: createSandboxProcessor({ timeoutMs: 5 }),
+const sandboxCase = (processor: PaymentProcessor): ProcessorHarness => ({
+  processor,
   approved: 'fake-valid-nonce',
   declines: [
     { nonce: 'fake-processor-declined-nonce', kind: 'failed_precondition', reason: '20122' },
@@ -21,7 +24,48 @@ paymentProcessorContract('sandbox', () => ({
   // A Stripe PaymentMethod means nothing to the sandbox: declined like any unknown nonce.
   foreign: { nonce: 'pm_card_visa', kind: 'failed_precondition', reason: '20122' },
   stateful: true,
-}));
+});
+
+paymentProcessorContract('sandbox', () => sandboxCase(createSandboxProcessor({ timeoutMs: 5 })));
+// Counting outcomes changes nothing a use case sees.
+paymentProcessorContract('sandbox, metered', () =>
+  sandboxCase(meteredProcessor(createSandboxProcessor({ timeoutMs: 5 }))),
+);
+
+describe('meteredProcessor', () => {
+  const series = (operation: string, outcome: string) =>
+    `marquee_payments_total{processor="sandbox",operation="${operation}",outcome="${outcome}"}`;
+  const count = async (operation: string, outcome: string) =>
+    (await metricValue(series(operation, outcome))) ?? 0;
+  const input = (nonce: string) => ({
+    reference: `metered-${nonce}`,
+    amountMinor: 1_000,
+    currency: 'EUR',
+    nonce,
+    cin: '123',
+    expireMonth: 12,
+    expireYear: 2031,
+  });
+
+  it('counts payments by operation and outcome', async () => {
+    const processor = meteredProcessor(createSandboxProcessor({ timeoutMs: 5 }));
+    const before = {
+      authorized: await count('authorize', 'ok'),
+      declined: await count('authorize', 'declined'),
+      error: await count('authorize', 'error'),
+      captured: await count('capture', 'ok'),
+    };
+    const approved = await processor.authorize(input('fake-valid-nonce'));
+    if (approved.status !== 'authorized') throw new Error('expected an authorisation');
+    await expect(processor.authorize(input('fake-insufficient-funds-nonce'))).rejects.toThrow();
+    await expect(processor.authorize(input('fake-processor-timeout-nonce'))).rejects.toThrow();
+    await processor.capture(approved.paymentId, 1_000, 'EUR');
+    expect(await count('authorize', 'ok')).toBe(before.authorized + 1);
+    expect(await count('authorize', 'declined')).toBe(before.declined + 1);
+    expect(await count('authorize', 'error')).toBe(before.error + 1);
+    expect(await count('capture', 'ok')).toBe(before.captured + 1);
+  });
+});
 
 paymentProcessorContract('stripe over an in-memory fake', () => {
   const stripe = new FakeStripe();

@@ -25,7 +25,8 @@ import type {
   TrackingHit,
   TrackingRepository,
 } from '../app/ports.js';
-import type { Cart, HeldTicket } from '../domain/cart.js';
+import { listingIdsOf } from '../app/inventory/inventory.js';
+import { FINAL_STATUSES, type Cart, type HeldTicket } from '../domain/cart.js';
 import type { Order } from '../domain/order.js';
 import type { EventProjectionDoc } from '../events/store.js';
 import {
@@ -129,19 +130,60 @@ function cartOutbox(events: readonly CartEvent[]): OutboxEvent[] {
   });
 }
 
+/**
+ * Reserves by outcome and tickets held, counted when the cart's state is written: a reserve
+ * `held` (PENDING to HELD, or a cart inserted HELD) adds its tickets to
+ * `marquee_tickets_held_total`; a reserve that `failed` (PENDING to FAILED) is labelled with its
+ * partner cart code (a small fixed set). Carts ending are counted by status (`marquee_carts_ended_total`).
+ */
+const reserves = metrics.counter('marquee_reserves', {
+  description: 'Reserves that ended, by outcome (held, failed) and failure code',
+});
+const ticketsHeld = metrics.counter('marquee_tickets_held', {
+  description: 'Tickets held by reserves (partner, sandbox and resale inventory)',
+});
+const cartsEnded = metrics.counter('marquee_carts_ended', {
+  description: 'Carts that reached a final status (COMMITTED, RELEASED, EXPIRED, FAILED)',
+});
+
+function countTransition(before: Cart | undefined, after: Cart): void {
+  if (before?.status === after.status) return;
+  if (after.status === 'HELD' && (before === undefined || before.status === 'PENDING')) {
+    reserves.add(1, { outcome: 'held', code: '' });
+    ticketsHeld.add(after.tickets.length, { inventory: inventoryOf(after) });
+  } else if (after.status === 'FAILED' && before?.status === 'PENDING') {
+    reserves.add(1, { outcome: 'failed', code: after.failure?.code ?? '' });
+  }
+  if (FINAL_STATUSES.includes(after.status)) cartsEnded.add(1, { status: after.status });
+}
+
+const inventoryOf = (cart: Cart): string =>
+  listingIdsOf(cart.requests).length > 0 ? 'resale' : cart.sandbox ? 'sandbox' : 'partner';
+
 export function cartRepository(store: VersionedStore<CartDoc>): CartRepository {
   return {
     get: (id) => store.get(id),
-    insert: (cart) => store.insert({ ...cart }),
-    modify: (id, change, events) =>
-      store.modify(
+    insert: async (cart) => {
+      const stored = await store.insert({ ...cart });
+      countTransition(undefined, stored);
+      return stored;
+    },
+    modify: async (id, change, events) => {
+      // The state the written change was computed from: the last one `change` was given.
+      let before: Cart | undefined;
+      const written = await store.modify(
         id,
         (current) => {
+          before = current;
           const next = change(current);
           return next && { ...withoutVersion(next as CartDoc), id };
         },
-        events && { events: (before, after) => cartOutbox(events(before, after as Cart)) },
-      ),
+        events && { events: (from, after) => cartOutbox(events(from, after as Cart)) },
+      );
+      if (written && before && (before as Stored<Cart>).version !== written.version)
+        countTransition(before, written);
+      return written;
+    },
     findDue: (now, limit) =>
       store.find({ sweepAt: { $lte: now } }, { sort: { sweepAt: 1 }, limit }),
     findLive: (appId, eventId, limit) =>
