@@ -69,6 +69,40 @@ expect_kinds "$work/ci.yaml" NetworkPolicy Secret Deployment HorizontalPodAutosc
   ServiceMonitor PrometheusRule && pass "ci render has every optional kind"
 grep -q '^kind: ServiceMonitor$' "$work/default.yaml" && fail "ServiceMonitor rendered by default" \
   || pass "no ServiceMonitor or PrometheusRule unless asked"
+# The Grafana dashboard: rendered only when asked, labelled for the sidecar, and every series its
+# panels query is one the docs' metrics table lists (docs/operations.md), so a renamed metric
+# cannot leave a panel empty unnoticed. The e2e tier evaluates every panel's query on a real
+# Prometheus (test/e2e/metrics-scrape.e2e.test.ts).
+if python3 - "$work/ci.yaml" "$work/default.yaml" "$here/../../docs/operations.md" <<'PY'
+import json, re, sys, yaml
+ci = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+default = [d for d in yaml.safe_load_all(open(sys.argv[2])) if d]
+named = lambda docs: [d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"].endswith("-dashboard")]
+bad = []
+if named(default): bad.append("dashboard ConfigMap rendered by default")
+maps = named(ci)
+if len(maps) != 1: bad.append(f"expected one dashboard ConfigMap in the ci render, got {len(maps)}")
+else:
+    cm = maps[0]
+    if cm["metadata"]["labels"].get("grafana_dashboard") != "1": bad.append("dashboard ConfigMap lacks grafana_dashboard: '1'")
+    board = json.loads(cm["data"]["marquee.json"])
+    exprs = [t["expr"] for p in board["panels"] for t in p.get("targets", [])]
+    if len(exprs) < 10: bad.append(f"dashboard has only {len(exprs)} queries")
+    documented = set()
+    for token in re.findall(r"`([a-z][a-z0-9_]*(?:\{[^`]*\})?[a-z0-9_]*)`", open(sys.argv[3]).read()):
+        # `nodejs_eventloop_delay_{p50,p99,max}_seconds` names three series; `x{label, ...}` one.
+        m = re.fullmatch(r"([a-z0-9_]*)\{([a-z0-9_,]+)\}([a-z0-9_]*)", token)
+        if m and m.group(3): documented |= {m.group(1) + part + m.group(3) for part in m.group(2).split(",")}
+        else: documented.add(token.split("{")[0])
+    documented |= {n for d in list(documented) for n in [d + "_bucket", d + "_count", d + "_sum"]}
+    for expr in exprs:
+        for name in re.findall(r"\b([a-z][a-z0-9_]*)\{", expr):
+            if name not in documented: bad.append(f"dashboard queries {name}, not in docs/operations.md")
+if bad:
+    print("\n".join(sorted(set(bad))), file=sys.stderr); sys.exit(1)
+PY
+then pass "Grafana dashboard: only when asked, sidecar label, every queried series documented"
+else fail "Grafana dashboard"; fi
 # Every pod serves its metrics on a port of its own, and the NetworkPolicy lets only the
 # scrapers (metrics.scrapeFrom) reach it.
 [ "$(grep -c 'METRICS_PORT: "9464"' "$work/ci.yaml")" = 10 ] && pass "METRICS_PORT set for 10 services" \

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { waitFor } from '@marquee/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
@@ -162,6 +163,41 @@ describe.skipIf(!infra || !prometheusBinary)(
       );
       expect(lag.every((sample) => Number.isFinite(sample.value) && sample.value >= 0)).toBe(true);
       expect(new Set(lag.map((sample) => sample.metric.group)).size).toBeGreaterThan(0);
+
+      // The chart's Grafana dashboard: every panel's query is valid PromQL on a real Prometheus
+      // (a parse error fails the query), and the sale's panels show this purchase.
+      const board = JSON.parse(
+        await readFile(
+          new URL('../../deploy/helm/marquee/files/dashboard.json', import.meta.url),
+          'utf8',
+        ),
+      ) as { panels: Array<{ title: string; targets?: Array<{ expr: string }> }> };
+      const wanted = [
+        'Reserves by outcome',
+        'Tickets held',
+        'Orders',
+        'Payments by outcome',
+        'Consumer lag',
+        'HTTP p99 by service',
+      ];
+      // A rate needs two scrapes of a series: the newest (orders) may need a second or two more.
+      const showing = await waitFor(
+        async () => {
+          const shown = new Set<string>();
+          for (const panel of board.panels) {
+            for (const target of panel.targets ?? []) {
+              const expr = target.expr
+                .replaceAll('$__rate_interval', '5m')
+                .replaceAll('$namespace', '.*');
+              // Throws on a query Prometheus cannot parse: waitFor then fails naming it.
+              if ((await prometheus.query(expr)).length > 0) shown.add(panel.title);
+            }
+          }
+          return wanted.every((title) => shown.has(title)) ? shown : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 1_000, description: `dashboard panels ${wanted}` },
+      );
+      expect([...showing]).toEqual(expect.arrayContaining(wanted));
     }, 180_000);
   },
 );
