@@ -2,7 +2,7 @@ import { FastifyOtelInstrumentation } from '@fastify/otel';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { MongooseInstrumentation } from '@opentelemetry/instrumentation-mongoose';
+import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
 import {
   CompositePropagator,
@@ -63,7 +63,7 @@ function isProbe(url: string | undefined): boolean {
 }
 
 /**
- * HTTP, fastify, gRPC, mongoose and pino.
+ * HTTP, fastify, gRPC, the MongoDB driver and pino.
  *
  * Not kafkajs: the event bus creates its own `<topic> publish` / `<topic> process` spans and carries
  * `traceparent` in the CloudEvents headers itself, because the consumer span must be opened around
@@ -103,8 +103,12 @@ export function defaultInstrumentations(requested: ExportersRequested): Instrume
       },
     }) as unknown as Instrumentation,
     new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
-    // No dbStatementSerializer: queries may carry token hashes or personal data.
-    new MongooseInstrumentation(),
+    // The MongoDB driver, where every command goes: one CLIENT span per command (`find cart.carts`),
+    // inside the span that issued it (none without one). mongoose's own instrumentation saw only
+    // model calls, which the platform's store does not make (it uses the driver's collections).
+    // The statement keeps the command's shape with every value replaced by `?` (the
+    // instrumentation's default serializer): filters may carry token hashes or personal data.
+    new MongoDBInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
     new PinoInstrumentation({
       // The platform logger adds trace_id/span_id itself (see logger/create-logger.ts); injecting
       // them here too would write every key twice.

@@ -6,156 +6,30 @@
  * instrumentation's job), that the logs carry the trace and correlation ids, and that nothing is
  * exported unless the OTEL_* variables ask for it.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPlatformSubset, Collector, logLines, runNode, SPAN_KIND } from './otlp-harness.js';
 
-const packageDir = fileURLToPath(new URL('../../', import.meta.url));
-// Under node_modules so that the compiled files resolve the package's dependencies as dist/ would.
-const buildDir = `${packageDir}node_modules/.cache/marquee-telemetry-test`;
-const distDir = `${buildDir}/dist`;
 const fixture = fileURLToPath(new URL('./fixtures/esm-app.mjs', import.meta.url));
-
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: Array<{ key: string; value: Record<string, unknown> }>;
-}
-interface CollectedSpan extends OtlpSpan {
-  scope: string;
-  serviceName: unknown;
-}
-
-const SPAN_KIND = { SERVER: 2, CLIENT: 3 } as const;
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(command, args, { cwd: packageDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** The environment without any OTEL_* the developer's shell may carry. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_')),
-  );
-  return { ...env, PLATFORM_DIST: distDir, ...extra };
-}
-
-class Collector {
-  readonly requests: Array<{ url: string; body: string }> = [];
-  private server: Server | undefined;
-
-  async start(port = 0): Promise<number> {
-    this.server = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      request.on('end', () => {
-        this.requests.push({ url: request.url ?? '', body });
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      this.server?.once('error', reject);
-      this.server?.listen(port, '127.0.0.1', resolve);
-    });
-    return (this.server.address() as AddressInfo).port;
-  }
-
-  spans(): CollectedSpan[] {
-    return this.requests
-      .filter((request) => request.url === '/v1/traces')
-      .flatMap((request) => {
-        const payload = JSON.parse(request.body) as {
-          resourceSpans: Array<{
-            resource: { attributes: OtlpSpan['attributes'] };
-            scopeSpans: Array<{ scope: { name: string }; spans: OtlpSpan[] }>;
-          }>;
-        };
-        return payload.resourceSpans.flatMap((resourceSpans) => {
-          const serviceName = resourceSpans.resource.attributes.find(
-            (a) => a.key === 'service.name',
-          )?.value.stringValue;
-          return resourceSpans.scopeSpans.flatMap((scopeSpans) =>
-            scopeSpans.spans.map((span) => ({
-              ...span,
-              scope: scopeSpans.scope.name,
-              serviceName,
-            })),
-          );
-        });
-      });
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
-}
-
-function logLines(stdout: string): Array<Record<string, unknown>> {
-  return stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+let distDir = '';
 
 function startFixture(env: Record<string, string>) {
-  return run(
-    process.execPath,
-    ['--import', `${distDir}/telemetry/register.js`, fixture],
-    cleanEnv(env),
-  );
+  return runNode(distDir, fixture, env);
 }
 
 beforeAll(async () => {
-  // Compile only the modules the fixture uses (and what they import), not the whole package, so
-  // that this test does not depend on the state of the package's other parts.
-  mkdirSync(buildDir, { recursive: true });
-  writeFileSync(
-    `${buildDir}/tsconfig.json`,
-    JSON.stringify({
-      extends: `${packageDir}tsconfig.json`,
-      compilerOptions: {
-        noEmit: false,
-        rootDir: `${packageDir}src`,
-        outDir: distDir,
-        declaration: false,
-        declarationMap: false,
-        sourceMap: false,
-      },
-      include: [],
-      files: [
-        'telemetry/register.ts',
-        'telemetry/index.ts',
-        'http/index.ts',
-        'grpc/index.ts',
-        'logger/index.ts',
-      ].map((file) => `${packageDir}src/${file}`),
-    }),
-  );
-  const tsc = await run(
-    process.execPath,
-    [`${packageDir}node_modules/typescript/bin/tsc`, '-p', `${buildDir}/tsconfig.json`],
-    process.env,
-  );
-  if (tsc.code !== 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
+  distDir = await buildPlatformSubset('marquee-telemetry-test', [
+    'telemetry/register.ts',
+    'telemetry/index.ts',
+    'http/index.ts',
+    'grpc/index.ts',
+    'logger/index.ts',
+  ]);
 }, 120_000);
 
 describe('telemetry/register in an ESM program', () => {
   const collector = new Collector();
-  let result: Awaited<ReturnType<typeof run>>;
+  let result: Awaited<ReturnType<typeof runNode>>;
 
   beforeAll(async () => {
     const port = await collector.start();
