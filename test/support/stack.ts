@@ -3,6 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { allTopics } from '@marquee/proto/topics';
+import { Kafka, logLevel } from 'kafkajs';
+import { ensureTopics } from '@marquee/platform/bus';
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 
@@ -119,6 +122,22 @@ function canListen(port: number): Promise<boolean> {
     server.once('error', () => resolve(false));
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** Every topic of the catalog and its `.dlq` twin, created when missing (the topic Job's part). */
+export async function provisionTopics(brokers: string): Promise<void> {
+  const kafka = new Kafka({
+    clientId: 'marquee-e2e-topics',
+    brokers: brokers.split(','),
+    logLevel: logLevel.ERROR,
+  });
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await ensureTopics(admin, allTopics);
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 export async function startStack(options: StackOptions): Promise<Stack> {
@@ -287,6 +306,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
 
   try {
+    // The services run as in production, where they never create topics (KAFKA_TOPICS=verify):
+    // provision every catalog topic first, as the chart's topic Job does.
+    await provisionTopics(options.kafkaBrokers);
     for (const { name, addressKey, needs = [] } of backends) {
       const calls: Record<string, string> = {};
       for (const key of needs) {

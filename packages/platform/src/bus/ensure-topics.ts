@@ -1,4 +1,4 @@
-import type { Admin, ITopicConfig } from 'kafkajs';
+import type { Admin, ConfigResourceTypes, ITopicConfig } from 'kafkajs';
 import { dlqTopicName, type TopicDef } from './types.js';
 
 /** What topic creation needs from a catalog entry (a `TopicDef` fits). */
@@ -14,6 +14,12 @@ export interface EnsureTopicsOptions {
   /** Retention of the dead-letter twins (default 30 days: long enough for someone to look). */
   deadLetterRetentionMs?: number;
 }
+
+/**
+ * kafkajs' `ConfigResourceTypes.TOPIC`. Its value, not the named import: Node's ESM loader does not
+ * see that export of kafkajs' CommonJS entry (vitest's loader does, so only a real start shows it).
+ */
+const TOPIC_RESOURCE = 2 as ConfigResourceTypes;
 
 const THIRTY_DAYS_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -92,4 +98,67 @@ export async function waitForLeaders(
     if (Date.now() >= deadline) throw reason;
     await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
   }
+}
+
+/** A topic the deployment did not create, or created unlike the catalog. */
+export class TopicMismatchError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(
+      `Kafka topics are not as the topic catalog says (KAFKA_TOPICS=verify: the deployment's topic Job creates them): ${problems.join('; ')}`,
+    );
+    this.name = 'TopicMismatchError';
+  }
+}
+
+/**
+ * Checks, without creating or changing anything, that the topics and their `.dlq` twins exist with
+ * the catalog's cleanup policy (compacted or not). Throws {@link TopicMismatchError} naming every
+ * missing or differently compacted topic: a compacted topic created with `delete` loses the state
+ * it keeps, and the other way round loses events. A different retention is answered as a warning
+ * only: operators may keep records longer or shorter than the catalog's default.
+ */
+export async function verifyTopics(
+  admin: Pick<Admin, 'listTopics' | 'describeConfigs'>,
+  topics: readonly TopicSpec[],
+  options: Pick<EnsureTopicsOptions, 'deadLetters'> = {},
+): Promise<{ warnings: string[] }> {
+  const wanted = new Map<string, { compacted: boolean; retentionMs?: number }>();
+  for (const topic of topics) {
+    wanted.set(topic.name, { compacted: topic.compacted, retentionMs: topic.retentionMs });
+    if ((options.deadLetters ?? true) && !topic.name.endsWith('.dlq'))
+      wanted.set(dlqTopicName(topic.name), { compacted: false });
+  }
+  const existing = new Set(await admin.listTopics());
+  const problems = [...wanted.keys()]
+    .filter((name) => !existing.has(name))
+    .map((name) => `${name} is missing`);
+  const present = [...wanted.keys()].filter((name) => existing.has(name));
+  const warnings: string[] = [];
+  if (present.length > 0) {
+    const described = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: present.map((name) => ({
+        type: TOPIC_RESOURCE,
+        name,
+        configNames: ['cleanup.policy', 'retention.ms'],
+      })),
+    });
+    for (const resource of described.resources) {
+      const want = wanted.get(resource.resourceName)!;
+      const value = (key: string) =>
+        resource.configEntries.find((entry) => entry.configName === key)?.configValue;
+      const compacted = (value('cleanup.policy') ?? 'delete').split(',').includes('compact');
+      if (compacted !== want.compacted)
+        problems.push(
+          `${resource.resourceName} has cleanup.policy=${value('cleanup.policy')}, the catalog says ${want.compacted ? 'compact' : 'delete'}`,
+        );
+      const retention = value('retention.ms');
+      if (want.retentionMs !== undefined && retention !== String(want.retentionMs))
+        warnings.push(
+          `${resource.resourceName} keeps records ${retention} ms, the catalog says ${want.retentionMs}`,
+        );
+    }
+  }
+  if (problems.length > 0) throw new TopicMismatchError(problems.sort());
+  return { warnings };
 }

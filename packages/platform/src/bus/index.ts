@@ -37,7 +37,13 @@ export {
   type KafkaBus,
   type KafkaBusOptions,
 } from './kafka-bus.js';
-export { ensureTopics, type EnsureTopicsOptions, type TopicSpec } from './ensure-topics.js';
+export {
+  ensureTopics,
+  TopicMismatchError,
+  verifyTopics,
+  type EnsureTopicsOptions,
+  type TopicSpec,
+} from './ensure-topics.js';
 export type { KafkaLogLevel } from './kafka-log.js';
 export {
   createMemoryBroker,

@@ -27,7 +27,12 @@ import {
   type ReceivedRecord,
   type RetryPolicy,
 } from './delivery.js';
-import { ensureTopics, type EnsureTopicsOptions, type TopicSpec } from './ensure-topics.js';
+import {
+  ensureTopics,
+  verifyTopics,
+  type EnsureTopicsOptions,
+  type TopicSpec,
+} from './ensure-topics.js';
 import { createCatchUpTracker, logSkipped, type CatchUpTracker } from './global-subscription.js';
 import { KAFKAJS_LOG_LEVELS, kafkaLogCreator, type KafkaLogLevel } from './kafka-log.js';
 import { stderrLogger, type BusLogger } from './logger.js';
@@ -77,6 +82,13 @@ export interface KafkaBusOptions {
      * creation and the service has no CreateTopics permission.
      */
     autoCreate?: boolean;
+    /**
+     * With `autoCreate` off: check instead, before first publish or subscribe, that each topic and
+     * its `.dlq` twin exist with the catalog's compaction (`verifyTopics`), and fail that publish or
+     * start naming what is missing or differs (default true). A consumer's topic is checked at
+     * `start()`, so a service refuses to start on a topic the deployment has not created.
+     */
+    verify?: boolean;
   } & Omit<EnsureTopicsOptions, 'deadLetters'>;
   /** Bound of `ready()` (default 2000 ms). */
   readyTimeoutMs?: number;
@@ -134,7 +146,10 @@ export { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SESSION_TIMEOUT_MS };
 export const KAFKA_CLIENT_RETRY = { initialRetryTime: 300, maxRetryTime: 2_000, retries: 8 };
 
 export interface KafkaBus extends EventBus {
-  /** Creates the given topics and their `.dlq` twins when missing (see {@link ensureTopics}). */
+  /**
+   * Creates the given topics and their `.dlq` twins when missing (see {@link ensureTopics}); with
+   * `topics.autoCreate` off, checks them instead (`verifyTopics`).
+   */
   ensureTopics(topics: readonly TopicSpec[]): Promise<void>;
 }
 
@@ -229,6 +244,12 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
   const logger = options.logger ?? stderrLogger;
   const retry = retryPolicy(options.retry);
   const autoCreate = options.topics?.autoCreate ?? true;
+  /** What happens to a topic before its first use: created, checked, or nothing. */
+  const topicMode: 'create' | 'verify' | 'none' = autoCreate
+    ? 'create'
+    : (options.topics?.verify ?? true)
+      ? 'verify'
+      : 'none';
   const readyTimeoutMs = options.readyTimeoutMs ?? 2_000;
   const commitIntervalMs = options.consumer?.commitIntervalMs ?? 500;
   const sessionTimeoutMs = options.consumer?.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
@@ -306,6 +327,11 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     if (!pending) {
       pending = (async () => {
         await connectAdmin();
+        if (topicMode === 'verify') {
+          const { warnings } = await verifyTopics(admin, [topic]);
+          for (const warning of warnings) logger.warn({ topic: topic.name }, warning);
+          return;
+        }
         const created = await ensureTopics(admin, [topic], options.topics);
         if (created.length > 0) logger.info({ topics: created }, 'created Kafka topics');
       })();
@@ -317,7 +343,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
   };
 
   async function publishRecords<T>(topic: TopicDef<T>, events: OutgoingEvent<T>[]): Promise<void> {
-    if (autoCreate) await ensureTopicOnce(topic);
+    if (topicMode !== 'none') await ensureTopicOnce(topic);
     await connectProducer();
     // Encode everything first: an event that cannot be encoded fails the call before anything is sent.
     const encoded = events.map((event) => ({
@@ -533,7 +559,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
   async function runGlobal(reader: GlobalReader): Promise<void> {
     if (reader.started || state === 'closed') return;
     reader.started = true;
-    if (autoCreate) await ensureTopicOnce(reader.topic);
+    if (topicMode !== 'none') await ensureTopicOnce(reader.topic);
     await connectAdmin();
     // The end offsets of now: the replica is caught up once it has read up to them.
     const offsets = await fetchTopicOffsets(reader.topic.name);
@@ -732,7 +758,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
       (s) => !group.subscribed.has(s.topic.name),
     );
     if (group.running && pending.length === 0) return;
-    if (autoCreate) await Promise.all(pending.map((s) => ensureTopicOnce(s.topic)));
+    if (topicMode !== 'none') await Promise.all(pending.map((s) => ensureTopicOnce(s.topic)));
     if (!group.connected) {
       await group.consumer.connect();
       group.connected = true;

@@ -51,6 +51,10 @@ export const baseServiceConfig = z.object({
   GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().min(0).default(300_000),
   GRPC_MAX_CONNECTION_AGE_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
   KAFKA_BROKERS: commaSeparatedList().optional(),
+  // Topics a service uses: `create` makes the missing ones with the catalog's settings (development,
+  // tests, `pnpm stack`); `verify` never creates and refuses a missing topic or one compacted unlike
+  // the catalog (the deployment's topic Job owns them). Default: verify in production, else create.
+  KAFKA_TOPICS: z.enum(['create', 'verify']).optional(),
   // Kafka consumer group timing (bus/consumer-timing.ts): how long the group waits for a member
   // that stopped heartbeating (a killed or hung process) before giving its partitions to others,
   // and how often members heartbeat. The session is also the longest one handler call may run.

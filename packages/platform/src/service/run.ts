@@ -75,6 +75,7 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
             clientId: config.SERVICE_NAME,
             source: `marquee/${service.name}`,
             logger,
+            topics: { autoCreate: kafkaTopicsMode(config) === 'create' },
             consumer: {
               sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
               heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
@@ -136,4 +137,11 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
     await lifecycle.stop('start failed');
     process.exit(1);
   }
+}
+
+/** `KAFKA_TOPICS`, defaulted: production verifies the deployment's topics, the rest creates them. */
+export function kafkaTopicsMode(
+  config: Pick<BaseServiceConfig, 'KAFKA_TOPICS' | 'NODE_ENV'>,
+): 'create' | 'verify' {
+  return config.KAFKA_TOPICS ?? (config.NODE_ENV === 'production' ? 'verify' : 'create');
 }
