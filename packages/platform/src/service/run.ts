@@ -2,7 +2,13 @@ import type { Connection } from 'mongoose';
 import { createMemoryBus } from '../bus/memory-bus.js';
 import type { EventBus } from '../bus/types.js';
 import { consumerTimingProblem } from '../bus/consumer-timing.js';
-import { ConfigError, type BaseServiceConfig } from '../config/index.js';
+import {
+  ConfigError,
+  describeKafkaSecurity,
+  kafkaClientSecurity,
+  type BaseServiceConfig,
+  type KafkaClientSecurity,
+} from '../config/index.js';
 import { configureServiceAuth, runAsService } from '../grpc/index.js';
 import { createLifecycle } from '../lifecycle/index.js';
 import { createLogger } from '../logger/index.js';
@@ -25,8 +31,10 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
 ): Promise<void> {
   applyV8Flags(service.v8?.runtimeFlags);
   let config: C;
+  let kafkaSecurity: KafkaClientSecurity;
   try {
     config = service.loadConfig(process.env);
+    kafkaSecurity = kafkaClientSecurity(config);
     const timing = consumerTimingProblem(
       config.KAFKA_SESSION_TIMEOUT_MS,
       config.KAFKA_HEARTBEAT_INTERVAL_MS,
@@ -75,6 +83,7 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
             clientId: config.SERVICE_NAME,
             source: `marquee/${service.name}`,
             logger,
+            ...kafkaSecurity,
             consumer: {
               sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
               heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
@@ -82,6 +91,8 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
             },
           })
         : createMemoryBus({ source: `marquee/${service.name}`, retain: 'unconsumed' });
+    if (usesBus && config.KAFKA_BROKERS)
+      logger.info({ kafka: describeKafkaSecurity(kafkaSecurity) }, 'Kafka client security');
     if (usesBus && !config.KAFKA_BROKERS)
       logger.warn('KAFKA_BROKERS not set: using the in-memory event bus (development only)');
     let mongo: Connection | undefined;
