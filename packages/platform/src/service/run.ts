@@ -9,7 +9,7 @@ import {
   type BaseServiceConfig,
   type KafkaClientSecurity,
 } from '../config/index.js';
-import { configureServiceAuth, runAsService } from '../grpc/index.js';
+import { configureServiceAuth, runAsService, serviceKeyring } from '../grpc/index.js';
 import { createLifecycle } from '../lifecycle/index.js';
 import { createLogger } from '../logger/index.js';
 import { startMetricsServer } from '../metrics/index.js';
@@ -76,6 +76,13 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
       logger,
     });
     lifecycle.onStop('metrics', () => metricsServer.close());
+    // The key of service-to-service gRPC authentication and of Kafka record signatures; production
+    // refuses to host or call an RPC without one (grpc/service-auth.ts), development generates one
+    // for the process.
+    configureServiceAuth({
+      key: config.SERVICE_AUTH_KEY,
+      production: config.NODE_ENV === 'production',
+    });
     const bus: EventBus =
       usesBus && config.KAFKA_BROKERS
         ? (await import('../bus/kafka-bus.js')).createKafkaBus({
@@ -84,6 +91,8 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
             source: `marquee/${service.name}`,
             logger,
             ...kafkaSecurity,
+            // Records of signed topics carry this service's signature; consumed ones are checked.
+            signatures: { producer: service.name, keyring: serviceKeyring() },
             consumer: {
               sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
               heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
@@ -116,12 +125,6 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
     }
     // Registered before the service so it closes after it (stops run in reverse order).
     lifecycle.onStop('event-bus', () => bus.close());
-    // The key of service-to-service gRPC authentication; production refuses to host or call an
-    // RPC without one (grpc/service-auth.ts), development generates one for the process.
-    configureServiceAuth({
-      key: config.SERVICE_AUTH_KEY,
-      production: config.NODE_ENV === 'production',
-    });
     if (!config.SERVICE_AUTH_KEY && config.NODE_ENV !== 'production')
       logger.warn(
         'SERVICE_AUTH_KEY not set: gRPC calls are signed with a key of this process only; other processes refuse them (development only)',
