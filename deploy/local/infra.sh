@@ -564,9 +564,13 @@ cmd_status() {
 
 cmd_env() {
   printf 'export KAFKA_BROKERS=%s\n' "$KAFKA_BROKERS"
-  # The authenticated listener and the SASL users' password files (admin, each service, analytics).
-  printf 'export KAFKA_SASL_BROKERS=%s\n' "$KAFKA_SASL_BROKERS"
-  printf 'export KAFKA_CREDENTIALS_DIR=%s\n' "$KAFKA_CREDENTIALS_DIR"
+  # The authenticated listener and the SASL users' password files (admin, each service, analytics),
+  # when the broker was started with them (a broker started by an older infra.sh has neither).
+  if grep -qs '^listeners=.*SASL_PLAINTEXT://' "$KAFKA_STATE/server.properties" &&
+    [ -s "$KAFKA_CREDENTIALS_DIR/admin" ]; then
+    printf 'export KAFKA_SASL_BROKERS=%s\n' "$KAFKA_SASL_BROKERS"
+    printf 'export KAFKA_CREDENTIALS_DIR=%s\n' "$KAFKA_CREDENTIALS_DIR"
+  fi
   printf 'export MONGO_URL=%s\n' "$MONGO_URL"
   printf 'export STRIPE_MOCK_URL=%s\n' "$STRIPE_MOCK_URL"
   # Where the servers' pid files are (benchmarks count those processes' CPU).

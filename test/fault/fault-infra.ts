@@ -26,7 +26,8 @@ export async function startFaultInfra(
   servers: 'kafka' | 'mongo' | 'both' = 'both',
 ): Promise<FaultInfra> {
   const state = mkdtempSync(join(tmpdir(), 'marquee-fault-'));
-  const [kafkaPort, controllerPort, mongoPort] = [
+  const [kafkaPort, controllerPort, saslPort, mongoPort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -36,6 +37,8 @@ export async function startFaultInfra(
     MARQUEE_STATE: state,
     KAFKA_PORT: String(kafkaPort),
     KAFKA_CONTROLLER_PORT: String(controllerPort),
+    // The authenticated listener: a port of its own, never KAFKA_PORT + 2 (another run's port).
+    KAFKA_SASL_PORT: String(saslPort),
     MONGO_PORT: String(mongoPort),
   };
   // Asynchronous on purpose: the publishing load runs in this process while a server restarts.

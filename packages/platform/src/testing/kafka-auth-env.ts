@@ -38,7 +38,8 @@ export function describeKafkaAuth(name: string, fn: (env: KafkaAuthEnv) => void)
     }
     const reason =
       'no authenticated Kafka listener: KAFKA_SASL_BROKERS and KAFKA_CREDENTIALS_DIR are unset ' +
-      '(`eval "$(bash deploy/local/infra.sh env)"` after `infra.sh start kafka`)';
+      '(`eval "$(bash deploy/local/infra.sh env)"` after `infra.sh start kafka`; a broker started ' +
+      'by an older infra.sh has no such listener: `infra.sh restart kafka` keeps its data and adds it)';
     const ci = process.env['CI']?.toLowerCase();
     if (ci === 'true' || ci === '1')
       throw new Error(`suite "${name}" cannot run under CI=true: ${reason}`);
