@@ -14,6 +14,8 @@ const infraScript = fileURLToPath(new URL('../../deploy/local/infra.sh', import.
  */
 export interface FaultInfra {
   kafkaBrokers: string;
+  /** The broker's authenticated listener and its users' password files (services log in there). */
+  kafkaSasl: { brokers: string; credentialsDir: string };
   mongoUrl: string;
   /** `infra.sh <command> [server]`, e.g. `('stop', 'kafka')`; resolves when it has finished. */
   run(command: 'start' | 'stop' | 'restart', server?: 'kafka' | 'mongo'): Promise<void>;
@@ -76,6 +78,10 @@ export async function startFaultInfra(
   }
   return {
     kafkaBrokers: `127.0.0.1:${kafkaPort}`,
+    kafkaSasl: {
+      brokers: `127.0.0.1:${saslPort}`,
+      credentialsDir: join(state, 'kafka', 'credentials'),
+    },
     mongoUrl: `mongodb://127.0.0.1:${mongoPort}`,
     run,
     destroy,
