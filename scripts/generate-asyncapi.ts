@@ -20,6 +20,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+// Self-contained modules, run by Node's type stripping as they are.
+import { analyticsReadable, kafkaAcls, topicAcls } from '../packages/proto/src/kafka-acls.ts';
+import { isSignedTopic } from '../packages/platform/src/bus/signed-topics.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const catalogPath = join(root, 'packages/proto/src/topics.ts');
@@ -179,6 +182,7 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
   const channels: Record<string, Json> = {};
   const operations: Record<string, Json> = {};
   const messages: Record<string, Json> = {};
+  const acls = kafkaAcls(catalog.topics);
 
   for (const topic of catalog.topics) {
     const messageId = topic.type;
@@ -215,6 +219,10 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
       },
       'x-marquee-producers': [...topic.producers],
       'x-marquee-consumers': [...topic.consumers],
+      // Who may do what on the topic (docs/security.md, Kafka): principal → allowed operations.
+      'x-kafka-acls': topicAcls(acls, topic.name),
+      'x-analytics-readable': analyticsReadable(topic.name),
+      'x-signed': isSignedTopic(topic.name),
     };
 
     operations[`${topic.name}.send`] = {
@@ -281,6 +289,12 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
         "deployment sets them (the Helm chart's topic list). Consumed topics have a `<topic>.dlq`",
         'twin holding the records a consumer gave up on, with their original headers.',
         'A consumer in Python: `examples/python-consumer/README.md`.',
+        '',
+        'Access: the brokers authenticate every client (SASL SCRAM or PLAIN, over TLS in production)',
+        'and allow only what `x-kafka-acls` of each channel lists; the `analytics` principal reads the',
+        'channels marked `x-analytics-readable` and writes nothing. Records of channels marked',
+        "`x-signed` carry `marquee-signature`, the producing service's HMAC over the record;",
+        'consumers dead-letter records without a valid one. See docs/security.md, "Kafka".',
       ].join('\n'),
     },
     defaultContentType: 'application/protobuf',

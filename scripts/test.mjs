@@ -43,6 +43,11 @@ const steps = [
       ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'openapi.json')}`,
   },
   {
+    // The Kafka ACLs the chart's kafka-acls Job and infra.sh apply, generated from the topic catalog.
+    name: 'Kafka ACLs of the Helm chart are current',
+    cmd: 'node scripts/generate-kafka-acls.ts --check',
+  },
+  {
     // The Helm chart's NODE_OPTIONS, generated from the services' package.json `marquee.v8`.
     name: 'V8 options of the Helm chart are current',
     cmd: 'node scripts/generate-node-options.ts --check',

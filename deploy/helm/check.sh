@@ -269,7 +269,13 @@ for name, dep in deployments.items():
         bad.append(f"{name}: has a database but no MONGO_URL_FILE")
     mounted = set()
     for v in pod.get("volumes", []):
-        if "secret" in v: mounted |= {i["key"] for i in v["secret"].get("items", [])}
+        if "secret" in v and v["name"] == "secrets": mounted |= {i["key"] for i in v["secret"].get("items", [])}
+        # The Kafka login (kafkaAuth): this service's own password only, as KAFKA_SASL_PASSWORD_FILE.
+        if "secret" in v and v["name"] == "kafka-auth":
+            keys = {i["key"] for i in v["secret"].get("items", [])} - {"ca.crt"}
+            if keys != {f"{name}.password"}: bad.append(f"{name}: Kafka login keys {sorted(keys)}")
+            if env.get("KAFKA_SASL_PASSWORD_FILE") != "/var/run/secrets/kafka/password" or cfg.get("KAFKA_SASL_USERNAME") != name:
+                bad.append(f"{name}: Kafka login not as its own user from a file")
     for key in mounted:
         if env.get(f"{key}_FILE") != f"/var/run/secrets/marquee/{key}": bad.append(f"{name}: {key} mounted without {key}_FILE")
     if name != "partner-reference" and "SERVICE_AUTH_KEY" not in mounted:

@@ -8,12 +8,14 @@
 #   infra.sh stop    [kafka|mongo|stripe]   clean stop, waits for the process to exit
 #   infra.sh restart [kafka|mongo|stripe]
 #   infra.sh status                         what runs, where, and whether it answers
-#   infra.sh env                            export lines for eval: KAFKA_BROKERS, MONGO_URL,
-#                                           STRIPE_MOCK_URL, MARQUEE_STATE
+#   infra.sh env                            export lines for eval: KAFKA_BROKERS, KAFKA_SASL_BROKERS,
+#                                           KAFKA_CREDENTIALS_DIR, MONGO_URL, STRIPE_MOCK_URL,
+#                                           MARQUEE_STATE
 #   infra.sh logs    [kafka|mongo|stripe] [-f]
 #   infra.sh check                          end-to-end smoke checks against the running servers
 #
-# Environment: KAFKA_PORT (19092), KAFKA_CONTROLLER_PORT (19093), MONGO_PORT (27117),
+# Environment: KAFKA_PORT (19092), KAFKA_CONTROLLER_PORT (19093), KAFKA_SASL_PORT (KAFKA_PORT + 2,
+# the authenticated listener), MONGO_PORT (27117),
 # STRIPE_MOCK_PORT (12111), KAFKA_HEAP_OPTS (-Xms256m -Xmx512m), MONGO_LOG_LEVEL (error),
 # READY_TIMEOUT seconds (90), STOP_TIMEOUT seconds (60), MARQUEE_TOOLS, MARQUEE_STATE.
 set -euo pipefail
@@ -25,6 +27,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 KAFKA_VERSION="${KAFKA_VERSION:-3.9.1}"
 KAFKA_PORT="${KAFKA_PORT:-19092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-19093}"
+KAFKA_SASL_PORT="${KAFKA_SASL_PORT:-$((KAFKA_PORT + 2))}"
 MONGO_PORT="${MONGO_PORT:-27117}"
 # stripe-mock: Stripe's own mock of its API (validates every request against Stripe's OpenAPI, keeps
 # no state); the Stripe payment adapter's integration tests run against it.
@@ -47,6 +50,9 @@ STRIPE_MOCK_BIN="$MARQUEE_TOOLS/bin/stripe-mock"
 STRIPE_MOCK_STATE="$MARQUEE_STATE/stripe-mock"
 
 KAFKA_BROKERS="127.0.0.1:$KAFKA_PORT"
+KAFKA_SASL_BROKERS="127.0.0.1:$KAFKA_SASL_PORT"
+# One password file per SASL user (admin, each service, analytics), made at the first start.
+KAFKA_CREDENTIALS_DIR="$KAFKA_STATE/credentials"
 MONGO_URL="mongodb://127.0.0.1:$MONGO_PORT"
 STRIPE_MOCK_URL="http://127.0.0.1:$STRIPE_MOCK_PORT"
 
@@ -60,9 +66,12 @@ check_port() {
 }
 check_port KAFKA_PORT "$KAFKA_PORT"
 check_port KAFKA_CONTROLLER_PORT "$KAFKA_CONTROLLER_PORT"
+check_port KAFKA_SASL_PORT "$KAFKA_SASL_PORT"
 check_port MONGO_PORT "$MONGO_PORT"
 check_port STRIPE_MOCK_PORT "$STRIPE_MOCK_PORT"
 [ "$KAFKA_PORT" != "$KAFKA_CONTROLLER_PORT" ] || die "KAFKA_PORT and KAFKA_CONTROLLER_PORT must differ"
+[ "$KAFKA_SASL_PORT" != "$KAFKA_PORT" ] && [ "$KAFKA_SASL_PORT" != "$KAFKA_CONTROLLER_PORT" ] ||
+  die "KAFKA_SASL_PORT must differ from KAFKA_PORT and KAFKA_CONTROLLER_PORT"
 [[ "$READY_TIMEOUT" =~ ^[0-9]+$ ]] || die "READY_TIMEOUT='$READY_TIMEOUT' is not a number of seconds"
 [[ "$STOP_TIMEOUT" =~ ^[0-9]+$ ]] || die "STOP_TIMEOUT='$STOP_TIMEOUT' is not a number of seconds"
 
@@ -261,14 +270,24 @@ kafka_start() {
     log "Kafka process $pid exists but does not answer yet; waiting"
   else
     [ -f "$KAFKA_HOME/.installed" ] || install_kafka
-    for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
-      port_busy "$p" && die "127.0.0.1:$p is already in use by another program; stop it or set KAFKA_PORT / KAFKA_CONTROLLER_PORT"
+    for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$KAFKA_SASL_PORT"; do
+      port_busy "$p" && die "127.0.0.1:$p is already in use by another program; stop it or set KAFKA_PORT / KAFKA_CONTROLLER_PORT / KAFKA_SASL_PORT"
     done
     mkdir -p "$KAFKA_STATE/data"
-    sed -e "s#@KAFKA_PORT@#$KAFKA_PORT#g" \
-      -e "s#@CONTROLLER_PORT@#$KAFKA_CONTROLLER_PORT#g" \
-      -e "s#@DATA_DIR@#$KAFKA_STATE/data#g" \
-      "$here/kafka/server.properties.in" >"$KAFKA_STATE/server.properties"
+    kafka_credentials
+    (
+      umask 077 # the file names the PLAIN users' passwords
+      sed -e "s#@KAFKA_PORT@#$KAFKA_PORT#g" \
+        -e "s#@CONTROLLER_PORT@#$KAFKA_CONTROLLER_PORT#g" \
+        -e "s#@SASL_PORT@#$KAFKA_SASL_PORT#g" \
+        -e "s#@DATA_DIR@#$KAFKA_STATE/data#g" \
+        "$here/kafka/server.properties.in" >"$KAFKA_STATE/server.properties"
+      printf '%s' 'listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required' >>"$KAFKA_STATE/server.properties"
+      for user in $(kafka_users); do
+        printf ' user_%s="%s"' "$user" "$(cat "$KAFKA_CREDENTIALS_DIR/$user")" >>"$KAFKA_STATE/server.properties"
+      done
+      printf ';\n' >>"$KAFKA_STATE/server.properties"
+    )
 
     # One cluster id per data dir, kept across starts; a data dir formatted earlier keeps its own
     # id (read back from meta.properties), so --ignore-formatted never meets a mismatch.
@@ -279,9 +298,20 @@ kafka_start() {
     [ -n "$cid" ] || cid="$(cat "$KAFKA_STATE/cluster-id" 2>/dev/null || true)"
     [ -n "$cid" ] || cid="$(kafka_java -cp "$KAFKA_HOME/lib/*" kafka.tools.StorageTool random-uuid)"
     printf '%s\n' "$cid" >"$KAFKA_STATE/cluster-id"
+    # A fresh data dir gets its SCRAM users with the format; one formatted earlier gets the missing
+    # ones through the running broker (kafka_scram_users below).
+    local scram=()
+    if [ ! -f "$KAFKA_STATE/data/meta.properties" ]; then
+      for user in $(kafka_users); do
+        scram+=(--add-scram "SCRAM-SHA-512=[name=$user,password=$(cat "$KAFKA_CREDENTIALS_DIR/$user")]")
+      done
+    fi
     kafka_java -cp "$KAFKA_HOME/lib/*" kafka.tools.StorageTool format \
-      -t "$cid" -c "$KAFKA_STATE/server.properties" --ignore-formatted >>"$KAFKA_STATE/kafka.log" 2>&1 ||
+      -t "$cid" -c "$KAFKA_STATE/server.properties" --ignore-formatted "${scram[@]}" >>"$KAFKA_STATE/kafka.log" 2>&1 ||
       die "formatting $KAFKA_STATE/data failed; see $KAFKA_STATE/kafka.log"
+    if [ "${#scram[@]}" -gt 0 ]; then
+      for user in $(kafka_users); do : >"$KAFKA_CREDENTIALS_DIR/.$user.scram"; done
+    fi
 
     log "starting Kafka $KAFKA_VERSION (KRaft) on $KAFKA_BROKERS, controller 127.0.0.1:$KAFKA_CONTROLLER_PORT"
     # shellcheck disable=SC2086  # KAFKA_HEAP_OPTS is a list of JVM flags
@@ -297,6 +327,44 @@ kafka_start() {
     die "Kafka did not become ready"
   fi
   log "Kafka ready in $((SECONDS - t0))s: KAFKA_BROKERS=$KAFKA_BROKERS (pid $pid, data $KAFKA_STATE/data)"
+  kafka_scram_users
+  node "$here/kafka/acls.mjs" "$KAFKA_SASL_BROKERS" "$KAFKA_CREDENTIALS_DIR" >&2 ||
+    die "applying the Kafka ACLs failed; see $KAFKA_STATE/kafka.log"
+  log "Kafka SASL listener: KAFKA_SASL_BROKERS=$KAFKA_SASL_BROKERS (users and passwords in $KAFKA_CREDENTIALS_DIR)"
+}
+
+# The SASL users: the admin super user, one per service of the generated ACL file, analytics.
+kafka_users() {
+  printf 'admin\n'
+  node -e '
+    const acl = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+    for (const name of [...acl.services, acl.analytics]) console.log(name);
+  ' "$here/../helm/marquee/files/kafka-acls.json"
+}
+
+# A random password per user, kept in KAFKA_CREDENTIALS_DIR (mode 700) across starts.
+kafka_credentials() {
+  (umask 077 && mkdir -p "$KAFKA_CREDENTIALS_DIR")
+  local user
+  for user in $(kafka_users); do
+    [ -s "$KAFKA_CREDENTIALS_DIR/$user" ] && continue
+    (umask 077 && head -c 18 /dev/urandom | base64 | tr '+/' '-_' >"$KAFKA_CREDENTIALS_DIR/$user")
+  done
+}
+
+# SCRAM credentials of users the data dir does not have yet (a data dir formatted before them),
+# set through the open listener, where the tool is the ANONYMOUS super user.
+kafka_scram_users() {
+  local user
+  for user in $(kafka_users); do
+    [ -f "$KAFKA_CREDENTIALS_DIR/.$user.scram" ] && continue
+    log "creating the SCRAM-SHA-512 user $user"
+    kafka_java -cp "$KAFKA_HOME/lib/*" kafka.admin.ConfigCommand --bootstrap-server "$KAFKA_BROKERS" \
+      --alter --entity-type users --entity-name "$user" \
+      --add-config "SCRAM-SHA-512=[iterations=4096,password=$(cat "$KAFKA_CREDENTIALS_DIR/$user")]" \
+      >>"$KAFKA_STATE/kafka.log" 2>&1 || die "creating the SCRAM user $user failed; see $KAFKA_STATE/kafka.log"
+    : >"$KAFKA_CREDENTIALS_DIR/.$user.scram"
+  done
 }
 
 kafka_stop() {
@@ -496,6 +564,13 @@ cmd_status() {
 
 cmd_env() {
   printf 'export KAFKA_BROKERS=%s\n' "$KAFKA_BROKERS"
+  # The authenticated listener and the SASL users' password files (admin, each service, analytics),
+  # when the broker was started with them (a broker started by an older infra.sh has neither).
+  if grep -qs '^listeners=.*SASL_PLAINTEXT://' "$KAFKA_STATE/server.properties" &&
+    [ -s "$KAFKA_CREDENTIALS_DIR/admin" ]; then
+    printf 'export KAFKA_SASL_BROKERS=%s\n' "$KAFKA_SASL_BROKERS"
+    printf 'export KAFKA_CREDENTIALS_DIR=%s\n' "$KAFKA_CREDENTIALS_DIR"
+  fi
   printf 'export MONGO_URL=%s\n' "$MONGO_URL"
   printf 'export STRIPE_MOCK_URL=%s\n' "$STRIPE_MOCK_URL"
   # Where the servers' pid files are (benchmarks count those processes' CPU).

@@ -14,6 +14,8 @@ const infraScript = fileURLToPath(new URL('../../deploy/local/infra.sh', import.
  */
 export interface FaultInfra {
   kafkaBrokers: string;
+  /** The broker's authenticated listener and its users' password files (services log in there). */
+  kafkaSasl: { brokers: string; credentialsDir: string };
   mongoUrl: string;
   /** `infra.sh <command> [server]`, e.g. `('stop', 'kafka')`; resolves when it has finished. */
   run(command: 'start' | 'stop' | 'restart', server?: 'kafka' | 'mongo'): Promise<void>;
@@ -26,7 +28,8 @@ export async function startFaultInfra(
   servers: 'kafka' | 'mongo' | 'both' = 'both',
 ): Promise<FaultInfra> {
   const state = mkdtempSync(join(tmpdir(), 'marquee-fault-'));
-  const [kafkaPort, controllerPort, mongoPort] = [
+  const [kafkaPort, controllerPort, saslPort, mongoPort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -36,6 +39,8 @@ export async function startFaultInfra(
     MARQUEE_STATE: state,
     KAFKA_PORT: String(kafkaPort),
     KAFKA_CONTROLLER_PORT: String(controllerPort),
+    // The authenticated listener: a port of its own, never KAFKA_PORT + 2 (another run's port).
+    KAFKA_SASL_PORT: String(saslPort),
     MONGO_PORT: String(mongoPort),
   };
   // Asynchronous on purpose: the publishing load runs in this process while a server restarts.
@@ -73,6 +78,10 @@ export async function startFaultInfra(
   }
   return {
     kafkaBrokers: `127.0.0.1:${kafkaPort}`,
+    kafkaSasl: {
+      brokers: `127.0.0.1:${saslPort}`,
+      credentialsDir: join(state, 'kafka', 'credentials'),
+    },
     mongoUrl: `mongodb://127.0.0.1:${mongoPort}`,
     run,
     destroy,

@@ -85,6 +85,7 @@ describe('faults under a steady publishing load (own Kafka and FerretDB)', () =>
     };
     sut = await startStack({
       kafkaBrokers: infra.kafkaBrokers,
+      kafkaSasl: infra.kafkaSasl,
       mongoUrl: infra.mongoUrl,
       dbPrefix,
       serviceEnv: {

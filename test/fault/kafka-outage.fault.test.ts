@@ -32,6 +32,7 @@ describe('a 60 s Kafka outage (own Kafka and FerretDB)', () => {
     infra = await startFaultInfra();
     sut = await startStack({
       kafkaBrokers: infra.kafkaBrokers,
+      kafkaSasl: infra.kafkaSasl,
       mongoUrl: infra.mongoUrl,
       dbPrefix: `kout${randomBytes(3).toString('hex')}`,
       serviceEnv: {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { allTopics } from '@marquee/proto/topics';
@@ -85,6 +85,35 @@ export interface StackOptions {
    * whoever calls the service gets every replica's address, comma separated.
    */
   replicas?: Record<string, number>;
+  /**
+   * The broker's authenticated listener: every service that produces or consumes logs in there as
+   * its own SASL user (password file `<credentialsDir>/<service>`), so the ACLs generated from the
+   * topic catalog hold for the whole stack. Default: `KAFKA_SASL_BROKERS` and
+   * `KAFKA_CREDENTIALS_DIR` (infra.sh env) when `kafkaBrokers` is the environment's
+   * `KAFKA_BROKERS`, i.e. the same broker. The test's own clients keep using `kafkaBrokers`.
+   */
+  kafkaSasl?: { brokers: string; credentialsDir: string };
+}
+
+/** The environment's authenticated listener of the broker `kafkaBrokers` names, when it has one. */
+function kafkaSaslOf(options: StackOptions): StackOptions['kafkaSasl'] {
+  if (options.kafkaSasl) return options.kafkaSasl;
+  const brokers = process.env.KAFKA_SASL_BROKERS;
+  const credentialsDir = process.env.KAFKA_CREDENTIALS_DIR;
+  if (!brokers || !credentialsDir || options.kafkaBrokers !== process.env.KAFKA_BROKERS) return;
+  return { brokers, credentialsDir };
+}
+
+/** A service's Kafka login on the authenticated listener; none for a service without a user. */
+function kafkaLoginEnv(sasl: StackOptions['kafkaSasl'], service: string): Record<string, string> {
+  const password = sasl && `${sasl.credentialsDir}/${service}`;
+  if (!sasl || !password || !existsSync(password)) return {};
+  return {
+    KAFKA_BROKERS: sasl.brokers,
+    KAFKA_SASL_MECHANISM: 'scram-sha-512',
+    KAFKA_SASL_USERNAME: service,
+    KAFKA_SASL_PASSWORD_FILE: password,
+  };
 }
 
 /**
@@ -180,6 +209,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     },
   };
   const launched = new Map<string, { env: Record<string, string>; ports: [number, number] }>();
+  const kafkaSasl = kafkaSaslOf(options);
 
   const launch = async (
     name: string,
@@ -217,6 +247,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ...(process.env.E2E_MONGO_MAX_POOL_SIZE
         ? { MONGO_MAX_POOL_SIZE: process.env.E2E_MONGO_MAX_POOL_SIZE }
         : {}),
+      ...kafkaLoginEnv(kafkaSasl, name),
       ...extraEnv,
     };
     // An empty value in `serviceEnv` unsets the variable (e.g. `MONGO_URL: ''` for in-memory stores).

@@ -110,3 +110,54 @@ capabilities:
 seccompProfile:
   type: RuntimeDefault
 {{- end -}}
+
+{{/*
+Kafka login of one service as JSON: {enabled, mechanism, tls, caKey, secret}. Enabled when
+kafkaAuth.enabled and the service is a principal of files/kafka-acls.json (it produces or
+consumes a topic of the catalog). Call with (dict "root" $ "name" "cart").
+*/}}
+{{- define "marquee.kafkaAuth" -}}
+{{- $a := .root.Values.kafkaAuth -}}
+{{- $principals := (.root.Files.Get "files/kafka-acls.json" | fromJson).services | default list -}}
+{{- if and $a.enabled (has .name $principals) -}}
+{{- $secret := required "kafkaAuth.existingSecret is required when kafkaAuth.enabled: a Secret with <service>.password per service and admin.password" $a.existingSecret -}}
+{{- dict "enabled" true "mechanism" $a.mechanism "tls" $a.tls.enabled "caKey" ($a.tls.caKey | default "") "secret" $secret | toJson -}}
+{{- else -}}
+{{- dict "enabled" false | toJson -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Shell lines writing /tmp/client.properties: the Kafka tools' login as kafkaAuth.aclJob.adminUser,
+its password read from the mounted Secret (never on a command line or in the manifest).
+*/}}
+{{- define "marquee.kafkaAdminLogin" -}}
+{{- $a := .Values.kafkaAuth -}}
+umask 077
+{
+  echo "security.protocol={{ ternary "SASL_SSL" "SASL_PLAINTEXT" $a.tls.enabled }}"
+  echo "sasl.mechanism={{ $a.mechanism | upper }}"
+  printf 'sasl.jaas.config=%s required username="%s" password="%s";\n' \
+    "{{ ternary "org.apache.kafka.common.security.plain.PlainLoginModule" "org.apache.kafka.common.security.scram.ScramLoginModule" (eq $a.mechanism "plain") }}" \
+    {{ $a.aclJob.adminUser | quote }} "$(cat /var/run/secrets/kafka/admin.password)"
+  if [ -f /var/run/secrets/kafka/ca.crt ]; then
+    echo "ssl.truststore.type=PEM"
+    echo "ssl.truststore.location=/var/run/secrets/kafka/ca.crt"
+  fi
+} >/tmp/client.properties
+{{- end -}}
+
+{{/* The volume of the Kafka tools' login: admin.password (and the brokers' CA) only. */}}
+{{- define "marquee.kafkaAdminVolume" -}}
+- name: kafka-auth
+  secret:
+    secretName: {{ required "kafkaAuth.existingSecret is required when kafkaAuth.enabled" .Values.kafkaAuth.existingSecret }}
+    defaultMode: 0440
+    items:
+      - key: admin.password
+        path: admin.password
+      {{- if .Values.kafkaAuth.tls.caKey }}
+      - key: {{ .Values.kafkaAuth.tls.caKey }}
+        path: ca.crt
+      {{- end }}
+{{- end -}}

@@ -60,6 +60,13 @@ PodDisruptionBudget and (when networkPolicy.enabled) NetworkPolicy.
 {{- $allowed = concat $allowed ($s.partnerAllowedHosts | default list) -}}
 {{- $_ := set $cfg "PARTNER_ALLOWED_HOSTS" (join "," $allowed) -}}
 {{- end -}}
+{{- /* Kafka login (values kafkaAuth): the services of files/kafka-acls.json, as their own user. */ -}}
+{{- $kafkaAuth := include "marquee.kafkaAuth" $ctx | fromJson -}}
+{{- if $kafkaAuth.enabled -}}
+{{- $_ := set $cfg "KAFKA_SASL_MECHANISM" $kafkaAuth.mechanism -}}
+{{- $_ := set $cfg "KAFKA_SASL_USERNAME" $name -}}
+{{- $_ := set $cfg "KAFKA_SSL" (toString $kafkaAuth.tls) -}}
+{{- end -}}
 {{- range $k, $v := $g.env -}}{{- $_ := set $cfg $k (toString $v) -}}{{- end -}}
 {{- range $k, $v := $s.env -}}{{- $_ := set $cfg $k (toString $v) -}}{{- end -}}
 ---
@@ -172,6 +179,14 @@ spec:
             - name: {{ $key }}_FILE
               value: /var/run/secrets/marquee/{{ $key }}
             {{- end }}
+            {{- if $kafkaAuth.enabled }}
+            - name: KAFKA_SASL_PASSWORD_FILE
+              value: /var/run/secrets/kafka/password
+            {{- if $kafkaAuth.caKey }}
+            - name: KAFKA_SSL_CA_FILE
+              value: /var/run/secrets/kafka/ca.crt
+            {{- end }}
+            {{- end }}
             - name: POD_NAME
               valueFrom:
                 fieldRef:
@@ -226,6 +241,11 @@ spec:
               mountPath: /var/run/secrets/marquee
               readOnly: true
             {{- end }}
+            {{- if $kafkaAuth.enabled }}
+            - name: kafka-auth
+              mountPath: /var/run/secrets/kafka
+              readOnly: true
+            {{- end }}
       volumes:
         - name: tmp
           emptyDir:
@@ -242,6 +262,20 @@ spec:
               {{- range $key := $secretFiles }}
               - key: {{ $key }}
                 path: {{ $key }}
+              {{- end }}
+        {{- end }}
+        {{- if $kafkaAuth.enabled }}
+        # This service's Kafka password (and the brokers' CA), nothing of the other services'.
+        - name: kafka-auth
+          secret:
+            secretName: {{ $kafkaAuth.secret }}
+            defaultMode: 0440
+            items:
+              - key: {{ $name }}.password
+                path: password
+              {{- if $kafkaAuth.caKey }}
+              - key: {{ $kafkaAuth.caKey }}
+                path: ca.crt
               {{- end }}
         {{- end }}
       {{- if $g.topologySpread }}

@@ -1,6 +1,7 @@
 import { context } from '@opentelemetry/api';
 import { describeError, readAttributes } from './cloud-events.js';
 import type { BusLogger } from './logger.js';
+import { RecordSignatureError } from './record-signature.js';
 import { endSpan, startProcessSpan, type MessagingSystem } from './tracing.js';
 import type { EventHandler, IncomingEvent, TopicDef } from './types.js';
 
@@ -85,6 +86,11 @@ export interface DeliveryParams<T> {
    * `dead-letter`; a global subscription skips instead).
    */
   exhausted?: 'dead-letter' | 'skip';
+  /**
+   * Checks the record before any attempt (the producer's signature on signed topics): a problem
+   * sends it straight to the dead-letter path with a {@link RecordSignatureError}, unhandled.
+   */
+  verify?: (record: ReceivedRecord) => string | undefined;
 }
 
 /**
@@ -101,6 +107,12 @@ export async function deliver<T>(params: DeliveryParams<T>): Promise<DeliveryOut
     type: topic.type,
     timestamp: record.timestamp,
   });
+
+  const refused = params.verify?.(record);
+  if (refused !== undefined) {
+    logger.error({ ...where, eventId: attributes.id, reason: refused }, `refused record; ${fate}`);
+    return { kind: 'dead-letter', attempts: 0, error: new RecordSignatureError(refused) };
+  }
 
   for (let attempt = 1; ; attempt++) {
     let value: T | null;

@@ -54,3 +54,13 @@ export {
   type MemoryBusOptions,
   type MemoryRecord,
 } from './memory-bus.js';
+export {
+  isSignedTopic,
+  RecordSignatureError,
+  SIGNATURE_HEADER,
+  SIGNED_TOPIC_PATTERN,
+  signatureProblem,
+  signRecord,
+  type RecordSigning,
+  type SignedRecord,
+} from './record-signature.js';

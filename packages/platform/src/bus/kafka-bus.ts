@@ -12,7 +12,16 @@ import {
   type SASLOptions,
 } from 'kafkajs';
 import { attributesFor, cloudEventHeaders, deadLetterHeaders } from './cloud-events.js';
-import { countDeadLetter } from './bus-metrics.js';
+import { countDeadLetter, countRefusedRecord } from './bus-metrics.js';
+import {
+  isSignedTopic,
+  producersOf,
+  RecordSignatureError,
+  SIGNATURE_HEADER,
+  signatureProblem,
+  signRecord,
+  type RecordSigning,
+} from './record-signature.js';
 import { metrics, type Observation } from '../metrics/registry.js';
 import {
   consumerTimingProblem,
@@ -73,6 +82,13 @@ export interface KafkaBusOptions {
   kafkaLogLevel?: KafkaLogLevel;
   ssl?: boolean | ConnectionOptions;
   sasl?: SASLOptions;
+  /**
+   * Producer signatures on signed topics (bus/record-signature.ts): records this bus publishes to
+   * them are signed as `signatures.producer`; records its consumers read from them are checked,
+   * and dead-letter unhandled when unsigned or forged. Services get it from runService; without
+   * it the bus neither signs nor checks.
+   */
+  signatures?: RecordSigning;
   /** Backoff between attempts of a failing handler. */
   retry?: Partial<RetryPolicy>;
   topics?: {
@@ -155,6 +171,8 @@ export interface KafkaBus extends EventBus {
 
 interface Subscription {
   topic: TopicDef<unknown>;
+  /** The producer-signature check of a signed topic, when the bus checks signatures. */
+  verify: ((record: ReceivedRecord) => string | undefined) | undefined;
   fromBeginning: boolean;
   maxAttempts: number;
   concurrency: number;
@@ -212,6 +230,7 @@ interface PartitionCommits {
  */
 interface GlobalReader {
   topic: TopicDef<unknown>;
+  verify: ((record: ReceivedRecord) => string | undefined) | undefined;
   name: string;
   maxAttempts: number;
   concurrency: number;
@@ -342,6 +361,32 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     return pending;
   };
 
+  /** The headers with the producer's signature, on signed topics when the bus signs. */
+  function signed(
+    topic: string,
+    key: string,
+    value: Uint8Array | null,
+    headers: Record<string, string>,
+  ): Record<string, string> {
+    // A signature handed in with the event's headers is never passed on as ours.
+    const { [SIGNATURE_HEADER]: _given, ...rest } = headers;
+    if (!options.signatures || !isSignedTopic(topic)) return rest;
+    return {
+      ...rest,
+      [SIGNATURE_HEADER]: signRecord(options.signatures, { topic, key, value, headers: rest }),
+    };
+  }
+
+  /** The signature check of a subscription's topic, when the bus checks and the topic is signed. */
+  function verifierFor(
+    topic: TopicDef<unknown>,
+  ): ((record: ReceivedRecord) => string | undefined) | undefined {
+    const signatures = options.signatures;
+    if (!signatures || !isSignedTopic(topic.name)) return undefined;
+    const producers = producersOf(topic);
+    return (record) => signatureProblem(signatures.keyring, record, producers);
+  }
+
   async function publishRecords<T>(topic: TopicDef<T>, events: OutgoingEvent<T>[]): Promise<void> {
     if (topicMode !== 'none') await ensureTopicOnce(topic);
     await connectProducer();
@@ -371,10 +416,10 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
         key: event.key,
         value:
           value === null ? null : Buffer.from(value.buffer, value.byteOffset, value.byteLength),
-        headers: {
+        headers: signed(topic.name, event.key, value, {
           ...cloudEventHeaders(attributes, event.headers, value === null),
           ...traceHeaders,
-        },
+        }),
         timestamp: String(attributes.time.getTime()),
       });
     }
@@ -468,11 +513,14 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
           signal: abort.signal,
           keepAlive: heartbeat,
           logger,
+          verify: subscription.verify,
         });
         if (outcome.kind === 'aborted') return;
         if (outcome.kind === 'dead-letter') {
           await sendToDeadLetter(record, message, outcome);
           countDeadLetter(record.topic, group.id);
+          if (outcome.error instanceof RecordSignatureError)
+            countRefusedRecord(record.topic, group.id);
         }
         resolveOffset(message.offset);
         state.uncommitted = (BigInt(message.offset) + 1n).toString();
@@ -541,6 +589,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
         keepAlive: heartbeat,
         logger,
         exhausted: 'skip',
+        verify: reader.verify,
       });
       if (outcome.kind === 'aborted') return;
       if (outcome.kind === 'dead-letter') logSkipped(logger, reader.name, record, outcome);
@@ -653,6 +702,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
     // Its consumer and group are set just below (they refer to the reader).
     const reader = {
       topic,
+      verify: verifierFor(topic),
       name: globalOptions.name,
       maxAttempts: maxAttemptsOf(globalOptions.maxAttempts),
       concurrency: Math.max(1, globalOptions.concurrency ?? 1),
@@ -863,6 +913,7 @@ export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
       // Validate before registering anything, so a bad call leaves no half-made group behind.
       const subscription: Subscription = {
         topic: topic as TopicDef<unknown>,
+        verify: verifierFor(topic as TopicDef<unknown>),
         fromBeginning: subscribeOptions.fromBeginning ?? true,
         maxAttempts: maxAttemptsOf(subscribeOptions.maxAttempts),
         concurrency: Math.max(1, subscribeOptions.concurrency ?? 1),

@@ -4,6 +4,7 @@ import {
   DEFAULT_SESSION_TIMEOUT_MS,
 } from '../bus/consumer-timing.js';
 import { serviceAuthKeyProblem } from '../grpc/service-token.js';
+import { kafkaSecurityConfig } from './kafka-security.js';
 
 /** A TCP port from the environment; 0 asks the OS for an ephemeral one (tests, embedded mode). */
 export const port = () => z.coerce.number().int().min(0).max(65_535);
@@ -55,6 +56,9 @@ export const baseServiceConfig = z.object({
   // tests, `pnpm stack`); `verify` never creates and refuses a missing topic or one compacted unlike
   // the catalog (the deployment's topic Job owns them). Default: verify in production, else create.
   KAFKA_TOPICS: z.enum(['create', 'verify']).optional(),
+  // TLS and SASL to the brokers (config/kafka-security.ts): KAFKA_SSL, KAFKA_SSL_CA, KAFKA_SSL_CERT,
+  // KAFKA_SSL_KEY, KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD (+ `_FILE`).
+  ...kafkaSecurityConfig,
   // Kafka consumer group timing (bus/consumer-timing.ts): how long the group waits for a member
   // that stopped heartbeating (a killed or hung process) before giving its partitions to others,
   // and how often members heartbeat. The session is also the longest one handler call may run.

@@ -5,3 +5,13 @@ export {
   port,
   type BaseServiceConfig,
 } from './base-service-config.js';
+export {
+  describeKafkaSecurity,
+  kafkaClientSecurity,
+  kafkaSecurityConfig,
+  kafkaSecurityFromEnv,
+  type KafkaClientSecurity,
+  type KafkaSaslOptions,
+  type KafkaSecuritySettings,
+  type KafkaTlsOptions,
+} from './kafka-security.js';

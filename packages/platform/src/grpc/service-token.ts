@@ -159,6 +159,23 @@ export class ServiceKeyring {
     return { iss: claims.iss, aud: claims.aud, iat: claims.iat, exp: claims.exp };
   }
 
+  /**
+   * HMAC-SHA256 of `data` under the signing key for another use than service tokens (Kafka record
+   * signatures): `purpose` goes first into the MAC, so a MAC of one use is never valid for another
+   * (token MACs start with `v1.`, a purpose never does).
+   */
+  macFor(purpose: string, data: string): Buffer {
+    return createHmac('sha256', this.keys[0]!).update(`${purpose}\n${data}`).digest();
+  }
+
+  /** Whether `presented` is the {@link macFor} of `data` under any key (rotation). */
+  checksMacFor(purpose: string, data: string, presented: Buffer): boolean {
+    return this.keys.some((key) => {
+      const expected = createHmac('sha256', key).update(`${purpose}\n${data}`).digest();
+      return presented.length === expected.length && timingSafeEqual(presented, expected);
+    });
+  }
+
   private mac(key: KeyObject, payload: string): Buffer {
     return createHmac('sha256', key).update(`${VERSION}.${payload}`).digest();
   }

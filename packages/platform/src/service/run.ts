@@ -2,8 +2,14 @@ import type { Connection } from 'mongoose';
 import { createMemoryBus } from '../bus/memory-bus.js';
 import type { EventBus } from '../bus/types.js';
 import { consumerTimingProblem } from '../bus/consumer-timing.js';
-import { ConfigError, type BaseServiceConfig } from '../config/index.js';
-import { configureServiceAuth, runAsService } from '../grpc/index.js';
+import {
+  ConfigError,
+  describeKafkaSecurity,
+  kafkaClientSecurity,
+  type BaseServiceConfig,
+  type KafkaClientSecurity,
+} from '../config/index.js';
+import { configureServiceAuth, runAsService, serviceKeyring } from '../grpc/index.js';
 import { createLifecycle } from '../lifecycle/index.js';
 import { createLogger } from '../logger/index.js';
 import { startMetricsServer } from '../metrics/index.js';
@@ -25,8 +31,10 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
 ): Promise<void> {
   applyV8Flags(service.v8?.runtimeFlags);
   let config: C;
+  let kafkaSecurity: KafkaClientSecurity;
   try {
     config = service.loadConfig(process.env);
+    kafkaSecurity = kafkaClientSecurity(config);
     const timing = consumerTimingProblem(
       config.KAFKA_SESSION_TIMEOUT_MS,
       config.KAFKA_HEARTBEAT_INTERVAL_MS,
@@ -68,6 +76,13 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
       logger,
     });
     lifecycle.onStop('metrics', () => metricsServer.close());
+    // The key of service-to-service gRPC authentication and of Kafka record signatures; production
+    // refuses to host or call an RPC without one (grpc/service-auth.ts), development generates one
+    // for the process.
+    configureServiceAuth({
+      key: config.SERVICE_AUTH_KEY,
+      production: config.NODE_ENV === 'production',
+    });
     const bus: EventBus =
       usesBus && config.KAFKA_BROKERS
         ? (await import('../bus/kafka-bus.js')).createKafkaBus({
@@ -76,6 +91,9 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
             source: `marquee/${service.name}`,
             logger,
             topics: { autoCreate: kafkaTopicsMode(config) === 'create' },
+            ...kafkaSecurity,
+            // Records of signed topics carry this service's signature; consumed ones are checked.
+            signatures: { producer: service.name, keyring: serviceKeyring() },
             consumer: {
               sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
               heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
@@ -83,6 +101,8 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
             },
           })
         : createMemoryBus({ source: `marquee/${service.name}`, retain: 'unconsumed' });
+    if (usesBus && config.KAFKA_BROKERS)
+      logger.info({ kafka: describeKafkaSecurity(kafkaSecurity) }, 'Kafka client security');
     if (usesBus && !config.KAFKA_BROKERS)
       logger.warn('KAFKA_BROKERS not set: using the in-memory event bus (development only)');
     let mongo: Connection | undefined;
@@ -106,12 +126,6 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
     }
     // Registered before the service so it closes after it (stops run in reverse order).
     lifecycle.onStop('event-bus', () => bus.close());
-    // The key of service-to-service gRPC authentication; production refuses to host or call an
-    // RPC without one (grpc/service-auth.ts), development generates one for the process.
-    configureServiceAuth({
-      key: config.SERVICE_AUTH_KEY,
-      production: config.NODE_ENV === 'production',
-    });
     if (!config.SERVICE_AUTH_KEY && config.NODE_ENV !== 'production')
       logger.warn(
         'SERVICE_AUTH_KEY not set: gRPC calls are signed with a key of this process only; other processes refuse them (development only)',

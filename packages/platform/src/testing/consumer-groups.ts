@@ -1,4 +1,5 @@
 import { Kafka, logLevel } from 'kafkajs';
+import { kafkaSecurityFromEnv } from '../config/kafka-security.js';
 
 /**
  * Commits each consumer group's offsets at the current end of its topic, before a service joins
@@ -18,6 +19,8 @@ export async function startGroupsAtEnd(
   const kafka = new Kafka({
     clientId: 'test-consumer-groups',
     brokers: brokers.split(','),
+    // The environment's KAFKA_SSL_* / KAFKA_SASL_* (an authenticated test broker), as a service's.
+    ...kafkaSecurityFromEnv(),
     logLevel: logLevel.NOTHING,
   });
   const admin = kafka.admin();

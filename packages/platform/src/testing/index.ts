@@ -4,6 +4,7 @@
  */
 export { startGroupsAtEnd } from './consumer-groups.js';
 export { describeIntegration, integrationEnv, type IntegrationEnv } from './integration-env.js';
+export { describeKafkaAuth, type KafkaAuthEnv } from './kafka-auth-env.js';
 export { KAFKA_BROKERS_KEY, MONGO_URL_KEY } from './provided-context.js';
 export { probeRpcCallers, type RpcCallerProbe, type RpcCallersReport } from './rpc-callers.js';
 export { describeRpcCallers, EVERY_CALLER } from './rpc-callers-suite.js';

@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       KAFKA_SESSION_TIMEOUT_MS: 6_000,
       KAFKA_HEARTBEAT_INTERVAL_MS: 2_000,
       KAFKA_FETCH_MIN_BYTES: 1,
+      KAFKA_SSL_REJECT_UNAUTHORIZED: true,
       MONGO_MAX_POOL_SIZE: 20,
       SHUTDOWN_TIMEOUT_MS: 30_000,
       ADMIN_TOKEN: 'a-long-enough-admin-token',
