@@ -1,4 +1,4 @@
-import { createIdempotency } from '@marquee/platform/idempotency';
+import { createIdempotency, idempotencySecrets } from '@marquee/platform/idempotency';
 import { detachedFromCall } from '@marquee/platform/grpc';
 import { periodic } from '@marquee/platform/lifecycle';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
@@ -107,9 +107,8 @@ export async function composeCart(
         deadlineMs: config.CONNECTOR_DEADLINE_MS,
         logger,
       });
-  const secrets = createSecretBox(
-    orderTokenKey(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message)),
-  );
+  const tokenKey = orderTokenKey(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message));
+  const secrets = createSecretBox(tokenKey);
   const sandboxProcessor = createSandboxProcessor({ timeoutMs: config.CART_PAYMENT_TIMEOUT_MS });
   const entrySeats = options.admittedSeats
     ? undefined
@@ -184,7 +183,12 @@ export async function composeCart(
       redemptionBaseUrl: config.CART_REDEMPTION_BASE_URL,
     },
   });
-  const idempotency = createIdempotency(idempotencyStore, { ttlMs: config.IDEMPOTENCY_TTL_MS });
+  // Idempotency records answer order and redemption tokens again: sealed, under keys derived from
+  // the order token key, and the requests digested with a keyed MAC (README, "Idempotency keys").
+  const idempotency = createIdempotency(idempotencyStore, {
+    ttlMs: config.IDEMPOTENCY_TTL_MS,
+    secrets: idempotencySecrets([tokenKey]),
+  });
 
   // The commerce API (/commerce/v2) on the same app, events and idempotency (src/commerce).
   const commerce = composeCommerce({

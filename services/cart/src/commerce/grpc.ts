@@ -269,7 +269,12 @@ export function commerceGrpc(
           key: r.idempotencyKey,
           request: requestBytes(
             'AddShoppingCartPayment',
-            AddShoppingCartPaymentRequest.encode({ ...r, idempotencyKey: '' }).finish(),
+            AddShoppingCartPaymentRequest.encode({
+              ...r,
+              idempotencyKey: '',
+              // Card verification data is never digested (idempotency README, "What is kept").
+              billing: r.billing ? { ...r.billing, cin: '' } : undefined,
+            }).finish(),
           ),
           encode: (res) => AddShoppingCartPaymentResponse.encode(res).finish(),
           decode: (bytes) => AddShoppingCartPaymentResponse.decode(bytes),

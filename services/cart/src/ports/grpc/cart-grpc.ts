@@ -368,7 +368,12 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
           key: r.idempotencyKey,
           request: requestBytes(
             'AddPayment',
-            AddPaymentRequest.encode({ ...r, idempotencyKey: '' }).finish(),
+            AddPaymentRequest.encode({
+              ...r,
+              idempotencyKey: '',
+              // Card verification data is never digested (idempotency README, "What is kept").
+              billing: r.billing ? { ...r.billing, cin: '' } : undefined,
+            }).finish(),
           ),
           encode: (res) => AddPaymentResponse.encode(res).finish(),
           decode: (bytes) => AddPaymentResponse.decode(bytes),
