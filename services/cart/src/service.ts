@@ -75,7 +75,12 @@ export async function composeCart(
   const { logger, bus } = infra;
   const clock = options.clock ?? { now: () => new Date() };
   const {
-    storage: { idempotency: idempotencyStore, topPicks: topPicksStorage, ...storage },
+    storage: {
+      idempotency: idempotencyStore,
+      passwordFailures,
+      topPicks: topPicksStorage,
+      ...storage
+    },
     kind,
     outboxSources,
   } = await openServiceStores(infra, (stores) => ({
@@ -202,6 +207,12 @@ export async function composeCart(
     connectorAddress: config.GRPC_ADDR_3P_CONNECTOR,
     deadlineMs: config.CONNECTOR_DEADLINE_MS,
     ...(options.accessCodes ? { accessCodes: options.accessCodes } : {}),
+    passwordFailures,
+    passwordThrottle: {
+      windowMs: config.CART_PRESALE_PASSWORD_WINDOW_SECONDS * 1000,
+      perApp: config.CART_PRESALE_PASSWORD_FAILURES_PER_APP,
+      perFan: config.CART_PRESALE_PASSWORD_FAILURES_PER_FAN,
+    },
   });
 
   // Both topics whole, in this process (a global table, as catalog-indexer's): event-changed is
@@ -255,6 +266,7 @@ export async function composeCart(
       if (minuteUp) {
         lastPurge = Date.now();
         await idempotency.purgeExpired();
+        await commerce.purgeExpired();
       }
       if (minuteUp || cartBacklog) cartBacklog = (await app.purgeEnded(PURGE_BATCH)) >= PURGE_BATCH;
     },

@@ -336,6 +336,23 @@ const paymentBody = {
 };
 
 describe('commerce offers', () => {
+  it("answers 429 with the throttle's Retry-After when cart refuses more passwords", async () => {
+    const { app } = await edge({
+      getEventOffers: async () => {
+        throw new AppError('resource_exhausted', 'too many wrong passwords for this event', {
+          details: { reason: 'password_attempts_exceeded', retryAfterMs: 41_200 },
+        });
+      },
+    });
+    const response = await call(
+      app,
+      'GET',
+      `/events/${EVENT}/offers.json?api-key=${PLAIN_KEY}&displayId=guess`,
+    );
+    expectCommerceError(response, 429, 'password_attempts_exceeded');
+    expect(response.headers['retry-after']).toBe('42');
+  });
+
   it('answers the offers result with Rate-Limit headers, passing key, fan and passwords', async () => {
     const { app, recorded } = await edge({ getEventOffers: async () => offersAnswer });
     const response = await call(

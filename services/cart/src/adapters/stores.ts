@@ -36,6 +36,7 @@ import {
   orderConfirmedMessage,
   orderPrintedMessage,
 } from './messages.js';
+import { passwordFailureIndexes, type PasswordFailureDoc } from '../commerce/password-throttle.js';
 
 type CartDoc = Stored<Cart>;
 type OrderDoc = Stored<Order>;
@@ -61,6 +62,8 @@ export interface CartStorage {
   events: VersionedStore<EventProjectionDoc>;
   /** `Idempotency-Key` records of the partner cart and commerce writes. */
   idempotency: ServiceCollection<IdempotencyRecord>;
+  /** Counters of wrong presale passwords (commerce's password throttle). */
+  passwordFailures: ServiceCollection<PasswordFailureDoc>;
 }
 
 export function createCartStorage(
@@ -101,6 +104,10 @@ export function createCartStorage(
     sandbox: sandboxInventory(sandbox, options.sandboxAreaCapacity),
     events,
     idempotency: stores.collection<IdempotencyRecord>('idempotency', idempotencyIndexes),
+    passwordFailures: stores.collection<PasswordFailureDoc>(
+      'presale_password_failures',
+      passwordFailureIndexes,
+    ),
   };
 }
 

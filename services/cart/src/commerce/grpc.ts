@@ -188,6 +188,7 @@ export function commerceGrpc(
     getEventOffers: unary(async (r) => {
       if (!r.appId) throw invalidInput('app_id is required', 'app_id');
       const { event, offers } = await commerce.offers({
+        shopper: shopper(r),
         eventId: r.eventId,
         passwords: r.passwords,
       });
