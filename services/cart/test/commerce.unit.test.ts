@@ -386,6 +386,18 @@ describe('CommerceApp shopping (memory stores, fake partner)', () => {
     expect(theirs.offers.offers.some((o) => o.protected)).toBe(true);
   });
 
+  it("holds a commerce cart within the app's own held-ticket quota", async () => {
+    const quoted = { ...fan, heldTicketsPerEvent: 3 };
+    const first = await commerce.create(quoted, [product()]);
+    expect(first.view.cart.status).toBe('HELD');
+    // Two more would be 4 of the app's 3 (cart's default, 20, would have let them through).
+    await expect(commerce.create({ ...quoted, fanId: 'fan-2' }, [product()])).rejects.toMatchObject(
+      { kind: 'failed_precondition', details: { reason: '20060', limit: 3 } },
+    );
+    await commerce.release(quoted, first.view.cart.id);
+    expect((await commerce.create(quoted, [product()])).view.cart.status).toBe('HELD');
+  });
+
   it('creates a fan cart, pays and purchases it; a retried purchase answers the same token', async () => {
     const created = await commerce.create(fan, [product()]);
     expect(created.view.cart).toMatchObject({

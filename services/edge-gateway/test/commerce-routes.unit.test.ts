@@ -206,6 +206,7 @@ async function edge(commerce: Partial<CommerceBackend> = {}, options: { over?: b
           valid: true,
           appId: 'app-approved',
           access: { commerceShopping: true, partnerDistribution: false },
+          heldTicketsPerEvent: 7,
         };
       if (key === PLAIN_KEY)
         return {
@@ -587,7 +588,7 @@ describe('commerce shopping: approval and fan', () => {
 });
 
 describe('commerce shopping: the cart', () => {
-  it('creates a cart (201, Location) passing app, fan, products, filters and the idempotency key', async () => {
+  it("creates a cart (201, Location) passing app, fan, the app's held-ticket quota, products, filters and the idempotency key", async () => {
     const { app, recorded } = await edge({
       createShoppingCart: async () => ({ cart: shoppingCart(), pollAfterSeconds: 0 }),
     });
@@ -601,6 +602,7 @@ describe('commerce shopping: the cart', () => {
       {
         appId: 'app-approved',
         fanId: 'fan-1',
+        heldTicketsPerEvent: 7,
         holdTimeSeconds: 300,
         pollingCallbackUrl: 'https://app.example/poll',
         idempotencyKey: 'idem-1',

@@ -48,6 +48,8 @@ export interface ProductChange {
 export interface Shopper {
   appId: string;
   fanId: string;
+  /** The app's held-ticket quota as the edge read it with the key; absent: cart's default. */
+  heldTicketsPerEvent?: number;
 }
 
 export interface ShoppingCartView {
@@ -186,7 +188,15 @@ export class CommerceApp {
         ErrorCode.INVALID_INPUT,
         'a signed-in fan is required',
       );
-    return { appId: shopper.appId, fanId: shopper.fanId, sandbox: false, channel: 'commerce' };
+    return {
+      appId: shopper.appId,
+      fanId: shopper.fanId,
+      sandbox: false,
+      channel: 'commerce',
+      ...(shopper.heldTicketsPerEvent !== undefined
+        ? { heldTicketsPerEvent: shopper.heldTicketsPerEvent }
+        : {}),
+    };
   }
 
   /** Creates a cart of the fan and holds its products (one event per cart). */

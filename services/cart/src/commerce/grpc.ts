@@ -179,9 +179,14 @@ export function commerceGrpc(
   carts: CartApp,
   idempotency: Idempotency,
 ): GrpcRegistration {
-  const shopper = (r: { appId: string; fanId: string }): Shopper => ({
+  const shopper = (r: {
+    appId: string;
+    fanId: string;
+    heldTicketsPerEvent?: number | undefined;
+  }): Shopper => ({
     appId: r.appId,
     fanId: r.fanId,
+    ...(r.heldTicketsPerEvent !== undefined ? { heldTicketsPerEvent: r.heldTicketsPerEvent } : {}),
   });
   const scope = (r: { appId: string; fanId: string }) => `commerce:${r.appId}:${r.fanId}`;
   const implementation: CommerceServiceServer = {
@@ -201,7 +206,13 @@ export function commerceGrpc(
           key: r.idempotencyKey,
           request: requestBytes(
             'CreateShoppingCart',
-            CreateShoppingCartRequest.encode({ ...r, idempotencyKey: '' }).finish(),
+            CreateShoppingCartRequest.encode({
+              ...r,
+              idempotencyKey: '',
+              // The quota is the app's setting, not the request: a retry after it changed is
+              // still the same request.
+              heldTicketsPerEvent: undefined,
+            }).finish(),
           ),
           encode: (res) => CreateShoppingCartResponse.encode(res).finish(),
           decode: (bytes) => CreateShoppingCartResponse.decode(bytes),
@@ -233,7 +244,13 @@ export function commerceGrpc(
           key: r.idempotencyKey,
           request: requestBytes(
             'UpdateShoppingCartProducts',
-            UpdateShoppingCartProductsRequest.encode({ ...r, idempotencyKey: '' }).finish(),
+            UpdateShoppingCartProductsRequest.encode({
+              ...r,
+              idempotencyKey: '',
+              // The quota is the app's setting, not the request: a retry after it changed is
+              // still the same request.
+              heldTicketsPerEvent: undefined,
+            }).finish(),
           ),
           encode: (res) => UpdateShoppingCartProductsResponse.encode(res).finish(),
           decode: (bytes) => UpdateShoppingCartProductsResponse.decode(bytes),
