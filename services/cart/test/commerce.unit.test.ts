@@ -398,6 +398,55 @@ describe('CommerceApp shopping (memory stores, fake partner)', () => {
     expect((await commerce.create(quoted, [product()])).view.cart.status).toBe('HELD');
   });
 
+  it("bounds a fan's held and bought tickets of an event by its ticket limit (8), across carts", async () => {
+    const qty = (n: number) =>
+      product({ offers: [{ offer: offerId(ADULT, 'PL1'), qty: n, password: '' }] });
+    const bought = await commerce.create(fan, [qty(2)]);
+    await commerce.selectDelivery(fan, bought.view.cart.id, 'ETICKET');
+    await commerce.addPayment(fan, bought.view.cart.id, billing(bought.view.priced.totals.unpaid));
+    await commerce.purchase(fan, bought.view.cart.id);
+    const held = await commerce.create(fan, [qty(4)]);
+    // 2 bought + 4 held + 3 asked = 9 of 8.
+    await expect(commerce.create(fan, [qty(3)])).rejects.toMatchObject({
+      kind: 'failed_precondition',
+      details: { reason: '20061', limit: 8, held: 4, bought: 2, requested: 3 },
+    });
+    // Another fan of the app is not held back; a released cart stops counting at once.
+    expect((await commerce.create({ ...fan, fanId: 'fan-2' }, [qty(3)])).view.cart.status).toBe(
+      'HELD',
+    );
+    await commerce.release(fan, held.view.cart.id);
+    expect((await commerce.create(fan, [qty(3)])).view.cart.status).toBe('HELD');
+  });
+
+  it('bounds what one third_party_account_id holds and buys on the partner cart, at payment', async () => {
+    const owner = { appId: 'app-9', sandbox: false, channel: 'partner-cart' as const };
+    const reserve = (quantity: number) =>
+      carts.reserve({
+        owner,
+        eventId: EVENT_ID,
+        requests: [{ tickets: [{ priceTypeId: ADULT, quantity, priceLevelId: 'PL1' }] }],
+      });
+    const pay = (view: Awaited<ReturnType<typeof reserve>>, account: string) =>
+      carts.addPayment(owner, view.cart.id, {
+        ...billing(view.priced.totals.unpaid),
+        thirdPartyAccountId: account,
+      });
+    const first = await reserve(5);
+    await pay(first, 'acct-1');
+    await carts.commit(owner, first.cart.id);
+    const second = await reserve(4);
+    // 5 bought by acct-1 + 4 = 9 of 8: refused before any money is asked for.
+    await expect(pay(second, 'acct-1')).rejects.toMatchObject({
+      kind: 'failed_precondition',
+      details: { reason: '20061', limit: 8, bought: 5, requested: 4 },
+    });
+    expect((await carts.get(owner, second.cart.id)).cart).toMatchObject({ status: 'HELD' });
+    expect((await carts.get(owner, second.cart.id)).cart.buyerAccountId).toBeUndefined();
+    // Another account pays for the same cart.
+    expect((await pay(second, 'acct-2')).cart.status).toBe('PAID');
+  });
+
   it('creates a fan cart, pays and purchases it; a retried purchase answers the same token', async () => {
     const created = await commerce.create(fan, [product()]);
     expect(created.view.cart).toMatchObject({

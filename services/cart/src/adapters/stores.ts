@@ -89,6 +89,8 @@ export function createCartStorage(
     { fields: { orderNumber: 1 }, unique: true, name: 'order_number_unique' },
     { fields: { appId: 1, confirmedAt: -1 } },
     { fields: { tokenSha256: 1 } },
+    // A buyer's orders of an event (`listByBuyer`, the event's ticket limit per buyer).
+    { fields: { appId: 1, eventId: 1, status: 1 } },
   ]);
   const tracking = stores.collection<TrackingDoc>('tracking_hits', [
     { fields: { appId: 1, eventId: 1, at: -1 } },
@@ -228,6 +230,22 @@ export function orderRepository(store: VersionedStore<OrderDoc>): OrderRepositor
           ],
         },
       );
+    },
+    async listByBuyer(buyer) {
+      const docs = await store.find(
+        {
+          appId: buyer.appId,
+          eventId: buyer.eventId,
+          sandbox: false,
+          status: 'CONFIRMED',
+          ...(buyer.fanId !== undefined ? { fanId: buyer.fanId } : {}),
+          ...(buyer.thirdPartyAccountId !== undefined
+            ? { thirdPartyAccountId: buyer.thirdPartyAccountId }
+            : {}),
+        },
+        { limit: buyer.limit },
+      );
+      return docs.map(withoutVersion);
     },
     async listByOwner(owner) {
       const docs = await store.find(
