@@ -183,6 +183,56 @@ describe.skipIf(!infra)('partner cart (distributed mode)', () => {
     expect(order.order_id).not.toBe('');
   });
 
+  it("bounds one third_party_account_id by the event's ticket limit across carts (409 20061)", async () => {
+    const account = `cap-${marker}`;
+    const hold = async (quantity: number) => {
+      const reserved = await partner('/partners/v1', 'POST', `/events/${eventId}/cart`, {
+        body: { reserve: { tickets: [{ id: 'ADULT', quantity }] } },
+      });
+      let cart = await json(reserved);
+      if (reserved.status === 202) {
+        const pollingUrl = cart.polling_url as string;
+        cart = await waitFor(
+          async () => {
+            const polled = await partner('', 'GET', pollingUrl);
+            return polled.status === 200 ? json(polled) : undefined;
+          },
+          { timeoutMs: 20_000, intervalMs: 250, description: 'the reserve to complete' },
+        );
+      } else {
+        expect(reserved.status).toBe(200);
+      }
+      return { cartId: cart.cart_id as string, unpaid: cart.cart.totals.unpaid as number };
+    };
+    const pay = (cart: { cartId: string; unpaid: number }) =>
+      partner('/partners/v1', 'PUT', `/events/${eventId}/cart/payment`, {
+        body: {
+          cartId: cart.cartId,
+          payment: {
+            first_name: 'Ada',
+            last_name: 'Lovelace',
+            type: 'CC',
+            amount: cart.unpaid.toFixed(2),
+            currency: 'EUR',
+            card: { number: 'fake-valid-nonce', cin: '123', expire_month: 12, expire_year: 2031 },
+            email_address: 'ada@example.com',
+            third_party_account_id: account,
+          },
+        },
+      });
+    // The test event sells at most 10 tickets: 6 paid, then 5 more for the same account.
+    const first = await hold(6);
+    expect((await pay(first)).status).toBe(200);
+    const second = await hold(5);
+    const refused = await pay(second);
+    expect(refused.status).toBe(409);
+    const body = await json(refused);
+    expect(body.error.code).toBe('20061');
+    expect(body.error.message).toContain('at most 10 tickets to one buyer');
+    for (const cart of [first, second])
+      await partner('/partners/v1', 'DELETE', `/events/${eventId}/cart?cart_id=${cart.cartId}`);
+  });
+
   it('refuses another app’s cart, releases with 204, and answers the tracking pixel', async () => {
     const reserved = await partner('/partners/v1', 'POST', `/events/${eventId}/cart`, {
       body: { reserve: { tickets: [{ id: 'ADULT', quantity: 1 }] } },

@@ -135,6 +135,12 @@ export const configSchema = serviceConfigSchema({
     CONSUMER_MAX_ATTEMPTS: int(10, 1),
     /** Idempotency records are kept this long. */
     IDEMPOTENCY_TTL_MS: int(24 * 60 * 60_000, 1_000),
+    /** Commerce presale passwords: the window wrong passwords are counted in (README, "Presale passwords"). */
+    CART_PRESALE_PASSWORD_WINDOW_SECONDS: int(600, 1),
+    /** Wrong presale passwords one app may present for one event per window; then 429. */
+    CART_PRESALE_PASSWORD_FAILURES_PER_APP: int(25, 1),
+    /** Wrong presale passwords one signed-in fan may present for one event per window; then 429. */
+    CART_PRESALE_PASSWORD_FAILURES_PER_FAN: int(10, 1),
   })
   .superRefine((config, ctx) => {
     const production = config.NODE_ENV === 'production';

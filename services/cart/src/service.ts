@@ -1,4 +1,4 @@
-import { createIdempotency } from '@marquee/platform/idempotency';
+import { createIdempotency, idempotencySecrets } from '@marquee/platform/idempotency';
 import { detachedFromCall } from '@marquee/platform/grpc';
 import { periodic } from '@marquee/platform/lifecycle';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
@@ -76,7 +76,12 @@ export async function composeCart(
   const { logger, bus } = infra;
   const clock = options.clock ?? { now: () => new Date() };
   const {
-    storage: { idempotency: idempotencyStore, topPicks: topPicksStorage, ...storage },
+    storage: {
+      idempotency: idempotencyStore,
+      passwordFailures,
+      topPicks: topPicksStorage,
+      ...storage
+    },
     kind,
     outboxSources,
   } = await openServiceStores(infra, (stores) => ({
@@ -108,9 +113,8 @@ export async function composeCart(
         deadlineMs: config.CONNECTOR_DEADLINE_MS,
         logger,
       });
-  const secrets = createSecretBox(
-    orderTokenKey(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message)),
-  );
+  const tokenKey = orderTokenKey(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message));
+  const secrets = createSecretBox(tokenKey);
   const sandboxProcessor = meteredProcessor(
     createSandboxProcessor({ timeoutMs: config.CART_PAYMENT_TIMEOUT_MS }),
   );
@@ -188,7 +192,12 @@ export async function composeCart(
       redemptionBaseUrl: config.CART_REDEMPTION_BASE_URL,
     },
   });
-  const idempotency = createIdempotency(idempotencyStore, { ttlMs: config.IDEMPOTENCY_TTL_MS });
+  // Idempotency records answer order and redemption tokens again: sealed, under keys derived from
+  // the order token key, and the requests digested with a keyed MAC (README, "Idempotency keys").
+  const idempotency = createIdempotency(idempotencyStore, {
+    ttlMs: config.IDEMPOTENCY_TTL_MS,
+    secrets: idempotencySecrets([tokenKey]),
+  });
 
   // The commerce API (/commerce/v2) on the same app, events and idempotency (src/commerce).
   const commerce = composeCommerce({
@@ -202,6 +211,12 @@ export async function composeCart(
     connectorAddress: config.GRPC_ADDR_3P_CONNECTOR,
     deadlineMs: config.CONNECTOR_DEADLINE_MS,
     ...(options.accessCodes ? { accessCodes: options.accessCodes } : {}),
+    passwordFailures,
+    passwordThrottle: {
+      windowMs: config.CART_PRESALE_PASSWORD_WINDOW_SECONDS * 1000,
+      perApp: config.CART_PRESALE_PASSWORD_FAILURES_PER_APP,
+      perFan: config.CART_PRESALE_PASSWORD_FAILURES_PER_FAN,
+    },
   });
 
   // Both topics whole, in this process (a global table, as catalog-indexer's): event-changed is
@@ -255,6 +270,7 @@ export async function composeCart(
       if (minuteUp) {
         lastPurge = Date.now();
         await idempotency.purgeExpired();
+        await commerce.purgeExpired();
       }
       if (minuteUp || cartBacklog) cartBacklog = (await app.purgeEnded(PURGE_BATCH)) >= PURGE_BATCH;
     },

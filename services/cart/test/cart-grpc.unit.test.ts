@@ -258,3 +258,69 @@ describe('CartService over gRPC: PrintOrder', () => {
     expect(await printedActions(orderId, 1)).toEqual([PrintAction.PRINT_ACTION_PRINT]);
   });
 });
+
+/** AddPayment under an Idempotency-Key: what the request digest covers (card data). */
+describe('CartService over gRPC: AddPayment Idempotency-Key and card data', () => {
+  let client: InstanceType<typeof CartServiceClient>;
+  let stop: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ client, stop } = await composedCart(CartServiceClient, {
+      logger,
+      now: NOW,
+      available: 4,
+      compose: { connector: new FakeConnector(4, () => NOW) },
+    }));
+  });
+
+  afterAll(async () => {
+    await stop?.();
+  });
+
+  it('leaves the CVV out of the digest but tells a retry with another card apart', async () => {
+    const reserved = await waitFor(
+      async () =>
+        callUnary(
+          client,
+          'reserveCart',
+          ReserveCartRequest.fromPartial({
+            appId: 'app-1',
+            eventId: EVENT_ID,
+            reserves: [{ tickets: [{ id: '000001', quantity: 1 }], acceptBestAvailable: true }],
+          }),
+        ).catch(() => undefined),
+      { timeoutMs: 10_000, intervalMs: 50, description: 'the event sellable in cart' },
+    );
+    const cart = reserved.cart!;
+    const pay = (cardNonce: string, cin: string) =>
+      callUnary(
+        client,
+        'addPayment',
+        AddPaymentRequest.fromPartial({
+          appId: 'app-1',
+          eventId: EVENT_ID,
+          cartId: cart.id,
+          idempotencyKey: 'pay-card-1',
+          billing: {
+            firstName: 'Ada',
+            lastName: 'Lovelace',
+            type: 'CC',
+            amount: cart.totals!.unpaid!,
+            cardNonce,
+            cin,
+            expireMonth: 12,
+            expireYear: 2032,
+            emailAddress: 'ada@example.test',
+          },
+        }),
+      );
+    const first = await pay('fake-valid-nonce', '123');
+    // The same card with another CVV is the same request: the first answer again.
+    expect(await pay('fake-valid-nonce', '999')).toEqual(first);
+    // Another card is another request.
+    await expect(pay('fake-other-nonce', '123')).rejects.toMatchObject({
+      kind: 'failed_precondition',
+      details: { reason: 'idempotency-key-reused' },
+    });
+  });
+});

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Connection } from 'mongoose';
+import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   createKafkaBus,
@@ -65,6 +65,7 @@ describeIntegration(
     let cart: cartV1.CartServiceClient;
     let connector: partnerV1.ConnectorServiceClient;
     let eventId = '';
+    let cartDb: Connection | undefined;
 
     const db = async (name: string) => {
       const connection = await connectMongo({
@@ -260,7 +261,8 @@ describeIntegration(
         CART_OWED_RETRY_MS: '500',
         LOG_LEVEL: 'silent',
       });
-      const cartInfra = { name: 'cart', logger, bus: cartBus, mongo: await db('crt') };
+      cartDb = await db('crt');
+      const cartInfra = { name: 'cart', logger, bus: cartBus, mongo: cartDb };
       // Composed as its runner composes it: its connector client speaks for cart.
       const cartParts = await runAsService('cart', () =>
         composeCart(cartInfra, cartConfig, { eventTopic, availabilityTopic }),
@@ -479,6 +481,24 @@ describeIntegration(
       const second = await commit();
       expect(first.orderToken).not.toBe('');
       expect(second.orderToken).toBe(first.orderToken);
+      // Under an Idempotency-Key the token is recorded for a retry, sealed: the raw documents of
+      // the idempotency collection (packed fields included) never hold it in clear.
+      const keyed = () =>
+        callUnary(cart, 'commitCart', {
+          appId: 'app-o',
+          eventId,
+          cartId: c.id,
+          sandbox: false,
+          idempotencyKey: `commit-${suffix}`,
+        });
+      expect((await keyed()).orderToken).toBe(first.orderToken);
+      expect((await keyed()).orderToken).toBe(first.orderToken);
+      const raw = await cartDb!.db!.collection('idempotency').find({}).toArray();
+      expect(raw.length).toBeGreaterThanOrEqual(3);
+      for (const doc of raw) {
+        const bytes = Buffer.from(mongoose.mongo.BSON.serialize(doc));
+        expect(bytes.includes(Buffer.from(first.orderToken))).toBe(false);
+      }
       expect(first.cart!.status).toBe(cartV1.CartStatus.CART_STATUS_COMMITTED);
       const message = await waitFor(() => confirmed.find((e) => e.key === first.order!.orderId), {
         timeoutMs: 20_000,

@@ -306,6 +306,29 @@ export function cartStorageContract(name: string, make: () => Promise<CartStorag
       expect(listed[0]).not.toHaveProperty('version');
     });
 
+    it("lists one buyer's confirmed orders of an event (by fan or third-party account)", async () => {
+      const E = 'EV0000000000001';
+      await storage.orders.insertConfirmed(anOrder('f1', { thirdPartyAccountId: 'acct-1' }));
+      await storage.orders.insertConfirmed(
+        anOrder('f2', { thirdPartyAccountId: 'acct-1', fanId: 'fan-1', channel: 'commerce' }),
+      );
+      await storage.orders.insertConfirmed(anOrder('f3', { thirdPartyAccountId: 'acct-2' }));
+      await storage.orders.insertConfirmed(
+        anOrder('f4', { thirdPartyAccountId: 'acct-1', eventId: 'EV0000000000002' }),
+      );
+      await storage.orders.insertConfirmed(
+        anOrder('f5', { thirdPartyAccountId: 'acct-1', sandbox: true }),
+      );
+      await storage.orders.insertConfirmed(
+        anOrder('f6', { thirdPartyAccountId: 'acct-1', status: 'CANCELLED' }),
+      );
+      const ids = (orders: Order[]) => orders.map((order) => order.id).sort();
+      const list = (buyer: { fanId?: string; thirdPartyAccountId?: string }) =>
+        storage.orders.listByBuyer({ appId: 'app-1', eventId: E, limit: 10, ...buyer });
+      expect(ids(await list({ thirdPartyAccountId: 'acct-1' }))).toEqual(['f1', 'f2']);
+      expect(ids(await list({ fanId: 'fan-1' }))).toEqual(['f2']);
+    });
+
     it('answers the newest tracking hit of an app and event since a time', async () => {
       const hit = (id: string, ms: number, over: { appId?: string; eventId?: string } = {}) => ({
         id,

@@ -11,6 +11,7 @@ import { commerceDeliveries } from '../src/commerce/deliveries.js';
 import { offersMessage } from '../src/commerce/grpc.js';
 import { offerId, parseOfferId, passwordId } from '../src/commerce/offer-ids.js';
 import { buildOffers, DEFAULT_MAX_TICKETS } from '../src/commerce/offers.js';
+import { PASSWORD_ATTEMPTS_EXCEEDED, PasswordThrottle } from '../src/commerce/password-throttle.js';
 import { DEFAULT_FEES, type FeeSchedule } from '../src/domain/pricing.js';
 import { shippingOptions } from '../src/domain/shipping.js';
 import { EventProjectionStore } from '../src/events/store.js';
@@ -216,7 +217,9 @@ describe('commerce deliveries', () => {
 
 describe('CommerceApp shopping (memory stores, fake partner)', () => {
   const fan = { appId: 'app-1', fanId: 'fan-1' };
+  const anonymous = { appId: 'app-1', fanId: '' };
   let commerce: CommerceApp;
+  let throttleNow: Date;
   let carts: CartApp;
   let connector: FakeConnector;
   let verified: string[];
@@ -252,6 +255,7 @@ describe('CommerceApp shopping (memory stores, fake partner)', () => {
   beforeEach(async () => {
     const { storage, events } = await projection();
     connector = new FakeConnector(10, () => NOW);
+    throttleNow = NOW;
     const processor = createSandboxProcessor({ timeoutMs: 5 });
     const secrets = createSecretBox(randomBytes(32));
     carts = new CartApp({
@@ -295,28 +299,152 @@ describe('CommerceApp shopping (memory stores, fake partner)', () => {
           return eventId === EVENT_ID && code === PASSWORD ? [FAN_CLUB] : [];
         },
       },
+      throttle: new PasswordThrottle(
+        storage.passwordFailures,
+        { windowMs: 600_000, perApp: 6, perFan: 3 },
+        () => throttleNow,
+      ),
     });
   });
 
   it('reveals protected offers only with the right password, and asks the connector only then', async () => {
     expect(
-      (await commerce.offers({ eventId: EVENT_ID, passwords: [] })).offers.offers,
+      (await commerce.offers({ shopper: anonymous, eventId: EVENT_ID, passwords: [] })).offers
+        .offers,
     ).toHaveLength(2);
     expect(verified).toEqual([]);
-    const wrong = await commerce.offers({ eventId: EVENT_ID, passwords: ['guess', 'GUESS'] });
+    const wrong = await commerce.offers({
+      shopper: anonymous,
+      eventId: EVENT_ID,
+      passwords: ['guess', 'GUESS'],
+    });
     expect(wrong.offers.offers.some((o) => o.protected)).toBe(false);
-    const right = await commerce.offers({ eventId: EVENT_ID, passwords: ['guess', PASSWORD] });
+    const right = await commerce.offers({
+      shopper: anonymous,
+      eventId: EVENT_ID,
+      passwords: ['guess', PASSWORD],
+    });
     expect(right.offers.offers.filter((o) => o.protected).map((o) => o.priceTypeId)).toEqual([
       FAN_CLUB,
     ]);
     await expect(
-      commerce.offers({ eventId: EVENT_ID, passwords: ['a', 'b', 'c', 'd', 'e', 'f'] }),
+      commerce.offers({
+        shopper: anonymous,
+        eventId: EVENT_ID,
+        passwords: ['a', 'b', 'c', 'd', 'e', 'f'],
+      }),
     ).rejects.toMatchObject({ kind: 'invalid_argument' });
     await expect(
-      commerce.offers({ eventId: 'ZZZZZZZZZZZZZZZ', passwords: [] }),
+      commerce.offers({ shopper: anonymous, eventId: 'ZZZZZZZZZZZZZZZ', passwords: [] }),
     ).rejects.toMatchObject({
       kind: 'not_found',
     });
+  });
+
+  it('throttles wrong passwords per app and event: 429 for any password, right or wrong', async () => {
+    const offers = (passwords: string[], shopper = anonymous, eventId = EVENT_ID) =>
+      commerce.offers({ shopper, eventId, passwords });
+    for (let i = 0; i < 3; i++) await offers([`guess-${i}a`, `guess-${i}b`]);
+    const asked = verified.length;
+    const refused = {
+      kind: 'resource_exhausted',
+      details: { reason: PASSWORD_ATTEMPTS_EXCEEDED, retryAfterMs: expect.any(Number) },
+    };
+    // Six wrong passwords: the next request is refused before any password is checked, the right
+    // one as much as a wrong one, so a refusal tells nothing about the codes.
+    await expect(offers([PASSWORD])).rejects.toMatchObject(refused);
+    await expect(offers(['guess-x'])).rejects.toMatchObject(refused);
+    expect(verified).toHaveLength(asked);
+    // Browsing without a password, and another app, are not held back.
+    expect((await offers([])).offers.offers).toHaveLength(2);
+    const other = await offers([PASSWORD], { appId: 'app-2', fanId: '' });
+    expect(other.offers.offers.some((o) => o.protected)).toBe(true);
+    // A cart with a password is refused as well.
+    await expect(
+      commerce.create(fan, [
+        product({ offers: [{ offer: offerId(FAN_CLUB, 'PL1'), qty: 1, password: PASSWORD }] }),
+      ]),
+    ).rejects.toMatchObject(refused);
+    // The window ends: the right password opens the offer again.
+    throttleNow = new Date(NOW.getTime() + 600_000);
+    const open = await offers([PASSWORD]);
+    expect(open.offers.offers.some((o) => o.protected)).toBe(true);
+  });
+
+  it('throttles a signed-in fan on their own before the app', async () => {
+    const other = { appId: 'app-1', fanId: 'fan-2' };
+    for (const guess of ['a', 'b', 'c'])
+      await commerce.offers({ shopper: fan, eventId: EVENT_ID, passwords: [guess] });
+    await expect(
+      commerce.offers({ shopper: fan, eventId: EVENT_ID, passwords: [PASSWORD] }),
+    ).rejects.toMatchObject({ details: { reason: PASSWORD_ATTEMPTS_EXCEEDED } });
+    const theirs = await commerce.offers({
+      shopper: other,
+      eventId: EVENT_ID,
+      passwords: [PASSWORD],
+    });
+    expect(theirs.offers.offers.some((o) => o.protected)).toBe(true);
+  });
+
+  it("holds a commerce cart within the app's own held-ticket quota", async () => {
+    const quoted = { ...fan, heldTicketsPerEvent: 3 };
+    const first = await commerce.create(quoted, [product()]);
+    expect(first.view.cart.status).toBe('HELD');
+    // Two more would be 4 of the app's 3 (cart's default, 20, would have let them through).
+    await expect(commerce.create({ ...quoted, fanId: 'fan-2' }, [product()])).rejects.toMatchObject(
+      { kind: 'failed_precondition', details: { reason: '20060', limit: 3 } },
+    );
+    await commerce.release(quoted, first.view.cart.id);
+    expect((await commerce.create(quoted, [product()])).view.cart.status).toBe('HELD');
+  });
+
+  it("bounds a fan's held and bought tickets of an event by its ticket limit (8), across carts", async () => {
+    const qty = (n: number) =>
+      product({ offers: [{ offer: offerId(ADULT, 'PL1'), qty: n, password: '' }] });
+    const bought = await commerce.create(fan, [qty(2)]);
+    await commerce.selectDelivery(fan, bought.view.cart.id, 'ETICKET');
+    await commerce.addPayment(fan, bought.view.cart.id, billing(bought.view.priced.totals.unpaid));
+    await commerce.purchase(fan, bought.view.cart.id);
+    const held = await commerce.create(fan, [qty(4)]);
+    // 2 bought + 4 held + 3 asked = 9 of 8.
+    await expect(commerce.create(fan, [qty(3)])).rejects.toMatchObject({
+      kind: 'failed_precondition',
+      details: { reason: '20061', limit: 8, held: 4, bought: 2, requested: 3 },
+    });
+    // Another fan of the app is not held back; a released cart stops counting at once.
+    expect((await commerce.create({ ...fan, fanId: 'fan-2' }, [qty(3)])).view.cart.status).toBe(
+      'HELD',
+    );
+    await commerce.release(fan, held.view.cart.id);
+    expect((await commerce.create(fan, [qty(3)])).view.cart.status).toBe('HELD');
+  });
+
+  it('bounds what one third_party_account_id holds and buys on the partner cart, at payment', async () => {
+    const owner = { appId: 'app-9', sandbox: false, channel: 'partner-cart' as const };
+    const reserve = (quantity: number) =>
+      carts.reserve({
+        owner,
+        eventId: EVENT_ID,
+        requests: [{ tickets: [{ priceTypeId: ADULT, quantity, priceLevelId: 'PL1' }] }],
+      });
+    const pay = (view: Awaited<ReturnType<typeof reserve>>, account: string) =>
+      carts.addPayment(owner, view.cart.id, {
+        ...billing(view.priced.totals.unpaid),
+        thirdPartyAccountId: account,
+      });
+    const first = await reserve(5);
+    await pay(first, 'acct-1');
+    await carts.commit(owner, first.cart.id);
+    const second = await reserve(4);
+    // 5 bought by acct-1 + 4 = 9 of 8: refused before any money is asked for.
+    await expect(pay(second, 'acct-1')).rejects.toMatchObject({
+      kind: 'failed_precondition',
+      details: { reason: '20061', limit: 8, bought: 5, requested: 4 },
+    });
+    expect((await carts.get(owner, second.cart.id)).cart).toMatchObject({ status: 'HELD' });
+    expect((await carts.get(owner, second.cart.id)).cart.buyerAccountId).toBeUndefined();
+    // Another account pays for the same cart.
+    expect((await pay(second, 'acct-2')).cart.status).toBe('PAID');
   });
 
   it('creates a fan cart, pays and purchases it; a retried purchase answers the same token', async () => {

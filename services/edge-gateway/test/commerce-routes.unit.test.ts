@@ -206,6 +206,7 @@ async function edge(commerce: Partial<CommerceBackend> = {}, options: { over?: b
           valid: true,
           appId: 'app-approved',
           access: { commerceShopping: true, partnerDistribution: false },
+          heldTicketsPerEvent: 7,
         };
       if (key === PLAIN_KEY)
         return {
@@ -336,6 +337,23 @@ const paymentBody = {
 };
 
 describe('commerce offers', () => {
+  it("answers 429 with the throttle's Retry-After when cart refuses more passwords", async () => {
+    const { app } = await edge({
+      getEventOffers: async () => {
+        throw new AppError('resource_exhausted', 'too many wrong passwords for this event', {
+          details: { reason: 'password_attempts_exceeded', retryAfterMs: 41_200 },
+        });
+      },
+    });
+    const response = await call(
+      app,
+      'GET',
+      `/events/${EVENT}/offers.json?api-key=${PLAIN_KEY}&displayId=guess`,
+    );
+    expectCommerceError(response, 429, 'password_attempts_exceeded');
+    expect(response.headers['retry-after']).toBe('42');
+  });
+
   it('answers the offers result with Rate-Limit headers, passing key, fan and passwords', async () => {
     const { app, recorded } = await edge({ getEventOffers: async () => offersAnswer });
     const response = await call(
@@ -570,7 +588,7 @@ describe('commerce shopping: approval and fan', () => {
 });
 
 describe('commerce shopping: the cart', () => {
-  it('creates a cart (201, Location) passing app, fan, products, filters and the idempotency key', async () => {
+  it("creates a cart (201, Location) passing app, fan, the app's held-ticket quota, products, filters and the idempotency key", async () => {
     const { app, recorded } = await edge({
       createShoppingCart: async () => ({ cart: shoppingCart(), pollAfterSeconds: 0 }),
     });
@@ -584,6 +602,7 @@ describe('commerce shopping: the cart', () => {
       {
         appId: 'app-approved',
         fanId: 'fan-1',
+        heldTicketsPerEvent: 7,
         holdTimeSeconds: 300,
         pollingCallbackUrl: 'https://app.example/poll',
         idempotencyKey: 'idem-1',

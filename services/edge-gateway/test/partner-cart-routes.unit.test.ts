@@ -847,6 +847,21 @@ describe('shipping, payment, commit, release', () => {
     },
   );
 
+  it("answers 409 20061 when the account would pass the event's ticket limit", async () => {
+    const app = await edge({
+      async addPayment() {
+        throw partnerFailure('failed_precondition', '20061');
+      },
+    });
+    const response = await app.inject({
+      method: 'PUT',
+      url: withKey(`${P}/events/${EVENT}/cart/payment`),
+      payload: billingBody(),
+    });
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual(errorOf(409, '20061'));
+  });
+
   it('commits and answers the order with its token; releases with 204', async () => {
     const released: string[] = [];
     const app = await edge({

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError, isAppErrorLike, type ErrorKind } from '../errors/index.js';
 import { incomingCall } from '../grpc/call-context.js';
 import type { StoreIndex, Versioned, VersionedStore } from '../store/types.js';
+import type { IdempotencySecrets, SealedBytes } from './sealing.js';
 
 /** ErrorInfo reason (in `details.reason`) of a key reused with a different request. */
 export const IDEMPOTENCY_KEY_REUSED = 'idempotency-key-reused';
@@ -26,14 +27,17 @@ export const RECORDED_ERROR_KINDS: readonly ErrorKind[] = [
 /** One key of one caller. `id` is the hex SHA-256 of scope and key. */
 export interface IdempotencyRecord extends Versioned {
   scope: string;
-  /** Hex SHA-256 of the request bytes (the operation name included by the caller). */
+  /**
+   * Digest of the request bytes (the operation name included by the caller): `hmac:<kid>:<hex>`
+   * with `secrets`, else the bare hex SHA-256.
+   */
   requestHash: string;
   state: 'pending' | 'done';
   /** A pending record whose lease ended may be taken over (its process died). */
   lockedUntil: Date;
-  /** The first outcome: the encoded response, or the error. */
+  /** The first outcome: the encoded response (sealed with `secrets`), or the error. */
   outcome?:
-    | { ok: true; response: Uint8Array }
+    | { ok: true; response?: Uint8Array; sealed?: SealedBytes }
     | { ok: false; kind: ErrorKind; message: string; details?: Record<string, unknown> };
   createdAt: Date;
   /** After this the key may be used afresh (records are purged by `purgeExpired`). */
@@ -55,6 +59,12 @@ export interface IdempotencyOptions {
   /** First poll interval of that wait, doubling up to 1 s. Default 50 ms. */
   pollMs?: number;
   now?: () => Date;
+  /**
+   * Keys that seal the recorded responses and digest the requests with a keyed MAC (see
+   * `idempotencySecrets`). Required where a response carries a secret (order tokens). A record
+   * under a key no longer in the ring, or written without secrets, is treated as expired.
+   */
+  secrets?: IdempotencySecrets;
 }
 
 export interface IdempotentCall<T> {
@@ -62,7 +72,10 @@ export interface IdempotentCall<T> {
   scope: string;
   /** The caller's key; empty = no idempotency, `execute` just runs. */
   key: string;
-  /** The request as bytes, with the operation name, without the key itself. */
+  /**
+   * The request as bytes, with the operation name, without the key itself, and without card
+   * verification data (a CVV is never digested: see README.md, "What is kept").
+   */
   request: Uint8Array;
   encode(response: T): Uint8Array;
   decode(bytes: Uint8Array): T;
@@ -114,10 +127,24 @@ export function createIdempotency(
   const waitMs = options.waitMs ?? 10_000;
   const pollMs = options.pollMs ?? 50;
   const now = options.now ?? (() => new Date());
+  const { secrets } = options;
+  const digest = (request: Uint8Array) => (secrets ? secrets.digest(request) : sha256(request));
+  const sameRequest = (record: IdempotencyRecord, request: Uint8Array) =>
+    secrets ? secrets.matches(record.requestHash, request) : record.requestHash === sha256(request);
+  /** Live: not expired, and readable with the keys this store has. */
+  const isLive = (record: IdempotencyRecord | undefined, at: number): record is IdempotencyRecord =>
+    !!record && record.expiresAt.getTime() > at && (!secrets || secrets.knows(record.requestHash));
+  const recordResponse = (bytes: Uint8Array) =>
+    secrets
+      ? { ok: true as const, sealed: secrets.seal(bytes) }
+      : { ok: true as const, response: bytes };
 
   const replay = <T>(record: IdempotencyRecord, call: IdempotentCall<T>): T => {
     const outcome = record.outcome!;
-    if (outcome.ok) return call.decode(new Uint8Array(outcome.response));
+    if (outcome.ok)
+      return call.decode(
+        outcome.sealed ? secrets!.open(outcome.sealed) : new Uint8Array(outcome.response!),
+      );
     throw new AppError(outcome.kind, outcome.message, {
       ...(outcome.details ? { details: outcome.details } : {}),
     });
@@ -142,7 +169,7 @@ export function createIdempotency(
     };
     try {
       if (!existing) return await store.insert(fresh);
-      const expired = existing.expiresAt.getTime() <= at.getTime();
+      const expired = !isLive(existing, at.getTime());
       return await store.update(id, existing.version, (current) =>
         expired ? { ...fresh } : { ...current, lockedUntil: fresh.lockedUntil },
       );
@@ -162,7 +189,7 @@ export function createIdempotency(
           { details: { field: 'idempotency_key' } },
         );
       const id = sha256(`${call.scope}\u0000${call.key}`);
-      const requestHash = sha256(call.request);
+      const requestHash = digest(call.request);
       // Waiting for a duplicate ends in time to answer "still running" before the caller gives up.
       const deadline = Math.min(
         Date.now() + waitMs,
@@ -174,11 +201,10 @@ export function createIdempotency(
       let mine = refuseNew ? undefined : await claim(id, call.scope, requestHash, undefined);
       for (let polls = 0; !mine;) {
         const existing = await store.get(id);
-        if (refuseNew && (!existing || existing.expiresAt.getTime() <= now().getTime()))
-          refuseNew();
+        if (refuseNew && !isLive(existing, now().getTime())) refuseNew();
         const at = now().getTime();
-        const live = existing && existing.expiresAt.getTime() > at;
-        if (live && existing.requestHash !== requestHash)
+        const live = isLive(existing, at);
+        if (live && !sameRequest(existing, call.request))
           throw new AppError(
             'failed_precondition',
             'this Idempotency-Key was used with a different request',
@@ -230,7 +256,7 @@ export function createIdempotency(
         await store.update(id, mine.version, {
           ...taken,
           state: 'done',
-          outcome: { ok: true, response: call.encode(response) },
+          outcome: recordResponse(call.encode(response)),
         });
       } catch (_writeError) {
         // Not recorded: a retry after the lease runs the call again (the call must be safe to repeat).

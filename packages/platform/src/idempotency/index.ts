@@ -14,3 +14,4 @@ export {
   type IdempotencyRecord,
   type IdempotentCall,
 } from './idempotency.js';
+export { idempotencySecrets, type IdempotencySecrets, type SealedBytes } from './sealing.js';

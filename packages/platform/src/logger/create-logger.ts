@@ -36,12 +36,23 @@ const SECRET_KEYS = [
   'authorization',
   'cookie',
   'code_verifier',
+  'order_token',
+  'orderToken',
+  'redemption_token',
+  'redemptionToken',
+  // commerce's presale password, as the `displayId` query parameter or body field
+  'displayId',
+  'passwords',
 ];
+
+/** Keys that are not identifiers, written in bracket notation for pino's paths. */
+const SECRET_BRACKET_KEYS = ['["api-key"]', '["x-api-key"]'];
 
 export const REDACTED_PATHS: readonly string[] = [
   ...SECRET_KEYS,
   ...SECRET_KEYS.map((key) => `*.${key}`),
   ...SECRET_KEYS.map((key) => `*.*.${key}`),
+  ...SECRET_BRACKET_KEYS.flatMap((key) => [key, `*${key}`, `*.*${key}`]),
   'req.headers["x-api-key"]',
   'req.headers["proxy-authorization"]',
   'req.headers["set-cookie"]',

@@ -13,7 +13,7 @@ import { defaultResource, resourceFromAttributes } from '@opentelemetry/resource
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { AlwaysOffSampler, NoopSpanProcessor, ParentBasedSampler } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
-import { maskSecretQueryParams } from '../http/mask-secrets.js';
+import { maskSecretQueryParams, SECRET_QUERY_PARAMS } from '../http/mask-secrets.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -33,20 +33,12 @@ export interface ExportersRequested {
 }
 
 /**
- * Query parameters whose values never reach a span attribute. The discovery family takes the api key
- * in the query (`?apikey=`), OAuth redirects carry `code`; the instrumentation's own list (cloud
- * signatures) is kept because the option replaces it.
+ * Query parameters whose values never reach a span attribute (`url.query` of server spans,
+ * `url.full` of client spans): the platform's list of credentials in URLs, which log masking uses
+ * too, and the instrumentation's own list (cloud signatures), kept because the option replaces it.
  */
 const REDACTED_QUERY_PARAMS = [
-  'apikey',
-  'apiKey',
-  'api_key',
-  'access_token',
-  'refresh_token',
-  'token',
-  'code',
-  'client_secret',
-  'password',
+  ...SECRET_QUERY_PARAMS,
   'sig',
   'Signature',
   'AWSAccessKeyId',
@@ -82,15 +74,19 @@ export function defaultInstrumentations(requested: ExportersRequested): Instrume
       ignoreIncomingRequestHook: (request) => isProbe(request.url),
       redactedQueryParams: REDACTED_QUERY_PARAMS,
       redactedQueryParamsServer: REDACTED_QUERY_PARAMS,
-      // Credentials in the path (`/oauth/info/<access_token>`) are not query parameters: overwrite
-      // the path attributes of incoming requests whenever masking changes them.
+      // The instrumentation compares parameter names exactly; the platform's masking ignores case
+      // (`?API-KEY=`), and credentials in the path (`/oauth/info/<access_token>`) are not query
+      // parameters: the URL attributes of incoming requests are overwritten whenever masking
+      // changes them.
       requestHook: (span, request) => {
         const url = 'url' in request ? request.url : undefined;
         if (url === undefined) return;
         const masked = maskSecretQueryParams(url);
-        if (masked.split('?', 1)[0] === url.split('?', 1)[0]) return;
+        if (masked === url) return;
+        const mark = masked.indexOf('?');
         span.setAttribute('http.target', masked);
-        span.setAttribute('url.path', masked.split('?', 1)[0] ?? '');
+        span.setAttribute('url.path', mark < 0 ? masked : masked.slice(0, mark));
+        if (mark >= 0) span.setAttribute('url.query', masked.slice(mark + 1));
       },
     }),
     new FastifyOtelInstrumentation({

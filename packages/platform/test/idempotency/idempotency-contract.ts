@@ -1,11 +1,13 @@
 /**
  * The idempotency contract, run on the memory store (unit) and the Mongo store (integration).
  */
+import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createIdempotency,
   IDEMPOTENCY_KEY_IN_PROGRESS,
   IDEMPOTENCY_KEY_REUSED,
+  idempotencySecrets,
   type IdempotencyRecord,
 } from '../../src/idempotency/index.js';
 import { AppError } from '../../src/errors/index.js';
@@ -162,6 +164,55 @@ export function idempotencyContract(adapter: string, factory: RecordStoreFactory
       });
       await expect(sut().run(call('caf\u00e9', 'r'), work)).rejects.toMatchObject({
         kind: 'invalid_argument',
+      });
+    });
+
+    describe('with secrets (sealed responses, keyed request digests)', () => {
+      const oldKey = randomBytes(32);
+      const newKey = randomBytes(32);
+      const secretWork = async () => ({ n: ++runs, token: 'tok-3f9a1c-secret' });
+      const sealed = (keys: Buffer[]) =>
+        createIdempotency(store, {
+          now: () => clock,
+          waitMs: 2_000,
+          pollMs: 5,
+          leaseMs: 1_000,
+          secrets: idempotencySecrets(keys),
+        });
+      const secretCall = (key: string, request: string) => ({
+        ...call(key, request),
+        encode: (r: { n: number; token: string }) => text.encode(JSON.stringify(r)),
+        decode: (b: Uint8Array) =>
+          JSON.parse(new TextDecoder().decode(b)) as { n: number; token: string },
+      });
+
+      it('keeps neither the response nor a bare hash of the request, and still replays', async () => {
+        const idem = sealed([newKey]);
+        const first = await idem.run(secretCall('s1', 'commit:A'), secretWork);
+        expect(await idem.run(secretCall('s1', 'commit:A'), secretWork)).toEqual(first);
+        expect(runs).toBe(1);
+        const [record] = await store.find({});
+        const raw = Buffer.from(JSON.stringify(record));
+        expect(raw.includes('tok-3f9a1c-secret')).toBe(false);
+        expect(record!.outcome).toMatchObject({ ok: true });
+        expect(record!.outcome).not.toHaveProperty('response');
+        expect(record!.requestHash).toMatch(/^hmac:[0-9a-f]{12}:[0-9a-f]{64}$/);
+        await expect(idem.run(secretCall('s1', 'commit:B'), secretWork)).rejects.toMatchObject({
+          details: { reason: IDEMPOTENCY_KEY_REUSED },
+        });
+      });
+
+      it('answers records of an older key of the ring; a key out of the ring is a new key', async () => {
+        const first = await sealed([oldKey]).run(secretCall('s2', 'commit:A'), secretWork);
+        expect(
+          await sealed([newKey, oldKey]).run(secretCall('s2', 'commit:A'), secretWork),
+        ).toEqual(first);
+        expect(runs).toBe(1);
+        // Nothing can be read under the retired key: the call runs again (it is safe to repeat).
+        expect(await sealed([newKey]).run(secretCall('s2', 'commit:A'), secretWork)).toEqual({
+          n: 2,
+          token: 'tok-3f9a1c-secret',
+        });
       });
     });
   });

@@ -99,6 +99,26 @@ describe('createLogger', () => {
       body: { client_secret: '[REDACTED]', grant_type: 'client_credentials' },
     });
   });
+
+  it("redacts order tokens, commerce's api-key and presale passwords (displayId)", () => {
+    const { stream, lines } = capture();
+    const sut = createLogger({ service: 'edge', destination: stream });
+
+    sut.info(
+      {
+        query: { 'api-key': 's3cr3t-commerce-key', displayId: 's3cr3t-presale', size: 2 },
+        body: { displayId: 's3cr3t-presale-body', passwords: ['s3cr3t-one'] },
+        order_token: 's3cr3t-order',
+        result: { orderToken: 's3cr3t-order-2', redemptionToken: 's3cr3t-redemption' },
+      },
+      'commerce request',
+    );
+
+    expect(JSON.stringify(lines[0])).not.toContain('s3cr3t');
+    expect(lines[0]).toMatchObject({
+      query: { 'api-key': '[REDACTED]', displayId: '[REDACTED]', size: 2 },
+    });
+  });
 });
 
 describe('isValidCorrelationId', () => {

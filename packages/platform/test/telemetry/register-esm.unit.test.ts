@@ -70,11 +70,17 @@ describe('telemetry/register in an ESM program', () => {
     expect(grpcServer?.parentSpanId).toBe(grpcClient?.spanId);
   });
 
-  it('keeps the api key out of every span attribute', () => {
-    const attributes = JSON.stringify(collector.spans().map((s) => s.attributes));
+  it('keeps api keys, order tokens and presale passwords out of every span attribute', () => {
+    const spans = collector.spans();
+    const attributes = JSON.stringify(spans.map((s) => s.attributes));
+    const httpServer = spans.find(
+      (s) => s.scope === '@opentelemetry/instrumentation-http' && s.kind === SPAN_KIND.SERVER,
+    );
+    const query = httpServer?.attributes.find((a) => a.key === 'url.query')?.value;
 
-    expect(attributes).toContain('apikey=REDACTED');
-    expect(attributes).not.toContain('s3cr3t-key');
+    expect(attributes).toContain('apikey=');
+    expect(String(query?.stringValue)).toContain('size=1');
+    expect(attributes).not.toContain('s3cr3t');
   });
 
   it('writes logs carrying the trace id and the correlation id across the gRPC hop', () => {
@@ -90,7 +96,8 @@ describe('telemetry/register in an ESM program', () => {
       correlation_id: handlerLine?.correlation_id,
       grpc_code: 'OK',
     });
-    expect(result.stdout).not.toContain('s3cr3t-key');
+    expect(handlerLine?.query).toMatchObject({ size: '1', displayId: '[REDACTED]' });
+    expect(result.stdout).not.toContain('s3cr3t');
   });
 });
 

@@ -37,6 +37,7 @@ import {
   orderConfirmedMessage,
   orderPrintedMessage,
 } from './messages.js';
+import { passwordFailureIndexes, type PasswordFailureDoc } from '../commerce/password-throttle.js';
 
 type CartDoc = Stored<Cart>;
 type OrderDoc = Stored<Order>;
@@ -62,6 +63,8 @@ export interface CartStorage {
   events: VersionedStore<EventProjectionDoc>;
   /** `Idempotency-Key` records of the partner cart and commerce writes. */
   idempotency: ServiceCollection<IdempotencyRecord>;
+  /** Counters of wrong presale passwords (commerce's password throttle). */
+  passwordFailures: ServiceCollection<PasswordFailureDoc>;
 }
 
 export function createCartStorage(
@@ -87,6 +90,8 @@ export function createCartStorage(
     { fields: { orderNumber: 1 }, unique: true, name: 'order_number_unique' },
     { fields: { appId: 1, confirmedAt: -1 } },
     { fields: { tokenSha256: 1 } },
+    // A buyer's orders of an event (`listByBuyer`, the event's ticket limit per buyer).
+    { fields: { appId: 1, eventId: 1, status: 1 } },
   ]);
   const tracking = stores.collection<TrackingDoc>('tracking_hits', [
     { fields: { appId: 1, eventId: 1, at: -1 } },
@@ -102,6 +107,10 @@ export function createCartStorage(
     sandbox: sandboxInventory(sandbox, options.sandboxAreaCapacity),
     events,
     idempotency: stores.collection<IdempotencyRecord>('idempotency', idempotencyIndexes),
+    passwordFailures: stores.collection<PasswordFailureDoc>(
+      'presale_password_failures',
+      passwordFailureIndexes,
+    ),
   };
 }
 
@@ -263,6 +272,22 @@ export function orderRepository(store: VersionedStore<OrderDoc>): OrderRepositor
           ],
         },
       );
+    },
+    async listByBuyer(buyer) {
+      const docs = await store.find(
+        {
+          appId: buyer.appId,
+          eventId: buyer.eventId,
+          sandbox: false,
+          status: 'CONFIRMED',
+          ...(buyer.fanId !== undefined ? { fanId: buyer.fanId } : {}),
+          ...(buyer.thirdPartyAccountId !== undefined
+            ? { thirdPartyAccountId: buyer.thirdPartyAccountId }
+            : {}),
+        },
+        { limit: buyer.limit },
+      );
+      return docs.map(withoutVersion);
     },
     async listByOwner(owner) {
       const docs = await store.find(

@@ -54,6 +54,14 @@ export interface OrderRepository {
   updateCancelled(order: Order, expectedVersion: number): Promise<Stored<Order>>;
   /** Writes a print action with `order-printed`. */
   updatePrinted(order: Order, expectedVersion: number): Promise<Stored<Order>>;
+  /** Confirmed, non-sandbox orders of one buyer (a fan, or a third-party account) of an event. */
+  listByBuyer(buyer: {
+    appId: string;
+    eventId: string;
+    fanId?: string;
+    thirdPartyAccountId?: string;
+    limit: number;
+  }): Promise<Order[]>;
   /** Orders of an owner (app, and fan when given), newest first. */
   listByOwner(owner: {
     appId: string;

@@ -14,6 +14,7 @@ import { isPartnerEvent, type EventReader, type SellableEvent } from '../domain/
 import { commerceDeliveries, type CommerceDelivery } from './deliveries.js';
 import { buildOffers, type BuiltOffer, type EventOffers } from './offers.js';
 import { parseOfferId } from './offer-ids.js';
+import type { PasswordThrottle } from './password-throttle.js';
 
 /**
  * 3p-connector's VerifyAccessCode: the price types of an event a password opens. The access codes
@@ -47,6 +48,8 @@ export interface ProductChange {
 export interface Shopper {
   appId: string;
   fanId: string;
+  /** The app's held-ticket quota as the edge read it with the key; absent: cart's default. */
+  heldTicketsPerEvent?: number;
 }
 
 export interface ShoppingCartView {
@@ -106,26 +109,39 @@ export class CommerceApp {
       secrets: SecretBox;
       fees: FeeSchedule;
       clock: { now(): Date };
+      /** Counts passwords that open nothing and refuses guessing (README, "Presale passwords"). */
+      throttle: PasswordThrottle;
     },
   ) {}
 
   // ------------------------------------------------------------------------------------------
   // Offers
 
-  async offers(input: { eventId: string; passwords: readonly string[] }): Promise<{
+  async offers(input: {
+    shopper: Shopper;
+    eventId: string;
+    passwords: readonly string[];
+  }): Promise<{
     event: SellableEvent;
     offers: EventOffers;
   }> {
     const event = await this.#sellable(input.eventId);
-    const unlocked = await this.#unlock(event, input.passwords);
+    const unlocked = await this.#unlock(input.shopper, event, input.passwords);
     return {
       event,
       offers: buildOffers({ event, fees: this.deps.fees, unlocked, now: this.deps.clock.now() }),
     };
   }
 
-  /** The protected price types the passwords open (no call when the event has none). */
-  async #unlock(event: SellableEvent, passwords: readonly string[]): Promise<Set<string>> {
+  /**
+   * The protected price types the passwords open (no call when the event has none). Passwords that
+   * open none of them count against the caller's throttle, which is checked first.
+   */
+  async #unlock(
+    shopper: Shopper,
+    event: SellableEvent,
+    passwords: readonly string[],
+  ): Promise<Set<string>> {
     const protectedTypes = new Set(
       event.priceTypes.filter((t) => t.accessCodeRequired).map((t) => t.id),
     );
@@ -134,11 +150,17 @@ export class CommerceApp {
     const distinct = [...new Set(passwords.filter((p) => p.length > 0))];
     if (distinct.length > MAX_PASSWORDS)
       throw invalid(`at most ${MAX_PASSWORDS} passwords per request`, 'passwords');
+    if (distinct.length === 0) return unlocked;
+    await this.deps.throttle.check(shopper, event.id);
+    let failures = 0;
     for (const code of distinct) {
-      for (const id of await this.deps.accessCodes.priceTypesOpenedBy(event.id, code)) {
-        if (protectedTypes.has(id)) unlocked.add(id);
-      }
+      const opened = (await this.deps.accessCodes.priceTypesOpenedBy(event.id, code)).filter((id) =>
+        protectedTypes.has(id),
+      );
+      if (opened.length === 0) failures += 1;
+      for (const id of opened) unlocked.add(id);
     }
+    await this.deps.throttle.failed(shopper, event.id, failures);
     return unlocked;
   }
 
@@ -166,7 +188,15 @@ export class CommerceApp {
         ErrorCode.INVALID_INPUT,
         'a signed-in fan is required',
       );
-    return { appId: shopper.appId, fanId: shopper.fanId, sandbox: false, channel: 'commerce' };
+    return {
+      appId: shopper.appId,
+      fanId: shopper.fanId,
+      sandbox: false,
+      channel: 'commerce',
+      ...(shopper.heldTicketsPerEvent !== undefined
+        ? { heldTicketsPerEvent: shopper.heldTicketsPerEvent }
+        : {}),
+    };
   }
 
   /** Creates a cart of the fan and holds its products (one event per cart). */
@@ -175,7 +205,7 @@ export class CommerceApp {
     const eventId = this.#eventOf(products);
     const event = await this.#sellable(eventId);
     const contents = new Map<string, Content>();
-    for (const product of products) await this.#add(contents, event, product);
+    for (const product of products) await this.#add(shopper, contents, event, product);
     return this.#reserve(owner, event, [...contents.values()]);
   }
 
@@ -230,7 +260,7 @@ export class CommerceApp {
       }
     }
     for (const change of changes) {
-      if (change.op === 'add') await this.#add(contents, event, change.product);
+      if (change.op === 'add') await this.#add(shopper, contents, event, change.product);
       else this.#remove(contents, change.product);
     }
     const remaining = [...contents.values()].filter((c) => c.quantity > 0);
@@ -304,13 +334,18 @@ export class CommerceApp {
     return eventId!;
   }
 
-  async #add(contents: Map<string, Content>, event: SellableEvent, product: ProductInput) {
+  async #add(
+    shopper: Shopper,
+    contents: Map<string, Content>,
+    event: SellableEvent,
+    product: ProductInput,
+  ) {
     const bounds = this.#priceBounds(event, product);
     const within = (o: BuiltOffer) =>
       (bounds.min === undefined || o.faceValueMinor >= bounds.min) &&
       (bounds.max === undefined || o.faceValueMinor <= bounds.max);
     const passwords = product.offers.map((o) => o.password).filter((p) => p !== '');
-    const unlocked = await this.#unlock(event, passwords);
+    const unlocked = await this.#unlock(shopper, event, passwords);
     const built = buildOffers({
       event,
       fees: this.deps.fees,

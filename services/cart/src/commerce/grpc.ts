@@ -179,15 +179,21 @@ export function commerceGrpc(
   carts: CartApp,
   idempotency: Idempotency,
 ): GrpcRegistration {
-  const shopper = (r: { appId: string; fanId: string }): Shopper => ({
+  const shopper = (r: {
+    appId: string;
+    fanId: string;
+    heldTicketsPerEvent?: number | undefined;
+  }): Shopper => ({
     appId: r.appId,
     fanId: r.fanId,
+    ...(r.heldTicketsPerEvent !== undefined ? { heldTicketsPerEvent: r.heldTicketsPerEvent } : {}),
   });
   const scope = (r: { appId: string; fanId: string }) => `commerce:${r.appId}:${r.fanId}`;
   const implementation: CommerceServiceServer = {
     getEventOffers: unary(async (r) => {
       if (!r.appId) throw invalidInput('app_id is required', 'app_id');
       const { event, offers } = await commerce.offers({
+        shopper: shopper(r),
         eventId: r.eventId,
         passwords: r.passwords,
       });
@@ -200,7 +206,13 @@ export function commerceGrpc(
           key: r.idempotencyKey,
           request: requestBytes(
             'CreateShoppingCart',
-            CreateShoppingCartRequest.encode({ ...r, idempotencyKey: '' }).finish(),
+            CreateShoppingCartRequest.encode({
+              ...r,
+              idempotencyKey: '',
+              // The quota is the app's setting, not the request: a retry after it changed is
+              // still the same request.
+              heldTicketsPerEvent: undefined,
+            }).finish(),
           ),
           encode: (res) => CreateShoppingCartResponse.encode(res).finish(),
           decode: (bytes) => CreateShoppingCartResponse.decode(bytes),
@@ -232,7 +244,13 @@ export function commerceGrpc(
           key: r.idempotencyKey,
           request: requestBytes(
             'UpdateShoppingCartProducts',
-            UpdateShoppingCartProductsRequest.encode({ ...r, idempotencyKey: '' }).finish(),
+            UpdateShoppingCartProductsRequest.encode({
+              ...r,
+              idempotencyKey: '',
+              // The quota is the app's setting, not the request: a retry after it changed is
+              // still the same request.
+              heldTicketsPerEvent: undefined,
+            }).finish(),
           ),
           encode: (res) => UpdateShoppingCartProductsResponse.encode(res).finish(),
           decode: (bytes) => UpdateShoppingCartProductsResponse.decode(bytes),
@@ -269,7 +287,12 @@ export function commerceGrpc(
           key: r.idempotencyKey,
           request: requestBytes(
             'AddShoppingCartPayment',
-            AddShoppingCartPaymentRequest.encode({ ...r, idempotencyKey: '' }).finish(),
+            AddShoppingCartPaymentRequest.encode({
+              ...r,
+              idempotencyKey: '',
+              // Card verification data is never digested (idempotency README, "What is kept").
+              billing: r.billing ? { ...r.billing, cin: '' } : undefined,
+            }).finish(),
           ),
           encode: (res) => AddShoppingCartPaymentResponse.encode(res).finish(),
           decode: (bytes) => AddShoppingCartPaymentResponse.decode(bytes),

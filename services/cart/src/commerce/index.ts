@@ -13,11 +13,18 @@ import type { EventReader } from '../domain/sellable-event.js';
 import { createAccessCodesClient } from './access-codes.js';
 import { CommerceApp, type AccessCodes } from './commerce-app.js';
 import { commerceGrpc } from './grpc.js';
+import {
+  PasswordThrottle,
+  type PasswordFailureDoc,
+  type PasswordThrottleSettings,
+} from './password-throttle.js';
+import type { VersionedStore } from '@marquee/platform/store';
 
 export { CommerceApp, type AccessCodes } from './commerce-app.js';
 export { buildOffers, DEFAULT_MAX_TICKETS, type EventOffers } from './offers.js';
 export { offerId, parseOfferId, passwordId } from './offer-ids.js';
 export { commerceDeliveries } from './deliveries.js';
+export { PASSWORD_ATTEMPTS_EXCEEDED } from './password-throttle.js';
 
 export function composeCommerce(input: {
   carts: CartApp;
@@ -32,13 +39,19 @@ export function composeCommerce(input: {
   deadlineMs: number;
   /** Tests give their own. */
   accessCodes?: AccessCodes;
-}): { grpc: GrpcRegistration; close(): void } {
+  /** Counters of wrong presale passwords, and their limits. */
+  passwordFailures: VersionedStore<PasswordFailureDoc>;
+  passwordThrottle: PasswordThrottleSettings;
+}): { grpc: GrpcRegistration; close(): void; purgeExpired(): Promise<number> } {
   const client = input.accessCodes
     ? undefined
     : createAccessCodesClient(input.connectorAddress, {
         deadlineMs: input.deadlineMs,
         logger: input.logger,
       });
+  const throttle = new PasswordThrottle(input.passwordFailures, input.passwordThrottle, () =>
+    input.clock.now(),
+  );
   const commerce = new CommerceApp({
     carts: input.carts,
     events: input.events,
@@ -46,9 +59,11 @@ export function composeCommerce(input: {
     secrets: input.secrets,
     fees: input.fees,
     clock: input.clock,
+    throttle,
   });
   return {
     grpc: commerceGrpc(commerce, input.carts, input.idempotency),
     close: () => client?.close(),
+    purgeExpired: () => throttle.purgeExpired(),
   };
 }

@@ -87,6 +87,11 @@ export interface Cart {
   channel: CartChannel;
   /** The signed-in fan of a commerce cart. */
   fanId?: string;
+  /**
+   * The `third_party_account_id` a payment of the cart named, claimed before it is authorised:
+   * the cart's tickets then count for that account (the event's ticket limit per buyer).
+   */
+  buyerAccountId?: string;
   eventId: string;
   partnerId: string;
   /** Pre-production cart: sandbox inventory and the sandbox processor only. */

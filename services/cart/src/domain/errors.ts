@@ -28,6 +28,8 @@ export const ErrorCode = {
   NO_INVENTORY: '20052',
   /** The app already holds its limit of tickets for the event (its held-ticket quota). */
   HELD_TICKET_LIMIT: '20060',
+  /** One buyer (fan or third_party_account_id) would hold and buy more than the event's limit. */
+  BUYER_TICKET_LIMIT: '20061',
   /** The payment was not accepted (declined by the processor). */
   PAYMENT_NOT_ACCEPTED: '20122',
   /** The processor found no funds on the card. */

@@ -2,7 +2,10 @@ import { pay, type CartBilling } from '../../domain/cart.js';
 import { CartError, ErrorCode, invalidInput, staleCart } from '../../domain/errors.js';
 import { priceCart } from '../../domain/pricing.js';
 import { DEFAULT_SHIPPING } from '../../domain/shipping.js';
+import type { Cart } from '../../domain/cart.js';
+import { BuyerLimit } from '../core/buyer-limit.js';
 import type { CartCore } from '../core/cart-core.js';
+import type { Stored } from '../ports.js';
 import type { BillingInput, CartOwner, CartView } from '../types.js';
 
 /**
@@ -15,7 +18,11 @@ import type { BillingInput, CartOwner, CartView } from '../types.js';
  * and unchanged, the client runs the action with Stripe.js and sends the same payment again.
  */
 export class AddPayment {
-  constructor(private readonly core: CartCore) {}
+  readonly #buyerLimit: BuyerLimit;
+
+  constructor(private readonly core: CartCore) {
+    this.#buyerLimit = new BuyerLimit(core.deps.carts, core.deps.orders);
+  }
 
   async handle(
     owner: CartOwner,
@@ -47,9 +54,15 @@ export class AddPayment {
         `amount must equal the unpaid total ${priced.totals.unpaid} (minor units of ${cart.currency})`,
         'amount',
       );
+    // The account's tickets across carts stay within the event's limit (BuyerLimit): the cart
+    // claims the account, then counts, before any money is asked for.
+    const claimed =
+      billing.thirdPartyAccountId && !cart.sandbox
+        ? await this.#claimBuyer(cart, billing.thirdPartyAccountId)
+        : cart;
     const processor = this.core.processorFor(cart);
     const authorization = await processor.authorize({
-      reference: `${cart.id}:${cart.version}`,
+      reference: `${cart.id}:${claimed.version}`,
       amountMinor: priced.totals.unpaid,
       currency: cart.currency,
       nonce: billing.cardNonce,
@@ -92,7 +105,7 @@ export class AddPayment {
     };
     try {
       const written = await this.core.mutate(cart.id, (current) => {
-        if (current.status !== 'HELD' || current.version !== cart.version)
+        if (current.status !== 'HELD' || current.version !== claimed.version)
           throw staleCart(`cart ${cart.id} changed while the payment was authorised`);
         return pay({ ...current, delivery }, payment, kept, now);
       });
@@ -108,5 +121,31 @@ export class AddPayment {
         );
       throw error;
     }
+  }
+
+  /**
+   * Writes the account on the cart (unless it is there already), then counts the account's
+   * tickets; over the event's limit the claim is withdrawn (the cart stops counting for the
+   * account) and the refusal thrown, FAILED_PRECONDITION 20061.
+   */
+  async #claimBuyer(cart: Stored<Cart>, accountId: string): Promise<Stored<Cart>> {
+    const stale = () => staleCart(`cart ${cart.id} changed while the payment was being taken`);
+    const claimed =
+      cart.buyerAccountId === accountId
+        ? cart
+        : await this.core.mutate(cart.id, (current) => {
+            if (current.status !== 'HELD' || current.version !== cart.version) throw stale();
+            return { ...current, buyerAccountId: accountId };
+          });
+    if (!claimed) throw stale();
+    const event = await this.core.event(cart.eventId);
+    const refusal = await this.#buyerLimit.refusalOf(claimed, { accountId }, event);
+    if (!refusal) return claimed;
+    await this.core.mutate(cart.id, (current) => {
+      if (current.buyerAccountId !== accountId) return undefined;
+      const { buyerAccountId: _withdrawn, ...rest } = current;
+      return rest;
+    });
+    throw refusal;
   }
 }

@@ -3,6 +3,7 @@ import { CartError, ErrorCode, invalidInput } from '../../domain/errors.js';
 import { validateReserves, type Reserve, type ReserveTicket } from '../../domain/reserve.js';
 import { isEventId, type SellableEvent } from '../../domain/sellable-event.js';
 import type { CartCore } from '../core/cart-core.js';
+import { BuyerLimit } from '../core/buyer-limit.js';
 import type { HoldLimit } from '../core/hold-limit.js';
 import { failureError } from '../core/refusals.js';
 import type { ReserveAdmission } from '../core/reserve-admission.js';
@@ -22,6 +23,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * with its code. A resale reserve holds its listing at once and answers HELD.
  */
 export class ReserveTickets {
+  readonly #buyerLimit: BuyerLimit;
+
   constructor(
     private readonly core: CartCore,
     private readonly inventories: Inventories,
@@ -30,7 +33,9 @@ export class ReserveTickets {
     private readonly complete: CompleteReserve,
     private readonly holdLimit: HoldLimit,
     private readonly settle: SettleCart,
-  ) {}
+  ) {
+    this.#buyerLimit = new BuyerLimit(core.deps.carts, core.deps.orders);
+  }
 
   async handle(input: ReserveInput): Promise<CartView> {
     const { deps } = this.core;
@@ -86,7 +91,7 @@ export class ReserveTickets {
     };
     const limit = this.holdLimit.limitOf(input.owner);
     if (resaleLines.length > 0)
-      return this.#reserveResale(cart, resaleLines, input.fanSessionId ?? '', limit);
+      return this.#reserveResale(cart, event, resaleLines, input.fanSessionId ?? '', limit);
     return this.#reserveHeld(cart, event, input.forceAsync === true, limit);
   }
 
@@ -113,7 +118,7 @@ export class ReserveTickets {
         ? cart
         : { ...cart, reserveAttempts: 1, reserveStartedAt: now, ...(lines ? { lines } : {}) };
     const inserted = await deps.carts.insert(this.core.withSweepAt(claimed));
-    await this.#refuseOverLimit(inserted, limit);
+    await this.#refuseOverLimit(inserted, limit, event);
     let last: Stored<Cart> | undefined;
     const work = this.core.track(cart.id, async () => {
       last = await this.complete.handle(cart, lines === null ? undefined : inserted);
@@ -139,6 +144,7 @@ export class ReserveTickets {
    */
   async #reserveResale(
     cart: Cart,
+    event: SellableEvent,
     lines: { listingId: string; quantity: number }[],
     fanSessionId: string,
     limit: number,
@@ -155,17 +161,21 @@ export class ReserveTickets {
       await resale.release(cart).catch(() => undefined);
       throw error;
     }
-    await this.#refuseOverLimit(inserted, limit);
+    await this.#refuseOverLimit(inserted, limit, event);
     return this.core.view(inserted);
   }
 
   /**
-   * Refuses a cart just written when its app is over its held-ticket quota with it: the cart is
-   * written FAILED with the refusal (it stops counting, and what it holds is given back) before
-   * anything more is asked of the inventory.
+   * Refuses a cart just written when its app is over its held-ticket quota with it, or its fan
+   * over the event's ticket limit per buyer: the cart is written FAILED with the refusal (it stops
+   * counting, and what it holds is given back) before anything more is asked of the inventory.
    */
-  async #refuseOverLimit(cart: Cart, limit: number): Promise<void> {
-    const refusal = await this.holdLimit.refusalOf(cart, limit);
+  async #refuseOverLimit(cart: Cart, limit: number, event: SellableEvent): Promise<void> {
+    const refusal =
+      (await this.holdLimit.refusalOf(cart, limit)) ??
+      (cart.fanId
+        ? await this.#buyerLimit.refusalOf(cart, { fanId: cart.fanId }, event)
+        : undefined);
     if (!refusal) return;
     const now = this.core.now();
     const failed = await this.core.mutate(cart.id, (current) =>

@@ -324,7 +324,13 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
             key: r.idempotencyKey,
             request: requestBytes(
               'ReserveCart',
-              ReserveCartRequest.encode({ ...r, idempotencyKey: '' }).finish(),
+              ReserveCartRequest.encode({
+                ...r,
+                idempotencyKey: '',
+                // The quota is the app's setting, not the request: a retry after an operator
+                // changed it is still the same request.
+                heldTicketsPerEvent: undefined,
+              }).finish(),
             ),
             encode: (res) => ReserveCartResponse.encode(res).finish(),
             decode: (bytes) => ReserveCartResponse.decode(bytes),
@@ -368,7 +374,12 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
           key: r.idempotencyKey,
           request: requestBytes(
             'AddPayment',
-            AddPaymentRequest.encode({ ...r, idempotencyKey: '' }).finish(),
+            AddPaymentRequest.encode({
+              ...r,
+              idempotencyKey: '',
+              // Card verification data is never digested (idempotency README, "What is kept").
+              billing: r.billing ? { ...r.billing, cin: '' } : undefined,
+            }).finish(),
           ),
           encode: (res) => AddPaymentResponse.encode(res).finish(),
           decode: (bytes) => AddPaymentResponse.decode(bytes),

@@ -74,6 +74,8 @@ export function requireApiKey(
     if (!check?.valid) return sendFamilyError(reply, family, family.unauthorized);
     request.appId = check.appId;
     request.appAccess = check.access;
+    if (check.heldTicketsPerEvent !== undefined)
+      request.heldTicketsPerEvent = check.heldTicketsPerEvent;
     if (options.requires && !check.access?.[options.requires.access])
       return sendFamilyError(reply, family, options.requires.refusal);
     const quota = await access.checkRateLimit(check.appId);

@@ -84,6 +84,11 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
     appId: request.appId!,
     fanId: request.fanId!,
   });
+  // The app's held-ticket quota, as the key guard read it: the cart holds within it.
+  const quota = (request: FastifyRequest) =>
+    request.heldTicketsPerEvent !== undefined
+      ? { heldTicketsPerEvent: request.heldTicketsPerEvent }
+      : {};
   const idempotencyKey = (request: FastifyRequest) =>
     (request.headers['idempotency-key'] as string | undefined) ?? '';
 
@@ -94,7 +99,7 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
         ...base,
         summary: 'Create a cart and reserve its products (approved apps, signed-in fan)',
         description:
-          '201 with the held cart; 202 when the reservation is still running (read the cart again after `Retry-After` seconds). 409 `tickets_unavailable` when the tickets cannot be held.',
+          '201 with the held cart; 202 when the reservation is still running (read the cart again after `Retry-After` seconds). 409 `tickets_unavailable` when the tickets cannot be held, `20060` when the app already holds its held-ticket quota for the event.',
         headers: WriteHeaders,
         body: CreateCartBody,
         response: { 201: CartResult, 202: CartResult, ...errors(...BODY_ERRORS) },
@@ -105,6 +110,7 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
       const answer = await run(reply, () =>
         commerce.createShoppingCart({
           ...who(request),
+          ...quota(request),
           products: body.products.map(toProduct),
           holdTimeSeconds: body.cartHoldTimeSec ?? 0,
           pollingCallbackUrl: body.pollingCallbackUrl ?? '',
@@ -195,6 +201,7 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
       return cartAnswer(reply, () =>
         commerce.updateShoppingCartProducts({
           ...who(request),
+          ...quota(request),
           cartId: params.cartId,
           changes: body.products.map(({ op, ...product }) => ({
             op:

@@ -3,7 +3,11 @@ import type { CommerceBackend, FanTokens } from '../../../app/commerce.js';
 import { backendCall } from '../families/backend-call.js';
 import type { ApiFamily, FamilyError } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
+import { retryAfterSeconds } from '../api-key-guard.js';
 import { CommerceError } from './schemas.js';
+
+/** cart's reason for a caller over its wrong-password limit (a presale throttle). */
+const PASSWORD_ATTEMPTS_EXCEEDED = 'password_attempts_exceeded';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,6 +41,14 @@ export function commerceErrorOf(error: unknown): FamilyError | undefined {
   const mapped = KIND_STATUS[e.kind];
   if (!mapped) return undefined;
   const reason = e.details?.reason ?? e.details?.code;
+  // Too many wrong presale passwords (cart's throttle): 429 until its window ends.
+  if (reason === PASSWORD_ATTEMPTS_EXCEEDED)
+    return {
+      status: 429,
+      code: PASSWORD_ATTEMPTS_EXCEEDED,
+      detail: typeof e.message === 'string' ? e.message : PASSWORD_ATTEMPTS_EXCEEDED,
+      retryAfterSeconds: retryAfterSeconds(Number(e.details?.retryAfterMs) || 0),
+    };
   return {
     status: mapped.status,
     code: typeof reason === 'string' && /^[\w.-]{1,64}$/.test(reason) ? reason : mapped.code,

@@ -38,7 +38,7 @@ export function offersRoutes(scope: FastifyInstance, context: CommerceRoutesCont
     tags: ['commerce'],
     summary: 'Offers of an event (prices, price zones, areas, limits, passwords)',
     description:
-      'Protected offers are listed only with their password (`displayId` or `password`). `format` must be `json` (406 otherwise). A fan access token is optional; when given it must be valid (401).',
+      'Protected offers are listed only with their password (`displayId` or `password`). `format` must be `json` (406 otherwise). A fan access token is optional; when given it must be valid (401). Too many wrong passwords for the event from this app or fan answer 429 `password_attempts_exceeded` with `Retry-After`, whatever the password given.',
     params: OffersParams,
     querystring: OffersQuery,
     headers: KeyHeaders,

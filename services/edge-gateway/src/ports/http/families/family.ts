@@ -10,6 +10,8 @@ export interface FamilyError {
   code: string;
   /** Human-readable explanation, safe to show to a developer. */
   detail: string;
+  /** `Retry-After` of a 429 or 503 whose back end named its wait (whole seconds). */
+  retryAfterSeconds?: number;
 }
 
 export interface ApiFamily {

@@ -63,7 +63,10 @@ export function sendFamilyError(
 ): FastifyReply {
   // A 503 or a 429 is worth retrying: say when, so generic HTTP clients and proxies know.
   if ((error.status === 503 || error.status === 429) && !reply.hasHeader('retry-after')) {
-    reply.header('retry-after', RETRY_AFTER_SECONDS);
+    reply.header(
+      'retry-after',
+      error.retryAfterSeconds !== undefined ? String(error.retryAfterSeconds) : RETRY_AFTER_SECONDS,
+    );
   }
   return reply.code(error.status).type('application/json').send(family.errorBody(error));
 }

@@ -25,6 +25,7 @@ export const PARTNER_CODE_STATUS: Readonly<Record<string, number>> = {
   '20046': 403, // ticket types not usable on this channel
   '20052': 409, // no inventory / no contiguous seats: the state of the event, not the request
   '20060': 409, // the app holds its limit of tickets of the event (held-ticket quota)
+  '20061': 409, // the buyer (third_party_account_id or fan) would pass the event's ticket limit
   '20122': 402, // payment not accepted
   '20129': 402, // no funds
   '20152': 402, // invalid CVV

@@ -33,7 +33,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046)',
   404: 'Unknown event (90001), unknown cart, another app’s, or a released or expired one (90003)',
   405: 'Method not allowed on this path',
-  409: 'No inventory or no contiguous seats (20052), the app at its held-ticket limit for the event (20060), the cart not in a state for this (90003), or the first request with this Idempotency-Key still running (idempotency-key-in-progress)',
+  409: 'No inventory or no contiguous seats (20052), the app at its held-ticket limit for the event (20060), the buyer (third_party_account_id) at the ticket limit of the event across carts (20061), the cart not in a state for this (90003), or the first request with this Idempotency-Key still running (idempotency-key-in-progress)',
   413: 'Body larger than 1 MiB (10002)',
   415: 'Body is not application/json (10002)',
   422: 'Idempotency-Key reused with a different request (idempotency-key-reused)',

@@ -327,6 +327,11 @@ export interface CreateShoppingCartRequest {
   pollingCallbackUrl: string;
   /** `Idempotency-Key` header; empty = none. */
   idempotencyKey: string;
+  /**
+   * The app's held-ticket quota as the edge read it with the key (tickets held at once for one
+   * event; 0 = no limit); unset = cart's default.
+   */
+  heldTicketsPerEvent?: number | undefined;
 }
 
 /** A shopping cart as the commerce API shows it: the platform cart and what the commerce view adds. */
@@ -424,6 +429,8 @@ export interface UpdateShoppingCartProductsRequest {
   changes: ProductChange[];
   /** `Idempotency-Key` header; empty = none. */
   idempotencyKey: string;
+  /** The app's held-ticket quota as the edge read it with the key; unset = cart's default. */
+  heldTicketsPerEvent?: number | undefined;
 }
 
 /** The changed cart. */
@@ -2715,7 +2722,15 @@ export const ShoppingOffer: MessageFns<ShoppingOffer> = {
 };
 
 function createBaseCreateShoppingCartRequest(): CreateShoppingCartRequest {
-  return { appId: "", fanId: "", products: [], holdTimeSeconds: 0, pollingCallbackUrl: "", idempotencyKey: "" };
+  return {
+    appId: "",
+    fanId: "",
+    products: [],
+    holdTimeSeconds: 0,
+    pollingCallbackUrl: "",
+    idempotencyKey: "",
+    heldTicketsPerEvent: undefined,
+  };
 }
 
 export const CreateShoppingCartRequest: MessageFns<CreateShoppingCartRequest> = {
@@ -2737,6 +2752,9 @@ export const CreateShoppingCartRequest: MessageFns<CreateShoppingCartRequest> = 
     }
     if (message.idempotencyKey !== "") {
       writer.uint32(50).string(message.idempotencyKey);
+    }
+    if (message.heldTicketsPerEvent !== undefined) {
+      writer.uint32(56).int32(message.heldTicketsPerEvent);
     }
     return writer;
   },
@@ -2802,6 +2820,14 @@ export const CreateShoppingCartRequest: MessageFns<CreateShoppingCartRequest> = 
             message.idempotencyKey = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.heldTicketsPerEvent = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2844,6 +2870,11 @@ export const CreateShoppingCartRequest: MessageFns<CreateShoppingCartRequest> = 
         : isSet(object.idempotency_key)
         ? globalThis.String(object.idempotency_key)
         : "",
+      heldTicketsPerEvent: isSet(object.heldTicketsPerEvent)
+        ? globalThis.Number(object.heldTicketsPerEvent)
+        : isSet(object.held_tickets_per_event)
+        ? globalThis.Number(object.held_tickets_per_event)
+        : undefined,
     };
   },
 
@@ -2867,6 +2898,9 @@ export const CreateShoppingCartRequest: MessageFns<CreateShoppingCartRequest> = 
     if (message.idempotencyKey !== "") {
       obj.idempotencyKey = message.idempotencyKey;
     }
+    if (message.heldTicketsPerEvent !== undefined) {
+      obj.heldTicketsPerEvent = Math.round(message.heldTicketsPerEvent);
+    }
     return obj;
   },
 
@@ -2881,6 +2915,7 @@ export const CreateShoppingCartRequest: MessageFns<CreateShoppingCartRequest> = 
     message.holdTimeSeconds = object.holdTimeSeconds ?? 0;
     message.pollingCallbackUrl = object.pollingCallbackUrl ?? "";
     message.idempotencyKey = object.idempotencyKey ?? "";
+    message.heldTicketsPerEvent = object.heldTicketsPerEvent ?? undefined;
     return message;
   },
 };
@@ -3689,7 +3724,7 @@ export const ProductChange: MessageFns<ProductChange> = {
 };
 
 function createBaseUpdateShoppingCartProductsRequest(): UpdateShoppingCartProductsRequest {
-  return { appId: "", fanId: "", cartId: "", changes: [], idempotencyKey: "" };
+  return { appId: "", fanId: "", cartId: "", changes: [], idempotencyKey: "", heldTicketsPerEvent: undefined };
 }
 
 export const UpdateShoppingCartProductsRequest: MessageFns<UpdateShoppingCartProductsRequest> = {
@@ -3708,6 +3743,9 @@ export const UpdateShoppingCartProductsRequest: MessageFns<UpdateShoppingCartPro
     }
     if (message.idempotencyKey !== "") {
       writer.uint32(42).string(message.idempotencyKey);
+    }
+    if (message.heldTicketsPerEvent !== undefined) {
+      writer.uint32(48).int32(message.heldTicketsPerEvent);
     }
     return writer;
   },
@@ -3765,6 +3803,14 @@ export const UpdateShoppingCartProductsRequest: MessageFns<UpdateShoppingCartPro
             message.idempotencyKey = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.heldTicketsPerEvent = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3802,6 +3848,11 @@ export const UpdateShoppingCartProductsRequest: MessageFns<UpdateShoppingCartPro
         : isSet(object.idempotency_key)
         ? globalThis.String(object.idempotency_key)
         : "",
+      heldTicketsPerEvent: isSet(object.heldTicketsPerEvent)
+        ? globalThis.Number(object.heldTicketsPerEvent)
+        : isSet(object.held_tickets_per_event)
+        ? globalThis.Number(object.held_tickets_per_event)
+        : undefined,
     };
   },
 
@@ -3822,6 +3873,9 @@ export const UpdateShoppingCartProductsRequest: MessageFns<UpdateShoppingCartPro
     if (message.idempotencyKey !== "") {
       obj.idempotencyKey = message.idempotencyKey;
     }
+    if (message.heldTicketsPerEvent !== undefined) {
+      obj.heldTicketsPerEvent = Math.round(message.heldTicketsPerEvent);
+    }
     return obj;
   },
 
@@ -3839,6 +3893,7 @@ export const UpdateShoppingCartProductsRequest: MessageFns<UpdateShoppingCartPro
     message.cartId = object.cartId ?? "";
     message.changes = object.changes?.map((e) => ProductChange.fromPartial(e)) || [];
     message.idempotencyKey = object.idempotencyKey ?? "";
+    message.heldTicketsPerEvent = object.heldTicketsPerEvent ?? undefined;
     return message;
   },
 };
