@@ -179,6 +179,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         webhookSecret: `whsec_${randomBytes(24).toString('hex')}`,
       }
     : undefined;
+  if (!stripe)
+    process.stderr.write(
+      'stack: STRIPE_MOCK_URL is unset: production-prefix carts are paid through the sandbox, ' +
+        'and a test paying one with a Stripe PaymentMethod fails\n',
+    );
   ownEnv.cart = { ...ownEnv.cart, ...cartPaymentEnv(stripe) };
   if (stripe) ownEnv['edge-gateway'] = { STRIPE_WEBHOOK_SECRET: stripe.webhookSecret };
   const launched = new Map<string, { env: Record<string, string>; ports: [number, number] }>();
