@@ -326,6 +326,43 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
     });
   });
 
+  it('answers 3-D Secure with payment_action; the same payment after it is authorised', async () => {
+    const { cartId, unpaid } = await heldCart();
+    const card = 'pm_card_authenticationRequired';
+    const challenged = await pay(cartId, unpaid, card);
+    expect(challenged.status).toBe(402);
+    const { error } = await json(challenged);
+    expect(error).toMatchObject({ code: '20122', http_code: 402 });
+    expect(error.payment_action).toEqual({
+      type: 'use_stripe_sdk',
+      payment_id: expect.stringMatching(/^pi_/),
+      client_secret: expect.stringMatching(/_secret_/),
+    });
+    const paymentId = error.payment_action.payment_id as string;
+    expect(intent(paymentId)?.status).toBe('requires_action');
+    const unpaidCart = await api(
+      'GET',
+      `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`,
+    );
+    expect((await json(unpaidCart)).cart.payments).toEqual([]);
+
+    // The cardholder passes the challenge in Stripe.js; the partner sends the same payment again.
+    stripe.completeAuthentication(paymentId, true);
+    const paid = await pay(cartId, unpaid, card);
+    expect(paid.status).toBe(200);
+    const attempts = authorisationsOf(cartId);
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]).toMatchObject({
+      idempotencyKey: attempts[0]!.idempotencyKey,
+      replayed: true,
+      intentId: paymentId,
+    });
+    const committed = await commit(cartId);
+    expect(committed.status).toBe(200);
+    expect(actionsOn(paymentId, 'capture')).toHaveLength(1);
+    expect(intent(paymentId)?.status).toBe('succeeded');
+  });
+
   it('refuses the sandbox nonce on a production cart, and nothing reaches Stripe', async () => {
     const { cartId, unpaid } = await heldCart();
     const before = stripe.requests().length;

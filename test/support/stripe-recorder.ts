@@ -75,6 +75,12 @@ export interface StripeRecorder {
    * make a call fail.
    */
   dropResponses(method: string, pathEnd: string, count: number): void;
+  /**
+   * The cardholder finished the 3-D Secure challenge of an intent in `requires_action`, as
+   * Stripe.js `handleNextAction` would: passed, it is `requires_capture`; failed,
+   * `requires_payment_method`.
+   */
+  completeAuthentication(intentId: string, passed: boolean): void;
   stop(): Promise<void>;
 }
 
@@ -309,6 +315,13 @@ export async function startStripeRecorder(target: string): Promise<StripeRecorde
     intents: () => [...intents.values()].map((intent) => ({ ...intent })),
     dropResponses: (method, pathEnd, count) => {
       for (let n = 0; n < count; n++) drops.push({ method, pathEnd });
+    },
+    completeAuthentication: (intentId, passed) => {
+      const intent = intents.get(intentId);
+      if (intent?.status !== 'requires_action')
+        throw new Error(`stripe-recorder: ${intentId} is not awaiting authentication`);
+      intent.status = passed ? 'requires_capture' : 'requires_payment_method';
+      intent.amountCapturable = passed ? intent.amount : 0;
     },
     stop: async () => {
       server.closeAllConnections();

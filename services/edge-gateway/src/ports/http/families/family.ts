@@ -1,3 +1,5 @@
+import type { PaymentAction } from './payment-action.js';
+
 /**
  * An API family of the public surface: its path prefixes and its own documented error body.
  * Every family answers unknown paths and bad input in its own shape (docs/api-families.md), so a
@@ -10,6 +12,8 @@ export interface FamilyError {
   code: string;
   /** Human-readable explanation, safe to show to a developer. */
   detail: string;
+  /** A payment awaiting 3-D Secure: what the client does next (families that take payments). */
+  paymentAction?: PaymentAction;
 }
 
 export interface ApiFamily {
