@@ -28,7 +28,7 @@ failures=0
 pass() { printf '[check] ok   %s\n' "$*"; }
 fail() { printf '[check] FAIL %s\n' "$*" >&2; failures=$((failures + 1)); }
 
-secrets=(--set secrets.adminToken=check-admin-token-Xk9LmP4sR8tW3yZ7Hq2v --set secrets.partnerAdminToken=check-partner-admin-token-4sR8tW3y --set secrets.serviceAuthKey=Y2hlY2stc2VydmljZS1hdXRoLWtleS0zMi1ieXRlcyE= --set secrets.partnerClientSecret=check-partner-secret --set secrets.partnerCredentialsKey=Y2hlY2sta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0tLS0= --set secrets.cartOrderTokenKey=Y2FydC1rZXktMzItYnl0ZXMtbG9uZy0tLS0tLS0tLS0= --set secrets.secureEntryTokenKeys=k1:ZW50cnktdG9rZW4ta2V5LTMyLWJ5dGVzLWxvbmctLS0= --set secrets.secureEntrySecretKey=ZW50cnktc2VjcmV0LWtleS0zMi1ieXRlcy1sb25nLS0=)
+secrets=(--set secrets.adminToken=check-admin-token-Xk9LmP4sR8tW3yZ7Hq2v --set secrets.partnerAdminToken=check-partner-admin-token-4sR8tW3y --set secrets.serviceAuthKey=Y2hlY2stc2VydmljZS1hdXRoLWtleS0zMi1ieXRlcyE= --set secrets.partnerClientSecret=check-partner-secret --set secrets.partnerCredentialsKey=Y2hlY2sta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0tLS0= --set secrets.cartOrderTokenKey=Y2FydC1rZXktMzItYnl0ZXMtbG9uZy0tLS0tLS0tLS0= --set secrets.secureEntryTokenKeys=k1:ZW50cnktdG9rZW4ta2V5LTMyLWJ5dGVzLWxvbmctLS0= --set secrets.secureEntrySecretKey=ZW50cnktc2VjcmV0LWtleS0zMi1ieXRlcy1sb25nLS0= --set secrets.stripeSecretKey=sk_live_checkstripekey --set secrets.stripeWebhookSecret=whsec_checkwebhooksecret)
 # The Prometheus Operator's kinds (ServiceMonitor, PrometheusRule) have no schema offline: their
 # rules are checked with promtool below, their shape by expect_kinds and helm lint.
 kubeconform_strict() { # file
@@ -284,6 +284,16 @@ for name, dep in deployments.items():
         bad.append(f"{name}: mounts ADMIN_TOKEN, which only the edge uses (partner-reference has PARTNER_ADMIN_TOKEN)")
     if name == "partner-reference" and "PARTNER_ADMIN_TOKEN" not in mounted:
         bad.append("partner-reference: no PARTNER_ADMIN_TOKEN (its back office's own token)")
+    # Stripe: cart takes the money (NODE_ENV=production refuses the sandbox), the edge verifies
+    # webhooks with the signing secret only, nobody else holds either.
+    if name == "cart" and (cfg.get("CART_PAYMENT_PROCESSOR") != "stripe" or not {"STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"} <= mounted):
+        bad.append(f"cart: not on Stripe with its secrets (CART_PAYMENT_PROCESSOR={cfg.get('CART_PAYMENT_PROCESSOR')!r}, mounted {sorted(mounted)})")
+    if "STRIPE_SECRET_KEY" in mounted and name != "cart":
+        bad.append(f"{name}: mounts STRIPE_SECRET_KEY, which only cart uses")
+    if name == "edge-gateway" and "STRIPE_WEBHOOK_SECRET" not in mounted:
+        bad.append("edge-gateway: no STRIPE_WEBHOOK_SECRET (it verifies Stripe's webhooks)")
+    if "STRIPE_WEBHOOK_SECRET" in mounted and name not in ("cart", "edge-gateway"):
+        bad.append(f"{name}: mounts STRIPE_WEBHOOK_SECRET, which only cart and the edge use")
     policy = policies.get(name, {}).get("spec", {})
     if "Egress" not in policy.get("policyTypes", []):
         bad.append(f"{name}: no egress NetworkPolicy")
@@ -343,8 +353,10 @@ for name in ("3p-connector", "cart", "edge-gateway"):
     cidrs = {p["ipBlock"]["cidr"] for r in policy(sys.argv[2], name)["egress"] for p in r["to"] if "ipBlock" in p}
     has = {"203.0.113.0/24", "198.51.100.7/32", "2001:db8::/32"} <= cidrs
     if has != (name == "3p-connector"): sys.exit(f"{name}: partner CIDRs {'missing' if name == '3p-connector' else 'present'}: {sorted(cidrs)}")
+    stripe = "192.0.2.200/29" in cidrs
+    if stripe != (name == "cart"): sys.exit(f"{name}: Stripe CIDRs {'missing' if name == 'cart' else 'present'}: {sorted(cidrs)}")
 PY
-then pass "partner-reference not external by default; partner CIDRs only in 3p-connector's egress"
+then pass "partner-reference not external by default; partner CIDRs only in 3p-connector's egress, Stripe's only in cart's"
 else fail "partner-reference exposure / partner egress"; fi
 
 # ---- 4. negative checks --------------------------------------------------------------------
@@ -361,6 +373,20 @@ elif grep -q "secrets.partnerCredentialsKey is required" "$work/neg.err"; then
   pass "rendering without secrets.partnerCredentialsKey is refused"
 else
   fail "rendering without secrets.partnerCredentialsKey failed for another reason: $(cat "$work/neg.err")"
+fi
+for key in stripeSecretKey stripeWebhookSecret; do
+  if render "$work/neg.yaml" "${secrets[@]}" --set "secrets.$key=" 2>"$work/neg.err"; then
+    fail "rendering without secrets.$key succeeded"
+  elif grep -q "secrets.$key is required" "$work/neg.err"; then
+    pass "rendering without secrets.$key is refused (cart takes no money without it)"
+  else
+    fail "rendering without secrets.$key failed for another reason: $(cat "$work/neg.err")"
+  fi
+done
+if helm lint --strict "$chart" --kube-version "$K8S_VERSION" "${secrets[@]}" --set secrets.stripeSecretKey=pk_live_publishable >"$work/lint.out" 2>&1; then
+  fail "helm lint accepted a publishable key as secrets.stripeSecretKey"
+else
+  pass "helm lint refuses a secrets.stripeSecretKey that is not sk_/rk_"
 fi
 if render "$work/neg.yaml" "${secrets[@]}" --set secrets.serviceAuthKey= 2>"$work/neg.err"; then
   fail "rendering without secrets.serviceAuthKey succeeded"
@@ -398,6 +424,7 @@ security_mutant() { # label sed-expression: the security check must reject the m
 }
 security_mutant "an egress rule without destinations" '0,/^    # Kafka brokers$/s//    - ports: [{ port: 1 }]/'
 security_mutant "NODE_ENV=development" 's/NODE_ENV: "production"/NODE_ENV: "development"/'
+security_mutant "cart on the sandbox processor" 's/CART_PAYMENT_PROCESSOR: "stripe"/CART_PAYMENT_PROCESSOR: "sandbox"/'
 security_mutant "MONGO_URL in a ConfigMap" '0,/^  NODE_ENV: "production"/s//  MONGO_URL: "mongodb:\/\/user:pw@mongo"\n  NODE_ENV: "production"/'
 if helm lint --strict "$chart" --kube-version "$K8S_VERSION" "${secrets[@]}" --set services.cart.hpa.maxReplica=3 >"$work/lint.out" 2>&1; then
   fail "helm lint accepted a typo (services.cart.hpa.maxReplica)"

@@ -21,6 +21,7 @@ import {
   grantPartnerDistribution,
 } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { approvedCard, declinedCard } from '../support/cards.js';
 
 const infra = requireInfra();
 
@@ -247,7 +248,7 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
   /** Reserve, pay the unpaid total (e-ticket), commit: the order as the commit answers it. */
   async function buy(quantity: number) {
     const cart = await reserve(quantity);
-    const paid = await pay(cart.cart_id, cart.cart.totals.unpaid.toFixed(2), 'fake-valid-nonce');
+    const paid = await pay(cart.cart_id, cart.cart.totals.unpaid.toFixed(2), approvedCard(P));
     expect(paid.status).toBe(200);
     const committed = await api('PUT', `${P}/events/${eventId}/cart`, {
       body: { cart_id: cart.cart_id },
@@ -358,11 +359,7 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
     const cart = await reserve(1);
     const cartId = cart.cart_id as string;
     const held = await record('held', cartId);
-    const declined = await pay(
-      cartId,
-      cart.cart.totals.unpaid.toFixed(2),
-      'fake-processor-declined-nonce',
-    );
+    const declined = await pay(cartId, cart.cart.totals.unpaid.toFixed(2), declinedCard(P));
     expect(declined.status).toBe(402);
     expect((await json(declined)).error).toMatchObject({ code: '20122', http_code: 402 });
 

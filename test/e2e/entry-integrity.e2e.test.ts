@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
 import { grantPartnerDistribution, importPartnerEvent } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { approvedCard } from '../support/cards.js';
 
 const infra = requireInfra();
 
@@ -110,7 +111,7 @@ describe.skipIf(!infra)('sale integrity at the gates (distributed mode)', () => 
           type: 'CC',
           amount: unpaid.toFixed(2),
           currency: 'EUR',
-          card: { number: 'fake-valid-nonce', cin: '123', expire_month: 12, expire_year: 2031 },
+          card: { number: approvedCard(prefix), cin: '123', expire_month: 12, expire_year: 2031 },
           email_address: `${account}@example.com`,
           third_party_account_id: account,
         },

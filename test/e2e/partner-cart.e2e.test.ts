@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
 import { importPartnerEvent, grantPartnerDistribution } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { approvedCard } from '../support/cards.js';
 
 const infra = requireInfra();
 
@@ -14,9 +15,10 @@ type Json = Record<string, any>;
 /**
  * The partner cart through the edge, every service its own process on real Kafka and a real
  * Mongo-wire server: a partner event imported from partner-reference is reserved (polling when the
- * reserve is slow or asked to be asynchronous), shipped, paid with the sandbox processor's test
- * nonce and committed; the order is read and cancelled through the admin API. The pre-production
- * prefix does the same against sandbox inventory.
+ * reserve is slow or asked to be asynchronous), shipped, paid (a Stripe test PaymentMethod, through
+ * cart's Stripe adapter and stripe-mock) and committed; the order is read and cancelled through
+ * the admin API. The pre-production prefix does the same against sandbox inventory, paid with the
+ * sandbox processor's test nonce.
  */
 describe.skipIf(!infra)('partner cart (distributed mode)', () => {
   let sut: Stack;
@@ -139,7 +141,7 @@ describe.skipIf(!infra)('partner cart (distributed mode)', () => {
           type: 'CC',
           amount: unpaid.toFixed(2),
           currency: 'EUR',
-          card: { number: 'fake-valid-nonce', cin: '123', expire_month: 12, expire_year: 2031 },
+          card: { number: approvedCard(prefix), cin: '123', expire_month: 12, expire_year: 2031 },
           email_address: 'ada@example.com',
           third_party_account_id: `user-${marker}`,
         },

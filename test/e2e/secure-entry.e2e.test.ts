@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
 import { importPartnerEvent, grantPartnerDistribution } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { approvedCard } from '../support/cards.js';
 
 const infra = requireInfra();
 
@@ -118,7 +119,12 @@ describe.skipIf(!infra)('secure entry (distributed mode)', () => {
           type: 'CC',
           amount: unpaid.toFixed(2),
           currency: 'EUR',
-          card: { number: 'fake-valid-nonce', cin: '123', expire_month: 12, expire_year: 2031 },
+          card: {
+            number: approvedCard('/partners/v1'),
+            cin: '123',
+            expire_month: 12,
+            expire_year: 2031,
+          },
           email_address: `${account}@example.com`,
           third_party_account_id: account,
         },

@@ -8,6 +8,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { ensureTopics } from '@marquee/platform/bus';
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
+import { startStripeRecorder, type StripeRecorder } from './stripe-recorder.js';
 
 /**
  * The distributed mode under test: every service as its own Node process (its built dist/main.js,
@@ -60,6 +61,12 @@ export interface Stack {
   services: Map<string, ServiceProcess>;
   /** partner-reference: its 3P API base URL, token URL and the client credentials it accepts. */
   partner: { baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string };
+  /**
+   * Stripe as cart sees it: the recording proxy in front of stripe-mock (what cart sent, the
+   * PaymentIntents' states) and the webhook signing secret cart and the edge were given. Absent
+   * when the stack runs without stripe-mock (`StackOptions.stripeMockUrl`).
+   */
+  stripe?: { recorder: StripeRecorder; webhookSecret: string };
   /** SIGTERM one service and wait for it to exit (fault drills). */
   stopService(name: string): Promise<void>;
   /**
@@ -93,6 +100,14 @@ export interface StackOptions {
    * `KAFKA_BROKERS`, i.e. the same broker. The test's own clients keep using `kafkaBrokers`.
    */
   kafkaSasl?: { brokers: string; credentialsDir: string };
+  /**
+   * stripe-mock's address (default `STRIPE_MOCK_URL`). With it, production-prefix carts are paid
+   * through cart's Stripe adapter, against stripe-mock behind a recording proxy (`Stack.stripe`),
+   * and pay with Stripe test PaymentMethods (`pm_card_visa`). Without it (`''`, or unset), cart
+   * runs production-prefix carts on the sandbox (`CART_PRODUCTION_SANDBOX_PAYMENTS`): for stacks
+   * that never pay a production cart. Sandbox-prefix carts use the sandbox either way.
+   */
+  stripeMockUrl?: string;
 }
 
 /** The environment's authenticated listener of the broker `kafkaBrokers` names, when it has one. */
@@ -199,15 +214,26 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     cart: {
       CART_ORDER_TOKEN_KEY: randomBytes(32).toString('base64'),
       CART_MAINTENANCE_WINDOW: 'off',
-      // The e2e purchases pay with the sandbox's nonces: production mode takes Stripe otherwise.
-      CART_PAYMENT_PROCESSOR: 'sandbox',
-      CART_PRODUCTION_SANDBOX_PAYMENTS: 'true',
     },
     'secure-entry': {
       SECURE_ENTRY_TOKEN_KEYS: `k1:${randomBytes(32).toString('base64')}`,
       SECURE_ENTRY_SECRET_KEY: randomBytes(32).toString('base64'),
     },
   };
+  const stripeMockUrl = options.stripeMockUrl ?? process.env.STRIPE_MOCK_URL ?? '';
+  const stripe = stripeMockUrl
+    ? {
+        recorder: await startStripeRecorder(stripeMockUrl),
+        webhookSecret: `whsec_${randomBytes(24).toString('hex')}`,
+      }
+    : undefined;
+  if (!stripe)
+    process.stderr.write(
+      'stack: STRIPE_MOCK_URL is unset: production-prefix carts are paid through the sandbox, ' +
+        'and a test paying one with a Stripe PaymentMethod fails\n',
+    );
+  ownEnv.cart = { ...ownEnv.cart, ...cartPaymentEnv(stripe) };
+  if (stripe) ownEnv['edge-gateway'] = { STRIPE_WEBHOOK_SECRET: stripe.webhookSecret };
   const launched = new Map<string, { env: Record<string, string>; ports: [number, number] }>();
   const kafkaSasl = kafkaSaslOf(options);
 
@@ -319,8 +345,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const service of [...services.values()].reverse()) await stopProcess(service);
     // The run's databases go with it (one per service, 24 files on a local FerretDB), unless
     // E2E_KEEP_DATA asks to keep them for a look after a failure.
-    if (dropped || process.env.E2E_KEEP_DATA) return;
+    if (dropped) return;
     dropped = true;
+    await stripe?.recorder.stop();
+    if (process.env.E2E_KEEP_DATA) return;
     await dropDatabases(options.mongoUrl, `${dbPrefix}_`).catch((error: unknown) =>
       process.stderr.write(`stack: databases ${dbPrefix}_* left behind: ${String(error)}\n`),
     );
@@ -370,6 +398,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         tokenUrl: `${partnerBase}/oauth/token`,
         ...partnerCredentials,
       },
+      ...(stripe ? { stripe } : {}),
       stopService,
       startService,
       stop,
@@ -378,6 +407,25 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await stop();
     throw error;
   }
+}
+
+/**
+ * How cart pays production-prefix carts: on its Stripe adapter through the recording proxy (the
+ * proxy's certificate trusted through NODE_EXTRA_CA_CERTS: production refuses a plain-http API
+ * base), or on the sandbox when the stack has no stripe-mock.
+ */
+function cartPaymentEnv(
+  stripe: { recorder: StripeRecorder; webhookSecret: string } | undefined,
+): Record<string, string> {
+  if (!stripe)
+    return { CART_PAYMENT_PROCESSOR: 'sandbox', CART_PRODUCTION_SANDBOX_PAYMENTS: 'true' };
+  return {
+    CART_PAYMENT_PROCESSOR: 'stripe',
+    STRIPE_SECRET_KEY: 'sk_test_marqueestack',
+    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+    STRIPE_API_BASE: stripe.recorder.url,
+    NODE_EXTRA_CA_CERTS: stripe.recorder.caFile,
+  };
 }
 
 /** Drops every database whose name starts with `prefix`. */

@@ -970,6 +970,37 @@ describe('commerce shopping: the cart', () => {
   });
 });
 
+describe('commerce payment awaiting 3-D Secure', () => {
+  it('answers 409 20122 with the payment_action in the error meta', async () => {
+    const action = {
+      type: 'use_stripe_sdk',
+      payment_id: 'pi_3DS',
+      client_secret: 'pi_3DS_secret_x',
+    };
+    const { app } = await edge({
+      addShoppingCartPayment: async () => {
+        throw new AppError('failed_precondition', 'the card issuer asks for authentication', {
+          details: { reason: '20122', payment_action: action },
+        });
+      },
+    });
+    const response = await call(app, 'PATCH', shop('/shopping/carts/cart-1/payments'), {
+      body: paymentBody,
+    });
+    expectCommerceError(response, 409, '20122');
+    expect(response.json()).toEqual({
+      errors: [
+        {
+          code: '20122',
+          detail: 'the card issuer asks for authentication',
+          status: '409',
+          meta: { payment_action: action },
+        },
+      ],
+    });
+  });
+});
+
 describe('commerce checkout deliveries', () => {
   it('answers deliveries with options and accepted countries for the cart app (no fan needed)', async () => {
     const { app } = await edge({

@@ -862,6 +862,47 @@ describe('shipping, payment, commit, release', () => {
     expect(response.json()).toEqual(errorOf(409, '20061'));
   });
 
+  it('answers a payment awaiting 3-D Secure with 402 20122 and its payment_action', async () => {
+    const action = {
+      type: 'use_stripe_sdk',
+      payment_id: 'pi_3DS',
+      client_secret: 'pi_3DS_secret_abc',
+      redirect_url: 'https://hooks.stripe.com/3d_secure_2/authenticate',
+    };
+    const app = await edge({
+      async addPayment() {
+        throw Object.assign(partnerFailure('failed_precondition', '20122', 'authenticate'), {
+          details: { reason: '20122', payment_action: action, other: 'not shown' },
+        });
+      },
+    });
+    const response = await app.inject({
+      method: 'PUT',
+      url: withKey(`${P}/events/${EVENT}/cart/payment`),
+      payload: billingBody(),
+    });
+    expect(response.statusCode).toBe(402);
+    expect(response.json()).toEqual({
+      error: { ...errorOf(402, '20122').error, payment_action: action },
+    });
+  });
+
+  it('leaves out a malformed payment_action (the plain 402 body)', async () => {
+    const app = await edge({
+      async addPayment() {
+        throw Object.assign(partnerFailure('failed_precondition', '20122'), {
+          details: { reason: '20122', payment_action: { type: 'use_stripe_sdk', payment_id: 7 } },
+        });
+      },
+    });
+    const response = await app.inject({
+      method: 'PUT',
+      url: withKey(`${P}/events/${EVENT}/cart/payment`),
+      payload: billingBody(),
+    });
+    expect(response.json()).toEqual(errorOf(402, '20122'));
+  });
+
   it('commits and answers the order with its token; releases with 204', async () => {
     const released: string[] = [];
     const app = await edge({

@@ -525,6 +525,16 @@ spec:
       ports:
         {{- toYaml $egress.partners.ports | nindent 8 }}
     {{- end }}
+    {{- if and $s.stripeEgress $egress.stripe.cidrs }}
+    # the Stripe API (or the egress proxy in front of it)
+    - to:
+        {{- range $cidr := $egress.stripe.cidrs }}
+        - ipBlock:
+            cidr: {{ ternary $cidr (printf "%s/%s" $cidr (ternary "128" "32" (contains ":" $cidr))) (contains "/" $cidr) }}
+        {{- end }}
+      ports:
+        {{- toYaml $egress.stripe.ports | nindent 8 }}
+    {{- end }}
     {{- with $egress.extra }}
     {{- toYaml . | nindent 4 }}
     {{- end }}

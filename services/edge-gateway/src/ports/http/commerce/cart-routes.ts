@@ -10,6 +10,7 @@ import { BODY_ERRORS, SHOPPING_ERRORS, errors, type CommerceRoutesContext } from
 import {
   CartParams,
   CartResult,
+  CommercePaymentConflict,
   CreateCartBody,
   DeliveriesBody,
   KeyHeaders,
@@ -252,7 +253,7 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
         params: CartParams,
         headers: WriteHeaders,
         body: PaymentsBody,
-        response: { 200: CartResult, ...errors(...BODY_ERRORS) },
+        response: { 200: CartResult, ...errors(...BODY_ERRORS), 409: CommercePaymentConflict },
       },
     },
     async (request, reply) => {

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CommerceBackend, FanTokens } from '../../../app/commerce.js';
 import { backendCall } from '../families/backend-call.js';
 import type { ApiFamily, FamilyError } from '../families/family.js';
+import { paymentActionOf } from '../families/payment-action.js';
 import { sendFamilyError } from '../families/register-family.js';
 import { retryAfterSeconds } from '../api-key-guard.js';
 import { CommerceError } from './schemas.js';
@@ -49,10 +50,12 @@ export function commerceErrorOf(error: unknown): FamilyError | undefined {
       detail: typeof e.message === 'string' ? e.message : PASSWORD_ATTEMPTS_EXCEEDED,
       retryAfterSeconds: retryAfterSeconds(Number(e.details?.retryAfterMs) || 0),
     };
+  const paymentAction = paymentActionOf(e.details);
   return {
     status: mapped.status,
     code: typeof reason === 'string' && /^[\w.-]{1,64}$/.test(reason) ? reason : mapped.code,
     detail: typeof e.message === 'string' && e.message ? e.message : mapped.code,
+    ...(paymentAction ? { paymentAction } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { DECIMAL_PATTERN } from './money.js';
+import { PaymentActionSchema } from '../families/payment-action.js';
 
 /**
  * JSON schemas of the commerce API (`/commerce/v2`): every request part is validated by the
@@ -218,6 +219,26 @@ export const CommerceError = Type.Object(
   {
     errors: Type.Array(
       Type.Object({ code: Type.String(), detail: Type.String(), status: Type.String() }),
+    ),
+  },
+  { description: 'Commerce error body' },
+);
+
+/** The 409 of the payment step: the commerce error, with the 3-D Secure action when there is one. */
+export const CommercePaymentConflict = Type.Object(
+  {
+    errors: Type.Array(
+      Type.Object({
+        code: Type.String(),
+        detail: Type.String(),
+        status: Type.String(),
+        meta: Type.Optional(
+          Type.Object(
+            { payment_action: PaymentActionSchema },
+            { description: 'Only with code 20122 when the issuer asks for 3-D Secure' },
+          ),
+        ),
+      }),
     ),
   },
   { description: 'Commerce error body' },

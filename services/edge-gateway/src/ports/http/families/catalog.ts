@@ -133,7 +133,18 @@ export const commerce: ApiFamily = {
   id: 'commerce',
   title: 'Commerce',
   prefixes: ['/commerce/v2'],
-  errorBody: (e) => ({ errors: [{ code: e.code, detail: e.detail, status: String(e.status) }] }),
+  // A payment awaiting 3-D Secure: the action in the error object's `meta` (JSON:API's member for
+  // what the spec does not name).
+  errorBody: (e) => ({
+    errors: [
+      {
+        code: e.code,
+        detail: e.detail,
+        status: String(e.status),
+        ...(e.paymentAction ? { meta: { payment_action: e.paymentAction } } : {}),
+      },
+    ],
+  }),
   errorSchema: () =>
     Type.Object({
       errors: Type.Array(
@@ -155,6 +166,7 @@ const partnerErrors = (e: FamilyError) => ({
     code: e.code,
     http_code: e.status,
     severity: e.status >= 500 ? 'ERROR' : 'WARN',
+    ...(e.paymentAction ? { payment_action: e.paymentAction } : {}),
   },
 });
 

@@ -1,3 +1,5 @@
+import type { PaymentAction } from './payment-action.js';
+
 /**
  * An API family of the public surface: its path prefixes and its own documented error body.
  * Every family answers unknown paths and bad input in its own shape (docs/api-families.md), so a
@@ -12,6 +14,8 @@ export interface FamilyError {
   detail: string;
   /** `Retry-After` of a 429 or 503 whose back end named its wait (whole seconds). */
   retryAfterSeconds?: number;
+  /** A payment awaiting 3-D Secure: what the client does next (families that take payments). */
+  paymentAction?: PaymentAction;
 }
 
 export interface ApiFamily {

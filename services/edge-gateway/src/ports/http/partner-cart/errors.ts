@@ -9,6 +9,7 @@ import type {
 import type { DeveloperAccess } from '../../../app/backends.js';
 import { NOT_A_DISTRIBUTOR, retryAfterSeconds } from '../api-key-guard.js';
 import type { ApiFamily, FamilyError } from '../families/family.js';
+import { paymentActionOf } from '../families/payment-action.js';
 import { sendFamilyError, toFamilyError } from '../families/register-family.js';
 import { declareSecurity } from '../security.js';
 
@@ -59,6 +60,8 @@ export function partnerCartError(family: ApiFamily, err: PartnerErrorSource): Fa
   if (err.validation || (typeof err.code === 'string' && err.code.startsWith('FST_'))) {
     return base.status >= 500 ? base : { ...base, code: INVALID_INPUT };
   }
+  const paymentAction = paymentActionOf(err.details);
+  if (paymentAction) base.paymentAction = paymentAction;
   const code =
     base.code === 'invalid_argument'
       ? INVALID_INPUT

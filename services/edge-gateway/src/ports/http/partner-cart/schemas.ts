@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { PaymentActionSchema } from '../families/payment-action.js';
 
 /**
  * Request and response schemas of the partner cart routes. Requests are checked by the family's
@@ -26,10 +27,18 @@ export const PartnerError = Type.Object(
   { description: 'Partner cart error' },
 );
 
+/** A refused payment: the partner error, with the 3-D Secure action when there is one. */
+const PaymentRefused = Type.Object({
+  error: Type.Object({
+    ...PartnerError.properties.error.properties,
+    payment_action: Type.Optional(PaymentActionSchema),
+  }),
+});
+
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input (code 10002; 10104 invalid delivery method)',
   401: 'Missing or unknown API key (code 10001)',
-  402: 'Payment refused (20122 not accepted, 20129 no funds, 20152 invalid CVV)',
+  402: 'Payment refused (20122 not accepted, 20129 no funds, 20152 invalid CVV); 20122 with `payment_action` when the card issuer asks the cardholder to authenticate (3-D Secure)',
   403: 'App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046)',
   404: 'Unknown event (90001), unknown cart, another app’s, or a released or expired one (90003)',
   405: 'Method not allowed on this path',
@@ -52,7 +61,9 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries(
     all.map((status) => [
       status,
-      Type.Object(PartnerError.properties, { description: ERROR_DESCRIPTIONS[status] ?? 'Error' }),
+      Type.Object(status === 402 ? PaymentRefused.properties : PartnerError.properties, {
+        description: ERROR_DESCRIPTIONS[status] ?? 'Error',
+      }),
     ]),
   );
 }

@@ -1,0 +1,379 @@
+import { randomBytes } from 'node:crypto';
+import { waitFor } from '@marquee/platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireInfra } from '../support/infra.js';
+import { grantPartnerDistribution, importPartnerEvent } from '../support/partner-event.js';
+import { startStack, type Stack } from '../support/stack.js';
+import type { StripeRecorder, StripeRequest } from '../support/stripe-recorder.js';
+
+const infra = requireInfra();
+const stripeMockUrl = process.env.STRIPE_MOCK_URL;
+if (infra && !stripeMockUrl) {
+  const message =
+    'STRIPE_MOCK_URL is not set: the Stripe payment e2e needs stripe-mock ' +
+    '(bash deploy/local/infra.sh start stripe && eval "$(bash deploy/local/infra.sh env)")';
+  if (process.env.CI === 'true' || process.env.CI === '1') throw new Error(message);
+  console.warn(`\n*** SKIPPED: ${message}\n`);
+}
+
+// Answers are read loosely: the unit tests pin their shapes.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+
+const P = '/partners/v1';
+
+/**
+ * Real money's path through the stack: production-prefix carts are paid through cart's Stripe
+ * adapter, against stripe-mock behind the stack's recording proxy (`test/support/stripe-recorder.ts`),
+ * every service its own process on real Kafka and a real Mongo-wire server. What Stripe received
+ * is read from the proxy's records: the authorisation at payment (manual capture), the capture at
+ * commit and only after the partner confirmed, the cancellation of the authorisation when the cart
+ * is released or the partner refuses, the same idempotency key on a retried step, and nothing at
+ * all for a sandbox nonce on a production cart.
+ */
+describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', () => {
+  let sut: Stack;
+  let stripe: StripeRecorder;
+  let apiKey: string;
+  let eventId: string;
+  let partnerEventId: string;
+  const marker = `sp${randomBytes(4).toString('hex')}`;
+
+  const json = async (response: Response) => {
+    const text = await response.text();
+    return (text ? JSON.parse(text) : {}) as Json;
+  };
+  // The app's default quota is 5 calls a second: keep 220 ms between calls.
+  let lastAnswer = 0;
+  const api = async (
+    method: string,
+    path: string,
+    options: { body?: unknown; headers?: Record<string, string> } = {},
+  ) => {
+    const wait = lastAnswer + 220 - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    try {
+      return await fetch(`${sut.baseUrl}${P}${path}`, {
+        method,
+        headers: {
+          'x-api-key': apiKey,
+          ...(options.body ? { 'content-type': 'application/json' } : {}),
+          ...options.headers,
+        },
+        ...(options.body ? { body: JSON.stringify(options.body) } : {}),
+      });
+    } finally {
+      lastAnswer = Date.now();
+    }
+  };
+
+  /** A held cart of one ticket, e-ticket delivery chosen: its id and unpaid total. */
+  async function heldCart(): Promise<{ cartId: string; unpaid: number }> {
+    const reserved = await api('POST', `/events/${eventId}/cart`, {
+      body: { reserve: { tickets: [{ id: 'ADULT', quantity: 1 }] } },
+    });
+    let cart = await json(reserved);
+    if (reserved.status === 202) {
+      const pollingUrl = cart.polling_url as string;
+      cart = await waitFor(
+        async () => {
+          const polled = await fetch(`${sut.baseUrl}${pollingUrl}`, {
+            headers: { 'x-api-key': apiKey },
+          });
+          return polled.status === 200 ? json(polled) : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 250, description: 'the reserve to complete' },
+      );
+    } else expect(reserved.status, JSON.stringify(cart)).toBe(200);
+    const cartId = cart.cart_id as string;
+    const options = await api(
+      'GET',
+      `/events/${eventId}/cart/shipping?cart_id=${encodeURIComponent(cartId)}`,
+    );
+    const shippingId = (await json(options)).shipping_options[0].id as string;
+    const shipped = await api('PUT', `/events/${eventId}/cart/shipping`, {
+      body: { cart_id: cartId, shipping_id: shippingId },
+    });
+    expect(shipped.status).toBe(200);
+    return { cartId, unpaid: (await json(shipped)).cart.totals.unpaid as number };
+  }
+
+  const pay = (cartId: string, unpaid: number, card: string) =>
+    api('PUT', `/events/${eventId}/cart/payment`, {
+      body: {
+        cartId,
+        payment: {
+          first_name: 'Ada',
+          last_name: 'Lovelace',
+          type: 'CC',
+          amount: unpaid.toFixed(2),
+          currency: 'EUR',
+          card: { number: card, cin: '123', expire_month: 12, expire_year: 2031 },
+          email_address: 'ada@example.com',
+          third_party_account_id: `user-${marker}`,
+        },
+      },
+    });
+  const commit = (cartId: string) =>
+    api('PUT', `/events/${eventId}/cart`, { body: { cart_id: cartId } });
+
+  /** The requests Stripe received for one cart (its authorisation's key names the cart). */
+  const authorisationsOf = (cartId: string): StripeRequest[] =>
+    stripe
+      .requests()
+      .filter(
+        (r) =>
+          r.path === '/v1/payment_intents' && r.idempotencyKey?.startsWith(`authorize:${cartId}:`),
+      );
+  const actionsOn = (paymentId: string, action: 'capture' | 'cancel'): StripeRequest[] =>
+    stripe.requests().filter((r) => r.path === `/v1/payment_intents/${paymentId}/${action}`);
+  const intent = (paymentId: string) => stripe.intents().find((i) => i.id === paymentId);
+
+  /** Pays with `pm_card_visa`: the cart's PaymentIntent id. */
+  async function payWithVisa(cartId: string, unpaid: number): Promise<string> {
+    const paid = await pay(cartId, unpaid, 'pm_card_visa');
+    const body = await json(paid);
+    expect(paid.status, JSON.stringify(body)).toBe(200);
+    const [authorised] = authorisationsOf(cartId);
+    expect(authorised?.intentStatus).toBe('requires_capture');
+    return authorised!.intentId!;
+  }
+
+  /** partner-reference's booking of the one cart held now (the 3P API, as the partner sees it). */
+  async function releaseAtPartner(): Promise<void> {
+    const token = await fetch(sut.partner.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: sut.partner.clientId,
+        client_secret: sut.partner.clientSecret,
+      }),
+    });
+    const authorization = `Bearer ${((await json(token)) as { access_token: string }).access_token}`;
+    const period = new URLSearchParams({
+      event_id: partnerEventId,
+      start: new Date(Date.now() - 3_600_000).toISOString(),
+      end: new Date(Date.now() + 3_600_000).toISOString(),
+      size: '500',
+    });
+    const listed = await fetch(`${sut.partner.baseUrl}/orders?${period}`, {
+      headers: { authorization },
+    });
+    expect(listed.status).toBe(200);
+    const booked = ((await json(listed)).orders as Json[]).filter((o) => o.status === 'BOOKED');
+    expect(booked).toHaveLength(1);
+    const deleted = await fetch(`${sut.partner.baseUrl}/bookings/${booked[0]!.inventory_token}`, {
+      method: 'DELETE',
+      headers: { authorization },
+    });
+    expect(deleted.status).toBe(200);
+  }
+
+  beforeAll(async () => {
+    sut = await startStack({ kafkaBrokers: infra!.kafkaBrokers, mongoUrl: infra!.mongoUrl });
+    stripe = sut.stripe!.recorder;
+    const app = await fetch(`${sut.baseUrl}/admin/v1/apps`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sut.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'stripe e2e', redirectUris: ['https://e2e.example/cb'] }),
+    });
+    expect(app.status).toBe(201);
+    const created = await json(app);
+    apiKey = created.apiKey as string;
+    await grantPartnerDistribution(sut, created.appId as string);
+    ({ eventId, partnerEventId } = await importPartnerEvent(sut, { apiKey, marker }));
+    lastAnswer = Date.now();
+  });
+
+  afterAll(async () => {
+    await sut?.stop();
+  });
+
+  it('authorises at payment with manual capture and captures at commit', async () => {
+    const { cartId, unpaid } = await heldCart();
+    const paid = await pay(cartId, unpaid, 'pm_card_visa');
+    const paidCart = await json(paid);
+    expect(paid.status, JSON.stringify(paidCart)).toBe(200);
+    expect(paidCart.cart.totals.unpaid).toBe(0);
+    // Brand and last four digits from the PaymentMethod (stripe-mock's visa fixture).
+    expect(paidCart.cart.payments[0].card.number).toMatch(/^\*+4242$/);
+
+    const [authorised, ...others] = authorisationsOf(cartId);
+    expect(others).toEqual([]);
+    expect(authorised).toMatchObject({
+      method: 'POST',
+      status: 200,
+      intentStatus: 'requires_capture',
+      form: expect.objectContaining({
+        amount: String(Math.round(unpaid * 100)),
+        currency: 'eur',
+        capture_method: 'manual',
+        confirm: 'true',
+        payment_method: 'pm_card_visa',
+      }),
+    });
+    const paymentId = authorised!.intentId!;
+    // Nothing is taken before the commit.
+    expect(actionsOn(paymentId, 'capture')).toEqual([]);
+
+    const committed = await commit(cartId);
+    const order = await json(committed);
+    expect(committed.status, JSON.stringify(order)).toBe(200);
+    expect(order).toMatchObject({ cart_id: cartId, grand_total: unpaid });
+    const captures = actionsOn(paymentId, 'capture');
+    expect(captures).toHaveLength(1);
+    expect(captures[0]).toMatchObject({
+      idempotencyKey: `capture:${paymentId}`,
+      status: 200,
+      form: { amount_to_capture: String(Math.round(unpaid * 100)) },
+    });
+    expect(intent(paymentId)).toMatchObject({
+      status: 'succeeded',
+      amountReceived: Math.round(unpaid * 100),
+    });
+    expect(actionsOn(paymentId, 'cancel')).toEqual([]);
+  });
+
+  it('a release cancels the authorisation', async () => {
+    const { cartId, unpaid } = await heldCart();
+    const paymentId = await payWithVisa(cartId, unpaid);
+    const released = await api(
+      'DELETE',
+      `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`,
+    );
+    expect(released.status).toBe(204);
+    await waitFor(() => intent(paymentId)?.status === 'canceled' || undefined, {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+      description: 'the authorisation to be cancelled',
+    });
+    expect(actionsOn(paymentId, 'cancel')[0]).toMatchObject({
+      idempotencyKey: `void:${paymentId}`,
+      status: 200,
+    });
+    expect(actionsOn(paymentId, 'capture')).toEqual([]);
+  });
+
+  it('a partner refusal at commit cancels the authorisation and captures nothing', async () => {
+    const { cartId, unpaid } = await heldCart();
+    const paymentId = await payWithVisa(cartId, unpaid);
+    // The partner no longer has the hold: it refuses the order for good.
+    await releaseAtPartner();
+    const refused = await commit(cartId);
+    expect(refused.status).toBe(409);
+    expect((await json(refused)).error).toMatchObject({ code: '90003', http_code: 409 });
+    await waitFor(() => intent(paymentId)?.status === 'canceled' || undefined, {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+      description: 'the authorisation to be cancelled',
+    });
+    expect(actionsOn(paymentId, 'capture')).toEqual([]);
+    expect(actionsOn(paymentId, 'cancel')[0]?.idempotencyKey).toBe(`void:${paymentId}`);
+  });
+
+  it('a payment step retried after a lost answer sends the same idempotency key', async () => {
+    const { cartId, unpaid } = await heldCart();
+    // Stripe authorises, its answer is lost on the way back, twice (the SDK's own second try):
+    // cart answers "not taken, retry".
+    stripe.dropResponses('POST', '/v1/payment_intents', 2);
+    const lost = await pay(cartId, unpaid, 'pm_card_visa');
+    expect(lost.status).toBe(503);
+    expect((await json(lost)).error).toMatchObject({ code: '20001' });
+
+    const retried = await pay(cartId, unpaid, 'pm_card_visa');
+    expect(retried.status).toBe(200);
+    const [first, sdkRetry, clientRetry, ...more] = authorisationsOf(cartId);
+    expect(more).toEqual([]);
+    expect([first!.status, sdkRetry!.status, clientRetry!.status]).toEqual([0, 0, 200]);
+    expect(sdkRetry!.idempotencyKey).toBe(first!.idempotencyKey);
+    expect(clientRetry!.idempotencyKey).toBe(first!.idempotencyKey);
+    // The retries found the first PaymentIntent: one authorisation, not three.
+    expect([first, sdkRetry, clientRetry].map((r) => [r!.replayed, r!.intentId])).toEqual([
+      [false, first!.intentId],
+      [true, first!.intentId],
+      [true, first!.intentId],
+    ]);
+
+    const committed = await commit(cartId);
+    expect(committed.status).toBe(200);
+    expect(actionsOn(first!.intentId!, 'capture')).toHaveLength(1);
+  });
+
+  it('a commit retried after a lost capture answer captures once, under the same key', async () => {
+    const { cartId, unpaid } = await heldCart();
+    const paymentId = await payWithVisa(cartId, unpaid);
+    stripe.dropResponses('POST', `/v1/payment_intents/${paymentId}/capture`, 2);
+    const lost = await commit(cartId);
+    expect(lost.status).toBe(503);
+    expect((await json(lost)).error).toMatchObject({ code: '20001' });
+
+    const retried = await commit(cartId);
+    const order = await json(retried);
+    expect(retried.status, JSON.stringify(order)).toBe(200);
+    expect(order).toMatchObject({ cart_id: cartId });
+    const captures = actionsOn(paymentId, 'capture');
+    // The first attempt (and the SDK's second try) lost, the commit's retry answered.
+    expect(captures.map((c) => [c.idempotencyKey, c.status])).toEqual([
+      [`capture:${paymentId}`, 0],
+      [`capture:${paymentId}`, 0],
+      [`capture:${paymentId}`, 200],
+    ]);
+    expect(captures[2]!.replayed).toBe(true);
+    expect(intent(paymentId)).toMatchObject({
+      status: 'succeeded',
+      amountReceived: Math.round(unpaid * 100),
+    });
+  });
+
+  it('answers 3-D Secure with payment_action; the same payment after it is authorised', async () => {
+    const { cartId, unpaid } = await heldCart();
+    const card = 'pm_card_authenticationRequired';
+    const challenged = await pay(cartId, unpaid, card);
+    expect(challenged.status).toBe(402);
+    const { error } = await json(challenged);
+    expect(error).toMatchObject({ code: '20122', http_code: 402 });
+    expect(error.payment_action).toEqual({
+      type: 'use_stripe_sdk',
+      payment_id: expect.stringMatching(/^pi_/),
+      client_secret: expect.stringMatching(/_secret_/),
+    });
+    const paymentId = error.payment_action.payment_id as string;
+    expect(intent(paymentId)?.status).toBe('requires_action');
+    const unpaidCart = await api(
+      'GET',
+      `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`,
+    );
+    expect((await json(unpaidCart)).cart.payments).toEqual([]);
+
+    // The cardholder passes the challenge in Stripe.js; the partner sends the same payment again.
+    stripe.completeAuthentication(paymentId, true);
+    const paid = await pay(cartId, unpaid, card);
+    expect(paid.status).toBe(200);
+    const attempts = authorisationsOf(cartId);
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]).toMatchObject({
+      idempotencyKey: attempts[0]!.idempotencyKey,
+      replayed: true,
+      intentId: paymentId,
+    });
+    const committed = await commit(cartId);
+    expect(committed.status).toBe(200);
+    expect(actionsOn(paymentId, 'capture')).toHaveLength(1);
+    expect(intent(paymentId)?.status).toBe('succeeded');
+  });
+
+  it('refuses the sandbox nonce on a production cart, and nothing reaches Stripe', async () => {
+    const { cartId, unpaid } = await heldCart();
+    const before = stripe.requests().length;
+    const refused = await pay(cartId, unpaid, 'fake-valid-nonce');
+    expect(refused.status).toBe(400);
+    const body = await json(refused);
+    expect(body.error).toMatchObject({ code: '10002', http_code: 400 });
+    expect(body.error.message).toMatch(/PaymentMethod/);
+    expect(stripe.requests().slice(before)).toEqual([]);
+
+    const read = await api('GET', `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`);
+    expect((await json(read)).cart.payments).toEqual([]);
+  });
+});
