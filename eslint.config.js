@@ -14,6 +14,8 @@ const infrastructureModules = [
   '@fastify/*',
   '@marquee/platform',
   '@marquee/platform/*',
+  // Pure: ISO 4217 exponents and minor-unit arithmetic, no I/O (packages/platform/src/money).
+  '!@marquee/platform/money',
 ];
 
 /** The restricted-import pattern that keeps them out of domain/ and app/. */

@@ -20,7 +20,7 @@ import {
   withdrawAdmitted,
   type ResaleListing,
 } from '../domain/listing.js';
-import { parseDecimal, type Money } from '../domain/money.js';
+import { parseDecimalRounded, type Money } from '@marquee/platform/money';
 import {
   DEFAULT_PAGE_SIZE,
   DEFAULT_QUANTITY,
@@ -231,7 +231,7 @@ export class TopPicksApp {
     if (quantity < 1 || quantity > max) throw invalid(`quantity must be 1 to ${max}`);
     const bound = (text: string, name: string) => {
       if (!text) return undefined;
-      const minor = parseDecimal(text, event.currency);
+      const minor = parseDecimalRounded(text, event.currency);
       if (minor === undefined) throw invalid(`${name} must be a non-negative decimal amount`);
       return minor;
     };

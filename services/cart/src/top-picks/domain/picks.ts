@@ -1,7 +1,7 @@
 import type { FanSession } from './fan-session.js';
 import { priceForFan } from './fan-session.js';
 import { effectiveState, type ResaleListing } from './listing.js';
-import type { Money } from './money.js';
+import type { Money } from '@marquee/platform/money';
 
 /** A charge of an offer (`_embedded.offer[].charges[]`). */
 export interface OfferCharge {

@@ -7,7 +7,7 @@ import {
   type DiscoveryVenue,
   type Event,
 } from '@marquee/proto/catalog/v1';
-import { majorAmount } from '@marquee/discovery-documents';
+import { isKnownCurrency, toDecimal } from '@marquee/platform/money';
 
 /**
  * International discovery (`/mfxapi/v2`) documents: the documented shapes (areas, seat map, similar
@@ -96,9 +96,12 @@ function rangeBounds(ranges: readonly PriceRange[]) {
   let max: number | undefined;
   let currency = '';
   for (const r of ranges) {
-    currency ||= r.min?.currency || r.max?.currency || '';
-    if (r.min) min = Math.min(min ?? Infinity, majorAmount(r.min.amountMinor, currency));
-    if (r.max) max = Math.max(max ?? -Infinity, majorAmount(r.max.amountMinor, currency));
+    const own = r.min?.currency || r.max?.currency || '';
+    // Amounts are minor units of their currency: one in no known currency cannot be read.
+    if (!isKnownCurrency(own)) continue;
+    currency ||= own;
+    if (r.min) min = Math.min(min ?? Infinity, toDecimal(r.min.amountMinor, own));
+    if (r.max) max = Math.max(max ?? -Infinity, toDecimal(r.max.amountMinor, own));
   }
   return { min: min ?? max ?? null, max: max ?? min ?? null, currency };
 }
@@ -237,7 +240,8 @@ export function intlAreas(event: Event, lang: string | undefined) {
     const amounts = ticketing!.pricePeriods
       .flatMap((p) => p.prices)
       .filter((p) => p.priceLevelId === level.id && p.amount)
-      .map((p) => majorAmount(p.amount!.amountMinor, p.amount!.currency || currency));
+      .filter((p) => isKnownCurrency(p.amount!.currency || currency))
+      .map((p) => toDecimal(p.amount!.amountMinor, p.amount!.currency || currency));
     const range = {
       min: amounts.length ? Math.min(...amounts) : null,
       max: amounts.length ? Math.max(...amounts) : null,
