@@ -150,3 +150,13 @@ export function decimalNumberToMinor(value: number, currency: string): number | 
 export function roundToMinor(value: number, currency: string): number {
   return Math.round(value * 10 ** currencyExponent(currency));
 }
+
+export {
+  applyBps,
+  DEFAULT_FEES,
+  orderFees,
+  ticketFees,
+  ticketPrice,
+  type FeeSchedule,
+  type TicketPrice,
+} from './pricing.js';
