@@ -12,9 +12,9 @@ const infrastructureModules = [
   '@grpc/*',
   'fastify',
   '@fastify/*',
-  '@marquee/platform',
+  // Every subpath of the platform package (it has no root export) but the pure `money` one:
+  // ISO 4217 exponents and minor-unit arithmetic, no I/O (packages/platform/src/money).
   '@marquee/platform/*',
-  // Pure: ISO 4217 exponents and minor-unit arithmetic, no I/O (packages/platform/src/money).
   '!@marquee/platform/money',
 ];
 
