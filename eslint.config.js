@@ -12,8 +12,10 @@ const infrastructureModules = [
   '@grpc/*',
   'fastify',
   '@fastify/*',
-  '@marquee/platform',
+  // Every subpath of the platform package (it has no root export) but the pure `money` one:
+  // ISO 4217 exponents and minor-unit arithmetic, no I/O (packages/platform/src/money).
   '@marquee/platform/*',
+  '!@marquee/platform/money',
 ];
 
 /** The restricted-import pattern that keeps them out of domain/ and app/. */

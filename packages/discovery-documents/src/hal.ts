@@ -10,7 +10,8 @@ import {
   type Event,
   type Image,
 } from '@marquee/proto/catalog/v1';
-import { localized, majorAmount, reportedLocale } from './localized.js';
+import { isKnownCurrency, toDecimal } from '@marquee/platform/money';
+import { localized, reportedLocale } from './localized.js';
 
 /**
  * Discovery v2 HAL documents: the event of a search result, its embedded venues and attractions.
@@ -231,16 +232,18 @@ export function eventBody(event: Event, locale: string | undefined) {
     promoter:
       event.promoter &&
       compact({ id: event.promoter.id, name: opt(localized(event.promoter.names, locale)) }),
-    priceRanges: event.priceRanges.map((r) => {
+    // Amounts are minor units of their currency; a range in no known currency cannot be read.
+    priceRanges: event.priceRanges.flatMap((r) => {
       const currency = r.min?.currency || r.max?.currency || '';
+      if (!isKnownCurrency(currency)) return [];
       return compact({
         type:
           r.type === PriceRangeType.PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES
             ? 'standard including fees'
             : 'standard',
         currency: opt(currency),
-        min: r.min && majorAmount(r.min.amountMinor, currency),
-        max: r.max && majorAmount(r.max.amountMinor, currency),
+        min: r.min && toDecimal(r.min.amountMinor, currency),
+        max: r.max && toDecimal(r.max.amountMinor, currency),
       });
     }),
     // The real Discovery v2 event's `seatmap.staticUrl` (publisher README: our extension).

@@ -23,10 +23,3 @@ export function reportedLocale(
   if (locale && locale !== '*') return locale;
   return Object.keys(main?.values ?? {})[0] ?? 'en-us';
 }
-
-const zeroDecimalCurrencies = new Set(['JPY', 'KRW', 'CLP', 'ISK', 'VND', 'XAF', 'XOF', 'HUF']);
-
-/** Minor units (as stored) to the decimal amount the APIs show. */
-export function majorAmount(amountMinor: number, currency: string): number {
-  return zeroDecimalCurrencies.has(currency.toUpperCase()) ? amountMinor : amountMinor / 100;
-}

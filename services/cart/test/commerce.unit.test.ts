@@ -447,6 +447,36 @@ describe('CommerceApp shopping (memory stores, fake partner)', () => {
     expect((await pay(second, 'acct-2')).cart.status).toBe('PAID');
   });
 
+  it('charges in the cart the totals its offers show (commerce offers → cart)', async () => {
+    const shown = (await commerce.offers({ eventId: EVENT_ID, passwords: [] })).offers;
+    const offer = shown.offers.find((o) => o.id === offerId(ADULT, 'PL1'))!;
+    expect(offer.totalMinor).toBe(
+      offer.faceValueMinor +
+        offer.fees.reduce((s, f) => s + f.amountMinor, 0) +
+        offer.taxes.reduce((s, t) => s + t.amountMinor, 0),
+    );
+    const created = await commerce.create(fan, [product()]);
+    const priced = created.view.priced;
+    // Per ticket exactly the offer's total; once per cart the processing fee and its tax.
+    expect(priced.lines[0]!.totals.grand).toBe(offer.totalMinor * 2);
+    expect(priced.totals.grand).toBe(
+      offer.totalMinor * 2 + priced.processing!.priceMinor + priced.processing!.taxMinor,
+    );
+  });
+
+  it('charges in a reserve the offers availability shows (availability offers → reserve)', async () => {
+    const shown = await carts.availability({ eventId: EVENT_ID, sandbox: false });
+    const offer = shown.offers.find((o) => o.priceTypeId === ADULT && o.priceLevelId === 'PL1')!;
+    const held = await carts.reserve({
+      owner: { appId: 'app-1', sandbox: false, channel: 'partner-cart' },
+      eventId: EVENT_ID,
+      requests: [{ tickets: [{ priceTypeId: ADULT, priceLevelId: 'PL1', quantity: 2 }] }],
+    });
+    const perTicket = offer.faceValueMinor + offer.serviceFeeMinor + offer.serviceFeeTaxMinor;
+    const perOrder = offer.processingFeeMinor + offer.processingFeeTaxMinor;
+    expect(held.priced.totals.grand).toBe(perTicket * 2 + perOrder);
+  });
+
   it('creates a fan cart, pays and purchases it; a retried purchase answers the same token', async () => {
     const created = await commerce.create(fan, [product()]);
     expect(created.view.cart).toMatchObject({

@@ -157,6 +157,22 @@ async function buy(
   return { held, order: committed.order };
 }
 
+type Shown = Awaited<ReturnType<TopPicksApp['getTopPicks']>>['offers'];
+
+/** The price of an offer's tickets before fees (its face value charge) as top picks shows it. */
+const shownPrice = (offers: Shown, id: string): number =>
+  offers.find((o) => o.offerId === id)!.charges.find((c) => c.type === 'face_value')!.amount
+    .amountMinor;
+
+/** What a cart of `quantity` tickets of the offer charges, read from the offer as shown. */
+const shownCartTotal = (offers: Shown, id: string, quantity: number): number => {
+  const offer = offers.find((o) => o.offerId === id)!;
+  const perOrder = offer.charges
+    .filter((c) => c.feeType === 'per order')
+    .reduce((sum, c) => sum + c.amount.amountMinor, 0);
+  return offer.totalPrice.amountMinor * quantity + perOrder;
+};
+
 const topPicks = (s: Setup, fanSessionId = '', appId = buyer.appId) =>
   s.picks.getTopPicks({
     appId,
@@ -206,7 +222,8 @@ describe('top picks and resale through the cart', () => {
     const offer = answer.offers.find((o) => o.offerId === listingId)!;
     expect(offer).toMatchObject({
       ticketTypeId: listingId,
-      totalPrice: { amountMinor: 4_500, currency: 'GBP' },
+      // The asking price with the cart's per-ticket fees: 10 % service, 20 % tax on it.
+      totalPrice: { amountMinor: 4_500 + 450 + 90, currency: 'GBP' },
       inventoryType: 'RESALE',
       limit: { min: 2, max: 2 },
     });
@@ -217,6 +234,37 @@ describe('top picks and resale through the cart', () => {
     expect(primary.totalPrice.amountMinor).toBe(5_000 + 500 + 100);
     expect(primary.offerId).toBe(offerId('000001', 'PL1'));
     expect(answer.eventDetails.listingsDisclaimer).not.toBe('');
+  });
+
+  it('shows the totals a reserve under the same fan session charges (resale and primary)', async () => {
+    const shown = await topPicks(s);
+    const sid = shown.session.id;
+    const resale = await s.cart.reserve({
+      owner: buyer,
+      eventId: EVENT_ID,
+      requests: [{ tickets: [{ priceTypeId: listingId, quantity: 2 }] }],
+      fanSessionId: sid,
+    });
+    expect(resale.priced.totals.grand).toBe(shownCartTotal(shown.offers, listingId, 2));
+    expect(resale.priced.lines[0]!.totals.grand / 2).toBe(
+      shown.offers.find((o) => o.offerId === listingId)!.totalPrice.amountMinor,
+    );
+    await s.cart.release(buyer, resale.cart.id);
+
+    const primary = shown.offers.find((o) => o.inventoryType === 'PRIMARY')!;
+    const held = await s.cart.reserve({
+      owner: buyer,
+      eventId: EVENT_ID,
+      requests: [
+        {
+          tickets: [
+            { priceTypeId: primary.ticketTypeId, priceLevelId: primary.priceLevelId, quantity: 2 },
+          ],
+        },
+      ],
+      fanSessionId: sid,
+    });
+    expect(held.priced.totals.grand).toBe(shownCartTotal(shown.offers, primary.offerId, 2));
   });
 
   /** A gate admits a seat: secure-entry knows it at once, cart when `ticket-scanned` arrives. */
@@ -346,7 +394,7 @@ describe('top picks and resale through the cart', () => {
     const again = await topPicks(s, sid);
     expect(again.outcome).toBe('active');
     expect(again.session.id).toBe(sid);
-    expect(again.offers.find((o) => o.offerId === relisted.id)!.totalPrice.amountMinor).toBe(9_000);
+    expect(shownPrice(again.offers, relisted.id)).toBe(9_000);
 
     const { held, order } = await buy(
       s,
@@ -404,11 +452,11 @@ describe('top picks and resale through the cart', () => {
   it('keeps the lower price the fan saw when the listing gets dearer, not after expiry', async () => {
     const first = await topPicks(s);
     const sid = first.session.id;
-    expect(first.offers.find((o) => o.offerId === listingId)!.totalPrice.amountMinor).toBe(4_500);
+    expect(shownPrice(first.offers, listingId)).toBe(4_500);
     // The seller's price goes up (as an operator would re-price it in the store).
     await raisePrice(s, listingId, 7_000);
     const live = await topPicks(s, sid);
-    expect(live.offers.find((o) => o.offerId === listingId)!.totalPrice.amountMinor).toBe(4_500);
+    expect(shownPrice(live.offers, listingId)).toBe(4_500);
     const held = await s.cart.reserve({
       owner: buyer,
       eventId: EVENT_ID,
@@ -424,7 +472,7 @@ describe('top picks and resale through the cart', () => {
     expect(renewed.outcome).toBe('renewed');
     expect(renewed.session.id).toBe(sid);
     expect(renewed.messages).toEqual([SESSION_EXPIRED_MESSAGE]);
-    expect(renewed.offers.find((o) => o.offerId === listingId)!.totalPrice.amountMinor).toBe(7_000);
+    expect(shownPrice(renewed.offers, listingId)).toBe(7_000);
     // Without a session the asking price.
     const noSession = await s.cart.reserve({
       owner: buyer,

@@ -1,3 +1,4 @@
+import { DEFAULT_FEES } from '@marquee/platform/money';
 import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
@@ -27,6 +28,7 @@ const grpcAddress = (fallback: string) =>
  * each its own client; or one `dns:///name:port` whose addresses one client balances over.
  */
 const grpcAddressList = grpcAddress;
+const fee = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
 /** The only module of edge-gateway that reads the environment; see README. */
 export const configSchema = serviceConfigSchema({
@@ -66,6 +68,15 @@ export const configSchema = serviceConfigSchema({
    * Retry-After at once instead of queueing behind calls that will outlive their deadline.
    */
   BACKEND_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(256),
+  /**
+   * The cart's fee schedule (same variables and defaults as the cart: set them for both). The
+   * edge shows totals with the fees a cart charges where the cart is not asked for them
+   * (international discovery's `including_ticket_fees`).
+   */
+  CART_SERVICE_FEE_BPS: fee(DEFAULT_FEES.serviceFeeBps),
+  CART_SERVICE_FEE_MIN_MINOR: fee(DEFAULT_FEES.serviceFeeMinMinor),
+  CART_PROCESSING_FEE_MINOR: fee(DEFAULT_FEES.processingFeeMinor),
+  CART_FEE_TAX_BPS: fee(DEFAULT_FEES.feeTaxBps),
 });
 
 export type EdgeGatewayConfig = z.output<typeof configSchema>;

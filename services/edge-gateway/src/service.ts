@@ -54,6 +54,12 @@ export async function composeEdgeGateway(
       await registerEdgeRoutes(app, {
         adminToken,
         version: OPENAPI_DOCUMENT_VERSION,
+        fees: {
+          serviceFeeBps: config.CART_SERVICE_FEE_BPS,
+          serviceFeeMinMinor: config.CART_SERVICE_FEE_MIN_MINOR,
+          processingFeeMinor: config.CART_PROCESSING_FEE_MINOR,
+          feeTaxBps: config.CART_FEE_TAX_BPS,
+        },
         backends: {
           developerAccess: cachingDeveloperAccess(auth),
           deals,

@@ -110,9 +110,13 @@ const event = Event.fromPartial({
   },
 });
 
-/** The same event as a package with a seat map and prices including fees (what gaps 3-5 add). */
+/**
+ * A published event (not sold through the platform: no ticketing) as a package with a seat map and
+ * prices including fees given by its publisher.
+ */
 const feeEvent = Event.fromPartial({
   ...event,
+  ticketing: undefined,
   id: 'INTL00000000002',
   package: true,
   seatmap: { staticUrl: 'https://maps.example/columbiahalle.png' },
@@ -358,9 +362,11 @@ describe('international discovery: documents', () => {
       },
       categories: [{ id: 'KG1', name: 'Rock', subcategories: [{ id: 'KS1', name: 'Punk' }] }],
       attractions: [{ id: 'KBAND', name: 'Die Band', url: '/mfxapi/v2/attractions/KBAND' }],
+      // Sold through the platform: including the fees the cart charges per ticket (10 %, at least
+      // 1.50, and 20 % tax on it): 30 → 33.60, 80 → 89.60.
       price_ranges: {
         excluding_ticket_fees: { min: 30, max: 80 },
-        including_ticket_fees: { min: 30, max: 80 },
+        including_ticket_fees: { min: 33.6, max: 89.6 },
       },
       currency: 'EUR',
       images: { '16_9': { url: 'https://img/e.jpg', width: 640, height: 360 } },
@@ -378,9 +384,10 @@ describe('international discovery: documents', () => {
             code: '11',
             name: 'Stehplatz',
             price_level_ids: [11],
+            // Face values 30 and 45 with the cart's per-ticket fees: 33.60 and 50.40.
             price_ranges: {
               excluding_ticket_fees: { min: 30, max: 45 },
-              including_ticket_fees: { min: 30, max: 45 },
+              including_ticket_fees: { min: 33.6, max: 50.4 },
             },
           },
         ],
@@ -402,25 +409,17 @@ describe('international discovery: documents', () => {
     });
   });
 
-  it('shows prices excluding and including fees, and packages, in event details and areas', async () => {
+  it("shows a published event's prices including fees as its publisher gives them", async () => {
     const details = (await get('/events/INTL00000000002')).json();
     expect(details.price_ranges).toEqual({
       excluding_ticket_fees: { min: 30, max: 80 },
       including_ticket_fees: { min: 34.5, max: 90 },
     });
     expect(details.properties.package).toBe(true);
-    // Areas: face values of the level, plus the event's per-ticket fee (34.50 - 30.00).
-    expect((await get('/events/INTL00000000002/areas?domain=germany')).json().event.areas).toEqual([
-      {
-        code: '11',
-        name: 'Stehplatz',
-        price_level_ids: [11],
-        price_ranges: {
-          excluding_ticket_fees: { min: 30, max: 45 },
-          including_ticket_fees: { min: 34.5, max: 49.5 },
-        },
-      },
-    ]);
+    // Not sold through the platform: no areas.
+    expect((await get('/events/INTL00000000002/areas?domain=germany')).json().event.areas).toEqual(
+      [],
+    );
   });
 
   it('answers sold_out and no seats_avail for an event the catalog knows is sold out', async () => {

@@ -1,3 +1,4 @@
+import { currencyExponent, isKnownCurrency, parseDecimal } from '@marquee/platform/money';
 import { UsageError, type Command, type CommandContext } from '../command.js';
 
 type Options = CommandContext['options'];
@@ -35,19 +36,13 @@ function count(value: unknown, name: string, min: number, max: number): number |
 
 /** `45.5` in `EUR` → 4550 (minor units, the admin API's amounts); refuses more decimals than the currency has. */
 export function minorUnits(price: string, currency: string): number {
-  let digits: number;
-  try {
-    digits =
-      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
-        .maximumFractionDigits ?? 2;
-  } catch {
+  if (!isKnownCurrency(currency))
     throw new UsageError(`--currency ${currency} is not an ISO 4217 currency`);
-  }
-  const match = /^(\d{1,12})(?:\.(\d+))?$/.exec(price);
-  if (!match || (match[2] ?? '').length > digits)
-    throw new UsageError(`--price must be an amount with at most ${digits} decimals, e.g. 45.50`);
-  const amount =
-    Number(match[1]) * 10 ** digits + Number((match[2] ?? '').padEnd(digits, '0') || 0);
+  const amount = parseDecimal(price, currency);
+  if (amount === undefined)
+    throw new UsageError(
+      `--price must be an amount with at most ${currencyExponent(currency)} decimals, e.g. 45.50`,
+    );
   if (amount <= 0) throw new UsageError('--price must be above zero');
   return amount;
 }

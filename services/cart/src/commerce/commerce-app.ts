@@ -1,3 +1,4 @@
+import { parseDecimal } from '@marquee/platform/money';
 import type {
   BillingInput,
   CartApp,
@@ -76,23 +77,6 @@ interface Content {
 
 const contentKey = (c: { priceTypeId: string; priceLevelId: string }) =>
   `${c.priceTypeId}\u0000${c.priceLevelId}`;
-
-/** A decimal string in the currency's minor units (2 decimals unless Intl says otherwise). */
-function minorOf(amount: string, currency: string): number | undefined {
-  const match = /^(\d{1,12})(?:\.(\d{1,3}))?$/.exec(amount);
-  if (!match) return undefined;
-  let digits: number;
-  try {
-    digits =
-      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
-        .maximumFractionDigits ?? 2;
-  } catch {
-    digits = 2;
-  }
-  const fraction = match[2] ?? '';
-  if (fraction.length > digits) return undefined;
-  return Number(match[1]) * 10 ** digits + Number(fraction.padEnd(digits, '0') || '0');
-}
 
 /**
  * The commerce API's use cases over cart's application (`CartApp`): offers built from the event
@@ -427,7 +411,7 @@ export class CommerceApp {
   #priceBounds(event: SellableEvent, product: ProductInput): { min?: number; max?: number } {
     const bound = (decimal: string, minor: number, field: string) => {
       if (decimal) {
-        const value = minorOf(decimal, event.currency);
+        const value = parseDecimal(decimal, event.currency);
         if (value === undefined)
           throw invalid(
             `${field} is not an amount in ${event.currency}`,

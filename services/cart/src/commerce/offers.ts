@@ -1,4 +1,4 @@
-import { ticketFees, type FeeSchedule } from '../domain/pricing.js';
+import { ticketPrice, type FeeSchedule } from '../domain/pricing.js';
 import type { SellableArea, SellableEvent } from '../domain/sellable-event.js';
 import { offerId, passwordId } from './offer-ids.js';
 
@@ -132,7 +132,7 @@ export function buildOffers(input: {
     const level = levelOf(price.priceLevelId)!;
     if (type.accessCodeRequired && !unlocked.has(type.id)) continue;
     const period = periodOf(event, level.id, type.id, now);
-    const { fee, tax } = ticketFees(price.amountMinor, fees);
+    const perTicket = ticketPrice(price.amountMinor, fees);
     const areas = areasOf(level.id);
     const sellableQty = areas.reduce((sum, a) => sum + Math.max(0, a.available), 0);
     offers.push({
@@ -146,9 +146,9 @@ export function buildOffers(input: {
       protected: type.accessCodeRequired,
       ...(period ? { start: period.startsAt, end: period.endsAt } : {}),
       faceValueMinor: price.amountMinor,
-      fees: [{ amountMinor: fee, label: 'Service fee', type: 'service' }],
-      taxes: [{ amountMinor: tax, label: 'Tax on fees', type: 'tax' }],
-      totalMinor: price.amountMinor + fee + tax,
+      fees: [{ amountMinor: perTicket.serviceFeeMinor, label: 'Service fee', type: 'service' }],
+      taxes: [{ amountMinor: perTicket.serviceFeeTaxMinor, label: 'Tax on fees', type: 'tax' }],
+      totalMinor: perTicket.totalMinor,
       limit: { min: 1, max: Math.min(limitMax, sellableQty), sellableQty, multiples: 1 },
       areaIds: areas.map((a) => a.areaId),
       passwordIds: type.accessCodeRequired ? [passwordId(type.id)] : [],

@@ -1,31 +1,18 @@
 import type { HeldTicket } from './booking.js';
 import type { ShippingOption } from './shipping.js';
+import { orderFees, ticketFees, type FeeSchedule } from '@marquee/platform/money';
 
-/**
- * The platform's fees on top of the partner's face values. All amounts are integers in minor units
- * of the cart's currency; percentages are basis points (1 bp = 0.01 %), rounded half up per ticket.
- */
-export interface FeeSchedule {
-  /** Service fee per ticket, in basis points of its face value. */
-  serviceFeeBps: number;
-  /** Lowest service fee per ticket (minor units), for cheap tickets; 0 = none. */
-  serviceFeeMinMinor: number;
-  /** Order processing fee, once per cart (minor units); 0 = none. */
-  processingFeeMinor: number;
-  /** Tax on fees (service and processing), in basis points of the fee. Delivery prices include tax. */
-  feeTaxBps: number;
-}
-
-export const DEFAULT_FEES: FeeSchedule = {
-  serviceFeeBps: 1_000,
-  serviceFeeMinMinor: 150,
-  processingFeeMinor: 250,
-  feeTaxBps: 2_000,
-};
-
-/** `round(amount * bps / 10000)` half up, in integers (no floating point on money). */
-export const applyBps = (amountMinor: number, bps: number): number =>
-  Math.floor((amountMinor * bps + 5_000) / 10_000);
+// The fee schedule and the per-ticket price are the platform's (packages/platform/src/money/
+// pricing.ts): the same functions price a cart here and show prices in every API.
+export {
+  applyBps,
+  DEFAULT_FEES,
+  orderFees,
+  ticketFees,
+  ticketPrice,
+  type FeeSchedule,
+  type TicketPrice,
+} from '@marquee/platform/money';
 
 export interface Charge {
   type: 'face_value' | 'service' | 'processing';
@@ -79,15 +66,6 @@ export interface PricedCart {
   /** The order processing fee, when there is one. */
   processing?: Charge;
   totals: CartTotals;
-}
-
-/** Service fee and its tax for one ticket. */
-export function ticketFees(
-  faceValueMinor: number,
-  fees: FeeSchedule,
-): { fee: number; tax: number } {
-  const fee = Math.max(applyBps(faceValueMinor, fees.serviceFeeBps), fees.serviceFeeMinMinor);
-  return { fee, tax: applyBps(fee, fees.feeTaxBps) };
 }
 
 const seatOrder = (a: string, b: string): number => {
@@ -169,13 +147,14 @@ export function priceCart(input: {
       totals,
     };
   });
+  const perOrder = orderFees(fees);
   const processing: Charge | undefined =
-    fees.processingFeeMinor > 0 && lines.length > 0
+    perOrder.processingFeeMinor > 0 && lines.length > 0
       ? {
           type: 'processing',
-          priceMinor: fees.processingFeeMinor,
+          priceMinor: perOrder.processingFeeMinor,
           quantity: 1,
-          taxMinor: applyBps(fees.processingFeeMinor, fees.feeTaxBps),
+          taxMinor: perOrder.processingFeeTaxMinor,
           feeType: 'per order',
         }
       : undefined;

@@ -14,7 +14,13 @@ import {
   parseMaintenanceWindow,
 } from '../../src/domain/maintenance.js';
 import { orderNumberFrom } from '../../src/domain/order.js';
-import { applyBps, DEFAULT_FEES, priceCart } from '../../src/domain/pricing.js';
+import {
+  applyBps,
+  DEFAULT_FEES,
+  orderFees,
+  priceCart,
+  ticketPrice,
+} from '../../src/domain/pricing.js';
 import { chooseSeats } from '../../src/domain/reserve.js';
 import {
   deliveryMethodType,
@@ -252,5 +258,20 @@ describe('seat choice and order numbers', () => {
     const number = orderNumberFrom(new Uint8Array([0, 1, 2, 3, 31, 32, 255, 100]));
     expect(number).toMatch(/^MQ-[2-9A-HJ-NP-Z]{4}-[2-9A-HJ-NP-Z]{4}$/);
     expect(number).toBe('MQ-2345-Z2Z6');
+  });
+
+  it('charges per ticket and per order exactly what ticketPrice and orderFees show', () => {
+    // ticketPrice is what every API shows (top picks, availability, commerce offers,
+    // international discovery's including_ticket_fees): a reserve charges the same.
+    for (const face of [1, 999, 1_000, 1_005, 3_000, 45_500, 150_000_000]) {
+      const priced = priceCart({
+        tickets: [ticket('1', face), ticket('2', face)],
+        fees: DEFAULT_FEES,
+      });
+      expect(priced.lines[0]!.totals.grand).toBe(2 * ticketPrice(face, DEFAULT_FEES).totalMinor);
+      expect(priced.totals.grand).toBe(
+        2 * ticketPrice(face, DEFAULT_FEES).totalMinor + orderFees(DEFAULT_FEES).totalMinor,
+      );
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import type { Logger } from '@marquee/platform/logger';
+import { moneyToDecimal } from '@marquee/platform/money';
 import { DistanceUnit, type Money } from '@marquee/proto/common/v1';
 import {
   DealsServiceClient,
@@ -15,25 +16,8 @@ import type { DealExclusivity, DealRecord, DealSearchEvent, DealsBackend } from 
 const toExclusivity = (e: DealExclusivity): Exclusivity =>
   e === 'EXCLUSIVE' ? Exclusivity.EXCLUSIVITY_EXCLUSIVE : Exclusivity.EXCLUSIVITY_NONEXCLUSIVE;
 
-/** ISO 4217 currencies whose minor unit is not 1/100. */
-const minorUnits: Record<string, number> = {
-  BHD: 1000,
-  CLP: 1,
-  IQD: 1000,
-  ISK: 1,
-  JOD: 1000,
-  JPY: 1,
-  KRW: 1,
-  KWD: 1000,
-  OMR: 1000,
-  TND: 1000,
-  UGX: 1,
-  VND: 1,
-};
-
-/** The platform's minor units → the API's decimal amount (2550 USD → 25.5). */
-export const toAmount = (money: Money): number =>
-  money.amountMinor / (minorUnits[money.currency.toUpperCase()] ?? 100);
+/** The platform's minor units → the API's decimal amount (2550 USD → 25.5, 45500 KWD → 45.5). */
+export const toAmount = (money: Money): number => moneyToDecimal(money);
 
 export function toRecord(deal: Deal): DealRecord {
   return {

@@ -1,5 +1,6 @@
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import type { Logger } from '@marquee/platform/logger';
+import { moneyToDecimal } from '@marquee/platform/money';
 import {
   InventoryType,
   ListingState,
@@ -17,30 +18,8 @@ import type {
   TopPicksDocument,
 } from '../app/top-picks.js';
 
-const digitsCache = new Map<string, number>();
-
-/** Minor-unit digits of a currency (EUR 2, JPY 0, KWD 3). */
-function currencyDigits(currency: string): number {
-  let digits = digitsCache.get(currency);
-  if (digits === undefined) {
-    try {
-      digits =
-        new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
-          .maximumFractionDigits ?? 2;
-    } catch {
-      digits = 2;
-    }
-    digitsCache.set(currency, digits);
-  }
-  return digits;
-}
-
 /** The platform's minor units → the public API's decimal number (2550 EUR → 25.5). */
-export const major = (money: Money | undefined): number => {
-  if (!money) return 0;
-  const digits = currencyDigits(money.currency.toUpperCase());
-  return Number((money.amountMinor / 10 ** digits).toFixed(digits));
-};
+export const major = (money: Money | undefined): number => moneyToDecimal(money);
 
 const STATES: Record<ListingState, ResaleListingState> = {
   [ListingState.LISTING_STATE_UNSPECIFIED]: 'LISTED',

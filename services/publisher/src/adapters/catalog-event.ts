@@ -1,6 +1,7 @@
 import type { catalogV1, commonV1 } from '@marquee/proto';
 import type { PublishedEvent } from '../domain/published-event.js';
 import type { PublishedEventBody } from '@marquee/api-schemas';
+import { roundToMinor } from '@marquee/platform/money';
 
 type Body = PublishedEventBody;
 type LocaleMap = Record<string, string> | undefined;
@@ -10,19 +11,6 @@ const localized = (map: LocaleMap): commonV1.LocalizedString | undefined =>
 
 const instant = (value: string | undefined): Date | undefined =>
   value === undefined ? undefined : new Date(value);
-
-// Money is in minor units of the currency (JPY has none, most have 2, a few 3).
-function minorUnits(amount: number, currency: string): number {
-  let digits = 2;
-  try {
-    digits =
-      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
-        .maximumFractionDigits ?? 2;
-  } catch {
-    // An unknown code still has the ISO shape the schema checked; assume the common 2 digits.
-  }
-  return Math.round(amount * 10 ** digits);
-}
 
 type Ref = { id?: unknown; source?: unknown };
 
@@ -75,8 +63,9 @@ function priceRanges(body: Body): catalogV1.PriceRange[] {
   const ranges = body.priceRanges === undefined ? [] : [body.priceRanges].flat();
   return ranges.map((range) => {
     const currency = range.currency ?? '';
+    // Validation requires a known currency wherever there is an amount (minor units of it).
     const money = (amount: number | undefined) =>
-      amount === undefined ? undefined : { amountMinor: minorUnits(amount, currency), currency };
+      amount === undefined ? undefined : { amountMinor: roundToMinor(amount, currency), currency };
     return {
       type: 'PRICE_RANGE_TYPE_STANDARD' as catalogV1.PriceRangeType,
       min: money(range.min),

@@ -8,6 +8,7 @@ import {
   propertyPath,
   type PublishedEventBody,
 } from '@marquee/api-schemas';
+import { isKnownCurrency } from '@marquee/platform/money';
 
 /** One item of the publishing error body `errors[]`. Property maps: dotted path → message. */
 export interface PublicationError {
@@ -180,6 +181,7 @@ export function validatePublishedEvent(body: unknown): ValidationOutcome {
     }
   }
   checkClassifications(body, problems);
+  checkPriceRanges(body, problems);
 
   const errors = problems.finish();
   if (errors.length > 0) return { ok: false, errors };
@@ -192,6 +194,26 @@ export function validatePublishedEvent(body: unknown): ValidationOutcome {
     missingProperties.venue = 'a venue (or a place) is preferred';
   }
   return { ok: true, event: body as PublishedEventBody, unknownProperties, missingProperties };
+}
+
+/**
+ * A price range with an amount names its currency, an ISO 4217 code with a minor unit: amounts are
+ * kept in that currency's minor units (`@marquee/platform/money`), so an unknown code has none.
+ */
+function checkPriceRanges(body: Record<string, unknown>, problems: Problems): void {
+  const ranges = body.priceRanges;
+  const list = Array.isArray(ranges) ? ranges : ranges === undefined ? [] : [ranges];
+  const invalid: PropertyMap = {};
+  const missing: PropertyMap = {};
+  list.forEach((range: unknown, index) => {
+    if (!isPlainObject(range) || (range.min === undefined && range.max === undefined)) return;
+    const path = Array.isArray(ranges) ? `priceRanges[${index}].currency` : 'priceRanges.currency';
+    if (isBlank(range.currency)) missing[path] = 'a price range with an amount needs its currency';
+    else if (typeof range.currency === 'string' && !isKnownCurrency(range.currency))
+      invalid[path] = 'must be an ISO 4217 currency code with a minor unit';
+  });
+  if (Object.keys(invalid).length + Object.keys(missing).length > 0)
+    problems.add('INVALID_PROPERTY', 'Invalid price range currency', invalid, missing);
 }
 
 /** The warning text of an accepted publication (`message`), or `undefined` for a plain Success. */

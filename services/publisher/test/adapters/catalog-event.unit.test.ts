@@ -142,6 +142,17 @@ describe('toCatalogEvent', () => {
     });
     expect(event.priceRanges[0]?.min).toEqual({ amountMinor: 3000, currency: 'JPY' });
   });
+
+  it.each([
+    ['KWD', 45.5, 45_500],
+    ['IQD', 25, 25_000],
+    ['IDR', 1_500_000, 150_000_000],
+    ['HUF', 12_345, 1_234_500],
+    ['EUR', 45.5, 4_550],
+  ])('keeps %s %d as ISO 4217 minor units (%d)', (currency, amount, minor) => {
+    const event = sut(published({ priceRanges: [{ currency, min: amount, max: amount }] }));
+    expect(event.priceRanges[0]?.min).toEqual({ amountMinor: minor, currency });
+  });
 });
 
 describe('newEventId', () => {

@@ -87,6 +87,25 @@ describe('validatePublishedEvent: accepted events', () => {
     });
   });
 
+  it('refuses a price range whose currency is unknown or missing, naming the property', () => {
+    const errors = rejected(
+      validEvent({
+        priceRanges: [
+          { type: 'standard', currency: 'ZZZ', min: 10 },
+          { type: 'standard', min: 10 },
+          { type: 'standard', currency: 'XAU' },
+        ],
+      }),
+    );
+    expect(errors).toEqual([
+      expect.objectContaining({
+        code: 'INVALID_PROPERTY',
+        invalidProperties: { 'priceRanges[0].currency': expect.stringContaining('ISO 4217') },
+        missingProperties: { 'priceRanges[1].currency': expect.any(String) },
+      }),
+    ]);
+  });
+
   it('accepts the array form of priceRanges', () => {
     accepted(
       validEvent({ priceRanges: [{ type: 'standard', currency: 'EUR', min: 10, max: 20 }] }),

@@ -1,25 +1,27 @@
-import { applyBps, ticketFees, type FeeSchedule } from '../../domain/pricing.js';
+import { orderFees, ticketPrice, type FeeSchedule } from '../../domain/pricing.js';
 import { isOnSale, isPartnerEvent, type SellableEvent } from '../../domain/sellable-event.js';
 import type { CartCore } from '../core/cart-core.js';
 import type { EventAvailability, Offer } from '../types.js';
 
-/** One offer per (price level, price type) with a current price, with the platform's fees. */
+/**
+ * One offer per (price level, price type) with a current price, with the platform's fees as a cart
+ * charges them (`ticketPrice`, `orderFees`: the functions `priceCart` uses).
+ */
 export function offersOf(event: SellableEvent, fees: FeeSchedule): Offer[] {
-  const processingFee = fees.processingFeeMinor;
-  const processingTax = applyBps(processingFee, fees.feeTaxBps);
+  const perOrder = orderFees(fees);
   return event.prices.map((price) => {
     const type = event.priceTypes.find((t) => t.id === price.priceTypeId);
     const level = event.priceLevels.find((l) => l.id === price.priceLevelId);
-    const { fee, tax } = ticketFees(price.amountMinor, fees);
+    const perTicket = ticketPrice(price.amountMinor, fees);
     return {
       priceLevelId: price.priceLevelId,
       priceTypeId: price.priceTypeId,
       name: [level?.name, type?.name].filter(Boolean).join(' - '),
-      faceValueMinor: price.amountMinor,
-      serviceFeeMinor: fee,
-      serviceFeeTaxMinor: tax,
-      processingFeeMinor: processingFee,
-      processingFeeTaxMinor: processingTax,
+      faceValueMinor: perTicket.faceValueMinor,
+      serviceFeeMinor: perTicket.serviceFeeMinor,
+      serviceFeeTaxMinor: perTicket.serviceFeeTaxMinor,
+      processingFeeMinor: perOrder.processingFeeMinor,
+      processingFeeTaxMinor: perOrder.processingFeeTaxMinor,
       protected: type?.accessCodeRequired ?? false,
     };
   });

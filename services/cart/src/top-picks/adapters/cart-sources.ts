@@ -1,9 +1,10 @@
 import { offerId } from '../../commerce/offer-ids.js';
 import type { PartnerConnector } from '../../app/ports.js';
 import type { OrderRepository } from '../../app/ports.js';
-import { applyBps, ticketFees, type FeeSchedule } from '../../domain/pricing.js';
+import { orderFees, ticketPrice, type FeeSchedule } from '../../domain/pricing.js';
 import { isOnSale, isPartnerEvent, type EventReader } from '../../domain/sellable-event.js';
 import type { LiveSeats, OrderLookup, PicksEventSource } from '../app/ports.js';
+import type { Money } from '@marquee/platform/money';
 import type { AreaSeat, OfferCharge, PicksEvent, PrimaryOffer } from '../domain/picks.js';
 
 /**
@@ -21,41 +22,19 @@ export function projectionEventSource(
       const event = await events.get(eventId);
       if (!event || !isPartnerEvent(event)) return undefined;
       const currency = event.currency;
-      const money = (amountMinor: number) => ({ amountMinor, currency });
-      const { fees } = context;
-      const processing =
-        fees.processingFeeMinor + applyBps(fees.processingFeeMinor, fees.feeTaxBps);
+      const chargesFor = cartCharges(context.fees);
       const offers: PrimaryOffer[] = event.prices.map((price) => {
         const type = event.priceTypes.find((t) => t.id === price.priceTypeId);
         const level = event.priceLevels.find((l) => l.id === price.priceLevelId);
-        const { fee, tax } = ticketFees(price.amountMinor, fees);
-        const charges: OfferCharge[] = [
-          {
-            reason: 'face value',
-            type: 'face_value',
-            amount: money(price.amountMinor),
-            feeType: 'per ticket',
-          },
-          { reason: 'service fee', type: 'service', amount: money(fee), feeType: 'per ticket' },
-          { reason: 'tax on fees', type: 'tax', amount: money(tax), feeType: 'per ticket' },
-          ...(processing > 0
-            ? [
-                {
-                  reason: 'order processing fee',
-                  type: 'processing',
-                  amount: money(processing),
-                  feeType: 'per order' as const,
-                },
-              ]
-            : []),
-        ];
+        const faceValue = { amountMinor: price.amountMinor, currency };
+        const charges = chargesFor(faceValue);
         return {
           offerId: offerId(price.priceTypeId, price.priceLevelId),
           ticketTypeId: price.priceTypeId,
           priceLevelId: price.priceLevelId,
           name: [level?.name, type?.name].filter(Boolean).join(' - ') || price.priceTypeId,
           description: type?.description ?? '',
-          faceValue: money(price.amountMinor),
+          faceValue,
           charges,
           protected: type?.accessCodeRequired ?? false,
         };
@@ -67,6 +46,7 @@ export function projectionEventSource(
         ticketLimit: event.ticketLimit,
         priceLevels: event.priceLevels.map((l) => ({ id: l.id, name: l.name || l.id })),
         offers,
+        chargesFor,
         areas: isOnSale(event, context.now())
           ? event.areas.map((a) => ({
               id: a.areaId,
@@ -81,6 +61,44 @@ export function projectionEventSource(
       };
       return picksEvent;
     },
+  };
+}
+
+/**
+ * The charges of one ticket at a price as a cart makes them (`ticketPrice`, `orderFees`: the
+ * functions `priceCart` uses): the price, the service fee and its tax per ticket, and the
+ * processing fee with its tax per order.
+ */
+export function cartCharges(fees: FeeSchedule): (price: Money) => OfferCharge[] {
+  const perOrder = orderFees(fees);
+  return (price) => {
+    const money = (amountMinor: number) => ({ amountMinor, currency: price.currency });
+    const perTicket = ticketPrice(price.amountMinor, fees);
+    return [
+      { reason: 'face value', type: 'face_value', amount: price, feeType: 'per ticket' },
+      {
+        reason: 'service fee',
+        type: 'service',
+        amount: money(perTicket.serviceFeeMinor),
+        feeType: 'per ticket',
+      },
+      {
+        reason: 'tax on fees',
+        type: 'tax',
+        amount: money(perTicket.serviceFeeTaxMinor),
+        feeType: 'per ticket',
+      },
+      ...(perOrder.totalMinor > 0
+        ? [
+            {
+              reason: 'order processing fee',
+              type: 'processing',
+              amount: money(perOrder.totalMinor),
+              feeType: 'per order' as const,
+            },
+          ]
+        : []),
+    ];
   };
 }
 

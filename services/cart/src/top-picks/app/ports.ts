@@ -1,6 +1,6 @@
 import type { FanSession } from '../domain/fan-session.js';
 import type { ResaleListing } from '../domain/listing.js';
-import type { Money } from '../domain/money.js';
+import type { Money } from '@marquee/platform/money';
 import type { AreaSeat, PicksEvent } from '../domain/picks.js';
 
 /** A stored record with the store's version (compare-and-set). */

@@ -20,7 +20,7 @@ import {
   withdrawAdmitted,
   type ResaleListing,
 } from '../domain/listing.js';
-import { parseDecimal, type Money } from '../domain/money.js';
+import { parseDecimalRounded, type Money } from '@marquee/platform/money';
 import {
   DEFAULT_PAGE_SIZE,
   DEFAULT_QUANTITY,
@@ -203,7 +203,7 @@ export class TopPicksApp {
     let session = opened.session;
     const withSeats = await this.withLiveSeats(event);
     const listings = query.includeResale ? await this.deps.listings.findActive(event.id) : [];
-    const resale = resaleOffers(listings, { session, now });
+    const resale = resaleOffers(listings, { session, now, chargesFor: event.chargesFor });
     const picks = paginate(buildPicks(withSeats, resale, query, now), page, size);
 
     // The resale prices shown on this page are the ones a reserve under this session pays.
@@ -231,7 +231,7 @@ export class TopPicksApp {
     if (quantity < 1 || quantity > max) throw invalid(`quantity must be 1 to ${max}`);
     const bound = (text: string, name: string) => {
       if (!text) return undefined;
-      const minor = parseDecimal(text, event.currency);
+      const minor = parseDecimalRounded(text, event.currency);
       if (minor === undefined) throw invalid(`${name} must be a non-negative decimal amount`);
       return minor;
     };
@@ -352,15 +352,15 @@ export class TopPicksApp {
       }));
     const resold = resale
       .filter((r) => wanted.has(r.listing.id))
-      .map(({ listing, price }): EmbeddedOffer => ({
+      .map(({ listing, charges, total }): EmbeddedOffer => ({
         offerId: listing.id,
         name: 'Resale',
         ticketTypeId: listing.id,
         priceLevelId: listing.priceLevelId,
         description: `Resale: ${listing.ticketIds.length} tickets sold together`,
         faceValue: listing.faceValue,
-        totalPrice: price,
-        charges: [{ reason: 'resale price', type: 'price', amount: price, feeType: 'per ticket' }],
+        totalPrice: total,
+        charges,
         limit: { min: listing.ticketIds.length, max: listing.ticketIds.length },
         protected: false,
         inventoryType: 'RESALE',

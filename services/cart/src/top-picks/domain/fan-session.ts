@@ -1,4 +1,4 @@
-import type { Money } from './money.js';
+import type { Money } from '@marquee/platform/money';
 
 /** The message of a top picks answer made under a fan session that had expired and was renewed. */
 export const SESSION_EXPIRED_MESSAGE = 'SESSION_HAS_EXPIRED_PRICE_MIGHT_HAVE_CHANGED';

@@ -1,5 +1,5 @@
 import { TopPicksError, invalid, precondition, unavailable } from './errors.js';
-import type { Money } from './money.js';
+import type { Money } from '@marquee/platform/money';
 
 export type ListingState = 'LISTED' | 'HELD' | 'SOLD' | 'WITHDRAWN';
 

@@ -1,7 +1,7 @@
 import type { FanSession } from './fan-session.js';
 import { priceForFan } from './fan-session.js';
 import { effectiveState, type ResaleListing } from './listing.js';
-import type { Money } from './money.js';
+import type { Money } from '@marquee/platform/money';
 
 /** A charge of an offer (`_embedded.offer[].charges[]`). */
 export interface OfferCharge {
@@ -53,6 +53,12 @@ export interface PicksEvent {
   ticketLimit: number;
   priceLevels: { id: string; name: string }[];
   offers: PrimaryOffer[];
+  /**
+   * The charges a cart makes for one ticket at this face value or resale price (the face value
+   * itself, the per-ticket fees and the per-order ones): the cart's pricing, so a total shown is
+   * the total a reserve charges.
+   */
+  chargesFor(price: Money): OfferCharge[];
   areas: PicksArea[];
   seatmapUrl?: string;
   importantInformation?: string;
@@ -94,8 +100,12 @@ export interface Pick {
 /** The resale offer of a listing as shown under the fan session. */
 export interface ResaleOffer {
   listing: ResaleListing;
-  /** What the fan pays per ticket (`priceForFan`). */
+  /** The listing's price per ticket for this fan (`priceForFan`): the face value the cart holds. */
   price: Money;
+  /** What a cart charges for one of its tickets (`PicksEvent.chargesFor`). */
+  charges: OfferCharge[];
+  /** Per-ticket total: the price and the per-ticket fees. */
+  total: Money;
 }
 
 export const DEFAULT_QUANTITY = 2;
@@ -114,12 +124,16 @@ const natural = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 export const sortRows = (rows: Iterable<string>): string[] =>
   [...new Set(rows)].sort((a, b) => natural.compare(a, b));
 
-/** Per-ticket total: face value plus per-ticket charges. */
-export const offerTotal = (offer: PrimaryOffer): number =>
-  offer.faceValue.amountMinor +
-  offer.charges
+/** Per-ticket total of a face value (or resale price) and its charges. */
+export const perTicketTotal = (price: Money, charges: readonly OfferCharge[]): number =>
+  price.amountMinor +
+  charges
     .filter((c) => c.feeType === 'per ticket' && c.type !== 'face_value')
     .reduce((sum, c) => sum + c.amount.amountMinor, 0);
+
+/** Per-ticket total: face value plus per-ticket charges. */
+export const offerTotal = (offer: PrimaryOffer): number =>
+  perTicketTotal(offer.faceValue, offer.charges);
 
 /**
  * Blocks of `quantity` adjacent available seats, row by row, front row first. Seats are adjacent when
@@ -215,14 +229,20 @@ function visibleOffers(event: PicksEvent, query: PicksQuery): PrimaryOffer[] {
 /** Active listings of the event as the fan sees them (sold whole: only those of `quantity` tickets). */
 export function resaleOffers(
   listings: readonly ResaleListing[],
-  context: { session: FanSession | undefined; now: Date },
+  context: {
+    session: FanSession | undefined;
+    now: Date;
+    chargesFor: PicksEvent['chargesFor'];
+  },
 ): ResaleOffer[] {
   return listings
     .filter((l) => effectiveState(l, context.now) === 'LISTED')
-    .map((listing) => ({
-      listing,
-      price: priceForFan(context.session, listing.id, listing.price, context.now),
-    }));
+    .map((listing) => {
+      const price = priceForFan(context.session, listing.id, listing.price, context.now);
+      const charges = context.chargesFor(price);
+      const total = { amountMinor: perTicketTotal(price, charges), currency: price.currency };
+      return { listing, price, charges, total };
+    });
 }
 
 export function listingLocation(listing: ResaleListing): string {
@@ -257,7 +277,7 @@ export function buildPicks(
   const areasById = new Map(event.areas.map((a) => [a.id, a]));
   const allPrices = [
     ...offers.map(offerTotal),
-    ...(query.includeResale ? resale.map((r) => r.price.amountMinor) : []),
+    ...(query.includeResale ? resale.map((r) => r.total.amountMinor) : []),
   ];
   const range = {
     min: allPrices.length ? Math.min(...allPrices) : 0,
@@ -302,7 +322,7 @@ export function buildPicks(
   }
 
   if (query.includeResale) {
-    for (const { listing, price } of resale) {
+    for (const { listing, total } of resale) {
       if (listing.ticketIds.length !== query.quantity) continue;
       if (query.areaIds.length > 0 && !query.areaIds.includes(listing.areaId)) continue;
       if (query.priceLevelIds.length > 0 && !query.priceLevelIds.includes(listing.priceLevelId))
@@ -315,7 +335,7 @@ export function buildPicks(
         query.ticketTypeId !== listing.id
       )
         continue;
-      if (!inPriceRange(query, price.amountMinor)) continue;
+      if (!inPriceRange(query, total.amountMinor)) continue;
       const rows = sortRows([...(area?.seats ?? []).map((s) => s.row), listing.row]);
       const rowScore = listing.generalAdmission
         ? UNKNOWN_ROW_SCORE
@@ -326,7 +346,7 @@ export function buildPicks(
         type: listing.generalAdmission ? 'general-seating' : 'seats',
         quality: quality(
           {
-            price: price.amountMinor,
+            price: total.amountMinor,
             levelScore: levels.get(listing.priceLevelId) ?? 0.5,
             rowScore,
           },
@@ -344,7 +364,7 @@ export function buildPicks(
         offerIds: [listing.id],
         priceLevelId: listing.priceLevelId,
         listingDetails: { location, estimatedDelivery: now },
-        unitPrice: price.amountMinor,
+        unitPrice: total.amountMinor,
       });
     }
   }

@@ -35,7 +35,10 @@ const offer = (type: string, level: string, face: number, extra: Partial<Primary
   ...extra,
 });
 
+const chargesFor: PicksEvent['chargesFor'] = (price) => offer('X', 'X', price.amountMinor).charges;
+
 const event: PicksEvent = {
+  chargesFor,
   id: 'EV0000000000001',
   currency: 'EUR',
   secureEntryEnabled: true,
@@ -222,7 +225,7 @@ describe('buildPicks', () => {
         listing({ id: 'EV0000000000001.BBBBBBBBBBBBBBBBBBBBBB', ticketIds: ['t3', 't4', 't5'] }),
         listing({ id: 'EV0000000000001.CCCCCCCCCCCCCCCCCCCCCC', state: 'SOLD' }),
       ],
-      { session: undefined, now },
+      { session: undefined, now, chargesFor },
     );
     expect(buildPicks(event, resale, query(), now).some((p) => p.selection === 'resale')).toBe(
       false,
@@ -252,8 +255,8 @@ describe('buildPicks', () => {
       holdCartId: 'c',
       holdExpiresAt: new Date(now.getTime() + 1),
     });
-    expect(resaleOffers([held], { session: undefined, now })).toHaveLength(1);
-    expect(resaleOffers([live], { session: undefined, now })).toHaveLength(0);
+    expect(resaleOffers([held], { session: undefined, now, chargesFor })).toHaveLength(1);
+    expect(resaleOffers([live], { session: undefined, now, chargesFor })).toHaveLength(0);
   });
 });
 

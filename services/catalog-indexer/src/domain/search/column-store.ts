@@ -1,6 +1,6 @@
 import { dmasOfMarkets } from '../dma.js';
 import { DocOrder, type SortedDocs } from '../doc-order.js';
-import { majorAmount } from '../money.js';
+import { isKnownCurrency, toDecimal } from '@marquee/platform/money';
 import type { CatalogEvent, Classification, EventStatus, PriceRange } from '../model.js';
 import { post, type PostingList, unpost } from '../postings.js';
 import { firstLocale, fold, localeValues, normalizedPhrase, pickText, words } from '../text.js';
@@ -396,12 +396,14 @@ function bounds(ranges: PriceRange[]): { priceMin: number; priceMax: number } {
   let priceMax = Number.NaN;
   for (const range of ranges) {
     const currency = range.min?.currency || range.max?.currency || '';
+    // Publisher and 3p-connector refuse prices without a known currency; none can be compared.
+    if (!isKnownCurrency(currency)) continue;
     if (range.min) {
-      const v = majorAmount(range.min.amountMinor, currency);
+      const v = toDecimal(range.min.amountMinor, currency);
       if (!(v >= priceMin)) priceMin = v;
     }
     if (range.max) {
-      const v = majorAmount(range.max.amountMinor, currency);
+      const v = toDecimal(range.max.amountMinor, currency);
       if (!(v <= priceMax)) priceMax = v;
     }
   }

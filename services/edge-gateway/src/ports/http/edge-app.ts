@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { DEFAULT_FEES, type FeeSchedule } from '@marquee/platform/money';
 import type { Backends } from '../../app/backends.js';
 import { requireAdminToken } from './admin/admin-auth.js';
 import { admin, allFamilies } from './families/catalog.js';
@@ -10,6 +11,8 @@ export interface EdgeHttpOptions {
   adminToken: string;
   version: string;
   backends: Backends;
+  /** The cart's fee schedule (the same `CART_*_FEE_*` settings); DEFAULT_FEES when not given. */
+  fees?: FeeSchedule;
 }
 
 /**
@@ -22,7 +25,11 @@ export async function registerEdgeRoutes(
   options: EdgeHttpOptions,
 ): Promise<void> {
   await registerOpenApi(app, { version: options.version });
-  const context = { backends: options.backends, adminToken: options.adminToken };
+  const context = {
+    backends: options.backends,
+    adminToken: options.adminToken,
+    fees: options.fees ?? DEFAULT_FEES,
+  };
   for (const family of allFamilies) {
     const routes = (familyRoutes[family.id] ?? []).map((factory) => factory(context));
     await registerFamily(app, family, async (scope, f) => {

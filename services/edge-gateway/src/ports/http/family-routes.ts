@@ -1,3 +1,4 @@
+import type { FeeSchedule } from '@marquee/platform/money';
 import type { Backends } from '../../app/backends.js';
 import { adminRoutes } from './admin/admin-routes.js';
 import { appAccessAdminRoutes } from './admin/app-access-admin-routes.js';
@@ -22,6 +23,8 @@ import { topPicksRoutes } from './top-picks/top-picks-routes.js';
 export interface RouteContext {
   backends: Backends;
   adminToken: string;
+  /** The platform's fees, as the cart charges them: totals shown include them (README, "Prices"). */
+  fees: FeeSchedule;
 }
 
 /**
@@ -44,7 +47,7 @@ export const familyRoutes: Readonly<
   commerce: [({ backends }) => commerceRoutes(backends)],
   deals: [({ backends }) => dealsRoutes(backends)],
   discovery: [({ backends }) => discoveryV2Routes(backends)],
-  'intl-discovery': [({ backends }) => internationalRoutes(backends)],
+  'intl-discovery': [({ backends, fees }) => internationalRoutes(backends, fees)],
   // The partner cart; the secure-entry order read (POST /orders) is its own module of this family.
   'partner-cart': [
     ({ backends }) => partnerCartRoutes(backends),

@@ -264,7 +264,7 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
         return sendFamilyError(reply, family, {
           status: 400,
           code: 'invalid_request',
-          detail: `amount ${payment.amount} has more decimals than ${payment.currency} allows`,
+          detail: `amount ${payment.amount} is not an amount in ${payment.currency} (an ISO 4217 currency, with no more decimals than it has)`,
         });
       }
       const billing: Billing = {

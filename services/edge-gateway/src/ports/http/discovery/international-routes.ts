@@ -10,6 +10,7 @@ import {
   type DiscoveryVenue,
 } from '@marquee/proto/catalog/v1';
 import { DistanceUnit } from '@marquee/proto/common/v1';
+import type { FeeSchedule } from '@marquee/platform/money';
 import type { DeveloperAccess } from '../../../app/backends.js';
 import type { DiscoveryCatalog } from '../../../app/discovery-catalog.js';
 import { requireApiKey } from '../api-key-guard.js';
@@ -191,10 +192,13 @@ const cityIdList = (value: string | undefined) => list(value).map(Number);
  * search with every documented parameter, areas and seat map of an event, similar attractions, venue
  * details; API key in the `apikey` query parameter on every request.
  */
-export function internationalRoutes(backends: {
-  catalog: DiscoveryCatalog;
-  developerAccess: DeveloperAccess;
-}) {
+export function internationalRoutes(
+  backends: {
+    catalog: DiscoveryCatalog;
+    developerAccess: DeveloperAccess;
+  },
+  fees: FeeSchedule,
+) {
   return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
     await familyScope.register(async (scope) => {
       requireApiKey(scope, family, backends.developerAccess, {
@@ -312,7 +316,7 @@ export function internationalRoutes(backends: {
           return {
             events: answer.events.map((e) => {
               const venueId = e.location?.$case === 'venue' ? e.location.value.resolvedId : '';
-              return intlEvent(e, resolved.venues.get(venueId), resolved.attractions, q.lang);
+              return intlEvent(e, resolved.venues.get(venueId), resolved.attractions, q.lang, fees);
             }),
             pagination: pagination(start, rows, answer.page?.total ?? 0),
           };
@@ -352,6 +356,7 @@ export function internationalRoutes(backends: {
               found.venue,
               resolvedOf(found.venues, found.attractions).attractions,
               q.lang,
+              fees,
             );
           } catch (error) {
             if (isNotFound(error)) return notFound(reply, 'event', id);
@@ -375,7 +380,7 @@ export function internationalRoutes(backends: {
           const { id } = request.params as Static<typeof IdParams>;
           const q = request.query as Static<typeof DomainLangQuery>;
           try {
-            return intlAreas((await eventOf(id, q.domain)).event!, q.lang);
+            return intlAreas((await eventOf(id, q.domain)).event!, q.lang, fees);
           } catch (error) {
             if (isNotFound(error)) return notFound(reply, 'event', id);
             throw error;

@@ -7,7 +7,7 @@ import {
   type DiscoveryVenue,
   type Event,
 } from '@marquee/proto/catalog/v1';
-import { majorAmount } from '@marquee/discovery-documents';
+import { isKnownCurrency, ticketPrice, toDecimal, type FeeSchedule } from '@marquee/platform/money';
 
 /**
  * International discovery (`/mfxapi/v2`) documents: the documented shapes (areas, seat map, similar
@@ -91,37 +91,61 @@ export function intlAttraction(attraction: DiscoveryAttraction, lang: string | u
 const includesFees = (r: PriceRange) =>
   r.type === PriceRangeType.PRICE_RANGE_TYPE_STANDARD_INCLUDING_FEES;
 
+/** Lowest and highest amount of ranges in minor units (one currency: the first known one). */
 function rangeBounds(ranges: readonly PriceRange[]) {
   let min: number | undefined;
   let max: number | undefined;
   let currency = '';
   for (const r of ranges) {
-    currency ||= r.min?.currency || r.max?.currency || '';
-    if (r.min) min = Math.min(min ?? Infinity, majorAmount(r.min.amountMinor, currency));
-    if (r.max) max = Math.max(max ?? -Infinity, majorAmount(r.max.amountMinor, currency));
+    const own = r.min?.currency || r.max?.currency || '';
+    // Amounts are minor units of their currency: one in no known currency cannot be read.
+    if (!isKnownCurrency(own) || (currency && own !== currency)) continue;
+    currency = own;
+    if (r.min) min = Math.min(min ?? Infinity, r.min.amountMinor);
+    if (r.max) max = Math.max(max ?? -Infinity, r.max.amountMinor);
   }
-  return { min: min ?? max ?? null, max: max ?? min ?? null, currency };
+  return { min: min ?? max, max: max ?? min, currency };
 }
 
+type Bounds = ReturnType<typeof rangeBounds>;
+
+const decimals = (bounds: Bounds, perTicket: (minor: number) => number = (m) => m) => ({
+  min: bounds.min === undefined ? null : toDecimal(perTicket(bounds.min), bounds.currency),
+  max: bounds.max === undefined ? null : toDecimal(perTicket(bounds.max), bounds.currency),
+});
+
 /**
- * Price bounds excluding fees (`standard` ranges) and including them (`standard including fees`
- * ranges); without the latter the fees are unknown and both are the standard bounds. `fee` is the
- * event's per-ticket fee when both lowest prices are known (including minus excluding).
+ * Price bounds excluding fees (`standard` ranges) and including them. An event sold through the
+ * platform (partner-hosted: it has `ticketing`) includes the fees a cart charges per ticket
+ * (`ticketPrice`, the function the cart prices with; the processing fee is per order and shows in
+ * the cart). Another event includes what its `standard including fees` ranges say, or equals the
+ * standard bounds when they say nothing.
  */
-function priceBounds(event: Event) {
+function priceBounds(event: Event, fees: FeeSchedule) {
   const excluding = rangeBounds(event.priceRanges.filter((r) => !includesFees(r)));
   const withFees = rangeBounds(event.priceRanges.filter(includesFees));
-  const feesKnown = withFees.min !== null;
-  const including = feesKnown ? withFees : excluding;
+  const including = event.ticketing
+    ? decimals(excluding, (minor) => ticketPrice(minor, fees).totalMinor)
+    : decimals(withFees.min !== undefined ? withFees : excluding);
   return {
-    excluding: { min: excluding.min, max: excluding.max },
-    including: { min: including.min, max: including.max },
-    fee:
-      feesKnown && excluding.min !== null && withFees.min! >= excluding.min
-        ? withFees.min! - excluding.min
-        : undefined,
+    excluding: decimals(excluding),
+    including,
     currency: excluding.currency || withFees.currency || event.ticketing?.currency || '',
   };
+}
+
+/** The face values of one price level of a partner-hosted event, in minor units. */
+function levelBounds(event: Event, levelId: string): Bounds {
+  const ticketing = event.ticketing!;
+  return rangeBounds(
+    ticketing.pricePeriods
+      .flatMap((p) => p.prices)
+      .filter((p) => p.priceLevelId === levelId && p.amount)
+      .map((p) => {
+        const amount = { ...p.amount!, currency: p.amount!.currency || ticketing.currency };
+        return { type: PriceRangeType.PRICE_RANGE_TYPE_STANDARD, min: amount, max: amount };
+      }),
+  );
 }
 
 export function intlEvent(
@@ -129,10 +153,11 @@ export function intlEvent(
   venue: DiscoveryVenue | undefined,
   attractions: ReadonlyMap<string, DiscoveryAttraction>,
   lang: string | undefined,
+  fees: FeeSchedule,
 ) {
   const start = event.dates?.start;
   const sale = event.sales?.publicSale;
-  const prices = priceBounds(event);
+  const prices = priceBounds(event, fees);
   // What the catalog knows from partner availability (Event.availability): tickets may be on sale
   // with none left.
   const soldOut = event.availability?.soldOut ?? false;
@@ -221,34 +246,22 @@ export function intlEvent(
 
 /**
  * Areas of an event (`/events/{id}/areas`): one per price level of a partner-hosted event, with the
- * face-value range of its prices (excluding fees) and that range plus the event's per-ticket fee
- * (including fees; the catalog knows fees per event, not per level: equal when unknown). Published
- * events are not sold through the platform: no areas.
+ * face-value range of its prices (excluding fees) and the per-ticket totals a cart charges for them
+ * (including fees: `ticketPrice` with the platform's fee schedule, the function the cart prices
+ * with). Published events are not sold through the platform: no areas.
  */
-export function intlAreas(event: Event, lang: string | undefined) {
+export function intlAreas(event: Event, lang: string | undefined, fees: FeeSchedule) {
   const ticketing = event.ticketing;
-  const prices = priceBounds(event);
-  const currency = ticketing?.currency || prices.currency;
-  const withFee = (amount: number | null) =>
-    amount === null || prices.fee === undefined
-      ? amount
-      : Math.round((amount + prices.fee) * 100) / 100;
+  const currency = ticketing?.currency || priceBounds(event, fees).currency;
   const areas = (ticketing?.priceLevels ?? []).map((level, i) => {
-    const amounts = ticketing!.pricePeriods
-      .flatMap((p) => p.prices)
-      .filter((p) => p.priceLevelId === level.id && p.amount)
-      .map((p) => majorAmount(p.amount!.amountMinor, p.amount!.currency || currency));
-    const range = {
-      min: amounts.length ? Math.min(...amounts) : null,
-      max: amounts.length ? Math.max(...amounts) : null,
-    };
+    const bounds = levelBounds(event, level.id);
     return {
       code: level.id,
       name: langText(level.names, lang),
       price_level_ids: [/^\d+$/.test(level.id) ? Number(level.id) : i + 1],
       price_ranges: {
-        excluding_ticket_fees: range,
-        including_ticket_fees: { min: withFee(range.min), max: withFee(range.max) },
+        excluding_ticket_fees: decimals(bounds),
+        including_ticket_fees: decimals(bounds, (minor) => ticketPrice(minor, fees).totalMinor),
       },
     };
   });

@@ -1,6 +1,7 @@
+import { decimalNumberToMinor, moneyToDecimal } from '@marquee/platform/money';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { toDecimal, decimalNumberToMinor, type ReserveRequest } from '../../../app/partner-cart.js';
+import type { ReserveRequest } from '../../../app/partner-cart.js';
 import { CART_ID_RULE, InvalidInput, type Params, type PartnerCartContext } from './context.js';
 import {
   CartIdQuery,
@@ -134,7 +135,7 @@ export function cartRoutes(scope: FastifyInstance, context: PartnerCartContext):
         order_id: committed.order.orderId,
         order_token: committed.orderToken,
         redemption_url: committed.order.redemptionUrl,
-        grand_total: toDecimal(total),
+        grand_total: moneyToDecimal(total),
         currency_code: total?.currency || committed.cart.currency,
       };
     },

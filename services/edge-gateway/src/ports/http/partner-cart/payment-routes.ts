@@ -1,6 +1,7 @@
+import { isKnownCurrency, parseDecimal } from '@marquee/platform/money';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { decimalStringToMinor, type Billing } from '../../../app/partner-cart.js';
+import type { Billing } from '../../../app/partner-cart.js';
 import { CART_ID_RULE, InvalidInput, type Params, type PartnerCartContext } from './context.js';
 import {
   CartResult,
@@ -50,7 +51,9 @@ export function paymentRoutes(scope: FastifyInstance, context: PartnerCartContex
 
 function toBilling(p: Static<typeof PaymentBody>['payment']): Billing {
   const currency = p.currency.toUpperCase();
-  const amountMinor = decimalStringToMinor(p.amount, currency);
+  if (!isKnownCurrency(currency))
+    throw new InvalidInput(`payment.currency ${currency} is not an ISO 4217 currency`);
+  const amountMinor = parseDecimal(p.amount, currency);
   if (amountMinor === undefined) {
     throw new InvalidInput(`payment.amount has more decimals than ${currency} allows`);
   }

@@ -1,5 +1,5 @@
+import { moneyToDecimal as toDecimal } from '@marquee/platform/money';
 import {
-  toDecimal,
   type CartRecord,
   type Charge,
   type EventAvailability,
@@ -10,7 +10,7 @@ import {
 
 /**
  * The partner cart's JSON from the cart service's records. Amounts become numbers in the major unit
- * of the cart's currency (minor units / 10^exponent).
+ * of the cart's currency (`@marquee/platform/money`: ISO 4217 exponents).
  */
 
 const lineTotals = (t: LineTotals, currency: string) => ({

@@ -1,3 +1,4 @@
+import { toDecimalString } from '@marquee/platform/money';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ApiFamily, FamilyError } from '../families/family.js';
 import { sendFamilyError, toFamilyError } from '../families/register-family.js';
@@ -51,14 +52,6 @@ export function useEntryErrors(scope: FastifyInstance, family: ApiFamily): void 
   });
 }
 
-const MINOR_DIGITS: Record<string, number> = { JPY: 0, KRW: 0, ISK: 0, CLP: 0, KWD: 3, BHD: 3 };
-
-/** Minor units as the decimal string of the currency (`5000 USD` -> `"50.00"`). */
-export function decimalOf(amountMinor: number, currency: string): string {
-  const digits = MINOR_DIGITS[currency.toUpperCase()] ?? 2;
-  const negative = amountMinor < 0;
-  const text = String(Math.abs(Math.trunc(amountMinor))).padStart(digits + 1, '0');
-  const whole = digits ? text.slice(0, -digits) : text;
-  const fraction = digits ? `.${text.slice(-digits)}` : '';
-  return `${negative ? '-' : ''}${whole}${fraction}`;
-}
+/** Minor units as the decimal string of the currency (`5000 USD` -> `"50.00"`, `45500 KWD` -> `"45.500"`). */
+export const decimalOf = (amountMinor: number, currency: string): string =>
+  toDecimalString(amountMinor, currency);

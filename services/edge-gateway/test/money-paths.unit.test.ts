@@ -1,0 +1,151 @@
+import { DEFAULT_FEES, ticketPrice, toDecimal } from '@marquee/platform/money';
+import { Event, PriceRangeType } from '@marquee/proto/catalog/v1';
+import { eventBody } from '@marquee/discovery-documents';
+import { describe, expect, it } from 'vitest';
+import type { CartRecord, EventAvailability } from '../src/app/partner-cart.js';
+import type { EntryOrder } from '../src/app/secure-entry.js';
+import { decimal } from '../src/ports/http/commerce/money.js';
+import { intlAreas, intlEvent } from '../src/ports/http/discovery/international-shapes.js';
+import { renderAvailability, renderCart } from '../src/ports/http/partner-cart/render.js';
+import { renderOrder } from '../src/ports/http/secure-entry/order-read-routes.js';
+import { major } from '../src/adapters/top-picks-client.js';
+import { toAmount } from '../src/adapters/deals-client.js';
+
+/**
+ * One face value per currency read through every API that shows it: Discovery v2 `priceRanges`,
+ * international discovery (event and areas), the partner cart's availability and cart, the order
+ * read, commerce, top picks and deals. Each shows the ISO 4217 decimal of the same minor units.
+ */
+const CASES = [
+  // currency, minor units, JSON number, decimal string
+  { currency: 'KWD', minor: 45_500, number: 45.5, text: '45.500' },
+  { currency: 'JPY', minor: 4_500, number: 4_500, text: '4500' },
+  { currency: 'IDR', minor: 150_000_000, number: 1_500_000, text: '1500000.00' },
+  { currency: 'EUR', minor: 4_550, number: 45.5, text: '45.50' },
+  { currency: 'IQD', minor: 25_000, number: 25, text: '25.000' },
+  { currency: 'HUF', minor: 1_234_500, number: 12_345, text: '12345.00' },
+] as const;
+
+const catalogEvent = (currency: string, minor: number) => {
+  const amount = { amountMinor: minor, currency };
+  return Event.fromPartial({
+    id: 'MONEY0000000001',
+    active: true,
+    priceRanges: [{ type: PriceRangeType.PRICE_RANGE_TYPE_STANDARD, min: amount, max: amount }],
+    ticketing: {
+      currency,
+      priceLevels: [{ id: '1' }],
+      pricePeriods: [{ id: 'P', prices: [{ priceLevelId: '1', priceTypeId: 'A', amount }] }],
+    },
+  });
+};
+
+const availability = (currency: string, minor: number): EventAvailability => ({
+  eventId: 'E',
+  secureEntryEnabled: true,
+  currency,
+  ticketLimit: 0,
+  onSale: true,
+  areas: [],
+  totalAvailable: 0,
+  offers: [
+    {
+      ticketTypeId: 'A',
+      priceLevelId: '1',
+      name: 'Adult',
+      faceValue: { amountMinor: minor, currency },
+      charges: [],
+      protected: false,
+    },
+  ],
+});
+
+const cart = (currency: string, minor: number): CartRecord => ({
+  id: 'c',
+  eventId: 'E',
+  status: 'HELD' as CartRecord['status'],
+  holdTimeSeconds: 60,
+  language: 'en',
+  ticketItems: [],
+  payments: [],
+  agreements: [],
+  totals: {
+    merchandise: { amountMinor: minor, currency },
+    grand: { amountMinor: minor, currency },
+  },
+  currency,
+  sandbox: false,
+  failureCode: '',
+  failureMessage: '',
+  secureEntryEnabled: true,
+});
+
+const order = (currency: string, minor: number): EntryOrder => ({
+  orderId: 'o',
+  orderNumber: '1',
+  voided: false,
+  customerEmail: 'fan@example.test',
+  thirdPartyAccountId: 'fan',
+  delivery: { carrier: '', serviceLevel: '', description: '' },
+  deviceId: '',
+  deviceType: '',
+  deviceOs: '',
+  tickets: [
+    {
+      ticketId: 't',
+      partnerTicketId: 'p',
+      barcodeId: 'b',
+      displayId: 'd',
+      eventId: 'E',
+      section: 'S',
+      row: 'R',
+      seat: '1',
+      generalAdmission: false,
+      voided: false,
+      token: '',
+      renderType: '',
+      segmentType: '',
+      charges: [{ type: 'face_value', subType: '', description: '', amountMinor: minor, currency }],
+      errorCode: 0,
+      errorMessage: '',
+    },
+  ],
+});
+
+describe.each(CASES)('$currency $minor minor units read the same everywhere', (c) => {
+  it('Discovery v2 priceRanges', () => {
+    const body = eventBody(catalogEvent(c.currency, c.minor), undefined) as {
+      priceRanges: { min: number; max: number; currency: string }[];
+    };
+    expect(body.priceRanges[0]).toMatchObject({
+      currency: c.currency,
+      min: c.number,
+      max: c.number,
+    });
+  });
+
+  it('international discovery: event and areas (excluding fees)', () => {
+    const event = catalogEvent(c.currency, c.minor);
+    const shown = intlEvent(event, undefined, new Map(), undefined, DEFAULT_FEES);
+    expect(shown.price_ranges.excluding_ticket_fees).toEqual({ min: c.number, max: c.number });
+    const areas = intlAreas(event, undefined, DEFAULT_FEES).event.areas;
+    expect(areas[0]!.price_ranges.excluding_ticket_fees).toEqual({ min: c.number, max: c.number });
+    // Including fees: the per-ticket total a cart charges (ticketPrice, as priceCart does).
+    const charged = toDecimal(ticketPrice(c.minor, DEFAULT_FEES).totalMinor, c.currency);
+    expect(charged).toBeGreaterThan(c.number);
+    expect(areas[0]!.price_ranges.including_ticket_fees).toEqual({ min: charged, max: charged });
+    expect(shown.price_ranges.including_ticket_fees).toEqual({ min: charged, max: charged });
+  });
+
+  it('partner cart availability and cart, order read, commerce, top picks, deals', () => {
+    const money = { amountMinor: c.minor, currency: c.currency };
+    const tickets = renderAvailability(availability(c.currency, c.minor), 0).event.tickets;
+    expect(tickets[0]!.offers[0]!.faceValue).toBe(c.number);
+    expect(renderCart(cart(c.currency, c.minor), 0).cart.totals.merchandise).toBe(c.number);
+    const read = renderOrder(order(c.currency, c.minor), 'app');
+    expect(read.tickets[0]!.charges[0]!.amount).toEqual({ amount: c.text, currency: c.currency });
+    expect(decimal(c.minor, c.currency)).toBe(c.text);
+    expect(major(money)).toBe(c.number);
+    expect(toAmount(money)).toBe(c.number);
+  });
+});
