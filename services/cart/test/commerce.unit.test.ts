@@ -448,7 +448,8 @@ describe('CommerceApp shopping (memory stores, fake partner)', () => {
   });
 
   it('charges in the cart the totals its offers show (commerce offers → cart)', async () => {
-    const shown = (await commerce.offers({ eventId: EVENT_ID, passwords: [] })).offers;
+    const shown = (await commerce.offers({ shopper: anonymous, eventId: EVENT_ID, passwords: [] }))
+      .offers;
     const offer = shown.offers.find((o) => o.id === offerId(ADULT, 'PL1'))!;
     expect(offer.totalMinor).toBe(
       offer.faceValueMinor +
