@@ -168,6 +168,18 @@ describe('CartService over gRPC: PrintOrder', () => {
     const read = await callUnary(client, 'getOrder', { orderId, appId: '' });
 
     expect(read.order?.printed).toBe(false);
+    // The money of the order: the sandbox payment, authorised and captured, nothing refunded.
+    const grand = read.order!.grandTotal!;
+    expect(read.order?.payment).toMatchObject({
+      provider: 'sandbox',
+      paymentId: expect.stringMatching(/^sbx_/),
+      authorized: grand,
+      captured: grand,
+      refunded: { amountMinor: 0, currency: grand.currency },
+      refunds: [],
+      refundPending: false,
+      disputed: false,
+    });
     const printed = await print(orderId);
     // The order as GetOrder answers it, printed now.
     expect(printed).toEqual({ ...read, order: { ...read.order, printed: true } });

@@ -91,9 +91,17 @@ describe('a production cart paid through the Stripe adapter', () => {
       status: 'requires_capture',
     });
     expect(JSON.stringify(paid.cart)).not.toContain('pm_card_visa');
-    await app.commit(owner, view.cart.id);
+    const { order } = await app.commit(owner, view.cart.id);
     await app.commit(owner, view.cart.id);
     expect(stripe.state('pi_fake_1')).toBe('captured');
+    expect(order.payment).toEqual({
+      provider: 'stripe',
+      paymentId: 'pi_fake_1',
+      authorizedMinor: unpaid,
+      capturedMinor: unpaid,
+      refundedMinor: 0,
+      refunds: [],
+    });
     expect(stripe.keys('paymentIntents.capture')).toEqual(['capture:pi_fake_1']);
   });
 

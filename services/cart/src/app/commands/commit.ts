@@ -124,7 +124,8 @@ export class CommitCart {
       throw hostDown('the payment could not be captured yet; retry the commit');
     }
     try {
-      await deps.orders.insertConfirmed(orderOf(cart, inventoryOrderId, resold, now));
+      const provider = this.core.processorFor(cart).name;
+      await deps.orders.insertConfirmed(orderOf(cart, inventoryOrderId, resold, now, provider));
     } catch (error) {
       if (errorKindOf(error) !== 'already_exists') throw error;
     }
@@ -148,6 +149,7 @@ function orderOf(
   inventoryOrderId: string,
   resold: readonly ResoldTicket[],
   now: Date,
+  provider: string,
 ): Order {
   const ref = cart.order!;
   const delivery = cart.delivery ?? DEFAULT_SHIPPING;
@@ -184,6 +186,14 @@ function orderOf(
     grandMinor: priced.totals.grand,
     delivery,
     paymentId: cart.payment!.paymentId,
+    payment: {
+      provider,
+      paymentId: cart.payment!.paymentId,
+      authorizedMinor: cart.payment!.amountMinor,
+      capturedMinor: cart.payment!.amountMinor,
+      refundedMinor: 0,
+      refunds: [],
+    },
     customerEmail: cart.billing?.email ?? '',
     thirdPartyAccountId: cart.billing?.thirdPartyAccountId ?? '',
     secureEntryEnabled: cart.secureEntryEnabled,

@@ -395,6 +395,53 @@ export interface OrderTicket {
   seat: string;
 }
 
+/** The money of an order, in the order's currency (cart's order reads; operators). */
+export interface OrderPayment {
+  /** The processor that holds the payment: `stripe`, or `sandbox` (no money moves). */
+  provider: string;
+  /** The processor's payment id (a Stripe PaymentIntent `pi_...`; `sbx_...` in the sandbox). */
+  paymentId: string;
+  /** Authorised at the payment step. */
+  authorized?:
+    | Money
+    | undefined;
+  /** Captured at commit. */
+  captured?:
+    | Money
+    | undefined;
+  /** Refunded so far (the sum of `refunds`). */
+  refunded?:
+    | Money
+    | undefined;
+  /** Every refund of the payment. */
+  refunds: OrderRefund[];
+  /** The cancel of the order owes a refund the processor has not taken yet (retried). */
+  refundPending: boolean;
+  /** The cardholder disputed the payment at the card issuer (a chargeback). */
+  disputed: boolean;
+}
+
+/** One refund of an order's payment. */
+export interface OrderRefund {
+  /** The processor's refund id (`re_...`; `sbx_re_...` in the sandbox). */
+  refundId: string;
+  /** Amount refunded. */
+  amount?:
+    | Money
+    | undefined;
+  /** `succeeded`, or `pending` until the processor settled it. */
+  status: string;
+  /**
+   * `cancel` (the order's cancel asked for it) or `processor` (made at the processor, e.g. its
+   * dashboard, and learnt from its webhook).
+   */
+  source: string;
+  /** The tickets it refunds; empty for the whole order. */
+  ticketIds: string[];
+  /** When it was recorded. */
+  refundedAt?: Date | undefined;
+}
+
 /**
  * Topic `order-cancelled` (key = order id). Produced by cart when an order is cancelled. The partner
  * call (action CANCEL) follows through 3p-connector, queued and retried while the partner is offline.
@@ -1236,6 +1283,373 @@ export const OrderTicket: MessageFns<OrderTicket> = {
       ? BookingItem.fromPartial(object.item)
       : undefined;
     message.seat = object.seat ?? "";
+    return message;
+  },
+};
+
+function createBaseOrderPayment(): OrderPayment {
+  return {
+    provider: "",
+    paymentId: "",
+    authorized: undefined,
+    captured: undefined,
+    refunded: undefined,
+    refunds: [],
+    refundPending: false,
+    disputed: false,
+  };
+}
+
+export const OrderPayment: MessageFns<OrderPayment> = {
+  encode(message: OrderPayment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.provider !== "") {
+      writer.uint32(10).string(message.provider);
+    }
+    if (message.paymentId !== "") {
+      writer.uint32(18).string(message.paymentId);
+    }
+    if (message.authorized !== undefined) {
+      Money.encode(message.authorized, writer.uint32(26).fork()).join();
+    }
+    if (message.captured !== undefined) {
+      Money.encode(message.captured, writer.uint32(34).fork()).join();
+    }
+    if (message.refunded !== undefined) {
+      Money.encode(message.refunded, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.refunds) {
+      OrderRefund.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.refundPending !== false) {
+      writer.uint32(56).bool(message.refundPending);
+    }
+    if (message.disputed !== false) {
+      writer.uint32(64).bool(message.disputed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderPayment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderPayment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.paymentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.authorized = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.captured = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.refunded = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.refunds.push(OrderRefund.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.refundPending = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.disputed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderPayment {
+    return {
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      paymentId: isSet(object.paymentId)
+        ? globalThis.String(object.paymentId)
+        : isSet(object.payment_id)
+        ? globalThis.String(object.payment_id)
+        : "",
+      authorized: isSet(object.authorized) ? Money.fromJSON(object.authorized) : undefined,
+      captured: isSet(object.captured) ? Money.fromJSON(object.captured) : undefined,
+      refunded: isSet(object.refunded) ? Money.fromJSON(object.refunded) : undefined,
+      refunds: globalThis.Array.isArray(object?.refunds) ? object.refunds.map((e: any) => OrderRefund.fromJSON(e)) : [],
+      refundPending: isSet(object.refundPending)
+        ? globalThis.Boolean(object.refundPending)
+        : isSet(object.refund_pending)
+        ? globalThis.Boolean(object.refund_pending)
+        : false,
+      disputed: isSet(object.disputed) ? globalThis.Boolean(object.disputed) : false,
+    };
+  },
+
+  toJSON(message: OrderPayment): unknown {
+    const obj: any = {};
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.paymentId !== "") {
+      obj.paymentId = message.paymentId;
+    }
+    if (message.authorized !== undefined) {
+      obj.authorized = Money.toJSON(message.authorized);
+    }
+    if (message.captured !== undefined) {
+      obj.captured = Money.toJSON(message.captured);
+    }
+    if (message.refunded !== undefined) {
+      obj.refunded = Money.toJSON(message.refunded);
+    }
+    if (message.refunds?.length) {
+      obj.refunds = message.refunds.map((e) => OrderRefund.toJSON(e));
+    }
+    if (message.refundPending !== false) {
+      obj.refundPending = message.refundPending;
+    }
+    if (message.disputed !== false) {
+      obj.disputed = message.disputed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderPayment>, I>>(base?: I): OrderPayment {
+    return OrderPayment.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderPayment>, I>>(object: I): OrderPayment {
+    const message = createBaseOrderPayment();
+    message.provider = object.provider ?? "";
+    message.paymentId = object.paymentId ?? "";
+    message.authorized = (object.authorized !== undefined && object.authorized !== null)
+      ? Money.fromPartial(object.authorized)
+      : undefined;
+    message.captured = (object.captured !== undefined && object.captured !== null)
+      ? Money.fromPartial(object.captured)
+      : undefined;
+    message.refunded = (object.refunded !== undefined && object.refunded !== null)
+      ? Money.fromPartial(object.refunded)
+      : undefined;
+    message.refunds = object.refunds?.map((e) => OrderRefund.fromPartial(e)) || [];
+    message.refundPending = object.refundPending ?? false;
+    message.disputed = object.disputed ?? false;
+    return message;
+  },
+};
+
+function createBaseOrderRefund(): OrderRefund {
+  return { refundId: "", amount: undefined, status: "", source: "", ticketIds: [], refundedAt: undefined };
+}
+
+export const OrderRefund: MessageFns<OrderRefund> = {
+  encode(message: OrderRefund, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.refundId !== "") {
+      writer.uint32(10).string(message.refundId);
+    }
+    if (message.amount !== undefined) {
+      Money.encode(message.amount, writer.uint32(18).fork()).join();
+    }
+    if (message.status !== "") {
+      writer.uint32(26).string(message.status);
+    }
+    if (message.source !== "") {
+      writer.uint32(34).string(message.source);
+    }
+    for (const v of message.ticketIds) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.refundedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.refundedAt), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderRefund {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderRefund();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.refundId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.amount = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.ticketIds.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.refundedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderRefund {
+    return {
+      refundId: isSet(object.refundId)
+        ? globalThis.String(object.refundId)
+        : isSet(object.refund_id)
+        ? globalThis.String(object.refund_id)
+        : "",
+      amount: isSet(object.amount) ? Money.fromJSON(object.amount) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      ticketIds: globalThis.Array.isArray(object?.ticketIds)
+        ? object.ticketIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.ticket_ids)
+        ? object.ticket_ids.map((e: any) => globalThis.String(e))
+        : [],
+      refundedAt: isSet(object.refundedAt)
+        ? fromJsonTimestamp(object.refundedAt)
+        : isSet(object.refunded_at)
+        ? fromJsonTimestamp(object.refunded_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: OrderRefund): unknown {
+    const obj: any = {};
+    if (message.refundId !== "") {
+      obj.refundId = message.refundId;
+    }
+    if (message.amount !== undefined) {
+      obj.amount = Money.toJSON(message.amount);
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.ticketIds?.length) {
+      obj.ticketIds = message.ticketIds;
+    }
+    if (message.refundedAt !== undefined) {
+      obj.refundedAt = message.refundedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderRefund>, I>>(base?: I): OrderRefund {
+    return OrderRefund.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderRefund>, I>>(object: I): OrderRefund {
+    const message = createBaseOrderRefund();
+    message.refundId = object.refundId ?? "";
+    message.amount = (object.amount !== undefined && object.amount !== null)
+      ? Money.fromPartial(object.amount)
+      : undefined;
+    message.status = object.status ?? "";
+    message.source = object.source ?? "";
+    message.ticketIds = object.ticketIds?.map((e) => e) || [];
+    message.refundedAt = object.refundedAt ?? undefined;
     return message;
   },
 };

@@ -34,6 +34,7 @@ import {
   cancelReasonFromJSON,
   cancelReasonToJSON,
   cancelReasonToNumber,
+  OrderPayment,
   OrderTicket,
   PrintAction,
   printActionFromJSON,
@@ -581,6 +582,8 @@ export interface CartOrder {
    * ROLLBACK_PRINT and before any print.
    */
   printed: boolean;
+  /** The money of the order: authorised, captured, refunded. */
+  payment?: OrderPayment | undefined;
 }
 
 /** Shipping options request. */
@@ -4112,6 +4115,7 @@ function createBaseCartOrder(): CartOrder {
     status: OrderStatus.ORDER_STATUS_UNSPECIFIED,
     confirmedAt: undefined,
     printed: false,
+    payment: undefined,
   };
 }
 
@@ -4137,6 +4141,9 @@ export const CartOrder: MessageFns<CartOrder> = {
     }
     if (message.printed !== false) {
       writer.uint32(56).bool(message.printed);
+    }
+    if (message.payment !== undefined) {
+      OrderPayment.encode(message.payment, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -4210,6 +4217,14 @@ export const CartOrder: MessageFns<CartOrder> = {
             message.printed = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.payment = OrderPayment.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4251,6 +4266,7 @@ export const CartOrder: MessageFns<CartOrder> = {
         ? fromJsonTimestamp(object.confirmed_at)
         : undefined,
       printed: isSet(object.printed) ? globalThis.Boolean(object.printed) : false,
+      payment: isSet(object.payment) ? OrderPayment.fromJSON(object.payment) : undefined,
     };
   },
 
@@ -4277,6 +4293,9 @@ export const CartOrder: MessageFns<CartOrder> = {
     if (message.printed !== false) {
       obj.printed = message.printed;
     }
+    if (message.payment !== undefined) {
+      obj.payment = OrderPayment.toJSON(message.payment);
+    }
     return obj;
   },
 
@@ -4294,6 +4313,9 @@ export const CartOrder: MessageFns<CartOrder> = {
     message.status = object.status ?? OrderStatus.ORDER_STATUS_UNSPECIFIED;
     message.confirmedAt = object.confirmedAt ?? undefined;
     message.printed = object.printed ?? false;
+    message.payment = (object.payment !== undefined && object.payment !== null)
+      ? OrderPayment.fromPartial(object.payment)
+      : undefined;
     return message;
   },
 };
