@@ -5,7 +5,12 @@
  */
 import { AppAuthorized } from './gen/marquee/auth/v1/app.js';
 import { BookingExpired, BookingHeld, BookingReleased } from './gen/marquee/cart/v1/booking.js';
-import { OrderCancelled, OrderConfirmed, OrderPrinted } from './gen/marquee/cart/v1/order.js';
+import {
+  OrderCancelled,
+  OrderConfirmed,
+  OrderPrinted,
+  PaymentRefunded,
+} from './gen/marquee/cart/v1/order.js';
 import { AvailabilityChanged } from './gen/marquee/catalog/v1/availability.js';
 import { EventChanged } from './gen/marquee/catalog/v1/event.js';
 import { DealChanged } from './gen/marquee/deals/v1/deal.js';
@@ -211,6 +216,18 @@ export const orderPrintedTopic: TopicDef<OrderPrinted> = topic({
   message: OrderPrinted,
 });
 
+/** A refund of an order's payment was recorded. */
+export const paymentRefundedTopic: TopicDef<PaymentRefunded> = topic({
+  name: 'payment-refunded',
+  type: 'marquee.cart.v1.PaymentRefunded',
+  protoFile: 'marquee/cart/v1/order.proto',
+  keyDescription: 'order id',
+  retentionMs: 30 * DAY_MS,
+  producers: ['cart'],
+  consumers: [],
+  message: PaymentRefunded,
+});
+
 /** Tickets of a confirmed order were issued. */
 export const ticketIssuedTopic: TopicDef<TicketIssued> = topic({
   name: 'ticket-issued',
@@ -295,6 +312,7 @@ export const allTopics = Object.freeze([
   orderConfirmedTopic,
   orderCancelledTopic,
   orderPrintedTopic,
+  paymentRefundedTopic,
   ticketIssuedTopic,
   ticketVoidedTopic,
   ticketScannedTopic,

@@ -10,6 +10,7 @@ import {
   CartStatus,
   OrderPrinted,
   OrderStatus,
+  PaymentRefunded,
   PrintAction,
   PrintOrderRequest,
   ReserveCartRequest,
@@ -252,6 +253,57 @@ describe('CartService over gRPC: PrintOrder', () => {
         details: { reason: '90003' },
       });
     expect(connector.calls.printOrder).toBe(calls);
+  });
+
+  it('cancelling refunds the captured payment once, on the order and on payment-refunded', async () => {
+    const orderId = await buy();
+    const cancel = () =>
+      callUnary(client, 'cancelOrder', {
+        orderId,
+        reason: CancelReason.CANCEL_REASON_REQUESTED,
+        detail: 'buyer asked',
+      });
+    const { order } = await cancel();
+    const grand = order!.grandTotal!;
+    expect(order?.status).toBe(OrderStatus.ORDER_STATUS_CANCELLED);
+    expect(order?.payment).toMatchObject({
+      provider: 'sandbox',
+      refunded: grand,
+      refundPending: false,
+      refunds: [
+        {
+          refundId: expect.stringMatching(/^sbx_re_/),
+          amount: grand,
+          status: 'succeeded',
+          source: 'cancel',
+          ticketIds: [],
+        },
+      ],
+    });
+    // A second cancel is a no-op: no second refund.
+    const again = await cancel();
+    expect(again.order?.payment?.refunds).toHaveLength(1);
+    const records = await waitFor(
+      () => {
+        const found = bus.records('payment-refunded').filter((r) => r.key === orderId);
+        return found.length > 0 ? found : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 20, description: `payment-refunded of ${orderId}` },
+    );
+    expect(records).toHaveLength(1);
+    expect(PaymentRefunded.decode(records[0]!.value!)).toMatchObject({
+      orderId,
+      eventId: EVENT_ID,
+      appId: 'app-1',
+      provider: 'sandbox',
+      paymentId: order!.payment!.paymentId,
+      refundId: order!.payment!.refunds[0]!.refundId,
+      amount: grand,
+      refundedTotal: grand,
+      status: 'succeeded',
+      source: 'cancel',
+      sandbox: false,
+    });
   });
 
   it('answers UNAVAILABLE while the partner is down, and prints once it is back', async () => {

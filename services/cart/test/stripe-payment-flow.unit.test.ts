@@ -19,7 +19,11 @@ const adult = (quantity: number) => ({ tickets: [{ priceTypeId: '000001', quanti
 
 /** A production cart app whose processor is the Stripe adapter over the in-memory fake. */
 async function setup() {
-  const now = () => new Date('2030-06-01T12:00:00Z');
+  let at = new Date('2030-06-01T12:00:00Z').getTime();
+  const now = () => new Date(at);
+  const advance = (ms: number) => {
+    at += ms;
+  };
   const stores = createServiceStores(undefined);
   const storage = createCartStorage(stores, { sandboxAreaCapacity: 100 });
   const projection = new EventProjectionStore(storage.events, now);
@@ -54,7 +58,16 @@ async function setup() {
       redemptionBaseUrl: 'https://example.test/orders/',
     },
   });
-  return { app, stripe };
+  return { app, stripe, storage, advance };
+}
+
+/** A committed production order paid through the Stripe fake. */
+async function boughtOrder(app: CartApp) {
+  const view = await app.reserve({ owner, eventId: EVENT_ID, requests: [adult(2)] });
+  const unpaid = view.priced.totals.unpaid;
+  await app.addPayment(owner, view.cart.id, billing(unpaid, 'pm_card_visa'));
+  const { order } = await app.commit(owner, view.cart.id);
+  return { order, unpaid };
 }
 
 const billing = (amountMinor: number, nonce: string): BillingInput => ({
@@ -152,5 +165,60 @@ describe('a production cart paid through the Stripe adapter', () => {
     await app.addPayment(owner, view.cart.id, billing(view.priced.totals.unpaid, 'pm_card_visa'));
     await app.release(owner, view.cart.id);
     expect(stripe.state('pi_fake_1')).toBe('voided');
+  });
+
+  it('cancelling an order refunds the capture once, under a key derived from the order', async () => {
+    const { app, stripe, storage } = await setup();
+    const { order, unpaid } = await boughtOrder(app);
+    const first = await app.cancelOrder(order.id, 'requested', 'buyer asked');
+    await app.cancelOrder(order.id, 'requested', 'again');
+    expect(stripe.keys('refunds.create')).toEqual([`refund:order:${order.id}`]);
+    expect([...stripe.refundsById.values()].map((r) => r.amount)).toEqual([unpaid]);
+    expect(first.order.payment).toMatchObject({
+      provider: 'stripe',
+      capturedMinor: unpaid,
+      refundedMinor: unpaid,
+      refunds: [
+        { refundId: 're_fake_2', amountMinor: unpaid, status: 'succeeded', source: 'cancel' },
+      ],
+    });
+    const stored = await storage.orders.get(order.id);
+    expect(stored?.refundOwed).toBeUndefined();
+    expect(stored?.refundDueAt).toBeUndefined();
+  });
+
+  it('a refund Stripe could not take stays owed and the sweeper pays it, once', async () => {
+    const { app, stripe, storage, advance } = await setup();
+    const { order, unpaid } = await boughtOrder(app);
+    stripe.outage = true;
+    const { order: cancelled } = await app.cancelOrder(order.id, 'event-cancelled', 'called off');
+    expect(cancelled.status).toBe('CANCELLED');
+    expect(cancelled.payment?.refunds).toEqual([]);
+    expect((await storage.orders.get(order.id))?.refundOwed).toEqual({
+      key: `order:${order.id}`,
+      amountMinor: unpaid,
+      ticketIds: [],
+    });
+    // Still down: the sweeper leaves it owed.
+    advance(1_000);
+    await app.sweep();
+    expect(stripe.refundsById.size).toBe(0);
+    stripe.outage = false;
+    advance(1_000);
+    await app.sweep();
+    await app.sweep();
+    const paid = await storage.orders.get(order.id);
+    expect(paid?.refundOwed).toBeUndefined();
+    expect(paid?.payment?.refundedMinor).toBe(unpaid);
+    expect(stripe.refundsById.size).toBe(1);
+    expect(new Set(stripe.keys('refunds.create'))).toEqual(new Set([`refund:order:${order.id}`]));
+  });
+
+  it('a cancel for a reversed payment (dispute) refunds nothing', async () => {
+    const { app, stripe } = await setup();
+    const { order } = await boughtOrder(app);
+    const { order: cancelled } = await app.cancelOrder(order.id, 'payment-reversed', 'dispute');
+    expect(cancelled.refundOwed).toBeUndefined();
+    expect(stripe.keys('refunds.create')).toEqual([]);
   });
 });

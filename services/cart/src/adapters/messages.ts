@@ -12,9 +12,16 @@ import {
   type OrderConfirmed,
   type OrderPrinted,
   type OrderTicket as ProtoOrderTicket,
+  type PaymentRefunded,
 } from '@marquee/proto/cart/v1';
 import type { Cart, HeldTicket, ReleaseReason } from '../domain/cart.js';
-import type { CancelReason, Order, OrderTicket } from '../domain/order.js';
+import {
+  paymentOf,
+  type CancelReason,
+  type Order,
+  type OrderRefund,
+  type OrderTicket,
+} from '../domain/order.js';
 import { deliveryMethodType } from '../domain/shipping.js';
 import { inventoryTypeOf } from '../top-picks/ports/inventory-type.js';
 
@@ -184,6 +191,27 @@ export function orderPrintedMessage(order: Order, at: Date): OrderPrinted {
         ? PrintAction.PRINT_ACTION_ROLLBACK_PRINT
         : PrintAction.PRINT_ACTION_PRINT,
     recordedAt: at,
+    sandbox: order.sandbox,
+  };
+}
+
+/** `payment-refunded`: one refund of the order's payment, and all refunded so far. */
+export function paymentRefundedMessage(order: Order, refund: OrderRefund): PaymentRefunded {
+  const payment = paymentOf(order);
+  return {
+    orderId: order.id,
+    eventId: order.eventId,
+    partnerId: order.partnerId,
+    appId: order.appId,
+    provider: payment.provider,
+    paymentId: payment.paymentId,
+    refundId: refund.refundId,
+    amount: money(refund.amountMinor, order.currency),
+    refundedTotal: money(payment.refundedMinor, order.currency),
+    status: refund.status,
+    source: refund.source,
+    ticketIds: refund.ticketIds,
+    refundedAt: refund.at,
     sandbox: order.sandbox,
   };
 }

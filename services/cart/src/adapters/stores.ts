@@ -15,6 +15,7 @@ import {
   orderCancelledTopic,
   orderConfirmedTopic,
   orderPrintedTopic,
+  paymentRefundedTopic,
 } from '@marquee/proto/topics';
 import type {
   CartEvent,
@@ -35,6 +36,7 @@ import {
   orderCancelledMessage,
   orderConfirmedMessage,
   orderPrintedMessage,
+  paymentRefundedMessage,
 } from './messages.js';
 
 type CartDoc = Stored<Cart>;
@@ -86,6 +88,8 @@ export function createCartStorage(
     { fields: { orderNumber: 1 }, unique: true, name: 'order_number_unique' },
     { fields: { appId: 1, confirmedAt: -1 } },
     { fields: { tokenSha256: 1 } },
+    // The sweeper's query of refunds owed by cancelled orders (`findRefundDue`).
+    { fields: { refundDueAt: 1 }, due: true },
   ]);
   const tracking = stores.collection<TrackingDoc>('tracking_hits', [
     { fields: { appId: 1, eventId: 1, at: -1 } },
@@ -205,6 +209,23 @@ export function orderRepository(store: VersionedStore<OrderDoc>): OrderRepositor
       ordersCancelled.add(1);
       return stored;
     },
+    updatePayment: (order, expectedVersion, refunded = []) =>
+      store.update(
+        order.id,
+        expectedVersion,
+        { ...order },
+        {
+          events: refunded.map((refund) =>
+            createOutboxEvent(paymentRefundedTopic, {
+              key: order.id,
+              value: paymentRefundedMessage(order, refund),
+              time: refund.at,
+            }),
+          ),
+        },
+      ),
+    findRefundDue: (now, limit) =>
+      store.find({ refundDueAt: { $lte: now } }, { sort: { refundDueAt: 1 }, limit }),
     updatePrinted: (order, expectedVersion) => {
       const at = new Date();
       return store.update(

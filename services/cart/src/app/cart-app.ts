@@ -10,6 +10,7 @@ import { CompleteReserve } from './commands/complete-reserve.js';
 import { PrintOrder } from './commands/print-order.js';
 import { PurgeEndedCarts } from './commands/purge-ended.js';
 import { RecordTracking } from './commands/record-tracking.js';
+import { RefundOrder } from './commands/refund-order.js';
 import { ReleaseCart } from './commands/release.js';
 import { ReserveTickets } from './commands/reserve.js';
 import { SelectShipping } from './commands/select-shipping.js';
@@ -85,6 +86,7 @@ export class CartApp {
     const settle = new SettleCart(core, inventories);
     const complete = new CompleteReserve(core, inventories, admission, settle);
     const commit = new CommitCart(core, inventories, settle);
+    const refunds = new RefundOrder(deps);
     this.#core = core;
     this.#admission = admission;
     this.#settle = settle;
@@ -106,9 +108,9 @@ export class CartApp {
     this.#selectShipping = new SelectShipping(core);
     this.#addPayment = new AddPayment(core);
     this.#release = new ReleaseCart(core, inventories, settle);
-    this.#sweep = new SweepCarts(core, complete, commit, settle);
+    this.#sweep = new SweepCarts(core, complete, commit, settle, refunds);
     this.#purge = new PurgeEndedCarts(core);
-    this.#cancelOrder = new CancelOrder(deps);
+    this.#cancelOrder = new CancelOrder(deps, refunds);
     this.#printOrder = new PrintOrder(deps);
     this.#recordTracking = new RecordTracking(deps);
   }

@@ -1,5 +1,5 @@
 import type { BookingLine, Cart, HeldTicket, SealedSecret } from '../domain/cart.js';
-import type { CancelReason, Order } from '../domain/order.js';
+import type { CancelReason, Order, OrderRefund } from '../domain/order.js';
 import type { SellableArea } from '../domain/sellable-event.js';
 
 /** A stored record with the store's version (compare-and-set). */
@@ -52,6 +52,17 @@ export interface OrderRepository {
   insertConfirmed(order: Order): Promise<Stored<Order>>;
   /** Writes the cancellation with `order-cancelled`. */
   updateCancelled(order: Order, expectedVersion: number): Promise<Stored<Order>>;
+  /**
+   * Writes a change of the order's money (a refund owed, paid or refused; a dispute), with one
+   * `payment-refunded` per refund in `refunded`.
+   */
+  updatePayment(
+    order: Order,
+    expectedVersion: number,
+    refunded?: readonly OrderRefund[],
+  ): Promise<Stored<Order>>;
+  /** Orders whose owed refund is due at `now` (`refundDueAt`), soonest first. */
+  findRefundDue(now: Date, limit: number): Promise<Stored<Order>[]>;
   /** Writes a print action with `order-printed`. */
   updatePrinted(order: Order, expectedVersion: number): Promise<Stored<Order>>;
   /** Orders of an owner (app, and fan when given), newest first. */

@@ -52,6 +52,8 @@ export interface Order {
   refundOwed?: RefundOwed;
   /** When the owed refund is next tried (`refundOwed` set); absent otherwise. */
   refundDueAt?: Date;
+  /** The processor refused the owed refund for good: an operator settles it. */
+  refundRefused?: { key: string; reason: string; at: Date };
   customerEmail: string;
   thirdPartyAccountId: string;
   secureEntryEnabled: boolean;
@@ -145,6 +147,19 @@ export function withRefund(order: Order, refund: OrderRefund): Order {
 export function refundableMinor(order: Order): number {
   const payment = paymentOf(order);
   return Math.max(0, payment.capturedMinor - payment.refundedMinor);
+}
+
+/**
+ * The refund a cancel owes: what is captured and not refunded yet, under a key derived from the
+ * order (and from its tickets, for a cancel of some of them), so that every retry asks the
+ * processor for the same refund. Nothing when nothing is left to refund, or when the payment was
+ * reversed by the card issuer (a dispute: the money went back already; a refund would pay twice).
+ */
+export function refundOwedOnCancel(order: Order, reason: CancelReason): RefundOwed | undefined {
+  if (reason === 'payment-reversed' || paymentOf(order).dispute) return undefined;
+  const amountMinor = refundableMinor(order);
+  if (amountMinor <= 0) return undefined;
+  return { key: `order:${order.id}`, amountMinor, ticketIds: [] };
 }
 
 const ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';

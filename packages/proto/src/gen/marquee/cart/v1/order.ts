@@ -468,6 +468,49 @@ export interface OrderCancelled {
 }
 
 /**
+ * Topic `payment-refunded` (key = order id). Produced by cart when a refund of an order's payment
+ * is recorded: the refund an order's cancel owes, once the processor took it, and a refund made at
+ * the processor itself (its dashboard), learnt from the processor's webhook. Once per refund id and
+ * status: a pending refund that settles is published again as succeeded.
+ */
+export interface PaymentRefunded {
+  /** Platform order id. */
+  orderId: string;
+  /** Platform event id. */
+  eventId: string;
+  /** Partner registration. */
+  partnerId: string;
+  /** Developer app that bought. */
+  appId: string;
+  /** The processor: `stripe`, or `sandbox` (no money moved). */
+  provider: string;
+  /** The processor's payment id. */
+  paymentId: string;
+  /** The processor's refund id. */
+  refundId: string;
+  /** Amount of this refund. */
+  amount?:
+    | Money
+    | undefined;
+  /** All refunded of the order's payment so far, this one included. */
+  refundedTotal?:
+    | Money
+    | undefined;
+  /** `succeeded`, or `pending` until the processor settled it. */
+  status: string;
+  /** `cancel` (the order's cancel) or `processor` (made at the processor). */
+  source: string;
+  /** The tickets it refunds; empty for the whole order. */
+  ticketIds: string[];
+  /** When cart recorded it. */
+  refundedAt?:
+    | Date
+    | undefined;
+  /** An order of the pre-production sandbox. */
+  sandbox: boolean;
+}
+
+/**
  * Topic `order-printed` (key = order id). Produced by cart when printing of an order was recorded at the
  * partner (action PRINT) or rolled back after a printing problem (action ROLLBACK_PRINT).
  */
@@ -1859,6 +1902,338 @@ export const OrderCancelled: MessageFns<OrderCancelled> = {
     message.reason = object.reason ?? CancelReason.CANCEL_REASON_UNSPECIFIED;
     message.detail = object.detail ?? "";
     message.cancelledAt = object.cancelledAt ?? undefined;
+    message.sandbox = object.sandbox ?? false;
+    return message;
+  },
+};
+
+function createBasePaymentRefunded(): PaymentRefunded {
+  return {
+    orderId: "",
+    eventId: "",
+    partnerId: "",
+    appId: "",
+    provider: "",
+    paymentId: "",
+    refundId: "",
+    amount: undefined,
+    refundedTotal: undefined,
+    status: "",
+    source: "",
+    ticketIds: [],
+    refundedAt: undefined,
+    sandbox: false,
+  };
+}
+
+export const PaymentRefunded: MessageFns<PaymentRefunded> = {
+  encode(message: PaymentRefunded, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orderId !== "") {
+      writer.uint32(10).string(message.orderId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(18).string(message.eventId);
+    }
+    if (message.partnerId !== "") {
+      writer.uint32(26).string(message.partnerId);
+    }
+    if (message.appId !== "") {
+      writer.uint32(34).string(message.appId);
+    }
+    if (message.provider !== "") {
+      writer.uint32(42).string(message.provider);
+    }
+    if (message.paymentId !== "") {
+      writer.uint32(50).string(message.paymentId);
+    }
+    if (message.refundId !== "") {
+      writer.uint32(58).string(message.refundId);
+    }
+    if (message.amount !== undefined) {
+      Money.encode(message.amount, writer.uint32(66).fork()).join();
+    }
+    if (message.refundedTotal !== undefined) {
+      Money.encode(message.refundedTotal, writer.uint32(74).fork()).join();
+    }
+    if (message.status !== "") {
+      writer.uint32(82).string(message.status);
+    }
+    if (message.source !== "") {
+      writer.uint32(90).string(message.source);
+    }
+    for (const v of message.ticketIds) {
+      writer.uint32(98).string(v!);
+    }
+    if (message.refundedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.refundedAt), writer.uint32(106).fork()).join();
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(112).bool(message.sandbox);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PaymentRefunded {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePaymentRefunded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.partnerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.paymentId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.refundId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.amount = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.refundedTotal = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.ticketIds.push(reader.string());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.refundedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PaymentRefunded {
+    return {
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      partnerId: isSet(object.partnerId)
+        ? globalThis.String(object.partnerId)
+        : isSet(object.partner_id)
+        ? globalThis.String(object.partner_id)
+        : "",
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      paymentId: isSet(object.paymentId)
+        ? globalThis.String(object.paymentId)
+        : isSet(object.payment_id)
+        ? globalThis.String(object.payment_id)
+        : "",
+      refundId: isSet(object.refundId)
+        ? globalThis.String(object.refundId)
+        : isSet(object.refund_id)
+        ? globalThis.String(object.refund_id)
+        : "",
+      amount: isSet(object.amount) ? Money.fromJSON(object.amount) : undefined,
+      refundedTotal: isSet(object.refundedTotal)
+        ? Money.fromJSON(object.refundedTotal)
+        : isSet(object.refunded_total)
+        ? Money.fromJSON(object.refunded_total)
+        : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      ticketIds: globalThis.Array.isArray(object?.ticketIds)
+        ? object.ticketIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.ticket_ids)
+        ? object.ticket_ids.map((e: any) => globalThis.String(e))
+        : [],
+      refundedAt: isSet(object.refundedAt)
+        ? fromJsonTimestamp(object.refundedAt)
+        : isSet(object.refunded_at)
+        ? fromJsonTimestamp(object.refunded_at)
+        : undefined,
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+    };
+  },
+
+  toJSON(message: PaymentRefunded): unknown {
+    const obj: any = {};
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.partnerId !== "") {
+      obj.partnerId = message.partnerId;
+    }
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.paymentId !== "") {
+      obj.paymentId = message.paymentId;
+    }
+    if (message.refundId !== "") {
+      obj.refundId = message.refundId;
+    }
+    if (message.amount !== undefined) {
+      obj.amount = Money.toJSON(message.amount);
+    }
+    if (message.refundedTotal !== undefined) {
+      obj.refundedTotal = Money.toJSON(message.refundedTotal);
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.ticketIds?.length) {
+      obj.ticketIds = message.ticketIds;
+    }
+    if (message.refundedAt !== undefined) {
+      obj.refundedAt = message.refundedAt.toISOString();
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PaymentRefunded>, I>>(base?: I): PaymentRefunded {
+    return PaymentRefunded.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PaymentRefunded>, I>>(object: I): PaymentRefunded {
+    const message = createBasePaymentRefunded();
+    message.orderId = object.orderId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.partnerId = object.partnerId ?? "";
+    message.appId = object.appId ?? "";
+    message.provider = object.provider ?? "";
+    message.paymentId = object.paymentId ?? "";
+    message.refundId = object.refundId ?? "";
+    message.amount = (object.amount !== undefined && object.amount !== null)
+      ? Money.fromPartial(object.amount)
+      : undefined;
+    message.refundedTotal = (object.refundedTotal !== undefined && object.refundedTotal !== null)
+      ? Money.fromPartial(object.refundedTotal)
+      : undefined;
+    message.status = object.status ?? "";
+    message.source = object.source ?? "";
+    message.ticketIds = object.ticketIds?.map((e) => e) || [];
+    message.refundedAt = object.refundedAt ?? undefined;
     message.sandbox = object.sandbox ?? false;
     return message;
   },
