@@ -9,6 +9,7 @@ import {
   OrderCancelled,
   OrderConfirmed,
   OrderPrinted,
+  PaymentCaptured,
   PaymentRefunded,
 } from './gen/marquee/cart/v1/order.js';
 import { AvailabilityChanged } from './gen/marquee/catalog/v1/availability.js';
@@ -216,6 +217,18 @@ export const orderPrintedTopic: TopicDef<OrderPrinted> = topic({
   message: OrderPrinted,
 });
 
+/** The payment of a cart was captured at commit (before its order is written). */
+export const paymentCapturedTopic: TopicDef<PaymentCaptured> = topic({
+  name: 'payment-captured',
+  type: 'marquee.cart.v1.PaymentCaptured',
+  protoFile: 'marquee/cart/v1/order.proto',
+  keyDescription: 'cart id',
+  retentionMs: 30 * DAY_MS,
+  producers: ['cart'],
+  consumers: ['reconciler'],
+  message: PaymentCaptured,
+});
+
 /** A refund of an order's payment was recorded. */
 export const paymentRefundedTopic: TopicDef<PaymentRefunded> = topic({
   name: 'payment-refunded',
@@ -312,6 +325,7 @@ export const allTopics = Object.freeze([
   orderConfirmedTopic,
   orderCancelledTopic,
   orderPrintedTopic,
+  paymentCapturedTopic,
   paymentRefundedTopic,
   ticketIssuedTopic,
   ticketVoidedTopic,

@@ -10,6 +10,8 @@ import {
   CartStatus,
   OrderPrinted,
   OrderStatus,
+  OrderConfirmed,
+  PaymentCaptured,
   PaymentRefunded,
   PrintAction,
   PrintOrderRequest,
@@ -253,6 +255,37 @@ describe('CartService over gRPC: PrintOrder', () => {
         details: { reason: '90003' },
       });
     expect(connector.calls.printOrder).toBe(calls);
+  });
+
+  it('publishes the capture before the order, and the order with its payment', async () => {
+    const orderId = await buy();
+    const [capture] = await waitFor(
+      () => {
+        const found = bus
+          .records('payment-captured')
+          .map((r) => PaymentCaptured.decode(r.value!))
+          .filter((m) => m.orderId === orderId);
+        return found.length > 0 ? found : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 20, description: `payment-captured of ${orderId}` },
+    );
+    const [confirmed] = await waitFor(
+      () => {
+        const found = bus.records('order-confirmed').filter((r) => r.key === orderId);
+        return found.length > 0 ? found : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 20, description: `order-confirmed of ${orderId}` },
+    );
+    const order = OrderConfirmed.decode(confirmed!.value!);
+    expect(capture).toMatchObject({
+      cartId: order.cartId,
+      eventId: EVENT_ID,
+      provider: 'sandbox',
+      paymentId: order.payment!.paymentId,
+      amount: order.grandTotal,
+      sandbox: false,
+    });
+    expect(order.payment).toMatchObject({ captured: order.grandTotal, provider: 'sandbox' });
   });
 
   it('cancelling refunds the captured payment once, on the order and on payment-refunded', async () => {

@@ -12,6 +12,8 @@ import {
   type OrderConfirmed,
   type OrderPrinted,
   type OrderTicket as ProtoOrderTicket,
+  type OrderPayment,
+  type PaymentCaptured,
   type PaymentRefunded,
 } from '@marquee/proto/cart/v1';
 import type { Cart, HeldTicket, ReleaseReason } from '../domain/cart.js';
@@ -149,6 +151,46 @@ export function orderConfirmedMessage(order: Order): OrderConfirmed {
     sandbox: order.sandbox,
     resoldTicketIds: order.resoldTicketIds ?? [],
     resoldFromOrderId: order.resoldFromOrderId ?? '',
+    payment: orderPaymentMessage(order),
+  };
+}
+
+/** The money of an order as `OrderPayment`. */
+export function orderPaymentMessage(order: Order): OrderPayment {
+  const p = paymentOf(order);
+  const c = order.currency;
+  return {
+    provider: p.provider,
+    paymentId: p.paymentId,
+    authorized: money(p.authorizedMinor, c),
+    captured: money(p.capturedMinor, c),
+    refunded: money(p.refundedMinor, c),
+    refunds: p.refunds.map((r) => ({
+      refundId: r.refundId,
+      amount: money(r.amountMinor, c),
+      status: r.status,
+      source: r.source,
+      ticketIds: r.ticketIds,
+      refundedAt: r.at,
+    })),
+    refundPending: order.refundOwed !== undefined,
+    disputed: p.dispute !== undefined,
+  };
+}
+
+/** `payment-captured`: the cart's payment was captured, before its order is written. */
+export function paymentCapturedMessage(cart: Cart, provider: string): PaymentCaptured {
+  return {
+    cartId: cart.id,
+    orderId: cart.order?.orderId ?? '',
+    eventId: cart.eventId,
+    partnerId: cart.partnerId,
+    appId: cart.appId,
+    provider,
+    paymentId: cart.payment?.paymentId ?? '',
+    amount: money(cart.payment?.amountMinor ?? 0, cart.currency),
+    capturedAt: cart.payment?.capturedAt ?? cart.updatedAt,
+    sandbox: cart.sandbox,
   };
 }
 

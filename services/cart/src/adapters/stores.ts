@@ -15,6 +15,7 @@ import {
   orderCancelledTopic,
   orderConfirmedTopic,
   orderPrintedTopic,
+  paymentCapturedTopic,
   paymentRefundedTopic,
 } from '@marquee/proto/topics';
 import type {
@@ -36,6 +37,7 @@ import {
   orderCancelledMessage,
   orderConfirmedMessage,
   orderPrintedMessage,
+  paymentCapturedMessage,
   paymentRefundedMessage,
 } from './messages.js';
 
@@ -128,6 +130,12 @@ function cartOutbox(events: readonly CartEvent[]): OutboxEvent[] {
           key: event.cart.id,
           value: bookingExpiredMessage(event.cart),
           time: event.cart.updatedAt,
+        });
+      case 'payment-captured':
+        return createOutboxEvent(paymentCapturedTopic, {
+          key: event.cart.id,
+          value: paymentCapturedMessage(event.cart, event.provider),
+          time: event.cart.payment?.capturedAt ?? event.cart.updatedAt,
         });
     }
   });

@@ -43,7 +43,9 @@ export interface CartRepository {
 export type CartEvent =
   | { type: 'booking-held'; cart: Cart }
   | { type: 'booking-released'; cart: Cart }
-  | { type: 'booking-expired'; cart: Cart };
+  | { type: 'booking-expired'; cart: Cart }
+  /** The cart's payment was captured by `provider` (the processor's name). */
+  | { type: 'payment-captured'; cart: Cart; provider: string };
 
 /** Orders. Writes carry their topic record (`order-confirmed`, `order-cancelled`, `order-printed`). */
 export interface OrderRepository {

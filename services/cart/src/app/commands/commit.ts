@@ -1,4 +1,5 @@
 import {
+  captured,
   commit as commitCart,
   fail,
   isExpired,
@@ -123,8 +124,14 @@ export class CommitCart {
     } catch (_error) {
       throw hostDown('the payment could not be captured yet; retry the commit');
     }
+    const provider = this.core.processorFor(cart).name;
+    // Recorded with `payment-captured` before the order: money taken is never without a trace.
+    await this.core.mutate(
+      cart.id,
+      (current) => captured(current, this.core.now()),
+      (_before, after) => [{ type: 'payment-captured', cart: after, provider }],
+    );
     try {
-      const provider = this.core.processorFor(cart).name;
       await deps.orders.insertConfirmed(orderOf(cart, inventoryOrderId, resold, now, provider));
     } catch (error) {
       if (errorKindOf(error) !== 'already_exists') throw error;

@@ -14,7 +14,6 @@ import {
   ReserveCartResponse,
   type Cart as ProtoCart,
   type CartOrder,
-  type OrderPayment,
   type CartServiceServer,
   type Charge as ProtoCharge,
   type GetOrderResponse,
@@ -22,12 +21,16 @@ import {
   type LineTotals,
   type ShippingOption as ProtoShippingOption,
 } from '@marquee/proto/cart/v1';
-import { cancelReasonFromProto, orderTickets } from '../../adapters/messages.js';
+import {
+  cancelReasonFromProto,
+  orderPaymentMessage,
+  orderTickets,
+} from '../../adapters/messages.js';
 import type { CartApp, CartOwner, CartView, ReserveInput } from '../../app/index.js';
 import { invalidInput } from '../../domain/errors.js';
 import type { Charge, Totals } from '../../domain/pricing.js';
 import type { ShippingOption } from '../../domain/shipping.js';
-import { paymentOf, type Order } from '../../domain/order.js';
+import type { Order } from '../../domain/order.js';
 import { inventoryTypeOf } from '../../top-picks/ports/inventory-type.js';
 
 type Handler<Req, Res> = (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void;
@@ -98,29 +101,6 @@ export function cartOrderMessage(order: Order, redemptionUrl: string): CartOrder
     confirmedAt: order.confirmedAt,
     printed: order.printed === 'PRINT',
     payment: orderPaymentMessage(order),
-  };
-}
-
-/** The money of an order as `OrderPayment`. */
-export function orderPaymentMessage(order: Order): OrderPayment {
-  const p = paymentOf(order);
-  const c = order.currency;
-  return {
-    provider: p.provider,
-    paymentId: p.paymentId,
-    authorized: money(p.authorizedMinor, c),
-    captured: money(p.capturedMinor, c),
-    refunded: money(p.refundedMinor, c),
-    refunds: p.refunds.map((r) => ({
-      refundId: r.refundId,
-      amount: money(r.amountMinor, c),
-      status: r.status,
-      source: r.source,
-      ticketIds: r.ticketIds,
-      refundedAt: r.at,
-    })),
-    refundPending: order.refundOwed !== undefined,
-    disputed: p.dispute !== undefined,
   };
 }
 

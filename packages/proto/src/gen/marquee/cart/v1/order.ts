@@ -369,6 +369,45 @@ export interface OrderConfirmed {
   resoldTicketIds: string[];
   /** A resale order: the seller's order whose tickets were resold. Empty for primary sales. */
   resoldFromOrderId: string;
+  /**
+   * The money of the order at confirmation: the payment authorised and captured (the reconciler
+   * reports a confirmed order whose capture falls short of its grand total). Absent from orders
+   * confirmed before the order carried its payment.
+   */
+  payment?: OrderPayment | undefined;
+}
+
+/**
+ * Topic `payment-captured` (key = cart id). Produced by cart when the payment of a cart was
+ * captured at commit, in the write that records the capture on the cart and before the order is
+ * written: a capture whose `order-confirmed` never follows is money taken without an order, which
+ * the reconciler reports.
+ */
+export interface PaymentCaptured {
+  /** The cart whose payment was captured. */
+  cartId: string;
+  /** The order the commit is writing. */
+  orderId: string;
+  /** Platform event id. */
+  eventId: string;
+  /** Partner registration. */
+  partnerId: string;
+  /** Developer app that buys. */
+  appId: string;
+  /** The processor: `stripe`, or `sandbox`. */
+  provider: string;
+  /** The processor's payment id. */
+  paymentId: string;
+  /** Amount captured. */
+  amount?:
+    | Money
+    | undefined;
+  /** When cart recorded the capture. */
+  capturedAt?:
+    | Date
+    | undefined;
+  /** A cart of the pre-production sandbox. */
+  sandbox: boolean;
 }
 
 /** The delivery chosen for an order (partner cart shipping option). */
@@ -560,6 +599,7 @@ function createBaseOrderConfirmed(): OrderConfirmed {
     sandbox: false,
     resoldTicketIds: [],
     resoldFromOrderId: "",
+    payment: undefined,
   };
 }
 
@@ -639,6 +679,9 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     }
     if (message.resoldFromOrderId !== "") {
       writer.uint32(202).string(message.resoldFromOrderId);
+    }
+    if (message.payment !== undefined) {
+      OrderPayment.encode(message.payment, writer.uint32(210).fork()).join();
     }
     return writer;
   },
@@ -856,6 +899,14 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
             message.resoldFromOrderId = reader.string();
             continue;
           }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.payment = OrderPayment.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -977,6 +1028,7 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
         : isSet(object.resold_from_order_id)
         ? globalThis.String(object.resold_from_order_id)
         : "",
+      payment: isSet(object.payment) ? OrderPayment.fromJSON(object.payment) : undefined,
     };
   },
 
@@ -1057,6 +1109,9 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     if (message.resoldFromOrderId !== "") {
       obj.resoldFromOrderId = message.resoldFromOrderId;
     }
+    if (message.payment !== undefined) {
+      obj.payment = OrderPayment.toJSON(message.payment);
+    }
     return obj;
   },
 
@@ -1098,6 +1153,263 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     message.sandbox = object.sandbox ?? false;
     message.resoldTicketIds = object.resoldTicketIds?.map((e) => e) || [];
     message.resoldFromOrderId = object.resoldFromOrderId ?? "";
+    message.payment = (object.payment !== undefined && object.payment !== null)
+      ? OrderPayment.fromPartial(object.payment)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePaymentCaptured(): PaymentCaptured {
+  return {
+    cartId: "",
+    orderId: "",
+    eventId: "",
+    partnerId: "",
+    appId: "",
+    provider: "",
+    paymentId: "",
+    amount: undefined,
+    capturedAt: undefined,
+    sandbox: false,
+  };
+}
+
+export const PaymentCaptured: MessageFns<PaymentCaptured> = {
+  encode(message: PaymentCaptured, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cartId !== "") {
+      writer.uint32(10).string(message.cartId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(18).string(message.orderId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(26).string(message.eventId);
+    }
+    if (message.partnerId !== "") {
+      writer.uint32(34).string(message.partnerId);
+    }
+    if (message.appId !== "") {
+      writer.uint32(42).string(message.appId);
+    }
+    if (message.provider !== "") {
+      writer.uint32(50).string(message.provider);
+    }
+    if (message.paymentId !== "") {
+      writer.uint32(58).string(message.paymentId);
+    }
+    if (message.amount !== undefined) {
+      Money.encode(message.amount, writer.uint32(66).fork()).join();
+    }
+    if (message.capturedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.capturedAt), writer.uint32(74).fork()).join();
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(80).bool(message.sandbox);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PaymentCaptured {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePaymentCaptured();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.cartId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.partnerId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.paymentId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.amount = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.capturedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PaymentCaptured {
+    return {
+      cartId: isSet(object.cartId)
+        ? globalThis.String(object.cartId)
+        : isSet(object.cart_id)
+        ? globalThis.String(object.cart_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      partnerId: isSet(object.partnerId)
+        ? globalThis.String(object.partnerId)
+        : isSet(object.partner_id)
+        ? globalThis.String(object.partner_id)
+        : "",
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      paymentId: isSet(object.paymentId)
+        ? globalThis.String(object.paymentId)
+        : isSet(object.payment_id)
+        ? globalThis.String(object.payment_id)
+        : "",
+      amount: isSet(object.amount) ? Money.fromJSON(object.amount) : undefined,
+      capturedAt: isSet(object.capturedAt)
+        ? fromJsonTimestamp(object.capturedAt)
+        : isSet(object.captured_at)
+        ? fromJsonTimestamp(object.captured_at)
+        : undefined,
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+    };
+  },
+
+  toJSON(message: PaymentCaptured): unknown {
+    const obj: any = {};
+    if (message.cartId !== "") {
+      obj.cartId = message.cartId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.partnerId !== "") {
+      obj.partnerId = message.partnerId;
+    }
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.paymentId !== "") {
+      obj.paymentId = message.paymentId;
+    }
+    if (message.amount !== undefined) {
+      obj.amount = Money.toJSON(message.amount);
+    }
+    if (message.capturedAt !== undefined) {
+      obj.capturedAt = message.capturedAt.toISOString();
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PaymentCaptured>, I>>(base?: I): PaymentCaptured {
+    return PaymentCaptured.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PaymentCaptured>, I>>(object: I): PaymentCaptured {
+    const message = createBasePaymentCaptured();
+    message.cartId = object.cartId ?? "";
+    message.orderId = object.orderId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.partnerId = object.partnerId ?? "";
+    message.appId = object.appId ?? "";
+    message.provider = object.provider ?? "";
+    message.paymentId = object.paymentId ?? "";
+    message.amount = (object.amount !== undefined && object.amount !== null)
+      ? Money.fromPartial(object.amount)
+      : undefined;
+    message.capturedAt = object.capturedAt ?? undefined;
+    message.sandbox = object.sandbox ?? false;
     return message;
   },
 };
