@@ -26,7 +26,7 @@ import {
 
 /**
  * Composition root of reconciler: storage (Mongo or memory through `openServiceStores`), the
- * outbox relay for `reconciliation-resolved`, the four consumers, the case worker, the report
+ * outbox relay for `reconciliation-resolved`, the five consumers, the case worker, the report
  * schedule and gRPC. Tests may pass their own connector instead of the gRPC client.
  */
 export async function composeReconciler(
