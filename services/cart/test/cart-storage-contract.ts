@@ -270,6 +270,23 @@ export function cartStorageContract(name: string, make: () => Promise<CartStorag
       expect(stored?.refundDueAt).toBeUndefined();
     });
 
+    it('keeps one payment attempt per cart, due in order, postponed and removed at its version', async () => {
+      await storage.attempts.record('c2', at(2_000));
+      await storage.attempts.record('c1', at(1_000));
+      await storage.attempts.record('c1', at(9_000)); // a second attempt of c1: no-op
+      await storage.attempts.record('c3', at(8_000));
+      const due = await storage.attempts.findDue(at(5_000), 10);
+      expect(due.map((a) => [a.id, a.checkAt])).toEqual([
+        ['c1', at(1_000)],
+        ['c2', at(2_000)],
+      ]);
+      expect(await storage.attempts.postpone(due[0]!, at(7_000))).toBe(true);
+      // Its version is gone: a second writer at it loses.
+      expect(await storage.attempts.remove(due[0]!)).toBe(false);
+      expect(await storage.attempts.remove(due[1]!)).toBe(true);
+      expect((await storage.attempts.findDue(at(7_500), 10)).map((a) => a.id)).toEqual(['c1']);
+    });
+
     it("lists an owner's orders, newest first, filtered as asked", async () => {
       await storage.orders.insertConfirmed(anOrder('a', { confirmedAt: at(1_000) }));
       await storage.orders.insertConfirmed(

@@ -7,6 +7,7 @@ import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
 import { createCartStorage } from '../src/adapters/stores.js';
 import { createStripeProcessor } from '../src/adapters/stripe-processor.js';
 import { CartApp, type BillingInput } from '../src/app/index.js';
+import { ABANDONED_CHECK_DELAY_MS } from '../src/app/commands/sweep-abandoned.js';
 import { DEFAULT_FEES } from '../src/domain/pricing.js';
 import { EventProjectionStore } from '../src/events/store.js';
 import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
@@ -58,7 +59,7 @@ async function setup() {
       redemptionBaseUrl: 'https://example.test/orders/',
     },
   });
-  return { app, stripe, storage, advance };
+  return { app, stripe, storage, advance, processor: createStripeProcessor(stripe) };
 }
 
 /** A committed production order paid through the Stripe fake. */
@@ -220,5 +221,49 @@ describe('a production cart paid through the Stripe adapter', () => {
     const { order: cancelled } = await app.cancelOrder(order.id, 'payment-reversed', 'dispute');
     expect(cancelled.refundOwed).toBeUndefined();
     expect(stripe.keys('refunds.create')).toEqual([]);
+  });
+
+  it('voids an authorisation a crash kept off the cart, once the cart ended', async () => {
+    const { app, stripe, storage, advance, processor } = await setup();
+    const view = await app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    const unpaid = view.priced.totals.unpaid;
+    // The payment step's first two steps, then the process died: the cart never learnt of it.
+    await storage.attempts.record(view.cart.id, new Date('2030-06-01T12:00:00Z'));
+    const left = await processor.authorize({
+      reference: `${view.cart.id}:${view.cart.version}`,
+      cartId: view.cart.id,
+      amountMinor: unpaid,
+      currency: 'GBP',
+      nonce: 'pm_card_visa',
+      cin: '',
+      expireMonth: 12,
+      expireYear: 2032,
+    });
+    if (left.status !== 'authorized') throw new Error('not authorised');
+    // While the cart lives, and until the search delay after it ended, nothing is voided.
+    await app.sweep();
+    await app.release(owner, view.cart.id);
+    await app.sweep();
+    expect(stripe.state(left.paymentId)).toBe('authorized');
+    // The check was put off to the end of the hold seen while the cart lived, plus the delay.
+    advance(view.cart.expiresAt!.getTime() - Date.parse('2030-06-01T12:00:00Z'));
+    advance(ABANDONED_CHECK_DELAY_MS + 1);
+    await app.sweep();
+    expect(stripe.state(left.paymentId)).toBe('voided');
+    const cancels = stripe.keys('paymentIntents.cancel').length;
+    advance(ABANDONED_CHECK_DELAY_MS + 1);
+    await app.sweep();
+    expect(stripe.keys('paymentIntents.cancel')).toHaveLength(cancels);
+    expect(await storage.attempts.findDue(new Date('2031-01-01T00:00:00Z'), 10)).toEqual([]);
+  });
+
+  it('leaves the captured payment of a committed cart alone', async () => {
+    const { app, stripe, advance } = await setup();
+    const { order } = await boughtOrder(app);
+    advance(ABANDONED_CHECK_DELAY_MS + 1);
+    await app.sweep();
+    expect(stripe.state(order.paymentId)).toBe('captured');
+    expect(stripe.keys('paymentIntents.search')).toHaveLength(1);
+    expect(stripe.keys('paymentIntents.cancel')).toEqual([]);
   });
 });

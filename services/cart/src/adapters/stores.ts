@@ -22,6 +22,8 @@ import type {
   CartEvent,
   CartRepository,
   OrderRepository,
+  PaymentAttempt,
+  PaymentAttemptRepository,
   SandboxInventory,
   Stored,
   TrackingHit,
@@ -60,6 +62,7 @@ export interface CartStorage {
   carts: CartRepository;
   orders: OrderRepository;
   tracking: TrackingRepository;
+  attempts: PaymentAttemptRepository;
   sandbox: SandboxInventory;
   /** The event projection as stored (the durable copy of the one applied in memory). */
   events: VersionedStore<EventProjectionDoc>;
@@ -100,10 +103,14 @@ export function createCartStorage(
     { fields: { eventId: 1 } },
   ]);
   const events = stores.collection<EventProjectionDoc>('events');
+  const attempts = stores.collection<Stored<PaymentAttempt>>('payment_attempts', [
+    { fields: { checkAt: 1 }, due: true },
+  ]);
   return {
     carts: cartRepository(carts),
     orders: orderRepository(orders),
     tracking: trackingRepository(tracking),
+    attempts: paymentAttemptRepository(attempts),
     sandbox: sandboxInventory(sandbox, options.sandboxAreaCapacity),
     events,
     idempotency: stores.collection<IdempotencyRecord>('idempotency', idempotencyIndexes),
@@ -263,6 +270,40 @@ export function orderRepository(store: VersionedStore<OrderDoc>): OrderRepositor
         { sort: { confirmedAt: -1 }, limit: owner.limit },
       );
       return docs.map(withoutVersion);
+    },
+  };
+}
+
+export function paymentAttemptRepository(
+  store: VersionedStore<Stored<PaymentAttempt>>,
+): PaymentAttemptRepository {
+  const raced = (error: unknown) => isVersionConflict(error) || isKind(error, 'not_found');
+  return {
+    async record(cartId, checkAt) {
+      try {
+        await store.insert({ id: cartId, checkAt });
+      } catch (error) {
+        if (!isKind(error, 'already_exists')) throw error;
+      }
+    },
+    findDue: (now, limit) =>
+      store.find({ checkAt: { $lte: now } }, { sort: { checkAt: 1 }, limit }),
+    async postpone(attempt, checkAt) {
+      try {
+        await store.update(attempt.id, attempt.version, { id: attempt.id, checkAt });
+        return true;
+      } catch (error) {
+        if (raced(error)) return false;
+        throw error;
+      }
+    },
+    async remove(attempt) {
+      try {
+        return await store.delete(attempt.id, attempt.version);
+      } catch (error) {
+        if (raced(error)) return false;
+        throw error;
+      }
     },
   };
 }

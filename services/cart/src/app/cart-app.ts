@@ -16,6 +16,7 @@ import { ReserveTickets } from './commands/reserve.js';
 import { SelectShipping } from './commands/select-shipping.js';
 import { SettleCart } from './commands/settle.js';
 import { SweepCarts } from './commands/sweep.js';
+import { SweepAbandonedPayments } from './commands/sweep-abandoned.js';
 import { CartCore } from './core/cart-core.js';
 import { HoldLimit } from './core/hold-limit.js';
 import { ReserveAdmission } from './core/reserve-admission.js';
@@ -108,7 +109,14 @@ export class CartApp {
     this.#selectShipping = new SelectShipping(core);
     this.#addPayment = new AddPayment(core);
     this.#release = new ReleaseCart(core, inventories, settle);
-    this.#sweep = new SweepCarts(core, complete, commit, settle, refunds);
+    this.#sweep = new SweepCarts(
+      core,
+      complete,
+      commit,
+      settle,
+      refunds,
+      new SweepAbandonedPayments(core),
+    );
     this.#purge = new PurgeEndedCarts(core);
     this.#cancelOrder = new CancelOrder(deps, refunds);
     this.#printOrder = new PrintOrder(deps);

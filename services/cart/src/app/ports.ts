@@ -206,6 +206,8 @@ export interface PaymentProcessor {
   authorize(input: {
     /** Idempotency reference (cart id and attempt). */
     reference: string;
+    /** The cart paid for: `voidAbandoned` finds the processor's payments of the cart by it. */
+    cartId: string;
     amountMinor: number;
     currency: string;
     /**
@@ -223,6 +225,13 @@ export interface PaymentProcessor {
   /** Releases an authorisation that will not be captured; idempotent. */
   void(paymentId: string): Promise<void>;
   /**
+   * Voids every authorisation the processor holds for the cart (authorised, or waiting for 3-D
+   * Secure or a card) that was neither captured nor voided: what a crash between the
+   * authorisation and the cart's write leaves behind. Captured payments are left alone. Resolves
+   * how many it voided; idempotent.
+   */
+  voidAbandoned(cartId: string): Promise<number>;
+  /**
    * Refunds a captured payment, all of it or `amountMinor`; one refund per `idempotencyKey` (the
    * same key answers the same refund).
    */
@@ -231,6 +240,27 @@ export interface PaymentProcessor {
     amountMinor: number | undefined,
     idempotencyKey: string,
   ): Promise<PaymentRefund>;
+}
+
+/**
+ * The carts whose payment step reached the processor (one record per cart), due for a check once
+ * the cart has ended: then any authorisation the processor still holds for it is voided.
+ */
+export interface PaymentAttemptRepository {
+  /** Records an attempt of the cart (once; a second is a no-op), due at `checkAt`. */
+  record(cartId: string, checkAt: Date): Promise<void>;
+  /** Attempts due at `now`, soonest first. */
+  findDue(now: Date, limit: number): Promise<Stored<PaymentAttempt>[]>;
+  /** Moves the check to `checkAt` (compare-and-set; `false` when another writer won). */
+  postpone(attempt: Stored<PaymentAttempt>, checkAt: Date): Promise<boolean>;
+  /** Forgets the attempt (compare-and-set; `false` when another writer won). */
+  remove(attempt: Stored<PaymentAttempt>): Promise<boolean>;
+}
+
+export interface PaymentAttempt {
+  /** The cart id. */
+  id: string;
+  checkAt: Date;
 }
 
 /**

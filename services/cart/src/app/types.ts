@@ -12,6 +12,7 @@ import type {
   Log,
   OrderRepository,
   PartnerConnector,
+  PaymentAttemptRepository,
   PaymentProcessor,
   ResaleInventory,
   SandboxInventory,
@@ -193,6 +194,8 @@ export interface CartAppDeps {
   carts: CartRepository;
   orders: OrderRepository;
   tracking: TrackingRepository;
+  /** Carts whose payment step reached the processor (abandoned authorisations are voided). */
+  attempts: PaymentAttemptRepository;
   events: EventReader;
   connector: PartnerConnector;
   /** The processor of production carts. */
