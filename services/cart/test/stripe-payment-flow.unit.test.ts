@@ -229,8 +229,9 @@ describe('a production cart paid through the Stripe adapter', () => {
     const unpaid = view.priced.totals.unpaid;
     // The payment step's first two steps, then the process died: the cart never learnt of it.
     await storage.attempts.record(view.cart.id, new Date('2030-06-01T12:00:00Z'));
+    const stored = await storage.carts.get(view.cart.id);
     const left = await processor.authorize({
-      reference: `${view.cart.id}:${view.cart.version}`,
+      reference: `${view.cart.id}:${stored!.version}`,
       cartId: view.cart.id,
       amountMinor: unpaid,
       currency: 'GBP',
