@@ -26,6 +26,7 @@ import type {
   PaymentAttemptRepository,
   SandboxInventory,
   Stored,
+  StripeEventRepository,
   TrackingHit,
   TrackingRepository,
 } from '../app/ports.js';
@@ -63,6 +64,7 @@ export interface CartStorage {
   orders: OrderRepository;
   tracking: TrackingRepository;
   attempts: PaymentAttemptRepository;
+  stripeEvents: StripeEventRepository;
   sandbox: SandboxInventory;
   /** The event projection as stored (the durable copy of the one applied in memory). */
   events: VersionedStore<EventProjectionDoc>;
@@ -95,6 +97,8 @@ export function createCartStorage(
     { fields: { tokenSha256: 1 } },
     // The sweeper's query of refunds owed by cancelled orders (`findRefundDue`).
     { fields: { refundDueAt: 1 }, due: true },
+    // The order of a payment (Stripe's webhook events name the PaymentIntent).
+    { fields: { paymentId: 1 } },
   ]);
   const tracking = stores.collection<TrackingDoc>('tracking_hits', [
     { fields: { appId: 1, eventId: 1, at: -1 } },
@@ -111,6 +115,9 @@ export function createCartStorage(
     orders: orderRepository(orders),
     tracking: trackingRepository(tracking),
     attempts: paymentAttemptRepository(attempts),
+    stripeEvents: stripeEventRepository(
+      stores.collection<StripeEventDoc>('stripe_events', [{ fields: { at: 1 } }]),
+    ),
     sandbox: sandboxInventory(sandbox, options.sandboxAreaCapacity),
     events,
     idempotency: stores.collection<IdempotencyRecord>('idempotency', idempotencyIndexes),
@@ -239,6 +246,10 @@ export function orderRepository(store: VersionedStore<OrderDoc>): OrderRepositor
           ),
         },
       ),
+    async findByPaymentId(paymentId) {
+      const [found] = await store.find({ paymentId }, { limit: 1 });
+      return found;
+    },
     findRefundDue: (now, limit) =>
       store.find({ refundDueAt: { $lte: now } }, { sort: { refundDueAt: 1 }, limit }),
     updatePrinted: (order, expectedVersion) => {
@@ -270,6 +281,28 @@ export function orderRepository(store: VersionedStore<OrderDoc>): OrderRepositor
         { sort: { confirmedAt: -1 }, limit: owner.limit },
       );
       return docs.map(withoutVersion);
+    },
+  };
+}
+
+interface StripeEventDoc {
+  id: string;
+  version: number;
+  type: string;
+  at: Date;
+}
+
+export function stripeEventRepository(
+  store: VersionedStore<StripeEventDoc>,
+): StripeEventRepository {
+  return {
+    has: async (eventId) => (await store.get(eventId)) !== undefined,
+    async record(eventId, type, at) {
+      try {
+        await store.insert({ id: eventId, type, at });
+      } catch (error) {
+        if (!isKind(error, 'already_exists')) throw error;
+      }
     },
   };
 }

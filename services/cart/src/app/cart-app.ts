@@ -15,6 +15,7 @@ import { ReleaseCart } from './commands/release.js';
 import { ReserveTickets } from './commands/reserve.js';
 import { SelectShipping } from './commands/select-shipping.js';
 import { SettleCart } from './commands/settle.js';
+import { HandleStripeEvent, type StripeEventInput } from './commands/stripe-event.js';
 import { SweepCarts } from './commands/sweep.js';
 import { SweepAbandonedPayments } from './commands/sweep-abandoned.js';
 import { CartCore } from './core/cart-core.js';
@@ -68,6 +69,7 @@ export class CartApp {
   readonly #sweep: SweepCarts;
   readonly #purge: PurgeEndedCarts;
   readonly #cancelOrder: CancelOrder;
+  readonly #stripeEvent: HandleStripeEvent;
   readonly #printOrder: PrintOrder;
   readonly #recordTracking: RecordTracking;
 
@@ -119,6 +121,7 @@ export class CartApp {
     );
     this.#purge = new PurgeEndedCarts(core);
     this.#cancelOrder = new CancelOrder(deps, refunds);
+    this.#stripeEvent = new HandleStripeEvent(core, this.#cancelOrder);
     this.#printOrder = new PrintOrder(deps);
     this.#recordTracking = new RecordTracking(deps);
   }
@@ -227,6 +230,10 @@ export class CartApp {
     detail: string,
   ): Promise<{ order: Order; partnerCancelQueued: boolean }> {
     return this.#cancelOrder.handle(orderId, reason, detail);
+  }
+
+  handleStripeEvent(event: StripeEventInput): Promise<string> {
+    return this.#stripeEvent.handle(event);
   }
 
   printOrder(orderId: string, action: 'PRINT' | 'ROLLBACK_PRINT'): Promise<Order> {

@@ -63,6 +63,8 @@ export interface OrderRepository {
     expectedVersion: number,
     refunded?: readonly OrderRefund[],
   ): Promise<Stored<Order>>;
+  /** The order paid with the processor's payment `paymentId`. */
+  findByPaymentId(paymentId: string): Promise<Stored<Order> | undefined>;
   /** Orders whose owed refund is due at `now` (`refundDueAt`), soonest first. */
   findRefundDue(now: Date, limit: number): Promise<Stored<Order>[]>;
   /** Writes a print action with `order-printed`. */
@@ -255,6 +257,13 @@ export interface PaymentAttemptRepository {
   postpone(attempt: Stored<PaymentAttempt>, checkAt: Date): Promise<boolean>;
   /** Forgets the attempt (compare-and-set; `false` when another writer won). */
   remove(attempt: Stored<PaymentAttempt>): Promise<boolean>;
+}
+
+/** The ids of the Stripe webhook events cart handled (idempotency of the webhook). */
+export interface StripeEventRepository {
+  has(eventId: string): Promise<boolean>;
+  /** Records a handled event; a second record of the same id is a no-op. */
+  record(eventId: string, type: string, at: Date): Promise<void>;
 }
 
 export interface PaymentAttempt {

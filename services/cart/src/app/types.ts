@@ -15,6 +15,7 @@ import type {
   PaymentAttemptRepository,
   PaymentProcessor,
   ResaleInventory,
+  StripeEventRepository,
   SandboxInventory,
   SecretBox,
   TrackingRepository,
@@ -196,6 +197,8 @@ export interface CartAppDeps {
   tracking: TrackingRepository;
   /** Carts whose payment step reached the processor (abandoned authorisations are voided). */
   attempts: PaymentAttemptRepository;
+  /** Stripe webhook events handled (their ids). */
+  stripeEvents: StripeEventRepository;
   events: EventReader;
   connector: PartnerConnector;
   /** The processor of production carts. */

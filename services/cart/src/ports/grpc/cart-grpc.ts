@@ -451,6 +451,22 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
     getOrder: unary(async (r): Promise<GetOrderResponse> =>
       orderAnswer(await app.getOrder(r.orderId, r.appId || undefined)),
     ),
+    handleStripeEvent: unary(async (r) => {
+      let object: unknown;
+      try {
+        object = JSON.parse(r.objectJson);
+      } catch {
+        throw invalidInput('object_json must be JSON', 'object_json');
+      }
+      if (typeof object !== 'object' || object === null || Array.isArray(object))
+        throw invalidInput('object_json must be a JSON object', 'object_json');
+      const outcome = await app.handleStripeEvent({
+        eventId: r.eventId,
+        type: r.type,
+        object: object as Record<string, unknown>,
+      });
+      return { duplicate: outcome === 'duplicate', outcome };
+    }),
     printOrder: unary(async (r): Promise<PrintOrderResponse> =>
       orderAnswer(await app.printOrder(r.orderId, printActionFromProto(r.action))),
     ),
