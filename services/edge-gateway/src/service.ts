@@ -12,6 +12,7 @@ import { createSecureEntryClient } from './adapters/secure-entry-client.js';
 import { createTopPicksClient } from './adapters/top-picks-client.js';
 import { cachingDeveloperAccess } from './adapters/caching-developer-access.js';
 import type { EdgeGatewayConfig } from './config.js';
+import { createStripeWebhookClient } from './adapters/stripe-webhook-client.js';
 import { registerEdgeRoutes } from './ports/http/edge-app.js';
 import { OPENAPI_DOCUMENT_VERSION } from './ports/http/openapi.js';
 import { TrustedProxies } from '@marquee/platform/http';
@@ -49,11 +50,15 @@ export async function composeEdgeGateway(
   const partnerCart = createCartClient(config.GRPC_ADDR_CART, options);
   const commerce = createCommerceClient(config.GRPC_ADDR_CART, options);
   const secureEntry = createSecureEntryClient(config.GRPC_ADDR_SECURE_ENTRY, options);
+  const stripeWebhooks = createStripeWebhookClient(config.GRPC_ADDR_CART, options);
   return {
     http: async (app) => {
       await registerEdgeRoutes(app, {
         adminToken,
         version: OPENAPI_DOCUMENT_VERSION,
+        ...(config.STRIPE_WEBHOOK_SECRET
+          ? { stripeWebhookSecret: config.STRIPE_WEBHOOK_SECRET }
+          : {}),
         backends: {
           developerAccess: cachingDeveloperAccess(auth),
           deals,
@@ -71,6 +76,7 @@ export async function composeEdgeGateway(
           appOAuth: auth,
           appQuota: auth,
           secureEntry,
+          stripeWebhooks,
         },
       });
       await registerTicketPage(app);
@@ -90,6 +96,7 @@ export async function composeEdgeGateway(
       partnerCart.close();
       commerce.close();
       secureEntry.close();
+      stripeWebhooks.close();
     },
   };
 }

@@ -5,11 +5,14 @@ import { admin, allFamilies } from './families/catalog.js';
 import { registerFamily } from './families/register-family.js';
 import { familyRoutes } from './family-routes.js';
 import { registerOpenApi } from './openapi.js';
+import { registerStripeWebhook } from './webhooks/stripe-webhook.js';
 
 export interface EdgeHttpOptions {
   adminToken: string;
   version: string;
   backends: Backends;
+  /** The Stripe webhook endpoint's signing secret (`STRIPE_WEBHOOK_SECRET`); none: 503. */
+  stripeWebhookSecret?: string;
 }
 
 /**
@@ -31,4 +34,8 @@ export async function registerEdgeRoutes(
       for (const register of routes) await register(scope, f);
     });
   }
+  await registerStripeWebhook(app, {
+    secret: options.stripeWebhookSecret,
+    sink: options.backends.stripeWebhooks,
+  });
 }
