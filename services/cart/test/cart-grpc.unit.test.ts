@@ -339,6 +339,37 @@ describe('CartService over gRPC: PrintOrder', () => {
     });
   });
 
+  it('HandleStripeEvent: a dispute cancels the order once; a replay is a duplicate; bad JSON is refused', async () => {
+    const orderId = await buy();
+    const { order } = await callUnary(client, 'getOrder', { orderId, appId: '' });
+    const dispute = {
+      eventId: `evt_dispute_${orderId}`,
+      type: 'charge.dispute.created',
+      objectJson: JSON.stringify({
+        id: 'dp_1',
+        payment_intent: order!.payment!.paymentId,
+        reason: 'fraudulent',
+      }),
+      created: NOW,
+    };
+    expect(await callUnary(client, 'handleStripeEvent', dispute)).toEqual({
+      duplicate: false,
+      outcome: 'dispute-recorded',
+    });
+    const after = await callUnary(client, 'getOrder', { orderId, appId: '' });
+    expect(after.order).toMatchObject({
+      status: OrderStatus.ORDER_STATUS_CANCELLED,
+      payment: { disputed: true, refunds: [] },
+    });
+    expect(await callUnary(client, 'handleStripeEvent', dispute)).toEqual({
+      duplicate: true,
+      outcome: 'duplicate',
+    });
+    await expect(
+      callUnary(client, 'handleStripeEvent', { ...dispute, eventId: 'evt_bad', objectJson: '[' }),
+    ).rejects.toMatchObject({ kind: 'invalid_argument', details: { field: 'object_json' } });
+  });
+
   it('answers UNAVAILABLE while the partner is down, and prints once it is back', async () => {
     const orderId = await buy();
     connector.down = true;
