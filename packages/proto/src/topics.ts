@@ -5,7 +5,13 @@
  */
 import { AppAuthorized } from './gen/marquee/auth/v1/app.js';
 import { BookingExpired, BookingHeld, BookingReleased } from './gen/marquee/cart/v1/booking.js';
-import { OrderCancelled, OrderConfirmed, OrderPrinted } from './gen/marquee/cart/v1/order.js';
+import {
+  OrderCancelled,
+  OrderConfirmed,
+  OrderPrinted,
+  PaymentCaptured,
+  PaymentRefunded,
+} from './gen/marquee/cart/v1/order.js';
 import { AvailabilityChanged } from './gen/marquee/catalog/v1/availability.js';
 import { EventChanged } from './gen/marquee/catalog/v1/event.js';
 import { DealChanged } from './gen/marquee/deals/v1/deal.js';
@@ -211,6 +217,30 @@ export const orderPrintedTopic: TopicDef<OrderPrinted> = topic({
   message: OrderPrinted,
 });
 
+/** The payment of a cart was captured at commit (before its order is written). */
+export const paymentCapturedTopic: TopicDef<PaymentCaptured> = topic({
+  name: 'payment-captured',
+  type: 'marquee.cart.v1.PaymentCaptured',
+  protoFile: 'marquee/cart/v1/order.proto',
+  keyDescription: 'cart id',
+  retentionMs: 30 * DAY_MS,
+  producers: ['cart'],
+  consumers: ['reconciler'],
+  message: PaymentCaptured,
+});
+
+/** A refund of an order's payment was recorded. */
+export const paymentRefundedTopic: TopicDef<PaymentRefunded> = topic({
+  name: 'payment-refunded',
+  type: 'marquee.cart.v1.PaymentRefunded',
+  protoFile: 'marquee/cart/v1/order.proto',
+  keyDescription: 'order id',
+  retentionMs: 30 * DAY_MS,
+  producers: ['cart'],
+  consumers: [],
+  message: PaymentRefunded,
+});
+
 /** Tickets of a confirmed order were issued. */
 export const ticketIssuedTopic: TopicDef<TicketIssued> = topic({
   name: 'ticket-issued',
@@ -295,6 +325,8 @@ export const allTopics = Object.freeze([
   orderConfirmedTopic,
   orderCancelledTopic,
   orderPrintedTopic,
+  paymentCapturedTopic,
+  paymentRefundedTopic,
   ticketIssuedTopic,
   ticketVoidedTopic,
   ticketScannedTopic,

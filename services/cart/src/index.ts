@@ -28,6 +28,8 @@ export const cartService: ServiceDefinition<CartConfig> = {
       CancelOrder: ['edge-gateway'],
       GetOrder: ['edge-gateway'],
       PrintOrder: ['edge-gateway'],
+      // The edge verified the event's Stripe-Signature (POST /webhooks/stripe).
+      HandleStripeEvent: ['edge-gateway'],
     },
     'marquee.cart.v1.CommerceService': {
       GetEventOffers: ['edge-gateway'],

@@ -10,6 +10,9 @@ import {
   CartStatus,
   OrderPrinted,
   OrderStatus,
+  OrderConfirmed,
+  PaymentCaptured,
+  PaymentRefunded,
   PrintAction,
   PrintOrderRequest,
   ReserveCartRequest,
@@ -168,6 +171,18 @@ describe('CartService over gRPC: PrintOrder', () => {
     const read = await callUnary(client, 'getOrder', { orderId, appId: '' });
 
     expect(read.order?.printed).toBe(false);
+    // The money of the order: the sandbox payment, authorised and captured, nothing refunded.
+    const grand = read.order!.grandTotal!;
+    expect(read.order?.payment).toMatchObject({
+      provider: 'sandbox',
+      paymentId: expect.stringMatching(/^sbx_/),
+      authorized: grand,
+      captured: grand,
+      refunded: { amountMinor: 0, currency: grand.currency },
+      refunds: [],
+      refundPending: false,
+      disputed: false,
+    });
     const printed = await print(orderId);
     // The order as GetOrder answers it, printed now.
     expect(printed).toEqual({ ...read, order: { ...read.order, printed: true } });
@@ -240,6 +255,119 @@ describe('CartService over gRPC: PrintOrder', () => {
         details: { reason: '90003' },
       });
     expect(connector.calls.printOrder).toBe(calls);
+  });
+
+  it('publishes the capture before the order, and the order with its payment', async () => {
+    const orderId = await buy();
+    const [capture] = await waitFor(
+      () => {
+        const found = bus
+          .records('payment-captured')
+          .map((r) => PaymentCaptured.decode(r.value!))
+          .filter((m) => m.orderId === orderId);
+        return found.length > 0 ? found : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 20, description: `payment-captured of ${orderId}` },
+    );
+    const [confirmed] = await waitFor(
+      () => {
+        const found = bus.records('order-confirmed').filter((r) => r.key === orderId);
+        return found.length > 0 ? found : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 20, description: `order-confirmed of ${orderId}` },
+    );
+    const order = OrderConfirmed.decode(confirmed!.value!);
+    expect(capture).toMatchObject({
+      cartId: order.cartId,
+      eventId: EVENT_ID,
+      provider: 'sandbox',
+      paymentId: order.payment!.paymentId,
+      amount: order.grandTotal,
+      sandbox: false,
+    });
+    expect(order.payment).toMatchObject({ captured: order.grandTotal, provider: 'sandbox' });
+  });
+
+  it('cancelling refunds the captured payment once, on the order and on payment-refunded', async () => {
+    const orderId = await buy();
+    const cancel = () =>
+      callUnary(client, 'cancelOrder', {
+        orderId,
+        reason: CancelReason.CANCEL_REASON_REQUESTED,
+        detail: 'buyer asked',
+      });
+    const { order } = await cancel();
+    const grand = order!.grandTotal!;
+    expect(order?.status).toBe(OrderStatus.ORDER_STATUS_CANCELLED);
+    expect(order?.payment).toMatchObject({
+      provider: 'sandbox',
+      refunded: grand,
+      refundPending: false,
+      refunds: [
+        {
+          refundId: expect.stringMatching(/^sbx_re_/),
+          amount: grand,
+          status: 'succeeded',
+          source: 'cancel',
+          ticketIds: [],
+        },
+      ],
+    });
+    // A second cancel is a no-op: no second refund.
+    const again = await cancel();
+    expect(again.order?.payment?.refunds).toHaveLength(1);
+    const records = await waitFor(
+      () => {
+        const found = bus.records('payment-refunded').filter((r) => r.key === orderId);
+        return found.length > 0 ? found : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 20, description: `payment-refunded of ${orderId}` },
+    );
+    expect(records).toHaveLength(1);
+    expect(PaymentRefunded.decode(records[0]!.value!)).toMatchObject({
+      orderId,
+      eventId: EVENT_ID,
+      appId: 'app-1',
+      provider: 'sandbox',
+      paymentId: order!.payment!.paymentId,
+      refundId: order!.payment!.refunds[0]!.refundId,
+      amount: grand,
+      refundedTotal: grand,
+      status: 'succeeded',
+      source: 'cancel',
+      sandbox: false,
+    });
+  });
+
+  it('HandleStripeEvent: a dispute cancels the order once; a replay is a duplicate; bad JSON is refused', async () => {
+    const orderId = await buy();
+    const { order } = await callUnary(client, 'getOrder', { orderId, appId: '' });
+    const dispute = {
+      eventId: `evt_dispute_${orderId}`,
+      type: 'charge.dispute.created',
+      objectJson: JSON.stringify({
+        id: 'dp_1',
+        payment_intent: order!.payment!.paymentId,
+        reason: 'fraudulent',
+      }),
+      created: NOW,
+    };
+    expect(await callUnary(client, 'handleStripeEvent', dispute)).toEqual({
+      duplicate: false,
+      outcome: 'dispute-recorded',
+    });
+    const after = await callUnary(client, 'getOrder', { orderId, appId: '' });
+    expect(after.order).toMatchObject({
+      status: OrderStatus.ORDER_STATUS_CANCELLED,
+      payment: { disputed: true, refunds: [] },
+    });
+    expect(await callUnary(client, 'handleStripeEvent', dispute)).toEqual({
+      duplicate: true,
+      outcome: 'duplicate',
+    });
+    await expect(
+      callUnary(client, 'handleStripeEvent', { ...dispute, eventId: 'evt_bad', objectJson: '[' }),
+    ).rejects.toMatchObject({ kind: 'invalid_argument', details: { field: 'object_json' } });
   });
 
   it('answers UNAVAILABLE while the partner is down, and prints once it is back', async () => {

@@ -24,6 +24,7 @@ import {
   eventChangedTopic,
   orderCancelledTopic,
   orderConfirmedTopic,
+  paymentRefundedTopic,
 } from '@marquee/proto/topics';
 import { threePConnectorService } from '@marquee/3p-connector';
 import { partnerReferenceService } from '@marquee/partner-reference';
@@ -57,6 +58,7 @@ describeIntegration(
     };
     const confirmed: IncomingEvent<cartV1.OrderConfirmed>[] = [];
     const expired: IncomingEvent<cartV1.BookingExpired>[] = [];
+    const refunded: IncomingEvent<cartV1.PaymentRefunded>[] = [];
     const dbs: Connection[] = [];
     const buses: EventBus[] = [];
     const hosted: HostedService[] = [];
@@ -239,6 +241,13 @@ describeIntegration(
         { group: `cart-int-${suffix}`, fromBeginning: false },
         async (e) => {
           confirmed.push(e);
+        },
+      );
+      await watch.subscribe(
+        paymentRefundedTopic,
+        { group: `cart-int-${suffix}`, fromBeginning: false },
+        async (e) => {
+          refunded.push(e);
         },
       );
       await watch.subscribe(
@@ -528,6 +537,19 @@ describeIntegration(
         detail: 'test',
       });
       expect(cancelled.order!.status).toBe(cartV1.OrderStatus.ORDER_STATUS_CANCELLED);
+      // The capture is refunded (through the processor that took it) and published.
+      const grand = cancelled.order!.grandTotal!;
+      expect(cancelled.order!.payment).toMatchObject({ refunded: grand, refundPending: false });
+      const refund = await waitFor(() => refunded.find((e) => e.key === first.order!.orderId), {
+        timeoutMs: 20_000,
+        description: 'payment-refunded',
+      });
+      expect(refund.value).toMatchObject({
+        orderId: first.order!.orderId,
+        refundId: cancelled.order!.payment!.refunds[0]!.refundId,
+        amount: grand,
+        source: 'cancel',
+      });
       await waitFor(
         async () =>
           (

@@ -260,6 +260,69 @@ export function cartStorageContract(name: string, make: () => Promise<CartStorag
       expect(await count('marquee_orders_cancelled_total')).toBe(cancelledBefore + 1);
     });
 
+    it('finds the orders whose owed refund is due, soonest first, and records refunds', async () => {
+      const owed = (id: string) => ({ key: `order:${id}`, amountMinor: 5_000, ticketIds: [] });
+      for (const [id, due] of [
+        ['r1', 3_000],
+        ['r2', 1_000],
+        ['r3', 9_000],
+      ] as const) {
+        const stored = await storage.orders.insertConfirmed(anOrder(id));
+        await storage.orders.updateCancelled(
+          { ...anOrder(id), status: 'CANCELLED', refundOwed: owed(id), refundDueAt: at(due) },
+          stored.version,
+        );
+      }
+      await storage.orders.insertConfirmed(anOrder('r4'));
+      const due = await storage.orders.findRefundDue(at(5_000), 10);
+      expect(due.map((o) => o.id)).toEqual(['r2', 'r1']);
+      expect(due[0]?.refundOwed).toEqual(owed('r2'));
+      // Paid: the refund is on the order and the order is due no more.
+      const { refundOwed: _o, refundDueAt: _d, version, ...r2 } = due[0]!;
+      const refund = {
+        refundId: 're_1',
+        amountMinor: 5_000,
+        status: 'succeeded' as const,
+        source: 'cancel' as const,
+        ticketIds: [],
+        at: at(4_000),
+      };
+      const payment = {
+        provider: 'stripe',
+        paymentId: 'pi_1',
+        authorizedMinor: 5_000,
+        capturedMinor: 5_000,
+        refundedMinor: 5_000,
+        refunds: [refund],
+      };
+      await storage.orders.updatePayment({ ...r2, payment }, version, [refund]);
+      await expect(
+        storage.orders.updatePayment({ ...r2, payment }, version, [refund]),
+      ).rejects.toSatisfy(isVersionConflict);
+      expect((await storage.orders.findRefundDue(at(5_000), 10)).map((o) => o.id)).toEqual(['r1']);
+      const stored = await storage.orders.get('r2');
+      expect(stored?.payment).toEqual(payment);
+      expect(stored?.refundOwed).toBeUndefined();
+      expect(stored?.refundDueAt).toBeUndefined();
+    });
+
+    it('keeps one payment attempt per cart, due in order, postponed and removed at its version', async () => {
+      await storage.attempts.record('c2', at(2_000));
+      await storage.attempts.record('c1', at(1_000));
+      await storage.attempts.record('c1', at(9_000)); // a second attempt of c1: no-op
+      await storage.attempts.record('c3', at(8_000));
+      const due = await storage.attempts.findDue(at(5_000), 10);
+      expect(due.map((a) => [a.id, a.checkAt])).toEqual([
+        ['c1', at(1_000)],
+        ['c2', at(2_000)],
+      ]);
+      expect(await storage.attempts.postpone(due[0]!, at(7_000))).toBe(true);
+      // Its version is gone: a second writer at it loses.
+      expect(await storage.attempts.remove(due[0]!)).toBe(false);
+      expect(await storage.attempts.remove(due[1]!)).toBe(true);
+      expect((await storage.attempts.findDue(at(7_500), 10)).map((a) => a.id)).toEqual(['c1']);
+    });
+
     it("lists an owner's orders, newest first, filtered as asked", async () => {
       await storage.orders.insertConfirmed(anOrder('a', { confirmedAt: at(1_000) }));
       await storage.orders.insertConfirmed(

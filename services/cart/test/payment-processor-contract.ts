@@ -37,6 +37,7 @@ export interface ProcessorHarness {
 
 const payment = (reference: string, nonce: string, amountMinor = 5_900) => ({
   reference,
+  cartId: reference.split(':')[0]!,
   amountMinor,
   currency: 'EUR',
   nonce,
@@ -83,6 +84,31 @@ export function paymentProcessorContract(
       await expect(h.processor.void(authorization.paymentId)).resolves.toBe(undefined);
       await expect(h.processor.void(authorization.paymentId)).resolves.toBe(undefined);
       expect(h.state?.(authorization.paymentId) ?? 'voided').toBe('voided');
+    });
+
+    it("voids what is left of a cart's payments, never a captured one, idempotently", async () => {
+      const h = await setup();
+      const cart = randomUUID();
+      if (!h.stateful) {
+        // stripe-mock: the search and the cancels of its fixture are valid requests.
+        await expect(h.processor.voidAbandoned(cart)).resolves.toBeGreaterThanOrEqual(0);
+        return;
+      }
+      const left = await h.processor.authorize(payment(`${cart}:1`, h.approved));
+      const paid = await h.processor.authorize(payment(`${cart}:2`, h.approved));
+      if (left.status !== 'authorized' || paid.status !== 'authorized')
+        throw new Error('not authorised');
+      await h.processor.capture(paid.paymentId, 5_900, 'EUR');
+      const other = await h.processor.authorize(payment(`${randomUUID()}:1`, h.approved));
+      if (other.status !== 'authorized') throw new Error('not authorised');
+      // A processor with state holds money and voids the one left; the sandbox holds none.
+      const holdsMoney = h.state !== undefined;
+      expect(await h.processor.voidAbandoned(cart)).toBe(holdsMoney ? 1 : 0);
+      expect(await h.processor.voidAbandoned(cart)).toBe(0);
+      if (!h.state) return;
+      expect(h.state(left.paymentId)).toBe('voided');
+      expect(h.state(paid.paymentId)).toBe('captured');
+      expect(h.state(other.paymentId)).toBe('authorized');
     });
 
     it('answers a retried authorisation with the same payment and the same idempotency key', async () => {

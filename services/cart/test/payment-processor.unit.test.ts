@@ -99,6 +99,7 @@ paymentProcessorContract('stripe over an in-memory fake', () => {
 describe('Stripe processor (over the in-memory fake)', () => {
   const input = (reference: string, nonce = 'pm_card_visa') => ({
     reference,
+    cartId: reference.split(':')[0]!,
     amountMinor: 5_900,
     currency: 'EUR',
     nonce,
@@ -154,7 +155,7 @@ describe('Stripe processor (over the in-memory fake)', () => {
       payment_method: 'pm_card_visa',
       capture_method: 'manual',
       confirm: true,
-      metadata: { marquee_reference: 'cart-1:4' },
+      metadata: { marquee_reference: 'cart-1:4', marquee_cart: 'cart-1' },
     });
     expect(JSON.stringify(params)).not.toContain('123');
   });

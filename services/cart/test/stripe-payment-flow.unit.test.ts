@@ -7,6 +7,7 @@ import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
 import { createCartStorage } from '../src/adapters/stores.js';
 import { createStripeProcessor } from '../src/adapters/stripe-processor.js';
 import { CartApp, type BillingInput } from '../src/app/index.js';
+import { ABANDONED_CHECK_DELAY_MS } from '../src/app/commands/sweep-abandoned.js';
 import { DEFAULT_FEES } from '../src/domain/pricing.js';
 import { EventProjectionStore } from '../src/events/store.js';
 import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
@@ -19,7 +20,11 @@ const adult = (quantity: number) => ({ tickets: [{ priceTypeId: '000001', quanti
 
 /** A production cart app whose processor is the Stripe adapter over the in-memory fake. */
 async function setup() {
-  const now = () => new Date('2030-06-01T12:00:00Z');
+  let at = new Date('2030-06-01T12:00:00Z').getTime();
+  const now = () => new Date(at);
+  const advance = (ms: number) => {
+    at += ms;
+  };
   const stores = createServiceStores(undefined);
   const storage = createCartStorage(stores, { sandboxAreaCapacity: 100 });
   const projection = new EventProjectionStore(storage.events, now);
@@ -54,7 +59,16 @@ async function setup() {
       redemptionBaseUrl: 'https://example.test/orders/',
     },
   });
-  return { app, stripe };
+  return { app, stripe, storage, advance, processor: createStripeProcessor(stripe) };
+}
+
+/** A committed production order paid through the Stripe fake. */
+async function boughtOrder(app: CartApp) {
+  const view = await app.reserve({ owner, eventId: EVENT_ID, requests: [adult(2)] });
+  const unpaid = view.priced.totals.unpaid;
+  await app.addPayment(owner, view.cart.id, billing(unpaid, 'pm_card_visa'));
+  const { order } = await app.commit(owner, view.cart.id);
+  return { order, unpaid };
 }
 
 const billing = (amountMinor: number, nonce: string): BillingInput => ({
@@ -91,9 +105,17 @@ describe('a production cart paid through the Stripe adapter', () => {
       status: 'requires_capture',
     });
     expect(JSON.stringify(paid.cart)).not.toContain('pm_card_visa');
-    await app.commit(owner, view.cart.id);
+    const { order } = await app.commit(owner, view.cart.id);
     await app.commit(owner, view.cart.id);
     expect(stripe.state('pi_fake_1')).toBe('captured');
+    expect(order.payment).toEqual({
+      provider: 'stripe',
+      paymentId: 'pi_fake_1',
+      authorizedMinor: unpaid,
+      capturedMinor: unpaid,
+      refundedMinor: 0,
+      refunds: [],
+    });
     expect(stripe.keys('paymentIntents.capture')).toEqual(['capture:pi_fake_1']);
   });
 
@@ -144,5 +166,105 @@ describe('a production cart paid through the Stripe adapter', () => {
     await app.addPayment(owner, view.cart.id, billing(view.priced.totals.unpaid, 'pm_card_visa'));
     await app.release(owner, view.cart.id);
     expect(stripe.state('pi_fake_1')).toBe('voided');
+  });
+
+  it('cancelling an order refunds the capture once, under a key derived from the order', async () => {
+    const { app, stripe, storage } = await setup();
+    const { order, unpaid } = await boughtOrder(app);
+    const first = await app.cancelOrder(order.id, 'requested', 'buyer asked');
+    await app.cancelOrder(order.id, 'requested', 'again');
+    expect(stripe.keys('refunds.create')).toEqual([`refund:order:${order.id}`]);
+    expect([...stripe.refundsById.values()].map((r) => r.amount)).toEqual([unpaid]);
+    expect(first.order.payment).toMatchObject({
+      provider: 'stripe',
+      capturedMinor: unpaid,
+      refundedMinor: unpaid,
+      refunds: [
+        { refundId: 're_fake_2', amountMinor: unpaid, status: 'succeeded', source: 'cancel' },
+      ],
+    });
+    const stored = await storage.orders.get(order.id);
+    expect(stored?.refundOwed).toBeUndefined();
+    expect(stored?.refundDueAt).toBeUndefined();
+  });
+
+  it('a refund Stripe could not take stays owed and the sweeper pays it, once', async () => {
+    const { app, stripe, storage, advance } = await setup();
+    const { order, unpaid } = await boughtOrder(app);
+    stripe.outage = true;
+    const { order: cancelled } = await app.cancelOrder(order.id, 'event-cancelled', 'called off');
+    expect(cancelled.status).toBe('CANCELLED');
+    expect(cancelled.payment?.refunds).toEqual([]);
+    expect((await storage.orders.get(order.id))?.refundOwed).toEqual({
+      key: `order:${order.id}`,
+      amountMinor: unpaid,
+      ticketIds: [],
+    });
+    // Still down: the sweeper leaves it owed.
+    advance(1_000);
+    await app.sweep();
+    expect(stripe.refundsById.size).toBe(0);
+    stripe.outage = false;
+    advance(1_000);
+    await app.sweep();
+    await app.sweep();
+    const paid = await storage.orders.get(order.id);
+    expect(paid?.refundOwed).toBeUndefined();
+    expect(paid?.payment?.refundedMinor).toBe(unpaid);
+    expect(stripe.refundsById.size).toBe(1);
+    expect(new Set(stripe.keys('refunds.create'))).toEqual(new Set([`refund:order:${order.id}`]));
+  });
+
+  it('a cancel for a reversed payment (dispute) refunds nothing', async () => {
+    const { app, stripe } = await setup();
+    const { order } = await boughtOrder(app);
+    const { order: cancelled } = await app.cancelOrder(order.id, 'payment-reversed', 'dispute');
+    expect(cancelled.refundOwed).toBeUndefined();
+    expect(stripe.keys('refunds.create')).toEqual([]);
+  });
+
+  it('voids an authorisation a crash kept off the cart, once the cart ended', async () => {
+    const { app, stripe, storage, advance, processor } = await setup();
+    const view = await app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] });
+    const unpaid = view.priced.totals.unpaid;
+    // The payment step's first two steps, then the process died: the cart never learnt of it.
+    await storage.attempts.record(view.cart.id, new Date('2030-06-01T12:00:00Z'));
+    const stored = await storage.carts.get(view.cart.id);
+    const left = await processor.authorize({
+      reference: `${view.cart.id}:${stored!.version}`,
+      cartId: view.cart.id,
+      amountMinor: unpaid,
+      currency: 'GBP',
+      nonce: 'pm_card_visa',
+      cin: '',
+      expireMonth: 12,
+      expireYear: 2032,
+    });
+    if (left.status !== 'authorized') throw new Error('not authorised');
+    // While the cart lives, and until the search delay after it ended, nothing is voided.
+    await app.sweep();
+    await app.release(owner, view.cart.id);
+    await app.sweep();
+    expect(stripe.state(left.paymentId)).toBe('authorized');
+    // The check was put off to the end of the hold seen while the cart lived, plus the delay.
+    advance(view.cart.expiresAt!.getTime() - Date.parse('2030-06-01T12:00:00Z'));
+    advance(ABANDONED_CHECK_DELAY_MS + 1);
+    await app.sweep();
+    expect(stripe.state(left.paymentId)).toBe('voided');
+    const cancels = stripe.keys('paymentIntents.cancel').length;
+    advance(ABANDONED_CHECK_DELAY_MS + 1);
+    await app.sweep();
+    expect(stripe.keys('paymentIntents.cancel')).toHaveLength(cancels);
+    expect(await storage.attempts.findDue(new Date('2031-01-01T00:00:00Z'), 10)).toEqual([]);
+  });
+
+  it('leaves the captured payment of a committed cart alone', async () => {
+    const { app, stripe, advance } = await setup();
+    const { order } = await boughtOrder(app);
+    advance(ABANDONED_CHECK_DELAY_MS + 1);
+    await app.sweep();
+    expect(stripe.state(order.paymentId)).toBe('captured');
+    expect(stripe.keys('paymentIntents.search')).toHaveLength(1);
+    expect(stripe.keys('paymentIntents.cancel')).toEqual([]);
   });
 });

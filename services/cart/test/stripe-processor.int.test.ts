@@ -71,6 +71,7 @@ if (!url) {
       const outcome = await processor
         .authorize({
           reference,
+          cartId: 'cart-int',
           amountMinor: 5_900,
           currency: 'EUR',
           nonce: 'pm_card_visa',

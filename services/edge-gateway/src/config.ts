@@ -61,6 +61,11 @@ export const configSchema = serviceConfigSchema({
    * from the right, that is none of them.
    */
   TRUSTED_PROXIES: trustedProxiesSetting('none'),
+  /**
+   * The signing secret (`whsec_...`) of the Stripe webhook endpoint `POST /webhooks/stripe`; the
+   * endpoint answers 503 without it. A secret: give it as a file (`STRIPE_WEBHOOK_SECRET_FILE`).
+   */
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** Deadline of each call to a backend service. */
   BACKEND_DEADLINE_MS: z.coerce.number().int().positive().default(5_000),
   /**

@@ -12,6 +12,7 @@ import { createSecureEntryClient } from './adapters/secure-entry-client.js';
 import { createTopPicksClient } from './adapters/top-picks-client.js';
 import { cachingDeveloperAccess } from './adapters/caching-developer-access.js';
 import type { EdgeGatewayConfig } from './config.js';
+import { createStripeWebhookClient } from './adapters/stripe-webhook-client.js';
 import { registerEdgeRoutes } from './ports/http/edge-app.js';
 import { OPENAPI_DOCUMENT_VERSION } from './ports/http/openapi.js';
 import { TrustedProxies } from '@marquee/platform/http';
@@ -49,6 +50,7 @@ export async function composeEdgeGateway(
   const partnerCart = createCartClient(config.GRPC_ADDR_CART, options);
   const commerce = createCommerceClient(config.GRPC_ADDR_CART, options);
   const secureEntry = createSecureEntryClient(config.GRPC_ADDR_SECURE_ENTRY, options);
+  const stripeWebhooks = createStripeWebhookClient(config.GRPC_ADDR_CART, options);
   return {
     http: async (app) => {
       await registerEdgeRoutes(app, {
@@ -60,6 +62,9 @@ export async function composeEdgeGateway(
           processingFeeMinor: config.CART_PROCESSING_FEE_MINOR,
           feeTaxBps: config.CART_FEE_TAX_BPS,
         },
+        ...(config.STRIPE_WEBHOOK_SECRET
+          ? { stripeWebhookSecret: config.STRIPE_WEBHOOK_SECRET }
+          : {}),
         backends: {
           developerAccess: cachingDeveloperAccess(auth),
           deals,
@@ -77,6 +82,7 @@ export async function composeEdgeGateway(
           appOAuth: auth,
           appQuota: auth,
           secureEntry,
+          stripeWebhooks,
         },
       });
       await registerTicketPage(app);
@@ -96,6 +102,7 @@ export async function composeEdgeGateway(
       partnerCart.close();
       commerce.close();
       secureEntry.close();
+      stripeWebhooks.close();
     },
   };
 }

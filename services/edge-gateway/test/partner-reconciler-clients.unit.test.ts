@@ -71,6 +71,8 @@ describe('reconciler client mapping', () => {
       detail: 'd',
       openedAt: at,
       resolvedAt: undefined,
+      operatorAction: '',
+      paymentId: '',
     });
     expect(sut).toEqual({
       id: 'rc-1',
@@ -81,6 +83,31 @@ describe('reconciler client mapping', () => {
       outcome: 'OPEN',
       detail: 'd',
       openedAt: at.toISOString(),
+    });
+  });
+
+  it('maps a money case: its trigger, operator action and payment id', () => {
+    const sut = toCaseRecord({
+      id: 'rc-pay-c',
+      partnerId: 'p',
+      eventId: 'e',
+      cartId: 'c',
+      orderId: '',
+      inventoryToken: '',
+      inventoryOrderId: '',
+      trigger: CaseTrigger.CASE_TRIGGER_CAPTURE_WITHOUT_ORDER,
+      outcome: Outcome.OUTCOME_MANUAL,
+      detail: 'd',
+      openedAt: at,
+      resolvedAt: at,
+      operatorAction: 'refund payment pi_1',
+      paymentId: 'pi_1',
+    });
+    expect(sut).toMatchObject({
+      trigger: 'CAPTURE_WITHOUT_ORDER',
+      outcome: 'MANUAL',
+      operatorAction: 'refund payment pi_1',
+      paymentId: 'pi_1',
     });
   });
 

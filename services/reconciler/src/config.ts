@@ -30,7 +30,7 @@ export const configSchema = serviceConfigSchema({
   REPORT_INTERVAL_MS: ms(60 * 60_000),
   /** Which events the schedule visits and the period each report reads. */
   REPORT_LOOKBACK_MS: ms(7 * 24 * 60 * 60_000, 1_000),
-  /** Kafka consumer group of the four consumers (tests give their own). */
+  /** Kafka consumer group of the five consumers (tests give their own). */
   CONSUMER_GROUP: z.string().min(1).default('reconciler'),
   /** Attempts per consumed record before it is dead-lettered. */
   CONSUMER_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(10),

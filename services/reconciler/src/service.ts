@@ -8,6 +8,7 @@ import {
   orderCancelledTopic,
   orderConfirmedTopic,
   partnerCallFailedTopic,
+  paymentCapturedTopic,
 } from '@marquee/proto/topics';
 import { createConnectorClient } from './adapters/connector-client.js';
 import { createReconcilerStorage } from './adapters/stores.js';
@@ -20,11 +21,12 @@ import {
   orderCancelledHandler,
   orderConfirmedHandler,
   partnerCallFailedHandler,
+  paymentCapturedHandler,
 } from './ports/kafka/handlers.js';
 
 /**
  * Composition root of reconciler: storage (Mongo or memory through `openServiceStores`), the
- * outbox relay for `reconciliation-resolved`, the four consumers, the case worker, the report
+ * outbox relay for `reconciliation-resolved`, the five consumers, the case worker, the report
  * schedule and gRPC. Tests may pass their own connector instead of the gRPC client.
  */
 export async function composeReconciler(
@@ -63,6 +65,7 @@ export async function composeReconciler(
   await bus.subscribe(bookingHeldTopic, subscription, bookingHeldHandler(app));
   await bus.subscribe(orderConfirmedTopic, subscription, orderConfirmedHandler(app));
   await bus.subscribe(orderCancelledTopic, subscription, orderCancelledHandler(app));
+  await bus.subscribe(paymentCapturedTopic, subscription, paymentCapturedHandler(app));
   await bus.subscribe(partnerCallFailedTopic, subscription, partnerCallFailedHandler(app));
 
   // One run at a time per job, and at most a fifth of the time (platform `periodic`): a slow
@@ -84,6 +87,7 @@ export async function composeReconciler(
       every(config.RECONCILE_INTERVAL_MS, 'reconciliation worker', async () => {
         await app.sweepStaleBookings();
         await app.resolveDueCases();
+        await app.sweepMoneyChecks();
       });
       if (config.REPORT_INTERVAL_MS > 0) {
         every(config.REPORT_INTERVAL_MS, 'event reports', () => app.reportActiveEvents());

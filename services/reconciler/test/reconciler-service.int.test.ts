@@ -30,6 +30,7 @@ import {
   orderCancelledTopic,
   orderConfirmedTopic,
   partnerCallFailedTopic,
+  paymentCapturedTopic,
   reconciliationResolvedTopic,
 } from '@marquee/proto/topics';
 import type { Connection } from 'mongoose';
@@ -162,9 +163,13 @@ describeIntegration('reconciler service with Kafka and Mongo', ({ kafkaBrokers, 
     const group = `reconciler-int-${suffix}`;
     await startGroupsAtEnd(
       kafkaBrokers.join(','),
-      [bookingHeldTopic, orderConfirmedTopic, orderCancelledTopic, partnerCallFailedTopic].map(
-        (topic) => ({ groupId: group, topic: topic.name }),
-      ),
+      [
+        bookingHeldTopic,
+        orderConfirmedTopic,
+        orderCancelledTopic,
+        partnerCallFailedTopic,
+        paymentCapturedTopic,
+      ].map((topic) => ({ groupId: group, topic: topic.name })),
     );
     const config = loadReconcilerConfig({
       MONGO_DB: dbName,
@@ -276,6 +281,46 @@ describeIntegration('reconciler service with Kafka and Mongo', ({ kafkaBrokers, 
     const { case: one } = await callUnary(client, 'getCase', { id: `rc-${timedOutCart}` });
     expect(one?.outcome).toBe(Outcome.OUTCOME_BOOKING_RELEASED);
     expect(one?.resolvedAt).toBeInstanceOf(Date);
+  });
+
+  it('reports a payment captured without a confirmed order, with the operator action', async () => {
+    const cartId = `cart-captured-${suffix}`;
+    await testBus.publish(paymentCapturedTopic, [
+      {
+        key: cartId,
+        value: {
+          cartId,
+          orderId: `order-captured-${suffix}`,
+          eventId,
+          partnerId,
+          appId: 'app-1',
+          provider: 'stripe',
+          paymentId: `pi_${suffix}`,
+          amount: { amountMinor: 10_100, currency: 'GBP' },
+          capturedAt: new Date(),
+          sandbox: false,
+        },
+      },
+    ]);
+    const found = await waitFor(
+      () =>
+        callUnary(client, 'getCase', { id: `rc-pay-${cartId}` }).then(
+          (r) => r.case,
+          () => undefined,
+        ),
+      { timeoutMs: 30_000, intervalMs: 300, description: 'the money case of the capture' },
+    );
+    expect(found).toMatchObject({
+      trigger: CaseTrigger.CASE_TRIGGER_CAPTURE_WITHOUT_ORDER,
+      outcome: Outcome.OUTCOME_MANUAL,
+      cartId,
+      paymentId: `pi_${suffix}`,
+      operatorAction: expect.stringContaining(`refund payment pi_${suffix}`),
+    });
+    await waitFor(() => resolved.find((c) => c.id === `rc-pay-${cartId}`), {
+      timeoutMs: 15_000,
+      description: 'reconciliation-resolved for the money case',
+    });
   });
 
   it('flags an order paid on the platform but missing at the partner (MANUAL)', async () => {

@@ -12,9 +12,18 @@ import {
   type OrderConfirmed,
   type OrderPrinted,
   type OrderTicket as ProtoOrderTicket,
+  type OrderPayment,
+  type PaymentCaptured,
+  type PaymentRefunded,
 } from '@marquee/proto/cart/v1';
 import type { Cart, HeldTicket, ReleaseReason } from '../domain/cart.js';
-import type { CancelReason, Order, OrderTicket } from '../domain/order.js';
+import {
+  paymentOf,
+  type CancelReason,
+  type Order,
+  type OrderRefund,
+  type OrderTicket,
+} from '../domain/order.js';
 import { deliveryMethodType } from '../domain/shipping.js';
 import { inventoryTypeOf } from '../top-picks/ports/inventory-type.js';
 
@@ -142,6 +151,46 @@ export function orderConfirmedMessage(order: Order): OrderConfirmed {
     sandbox: order.sandbox,
     resoldTicketIds: order.resoldTicketIds ?? [],
     resoldFromOrderId: order.resoldFromOrderId ?? '',
+    payment: orderPaymentMessage(order),
+  };
+}
+
+/** The money of an order as `OrderPayment`. */
+export function orderPaymentMessage(order: Order): OrderPayment {
+  const p = paymentOf(order);
+  const c = order.currency;
+  return {
+    provider: p.provider,
+    paymentId: p.paymentId,
+    authorized: money(p.authorizedMinor, c),
+    captured: money(p.capturedMinor, c),
+    refunded: money(p.refundedMinor, c),
+    refunds: p.refunds.map((r) => ({
+      refundId: r.refundId,
+      amount: money(r.amountMinor, c),
+      status: r.status,
+      source: r.source,
+      ticketIds: r.ticketIds,
+      refundedAt: r.at,
+    })),
+    refundPending: order.refundOwed !== undefined,
+    disputed: p.dispute !== undefined,
+  };
+}
+
+/** `payment-captured`: the cart's payment was captured, before its order is written. */
+export function paymentCapturedMessage(cart: Cart, provider: string): PaymentCaptured {
+  return {
+    cartId: cart.id,
+    orderId: cart.order?.orderId ?? '',
+    eventId: cart.eventId,
+    partnerId: cart.partnerId,
+    appId: cart.appId,
+    provider,
+    paymentId: cart.payment?.paymentId ?? '',
+    amount: money(cart.payment?.amountMinor ?? 0, cart.currency),
+    capturedAt: cart.payment?.capturedAt ?? cart.updatedAt,
+    sandbox: cart.sandbox,
   };
 }
 
@@ -184,6 +233,27 @@ export function orderPrintedMessage(order: Order, at: Date): OrderPrinted {
         ? PrintAction.PRINT_ACTION_ROLLBACK_PRINT
         : PrintAction.PRINT_ACTION_PRINT,
     recordedAt: at,
+    sandbox: order.sandbox,
+  };
+}
+
+/** `payment-refunded`: one refund of the order's payment, and all refunded so far. */
+export function paymentRefundedMessage(order: Order, refund: OrderRefund): PaymentRefunded {
+  const payment = paymentOf(order);
+  return {
+    orderId: order.id,
+    eventId: order.eventId,
+    partnerId: order.partnerId,
+    appId: order.appId,
+    provider: payment.provider,
+    paymentId: payment.paymentId,
+    refundId: refund.refundId,
+    amount: money(refund.amountMinor, order.currency),
+    refundedTotal: money(payment.refundedMinor, order.currency),
+    status: refund.status,
+    source: refund.source,
+    ticketIds: refund.ticketIds,
+    refundedAt: refund.at,
     sandbox: order.sandbox,
   };
 }

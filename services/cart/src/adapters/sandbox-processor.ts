@@ -63,6 +63,10 @@ export function createSandboxProcessor(options: { timeoutMs: number }): PaymentP
       if (!paymentId.startsWith('sbx_'))
         throw new AppError('failed_precondition', 'not a sandbox payment');
     },
+    // The sandbox holds no money, so nothing is ever left behind.
+    async voidAbandoned() {
+      return 0;
+    },
     async refund(paymentId, _amountMinor, idempotencyKey) {
       if (!paymentId.startsWith('sbx_'))
         throw new AppError('failed_precondition', 'not a sandbox payment');

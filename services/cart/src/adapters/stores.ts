@@ -15,13 +15,18 @@ import {
   orderCancelledTopic,
   orderConfirmedTopic,
   orderPrintedTopic,
+  paymentCapturedTopic,
+  paymentRefundedTopic,
 } from '@marquee/proto/topics';
 import type {
   CartEvent,
   CartRepository,
   OrderRepository,
+  PaymentAttempt,
+  PaymentAttemptRepository,
   SandboxInventory,
   Stored,
+  StripeEventRepository,
   TrackingHit,
   TrackingRepository,
 } from '../app/ports.js';
@@ -36,6 +41,8 @@ import {
   orderCancelledMessage,
   orderConfirmedMessage,
   orderPrintedMessage,
+  paymentCapturedMessage,
+  paymentRefundedMessage,
 } from './messages.js';
 import { passwordFailureIndexes, type PasswordFailureDoc } from '../commerce/password-throttle.js';
 
@@ -58,6 +65,8 @@ export interface CartStorage {
   carts: CartRepository;
   orders: OrderRepository;
   tracking: TrackingRepository;
+  attempts: PaymentAttemptRepository;
+  stripeEvents: StripeEventRepository;
   sandbox: SandboxInventory;
   /** The event projection as stored (the durable copy of the one applied in memory). */
   events: VersionedStore<EventProjectionDoc>;
@@ -92,6 +101,10 @@ export function createCartStorage(
     { fields: { tokenSha256: 1 } },
     // A buyer's orders of an event (`listByBuyer`, the event's ticket limit per buyer).
     { fields: { appId: 1, eventId: 1, status: 1 } },
+    // The sweeper's query of refunds owed by cancelled orders (`findRefundDue`).
+    { fields: { refundDueAt: 1 }, due: true },
+    // The order of a payment (Stripe's webhook events name the PaymentIntent).
+    { fields: { paymentId: 1 } },
   ]);
   const tracking = stores.collection<TrackingDoc>('tracking_hits', [
     { fields: { appId: 1, eventId: 1, at: -1 } },
@@ -100,10 +113,17 @@ export function createCartStorage(
     { fields: { eventId: 1 } },
   ]);
   const events = stores.collection<EventProjectionDoc>('events');
+  const attempts = stores.collection<Stored<PaymentAttempt>>('payment_attempts', [
+    { fields: { checkAt: 1 }, due: true },
+  ]);
   return {
     carts: cartRepository(carts),
     orders: orderRepository(orders),
     tracking: trackingRepository(tracking),
+    attempts: paymentAttemptRepository(attempts),
+    stripeEvents: stripeEventRepository(
+      stores.collection<StripeEventDoc>('stripe_events', [{ fields: { at: 1 } }]),
+    ),
     sandbox: sandboxInventory(sandbox, options.sandboxAreaCapacity),
     events,
     idempotency: stores.collection<IdempotencyRecord>('idempotency', idempotencyIndexes),
@@ -134,6 +154,12 @@ function cartOutbox(events: readonly CartEvent[]): OutboxEvent[] {
           key: event.cart.id,
           value: bookingExpiredMessage(event.cart),
           time: event.cart.updatedAt,
+        });
+      case 'payment-captured':
+        return createOutboxEvent(paymentCapturedTopic, {
+          key: event.cart.id,
+          value: paymentCapturedMessage(event.cart, event.provider),
+          time: event.cart.payment?.capturedAt ?? event.cart.updatedAt,
         });
     }
   });
@@ -256,6 +282,27 @@ export function orderRepository(store: VersionedStore<OrderDoc>): OrderRepositor
       ordersCancelled.add(1);
       return stored;
     },
+    updatePayment: (order, expectedVersion, refunded = []) =>
+      store.update(
+        order.id,
+        expectedVersion,
+        { ...order },
+        {
+          events: refunded.map((refund) =>
+            createOutboxEvent(paymentRefundedTopic, {
+              key: order.id,
+              value: paymentRefundedMessage(order, refund),
+              time: refund.at,
+            }),
+          ),
+        },
+      ),
+    async findByPaymentId(paymentId) {
+      const [found] = await store.find({ paymentId }, { limit: 1 });
+      return found;
+    },
+    findRefundDue: (now, limit) =>
+      store.find({ refundDueAt: { $lte: now } }, { sort: { refundDueAt: 1 }, limit }),
     updatePrinted: (order, expectedVersion) => {
       const at = new Date();
       return store.update(
@@ -301,6 +348,62 @@ export function orderRepository(store: VersionedStore<OrderDoc>): OrderRepositor
         { sort: { confirmedAt: -1 }, limit: owner.limit },
       );
       return docs.map(withoutVersion);
+    },
+  };
+}
+
+interface StripeEventDoc {
+  id: string;
+  version: number;
+  type: string;
+  at: Date;
+}
+
+export function stripeEventRepository(
+  store: VersionedStore<StripeEventDoc>,
+): StripeEventRepository {
+  return {
+    has: async (eventId) => (await store.get(eventId)) !== undefined,
+    async record(eventId, type, at) {
+      try {
+        await store.insert({ id: eventId, type, at });
+      } catch (error) {
+        if (!isKind(error, 'already_exists')) throw error;
+      }
+    },
+  };
+}
+
+export function paymentAttemptRepository(
+  store: VersionedStore<Stored<PaymentAttempt>>,
+): PaymentAttemptRepository {
+  const raced = (error: unknown) => isVersionConflict(error) || isKind(error, 'not_found');
+  return {
+    async record(cartId, checkAt) {
+      try {
+        await store.insert({ id: cartId, checkAt });
+      } catch (error) {
+        if (!isKind(error, 'already_exists')) throw error;
+      }
+    },
+    findDue: (now, limit) =>
+      store.find({ checkAt: { $lte: now } }, { sort: { checkAt: 1 }, limit }),
+    async postpone(attempt, checkAt) {
+      try {
+        await store.update(attempt.id, attempt.version, { id: attempt.id, checkAt });
+        return true;
+      } catch (error) {
+        if (raced(error)) return false;
+        throw error;
+      }
+    },
+    async remove(attempt) {
+      try {
+        return await store.delete(attempt.id, attempt.version);
+      } catch (error) {
+        if (raced(error)) return false;
+        throw error;
+      }
     },
   };
 }

@@ -44,6 +44,10 @@ export interface StripeClient {
       params?: Stripe.PaymentIntentCancelParams,
       options?: Stripe.RequestOptions,
     ): Promise<Stripe.PaymentIntent>;
+    search(
+      params: Stripe.PaymentIntentSearchParams,
+      options?: Stripe.RequestOptions,
+    ): Promise<Stripe.ApiSearchResult<Stripe.PaymentIntent>>;
   };
   refunds: {
     create(
@@ -82,6 +86,15 @@ export function createStripeClient(options: {
 
 /** A Stripe PaymentMethod id, as Stripe.js makes it (`pm_` and letters, digits, `_`). */
 const PAYMENT_METHOD_ID = /^pm_[A-Za-z0-9_]{1,250}$/;
+
+/** PaymentIntent states that hold (or may still hold) money and can be canceled. */
+const VOIDABLE = new Set<Stripe.PaymentIntent.Status>([
+  'requires_capture',
+  'requires_action',
+  'requires_payment_method',
+  'requires_confirmation',
+  'processing',
+]);
 
 const digest = (text: string): string =>
   createHash('sha256').update(text).digest('hex').slice(0, 24);
@@ -231,7 +244,7 @@ export function createStripeProcessor(client: StripeClient): PaymentProcessor {
             confirm: true,
             // A 3-D Secure challenge is run by Stripe.js (handleNextAction), not by a redirect.
             use_stripe_sdk: true,
-            metadata: { marquee_reference: input.reference },
+            metadata: { marquee_reference: input.reference, marquee_cart: input.cartId },
             expand: ['payment_method'],
           },
           { idempotencyKey: authorizeKey(input.reference, input.nonce) },
@@ -308,6 +321,27 @@ export function createStripeProcessor(client: StripeClient): PaymentProcessor {
         }
         throw errorOf(error);
       }
+    },
+
+    async voidAbandoned(cartId) {
+      let found: Stripe.ApiSearchResult<Stripe.PaymentIntent>;
+      try {
+        // Search reads Stripe's index of the metadata, which trails a write by up to a minute:
+        // callers ask only well after the cart ended.
+        found = await client.paymentIntents.search({
+          query: `metadata['marquee_cart']:'${cartId.replace(/[^A-Za-z0-9_-]/g, '')}'`,
+          limit: 100,
+        });
+      } catch (error) {
+        throw errorOf(error);
+      }
+      let voided = 0;
+      for (const intent of found.data) {
+        if (!VOIDABLE.has(intent.status)) continue;
+        await this.void(intent.id);
+        voided += 1;
+      }
+      return voided;
     },
 
     async refund(paymentId, amountMinor, idempotencyKey): Promise<PaymentRefund> {

@@ -10,11 +10,14 @@ import { CompleteReserve } from './commands/complete-reserve.js';
 import { PrintOrder } from './commands/print-order.js';
 import { PurgeEndedCarts } from './commands/purge-ended.js';
 import { RecordTracking } from './commands/record-tracking.js';
+import { RefundOrder } from './commands/refund-order.js';
 import { ReleaseCart } from './commands/release.js';
 import { ReserveTickets } from './commands/reserve.js';
 import { SelectShipping } from './commands/select-shipping.js';
 import { SettleCart } from './commands/settle.js';
+import { HandleStripeEvent, type StripeEventInput } from './commands/stripe-event.js';
 import { SweepCarts } from './commands/sweep.js';
+import { SweepAbandonedPayments } from './commands/sweep-abandoned.js';
 import { CartCore } from './core/cart-core.js';
 import { HoldLimit } from './core/hold-limit.js';
 import { ReserveAdmission } from './core/reserve-admission.js';
@@ -66,6 +69,7 @@ export class CartApp {
   readonly #sweep: SweepCarts;
   readonly #purge: PurgeEndedCarts;
   readonly #cancelOrder: CancelOrder;
+  readonly #stripeEvent: HandleStripeEvent;
   readonly #printOrder: PrintOrder;
   readonly #recordTracking: RecordTracking;
 
@@ -85,6 +89,7 @@ export class CartApp {
     const settle = new SettleCart(core, inventories);
     const complete = new CompleteReserve(core, inventories, admission, settle);
     const commit = new CommitCart(core, inventories, settle);
+    const refunds = new RefundOrder(deps);
     this.#core = core;
     this.#admission = admission;
     this.#settle = settle;
@@ -106,9 +111,17 @@ export class CartApp {
     this.#selectShipping = new SelectShipping(core);
     this.#addPayment = new AddPayment(core);
     this.#release = new ReleaseCart(core, inventories, settle);
-    this.#sweep = new SweepCarts(core, complete, commit, settle);
+    this.#sweep = new SweepCarts(
+      core,
+      complete,
+      commit,
+      settle,
+      refunds,
+      new SweepAbandonedPayments(core),
+    );
     this.#purge = new PurgeEndedCarts(core);
-    this.#cancelOrder = new CancelOrder(deps);
+    this.#cancelOrder = new CancelOrder(deps, refunds);
+    this.#stripeEvent = new HandleStripeEvent(core, this.#cancelOrder);
     this.#printOrder = new PrintOrder(deps);
     this.#recordTracking = new RecordTracking(deps);
   }
@@ -217,6 +230,10 @@ export class CartApp {
     detail: string,
   ): Promise<{ order: Order; partnerCancelQueued: boolean }> {
     return this.#cancelOrder.handle(orderId, reason, detail);
+  }
+
+  handleStripeEvent(event: StripeEventInput): Promise<string> {
+    return this.#stripeEvent.handle(event);
   }
 
   printOrder(orderId: string, action: 'PRINT' | 'ROLLBACK_PRINT'): Promise<Order> {

@@ -1,5 +1,5 @@
 import type { BookingLine, Cart, HeldTicket, SealedSecret } from '../domain/cart.js';
-import type { CancelReason, Order } from '../domain/order.js';
+import type { CancelReason, Order, OrderRefund } from '../domain/order.js';
 import type { SellableArea } from '../domain/sellable-event.js';
 
 /** A stored record with the store's version (compare-and-set). */
@@ -43,7 +43,9 @@ export interface CartRepository {
 export type CartEvent =
   | { type: 'booking-held'; cart: Cart }
   | { type: 'booking-released'; cart: Cart }
-  | { type: 'booking-expired'; cart: Cart };
+  | { type: 'booking-expired'; cart: Cart }
+  /** The cart's payment was captured by `provider` (the processor's name). */
+  | { type: 'payment-captured'; cart: Cart; provider: string };
 
 /** Orders. Writes carry their topic record (`order-confirmed`, `order-cancelled`, `order-printed`). */
 export interface OrderRepository {
@@ -52,6 +54,19 @@ export interface OrderRepository {
   insertConfirmed(order: Order): Promise<Stored<Order>>;
   /** Writes the cancellation with `order-cancelled`. */
   updateCancelled(order: Order, expectedVersion: number): Promise<Stored<Order>>;
+  /**
+   * Writes a change of the order's money (a refund owed, paid or refused; a dispute), with one
+   * `payment-refunded` per refund in `refunded`.
+   */
+  updatePayment(
+    order: Order,
+    expectedVersion: number,
+    refunded?: readonly OrderRefund[],
+  ): Promise<Stored<Order>>;
+  /** The order paid with the processor's payment `paymentId`. */
+  findByPaymentId(paymentId: string): Promise<Stored<Order> | undefined>;
+  /** Orders whose owed refund is due at `now` (`refundDueAt`), soonest first. */
+  findRefundDue(now: Date, limit: number): Promise<Stored<Order>[]>;
   /** Writes a print action with `order-printed`. */
   updatePrinted(order: Order, expectedVersion: number): Promise<Stored<Order>>;
   /** Confirmed, non-sandbox orders of one buyer (a fan, or a third-party account) of an event. */
@@ -201,6 +216,8 @@ export interface PaymentProcessor {
   authorize(input: {
     /** Idempotency reference (cart id and attempt). */
     reference: string;
+    /** The cart paid for: `voidAbandoned` finds the processor's payments of the cart by it. */
+    cartId: string;
     amountMinor: number;
     currency: string;
     /**
@@ -218,6 +235,13 @@ export interface PaymentProcessor {
   /** Releases an authorisation that will not be captured; idempotent. */
   void(paymentId: string): Promise<void>;
   /**
+   * Voids every authorisation the processor holds for the cart (authorised, or waiting for 3-D
+   * Secure or a card) that was neither captured nor voided: what a crash between the
+   * authorisation and the cart's write leaves behind. Captured payments are left alone. Resolves
+   * how many it voided; idempotent.
+   */
+  voidAbandoned(cartId: string): Promise<number>;
+  /**
    * Refunds a captured payment, all of it or `amountMinor`; one refund per `idempotencyKey` (the
    * same key answers the same refund).
    */
@@ -226,6 +250,34 @@ export interface PaymentProcessor {
     amountMinor: number | undefined,
     idempotencyKey: string,
   ): Promise<PaymentRefund>;
+}
+
+/**
+ * The carts whose payment step reached the processor (one record per cart), due for a check once
+ * the cart has ended: then any authorisation the processor still holds for it is voided.
+ */
+export interface PaymentAttemptRepository {
+  /** Records an attempt of the cart (once; a second is a no-op), due at `checkAt`. */
+  record(cartId: string, checkAt: Date): Promise<void>;
+  /** Attempts due at `now`, soonest first. */
+  findDue(now: Date, limit: number): Promise<Stored<PaymentAttempt>[]>;
+  /** Moves the check to `checkAt` (compare-and-set; `false` when another writer won). */
+  postpone(attempt: Stored<PaymentAttempt>, checkAt: Date): Promise<boolean>;
+  /** Forgets the attempt (compare-and-set; `false` when another writer won). */
+  remove(attempt: Stored<PaymentAttempt>): Promise<boolean>;
+}
+
+/** The ids of the Stripe webhook events cart handled (idempotency of the webhook). */
+export interface StripeEventRepository {
+  has(eventId: string): Promise<boolean>;
+  /** Records a handled event; a second record of the same id is a no-op. */
+  record(eventId: string, type: string, at: Date): Promise<void>;
+}
+
+export interface PaymentAttempt {
+  /** The cart id. */
+  id: string;
+  checkAt: Date;
 }
 
 /**

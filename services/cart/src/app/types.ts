@@ -12,8 +12,10 @@ import type {
   Log,
   OrderRepository,
   PartnerConnector,
+  PaymentAttemptRepository,
   PaymentProcessor,
   ResaleInventory,
+  StripeEventRepository,
   SandboxInventory,
   SecretBox,
   TrackingRepository,
@@ -193,6 +195,10 @@ export interface CartAppDeps {
   carts: CartRepository;
   orders: OrderRepository;
   tracking: TrackingRepository;
+  /** Carts whose payment step reached the processor (abandoned authorisations are voided). */
+  attempts: PaymentAttemptRepository;
+  /** Stripe webhook events handled (their ids). */
+  stripeEvents: StripeEventRepository;
   events: EventReader;
   connector: PartnerConnector;
   /** The processor of production carts. */

@@ -56,6 +56,8 @@ export interface CartPayment {
   expireYear: number;
   status: 'AUTHORIZED' | 'CAPTURED' | 'VOIDED';
   authorizedAt: Date;
+  /** When the capture was recorded (at commit, before the order is written). */
+  capturedAt?: Date;
 }
 
 /** Billing facts kept for the order (no card data). */
@@ -216,6 +218,20 @@ export function prepareCommit(cart: Cart, order: CartOrderRef, now: Date): Cart 
     });
   if (cart.order) return cart;
   return { ...cart, order, updatedAt: now };
+}
+
+/**
+ * The payment of a committing cart was captured: recorded before the order is written, so a cart
+ * that ends without its order never voids a captured payment (a capture cannot be voided; the
+ * reconciler reports it for a refund). `undefined` when there is nothing to record.
+ */
+export function captured(cart: Cart, now: Date): Cart | undefined {
+  if (cart.status !== 'PAID' || cart.payment?.status !== 'AUTHORIZED') return undefined;
+  return {
+    ...cart,
+    payment: { ...cart.payment, status: 'CAPTURED', capturedAt: now },
+    updatedAt: now,
+  };
 }
 
 /** The partner confirmed the order and the payment was captured. */

@@ -44,7 +44,16 @@ export interface Order {
   deliveryMinor: number;
   grandMinor: number;
   delivery: ShippingOption;
+  /** The processor's payment id (also `payment.paymentId`). */
   paymentId: string;
+  /** The money of the order: what was authorised, captured and refunded (see `paymentOf`). */
+  payment?: OrderPayment;
+  /** A refund the order still owes (its cancel wrote it); the sweeper retries it until done. */
+  refundOwed?: RefundOwed;
+  /** When the owed refund is next tried (`refundOwed` set); absent otherwise. */
+  refundDueAt?: Date;
+  /** The processor refused the owed refund for good: an operator settles it. */
+  refundRefused?: { key: string; reason: string; at: Date };
   customerEmail: string;
   thirdPartyAccountId: string;
   secureEntryEnabled: boolean;
@@ -60,6 +69,97 @@ export interface Order {
   resoldFromOrderId?: string;
   /** Last print action recorded at the partner. */
   printed?: 'PRINT' | 'ROLLBACK_PRINT';
+}
+
+/** One refund of an order's payment. */
+export interface OrderRefund {
+  /** The processor's refund id. */
+  refundId: string;
+  amountMinor: number;
+  /** `pending` until the processor has settled it. */
+  status: 'succeeded' | 'pending';
+  /** `cancel`: the order's cancel asked for it; `processor`: made at the processor (dashboard). */
+  source: 'cancel' | 'processor';
+  /** The tickets it refunds; empty for the whole order. */
+  ticketIds: string[];
+  at: Date;
+}
+
+/** The money of an order, in minor units of the order's currency. */
+export interface OrderPayment {
+  /** The processor that holds the payment (`stripe`, `sandbox`). */
+  provider: string;
+  /** The processor's payment id (Stripe PaymentIntent id, `sbx_...` in the sandbox). */
+  paymentId: string;
+  authorizedMinor: number;
+  capturedMinor: number;
+  /** Sum of `refunds`. */
+  refundedMinor: number;
+  refunds: OrderRefund[];
+  /** The cardholder disputed the payment at the issuer (a chargeback). */
+  dispute?: { disputeId: string; reason: string; at: Date };
+}
+
+/** A refund the order owes: tried now, and again by the sweeper until the processor took it. */
+export interface RefundOwed {
+  /** Idempotency key of the refund at the processor (derived from the order). */
+  key: string;
+  amountMinor: number;
+  ticketIds: string[];
+}
+
+/**
+ * The payment of an order. Orders written before the order kept its money carry only the payment
+ * id: their payment is the grand total, authorised and captured, on the processor the id belongs to.
+ */
+export function paymentOf(order: Order): OrderPayment {
+  if (order.payment) return order.payment;
+  return {
+    provider: order.paymentId.startsWith('sbx_') ? 'sandbox' : 'stripe',
+    paymentId: order.paymentId,
+    authorizedMinor: order.grandMinor,
+    capturedMinor: order.grandMinor,
+    refundedMinor: 0,
+    refunds: [],
+  };
+}
+
+/** The order with `refund` on its payment; unchanged when a refund of that id is there already. */
+export function withRefund(order: Order, refund: OrderRefund): Order {
+  const payment = paymentOf(order);
+  const known = payment.refunds.find((r) => r.refundId === refund.refundId);
+  if (known && known.status === refund.status && known.amountMinor === refund.amountMinor)
+    return order;
+  const refunds = known
+    ? payment.refunds.map((r) => (r.refundId === refund.refundId ? { ...r, ...refund } : r))
+    : [...payment.refunds, refund];
+  return {
+    ...order,
+    payment: {
+      ...payment,
+      refunds,
+      refundedMinor: refunds.reduce((sum, r) => sum + r.amountMinor, 0),
+    },
+  };
+}
+
+/** What is captured and not refunded yet. */
+export function refundableMinor(order: Order): number {
+  const payment = paymentOf(order);
+  return Math.max(0, payment.capturedMinor - payment.refundedMinor);
+}
+
+/**
+ * The refund a cancel owes: what is captured and not refunded yet, under a key derived from the
+ * order (and from its tickets, for a cancel of some of them), so that every retry asks the
+ * processor for the same refund. Nothing when nothing is left to refund, or when the payment was
+ * reversed by the card issuer (a dispute: the money went back already; a refund would pay twice).
+ */
+export function refundOwedOnCancel(order: Order, reason: CancelReason): RefundOwed | undefined {
+  if (reason === 'payment-reversed' || paymentOf(order).dispute) return undefined;
+  const amountMinor = refundableMinor(order);
+  if (amountMinor <= 0) return undefined;
+  return { key: `order:${order.id}`, amountMinor, ticketIds: [] };
 }
 
 const ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';

@@ -63,6 +63,20 @@ export class FakeStripe implements StripeClient {
         });
         return this.#view(intent);
       }),
+    search: (params, options) =>
+      this.#call('paymentIntents.search', [params], options, () => {
+        const cart = /^metadata\['marquee_cart'\]:'([^']*)'$/.exec(params.query)?.[1];
+        const data = [...this.intents.values()]
+          .filter((i) => cart !== undefined && i.metadata?.['marquee_cart'] === cart)
+          .map((i) => this.#view(i));
+        return {
+          object: 'search_result',
+          data,
+          has_more: false,
+          next_page: null,
+          url: '/v1/payment_intents/search',
+        } as unknown as Stripe.ApiSearchResult<Stripe.PaymentIntent>;
+      }),
     cancel: (id, params, options) =>
       this.#call('paymentIntents.cancel', [id, params], options, () => {
         const intent = this.#intent(id);

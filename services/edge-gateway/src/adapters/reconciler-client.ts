@@ -20,6 +20,8 @@ const TRIGGERS: Record<CaseTriggerMessage, CaseTrigger> = {
   [CaseTriggerMessage.CASE_TRIGGER_PARTNER_CALL_FAILED]: 'PARTNER_CALL_FAILED',
   [CaseTriggerMessage.CASE_TRIGGER_STALE_BOOKING]: 'STALE_BOOKING',
   [CaseTriggerMessage.CASE_TRIGGER_ORDER_MISMATCH]: 'ORDER_MISMATCH',
+  [CaseTriggerMessage.CASE_TRIGGER_CAPTURE_WITHOUT_ORDER]: 'CAPTURE_WITHOUT_ORDER',
+  [CaseTriggerMessage.CASE_TRIGGER_ORDER_WITHOUT_CAPTURE]: 'ORDER_WITHOUT_CAPTURE',
   [CaseTriggerMessage.UNRECOGNIZED]: 'UNSPECIFIED',
 };
 
@@ -52,6 +54,8 @@ export function toCaseRecord(c: ReconciliationCase): CaseRecord {
     detail: c.detail,
     ...optionalDate('openedAt', c.openedAt),
     ...optionalDate('resolvedAt', c.resolvedAt),
+    ...optional('operatorAction', c.operatorAction),
+    ...optional('paymentId', c.paymentId),
   };
 }
 

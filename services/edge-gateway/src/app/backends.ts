@@ -12,6 +12,7 @@ import type { PartnerAdmin } from './partners.js';
 import type { Publishing } from './publishing.js';
 import type { Reconciliation } from './reconciliation.js';
 import type { SecureEntryBackend } from './secure-entry.js';
+import type { StripeWebhookSink } from './stripe-webhooks.js';
 import type { TopPicksBackend } from './top-picks.js';
 
 export interface NewApp {
@@ -137,4 +138,6 @@ export interface Backends {
   appQuota: AppQuotaAdmin;
   /** Secure-entry order read, secure render, gate scans and gates (secure-entry; port in secure-entry.ts). */
   secureEntry: SecureEntryBackend;
+  /** Stripe's webhook events, verified at the edge (cart's HandleStripeEvent; port in stripe-webhooks.ts). */
+  stripeWebhooks?: StripeWebhookSink;
 }

@@ -4,7 +4,12 @@
  */
 
 export type CaseTrigger =
-  'UNSPECIFIED' | 'PARTNER_CALL_FAILED' | 'STALE_BOOKING' | 'ORDER_MISMATCH';
+  | 'UNSPECIFIED'
+  | 'PARTNER_CALL_FAILED'
+  | 'STALE_BOOKING'
+  | 'ORDER_MISMATCH'
+  | 'CAPTURE_WITHOUT_ORDER'
+  | 'ORDER_WITHOUT_CAPTURE';
 export type CaseOutcome =
   'OPEN' | 'CONSISTENT' | 'ORDER_CONFIRMED' | 'ORDER_CANCELLED' | 'BOOKING_RELEASED' | 'MANUAL';
 
@@ -22,6 +27,10 @@ export interface CaseRecord {
   openedAt?: string;
   /** Absent while the case is open. */
   resolvedAt?: string;
+  /** What an operator must do (money cases). */
+  operatorAction?: string;
+  /** The processor's payment id (money cases). */
+  paymentId?: string;
 }
 
 export interface CaseQuery {

@@ -11,6 +11,8 @@ const TRIGGERS: Record<CaseTrigger, CaseTriggerMessage> = {
   PARTNER_CALL_FAILED: CaseTriggerMessage.CASE_TRIGGER_PARTNER_CALL_FAILED,
   STALE_BOOKING: CaseTriggerMessage.CASE_TRIGGER_STALE_BOOKING,
   ORDER_MISMATCH: CaseTriggerMessage.CASE_TRIGGER_ORDER_MISMATCH,
+  CAPTURE_WITHOUT_ORDER: CaseTriggerMessage.CASE_TRIGGER_CAPTURE_WITHOUT_ORDER,
+  ORDER_WITHOUT_CAPTURE: CaseTriggerMessage.CASE_TRIGGER_ORDER_WITHOUT_CAPTURE,
 };
 
 const OUTCOMES: Record<CaseOutcome, Outcome> = {
@@ -37,6 +39,8 @@ export function toCaseMessage(c: ReconciliationCase): CaseMessage {
     detail: c.detail,
     openedAt: c.openedAt,
     resolvedAt: c.open ? undefined : c.resolvedAt,
+    operatorAction: c.operatorAction ?? '',
+    paymentId: c.paymentId ?? '',
   };
 }
 

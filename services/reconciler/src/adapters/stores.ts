@@ -46,6 +46,7 @@ export function createReconcilerStorage(stores: ServiceStores): ReconcilerStorag
     { fields: { eventId: 1, lastActivityAt: 1 } },
     { fields: { lastActivityAt: 1 } },
     { fields: { phase: 1, staleChecked: 1, expiresAt: 1 } },
+    { fields: { moneyCheckAt: 1 } },
   ]);
   const cases = stores.collection<CaseDoc>('cases', [
     { fields: { open: 1, dueAt: 1 } },
@@ -100,6 +101,13 @@ export function transactionRepository(
       const docs = await store.find(
         { phase: 'held', staleChecked: false, expiresAt: { $lt: endedBefore } },
         { sort: { expiresAt: 1 }, limit },
+      );
+      return docs.map(withoutVersion);
+    },
+    async findMoneyChecksDueBefore(before, limit) {
+      const docs = await store.find(
+        { moneyCheckAt: { $lt: before } },
+        { sort: { moneyCheckAt: 1 }, limit },
       );
       return docs.map(withoutVersion);
     },

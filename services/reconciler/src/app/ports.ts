@@ -25,6 +25,8 @@ export interface TransactionRepository {
   delete(id: string): Promise<void>;
   /** Holds not yet checked whose end is before `endedBefore`, oldest first. */
   findUncheckedHoldsEndedBefore(endedBefore: Date, limit: number): Promise<Transaction[]>;
+  /** Transactions whose money check is due before `before` (`moneyCheckAt`), oldest first. */
+  findMoneyChecksDueBefore(before: Date, limit: number): Promise<Transaction[]>;
   /** The event's transactions with activity since `since`. */
   findByEvent(eventId: string, since: Date): Promise<Transaction[]>;
   /** Ids of events with activity since `since`. */

@@ -16,6 +16,7 @@ import {
   type TransactionRefs,
 } from '../domain/decision.js';
 import { ReconcilerError } from '../domain/errors.js';
+import { sweepMoneyChecks } from './money-checks.js';
 import type { EventReport } from '../domain/report.js';
 import {
   applyFact,
@@ -133,6 +134,21 @@ export class ReconcilerApp {
       current ? mergeTransactions(current, orderOnly) : undefined,
     );
     await this.deps.transactions.delete(orderOnly.id);
+  }
+
+  /** A capture: its order is waited for, then its money checked (`sweepMoneyChecks`). */
+  async recordPaymentCaptured(
+    fact: Extract<TransactionFact, { kind: 'payment-captured' }>,
+  ): Promise<void> {
+    await this.apply(fact.cartId, fact);
+  }
+
+  /** Money cases: captures without an order, orders without their capture (see `checkMoney`). */
+  sweepMoneyChecks(): Promise<number> {
+    const { transactions, cases, clock, log, settings } = this.deps;
+    return this.serial(() =>
+      sweepMoneyChecks({ transactions, cases, clock, log, graceMs: settings.graceMs }),
+    );
   }
 
   async recordOrderCancelled(

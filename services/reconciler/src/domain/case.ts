@@ -1,7 +1,14 @@
 import type { Transaction } from './transaction.js';
 
 /** What opened a case. */
-export type CaseTrigger = 'PARTNER_CALL_FAILED' | 'STALE_BOOKING' | 'ORDER_MISMATCH';
+export type CaseTrigger =
+  | 'PARTNER_CALL_FAILED'
+  | 'STALE_BOOKING'
+  | 'ORDER_MISMATCH'
+  /** Money taken and no order (`payment-captured` without `order-confirmed`). */
+  | 'CAPTURE_WITHOUT_ORDER'
+  /** An order whose payment was not captured in full. */
+  | 'ORDER_WITHOUT_CAPTURE';
 
 /** `OPEN` until decided. `ORDER_CONFIRMED` exists in the contract; this service never decides it. */
 export type CaseOutcome =
@@ -32,9 +39,16 @@ export interface ReconciliationCase {
   attempts: number;
   /** When the failure happened or the hold ended: the centre of the period read from the partner. */
   observedAt: Date;
+  /** What an operator must do (money cases). */
+  operatorAction?: string;
+  /** The processor's payment id (money cases). */
+  paymentId?: string;
 }
 
 export const caseIdFor = (transactionId: string): string => `rc-${transactionId}`;
+
+/** The money case of a transaction: one per transaction, beside its partner case. */
+export const moneyCaseIdFor = (transactionId: string): string => `rc-pay-${transactionId}`;
 
 /** The operations whose failure puts a transaction in doubt. */
 export type FailedOperation =

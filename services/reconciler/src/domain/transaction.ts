@@ -21,12 +21,31 @@ export interface Transaction {
   cancelledAt?: Date;
   /** Latest `partner-call-failed` about this transaction. */
   lastFailureAt?: Date;
+  /** The payment captured (`payment-captured`, or the payment on `order-confirmed`). */
+  payment?: TransactionPayment;
+  /** `order-confirmed`: the order's grand total and what its payment captured (minor units). */
+  orderGrandMinor?: number;
+  orderCapturedMinor?: number;
+  /**
+   * When the money of the transaction is to be checked: a capture waiting for its order (checked
+   * once the grace period has passed), an order whose capture falls short. Absent otherwise.
+   */
+  moneyCheckAt?: Date;
   /** Derived from the facts above (stored so that it can be queried). */
   phase: TransactionPhase;
   /** A stale-booking check has been done for the current hold. */
   staleChecked: boolean;
   /** Latest fact of any kind: which events the scheduled report visits. */
   lastActivityAt: Date;
+}
+
+/** A captured payment as cart reports it. */
+export interface TransactionPayment {
+  provider: string;
+  paymentId: string;
+  capturedMinor: number;
+  currency: string;
+  capturedAt?: Date;
 }
 
 /** `unknown`: only a failed partner call is known so far. */
@@ -61,6 +80,21 @@ export type TransactionFact =
       inventoryToken: string;
       inventoryOrderId: string;
       confirmedAt: Date;
+      /** The order's money; absent from orders confirmed before cart published it. */
+      payment?: { provider: string; paymentId: string; currency: string; capturedMinor: number };
+      grandMinor?: number;
+    }
+  | {
+      kind: 'payment-captured';
+      cartId: string;
+      orderId: string;
+      eventId: string;
+      partnerId: string;
+      provider: string;
+      paymentId: string;
+      amountMinor: number;
+      currency: string;
+      capturedAt: Date;
     }
   | {
       kind: 'order-cancelled';
@@ -129,7 +163,22 @@ export function applyFact(
       next.inventoryToken = keep(base.inventoryToken, fact.inventoryToken);
       next.inventoryOrderId = keep(base.inventoryOrderId, fact.inventoryOrderId);
       next.confirmedAt = earliest(base.confirmedAt, fact.confirmedAt);
+      applyOrderMoney(next, fact);
       factTime = fact.confirmedAt;
+      break;
+    case 'payment-captured':
+      next.cartId = fact.cartId;
+      next.orderId = keep(base.orderId, fact.orderId);
+      next.payment = {
+        provider: fact.provider,
+        paymentId: fact.paymentId,
+        capturedMinor: fact.amountMinor,
+        currency: fact.currency,
+        capturedAt: fact.capturedAt,
+      };
+      // Waits for its order: checked once the grace period after the capture has passed.
+      if (!next.confirmedAt) next.moneyCheckAt = fact.capturedAt;
+      factTime = fact.capturedAt;
       break;
     case 'order-cancelled':
       next.orderId = fact.orderId;
@@ -149,6 +198,22 @@ export function applyFact(
   next.phase = phaseOf(next);
   next.lastActivityAt = latest(base.lastActivityAt, factTime);
   return next;
+}
+
+/**
+ * The money an `order-confirmed` tells: the order's capture, and whether it falls short of the
+ * grand total (then due for a check now). An order ends any wait of its capture for it.
+ */
+function applyOrderMoney(
+  next: Transaction,
+  fact: Extract<TransactionFact, { kind: 'order-confirmed' }>,
+): void {
+  delete next.moneyCheckAt;
+  if (!fact.payment || fact.grandMinor === undefined) return;
+  next.payment = { ...next.payment, ...fact.payment };
+  next.orderGrandMinor = fact.grandMinor;
+  next.orderCapturedMinor = fact.payment.capturedMinor;
+  if (fact.payment.capturedMinor < fact.grandMinor) next.moneyCheckAt = fact.confirmedAt;
 }
 
 /** Folds an order-only record (cancel seen before the cart was known) into the cart's record. */

@@ -61,8 +61,12 @@ export class AddPayment {
         ? await this.#claimBuyer(cart, billing.thirdPartyAccountId)
         : cart;
     const processor = this.core.processorFor(cart);
+    // Recorded first, so that an authorisation a crash leaves behind is found and voided once
+    // the cart has ended (SweepAbandonedPayments). Sandbox carts move no money.
+    if (!cart.sandbox) await this.core.deps.attempts.record(cart.id, now);
     const authorization = await processor.authorize({
       reference: `${cart.id}:${claimed.version}`,
+      cartId: cart.id,
       amountMinor: priced.totals.unpaid,
       currency: cart.currency,
       nonce: billing.cardNonce,

@@ -1,4 +1,5 @@
 import {
+  captured,
   commit as commitCart,
   fail,
   isExpired,
@@ -123,8 +124,15 @@ export class CommitCart {
     } catch (_error) {
       throw hostDown('the payment could not be captured yet; retry the commit');
     }
+    const provider = this.core.processorFor(cart).name;
+    // Recorded with `payment-captured` before the order: money taken is never without a trace.
+    await this.core.mutate(
+      cart.id,
+      (current) => captured(current, this.core.now()),
+      (_before, after) => [{ type: 'payment-captured', cart: after, provider }],
+    );
     try {
-      await deps.orders.insertConfirmed(orderOf(cart, inventoryOrderId, resold, now));
+      await deps.orders.insertConfirmed(orderOf(cart, inventoryOrderId, resold, now, provider));
     } catch (error) {
       if (errorKindOf(error) !== 'already_exists') throw error;
     }
@@ -148,6 +156,7 @@ function orderOf(
   inventoryOrderId: string,
   resold: readonly ResoldTicket[],
   now: Date,
+  provider: string,
 ): Order {
   const ref = cart.order!;
   const delivery = cart.delivery ?? DEFAULT_SHIPPING;
@@ -184,6 +193,14 @@ function orderOf(
     grandMinor: priced.totals.grand,
     delivery,
     paymentId: cart.payment!.paymentId,
+    payment: {
+      provider,
+      paymentId: cart.payment!.paymentId,
+      authorizedMinor: cart.payment!.amountMinor,
+      capturedMinor: cart.payment!.amountMinor,
+      refundedMinor: 0,
+      refunds: [],
+    },
     customerEmail: cart.billing?.email ?? '',
     thirdPartyAccountId: cart.billing?.thirdPartyAccountId ?? '',
     secureEntryEnabled: cart.secureEntryEnabled,

@@ -3,6 +3,8 @@ import type { CartCore } from '../core/cart-core.js';
 import { holdsPartnerBooking } from '../core/records.js';
 import type { CommitCart } from './commit.js';
 import type { CompleteReserve } from './complete-reserve.js';
+import type { RefundOrder } from './refund-order.js';
+import type { SweepAbandonedPayments } from './sweep-abandoned.js';
 import type { SettleCart } from './settle.js';
 
 const SWEEP_BATCH = 100;
@@ -11,7 +13,8 @@ const SWEEP_BATCH = 100;
  * One pass of the sweeper (every replica runs it; compare-and-set keeps them apart), over the
  * carts whose `sweepAt` has come: resumes stale pending reserves, expires ended holds
  * (`booking-expired`), finishes commits whose order was written, and settles what ended carts
- * still owe.
+ * still owe; then pays the refunds cancelled orders still owe, and voids the payments that ended
+ * carts left behind.
  */
 export class SweepCarts {
   constructor(
@@ -19,6 +22,8 @@ export class SweepCarts {
     private readonly complete: CompleteReserve,
     private readonly commit: CommitCart,
     private readonly settle: SettleCart,
+    private readonly refunds: RefundOrder,
+    private readonly abandoned: SweepAbandonedPayments,
   ) {}
 
   /** Resolves how many carts it touched. */
@@ -70,6 +75,7 @@ export class SweepCarts {
       const due = this.core.withSweepAt(cart).sweepAt?.getTime();
       if (due !== cart.sweepAt?.getTime()) await this.core.mutate(cart.id, (current) => current);
     }
-    return touched;
+    touched += await this.refunds.sweep();
+    return touched + (await this.abandoned.handle());
   }
 }

@@ -21,7 +21,11 @@ import {
   type LineTotals,
   type ShippingOption as ProtoShippingOption,
 } from '@marquee/proto/cart/v1';
-import { cancelReasonFromProto, orderTickets } from '../../adapters/messages.js';
+import {
+  cancelReasonFromProto,
+  orderPaymentMessage,
+  orderTickets,
+} from '../../adapters/messages.js';
 import type { CartApp, CartOwner, CartView, ReserveInput } from '../../app/index.js';
 import { invalidInput } from '../../domain/errors.js';
 import type { Charge, Totals } from '../../domain/pricing.js';
@@ -96,6 +100,7 @@ export function cartOrderMessage(order: Order, redemptionUrl: string): CartOrder
         : OrderStatus.ORDER_STATUS_CONFIRMED,
     confirmedAt: order.confirmedAt,
     printed: order.printed === 'PRINT',
+    payment: orderPaymentMessage(order),
   };
 }
 
@@ -457,6 +462,22 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
     getOrder: unary(async (r): Promise<GetOrderResponse> =>
       orderAnswer(await app.getOrder(r.orderId, r.appId || undefined)),
     ),
+    handleStripeEvent: unary(async (r) => {
+      let object: unknown;
+      try {
+        object = JSON.parse(r.objectJson);
+      } catch {
+        throw invalidInput('object_json must be JSON', 'object_json');
+      }
+      if (typeof object !== 'object' || object === null || Array.isArray(object))
+        throw invalidInput('object_json must be a JSON object', 'object_json');
+      const outcome = await app.handleStripeEvent({
+        eventId: r.eventId,
+        type: r.type,
+        object: object as Record<string, unknown>,
+      });
+      return { duplicate: outcome === 'duplicate', outcome };
+    }),
     printOrder: unary(async (r): Promise<PrintOrderResponse> =>
       orderAnswer(await app.printOrder(r.orderId, printActionFromProto(r.action))),
     ),

@@ -6,6 +6,7 @@ import { admin, allFamilies } from './families/catalog.js';
 import { registerFamily } from './families/register-family.js';
 import { familyRoutes } from './family-routes.js';
 import { registerOpenApi } from './openapi.js';
+import { registerStripeWebhook } from './webhooks/stripe-webhook.js';
 
 export interface EdgeHttpOptions {
   adminToken: string;
@@ -13,6 +14,8 @@ export interface EdgeHttpOptions {
   backends: Backends;
   /** The cart's fee schedule (the same `CART_*_FEE_*` settings); DEFAULT_FEES when not given. */
   fees?: FeeSchedule;
+  /** The Stripe webhook endpoint's signing secret (`STRIPE_WEBHOOK_SECRET`); none: 503. */
+  stripeWebhookSecret?: string;
 }
 
 /**
@@ -38,4 +41,8 @@ export async function registerEdgeRoutes(
       for (const register of routes) await register(scope, f);
     });
   }
+  await registerStripeWebhook(app, {
+    secret: options.stripeWebhookSecret,
+    sink: options.backends.stripeWebhooks,
+  });
 }

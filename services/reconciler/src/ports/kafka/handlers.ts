@@ -1,5 +1,10 @@
 import type { IncomingEvent } from '@marquee/platform/bus';
-import type { BookingHeld, OrderCancelled, OrderConfirmed } from '@marquee/proto/cart/v1';
+import type {
+  BookingHeld,
+  OrderCancelled,
+  OrderConfirmed,
+  PaymentCaptured,
+} from '@marquee/proto/cart/v1';
 import { PartnerOperation, type PartnerCallFailed } from '@marquee/proto/partner/v1';
 import type { ReconcilerApp } from '../../app/reconciler-app.js';
 import type { FailedOperation } from '../../domain/case.js';
@@ -50,6 +55,37 @@ export function orderConfirmedHandler(app: ReconcilerApp) {
       inventoryToken: value.inventoryToken,
       inventoryOrderId: value.inventoryOrderId,
       confirmedAt: value.confirmedAt ?? time,
+      ...(value.payment && value.grandTotal
+        ? {
+            payment: {
+              provider: value.payment.provider,
+              paymentId: value.payment.paymentId,
+              currency: value.grandTotal.currency,
+              capturedMinor: value.payment.captured?.amountMinor ?? 0,
+            },
+            grandMinor: value.grandTotal.amountMinor,
+          }
+        : {}),
+    });
+  };
+}
+
+export function paymentCapturedHandler(app: ReconcilerApp) {
+  return async ({ value, time }: IncomingEvent<PaymentCaptured>): Promise<void> => {
+    // Sandbox payments move no money: nothing to reconcile.
+    if (!value || value.sandbox) return;
+    required('payment-captured', { cart_id: value.cartId, event_id: value.eventId });
+    await app.recordPaymentCaptured({
+      kind: 'payment-captured',
+      cartId: value.cartId,
+      orderId: value.orderId,
+      eventId: value.eventId,
+      partnerId: value.partnerId,
+      provider: value.provider,
+      paymentId: value.paymentId,
+      amountMinor: value.amount?.amountMinor ?? 0,
+      currency: value.amount?.currency ?? '',
+      capturedAt: value.capturedAt ?? time,
     });
   };
 }

@@ -18,9 +18,14 @@ const Case = Type.Object({
   inventoryToken: Type.Optional(Type.String()),
   inventoryOrderId: Type.Optional(Type.String()),
   trigger: Type.Union(
-    ['UNSPECIFIED', 'PARTNER_CALL_FAILED', 'STALE_BOOKING', 'ORDER_MISMATCH'].map((t) =>
-      Type.Literal(t),
-    ),
+    [
+      'UNSPECIFIED',
+      'PARTNER_CALL_FAILED',
+      'STALE_BOOKING',
+      'ORDER_MISMATCH',
+      'CAPTURE_WITHOUT_ORDER',
+      'ORDER_WITHOUT_CAPTURE',
+    ].map((t) => Type.Literal(t)),
   ),
   outcome: Type.Union(
     ['OPEN', 'CONSISTENT', 'ORDER_CONFIRMED', 'ORDER_CANCELLED', 'BOOKING_RELEASED', 'MANUAL'].map(
@@ -30,6 +35,10 @@ const Case = Type.Object({
   detail: Type.String(),
   openedAt: DateTime,
   resolvedAt: DateTime,
+  operatorAction: Type.Optional(
+    Type.String({ description: 'What an operator must do to settle a money case.' }),
+  ),
+  paymentId: Type.Optional(Type.String({ description: "The processor's payment id." })),
 });
 
 const Report = Type.Object({

@@ -369,6 +369,45 @@ export interface OrderConfirmed {
   resoldTicketIds: string[];
   /** A resale order: the seller's order whose tickets were resold. Empty for primary sales. */
   resoldFromOrderId: string;
+  /**
+   * The money of the order at confirmation: the payment authorised and captured (the reconciler
+   * reports a confirmed order whose capture falls short of its grand total). Absent from orders
+   * confirmed before the order carried its payment.
+   */
+  payment?: OrderPayment | undefined;
+}
+
+/**
+ * Topic `payment-captured` (key = cart id). Produced by cart when the payment of a cart was
+ * captured at commit, in the write that records the capture on the cart and before the order is
+ * written: a capture whose `order-confirmed` never follows is money taken without an order, which
+ * the reconciler reports.
+ */
+export interface PaymentCaptured {
+  /** The cart whose payment was captured. */
+  cartId: string;
+  /** The order the commit is writing. */
+  orderId: string;
+  /** Platform event id. */
+  eventId: string;
+  /** Partner registration. */
+  partnerId: string;
+  /** Developer app that buys. */
+  appId: string;
+  /** The processor: `stripe`, or `sandbox`. */
+  provider: string;
+  /** The processor's payment id. */
+  paymentId: string;
+  /** Amount captured. */
+  amount?:
+    | Money
+    | undefined;
+  /** When cart recorded the capture. */
+  capturedAt?:
+    | Date
+    | undefined;
+  /** A cart of the pre-production sandbox. */
+  sandbox: boolean;
 }
 
 /** The delivery chosen for an order (partner cart shipping option). */
@@ -395,6 +434,53 @@ export interface OrderTicket {
   seat: string;
 }
 
+/** The money of an order, in the order's currency (cart's order reads; operators). */
+export interface OrderPayment {
+  /** The processor that holds the payment: `stripe`, or `sandbox` (no money moves). */
+  provider: string;
+  /** The processor's payment id (a Stripe PaymentIntent `pi_...`; `sbx_...` in the sandbox). */
+  paymentId: string;
+  /** Authorised at the payment step. */
+  authorized?:
+    | Money
+    | undefined;
+  /** Captured at commit. */
+  captured?:
+    | Money
+    | undefined;
+  /** Refunded so far (the sum of `refunds`). */
+  refunded?:
+    | Money
+    | undefined;
+  /** Every refund of the payment. */
+  refunds: OrderRefund[];
+  /** The cancel of the order owes a refund the processor has not taken yet (retried). */
+  refundPending: boolean;
+  /** The cardholder disputed the payment at the card issuer (a chargeback). */
+  disputed: boolean;
+}
+
+/** One refund of an order's payment. */
+export interface OrderRefund {
+  /** The processor's refund id (`re_...`; `sbx_re_...` in the sandbox). */
+  refundId: string;
+  /** Amount refunded. */
+  amount?:
+    | Money
+    | undefined;
+  /** `succeeded`, or `pending` until the processor settled it. */
+  status: string;
+  /**
+   * `cancel` (the order's cancel asked for it) or `processor` (made at the processor, e.g. its
+   * dashboard, and learnt from its webhook).
+   */
+  source: string;
+  /** The tickets it refunds; empty for the whole order. */
+  ticketIds: string[];
+  /** When it was recorded. */
+  refundedAt?: Date | undefined;
+}
+
 /**
  * Topic `order-cancelled` (key = order id). Produced by cart when an order is cancelled. The partner
  * call (action CANCEL) follows through 3p-connector, queued and retried while the partner is offline.
@@ -417,6 +503,49 @@ export interface OrderCancelled {
     | Date
     | undefined;
   /** An order of the pre-production sandbox: no partner order exists, nothing to cancel there. */
+  sandbox: boolean;
+}
+
+/**
+ * Topic `payment-refunded` (key = order id). Produced by cart when a refund of an order's payment
+ * is recorded: the refund an order's cancel owes, once the processor took it, and a refund made at
+ * the processor itself (its dashboard), learnt from the processor's webhook. Once per refund id and
+ * status: a pending refund that settles is published again as succeeded.
+ */
+export interface PaymentRefunded {
+  /** Platform order id. */
+  orderId: string;
+  /** Platform event id. */
+  eventId: string;
+  /** Partner registration. */
+  partnerId: string;
+  /** Developer app that bought. */
+  appId: string;
+  /** The processor: `stripe`, or `sandbox` (no money moved). */
+  provider: string;
+  /** The processor's payment id. */
+  paymentId: string;
+  /** The processor's refund id. */
+  refundId: string;
+  /** Amount of this refund. */
+  amount?:
+    | Money
+    | undefined;
+  /** All refunded of the order's payment so far, this one included. */
+  refundedTotal?:
+    | Money
+    | undefined;
+  /** `succeeded`, or `pending` until the processor settled it. */
+  status: string;
+  /** `cancel` (the order's cancel) or `processor` (made at the processor). */
+  source: string;
+  /** The tickets it refunds; empty for the whole order. */
+  ticketIds: string[];
+  /** When cart recorded it. */
+  refundedAt?:
+    | Date
+    | undefined;
+  /** An order of the pre-production sandbox. */
   sandbox: boolean;
 }
 
@@ -470,6 +599,7 @@ function createBaseOrderConfirmed(): OrderConfirmed {
     sandbox: false,
     resoldTicketIds: [],
     resoldFromOrderId: "",
+    payment: undefined,
   };
 }
 
@@ -549,6 +679,9 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     }
     if (message.resoldFromOrderId !== "") {
       writer.uint32(202).string(message.resoldFromOrderId);
+    }
+    if (message.payment !== undefined) {
+      OrderPayment.encode(message.payment, writer.uint32(210).fork()).join();
     }
     return writer;
   },
@@ -766,6 +899,14 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
             message.resoldFromOrderId = reader.string();
             continue;
           }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.payment = OrderPayment.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -887,6 +1028,7 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
         : isSet(object.resold_from_order_id)
         ? globalThis.String(object.resold_from_order_id)
         : "",
+      payment: isSet(object.payment) ? OrderPayment.fromJSON(object.payment) : undefined,
     };
   },
 
@@ -967,6 +1109,9 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     if (message.resoldFromOrderId !== "") {
       obj.resoldFromOrderId = message.resoldFromOrderId;
     }
+    if (message.payment !== undefined) {
+      obj.payment = OrderPayment.toJSON(message.payment);
+    }
     return obj;
   },
 
@@ -1008,6 +1153,263 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     message.sandbox = object.sandbox ?? false;
     message.resoldTicketIds = object.resoldTicketIds?.map((e) => e) || [];
     message.resoldFromOrderId = object.resoldFromOrderId ?? "";
+    message.payment = (object.payment !== undefined && object.payment !== null)
+      ? OrderPayment.fromPartial(object.payment)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePaymentCaptured(): PaymentCaptured {
+  return {
+    cartId: "",
+    orderId: "",
+    eventId: "",
+    partnerId: "",
+    appId: "",
+    provider: "",
+    paymentId: "",
+    amount: undefined,
+    capturedAt: undefined,
+    sandbox: false,
+  };
+}
+
+export const PaymentCaptured: MessageFns<PaymentCaptured> = {
+  encode(message: PaymentCaptured, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cartId !== "") {
+      writer.uint32(10).string(message.cartId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(18).string(message.orderId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(26).string(message.eventId);
+    }
+    if (message.partnerId !== "") {
+      writer.uint32(34).string(message.partnerId);
+    }
+    if (message.appId !== "") {
+      writer.uint32(42).string(message.appId);
+    }
+    if (message.provider !== "") {
+      writer.uint32(50).string(message.provider);
+    }
+    if (message.paymentId !== "") {
+      writer.uint32(58).string(message.paymentId);
+    }
+    if (message.amount !== undefined) {
+      Money.encode(message.amount, writer.uint32(66).fork()).join();
+    }
+    if (message.capturedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.capturedAt), writer.uint32(74).fork()).join();
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(80).bool(message.sandbox);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PaymentCaptured {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePaymentCaptured();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.cartId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.partnerId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.paymentId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.amount = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.capturedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PaymentCaptured {
+    return {
+      cartId: isSet(object.cartId)
+        ? globalThis.String(object.cartId)
+        : isSet(object.cart_id)
+        ? globalThis.String(object.cart_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      partnerId: isSet(object.partnerId)
+        ? globalThis.String(object.partnerId)
+        : isSet(object.partner_id)
+        ? globalThis.String(object.partner_id)
+        : "",
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      paymentId: isSet(object.paymentId)
+        ? globalThis.String(object.paymentId)
+        : isSet(object.payment_id)
+        ? globalThis.String(object.payment_id)
+        : "",
+      amount: isSet(object.amount) ? Money.fromJSON(object.amount) : undefined,
+      capturedAt: isSet(object.capturedAt)
+        ? fromJsonTimestamp(object.capturedAt)
+        : isSet(object.captured_at)
+        ? fromJsonTimestamp(object.captured_at)
+        : undefined,
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+    };
+  },
+
+  toJSON(message: PaymentCaptured): unknown {
+    const obj: any = {};
+    if (message.cartId !== "") {
+      obj.cartId = message.cartId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.partnerId !== "") {
+      obj.partnerId = message.partnerId;
+    }
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.paymentId !== "") {
+      obj.paymentId = message.paymentId;
+    }
+    if (message.amount !== undefined) {
+      obj.amount = Money.toJSON(message.amount);
+    }
+    if (message.capturedAt !== undefined) {
+      obj.capturedAt = message.capturedAt.toISOString();
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PaymentCaptured>, I>>(base?: I): PaymentCaptured {
+    return PaymentCaptured.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PaymentCaptured>, I>>(object: I): PaymentCaptured {
+    const message = createBasePaymentCaptured();
+    message.cartId = object.cartId ?? "";
+    message.orderId = object.orderId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.partnerId = object.partnerId ?? "";
+    message.appId = object.appId ?? "";
+    message.provider = object.provider ?? "";
+    message.paymentId = object.paymentId ?? "";
+    message.amount = (object.amount !== undefined && object.amount !== null)
+      ? Money.fromPartial(object.amount)
+      : undefined;
+    message.capturedAt = object.capturedAt ?? undefined;
+    message.sandbox = object.sandbox ?? false;
     return message;
   },
 };
@@ -1240,6 +1642,373 @@ export const OrderTicket: MessageFns<OrderTicket> = {
   },
 };
 
+function createBaseOrderPayment(): OrderPayment {
+  return {
+    provider: "",
+    paymentId: "",
+    authorized: undefined,
+    captured: undefined,
+    refunded: undefined,
+    refunds: [],
+    refundPending: false,
+    disputed: false,
+  };
+}
+
+export const OrderPayment: MessageFns<OrderPayment> = {
+  encode(message: OrderPayment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.provider !== "") {
+      writer.uint32(10).string(message.provider);
+    }
+    if (message.paymentId !== "") {
+      writer.uint32(18).string(message.paymentId);
+    }
+    if (message.authorized !== undefined) {
+      Money.encode(message.authorized, writer.uint32(26).fork()).join();
+    }
+    if (message.captured !== undefined) {
+      Money.encode(message.captured, writer.uint32(34).fork()).join();
+    }
+    if (message.refunded !== undefined) {
+      Money.encode(message.refunded, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.refunds) {
+      OrderRefund.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.refundPending !== false) {
+      writer.uint32(56).bool(message.refundPending);
+    }
+    if (message.disputed !== false) {
+      writer.uint32(64).bool(message.disputed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderPayment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderPayment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.paymentId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.authorized = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.captured = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.refunded = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.refunds.push(OrderRefund.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.refundPending = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.disputed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderPayment {
+    return {
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      paymentId: isSet(object.paymentId)
+        ? globalThis.String(object.paymentId)
+        : isSet(object.payment_id)
+        ? globalThis.String(object.payment_id)
+        : "",
+      authorized: isSet(object.authorized) ? Money.fromJSON(object.authorized) : undefined,
+      captured: isSet(object.captured) ? Money.fromJSON(object.captured) : undefined,
+      refunded: isSet(object.refunded) ? Money.fromJSON(object.refunded) : undefined,
+      refunds: globalThis.Array.isArray(object?.refunds) ? object.refunds.map((e: any) => OrderRefund.fromJSON(e)) : [],
+      refundPending: isSet(object.refundPending)
+        ? globalThis.Boolean(object.refundPending)
+        : isSet(object.refund_pending)
+        ? globalThis.Boolean(object.refund_pending)
+        : false,
+      disputed: isSet(object.disputed) ? globalThis.Boolean(object.disputed) : false,
+    };
+  },
+
+  toJSON(message: OrderPayment): unknown {
+    const obj: any = {};
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.paymentId !== "") {
+      obj.paymentId = message.paymentId;
+    }
+    if (message.authorized !== undefined) {
+      obj.authorized = Money.toJSON(message.authorized);
+    }
+    if (message.captured !== undefined) {
+      obj.captured = Money.toJSON(message.captured);
+    }
+    if (message.refunded !== undefined) {
+      obj.refunded = Money.toJSON(message.refunded);
+    }
+    if (message.refunds?.length) {
+      obj.refunds = message.refunds.map((e) => OrderRefund.toJSON(e));
+    }
+    if (message.refundPending !== false) {
+      obj.refundPending = message.refundPending;
+    }
+    if (message.disputed !== false) {
+      obj.disputed = message.disputed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderPayment>, I>>(base?: I): OrderPayment {
+    return OrderPayment.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderPayment>, I>>(object: I): OrderPayment {
+    const message = createBaseOrderPayment();
+    message.provider = object.provider ?? "";
+    message.paymentId = object.paymentId ?? "";
+    message.authorized = (object.authorized !== undefined && object.authorized !== null)
+      ? Money.fromPartial(object.authorized)
+      : undefined;
+    message.captured = (object.captured !== undefined && object.captured !== null)
+      ? Money.fromPartial(object.captured)
+      : undefined;
+    message.refunded = (object.refunded !== undefined && object.refunded !== null)
+      ? Money.fromPartial(object.refunded)
+      : undefined;
+    message.refunds = object.refunds?.map((e) => OrderRefund.fromPartial(e)) || [];
+    message.refundPending = object.refundPending ?? false;
+    message.disputed = object.disputed ?? false;
+    return message;
+  },
+};
+
+function createBaseOrderRefund(): OrderRefund {
+  return { refundId: "", amount: undefined, status: "", source: "", ticketIds: [], refundedAt: undefined };
+}
+
+export const OrderRefund: MessageFns<OrderRefund> = {
+  encode(message: OrderRefund, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.refundId !== "") {
+      writer.uint32(10).string(message.refundId);
+    }
+    if (message.amount !== undefined) {
+      Money.encode(message.amount, writer.uint32(18).fork()).join();
+    }
+    if (message.status !== "") {
+      writer.uint32(26).string(message.status);
+    }
+    if (message.source !== "") {
+      writer.uint32(34).string(message.source);
+    }
+    for (const v of message.ticketIds) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.refundedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.refundedAt), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderRefund {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderRefund();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.refundId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.amount = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.ticketIds.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.refundedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderRefund {
+    return {
+      refundId: isSet(object.refundId)
+        ? globalThis.String(object.refundId)
+        : isSet(object.refund_id)
+        ? globalThis.String(object.refund_id)
+        : "",
+      amount: isSet(object.amount) ? Money.fromJSON(object.amount) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      ticketIds: globalThis.Array.isArray(object?.ticketIds)
+        ? object.ticketIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.ticket_ids)
+        ? object.ticket_ids.map((e: any) => globalThis.String(e))
+        : [],
+      refundedAt: isSet(object.refundedAt)
+        ? fromJsonTimestamp(object.refundedAt)
+        : isSet(object.refunded_at)
+        ? fromJsonTimestamp(object.refunded_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: OrderRefund): unknown {
+    const obj: any = {};
+    if (message.refundId !== "") {
+      obj.refundId = message.refundId;
+    }
+    if (message.amount !== undefined) {
+      obj.amount = Money.toJSON(message.amount);
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.ticketIds?.length) {
+      obj.ticketIds = message.ticketIds;
+    }
+    if (message.refundedAt !== undefined) {
+      obj.refundedAt = message.refundedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderRefund>, I>>(base?: I): OrderRefund {
+    return OrderRefund.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderRefund>, I>>(object: I): OrderRefund {
+    const message = createBaseOrderRefund();
+    message.refundId = object.refundId ?? "";
+    message.amount = (object.amount !== undefined && object.amount !== null)
+      ? Money.fromPartial(object.amount)
+      : undefined;
+    message.status = object.status ?? "";
+    message.source = object.source ?? "";
+    message.ticketIds = object.ticketIds?.map((e) => e) || [];
+    message.refundedAt = object.refundedAt ?? undefined;
+    return message;
+  },
+};
+
 function createBaseOrderCancelled(): OrderCancelled {
   return {
     orderId: "",
@@ -1445,6 +2214,338 @@ export const OrderCancelled: MessageFns<OrderCancelled> = {
     message.reason = object.reason ?? CancelReason.CANCEL_REASON_UNSPECIFIED;
     message.detail = object.detail ?? "";
     message.cancelledAt = object.cancelledAt ?? undefined;
+    message.sandbox = object.sandbox ?? false;
+    return message;
+  },
+};
+
+function createBasePaymentRefunded(): PaymentRefunded {
+  return {
+    orderId: "",
+    eventId: "",
+    partnerId: "",
+    appId: "",
+    provider: "",
+    paymentId: "",
+    refundId: "",
+    amount: undefined,
+    refundedTotal: undefined,
+    status: "",
+    source: "",
+    ticketIds: [],
+    refundedAt: undefined,
+    sandbox: false,
+  };
+}
+
+export const PaymentRefunded: MessageFns<PaymentRefunded> = {
+  encode(message: PaymentRefunded, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orderId !== "") {
+      writer.uint32(10).string(message.orderId);
+    }
+    if (message.eventId !== "") {
+      writer.uint32(18).string(message.eventId);
+    }
+    if (message.partnerId !== "") {
+      writer.uint32(26).string(message.partnerId);
+    }
+    if (message.appId !== "") {
+      writer.uint32(34).string(message.appId);
+    }
+    if (message.provider !== "") {
+      writer.uint32(42).string(message.provider);
+    }
+    if (message.paymentId !== "") {
+      writer.uint32(50).string(message.paymentId);
+    }
+    if (message.refundId !== "") {
+      writer.uint32(58).string(message.refundId);
+    }
+    if (message.amount !== undefined) {
+      Money.encode(message.amount, writer.uint32(66).fork()).join();
+    }
+    if (message.refundedTotal !== undefined) {
+      Money.encode(message.refundedTotal, writer.uint32(74).fork()).join();
+    }
+    if (message.status !== "") {
+      writer.uint32(82).string(message.status);
+    }
+    if (message.source !== "") {
+      writer.uint32(90).string(message.source);
+    }
+    for (const v of message.ticketIds) {
+      writer.uint32(98).string(v!);
+    }
+    if (message.refundedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.refundedAt), writer.uint32(106).fork()).join();
+    }
+    if (message.sandbox !== false) {
+      writer.uint32(112).bool(message.sandbox);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PaymentRefunded {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePaymentRefunded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.partnerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.paymentId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.refundId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.amount = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.refundedTotal = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.ticketIds.push(reader.string());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.refundedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.sandbox = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PaymentRefunded {
+    return {
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      partnerId: isSet(object.partnerId)
+        ? globalThis.String(object.partnerId)
+        : isSet(object.partner_id)
+        ? globalThis.String(object.partner_id)
+        : "",
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      paymentId: isSet(object.paymentId)
+        ? globalThis.String(object.paymentId)
+        : isSet(object.payment_id)
+        ? globalThis.String(object.payment_id)
+        : "",
+      refundId: isSet(object.refundId)
+        ? globalThis.String(object.refundId)
+        : isSet(object.refund_id)
+        ? globalThis.String(object.refund_id)
+        : "",
+      amount: isSet(object.amount) ? Money.fromJSON(object.amount) : undefined,
+      refundedTotal: isSet(object.refundedTotal)
+        ? Money.fromJSON(object.refundedTotal)
+        : isSet(object.refunded_total)
+        ? Money.fromJSON(object.refunded_total)
+        : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      ticketIds: globalThis.Array.isArray(object?.ticketIds)
+        ? object.ticketIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.ticket_ids)
+        ? object.ticket_ids.map((e: any) => globalThis.String(e))
+        : [],
+      refundedAt: isSet(object.refundedAt)
+        ? fromJsonTimestamp(object.refundedAt)
+        : isSet(object.refunded_at)
+        ? fromJsonTimestamp(object.refunded_at)
+        : undefined,
+      sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+    };
+  },
+
+  toJSON(message: PaymentRefunded): unknown {
+    const obj: any = {};
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.partnerId !== "") {
+      obj.partnerId = message.partnerId;
+    }
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.paymentId !== "") {
+      obj.paymentId = message.paymentId;
+    }
+    if (message.refundId !== "") {
+      obj.refundId = message.refundId;
+    }
+    if (message.amount !== undefined) {
+      obj.amount = Money.toJSON(message.amount);
+    }
+    if (message.refundedTotal !== undefined) {
+      obj.refundedTotal = Money.toJSON(message.refundedTotal);
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.ticketIds?.length) {
+      obj.ticketIds = message.ticketIds;
+    }
+    if (message.refundedAt !== undefined) {
+      obj.refundedAt = message.refundedAt.toISOString();
+    }
+    if (message.sandbox !== false) {
+      obj.sandbox = message.sandbox;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PaymentRefunded>, I>>(base?: I): PaymentRefunded {
+    return PaymentRefunded.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PaymentRefunded>, I>>(object: I): PaymentRefunded {
+    const message = createBasePaymentRefunded();
+    message.orderId = object.orderId ?? "";
+    message.eventId = object.eventId ?? "";
+    message.partnerId = object.partnerId ?? "";
+    message.appId = object.appId ?? "";
+    message.provider = object.provider ?? "";
+    message.paymentId = object.paymentId ?? "";
+    message.refundId = object.refundId ?? "";
+    message.amount = (object.amount !== undefined && object.amount !== null)
+      ? Money.fromPartial(object.amount)
+      : undefined;
+    message.refundedTotal = (object.refundedTotal !== undefined && object.refundedTotal !== null)
+      ? Money.fromPartial(object.refundedTotal)
+      : undefined;
+    message.status = object.status ?? "";
+    message.source = object.source ?? "";
+    message.ticketIds = object.ticketIds?.map((e) => e) || [];
+    message.refundedAt = object.refundedAt ?? undefined;
     message.sandbox = object.sandbox ?? false;
     return message;
   },

@@ -34,6 +34,7 @@ import {
   cancelReasonFromJSON,
   cancelReasonToJSON,
   cancelReasonToNumber,
+  OrderPayment,
   OrderTicket,
   PrintAction,
   printActionFromJSON,
@@ -198,6 +199,26 @@ export function orderStatusToNumber(object: OrderStatus): number {
     default:
       return -1;
   }
+}
+
+/** A verified Stripe event. */
+export interface HandleStripeEventRequest {
+  /** Stripe's event id (`evt_...`). */
+  eventId: string;
+  /** Stripe's event type (`charge.refunded`, ...). */
+  type: string;
+  /** The event's `data.object` as JSON (a PaymentIntent, Charge or Dispute). */
+  objectJson: string;
+  /** When Stripe created the event. */
+  created?: Date | undefined;
+}
+
+/** What cart did with the event. */
+export interface HandleStripeEventResponse {
+  /** The event was handled before: nothing changed. */
+  duplicate: boolean;
+  /** What it did, for the log (`ignored`, `refund-recorded`, ...). */
+  outcome: string;
 }
 
 /** Availability request. */
@@ -581,6 +602,8 @@ export interface CartOrder {
    * ROLLBACK_PRINT and before any print.
    */
   printed: boolean;
+  /** The money of the order: authorised, captured, refunded. */
+  payment?: OrderPayment | undefined;
 }
 
 /** Shipping options request. */
@@ -841,6 +864,216 @@ export interface CartTotals {
   /** Not yet covered by payments. */
   unpaid?: Money | undefined;
 }
+
+function createBaseHandleStripeEventRequest(): HandleStripeEventRequest {
+  return { eventId: "", type: "", objectJson: "", created: undefined };
+}
+
+export const HandleStripeEventRequest: MessageFns<HandleStripeEventRequest> = {
+  encode(message: HandleStripeEventRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.type !== "") {
+      writer.uint32(18).string(message.type);
+    }
+    if (message.objectJson !== "") {
+      writer.uint32(26).string(message.objectJson);
+    }
+    if (message.created !== undefined) {
+      Timestamp.encode(toTimestamp(message.created), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HandleStripeEventRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHandleStripeEventRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.objectJson = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.created = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HandleStripeEventRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      objectJson: isSet(object.objectJson)
+        ? globalThis.String(object.objectJson)
+        : isSet(object.object_json)
+        ? globalThis.String(object.object_json)
+        : "",
+      created: isSet(object.created) ? fromJsonTimestamp(object.created) : undefined,
+    };
+  },
+
+  toJSON(message: HandleStripeEventRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.objectJson !== "") {
+      obj.objectJson = message.objectJson;
+    }
+    if (message.created !== undefined) {
+      obj.created = message.created.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HandleStripeEventRequest>, I>>(base?: I): HandleStripeEventRequest {
+    return HandleStripeEventRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HandleStripeEventRequest>, I>>(object: I): HandleStripeEventRequest {
+    const message = createBaseHandleStripeEventRequest();
+    message.eventId = object.eventId ?? "";
+    message.type = object.type ?? "";
+    message.objectJson = object.objectJson ?? "";
+    message.created = object.created ?? undefined;
+    return message;
+  },
+};
+
+function createBaseHandleStripeEventResponse(): HandleStripeEventResponse {
+  return { duplicate: false, outcome: "" };
+}
+
+export const HandleStripeEventResponse: MessageFns<HandleStripeEventResponse> = {
+  encode(message: HandleStripeEventResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.duplicate !== false) {
+      writer.uint32(8).bool(message.duplicate);
+    }
+    if (message.outcome !== "") {
+      writer.uint32(18).string(message.outcome);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HandleStripeEventResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHandleStripeEventResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.duplicate = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.outcome = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HandleStripeEventResponse {
+    return {
+      duplicate: isSet(object.duplicate) ? globalThis.Boolean(object.duplicate) : false,
+      outcome: isSet(object.outcome) ? globalThis.String(object.outcome) : "",
+    };
+  },
+
+  toJSON(message: HandleStripeEventResponse): unknown {
+    const obj: any = {};
+    if (message.duplicate !== false) {
+      obj.duplicate = message.duplicate;
+    }
+    if (message.outcome !== "") {
+      obj.outcome = message.outcome;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HandleStripeEventResponse>, I>>(base?: I): HandleStripeEventResponse {
+    return HandleStripeEventResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HandleStripeEventResponse>, I>>(object: I): HandleStripeEventResponse {
+    const message = createBaseHandleStripeEventResponse();
+    message.duplicate = object.duplicate ?? false;
+    message.outcome = object.outcome ?? "";
+    return message;
+  },
+};
 
 function createBaseGetEventAvailabilityRequest(): GetEventAvailabilityRequest {
   return { appId: "", eventId: "", sandbox: false };
@@ -4112,6 +4345,7 @@ function createBaseCartOrder(): CartOrder {
     status: OrderStatus.ORDER_STATUS_UNSPECIFIED,
     confirmedAt: undefined,
     printed: false,
+    payment: undefined,
   };
 }
 
@@ -4137,6 +4371,9 @@ export const CartOrder: MessageFns<CartOrder> = {
     }
     if (message.printed !== false) {
       writer.uint32(56).bool(message.printed);
+    }
+    if (message.payment !== undefined) {
+      OrderPayment.encode(message.payment, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -4210,6 +4447,14 @@ export const CartOrder: MessageFns<CartOrder> = {
             message.printed = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.payment = OrderPayment.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4251,6 +4496,7 @@ export const CartOrder: MessageFns<CartOrder> = {
         ? fromJsonTimestamp(object.confirmed_at)
         : undefined,
       printed: isSet(object.printed) ? globalThis.Boolean(object.printed) : false,
+      payment: isSet(object.payment) ? OrderPayment.fromJSON(object.payment) : undefined,
     };
   },
 
@@ -4277,6 +4523,9 @@ export const CartOrder: MessageFns<CartOrder> = {
     if (message.printed !== false) {
       obj.printed = message.printed;
     }
+    if (message.payment !== undefined) {
+      obj.payment = OrderPayment.toJSON(message.payment);
+    }
     return obj;
   },
 
@@ -4294,6 +4543,9 @@ export const CartOrder: MessageFns<CartOrder> = {
     message.status = object.status ?? OrderStatus.ORDER_STATUS_UNSPECIFIED;
     message.confirmedAt = object.confirmedAt ?? undefined;
     message.printed = object.printed ?? false;
+    message.payment = (object.payment !== undefined && object.payment !== null)
+      ? OrderPayment.fromPartial(object.payment)
+      : undefined;
     return message;
   },
 };
@@ -6885,6 +7137,22 @@ export const CartServiceService = {
     responseSerialize: (value: PrintOrderResponse): Buffer => Buffer.from(PrintOrderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): PrintOrderResponse => PrintOrderResponse.decode(value),
   },
+  /**
+   * A Stripe webhook event whose signature the edge verified (`POST /webhooks/stripe`). Idempotent
+   * on the event id: an event handled before answers `duplicate` and changes nothing. INTERNAL or
+   * UNAVAILABLE when it could not be handled now (the edge answers 5xx and Stripe sends it again).
+   */
+  handleStripeEvent: {
+    path: "/marquee.cart.v1.CartService/HandleStripeEvent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: HandleStripeEventRequest): Buffer =>
+      Buffer.from(HandleStripeEventRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): HandleStripeEventRequest => HandleStripeEventRequest.decode(value),
+    responseSerialize: (value: HandleStripeEventResponse): Buffer =>
+      Buffer.from(HandleStripeEventResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): HandleStripeEventResponse => HandleStripeEventResponse.decode(value),
+  },
 } as const;
 
 export interface CartServiceServer extends UntypedServiceImplementation {
@@ -6932,6 +7200,12 @@ export interface CartServiceServer extends UntypedServiceImplementation {
    * not printed); UNAVAILABLE (20001) when the partner did not take it, nothing recorded: retry.
    */
   printOrder: handleUnaryCall<PrintOrderRequest, PrintOrderResponse>;
+  /**
+   * A Stripe webhook event whose signature the edge verified (`POST /webhooks/stripe`). Idempotent
+   * on the event id: an event handled before answers `duplicate` and changes nothing. INTERNAL or
+   * UNAVAILABLE when it could not be handled now (the edge answers 5xx and Stripe sends it again).
+   */
+  handleStripeEvent: handleUnaryCall<HandleStripeEventRequest, HandleStripeEventResponse>;
 }
 
 export interface CartServiceClient extends Client {
@@ -7146,6 +7420,26 @@ export interface CartServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: PrintOrderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A Stripe webhook event whose signature the edge verified (`POST /webhooks/stripe`). Idempotent
+   * on the event id: an event handled before answers `duplicate` and changes nothing. INTERNAL or
+   * UNAVAILABLE when it could not be handled now (the edge answers 5xx and Stripe sends it again).
+   */
+  handleStripeEvent(
+    request: HandleStripeEventRequest,
+    callback: (error: ServiceError | null, response: HandleStripeEventResponse) => void,
+  ): ClientUnaryCall;
+  handleStripeEvent(
+    request: HandleStripeEventRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: HandleStripeEventResponse) => void,
+  ): ClientUnaryCall;
+  handleStripeEvent(
+    request: HandleStripeEventRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: HandleStripeEventResponse) => void,
   ): ClientUnaryCall;
 }
 

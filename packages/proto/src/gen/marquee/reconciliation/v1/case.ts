@@ -18,6 +18,10 @@ export enum CaseTrigger {
   CASE_TRIGGER_STALE_BOOKING = "CASE_TRIGGER_STALE_BOOKING",
   /** CASE_TRIGGER_ORDER_MISMATCH - Platform and partner disagree about an order. */
   CASE_TRIGGER_ORDER_MISMATCH = "CASE_TRIGGER_ORDER_MISMATCH",
+  /** CASE_TRIGGER_CAPTURE_WITHOUT_ORDER - A payment was captured (`payment-captured`) and no confirmed order followed in time. */
+  CASE_TRIGGER_CAPTURE_WITHOUT_ORDER = "CASE_TRIGGER_CAPTURE_WITHOUT_ORDER",
+  /** CASE_TRIGGER_ORDER_WITHOUT_CAPTURE - An order was confirmed (`order-confirmed`) without its payment captured in full. */
+  CASE_TRIGGER_ORDER_WITHOUT_CAPTURE = "CASE_TRIGGER_ORDER_WITHOUT_CAPTURE",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
 
@@ -35,6 +39,12 @@ export function caseTriggerFromJSON(object: any): CaseTrigger {
     case 3:
     case "CASE_TRIGGER_ORDER_MISMATCH":
       return CaseTrigger.CASE_TRIGGER_ORDER_MISMATCH;
+    case 4:
+    case "CASE_TRIGGER_CAPTURE_WITHOUT_ORDER":
+      return CaseTrigger.CASE_TRIGGER_CAPTURE_WITHOUT_ORDER;
+    case 5:
+    case "CASE_TRIGGER_ORDER_WITHOUT_CAPTURE":
+      return CaseTrigger.CASE_TRIGGER_ORDER_WITHOUT_CAPTURE;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -52,6 +62,10 @@ export function caseTriggerToJSON(object: CaseTrigger): string {
       return "CASE_TRIGGER_STALE_BOOKING";
     case CaseTrigger.CASE_TRIGGER_ORDER_MISMATCH:
       return "CASE_TRIGGER_ORDER_MISMATCH";
+    case CaseTrigger.CASE_TRIGGER_CAPTURE_WITHOUT_ORDER:
+      return "CASE_TRIGGER_CAPTURE_WITHOUT_ORDER";
+    case CaseTrigger.CASE_TRIGGER_ORDER_WITHOUT_CAPTURE:
+      return "CASE_TRIGGER_ORDER_WITHOUT_CAPTURE";
     case CaseTrigger.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -68,6 +82,10 @@ export function caseTriggerToNumber(object: CaseTrigger): number {
       return 2;
     case CaseTrigger.CASE_TRIGGER_ORDER_MISMATCH:
       return 3;
+    case CaseTrigger.CASE_TRIGGER_CAPTURE_WITHOUT_ORDER:
+      return 4;
+    case CaseTrigger.CASE_TRIGGER_ORDER_WITHOUT_CAPTURE:
+      return 5;
     case CaseTrigger.UNRECOGNIZED:
     default:
       return -1;
@@ -195,7 +213,16 @@ export interface ReconciliationCase {
     | Date
     | undefined;
   /** When the outcome was decided; absent while open. */
-  resolvedAt?: Date | undefined;
+  resolvedAt?:
+    | Date
+    | undefined;
+  /**
+   * What an operator must do to settle a MANUAL money case (e.g. refund a payment at the
+   * processor); empty for other cases.
+   */
+  operatorAction: string;
+  /** The processor's payment id of a money case; empty otherwise. */
+  paymentId: string;
 }
 
 function createBaseReconciliationResolved(): ReconciliationResolved {
@@ -281,6 +308,8 @@ function createBaseReconciliationCase(): ReconciliationCase {
     detail: "",
     openedAt: undefined,
     resolvedAt: undefined,
+    operatorAction: "",
+    paymentId: "",
   };
 }
 
@@ -321,6 +350,12 @@ export const ReconciliationCase: MessageFns<ReconciliationCase> = {
     }
     if (message.resolvedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.resolvedAt), writer.uint32(98).fork()).join();
+    }
+    if (message.operatorAction !== "") {
+      writer.uint32(106).string(message.operatorAction);
+    }
+    if (message.paymentId !== "") {
+      writer.uint32(114).string(message.paymentId);
     }
     return writer;
   },
@@ -434,6 +469,22 @@ export const ReconciliationCase: MessageFns<ReconciliationCase> = {
             message.resolvedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.operatorAction = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.paymentId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -492,6 +543,16 @@ export const ReconciliationCase: MessageFns<ReconciliationCase> = {
         : isSet(object.resolved_at)
         ? fromJsonTimestamp(object.resolved_at)
         : undefined,
+      operatorAction: isSet(object.operatorAction)
+        ? globalThis.String(object.operatorAction)
+        : isSet(object.operator_action)
+        ? globalThis.String(object.operator_action)
+        : "",
+      paymentId: isSet(object.paymentId)
+        ? globalThis.String(object.paymentId)
+        : isSet(object.payment_id)
+        ? globalThis.String(object.payment_id)
+        : "",
     };
   },
 
@@ -533,6 +594,12 @@ export const ReconciliationCase: MessageFns<ReconciliationCase> = {
     if (message.resolvedAt !== undefined) {
       obj.resolvedAt = message.resolvedAt.toISOString();
     }
+    if (message.operatorAction !== "") {
+      obj.operatorAction = message.operatorAction;
+    }
+    if (message.paymentId !== "") {
+      obj.paymentId = message.paymentId;
+    }
     return obj;
   },
 
@@ -553,6 +620,8 @@ export const ReconciliationCase: MessageFns<ReconciliationCase> = {
     message.detail = object.detail ?? "";
     message.openedAt = object.openedAt ?? undefined;
     message.resolvedAt = object.resolvedAt ?? undefined;
+    message.operatorAction = object.operatorAction ?? "";
+    message.paymentId = object.paymentId ?? "";
     return message;
   },
 };

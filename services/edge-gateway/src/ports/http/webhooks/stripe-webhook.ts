@@ -1,0 +1,104 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import Stripe from 'stripe';
+import type { StripeWebhookSink } from '../../../app/stripe-webhooks.js';
+
+/** The largest event body taken; Stripe's events are a few kilobytes. */
+const BODY_LIMIT = 512 * 1024;
+
+const WebhookError = Type.Object({
+  error: Type.Object({ code: Type.String(), message: Type.String() }),
+});
+
+const refuse = (reply: FastifyReply, status: number, code: string, message: string) =>
+  reply.code(status).send({ error: { code, message } });
+
+const kindOf = (error: unknown): string | undefined =>
+  typeof error === 'object' && error !== null
+    ? ((error as { kind?: unknown }).kind as string | undefined)
+    : undefined;
+
+/**
+ * `POST /webhooks/stripe`: Stripe's webhook endpoint. The body is taken raw (the signature covers
+ * its exact bytes) and verified with the SDK's `webhooks.constructEvent` against the endpoint's
+ * signing secret, with the SDK's default tolerance of the signed timestamp (300 s), which also
+ * refuses a replay of an old delivery. A missing, wrong or stale signature is 400 and nothing is
+ * forwarded. A verified event goes to cart (HandleStripeEvent), which acts on it once per event id.
+ * Without a secret configured the endpoint answers 503: an event is never taken unverified.
+ */
+export async function registerStripeWebhook(
+  app: FastifyInstance,
+  options: { secret: string | undefined; sink: StripeWebhookSink | undefined },
+): Promise<void> {
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: BODY_LIMIT },
+      (_r, body, done) => done(null, body),
+    );
+    scope.post(
+      '/webhooks/stripe',
+      {
+        schema: {
+          tags: ['webhooks'],
+          summary: "Stripe's webhook events",
+          description:
+            'Called by Stripe only. The raw body must carry a valid `Stripe-Signature` (the endpoint signing secret, timestamp within 300 s). Handled event types: `payment_intent.canceled`, `payment_intent.payment_failed`, `charge.refunded`, `charge.dispute.created`; others are acknowledged and ignored. An event id already handled is acknowledged and changes nothing. See docs/payments.md.',
+          response: {
+            200: Type.Object({
+              received: Type.Boolean(),
+              duplicate: Type.Boolean({ description: 'The event id was handled before' }),
+            }),
+            400: { ...WebhookError, description: 'No, a wrong or a stale Stripe-Signature' },
+            500: { ...WebhookError, description: 'Not handled now; Stripe sends it again' },
+            503: { ...WebhookError, description: 'Not configured, or cart unavailable' },
+          },
+        },
+      },
+      async (request, reply) => {
+        if (!options.secret || !options.sink)
+          return refuse(reply, 503, 'unavailable', 'the Stripe webhook is not configured');
+        const signature = request.headers['stripe-signature'];
+        const body = request.body;
+        if (typeof signature !== 'string' || signature === '')
+          return refuse(reply, 400, 'invalid_signature', 'the Stripe-Signature header is required');
+        if (!Buffer.isBuffer(body))
+          return refuse(reply, 400, 'invalid_signature', 'the event body is missing');
+        let event: Stripe.Event;
+        try {
+          event = Stripe.webhooks.constructEvent(body, signature, options.secret);
+        } catch {
+          return refuse(
+            reply,
+            400,
+            'invalid_signature',
+            'the Stripe-Signature does not verify: wrong secret, altered body, or a timestamp outside the tolerance',
+          );
+        }
+        try {
+          const answer = await options.sink.handleStripeEvent({
+            eventId: event.id,
+            type: event.type,
+            objectJson: JSON.stringify(event.data.object),
+            created: new Date(event.created * 1000),
+          });
+          return reply.code(200).send({ received: true, duplicate: answer.duplicate });
+        } catch (error) {
+          request.log.warn({ err: error, stripe_event: event.id }, 'Stripe event not handled');
+          const kind = kindOf(error);
+          if (
+            kind === 'unavailable' ||
+            kind === 'deadline_exceeded' ||
+            kind === 'resource_exhausted'
+          )
+            return reply
+              .header('retry-after', '5')
+              .code(503)
+              .send({ error: { code: 'unavailable', message: 'cart is unavailable; retry' } });
+          return refuse(reply, 500, 'internal', 'the event was not handled; Stripe sends it again');
+        }
+      },
+    );
+  });
+}
