@@ -39,6 +39,7 @@ describe('meteredProcessor', () => {
     (await metricValue(series(operation, outcome))) ?? 0;
   const input = (nonce: string) => ({
     reference: `metered-${nonce}`,
+    cartId: `cart-${nonce}`,
     amountMinor: 1_000,
     currency: 'EUR',
     nonce,

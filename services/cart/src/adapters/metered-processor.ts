@@ -4,7 +4,7 @@ import type { PaymentProcessor } from '../app/ports.js';
 /**
  * Payments by outcome, for the operator's dashboards and the payment-failure alert:
  * `marquee_payments_total{processor, operation, outcome}`. `operation` is authorize, capture,
- * void or refund; `outcome` is `ok`, `action_required` (3-D Secure asked), `declined` (the card
+ * void, refund or void_abandoned (the sweeper's search for authorisations a crash left); `outcome` is `ok`, `action_required` (3-D Secure asked), `declined` (the card
  * was refused: kind failed_precondition), `rejected` (a payment method the processor cannot use)
  * or `error` (the processor did not answer or failed). Counted at the port, so every use case and
  * both processors are covered; nothing about the card or the cart is a label.
@@ -55,5 +55,6 @@ export function meteredProcessor(processor: PaymentProcessor): PaymentProcessor 
     void: (paymentId) => metered('void', () => processor.void(paymentId)),
     refund: (paymentId, amountMinor, idempotencyKey) =>
       metered('refund', () => processor.refund(paymentId, amountMinor, idempotencyKey)),
+    voidAbandoned: (cartId) => metered('void_abandoned', () => processor.voidAbandoned(cartId)),
   };
 }
