@@ -114,12 +114,18 @@ describe('partner cart: API key', () => {
       headers: { 'x-api-key': KEY },
     });
     expect(header.statusCode).toBe(200);
+    expect(header.headers['rate-limit']).toBe('5');
+    expect(header.headers['rate-limit-available']).toBe('4');
+    expect(Number(header.headers['rate-limit-reset'])).toBeGreaterThan(0);
+    expect(header.headers['rate-limit-over']).toBe('0');
     const over = await app.inject({
       url: withKey(`${P}/events/${EVENT}/availability`, OVER_QUOTA_KEY),
     });
     expect(over.statusCode).toBe(429);
     expect(over.json()).toEqual(errorOf(429, 'rate_limited'));
     expect(Number(over.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(over.headers['rate-limit-available']).toBe('0');
+    expect(over.headers['rate-limit-over']).toBe('1');
   });
 
   it('refuses an app without partner distribution access: 403 code 10003, nothing reserved', async () => {
@@ -877,6 +883,8 @@ describe('shipping, payment, commit, release', () => {
       payload: { cart_id: 'cart-1' },
     });
     expect(committed.statusCode).toBe(200);
+    // The answer carries the order token: no browser or shared cache may keep it.
+    expect(committed.headers['cache-control']).toBe('no-store');
     expect(committed.json()).toEqual({
       cart_id: 'cart-1',
       order_number: '12-34567/LA',

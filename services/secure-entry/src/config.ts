@@ -54,6 +54,10 @@ export const configSchema = serviceConfigSchema({
     DELAYED_DELIVERY_HOURS_BEFORE_EVENT: positiveInt(0),
     /** How long a verified gate token is trusted without re-reading the gate (revocation lag). */
     GATE_CACHE_MS: positiveInt(5_000),
+    /** Scans one gate may have evaluated per minute in one replica (0 = no bound); then 429. */
+    GATE_SCANS_PER_MINUTE: positiveInt(120),
+    /** FORGED scans one gate may cause per minute in one replica (0 = no bound); then 429. */
+    GATE_FORGED_SCANS_PER_MINUTE: positiveInt(30),
     /**
      * Consumer group of `order-confirmed` and `order-cancelled` (`event-changed` adds `.events`).
      * Default: see `consumerGroup` (tied to the database, like every read model's).

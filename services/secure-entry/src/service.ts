@@ -44,6 +44,10 @@ export async function composeSecureEntry(
     refreshHours: config.TOKEN_REFRESH_HOURS_BEFORE_EVENT,
     delayHours: config.DELAYED_DELIVERY_HOURS_BEFORE_EVENT,
     gateCacheMs: config.GATE_CACHE_MS,
+    scanLimits: {
+      scansPerMinute: config.GATE_SCANS_PER_MINUTE,
+      forgedPerMinute: config.GATE_FORGED_SCANS_PER_MINUTE,
+    },
   });
   const group = consumerGroup(config);
   await bus.subscribe(orderConfirmedTopic, { group }, orderConfirmedHandler({ entry, logger }));

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { ScanLimits } from '../../src/domain/scan-throttle.js';
 import { createServiceStores, type ServiceStores } from '@marquee/platform/store';
 import type { OrderConfirmed } from '@marquee/proto/cart/v1';
 import { OrderConfirmed as OrderConfirmedMessage } from '@marquee/proto/cart/v1';
@@ -80,6 +81,7 @@ export function harness(
     delayHours?: number;
     refreshHours?: number;
     start?: Date;
+    scanLimits?: ScanLimits;
   } = {},
 ): Harness {
   const stores = options.stores ?? createServiceStores(undefined);
@@ -105,6 +107,7 @@ export function harness(
     refreshHours: options.refreshHours ?? 20,
     delayHours: options.delayHours ?? 0,
     gateCacheMs: 5_000,
+    ...(options.scanLimits ? { scanLimits: options.scanLimits } : {}),
   });
   return { entry, storage, stores, clock };
 }

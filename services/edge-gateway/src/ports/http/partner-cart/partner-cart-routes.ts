@@ -6,6 +6,7 @@ import { availabilityRoutes } from './availability-routes.js';
 import { cartRoutes } from './cart-routes.js';
 import { partnerCartContext } from './context.js';
 import { partnerErrorHandler, redactPartnerSecrets, requirePartnerApiKey } from './errors.js';
+import { noStore } from '../rate-limit-headers.js';
 import { paymentRoutes } from './payment-routes.js';
 import { shippingRoutes } from './shipping-routes.js';
 import { trackingRoutes } from './tracking-routes.js';
@@ -28,6 +29,8 @@ export function partnerCartRoutes(backends: {
 
   function routes(scope: FastifyInstance, family: ApiFamily): void {
     redactPartnerSecrets(scope);
+    // Cart answers carry cart ids, the commit's answer the order token: never cached.
+    noStore(scope);
     scope.setErrorHandler(partnerErrorHandler(family));
     const cart = backends.partnerCart;
     requirePartnerApiKey(scope, family, backends.developerAccess, () => cart.assertRoom?.());
