@@ -25,6 +25,14 @@ export function partnerCartRoutes(backends: {
     // A child scope: the key guard, validator and error handler cover these routes only, and an
     // unknown path still answers the family's 404 (a wrong method 405) without a key.
     await familyScope.register(async (scope) => routes(scope, family));
+    // The pixel is on public pages: its own scope, with the app's public tracking id instead of
+    // the API key, and no quota spent.
+    await familyScope.register(async (scope) => {
+      scope.setErrorHandler(partnerErrorHandler(family));
+      noStore(scope);
+      const context = partnerCartContext(scope, family, backends.partnerCart);
+      trackingRoutes(scope, context, backends.developerAccess);
+    });
   };
 
   function routes(scope: FastifyInstance, family: ApiFamily): void {
@@ -41,6 +49,5 @@ export function partnerCartRoutes(backends: {
     cartRoutes(scope, context);
     shippingRoutes(scope, context);
     paymentRoutes(scope, context);
-    trackingRoutes(scope, context);
   }
 }
