@@ -38,6 +38,15 @@ export interface CatalogTopic {
   readonly producers: readonly string[];
   readonly consumers: readonly string[];
   readonly protoFile: string;
+  /** Whether the analytics principal may read the topic; absent = readable. */
+  readonly analyticsReadable?: boolean;
+  /** Fields of the message that hold personal data (topics.ts `PersonalField`). */
+  readonly personalData?: readonly {
+    readonly field: string;
+    readonly kind: string;
+    readonly form: string;
+    readonly holds: string;
+  }[];
   /** The doc comment of the topic in topics.ts, when it has one. */
   readonly summary?: string;
 }
@@ -104,6 +113,8 @@ export async function loadCatalog(): Promise<Catalog> {
       producers: [...t.producers],
       consumers: [...t.consumers],
       protoFile: t.protoFile,
+      analyticsReadable: t.analyticsReadable ?? true,
+      personalData: (t.personalData ?? []).map((f) => ({ ...f })),
       summary: summaries.get(t),
     })),
   };
@@ -184,6 +195,8 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
     const messageId = topic.type;
     const channelRef = { $ref: `#/channels/${topic.name}` };
     const cleanupPolicy = topic.compacted ? 'compact' : 'delete';
+    const readable = topic.analyticsReadable ?? true;
+    const personal = topic.personalData ?? [];
     const description = [
       topic.summary ?? '',
       '',
@@ -194,6 +207,12 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
         : `- Retention: ${describeRetention(topic.retentionMs)} (cleanup.policy delete).`,
       `- Produced by: ${list(topic.producers)}.`,
       `- Consumed by: ${list(topic.consumers)}${topic.consumers.length > 0 ? ` (failed records go to \`${topic.name}.dlq\`)` : ''}.`,
+      readable
+        ? '- Analytics: readable (the analytics principal may consume it and its `.dlq` twin).'
+        : '- Analytics: not readable (operators and the consuming services only).',
+      personal.length === 0
+        ? '- Personal data: none.'
+        : `- Personal data: ${personal.map((f) => `\`${f.field}\` (${f.kind}, ${f.form}: ${f.holds})`).join('; ')}.`,
     ]
       .join('\n')
       .trim();
@@ -215,6 +234,7 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
       },
       'x-marquee-producers': [...topic.producers],
       'x-marquee-consumers': [...topic.consumers],
+      'x-marquee-analytics-readable': readable,
     };
 
     operations[`${topic.name}.send`] = {
@@ -261,6 +281,12 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
       'x-protobuf-message': topic.type,
       'x-proto-file': `proto/${topic.protoFile}`,
       'x-tombstones': topic.compacted,
+      'x-marquee-personal-data': personal.map((f) => ({
+        field: f.field,
+        kind: f.kind,
+        form: f.form,
+        holds: f.holds,
+      })),
     };
   }
 

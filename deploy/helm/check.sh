@@ -28,7 +28,7 @@ failures=0
 pass() { printf '[check] ok   %s\n' "$*"; }
 fail() { printf '[check] FAIL %s\n' "$*" >&2; failures=$((failures + 1)); }
 
-secrets=(--set secrets.adminToken=check-admin-token-Xk9LmP4sR8tW3yZ7Hq2v --set secrets.partnerAdminToken=check-partner-admin-token-4sR8tW3y --set secrets.serviceAuthKey=Y2hlY2stc2VydmljZS1hdXRoLWtleS0zMi1ieXRlcyE= --set secrets.partnerClientSecret=check-partner-secret --set secrets.partnerCredentialsKey=Y2hlY2sta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0tLS0= --set secrets.cartOrderTokenKey=Y2FydC1rZXktMzItYnl0ZXMtbG9uZy0tLS0tLS0tLS0= --set secrets.secureEntryTokenKeys=k1:ZW50cnktdG9rZW4ta2V5LTMyLWJ5dGVzLWxvbmctLS0= --set secrets.secureEntrySecretKey=ZW50cnktc2VjcmV0LWtleS0zMi1ieXRlcy1sb25nLS0=)
+secrets=(--set secrets.adminToken=check-admin-token-Xk9LmP4sR8tW3yZ7Hq2v --set secrets.partnerAdminToken=check-partner-admin-token-4sR8tW3y --set secrets.serviceAuthKey=Y2hlY2stc2VydmljZS1hdXRoLWtleS0zMi1ieXRlcyE= --set secrets.partnerClientSecret=check-partner-secret --set secrets.partnerCredentialsKey=Y2hlY2sta2V5LTMyLWJ5dGVzLWxvbmctLS0tLS0tLS0= --set secrets.cartOrderTokenKey=Y2FydC1rZXktMzItYnl0ZXMtbG9uZy0tLS0tLS0tLS0= --set secrets.secureEntryTokenKeys=k1:ZW50cnktdG9rZW4ta2V5LTMyLWJ5dGVzLWxvbmctLS0= --set secrets.secureEntrySecretKey=ZW50cnktc2VjcmV0LWtleS0zMi1ieXRlcy1sb25nLS0= --set secrets.orderContactKeys=k1:b3JkZXItY29udGFjdC1rZXktMzItYnl0ZXMtbG9uZy0=)
 # The Prometheus Operator's kinds (ServiceMonitor, PrometheusRule) have no schema offline: their
 # rules are checked with promtool below, their shape by expect_kinds and helm lint.
 kubeconform_strict() { # file

@@ -1,3 +1,4 @@
+import { contactKeysOf } from '@marquee/proto/order-contact';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { openServiceStores } from '@marquee/platform/store';
@@ -50,7 +51,12 @@ export async function composeSecureEntry(
     },
   });
   const group = consumerGroup(config);
-  await bus.subscribe(orderConfirmedTopic, { group }, orderConfirmedHandler({ entry, logger }));
+  const contactKeys = contactKeysOf(config.ORDER_CONTACT_KEYS, (message) => logger.warn(message));
+  await bus.subscribe(
+    orderConfirmedTopic,
+    { group },
+    orderConfirmedHandler({ entry, logger, contactKeys }),
+  );
   await bus.subscribe(orderCancelledTopic, { group }, orderCancelledHandler({ entry }));
   // Its own group: a new database replays the whole event topic from the beginning, and the
   // order topics must not wait behind that replay (one consumer per group takes its partitions in

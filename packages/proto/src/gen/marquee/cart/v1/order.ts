@@ -295,6 +295,10 @@ export function printActionToNumber(object: PrintAction): number {
 /**
  * Topic `order-confirmed` (key = order id). Produced by cart after payment when the partner confirmed
  * the booking as an order (partner `POST /orders`). secure-entry issues tickets from it.
+ *
+ * Personal data never travels in clear: the buyer's e-mail, the partner account id and the fan id
+ * are in `sealed_contact`, readable only by the services given the contact key ring (cart, which
+ * seals, and secure-entry). The topic is readable by analytics; docs/security.md, "Personal data".
  */
 export interface OrderConfirmed {
   /** Platform order id. */
@@ -337,8 +341,6 @@ export interface OrderConfirmed {
   paymentMethod: PaymentMethodType;
   /** Delivery method. */
   deliveryMethod: DeliveryMethodType;
-  /** The partner's user id given with the billing (secure-entry events); empty otherwise. */
-  thirdPartyAccountId: string;
   /** The event uses secure entry (rotating barcodes). */
   secureEntryEnabled: boolean;
   /** When the partner confirmed. */
@@ -351,10 +353,6 @@ export interface OrderConfirmed {
    * order by this hash.
    */
   orderTokenSha256: string;
-  /** The buyer's e-mail address from the billing (`customer_email` of the order read). */
-  customerEmail: string;
-  /** The signed-in fan who bought through the commerce API; empty for partner-cart purchases. */
-  fanId: string;
   /** The chosen delivery. */
   deliveryOption?:
     | OrderDelivery
@@ -369,6 +367,21 @@ export interface OrderConfirmed {
   resoldTicketIds: string[];
   /** A resale order: the seller's order whose tickets were resold. Empty for primary sales. */
   resoldFromOrderId: string;
+  /**
+   * The buyer's OrderContact, sealed (AES-256-GCM under the contact key ring, bound to the order
+   * id): `@marquee/proto/cart/v1` `sealOrderContact` / `openOrderContact` give its format.
+   */
+  sealedContact: Buffer;
+}
+
+/** The buyer's personal data of an order, carried sealed in OrderConfirmed.sealed_contact. */
+export interface OrderContact {
+  /** The buyer's e-mail address from the billing (`customer_email` of the order read). */
+  customerEmail: string;
+  /** The partner's user id given with the billing (secure-entry events); empty otherwise. */
+  thirdPartyAccountId: string;
+  /** The signed-in fan who bought through the commerce API; empty for partner-cart purchases. */
+  fanId: string;
 }
 
 /** The delivery chosen for an order (partner cart shipping option). */
@@ -460,16 +473,14 @@ function createBaseOrderConfirmed(): OrderConfirmed {
     grandTotal: undefined,
     paymentMethod: PaymentMethodType.PAYMENT_METHOD_TYPE_UNSPECIFIED,
     deliveryMethod: DeliveryMethodType.DELIVERY_METHOD_TYPE_UNSPECIFIED,
-    thirdPartyAccountId: "",
     secureEntryEnabled: false,
     confirmedAt: undefined,
     orderTokenSha256: "",
-    customerEmail: "",
-    fanId: "",
     deliveryOption: undefined,
     sandbox: false,
     resoldTicketIds: [],
     resoldFromOrderId: "",
+    sealedContact: Buffer.alloc(0),
   };
 }
 
@@ -520,9 +531,6 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     if (message.deliveryMethod !== DeliveryMethodType.DELIVERY_METHOD_TYPE_UNSPECIFIED) {
       writer.uint32(120).int32(deliveryMethodTypeToNumber(message.deliveryMethod));
     }
-    if (message.thirdPartyAccountId !== "") {
-      writer.uint32(130).string(message.thirdPartyAccountId);
-    }
     if (message.secureEntryEnabled !== false) {
       writer.uint32(136).bool(message.secureEntryEnabled);
     }
@@ -531,12 +539,6 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     }
     if (message.orderTokenSha256 !== "") {
       writer.uint32(154).string(message.orderTokenSha256);
-    }
-    if (message.customerEmail !== "") {
-      writer.uint32(162).string(message.customerEmail);
-    }
-    if (message.fanId !== "") {
-      writer.uint32(170).string(message.fanId);
     }
     if (message.deliveryOption !== undefined) {
       OrderDelivery.encode(message.deliveryOption, writer.uint32(178).fork()).join();
@@ -549,6 +551,9 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     }
     if (message.resoldFromOrderId !== "") {
       writer.uint32(202).string(message.resoldFromOrderId);
+    }
+    if (message.sealedContact.length !== 0) {
+      writer.uint32(210).bytes(message.sealedContact);
     }
     return writer;
   },
@@ -686,14 +691,6 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
             message.deliveryMethod = deliveryMethodTypeFromJSON(reader.int32());
             continue;
           }
-          case 16: {
-            if (tag !== 130) {
-              break;
-            }
-
-            message.thirdPartyAccountId = reader.string();
-            continue;
-          }
           case 17: {
             if (tag !== 136) {
               break;
@@ -716,22 +713,6 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
             }
 
             message.orderTokenSha256 = reader.string();
-            continue;
-          }
-          case 20: {
-            if (tag !== 162) {
-              break;
-            }
-
-            message.customerEmail = reader.string();
-            continue;
-          }
-          case 21: {
-            if (tag !== 170) {
-              break;
-            }
-
-            message.fanId = reader.string();
             continue;
           }
           case 22: {
@@ -764,6 +745,14 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
             }
 
             message.resoldFromOrderId = reader.string();
+            continue;
+          }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.sealedContact = Buffer.from(reader.bytes());
             continue;
           }
         }
@@ -841,11 +830,6 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
         : isSet(object.delivery_method)
         ? deliveryMethodTypeFromJSON(object.delivery_method)
         : DeliveryMethodType.DELIVERY_METHOD_TYPE_UNSPECIFIED,
-      thirdPartyAccountId: isSet(object.thirdPartyAccountId)
-        ? globalThis.String(object.thirdPartyAccountId)
-        : isSet(object.third_party_account_id)
-        ? globalThis.String(object.third_party_account_id)
-        : "",
       secureEntryEnabled: isSet(object.secureEntryEnabled)
         ? globalThis.Boolean(object.secureEntryEnabled)
         : isSet(object.secure_entry_enabled)
@@ -860,16 +844,6 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
         ? globalThis.String(object.orderTokenSha256)
         : isSet(object.order_token_sha256)
         ? globalThis.String(object.order_token_sha256)
-        : "",
-      customerEmail: isSet(object.customerEmail)
-        ? globalThis.String(object.customerEmail)
-        : isSet(object.customer_email)
-        ? globalThis.String(object.customer_email)
-        : "",
-      fanId: isSet(object.fanId)
-        ? globalThis.String(object.fanId)
-        : isSet(object.fan_id)
-        ? globalThis.String(object.fan_id)
         : "",
       deliveryOption: isSet(object.deliveryOption)
         ? OrderDelivery.fromJSON(object.deliveryOption)
@@ -887,6 +861,11 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
         : isSet(object.resold_from_order_id)
         ? globalThis.String(object.resold_from_order_id)
         : "",
+      sealedContact: isSet(object.sealedContact)
+        ? Buffer.from(bytesFromBase64(object.sealedContact))
+        : isSet(object.sealed_contact)
+        ? Buffer.from(bytesFromBase64(object.sealed_contact))
+        : Buffer.alloc(0),
     };
   },
 
@@ -937,9 +916,6 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     if (message.deliveryMethod !== DeliveryMethodType.DELIVERY_METHOD_TYPE_UNSPECIFIED) {
       obj.deliveryMethod = deliveryMethodTypeToJSON(message.deliveryMethod);
     }
-    if (message.thirdPartyAccountId !== "") {
-      obj.thirdPartyAccountId = message.thirdPartyAccountId;
-    }
     if (message.secureEntryEnabled !== false) {
       obj.secureEntryEnabled = message.secureEntryEnabled;
     }
@@ -948,12 +924,6 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     }
     if (message.orderTokenSha256 !== "") {
       obj.orderTokenSha256 = message.orderTokenSha256;
-    }
-    if (message.customerEmail !== "") {
-      obj.customerEmail = message.customerEmail;
-    }
-    if (message.fanId !== "") {
-      obj.fanId = message.fanId;
     }
     if (message.deliveryOption !== undefined) {
       obj.deliveryOption = OrderDelivery.toJSON(message.deliveryOption);
@@ -966,6 +936,9 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     }
     if (message.resoldFromOrderId !== "") {
       obj.resoldFromOrderId = message.resoldFromOrderId;
+    }
+    if (message.sealedContact.length !== 0) {
+      obj.sealedContact = base64FromBytes(message.sealedContact);
     }
     return obj;
   },
@@ -996,18 +969,129 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
       : undefined;
     message.paymentMethod = object.paymentMethod ?? PaymentMethodType.PAYMENT_METHOD_TYPE_UNSPECIFIED;
     message.deliveryMethod = object.deliveryMethod ?? DeliveryMethodType.DELIVERY_METHOD_TYPE_UNSPECIFIED;
-    message.thirdPartyAccountId = object.thirdPartyAccountId ?? "";
     message.secureEntryEnabled = object.secureEntryEnabled ?? false;
     message.confirmedAt = object.confirmedAt ?? undefined;
     message.orderTokenSha256 = object.orderTokenSha256 ?? "";
-    message.customerEmail = object.customerEmail ?? "";
-    message.fanId = object.fanId ?? "";
     message.deliveryOption = (object.deliveryOption !== undefined && object.deliveryOption !== null)
       ? OrderDelivery.fromPartial(object.deliveryOption)
       : undefined;
     message.sandbox = object.sandbox ?? false;
     message.resoldTicketIds = object.resoldTicketIds?.map((e) => e) || [];
     message.resoldFromOrderId = object.resoldFromOrderId ?? "";
+    message.sealedContact = object.sealedContact ?? Buffer.alloc(0);
+    return message;
+  },
+};
+
+function createBaseOrderContact(): OrderContact {
+  return { customerEmail: "", thirdPartyAccountId: "", fanId: "" };
+}
+
+export const OrderContact: MessageFns<OrderContact> = {
+  encode(message: OrderContact, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.customerEmail !== "") {
+      writer.uint32(10).string(message.customerEmail);
+    }
+    if (message.thirdPartyAccountId !== "") {
+      writer.uint32(18).string(message.thirdPartyAccountId);
+    }
+    if (message.fanId !== "") {
+      writer.uint32(26).string(message.fanId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderContact {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderContact();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.customerEmail = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.thirdPartyAccountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.fanId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderContact {
+    return {
+      customerEmail: isSet(object.customerEmail)
+        ? globalThis.String(object.customerEmail)
+        : isSet(object.customer_email)
+        ? globalThis.String(object.customer_email)
+        : "",
+      thirdPartyAccountId: isSet(object.thirdPartyAccountId)
+        ? globalThis.String(object.thirdPartyAccountId)
+        : isSet(object.third_party_account_id)
+        ? globalThis.String(object.third_party_account_id)
+        : "",
+      fanId: isSet(object.fanId)
+        ? globalThis.String(object.fanId)
+        : isSet(object.fan_id)
+        ? globalThis.String(object.fan_id)
+        : "",
+    };
+  },
+
+  toJSON(message: OrderContact): unknown {
+    const obj: any = {};
+    if (message.customerEmail !== "") {
+      obj.customerEmail = message.customerEmail;
+    }
+    if (message.thirdPartyAccountId !== "") {
+      obj.thirdPartyAccountId = message.thirdPartyAccountId;
+    }
+    if (message.fanId !== "") {
+      obj.fanId = message.fanId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderContact>, I>>(base?: I): OrderContact {
+    return OrderContact.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderContact>, I>>(object: I): OrderContact {
+    const message = createBaseOrderContact();
+    message.customerEmail = object.customerEmail ?? "";
+    message.thirdPartyAccountId = object.thirdPartyAccountId ?? "";
+    message.fanId = object.fanId ?? "";
     return message;
   },
 };
@@ -1642,6 +1726,14 @@ export const OrderPrinted: MessageFns<OrderPrinted> = {
     return message;
   },
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
