@@ -99,6 +99,9 @@ async function server(): Promise<void> {
           secureEntryEnabled: true,
           confirmedAt: new Date(),
           orderTokenSha256: createHash('sha256').update(orderToken).digest('hex'),
+          thirdPartyAccountId: '',
+          customerEmail: '',
+          fanId: '',
           sealedContact: sealOrderContact(
             { customerEmail: `fan${i}@example.com`, thirdPartyAccountId: `user-${i}`, fanId: '' },
             orderId,

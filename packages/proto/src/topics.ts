@@ -56,12 +56,13 @@ export interface TopicDef<T> {
  * (an e-mail, a partner's account id, which partners may make an e-mail); `pseudonymous`:
  * Marquee's own random ids of a fan, personal only together with auth-gateway's records.
  * `sealed`: encrypted for the services given the key (only they read it); `clear`: as it is,
- * allowed only on topics analytics may not read.
+ * allowed only on topics analytics may not read; `retired`: a deprecated field kept in the schema
+ * so that decoders of older versions still read the message, always sent empty.
  */
 export interface PersonalField {
   readonly field: string;
   readonly kind: 'contact' | 'pseudonymous';
-  readonly form: 'sealed' | 'clear';
+  readonly form: 'sealed' | 'clear' | 'retired';
   /** What the field holds, for the AsyncAPI document. */
   readonly holds: string;
 }
@@ -226,6 +227,9 @@ export const orderConfirmedTopic: TopicDef<OrderConfirmed> = topic({
       holds:
         "OrderContact: the buyer's e-mail, the partner account id and the fan id, sealed for cart and secure-entry (ORDER_CONTACT_KEYS)",
     },
+    { field: 'third_party_account_id', kind: 'contact', form: 'retired', holds: 'nothing' },
+    { field: 'customer_email', kind: 'contact', form: 'retired', holds: 'nothing' },
+    { field: 'fan_id', kind: 'pseudonymous', form: 'retired', holds: 'nothing' },
   ],
 });
 

@@ -22,6 +22,8 @@ const PERSONAL = /e_?mail|third_party_account|fan_id|user_id|phone|first_name|la
 interface Field {
   name: string;
   type: string;
+  /** `[deprecated = true]`: kept for older decoders. */
+  deprecated: boolean;
 }
 
 /** Every message of proto/ by simple name, with its fields (oneof members included). */
@@ -47,7 +49,11 @@ function protoMessages(): Map<string, Field[]> {
       if (open) stack.push(open[1] === 'message' ? { name: open[2]!, fields: [] } : undefined);
       else if (field && !/^\s*(reserved|option)\b/.test(line)) {
         const owner = stack.findLast((block) => block !== undefined);
-        owner?.fields.push({ type: field[1]!, name: field[2]! });
+        owner?.fields.push({
+          type: field[1]!,
+          name: field[2]!,
+          deprecated: /\[\s*deprecated\s*=\s*true\s*\]/.test(line),
+        });
       }
       const closes =
         (line.match(/\}/g) ?? []).length - (open ? 0 : (line.match(/\{/g) ?? []).length);
@@ -60,51 +66,55 @@ function protoMessages(): Map<string, Field[]> {
   return messages;
 }
 
-/** Dotted paths of every field reachable from `type`, with each field's own name last. */
+/** Every field reachable from `type` as its dotted path, nested messages included. */
 function reachable(
   messages: Map<string, Field[]>,
   type: string,
   prefix = '',
   seen = new Set<string>(),
-) {
+): { path: string; deprecated: boolean }[] {
   const simple = type.split('.').at(-1)!;
   const fields = messages.get(simple);
-  if (!fields || seen.has(simple)) return [] as string[];
+  if (!fields || seen.has(simple)) return [];
   const next = new Set(seen).add(simple);
-  return fields.flatMap((f): string[] => [
-    `${prefix}${f.name}`,
+  return fields.flatMap((f) => [
+    { path: `${prefix}${f.name}`, deprecated: f.deprecated },
     ...reachable(messages, f.type, `${prefix}${f.name}.`, next),
   ]);
 }
+
+const isPersonal = (field: { path: string }) => PERSONAL.test(field.path.split('.').at(-1)!);
 
 describe('personal data on topics', () => {
   const messages = protoMessages();
 
   it('reads the contract: the order-confirmed message and its nested fields are found', () => {
-    const paths = reachable(messages, 'marquee.cart.v1.OrderConfirmed');
+    const paths = reachable(messages, 'marquee.cart.v1.OrderConfirmed').map((f) => f.path);
     expect(paths).toContain('order_token_sha256');
     expect(paths).toContain('tickets.item.unit_price.currency');
     expect(paths).toContain('sealed_contact');
     // The negative control: the contact message itself names the personal fields.
-    expect(reachable(messages, 'OrderContact').filter((p) => PERSONAL.test(p))).toHaveLength(3);
+    expect(reachable(messages, 'OrderContact').filter(isPersonal)).toHaveLength(3);
   });
 
   it.each(allTopics.filter((t) => t.analyticsReadable).map((t) => [t.name, t] as const))(
     '%s, readable by analytics, holds no personal field in clear',
     (_name, topic) => {
-      const inClear = reachable(messages, topic.type).filter((path) =>
-        PERSONAL.test(path.split('.').at(-1)!),
-      );
-      expect(inClear).toEqual([]);
-      for (const field of topic.personalData) expect(field.form).toBe('sealed');
+      const personal = reachable(messages, topic.type).filter(isPersonal);
+      // Only deprecated fields, kept for older decoders and declared retired (sent empty: the
+      // record tests of cart check it), may bear a personal name.
+      expect(personal.filter((f) => !f.deprecated).map((f) => f.path)).toEqual([]);
+      const retired = topic.personalData.filter((f) => f.form === 'retired').map((f) => f.field);
+      expect(retired.sort()).toEqual(personal.map((f) => f.path).sort());
+      for (const field of topic.personalData) expect(field.form).not.toBe('clear');
     },
   );
 
   it('marks every topic that carries personal data, and keeps clear ones from analytics', () => {
     for (const topic of allTopics) {
-      const personal = reachable(messages, topic.type).filter((path) =>
-        PERSONAL.test(path.split('.').at(-1)!),
-      );
+      const personal = reachable(messages, topic.type)
+        .filter(isPersonal)
+        .map((f) => f.path);
       const declared = topic.personalData.map((f) => f.field);
       expect(declared, topic.name).toEqual(expect.arrayContaining(personal));
       if (topic.personalData.some((f) => f.form === 'clear'))

@@ -500,6 +500,10 @@ describe('CartApp', () => {
     expect(message).toMatchObject({
       orderId: first.order.id,
       orderTokenSha256: sha256Hasher.sha256(first.orderToken),
+      // The retired clear fields stay empty.
+      customerEmail: '',
+      thirdPartyAccountId: '',
+      fanId: '',
       sandbox: false,
       deliveryOption: { id: 'GB-ROYALMAIL', serviceLevel: 'MAIL' },
     });

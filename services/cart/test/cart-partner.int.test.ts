@@ -490,6 +490,8 @@ describeIntegration(
         eventId,
         appId: 'app-o',
         orderTokenSha256: createHash('sha256').update(first.orderToken).digest('hex'),
+        customerEmail: '',
+        thirdPartyAccountId: '',
         sandbox: false,
       });
       // The record as any reader of the topic (analytics) sees it: no e-mail, no account id in

@@ -138,6 +138,10 @@ export function orderConfirmedMessage(
     secureEntryEnabled: order.secureEntryEnabled,
     confirmedAt: order.confirmedAt,
     orderTokenSha256: order.tokenSha256,
+    // Kept empty for decoders of older versions: the contact travels only sealed.
+    thirdPartyAccountId: '',
+    customerEmail: '',
+    fanId: '',
     sealedContact: sealOrderContact(
       {
         customerEmail: order.customerEmail,

@@ -341,6 +341,13 @@ export interface OrderConfirmed {
   paymentMethod: PaymentMethodType;
   /** Delivery method. */
   deliveryMethod: DeliveryMethodType;
+  /**
+   * Always empty: the partner account id travels only inside `sealed_contact`. Kept so that
+   * decoders built from older versions of this file still read the message.
+   *
+   * @deprecated
+   */
+  thirdPartyAccountId: string;
   /** The event uses secure entry (rotating barcodes). */
   secureEntryEnabled: boolean;
   /** When the partner confirmed. */
@@ -353,6 +360,18 @@ export interface OrderConfirmed {
    * order by this hash.
    */
   orderTokenSha256: string;
+  /**
+   * Always empty: the buyer's e-mail travels only inside `sealed_contact`.
+   *
+   * @deprecated
+   */
+  customerEmail: string;
+  /**
+   * Always empty: the fan id travels only inside `sealed_contact`.
+   *
+   * @deprecated
+   */
+  fanId: string;
   /** The chosen delivery. */
   deliveryOption?:
     | OrderDelivery
@@ -473,9 +492,12 @@ function createBaseOrderConfirmed(): OrderConfirmed {
     grandTotal: undefined,
     paymentMethod: PaymentMethodType.PAYMENT_METHOD_TYPE_UNSPECIFIED,
     deliveryMethod: DeliveryMethodType.DELIVERY_METHOD_TYPE_UNSPECIFIED,
+    thirdPartyAccountId: "",
     secureEntryEnabled: false,
     confirmedAt: undefined,
     orderTokenSha256: "",
+    customerEmail: "",
+    fanId: "",
     deliveryOption: undefined,
     sandbox: false,
     resoldTicketIds: [],
@@ -531,6 +553,9 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     if (message.deliveryMethod !== DeliveryMethodType.DELIVERY_METHOD_TYPE_UNSPECIFIED) {
       writer.uint32(120).int32(deliveryMethodTypeToNumber(message.deliveryMethod));
     }
+    if (message.thirdPartyAccountId !== "") {
+      writer.uint32(130).string(message.thirdPartyAccountId);
+    }
     if (message.secureEntryEnabled !== false) {
       writer.uint32(136).bool(message.secureEntryEnabled);
     }
@@ -539,6 +564,12 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     }
     if (message.orderTokenSha256 !== "") {
       writer.uint32(154).string(message.orderTokenSha256);
+    }
+    if (message.customerEmail !== "") {
+      writer.uint32(162).string(message.customerEmail);
+    }
+    if (message.fanId !== "") {
+      writer.uint32(170).string(message.fanId);
     }
     if (message.deliveryOption !== undefined) {
       OrderDelivery.encode(message.deliveryOption, writer.uint32(178).fork()).join();
@@ -691,6 +722,14 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
             message.deliveryMethod = deliveryMethodTypeFromJSON(reader.int32());
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.thirdPartyAccountId = reader.string();
+            continue;
+          }
           case 17: {
             if (tag !== 136) {
               break;
@@ -713,6 +752,22 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
             }
 
             message.orderTokenSha256 = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.customerEmail = reader.string();
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.fanId = reader.string();
             continue;
           }
           case 22: {
@@ -830,6 +885,11 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
         : isSet(object.delivery_method)
         ? deliveryMethodTypeFromJSON(object.delivery_method)
         : DeliveryMethodType.DELIVERY_METHOD_TYPE_UNSPECIFIED,
+      thirdPartyAccountId: isSet(object.thirdPartyAccountId)
+        ? globalThis.String(object.thirdPartyAccountId)
+        : isSet(object.third_party_account_id)
+        ? globalThis.String(object.third_party_account_id)
+        : "",
       secureEntryEnabled: isSet(object.secureEntryEnabled)
         ? globalThis.Boolean(object.secureEntryEnabled)
         : isSet(object.secure_entry_enabled)
@@ -844,6 +904,16 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
         ? globalThis.String(object.orderTokenSha256)
         : isSet(object.order_token_sha256)
         ? globalThis.String(object.order_token_sha256)
+        : "",
+      customerEmail: isSet(object.customerEmail)
+        ? globalThis.String(object.customerEmail)
+        : isSet(object.customer_email)
+        ? globalThis.String(object.customer_email)
+        : "",
+      fanId: isSet(object.fanId)
+        ? globalThis.String(object.fanId)
+        : isSet(object.fan_id)
+        ? globalThis.String(object.fan_id)
         : "",
       deliveryOption: isSet(object.deliveryOption)
         ? OrderDelivery.fromJSON(object.deliveryOption)
@@ -916,6 +986,9 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     if (message.deliveryMethod !== DeliveryMethodType.DELIVERY_METHOD_TYPE_UNSPECIFIED) {
       obj.deliveryMethod = deliveryMethodTypeToJSON(message.deliveryMethod);
     }
+    if (message.thirdPartyAccountId !== "") {
+      obj.thirdPartyAccountId = message.thirdPartyAccountId;
+    }
     if (message.secureEntryEnabled !== false) {
       obj.secureEntryEnabled = message.secureEntryEnabled;
     }
@@ -924,6 +997,12 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     }
     if (message.orderTokenSha256 !== "") {
       obj.orderTokenSha256 = message.orderTokenSha256;
+    }
+    if (message.customerEmail !== "") {
+      obj.customerEmail = message.customerEmail;
+    }
+    if (message.fanId !== "") {
+      obj.fanId = message.fanId;
     }
     if (message.deliveryOption !== undefined) {
       obj.deliveryOption = OrderDelivery.toJSON(message.deliveryOption);
@@ -969,9 +1048,12 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
       : undefined;
     message.paymentMethod = object.paymentMethod ?? PaymentMethodType.PAYMENT_METHOD_TYPE_UNSPECIFIED;
     message.deliveryMethod = object.deliveryMethod ?? DeliveryMethodType.DELIVERY_METHOD_TYPE_UNSPECIFIED;
+    message.thirdPartyAccountId = object.thirdPartyAccountId ?? "";
     message.secureEntryEnabled = object.secureEntryEnabled ?? false;
     message.confirmedAt = object.confirmedAt ?? undefined;
     message.orderTokenSha256 = object.orderTokenSha256 ?? "";
+    message.customerEmail = object.customerEmail ?? "";
+    message.fanId = object.fanId ?? "";
     message.deliveryOption = (object.deliveryOption !== undefined && object.deliveryOption !== null)
       ? OrderDelivery.fromPartial(object.deliveryOption)
       : undefined;
