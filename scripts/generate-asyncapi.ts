@@ -41,6 +41,15 @@ export interface CatalogTopic {
   readonly producers: readonly string[];
   readonly consumers: readonly string[];
   readonly protoFile: string;
+  /** Whether the analytics principal may read the topic; absent = readable. */
+  readonly analyticsReadable?: boolean;
+  /** Fields of the message that hold personal data (topics.ts `PersonalField`). */
+  readonly personalData?: readonly {
+    readonly field: string;
+    readonly kind: string;
+    readonly form: string;
+    readonly holds: string;
+  }[];
   /** The doc comment of the topic in topics.ts, when it has one. */
   readonly summary?: string;
 }
@@ -107,6 +116,8 @@ export async function loadCatalog(): Promise<Catalog> {
       producers: [...t.producers],
       consumers: [...t.consumers],
       protoFile: t.protoFile,
+      analyticsReadable: t.analyticsReadable ?? true,
+      personalData: (t.personalData ?? []).map((f) => ({ ...f })),
       summary: summaries.get(t),
     })),
   };
@@ -188,6 +199,8 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
     const messageId = topic.type;
     const channelRef = { $ref: `#/channels/${topic.name}` };
     const cleanupPolicy = topic.compacted ? 'compact' : 'delete';
+    const readable = topic.analyticsReadable ?? true;
+    const personal = topic.personalData ?? [];
     const description = [
       topic.summary ?? '',
       '',
@@ -198,6 +211,12 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
         : `- Retention: ${describeRetention(topic.retentionMs)} (cleanup.policy delete).`,
       `- Produced by: ${list(topic.producers)}.`,
       `- Consumed by: ${list(topic.consumers)}${topic.consumers.length > 0 ? ` (failed records go to \`${topic.name}.dlq\`)` : ''}.`,
+      readable
+        ? '- Analytics: readable (the analytics principal may consume it; never its `.dlq` twin).'
+        : '- Analytics: not readable (operators and the consuming services only).',
+      personal.length === 0
+        ? '- Personal data: none.'
+        : `- Personal data: ${personal.map((f) => `\`${f.field}\` (${f.kind}, ${f.form}: ${f.holds})`).join('; ')}.`,
     ]
       .join('\n')
       .trim();
@@ -221,7 +240,7 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
       'x-marquee-consumers': [...topic.consumers],
       // Who may do what on the topic (docs/security.md, Kafka): principal → allowed operations.
       'x-kafka-acls': topicAcls(acls, topic.name),
-      'x-analytics-readable': analyticsReadable(topic.name),
+      'x-analytics-readable': analyticsReadable(topic),
       'x-signed': isSignedTopic(topic.name),
     };
 
@@ -269,6 +288,12 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
       'x-protobuf-message': topic.type,
       'x-proto-file': `proto/${topic.protoFile}`,
       'x-tombstones': topic.compacted,
+      'x-marquee-personal-data': personal.map((f) => ({
+        field: f.field,
+        kind: f.kind,
+        form: f.form,
+        holds: f.holds,
+      })),
     };
   }
 

@@ -1,3 +1,4 @@
+import { DEVELOPMENT_CONTACT_KEYS, sealOrderContact } from '@marquee/proto/order-contact';
 /**
  * Gate validation benchmark: scans per second and latency through the gate API
  * (`POST /gate/v1/scans`) of the edge, over real gRPC to secure-entry.
@@ -95,12 +96,17 @@ async function server(): Promise<void> {
           grandTotal: undefined,
           paymentMethod: 'PAYMENT_METHOD_TYPE_CARD' as never,
           deliveryMethod: 'DELIVERY_METHOD_TYPE_UNSPECIFIED' as never,
-          thirdPartyAccountId: `user-${i}`,
           secureEntryEnabled: true,
           confirmedAt: new Date(),
           orderTokenSha256: createHash('sha256').update(orderToken).digest('hex'),
-          customerEmail: `fan${i}@example.com`,
+          thirdPartyAccountId: '',
+          customerEmail: '',
           fanId: '',
+          sealedContact: sealOrderContact(
+            { customerEmail: `fan${i}@example.com`, thirdPartyAccountId: `user-${i}`, fanId: '' },
+            orderId,
+            DEVELOPMENT_CONTACT_KEYS,
+          ),
           deliveryOption: undefined,
           sandbox: false,
           resoldTicketIds: [],

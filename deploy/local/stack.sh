@@ -90,6 +90,9 @@ start() {
   # cart's key of order tokens at rest: kept across restarts so retried commits answer their token.
   local order_token_key
   order_token_key="$(stack_secret cart-order-token-key 32)"
+  # cart seals the buyer's contact on order-confirmed with it, secure-entry opens it.
+  local contact_keys
+  contact_keys="k1:$(stack_secret order-contact-key 32)"
   # The key services sign and check their gRPC calls with (docs/architecture.md, "Service-to-service
   # authentication"); one for the whole stack, kept across restarts like the other secrets.
   local service_auth_key
@@ -111,6 +114,7 @@ start() {
       # (`marquee.v8`). Logs are appended: the log of a crashed process survives its restart.
       KAFKA_BROKERS="$KAFKA_BROKERS" MONGO_URL="$MONGO_URL" ADMIN_TOKEN="$token" LOG_LEVEL="${LOG_LEVEL:-info}" \
         PARTNER_CREDENTIALS_KEY="$credentials_key" CART_ORDER_TOKEN_KEY="$order_token_key" \
+        ORDER_CONTACT_KEYS="$contact_keys" \
         PARTNER_CLIENT_ID=marquee-local PARTNER_ALLOWED_HOSTS=127.0.0.1 \
         PARTNER_ADMIN_TOKEN="$partner_admin_token" \
         PARTNER_CLIENT_SECRET="$partner_secret" SERVICE_AUTH_KEY="$service_auth_key" \

@@ -23,6 +23,7 @@ type Json = Record<string, any>;
 describe.skipIf(!infra)('partner cart (distributed mode)', () => {
   let sut: Stack;
   let apiKey: string;
+  let trackingId: string;
   let eventId: string;
   const marker = `pc${randomBytes(4).toString('hex')}`;
 
@@ -73,6 +74,7 @@ describe.skipIf(!infra)('partner cart (distributed mode)', () => {
     expect(app.status).toBe(201);
     const created1 = await json(app);
     apiKey = created1.apiKey as string;
+    trackingId = created1.trackingId as string;
     await grantPartnerDistribution(sut, created1.appId as string);
 
     ({ eventId } = await importPartnerEvent(sut, { apiKey, marker }));
@@ -330,13 +332,14 @@ describe.skipIf(!infra)('partner cart (distributed mode)', () => {
     const gone = await partner('/partners/v1', 'GET', `/events/${eventId}/cart?cart_id=${cartId}`);
     expect(gone.status).toBe(404);
 
-    const pixel = await partner(
-      '/partners/v1',
-      'GET',
-      `/tracking?event_id=${eventId}&sharedId=${marker}`,
+    // The pixel of a public page: the app's tracking id, no API key, no quota spent.
+    expect(trackingId).toMatch(/^mqt_/);
+    const pixel = await fetch(
+      `${sut.baseUrl}/partners/v1/tracking?tracking_id=${trackingId}&event_id=${eventId}&sharedId=${marker}`,
     );
     expect(pixel.status).toBe(200);
     expect(pixel.headers.get('content-type')).toBe('image/gif');
+    expect(pixel.headers.get('rate-limit')).toBeNull();
     expect((await pixel.arrayBuffer()).byteLength).toBe(43);
   });
 });

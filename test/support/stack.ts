@@ -198,6 +198,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     clientId: `e2e-${randomBytes(4).toString('hex')}`,
     clientSecret: randomBytes(24).toString('base64url'),
   };
+  // cart seals the buyer's contact on order-confirmed, secure-entry opens it: one ring for both.
+  const orderContactKeys = `k1:${randomBytes(32).toString('base64')}`;
   // Secrets production requires of each service (NODE_ENV=production below).
   const ownEnv: Record<string, Record<string, string>> = {
     'partner-reference': {
@@ -213,11 +215,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     // No nightly maintenance window: tests must not depend on the wall clock.
     cart: {
       CART_ORDER_TOKEN_KEY: randomBytes(32).toString('base64'),
+      ORDER_CONTACT_KEYS: orderContactKeys,
       CART_MAINTENANCE_WINDOW: 'off',
     },
     'secure-entry': {
       SECURE_ENTRY_TOKEN_KEYS: `k1:${randomBytes(32).toString('base64')}`,
       SECURE_ENTRY_SECRET_KEY: randomBytes(32).toString('base64'),
+      ORDER_CONTACT_KEYS: orderContactKeys,
     },
   };
   const stripeMockUrl = options.stripeMockUrl ?? process.env.STRIPE_MOCK_URL ?? '';

@@ -13,6 +13,11 @@ export interface AclTopic {
   readonly name: string;
   readonly producers: readonly string[];
   readonly consumers: readonly string[];
+  /**
+   * Whether analytics may read it: the catalog's own flag (topics.ts), false for a topic whose
+   * records hold personal data in clear (default true).
+   */
+  readonly analyticsReadable?: boolean;
 }
 
 export type AclOperation = 'READ' | 'WRITE' | 'DESCRIBE' | 'CREATE' | 'DELETE';
@@ -32,17 +37,12 @@ export interface KafkaAcl {
 export const ANALYTICS_PRINCIPAL = 'analytics';
 
 /**
- * Topics that carry personal data (a buyer's e-mail, partner account or fan id): analytics may not
- * read them. Dead-letter twins are never analytics-readable (they copy any topic's records).
+ * Whether the analytics principal may read a catalog topic: as the catalog says (personal data in
+ * clear is never readable; sealed fields are), and never a dead-letter twin (it copies any topic's
+ * records).
  */
-export const PERSONAL_DATA_TOPICS: ReadonlySet<string> = new Set([
-  'order-confirmed',
-  'app-authorized',
-]);
-
-/** Whether the analytics principal may read a catalog topic. */
-export function analyticsReadable(topic: string): boolean {
-  return !topic.endsWith('.dlq') && !PERSONAL_DATA_TOPICS.has(topic);
+export function analyticsReadable(topic: Pick<AclTopic, 'name' | 'analyticsReadable'>): boolean {
+  return !topic.name.endsWith('.dlq') && topic.analyticsReadable !== false;
 }
 
 /** Every service that produces or consumes a catalog topic: one Kafka principal each. */
@@ -92,7 +92,7 @@ export function kafkaAcls(topics: readonly AclTopic[]): KafkaAcl[] {
       add(consumer, 'TOPIC', topic.name, ['READ', 'DESCRIBE', 'CREATE']);
       add(consumer, 'TOPIC', dlq, ['WRITE', 'DESCRIBE', 'CREATE']);
     }
-    if (analyticsReadable(topic.name))
+    if (analyticsReadable(topic))
       add(ANALYTICS_PRINCIPAL, 'TOPIC', topic.name, ['READ', 'DESCRIBE']);
   }
   for (const service of kafkaServicePrincipals(topics)) {

@@ -43,11 +43,34 @@ export interface TopicDef<T> {
   readonly consumers: readonly string[];
   /** The proto file (under proto/) that defines the message, for analytics teams. */
   readonly protoFile: string;
+  /**
+   * Whether the analytics principal may read the topic (and its `.dlq` twin). A topic whose
+   * records hold personal data in clear is not; on a readable one personal data is sealed.
+   */
+  readonly analyticsReadable: boolean;
+  /** The message fields (proto names, dotted paths) that hold personal data, and how. */
+  readonly personalData: readonly PersonalField[];
   /** Protobuf binary codec of the record value (ts-proto `encode(m).finish()` / `decode`). */
   readonly codec: {
     encode(message: T): Uint8Array;
     decode(bytes: Uint8Array): T;
   };
+}
+
+/**
+ * A field of a topic's message that holds personal data. `contact`: data that identifies a person
+ * (an e-mail, a partner's account id, which partners may make an e-mail); `pseudonymous`:
+ * Marquee's own random ids of a fan, personal only together with auth-gateway's records.
+ * `sealed`: encrypted for the services given the key (only they read it); `clear`: as it is,
+ * allowed only on topics analytics may not read; `retired`: a deprecated field kept in the schema
+ * so that decoders of older versions still read the message, always sent empty.
+ */
+export interface PersonalField {
+  readonly field: string;
+  readonly kind: 'contact' | 'pseudonymous';
+  readonly form: 'sealed' | 'clear' | 'retired';
+  /** What the field holds, for the AsyncAPI document. */
+  readonly holds: string;
 }
 
 /** The message type carried by a topic. */
@@ -71,6 +94,9 @@ interface TopicSpec<T> {
   producers: readonly string[];
   consumers: readonly string[];
   message: MessageFns<T>;
+  /** Default: readable, no personal data. */
+  analyticsReadable?: boolean;
+  personalData?: readonly PersonalField[];
 }
 
 function topic<T>(spec: TopicSpec<T>): TopicDef<T> {
@@ -85,6 +111,8 @@ function topic<T>(spec: TopicSpec<T>): TopicDef<T> {
     producers: Object.freeze([...spec.producers]),
     consumers: Object.freeze([...spec.consumers]),
     protoFile: spec.protoFile,
+    analyticsReadable: spec.analyticsReadable ?? true,
+    personalData: Object.freeze([...(spec.personalData ?? [])]),
     codec: Object.freeze({
       encode: (m: T): Uint8Array => message.encode(m).finish(),
       decode: (b: Uint8Array): T => message.decode(b),
@@ -143,6 +171,12 @@ export const appAuthorizedTopic: TopicDef<AppAuthorized> = topic({
   producers: ['auth-gateway'],
   consumers: [],
   message: AppAuthorized,
+  // Operators only: a fan's ids in clear, linking the fan to the apps they use.
+  analyticsReadable: false,
+  personalData: [
+    { field: 'fan_id', kind: 'pseudonymous', form: 'clear', holds: "the fan's platform id" },
+    { field: 'user_id', kind: 'pseudonymous', form: 'clear', holds: "the fan's id for the app" },
+  ],
 });
 
 /** Tickets held at the partner for a cart. */
@@ -191,6 +225,18 @@ export const orderConfirmedTopic: TopicDef<OrderConfirmed> = topic({
   producers: ['cart'],
   consumers: ['secure-entry', 'reconciler'],
   message: OrderConfirmed,
+  personalData: [
+    {
+      field: 'sealed_contact',
+      kind: 'contact',
+      form: 'sealed',
+      holds:
+        "OrderContact: the buyer's e-mail, the partner account id and the fan id, sealed for cart and secure-entry (ORDER_CONTACT_KEYS)",
+    },
+    { field: 'third_party_account_id', kind: 'contact', form: 'retired', holds: 'nothing' },
+    { field: 'customer_email', kind: 'contact', form: 'retired', holds: 'nothing' },
+    { field: 'fan_id', kind: 'pseudonymous', form: 'retired', holds: 'nothing' },
+  ],
 });
 
 /** An order was cancelled. */

@@ -49,6 +49,7 @@ const impl: AuthServiceServer = {
   getAppAccess: notImplemented,
   setAppOAuth: notImplemented,
   setAppQuota: notImplemented,
+  resolveTrackingId: notImplemented,
 };
 
 describe('generated gRPC services', () => {

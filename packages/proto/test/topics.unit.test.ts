@@ -308,7 +308,7 @@ const samples: ReadonlyArray<readonly [TopicDef<never>, unknown]> = [
       grandTotal: usd(10100),
       paymentMethod: PaymentMethodType.PAYMENT_METHOD_TYPE_CARD,
       deliveryMethod: DeliveryMethodType.DELIVERY_METHOD_TYPE_PRINT_AT_HOME,
-      thirdPartyAccountId: 'acct-42',
+      sealedContact: Buffer.from([1, 3, 100, 101, 118, 9, 8, 7]),
       secureEntryEnabled: true,
       confirmedAt: at('2026-03-01T10:06:00Z'),
     }),

@@ -25,6 +25,7 @@ export const authGatewayService: ServiceDefinition<AuthGatewayConfig> = {
       GetAppAccess: ['edge-gateway'],
       SetAppOAuth: ['edge-gateway'],
       SetAppQuota: ['edge-gateway'],
+      ResolveTrackingId: ['edge-gateway'],
     },
   },
   // package.json `marquee.v8` (docs/architecture.md, "V8 options").

@@ -91,6 +91,35 @@ describe('DeveloperAccess: apps and keys', () => {
   });
 });
 
+describe('DeveloperAccess: tracking ids', () => {
+  it('gives every app a public tracking id at creation that resolves to it and counts nothing', async () => {
+    const { sut, stores } = build({ perDay: 3 });
+    const created = await sut.createApp(newApp);
+    const other = await sut.createApp(newApp);
+    expect(created.trackingId).toMatch(/^mqt_[A-Za-z0-9_-]{22}$/);
+    expect(other.trackingId).not.toBe(created.trackingId);
+    expect(created.trackingId).not.toContain(created.apiKey);
+    expect((await stores.apps.get(created.appId))?.trackingId).toBe(created.trackingId);
+    for (let i = 0; i < 5; i += 1) {
+      expect(await sut.resolveTrackingId(created.trackingId)).toEqual({
+        valid: true,
+        appId: created.appId,
+        access: { commerceShopping: false, partnerDistribution: false },
+      });
+    }
+    // Resolving spent none of the app's 3 calls a day.
+    expect((await sut.checkRateLimit(created.appId, 1)).available).toBe(2);
+  });
+
+  it('answers an unknown, malformed or API-key-shaped id as invalid', async () => {
+    const { sut } = build();
+    const created = await sut.createApp(newApp);
+    for (const id of ['', 'mqt_unknownunknownunknow', created.apiKey, created.appId]) {
+      expect(await sut.resolveTrackingId(id)).toMatchObject({ valid: false, appId: '' });
+    }
+  });
+});
+
 describe('DeveloperAccess: quotas', () => {
   it('creates apps with the held-ticket quota given or the default, and changes it by parts', async () => {
     const { sut } = build();

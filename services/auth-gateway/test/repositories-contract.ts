@@ -78,6 +78,16 @@ export function repositoriesContract(name: string, make: () => Promise<Repositor
       expect(await sut.byApiKeyFingerprint(app.apiKeyFingerprint)).toEqual(app);
     });
 
+    it('finds an app by its tracking id; several apps stored without one coexist', async () => {
+      const sut = (await make()).apps;
+      const tracked = anApp({ trackingId: `mqt_${unique()}` });
+      await sut.insert(anApp());
+      await sut.insert(anApp());
+      await sut.insert(tracked);
+      expect(await sut.byTrackingId(tracked.trackingId!)).toEqual(tracked);
+      expect(await sut.byTrackingId('mqt_unknown')).toBeUndefined();
+    });
+
     it('answers undefined for unknown ids, client ids and keys', async () => {
       const sut = (await make()).apps;
       expect(await sut.byId('nope')).toBeUndefined();

@@ -1,11 +1,22 @@
 import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
+import { parseContactKeys } from '@marquee/proto/order-contact';
 import { parseMaintenanceWindow } from './domain/maintenance.js';
 
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 
 /** Base64 of exactly 32 bytes (an AES-256 key). */
+/** `ORDER_CONTACT_KEYS`: the contact key ring (`@marquee/proto/order-contact`), sealing key first. */
+const contactKeyRing = z.string().refine((text) => {
+  try {
+    parseContactKeys(text);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be <key id>:<base64 of 32 bytes> entries, comma-separated, ids unique');
+
 const aesKey = z
   .string()
   .refine(
@@ -39,6 +50,11 @@ export const configSchema = serviceConfigSchema({
     GRPC_ADDR_SECURE_ENTRY: z.string().min(1).default('127.0.0.1:50056'),
     /** AES-256-GCM key of order tokens and access codes at rest; required in production. */
     CART_ORDER_TOKEN_KEY: aesKey.optional(),
+    /**
+     * Key ring that seals the buyer's contact on `order-confirmed` (shared with secure-entry);
+     * required in production, a fixed public development ring otherwise.
+     */
+    ORDER_CONTACT_KEYS: contactKeyRing.optional(),
     /** How long a reserve waits for the partner before answering PENDING. */
     CART_RESERVE_WAIT_MS: int(1_500),
     /** Reserves one process runs at once; more are refused 503 (load shedding). */
@@ -148,6 +164,8 @@ export const configSchema = serviceConfigSchema({
       ctx.addIssue({ code: 'custom', path: [variable], message });
     if (production && config.CART_ORDER_TOKEN_KEY === undefined)
       issue('CART_ORDER_TOKEN_KEY', 'is required when NODE_ENV=production');
+    if (production && config.ORDER_CONTACT_KEYS === undefined)
+      issue('ORDER_CONTACT_KEYS', 'is required when NODE_ENV=production');
     // Production takes money: Stripe and its secrets, all missing ones named at once.
     const sandboxAllowed = config.CART_PRODUCTION_SANDBOX_PAYMENTS;
     const stripe = config.CART_PAYMENT_PROCESSOR === 'stripe' || (production && !sandboxAllowed);

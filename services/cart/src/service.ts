@@ -1,3 +1,4 @@
+import { contactKeysOf } from '@marquee/proto/order-contact';
 import { createIdempotency, idempotencySecrets } from '@marquee/platform/idempotency';
 import { detachedFromCall } from '@marquee/platform/grpc';
 import { periodic } from '@marquee/platform/lifecycle';
@@ -85,7 +86,10 @@ export async function composeCart(
     kind,
     outboxSources,
   } = await openServiceStores(infra, (stores) => ({
-    ...createCartStorage(stores, { sandboxAreaCapacity: config.CART_SANDBOX_AREA_CAPACITY }),
+    ...createCartStorage(stores, {
+      sandboxAreaCapacity: config.CART_SANDBOX_AREA_CAPACITY,
+      contactKeys: contactKeysOf(config.ORDER_CONTACT_KEYS, (message) => logger.warn(message)),
+    }),
     topPicks: createTopPicksStorage(stores),
   }));
   // The event projection is read and applied in memory, every topic read whole at each start;

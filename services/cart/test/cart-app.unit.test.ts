@@ -1,3 +1,4 @@
+import { DEVELOPMENT_CONTACT_KEYS, openOrderContact } from '@marquee/proto/order-contact';
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -499,11 +500,19 @@ describe('CartApp', () => {
     expect(message).toMatchObject({
       orderId: first.order.id,
       orderTokenSha256: sha256Hasher.sha256(first.orderToken),
-      customerEmail: 'ada@example.test',
-      thirdPartyAccountId: 'fan-1',
+      // The retired clear fields stay empty.
+      customerEmail: '',
+      thirdPartyAccountId: '',
+      fanId: '',
       sandbox: false,
       deliveryOption: { id: 'GB-ROYALMAIL', serviceLevel: 'MAIL' },
     });
+    // The buyer's contact is sealed for the services given the contact keys: in clear nowhere.
+    expect(Buffer.from(confirmed[0]!.value!).includes('ada@example.test')).toBe(false);
+    expect(Buffer.from(confirmed[0]!.value!).includes('fan-1')).toBe(false);
+    expect(
+      openOrderContact(message.sealedContact, first.order.id, DEVELOPMENT_CONTACT_KEYS),
+    ).toEqual({ customerEmail: 'ada@example.test', thirdPartyAccountId: 'fan-1', fanId: '' });
     expect(message.tickets).toHaveLength(2);
     expect(JSON.stringify(await s.events())).not.toContain(first.orderToken);
 

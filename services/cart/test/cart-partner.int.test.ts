@@ -1,3 +1,4 @@
+import { DEVELOPMENT_CONTACT_KEYS, openOrderContact } from '@marquee/proto/order-contact';
 import { createHash, randomBytes } from 'node:crypto';
 import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -518,9 +519,18 @@ describeIntegration(
         eventId,
         appId: 'app-o',
         orderTokenSha256: createHash('sha256').update(first.orderToken).digest('hex'),
-        customerEmail: 'ada@example.test',
+        customerEmail: '',
+        thirdPartyAccountId: '',
         sandbox: false,
       });
+      // The record as any reader of the topic (analytics) sees it: no e-mail, no account id in
+      // clear; the services given the contact keys open them.
+      const record = Buffer.from(orderConfirmedTopic.codec.encode(message.value!));
+      expect(record.includes('ada@example.test')).toBe(false);
+      expect(record.includes('fan-1')).toBe(false);
+      expect(
+        openOrderContact(message.value!.sealedContact, message.key, DEVELOPMENT_CONTACT_KEYS),
+      ).toMatchObject({ customerEmail: 'ada@example.test', thirdPartyAccountId: 'fan-1' });
       expect(message.value!.tickets).toHaveLength(2);
       const partnerOrder = await callUnary(connector, 'getOrder', {
         eventId,

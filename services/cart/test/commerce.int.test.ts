@@ -1,3 +1,4 @@
+import { DEVELOPMENT_CONTACT_KEYS, openOrderContact } from '@marquee/proto/order-contact';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -395,9 +396,13 @@ describeIntegration(
         cartId,
         eventId,
         appId: 'app-c',
-        fanId: fan.fanId,
         orderTokenSha256: createHash('sha256').update(bought.redemptionToken).digest('hex'),
       });
+      // The fan id travels sealed, for the services given the contact keys only.
+      expect(
+        openOrderContact(record.value!.sealedContact, orderId, DEVELOPMENT_CONTACT_KEYS)?.fanId,
+      ).toBe(fan.fanId);
+      expect(JSON.stringify(record.value)).not.toContain(fan.fanId);
       expect(JSON.stringify(record.value)).not.toContain(bought.redemptionToken);
     }, 120_000);
   },

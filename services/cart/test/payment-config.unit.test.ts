@@ -10,6 +10,7 @@ import { paymentProcessorOf } from '../src/service.js';
 const production = {
   NODE_ENV: 'production',
   CART_ORDER_TOKEN_KEY: Buffer.alloc(32, 7).toString('base64'),
+  ORDER_CONTACT_KEYS: `k1:${Buffer.alloc(32, 9).toString('base64')}`,
 };
 const secretKey = 'sk_test_51Marquee0000000000000000';
 const webhookSecret = 'whsec_marquee0000000000000000';
@@ -85,6 +86,21 @@ describe('payment processor configuration', () => {
       CART_PRODUCTION_SANDBOX_PAYMENTS: 'true',
     });
     expect(config.CART_PAYMENT_PROCESSOR).toBe('sandbox');
+  });
+
+  it('production needs the contact key ring; a malformed one is refused without echoing it', () => {
+    const { ORDER_CONTACT_KEYS: _ring, ...withoutRing } = production;
+    expect(
+      refusal({
+        ...withoutRing,
+        CART_PAYMENT_PROCESSOR: 'sandbox',
+        CART_PRODUCTION_SANDBOX_PAYMENTS: 'true',
+      }),
+    ).toEqual({ ORDER_CONTACT_KEYS: 'is required when NODE_ENV=production' });
+    const secret = Buffer.alloc(31, 5).toString('base64');
+    const problems = refusal({ ORDER_CONTACT_KEYS: `k1:${secret}` });
+    expect(Object.keys(problems)).toEqual(['ORDER_CONTACT_KEYS']);
+    expect(JSON.stringify(problems)).not.toContain(secret);
   });
 
   it('development defaults to the sandbox, and Stripe there needs only its key', () => {

@@ -16,6 +16,10 @@ function countingBackend(valid: Set<string>) {
       calls.push(`revoke ${fanId} ${clientId}`);
       return { revokedTokens: 2 };
     },
+    async resolveTrackingId(id) {
+      calls.push(`tracking ${id}`);
+      return valid.has(id) ? { valid: true, appId: `app-${id}` } : { valid: false, appId: '' };
+    },
     async validateApiKey(key): Promise<ApiKeyCheck> {
       calls.push(key);
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -27,6 +31,20 @@ function countingBackend(valid: Set<string>) {
 }
 
 describe('cachingDeveloperAccess', () => {
+  it('caches tracking ids apart from API keys, a valid one for 30 s', async () => {
+    let t = 0;
+    const { backend, calls } = countingBackend(new Set(['good']));
+    const sut = cachingDeveloperAccess(backend, { now: () => t });
+    expect(await sut.resolveTrackingId('good')).toEqual({ valid: true, appId: 'app-good' });
+    await sut.validateApiKey('good');
+    t = 29_999;
+    await sut.resolveTrackingId('good');
+    expect(calls).toEqual(['tracking good', 'good']);
+    t = 30_001;
+    await sut.resolveTrackingId('good');
+    expect(calls).toEqual(['tracking good', 'good', 'tracking good']);
+  });
+
   it('asks auth-gateway once for a valid key within 30 s, again after', async () => {
     let t = 0;
     const { backend, calls } = countingBackend(new Set(['good']));

@@ -318,7 +318,7 @@ describe('the OpenAPI document', () => {
       ['200', '400', '401', '404', '413', '414', '415', '431', '500', '503', '504'].sort(),
     );
     expect(await statuses('/gate/v1/scans', 'post')).toEqual(
-      ['200', '400', '401', '413', '415', '431', '500', '503', '504'].sort(),
+      ['200', '400', '401', '413', '415', '429', '431', '500', '503', '504'].sort(),
     );
   });
 
@@ -359,6 +359,9 @@ describe('the OpenAPI document', () => {
   it('names how each route is guarded, and no credential as a parameter', async () => {
     expect((await operation('/discovery/v2/events', 'get')).security).toEqual([{ apiKey: [] }]);
     expect((await operation('/partners/v1/tracking', 'get')).security).toEqual([
+      { trackingId: [] },
+    ]);
+    expect((await operation('/partners/v1/events/{event_id}/cart', 'post')).security).toEqual([
       { apiKey: [] },
       { apiKeyHeader: [] },
     ]);

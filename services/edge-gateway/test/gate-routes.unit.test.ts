@@ -113,6 +113,25 @@ describe('POST /gate/v1/scans', () => {
     expect(unknown.json().error.code).toBe('unauthenticated');
   });
 
+  it('answers a gate over its scan bound 429 in the gate body, with Retry-After', async () => {
+    const app = await edge({
+      validateScan: async () => {
+        throw new AppError('resource_exhausted', 'Too many scans from this gate; retry later', {
+          details: { retryAfterMs: 41_200 },
+        });
+      },
+    });
+    const refused = await scan(app, { payload: 'MQ1:abc:123456:654321:1780000000' });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('42');
+    expect(refused.json()).toEqual({
+      error: {
+        code: 'resource_exhausted',
+        message: 'Too many scans from this gate; retry later',
+      },
+    });
+  });
+
   it('answers bad input with 400 in the gate body, never 500', async () => {
     const app = await edge({ validateScan: async () => admitted });
     for (const payload of [

@@ -18,6 +18,10 @@ export const OVER_QUOTA_KEY = 'partner-key-over';
 export const NOT_DISTRIBUTOR_KEY = 'partner-key-plain';
 /** The key of an app with a held-ticket quota of its own (7). */
 export const QUOTA_KEY = 'partner-key-quota';
+/** The public tracking id of app-1 (the tracking pixel's credential). */
+export const TRACKING_ID = 'mqt_app1app1app1app1app1ap';
+/** The tracking id of app-4, without partner distribution access. */
+export const NOT_DISTRIBUTOR_TRACKING_ID = 'mqt_app4app4app4app4app4ap';
 export const EVENT = 'G5vYZ9abcdefghi';
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -35,7 +39,20 @@ export function fakeAccess(seen: string[] = []): Partial<DeveloperAccess> {
     [NOT_DISTRIBUTOR_KEY]: 'app-4',
     [QUOTA_KEY]: 'app-5',
   };
+  const tracked: Record<string, string> = {
+    [TRACKING_ID]: 'app-1',
+    [NOT_DISTRIBUTOR_TRACKING_ID]: 'app-4',
+  };
   return {
+    async resolveTrackingId(id) {
+      seen.push(`tracking:${id}`);
+      const appId = tracked[id];
+      return {
+        valid: appId !== undefined,
+        appId: appId ?? '',
+        access: { commerceShopping: false, partnerDistribution: appId === 'app-1' },
+      };
+    },
     async validateApiKey(key) {
       seen.push(key);
       const appId = apps[key];

@@ -12,9 +12,11 @@ import {
   EVENT,
   KEY,
   NOT_DISTRIBUTOR_KEY,
+  NOT_DISTRIBUTOR_TRACKING_ID,
   OTHER_KEY,
   OVER_QUOTA_KEY,
   QUOTA_KEY,
+  TRACKING_ID,
   answer,
   availability,
   heldCart,
@@ -114,12 +116,18 @@ describe('partner cart: API key', () => {
       headers: { 'x-api-key': KEY },
     });
     expect(header.statusCode).toBe(200);
+    expect(header.headers['rate-limit']).toBe('5');
+    expect(header.headers['rate-limit-available']).toBe('4');
+    expect(Number(header.headers['rate-limit-reset'])).toBeGreaterThan(0);
+    expect(header.headers['rate-limit-over']).toBe('0');
     const over = await app.inject({
       url: withKey(`${P}/events/${EVENT}/availability`, OVER_QUOTA_KEY),
     });
     expect(over.statusCode).toBe(429);
     expect(over.json()).toEqual(errorOf(429, 'rate_limited'));
     expect(Number(over.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(over.headers['rate-limit-available']).toBe('0');
+    expect(over.headers['rate-limit-over']).toBe('1');
   });
 
   it('refuses an app without partner distribution access: 403 code 10003, nothing reserved', async () => {
@@ -933,6 +941,8 @@ describe('shipping, payment, commit, release', () => {
       payload: { cart_id: 'cart-1' },
     });
     expect(committed.statusCode).toBe(200);
+    // The answer carries the order token: no browser or shared cache may keep it.
+    expect(committed.headers['cache-control']).toBe('no-store');
     expect(committed.json()).toEqual({
       cart_id: 'cart-1',
       order_number: '12-34567/LA',
@@ -997,7 +1007,9 @@ describe('shipping, payment, commit, release', () => {
 });
 
 describe('GET /tracking', () => {
-  it('records the hit and answers the 43-byte transparent GIF, not cached', async () => {
+  const pixel = (query: string) => `${P}/tracking?tracking_id=${TRACKING_ID}&${query}`;
+
+  it('takes the public tracking id, records the hit and answers the 43-byte GIF, not cached', async () => {
     const hits: [CartCaller, TrackingHit][] = [];
     const app = await edge({
       async recordTracking(caller, hit) {
@@ -1005,7 +1017,7 @@ describe('GET /tracking', () => {
       },
     });
     const response = await app.inject({
-      url: withKey(`${P}/tracking?event_id=${EVENT}&sharedId=aff-1&subId1=a&subId3=c`),
+      url: pixel(`event_id=${EVENT}&sharedId=aff-1&subId1=a&subId3=c`),
     });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('image/gif');
@@ -1021,6 +1033,40 @@ describe('GET /tracking', () => {
         { eventId: EVENT, sharedId: 'aff-1', subId1: 'a', subId2: '', subId3: 'c' },
       ],
     ]);
+    // The pixel spends none of the app's quota: no Rate-Limit answer, no key checked.
+    expect(response.headers['rate-limit']).toBeUndefined();
+    expect(harness!.keysSeen).toEqual([`tracking:${TRACKING_ID}`]);
+  });
+
+  it('refuses the API key on the pixel, an unknown tracking id and a non-distributor', async () => {
+    const app = await edge({
+      async recordTracking() {
+        throw new Error('nothing may be recorded');
+      },
+    });
+    const withApiKey = await app.inject({ url: withKey(pixel(`event_id=${EVENT}`)) });
+    expect(withApiKey.statusCode).toBe(400);
+    expect(withApiKey.json()).toEqual(errorOf(400, '10002'));
+    const keyOnly = await app.inject({ url: withKey(`${P}/tracking?event_id=${EVENT}`) });
+    expect(keyOnly.statusCode).toBe(400);
+    const inHeader = await app.inject({
+      url: pixel(`event_id=${EVENT}`),
+      headers: { 'x-api-key': KEY },
+    });
+    expect(inHeader.statusCode).toBe(400);
+    expect(harness!.keysSeen).toEqual([]);
+    const none = await app.inject({ url: `${P}/tracking?event_id=${EVENT}` });
+    expect(none.statusCode).toBe(401);
+    expect(none.json()).toEqual(errorOf(401, '10001'));
+    const unknown = await app.inject({
+      url: `${P}/tracking?tracking_id=mqt_unknownunknownunknow&event_id=${EVENT}`,
+    });
+    expect(unknown.statusCode).toBe(401);
+    const plain = await app.inject({
+      url: `${P}/tracking?tracking_id=${NOT_DISTRIBUTOR_TRACKING_ID}&event_id=${EVENT}`,
+    });
+    expect(plain.statusCode).toBe(403);
+    expect(plain.json()).toEqual(errorOf(403, '10003'));
   });
 
   it.each([
@@ -1031,7 +1077,7 @@ describe('GET /tracking', () => {
     ['a repeated event id', `event_id=${EVENT}&event_id=${EVENT}`],
   ])('refuses %s with 400 code 10002', async (_label, query) => {
     const app = await edge({});
-    const response = await app.inject({ url: withKey(`${P}/tracking?${query}`) });
+    const response = await app.inject({ url: pixel(query) });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(errorOf(400, '10002'));
   });

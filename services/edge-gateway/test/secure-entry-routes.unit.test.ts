@@ -123,6 +123,9 @@ describe('POST /partners/v1/orders (secure-entry order read)', () => {
     });
     const response = await readOrder(app, body);
     expect(response.statusCode).toBe(200);
+    // Entry tokens and the buyer's e-mail: never kept by a cache; the app's quota is shown.
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.headers['rate-limit-available']).toBe('4');
     expect(seen).toEqual([
       {
         orderToken: 'tok-1',
@@ -330,6 +333,8 @@ describe('POST /marketplace/v1/securerender', () => {
     });
     const ok = await render(app, renderBody);
     expect(ok.statusCode).toBe(200);
+    expect(ok.headers['cache-control']).toBe('no-store');
+    expect(ok.headers['rate-limit']).toBe('5');
     expect(seen[0]).toMatchObject({
       userId: 'user-42',
       deviceType: 'native',

@@ -148,6 +148,9 @@ describe('GET /top-picks/v1/events/id/{event_id}', () => {
     expect(response.json()).toEqual(document);
     expect(response.headers['x-platform-session-sid']).toBe(SID);
     expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.headers['rate-limit']).toBe('5');
+    expect(response.headers['rate-limit-available']).toBe('4');
+    expect(response.headers['rate-limit-over']).toBe('0');
     expect(queries[0]).toEqual({
       appId: 'app-1',
       eventId: EVENT,

@@ -27,6 +27,11 @@ export const configSchema = serviceConfigSchema({
     .regex(/^[\x21-\x7e]{1,256}$/, 'printable ASCII, no spaces, at most 256 characters')
     .optional(),
   PARTNER_CLIENT_SECRET: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
+  /**
+   * Failed client authentications a client id or a caller address may have a minute at
+   * `/oauth/token`; past it both are refused 429 until the minute ends (0 = no bound).
+   */
+  PARTNER_TOKEN_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(10),
   PARTNER_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
   /** How long a booking holds its seats. */
   BOOKING_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),

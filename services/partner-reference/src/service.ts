@@ -5,6 +5,7 @@ import { randomIds, systemClock } from './adapters/clock-and-ids.js';
 import { createPartnerRepositories } from './adapters/stores.js';
 import { BackOffice } from './app/back-office.js';
 import { ClientCredentials } from './app/credentials.js';
+import { TokenThrottle } from './app/token-throttle.js';
 import { Drills } from './app/drills.js';
 import { PartnerApp } from './app/partner-app.js';
 import type { Clock } from './app/ports.js';
@@ -86,7 +87,14 @@ export async function buildPartnerReference(
     drills,
     adminToken,
     clientId,
-    routes: partnerHttpRoutes({ app, backOffice, credentials, drills, adminToken }),
+    routes: partnerHttpRoutes({
+      app,
+      backOffice,
+      credentials,
+      drills,
+      adminToken,
+      tokenThrottle: new TokenThrottle(config.PARTNER_TOKEN_FAILURES_PER_MINUTE),
+    }),
     storage: kind,
   };
 }

@@ -285,6 +285,43 @@ describe('the 3P API over HTTP', () => {
     });
   });
 
+  describe('POST /oauth/token throttle', () => {
+    const attempt = (secret: string, id = CLIENT_ID, address = '10.1.2.3') =>
+      h.http.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        remoteAddress: address,
+        payload: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: id,
+          client_secret: secret,
+        }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+
+    it('refuses a client id after 10 failed secrets a minute with 429, the right secret too', async () => {
+      for (let i = 0; i < 10; i += 1) {
+        expect((await attempt(`guess-${i}`, CLIENT_ID, `10.9.0.${i}`)).statusCode).toBe(401);
+      }
+      const refused = await attempt(CLIENT_SECRET, CLIENT_ID, '10.9.1.1');
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json()).toMatchObject({ error: 'too_many_requests' });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    });
+
+    it('refuses an address after 10 failures a minute, whatever client id it names', async () => {
+      for (let i = 0; i < 10; i += 1) {
+        expect((await attempt('nope', `client-${i}`, '10.7.7.7')).statusCode).toBe(401);
+      }
+      expect((await attempt(CLIENT_SECRET, CLIENT_ID, '10.7.7.7')).statusCode).toBe(429);
+      // Successes cost nothing, and another address is not held back by this one.
+      for (let i = 0; i < 12; i += 1) {
+        expect((await attempt(CLIENT_SECRET, CLIENT_ID, '10.8.8.8')).statusCode).toBe(200);
+      }
+    });
+  });
+
   describe('catalogue', () => {
     it('GET /healthcheck answers 0, or the drilled state', async () => {
       expect(expectAnswer(await call('GET', '/v1/healthcheck'), 200, HealthcheckResult)).toEqual({

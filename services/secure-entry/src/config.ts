@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
 import { readModelConsumerGroup, serviceConfigSchema } from '@marquee/platform/service';
+import { parseContactKeys } from '@marquee/proto/order-contact';
 
 const isKey = (value: string) =>
   /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32;
@@ -32,6 +33,16 @@ const keyRing = z.string().superRefine((value, ctx) => {
   }
 });
 
+/** `ORDER_CONTACT_KEYS`: the contact key ring (`@marquee/proto/order-contact`), sealing key first. */
+const contactKeyRing = z.string().refine((text) => {
+  try {
+    parseContactKeys(text);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be <key id>:<base64 of 32 bytes> entries, comma-separated, ids unique');
+
 const positiveInt = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
 /** The only module of secure-entry that reads the environment; see README for each variable. */
@@ -45,6 +56,11 @@ export const configSchema = serviceConfigSchema({
     SECURE_ENTRY_TOKEN_KEYS: keyRing.optional(),
     /** AES-256-GCM key of per-ticket secrets at rest; required in production. */
     SECURE_ENTRY_SECRET_KEY: aesKey.optional(),
+    /**
+     * Key ring that opens the buyer's contact on `order-confirmed` (cart's, the same ring);
+     * required in production, a fixed public development ring otherwise.
+     */
+    ORDER_CONTACT_KEYS: contactKeyRing.optional(),
     /** Tokens are re-keyed (new rotating secrets) when shown this many hours before the start. */
     TOKEN_REFRESH_HOURS_BEFORE_EVENT: positiveInt(20),
     /**
@@ -54,6 +70,10 @@ export const configSchema = serviceConfigSchema({
     DELAYED_DELIVERY_HOURS_BEFORE_EVENT: positiveInt(0),
     /** How long a verified gate token is trusted without re-reading the gate (revocation lag). */
     GATE_CACHE_MS: positiveInt(5_000),
+    /** Scans one gate may have evaluated per minute in one replica (0 = no bound); then 429. */
+    GATE_SCANS_PER_MINUTE: positiveInt(120),
+    /** FORGED scans one gate may cause per minute in one replica (0 = no bound); then 429. */
+    GATE_FORGED_SCANS_PER_MINUTE: positiveInt(30),
     /**
      * Consumer group of `order-confirmed` and `order-cancelled` (`event-changed` adds `.events`).
      * Default: see `consumerGroup` (tied to the database, like every read model's).
@@ -62,7 +82,11 @@ export const configSchema = serviceConfigSchema({
   })
   .superRefine((config, ctx) => {
     if (config.NODE_ENV !== 'production') return;
-    for (const key of ['SECURE_ENTRY_TOKEN_KEYS', 'SECURE_ENTRY_SECRET_KEY'] as const) {
+    for (const key of [
+      'SECURE_ENTRY_TOKEN_KEYS',
+      'SECURE_ENTRY_SECRET_KEY',
+      'ORDER_CONTACT_KEYS',
+    ] as const) {
       if (config[key] === undefined) {
         ctx.addIssue({
           code: 'custom',

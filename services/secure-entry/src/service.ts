@@ -1,3 +1,4 @@
+import { contactKeysOf } from '@marquee/proto/order-contact';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { openServiceStores } from '@marquee/platform/store';
@@ -44,9 +45,18 @@ export async function composeSecureEntry(
     refreshHours: config.TOKEN_REFRESH_HOURS_BEFORE_EVENT,
     delayHours: config.DELAYED_DELIVERY_HOURS_BEFORE_EVENT,
     gateCacheMs: config.GATE_CACHE_MS,
+    scanLimits: {
+      scansPerMinute: config.GATE_SCANS_PER_MINUTE,
+      forgedPerMinute: config.GATE_FORGED_SCANS_PER_MINUTE,
+    },
   });
   const group = consumerGroup(config);
-  await bus.subscribe(orderConfirmedTopic, { group }, orderConfirmedHandler({ entry, logger }));
+  const contactKeys = contactKeysOf(config.ORDER_CONTACT_KEYS, (message) => logger.warn(message));
+  await bus.subscribe(
+    orderConfirmedTopic,
+    { group },
+    orderConfirmedHandler({ entry, logger, contactKeys }),
+  );
   await bus.subscribe(orderCancelledTopic, { group }, orderCancelledHandler({ entry }));
   // Its own group: a new database replays the whole event topic from the beginning, and the
   // order topics must not wait behind that replay (one consumer per group takes its partitions in

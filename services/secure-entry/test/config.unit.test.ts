@@ -38,6 +38,23 @@ describe('secure-entry config', () => {
     ).toThrow(/SECURE_ENTRY_SECRET_KEY|SECURE_ENTRY_TOKEN_KEYS/);
   });
 
+  it('requires the contact key ring in production, and refuses a malformed one', () => {
+    const production = {
+      NODE_ENV: 'production',
+      KAFKA_BROKERS: 'k:9092',
+      MONGO_URL: 'mongodb://m',
+      SECURE_ENTRY_TOKEN_KEYS: `k1:${k()}`,
+      SECURE_ENTRY_SECRET_KEY: k(),
+    };
+    expect(() => loadSecureEntryConfig(production)).toThrow(/ORDER_CONTACT_KEYS/);
+    expect(
+      loadSecureEntryConfig({ ...production, ORDER_CONTACT_KEYS: `c1:${k()}` }).ORDER_CONTACT_KEYS,
+    ).toMatch(/^c1:/);
+    expect(() => loadSecureEntryConfig({ ORDER_CONTACT_KEYS: 'c1:short' })).toThrow(
+      /ORDER_CONTACT_KEYS/,
+    );
+  });
+
   it('ties the consumer group to the database unless one is given', () => {
     expect(consumerGroup(loadSecureEntryConfig({}))).toBe('secure-entry');
     expect(consumerGroup(loadSecureEntryConfig({ MONGO_DB: 'e2e1234_secure_entry' }))).toBe(

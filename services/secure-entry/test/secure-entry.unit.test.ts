@@ -1,3 +1,4 @@
+import { DEVELOPMENT_CONTACT_KEYS } from '@marquee/proto/order-contact';
 import { randomBytes } from 'node:crypto';
 import { decodeToken, payloadAt, STEP_SECONDS } from '@marquee/render-kit/format';
 import { metricValue } from '@marquee/platform/testing';
@@ -20,7 +21,7 @@ const STEP_MS = STEP_SECONDS * 1000;
 
 async function bought(h: Harness, over: Parameters<typeof confirmedOrder>[0] = {}) {
   const { message, orderToken } = confirmedOrder(over);
-  await h.entry.confirm(toConfirmedOrder(message));
+  await h.entry.confirm(toConfirmedOrder(message, DEVELOPMENT_CONTACT_KEYS));
   return { message, orderToken };
 }
 
@@ -66,7 +67,7 @@ describe('issuing', () => {
     const h = harness();
     const { message } = await bought(h);
     const first = await h.storage.tickets.listByOrder(message.orderId);
-    await h.entry.confirm(toConfirmedOrder(message));
+    await h.entry.confirm(toConfirmedOrder(message, DEVELOPMENT_CONTACT_KEYS));
     expect(await h.storage.tickets.listByOrder(message.orderId)).toEqual(first);
   });
 
@@ -321,7 +322,7 @@ describe('gate validation', () => {
     const h = harness();
     const { message, orderToken } = confirmedOrder();
     await h.entry.cancel(message.orderId, EVENT_ID, h.clock.now);
-    await h.entry.confirm(toConfirmedOrder(message));
+    await h.entry.confirm(toConfirmedOrder(message, DEVELOPMENT_CONTACT_KEYS));
     expect(await h.storage.tickets.listByOrder(message.orderId)).toEqual([]);
     await expect(read(h, orderToken)).rejects.toMatchObject({ kind: 'not_found' });
   });
@@ -649,7 +650,7 @@ describe('a seat admits once across its owners', () => {
       resoldFromOrderId: message.orderId,
     });
     resale.message.tickets[0]!.ticketId = sold!.partnerTicketId;
-    await h.entry.confirm(toConfirmedOrder(resale.message));
+    await h.entry.confirm(toConfirmedOrder(resale.message, DEVELOPMENT_CONTACT_KEYS));
     const buyerView = await h.entry.getOrder({
       orderToken: resale.orderToken,
       appId: 'app-1',

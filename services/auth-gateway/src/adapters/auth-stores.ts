@@ -36,6 +36,8 @@ export interface AuthStores {
 const appIndexes: StoreIndex<Stored<DeveloperApp>>[] = [
   { fields: { clientId: 1 }, unique: true },
   { fields: { apiKeyFingerprint: 1 }, unique: true },
+  // Not unique: apps created before tracking ids have none (128 random bits never collide).
+  { fields: { trackingId: 1 } },
 ];
 const fanIndexes: StoreIndex<Stored<Fan>>[] = [{ fields: { email: 1 }, unique: true }];
 

@@ -25,6 +25,7 @@ export function createAppRepository(stores: Pick<AuthStores, 'apps'>): AppReposi
     byId: async (id) => plain<DeveloperApp>(await stores.apps.get(id)),
     byClientId: (clientId) => first({ clientId }),
     byApiKeyFingerprint: (apiKeyFingerprint) => first({ apiKeyFingerprint }),
+    byTrackingId: (trackingId) => first({ trackingId }),
     setAccess: (id, change) =>
       update(id, (app) => ({
         ...app,

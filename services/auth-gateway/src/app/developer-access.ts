@@ -32,7 +32,18 @@ export interface AppCredentials {
   clientId: string;
   /** Shown once; only its argon2id hash is kept. */
   clientSecret: string;
+  /** Public: the tracking pixel's `tracking_id`, for pages anyone can read. */
+  trackingId: string;
 }
+
+/** The app behind a tracking id (the tracking pixel). */
+export interface TrackingIdCheck {
+  valid: boolean;
+  appId: string;
+  access: AppAccess;
+}
+
+const TRACKING_ID = /^mqt_[A-Za-z0-9_-]{22}$/;
 
 export interface ApiKeyCheck {
   valid: boolean;
@@ -102,6 +113,7 @@ export class DeveloperAccess {
       clientId: newSecret(16),
       clientSecretHash: await this.deps.hasher.hash(clientSecret),
       apiKeyFingerprint: fingerprint(apiKey),
+      trackingId: `mqt_${newSecret(16)}`,
       redirectUris: valid.redirectUris,
       status: 'active',
       quota: validateQuota({
@@ -113,7 +125,23 @@ export class DeveloperAccess {
       createdAt: this.deps.clock(),
     };
     await this.deps.apps.insert(app);
-    return { appId: app.id, apiKey, clientId: app.clientId, clientSecret };
+    return {
+      appId: app.id,
+      apiKey,
+      clientId: app.clientId,
+      clientSecret,
+      trackingId: app.trackingId!,
+    };
+  }
+
+  /** The active app behind a public tracking id; counts nothing against its quota. */
+  async resolveTrackingId(trackingId: string): Promise<TrackingIdCheck> {
+    const app = TRACKING_ID.test(trackingId)
+      ? await this.deps.apps.byTrackingId(trackingId)
+      : undefined;
+    if (!app || app.status !== 'active')
+      return { valid: false, appId: '', access: { ...NO_ACCESS } };
+    return { valid: true, appId: app.id, access: accessOf(app) };
   }
 
   async createFan(input: { email: string; password: string }): Promise<{ id: string }> {

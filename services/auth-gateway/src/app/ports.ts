@@ -13,6 +13,7 @@ export interface AppRepository {
   byId(id: string): Promise<DeveloperApp | undefined>;
   byClientId(clientId: string): Promise<DeveloperApp | undefined>;
   byApiKeyFingerprint(fingerprint: string): Promise<DeveloperApp | undefined>;
+  byTrackingId(trackingId: string): Promise<DeveloperApp | undefined>;
   /**
    * Sets the given access flags (others keep their value) with a compare-and-set write; resolves the
    * app as stored after the change, `undefined` for an unknown app.

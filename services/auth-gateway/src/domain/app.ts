@@ -13,6 +13,12 @@ export interface DeveloperApp {
   clientId: string;
   clientSecretHash: string;
   apiKeyFingerprint: string;
+  /**
+   * Public id of the app for the tracking pixel (`mqt_` and 22 random base64url characters):
+   * pages anyone can read carry it instead of the API key. It grants nothing but recording a
+   * visit, so it is stored as it is. Absent on apps created before tracking ids existed.
+   */
+  trackingId?: string;
   /** Exact-match allow-list (RFC 9700 section 2.1: no pattern matching). */
   redirectUris: string[];
   status: AppStatus;

@@ -1,3 +1,4 @@
+import { sealOrderContact, type ContactKey } from '@marquee/proto/order-contact';
 import {
   CancelReason as ProtoCancelReason,
   DeliveryMethodType,
@@ -118,8 +119,15 @@ const DELIVERY: Record<string, DeliveryMethodType> = {
   PU: DeliveryMethodType.DELIVERY_METHOD_TYPE_PICK_UP,
 };
 
-/** `order-confirmed`: everything secure-entry issues tickets from (never the token itself). */
-export function orderConfirmedMessage(order: Order): OrderConfirmed {
+/**
+ * `order-confirmed`: everything secure-entry issues tickets from (never the token itself). The
+ * buyer's e-mail, partner account id and fan id go sealed under the contact key ring, never in
+ * clear: analytics reads the topic.
+ */
+export function orderConfirmedMessage(
+  order: Order,
+  contactKeys: readonly ContactKey[],
+): OrderConfirmed {
   return {
     orderId: order.id,
     cartId: order.cartId,
@@ -136,12 +144,22 @@ export function orderConfirmedMessage(order: Order): OrderConfirmed {
     grandTotal: money(order.grandMinor, order.currency),
     paymentMethod: PaymentMethodType.PAYMENT_METHOD_TYPE_CARD,
     deliveryMethod: DELIVERY[deliveryMethodType(order.delivery)]!,
-    thirdPartyAccountId: order.thirdPartyAccountId,
     secureEntryEnabled: order.secureEntryEnabled,
     confirmedAt: order.confirmedAt,
     orderTokenSha256: order.tokenSha256,
-    customerEmail: order.customerEmail,
-    fanId: order.fanId ?? '',
+    // Kept empty for decoders of older versions: the contact travels only sealed.
+    thirdPartyAccountId: '',
+    customerEmail: '',
+    fanId: '',
+    sealedContact: sealOrderContact(
+      {
+        customerEmail: order.customerEmail,
+        thirdPartyAccountId: order.thirdPartyAccountId,
+        fanId: order.fanId ?? '',
+      },
+      order.id,
+      contactKeys,
+    ),
     deliveryOption: {
       id: order.delivery.id,
       carrier: order.delivery.carrier,

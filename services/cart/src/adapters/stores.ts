@@ -1,3 +1,4 @@
+import { DEVELOPMENT_CONTACT_KEYS, type ContactKey } from '@marquee/proto/order-contact';
 import { AppError } from '@marquee/platform/errors';
 import { idempotencyIndexes, type IdempotencyRecord } from '@marquee/platform/idempotency';
 import { metrics } from '@marquee/platform/metrics';
@@ -78,7 +79,11 @@ export interface CartStorage {
 
 export function createCartStorage(
   stores: ServiceStores,
-  options: { sandboxAreaCapacity: number },
+  options: {
+    sandboxAreaCapacity: number;
+    /** Seals the buyer's contact on `order-confirmed`; default: the development ring. */
+    contactKeys?: readonly ContactKey[];
+  },
 ): CartStorage {
   // `due`: the sweeper's query (`findDue`) reads only due carts on the single-writer Mongo mode.
   // `endedAt`: the purge of carts ended longer ago than the retention (`findEndedBefore`).
@@ -118,7 +123,7 @@ export function createCartStorage(
   ]);
   return {
     carts: cartRepository(carts),
-    orders: orderRepository(orders),
+    orders: orderRepository(orders, options.contactKeys ?? DEVELOPMENT_CONTACT_KEYS),
     tracking: trackingRepository(tracking),
     attempts: paymentAttemptRepository(attempts),
     stripeEvents: stripeEventRepository(
@@ -245,7 +250,10 @@ const ordersCancelled = metrics.counter('marquee_orders_cancelled', {
   description: 'Orders cancelled (written with their order-cancelled event)',
 });
 
-export function orderRepository(store: VersionedStore<OrderDoc>): OrderRepository {
+export function orderRepository(
+  store: VersionedStore<OrderDoc>,
+  contactKeys: readonly ContactKey[],
+): OrderRepository {
   return {
     get: (id) => store.get(id),
     insertConfirmed: async (order) => {
@@ -255,7 +263,7 @@ export function orderRepository(store: VersionedStore<OrderDoc>): OrderRepositor
           events: [
             createOutboxEvent(orderConfirmedTopic, {
               key: order.id,
-              value: orderConfirmedMessage(order),
+              value: orderConfirmedMessage(order, contactKeys),
               time: order.confirmedAt,
             }),
           ],

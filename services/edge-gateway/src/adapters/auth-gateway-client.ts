@@ -43,7 +43,12 @@ export function createAuthGatewayClient(
         apiKey: created.apiKey,
         clientId: created.clientId,
         clientSecret: created.clientSecret,
+        ...(created.trackingId ? { trackingId: created.trackingId } : {}),
       };
+    },
+    async resolveTrackingId(trackingId) {
+      const answer = await callUnary(client, 'resolveTrackingId', { trackingId });
+      return { valid: answer.valid, appId: answer.appId, access: accessOf(answer.access) };
     },
     async createFan(input) {
       return callUnary(client, 'createFan', input);

@@ -1,4 +1,4 @@
-import type { ApiKeyCheck, DeveloperAccess } from '../app/backends.js';
+import type { ApiKeyCheck, DeveloperAccess, TrackingIdCheck } from '../app/backends.js';
 import { rateLimitLeases } from './rate-limit-leases.js';
 
 export interface CachingOptions {
@@ -12,7 +12,8 @@ export interface CachingOptions {
 }
 
 /**
- * The edge's short local cache of API-key checks around the auth-gateway client.
+ * The edge's short local cache of API-key checks and tracking-id resolutions around the
+ * auth-gateway client.
  * Concurrent checks of one key share one call; errors are never cached (an auth-gateway outage must
  * not turn into a minute of 401s). Rate-limit answers are never cached: auth-gateway counts every
  * call, so quotas hold across any number of edge replicas (docs/decisions.md, One counting
@@ -27,13 +28,31 @@ export function cachingDeveloperAccess(
   const invalidTtlMs = options.invalidTtlMs ?? 2_000;
   const maxEntries = options.maxEntries ?? 10_000;
   const now = options.now ?? Date.now;
-  const cache = new Map<string, { check: ApiKeyCheck; until: number }>();
-  const inFlight = new Map<string, Promise<ApiKeyCheck>>();
-
-  const remember = (key: string, check: ApiKeyCheck) => {
-    cache.delete(key);
-    cache.set(key, { check, until: now() + (check.valid ? validTtlMs : invalidTtlMs) });
-    while (cache.size > maxEntries) cache.delete(cache.keys().next().value!);
+  /** A cached lookup: one map per kind of id, recency-ordered, concurrent misses share a call. */
+  const cached = <T extends { valid: boolean }>(load: (id: string) => Promise<T>) => {
+    const cache = new Map<string, { check: T; until: number }>();
+    const inFlight = new Map<string, Promise<T>>();
+    return async (id: string): Promise<T> => {
+      const hit = cache.get(id);
+      if (hit && hit.until > now()) {
+        // Map order is recency order: move the hit to the back.
+        cache.delete(id);
+        cache.set(id, hit);
+        return hit.check;
+      }
+      const pending = inFlight.get(id);
+      if (pending) return pending;
+      const call = load(id)
+        .then((check) => {
+          cache.delete(id);
+          cache.set(id, { check, until: now() + (check.valid ? validTtlMs : invalidTtlMs) });
+          while (cache.size > maxEntries) cache.delete(cache.keys().next().value!);
+          return check;
+        })
+        .finally(() => inFlight.delete(id));
+      inFlight.set(id, call);
+      return call;
+    };
   };
 
   return {
@@ -41,25 +60,7 @@ export function cachingDeveloperAccess(
     createFan: (input) => inner.createFan(input),
     checkRateLimit: rateLimitLeases(inner, { now }),
     revokeGrant: (fanId, clientId) => inner.revokeGrant(fanId, clientId),
-    async validateApiKey(apiKey) {
-      const hit = cache.get(apiKey);
-      if (hit && hit.until > now()) {
-        // Map order is recency order: move the hit to the back.
-        cache.delete(apiKey);
-        cache.set(apiKey, hit);
-        return hit.check;
-      }
-      const pending = inFlight.get(apiKey);
-      if (pending) return pending;
-      const call = inner
-        .validateApiKey(apiKey)
-        .then((check) => {
-          remember(apiKey, check);
-          return check;
-        })
-        .finally(() => inFlight.delete(apiKey));
-      inFlight.set(apiKey, call);
-      return call;
-    },
+    validateApiKey: cached<ApiKeyCheck>((apiKey) => inner.validateApiKey(apiKey)),
+    resolveTrackingId: cached<TrackingIdCheck>((id) => inner.resolveTrackingId(id)),
   };
 }

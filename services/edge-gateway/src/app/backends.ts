@@ -63,6 +63,19 @@ export interface AppCredentials {
   clientId: string;
   /** Shown once, at creation; auth-gateway keeps only its hash. */
   clientSecret: string;
+  /**
+   * Public id of the app for the tracking pixel (`tracking_id`): what pages anyone can read carry
+   * instead of the API key. Absent for apps created before tracking ids existed.
+   */
+  trackingId?: string;
+}
+
+/** The app behind a tracking id (the tracking pixel). */
+export interface TrackingIdCheck {
+  valid: boolean;
+  /** Empty when the id is unknown. */
+  appId: string;
+  access?: AppAccess;
 }
 
 /** The app behind a presented API key. */
@@ -98,6 +111,8 @@ export interface DeveloperAccess {
   createApp(input: NewApp): Promise<AppCredentials>;
   createFan(input: { email: string; password: string }): Promise<{ id: string }>;
   validateApiKey(apiKey: string): Promise<ApiKeyCheck>;
+  /** The app behind a public tracking id; counts nothing against the app's quota. */
+  resolveTrackingId(trackingId: string): Promise<TrackingIdCheck>;
   /**
    * Counts one call of the app. `lease`: units the caller would like to take ahead of its next
    * calls, to admit them itself (auth-gateway decides how many, in `granted`).

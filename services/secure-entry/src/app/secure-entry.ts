@@ -21,6 +21,7 @@ import {
   type RenderRequestTicket,
 } from '../domain/render-request.js';
 import { stepIsCurrent, stepOfSeconds } from '../domain/scan.js';
+import { DEFAULT_SCAN_LIMITS, ScanThrottle, type ScanLimits } from '../domain/scan-throttle.js';
 import { refreshDue, tokenAvailableAt } from '../domain/timing.js';
 import type {
   AdmissionRepository,
@@ -49,6 +50,8 @@ export interface SecureEntryDeps {
   refreshHours: number;
   delayHours: number;
   gateCacheMs: number;
+  /** Per-gate bounds of scans and FORGED scans a minute (absent: the defaults). */
+  scanLimits?: ScanLimits;
 }
 
 export interface DeviceInput {
@@ -117,7 +120,11 @@ export const MAX_SEATS_PER_QUERY = 100;
 export class SecureEntry {
   private readonly gateCache = new Map<string, { gate: Gate; until: number }>();
 
-  constructor(private readonly deps: SecureEntryDeps) {}
+  private readonly scanThrottle: ScanThrottle;
+
+  constructor(private readonly deps: SecureEntryDeps) {
+    this.scanThrottle = new ScanThrottle(deps.scanLimits ?? DEFAULT_SCAN_LIMITS);
+  }
 
   // ---------------------------------------------------------------- issuing (order-confirmed)
 
@@ -498,6 +505,12 @@ export class SecureEntry {
   async validateScan(gateToken: string, payloadText: string): Promise<ScanOutcome> {
     const gate = await this.authenticateGate(gateToken);
     const now = this.now();
+    const wait = this.scanThrottle.admit(gate.id, now.getTime());
+    if (wait !== undefined) {
+      throw new EntryError('resource_exhausted', 'Too many scans from this gate; retry later', {
+        retryAfterMs: wait,
+      });
+    }
     let payload: EntryPayload | undefined;
     try {
       payload = parsePayload(payloadText);
@@ -507,6 +520,7 @@ export class SecureEntry {
     const fixed = payload && this.deps.crypto.open(payload.fixed);
     const step = payload?.timestamp !== undefined ? stepOfSeconds(payload.timestamp) : 0;
     const refuse = async (result: ScanResult, ticket?: Ticket): Promise<ScanOutcome> => {
+      if (result === 'FORGED') this.scanThrottle.forged(gate.id, now.getTime());
       await this.deps.scans.record(this.deps.random.scanId(), {
         ticketId: ticket?.id ?? '',
         partnerTicketId: ticket?.partnerTicketId ?? '',

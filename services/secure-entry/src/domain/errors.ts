@@ -11,6 +11,7 @@ export type ErrorKind =
   | 'permission_denied'
   | 'aborted'
   | 'unavailable'
+  | 'resource_exhausted'
   | 'internal';
 
 export class EntryError extends Error {

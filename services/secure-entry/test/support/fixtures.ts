@@ -1,4 +1,6 @@
+import { DEVELOPMENT_CONTACT_KEYS, sealOrderContact } from '@marquee/proto/order-contact';
 import { createHash, randomBytes } from 'node:crypto';
+import type { ScanLimits } from '../../src/domain/scan-throttle.js';
 import { createServiceStores, type ServiceStores } from '@marquee/platform/store';
 import type { OrderConfirmed } from '@marquee/proto/cart/v1';
 import { OrderConfirmed as OrderConfirmedMessage } from '@marquee/proto/cart/v1';
@@ -16,12 +18,19 @@ export const OTHER_EVENT_ID = 'EvOther00000001';
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** A confirmed order of a secure-entry event with `seats` tickets, and the buyer's order token. */
-export function confirmedOrder(over: Partial<OrderConfirmed> & { seats?: string[] } = {}): {
+export function confirmedOrder(
+  over: Partial<OrderConfirmed> & {
+    seats?: string[];
+    /** Sealed into `sealed_contact` (development ring) with the e-mail. */
+    thirdPartyAccountId?: string;
+    customerEmail?: string;
+  } = {},
+): {
   message: OrderConfirmed;
   orderToken: string;
 } {
   const orderToken = randomBytes(24).toString('base64url');
-  const { seats: seatList, ...fields } = over;
+  const { seats: seatList, thirdPartyAccountId, customerEmail, ...fields } = over;
   const seats = seatList ?? ['7', '8'];
   const orderId = over.orderId ?? `ord-${randomBytes(4).toString('hex')}`;
   const message = OrderConfirmedMessage.fromPartial({
@@ -30,10 +39,17 @@ export function confirmedOrder(over: Partial<OrderConfirmed> & { seats?: string[
     eventId: EVENT_ID,
     partnerId: 'prt-1',
     appId: 'app-1',
-    thirdPartyAccountId: 'user-42',
+    sealedContact: sealOrderContact(
+      {
+        customerEmail: customerEmail ?? 'fan@example.com',
+        thirdPartyAccountId: thirdPartyAccountId ?? 'user-42',
+        fanId: '',
+      },
+      orderId,
+      DEVELOPMENT_CONTACT_KEYS,
+    ),
     secureEntryEnabled: true,
     orderTokenSha256: sha256(orderToken),
-    customerEmail: 'fan@example.com',
     deliveryOption: {
       id: 'ETK',
       carrier: 'Marquee',
@@ -80,6 +96,7 @@ export function harness(
     delayHours?: number;
     refreshHours?: number;
     start?: Date;
+    scanLimits?: ScanLimits;
   } = {},
 ): Harness {
   const stores = options.stores ?? createServiceStores(undefined);
@@ -105,6 +122,7 @@ export function harness(
     refreshHours: options.refreshHours ?? 20,
     delayHours: options.delayHours ?? 0,
     gateCacheMs: 5_000,
+    ...(options.scanLimits ? { scanLimits: options.scanLimits } : {}),
   });
   return { entry, storage, stores, clock };
 }

@@ -77,6 +77,9 @@ export function authServiceImplementation(
         }),
       );
     }) as authV1.AuthServiceServer['createApp'],
+    resolveTrackingId: (async (call: { request: authV1.ResolveTrackingIdRequest }, callback) => {
+      callback(null, await access.resolveTrackingId(call.request.trackingId));
+    }) as authV1.AuthServiceServer['resolveTrackingId'],
     createFan: (async (call: { request: authV1.CreateFanRequest }, callback) => {
       callback(null, await access.createFan(call.request));
     }) as authV1.AuthServiceServer['createFan'],

@@ -4,6 +4,7 @@ import type { DeveloperAccess } from '../../app/backends.js';
 import type { AppAccess } from '../../app/commerce.js';
 import type { ApiFamily, FamilyError } from './families/family.js';
 import { sendFamilyError } from './families/register-family.js';
+import { sendRateLimitHeaders } from './rate-limit-headers.js';
 import { apiKeySchemeOf, declareSecurity } from './security.js';
 
 /** Where a family accepts its API key (docs/api-families.md). */
@@ -11,8 +12,6 @@ export type KeySource = { in: 'query'; name: string } | { in: 'header'; name: st
 
 export interface ApiKeyGuardOptions {
   from: readonly KeySource[];
-  /** Discovery v2 and commerce answer with `Rate-Limit*` headers. */
-  rateLimitHeaders: boolean;
   /**
    * @deprecated No effect: the key is always checked in `onRequest`, before the body is read or
    * anything validated (a caller without a valid key costs no parsing, and a counted request's
@@ -79,14 +78,7 @@ export function requireApiKey(
     if (options.requires && !check.access?.[options.requires.access])
       return sendFamilyError(reply, family, options.requires.refusal);
     const quota = await access.checkRateLimit(check.appId);
-    if (options.rateLimitHeaders) {
-      void reply.headers({
-        'rate-limit': String(quota.limit),
-        'rate-limit-available': String(quota.available),
-        'rate-limit-reset': String(quota.resetEpochMs),
-        'rate-limit-over': String(quota.over ? 1 : 0),
-      });
-    }
+    sendRateLimitHeaders(reply, quota);
     if (quota.over) {
       rateLimitRefusals.add(1, { family: family.id });
       void reply.header('retry-after', String(retryAfterSeconds(quota.retryAfterMs)));

@@ -30,6 +30,13 @@ export const securitySchemes = {
     name: 'x-ssl-cert-uid',
     description: "The app's API key, as the commerce API's certificate header",
   },
+  trackingId: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'tracking_id',
+    description:
+      "The app's public tracking id (POST /admin/v1/apps): the tracking pixel's credential, never the API key",
+  },
   adminToken: {
     type: 'http',
     scheme: 'bearer',

@@ -1,6 +1,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { OAuthError, type ClientCredentials } from '../../app/credentials.js';
+import { TokenThrottle } from '../../app/token-throttle.js';
 
 const field = (body: Record<string, unknown>, name: string): string | undefined => {
   const value = body[name];
@@ -26,6 +27,9 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   }
 }
 
+/** Failed client authentications a client id or an address may have a minute. */
+export const DEFAULT_FAILURES_PER_MINUTE = 10;
+
 const sendOAuthError = (reply: FastifyReply, error: OAuthError) => {
   if (error.status === 401)
     void reply.header('www-authenticate', 'Basic realm="partner-reference"');
@@ -39,12 +43,14 @@ const sendOAuthError = (reply: FastifyReply, error: OAuthError) => {
 /**
  * `POST /oauth/token`, OAuth 2.0 client credentials (RFC 6749 section 4.4): form body (or JSON),
  * client authentication by HTTP Basic or `client_id`/`client_secret` in the body (not both).
- * Neither the body nor the Authorization header is ever logged.
+ * Neither the body nor the Authorization header is ever logged. Failed client authentications
+ * are throttled per client id and per address ({@link TokenThrottle}): then 429 with Retry-After.
  */
 export async function oauthRoutes(
   scope: FastifyInstance,
-  deps: { credentials: ClientCredentials },
+  deps: { credentials: ClientCredentials; tokenThrottle?: TokenThrottle },
 ): Promise<void> {
+  const throttle = deps.tokenThrottle ?? new TokenThrottle(DEFAULT_FAILURES_PER_MINUTE);
   await scope.register(formbody, { bodyLimit: 8_192 });
 
   scope.setErrorHandler((error: FastifyError, request, reply) => {
@@ -66,12 +72,28 @@ export async function oauthRoutes(
     const bodySecret = field(body, 'client_secret');
     if (basic !== undefined && (bodyId !== undefined || bodySecret !== undefined))
       throw new OAuthError(400, 'invalid_request', 'use one client authentication method');
-    const token = deps.credentials.issue(
-      field(body, 'grant_type'),
-      basic?.id ?? bodyId,
-      basic?.secret ?? bodySecret,
-      field(body, 'scope'),
-    );
+    const clientId = basic?.id ?? bodyId;
+    const keys = [`ip:${request.ip}`, ...(clientId !== undefined ? [`client:${clientId}`] : [])];
+    const wait = throttle.refusal(keys);
+    if (wait !== undefined) {
+      return reply
+        .status(429)
+        .header('retry-after', String(Math.max(1, Math.ceil(wait / 1000))))
+        .header('cache-control', 'no-store')
+        .send({ error: 'too_many_requests', error_description: 'too many failed attempts' });
+    }
+    let token;
+    try {
+      token = deps.credentials.issue(
+        field(body, 'grant_type'),
+        clientId,
+        basic?.secret ?? bodySecret,
+        field(body, 'scope'),
+      );
+    } catch (error) {
+      if (error instanceof OAuthError && error.error === 'invalid_client') throttle.failed(keys);
+      throw error;
+    }
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(token);
   });
 

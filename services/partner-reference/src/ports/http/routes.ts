@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import type { TokenThrottle } from '../../app/token-throttle.js';
 import { adminRoutes, type AdminDependencies } from './admin-routes.js';
 import { oauthRoutes } from './oauth-routes.js';
 import { v1Routes, type V1Dependencies } from './v1-routes.js';
 
-export type PartnerHttpDependencies = V1Dependencies & AdminDependencies;
+export type PartnerHttpDependencies = V1Dependencies &
+  AdminDependencies & { tokenThrottle?: TokenThrottle };
 
 /**
  * Every route of partner-reference on its one HTTP port: the 3P API under `/v1`, its token

@@ -1,3 +1,4 @@
+import { openOrderContact, type ContactKey } from '@marquee/proto/order-contact';
 import type { IncomingEvent } from '@marquee/platform/bus';
 import type { Logger } from '@marquee/platform/logger';
 import type { catalogV1 } from '@marquee/proto';
@@ -7,8 +8,16 @@ import type { ConfirmedOrder } from '../../domain/issue.js';
 
 const minor = (money: { amountMinor: number } | undefined) => Number(money?.amountMinor ?? 0);
 
-/** `order-confirmed` in secure-entry's terms. */
-export function toConfirmedOrder(message: OrderConfirmed): ConfirmedOrder {
+/**
+ * `order-confirmed` in secure-entry's terms. The buyer's contact is opened from `sealed_contact`
+ * with the contact key ring; a contact that does not open throws (the record is retried, then
+ * parked on `order-confirmed.dlq`, still sealed).
+ */
+export function toConfirmedOrder(
+  message: OrderConfirmed,
+  contactKeys: readonly ContactKey[],
+): ConfirmedOrder {
+  const contact = openOrderContact(message.sealedContact, message.orderId, contactKeys);
   const currency =
     message.grandTotal?.currency || message.ticketsAmount?.currency || message.fees?.currency || '';
   const replaces = message.resoldTicketIds;
@@ -18,8 +27,8 @@ export function toConfirmedOrder(message: OrderConfirmed): ConfirmedOrder {
     partnerId: message.partnerId,
     appId: message.appId,
     tokenHash: message.orderTokenSha256.toLowerCase(),
-    customerEmail: message.customerEmail,
-    thirdPartyAccountId: message.thirdPartyAccountId,
+    customerEmail: contact?.customerEmail ?? '',
+    thirdPartyAccountId: contact?.thirdPartyAccountId ?? '',
     secureEntry: message.secureEntryEnabled,
     sandbox: message.sandbox,
     delivery: {
@@ -50,7 +59,11 @@ export function toConfirmedOrder(message: OrderConfirmed): ConfirmedOrder {
  * is skipped with a warning; anything else that fails throws, so the bus retries it and then parks
  * it on `order-confirmed.dlq`.
  */
-export function orderConfirmedHandler(deps: { entry: SecureEntry; logger: Logger }) {
+export function orderConfirmedHandler(deps: {
+  entry: SecureEntry;
+  logger: Logger;
+  contactKeys: readonly ContactKey[];
+}) {
   return async (record: IncomingEvent<OrderConfirmed>): Promise<void> => {
     const message = record.value;
     if (message === null) return;
@@ -61,7 +74,7 @@ export function orderConfirmedHandler(deps: { entry: SecureEntry; logger: Logger
       );
       return;
     }
-    await deps.entry.confirm(toConfirmedOrder(message));
+    await deps.entry.confirm(toConfirmedOrder(message, deps.contactKeys));
   };
 }
 

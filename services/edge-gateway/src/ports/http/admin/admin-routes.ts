@@ -122,6 +122,12 @@ export function adminRoutes(backends: Backends) {
               apiKey: Type.String(),
               clientId: Type.String(),
               clientSecret: Type.String(),
+              trackingId: Type.Optional(
+                Type.String({
+                  description:
+                    'Public id for the tracking pixel (`tracking_id`); pages carry it instead of the API key',
+                }),
+              ),
             }),
             400: AdminError,
             401: AdminError,

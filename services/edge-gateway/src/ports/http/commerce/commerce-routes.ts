@@ -33,7 +33,6 @@ export function commerceRoutes(backends: {
         { in: 'query', name: 'apikey' },
         { in: 'header', name: 'x-ssl-cert-uid' },
       ],
-      rateLimitHeaders: true,
       stage: 'preValidation',
     });
 

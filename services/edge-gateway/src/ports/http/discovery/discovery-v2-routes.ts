@@ -174,7 +174,6 @@ export function discoveryV2Routes(
   async function routes(scope: FastifyInstance, family: ApiFamily): Promise<void> {
     requireApiKey(scope, family, backends.developerAccess, {
       from: [{ in: 'query', name: 'apikey' }],
-      rateLimitHeaders: true,
     });
 
     const searchResponses = (what: string) => ({

@@ -203,7 +203,6 @@ export function internationalRoutes(
     await familyScope.register(async (scope) => {
       requireApiKey(scope, family, backends.developerAccess, {
         from: [{ in: 'query', name: 'apikey' }],
-        rateLimitHeaders: false,
       });
       const bad = (reply: FastifyReply, error: unknown) => {
         if (error instanceof IntlQueryError)

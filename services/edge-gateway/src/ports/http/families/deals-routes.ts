@@ -163,7 +163,6 @@ export function dealsRoutes(backends: { deals: DealsBackend; developerAccess: De
   async function routes(scope: FastifyInstance, family: ApiFamily): Promise<void> {
     requireApiKey(scope, family, backends.developerAccess, {
       from: [{ in: 'query', name: 'apikey' }],
-      rateLimitHeaders: false,
     });
     const qa = scope.prefix.includes('content-qa');
     const schema = (summary: string, params?: object) => ({

@@ -55,7 +55,8 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 /**
  * The gate API for scanners (`/gate/v1`): `POST /scans` with a gate's own bearer token (issued by
  * `POST /admin/v1/gates`). Every evaluated scan is a 200 whose `admit` says whether to open; bad
- * input is 400, a missing, unknown or revoked gate token 401.
+ * input is 400, a missing, unknown or revoked gate token 401, a gate over its scan bound
+ * (secure-entry's `GATE_SCANS_PER_MINUTE`, `GATE_FORGED_SCANS_PER_MINUTE`) 429 with Retry-After.
  */
 export function gateRoutes(backends: { secureEntry: SecureEntryBackend }) {
   return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
@@ -80,14 +81,24 @@ export function gateRoutes(backends: { secureEntry: SecureEntryBackend }) {
               401: GateError,
               413: GateError,
               415: GateError,
+              429: GateError,
               503: GateError,
               504: GateError,
             },
           },
         },
-        async (request) => {
+        async (request, reply) => {
           const { payload } = request.body as Static<typeof ScanBody>;
-          const answer = await backends.secureEntry.validateScan(request.gateToken ?? '', payload);
+          const answer = await backends.secureEntry
+            .validateScan(request.gateToken ?? '', payload)
+            .catch((error: unknown) => {
+              // A gate over its scan bound: say when its window ends.
+              const wait = (error as { details?: { retryAfterMs?: unknown } }).details
+                ?.retryAfterMs;
+              if (typeof wait === 'number' && wait > 0)
+                void reply.header('retry-after', String(Math.ceil(wait / 1000)));
+              throw error;
+            });
           return {
             admit: answer.result === 'ADMITTED',
             result: answer.result,

@@ -11,6 +11,7 @@ import { NOT_A_DISTRIBUTOR, retryAfterSeconds } from '../api-key-guard.js';
 import type { ApiFamily, FamilyError } from '../families/family.js';
 import { paymentActionOf } from '../families/payment-action.js';
 import { sendFamilyError, toFamilyError } from '../families/register-family.js';
+import { sendRateLimitHeaders } from '../rate-limit-headers.js';
 import { declareSecurity } from '../security.js';
 
 /**
@@ -184,7 +185,7 @@ function presentedKey(request: FastifyRequest): string | undefined {
 /**
  * The API key (`apikey` query or `x-api-key` header) checked in `onRequest`: a missing or unknown
  * key is refused (401, code 10001) before the body is read or parsed, an app over its quota 429
- * with Retry-After. When the back end is already at its bound of calls in flight, the request is
+ * with Retry-After; every counted call answers with the `Rate-Limit*` headers. When the back end is already at its bound of calls in flight, the request is
  * refused 503 first (a 503 can therefore come before a 401). Same checks as the other families' guard (auth-gateway through the caching
  * DeveloperAccess), one hook earlier.
  */
@@ -212,6 +213,7 @@ export function requirePartnerApiKey(
     if (!check.access?.partnerDistribution)
       return sendPartnerError(reply, family, NOT_A_DISTRIBUTOR);
     const quota = await access.checkRateLimit(check.appId);
+    sendRateLimitHeaders(reply, quota);
     if (quota.over) {
       const seconds = retryAfterSeconds(quota.retryAfterMs);
       return sendPartnerError(

@@ -6,6 +6,7 @@ import { availabilityRoutes } from './availability-routes.js';
 import { cartRoutes } from './cart-routes.js';
 import { partnerCartContext } from './context.js';
 import { partnerErrorHandler, redactPartnerSecrets, requirePartnerApiKey } from './errors.js';
+import { noStore } from '../rate-limit-headers.js';
 import { paymentRoutes } from './payment-routes.js';
 import { shippingRoutes } from './shipping-routes.js';
 import { trackingRoutes } from './tracking-routes.js';
@@ -24,10 +25,20 @@ export function partnerCartRoutes(backends: {
     // A child scope: the key guard, validator and error handler cover these routes only, and an
     // unknown path still answers the family's 404 (a wrong method 405) without a key.
     await familyScope.register(async (scope) => routes(scope, family));
+    // The pixel is on public pages: its own scope, with the app's public tracking id instead of
+    // the API key, and no quota spent.
+    await familyScope.register(async (scope) => {
+      scope.setErrorHandler(partnerErrorHandler(family));
+      noStore(scope);
+      const context = partnerCartContext(scope, family, backends.partnerCart);
+      trackingRoutes(scope, context, backends.developerAccess);
+    });
   };
 
   function routes(scope: FastifyInstance, family: ApiFamily): void {
     redactPartnerSecrets(scope);
+    // Cart answers carry cart ids, the commit's answer the order token: never cached.
+    noStore(scope);
     scope.setErrorHandler(partnerErrorHandler(family));
     const cart = backends.partnerCart;
     requirePartnerApiKey(scope, family, backends.developerAccess, () => cart.assertRoom?.());
@@ -38,6 +49,5 @@ export function partnerCartRoutes(backends: {
     cartRoutes(scope, context);
     shippingRoutes(scope, context);
     paymentRoutes(scope, context);
-    trackingRoutes(scope, context);
   }
 }

@@ -111,7 +111,10 @@ const trackingId = (description: string) =>
   Type.Optional(Type.String({ maxLength: 32, pattern: '^[\\u0000-\\uFFFF]*$', description }));
 
 export const TrackingQuery = Type.Object({
-  apikey,
+  tracking_id: Type.String({
+    pattern: '^mqt_[A-Za-z0-9_-]{22}$',
+    description: "The app's public tracking id (never the API key: pages anyone can read carry it)",
+  }),
   event_id: Type.String({ pattern: EVENT_ID_PATTERN, description: 'Platform event id' }),
   sharedId: trackingId('Affiliate shared id (at most 32 characters)'),
   subId1: trackingId('At most 32 characters'),

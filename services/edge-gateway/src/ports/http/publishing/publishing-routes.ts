@@ -19,7 +19,6 @@ export function publishingRoutes(backends: Backends) {
     await familyScope.register(async (scope) => {
       requireApiKey(scope, family, backends.developerAccess, {
         from: [{ in: 'query', name: 'apikey' }],
-        rateLimitHeaders: false,
       });
       const context: PublishingContext = {
         publishing: backends.publishing,

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DeveloperAccess } from '../../../app/backends.js';
 import type { EntryOrder, SecureEntryBackend } from '../../../app/secure-entry.js';
 import { NOT_A_DISTRIBUTOR, requireApiKey } from '../api-key-guard.js';
+import { noStore } from '../rate-limit-headers.js';
 import type { ApiFamily } from '../families/family.js';
 import { decimalOf, useEntryErrors } from './common.js';
 
@@ -182,12 +183,12 @@ export function orderReadRoutes(backends: {
   return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
     await familyScope.register(async (scope) => {
       useEntryErrors(scope, family);
+      noStore(scope);
       requireApiKey(scope, family, backends.developerAccess, {
         from: [
           { in: 'query', name: 'apikey' },
           { in: 'header', name: 'x-api-key' },
         ],
-        rateLimitHeaders: false,
         requires: { access: 'partnerDistribution', refusal: NOT_A_DISTRIBUTOR },
       });
       const sandbox = scope.prefix.startsWith('/partners-preprod');

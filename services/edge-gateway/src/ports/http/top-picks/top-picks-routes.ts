@@ -97,7 +97,6 @@ export function topPicksRoutes(backends: {
           { in: 'query', name: 'apikey' },
           { in: 'header', name: 'x-api-key' },
         ],
-        rateLimitHeaders: false,
       });
       scope.get(
         '/events/id/:event_id',

@@ -77,6 +77,22 @@ export function appStatusToNumber(object: AppStatus): number {
   }
 }
 
+/** A tracking id to resolve. */
+export interface ResolveTrackingIdRequest {
+  /** The id as the page gave it. */
+  trackingId: string;
+}
+
+/** The app behind a tracking id. */
+export interface ResolveTrackingIdResponse {
+  /** Whether the id belongs to an active app. */
+  valid: boolean;
+  /** Platform app id; empty when the id is unknown. */
+  appId: string;
+  /** Restricted services an operator approved the app for. */
+  access?: AppAccess | undefined;
+}
+
 /** The call quota of an app. */
 export interface Quota {
   /** Calls allowed per window. */
@@ -233,6 +249,11 @@ export interface CreateAppResponse {
   clientId: string;
   /** OAuth client secret. */
   clientSecret: string;
+  /**
+   * Public tracking id of the app, for the tracking pixel on public pages (not a secret: it
+   * identifies the app and grants nothing else).
+   */
+  trackingId: string;
 }
 
 /** Admin: a new fan. */
@@ -366,6 +387,186 @@ export interface SetAppQuotaResponse {
   /** Tickets the app may hold at once for one event (0 = no limit). */
   heldTicketsPerEvent: number;
 }
+
+function createBaseResolveTrackingIdRequest(): ResolveTrackingIdRequest {
+  return { trackingId: "" };
+}
+
+export const ResolveTrackingIdRequest: MessageFns<ResolveTrackingIdRequest> = {
+  encode(message: ResolveTrackingIdRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.trackingId !== "") {
+      writer.uint32(10).string(message.trackingId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveTrackingIdRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveTrackingIdRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.trackingId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveTrackingIdRequest {
+    return {
+      trackingId: isSet(object.trackingId)
+        ? globalThis.String(object.trackingId)
+        : isSet(object.tracking_id)
+        ? globalThis.String(object.tracking_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ResolveTrackingIdRequest): unknown {
+    const obj: any = {};
+    if (message.trackingId !== "") {
+      obj.trackingId = message.trackingId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolveTrackingIdRequest>, I>>(base?: I): ResolveTrackingIdRequest {
+    return ResolveTrackingIdRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolveTrackingIdRequest>, I>>(object: I): ResolveTrackingIdRequest {
+    const message = createBaseResolveTrackingIdRequest();
+    message.trackingId = object.trackingId ?? "";
+    return message;
+  },
+};
+
+function createBaseResolveTrackingIdResponse(): ResolveTrackingIdResponse {
+  return { valid: false, appId: "", access: undefined };
+}
+
+export const ResolveTrackingIdResponse: MessageFns<ResolveTrackingIdResponse> = {
+  encode(message: ResolveTrackingIdResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.valid !== false) {
+      writer.uint32(8).bool(message.valid);
+    }
+    if (message.appId !== "") {
+      writer.uint32(18).string(message.appId);
+    }
+    if (message.access !== undefined) {
+      AppAccess.encode(message.access, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveTrackingIdResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveTrackingIdResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.valid = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.access = AppAccess.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveTrackingIdResponse {
+    return {
+      valid: isSet(object.valid) ? globalThis.Boolean(object.valid) : false,
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      access: isSet(object.access) ? AppAccess.fromJSON(object.access) : undefined,
+    };
+  },
+
+  toJSON(message: ResolveTrackingIdResponse): unknown {
+    const obj: any = {};
+    if (message.valid !== false) {
+      obj.valid = message.valid;
+    }
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.access !== undefined) {
+      obj.access = AppAccess.toJSON(message.access);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolveTrackingIdResponse>, I>>(base?: I): ResolveTrackingIdResponse {
+    return ResolveTrackingIdResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolveTrackingIdResponse>, I>>(object: I): ResolveTrackingIdResponse {
+    const message = createBaseResolveTrackingIdResponse();
+    message.valid = object.valid ?? false;
+    message.appId = object.appId ?? "";
+    message.access = (object.access !== undefined && object.access !== null)
+      ? AppAccess.fromPartial(object.access)
+      : undefined;
+    return message;
+  },
+};
 
 function createBaseQuota(): Quota {
   return { limit: 0, windowMs: 0 };
@@ -1563,7 +1764,7 @@ export const CreateAppRequest: MessageFns<CreateAppRequest> = {
 };
 
 function createBaseCreateAppResponse(): CreateAppResponse {
-  return { appId: "", apiKey: "", clientId: "", clientSecret: "" };
+  return { appId: "", apiKey: "", clientId: "", clientSecret: "", trackingId: "" };
 }
 
 export const CreateAppResponse: MessageFns<CreateAppResponse> = {
@@ -1579,6 +1780,9 @@ export const CreateAppResponse: MessageFns<CreateAppResponse> = {
     }
     if (message.clientSecret !== "") {
       writer.uint32(34).string(message.clientSecret);
+    }
+    if (message.trackingId !== "") {
+      writer.uint32(42).string(message.trackingId);
     }
     return writer;
   },
@@ -1628,6 +1832,14 @@ export const CreateAppResponse: MessageFns<CreateAppResponse> = {
             message.clientSecret = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.trackingId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1662,6 +1874,11 @@ export const CreateAppResponse: MessageFns<CreateAppResponse> = {
         : isSet(object.client_secret)
         ? globalThis.String(object.client_secret)
         : "",
+      trackingId: isSet(object.trackingId)
+        ? globalThis.String(object.trackingId)
+        : isSet(object.tracking_id)
+        ? globalThis.String(object.tracking_id)
+        : "",
     };
   },
 
@@ -1679,6 +1896,9 @@ export const CreateAppResponse: MessageFns<CreateAppResponse> = {
     if (message.clientSecret !== "") {
       obj.clientSecret = message.clientSecret;
     }
+    if (message.trackingId !== "") {
+      obj.trackingId = message.trackingId;
+    }
     return obj;
   },
 
@@ -1691,6 +1911,7 @@ export const CreateAppResponse: MessageFns<CreateAppResponse> = {
     message.apiKey = object.apiKey ?? "";
     message.clientId = object.clientId ?? "";
     message.clientSecret = object.clientSecret ?? "";
+    message.trackingId = object.trackingId ?? "";
     return message;
   },
 };
@@ -3083,6 +3304,21 @@ export const AuthServiceService = {
     responseSerialize: (value: SetAppQuotaResponse): Buffer => Buffer.from(SetAppQuotaResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SetAppQuotaResponse => SetAppQuotaResponse.decode(value),
   },
+  /**
+   * Resolve an app's public tracking id (the tracking pixel's `tracking_id`, which public pages
+   * carry instead of the API key). Unknown ids are not an error: valid=false. Counts nothing.
+   */
+  resolveTrackingId: {
+    path: "/marquee.auth.v1.AuthService/ResolveTrackingId" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolveTrackingIdRequest): Buffer =>
+      Buffer.from(ResolveTrackingIdRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveTrackingIdRequest => ResolveTrackingIdRequest.decode(value),
+    responseSerialize: (value: ResolveTrackingIdResponse): Buffer =>
+      Buffer.from(ResolveTrackingIdResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolveTrackingIdResponse => ResolveTrackingIdResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -3134,6 +3370,11 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * sees the change within its key cache's time-to-live (30 s).
    */
   setAppQuota: handleUnaryCall<SetAppQuotaRequest, SetAppQuotaResponse>;
+  /**
+   * Resolve an app's public tracking id (the tracking pixel's `tracking_id`, which public pages
+   * carry instead of the API key). Unknown ids are not an error: valid=false. Counts nothing.
+   */
+  resolveTrackingId: handleUnaryCall<ResolveTrackingIdRequest, ResolveTrackingIdResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -3324,6 +3565,25 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SetAppQuotaResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Resolve an app's public tracking id (the tracking pixel's `tracking_id`, which public pages
+   * carry instead of the API key). Unknown ids are not an error: valid=false. Counts nothing.
+   */
+  resolveTrackingId(
+    request: ResolveTrackingIdRequest,
+    callback: (error: ServiceError | null, response: ResolveTrackingIdResponse) => void,
+  ): ClientUnaryCall;
+  resolveTrackingId(
+    request: ResolveTrackingIdRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolveTrackingIdResponse) => void,
+  ): ClientUnaryCall;
+  resolveTrackingId(
+    request: ResolveTrackingIdRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolveTrackingIdResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -295,6 +295,10 @@ export function printActionToNumber(object: PrintAction): number {
 /**
  * Topic `order-confirmed` (key = order id). Produced by cart after payment when the partner confirmed
  * the booking as an order (partner `POST /orders`). secure-entry issues tickets from it.
+ *
+ * Personal data never travels in clear: the buyer's e-mail, the partner account id and the fan id
+ * are in `sealed_contact`, readable only by the services given the contact key ring (cart, which
+ * seals, and secure-entry). The topic is readable by analytics; docs/security.md, "Personal data".
  */
 export interface OrderConfirmed {
   /** Platform order id. */
@@ -337,7 +341,12 @@ export interface OrderConfirmed {
   paymentMethod: PaymentMethodType;
   /** Delivery method. */
   deliveryMethod: DeliveryMethodType;
-  /** The partner's user id given with the billing (secure-entry events); empty otherwise. */
+  /**
+   * Always empty: the partner account id travels only inside `sealed_contact`. Kept so that
+   * decoders built from older versions of this file still read the message.
+   *
+   * @deprecated
+   */
   thirdPartyAccountId: string;
   /** The event uses secure entry (rotating barcodes). */
   secureEntryEnabled: boolean;
@@ -351,9 +360,17 @@ export interface OrderConfirmed {
    * order by this hash.
    */
   orderTokenSha256: string;
-  /** The buyer's e-mail address from the billing (`customer_email` of the order read). */
+  /**
+   * Always empty: the buyer's e-mail travels only inside `sealed_contact`.
+   *
+   * @deprecated
+   */
   customerEmail: string;
-  /** The signed-in fan who bought through the commerce API; empty for partner-cart purchases. */
+  /**
+   * Always empty: the fan id travels only inside `sealed_contact`.
+   *
+   * @deprecated
+   */
   fanId: string;
   /** The chosen delivery. */
   deliveryOption?:
@@ -374,7 +391,14 @@ export interface OrderConfirmed {
    * reports a confirmed order whose capture falls short of its grand total). Absent from orders
    * confirmed before the order carried its payment.
    */
-  payment?: OrderPayment | undefined;
+  payment?:
+    | OrderPayment
+    | undefined;
+  /**
+   * The buyer's OrderContact, sealed (AES-256-GCM under the contact key ring, bound to the order
+   * id): `@marquee/proto/cart/v1` `sealOrderContact` / `openOrderContact` give its format.
+   */
+  sealedContact: Buffer;
 }
 
 /**
@@ -408,6 +432,16 @@ export interface PaymentCaptured {
     | undefined;
   /** A cart of the pre-production sandbox. */
   sandbox: boolean;
+}
+
+/** The buyer's personal data of an order, carried sealed in OrderConfirmed.sealed_contact. */
+export interface OrderContact {
+  /** The buyer's e-mail address from the billing (`customer_email` of the order read). */
+  customerEmail: string;
+  /** The partner's user id given with the billing (secure-entry events); empty otherwise. */
+  thirdPartyAccountId: string;
+  /** The signed-in fan who bought through the commerce API; empty for partner-cart purchases. */
+  fanId: string;
 }
 
 /** The delivery chosen for an order (partner cart shipping option). */
@@ -600,6 +634,7 @@ function createBaseOrderConfirmed(): OrderConfirmed {
     resoldTicketIds: [],
     resoldFromOrderId: "",
     payment: undefined,
+    sealedContact: Buffer.alloc(0),
   };
 }
 
@@ -682,6 +717,9 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     }
     if (message.payment !== undefined) {
       OrderPayment.encode(message.payment, writer.uint32(210).fork()).join();
+    }
+    if (message.sealedContact.length !== 0) {
+      writer.uint32(218).bytes(message.sealedContact);
     }
     return writer;
   },
@@ -907,6 +945,14 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
             message.payment = OrderPayment.decode(reader, reader.uint32());
             continue;
           }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.sealedContact = Buffer.from(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1029,6 +1075,11 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
         ? globalThis.String(object.resold_from_order_id)
         : "",
       payment: isSet(object.payment) ? OrderPayment.fromJSON(object.payment) : undefined,
+      sealedContact: isSet(object.sealedContact)
+        ? Buffer.from(bytesFromBase64(object.sealedContact))
+        : isSet(object.sealed_contact)
+        ? Buffer.from(bytesFromBase64(object.sealed_contact))
+        : Buffer.alloc(0),
     };
   },
 
@@ -1112,6 +1163,9 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     if (message.payment !== undefined) {
       obj.payment = OrderPayment.toJSON(message.payment);
     }
+    if (message.sealedContact.length !== 0) {
+      obj.sealedContact = base64FromBytes(message.sealedContact);
+    }
     return obj;
   },
 
@@ -1156,6 +1210,7 @@ export const OrderConfirmed: MessageFns<OrderConfirmed> = {
     message.payment = (object.payment !== undefined && object.payment !== null)
       ? OrderPayment.fromPartial(object.payment)
       : undefined;
+    message.sealedContact = object.sealedContact ?? Buffer.alloc(0);
     return message;
   },
 };
@@ -1410,6 +1465,119 @@ export const PaymentCaptured: MessageFns<PaymentCaptured> = {
       : undefined;
     message.capturedAt = object.capturedAt ?? undefined;
     message.sandbox = object.sandbox ?? false;
+    return message;
+  },
+};
+
+function createBaseOrderContact(): OrderContact {
+  return { customerEmail: "", thirdPartyAccountId: "", fanId: "" };
+}
+
+export const OrderContact: MessageFns<OrderContact> = {
+  encode(message: OrderContact, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.customerEmail !== "") {
+      writer.uint32(10).string(message.customerEmail);
+    }
+    if (message.thirdPartyAccountId !== "") {
+      writer.uint32(18).string(message.thirdPartyAccountId);
+    }
+    if (message.fanId !== "") {
+      writer.uint32(26).string(message.fanId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderContact {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderContact();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.customerEmail = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.thirdPartyAccountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.fanId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderContact {
+    return {
+      customerEmail: isSet(object.customerEmail)
+        ? globalThis.String(object.customerEmail)
+        : isSet(object.customer_email)
+        ? globalThis.String(object.customer_email)
+        : "",
+      thirdPartyAccountId: isSet(object.thirdPartyAccountId)
+        ? globalThis.String(object.thirdPartyAccountId)
+        : isSet(object.third_party_account_id)
+        ? globalThis.String(object.third_party_account_id)
+        : "",
+      fanId: isSet(object.fanId)
+        ? globalThis.String(object.fanId)
+        : isSet(object.fan_id)
+        ? globalThis.String(object.fan_id)
+        : "",
+    };
+  },
+
+  toJSON(message: OrderContact): unknown {
+    const obj: any = {};
+    if (message.customerEmail !== "") {
+      obj.customerEmail = message.customerEmail;
+    }
+    if (message.thirdPartyAccountId !== "") {
+      obj.thirdPartyAccountId = message.thirdPartyAccountId;
+    }
+    if (message.fanId !== "") {
+      obj.fanId = message.fanId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderContact>, I>>(base?: I): OrderContact {
+    return OrderContact.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderContact>, I>>(object: I): OrderContact {
+    const message = createBaseOrderContact();
+    message.customerEmail = object.customerEmail ?? "";
+    message.thirdPartyAccountId = object.thirdPartyAccountId ?? "";
+    message.fanId = object.fanId ?? "";
     return message;
   },
 };
@@ -2743,6 +2911,14 @@ export const OrderPrinted: MessageFns<OrderPrinted> = {
     return message;
   },
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
