@@ -235,6 +235,49 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
     expect(actionsOn(paymentId, 'cancel')).toEqual([]);
   });
 
+  it("an admin cancel refunds the captured payment once, under the order's key", async () => {
+    const { cartId, unpaid } = await heldCart();
+    const paymentId = await payWithVisa(cartId, unpaid);
+    const committed = await commit(cartId);
+    const order = await json(committed);
+    expect(committed.status, JSON.stringify(order)).toBe(200);
+    const orderId = order.order_id as string;
+    const refundsOf = () =>
+      stripe
+        .requests()
+        .filter(
+          (r) =>
+            r.method === 'POST' && r.path === '/v1/refunds' && r.form.payment_intent === paymentId,
+        );
+    expect(refundsOf()).toEqual([]);
+
+    const cancelled = await fetch(
+      `${sut.baseUrl}/admin/v1/orders/${encodeURIComponent(orderId)}/cancel`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sut.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ reason: 'REQUESTED', detail: 'e2e refund' }),
+      },
+    );
+    expect(cancelled.status, await cancelled.clone().text()).toBe(200);
+    const [refund, ...more] = await waitFor(
+      () => {
+        const sent = refundsOf().filter((r) => r.status === 200);
+        return sent.length > 0 ? refundsOf() : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250, description: 'the refund of the cancelled order' },
+    );
+    expect(refund).toMatchObject({ idempotencyKey: expect.stringContaining(orderId), status: 200 });
+    // A second cancel is answered from the order: no second refund.
+    const again = await fetch(
+      `${sut.baseUrl}/admin/v1/orders/${encodeURIComponent(orderId)}/cancel`,
+      { method: 'POST', headers: { authorization: `Bearer ${sut.adminToken}` } },
+    );
+    expect(again.status).toBe(200);
+    expect(more.filter((r) => r.idempotencyKey !== refund!.idempotencyKey)).toEqual([]);
+    expect(refundsOf().filter((r) => r.idempotencyKey !== refund!.idempotencyKey)).toEqual([]);
+  });
+
   it('a release cancels the authorisation', async () => {
     const { cartId, unpaid } = await heldCart();
     const paymentId = await payWithVisa(cartId, unpaid);
