@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { waitFor } from '@marquee/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
@@ -276,6 +276,54 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
     expect(again.status).toBe(200);
     expect(more.filter((r) => r.idempotencyKey !== refund!.idempotencyKey)).toEqual([]);
     expect(refundsOf().filter((r) => r.idempotencyKey !== refund!.idempotencyKey)).toEqual([]);
+  });
+
+  it('a signed payment_intent.payment_failed webhook sends a paid cart back to HELD, once', async () => {
+    const { cartId, unpaid } = await heldCart();
+    const paymentId = await payWithVisa(cartId, unpaid);
+    const payload = JSON.stringify({
+      id: `evt_${randomBytes(8).toString('hex')}`,
+      object: 'event',
+      type: 'payment_intent.payment_failed',
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: { id: paymentId, object: 'payment_intent', metadata: { marquee_cart: cartId } },
+      },
+    });
+    // Stripe's scheme: `t=<unix seconds>,v1=<HMAC-SHA256 of "<t>.<body>" under the secret>`.
+    const signed = (secret: string) => {
+      const t = Math.floor(Date.now() / 1000);
+      const v1 = createHmac('sha256', secret).update(`${t}.${payload}`).digest('hex');
+      return `t=${t},v1=${v1}`;
+    };
+    const deliver = (signature: string) =>
+      fetch(`${sut.baseUrl}/webhooks/stripe`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+        body: payload,
+      });
+    const cartNow = async () =>
+      json(await api('GET', `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`));
+
+    const forged = await deliver(signed('whsec_not-the-endpoint-secret'));
+    expect(forged.status).toBe(400);
+    expect((await cartNow()).cart.totals.unpaid).toBe(0);
+
+    const delivered = await deliver(signed(sut.stripe!.webhookSecret));
+    expect(delivered.status).toBe(200);
+    expect(await delivered.json()).toEqual({ received: true, duplicate: false });
+    // The authorisation is gone: the cart is held again and owes its total.
+    expect((await cartNow()).cart.totals.unpaid).toBe(unpaid);
+
+    const replayed = await deliver(signed(sut.stripe!.webhookSecret));
+    expect(replayed.status).toBe(200);
+    expect(await replayed.json()).toEqual({ received: true, duplicate: true });
+    // Leave no held booking behind for the tests that count the partner's bookings.
+    const released = await api(
+      'DELETE',
+      `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`,
+    );
+    expect(released.status).toBe(204);
   });
 
   it('a release cancels the authorisation', async () => {

@@ -20,7 +20,7 @@ export interface AclTopic {
   readonly analyticsReadable?: boolean;
 }
 
-export type AclOperation = 'READ' | 'WRITE' | 'DESCRIBE' | 'CREATE' | 'DELETE';
+export type AclOperation = 'READ' | 'WRITE' | 'DESCRIBE' | 'DESCRIBE_CONFIGS' | 'CREATE' | 'DELETE';
 
 /** One ALLOW binding; Kafka denies everything that no binding allows (StandardAuthorizer). */
 export interface KafkaAcl {
@@ -53,9 +53,11 @@ export function kafkaServicePrincipals(topics: readonly AclTopic[]): string[] {
 /**
  * The ACL bindings for the catalog, sorted (principal, resource, operation):
  *
- * - a producer: WRITE, DESCRIBE and CREATE on its topic, DESCRIBE and CREATE on its `.dlq` twin
+ * - a producer: WRITE, DESCRIBE, DESCRIBE_CONFIGS and CREATE on its topic, DESCRIBE,
+ *   DESCRIBE_CONFIGS and CREATE on its `.dlq` twin
  *   (the bus creates a missing topic and twin with the catalog's settings before first use);
- * - a consumer: READ, DESCRIBE and CREATE on the topic, WRITE, DESCRIBE and CREATE on its `.dlq`
+ * - a consumer: READ, DESCRIBE, DESCRIBE_CONFIGS and CREATE on the topic, WRITE, DESCRIBE,
+ *   DESCRIBE_CONFIGS and CREATE on its `.dlq`
  *   (records that fail for good, or whose signature does not verify, go there);
  * - each service: READ, DESCRIBE and DELETE on the consumer groups named after it (`<service>`,
  *   `<service>.<anything>`; global subscriptions make and delete groups of their own);
@@ -84,13 +86,15 @@ export function kafkaAcls(topics: readonly AclTopic[]): KafkaAcl[] {
   };
   for (const topic of topics) {
     const dlq = `${topic.name}.dlq`;
+    // DESCRIBE_CONFIGS: a production service checks its topics' settings before first use
+    // (KAFKA_TOPICS=verify, bus/ensure-topics.ts `verifyTopics`).
     for (const producer of topic.producers) {
-      add(producer, 'TOPIC', topic.name, ['WRITE', 'DESCRIBE', 'CREATE']);
-      add(producer, 'TOPIC', dlq, ['DESCRIBE', 'CREATE']);
+      add(producer, 'TOPIC', topic.name, ['WRITE', 'DESCRIBE', 'DESCRIBE_CONFIGS', 'CREATE']);
+      add(producer, 'TOPIC', dlq, ['DESCRIBE', 'DESCRIBE_CONFIGS', 'CREATE']);
     }
     for (const consumer of topic.consumers) {
-      add(consumer, 'TOPIC', topic.name, ['READ', 'DESCRIBE', 'CREATE']);
-      add(consumer, 'TOPIC', dlq, ['WRITE', 'DESCRIBE', 'CREATE']);
+      add(consumer, 'TOPIC', topic.name, ['READ', 'DESCRIBE', 'DESCRIBE_CONFIGS', 'CREATE']);
+      add(consumer, 'TOPIC', dlq, ['WRITE', 'DESCRIBE', 'DESCRIBE_CONFIGS', 'CREATE']);
     }
     if (analyticsReadable(topic))
       add(ANALYTICS_PRINCIPAL, 'TOPIC', topic.name, ['READ', 'DESCRIBE']);

@@ -157,7 +157,8 @@ export const dealChangedTopic: TopicDef<DealChanged> = topic({
   keyDescription: 'event id',
   retentionMs: 30 * DAY_MS,
   producers: ['deals'],
-  consumers: [],
+  // deals' replicas read the whole topic back into their read model (subscribeGlobal).
+  consumers: ['deals'],
   message: DealChanged,
 });
 

@@ -107,6 +107,30 @@ describe('POST /webhooks/stripe', () => {
     expect(forwarded).toEqual([]);
   });
 
+  it('refuses a signed event without its created time or data.object: 400, nothing forwarded', async () => {
+    const { app, forwarded } = await edge();
+    for (const broken of [
+      JSON.stringify({
+        id: 'evt_x',
+        object: 'event',
+        type: 'charge.refunded',
+        data: { object: {} },
+      }),
+      JSON.stringify({
+        id: 'evt_y',
+        object: 'event',
+        type: 'charge.refunded',
+        created: 1,
+        data: {},
+      }),
+    ]) {
+      const answer = await post(app, broken);
+      expect(answer.statusCode).toBe(400);
+      expect(answer.json().error.code).toBe('invalid_event');
+    }
+    expect(forwarded).toEqual([]);
+  });
+
   it('forwards a verified event to cart as it was signed, and a replayed id as cart answers it', async () => {
     const { app, forwarded } = await edge();
     const first = await post(app, refund);

@@ -102,11 +102,15 @@ export async function waitForLeaders(
 
 /** A topic the deployment did not create, or created unlike the catalog. */
 export class TopicMismatchError extends Error {
-  constructor(readonly problems: readonly string[]) {
+  // A plain field, not a parameter property: this module also runs under Node's type stripping.
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
     super(
       `Kafka topics are not as the topic catalog says (KAFKA_TOPICS=verify: the deployment's topic Job creates them): ${problems.join('; ')}`,
     );
     this.name = 'TopicMismatchError';
+    this.problems = problems;
   }
 }
 

@@ -50,7 +50,11 @@ export async function registerStripeWebhook(
               received: Type.Boolean(),
               duplicate: Type.Boolean({ description: 'The event id was handled before' }),
             }),
-            400: { ...WebhookError, description: 'No, a wrong or a stale Stripe-Signature' },
+            400: {
+              ...WebhookError,
+              description:
+                'No, a wrong or a stale Stripe-Signature (invalid_signature), or a signed event without its id, type, created time or data.object (invalid_event)',
+            },
             500: { ...WebhookError, description: 'Not handled now; Stripe sends it again' },
             503: { ...WebhookError, description: 'Not configured, or cart unavailable' },
           },
@@ -76,6 +80,22 @@ export async function registerStripeWebhook(
             'the Stripe-Signature does not verify: wrong secret, altered body, or a timestamp outside the tolerance',
           );
         }
+        // Signed by Stripe, yet checked: an event without these would fail further in, as a 500.
+        const object = (event as { data?: { object?: unknown } }).data?.object;
+        if (
+          typeof event.id !== 'string' ||
+          event.id === '' ||
+          typeof event.type !== 'string' ||
+          !Number.isInteger(event.created) ||
+          typeof object !== 'object' ||
+          object === null
+        )
+          return refuse(
+            reply,
+            400,
+            'invalid_event',
+            'the event lacks its id, type, created time or data.object',
+          );
         try {
           const answer = await options.sink.handleStripeEvent({
             eventId: event.id,
