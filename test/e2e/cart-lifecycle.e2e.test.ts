@@ -532,7 +532,8 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
     const shown = await json(await topPicks('quantity=2&selection=resale', sid));
     const offerOf = (body: Json) =>
       (body._embedded.offer as Json[]).find((offer) => offer.offerId === listingId);
-    expect(offerOf(shown)).toMatchObject({ inventoryType: 'RESALE', totalPrice: 60 });
+    // Shown as charged: 60.00 face, 6.00 service fee (10 %) and 1.20 tax on it (20 %) per ticket.
+    expect(offerOf(shown)).toMatchObject({ inventoryType: 'RESALE', totalPrice: 67.2 });
 
     // The seller's price goes up to 80.00 (no API changes a listing's price: written in cart's
     // store, as an operator would).
@@ -556,9 +557,9 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
     // document it wrote within the last second from memory, so an edit by hand shows after that
     // second (docs/decisions.md, "FerretDB in development and CI").
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    // Under the live session the fan still sees, and reserves at, 60.00.
+    // Under the live session the fan still sees, and reserves at, 60.00 (67.20 with fees).
     expect(offerOf(await json(await topPicks('quantity=2&selection=resale', sid)))).toMatchObject({
-      totalPrice: 60,
+      totalPrice: 67.2,
     });
     const kept = await reserve(2, { [SESSION]: sid }, listingId);
     expect(kept.cart.totals.merchandise).toBe(120);

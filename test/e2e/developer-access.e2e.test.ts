@@ -50,7 +50,13 @@ describe.skipIf(!infra)('developer access through the edge (distributed mode)', 
       clientSecret: string;
     };
     // appId is what the approval of restricted services (PATCH .../apps/{appId}/access) takes.
-    expect(Object.keys(created).sort()).toEqual(['apiKey', 'appId', 'clientId', 'clientSecret']);
+    expect(Object.keys(created).sort()).toEqual([
+      'apiKey',
+      'appId',
+      'clientId',
+      'clientSecret',
+      'trackingId',
+    ]);
 
     const check = await callUnary(auth, 'validateApiKey', { apiKey: created.apiKey });
     expect(check).toMatchObject({

@@ -218,7 +218,12 @@ describe.skipIf(!infra)('partner cart (distributed mode)', () => {
             type: 'CC',
             amount: cart.unpaid.toFixed(2),
             currency: 'EUR',
-            card: { number: 'fake-valid-nonce', cin: '123', expire_month: 12, expire_year: 2031 },
+            card: {
+              number: approvedCard('/partners/v1'),
+              cin: '123',
+              expire_month: 12,
+              expire_year: 2031,
+            },
             email_address: 'ada@example.com',
             third_party_account_id: account,
           },
