@@ -167,7 +167,8 @@ describe.skipIf(!infra || !stripeMockUrl)('purchases while cart and 3p-connector
             currency: 'EUR',
             card: { number: 'pm_card_visa', cin: '123', expire_month: 12, expire_year: 2031 },
             email_address: 'ada@example.com',
-            third_party_account_id: `buyer-${dbPrefix}`,
+            // One account per purchase: the event's ticket limit bounds each account across carts.
+            third_party_account_id: `buyer-${cartId}`,
           },
         }),
       (a) => a.status === 200,
