@@ -24,6 +24,26 @@ const TOPIC_RESOURCE = 2 as ConfigResourceTypes;
 const THIRTY_DAYS_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
+ * The topics and, unless `deadLetters` is false, each one's `.dlq` twin, once each. A dead-letter
+ * topic gets no twin of its own; and a twin is never compacted, since every failed record of a key
+ * matters, not only the last one.
+ */
+type Wanted = TopicSpec & { twin: boolean };
+
+function withTwins(topics: readonly TopicSpec[], deadLetters = true): Wanted[] {
+  const all = new Map<string, Wanted>();
+  for (const topic of topics) {
+    if (!all.has(topic.name)) all.set(topic.name, { ...pick(topic), twin: false });
+    const twin = dlqTopicName(topic.name);
+    if (deadLetters && !topic.name.endsWith('.dlq') && !all.has(twin))
+      all.set(twin, { name: twin, compacted: false, retentionMs: topic.retentionMs, twin: true });
+  }
+  return [...all.values()];
+}
+
+const pick = ({ name, compacted, retentionMs }: TopicSpec) => ({ name, compacted, retentionMs });
+
+/**
  * Creates the topics that do not exist yet, each with its `.dlq` twin, and returns the names it
  * created. Idempotent and safe to race: a topic another process creates first is simply skipped.
  * An existing topic is left as it is; this never alters configuration (that is the deployment's
@@ -35,25 +55,19 @@ export async function ensureTopics(
   options: EnsureTopicsOptions = {},
 ): Promise<string[]> {
   const wanted = new Map<string, ITopicConfig>();
-  const add = (name: string, compacted: boolean, retentionMs: number): void => {
-    if (wanted.has(name)) return;
+  for (const { name, compacted, retentionMs, twin } of withTwins(topics, options.deadLetters)) {
     wanted.set(name, {
       topic: name,
       numPartitions: options.numPartitions ?? -1,
       replicationFactor: options.replicationFactor ?? -1,
       configEntries: [
         { name: 'cleanup.policy', value: compacted ? 'compact' : 'delete' },
-        { name: 'retention.ms', value: String(retentionMs) },
+        {
+          name: 'retention.ms',
+          value: String(twin ? (options.deadLetterRetentionMs ?? THIRTY_DAYS_MS) : retentionMs),
+        },
       ],
     });
-  };
-  for (const topic of topics) {
-    add(topic.name, topic.compacted, topic.retentionMs);
-    // A dead-letter topic gets no twin of its own; and it is never compacted, since every failed
-    // record of a key matters, not only the last one.
-    if ((options.deadLetters ?? true) && !topic.name.endsWith('.dlq')) {
-      add(dlqTopicName(topic.name), false, options.deadLetterRetentionMs ?? THIRTY_DAYS_MS);
-    }
   }
 
   const existing = new Set(await admin.listTopics());
@@ -126,12 +140,13 @@ export async function verifyTopics(
   topics: readonly TopicSpec[],
   options: Pick<EnsureTopicsOptions, 'deadLetters'> = {},
 ): Promise<{ warnings: string[] }> {
-  const wanted = new Map<string, { compacted: boolean; retentionMs?: number }>();
-  for (const topic of topics) {
-    wanted.set(topic.name, { compacted: topic.compacted, retentionMs: topic.retentionMs });
-    if ((options.deadLetters ?? true) && !topic.name.endsWith('.dlq'))
-      wanted.set(dlqTopicName(topic.name), { compacted: false });
-  }
+  // A twin's retention is the deployment's choice (the topic Job's `dlq.retentionMs`): not checked.
+  const wanted = new Map(
+    withTwins(topics, options.deadLetters).map(({ name, compacted, retentionMs, twin }) => [
+      name,
+      { compacted, retentionMs: twin ? undefined : retentionMs },
+    ]),
+  );
   const existing = new Set(await admin.listTopics());
   const problems = [...wanted.keys()]
     .filter((name) => !existing.has(name))
