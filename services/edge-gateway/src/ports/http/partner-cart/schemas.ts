@@ -1,3 +1,4 @@
+import { CurrencyCodeAnyCase } from '@marquee/api-schemas';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { PaymentActionSchema } from '../families/payment-action.js';
 
@@ -271,7 +272,7 @@ export const PaymentBody = Type.Object(
           description:
             'Decimal string in the currency (e.g. "25.50"), with no more decimals than the currency has; must equal the unpaid total',
         }),
-        currency: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217' }),
+        currency: CurrencyCodeAnyCase(),
         card: Type.Optional(
           Type.Object(
             {
