@@ -34,7 +34,7 @@ export interface Charge {
   /** Per unit. */
   price?: Money;
   quantity: number;
-  /** Tax included in `price`, per unit. */
+  /** Tax on top of `price`, per unit (the cart charges both). */
   tax?: Money;
   /** `per ticket` or `per order`. */
   feeType: string;

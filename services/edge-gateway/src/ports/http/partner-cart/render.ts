@@ -138,18 +138,33 @@ export function renderCart(cart: CartRecord, now: number) {
   };
 }
 
+/**
+ * An offer's charges as the cart makes them: each fee, then its tax as a charge of its own (`tax`,
+ * same `fee_type`), so that the face value and the `per ticket` charges add up to what a cart
+ * charges per ticket, and the `per order` charges to what it charges once.
+ */
+const offerCharges = (charges: readonly Charge[]) =>
+  charges.flatMap((c) => {
+    const fee = {
+      type: c.type,
+      amount: toDecimal(c.price),
+      quantity: c.quantity,
+      fee_type: c.feeType,
+    };
+    if (!c.tax || c.tax.amountMinor === 0) return [fee];
+    return [
+      fee,
+      { type: 'tax', amount: toDecimal(c.tax), quantity: c.quantity, fee_type: c.feeType },
+    ];
+  });
+
 const offer = (o: TicketOffer, currency: string) => ({
   ticketTypeId: o.ticketTypeId,
   priceLevelId: o.priceLevelId,
   name: o.name,
   currency: o.faceValue?.currency || currency,
   faceValue: toDecimal(o.faceValue),
-  charges: o.charges.map((c) => ({
-    type: c.type,
-    amount: toDecimal(c.price),
-    quantity: c.quantity,
-    fee_type: c.feeType,
-  })),
+  charges: offerCharges(o.charges),
   protected: o.protected,
 });
 
