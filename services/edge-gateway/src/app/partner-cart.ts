@@ -139,7 +139,9 @@ export interface CartRecord {
   language: string;
   ticketItems: CartTicketLine[];
   delivery?: ShippingOption;
+  /** The order processing fee (once per cart), and the tax on top of it. */
   processingFee?: Money;
+  processingFeeTax?: Money;
   payments: CartPayment[];
   agreements: Agreement[];
   totals: CartTotals;

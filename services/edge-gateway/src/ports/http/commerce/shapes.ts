@@ -222,6 +222,7 @@ export function cartResult(shopping: ShoppingCart, httpStatus: number) {
   }
   const totals = cart?.totals;
   const processing = cart?.processingFee;
+  const processingTax = cart?.processingFeeTax;
   const offerIds = [...new Set(groups.map((g) => g.offer).filter((o) => o !== ''))];
   const status = cart?.status ?? 'CART_STATUS_UNSPECIFIED';
   return {
@@ -255,7 +256,17 @@ export function cartResult(shopping: ShoppingCart, httpStatus: number) {
                 },
               ]
             : [],
-        taxes: [],
+        // The tax on the processing fee, charged with it (in `totals.taxes`).
+        taxes:
+          processing && processingTax && processingTax.amountMinor !== 0
+            ? [
+                {
+                  label: 'Tax on order processing fee',
+                  amount: amount(processingTax, currency),
+                  type: 'tax',
+                },
+              ]
+            : [],
         totals: {
           currency,
           price: amount(totals?.merchandise, currency),
