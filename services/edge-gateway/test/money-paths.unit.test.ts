@@ -1,4 +1,10 @@
-import { DEFAULT_FEES, orderFees, ticketPrice, toDecimal } from '@marquee/platform/money';
+import {
+  DEFAULT_FEES,
+  orderFees,
+  parseDecimal,
+  ticketPrice,
+  toDecimal,
+} from '@marquee/platform/money';
 import { CartStatus, ShoppingCart } from '@marquee/proto/cart/v1';
 import { Event, PriceRangeType } from '@marquee/proto/catalog/v1';
 import { eventBody } from '@marquee/discovery-documents';
@@ -180,13 +186,35 @@ describe.each(CASES)('$currency: the order processing fee is shown with its tax'
     expect(shown.totals.grand).toBe(toDecimal(grand, c.currency));
   });
 
-  it('commerce cart: the processing fee in fees, its tax in taxes', () => {
+  it('commerce cart: each fee in fees, its tax in taxes (tickets and processing)', () => {
     const shown = cartResult(
       ShoppingCart.fromPartial({
         cart: {
           id: 'c',
           currency: c.currency,
           status: CartStatus.CART_STATUS_HELD,
+          ticketItems: [
+            {
+              id: 1,
+              quantity: 1,
+              tickets: [
+                {
+                  id: 'ADULT',
+                  quantity: 1,
+                  charges: [
+                    { type: 'face_value', price: m(c.minor), quantity: 1, tax: m(0) },
+                    {
+                      type: 'service',
+                      price: m(perTicket.serviceFeeMinor),
+                      quantity: 1,
+                      tax: m(perTicket.serviceFeeTaxMinor),
+                      feeType: 'per ticket',
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
           processingFee: m(perOrder.processingFeeMinor),
           processingFeeTax: m(perOrder.processingFeeTaxMinor),
           totals: { merchandise: m(c.minor), fee: m(fee), tax: m(tax), grand: m(grand) },
@@ -208,5 +236,19 @@ describe.each(CASES)('$currency: the order processing fee is shown with its tax'
         type: 'tax',
       },
     ]);
+    const [group] = shown.reservations[0]!.itemGroups;
+    expect(group!.fees).toEqual([
+      { label: 'service', amount: decimal(perTicket.serviceFeeMinor, c.currency), type: 'service' },
+    ]);
+    expect(group!.taxes).toEqual([
+      {
+        label: 'service tax',
+        amount: decimal(perTicket.serviceFeeTaxMinor, c.currency),
+        type: 'tax',
+      },
+    ]);
+    const parts = [group!.perItemPrice, ...[...group!.fees, ...group!.taxes].map((x) => x.amount)];
+    const sum = parts.reduce((total, x) => total + parseDecimal(x, c.currency)!, 0);
+    expect(sum).toBe(perTicket.totalMinor);
   });
 });

@@ -198,7 +198,14 @@ export function cartResult(shopping: ShoppingCart, httpStatus: number) {
       currency,
       perItemPrice: amount(face?.price, currency),
       fees: charges.filter((c) => !isTax(c.type)).map(line),
-      taxes: charges.filter((c) => isTax(c.type)).map(line),
+      // Charges that are taxes, then the tax the cart charges on top of each fee (`tax` of the
+      // charge): the item's price, fees and taxes add up to what the cart charges per item.
+      taxes: [
+        ...charges.filter((c) => isTax(c.type)).map(line),
+        ...charges
+          .filter((c) => !isTax(c.type) && (c.tax?.amountMinor ?? 0) !== 0)
+          .map((c) => ({ label: `${c.type} tax`, amount: amount(c.tax, currency), type: 'tax' })),
+      ],
       offer: offerOf(t.id, t.priceLevelId),
     };
   }
