@@ -457,11 +457,17 @@ const OfferJson = Type.Object({
   faceValue: Amount,
   charges: Type.Array(
     Type.Object({
-      type: Type.String(),
+      type: Type.String({
+        description: '`service`, `processing`...; `tax` for the tax on the fee listed before it',
+      }),
       amount: Amount,
       quantity: Type.Integer(),
       fee_type: Type.String({ description: 'per ticket or per order' }),
     }),
+    {
+      description:
+        'What a cart charges on top of the face value: faceValue plus the `per ticket` amounts is the price of one ticket, and the `per order` amounts are charged once per cart',
+    },
   ),
   protected: Type.Boolean(),
 });
