@@ -326,6 +326,108 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
     expect(released.status).toBe(204);
   });
 
+  /** Delivers a Stripe event to the edge, signed with the endpoint's secret as Stripe does. */
+  const sendStripeEvent = (type: string, object: Json) => {
+    const payload = JSON.stringify({
+      id: `evt_${randomBytes(8).toString('hex')}`,
+      object: 'event',
+      type,
+      created: Math.floor(Date.now() / 1000),
+      data: { object },
+    });
+    const t = Math.floor(Date.now() / 1000);
+    const v1 = createHmac('sha256', sut.stripe!.webhookSecret)
+      .update(`${t}.${payload}`)
+      .digest('hex');
+    return fetch(`${sut.baseUrl}/webhooks/stripe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': `t=${t},v1=${v1}` },
+      body: payload,
+    });
+  };
+  const adminOrder = async (orderId: string) => {
+    const read = await fetch(`${sut.baseUrl}/admin/v1/orders/${encodeURIComponent(orderId)}`, {
+      headers: { authorization: `Bearer ${sut.adminToken}` },
+    });
+    expect(read.status).toBe(200);
+    return (await json(read)).order as Json;
+  };
+  /** A committed purchase: its order id, PaymentIntent id and amount in cents. */
+  async function purchased(): Promise<{ orderId: string; paymentId: string; cents: number }> {
+    const { cartId, unpaid } = await heldCart();
+    const paymentId = await payWithVisa(cartId, unpaid);
+    const committed = await commit(cartId);
+    const order = await json(committed);
+    expect(committed.status, JSON.stringify(order)).toBe(200);
+    return { orderId: order.order_id as string, paymentId, cents: Math.round(unpaid * 100) };
+  }
+
+  it('a refund made at Stripe (charge.refunded) is recorded on the order, once', async () => {
+    const { orderId, paymentId, cents } = await purchased();
+    expect((await adminOrder(orderId)).payment).toMatchObject({
+      provider: 'stripe',
+      paymentId,
+      captured: { amountMinor: cents, currency: 'EUR' },
+      refunds: [],
+      disputed: false,
+    });
+    const part = Math.min(500, cents);
+    const charge = {
+      id: `ch_${randomBytes(6).toString('hex')}`,
+      object: 'charge',
+      payment_intent: paymentId,
+      amount: cents,
+      amount_refunded: part,
+      refunds: {
+        object: 'list',
+        data: [{ id: 're_dashboard1', object: 'refund', amount: part, status: 'succeeded' }],
+      },
+    };
+    const delivered = await sendStripeEvent('charge.refunded', charge);
+    expect(delivered.status).toBe(200);
+    expect(await delivered.json()).toEqual({ received: true, duplicate: false });
+    const payment = (await adminOrder(orderId)).payment as Json;
+    expect(payment.refunded).toEqual({ amountMinor: part, currency: 'EUR' });
+    expect(payment.refunds).toEqual([
+      expect.objectContaining({
+        refundId: 're_dashboard1',
+        amount: { amountMinor: part, currency: 'EUR' },
+        status: 'succeeded',
+        source: 'processor',
+      }),
+    ]);
+    // The same refund in a later event of the charge changes nothing.
+    expect((await sendStripeEvent('charge.refunded', charge)).status).toBe(200);
+    expect(((await adminOrder(orderId)).payment as Json).refunds).toHaveLength(1);
+    // Marquee itself sent no refund: this one was made at Stripe.
+    expect(
+      stripe
+        .requests()
+        .filter((r) => r.path === '/v1/refunds' && r.form.payment_intent === paymentId),
+    ).toEqual([]);
+  });
+
+  it('a dispute (charge.dispute.created) cancels the order as reversed, refunding nothing', async () => {
+    const { orderId, paymentId } = await purchased();
+    const delivered = await sendStripeEvent('charge.dispute.created', {
+      id: `dp_${randomBytes(6).toString('hex')}`,
+      object: 'dispute',
+      payment_intent: paymentId,
+      reason: 'fraudulent',
+      status: 'needs_response',
+    });
+    expect(delivered.status).toBe(200);
+    const order = await adminOrder(orderId);
+    expect(order.status).toBe('CANCELLED');
+    expect(order.payment).toMatchObject({ disputed: true, refundPending: false, refunds: [] });
+    // The issuer took the money back: a refund on top would pay the buyer twice.
+    expect(
+      stripe
+        .requests()
+        .filter((r) => r.path === '/v1/refunds' && r.form.payment_intent === paymentId),
+    ).toEqual([]);
+  });
+
   it('a release cancels the authorisation', async () => {
     const { cartId, unpaid } = await heldCart();
     const paymentId = await payWithVisa(cartId, unpaid);

@@ -85,6 +85,57 @@ describe('GET /admin/v1/orders/{orderId}', () => {
     expect(response.json()).toEqual(anOrderJson);
   });
 
+  it('shows the money of the order: authorised, captured, each refund, a dispute', async () => {
+    const paid: OrderRecord = {
+      ...anOrder,
+      order: {
+        ...anOrder.order,
+        status: 'CANCELLED',
+        payment: {
+          provider: 'stripe',
+          paymentId: 'pi_1',
+          authorized: usd(6374),
+          captured: usd(6374),
+          refunded: usd(1000),
+          refunds: [
+            {
+              refundId: 're_1',
+              amount: usd(1000),
+              status: 'succeeded',
+              source: 'processor',
+              ticketIds: [],
+              refundedAt: new Date('2030-01-02T00:00:00Z'),
+            },
+          ],
+          refundPending: false,
+          disputed: true,
+        },
+      },
+    };
+    harness = await partnerEdge({ getOrder: async () => paid });
+    const response = await harness.app.inject({ url: '/admin/v1/orders/ord-1', headers: auth });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().order.payment).toEqual({
+      provider: 'stripe',
+      paymentId: 'pi_1',
+      authorized: { amountMinor: 6374, currency: 'USD' },
+      captured: { amountMinor: 6374, currency: 'USD' },
+      refunded: { amountMinor: 1000, currency: 'USD' },
+      refunds: [
+        {
+          refundId: 're_1',
+          amount: { amountMinor: 1000, currency: 'USD' },
+          status: 'succeeded',
+          source: 'processor',
+          ticketIds: [],
+          refundedAt: '2030-01-02T00:00:00.000Z',
+        },
+      ],
+      refundPending: false,
+      disputed: true,
+    });
+  });
+
   it('needs the admin token, refuses a malformed id and answers 404 for an unknown order', async () => {
     harness = await partnerEdge({
       async getOrder() {

@@ -295,6 +295,23 @@ describe('cart client: requests and answers', () => {
         orderNumber: 'N',
         redemptionUrl: '',
         status: OrderStatus.ORDER_STATUS_CONFIRMED,
+        payment: {
+          provider: 'stripe',
+          paymentId: 'pi_1',
+          authorized: usd(2550),
+          captured: usd(2550),
+          refunds: [
+            {
+              refundId: 're_1',
+              amount: usd(500),
+              status: 'pending',
+              source: 'cancel',
+              ticketIds: ['t1'],
+            },
+          ],
+          refundPending: true,
+          disputed: false,
+        },
       },
       eventId: EVENT,
       cartId: 'c1',
@@ -327,6 +344,23 @@ describe('cart client: requests and answers', () => {
     });
     const order = await client.getOrder('o1');
     expect(backend.requests.getOrder!.at(-1)).toEqual({ orderId: 'o1', appId: '' });
+    expect(order.order.payment).toEqual({
+      provider: 'stripe',
+      paymentId: 'pi_1',
+      authorized: usd(2550),
+      captured: usd(2550),
+      refunds: [
+        {
+          refundId: 're_1',
+          amount: usd(500),
+          status: 'pending',
+          source: 'cancel',
+          ticketIds: ['t1'],
+        },
+      ],
+      refundPending: true,
+      disputed: false,
+    });
     expect(order.tickets).toEqual([
       {
         ticketId: 't1',

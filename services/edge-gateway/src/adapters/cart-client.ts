@@ -20,6 +20,7 @@ import {
   type GetEventAvailabilityResponse,
   type GetOrderResponse,
   type LineTotals as LineTotalsMessage,
+  type OrderPayment as OrderPaymentMessage,
   type ShippingOption as ShippingOptionMessage,
 } from '@marquee/proto/cart/v1';
 import type {
@@ -32,6 +33,7 @@ import type {
   InventoryType,
   LineTotals,
   Money,
+  OrderPayment,
   OrderRecord,
   OrderStatus,
   PartnerCart,
@@ -121,6 +123,27 @@ export function toCartOrder(o: CartOrderMessage): CartOrder {
     status: ORDER_STATUS[o.status] ?? 'UNSPECIFIED',
     ...optional('confirmedAt', o.confirmedAt),
     printed: o.printed,
+    ...optional('payment', o.payment && toOrderPayment(o.payment)),
+  };
+}
+
+export function toOrderPayment(p: OrderPaymentMessage): OrderPayment {
+  return {
+    provider: p.provider,
+    paymentId: p.paymentId,
+    ...optional('authorized', money(p.authorized)),
+    ...optional('captured', money(p.captured)),
+    ...optional('refunded', money(p.refunded)),
+    refunds: p.refunds.map((r) => ({
+      refundId: r.refundId,
+      ...optional('amount', money(r.amount)),
+      status: r.status,
+      source: r.source,
+      ticketIds: r.ticketIds,
+      ...optional('refundedAt', r.refundedAt),
+    })),
+    refundPending: p.refundPending,
+    disputed: p.disputed,
   };
 }
 

@@ -117,6 +117,36 @@ export interface CartOrder {
   confirmedAt?: Date;
   /** Printing recorded at the partner (and not rolled back). */
   printed: boolean;
+  /** The money of the order: absent for orders confirmed before the order carried it. */
+  payment?: OrderPayment;
+}
+
+/** One refund of an order's payment. */
+export interface OrderRefund {
+  refundId: string;
+  amount?: Money;
+  /** `succeeded`, or `pending` until the processor settled it. */
+  status: string;
+  /** `cancel` (the order's cancel asked for it) or `processor` (made at the processor). */
+  source: string;
+  /** The tickets it refunds; empty for the whole order. */
+  ticketIds: string[];
+  refundedAt?: Date;
+}
+
+/** What the processor holds of an order's payment. */
+export interface OrderPayment {
+  /** `stripe`, or `sandbox` (no money moves). */
+  provider: string;
+  paymentId: string;
+  authorized?: Money;
+  captured?: Money;
+  refunded?: Money;
+  refunds: OrderRefund[];
+  /** A cancel owes a refund the processor has not taken yet (retried). */
+  refundPending: boolean;
+  /** The cardholder disputed the payment at the card issuer. */
+  disputed: boolean;
 }
 
 export interface CartTotals {

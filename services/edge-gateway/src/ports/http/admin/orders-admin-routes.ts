@@ -4,6 +4,7 @@ import type {
   CancelReason,
   CartOrder,
   Money,
+  OrderPayment,
   OrderRecord,
   PartnerCart,
   PrintAction,
@@ -24,6 +25,37 @@ const MoneyJson = Type.Object(
   { description: 'An amount in minor units' },
 );
 
+const OrderRefundJson = Type.Object({
+  refundId: Type.String({ description: "The processor's refund id (`re_...`)" }),
+  amount: Type.Optional(MoneyJson),
+  status: Type.String({ description: '`succeeded`, or `pending` until the processor settled it' }),
+  source: Type.String({
+    description:
+      "`cancel` (the order's cancel asked for it) or `processor` (made at the processor, e.g. its dashboard)",
+  }),
+  ticketIds: Type.Array(Type.String(), { description: 'The tickets it refunds; empty: the order' }),
+  refundedAt: Type.Optional(Type.String({ format: 'date-time' })),
+});
+
+const OrderPaymentJson = Type.Object(
+  {
+    provider: Type.String({ description: '`stripe`, or `sandbox` (no money moves)' }),
+    paymentId: Type.String({ description: "The processor's payment id (`pi_...`, `sbx_...`)" }),
+    authorized: Type.Optional(MoneyJson),
+    captured: Type.Optional(MoneyJson),
+    refunded: Type.Optional(MoneyJson),
+    refunds: Type.Array(OrderRefundJson),
+    refundPending: Type.Boolean({
+      description: 'A cancel owes a refund the processor has not taken yet; cart retries it',
+    }),
+    disputed: Type.Boolean({
+      description:
+        'The cardholder disputed the payment (a chargeback): the order is cancelled as PAYMENT_REVERSED',
+    }),
+  },
+  { description: 'The money of the order; absent for orders confirmed before orders kept it' },
+);
+
 const Order = Type.Object({
   orderId: Type.String(),
   orderNumber: Type.String(),
@@ -34,6 +66,7 @@ const Order = Type.Object({
   printed: Type.Boolean({
     description: 'Printing recorded at the partner (POST …/print), not rolled back since',
   }),
+  payment: Type.Optional(OrderPaymentJson),
 });
 
 const OrderTicket = Type.Object({
@@ -96,6 +129,30 @@ const PrintBody = Type.Object(
 const money = (m: Money | undefined) =>
   m ? { grandTotal: { amountMinor: m.amountMinor, currency: m.currency } } : {};
 
+/** `{ [key]: {amountMinor, currency} }`, or nothing without an amount. */
+const amount = (key: string, m: Money | undefined) =>
+  m ? { [key]: { amountMinor: m.amountMinor, currency: m.currency } } : {};
+
+function renderPayment(p: OrderPayment) {
+  return {
+    provider: p.provider,
+    paymentId: p.paymentId,
+    ...amount('authorized', p.authorized),
+    ...amount('captured', p.captured),
+    ...amount('refunded', p.refunded),
+    refunds: p.refunds.map((r) => ({
+      refundId: r.refundId,
+      ...amount('amount', r.amount),
+      status: r.status,
+      source: r.source,
+      ticketIds: r.ticketIds,
+      ...(r.refundedAt ? { refundedAt: r.refundedAt.toISOString() } : {}),
+    })),
+    refundPending: p.refundPending,
+    disputed: p.disputed,
+  };
+}
+
 function renderOrder(o: CartOrder) {
   return {
     orderId: o.orderId,
@@ -105,6 +162,7 @@ function renderOrder(o: CartOrder) {
     status: o.status,
     ...(o.confirmedAt ? { confirmedAt: o.confirmedAt.toISOString() } : {}),
     printed: o.printed,
+    ...(o.payment ? { payment: renderPayment(o.payment) } : {}),
   };
 }
 
