@@ -1,3 +1,5 @@
+import { createOutboxEvent } from '@marquee/platform/outbox';
+import { fanDeletedTopic } from '@marquee/proto/topics';
 import type { AppRepository, FanRepository } from '../app/ports.js';
 import { accessOf, oauthOf, quotaOf, validateQuota, type DeveloperApp } from '../domain/app.js';
 import type { Fan } from '../domain/fan.js';
@@ -74,5 +76,21 @@ export function createFanRepository(stores: Pick<AuthStores, 'fans'>): FanReposi
     },
     byId: async (id) => plain<Fan>(await stores.fans.get(id)),
     byEmail: async (email) => plain<Fan>((await stores.fans.find({ email }, { limit: 1 }))[0]),
+    async erase(id, at) {
+      // Step 1: no e-mail and no password hash left in the document (a placeholder keeps the
+      // unique e-mail index apart; it has no `@`, so no sign-in can match it).
+      const blanked = await stores.fans.modify(id, (fan) =>
+        fan.passwordHash === '' ? undefined : { ...fan, email: `deleted:${id}`, passwordHash: '' },
+      );
+      if (!blanked) return false;
+      // Step 2: the deletion and its fact in one write. A repeat after a crash between the two
+      // steps finds the blanked fan and finishes.
+      const event = createOutboxEvent(fanDeletedTopic, {
+        key: id,
+        value: { fanId: id, deletedAt: at },
+        time: at,
+      });
+      return stores.fans.delete(id, undefined, { events: [event] });
+    },
   };
 }

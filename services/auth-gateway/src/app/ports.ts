@@ -33,6 +33,12 @@ export interface FanRepository {
   insert(fan: Fan): Promise<void>;
   byId(id: string): Promise<Fan | undefined>;
   byEmail(email: string): Promise<Fan | undefined>;
+  /**
+   * Deletes the fan and records `fan-deleted` (key = fan id, the id alone) in the same write. The
+   * e-mail and password hash are overwritten first, so the deleted record (kept invisible until
+   * the outbox relay has published the event) holds neither. False when there is no such fan.
+   */
+  erase(id: string, at: Date): Promise<boolean>;
 }
 
 /**
@@ -93,6 +99,11 @@ export interface OAuthRepository {
   /** Stores the approval and records the `app-authorized` fact with it, atomically. */
   approveGrant(grant: Grant, fact: AppAuthorizedFact): Promise<void>;
   revokeGrant(id: string, at: Date): Promise<void>;
+  /**
+   * Deletes every interaction, code, token and grant of the fan; resolves with how many grants
+   * were deleted. Safe to repeat: a second call finds nothing.
+   */
+  deleteFanRecords(fanId: string): Promise<{ grants: number }>;
 }
 
 /** What `app-authorized` carries (proto marquee.auth.v1.AppAuthorized). */
