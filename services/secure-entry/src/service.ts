@@ -8,7 +8,9 @@ import {
   fanDeletedTopic,
   orderCancelledTopic,
   orderConfirmedTopic,
+  type TopicDef,
 } from '@marquee/proto/topics';
+import type { OrderConfirmed } from '@marquee/proto/cart/v1';
 import { createEntryCrypto, cryptoRandomness, entryKeys } from './adapters/entry-crypto.js';
 import { createEntryStorage } from './adapters/stores.js';
 import { FanErasure } from './app/fan-erasure.js';
@@ -22,6 +24,14 @@ import {
   orderConfirmedHandler,
 } from './ports/kafka/handlers.js';
 
+export interface SecureEntryComposeOptions {
+  /**
+   * Tests give their own copy of `order-confirmed` (records relayed from the real one), so a fresh
+   * database does not replay every order a shared broker holds.
+   */
+  orderConfirmedTopic?: TopicDef<OrderConfirmed>;
+}
+
 /**
  * Composition root of secure-entry: keys and crypto, storage (Mongo or memory), the use cases, the
  * consumers of `order-confirmed`, `order-cancelled`, `event-changed` and `fan-deleted`, the gRPC API and the
@@ -30,6 +40,7 @@ import {
 export async function composeSecureEntry(
   infra: ServiceInfra,
   config: SecureEntryConfig,
+  options: SecureEntryComposeOptions = {},
 ): Promise<ServiceParts> {
   const { logger, bus } = infra;
   const crypto = createEntryCrypto(
@@ -57,7 +68,7 @@ export async function composeSecureEntry(
   const group = consumerGroup(config);
   const contactKeys = contactKeysOf(config.ORDER_CONTACT_KEYS, (message) => logger.warn(message));
   await bus.subscribe(
-    orderConfirmedTopic,
+    options.orderConfirmedTopic ?? orderConfirmedTopic,
     { group },
     orderConfirmedHandler({ entry, erasure, logger, contactKeys }),
   );
