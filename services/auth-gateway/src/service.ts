@@ -84,6 +84,13 @@ export async function composeAuthGateway(
     http: oauthRoutes({ flows, trustedProxies: new TrustedProxies(config.TRUSTED_PROXIES) }),
     start: async () => {
       relay.start();
+      // Apps created before tracking ids existed get one; a failure is retried at the next start.
+      access.backfillTrackingIds().then(
+        (assigned) => {
+          if (assigned > 0) logger.info({ assigned }, 'tracking ids given to older apps');
+        },
+        (err: unknown) => logger.warn({ err }, 'giving older apps tracking ids failed'),
+      );
       purge = setInterval(() => {
         flows.purgeExpired().catch((err: unknown) => {
           logger.warn({ err }, 'purging expired interactions, codes and tokens failed');

@@ -44,7 +44,7 @@ describe('FanDeletion', () => {
     await expect(sut.deleteFan('')).rejects.toMatchObject({ kind: 'not_found' });
   });
 
-  it('finishes on a repeat after the fan's removal failed half-way', async () => {
+  it("finishes on a repeat after the fan's removal failed half-way", async () => {
     let failOnce = true;
     const { stores, fans, sut } = setUp((inner) => ({
       ...inner,

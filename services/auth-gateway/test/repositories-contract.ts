@@ -1,5 +1,6 @@
 import { fanDeletedTopic } from '@marquee/proto/topics';
 import { describe, expect, it } from 'vitest';
+import { DeveloperAccess } from '../src/app/developer-access.js';
 import type { AppRepository, FanRepository, KeyStore, OAuthRepository } from '../src/app/ports.js';
 import type { AuthorizationCode, IssuedToken } from '../src/domain/oauth.js';
 import type { DeveloperApp } from '../src/domain/app.js';
@@ -89,6 +90,43 @@ export function repositoriesContract(name: string, make: () => Promise<Repositor
       await sut.insert(tracked);
       expect(await sut.byTrackingId(tracked.trackingId!)).toEqual(tracked);
       expect(await sut.byTrackingId('mqt_unknown')).toBeUndefined();
+    });
+
+    it('gives every app stored without a tracking id one, once, with two replicas backfilling at once', async () => {
+      const fixture = await make();
+      const older = [anApp(), anApp(), anApp()];
+      const tracked = anApp({ trackingId: `mqt_${unique()}` });
+      for (const app of [...older, tracked]) await fixture.apps.insert(app);
+      const replica = () =>
+        new DeveloperAccess({
+          apps: fixture.apps,
+          fans: fixture.fans,
+          counter: { add: async () => 1 },
+          hasher: { hash: async () => '', verify: async () => false },
+          clock: () => new Date(),
+        });
+      const assigned = await Promise.all([
+        replica().backfillTrackingIds(),
+        replica().backfillTrackingIds(),
+      ]);
+      expect(assigned[0] + assigned[1]).toBe(older.length);
+      const ids = new Set<string>();
+      for (const app of older) {
+        const stored = await fixture.apps.byId(app.id);
+        expect(stored?.trackingId).toMatch(/^mqt_[A-Za-z0-9_-]{22}$/);
+        expect(await fixture.apps.byTrackingId(stored!.trackingId!)).toEqual(stored);
+        // Only the tracking id was added.
+        expect(stored).toEqual({ ...app, trackingId: stored!.trackingId });
+        ids.add(stored!.trackingId!);
+      }
+      expect(ids.size).toBe(older.length);
+      expect(await fixture.apps.byId(tracked.id)).toEqual(tracked);
+      // Nothing left: a later start assigns nothing and changes no id.
+      expect(await replica().backfillTrackingIds()).toBe(0);
+      expect(await fixture.apps.withoutTrackingId(10)).toEqual([]);
+      expect(await fixture.apps.assignTrackingId(tracked.id, 'mqt_other')).toBe(false);
+      expect(await fixture.apps.assignTrackingId('nope', 'mqt_other')).toBe(false);
+      expect((await fixture.apps.byId(tracked.id))?.trackingId).toBe(tracked.trackingId);
     });
 
     it('answers undefined for unknown ids, client ids and keys', async () => {

@@ -28,6 +28,20 @@ export function createAppRepository(stores: Pick<AuthStores, 'apps'>): AppReposi
     byClientId: (clientId) => first({ clientId }),
     byApiKeyFingerprint: (apiKeyFingerprint) => first({ apiKeyFingerprint }),
     byTrackingId: (trackingId) => first({ trackingId }),
+    async withoutTrackingId(limit) {
+      // `null` matches a missing field (StoreFilter), on memory and Mongo alike.
+      const docs = await stores.apps.find({ trackingId: null }, { limit });
+      return docs.map((doc) => plain<DeveloperApp>(doc)!);
+    },
+    async assignTrackingId(id, trackingId) {
+      let assigned = false;
+      await stores.apps.modify(id, (app) => {
+        // Re-asked on a concurrent write: the second look sees the other writer's id.
+        assigned = app.trackingId === undefined;
+        return assigned ? { ...app, trackingId } : undefined;
+      });
+      return assigned;
+    },
     setAccess: (id, change) =>
       update(id, (app) => ({
         ...app,

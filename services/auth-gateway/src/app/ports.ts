@@ -14,6 +14,13 @@ export interface AppRepository {
   byClientId(clientId: string): Promise<DeveloperApp | undefined>;
   byApiKeyFingerprint(fingerprint: string): Promise<DeveloperApp | undefined>;
   byTrackingId(trackingId: string): Promise<DeveloperApp | undefined>;
+  /** Apps stored without a tracking id (created before they existed), at most `limit`. */
+  withoutTrackingId(limit: number): Promise<DeveloperApp[]>;
+  /**
+   * Compare-and-set: gives the app `trackingId` only if it still has none. True when this call
+   * set it; false when the app has one already (another replica was first) or is unknown.
+   */
+  assignTrackingId(id: string, trackingId: string): Promise<boolean>;
   /**
    * Sets the given access flags (others keep their value) with a compare-and-set write; resolves the
    * app as stored after the change, `undefined` for an unknown app.
