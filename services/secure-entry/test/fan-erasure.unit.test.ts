@@ -82,6 +82,8 @@ describe('fan-deleted in secure-entry', () => {
     expect(await h.storage.tickets.listByOrder(id)).toHaveLength(2);
     // Orders without a fan (the partner cart) are untouched by erasures.
     const partner = await buy('', 'buyer@example.com');
-    expect(await h.storage.orders.get(partner)).toMatchObject({ customerEmail: 'buyer@example.com' });
+    expect(await h.storage.orders.get(partner)).toMatchObject({
+      customerEmail: 'buyer@example.com',
+    });
   });
 });
