@@ -121,6 +121,17 @@ const steps = [
           : 'helm/kubeconform not installed: bash deploy/local/install-k8s-tools.sh',
   },
   {
+    // The chart's topic Job script, rendered by helm and run against the local broker with
+    // deploy/local/kafka/bin standing in for kafka-topics.sh/kafka-configs.sh (about a minute: each
+    // call starts a JVM). Its own step, not in check.sh, which needs no broker and no Java.
+    name: 'helm chart topic Job against the local Kafka (creates, passes, refuses wrong partitions)',
+    cmd: 'bash deploy/helm/check-topic-job.sh',
+    skip:
+      ci || (infra && have('helm') && have('java'))
+        ? undefined
+        : 'needs KAFKA_BROKERS, helm and java: `bash deploy/local/infra.sh install && bash deploy/local/infra.sh start`',
+  },
+  {
     // deploy/images/build.sh for one service (it installs podman/mmdebstrap when root and missing):
     // base from Debian packages, pnpm deploy, podman build, then the service started from the
     // image's file system must answer /healthz (containers themselves may not start in a sandbox).

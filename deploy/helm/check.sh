@@ -4,7 +4,10 @@
 #   2. helm template | kubeconform -strict against local Kubernetes JSON schemas, for
 #      - the default values (+ the required secrets),
 #      - ci-values.yaml (every optional feature on: NetworkPolicy, memory HPA, fixed replicas, ...),
-#      - an existingSecret install;
+#      - an existingSecret install, and one with existingSecretKeys (the Secret's own key names);
+#   2b. the day-one features: Ingress (edge only), extra volumes (the CA file), the Secret's keys
+#      per service against docs/operations.md, resource requests against the measured ones there,
+#      a PodDisruptionBudget for every multi-replica service;
 #   3. security properties of the rendered manifests (production mode, NetworkPolicy on by default
 #      with no open external rule, secrets only as files and only where used, Mongo URL only in
 #      the Secret, the CI admin token as strong as the edge requires);
@@ -66,7 +69,7 @@ expect_kinds "$work/default.yaml" ServiceAccount ConfigMap Secret Deployment Ser
 
 validate ci -f "$chart/ci-values.yaml"
 expect_kinds "$work/ci.yaml" NetworkPolicy Secret Deployment HorizontalPodAutoscaler PodDisruptionBudget Job \
-  ServiceMonitor PrometheusRule && pass "ci render has every optional kind"
+  ServiceMonitor PrometheusRule Ingress && pass "ci render has every optional kind"
 grep -q '^kind: ServiceMonitor$' "$work/default.yaml" && fail "ServiceMonitor rendered by default" \
   || pass "no ServiceMonitor or PrometheusRule unless asked"
 # The Grafana dashboard: rendered only when asked, labelled for the sidecar, and every series its
@@ -119,6 +122,134 @@ fi
 
 validate existing-secret --set secrets.existingSecret=marquee-prod-secrets
 if grep -q '^kind: Secret$' "$work/existing-secret.yaml"; then fail "existingSecret still renders a Secret"; else pass "existingSecret: no Secret rendered"; fi
+
+# existingSecret keys: the keys each service mounts from the Secret are exactly those
+# docs/operations.md ("The Secret's keys") lists for it, and each is a name values.schema.json
+# accepts in secrets.existingSecretKeys; with that map, the items name the Secret's keys and the
+# files keep the chart's names.
+validate existing-secret-keys --set secrets.existingSecret=marquee-prod-secrets \
+  --set secrets.existingSecretKeys.ADMIN_TOKEN=admin-token --set secrets.existingSecretKeys.MONGO_URL=mongo-url
+if python3 - "$work/existing-secret.yaml" "$work/existing-secret-keys.yaml" "$repo/docs/operations.md" "$chart/values.schema.json" "$here/README.md" <<'PY'
+import json, re, sys, yaml
+def mounted(path):
+    out = {}
+    for d in yaml.safe_load_all(open(path)):
+        if not d or d["kind"] != "Deployment": continue
+        name = d["metadata"]["labels"]["app.kubernetes.io/component"]
+        for v in d["spec"]["template"]["spec"].get("volumes", []):
+            if v["name"] == "secrets":
+                if v["secret"]["secretName"] != "marquee-prod-secrets": sys.exit(f"{name}: mounts Secret {v['secret']['secretName']}")
+                out[name] = {i["path"]: i["key"] for i in v["secret"]["items"]}
+    return out
+plain, renamed = mounted(sys.argv[1]), mounted(sys.argv[2])
+doc = open(sys.argv[3]).read()
+section = doc.split("## The Secret's keys", 1)[1].split("\n## ", 1)[0]
+table = {}
+for m in re.finditer(r"^\| `([A-Z][A-Z0-9_]*)` +\| ([a-z0-9, -]+?) +\|", section, re.M):
+    table[m.group(1)] = {s.strip() for s in m.group(2).split(",")}
+schema = json.load(open(sys.argv[4]))
+names = set(schema["properties"]["secrets"]["properties"]["existingSecretKeys"]["propertyNames"]["enum"])
+bad = []
+if len(table) < 10: bad.append(f"docs/operations.md: only {len(table)} keys in the table of the Secret's keys")
+readers = {}
+for service, items in plain.items():
+    for key in items: readers.setdefault(key, set()).add(service)
+for key in sorted(set(readers) | set(table)):
+    if readers.get(key, set()) != table.get(key, set()):
+        bad.append(f"{key}: mounted by {sorted(readers.get(key, []))}, docs/operations.md says {sorted(table.get(key, []))}")
+    if key not in names: bad.append(f"{key}: not a name secrets.existingSecretKeys accepts (values.schema.json)")
+for key in names - set(table): bad.append(f"{key}: in the schema's key names, not in docs/operations.md")
+for service, items in renamed.items():
+    want = {k: {"ADMIN_TOKEN": "admin-token", "MONGO_URL": "mongo-url"}.get(k, k) for k in plain.get(service, {})}
+    if items != want: bad.append(f"{service}: with existingSecretKeys mounts {items}, want {want}")
+if "admin-token" not in renamed.get("edge-gateway", {}).values(): bad.append("edge-gateway: ADMIN_TOKEN not read from admin-token")
+# deploy/helm/README.md's Services table: its last column lists the keys each service mounts.
+services_section = open(sys.argv[5]).read().split("\n## Services", 1)[1].split("\n## ", 1)[0]
+listed = {}
+for line in services_section.splitlines():
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) > 2 and cells[0] in plain:
+        listed[cells[0]] = {k.strip() for k in cells[-1].split(",") if k.strip() not in ("", "—")}
+for service, items in plain.items():
+    if listed.get(service) != set(items): bad.append(f"{service}: mounts {sorted(items)}, deploy/helm/README.md's Services table says {sorted(listed.get(service, []))}")
+if bad:
+    print("\n".join(bad), file=sys.stderr); sys.exit(1)
+PY
+then pass "existingSecret: each service's keys are those docs/operations.md and the README list, the schema's names, renamed by existingSecretKeys"
+else fail "existingSecret keys differ from docs/operations.md / values.schema.json"; fi
+for bad_values in "secrets.existingSecretKeys.ADMIN_TOKN=admin-token" "secrets.adminToken=a-token-that-would-be-ignored" \
+  "secrets.existingSecretKeys.ADMIN_TOKEN=bad/key"; do
+  if helm lint --strict "$chart" --kube-version "$K8S_VERSION" --set secrets.existingSecret=marquee-prod-secrets --set "$bad_values" >"$work/lint.out" 2>&1; then
+    fail "helm lint accepted existingSecret with $bad_values"
+  else pass "helm lint refuses existingSecret with $bad_values"; fi
+done
+if helm lint --strict "$chart" --kube-version "$K8S_VERSION" "${secrets[@]}" --set secrets.existingSecretKeys.ADMIN_TOKEN=admin-token >"$work/lint.out" 2>&1; then
+  fail "helm lint accepted existingSecretKeys without existingSecret"
+else pass "helm lint refuses existingSecretKeys without existingSecret"; fi
+
+# Ingress: none by default; when on (ci-values.yaml), every rule of every host goes to the edge's
+# HTTP port and nowhere else, with the class, TLS and annotations of the values.
+if python3 - "$work/default.yaml" "$work/ci.yaml" <<'PY'
+import sys, yaml
+load = lambda p: [d for d in yaml.safe_load_all(open(p)) if d]
+default, ci = load(sys.argv[1]), load(sys.argv[2])
+bad = []
+if any(d["kind"] == "Ingress" for d in default): bad.append("an Ingress rendered by default")
+ingresses = [d for d in ci if d["kind"] == "Ingress"]
+if len(ingresses) != 1: sys.exit(f"ci render: {len(ingresses)} Ingresses, want 1")
+ing = ingresses[0]
+edge = next(d for d in ci if d["kind"] == "Service" and d["metadata"]["labels"].get("app.kubernetes.io/name") == "edge-gateway" and d["spec"].get("clusterIP") != "None")
+spec = ing["spec"]
+backends = [p["backend"] for r in spec["rules"] for p in r["http"]["paths"]]
+if len(backends) < 3: bad.append(f"only {len(backends)} paths rendered")
+for b in backends:
+    if b != {"service": {"name": edge["metadata"]["name"], "port": {"name": "http"}}}: bad.append(f"a path goes to {b}, not the edge's http port")
+if "http" not in {p["name"] for p in edge["spec"]["ports"]}: bad.append("the edge Service has no http port")
+if spec.get("ingressClassName") != "nginx": bad.append(f"ingressClassName {spec.get('ingressClassName')!r}")
+if spec.get("tls") != [{"secretName": "marquee-tls", "hosts": ["tickets.example.com", "api.example.com"]}]: bad.append(f"tls {spec.get('tls')}")
+if [r.get("host") for r in spec["rules"]] != ["tickets.example.com", "api.example.com"]: bad.append("hosts differ from the values")
+if ing["metadata"].get("annotations", {}).get("cert-manager.io/cluster-issuer") != "letsencrypt": bad.append("annotations not rendered")
+if bad:
+    print("\n".join(bad), file=sys.stderr); sys.exit(1)
+PY
+then pass "Ingress: none by default; every host and path to the edge's http port, class, TLS, annotations"
+else fail "Ingress"; fi
+if helm lint --strict "$chart" --kube-version "$K8S_VERSION" "${secrets[@]}" --set ingress.enabled=true \
+  --set-json 'ingress.hosts=[{"host":"x.example.com","paths":[{"path":"api"}]}]' >"$work/lint.out" 2>&1; then
+  fail "helm lint accepted an Ingress path without a leading /"
+else pass "helm lint refuses an Ingress path without a leading /"; fi
+
+# Extra volumes: the global ones (ci-values.yaml: a CA ConfigMap) in every pod and container, a
+# service's own only in its pod, NODE_EXTRA_CA_CERTS pointing into the mounted directory.
+if python3 - "$work/ci.yaml" <<'PY'
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+configs = {d["metadata"]["labels"]["app.kubernetes.io/name"]: d["data"] for d in docs if d["kind"] == "ConfigMap" and "app.kubernetes.io/name" in d["metadata"].get("labels", {})}
+bad = []
+deployments = [d for d in docs if d["kind"] == "Deployment"]
+for d in deployments:
+    name = d["metadata"]["labels"]["app.kubernetes.io/component"]
+    pod = d["spec"]["template"]["spec"]
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    mounts = {m["name"]: m for m in pod["containers"][0]["volumeMounts"]}
+    if volumes.get("corp-ca", {}).get("configMap") != {"name": "corp-ca"}: bad.append(f"{name}: no corp-ca volume")
+    if mounts.get("corp-ca") != {"name": "corp-ca", "mountPath": "/etc/marquee/ca", "readOnly": True}: bad.append(f"{name}: corp-ca not mounted read-only at /etc/marquee/ca")
+    if not configs.get(name, {}).get("NODE_EXTRA_CA_CERTS", "").startswith("/etc/marquee/ca/"): bad.append(f"{name}: NODE_EXTRA_CA_CERTS not in the CA mount")
+    if ("spool" in volumes) != (name == "cart") or ("spool" in mounts) != (name == "cart"): bad.append(f"{name}: cart's spool volume {'missing' if name == 'cart' else 'present'}")
+    if not {"tmp", "secrets"} <= set(volumes): bad.append(f"{name}: the chart's own volumes lost")
+if len(deployments) != 10: bad.append(f"{len(deployments)} Deployments")
+if bad:
+    print("\n".join(bad), file=sys.stderr); sys.exit(1)
+PY
+then pass "extraVolumes/extraVolumeMounts: global in every pod (the CA file), a service's only in its own"
+else fail "extraVolumes/extraVolumeMounts"; fi
+for bad_values in 'global.extraVolumes=[{"name":"secrets","emptyDir":{}}]' 'services.cart.extraVolumeMounts=[{"name":"nowhere","mountPath":"/x"}]'; do
+  if render "$work/neg.yaml" "${secrets[@]}" --set-json "$bad_values" 2>"$work/neg.err"; then
+    fail "rendering with $bad_values succeeded"
+  elif grep -qE "the name is taken|names no volume of the pod" "$work/neg.err"; then
+    pass "rendering refuses $bad_values"
+  else fail "rendering with $bad_values failed for another reason: $(cat "$work/neg.err")"; fi
+done
 
 # topic catalog: the job must create exactly the topics of packages/proto/src/topics.ts (the
 # authoritative catalog) with the same compaction and retention, plus every <topic>.dlq twin
@@ -187,6 +318,86 @@ if bad:
 PY
 then pass "catalog-indexer and deals render with an HPA (min >= 2) and a PDB"
 else fail "catalog-indexer / deals replicas"; fi
+
+# PodDisruptionBudgets: every service that can run more than one replica (its HPA's maxReplicas,
+# else its replicas) has one that selects exactly its pods and still lets a drain evict one pod
+# when the service runs its fewest replicas; no PDB selects nothing.
+pdb_check() { # file
+  python3 - "$1" <<'PY'
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+of = lambda kind: [d for d in docs if d["kind"] == kind]
+hpas = {d["spec"]["scaleTargetRef"]["name"]: d["spec"] for d in of("HorizontalPodAutoscaler")}
+pdbs = of("PodDisruptionBudget")
+bad, used = [], set()
+for dep in of("Deployment"):
+    full, labels = dep["metadata"]["name"], dep["spec"]["template"]["metadata"]["labels"]
+    hpa = hpas.get(full)
+    low = hpa.get("minReplicas", 1) if hpa else dep["spec"].get("replicas", 1)
+    high = hpa["maxReplicas"] if hpa else low
+    mine = [p for p in pdbs if p["spec"]["selector"]["matchLabels"].items() <= labels.items()]
+    used |= {p["metadata"]["name"] for p in mine}
+    if high > 1 and len(mine) != 1:
+        bad.append(f"{full}: up to {high} replicas, {len(mine)} PodDisruptionBudgets"); continue
+    for p in mine:
+        spec = p["spec"]
+        if p["spec"]["selector"]["matchLabels"] != dep["spec"]["selector"]["matchLabels"]:
+            bad.append(f"{full}: PDB {p['metadata']['name']} selects {spec['selector']['matchLabels']}, not the Deployment's pods")
+        if "maxUnavailable" in spec:
+            v = spec["maxUnavailable"]
+            if v in (0, "0", "0%"): bad.append(f"{full}: PDB maxUnavailable {v} blocks every drain")
+        elif isinstance(spec.get("minAvailable"), int) and spec["minAvailable"] >= low:
+            bad.append(f"{full}: PDB minAvailable {spec['minAvailable']} with {low} replicas blocks every drain")
+        elif spec.get("minAvailable") == "100%":
+            bad.append(f"{full}: PDB minAvailable 100% blocks every drain")
+for p in pdbs:
+    if p["metadata"]["name"] not in used: bad.append(f"PDB {p['metadata']['name']} selects no Deployment's pods")
+if bad:
+    print("\n".join(bad), file=sys.stderr); sys.exit(1)
+print(f"{len(pdbs)} PDBs")
+PY
+}
+for label in default ci; do
+  if pdb_check "$work/$label.yaml" >"$work/pdb.out" 2>&1; then pass "PodDisruptionBudgets ($label): every multi-replica service has one that allows a drain ($(cat "$work/pdb.out"))"
+  else fail "PodDisruptionBudgets ($label): $(cat "$work/pdb.out")"; fi
+done
+for bad_values in services.deals.pdb.enabled=false services.reconciler.pdb.enabled=false services.cart.pdb.minAvailable=2 services.edge-gateway.pdb.maxUnavailable=0%; do
+  render "$work/pdb-neg.yaml" "${secrets[@]}" --set "$bad_values"
+  if pdb_check "$work/pdb-neg.yaml" >/dev/null 2>&1; then fail "the PDB check accepted $bad_values"
+  else pass "the PDB check rejects $bad_values"; fi
+done
+
+# Resource requests: every container of the default render has a CPU and memory request and a
+# memory limit above it, equal to docs/operations.md's "Resource requests" table (the measured
+# numbers they come from), so values and docs cannot drift apart.
+if python3 - "$work/default.yaml" "$repo/docs/operations.md" <<'PY'
+import re, sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+section = open(sys.argv[2]).read().split("## Resource requests", 1)[1].split("\n## ", 1)[0]
+table = {}
+for line in section.splitlines():
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) == 8 and re.fullmatch(r"[a-z0-9][a-z0-9-]*", cells[0]) and cells[0] != "service":
+        table[cells[0]] = {"cpu": cells[5], "memory": cells[6], "limit": cells[7]}
+mi = lambda q: int(q[:-2]) * (1024 if q.endswith("Gi") else 1)
+bad = []
+deployments = [d for d in docs if d["kind"] == "Deployment"]
+for dep in deployments:
+    name = dep["metadata"]["labels"]["app.kubernetes.io/component"]
+    r = dep["spec"]["template"]["spec"]["containers"][0].get("resources", {})
+    req, lim = r.get("requests", {}), r.get("limits", {})
+    if not {"cpu", "memory"} <= set(req) or "memory" not in lim: bad.append(f"{name}: requests {req}, limits {lim}"); continue
+    if mi(lim["memory"]) <= mi(req["memory"]): bad.append(f"{name}: memory limit {lim['memory']} not above the request {req['memory']}")
+    if "cpu" in lim: bad.append(f"{name}: a CPU limit (throttles the event loop)")
+    want = table.get(name)
+    got = {"cpu": str(req["cpu"]), "memory": str(req["memory"]), "limit": str(lim["memory"])}
+    if want != got: bad.append(f"{name}: values {got}, docs/operations.md {want}")
+if len(table) != len(deployments): bad.append(f"docs/operations.md lists {len(table)} services, {len(deployments)} rendered")
+if bad:
+    print("\n".join(bad), file=sys.stderr); sys.exit(1)
+PY
+then pass "resource requests and limits of every service are the measured ones of docs/operations.md"
+else fail "resource requests differ from docs/operations.md"; fi
 
 # V8 options: every service's ConfigMap carries the NODE_OPTIONS its package.json declares
 # (files/node-options.yaml, generated by scripts/generate-node-options.ts), and no other service has any

@@ -3,7 +3,8 @@
 # server on SQLite) and stripe-mock (Stripe's API mock, HTTP only), all on loopback. See
 # deploy/local/README.md.
 #
-#   infra.sh install                        fetch Kafka jars, build FerretDB and stripe-mock (idempotent)
+#   infra.sh install                        fetch Kafka jars (broker and tools), build FerretDB and
+#                                           stripe-mock (idempotent)
 #   infra.sh start   [kafka|mongo|stripe]   start and wait until ready (already running -> says so)
 #   infra.sh stop    [kafka|mongo|stripe]   clean stop, waits for the process to exit
 #   infra.sh restart [kafka|mongo|stripe]
@@ -24,7 +25,6 @@ here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=tools.sh
 . "$here/tools.sh"
 
-KAFKA_VERSION="${KAFKA_VERSION:-3.9.1}"
 KAFKA_PORT="${KAFKA_PORT:-19092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-19093}"
 KAFKA_SASL_PORT="${KAFKA_SASL_PORT:-$((KAFKA_PORT + 2))}"
@@ -42,7 +42,6 @@ MONGO_LOG_LEVEL="${MONGO_LOG_LEVEL:-error}"
 # on SIGTERM; a kill -9 instead means a slower log recovery at the next start, not data loss.
 STOP_TIMEOUT="${STOP_TIMEOUT:-60}"
 
-KAFKA_HOME="$MARQUEE_TOOLS/kafka-$KAFKA_VERSION"
 KAFKA_STATE="$MARQUEE_STATE/kafka"
 FERRET_BIN="$MARQUEE_TOOLS/bin/marquee-ferretdb"
 FERRET_STATE="$MARQUEE_STATE/ferretdb"
@@ -189,6 +188,32 @@ install_kafka() {
   log "Kafka installed ($(find "$KAFKA_HOME/lib" -name '*.jar' | wc -l) jars)"
 }
 
+# The kafka-tools jar alone (its dependencies are the broker's, already in $KAFKA_HOME/lib): what
+# deploy/local/kafka/bin/kafka-topics.sh runs, the stand-in for Apache's bin/kafka-topics.sh that the
+# chart's topic Job is checked with (deploy/helm/check-topic-job.sh). kafka-configs.sh needs
+# nothing more: its class (kafka.admin.ConfigCommand) is in the broker's own jar.
+install_kafka_tools() {
+  local jar="kafka-tools-$KAFKA_VERSION.jar"
+  if [ -f "$KAFKA_TOOLS_HOME/lib/$jar" ]; then
+    log "Kafka tools $KAFKA_VERSION already installed in $KAFKA_TOOLS_HOME"
+    return
+  fi
+  command -v mvn >/dev/null || die "mvn not found; install Maven (apt-get install maven)"
+  log "installing $jar from Maven Central into $KAFKA_TOOLS_HOME/lib"
+  local tmp="$KAFKA_TOOLS_HOME.tmp.$$"
+  rm -rf "$tmp"
+  mkdir -p "$tmp/lib"
+  if ! mvn -q -B -Dstyle.color=never org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+    -Dartifact="org.apache.kafka:kafka-tools:$KAFKA_VERSION" -DoutputDirectory="$tmp/lib"; then
+    rm -rf "$tmp"
+    die "Maven could not fetch $jar"
+  fi
+  [ -f "$tmp/lib/$jar" ] || { rm -rf "$tmp"; die "$jar missing after the Maven copy"; }
+  rm -rf "$KAFKA_TOOLS_HOME"
+  mv "$tmp" "$KAFKA_TOOLS_HOME"
+  log "Kafka tools installed"
+}
+
 install_ferretdb() {
   local src="$here/ferretdb" stamp
   stamp="$(stamp_of "$src/main.go" "$src/go.mod" "$src/go.sum" "$src"/patches/*.patch)"
@@ -247,6 +272,7 @@ install_stripe_mock() {
 
 cmd_install() {
   install_kafka
+  install_kafka_tools
   install_ferretdb
   install_stripe_mock
 }

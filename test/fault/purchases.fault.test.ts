@@ -6,19 +6,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireInfra } from '../support/infra.js';
 import { grantPartnerDistribution, importPartnerEvent } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { startFaultInfra, type FaultInfra } from './fault-infra.js';
 import { sleep } from './publish-load.js';
 
 /**
  * Money under crashes. Buyers purchase one ticket at a time (reserve, e-ticket delivery, payment
  * with `pm_card_visa` through cart's Stripe adapter against stripe-mock behind the stack's
  * recording proxy, commit), asking again after a 5xx or a lost connection, while cart and then
- * 3p-connector are killed with SIGKILL and started again. Afterwards, from what Stripe received
- * and cart's orders: every captured payment has its confirmed order and every confirmed order its
+ * 3p-connector are killed with SIGKILL and started again, then the Kafka broker and then the
+ * Mongo-wire server are stopped and started again. Afterwards, from what Stripe received and
+ * cart's orders: every captured payment has its confirmed order and every confirmed order its
  * captured payment, no authorisation is left open, and no ticket is in two orders.
  *
- * No server of the infrastructure is restarted here, so the shared Kafka, FerretDB and stripe-mock
- * serve (KAFKA_BROKERS, MONGO_URL, STRIPE_MOCK_URL). Bounded: the buyers stop starting purchases
- * once the faults are over, and a purchase gives up after GIVE_UP_MS (then releases its cart).
+ * Kafka and FerretDB are this file's own (fault-infra.ts: a state directory and ports of their
+ * own), so restarting them disturbs no other tier; stripe-mock is the shared one
+ * (STRIPE_MOCK_URL). Bounded: the buyers stop starting purchases once the faults are over, and a
+ * purchase gives up after GIVE_UP_MS (then releases its cart).
  */
 
 const infra = requireInfra();
@@ -32,6 +35,8 @@ if (infra && !stripeMockUrl) {
 const BUYERS = 3;
 const GIVE_UP_MS = 60_000;
 const SETTLE_BOUND_MS = 60_000;
+/** How long the broker and the Mongo-wire server stay down, each in turn. */
+const DOWN_MS = 5_000;
 
 // Answers are read loosely: the unit and e2e tiers pin their shapes.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -44,8 +49,9 @@ interface OrderDoc {
   tickets: Array<{ ticketId: string }>;
 }
 
-describe.skipIf(!infra || !stripeMockUrl)('purchases while cart and 3p-connector crash', () => {
+describe.skipIf(!infra || !stripeMockUrl)('purchases while services and servers restart', () => {
   const dbPrefix = `faultpay${randomBytes(3).toString('hex')}`;
+  let servers: FaultInfra | undefined;
   let sut: Stack;
   let apiKey = '';
   let eventId = '';
@@ -192,12 +198,17 @@ describe.skipIf(!infra || !stripeMockUrl)('purchases while cart and 3p-connector
   };
 
   beforeAll(async () => {
+    servers = await startFaultInfra();
     sut = await startStack({
-      kafkaBrokers: infra!.kafkaBrokers,
-      mongoUrl: infra!.mongoUrl,
+      kafkaBrokers: servers.kafkaBrokers,
+      kafkaSasl: servers.kafkaSasl,
+      mongoUrl: servers.mongoUrl,
       dbPrefix,
       serviceEnv: {
-        'auth-gateway': { DEFAULT_QUOTA_PER_SECOND: '100000', DEFAULT_QUOTA_PER_DAY: '100000000' },
+        'auth-gateway': {
+          DEFAULT_QUOTA_PER_SECOND: '100000',
+          DEFAULT_QUOTA_PER_DAY: '100000000',
+        },
         cart: { CART_HELD_TICKETS_PER_EVENT: '0' },
       },
     });
@@ -214,7 +225,11 @@ describe.skipIf(!infra || !stripeMockUrl)('purchases while cart and 3p-connector
 
   afterAll(async () => {
     buying = false;
-    await sut?.stop();
+    try {
+      await sut?.stop();
+    } finally {
+      await servers?.destroy();
+    }
   });
 
   it('captures exactly the confirmed orders, leaves no authorisation open, sells no ticket twice', async () => {
@@ -229,6 +244,15 @@ describe.skipIf(!infra || !stripeMockUrl)('purchases while cart and 3p-connector
     await kill9('3p-connector');
     await sleep(1_000);
     await sut.startService('3p-connector');
+    await sleep(3_000);
+    // Graceful stops of the servers (infra.sh stop), as a rolling restart or a failover does.
+    await servers!.run('stop', 'kafka');
+    await sleep(DOWN_MS);
+    await servers!.run('start', 'kafka');
+    await sleep(3_000);
+    await servers!.run('stop', 'mongo');
+    await sleep(DOWN_MS);
+    await servers!.run('start', 'mongo');
     await sleep(3_000);
     buying = false;
     await Promise.all(buyers);
@@ -251,7 +275,11 @@ describe.skipIf(!infra || !stripeMockUrl)('purchases while cart and 3p-connector
     expect(open, 'authorisations left open').toEqual([]);
 
     const logger = createLogger({ service: 'fault', level: 'silent' });
-    const mongo = await connectMongo({ url: infra!.mongoUrl, dbName: `${dbPrefix}_cart`, logger });
+    const mongo = await connectMongo({
+      url: servers!.mongoUrl,
+      dbName: `${dbPrefix}_cart`,
+      logger,
+    });
     let orders: OrderDoc[];
     try {
       // Stored as cart's store writes them: the order in `data`, a deleted one as a tombstone.

@@ -9,8 +9,17 @@ import type { Stack } from './stack.js';
  * outside `expect`: a setup call that fails throws an error with its status and body.
  *
  * The event: one general-admission area (`GA`) of one price level (`PL1`), one price type
- * (`ADULT`, 45.00 EUR), at most 10 tickets per booking, 30 days from now, in Madrid.
+ * (`ADULT`, 45.00 EUR unless told otherwise), at most 10 tickets per booking, 30 days from now, in
+ * Madrid.
  */
+
+/** The price of the event's one price type (default 45.00 EUR: 4500 minor units). */
+export interface PartnerEventPrice {
+  /** ISO 4217 code (default `EUR`). */
+  currency?: string;
+  /** The face value in minor units of `currency`, as the partner's 3P API writes it (default 4500). */
+  faceValueMinor?: number;
+}
 
 /** A venue of partner-reference's back office and its one manifest. */
 export interface PartnerVenue {
@@ -29,7 +38,7 @@ export interface ImportedPartnerEvent extends PartnerVenue {
   marker: string;
 }
 
-export interface ImportPartnerEventOptions {
+export interface ImportPartnerEventOptions extends PartnerEventPrice {
   /** An app's key: discovery and the partner cart are asked with it. */
   apiKey: string;
   /** A word unique to the run, in every name (default: random). */
@@ -113,7 +122,7 @@ export async function createPartnerVenue(
 export async function createPartnerEvent(
   sut: Stack,
   venue: PartnerVenue,
-  options: { name: string; secureEntry?: boolean },
+  options: { name: string; secureEntry?: boolean } & PartnerEventPrice,
 ): Promise<string> {
   const start = new Date(Date.now() + 30 * 86_400_000);
   const created = await adminCall<{ event_id: string }>(
@@ -127,7 +136,7 @@ export async function createPartnerEvent(
       date_time: start.toISOString(),
       date_time_properties: { date_hidden: false, time_hidden: false },
       timezone: 'Europe/Madrid',
-      currency: 'EUR',
+      currency: options.currency ?? 'EUR',
       maximum_tickets_quantity: 10,
       ...(options.secureEntry ? { secure_entry: true } : {}),
       organization_info: { promoter_id: 'FR123', promoter_name: 'E2E Promotions' },
@@ -142,7 +151,13 @@ export async function createPartnerEvent(
             start_date_time: new Date(Date.now() - 86_400_000).toISOString(),
             end_date_time: start.toISOString(),
           },
-          prices: [{ price_level_id: 'PL1', price_type_id: 'ADULT', amount: '4500' }],
+          prices: [
+            {
+              price_level_id: 'PL1',
+              price_type_id: 'ADULT',
+              amount: String(options.faceValueMinor ?? 4500),
+            },
+          ],
         },
       ],
     },
@@ -196,6 +211,8 @@ export async function importPartnerEvent(
   const partnerEventId = await createPartnerEvent(sut, venue, {
     name: `Event ${marker}`,
     secureEntry: options.secureEntry ?? false,
+    ...(options.currency ? { currency: options.currency } : {}),
+    ...(options.faceValueMinor !== undefined ? { faceValueMinor: options.faceValueMinor } : {}),
   });
   const partnerId = await registerPartner(sut, {
     name: `Partner ${marker}`,
@@ -246,16 +263,29 @@ export async function grantPartnerDistribution(
   sut: Pick<Stack, 'baseUrl' | 'adminToken'>,
   appId: string,
 ): Promise<void> {
+  await grantAppAccess(sut, appId, { partnerDistribution: true });
+}
+
+/**
+ * Changes an app's access through the admin API (`PATCH /admin/v1/apps/{id}/access`): partner
+ * distribution, the commerce shopping services (`commerceShopping`). Call it before the app's
+ * first call: the edge caches a key check for up to 30 s.
+ */
+export async function grantAppAccess(
+  sut: Pick<Stack, 'baseUrl' | 'adminToken'>,
+  appId: string,
+  access: { partnerDistribution?: boolean; commerceShopping?: boolean },
+): Promise<void> {
   const response = await fetch(`${sut.baseUrl}/admin/v1/apps/${encodeURIComponent(appId)}/access`, {
     method: 'PATCH',
     headers: {
       authorization: `Bearer ${sut.adminToken}`,
       'content-type': 'application/json',
     },
-    body: JSON.stringify({ partnerDistribution: true }),
+    body: JSON.stringify(access),
   });
   if (response.status !== 200)
     throw new Error(
-      `granting app ${appId} partner distribution failed: ${response.status} ${await response.text()}`,
+      `changing app ${appId}'s access to ${JSON.stringify(access)} failed: ${response.status} ${await response.text()}`,
     );
 }

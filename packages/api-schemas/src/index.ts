@@ -4,3 +4,4 @@
  */
 export * from './published-event.js';
 export * from './property-path.js';
+export * from './currency.js';

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { CurrencyCode } from './currency.js';
 
 /**
  * The types of a published event, as the publishing API accepts it. Only TYPES live here: the
@@ -56,7 +57,7 @@ const MAX_PRICE = 100_000_000_000;
 
 const PriceRange = Type.Object({
   type: opt(Type.Literal('standard')),
-  currency: opt(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' })),
+  currency: opt(CurrencyCode()),
   // In major units; publisher keeps prices as int64 minor units (up to 4 decimals), so the bound
   // keeps every amount exact and in range: a larger one is refused, never a failure.
   min: opt(Type.Number({ minimum: 0, maximum: MAX_PRICE })),

@@ -18,7 +18,7 @@ import { availability, confirmedOrder, manifest, partnerEvent } from './support/
  * a fake 3P server: the import reaches Kafka, and a cancel queued while the partner is down
  * survives a restart of the connector and is delivered once the partner is back.
  */
-describeIntegration('3p-connector with real Kafka and Mongo', ({ kafkaBrokers, mongoUrl }) => {
+describeIntegration('3p-connector with real Kafka and Mongo', ({ kafka, mongoUrl }) => {
   const logger = createLogger({
     service: '3p-connector-int',
     level: (process.env.TEST_LOG as 'info') ?? 'silent',
@@ -34,7 +34,7 @@ describeIntegration('3p-connector with real Kafka and Mongo', ({ kafkaBrokers, m
 
   const start = async () => {
     const bus = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: '3p-connector',
       source: '//marquee/3p-connector',
       logger,
@@ -105,7 +105,7 @@ describeIntegration('3p-connector with real Kafka and Mongo', ({ kafkaBrokers, m
       appName: '3p-connector-int',
     });
     consumer = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: '3p-connector-int',
       source: '//marquee/test',
       logger,

@@ -23,7 +23,7 @@ import { threePConnectorService } from '../src/index.js';
  * Mongo: import, change and re-import, the booking round trip, a cancel queued while the partner is
  * down and delivered once, and a booking whose answer comes after the caller's deadline.
  */
-describeIntegration('3p-connector against partner-reference', ({ kafkaBrokers, mongoUrl }) => {
+describeIntegration('3p-connector against partner-reference', ({ kafka, mongoUrl }) => {
   const logger = createLogger({
     service: 'connector-partner-int',
     level: (process.env.TEST_LOG as 'info') ?? 'silent',
@@ -95,7 +95,7 @@ describeIntegration('3p-connector against partner-reference', ({ kafkaBrokers, m
       appName: 'pr-int',
     });
     consumer = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: 'cp-int',
       source: '//marquee/test',
       logger,
@@ -165,7 +165,7 @@ describeIntegration('3p-connector against partner-reference', ({ kafkaBrokers, m
       ],
     });
     connectorBus = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: '3p-connector',
       source: '//marquee/3p-connector',
       logger,

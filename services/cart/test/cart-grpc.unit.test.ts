@@ -68,6 +68,17 @@ describe('CartService over gRPC: reserves and Idempotency-Key (composed cart, me
       description: 'the event sellable in cart',
     });
     expect(first.cart?.status).toBe(CartStatus.CART_STATUS_HELD);
+    // The cart shows what it charges: its ticket lines, the processing fee and the tax on that
+    // fee add up to its total.
+    const shown = first.cart!;
+    const lines = shown.ticketItems.reduce(
+      (sum, l) => sum + (l.totals?.grand?.amountMinor ?? 0),
+      0,
+    );
+    expect(shown.processingFeeTax?.amountMinor).toBeGreaterThan(0);
+    expect(lines + shown.processingFee!.amountMinor + shown.processingFeeTax!.amountMinor).toBe(
+      shown.totals!.grand!.amountMinor,
+    );
 
     // The partner has no place left: refused, and the sold-out hint is now live.
     const soldOut = { kind: 'resource_exhausted' };

@@ -41,7 +41,7 @@ import { composeCart } from '../src/service.js';
  */
 describeIntegration(
   'cart against 3p-connector and partner-reference',
-  ({ kafkaBrokers, mongoUrl }) => {
+  ({ kafka: broker, mongoUrl }) => {
     const logger = createLogger({
       service: 'cart-int',
       level: (process.env.TEST_LOG as 'info') ?? 'silent',
@@ -82,7 +82,7 @@ describeIntegration(
     };
     const kafka = (clientId: string) => {
       const bus = createKafkaBus({
-        brokers: kafkaBrokers,
+        ...broker,
         clientId,
         source: `//marquee/${clientId}`,
         logger,
@@ -191,9 +191,7 @@ describeIntegration(
       // 3p-connector. Its order-cancelled group is this run's own: started at the end of the topic,
       // or it would first call the partner for every order cancelled by earlier runs on this broker.
       const cancelGroup = `cart-int-cancel-${suffix}`;
-      await startGroupsAtEnd(kafkaBrokers.join(','), [
-        { groupId: cancelGroup, topic: orderCancelledTopic.name },
-      ]);
+      await startGroupsAtEnd(broker, [{ groupId: cancelGroup, topic: orderCancelledTopic.name }]);
       const connectorBus = kafka('3p-connector');
       const connectorInfra = {
         name: '3p-connector',

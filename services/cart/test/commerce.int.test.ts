@@ -37,7 +37,7 @@ import { composeCart } from '../src/service.js';
  */
 describeIntegration(
   'commerce purchase against 3p-connector and partner-reference',
-  ({ kafkaBrokers, mongoUrl }) => {
+  ({ kafka: broker, mongoUrl }) => {
     const logger = createLogger({
       service: 'commerce-int',
       level: (process.env.TEST_LOG as 'info') ?? 'silent',
@@ -78,7 +78,7 @@ describeIntegration(
     };
     const kafka = (clientId: string) => {
       const bus = createKafkaBus({
-        brokers: kafkaBrokers,
+        ...broker,
         clientId,
         source: `//marquee/${clientId}`,
         logger,

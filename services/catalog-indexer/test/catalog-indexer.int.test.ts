@@ -8,7 +8,7 @@ import type { Catalog } from '../src/app/catalog.js';
 import { buildCatalogIndexer } from '../src/service.js';
 import { anEventMessage, query, text } from './builders.js';
 
-describeIntegration('catalog-indexer on real Kafka', ({ kafkaBrokers }) => {
+describeIntegration('catalog-indexer on real Kafka', ({ kafka }) => {
   const logger = createLogger({ service: 'catalog-indexer-test', level: 'silent' });
   const buses: EventBus[] = [];
   afterAll(async () => {
@@ -21,7 +21,7 @@ describeIntegration('catalog-indexer on real Kafka', ({ kafkaBrokers }) => {
     availabilityTopic?: typeof availabilityChangedTopic;
   }) => {
     const bus = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: uniqueName('ci'),
       source: '//marquee/catalog-indexer',
       logger,
@@ -41,7 +41,7 @@ describeIntegration('catalog-indexer on real Kafka', ({ kafkaBrokers }) => {
   it('reads event-changed whole in every replica: updates, stale redeliveries, tombstones, a late replica', async () => {
     const topic = { ...eventChangedTopic, name: uniqueName('event-changed') };
     const publisher = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: uniqueName('pub'),
       source: '//marquee/publisher',
       logger,
@@ -101,7 +101,7 @@ describeIntegration('catalog-indexer on real Kafka', ({ kafkaBrokers }) => {
       name: uniqueName('availability-changed'),
     };
     const producer = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: uniqueName('3p'),
       source: '//marquee/3p-connector',
       logger,

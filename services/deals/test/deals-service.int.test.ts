@@ -21,7 +21,7 @@ import { dealsService } from '../src/index.js';
 /**
  * deals as one process sees it: real Kafka in and out, a real Mongo-wire database, gRPC in front.
  */
-describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongoUrl }) => {
+describeIntegration('deals service with Kafka and Mongo', ({ kafka, mongoUrl }) => {
   const logger = createLogger({ service: 'deals-int', level: 'warn' });
   const dbName = uniqueName('dealsint').replace(/-/g, '_');
   // The catalog's event-changed under a fresh name: the fresh database reads its topic from the
@@ -39,7 +39,7 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
   const startDeals = async () => {
     mongo = await connectMongo({ url: mongoUrl, dbName, logger, appName: 'deals-int' });
     bus = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: 'deals-int',
       source: 'marquee/deals',
       logger,
@@ -77,7 +77,7 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
 
   beforeAll(async () => {
     testBus = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: 'deals-int-test',
       source: 'marquee/test',
       logger,
@@ -220,7 +220,7 @@ describeIntegration('deals service with Kafka and Mongo', ({ kafkaBrokers, mongo
       appName: 'deals-int-b',
     });
     const otherBus = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: 'deals-int-b',
       source: 'marquee/deals',
       logger,

@@ -1,10 +1,18 @@
-import { DEFAULT_FEES, ticketPrice, toDecimal } from '@marquee/platform/money';
+import {
+  DEFAULT_FEES,
+  orderFees,
+  parseDecimal,
+  ticketPrice,
+  toDecimal,
+} from '@marquee/platform/money';
+import { CartStatus, ShoppingCart } from '@marquee/proto/cart/v1';
 import { Event, PriceRangeType } from '@marquee/proto/catalog/v1';
 import { eventBody } from '@marquee/discovery-documents';
 import { describe, expect, it } from 'vitest';
 import type { CartRecord, EventAvailability } from '../src/app/partner-cart.js';
 import type { EntryOrder } from '../src/app/secure-entry.js';
 import { decimal } from '../src/ports/http/commerce/money.js';
+import { cartResult } from '../src/ports/http/commerce/shapes.js';
 import { intlAreas, intlEvent } from '../src/ports/http/discovery/international-shapes.js';
 import { renderAvailability, renderCart } from '../src/ports/http/partner-cart/render.js';
 import { renderOrder } from '../src/ports/http/secure-entry/order-read-routes.js';
@@ -147,5 +155,100 @@ describe.each(CASES)('$currency $minor minor units read the same everywhere', (c
     expect(decimal(c.minor, c.currency)).toBe(c.text);
     expect(major(money)).toBe(c.number);
     expect(toAmount(money)).toBe(c.number);
+  });
+});
+
+describe.each(CASES)('$currency: the order processing fee is shown with its tax', (c) => {
+  // A cart of one ticket at the face value, priced as cart prices it (ticketPrice, orderFees).
+  const perTicket = ticketPrice(c.minor, DEFAULT_FEES);
+  const perOrder = orderFees(DEFAULT_FEES);
+  const m = (amountMinor: number) => ({ amountMinor, currency: c.currency });
+  const fee = perTicket.serviceFeeMinor + perOrder.processingFeeMinor;
+  const tax = perTicket.serviceFeeTaxMinor + perOrder.processingFeeTaxMinor;
+  const grand = c.minor + fee + tax;
+  const priced = {
+    ...cart(c.currency, c.minor),
+    processingFee: m(perOrder.processingFeeMinor),
+    processingFeeTax: m(perOrder.processingFeeTaxMinor),
+    totals: { merchandise: m(c.minor), fee: m(fee), tax: m(tax), grand: m(grand) },
+  };
+
+  it('partner cart: the processing item totals the fee and its tax', () => {
+    const shown = renderCart(priced, 0).cart;
+    const item = shown.items.find((i) => i.type === 'processing') as {
+      totals: { fee: number; tax: number; grand: number };
+    };
+    expect(item.totals).toMatchObject({
+      fee: toDecimal(perOrder.processingFeeMinor, c.currency),
+      tax: toDecimal(perOrder.processingFeeTaxMinor, c.currency),
+      grand: toDecimal(perOrder.totalMinor, c.currency),
+    });
+    expect(shown.totals.grand).toBe(toDecimal(grand, c.currency));
+  });
+
+  it('commerce cart: each fee in fees, its tax in taxes (tickets and processing)', () => {
+    const shown = cartResult(
+      ShoppingCart.fromPartial({
+        cart: {
+          id: 'c',
+          currency: c.currency,
+          status: CartStatus.CART_STATUS_HELD,
+          ticketItems: [
+            {
+              id: 1,
+              quantity: 1,
+              tickets: [
+                {
+                  id: 'ADULT',
+                  quantity: 1,
+                  charges: [
+                    { type: 'face_value', price: m(c.minor), quantity: 1, tax: m(0) },
+                    {
+                      type: 'service',
+                      price: m(perTicket.serviceFeeMinor),
+                      quantity: 1,
+                      tax: m(perTicket.serviceFeeTaxMinor),
+                      feeType: 'per ticket',
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+          processingFee: m(perOrder.processingFeeMinor),
+          processingFeeTax: m(perOrder.processingFeeTaxMinor),
+          totals: { merchandise: m(c.minor), fee: m(fee), tax: m(tax), grand: m(grand) },
+        },
+      }),
+      200,
+    ).cart.attributes;
+    expect(shown.fees).toEqual([
+      {
+        label: 'Order processing fee',
+        amount: decimal(perOrder.processingFeeMinor, c.currency),
+        type: 'processing',
+      },
+    ]);
+    expect(shown.taxes).toEqual([
+      {
+        label: 'Tax on order processing fee',
+        amount: decimal(perOrder.processingFeeTaxMinor, c.currency),
+        type: 'tax',
+      },
+    ]);
+    const [group] = shown.reservations[0]!.itemGroups;
+    expect(group!.fees).toEqual([
+      { label: 'service', amount: decimal(perTicket.serviceFeeMinor, c.currency), type: 'service' },
+    ]);
+    expect(group!.taxes).toEqual([
+      {
+        label: 'service tax',
+        amount: decimal(perTicket.serviceFeeTaxMinor, c.currency),
+        type: 'tax',
+      },
+    ]);
+    const parts = [group!.perItemPrice, ...[...group!.fees, ...group!.taxes].map((x) => x.amount)];
+    const sum = parts.reduce((total, x) => total + parseDecimal(x, c.currency)!, 0);
+    expect(sum).toBe(perTicket.totalMinor);
   });
 });

@@ -1,10 +1,12 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_FEES, orderFees, ticketPrice } from '@marquee/platform/money';
 import type {
   Billing,
   CartCaller,
   PartnerCart,
   ReserveInput,
+  TicketOffer,
   TrackingHit,
 } from '../src/app/partner-cart.js';
 import { TRACKING_PIXEL } from '../src/ports/http/partner-cart/tracking-routes.js';
@@ -237,7 +239,10 @@ describe('GET /events/{event_id}/availability', () => {
                 name: 'Adult',
                 currency: 'USD',
                 faceValue: 25.5,
-                charges: [{ type: 'service', amount: 4.5, quantity: 1, fee_type: 'per ticket' }],
+                charges: [
+                  { type: 'service', amount: 4.5, quantity: 1, fee_type: 'per ticket' },
+                  { type: 'tax', amount: 0.37, quantity: 1, fee_type: 'per ticket' },
+                ],
                 protected: false,
               },
             ],
@@ -264,6 +269,60 @@ describe('GET /events/{event_id}/availability', () => {
       { appId: 'app-1', sandbox: false },
       { appId: 'app-1', sandbox: true },
     ]);
+  });
+
+  it("shows each fee's tax as a charge: face value and charges add up to what the cart charges", async () => {
+    // One KWD offer (3 decimals) priced as cart prices it, with the platform's default fees.
+    const kwd = (amountMinor: number) => ({ amountMinor, currency: 'KWD' });
+    const perTicket = ticketPrice(45_500, DEFAULT_FEES);
+    const perOrder = orderFees(DEFAULT_FEES);
+    const offers: TicketOffer[] = [
+      {
+        ticketTypeId: 'ADULT',
+        priceLevelId: 'PL1',
+        name: 'Adult',
+        faceValue: kwd(45_500),
+        charges: [
+          {
+            type: 'service',
+            price: kwd(perTicket.serviceFeeMinor),
+            quantity: 1,
+            tax: kwd(perTicket.serviceFeeTaxMinor),
+            feeType: 'per ticket',
+          },
+          {
+            type: 'processing',
+            price: kwd(perOrder.processingFeeMinor),
+            quantity: 1,
+            tax: kwd(perOrder.processingFeeTaxMinor),
+            feeType: 'per order',
+          },
+        ],
+        protected: false,
+      },
+    ];
+    const app = await edge({
+      getEventAvailability: async () => availability({ currency: 'KWD', offers }),
+    });
+    const response = await app.inject({ url: withKey(`${P}/events/${EVENT}/availability`) });
+    expect(response.statusCode).toBe(200);
+    const [offer] = response.json().event.tickets[0].offers as Array<{
+      faceValue: number;
+      charges: Array<{ type: string; amount: number; fee_type: string }>;
+    }>;
+    expect(offer!.charges).toEqual([
+      { type: 'service', amount: 4.55, quantity: 1, fee_type: 'per ticket' },
+      { type: 'tax', amount: 0.91, quantity: 1, fee_type: 'per ticket' },
+      { type: 'processing', amount: 0.25, quantity: 1, fee_type: 'per order' },
+      { type: 'tax', amount: 0.05, quantity: 1, fee_type: 'per order' },
+    ]);
+    const minor = (amount: number) => Math.round(amount * 1000);
+    const sum = (feeType: string) =>
+      offer!.charges
+        .filter((c) => c.fee_type === feeType)
+        .reduce((total, c) => total + minor(c.amount), 0);
+    expect(minor(offer!.faceValue) + sum('per ticket')).toBe(perTicket.totalMinor);
+    expect(sum('per order')).toBe(perOrder.totalMinor);
   });
 
   it.each([

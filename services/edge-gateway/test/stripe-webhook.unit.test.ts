@@ -148,11 +148,22 @@ describe('POST /webhooks/stripe', () => {
     const answer = await post(unconfigured.app, refund);
     expect(answer.statusCode).toBe(503);
     expect(answer.json().error.code).toBe('unavailable');
+    expect(answer.headers['retry-after']).toBe('3600');
     expect(unconfigured.forwarded).toEqual([]);
     await sut?.close();
     const down = await edge({ secret, fail: new AppError('unavailable', 'cart down') });
     const refused = await post(down.app, refund);
     expect(refused.statusCode).toBe(503);
     expect(refused.headers['retry-after']).toBe('5');
+  });
+
+  it('answers 405 with Allow: POST to any other method, and documents only POST', async () => {
+    const { app } = await edge();
+    for (const method of ['GET', 'PUT', 'DELETE', 'TRACE', 'QUERY'] as const) {
+      const answer = await app.inject({ method, url: '/webhooks/stripe' });
+      expect(answer.statusCode, `${method} ${answer.body}`).toBe(405);
+      expect(answer.headers.allow).toBe('POST');
+      expect(answer.json().error.code).toBe('method_not_allowed');
+    }
   });
 });

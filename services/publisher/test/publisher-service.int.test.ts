@@ -24,7 +24,7 @@ import { composePublisher } from '../src/service.js';
  * publisher as distributed mode runs it: FerretDB store, outbox relay to real Kafka, gRPC in front.
  * A consumer on its own bus reads back what each call put on `event-changed`.
  */
-describeIntegration('publisher with real Kafka and Mongo', ({ kafkaBrokers, mongoUrl }) => {
+describeIntegration('publisher with real Kafka and Mongo', ({ kafka, mongoUrl }) => {
   const logger = createLogger({ service: 'publisher-int', level: 'silent' });
   const suffix = randomBytes(4).toString('hex');
   const received: IncomingEvent<catalogV1.EventChanged>[] = [];
@@ -43,13 +43,13 @@ describeIntegration('publisher with real Kafka and Mongo', ({ kafkaBrokers, mong
       appName: 'publisher-int',
     });
     producer = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: 'publisher',
       source: '//marquee/publisher',
       logger,
     });
     consumer = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: 'publisher-int-consumer',
       source: '//marquee/test',
       logger,

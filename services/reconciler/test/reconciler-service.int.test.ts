@@ -44,7 +44,7 @@ import { reconcilerService } from '../src/index.js';
  * `reconciliation-resolved` out to it, a real Mongo-wire database, gRPC in front. The partner
  * (3p-connector's ConnectorService) is a stand-in answering from `partnerOrders`.
  */
-describeIntegration('reconciler service with Kafka and Mongo', ({ kafkaBrokers, mongoUrl }) => {
+describeIntegration('reconciler service with Kafka and Mongo', ({ kafka, mongoUrl }) => {
   const logger = createLogger({ service: 'reconciler-int', level: 'warn' });
   const suffix = uniqueName('r').replace(/-/g, '');
   const dbName = `reconcilerint_${suffix}`;
@@ -79,7 +79,7 @@ describeIntegration('reconciler service with Kafka and Mongo', ({ kafkaBrokers, 
 
   beforeAll(async () => {
     testBus = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: 'reconciler-int-test',
       source: 'marquee/test',
       logger,
@@ -153,7 +153,7 @@ describeIntegration('reconciler service with Kafka and Mongo', ({ kafkaBrokers, 
 
     mongo = await connectMongo({ url: mongoUrl, dbName, logger, appName: 'reconciler-int' });
     bus = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: 'reconciler-int',
       source: 'marquee/reconciler',
       logger,
@@ -162,7 +162,7 @@ describeIntegration('reconciler service with Kafka and Mongo', ({ kafkaBrokers, 
     // reconciler's group is, instead of reading every record of earlier runs on this broker.
     const group = `reconciler-int-${suffix}`;
     await startGroupsAtEnd(
-      kafkaBrokers.join(','),
+      kafka,
       [
         bookingHeldTopic,
         orderConfirmedTopic,

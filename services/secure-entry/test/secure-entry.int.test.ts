@@ -28,7 +28,7 @@ const { ScanResult } = entryV1;
  * needed for this tier). Two instances share the database, so two gates scanning at the same
  * moment reach two processes.
  */
-describeIntegration('secure-entry with real Kafka and Mongo', ({ kafkaBrokers, mongoUrl }) => {
+describeIntegration('secure-entry with real Kafka and Mongo', ({ kafka, mongoUrl }) => {
   const logger = createLogger({
     service: 'secure-entry-int',
     level: (process.env.TEST_LOG as 'info') ?? 'silent',
@@ -47,7 +47,7 @@ describeIntegration('secure-entry with real Kafka and Mongo', ({ kafkaBrokers, m
 
   const start = async (group: string) => {
     const bus = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: 'secure-entry',
       source: '//marquee/secure-entry',
       logger,
@@ -87,14 +87,14 @@ describeIntegration('secure-entry with real Kafka and Mongo', ({ kafkaBrokers, m
       appName: 'secure-entry-int',
     });
     producer = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: 'secure-entry-int-producer',
       source: '//marquee/cart',
       logger,
     });
     await producer.start();
     consumer = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: 'secure-entry-int',
       source: '//marquee/test',
       logger,

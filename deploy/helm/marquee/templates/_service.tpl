@@ -67,6 +67,17 @@ PodDisruptionBudget and (when networkPolicy.enabled) NetworkPolicy.
 {{- $_ := set $cfg "KAFKA_SASL_USERNAME" $name -}}
 {{- $_ := set $cfg "KAFKA_SSL" (toString $kafkaAuth.tls) -}}
 {{- end -}}
+{{- /* Extra volumes and mounts: the global ones, then the service's; the chart's names are taken. */ -}}
+{{- $extraVolumes := concat ($g.extraVolumes | default list) ($s.extraVolumes | default list) -}}
+{{- $extraMounts := concat ($g.extraVolumeMounts | default list) ($s.extraVolumeMounts | default list) -}}
+{{- $volumeNames := dict "tmp" true "secrets" true "kafka-auth" true -}}
+{{- range $v := $extraVolumes -}}
+{{- if hasKey $volumeNames $v.name -}}{{- fail (printf "%s: extra volume %q: the name is taken (the chart's volumes: tmp, secrets, kafka-auth; or listed twice)" $name $v.name) -}}{{- end -}}
+{{- $_ := set $volumeNames $v.name true -}}
+{{- end -}}
+{{- range $m := $extraMounts -}}
+{{- if not (hasKey $volumeNames $m.name) -}}{{- fail (printf "%s: extra volume mount %q names no volume of the pod" $name $m.name) -}}{{- end -}}
+{{- end -}}
 {{- range $k, $v := $g.env -}}{{- $_ := set $cfg $k (toString $v) -}}{{- end -}}
 {{- range $k, $v := $s.env -}}{{- $_ := set $cfg $k (toString $v) -}}{{- end -}}
 ---
@@ -246,6 +257,9 @@ spec:
               mountPath: /var/run/secrets/kafka
               readOnly: true
             {{- end }}
+            {{- with $extraMounts }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
       volumes:
         - name: tmp
           emptyDir:
@@ -260,7 +274,7 @@ spec:
             defaultMode: 0440
             items:
               {{- range $key := $secretFiles }}
-              - key: {{ $key }}
+              - key: {{ get ($root.Values.secrets.existingSecretKeys | default dict) $key | default $key }}
                 path: {{ $key }}
               {{- end }}
         {{- end }}
@@ -277,6 +291,9 @@ spec:
               - key: {{ $kafkaAuth.caKey }}
                 path: ca.crt
               {{- end }}
+        {{- end }}
+        {{- with $extraVolumes }}
+        {{- toYaml . | nindent 8 }}
         {{- end }}
       {{- if $g.topologySpread }}
       topologySpreadConstraints:

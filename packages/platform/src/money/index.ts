@@ -1,4 +1,4 @@
-import { code as isoCurrency } from 'currency-codes';
+import { code as isoCurrency, codes as isoCodes } from 'currency-codes';
 
 /**
  * Money of the platform: an integer amount in minor units of an ISO 4217 currency (2550 EUR =
@@ -57,6 +57,16 @@ function lookup(currency: string): number | null {
   }
   return exponent;
 }
+
+/**
+ * Every ISO 4217 code with a minor unit, upper case and sorted: the currencies an amount can be
+ * kept in. Request schemas list them (`enum`), so a document states which codes are accepted.
+ */
+export const CURRENCY_CODES: readonly string[] = Object.freeze(
+  isoCodes()
+    .filter((code) => /^[A-Z]{3}$/.test(code) && !NO_MINOR_UNIT.has(code))
+    .sort(),
+);
 
 /** True when `currency` (any case) is an ISO 4217 code with a minor unit. */
 export function isKnownCurrency(currency: string): boolean {

@@ -1,5 +1,6 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { kafkaSecurityFromEnv } from '../config/kafka-security.js';
+import type { IntegrationKafka } from './integration-env.js';
 
 /**
  * Commits each consumer group's offsets at the current end of its topic, before a service joins
@@ -13,14 +14,18 @@ import { kafkaSecurityFromEnv } from '../config/kafka-security.js';
  * groups must not have members (new names).
  */
 export async function startGroupsAtEnd(
-  brokers: string,
+  /**
+   * The integration tier's connection (`IntegrationEnv.kafka`), or a comma-separated broker list
+   * whose security comes from the environment's KAFKA_SSL_* / KAFKA_SASL_*, as a service's.
+   */
+  connection: string | IntegrationKafka,
   groups: ReadonlyArray<{ groupId: string; topic: string }>,
 ): Promise<void> {
   const kafka = new Kafka({
     clientId: 'test-consumer-groups',
-    brokers: brokers.split(','),
-    // The environment's KAFKA_SSL_* / KAFKA_SASL_* (an authenticated test broker), as a service's.
-    ...kafkaSecurityFromEnv(),
+    ...(typeof connection === 'string'
+      ? { brokers: connection.split(','), ...kafkaSecurityFromEnv() }
+      : connection),
     logLevel: logLevel.NOTHING,
   });
   const admin = kafka.admin();

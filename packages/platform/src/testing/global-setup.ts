@@ -43,9 +43,11 @@ export default async function setup(
 
   if (kafkaBrokers) project.provide(KAFKA_BROKERS_KEY, kafkaBrokers);
   if (mongoUrl) project.provide(MONGO_URL_KEY, mongoUrl);
+  const sasl = process.env['KAFKA_SASL_BROKERS'];
+  const login = sasl && process.env['KAFKA_CREDENTIALS_DIR'] ? ` (clients log in on ${sasl})` : '';
   log(
     kafkaBrokers && mongoUrl
-      ? `integration infrastructure: Kafka ${kafkaBrokers}, Mongo ${redactCredentials(mongoUrl)}${stops.length > 0 ? ' (testcontainers)' : ''}`
+      ? `integration infrastructure: Kafka ${kafkaBrokers}${login}, Mongo ${redactCredentials(mongoUrl)}${stops.length > 0 ? ' (testcontainers)' : ''}`
       : 'integration infrastructure: none (set KAFKA_BROKERS and MONGO_URL, or run a Docker engine)',
   );
 

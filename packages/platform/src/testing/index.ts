@@ -3,7 +3,12 @@
  * conventions). Imported by tests only; it depends on vitest.
  */
 export { startGroupsAtEnd } from './consumer-groups.js';
-export { describeIntegration, integrationEnv, type IntegrationEnv } from './integration-env.js';
+export {
+  describeIntegration,
+  integrationEnv,
+  type IntegrationEnv,
+  type IntegrationKafka,
+} from './integration-env.js';
 export { describeKafkaAuth, type KafkaAuthEnv } from './kafka-auth-env.js';
 export { KAFKA_BROKERS_KEY, MONGO_URL_KEY } from './provided-context.js';
 export { probeRpcCallers, type RpcCallerProbe, type RpcCallersReport } from './rpc-callers.js';

@@ -1,11 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, inject, it } from 'vitest';
+import type { KafkaSaslOptions } from '../config/kafka-security.js';
 import { KAFKA_BROKERS_KEY, MONGO_URL_KEY } from './provided-context.js';
+
+/** How the tier's Kafka clients connect: spread into `createKafkaBus` or `new Kafka`. */
+export interface IntegrationKafka {
+  brokers: string[];
+  /** The broker's admin user on its authenticated listener; absent on an open listener. */
+  sasl?: KafkaSaslOptions;
+}
 
 /** Where the real infrastructure of the integration tier is. */
 export interface IntegrationEnv {
-  /** `KAFKA_BROKERS` split on commas, ready for `createKafkaBus({ brokers })`. */
+  /**
+   * The brokers and login of the tier's clients: `createKafkaBus({ ...kafka, clientId, ... })`.
+   * The authenticated listener (`KAFKA_SASL_BROKERS`, logged in as `admin`) whenever infra.sh
+   * exported one, and always under `CI=true`; the open `KAFKA_BROKERS` listener otherwise (a
+   * testcontainers broker, or one started by an older infra.sh).
+   */
+  kafka: IntegrationKafka;
+  /** `kafka.brokers`, for what takes the list alone. */
   kafkaBrokers: string[];
   mongoUrl: string;
+}
+
+const brokerList = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((broker) => broker.trim())
+    .filter((broker) => broker !== '');
+
+/**
+ * The authenticated listener and the admin user's login from `KAFKA_SASL_BROKERS` and
+ * `KAFKA_CREDENTIALS_DIR` (one password file per SASL user), or undefined without them. The
+ * integration tier logs in as the super user: its tests make topics and groups of their own
+ * names, which no service's ACLs cover. The ACLs themselves are exercised where each party logs
+ * in as itself (secure-entry's kafka-auth test, the e2e and fault stacks).
+ */
+function saslKafka(): IntegrationKafka | undefined {
+  const brokers = brokerList(process.env['KAFKA_SASL_BROKERS']);
+  const credentials = process.env['KAFKA_CREDENTIALS_DIR'];
+  if (brokers.length === 0 || !credentials) return undefined;
+  const password = readFileSync(join(credentials, 'admin'), 'utf8').trim();
+  return { brokers, sasl: { mechanism: 'scram-sha-512', username: 'admin', password } };
 }
 
 /**
@@ -17,14 +55,17 @@ export interface IntegrationEnv {
  * globalSetup (the unit project, or a custom config).
  */
 export function integrationEnv(): IntegrationEnv | undefined {
-  const kafka = provided(KAFKA_BROKERS_KEY) ?? process.env['KAFKA_BROKERS'];
+  const open = brokerList(provided(KAFKA_BROKERS_KEY) ?? process.env['KAFKA_BROKERS']);
   const mongoUrl = provided(MONGO_URL_KEY) ?? process.env['MONGO_URL'];
-  const kafkaBrokers = (kafka ?? '')
-    .split(',')
-    .map((broker) => broker.trim())
-    .filter((broker) => broker !== '');
-  if (kafkaBrokers.length === 0 || !mongoUrl) return undefined;
-  return { kafkaBrokers, mongoUrl };
+  if (open.length === 0 || !mongoUrl) return undefined;
+  const kafka = saslKafka();
+  if (!kafka && isCi())
+    throw new Error(
+      'the integration tier runs on the authenticated Kafka listener under CI=true: ' +
+        'KAFKA_SASL_BROKERS and KAFKA_CREDENTIALS_DIR are unset (`eval "$(bash deploy/local/infra.sh env)"`)',
+    );
+  const chosen = kafka ?? { brokers: open };
+  return { kafka: chosen, kafkaBrokers: chosen.brokers, mongoUrl };
 }
 
 /**

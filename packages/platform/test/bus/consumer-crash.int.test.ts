@@ -43,10 +43,10 @@ registerHooks({
     return next(specifier, context);
   },
 });
-const [busModule, brokers, topicName, group] = process.argv.slice(1);
+const [busModule, topicName, group] = process.argv.slice(1);
 const { createKafkaBus } = await import(busModule);
 const bus = createKafkaBus({
-  brokers: brokers.split(','),
+  ...JSON.parse(process.env.VICTIM_KAFKA),
   clientId: 'crash-victim',
   source: '//marquee/test',
   kafkaLogLevel: 'error',
@@ -63,12 +63,12 @@ await bus.subscribe(topic, { group, fromBeginning: true }, async (event) => {
 await bus.start();
 `;
 
-describeIntegration('a crashed consumer', ({ kafkaBrokers }) => {
+describeIntegration('a crashed consumer', ({ kafka: kafkaAccess }) => {
   const topic = textTopic(uniqueName('consumer-crash'));
   const group = uniqueName('consumer-crash');
   const kafka = new Kafka({
     clientId: 'consumer-crash-test',
-    brokers: kafkaBrokers,
+    ...kafkaAccess,
     logLevel: logLevel.NOTHING,
   });
   let producer: Producer;
@@ -112,11 +112,14 @@ describeIntegration('a crashed consumer', ({ kafkaBrokers }) => {
         '-e',
         victimProgram,
         fileURLToPath(new URL('../../src/bus/index.ts', import.meta.url)),
-        kafkaBrokers.join(','),
         topic.name,
         group,
       ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+      // Brokers and login through the environment, not argv: no password in the process list.
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, VICTIM_KAFKA: JSON.stringify(kafkaAccess) },
+      },
     );
     createInterface({ input: victim.stdout! }).on('line', (line) => {
       victimSaw.push((JSON.parse(line) as { value: string }).value);
@@ -124,7 +127,7 @@ describeIntegration('a crashed consumer', ({ kafkaBrokers }) => {
     const victimExited = new Promise((resolve) => victim!.once('exit', resolve));
 
     survivor = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafkaAccess,
       clientId: 'crash-survivor',
       source: '//marquee/test',
       kafkaLogLevel: 'error',

@@ -27,7 +27,7 @@ describeIntegration('kafka bus', (env) => {
   busContract('kafka', () => ({
     newBus: ({ source, retry, logger }) =>
       createKafkaBus({
-        brokers: env.kafkaBrokers,
+        ...env.kafka,
         clientId: uniqueName('contract'),
         source,
         retry,
@@ -42,7 +42,7 @@ describeIntegration('kafka bus', (env) => {
   globalSubscriptionContract('kafka', () => ({
     newBus: ({ source, retry, logger }) =>
       createKafkaBus({
-        brokers: env.kafkaBrokers,
+        ...env.kafka,
         clientId: uniqueName('global-contract'),
         source,
         retry,
@@ -56,7 +56,7 @@ describeIntegration('kafka bus', (env) => {
   describe('Kafka specifics', () => {
     const kafka = new Kafka({
       clientId: 'kafka-bus-int-test',
-      brokers: env.kafkaBrokers,
+      ...env.kafka,
       logLevel: logLevel.NOTHING,
     });
     let admin: Admin;
@@ -109,7 +109,7 @@ describeIntegration('kafka bus', (env) => {
     it('writes CloudEvents binary-mode headers, a protobuf value and null tombstones on the wire', async () => {
       const topic = pingTopic({ compacted: true });
       const sut = createKafkaBus({
-        brokers: env.kafkaBrokers,
+        ...env.kafka,
         clientId: uniqueName('wire'),
         source: '//marquee/wire-test',
       });
@@ -147,7 +147,7 @@ describeIntegration('kafka bus', (env) => {
       const topic = pingTopic({ compacted: true });
       const name = uniqueName('table');
       const sut = createKafkaBus({
-        brokers: env.kafkaBrokers,
+        ...env.kafka,
         clientId: uniqueName('global'),
         source: '//marquee/global-test',
         consumer: { maxWaitTimeMs: 250 },
@@ -175,7 +175,7 @@ describeIntegration('kafka bus', (env) => {
 
     it('answers ready() only while the broker does', async () => {
       const sut = createKafkaBus({
-        brokers: env.kafkaBrokers,
+        ...env.kafka,
         clientId: uniqueName('ready'),
         source: '//marquee/ready',
       });
@@ -199,7 +199,7 @@ describeIntegration('kafka bus', (env) => {
       const topic = pingTopic();
       const group = uniqueName('interval');
       const sut = createKafkaBus({
-        brokers: env.kafkaBrokers,
+        ...env.kafka,
         clientId: uniqueName('interval'),
         source: '//marquee/interval',
         consumer: { maxWaitTimeMs: 250, commitIntervalMs: 100 },
@@ -241,7 +241,7 @@ describeIntegration('kafka bus', (env) => {
       const topic = pingTopic();
       const group = uniqueName(name);
       const sut = createKafkaBus({
-        brokers: env.kafkaBrokers,
+        ...env.kafka,
         clientId: uniqueName(name),
         source: `//marquee/${name}`,
         consumer,
@@ -337,7 +337,7 @@ describeIntegration('kafka bus', (env) => {
       const topic = pingTopic();
       const group = uniqueName('long-handler');
       const sut = createKafkaBus({
-        brokers: env.kafkaBrokers,
+        ...env.kafka,
         clientId: uniqueName('long-handler'),
         source: '//marquee/long-handler',
         consumer: {
@@ -372,7 +372,7 @@ describeIntegration('kafka bus', (env) => {
       // forever (tulios/kafkajs#1704): hundreds of timers a second per idle client.
       const client = new Kafka({
         clientId: uniqueName('idle'),
-        brokers: env.kafkaBrokers,
+        ...env.kafka,
         logLevel: logLevel.NOTHING,
       }).admin();
       await client.connect();
@@ -418,12 +418,12 @@ describeIntegration('kafka bus', (env) => {
       // The catalog's definition under a fresh name, so the run never touches the real topic.
       const topic = { ...eventChangedTopic, name: uniqueName('event-changed') };
       const publisher = createKafkaBus({
-        brokers: env.kafkaBrokers,
+        ...env.kafka,
         clientId: 'publisher',
         source: '//marquee/publisher',
       });
       const sut = createKafkaBus({
-        brokers: env.kafkaBrokers,
+        ...env.kafka,
         clientId: 'catalog-indexer',
         source: '//marquee/catalog-indexer',
       });

@@ -20,7 +20,7 @@ describeIntegration('topics verified, never created, when autoCreate is off', (e
   const buses: EventBus[] = [];
   const verifyingBus = () => {
     const bus = createKafkaBus({
-      brokers: env.kafkaBrokers,
+      ...env.kafka,
       clientId: uniqueName('verify'),
       source: '//marquee/verify',
       logger: recordingLogger(),
@@ -34,7 +34,7 @@ describeIntegration('topics verified, never created, when autoCreate is off', (e
   beforeAll(async () => {
     admin = new Kafka({
       clientId: uniqueName('verify-admin'),
-      brokers: env.kafkaBrokers,
+      ...env.kafka,
       logLevel: logLevel.ERROR,
     }).admin();
     await admin.connect();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  CURRENCY_CODES,
   currencyExponent,
   decimalNumberToMinor,
   isKnownCurrency,
@@ -48,6 +49,15 @@ describe('money: ISO 4217 exponents', () => {
       expect(error?.details).toEqual({ currency });
     },
   );
+
+  it('lists exactly the codes it accepts, for request schemas to enumerate', () => {
+    expect(CURRENCY_CODES).toEqual([...CURRENCY_CODES].sort());
+    expect(CURRENCY_CODES).toEqual(expect.arrayContaining(['EUR', 'JPY', 'KWD', 'USD', 'CLF']));
+    for (const code of CURRENCY_CODES) expect(isKnownCurrency(code), code).toBe(true);
+    for (const refused of ['XAU', 'XXX', 'XTS', 'AAA'])
+      expect(CURRENCY_CODES).not.toContain(refused);
+    expect(CURRENCY_CODES.length).toBeGreaterThan(150);
+  });
 });
 
 describe('money: minor units ↔ decimals', () => {

@@ -29,7 +29,7 @@ interface PublishedEvent {
   name: string;
 }
 
-describeIntegration('outbox relay to Kafka', ({ mongoUrl, kafkaBrokers }) => {
+describeIntegration('outbox relay to Kafka', ({ mongoUrl, kafka }) => {
   const exporter = new InMemorySpanExporter();
   const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const logger = createLogger({ service: 'relay-kafka-test', level: 'silent' });
@@ -60,13 +60,13 @@ describeIntegration('outbox relay to Kafka', ({ mongoUrl, kafkaBrokers }) => {
     });
     await store.ensureIndexes();
     const producerBus = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: 'publisher',
       source: '//marquee/publisher',
       logger,
     });
     const consumerBus = createKafkaBus({
-      brokers: kafkaBrokers,
+      ...kafka,
       clientId: 'catalog-indexer',
       source: '//marquee/catalog-indexer',
       logger,

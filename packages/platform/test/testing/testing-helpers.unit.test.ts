@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { describeIntegration, integrationEnv } from '../../src/testing/integration-env.js';
 import { uniqueName } from '../../src/testing/unique-name.js';
@@ -42,12 +45,42 @@ describe('integrationEnv', () => {
 
   it('reads the environment when nothing was provided, splitting the broker list', () => {
     vi.stubEnv('KAFKA_BROKERS', ' 127.0.0.1:19092, 127.0.0.1:29092 ');
+    vi.stubEnv('KAFKA_SASL_BROKERS', '');
     vi.stubEnv('MONGO_URL', 'mongodb://127.0.0.1:27117');
+    vi.stubEnv('CI', '');
 
     expect(integrationEnv()).toEqual({
+      kafka: { brokers: ['127.0.0.1:19092', '127.0.0.1:29092'] },
       kafkaBrokers: ['127.0.0.1:19092', '127.0.0.1:29092'],
       mongoUrl: 'mongodb://127.0.0.1:27117',
     });
+  });
+
+  it("logs in on the authenticated listener as the broker's admin user when there is one", () => {
+    const credentials = mkdtempSync(join(tmpdir(), 'kafka-credentials-'));
+    writeFileSync(join(credentials, 'admin'), 'admin-secret\n');
+    vi.stubEnv('KAFKA_BROKERS', '127.0.0.1:19092');
+    vi.stubEnv('KAFKA_SASL_BROKERS', '127.0.0.1:19094');
+    vi.stubEnv('KAFKA_CREDENTIALS_DIR', credentials);
+    vi.stubEnv('MONGO_URL', 'mongodb://127.0.0.1:27117');
+
+    expect(integrationEnv()).toEqual({
+      kafka: {
+        brokers: ['127.0.0.1:19094'],
+        sasl: { mechanism: 'scram-sha-512', username: 'admin', password: 'admin-secret' },
+      },
+      kafkaBrokers: ['127.0.0.1:19094'],
+      mongoUrl: 'mongodb://127.0.0.1:27117',
+    });
+  });
+
+  it('refuses the open listener under CI=true: the tier runs authenticated there', () => {
+    vi.stubEnv('KAFKA_BROKERS', '127.0.0.1:19092');
+    vi.stubEnv('KAFKA_SASL_BROKERS', '');
+    vi.stubEnv('MONGO_URL', 'mongodb://127.0.0.1:27117');
+    vi.stubEnv('CI', 'true');
+
+    expect(() => integrationEnv()).toThrow(/authenticated Kafka listener under CI=true/);
   });
 
   it('is undefined unless both Kafka and Mongo are there', () => {

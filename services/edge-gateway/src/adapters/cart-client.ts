@@ -157,6 +157,7 @@ export function toCartRecord(c: Cart): CartRecord {
     })),
     ...optional('delivery', c.delivery && toShippingOption(c.delivery)),
     ...optional('processingFee', money(c.processingFee)),
+    ...optional('processingFeeTax', money(c.processingFeeTax)),
     payments: c.payments.map((p) => ({
       id: p.id,
       paymentId: p.paymentId,

@@ -34,7 +34,7 @@ export interface Charge {
   /** Per unit. */
   price?: Money;
   quantity: number;
-  /** Tax included in `price`, per unit. */
+  /** Tax on top of `price`, per unit (the cart charges both). */
   tax?: Money;
   /** `per ticket` or `per order`. */
   feeType: string;
@@ -139,7 +139,9 @@ export interface CartRecord {
   language: string;
   ticketItems: CartTicketLine[];
   delivery?: ShippingOption;
+  /** The order processing fee (once per cart), and the tax on top of it. */
   processingFee?: Money;
+  processingFeeTax?: Money;
   payments: CartPayment[];
   agreements: Agreement[];
   totals: CartTotals;

@@ -171,6 +171,7 @@ export function cartMessage(view: CartView, app: CartApp): ProtoCart {
     })),
     delivery: cart.delivery ? shippingOptionMessage(cart.delivery, c) : undefined,
     processingFee: priced.processing ? money(priced.processing.priceMinor, c) : undefined,
+    processingFeeTax: priced.processing ? money(priced.processing.taxMinor, c) : undefined,
     payments: cart.payment
       ? [
           {

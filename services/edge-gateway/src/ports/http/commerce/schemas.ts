@@ -1,3 +1,4 @@
+import { CurrencyCode } from '@marquee/api-schemas';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { DECIMAL_PATTERN } from './money.js';
 import { PaymentActionSchema } from '../families/payment-action.js';
@@ -170,7 +171,7 @@ export const PaymentsBody = Type.Object(
         {
           type: Type.Union([Type.Literal('CC')], { description: 'Payment type (card)' }),
           amount: Amount,
-          currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+          currency: CurrencyCode(),
           token: Type.String({
             minLength: 1,
             maxLength: 512,

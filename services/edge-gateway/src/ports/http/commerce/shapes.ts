@@ -198,7 +198,14 @@ export function cartResult(shopping: ShoppingCart, httpStatus: number) {
       currency,
       perItemPrice: amount(face?.price, currency),
       fees: charges.filter((c) => !isTax(c.type)).map(line),
-      taxes: charges.filter((c) => isTax(c.type)).map(line),
+      // Charges that are taxes, then the tax the cart charges on top of each fee (`tax` of the
+      // charge): the item's price, fees and taxes add up to what the cart charges per item.
+      taxes: [
+        ...charges.filter((c) => isTax(c.type)).map(line),
+        ...charges
+          .filter((c) => !isTax(c.type) && (c.tax?.amountMinor ?? 0) !== 0)
+          .map((c) => ({ label: `${c.type} tax`, amount: amount(c.tax, currency), type: 'tax' })),
+      ],
       offer: offerOf(t.id, t.priceLevelId),
     };
   }
@@ -222,6 +229,7 @@ export function cartResult(shopping: ShoppingCart, httpStatus: number) {
   }
   const totals = cart?.totals;
   const processing = cart?.processingFee;
+  const processingTax = cart?.processingFeeTax;
   const offerIds = [...new Set(groups.map((g) => g.offer).filter((o) => o !== ''))];
   const status = cart?.status ?? 'CART_STATUS_UNSPECIFIED';
   return {
@@ -255,7 +263,17 @@ export function cartResult(shopping: ShoppingCart, httpStatus: number) {
                 },
               ]
             : [],
-        taxes: [],
+        // The tax on the processing fee, charged with it (in `totals.taxes`).
+        taxes:
+          processing && processingTax && processingTax.amountMinor !== 0
+            ? [
+                {
+                  label: 'Tax on order processing fee',
+                  amount: amount(processingTax, currency),
+                  type: 'tax',
+                },
+              ]
+            : [],
         totals: {
           currency,
           price: amount(totals?.merchandise, currency),

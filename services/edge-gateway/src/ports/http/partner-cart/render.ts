@@ -4,6 +4,7 @@ import {
   type Charge,
   type EventAvailability,
   type LineTotals,
+  type Money,
   type ShippingOption,
   type TicketOffer,
 } from '../../../app/partner-cart.js';
@@ -42,6 +43,16 @@ export const renderShippingOptions = (options: ShippingOption[], currency: strin
     shippingOption(o, o.totals.grand?.currency ?? o.totals.fee?.currency ?? currency),
   ),
 });
+
+/** The processing item's totals: the fee, its tax, and both (what the cart charges for it). */
+function processingTotals(fee: Money, tax: Money | undefined): LineTotals {
+  if (!tax || tax.amountMinor === 0) return { fee, grand: fee };
+  return {
+    fee,
+    tax,
+    grand: { amountMinor: fee.amountMinor + tax.amountMinor, currency: fee.currency },
+  };
+}
 
 /** Seconds of hold left now: from the hold's end when known, else as the service counted it. */
 export function holdTimeLeft(cart: CartRecord, now: number): number {
@@ -85,7 +96,7 @@ export function renderCart(cart: CartRecord, now: number) {
     ? [
         {
           type: 'processing' as const,
-          totals: lineTotals({ fee: cart.processingFee, grand: cart.processingFee }, currency),
+          totals: lineTotals(processingTotals(cart.processingFee, cart.processingFeeTax), currency),
         },
       ]
     : [];
@@ -138,18 +149,33 @@ export function renderCart(cart: CartRecord, now: number) {
   };
 }
 
+/**
+ * An offer's charges as the cart makes them: each fee, then its tax as a charge of its own (`tax`,
+ * same `fee_type`), so that the face value and the `per ticket` charges add up to what a cart
+ * charges per ticket, and the `per order` charges to what it charges once.
+ */
+const offerCharges = (charges: readonly Charge[]) =>
+  charges.flatMap((c) => {
+    const fee = {
+      type: c.type,
+      amount: toDecimal(c.price),
+      quantity: c.quantity,
+      fee_type: c.feeType,
+    };
+    if (!c.tax || c.tax.amountMinor === 0) return [fee];
+    return [
+      fee,
+      { type: 'tax', amount: toDecimal(c.tax), quantity: c.quantity, fee_type: c.feeType },
+    ];
+  });
+
 const offer = (o: TicketOffer, currency: string) => ({
   ticketTypeId: o.ticketTypeId,
   priceLevelId: o.priceLevelId,
   name: o.name,
   currency: o.faceValue?.currency || currency,
   faceValue: toDecimal(o.faceValue),
-  charges: o.charges.map((c) => ({
-    type: c.type,
-    amount: toDecimal(c.price),
-    quantity: c.quantity,
-    fee_type: c.feeType,
-  })),
+  charges: offerCharges(o.charges),
   protected: o.protected,
 });
 

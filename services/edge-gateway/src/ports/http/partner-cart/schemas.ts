@@ -1,3 +1,4 @@
+import { CurrencyCodeAnyCase } from '@marquee/api-schemas';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { PaymentActionSchema } from '../families/payment-action.js';
 
@@ -271,7 +272,7 @@ export const PaymentBody = Type.Object(
           description:
             'Decimal string in the currency (e.g. "25.50"), with no more decimals than the currency has; must equal the unpaid total',
         }),
-        currency: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217' }),
+        currency: CurrencyCodeAnyCase(),
         card: Type.Optional(
           Type.Object(
             {
@@ -456,11 +457,17 @@ const OfferJson = Type.Object({
   faceValue: Amount,
   charges: Type.Array(
     Type.Object({
-      type: Type.String(),
+      type: Type.String({
+        description: '`service`, `processing`...; `tax` for the tax on the fee listed before it',
+      }),
       amount: Amount,
       quantity: Type.Integer(),
       fee_type: Type.String({ description: 'per ticket or per order' }),
     }),
+    {
+      description:
+        'What a cart charges on top of the face value: faceValue plus the `per ticket` amounts is the price of one ticket, and the `per order` amounts are charged once per cart',
+    },
   ),
   protected: Type.Boolean(),
 });

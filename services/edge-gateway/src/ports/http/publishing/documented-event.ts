@@ -13,6 +13,7 @@ import { PublishedEventSchema } from '@marquee/api-schemas';
  * - each classification level has an `id` or `names`;
  * - UTC date-times are instants (months 01-12, days 01-31, hours 00-23, minutes and seconds 00-59);
  * - locale map keys are `xx-yy`;
+ * - a price range with `min` or `max` has a `currency`;
  * - no `__proto__` key, nor a `constructor` key holding `prototype`, at any depth (the JSON parser
  *   refuses them: 400 `MALFORMED_REQUEST`), which the description says (JSON Schema cannot state it
  *   of every nested value).
@@ -89,6 +90,32 @@ function documented(node: unknown, utcPattern: string): unknown {
 
 type Node = Schema & { properties: Record<string, Schema> };
 
+/**
+ * A price range with an amount (`min` or `max`) names its currency: publisher refuses one without
+ * (400 `INVALID_PROPERTY`, in `missingProperties`). Written with `anyOf`/`not`/`required`, which
+ * every JSON Schema draft reads, rather than 2019-09's `dependentRequired`.
+ */
+const withCurrencyRule = (range: Schema): Schema => ({
+  ...range,
+  anyOf: [
+    { required: ['currency'] },
+    { not: { anyOf: [{ required: ['min'] }, { required: ['max'] }] } },
+  ],
+});
+
+/** `priceRanges`: one range or a list of them, each under {@link withCurrencyRule}. */
+function documentedPriceRanges(priceRanges: Schema): Schema {
+  const variants = priceRanges.anyOf as Schema[];
+  return {
+    ...priceRanges,
+    anyOf: variants.map((variant) =>
+      variant.type === 'array'
+        ? { ...variant, items: withCurrencyRule(variant.items as Schema) }
+        : withCurrencyRule(variant),
+    ),
+  };
+}
+
 /** The documented body (a plain JSON schema). */
 export function documentedPublishedEvent(): Schema {
   const base = JSON.parse(JSON.stringify(PublishedEventSchema)) as Node;
@@ -115,6 +142,7 @@ export function documentedPublishedEvent(): Schema {
         required: ['id', 'name'],
         properties: { ...source.properties, ...sourceRef.properties },
       },
+      priceRanges: documentedPriceRanges(properties.priceRanges!),
       venue: entityRef,
       attractions: { type: 'array', items: entityRef },
       classifications: {

@@ -1,7 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Stripe from 'stripe';
 import type { StripeWebhookSink } from '../../../app/stripe-webhooks.js';
+
+/**
+ * `Retry-After` of the 503 of an endpoint without a signing secret: an operator's fix, not a
+ * moment's, so the hint is long (Stripe's own retry schedule ignores it and keeps trying for days).
+ */
+const NOT_CONFIGURED_RETRY_AFTER_S = 3600;
+
+/** Methods other than POST on the endpoint: 405 with `Allow`, like every path of the API families. */
+const OTHER_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'QUERY'] as const;
 
 /** The largest event body taken; Stripe's events are a few kilobytes. */
 const BODY_LIMIT = 512 * 1024;
@@ -37,6 +46,25 @@ export async function registerStripeWebhook(
       { parseAs: 'buffer', bodyLimit: BODY_LIMIT },
       (_r, body, done) => done(null, body),
     );
+    // Answered in onRequest, before body parsing: QUERY would otherwise be refused first for
+    // having no Content-Type.
+    const notAllowed = async (request: FastifyRequest, reply: FastifyReply) =>
+      reply
+        .header('allow', 'POST')
+        .code(405)
+        .send({
+          error: {
+            code: 'method_not_allowed',
+            message: `Method ${request.method} is not allowed for /webhooks/stripe`,
+          },
+        });
+    scope.route({
+      method: [...OTHER_METHODS],
+      url: '/webhooks/stripe',
+      schema: { hide: true },
+      onRequest: notAllowed,
+      handler: notAllowed,
+    });
     scope.post(
       '/webhooks/stripe',
       {
@@ -56,13 +84,22 @@ export async function registerStripeWebhook(
                 'No, a wrong or a stale Stripe-Signature (invalid_signature), or a signed event without its id, type, created time or data.object (invalid_event)',
             },
             500: { ...WebhookError, description: 'Not handled now; Stripe sends it again' },
-            503: { ...WebhookError, description: 'Not configured, or cart unavailable' },
+            503: {
+              ...WebhookError,
+              description:
+                'No signing secret configured (STRIPE_WEBHOOK_SECRET), or cart unavailable; with `Retry-After`',
+            },
           },
         },
       },
       async (request, reply) => {
         if (!options.secret || !options.sink)
-          return refuse(reply, 503, 'unavailable', 'the Stripe webhook is not configured');
+          return reply
+            .header('retry-after', String(NOT_CONFIGURED_RETRY_AFTER_S))
+            .code(503)
+            .send({
+              error: { code: 'unavailable', message: 'the Stripe webhook is not configured' },
+            });
         const signature = request.headers['stripe-signature'];
         const body = request.body;
         if (typeof signature !== 'string' || signature === '')

@@ -450,7 +450,11 @@ export interface Cart {
   /** The event uses secure entry. */
   secureEntryEnabled: boolean;
   /** When the cart was created. */
-  createdAt?: Date | undefined;
+  createdAt?:
+    | Date
+    | undefined;
+  /** Tax on the order processing fee, on top of it (in `totals.tax`); absent with the fee. */
+  processingFeeTax?: Money | undefined;
 }
 
 /** A ticket line of a cart. */
@@ -2758,6 +2762,7 @@ function createBaseCart(): Cart {
     failureMessage: "",
     secureEntryEnabled: false,
     createdAt: undefined,
+    processingFeeTax: undefined,
   };
 }
 
@@ -2822,6 +2827,9 @@ export const Cart: MessageFns<Cart> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(162).fork()).join();
+    }
+    if (message.processingFeeTax !== undefined) {
+      Money.encode(message.processingFeeTax, writer.uint32(170).fork()).join();
     }
     return writer;
   },
@@ -2999,6 +3007,14 @@ export const Cart: MessageFns<Cart> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.processingFeeTax = Money.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3073,6 +3089,11 @@ export const Cart: MessageFns<Cart> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      processingFeeTax: isSet(object.processingFeeTax)
+        ? Money.fromJSON(object.processingFeeTax)
+        : isSet(object.processing_fee_tax)
+        ? Money.fromJSON(object.processing_fee_tax)
+        : undefined,
     };
   },
 
@@ -3138,6 +3159,9 @@ export const Cart: MessageFns<Cart> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.processingFeeTax !== undefined) {
+      obj.processingFeeTax = Money.toJSON(message.processingFeeTax);
+    }
     return obj;
   },
 
@@ -3174,6 +3198,9 @@ export const Cart: MessageFns<Cart> = {
     message.failureMessage = object.failureMessage ?? "";
     message.secureEntryEnabled = object.secureEntryEnabled ?? false;
     message.createdAt = object.createdAt ?? undefined;
+    message.processingFeeTax = (object.processingFeeTax !== undefined && object.processingFeeTax !== null)
+      ? Money.fromPartial(object.processingFeeTax)
+      : undefined;
     return message;
   },
 };
