@@ -34,8 +34,8 @@ export interface SecureEntryComposeOptions {
 
 /**
  * Composition root of secure-entry: keys and crypto, storage (Mongo or memory), the use cases, the
- * consumers of `order-confirmed`, `order-cancelled`, `event-changed` and `fan-deleted`, the gRPC API and the
- * outbox relay of `ticket-issued`, `ticket-voided` and `ticket-scanned`.
+ * consumers of `order-confirmed`, `order-cancelled`, `event-changed` and `fan-deleted`, the gRPC
+ * API and the outbox relay of `ticket-issued`, `ticket-voided` and `ticket-scanned`.
  */
 export async function composeSecureEntry(
   infra: ServiceInfra,

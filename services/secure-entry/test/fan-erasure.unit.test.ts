@@ -87,3 +87,29 @@ describe('fan-deleted in secure-entry', () => {
     });
   });
 });
+
+describe('an order racing the fan deletion', () => {
+  it('is erased after it was stored when the fan was recorded as deleted after its screening', async () => {
+    const h = harness();
+    // The deletion is recorded between the order's screening and its write.
+    const erasure = {
+      screen: async (order: Parameters<typeof h.erasure.screen>[0]) => {
+        const screened = await h.erasure.screen(order);
+        await h.erasure.eraseFan('fan-4');
+        return screened;
+      },
+      recheck: (order: Parameters<typeof h.erasure.recheck>[0]) => h.erasure.recheck(order),
+    };
+    const confirm = orderConfirmedHandler({
+      entry: h.entry,
+      erasure,
+      logger,
+      contactKeys: DEVELOPMENT_CONTACT_KEYS,
+    });
+    const { message } = confirmedOrder({ fanId: 'fan-4', customerEmail: 'fan-4@example.com' });
+    await confirm(record('order-confirmed', message.orderId, message));
+    const order = await h.storage.orders.get(message.orderId);
+    expect(order).toMatchObject({ customerEmail: '', thirdPartyAccountId: '' });
+    expect(order).not.toHaveProperty('fanId');
+  });
+});

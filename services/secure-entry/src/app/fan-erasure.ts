@@ -26,7 +26,7 @@ export class FanErasure {
   async eraseFan(fanId: string): Promise<number> {
     if (!fanId) return 0;
     const { orders, erasedFans, clock } = this.deps;
-    // First, so that an order stored while this runs is screened or found below.
+    // First: an order stored after the pass below read the fan's orders is caught by `recheck`.
     await erasedFans.record(fanId, clock.now());
     let erased = 0;
     for (;;) {
@@ -41,6 +41,17 @@ export class FanErasure {
         erased += 1;
       }
     }
+  }
+
+  /**
+   * After an order was stored: when its fan was deleted meanwhile (screened before `fan-deleted`
+   * was recorded, stored after `eraseFan` read the fan's orders), its contact is erased now. One
+   * of the two always sees the other: `eraseFan` records the fan before it reads the orders, and
+   * this reads the record after the order was stored.
+   */
+  async recheck(order: ConfirmedOrder): Promise<void> {
+    if (order.fanId && (await this.deps.erasedFans.has(order.fanId)))
+      await this.eraseFan(order.fanId);
   }
 
   /** The order as it may be stored: without contact when its fan was deleted. */

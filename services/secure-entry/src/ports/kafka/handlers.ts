@@ -59,13 +59,13 @@ export function toConfirmedOrder(
 
 /**
  * `order-confirmed` → tickets. The contact of an order of a deleted fan is blanked before it is
- * stored (`FanErasure.screen`). A record without an order token hash cannot be read by anyone and
+ * stored (`FanErasure.screen`), or just after when the deletion raced the write (`recheck`). A record without an order token hash cannot be read by anyone and
  * is skipped with a warning; anything else that fails throws, so the bus retries it and then parks
  * it on `order-confirmed.dlq`.
  */
 export function orderConfirmedHandler(deps: {
   entry: SecureEntry;
-  erasure: Pick<FanErasure, 'screen'>;
+  erasure: Pick<FanErasure, 'screen' | 'recheck'>;
   logger: Logger;
   contactKeys: readonly ContactKey[];
 }) {
@@ -81,6 +81,7 @@ export function orderConfirmedHandler(deps: {
     }
     const order = await deps.erasure.screen(toConfirmedOrder(message, deps.contactKeys));
     await deps.entry.confirm(order);
+    await deps.erasure.recheck(order);
   };
 }
 
