@@ -4,6 +4,7 @@
  * these objects; the Helm chart's topic Job, docs/api/asyncapi.yaml and docs/topics.md follow them.
  */
 import { AppAuthorized } from './gen/marquee/auth/v1/app.js';
+import { FanDeleted } from './gen/marquee/auth/v1/fan.js';
 import { BookingExpired, BookingHeld, BookingReleased } from './gen/marquee/cart/v1/booking.js';
 import {
   OrderCancelled,
@@ -177,6 +178,32 @@ export const appAuthorizedTopic: TopicDef<AppAuthorized> = topic({
   personalData: [
     { field: 'fan_id', kind: 'pseudonymous', form: 'clear', holds: "the fan's platform id" },
     { field: 'user_id', kind: 'pseudonymous', form: 'clear', holds: "the fan's id for the app" },
+  ],
+});
+
+/**
+ * An operator deleted a fan: cart and secure-entry blank the contact fields of the fan's orders.
+ * A command in effect (it makes consumers erase data), so its records are signed.
+ */
+export const fanDeletedTopic: TopicDef<FanDeleted> = topic({
+  name: 'fan-deleted',
+  type: 'marquee.auth.v1.FanDeleted',
+  protoFile: 'marquee/auth/v1/fan.proto',
+  keyDescription: 'fan id',
+  retentionMs: 30 * DAY_MS,
+  producers: ['auth-gateway'],
+  consumers: ['cart', 'secure-entry'],
+  message: FanDeleted,
+  // Operators only: fan ids reach analytics on no other topic, so a readable copy would only
+  // hand out a list of ids in clear, with nothing for analytics to erase.
+  analyticsReadable: false,
+  personalData: [
+    {
+      field: 'fan_id',
+      kind: 'pseudonymous',
+      form: 'clear',
+      holds: "the deleted fan's platform id (resolves to no one once deleted)",
+    },
   ],
 });
 
@@ -366,6 +393,7 @@ export const allTopics = Object.freeze([
   availabilityChangedTopic,
   dealChangedTopic,
   appAuthorizedTopic,
+  fanDeletedTopic,
   bookingHeldTopic,
   bookingReleasedTopic,
   bookingExpiredTopic,

@@ -45,6 +45,7 @@ const impl: AuthServiceServer = {
   createApp: notImplemented,
   createFan: notImplemented,
   revokeGrant: notImplemented,
+  deleteFan: notImplemented,
   setAppAccess: notImplemented,
   getAppAccess: notImplemented,
   setAppOAuth: notImplemented,

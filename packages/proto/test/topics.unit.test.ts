@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AppAuthorized } from '../src/gen/marquee/auth/v1/app.js';
+import { FanDeleted } from '../src/gen/marquee/auth/v1/fan.js';
 import {
   BookingExpired,
   BookingHeld,
@@ -55,6 +56,7 @@ import {
   bookingReleasedTopic,
   dealChangedTopic,
   eventChangedTopic,
+  fanDeletedTopic,
   findTopic,
   getTopic,
   orderCancelledTopic,
@@ -238,6 +240,13 @@ const samples: ReadonlyArray<readonly [TopicDef<never>, unknown]> = [
       userId: 'a3f1c0',
       scope: 'all',
       authorizedAt: at('2026-03-01T10:00:00Z'),
+    }),
+  ),
+  sample(
+    fanDeletedTopic,
+    FanDeleted.fromPartial({
+      fanId: '3f2a6c1e-8d7b-4b5a-9c1d-2e3f4a5b6c7d',
+      deletedAt: at('2026-03-02T10:00:00Z'),
     }),
   ),
   sample(

@@ -21,6 +21,7 @@ export const authGatewayService: ServiceDefinition<AuthGatewayConfig> = {
       CreateApp: ['edge-gateway'],
       CreateFan: ['edge-gateway'],
       RevokeGrant: ['edge-gateway'],
+      DeleteFan: ['edge-gateway'],
       SetAppAccess: ['edge-gateway'],
       GetAppAccess: ['edge-gateway'],
       SetAppOAuth: ['edge-gateway'],

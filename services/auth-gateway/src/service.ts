@@ -8,6 +8,7 @@ import { createAuthStorage } from './adapters/auth-stores.js';
 import { createKeyStore, createOAuthRepository } from './adapters/oauth-repository.js';
 import { createAppRepository, createFanRepository } from './adapters/store-repositories.js';
 import { DeveloperAccess } from './app/developer-access.js';
+import { FanDeletion } from './app/fan-deletion.js';
 import { OAuthFlows } from './app/oauth-flows.js';
 import type { AuthGatewayConfig } from './config.js';
 import { authServiceImplementation } from './ports/grpc/auth-service.js';
@@ -20,7 +21,7 @@ const PURGE_INTERVAL_MS = 60_000;
 /**
  * Composition root of auth-gateway: its stores and rate counters (`openServiceStores`: Mongo, or
  * memory in the embedded default), the use cases, the gRPC API, the `/oauth/*` routes and the outbox
- * relay of `app-authorized`.
+ * relay of `app-authorized` and `fan-deleted`.
  */
 export async function composeAuthGateway(
   infra: ServiceInfra,
@@ -45,10 +46,11 @@ export async function composeAuthGateway(
       heldTicketsPerEvent: config.DEFAULT_QUOTA_HELD_TICKETS_PER_EVENT,
     },
   });
+  const oauth = createOAuthRepository(stores);
   const flows = new OAuthFlows({
     apps,
     fans,
-    oauth: createOAuthRepository(stores),
+    oauth,
     keys: createKeyStore(stores, config.USER_ID_KEY),
     hasher,
     counter,
@@ -75,12 +77,20 @@ export async function composeAuthGateway(
             },
           },
           flows,
+          new FanDeletion({ fans, oauth, clock }),
         ),
       },
     ],
     http: oauthRoutes({ flows, trustedProxies: new TrustedProxies(config.TRUSTED_PROXIES) }),
     start: async () => {
       relay.start();
+      // Apps created before tracking ids existed get one; a failure is retried at the next start.
+      access.backfillTrackingIds().then(
+        (assigned) => {
+          if (assigned > 0) logger.info({ assigned }, 'tracking ids given to older apps');
+        },
+        (err: unknown) => logger.warn({ err }, 'giving older apps tracking ids failed'),
+      );
       purge = setInterval(() => {
         flows.purgeExpired().catch((err: unknown) => {
           logger.warn({ err }, 'purging expired interactions, codes and tokens failed');

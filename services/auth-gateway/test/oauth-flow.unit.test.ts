@@ -1,6 +1,9 @@
 import { ServiceKeyring, serviceKeyring, serviceTokenFor } from '@marquee/platform/grpc';
 import { authV1 } from '@marquee/proto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createOAuthRepository } from '../src/adapters/oauth-repository.js';
+import { createFanRepository } from '../src/adapters/store-repositories.js';
+import { FanDeletion } from '../src/app/fan-deletion.js';
 import { APP_URI, OTHER_URI, PASSWORD, oauthHarness, pkcePair } from './oauth-harness.js';
 
 type Harness = Awaited<ReturnType<typeof oauthHarness>>;
@@ -122,6 +125,35 @@ describe("authorization-code flow (the fans' OAuth API)", () => {
       scope: 'all',
     });
     expect(JSON.stringify(fact)).not.toContain(t.fan.email);
+  });
+
+  it('a fan deleted while on the consent page approves nothing, and can no longer sign in', async () => {
+    const t = await harness();
+    const consent = await t.login(await t.open());
+    expect(consent.status).toBe(200);
+    const fans = createFanRepository(t.stores);
+    await new FanDeletion({
+      fans,
+      oauth: createOAuthRepository(t.stores),
+      clock: () => new Date(),
+    }).deleteFan(t.fan.id);
+    const approved = await t.post(consent.cookie, { action: 'approve', csrf: consent.csrf });
+    expect(approved.status).toBe(403);
+    expect(approved.location).toBeUndefined();
+    expect(await t.stores.grants.find({ fanId: t.fan.id })).toEqual([]);
+    expect((await t.login(await t.open())).status).toBe(401);
+    // The deletion removed the page's interaction; one read just before it still grants nothing.
+    const raced = {
+      id: 'i-raced',
+      clientId: t.app.clientId,
+      redirectUri: APP_URI,
+      scope: 'all',
+      csrfHash: 'h',
+      fanId: t.fan.id,
+      expiresAt: new Date(Date.now() + 60_000),
+    };
+    await expect(t.flows.approve(raced)).rejects.toMatchObject({ kind: 'permission_denied' });
+    expect(await t.stores.grants.find({ fanId: t.fan.id })).toEqual([]);
   });
 });
 

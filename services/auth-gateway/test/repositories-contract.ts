@@ -1,4 +1,6 @@
+import { fanDeletedTopic } from '@marquee/proto/topics';
 import { describe, expect, it } from 'vitest';
+import { DeveloperAccess } from '../src/app/developer-access.js';
 import type { AppRepository, FanRepository, KeyStore, OAuthRepository } from '../src/app/ports.js';
 import type { AuthorizationCode, IssuedToken } from '../src/domain/oauth.js';
 import type { DeveloperApp } from '../src/domain/app.js';
@@ -37,6 +39,8 @@ export interface RepositoryFixture {
   keys(): KeyStore;
   /** Events waiting in the grants outbox. */
   pendingGrantEvents(): Promise<Array<{ topic: string; key: string }>>;
+  /** Events waiting in the fans outbox. */
+  pendingFanEvents(): Promise<Array<{ topic: string; key: string; value: Uint8Array | null }>>;
 }
 
 const aCode = (overrides: Partial<AuthorizationCode> = {}): AuthorizationCode => ({
@@ -86,6 +90,43 @@ export function repositoriesContract(name: string, make: () => Promise<Repositor
       await sut.insert(tracked);
       expect(await sut.byTrackingId(tracked.trackingId!)).toEqual(tracked);
       expect(await sut.byTrackingId('mqt_unknown')).toBeUndefined();
+    });
+
+    it('gives every app stored without a tracking id one, once, with two replicas backfilling at once', async () => {
+      const fixture = await make();
+      const older = [anApp(), anApp(), anApp()];
+      const tracked = anApp({ trackingId: `mqt_${unique()}` });
+      for (const app of [...older, tracked]) await fixture.apps.insert(app);
+      const replica = () =>
+        new DeveloperAccess({
+          apps: fixture.apps,
+          fans: fixture.fans,
+          counter: { add: async () => 1 },
+          hasher: { hash: async () => '', verify: async () => false },
+          clock: () => new Date(),
+        });
+      const assigned = await Promise.all([
+        replica().backfillTrackingIds(),
+        replica().backfillTrackingIds(),
+      ]);
+      expect(assigned[0] + assigned[1]).toBe(older.length);
+      const ids = new Set<string>();
+      for (const app of older) {
+        const stored = await fixture.apps.byId(app.id);
+        expect(stored?.trackingId).toMatch(/^mqt_[A-Za-z0-9_-]{22}$/);
+        expect(await fixture.apps.byTrackingId(stored!.trackingId!)).toEqual(stored);
+        // Only the tracking id was added.
+        expect(stored).toEqual({ ...app, trackingId: stored!.trackingId });
+        ids.add(stored!.trackingId!);
+      }
+      expect(ids.size).toBe(older.length);
+      expect(await fixture.apps.byId(tracked.id)).toEqual(tracked);
+      // Nothing left: a later start assigns nothing and changes no id.
+      expect(await replica().backfillTrackingIds()).toBe(0);
+      expect(await fixture.apps.withoutTrackingId(10)).toEqual([]);
+      expect(await fixture.apps.assignTrackingId(tracked.id, 'mqt_other')).toBe(false);
+      expect(await fixture.apps.assignTrackingId('nope', 'mqt_other')).toBe(false);
+      expect((await fixture.apps.byId(tracked.id))?.trackingId).toBe(tracked.trackingId);
     });
 
     it('answers undefined for unknown ids, client ids and keys', async () => {
@@ -170,6 +211,80 @@ export function repositoriesContract(name: string, make: () => Promise<Repositor
       await expect(sut.insert(aFan({ email: fan.email }))).rejects.toMatchObject({
         kind: 'already_exists',
       });
+    });
+  });
+
+  describe(`${name}: fan deletion`, () => {
+    it('erases a fan: gone by id and e-mail, fan-deleted with the id alone in the outbox, once', async () => {
+      const fixture = await make();
+      const fan = aFan();
+      const other = aFan();
+      await fixture.fans.insert(fan);
+      await fixture.fans.insert(other);
+      const at = new Date('2026-03-04T05:06:07.000Z');
+      expect(await fixture.fans.erase(fan.id, at)).toBe(true);
+      expect(await fixture.fans.byId(fan.id)).toBeUndefined();
+      expect(await fixture.fans.byEmail(fan.email)).toBeUndefined();
+      expect(await fixture.fans.erase(fan.id, at)).toBe(false);
+      expect(await fixture.fans.byId(other.id)).toEqual(other);
+      const events = (await fixture.pendingFanEvents()).filter((e) => e.key === fan.id);
+      expect(events.map((e) => e.topic)).toEqual(['fan-deleted']);
+      expect(fanDeletedTopic.codec.decode(events[0]!.value!)).toEqual({
+        fanId: fan.id,
+        deletedAt: at,
+      });
+      // The address is free again: a new account may use it.
+      await fixture.fans.insert(aFan({ email: fan.email }));
+    });
+
+    it("deletes every interaction, code, token and grant of the fan, and nothing of another fan's", async () => {
+      const sut = (await make()).oauth;
+      const fanId = `fan-${unique()}`;
+      const otherFan = `fan-${unique()}`;
+      const grantOf = (fan: string) => ({
+        id: `app-${unique()}:${fan}`,
+        appId: 'app-x',
+        clientId: `client-${unique()}`,
+        fanId: fan,
+        scope: 'all',
+        approvedAt: new Date('2026-01-01T00:00:00.000Z'),
+      });
+      const grants = [grantOf(fanId), grantOf(fanId), grantOf(otherFan)];
+      for (const grant of grants)
+        await sut.approveGrant(grant, { ...grant, userId: 'u', authorizedAt: grant.approvedAt });
+      const codes = [aCode({ fanId }), aCode({ fanId: otherFan })];
+      const tokens = [
+        aToken({ fanId }),
+        aToken({ fanId, kind: 'refresh' }),
+        aToken({ fanId: otherFan }),
+      ];
+      for (const code of codes) await sut.saveCode(code);
+      for (const token of tokens) await sut.saveToken(token);
+      const interaction = (fan: string) => ({
+        id: `i-${unique()}`,
+        clientId: 'c',
+        redirectUri: 'https://app.example/cb',
+        scope: 'all',
+        csrfHash: 'h',
+        fanId: fan,
+        expiresAt: new Date(Date.now() + 60_000),
+      });
+      const interactions = [interaction(fanId), interaction(otherFan)];
+      for (const i of interactions) await sut.saveInteraction(i);
+
+      expect(await sut.deleteFanRecords(fanId)).toEqual({ grants: 2 });
+      expect(await sut.getGrant(grants[0]!.id)).toBeUndefined();
+      expect(await sut.getGrant(grants[1]!.id)).toBeUndefined();
+      expect(await sut.getCode(codes[0]!.id)).toBeUndefined();
+      expect(await sut.getToken(tokens[0]!.id)).toBeUndefined();
+      expect(await sut.getToken(tokens[1]!.id)).toBeUndefined();
+      expect(await sut.getInteraction(interactions[0]!.id)).toBeUndefined();
+      // The other fan's records are untouched, and a repeat deletes nothing more.
+      expect(await sut.getGrant(grants[2]!.id)).toEqual(grants[2]);
+      expect(await sut.getCode(codes[1]!.id)).toEqual(codes[1]);
+      expect(await sut.getToken(tokens[2]!.id)).toEqual(tokens[2]);
+      expect(await sut.getInteraction(interactions[1]!.id)).toEqual(interactions[1]);
+      expect(await sut.deleteFanRecords(fanId)).toEqual({ grants: 0 });
     });
   });
 

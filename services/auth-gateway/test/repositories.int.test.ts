@@ -40,6 +40,7 @@ describeIntegration('auth-gateway repositories on the Mongo-wire server', ({ mon
       keys: () => createKeyStore(stores),
       pendingGrantEvents: async () =>
         (await stores.grants.pendingOutbox(100)).flatMap((p) => p.events),
+      pendingFanEvents: async () => (await stores.fans.pendingOutbox(100)).flatMap((p) => p.events),
     };
   });
 });

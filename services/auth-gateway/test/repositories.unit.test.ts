@@ -13,5 +13,6 @@ repositoriesContract('memory repositories', async () => {
     keys: () => createKeyStore(stores),
     pendingGrantEvents: async () =>
       (await stores.grants.pendingOutbox(100)).flatMap((p) => p.events),
+    pendingFanEvents: async () => (await stores.fans.pendingOutbox(100)).flatMap((p) => p.events),
   };
 });

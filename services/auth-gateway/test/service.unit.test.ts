@@ -4,7 +4,7 @@ import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
 import { hostService, type HostedService } from '@marquee/platform/service';
 import { authV1 } from '@marquee/proto';
-import { appAuthorizedTopic } from '@marquee/proto/topics';
+import { appAuthorizedTopic, fanDeletedTopic } from '@marquee/proto/topics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authGatewayService } from '../src/index.js';
 
@@ -17,11 +17,15 @@ describe('auth-gateway composed (memory mode)', () => {
   let grpc: InstanceType<typeof authV1.AuthServiceClient>;
   let base: string;
   const authorized: authV1.AppAuthorized[] = [];
+  const deleted: Array<{ key: string; value: authV1.FanDeleted | null }> = [];
 
   beforeAll(async () => {
     bus = createMemoryBus({ source: 'test' });
     await bus.subscribe(appAuthorizedTopic, { group: 'test' }, async (event) => {
       if (event.value) authorized.push(event.value);
+    });
+    await bus.subscribe(fanDeletedTopic, { group: 'test' }, async (event) => {
+      deleted.push({ key: event.key, value: event.value });
     });
     await bus.start();
     const infra = { name: 'auth-gateway', logger, bus, mongo: undefined };
@@ -40,6 +44,56 @@ describe('auth-gateway composed (memory mode)', () => {
       caller: 'edge-gateway',
     });
   });
+
+  /** Signs the fan in on the pages, approves the app and exchanges the code for tokens. */
+  async function authorize(
+    app: { clientId: string; clientSecret: string },
+    redirectUri: string,
+    fan: { email: string; password: string },
+  ): Promise<{ access_token: string; refresh_token: string }> {
+    const cookieOf = (r: Response) =>
+      /marquee_oauth=([^;]+)/.exec(r.headers.get('set-cookie') ?? '')?.[1];
+    const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1];
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: app.clientId,
+      redirect_uri: redirectUri,
+    });
+    const page = await fetch(`${base}/oauth/authorize?${query}`);
+    const post = (cookie: string, form: Record<string, string>) =>
+      fetch(`${base}/oauth/authorize`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: `marquee_oauth=${cookie}`,
+        },
+        body: new URLSearchParams(form),
+      });
+    const consent = await post(cookieOf(page)!, {
+      action: 'login',
+      csrf: csrfOf(await page.text())!,
+      ...fan,
+    });
+    const approved = await post(cookieOf(consent)!, {
+      action: 'approve',
+      csrf: csrfOf(await consent.text())!,
+    });
+    const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
+    return (await (
+      await fetch(`${base}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUri,
+          client_id: app.clientId,
+          client_secret: app.clientSecret,
+        }),
+      })
+    ).json()) as { access_token: string; refresh_token: string };
+  }
 
   afterAll(async () => {
     grpc?.close();
@@ -200,48 +254,7 @@ describe('auth-gateway composed (memory mode)', () => {
     });
     const fan = { email: `flow-${Date.now()}@example.com`, password: 'long enough' };
     await callUnary(grpc, 'createFan', fan);
-    const cookieOf = (r: Response) =>
-      /marquee_oauth=([^;]+)/.exec(r.headers.get('set-cookie') ?? '')?.[1];
-    const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1];
-    const query = new URLSearchParams({
-      response_type: 'code',
-      client_id: app.clientId,
-      redirect_uri: redirectUri,
-    });
-    const page = await fetch(`${base}/oauth/authorize?${query}`);
-    const post = (cookie: string, form: Record<string, string>) =>
-      fetch(`${base}/oauth/authorize`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          cookie: `marquee_oauth=${cookie}`,
-        },
-        body: new URLSearchParams(form),
-      });
-    const consent = await post(cookieOf(page)!, {
-      action: 'login',
-      csrf: csrfOf(await page.text())!,
-      ...fan,
-    });
-    const approved = await post(cookieOf(consent)!, {
-      action: 'approve',
-      csrf: csrfOf(await consent.text())!,
-    });
-    const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
-    const tokens = (await (
-      await fetch(`${base}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: redirectUri,
-          client_id: app.clientId,
-          client_secret: app.clientSecret,
-        }),
-      })
-    ).json()) as { access_token: string; refresh_token: string };
+    const tokens = await authorize(app, redirectUri, fan);
 
     const active = await callUnary(grpc, 'introspectToken', { accessToken: tokens.access_token });
     expect(active).toMatchObject({
@@ -302,5 +315,43 @@ describe('auth-gateway composed (memory mode)', () => {
     expect(
       await callUnary(grpc, 'revokeGrant', { fanId: active.fanId, clientId: app.clientId }),
     ).toEqual({ revokedTokens: 0 });
+  });
+
+  it("DeleteFan deletes the fan with their grants and tokens and relays fan-deleted, the fan's id alone", async () => {
+    const redirectUri = 'https://erase.example/cb';
+    const app = await callUnary(grpc, 'createApp', {
+      name: 'Erase app',
+      redirectUris: [redirectUri],
+    });
+    const fan = { email: `erase-${Date.now()}@example.com`, password: 'long enough' };
+    const { id: fanId } = await callUnary(grpc, 'createFan', fan);
+    const tokens = await authorize(app, redirectUri, fan);
+    expect((await fetch(`${base}/oauth/info/${tokens.access_token}`)).status).toBe(200);
+
+    expect(await callUnary(grpc, 'deleteFan', { fanId })).toEqual({ deletedGrants: 1 });
+
+    // The tokens stop at once, the account cannot sign in, the e-mail is free again.
+    expect((await fetch(`${base}/oauth/info/${tokens.access_token}`)).status).toBe(401);
+    expect(
+      await callUnary(grpc, 'introspectToken', { accessToken: tokens.access_token }),
+    ).toMatchObject({ active: false, fanId: '' });
+    await expect(
+      callUnary(grpc, 'revokeGrant', { fanId, clientId: app.clientId }),
+    ).rejects.toMatchObject({ kind: 'not_found' });
+    // A second deletion, or one of a fan that never was: NOT_FOUND, nothing more recorded.
+    await expect(callUnary(grpc, 'deleteFan', { fanId })).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+    await expect(callUnary(grpc, 'deleteFan', { fanId: 'missing' })).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+    expect(await callUnary(grpc, 'createFan', fan)).toMatchObject({ id: expect.any(String) });
+
+    await expect
+      .poll(() => deleted.filter((d) => d.key === fanId).length, { timeout: 10_000 })
+      .toBe(1);
+    const record = deleted.find((d) => d.key === fanId)!;
+    expect(record.value).toEqual({ fanId, deletedAt: expect.any(Date) });
+    expect(JSON.stringify(record.value)).not.toContain(fan.email);
   });
 });

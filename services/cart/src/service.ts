@@ -10,6 +10,7 @@ import {
   allTopics,
   availabilityChangedTopic,
   eventChangedTopic,
+  fanDeletedTopic,
   ticketScannedTopic,
   type TopicDef,
 } from '@marquee/proto/topics';
@@ -34,6 +35,7 @@ import {
   type EventProjectionDoc,
 } from './events/index.js';
 import { cartGrpc } from './ports/grpc/cart-grpc.js';
+import { fanDeletedHandler } from './ports/kafka/fan-deleted.js';
 import { composeCommerce, type AccessCodes } from './commerce/index.js';
 import {
   cartOrderLookup,
@@ -253,6 +255,15 @@ export async function composeCart(
       maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
     },
     topPicks.ticketScanned,
+  );
+  // A deleted fan's order contacts are erased: one consumer group per database, like the above.
+  await bus.subscribe(
+    fanDeletedTopic,
+    {
+      group: `${readModelConsumerGroup(config, 'cart')}.fan-deleted`,
+      maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
+    },
+    fanDeletedHandler({ app, log: logger }),
   );
   const relay = createOutboxRelay({
     sources: outboxSources,

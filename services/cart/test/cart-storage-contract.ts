@@ -34,7 +34,7 @@ const aCart = (id: string, over: Partial<Cart> = {}): Cart => ({
   ...over,
 });
 
-const anOrder = (id: string, over: Partial<Order> = {}): Order => ({
+export const anOrder = (id: string, over: Partial<Order> = {}): Order => ({
   id,
   orderNumber: `MQ-${id.toUpperCase()}`,
   cartId: `cart-${id}`,
@@ -117,6 +117,27 @@ export function cartStorageContract(name: string, make: () => Promise<CartStorag
     let storage: CartStorage;
     beforeEach(async () => {
       storage = await make();
+    });
+
+    it("lists a fan's orders and writes one with its contact erased", async () => {
+      await storage.orders.insertConfirmed(anOrder('e1', { fanId: 'fan-9', channel: 'commerce' }));
+      await storage.orders.insertConfirmed(
+        anOrder('e2', { fanId: 'fan-9', appId: 'app-2', channel: 'commerce' }),
+      );
+      await storage.orders.insertConfirmed(anOrder('e3', { fanId: 'fan-8', channel: 'commerce' }));
+      const found = await storage.orders.listByFan('fan-9', 10);
+      expect(found.map((o) => o.id).sort()).toEqual(['e1', 'e2']);
+      const { fanId: _fanId, version, ...rest } = found[0]!;
+      const erased = { ...rest, customerEmail: '', thirdPartyAccountId: '', contactErasedAt: t0 };
+      const written = await storage.orders.updateContactErased(erased, version);
+      expect(written.version).toBeGreaterThan(version);
+      expect(await storage.orders.get(found[0]!.id)).toEqual({
+        ...erased,
+        version: written.version,
+      });
+      expect((await storage.orders.listByFan('fan-9', 10)).map((o) => o.id)).toEqual([
+        found[1]!.id,
+      ]);
     });
 
     it('stores a cart and changes it at the version it read', async () => {

@@ -11,15 +11,17 @@ import {
 import { callUnary, createGrpcClient, runAsService } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
-import { hostService, type HostedService } from '@marquee/platform/service';
+import { hostService, type HostedService, type ServiceDefinition } from '@marquee/platform/service';
 import { describeIntegration, uniqueName, waitFor } from '@marquee/platform/testing';
-import { cartV1, partnerV1 } from '@marquee/proto';
+import { authV1, cartV1, partnerV1 } from '@marquee/proto';
 import {
   availabilityChangedTopic,
   eventChangedTopic,
   orderConfirmedTopic,
 } from '@marquee/proto/topics';
 import { threePConnectorService } from '@marquee/3p-connector';
+import { authGatewayService } from '@marquee/auth-gateway';
+import { composeSecureEntry, secureEntryService } from '@marquee/secure-entry';
 import { partnerReferenceService } from '@marquee/partner-reference';
 import { offerId } from '../src/commerce/offer-ids.js';
 import { cartService } from '../src/index.js';
@@ -30,6 +32,8 @@ import { composeCart } from '../src/service.js';
  * HTTP. The event has a password-protected price type: its offers appear only with the password
  * (checked by the real connector's VerifyAccessCode), the partner accepts the booking with it, and
  * the purchase publishes `order-confirmed` with the fan and the hash of the redemption token.
+ * auth-gateway and secure-entry run on the same Kafka and FerretDB for the fan's deletion: its
+ * `fan-deleted` leaves no contact on the fan's order in cart's and secure-entry's stores.
  */
 describeIntegration(
   'commerce purchase against 3p-connector and partner-reference',
@@ -49,12 +53,17 @@ describeIntegration(
       ...availabilityChangedTopic,
       name: uniqueName('commerce-availability'),
     };
+    // This run's orders only, for secure-entry (relayed by the watch below).
+    const ordersTopic = { ...orderConfirmedTopic, name: uniqueName('commerce-order-confirmed') };
     const confirmed: IncomingEvent<cartV1.OrderConfirmed>[] = [];
     const dbs: Connection[] = [];
     const buses: EventBus[] = [];
     const hosted: HostedService[] = [];
     let partnerPort = 0;
     let commerce: cartV1.CommerceServiceClient;
+    let auth: InstanceType<typeof authV1.AuthServiceClient>;
+    let cartDb: Connection;
+    let entryDb: Connection;
     let eventId = '';
 
     const db = async (name: string) => {
@@ -76,6 +85,26 @@ describeIntegration(
       });
       buses.push(bus);
       return bus;
+    };
+    /** A service composed on its own Kafka bus and database, hosted on free ports. */
+    const hostOn = async <C>(
+      service: ServiceDefinition<C>,
+      env: Record<string, string>,
+      mongo: Connection,
+      compose = service.compose,
+    ) => {
+      const bus = kafka(service.name);
+      const infra = { name: service.name, logger, bus, mongo };
+      const parts = await compose(infra, service.loadConfig({ LOG_LEVEL: 'silent', ...env }));
+      await bus.start();
+      const host = await hostService(infra, parts, {
+        host: '127.0.0.1',
+        httpPort: 0,
+        grpcPort: 0,
+        callers: service.callers!,
+      });
+      hosted.push(host);
+      return host;
     };
     const back = async (method: string, path: string, body: unknown) => {
       const response = await fetch(`http://127.0.0.1:${partnerPort}/admin/v1${path}`, {
@@ -224,6 +253,8 @@ describeIntegration(
         { group: `commerce-int-${suffix}`, fromBeginning: false },
         async (e) => {
           confirmed.push(e);
+          if (e.value?.appId === 'app-c' && e.value.eventId === eventId)
+            await watch.publish(ordersTopic, [{ key: e.key, value: e.value }]);
         },
       );
       await watch.start();
@@ -234,9 +265,12 @@ describeIntegration(
         CART_ORDER_TOKEN_KEY: randomBytes(32).toString('base64'),
         CONNECTOR_DEADLINE_MS: '25000',
         CART_MAINTENANCE_WINDOW: 'off',
+        // Its database's name: the fan-deleted consumer group is named after it.
+        MONGO_DB: `cmt_${suffix}`,
         LOG_LEVEL: 'silent',
       });
-      const cartInfra = { name: 'cart', logger, bus: cartBus, mongo: await db('cmt') };
+      cartDb = await db('cmt');
+      const cartInfra = { name: 'cart', logger, bus: cartBus, mongo: cartDb };
       // As the runner does: cart's clients (VerifyAccessCode is for cart only) call as `cart`.
       const cartParts = await runAsService('cart', () =>
         composeCart(cartInfra, cartConfig, { eventTopic, availabilityTopic }),
@@ -266,6 +300,20 @@ describeIntegration(
         venues: [venueId],
       });
       admin.close();
+
+      // auth-gateway (the fans) and secure-entry (the orders' tickets), for the fan's deletion.
+      const authHost = await hostOn(authGatewayService, {}, await db('cma'));
+      auth = createGrpcClient(authV1.AuthServiceClient, `127.0.0.1:${authHost.grpcPort}`, {
+        deadlineMs: 10_000,
+        caller: 'edge-gateway',
+      });
+      entryDb = await db('cme');
+      await hostOn(
+        secureEntryService,
+        { CONSUMER_GROUP: `commerce-int-se-${suffix}` },
+        entryDb,
+        (infra, config) => composeSecureEntry(infra, config, { orderConfirmedTopic: ordersTopic }),
+      );
       // Sellable once cart's projection has the event and its areas.
       await waitFor(
         async () =>
@@ -277,6 +325,7 @@ describeIntegration(
 
     afterAll(async () => {
       commerce?.close();
+      auth?.close();
       for (const h of hosted.reverse()) await h.stop();
       for (const bus of buses) await bus.close();
       for (const connection of dbs) {
@@ -405,5 +454,117 @@ describeIntegration(
       expect(JSON.stringify(record.value)).not.toContain(fan.fanId);
       expect(JSON.stringify(record.value)).not.toContain(bought.redemptionToken);
     }, 120_000);
+
+    it("deletes a fan: fan-deleted leaves no contact on the fan's order in cart's and secure-entry's stores", async () => {
+      const email = `erase-${suffix}@example.test`;
+      const account = `acct-erase-${suffix}`;
+      const { id: fanId } = await callUnary(auth, 'createFan', { email, password: 'long enough' });
+      const orderId = await buyOne({ appId: 'app-c', fanId }, email, account);
+      type Raw = { _id: string; data: Record<string, unknown> };
+      const cartOrders = cartDb.collection<Raw>('orders');
+      const entryOrders = entryDb.collection<Raw>('entry_orders');
+      const contactIn = (doc: unknown) =>
+        [email, account, fanId].filter((value) => JSON.stringify(doc).includes(value));
+      // Before: both stores hold the contact (secure-entry from the sealed contact).
+      const before = await waitFor(async () => entryOrders.findOne({ _id: orderId }), {
+        timeoutMs: 30_000,
+        description: "secure-entry's order",
+      });
+      expect(contactIn(before)).toEqual([email, account, fanId]);
+      expect(contactIn(await cartOrders.findOne({ _id: orderId }))).toEqual([
+        email,
+        account,
+        fanId,
+      ]);
+
+      await callUnary(auth, 'deleteFan', { fanId });
+
+      const erased = await waitFor(
+        async () => {
+          const docs = [
+            await cartOrders.findOne({ _id: orderId }),
+            await entryOrders.findOne({ _id: orderId }),
+          ];
+          return docs.every((doc) => contactIn(doc).length === 0) ? docs : undefined;
+        },
+        { timeoutMs: 30_000, description: 'contact erased in cart and secure-entry' },
+      );
+      // The orders stay, as commercial records, with their tickets and money.
+      const [cartOrder, entryOrder] = erased;
+      expect(cartOrder!.data).toMatchObject({ status: 'CONFIRMED', customerEmail: '' });
+      expect(cartOrder!.data.contactErasedAt).toBeInstanceOf(Date);
+      expect(entryOrder!.data).toMatchObject({ voided: false, thirdPartyAccountId: '' });
+      expect(entryOrder!.data.ticketIds).toHaveLength(1);
+      // The fan is gone: a second deletion is NOT_FOUND.
+      await expect(callUnary(auth, 'deleteFan', { fanId })).rejects.toMatchObject({
+        kind: 'not_found',
+      });
+    }, 120_000);
+
+    /** One adult ticket bought for the fan, paid with this e-mail and account; the order id. */
+    async function buyOne(
+      fan: { appId: string; fanId: string },
+      emailAddress: string,
+      thirdPartyAccountId: string,
+    ): Promise<string> {
+      const created = await callUnary(commerce, 'createShoppingCart', {
+        ...fan,
+        products: [
+          {
+            product: eventId,
+            eventId,
+            qty: 0,
+            offers: [{ offer: offerId('000001', 'PL1'), qty: 1, password: '' }],
+            areaIds: [],
+            minPriceMinor: 0,
+            maxPriceMinor: 0,
+            minPrice: '',
+            maxPrice: '',
+          },
+        ],
+        holdTimeSeconds: 0,
+        pollingCallbackUrl: '',
+        idempotencyKey: `erase-create-${suffix}`,
+      });
+      const cartId = created.cart!.cart!.id;
+      const held = await waitFor(
+        async () => {
+          const { cart } = await callUnary(commerce, 'getShoppingCart', { ...fan, cartId });
+          return cart!.cart!.status === cartV1.CartStatus.CART_STATUS_PENDING ? undefined : cart!;
+        },
+        { timeoutMs: 30_000, description: 'cart held' },
+      );
+      await callUnary(commerce, 'selectShoppingCartDelivery', {
+        ...fan,
+        cartId,
+        deliveryId: 'ETICKET',
+      });
+      await callUnary(commerce, 'addShoppingCartPayment', {
+        ...fan,
+        cartId,
+        idempotencyKey: `erase-pay-${suffix}`,
+        billing: {
+          firstName: 'Grace',
+          lastName: 'Hopper',
+          homePhone: '',
+          type: 'CC',
+          reference: '',
+          address: undefined,
+          amount: held.cart!.totals!.unpaid,
+          cardNonce: 'fake-valid-nonce',
+          cin: '123',
+          expireMonth: 12,
+          expireYear: 2032,
+          emailAddress,
+          thirdPartyAccountId,
+        },
+      });
+      const bought = await callUnary(commerce, 'purchaseShoppingCart', {
+        ...fan,
+        cartId,
+        idempotencyKey: `erase-buy-${suffix}`,
+      });
+      return bought.order!.orderId;
+    }
   },
 );

@@ -12,6 +12,9 @@ function countingBackend(valid: Set<string>) {
       calls.push('rate');
       return { limit: 5000, available: 4999, resetEpochMs: 1, over: false };
     },
+    deleteFan: async (fanId) => {
+      calls.push(`delete ${fanId}`);
+    },
     revokeGrant: async (fanId, clientId) => {
       calls.push(`revoke ${fanId} ${clientId}`);
       return { revokedTokens: 2 };

@@ -40,6 +40,7 @@ function authGateway() {
     createApp: async () => ({ apiKey: 'k', clientId: 'c', clientSecret: 's' }),
     createFan: async () => ({ id: 'f' }),
     revokeGrant: async () => ({ revokedTokens: 0 }),
+    deleteFan: async () => undefined,
     resolveTrackingId: async () => ({ valid: false, appId: '' }),
     checkRateLimit: async () => ({ limit: 1, available: 1, resetEpochMs: 0, over: false }),
     async validateApiKey(key): Promise<ApiKeyCheck> {

@@ -5,6 +5,7 @@ import { loadSecureEntryConfig, type SecureEntryConfig } from './config.js';
 import { composeSecureEntry } from './service.js';
 
 export { configSchema, loadSecureEntryConfig, type SecureEntryConfig } from './config.js';
+export { composeSecureEntry, type SecureEntryComposeOptions } from './service.js';
 
 /** secure-entry as the process runner and the embedded default see it. */
 export const secureEntryService: ServiceDefinition<SecureEntryConfig> = {

@@ -5,28 +5,42 @@ import { openServiceStores } from '@marquee/platform/store';
 import {
   allTopics,
   eventChangedTopic,
+  fanDeletedTopic,
   orderCancelledTopic,
   orderConfirmedTopic,
+  type TopicDef,
 } from '@marquee/proto/topics';
+import type { OrderConfirmed } from '@marquee/proto/cart/v1';
 import { createEntryCrypto, cryptoRandomness, entryKeys } from './adapters/entry-crypto.js';
 import { createEntryStorage } from './adapters/stores.js';
+import { FanErasure } from './app/fan-erasure.js';
 import { SecureEntry } from './app/secure-entry.js';
 import { consumerGroup, type SecureEntryConfig } from './config.js';
 import { secureEntryGrpc } from './ports/grpc/secure-entry-grpc.js';
 import {
   eventChangedHandler,
+  fanDeletedHandler,
   orderCancelledHandler,
   orderConfirmedHandler,
 } from './ports/kafka/handlers.js';
 
+export interface SecureEntryComposeOptions {
+  /**
+   * Tests give their own copy of `order-confirmed` (records relayed from the real one), so a fresh
+   * database does not replay every order a shared broker holds.
+   */
+  orderConfirmedTopic?: TopicDef<OrderConfirmed>;
+}
+
 /**
  * Composition root of secure-entry: keys and crypto, storage (Mongo or memory), the use cases, the
- * consumers of `order-confirmed`, `order-cancelled` and `event-changed`, the gRPC API and the
- * outbox relay of `ticket-issued`, `ticket-voided` and `ticket-scanned`.
+ * consumers of `order-confirmed`, `order-cancelled`, `event-changed` and `fan-deleted`, the gRPC
+ * API and the outbox relay of `ticket-issued`, `ticket-voided` and `ticket-scanned`.
  */
 export async function composeSecureEntry(
   infra: ServiceInfra,
   config: SecureEntryConfig,
+  options: SecureEntryComposeOptions = {},
 ): Promise<ServiceParts> {
   const { logger, bus } = infra;
   const crypto = createEntryCrypto(
@@ -50,12 +64,13 @@ export async function composeSecureEntry(
       forgedPerMinute: config.GATE_FORGED_SCANS_PER_MINUTE,
     },
   });
+  const erasure = new FanErasure({ ...storage, clock: { now: () => new Date() } });
   const group = consumerGroup(config);
   const contactKeys = contactKeysOf(config.ORDER_CONTACT_KEYS, (message) => logger.warn(message));
   await bus.subscribe(
-    orderConfirmedTopic,
+    options.orderConfirmedTopic ?? orderConfirmedTopic,
     { group },
-    orderConfirmedHandler({ entry, logger, contactKeys }),
+    orderConfirmedHandler({ entry, erasure, logger, contactKeys }),
   );
   await bus.subscribe(orderCancelledTopic, { group }, orderCancelledHandler({ entry }));
   // Its own group: a new database replays the whole event topic from the beginning, and the
@@ -65,6 +80,13 @@ export async function composeSecureEntry(
     eventChangedTopic,
     { group: `${group}.events`, fromBeginning: true },
     eventChangedHandler({ entry }),
+  );
+  // Its own group, read from the beginning like the event topic: a new database, rebuilt from
+  // order-confirmed, must learn every erasure the topic still holds.
+  await bus.subscribe(
+    fanDeletedTopic,
+    { group: `${group}.fan-deleted`, fromBeginning: true },
+    fanDeletedHandler({ erasure, logger }),
   );
   const relay = createOutboxRelay({
     sources: outboxSources,

@@ -20,6 +20,7 @@ describe('order-confirmed: the sealed buyer contact', () => {
     const h = harness();
     const handle = orderConfirmedHandler({
       entry: h.entry,
+      erasure: h.erasure,
       logger,
       contactKeys: DEVELOPMENT_CONTACT_KEYS,
     });
@@ -35,12 +36,18 @@ describe('order-confirmed: the sealed buyer contact', () => {
   it('throws (retried, then dead-lettered sealed) for a contact it cannot open, issuing nothing', async () => {
     const h = harness();
     const otherRing = parseContactKeys(`k9:${randomBytes(32).toString('base64')}`);
-    const handle = orderConfirmedHandler({ entry: h.entry, logger, contactKeys: otherRing });
+    const handle = orderConfirmedHandler({
+      entry: h.entry,
+      erasure: h.erasure,
+      logger,
+      contactKeys: otherRing,
+    });
     const { message } = confirmedOrder();
     await expect(handle(record(message))).rejects.toThrow(/no key "dev"/);
     // Another order's sealed contact copied onto this record does not open either.
     const own = orderConfirmedHandler({
       entry: h.entry,
+      erasure: h.erasure,
       logger,
       contactKeys: DEVELOPMENT_CONTACT_KEYS,
     });

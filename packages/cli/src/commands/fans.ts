@@ -24,6 +24,25 @@ export const fansCreate: Command = {
 };
 
 /**
+ * `marquee fans delete <fanId>`: `DELETE /admin/v1/fans/{fanId}`. The fan's account, grants and
+ * tokens are deleted, and the contact on the fan's orders is blanked (the orders are kept).
+ */
+export const fansDelete: Command = {
+  path: ['fans', 'delete'],
+  summary:
+    "Delete a fan: account, grants and tokens; the e-mail, partner account id and fan id on the fan's orders are blanked",
+  usage: '<fanId>',
+  options: {},
+  async run({ positionals, admin, out }) {
+    const [fanId, ...rest] = positionals;
+    if (!fanId) throw new UsageError('the fan id is required');
+    if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+    await admin.request('DELETE', `fans/${encodeURIComponent(fanId)}`);
+    out(JSON.stringify({ fanId, deleted: true }, null, 2));
+  },
+};
+
+/**
  * `marquee fans revoke-grant <fanId> <clientId>`: `DELETE /admin/v1/fans/{fanId}/grants/{clientId}`.
  * The fan's grant for the app ends and every token issued under it stops working.
  */

@@ -1,7 +1,7 @@
 import type { Command } from '../command.js';
 import { appsAccess, appsApprove, appsCreate, appsUnapprove, appsUpdate } from './apps.js';
 import { dealsCommands } from './deals.js';
-import { fansCreate, fansRevokeGrant } from './fans.js';
+import { fansCreate, fansDelete, fansRevokeGrant } from './fans.js';
 import { gatesCommands } from './gates.js';
 import { ordersCommands } from './orders.js';
 import { partnersCommands } from './partners.js';
@@ -20,6 +20,7 @@ export const commands: readonly Command[] = [
   appsAccess,
   fansCreate,
   fansRevokeGrant,
+  fansDelete,
   ...dealsCommands,
   ...partnersCommands,
   ...reconciliationCommands,

@@ -32,7 +32,13 @@ const signedBy = (signer: ServiceKeyring, producer: string, what = record): Sign
 
 describe('record signatures', () => {
   it('signs the command-like topics only', () => {
-    for (const topic of ['order-confirmed', 'order-cancelled', 'booking-held', 'ticket-issued'])
+    for (const topic of [
+      'order-confirmed',
+      'order-cancelled',
+      'fan-deleted',
+      'booking-held',
+      'ticket-issued',
+    ])
       expect(isSignedTopic(topic)).toBe(true);
     for (const topic of ['event-changed', 'order-printed', 'order-confirmed.dlq', 'deal-changed'])
       expect(isSignedTopic(topic)).toBe(false);

@@ -24,6 +24,7 @@ export type Collection<T extends Versioned> = ServiceCollection<T>;
 /** The collections of auth-gateway: one VersionedStore each, memory or Mongo (`openServiceStores`). */
 export interface AuthStores {
   apps: Collection<Stored<DeveloperApp>>;
+  /** Carries `fan-deleted` in its outbox (recorded by the fan's deletion). */
   fans: Collection<Stored<Fan>>;
   interactions: Collection<Stored<Interaction>>;
   codes: Collection<Stored<AuthorizationCode>>;
@@ -45,16 +46,22 @@ export function createAuthStores(stores: ServiceStores): AuthStores {
   return {
     apps: stores.collection<Stored<DeveloperApp>>('apps', appIndexes),
     fans: stores.collection<Stored<Fan>>('fans', fanIndexes),
+    // `fanId`: a fan's deletion finds their records (`deleteFanRecords`).
     interactions: stores.collection<Stored<Interaction>>('interactions', [
       { fields: { expiresAt: 1 } },
+      { fields: { fanId: 1 } },
     ]),
-    codes: stores.collection<Stored<AuthorizationCode>>('codes', [{ fields: { expiresAt: 1 } }]),
+    codes: stores.collection<Stored<AuthorizationCode>>('codes', [
+      { fields: { expiresAt: 1 } },
+      { fields: { fanId: 1 } },
+    ]),
     tokens: stores.collection<Stored<IssuedToken>>('tokens', [
       { fields: { codeId: 1 } },
       { fields: { grantId: 1 } },
       { fields: { expiresAt: 1 } },
+      { fields: { fanId: 1 } },
     ]),
-    grants: stores.collection<Stored<Grant>>('grants'),
+    grants: stores.collection<Stored<Grant>>('grants', [{ fields: { fanId: 1 } }]),
     settings: stores.collection<Stored<Setting>>('settings'),
   };
 }

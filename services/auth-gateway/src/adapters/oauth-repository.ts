@@ -1,9 +1,9 @@
 import { createOutboxEvent } from '@marquee/platform/outbox';
-import { isVersionConflict } from '@marquee/platform/store';
+import { isVersionConflict, type StoreFilter, type Versioned } from '@marquee/platform/store';
 import { appAuthorizedTopic } from '@marquee/proto/topics';
 import type { KeyStore, OAuthRepository } from '../app/ports.js';
 import { newSecret } from '../app/secrets.js';
-import type { AuthStores, Stored } from './auth-stores.js';
+import type { AuthStores, Collection, Stored } from './auth-stores.js';
 
 function plain<T extends object>(doc: Stored<T> | undefined): T | undefined {
   if (!doc) return undefined;
@@ -130,7 +130,27 @@ export function createOAuthRepository(stores: AuthStores): OAuthRepository {
         await grants.update(id, current.version, (doc) => ({ ...doc, revokedAt: at }));
       });
     },
+    async deleteFanRecords(fanId) {
+      // Sign-ins in progress and codes first, so no new token or grant comes of them; grants last.
+      await deleteAll(interactions, fanId);
+      await deleteAll(codes, fanId);
+      await deleteAll(tokens, fanId);
+      return { grants: await deleteAll(grants, fanId) };
+    },
   };
+}
+
+/** Deletes the fan's documents of a collection, a batch at a time; resolves with how many. */
+async function deleteAll<T extends Versioned & { fanId?: string }>(
+  store: Collection<T>,
+  fanId: string,
+): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const batch = await store.find({ fanId } as StoreFilter<T>, { limit: 500 });
+    for (const doc of batch) if (await store.delete(doc.id)) deleted++;
+    if (batch.length < 500) return deleted;
+  }
 }
 
 /**

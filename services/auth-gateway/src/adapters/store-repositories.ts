@@ -1,3 +1,5 @@
+import { createOutboxEvent } from '@marquee/platform/outbox';
+import { fanDeletedTopic } from '@marquee/proto/topics';
 import type { AppRepository, FanRepository } from '../app/ports.js';
 import { accessOf, oauthOf, quotaOf, validateQuota, type DeveloperApp } from '../domain/app.js';
 import type { Fan } from '../domain/fan.js';
@@ -26,6 +28,20 @@ export function createAppRepository(stores: Pick<AuthStores, 'apps'>): AppReposi
     byClientId: (clientId) => first({ clientId }),
     byApiKeyFingerprint: (apiKeyFingerprint) => first({ apiKeyFingerprint }),
     byTrackingId: (trackingId) => first({ trackingId }),
+    async withoutTrackingId(limit) {
+      // `null` matches a missing field (StoreFilter), on memory and Mongo alike.
+      const docs = await stores.apps.find({ trackingId: null }, { limit });
+      return docs.map((doc) => plain<DeveloperApp>(doc)!);
+    },
+    async assignTrackingId(id, trackingId) {
+      let assigned = false;
+      await stores.apps.modify(id, (app) => {
+        // Re-asked on a concurrent write: the second look sees the other writer's id.
+        assigned = app.trackingId === undefined;
+        return assigned ? { ...app, trackingId } : undefined;
+      });
+      return assigned;
+    },
     setAccess: (id, change) =>
       update(id, (app) => ({
         ...app,
@@ -74,5 +90,21 @@ export function createFanRepository(stores: Pick<AuthStores, 'fans'>): FanReposi
     },
     byId: async (id) => plain<Fan>(await stores.fans.get(id)),
     byEmail: async (email) => plain<Fan>((await stores.fans.find({ email }, { limit: 1 }))[0]),
+    async erase(id, at) {
+      // Step 1: no e-mail and no password hash left in the document (a placeholder keeps the
+      // unique e-mail index apart; it has no `@`, so no sign-in can match it).
+      const blanked = await stores.fans.modify(id, (fan) =>
+        fan.passwordHash === '' ? undefined : { ...fan, email: `deleted:${id}`, passwordHash: '' },
+      );
+      if (!blanked) return false;
+      // Step 2: the deletion and its fact in one write. A repeat after a crash between the two
+      // steps finds the blanked fan and finishes.
+      const event = createOutboxEvent(fanDeletedTopic, {
+        key: id,
+        value: { fanId: id, deletedAt: at },
+        time: at,
+      });
+      return stores.fans.delete(id, undefined, { events: [event] });
+    },
   };
 }

@@ -44,6 +44,8 @@ export interface TrackingIdCheck {
 }
 
 const TRACKING_ID = /^mqt_[A-Za-z0-9_-]{22}$/;
+/** A new public tracking id: `mqt_` and 16 random bytes (base64url). */
+const newTrackingId = (): string => `mqt_${newSecret(16)}`;
 
 export interface ApiKeyCheck {
   valid: boolean;
@@ -113,7 +115,7 @@ export class DeveloperAccess {
       clientId: newSecret(16),
       clientSecretHash: await this.deps.hasher.hash(clientSecret),
       apiKeyFingerprint: fingerprint(apiKey),
-      trackingId: `mqt_${newSecret(16)}`,
+      trackingId: newTrackingId(),
       redirectUris: valid.redirectUris,
       status: 'active',
       quota: validateQuota({
@@ -132,6 +134,23 @@ export class DeveloperAccess {
       clientSecret,
       trackingId: app.trackingId!,
     };
+  }
+
+  /**
+   * Gives every app created before tracking ids existed one, as `createApp` does (run at start).
+   * Safe with several replicas at once: each assignment is a compare-and-set that writes only to
+   * an app still without an id, so an app gets exactly one, whoever wins. Resolves with how many
+   * this call assigned.
+   */
+  async backfillTrackingIds(): Promise<number> {
+    let assigned = 0;
+    for (;;) {
+      const batch = await this.deps.apps.withoutTrackingId(100);
+      if (batch.length === 0) return assigned;
+      for (const app of batch) {
+        if (await this.deps.apps.assignTrackingId(app.id, newTrackingId())) assigned += 1;
+      }
+    }
   }
 
   /** The active app behind a public tracking id; counts nothing against its quota. */

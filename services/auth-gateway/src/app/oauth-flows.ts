@@ -374,6 +374,9 @@ export class OAuthFlows {
     const fanId = this.signedIn(interaction);
     const app = await this.client(interaction.clientId);
     if (!app) throw new AuthError('not_found', 'This app is no longer registered.');
+    // A fan deleted since signing in grants nothing.
+    if (!(await this.deps.fans.byId(fanId)))
+      throw new AuthError('permission_denied', 'Sign in first.');
     const now = this.now();
     await this.deps.oauth.approveGrant(
       {

@@ -14,6 +14,13 @@ export interface AppRepository {
   byClientId(clientId: string): Promise<DeveloperApp | undefined>;
   byApiKeyFingerprint(fingerprint: string): Promise<DeveloperApp | undefined>;
   byTrackingId(trackingId: string): Promise<DeveloperApp | undefined>;
+  /** Apps stored without a tracking id (created before they existed), at most `limit`. */
+  withoutTrackingId(limit: number): Promise<DeveloperApp[]>;
+  /**
+   * Compare-and-set: gives the app `trackingId` only if it still has none. True when this call
+   * set it; false when the app has one already (another replica was first) or is unknown.
+   */
+  assignTrackingId(id: string, trackingId: string): Promise<boolean>;
   /**
    * Sets the given access flags (others keep their value) with a compare-and-set write; resolves the
    * app as stored after the change, `undefined` for an unknown app.
@@ -33,6 +40,12 @@ export interface FanRepository {
   insert(fan: Fan): Promise<void>;
   byId(id: string): Promise<Fan | undefined>;
   byEmail(email: string): Promise<Fan | undefined>;
+  /**
+   * Deletes the fan and records `fan-deleted` (key = fan id, the id alone) in the same write. The
+   * e-mail and password hash are overwritten first, so the deleted record (kept invisible until
+   * the outbox relay has published the event) holds neither. False when there is no such fan.
+   */
+  erase(id: string, at: Date): Promise<boolean>;
 }
 
 /**
@@ -93,6 +106,11 @@ export interface OAuthRepository {
   /** Stores the approval and records the `app-authorized` fact with it, atomically. */
   approveGrant(grant: Grant, fact: AppAuthorizedFact): Promise<void>;
   revokeGrant(id: string, at: Date): Promise<void>;
+  /**
+   * Deletes every interaction, code, token and grant of the fan; resolves with how many grants
+   * were deleted. Safe to repeat: a second call finds nothing.
+   */
+  deleteFanRecords(fanId: string): Promise<{ grants: number }>;
 }
 
 /** What `app-authorized` carries (proto marquee.auth.v1.AppAuthorized). */

@@ -16,7 +16,8 @@ export interface DeveloperApp {
   /**
    * Public id of the app for the tracking pixel (`mqt_` and 22 random base64url characters):
    * pages anyone can read carry it instead of the API key. It grants nothing but recording a
-   * visit, so it is stored as it is. Absent on apps created before tracking ids existed.
+   * visit, so it is stored as it is. Apps created before tracking ids existed get one from the
+   * start-up backfill (`DeveloperAccess.backfillTrackingIds`).
    */
   trackingId?: string;
   /** Exact-match allow-list (RFC 9700 section 2.1: no pattern matching). */

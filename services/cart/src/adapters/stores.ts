@@ -110,6 +110,8 @@ export function createCartStorage(
     { fields: { refundDueAt: 1 }, due: true },
     // The order of a payment (Stripe's webhook events name the PaymentIntent).
     { fields: { paymentId: 1 } },
+    // A fan's orders, whose contact is erased when the fan is deleted (`listByFan`).
+    { fields: { fanId: 1 } },
   ]);
   const tracking = stores.collection<TrackingDoc>('tracking_hits', [
     { fields: { appId: 1, eventId: 1, at: -1 } },
@@ -309,6 +311,9 @@ export function orderRepository(
       const [found] = await store.find({ paymentId }, { limit: 1 });
       return found;
     },
+    listByFan: (fanId, limit) => store.find({ fanId }, { limit }),
+    updateContactErased: (order, expectedVersion) =>
+      store.update(order.id, expectedVersion, { ...order }),
     findRefundDue: (now, limit) =>
       store.find({ refundDueAt: { $lte: now } }, { sort: { refundDueAt: 1 }, limit }),
     updatePrinted: (order, expectedVersion) => {

@@ -6,6 +6,7 @@ import type { ShippingOption } from '../domain/shipping.js';
 import { AddPayment } from './commands/add-payment.js';
 import { CancelOrder } from './commands/cancel-order.js';
 import { CommitCart } from './commands/commit.js';
+import { EraseFanContact } from './commands/erase-fan-contact.js';
 import { CompleteReserve } from './commands/complete-reserve.js';
 import { PrintOrder } from './commands/print-order.js';
 import { PurgeEndedCarts } from './commands/purge-ended.js';
@@ -72,6 +73,7 @@ export class CartApp {
   readonly #stripeEvent: HandleStripeEvent;
   readonly #printOrder: PrintOrder;
   readonly #recordTracking: RecordTracking;
+  readonly #eraseFanContact: EraseFanContact;
 
   constructor(private readonly deps: CartAppDeps) {
     const core = new CartCore(deps);
@@ -124,6 +126,7 @@ export class CartApp {
     this.#stripeEvent = new HandleStripeEvent(core, this.#cancelOrder);
     this.#printOrder = new PrintOrder(deps);
     this.#recordTracking = new RecordTracking(deps);
+    this.#eraseFanContact = new EraseFanContact(deps);
   }
 
   // Reads
@@ -242,6 +245,11 @@ export class CartApp {
 
   recordTracking(input: Parameters<RecordTracking['handle']>[0]): Promise<void> {
     return this.#recordTracking.handle(input);
+  }
+
+  /** The fan was deleted: the contact of their orders is erased; resolves with how many. */
+  eraseFanContact(fanId: string): Promise<number> {
+    return this.#eraseFanContact.handle(fanId);
   }
 
   // Admission of reserves (load shedding and the sold-out hint; see ReserveAdmission)

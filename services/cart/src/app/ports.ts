@@ -67,6 +67,10 @@ export interface OrderRepository {
   findByPaymentId(paymentId: string): Promise<Stored<Order> | undefined>;
   /** Orders whose owed refund is due at `now` (`refundDueAt`), soonest first. */
   findRefundDue(now: Date, limit: number): Promise<Stored<Order>[]>;
+  /** Orders of the fan (`fanId`), any app and status, at most `limit`. */
+  listByFan(fanId: string, limit: number): Promise<Stored<Order>[]>;
+  /** Writes the order with its contact erased (no topic record: nothing about it is news). */
+  updateContactErased(order: Order, expectedVersion: number): Promise<Stored<Order>>;
   /** Writes a print action with `order-printed`. */
   updatePrinted(order: Order, expectedVersion: number): Promise<Stored<Order>>;
   /** Confirmed, non-sandbox orders of one buyer (a fan, or a third-party account) of an event. */

@@ -56,6 +56,11 @@ export interface Order {
   refundRefused?: { key: string; reason: string; at: Date };
   customerEmail: string;
   thirdPartyAccountId: string;
+  /**
+   * When the buyer's contact was erased (the fan was deleted): `customerEmail`,
+   * `thirdPartyAccountId` and `fanId` are blank since; the order stays as a commercial record.
+   */
+  contactErasedAt?: Date;
   secureEntryEnabled: boolean;
   /** Hex SHA-256 of the order token. */
   tokenSha256: string;
@@ -172,4 +177,13 @@ export function orderNumberFrom(bytes: Uint8Array): string {
   let out = '';
   for (let i = 0; i < 8; i += 1) out += ALPHABET[(bytes[i] ?? 0) % ALPHABET.length];
   return `MQ-${out.slice(0, 4)}-${out.slice(4)}`;
+}
+
+/**
+ * The order without its buyer's contact (the fan was deleted, docs/security.md "Personal data"):
+ * no e-mail, partner account id or fan id; everything else (tickets, money, status) is kept.
+ */
+export function withoutContact(order: Order, at: Date): Order {
+  const { fanId: _fanId, ...rest } = order;
+  return { ...rest, customerEmail: '', thirdPartyAccountId: '', contactErasedAt: at };
 }

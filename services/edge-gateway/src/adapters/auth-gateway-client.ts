@@ -57,6 +57,9 @@ export function createAuthGatewayClient(
       const answer = await callUnary(client, 'revokeGrant', { fanId, clientId });
       return { revokedTokens: answer.revokedTokens };
     },
+    async deleteFan(fanId) {
+      await callUnary(client, 'deleteFan', { fanId });
+    },
     async validateApiKey(apiKey) {
       const answer = await callUnary(client, 'validateApiKey', { apiKey });
       return {

@@ -60,6 +60,7 @@ export function cachingDeveloperAccess(
     createFan: (input) => inner.createFan(input),
     checkRateLimit: rateLimitLeases(inner, { now }),
     revokeGrant: (fanId, clientId) => inner.revokeGrant(fanId, clientId),
+    deleteFan: (fanId) => inner.deleteFan(fanId),
     validateApiKey: cached<ApiKeyCheck>((apiKey) => inner.validateApiKey(apiKey)),
     resolveTrackingId: cached<TrackingIdCheck>((id) => inner.resolveTrackingId(id)),
   };

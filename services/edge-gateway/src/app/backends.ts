@@ -123,6 +123,11 @@ export interface DeveloperAccess {
    * working. Resolves with how many tokens were revoked; kind `not_found` for an unknown fan or app.
    */
   revokeGrant(fanId: string, clientId: string): Promise<{ revokedTokens: number }>;
+  /**
+   * Deletes a fan: the account, their grants and tokens (auth-gateway), then cart and secure-entry
+   * blank the contact of the fan's orders from `fan-deleted`. Kind `not_found` for an unknown fan.
+   */
+  deleteFan(fanId: string): Promise<void>;
 }
 
 export interface Backends {

@@ -4,6 +4,7 @@ import { entryV1 } from '@marquee/proto';
 import { ticketIssuedTopic, ticketScannedTopic, ticketVoidedTopic } from '@marquee/proto/topics';
 import type {
   AdmissionRepository,
+  ErasedFanRepository,
   EventRepository,
   GateRepository,
   OrderRepository,
@@ -14,6 +15,7 @@ import { errorKindOf, isDuplicate, retryOnConflict } from '../domain/errors.js';
 import type {
   Admission,
   EntryOrder,
+  ErasedFan,
   EventTimes,
   Gate,
   ScanRecord,
@@ -29,6 +31,7 @@ export const COLLECTIONS = {
   gates: 'gates',
   admissions: 'admissions',
   scans: 'refused_scans',
+  erasedFans: 'erased_fans',
 } as const;
 
 /** A refused scan as stored (admissions are the accepted ones). */
@@ -44,6 +47,7 @@ export interface EntryStorage {
   gates: GateRepository;
   admissions: AdmissionRepository;
   scans: ScanLog;
+  erasedFans: ErasedFanRepository;
 }
 
 const VOID_REASON: Record<VoidReason, entryV1.VoidReason> = {
@@ -119,6 +123,8 @@ function scannedEvent(scan: ScanRecord) {
 export function createEntryStorage(stores: ServiceStores): EntryStorage {
   const orders = stores.collection<EntryOrder>(COLLECTIONS.orders, [
     { fields: { tokenHash: 1 }, unique: true, name: 'token_hash' },
+    // A deleted fan's orders (`listByFan`), whose contact is erased.
+    { fields: { fanId: 1 } },
   ]);
   const tickets = stores.collection<Ticket>(COLLECTIONS.tickets, [
     { fields: { barcode: 1 }, unique: true, name: 'barcode' },
@@ -138,6 +144,7 @@ export function createEntryStorage(stores: ServiceStores): EntryStorage {
     events: eventRepository(events),
     gates: gateRepository(gates),
     admissions: admissionRepository(admissions),
+    erasedFans: erasedFanRepository(stores.collection<ErasedFan>(COLLECTIONS.erasedFans)),
     scans: {
       async record(id, scan) {
         await scans.insert({ id, ...scan }, { events: [scannedEvent(scan)] });
@@ -169,6 +176,20 @@ function orderRepository(store: VersionedStore<EntryOrder>): OrderRepository {
           : [];
       return store.update(order.id, order.version, order, { events });
     },
+    listByFan: (fanId, limit) => store.find({ fanId }, { limit }),
+  };
+}
+
+function erasedFanRepository(store: VersionedStore<ErasedFan>): ErasedFanRepository {
+  return {
+    async record(fanId, at) {
+      try {
+        await store.insert({ id: fanId, erasedAt: at });
+      } catch (error) {
+        if (!isDuplicate(error)) throw error;
+      }
+    },
+    has: async (fanId) => (await store.get(fanId)) !== undefined,
   };
 }
 

@@ -55,6 +55,15 @@ export interface OrderRepository {
     order: EntryOrder,
     voided?: { ticketIds: string[]; reason: VoidReason; at: Date },
   ): Promise<EntryOrder>;
+  /** Orders of the fan (`fanId`), at most `limit`. */
+  listByFan(fanId: string, limit: number): Promise<EntryOrder[]>;
+}
+
+/** The fans deleted (`fan-deleted`), by id. */
+export interface ErasedFanRepository {
+  /** Records the fan as deleted; a fan recorded already stays as it is. */
+  record(fanId: string, at: Date): Promise<void>;
+  has(fanId: string): Promise<boolean>;
 }
 
 export interface TicketRepository {

@@ -9,6 +9,10 @@ export interface ConfirmedOrder {
   tokenHash: string;
   customerEmail: string;
   thirdPartyAccountId: string;
+  /** The buyer's fan id; `''` for an order without a fan (the partner cart). */
+  fanId: string;
+  /** Set when the fan was deleted before the order arrived: the contact fields are blank. */
+  contactErasedAt?: Date;
   secureEntry: boolean;
   sandbox: boolean;
   delivery: Delivery;
@@ -128,6 +132,8 @@ export function orderRecord(
     partnerId: order.partnerId,
     customerEmail: order.customerEmail,
     thirdPartyAccountId: order.thirdPartyAccountId,
+    ...(order.fanId ? { fanId: order.fanId } : {}),
+    ...(order.contactErasedAt ? { contactErasedAt: order.contactErasedAt } : {}),
     delivery: order.delivery,
     sandbox: order.sandbox,
     secureEntry: order.secureEntry,

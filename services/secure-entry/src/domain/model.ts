@@ -47,6 +47,10 @@ export interface EntryOrder {
   partnerId: string;
   customerEmail: string;
   thirdPartyAccountId: string;
+  /** The buyer's platform fan id (commerce orders; from the sealed contact). */
+  fanId?: string;
+  /** When the contact was erased (the fan was deleted): e-mail, account id and fan id are blank. */
+  contactErasedAt?: Date;
   delivery: Delivery;
   sandbox: boolean;
   secureEntry: boolean;
@@ -60,6 +64,23 @@ export interface EntryOrder {
   cancelledBeforeConfirm?: boolean;
   /** Partner ticket ids this (resale) order replaced. */
   replaces?: string[];
+}
+
+/**
+ * The order without its buyer's contact (docs/security.md, "Personal data"): no e-mail, partner
+ * account id or fan id. Tickets, device binding and the rest stay.
+ */
+export function withoutContact<T extends Omit<EntryOrder, 'version'>>(order: T, at: Date): T {
+  const { fanId: _fanId, ...rest } = order;
+  return { ...rest, customerEmail: '', thirdPartyAccountId: '', contactErasedAt: at } as T;
+}
+
+/** A deleted fan (`fan-deleted`): orders of theirs that arrive later are stored without contact. */
+export interface ErasedFan {
+  /** The fan id. */
+  id: string;
+  version: number;
+  erasedAt: Date;
 }
 
 export type TicketStatus = 'active' | 'voided';

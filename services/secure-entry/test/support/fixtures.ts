@@ -10,6 +10,7 @@ import {
   type TokenKey,
 } from '../../src/adapters/entry-crypto.js';
 import { createEntryStorage, type EntryStorage } from '../../src/adapters/stores.js';
+import { FanErasure } from '../../src/app/fan-erasure.js';
 import { SecureEntry } from '../../src/app/secure-entry.js';
 
 export const EVENT_ID = 'EvSecure0000001';
@@ -24,13 +25,15 @@ export function confirmedOrder(
     /** Sealed into `sealed_contact` (development ring) with the e-mail. */
     thirdPartyAccountId?: string;
     customerEmail?: string;
+    /** Sealed into `sealed_contact` too (a commerce order's fan). */
+    fanId?: string;
   } = {},
 ): {
   message: OrderConfirmed;
   orderToken: string;
 } {
   const orderToken = randomBytes(24).toString('base64url');
-  const { seats: seatList, thirdPartyAccountId, customerEmail, ...fields } = over;
+  const { seats: seatList, thirdPartyAccountId, customerEmail, fanId, ...fields } = over;
   const seats = seatList ?? ['7', '8'];
   const orderId = over.orderId ?? `ord-${randomBytes(4).toString('hex')}`;
   const message = OrderConfirmedMessage.fromPartial({
@@ -43,7 +46,7 @@ export function confirmedOrder(
       {
         customerEmail: customerEmail ?? 'fan@example.com',
         thirdPartyAccountId: thirdPartyAccountId ?? 'user-42',
-        fanId: '',
+        fanId: fanId ?? '',
       },
       orderId,
       DEVELOPMENT_CONTACT_KEYS,
@@ -81,6 +84,7 @@ export function confirmedOrder(
 
 export interface Harness {
   entry: SecureEntry;
+  erasure: FanErasure;
   storage: EntryStorage;
   stores: ServiceStores;
   clock: { now: Date; set(at: Date | number): void; advance(ms: number): void };
@@ -124,7 +128,8 @@ export function harness(
     gateCacheMs: 5_000,
     ...(options.scanLimits ? { scanLimits: options.scanLimits } : {}),
   });
-  return { entry, storage, stores, clock };
+  const erasure = new FanErasure({ ...storage, clock: { now: () => clock.now } });
+  return { entry, erasure, storage, stores, clock };
 }
 
 export const device = { id: 'device-1', type: 'native', os: 'ios' };

@@ -19,6 +19,12 @@ export interface GrantRevocation {
   revokeGrantOfClient(clientId: string, fanId: string): Promise<number>;
 }
 
+/** The deletion of fans the admin API needs (`FanDeletion`). */
+export interface FanDeleting {
+  /** `not_found` (kind) when the fan is unknown. */
+  deleteFan(fanId: string): Promise<{ deletedGrants: number }>;
+}
+
 /**
  * `marquee.auth.v1.AuthService`: maps messages to the use cases and back, nothing more. Errors
  * thrown by the use cases carry a `kind`, which the platform's server turns into the status code.
@@ -27,6 +33,7 @@ export function authServiceImplementation(
   access: DeveloperAccess,
   tokens: TokenIntrospection,
   grants: GrantRevocation,
+  fans: FanDeleting,
 ): authV1.AuthServiceServer {
   return {
     validateApiKey: (async (call: { request: authV1.ValidateApiKeyRequest }, callback) => {
@@ -87,6 +94,9 @@ export function authServiceImplementation(
       const { clientId, fanId } = call.request;
       callback(null, { revokedTokens: await grants.revokeGrantOfClient(clientId, fanId) });
     }) as authV1.AuthServiceServer['revokeGrant'],
+    deleteFan: (async (call: { request: authV1.DeleteFanRequest }, callback) => {
+      callback(null, await fans.deleteFan(call.request.fanId));
+    }) as authV1.AuthServiceServer['deleteFan'],
     setAppAccess: (async (call: { request: authV1.SetAppAccessRequest }, callback) => {
       const { appId, commerceShopping, partnerDistribution } = call.request;
       const granted = await access.setAppAccess(appId, {

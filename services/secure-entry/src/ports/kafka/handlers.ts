@@ -2,7 +2,9 @@ import { openOrderContact, type ContactKey } from '@marquee/proto/order-contact'
 import type { IncomingEvent } from '@marquee/platform/bus';
 import type { Logger } from '@marquee/platform/logger';
 import type { catalogV1 } from '@marquee/proto';
+import type { FanDeleted } from '@marquee/proto/auth/v1';
 import type { OrderCancelled, OrderConfirmed } from '@marquee/proto/cart/v1';
+import type { FanErasure } from '../../app/fan-erasure.js';
 import type { SecureEntry } from '../../app/secure-entry.js';
 import type { ConfirmedOrder } from '../../domain/issue.js';
 
@@ -29,6 +31,7 @@ export function toConfirmedOrder(
     tokenHash: message.orderTokenSha256.toLowerCase(),
     customerEmail: contact?.customerEmail ?? '',
     thirdPartyAccountId: contact?.thirdPartyAccountId ?? '',
+    fanId: contact?.fanId ?? '',
     secureEntry: message.secureEntryEnabled,
     sandbox: message.sandbox,
     delivery: {
@@ -55,12 +58,14 @@ export function toConfirmedOrder(
 }
 
 /**
- * `order-confirmed` → tickets. A record without an order token hash cannot be read by anyone and
+ * `order-confirmed` → tickets. The contact of an order of a deleted fan is blanked before it is
+ * stored (`FanErasure.screen`), or just after when the deletion raced the write (`recheck`). A record without an order token hash cannot be read by anyone and
  * is skipped with a warning; anything else that fails throws, so the bus retries it and then parks
  * it on `order-confirmed.dlq`.
  */
 export function orderConfirmedHandler(deps: {
   entry: SecureEntry;
+  erasure: Pick<FanErasure, 'screen' | 'recheck'>;
   logger: Logger;
   contactKeys: readonly ContactKey[];
 }) {
@@ -74,7 +79,26 @@ export function orderConfirmedHandler(deps: {
       );
       return;
     }
-    await deps.entry.confirm(toConfirmedOrder(message, deps.contactKeys));
+    const order = await deps.erasure.screen(toConfirmedOrder(message, deps.contactKeys));
+    await deps.entry.confirm(order);
+    await deps.erasure.recheck(order);
+  };
+}
+
+/**
+ * `fan-deleted` → the contact of the fan's orders erased (`FanErasure`). A record naming no fan is
+ * skipped; anything that fails throws, so the bus retries it, then parks it on `fan-deleted.dlq`.
+ * Logs the count, never the fan id.
+ */
+export function fanDeletedHandler(deps: {
+  erasure: Pick<FanErasure, 'eraseFan'>;
+  logger: Pick<Logger, 'info'>;
+}) {
+  return async (record: IncomingEvent<FanDeleted>): Promise<void> => {
+    const fanId = record.value?.fanId || record.key;
+    if (!fanId) return;
+    const orders = await deps.erasure.eraseFan(fanId);
+    if (orders > 0) deps.logger.info({ orders }, "a deleted fan's order contacts erased");
   };
 }
 

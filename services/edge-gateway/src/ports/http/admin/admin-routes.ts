@@ -94,6 +94,12 @@ const NewFanBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** A platform fan id (a UUID today; kept loose). */
+const FanParams = Type.Object(
+  { fanId: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Platform fan id' }) },
+  { additionalProperties: false },
+);
+
 /** A platform fan id and an app's OAuth client id (base64url of 16 random bytes; kept loose). */
 const GrantParams = Type.Object(
   {
@@ -211,6 +217,32 @@ export function adminRoutes(backends: Backends) {
         const body = request.body as { email: string; password: string };
         const created = await backends.developerAccess.createFan(body);
         return reply.code(201).send(created);
+      },
+    );
+
+    scope.delete(
+      '/fans/:fanId',
+      {
+        schema: {
+          tags: ['admin'],
+          summary:
+            "Delete a fan (erasure): the account, grants and tokens go; the contact on the fan's orders is blanked, the orders kept",
+          description:
+            "auth-gateway deletes the fan, their grants and tokens at once and records fan-deleted; cart and secure-entry then blank the e-mail, partner account id and fan id of the fan's orders (within seconds). A second deletion of the same fan is 404.",
+          security: [{ adminToken: [] }],
+          params: FanParams,
+          response: {
+            204: Type.Null(),
+            400: AdminError,
+            401: AdminError,
+            404: AdminError,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { fanId } = request.params as { fanId: string };
+        await backends.developerAccess.deleteFan(fanId);
+        return reply.code(204).send();
       },
     );
 

@@ -287,6 +287,18 @@ export interface RevokeGrantResponse {
   revokedTokens: number;
 }
 
+/** Admin: delete a fan. */
+export interface DeleteFanRequest {
+  /** Platform fan id. */
+  fanId: string;
+}
+
+/** What the deletion did. */
+export interface DeleteFanResponse {
+  /** How many grants of the fan were deleted (their tokens with them). */
+  deletedGrants: number;
+}
+
 /** Admin: grant or withdraw restricted services. */
 export interface SetAppAccessRequest {
   /** Platform app id. */
@@ -2234,6 +2246,152 @@ export const RevokeGrantResponse: MessageFns<RevokeGrantResponse> = {
   },
 };
 
+function createBaseDeleteFanRequest(): DeleteFanRequest {
+  return { fanId: "" };
+}
+
+export const DeleteFanRequest: MessageFns<DeleteFanRequest> = {
+  encode(message: DeleteFanRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fanId !== "") {
+      writer.uint32(10).string(message.fanId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteFanRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteFanRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fanId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteFanRequest {
+    return {
+      fanId: isSet(object.fanId)
+        ? globalThis.String(object.fanId)
+        : isSet(object.fan_id)
+        ? globalThis.String(object.fan_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteFanRequest): unknown {
+    const obj: any = {};
+    if (message.fanId !== "") {
+      obj.fanId = message.fanId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteFanRequest>, I>>(base?: I): DeleteFanRequest {
+    return DeleteFanRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteFanRequest>, I>>(object: I): DeleteFanRequest {
+    const message = createBaseDeleteFanRequest();
+    message.fanId = object.fanId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteFanResponse(): DeleteFanResponse {
+  return { deletedGrants: 0 };
+}
+
+export const DeleteFanResponse: MessageFns<DeleteFanResponse> = {
+  encode(message: DeleteFanResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deletedGrants !== 0) {
+      writer.uint32(8).int64(message.deletedGrants);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteFanResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteFanResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.deletedGrants = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteFanResponse {
+    return {
+      deletedGrants: isSet(object.deletedGrants)
+        ? globalThis.Number(object.deletedGrants)
+        : isSet(object.deleted_grants)
+        ? globalThis.Number(object.deleted_grants)
+        : 0,
+    };
+  },
+
+  toJSON(message: DeleteFanResponse): unknown {
+    const obj: any = {};
+    if (message.deletedGrants !== 0) {
+      obj.deletedGrants = Math.round(message.deletedGrants);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteFanResponse>, I>>(base?: I): DeleteFanResponse {
+    return DeleteFanResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteFanResponse>, I>>(object: I): DeleteFanResponse {
+    const message = createBaseDeleteFanResponse();
+    message.deletedGrants = object.deletedGrants ?? 0;
+    return message;
+  },
+};
+
 function createBaseSetAppAccessRequest(): SetAppAccessRequest {
   return { appId: "", commerceShopping: undefined, partnerDistribution: undefined };
 }
@@ -3247,6 +3405,21 @@ export const AuthServiceService = {
     responseDeserialize: (value: Buffer): RevokeGrantResponse => RevokeGrantResponse.decode(value),
   },
   /**
+   * Delete a fan (admin `DELETE /admin/v1/fans/{fanId}`): the fan's account, grants, codes, tokens
+   * and sign-in interactions are deleted, and `fan-deleted` (key = fan id) is recorded in the same
+   * write as the fan's removal, so cart and secure-entry blank the contact of the fan's orders.
+   * NOT_FOUND for an unknown fan (or one already deleted).
+   */
+  deleteFan: {
+    path: "/marquee.auth.v1.AuthService/DeleteFan" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteFanRequest): Buffer => Buffer.from(DeleteFanRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteFanRequest => DeleteFanRequest.decode(value),
+    responseSerialize: (value: DeleteFanResponse): Buffer => Buffer.from(DeleteFanResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteFanResponse => DeleteFanResponse.decode(value),
+  },
+  /**
    * Grant or withdraw an app's access to restricted services (admin
    * `PATCH /admin/v1/apps/{appId}/access`). Flags left unset keep their value. NOT_FOUND for an
    * unknown app. ValidateApiKey answers the new state at once; the edge's key cache shows it within
@@ -3346,6 +3519,13 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * no longer does) answers revoked_tokens=0. NOT_FOUND when the fan or the app is unknown.
    */
   revokeGrant: handleUnaryCall<RevokeGrantRequest, RevokeGrantResponse>;
+  /**
+   * Delete a fan (admin `DELETE /admin/v1/fans/{fanId}`): the fan's account, grants, codes, tokens
+   * and sign-in interactions are deleted, and `fan-deleted` (key = fan id) is recorded in the same
+   * write as the fan's removal, so cart and secure-entry blank the contact of the fan's orders.
+   * NOT_FOUND for an unknown fan (or one already deleted).
+   */
+  deleteFan: handleUnaryCall<DeleteFanRequest, DeleteFanResponse>;
   /**
    * Grant or withdraw an app's access to restricted services (admin
    * `PATCH /admin/v1/apps/{appId}/access`). Flags left unset keep their value. NOT_FOUND for an
@@ -3485,6 +3665,27 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RevokeGrantResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Delete a fan (admin `DELETE /admin/v1/fans/{fanId}`): the fan's account, grants, codes, tokens
+   * and sign-in interactions are deleted, and `fan-deleted` (key = fan id) is recorded in the same
+   * write as the fan's removal, so cart and secure-entry blank the contact of the fan's orders.
+   * NOT_FOUND for an unknown fan (or one already deleted).
+   */
+  deleteFan(
+    request: DeleteFanRequest,
+    callback: (error: ServiceError | null, response: DeleteFanResponse) => void,
+  ): ClientUnaryCall;
+  deleteFan(
+    request: DeleteFanRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteFanResponse) => void,
+  ): ClientUnaryCall;
+  deleteFan(
+    request: DeleteFanRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteFanResponse) => void,
   ): ClientUnaryCall;
   /**
    * Grant or withdraw an app's access to restricted services (admin

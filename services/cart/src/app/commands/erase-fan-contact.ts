@@ -1,0 +1,42 @@
+import { withoutContact } from '../../domain/order.js';
+import { retryingConflicts, withoutVersion } from '../core/records.js';
+import type { Clock, OrderRepository } from '../ports.js';
+
+/** Orders read per pass; each pass reads the fan's orders left. */
+const BATCH = 100;
+
+/**
+ * A fan was deleted (`fan-deleted`): the contact of every order of the fan is erased (e-mail,
+ * partner account id, fan id; `withoutContact`), the orders kept as commercial records. An erased
+ * order no longer names the fan, so a repeat (a redelivery, a replay of the topic) finds nothing
+ * and writes nothing. Resolves with how many orders it erased.
+ */
+export class EraseFanContact {
+  constructor(private readonly deps: { orders: OrderRepository; clock: Clock }) {}
+
+  async handle(fanId: string): Promise<number> {
+    if (!fanId) return 0;
+    const { orders, clock } = this.deps;
+    let erased = 0;
+    for (;;) {
+      const batch = await orders.listByFan(fanId, BATCH);
+      if (batch.length === 0) return erased;
+      for (const found of batch) {
+        let current = found;
+        await retryingConflicts(
+          () =>
+            orders.updateContactErased(
+              withoutContact(withoutVersion(current), clock.now()),
+              current.version,
+            ),
+          async (error) => {
+            const again = await orders.get(found.id);
+            if (!again) throw error;
+            current = again;
+          },
+        );
+        erased += 1;
+      }
+    }
+  }
+}
