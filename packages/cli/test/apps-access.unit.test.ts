@@ -11,6 +11,12 @@ function harness() {
     const method = init.method ?? 'GET';
     const body = init.body ? JSON.parse(String(init.body)) : undefined;
     calls.push({ method, url: String(url), body });
+    if (String(url).endsWith('/admin/v1/apps/app-1') && method === 'GET') {
+      return new Response(
+        JSON.stringify({ appId: 'app-1', name: 'Shop', trackingId: 'mqt_abc', access }),
+        { status: 200 },
+      );
+    }
     if (String(url).endsWith('/admin/v1/apps/app-1/access')) {
       if (method === 'PATCH') access = { ...access, ...body };
       return new Response(JSON.stringify({ appId: 'app-1', access }), { status: 200 });
@@ -29,6 +35,18 @@ function harness() {
     });
   return { run, calls, out, err };
 }
+
+describe('marquee apps get', () => {
+  it('reads the app with GET /admin/v1/apps/{appId}, its tracking id shown', async () => {
+    const sut = harness();
+    expect(await sut.run(['apps', 'get', 'app-1'])).toBe(0);
+    expect(JSON.parse(sut.out.pop()!)).toMatchObject({ appId: 'app-1', trackingId: 'mqt_abc' });
+    expect(sut.calls).toEqual([
+      { method: 'GET', url: 'https://edge.test:8080/admin/v1/apps/app-1', body: undefined },
+    ]);
+    expect(await sut.run(['apps', 'get', 'app-2'])).not.toBe(0);
+  });
+});
 
 describe('marquee apps approve | unapprove | access', () => {
   it('approves and withdraws commerce shopping with PATCH /admin/v1/apps/{appId}/access', async () => {

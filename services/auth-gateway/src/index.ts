@@ -24,6 +24,7 @@ export const authGatewayService: ServiceDefinition<AuthGatewayConfig> = {
       DeleteFan: ['edge-gateway'],
       SetAppAccess: ['edge-gateway'],
       GetAppAccess: ['edge-gateway'],
+      GetApp: ['edge-gateway'],
       SetAppOAuth: ['edge-gateway'],
       SetAppQuota: ['edge-gateway'],
       ResolveTrackingId: ['edge-gateway'],

@@ -203,6 +203,31 @@ describe('auth-gateway composed (memory mode)', () => {
     });
   });
 
+  it('reads an app for operators over gRPC, its tracking id included and no secret', async () => {
+    const app = await callUnary(grpc, 'createApp', {
+      name: 'Read app',
+      redirectUris: ['https://read.example/cb'],
+    });
+    const read = await callUnary(grpc, 'getApp', { appId: app.appId });
+    expect(read).toMatchObject({
+      appId: app.appId,
+      name: 'Read app',
+      clientId: app.clientId,
+      trackingId: app.trackingId,
+      redirectUris: ['https://read.example/cb'],
+      status: authV1.AppStatus.APP_STATUS_ACTIVE,
+      access: { commerceShopping: false, partnerDistribution: false },
+      oauth: { requirePkce: false, rotateRefreshTokens: false },
+    });
+    expect(read.perSecond).toBeGreaterThan(0);
+    expect(read.createdAt).toBeInstanceOf(Date);
+    expect(JSON.stringify(read)).not.toContain(app.apiKey);
+    expect(JSON.stringify(read)).not.toContain(app.clientSecret);
+    await expect(callUnary(grpc, 'getApp', { appId: 'missing' })).rejects.toMatchObject({
+      kind: 'not_found',
+    });
+  });
+
   it('creates an app with OAuth settings and changes them over gRPC (SetAppOAuth: the edge only)', async () => {
     const app = await callUnary(grpc, 'createApp', {
       name: 'PKCE app',

@@ -34,6 +34,22 @@ function authGateway() {
       if (!current) throw new AppError('not_found', 'unknown app');
       return current;
     },
+    async getApp(appId) {
+      const current = apps.get(appId);
+      if (!current) throw new AppError('not_found', 'unknown app');
+      return {
+        appId,
+        name: 'Shop',
+        clientId: 'client-1',
+        trackingId: 'mqt_0123456789abcdefghijkl',
+        redirectUris: ['https://shop.example/cb'],
+        status: 'ACTIVE',
+        quota: { perDay: 5000, perSecond: 5, heldTicketsPerEvent: 20 },
+        access: current,
+        oauth: { requirePkce: false, rotateRefreshTokens: false },
+        createdAt: new Date('2030-01-01T00:00:00Z'),
+      };
+    },
   };
   let validations = 0;
   const access: DeveloperAccess = {
@@ -74,6 +90,32 @@ const admin = (app: FastifyInstance, method: 'GET' | 'PATCH', url: string, body?
     },
     ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
   });
+
+describe('GET /admin/v1/apps/{appId}', () => {
+  it('answers the app with its tracking id and access, never a secret; 404 unknown; 401 without token', async () => {
+    const gateway = authGateway();
+    const app = await edge(gateway.admin);
+    await admin(app, 'PATCH', '/apps/app-1/access', { partnerDistribution: true });
+    const read = await admin(app, 'GET', '/apps/app-1');
+    expect(read.statusCode).toBe(200);
+    expect(read.json()).toEqual({
+      appId: 'app-1',
+      name: 'Shop',
+      clientId: 'client-1',
+      trackingId: 'mqt_0123456789abcdefghijkl',
+      redirectUris: ['https://shop.example/cb'],
+      status: 'ACTIVE',
+      quota: { perDay: 5000, perSecond: 5, heldTicketsPerEvent: 20 },
+      access: { commerceShopping: false, partnerDistribution: true },
+      oauth: { requirePkce: false, rotateRefreshTokens: false },
+      createdAt: '2030-01-01T00:00:00.000Z',
+    });
+    const unknown = await admin(app, 'GET', '/apps/app-9');
+    expect(unknown.statusCode).toBe(404);
+    const anonymous = await app.inject({ url: '/admin/v1/apps/app-1' });
+    expect(anonymous.statusCode).toBe(401);
+  });
+});
 
 describe('admin approval of apps for restricted services', () => {
   it('approves, reads and withdraws commerce shopping', async () => {

@@ -164,3 +164,15 @@ export const appsAccess: Command = {
     );
   },
 };
+
+/** `marquee apps get <appId>`: `GET /admin/v1/apps/{appId}` (never a secret). */
+export const appsGet: Command = {
+  path: ['apps', 'get'],
+  summary: 'Show an app: name, client id, tracking id, quotas, access, OAuth settings (JSON)',
+  usage: '<appId>',
+  options: {},
+  async run({ positionals, admin, out }) {
+    const appId = appIdOf(positionals);
+    out(JSON.stringify(await admin.request('GET', `apps/${encodeURIComponent(appId)}`), null, 2));
+  },
+};

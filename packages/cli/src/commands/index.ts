@@ -1,5 +1,5 @@
 import type { Command } from '../command.js';
-import { appsAccess, appsApprove, appsCreate, appsUnapprove, appsUpdate } from './apps.js';
+import { appsAccess, appsApprove, appsCreate, appsGet, appsUnapprove, appsUpdate } from './apps.js';
 import { dealsCommands } from './deals.js';
 import { fansCreate, fansDelete, fansRevokeGrant } from './fans.js';
 import { gatesCommands } from './gates.js';
@@ -18,6 +18,7 @@ export const commands: readonly Command[] = [
   appsApprove,
   appsUnapprove,
   appsAccess,
+  appsGet,
   fansCreate,
   fansRevokeGrant,
   fansDelete,

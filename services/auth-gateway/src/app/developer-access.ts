@@ -7,6 +7,7 @@ import {
   quotaOf,
   type AppAccess,
   type AppOAuth,
+  type AppStatus,
   validateNewApp,
   validateQuota,
   type DeveloperApp,
@@ -37,6 +38,21 @@ export interface AppCredentials {
 }
 
 /** The app behind a tracking id (the tracking pixel). */
+/** An app as operators see it: no secret (there is none to show: they are kept hashed). */
+export interface AppView {
+  appId: string;
+  name: string;
+  clientId: string;
+  /** Empty only for an app the start-up backfill has not reached yet. */
+  trackingId: string;
+  redirectUris: string[];
+  status: AppStatus;
+  quota: Quota;
+  access: AppAccess;
+  oauth: AppOAuth;
+  createdAt: Date;
+}
+
 export interface TrackingIdCheck {
   valid: boolean;
   appId: string;
@@ -222,6 +238,27 @@ export class DeveloperAccess {
     if (!app) throw new AuthError('not_found', 'unknown app');
     this.quotas.delete(appId);
     return quotaOf(app);
+  }
+
+  /**
+   * An app as operators see it (admin API, `marquee apps get`): everything but its secrets, which
+   * are stored only as a fingerprint and a hash. Kind `not_found` for an unknown app.
+   */
+  async getApp(appId: string): Promise<AppView> {
+    const app = appId ? await this.deps.apps.byId(appId) : undefined;
+    if (!app) throw new AuthError('not_found', 'unknown app');
+    return {
+      appId: app.id,
+      name: app.name,
+      clientId: app.clientId,
+      trackingId: app.trackingId ?? '',
+      redirectUris: [...app.redirectUris],
+      status: app.status,
+      quota: quotaOf(app),
+      access: accessOf(app),
+      oauth: oauthOf(app),
+      createdAt: app.createdAt,
+    };
   }
 
   /** An app's access; kind `not_found` for an unknown app. */

@@ -103,6 +103,28 @@ export function createAuthGatewayClient(
     async getAppAccess(appId) {
       return accessOf((await callUnary(client, 'getAppAccess', { appId })).access);
     },
+    async getApp(appId) {
+      const app = await callUnary(client, 'getApp', { appId });
+      return {
+        appId: app.appId,
+        name: app.name,
+        clientId: app.clientId,
+        trackingId: app.trackingId,
+        redirectUris: app.redirectUris,
+        status: app.status === authV1.AppStatus.APP_STATUS_SUSPENDED ? 'SUSPENDED' : 'ACTIVE',
+        quota: {
+          perDay: app.perDay,
+          perSecond: app.perSecond,
+          heldTicketsPerEvent: app.heldTicketsPerEvent,
+        },
+        access: accessOf(app.access),
+        oauth: {
+          requirePkce: app.oauth?.requirePkce ?? false,
+          rotateRefreshTokens: app.oauth?.rotateRefreshTokens ?? false,
+        },
+        ...(app.createdAt ? { createdAt: app.createdAt } : {}),
+      };
+    },
     async checkRateLimit(appId, options = {}) {
       const answer = await callUnary(client, 'checkRateLimit', {
         appId,

@@ -65,9 +65,26 @@ export interface AppAccess {
   partnerDistribution: boolean;
 }
 
+/** An app as operators see it (auth-gateway `GetApp`): never a secret. */
+export interface AppDetails {
+  appId: string;
+  name: string;
+  clientId: string;
+  /** Public id for the tracking pixel; empty until auth-gateway's start-up backfill gave one. */
+  trackingId: string;
+  redirectUris: string[];
+  status: 'ACTIVE' | 'SUSPENDED';
+  quota: { perDay: number; perSecond: number; heldTicketsPerEvent: number };
+  access: AppAccess;
+  oauth: { requirePkce: boolean; rotateRefreshTokens: boolean };
+  createdAt?: Date;
+}
+
 export interface AppAccessAdmin {
   /** Sets the given flags (others keep their value); kind `not_found` for an unknown app. */
   setAppAccess(appId: string, change: Partial<AppAccess>): Promise<AppAccess>;
   /** Kind `not_found` for an unknown app. */
   getAppAccess(appId: string): Promise<AppAccess>;
+  /** The whole app for operators; kind `not_found` for an unknown app. */
+  getApp(appId: string): Promise<AppDetails>;
 }

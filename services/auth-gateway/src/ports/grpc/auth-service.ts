@@ -122,6 +122,23 @@ export function authServiceImplementation(
       });
       callback(null, { appId, oauth });
     }) as authV1.AuthServiceServer['setAppOAuth'],
+    getApp: (async (call: { request: authV1.GetAppRequest }, callback) => {
+      const app = await access.getApp(call.request.appId);
+      callback(null, {
+        appId: app.appId,
+        name: app.name,
+        clientId: app.clientId,
+        trackingId: app.trackingId,
+        redirectUris: app.redirectUris,
+        status: statusOf[app.status],
+        perDay: app.quota.perDay,
+        perSecond: app.quota.perSecond,
+        heldTicketsPerEvent: app.quota.heldTicketsPerEvent,
+        access: app.access,
+        oauth: app.oauth,
+        createdAt: app.createdAt,
+      });
+    }) as authV1.AuthServiceServer['getApp'],
     getAppAccess: (async (call: { request: authV1.GetAppAccessRequest }, callback) => {
       const { appId } = call.request;
       callback(null, { appId, access: await access.getAppAccess(appId) });

@@ -23,6 +23,32 @@ const Access = Type.Object({
 
 const AccessAnswer = Type.Object({ appId: Type.String(), access: Access });
 
+const AppAnswer = Type.Object(
+  {
+    appId: Type.String(),
+    name: Type.String(),
+    clientId: Type.String({ description: 'Public OAuth client id' }),
+    trackingId: Type.String({
+      description:
+        'Public id for the tracking pixel (`tracking_id`), which pages carry instead of the API key; empty only until auth-gateway has given one to an app older than tracking ids',
+    }),
+    redirectUris: Type.Array(Type.String()),
+    status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('SUSPENDED')]),
+    quota: Type.Object({
+      perDay: Type.Integer(),
+      perSecond: Type.Integer(),
+      heldTicketsPerEvent: Type.Integer({ description: '0 = no limit' }),
+    }),
+    access: Access,
+    oauth: Type.Object({ requirePkce: Type.Boolean(), rotateRefreshTokens: Type.Boolean() }),
+    createdAt: Type.Optional(Type.String({ format: 'date-time' })),
+  },
+  {
+    description:
+      'An app as operators see it: no secret (the API key and client secret are kept hashed)',
+  },
+);
+
 const AccessChange = Type.Object(
   {
     commerceShopping: Type.Optional(
@@ -43,6 +69,24 @@ const AccessChange = Type.Object(
  */
 export function appAccessAdminRoutes(backends: { appAccess: AppAccessAdmin }) {
   return async (scope: FastifyInstance): Promise<void> => {
+    scope.get(
+      '/apps/:appId',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'An app: name, client id, tracking id, quotas, access, OAuth settings',
+          security: [{ adminToken: [] }],
+          params: AppParams,
+          response: { 200: AppAnswer, 400: AdminError, 401: AdminError, 404: AdminError },
+        },
+      },
+      async (request) => {
+        const { appId } = request.params as { appId: string };
+        const { createdAt, ...app } = await backends.appAccess.getApp(appId);
+        return { ...app, ...(createdAt ? { createdAt: createdAt.toISOString() } : {}) };
+      },
+    );
+
     scope.get(
       '/apps/:appId/access',
       {

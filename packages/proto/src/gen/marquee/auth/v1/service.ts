@@ -77,6 +77,47 @@ export function appStatusToNumber(object: AppStatus): number {
   }
 }
 
+/** Admin: read an app. */
+export interface GetAppRequest {
+  /** Platform app id. */
+  appId: string;
+}
+
+/**
+ * An app as operators see it; secrets (API key, client secret) are never stored in clear and
+ * never answered.
+ */
+export interface GetAppResponse {
+  /** Platform app id. */
+  appId: string;
+  /** Display name. */
+  name: string;
+  /** Public OAuth client id. */
+  clientId: string;
+  /** Public id for the tracking pixel (`mqt_...`). */
+  trackingId: string;
+  /** Exact-match redirect URIs of the OAuth client. */
+  redirectUris: string[];
+  /** Whether the app is active. */
+  status: AppStatus;
+  /** Calls allowed per UTC day. */
+  perDay: number;
+  /** Calls allowed per second. */
+  perSecond: number;
+  /** Tickets the app may hold at once for one event (0 = no limit). */
+  heldTicketsPerEvent: number;
+  /** Restricted services the app is approved for. */
+  access?:
+    | AppAccess
+    | undefined;
+  /** How its OAuth client is held to the authorization-code flow. */
+  oauth?:
+    | AppOAuth
+    | undefined;
+  /** When it was registered. */
+  createdAt?: Date | undefined;
+}
+
 /** A tracking id to resolve. */
 export interface ResolveTrackingIdRequest {
   /** The id as the page gave it. */
@@ -399,6 +440,373 @@ export interface SetAppQuotaResponse {
   /** Tickets the app may hold at once for one event (0 = no limit). */
   heldTicketsPerEvent: number;
 }
+
+function createBaseGetAppRequest(): GetAppRequest {
+  return { appId: "" };
+}
+
+export const GetAppRequest: MessageFns<GetAppRequest> = {
+  encode(message: GetAppRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAppRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAppRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAppRequest {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetAppRequest): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetAppRequest>, I>>(base?: I): GetAppRequest {
+    return GetAppRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetAppRequest>, I>>(object: I): GetAppRequest {
+    const message = createBaseGetAppRequest();
+    message.appId = object.appId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetAppResponse(): GetAppResponse {
+  return {
+    appId: "",
+    name: "",
+    clientId: "",
+    trackingId: "",
+    redirectUris: [],
+    status: AppStatus.APP_STATUS_UNSPECIFIED,
+    perDay: 0,
+    perSecond: 0,
+    heldTicketsPerEvent: 0,
+    access: undefined,
+    oauth: undefined,
+    createdAt: undefined,
+  };
+}
+
+export const GetAppResponse: MessageFns<GetAppResponse> = {
+  encode(message: GetAppResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.appId !== "") {
+      writer.uint32(10).string(message.appId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(26).string(message.clientId);
+    }
+    if (message.trackingId !== "") {
+      writer.uint32(34).string(message.trackingId);
+    }
+    for (const v of message.redirectUris) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.status !== AppStatus.APP_STATUS_UNSPECIFIED) {
+      writer.uint32(48).int32(appStatusToNumber(message.status));
+    }
+    if (message.perDay !== 0) {
+      writer.uint32(56).int64(message.perDay);
+    }
+    if (message.perSecond !== 0) {
+      writer.uint32(64).int64(message.perSecond);
+    }
+    if (message.heldTicketsPerEvent !== 0) {
+      writer.uint32(72).int64(message.heldTicketsPerEvent);
+    }
+    if (message.access !== undefined) {
+      AppAccess.encode(message.access, writer.uint32(82).fork()).join();
+    }
+    if (message.oauth !== undefined) {
+      AppOAuth.encode(message.oauth, writer.uint32(90).fork()).join();
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(98).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAppResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAppResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.trackingId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.redirectUris.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.status = appStatusFromJSON(reader.int32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.perDay = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.perSecond = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.heldTicketsPerEvent = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.access = AppAccess.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.oauth = AppOAuth.decode(reader, reader.uint32());
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAppResponse {
+    return {
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      clientId: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+      trackingId: isSet(object.trackingId)
+        ? globalThis.String(object.trackingId)
+        : isSet(object.tracking_id)
+        ? globalThis.String(object.tracking_id)
+        : "",
+      redirectUris: globalThis.Array.isArray(object?.redirectUris)
+        ? object.redirectUris.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.redirect_uris)
+        ? object.redirect_uris.map((e: any) => globalThis.String(e))
+        : [],
+      status: isSet(object.status) ? appStatusFromJSON(object.status) : AppStatus.APP_STATUS_UNSPECIFIED,
+      perDay: isSet(object.perDay)
+        ? globalThis.Number(object.perDay)
+        : isSet(object.per_day)
+        ? globalThis.Number(object.per_day)
+        : 0,
+      perSecond: isSet(object.perSecond)
+        ? globalThis.Number(object.perSecond)
+        : isSet(object.per_second)
+        ? globalThis.Number(object.per_second)
+        : 0,
+      heldTicketsPerEvent: isSet(object.heldTicketsPerEvent)
+        ? globalThis.Number(object.heldTicketsPerEvent)
+        : isSet(object.held_tickets_per_event)
+        ? globalThis.Number(object.held_tickets_per_event)
+        : 0,
+      access: isSet(object.access) ? AppAccess.fromJSON(object.access) : undefined,
+      oauth: isSet(object.oauth) ? AppOAuth.fromJSON(object.oauth) : undefined,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetAppResponse): unknown {
+    const obj: any = {};
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.clientId !== "") {
+      obj.clientId = message.clientId;
+    }
+    if (message.trackingId !== "") {
+      obj.trackingId = message.trackingId;
+    }
+    if (message.redirectUris?.length) {
+      obj.redirectUris = message.redirectUris;
+    }
+    if (message.status !== AppStatus.APP_STATUS_UNSPECIFIED) {
+      obj.status = appStatusToJSON(message.status);
+    }
+    if (message.perDay !== 0) {
+      obj.perDay = Math.round(message.perDay);
+    }
+    if (message.perSecond !== 0) {
+      obj.perSecond = Math.round(message.perSecond);
+    }
+    if (message.heldTicketsPerEvent !== 0) {
+      obj.heldTicketsPerEvent = Math.round(message.heldTicketsPerEvent);
+    }
+    if (message.access !== undefined) {
+      obj.access = AppAccess.toJSON(message.access);
+    }
+    if (message.oauth !== undefined) {
+      obj.oauth = AppOAuth.toJSON(message.oauth);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetAppResponse>, I>>(base?: I): GetAppResponse {
+    return GetAppResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetAppResponse>, I>>(object: I): GetAppResponse {
+    const message = createBaseGetAppResponse();
+    message.appId = object.appId ?? "";
+    message.name = object.name ?? "";
+    message.clientId = object.clientId ?? "";
+    message.trackingId = object.trackingId ?? "";
+    message.redirectUris = object.redirectUris?.map((e) => e) || [];
+    message.status = object.status ?? AppStatus.APP_STATUS_UNSPECIFIED;
+    message.perDay = object.perDay ?? 0;
+    message.perSecond = object.perSecond ?? 0;
+    message.heldTicketsPerEvent = object.heldTicketsPerEvent ?? 0;
+    message.access = (object.access !== undefined && object.access !== null)
+      ? AppAccess.fromPartial(object.access)
+      : undefined;
+    message.oauth = (object.oauth !== undefined && object.oauth !== null)
+      ? AppOAuth.fromPartial(object.oauth)
+      : undefined;
+    message.createdAt = object.createdAt ?? undefined;
+    return message;
+  },
+};
 
 function createBaseResolveTrackingIdRequest(): ResolveTrackingIdRequest {
   return { trackingId: "" };
@@ -3492,6 +3900,20 @@ export const AuthServiceService = {
       Buffer.from(ResolveTrackingIdResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResolveTrackingIdResponse => ResolveTrackingIdResponse.decode(value),
   },
+  /**
+   * An app as operators see it (admin `GET /admin/v1/apps/{appId}`): its name, OAuth client id,
+   * public tracking id, redirect URIs, quotas, access and OAuth settings; never a secret.
+   * NOT_FOUND for an unknown app.
+   */
+  getApp: {
+    path: "/marquee.auth.v1.AuthService/GetApp" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAppRequest): Buffer => Buffer.from(GetAppRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAppRequest => GetAppRequest.decode(value),
+    responseSerialize: (value: GetAppResponse): Buffer => Buffer.from(GetAppResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetAppResponse => GetAppResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -3555,6 +3977,12 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * carry instead of the API key). Unknown ids are not an error: valid=false. Counts nothing.
    */
   resolveTrackingId: handleUnaryCall<ResolveTrackingIdRequest, ResolveTrackingIdResponse>;
+  /**
+   * An app as operators see it (admin `GET /admin/v1/apps/{appId}`): its name, OAuth client id,
+   * public tracking id, redirect URIs, quotas, access and OAuth settings; never a secret.
+   * NOT_FOUND for an unknown app.
+   */
+  getApp: handleUnaryCall<GetAppRequest, GetAppResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -3785,6 +4213,26 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolveTrackingIdResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * An app as operators see it (admin `GET /admin/v1/apps/{appId}`): its name, OAuth client id,
+   * public tracking id, redirect URIs, quotas, access and OAuth settings; never a secret.
+   * NOT_FOUND for an unknown app.
+   */
+  getApp(
+    request: GetAppRequest,
+    callback: (error: ServiceError | null, response: GetAppResponse) => void,
+  ): ClientUnaryCall;
+  getApp(
+    request: GetAppRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetAppResponse) => void,
+  ): ClientUnaryCall;
+  getApp(
+    request: GetAppRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetAppResponse) => void,
   ): ClientUnaryCall;
 }
 
