@@ -15,6 +15,8 @@ import {
   toJson,
 } from '@bufbuild/protobuf';
 import { Ajv } from 'ajv';
+import { readdirSync } from 'node:fs';
+import { loadRegistry } from './proto-json-schema.ts';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -297,6 +299,36 @@ describe('payload schemas from the .proto messages', slow, () => {
       'x-personal-data-form': 'sealed',
       contentEncoding: 'base64',
     });
+  });
+});
+
+describe('schema image for analytics (pnpm schema:image)', slow, () => {
+  it('writes a versioned FileDescriptorSet that holds every topic message and its comments', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'schema-image-'));
+    try {
+      const r = spawnSync(
+        process.execPath,
+        [join(root, 'scripts/build-schema-image.ts'), '--out', dir],
+        { cwd: root, encoding: 'utf8' },
+      );
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      const files = readdirSync(dir);
+      expect(files).toHaveLength(1);
+      expect(files[0]).toMatch(/^marquee-proto-\d+\.\d+\.\d+-[0-9a-f]{12}(-dirty)?\.binpb$/);
+      expect(files[0]).toContain(`-${catalog.version}-`);
+      const registry = loadRegistry(new Uint8Array(readFileSync(join(dir, files[0]!))));
+      for (const topic of catalog.topics) {
+        expect(registry.getMessage(topic.type), topic.type).toBeDefined();
+      }
+      // Well-known types are in the set, and source info (the comments) is kept.
+      expect(registry.getFile('google/protobuf/timestamp.proto')).toBeDefined();
+      expect(
+        registry.getFile('marquee/catalog/v1/event.proto')!.proto.sourceCodeInfo,
+      ).toBeDefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

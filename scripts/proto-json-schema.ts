@@ -2,9 +2,10 @@
  * JSON Schemas of protobuf messages, as the protobuf JSON mapping
  * (https://protobuf.dev/programming-guides/json/) renders them, read from the contract itself:
  * `buf build` compiles proto/ into a FileDescriptorSet and @bufbuild/protobuf (Buf's protobuf
- * runtime, already the runtime of @marquee/proto) turns it into descriptors. The mapping has no
- * maintained JSON Schema generator on npm (the maintained `protoc-gen-jsonschema` plugins are Go
- * programs, which a fresh clone of this repository would have to build), and its rules are few:
+ * runtime, a dependency of @marquee/proto) turns it into descriptors. Not a plugin: Buf's
+ * `protoc-gen-jsonschema` (bufbuild/protoschema-plugins) is a Go program that every clone and CI
+ * would have to build with a Go toolchain, and the npm converters (e.g. protobuf-jsonschema) parse
+ * .proto text on their own instead of using what buf compiled. The mapping's rules are few:
  *
  * - field names: the field's `json_name` (lowerCamelCase of the proto name);
  * - 32-bit integers: JSON numbers; 64-bit integers: decimal strings;
