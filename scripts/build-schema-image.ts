@@ -3,7 +3,8 @@
  * Writes the schema artifact for analytics teams: every message of proto/ and the well-known types
  * they import, compiled by `buf build` into one binary FileDescriptorSet (comments kept), at
  *
- *   build/schema/marquee-proto-<version>-<commit>.binpb     (git-ignored; `-dirty` when the tree is)
+ *   build/schema/marquee-proto-<version>-<commit>.binpb     (git-ignored; `-dirty` when proto/ has
+ *                                                            uncommitted changes, `nogit` without git)
  *
  * <version> is @marquee/proto's, the `info.version` of docs/api/asyncapi.yaml; <commit> the first 12
  * hex digits of HEAD. docs/analytics-schema.md tells how to decode records with it.
@@ -25,9 +26,14 @@ export function imageName(): string {
   ) as { version: string };
   const git = (...args: string[]) =>
     execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
-  const commit = git('rev-parse', '--short=12', 'HEAD');
-  const dirty = git('status', '--porcelain', '--', 'proto') !== '';
-  return `marquee-proto-${version}-${commit}${dirty ? '-dirty' : ''}.binpb`;
+  let commit: string;
+  try {
+    commit = git('rev-parse', '--short=12', 'HEAD');
+    if (git('status', '--porcelain', '--', 'proto') !== '') commit += '-dirty';
+  } catch {
+    commit = 'nogit'; // a copy of the sources without git: the version alone names it
+  }
+  return `marquee-proto-${version}-${commit}.binpb`;
 }
 
 function main(): void {
