@@ -6,6 +6,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Parser } from '@asyncapi/parser';
+import {
+  type DescField,
+  type DescMessage,
+  type JsonValue,
+  ScalarType,
+  create,
+  toJson,
+} from '@bufbuild/protobuf';
+import { Ajv } from 'ajv';
+import { readdirSync } from 'node:fs';
+import { loadRegistry } from './proto-json-schema.ts';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Catalog,
@@ -58,9 +70,11 @@ describe('AsyncAPI document of the topic catalog', slow, () => {
         .map((c) => c.address())
         .sort(),
     ).toEqual(catalog.topics.map((t) => t.name).sort());
-    // Without a protobuf schema parser registered the parser keeps the payload as written.
+    // The payloads are AsyncAPI schemas (the default format) that the parser resolved.
     for (const message of document!.messages().all()) {
-      expect(message.json().payload.schemaFormat, message.id()).toBe(PROTOBUF_SCHEMA_FORMAT);
+      expect(message.json().payload.schemaFormat, message.id()).toBeUndefined();
+      expect(message.payload()!.type(), message.id()).toBe('object');
+      expect(message.payload()!.title(), message.id()).toBe(message.json()['x-protobuf-message']);
     }
   });
 
@@ -91,8 +105,10 @@ describe('AsyncAPI document of the topic catalog', slow, () => {
         'ce_type',
         'ce_time',
       ]);
-      expect(message.payload.schemaFormat).toBe(PROTOBUF_SCHEMA_FORMAT);
-      expect(message.payload.schema).toContain(`import "${topic.protoFile}";`);
+      expect(message.contentType).toBe('application/protobuf');
+      expect(message.description).toContain(PROTOBUF_SCHEMA_FORMAT);
+      expect(message.description).toContain(`proto/${topic.protoFile}`);
+      expect(message.payload).toEqual({ $ref: `#/components/schemas/${topic.type}` });
     }
   });
 
@@ -116,6 +132,203 @@ describe('AsyncAPI document of the topic catalog', slow, () => {
     const problems = await validateAsyncApi(JSON.stringify(doc));
     expect(problems.some((p) => p.includes('"send", "receive"'))).toBe(true);
     expect(problems.some((p) => p.includes('deal-changed'))).toBe(true);
+  });
+});
+
+// A value for every field of a message (one member per oneof), none at its default, so that its
+// JSON mapping (@bufbuild/protobuf's toJson) shows every field. Nested messages to a depth of 4.
+function sampleScalar(type: ScalarType): unknown {
+  switch (type) {
+    case ScalarType.STRING:
+      return 'text';
+    case ScalarType.BOOL:
+      return true;
+    case ScalarType.BYTES:
+      return new Uint8Array([1, 2, 3]);
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT:
+      return 1.5;
+    case ScalarType.INT64:
+    case ScalarType.SINT64:
+    case ScalarType.SFIXED64:
+      return -9007199254740993n; // beyond a JSON number's precision
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
+      return 9007199254740993n;
+    default:
+      return 7;
+  }
+}
+
+function sampleInit(desc: DescMessage, depth = 0): Record<string, unknown> {
+  switch (desc.typeName) {
+    case 'google.protobuf.Timestamp':
+      return { seconds: 1764000000n, nanos: 5_000_000 };
+    case 'google.protobuf.Struct':
+      return { fields: { a: { kind: { case: 'stringValue', value: 'x' } } } };
+    case 'google.protobuf.Value':
+      return { kind: { case: 'numberValue', value: 1 } };
+  }
+  const init: Record<string, unknown> = {};
+  if (depth > 4) return init;
+  const element = (field: DescField, kind: string | undefined): unknown =>
+    kind === 'scalar'
+      ? sampleScalar(field.scalar!)
+      : kind === 'enum'
+        ? field.enum!.values.at(-1)!.number
+        : create(field.message!, sampleInit(field.message!, depth + 1) as never);
+  for (const field of desc.fields) {
+    let value: unknown;
+    if (field.fieldKind === 'list') value = [element(field, field.listKind)];
+    else if (field.fieldKind === 'map') value = { '1': element(field, field.mapKind) };
+    else value = element(field, field.fieldKind);
+    if (field.oneof) {
+      init[field.oneof.localName] ??= { case: field.localName, value };
+    } else init[field.localName] = value;
+  }
+  return init;
+}
+
+describe('payload schemas from the .proto messages', slow, () => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let doc: any;
+  beforeAll(() => {
+    doc = documentOf(catalog);
+  });
+  const schemaOf = (typeName: string) => doc.components.schemas[typeName];
+  /** The named schema a property refers to, directly, through `allOf` or as its items. */
+  const referred = (property: {
+    $ref?: string;
+    allOf?: { $ref: string }[];
+    items?: { $ref?: string };
+    additionalProperties?: { $ref?: string };
+  }): string | undefined =>
+    (
+      property.$ref ??
+      property.allOf?.[0]?.$ref ??
+      property.items?.$ref ??
+      property.additionalProperties?.$ref
+    )
+      ?.split('/')
+      .at(-1);
+
+  it("gives every topic's payload all its message's fields, nested messages included", () => {
+    const checked = new Set<string>();
+    const check = (desc: DescMessage) => {
+      if (checked.has(desc.typeName) || desc.file.name.startsWith('google/')) return;
+      checked.add(desc.typeName);
+      const schema = schemaOf(desc.typeName);
+      expect(schema, desc.typeName).toBeDefined();
+      expect(Object.keys(schema.properties), desc.typeName).toEqual(
+        desc.fields.map((f) => f.jsonName),
+      );
+      for (const field of desc.fields) {
+        const property = schema.properties[field.jsonName];
+        expect(property['x-protobuf-field']).toBe(field.name);
+        expect(Boolean(property.deprecated), `${desc.typeName}.${field.name}`).toBe(
+          field.deprecated,
+        );
+        const nested = field.message;
+        if (nested && !nested.file.name.startsWith('google/')) {
+          expect(referred(property), `${desc.typeName}.${field.name}`).toBe(nested.typeName);
+          check(nested);
+        }
+        if (field.enum) {
+          expect(referred(property)).toBe(field.enum.typeName);
+          expect(schemaOf(field.enum.typeName).enum).toEqual(field.enum.values.map((v) => v.name));
+        }
+      }
+    };
+    for (const topic of catalog.topics) {
+      expect(doc.components.messages[topic.type].payload.$ref).toBe(
+        `#/components/schemas/${topic.type}`,
+      );
+      check(catalog.registry.getMessage(topic.type)!);
+    }
+    expect(checked.size).toBeGreaterThan(catalog.topics.length);
+    // Field names are lowerCamelCase: the proto name `order_token_sha256` is `orderTokenSha256`.
+    expect(schemaOf('marquee.cart.v1.OrderConfirmed').properties.orderTokenSha256).toBeDefined();
+  });
+
+  it("accepts each topic's message in the protobuf JSON mapping, and refuses a wrong type", () => {
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addFormat('uint32', true).addFormat('uint64', true);
+    ajv.addSchema({ components: { schemas: doc.components.schemas } }, 'asyncapi');
+    for (const topic of catalog.topics) {
+      const desc = catalog.registry.getMessage(topic.type)!;
+      const json = toJson(desc, create(desc, sampleInit(desc) as never), {
+        registry: catalog.registry,
+      }) as Record<string, JsonValue>;
+      // Every field of the message is in the JSON, so every property schema is exercised.
+      expect(Object.keys(json).length, topic.name).toBe(
+        desc.fields.length - desc.oneofs.reduce((n, oneof) => n + oneof.fields.length - 1, 0),
+      );
+      const validate = ajv.getSchema(`asyncapi#/components/schemas/${topic.type}`)!;
+      expect(validate(json) ? [] : validate.errors, topic.name).toEqual([]);
+    }
+    // The control: an int64 as a JSON number, an enum by number, a date that is no RFC 3339 date.
+    const validate = ajv.getSchema('asyncapi#/components/schemas/marquee.catalog.v1.EventChanged')!;
+    expect(validate({ event: { version: 3 } })).toBe(false);
+    expect(validate({ event: { status: 1 } })).toBe(false);
+    expect(validate({ changedAt: 'yesterday' })).toBe(false);
+    expect(validate({ event: { version: '3', status: 'EVENT_STATUS_UNSPECIFIED' } })).toBe(true);
+  });
+
+  it('marks the fields the catalog lists as personal data, and no others', () => {
+    const marked: string[] = [];
+    for (const [name, schema] of Object.entries<{ properties?: Record<string, never> }>(
+      doc.components.schemas,
+    )) {
+      for (const [property, field] of Object.entries(schema.properties ?? {})) {
+        if (field['x-personal-data']) marked.push(`${name}.${property}`);
+      }
+    }
+    const listed = catalog.topics.flatMap((t) =>
+      (t.personalData ?? []).map((p) => {
+        const desc = catalog.registry.getMessage(t.type)!;
+        return `${t.type}.${desc.fields.find((f) => f.name === p.field)!.jsonName}`;
+      }),
+    );
+    expect(listed.length).toBeGreaterThan(0);
+    expect(marked.sort()).toEqual([...new Set(listed)].sort());
+    const sealed = schemaOf('marquee.cart.v1.OrderConfirmed').properties.sealedContact;
+    expect(sealed).toMatchObject({
+      'x-personal-data': true,
+      'x-personal-data-kind': 'contact',
+      'x-personal-data-form': 'sealed',
+      contentEncoding: 'base64',
+    });
+  });
+});
+
+describe('schema image for analytics (pnpm schema:image)', slow, () => {
+  it('writes a versioned FileDescriptorSet that holds every topic message and its comments', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'schema-image-'));
+    try {
+      const r = spawnSync(
+        process.execPath,
+        [join(root, 'scripts/build-schema-image.ts'), '--out', dir],
+        { cwd: root, encoding: 'utf8' },
+      );
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      const files = readdirSync(dir);
+      expect(files).toHaveLength(1);
+      expect(files[0]).toMatch(/^marquee-proto-\d+\.\d+\.\d+-[0-9a-f]{12}(-dirty)?\.binpb$/);
+      expect(files[0]).toContain(`-${catalog.version}-`);
+      const registry = loadRegistry(new Uint8Array(readFileSync(join(dir, files[0]!))));
+      for (const topic of catalog.topics) {
+        expect(registry.getMessage(topic.type), topic.type).toBeDefined();
+      }
+      // Well-known types are in the set, and source info (the comments) is kept.
+      expect(registry.getFile('google/protobuf/timestamp.proto')).toBeDefined();
+      expect(
+        registry.getFile('marquee/catalog/v1/event.proto')!.proto.sourceCodeInfo,
+      ).toBeDefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -2,7 +2,11 @@
 /**
  * Writes docs/api/asyncapi.yaml, the AsyncAPI 3 contract of Marquee's Kafka topics, from the topic
  * catalog (packages/proto/src/topics.ts): one channel per topic with its key, producers, consumers,
- * retention and cleanup policy, one message per protobuf type with its CloudEvents headers.
+ * retention and cleanup policy, one message per protobuf type with its CloudEvents headers and its
+ * payload schema. The payload schemas come from the .proto files (compiled by `buf build`, see
+ * scripts/proto-json-schema.ts): the message in the protobuf JSON mapping, nested messages and enums
+ * under `components/schemas`, the fields the catalog lists as personal data marked
+ * `x-personal-data: true`.
  *
  *   node scripts/generate-asyncapi.ts           regenerate the file
  *   node scripts/generate-asyncapi.ts --check   exit 1 when the committed file is not what the
@@ -23,11 +27,20 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 // Self-contained modules, run by Node's type stripping as they are.
 import { analyticsReadable, kafkaAcls, topicAcls } from '../packages/proto/src/kafka-acls.ts';
 import { isSignedTopic } from '../packages/platform/src/bus/signed-topics.ts';
+import {
+  type FieldMarks,
+  type JsonSchema,
+  SchemaSet,
+  loadRegistry,
+  resolveFieldPath,
+} from './proto-json-schema.ts';
+import type { FileRegistry } from '@bufbuild/protobuf';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const catalogPath = join(root, 'packages/proto/src/topics.ts');
 export const outputPath = join(root, 'docs/api/asyncapi.yaml');
 
+/** The record value's own format (the payload schema describes its JSON mapping). */
 export const PROTOBUF_SCHEMA_FORMAT = 'application/vnd.google.protobuf;version=3';
 const KAFKA_BINDING_VERSION = '0.5.0';
 
@@ -58,6 +71,8 @@ export interface Catalog {
   /** Version of @marquee/proto: the contract's version. */
   readonly version: string;
   readonly topics: readonly CatalogTopic[];
+  /** The messages of proto/ (`buf build`), for the payload schemas. */
+  readonly registry: FileRegistry;
 }
 
 /** Loads the catalog as it is in the working tree. */
@@ -107,6 +122,7 @@ export async function loadCatalog(): Promise<Catalog> {
   };
   return {
     version: pkg.version,
+    registry: loadRegistry(),
     topics: mod.allTopics.map((t) => ({
       name: t.name,
       type: t.type,
@@ -194,6 +210,7 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
   const operations: Record<string, Json> = {};
   const messages: Record<string, Json> = {};
   const acls = kafkaAcls(catalog.topics);
+  const schemas = new SchemaSet(catalog.registry, personalMarks(catalog));
 
   for (const topic of catalog.topics) {
     const messageId = topic.type;
@@ -267,18 +284,15 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
       summary: topic.summary ?? topic.type,
       contentType: 'application/protobuf',
       headers: headersSchema(topic),
-      payload: {
-        schemaFormat: PROTOBUF_SCHEMA_FORMAT,
-        // The schema refers to the contract instead of copying it: generate code from proto/ (see
-        // examples/python-consumer) and decode the record value as this message.
-        schema: [
-          'syntax = "proto3";',
-          `// The record value is a ${topic.type} (protobuf binary encoding),`,
-          `// defined in proto/${topic.protoFile} of the Marquee repository.`,
-          `import "${topic.protoFile}";`,
-          '',
-        ].join('\n'),
-      },
+      description: [
+        `The record value is a \`${topic.type}\` in the protobuf binary encoding (\`${PROTOBUF_SCHEMA_FORMAT}\`),`,
+        `defined in \`proto/${topic.protoFile}\`; decode it with code generated from proto/ or with the`,
+        'descriptor set `pnpm schema:image` writes (docs/analytics-schema.md). The payload schema is that',
+        'message in the protobuf JSON mapping (what `MessageToJson` or `toJson` of a decoded record gives):',
+        'lowerCamelCase field names, 64-bit integers as strings, enums by name, timestamps in RFC 3339;',
+        'fields at their default value are left out. `x-personal-data: true` marks personal fields.',
+      ].join('\n'),
+      payload: schemas.message(topic.type),
       bindings: {
         kafka: {
           key: { type: 'string', description: topic.keyDescription },
@@ -313,6 +327,12 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
         'deployment may add one. Partition and replica counts are not part of the contract: the',
         "deployment sets them (the Helm chart's topic list). Consumed topics have a `<topic>.dlq`",
         'twin holding the records a consumer gave up on, with their original headers.',
+        'Payload schemas: each message in the protobuf JSON mapping (lowerCamelCase field names,',
+        '64-bit integers as strings, enums by name, timestamps as RFC 3339 strings), generated from',
+        'the .proto files, nested messages and enums under `components/schemas`, personal fields',
+        'marked `x-personal-data: true`. They describe the fields; the bytes on the wire stay binary',
+        'protobuf. To decode records without generating code, `pnpm schema:image` writes all of',
+        'proto/ as one FileDescriptorSet (docs/analytics-schema.md).',
         'A consumer in Python: `examples/python-consumer/README.md`.',
         '',
         'Access: the brokers authenticate every client (SASL SCRAM or PLAIN, over TLS in production)',
@@ -335,8 +355,33 @@ export function buildAsyncApi(catalog: Catalog): Record<string, Json> {
     },
     channels,
     operations,
-    components: { messages },
+    components: { schemas: sortedSchemas(schemas.schemas), messages },
   };
+}
+
+/** `x-personal-data` on the fields the catalog lists, resolved to the messages that declare them. */
+function personalMarks(catalog: Catalog): FieldMarks {
+  const marks = new Map<string, Map<string, Record<string, Json>>>();
+  for (const topic of catalog.topics) {
+    for (const personal of topic.personalData ?? []) {
+      const { message, field } = resolveFieldPath(catalog.registry, topic.type, personal.field);
+      const fields = marks.get(message) ?? new Map<string, Record<string, Json>>();
+      marks.set(message, fields);
+      fields.set(field, {
+        'x-personal-data': true,
+        'x-personal-data-kind': personal.kind,
+        'x-personal-data-form': personal.form,
+      });
+    }
+  }
+  return marks;
+}
+
+/** The named schemas by name, so that the document does not depend on the order topics reach them. */
+function sortedSchemas(schemas: Record<string, JsonSchema>): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
 }
 
 /** Errors and warnings of @asyncapi/parser for the document (information and hints are left out). */
@@ -353,7 +398,7 @@ export async function renderAsyncApi(doc: Record<string, Json>): Promise<string>
   const { stringify } = await import('yaml');
   const prettier = await import('prettier');
   const raw = [
-    '# Generated by `node scripts/generate-asyncapi.ts` from packages/proto/src/topics.ts; do not edit.',
+    '# Generated by `node scripts/generate-asyncapi.ts` from packages/proto/src/topics.ts and proto/; do not edit.',
     stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false }),
   ].join('\n');
   const options = (await prettier.resolveConfig(outputPath)) ?? {};

@@ -26,7 +26,8 @@ const steps = [
     cmd: 'bash scripts/check-generated.sh',
   },
   {
-    // docs/api/asyncapi.yaml against the topic catalog, then its tests (AsyncAPI 3 validity). The
+    // docs/api/asyncapi.yaml against the topic catalog and proto/, then its tests (AsyncAPI 3
+    // validity, payload schemas against the messages, the schema image for analytics). The
     // tests run the generator as a child process and load the AsyncAPI parser: on a busy 2-core
     // runner that takes longer than vitest's default 5 s per test.
     name: 'AsyncAPI contract of the Kafka topics is current and valid',
