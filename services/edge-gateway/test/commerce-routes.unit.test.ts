@@ -197,7 +197,10 @@ interface Recorded {
   rateChecks: number;
 }
 
-async function edge(commerce: Partial<CommerceBackend> = {}, options: { over?: boolean } = {}) {
+async function edge(
+  commerce: Partial<CommerceBackend> = {},
+  options: { over?: boolean; logLines?: string[]; fanTokensDown?: boolean } = {},
+) {
   const recorded: Recorded = { offers: [], creates: [], calls: [], rateChecks: 0 };
   const developerAccess: Partial<DeveloperAccess> = {
     async validateApiKey(key) {
@@ -228,6 +231,7 @@ async function edge(commerce: Partial<CommerceBackend> = {}, options: { over?: b
   };
   const fanTokens: FanTokens = {
     async introspect(token) {
+      if (options.fanTokensDown) throw new AppError('unavailable', 'auth-gateway is down');
       if (token === FAN_TOKEN) return { active: true, appId: 'app-approved', fanId: 'fan-1' };
       if (token === OTHER_APP_TOKEN) return { active: true, appId: 'app-other', fanId: 'fan-2' };
       return { active: false, appId: '', fanId: '' };
@@ -257,7 +261,16 @@ async function edge(commerce: Partial<CommerceBackend> = {}, options: { over?: b
     purchaseShoppingCart: record('purchaseShoppingCart'),
     getCartDeliveries: record('getCartDeliveries'),
   };
-  sut = createHttpServer({ logger });
+  const lines = options.logLines;
+  sut = createHttpServer({
+    logger: lines
+      ? createLogger({
+          service: 'edge-test',
+          level: 'debug',
+          destination: { write: (line: string) => void lines.push(line) },
+        })
+      : logger,
+  });
   await registerEdgeRoutes(sut, {
     adminToken: 'admin-token-0123456789',
     version: 'test',
@@ -1251,5 +1264,75 @@ describe('commerce in the OpenAPI document', () => {
     expect(statuses('/admin/v1/apps/{appId}/access', 'patch')).toEqual(
       ['200', '400', '401', '404', '413', '414', '415', '431', '500', '503', '504'].sort(),
     );
+  });
+});
+
+describe('commerce refusals log nothing above info', () => {
+  const refusal = async () => {
+    throw new AppError('not_found', 'no such thing');
+  };
+  const routes: Array<[Method, string, unknown?]> = [
+    ['GET', `/events/${EVENT}/offers.json?api-key=${PLAIN_KEY}`],
+    ['POST', `/events/${EVENT}/offers.json?api-key=${PLAIN_KEY}`, { password: 'pw' }],
+    ['GET', `/checkout/carts/cart-1/deliveries?api-key=${PLAIN_KEY}`],
+    ['POST', shop('/shopping/carts'), createBody],
+    ['GET', shop('/shopping/carts/cart-1')],
+    ['DELETE', shop('/shopping/carts/cart-1')],
+    [
+      'PATCH',
+      shop('/shopping/carts/cart-1/products'),
+      { products: [{ op: 'remove', product: EVENT }] },
+    ],
+    ['PATCH', shop('/shopping/carts/cart-1/deliveries'), { deliveries: [{ id: 'd-1' }] }],
+    ['PATCH', shop('/shopping/carts/cart-1/payments'), paymentBody],
+    ['POST', shop('/shopping/carts/cart-1/purchase')],
+  ];
+
+  const warnings = (lines: string[]) =>
+    lines
+      .map((line) => JSON.parse(line) as { level: string; msg?: string })
+      .filter((line) => line.level === 'warn' || line.level === 'error' || line.level === 'fatal');
+
+  it.each(routes)(
+    '%s %s: a backend refusal is answered once and logs no error',
+    async (method, url, body) => {
+      const logLines: string[] = [];
+      const every = Object.fromEntries(
+        [
+          'getEventOffers',
+          'getCartDeliveries',
+          'createShoppingCart',
+          'getShoppingCart',
+          'deleteShoppingCart',
+          'updateShoppingCartProducts',
+          'selectShoppingCartDelivery',
+          'addShoppingCartPayment',
+          'purchaseShoppingCart',
+        ].map((name) => [name, refusal]),
+      ) as Partial<CommerceBackend>;
+      const { app, recorded } = await edge(every, { logLines });
+      const response = await call(app, method, url, body === undefined ? {} : { body });
+      expectCommerceError(response, 404, 'not_found');
+      expect(recorded.calls).toHaveLength(1);
+      // The request's own log line proves the capture works; nothing above info may follow it.
+      expect(logLines.length).toBeGreaterThan(0);
+      expect(warnings(logLines)).toEqual([]);
+    },
+  );
+
+  it('a fan-token check that fails is answered once (503) and logs no error', async () => {
+    for (const [method, url] of [
+      ['GET', `/events/${EVENT}/offers.json?api-key=${PLAIN_KEY}&access_token=${FAN_TOKEN}`],
+      ['GET', shop('/shopping/carts/cart-1')],
+    ] as const) {
+      const logLines: string[] = [];
+      const { app, recorded } = await edge({}, { logLines, fanTokensDown: true });
+      const response = await call(app, method, url);
+      expectCommerceError(response, 503);
+      expect(recorded.calls).toEqual([]);
+      expect(warnings(logLines)).toEqual([]);
+      await sut?.close();
+      sut = undefined;
+    }
   });
 });

@@ -18,7 +18,7 @@ export function offersRoutes(scope: FastifyInstance, context: CommerceRoutesCont
     const query = request.query as Static<typeof OffersQuery>;
     const body = (request.body ?? {}) as Static<typeof OffersBody>;
     const fanId = await run(reply, () => context.fanOf(request));
-    if (wasAnswered(fanId, reply)) return fanId;
+    if (wasAnswered(fanId)) return reply;
     if (fanId === '') return context.refuseToken(reply);
     const passwords = [query.displayId, query.password, body.displayId, body.password].filter(
       (p): p is string => typeof p === 'string' && p.length > 0,
@@ -31,7 +31,7 @@ export function offersRoutes(scope: FastifyInstance, context: CommerceRoutesCont
         passwords: [...new Set(passwords)],
       }),
     );
-    if (wasAnswered(answer, reply)) return answer;
+    if (wasAnswered(answer)) return reply;
     return reply.code(200).send(offersResult(answer));
   };
   const offersSchema = {
