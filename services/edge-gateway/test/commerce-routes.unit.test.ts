@@ -1241,8 +1241,11 @@ describe('commerce in the OpenAPI document', () => {
     // the key 401 and 429 (openapi-contract.ts); the rest is the route's own.
     const common = ['400', '401', '429', '431', '500', '503', '504'];
     const read = [...common, '200', '404', '406', '414'].sort();
-    expect(statuses('/commerce/v2/events/{id}/offers.{format}', 'get')).toEqual(read);
-    expect(statuses('/commerce/v2/events/{id}/offers', 'get')).toEqual(read);
+    // The offers GET reads a body too (a password): 413 and 415 as for its POST.
+    const offers = [...read, '413', '415'].sort();
+    expect(statuses('/commerce/v2/events/{id}/offers.{format}', 'get')).toEqual(offers);
+    expect(statuses('/commerce/v2/events/{id}/offers', 'get')).toEqual(offers);
+    expect(statuses('/commerce/v2/events/{id}/offers.{format}', 'post')).toEqual(offers);
     expect(statuses('/commerce/v2/checkout/carts/{cartId}/deliveries', 'get')).toEqual(read);
     const shopping = [...common, '403', '404', '409'];
     const body = [...shopping, '413', '415'];
@@ -1334,5 +1337,62 @@ describe('commerce refusals log nothing above info', () => {
       await sut?.close();
       sut = undefined;
     }
+  });
+});
+
+describe('commerce offers: a password in a GET body', () => {
+  const offersUrl = `/events/${EVENT}/offers.json?api-key=${PLAIN_KEY}`;
+
+  it('honours displayId or password in a GET body, with or without .json', async () => {
+    const { app, recorded } = await edge({ getEventOffers: async () => offersAnswer });
+    for (const [url, body] of [
+      [offersUrl, { displayId: 'get-body-pw' }],
+      [`/events/${EVENT}/offers?api-key=${PLAIN_KEY}&displayId=query-pw`, { password: 'alias-pw' }],
+    ] as const) {
+      const response = await call(app, 'GET', url, { body });
+      expect(response.statusCode).toBe(200);
+    }
+    expect(recorded.offers.map((r) => r.passwords)).toEqual([
+      ['get-body-pw'],
+      ['query-pw', 'alias-pw'],
+    ]);
+  });
+
+  it('reads no body when none is sent, an empty one included', async () => {
+    const { app, recorded } = await edge({ getEventOffers: async () => offersAnswer });
+    expect((await call(app, 'GET', offersUrl)).statusCode).toBe(200);
+    expect((await call(app, 'GET', offersUrl, { rawBody: '' })).statusCode).toBe(200);
+    expect(recorded.offers.map((r) => r.passwords)).toEqual([[], []]);
+  });
+
+  it('refuses a GET body the POST would refuse, with the same status and no backend call', async () => {
+    const { app, recorded } = await edge({ getEventOffers: async () => offersAnswer });
+    const cases: Array<[string, Parameters<typeof call>[3], number]> = [
+      ['not JSON', { rawBody: '{"displayId":' }, 400],
+      ['unknown field', { body: { displayId: 'pw', extra: 1 } }, 400],
+      ['wrong type', { body: { displayId: 42 } }, 400],
+      ['empty password', { body: { displayId: '' } }, 400],
+      ['not an object', { body: ['pw'] }, 400],
+      [
+        'not JSON media',
+        { rawBody: '<displayId>pw</displayId>', headers: { 'content-type': 'application/xml' } },
+        415,
+      ],
+      ['over 1 MiB', { body: { displayId: 'x'.repeat(1_048_576) } }, 413],
+    ];
+    for (const [what, options, status] of cases) {
+      const get = await call(app, 'GET', offersUrl, options);
+      const post = await call(app, 'POST', offersUrl, options);
+      expect({ what, status: get.statusCode }).toEqual({ what, status });
+      expect({ what, status: post.statusCode }).toEqual({ what, status });
+      expectCommerceError(get, status);
+    }
+    // Plain text too (which the POST parses as a string, then refuses as not an object: 400).
+    const text = await call(app, 'GET', offersUrl, {
+      rawBody: 'displayId=pw',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expectCommerceError(text, 415);
+    expect(recorded.offers).toEqual([]);
   });
 });
