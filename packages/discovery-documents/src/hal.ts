@@ -170,6 +170,23 @@ export function eventLinks(refs: EventRefs, resolved: Resolved, locale: string |
 }
 
 /**
+ * The images of an event (`/discovery/v2/events/{id}/images`): the event's images as its document
+ * shows them, named by type and id, with a link to itself (and its locale, as the event's own).
+ */
+export function eventImagesDocument(event: Event, locale: string | undefined) {
+  return {
+    type: 'event' as const,
+    id: event.id,
+    images: images(event.images),
+    _links: {
+      self: {
+        href: `${DISCOVERY_BASE}/events/${event.id}/images${locale ? `?locale=${encodeURIComponent(locale)}` : ''}`,
+      },
+    },
+  };
+}
+
+/**
  * An event document up to its links: everything that depends on the event (one version of it) and
  * the locale alone, so it can be rendered once per version (catalog-indexer when it indexes the event, the edge for
  * a requested locale: page-json.ts).

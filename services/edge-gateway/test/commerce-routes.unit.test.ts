@@ -197,7 +197,10 @@ interface Recorded {
   rateChecks: number;
 }
 
-async function edge(commerce: Partial<CommerceBackend> = {}, options: { over?: boolean } = {}) {
+async function edge(
+  commerce: Partial<CommerceBackend> = {},
+  options: { over?: boolean; logLines?: string[]; fanTokensDown?: boolean } = {},
+) {
   const recorded: Recorded = { offers: [], creates: [], calls: [], rateChecks: 0 };
   const developerAccess: Partial<DeveloperAccess> = {
     async validateApiKey(key) {
@@ -228,6 +231,7 @@ async function edge(commerce: Partial<CommerceBackend> = {}, options: { over?: b
   };
   const fanTokens: FanTokens = {
     async introspect(token) {
+      if (options.fanTokensDown) throw new AppError('unavailable', 'auth-gateway is down');
       if (token === FAN_TOKEN) return { active: true, appId: 'app-approved', fanId: 'fan-1' };
       if (token === OTHER_APP_TOKEN) return { active: true, appId: 'app-other', fanId: 'fan-2' };
       return { active: false, appId: '', fanId: '' };
@@ -257,7 +261,16 @@ async function edge(commerce: Partial<CommerceBackend> = {}, options: { over?: b
     purchaseShoppingCart: record('purchaseShoppingCart'),
     getCartDeliveries: record('getCartDeliveries'),
   };
-  sut = createHttpServer({ logger });
+  const lines = options.logLines;
+  sut = createHttpServer({
+    logger: lines
+      ? createLogger({
+          service: 'edge-test',
+          level: 'debug',
+          destination: { write: (line: string) => void lines.push(line) },
+        })
+      : logger,
+  });
   await registerEdgeRoutes(sut, {
     adminToken: 'admin-token-0123456789',
     version: 'test',
@@ -1228,8 +1241,11 @@ describe('commerce in the OpenAPI document', () => {
     // the key 401 and 429 (openapi-contract.ts); the rest is the route's own.
     const common = ['400', '401', '429', '431', '500', '503', '504'];
     const read = [...common, '200', '404', '406', '414'].sort();
-    expect(statuses('/commerce/v2/events/{id}/offers.{format}', 'get')).toEqual(read);
-    expect(statuses('/commerce/v2/events/{id}/offers', 'get')).toEqual(read);
+    // The offers GET reads a body too (a password): 413 and 415 as for its POST.
+    const offers = [...read, '413', '415'].sort();
+    expect(statuses('/commerce/v2/events/{id}/offers.{format}', 'get')).toEqual(offers);
+    expect(statuses('/commerce/v2/events/{id}/offers', 'get')).toEqual(offers);
+    expect(statuses('/commerce/v2/events/{id}/offers.{format}', 'post')).toEqual(offers);
     expect(statuses('/commerce/v2/checkout/carts/{cartId}/deliveries', 'get')).toEqual(read);
     const shopping = [...common, '403', '404', '409'];
     const body = [...shopping, '413', '415'];
@@ -1251,5 +1267,132 @@ describe('commerce in the OpenAPI document', () => {
     expect(statuses('/admin/v1/apps/{appId}/access', 'patch')).toEqual(
       ['200', '400', '401', '404', '413', '414', '415', '431', '500', '503', '504'].sort(),
     );
+  });
+});
+
+describe('commerce refusals log nothing above info', () => {
+  const refusal = async () => {
+    throw new AppError('not_found', 'no such thing');
+  };
+  const routes: Array<[Method, string, unknown?]> = [
+    ['GET', `/events/${EVENT}/offers.json?api-key=${PLAIN_KEY}`],
+    ['POST', `/events/${EVENT}/offers.json?api-key=${PLAIN_KEY}`, { password: 'pw' }],
+    ['GET', `/checkout/carts/cart-1/deliveries?api-key=${PLAIN_KEY}`],
+    ['POST', shop('/shopping/carts'), createBody],
+    ['GET', shop('/shopping/carts/cart-1')],
+    ['DELETE', shop('/shopping/carts/cart-1')],
+    [
+      'PATCH',
+      shop('/shopping/carts/cart-1/products'),
+      { products: [{ op: 'remove', product: EVENT }] },
+    ],
+    ['PATCH', shop('/shopping/carts/cart-1/deliveries'), { deliveries: [{ id: 'd-1' }] }],
+    ['PATCH', shop('/shopping/carts/cart-1/payments'), paymentBody],
+    ['POST', shop('/shopping/carts/cart-1/purchase')],
+  ];
+
+  const warnings = (lines: string[]) =>
+    lines
+      .map((line) => JSON.parse(line) as { level: string; msg?: string })
+      .filter((line) => line.level === 'warn' || line.level === 'error' || line.level === 'fatal');
+
+  it.each(routes)(
+    '%s %s: a backend refusal is answered once and logs no error',
+    async (method, url, body) => {
+      const logLines: string[] = [];
+      const every = Object.fromEntries(
+        [
+          'getEventOffers',
+          'getCartDeliveries',
+          'createShoppingCart',
+          'getShoppingCart',
+          'deleteShoppingCart',
+          'updateShoppingCartProducts',
+          'selectShoppingCartDelivery',
+          'addShoppingCartPayment',
+          'purchaseShoppingCart',
+        ].map((name) => [name, refusal]),
+      ) as Partial<CommerceBackend>;
+      const { app, recorded } = await edge(every, { logLines });
+      const response = await call(app, method, url, body === undefined ? {} : { body });
+      expectCommerceError(response, 404, 'not_found');
+      expect(recorded.calls).toHaveLength(1);
+      // The request's own log line proves the capture works; nothing above info may follow it.
+      expect(logLines.length).toBeGreaterThan(0);
+      expect(warnings(logLines)).toEqual([]);
+    },
+  );
+
+  it('a fan-token check that fails is answered once (503) and logs no error', async () => {
+    for (const [method, url] of [
+      ['GET', `/events/${EVENT}/offers.json?api-key=${PLAIN_KEY}&access_token=${FAN_TOKEN}`],
+      ['GET', shop('/shopping/carts/cart-1')],
+    ] as const) {
+      const logLines: string[] = [];
+      const { app, recorded } = await edge({}, { logLines, fanTokensDown: true });
+      const response = await call(app, method, url);
+      expectCommerceError(response, 503);
+      expect(recorded.calls).toEqual([]);
+      expect(warnings(logLines)).toEqual([]);
+      await sut?.close();
+      sut = undefined;
+    }
+  });
+});
+
+describe('commerce offers: a password in a GET body', () => {
+  const offersUrl = `/events/${EVENT}/offers.json?api-key=${PLAIN_KEY}`;
+
+  it('honours displayId or password in a GET body, with or without .json', async () => {
+    const { app, recorded } = await edge({ getEventOffers: async () => offersAnswer });
+    for (const [url, body] of [
+      [offersUrl, { displayId: 'get-body-pw' }],
+      [`/events/${EVENT}/offers?api-key=${PLAIN_KEY}&displayId=query-pw`, { password: 'alias-pw' }],
+    ] as const) {
+      const response = await call(app, 'GET', url, { body });
+      expect(response.statusCode).toBe(200);
+    }
+    expect(recorded.offers.map((r) => r.passwords)).toEqual([
+      ['get-body-pw'],
+      ['query-pw', 'alias-pw'],
+    ]);
+  });
+
+  it('reads no body when none is sent, an empty one included', async () => {
+    const { app, recorded } = await edge({ getEventOffers: async () => offersAnswer });
+    expect((await call(app, 'GET', offersUrl)).statusCode).toBe(200);
+    expect((await call(app, 'GET', offersUrl, { rawBody: '' })).statusCode).toBe(200);
+    expect(recorded.offers.map((r) => r.passwords)).toEqual([[], []]);
+  });
+
+  it('refuses a GET body the POST would refuse, with the same status and no backend call', async () => {
+    const { app, recorded } = await edge({ getEventOffers: async () => offersAnswer });
+    const cases: Array<[string, Parameters<typeof call>[3], number]> = [
+      ['not JSON', { rawBody: '{"displayId":' }, 400],
+      ['unknown field', { body: { displayId: 'pw', extra: 1 } }, 400],
+      ['wrong type', { body: { displayId: 42 } }, 400],
+      ['empty password', { body: { displayId: '' } }, 400],
+      ['not an object', { body: ['pw'] }, 400],
+      [
+        'not JSON media',
+        { rawBody: '<displayId>pw</displayId>', headers: { 'content-type': 'application/xml' } },
+        415,
+      ],
+      ['over 1 MiB', { body: { displayId: 'x'.repeat(1_048_576) } }, 413],
+    ];
+    for (const [what, options, status] of cases) {
+      const get = await call(app, 'GET', offersUrl, options);
+      const post = await call(app, 'POST', offersUrl, options);
+      expect({ what, status: get.statusCode }).toEqual({ what, status });
+      expect({ what, status: post.statusCode }).toEqual({ what, status });
+      expectCommerceError(get, status);
+    }
+    // Plain text too (which the POST parses as a string, then refuses as not an object: 400).
+    const text = await call(app, 'GET', offersUrl, {
+      rawBody: 'displayId=pw',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expectCommerceError(text, 415);
+    expect(recorded.offers).toEqual([]);
   });
 });

@@ -252,3 +252,79 @@ describe.each(CASES)('$currency: the order processing fee is shown with its tax'
     expect(sum).toBe(perTicket.totalMinor);
   });
 });
+
+describe('commerce cart: the taxes listed add up to totals.taxes', () => {
+  // Two lines, three groups of several tickets each, the processing fee: priced as cart prices them.
+  const m = (amountMinor: number) => ({ amountMinor, currency: 'USD' });
+  const faces = [
+    [5_000, 2],
+    [3_250, 3],
+    [1_000, 1],
+  ] as const;
+  const perOrder = orderFees(DEFAULT_FEES);
+  const ticketGroup = ([face, quantity]: readonly [number, number], index: number) => {
+    const { serviceFeeMinor, serviceFeeTaxMinor } = ticketPrice(face, DEFAULT_FEES);
+    return {
+      id: `T${index}`,
+      quantity,
+      charges: [
+        { type: 'face_value', price: m(face), quantity, tax: m(0), feeType: 'per ticket' },
+        {
+          type: 'service',
+          price: m(serviceFeeMinor),
+          quantity,
+          tax: m(serviceFeeTaxMinor),
+          feeType: 'per ticket',
+        },
+      ],
+    };
+  };
+  const sumOf = (pick: (p: ReturnType<typeof ticketPrice>) => number) =>
+    faces.reduce((s, [face, quantity]) => s + pick(ticketPrice(face, DEFAULT_FEES)) * quantity, 0);
+  const merchandise = sumOf((p) => p.faceValueMinor);
+  const fee = sumOf((p) => p.serviceFeeMinor) + perOrder.processingFeeMinor;
+  const tax = sumOf((p) => p.serviceFeeTaxMinor) + perOrder.processingFeeTaxMinor;
+  const shown = cartResult(
+    ShoppingCart.fromPartial({
+      cart: {
+        id: 'c',
+        currency: 'USD',
+        status: CartStatus.CART_STATUS_HELD,
+        ticketItems: [
+          { id: 1, quantity: 5, tickets: [ticketGroup(faces[0], 0), ticketGroup(faces[1], 1)] },
+          { id: 2, quantity: 1, tickets: [ticketGroup(faces[2], 2)] },
+        ],
+        processingFee: m(perOrder.processingFeeMinor),
+        processingFeeTax: m(perOrder.processingFeeTaxMinor),
+        totals: {
+          merchandise: m(merchandise),
+          fee: m(fee),
+          tax: m(tax),
+          grand: m(merchandise + fee + tax),
+        },
+      },
+    }),
+    200,
+  ).cart.attributes;
+  const minor = (x: string) => parseDecimal(x, 'USD')!;
+  const groups = shown.reservations[0]!.itemGroups;
+  const listed = (part: 'fees' | 'taxes') =>
+    groups.reduce(
+      (s, g) => s + g.quantity * g[part].reduce((t, x) => t + minor(x.amount), 0),
+      shown[part].reduce((t, x) => t + minor(x.amount), 0),
+    );
+
+  it('lists a tax in every item group and at cart level, none empty', () => {
+    expect(groups).toHaveLength(3);
+    for (const g of groups) expect(g.taxes.length).toBeGreaterThan(0);
+    expect(shown.taxes.length).toBeGreaterThan(0);
+  });
+
+  it('item taxes × quantities plus the cart taxes are totals.taxes, and likewise fees', () => {
+    expect(listed('taxes')).toBe(minor(shown.totals.taxes));
+    expect(listed('fees')).toBe(minor(shown.totals.fees));
+    const prices = groups.reduce((s, g) => s + g.quantity * minor(g.perItemPrice), 0);
+    expect(prices).toBe(minor(shown.totals.price));
+    expect(prices + listed('fees') + listed('taxes')).toBe(minor(shown.totals.total));
+  });
+});

@@ -67,7 +67,7 @@ export async function cartRoutes(
         return sendFamilyError(reply, context.family, NOT_APPROVED);
       }
       const fanId = await context.run(reply, () => context.fanOf(request));
-      if (wasAnswered(fanId, reply)) return fanId;
+      if (wasAnswered(fanId)) return reply;
       if (!fanId) return context.refuseToken(reply);
       request.fanId = fanId;
     });
@@ -118,7 +118,7 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
           idempotencyKey: idempotencyKey(request),
         }),
       );
-      if (wasAnswered(answer, reply)) return answer;
+      if (wasAnswered(answer)) return reply;
       const pending = answer.cart?.cart?.status === 'CART_STATUS_PENDING';
       const status = pending ? 202 : 201;
       if (pending) void reply.header('retry-after', String(answer.pollAfterSeconds || 1));
@@ -134,7 +134,7 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
     const answer = await run(reply, () =>
       commerce.getShoppingCart({ ...who(request), cartId: params.cartId }),
     );
-    if (wasAnswered(answer, reply)) return answer;
+    if (wasAnswered(answer)) return reply;
     if (answer.cart?.cart?.status === 'CART_STATUS_PENDING')
       void reply.header('retry-after', String(answer.pollAfterSeconds || 1));
     return reply.code(200).send(cartResult(answer.cart!, 200));
@@ -169,7 +169,7 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
       const answer = await run(reply, () =>
         commerce.deleteShoppingCart({ ...who(request), cartId: params.cartId }),
       );
-      if (wasAnswered(answer, reply)) return answer;
+      if (wasAnswered(answer)) return reply;
       return reply.code(204).send();
     },
   );
@@ -180,7 +180,9 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
     call: () => Promise<{ cart?: ShoppingCart | undefined }>,
   ) => {
     const answer = await run(reply, call);
-    if (wasAnswered(answer, reply) || answer.cart === undefined) return answer;
+    if (wasAnswered(answer)) return reply;
+    // cart answers every change with the cart; without one it is a defect (500), not a result.
+    if (answer.cart === undefined) throw new Error('cart answered a change without the cart');
     return reply.code(200).send(cartResult(answer.cart, 200));
   };
 
@@ -324,7 +326,7 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
           idempotencyKey: idempotencyKey(request),
         }),
       );
-      if (wasAnswered(answer, reply)) return answer;
+      if (wasAnswered(answer)) return reply;
       // The token is a bearer credential: never cached by anything between here and the app.
       void reply.header('cache-control', 'no-store');
       return reply.code(200).send(

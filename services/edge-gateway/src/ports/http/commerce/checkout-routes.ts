@@ -17,7 +17,7 @@ export function checkoutRoutes(scope: FastifyInstance, context: CommerceRoutesCo
     const answer = await run(reply, () =>
       commerce.getCartDeliveries({ appId: request.appId!, cartId: params.cartId }),
     );
-    if (wasAnswered(answer, reply)) return answer;
+    if (wasAnswered(answer)) return reply;
     return reply.code(200).send(deliveriesResult(answer.deliveries, ''));
   };
   const deliveriesSchema = {

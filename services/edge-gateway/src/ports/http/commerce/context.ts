@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CommerceBackend, FanTokens } from '../../../app/commerce.js';
-import { backendCall } from '../families/backend-call.js';
+import { backendCall, type Answered } from '../families/backend-call.js';
 import type { ApiFamily, FamilyError } from '../families/family.js';
 import { paymentActionOf } from '../families/payment-action.js';
 import { sendFamilyError } from '../families/register-family.js';
@@ -93,8 +93,11 @@ function tokenOf(request: FastifyRequest): string | undefined {
 export interface CommerceRoutesContext {
   readonly family: ApiFamily;
   readonly commerce: CommerceBackend;
-  /** Runs a backend call; its errors become the commerce error body (anything else is a 500). */
-  readonly run: <T>(reply: FastifyReply, call: () => Promise<T>) => Promise<T | FastifyReply>;
+  /**
+   * Runs a backend call; its errors become the commerce error body, sent at once, and the answer is
+   * then `ANSWERED` (the route returns `reply`); anything else is a 500.
+   */
+  readonly run: <T>(reply: FastifyReply, call: () => Promise<T>) => Promise<T | Answered>;
   /**
    * The fan behind the token given: undefined without a token, '' when it is not an active token
    * issued to the calling app.

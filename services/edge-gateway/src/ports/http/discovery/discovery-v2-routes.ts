@@ -33,6 +33,7 @@ import {
   MAX_SIZE,
   toSearchEventsRequest,
 } from './discovery-v2-query.js';
+import { suggestAndImagesRoutes } from './discovery-v2-suggest-images.js';
 
 const IdParams = Type.Object({
   id: Type.String({ pattern: '^[A-Za-z0-9_-]+(\\.json)?$', maxLength: 64 }),
@@ -152,7 +153,7 @@ const HalDocument = (description: string) =>
 /**
  * Discovery v2: event search with every query parameter, and, as developers used to the
  * established Discovery v2 API expect, event, venue and attraction details and venue and attraction
- * search. Every route needs a valid `apikey` and answers with `Rate-Limit*` headers.
+ * search, suggest and an event's images (discovery-v2-suggest-images.ts). Every route needs a valid `apikey` and answers with `Rate-Limit*` headers.
  */
 export function discoveryV2Routes(
   backends: {
@@ -504,5 +505,6 @@ export function discoveryV2Routes(
       detailSchema('Sub-genre details'),
       classification('subgenre'),
     );
+    suggestAndImagesRoutes(scope, family, catalog);
   }
 }
