@@ -459,7 +459,7 @@ else fail "calls differ from the services' ServiceDefinition calls"; fi
 # default.yaml: the chart as installed with only the required values; ci.yaml: every option on.
 security() { # file label
   python3 - "$1" <<'PY'
-import os, sys, yaml
+import os, re, sys, yaml
 docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
 kinds = lambda k: [d for d in docs if d["kind"] == k]
 bad = []
@@ -529,8 +529,17 @@ for name, dep in deployments.items():
 if secret_keys and not {"SERVICE_AUTH_KEY", "MONGO_URL"} <= secret_keys:
     bad.append(f"the Secret lacks SERVICE_AUTH_KEY or MONGO_URL: {sorted(secret_keys)}")
 token = next((s.get("stringData", {}).get("ADMIN_TOKEN") for s in kinds("Secret")), None)
-if token is not None and (len(token) < 32 or len(set(token)) < 16):
-    bad.append("the ADMIN_TOKEN of these values is one the edge refuses (32+ characters, 16+ different)")
+def secret_bits(value):
+    # The edge's rule (randomSecret, packages/platform/src/config/secret-strength.ts): characters
+    # times bits per character of the encoding (hex 4, base64 or base64url 6), none for a value in
+    # no such encoding or one shorter part repeated.
+    if re.fullmatch(r"(.+?)\1+", value, re.S): return 0
+    if re.fullmatch(r"[0-9a-fA-F]+", value): return 4 * len(value)
+    if re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", value) or re.fullmatch(r"[A-Za-z0-9_-]+={0,2}", value):
+        return 6 * len(value.rstrip("="))
+    return 0
+if token is not None and secret_bits(token) < 128:
+    bad.append("the ADMIN_TOKEN of these values is one the edge refuses (under 128 bits: hex, base64 or base64url)")
 if bad:
     print("\n".join(bad), file=sys.stderr); sys.exit(1)
 print(f"{len(deployments)} deployments")
