@@ -112,10 +112,14 @@ else fail "Grafana dashboard"; fi
   || fail "expected METRICS_PORT in 10 ConfigMaps"
 [ "$(grep -c '^        - port: metrics$' "$work/ci.yaml")" = 10 ] && pass "10 NetworkPolicies admit the scrapers on the metrics port" \
   || fail "expected a metrics ingress rule in 10 NetworkPolicies"
-# The alerting rules: promtool when installed (Debian's `prometheus` package), else skipped.
+# The alerting rules: promtool when installed (Debian's `prometheus` package), else skipped when
+# run by hand.
 if command -v promtool >/dev/null; then
   if promtool check rules "$chart/files/alerts.yaml"; then pass "promtool check rules"; else fail "promtool check rules"; fi
   if (cd "$chart/files" && promtool test rules alerts.test.yaml); then pass "promtool test rules"; else fail "promtool test rules"; fi
+elif [ "${CI:-}" = true ] || [ "${CI:-}" = 1 ] || [ "${MARQUEE_TEST_STRICT:-}" = 1 ]; then
+  # Under CI and in `pnpm test` (scripts/test.mjs) a skipped check is a failure.
+  fail "promtool check/test rules: promtool not installed (apt-get install prometheus)"
 else
   printf '[check] skip promtool check/test rules (promtool not installed: apt-get install prometheus)\n'
 fi
