@@ -30,11 +30,11 @@ export const NEEDS = {
   integration: ['infra'],
   conformance: [],
   e2e: ['infra', 'prometheus'],
-  fault: ['infra'],
+  fault: ['infra', 'java'],
   python: ['infra', 'python-venv'],
   schemathesis: ['python-venv'],
   browser: ['chromium'],
-  helm: ['infra', 'helm-tools', 'promtool', 'java'],
+  helm: ['infra', 'helm-tools', 'promtool', 'java', 'python-yaml'],
   image: ['image-tools'],
 };
 

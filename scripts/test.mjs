@@ -109,6 +109,10 @@ function missing(need) {
       return have('java')
         ? undefined
         : 'no java (the Kafka tools): apt-get install openjdk-17-jdk-headless';
+    case 'python-yaml':
+      return spawnSync('python3', ['-c', 'import yaml'], { stdio: 'ignore', env }).status === 0
+        ? undefined
+        : 'python3 cannot import yaml (the chart check reads the rendered manifests): apt-get install python3-yaml';
     case 'image-tools':
       return have('podman') && have('mmdebstrap') && process.getuid?.() === 0
         ? undefined
