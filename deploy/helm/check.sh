@@ -650,6 +650,14 @@ security_mutant "an egress rule without destinations" '0,/^    # Kafka brokers$/
 security_mutant "NODE_ENV=development" 's/NODE_ENV: "production"/NODE_ENV: "development"/'
 security_mutant "cart on the sandbox processor" 's/CART_PAYMENT_PROCESSOR: "stripe"/CART_PAYMENT_PROCESSOR: "sandbox"/'
 security_mutant "MONGO_URL in a ConfigMap" '0,/^  NODE_ENV: "production"/s//  MONGO_URL: "mongodb:\/\/user:pw@mongo"\n  NODE_ENV: "production"/'
+# ADMIN_TOKEN: the edge's entropy rule (128 bits in hex, base64 or base64url), not a count of
+# different characters: 48 hex characters with only 12 different ones hold 192 bits and pass.
+security_mutant "an ADMIN_TOKEN of 96 bits" 's/ADMIN_TOKEN: "check-admin-token-Xk9LmP4sR8tW3yZ7Hq2v"/ADMIN_TOKEN: "0f1e2d3c4b5a69788796a5b4"/'
+security_mutant "a repeated ADMIN_TOKEN" 's/ADMIN_TOKEN: "check-admin-token-Xk9LmP4sR8tW3yZ7Hq2v"/ADMIN_TOKEN: "abcdabcdabcdabcdabcdabcdabcdabcdabcdabcd"/'
+sed 's/ADMIN_TOKEN: "check-admin-token-Xk9LmP4sR8tW3yZ7Hq2v"/ADMIN_TOKEN: "0123456789ab0123456789ab0123456789ab0123456789ac"/' "$work/default.yaml" >"$work/hex-token.yaml"
+if cmp -s "$work/default.yaml" "$work/hex-token.yaml"; then fail "hex ADMIN_TOKEN: the substitution did not apply"
+elif security "$work/hex-token.yaml" >/dev/null 2>&1; then pass "security check accepts a 192-bit hex ADMIN_TOKEN with 12 different characters"
+else fail "security check refused a 192-bit hex ADMIN_TOKEN"; fi
 if helm lint --strict "$chart" --kube-version "$K8S_VERSION" "${secrets[@]}" --set services.cart.hpa.maxReplica=3 >"$work/lint.out" 2>&1; then
   fail "helm lint accepted a typo (services.cart.hpa.maxReplica)"
 else
