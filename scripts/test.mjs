@@ -1,27 +1,210 @@
 #!/usr/bin/env node
-// `pnpm test`: every tier this machine can run, in the order that fails fastest.
-// Static checks, then unit and contract tests, then integration (real Kafka + Mongo-wire
-// server), then e2e (every service as its own process), then the fault tier (the same stack on
-// servers of its own, which it stops and restarts). Each vitest run writes a JSON report;
-// the closing line sums them as "tests: N passed, N failed, N skipped".
+// `pnpm test`: every tier, in the order that fails fastest. Static checks, then unit and contract
+// tests, then integration (real Kafka + Mongo-wire server + stripe-mock), conformance, e2e (every
+// service as its own process), the fault tier (the same stack on servers of its own, which it
+// stops and restarts), the Python consumer, schemathesis, the browser, the Helm chart and one
+// container image. Each vitest run writes a JSON report; the closing line sums them as
+// "tests: N passed, N failed, N skipped".
+//
+// Every tier runs unless the user asks for fewer (`--tiers`, scripts/test-tiers.mjs); a tier that
+// cannot run on this machine fails the run, before anything runs when a tool is missing, and
+// inside the tier otherwise (MARQUEE_TEST_STRICT=1: its suites fail instead of skipping). Without
+// KAFKA_BROKERS and MONGO_URL the run starts Kafka, FerretDB and stripe-mock of its own
+// (deploy/local/infra.sh) and stops them at the end.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NEEDS, TIERS, selectTiers, unmetNeeds, runPassed, withoutTiers } from './test-tiers.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
+const ci = process.env.CI === 'true' || process.env.CI === '1';
+
+let selection;
+try {
+  selection = selectTiers(process.argv.slice(2), process.env);
+} catch (error) {
+  console.error(`pnpm test: ${error.message}`);
+  process.exit(2);
+}
+const { tiers, dryRun } = selection;
+if (selection.list) {
+  for (const [tier, what] of Object.entries(TIERS)) {
+    const needs = NEEDS[tier].length > 0 ? `  (needs: ${NEEDS[tier].join(', ')})` : '';
+    console.log(`${tier.padEnd(13)} ${what}${needs}`);
+  }
+  process.exit(0);
+}
+const asked = (tier) => tiers.includes(tier);
+const needed = (need) => tiers.some((tier) => NEEDS[tier].includes(need));
+
 const reportDir = join(root, '.turbo', 'test-reports');
 rmSync(reportDir, { recursive: true, force: true });
 mkdirSync(reportDir, { recursive: true });
 
-const env = { ...process.env, MARQUEE_TEST_REPORT_DIR: reportDir, FORCE_COLOR: '0' };
-const ci = process.env.CI === 'true' || process.env.CI === '1';
-const infra = Boolean(process.env.KAFKA_BROKERS && process.env.MONGO_URL);
+// Every tier this run was asked for must run: its suites fail instead of skipping (skipIsFailure,
+// @marquee/platform/testing; deploy/helm/check.sh).
+const env = {
+  ...process.env,
+  MARQUEE_TEST_REPORT_DIR: reportDir,
+  MARQUEE_TEST_STRICT: '1',
+  FORCE_COLOR: '0',
+};
 const have = (cmd) =>
-  spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+  spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore', env }).status === 0;
+const bash = (script, args, options = {}) =>
+  spawnSync('bash', [join(root, script), ...args], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+    ...options,
+  });
 
-/** @type {{name: string, cmd: string, skip?: string}[]} */
+// ---------------------------------------------------------------------------------------------
+// Tools: helm and kubeconform install themselves under ~/.cache/marquee; the rest is the machine's.
+
+if (asked('helm') && !(have('helm') && have('kubeconform'))) {
+  console.log('\n=== installing helm and kubeconform (deploy/local/install-k8s-tools.sh)');
+  const r = bash('deploy/local/install-k8s-tools.sh', [], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const bin = r.stdout?.trim().split('\n').pop();
+  if (r.status === 0 && bin) env.PATH = `${bin}:${env.PATH}`;
+}
+
+const infraConfigured = () => Boolean(env.KAFKA_BROKERS && env.MONGO_URL);
+/** Why a requirement is not met here (how to meet it), or undefined. */
+function missing(need) {
+  switch (need) {
+    case 'infra':
+      // Not configured: started below (infra.sh reports what it lacks: Java, Maven, Go).
+      if (!infraConfigured()) return undefined;
+      return env.STRIPE_MOCK_URL
+        ? undefined
+        : 'STRIPE_MOCK_URL is unset while KAFKA_BROKERS and MONGO_URL are set: eval "$(bash deploy/local/infra.sh env)"';
+    case 'prometheus': {
+      const bin = env.PROMETHEUS_BIN ?? 'prometheus';
+      return spawnSync(bin, ['--version'], { stdio: 'ignore', env }).status === 0
+        ? undefined
+        : `no Prometheus server (${bin}): apt-get install prometheus, or set PROMETHEUS_BIN`;
+    }
+    case 'python-venv':
+      return spawnSync(env.PYTHON ?? 'python3', ['-c', 'import venv, ensurepip'], {
+        stdio: 'ignore',
+        env,
+      }).status === 0
+        ? undefined
+        : 'python3 cannot make a venv: apt-get install python3-venv';
+    case 'chromium': {
+      const path = env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+      return existsSync(path)
+        ? undefined
+        : `no Chromium at ${path}: apt-get install chromium, or set CHROMIUM_PATH`;
+    }
+    case 'helm-tools':
+      return have('helm') && have('kubeconform')
+        ? undefined
+        : 'helm and kubeconform: bash deploy/local/install-k8s-tools.sh failed (it needs Go and pip)';
+    case 'promtool':
+      return have('promtool') ? undefined : 'no promtool: apt-get install prometheus';
+    case 'java':
+      return have('java')
+        ? undefined
+        : 'no java (the Kafka tools): apt-get install openjdk-17-jdk-headless';
+    case 'python-yaml':
+      return spawnSync('python3', ['-c', 'import yaml'], { stdio: 'ignore', env }).status === 0
+        ? undefined
+        : 'python3 cannot import yaml (the chart check reads the rendered manifests): apt-get install python3-yaml';
+    case 'image-tools':
+      return have('podman') && have('mmdebstrap') && process.getuid?.() === 0
+        ? undefined
+        : 'needs root with podman and mmdebstrap: apt-get install podman buildah mmdebstrap';
+    default:
+      throw new Error(`unknown requirement ${need}`);
+  }
+}
+
+// Under CI (.ci/run installs everything first) every tier runs and fails by itself if it must.
+if (!ci) {
+  const unmet = unmetNeeds(tiers, missing);
+  if (unmet.length > 0) {
+    console.error(
+      `\npnpm test: ${unmet.length} of the tiers asked for cannot run on this machine:`,
+    );
+    for (const { tier, reasons } of unmet) console.error(`  ${tier}: ${reasons.join('; ')}`);
+    console.error(
+      `Install what they need, or leave them out: pnpm test ${withoutTiers(
+        tiers,
+        unmet.map((u) => u.tier),
+      )}. Nothing was run.`,
+    );
+    process.exit(1);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Infrastructure: the configured one, else servers of this run's own, stopped at the end.
+
+const infraState = { started: [], stateDir: undefined };
+function stopInfra() {
+  const { started, stateDir } = infraState;
+  infraState.started = [];
+  for (const server of started)
+    bash('deploy/local/infra.sh', ['stop', server], { stdio: 'ignore' });
+  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+  infraState.stateDir = undefined;
+}
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    interrupted = true;
+  });
+}
+
+if (needed('infra') && !infraConfigured()) {
+  console.log(
+    '\n=== starting Kafka, FerretDB and stripe-mock for this run (deploy/local/infra.sh; KAFKA_BROKERS and MONGO_URL are unset)',
+  );
+  const install = bash('deploy/local/infra.sh', ['install'], { stdio: 'inherit' });
+  if (install.status !== 0) {
+    const without = tiers.filter((tier) => NEEDS[tier].includes('infra'));
+    console.error(
+      `\npnpm test: deploy/local/infra.sh install failed (above: what it lacks); the tiers ${without.join(', ')} need it.` +
+        ` Install it, or leave them out: pnpm test ${withoutTiers(tiers, without)}. Nothing was run.`,
+    );
+    process.exit(1);
+  }
+  // As .ci/run: servers already running on this machine's default state are used (and left
+  // running); with none, this run's servers live in a fresh state directory, deleted at the end, so
+  // what earlier runs left in Kafka's topics cannot slow this one.
+  const before = bash('deploy/local/infra.sh', ['status'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const running = (before.stdout ?? '')
+    .split('\n')
+    .filter((line) => / running, ready/.test(line))
+    .map((line) => line.split(':')[0]);
+  if (running.length === 0) {
+    infraState.stateDir = mkdtempSync(join(tmpdir(), 'marquee-test-state-'));
+    env.MARQUEE_STATE = infraState.stateDir;
+  }
+  infraState.started = ['kafka', 'mongo', 'stripe'].filter((server) => !running.includes(server));
+  const start = bash('deploy/local/infra.sh', ['start'], { stdio: 'inherit' });
+  const exported = bash('deploy/local/infra.sh', ['env'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  if (start.status !== 0 || exported.status !== 0) {
+    stopInfra();
+    console.error('\npnpm test: starting the local servers failed (above). Nothing was run.');
+    process.exit(1);
+  }
+  for (const line of exported.stdout.split('\n')) {
+    const match = /^export ([A-Z_]+)=(.*)$/.exec(line);
+    if (match) env[match[1]] = match[2].replace(/^'(.*)'$/, '$1');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The steps of each tier.
+
+/** @type {{tier: keyof typeof TIERS, name: string, cmd: string}[]} */
 const steps = [
   {
+    tier: 'static',
     name: 'generated code is current, buf lint and breaking',
     cmd: 'bash scripts/check-generated.sh',
   },
@@ -30,6 +213,7 @@ const steps = [
     // validity, payload schemas against the messages, the schema image for analytics). The
     // tests run the generator as a child process and load the AsyncAPI parser: on a busy 2-core
     // runner that takes longer than vitest's default 5 s per test.
+    tier: 'static',
     name: 'AsyncAPI contract of the Kafka topics is current and valid',
     cmd:
       'node scripts/generate-asyncapi.ts --check && pnpm -s exec vitest run scripts/generate-asyncapi.test.ts --test-timeout=60000' +
@@ -38,6 +222,7 @@ const steps = [
   {
     // docs/api/openapi.json against the edge's routes (built in process, no back end), then the
     // generator's own tests (each runs it as a child process: seconds on a busy runner).
+    tier: 'static',
     name: 'OpenAPI contract of the public HTTP API is current',
     cmd:
       'node scripts/generate-openapi.ts --check && pnpm -s exec vitest run scripts/generate-openapi.test.ts --test-timeout=120000' +
@@ -45,122 +230,122 @@ const steps = [
   },
   {
     // The Kafka ACLs the chart's kafka-acls Job and infra.sh apply, generated from the topic catalog.
+    tier: 'static',
     name: 'Kafka ACLs of the Helm chart are current',
     cmd: 'node scripts/generate-kafka-acls.ts --check',
   },
   {
     // The Helm chart's NODE_OPTIONS, generated from the services' package.json `marquee.v8`.
+    tier: 'static',
     name: 'V8 options of the Helm chart are current',
     cmd: 'node scripts/generate-node-options.ts --check',
   },
   {
     // The Helm chart's service calls, generated from each service's ServiceDefinition `calls`.
+    tier: 'static',
     name: 'service calls of the Helm chart are current',
     cmd: 'node scripts/generate-service-calls.ts --check',
   },
-  { name: 'lint', cmd: 'pnpm -s lint' },
-  { name: 'typecheck', cmd: 'pnpm -s turbo run typecheck --output-logs=errors-only' },
   {
+    // This script's tier selection and skip rule (scripts/test-tiers.mjs).
+    tier: 'static',
+    name: 'tier selection of pnpm test',
+    cmd:
+      'pnpm -s exec vitest run scripts/test-tiers.test.ts' +
+      ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'test-tiers.json')}`,
+  },
+  { tier: 'static', name: 'lint', cmd: 'pnpm -s lint' },
+  {
+    tier: 'static',
+    name: 'typecheck',
+    cmd: 'pnpm -s turbo run typecheck --output-logs=errors-only',
+  },
+  {
+    tier: 'unit',
     name: 'unit and contract tests (memory adapters)',
     cmd: 'pnpm -s turbo run test:unit --output-logs=new-only',
   },
   {
-    name: 'integration tests (real Kafka and Mongo-wire server)',
+    tier: 'integration',
+    name: 'integration tests (real Kafka, Mongo-wire server and stripe-mock)',
     cmd: 'pnpm -s turbo run test:integration --concurrency=1 --output-logs=new-only',
-    // Without infrastructure the suites still run and report themselves skipped (a failure under CI).
   },
   {
     // The 3P API kit against partner-reference (started in the test process, memory storage).
+    tier: 'conformance',
     name: '3P API conformance (partner-reference against the contract)',
     cmd: 'pnpm -s --filter @marquee/tests test:conformance',
   },
   {
+    tier: 'e2e',
     name: 'e2e tests (every service as its own process)',
     cmd: 'pnpm -s test:e2e',
-    skip: existsSync(join(root, 'test', 'e2e', 'vitest.config.ts'))
-      ? infra || ci
-        ? undefined
-        : 'KAFKA_BROKERS and MONGO_URL are not set: run `bash deploy/local/infra.sh start` and `eval "$(bash deploy/local/infra.sh env)"`'
-      : 'no e2e suite yet',
   },
   {
     // test/fault: the stack as in e2e, on a Kafka broker and a FerretDB of its own (free ports, a
     // fresh state directory) that it stops, kills and restarts under a publishing load; ~3 minutes.
+    tier: 'fault',
     name: 'fault tier (broker, consumer and Mongo-wire faults under load)',
     cmd: 'pnpm -s turbo run build --filter=./services/* --output-logs=errors-only && pnpm -s exec vitest run --config test/fault/vitest.config.ts',
-    skip:
-      infra || ci
-        ? undefined
-        : 'no local Kafka and FerretDB (KAFKA_BROKERS, MONGO_URL): run `bash deploy/local/infra.sh start` once; the tier starts servers of its own on other ports',
   },
   {
     // examples/python-consumer against the real Kafka; after e2e, whose services read event-changed.
-    // Skips itself loudly without KAFKA_BROKERS or `python3 -m venv`, and fails under CI.
+    tier: 'python',
     name: 'Python consumer decodes event-changed (confluent-kafka, PyPI)',
     cmd: 'pnpm -s --filter @marquee/tests exec vitest run --config python/vitest.config.ts',
   },
   {
     // test/schemathesis: the embedded default (started in the test process, memory storage) fuzzed
     // by schemathesis 4 (PyPI, in a venv the step makes) with --checks all over every operation of
-    // docs/api/openapi.json; 3-4 minutes. Skips itself loudly without `python3 -m venv`, fails under CI.
+    // docs/api/openapi.json; 3-4 minutes.
+    tier: 'schemathesis',
     name: 'schemathesis: the public HTTP API against its OpenAPI document',
     cmd: 'pnpm -s --filter @marquee/tests exec vitest run --config schemathesis/vitest.config.ts',
   },
   {
-    // The suite skips itself loudly without Chromium, and fails under CI (test/browser/chromium.ts).
+    tier: 'browser',
     name: 'browser tests (OAuth pages in headless Chromium)',
     cmd: 'pnpm -s --filter @marquee/tests test:browser',
   },
   {
+    tier: 'helm',
     name: 'helm chart (helm lint, kubeconform -strict)',
     cmd: 'bash deploy/helm/check.sh',
-    skip:
-      have('helm') && have('kubeconform')
-        ? undefined
-        : ci
-          ? undefined
-          : 'helm/kubeconform not installed: bash deploy/local/install-k8s-tools.sh',
   },
   {
     // The chart's topic Job script, rendered by helm and run against the local broker with
     // deploy/local/kafka/bin standing in for kafka-topics.sh/kafka-configs.sh (about a minute: each
     // call starts a JVM). Its own step, not in check.sh, which needs no broker and no Java.
+    tier: 'helm',
     name: 'helm chart topic Job against the local Kafka (creates, passes, refuses wrong partitions)',
     cmd: 'bash deploy/helm/check-topic-job.sh',
-    skip:
-      ci || (infra && have('helm') && have('java'))
-        ? undefined
-        : 'needs KAFKA_BROKERS, helm and java: `bash deploy/local/infra.sh install && bash deploy/local/infra.sh start`',
   },
   {
     // deploy/images/build.sh for one service (it installs podman/mmdebstrap when root and missing):
     // base from Debian packages, pnpm deploy, podman build, then the service started from the
     // image's file system must answer /healthz (containers themselves may not start in a sandbox).
+    tier: 'image',
     name: 'container image (publisher: build, then start from the image)',
-    cmd: `bash deploy/images/build.sh ${infra ? '--smoke-infra' : '--smoke'} publisher`,
-    skip:
-      ci || (have('podman') && have('mmdebstrap') && process.getuid?.() === 0)
-        ? undefined
-        : 'needs root with podman and mmdebstrap: apt-get install -y podman buildah mmdebstrap',
+    cmd: `bash deploy/images/build.sh ${infraConfigured() ? '--smoke-infra' : '--smoke'} publisher`,
   },
 ];
 
 const results = [];
-for (const step of steps) {
-  if (step.skip) {
-    console.log(`\n=== SKIPPED: ${step.name} — ${step.skip}`);
-    results.push({ step: step.name, status: 'skipped' });
-    continue;
-  }
-  console.log(`\n=== ${step.name}\n$ ${step.cmd}`);
+for (const step of steps.filter((s) => asked(s.tier))) {
+  if (interrupted) break;
+  console.log(`\n=== [${step.tier}] ${step.name}\n$ ${step.cmd}`);
+  if (dryRun) continue;
   const started = Date.now();
   const r = spawnSync('sh', ['-c', step.cmd], { cwd: root, env, stdio: 'inherit' });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const ok = r.status === 0;
   console.log(`=== ${ok ? 'ok' : 'FAILED'}: ${step.name} (${seconds}s)`);
-  results.push({ step: step.name, status: ok ? 'ok' : 'failed' });
+  results.push({ tier: step.tier, step: step.name, status: ok ? 'ok' : 'failed' });
+  // A signal that arrived during the step is delivered here, between steps.
+  await new Promise((resolve) => setImmediate(resolve));
   if (!ok && ci) break; // in CI, stop at the first broken tier: later ones would only add noise
 }
+stopInfra();
 
 let passed = 0;
 let failed = 0;
@@ -173,8 +358,12 @@ for (const file of readdirSync(reportDir).filter((f) => f.endsWith('.json'))) {
 }
 
 console.log('\nSummary');
-for (const r of results) console.log(`  ${r.status.padEnd(8)} ${r.step}`);
-const stepFailed = results.some((r) => r.status === 'failed');
-if (stepFailed && failed === 0) failed = 1; // a static check or a crashed runner counts as a failure
+for (const r of results) console.log(`  ${r.status.padEnd(8)} [${r.tier}] ${r.step}`);
+const notAsked = Object.keys(TIERS).filter((tier) => !asked(tier));
+if (notAsked.length > 0) console.log(`  not asked for: ${notAsked.join(', ')}`);
+if (interrupted) console.log('  interrupted: the remaining steps did not run');
+if (dryRun) console.log('  dry run: no step was run');
+const ok = runPassed(results) && !interrupted;
+if (!ok && failed === 0) failed = 1; // a static check or a crashed runner counts as a failure
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(stepFailed ? 1 : 0);
+process.exit(ok ? 0 : 1);

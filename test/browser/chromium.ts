@@ -3,15 +3,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { skipIsFailure } from '@marquee/platform/testing';
 
 /** Debian's Chromium (`apt-get install -y chromium`); `CHROMIUM_PATH` to use another. */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Whether the browser tier can run here; a loud skip locally, a failure under CI. */
+/** Whether the browser tier can run here; a loud skip locally, a failure under CI and in `pnpm test` (skipIsFailure). */
 export function requireChromium(): boolean {
   if (existsSync(chromiumPath)) return true;
   const message = `no Chromium at ${chromiumPath}: apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH)`;
-  if (process.env.CI === 'true' || process.env.CI === '1') throw new Error(message);
+  if (skipIsFailure()) throw new Error(message);
   console.warn(`\n*** SKIPPED browser tests: ${message}\n`);
   return false;
 }

@@ -4,18 +4,17 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { skipIsFailure } from '@marquee/platform/testing';
 
 /** examples/python-consumer, the guide's code. */
 export const exampleDir = fileURLToPath(
   new URL('../../examples/python-consumer/', import.meta.url),
 );
 
-const isCi = (): boolean => process.env.CI === 'true' || process.env.CI === '1';
-
-/** A loud skip locally, a failure under CI (like the integration tiers). */
+/** A loud skip locally, a failure under CI and in `pnpm test` (like the integration tiers). */
 function unavailable(what: string, reason: string): false {
   const message = `${what}: ${reason}`;
-  if (isCi()) throw new Error(`cannot run under CI=true: ${message}`);
+  if (skipIsFailure()) throw new Error(`cannot run: ${message}`);
   console.warn(
     `\n${'#'.repeat(100)}\n#  SKIPPED python consumer tests: ${message}\n${'#'.repeat(100)}\n`,
   );

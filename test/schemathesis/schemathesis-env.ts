@@ -4,16 +4,16 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { skipIsFailure } from '@marquee/platform/testing';
 
 /** This directory: requirements.txt, schemathesis.toml, hooks.py. */
 export const stepDir = fileURLToPath(new URL('.', import.meta.url));
 
-const isCi = (): boolean => process.env.CI === 'true' || process.env.CI === '1';
 const python = process.env.PYTHON ?? 'python3';
 
 /**
  * Whether `python3 -m venv` works here (Debian needs the python3-venv package for ensurepip). A
- * loud skip locally, a failure under CI.
+ * loud skip locally, a failure under CI and in `pnpm test` (skipIsFailure).
  */
 export function requirePython(): boolean {
   const probe = spawnSync(python, ['-c', 'import venv, ensurepip, sys; print(sys.version)'], {
@@ -21,7 +21,7 @@ export function requirePython(): boolean {
   });
   if (probe.status === 0) return true;
   const message = `no usable ${python}: ${(probe.stderr || probe.error?.message || '').trim().split('\n').pop()} (apt-get install -y python3-venv)`;
-  if (isCi()) throw new Error(`cannot run under CI=true: ${message}`);
+  if (skipIsFailure()) throw new Error(`cannot run: ${message}`);
   console.warn(
     `\n${'#'.repeat(100)}\n#  SKIPPED schemathesis contract test: ${message}\n${'#'.repeat(100)}\n`,
   );

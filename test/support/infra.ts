@@ -1,6 +1,8 @@
+import { skipIsFailure } from '@marquee/platform/testing';
+
 /**
  * Real infrastructure for the cross-service tiers. Absent infrastructure is a loud skip locally
- * and a failure under CI (docs/run-modes.md), never a silent pass.
+ * and a failure under CI and in `pnpm test` (skipIsFailure, docs/run-modes.md), never a silent pass.
  */
 export function requireInfra(): { kafkaBrokers: string; mongoUrl: string } | undefined {
   const kafkaBrokers = process.env.KAFKA_BROKERS;
@@ -9,7 +11,7 @@ export function requireInfra(): { kafkaBrokers: string; mongoUrl: string } | und
   const message =
     'KAFKA_BROKERS and MONGO_URL are not set: the e2e tier needs real Kafka and a Mongo-wire server ' +
     '(bash deploy/local/infra.sh start && eval "$(bash deploy/local/infra.sh env)")';
-  if (process.env.CI === 'true' || process.env.CI === '1') throw new Error(message);
+  if (skipIsFailure()) throw new Error(message);
   console.warn(`\n*** SKIPPED: ${message}\n`);
   return undefined;
 }

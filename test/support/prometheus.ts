@@ -2,13 +2,13 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@marquee/platform/testing';
+import { skipIsFailure, waitFor } from '@marquee/platform/testing';
 import { freePort } from './stack.js';
 
 /**
  * A real Prometheus server (Debian's `prometheus` package, which CI installs for promtool) that
  * scrapes the given targets every second, on loopback, with its data in a temporary directory.
- * Missing binary: a loud skip locally, a failure under CI (like missing Kafka).
+ * Missing binary: a loud skip locally, a failure under CI and in `pnpm test` (like missing Kafka).
  */
 export interface Prometheus {
   url: string;
@@ -22,7 +22,7 @@ export function requirePrometheus(): string | undefined {
   const probe = spawnSync(binary, ['--version'], { encoding: 'utf8' });
   if (probe.status === 0) return binary;
   const message = `no Prometheus server (${binary}): install Debian's prometheus package or set PROMETHEUS_BIN`;
-  if (process.env.CI === 'true' || process.env.CI === '1') throw new Error(message);
+  if (skipIsFailure()) throw new Error(message);
   console.warn(`\n*** SKIPPED: ${message}\n`);
   return undefined;
 }

@@ -18,6 +18,11 @@ export interface EmbeddedOptions {
   partnerPort: number;
   /** Generated when absent. */
   adminToken?: string | undefined;
+  /**
+   * The demo partner's OAuth client (partner-reference's PARTNER_CLIENT_ID and
+   * PARTNER_CLIENT_SECRET, registered with the connector); each generated when absent.
+   */
+  partnerClient?: { id?: string | undefined; secret?: string | undefined };
   logger: Logger;
   /** Passed to every service's config loader (LOG_LEVEL and the like); never KAFKA_BROKERS or MONGO_URL. */
   env?: NodeJS.ProcessEnv;
@@ -45,6 +50,9 @@ export interface EmbeddedPartner {
   id: string;
   clientId: string;
   clientSecret: string;
+  /** Whether the client id and secret were generated for this run (not given in `partnerClient`). */
+  clientIdGenerated: boolean;
+  clientSecretGenerated: boolean;
   /** Bearer token of partner-reference's back office (its own, not the platform's). */
   adminToken: string;
   venues: string[];
@@ -113,6 +121,10 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
 
   try {
     const shared = new Map<string, string>();
+    // The partner client given by the caller; shared() generates whatever is not.
+    const { id: clientId, secret: clientSecret } = options.partnerClient ?? {};
+    if (clientId !== undefined) shared.set('PARTNER_CLIENT_ID', clientId);
+    if (clientSecret !== undefined) shared.set('PARTNER_CLIENT_SECRET', clientSecret);
     const run: DevelopmentRun = {
       adminToken,
       shared(name) {
@@ -151,13 +163,19 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
     const baseUrl = `http://${options.host}:${api.httpPort}`;
     const partnerUrl = `http://${options.host}:${partnerService.httpPort}`;
     const demo = await createDemo(baseUrl, adminToken);
-    // The demo partner's OAuth client: the credentials it was started with (`shared`).
+    // The demo partner's OAuth client: the credentials it was started with (`shared`: the
+    // caller's `partnerClient`, else generated).
     // The partner's back office has its own token (`shared`), not the run's admin token.
-    const partner = await registerDemoPartner(baseUrl, partnerUrl, adminToken, {
+    const registered = await registerDemoPartner(baseUrl, partnerUrl, adminToken, {
       id: run.shared('PARTNER_CLIENT_ID'),
       secret: run.shared('PARTNER_CLIENT_SECRET'),
       adminToken: run.shared('PARTNER_ADMIN_TOKEN'),
     });
+    const partner: EmbeddedPartner = {
+      ...registered,
+      clientIdGenerated: clientId === undefined,
+      clientSecretGenerated: clientSecret === undefined,
+    };
     return {
       baseUrl,
       demo,
@@ -230,7 +248,7 @@ async function registerDemoPartner(
   partnerUrl: string,
   adminToken: string,
   client: { id: string; secret: string; adminToken: string },
-): Promise<EmbeddedPartner> {
+): Promise<Omit<EmbeddedPartner, 'clientIdGenerated' | 'clientSecretGenerated'>> {
   const auth = { authorization: `Bearer ${adminToken}` };
   const listed = await fetch(`${partnerUrl}/admin/v1/venues`, {
     headers: { authorization: `Bearer ${client.adminToken}` },

@@ -1,9 +1,8 @@
 // `pnpm start`: the embedded default (docs/run-modes.md). Everything in one process, ready in seconds.
-import { z } from 'zod';
-import { loadConfig, port } from '@marquee/platform/config';
 import { createLifecycle } from '@marquee/platform/lifecycle';
 import { createLogger } from '@marquee/platform/logger';
 import { applyV8Flags } from '@marquee/platform/v8';
+import { loadEmbeddedConfig } from './config.js';
 import { startEmbedded } from './embedded.js';
 import { hostedV8Options } from './services.js';
 
@@ -11,20 +10,7 @@ import { hostedV8Options } from './services.js';
 // of the start script gave it their node options (both from each service's package.json).
 applyV8Flags(hostedV8Options().runtimeFlags);
 
-const config = loadConfig(
-  z.object({
-    HOST: z.string().min(1).default('127.0.0.1'),
-    PORT: port().default(8080),
-    PARTNER_PORT: port().default(8090),
-    // The whole process's Prometheus metrics, always on 127.0.0.1.
-    METRICS_PORT: port().default(9464),
-    ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-    // Ten services share one terminal here: warnings and errors only, unless asked.
-    LOG_LEVEL: z
-      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-      .default('warn'),
-  }),
-);
+const config = loadEmbeddedConfig();
 
 const logger = createLogger({ service: 'marquee-embedded', level: config.LOG_LEVEL });
 const lifecycle = createLifecycle({ logger, timeoutMs: 10_000 });
@@ -34,6 +20,7 @@ const marquee = await startEmbedded({
   port: config.PORT,
   partnerPort: config.PARTNER_PORT,
   adminToken: config.ADMIN_TOKEN,
+  partnerClient: { id: config.PARTNER_CLIENT_ID, secret: config.PARTNER_CLIENT_SECRET },
   logger,
   env: { LOG_LEVEL: config.LOG_LEVEL },
   metricsPort: config.METRICS_PORT,
@@ -41,6 +28,10 @@ const marquee = await startEmbedded({
 lifecycle.onStop('marquee', () => marquee.stop());
 lifecycle.handleSignals();
 
+const { partner } = marquee;
+const partnerClient = `client ${partner.clientId}${partner.clientIdGenerated ? '' : ' (from PARTNER_CLIENT_ID)'} / ${
+  partner.clientSecretGenerated ? partner.clientSecret : 'secret from PARTNER_CLIENT_SECRET'
+}`;
 const tokenNote = marquee.adminTokenGenerated
   ? '(generated for this run; set ADMIN_TOKEN to choose it)'
   : '(from ADMIN_TOKEN)';
@@ -48,7 +39,7 @@ console.log(`
 Marquee is running: every service in this process, in-memory event bus and storage (${Date.now() - started} ms)
   public API      ${marquee.baseUrl}        health: ${marquee.baseUrl}/healthz
   API reference   ${marquee.baseUrl}/docs   (OpenAPI JSON: ${marquee.baseUrl}/openapi.json)
-  partner 3P API  ${marquee.partnerUrl}/v1   (token: ${marquee.partnerUrl}/oauth/token, client ${marquee.partner.clientId} / ${marquee.partner.clientSecret})
+  partner 3P API  ${marquee.partnerUrl}/v1   (token: ${marquee.partnerUrl}/oauth/token, ${partnerClient})
   partner office  ${marquee.partnerUrl}/admin/v1   (its own token: ${marquee.partner.adminToken})
   demo partner    registered as ${marquee.partner.id}, venues ${marquee.partner.venues.join(', ')}: ${marquee.partner.importedEvents} events imported
                   see them: curl -s '${marquee.baseUrl}/discovery/v2/events.json?apikey=${marquee.demo.apiKey}'

@@ -165,6 +165,8 @@ describe('embedded default', () => {
 
   it('shows the demo partner inventory in discovery, with areas and their prices', async () => {
     expect(sut.partner.importedEvents).toBeGreaterThan(0);
+    // No PARTNER_CLIENT_ID or PARTNER_CLIENT_SECRET given: both made for this run.
+    expect(sut.partner).toMatchObject({ clientIdGenerated: true, clientSecretGenerated: true });
     const key = sut.demo.apiKey;
     const found = await fetch(`${sut.baseUrl}/discovery/v2/events.json?apikey=${key}&size=50`);
     expect(found.status).toBe(200);

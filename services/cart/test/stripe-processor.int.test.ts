@@ -1,3 +1,4 @@
+import { skipIsFailure } from '@marquee/platform/testing';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { createStripeClient, createStripeProcessor } from '../src/adapters/stripe-processor.js';
@@ -10,15 +11,14 @@ import { paymentProcessorContract } from './payment-processor-contract.js';
  * outcomes are the unit tier's (the in-memory fake), the requests are checked here.
  */
 const url = process.env['STRIPE_MOCK_URL'] || undefined;
-const ci = ['true', '1'].includes(process.env['CI']?.toLowerCase() ?? '');
 
 if (!url) {
   const reason =
     'STRIPE_MOCK_URL is unset (start stripe-mock with `bash deploy/local/infra.sh start stripe` and ' +
     '`eval "$(bash deploy/local/infra.sh env)"`)';
-  // Under CI a silently skipped suite would read as a green build.
-  if (ci)
-    throw new Error(`the Stripe adapter's stripe-mock suite cannot run under CI=true: ${reason}`);
+  // Under CI and in `pnpm test` a skipped suite would read as a green build.
+  if (skipIsFailure())
+    throw new Error(`the Stripe adapter's stripe-mock suite cannot run: ${reason}`);
   console.warn(
     `\n${'#'.repeat(100)}\n#  SKIPPED the Stripe adapter over stripe-mock\n#  ${reason}\n${'#'.repeat(100)}\n`,
   );

@@ -1,6 +1,6 @@
 import { DEFAULT_FEES } from '@marquee/platform/money';
 import { z } from 'zod';
-import { loadConfig } from '@marquee/platform/config';
+import { loadConfig, randomSecret } from '@marquee/platform/config';
 import { serviceConfigSchema } from '@marquee/platform/service';
 import { trustedProxiesSetting } from '@marquee/platform/http';
 
@@ -37,13 +37,10 @@ export const configSchema = serviceConfigSchema({
   grpcPort: 50050,
 }).extend({
   // Required in production (checked in service.ts, which knows NODE_ENV); generated otherwise.
-  // A bearer secret for the whole admin API: at least 32 characters (24 random bytes in base64)
-  // with at least 16 different ones, so a word, a repeated pattern or a CI dummy is refused.
-  ADMIN_TOKEN: z
-    .string()
-    .min(32, 'must be at least 32 characters (head -c 24 /dev/urandom | base64)')
-    .refine((token) => new Set(token).size >= 16, 'must be random (too few different characters)')
-    .optional(),
+  // A bearer secret for the whole admin API: a random value in hex, base64 or base64url holding
+  // at least 128 bits (32 hex or 22 base64 characters; `randomSecret`, platform config), so a
+  // word, a sentence, a repeated pattern or a short dummy is refused.
+  ADMIN_TOKEN: randomSecret().optional(),
   GRPC_ADDR_AUTH_GATEWAY: grpcAddress('127.0.0.1:50051'),
   GRPC_ADDR_PUBLISHER: grpcAddress('127.0.0.1:50052'),
   GRPC_ADDR_CATALOG_INDEXER: grpcAddressList('127.0.0.1:50053'),

@@ -15,3 +15,11 @@ export {
   type KafkaSecuritySettings,
   type KafkaTlsOptions,
 } from './kafka-security.js';
+export {
+  MIN_SECRET_BITS,
+  randomSecret,
+  secretStrength,
+  weakSecretReason,
+  type SecretEncoding,
+  type SecretStrength,
+} from './secret-strength.js';

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, inject, it } from 'vitest';
 import type { KafkaSaslOptions } from '../config/kafka-security.js';
 import { KAFKA_BROKERS_KEY, MONGO_URL_KEY } from './provided-context.js';
+import { skipIsFailure, STRICT_REASON } from './strict.js';
 
 /** How the tier's Kafka clients connect: spread into `createKafkaBus` or `new Kafka`. */
 export interface IntegrationKafka {
@@ -59,9 +60,9 @@ export function integrationEnv(): IntegrationEnv | undefined {
   const mongoUrl = provided(MONGO_URL_KEY) ?? process.env['MONGO_URL'];
   if (open.length === 0 || !mongoUrl) return undefined;
   const kafka = saslKafka();
-  if (!kafka && isCi())
+  if (!kafka && skipIsFailure())
     throw new Error(
-      'the integration tier runs on the authenticated Kafka listener under CI=true: ' +
+      `the integration tier runs on the authenticated Kafka listener (${STRICT_REASON}): ` +
         'KAFKA_SASL_BROKERS and KAFKA_CREDENTIALS_DIR are unset (`eval "$(bash deploy/local/infra.sh env)"`)',
     );
   const chosen = kafka ?? { brokers: open };
@@ -82,8 +83,8 @@ export function describeIntegration(name: string, fn: (env: IntegrationEnv) => v
   const reason =
     'no real Kafka / Mongo-wire server: KAFKA_BROKERS and MONGO_URL are unset and no Docker engine answered ' +
     '(start them with `bash deploy/local/infra.sh start` and `eval "$(bash deploy/local/infra.sh env)"`)';
-  if (isCi()) {
-    throw new Error(`integration suite "${name}" cannot run under CI=true: ${reason}`);
+  if (skipIsFailure()) {
+    throw new Error(`integration suite "${name}" cannot run (${STRICT_REASON}): ${reason}`);
   }
   console.warn(
     [
@@ -99,11 +100,6 @@ export function describeIntegration(name: string, fn: (env: IntegrationEnv) => v
   describe.skip(name, () => {
     it('needs real Kafka and a Mongo-wire server', () => {});
   });
-}
-
-function isCi(): boolean {
-  const ci = process.env['CI']?.toLowerCase();
-  return ci === 'true' || ci === '1';
 }
 
 function provided(key: typeof KAFKA_BROKERS_KEY | typeof MONGO_URL_KEY): string | undefined {

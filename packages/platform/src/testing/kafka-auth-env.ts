@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import type { KafkaSaslOptions } from '../config/kafka-security.js';
 import { describeIntegration, type IntegrationEnv } from './integration-env.js';
+import { skipIsFailure, STRICT_REASON } from './strict.js';
 
 /** The authenticated listener of the integration tier's broker (deploy/local/infra.sh env). */
 export interface KafkaAuthEnv extends IntegrationEnv {
@@ -40,9 +41,8 @@ export function describeKafkaAuth(name: string, fn: (env: KafkaAuthEnv) => void)
       'no authenticated Kafka listener: KAFKA_SASL_BROKERS and KAFKA_CREDENTIALS_DIR are unset ' +
       '(`eval "$(bash deploy/local/infra.sh env)"` after `infra.sh start kafka`; a broker started ' +
       'by an older infra.sh has no such listener: `infra.sh restart kafka` keeps its data and adds it)';
-    const ci = process.env['CI']?.toLowerCase();
-    if (ci === 'true' || ci === '1')
-      throw new Error(`suite "${name}" cannot run under CI=true: ${reason}`);
+    if (skipIsFailure())
+      throw new Error(`suite "${name}" cannot run (${STRICT_REASON}): ${reason}`);
     console.warn(`\n#  SKIPPED suite "${name}": ${reason}\n`);
     describe.skip(name, () => {
       it('needs an authenticated Kafka listener', () => {});

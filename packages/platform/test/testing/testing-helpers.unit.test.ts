@@ -48,6 +48,7 @@ describe('integrationEnv', () => {
     vi.stubEnv('KAFKA_SASL_BROKERS', '');
     vi.stubEnv('MONGO_URL', 'mongodb://127.0.0.1:27117');
     vi.stubEnv('CI', '');
+    vi.stubEnv('MARQUEE_TEST_STRICT', '');
 
     expect(integrationEnv()).toEqual({
       kafka: { brokers: ['127.0.0.1:19092', '127.0.0.1:29092'] },
@@ -80,7 +81,7 @@ describe('integrationEnv', () => {
     vi.stubEnv('MONGO_URL', 'mongodb://127.0.0.1:27117');
     vi.stubEnv('CI', 'true');
 
-    expect(() => integrationEnv()).toThrow(/authenticated Kafka listener under CI=true/);
+    expect(() => integrationEnv()).toThrow(/authenticated Kafka listener \(a skip is a failure/);
   });
 
   it('is undefined unless both Kafka and Mongo are there', () => {
@@ -97,6 +98,19 @@ describe('integrationEnv', () => {
     const body = vi.fn();
 
     expect(() => describeIntegration('needs kafka', body)).toThrow(/needs kafka.*CI=true/);
+    expect(body).not.toHaveBeenCalled();
+  });
+
+  it('makes it fail in pnpm test too (MARQUEE_TEST_STRICT=1), outside CI', () => {
+    vi.stubEnv('KAFKA_BROKERS', '');
+    vi.stubEnv('MONGO_URL', '');
+    vi.stubEnv('CI', '');
+    vi.stubEnv('MARQUEE_TEST_STRICT', '1');
+    const body = vi.fn();
+
+    expect(() => describeIntegration('needs kafka', body)).toThrow(
+      /needs kafka.*MARQUEE_TEST_STRICT=1/,
+    );
     expect(body).not.toHaveBeenCalled();
   });
 });
