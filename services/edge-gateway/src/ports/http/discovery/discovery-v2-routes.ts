@@ -13,6 +13,7 @@ import type { DiscoveryCatalog } from '../../../app/discovery-catalog.js';
 import { requireApiKey } from '../api-key-guard.js';
 import { familyErrorResponses, type ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
+import { registerErrorCodesPage } from './error-codes-page.js';
 import { createEventDocuments, type EventDocumentsOptions } from './event-documents.js';
 import { createPageCache, pageKey, type PageCacheOptions } from './page-cache.js';
 import {
@@ -167,6 +168,8 @@ export function discoveryV2Routes(
   const documents = createEventDocuments(options.eventDocuments);
   const { catalog } = backends;
   return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
+    // The page the error bodies link to, outside the key guard.
+    registerErrorCodesPage(familyScope);
     // A child scope, so the key guard covers these routes and not the family's 404/405 answers.
     await familyScope.register(async (scope) => routes(scope, family));
   };

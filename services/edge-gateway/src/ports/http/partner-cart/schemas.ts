@@ -63,6 +63,7 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
     all.map((status) => [
       status,
       Type.Object(status === 402 ? PaymentRefused.properties : PartnerError.properties, {
+        title: status === 402 ? 'PartnerCartPaymentRefused' : 'PartnerCartError',
         description: ERROR_DESCRIPTIONS[status] ?? 'Error',
       }),
     ]),
@@ -309,13 +310,16 @@ export const PaymentBody = Type.Object(
 
 const Amount = Type.Number({ description: 'Major units of currency_code (25.5 = 25.50)' });
 
-const LineTotalsJson = Type.Object({
-  currency_code: Type.String(),
-  fee: Amount,
-  grand: Amount,
-  merchandise: Amount,
-  tax: Amount,
-});
+const LineTotalsJson = Type.Object(
+  {
+    currency_code: Type.String(),
+    fee: Amount,
+    grand: Amount,
+    merchandise: Amount,
+    tax: Amount,
+  },
+  { title: 'PartnerCartTotals' },
+);
 
 const ChargeJson = Type.Object({
   price: Amount,
@@ -417,7 +421,7 @@ export const CartResult = Type.Object(
       ),
     }),
   },
-  { description: 'The cart (held, paid or committed)' },
+  { title: 'PartnerCart', description: 'The cart (held, paid or committed)' },
 );
 
 export const PendingCart = Type.Object(
