@@ -205,6 +205,12 @@ export function completeDocument<T extends Json>(document: T): T {
       operation.operationId ??= operationIdOf(family, method, path);
       operationIds.push([operation.operationId, `${method.toUpperCase()} ${path}`]);
       const keyed = guardedByApiKey(operation);
+      // A route serving `/x` and `/x.{format}` with one parameter schema lists `format` on both;
+      // a path parameter is one the path names.
+      if (operation.parameters)
+        operation.parameters = operation.parameters.filter(
+          (p) => p.in !== 'path' || path.includes(`{${p.name}}`),
+        );
       if (operation[OPTIONAL_BODY] === true && operation.requestBody)
         operation.requestBody.required = false;
       delete operation[OPTIONAL_BODY];
