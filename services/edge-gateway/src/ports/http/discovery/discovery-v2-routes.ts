@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   Inclusion,
@@ -14,6 +14,17 @@ import { requireApiKey } from '../api-key-guard.js';
 import { familyErrorResponses, type ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
 import { registerErrorCodesPage } from './error-codes-page.js';
+import {
+  DiscoveryAttraction,
+  DiscoveryClassification,
+  DiscoveryEvent,
+  DiscoveryGenre,
+  DiscoveryPage,
+  DiscoverySegment,
+  DiscoverySubGenre,
+  DiscoveryVenue,
+  sendAsBuilt,
+} from './discovery-v2-schemas.js';
 import { createEventDocuments, type EventDocumentsOptions } from './event-documents.js';
 import { createPageCache, pageKey, type PageCacheOptions } from './page-cache.js';
 import {
@@ -146,10 +157,6 @@ const stripJson = (id: string) => id.replace(/\.json$/, '');
 /** The paging rule of every search, which crosses two parameters (so no schema states it). */
 const DEPTH_RULE = `\`size * page\` must be less than ${MAX_DEPTH} (400 DIS1035 otherwise).`;
 
-/** A Discovery v2 HAL document (its fields: the established API's reference). */
-const HalDocument = (description: string) =>
-  Type.Object({}, { additionalProperties: true, description });
-
 /**
  * Discovery v2: event search with every query parameter, and, as developers used to the
  * established Discovery v2 API expect, event, venue and attraction details and venue and attraction
@@ -178,15 +185,17 @@ export function discoveryV2Routes(
     requireApiKey(scope, family, backends.developerAccess, {
       from: [{ in: 'query', name: 'apikey' }],
     });
+    // The documents go out as built; their schemas (discovery-v2-schemas.ts) document them.
+    sendAsBuilt(scope);
 
-    const searchResponses = (what: string) => ({
-      200: HalDocument(`A page of ${what}: \`_embedded\`, \`_links\`, \`page\``),
+    const searchResponses = (what: string, item: TSchema, title: string) => ({
+      200: DiscoveryPage(what, item, title),
       ...familyErrorResponses(family, {
         400: 'Invalid parameter (DIS1015), or paging too deep: size * page must be less than 1000 (DIS1035)',
       }),
     });
-    const detailResponses = (what: string) => ({
-      200: HalDocument(`The ${what} document`),
+    const detailResponses = (what: string, document: TSchema) => ({
+      200: document,
       ...familyErrorResponses(family, { 404: `No ${what} with this id (DIS1004)` }),
     });
 
@@ -247,7 +256,7 @@ export function discoveryV2Routes(
       summary: 'Search events (Discovery v2)',
       description: `${DEPTH_RULE} \`radius\` and \`unit\` need \`latlong\`; \`endDateTime\` is not before \`startDateTime\` (400 DIS1015 otherwise).`,
       querystring: EventSearchQuery,
-      response: searchResponses('events'),
+      response: searchResponses('events', DiscoveryEvent, 'DiscoveryEventPage'),
     };
     scope.get('/events', { schema: eventSearchSchema }, searchEvents);
     scope.get('/events.json', { schema: { ...eventSearchSchema, hide: true } }, searchEvents);
@@ -260,7 +269,7 @@ export function discoveryV2Routes(
           summary: 'Event details',
           params: IdParams,
           querystring: LocaleQuery,
-          response: detailResponses('event'),
+          response: detailResponses('event', DiscoveryEvent),
         },
       },
       async (request, reply) => {
@@ -333,7 +342,7 @@ export function discoveryV2Routes(
       summary: 'Search venues',
       description: DEPTH_RULE,
       querystring: VenueSearchQuery,
-      response: searchResponses('venues'),
+      response: searchResponses('venues', DiscoveryVenue, 'DiscoveryVenuePage'),
     };
     scope.get('/venues', { schema: venueSearchSchema }, searchVenues);
     scope.get('/venues.json', { schema: { ...venueSearchSchema, hide: true } }, searchVenues);
@@ -345,7 +354,7 @@ export function discoveryV2Routes(
           summary: 'Venue details',
           params: IdParams,
           querystring: LocaleQuery,
-          response: detailResponses('venue'),
+          response: detailResponses('venue', DiscoveryVenue),
         },
       },
       async (request, reply) => {
@@ -394,7 +403,7 @@ export function discoveryV2Routes(
       summary: 'Search attractions',
       description: DEPTH_RULE,
       querystring: AttractionSearchQuery,
-      response: searchResponses('attractions'),
+      response: searchResponses('attractions', DiscoveryAttraction, 'DiscoveryAttractionPage'),
     };
     scope.get('/attractions', { schema: attractionSearchSchema }, searchAttractions);
     scope.get(
@@ -410,7 +419,7 @@ export function discoveryV2Routes(
           summary: 'Attraction details',
           params: IdParams,
           querystring: LocaleQuery,
-          response: detailResponses('attraction'),
+          response: detailResponses('attraction', DiscoveryAttraction),
         },
       },
       async (request, reply) => {
@@ -453,7 +462,11 @@ export function discoveryV2Routes(
       summary: 'Search classifications (segments, genres, sub-genres)',
       description: DEPTH_RULE,
       querystring: ClassificationSearchQuery,
-      response: searchResponses('classifications'),
+      response: searchResponses(
+        'classifications',
+        DiscoveryClassification,
+        'DiscoveryClassificationPage',
+      ),
     };
     scope.get('/classifications', { schema: classificationSearchSchema }, searchClassifications);
     scope.get(
@@ -478,33 +491,33 @@ export function discoveryV2Routes(
           throw error;
         }
       };
-    const detailSchema = (summary: string) => ({
+    const detailSchema = (summary: string, document: TSchema) => ({
       schema: {
         tags: ['discovery'],
         summary,
         params: IdParams,
         querystring: LocaleQuery,
-        response: detailResponses('classification'),
+        response: detailResponses('classification', document),
       },
     });
     scope.get(
       '/classifications/:id',
-      detailSchema('Classification details'),
+      detailSchema('Classification details', DiscoveryClassification),
       classification(undefined),
     );
     scope.get(
       '/classifications/segments/:id',
-      detailSchema('Segment details'),
+      detailSchema('Segment details', DiscoverySegment),
       classification('segment'),
     );
     scope.get(
       '/classifications/genres/:id',
-      detailSchema('Genre details'),
+      detailSchema('Genre details', DiscoveryGenre),
       classification('genre'),
     );
     scope.get(
       '/classifications/subgenres/:id',
-      detailSchema('Sub-genre details'),
+      detailSchema('Sub-genre details', DiscoverySubGenre),
       classification('subgenre'),
     );
   }
