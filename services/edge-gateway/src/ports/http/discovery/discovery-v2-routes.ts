@@ -23,6 +23,7 @@ import {
   DiscoverySegment,
   DiscoverySubGenre,
   DiscoveryVenue,
+  EVENT_PAGE_EXAMPLE,
   sendAsBuilt,
 } from './discovery-v2-schemas.js';
 import { createEventDocuments, type EventDocumentsOptions } from './event-documents.js';
@@ -256,7 +257,13 @@ export function discoveryV2Routes(
       summary: 'Search events (Discovery v2)',
       description: `${DEPTH_RULE} \`radius\` and \`unit\` need \`latlong\`; \`endDateTime\` is not before \`startDateTime\` (400 DIS1015 otherwise).`,
       querystring: EventSearchQuery,
-      response: searchResponses('events', DiscoveryEvent, 'DiscoveryEventPage'),
+      response: {
+        ...searchResponses('events', DiscoveryEvent, 'DiscoveryEventPage'),
+        200: {
+          ...DiscoveryPage('events', DiscoveryEvent, 'DiscoveryEventPage'),
+          examples: [EVENT_PAGE_EXAMPLE],
+        },
+      },
     };
     scope.get('/events', { schema: eventSearchSchema }, searchEvents);
     scope.get('/events.json', { schema: { ...eventSearchSchema, hide: true } }, searchEvents);

@@ -202,7 +202,11 @@ export const ReserveBody = Type.Object(
     reserve: Reserve,
     additional_reserves: Type.Optional(Type.Array(Reserve, { maxItems: 10 })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // Two tickets of a ticket type, best available seats.
+    examples: [{ reserve: { tickets: [{ id: '000000000001', quantity: 2 }] } }],
+  },
 );
 
 export const ShippingBody = Type.Object(
@@ -215,7 +219,7 @@ export const ShippingBody = Type.Object(
 
 export const CommitBody = Type.Object(
   { cart_id: Type.Optional(Type.String({ ...ID, description: 'The cart (or query cart_id)' })) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ cart_id: 'b2f5c7e0-4f1d-4c1e-9a51-1d2c3e4f5a6b' }] },
 );
 
 const month = Type.Union([
