@@ -300,7 +300,14 @@ describe('the OpenAPI document', () => {
     document ??= (await buildOpenApiDocument()) as unknown as Document;
     const found = document!.paths[path]?.[method];
     expect(found, `${method} ${path}`).toBeDefined();
-    return found!;
+    // The family framework's answers are shared responses (`components/responses`): resolved.
+    const responses = Object.fromEntries(
+      Object.entries(found!.responses).map(([status, response]) => [
+        status,
+        resolved(response) as Operation['responses'][string],
+      ]),
+    );
+    return { ...found!, responses };
   };
   const statuses = async (path: string, method: string) =>
     Object.keys((await operation(path, method)).responses);

@@ -77,19 +77,23 @@ export function hoistNamedSchemas<T extends Json>(document: T): T {
     for (const type of Object.values(content))
       if (isObject(type) && isObject(type.schema)) type.schema = schema(type.schema);
   };
+  const inResponse = (response: Json) => {
+    media(response.content);
+    for (const header of Object.values((response.headers ?? {}) as Record<string, Json>))
+      if (isObject(header.schema)) header.schema = schema(header.schema);
+  };
   for (const item of Object.values((document.paths ?? {}) as Record<string, Json>)) {
     for (const operation of Object.values(item)) {
       if (!isObject(operation)) continue;
       for (const parameter of (operation.parameters ?? []) as Json[])
         if (isObject(parameter.schema)) parameter.schema = schema(parameter.schema);
       if (isObject(operation.requestBody)) media(operation.requestBody.content);
-      for (const response of Object.values((operation.responses ?? {}) as Record<string, Json>)) {
-        media(response.content);
-        for (const header of Object.values((response.headers ?? {}) as Record<string, Json>))
-          if (isObject(header.schema)) header.schema = schema(header.schema);
-      }
+      for (const response of Object.values((operation.responses ?? {}) as Record<string, Json>))
+        inResponse(response);
     }
   }
+  for (const response of Object.values((components.responses ?? {}) as Record<string, Json>))
+    inResponse(response);
   components.schemas = Object.fromEntries(
     Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)),
   );

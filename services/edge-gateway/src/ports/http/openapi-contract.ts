@@ -153,6 +153,12 @@ const HEADERS = {
 /** Answers sent before an app's key is read: no quota headers. */
 const BEFORE_THE_KEY = new Set(['401', '414', '431']);
 
+const pascalCase = (id: string) =>
+  id
+    .split(/[^A-Za-z0-9]+/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+
 /** The family serving `path` (the longest prefix that matches), if any. */
 export function familyOfPath(path: string): ApiFamily | undefined {
   let found: { family: ApiFamily; length: number } | undefined;
@@ -197,6 +203,7 @@ export function frameworkStatuses(
 export function completeDocument<T extends Json>(document: T): T {
   const paths = (document.paths ?? {}) as Record<string, Record<string, Operation>>;
   const operationIds: Array<[string, string]> = [];
+  const sharedResponses: Record<string, Json> = {};
   for (const [path, item] of Object.entries(paths)) {
     const family = familyOfPath(path);
     for (const method of METHODS) {
@@ -215,32 +222,44 @@ export function completeDocument<T extends Json>(document: T): T {
         operation.requestBody.required = false;
       delete operation[OPTIONAL_BODY];
       const responses = (operation.responses ??= {});
-      if (family) {
-        for (const status of frameworkStatuses(family, method, operation)) {
-          responses[String(status)] ??= {
-            description: STATUS_DESCRIPTIONS[status] ?? 'Error',
-            content: { 'application/json': { schema: family.errorSchema(status) } },
-          };
-        }
-      }
-      responses['431'] ??= {
-        description: STATUS_DESCRIPTIONS[431],
-        content: { 'application/json': { schema: SERVER_ERROR } },
-      };
-      for (const [status, response] of Object.entries(responses)) {
-        if (response.description === 'Default Response') {
-          response.description = STATUS_DESCRIPTIONS[Number(status)] ?? 'OK';
-        }
+      /** The headers a response of this status declares (see the module comment). */
+      const withHeaders = (status: string, response: Json): Json => {
         const headers = { ...(response.headers as Json | undefined) };
-        const declare = (name: keyof typeof HEADERS) => {
+        const declare = (name: string) => {
           headers[name] = { $ref: `#/components/headers/${name}` };
         };
         if (status === '429' || status === '503') declare('Retry-After');
         if (keyed && !BEFORE_THE_KEY.has(status))
-          for (const name of Object.keys(RATE_LIMIT_HEADERS)) declare(name as keyof typeof HEADERS);
+          for (const name of Object.keys(RATE_LIMIT_HEADERS)) declare(name);
         if (status !== '431') declare('X-Correlation-Id');
-        response.headers = headers;
+        return { ...response, headers };
+      };
+      // The routes' own answers, declared inline (their descriptions say what each means there).
+      for (const [status, response] of Object.entries(responses)) {
+        if (response.description === 'Default Response') {
+          response.description = STATUS_DESCRIPTIONS[Number(status)] ?? 'OK';
+        }
+        responses[status] = withHeaders(status, response);
       }
+      // The family framework's answers, the same for every operation of the family (with the quota
+      // headers or without): each said once, under `components/responses`.
+      const shared = (name: string, status: number, schema: Json) => {
+        sharedResponses[name] ??= withHeaders(String(status), {
+          description: STATUS_DESCRIPTIONS[status] ?? 'Error',
+          content: { 'application/json': { schema } },
+        });
+        return { $ref: `#/components/responses/${name}` };
+      };
+      if (family) {
+        for (const status of frameworkStatuses(family, method, operation)) {
+          responses[String(status)] ??= shared(
+            `${pascalCase(family.id)}${keyed ? 'Keyed' : ''}Error${status}`,
+            status,
+            family.errorSchema(status),
+          );
+        }
+      }
+      responses['431'] ??= shared('RequestHeadersTooLarge', 431, SERVER_ERROR);
       operation.responses = Object.fromEntries(
         Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)),
       );
@@ -250,5 +269,10 @@ export function completeDocument<T extends Json>(document: T): T {
   (document as Json).servers = SERVERS;
   const components = ((document as Json).components ??= {}) as Json;
   components.headers = { ...(components.headers as Json | undefined), ...HEADERS };
+  components.responses = Object.fromEntries(
+    Object.entries({ ...(components.responses as Json | undefined), ...sharedResponses }).sort(
+      ([a], [b]) => a.localeCompare(b),
+    ),
+  );
   return hoistNamedSchemas(document);
 }
