@@ -193,6 +193,7 @@ export const PublishedEventSchema = Type.Object(
     seatmap: opt(Type.Object({ staticUrl: HttpsUrl })),
   },
   {
+    title: 'PublishedEvent',
     description: 'A published event; properties not listed here are reported as unknown',
   },
 );

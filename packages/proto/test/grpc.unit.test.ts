@@ -48,6 +48,7 @@ const impl: AuthServiceServer = {
   deleteFan: notImplemented,
   setAppAccess: notImplemented,
   getAppAccess: notImplemented,
+  getApp: notImplemented,
   setAppOAuth: notImplemented,
   setAppQuota: notImplemented,
   resolveTrackingId: notImplemented,

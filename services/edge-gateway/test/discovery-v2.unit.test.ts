@@ -1,3 +1,4 @@
+import { AjvCompiler } from '@fastify/ajv-compiler';
 import { createHttpServer } from '@marquee/platform/http';
 import { createLogger } from '@marquee/platform/logger';
 import type { SearchEventsRequest } from '@marquee/proto/catalog/v1';
@@ -17,6 +18,8 @@ import { eventDocument, resolvedOf } from '@marquee/discovery-documents';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DiscoveryCatalog } from '../src/app/discovery-catalog.js';
+import type { TSchema } from '@sinclair/typebox';
+import * as documented from '../src/ports/http/discovery/discovery-v2-schemas.js';
 import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
 import { encodedAnswer } from './encoded-answers.js';
 import { fakeBackends } from './fakes.js';
@@ -716,5 +719,62 @@ describe('Discovery v2 when catalog-indexer fails', () => {
     const response = await search(`keyword=${encodeURIComponent('Beyoncé & Jay-Z 東京')}`);
     expect(response.statusCode).toBe(200);
     expect(requests[0]!.keyword).toBe('Beyoncé & Jay-Z 東京');
+  });
+});
+
+describe('Discovery v2 answers against their documented schemas', () => {
+  it('answers every route as discovery-v2-schemas.ts documents it', async () => {
+    // The validator the edge's routes use (fastify's ajv, with its formats).
+    const compile = AjvCompiler()({}, { customOptions: { allErrors: true, strict: false } });
+    const check = (schema: TSchema) =>
+      compile({ schema, method: 'GET', url: '/', httpPart: 'body' }) as ((
+        data: unknown,
+      ) => boolean) & {
+        errors?: unknown;
+      };
+    const app = await edge();
+    const cases: Array<[string, TSchema]> = [
+      [
+        '/events.json',
+        documented.DiscoveryPage('events', documented.DiscoveryEvent, 'DiscoveryEventPage'),
+      ],
+      ['/events/EVT000000000001', documented.DiscoveryEvent],
+      ['/events/EVT000000000002', documented.DiscoveryEvent],
+      [
+        '/venues',
+        documented.DiscoveryPage('venues', documented.DiscoveryVenue, 'DiscoveryVenuePage'),
+      ],
+      ['/venues/ZVENUE1', documented.DiscoveryVenue],
+      [
+        '/attractions',
+        documented.DiscoveryPage(
+          'attractions',
+          documented.DiscoveryAttraction,
+          'DiscoveryAttractionPage',
+        ),
+      ],
+      ['/attractions/KATTR1', documented.DiscoveryAttraction],
+      [
+        '/classifications?keyword=rock',
+        documented.DiscoveryPage(
+          'classifications',
+          documented.DiscoveryClassification,
+          'DiscoveryClassificationPage',
+        ),
+      ],
+      ['/classifications/KZ1', documented.DiscoveryClassification],
+      ['/classifications/segments/KZ1', documented.DiscoverySegment],
+      ['/classifications/genres/KG1', documented.DiscoveryGenre],
+      ['/classifications/subgenres/KS1', documented.DiscoverySubGenre],
+    ];
+    for (const [path, schema] of cases) {
+      const separator = path.includes('?') ? '&' : '?';
+      const response = await app.inject({
+        url: `/discovery/v2${path}${separator}apikey=good-key`,
+      });
+      expect(response.statusCode, path).toBe(200);
+      const validate = check(schema);
+      expect(validate(response.json()), `${path}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
   });
 });

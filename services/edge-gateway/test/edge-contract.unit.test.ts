@@ -279,18 +279,35 @@ describe('the OpenAPI document', () => {
       string,
       {
         description: string;
-        headers?: Record<string, { required?: boolean }>;
+        headers?: Record<string, Record<string, unknown>>;
         content?: Record<string, { schema: Record<string, unknown> }>;
       }
     >;
   };
-  type Document = { paths: Record<string, Record<string, Operation>> };
+  type Document = {
+    paths: Record<string, Record<string, Operation>>;
+    components: Record<string, Record<string, Record<string, unknown>>>;
+  };
+  /** What a `$ref` of the document points to (`#/components/<kind>/<name>`), or the object. */
+  const resolved = (object: Record<string, unknown> | undefined) => {
+    const ref = object?.$ref;
+    if (typeof ref !== 'string') return object;
+    const [, , kind, name] = ref.split('/');
+    return document!.components[kind!]![name!];
+  };
   let document: Document | undefined;
   const operation = async (path: string, method: string): Promise<Operation> => {
     document ??= (await buildOpenApiDocument()) as unknown as Document;
     const found = document!.paths[path]?.[method];
     expect(found, `${method} ${path}`).toBeDefined();
-    return found!;
+    // The family framework's answers are shared responses (`components/responses`): resolved.
+    const responses = Object.fromEntries(
+      Object.entries(found!.responses).map(([status, response]) => [
+        status,
+        resolved(response) as Operation['responses'][string],
+      ]),
+    );
+    return { ...found!, responses };
   };
   const statuses = async (path: string, method: string) =>
     Object.keys((await operation(path, method)).responses);
@@ -324,7 +341,9 @@ describe('the OpenAPI document', () => {
 
   it("gives each error its family's body", async () => {
     const schemaOf = async (path: string, method: string, status: string) =>
-      (await operation(path, method)).responses[status]!.content!['application/json']!.schema;
+      resolved(
+        (await operation(path, method)).responses[status]!.content!['application/json']!.schema,
+      );
     expect(await schemaOf('/dc/content/v1/deals/events', 'get', '406')).toMatchObject({
       properties: { message: { type: 'string' }, statusCode: { type: 'integer' } },
     });
@@ -348,9 +367,10 @@ describe('the OpenAPI document', () => {
       const { responses } = await operation(path, method);
       for (const status of ['429', '503']) {
         if (!responses[status]) continue;
-        expect(responses[status]!.headers?.['Retry-After'], `${method} ${path} ${status}`).toEqual(
-          expect.objectContaining({ required: true }),
-        );
+        expect(
+          resolved(responses[status]!.headers?.['Retry-After']),
+          `${method} ${path} ${status}`,
+        ).toEqual(expect.objectContaining({ required: true }));
       }
       expect(responses['503'], `${method} ${path}`).toBeDefined();
     }

@@ -1,3 +1,4 @@
+import { AjvCompiler } from '@fastify/ajv-compiler';
 import { createHttpServer } from '@marquee/platform/http';
 import { createLogger } from '@marquee/platform/logger';
 import {
@@ -17,6 +18,8 @@ import {
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DiscoveryCatalog } from '../src/app/discovery-catalog.js';
+import type { TSchema } from '@sinclair/typebox';
+import * as documented from '../src/ports/http/discovery/international-schemas.js';
 import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
 import { fakeBackends } from './fakes.js';
 import { text } from './localized-text.js';
@@ -526,5 +529,35 @@ describe('international discovery: documents', () => {
       name: 'Columbiahalle',
     });
     expect((await get('/venues/ZBERLIN?domain=spain')).statusCode).toBe(404);
+  });
+});
+
+describe('international discovery answers against their documented schemas', () => {
+  it('answers every route as international-schemas.ts documents it', async () => {
+    // The validator the edge's routes use (fastify's ajv, with its formats).
+    const compile = AjvCompiler()({}, { customOptions: { allErrors: true, strict: false } });
+    const cases: Array<[string, TSchema]> = [
+      ['/events?domain=germany', documented.IntlPage('events', documented.IntlEvent, 'P')],
+      [`/events/${event.id}`, documented.IntlEvent],
+      [`/events/${soldOutEvent.id}`, documented.IntlEvent],
+      ['/events/INTL00000000002', documented.IntlEvent],
+      ['/events/INTL00000000001/areas?domain=germany', documented.IntlAreas],
+      ['/events/INTL00000000002/seatmap?domain=germany', documented.IntlSeatmap],
+      [
+        '/attractions?domain=germany',
+        documented.IntlPage('attractions', documented.IntlAttraction, 'P'),
+      ],
+      ['/attractions/KBAND/similar?domain=germany', documented.IntlSimilarAttractions],
+      ['/venues?domain=germany', documented.IntlPage('venues', documented.IntlVenue, 'P')],
+      ['/venues/ZBERLIN?domain=germany', documented.IntlVenue],
+    ];
+    for (const [path, schema] of cases) {
+      const response = await get(path);
+      expect(response.statusCode, path).toBe(200);
+      const validate = compile({ schema, method: 'GET', url: '/', httpPart: 'body' }) as ((
+        data: unknown,
+      ) => boolean) & { errors?: unknown };
+      expect(validate(response.json()), `${path}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
   });
 });

@@ -1,5 +1,7 @@
 import { allFamilies } from './families/catalog.js';
 import type { ApiFamily } from './families/family.js';
+import { hoistNamedSchemas } from './openapi-components.js';
+import { assertUniqueOperationIds, operationIdOf } from './openapi-operation-ids.js';
 import { securitySchemes } from './security.js';
 
 /**
@@ -22,12 +24,21 @@ import { securitySchemes } from './security.js';
  *   any route is chosen, so in its own body `{error, message, statusCode}` (the one status not in
  *   the family's body: nothing of the request is read yet).
  *
- * Answers of 429 and 503 carry `Retry-After` (whole seconds), and the document says so.
+ * Answers of 429 and 503 carry `Retry-After` (whole seconds), and the document says so. Every
+ * answer declares `X-Correlation-Id` (the edge's id of the request, in its logs too), and every
+ * answer of an operation an app's API key guards declares the quota headers (`Rate-Limit`,
+ * `Rate-Limit-Available`, `Rate-Limit-Reset`, `Rate-Limit-Over`, rate-limit-headers.ts), except
+ * those sent before the key is read (401, 414, 431). They are declared optional: an answer refused
+ * before the guard ran has none.
+ *
+ * It also gives each operation its `operationId` (openapi-operation-ids.ts), moves the named
+ * schemas to `components/schemas` (openapi-components.ts) and states the `servers`.
  */
 
 type Json = Record<string, unknown>;
 
 interface Operation {
+  operationId?: string;
   parameters?: Array<{ in: string; name: string }>;
   requestBody?: { required?: boolean };
   [OPTIONAL_BODY]?: boolean;
@@ -82,11 +93,71 @@ const SERVER_ERROR = {
   },
 };
 
+/**
+ * Where the API is served: the origin the document was fetched from (`/`), or a host named by the
+ * client (a generated client's base URL).
+ */
+export const SERVERS = [
+  { url: '/', description: 'The origin this document is served from' },
+  {
+    url: 'https://{host}',
+    description: 'A Marquee deployment, by host name',
+    variables: { host: { default: 'api.example.com', description: 'The host name of the edge' } },
+  },
+];
+
 const RETRY_AFTER = {
   required: true,
   description: 'Whole seconds to wait before retrying',
   schema: { type: 'integer', minimum: 1 },
 };
+
+const CORRELATION_ID = {
+  required: false,
+  description:
+    "The edge's id of this request, as in its logs: the request's own `X-Correlation-Id` when it is 1 to 128 printable ASCII characters (no blank at either end), a new one otherwise",
+  schema: { type: 'string' },
+};
+
+/** The app's quota after this call (rate-limit-headers.ts), on the answers of a keyed operation. */
+const RATE_LIMIT_HEADERS = {
+  'Rate-Limit': {
+    required: false,
+    description: "The app's quota: calls a day",
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'Rate-Limit-Available': {
+    required: false,
+    description: 'Calls left in the current window',
+    schema: { type: 'integer' },
+  },
+  'Rate-Limit-Reset': {
+    required: false,
+    description: 'When the window resets, in milliseconds since the epoch',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'Rate-Limit-Over': {
+    required: false,
+    description: '1 when this call was over the quota (and refused with 429), 0 otherwise',
+    schema: { type: 'integer', enum: [0, 1] },
+  },
+};
+
+/** The response headers the document declares on many answers, as `components/headers`. */
+const HEADERS = {
+  'Retry-After': RETRY_AFTER,
+  'X-Correlation-Id': CORRELATION_ID,
+  ...RATE_LIMIT_HEADERS,
+};
+
+/** Answers sent before an app's key is read: no quota headers. */
+const BEFORE_THE_KEY = new Set(['401', '414', '431']);
+
+const pascalCase = (id: string) =>
+  id
+    .split(/[^A-Za-z0-9]+/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
 
 /** The family serving `path` (the longest prefix that matches), if any. */
 export function familyOfPath(path: string): ApiFamily | undefined {
@@ -131,42 +202,77 @@ export function frameworkStatuses(
 /** Completes every operation of the document in place (see the module comment) and returns it. */
 export function completeDocument<T extends Json>(document: T): T {
   const paths = (document.paths ?? {}) as Record<string, Record<string, Operation>>;
+  const operationIds: Array<[string, string]> = [];
+  const sharedResponses: Record<string, Json> = {};
   for (const [path, item] of Object.entries(paths)) {
     const family = familyOfPath(path);
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
+      operation.operationId ??= operationIdOf(family, method, path);
+      operationIds.push([operation.operationId, `${method.toUpperCase()} ${path}`]);
+      const keyed = guardedByApiKey(operation);
+      // A route serving `/x` and `/x.{format}` with one parameter schema lists `format` on both;
+      // a path parameter is one the path names.
+      if (operation.parameters)
+        operation.parameters = operation.parameters.filter(
+          (p) => p.in !== 'path' || path.includes(`{${p.name}}`),
+        );
       if (operation[OPTIONAL_BODY] === true && operation.requestBody)
         operation.requestBody.required = false;
       delete operation[OPTIONAL_BODY];
       const responses = (operation.responses ??= {});
-      if (family) {
-        for (const status of frameworkStatuses(family, method, operation)) {
-          responses[String(status)] ??= {
-            description: STATUS_DESCRIPTIONS[status] ?? 'Error',
-            content: { 'application/json': { schema: family.errorSchema(status) } },
-          };
-        }
-      }
-      responses['431'] ??= {
-        description: STATUS_DESCRIPTIONS[431],
-        content: { 'application/json': { schema: SERVER_ERROR } },
+      /** The headers a response of this status declares (see the module comment). */
+      const withHeaders = (status: string, response: Json): Json => {
+        const headers = { ...(response.headers as Json | undefined) };
+        const declare = (name: string) => {
+          headers[name] = { $ref: `#/components/headers/${name}` };
+        };
+        if (status === '429' || status === '503') declare('Retry-After');
+        if (keyed && !BEFORE_THE_KEY.has(status))
+          for (const name of Object.keys(RATE_LIMIT_HEADERS)) declare(name);
+        if (status !== '431') declare('X-Correlation-Id');
+        return { ...response, headers };
       };
+      // The routes' own answers, declared inline (their descriptions say what each means there).
       for (const [status, response] of Object.entries(responses)) {
         if (response.description === 'Default Response') {
           response.description = STATUS_DESCRIPTIONS[Number(status)] ?? 'OK';
         }
-        if (status === '429' || status === '503') {
-          response.headers = {
-            ...(response.headers as Json | undefined),
-            'Retry-After': RETRY_AFTER,
-          };
+        responses[status] = withHeaders(status, response);
+      }
+      // The family framework's answers, the same for every operation of the family (with the quota
+      // headers or without): each said once, under `components/responses`.
+      const shared = (name: string, status: number, schema: Json) => {
+        sharedResponses[name] ??= withHeaders(String(status), {
+          description: STATUS_DESCRIPTIONS[status] ?? 'Error',
+          content: { 'application/json': { schema } },
+        });
+        return { $ref: `#/components/responses/${name}` };
+      };
+      if (family) {
+        for (const status of frameworkStatuses(family, method, operation)) {
+          responses[String(status)] ??= shared(
+            `${pascalCase(family.id)}${keyed ? 'Keyed' : ''}Error${status}`,
+            status,
+            family.errorSchema(status),
+          );
         }
       }
+      responses['431'] ??= shared('RequestHeadersTooLarge', 431, SERVER_ERROR);
       operation.responses = Object.fromEntries(
         Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)),
       );
     }
   }
-  return document;
+  assertUniqueOperationIds(operationIds);
+  (document as Json).servers = SERVERS;
+  const components = ((document as Json).components ??= {}) as Json;
+  components.headers = { ...(components.headers as Json | undefined), ...HEADERS };
+  components.responses = Object.fromEntries(
+    Object.entries({ ...(components.responses as Json | undefined), ...sharedResponses }).sort(
+      ([a], [b]) => a.localeCompare(b),
+    ),
+  );
+  return hoistNamedSchemas(document);
 }

@@ -75,7 +75,12 @@ export async function registerOpenApi(
     },
     // Every status an operation can answer, in its family's body (openapi-contract.ts).
     transformObject: (document) =>
-      completeDocument('openapiObject' in document ? document.openapiObject : {}) as never,
+      // A copy: the pass moves schemas to components, and the routes' own schemas must stay whole.
+      completeDocument(
+        JSON.parse(
+          JSON.stringify('openapiObject' in document ? document.openapiObject : {}),
+        ) as Record<string, unknown>,
+      ) as never,
   });
   // An encapsulated scope: the hook sets the headers on the UI's routes only (the page, its static
   // files, /docs/json and /docs/yaml), whatever answers them, errors included.

@@ -22,6 +22,12 @@ import {
 } from './schemas.js';
 import { cartResult, purchaseResult } from './shapes.js';
 
+/** `Location` of a created cart: the path that reads it. */
+const CART_LOCATION = {
+  type: 'string',
+  description: 'The path of the cart (`/commerce/v2/shopping/carts/{cartId}`)',
+};
+
 const NOT_APPROVED: FamilyError = {
   status: 403,
   code: 'access_not_approved',
@@ -103,7 +109,21 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
           '201 with the held cart; 202 when the reservation is still running (read the cart again after `Retry-After` seconds). 409 `tickets_unavailable` when the tickets cannot be held, `20060` when the app already holds its held-ticket quota for the event.',
         headers: WriteHeaders,
         body: CreateCartBody,
-        response: { 201: CartResult, 202: CartResult, ...errors(...BODY_ERRORS) },
+        response: {
+          201: { ...CartResult, headers: { location: CART_LOCATION } },
+          202: {
+            ...CartResult,
+            headers: {
+              location: CART_LOCATION,
+              'retry-after': {
+                type: 'integer',
+                minimum: 1,
+                description: 'Whole seconds to wait before reading the cart again',
+              },
+            },
+          },
+          ...errors(...BODY_ERRORS),
+        },
       },
     },
     async (request, reply) => {

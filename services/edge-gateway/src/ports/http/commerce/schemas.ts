@@ -85,7 +85,8 @@ export const WriteHeaders = Type.Object({
     Type.String({
       minLength: 1,
       maxLength: 200,
-      description: 'A retry with the same key answers the first outcome',
+      description:
+        'A retry with the same key answers the first outcome; the same key with a different request is refused with 409, code `idempotency-key-reused`',
     }),
   ),
 });

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   Inclusion,
@@ -13,6 +13,19 @@ import type { DiscoveryCatalog } from '../../../app/discovery-catalog.js';
 import { requireApiKey } from '../api-key-guard.js';
 import { familyErrorResponses, type ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
+import { registerErrorCodesPage } from './error-codes-page.js';
+import {
+  DiscoveryAttraction,
+  DiscoveryClassification,
+  DiscoveryEvent,
+  DiscoveryGenre,
+  DiscoveryPage,
+  DiscoverySegment,
+  DiscoverySubGenre,
+  DiscoveryVenue,
+  EVENT_PAGE_EXAMPLE,
+  sendAsBuilt,
+} from './discovery-v2-schemas.js';
 import { createEventDocuments, type EventDocumentsOptions } from './event-documents.js';
 import { createPageCache, pageKey, type PageCacheOptions } from './page-cache.js';
 import {
@@ -146,10 +159,6 @@ const stripJson = (id: string) => id.replace(/\.json$/, '');
 /** The paging rule of every search, which crosses two parameters (so no schema states it). */
 const DEPTH_RULE = `\`size * page\` must be less than ${MAX_DEPTH} (400 DIS1035 otherwise).`;
 
-/** A Discovery v2 HAL document (its fields: the established API's reference). */
-const HalDocument = (description: string) =>
-  Type.Object({}, { additionalProperties: true, description });
-
 /**
  * Discovery v2: event search with every query parameter, and, as developers used to the
  * established Discovery v2 API expect, event, venue and attraction details and venue and attraction
@@ -168,6 +177,8 @@ export function discoveryV2Routes(
   const documents = createEventDocuments(options.eventDocuments);
   const { catalog } = backends;
   return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
+    // The page the error bodies link to, outside the key guard.
+    registerErrorCodesPage(familyScope);
     // A child scope, so the key guard covers these routes and not the family's 404/405 answers.
     await familyScope.register(async (scope) => routes(scope, family));
   };
@@ -176,15 +187,17 @@ export function discoveryV2Routes(
     requireApiKey(scope, family, backends.developerAccess, {
       from: [{ in: 'query', name: 'apikey' }],
     });
+    // The documents go out as built; their schemas (discovery-v2-schemas.ts) document them.
+    sendAsBuilt(scope);
 
-    const searchResponses = (what: string) => ({
-      200: HalDocument(`A page of ${what}: \`_embedded\`, \`_links\`, \`page\``),
+    const searchResponses = (what: string, item: TSchema, title: string) => ({
+      200: DiscoveryPage(what, item, title),
       ...familyErrorResponses(family, {
         400: 'Invalid parameter (DIS1015), or paging too deep: size * page must be less than 1000 (DIS1035)',
       }),
     });
-    const detailResponses = (what: string) => ({
-      200: HalDocument(`The ${what} document`),
+    const detailResponses = (what: string, document: TSchema) => ({
+      200: document,
       ...familyErrorResponses(family, { 404: `No ${what} with this id (DIS1004)` }),
     });
 
@@ -245,7 +258,13 @@ export function discoveryV2Routes(
       summary: 'Search events (Discovery v2)',
       description: `${DEPTH_RULE} \`radius\` and \`unit\` need \`latlong\`; \`endDateTime\` is not before \`startDateTime\` (400 DIS1015 otherwise).`,
       querystring: EventSearchQuery,
-      response: searchResponses('events'),
+      response: {
+        ...searchResponses('events', DiscoveryEvent, 'DiscoveryEventPage'),
+        200: {
+          ...DiscoveryPage('events', DiscoveryEvent, 'DiscoveryEventPage'),
+          examples: [EVENT_PAGE_EXAMPLE],
+        },
+      },
     };
     scope.get('/events', { schema: eventSearchSchema }, searchEvents);
     scope.get('/events.json', { schema: { ...eventSearchSchema, hide: true } }, searchEvents);
@@ -258,7 +277,7 @@ export function discoveryV2Routes(
           summary: 'Event details',
           params: IdParams,
           querystring: LocaleQuery,
-          response: detailResponses('event'),
+          response: detailResponses('event', DiscoveryEvent),
         },
       },
       async (request, reply) => {
@@ -331,7 +350,7 @@ export function discoveryV2Routes(
       summary: 'Search venues',
       description: DEPTH_RULE,
       querystring: VenueSearchQuery,
-      response: searchResponses('venues'),
+      response: searchResponses('venues', DiscoveryVenue, 'DiscoveryVenuePage'),
     };
     scope.get('/venues', { schema: venueSearchSchema }, searchVenues);
     scope.get('/venues.json', { schema: { ...venueSearchSchema, hide: true } }, searchVenues);
@@ -343,7 +362,7 @@ export function discoveryV2Routes(
           summary: 'Venue details',
           params: IdParams,
           querystring: LocaleQuery,
-          response: detailResponses('venue'),
+          response: detailResponses('venue', DiscoveryVenue),
         },
       },
       async (request, reply) => {
@@ -392,7 +411,7 @@ export function discoveryV2Routes(
       summary: 'Search attractions',
       description: DEPTH_RULE,
       querystring: AttractionSearchQuery,
-      response: searchResponses('attractions'),
+      response: searchResponses('attractions', DiscoveryAttraction, 'DiscoveryAttractionPage'),
     };
     scope.get('/attractions', { schema: attractionSearchSchema }, searchAttractions);
     scope.get(
@@ -408,7 +427,7 @@ export function discoveryV2Routes(
           summary: 'Attraction details',
           params: IdParams,
           querystring: LocaleQuery,
-          response: detailResponses('attraction'),
+          response: detailResponses('attraction', DiscoveryAttraction),
         },
       },
       async (request, reply) => {
@@ -451,7 +470,11 @@ export function discoveryV2Routes(
       summary: 'Search classifications (segments, genres, sub-genres)',
       description: DEPTH_RULE,
       querystring: ClassificationSearchQuery,
-      response: searchResponses('classifications'),
+      response: searchResponses(
+        'classifications',
+        DiscoveryClassification,
+        'DiscoveryClassificationPage',
+      ),
     };
     scope.get('/classifications', { schema: classificationSearchSchema }, searchClassifications);
     scope.get(
@@ -476,33 +499,33 @@ export function discoveryV2Routes(
           throw error;
         }
       };
-    const detailSchema = (summary: string) => ({
+    const detailSchema = (summary: string, document: TSchema) => ({
       schema: {
         tags: ['discovery'],
         summary,
         params: IdParams,
         querystring: LocaleQuery,
-        response: detailResponses('classification'),
+        response: detailResponses('classification', document),
       },
     });
     scope.get(
       '/classifications/:id',
-      detailSchema('Classification details'),
+      detailSchema('Classification details', DiscoveryClassification),
       classification(undefined),
     );
     scope.get(
       '/classifications/segments/:id',
-      detailSchema('Segment details'),
+      detailSchema('Segment details', DiscoverySegment),
       classification('segment'),
     );
     scope.get(
       '/classifications/genres/:id',
-      detailSchema('Genre details'),
+      detailSchema('Genre details', DiscoveryGenre),
       classification('genre'),
     );
     scope.get(
       '/classifications/subgenres/:id',
-      detailSchema('Sub-genre details'),
+      detailSchema('Sub-genre details', DiscoverySubGenre),
       classification('subgenre'),
     );
     suggestAndImagesRoutes(scope, family, catalog);

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import {
   EventSort,
@@ -17,6 +17,16 @@ import { requireApiKey } from '../api-key-guard.js';
 import { familyErrorResponses, type ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
 import { resolvedOf } from '@marquee/discovery-documents';
+import { sendAsBuilt } from './discovery-v2-schemas.js';
+import {
+  IntlAreas,
+  IntlAttraction,
+  IntlEvent,
+  IntlPage,
+  IntlSeatmap,
+  IntlSimilarAttractions,
+  IntlVenue,
+} from './international-schemas.js';
 import {
   countryOfNumericId,
   domainCountries,
@@ -204,6 +214,8 @@ export function internationalRoutes(
       requireApiKey(scope, family, backends.developerAccess, {
         from: [{ in: 'query', name: 'apikey' }],
       });
+      // The documents go out as built; their schemas (international-schemas.ts) document them.
+      sendAsBuilt(scope);
       const bad = (reply: FastifyReply, error: unknown) => {
         if (error instanceof IntlQueryError)
           return sendFamilyError(reply, family, {
@@ -220,14 +232,14 @@ export function internationalRoutes(
           detail: `${what} ${id} not found`,
         });
       const isNotFound = (error: unknown) => (error as { kind?: string }).kind === 'not_found';
-      const searchResponses = (what: string) => ({
-        200: Type.Object({}, { additionalProperties: true, description: `A page of ${what}` }),
+      const searchResponses = (answer: TSchema) => ({
+        200: answer,
         ...familyErrorResponses(family, {
           400: 'Invalid parameter, or parameters that do not go together',
         }),
       });
-      const detailResponses = (what: string) => ({
-        200: Type.Object({}, { additionalProperties: true, description: `The ${what}` }),
+      const detailResponses = (what: string, answer: TSchema) => ({
+        200: answer,
         ...familyErrorResponses(family, { 404: `No ${what} with this id (in these domains)` }),
       });
       const pagination = (start: number, rows: number, total: number) => ({ start, rows, total });
@@ -241,7 +253,7 @@ export function internationalRoutes(
             description:
               '`lat` and `long` go together; `radius` and `sort_by=proximity` need them; `min_price` is not above `max_price` (400 otherwise).',
             querystring: EventQuery,
-            response: searchResponses('events'),
+            response: searchResponses(IntlPage('events', IntlEvent, 'IntlEventPage')),
           },
         },
         async (request, reply) => {
@@ -342,7 +354,7 @@ export function internationalRoutes(
             summary: 'Event details',
             params: IdParams,
             querystring: OptionalDomainQuery,
-            response: detailResponses('event'),
+            response: detailResponses('event', IntlEvent),
           },
         },
         async (request, reply) => {
@@ -372,7 +384,7 @@ export function internationalRoutes(
             summary: 'Areas of an event',
             params: IdParams,
             querystring: DomainLangQuery,
-            response: detailResponses('event'),
+            response: detailResponses('event', IntlAreas),
           },
         },
         async (request, reply) => {
@@ -395,7 +407,7 @@ export function internationalRoutes(
             summary: 'Seat map of an event',
             params: IdParams,
             querystring: OptionalDomainQuery,
-            response: detailResponses('event'),
+            response: detailResponses('event', IntlSeatmap),
           },
         },
         async (request, reply) => {
@@ -417,7 +429,9 @@ export function internationalRoutes(
             tags: ['international discovery'],
             summary: 'Search attractions',
             querystring: AttractionQuery,
-            response: searchResponses('attractions'),
+            response: searchResponses(
+              IntlPage('attractions', IntlAttraction, 'IntlAttractionPage'),
+            ),
           },
         },
         async (request) => {
@@ -459,7 +473,7 @@ export function internationalRoutes(
             summary: 'Attraction details',
             params: IdParams,
             querystring: OptionalDomainQuery,
-            response: detailResponses('attraction'),
+            response: detailResponses('attraction', IntlAttraction),
           },
         },
         async (request, reply) => {
@@ -484,7 +498,7 @@ export function internationalRoutes(
             summary: 'Similar attractions',
             params: IdParams,
             querystring: SimilarQuery,
-            response: detailResponses('attraction'),
+            response: detailResponses('attraction', IntlSimilarAttractions),
           },
         },
         async (request, reply) => {
@@ -513,7 +527,7 @@ export function internationalRoutes(
             summary: 'Search venues',
             description: '`lat` and `long` go together; `radius` needs them (400 otherwise).',
             querystring: VenueQuery,
-            response: searchResponses('venues'),
+            response: searchResponses(IntlPage('venues', IntlVenue, 'IntlVenuePage')),
           },
         },
         async (request, reply) => {
@@ -565,7 +579,7 @@ export function internationalRoutes(
             summary: 'Venue details',
             params: IdParams,
             querystring: DomainLangQuery,
-            response: detailResponses('venue'),
+            response: detailResponses('venue', IntlVenue),
           },
         },
         async (request, reply) => {

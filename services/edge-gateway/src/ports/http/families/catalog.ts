@@ -22,22 +22,34 @@ const discoveryErrors = (e: FamilyError) =>
         ],
       };
 
-const DiscoveryFault = Type.Object({
-  fault: Type.Object({
-    faultstring: Type.String(),
-    detail: Type.Object({ errorcode: Type.String() }),
-  }),
-});
-const DiscoveryErrors = Type.Object({
-  errors: Type.Array(
-    Type.Object({
-      code: Type.String({ description: 'e.g. DIS1004 (not found), DIS1015 (invalid parameter)' }),
-      detail: Type.String(),
-      status: Type.String({ description: 'The HTTP status, as a string' }),
-      _links: Type.Object({ about: Type.Object({ href: Type.String() }) }),
+const DiscoveryFault = Type.Object(
+  {
+    fault: Type.Object({
+      faultstring: Type.String(),
+      detail: Type.Object({ errorcode: Type.String() }),
     }),
-  ),
-});
+  },
+  { title: 'DiscoveryFault' },
+);
+const DiscoveryErrors = Type.Object(
+  {
+    errors: Type.Array(
+      Type.Object({
+        code: Type.String({ description: 'e.g. DIS1004 (not found), DIS1015 (invalid parameter)' }),
+        detail: Type.String(),
+        status: Type.String({ description: 'The HTTP status, as a string' }),
+        _links: Type.Object({
+          about: Type.Object({
+            href: Type.String({
+              description: "The code's documentation (`errors.html`, by anchor)",
+            }),
+          }),
+        }),
+      }),
+    ),
+  },
+  { title: 'DiscoveryErrors' },
+);
 
 export const discovery: ApiFamily = {
   id: 'discovery',
@@ -49,11 +61,14 @@ export const discovery: ApiFamily = {
   unauthorized: { status: 401, code: 'oauth.v2.InvalidApiKey', detail: 'Invalid ApiKey' },
 };
 
-const IntlErrors = Type.Object({
-  errors: Type.Array(
-    Type.Object({ code: Type.String(), message: Type.String(), status: Type.Integer() }),
-  ),
-});
+const IntlErrors = Type.Object(
+  {
+    errors: Type.Array(
+      Type.Object({ code: Type.String(), message: Type.String(), status: Type.Integer() }),
+    ),
+  },
+  { title: 'IntlDiscoveryErrors' },
+);
 
 export const internationalDiscovery: ApiFamily = {
   id: 'intl-discovery',
@@ -71,23 +86,26 @@ export const internationalDiscovery: ApiFamily = {
   },
 };
 
-const PublishingErrors = Type.Object({
-  errors: Type.Array(
-    Type.Object({
-      status: Type.Union([Type.Literal('Rejected'), Type.Literal('Error')], {
-        description: '`Rejected` (400) or `Error`',
+const PublishingErrors = Type.Object(
+  {
+    errors: Type.Array(
+      Type.Object({
+        status: Type.Union([Type.Literal('Rejected'), Type.Literal('Error')], {
+          description: '`Rejected` (400) or `Error`',
+        }),
+        code: Type.String(),
+        detail: Type.String(),
+        invalidProperties: Type.Record(Type.String(), Type.Unknown(), {
+          description: 'Invalid properties by dotted path',
+        }),
+        missingProperties: Type.Record(Type.String(), Type.Unknown(), {
+          description: 'Missing properties by dotted path',
+        }),
       }),
-      code: Type.String(),
-      detail: Type.String(),
-      invalidProperties: Type.Record(Type.String(), Type.Unknown(), {
-        description: 'Invalid properties by dotted path',
-      }),
-      missingProperties: Type.Record(Type.String(), Type.Unknown(), {
-        description: 'Missing properties by dotted path',
-      }),
-    }),
-  ),
-});
+    ),
+  },
+  { title: 'PublishingErrors' },
+);
 
 export const publishing: ApiFamily = {
   id: 'publishing',
@@ -120,7 +138,8 @@ export const deals: ApiFamily = {
   prefixes: ['/dc/content/v1', '/dc/content-qa/v1'],
   // JSON `{message, statusCode}`; unacceptable parameters are 406.
   errorBody: (e) => ({ message: e.detail, statusCode: e.status }),
-  errorSchema: () => Type.Object({ message: Type.String(), statusCode: Type.Integer() }),
+  errorSchema: () =>
+    Type.Object({ message: Type.String(), statusCode: Type.Integer() }, { title: 'DealsError' }),
   validationStatus: 406,
   unauthorized: {
     status: 401,
@@ -146,15 +165,18 @@ export const commerce: ApiFamily = {
     ],
   }),
   errorSchema: () =>
-    Type.Object({
-      errors: Type.Array(
-        Type.Object({
-          code: Type.String(),
-          detail: Type.String(),
-          status: Type.String({ description: 'The HTTP status, as a string' }),
-        }),
-      ),
-    }),
+    Type.Object(
+      {
+        errors: Type.Array(
+          Type.Object({
+            code: Type.String(),
+            detail: Type.String(),
+            status: Type.String({ description: 'The HTTP status, as a string' }),
+          }),
+        ),
+      },
+      { title: 'CommerceErrors' },
+    ),
   validationStatus: 400,
   unauthorized: { status: 401, code: 'unauthorized', detail: 'A valid API key is required' },
 };
@@ -171,16 +193,19 @@ const partnerErrors = (e: FamilyError) => ({
 });
 
 /** The schema of {@link partnerErrors}. */
-export const PartnerErrorSchema = Type.Object({
-  error: Type.Object({
-    message: Type.String(),
-    code: Type.String({ description: 'Partner API error code (e.g. 10002 invalid input)' }),
-    http_code: Type.Integer(),
-    severity: Type.Union([Type.Literal('WARN'), Type.Literal('ERROR')], {
-      description: 'WARN for 4xx, ERROR for 5xx',
+export const PartnerErrorSchema = Type.Object(
+  {
+    error: Type.Object({
+      message: Type.String(),
+      code: Type.String({ description: 'Partner API error code (e.g. 10002 invalid input)' }),
+      http_code: Type.Integer(),
+      severity: Type.Union([Type.Literal('WARN'), Type.Literal('ERROR')], {
+        description: 'WARN for 4xx, ERROR for 5xx',
+      }),
     }),
-  }),
-});
+  },
+  { title: 'PartnerError' },
+);
 
 export const partnerCart: ApiFamily = {
   id: 'partner-cart',
@@ -220,9 +245,10 @@ export const secureRender: ApiFamily = {
 };
 
 /** The gate and admin APIs' body: `{"error": {"code", "message"}}`. */
-const CodeMessageError = Type.Object({
-  error: Type.Object({ code: Type.String(), message: Type.String() }),
-});
+const CodeMessageError = Type.Object(
+  { error: Type.Object({ code: Type.String(), message: Type.String() }) },
+  { title: 'CodeMessageError' },
+);
 
 /**
  * The gate API of scanners (`/gate/v1`): `{error: {code, message}}` like the admin API, and its own

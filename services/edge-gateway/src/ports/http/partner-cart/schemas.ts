@@ -63,6 +63,7 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
     all.map((status) => [
       status,
       Type.Object(status === 402 ? PaymentRefused.properties : PartnerError.properties, {
+        title: status === 402 ? 'PartnerCartPaymentRefused' : 'PartnerCartError',
         description: ERROR_DESCRIPTIONS[status] ?? 'Error',
       }),
     ]),
@@ -201,7 +202,11 @@ export const ReserveBody = Type.Object(
     reserve: Reserve,
     additional_reserves: Type.Optional(Type.Array(Reserve, { maxItems: 10 })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // Two tickets of a ticket type, best available seats.
+    examples: [{ reserve: { tickets: [{ id: '000000000001', quantity: 2 }] } }],
+  },
 );
 
 export const ShippingBody = Type.Object(
@@ -214,7 +219,7 @@ export const ShippingBody = Type.Object(
 
 export const CommitBody = Type.Object(
   { cart_id: Type.Optional(Type.String({ ...ID, description: 'The cart (or query cart_id)' })) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ cart_id: 'b2f5c7e0-4f1d-4c1e-9a51-1d2c3e4f5a6b' }] },
 );
 
 const month = Type.Union([
@@ -309,13 +314,16 @@ export const PaymentBody = Type.Object(
 
 const Amount = Type.Number({ description: 'Major units of currency_code (25.5 = 25.50)' });
 
-const LineTotalsJson = Type.Object({
-  currency_code: Type.String(),
-  fee: Amount,
-  grand: Amount,
-  merchandise: Amount,
-  tax: Amount,
-});
+const LineTotalsJson = Type.Object(
+  {
+    currency_code: Type.String(),
+    fee: Amount,
+    grand: Amount,
+    merchandise: Amount,
+    tax: Amount,
+  },
+  { title: 'PartnerCartTotals' },
+);
 
 const ChargeJson = Type.Object({
   price: Amount,
@@ -417,7 +425,7 @@ export const CartResult = Type.Object(
       ),
     }),
   },
-  { description: 'The cart (held, paid or committed)' },
+  { title: 'PartnerCart', description: 'The cart (held, paid or committed)' },
 );
 
 export const PendingCart = Type.Object(

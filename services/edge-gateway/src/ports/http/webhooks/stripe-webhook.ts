@@ -71,6 +71,8 @@ export async function registerStripeWebhook(
         schema: {
           tags: ['webhooks'],
           summary: "Stripe's webhook events",
+          // No credential of the document's schemes: the signature of the body is the proof.
+          security: [],
           description:
             'Called by Stripe only. The raw body must carry a valid `Stripe-Signature` (the endpoint signing secret, timestamp within 300 s). Handled event types: `payment_intent.canceled`, `payment_intent.payment_failed`, `charge.refunded`, `charge.dispute.created`; others are acknowledged and ignored. An event id already handled is acknowledged and changes nothing. See docs/payments.md.',
           response: {
