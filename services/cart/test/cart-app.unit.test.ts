@@ -1,4 +1,5 @@
 import { DEVELOPMENT_CONTACT_KEYS, openOrderContact } from '@marquee/proto/order-contact';
+import { priceLevelNumber } from '@marquee/platform/money';
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -138,6 +139,24 @@ describe('CartApp', () => {
     await expect(s.app.get({ ...owner, sandbox: true }, view.cart.id)).rejects.toMatchObject({
       kind: 'not_found',
     });
+  });
+
+  it('takes the platform number of a price level as the level (partner cart price.id)', async () => {
+    const number = String(priceLevelNumber('PL1'));
+    const view = await s.app.reserve({
+      owner,
+      eventId: EVENT_ID,
+      requests: [{ tickets: [{ priceTypeId: '000001', quantity: 2, priceLevelId: number }] }],
+    });
+    expect(view.cart.status).toBe('HELD');
+    expect(view.cart.tickets.map((t) => t.priceLevelId)).toEqual(['PL1', 'PL1']);
+    await expect(
+      s.app.reserve({
+        owner,
+        eventId: EVENT_ID,
+        requests: [{ tickets: [{ priceTypeId: '000001', quantity: 1, priceLevelId: '1' }] }],
+      }),
+    ).rejects.toMatchObject({ kind: 'invalid_argument', details: { reason: '10002' } });
   });
 
   it('refuses bad input, unknown ticket types, protected types and over-limit quantities', async () => {

@@ -161,7 +161,8 @@ const TicketRequest = Type.Object(
             Type.Integer({
               minimum: 0,
               maximum: Number.MAX_SAFE_INTEGER,
-              description: 'Price level',
+              description:
+                "Price level, by its platform number: a numeric level id is itself, a string id a stable hash; international discovery's areas list it as `price_level_ids`",
             }),
           ),
           amount: Type.Optional(
