@@ -352,6 +352,29 @@ const TicketItem = Type.Object({
   end_seat_number: Type.String(),
   transfer: Type.Object({ eligible: Type.Boolean(), explanation: Type.String() }),
   quantity: Type.Integer(),
+  listing_details: Type.Optional(
+    Type.Object(
+      { location: Type.String({ description: 'Section, row and seats of the listing' }) },
+      { description: 'Resale items only' },
+    ),
+  ),
+  listing_notes: Type.Optional(
+    Type.Object(
+      { seller_notes: Type.String({ description: "The seller's notes" }) },
+      { description: 'Resale items only' },
+    ),
+  ),
+  averageOriginalTotalValue: Type.Optional(
+    Type.Number({
+      description:
+        'Resale items only: average per ticket of the original sale (face value and per-ticket fees), major units',
+    }),
+  ),
+  inHandDate: Type.Optional(
+    Type.String({
+      description: 'Resale items only: the day the seller had the tickets (YYYY-MM-DD, UTC)',
+    }),
+  ),
 });
 
 const ProcessingItem = Type.Object({
