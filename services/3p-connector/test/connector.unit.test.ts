@@ -272,10 +272,40 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
         orderId: 'order-1',
         language: '',
         channelType: '',
+        printMessages: [],
       });
-    expect((await action(partnerV1.OrderActionType.ORDER_ACTION_TYPE_PRINT)).order!.status).toBe(
-      'PARTNER_ORDER_STATUS_PRINTED',
-    );
+    const messages = ['Happy birthday', 'x'.repeat(100), 'Gate 4'];
+    const printed = await callUnary(connector, 'orderAction', {
+      eventId,
+      inventoryOrderId: 'O1',
+      action: partnerV1.OrderActionType.ORDER_ACTION_TYPE_PRINT,
+      orderId: 'order-1',
+      language: '',
+      channelType: '',
+      printMessages: messages,
+    });
+    expect(printed.order!.status).toBe('PARTNER_ORDER_STATUS_PRINTED');
+    expect(JSON.parse(fake.calls('POST', /^\/v1\/orders\/O1$/).at(-1)!.body).request).toEqual({
+      action: 'PRINT',
+      channel_info: { channel_type: 'INTERNET' },
+      print_messages: messages,
+    });
+    for (const [type, lines] of [
+      [partnerV1.OrderActionType.ORDER_ACTION_TYPE_PRINT, [...messages, 'fourth']],
+      [partnerV1.OrderActionType.ORDER_ACTION_TYPE_PRINT, ['x'.repeat(101)]],
+      [partnerV1.OrderActionType.ORDER_ACTION_TYPE_ROLLBACK_PRINT, ['a line']],
+    ] as const)
+      await expect(
+        callUnary(connector, 'orderAction', {
+          eventId,
+          inventoryOrderId: 'O1',
+          action: type,
+          orderId: 'order-1',
+          language: '',
+          channelType: '',
+          printMessages: [...lines],
+        }),
+      ).rejects.toMatchObject({ kind: 'invalid_argument' });
     expect(
       (await action(partnerV1.OrderActionType.ORDER_ACTION_TYPE_ROLLBACK_PRINT)).order!.status,
     ).toBe('PARTNER_ORDER_STATUS_CONFIRMED');
@@ -462,6 +492,7 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
       orderId: 'order-1',
       language: '',
       channelType: '',
+      printMessages: [],
     });
     expect(answer).toEqual({ order: undefined, queued: true });
     // The same cancel from the bus is the same queue entry.

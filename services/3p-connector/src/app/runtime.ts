@@ -1,4 +1,10 @@
-import type { Booking, Order, Ticket } from '@marquee/partner-api';
+import {
+  PRINT_MESSAGE_MAX_LENGTH,
+  PRINT_MESSAGE_MAX_LINES,
+  type Booking,
+  type Order,
+  type Ticket,
+} from '@marquee/partner-api';
 import type { catalogV1, partnerV1 } from '@marquee/proto';
 import { priceTypesOpenedBy } from '../domain/access-codes.js';
 import { ConnectorError } from '../domain/errors.js';
@@ -326,6 +332,7 @@ export class ConnectorRuntime {
       throw new ConnectorError('invalid_argument', 'inventory_order_id is required', {
         field: 'inventory_order_id',
       });
+    const printMessages = checkPrintMessages(action, request.printMessages ?? []);
     const { imported, partner, api } = await this.resolve(request.eventId);
     if (action === 'CANCEL') {
       const outcome = await this.deps.cancels.cancel(
@@ -349,6 +356,7 @@ export class ConnectorRuntime {
           action,
           channel_info: { channel_type: request.channelType || 'INTERNET' },
           ...(request.language ? { language: request.language } : {}),
+          ...(printMessages.length > 0 ? { print_messages: printMessages } : {}),
         },
       },
       options,
@@ -444,4 +452,21 @@ export class ConnectorRuntime {
       failedAt: this.deps.clock(),
     });
   }
+}
+
+/**
+ * The print messages of an order action, as the 3P API allows them: with PRINT only, at most
+ * `PRINT_MESSAGE_MAX_LINES` lines of `PRINT_MESSAGE_MAX_LENGTH` characters. INVALID_ARGUMENT
+ * otherwise, before anything reaches the partner.
+ */
+function checkPrintMessages(action: string, messages: readonly string[]): string[] {
+  if (messages.length === 0) return [];
+  const invalid = (message: string) =>
+    new ConnectorError('invalid_argument', message, { field: 'print_messages' });
+  if (action !== 'PRINT') throw invalid('print_messages go with the PRINT action only');
+  if (messages.length > PRINT_MESSAGE_MAX_LINES)
+    throw invalid(`at most ${PRINT_MESSAGE_MAX_LINES} print messages`);
+  if (messages.some((m) => [...m].length > PRINT_MESSAGE_MAX_LENGTH))
+    throw invalid(`a print message has at most ${PRINT_MESSAGE_MAX_LENGTH} characters`);
+  return [...messages];
 }
