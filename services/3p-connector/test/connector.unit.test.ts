@@ -221,6 +221,36 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
     expect(await imported('updated')).toBe(1);
   });
 
+  it('refuses to import an event with two regular price types or a logo listed twice', async () => {
+    const { partnerId, eventId } = await registerAndImport();
+    const refused = () =>
+      metricValue(`marquee_refused_partner_events_total{partner="${partnerId}"}`);
+    const base = partnerEvent();
+    currentEvent = partnerEvent({
+      last_modification: '2026-03-05T00:00:00Z',
+      price_types: base.price_types.map((t) => ({ ...t, regular: true })),
+    });
+    await callUnary(admin, 'startImport', { partnerId, venues: ['V1'] });
+    await waitFor(async () => ((await refused()) === 1 ? true : undefined));
+    currentEvent = partnerEvent({
+      last_modification: '2026-03-06T00:00:00Z',
+      logos: [
+        { id: 'LOGO1', position: 'top' },
+        { id: 'LOGO1', position: 'bottom' },
+      ],
+    });
+    await callUnary(admin, 'startImport', { partnerId, venues: ['V1'] });
+    await waitFor(async () => ((await refused()) === 2 ? true : undefined));
+    expect(decodeAll('event-changed', catalogV1.EventChanged.decode)).toHaveLength(1);
+    // Once the partner fixes the event, the next import takes it.
+    currentEvent = partnerEvent({ last_modification: '2026-03-07T00:00:00Z' });
+    await callUnary(admin, 'startImport', { partnerId, venues: ['V1'] });
+    const fixed = await waitFor(
+      () => decodeAll('event-changed', catalogV1.EventChanged.decode)[1],
+    );
+    expect(fixed.event).toMatchObject({ id: eventId, version: 2 });
+  });
+
   it('books, orders, prints, rolls back and cancels through the gRPC port', async () => {
     const { eventId } = await registerAndImport();
     const held = await callUnary(connector, 'createBooking', {

@@ -1,4 +1,5 @@
-import type { EventListItem, Manifest } from '@marquee/partner-api';
+import { eventRuleProblems, type EventListItem, type Manifest } from '@marquee/partner-api';
+import { metrics } from '@marquee/platform/metrics';
 import type { catalogV1 } from '@marquee/proto';
 import { ConnectorError, errorKindOf } from '../domain/errors.js';
 import { accessCodesOf, referencedResources, toCatalogEvent } from '../domain/event-mapping.js';
@@ -16,6 +17,11 @@ import type {
   VenueImportRepository,
 } from './ports.js';
 import { initialVenueState, type ImportTrigger } from './registry.js';
+
+/** Partner events the import refused for breaking a rule of the 3P API, by partner. */
+const refusedEvents = metrics.counter('marquee_refused_partner_events', {
+  description: 'Partner events not imported because they break a rule of the 3P API, by partner',
+});
 
 export const PAGE_SIZE = 100;
 
@@ -198,7 +204,12 @@ export class Importer implements ImportTrigger {
     return { venueId, changed, ...(error ? { error } : {}) };
   }
 
-  /** Stores a new or changed event with its `event-changed`; false when unchanged. */
+  /**
+   * Stores a new or changed event with its `event-changed`; false when unchanged, or refused
+   * because it breaks a rule of the 3P API (`eventRuleProblems`: two regular price types, a logo
+   * listed twice): counted in `marquee_refused_partner_events_total`, logged, and the version
+   * imported before (if any) left as it was.
+   */
   private async applyEvent(
     partner: Partner,
     api: PartnerApi,
@@ -207,6 +218,15 @@ export class Importer implements ImportTrigger {
   ): Promise<boolean> {
     const { events, ids, clock } = this.deps;
     const event = item.event;
+    const problems = eventRuleProblems(event);
+    if (problems.length > 0) {
+      refusedEvents.add(1, { partner: partner.id });
+      this.deps.log.warn(
+        { partner_id: partner.id, partner_event_id: event.event_id, problems },
+        'partner event refused: it breaks the 3P API rules',
+      );
+      return false;
+    }
     const lastModification = new Date(event.last_modification);
     for (let attempt = 1; ; attempt += 1) {
       const existing = await events.findByPartnerEvent(partner.id, event.event_id);
