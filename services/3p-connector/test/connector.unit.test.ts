@@ -61,12 +61,15 @@ let service: HostedService;
 let admin: partnerV1.PartnerAdminServiceClient;
 let connector: partnerV1.ConnectorServiceClient;
 let currentEvent = partnerEvent();
+/** The availability answers' `last_modification`; the event's own when unset. */
+let availabilityStamp: string | undefined;
 
 const decodeAll = <T>(topic: string, decode: (b: Uint8Array) => T) =>
   bus.records(topic).map((r) => decode(r.value!));
 
 beforeEach(async () => {
   currentEvent = partnerEvent();
+  availabilityStamp = undefined;
   fake = await new FakePartner().start();
   fake
     .on('GET', /^\/healthcheck$/, { status: 200, body: { id: 0, message: 'ok' } })
@@ -99,7 +102,7 @@ beforeEach(async () => {
     })
     .on('GET', /^\/events\/EV1\/availability$/, () => ({
       status: 200,
-      body: availability('EV1', currentEvent.last_modification),
+      body: availability('EV1', availabilityStamp ?? currentEvent.last_modification),
     }))
     .on('POST', /^\/bookings$/, { status: 200, body: { booking } })
     .on('POST', /^\/orders$/, { status: 200, body: { order } })
@@ -249,6 +252,30 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
       () => decodeAll('event-changed', catalogV1.EventChanged.decode)[1],
     );
     expect(fixed.event).toMatchObject({ id: eventId, version: 2 });
+  });
+
+  it('re-reads the event once per new availability last_modification, not on every check', async () => {
+    const { eventId } = await registerAndImport();
+    const eventReads = () => fake.calls('GET', /^\/v1\/events\/EV1$/).length;
+    const check = () =>
+      callUnary(connector, 'getAvailability', {
+        eventId,
+        levelId: '',
+        sectionId: '',
+        withSeats: false,
+      });
+    await check();
+    expect(eventReads()).toBe(0);
+    // A sale at a partner whose availability dates its inventory (partner-reference).
+    availabilityStamp = '2026-03-10T00:00:00Z';
+    await check();
+    await waitFor(() => eventReads() === 1);
+    for (let i = 0; i < 3; i += 1) await check();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(eventReads()).toBe(1);
+    availabilityStamp = '2026-03-11T00:00:00Z';
+    await check();
+    await waitFor(() => eventReads() === 2);
   });
 
   it('books, orders, prints, rolls back and cancels through the gRPC port', async () => {

@@ -258,6 +258,9 @@ export class Importer implements ImportTrigger {
           updatedAt: now,
         }),
         availabilitySequence: existing?.availabilitySequence ?? 0,
+        ...(existing?.availabilityModification
+          ? { availabilityModification: existing.availabilityModification }
+          : {}),
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,
       };
@@ -282,16 +285,20 @@ export class Importer implements ImportTrigger {
     const answer = await api.getAvailability(imported.partnerEventId, { detail: 'seats' });
     const areas = toAreaAvailability(answer.areas);
     const observedAt = this.deps.clock();
-    await this.deps.events.recordAvailability(imported.id, (sequence) => ({
-      eventId: imported.id,
-      partnerId: imported.partnerId,
-      partnerEventId: imported.partnerEventId,
-      scope: 'SYNC_SCOPE_FULL' as catalogV1.SyncScope,
-      areas,
-      totalAvailable: areas.reduce((sum, a) => sum + a.available, 0),
-      observedAt,
-      sequence,
-    }));
+    await this.deps.events.recordAvailability(
+      imported.id,
+      (sequence) => ({
+        eventId: imported.id,
+        partnerId: imported.partnerId,
+        partnerEventId: imported.partnerEventId,
+        scope: 'SYNC_SCOPE_FULL' as catalogV1.SyncScope,
+        areas,
+        totalAvailable: areas.reduce((sum, a) => sum + a.available, 0),
+        observedAt,
+        sequence,
+      }),
+      new Date(answer.last_modification),
+    );
   }
 
   private async manifest(

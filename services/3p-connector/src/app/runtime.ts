@@ -269,8 +269,11 @@ export class ConnectorRuntime {
 
   /**
    * Live availability (all areas, or the one of level + section = a partial sync), published on
-   * `availability-changed` as read. A newer `last_modification` than the imported one re-imports
-   * the event in the background.
+   * `availability-changed` as read. The answer's `last_modification` is compared with the one the
+   * partner reported in its previous availability answer (the imported event's own before the
+   * first): newer re-reads the event in the background, once per change. Partners differ in what it
+   * dates (partner-reference: its inventory, moved by every sale), so it is never compared with the
+   * event's `last_modification`, which would re-read the event on every check after a sale.
    */
   async getAvailability(
     request: partnerV1.GetAvailabilityRequest,
@@ -293,20 +296,24 @@ export class ConnectorRuntime {
     const observedAt = this.deps.clock();
     const areas = toAreaAvailability(answer.areas);
     const totalAvailable = areas.reduce((sum, a) => sum + a.available, 0);
-    await this.deps.events.recordAvailability(imported.id, (sequence) => ({
-      eventId: imported.id,
-      partnerId: imported.partnerId,
-      partnerEventId: imported.partnerEventId,
-      scope: (partial ? 'SYNC_SCOPE_PARTIAL' : 'SYNC_SCOPE_FULL') as catalogV1.SyncScope,
-      areas,
-      totalAvailable,
-      observedAt,
-      sequence,
-    }));
-    if (Date.parse(answer.last_modification) > imported.lastModification.getTime()) {
+    const { newer } = await this.deps.events.recordAvailability(
+      imported.id,
+      (sequence) => ({
+        eventId: imported.id,
+        partnerId: imported.partnerId,
+        partnerEventId: imported.partnerEventId,
+        scope: (partial ? 'SYNC_SCOPE_PARTIAL' : 'SYNC_SCOPE_FULL') as catalogV1.SyncScope,
+        areas,
+        totalAvailable,
+        observedAt,
+        sequence,
+      }),
+      new Date(answer.last_modification),
+    );
+    if (newer) {
       this.deps.log.info(
         { event_id: imported.id },
-        'partner event changed since import: re-importing',
+        'partner availability last_modification moved: re-reading the event',
       );
       this.deps.importer
         .importEvent(imported.id)
