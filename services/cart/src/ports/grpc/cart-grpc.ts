@@ -255,7 +255,7 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
         currency: c,
         ticketLimit: a.event.ticketLimit,
         onSale: a.onSale,
-        areas: a.areas.map((area) => ({ ...area, availableSeats: [] })),
+        areas: a.areas.map(({ seats, ...area }) => ({ ...area, availableSeats: seats ?? [] })),
         totalAvailable: a.totalAvailable,
         offers: a.offers.map((o) => ({
           ticketTypeId: o.priceTypeId,
