@@ -248,9 +248,7 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
     // Once the partner fixes the event, the next import takes it.
     currentEvent = partnerEvent({ last_modification: '2026-03-07T00:00:00Z' });
     await callUnary(admin, 'startImport', { partnerId, venues: ['V1'] });
-    const fixed = await waitFor(
-      () => decodeAll('event-changed', catalogV1.EventChanged.decode)[1],
-    );
+    const fixed = await waitFor(() => decodeAll('event-changed', catalogV1.EventChanged.decode)[1]);
     expect(fixed.event).toMatchObject({ id: eventId, version: 2 });
   });
 

@@ -551,7 +551,11 @@ describe('POST /events/{event_id}/cart (reserve) and polling', () => {
         {
           ...line,
           inventoryType: 'RESALE',
-          tickets: line.tickets.map((t) => ({ ...t, id: `${EVENT}.listing`, inventoryType: 'RESALE' })),
+          tickets: line.tickets.map((t) => ({
+            ...t,
+            id: `${EVENT}.listing`,
+            inventoryType: 'RESALE',
+          })),
           resale: {
             location: 'Section 101, Row C, Seats 7-8',
             sellerNotes: 'Aisle seats',

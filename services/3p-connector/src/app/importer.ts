@@ -1,5 +1,4 @@
 import { eventRuleProblems, type EventListItem, type Manifest } from '@marquee/partner-api';
-import { metrics } from '@marquee/platform/metrics';
 import type { catalogV1 } from '@marquee/proto';
 import { ConnectorError, errorKindOf } from '../domain/errors.js';
 import { accessCodesOf, referencedResources, toCatalogEvent } from '../domain/event-mapping.js';
@@ -9,6 +8,7 @@ import type {
   Clock,
   Ids,
   ImportedEventRepository,
+  ImportMetrics,
   Log,
   PartnerApi,
   PartnerApiFactory,
@@ -17,11 +17,6 @@ import type {
   VenueImportRepository,
 } from './ports.js';
 import { initialVenueState, type ImportTrigger } from './registry.js';
-
-/** Partner events the import refused for breaking a rule of the 3P API, by partner. */
-const refusedEvents = metrics.counter('marquee_refused_partner_events', {
-  description: 'Partner events not imported because they break a rule of the 3P API, by partner',
-});
 
 export const PAGE_SIZE = 100;
 
@@ -84,6 +79,7 @@ export class Importer implements ImportTrigger {
       ids: Ids;
       clock: Clock;
       log: Log;
+      metrics: ImportMetrics;
     },
   ) {}
 
@@ -220,7 +216,7 @@ export class Importer implements ImportTrigger {
     const event = item.event;
     const problems = eventRuleProblems(event);
     if (problems.length > 0) {
-      refusedEvents.add(1, { partner: partner.id });
+      this.deps.metrics.eventRefused(partner.id);
       this.deps.log.warn(
         { partner_id: partner.id, partner_event_id: event.event_id, problems },
         'partner event refused: it breaks the 3P API rules',

@@ -179,6 +179,12 @@ export interface Ids {
 export type Clock = () => Date;
 
 /** Structured log lines of the use cases (pino-compatible shape). */
+/** What the import counts beyond what its stores count (adapters/import-metrics.ts). */
+export interface ImportMetrics {
+  /** A partner event not imported because it breaks a rule of the 3P API. */
+  eventRefused(partnerId: string): void;
+}
+
 export interface Log {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
