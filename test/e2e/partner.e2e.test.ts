@@ -122,6 +122,7 @@ describe.skipIf(!infra)('partner integration (distributed mode)', () => {
       orderId,
       language: 'en-us',
       channelType: 'INTERNET',
+      printMessages: [],
     });
 
   beforeAll(async () => {

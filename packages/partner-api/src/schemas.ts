@@ -482,6 +482,10 @@ export type Order = Static<typeof Order>;
 export const OrderAnswer = open({ order: Order });
 export type OrderAnswer = Static<typeof OrderAnswer>;
 
+/** Print messages of a PRINT action: at most 3 additional lines of 100 characters each. */
+export const PRINT_MESSAGE_MAX_LINES = 3;
+export const PRINT_MESSAGE_MAX_LENGTH = 100;
+
 export const OrderActionRequest = Type.Object(
   {
     request: Type.Object(
@@ -489,6 +493,13 @@ export const OrderActionRequest = Type.Object(
         action: Type.String({ maxLength: 20 }),
         channel_info: ChannelInfo,
         language: Type.Optional(Type.String({ maxLength: 10 })),
+        print_messages: Type.Optional(
+          Type.Array(Type.String({ maxLength: PRINT_MESSAGE_MAX_LENGTH }), {
+            maxItems: PRINT_MESSAGE_MAX_LINES,
+            description:
+              'PRINT only: up to 3 additional lines of at most 100 characters, printed on the tickets and stored nowhere else',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),

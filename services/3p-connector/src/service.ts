@@ -3,6 +3,7 @@ import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { openServiceStores } from '@marquee/platform/store';
 import { allTopics, orderCancelledTopic } from '@marquee/proto/topics';
 import { systemResolver } from './adapters/egress-agent.js';
+import { importMetrics } from './adapters/import-metrics.js';
 import { randomIds } from './adapters/ids.js';
 import { createPartnerApiFactory } from './adapters/partner-http.js';
 import { createSecretBox, credentialsKey } from './adapters/secret-box.js';
@@ -59,6 +60,7 @@ export async function composeThreePConnector(
     ids: randomIds,
     clock,
     log: logger,
+    metrics: importMetrics,
   });
   const registry = new PartnerRegistry({
     partners: storage.partners,

@@ -164,6 +164,7 @@ describeIntegration('3p-connector with real Kafka and Mongo', ({ kafka, mongoUrl
       orderId: `order-${suffix}`,
       language: '',
       channelType: '',
+      printMessages: [],
     });
     expect(answer.queued).toBe(true);
     await waitFor(() => failed.find((e) => e.key === `order-${suffix}` && e.value?.willRetry), {

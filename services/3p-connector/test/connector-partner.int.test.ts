@@ -299,6 +299,7 @@ describeIntegration('3p-connector against partner-reference', ({ kafka, mongoUrl
         orderId: `order-${suffix}`,
         language: '',
         channelType: 'INTERNET',
+        printMessages: [],
       });
     expect((await act(partnerV1.OrderActionType.ORDER_ACTION_TYPE_PRINT)).order!.status).toBe(
       'PARTNER_ORDER_STATUS_PRINTED',
@@ -347,6 +348,7 @@ describeIntegration('3p-connector against partner-reference', ({ kafka, mongoUrl
       orderId: `order2-${suffix}`,
       language: '',
       channelType: 'INTERNET',
+      printMessages: [],
     });
     expect(answer).toEqual({ order: undefined, queued: true });
     expect((await callUnary(admin, 'listQueuedCalls', { partnerId })).calls).toHaveLength(1);

@@ -61,12 +61,15 @@ let service: HostedService;
 let admin: partnerV1.PartnerAdminServiceClient;
 let connector: partnerV1.ConnectorServiceClient;
 let currentEvent = partnerEvent();
+/** The availability answers' `last_modification`; the event's own when unset. */
+let availabilityStamp: string | undefined;
 
 const decodeAll = <T>(topic: string, decode: (b: Uint8Array) => T) =>
   bus.records(topic).map((r) => decode(r.value!));
 
 beforeEach(async () => {
   currentEvent = partnerEvent();
+  availabilityStamp = undefined;
   fake = await new FakePartner().start();
   fake
     .on('GET', /^\/healthcheck$/, { status: 200, body: { id: 0, message: 'ok' } })
@@ -99,7 +102,7 @@ beforeEach(async () => {
     })
     .on('GET', /^\/events\/EV1\/availability$/, () => ({
       status: 200,
-      body: availability('EV1', currentEvent.last_modification),
+      body: availability('EV1', availabilityStamp ?? currentEvent.last_modification),
     }))
     .on('POST', /^\/bookings$/, { status: 200, body: { booking } })
     .on('POST', /^\/orders$/, { status: 200, body: { order } })
@@ -221,6 +224,58 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
     expect(await imported('updated')).toBe(1);
   });
 
+  it('refuses to import an event with two regular price types or a logo listed twice', async () => {
+    const { partnerId, eventId } = await registerAndImport();
+    const refused = () =>
+      metricValue(`marquee_refused_partner_events_total{partner="${partnerId}"}`);
+    const base = partnerEvent();
+    currentEvent = partnerEvent({
+      last_modification: '2026-03-05T00:00:00Z',
+      price_types: base.price_types.map((t) => ({ ...t, regular: true })),
+    });
+    await callUnary(admin, 'startImport', { partnerId, venues: ['V1'] });
+    await waitFor(async () => ((await refused()) === 1 ? true : undefined));
+    currentEvent = partnerEvent({
+      last_modification: '2026-03-06T00:00:00Z',
+      logos: [
+        { id: 'LOGO1', position: 'top' },
+        { id: 'LOGO1', position: 'bottom' },
+      ],
+    });
+    await callUnary(admin, 'startImport', { partnerId, venues: ['V1'] });
+    await waitFor(async () => ((await refused()) === 2 ? true : undefined));
+    expect(decodeAll('event-changed', catalogV1.EventChanged.decode)).toHaveLength(1);
+    // Once the partner fixes the event, the next import takes it.
+    currentEvent = partnerEvent({ last_modification: '2026-03-07T00:00:00Z' });
+    await callUnary(admin, 'startImport', { partnerId, venues: ['V1'] });
+    const fixed = await waitFor(() => decodeAll('event-changed', catalogV1.EventChanged.decode)[1]);
+    expect(fixed.event).toMatchObject({ id: eventId, version: 2 });
+  });
+
+  it('re-reads the event once per new availability last_modification, not on every check', async () => {
+    const { eventId } = await registerAndImport();
+    const eventReads = () => fake.calls('GET', /^\/v1\/events\/EV1$/).length;
+    const check = () =>
+      callUnary(connector, 'getAvailability', {
+        eventId,
+        levelId: '',
+        sectionId: '',
+        withSeats: false,
+      });
+    await check();
+    expect(eventReads()).toBe(0);
+    // A sale at a partner whose availability dates its inventory (partner-reference).
+    availabilityStamp = '2026-03-10T00:00:00Z';
+    await check();
+    await waitFor(() => eventReads() === 1);
+    for (let i = 0; i < 3; i += 1) await check();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(eventReads()).toBe(1);
+    availabilityStamp = '2026-03-11T00:00:00Z';
+    await check();
+    await waitFor(() => eventReads() === 2);
+  });
+
   it('books, orders, prints, rolls back and cancels through the gRPC port', async () => {
     const { eventId } = await registerAndImport();
     const held = await callUnary(connector, 'createBooking', {
@@ -272,10 +327,40 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
         orderId: 'order-1',
         language: '',
         channelType: '',
+        printMessages: [],
       });
-    expect((await action(partnerV1.OrderActionType.ORDER_ACTION_TYPE_PRINT)).order!.status).toBe(
-      'PARTNER_ORDER_STATUS_PRINTED',
-    );
+    const messages = ['Happy birthday', 'x'.repeat(100), 'Gate 4'];
+    const printed = await callUnary(connector, 'orderAction', {
+      eventId,
+      inventoryOrderId: 'O1',
+      action: partnerV1.OrderActionType.ORDER_ACTION_TYPE_PRINT,
+      orderId: 'order-1',
+      language: '',
+      channelType: '',
+      printMessages: messages,
+    });
+    expect(printed.order!.status).toBe('PARTNER_ORDER_STATUS_PRINTED');
+    expect(JSON.parse(fake.calls('POST', /^\/v1\/orders\/O1$/).at(-1)!.body).request).toEqual({
+      action: 'PRINT',
+      channel_info: { channel_type: 'INTERNET' },
+      print_messages: messages,
+    });
+    for (const [type, lines] of [
+      [partnerV1.OrderActionType.ORDER_ACTION_TYPE_PRINT, [...messages, 'fourth']],
+      [partnerV1.OrderActionType.ORDER_ACTION_TYPE_PRINT, ['x'.repeat(101)]],
+      [partnerV1.OrderActionType.ORDER_ACTION_TYPE_ROLLBACK_PRINT, ['a line']],
+    ] as const)
+      await expect(
+        callUnary(connector, 'orderAction', {
+          eventId,
+          inventoryOrderId: 'O1',
+          action: type,
+          orderId: 'order-1',
+          language: '',
+          channelType: '',
+          printMessages: [...lines],
+        }),
+      ).rejects.toMatchObject({ kind: 'invalid_argument' });
     expect(
       (await action(partnerV1.OrderActionType.ORDER_ACTION_TYPE_ROLLBACK_PRINT)).order!.status,
     ).toBe('PARTNER_ORDER_STATUS_CONFIRMED');
@@ -462,6 +547,7 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
       orderId: 'order-1',
       language: '',
       channelType: '',
+      printMessages: [],
     });
     expect(answer).toEqual({ order: undefined, queued: true });
     // The same cancel from the bus is the same queue entry.

@@ -1,4 +1,5 @@
 import { DEVELOPMENT_CONTACT_KEYS, openOrderContact } from '@marquee/proto/order-contact';
+import { priceLevelNumber } from '@marquee/platform/money';
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -22,6 +23,7 @@ import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
 import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
 import { createCartStorage } from '../src/adapters/stores.js';
 import { CartApp, type BillingInput, type CartSettings } from '../src/app/index.js';
+import { listedSeats, SEATS_PER_ANSWER, SEATS_PER_AREA } from '../src/app/queries/availability.js';
 import { DEFAULT_FEES } from '../src/domain/pricing.js';
 import { parseMaintenanceWindow } from '../src/domain/maintenance.js';
 import { EventProjectionStore } from '../src/events/store.js';
@@ -138,6 +140,62 @@ describe('CartApp', () => {
     await expect(s.app.get({ ...owner, sandbox: true }, view.cart.id)).rejects.toMatchObject({
       kind: 'not_found',
     });
+  });
+
+  it('takes the platform number of a price level as the level (partner cart price.id)', async () => {
+    const number = String(priceLevelNumber('PL1'));
+    const view = await s.app.reserve({
+      owner,
+      eventId: EVENT_ID,
+      requests: [{ tickets: [{ priceTypeId: '000001', quantity: 2, priceLevelId: number }] }],
+    });
+    expect(view.cart.status).toBe('HELD');
+    expect(view.cart.tickets.map((t) => t.priceLevelId)).toEqual(['PL1', 'PL1']);
+    await expect(
+      s.app.reserve({
+        owner,
+        eventId: EVENT_ID,
+        requests: [{ tickets: [{ priceTypeId: '000001', quantity: 1, priceLevelId: '1' }] }],
+      }),
+    ).rejects.toMatchObject({ kind: 'invalid_argument', details: { reason: '10002' } });
+  });
+
+  it('lists the available seats of reserved areas in seat order, bounded', async () => {
+    s.connector.seats = [
+      { id: 'S1-B-1', row: 'B', number: '1' },
+      { id: 'S1-A-10', row: 'A', number: '10' },
+      { id: 'S1-A-2', row: 'A', number: '2' },
+    ];
+    const listed = await s.app.availability({ eventId: EVENT_ID, sandbox: false });
+    expect(listed.areas[0]!.seats?.map((seat) => seat.id)).toEqual(['S1-A-2', 'S1-A-10', 'S1-B-1']);
+    s.connector.seats = Array.from({ length: SEATS_PER_AREA + 5 }, (_, i) => ({
+      id: `S1-A-${i + 1}`,
+      row: 'A',
+      number: String(i + 1),
+    }));
+    const bounded = await s.app.availability({ eventId: EVENT_ID, sandbox: false });
+    expect(bounded.areas[0]!.seats).toHaveLength(SEATS_PER_AREA);
+    expect(bounded.areas[0]!.seats?.at(-1)?.number).toBe(String(SEATS_PER_AREA));
+    s.connector.generalAdmission = true;
+    const ga = await s.app.availability({ eventId: EVENT_ID, sandbox: false });
+    expect(ga.areas[0]!.seats).toEqual([]);
+    const areas = Array.from({ length: SEATS_PER_ANSWER / SEATS_PER_AREA + 1 }, (_, a) => ({
+      areaId: `A${a}`,
+      levelId: 'L1',
+      sectionId: `S${a}`,
+      priceLevelId: 'PL1',
+      generalAdmission: false,
+      available: SEATS_PER_AREA,
+      unavailable: 0,
+      seats: Array.from({ length: SEATS_PER_AREA }, (_, i) => ({
+        id: `A${a}-${i}`,
+        row: 'A',
+        number: String(i + 1),
+      })),
+    }));
+    const listed2 = listedSeats(areas);
+    expect(listed2.reduce((n, a) => n + (a.seats?.length ?? 0), 0)).toBe(SEATS_PER_ANSWER);
+    expect(listed2.at(-1)!.seats).toEqual([]);
   });
 
   it('refuses bad input, unknown ticket types, protected types and over-limit quantities', async () => {

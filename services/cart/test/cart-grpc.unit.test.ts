@@ -93,6 +93,16 @@ describe('CartService over gRPC: reserves and Idempotency-Key (composed cart, me
     expect(retried.cart?.id).toBe(first.cart?.id);
     expect(retried.cart?.status).toBe(CartStatus.CART_STATUS_HELD);
   });
+
+  it('answers the available seats of a reserved area with the availability', async () => {
+    connector.seats = [{ id: 'S1-A-1', row: 'A', number: '1' }];
+    const answer = await callUnary(client, 'getEventAvailability', {
+      appId: 'app-1',
+      eventId: EVENT_ID,
+      sandbox: false,
+    });
+    expect(answer.areas[0]?.availableSeats).toEqual([{ id: 'S1-A-1', row: 'A', number: '1' }]);
+  });
 });
 
 /** PrintOrder over gRPC, on orders committed through the same service (composed, memory mode). */

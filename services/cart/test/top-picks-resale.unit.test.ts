@@ -10,7 +10,8 @@ import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
 import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
 import { createCartStorage } from '../src/adapters/stores.js';
 import { CartApp, type BillingInput } from '../src/app/index.js';
-import { DEFAULT_FEES } from '../src/domain/pricing.js';
+import { DEFAULT_FEES, ticketPrice } from '../src/domain/pricing.js';
+import type { ResaleListing } from '../src/top-picks/domain/listing.js';
 import { EventProjectionStore } from '../src/events/store.js';
 import {
   cartOrderLookup,
@@ -193,6 +194,7 @@ const topPicks = (s: Setup, fanSessionId = '', appId = buyer.appId) =>
 describe('top picks and resale through the cart', () => {
   let s: Setup;
   let listingId: string;
+  let listing: ResaleListing;
   let sellerOrderId: string;
   let ticketIds: string[];
 
@@ -201,7 +203,7 @@ describe('top picks and resale through the cart', () => {
     const { order } = await buy(s, seller, [{ tickets: [{ priceTypeId: '000001', quantity: 2 }] }]);
     sellerOrderId = order.id;
     ticketIds = order.tickets.map((t) => t.ticketId);
-    const listing = await s.picks.createListing({
+    listing = await s.picks.createListing({
       orderId: order.id,
       ticketIds,
       price: { amountMinor: 4_500, currency: 'GBP' },
@@ -234,6 +236,25 @@ describe('top picks and resale through the cart', () => {
     expect(primary.totalPrice.amountMinor).toBe(5_000 + 500 + 100);
     expect(primary.offerId).toBe(offerId('000001', 'PL1'));
     expect(answer.eventDetails.listingsDisclaimer).not.toBe('');
+  });
+
+  it('keeps the listing on a resale cart line: location, notes, original value, in-hand date', async () => {
+    const held = await s.cart.reserve({
+      owner: buyer,
+      eventId: EVENT_ID,
+      requests: [{ tickets: [{ priceTypeId: listingId, quantity: 2 }] }],
+    });
+    const seats = listing.seats;
+    expect(held.priced.lines[0]!.resale).toEqual({
+      location: `Section ${listing.section}, Row ${listing.row}, Seats ${seats[0]}-${seats[1]}`,
+      sellerNotes: 'Aisle seats',
+      originalFaceValueMinor: listing.faceValue.amountMinor,
+      averageOriginalTotalMinor: ticketPrice(listing.faceValue.amountMinor, DEFAULT_FEES)
+        .totalMinor,
+      inHandDate: listing.createdAt.toISOString().slice(0, 10),
+    });
+    const again = await s.cart.get(buyer, held.cart.id);
+    expect(again.priced.lines[0]!.resale?.sellerNotes).toBe('Aisle seats');
   });
 
   it('shows the totals a reserve under the same fan session charges (resale and primary)', async () => {

@@ -543,6 +543,45 @@ describe('POST /events/{event_id}/cart (reserve) and polling', () => {
     ]);
   });
 
+  it('answers the listing fields of a resale item', async () => {
+    const primary = heldCart();
+    const line = primary.ticketItems[0]!;
+    const resale = heldCart({
+      ticketItems: [
+        {
+          ...line,
+          inventoryType: 'RESALE',
+          tickets: line.tickets.map((t) => ({
+            ...t,
+            id: `${EVENT}.listing`,
+            inventoryType: 'RESALE',
+          })),
+          resale: {
+            location: 'Section 101, Row C, Seats 7-8',
+            sellerNotes: 'Aisle seats',
+            averageOriginalTotalValue: usd(3357),
+            inHandDate: '2030-05-01',
+          },
+        },
+      ],
+    });
+    const app = await edge({ reserveCart: async () => answer(resale) });
+    const response = await app.inject({
+      method: 'POST',
+      url: withKey(`${P}/events/${EVENT}/cart`),
+      payload: { reserve: { tickets: [{ id: `${EVENT}.listing`, quantity: 2 }] } },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().cart.items[0]).toMatchObject({
+      tickets: [{ inventory_type: 'RESALE' }],
+      listing_details: { location: 'Section 101, Row C, Seats 7-8' },
+      listing_notes: { seller_notes: 'Aisle seats' },
+      averageOriginalTotalValue: 33.57,
+      inHandDate: '2030-05-01',
+    });
+    // A primary item has none of them: the test above compares its whole item.
+  });
+
   it('passes Idempotency-Key, X-PLATFORM-SESSION-SID, Prefer: respond-async and the language', async () => {
     const inputs: ReserveInput[] = [];
     const app = await edge({

@@ -326,8 +326,22 @@ describe('POST /marketplace/v1/securerender', () => {
         seen.push(request);
         return request.tickets.map((ticket) =>
           ticket.row
-            ? { ticket, token: 'bmV3', renderType: 'rotating_symbology', errorCode: 0, error: '' }
-            : { ticket, token: '', renderType: '', errorCode: 400, error: 'missing.row.attribute' },
+            ? {
+                ticket,
+                token: 'bmV3',
+                renderType: 'rotating_symbology',
+                pkPassId: 'pass-1',
+                errorCode: 0,
+                error: '',
+              }
+            : {
+                ticket,
+                token: '',
+                renderType: '',
+                pkPassId: '',
+                errorCode: 400,
+                error: 'missing.row.attribute',
+              },
         );
       },
     });
@@ -347,7 +361,14 @@ describe('POST /marketplace/v1/securerender', () => {
       deviceType: 'NATIVE',
       deviceOs: 'IOS',
       nfcCapableDevice: false,
-      tickets: [{ ...renderBody.tickets[0], token: 'bmV3', renderType: 'rotating_symbology' }],
+      tickets: [
+        {
+          ...renderBody.tickets[0],
+          token: 'bmV3',
+          renderType: 'rotating_symbology',
+          passData: { ios: { pkPassId: 'pass-1' } },
+        },
+      ],
     });
     const { row: _row, ...withoutRow } = renderBody.tickets[0]!;
     const failed = await render(

@@ -115,6 +115,31 @@ describe('the back office', () => {
       400,
       'invalid_argument',
     );
+    const valid = eventBody(venue_id, manifest_ids[0], { event_id: 'E-RULES' });
+    const twoRegular = await admin('POST', '/events', {
+      ...valid,
+      price_types: valid.price_types.map((t) => ({ ...t, regular: true })),
+    });
+    expectAdminError(twoRegular, 400, 'invalid_argument');
+    expect(twoRegular.json().error.message).toContain('at most one is regular');
+    const logo = 'L-TWICE';
+    const logoTwice = await admin('POST', '/events', {
+      ...valid,
+      logos: [
+        { id: logo, position: 'TOP' },
+        { id: logo, position: 'BOTTOM' },
+      ],
+    });
+    expectAdminError(logoTwice, 400, 'invalid_argument');
+    expect(logoTwice.json().error.message).toContain(`${logo} is listed twice`);
+    expect((await admin('POST', '/events', valid)).statusCode).toBe(201);
+    expectAdminError(
+      await admin('PATCH', '/events/E-RULES', {
+        price_types: valid.price_types.map((t) => ({ ...t, regular: true })),
+      }),
+      400,
+      'invalid_argument',
+    );
     expectAdminError(
       await h.http.inject({
         method: 'POST',

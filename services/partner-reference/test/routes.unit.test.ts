@@ -746,6 +746,29 @@ describe('the 3P API over HTTP', () => {
       expect(availability.areas[0].available).toBe(50);
     });
 
+    it('POST /orders/{id} PRINT takes 3 print messages of 100 characters, no more', async () => {
+      const orderId = await confirmed();
+      const url = `/v1/orders/${orderId}`;
+      const line = 'é'.repeat(100);
+      expectError(
+        await call('POST', url, action('PRINT', { print_messages: [line, line, line, line] })),
+        400,
+        1,
+      );
+      expectError(
+        await call('POST', url, action('PRINT', { print_messages: [`${line}x`] })),
+        400,
+        1,
+      );
+      expect(
+        expectAnswer(
+          await call('POST', url, action('PRINT', { print_messages: [line, 'Row 2', ''] })),
+          200,
+          OrderActionAnswer,
+        ),
+      ).toMatchObject({ action: 'PRINT', order: { status: 'PRINTED' } });
+    });
+
     it('GET /orders/{id} answers an order by id, or a transaction by token; 206 when unknown', async () => {
       const orderId = await confirmed();
       expect(

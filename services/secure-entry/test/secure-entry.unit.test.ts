@@ -433,13 +433,14 @@ describe('secure render', () => {
     const { orderToken } = await bought(h);
     const view = await read(h, orderToken);
     const t = view.tickets[0]!.ticket;
-    const asked = {
-      eventId: t.eventId,
-      section: t.section,
-      row: t.row,
-      seat: t.seat,
-      barcode: t.barcode,
-    };
+    const pick = (x: typeof t) => ({
+      eventId: x.eventId,
+      section: x.section,
+      row: x.row,
+      seat: x.seat,
+      barcode: x.barcode,
+    });
+    const asked = pick(t);
     h.clock.advance(1_000);
     const rendered = await h.entry.secureRender({
       appId: 'app-1',
@@ -455,6 +456,21 @@ describe('secure render', () => {
     });
     expect(rendered[0]!.refusal).toBeUndefined();
     expect(rendered[0]!.token).not.toBe(view.tickets[0]!.token);
+    // The wallet pass id is the ticket's: the same on every render, another for another ticket.
+    expect(rendered[0]!.pkPassId).toMatch(/^[0-9a-f]{32}$/);
+    expect(rendered.slice(1).map((r) => r.pkPassId)).toEqual(['', '', '']);
+    h.clock.advance(1_000);
+    const again = await h.entry.secureRender({
+      appId: 'app-1',
+      userId: 'user-42',
+      device,
+      sandbox: false,
+      tickets: [asked, pick(view.tickets[1]!.ticket)],
+    });
+    expect(again[0]!.pkPassId).toBe(rendered[0]!.pkPassId);
+    expect(again[1]!.refusal).toBeUndefined();
+    expect(again[1]!.pkPassId).toMatch(/^[0-9a-f]{32}$/);
+    expect(again[1]!.pkPassId).not.toBe(rendered[0]!.pkPassId);
     expect(decodeToken(rendered[0]!.token).barcode).toBe(t.barcode);
     expect(rendered.slice(1).map((r) => r.refusal)).toEqual([
       { code: 400, error: 'missing.row.attribute' },

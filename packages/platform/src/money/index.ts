@@ -170,3 +170,4 @@ export {
   type FeeSchedule,
   type TicketPrice,
 } from './pricing.js';
+export { priceLevelNumber, priceLevelOfNumber } from './price-levels.js';

@@ -43,6 +43,7 @@ interface StoredImportedEvent {
   /** The discovery event as protobuf (its oneofs have `$case` keys, which documents cannot hold). */
   eventBytes: Uint8Array;
   availabilitySequence: number;
+  availabilityModification?: Date;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -216,6 +217,9 @@ function importedEventRepository(
     })),
     eventBytes: catalogV1.Event.encode(event.event).finish(),
     availabilitySequence: event.availabilitySequence,
+    ...(event.availabilityModification
+      ? { availabilityModification: event.availabilityModification }
+      : {}),
     createdAt: event.createdAt,
     updatedAt: event.updatedAt,
   });
@@ -234,6 +238,9 @@ function importedEventRepository(
     })),
     event: catalogV1.Event.decode(stored.eventBytes),
     availabilitySequence: stored.availabilitySequence,
+    ...(stored.availabilityModification
+      ? { availabilityModification: new Date(stored.availabilityModification) }
+      : {}),
     createdAt: stored.createdAt,
     updatedAt: stored.updatedAt,
   });
@@ -266,17 +273,20 @@ function importedEventRepository(
       importedEvents.add(1, { partner: event.partnerId, change: 'updated' });
       return replaced;
     },
-    async recordAvailability(id, build) {
+    async recordAvailability(id, build, modification) {
       return withRetry(async () => {
         const current = await store.get(id);
         if (!current)
           throw Object.assign(new Error(`event ${id} not found`), { kind: 'not_found' });
         const sequence = current.availabilitySequence + 1;
         const message = build(sequence);
+        const seen = (current.availabilityModification ?? current.lastModification).getTime();
+        const newer = modification !== undefined && modification.getTime() > seen;
+        const availabilityModification = newer ? { availabilityModification: modification } : {};
         await store.update(
           id,
           current.version,
-          { ...current, availabilitySequence: sequence },
+          { ...current, availabilitySequence: sequence, ...availabilityModification },
           {
             events: [
               createOutboxEvent(availabilityChangedTopic, {
@@ -287,7 +297,7 @@ function importedEventRepository(
             ],
           },
         );
-        return sequence;
+        return { sequence, newer };
       }, 20);
     },
   };

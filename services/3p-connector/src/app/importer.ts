@@ -1,4 +1,4 @@
-import type { EventListItem, Manifest } from '@marquee/partner-api';
+import { eventRuleProblems, type EventListItem, type Manifest } from '@marquee/partner-api';
 import type { catalogV1 } from '@marquee/proto';
 import { ConnectorError, errorKindOf } from '../domain/errors.js';
 import { accessCodesOf, referencedResources, toCatalogEvent } from '../domain/event-mapping.js';
@@ -8,6 +8,7 @@ import type {
   Clock,
   Ids,
   ImportedEventRepository,
+  ImportMetrics,
   Log,
   PartnerApi,
   PartnerApiFactory,
@@ -78,6 +79,7 @@ export class Importer implements ImportTrigger {
       ids: Ids;
       clock: Clock;
       log: Log;
+      metrics: ImportMetrics;
     },
   ) {}
 
@@ -198,7 +200,12 @@ export class Importer implements ImportTrigger {
     return { venueId, changed, ...(error ? { error } : {}) };
   }
 
-  /** Stores a new or changed event with its `event-changed`; false when unchanged. */
+  /**
+   * Stores a new or changed event with its `event-changed`; false when unchanged, or refused
+   * because it breaks a rule of the 3P API (`eventRuleProblems`: two regular price types, a logo
+   * listed twice): counted in `marquee_refused_partner_events_total`, logged, and the version
+   * imported before (if any) left as it was.
+   */
   private async applyEvent(
     partner: Partner,
     api: PartnerApi,
@@ -207,6 +214,15 @@ export class Importer implements ImportTrigger {
   ): Promise<boolean> {
     const { events, ids, clock } = this.deps;
     const event = item.event;
+    const problems = eventRuleProblems(event);
+    if (problems.length > 0) {
+      this.deps.metrics.eventRefused(partner.id);
+      this.deps.log.warn(
+        { partner_id: partner.id, partner_event_id: event.event_id, problems },
+        'partner event refused: it breaks the 3P API rules',
+      );
+      return false;
+    }
     const lastModification = new Date(event.last_modification);
     for (let attempt = 1; ; attempt += 1) {
       const existing = await events.findByPartnerEvent(partner.id, event.event_id);
@@ -238,6 +254,9 @@ export class Importer implements ImportTrigger {
           updatedAt: now,
         }),
         availabilitySequence: existing?.availabilitySequence ?? 0,
+        ...(existing?.availabilityModification
+          ? { availabilityModification: existing.availabilityModification }
+          : {}),
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,
       };
@@ -262,16 +281,20 @@ export class Importer implements ImportTrigger {
     const answer = await api.getAvailability(imported.partnerEventId, { detail: 'seats' });
     const areas = toAreaAvailability(answer.areas);
     const observedAt = this.deps.clock();
-    await this.deps.events.recordAvailability(imported.id, (sequence) => ({
-      eventId: imported.id,
-      partnerId: imported.partnerId,
-      partnerEventId: imported.partnerEventId,
-      scope: 'SYNC_SCOPE_FULL' as catalogV1.SyncScope,
-      areas,
-      totalAvailable: areas.reduce((sum, a) => sum + a.available, 0),
-      observedAt,
-      sequence,
-    }));
+    await this.deps.events.recordAvailability(
+      imported.id,
+      (sequence) => ({
+        eventId: imported.id,
+        partnerId: imported.partnerId,
+        partnerEventId: imported.partnerEventId,
+        scope: 'SYNC_SCOPE_FULL' as catalogV1.SyncScope,
+        areas,
+        totalAvailable: areas.reduce((sum, a) => sum + a.available, 0),
+        observedAt,
+        sequence,
+      }),
+      new Date(answer.last_modification),
+    );
   }
 
   private async manifest(

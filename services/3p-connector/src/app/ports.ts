@@ -133,11 +133,17 @@ export interface ImportedEventRepository {
   create(event: ImportedEvent): Promise<ImportedEvent>;
   /** A changed event at `expectedVersion`; records `event-changed` (whole state) with it. */
   replace(event: ImportedEvent, expectedVersion: number): Promise<ImportedEvent>;
-  /** Takes the next availability sequence of the event and records `availability-changed` with it. */
+  /**
+   * Takes the next availability sequence of the event and records `availability-changed` with it;
+   * keeps `modification` (the answer's `last_modification`) as `availabilityModification` when it
+   * is newer than the one kept (the event's `lastModification` before the first). `newer` tells
+   * whether it was, read and written in one compare-and-set, so concurrent checks see it once.
+   */
   recordAvailability(
     id: string,
     build: (sequence: number) => catalogV1.AvailabilityChanged,
-  ): Promise<number>;
+    modification?: Date,
+  ): Promise<{ sequence: number; newer: boolean }>;
 }
 
 export type ResourceKind = 'manifest' | 'logo' | 'tax_plan';
@@ -173,6 +179,12 @@ export interface Ids {
 export type Clock = () => Date;
 
 /** Structured log lines of the use cases (pino-compatible shape). */
+/** What the import counts beyond what its stores count (adapters/import-metrics.ts). */
+export interface ImportMetrics {
+  /** A partner event not imported because it breaks a rule of the 3P API. */
+  eventRefused(partnerId: string): void;
+}
+
 export interface Log {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;

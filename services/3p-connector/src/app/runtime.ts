@@ -1,4 +1,10 @@
-import type { Booking, Order, Ticket } from '@marquee/partner-api';
+import {
+  PRINT_MESSAGE_MAX_LENGTH,
+  PRINT_MESSAGE_MAX_LINES,
+  type Booking,
+  type Order,
+  type Ticket,
+} from '@marquee/partner-api';
 import type { catalogV1, partnerV1 } from '@marquee/proto';
 import { priceTypesOpenedBy } from '../domain/access-codes.js';
 import { ConnectorError } from '../domain/errors.js';
@@ -263,8 +269,11 @@ export class ConnectorRuntime {
 
   /**
    * Live availability (all areas, or the one of level + section = a partial sync), published on
-   * `availability-changed` as read. A newer `last_modification` than the imported one re-imports
-   * the event in the background.
+   * `availability-changed` as read. The answer's `last_modification` is compared with the one the
+   * partner reported in its previous availability answer (the imported event's own before the
+   * first): newer re-reads the event in the background, once per change. Partners differ in what it
+   * dates (partner-reference: its inventory, moved by every sale), so it is never compared with the
+   * event's `last_modification`, which would re-read the event on every check after a sale.
    */
   async getAvailability(
     request: partnerV1.GetAvailabilityRequest,
@@ -287,20 +296,24 @@ export class ConnectorRuntime {
     const observedAt = this.deps.clock();
     const areas = toAreaAvailability(answer.areas);
     const totalAvailable = areas.reduce((sum, a) => sum + a.available, 0);
-    await this.deps.events.recordAvailability(imported.id, (sequence) => ({
-      eventId: imported.id,
-      partnerId: imported.partnerId,
-      partnerEventId: imported.partnerEventId,
-      scope: (partial ? 'SYNC_SCOPE_PARTIAL' : 'SYNC_SCOPE_FULL') as catalogV1.SyncScope,
-      areas,
-      totalAvailable,
-      observedAt,
-      sequence,
-    }));
-    if (Date.parse(answer.last_modification) > imported.lastModification.getTime()) {
+    const { newer } = await this.deps.events.recordAvailability(
+      imported.id,
+      (sequence) => ({
+        eventId: imported.id,
+        partnerId: imported.partnerId,
+        partnerEventId: imported.partnerEventId,
+        scope: (partial ? 'SYNC_SCOPE_PARTIAL' : 'SYNC_SCOPE_FULL') as catalogV1.SyncScope,
+        areas,
+        totalAvailable,
+        observedAt,
+        sequence,
+      }),
+      new Date(answer.last_modification),
+    );
+    if (newer) {
       this.deps.log.info(
         { event_id: imported.id },
-        'partner event changed since import: re-importing',
+        'partner availability last_modification moved: re-reading the event',
       );
       this.deps.importer
         .importEvent(imported.id)
@@ -326,6 +339,7 @@ export class ConnectorRuntime {
       throw new ConnectorError('invalid_argument', 'inventory_order_id is required', {
         field: 'inventory_order_id',
       });
+    const printMessages = checkPrintMessages(action, request.printMessages ?? []);
     const { imported, partner, api } = await this.resolve(request.eventId);
     if (action === 'CANCEL') {
       const outcome = await this.deps.cancels.cancel(
@@ -349,6 +363,7 @@ export class ConnectorRuntime {
           action,
           channel_info: { channel_type: request.channelType || 'INTERNET' },
           ...(request.language ? { language: request.language } : {}),
+          ...(printMessages.length > 0 ? { print_messages: printMessages } : {}),
         },
       },
       options,
@@ -444,4 +459,21 @@ export class ConnectorRuntime {
       failedAt: this.deps.clock(),
     });
   }
+}
+
+/**
+ * The print messages of an order action, as the 3P API allows them: with PRINT only, at most
+ * `PRINT_MESSAGE_MAX_LINES` lines of `PRINT_MESSAGE_MAX_LENGTH` characters. INVALID_ARGUMENT
+ * otherwise, before anything reaches the partner.
+ */
+function checkPrintMessages(action: string, messages: readonly string[]): string[] {
+  if (messages.length === 0) return [];
+  const invalid = (message: string) =>
+    new ConnectorError('invalid_argument', message, { field: 'print_messages' });
+  if (action !== 'PRINT') throw invalid('print_messages go with the PRINT action only');
+  if (messages.length > PRINT_MESSAGE_MAX_LINES)
+    throw invalid(`at most ${PRINT_MESSAGE_MAX_LINES} print messages`);
+  if (messages.some((m) => [...m].length > PRINT_MESSAGE_MAX_LENGTH))
+    throw invalid(`a print message has at most ${PRINT_MESSAGE_MAX_LENGTH} characters`);
+  return [...messages];
 }

@@ -23,6 +23,13 @@ export interface ImportedEvent {
   event: catalogV1.Event;
   /** Last `availability-changed` sequence given for this event. */
   availabilitySequence: number;
+  /**
+   * The newest `last_modification` of the partner's availability answers read so far: what the
+   * partner reports there (partner-reference: its inventory's update time, moved by every sale),
+   * compared with the next answer's to decide whether to re-read the event. Absent until the first
+   * availability read.
+   */
+  availabilityModification?: Date;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -91,6 +91,7 @@ export function createConnectorClient(
             : OrderActionType.ORDER_ACTION_TYPE_ROLLBACK_PRINT,
         language: '',
         channelType: 'INTERNET',
+        printMessages: [],
       });
     },
     close: () => client.close(),

@@ -1,3 +1,4 @@
+import type { ResaleDetails } from '../domain/booking.js';
 import type { BookingLine, Cart, HeldTicket, SealedSecret } from '../domain/cart.js';
 import type { CancelReason, Order, OrderRefund } from '../domain/order.js';
 import type { SellableArea } from '../domain/sellable-event.js';
@@ -349,6 +350,8 @@ export interface HeldResaleListing {
   priceLevelId: string;
   /** What the buyer pays per ticket. */
   unitPrice: { amountMinor: number };
+  /** What the cart shows of the listing (location, notes, original value, in-hand date). */
+  details?: ResaleDetails;
 }
 
 /** A resold ticket: it moves from `previousOrderId` to the buyer's order. */

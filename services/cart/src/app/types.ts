@@ -5,6 +5,7 @@ import type { Order } from '../domain/order.js';
 import type { FeeSchedule, PricedCart } from '../domain/pricing.js';
 import type { EventReader, SellableArea, SellableEvent } from '../domain/sellable-event.js';
 import type {
+  AvailableSeat,
   CartRepository,
   Clock,
   Hasher,
@@ -130,7 +131,11 @@ export interface Offer {
 export interface EventAvailability {
   event: SellableEvent;
   onSale: boolean;
-  areas: SellableArea[];
+  /**
+   * Areas; a live answer lists the available seats of reserved areas (bounded: see
+   * `listedSeats`), the projection none.
+   */
+  areas: (SellableArea & { seats?: AvailableSeat[] })[];
   totalAvailable: number;
   observedAt: Date | undefined;
   offers: Offer[];

@@ -41,4 +41,21 @@ export interface HeldTicket {
   generalAdmission: boolean;
   /** Area description shown with the line. */
   areaDescription: string;
+  /** What the buyer is told about the resale listing the ticket comes from; absent for primary. */
+  resale?: ResaleDetails;
+}
+
+/** What a cart shows of a resale listing it holds (the partner cart's resale item fields). */
+export interface ResaleDetails {
+  /** Where the seats are ("Section 101, Row C, Seats 4-5"): `listing_details.location`. */
+  location: string;
+  /** The seller's notes: `listing_notes.seller_notes`. */
+  sellerNotes: string;
+  /** Face value per ticket of the original sale, minor units of the cart's currency. */
+  originalFaceValueMinor: number;
+  /**
+   * The day the seller had the tickets (`YYYY-MM-DD`, UTC): the listing's creation, since only
+   * tickets of confirmed orders are listed.
+   */
+  inHandDate: string;
 }

@@ -1,6 +1,6 @@
-import type { HeldTicket } from './booking.js';
+import type { HeldTicket, ResaleDetails } from './booking.js';
 import type { ShippingOption } from './shipping.js';
-import { orderFees, ticketFees, type FeeSchedule } from '@marquee/platform/money';
+import { orderFees, ticketFees, ticketPrice, type FeeSchedule } from '@marquee/platform/money';
 
 // The fee schedule and the per-ticket price are the platform's (packages/platform/src/money/
 // pricing.ts): the same functions price a cart here and show prices in every API.
@@ -53,6 +53,11 @@ export interface PricedLine {
   quantity: number;
   groups: PricedTicketGroup[];
   totals: Totals;
+  /**
+   * A line of resale tickets: the listing's details and the average of what its tickets cost at
+   * their original sale (face value plus the per-ticket fees of this cart's schedule).
+   */
+  resale?: ResaleDetails & { averageOriginalTotalMinor: number };
 }
 
 export interface CartTotals extends Totals {
@@ -73,6 +78,21 @@ const seatOrder = (a: string, b: string): number => {
   const nb = Number(b);
   return Number.isFinite(na) && Number.isFinite(nb) ? na - nb : a.localeCompare(b);
 };
+
+/** The resale details of a line whose tickets come from a resale listing. */
+function resaleOfLine(
+  tickets: readonly HeldTicket[],
+  fees: FeeSchedule,
+): Pick<PricedLine, 'resale'> {
+  const resold = tickets.filter((t) => t.resale);
+  const first = resold[0]?.resale;
+  if (!first) return {};
+  const sum = resold.reduce(
+    (s, t) => s + ticketPrice(t.resale!.originalFaceValueMinor, fees).totalMinor,
+    0,
+  );
+  return { resale: { ...first, averageOriginalTotalMinor: Math.round(sum / resold.length) } };
+}
 
 /**
  * Prices a cart: held tickets grouped into lines (area, section, row), a service fee and its tax per
@@ -145,6 +165,7 @@ export function priceCart(input: {
       quantity: tickets.length,
       groups: [...groups.values()],
       totals,
+      ...resaleOfLine(tickets, fees),
     };
   });
   const perOrder = orderFees(fees);

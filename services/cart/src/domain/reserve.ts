@@ -1,5 +1,6 @@
 import type { SellableArea, SellableEvent } from './sellable-event.js';
 import type { BookingLine, SealedSecret } from './booking.js';
+import { priceLevelOfNumber } from '@marquee/platform/money';
 import { CartError, ErrorCode, invalidInput } from './errors.js';
 
 /** Tickets of one price type in a reserve. */
@@ -27,6 +28,25 @@ export interface Reserve {
   endSeat: number;
   /** When the seats asked for are not available, take the best available instead. */
   acceptBestAvailable: boolean;
+}
+
+/**
+ * Reserves with each ticket's price level as the event names it. The partner cart's `price.id` is
+ * an integer, the platform's price level number (`priceLevelNumber` of `@marquee/platform/money`,
+ * the number international discovery's areas list as `price_level_ids`): a level's own id is kept,
+ * a number becomes the id of the one level it names. Anything else is left for `validateReserves`
+ * to refuse as an unknown price.
+ */
+export function resolvePriceLevels(reserves: readonly Reserve[], event: SellableEvent): Reserve[] {
+  const ids = event.priceLevels.map((l) => l.id);
+  return reserves.map((reserve) => ({
+    ...reserve,
+    tickets: reserve.tickets.map((ticket) => {
+      if (!ticket.priceLevelId) return ticket;
+      const level = priceLevelOfNumber(ticket.priceLevelId, ids);
+      return level === undefined ? ticket : { ...ticket, priceLevelId: level };
+    }),
+  }));
 }
 
 /** Upper bound of tickets in one cart when the event gives no limit. */

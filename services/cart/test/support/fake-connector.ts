@@ -1,4 +1,9 @@
-import type { LiveArea, PartnerBooking, PartnerConnector } from '../../src/app/ports.js';
+import type {
+  AvailableSeat,
+  LiveArea,
+  PartnerBooking,
+  PartnerConnector,
+} from '../../src/app/ports.js';
 
 interface FakeBooking {
   token: string;
@@ -22,6 +27,10 @@ export class FakeConnector implements PartnerConnector {
   /** Partner order ids printed (PRINT taken, no ROLLBACK_PRINT since). */
   readonly printed = new Set<string>();
   down = false;
+  /** Reserved areas: the available seats of A1 it answers when seats are asked for. */
+  seats: AvailableSeat[] = [];
+  /** The area is general admission (no seats). */
+  generalAdmission = false;
   gate: Promise<void> | undefined;
   private next = 0;
 
@@ -103,7 +112,9 @@ export class FakeConnector implements PartnerConnector {
     return { inventoryOrderId: `ord-${b.token}` };
   }
 
-  async availability(): Promise<{ areas: LiveArea[]; observedAt: Date }> {
+  async availability(input: {
+    withSeats: boolean;
+  }): Promise<{ areas: LiveArea[]; observedAt: Date }> {
     if (this.down) throw Object.assign(new Error('partner down'), { kind: 'unavailable' });
     return {
       observedAt: this.now(),
@@ -113,10 +124,10 @@ export class FakeConnector implements PartnerConnector {
           levelId: 'L1',
           sectionId: 'S1',
           priceLevelId: 'PL1',
-          generalAdmission: false,
+          generalAdmission: this.generalAdmission,
           available: this.capacity - this.held(),
           unavailable: this.held(),
-          seats: [],
+          seats: input.withSeats && !this.generalAdmission ? [...this.seats] : [],
         },
       ],
     };

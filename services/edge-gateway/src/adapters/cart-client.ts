@@ -177,6 +177,15 @@ export function toCartRecord(c: Cart): CartRecord {
       totals: toLineTotals(line.totals),
       seats: line.seats,
       inventoryType: inventoryType(line.inventoryType),
+      ...optional(
+        'resale',
+        line.resale && {
+          location: line.resale.location,
+          sellerNotes: line.resale.sellerNotes,
+          ...optional('averageOriginalTotalValue', money(line.resale.averageOriginalTotalValue)),
+          inHandDate: line.resale.inHandDate,
+        },
+      ),
     })),
     ...optional('delivery', c.delivery && toShippingOption(c.delivery)),
     ...optional('processingFee', money(c.processingFee)),

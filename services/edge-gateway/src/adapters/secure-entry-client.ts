@@ -85,6 +85,7 @@ export function createSecureEntryClient(
         },
         token: t.token,
         renderType: t.renderType,
+        pkPassId: t.pkPassId,
         errorCode: t.errorCode,
         error: t.error,
       }));

@@ -72,6 +72,15 @@ export interface CartTicketLine {
   totals: LineTotals;
   seats: string[];
   inventoryType: InventoryType;
+  /** Resale lines: the listing's details; absent for primary inventory. */
+  resale?: {
+    location: string;
+    sellerNotes: string;
+    /** Average per ticket of the original sale (face value and per-ticket fees). */
+    averageOriginalTotalValue?: Money;
+    /** `YYYY-MM-DD`. */
+    inHandDate: string;
+  };
 }
 
 export interface ShippingOption {

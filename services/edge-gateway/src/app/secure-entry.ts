@@ -81,6 +81,8 @@ export interface RenderedEntryTicket {
   ticket: RenderTicketRequest;
   token: string;
   renderType: string;
+  /** The ticket's Apple Wallet pass id, stable per ticket; empty when refused. */
+  pkPassId: string;
   /** 0 = rendered. */
   errorCode: number;
   error: string;

@@ -1,4 +1,9 @@
-import type { FaceValuePrices, Manifest, PartnerEvent } from '@marquee/partner-api';
+import {
+  eventRuleProblems,
+  type FaceValuePrices,
+  type Manifest,
+  type PartnerEvent,
+} from '@marquee/partner-api';
 import type { EventRecord } from './model.js';
 
 /**
@@ -35,7 +40,9 @@ export function isOnSale(record: EventRecord, now: Date): boolean {
 /**
  * What is wrong with an event against its manifest (empty when nothing): every price names a
  * price level and type of the event, every price level of the event exists in the manifest,
- * periods are well ordered, logos and tax plans are checked by the caller (they live elsewhere).
+ * periods are well ordered, at most one price type is regular and no logo is listed twice (the 3P
+ * API's `eventRuleProblems`); that logos and tax plans exist is checked by the caller (they live
+ * elsewhere).
  */
 export function eventProblems(event: PartnerEvent, manifest: Manifest): string[] {
   const problems: string[] = [];
@@ -65,6 +72,7 @@ export function eventProblems(event: PartnerEvent, manifest: Manifest): string[]
     }
   }
   if (event.text_infos.length === 0) problems.push('text_infos: at least one is required');
+  problems.push(...eventRuleProblems(event));
   return problems;
 }
 

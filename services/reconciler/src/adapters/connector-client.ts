@@ -60,6 +60,7 @@ export function createConnectorClient(
         orderId: orderId ?? '',
         language: '',
         channelType: '',
+        printMessages: [],
       });
       return { queued: answer.queued };
     },

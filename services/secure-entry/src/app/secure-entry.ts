@@ -17,6 +17,7 @@ import {
 import {
   attributeMismatch,
   missingAttribute,
+  pkPassIdOf,
   type RenderRefusal,
   type RenderRequestTicket,
 } from '../domain/render-request.js';
@@ -93,6 +94,8 @@ export interface RenderedTicketView {
   request: RenderRequestTicket;
   token: string;
   renderType: string;
+  /** The ticket's Apple Wallet pass id (`pkPassIdOf`); empty when refused. */
+  pkPassId: string;
   refusal?: RenderRefusal;
 }
 
@@ -428,6 +431,7 @@ export class SecureEntry {
       request,
       token: '',
       renderType: '',
+      pkPassId: '',
       refusal,
     });
     const missing = missingAttribute(request);
@@ -468,6 +472,7 @@ export class SecureEntry {
       request,
       token: this.tokenFor(current, bound, now),
       renderType: current.renderType,
+      pkPassId: pkPassIdOf(current.id),
     };
   }
 

@@ -1,4 +1,15 @@
+import { createHash } from 'node:crypto';
 import type { Ticket } from './model.js';
+
+/**
+ * The Apple Wallet pass id of a ticket (`passData.ios.pkPassId` of secure render): 32 hex digits of
+ * the SHA-256 of the ticket id. Stable for the ticket across token refreshes and devices, so a
+ * wallet updates the pass it holds instead of adding another; a ticket reissued to a resale buyer
+ * has a new id and gets a new pass. The ticket id itself is not shown.
+ */
+export function pkPassIdOf(ticketId: string): string {
+  return createHash('sha256').update(`pkpass\u0000${ticketId}`).digest('hex').slice(0, 32);
+}
 
 /** One ticket named in a secure render request. */
 export interface RenderRequestTicket {

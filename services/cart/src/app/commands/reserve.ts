@@ -1,6 +1,11 @@
 import { fail, hold, type Cart } from '../../domain/cart.js';
 import { CartError, ErrorCode, invalidInput } from '../../domain/errors.js';
-import { validateReserves, type Reserve, type ReserveTicket } from '../../domain/reserve.js';
+import {
+  resolvePriceLevels,
+  validateReserves,
+  type Reserve,
+  type ReserveTicket,
+} from '../../domain/reserve.js';
 import { isEventId, type SellableEvent } from '../../domain/sellable-event.js';
 import type { CartCore } from '../core/cart-core.js';
 import { BuyerLimit } from '../core/buyer-limit.js';
@@ -44,7 +49,10 @@ export class ReserveTickets {
     const event = await this.core.event(input.eventId);
     const now = this.core.now();
     this.core.assertTransactable(event, now);
-    const requests = input.requests.map((r) => this.#toReserve(r));
+    const requests = resolvePriceLevels(
+      input.requests.map((r) => this.#toReserve(r)),
+      event,
+    );
     const resaleLines = resaleLinesOf(requests);
     if (resaleLines.length === 0) validateReserves(requests, event);
     for (const ticket of requests.flatMap((r) => r.tickets)) {

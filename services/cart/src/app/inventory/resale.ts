@@ -33,6 +33,7 @@ export function heldTicketsOf(listings: readonly HeldResaleListing[]): HeldTicke
       faceValueMinor: l.unitPrice.amountMinor,
       generalAdmission: l.generalAdmission,
       areaDescription: l.areaId,
+      ...(l.details ? { resale: l.details } : {}),
     })),
   );
 }

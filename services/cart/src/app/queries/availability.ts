@@ -1,7 +1,32 @@
 import { orderFees, ticketPrice, type FeeSchedule } from '../../domain/pricing.js';
 import { isOnSale, isPartnerEvent, type SellableEvent } from '../../domain/sellable-event.js';
 import type { CartCore } from '../core/cart-core.js';
+import type { AvailableSeat, LiveArea } from '../ports.js';
 import type { EventAvailability, Offer } from '../types.js';
+
+/** Available seats an availability answer lists per reserved area, and in all. */
+export const SEATS_PER_AREA = 200;
+export const SEATS_PER_ANSWER = 2_000;
+
+const bySeat = (a: AvailableSeat, b: AvailableSeat) =>
+  a.row.localeCompare(b.row, 'en', { numeric: true }) ||
+  a.number.localeCompare(b.number, 'en', { numeric: true });
+
+/**
+ * The seats an availability answer lists, so a client can choose `begin_seat`/`end_seat`: the
+ * available seats of each reserved area in row and seat order, at most `SEATS_PER_AREA` per area
+ * and `SEATS_PER_ANSWER` in all (the first areas first); `available` still counts every seat.
+ * General-admission areas list none.
+ */
+export function listedSeats(areas: readonly LiveArea[]): EventAvailability['areas'] {
+  let left = SEATS_PER_ANSWER;
+  return areas.map(({ seats, ...area }) => {
+    if (area.generalAdmission || left === 0) return { ...area, seats: [] };
+    const listed = [...seats].sort(bySeat).slice(0, Math.min(SEATS_PER_AREA, left));
+    left -= listed.length;
+    return { ...area, seats: listed };
+  });
+}
 
 /**
  * One offer per (price level, price type) with a current price, with the platform's fees as a cart
@@ -35,13 +60,13 @@ export class GetAvailability {
     const { deps } = this.core;
     const event = await this.core.event(input.eventId);
     const now = this.core.now();
-    let areas = event.areas;
+    let areas: EventAvailability['areas'] = event.areas;
     let observedAt = event.availabilityObservedAt;
     let stale = true;
     if (!input.sandbox && isPartnerEvent(event)) {
       try {
-        const live = await deps.connector.availability({ eventId: event.id, withSeats: false });
-        areas = live.areas.map(({ seats: _seats, ...area }) => area);
+        const live = await deps.connector.availability({ eventId: event.id, withSeats: true });
+        areas = listedSeats(live.areas);
         observedAt = live.observedAt;
         stale = false;
       } catch (error) {

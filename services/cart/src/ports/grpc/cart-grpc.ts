@@ -168,6 +168,12 @@ export function cartMessage(view: CartView, app: CartApp): ProtoCart {
       totals: lineTotals(line.totals, c),
       seats: line.seats,
       inventoryType: inventoryTypeOf(line.groups[0]?.priceTypeId ?? ''),
+      resale: line.resale && {
+        location: line.resale.location,
+        sellerNotes: line.resale.sellerNotes,
+        averageOriginalTotalValue: money(line.resale.averageOriginalTotalMinor, c),
+        inHandDate: line.resale.inHandDate,
+      },
     })),
     delivery: cart.delivery ? shippingOptionMessage(cart.delivery, c) : undefined,
     processingFee: priced.processing ? money(priced.processing.priceMinor, c) : undefined,
@@ -249,7 +255,7 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
         currency: c,
         ticketLimit: a.event.ticketLimit,
         onSale: a.onSale,
-        areas: a.areas.map((area) => ({ ...area, availableSeats: [] })),
+        areas: a.areas.map(({ seats, ...area }) => ({ ...area, availableSeats: seats ?? [] })),
         totalAvailable: a.totalAvailable,
         offers: a.offers.map((o) => ({
           ticketTypeId: o.priceTypeId,

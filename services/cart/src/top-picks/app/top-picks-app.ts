@@ -21,11 +21,13 @@ import {
   type ResaleListing,
 } from '../domain/listing.js';
 import { parseDecimalRounded, type Money } from '@marquee/platform/money';
+import type { ResaleDetails } from '../../domain/booking.js';
 import {
   DEFAULT_PAGE_SIZE,
   DEFAULT_QUANTITY,
   MAX_PAGE_SIZE,
   buildPicks,
+  listingLocation,
   offerTotal,
   paginate,
   resaleOffers,
@@ -138,6 +140,8 @@ export interface HeldListing {
   unitPrice: Money;
   faceValue: Money;
   sellerNotes: string;
+  /** What the cart shows of the listing. */
+  details: ResaleDetails;
 }
 
 /** A ticket that changed owner with a sale. */
@@ -813,6 +817,12 @@ function toHeld(listing: ResaleListing): HeldListing {
     unitPrice: listing.holdPrice ?? listing.price,
     faceValue: listing.faceValue,
     sellerNotes: listing.sellerNotes,
+    details: {
+      location: listingLocation(listing),
+      sellerNotes: listing.sellerNotes,
+      originalFaceValueMinor: listing.faceValue.amountMinor,
+      inHandDate: listing.createdAt.toISOString().slice(0, 10),
+    },
   };
 }
 

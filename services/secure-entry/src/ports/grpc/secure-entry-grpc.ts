@@ -131,6 +131,7 @@ export function secureEntryGrpc(entry: SecureEntry): GrpcRegistration {
           ticket: r.request,
           token: r.token,
           renderType: r.renderType,
+          pkPassId: r.pkPassId,
           errorCode: r.refusal?.code ?? 0,
           error: r.refusal?.error ?? '',
         })),

@@ -7,7 +7,13 @@ import {
   type DiscoveryVenue,
   type Event,
 } from '@marquee/proto/catalog/v1';
-import { isKnownCurrency, ticketPrice, toDecimal, type FeeSchedule } from '@marquee/platform/money';
+import {
+  isKnownCurrency,
+  priceLevelNumber,
+  ticketPrice,
+  toDecimal,
+  type FeeSchedule,
+} from '@marquee/platform/money';
 
 /**
  * International discovery (`/mfxapi/v2`) documents: the documented shapes (areas, seat map, similar
@@ -248,17 +254,18 @@ export function intlEvent(
  * Areas of an event (`/events/{id}/areas`): one per price level of a partner-hosted event, with the
  * face-value range of its prices (excluding fees) and the per-ticket totals a cart charges for them
  * (including fees: `ticketPrice` with the platform's fee schedule, the function the cart prices
- * with). Published events are not sold through the platform: no areas.
+ * with). `price_level_ids` holds the level's platform number (`priceLevelNumber`), which a partner
+ * cart reserve takes as `price.id`. Published events are not sold through the platform: no areas.
  */
 export function intlAreas(event: Event, lang: string | undefined, fees: FeeSchedule) {
   const ticketing = event.ticketing;
   const currency = ticketing?.currency || priceBounds(event, fees).currency;
-  const areas = (ticketing?.priceLevels ?? []).map((level, i) => {
+  const areas = (ticketing?.priceLevels ?? []).map((level) => {
     const bounds = levelBounds(event, level.id);
     return {
       code: level.id,
       name: langText(level.names, lang),
-      price_level_ids: [/^\d+$/.test(level.id) ? Number(level.id) : i + 1],
+      price_level_ids: [priceLevelNumber(level.id)],
       price_ranges: {
         excluding_ticket_fees: decimals(bounds),
         including_ticket_fees: decimals(bounds, (minor) => ticketPrice(minor, fees).totalMinor),

@@ -29,6 +29,20 @@ const charge = (c: Charge) => ({
   tax: toDecimal(c.tax),
 });
 
+/**
+ * The resale fields of a ticket item that comes from a resale listing: where the seats are, the
+ * seller's notes, the average original price per ticket and the day the seller had the tickets.
+ */
+const resaleFields = (line: CartRecord['ticketItems'][number]) =>
+  line.resale
+    ? {
+        listing_details: { location: line.resale.location },
+        listing_notes: { seller_notes: line.resale.sellerNotes },
+        averageOriginalTotalValue: toDecimal(line.resale.averageOriginalTotalValue),
+        inHandDate: line.resale.inHandDate,
+      }
+    : {};
+
 const shippingOption = (s: ShippingOption, currency: string) => ({
   id: s.id,
   carrier: s.carrier,
@@ -91,6 +105,7 @@ export function renderCart(cart: CartRecord, now: number) {
       ? { eligible: true, explanation: 'Secure-entry tickets can be transferred from the account.' }
       : { eligible: false, explanation: 'Tickets of this event cannot be transferred.' },
     quantity: line.quantity,
+    ...resaleFields(line),
   }));
   const processing = cart.processingFee
     ? [

@@ -162,7 +162,8 @@ const TicketRequest = Type.Object(
             Type.Integer({
               minimum: 0,
               maximum: Number.MAX_SAFE_INTEGER,
-              description: 'Price level',
+              description:
+                "Price level, by its platform number: a numeric level id is itself, a string id a stable hash; international discovery's areas list it as `price_level_ids`",
             }),
           ),
           amount: Type.Optional(
@@ -359,6 +360,29 @@ const TicketItem = Type.Object({
   end_seat_number: Type.String(),
   transfer: Type.Object({ eligible: Type.Boolean(), explanation: Type.String() }),
   quantity: Type.Integer(),
+  listing_details: Type.Optional(
+    Type.Object(
+      { location: Type.String({ description: 'Section, row and seats of the listing' }) },
+      { description: 'Resale items only' },
+    ),
+  ),
+  listing_notes: Type.Optional(
+    Type.Object(
+      { seller_notes: Type.String({ description: "The seller's notes" }) },
+      { description: 'Resale items only' },
+    ),
+  ),
+  averageOriginalTotalValue: Type.Optional(
+    Type.Number({
+      description:
+        'Resale items only: average per ticket of the original sale (face value and per-ticket fees), major units',
+    }),
+  ),
+  inHandDate: Type.Optional(
+    Type.String({
+      description: 'Resale items only: the day the seller had the tickets (YYYY-MM-DD, UTC)',
+    }),
+  ),
 });
 
 const ProcessingItem = Type.Object({

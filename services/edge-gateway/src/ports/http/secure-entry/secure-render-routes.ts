@@ -55,6 +55,16 @@ const RenderedTicket = Type.Object({
   barcode: Type.String(),
   token: Type.Optional(Type.String({ description: 'New Base64 secure token' })),
   renderType: Type.Optional(Type.String({ description: 'rotating_symbology | barcode' })),
+  passData: Type.Optional(
+    Type.Object({
+      ios: Type.Object({
+        pkPassId: Type.String({
+          description:
+            "The ticket's Apple Wallet pass id: stable per ticket (the same on every render), new for a ticket reissued to a resale buyer",
+        }),
+      }),
+    }),
+  ),
   error: Type.Optional(
     Type.Object({
       code: Type.Integer({
@@ -156,7 +166,11 @@ export function secureRenderRoutes(backends: {
               ...t.ticket,
               ...(t.errorCode
                 ? { error: { code: t.errorCode, error: t.error } }
-                : { token: t.token, renderType: t.renderType }),
+                : {
+                    token: t.token,
+                    renderType: t.renderType,
+                    passData: { ios: { pkPassId: t.pkPassId } },
+                  }),
             })),
           });
         },

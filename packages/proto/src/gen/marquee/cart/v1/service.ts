@@ -487,6 +487,22 @@ export interface CartTicketItem {
   seats: string[];
   /** Primary or resale. */
   inventoryType: InventoryType;
+  /** Resale lines: what the buyer is told about the listing; unset for primary inventory. */
+  resale?: CartResaleDetails | undefined;
+}
+
+/** The listing of a resale line (the partner cart's resale item fields). */
+export interface CartResaleDetails {
+  /** Where the seats are ("Section 101, Row C, Seats 4-5"). */
+  location: string;
+  /** The seller's notes. */
+  sellerNotes: string;
+  /** Average per ticket of the original sale: face value plus the cart's per-ticket fees. */
+  averageOriginalTotalValue?:
+    | Money
+    | undefined;
+  /** The day the seller had the tickets (YYYY-MM-DD, UTC). */
+  inHandDate: string;
 }
 
 /** Tickets of one ticket type within a line. */
@@ -3220,6 +3236,7 @@ function createBaseCartTicketItem(): CartTicketItem {
     totals: undefined,
     seats: [],
     inventoryType: InventoryType.INVENTORY_TYPE_UNSPECIFIED,
+    resale: undefined,
   };
 }
 
@@ -3263,6 +3280,9 @@ export const CartTicketItem: MessageFns<CartTicketItem> = {
     }
     if (message.inventoryType !== InventoryType.INVENTORY_TYPE_UNSPECIFIED) {
       writer.uint32(104).int32(inventoryTypeToNumber(message.inventoryType));
+    }
+    if (message.resale !== undefined) {
+      CartResaleDetails.encode(message.resale, writer.uint32(114).fork()).join();
     }
     return writer;
   },
@@ -3384,6 +3404,14 @@ export const CartTicketItem: MessageFns<CartTicketItem> = {
             message.inventoryType = inventoryTypeFromJSON(reader.int32());
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.resale = CartResaleDetails.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3439,6 +3467,7 @@ export const CartTicketItem: MessageFns<CartTicketItem> = {
         : isSet(object.inventory_type)
         ? inventoryTypeFromJSON(object.inventory_type)
         : InventoryType.INVENTORY_TYPE_UNSPECIFIED,
+      resale: isSet(object.resale) ? CartResaleDetails.fromJSON(object.resale) : undefined,
     };
   },
 
@@ -3483,6 +3512,9 @@ export const CartTicketItem: MessageFns<CartTicketItem> = {
     if (message.inventoryType !== InventoryType.INVENTORY_TYPE_UNSPECIFIED) {
       obj.inventoryType = inventoryTypeToJSON(message.inventoryType);
     }
+    if (message.resale !== undefined) {
+      obj.resale = CartResaleDetails.toJSON(message.resale);
+    }
     return obj;
   },
 
@@ -3506,6 +3538,141 @@ export const CartTicketItem: MessageFns<CartTicketItem> = {
       : undefined;
     message.seats = object.seats?.map((e) => e) || [];
     message.inventoryType = object.inventoryType ?? InventoryType.INVENTORY_TYPE_UNSPECIFIED;
+    message.resale = (object.resale !== undefined && object.resale !== null)
+      ? CartResaleDetails.fromPartial(object.resale)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCartResaleDetails(): CartResaleDetails {
+  return { location: "", sellerNotes: "", averageOriginalTotalValue: undefined, inHandDate: "" };
+}
+
+export const CartResaleDetails: MessageFns<CartResaleDetails> = {
+  encode(message: CartResaleDetails, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.location !== "") {
+      writer.uint32(10).string(message.location);
+    }
+    if (message.sellerNotes !== "") {
+      writer.uint32(18).string(message.sellerNotes);
+    }
+    if (message.averageOriginalTotalValue !== undefined) {
+      Money.encode(message.averageOriginalTotalValue, writer.uint32(26).fork()).join();
+    }
+    if (message.inHandDate !== "") {
+      writer.uint32(34).string(message.inHandDate);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CartResaleDetails {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCartResaleDetails();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.location = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sellerNotes = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.averageOriginalTotalValue = Money.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.inHandDate = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CartResaleDetails {
+    return {
+      location: isSet(object.location) ? globalThis.String(object.location) : "",
+      sellerNotes: isSet(object.sellerNotes)
+        ? globalThis.String(object.sellerNotes)
+        : isSet(object.seller_notes)
+        ? globalThis.String(object.seller_notes)
+        : "",
+      averageOriginalTotalValue: isSet(object.averageOriginalTotalValue)
+        ? Money.fromJSON(object.averageOriginalTotalValue)
+        : isSet(object.average_original_total_value)
+        ? Money.fromJSON(object.average_original_total_value)
+        : undefined,
+      inHandDate: isSet(object.inHandDate)
+        ? globalThis.String(object.inHandDate)
+        : isSet(object.in_hand_date)
+        ? globalThis.String(object.in_hand_date)
+        : "",
+    };
+  },
+
+  toJSON(message: CartResaleDetails): unknown {
+    const obj: any = {};
+    if (message.location !== "") {
+      obj.location = message.location;
+    }
+    if (message.sellerNotes !== "") {
+      obj.sellerNotes = message.sellerNotes;
+    }
+    if (message.averageOriginalTotalValue !== undefined) {
+      obj.averageOriginalTotalValue = Money.toJSON(message.averageOriginalTotalValue);
+    }
+    if (message.inHandDate !== "") {
+      obj.inHandDate = message.inHandDate;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CartResaleDetails>, I>>(base?: I): CartResaleDetails {
+    return CartResaleDetails.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CartResaleDetails>, I>>(object: I): CartResaleDetails {
+    const message = createBaseCartResaleDetails();
+    message.location = object.location ?? "";
+    message.sellerNotes = object.sellerNotes ?? "";
+    message.averageOriginalTotalValue =
+      (object.averageOriginalTotalValue !== undefined && object.averageOriginalTotalValue !== null)
+        ? Money.fromPartial(object.averageOriginalTotalValue)
+        : undefined;
+    message.inHandDate = object.inHandDate ?? "";
     return message;
   },
 };

@@ -196,6 +196,11 @@ export interface RenderedTicket {
   errorCode: number;
   /** Machine-readable reason, e.g. `missing.row.attribute`. */
   error: string;
+  /**
+   * `passData.ios.pkPassId`: the ticket's Apple Wallet pass id, stable per ticket; empty when
+   * `error_code` is set.
+   */
+  pkPassId: string;
 }
 
 /** A scanned payload presented by a gate. */
@@ -1863,7 +1868,7 @@ export const SecureRenderResponse: MessageFns<SecureRenderResponse> = {
 };
 
 function createBaseRenderedTicket(): RenderedTicket {
-  return { ticket: undefined, token: "", renderType: "", errorCode: 0, error: "" };
+  return { ticket: undefined, token: "", renderType: "", errorCode: 0, error: "", pkPassId: "" };
 }
 
 export const RenderedTicket: MessageFns<RenderedTicket> = {
@@ -1882,6 +1887,9 @@ export const RenderedTicket: MessageFns<RenderedTicket> = {
     }
     if (message.error !== "") {
       writer.uint32(42).string(message.error);
+    }
+    if (message.pkPassId !== "") {
+      writer.uint32(50).string(message.pkPassId);
     }
     return writer;
   },
@@ -1939,6 +1947,14 @@ export const RenderedTicket: MessageFns<RenderedTicket> = {
             message.error = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.pkPassId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1966,6 +1982,11 @@ export const RenderedTicket: MessageFns<RenderedTicket> = {
         ? globalThis.Number(object.error_code)
         : 0,
       error: isSet(object.error) ? globalThis.String(object.error) : "",
+      pkPassId: isSet(object.pkPassId)
+        ? globalThis.String(object.pkPassId)
+        : isSet(object.pk_pass_id)
+        ? globalThis.String(object.pk_pass_id)
+        : "",
     };
   },
 
@@ -1986,6 +2007,9 @@ export const RenderedTicket: MessageFns<RenderedTicket> = {
     if (message.error !== "") {
       obj.error = message.error;
     }
+    if (message.pkPassId !== "") {
+      obj.pkPassId = message.pkPassId;
+    }
     return obj;
   },
 
@@ -2001,6 +2025,7 @@ export const RenderedTicket: MessageFns<RenderedTicket> = {
     message.renderType = object.renderType ?? "";
     message.errorCode = object.errorCode ?? 0;
     message.error = object.error ?? "";
+    message.pkPassId = object.pkPassId ?? "";
     return message;
   },
 };

@@ -332,6 +332,8 @@ export interface OrderActionRequest {
   language: string;
   /** `request.channel_info.channel_type`. */
   channelType: string;
+  /** `request.print_messages` of a PRINT: at most 3 lines of 100 characters, printed on the tickets. */
+  printMessages: string[];
 }
 
 /** The result of an order action. */
@@ -1881,6 +1883,7 @@ function createBaseOrderActionRequest(): OrderActionRequest {
     orderId: "",
     language: "",
     channelType: "",
+    printMessages: [],
   };
 }
 
@@ -1903,6 +1906,9 @@ export const OrderActionRequest: MessageFns<OrderActionRequest> = {
     }
     if (message.channelType !== "") {
       writer.uint32(50).string(message.channelType);
+    }
+    for (const v of message.printMessages) {
+      writer.uint32(58).string(v!);
     }
     return writer;
   },
@@ -1968,6 +1974,14 @@ export const OrderActionRequest: MessageFns<OrderActionRequest> = {
             message.channelType = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.printMessages.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2006,6 +2020,11 @@ export const OrderActionRequest: MessageFns<OrderActionRequest> = {
         : isSet(object.channel_type)
         ? globalThis.String(object.channel_type)
         : "",
+      printMessages: globalThis.Array.isArray(object?.printMessages)
+        ? object.printMessages.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.print_messages)
+        ? object.print_messages.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -2029,6 +2048,9 @@ export const OrderActionRequest: MessageFns<OrderActionRequest> = {
     if (message.channelType !== "") {
       obj.channelType = message.channelType;
     }
+    if (message.printMessages?.length) {
+      obj.printMessages = message.printMessages;
+    }
     return obj;
   },
 
@@ -2043,6 +2065,7 @@ export const OrderActionRequest: MessageFns<OrderActionRequest> = {
     message.orderId = object.orderId ?? "";
     message.language = object.language ?? "";
     message.channelType = object.channelType ?? "";
+    message.printMessages = object.printMessages?.map((e) => e) || [];
     return message;
   },
 };
