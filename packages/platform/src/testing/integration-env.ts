@@ -32,19 +32,42 @@ const brokerList = (text: string | undefined): string[] =>
     .map((broker) => broker.trim())
     .filter((broker) => broker !== '');
 
+/** The broker's authenticated listener and how to log in on it as one of its SASL users. */
+export interface SaslListener {
+  /** `KAFKA_SASL_BROKERS` split on commas: the SASL_PLAINTEXT listener, ACLs enforced. */
+  brokers: string[];
+  /** SCRAM-SHA-512 login of a SASL user (its password file in `KAFKA_CREDENTIALS_DIR`). */
+  login(user: string): KafkaSaslOptions;
+}
+
 /**
- * The authenticated listener and the admin user's login from `KAFKA_SASL_BROKERS` and
- * `KAFKA_CREDENTIALS_DIR` (one password file per SASL user), or undefined without them. The
- * integration tier logs in as the super user: its tests make topics and groups of their own
- * names, which no service's ACLs cover. The ACLs themselves are exercised where each party logs
- * in as itself (secure-entry's kafka-auth test, the e2e and fault stacks).
+ * The authenticated listener from `KAFKA_SASL_BROKERS` and `KAFKA_CREDENTIALS_DIR` (one password
+ * file per SASL user: `admin`, each service, `analytics`), which `infra.sh env` exports; undefined
+ * without them.
  */
-function saslKafka(): IntegrationKafka | undefined {
+export function saslListener(): SaslListener | undefined {
   const brokers = brokerList(process.env['KAFKA_SASL_BROKERS']);
   const credentials = process.env['KAFKA_CREDENTIALS_DIR'];
   if (brokers.length === 0 || !credentials) return undefined;
-  const password = readFileSync(join(credentials, 'admin'), 'utf8').trim();
-  return { brokers, sasl: { mechanism: 'scram-sha-512', username: 'admin', password } };
+  return {
+    brokers,
+    login: (user) => ({
+      mechanism: 'scram-sha-512',
+      username: user,
+      password: readFileSync(join(credentials, user), 'utf8').trim(),
+    }),
+  };
+}
+
+/**
+ * The integration tier's connection on the authenticated listener, logged in as the super user:
+ * its tests make topics and groups of their own names, which no service's ACLs cover. The ACLs
+ * themselves are exercised where each party logs in as itself (secure-entry's kafka-auth test,
+ * the e2e and fault stacks).
+ */
+function saslKafka(): IntegrationKafka | undefined {
+  const listener = saslListener();
+  return listener && { brokers: listener.brokers, sasl: listener.login('admin') };
 }
 
 /**

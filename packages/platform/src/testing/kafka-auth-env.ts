@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import type { KafkaSaslOptions } from '../config/kafka-security.js';
-import { describeIntegration, type IntegrationEnv } from './integration-env.js';
+import { describeIntegration, saslListener, type IntegrationEnv } from './integration-env.js';
 import { skipIsFailure, STRICT_REASON } from './strict.js';
 
 /** The authenticated listener of the integration tier's broker (deploy/local/infra.sh env). */
@@ -20,21 +18,9 @@ export interface KafkaAuthEnv extends IntegrationEnv {
  */
 export function describeKafkaAuth(name: string, fn: (env: KafkaAuthEnv) => void): void {
   describeIntegration(name, (env) => {
-    const saslBrokers = (process.env['KAFKA_SASL_BROKERS'] ?? '')
-      .split(',')
-      .map((broker) => broker.trim())
-      .filter((broker) => broker !== '');
-    const credentials = process.env['KAFKA_CREDENTIALS_DIR'];
-    if (saslBrokers.length > 0 && credentials) {
-      fn({
-        ...env,
-        saslBrokers,
-        login: (user) => ({
-          mechanism: 'scram-sha-512',
-          username: user,
-          password: readFileSync(join(credentials, user), 'utf8').trim(),
-        }),
-      });
+    const listener = saslListener();
+    if (listener) {
+      fn({ ...env, saslBrokers: listener.brokers, login: listener.login });
       return;
     }
     const reason =
