@@ -126,9 +126,6 @@ const PrintBody = Type.Object(
   { additionalProperties: false },
 );
 
-const money = (m: Money | undefined) =>
-  m ? { grandTotal: { amountMinor: m.amountMinor, currency: m.currency } } : {};
-
 /** `{ [key]: {amountMinor, currency} }`, or nothing without an amount. */
 const amount = (key: string, m: Money | undefined) =>
   m ? { [key]: { amountMinor: m.amountMinor, currency: m.currency } } : {};
@@ -157,7 +154,7 @@ function renderOrder(o: CartOrder) {
   return {
     orderId: o.orderId,
     orderNumber: o.orderNumber,
-    ...money(o.grandTotal),
+    ...amount('grandTotal', o.grandTotal),
     redemptionUrl: o.redemptionUrl,
     status: o.status,
     ...(o.confirmedAt ? { confirmedAt: o.confirmedAt.toISOString() } : {}),
@@ -179,9 +176,7 @@ function renderOrderRecord(record: OrderRecord) {
       row: t.row,
       priceLevelId: t.priceLevelId,
       priceTypeId: t.priceTypeId,
-      ...(t.unitPrice
-        ? { unitPrice: { amountMinor: t.unitPrice.amountMinor, currency: t.unitPrice.currency } }
-        : {}),
+      ...amount('unitPrice', t.unitPrice),
       inventoryType: t.inventoryType,
     })),
   };
