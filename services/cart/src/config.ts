@@ -67,8 +67,11 @@ export const configSchema = serviceConfigSchema({
     CART_RESERVE_ATTEMPTS: int(3, 1),
     /** First retry delay of a reserve (doubles). */
     CART_RESERVE_RETRY_MS: int(500, 1),
-    /** A pending cart whose attempt started longer ago is resumed by the sweeper. */
-    CART_PENDING_RESUME_MS: int(30_000, 100),
+    /**
+     * A pending cart whose attempt started longer ago is resumed by the sweeper (its process died).
+     * Longer than one attempt and the pause after it, so a live reserve is not run twice.
+     */
+    CART_PENDING_RESUME_MS: int(15_000, 100),
     /** How often the sweeper runs (expiry, resumed reserves, owed releases and voids). */
     CART_SWEEP_INTERVAL_MS: int(1_000, 10),
     /** Owed releases and voids are retried this long after the last try. */
@@ -183,6 +186,16 @@ export const configSchema = serviceConfigSchema({
       issue(
         'STRIPE_WEBHOOK_SECRET',
         'is required when NODE_ENV=production (or STRIPE_WEBHOOK_SECRET_FILE)',
+      );
+    // A live reserve claims its cart again before each attempt: the resume must wait longer
+    // than the longest gap between two claims (one attempt, then the longest retry pause).
+    const longestGap =
+      config.CONNECTOR_DEADLINE_MS +
+      config.CART_RESERVE_RETRY_MS * 2 ** Math.max(0, config.CART_RESERVE_ATTEMPTS - 2);
+    if (config.CART_PENDING_RESUME_MS <= longestGap)
+      issue(
+        'CART_PENDING_RESUME_MS',
+        `must be longer than CONNECTOR_DEADLINE_MS plus the longest reserve retry pause (${longestGap} ms), or a live reserve is resumed a second time`,
       );
     if (production && config.STRIPE_API_BASE?.startsWith('http:'))
       issue('STRIPE_API_BASE', 'must be https when NODE_ENV=production');
