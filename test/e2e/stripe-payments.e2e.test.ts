@@ -278,73 +278,101 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
     expect(refundsOf().filter((r) => r.idempotencyKey !== refund!.idempotencyKey)).toEqual([]);
   });
 
-  it('a signed payment_intent.payment_failed webhook sends a paid cart back to HELD, once', async () => {
-    const { cartId, unpaid } = await heldCart();
-    const paymentId = await payWithVisa(cartId, unpaid);
-    const payload = JSON.stringify({
-      id: `evt_${randomBytes(8).toString('hex')}`,
-      object: 'event',
-      type: 'payment_intent.payment_failed',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: { id: paymentId, object: 'payment_intent', metadata: { marquee_cart: cartId } },
-      },
-    });
-    // Stripe's scheme: `t=<unix seconds>,v1=<HMAC-SHA256 of "<t>.<body>" under the secret>`.
-    const signed = (secret: string) => {
-      const t = Math.floor(Date.now() / 1000);
-      const v1 = createHmac('sha256', secret).update(`${t}.${payload}`).digest('hex');
-      return `t=${t},v1=${v1}`;
-    };
-    const deliver = (signature: string) =>
-      fetch(`${sut.baseUrl}/webhooks/stripe`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
-        body: payload,
-      });
-    const cartNow = async () =>
-      json(await api('GET', `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`));
-
-    const forged = await deliver(signed('whsec_not-the-endpoint-secret'));
-    expect(forged.status).toBe(400);
-    expect((await cartNow()).cart.totals.unpaid).toBe(0);
-
-    const delivered = await deliver(signed(sut.stripe!.webhookSecret));
-    expect(delivered.status).toBe(200);
-    expect(await delivered.json()).toEqual({ received: true, duplicate: false });
-    // The authorisation is gone: the cart is held again and owes its total.
-    expect((await cartNow()).cart.totals.unpaid).toBe(unpaid);
-
-    const replayed = await deliver(signed(sut.stripe!.webhookSecret));
-    expect(replayed.status).toBe(200);
-    expect(await replayed.json()).toEqual({ received: true, duplicate: true });
-    // Leave no held booking behind for the tests that count the partner's bookings.
-    const released = await api(
-      'DELETE',
-      `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`,
-    );
-    expect(released.status).toBe(204);
-  });
-
-  /** Delivers a Stripe event to the edge, signed with the endpoint's secret as Stripe does. */
-  const sendStripeEvent = (type: string, object: Json) => {
-    const payload = JSON.stringify({
+  /** The body of a Stripe event of `type` about `object`, under a fresh event id. */
+  const stripeEvent = (type: string, object: Json): string =>
+    JSON.stringify({
       id: `evt_${randomBytes(8).toString('hex')}`,
       object: 'event',
       type,
       created: Math.floor(Date.now() / 1000),
       data: { object },
     });
+  /**
+   * Delivers a Stripe event body to the edge, signed as Stripe signs it, under `secret` (the
+   * endpoint's by default): `t=<unix seconds>,v1=<HMAC-SHA256 of "<t>.<body>" under the secret>`.
+   */
+  const deliverStripeEvent = (payload: string, secret = sut.stripe!.webhookSecret) => {
     const t = Math.floor(Date.now() / 1000);
-    const v1 = createHmac('sha256', sut.stripe!.webhookSecret)
-      .update(`${t}.${payload}`)
-      .digest('hex');
+    const v1 = createHmac('sha256', secret).update(`${t}.${payload}`).digest('hex');
     return fetch(`${sut.baseUrl}/webhooks/stripe`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'stripe-signature': `t=${t},v1=${v1}` },
       body: payload,
     });
   };
+  /** Delivers a new Stripe event of `type` about `object`, signed with the endpoint's secret. */
+  const sendStripeEvent = (type: string, object: Json) =>
+    deliverStripeEvent(stripeEvent(type, object));
+  const cartNow = async (cartId: string) =>
+    json(await api('GET', `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`));
+  /** Leaves no held booking behind for the tests that count the partner's bookings. */
+  const releaseCart = async (cartId: string) => {
+    const released = await api(
+      'DELETE',
+      `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`,
+    );
+    expect(released.status).toBe(204);
+  };
+
+  it('a signed payment_intent.payment_failed webhook sends a paid cart back to HELD, once', async () => {
+    const { cartId, unpaid } = await heldCart();
+    const paymentId = await payWithVisa(cartId, unpaid);
+    const payload = stripeEvent('payment_intent.payment_failed', {
+      id: paymentId,
+      object: 'payment_intent',
+      metadata: { marquee_cart: cartId },
+    });
+
+    const forged = await deliverStripeEvent(payload, 'whsec_not-the-endpoint-secret');
+    expect(forged.status).toBe(400);
+    expect((await cartNow(cartId)).cart.totals.unpaid).toBe(0);
+
+    const delivered = await deliverStripeEvent(payload);
+    expect(delivered.status).toBe(200);
+    expect(await delivered.json()).toEqual({ received: true, duplicate: false });
+    // The authorisation is gone: the cart is held again and owes its total.
+    expect((await cartNow(cartId)).cart.totals.unpaid).toBe(unpaid);
+
+    const replayed = await deliverStripeEvent(payload);
+    expect(replayed.status).toBe(200);
+    expect(await replayed.json()).toEqual({ received: true, duplicate: true });
+    await releaseCart(cartId);
+  });
+
+  it('a signed payment_intent.canceled webhook holds an authorised cart again without payment, once', async () => {
+    const { cartId, unpaid } = await heldCart();
+    const paymentId = await payWithVisa(cartId, unpaid);
+    expect((await cartNow(cartId)).cart.totals.unpaid).toBe(0);
+    // The authorisation was cancelled at Stripe (by an operator, or when it lapsed).
+    const payload = stripeEvent('payment_intent.canceled', {
+      id: paymentId,
+      object: 'payment_intent',
+      status: 'canceled',
+      metadata: { marquee_cart: cartId },
+    });
+
+    const delivered = await deliverStripeEvent(payload);
+    expect(delivered.status).toBe(200);
+    expect(await delivered.json()).toEqual({ received: true, duplicate: false });
+    // docs/payments.md: HELD again without a payment, the buyer pays again.
+    const held = await cartNow(cartId);
+    expect(held.cart.totals.unpaid).toBe(unpaid);
+    // cart asked Stripe for nothing: the authorisation is cancelled already.
+    expect(actionsOn(paymentId, 'cancel')).toEqual([]);
+    expect(actionsOn(paymentId, 'capture')).toEqual([]);
+
+    const replayed = await deliverStripeEvent(payload);
+    expect(replayed.status).toBe(200);
+    expect(await replayed.json()).toEqual({ received: true, duplicate: true });
+    expect(await cartNow(cartId)).toEqual(held);
+
+    // The buyer pays again: a new authorisation, and the cart is paid once more.
+    const repaid = await pay(cartId, unpaid, 'pm_card_visa');
+    expect(repaid.status, JSON.stringify(await json(repaid.clone()))).toBe(200);
+    expect((await cartNow(cartId)).cart.totals.unpaid).toBe(0);
+    await releaseCart(cartId);
+  });
+
   const adminOrder = async (orderId: string) => {
     const read = await fetch(`${sut.baseUrl}/admin/v1/orders/${encodeURIComponent(orderId)}`, {
       headers: { authorization: `Bearer ${sut.adminToken}` },

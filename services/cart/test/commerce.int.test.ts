@@ -1,6 +1,6 @@
 import { DEVELOPMENT_CONTACT_KEYS, openOrderContact } from '@marquee/proto/order-contact';
 import { createHash, randomBytes } from 'node:crypto';
-import type { Connection } from 'mongoose';
+import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   createKafkaBus,
@@ -61,6 +61,7 @@ describeIntegration(
     const hosted: HostedService[] = [];
     let partnerPort = 0;
     let commerce: cartV1.CommerceServiceClient;
+    let topPicks: cartV1.TopPicksServiceClient;
     let auth: InstanceType<typeof authV1.AuthServiceClient>;
     let cartDb: Connection;
     let entryDb: Connection;
@@ -273,7 +274,12 @@ describeIntegration(
       const cartInfra = { name: 'cart', logger, bus: cartBus, mongo: cartDb };
       // As the runner does: cart's clients (VerifyAccessCode is for cart only) call as `cart`.
       const cartParts = await runAsService('cart', () =>
-        composeCart(cartInfra, cartConfig, { eventTopic, availabilityTopic }),
+        composeCart(cartInfra, cartConfig, {
+          eventTopic,
+          availabilityTopic,
+          // No gate admitted anything: resale listings need no secure-entry client.
+          admittedSeats: { admitted: async () => [] },
+        }),
       );
       await cartBus.start();
       const cartHost = await hostService(cartInfra, cartParts, {
@@ -285,6 +291,9 @@ describeIntegration(
       hosted.push(cartHost);
       commerce = createGrpcClient(cartV1.CommerceServiceClient, `127.0.0.1:${cartHost.grpcPort}`, {
         deadlineMs: 30_000,
+        caller: 'edge-gateway',
+      });
+      topPicks = createGrpcClient(cartV1.TopPicksServiceClient, `127.0.0.1:${cartHost.grpcPort}`, {
         caller: 'edge-gateway',
       });
 
@@ -325,6 +334,7 @@ describeIntegration(
 
     afterAll(async () => {
       commerce?.close();
+      topPicks?.close();
       auth?.close();
       for (const h of hosted.reverse()) await h.stop();
       for (const bus of buses) await bus.close();
@@ -422,7 +432,7 @@ describeIntegration(
           type: 'CC',
           reference: '',
           address: undefined,
-          amount: held.cart!.totals!.unpaid,
+          amount: held!.cart!.totals!.unpaid,
           cardNonce: 'fake-valid-nonce',
           cin: '123',
           expireMonth: 12,
@@ -455,16 +465,52 @@ describeIntegration(
       expect(JSON.stringify(record.value)).not.toContain(bought.redemptionToken);
     }, 120_000);
 
-    it("deletes a fan: fan-deleted leaves no contact on the fan's order in cart's and secure-entry's stores", async () => {
+    it("deletes a fan: fan-deleted leaves nothing personal in the fan's orders, carts (live and ended) and listings", async () => {
       const email = `erase-${suffix}@example.test`;
       const account = `acct-erase-${suffix}`;
       const { id: fanId } = await callUnary(auth, 'createFan', { email, password: 'long enough' });
-      const orderId = await buyOne({ appId: 'app-c', fanId }, email, account);
-      type Raw = { _id: string; data: Record<string, unknown> };
+      const fan = { appId: 'app-c', fanId };
+      const orderId = await buyOne(fan, email, account);
+      // A second order, whose ticket the fan puts up for resale, and a cart still holding.
+      const listedOrder = await buyOne(fan, email, account, 'listed');
+      const sold = await cartDb
+        .collection<{ _id: string; data: { tickets: { ticketId: string }[] } }>('orders')
+        .findOne({ _id: listedOrder });
+      const { listing } = await callUnary(topPicks, 'createResaleListing', {
+        orderId: listedOrder,
+        ticketIds: sold!.data.tickets.map((t) => t.ticketId),
+        price: { amountMinor: 6_000, currency: 'GBP' },
+        sellerNotes: `ask for ${email}`,
+      });
+      const liveCart = await holdOne(fan, 'live');
+      type Raw = { _id: string; data: Record<string, unknown>; packed?: { buffer: Uint8Array } };
       const cartOrders = cartDb.collection<Raw>('orders');
       const entryOrders = entryDb.collection<Raw>('entry_orders');
-      const contactIn = (doc: unknown) =>
-        [email, account, fanId].filter((value) => JSON.stringify(doc).includes(value));
+      // Every field, the packed ones (carts) decoded.
+      const plain = (doc: Raw | null) =>
+        JSON.stringify({
+          ...doc,
+          packed: doc?.packed && mongoose.mongo.BSON.deserialize(doc.packed.buffer),
+        });
+      const contactIn = (doc: Raw | null) =>
+        [email, account, fanId].filter((value) => plain(doc).includes(value));
+      const fanCarts = async () =>
+        cartDb
+          .collection<Raw>('carts')
+          .find({ 'data.appId': 'app-c' })
+          .toArray()
+          .then((docs) => docs.filter((doc) => plain(doc).includes(fanId)));
+      const theirs = await fanCarts();
+      expect(theirs.length).toBeGreaterThanOrEqual(3);
+      const cartIds = theirs.map((doc) => doc._id);
+      const resaleDocs = async () => [
+        await cartDb.collection<Raw>('resale_listings').findOne({ _id: listing!.id }),
+        ...(await cartDb
+          .collection<Raw>('ticket_ownership')
+          .find({ 'data.orderId': listedOrder })
+          .toArray()),
+      ];
+      expect((await resaleDocs()).some((doc) => contactIn(doc).length > 0)).toBe(true);
       // Before: both stores hold the contact (secure-entry from the sealed contact).
       const before = await waitFor(async () => entryOrders.findOne({ _id: orderId }), {
         timeoutMs: 30_000,
@@ -478,6 +524,28 @@ describeIntegration(
       ]);
 
       await callUnary(auth, 'deleteFan', { fanId });
+
+      // Carts, live and ended, and the resale listing and tickets: nothing personal left.
+      await waitFor(
+        async () => {
+          const carts = await cartDb
+            .collection<Raw>('carts')
+            .find({ _id: { $in: cartIds } })
+            .toArray();
+          const docs = [...carts, ...(await resaleDocs())];
+          return docs.every((doc) => contactIn(doc).length === 0) || undefined;
+        },
+        { timeoutMs: 30_000, description: "the fan's carts and resale data erased" },
+      );
+      const live = await cartDb.collection<Raw>('carts').findOne({ _id: liveCart });
+      expect(live!.data.status).toBe('RELEASED');
+      for (const doc of await cartDb
+        .collection<Raw>('carts')
+        .find({ _id: { $in: cartIds } })
+        .toArray())
+        expect(plain(doc)).not.toMatch(/Grace|Hopper/);
+      const [listed] = await resaleDocs();
+      expect(listed!.data).toMatchObject({ state: 'WITHDRAWN', sellerNotes: '' });
 
       const erased = await waitFor(
         async () => {
@@ -501,12 +569,8 @@ describeIntegration(
       });
     }, 120_000);
 
-    /** One adult ticket bought for the fan, paid with this e-mail and account; the order id. */
-    async function buyOne(
-      fan: { appId: string; fanId: string },
-      emailAddress: string,
-      thirdPartyAccountId: string,
-    ): Promise<string> {
+    /** A cart holding one adult ticket for the fan; its id. */
+    async function holdOne(fan: { appId: string; fanId: string }, tag = ''): Promise<string> {
       const created = await callUnary(commerce, 'createShoppingCart', {
         ...fan,
         products: [
@@ -524,16 +588,28 @@ describeIntegration(
         ],
         holdTimeSeconds: 0,
         pollingCallbackUrl: '',
-        idempotencyKey: `erase-create-${suffix}`,
+        idempotencyKey: `erase-create-${tag}${suffix}`,
       });
       const cartId = created.cart!.cart!.id;
-      const held = await waitFor(
+      await waitFor(
         async () => {
           const { cart } = await callUnary(commerce, 'getShoppingCart', { ...fan, cartId });
           return cart!.cart!.status === cartV1.CartStatus.CART_STATUS_PENDING ? undefined : cart!;
         },
         { timeoutMs: 30_000, description: 'cart held' },
       );
+      return cartId;
+    }
+
+    /** One adult ticket bought for the fan, paid with this e-mail and account; the order id. */
+    async function buyOne(
+      fan: { appId: string; fanId: string },
+      emailAddress: string,
+      thirdPartyAccountId: string,
+      tag = '',
+    ): Promise<string> {
+      const cartId = await holdOne(fan, tag);
+      const { cart: held } = await callUnary(commerce, 'getShoppingCart', { ...fan, cartId });
       await callUnary(commerce, 'selectShoppingCartDelivery', {
         ...fan,
         cartId,
@@ -542,7 +618,7 @@ describeIntegration(
       await callUnary(commerce, 'addShoppingCartPayment', {
         ...fan,
         cartId,
-        idempotencyKey: `erase-pay-${suffix}`,
+        idempotencyKey: `erase-pay-${tag}${suffix}`,
         billing: {
           firstName: 'Grace',
           lastName: 'Hopper',
@@ -550,7 +626,7 @@ describeIntegration(
           type: 'CC',
           reference: '',
           address: undefined,
-          amount: held.cart!.totals!.unpaid,
+          amount: held!.cart!.totals!.unpaid,
           cardNonce: 'fake-valid-nonce',
           cin: '123',
           expireMonth: 12,
@@ -562,7 +638,7 @@ describeIntegration(
       const bought = await callUnary(commerce, 'purchaseShoppingCart', {
         ...fan,
         cartId,
-        idempotencyKey: `erase-buy-${suffix}`,
+        idempotencyKey: `erase-buy-${tag}${suffix}`,
       });
       return bought.order!.orderId;
     }

@@ -70,7 +70,9 @@ describe('fan-deleted handler', () => {
   it('erases by the fan id of the record (its key when the value lacks it) and skips one naming no fan', async () => {
     const erased: string[] = [];
     const handle = fanDeletedHandler({
-      app: { eraseFanContact: async (fanId) => (erased.push(fanId), 1) },
+      app: {
+        eraseFan: async (fanId) => (erased.push(fanId), { carts: 0, released: 0, orders: 1 }),
+      },
       log: { info: () => undefined },
     });
     const record = (key: string, fanId: string | undefined) =>

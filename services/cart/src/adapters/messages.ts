@@ -82,6 +82,7 @@ const RELEASE_REASONS: Record<ReleaseReason, ProtoReleaseReason> = {
   'payment-failed': ProtoReleaseReason.RELEASE_REASON_PAYMENT_FAILED,
   replaced: ProtoReleaseReason.RELEASE_REASON_REPLACED,
   reconciliation: ProtoReleaseReason.RELEASE_REASON_RECONCILIATION,
+  'fan-deleted': ProtoReleaseReason.RELEASE_REASON_FAN_DELETED,
 };
 
 export function bookingReleasedMessage(cart: Cart): BookingReleased {

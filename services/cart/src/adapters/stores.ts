@@ -88,6 +88,8 @@ export function createCartStorage(
   // `due`: the sweeper's query (`findDue`) reads only due carts on the single-writer Mongo mode.
   // `endedAt`: the purge of carts ended longer ago than the retention (`findEndedBefore`).
   // `appId, eventId, status`: an app's live carts of an event (`findLive`, its held-ticket quota).
+  // `fanId`: a deleted fan's carts (`listByFan`), whose personal data is erased; being indexed, it
+  // is kept a field (a cart last written before it was indexed keeps it packed until its next write).
   // Packed: a cart is read and written by id (and by `sweepAt` and `endedAt`) only, and on
   // FerretDB each of the four writes of a reserve and release costs per stored field. Who, what
   // and where stay fields.
@@ -97,6 +99,7 @@ export function createCartStorage(
       { fields: { sweepAt: 1 }, due: true },
       { fields: { endedAt: 1 } },
       { fields: { appId: 1, eventId: 1, status: 1 } },
+      { fields: { fanId: 1 } },
     ],
     { pack: { keep: ['status', 'appId', 'eventId'] } },
   );
@@ -231,6 +234,7 @@ export function cartRepository(store: VersionedStore<CartDoc>): CartRepository {
     findLive: (appId, eventId, limit) =>
       // Unsorted: `createdAt` is packed; the caller orders the few carts it gets.
       store.find({ appId, eventId, status: { $in: ['PENDING', 'HELD', 'PAID'] } }, { limit }),
+    listByFan: (fanId, limit) => store.find({ fanId }, { limit }),
     findEndedBefore: (cutoff, limit) =>
       store.find({ endedAt: { $lt: cutoff }, sweepAt: null }, { sort: { endedAt: 1 }, limit }),
     async deleteAt(id, version) {

@@ -1,4 +1,5 @@
 import type { ReleaseReason } from '../domain/cart.js';
+import { CartError, ErrorCode } from '../domain/errors.js';
 import type { CancelReason, Order } from '../domain/order.js';
 import type { FeeSchedule } from '../domain/pricing.js';
 import type { SellableEvent } from '../domain/sellable-event.js';
@@ -6,6 +7,7 @@ import type { ShippingOption } from '../domain/shipping.js';
 import { AddPayment } from './commands/add-payment.js';
 import { CancelOrder } from './commands/cancel-order.js';
 import { CommitCart } from './commands/commit.js';
+import { EraseFanCarts } from './commands/erase-fan-carts.js';
 import { EraseFanContact } from './commands/erase-fan-contact.js';
 import { CompleteReserve } from './commands/complete-reserve.js';
 import { PrintOrder } from './commands/print-order.js';
@@ -74,6 +76,7 @@ export class CartApp {
   readonly #printOrder: PrintOrder;
   readonly #recordTracking: RecordTracking;
   readonly #eraseFanContact: EraseFanContact;
+  readonly #eraseFanCarts: EraseFanCarts;
 
   constructor(private readonly deps: CartAppDeps) {
     const core = new CartCore(deps);
@@ -127,6 +130,7 @@ export class CartApp {
     this.#printOrder = new PrintOrder(deps);
     this.#recordTracking = new RecordTracking(deps);
     this.#eraseFanContact = new EraseFanContact(deps);
+    this.#eraseFanCarts = new EraseFanCarts(core, this.#release);
   }
 
   // Reads
@@ -250,6 +254,24 @@ export class CartApp {
   /** The fan was deleted: the contact of their orders is erased; resolves with how many. */
   eraseFanContact(fanId: string): Promise<number> {
     return this.#eraseFanContact.handle(fanId);
+  }
+
+  /**
+   * The fan was deleted (`fan-deleted`): their carts are released (live ones) and blanked
+   * (`EraseFanCarts`), then their resale listings, tickets and orders (`EraseFanContact`). Rejects,
+   * having erased all it could, while a commit of a cart of theirs has captured and not written its
+   * order yet: the record is delivered again and finishes the erasure. Idempotent.
+   */
+  async eraseFan(fanId: string): Promise<{ carts: number; released: number; orders: number }> {
+    const carts = await this.#eraseFanCarts.handle(fanId);
+    const orders = await this.#eraseFanContact.handle(fanId);
+    if (carts.deferred > 0)
+      throw new CartError(
+        'unavailable',
+        ErrorCode.HOST_DOWN,
+        `${carts.deferred} cart(s) of the deleted fan are committing; erased again on redelivery`,
+      );
+    return { carts: carts.erased, released: carts.released, orders };
   }
 
   // Admission of reserves (load shedding and the sold-out hint; see ReserveAdmission)

@@ -31,6 +31,8 @@ export interface CartRepository {
    * (no `sweepAt`: no release or void owed), longest ended first.
    */
   findEndedBefore(cutoff: Date, limit: number): Promise<Stored<Cart>[]>;
+  /** Carts of the fan (`fanId`), any app and status, at most `limit`. */
+  listByFan(fanId: string, limit: number): Promise<Stored<Cart>[]>;
   /** Deletes the cart at `version`; `false` when it is gone or was written since. */
   deleteAt(id: string, version: number): Promise<boolean>;
   /**
@@ -394,4 +396,12 @@ export interface ResaleInventory {
     buyer: { appId: string; fanId: string; thirdPartyAccountId: string };
     listingIds: readonly string[];
   }): Promise<ResoldTicket[]>;
+  /**
+   * The fan was deleted: the open listings of the fan's orders `orderIds` are withdrawn, their
+   * seller notes and the fan's ticket ownership records blanked. Idempotent.
+   */
+  eraseFan(
+    fanId: string,
+    orderIds: readonly string[],
+  ): Promise<{ listings: number; tickets: number }>;
 }

@@ -23,7 +23,8 @@ export type CartStatus =
 /** Who sells through the cart: the partner cart API (distributors) or the commerce API (fans). */
 export type CartChannel = 'partner-cart' | 'commerce';
 
-export type ReleaseReason = 'client' | 'payment-failed' | 'replaced' | 'reconciliation';
+export type ReleaseReason =
+  'client' | 'payment-failed' | 'replaced' | 'reconciliation' | 'fan-deleted';
 
 /** Statuses that end a cart. */
 export const FINAL_STATUSES: readonly CartStatus[] = ['COMMITTED', 'RELEASED', 'EXPIRED', 'FAILED'];
@@ -150,6 +151,11 @@ export interface Cart {
   updatedAt: Date;
   /** When the cart reached a final status. */
   endedAt?: Date;
+  /**
+   * When the buyer's personal data was erased (the fan was deleted): `fanId`, `buyerAccountId`
+   * and the billing's names, e-mail, account id and reference are blank since.
+   */
+  contactErasedAt?: Date;
 }
 
 function assertStatus(cart: Cart, to: CartStatus): void {
@@ -294,3 +300,39 @@ export const holdSecondsLeft = (cart: Cart, now: Date): number =>
   cart.expiresAt && (cart.status === 'HELD' || cart.status === 'PAID')
     ? Math.max(0, Math.floor((cart.expiresAt.getTime() - now.getTime()) / 1000))
     : 0;
+
+/**
+ * The cart without its buyer's personal data (the fan was deleted, docs/security.md "Personal
+ * data"): no fan id, no claimed account id, and a billing without names, e-mail, partner account
+ * id or reference (the buyer's own text). What was sold, for how much and the payment's masked card
+ * stay. `undefined` when there is nothing left to erase, so a repeat writes nothing.
+ */
+export function withoutPersonalData(cart: Cart, at: Date): Cart | undefined {
+  const billing = cart.billing;
+  const blankBilling =
+    !billing ||
+    (billing.firstName === '' &&
+      billing.lastName === '' &&
+      billing.email === '' &&
+      billing.thirdPartyAccountId === '' &&
+      billing.reference === '');
+  if (cart.fanId === undefined && cart.buyerAccountId === undefined && blankBilling)
+    return undefined;
+  const { fanId: _fanId, buyerAccountId: _account, ...rest } = cart;
+  return {
+    ...rest,
+    ...(billing
+      ? {
+          billing: {
+            ...billing,
+            firstName: '',
+            lastName: '',
+            email: '',
+            thirdPartyAccountId: '',
+            reference: '',
+          },
+        }
+      : {}),
+    contactErasedAt: at,
+  };
+}

@@ -126,13 +126,16 @@ export class CommitCart {
     }
     const provider = this.core.processorFor(cart).name;
     // Recorded with `payment-captured` before the order: money taken is never without a trace.
-    await this.core.mutate(
+    // The order is built from the cart as this write found it: a cart whose fan was deleted while
+    // the commit ran (its personal data blanked, `EraseFanCarts`) gives an order without contact.
+    const latest = await this.core.mutate(
       cart.id,
       (current) => captured(current, this.core.now()),
       (_before, after) => [{ type: 'payment-captured', cart: after, provider }],
     );
+    const buyer = latest?.order?.orderId === ref.orderId ? latest : cart;
     try {
-      await deps.orders.insertConfirmed(orderOf(cart, inventoryOrderId, resold, now, provider));
+      await deps.orders.insertConfirmed(orderOf(buyer, inventoryOrderId, resold, now, provider));
     } catch (error) {
       if (errorKindOf(error) !== 'already_exists') throw error;
     }

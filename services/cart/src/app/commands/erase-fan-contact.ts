@@ -1,25 +1,39 @@
 import { withoutContact } from '../../domain/order.js';
 import { retryingConflicts, withoutVersion } from '../core/records.js';
-import type { Clock, OrderRepository } from '../ports.js';
+import type { Clock, OrderRepository, ResaleInventory } from '../ports.js';
 
 /** Orders read per pass; each pass reads the fan's orders left. */
 const BATCH = 100;
 
 /**
  * A fan was deleted (`fan-deleted`): the contact of every order of the fan is erased (e-mail,
- * partner account id, fan id; `withoutContact`), the orders kept as commercial records. An erased
- * order no longer names the fan, so a repeat (a redelivery, a replay of the topic) finds nothing
- * and writes nothing. Resolves with how many orders it erased.
+ * partner account id, fan id; `withoutContact`), the orders kept as commercial records. Before a
+ * batch of orders is erased, resale erases what the fan put up for sale from them and the tickets
+ * the fan holds (`ResaleInventory.eraseFan`): it finds the fan's listings by these orders, so it
+ * runs while they still name the fan, and a failure there leaves the orders for the next delivery.
+ * An erased order no longer names the fan, so a repeat (a redelivery, a replay of the topic) finds
+ * nothing and writes nothing. Resolves with how many orders it erased.
  */
 export class EraseFanContact {
-  constructor(private readonly deps: { orders: OrderRepository; clock: Clock }) {}
+  constructor(
+    private readonly deps: {
+      orders: OrderRepository;
+      clock: Clock;
+      resale?: Pick<ResaleInventory, 'eraseFan'>;
+    },
+  ) {}
 
   async handle(fanId: string): Promise<number> {
     if (!fanId) return 0;
-    const { orders, clock } = this.deps;
+    const { orders, clock, resale } = this.deps;
     let erased = 0;
     for (;;) {
       const batch = await orders.listByFan(fanId, BATCH);
+      // Also with no order left: the tickets the fan holds are found by the fan id.
+      await resale?.eraseFan(
+        fanId,
+        batch.map((order) => order.id),
+      );
       if (batch.length === 0) return erased;
       for (const found of batch) {
         let current = found;

@@ -30,8 +30,13 @@ export function createTopPicksStorage(stores: ServiceStores): TopPicksStorage {
   const listings = stores.collection<ListingDoc>('resale_listings', [
     { fields: { eventId: 1, state: 1 } },
     { fields: { eventId: 1, createdAt: -1 } },
+    // A deleted fan's listings, by the fan's orders (`listByOrders`).
+    { fields: { orderId: 1 } },
   ]);
-  const ownership = stores.collection<OwnershipDoc>('ticket_ownership');
+  // A deleted fan's tickets (`listByFan`), whose owner is blanked.
+  const ownership = stores.collection<OwnershipDoc>('ticket_ownership', [
+    { fields: { ownerFanId: 1 } },
+  ]);
   return {
     sessions: sessionRepository(sessions),
     listings: listingRepository(listings),
@@ -80,6 +85,8 @@ export function listingRepository(store: VersionedStore<ListingDoc>): ListingRep
         total,
       };
     },
+    listByOrders: async (orderIds) =>
+      orderIds.length === 0 ? [] : store.find({ orderId: { $in: [...orderIds] } }),
   };
 }
 
@@ -88,5 +95,6 @@ export function ownershipRepository(store: VersionedStore<OwnershipDoc>): Owners
     get: (id) => store.get(id),
     insert: (record) => store.insert({ ...record }),
     update: (record, expectedVersion) => store.update(record.id, expectedVersion, { ...record }),
+    listByFan: (fanId, limit) => store.find({ ownerFanId: fanId }, { limit }),
   };
 }

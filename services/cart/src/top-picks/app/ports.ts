@@ -32,6 +32,8 @@ export interface ListingRepository {
   findActive(eventId: string): Promise<Stored<ResaleListing>[]>;
   /** Newest first. */
   list(query: ListingQuery): Promise<{ listings: ResaleListing[]; total: number }>;
+  /** Listings of tickets of the orders `orderIds` (their sellers' orders), any state. */
+  listByOrders(orderIds: readonly string[]): Promise<Stored<ResaleListing>[]>;
 }
 
 /**
@@ -59,6 +61,8 @@ export interface OwnershipRepository {
   get(id: string): Promise<Stored<TicketOwnership> | undefined>;
   insert(record: TicketOwnership): Promise<Stored<TicketOwnership>>;
   update(record: TicketOwnership, expectedVersion: number): Promise<Stored<TicketOwnership>>;
+  /** Tickets the fan holds now (`ownerFanId`), at most `limit`. */
+  listByFan(fanId: string, limit: number): Promise<Stored<TicketOwnership>[]>;
 }
 
 /** A ticket of a confirmed order, as the cart's orders record it. */

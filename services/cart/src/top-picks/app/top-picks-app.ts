@@ -8,6 +8,7 @@ import {
   type SessionOutcome,
 } from '../domain/fan-session.js';
 import { TopPicksError, invalid, notFound, precondition, unavailable } from '../domain/errors.js';
+import { EraseFanResale, type FanResaleErased } from './erase-fan.js';
 import {
   effectiveState,
   eventOfListing,
@@ -188,7 +189,19 @@ export interface TopPicksDeps {
  * listing does not exist or is no longer on sale counts as no claim).
  */
 export class TopPicksApp {
-  constructor(private readonly deps: TopPicksDeps) {}
+  readonly #eraseFan: EraseFanResale;
+
+  constructor(private readonly deps: TopPicksDeps) {
+    this.#eraseFan = new EraseFanResale(deps);
+  }
+
+  /**
+   * A deleted fan's part in resale: the open listings of the fan's orders `orderIds` withdrawn,
+   * their seller notes and the fan's ticket ownership blanked (`EraseFanResale`). Idempotent.
+   */
+  eraseFan(fanId: string, orderIds: readonly string[]): Promise<FanResaleErased> {
+    return this.#eraseFan.handle(fanId, orderIds);
+  }
 
   // ---------------------------------------------------------------- top picks
 

@@ -165,3 +165,17 @@ export function withdrawAdmitted(listing: ResaleListing, now: Date): ResaleListi
   if (state === 'WITHDRAWN' || state === 'SOLD') return undefined;
   return { ...withoutHold(listing), state: 'WITHDRAWN', updatedAt: now };
 }
+
+/**
+ * The seller's fan was deleted: a listing still on sale (listed, or held by a cart) is withdrawn,
+ * and any listing of theirs loses its seller notes (free text the seller wrote). A held listing's
+ * cart then finds it gone at commit and sells nothing, as after an admission. `undefined` when
+ * there is nothing to change (idempotent).
+ */
+export function eraseSeller(listing: ResaleListing, now: Date): ResaleListing | undefined {
+  const state = effectiveState(listing, now);
+  const onSale = state === 'LISTED' || state === 'HELD';
+  if (!onSale && listing.sellerNotes === '') return undefined;
+  const base = onSale ? { ...withoutHold(listing), state: 'WITHDRAWN' as const } : listing;
+  return { ...base, sellerNotes: '', updatedAt: now };
+}

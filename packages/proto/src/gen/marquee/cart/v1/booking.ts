@@ -21,6 +21,8 @@ export enum ReleaseReason {
   RELEASE_REASON_REPLACED = "RELEASE_REASON_REPLACED",
   /** RELEASE_REASON_RECONCILIATION - Released by reconciliation. */
   RELEASE_REASON_RECONCILIATION = "RELEASE_REASON_RECONCILIATION",
+  /** RELEASE_REASON_FAN_DELETED - The cart's fan was deleted (`fan-deleted`); the platform gave the hold back. */
+  RELEASE_REASON_FAN_DELETED = "RELEASE_REASON_FAN_DELETED",
   UNRECOGNIZED = "UNRECOGNIZED",
 }
 
@@ -41,6 +43,9 @@ export function releaseReasonFromJSON(object: any): ReleaseReason {
     case 4:
     case "RELEASE_REASON_RECONCILIATION":
       return ReleaseReason.RELEASE_REASON_RECONCILIATION;
+    case 5:
+    case "RELEASE_REASON_FAN_DELETED":
+      return ReleaseReason.RELEASE_REASON_FAN_DELETED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -60,6 +65,8 @@ export function releaseReasonToJSON(object: ReleaseReason): string {
       return "RELEASE_REASON_REPLACED";
     case ReleaseReason.RELEASE_REASON_RECONCILIATION:
       return "RELEASE_REASON_RECONCILIATION";
+    case ReleaseReason.RELEASE_REASON_FAN_DELETED:
+      return "RELEASE_REASON_FAN_DELETED";
     case ReleaseReason.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -78,6 +85,8 @@ export function releaseReasonToNumber(object: ReleaseReason): number {
       return 3;
     case ReleaseReason.RELEASE_REASON_RECONCILIATION:
       return 4;
+    case ReleaseReason.RELEASE_REASON_FAN_DELETED:
+      return 5;
     case ReleaseReason.UNRECOGNIZED:
     default:
       return -1;
