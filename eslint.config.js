@@ -65,7 +65,13 @@ export default tseslint.config(
   {
     // domain/ and app/ import nothing from the infrastructure or the platform package
     // (docs/decisions.md, Layers).
-    files: ['services/*/src/domain/**/*.ts', 'services/*/src/app/**/*.ts'],
+    // A service's slices (cart's top-picks/) have their own domain/ and app/ under the same rule.
+    files: [
+      'services/*/src/domain/**/*.ts',
+      'services/*/src/app/**/*.ts',
+      'services/*/src/*/domain/**/*.ts',
+      'services/*/src/*/app/**/*.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',

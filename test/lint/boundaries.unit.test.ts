@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -54,5 +55,40 @@ describe('architecture boundaries', () => {
     ]) {
       expect(await restrictedImports('services/deals/src/domain/deal.ts', `${line}\n`)).toEqual([]);
     }
+  });
+});
+
+describe('package direction', () => {
+  const manifest = (dir: string) =>
+    JSON.parse(readFileSync(`${repo}/${dir}/package.json`, 'utf8')) as {
+      name: string;
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
+  const folders = (dir: string) =>
+    readdirSync(`${repo}/${dir}`, { withFileTypes: true })
+      .filter(
+        (entry) => entry.isDirectory() && existsSync(`${repo}/${dir}/${entry.name}/package.json`),
+      )
+      .map((entry) => `${dir}/${entry.name}`);
+  const services = new Set(folders('services').map((dir) => manifest(dir).name));
+
+  it('finds the services to check against', () => {
+    expect(services).toContain('@marquee/cart');
+    expect(services.size).toBeGreaterThanOrEqual(10);
+  });
+
+  it.each(folders('packages'))('%s depends on no service', (dir) => {
+    const { dependencies = {}, devDependencies = {} } = manifest(dir);
+    const used = Object.keys({ ...dependencies, ...devDependencies });
+    expect(used.filter((name) => services.has(name))).toEqual([]);
+  });
+
+  it('keeps slices of a service under the same layer rule', async () => {
+    const messages = await restrictedImports(
+      'services/cart/src/top-picks/domain/listing.ts',
+      "import { createMemoryBus } from '@marquee/platform/bus';\n",
+    );
+    expect(messages).toHaveLength(1);
   });
 });

@@ -7,15 +7,15 @@ import { describe, expect, it } from 'vitest';
 // A package's V8 options are declared once, in its package.json (`marquee.v8`), and every launcher
 // reads them there: the start scripts and the local stacks through the launch hook, the container
 // image (deploy/images/build.sh) and the Helm chart (a generated file) for NODE_OPTIONS, runService
-// and the embedded runner through ServiceDefinition.v8 (packages/embedded's unit tests). What V8
+// and the embedded runner through ServiceDefinition.v8 (apps/embedded's unit tests). What V8
 // does with them is measured by bench/v8, not here.
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const LAUNCH = '--import @marquee/platform/v8/launch --import @marquee/platform/telemetry/register';
-const packages = ['services', 'packages'].flatMap((dir) =>
+const packages = ['services', 'packages', 'apps'].flatMap((dir) =>
   readdirSync(`${repo}/${dir}`).map((name) => `${dir}/${name}`),
 );
 // The processes that host services: every service and the embedded default (not the CLI).
-const hosts = packages.filter((dir) => dir.startsWith('services/') || dir === 'packages/embedded');
+const hosts = packages.filter((dir) => dir.startsWith('services/') || dir === 'apps/embedded');
 const started = hosts.flatMap((dir) => {
   const manifest = JSON.parse(readFileSync(`${repo}/${dir}/package.json`, 'utf8')) as {
     scripts?: Record<string, string>;
@@ -33,7 +33,7 @@ describe('V8 options, declared once', () => {
     expect(readV8Options(`${repo}/services/edge-gateway`).runtimeFlags).toContain(
       '--external-memory-accounted-in-global-limit',
     );
-    expect(readV8Options(`${repo}/packages/embedded`)).toEqual({
+    expect(readV8Options(`${repo}/apps/embedded`)).toEqual({
       nodeOptions: expect.arrayContaining([
         ...readV8Options(`${repo}/services/catalog-indexer`).nodeOptions,
       ]),
