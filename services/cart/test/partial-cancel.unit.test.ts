@@ -90,11 +90,10 @@ const billing = (amountMinor: number, nonce: string): BillingInput => ({
   thirdPartyAccountId: 'fan-1',
 });
 
-
 const shareOf = (face: number) => ticketPrice(face, DEFAULT_FEES).totalMinor;
 
 describe('a partial cancel of a Stripe-paid order', () => {
-  it('refunds the tickets\' share once, however often the same request is retried', async () => {
+  it("refunds the tickets' share once, however often the same request is retried", async () => {
     const { app, stripe, connector } = await setup();
     const { order } = await boughtOrder(app);
     const [t1] = order.tickets;

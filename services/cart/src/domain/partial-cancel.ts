@@ -161,7 +161,12 @@ export function withTicketsCancelled(
       },
     ],
     ...(plan.last
-      ? { status: 'CANCELLED' as const, cancelledAt: now, cancelReason: reason, cancelDetail: detail }
+      ? {
+          status: 'CANCELLED' as const,
+          cancelledAt: now,
+          cancelReason: reason,
+          cancelDetail: detail,
+        }
       : {}),
   };
   if (!plan.owed) return next;

@@ -6,7 +6,12 @@ import {
   planTicketCancel,
   withTicketsCancelled,
 } from '../../src/domain/partial-cancel.js';
-import { DEFAULT_FEES, priceCart, ticketPrice, type FeeSchedule } from '../../src/domain/pricing.js';
+import {
+  DEFAULT_FEES,
+  priceCart,
+  ticketPrice,
+  type FeeSchedule,
+} from '../../src/domain/pricing.js';
 import { DEFAULT_SHIPPING } from '../../src/domain/shipping.js';
 
 const NOW = new Date('2030-06-01T12:00:00Z');
@@ -71,18 +76,25 @@ function orderOf(currency: string, faces: number[], fees: FeeSchedule): Order {
 const cancelOf = (order: Order, ids: string[]) => {
   const plan = planTicketCancel(order, ids, 'requested', order.fees!);
   if (plan.kind !== 'cancel') throw new Error('expected a cancel');
-  return { plan, next: withTicketsCancelled(order, plan, { reason: 'requested', detail: '', now: NOW }) };
+  return {
+    plan,
+    next: withTicketsCancelled(order, plan, { reason: 'requested', detail: '', now: NOW }),
+  };
 };
 
 describe('the refund of a partial cancel', () => {
-  it('is the tickets\' ticketPrice share in JPY (no minor unit), order fees only with the last', () => {
+  it("is the tickets' ticketPrice share in JPY (no minor unit), order fees only with the last", () => {
     // JPY: 1 minor unit = ¥1. A processing fee of ¥300 (its tax ¥60) is the order's.
     const fees = { ...DEFAULT_FEES, serviceFeeMinMinor: 200, processingFeeMinor: 300 };
     const order = orderOf('JPY', [5_000, 5_000, 7_777], fees);
     const first = cancelOf(order, ['T3']);
     // ¥7777 + 10 % fee rounded half up (778) + 20 % tax on it (156) = ¥8711.
     expect(ticketPrice(7_777, fees).totalMinor).toBe(8_711);
-    expect(first.plan.owed).toEqual({ key: 'order:ord-1:T3', amountMinor: 8_711, ticketIds: ['T3'] });
+    expect(first.plan.owed).toEqual({
+      key: 'order:ord-1:T3',
+      amountMinor: 8_711,
+      ticketIds: ['T3'],
+    });
     expect(first.plan.last).toBe(false);
     expect(first.next.status).toBe('CONFIRMED');
     // The last two: their share plus the processing fee, its tax and the delivery.
@@ -95,10 +107,13 @@ describe('the refund of a partial cancel', () => {
     );
     expect(last.next.status).toBe('CANCELLED');
     // Both debts are owed, oldest first, and together they are what was captured.
-    expect(last.next.refundsOwed?.map((o) => o.amountMinor)).toEqual([8_711, order.grandMinor - 8_711]);
+    expect(last.next.refundsOwed?.map((o) => o.amountMinor)).toEqual([
+      8_711,
+      order.grandMinor - 8_711,
+    ]);
   });
 
-  it('is exact in KWD (3 decimals): 12.345 KD with its fee and the fee\'s tax', () => {
+  it("is exact in KWD (3 decimals): 12.345 KD with its fee and the fee's tax", () => {
     const fees = { ...DEFAULT_FEES, serviceFeeMinMinor: 500, processingFeeMinor: 1_000 };
     const order = orderOf('KWD', [12_345, 20_000], fees);
     const { plan } = cancelOf(order, ['T1']);

@@ -33,7 +33,10 @@ export function planPartialCancel(
   const byId = new Map(booking.tickets.map((t) => [t.ticket_id, t]));
   const unknown = ticketIds.filter((id) => !byId.has(id));
   if (unknown.length > 0)
-    throw invalid(Err.INVALID_TICKET_ID, `order ${booking.orderId} has no ticket ${unknown.join(', ')}`);
+    throw invalid(
+      Err.INVALID_TICKET_ID,
+      `order ${booking.orderId} has no ticket ${unknown.join(', ')}`,
+    );
   const before = new Set(booking.cancelledTicketIds ?? []);
   const newlyCancelled = [...new Set(ticketIds)]
     .filter((id) => !before.has(id))

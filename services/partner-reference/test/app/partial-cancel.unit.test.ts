@@ -71,8 +71,8 @@ describe('CANCEL with tickets (a partial cancel)', () => {
       ),
     ).toEqual({ id: 310, status: 410 });
     expect((await sut.availability(eventId, {})).areas[0]!.available).toBe(48);
-    expect((await sut.orderAction(id, { action: 'CANCEL', channel_info: channel })).order.status).toBe(
-      'CANCELLED',
-    );
+    expect(
+      (await sut.orderAction(id, { action: 'CANCEL', channel_info: channel })).order.status,
+    ).toBe('CANCELLED');
   });
 });
