@@ -243,7 +243,12 @@ describe('POST /admin/v1/orders/{orderId}/cancel with ticketIds (a partial cance
       ticketId: first,
       cancelledAt: at.toISOString(),
     });
-    expect(answer.json().tickets.slice(1).some((t: object) => 'cancelledAt' in t)).toBe(false);
+    expect(
+      answer
+        .json()
+        .tickets.slice(1)
+        .some((t: object) => 'cancelledAt' in t),
+    ).toBe(false);
   });
 
   it('answers malformed ticketIds 400 without calling cart, and cart refusals 400 and 409', async () => {
@@ -266,7 +271,12 @@ describe('POST /admin/v1/orders/{orderId}/cancel with ticketIds (a partial cance
         headers: auth,
         payload: payload as object,
       });
-    for (const bad of [{ ticketIds: [] }, { ticketIds: 'T1' }, { ticketIds: ['T1', 'T1'] }, { ticketIds: [''] }]) {
+    for (const bad of [
+      { ticketIds: [] },
+      { ticketIds: 'T1' },
+      { ticketIds: ['T1', 'T1'] },
+      { ticketIds: [''] },
+    ]) {
       const answer = await cancel(bad);
       expect(answer.statusCode).toBe(400);
       expect(answer.json().error).toEqual(expect.objectContaining({ code: expect.any(String) }));

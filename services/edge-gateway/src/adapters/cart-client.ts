@@ -270,18 +270,18 @@ export function toOrderRecord(o: GetOrderResponse): OrderRecord {
 /** Cart's order tickets as the edge's records (the cancelled ones with `cancelledAt`). */
 export function toOrderTickets(tickets: GetOrderResponse['tickets']): OrderRecord['tickets'] {
   return tickets.map((t) => ({
-      ticketId: t.ticketId,
-      seat: t.seat,
-      areaId: t.item?.areaId ?? '',
-      section: t.item?.section ?? '',
-      row: t.item?.row ?? '',
-      priceLevelId: t.item?.priceLevelId ?? '',
-      priceTypeId: t.item?.priceTypeId ?? '',
-      ...optional('unitPrice', money(t.item?.unitPrice)),
-      inventoryType: inventoryType(
-        t.item?.inventoryType ?? InventoryTypeMessage.INVENTORY_TYPE_PRIMARY,
-      ),
-      ...optional('cancelledAt', t.cancelledAt),
+    ticketId: t.ticketId,
+    seat: t.seat,
+    areaId: t.item?.areaId ?? '',
+    section: t.item?.section ?? '',
+    row: t.item?.row ?? '',
+    priceLevelId: t.item?.priceLevelId ?? '',
+    priceTypeId: t.item?.priceTypeId ?? '',
+    ...optional('unitPrice', money(t.item?.unitPrice)),
+    inventoryType: inventoryType(
+      t.item?.inventoryType ?? InventoryTypeMessage.INVENTORY_TYPE_PRIMARY,
+    ),
+    ...optional('cancelledAt', t.cancelledAt),
   }));
 }
 

@@ -420,7 +420,10 @@ export class PartnerApp {
       const now = this.#clock.now();
       const booking = await this.#current(found.id, now);
       if (action === 'CANCEL' && request.tickets !== undefined)
-        return { action, order: toOrder(await this.#cancelTickets(booking, request.tickets, now), now) };
+        return {
+          action,
+          order: toOrder(await this.#cancelTickets(booking, request.tickets, now), now),
+        };
       const status = nextStatusFor(booking, action);
       const changed = await this.#transition(booking, { status, updatedAt: now });
       return { action, order: toOrder(changed, now) };

@@ -245,7 +245,10 @@ export class SecureEntry {
       await this.voidTicket(ticket.id, 'ORDER_CANCELLED', at);
       voided += 1;
     }
-    this.deps.log.info({ order_id: orderId, tickets: voided }, 'tickets of a partial cancel voided');
+    this.deps.log.info(
+      { order_id: orderId, tickets: voided },
+      'tickets of a partial cancel voided',
+    );
   }
 
   /** Voids an order's tickets. Idempotent; a cancel that arrives first leaves a marker. */
