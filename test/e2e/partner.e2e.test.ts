@@ -123,6 +123,7 @@ describe.skipIf(!infra)('partner integration (distributed mode)', () => {
       language: 'en-us',
       channelType: 'INTERNET',
       printMessages: [],
+      ticketIds: [],
     });
 
   beforeAll(async () => {

@@ -56,6 +56,16 @@ describe('marquee orders', () => {
     ]);
   });
 
+  it('cancels only --tickets (comma separated, repeats dropped), refusing an empty list', async () => {
+    const sut = harness({ status: 200, body: { partnerCancelQueued: false, tickets: [] } });
+    expect(await sut.run(['orders', 'cancel', 'ord-1', '--tickets', 'T2, T1,T2'])).toBe(0);
+    expect(await sut.run(['orders', 'cancel', 'ord-1', '--tickets', 'T1,'])).toBe(2);
+    expect(await sut.run(['orders', 'cancel', 'ord-1', '--tickets', ''])).toBe(2);
+    expect(sut.calls).toEqual([
+      { method: 'POST', path: '/admin/v1/orders/ord-1/cancel', body: { ticketIds: ['T2', 'T1'] } },
+    ]);
+  });
+
   it('prints an order (PRINT unless --action says ROLLBACK_PRINT) and prints the answer', async () => {
     const sut = harness({ status: 200, body: { order: { orderId: 'ord-1' }, tickets: [] } });
     expect(await sut.run(['orders', 'print', 'ord-1'])).toBe(0);

@@ -486,6 +486,9 @@ export type OrderAnswer = Static<typeof OrderAnswer>;
 export const PRINT_MESSAGE_MAX_LINES = 3;
 export const PRINT_MESSAGE_MAX_LENGTH = 100;
 
+/** Most tickets one partial cancel (`request.tickets` of a CANCEL) may name. */
+export const MAX_CANCEL_TICKETS = 100;
+
 export const OrderActionRequest = Type.Object(
   {
     request: Type.Object(
@@ -498,6 +501,15 @@ export const OrderActionRequest = Type.Object(
             maxItems: PRINT_MESSAGE_MAX_LINES,
             description:
               'PRINT only: up to 3 additional lines of at most 100 characters, printed on the tickets and stored nowhere else',
+          }),
+        ),
+        tickets: Type.Optional(
+          Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+            minItems: 1,
+            maxItems: MAX_CANCEL_TICKETS,
+            uniqueItems: true,
+            description:
+              "CANCEL only (Marquee's extension): the `ticket_id`s of the order's tickets to cancel, the others stay sold. Absent: the whole order. A partner that cancels whole orders only answers 310; a repeat of a partial cancel of the same tickets succeeds",
           }),
         ),
       },

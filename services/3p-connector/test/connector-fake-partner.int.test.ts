@@ -165,6 +165,7 @@ describeIntegration('3p-connector with real Kafka and Mongo', ({ kafka, mongoUrl
       language: '',
       channelType: '',
       printMessages: [],
+      ticketIds: [],
     });
     expect(answer.queued).toBe(true);
     await waitFor(() => failed.find((e) => e.key === `order-${suffix}` && e.value?.willRetry), {

@@ -300,6 +300,7 @@ describeIntegration('3p-connector against partner-reference', ({ kafka, mongoUrl
         language: '',
         channelType: 'INTERNET',
         printMessages: [],
+        ticketIds: [],
       });
     expect((await act(partnerV1.OrderActionType.ORDER_ACTION_TYPE_PRINT)).order!.status).toBe(
       'PARTNER_ORDER_STATUS_PRINTED',
@@ -349,6 +350,7 @@ describeIntegration('3p-connector against partner-reference', ({ kafka, mongoUrl
       language: '',
       channelType: 'INTERNET',
       printMessages: [],
+      ticketIds: [],
     });
     expect(answer).toEqual({ order: undefined, queued: true });
     expect((await callUnary(admin, 'listQueuedCalls', { partnerId })).calls).toHaveLength(1);

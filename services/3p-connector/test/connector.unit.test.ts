@@ -328,6 +328,7 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
         language: '',
         channelType: '',
         printMessages: [],
+        ticketIds: [],
       });
     const messages = ['Happy birthday', 'x'.repeat(100), 'Gate 4'];
     const printed = await callUnary(connector, 'orderAction', {
@@ -338,6 +339,7 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
       language: '',
       channelType: '',
       printMessages: messages,
+      ticketIds: [],
     });
     expect(printed.order!.status).toBe('PARTNER_ORDER_STATUS_PRINTED');
     expect(JSON.parse(fake.calls('POST', /^\/v1\/orders\/O1$/).at(-1)!.body).request).toEqual({
@@ -359,6 +361,7 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
           language: '',
           channelType: '',
           printMessages: [...lines],
+          ticketIds: [],
         }),
       ).rejects.toMatchObject({ kind: 'invalid_argument' });
     expect(
@@ -548,6 +551,7 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
       language: '',
       channelType: '',
       printMessages: [],
+      ticketIds: [],
     });
     expect(answer).toEqual({ order: undefined, queued: true });
     // The same cancel from the bus is the same queue entry.

@@ -264,6 +264,7 @@ describe('CartService over gRPC: PrintOrder', () => {
   it('refuses a cancelled order (FAILED_PRECONDITION) without asking the partner', async () => {
     const orderId = await buy();
     await callUnary(client, 'cancelOrder', {
+      ticketIds: [],
       orderId,
       reason: CancelReason.CANCEL_REASON_REQUESTED,
       detail: 'test',
@@ -313,6 +314,7 @@ describe('CartService over gRPC: PrintOrder', () => {
     const orderId = await buy();
     const cancel = () =>
       callUnary(client, 'cancelOrder', {
+        ticketIds: [],
         orderId,
         reason: CancelReason.CANCEL_REASON_REQUESTED,
         detail: 'buyer asked',

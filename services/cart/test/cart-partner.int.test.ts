@@ -540,6 +540,7 @@ describeIntegration(
 
       // Cancel: order-cancelled → 3p-connector → the partner.
       const cancelled = await callUnary(cart, 'cancelOrder', {
+        ticketIds: [],
         orderId: first.order!.orderId,
         reason: cartV1.CancelReason.CANCEL_REASON_REQUESTED,
         detail: 'test',

@@ -192,7 +192,7 @@ describe('Stripe webhook events in cart', () => {
       cancelReason: 'payment-reversed',
       payment: { dispute: { disputeId: 'dp_1', reason: 'fraudulent' } },
     });
-    expect(stored?.refundOwed).toBeUndefined();
+    expect(stored?.refundsOwed).toBeUndefined();
     expect(stripe.keys('refunds.create')).toEqual([]);
   });
 

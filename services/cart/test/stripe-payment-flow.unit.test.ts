@@ -184,7 +184,7 @@ describe('a production cart paid through the Stripe adapter', () => {
       ],
     });
     const stored = await storage.orders.get(order.id);
-    expect(stored?.refundOwed).toBeUndefined();
+    expect(stored?.refundsOwed).toBeUndefined();
     expect(stored?.refundDueAt).toBeUndefined();
   });
 
@@ -195,7 +195,7 @@ describe('a production cart paid through the Stripe adapter', () => {
     const { order: cancelled } = await app.cancelOrder(order.id, 'event-cancelled', 'called off');
     expect(cancelled.status).toBe('CANCELLED');
     expect(cancelled.payment?.refunds).toEqual([]);
-    expect((await storage.orders.get(order.id))?.refundOwed).toEqual({
+    expect((await storage.orders.get(order.id))?.refundsOwed?.[0]).toEqual({
       key: `order:${order.id}`,
       amountMinor: unpaid,
       ticketIds: [],
@@ -209,7 +209,7 @@ describe('a production cart paid through the Stripe adapter', () => {
     await app.sweep();
     await app.sweep();
     const paid = await storage.orders.get(order.id);
-    expect(paid?.refundOwed).toBeUndefined();
+    expect(paid?.refundsOwed).toBeUndefined();
     expect(paid?.payment?.refundedMinor).toBe(unpaid);
     expect(stripe.refundsById.size).toBe(1);
     expect(new Set(stripe.keys('refunds.create'))).toEqual(new Set([`refund:order:${order.id}`]));
@@ -219,7 +219,7 @@ describe('a production cart paid through the Stripe adapter', () => {
     const { app, stripe } = await setup();
     const { order } = await boughtOrder(app);
     const { order: cancelled } = await app.cancelOrder(order.id, 'payment-reversed', 'dispute');
-    expect(cancelled.refundOwed).toBeUndefined();
+    expect(cancelled.refundsOwed).toBeUndefined();
     expect(stripe.keys('refunds.create')).toEqual([]);
   });
 

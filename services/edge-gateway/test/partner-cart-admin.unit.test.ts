@@ -162,6 +162,7 @@ describe('POST /admin/v1/orders/{orderId}/cancel', () => {
         return {
           order: { ...anOrder.order, status: 'CANCELLED' },
           partnerCancelQueued: reason === 'EVENT_CANCELLED',
+          tickets: anOrder.tickets,
         };
       },
     });
@@ -212,6 +213,81 @@ describe('POST /admin/v1/orders/{orderId}/cancel', () => {
     });
     expect(conflict.statusCode).toBe(409);
     expect(conflict.json().error.code).toBe('failed_precondition');
+  });
+});
+
+describe('POST /admin/v1/orders/{orderId}/cancel with ticketIds (a partial cancel)', () => {
+  it('passes the tickets to cart and answers the tickets with the cancelled ones marked', async () => {
+    const asked: (readonly string[] | undefined)[] = [];
+    const at = new Date('2030-06-01T12:00:00Z');
+    harness = await partnerEdge({
+      async cancelOrder(_orderId, _reason, _detail, ticketIds) {
+        asked.push(ticketIds);
+        return {
+          order: anOrder.order,
+          partnerCancelQueued: false,
+          tickets: anOrder.tickets.map((t, i) => (i === 0 ? { ...t, cancelledAt: at } : t)),
+        };
+      },
+    });
+    const first = anOrder.tickets[0]!.ticketId;
+    const answer = await harness.app.inject({
+      method: 'POST',
+      url: '/admin/v1/orders/ord-1/cancel',
+      headers: auth,
+      payload: { ticketIds: [first] },
+    });
+    expect(answer.statusCode).toBe(200);
+    expect(asked).toEqual([[first]]);
+    expect(answer.json().tickets[0]).toMatchObject({
+      ticketId: first,
+      cancelledAt: at.toISOString(),
+    });
+    expect(
+      answer
+        .json()
+        .tickets.slice(1)
+        .some((t: object) => 'cancelledAt' in t),
+    ).toBe(false);
+  });
+
+  it('answers malformed ticketIds 400 without calling cart, and cart refusals 400 and 409', async () => {
+    let calls = 0;
+    const refusals = [
+      Object.assign(new Error('order ord-1 has no ticket nope'), { kind: 'invalid_argument' }),
+      Object.assign(new Error('the partner of order ord-1 cancels whole orders only'), {
+        kind: 'failed_precondition',
+      }),
+    ];
+    harness = await partnerEdge({
+      async cancelOrder() {
+        throw refusals[calls++]!;
+      },
+    });
+    const cancel = (payload: unknown) =>
+      harness!.app.inject({
+        method: 'POST',
+        url: '/admin/v1/orders/ord-1/cancel',
+        headers: auth,
+        payload: payload as object,
+      });
+    for (const bad of [
+      { ticketIds: [] },
+      { ticketIds: 'T1' },
+      { ticketIds: ['T1', 'T1'] },
+      { ticketIds: [''] },
+    ]) {
+      const answer = await cancel(bad);
+      expect(answer.statusCode).toBe(400);
+      expect(answer.json().error).toEqual(expect.objectContaining({ code: expect.any(String) }));
+    }
+    expect(calls).toBe(0);
+    const unknown = await cancel({ ticketIds: ['nope'] });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().error.message).toContain('nope');
+    const whole = await cancel({ ticketIds: ['T1'] });
+    expect(whole.statusCode).toBe(409);
+    expect(whole.json().error.message).toContain('whole orders only');
   });
 });
 

@@ -34,6 +34,8 @@ export const configSchema = serviceConfigSchema({
   PARTNER_TOKEN_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(10),
   PARTNER_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
   /** How long a booking holds its seats. */
+  /** `false`: CANCEL with `tickets` is refused with 310 (a partner that cancels whole orders only). */
+  PARTNER_PARTIAL_CANCEL: flag().default(true),
   BOOKING_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
   /** How often expired bookings are swept (they are also expired lazily on every read). */
   PARTNER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),

@@ -71,6 +71,7 @@ export async function buildPartnerReference(
     clock,
     ids: randomIds,
     bookingTimeoutMs: config.BOOKING_TIMEOUT_MS,
+    partialCancel: config.PARTNER_PARTIAL_CANCEL,
   });
   const backOffice = new BackOffice({ repositories, clock, ids: randomIds });
   const credentials = new ClientCredentials({

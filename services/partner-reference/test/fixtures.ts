@@ -133,7 +133,12 @@ export interface Harness {
 }
 
 export function harness(
-  options: { mongo?: Connection; bookingTimeoutMs?: number; clock?: ManualClock } = {},
+  options: {
+    mongo?: Connection;
+    bookingTimeoutMs?: number;
+    clock?: ManualClock;
+    partialCancel?: boolean;
+  } = {},
 ): Harness {
   const repositories = createPartnerRepositories(createServiceStores(options.mongo));
   const clock = options.clock ?? new ManualClock();
@@ -145,6 +150,7 @@ export function harness(
       clock,
       ids: randomIds,
       bookingTimeoutMs: options.bookingTimeoutMs ?? 600_000,
+      ...(options.partialCancel !== undefined ? { partialCancel: options.partialCancel } : {}),
     }),
     backOffice: new BackOffice({ repositories, clock, ids: randomIds }),
   };

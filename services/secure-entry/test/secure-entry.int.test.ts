@@ -212,6 +212,8 @@ describeIntegration('secure-entry with real Kafka and Mongo', ({ kafka, mongoUrl
           detail: '',
           cancelledAt: new Date(),
           sandbox: false,
+          ticketIds: [],
+          partial: false,
         },
       },
     ]);

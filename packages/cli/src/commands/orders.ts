@@ -31,23 +31,35 @@ export const ordersGet: Command = {
   },
 };
 
+/** `--tickets a,b`: the ticket ids, comma separated, without blanks or repeats. */
+function ticketList(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  const ids = typeof value === 'string' ? value.split(',').map((id) => id.trim()) : [];
+  if (ids.length === 0 || ids.some((id) => id === ''))
+    throw new UsageError('--tickets must list ticket ids, comma separated (a,b)');
+  return [...new Set(ids)];
+}
+
 /**
- * `marquee orders cancel <orderId> [--reason R] [--detail text]`:
- * `POST /admin/v1/orders/{id}/cancel`; prints `{order, partnerCancelQueued}`.
+ * `marquee orders cancel <orderId> [--tickets a,b] [--reason R] [--detail text]`:
+ * `POST /admin/v1/orders/{id}/cancel`; prints `{order, partnerCancelQueued, tickets}`. With
+ * `--tickets`, only those tickets are cancelled and refunded (a partial cancel).
  */
 export const ordersCancel: Command = {
   path: ['orders', 'cancel'],
   summary:
-    'Cancel a confirmed order (prints {"order", "partnerCancelQueued"}: true when the partner cancel is queued for retry)',
-  usage: `<orderId> [--reason ${REASONS.join('|')}] [--detail <text>]`,
-  options: { reason: { type: 'string' }, detail: { type: 'string' } },
+    'Cancel a confirmed order, or only --tickets of it (prints {"order", "partnerCancelQueued", "tickets"}: queued is true when the partner cancel is queued for retry)',
+  usage: `<orderId> [--tickets <id,id>] [--reason ${REASONS.join('|')}] [--detail <text>]`,
+  options: { reason: { type: 'string' }, detail: { type: 'string' }, tickets: { type: 'string' } },
   async run({ options, positionals, admin, out }) {
     const id = onlyId(positionals);
     const reason = oneOf('reason', options.reason, REASONS);
     const detail = options.detail;
+    const ticketIds = ticketList(options.tickets);
     const body = {
       ...(typeof reason === 'string' ? { reason } : {}),
       ...(typeof detail === 'string' ? { detail } : {}),
+      ...(ticketIds ? { ticketIds } : {}),
     };
     print(out, await admin.post(`orders/${id}/cancel`, body));
   },

@@ -341,6 +341,29 @@ export class ConnectorRuntime {
       });
     const printMessages = checkPrintMessages(action, request.printMessages ?? []);
     const { imported, partner, api } = await this.resolve(request.eventId);
+    const ticketIds = request.ticketIds ?? [];
+    if (ticketIds.length > 0 && action !== 'CANCEL')
+      throw new ConnectorError('invalid_argument', 'ticket_ids are for CANCEL only', {
+        field: 'ticket_ids',
+      });
+    if (action === 'CANCEL' && ticketIds.length > 0) {
+      // A partial cancel: sent now, never queued. The caller (cart) refuses it when the partner
+      // does not take it, before it marks or refunds anything (a 310 comes back as
+      // failed_precondition with details.partnerErrorId).
+      const answer = await api.orderAction(
+        request.inventoryOrderId,
+        {
+          request: {
+            action,
+            channel_info: { channel_type: request.channelType || 'INTERNET' },
+            ...(request.language ? { language: request.language } : {}),
+            tickets: [...ticketIds],
+          },
+        },
+        options,
+      );
+      return { order: partnerOrder(answer.order, imported), queued: false };
+    }
     if (action === 'CANCEL') {
       const outcome = await this.deps.cancels.cancel(
         {

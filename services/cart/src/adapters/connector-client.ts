@@ -92,6 +92,19 @@ export function createConnectorClient(
         language: '',
         channelType: 'INTERNET',
         printMessages: [],
+        ticketIds: [],
+      });
+    },
+    async cancelTickets(input) {
+      await callUnary(client, 'orderAction', {
+        eventId: input.eventId,
+        inventoryOrderId: input.inventoryOrderId,
+        orderId: input.orderId,
+        action: OrderActionType.ORDER_ACTION_TYPE_CANCEL,
+        language: '',
+        channelType: 'INTERNET',
+        printMessages: [],
+        ticketIds: [...input.ticketIds],
       });
     },
     close: () => client.close(),

@@ -19,6 +19,7 @@ import {
 } from '@marquee/proto/cart/v1';
 import type { Cart, HeldTicket, ReleaseReason } from '../domain/cart.js';
 import {
+  owedRefundsOf,
   paymentOf,
   type CancelReason,
   type Order,
@@ -111,6 +112,7 @@ export function orderTickets(order: Order): ProtoOrderTicket[] {
     ticketId: t.ticketId,
     seat: t.seat,
     item: bookingItems([t], order.currency)[0]!,
+    ...(t.cancelledAt ? { cancelledAt: t.cancelledAt } : {}),
   }));
 }
 
@@ -192,7 +194,7 @@ export function orderPaymentMessage(order: Order): OrderPayment {
       ticketIds: r.ticketIds,
       refundedAt: r.at,
     })),
-    refundPending: order.refundOwed !== undefined,
+    refundPending: owedRefundsOf(order).length > 0,
     disputed: p.dispute !== undefined,
   };
 }
@@ -228,16 +230,28 @@ export function cancelReasonFromProto(reason: ProtoCancelReason): CancelReason {
   return (found?.[0] as CancelReason | undefined) ?? 'requested';
 }
 
-export function orderCancelledMessage(order: Order): OrderCancelled {
+/**
+ * `order-cancelled`: the order cancelled whole (`ticketIds` empty), or some of its tickets
+ * (`ticketIds`, a partial cancel; `partial` while the order keeps other valid tickets). The reason,
+ * detail and time of a partial cancel are those of that cancel.
+ */
+export function orderCancelledMessage(
+  order: Order,
+  ticketIds: readonly string[] = [],
+): OrderCancelled {
+  const partial = ticketIds.length > 0 && order.status !== 'CANCELLED';
+  const cancel = ticketIds.length > 0 ? order.ticketCancels?.at(-1) : undefined;
   return {
     orderId: order.id,
     eventId: order.eventId,
     partnerId: order.partnerId,
     inventoryOrderId: order.inventoryOrderId,
-    reason: cancelReasonToProto(order.cancelReason),
-    detail: order.cancelDetail ?? '',
-    cancelledAt: order.cancelledAt,
+    reason: cancelReasonToProto(cancel?.reason ?? order.cancelReason),
+    detail: cancel?.detail ?? order.cancelDetail ?? '',
+    cancelledAt: cancel?.at ?? order.cancelledAt,
     sandbox: order.sandbox,
+    ticketIds: [...ticketIds],
+    partial,
   };
 }
 

@@ -278,7 +278,7 @@ export function orderRepository(
       ordersConfirmed.add(1);
       return stored;
     },
-    updateCancelled: async (order, expectedVersion) => {
+    updateCancelled: async (order, expectedVersion, ticketIds = []) => {
       const stored = await store.update(
         order.id,
         expectedVersion,
@@ -287,7 +287,7 @@ export function orderRepository(
           events: [
             createOutboxEvent(orderCancelledTopic, {
               key: order.id,
-              value: orderCancelledMessage(order),
+              value: orderCancelledMessage(order, ticketIds),
               ...(order.cancelledAt ? { time: order.cancelledAt } : {}),
             }),
           ],

@@ -6,6 +6,7 @@ import type { SellableEvent } from '../domain/sellable-event.js';
 import type { ShippingOption } from '../domain/shipping.js';
 import { AddPayment } from './commands/add-payment.js';
 import { CancelOrder } from './commands/cancel-order.js';
+import { CancelOrderTickets } from './commands/cancel-tickets.js';
 import { CommitCart } from './commands/commit.js';
 import { EraseFanCarts } from './commands/erase-fan-carts.js';
 import { EraseFanContact } from './commands/erase-fan-contact.js';
@@ -125,7 +126,7 @@ export class CartApp {
       new SweepAbandonedPayments(core),
     );
     this.#purge = new PurgeEndedCarts(core);
-    this.#cancelOrder = new CancelOrder(deps, refunds);
+    this.#cancelOrder = new CancelOrder(deps, refunds, new CancelOrderTickets(deps));
     this.#stripeEvent = new HandleStripeEvent(core, this.#cancelOrder);
     this.#printOrder = new PrintOrder(deps);
     this.#recordTracking = new RecordTracking(deps);
@@ -231,12 +232,14 @@ export class CartApp {
     return this.#purge.handle(limit);
   }
 
+  /** Cancels the order, or only `ticketIds` of it (a partial cancel) when some are given. */
   cancelOrder(
     orderId: string,
     reason: CancelReason,
     detail: string,
+    ticketIds: readonly string[] = [],
   ): Promise<{ order: Order; partnerCancelQueued: boolean }> {
-    return this.#cancelOrder.handle(orderId, reason, detail);
+    return this.#cancelOrder.handle(orderId, reason, detail, ticketIds);
   }
 
   handleStripeEvent(event: StripeEventInput): Promise<string> {

@@ -55,8 +55,15 @@ export interface OrderRepository {
   get(id: string): Promise<Stored<Order> | undefined>;
   /** Inserts with `order-confirmed`; kind `already_exists` when the order (or its number) exists. */
   insertConfirmed(order: Order): Promise<Stored<Order>>;
-  /** Writes the cancellation with `order-cancelled`. */
-  updateCancelled(order: Order, expectedVersion: number): Promise<Stored<Order>>;
+  /**
+   * Writes a cancellation with `order-cancelled`: of the whole order, or of `ticketIds` (a partial
+   * cancel, the order's latest `ticketCancels` entry).
+   */
+  updateCancelled(
+    order: Order,
+    expectedVersion: number,
+    ticketIds?: readonly string[],
+  ): Promise<Stored<Order>>;
   /**
    * Writes a change of the order's money (a refund owed, paid or refused; a dispute), with one
    * `payment-refunded` per refund in `refunded`.
@@ -171,6 +178,17 @@ export interface PartnerConnector {
     inventoryOrderId: string;
     orderId: string;
     action: 'PRINT' | 'ROLLBACK_PRINT';
+  }): Promise<void>;
+  /**
+   * Cancels some tickets of a partner order now (action CANCEL with `tickets`); never queued.
+   * Rejects with the connector's error: `details.partnerErrorId` 310 when the partner cancels whole
+   * orders only, kind `unavailable` when it could not be asked.
+   */
+  cancelTickets(input: {
+    eventId: string;
+    inventoryOrderId: string;
+    orderId: string;
+    ticketIds: readonly string[];
   }): Promise<void>;
 }
 

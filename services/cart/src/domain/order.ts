@@ -1,4 +1,5 @@
 import type { CartChannel } from './cart.js';
+import type { FeeSchedule } from './pricing.js';
 import type { ShippingOption } from './shipping.js';
 
 export type OrderStatus = 'CONFIRMED' | 'CANCELLED';
@@ -17,6 +18,19 @@ export interface OrderTicket {
   priceTypeId: string;
   faceValueMinor: number;
   generalAdmission: boolean;
+  /** When this ticket was cancelled by a partial cancel; absent while it is valid. */
+  cancelledAt?: Date;
+}
+
+/** One partial cancel of an order: the tickets it cancelled together, and why. */
+export interface TicketCancel {
+  /** The partner's ticket ids, sorted. */
+  ticketIds: string[];
+  at: Date;
+  reason: CancelReason;
+  detail: string;
+  /** The idempotency key of its refund (`order:<id>:<ticket ids>`); absent when it owed none. */
+  refundKey?: string;
 }
 
 /** An order as the platform sees it: written once at commit, then only its status changes. */
@@ -48,9 +62,21 @@ export interface Order {
   paymentId: string;
   /** The money of the order: what was authorised, captured and refunded (see `paymentOf`). */
   payment?: OrderPayment;
-  /** A refund the order still owes (its cancel wrote it); the sweeper retries it until done. */
+  /**
+   * The fee schedule the order was priced with (the cart's, at commit): a partial cancel refunds
+   * its tickets' share with it. Absent on orders written before it was kept.
+   */
+  fees?: FeeSchedule;
+  /** The partial cancels of the order, oldest first (`tickets[].cancelledAt` marks the tickets). */
+  ticketCancels?: TicketCancel[];
+  /**
+   * Refunds the order still owes (its cancels wrote them), oldest first; the sweeper retries them
+   * until done. Read through `owedRefundsOf`, which also reads `refundOwed`.
+   */
+  refundsOwed?: RefundOwed[];
+  /** The one owed refund of orders written before an order could owe several; read only. */
   refundOwed?: RefundOwed;
-  /** When the owed refund is next tried (`refundOwed` set); absent otherwise. */
+  /** When the owed refunds are next tried (some owed); absent otherwise. */
   refundDueAt?: Date;
   /** The processor refused the owed refund for good: an operator settles it. */
   refundRefused?: { key: string; reason: string; at: Date };
@@ -154,15 +180,41 @@ export function refundableMinor(order: Order): number {
   return Math.max(0, payment.capturedMinor - payment.refundedMinor);
 }
 
+/** The refunds the order owes, oldest first (the list, or the one of an older order). */
+export function owedRefundsOf(order: Order): RefundOwed[] {
+  return order.refundsOwed ?? (order.refundOwed ? [order.refundOwed] : []);
+}
+
+/** What is captured and neither refunded nor owed already: what a new cancel may still refund. */
+export function unclaimedMinor(order: Order): number {
+  const owed = owedRefundsOf(order).reduce((sum, r) => sum + r.amountMinor, 0);
+  return Math.max(0, refundableMinor(order) - owed);
+}
+
+/** No refund is made on a reversed or disputed payment: the issuer took the money back. */
+export const refundsBarred = (order: Order, reason: CancelReason): boolean =>
+  reason === 'payment-reversed' || paymentOf(order).dispute !== undefined;
+
 /**
- * The refund a cancel owes: what is captured and not refunded yet, under a key derived from the
- * order (and from its tickets, for a cancel of some of them), so that every retry asks the
+ * The order owing `owed` (its list replaced; `refundDueAt` set when any is owed, else removed):
+ * always written as `refundsOwed`, never as the older single `refundOwed`.
+ */
+export function withOwedRefunds(order: Order, owed: RefundOwed[], dueAt: Date | undefined): Order {
+  const { refundOwed: _one, refundsOwed: _list, refundDueAt: _due, ...rest } = order;
+  if (owed.length === 0) return rest;
+  return { ...rest, refundsOwed: owed, refundDueAt: dueAt ?? order.refundDueAt ?? new Date(0) };
+}
+
+/**
+ * The refund a cancel of the whole order owes: what is captured and neither refunded nor owed by
+ * an earlier partial cancel yet, under the key `order:<id>`, so that every retry asks the
  * processor for the same refund. Nothing when nothing is left to refund, or when the payment was
  * reversed by the card issuer (a dispute: the money went back already; a refund would pay twice).
+ * A cancel of some tickets: `partial-cancel.ts`.
  */
 export function refundOwedOnCancel(order: Order, reason: CancelReason): RefundOwed | undefined {
-  if (reason === 'payment-reversed' || paymentOf(order).dispute) return undefined;
-  const amountMinor = refundableMinor(order);
+  if (refundsBarred(order, reason)) return undefined;
+  const amountMinor = unclaimedMinor(order);
   if (amountMinor <= 0) return undefined;
   return { key: `order:${order.id}`, amountMinor, ticketIds: [] };
 }

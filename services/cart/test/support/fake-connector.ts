@@ -23,7 +23,11 @@ interface FakeBooking {
  */
 export class FakeConnector implements PartnerConnector {
   readonly bookings = new Map<string, FakeBooking>();
-  calls = { createBooking: 0, releaseBooking: 0, createOrder: 0, printOrder: 0 };
+  calls = { createBooking: 0, releaseBooking: 0, createOrder: 0, printOrder: 0, cancelTickets: 0 };
+  /** Partner ticket ids cancelled by partial cancels. */
+  readonly cancelledTickets = new Set<string>();
+  /** The partner answers partial cancels with 310 (it cancels whole orders only). */
+  wholeOrdersOnly = false;
   /** Partner order ids printed (PRINT taken, no ROLLBACK_PRINT since). */
   readonly printed = new Set<string>();
   down = false;
@@ -131,6 +135,17 @@ export class FakeConnector implements PartnerConnector {
         },
       ],
     };
+  }
+
+  async cancelTickets(input: Parameters<PartnerConnector['cancelTickets']>[0]): Promise<void> {
+    this.calls.cancelTickets += 1;
+    if (this.down) throw Object.assign(new Error('partner down'), { kind: 'unavailable' });
+    if (this.wholeOrdersOnly)
+      throw Object.assign(new Error('partner refused (error id 310, HTTP 400)'), {
+        kind: 'failed_precondition',
+        details: { partnerErrorId: 310 },
+      });
+    for (const id of input.ticketIds) this.cancelledTickets.add(id);
   }
 
   async printOrder(input: Parameters<PartnerConnector['printOrder']>[0]): Promise<void> {

@@ -263,20 +263,26 @@ export function toOrderRecord(o: GetOrderResponse): OrderRecord {
     order: toCartOrder(o.order!),
     eventId: o.eventId,
     cartId: o.cartId,
-    tickets: o.tickets.map((t) => ({
-      ticketId: t.ticketId,
-      seat: t.seat,
-      areaId: t.item?.areaId ?? '',
-      section: t.item?.section ?? '',
-      row: t.item?.row ?? '',
-      priceLevelId: t.item?.priceLevelId ?? '',
-      priceTypeId: t.item?.priceTypeId ?? '',
-      ...optional('unitPrice', money(t.item?.unitPrice)),
-      inventoryType: inventoryType(
-        t.item?.inventoryType ?? InventoryTypeMessage.INVENTORY_TYPE_PRIMARY,
-      ),
-    })),
+    tickets: toOrderTickets(o.tickets),
   };
+}
+
+/** Cart's order tickets as the edge's records (the cancelled ones with `cancelledAt`). */
+export function toOrderTickets(tickets: GetOrderResponse['tickets']): OrderRecord['tickets'] {
+  return tickets.map((t) => ({
+    ticketId: t.ticketId,
+    seat: t.seat,
+    areaId: t.item?.areaId ?? '',
+    section: t.item?.section ?? '',
+    row: t.item?.row ?? '',
+    priceLevelId: t.item?.priceLevelId ?? '',
+    priceTypeId: t.item?.priceTypeId ?? '',
+    ...optional('unitPrice', money(t.item?.unitPrice)),
+    inventoryType: inventoryType(
+      t.item?.inventoryType ?? InventoryTypeMessage.INVENTORY_TYPE_PRIMARY,
+    ),
+    ...optional('cancelledAt', t.cancelledAt),
+  }));
 }
 
 /** Trailer of the standard rich error model: a serialised `google.rpc.Status`. */
@@ -505,15 +511,17 @@ export function createCartClient(
         sandbox: caller.sandbox,
       });
     },
-    async cancelOrder(orderId, reason, detail) {
+    async cancelOrder(orderId, reason, detail, ticketIds = []) {
       const answer = await unary('cancelOrder', {
         orderId,
         reason: reason ? CANCEL_REASON[reason] : CancelReasonMessage.CANCEL_REASON_UNSPECIFIED,
         detail,
+        ticketIds: [...ticketIds],
       });
       return {
         order: toCartOrder(answer.order ?? emptyOrder()),
         partnerCancelQueued: answer.partnerCancelQueued,
+        tickets: toOrderTickets(answer.tickets ?? []),
       };
     },
     async getOrder(orderId) {

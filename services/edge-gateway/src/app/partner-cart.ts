@@ -323,6 +323,8 @@ export interface OrderTicketRecord {
   priceTypeId: string;
   unitPrice?: Money;
   inventoryType: InventoryType;
+  /** When a partial cancel cancelled this ticket; absent while it is valid. */
+  cancelledAt?: Date;
 }
 
 export interface OrderRecord {
@@ -367,12 +369,18 @@ export interface PartnerCart {
   /** Idempotent. */
   releaseCart(caller: CartCaller, eventId: string, cartId: string): Promise<void>;
   recordTracking(caller: CartCaller, hit: TrackingHit): Promise<void>;
-  /** Operators. */
+  /**
+   * Operators: cancels the order, or only `ticketIds` of it (a partial cancel) when some are given.
+   * Kind `invalid_argument` for a ticket the order lacks, `failed_precondition` for a ticket
+   * cancelled already or a partner that cancels whole orders only, `unavailable` when the partner
+   * did not take a partial cancel (nothing changed).
+   */
   cancelOrder(
     orderId: string,
     reason: CancelReason | undefined,
     detail: string,
-  ): Promise<{ order: CartOrder; partnerCancelQueued: boolean }>;
+    ticketIds?: readonly string[],
+  ): Promise<{ order: CartOrder; partnerCancelQueued: boolean; tickets: OrderTicketRecord[] }>;
   /** Operators (no app): any order; kind `not_found` when unknown. */
   getOrder(orderId: string): Promise<OrderRecord>;
   /**

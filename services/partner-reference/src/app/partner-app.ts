@@ -35,6 +35,7 @@ import {
   applyHold,
   availableIn,
   chooseSeats,
+  dropSaleParts,
   expiredHolds,
   findHold,
   newInventory,
@@ -65,6 +66,7 @@ import {
   parsePageSize,
   parseSort,
 } from '../domain/validation.js';
+import { placesOf, planPartialCancel } from '../domain/partial-cancel.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { errorKind, type Clock, type IdGenerator, type PartnerRepositories } from './ports.js';
 
@@ -74,6 +76,8 @@ export interface PartnerAppOptions {
   ids: IdGenerator;
   /** How long a booking holds its seats. */
   bookingTimeoutMs: number;
+  /** CANCEL with `tickets` is taken (default); false: refused with 310, whole orders only. */
+  partialCancel?: boolean;
 }
 
 /** What a drilled healthcheck answers (back office `PUT /admin/v1/healthcheck`). */
@@ -104,6 +108,7 @@ export class PartnerApp {
   readonly #ids: IdGenerator;
   readonly #timeoutMs: number;
   readonly #queue = new KeyedQueue();
+  readonly #partialCancel: boolean;
   readonly #manifests = new Map<string, CachedManifest>();
   /**
    * The last inventory record this process read or wrote, per event. Safe because every read and
@@ -118,6 +123,7 @@ export class PartnerApp {
     this.#clock = options.clock;
     this.#ids = options.ids;
     this.#timeoutMs = options.bookingTimeoutMs;
+    this.#partialCancel = options.partialCancel ?? true;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -413,6 +419,11 @@ export class PartnerApp {
     return this.#queue.run(found.eventId, async () => {
       const now = this.#clock.now();
       const booking = await this.#current(found.id, now);
+      if (action === 'CANCEL' && request.tickets !== undefined)
+        return {
+          action,
+          order: toOrder(await this.#cancelTickets(booking, request.tickets, now), now),
+        };
       const status = nextStatusFor(booking, action);
       const changed = await this.#transition(booking, { status, updatedAt: now });
       return { action, order: toOrder(changed, now) };
@@ -645,6 +656,41 @@ export class PartnerApp {
       try {
         await this.#saveInventory(inventory);
         return;
+      } catch (error) {
+        if (errorKind(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /**
+   * CANCEL with `tickets` (domain/partial-cancel.ts): the booking records the cancelled tickets
+   * first, then their places leave the sale; every call frees the places of all cancelled tickets
+   * again (idempotent), so a retry repairs a crash between the two writes.
+   */
+  async #cancelTickets(booking: BookingRecord, ticketIds: string[], now: Date) {
+    if (!this.#partialCancel)
+      throw refused(Err.PARTIAL_REQUESTS_NOT_ALLOWED, 'this partner cancels whole orders only');
+    const plan = planPartialCancel(booking, ticketIds);
+    if (plan.whole) return this.#transition(booking, { status: 'CANCELLED', updatedAt: now });
+    const changed =
+      plan.newlyCancelled.length === 0
+        ? booking
+        : await this.#repos.bookings.update(booking.id, booking.version, {
+            ...booking,
+            cancelledTicketIds: plan.cancelledTicketIds,
+            updatedAt: now,
+          });
+    const { event } = await this.#event(booking.eventId);
+    const manifest = await this.#manifest(event.manifest_id);
+    const cancelled = booking.tickets.filter((t) => plan.cancelledTicketIds.includes(t.ticket_id));
+    const parts = placesOf(cancelled, manifest.areaIndex, manifest.seatIndex);
+    for (let attempt = 1; ; attempt += 1) {
+      const inventory = await this.#loadInventory(booking.eventId);
+      if (inventory === undefined || !dropSaleParts(inventory, booking.id, parts)) return changed;
+      inventory.updatedAt = now;
+      try {
+        await this.#saveInventory(inventory);
+        return changed;
       } catch (error) {
         if (errorKind(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
       }

@@ -233,6 +233,46 @@ export function dropSale(inventory: InventoryRecord, token: string): boolean {
   return true;
 }
 
+/**
+ * Puts some places of a sale back on sale (a partial cancel): the seats of `parts` that the
+ * token's sale still has, and up to `places` of each general-admission area. Idempotent: places
+ * freed before are not in the sale any more and are skipped. The sale keeps its other places (and
+ * disappears when it has none left). Returns whether the inventory changed.
+ */
+export function dropSaleParts(
+  inventory: InventoryRecord,
+  token: string,
+  parts: readonly AllocationPart[],
+): boolean {
+  const entry = entryOf(inventory.sales, token);
+  if (entry === undefined) return false;
+  const sale = decodeAllocation(entry);
+  let changed = false;
+  const kept: AllocationPart[] = [];
+  for (const part of sale.parts) {
+    const dropping = parts.filter((p) => p.area === part.area);
+    const seats = new Set(dropping.flatMap((p) => p.seats));
+    const places = dropping.reduce((sum, p) => sum + p.places, 0);
+    const stock = inventory.areas[part.area]!;
+    const freedSeats = part.seats.filter((seat) => seats.has(seat));
+    const freedPlaces = Math.min(part.places, places);
+    if (freedSeats.length > 0) setSeats(stock, freedSeats, SOLD, FREE);
+    stock.sold -= freedPlaces;
+    changed ||= freedSeats.length > 0 || freedPlaces > 0;
+    const rest = {
+      area: part.area,
+      seats: part.seats.filter((seat) => !seats.has(seat)),
+      places: part.places - freedPlaces,
+    };
+    if (rest.seats.length > 0 || rest.places > 0) kept.push(rest);
+  }
+  if (!changed) return false;
+  inventory.sales = without(inventory.sales, token);
+  if (kept.length > 0)
+    inventory.sales = appended(inventory.sales, encodeAllocation({ ...sale, parts: kept }));
+  return true;
+}
+
 /** Tokens whose hold has run out at `now`. */
 export function expiredHolds(inventory: InventoryRecord, now: number): string[] {
   if (inventory.nextExpiryAt === null || inventory.nextExpiryAt > now) return [];

@@ -74,6 +74,8 @@ export interface BookingRecord extends VersionedRecord {
   confirmedAt?: Date;
   paymentMethodType?: string;
   deliveryMethodType?: string;
+  /** Tickets cancelled by partial cancels (CANCEL with `tickets`); their places are for sale again. */
+  cancelledTicketIds?: string[];
 }
 
 /** Points a platform reference (cart id) of an event at its latest booking: idempotent holds. */

@@ -61,6 +61,7 @@ export function createConnectorClient(
         language: '',
         channelType: '',
         printMessages: [],
+        ticketIds: [],
       });
       return { queued: answer.queued };
     },

@@ -225,6 +225,32 @@ export class SecureEntry {
 
   // ---------------------------------------------------------------- voiding (order-cancelled)
 
+  /**
+   * Voids the tickets of a partial cancel: only the order's entry tickets whose partner ticket id
+   * is in `partnerTicketIds`, each with its `ticket-voided`; the order and its other tickets stay
+   * valid. Idempotent. An order not issued yet throws (the record is retried): a partial cancel
+   * is made on a confirmed order, so its `order-confirmed` is on its way.
+   */
+  async cancelTickets(
+    orderId: string,
+    partnerTicketIds: readonly string[],
+    at: Date,
+  ): Promise<void> {
+    const order = await this.deps.orders.get(orderId);
+    if (!order) throw new Error(`order ${orderId} is not issued yet; its partial cancel waits`);
+    const wanted = new Set(partnerTicketIds);
+    let voided = 0;
+    for (const ticket of await this.deps.tickets.listByOrder(orderId)) {
+      if (!wanted.has(ticket.partnerTicketId) || ticket.status === 'voided') continue;
+      await this.voidTicket(ticket.id, 'ORDER_CANCELLED', at);
+      voided += 1;
+    }
+    this.deps.log.info(
+      { order_id: orderId, tickets: voided },
+      'tickets of a partial cancel voided',
+    );
+  }
+
   /** Voids an order's tickets. Idempotent; a cancel that arrives first leaves a marker. */
   async cancel(orderId: string, eventId: string, at: Date): Promise<void> {
     const { orders } = this.deps;

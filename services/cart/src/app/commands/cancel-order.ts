@@ -1,29 +1,45 @@
 import { CartError, ErrorCode } from '../../domain/errors.js';
-import { refundOwedOnCancel, type CancelReason, type Order } from '../../domain/order.js';
+import {
+  owedRefundsOf,
+  refundOwedOnCancel,
+  withOwedRefunds,
+  type CancelReason,
+  type Order,
+} from '../../domain/order.js';
 import { retryingConflicts, withoutVersion } from '../core/records.js';
 import type { Clock, Log, OrderRepository } from '../ports.js';
+import type { CancelOrderTickets } from './cancel-tickets.js';
 import type { RefundOrder } from './refund-order.js';
 
 /**
  * Cancels a confirmed order: CANCELLED with `order-cancelled`, which 3p-connector consumes and
  * sends to the partner (queued and retried while the partner is down), and secure-entry consumes
  * to void the order's tickets. The same write records the refund the order owes (all that was
- * captured and not refunded yet; none for a payment the issuer reversed), so it cannot be lost;
- * the refund is then tried at once, and by the sweeper until the processor took it (see
- * `RefundOrder`). Idempotent. `partnerCancelQueued` is true when the partner cancel is left to
- * that queue.
+ * captured and neither refunded nor owed yet; none for a payment the issuer reversed), so it
+ * cannot be lost; the refund is then tried at once, and by the sweeper until the processor took it
+ * (see `RefundOrder`). Idempotent. `partnerCancelQueued` is true when the partner cancel is left
+ * to that queue.
+ *
+ * With `ticketIds`, only those tickets are cancelled (`CancelOrderTickets`); the partner took that
+ * cancel before anything was written, so nothing is queued.
  */
 export class CancelOrder {
   constructor(
     private readonly deps: { orders: OrderRepository; clock: Clock; log: Log },
     private readonly refunds: RefundOrder,
+    private readonly tickets: CancelOrderTickets,
   ) {}
 
   async handle(
     orderId: string,
     reason: CancelReason,
     detail: string,
+    ticketIds: readonly string[] = [],
   ): Promise<{ order: Order; partnerCancelQueued: boolean }> {
+    if (ticketIds.length > 0) {
+      const { order, changed } = await this.tickets.handle(orderId, ticketIds, reason, detail);
+      return { order: changed ? await this.#refund(order) : order, partnerCancelQueued: false };
+    }
     const { orders, clock } = this.deps;
     const cancelled = await retryingConflicts(async () => {
       const order = await orders.get(orderId);
@@ -33,27 +49,30 @@ export class CancelOrder {
         return { order: withoutVersion(order), partnerCancelQueued: false };
       const now = clock.now();
       const owed = refundOwedOnCancel(order, reason);
+      const next: Order = {
+        ...withoutVersion(order),
+        status: 'CANCELLED',
+        cancelledAt: now,
+        cancelReason: reason,
+        cancelDetail: detail,
+      };
       const written = await orders.updateCancelled(
-        {
-          ...withoutVersion(order),
-          status: 'CANCELLED',
-          cancelledAt: now,
-          cancelReason: reason,
-          cancelDetail: detail,
-          ...(owed ? { refundOwed: owed, refundDueAt: now } : {}),
-        },
+        owed ? withOwedRefunds(next, [...owedRefundsOf(order), owed], now) : next,
         order.version,
       );
       return { order: withoutVersion(written), partnerCancelQueued: !written.sandbox };
     });
-    if (!cancelled.order.refundOwed) return cancelled;
+    return { ...cancelled, order: await this.#refund(cancelled.order) };
+  }
+
+  /** Tries the refunds the order owes now; on failure they stay owed and the sweeper retries. */
+  async #refund(order: Order): Promise<Order> {
+    if (owedRefundsOf(order).length === 0) return order;
     try {
-      const refunded = await this.refunds.handle(orderId);
-      return { ...cancelled, order: refunded ?? cancelled.order };
+      return (await this.refunds.handle(order.id)) ?? order;
     } catch (error) {
-      // Owed on the order: the sweeper tries again.
-      this.deps.log.warn({ order_id: orderId, err: error }, 'refund after cancel not written yet');
-      return cancelled;
+      this.deps.log.warn({ order_id: order.id, err: error }, 'refund after cancel not written yet');
+      return order;
     }
   }
 }

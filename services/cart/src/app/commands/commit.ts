@@ -189,6 +189,7 @@ function orderOf(
       faceValueMinor: t.faceValueMinor,
       generalAdmission: t.generalAdmission,
     })),
+    fees: cart.fees!,
     merchandiseMinor: priced.totals.merchandise,
     feeMinor: priced.totals.fee,
     taxMinor: priced.totals.tax,

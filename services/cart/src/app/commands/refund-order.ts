@@ -1,5 +1,13 @@
 import { isTransient } from '../../domain/errors.js';
-import { paymentOf, withRefund, type Order, type OrderRefund } from '../../domain/order.js';
+import {
+  owedRefundsOf,
+  paymentOf,
+  withOwedRefunds,
+  withRefund,
+  type Order,
+  type OrderRefund,
+  type RefundOwed,
+} from '../../domain/order.js';
 import { retryingConflicts, withoutVersion } from '../core/records.js';
 import type { CartAppDeps } from '../types.js';
 import type { PaymentProcessor } from '../ports.js';
@@ -11,30 +19,49 @@ type RefundDeps = Pick<
   'orders' | 'clock' | 'log' | 'processor' | 'sandboxProcessor' | 'settings'
 >;
 
-/** The order without its owed refund (and its due time). */
-export function withoutRefundOwed(order: Order): Order {
-  const { refundOwed: _owed, refundDueAt: _due, ...rest } = order;
-  return rest;
+/** The order without the owed refund of `key` (the due time goes with the last one). */
+export function withoutRefundOwed(order: Order, key: string): Order {
+  return withOwedRefunds(
+    order,
+    owedRefundsOf(order).filter((owed) => owed.key !== key),
+    undefined,
+  );
 }
 
 /**
- * Pays the refund an order owes (`refundOwed`, written by its cancel in the same write as
- * `order-cancelled`, so a crash never loses it). The refund goes through the processor that holds
- * the payment with the owed idempotency key, so a retry, a second replica or the sweeper never
- * refunds twice. Taken: the refund is recorded on the order with `payment-refunded` and the debt
- * is cleared. A processor out of reach: the debt stays and is due again after `owedRetryMs`. A
- * processor that refuses for good (e.g. the payment was disputed or refunded in full already):
- * the debt is cleared and the refusal kept on the order (`refundRefused`) for an operator.
+ * Pays the refunds an order owes (`refundsOwed`, each written by a cancel in the same write as
+ * its `order-cancelled`, so a crash never loses one), oldest first. Each refund goes through the
+ * processor that holds the payment with its owed idempotency key, so a retry, a second replica or
+ * the sweeper never refunds twice. Taken: the refund is recorded on the order with
+ * `payment-refunded` and that debt is cleared. A processor out of reach: the debts stay and are
+ * due again after `owedRetryMs`. A processor that refuses for good (e.g. the payment was disputed
+ * or refunded in full already): that debt is cleared and the refusal kept on the order
+ * (`refundRefused`, the latest one) for an operator.
  */
 export class RefundOrder {
   constructor(private readonly deps: RefundDeps) {}
 
-  /** Tries the owed refund of the order now; resolves the order as written (or found). */
+  /** Tries the owed refunds of the order now; resolves the order as written (or found). */
   async handle(orderId: string): Promise<Order | undefined> {
-    const { orders, log } = this.deps;
-    const order = await orders.get(orderId);
-    if (!order?.refundOwed) return order && withoutVersion(order);
-    const owed = order.refundOwed;
+    let order = await this.deps.orders.get(orderId);
+    const tried = new Set<string>();
+    for (;;) {
+      const owed = order && owedRefundsOf(order).find((o) => !tried.has(o.key));
+      if (!order || !owed) return order && withoutVersion(order);
+      tried.add(owed.key);
+      const outcome = await this.#pay(order, owed);
+      if (outcome.retryLater) return outcome.order;
+      order = await this.deps.orders.get(orderId);
+    }
+  }
+
+  /** Asks the processor for one owed refund and writes what came of it. */
+  async #pay(
+    order: Order,
+    owed: RefundOwed,
+  ): Promise<{ order: Order | undefined; retryLater: boolean }> {
+    const { log } = this.deps;
+    const orderId = order.id;
     const payment = paymentOf(order);
     const processor = this.#processorOf(payment.provider);
     const now = this.deps.clock.now();
@@ -56,27 +83,30 @@ export class RefundOrder {
     } catch (error) {
       if (isTransient(error)) {
         log.warn({ order_id: orderId, err: error }, 'refund failed; retried later');
-        return this.#write(orderId, owed.key, (current) => ({
+        const written = await this.#write(orderId, owed.key, (current) => ({
           ...current,
           refundDueAt: new Date(now.getTime() + Math.max(1_000, this.deps.settings.owedRetryMs)),
         }));
+        return { order: written, retryLater: true };
       }
       log.error(
         { order_id: orderId, payment_id: payment.paymentId, err: error },
         'the processor refused the refund of a cancelled order; an operator must settle it',
       );
       const reason = error instanceof Error ? error.message : String(error);
-      return this.#write(orderId, owed.key, (current) => ({
-        ...withoutRefundOwed(current),
+      const written = await this.#write(orderId, owed.key, (current) => ({
+        ...withoutRefundOwed(current, owed.key),
         refundRefused: { key: owed.key, reason, at: now },
       }));
+      return { order: written, retryLater: false };
     }
-    return this.#write(
+    const written = await this.#write(
       orderId,
       owed.key,
-      (current) => withRefund(withoutRefundOwed(current), refund),
+      (current) => withRefund(withoutRefundOwed(current, owed.key), refund),
       [refund],
     );
+    return { order: written, retryLater: false };
   }
 
   /** The sweeper's pass: every order whose owed refund is due. Resolves how many it tried. */
@@ -109,7 +139,8 @@ export class RefundOrder {
     const { orders } = this.deps;
     return retryingConflicts(async () => {
       const current = await orders.get(orderId);
-      if (!current || current.refundOwed?.key !== key) return current && withoutVersion(current);
+      if (!current || !owedRefundsOf(current).some((o) => o.key === key))
+        return current && withoutVersion(current);
       return withoutVersion(
         await orders.updatePayment(change(withoutVersion(current)), current.version, refunded),
       );

@@ -79,3 +79,37 @@ export function failureError(failure: { code: string; message: string }): CartEr
     failure.message,
   );
 }
+
+/** The partner's error id for "Partial requests are not allowed" (3P API). */
+export const PARTIAL_REQUESTS_NOT_ALLOWED = 310;
+
+/**
+ * A partial cancel the connector did not carry out, as the operator sees it. Nothing was recorded
+ * or refunded in any case. The partner cancels whole orders only (its error 310):
+ * failed_precondition (90003) saying so, with `details.partial_cancel_unsupported`. Another
+ * refusal: failed_precondition with the partner's message. No answer: unavailable (20001), retry.
+ */
+export function partialCancelRefusal(error: unknown, orderId: string): CartError {
+  if (error instanceof CartError) return error;
+  const details = (error as { details?: { partnerErrorId?: unknown } } | null)?.details;
+  if (details?.partnerErrorId === PARTIAL_REQUESTS_NOT_ALLOWED)
+    return staleCart(
+      `the partner of order ${orderId} cancels whole orders only (partner error 310): cancel the whole order instead; nothing was cancelled or refunded`,
+      { order_id: orderId, partial_cancel_unsupported: true },
+    );
+  const message = messageOf(error, 'no answer');
+  switch (errorKindOf(error)) {
+    case 'failed_precondition':
+    case 'not_found':
+    case 'invalid_argument':
+    case 'permission_denied':
+      return staleCart(
+        `the partner refused the cancel of tickets of order ${orderId}: ${message}; nothing was cancelled or refunded`,
+        { order_id: orderId },
+      );
+    default:
+      return hostDown(
+        `the partner did not take the cancel of tickets of order ${orderId} (${message}); nothing was cancelled or refunded, retry later`,
+      );
+  }
+}

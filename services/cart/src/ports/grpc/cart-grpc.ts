@@ -463,8 +463,13 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
         r.orderId,
         cancelReasonFromProto(r.reason),
         r.detail,
+        r.ticketIds ?? [],
       );
-      return { order: cartOrderMessage(order, app.redemptionUrl(order)), partnerCancelQueued };
+      return {
+        order: cartOrderMessage(order, app.redemptionUrl(order)),
+        partnerCancelQueued,
+        tickets: orderTickets(order),
+      };
     }),
     getOrder: unary(async (r): Promise<GetOrderResponse> =>
       orderAnswer(await app.getOrder(r.orderId, r.appId || undefined)),

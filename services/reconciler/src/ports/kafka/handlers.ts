@@ -90,9 +90,14 @@ export function paymentCapturedHandler(app: ReconcilerApp) {
   };
 }
 
+/**
+ * `order-cancelled` → the order's transaction is cancelled. A partial cancel (`partial`: the order
+ * stays confirmed with its other tickets) is not an order cancel: the partner's order stays
+ * CONFIRMED too, so there is nothing to compare.
+ */
 export function orderCancelledHandler(app: ReconcilerApp) {
   return async ({ value, time }: IncomingEvent<OrderCancelled>): Promise<void> => {
-    if (!value || value.sandbox) return;
+    if (!value || value.sandbox || value.partial) return;
     required('order-cancelled', { order_id: value.orderId, event_id: value.eventId });
     await app.recordOrderCancelled({
       kind: 'order-cancelled',

@@ -102,11 +102,23 @@ export function fanDeletedHandler(deps: {
   };
 }
 
-/** `order-cancelled` → the order's tickets voided (idempotent). */
+/**
+ * `order-cancelled` → the order's tickets voided (idempotent). A partial cancel (`partial`) voids
+ * only the entry tickets of its `ticket_ids`; the cancel of an order's last tickets voids what is
+ * left, as a whole cancel does.
+ */
 export function orderCancelledHandler(deps: { entry: SecureEntry }) {
   return async (record: IncomingEvent<OrderCancelled>): Promise<void> => {
     const message = record.value;
     if (message === null || !message.orderId) return;
+    if (message.partial && message.ticketIds.length > 0) {
+      await deps.entry.cancelTickets(
+        message.orderId,
+        message.ticketIds,
+        message.cancelledAt ?? record.time,
+      );
+      return;
+    }
     await deps.entry.cancel(message.orderId, message.eventId, message.cancelledAt ?? record.time);
   };
 }

@@ -79,6 +79,13 @@ const OrderTicket = Type.Object({
   priceTypeId: Type.String(),
   unitPrice: Type.Optional(MoneyJson),
   inventoryType: Type.Union([Type.Literal('PRIMARY'), Type.Literal('RESALE')]),
+  cancelledAt: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'When a partial cancel cancelled this ticket; absent while it is valid (an order cancelled whole says so in its status)',
+    }),
+  ),
 });
 
 /** An order with its tickets: the answer of the read and of a print action. */
@@ -105,6 +112,15 @@ const CancelBody = Type.Object(
       ),
     ),
     detail: Type.Optional(Type.String({ maxLength: 1000, description: 'Free text for operators' })),
+    ticketIds: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+        minItems: 1,
+        maxItems: 100,
+        uniqueItems: true,
+        description:
+          "Cancel only these tickets (the partner's ticket ids, as the order read lists them); absent: the whole order. Refunds exactly those tickets' share; the last tickets also refund the order fees and delivery and cancel the order (docs/payments.md, Refunds)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -178,6 +194,7 @@ function renderOrderRecord(record: OrderRecord) {
       priceTypeId: t.priceTypeId,
       ...amount('unitPrice', t.unitPrice),
       inventoryType: t.inventoryType,
+      ...(t.cancelledAt ? { cancelledAt: t.cancelledAt.toISOString() } : {}),
     })),
   };
 }
@@ -226,28 +243,42 @@ export function ordersAdminRoutes(backends: { partnerCart: PartnerCart }) {
         schema: {
           tags: ['admin'],
           summary:
-            'Cancel a confirmed order; the partner cancel is queued and retried when the partner is down',
+            'Cancel a confirmed order, or some of its tickets; a whole cancel is queued and retried when the partner is down',
+          description:
+            'With `ticketIds`, only those tickets are cancelled: the partner must take it now (503 while it is down, 409 when it cancels whole orders only), and nothing is cancelled or refunded when it does not. 400 for a ticket the order does not have, 409 for a ticket cancelled already by another request (the same request again answers the order unchanged). Publishes `order-cancelled` (with the tickets of a partial cancel).',
           security,
           params,
           body: CancelBody,
           [OPTIONAL_BODY]: true,
           response: {
-            200: Type.Object({ order: Order, partnerCancelQueued: Type.Boolean() }),
+            200: Type.Object({
+              order: Order,
+              partnerCancelQueued: Type.Boolean(),
+              tickets: Type.Array(OrderTicket, {
+                description: 'The sold tickets, the cancelled ones with `cancelledAt`',
+              }),
+            }),
             ...errors,
             409: AdminError,
           },
         },
       },
       async (request) => {
-        const body = (request.body ?? {}) as { reason?: CancelReason; detail?: string };
+        const body = (request.body ?? {}) as {
+          reason?: CancelReason;
+          detail?: string;
+          ticketIds?: string[];
+        };
         const answer = await backends.partnerCart.cancelOrder(
           (request.params as { orderId: string }).orderId,
           body.reason ?? 'REQUESTED',
           body.detail ?? '',
+          body.ticketIds ?? [],
         );
         return {
           order: renderOrder(answer.order),
           partnerCancelQueued: answer.partnerCancelQueued,
+          tickets: renderOrderRecord({ ...answer, eventId: '', cartId: '' }).tickets,
         };
       },
     );

@@ -466,6 +466,11 @@ export interface OrderTicket {
     | undefined;
   /** Seat label; empty for general admission. */
   seat: string;
+  /**
+   * When the ticket was cancelled on its own (a partial cancel of the order); absent while it is
+   * valid. Tickets of an order cancelled whole are not marked: the order's status says it.
+   */
+  cancelledAt?: Date | undefined;
 }
 
 /** The money of an order, in the order's currency (cart's order reads; operators). */
@@ -538,6 +543,17 @@ export interface OrderCancelled {
     | undefined;
   /** An order of the pre-production sandbox: no partner order exists, nothing to cancel there. */
   sandbox: boolean;
+  /**
+   * The partner's ticket ids this record cancels; empty when it cancels the whole order (every
+   * ticket not cancelled before). Set for a partial cancel, including the one of the last tickets.
+   */
+  ticketIds: string[];
+  /**
+   * True when the order stays confirmed with its other tickets (a partial cancel): consumers cancel
+   * only `ticket_ids`, and the partner took the cancel already (cart asked it first). False when
+   * the order is cancelled now (a whole cancel, or a partial cancel of its last tickets).
+   */
+  partial: boolean;
 }
 
 /**
@@ -1704,7 +1720,7 @@ export const OrderDelivery: MessageFns<OrderDelivery> = {
 };
 
 function createBaseOrderTicket(): OrderTicket {
-  return { ticketId: "", item: undefined, seat: "" };
+  return { ticketId: "", item: undefined, seat: "", cancelledAt: undefined };
 }
 
 export const OrderTicket: MessageFns<OrderTicket> = {
@@ -1717,6 +1733,9 @@ export const OrderTicket: MessageFns<OrderTicket> = {
     }
     if (message.seat !== "") {
       writer.uint32(26).string(message.seat);
+    }
+    if (message.cancelledAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.cancelledAt), writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1758,6 +1777,14 @@ export const OrderTicket: MessageFns<OrderTicket> = {
             message.seat = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cancelledAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1779,6 +1806,11 @@ export const OrderTicket: MessageFns<OrderTicket> = {
         : "",
       item: isSet(object.item) ? BookingItem.fromJSON(object.item) : undefined,
       seat: isSet(object.seat) ? globalThis.String(object.seat) : "",
+      cancelledAt: isSet(object.cancelledAt)
+        ? fromJsonTimestamp(object.cancelledAt)
+        : isSet(object.cancelled_at)
+        ? fromJsonTimestamp(object.cancelled_at)
+        : undefined,
     };
   },
 
@@ -1793,6 +1825,9 @@ export const OrderTicket: MessageFns<OrderTicket> = {
     if (message.seat !== "") {
       obj.seat = message.seat;
     }
+    if (message.cancelledAt !== undefined) {
+      obj.cancelledAt = message.cancelledAt.toISOString();
+    }
     return obj;
   },
 
@@ -1806,6 +1841,7 @@ export const OrderTicket: MessageFns<OrderTicket> = {
       ? BookingItem.fromPartial(object.item)
       : undefined;
     message.seat = object.seat ?? "";
+    message.cancelledAt = object.cancelledAt ?? undefined;
     return message;
   },
 };
@@ -2187,6 +2223,8 @@ function createBaseOrderCancelled(): OrderCancelled {
     detail: "",
     cancelledAt: undefined,
     sandbox: false,
+    ticketIds: [],
+    partial: false,
   };
 }
 
@@ -2215,6 +2253,12 @@ export const OrderCancelled: MessageFns<OrderCancelled> = {
     }
     if (message.sandbox !== false) {
       writer.uint32(64).bool(message.sandbox);
+    }
+    for (const v of message.ticketIds) {
+      writer.uint32(74).string(v!);
+    }
+    if (message.partial !== false) {
+      writer.uint32(80).bool(message.partial);
     }
     return writer;
   },
@@ -2296,6 +2340,22 @@ export const OrderCancelled: MessageFns<OrderCancelled> = {
             message.sandbox = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.ticketIds.push(reader.string());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.partial = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2338,6 +2398,12 @@ export const OrderCancelled: MessageFns<OrderCancelled> = {
         ? fromJsonTimestamp(object.cancelled_at)
         : undefined,
       sandbox: isSet(object.sandbox) ? globalThis.Boolean(object.sandbox) : false,
+      ticketIds: globalThis.Array.isArray(object?.ticketIds)
+        ? object.ticketIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.ticket_ids)
+        ? object.ticket_ids.map((e: any) => globalThis.String(e))
+        : [],
+      partial: isSet(object.partial) ? globalThis.Boolean(object.partial) : false,
     };
   },
 
@@ -2367,6 +2433,12 @@ export const OrderCancelled: MessageFns<OrderCancelled> = {
     if (message.sandbox !== false) {
       obj.sandbox = message.sandbox;
     }
+    if (message.ticketIds?.length) {
+      obj.ticketIds = message.ticketIds;
+    }
+    if (message.partial !== false) {
+      obj.partial = message.partial;
+    }
     return obj;
   },
 
@@ -2383,6 +2455,8 @@ export const OrderCancelled: MessageFns<OrderCancelled> = {
     message.detail = object.detail ?? "";
     message.cancelledAt = object.cancelledAt ?? undefined;
     message.sandbox = object.sandbox ?? false;
+    message.ticketIds = object.ticketIds?.map((e) => e) || [];
+    message.partial = object.partial ?? false;
     return message;
   },
 };

@@ -799,6 +799,14 @@ export interface CancelOrderRequest {
   reason: CancelReason;
   /** Free text for operators. */
   detail: string;
+  /**
+   * The partner's ticket ids of the tickets to cancel; empty cancels the whole order. A partial
+   * cancel refunds those tickets' share (docs/payments.md, "Refunds"); the partner must take it now
+   * (UNAVAILABLE when it cannot, FAILED_PRECONDITION 90003 when it cancels whole orders only).
+   * INVALID_ARGUMENT for a ticket the order does not have; FAILED_PRECONDITION for a ticket
+   * cancelled already by another request (the same request again answers the order unchanged).
+   */
+  ticketIds: string[];
 }
 
 /** The cancelled order. */
@@ -809,6 +817,8 @@ export interface CancelOrderResponse {
     | undefined;
   /** The partner did not take the cancel now; 3p-connector retries it. */
   partnerCancelQueued: boolean;
+  /** Sold tickets, the cancelled ones marked. */
+  tickets: OrderTicket[];
 }
 
 /** Read an order. */
@@ -6360,7 +6370,7 @@ export const RecordTrackingRequest: MessageFns<RecordTrackingRequest> = {
 };
 
 function createBaseCancelOrderRequest(): CancelOrderRequest {
-  return { orderId: "", reason: CancelReason.CANCEL_REASON_UNSPECIFIED, detail: "" };
+  return { orderId: "", reason: CancelReason.CANCEL_REASON_UNSPECIFIED, detail: "", ticketIds: [] };
 }
 
 export const CancelOrderRequest: MessageFns<CancelOrderRequest> = {
@@ -6373,6 +6383,9 @@ export const CancelOrderRequest: MessageFns<CancelOrderRequest> = {
     }
     if (message.detail !== "") {
       writer.uint32(26).string(message.detail);
+    }
+    for (const v of message.ticketIds) {
+      writer.uint32(34).string(v!);
     }
     return writer;
   },
@@ -6414,6 +6427,14 @@ export const CancelOrderRequest: MessageFns<CancelOrderRequest> = {
             message.detail = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.ticketIds.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6435,6 +6456,11 @@ export const CancelOrderRequest: MessageFns<CancelOrderRequest> = {
         : "",
       reason: isSet(object.reason) ? cancelReasonFromJSON(object.reason) : CancelReason.CANCEL_REASON_UNSPECIFIED,
       detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+      ticketIds: globalThis.Array.isArray(object?.ticketIds)
+        ? object.ticketIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.ticket_ids)
+        ? object.ticket_ids.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -6449,6 +6475,9 @@ export const CancelOrderRequest: MessageFns<CancelOrderRequest> = {
     if (message.detail !== "") {
       obj.detail = message.detail;
     }
+    if (message.ticketIds?.length) {
+      obj.ticketIds = message.ticketIds;
+    }
     return obj;
   },
 
@@ -6460,12 +6489,13 @@ export const CancelOrderRequest: MessageFns<CancelOrderRequest> = {
     message.orderId = object.orderId ?? "";
     message.reason = object.reason ?? CancelReason.CANCEL_REASON_UNSPECIFIED;
     message.detail = object.detail ?? "";
+    message.ticketIds = object.ticketIds?.map((e) => e) || [];
     return message;
   },
 };
 
 function createBaseCancelOrderResponse(): CancelOrderResponse {
-  return { order: undefined, partnerCancelQueued: false };
+  return { order: undefined, partnerCancelQueued: false, tickets: [] };
 }
 
 export const CancelOrderResponse: MessageFns<CancelOrderResponse> = {
@@ -6475,6 +6505,9 @@ export const CancelOrderResponse: MessageFns<CancelOrderResponse> = {
     }
     if (message.partnerCancelQueued !== false) {
       writer.uint32(16).bool(message.partnerCancelQueued);
+    }
+    for (const v of message.tickets) {
+      OrderTicket.encode(v!, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -6508,6 +6541,14 @@ export const CancelOrderResponse: MessageFns<CancelOrderResponse> = {
             message.partnerCancelQueued = reader.bool();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tickets.push(OrderTicket.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6528,6 +6569,7 @@ export const CancelOrderResponse: MessageFns<CancelOrderResponse> = {
         : isSet(object.partner_cancel_queued)
         ? globalThis.Boolean(object.partner_cancel_queued)
         : false,
+      tickets: globalThis.Array.isArray(object?.tickets) ? object.tickets.map((e: any) => OrderTicket.fromJSON(e)) : [],
     };
   },
 
@@ -6538,6 +6580,9 @@ export const CancelOrderResponse: MessageFns<CancelOrderResponse> = {
     }
     if (message.partnerCancelQueued !== false) {
       obj.partnerCancelQueued = message.partnerCancelQueued;
+    }
+    if (message.tickets?.length) {
+      obj.tickets = message.tickets.map((e) => OrderTicket.toJSON(e));
     }
     return obj;
   },
@@ -6551,6 +6596,7 @@ export const CancelOrderResponse: MessageFns<CancelOrderResponse> = {
       ? CartOrder.fromPartial(object.order)
       : undefined;
     message.partnerCancelQueued = object.partnerCancelQueued ?? false;
+    message.tickets = object.tickets?.map((e) => OrderTicket.fromPartial(e)) || [];
     return message;
   },
 };
@@ -7293,8 +7339,9 @@ export const CartServiceService = {
     responseDeserialize: (value: Buffer): Empty => Empty.decode(value),
   },
   /**
-   * Cancel a confirmed order (operators: admin API and CLI). The partner cancel goes through
-   * 3p-connector's durable queue when the partner is down.
+   * Cancel a confirmed order, or some of its tickets (operators: admin API and CLI). The partner
+   * cancel of a whole order goes through 3p-connector's durable queue when the partner is down; a
+   * partial cancel is sent to the partner first and refused when the partner does not take it.
    */
   cancelOrder: {
     path: "/marquee.cart.v1.CartService/CancelOrder" as const,
@@ -7380,8 +7427,9 @@ export interface CartServiceServer extends UntypedServiceImplementation {
   /** Record an affiliate tracking hit (`GET /partners/v1/tracking`). */
   recordTracking: handleUnaryCall<RecordTrackingRequest, Empty>;
   /**
-   * Cancel a confirmed order (operators: admin API and CLI). The partner cancel goes through
-   * 3p-connector's durable queue when the partner is down.
+   * Cancel a confirmed order, or some of its tickets (operators: admin API and CLI). The partner
+   * cancel of a whole order goes through 3p-connector's durable queue when the partner is down; a
+   * partial cancel is sent to the partner first and refused when the partner does not take it.
    */
   cancelOrder: handleUnaryCall<CancelOrderRequest, CancelOrderResponse>;
   /** One order as the platform sees it (operators and the cart's owner app). */
@@ -7559,8 +7607,9 @@ export interface CartServiceClient extends Client {
     callback: (error: ServiceError | null, response: Empty) => void,
   ): ClientUnaryCall;
   /**
-   * Cancel a confirmed order (operators: admin API and CLI). The partner cancel goes through
-   * 3p-connector's durable queue when the partner is down.
+   * Cancel a confirmed order, or some of its tickets (operators: admin API and CLI). The partner
+   * cancel of a whole order goes through 3p-connector's durable queue when the partner is down; a
+   * partial cancel is sent to the partner first and refused when the partner does not take it.
    */
   cancelOrder(
     request: CancelOrderRequest,

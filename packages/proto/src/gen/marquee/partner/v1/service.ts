@@ -334,6 +334,13 @@ export interface OrderActionRequest {
   channelType: string;
   /** `request.print_messages` of a PRINT: at most 3 lines of 100 characters, printed on the tickets. */
   printMessages: string[];
+  /**
+   * CANCEL only: `request.tickets`, the partner's ticket ids to cancel (a partial cancel); empty
+   * cancels the whole order. A partial cancel is sent now and never queued: UNAVAILABLE when the
+   * partner cannot take it, FAILED_PRECONDITION (details `partnerErrorId` 310) when the partner
+   * cancels whole orders only.
+   */
+  ticketIds: string[];
 }
 
 /** The result of an order action. */
@@ -1884,6 +1891,7 @@ function createBaseOrderActionRequest(): OrderActionRequest {
     language: "",
     channelType: "",
     printMessages: [],
+    ticketIds: [],
   };
 }
 
@@ -1909,6 +1917,9 @@ export const OrderActionRequest: MessageFns<OrderActionRequest> = {
     }
     for (const v of message.printMessages) {
       writer.uint32(58).string(v!);
+    }
+    for (const v of message.ticketIds) {
+      writer.uint32(66).string(v!);
     }
     return writer;
   },
@@ -1982,6 +1993,14 @@ export const OrderActionRequest: MessageFns<OrderActionRequest> = {
             message.printMessages.push(reader.string());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.ticketIds.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2025,6 +2044,11 @@ export const OrderActionRequest: MessageFns<OrderActionRequest> = {
         : globalThis.Array.isArray(object?.print_messages)
         ? object.print_messages.map((e: any) => globalThis.String(e))
         : [],
+      ticketIds: globalThis.Array.isArray(object?.ticketIds)
+        ? object.ticketIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.ticket_ids)
+        ? object.ticket_ids.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -2051,6 +2075,9 @@ export const OrderActionRequest: MessageFns<OrderActionRequest> = {
     if (message.printMessages?.length) {
       obj.printMessages = message.printMessages;
     }
+    if (message.ticketIds?.length) {
+      obj.ticketIds = message.ticketIds;
+    }
     return obj;
   },
 
@@ -2066,6 +2093,7 @@ export const OrderActionRequest: MessageFns<OrderActionRequest> = {
     message.language = object.language ?? "";
     message.channelType = object.channelType ?? "";
     message.printMessages = object.printMessages?.map((e) => e) || [];
+    message.ticketIds = object.ticketIds?.map((e) => e) || [];
     return message;
   },
 };
