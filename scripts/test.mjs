@@ -229,6 +229,12 @@ const steps = [
       ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'openapi.json')}`,
   },
   {
+    // packages/api-client's types and operation list, generated from docs/api/openapi.json.
+    tier: 'static',
+    name: 'API client types are current',
+    cmd: 'node packages/api-client/scripts/generate-types.ts --check',
+  },
+  {
     // The Kafka ACLs the chart's kafka-acls Job and infra.sh apply, generated from the topic catalog.
     tier: 'static',
     name: 'Kafka ACLs of the Helm chart are current',
