@@ -229,6 +229,20 @@ const steps = [
       ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'openapi.json')}`,
   },
   {
+    // packages/api-client's types and operation list, generated from docs/api/openapi.json.
+    tier: 'static',
+    name: 'API client types are current',
+    cmd: 'node packages/api-client/scripts/generate-types.ts --check',
+  },
+  {
+    // The Bruno collection (`pnpm bruno`, generated on demand) covers every operationId.
+    tier: 'static',
+    name: 'Bruno collection covers every operation of the OpenAPI document',
+    cmd:
+      'pnpm -s exec vitest run scripts/generate-bruno.test.ts --test-timeout=120000' +
+      ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'bruno.json')}`,
+  },
+  {
     // The Kafka ACLs the chart's kafka-acls Job and infra.sh apply, generated from the topic catalog.
     tier: 'static',
     name: 'Kafka ACLs of the Helm chart are current',

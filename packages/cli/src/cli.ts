@@ -13,7 +13,8 @@ export interface CliIo {
   out(line: string): void;
   err(line: string): void;
   readStdin(): Promise<string>;
-  fetch?: typeof fetch;
+  /** The fetch the API client uses (tests pass a fake); it receives a `Request`. */
+  fetch?: (request: Request) => Promise<Response>;
 }
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -86,7 +87,7 @@ export async function runCli(
     const context: CommandContext = {
       options: parsed.values as CommandContext['options'],
       positionals: parsed.positionals,
-      admin: createAdminClient(baseUrl, token, io.fetch),
+      api: createAdminClient(baseUrl, token, io.fetch),
       readStdin: io.readStdin,
       out: io.out,
     };

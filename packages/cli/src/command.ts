@@ -1,10 +1,17 @@
 import type { ParseArgsConfig } from 'node:util';
+import {
+  createMarqueeClient,
+  MarqueeApiError,
+  unwrap,
+  type MarqueeClient,
+} from '@marquee/api-client';
 
-/** What a command gets: its parsed options, the environment's admin client and output streams. */
+/** What a command gets: its parsed options, the environment's API client and output streams. */
 export interface CommandContext {
   options: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
-  admin: AdminClient;
+  /** The public API's typed client, with the admin token (`@marquee/api-client`). */
+  api: MarqueeClient;
   /** Reads all of standard input (for secrets that must not appear in `ps`). */
   readStdin(): Promise<string>;
   out(line: string): void;
@@ -37,43 +44,30 @@ export class AdminApiError extends Error {
 /** A mistake in the command line: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
 
-export interface AdminClient {
-  post<T>(path: string, body: unknown): Promise<T>;
-  /** Any method; the parsed JSON answer (`''` for an empty one such as a 204). */
-  request<T>(
-    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
-    path: string,
-    body?: unknown,
-  ): Promise<T>;
-}
-
-/** The edge's admin API (`{MARQUEE_URL}/admin/v1/*`, bearer `ADMIN_TOKEN`). */
+/** The edge's admin API (`{MARQUEE_URL}/admin/v1/*`, bearer `ADMIN_TOKEN`), typed from the OpenAPI document. */
 export function createAdminClient(
   baseUrl: string,
   token: string,
-  fetchImpl: typeof fetch = fetch,
-): AdminClient {
-  const client: AdminClient = {
-    post: (path, body) => client.request('POST', path, body),
-    async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-      const response = await fetchImpl(new URL(`/admin/v1/${path}`, baseUrl), {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        // not JSON: keep the text
-      }
-      if (!response.ok) throw new AdminApiError(response.status, parsed);
-      return parsed as T;
-    },
-  };
-  return client;
+  fetchImpl?: (request: Request) => Promise<Response>,
+): MarqueeClient {
+  return createMarqueeClient({
+    baseUrl,
+    adminToken: token,
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+  });
+}
+
+/**
+ * The data of an admin API answer (`''` for an empty one such as a 204), or `AdminApiError` with
+ * the documented error body (the admin family's `{error: {code, message}}`).
+ */
+export async function call<A extends { data?: unknown; error?: unknown; response: Response }>(
+  answer: Promise<A>,
+): Promise<Exclude<A['data'], undefined>> {
+  try {
+    return ((await unwrap(answer)) ?? '') as Exclude<A['data'], undefined>;
+  } catch (error) {
+    if (error instanceof MarqueeApiError) throw new AdminApiError(error.status, error.body ?? '');
+    throw error;
+  }
 }

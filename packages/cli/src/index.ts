@@ -1,9 +1,9 @@
 export { runCli, type CliIo } from './cli.js';
 export {
   AdminApiError,
+  call,
   createAdminClient,
   UsageError,
-  type AdminClient,
   type Command,
   type CommandContext,
 } from './command.js';

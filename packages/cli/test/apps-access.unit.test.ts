@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.js';
+import { viaRequest } from './fake-fetch.js';
 
 /** A fake edge admin API that knows one app. */
 function harness() {
@@ -7,7 +8,7 @@ function harness() {
   const out: string[] = [];
   const err: string[] = [];
   let access = { commerceShopping: false, partnerDistribution: false };
-  const fakeFetch = (async (url: URL, init: RequestInit) => {
+  const fakeFetch = viaRequest(async (url, init) => {
     const method = init.method ?? 'GET';
     const body = init.body ? JSON.parse(String(init.body)) : undefined;
     calls.push({ method, url: String(url), body });
@@ -24,7 +25,7 @@ function harness() {
     return new Response(JSON.stringify({ error: { code: 'not_found', message: 'unknown app' } }), {
       status: 404,
     });
-  }) as unknown as typeof fetch;
+  });
   const run = (argv: string[]) =>
     runCli(argv, {
       env: { MARQUEE_URL: 'https://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },

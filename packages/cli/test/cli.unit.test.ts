@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.js';
+import { viaRequest } from './fake-fetch.js';
 
 interface Call {
   url: string;
@@ -12,7 +13,7 @@ function harness(answer: (call: Call) => { status: number; body: unknown }, env 
   const calls: Call[] = [];
   const out: string[] = [];
   const err: string[] = [];
-  const fakeFetch = (async (url: URL, init: RequestInit) => {
+  const fakeFetch = viaRequest(async (url, init) => {
     const call = {
       url: String(url),
       method: init.method ?? 'GET',
@@ -22,7 +23,7 @@ function harness(answer: (call: Call) => { status: number; body: unknown }, env 
     calls.push(call);
     const { status, body } = answer(call);
     return new Response(JSON.stringify(body), { status });
-  }) as unknown as typeof fetch;
+  });
   const run = (argv: string[], stdin = '') =>
     runCli(argv, {
       env: { MARQUEE_URL: 'https://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456', ...env },
@@ -55,7 +56,12 @@ describe('marquee CLI', () => {
       {
         url: 'https://edge.test:8080/admin/v1/apps',
         method: 'POST',
-        headers: { authorization: 'Bearer admin-token-123456', 'content-type': 'application/json' },
+        headers: {
+          authorization: 'Bearer admin-token-123456',
+          'content-type': 'application/json',
+          // a new one per request, which the edge logs and echoes
+          'x-correlation-id': expect.stringMatching(/^[0-9a-f-]{36}$/),
+        },
         body: {
           name: 'My app',
           redirectUris: ['https://a.example/cb', 'http://localhost:3000/cb'],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.js';
+import { viaRequest } from './fake-fetch.js';
 
 interface Call {
   method: string;
@@ -22,7 +23,7 @@ function harness() {
     state: 'ACTIVE',
     version: 3,
   };
-  const fakeFetch = (async (url: URL, init: RequestInit) => {
+  const fakeFetch = viaRequest(async (url, init) => {
     const call = {
       method: init.method ?? 'GET',
       url: String(url),
@@ -46,7 +47,7 @@ function harness() {
         deal = { ...deal, state: 'ENDED', version: deal.version + 1 };
         return new Response(null, { status: 204 });
     }
-  }) as unknown as typeof fetch;
+  });
   const run = (argv: string[]) =>
     runCli(argv, {
       env: { MARQUEE_URL: 'https://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.js';
+import { viaRequest } from './fake-fetch.js';
 
 /** A fake edge admin API that knows one fan and one app. */
 function harness() {
   const calls: Array<{ method: string; url: string; authorization: string | null }> = [];
   const out: string[] = [];
   const err: string[] = [];
-  const fakeFetch = (async (url: URL, init: RequestInit) => {
+  const fakeFetch = viaRequest(async (url, init) => {
     const method = init.method ?? 'GET';
     calls.push({
       method,
@@ -20,7 +21,7 @@ function harness() {
     return new Response(JSON.stringify({ error: { code: 'not_found', message: 'unknown fan' } }), {
       status: 404,
     });
-  }) as unknown as typeof fetch;
+  });
   const run = (argv: string[]) =>
     runCli(argv, {
       env: { MARQUEE_URL: 'https://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },

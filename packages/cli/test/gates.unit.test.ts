@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.js';
+import { viaRequest } from './fake-fetch.js';
 
 /** A fake edge admin API that keeps gates like `/admin/v1/gates` does. */
 function harness() {
@@ -9,7 +10,7 @@ function harness() {
   const gates: { id: string; name: string; eventId: string; revokedAt?: string }[] = [];
   const answer = (status: number, body: unknown) =>
     new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-  const fakeFetch = (async (url: URL, init: RequestInit) => {
+  const fakeFetch = viaRequest(async (url, init) => {
     const method = init.method ?? 'GET';
     const path = String(url).replace('https://edge.test', '');
     const body = init.body === undefined ? undefined : JSON.parse(String(init.body));
@@ -33,7 +34,7 @@ function harness() {
       return answer(200, { gate });
     }
     return answer(404, { error: { code: 'not_found', message: 'no route' } });
-  }) as unknown as typeof fetch;
+  });
   const run = (argv: string[]) =>
     runCli(argv, {
       env: { MARQUEE_URL: 'https://edge.test', ADMIN_TOKEN: 'admin-token-123456' },

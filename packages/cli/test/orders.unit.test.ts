@@ -1,18 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.js';
+import { viaRequest } from './fake-fetch.js';
 
 function harness(answer: { status: number; body: unknown } = { status: 200, body: { ok: true } }) {
   const calls: { method: string; path: string; body?: unknown }[] = [];
   const out: string[] = [];
   const err: string[] = [];
-  const fakeFetch = (async (url: URL, init: RequestInit) => {
+  const fakeFetch = viaRequest(async (url, init) => {
     calls.push({
       method: init.method ?? 'GET',
       path: String(url).replace('https://edge.test', ''),
       ...(init.body === undefined ? {} : { body: JSON.parse(String(init.body)) }),
     });
     return new Response(JSON.stringify(answer.body), { status: answer.status });
-  }) as unknown as typeof fetch;
+  });
   const run = (argv: string[]) =>
     runCli(argv, {
       env: { MARQUEE_URL: 'https://edge.test', ADMIN_TOKEN: 'admin-token-123456' },

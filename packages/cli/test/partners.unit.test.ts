@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.js';
+import { viaRequest } from './fake-fetch.js';
 
 interface Call {
   method: string;
@@ -15,14 +16,14 @@ function harness(answer: { status: number; body: unknown } = { status: 200, body
   const calls: Call[] = [];
   const out: string[] = [];
   const err: string[] = [];
-  const fakeFetch = (async (url: URL, init: RequestInit) => {
+  const fakeFetch = viaRequest(async (url, init) => {
     calls.push({
       method: init.method ?? 'GET',
       url: String(url),
       body: init.body === undefined ? undefined : JSON.parse(String(init.body)),
     });
     return new Response(JSON.stringify(answer.body), { status: answer.status });
-  }) as unknown as typeof fetch;
+  });
   const run = (argv: string[]) =>
     runCli(argv, {
       env: { MARQUEE_URL: 'https://edge.test:8080', ADMIN_TOKEN: 'admin-token-123456' },

@@ -1,19 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.js';
+import { viaRequest } from './fake-fetch.js';
 import { minorUnits } from '../src/commands/resale.js';
 
 function harness(answer: { status: number; body: unknown } = { status: 200, body: { ok: true } }) {
   const calls: { method: string; path: string; body: unknown }[] = [];
   const out: string[] = [];
   const err: string[] = [];
-  const fakeFetch = (async (url: URL, init: RequestInit) => {
+  const fakeFetch = viaRequest(async (url, init) => {
     calls.push({
       method: init.method ?? 'GET',
       path: String(url).replace('https://edge.test', ''),
       body: init.body ? JSON.parse(String(init.body)) : undefined,
     });
     return new Response(JSON.stringify(answer.body), { status: answer.status });
-  }) as unknown as typeof fetch;
+  });
   const run = (argv: string[]) =>
     runCli(argv, {
       env: { MARQUEE_URL: 'https://edge.test', ADMIN_TOKEN: 'admin-token-123456' },

@@ -1,4 +1,4 @@
-import { UsageError, type Command } from '../command.js';
+import { call, UsageError, type Command } from '../command.js';
 
 /** `marquee apps create`: `POST /admin/v1/apps`. */
 export const appsCreate: Command = {
@@ -14,7 +14,7 @@ export const appsCreate: Command = {
     'require-pkce': { type: 'boolean' },
     'rotate-refresh-tokens': { type: 'boolean' },
   },
-  async run({ options, admin, out }) {
+  async run({ options, api, out }) {
     const name = options.name;
     const redirectUris = options['redirect-uri'];
     if (typeof name !== 'string' || name === '') throw new UsageError('--name is required');
@@ -28,12 +28,16 @@ export const appsCreate: Command = {
       ...(options['require-pkce'] === true ? { requirePkce: true } : {}),
       ...(options['rotate-refresh-tokens'] === true ? { rotateRefreshTokens: true } : {}),
     };
-    const created = await admin.post('apps', {
-      name,
-      redirectUris,
-      ...(Object.keys(quota).length > 0 ? { quota } : {}),
-      ...(Object.keys(oauth).length > 0 ? { oauth } : {}),
-    });
+    const created = await call(
+      api.POST('/admin/v1/apps', {
+        body: {
+          name,
+          redirectUris,
+          ...(Object.keys(quota).length > 0 ? { quota } : {}),
+          ...(Object.keys(oauth).length > 0 ? { oauth } : {}),
+        },
+      }),
+    );
     out(JSON.stringify(created, null, 2));
   },
 };
@@ -85,10 +89,12 @@ export const appsApprove: Command = {
     'Approve an app for a restricted service (--commerce: commerce shopping, --distribution: partner cart); effective within 30 s',
   usage: '<appId> [--commerce] [--distribution]',
   options: accessOptions,
-  async run({ positionals, options, admin, out }) {
+  async run({ positionals, options, api, out }) {
     const appId = appIdOf(positionals);
     const body = accessChange(options, true);
-    const answer = await admin.request('PATCH', `apps/${encodeURIComponent(appId)}/access`, body);
+    const answer = await call(
+      api.PATCH('/admin/v1/apps/{appId}/access', { params: { path: { appId } }, body }),
+    );
     out(JSON.stringify(answer, null, 2));
   },
 };
@@ -100,10 +106,12 @@ export const appsUnapprove: Command = {
     "Withdraw an app's approval for a restricted service (--commerce, --distribution); effective within 30 s",
   usage: '<appId> [--commerce] [--distribution]',
   options: accessOptions,
-  async run({ positionals, options, admin, out }) {
+  async run({ positionals, options, api, out }) {
     const appId = appIdOf(positionals);
     const body = accessChange(options, false);
-    const answer = await admin.request('PATCH', `apps/${encodeURIComponent(appId)}/access`, body);
+    const answer = await call(
+      api.PATCH('/admin/v1/apps/{appId}/access', { params: { path: { appId } }, body }),
+    );
     out(JSON.stringify(answer, null, 2));
   },
 };
@@ -130,7 +138,7 @@ export const appsUpdate: Command = {
       [`no-${flag}`, { type: 'boolean' }],
     ]),
   ) as Command['options'],
-  async run({ positionals, options, admin, out }) {
+  async run({ positionals, options, api, out }) {
     const appId = appIdOf(positionals);
     const change: Record<string, boolean> = {};
     for (const [flag, setting] of Object.entries(oauthSettings)) {
@@ -142,7 +150,9 @@ export const appsUpdate: Command = {
     if (Object.keys(change).length === 0) {
       throw new UsageError('name a setting: --[no-]require-pkce, --[no-]rotate-refresh-tokens');
     }
-    const answer = await admin.request('PATCH', `apps/${encodeURIComponent(appId)}/oauth`, change);
+    const answer = await call(
+      api.PATCH('/admin/v1/apps/{appId}/oauth', { params: { path: { appId } }, body: change }),
+    );
     out(JSON.stringify(answer, null, 2));
   },
 };
@@ -153,15 +163,12 @@ export const appsAccess: Command = {
   summary: 'Show the restricted services an app is approved for (JSON)',
   usage: '<appId>',
   options: {},
-  async run({ positionals, admin, out }) {
+  async run({ positionals, api, out }) {
     const appId = appIdOf(positionals);
-    out(
-      JSON.stringify(
-        await admin.request('GET', `apps/${encodeURIComponent(appId)}/access`),
-        null,
-        2,
-      ),
+    const access = await call(
+      api.GET('/admin/v1/apps/{appId}/access', { params: { path: { appId } } }),
     );
+    out(JSON.stringify(access, null, 2));
   },
 };
 
@@ -171,8 +178,9 @@ export const appsGet: Command = {
   summary: 'Show an app: name, client id, tracking id, quotas, access, OAuth settings (JSON)',
   usage: '<appId>',
   options: {},
-  async run({ positionals, admin, out }) {
+  async run({ positionals, api, out }) {
     const appId = appIdOf(positionals);
-    out(JSON.stringify(await admin.request('GET', `apps/${encodeURIComponent(appId)}`), null, 2));
+    const app = await call(api.GET('/admin/v1/apps/{appId}', { params: { path: { appId } } }));
+    out(JSON.stringify(app, null, 2));
   },
 };

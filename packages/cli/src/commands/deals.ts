@@ -1,18 +1,7 @@
-import { UsageError, type Command, type CommandContext } from '../command.js';
+import { call, UsageError, type Command, type CommandContext } from '../command.js';
 
-/** A deal as `GET /admin/v1/deals/{id}` answers it (edge-gateway deals-admin-routes.ts). */
-interface Deal {
-  id: string;
-  eventId: string;
-  dealName: string;
-  dealDescription: string;
-  dealOfferCode?: string;
-  exclusivity: string;
-  state: string;
-  version: number;
-}
-
-const EXCLUSIVITIES = ['EXCLUSIVE', 'NONEXCLUSIVE'];
+const EXCLUSIVITIES = ['EXCLUSIVE', 'NONEXCLUSIVE'] as const;
+type Exclusivity = (typeof EXCLUSIVITIES)[number];
 
 function text(options: CommandContext['options'], name: string, required: boolean) {
   const value = options[name];
@@ -21,18 +10,21 @@ function text(options: CommandContext['options'], name: string, required: boolea
   return undefined;
 }
 
-function exclusivity(options: CommandContext['options'], required: boolean) {
+function exclusivity(
+  options: CommandContext['options'],
+  required: boolean,
+): Exclusivity | undefined {
   const value = text(options, 'exclusivity', required)?.toUpperCase();
-  if (value !== undefined && !EXCLUSIVITIES.includes(value))
+  if (value !== undefined && !(EXCLUSIVITIES as readonly string[]).includes(value))
     throw new UsageError('--exclusivity must be EXCLUSIVE or NONEXCLUSIVE');
-  return value;
+  return value as Exclusivity | undefined;
 }
 
 function dealId(positionals: string[]): string {
   const [id, ...rest] = positionals;
   if (!id) throw new UsageError('the deal id is required');
   if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
-  return encodeURIComponent(id);
+  return id;
 }
 
 const fields = {
@@ -49,15 +41,16 @@ export const dealsCreate: Command = {
   usage:
     '--event <eventId> --name <dealName> --description <dealDescription> --exclusivity EXCLUSIVE|NONEXCLUSIVE [--offer-code <code>]',
   options: { event: { type: 'string' }, ...fields },
-  async run({ options, admin, out }) {
+  async run({ options, api, out }) {
     const offerCode = text(options, 'offer-code', false);
-    const created = await admin.post('deals', {
-      eventId: text(options, 'event', true),
-      dealName: text(options, 'name', true),
-      dealDescription: text(options, 'description', true),
+    const body = {
+      eventId: text(options, 'event', true)!,
+      dealName: text(options, 'name', true)!,
+      dealDescription: text(options, 'description', true)!,
       ...(offerCode !== undefined ? { dealOfferCode: offerCode } : {}),
-      exclusivity: exclusivity(options, true),
-    });
+      exclusivity: exclusivity(options, true)!,
+    };
+    const created = await call(api.POST('/admin/v1/deals', { body }));
     out(JSON.stringify(created, null, 2));
   },
 };
@@ -72,7 +65,7 @@ export const dealsUpdate: Command = {
   usage:
     '<dealId> [--name <dealName>] [--description <text>] [--offer-code <code> | --no-offer-code] [--exclusivity EXCLUSIVE|NONEXCLUSIVE]',
   options: { ...fields, 'no-offer-code': { type: 'boolean' } },
-  async run({ options, positionals, admin, out }) {
+  async run({ options, positionals, api, out }) {
     const id = dealId(positionals);
     const name = text(options, 'name', false);
     const description = text(options, 'description', false);
@@ -83,15 +76,21 @@ export const dealsUpdate: Command = {
       throw new UsageError('--offer-code and --no-offer-code exclude each other');
     if (!name && !description && !offerCode && !newExclusivity && !dropOfferCode)
       throw new UsageError('nothing to change: give at least one field');
-    const current = await admin.request<Deal>('GET', `deals/${id}`);
+    const path = { params: { path: { id } } };
+    const current = await call(api.GET('/admin/v1/deals/{id}', path));
     const code = dropOfferCode ? undefined : (offerCode ?? current.dealOfferCode);
-    const updated = await admin.request<Deal>('PUT', `deals/${id}`, {
-      dealName: name ?? current.dealName,
-      dealDescription: description ?? current.dealDescription,
-      ...(code !== undefined ? { dealOfferCode: code } : {}),
-      exclusivity: newExclusivity ?? current.exclusivity,
-      expectedVersion: current.version,
-    });
+    const updated = await call(
+      api.PUT('/admin/v1/deals/{id}', {
+        ...path,
+        body: {
+          dealName: name ?? current.dealName,
+          dealDescription: description ?? current.dealDescription,
+          ...(code !== undefined ? { dealOfferCode: code } : {}),
+          exclusivity: newExclusivity ?? current.exclusivity,
+          expectedVersion: current.version,
+        },
+      }),
+    );
     out(JSON.stringify(updated, null, 2));
   },
 };
@@ -102,10 +101,10 @@ export const dealsEnd: Command = {
   summary: 'End a deal: it leaves deals search (prints the ended deal)',
   usage: '<dealId>',
   options: {},
-  async run({ positionals, admin, out }) {
-    const id = dealId(positionals);
-    await admin.request('DELETE', `deals/${id}`);
-    out(JSON.stringify(await admin.request<Deal>('GET', `deals/${id}`), null, 2));
+  async run({ positionals, api, out }) {
+    const path = { params: { path: { id: dealId(positionals) } } };
+    await call(api.DELETE('/admin/v1/deals/{id}', path));
+    out(JSON.stringify(await call(api.GET('/admin/v1/deals/{id}', path)), null, 2));
   },
 };
 

@@ -1,4 +1,4 @@
-import { UsageError, type Command } from '../command.js';
+import { call, UsageError, type Command } from '../command.js';
 
 /** `marquee fans create`: the admin API's `POST /admin/v1/fans`. */
 export const fansCreate: Command = {
@@ -11,14 +11,14 @@ export const fansCreate: Command = {
     // A password on the command line is visible to other users in `ps` and kept in shell history.
     'password-stdin': { type: 'boolean' },
   },
-  async run({ options, admin, out, readStdin }) {
+  async run({ options, api, out, readStdin }) {
     const email = options.email;
     if (typeof email !== 'string' || email === '') throw new UsageError('--email is required');
     let password = options.password;
     if (options['password-stdin'] === true) password = (await readStdin()).replace(/\r?\n$/, '');
     if (typeof password !== 'string' || password === '')
       throw new UsageError('--password-stdin or --password is required');
-    const created = await admin.post('fans', { email, password });
+    const created = await call(api.POST('/admin/v1/fans', { body: { email, password } }));
     out(JSON.stringify(created, null, 2));
   },
 };
@@ -33,11 +33,11 @@ export const fansDelete: Command = {
     "Delete a fan: account, grants and tokens; the e-mail, partner account id and fan id on the fan's orders are blanked",
   usage: '<fanId>',
   options: {},
-  async run({ positionals, admin, out }) {
+  async run({ positionals, api, out }) {
     const [fanId, ...rest] = positionals;
     if (!fanId) throw new UsageError('the fan id is required');
     if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
-    await admin.request('DELETE', `fans/${encodeURIComponent(fanId)}`);
+    await call(api.DELETE('/admin/v1/fans/{fanId}', { params: { path: { fanId } } }));
     out(JSON.stringify({ fanId, deleted: true }, null, 2));
   },
 };
@@ -52,13 +52,14 @@ export const fansRevokeGrant: Command = {
     "Withdraw an app's access for a fan: its grant and every token issued under it are revoked",
   usage: '<fanId> <clientId>',
   options: {},
-  async run({ positionals, admin, out }) {
+  async run({ positionals, api, out }) {
     const [fanId, clientId, ...rest] = positionals;
     if (!fanId || !clientId) throw new UsageError('the fan id and the client id are required');
     if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
-    await admin.request(
-      'DELETE',
-      `fans/${encodeURIComponent(fanId)}/grants/${encodeURIComponent(clientId)}`,
+    await call(
+      api.DELETE('/admin/v1/fans/{fanId}/grants/{clientId}', {
+        params: { path: { fanId, clientId } },
+      }),
     );
     out(JSON.stringify({ fanId, clientId, revoked: true }, null, 2));
   },

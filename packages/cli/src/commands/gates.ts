@@ -1,4 +1,4 @@
-import { UsageError, type Command, type CommandContext } from '../command.js';
+import { call, UsageError, type Command, type CommandContext } from '../command.js';
 
 type Options = CommandContext['options'];
 
@@ -35,13 +35,13 @@ export const gatesCreate: Command = {
     'Register a gate (scanner) for an event; prints {"gate", "token"}: the token is shown only this once',
   usage: '--event <eventId> --name <name>',
   options: { event: { type: 'string' }, name: { type: 'string' } },
-  async run({ options, positionals, admin, out }) {
+  async run({ options, positionals, api, out }) {
     noPositionals(positionals);
     const event = eventId(options, true)!;
     const name = typeof options.name === 'string' ? options.name.trim() : '';
     if (name === '') throw new UsageError('--name is required');
     if (name.length > 200) throw new UsageError('--name must be at most 200 characters');
-    print(out, await admin.post('gates', { name, eventId: event }));
+    print(out, await call(api.POST('/admin/v1/gates', { body: { name, eventId: event } })));
   },
 };
 
@@ -51,11 +51,11 @@ export const gatesList: Command = {
   summary: 'Registered gates, newest first, all or of one event (never their tokens)',
   usage: '[--event <eventId>]',
   options: { event: { type: 'string' } },
-  async run({ options, positionals, admin, out }) {
+  async run({ options, positionals, api, out }) {
     noPositionals(positionals);
     const event = eventId(options, false);
-    const query = event ? `?${new URLSearchParams({ eventId: event }).toString()}` : '';
-    print(out, await admin.request('GET', `gates${query}`));
+    const query = event ? { eventId: event } : {};
+    print(out, await call(api.GET('/admin/v1/gates', { params: { query } })));
   },
 };
 
@@ -66,12 +66,12 @@ export const gatesRevoke: Command = {
     'Revoke a gate: its token stops working (within the gate cache time on other replicas); prints {"gate"}',
   usage: '<gateId>',
   options: {},
-  async run({ positionals, admin, out }) {
+  async run({ positionals, api, out }) {
     const [id, ...rest] = positionals;
     if (!id) throw new UsageError('the gate id is required (printed by `marquee gates create`)');
     if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
     if (!GATE_ID.test(id)) throw new UsageError('the gate id is 4-40 lowercase letters and digits');
-    print(out, await admin.request('DELETE', `gates/${id}`));
+    print(out, await call(api.DELETE('/admin/v1/gates/{id}', { params: { path: { id } } })));
   },
 };
 

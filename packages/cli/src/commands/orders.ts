@@ -1,4 +1,4 @@
-import { UsageError, type Command } from '../command.js';
+import { call, UsageError, type Command } from '../command.js';
 
 const REASONS = ['REQUESTED', 'EVENT_CANCELLED', 'RECONCILIATION', 'PAYMENT_REVERSED'] as const;
 const ACTIONS = ['PRINT', 'ROLLBACK_PRINT'] as const;
@@ -15,7 +15,7 @@ function onlyId(positionals: string[]): string {
   const [id, ...rest] = positionals;
   if (!id) throw new UsageError('the order id is required');
   if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
-  return encodeURIComponent(id);
+  return id;
 }
 
 const print = (out: (line: string) => void, value: unknown) => out(JSON.stringify(value, null, 2));
@@ -26,8 +26,12 @@ export const ordersGet: Command = {
   summary: 'One order with its tickets (never its order token)',
   usage: '<orderId>',
   options: {},
-  async run({ positionals, admin, out }) {
-    print(out, await admin.request('GET', `orders/${onlyId(positionals)}`));
+  async run({ positionals, api, out }) {
+    const orderId = onlyId(positionals);
+    print(
+      out,
+      await call(api.GET('/admin/v1/orders/{orderId}', { params: { path: { orderId } } })),
+    );
   },
 };
 
@@ -51,9 +55,9 @@ export const ordersCancel: Command = {
     'Cancel a confirmed order, or only --tickets of it (prints {"order", "partnerCancelQueued", "tickets"}: queued is true when the partner cancel is queued for retry)',
   usage: `<orderId> [--tickets <id,id>] [--reason ${REASONS.join('|')}] [--detail <text>]`,
   options: { reason: { type: 'string' }, detail: { type: 'string' }, tickets: { type: 'string' } },
-  async run({ options, positionals, admin, out }) {
-    const id = onlyId(positionals);
-    const reason = oneOf('reason', options.reason, REASONS);
+  async run({ options, positionals, api, out }) {
+    const orderId = onlyId(positionals);
+    const reason = oneOf('reason', options.reason, REASONS) as (typeof REASONS)[number] | undefined;
     const detail = options.detail;
     const ticketIds = ticketList(options.tickets);
     const body = {
@@ -61,7 +65,12 @@ export const ordersCancel: Command = {
       ...(typeof detail === 'string' ? { detail } : {}),
       ...(ticketIds ? { ticketIds } : {}),
     };
-    print(out, await admin.post(`orders/${id}/cancel`, body));
+    print(
+      out,
+      await call(
+        api.POST('/admin/v1/orders/{orderId}/cancel', { params: { path: { orderId } }, body }),
+      ),
+    );
   },
 };
 
@@ -76,11 +85,16 @@ export const ordersPrint: Command = {
     'Record printing of a confirmed order at the partner, or roll it back with --action ROLLBACK_PRINT (prints the order)',
   usage: `<orderId> [--action ${ACTIONS.join('|')}]`,
   options: { action: { type: 'string' } },
-  async run({ options, positionals, admin, out }) {
-    const id = onlyId(positionals);
-    const action = oneOf('action', options.action, ACTIONS);
+  async run({ options, positionals, api, out }) {
+    const orderId = onlyId(positionals);
+    const action = oneOf('action', options.action, ACTIONS) as (typeof ACTIONS)[number] | undefined;
     const body = typeof action === 'string' ? { action } : {};
-    print(out, await admin.post(`orders/${id}/print`, body));
+    print(
+      out,
+      await call(
+        api.POST('/admin/v1/orders/{orderId}/print', { params: { path: { orderId } }, body }),
+      ),
+    );
   },
 };
 

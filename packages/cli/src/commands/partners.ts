@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { UsageError, type Command, type CommandContext } from '../command.js';
+import { call, UsageError, type Command, type CommandContext } from '../command.js';
 
 type Options = CommandContext['options'];
 
@@ -24,7 +24,7 @@ function onlyId(positionals: string[], what: string): string {
   const [id, ...rest] = positionals;
   if (!id) throw new UsageError(`the ${what} is required`);
   if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
-  return encodeURIComponent(id);
+  return id;
 }
 
 /**
@@ -66,20 +66,20 @@ export const partnersAdd: Command = {
     'client-secret-file': { type: 'string' },
     venue: { type: 'string', multiple: true },
   },
-  async run({ options, positionals, admin, out }) {
+  async run({ options, positionals, api, out }) {
     if (positionals.length > 0)
       throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
     const venues = list(options, 'venue');
     if (venues.length === 0) throw new UsageError('at least one --venue is required');
     const body = {
-      name: text(options, 'name', true),
-      baseUrl: text(options, 'base-url', true),
-      authUrl: text(options, 'auth-url', true),
-      clientId: text(options, 'client-id', true),
+      name: text(options, 'name', true)!,
+      baseUrl: text(options, 'base-url', true)!,
+      authUrl: text(options, 'auth-url', true)!,
+      clientId: text(options, 'client-id', true)!,
       clientSecret: await clientSecret(options),
       venues,
     };
-    print(out, await admin.post('partners', body));
+    print(out, await call(api.POST('/admin/v1/partners', { body })));
   },
 };
 
@@ -89,10 +89,10 @@ export const partnersList: Command = {
   summary: 'Registered partners with their import and health state (no secrets)',
   usage: '',
   options: {},
-  async run({ positionals, admin, out }) {
+  async run({ positionals, api, out }) {
     if (positionals.length > 0)
       throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
-    print(out, await admin.request('GET', 'partners'));
+    print(out, await call(api.GET('/admin/v1/partners')));
   },
 };
 
@@ -102,8 +102,9 @@ export const partnersShow: Command = {
   summary: 'One partner',
   usage: '<partnerId>',
   options: {},
-  async run({ positionals, admin, out }) {
-    print(out, await admin.request('GET', `partners/${onlyId(positionals, 'partner id')}`));
+  async run({ positionals, api, out }) {
+    const id = onlyId(positionals, 'partner id');
+    print(out, await call(api.GET('/admin/v1/partners/{id}', { params: { path: { id } } })));
   },
 };
 
@@ -113,10 +114,14 @@ export const partnersImport: Command = {
   summary: "Import a partner's venues now (all registered ones unless --venue is given)",
   usage: '<partnerId> [--venue <venueId>...]',
   options: { venue: { type: 'string', multiple: true } },
-  async run({ options, positionals, admin, out }) {
+  async run({ options, positionals, api, out }) {
     const id = onlyId(positionals, 'partner id');
     const venues = list(options, 'venue');
-    print(out, await admin.post(`partners/${id}/imports`, venues.length > 0 ? { venues } : {}));
+    const body = venues.length > 0 ? { venues } : {};
+    print(
+      out,
+      await call(api.POST('/admin/v1/partners/{id}/imports', { params: { path: { id } }, body })),
+    );
   },
 };
 
@@ -126,12 +131,12 @@ export const partnersQueue: Command = {
   summary: 'Partner calls the connector is retrying (queued cancels), oldest first',
   usage: '[--partner <partnerId>]',
   options: { partner: { type: 'string' } },
-  async run({ options, positionals, admin, out }) {
+  async run({ options, positionals, api, out }) {
     if (positionals.length > 0)
       throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
     const partner = text(options, 'partner', false);
-    const query = partner ? `?partnerId=${encodeURIComponent(partner)}` : '';
-    print(out, await admin.request('GET', `partners/queued-calls${query}`));
+    const query = partner ? { partnerId: partner } : {};
+    print(out, await call(api.GET('/admin/v1/partners/queued-calls', { params: { query } })));
   },
 };
 

@@ -1,10 +1,10 @@
-import { UsageError, type Command } from '../command.js';
+import { call, UsageError, type Command } from '../command.js';
 
 function onlyId(positionals: string[], what: string): string {
   const [id, ...rest] = positionals;
   if (!id) throw new UsageError(`the ${what} is required`);
   if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
-  return encodeURIComponent(id);
+  return id;
 }
 
 function count(value: unknown, name: string, min: number, max: number): number | undefined {
@@ -28,19 +28,20 @@ export const casesList: Command = {
     offset: { type: 'string' },
     limit: { type: 'string' },
   },
-  async run({ options, positionals, admin, out }) {
+  async run({ options, positionals, api, out }) {
     if (positionals.length > 0)
       throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
-    const query = new URLSearchParams();
-    if (options.open === true) query.set('openOnly', 'true');
-    if (typeof options.partner === 'string' && options.partner)
-      query.set('partnerId', options.partner);
     const offset = count(options.offset, 'offset', 0, 1_000_000_000);
     const limit = count(options.limit, 'limit', 1, 500);
-    if (offset !== undefined) query.set('offset', String(offset));
-    if (limit !== undefined) query.set('limit', String(limit));
-    const suffix = query.size > 0 ? `?${query.toString()}` : '';
-    print(out, await admin.request('GET', `reconciliation/cases${suffix}`));
+    const query = {
+      ...(options.open === true ? { openOnly: true } : {}),
+      ...(typeof options.partner === 'string' && options.partner
+        ? { partnerId: options.partner }
+        : {}),
+      ...(offset !== undefined ? { offset } : {}),
+      ...(limit !== undefined ? { limit } : {}),
+    };
+    print(out, await call(api.GET('/admin/v1/reconciliation/cases', { params: { query } })));
   },
 };
 
@@ -50,11 +51,9 @@ export const casesShow: Command = {
   summary: 'One reconciliation case',
   usage: '<caseId>',
   options: {},
-  async run({ positionals, admin, out }) {
-    print(
-      out,
-      await admin.request('GET', `reconciliation/cases/${onlyId(positionals, 'case id')}`),
-    );
+  async run({ positionals, api, out }) {
+    const path = { path: { id: onlyId(positionals, 'case id') } };
+    print(out, await call(api.GET('/admin/v1/reconciliation/cases/{id}', { params: path })));
   },
 };
 
@@ -64,9 +63,12 @@ export const reconcile: Command = {
   summary: "Reconcile an event now against the partner's records (prints the report)",
   usage: '<eventId>',
   options: {},
-  async run({ positionals, admin, out }) {
-    const id = onlyId(positionals, 'event id');
-    print(out, await admin.request('POST', `reconciliation/events/${id}/runs`));
+  async run({ positionals, api, out }) {
+    const path = { path: { eventId: onlyId(positionals, 'event id') } };
+    print(
+      out,
+      await call(api.POST('/admin/v1/reconciliation/events/{eventId}/runs', { params: path })),
+    );
   },
 };
 
@@ -76,9 +78,12 @@ export const report: Command = {
   summary: "An event's latest reconciliation report (404 before its first run)",
   usage: '<eventId>',
   options: {},
-  async run({ positionals, admin, out }) {
-    const id = onlyId(positionals, 'event id');
-    print(out, await admin.request('GET', `reconciliation/events/${id}/report`));
+  async run({ positionals, api, out }) {
+    const path = { path: { eventId: onlyId(positionals, 'event id') } };
+    print(
+      out,
+      await call(api.GET('/admin/v1/reconciliation/events/{eventId}/report', { params: path })),
+    );
   },
 };
 

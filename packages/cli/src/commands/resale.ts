@@ -1,5 +1,5 @@
 import { currencyExponent, isKnownCurrency, parseDecimal } from '@marquee/platform/money';
-import { UsageError, type Command, type CommandContext } from '../command.js';
+import { call, UsageError, type Command, type CommandContext } from '../command.js';
 
 type Options = CommandContext['options'];
 
@@ -23,7 +23,7 @@ function onlyId(positionals: string[], what: string): string {
   const [id, ...rest] = positionals;
   if (!id) throw new UsageError(`the ${what} is required`);
   if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
-  return encodeURIComponent(id);
+  return id;
 }
 
 function count(value: unknown, name: string, min: number, max: number): number | undefined {
@@ -62,7 +62,7 @@ export const resaleCreate: Command = {
     currency: { type: 'string' },
     notes: { type: 'string' },
   },
-  async run({ options, positionals, admin, out }) {
+  async run({ options, positionals, api, out }) {
     if (positionals.length > 0)
       throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
     const ticketIds = list(options, 'ticket');
@@ -70,12 +70,12 @@ export const resaleCreate: Command = {
       throw new UsageError('--ticket is required (repeat it or use commas)');
     const currency = text(options, 'currency', true)!.toUpperCase();
     const body = {
-      orderId: text(options, 'order', true),
+      orderId: text(options, 'order', true)!,
       ticketIds,
       price: { amount: minorUnits(text(options, 'price', true)!, currency), currency },
       ...(text(options, 'notes', false) ? { sellerNotes: text(options, 'notes', false) } : {}),
     };
-    print(out, await admin.post('resale-listings', body));
+    print(out, await call(api.POST('/admin/v1/resale-listings', { body })));
   },
 };
 
@@ -90,16 +90,18 @@ export const resaleList: Command = {
     offset: { type: 'string' },
     limit: { type: 'string' },
   },
-  async run({ options, positionals, admin, out }) {
+  async run({ options, positionals, api, out }) {
     if (positionals.length > 0)
       throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
-    const query = new URLSearchParams({ eventId: text(options, 'event', true)! });
-    if (options.active === true) query.set('activeOnly', 'true');
     const offset = count(options.offset, 'offset', 0, 1_000_000_000);
     const limit = count(options.limit, 'limit', 1, 500);
-    if (offset !== undefined) query.set('offset', String(offset));
-    if (limit !== undefined) query.set('limit', String(limit));
-    print(out, await admin.request('GET', `resale-listings?${query.toString()}`));
+    const query = {
+      eventId: text(options, 'event', true)!,
+      ...(options.active === true ? { activeOnly: true } : {}),
+      ...(offset !== undefined ? { offset } : {}),
+      ...(limit !== undefined ? { limit } : {}),
+    };
+    print(out, await call(api.GET('/admin/v1/resale-listings', { params: { query } })));
   },
 };
 
@@ -109,8 +111,9 @@ export const resaleShow: Command = {
   summary: 'One resale listing',
   usage: '<listingId>',
   options: {},
-  async run({ positionals, admin, out }) {
-    print(out, await admin.request('GET', `resale-listings/${onlyId(positionals, 'listing id')}`));
+  async run({ positionals, api, out }) {
+    const path = { path: { id: onlyId(positionals, 'listing id') } };
+    print(out, await call(api.GET('/admin/v1/resale-listings/{id}', { params: path })));
   },
 };
 
@@ -120,11 +123,9 @@ export const resaleWithdraw: Command = {
   summary: 'Take a resale listing off sale (refused while a cart holds it or once sold)',
   usage: '<listingId>',
   options: {},
-  async run({ positionals, admin, out }) {
-    print(
-      out,
-      await admin.request('DELETE', `resale-listings/${onlyId(positionals, 'listing id')}`),
-    );
+  async run({ positionals, api, out }) {
+    const path = { path: { id: onlyId(positionals, 'listing id') } };
+    print(out, await call(api.DELETE('/admin/v1/resale-listings/{id}', { params: path })));
   },
 };
 

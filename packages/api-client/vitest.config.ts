@@ -1,0 +1,3 @@
+import { marqueeVitestConfig } from '../../vitest.shared.ts';
+
+export default marqueeVitestConfig();
