@@ -1450,7 +1450,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a confirmed order; the partner cancel is queued and retried when the partner is down */
+        /**
+         * Cancel a confirmed order, or some of its tickets; a whole cancel is queued and retried when the partner is down
+         * @description With `ticketIds`, only those tickets are cancelled: the partner must take it now (503 while it is down, 409 when it cancels whole orders only), and nothing is cancelled or refunded when it does not. 400 for a ticket the order does not have, 409 for a ticket cancelled already by another request (the same request again answers the order unchanged). Publishes `order-cancelled` (with the tickets of a partial cancel).
+         */
         post: operations["postAdminOrdersByOrderIdCancel"];
         delete?: never;
         options?: never;
@@ -20076,6 +20079,11 @@ export interface operations {
                                 currency: string;
                             };
                             inventoryType: "PRIMARY" | "RESALE";
+                            /**
+                             * Format: date-time
+                             * @description When a partial cancel cancelled this ticket; absent while it is valid (an order cancelled whole says so in its status)
+                             */
+                            cancelledAt?: string;
                         }[];
                     };
                 };
@@ -20177,6 +20185,8 @@ export interface operations {
                     reason?: "REQUESTED" | "EVENT_CANCELLED" | "RECONCILIATION" | "PAYMENT_REVERSED";
                     /** @description Free text for operators */
                     detail?: string;
+                    /** @description Cancel only these tickets (the partner's ticket ids, as the order read lists them); absent: the whole order. Refunds exactly those tickets' share; the last tickets also refund the order fees and delivery and cancel the order (docs/payments.md, Refunds) */
+                    ticketIds?: string[];
                 };
             };
         };
@@ -20253,6 +20263,28 @@ export interface operations {
                             };
                         };
                         partnerCancelQueued: boolean;
+                        /** @description The sold tickets, the cancelled ones with `cancelledAt` */
+                        tickets: {
+                            ticketId: string;
+                            seat: string;
+                            areaId: string;
+                            section: string;
+                            row: string;
+                            priceLevelId: string;
+                            priceTypeId: string;
+                            /** @description An amount in minor units */
+                            unitPrice?: {
+                                /** @description Minor units of currency (2550 = 25.50 USD) */
+                                amountMinor: number;
+                                currency: string;
+                            };
+                            inventoryType: "PRIMARY" | "RESALE";
+                            /**
+                             * Format: date-time
+                             * @description When a partial cancel cancelled this ticket; absent while it is valid (an order cancelled whole says so in its status)
+                             */
+                            cancelledAt?: string;
+                        }[];
                     };
                 };
             };
@@ -20460,6 +20492,11 @@ export interface operations {
                                 currency: string;
                             };
                             inventoryType: "PRIMARY" | "RESALE";
+                            /**
+                             * Format: date-time
+                             * @description When a partial cancel cancelled this ticket; absent while it is valid (an order cancelled whole says so in its status)
+                             */
+                            cancelledAt?: string;
                         }[];
                     };
                 };
