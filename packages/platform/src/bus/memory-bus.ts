@@ -8,14 +8,13 @@
  * The log lives in a {@link MemoryBroker} (memory/broker.ts). Several buses may share one broker,
  * as processes share a Kafka cluster: a bus closed and replaced by a new one with the same group
  * resumes from the group's committed offsets. `createMemoryBus` composes the modules of ./memory/
- * (README.md, "Modules") and owns the bus's life: start, readiness and close.
+ * (README.md, "Modules"); memory/lifecycle.ts owns the bus's life: start, readiness and close.
  */
 import { maxAttemptsOf, retryPolicy, type RetryPolicy } from './delivery.js';
 import { stderrLogger, type BusLogger } from './logger.js';
 import { MemoryBroker, type MemoryBrokerOptions, type MemoryRecord } from './memory/broker.js';
-import type { MemoryConsumerContext } from './memory/consumers.js';
 import { MemoryGlobalReader } from './memory/global-reader.js';
-import { consumeGroup, type GroupSubscription } from './memory/group-consumer.js';
+import { MemoryBusLifecycle } from './memory/lifecycle.js';
 import { publishToBroker } from './memory/publisher.js';
 import type {
   EventBus,
@@ -57,41 +56,12 @@ export interface MemoryBus extends EventBus {
 
 export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
   const broker = options.broker ?? new MemoryBroker({ retain: options.retain });
-  const logger = options.logger ?? stderrLogger;
   const publishing = { source: options.source, clientId: options.clientId ?? 'marquee-memory' };
-  const subscriptions: GroupSubscription[] = [];
-  const readers: MemoryGlobalReader[] = [];
-  const abort = new AbortController();
-  const context: MemoryConsumerContext = {
+  const lifecycle = new MemoryBusLifecycle({
     broker,
-    logger,
+    logger: options.logger ?? stderrLogger,
     retry: retryPolicy(options.retry),
-    signal: abort.signal,
-  };
-  let state: 'created' | 'started' | 'closed' = 'created';
-  let closing: Promise<void> | undefined;
-
-  const assertOpen = (): void => {
-    if (state === 'closed') throw new Error('event bus is closed');
-  };
-
-  const launch = (subscription: GroupSubscription): void => {
-    subscription.running = consumeGroup(context, subscription).catch((error: unknown) => {
-      logger.error(
-        { topic: subscription.topic.name, group: subscription.group, err: error },
-        'memory consumer crashed',
-      );
-    });
-  };
-
-  const launchGlobal = (reader: MemoryGlobalReader): void => {
-    reader.running = reader.consume(context).catch((error: unknown) => {
-      logger.error(
-        { topic: reader.topic.name, subscription: reader.name, err: error },
-        'memory global consumer crashed',
-      );
-    });
-  };
+  });
 
   return {
     broker,
@@ -99,7 +69,7 @@ export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
     records: (topic) => broker.records(topic),
 
     async publish<T>(topic: TopicDef<T>, events: OutgoingEvent<T>[]): Promise<void> {
-      assertOpen();
+      lifecycle.assertOpen();
       publishToBroker(broker, publishing, topic, events);
     },
 
@@ -108,25 +78,16 @@ export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
       subscribeOptions: SubscribeOptions,
       handler: EventHandler<T>,
     ): Promise<void> {
-      assertOpen();
-      if (
-        subscriptions.some((s) => s.group === subscribeOptions.group && s.topic.name === topic.name)
-      ) {
-        throw new Error(
-          `group ${subscribeOptions.group} already subscribes to ${topic.name} on this bus`,
-        );
-      }
-      const subscription: GroupSubscription = {
+      lifecycle.assertOpen();
+      lifecycle.assertNotSubscribed(subscribeOptions.group, topic.name);
+      lifecycle.addSubscription({
         topic: topic as TopicDef<unknown>,
         group: subscribeOptions.group,
         fromBeginning: subscribeOptions.fromBeginning ?? true,
         maxAttempts: maxAttemptsOf(subscribeOptions.maxAttempts),
         concurrency: Math.max(1, subscribeOptions.concurrency ?? 1),
         handler: handler as EventHandler<unknown>,
-      };
-      subscriptions.push(subscription);
-      broker.ensureTopic(topic.name);
-      if (state === 'started') launch(subscription);
+      });
     },
 
     async subscribeGlobal<T>(
@@ -134,42 +95,20 @@ export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
       globalOptions: GlobalSubscribeOptions,
       handler: EventHandler<T>,
     ): Promise<GlobalSubscription> {
-      assertOpen();
+      lifecycle.assertOpen();
       const reader = new MemoryGlobalReader(
         topic as TopicDef<unknown>,
         globalOptions,
         handler as EventHandler<unknown>,
       );
-      readers.push(reader);
-      broker.ensureTopic(topic.name);
-      if (state === 'started') launchGlobal(reader);
+      lifecycle.addReader(reader);
       return reader.catchUp.subscription;
     },
 
-    async start(): Promise<void> {
-      assertOpen();
-      if (state === 'started') return;
-      state = 'started';
-      for (const subscription of subscriptions) launch(subscription);
-      for (const reader of readers) launchGlobal(reader);
-    },
+    start: () => lifecycle.start(),
 
-    async ready(): Promise<boolean> {
-      return state === 'started';
-    },
+    ready: () => lifecycle.ready(),
 
-    close(): Promise<void> {
-      closing ??= (async () => {
-        state = 'closed';
-        // Stops fetching and cuts retry backoffs short; a handler already running is awaited, and
-        // committed if it succeeds.
-        abort.abort();
-        await Promise.all([
-          ...subscriptions.map((subscription) => subscription.running),
-          ...readers.map((reader) => reader.running),
-        ]);
-      })();
-      return closing;
-    },
+    close: () => lifecycle.close(),
   };
 }

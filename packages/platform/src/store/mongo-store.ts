@@ -5,13 +5,12 @@
  */
 import type { Connection } from 'mongoose';
 import type { OutboxSource } from '../outbox/types.js';
-import { checkPaging } from './memory-store.js';
-import { type CollectionSetup, MongoCollection, type WriteConditions } from './mongo/collection.js';
+import { MongoCollection, type WriteConditions } from './mongo/collection.js';
 import { DocumentWrites } from './mongo/document-writes.js';
 import { InProcessMode } from './mongo/in-process-mode.js';
 import { ensureIndexes } from './mongo/indexes.js';
 import { acquireLease, releaseLease } from './mongo/leases.js';
-import { findDocuments, toMongoFilter } from './mongo/queries.js';
+import { StoreQueries } from './mongo/queries.js';
 import { ServerMode } from './mongo/server-mode.js';
 import { toDocument } from './mongo/stored.js';
 import type { WriteMode } from './mongo/write-mode.js';
@@ -20,11 +19,9 @@ import { portableEvents, splitDocument } from './portable.js';
 import type {
   CollectionOptions,
   Draft,
-  FindOptions,
   Modification,
   ModifyOptions,
   Mutation,
-  StoreFilter,
   StoreIndex,
   Versioned,
   VersionedStore,
@@ -57,28 +54,33 @@ export type MongoStore<T extends Versioned> = VersionedStore<T> &
     ensureIndexes(): Promise<void>;
   };
 
-export function createMongoStore<T extends Versioned>(
-  options: MongoStoreOptions<T>,
-): MongoStore<T> {
-  const { collection: name } = options;
-  const setup: CollectionSetup = {
+/** The collection a store works on, its packing, and its write mode (asked of the server once). */
+function openCollection<T>(options: MongoStoreOptions<T>) {
+  const packing = packingOf(options.collection, options.pack, options.indexes);
+  const collection = new MongoCollection({
     connection: options.connection,
-    collection: name,
+    collection: options.collection,
     leaseCollection: options.leaseCollection ?? 'outbox_leases',
     indexes: options.indexes as readonly StoreIndex<unknown>[] | undefined,
     writeConditions: options.writeConditions,
-    packing: packingOf(name, options.pack, options.indexes),
-  };
-  const collection = new MongoCollection(setup);
+    packing,
+  });
   const modes: Record<WriteConditions, WriteMode> = {
     server: new ServerMode(collection),
     'in-process': new InProcessMode(collection),
   };
   const mode = async (): Promise<WriteMode> => modes[await collection.conditions()];
+  return { collection, packing, mode };
+}
+
+export function createMongoStore<T extends Versioned>(
+  options: MongoStoreOptions<T>,
+): MongoStore<T> {
+  const { collection: name } = options;
+  const { collection, packing, mode } = openCollection(options);
   const writes = new DocumentWrites<T>(collection, mode);
+  const queries = new StoreQueries<T>(collection, packing);
   const locked = <R>(id: string, work: () => Promise<R>) => collection.locked(id, work);
-  const { due } = collection;
-  const { packing } = setup;
 
   return {
     outboxName: name,
@@ -118,20 +120,9 @@ export function createMongoStore<T extends Versioned>(
       return locked(id, async () => (await mode()).delete(id, expectedVersion, events));
     },
 
-    async find(filter: StoreFilter<T> = {}, findOptions: FindOptions<T> = {}) {
-      const { skip, limit } = checkPaging(findOptions);
-      if (limit === 0) return [];
-      packing?.checkQuery(filter, findOptions.sort);
-      const dueBy = due?.query(filter, findOptions, skip);
-      if (dueBy !== undefined && (await collection.conditions()) === 'in-process')
-        return due!.find<T>(dueBy, limit, (id) => collection.read(id));
-      return findDocuments<T>(() => collection.docs(), filter, findOptions.sort, skip, limit);
-    },
+    find: (filter, findOptions) => queries.find(filter, findOptions),
 
-    async count(filter: StoreFilter<T> = {}) {
-      packing?.checkQuery(filter);
-      return collection.docs().countDocuments(toMongoFilter(filter));
-    },
+    count: (filter) => queries.count(filter),
 
     async pendingOutbox(limit) {
       return (await mode()).pendingOutbox(limit);

@@ -1,12 +1,16 @@
 /**
- * `find` and `count` on MongoDB: the portable `StoreFilter` (validated by ../filter.ts, the same
- * check as the memory adapter's) translated to the stored shape, where domain fields sit under
- * `data`, `id` is `_id` and tombstones are never matched. Sorts always end with `_id` so pages are
- * stable, the memory adapter's tie-break. (A due-time query in in-process mode does not come here:
- * due-times.ts answers it.)
+ * `find` and `count` on MongoDB: paging and packing checked as the memory adapter checks them, the
+ * portable `StoreFilter` (validated by ../filter.ts) translated to the stored shape, where domain
+ * fields sit under `data`, `id` is `_id` and tombstones are never matched. Sorts always end with
+ * `_id` so pages are stable, the memory adapter's tie-break. A due-time query in in-process mode
+ * is answered by due-times.ts instead.
  */
 import { checkFieldName, normalizeFilter } from '../filter.js';
 import { isOperatorObject } from '../memory-query.js';
+import { checkPaging } from '../memory-store.js';
+import type { Packing } from '../packing.js';
+import type { FindOptions, StoreFilter } from '../types.js';
+import type { MongoCollection } from './collection.js';
 import { unpacked } from './packed-data.js';
 import type { Collection, Filter, StoredDoc } from './stored.js';
 import { DOCUMENT_PROJECTION, READ, toDocument } from './stored.js';
@@ -30,7 +34,7 @@ export function toMongoFilter(filter: object): Filter {
 }
 
 /** The live documents matching `filter`, sorted, one page (paging checked by the caller). */
-export async function findDocuments<T>(
+async function findDocuments<T>(
   docs: () => Collection<StoredDoc>,
   filter: object,
   sortBy: object | undefined,
@@ -48,4 +52,30 @@ export async function findDocuments<T>(
     .skip(skip);
   if (limit !== undefined) cursor = cursor.limit(limit);
   return (await cursor.toArray()).map((stored) => toDocument<T>(unpacked(stored)));
+}
+
+export class StoreQueries<T> {
+  readonly #collection: MongoCollection;
+  readonly #packing: Packing | undefined;
+
+  constructor(collection: MongoCollection, packing: Packing | undefined) {
+    this.#collection = collection;
+    this.#packing = packing;
+  }
+
+  async find(filter: StoreFilter<T> = {}, options: FindOptions<T> = {}): Promise<T[]> {
+    const { skip, limit } = checkPaging(options);
+    if (limit === 0) return [];
+    this.#packing?.checkQuery(filter, options.sort);
+    const { due } = this.#collection;
+    const dueBy = due?.query(filter, options, skip);
+    if (dueBy !== undefined && (await this.#collection.conditions()) === 'in-process')
+      return due!.find<T>(dueBy, limit, (id) => this.#collection.read(id));
+    return findDocuments<T>(() => this.#collection.docs(), filter, options.sort, skip, limit);
+  }
+
+  async count(filter: StoreFilter<T> = {}): Promise<number> {
+    this.#packing?.checkQuery(filter);
+    return this.#collection.docs().countDocuments(toMongoFilter(filter));
+  }
 }
