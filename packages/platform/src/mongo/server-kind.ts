@@ -5,7 +5,7 @@ import { AppError } from '../errors/index.js';
  * Which Mongo-wire server a connection talks to. It matters for how a write keeps its condition:
  * MongoDB evaluates any filter on the server, atomically; FerretDB 1.24 (SQLite, the dev/CI server)
  * pushes only a bare `{ _id }` filter down to SQL and decodes the whole collection for any other one,
- * and is not atomic between its read and its write anyway (store/mongo-store.ts).
+ * and is not atomic between its read and its write anyway (store/README.md, "Write modes").
  */
 export type MongoServerKind = 'mongodb' | 'ferretdb';
 
