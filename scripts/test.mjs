@@ -297,7 +297,8 @@ const steps = [
   {
     // test/schemathesis: the embedded default (started in the test process, memory storage) fuzzed
     // by schemathesis 4 (PyPI, in a venv the step makes) with --checks all over every operation of
-    // docs/api/openapi.json; 3-4 minutes.
+    // docs/api/openapi.json, a new seed each run (printed); a time budget of 390 s, about 7 minutes
+    // with the embedded default's start (test/schemathesis/README.md, "Budget").
     tier: 'schemathesis',
     name: 'schemathesis: the public HTTP API against its OpenAPI document',
     cmd: 'pnpm -s --filter @marquee/tests exec vitest run --config schemathesis/vitest.config.ts',

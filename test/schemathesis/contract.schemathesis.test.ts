@@ -1,7 +1,7 @@
 // The public HTTP API of the embedded default against its committed OpenAPI document, fuzzed by
 // schemathesis 4 with every check (README.md of this directory: what it covers, how to run it).
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,10 +13,18 @@ import { prepareSchemathesis, requirePython, stepDir } from './schemathesis-env.
 const documentPath = fileURLToPath(new URL('../../docs/api/openapi.json', import.meta.url));
 const canRun = requirePython();
 
-/** Test cases per operation and phase; small enough for a few minutes on a 2-core runner. */
-const MAX_EXAMPLES = process.env.MARQUEE_SCHEMATHESIS_MAX_EXAMPLES ?? '20';
-/** Fixed, so that a run is repeatable; set another to explore further. */
-const SEED = process.env.MARQUEE_SCHEMATHESIS_SEED ?? '20261125';
+/** Test cases per operation and phase, in each cycle of the run (README.md, "Budget"). */
+const MAX_EXAMPLES = process.env.MARQUEE_SCHEMATHESIS_MAX_EXAMPLES ?? '50';
+/**
+ * The run's time budget in seconds: once every phase has run, fuzzing and stateful testing repeat
+ * with new data until it is spent, so the step takes about this long on any machine.
+ */
+const MAX_TIME = process.env.MARQUEE_SCHEMATHESIS_MAX_TIME ?? '390';
+/**
+ * A new seed each run, so that CI explores further over time; printed first, so that a failure is
+ * reproduced with `MARQUEE_SCHEMATHESIS_SEED=<seed>`.
+ */
+const SEED = process.env.MARQUEE_SCHEMATHESIS_SEED ?? String(randomInt(1, 2 ** 31));
 
 /**
  * schemathesis' own output, kept whole beside the JSON test reports of `pnpm test` (the directory
@@ -135,6 +143,8 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
       'all',
       '--max-examples',
       MAX_EXAMPLES,
+      '--max-time',
+      MAX_TIME,
       '--seed',
       SEED,
       // One worker: with two, Hypothesis parses sources in two threads at once, which CPython 3.11
@@ -143,6 +153,9 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
       '1',
     ];
     console.log(`$ schemathesis ${args.join(' ')}`);
+    console.log(
+      `schemathesis: seed ${SEED} (reproduce with MARQUEE_SCHEMATHESIS_SEED=${SEED} MARQUEE_SCHEMATHESIS_MAX_EXAMPLES=${MAX_EXAMPLES} MARQUEE_SCHEMATHESIS_MAX_TIME=${MAX_TIME})`,
+    );
     const started = Date.now();
     const { code, output } = await runSchemathesis(schemathesis, args, {
       ...credentials,
@@ -151,7 +164,9 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
     mkdirSync(dirname(reportPath), { recursive: true });
     writeFileSync(reportPath, output);
     console.log(withoutClosingBanners(output));
-    console.log(`schemathesis: exit ${code} after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    console.log(
+      `schemathesis: seed ${SEED}, exit ${code} after ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
     console.log(`schemathesis: full report in ${reportPath}`);
     expect(code, 'schemathesis found failures (output above)').toBe(0);
   });

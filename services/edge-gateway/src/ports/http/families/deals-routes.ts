@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { DeveloperAccess } from '../../../app/backends.js';
 import type { DealsBackend } from '../../../app/deals.js';
 import { requireApiKey } from '../api-key-guard.js';
+import { dependent } from '../parameter-dependencies.js';
 import { DealsQueryError, ISO_DATE_TIME, MAX_ROWS, parseDealsQuery } from './deals-query.js';
 import { familyErrorResponses, type ApiFamily } from './family.js';
 import { anyCase, blankOr, listOf } from '../patterns.js';
@@ -111,10 +112,18 @@ const querystring = Type.Object({
   city: Type.Optional(Type.String({ maxLength: 100 })),
   state: Type.Optional(Type.String({ maxLength: 100 })),
   latitude: Type.Optional(
-    Type.Number({ minimum: -90, maximum: 90, description: 'With longitude' }),
+    dependent(
+      Type.Number({ minimum: -90, maximum: 90 }),
+      'Latitude of the search centre. Goes with `longitude` (406 otherwise).',
+      [{ requires: ['longitude'], status: 406 }],
+    ),
   ),
   longitude: Type.Optional(
-    Type.Number({ minimum: -180, maximum: 180, description: 'With latitude' }),
+    dependent(
+      Type.Number({ minimum: -180, maximum: 180 }),
+      'Longitude of the search centre. Goes with `latitude` (406 otherwise).',
+      [{ requires: ['latitude'], status: 406 }],
+    ),
   ),
   radius: Type.Optional(
     Type.Number({ exclusiveMinimum: 0, maximum: 20_038, description: 'Default 10' }),
@@ -136,10 +145,11 @@ const querystring = Type.Object({
     }),
   ),
   timeRangeEnd: Type.Optional(
-    Type.String({
-      pattern: blankOr(ISO_DATE_TIME_CORE),
-      description: 'ISO 8601 date or date-time (UTC without a zone); events starting before',
-    }),
+    dependent(
+      Type.String({ pattern: blankOr(ISO_DATE_TIME_CORE) }),
+      'ISO 8601 date or date-time (UTC without a zone); events starting before. Not before `timeRangeStart` (406 otherwise).',
+      [{ notBefore: 'timeRangeStart', status: 406 }],
+    ),
   ),
 });
 
