@@ -221,11 +221,12 @@ const steps = [
   },
   {
     // docs/api/openapi.json against the edge's routes (built in process, no back end), then the
-    // generator's own tests (each runs it as a child process: seconds on a busy runner).
+    // generator's own tests (each runs it as a child process: seconds on a busy runner) and every
+    // example of the document against its schema (scripts/openapi-examples.test.ts).
     tier: 'static',
     name: 'OpenAPI contract of the public HTTP API is current',
     cmd:
-      'node scripts/generate-openapi.ts --check && pnpm -s exec vitest run scripts/generate-openapi.test.ts --test-timeout=120000' +
+      'node scripts/generate-openapi.ts --check && pnpm -s exec vitest run scripts/generate-openapi.test.ts scripts/openapi-examples.test.ts --test-timeout=120000' +
       ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'openapi.json')}`,
   },
   {

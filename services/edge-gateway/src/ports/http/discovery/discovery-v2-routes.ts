@@ -23,6 +23,7 @@ import {
   DiscoverySegment,
   DiscoverySubGenre,
   DiscoveryVenue,
+  EVENT_EXAMPLE,
   EVENT_PAGE_EXAMPLE,
   sendAsBuilt,
 } from './discovery-v2-schemas.js';
@@ -205,8 +206,8 @@ export function discoveryV2Routes(
         400: 'Invalid parameter (DIS1015), or paging too deep: size * page must be less than 1000 (DIS1035)',
       }),
     });
-    const detailResponses = (what: string, document: TSchema) => ({
-      200: document,
+    const detailResponses = (what: string, document: TSchema, example?: unknown) => ({
+      200: example === undefined ? document : { ...document, examples: [example] },
       ...familyErrorResponses(family, { 404: `No ${what} with this id (DIS1004)` }),
     });
 
@@ -286,7 +287,7 @@ export function discoveryV2Routes(
           summary: 'Event details',
           params: IdParams,
           querystring: LocaleQuery,
-          response: detailResponses('event', DiscoveryEvent),
+          response: detailResponses('event', DiscoveryEvent, EVENT_EXAMPLE),
         },
       },
       async (request, reply) => {

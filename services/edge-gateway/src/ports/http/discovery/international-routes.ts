@@ -20,6 +20,8 @@ import { sendFamilyError } from '../families/register-family.js';
 import { resolvedOf } from '@marquee/discovery-documents';
 import { sendAsBuilt } from './discovery-v2-schemas.js';
 import {
+  INTL_EVENT_EXAMPLE,
+  INTL_EVENT_PAGE_EXAMPLE,
   IntlAreas,
   IntlAttraction,
   IntlEvent,
@@ -45,7 +47,7 @@ const DEFAULT_ROWS = 10;
 
 const Domain = Type.Union(domainNames.map((d) => Type.Literal(d)));
 /** `domain` may be repeated in the query; results combine the domains with OR. */
-const Domains = Type.Array(Domain, { maxItems: domainNames.length });
+const Domains = Type.Array(Domain, { maxItems: domainNames.length, title: 'IntlDomains' });
 const ids = Type.String({ pattern: '^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$', maxLength: 2000 });
 const numericIds = Type.String({ pattern: '^\\d{1,6}(,\\d{1,6})*$' });
 /** City ids have at most 48 bits (catalog-indexer README "City ids"): up to 15 digits each. */
@@ -257,14 +259,17 @@ export function internationalRoutes(
           detail: `${what} ${id} not found`,
         });
       const isNotFound = (error: unknown) => (error as { kind?: string }).kind === 'not_found';
-      const searchResponses = (answer: TSchema) => ({
-        200: answer,
+      // An answer's example, when there is one, goes with its schema (the document's `example`).
+      const withExample = (answer: TSchema, example?: unknown) =>
+        example === undefined ? answer : { ...answer, examples: [example] };
+      const searchResponses = (answer: TSchema, example?: unknown) => ({
+        200: withExample(answer, example),
         ...familyErrorResponses(family, {
           400: 'Invalid parameter, or parameters that do not go together',
         }),
       });
-      const detailResponses = (what: string, answer: TSchema) => ({
-        200: answer,
+      const detailResponses = (what: string, answer: TSchema, example?: unknown) => ({
+        200: withExample(answer, example),
         ...familyErrorResponses(family, { 404: `No ${what} with this id (in these domains)` }),
       });
       const pagination = (start: number, rows: number, total: number) => ({ start, rows, total });
@@ -278,7 +283,10 @@ export function internationalRoutes(
             description:
               '`lat` and `long` go together; `radius` and `sort_by=proximity` need them; `min_price` is not above `max_price` (400 otherwise).',
             querystring: EventQuery,
-            response: searchResponses(IntlPage('events', IntlEvent, 'IntlEventPage')),
+            response: searchResponses(
+              IntlPage('events', IntlEvent, 'IntlEventPage'),
+              INTL_EVENT_PAGE_EXAMPLE,
+            ),
           },
         },
         async (request, reply) => {
@@ -379,7 +387,7 @@ export function internationalRoutes(
             summary: 'Event details',
             params: IdParams,
             querystring: OptionalDomainQuery,
-            response: detailResponses('event', IntlEvent),
+            response: detailResponses('event', IntlEvent, INTL_EVENT_EXAMPLE),
           },
         },
         async (request, reply) => {

@@ -11,44 +11,47 @@ import { anyCase, blankOr, listOf } from '../patterns.js';
 const Named = Type.Object({ name: Type.String(), id: Type.Number() });
 
 /** The deals search result (in the field order the deals API documents). */
-const DealSearchResult = Type.Object({
-  hits: Type.Integer(),
-  totalHits: Type.Integer(),
-  events: Type.Array(
-    Type.Object({
-      eventId: Type.String(),
-      eventName: Type.String(),
-      eventDate: Type.Optional(Type.String({ format: 'date-time' })),
-      onsaleOnDate: Type.Optional(Type.String({ format: 'date-time' })),
-      eventDetailsLink: Type.String(),
-      minPrice: Type.Optional(Type.Number()),
-      maxPrice: Type.Optional(Type.Number()),
-      currency: Type.Optional(Type.String()),
-      deals: Type.Array(
-        Type.Object({
-          dealName: Type.String(),
-          dealDescription: Type.String(),
-          dealOfferCode: Type.Optional(Type.String()),
+const DealSearchResult = Type.Object(
+  {
+    hits: Type.Integer(),
+    totalHits: Type.Integer(),
+    events: Type.Array(
+      Type.Object({
+        eventId: Type.String(),
+        eventName: Type.String(),
+        eventDate: Type.Optional(Type.String({ format: 'date-time' })),
+        onsaleOnDate: Type.Optional(Type.String({ format: 'date-time' })),
+        eventDetailsLink: Type.String(),
+        minPrice: Type.Optional(Type.Number()),
+        maxPrice: Type.Optional(Type.Number()),
+        currency: Type.Optional(Type.String()),
+        deals: Type.Array(
+          Type.Object({
+            dealName: Type.String(),
+            dealDescription: Type.String(),
+            dealOfferCode: Type.Optional(Type.String()),
+          }),
+        ),
+        attractions: Type.Array(
+          Type.Object({ attractionId: Type.Number(), attractionName: Type.String() }),
+        ),
+        venue: Type.Optional(
+          Type.Object({
+            venueId: Type.Number(),
+            venueName: Type.String(),
+            venueLatitude: Type.Optional(Type.Number()),
+            venueLongitude: Type.Optional(Type.Number()),
+          }),
+        ),
+        categorization: Type.Object({
+          majorGenres: Type.Array(Named),
+          minorGenres: Type.Array(Named),
         }),
-      ),
-      attractions: Type.Array(
-        Type.Object({ attractionId: Type.Number(), attractionName: Type.String() }),
-      ),
-      venue: Type.Optional(
-        Type.Object({
-          venueId: Type.Number(),
-          venueName: Type.String(),
-          venueLatitude: Type.Optional(Type.Number()),
-          venueLongitude: Type.Optional(Type.Number()),
-        }),
-      ),
-      categorization: Type.Object({
-        majorGenres: Type.Array(Named),
-        minorGenres: Type.Array(Named),
       }),
-    }),
-  ),
-});
+    ),
+  },
+  { title: 'DealsEventPage' },
+);
 
 const ISO_DATE_TIME_CORE = ISO_DATE_TIME.source.slice(1, -1);
 
