@@ -100,7 +100,7 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
     };
     // An app of its own, with a quota the fuzzer cannot exhaust (the demo app's is 5 a second; the
     // 429 itself is covered by the edge's unit tests), approved for the commerce shopping services.
-    const app = await admin<{ appId: string; apiKey: string }>('POST', 'apps', {
+    const app = await admin<{ appId: string; apiKey: string; trackingId: string }>('POST', 'apps', {
       name: 'schemathesis',
       redirectUris: ['http://127.0.0.1:9/callback'],
       quota: { perDay: 1_000_000_000, perSecond: 1_000_000 },
@@ -117,6 +117,10 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
     const gate = await admin<{ token: string }>('POST', 'gates', { name: 'schemathesis', eventId });
     Object.assign(credentials, {
       MARQUEE_API_KEY: app.apiKey,
+      // The tracking pixel's credential: given, so that its answers are checked past the 401 and
+      // its refusal of a missing or wrong id is probed (the fuzzer otherwise learns this public id
+      // from the admin answers and sends it as if it had made it up).
+      MARQUEE_TRACKING_ID: app.trackingId,
       MARQUEE_ADMIN_TOKEN: marquee.adminToken,
       MARQUEE_GATE_TOKEN: gate.token,
     });
