@@ -221,11 +221,12 @@ const steps = [
   },
   {
     // docs/api/openapi.json against the edge's routes (built in process, no back end), then the
-    // generator's own tests (each runs it as a child process: seconds on a busy runner).
+    // generator's own tests (each runs it as a child process: seconds on a busy runner) and every
+    // example of the document against its schema (scripts/openapi-examples.test.ts).
     tier: 'static',
     name: 'OpenAPI contract of the public HTTP API is current',
     cmd:
-      'node scripts/generate-openapi.ts --check && pnpm -s exec vitest run scripts/generate-openapi.test.ts --test-timeout=120000' +
+      'node scripts/generate-openapi.ts --check && pnpm -s exec vitest run scripts/generate-openapi.test.ts scripts/openapi-examples.test.ts --test-timeout=120000' +
       ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'openapi.json')}`,
   },
   {
@@ -311,7 +312,8 @@ const steps = [
   {
     // test/schemathesis: the embedded default (started in the test process, memory storage) fuzzed
     // by schemathesis 4 (PyPI, in a venv the step makes) with --checks all over every operation of
-    // docs/api/openapi.json; 3-4 minutes.
+    // docs/api/openapi.json, a new seed each run (printed); a time budget of 390 s, about 7 minutes
+    // with the embedded default's start (test/schemathesis/README.md, "Budget").
     tier: 'schemathesis',
     name: 'schemathesis: the public HTTP API against its OpenAPI document',
     cmd: 'pnpm -s --filter @marquee/tests exec vitest run --config schemathesis/vitest.config.ts',

@@ -1,7 +1,7 @@
 // The public HTTP API of the embedded default against its committed OpenAPI document, fuzzed by
 // schemathesis 4 with every check (README.md of this directory: what it covers, how to run it).
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,10 +13,18 @@ import { prepareSchemathesis, requirePython, stepDir } from './schemathesis-env.
 const documentPath = fileURLToPath(new URL('../../docs/api/openapi.json', import.meta.url));
 const canRun = requirePython();
 
-/** Test cases per operation and phase; small enough for a few minutes on a 2-core runner. */
-const MAX_EXAMPLES = process.env.MARQUEE_SCHEMATHESIS_MAX_EXAMPLES ?? '20';
-/** Fixed, so that a run is repeatable; set another to explore further. */
-const SEED = process.env.MARQUEE_SCHEMATHESIS_SEED ?? '20261125';
+/** Test cases per operation and phase, in each cycle of the run (README.md, "Budget"). */
+const MAX_EXAMPLES = process.env.MARQUEE_SCHEMATHESIS_MAX_EXAMPLES ?? '50';
+/**
+ * The run's time budget in seconds: once every phase has run, fuzzing and stateful testing repeat
+ * with new data until it is spent, so the step takes about this long on any machine.
+ */
+const MAX_TIME = process.env.MARQUEE_SCHEMATHESIS_MAX_TIME ?? '390';
+/**
+ * A new seed each run, so that CI explores further over time; printed first, so that a failure is
+ * reproduced with `MARQUEE_SCHEMATHESIS_SEED=<seed>`.
+ */
+const SEED = process.env.MARQUEE_SCHEMATHESIS_SEED ?? String(randomInt(1, 2 ** 31));
 
 /**
  * schemathesis' own output, kept whole beside the JSON test reports of `pnpm test` (the directory
@@ -92,7 +100,7 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
     };
     // An app of its own, with a quota the fuzzer cannot exhaust (the demo app's is 5 a second; the
     // 429 itself is covered by the edge's unit tests), approved for the commerce shopping services.
-    const app = await admin<{ appId: string; apiKey: string }>('POST', 'apps', {
+    const app = await admin<{ appId: string; apiKey: string; trackingId: string }>('POST', 'apps', {
       name: 'schemathesis',
       redirectUris: ['http://127.0.0.1:9/callback'],
       quota: { perDay: 1_000_000_000, perSecond: 1_000_000 },
@@ -109,6 +117,10 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
     const gate = await admin<{ token: string }>('POST', 'gates', { name: 'schemathesis', eventId });
     Object.assign(credentials, {
       MARQUEE_API_KEY: app.apiKey,
+      // The tracking pixel's credential: given, so that its answers are checked past the 401 and
+      // its refusal of a missing or wrong id is probed (the fuzzer otherwise learns this public id
+      // from the admin answers and sends it as if it had made it up).
+      MARQUEE_TRACKING_ID: app.trackingId,
       MARQUEE_ADMIN_TOKEN: marquee.adminToken,
       MARQUEE_GATE_TOKEN: gate.token,
     });
@@ -135,6 +147,8 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
       'all',
       '--max-examples',
       MAX_EXAMPLES,
+      '--max-time',
+      MAX_TIME,
       '--seed',
       SEED,
       // One worker: with two, Hypothesis parses sources in two threads at once, which CPython 3.11
@@ -143,6 +157,9 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
       '1',
     ];
     console.log(`$ schemathesis ${args.join(' ')}`);
+    console.log(
+      `schemathesis: seed ${SEED} (reproduce with MARQUEE_SCHEMATHESIS_SEED=${SEED} MARQUEE_SCHEMATHESIS_MAX_EXAMPLES=${MAX_EXAMPLES} MARQUEE_SCHEMATHESIS_MAX_TIME=${MAX_TIME})`,
+    );
     const started = Date.now();
     const { code, output } = await runSchemathesis(schemathesis, args, {
       ...credentials,
@@ -151,8 +168,18 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
     mkdirSync(dirname(reportPath), { recursive: true });
     writeFileSync(reportPath, output);
     console.log(withoutClosingBanners(output));
-    console.log(`schemathesis: exit ${code} after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    console.log(
+      `schemathesis: seed ${SEED}, exit ${code} after ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
     console.log(`schemathesis: full report in ${reportPath}`);
+    // Under the time budget a slow or busy machine can cut the fuzzing phase short: say so loudly
+    // (the run still counts; the coverage phase has checked every operation by then).
+    const selected = /Operations:\s+(\d+) selected/.exec(output)?.[1];
+    const fuzzed = /Fuzzing \(in [^)]*\)\s+\S+\s+(\d+) passed/.exec(output)?.[1];
+    if (selected && fuzzed && Number(fuzzed) < Number(selected))
+      console.log(
+        `schemathesis: WARNING the time budget fuzzed ${fuzzed} of ${selected} operations (a busy machine); raise MARQUEE_SCHEMATHESIS_MAX_TIME to fuzz them all`,
+      );
     expect(code, 'schemathesis found failures (output above)').toBe(0);
   });
 });

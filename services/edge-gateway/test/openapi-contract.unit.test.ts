@@ -195,6 +195,89 @@ describe('servers and headers', () => {
   });
 });
 
+describe('rules between query parameters (x-dependencies)', () => {
+  type Parameter = {
+    in: string;
+    name: string;
+    description?: string;
+    schema?: Json;
+    'x-dependencies'?: Array<Record<string, unknown>>;
+  };
+  const parametersOf = (path: string, method = 'get') =>
+    (document.paths[path]![method]!.parameters ?? []) as Parameter[];
+  const rulesOf = (path: string, name: string) =>
+    parametersOf(path).find((p) => p.name === name)?.['x-dependencies'];
+
+  it('sit on the query parameter, name parameters of the operation, and are said in words', () => {
+    let rules = 0;
+    for (const { path, method, operation } of operations()) {
+      const parameters = (operation.parameters ?? []) as Parameter[];
+      const names = new Set(parameters.filter((p) => p.in === 'query').map((p) => p.name));
+      for (const parameter of parameters) {
+        expect(parameter.schema ?? {}, `${method} ${path} ${parameter.name}`).not.toHaveProperty(
+          'x-dependencies',
+        );
+        for (const rule of parameter['x-dependencies'] ?? []) {
+          rules++;
+          expect(parameter.in).toBe('query');
+          const others = [
+            ...((rule.requires as string[] | undefined) ?? []),
+            ...[rule.notBefore, rule.notAbove, rule.productWith].filter(
+              (o): o is string => typeof o === 'string',
+            ),
+          ];
+          expect(others.length, `${method} ${path} ${parameter.name}`).toBeGreaterThan(0);
+          for (const other of others) {
+            expect(names, `${method} ${path} ${parameter.name} -> ${other}`).toContain(other);
+            expect(parameter.description, `${method} ${path} ${parameter.name}`).toContain(
+              `\`${other}\``,
+            );
+          }
+          expect([400, 406]).toContain(rule.status);
+        }
+      }
+    }
+    expect(rules).toBeGreaterThan(0);
+  });
+
+  it('state what the handlers refuse, family by family', () => {
+    expect(rulesOf('/discovery/v2/events', 'radius')).toEqual([
+      { requires: ['latlong'], status: 400 },
+    ]);
+    expect(rulesOf('/discovery/v2/events', 'unit')).toEqual([
+      { requires: ['latlong'], status: 400 },
+    ]);
+    expect(rulesOf('/discovery/v2/events', 'endDateTime')).toEqual([
+      { notBefore: 'startDateTime', status: 400 },
+    ]);
+    for (const search of ['events', 'venues', 'attractions', 'classifications'])
+      expect(rulesOf(`/discovery/v2/${search}`, 'page')).toEqual([
+        { productWith: 'size', lessThan: 1000, defaults: { size: 20 }, status: 400 },
+      ]);
+    // Venue search ignores radius and unit without latlong (nothing to measure from).
+    expect(rulesOf('/discovery/v2/venues', 'radius')).toBeUndefined();
+    for (const search of ['events', 'venues']) {
+      expect(rulesOf(`/mfxapi/v2/${search}`, 'lat')).toEqual([{ requires: ['long'], status: 400 }]);
+      expect(rulesOf(`/mfxapi/v2/${search}`, 'long')).toEqual([{ requires: ['lat'], status: 400 }]);
+      expect(rulesOf(`/mfxapi/v2/${search}`, 'radius')).toEqual([
+        { requires: ['lat', 'long'], status: 400 },
+      ]);
+    }
+    expect(rulesOf('/mfxapi/v2/events', 'sort_by')).toEqual([
+      { requires: ['lat', 'long'], value: 'proximity', status: 400 },
+    ]);
+    expect(rulesOf('/mfxapi/v2/events', 'min_price')).toEqual([
+      { notAbove: 'max_price', status: 400 },
+    ]);
+    expect(rulesOf('/dc/content/v1/deals/events', 'latitude')).toEqual([
+      { requires: ['longitude'], status: 406 },
+    ]);
+    expect(rulesOf('/dc/content/v1/deals/events', 'timeRangeEnd')).toEqual([
+      { notBefore: 'timeRangeStart', status: 406 },
+    ]);
+  });
+});
+
 describe('the Discovery error page', () => {
   let app: FastifyInstance | undefined;
   afterEach(async () => {

@@ -1540,11 +1540,345 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AdminOrder */
+        AdminOrder: {
+            orderId: string;
+            orderNumber: string;
+            /** @description An amount in minor units */
+            grandTotal?: {
+                /** @description Minor units of currency (2550 = 25.50 USD) */
+                amountMinor: number;
+                currency: string;
+            };
+            redemptionUrl: string;
+            status: "UNSPECIFIED" | "CONFIRMED" | "CANCELLED";
+            /** Format: date-time */
+            confirmedAt?: string;
+            /** @description Printing recorded at the partner (POST …/print), not rolled back since */
+            printed: boolean;
+            /** @description The money of the order; absent for orders confirmed before orders kept it */
+            payment?: {
+                /** @description `stripe`, or `sandbox` (no money moves) */
+                provider: string;
+                /** @description The processor's payment id (`pi_...`, `sbx_...`) */
+                paymentId: string;
+                /** @description An amount in minor units */
+                authorized?: {
+                    /** @description Minor units of currency (2550 = 25.50 USD) */
+                    amountMinor: number;
+                    currency: string;
+                };
+                /** @description An amount in minor units */
+                captured?: {
+                    /** @description Minor units of currency (2550 = 25.50 USD) */
+                    amountMinor: number;
+                    currency: string;
+                };
+                /** @description An amount in minor units */
+                refunded?: {
+                    /** @description Minor units of currency (2550 = 25.50 USD) */
+                    amountMinor: number;
+                    currency: string;
+                };
+                refunds: {
+                    /** @description The processor's refund id (`re_...`) */
+                    refundId: string;
+                    /** @description An amount in minor units */
+                    amount?: {
+                        /** @description Minor units of currency (2550 = 25.50 USD) */
+                        amountMinor: number;
+                        currency: string;
+                    };
+                    /** @description `succeeded`, or `pending` until the processor settled it */
+                    status: string;
+                    /** @description `cancel` (the order's cancel asked for it) or `processor` (made at the processor, e.g. its dashboard) */
+                    source: string;
+                    /** @description The tickets it refunds; empty: the order */
+                    ticketIds: string[];
+                    /** Format: date-time */
+                    refundedAt?: string;
+                }[];
+                /** @description A cancel owes a refund the processor has not taken yet; cart retries it */
+                refundPending: boolean;
+                /** @description The cardholder disputed the payment (a chargeback): the order is cancelled as PAYMENT_REVERSED */
+                disputed: boolean;
+            };
+        };
+        /** AdminOrderWithTickets */
+        AdminOrderWithTickets: {
+            order: components["schemas"]["AdminOrder"];
+            eventId: string;
+            cartId: string;
+            tickets: {
+                ticketId: string;
+                seat: string;
+                areaId: string;
+                section: string;
+                row: string;
+                priceLevelId: string;
+                priceTypeId: string;
+                /** @description An amount in minor units */
+                unitPrice?: {
+                    /** @description Minor units of currency (2550 = 25.50 USD) */
+                    amountMinor: number;
+                    currency: string;
+                };
+                inventoryType: "PRIMARY" | "RESALE";
+                /**
+                 * Format: date-time
+                 * @description When a partial cancel cancelled this ticket; absent while it is valid (an order cancelled whole says so in its status)
+                 */
+                cancelledAt?: string;
+            }[];
+        };
         /** CodeMessageError */
         CodeMessageError: {
             error: {
                 code: string;
                 message: string;
+            };
+        };
+        /** CommerceCart */
+        CommerceCart: {
+            id: string;
+            /** @enum {string} */
+            type: "carts";
+            attributes: {
+                /** @description pending, held, paid, purchased, released, expired or failed */
+                state: string;
+                polling: boolean;
+                pollingCallbackUrl?: string;
+                holdTimeSec: number;
+                reservations: {
+                    /** Format: date-time */
+                    expiration?: string;
+                    itemGroups: {
+                        type: string;
+                        metadata: {
+                            type: string;
+                            lineItem: string;
+                        };
+                        id: string;
+                        quantity: number;
+                        currency: string;
+                        perItemPrice: string;
+                        fees: {
+                            label: string;
+                            amount: string;
+                            type: string;
+                        }[];
+                        taxes: {
+                            label: string;
+                            amount: string;
+                            type: string;
+                        }[];
+                        offer: string;
+                    }[];
+                    itemDetails: {
+                        type: string;
+                        metadata: {
+                            type: string;
+                            itemGroup: string;
+                        };
+                        section: string;
+                        row: string;
+                        startSeat: string;
+                        endSeat: string;
+                        ga: boolean;
+                    }[];
+                    reservation: string;
+                    product: string;
+                }[];
+                fees: {
+                    label: string;
+                    amount: string;
+                    type: string;
+                }[];
+                taxes: {
+                    label: string;
+                    amount: string;
+                    type: string;
+                }[];
+                totals: {
+                    currency: string;
+                    price: string;
+                    fees: string;
+                    taxes: string;
+                    deliveries: string;
+                    upsells: string;
+                    total: string;
+                };
+                delivery?: {
+                    id: string;
+                    deliveryType: string;
+                    fee: string;
+                };
+                payments: {
+                    id: string;
+                    type: string;
+                    amount: string;
+                    currency: string;
+                    card: {
+                        issuer: string;
+                        /** @description Masked: last four digits only */
+                        number: string;
+                        expireMonth: number;
+                        expireYear: number;
+                    };
+                }[];
+                order?: {
+                    id: string;
+                    orderNumber: string;
+                    status: string;
+                };
+                failure?: {
+                    code: string;
+                    message: string;
+                };
+            };
+            relationships: {
+                events: {
+                    data: {
+                        id: string;
+                        type: string;
+                    }[];
+                };
+                products: {
+                    data: {
+                        id: string;
+                        type: string;
+                    }[];
+                };
+                offers: {
+                    data: {
+                        id: string;
+                        type: string;
+                    }[];
+                };
+            };
+        };
+        /** CommerceCartResult */
+        CommerceCartResult: {
+            /** @description A shopping cart */
+            cart: components["schemas"]["CommerceCart"];
+            _embedded: {
+                events: {
+                    id: string;
+                    /** @enum {string} */
+                    type: "events";
+                    attributes: {
+                        name: string;
+                    };
+                    relationships: {
+                        products: {
+                            data: {
+                                id: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                }[];
+                products: {
+                    id: string;
+                    /** @enum {string} */
+                    type: "products";
+                    attributes: {
+                        name: string;
+                        productType: string;
+                    };
+                    relationships: {
+                        events: {
+                            data: {
+                                id: string;
+                                type: string;
+                            }[];
+                        };
+                        offers: {
+                            data: {
+                                id: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                }[];
+                offers: {
+                    id: string;
+                    /** @enum {string} */
+                    type: "offers";
+                    attributes: {
+                        name: string;
+                        description: string;
+                    };
+                }[];
+            };
+            /** @description The HTTP status of the answer */
+            status: string;
+        };
+        /** CommerceDeliveries */
+        CommerceDeliveries: {
+            deliveries: {
+                id: string;
+                /** @enum {string} */
+                type: "delivery";
+                attributes: {
+                    deliveryType: string;
+                    displayRank: string;
+                    selected: boolean;
+                    totals: {
+                        fee: string;
+                        tax: string;
+                        grand: string;
+                        currency: string;
+                    };
+                    description: {
+                        long: string;
+                        short: string;
+                    };
+                    restrictions: {
+                        type: string;
+                        id: string;
+                        offers: string[];
+                    }[];
+                };
+                relationships: {
+                    deliveryOptions: {
+                        data: {
+                            id: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            }[];
+            _embedded: {
+                deliveryOptions: {
+                    id: string;
+                    /** @enum {string} */
+                    type: "deliveryOption";
+                    attributes: {
+                        requiresAddress: boolean;
+                        requiresIdentification: boolean;
+                        description: {
+                            long: string;
+                            short: string;
+                        };
+                        acceptedCountries?: {
+                            id: string;
+                            /** @enum {string} */
+                            type: "accepted-delivery-country";
+                            attributes: {
+                                country: string;
+                            };
+                        }[];
+                        excludedCountries?: {
+                            id: string;
+                            /** @enum {string} */
+                            type: "excluded-delivery-country";
+                            attributes: {
+                                country: string;
+                            };
+                        }[];
+                    };
+                }[];
             };
         };
         /** CommerceErrors */
@@ -1556,10 +1890,342 @@ export interface components {
                 status: string;
             }[];
         };
+        /** CommerceOffers */
+        CommerceOffers: {
+            limits: {
+                max: number;
+            };
+            prices: {
+                data: {
+                    id: string;
+                    /** @enum {string} */
+                    type: "offered-prices";
+                    attributes: {
+                        currency: string;
+                        value: string;
+                    };
+                    relationships: {
+                        offers: {
+                            data: {
+                                id: string;
+                                type: string;
+                            }[];
+                        };
+                        priceZones: {
+                            data: {
+                                id: string;
+                                type: string;
+                            }[];
+                        };
+                        areas: {
+                            data: {
+                                id: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                    _links: {
+                        self: {
+                            href: string;
+                        };
+                    };
+                }[];
+            };
+            offers: {
+                id: string;
+                /** @enum {string} */
+                type: "offers";
+                attributes: {
+                    name: string;
+                    description: string;
+                    rank: number;
+                    offerDetails: {
+                        link: string;
+                        linkText: string;
+                        text: string;
+                    };
+                    offerType: string;
+                    currency: string;
+                    /** Format: date-time */
+                    start?: string;
+                    /** Format: date-time */
+                    end?: string;
+                    prices: {
+                        priceZone: string;
+                        value: string;
+                        total: string;
+                        fees: {
+                            value: string;
+                            label: string;
+                            type: string;
+                        }[];
+                        taxes: {
+                            value: string;
+                            label: string;
+                            type: string;
+                        }[];
+                    }[];
+                    limit: {
+                        min: number;
+                        max: number;
+                        sellableQty: string;
+                        multiples: number;
+                        maxAccessibleSeats: number;
+                        maxCompanionSeatsPerAccessibleSeat: number;
+                    };
+                };
+                relationships: {
+                    areas: {
+                        data: {
+                            id: string;
+                            type: string;
+                        }[];
+                    };
+                    priceZones: {
+                        data: {
+                            id: string;
+                            type: string;
+                        }[];
+                    };
+                    offerSets: {
+                        data: {
+                            id: string;
+                            type: string;
+                        }[];
+                    };
+                    passwords: {
+                        data: {
+                            id: string;
+                            type: string;
+                        }[];
+                    };
+                    products: {
+                        data: {
+                            id: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            }[];
+            _embedded: {
+                priceZones: {
+                    data: {
+                        id: string;
+                        /** @enum {string} */
+                        type: "price-zones";
+                        attributes: {
+                            currency: string;
+                            name: string;
+                        };
+                        relationships: {
+                            offers: {
+                                data: {
+                                    id: string;
+                                    type: string;
+                                }[];
+                            };
+                            areas: {
+                                data: {
+                                    id: string;
+                                    type: string;
+                                }[];
+                            };
+                        };
+                    }[];
+                };
+                areas: {
+                    data: {
+                        id: string;
+                        /** @enum {string} */
+                        type: "areas";
+                        attributes: {
+                            rank: number;
+                            name: string;
+                            description: string;
+                            areaType: "LEVEL" | "SECTION" | "AREA";
+                        };
+                        relationships: {
+                            areas: {
+                                data: {
+                                    id: string;
+                                    type: string;
+                                }[];
+                            };
+                            offers: {
+                                data: {
+                                    id: string;
+                                    type: string;
+                                }[];
+                            };
+                            priceZones: {
+                                data: {
+                                    id: string;
+                                    type: string;
+                                }[];
+                            };
+                        };
+                    }[];
+                };
+                passwords: {
+                    data: {
+                        id: string;
+                        /** @enum {string} */
+                        type: "passwords";
+                        attributes: {
+                            name: string;
+                            type: string;
+                            text: string;
+                            link: string;
+                            textLabel: string;
+                            linkLabel: string;
+                            exclusive: boolean;
+                            /** Format: date-time */
+                            start?: string;
+                            /** Format: date-time */
+                            end?: string;
+                            prompts: {
+                                id: string;
+                                text: string;
+                            }[];
+                        };
+                        relationships: {
+                            offers: {
+                                data: {
+                                    id: string;
+                                    type: string;
+                                }[];
+                            };
+                        };
+                        metadata: {
+                            offerIds: string[];
+                        };
+                    }[];
+                };
+                attributesRefs: {
+                    data: {
+                        id: string;
+                        type: string;
+                    }[];
+                };
+                holds: {
+                    data: {
+                        id: string;
+                        type: string;
+                    }[];
+                };
+            };
+            metadata: {
+                eventMapping: {
+                    source: {
+                        name: string;
+                        id: string;
+                    };
+                    id: string;
+                    type: string;
+                };
+                accessibleSeatingEnabled: boolean;
+                rollupFacilityFee: boolean;
+                rollupServiceCharge: boolean;
+            };
+            debug: string[];
+        };
+        /** CommercePurchase */
+        CommercePurchase: {
+            confirmation: {
+                id: string;
+                /** @enum {string} */
+                type: "order-confirmations";
+                relationships: {
+                    orders: {
+                        data: {
+                            id: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+            _embedded: {
+                orders: {
+                    data: {
+                        id: string;
+                        /** @enum {string} */
+                        type: "orders";
+                        attributes: {
+                            orderNumber: string;
+                            status: string;
+                            cartId: string;
+                            eventId: string;
+                            currency: string;
+                            total: string;
+                            ticketCount: number;
+                            /** Format: date-time */
+                            confirmedAt?: string;
+                        };
+                        redemption: {
+                            url: string;
+                            /** @description Order token: bearer credential of the order read; shown once */
+                            token: string;
+                        };
+                    }[];
+                };
+            };
+        };
+        /**
+         * CurrencyCode
+         * @enum {string}
+         */
+        CurrencyCode: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+        /**
+         * CurrencyCodeAnyCase
+         * @enum {string}
+         */
+        CurrencyCodeAnyCase: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG" | "aed" | "afn" | "all" | "amd" | "ang" | "aoa" | "ars" | "aud" | "awg" | "azn" | "bam" | "bbd" | "bdt" | "bgn" | "bhd" | "bif" | "bmd" | "bnd" | "bob" | "bov" | "brl" | "bsd" | "btn" | "bwp" | "byn" | "bzd" | "cad" | "cdf" | "che" | "chf" | "chw" | "clf" | "clp" | "cny" | "cop" | "cou" | "crc" | "cuc" | "cup" | "cve" | "czk" | "djf" | "dkk" | "dop" | "dzd" | "egp" | "ern" | "etb" | "eur" | "fjd" | "fkp" | "gbp" | "gel" | "ghs" | "gip" | "gmd" | "gnf" | "gtq" | "gyd" | "hkd" | "hnl" | "htg" | "huf" | "idr" | "ils" | "inr" | "iqd" | "irr" | "isk" | "jmd" | "jod" | "jpy" | "kes" | "kgs" | "khr" | "kmf" | "kpw" | "krw" | "kwd" | "kyd" | "kzt" | "lak" | "lbp" | "lkr" | "lrd" | "lsl" | "lyd" | "mad" | "mdl" | "mga" | "mkd" | "mmk" | "mnt" | "mop" | "mru" | "mur" | "mvr" | "mwk" | "mxn" | "mxv" | "myr" | "mzn" | "nad" | "ngn" | "nio" | "nok" | "npr" | "nzd" | "omr" | "pab" | "pen" | "pgk" | "php" | "pkr" | "pln" | "pyg" | "qar" | "ron" | "rsd" | "rub" | "rwf" | "sar" | "sbd" | "scr" | "sdg" | "sek" | "sgd" | "shp" | "sle" | "sos" | "srd" | "ssp" | "stn" | "svc" | "syp" | "szl" | "thb" | "tjs" | "tmt" | "tnd" | "top" | "try" | "ttd" | "twd" | "tzs" | "uah" | "ugx" | "usd" | "usn" | "uyi" | "uyu" | "uyw" | "uzs" | "ved" | "ves" | "vnd" | "vuv" | "wst" | "xaf" | "xcd" | "xof" | "xpf" | "yer" | "zar" | "zmw" | "zwg";
         /** DealsError */
         DealsError: {
             message: string;
             statusCode: number;
+        };
+        /** DealsEventPage */
+        DealsEventPage: {
+            hits: number;
+            totalHits: number;
+            events: {
+                eventId: string;
+                eventName: string;
+                /** Format: date-time */
+                eventDate?: string;
+                /** Format: date-time */
+                onsaleOnDate?: string;
+                eventDetailsLink: string;
+                minPrice?: number;
+                maxPrice?: number;
+                currency?: string;
+                deals: {
+                    dealName: string;
+                    dealDescription: string;
+                    dealOfferCode?: string;
+                }[];
+                attractions: {
+                    attractionId: number;
+                    attractionName: string;
+                }[];
+                venue?: {
+                    venueId: number;
+                    venueName: string;
+                    venueLatitude?: number;
+                    venueLongitude?: number;
+                };
+                categorization: {
+                    majorGenres: {
+                        name: string;
+                        id: number;
+                    }[];
+                    minorGenres: {
+                        name: string;
+                        id: number;
+                    }[];
+                };
+            }[];
         };
         /** DiscoveryAttraction */
         DiscoveryAttraction: {
@@ -1901,6 +2567,8 @@ export interface components {
                 status: number;
             }[];
         };
+        /** IntlDomains */
+        IntlDomains: ("norway" | "sweden" | "switzerland" | "spain" | "finland" | "belgium" | "netherlands" | "denmark" | "germany" | "austria" | "unitedarabemirates" | "canada" | "poland")[];
         /** IntlEvent */
         IntlEvent: {
             id: string;
@@ -1931,18 +2599,7 @@ export interface components {
             venue?: {
                 id: string;
                 name: string;
-                location: {
-                    address: {
-                        address: string;
-                        postal_code: string;
-                        city: string;
-                        city_id: number | null;
-                        /** @description ISO 3166 alpha-2 */
-                        country: string;
-                        long: number | null;
-                        lat: number | null;
-                    };
-                };
+                location: components["schemas"]["IntlLocation"];
             };
             categories: {
                 id: string;
@@ -2000,6 +2657,19 @@ export interface components {
                 };
             };
         };
+        /** IntlLocation */
+        IntlLocation: {
+            address: {
+                address: string;
+                postal_code: string;
+                city: string;
+                city_id: number | null;
+                /** @description ISO 3166 alpha-2 */
+                country: string;
+                long: number | null;
+                lat: number | null;
+            };
+        };
         /** IntlPagination */
         IntlPagination: {
             start: number;
@@ -2028,18 +2698,7 @@ export interface components {
             name: string;
             code: string;
             url: string;
-            location: {
-                address: {
-                    address: string;
-                    postal_code: string;
-                    city: string;
-                    city_id: number | null;
-                    /** @description ISO 3166 alpha-2 */
-                    country: string;
-                    long: number | null;
-                    lat: number | null;
-                };
-            };
+            location: components["schemas"]["IntlLocation"];
         };
         /** IntlVenuePage */
         IntlVenuePage: {
@@ -2169,6 +2828,63 @@ export interface components {
                 }[];
             };
         };
+        /** PartnerCartAvailability */
+        PartnerCartAvailability: {
+            event: {
+                id: string;
+                restrictSingle: boolean;
+                /** @description Tickets per transaction at most; 0 = none given */
+                eventTicketLimit: number;
+                /** @description On sale now */
+                onsale: boolean;
+                /** @description The sale has ended */
+                offsale: boolean;
+                /** @description ISO 8601 */
+                onsaleDate?: string;
+                /** @description ISO 8601 */
+                offsaleDate?: string;
+                secureTixEnabled: boolean;
+                currency: string;
+                totalAvailable: number;
+                /** @description When the partner answered (ISO 8601) */
+                observedAt?: string;
+                tickets: {
+                    priceLevelId: string;
+                    available: number;
+                    total: number;
+                    inventory: {
+                        section: string;
+                        row: string;
+                        seats: string[];
+                        areas: {
+                            id: string;
+                            level_id: string;
+                            ga: boolean;
+                            available: number;
+                        }[];
+                    }[];
+                    offers: {
+                        ticketTypeId: string;
+                        priceLevelId: string;
+                        name: string;
+                        currency: string;
+                        /** @description Major units of currency_code (25.5 = 25.50) */
+                        faceValue: number;
+                        /** @description What a cart charges on top of the face value: faceValue plus the `per ticket` amounts is the price of one ticket, and the `per order` amounts are charged once per cart */
+                        charges: {
+                            /** @description `service`, `processing`...; `tax` for the tax on the fee listed before it */
+                            type: string;
+                            /** @description Major units of currency_code (25.5 = 25.50) */
+                            amount: number;
+                            quantity: number;
+                            /** @description per ticket or per order */
+                            fee_type: string;
+                        }[];
+                        protected: boolean;
+                    }[];
+                }[];
+            };
+        };
         /** PartnerCartError */
         PartnerCartError: {
             error: {
@@ -2179,6 +2895,18 @@ export interface components {
                 /** @description WARN for 4xx, ERROR for 5xx */
                 severity: string;
             };
+        };
+        /** PartnerCartOrder */
+        PartnerCartOrder: {
+            cart_id: string;
+            order_number: string;
+            order_id: string;
+            /** @description Bearer credential of the secure-entry order read (POST /orders?order_token=); given once */
+            order_token: string;
+            redemption_url: string;
+            /** @description Major units of currency_code (25.5 = 25.50) */
+            grand_total: number;
+            currency_code: string;
         };
         /** PartnerCartPaymentRefused */
         PartnerCartPaymentRefused: {
@@ -2202,6 +2930,97 @@ export interface components {
                 };
             };
         };
+        /** PartnerCartPaymentRequest */
+        PartnerCartPaymentRequest: {
+            /** @description The cart (or query cart_id) */
+            cartId?: string;
+            payment: {
+                first_name: string;
+                last_name: string;
+                home_phone?: string;
+                /** @description Payment type, e.g. CC */
+                type: string;
+                reference?: string;
+                address?: {
+                    line1?: string;
+                    line2?: string;
+                    unit?: string;
+                    city?: string;
+                    country?: {
+                        code?: string;
+                        id?: string | number;
+                    };
+                    region?: {
+                        abbrev?: string;
+                    };
+                    postal_code?: string;
+                };
+                /** @description Decimal string in the currency (e.g. "25.50"), with no more decimals than the currency has; must equal the unpaid total */
+                amount: string;
+                /** @description ISO 4217 currency code with a minor unit, upper or lower case */
+                currency: components["schemas"]["CurrencyCodeAnyCase"];
+                card?: {
+                    /** @description The payment nonce (never a card number); never stored or logged */
+                    number: string;
+                    /** @description Never logged */
+                    cin?: string;
+                    expire_month?: number | string;
+                    expire_year?: number | string;
+                };
+                email_address: string;
+                /** @description The partner's user id; required for events with secure entry */
+                third_party_account_id?: string;
+            };
+        };
+        /** PartnerCartReserveRequest */
+        PartnerCartReserveRequest: {
+            /** @description Captcha token; no longer used */
+            token?: string;
+            reserve: {
+                tickets: {
+                    /** @description Ticket type id (leading zeros kept) or resale listing id */
+                    id: string;
+                    quantity: number;
+                    price?: {
+                        /** @description Price level, by its platform number: a numeric level id is itself, a string id a stable hash; international discovery's areas list it as `price_level_ids` */
+                        id?: number;
+                        /** @description Variable-priced accounts only; in the event currency */
+                        amount?: number;
+                    };
+                }[];
+                areas?: {
+                    id: string;
+                }[];
+                section?: string;
+                row?: string;
+                begin_seat?: number;
+                end_seat?: number;
+                /** @description Default true: fall back to best available */
+                accept_best_available?: boolean;
+            };
+            additional_reserves?: {
+                tickets: {
+                    /** @description Ticket type id (leading zeros kept) or resale listing id */
+                    id: string;
+                    quantity: number;
+                    price?: {
+                        /** @description Price level, by its platform number: a numeric level id is itself, a string id a stable hash; international discovery's areas list it as `price_level_ids` */
+                        id?: number;
+                        /** @description Variable-priced accounts only; in the event currency */
+                        amount?: number;
+                    };
+                }[];
+                areas?: {
+                    id: string;
+                }[];
+                section?: string;
+                row?: string;
+                begin_seat?: number;
+                end_seat?: number;
+                /** @description Default true: fall back to best available */
+                accept_best_available?: boolean;
+            }[];
+        };
         /** PartnerCartTotals */
         PartnerCartTotals: {
             currency_code: string;
@@ -2224,6 +3043,77 @@ export interface components {
                 /** @description WARN for 4xx, ERROR for 5xx */
                 severity: "WARN" | "ERROR";
             };
+        };
+        /** PartnerOrderRead */
+        PartnerOrderRead: {
+            customer_email: string;
+            third_party_source: string;
+            options: {
+                option_number: number;
+                description: string;
+            }[];
+            delivery: {
+                carrier: string;
+                service_level: string;
+                description: {
+                    short: string;
+                };
+            };
+            tickets: {
+                barcode_id: string;
+                display_id: string;
+                event_code: string;
+                event_host: string;
+                event_id: string;
+                is_ga: boolean;
+                is_national_vip: boolean;
+                /** Format: date-time */
+                order_date: string;
+                order_number: string;
+                portal: string;
+                row: string;
+                seat_id: string;
+                seat_name: string;
+                section: string;
+                voided: boolean;
+                charges: {
+                    description: string;
+                    sub_type: string;
+                    type: string;
+                    amount: {
+                        amount: string;
+                        currency: string;
+                    };
+                }[];
+                secure_entry_data: {
+                    /** @description Base64 secure token object; empty with `error` */
+                    token: string;
+                    /** @description rotating_symbology | barcode */
+                    render_type: string;
+                    /** @description ROTATING_SYMBOLOGY | BARCODE */
+                    segment_type: string;
+                    error?: {
+                        /** @description 425 delivery delayed, 410 voided */
+                        code: number;
+                        message: string;
+                    };
+                };
+            }[];
+            voided: boolean;
+            additional_info: {
+                /**
+                 * Format: date-time
+                 * @description Delayed delivery: tokens can be read from this instant
+                 */
+                delivery_delay_date?: string;
+            };
+            device_id: string;
+            device_type: string;
+            device_os: string;
+            nfc_capable_device: boolean;
+            third_party_account_id: string;
+            /** @description Whether the platform e-mails the buyer a redemption claim (never: tokens go to the partner app) */
+            send_redemption_email: boolean;
         };
         /** PublishedEvent */
         PublishedEvent: {
@@ -2395,21 +3285,15 @@ export interface components {
             priceRanges?: ({
                 /** @enum {string} */
                 type?: "standard";
-                /**
-                 * @description ISO 4217 currency code with a minor unit
-                 * @enum {string}
-                 */
-                currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                /** @description ISO 4217 currency code with a minor unit */
+                currency?: components["schemas"]["CurrencyCode"];
                 min?: number;
                 max?: number;
             } | unknown | unknown) | ({
                 /** @enum {string} */
                 type?: "standard";
-                /**
-                 * @description ISO 4217 currency code with a minor unit
-                 * @enum {string}
-                 */
-                currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                /** @description ISO 4217 currency code with a minor unit */
+                currency?: components["schemas"]["CurrencyCode"];
                 min?: number;
                 max?: number;
             } | unknown | unknown)[];
@@ -3085,16 +3969,18 @@ export interface operations {
                 attractionId?: string;
                 venueId?: string;
                 postalCode?: string;
-                /** @description latitude,longitude in degrees */
+                /** @description latitude,longitude in degrees: the centre of the search around it (`radius`, `unit`) */
                 latlong?: string;
+                /** @description Distance around `latlong`, in `unit`. Needs `latlong` (400 DIS1015 otherwise). */
                 radius?: string;
+                /** @description Unit of `radius`, default miles. Needs `latlong` (400 DIS1015 otherwise). */
                 unit?: "miles" | "km";
                 source?: string;
                 locale?: string;
                 marketId?: string;
                 /** @description UTC date-time ending in Z, e.g. 2030-05-01T00:00:00Z */
                 startDateTime?: string;
-                /** @description UTC date-time ending in Z, e.g. 2030-05-01T00:00:00Z */
+                /** @description UTC date-time ending in Z, e.g. 2030-05-01T00:00:00Z. Not before `startDateTime` (400 DIS1015 otherwise). */
                 endDateTime?: string;
                 /** @description UTC date-time ending in Z, e.g. 2030-05-01T00:00:00Z */
                 onsaleStartDateTime?: string;
@@ -3103,7 +3989,9 @@ export interface operations {
                 includeTBA?: "yes" | "no" | "only";
                 includeTBD?: "yes" | "no" | "only";
                 includeTest?: "yes" | "no" | "only";
+                /** @description Page size, default 20. `size * page` must be less than 1000 (400 DIS1035 otherwise). */
                 size?: number;
+                /** @description Page number from 0. `size * page` must be less than 1000, `size` at its default 20 when absent (400 DIS1035 otherwise). */
                 page?: number;
                 sort?: "eventDate,date.asc" | "eventDate,date.desc" | "name,date.asc" | "name,date.desc" | "";
                 city?: string;
@@ -3315,6 +4203,124 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Spring Concert",
+                     *       "type": "event",
+                     *       "id": "EVT000000000001",
+                     *       "test": false,
+                     *       "url": "https://tickets.example.com/e/EVT000000000001",
+                     *       "locale": "en-us",
+                     *       "images": [
+                     *         {
+                     *           "ratio": "16_9",
+                     *           "url": "https://img.example.com/1.jpg",
+                     *           "width": 1024,
+                     *           "height": 576,
+                     *           "fallback": false
+                     *         }
+                     *       ],
+                     *       "sales": {
+                     *         "public": {
+                     *           "startDateTime": "2029-01-01T15:00:00.000Z",
+                     *           "startTBD": false
+                     *         }
+                     *       },
+                     *       "dates": {
+                     *         "start": {
+                     *           "localDate": "2030-05-01",
+                     *           "localTime": "19:30:00",
+                     *           "dateTime": "2030-05-01T23:30:00.000Z"
+                     *         },
+                     *         "timezone": "America/New_York",
+                     *         "status": {
+                     *           "code": "onsale"
+                     *         }
+                     *       },
+                     *       "classifications": [
+                     *         {
+                     *           "primary": true,
+                     *           "segment": {
+                     *             "id": "KZ1",
+                     *             "name": "Music"
+                     *           },
+                     *           "genre": {
+                     *             "id": "KG1",
+                     *             "name": "Rock"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "priceRanges": [
+                     *         {
+                     *           "type": "standard",
+                     *           "currency": "USD",
+                     *           "min": 25.5,
+                     *           "max": 99
+                     *         }
+                     *       ],
+                     *       "_links": {
+                     *         "self": {
+                     *           "href": "/discovery/v2/events/EVT000000000001"
+                     *         },
+                     *         "attractions": [
+                     *           {
+                     *             "href": "/discovery/v2/attractions/KATTR1"
+                     *           }
+                     *         ],
+                     *         "venues": [
+                     *           {
+                     *             "href": "/discovery/v2/venues/ZVENUE1"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "_embedded": {
+                     *         "venues": [
+                     *           {
+                     *             "name": "Madison Square Garden",
+                     *             "type": "venue",
+                     *             "id": "ZVENUE1",
+                     *             "test": false,
+                     *             "locale": "en-us",
+                     *             "markets": [
+                     *               {
+                     *                 "id": "35"
+                     *               }
+                     *             ],
+                     *             "city": {
+                     *               "name": "New York"
+                     *             },
+                     *             "upcomingEvents": {
+                     *               "_total": 3
+                     *             },
+                     *             "_links": {
+                     *               "self": {
+                     *                 "href": "/discovery/v2/venues/ZVENUE1"
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "attractions": [
+                     *           {
+                     *             "name": "The Band",
+                     *             "type": "attraction",
+                     *             "id": "KATTR1",
+                     *             "test": false,
+                     *             "locale": "en-us",
+                     *             "images": [],
+                     *             "classifications": [],
+                     *             "upcomingEvents": {
+                     *               "_total": 1
+                     *             },
+                     *             "_links": {
+                     *               "self": {
+                     *                 "href": "/discovery/v2/attractions/KATTR1"
+                     *               }
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["DiscoveryEvent"];
                 };
             };
@@ -3346,7 +4352,9 @@ export interface operations {
         parameters: {
             query?: {
                 locale?: string;
+                /** @description Page size, default 20. `size * page` must be less than 1000 (400 DIS1035 otherwise). */
                 size?: number;
+                /** @description Page number from 0. `size * page` must be less than 1000, `size` at its default 20 when absent (400 DIS1035 otherwise). */
                 page?: number;
                 keyword?: string;
                 id?: string;
@@ -3354,9 +4362,11 @@ export interface operations {
                 stateCode?: string;
                 city?: string;
                 postalCode?: string;
-                /** @description latitude,longitude in degrees */
+                /** @description latitude,longitude in degrees: the centre of the search (`radius`, `unit`) */
                 latlong?: string;
+                /** @description Distance around `latlong`, in `unit`; ignored without `latlong` */
                 radius?: string;
+                /** @description Unit of `radius`, default miles; ignored without `latlong` */
                 unit?: "miles" | "km";
                 marketId?: string;
                 includeTest?: "yes" | "no" | "only";
@@ -3459,7 +4469,9 @@ export interface operations {
         parameters: {
             query?: {
                 locale?: string;
+                /** @description Page size, default 20. `size * page` must be less than 1000 (400 DIS1035 otherwise). */
                 size?: number;
+                /** @description Page number from 0. `size * page` must be less than 1000, `size` at its default 20 when absent (400 DIS1035 otherwise). */
                 page?: number;
                 keyword?: string;
                 id?: string;
@@ -3565,7 +4577,9 @@ export interface operations {
         parameters: {
             query?: {
                 locale?: string;
+                /** @description Page size, default 20. `size * page` must be less than 1000 (400 DIS1035 otherwise). */
                 size?: number;
+                /** @description Page number from 0. `size * page` must be less than 1000, `size` at its default 20 when absent (400 DIS1035 otherwise). */
                 page?: number;
                 keyword?: string;
             };
@@ -3959,7 +4973,7 @@ export interface operations {
                 rows?: number;
                 start?: number;
                 order?: "asc" | "desc";
-                domain?: ("norway" | "sweden" | "switzerland" | "spain" | "finland" | "belgium" | "netherlands" | "denmark" | "germany" | "austria" | "unitedarabemirates" | "canada" | "poland")[];
+                domain?: components["schemas"]["IntlDomains"];
                 event_ids?: string;
                 attraction_ids?: string;
                 promoter_codes?: string;
@@ -3970,8 +4984,11 @@ export interface operations {
                 country_ids?: string;
                 event_name?: string;
                 postal_code?: string;
+                /** @description Latitude of the search centre, in degrees. Goes with `long` (400 otherwise). */
                 lat?: number;
+                /** @description Longitude of the search centre, in degrees. Goes with `lat` (400 otherwise). */
                 long?: number;
+                /** @description Distance around `lat`/`long`, in kilometres. Needs `lat` and `long` (400 otherwise). */
                 radius?: number;
                 /** @description UTC, yyyy-MM-ddTHH:mm:ssZ */
                 eventdate_from?: string;
@@ -3985,6 +5002,7 @@ export interface operations {
                 offsaledate_from?: string;
                 /** @description UTC, yyyy-MM-ddTHH:mm:ssZ */
                 offsaledate_to?: string;
+                /** @description Lowest price. Not above `max_price` (400 otherwise). */
                 min_price?: number;
                 max_price?: number;
                 price_excl_fees?: boolean;
@@ -3994,6 +5012,7 @@ export interface operations {
                 is_not_package?: boolean;
                 exclude_external?: boolean;
                 exlude_external?: boolean;
+                /** @description Order of the results. `proximity` (nearest first) needs `lat` and `long` (400 otherwise). */
                 sort_by?: "eventdate" | "eventname" | "popularity" | "proximity" | "onsaledate";
             };
             header?: never;
@@ -4013,6 +5032,91 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "id": "EVT000000000001",
+                     *           "domain_id": 578,
+                     *           "name": "Spring Concert",
+                     *           "url": "https://tickets.example.com/e/EVT000000000001",
+                     *           "eventdate": {
+                     *             "format": "datetime",
+                     *             "value": "2030-05-01T17:30:00Z"
+                     *           },
+                     *           "timezone": "Europe/Oslo",
+                     *           "localeventdate": "2030-05-01T19:30:00",
+                     *           "onsale": "2029-01-01T09:00:00Z",
+                     *           "offsale": "2030-05-01T17:00:00Z",
+                     *           "dooropening": "2030-05-01T16:30:00Z",
+                     *           "properties": {
+                     *             "cancelled": false,
+                     *             "rescheduled": false,
+                     *             "seats_avail": true,
+                     *             "sold_out": false,
+                     *             "package": false
+                     *           },
+                     *           "venue": {
+                     *             "id": "ZVENUE1",
+                     *             "name": "Oslo Spektrum",
+                     *             "location": {
+                     *               "address": {
+                     *                 "address": "Sonja Henies plass 2",
+                     *                 "postal_code": "0185",
+                     *                 "city": "Oslo",
+                     *                 "city_id": 3143244,
+                     *                 "country": "NO",
+                     *                 "long": 10.7547,
+                     *                 "lat": 59.9128
+                     *               }
+                     *             }
+                     *           },
+                     *           "categories": [
+                     *             {
+                     *               "id": "KZ1",
+                     *               "name": "Music",
+                     *               "subcategories": [
+                     *                 {
+                     *                   "id": "KG1",
+                     *                   "name": "Rock"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "attractions": [
+                     *             {
+                     *               "id": "KATTR1",
+                     *               "name": "The Band",
+                     *               "url": "https://tickets.example.com/a/KATTR1"
+                     *             }
+                     *           ],
+                     *           "price_ranges": {
+                     *             "excluding_ticket_fees": {
+                     *               "min": 450,
+                     *               "max": 950
+                     *             },
+                     *             "including_ticket_fees": {
+                     *               "min": 495,
+                     *               "max": 1045
+                     *             }
+                     *           },
+                     *           "currency": "NOK",
+                     *           "images": {
+                     *             "16_9": {
+                     *               "url": "https://img.example.com/1.jpg",
+                     *               "width": 1024,
+                     *               "height": 576
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "start": 0,
+                     *         "rows": 10,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["IntlEventPage"];
                 };
             };
@@ -4042,7 +5146,7 @@ export interface operations {
         parameters: {
             query?: {
                 lang?: string;
-                domain?: ("norway" | "sweden" | "switzerland" | "spain" | "finland" | "belgium" | "netherlands" | "denmark" | "germany" | "austria" | "unitedarabemirates" | "canada" | "poland")[];
+                domain?: components["schemas"]["IntlDomains"];
             };
             header?: never;
             path: {
@@ -4063,6 +5167,82 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "EVT000000000001",
+                     *       "domain_id": 578,
+                     *       "name": "Spring Concert",
+                     *       "url": "https://tickets.example.com/e/EVT000000000001",
+                     *       "eventdate": {
+                     *         "format": "datetime",
+                     *         "value": "2030-05-01T17:30:00Z"
+                     *       },
+                     *       "timezone": "Europe/Oslo",
+                     *       "localeventdate": "2030-05-01T19:30:00",
+                     *       "onsale": "2029-01-01T09:00:00Z",
+                     *       "offsale": "2030-05-01T17:00:00Z",
+                     *       "dooropening": "2030-05-01T16:30:00Z",
+                     *       "properties": {
+                     *         "cancelled": false,
+                     *         "rescheduled": false,
+                     *         "seats_avail": true,
+                     *         "sold_out": false,
+                     *         "package": false
+                     *       },
+                     *       "venue": {
+                     *         "id": "ZVENUE1",
+                     *         "name": "Oslo Spektrum",
+                     *         "location": {
+                     *           "address": {
+                     *             "address": "Sonja Henies plass 2",
+                     *             "postal_code": "0185",
+                     *             "city": "Oslo",
+                     *             "city_id": 3143244,
+                     *             "country": "NO",
+                     *             "long": 10.7547,
+                     *             "lat": 59.9128
+                     *           }
+                     *         }
+                     *       },
+                     *       "categories": [
+                     *         {
+                     *           "id": "KZ1",
+                     *           "name": "Music",
+                     *           "subcategories": [
+                     *             {
+                     *               "id": "KG1",
+                     *               "name": "Rock"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "attractions": [
+                     *         {
+                     *           "id": "KATTR1",
+                     *           "name": "The Band",
+                     *           "url": "https://tickets.example.com/a/KATTR1"
+                     *         }
+                     *       ],
+                     *       "price_ranges": {
+                     *         "excluding_ticket_fees": {
+                     *           "min": 450,
+                     *           "max": 950
+                     *         },
+                     *         "including_ticket_fees": {
+                     *           "min": 495,
+                     *           "max": 1045
+                     *         }
+                     *       },
+                     *       "currency": "NOK",
+                     *       "images": {
+                     *         "16_9": {
+                     *           "url": "https://img.example.com/1.jpg",
+                     *           "width": 1024,
+                     *           "height": 576
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["IntlEvent"];
                 };
             };
@@ -4094,7 +5274,7 @@ export interface operations {
         parameters: {
             query: {
                 lang?: string;
-                domain: ("norway" | "sweden" | "switzerland" | "spain" | "finland" | "belgium" | "netherlands" | "denmark" | "germany" | "austria" | "unitedarabemirates" | "canada" | "poland")[];
+                domain: components["schemas"]["IntlDomains"];
             };
             header?: never;
             path: {
@@ -4146,7 +5326,7 @@ export interface operations {
         parameters: {
             query?: {
                 lang?: string;
-                domain?: ("norway" | "sweden" | "switzerland" | "spain" | "finland" | "belgium" | "netherlands" | "denmark" | "germany" | "austria" | "unitedarabemirates" | "canada" | "poland")[];
+                domain?: components["schemas"]["IntlDomains"];
             };
             header?: never;
             path: {
@@ -4201,7 +5381,7 @@ export interface operations {
                 rows?: number;
                 start?: number;
                 order?: "asc" | "desc";
-                domain?: ("norway" | "sweden" | "switzerland" | "spain" | "finland" | "belgium" | "netherlands" | "denmark" | "germany" | "austria" | "unitedarabemirates" | "canada" | "poland")[];
+                domain?: components["schemas"]["IntlDomains"];
                 attraction_name?: string;
                 attraction_ids?: string;
                 has_events?: boolean;
@@ -4256,7 +5436,7 @@ export interface operations {
         parameters: {
             query?: {
                 lang?: string;
-                domain?: ("norway" | "sweden" | "switzerland" | "spain" | "finland" | "belgium" | "netherlands" | "denmark" | "germany" | "austria" | "unitedarabemirates" | "canada" | "poland")[];
+                domain?: components["schemas"]["IntlDomains"];
             };
             header?: never;
             path: {
@@ -4308,7 +5488,7 @@ export interface operations {
         parameters: {
             query?: {
                 lang?: string;
-                domain?: ("norway" | "sweden" | "switzerland" | "spain" | "finland" | "belgium" | "netherlands" | "denmark" | "germany" | "austria" | "unitedarabemirates" | "canada" | "poland")[];
+                domain?: components["schemas"]["IntlDomains"];
                 has_events?: boolean;
                 rows?: number;
             };
@@ -4365,13 +5545,16 @@ export interface operations {
                 rows?: number;
                 start?: number;
                 order?: "asc" | "desc";
-                domain: ("norway" | "sweden" | "switzerland" | "spain" | "finland" | "belgium" | "netherlands" | "denmark" | "germany" | "austria" | "unitedarabemirates" | "canada" | "poland")[];
+                domain: components["schemas"]["IntlDomains"];
                 venue_name?: string;
                 venue_ids?: string;
                 city_ids?: string;
                 postal_code?: string;
+                /** @description Latitude of the search centre, in degrees. Goes with `long` (400 otherwise). */
                 lat?: number;
+                /** @description Longitude of the search centre, in degrees. Goes with `lat` (400 otherwise). */
                 long?: number;
+                /** @description Distance around `lat`/`long`, in kilometres. Needs `lat` and `long` (400 otherwise). */
                 radius?: number;
                 exclude_external?: boolean;
                 sort_by?: "venuename" | "cityname";
@@ -4422,7 +5605,7 @@ export interface operations {
         parameters: {
             query: {
                 lang?: string;
-                domain: ("norway" | "sweden" | "switzerland" | "spain" | "finland" | "belgium" | "netherlands" | "denmark" | "germany" | "austria" | "unitedarabemirates" | "canada" | "poland")[];
+                domain: components["schemas"]["IntlDomains"];
             };
             header?: never;
             path: {
@@ -5842,9 +7025,9 @@ export interface operations {
                 country?: string;
                 city?: string;
                 state?: string;
-                /** @description With longitude */
+                /** @description Latitude of the search centre. Goes with `longitude` (406 otherwise). */
                 latitude?: number;
-                /** @description With latitude */
+                /** @description Longitude of the search centre. Goes with `latitude` (406 otherwise). */
                 longitude?: number;
                 /** @description Default 10 */
                 radius?: number;
@@ -5856,7 +7039,7 @@ export interface operations {
                 attractionId?: number;
                 /** @description ISO 8601 date or date-time (UTC without a zone); events starting at or after */
                 timeRangeStart?: string;
-                /** @description ISO 8601 date or date-time (UTC without a zone); events starting before */
+                /** @description ISO 8601 date or date-time (UTC without a zone); events starting before. Not before `timeRangeStart` (406 otherwise). */
                 timeRangeEnd?: string;
             };
             header?: never;
@@ -5876,47 +7059,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        hits: number;
-                        totalHits: number;
-                        events: {
-                            eventId: string;
-                            eventName: string;
-                            /** Format: date-time */
-                            eventDate?: string;
-                            /** Format: date-time */
-                            onsaleOnDate?: string;
-                            eventDetailsLink: string;
-                            minPrice?: number;
-                            maxPrice?: number;
-                            currency?: string;
-                            deals: {
-                                dealName: string;
-                                dealDescription: string;
-                                dealOfferCode?: string;
-                            }[];
-                            attractions: {
-                                attractionId: number;
-                                attractionName: string;
-                            }[];
-                            venue?: {
-                                venueId: number;
-                                venueName: string;
-                                venueLatitude?: number;
-                                venueLongitude?: number;
-                            };
-                            categorization: {
-                                majorGenres: {
-                                    name: string;
-                                    id: number;
-                                }[];
-                                minorGenres: {
-                                    name: string;
-                                    id: number;
-                                }[];
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["DealsEventPage"];
                 };
             };
             /** @description The requested page holds no event */
@@ -5968,9 +7111,9 @@ export interface operations {
                 country?: string;
                 city?: string;
                 state?: string;
-                /** @description With longitude */
+                /** @description Latitude of the search centre. Goes with `longitude` (406 otherwise). */
                 latitude?: number;
-                /** @description With latitude */
+                /** @description Longitude of the search centre. Goes with `latitude` (406 otherwise). */
                 longitude?: number;
                 /** @description Default 10 */
                 radius?: number;
@@ -5982,7 +7125,7 @@ export interface operations {
                 attractionId?: number;
                 /** @description ISO 8601 date or date-time (UTC without a zone); events starting at or after */
                 timeRangeStart?: string;
-                /** @description ISO 8601 date or date-time (UTC without a zone); events starting before */
+                /** @description ISO 8601 date or date-time (UTC without a zone); events starting before. Not before `timeRangeStart` (406 otherwise). */
                 timeRangeEnd?: string;
             };
             header?: never;
@@ -6004,47 +7147,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        hits: number;
-                        totalHits: number;
-                        events: {
-                            eventId: string;
-                            eventName: string;
-                            /** Format: date-time */
-                            eventDate?: string;
-                            /** Format: date-time */
-                            onsaleOnDate?: string;
-                            eventDetailsLink: string;
-                            minPrice?: number;
-                            maxPrice?: number;
-                            currency?: string;
-                            deals: {
-                                dealName: string;
-                                dealDescription: string;
-                                dealOfferCode?: string;
-                            }[];
-                            attractions: {
-                                attractionId: number;
-                                attractionName: string;
-                            }[];
-                            venue?: {
-                                venueId: number;
-                                venueName: string;
-                                venueLatitude?: number;
-                                venueLongitude?: number;
-                            };
-                            categorization: {
-                                majorGenres: {
-                                    name: string;
-                                    id: number;
-                                }[];
-                                minorGenres: {
-                                    name: string;
-                                    id: number;
-                                }[];
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["DealsEventPage"];
                 };
             };
             /** @description The requested page holds no event */
@@ -6097,9 +7200,9 @@ export interface operations {
                 country?: string;
                 city?: string;
                 state?: string;
-                /** @description With longitude */
+                /** @description Latitude of the search centre. Goes with `longitude` (406 otherwise). */
                 latitude?: number;
-                /** @description With latitude */
+                /** @description Longitude of the search centre. Goes with `latitude` (406 otherwise). */
                 longitude?: number;
                 /** @description Default 10 */
                 radius?: number;
@@ -6111,7 +7214,7 @@ export interface operations {
                 attractionId?: number;
                 /** @description ISO 8601 date or date-time (UTC without a zone); events starting at or after */
                 timeRangeStart?: string;
-                /** @description ISO 8601 date or date-time (UTC without a zone); events starting before */
+                /** @description ISO 8601 date or date-time (UTC without a zone); events starting before. Not before `timeRangeStart` (406 otherwise). */
                 timeRangeEnd?: string;
             };
             header?: never;
@@ -6131,47 +7234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        hits: number;
-                        totalHits: number;
-                        events: {
-                            eventId: string;
-                            eventName: string;
-                            /** Format: date-time */
-                            eventDate?: string;
-                            /** Format: date-time */
-                            onsaleOnDate?: string;
-                            eventDetailsLink: string;
-                            minPrice?: number;
-                            maxPrice?: number;
-                            currency?: string;
-                            deals: {
-                                dealName: string;
-                                dealDescription: string;
-                                dealOfferCode?: string;
-                            }[];
-                            attractions: {
-                                attractionId: number;
-                                attractionName: string;
-                            }[];
-                            venue?: {
-                                venueId: number;
-                                venueName: string;
-                                venueLatitude?: number;
-                                venueLongitude?: number;
-                            };
-                            categorization: {
-                                majorGenres: {
-                                    name: string;
-                                    id: number;
-                                }[];
-                                minorGenres: {
-                                    name: string;
-                                    id: number;
-                                }[];
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["DealsEventPage"];
                 };
             };
             /** @description The requested page holds no event */
@@ -6223,9 +7286,9 @@ export interface operations {
                 country?: string;
                 city?: string;
                 state?: string;
-                /** @description With longitude */
+                /** @description Latitude of the search centre. Goes with `longitude` (406 otherwise). */
                 latitude?: number;
-                /** @description With latitude */
+                /** @description Longitude of the search centre. Goes with `latitude` (406 otherwise). */
                 longitude?: number;
                 /** @description Default 10 */
                 radius?: number;
@@ -6237,7 +7300,7 @@ export interface operations {
                 attractionId?: number;
                 /** @description ISO 8601 date or date-time (UTC without a zone); events starting at or after */
                 timeRangeStart?: string;
-                /** @description ISO 8601 date or date-time (UTC without a zone); events starting before */
+                /** @description ISO 8601 date or date-time (UTC without a zone); events starting before. Not before `timeRangeStart` (406 otherwise). */
                 timeRangeEnd?: string;
             };
             header?: never;
@@ -6259,47 +7322,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        hits: number;
-                        totalHits: number;
-                        events: {
-                            eventId: string;
-                            eventName: string;
-                            /** Format: date-time */
-                            eventDate?: string;
-                            /** Format: date-time */
-                            onsaleOnDate?: string;
-                            eventDetailsLink: string;
-                            minPrice?: number;
-                            maxPrice?: number;
-                            currency?: string;
-                            deals: {
-                                dealName: string;
-                                dealDescription: string;
-                                dealOfferCode?: string;
-                            }[];
-                            attractions: {
-                                attractionId: number;
-                                attractionName: string;
-                            }[];
-                            venue?: {
-                                venueId: number;
-                                venueName: string;
-                                venueLatitude?: number;
-                                venueLongitude?: number;
-                            };
-                            categorization: {
-                                majorGenres: {
-                                    name: string;
-                                    id: number;
-                                }[];
-                                minorGenres: {
-                                    name: string;
-                                    id: number;
-                                }[];
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["DealsEventPage"];
                 };
             };
             /** @description The requested page holds no event */
@@ -6360,7 +7383,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The offers and prices of an event */
             200: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -6371,244 +7394,361 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        limits: {
-                            max: number;
-                        };
-                        prices: {
-                            data: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "offered-prices";
-                                attributes: {
-                                    currency: string;
-                                    value: string;
-                                };
-                                relationships: {
-                                    offers: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                    priceZones: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                    areas: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                                _links: {
-                                    self: {
-                                        href: string;
-                                    };
-                                };
-                            }[];
-                        };
-                        offers: {
-                            id: string;
-                            /** @enum {string} */
-                            type: "offers";
-                            attributes: {
-                                name: string;
-                                description: string;
-                                rank: number;
-                                offerDetails: {
-                                    link: string;
-                                    linkText: string;
-                                    text: string;
-                                };
-                                offerType: string;
-                                currency: string;
-                                /** Format: date-time */
-                                start?: string;
-                                /** Format: date-time */
-                                end?: string;
-                                prices: {
-                                    priceZone: string;
-                                    value: string;
-                                    total: string;
-                                    fees: {
-                                        value: string;
-                                        label: string;
-                                        type: string;
-                                    }[];
-                                    taxes: {
-                                        value: string;
-                                        label: string;
-                                        type: string;
-                                    }[];
-                                }[];
-                                limit: {
-                                    min: number;
-                                    max: number;
-                                    sellableQty: string;
-                                    multiples: number;
-                                    maxAccessibleSeats: number;
-                                    maxCompanionSeatsPerAccessibleSeat: number;
-                                };
-                            };
-                            relationships: {
-                                areas: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                priceZones: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                offerSets: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                passwords: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                products: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                            };
-                        }[];
-                        _embedded: {
-                            priceZones: {
-                                data: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    type: "price-zones";
-                                    attributes: {
-                                        currency: string;
-                                        name: string;
-                                    };
-                                    relationships: {
-                                        offers: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                        areas: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                    };
-                                }[];
-                            };
-                            areas: {
-                                data: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    type: "areas";
-                                    attributes: {
-                                        rank: number;
-                                        name: string;
-                                        description: string;
-                                        areaType: "LEVEL" | "SECTION" | "AREA";
-                                    };
-                                    relationships: {
-                                        areas: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                        offers: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                        priceZones: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                    };
-                                }[];
-                            };
-                            passwords: {
-                                data: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    type: "passwords";
-                                    attributes: {
-                                        name: string;
-                                        type: string;
-                                        text: string;
-                                        link: string;
-                                        textLabel: string;
-                                        linkLabel: string;
-                                        exclusive: boolean;
-                                        /** Format: date-time */
-                                        start?: string;
-                                        /** Format: date-time */
-                                        end?: string;
-                                        prompts: {
-                                            id: string;
-                                            text: string;
-                                        }[];
-                                    };
-                                    relationships: {
-                                        offers: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                    };
-                                    metadata: {
-                                        offerIds: string[];
-                                    };
-                                }[];
-                            };
-                            attributesRefs: {
-                                data: {
-                                    id: string;
-                                    type: string;
-                                }[];
-                            };
-                            holds: {
-                                data: {
-                                    id: string;
-                                    type: string;
-                                }[];
-                            };
-                        };
-                        metadata: {
-                            eventMapping: {
-                                source: {
-                                    name: string;
-                                    id: string;
-                                };
-                                id: string;
-                                type: string;
-                            };
-                            accessibleSeatingEnabled: boolean;
-                            rollupFacilityFee: boolean;
-                            rollupServiceCharge: boolean;
-                        };
-                        debug: string[];
-                    };
+                    /**
+                     * @example {
+                     *       "limits": {
+                     *         "max": 8
+                     *       },
+                     *       "prices": {
+                     *         "data": [
+                     *           {
+                     *             "id": "000000000001.1",
+                     *             "type": "offered-prices",
+                     *             "attributes": {
+                     *               "currency": "USD",
+                     *               "value": "45.00"
+                     *             },
+                     *             "relationships": {
+                     *               "offers": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "000000000001",
+                     *                     "type": "offers"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "priceZones": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "1",
+                     *                     "type": "price-zones"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "areas": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "1",
+                     *                     "type": "areas"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             },
+                     *             "_links": {
+                     *               "self": {
+                     *                 "href": "/commerce/v2/events/EVT000000000001/offers.json"
+                     *               }
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "000000000001.2",
+                     *             "type": "offered-prices",
+                     *             "attributes": {
+                     *               "currency": "USD",
+                     *               "value": "99.00"
+                     *             },
+                     *             "relationships": {
+                     *               "offers": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "000000000001",
+                     *                     "type": "offers"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "priceZones": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "2",
+                     *                     "type": "price-zones"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "areas": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "2",
+                     *                     "type": "areas"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             },
+                     *             "_links": {
+                     *               "self": {
+                     *                 "href": "/commerce/v2/events/EVT000000000001/offers.json"
+                     *               }
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "offers": [
+                     *         {
+                     *           "id": "000000000001",
+                     *           "type": "offers",
+                     *           "attributes": {
+                     *             "name": "Adult",
+                     *             "description": "Standard admission",
+                     *             "rank": 1,
+                     *             "offerDetails": {
+                     *               "link": "",
+                     *               "linkText": "",
+                     *               "text": "Standard admission"
+                     *             },
+                     *             "offerType": "standard",
+                     *             "currency": "USD",
+                     *             "start": "2029-01-01T15:00:00.000Z",
+                     *             "end": "2030-05-01T23:00:00.000Z",
+                     *             "prices": [
+                     *               {
+                     *                 "priceZone": "1",
+                     *                 "value": "45.00",
+                     *                 "total": "55.10",
+                     *                 "fees": [
+                     *                   {
+                     *                     "value": "7.50",
+                     *                     "label": "Service fee",
+                     *                     "type": "service"
+                     *                   },
+                     *                   {
+                     *                     "value": "2.00",
+                     *                     "label": "Facility charge",
+                     *                     "type": "facility"
+                     *                   }
+                     *                 ],
+                     *                 "taxes": [
+                     *                   {
+                     *                     "value": "0.60",
+                     *                     "label": "Sales tax",
+                     *                     "type": "tax"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "priceZone": "2",
+                     *                 "value": "99.00",
+                     *                 "total": "112.40",
+                     *                 "fees": [
+                     *                   {
+                     *                     "value": "10.00",
+                     *                     "label": "Service fee",
+                     *                     "type": "service"
+                     *                   },
+                     *                   {
+                     *                     "value": "2.00",
+                     *                     "label": "Facility charge",
+                     *                     "type": "facility"
+                     *                   }
+                     *                 ],
+                     *                 "taxes": [
+                     *                   {
+                     *                     "value": "1.40",
+                     *                     "label": "Sales tax",
+                     *                     "type": "tax"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "limit": {
+                     *               "min": 1,
+                     *               "max": 8,
+                     *               "sellableQty": "1",
+                     *               "multiples": 1,
+                     *               "maxAccessibleSeats": 0,
+                     *               "maxCompanionSeatsPerAccessibleSeat": 0
+                     *             }
+                     *           },
+                     *           "relationships": {
+                     *             "areas": {
+                     *               "data": [
+                     *                 {
+                     *                   "id": "1",
+                     *                   "type": "areas"
+                     *                 },
+                     *                 {
+                     *                   "id": "2",
+                     *                   "type": "areas"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "priceZones": {
+                     *               "data": [
+                     *                 {
+                     *                   "id": "1",
+                     *                   "type": "price-zones"
+                     *                 },
+                     *                 {
+                     *                   "id": "2",
+                     *                   "type": "price-zones"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "offerSets": {
+                     *               "data": []
+                     *             },
+                     *             "passwords": {
+                     *               "data": []
+                     *             },
+                     *             "products": {
+                     *               "data": [
+                     *                 {
+                     *                   "id": "EVT000000000001",
+                     *                   "type": "products"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "_embedded": {
+                     *         "priceZones": {
+                     *           "data": [
+                     *             {
+                     *               "id": "1",
+                     *               "type": "price-zones",
+                     *               "attributes": {
+                     *                 "currency": "USD",
+                     *                 "name": "Floor"
+                     *               },
+                     *               "relationships": {
+                     *                 "offers": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "000000000001",
+                     *                       "type": "offers"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "areas": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "1",
+                     *                       "type": "areas"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             },
+                     *             {
+                     *               "id": "2",
+                     *               "type": "price-zones",
+                     *               "attributes": {
+                     *                 "currency": "USD",
+                     *                 "name": "Lower bowl"
+                     *               },
+                     *               "relationships": {
+                     *                 "offers": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "000000000001",
+                     *                       "type": "offers"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "areas": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "2",
+                     *                       "type": "areas"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             }
+                     *           ]
+                     *         },
+                     *         "areas": {
+                     *           "data": [
+                     *             {
+                     *               "id": "1",
+                     *               "type": "areas",
+                     *               "attributes": {
+                     *                 "rank": 1,
+                     *                 "name": "Floor",
+                     *                 "description": "Floor seating",
+                     *                 "areaType": "AREA"
+                     *               },
+                     *               "relationships": {
+                     *                 "areas": {
+                     *                   "data": []
+                     *                 },
+                     *                 "offers": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "000000000001",
+                     *                       "type": "offers"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "priceZones": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "1",
+                     *                       "type": "price-zones"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             },
+                     *             {
+                     *               "id": "2",
+                     *               "type": "areas",
+                     *               "attributes": {
+                     *                 "rank": 2,
+                     *                 "name": "Lower bowl",
+                     *                 "description": "Sections 101 to 124",
+                     *                 "areaType": "AREA"
+                     *               },
+                     *               "relationships": {
+                     *                 "areas": {
+                     *                   "data": []
+                     *                 },
+                     *                 "offers": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "000000000001",
+                     *                       "type": "offers"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "priceZones": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "2",
+                     *                       "type": "price-zones"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             }
+                     *           ]
+                     *         },
+                     *         "passwords": {
+                     *           "data": []
+                     *         },
+                     *         "attributesRefs": {
+                     *           "data": []
+                     *         },
+                     *         "holds": {
+                     *           "data": []
+                     *         }
+                     *       },
+                     *       "metadata": {
+                     *         "eventMapping": {
+                     *           "source": {
+                     *             "name": "partner",
+                     *             "id": "EVT000000000001"
+                     *           },
+                     *           "id": "",
+                     *           "type": ""
+                     *         },
+                     *         "accessibleSeatingEnabled": false,
+                     *         "rollupFacilityFee": false,
+                     *         "rollupServiceCharge": false
+                     *       },
+                     *       "debug": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CommerceOffers"];
                 };
             };
             /** @description Commerce error body */
@@ -6837,7 +7977,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The offers and prices of an event */
             200: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -6848,244 +7988,361 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        limits: {
-                            max: number;
-                        };
-                        prices: {
-                            data: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "offered-prices";
-                                attributes: {
-                                    currency: string;
-                                    value: string;
-                                };
-                                relationships: {
-                                    offers: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                    priceZones: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                    areas: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                                _links: {
-                                    self: {
-                                        href: string;
-                                    };
-                                };
-                            }[];
-                        };
-                        offers: {
-                            id: string;
-                            /** @enum {string} */
-                            type: "offers";
-                            attributes: {
-                                name: string;
-                                description: string;
-                                rank: number;
-                                offerDetails: {
-                                    link: string;
-                                    linkText: string;
-                                    text: string;
-                                };
-                                offerType: string;
-                                currency: string;
-                                /** Format: date-time */
-                                start?: string;
-                                /** Format: date-time */
-                                end?: string;
-                                prices: {
-                                    priceZone: string;
-                                    value: string;
-                                    total: string;
-                                    fees: {
-                                        value: string;
-                                        label: string;
-                                        type: string;
-                                    }[];
-                                    taxes: {
-                                        value: string;
-                                        label: string;
-                                        type: string;
-                                    }[];
-                                }[];
-                                limit: {
-                                    min: number;
-                                    max: number;
-                                    sellableQty: string;
-                                    multiples: number;
-                                    maxAccessibleSeats: number;
-                                    maxCompanionSeatsPerAccessibleSeat: number;
-                                };
-                            };
-                            relationships: {
-                                areas: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                priceZones: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                offerSets: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                passwords: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                products: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                            };
-                        }[];
-                        _embedded: {
-                            priceZones: {
-                                data: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    type: "price-zones";
-                                    attributes: {
-                                        currency: string;
-                                        name: string;
-                                    };
-                                    relationships: {
-                                        offers: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                        areas: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                    };
-                                }[];
-                            };
-                            areas: {
-                                data: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    type: "areas";
-                                    attributes: {
-                                        rank: number;
-                                        name: string;
-                                        description: string;
-                                        areaType: "LEVEL" | "SECTION" | "AREA";
-                                    };
-                                    relationships: {
-                                        areas: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                        offers: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                        priceZones: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                    };
-                                }[];
-                            };
-                            passwords: {
-                                data: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    type: "passwords";
-                                    attributes: {
-                                        name: string;
-                                        type: string;
-                                        text: string;
-                                        link: string;
-                                        textLabel: string;
-                                        linkLabel: string;
-                                        exclusive: boolean;
-                                        /** Format: date-time */
-                                        start?: string;
-                                        /** Format: date-time */
-                                        end?: string;
-                                        prompts: {
-                                            id: string;
-                                            text: string;
-                                        }[];
-                                    };
-                                    relationships: {
-                                        offers: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                    };
-                                    metadata: {
-                                        offerIds: string[];
-                                    };
-                                }[];
-                            };
-                            attributesRefs: {
-                                data: {
-                                    id: string;
-                                    type: string;
-                                }[];
-                            };
-                            holds: {
-                                data: {
-                                    id: string;
-                                    type: string;
-                                }[];
-                            };
-                        };
-                        metadata: {
-                            eventMapping: {
-                                source: {
-                                    name: string;
-                                    id: string;
-                                };
-                                id: string;
-                                type: string;
-                            };
-                            accessibleSeatingEnabled: boolean;
-                            rollupFacilityFee: boolean;
-                            rollupServiceCharge: boolean;
-                        };
-                        debug: string[];
-                    };
+                    /**
+                     * @example {
+                     *       "limits": {
+                     *         "max": 8
+                     *       },
+                     *       "prices": {
+                     *         "data": [
+                     *           {
+                     *             "id": "000000000001.1",
+                     *             "type": "offered-prices",
+                     *             "attributes": {
+                     *               "currency": "USD",
+                     *               "value": "45.00"
+                     *             },
+                     *             "relationships": {
+                     *               "offers": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "000000000001",
+                     *                     "type": "offers"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "priceZones": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "1",
+                     *                     "type": "price-zones"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "areas": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "1",
+                     *                     "type": "areas"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             },
+                     *             "_links": {
+                     *               "self": {
+                     *                 "href": "/commerce/v2/events/EVT000000000001/offers.json"
+                     *               }
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "000000000001.2",
+                     *             "type": "offered-prices",
+                     *             "attributes": {
+                     *               "currency": "USD",
+                     *               "value": "99.00"
+                     *             },
+                     *             "relationships": {
+                     *               "offers": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "000000000001",
+                     *                     "type": "offers"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "priceZones": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "2",
+                     *                     "type": "price-zones"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "areas": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "2",
+                     *                     "type": "areas"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             },
+                     *             "_links": {
+                     *               "self": {
+                     *                 "href": "/commerce/v2/events/EVT000000000001/offers.json"
+                     *               }
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "offers": [
+                     *         {
+                     *           "id": "000000000001",
+                     *           "type": "offers",
+                     *           "attributes": {
+                     *             "name": "Adult",
+                     *             "description": "Standard admission",
+                     *             "rank": 1,
+                     *             "offerDetails": {
+                     *               "link": "",
+                     *               "linkText": "",
+                     *               "text": "Standard admission"
+                     *             },
+                     *             "offerType": "standard",
+                     *             "currency": "USD",
+                     *             "start": "2029-01-01T15:00:00.000Z",
+                     *             "end": "2030-05-01T23:00:00.000Z",
+                     *             "prices": [
+                     *               {
+                     *                 "priceZone": "1",
+                     *                 "value": "45.00",
+                     *                 "total": "55.10",
+                     *                 "fees": [
+                     *                   {
+                     *                     "value": "7.50",
+                     *                     "label": "Service fee",
+                     *                     "type": "service"
+                     *                   },
+                     *                   {
+                     *                     "value": "2.00",
+                     *                     "label": "Facility charge",
+                     *                     "type": "facility"
+                     *                   }
+                     *                 ],
+                     *                 "taxes": [
+                     *                   {
+                     *                     "value": "0.60",
+                     *                     "label": "Sales tax",
+                     *                     "type": "tax"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "priceZone": "2",
+                     *                 "value": "99.00",
+                     *                 "total": "112.40",
+                     *                 "fees": [
+                     *                   {
+                     *                     "value": "10.00",
+                     *                     "label": "Service fee",
+                     *                     "type": "service"
+                     *                   },
+                     *                   {
+                     *                     "value": "2.00",
+                     *                     "label": "Facility charge",
+                     *                     "type": "facility"
+                     *                   }
+                     *                 ],
+                     *                 "taxes": [
+                     *                   {
+                     *                     "value": "1.40",
+                     *                     "label": "Sales tax",
+                     *                     "type": "tax"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "limit": {
+                     *               "min": 1,
+                     *               "max": 8,
+                     *               "sellableQty": "1",
+                     *               "multiples": 1,
+                     *               "maxAccessibleSeats": 0,
+                     *               "maxCompanionSeatsPerAccessibleSeat": 0
+                     *             }
+                     *           },
+                     *           "relationships": {
+                     *             "areas": {
+                     *               "data": [
+                     *                 {
+                     *                   "id": "1",
+                     *                   "type": "areas"
+                     *                 },
+                     *                 {
+                     *                   "id": "2",
+                     *                   "type": "areas"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "priceZones": {
+                     *               "data": [
+                     *                 {
+                     *                   "id": "1",
+                     *                   "type": "price-zones"
+                     *                 },
+                     *                 {
+                     *                   "id": "2",
+                     *                   "type": "price-zones"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "offerSets": {
+                     *               "data": []
+                     *             },
+                     *             "passwords": {
+                     *               "data": []
+                     *             },
+                     *             "products": {
+                     *               "data": [
+                     *                 {
+                     *                   "id": "EVT000000000001",
+                     *                   "type": "products"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "_embedded": {
+                     *         "priceZones": {
+                     *           "data": [
+                     *             {
+                     *               "id": "1",
+                     *               "type": "price-zones",
+                     *               "attributes": {
+                     *                 "currency": "USD",
+                     *                 "name": "Floor"
+                     *               },
+                     *               "relationships": {
+                     *                 "offers": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "000000000001",
+                     *                       "type": "offers"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "areas": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "1",
+                     *                       "type": "areas"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             },
+                     *             {
+                     *               "id": "2",
+                     *               "type": "price-zones",
+                     *               "attributes": {
+                     *                 "currency": "USD",
+                     *                 "name": "Lower bowl"
+                     *               },
+                     *               "relationships": {
+                     *                 "offers": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "000000000001",
+                     *                       "type": "offers"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "areas": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "2",
+                     *                       "type": "areas"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             }
+                     *           ]
+                     *         },
+                     *         "areas": {
+                     *           "data": [
+                     *             {
+                     *               "id": "1",
+                     *               "type": "areas",
+                     *               "attributes": {
+                     *                 "rank": 1,
+                     *                 "name": "Floor",
+                     *                 "description": "Floor seating",
+                     *                 "areaType": "AREA"
+                     *               },
+                     *               "relationships": {
+                     *                 "areas": {
+                     *                   "data": []
+                     *                 },
+                     *                 "offers": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "000000000001",
+                     *                       "type": "offers"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "priceZones": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "1",
+                     *                       "type": "price-zones"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             },
+                     *             {
+                     *               "id": "2",
+                     *               "type": "areas",
+                     *               "attributes": {
+                     *                 "rank": 2,
+                     *                 "name": "Lower bowl",
+                     *                 "description": "Sections 101 to 124",
+                     *                 "areaType": "AREA"
+                     *               },
+                     *               "relationships": {
+                     *                 "areas": {
+                     *                   "data": []
+                     *                 },
+                     *                 "offers": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "000000000001",
+                     *                       "type": "offers"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "priceZones": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "2",
+                     *                       "type": "price-zones"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             }
+                     *           ]
+                     *         },
+                     *         "passwords": {
+                     *           "data": []
+                     *         },
+                     *         "attributesRefs": {
+                     *           "data": []
+                     *         },
+                     *         "holds": {
+                     *           "data": []
+                     *         }
+                     *       },
+                     *       "metadata": {
+                     *         "eventMapping": {
+                     *           "source": {
+                     *             "name": "partner",
+                     *             "id": "EVT000000000001"
+                     *           },
+                     *           "id": "",
+                     *           "type": ""
+                     *         },
+                     *         "accessibleSeatingEnabled": false,
+                     *         "rollupFacilityFee": false,
+                     *         "rollupServiceCharge": false
+                     *       },
+                     *       "debug": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CommerceOffers"];
                 };
             };
             /** @description Commerce error body */
@@ -7321,7 +8578,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description The offers and prices of an event */
             200: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -7332,244 +8589,361 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        limits: {
-                            max: number;
-                        };
-                        prices: {
-                            data: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "offered-prices";
-                                attributes: {
-                                    currency: string;
-                                    value: string;
-                                };
-                                relationships: {
-                                    offers: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                    priceZones: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                    areas: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                                _links: {
-                                    self: {
-                                        href: string;
-                                    };
-                                };
-                            }[];
-                        };
-                        offers: {
-                            id: string;
-                            /** @enum {string} */
-                            type: "offers";
-                            attributes: {
-                                name: string;
-                                description: string;
-                                rank: number;
-                                offerDetails: {
-                                    link: string;
-                                    linkText: string;
-                                    text: string;
-                                };
-                                offerType: string;
-                                currency: string;
-                                /** Format: date-time */
-                                start?: string;
-                                /** Format: date-time */
-                                end?: string;
-                                prices: {
-                                    priceZone: string;
-                                    value: string;
-                                    total: string;
-                                    fees: {
-                                        value: string;
-                                        label: string;
-                                        type: string;
-                                    }[];
-                                    taxes: {
-                                        value: string;
-                                        label: string;
-                                        type: string;
-                                    }[];
-                                }[];
-                                limit: {
-                                    min: number;
-                                    max: number;
-                                    sellableQty: string;
-                                    multiples: number;
-                                    maxAccessibleSeats: number;
-                                    maxCompanionSeatsPerAccessibleSeat: number;
-                                };
-                            };
-                            relationships: {
-                                areas: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                priceZones: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                offerSets: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                passwords: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                products: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                            };
-                        }[];
-                        _embedded: {
-                            priceZones: {
-                                data: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    type: "price-zones";
-                                    attributes: {
-                                        currency: string;
-                                        name: string;
-                                    };
-                                    relationships: {
-                                        offers: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                        areas: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                    };
-                                }[];
-                            };
-                            areas: {
-                                data: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    type: "areas";
-                                    attributes: {
-                                        rank: number;
-                                        name: string;
-                                        description: string;
-                                        areaType: "LEVEL" | "SECTION" | "AREA";
-                                    };
-                                    relationships: {
-                                        areas: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                        offers: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                        priceZones: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                    };
-                                }[];
-                            };
-                            passwords: {
-                                data: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    type: "passwords";
-                                    attributes: {
-                                        name: string;
-                                        type: string;
-                                        text: string;
-                                        link: string;
-                                        textLabel: string;
-                                        linkLabel: string;
-                                        exclusive: boolean;
-                                        /** Format: date-time */
-                                        start?: string;
-                                        /** Format: date-time */
-                                        end?: string;
-                                        prompts: {
-                                            id: string;
-                                            text: string;
-                                        }[];
-                                    };
-                                    relationships: {
-                                        offers: {
-                                            data: {
-                                                id: string;
-                                                type: string;
-                                            }[];
-                                        };
-                                    };
-                                    metadata: {
-                                        offerIds: string[];
-                                    };
-                                }[];
-                            };
-                            attributesRefs: {
-                                data: {
-                                    id: string;
-                                    type: string;
-                                }[];
-                            };
-                            holds: {
-                                data: {
-                                    id: string;
-                                    type: string;
-                                }[];
-                            };
-                        };
-                        metadata: {
-                            eventMapping: {
-                                source: {
-                                    name: string;
-                                    id: string;
-                                };
-                                id: string;
-                                type: string;
-                            };
-                            accessibleSeatingEnabled: boolean;
-                            rollupFacilityFee: boolean;
-                            rollupServiceCharge: boolean;
-                        };
-                        debug: string[];
-                    };
+                    /**
+                     * @example {
+                     *       "limits": {
+                     *         "max": 8
+                     *       },
+                     *       "prices": {
+                     *         "data": [
+                     *           {
+                     *             "id": "000000000001.1",
+                     *             "type": "offered-prices",
+                     *             "attributes": {
+                     *               "currency": "USD",
+                     *               "value": "45.00"
+                     *             },
+                     *             "relationships": {
+                     *               "offers": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "000000000001",
+                     *                     "type": "offers"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "priceZones": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "1",
+                     *                     "type": "price-zones"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "areas": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "1",
+                     *                     "type": "areas"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             },
+                     *             "_links": {
+                     *               "self": {
+                     *                 "href": "/commerce/v2/events/EVT000000000001/offers.json"
+                     *               }
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "000000000001.2",
+                     *             "type": "offered-prices",
+                     *             "attributes": {
+                     *               "currency": "USD",
+                     *               "value": "99.00"
+                     *             },
+                     *             "relationships": {
+                     *               "offers": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "000000000001",
+                     *                     "type": "offers"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "priceZones": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "2",
+                     *                     "type": "price-zones"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "areas": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "2",
+                     *                     "type": "areas"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             },
+                     *             "_links": {
+                     *               "self": {
+                     *                 "href": "/commerce/v2/events/EVT000000000001/offers.json"
+                     *               }
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "offers": [
+                     *         {
+                     *           "id": "000000000001",
+                     *           "type": "offers",
+                     *           "attributes": {
+                     *             "name": "Adult",
+                     *             "description": "Standard admission",
+                     *             "rank": 1,
+                     *             "offerDetails": {
+                     *               "link": "",
+                     *               "linkText": "",
+                     *               "text": "Standard admission"
+                     *             },
+                     *             "offerType": "standard",
+                     *             "currency": "USD",
+                     *             "start": "2029-01-01T15:00:00.000Z",
+                     *             "end": "2030-05-01T23:00:00.000Z",
+                     *             "prices": [
+                     *               {
+                     *                 "priceZone": "1",
+                     *                 "value": "45.00",
+                     *                 "total": "55.10",
+                     *                 "fees": [
+                     *                   {
+                     *                     "value": "7.50",
+                     *                     "label": "Service fee",
+                     *                     "type": "service"
+                     *                   },
+                     *                   {
+                     *                     "value": "2.00",
+                     *                     "label": "Facility charge",
+                     *                     "type": "facility"
+                     *                   }
+                     *                 ],
+                     *                 "taxes": [
+                     *                   {
+                     *                     "value": "0.60",
+                     *                     "label": "Sales tax",
+                     *                     "type": "tax"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "priceZone": "2",
+                     *                 "value": "99.00",
+                     *                 "total": "112.40",
+                     *                 "fees": [
+                     *                   {
+                     *                     "value": "10.00",
+                     *                     "label": "Service fee",
+                     *                     "type": "service"
+                     *                   },
+                     *                   {
+                     *                     "value": "2.00",
+                     *                     "label": "Facility charge",
+                     *                     "type": "facility"
+                     *                   }
+                     *                 ],
+                     *                 "taxes": [
+                     *                   {
+                     *                     "value": "1.40",
+                     *                     "label": "Sales tax",
+                     *                     "type": "tax"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "limit": {
+                     *               "min": 1,
+                     *               "max": 8,
+                     *               "sellableQty": "1",
+                     *               "multiples": 1,
+                     *               "maxAccessibleSeats": 0,
+                     *               "maxCompanionSeatsPerAccessibleSeat": 0
+                     *             }
+                     *           },
+                     *           "relationships": {
+                     *             "areas": {
+                     *               "data": [
+                     *                 {
+                     *                   "id": "1",
+                     *                   "type": "areas"
+                     *                 },
+                     *                 {
+                     *                   "id": "2",
+                     *                   "type": "areas"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "priceZones": {
+                     *               "data": [
+                     *                 {
+                     *                   "id": "1",
+                     *                   "type": "price-zones"
+                     *                 },
+                     *                 {
+                     *                   "id": "2",
+                     *                   "type": "price-zones"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "offerSets": {
+                     *               "data": []
+                     *             },
+                     *             "passwords": {
+                     *               "data": []
+                     *             },
+                     *             "products": {
+                     *               "data": [
+                     *                 {
+                     *                   "id": "EVT000000000001",
+                     *                   "type": "products"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "_embedded": {
+                     *         "priceZones": {
+                     *           "data": [
+                     *             {
+                     *               "id": "1",
+                     *               "type": "price-zones",
+                     *               "attributes": {
+                     *                 "currency": "USD",
+                     *                 "name": "Floor"
+                     *               },
+                     *               "relationships": {
+                     *                 "offers": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "000000000001",
+                     *                       "type": "offers"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "areas": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "1",
+                     *                       "type": "areas"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             },
+                     *             {
+                     *               "id": "2",
+                     *               "type": "price-zones",
+                     *               "attributes": {
+                     *                 "currency": "USD",
+                     *                 "name": "Lower bowl"
+                     *               },
+                     *               "relationships": {
+                     *                 "offers": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "000000000001",
+                     *                       "type": "offers"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "areas": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "2",
+                     *                       "type": "areas"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             }
+                     *           ]
+                     *         },
+                     *         "areas": {
+                     *           "data": [
+                     *             {
+                     *               "id": "1",
+                     *               "type": "areas",
+                     *               "attributes": {
+                     *                 "rank": 1,
+                     *                 "name": "Floor",
+                     *                 "description": "Floor seating",
+                     *                 "areaType": "AREA"
+                     *               },
+                     *               "relationships": {
+                     *                 "areas": {
+                     *                   "data": []
+                     *                 },
+                     *                 "offers": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "000000000001",
+                     *                       "type": "offers"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "priceZones": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "1",
+                     *                       "type": "price-zones"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             },
+                     *             {
+                     *               "id": "2",
+                     *               "type": "areas",
+                     *               "attributes": {
+                     *                 "rank": 2,
+                     *                 "name": "Lower bowl",
+                     *                 "description": "Sections 101 to 124",
+                     *                 "areaType": "AREA"
+                     *               },
+                     *               "relationships": {
+                     *                 "areas": {
+                     *                   "data": []
+                     *                 },
+                     *                 "offers": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "000000000001",
+                     *                       "type": "offers"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "priceZones": {
+                     *                   "data": [
+                     *                     {
+                     *                       "id": "2",
+                     *                       "type": "price-zones"
+                     *                     }
+                     *                   ]
+                     *                 }
+                     *               }
+                     *             }
+                     *           ]
+                     *         },
+                     *         "passwords": {
+                     *           "data": []
+                     *         },
+                     *         "attributesRefs": {
+                     *           "data": []
+                     *         },
+                     *         "holds": {
+                     *           "data": []
+                     *         }
+                     *       },
+                     *       "metadata": {
+                     *         "eventMapping": {
+                     *           "source": {
+                     *             "name": "partner",
+                     *             "id": "EVT000000000001"
+                     *           },
+                     *           "id": "",
+                     *           "type": ""
+                     *         },
+                     *         "accessibleSeatingEnabled": false,
+                     *         "rollupFacilityFee": false,
+                     *         "rollupServiceCharge": false
+                     *       },
+                     *       "debug": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CommerceOffers"];
                 };
             };
             /** @description Commerce error body */
@@ -7789,7 +9163,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The delivery methods of a cart */
             200: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -7800,72 +9174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        deliveries: {
-                            id: string;
-                            /** @enum {string} */
-                            type: "delivery";
-                            attributes: {
-                                deliveryType: string;
-                                displayRank: string;
-                                selected: boolean;
-                                totals: {
-                                    fee: string;
-                                    tax: string;
-                                    grand: string;
-                                    currency: string;
-                                };
-                                description: {
-                                    long: string;
-                                    short: string;
-                                };
-                                restrictions: {
-                                    type: string;
-                                    id: string;
-                                    offers: string[];
-                                }[];
-                            };
-                            relationships: {
-                                deliveryOptions: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                            };
-                        }[];
-                        _embedded: {
-                            deliveryOptions: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "deliveryOption";
-                                attributes: {
-                                    requiresAddress: boolean;
-                                    requiresIdentification: boolean;
-                                    description: {
-                                        long: string;
-                                        short: string;
-                                    };
-                                    acceptedCountries?: {
-                                        id: string;
-                                        /** @enum {string} */
-                                        type: "accepted-delivery-country";
-                                        attributes: {
-                                            country: string;
-                                        };
-                                    }[];
-                                    excludedCountries?: {
-                                        id: string;
-                                        /** @enum {string} */
-                                        type: "excluded-delivery-country";
-                                        attributes: {
-                                            country: string;
-                                        };
-                                    }[];
-                                };
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["CommerceDeliveries"];
                 };
             };
             /** @description Commerce error body */
@@ -8075,7 +9384,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description A cart with the events, products and offers it refers to */
             201: {
                 headers: {
                     /** @description The path of the cart (`/commerce/v2/shopping/carts/{cartId}`) */
@@ -8088,181 +9397,181 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        cart: {
-                            id: string;
-                            /** @enum {string} */
-                            type: "carts";
-                            attributes: {
-                                /** @description pending, held, paid, purchased, released, expired or failed */
-                                state: string;
-                                polling: boolean;
-                                pollingCallbackUrl?: string;
-                                holdTimeSec: number;
-                                reservations: {
-                                    /** Format: date-time */
-                                    expiration?: string;
-                                    itemGroups: {
-                                        type: string;
-                                        metadata: {
-                                            type: string;
-                                            lineItem: string;
-                                        };
-                                        id: string;
-                                        quantity: number;
-                                        currency: string;
-                                        perItemPrice: string;
-                                        fees: {
-                                            label: string;
-                                            amount: string;
-                                            type: string;
-                                        }[];
-                                        taxes: {
-                                            label: string;
-                                            amount: string;
-                                            type: string;
-                                        }[];
-                                        offer: string;
-                                    }[];
-                                    itemDetails: {
-                                        type: string;
-                                        metadata: {
-                                            type: string;
-                                            itemGroup: string;
-                                        };
-                                        section: string;
-                                        row: string;
-                                        startSeat: string;
-                                        endSeat: string;
-                                        ga: boolean;
-                                    }[];
-                                    reservation: string;
-                                    product: string;
-                                }[];
-                                fees: {
-                                    label: string;
-                                    amount: string;
-                                    type: string;
-                                }[];
-                                taxes: {
-                                    label: string;
-                                    amount: string;
-                                    type: string;
-                                }[];
-                                totals: {
-                                    currency: string;
-                                    price: string;
-                                    fees: string;
-                                    taxes: string;
-                                    deliveries: string;
-                                    upsells: string;
-                                    total: string;
-                                };
-                                delivery?: {
-                                    id: string;
-                                    deliveryType: string;
-                                    fee: string;
-                                };
-                                payments: {
-                                    id: string;
-                                    type: string;
-                                    amount: string;
-                                    currency: string;
-                                    card: {
-                                        issuer: string;
-                                        /** @description Masked: last four digits only */
-                                        number: string;
-                                        expireMonth: number;
-                                        expireYear: number;
-                                    };
-                                }[];
-                                order?: {
-                                    id: string;
-                                    orderNumber: string;
-                                    status: string;
-                                };
-                                failure?: {
-                                    code: string;
-                                    message: string;
-                                };
-                            };
-                            relationships: {
-                                events: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                products: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                offers: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                            };
-                        };
-                        _embedded: {
-                            events: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "events";
-                                attributes: {
-                                    name: string;
-                                };
-                                relationships: {
-                                    products: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                            }[];
-                            products: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "products";
-                                attributes: {
-                                    name: string;
-                                    productType: string;
-                                };
-                                relationships: {
-                                    events: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                    offers: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                            }[];
-                            offers: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "offers";
-                                attributes: {
-                                    name: string;
-                                    description: string;
-                                };
-                            }[];
-                        };
-                        /** @description The HTTP status of the answer */
-                        status: string;
-                    };
+                    /**
+                     * @example {
+                     *       "cart": {
+                     *         "id": "b2f5c7e0-4f1d-4c1e-9a51-1d2c3e4f5a6b",
+                     *         "type": "carts",
+                     *         "attributes": {
+                     *           "state": "held",
+                     *           "polling": false,
+                     *           "holdTimeSec": 600,
+                     *           "reservations": [
+                     *             {
+                     *               "expiration": "2030-04-01T12:10:00.000Z",
+                     *               "itemGroups": [
+                     *                 {
+                     *                   "type": "ticket",
+                     *                   "metadata": {
+                     *                     "type": "item-group",
+                     *                     "lineItem": "1"
+                     *                   },
+                     *                   "id": "1.1",
+                     *                   "quantity": 2,
+                     *                   "currency": "USD",
+                     *                   "perItemPrice": "45.00",
+                     *                   "fees": [
+                     *                     {
+                     *                       "label": "service",
+                     *                       "amount": "7.50",
+                     *                       "type": "service"
+                     *                     },
+                     *                     {
+                     *                       "label": "facility",
+                     *                       "amount": "2.00",
+                     *                       "type": "facility"
+                     *                     }
+                     *                   ],
+                     *                   "taxes": [
+                     *                     {
+                     *                       "label": "service tax",
+                     *                       "amount": "0.60",
+                     *                       "type": "tax"
+                     *                     }
+                     *                   ],
+                     *                   "offer": "000000000001"
+                     *                 }
+                     *               ],
+                     *               "itemDetails": [
+                     *                 {
+                     *                   "type": "seats",
+                     *                   "metadata": {
+                     *                     "type": "item-detail",
+                     *                     "itemGroup": "1.1"
+                     *                   },
+                     *                   "section": "FLR",
+                     *                   "row": "C",
+                     *                   "startSeat": "11",
+                     *                   "endSeat": "12",
+                     *                   "ga": false
+                     *                 }
+                     *               ],
+                     *               "reservation": "b2f5c7e0-4f1d-4c1e-9a51-1d2c3e4f5a6b",
+                     *               "product": "EVT000000000001"
+                     *             }
+                     *           ],
+                     *           "fees": [
+                     *             {
+                     *               "label": "Order processing fee",
+                     *               "amount": "3.00",
+                     *               "type": "processing"
+                     *             }
+                     *           ],
+                     *           "taxes": [],
+                     *           "totals": {
+                     *             "currency": "USD",
+                     *             "price": "90.00",
+                     *             "fees": "22.00",
+                     *             "taxes": "1.20",
+                     *             "deliveries": "0.00",
+                     *             "upsells": "0.00",
+                     *             "total": "113.20"
+                     *           },
+                     *           "payments": []
+                     *         },
+                     *         "relationships": {
+                     *           "events": {
+                     *             "data": [
+                     *               {
+                     *                 "id": "EVT000000000001",
+                     *                 "type": "events"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "products": {
+                     *             "data": [
+                     *               {
+                     *                 "id": "EVT000000000001",
+                     *                 "type": "products"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "offers": {
+                     *             "data": [
+                     *               {
+                     *                 "id": "000000000001",
+                     *                 "type": "offers"
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       },
+                     *       "_embedded": {
+                     *         "events": [
+                     *           {
+                     *             "id": "EVT000000000001",
+                     *             "type": "events",
+                     *             "attributes": {
+                     *               "name": "Spring Concert"
+                     *             },
+                     *             "relationships": {
+                     *               "products": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "EVT000000000001",
+                     *                     "type": "products"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "products": [
+                     *           {
+                     *             "id": "EVT000000000001",
+                     *             "type": "products",
+                     *             "attributes": {
+                     *               "name": "Spring Concert",
+                     *               "productType": "TICKETS"
+                     *             },
+                     *             "relationships": {
+                     *               "events": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "EVT000000000001",
+                     *                     "type": "events"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "offers": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "000000000001",
+                     *                     "type": "offers"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "offers": [
+                     *           {
+                     *             "id": "000000000001",
+                     *             "type": "offers",
+                     *             "attributes": {
+                     *               "name": "Adult",
+                     *               "description": "Standard admission"
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "status": "201"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CommerceCartResult"];
                 };
             };
-            /** @description OK */
+            /** @description A cart with the events, products and offers it refers to */
             202: {
                 headers: {
                     /** @description The path of the cart (`/commerce/v2/shopping/carts/{cartId}`) */
@@ -8277,178 +9586,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        cart: {
-                            id: string;
-                            /** @enum {string} */
-                            type: "carts";
-                            attributes: {
-                                /** @description pending, held, paid, purchased, released, expired or failed */
-                                state: string;
-                                polling: boolean;
-                                pollingCallbackUrl?: string;
-                                holdTimeSec: number;
-                                reservations: {
-                                    /** Format: date-time */
-                                    expiration?: string;
-                                    itemGroups: {
-                                        type: string;
-                                        metadata: {
-                                            type: string;
-                                            lineItem: string;
-                                        };
-                                        id: string;
-                                        quantity: number;
-                                        currency: string;
-                                        perItemPrice: string;
-                                        fees: {
-                                            label: string;
-                                            amount: string;
-                                            type: string;
-                                        }[];
-                                        taxes: {
-                                            label: string;
-                                            amount: string;
-                                            type: string;
-                                        }[];
-                                        offer: string;
-                                    }[];
-                                    itemDetails: {
-                                        type: string;
-                                        metadata: {
-                                            type: string;
-                                            itemGroup: string;
-                                        };
-                                        section: string;
-                                        row: string;
-                                        startSeat: string;
-                                        endSeat: string;
-                                        ga: boolean;
-                                    }[];
-                                    reservation: string;
-                                    product: string;
-                                }[];
-                                fees: {
-                                    label: string;
-                                    amount: string;
-                                    type: string;
-                                }[];
-                                taxes: {
-                                    label: string;
-                                    amount: string;
-                                    type: string;
-                                }[];
-                                totals: {
-                                    currency: string;
-                                    price: string;
-                                    fees: string;
-                                    taxes: string;
-                                    deliveries: string;
-                                    upsells: string;
-                                    total: string;
-                                };
-                                delivery?: {
-                                    id: string;
-                                    deliveryType: string;
-                                    fee: string;
-                                };
-                                payments: {
-                                    id: string;
-                                    type: string;
-                                    amount: string;
-                                    currency: string;
-                                    card: {
-                                        issuer: string;
-                                        /** @description Masked: last four digits only */
-                                        number: string;
-                                        expireMonth: number;
-                                        expireYear: number;
-                                    };
-                                }[];
-                                order?: {
-                                    id: string;
-                                    orderNumber: string;
-                                    status: string;
-                                };
-                                failure?: {
-                                    code: string;
-                                    message: string;
-                                };
-                            };
-                            relationships: {
-                                events: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                products: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                offers: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                            };
-                        };
-                        _embedded: {
-                            events: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "events";
-                                attributes: {
-                                    name: string;
-                                };
-                                relationships: {
-                                    products: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                            }[];
-                            products: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "products";
-                                attributes: {
-                                    name: string;
-                                    productType: string;
-                                };
-                                relationships: {
-                                    events: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                    offers: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                            }[];
-                            offers: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "offers";
-                                attributes: {
-                                    name: string;
-                                    description: string;
-                                };
-                            }[];
-                        };
-                        /** @description The HTTP status of the answer */
-                        status: string;
-                    };
+                    "application/json": components["schemas"]["CommerceCartResult"];
                 };
             };
             /** @description Commerce error body */
@@ -8690,7 +9828,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A cart with the events, products and offers it refers to */
             200: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -8701,178 +9839,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        cart: {
-                            id: string;
-                            /** @enum {string} */
-                            type: "carts";
-                            attributes: {
-                                /** @description pending, held, paid, purchased, released, expired or failed */
-                                state: string;
-                                polling: boolean;
-                                pollingCallbackUrl?: string;
-                                holdTimeSec: number;
-                                reservations: {
-                                    /** Format: date-time */
-                                    expiration?: string;
-                                    itemGroups: {
-                                        type: string;
-                                        metadata: {
-                                            type: string;
-                                            lineItem: string;
-                                        };
-                                        id: string;
-                                        quantity: number;
-                                        currency: string;
-                                        perItemPrice: string;
-                                        fees: {
-                                            label: string;
-                                            amount: string;
-                                            type: string;
-                                        }[];
-                                        taxes: {
-                                            label: string;
-                                            amount: string;
-                                            type: string;
-                                        }[];
-                                        offer: string;
-                                    }[];
-                                    itemDetails: {
-                                        type: string;
-                                        metadata: {
-                                            type: string;
-                                            itemGroup: string;
-                                        };
-                                        section: string;
-                                        row: string;
-                                        startSeat: string;
-                                        endSeat: string;
-                                        ga: boolean;
-                                    }[];
-                                    reservation: string;
-                                    product: string;
-                                }[];
-                                fees: {
-                                    label: string;
-                                    amount: string;
-                                    type: string;
-                                }[];
-                                taxes: {
-                                    label: string;
-                                    amount: string;
-                                    type: string;
-                                }[];
-                                totals: {
-                                    currency: string;
-                                    price: string;
-                                    fees: string;
-                                    taxes: string;
-                                    deliveries: string;
-                                    upsells: string;
-                                    total: string;
-                                };
-                                delivery?: {
-                                    id: string;
-                                    deliveryType: string;
-                                    fee: string;
-                                };
-                                payments: {
-                                    id: string;
-                                    type: string;
-                                    amount: string;
-                                    currency: string;
-                                    card: {
-                                        issuer: string;
-                                        /** @description Masked: last four digits only */
-                                        number: string;
-                                        expireMonth: number;
-                                        expireYear: number;
-                                    };
-                                }[];
-                                order?: {
-                                    id: string;
-                                    orderNumber: string;
-                                    status: string;
-                                };
-                                failure?: {
-                                    code: string;
-                                    message: string;
-                                };
-                            };
-                            relationships: {
-                                events: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                products: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                offers: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                            };
-                        };
-                        _embedded: {
-                            events: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "events";
-                                attributes: {
-                                    name: string;
-                                };
-                                relationships: {
-                                    products: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                            }[];
-                            products: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "products";
-                                attributes: {
-                                    name: string;
-                                    productType: string;
-                                };
-                                relationships: {
-                                    events: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                    offers: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                            }[];
-                            offers: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "offers";
-                                attributes: {
-                                    name: string;
-                                    description: string;
-                                };
-                            }[];
-                        };
-                        /** @description The HTTP status of the answer */
-                        status: string;
-                    };
+                    "application/json": components["schemas"]["CommerceCartResult"];
                 };
             };
             /** @description Commerce error body */
@@ -9311,7 +10278,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A cart with the events, products and offers it refers to */
             200: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -9322,178 +10289,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        cart: {
-                            id: string;
-                            /** @enum {string} */
-                            type: "carts";
-                            attributes: {
-                                /** @description pending, held, paid, purchased, released, expired or failed */
-                                state: string;
-                                polling: boolean;
-                                pollingCallbackUrl?: string;
-                                holdTimeSec: number;
-                                reservations: {
-                                    /** Format: date-time */
-                                    expiration?: string;
-                                    itemGroups: {
-                                        type: string;
-                                        metadata: {
-                                            type: string;
-                                            lineItem: string;
-                                        };
-                                        id: string;
-                                        quantity: number;
-                                        currency: string;
-                                        perItemPrice: string;
-                                        fees: {
-                                            label: string;
-                                            amount: string;
-                                            type: string;
-                                        }[];
-                                        taxes: {
-                                            label: string;
-                                            amount: string;
-                                            type: string;
-                                        }[];
-                                        offer: string;
-                                    }[];
-                                    itemDetails: {
-                                        type: string;
-                                        metadata: {
-                                            type: string;
-                                            itemGroup: string;
-                                        };
-                                        section: string;
-                                        row: string;
-                                        startSeat: string;
-                                        endSeat: string;
-                                        ga: boolean;
-                                    }[];
-                                    reservation: string;
-                                    product: string;
-                                }[];
-                                fees: {
-                                    label: string;
-                                    amount: string;
-                                    type: string;
-                                }[];
-                                taxes: {
-                                    label: string;
-                                    amount: string;
-                                    type: string;
-                                }[];
-                                totals: {
-                                    currency: string;
-                                    price: string;
-                                    fees: string;
-                                    taxes: string;
-                                    deliveries: string;
-                                    upsells: string;
-                                    total: string;
-                                };
-                                delivery?: {
-                                    id: string;
-                                    deliveryType: string;
-                                    fee: string;
-                                };
-                                payments: {
-                                    id: string;
-                                    type: string;
-                                    amount: string;
-                                    currency: string;
-                                    card: {
-                                        issuer: string;
-                                        /** @description Masked: last four digits only */
-                                        number: string;
-                                        expireMonth: number;
-                                        expireYear: number;
-                                    };
-                                }[];
-                                order?: {
-                                    id: string;
-                                    orderNumber: string;
-                                    status: string;
-                                };
-                                failure?: {
-                                    code: string;
-                                    message: string;
-                                };
-                            };
-                            relationships: {
-                                events: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                products: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                offers: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                            };
-                        };
-                        _embedded: {
-                            events: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "events";
-                                attributes: {
-                                    name: string;
-                                };
-                                relationships: {
-                                    products: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                            }[];
-                            products: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "products";
-                                attributes: {
-                                    name: string;
-                                    productType: string;
-                                };
-                                relationships: {
-                                    events: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                    offers: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                            }[];
-                            offers: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "offers";
-                                attributes: {
-                                    name: string;
-                                    description: string;
-                                };
-                            }[];
-                        };
-                        /** @description The HTTP status of the answer */
-                        status: string;
-                    };
+                    "application/json": components["schemas"]["CommerceCartResult"];
                 };
             };
             /** @description Commerce error body */
@@ -9744,7 +10540,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description A cart with the events, products and offers it refers to */
             200: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -9755,178 +10551,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        cart: {
-                            id: string;
-                            /** @enum {string} */
-                            type: "carts";
-                            attributes: {
-                                /** @description pending, held, paid, purchased, released, expired or failed */
-                                state: string;
-                                polling: boolean;
-                                pollingCallbackUrl?: string;
-                                holdTimeSec: number;
-                                reservations: {
-                                    /** Format: date-time */
-                                    expiration?: string;
-                                    itemGroups: {
-                                        type: string;
-                                        metadata: {
-                                            type: string;
-                                            lineItem: string;
-                                        };
-                                        id: string;
-                                        quantity: number;
-                                        currency: string;
-                                        perItemPrice: string;
-                                        fees: {
-                                            label: string;
-                                            amount: string;
-                                            type: string;
-                                        }[];
-                                        taxes: {
-                                            label: string;
-                                            amount: string;
-                                            type: string;
-                                        }[];
-                                        offer: string;
-                                    }[];
-                                    itemDetails: {
-                                        type: string;
-                                        metadata: {
-                                            type: string;
-                                            itemGroup: string;
-                                        };
-                                        section: string;
-                                        row: string;
-                                        startSeat: string;
-                                        endSeat: string;
-                                        ga: boolean;
-                                    }[];
-                                    reservation: string;
-                                    product: string;
-                                }[];
-                                fees: {
-                                    label: string;
-                                    amount: string;
-                                    type: string;
-                                }[];
-                                taxes: {
-                                    label: string;
-                                    amount: string;
-                                    type: string;
-                                }[];
-                                totals: {
-                                    currency: string;
-                                    price: string;
-                                    fees: string;
-                                    taxes: string;
-                                    deliveries: string;
-                                    upsells: string;
-                                    total: string;
-                                };
-                                delivery?: {
-                                    id: string;
-                                    deliveryType: string;
-                                    fee: string;
-                                };
-                                payments: {
-                                    id: string;
-                                    type: string;
-                                    amount: string;
-                                    currency: string;
-                                    card: {
-                                        issuer: string;
-                                        /** @description Masked: last four digits only */
-                                        number: string;
-                                        expireMonth: number;
-                                        expireYear: number;
-                                    };
-                                }[];
-                                order?: {
-                                    id: string;
-                                    orderNumber: string;
-                                    status: string;
-                                };
-                                failure?: {
-                                    code: string;
-                                    message: string;
-                                };
-                            };
-                            relationships: {
-                                events: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                products: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                offers: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                            };
-                        };
-                        _embedded: {
-                            events: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "events";
-                                attributes: {
-                                    name: string;
-                                };
-                                relationships: {
-                                    products: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                            }[];
-                            products: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "products";
-                                attributes: {
-                                    name: string;
-                                    productType: string;
-                                };
-                                relationships: {
-                                    events: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                    offers: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                            }[];
-                            offers: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "offers";
-                                attributes: {
-                                    name: string;
-                                    description: string;
-                                };
-                            }[];
-                        };
-                        /** @description The HTTP status of the answer */
-                        status: string;
-                    };
+                    "application/json": components["schemas"]["CommerceCartResult"];
                 };
             };
             /** @description Commerce error body */
@@ -10178,7 +10803,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description A cart with the events, products and offers it refers to */
             200: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -10189,178 +10814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        cart: {
-                            id: string;
-                            /** @enum {string} */
-                            type: "carts";
-                            attributes: {
-                                /** @description pending, held, paid, purchased, released, expired or failed */
-                                state: string;
-                                polling: boolean;
-                                pollingCallbackUrl?: string;
-                                holdTimeSec: number;
-                                reservations: {
-                                    /** Format: date-time */
-                                    expiration?: string;
-                                    itemGroups: {
-                                        type: string;
-                                        metadata: {
-                                            type: string;
-                                            lineItem: string;
-                                        };
-                                        id: string;
-                                        quantity: number;
-                                        currency: string;
-                                        perItemPrice: string;
-                                        fees: {
-                                            label: string;
-                                            amount: string;
-                                            type: string;
-                                        }[];
-                                        taxes: {
-                                            label: string;
-                                            amount: string;
-                                            type: string;
-                                        }[];
-                                        offer: string;
-                                    }[];
-                                    itemDetails: {
-                                        type: string;
-                                        metadata: {
-                                            type: string;
-                                            itemGroup: string;
-                                        };
-                                        section: string;
-                                        row: string;
-                                        startSeat: string;
-                                        endSeat: string;
-                                        ga: boolean;
-                                    }[];
-                                    reservation: string;
-                                    product: string;
-                                }[];
-                                fees: {
-                                    label: string;
-                                    amount: string;
-                                    type: string;
-                                }[];
-                                taxes: {
-                                    label: string;
-                                    amount: string;
-                                    type: string;
-                                }[];
-                                totals: {
-                                    currency: string;
-                                    price: string;
-                                    fees: string;
-                                    taxes: string;
-                                    deliveries: string;
-                                    upsells: string;
-                                    total: string;
-                                };
-                                delivery?: {
-                                    id: string;
-                                    deliveryType: string;
-                                    fee: string;
-                                };
-                                payments: {
-                                    id: string;
-                                    type: string;
-                                    amount: string;
-                                    currency: string;
-                                    card: {
-                                        issuer: string;
-                                        /** @description Masked: last four digits only */
-                                        number: string;
-                                        expireMonth: number;
-                                        expireYear: number;
-                                    };
-                                }[];
-                                order?: {
-                                    id: string;
-                                    orderNumber: string;
-                                    status: string;
-                                };
-                                failure?: {
-                                    code: string;
-                                    message: string;
-                                };
-                            };
-                            relationships: {
-                                events: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                products: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                offers: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                            };
-                        };
-                        _embedded: {
-                            events: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "events";
-                                attributes: {
-                                    name: string;
-                                };
-                                relationships: {
-                                    products: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                            }[];
-                            products: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "products";
-                                attributes: {
-                                    name: string;
-                                    productType: string;
-                                };
-                                relationships: {
-                                    events: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                    offers: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                            }[];
-                            offers: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "offers";
-                                attributes: {
-                                    name: string;
-                                    description: string;
-                                };
-                            }[];
-                        };
-                        /** @description The HTTP status of the answer */
-                        status: string;
-                    };
+                    "application/json": components["schemas"]["CommerceCartResult"];
                 };
             };
             /** @description Commerce error body */
@@ -10614,11 +11068,8 @@ export interface operations {
                         type: "CC";
                         /** @description Decimal amount ("19.75") */
                         amount: string;
-                        /**
-                         * @description ISO 4217 currency code with a minor unit
-                         * @enum {string}
-                         */
-                        currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                        /** @description ISO 4217 currency code with a minor unit */
+                        currency: components["schemas"]["CurrencyCode"];
                         /** @description Card payment nonce (never a card number) */
                         token: string;
                         cin?: string;
@@ -10645,7 +11096,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description A cart with the events, products and offers it refers to */
             200: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -10656,178 +11107,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        cart: {
-                            id: string;
-                            /** @enum {string} */
-                            type: "carts";
-                            attributes: {
-                                /** @description pending, held, paid, purchased, released, expired or failed */
-                                state: string;
-                                polling: boolean;
-                                pollingCallbackUrl?: string;
-                                holdTimeSec: number;
-                                reservations: {
-                                    /** Format: date-time */
-                                    expiration?: string;
-                                    itemGroups: {
-                                        type: string;
-                                        metadata: {
-                                            type: string;
-                                            lineItem: string;
-                                        };
-                                        id: string;
-                                        quantity: number;
-                                        currency: string;
-                                        perItemPrice: string;
-                                        fees: {
-                                            label: string;
-                                            amount: string;
-                                            type: string;
-                                        }[];
-                                        taxes: {
-                                            label: string;
-                                            amount: string;
-                                            type: string;
-                                        }[];
-                                        offer: string;
-                                    }[];
-                                    itemDetails: {
-                                        type: string;
-                                        metadata: {
-                                            type: string;
-                                            itemGroup: string;
-                                        };
-                                        section: string;
-                                        row: string;
-                                        startSeat: string;
-                                        endSeat: string;
-                                        ga: boolean;
-                                    }[];
-                                    reservation: string;
-                                    product: string;
-                                }[];
-                                fees: {
-                                    label: string;
-                                    amount: string;
-                                    type: string;
-                                }[];
-                                taxes: {
-                                    label: string;
-                                    amount: string;
-                                    type: string;
-                                }[];
-                                totals: {
-                                    currency: string;
-                                    price: string;
-                                    fees: string;
-                                    taxes: string;
-                                    deliveries: string;
-                                    upsells: string;
-                                    total: string;
-                                };
-                                delivery?: {
-                                    id: string;
-                                    deliveryType: string;
-                                    fee: string;
-                                };
-                                payments: {
-                                    id: string;
-                                    type: string;
-                                    amount: string;
-                                    currency: string;
-                                    card: {
-                                        issuer: string;
-                                        /** @description Masked: last four digits only */
-                                        number: string;
-                                        expireMonth: number;
-                                        expireYear: number;
-                                    };
-                                }[];
-                                order?: {
-                                    id: string;
-                                    orderNumber: string;
-                                    status: string;
-                                };
-                                failure?: {
-                                    code: string;
-                                    message: string;
-                                };
-                            };
-                            relationships: {
-                                events: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                products: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                                offers: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                            };
-                        };
-                        _embedded: {
-                            events: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "events";
-                                attributes: {
-                                    name: string;
-                                };
-                                relationships: {
-                                    products: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                            }[];
-                            products: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "products";
-                                attributes: {
-                                    name: string;
-                                    productType: string;
-                                };
-                                relationships: {
-                                    events: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                    offers: {
-                                        data: {
-                                            id: string;
-                                            type: string;
-                                        }[];
-                                    };
-                                };
-                            }[];
-                            offers: {
-                                id: string;
-                                /** @enum {string} */
-                                type: "offers";
-                                attributes: {
-                                    name: string;
-                                    description: string;
-                                };
-                            }[];
-                        };
-                        /** @description The HTTP status of the answer */
-                        status: string;
-                    };
+                    "application/json": components["schemas"]["CommerceCartResult"];
                 };
             };
             /** @description Commerce error body */
@@ -11086,7 +11366,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The orders of a purchased cart */
             200: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -11097,46 +11377,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        confirmation: {
-                            id: string;
-                            /** @enum {string} */
-                            type: "order-confirmations";
-                            relationships: {
-                                orders: {
-                                    data: {
-                                        id: string;
-                                        type: string;
-                                    }[];
-                                };
-                            };
-                        };
-                        _embedded: {
-                            orders: {
-                                data: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    type: "orders";
-                                    attributes: {
-                                        orderNumber: string;
-                                        status: string;
-                                        cartId: string;
-                                        eventId: string;
-                                        currency: string;
-                                        total: string;
-                                        ticketCount: number;
-                                        /** Format: date-time */
-                                        confirmedAt?: string;
-                                    };
-                                    redemption: {
-                                        url: string;
-                                        /** @description Order token: bearer credential of the order read; shown once */
-                                        token: string;
-                                    };
-                                }[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["CommercePurchase"];
                 };
             };
             /** @description Commerce error body */
@@ -11384,62 +11625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        event: {
-                            id: string;
-                            restrictSingle: boolean;
-                            /** @description Tickets per transaction at most; 0 = none given */
-                            eventTicketLimit: number;
-                            /** @description On sale now */
-                            onsale: boolean;
-                            /** @description The sale has ended */
-                            offsale: boolean;
-                            /** @description ISO 8601 */
-                            onsaleDate?: string;
-                            /** @description ISO 8601 */
-                            offsaleDate?: string;
-                            secureTixEnabled: boolean;
-                            currency: string;
-                            totalAvailable: number;
-                            /** @description When the partner answered (ISO 8601) */
-                            observedAt?: string;
-                            tickets: {
-                                priceLevelId: string;
-                                available: number;
-                                total: number;
-                                inventory: {
-                                    section: string;
-                                    row: string;
-                                    seats: string[];
-                                    areas: {
-                                        id: string;
-                                        level_id: string;
-                                        ga: boolean;
-                                        available: number;
-                                    }[];
-                                }[];
-                                offers: {
-                                    ticketTypeId: string;
-                                    priceLevelId: string;
-                                    name: string;
-                                    currency: string;
-                                    /** @description Major units of currency_code (25.5 = 25.50) */
-                                    faceValue: number;
-                                    /** @description What a cart charges on top of the face value: faceValue plus the `per ticket` amounts is the price of one ticket, and the `per order` amounts are charged once per cart */
-                                    charges: {
-                                        /** @description `service`, `processing`...; `tax` for the tax on the fee listed before it */
-                                        type: string;
-                                        /** @description Major units of currency_code (25.5 = 25.50) */
-                                        amount: number;
-                                        quantity: number;
-                                        /** @description per ticket or per order */
-                                        fee_type: string;
-                                    }[];
-                                    protected: boolean;
-                                }[];
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["PartnerCartAvailability"];
                 };
             };
             /** @description Invalid input (code 10002; 10104 invalid delivery method) */
@@ -11610,6 +11796,128 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cart_id": "b2f5c7e0-4f1d-4c1e-9a51-1d2c3e4f5a6b",
+                     *       "cart": {
+                     *         "items": [
+                     *           {
+                     *             "type": "ticket",
+                     *             "id": 1,
+                     *             "view": {},
+                     *             "areas": [
+                     *               {
+                     *                 "description": "Floor",
+                     *                 "id": "1"
+                     *               }
+                     *             ],
+                     *             "tickets": [
+                     *               {
+                     *                 "description": "Adult",
+                     *                 "id": "000000000001",
+                     *                 "quantity": 2,
+                     *                 "inventory_type": "PRIMARY",
+                     *                 "charges": [
+                     *                   {
+                     *                     "price": 45,
+                     *                     "type": "face_value",
+                     *                     "quantity": 2,
+                     *                     "tax": 0
+                     *                   },
+                     *                   {
+                     *                     "price": 7.5,
+                     *                     "type": "service",
+                     *                     "quantity": 2,
+                     *                     "tax": 0.6
+                     *                   },
+                     *                   {
+                     *                     "price": 2,
+                     *                     "type": "facility",
+                     *                     "quantity": 2,
+                     *                     "tax": 0
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "ga": false,
+                     *             "is_ga": false,
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 19,
+                     *               "grand": 110.2,
+                     *               "merchandise": 90,
+                     *               "tax": 1.2
+                     *             },
+                     *             "event_id": "EVT000000000001",
+                     *             "num_seats": "2",
+                     *             "x_num": "2",
+                     *             "x-num": "2",
+                     *             "row": "C",
+                     *             "section": "FLR",
+                     *             "start_seat_number": "11",
+                     *             "end_seat_number": "12",
+                     *             "transfer": {
+                     *               "eligible": true,
+                     *               "explanation": "Secure-entry tickets can be transferred from the account."
+                     *             },
+                     *             "quantity": 2
+                     *           },
+                     *           {
+                     *             "type": "processing",
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 3,
+                     *               "grand": 3,
+                     *               "merchandise": 0,
+                     *               "tax": 0
+                     *             }
+                     *           },
+                     *           {
+                     *             "type": "delivery",
+                     *             "id": "ETICKET",
+                     *             "carrier": "Marquee",
+                     *             "service_level": "ETICKET",
+                     *             "requires_address": false,
+                     *             "description": {
+                     *               "long": "Tickets in your account, ready to show on your phone at the door.",
+                     *               "short": "Mobile tickets",
+                     *               "eta": "Available 24 hours before the event"
+                     *             },
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 0,
+                     *               "grand": 0,
+                     *               "merchandise": 0,
+                     *               "tax": 0
+                     *             },
+                     *             "rank": 1
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "currency_code": "USD",
+                     *           "delivery": 0,
+                     *           "fee": 22,
+                     *           "grand": 113.2,
+                     *           "merchandise": 90,
+                     *           "tax": 1.2,
+                     *           "unpaid": 113.2,
+                     *           "upsell": 0
+                     *         },
+                     *         "hold_time": 560,
+                     *         "language": "en-us",
+                     *         "agreements": [
+                     *           {
+                     *             "name": "terms",
+                     *             "locale": "en-us",
+                     *             "text": "I accept the terms of sale.",
+                     *             "type": "boolean",
+                     *             "agreement_url": "https://tickets.example.com/terms"
+                     *           }
+                     *         ],
+                     *         "payments": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PartnerCart"];
                 };
             };
@@ -11844,17 +12152,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        cart_id: string;
-                        order_number: string;
-                        order_id: string;
-                        /** @description Bearer credential of the secure-entry order read (POST /orders?order_token=); given once */
-                        order_token: string;
-                        redemption_url: string;
-                        /** @description Major units of currency_code (25.5 = 25.50) */
-                        grand_total: number;
-                        currency_code: string;
-                    };
+                    /**
+                     * @example {
+                     *       "cart_id": "b2f5c7e0-4f1d-4c1e-9a51-1d2c3e4f5a6b",
+                     *       "order_number": "12-34567/NYC",
+                     *       "order_id": "ord_7d3c1a9e52b04f6a",
+                     *       "order_token": "otk_4f1d2c3e4f5a6b7c8d9e0f1a2b3c4d5e",
+                     *       "redemption_url": "https://tickets.example.com/orders/ord_7d3c1a9e52b04f6a",
+                     *       "grand_total": 113.2,
+                     *       "currency_code": "USD"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PartnerCartOrder"];
                 };
             };
             /** @description Invalid input (code 10002; 10104 invalid delivery method) */
@@ -12100,54 +12409,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /** @description Captcha token; no longer used */
-                    token?: string;
-                    reserve: {
-                        tickets: {
-                            /** @description Ticket type id (leading zeros kept) or resale listing id */
-                            id: string;
-                            quantity: number;
-                            price?: {
-                                /** @description Price level, by its platform number: a numeric level id is itself, a string id a stable hash; international discovery's areas list it as `price_level_ids` */
-                                id?: number;
-                                /** @description Variable-priced accounts only; in the event currency */
-                                amount?: number;
-                            };
-                        }[];
-                        areas?: {
-                            id: string;
-                        }[];
-                        section?: string;
-                        row?: string;
-                        begin_seat?: number;
-                        end_seat?: number;
-                        /** @description Default true: fall back to best available */
-                        accept_best_available?: boolean;
-                    };
-                    additional_reserves?: {
-                        tickets: {
-                            /** @description Ticket type id (leading zeros kept) or resale listing id */
-                            id: string;
-                            quantity: number;
-                            price?: {
-                                /** @description Price level, by its platform number: a numeric level id is itself, a string id a stable hash; international discovery's areas list it as `price_level_ids` */
-                                id?: number;
-                                /** @description Variable-priced accounts only; in the event currency */
-                                amount?: number;
-                            };
-                        }[];
-                        areas?: {
-                            id: string;
-                        }[];
-                        section?: string;
-                        row?: string;
-                        begin_seat?: number;
-                        end_seat?: number;
-                        /** @description Default true: fall back to best available */
-                        accept_best_available?: boolean;
-                    }[];
-                };
+                "application/json": components["schemas"]["PartnerCartReserveRequest"];
             };
         };
         responses: {
@@ -12162,6 +12424,128 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cart_id": "b2f5c7e0-4f1d-4c1e-9a51-1d2c3e4f5a6b",
+                     *       "cart": {
+                     *         "items": [
+                     *           {
+                     *             "type": "ticket",
+                     *             "id": 1,
+                     *             "view": {},
+                     *             "areas": [
+                     *               {
+                     *                 "description": "Floor",
+                     *                 "id": "1"
+                     *               }
+                     *             ],
+                     *             "tickets": [
+                     *               {
+                     *                 "description": "Adult",
+                     *                 "id": "000000000001",
+                     *                 "quantity": 2,
+                     *                 "inventory_type": "PRIMARY",
+                     *                 "charges": [
+                     *                   {
+                     *                     "price": 45,
+                     *                     "type": "face_value",
+                     *                     "quantity": 2,
+                     *                     "tax": 0
+                     *                   },
+                     *                   {
+                     *                     "price": 7.5,
+                     *                     "type": "service",
+                     *                     "quantity": 2,
+                     *                     "tax": 0.6
+                     *                   },
+                     *                   {
+                     *                     "price": 2,
+                     *                     "type": "facility",
+                     *                     "quantity": 2,
+                     *                     "tax": 0
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "ga": false,
+                     *             "is_ga": false,
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 19,
+                     *               "grand": 110.2,
+                     *               "merchandise": 90,
+                     *               "tax": 1.2
+                     *             },
+                     *             "event_id": "EVT000000000001",
+                     *             "num_seats": "2",
+                     *             "x_num": "2",
+                     *             "x-num": "2",
+                     *             "row": "C",
+                     *             "section": "FLR",
+                     *             "start_seat_number": "11",
+                     *             "end_seat_number": "12",
+                     *             "transfer": {
+                     *               "eligible": true,
+                     *               "explanation": "Secure-entry tickets can be transferred from the account."
+                     *             },
+                     *             "quantity": 2
+                     *           },
+                     *           {
+                     *             "type": "processing",
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 3,
+                     *               "grand": 3,
+                     *               "merchandise": 0,
+                     *               "tax": 0
+                     *             }
+                     *           },
+                     *           {
+                     *             "type": "delivery",
+                     *             "id": "ETICKET",
+                     *             "carrier": "Marquee",
+                     *             "service_level": "ETICKET",
+                     *             "requires_address": false,
+                     *             "description": {
+                     *               "long": "Tickets in your account, ready to show on your phone at the door.",
+                     *               "short": "Mobile tickets",
+                     *               "eta": "Available 24 hours before the event"
+                     *             },
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 0,
+                     *               "grand": 0,
+                     *               "merchandise": 0,
+                     *               "tax": 0
+                     *             },
+                     *             "rank": 1
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "currency_code": "USD",
+                     *           "delivery": 0,
+                     *           "fee": 22,
+                     *           "grand": 113.2,
+                     *           "merchandise": 90,
+                     *           "tax": 1.2,
+                     *           "unpaid": 113.2,
+                     *           "upsell": 0
+                     *         },
+                     *         "hold_time": 560,
+                     *         "language": "en-us",
+                     *         "agreements": [
+                     *           {
+                     *             "name": "terms",
+                     *             "locale": "en-us",
+                     *             "text": "I accept the terms of sale.",
+                     *             "type": "boolean",
+                     *             "agreement_url": "https://tickets.example.com/terms"
+                     *           }
+                     *         ],
+                     *         "payments": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PartnerCart"];
                 };
             };
@@ -13008,50 +13392,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The cart (or query cart_id) */
-                    cartId?: string;
-                    payment: {
-                        first_name: string;
-                        last_name: string;
-                        home_phone?: string;
-                        /** @description Payment type, e.g. CC */
-                        type: string;
-                        reference?: string;
-                        address?: {
-                            line1?: string;
-                            line2?: string;
-                            unit?: string;
-                            city?: string;
-                            country?: {
-                                code?: string;
-                                id?: string | number;
-                            };
-                            region?: {
-                                abbrev?: string;
-                            };
-                            postal_code?: string;
-                        };
-                        /** @description Decimal string in the currency (e.g. "25.50"), with no more decimals than the currency has; must equal the unpaid total */
-                        amount: string;
-                        /**
-                         * @description ISO 4217 currency code with a minor unit, upper or lower case
-                         * @enum {string}
-                         */
-                        currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG" | "aed" | "afn" | "all" | "amd" | "ang" | "aoa" | "ars" | "aud" | "awg" | "azn" | "bam" | "bbd" | "bdt" | "bgn" | "bhd" | "bif" | "bmd" | "bnd" | "bob" | "bov" | "brl" | "bsd" | "btn" | "bwp" | "byn" | "bzd" | "cad" | "cdf" | "che" | "chf" | "chw" | "clf" | "clp" | "cny" | "cop" | "cou" | "crc" | "cuc" | "cup" | "cve" | "czk" | "djf" | "dkk" | "dop" | "dzd" | "egp" | "ern" | "etb" | "eur" | "fjd" | "fkp" | "gbp" | "gel" | "ghs" | "gip" | "gmd" | "gnf" | "gtq" | "gyd" | "hkd" | "hnl" | "htg" | "huf" | "idr" | "ils" | "inr" | "iqd" | "irr" | "isk" | "jmd" | "jod" | "jpy" | "kes" | "kgs" | "khr" | "kmf" | "kpw" | "krw" | "kwd" | "kyd" | "kzt" | "lak" | "lbp" | "lkr" | "lrd" | "lsl" | "lyd" | "mad" | "mdl" | "mga" | "mkd" | "mmk" | "mnt" | "mop" | "mru" | "mur" | "mvr" | "mwk" | "mxn" | "mxv" | "myr" | "mzn" | "nad" | "ngn" | "nio" | "nok" | "npr" | "nzd" | "omr" | "pab" | "pen" | "pgk" | "php" | "pkr" | "pln" | "pyg" | "qar" | "ron" | "rsd" | "rub" | "rwf" | "sar" | "sbd" | "scr" | "sdg" | "sek" | "sgd" | "shp" | "sle" | "sos" | "srd" | "ssp" | "stn" | "svc" | "syp" | "szl" | "thb" | "tjs" | "tmt" | "tnd" | "top" | "try" | "ttd" | "twd" | "tzs" | "uah" | "ugx" | "usd" | "usn" | "uyi" | "uyu" | "uyw" | "uzs" | "ved" | "ves" | "vnd" | "vuv" | "wst" | "xaf" | "xcd" | "xof" | "xpf" | "yer" | "zar" | "zmw" | "zwg";
-                        card?: {
-                            /** @description The payment nonce (never a card number); never stored or logged */
-                            number: string;
-                            /** @description Never logged */
-                            cin?: string;
-                            expire_month?: number | string;
-                            expire_year?: number | string;
-                        };
-                        email_address: string;
-                        /** @description The partner's user id; required for events with secure entry */
-                        third_party_account_id?: string;
-                    };
-                };
+                "application/json": components["schemas"]["PartnerCartPaymentRequest"];
             };
         };
         responses: {
@@ -13066,6 +13407,141 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cart_id": "b2f5c7e0-4f1d-4c1e-9a51-1d2c3e4f5a6b",
+                     *       "cart": {
+                     *         "items": [
+                     *           {
+                     *             "type": "ticket",
+                     *             "id": 1,
+                     *             "view": {},
+                     *             "areas": [
+                     *               {
+                     *                 "description": "Floor",
+                     *                 "id": "1"
+                     *               }
+                     *             ],
+                     *             "tickets": [
+                     *               {
+                     *                 "description": "Adult",
+                     *                 "id": "000000000001",
+                     *                 "quantity": 2,
+                     *                 "inventory_type": "PRIMARY",
+                     *                 "charges": [
+                     *                   {
+                     *                     "price": 45,
+                     *                     "type": "face_value",
+                     *                     "quantity": 2,
+                     *                     "tax": 0
+                     *                   },
+                     *                   {
+                     *                     "price": 7.5,
+                     *                     "type": "service",
+                     *                     "quantity": 2,
+                     *                     "tax": 0.6
+                     *                   },
+                     *                   {
+                     *                     "price": 2,
+                     *                     "type": "facility",
+                     *                     "quantity": 2,
+                     *                     "tax": 0
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "ga": false,
+                     *             "is_ga": false,
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 19,
+                     *               "grand": 110.2,
+                     *               "merchandise": 90,
+                     *               "tax": 1.2
+                     *             },
+                     *             "event_id": "EVT000000000001",
+                     *             "num_seats": "2",
+                     *             "x_num": "2",
+                     *             "x-num": "2",
+                     *             "row": "C",
+                     *             "section": "FLR",
+                     *             "start_seat_number": "11",
+                     *             "end_seat_number": "12",
+                     *             "transfer": {
+                     *               "eligible": true,
+                     *               "explanation": "Secure-entry tickets can be transferred from the account."
+                     *             },
+                     *             "quantity": 2
+                     *           },
+                     *           {
+                     *             "type": "processing",
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 3,
+                     *               "grand": 3,
+                     *               "merchandise": 0,
+                     *               "tax": 0
+                     *             }
+                     *           },
+                     *           {
+                     *             "type": "delivery",
+                     *             "id": "ETICKET",
+                     *             "carrier": "Marquee",
+                     *             "service_level": "ETICKET",
+                     *             "requires_address": false,
+                     *             "description": {
+                     *               "long": "Tickets in your account, ready to show on your phone at the door.",
+                     *               "short": "Mobile tickets",
+                     *               "eta": "Available 24 hours before the event"
+                     *             },
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 0,
+                     *               "grand": 0,
+                     *               "merchandise": 0,
+                     *               "tax": 0
+                     *             },
+                     *             "rank": 1
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "currency_code": "USD",
+                     *           "delivery": 0,
+                     *           "fee": 22,
+                     *           "grand": 113.2,
+                     *           "merchandise": 90,
+                     *           "tax": 1.2,
+                     *           "unpaid": 0,
+                     *           "upsell": 0
+                     *         },
+                     *         "hold_time": 560,
+                     *         "language": "en-us",
+                     *         "agreements": [
+                     *           {
+                     *             "name": "terms",
+                     *             "locale": "en-us",
+                     *             "text": "I accept the terms of sale.",
+                     *             "type": "boolean",
+                     *             "agreement_url": "https://tickets.example.com/terms"
+                     *           }
+                     *         ],
+                     *         "payments": [
+                     *           {
+                     *             "id": "1",
+                     *             "payment_id": "pi_3PqExample0001",
+                     *             "type": "CC",
+                     *             "amount": 113.2,
+                     *             "card": {
+                     *               "expire_month": 12,
+                     *               "expire_year": 2032,
+                     *               "issuer": "VISA",
+                     *               "number": "4242"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PartnerCart"];
                 };
             };
@@ -13462,76 +13938,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        customer_email: string;
-                        third_party_source: string;
-                        options: {
-                            option_number: number;
-                            description: string;
-                        }[];
-                        delivery: {
-                            carrier: string;
-                            service_level: string;
-                            description: {
-                                short: string;
-                            };
-                        };
-                        tickets: {
-                            barcode_id: string;
-                            display_id: string;
-                            event_code: string;
-                            event_host: string;
-                            event_id: string;
-                            is_ga: boolean;
-                            is_national_vip: boolean;
-                            /** Format: date-time */
-                            order_date: string;
-                            order_number: string;
-                            portal: string;
-                            row: string;
-                            seat_id: string;
-                            seat_name: string;
-                            section: string;
-                            voided: boolean;
-                            charges: {
-                                description: string;
-                                sub_type: string;
-                                type: string;
-                                amount: {
-                                    amount: string;
-                                    currency: string;
-                                };
-                            }[];
-                            secure_entry_data: {
-                                /** @description Base64 secure token object; empty with `error` */
-                                token: string;
-                                /** @description rotating_symbology | barcode */
-                                render_type: string;
-                                /** @description ROTATING_SYMBOLOGY | BARCODE */
-                                segment_type: string;
-                                error?: {
-                                    /** @description 425 delivery delayed, 410 voided */
-                                    code: number;
-                                    message: string;
-                                };
-                            };
-                        }[];
-                        voided: boolean;
-                        additional_info: {
-                            /**
-                             * Format: date-time
-                             * @description Delayed delivery: tokens can be read from this instant
-                             */
-                            delivery_delay_date?: string;
-                        };
-                        device_id: string;
-                        device_type: string;
-                        device_os: string;
-                        nfc_capable_device: boolean;
-                        third_party_account_id: string;
-                        /** @description Whether the platform e-mails the buyer a redemption claim (never: tokens go to the partner app) */
-                        send_redemption_email: boolean;
-                    };
+                    "application/json": components["schemas"]["PartnerOrderRead"];
                 };
             };
             /** @description Invalid request: a parameter, header or body the schema refuses, a body that is not JSON, or a URL that does not decode */
@@ -13748,62 +14155,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        event: {
-                            id: string;
-                            restrictSingle: boolean;
-                            /** @description Tickets per transaction at most; 0 = none given */
-                            eventTicketLimit: number;
-                            /** @description On sale now */
-                            onsale: boolean;
-                            /** @description The sale has ended */
-                            offsale: boolean;
-                            /** @description ISO 8601 */
-                            onsaleDate?: string;
-                            /** @description ISO 8601 */
-                            offsaleDate?: string;
-                            secureTixEnabled: boolean;
-                            currency: string;
-                            totalAvailable: number;
-                            /** @description When the partner answered (ISO 8601) */
-                            observedAt?: string;
-                            tickets: {
-                                priceLevelId: string;
-                                available: number;
-                                total: number;
-                                inventory: {
-                                    section: string;
-                                    row: string;
-                                    seats: string[];
-                                    areas: {
-                                        id: string;
-                                        level_id: string;
-                                        ga: boolean;
-                                        available: number;
-                                    }[];
-                                }[];
-                                offers: {
-                                    ticketTypeId: string;
-                                    priceLevelId: string;
-                                    name: string;
-                                    currency: string;
-                                    /** @description Major units of currency_code (25.5 = 25.50) */
-                                    faceValue: number;
-                                    /** @description What a cart charges on top of the face value: faceValue plus the `per ticket` amounts is the price of one ticket, and the `per order` amounts are charged once per cart */
-                                    charges: {
-                                        /** @description `service`, `processing`...; `tax` for the tax on the fee listed before it */
-                                        type: string;
-                                        /** @description Major units of currency_code (25.5 = 25.50) */
-                                        amount: number;
-                                        quantity: number;
-                                        /** @description per ticket or per order */
-                                        fee_type: string;
-                                    }[];
-                                    protected: boolean;
-                                }[];
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["PartnerCartAvailability"];
                 };
             };
             /** @description Invalid input (code 10002; 10104 invalid delivery method) */
@@ -13974,6 +14326,128 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cart_id": "b2f5c7e0-4f1d-4c1e-9a51-1d2c3e4f5a6b",
+                     *       "cart": {
+                     *         "items": [
+                     *           {
+                     *             "type": "ticket",
+                     *             "id": 1,
+                     *             "view": {},
+                     *             "areas": [
+                     *               {
+                     *                 "description": "Floor",
+                     *                 "id": "1"
+                     *               }
+                     *             ],
+                     *             "tickets": [
+                     *               {
+                     *                 "description": "Adult",
+                     *                 "id": "000000000001",
+                     *                 "quantity": 2,
+                     *                 "inventory_type": "PRIMARY",
+                     *                 "charges": [
+                     *                   {
+                     *                     "price": 45,
+                     *                     "type": "face_value",
+                     *                     "quantity": 2,
+                     *                     "tax": 0
+                     *                   },
+                     *                   {
+                     *                     "price": 7.5,
+                     *                     "type": "service",
+                     *                     "quantity": 2,
+                     *                     "tax": 0.6
+                     *                   },
+                     *                   {
+                     *                     "price": 2,
+                     *                     "type": "facility",
+                     *                     "quantity": 2,
+                     *                     "tax": 0
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "ga": false,
+                     *             "is_ga": false,
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 19,
+                     *               "grand": 110.2,
+                     *               "merchandise": 90,
+                     *               "tax": 1.2
+                     *             },
+                     *             "event_id": "EVT000000000001",
+                     *             "num_seats": "2",
+                     *             "x_num": "2",
+                     *             "x-num": "2",
+                     *             "row": "C",
+                     *             "section": "FLR",
+                     *             "start_seat_number": "11",
+                     *             "end_seat_number": "12",
+                     *             "transfer": {
+                     *               "eligible": true,
+                     *               "explanation": "Secure-entry tickets can be transferred from the account."
+                     *             },
+                     *             "quantity": 2
+                     *           },
+                     *           {
+                     *             "type": "processing",
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 3,
+                     *               "grand": 3,
+                     *               "merchandise": 0,
+                     *               "tax": 0
+                     *             }
+                     *           },
+                     *           {
+                     *             "type": "delivery",
+                     *             "id": "ETICKET",
+                     *             "carrier": "Marquee",
+                     *             "service_level": "ETICKET",
+                     *             "requires_address": false,
+                     *             "description": {
+                     *               "long": "Tickets in your account, ready to show on your phone at the door.",
+                     *               "short": "Mobile tickets",
+                     *               "eta": "Available 24 hours before the event"
+                     *             },
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 0,
+                     *               "grand": 0,
+                     *               "merchandise": 0,
+                     *               "tax": 0
+                     *             },
+                     *             "rank": 1
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "currency_code": "USD",
+                     *           "delivery": 0,
+                     *           "fee": 22,
+                     *           "grand": 113.2,
+                     *           "merchandise": 90,
+                     *           "tax": 1.2,
+                     *           "unpaid": 113.2,
+                     *           "upsell": 0
+                     *         },
+                     *         "hold_time": 560,
+                     *         "language": "en-us",
+                     *         "agreements": [
+                     *           {
+                     *             "name": "terms",
+                     *             "locale": "en-us",
+                     *             "text": "I accept the terms of sale.",
+                     *             "type": "boolean",
+                     *             "agreement_url": "https://tickets.example.com/terms"
+                     *           }
+                     *         ],
+                     *         "payments": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PartnerCart"];
                 };
             };
@@ -14208,17 +14682,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        cart_id: string;
-                        order_number: string;
-                        order_id: string;
-                        /** @description Bearer credential of the secure-entry order read (POST /orders?order_token=); given once */
-                        order_token: string;
-                        redemption_url: string;
-                        /** @description Major units of currency_code (25.5 = 25.50) */
-                        grand_total: number;
-                        currency_code: string;
-                    };
+                    /**
+                     * @example {
+                     *       "cart_id": "b2f5c7e0-4f1d-4c1e-9a51-1d2c3e4f5a6b",
+                     *       "order_number": "12-34567/NYC",
+                     *       "order_id": "ord_7d3c1a9e52b04f6a",
+                     *       "order_token": "otk_4f1d2c3e4f5a6b7c8d9e0f1a2b3c4d5e",
+                     *       "redemption_url": "https://tickets.example.com/orders/ord_7d3c1a9e52b04f6a",
+                     *       "grand_total": 113.2,
+                     *       "currency_code": "USD"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PartnerCartOrder"];
                 };
             };
             /** @description Invalid input (code 10002; 10104 invalid delivery method) */
@@ -14464,54 +14939,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /** @description Captcha token; no longer used */
-                    token?: string;
-                    reserve: {
-                        tickets: {
-                            /** @description Ticket type id (leading zeros kept) or resale listing id */
-                            id: string;
-                            quantity: number;
-                            price?: {
-                                /** @description Price level, by its platform number: a numeric level id is itself, a string id a stable hash; international discovery's areas list it as `price_level_ids` */
-                                id?: number;
-                                /** @description Variable-priced accounts only; in the event currency */
-                                amount?: number;
-                            };
-                        }[];
-                        areas?: {
-                            id: string;
-                        }[];
-                        section?: string;
-                        row?: string;
-                        begin_seat?: number;
-                        end_seat?: number;
-                        /** @description Default true: fall back to best available */
-                        accept_best_available?: boolean;
-                    };
-                    additional_reserves?: {
-                        tickets: {
-                            /** @description Ticket type id (leading zeros kept) or resale listing id */
-                            id: string;
-                            quantity: number;
-                            price?: {
-                                /** @description Price level, by its platform number: a numeric level id is itself, a string id a stable hash; international discovery's areas list it as `price_level_ids` */
-                                id?: number;
-                                /** @description Variable-priced accounts only; in the event currency */
-                                amount?: number;
-                            };
-                        }[];
-                        areas?: {
-                            id: string;
-                        }[];
-                        section?: string;
-                        row?: string;
-                        begin_seat?: number;
-                        end_seat?: number;
-                        /** @description Default true: fall back to best available */
-                        accept_best_available?: boolean;
-                    }[];
-                };
+                "application/json": components["schemas"]["PartnerCartReserveRequest"];
             };
         };
         responses: {
@@ -14526,6 +14954,128 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cart_id": "b2f5c7e0-4f1d-4c1e-9a51-1d2c3e4f5a6b",
+                     *       "cart": {
+                     *         "items": [
+                     *           {
+                     *             "type": "ticket",
+                     *             "id": 1,
+                     *             "view": {},
+                     *             "areas": [
+                     *               {
+                     *                 "description": "Floor",
+                     *                 "id": "1"
+                     *               }
+                     *             ],
+                     *             "tickets": [
+                     *               {
+                     *                 "description": "Adult",
+                     *                 "id": "000000000001",
+                     *                 "quantity": 2,
+                     *                 "inventory_type": "PRIMARY",
+                     *                 "charges": [
+                     *                   {
+                     *                     "price": 45,
+                     *                     "type": "face_value",
+                     *                     "quantity": 2,
+                     *                     "tax": 0
+                     *                   },
+                     *                   {
+                     *                     "price": 7.5,
+                     *                     "type": "service",
+                     *                     "quantity": 2,
+                     *                     "tax": 0.6
+                     *                   },
+                     *                   {
+                     *                     "price": 2,
+                     *                     "type": "facility",
+                     *                     "quantity": 2,
+                     *                     "tax": 0
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "ga": false,
+                     *             "is_ga": false,
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 19,
+                     *               "grand": 110.2,
+                     *               "merchandise": 90,
+                     *               "tax": 1.2
+                     *             },
+                     *             "event_id": "EVT000000000001",
+                     *             "num_seats": "2",
+                     *             "x_num": "2",
+                     *             "x-num": "2",
+                     *             "row": "C",
+                     *             "section": "FLR",
+                     *             "start_seat_number": "11",
+                     *             "end_seat_number": "12",
+                     *             "transfer": {
+                     *               "eligible": true,
+                     *               "explanation": "Secure-entry tickets can be transferred from the account."
+                     *             },
+                     *             "quantity": 2
+                     *           },
+                     *           {
+                     *             "type": "processing",
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 3,
+                     *               "grand": 3,
+                     *               "merchandise": 0,
+                     *               "tax": 0
+                     *             }
+                     *           },
+                     *           {
+                     *             "type": "delivery",
+                     *             "id": "ETICKET",
+                     *             "carrier": "Marquee",
+                     *             "service_level": "ETICKET",
+                     *             "requires_address": false,
+                     *             "description": {
+                     *               "long": "Tickets in your account, ready to show on your phone at the door.",
+                     *               "short": "Mobile tickets",
+                     *               "eta": "Available 24 hours before the event"
+                     *             },
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 0,
+                     *               "grand": 0,
+                     *               "merchandise": 0,
+                     *               "tax": 0
+                     *             },
+                     *             "rank": 1
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "currency_code": "USD",
+                     *           "delivery": 0,
+                     *           "fee": 22,
+                     *           "grand": 113.2,
+                     *           "merchandise": 90,
+                     *           "tax": 1.2,
+                     *           "unpaid": 113.2,
+                     *           "upsell": 0
+                     *         },
+                     *         "hold_time": 560,
+                     *         "language": "en-us",
+                     *         "agreements": [
+                     *           {
+                     *             "name": "terms",
+                     *             "locale": "en-us",
+                     *             "text": "I accept the terms of sale.",
+                     *             "type": "boolean",
+                     *             "agreement_url": "https://tickets.example.com/terms"
+                     *           }
+                     *         ],
+                     *         "payments": []
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PartnerCart"];
                 };
             };
@@ -15372,50 +15922,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The cart (or query cart_id) */
-                    cartId?: string;
-                    payment: {
-                        first_name: string;
-                        last_name: string;
-                        home_phone?: string;
-                        /** @description Payment type, e.g. CC */
-                        type: string;
-                        reference?: string;
-                        address?: {
-                            line1?: string;
-                            line2?: string;
-                            unit?: string;
-                            city?: string;
-                            country?: {
-                                code?: string;
-                                id?: string | number;
-                            };
-                            region?: {
-                                abbrev?: string;
-                            };
-                            postal_code?: string;
-                        };
-                        /** @description Decimal string in the currency (e.g. "25.50"), with no more decimals than the currency has; must equal the unpaid total */
-                        amount: string;
-                        /**
-                         * @description ISO 4217 currency code with a minor unit, upper or lower case
-                         * @enum {string}
-                         */
-                        currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG" | "aed" | "afn" | "all" | "amd" | "ang" | "aoa" | "ars" | "aud" | "awg" | "azn" | "bam" | "bbd" | "bdt" | "bgn" | "bhd" | "bif" | "bmd" | "bnd" | "bob" | "bov" | "brl" | "bsd" | "btn" | "bwp" | "byn" | "bzd" | "cad" | "cdf" | "che" | "chf" | "chw" | "clf" | "clp" | "cny" | "cop" | "cou" | "crc" | "cuc" | "cup" | "cve" | "czk" | "djf" | "dkk" | "dop" | "dzd" | "egp" | "ern" | "etb" | "eur" | "fjd" | "fkp" | "gbp" | "gel" | "ghs" | "gip" | "gmd" | "gnf" | "gtq" | "gyd" | "hkd" | "hnl" | "htg" | "huf" | "idr" | "ils" | "inr" | "iqd" | "irr" | "isk" | "jmd" | "jod" | "jpy" | "kes" | "kgs" | "khr" | "kmf" | "kpw" | "krw" | "kwd" | "kyd" | "kzt" | "lak" | "lbp" | "lkr" | "lrd" | "lsl" | "lyd" | "mad" | "mdl" | "mga" | "mkd" | "mmk" | "mnt" | "mop" | "mru" | "mur" | "mvr" | "mwk" | "mxn" | "mxv" | "myr" | "mzn" | "nad" | "ngn" | "nio" | "nok" | "npr" | "nzd" | "omr" | "pab" | "pen" | "pgk" | "php" | "pkr" | "pln" | "pyg" | "qar" | "ron" | "rsd" | "rub" | "rwf" | "sar" | "sbd" | "scr" | "sdg" | "sek" | "sgd" | "shp" | "sle" | "sos" | "srd" | "ssp" | "stn" | "svc" | "syp" | "szl" | "thb" | "tjs" | "tmt" | "tnd" | "top" | "try" | "ttd" | "twd" | "tzs" | "uah" | "ugx" | "usd" | "usn" | "uyi" | "uyu" | "uyw" | "uzs" | "ved" | "ves" | "vnd" | "vuv" | "wst" | "xaf" | "xcd" | "xof" | "xpf" | "yer" | "zar" | "zmw" | "zwg";
-                        card?: {
-                            /** @description The payment nonce (never a card number); never stored or logged */
-                            number: string;
-                            /** @description Never logged */
-                            cin?: string;
-                            expire_month?: number | string;
-                            expire_year?: number | string;
-                        };
-                        email_address: string;
-                        /** @description The partner's user id; required for events with secure entry */
-                        third_party_account_id?: string;
-                    };
-                };
+                "application/json": components["schemas"]["PartnerCartPaymentRequest"];
             };
         };
         responses: {
@@ -15430,6 +15937,141 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cart_id": "b2f5c7e0-4f1d-4c1e-9a51-1d2c3e4f5a6b",
+                     *       "cart": {
+                     *         "items": [
+                     *           {
+                     *             "type": "ticket",
+                     *             "id": 1,
+                     *             "view": {},
+                     *             "areas": [
+                     *               {
+                     *                 "description": "Floor",
+                     *                 "id": "1"
+                     *               }
+                     *             ],
+                     *             "tickets": [
+                     *               {
+                     *                 "description": "Adult",
+                     *                 "id": "000000000001",
+                     *                 "quantity": 2,
+                     *                 "inventory_type": "PRIMARY",
+                     *                 "charges": [
+                     *                   {
+                     *                     "price": 45,
+                     *                     "type": "face_value",
+                     *                     "quantity": 2,
+                     *                     "tax": 0
+                     *                   },
+                     *                   {
+                     *                     "price": 7.5,
+                     *                     "type": "service",
+                     *                     "quantity": 2,
+                     *                     "tax": 0.6
+                     *                   },
+                     *                   {
+                     *                     "price": 2,
+                     *                     "type": "facility",
+                     *                     "quantity": 2,
+                     *                     "tax": 0
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ],
+                     *             "ga": false,
+                     *             "is_ga": false,
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 19,
+                     *               "grand": 110.2,
+                     *               "merchandise": 90,
+                     *               "tax": 1.2
+                     *             },
+                     *             "event_id": "EVT000000000001",
+                     *             "num_seats": "2",
+                     *             "x_num": "2",
+                     *             "x-num": "2",
+                     *             "row": "C",
+                     *             "section": "FLR",
+                     *             "start_seat_number": "11",
+                     *             "end_seat_number": "12",
+                     *             "transfer": {
+                     *               "eligible": true,
+                     *               "explanation": "Secure-entry tickets can be transferred from the account."
+                     *             },
+                     *             "quantity": 2
+                     *           },
+                     *           {
+                     *             "type": "processing",
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 3,
+                     *               "grand": 3,
+                     *               "merchandise": 0,
+                     *               "tax": 0
+                     *             }
+                     *           },
+                     *           {
+                     *             "type": "delivery",
+                     *             "id": "ETICKET",
+                     *             "carrier": "Marquee",
+                     *             "service_level": "ETICKET",
+                     *             "requires_address": false,
+                     *             "description": {
+                     *               "long": "Tickets in your account, ready to show on your phone at the door.",
+                     *               "short": "Mobile tickets",
+                     *               "eta": "Available 24 hours before the event"
+                     *             },
+                     *             "totals": {
+                     *               "currency_code": "USD",
+                     *               "fee": 0,
+                     *               "grand": 0,
+                     *               "merchandise": 0,
+                     *               "tax": 0
+                     *             },
+                     *             "rank": 1
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "currency_code": "USD",
+                     *           "delivery": 0,
+                     *           "fee": 22,
+                     *           "grand": 113.2,
+                     *           "merchandise": 90,
+                     *           "tax": 1.2,
+                     *           "unpaid": 0,
+                     *           "upsell": 0
+                     *         },
+                     *         "hold_time": 560,
+                     *         "language": "en-us",
+                     *         "agreements": [
+                     *           {
+                     *             "name": "terms",
+                     *             "locale": "en-us",
+                     *             "text": "I accept the terms of sale.",
+                     *             "type": "boolean",
+                     *             "agreement_url": "https://tickets.example.com/terms"
+                     *           }
+                     *         ],
+                     *         "payments": [
+                     *           {
+                     *             "id": "1",
+                     *             "payment_id": "pi_3PqExample0001",
+                     *             "type": "CC",
+                     *             "amount": 113.2,
+                     *             "card": {
+                     *               "expire_month": 12,
+                     *               "expire_year": 2032,
+                     *               "issuer": "VISA",
+                     *               "number": "4242"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PartnerCart"];
                 };
             };
@@ -15826,76 +16468,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        customer_email: string;
-                        third_party_source: string;
-                        options: {
-                            option_number: number;
-                            description: string;
-                        }[];
-                        delivery: {
-                            carrier: string;
-                            service_level: string;
-                            description: {
-                                short: string;
-                            };
-                        };
-                        tickets: {
-                            barcode_id: string;
-                            display_id: string;
-                            event_code: string;
-                            event_host: string;
-                            event_id: string;
-                            is_ga: boolean;
-                            is_national_vip: boolean;
-                            /** Format: date-time */
-                            order_date: string;
-                            order_number: string;
-                            portal: string;
-                            row: string;
-                            seat_id: string;
-                            seat_name: string;
-                            section: string;
-                            voided: boolean;
-                            charges: {
-                                description: string;
-                                sub_type: string;
-                                type: string;
-                                amount: {
-                                    amount: string;
-                                    currency: string;
-                                };
-                            }[];
-                            secure_entry_data: {
-                                /** @description Base64 secure token object; empty with `error` */
-                                token: string;
-                                /** @description rotating_symbology | barcode */
-                                render_type: string;
-                                /** @description ROTATING_SYMBOLOGY | BARCODE */
-                                segment_type: string;
-                                error?: {
-                                    /** @description 425 delivery delayed, 410 voided */
-                                    code: number;
-                                    message: string;
-                                };
-                            };
-                        }[];
-                        voided: boolean;
-                        additional_info: {
-                            /**
-                             * Format: date-time
-                             * @description Delayed delivery: tokens can be read from this instant
-                             */
-                            delivery_delay_date?: string;
-                        };
-                        device_id: string;
-                        device_type: string;
-                        device_os: string;
-                        nfc_capable_device: boolean;
-                        third_party_account_id: string;
-                        /** @description Whether the platform e-mails the buyer a redemption claim (never: tokens go to the partner app) */
-                        send_redemption_email: boolean;
-                    };
+                    "application/json": components["schemas"]["PartnerOrderRead"];
                 };
             };
             /** @description Invalid request: a parameter, header or body the schema refuses, a body that is not JSON, or a URL that does not decode */
@@ -16138,6 +16711,114 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "fanSession": {
+                     *         "resaleSid": {
+                     *           "sessionId": "fs_6c1f0e9b2a7d4b3e",
+                     *           "sessionStartTime": 1901275200000,
+                     *           "sessionExpireTime": 1901277000000
+                     *         }
+                     *       },
+                     *       "messages": [],
+                     *       "page": {
+                     *         "number": 1,
+                     *         "size": 10,
+                     *         "totalElements": 1,
+                     *         "totalPages": 1
+                     *       },
+                     *       "picks": [
+                     *         {
+                     *           "type": "seats",
+                     *           "quality": 0.92,
+                     *           "area": {
+                     *             "id": "1",
+                     *             "name": "Floor",
+                     *             "description": "Floor seating"
+                     *           },
+                     *           "descriptions": [
+                     *             "Floor, section FLR"
+                     *           ],
+                     *           "section": "FLR",
+                     *           "selection": "standard",
+                     *           "snapshotImageUrl": null,
+                     *           "offers": [
+                     *             "000000000001"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "_embedded": {
+                     *         "offer": [
+                     *           {
+                     *             "offerId": "000000000001",
+                     *             "name": "Adult",
+                     *             "ticketTypeId": "000000000001",
+                     *             "priceLevelId": "1",
+                     *             "description": "Standard admission",
+                     *             "currency": "USD",
+                     *             "faceValue": 45,
+                     *             "totalPrice": 55.1,
+                     *             "charges": [
+                     *               {
+                     *                 "reason": "Service fee",
+                     *                 "type": "service",
+                     *                 "amount": 7.5,
+                     *                 "fee_type": "per ticket"
+                     *               },
+                     *               {
+                     *                 "reason": "Service fee tax",
+                     *                 "type": "tax",
+                     *                 "amount": 0.6,
+                     *                 "fee_type": "per ticket"
+                     *               },
+                     *               {
+                     *                 "reason": "Facility charge",
+                     *                 "type": "facility",
+                     *                 "amount": 2,
+                     *                 "fee_type": "per ticket"
+                     *               },
+                     *               {
+                     *                 "reason": "Order processing fee",
+                     *                 "type": "processing",
+                     *                 "amount": 3,
+                     *                 "fee_type": "per order"
+                     *               }
+                     *             ],
+                     *             "limit": {
+                     *               "min": 1,
+                     *               "max": 8
+                     *             },
+                     *             "promotions": [],
+                     *             "protected": false,
+                     *             "inventoryType": "PRIMARY"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "eventDetails": {
+                     *         "id": "EVT000000000001",
+                     *         "granularPricing": false,
+                     *         "secureTixEnabled": true,
+                     *         "allInclusivePricing": false,
+                     *         "venueMapUrl": null,
+                     *         "venueMapWithLabelsUrl": null,
+                     *         "listingsDisclaimer": "Prices and availability can change until the tickets are in your cart.",
+                     *         "transfer": {
+                     *           "eligible": true,
+                     *           "explanation": "Secure-entry tickets can be transferred from the account."
+                     *         },
+                     *         "agreements": [
+                     *           {
+                     *             "name": "terms",
+                     *             "locale": "en-us",
+                     *             "text": "I accept the terms of sale.",
+                     *             "type": "boolean",
+                     *             "agreement_url": "https://tickets.example.com/terms"
+                     *           }
+                     *         ],
+                     *         "importantInformation": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         fanSession: {
                             resaleSid: {
@@ -19998,94 +20679,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        order: {
-                            orderId: string;
-                            orderNumber: string;
-                            /** @description An amount in minor units */
-                            grandTotal?: {
-                                /** @description Minor units of currency (2550 = 25.50 USD) */
-                                amountMinor: number;
-                                currency: string;
-                            };
-                            redemptionUrl: string;
-                            status: "UNSPECIFIED" | "CONFIRMED" | "CANCELLED";
-                            /** Format: date-time */
-                            confirmedAt?: string;
-                            /** @description Printing recorded at the partner (POST …/print), not rolled back since */
-                            printed: boolean;
-                            /** @description The money of the order; absent for orders confirmed before orders kept it */
-                            payment?: {
-                                /** @description `stripe`, or `sandbox` (no money moves) */
-                                provider: string;
-                                /** @description The processor's payment id (`pi_...`, `sbx_...`) */
-                                paymentId: string;
-                                /** @description An amount in minor units */
-                                authorized?: {
-                                    /** @description Minor units of currency (2550 = 25.50 USD) */
-                                    amountMinor: number;
-                                    currency: string;
-                                };
-                                /** @description An amount in minor units */
-                                captured?: {
-                                    /** @description Minor units of currency (2550 = 25.50 USD) */
-                                    amountMinor: number;
-                                    currency: string;
-                                };
-                                /** @description An amount in minor units */
-                                refunded?: {
-                                    /** @description Minor units of currency (2550 = 25.50 USD) */
-                                    amountMinor: number;
-                                    currency: string;
-                                };
-                                refunds: {
-                                    /** @description The processor's refund id (`re_...`) */
-                                    refundId: string;
-                                    /** @description An amount in minor units */
-                                    amount?: {
-                                        /** @description Minor units of currency (2550 = 25.50 USD) */
-                                        amountMinor: number;
-                                        currency: string;
-                                    };
-                                    /** @description `succeeded`, or `pending` until the processor settled it */
-                                    status: string;
-                                    /** @description `cancel` (the order's cancel asked for it) or `processor` (made at the processor, e.g. its dashboard) */
-                                    source: string;
-                                    /** @description The tickets it refunds; empty: the order */
-                                    ticketIds: string[];
-                                    /** Format: date-time */
-                                    refundedAt?: string;
-                                }[];
-                                /** @description A cancel owes a refund the processor has not taken yet; cart retries it */
-                                refundPending: boolean;
-                                /** @description The cardholder disputed the payment (a chargeback): the order is cancelled as PAYMENT_REVERSED */
-                                disputed: boolean;
-                            };
-                        };
-                        eventId: string;
-                        cartId: string;
-                        tickets: {
-                            ticketId: string;
-                            seat: string;
-                            areaId: string;
-                            section: string;
-                            row: string;
-                            priceLevelId: string;
-                            priceTypeId: string;
-                            /** @description An amount in minor units */
-                            unitPrice?: {
-                                /** @description Minor units of currency (2550 = 25.50 USD) */
-                                amountMinor: number;
-                                currency: string;
-                            };
-                            inventoryType: "PRIMARY" | "RESALE";
-                            /**
-                             * Format: date-time
-                             * @description When a partial cancel cancelled this ticket; absent while it is valid (an order cancelled whole says so in its status)
-                             */
-                            cancelledAt?: string;
-                        }[];
-                    };
+                    /**
+                     * @example {
+                     *       "order": {
+                     *         "orderId": "ord_7d3c1a9e52b04f6a",
+                     *         "orderNumber": "12-34567/NYC",
+                     *         "grandTotal": {
+                     *           "amountMinor": 11320,
+                     *           "currency": "USD"
+                     *         },
+                     *         "redemptionUrl": "https://tickets.example.com/orders/ord_7d3c1a9e52b04f6a",
+                     *         "status": "CONFIRMED",
+                     *         "confirmedAt": "2030-04-01T12:04:31.000Z",
+                     *         "printed": false,
+                     *         "payment": {
+                     *           "provider": "stripe",
+                     *           "paymentId": "pi_3PqExample0001",
+                     *           "authorized": {
+                     *             "amountMinor": 11320,
+                     *             "currency": "USD"
+                     *           },
+                     *           "captured": {
+                     *             "amountMinor": 11320,
+                     *             "currency": "USD"
+                     *           },
+                     *           "refunds": [],
+                     *           "refundPending": false,
+                     *           "disputed": false
+                     *         }
+                     *       },
+                     *       "eventId": "EVT000000000001",
+                     *       "cartId": "b2f5c7e0-4f1d-4c1e-9a51-1d2c3e4f5a6b",
+                     *       "tickets": [
+                     *         {
+                     *           "ticketId": "tkt_000000000001_FLR_C_11",
+                     *           "seat": "11",
+                     *           "areaId": "1",
+                     *           "section": "FLR",
+                     *           "row": "C",
+                     *           "priceLevelId": "1",
+                     *           "priceTypeId": "000000000001",
+                     *           "unitPrice": {
+                     *             "amountMinor": 5660,
+                     *             "currency": "USD"
+                     *           },
+                     *           "inventoryType": "PRIMARY"
+                     *         },
+                     *         {
+                     *           "ticketId": "tkt_000000000001_FLR_C_12",
+                     *           "seat": "12",
+                     *           "areaId": "1",
+                     *           "section": "FLR",
+                     *           "row": "C",
+                     *           "priceLevelId": "1",
+                     *           "priceTypeId": "000000000001",
+                     *           "unitPrice": {
+                     *             "amountMinor": 5660,
+                     *             "currency": "USD"
+                     *           },
+                     *           "inventoryType": "PRIMARY"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminOrderWithTickets"];
                 };
             };
             /** @description Invalid request: a parameter, header or body the schema refuses, a body that is not JSON, or a URL that does not decode */
@@ -20199,69 +20856,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        order: {
-                            orderId: string;
-                            orderNumber: string;
-                            /** @description An amount in minor units */
-                            grandTotal?: {
-                                /** @description Minor units of currency (2550 = 25.50 USD) */
-                                amountMinor: number;
-                                currency: string;
-                            };
-                            redemptionUrl: string;
-                            status: "UNSPECIFIED" | "CONFIRMED" | "CANCELLED";
-                            /** Format: date-time */
-                            confirmedAt?: string;
-                            /** @description Printing recorded at the partner (POST …/print), not rolled back since */
-                            printed: boolean;
-                            /** @description The money of the order; absent for orders confirmed before orders kept it */
-                            payment?: {
-                                /** @description `stripe`, or `sandbox` (no money moves) */
-                                provider: string;
-                                /** @description The processor's payment id (`pi_...`, `sbx_...`) */
-                                paymentId: string;
-                                /** @description An amount in minor units */
-                                authorized?: {
-                                    /** @description Minor units of currency (2550 = 25.50 USD) */
-                                    amountMinor: number;
-                                    currency: string;
-                                };
-                                /** @description An amount in minor units */
-                                captured?: {
-                                    /** @description Minor units of currency (2550 = 25.50 USD) */
-                                    amountMinor: number;
-                                    currency: string;
-                                };
-                                /** @description An amount in minor units */
-                                refunded?: {
-                                    /** @description Minor units of currency (2550 = 25.50 USD) */
-                                    amountMinor: number;
-                                    currency: string;
-                                };
-                                refunds: {
-                                    /** @description The processor's refund id (`re_...`) */
-                                    refundId: string;
-                                    /** @description An amount in minor units */
-                                    amount?: {
-                                        /** @description Minor units of currency (2550 = 25.50 USD) */
-                                        amountMinor: number;
-                                        currency: string;
-                                    };
-                                    /** @description `succeeded`, or `pending` until the processor settled it */
-                                    status: string;
-                                    /** @description `cancel` (the order's cancel asked for it) or `processor` (made at the processor, e.g. its dashboard) */
-                                    source: string;
-                                    /** @description The tickets it refunds; empty: the order */
-                                    ticketIds: string[];
-                                    /** Format: date-time */
-                                    refundedAt?: string;
-                                }[];
-                                /** @description A cancel owes a refund the processor has not taken yet; cart retries it */
-                                refundPending: boolean;
-                                /** @description The cardholder disputed the payment (a chargeback): the order is cancelled as PAYMENT_REVERSED */
-                                disputed: boolean;
-                            };
-                        };
+                        order: components["schemas"]["AdminOrder"];
                         partnerCancelQueued: boolean;
                         /** @description The sold tickets, the cancelled ones with `cancelledAt` */
                         tickets: {
@@ -20411,94 +21006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        order: {
-                            orderId: string;
-                            orderNumber: string;
-                            /** @description An amount in minor units */
-                            grandTotal?: {
-                                /** @description Minor units of currency (2550 = 25.50 USD) */
-                                amountMinor: number;
-                                currency: string;
-                            };
-                            redemptionUrl: string;
-                            status: "UNSPECIFIED" | "CONFIRMED" | "CANCELLED";
-                            /** Format: date-time */
-                            confirmedAt?: string;
-                            /** @description Printing recorded at the partner (POST …/print), not rolled back since */
-                            printed: boolean;
-                            /** @description The money of the order; absent for orders confirmed before orders kept it */
-                            payment?: {
-                                /** @description `stripe`, or `sandbox` (no money moves) */
-                                provider: string;
-                                /** @description The processor's payment id (`pi_...`, `sbx_...`) */
-                                paymentId: string;
-                                /** @description An amount in minor units */
-                                authorized?: {
-                                    /** @description Minor units of currency (2550 = 25.50 USD) */
-                                    amountMinor: number;
-                                    currency: string;
-                                };
-                                /** @description An amount in minor units */
-                                captured?: {
-                                    /** @description Minor units of currency (2550 = 25.50 USD) */
-                                    amountMinor: number;
-                                    currency: string;
-                                };
-                                /** @description An amount in minor units */
-                                refunded?: {
-                                    /** @description Minor units of currency (2550 = 25.50 USD) */
-                                    amountMinor: number;
-                                    currency: string;
-                                };
-                                refunds: {
-                                    /** @description The processor's refund id (`re_...`) */
-                                    refundId: string;
-                                    /** @description An amount in minor units */
-                                    amount?: {
-                                        /** @description Minor units of currency (2550 = 25.50 USD) */
-                                        amountMinor: number;
-                                        currency: string;
-                                    };
-                                    /** @description `succeeded`, or `pending` until the processor settled it */
-                                    status: string;
-                                    /** @description `cancel` (the order's cancel asked for it) or `processor` (made at the processor, e.g. its dashboard) */
-                                    source: string;
-                                    /** @description The tickets it refunds; empty: the order */
-                                    ticketIds: string[];
-                                    /** Format: date-time */
-                                    refundedAt?: string;
-                                }[];
-                                /** @description A cancel owes a refund the processor has not taken yet; cart retries it */
-                                refundPending: boolean;
-                                /** @description The cardholder disputed the payment (a chargeback): the order is cancelled as PAYMENT_REVERSED */
-                                disputed: boolean;
-                            };
-                        };
-                        eventId: string;
-                        cartId: string;
-                        tickets: {
-                            ticketId: string;
-                            seat: string;
-                            areaId: string;
-                            section: string;
-                            row: string;
-                            priceLevelId: string;
-                            priceTypeId: string;
-                            /** @description An amount in minor units */
-                            unitPrice?: {
-                                /** @description Minor units of currency (2550 = 25.50 USD) */
-                                amountMinor: number;
-                                currency: string;
-                            };
-                            inventoryType: "PRIMARY" | "RESALE";
-                            /**
-                             * Format: date-time
-                             * @description When a partial cancel cancelled this ticket; absent while it is valid (an order cancelled whole says so in its status)
-                             */
-                            cancelledAt?: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["AdminOrderWithTickets"];
                 };
             };
             /** @description Invalid request: a parameter, header or body the schema refuses, a body that is not JSON, or a URL that does not decode */

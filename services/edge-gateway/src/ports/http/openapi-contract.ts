@@ -1,6 +1,7 @@
 import { allFamilies } from './families/catalog.js';
 import type { ApiFamily } from './families/family.js';
 import { hoistNamedSchemas } from './openapi-components.js';
+import { DEPENDENCIES } from './parameter-dependencies.js';
 import { assertUniqueOperationIds, operationIdOf } from './openapi-operation-ids.js';
 import { securitySchemes } from './security.js';
 
@@ -31,6 +32,9 @@ import { securitySchemes } from './security.js';
  * those sent before the key is read (401, 414, 431). They are declared optional: an answer refused
  * before the guard ran has none.
  *
+ * A parameter's rules with other parameters move from its schema to the parameter itself
+ * (`x-dependencies`, parameter-dependencies.ts).
+ *
  * It also gives each operation its `operationId` (openapi-operation-ids.ts), moves the named
  * schemas to `components/schemas` (openapi-components.ts) and states the `servers`.
  */
@@ -39,7 +43,7 @@ type Json = Record<string, unknown>;
 
 interface Operation {
   operationId?: string;
-  parameters?: Array<{ in: string; name: string }>;
+  parameters?: Array<{ in: string; name: string; schema?: Json; [DEPENDENCIES]?: unknown }>;
   requestBody?: { required?: boolean };
   [OPTIONAL_BODY]?: boolean;
   security?: Array<Record<string, unknown>>;
@@ -218,6 +222,13 @@ export function completeDocument<T extends Json>(document: T): T {
         operation.parameters = operation.parameters.filter(
           (p) => p.in !== 'path' || path.includes(`{${p.name}}`),
         );
+      // Rules between parameters (parameter-dependencies.ts) belong to the parameter, not its schema.
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.schema && DEPENDENCIES in parameter.schema) {
+          parameter[DEPENDENCIES] = parameter.schema[DEPENDENCIES];
+          delete parameter.schema[DEPENDENCIES];
+        }
+      }
       if (operation[OPTIONAL_BODY] === true && operation.requestBody)
         operation.requestBody.required = false;
       delete operation[OPTIONAL_BODY];

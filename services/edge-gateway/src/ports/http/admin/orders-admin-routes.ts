@@ -56,18 +56,21 @@ const OrderPaymentJson = Type.Object(
   { description: 'The money of the order; absent for orders confirmed before orders kept it' },
 );
 
-const Order = Type.Object({
-  orderId: Type.String(),
-  orderNumber: Type.String(),
-  grandTotal: Type.Optional(MoneyJson),
-  redemptionUrl: Type.String(),
-  status: Type.Union(['UNSPECIFIED', 'CONFIRMED', 'CANCELLED'].map((s) => Type.Literal(s))),
-  confirmedAt: Type.Optional(Type.String({ format: 'date-time' })),
-  printed: Type.Boolean({
-    description: 'Printing recorded at the partner (POST …/print), not rolled back since',
-  }),
-  payment: Type.Optional(OrderPaymentJson),
-});
+const Order = Type.Object(
+  {
+    orderId: Type.String(),
+    orderNumber: Type.String(),
+    grandTotal: Type.Optional(MoneyJson),
+    redemptionUrl: Type.String(),
+    status: Type.Union(['UNSPECIFIED', 'CONFIRMED', 'CANCELLED'].map((s) => Type.Literal(s))),
+    confirmedAt: Type.Optional(Type.String({ format: 'date-time' })),
+    printed: Type.Boolean({
+      description: 'Printing recorded at the partner (POST …/print), not rolled back since',
+    }),
+    payment: Type.Optional(OrderPaymentJson),
+  },
+  { title: 'AdminOrder' },
+);
 
 const OrderTicket = Type.Object({
   ticketId: Type.String(),
@@ -89,12 +92,15 @@ const OrderTicket = Type.Object({
 });
 
 /** An order with its tickets: the answer of the read and of a print action. */
-const OrderWithTickets = Type.Object({
-  order: Order,
-  eventId: Type.String(),
-  cartId: Type.String(),
-  tickets: Type.Array(OrderTicket),
-});
+const OrderWithTickets = Type.Object(
+  {
+    order: Order,
+    eventId: Type.String(),
+    cartId: Type.String(),
+    tickets: Type.Array(OrderTicket),
+  },
+  { title: 'AdminOrderWithTickets' },
+);
 
 const REASONS: readonly CancelReason[] = [
   'REQUESTED',
@@ -199,6 +205,46 @@ function renderOrderRecord(record: OrderRecord) {
   };
 }
 
+const usd = (amountMinor: number): Money => ({ amountMinor, currency: 'USD' });
+
+/**
+ * A confirmed order of two tickets paid through Stripe, as `renderOrderRecord` renders it: the
+ * OpenAPI document's example of the order read (`GET /admin/v1/orders/{orderId}`).
+ */
+const ORDER_EXAMPLE = renderOrderRecord({
+  order: {
+    orderId: 'ord_7d3c1a9e52b04f6a',
+    orderNumber: '12-34567/NYC',
+    grandTotal: usd(11320),
+    redemptionUrl: 'https://tickets.example.com/orders/ord_7d3c1a9e52b04f6a',
+    status: 'CONFIRMED',
+    confirmedAt: new Date('2030-04-01T12:04:31Z'),
+    printed: false,
+    payment: {
+      provider: 'stripe',
+      paymentId: 'pi_3PqExample0001',
+      authorized: usd(11320),
+      captured: usd(11320),
+      refunds: [],
+      refundPending: false,
+      disputed: false,
+    },
+  },
+  eventId: 'EVT000000000001',
+  cartId: 'b2f5c7e0-4f1d-4c1e-9a51-1d2c3e4f5a6b',
+  tickets: ['11', '12'].map((seat) => ({
+    ticketId: `tkt_000000000001_FLR_C_${seat}`,
+    seat,
+    areaId: '1',
+    section: 'FLR',
+    row: 'C',
+    priceLevelId: '1',
+    priceTypeId: '000000000001',
+    unitPrice: usd(5660),
+    inventoryType: 'PRIMARY' as const,
+  })),
+});
+
 /**
  * Orders (cart): read one order with its tickets, cancel a confirmed order, and record printing
  * of a confirmed order at the partner (or roll it back). The partner's cancel goes through
@@ -226,7 +272,7 @@ export function ordersAdminRoutes(backends: { partnerCart: PartnerCart }) {
           security,
           params,
           response: {
-            200: OrderWithTickets,
+            200: { ...OrderWithTickets, examples: [ORDER_EXAMPLE] },
             ...errors,
           },
         },

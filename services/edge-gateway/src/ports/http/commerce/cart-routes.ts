@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Billing, ShoppingCart, ShoppingProduct } from '@marquee/proto/cart/v1';
 import { ProductChangeOp } from '@marquee/proto/cart/v1';
+import { CART_EXAMPLE } from './examples.js';
 import { wasAnswered } from '../families/backend-call.js';
 import type { FamilyError } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
@@ -110,7 +111,7 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
         headers: WriteHeaders,
         body: CreateCartBody,
         response: {
-          201: { ...CartResult, headers: { location: CART_LOCATION } },
+          201: { ...CartResult, headers: { location: CART_LOCATION }, examples: [CART_EXAMPLE] },
           202: {
             ...CartResult,
             headers: {

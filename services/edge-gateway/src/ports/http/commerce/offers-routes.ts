@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { wasAnswered } from '../families/backend-call.js';
 import { sendFamilyError } from '../families/register-family.js';
 import { READ_ERRORS, errors, type CommerceRoutesContext } from './context.js';
+import { OFFERS_EXAMPLE } from './examples.js';
 import { getBodyReader } from './get-body.js';
 import { KeyHeaders, OffersBody, OffersParams, OffersQuery, OffersResult } from './schemas.js';
 import { offersResult } from './shapes.js';
@@ -54,7 +55,10 @@ export function offersRoutes(scope: FastifyInstance, context: CommerceRoutesCont
     params: OffersParams,
     querystring: OffersQuery,
     headers: KeyHeaders,
-    response: { 200: OffersResult, ...errors(...READ_ERRORS, 413, 415) },
+    response: {
+      200: { ...OffersResult, examples: [OFFERS_EXAMPLE] },
+      ...errors(...READ_ERRORS, 413, 415),
+    },
   };
   scope.get('/events/:id/offers', { schema: offersSchema }, offers);
   scope.get('/events/:id/offers.:format', { schema: offersSchema }, offers);

@@ -246,130 +246,133 @@ export const CommercePaymentConflict = Type.Object(
   { description: 'Commerce error body' },
 );
 
-export const OffersResult = Type.Object({
-  limits: Type.Object({ max: Type.Integer() }),
-  prices: Type.Object({
-    data: Type.Array(
+export const OffersResult = Type.Object(
+  {
+    limits: Type.Object({ max: Type.Integer() }),
+    prices: Type.Object({
+      data: Type.Array(
+        Type.Object({
+          id: Type.String(),
+          type: Type.Literal('offered-prices'),
+          attributes: Type.Object({ currency: Type.String(), value: Type.String() }),
+          relationships: Type.Object({ offers: Refs, priceZones: Refs, areas: Refs }),
+          _links: Type.Object({ self: Type.Object({ href: Type.String() }) }),
+        }),
+      ),
+    }),
+    offers: Type.Array(
       Type.Object({
         id: Type.String(),
-        type: Type.Literal('offered-prices'),
-        attributes: Type.Object({ currency: Type.String(), value: Type.String() }),
-        relationships: Type.Object({ offers: Refs, priceZones: Refs, areas: Refs }),
-        _links: Type.Object({ self: Type.Object({ href: Type.String() }) }),
+        type: Type.Literal('offers'),
+        attributes: Type.Object({
+          name: Type.String(),
+          description: Type.String(),
+          rank: Type.Integer(),
+          offerDetails: Type.Object({
+            link: Type.String(),
+            linkText: Type.String(),
+            text: Type.String(),
+          }),
+          offerType: Type.String(),
+          currency: Type.String(),
+          start: Type.Optional(DateTime),
+          end: Type.Optional(DateTime),
+          prices: Type.Array(
+            Type.Object({
+              priceZone: Type.String(),
+              value: Type.String(),
+              total: Type.String(),
+              fees: Type.Array(Charge),
+              taxes: Type.Array(Charge),
+            }),
+          ),
+          limit: Type.Object({
+            min: Type.Integer(),
+            max: Type.Integer(),
+            sellableQty: Type.String(),
+            multiples: Type.Integer(),
+            maxAccessibleSeats: Type.Integer(),
+            maxCompanionSeatsPerAccessibleSeat: Type.Integer(),
+          }),
+        }),
+        relationships: Type.Object({
+          areas: Refs,
+          priceZones: Refs,
+          offerSets: Refs,
+          passwords: Refs,
+          products: Refs,
+        }),
       }),
     ),
-  }),
-  offers: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      type: Type.Literal('offers'),
-      attributes: Type.Object({
-        name: Type.String(),
-        description: Type.String(),
-        rank: Type.Integer(),
-        offerDetails: Type.Object({
-          link: Type.String(),
-          linkText: Type.String(),
-          text: Type.String(),
-        }),
-        offerType: Type.String(),
-        currency: Type.String(),
-        start: Type.Optional(DateTime),
-        end: Type.Optional(DateTime),
-        prices: Type.Array(
+    _embedded: Type.Object({
+      priceZones: Type.Object({
+        data: Type.Array(
           Type.Object({
-            priceZone: Type.String(),
-            value: Type.String(),
-            total: Type.String(),
-            fees: Type.Array(Charge),
-            taxes: Type.Array(Charge),
+            id: Type.String(),
+            type: Type.Literal('price-zones'),
+            attributes: Type.Object({ currency: Type.String(), name: Type.String() }),
+            relationships: Type.Object({ offers: Refs, areas: Refs }),
           }),
         ),
-        limit: Type.Object({
-          min: Type.Integer(),
-          max: Type.Integer(),
-          sellableQty: Type.String(),
-          multiples: Type.Integer(),
-          maxAccessibleSeats: Type.Integer(),
-          maxCompanionSeatsPerAccessibleSeat: Type.Integer(),
-        }),
       }),
-      relationships: Type.Object({
-        areas: Refs,
-        priceZones: Refs,
-        offerSets: Refs,
-        passwords: Refs,
-        products: Refs,
+      areas: Type.Object({
+        data: Type.Array(
+          Type.Object({
+            id: Type.String(),
+            type: Type.Literal('areas'),
+            attributes: Type.Object({
+              rank: Type.Integer(),
+              name: Type.String(),
+              description: Type.String(),
+              areaType: Type.Union([
+                Type.Literal('LEVEL'),
+                Type.Literal('SECTION'),
+                Type.Literal('AREA'),
+              ]),
+            }),
+            relationships: Type.Object({ areas: Refs, offers: Refs, priceZones: Refs }),
+          }),
+        ),
       }),
-    }),
-  ),
-  _embedded: Type.Object({
-    priceZones: Type.Object({
-      data: Type.Array(
-        Type.Object({
-          id: Type.String(),
-          type: Type.Literal('price-zones'),
-          attributes: Type.Object({ currency: Type.String(), name: Type.String() }),
-          relationships: Type.Object({ offers: Refs, areas: Refs }),
-        }),
-      ),
-    }),
-    areas: Type.Object({
-      data: Type.Array(
-        Type.Object({
-          id: Type.String(),
-          type: Type.Literal('areas'),
-          attributes: Type.Object({
-            rank: Type.Integer(),
-            name: Type.String(),
-            description: Type.String(),
-            areaType: Type.Union([
-              Type.Literal('LEVEL'),
-              Type.Literal('SECTION'),
-              Type.Literal('AREA'),
-            ]),
+      passwords: Type.Object({
+        data: Type.Array(
+          Type.Object({
+            id: Type.String(),
+            type: Type.Literal('passwords'),
+            attributes: Type.Object({
+              name: Type.String(),
+              type: Type.String(),
+              text: Type.String(),
+              link: Type.String(),
+              textLabel: Type.String(),
+              linkLabel: Type.String(),
+              exclusive: Type.Boolean(),
+              start: Type.Optional(DateTime),
+              end: Type.Optional(DateTime),
+              prompts: Type.Array(Type.Object({ id: Type.String(), text: Type.String() })),
+            }),
+            relationships: Type.Object({ offers: Refs }),
+            metadata: Type.Object({ offerIds: Type.Array(Type.String()) }),
           }),
-          relationships: Type.Object({ areas: Refs, offers: Refs, priceZones: Refs }),
-        }),
-      ),
+        ),
+      }),
+      attributesRefs: Type.Object({ data: Type.Array(Ref) }),
+      holds: Type.Object({ data: Type.Array(Ref) }),
     }),
-    passwords: Type.Object({
-      data: Type.Array(
-        Type.Object({
-          id: Type.String(),
-          type: Type.Literal('passwords'),
-          attributes: Type.Object({
-            name: Type.String(),
-            type: Type.String(),
-            text: Type.String(),
-            link: Type.String(),
-            textLabel: Type.String(),
-            linkLabel: Type.String(),
-            exclusive: Type.Boolean(),
-            start: Type.Optional(DateTime),
-            end: Type.Optional(DateTime),
-            prompts: Type.Array(Type.Object({ id: Type.String(), text: Type.String() })),
-          }),
-          relationships: Type.Object({ offers: Refs }),
-          metadata: Type.Object({ offerIds: Type.Array(Type.String()) }),
-        }),
-      ),
+    metadata: Type.Object({
+      eventMapping: Type.Object({
+        source: Type.Object({ name: Type.String(), id: Type.String() }),
+        id: Type.String(),
+        type: Type.String(),
+      }),
+      accessibleSeatingEnabled: Type.Boolean(),
+      rollupFacilityFee: Type.Boolean(),
+      rollupServiceCharge: Type.Boolean(),
     }),
-    attributesRefs: Type.Object({ data: Type.Array(Ref) }),
-    holds: Type.Object({ data: Type.Array(Ref) }),
-  }),
-  metadata: Type.Object({
-    eventMapping: Type.Object({
-      source: Type.Object({ name: Type.String(), id: Type.String() }),
-      id: Type.String(),
-      type: Type.String(),
-    }),
-    accessibleSeatingEnabled: Type.Boolean(),
-    rollupFacilityFee: Type.Boolean(),
-    rollupServiceCharge: Type.Boolean(),
-  }),
-  debug: Type.Array(Type.String()),
-});
+    debug: Type.Array(Type.String()),
+  },
+  { title: 'CommerceOffers', description: 'The offers and prices of an event' },
+);
 
 const LineCharge = Type.Object({
   label: Type.String(),
@@ -386,152 +389,164 @@ const Totals = Type.Object({
   total: Type.String(),
 });
 
-export const CartDocument = Type.Object({
-  id: Type.String(),
-  type: Type.Literal('carts'),
-  attributes: Type.Object({
-    state: Type.String({
-      description: 'pending, held, paid, purchased, released, expired or failed',
-    }),
-    polling: Type.Boolean(),
-    pollingCallbackUrl: Type.Optional(Type.String()),
-    holdTimeSec: Type.Integer(),
-    reservations: Type.Array(
-      Type.Object({
-        expiration: Type.Optional(DateTime),
-        itemGroups: Type.Array(
-          Type.Object({
-            type: Type.String(),
-            metadata: Type.Object({ type: Type.String(), lineItem: Type.String() }),
-            id: Type.String(),
-            quantity: Type.Integer(),
-            currency: Type.String(),
-            perItemPrice: Type.String(),
-            fees: Type.Array(LineCharge),
-            taxes: Type.Array(LineCharge),
-            offer: Type.String(),
-          }),
-        ),
-        itemDetails: Type.Array(
-          Type.Object({
-            type: Type.String(),
-            metadata: Type.Object({ type: Type.String(), itemGroup: Type.String() }),
-            section: Type.String(),
-            row: Type.String(),
-            startSeat: Type.String(),
-            endSeat: Type.String(),
-            ga: Type.Boolean(),
-          }),
-        ),
-        reservation: Type.String(),
-        product: Type.String(),
+export const CartDocument = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Literal('carts'),
+    attributes: Type.Object({
+      state: Type.String({
+        description: 'pending, held, paid, purchased, released, expired or failed',
       }),
-    ),
-    fees: Type.Array(LineCharge),
-    taxes: Type.Array(LineCharge),
-    totals: Totals,
-    delivery: Type.Optional(
-      Type.Object({
-        id: Type.String(),
-        deliveryType: Type.String(),
-        fee: Type.String(),
-      }),
-    ),
-    payments: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        type: Type.String(),
-        amount: Type.String(),
-        currency: Type.String(),
-        card: Type.Object({
-          issuer: Type.String(),
-          number: Type.String({ description: 'Masked: last four digits only' }),
-          expireMonth: Type.Integer(),
-          expireYear: Type.Integer(),
+      polling: Type.Boolean(),
+      pollingCallbackUrl: Type.Optional(Type.String()),
+      holdTimeSec: Type.Integer(),
+      reservations: Type.Array(
+        Type.Object({
+          expiration: Type.Optional(DateTime),
+          itemGroups: Type.Array(
+            Type.Object({
+              type: Type.String(),
+              metadata: Type.Object({ type: Type.String(), lineItem: Type.String() }),
+              id: Type.String(),
+              quantity: Type.Integer(),
+              currency: Type.String(),
+              perItemPrice: Type.String(),
+              fees: Type.Array(LineCharge),
+              taxes: Type.Array(LineCharge),
+              offer: Type.String(),
+            }),
+          ),
+          itemDetails: Type.Array(
+            Type.Object({
+              type: Type.String(),
+              metadata: Type.Object({ type: Type.String(), itemGroup: Type.String() }),
+              section: Type.String(),
+              row: Type.String(),
+              startSeat: Type.String(),
+              endSeat: Type.String(),
+              ga: Type.Boolean(),
+            }),
+          ),
+          reservation: Type.String(),
+          product: Type.String(),
         }),
-      }),
-    ),
-    order: Type.Optional(
-      Type.Object({ id: Type.String(), orderNumber: Type.String(), status: Type.String() }),
-    ),
-    failure: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
-  }),
-  relationships: Type.Object({ events: Refs, products: Refs, offers: Refs }),
-});
-
-export const CartResult = Type.Object({
-  cart: CartDocument,
-  _embedded: Type.Object({
-    events: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        type: Type.Literal('events'),
-        attributes: Type.Object({ name: Type.String() }),
-        relationships: Type.Object({ products: Refs }),
-      }),
-    ),
-    products: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        type: Type.Literal('products'),
-        attributes: Type.Object({ name: Type.String(), productType: Type.String() }),
-        relationships: Type.Object({ events: Refs, offers: Refs }),
-      }),
-    ),
-    offers: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        type: Type.Literal('offers'),
-        attributes: Type.Object({ name: Type.String(), description: Type.String() }),
-      }),
-    ),
-  }),
-  status: Type.String({ description: 'The HTTP status of the answer' }),
-});
-
-export const DeliveriesResult = Type.Object({
-  deliveries: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      type: Type.Literal('delivery'),
-      attributes: Type.Object({
-        deliveryType: Type.String(),
-        displayRank: Type.String(),
-        selected: Type.Boolean(),
-        totals: Type.Object({
+      ),
+      fees: Type.Array(LineCharge),
+      taxes: Type.Array(LineCharge),
+      totals: Totals,
+      delivery: Type.Optional(
+        Type.Object({
+          id: Type.String(),
+          deliveryType: Type.String(),
           fee: Type.String(),
-          tax: Type.String(),
-          grand: Type.String(),
-          currency: Type.String(),
         }),
-        description: Type.Object({ long: Type.String(), short: Type.String() }),
-        restrictions: Type.Array(
-          Type.Object({
-            type: Type.String(),
-            id: Type.String(),
-            offers: Type.Array(Type.String()),
+      ),
+      payments: Type.Array(
+        Type.Object({
+          id: Type.String(),
+          type: Type.String(),
+          amount: Type.String(),
+          currency: Type.String(),
+          card: Type.Object({
+            issuer: Type.String(),
+            number: Type.String({ description: 'Masked: last four digits only' }),
+            expireMonth: Type.Integer(),
+            expireYear: Type.Integer(),
           }),
-        ),
-      }),
-      relationships: Type.Object({ deliveryOptions: Refs }),
+        }),
+      ),
+      order: Type.Optional(
+        Type.Object({ id: Type.String(), orderNumber: Type.String(), status: Type.String() }),
+      ),
+      failure: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
     }),
-  ),
-  _embedded: Type.Object({
-    deliveryOptions: Type.Array(
+    relationships: Type.Object({ events: Refs, products: Refs, offers: Refs }),
+  },
+  { title: 'CommerceCart', description: 'A shopping cart' },
+);
+
+export const CartResult = Type.Object(
+  {
+    cart: CartDocument,
+    _embedded: Type.Object({
+      events: Type.Array(
+        Type.Object({
+          id: Type.String(),
+          type: Type.Literal('events'),
+          attributes: Type.Object({ name: Type.String() }),
+          relationships: Type.Object({ products: Refs }),
+        }),
+      ),
+      products: Type.Array(
+        Type.Object({
+          id: Type.String(),
+          type: Type.Literal('products'),
+          attributes: Type.Object({ name: Type.String(), productType: Type.String() }),
+          relationships: Type.Object({ events: Refs, offers: Refs }),
+        }),
+      ),
+      offers: Type.Array(
+        Type.Object({
+          id: Type.String(),
+          type: Type.Literal('offers'),
+          attributes: Type.Object({ name: Type.String(), description: Type.String() }),
+        }),
+      ),
+    }),
+    status: Type.String({ description: 'The HTTP status of the answer' }),
+  },
+  {
+    title: 'CommerceCartResult',
+    description: 'A cart with the events, products and offers it refers to',
+  },
+);
+
+export const DeliveriesResult = Type.Object(
+  {
+    deliveries: Type.Array(
       Type.Object({
         id: Type.String(),
-        type: Type.Literal('deliveryOption'),
+        type: Type.Literal('delivery'),
         attributes: Type.Object({
-          requiresAddress: Type.Boolean(),
-          requiresIdentification: Type.Boolean(),
+          deliveryType: Type.String(),
+          displayRank: Type.String(),
+          selected: Type.Boolean(),
+          totals: Type.Object({
+            fee: Type.String(),
+            tax: Type.String(),
+            grand: Type.String(),
+            currency: Type.String(),
+          }),
           description: Type.Object({ long: Type.String(), short: Type.String() }),
-          acceptedCountries: Type.Optional(Type.Array(CountryRef('accepted-delivery-country'))),
-          excludedCountries: Type.Optional(Type.Array(CountryRef('excluded-delivery-country'))),
+          restrictions: Type.Array(
+            Type.Object({
+              type: Type.String(),
+              id: Type.String(),
+              offers: Type.Array(Type.String()),
+            }),
+          ),
         }),
+        relationships: Type.Object({ deliveryOptions: Refs }),
       }),
     ),
-  }),
-});
+    _embedded: Type.Object({
+      deliveryOptions: Type.Array(
+        Type.Object({
+          id: Type.String(),
+          type: Type.Literal('deliveryOption'),
+          attributes: Type.Object({
+            requiresAddress: Type.Boolean(),
+            requiresIdentification: Type.Boolean(),
+            description: Type.Object({ long: Type.String(), short: Type.String() }),
+            acceptedCountries: Type.Optional(Type.Array(CountryRef('accepted-delivery-country'))),
+            excludedCountries: Type.Optional(Type.Array(CountryRef('excluded-delivery-country'))),
+          }),
+        }),
+      ),
+    }),
+  },
+  { title: 'CommerceDeliveries', description: 'The delivery methods of a cart' },
+);
 
 function CountryRef(type: string): TSchema {
   return Type.Object({
@@ -541,36 +556,39 @@ function CountryRef(type: string): TSchema {
   });
 }
 
-export const PurchaseResult = Type.Object({
-  confirmation: Type.Object({
-    id: Type.String(),
-    type: Type.Literal('order-confirmations'),
-    relationships: Type.Object({ orders: Refs }),
-  }),
-  _embedded: Type.Object({
-    orders: Type.Object({
-      data: Type.Array(
-        Type.Object({
-          id: Type.String(),
-          type: Type.Literal('orders'),
-          attributes: Type.Object({
-            orderNumber: Type.String(),
-            status: Type.String(),
-            cartId: Type.String(),
-            eventId: Type.String(),
-            currency: Type.String(),
-            total: Type.String(),
-            ticketCount: Type.Integer(),
-            confirmedAt: Type.Optional(DateTime),
-          }),
-          redemption: Type.Object({
-            url: Type.String(),
-            token: Type.String({
-              description: 'Order token: bearer credential of the order read; shown once',
+export const PurchaseResult = Type.Object(
+  {
+    confirmation: Type.Object({
+      id: Type.String(),
+      type: Type.Literal('order-confirmations'),
+      relationships: Type.Object({ orders: Refs }),
+    }),
+    _embedded: Type.Object({
+      orders: Type.Object({
+        data: Type.Array(
+          Type.Object({
+            id: Type.String(),
+            type: Type.Literal('orders'),
+            attributes: Type.Object({
+              orderNumber: Type.String(),
+              status: Type.String(),
+              cartId: Type.String(),
+              eventId: Type.String(),
+              currency: Type.String(),
+              total: Type.String(),
+              ticketCount: Type.Integer(),
+              confirmedAt: Type.Optional(DateTime),
+            }),
+            redemption: Type.Object({
+              url: Type.String(),
+              token: Type.String({
+                description: 'Order token: bearer credential of the order read; shown once',
+              }),
             }),
           }),
-        }),
-      ),
+        ),
+      }),
     }),
-  }),
-});
+  },
+  { title: 'CommercePurchase', description: 'The orders of a purchased cart' },
+);

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EventSort, Inclusion, SearchEventsRequest } from '@marquee/proto/catalog/v1';
 import { DistanceUnit } from '@marquee/proto/common/v1';
+import { dependent } from '../parameter-dependencies.js';
 
 /** Discovery v2's paging limits, with its deep-paging guard `size * page < 1000`. */
 export const MAX_SIZE = 500;
@@ -24,6 +25,48 @@ const inclusion = Type.Union([Type.Literal('yes'), Type.Literal('no'), Type.Lite
 const codeList = Type.String({ pattern: '^[A-Za-z0-9]{1,3}(,[A-Za-z0-9]{1,3})*$' });
 
 /**
+ * `size` and `page` of every Discovery v2 search, with the deep-paging guard that crosses them
+ * (`size * page < 1000`, refused with 400 DIS1035).
+ */
+export const PAGING = {
+  size: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_SIZE,
+      description: `Page size, default ${DEFAULT_SIZE}. \`size * page\` must be less than ${MAX_DEPTH} (400 DIS1035 otherwise).`,
+    }),
+  ),
+  // With size 1, page 999 at most; the product is the handler's to check.
+  page: Type.Optional(
+    dependent(
+      Type.Integer({ minimum: 0, maximum: MAX_DEPTH - 1 }),
+      `Page number from 0. \`size * page\` must be less than ${MAX_DEPTH}, \`size\` at its default ${DEFAULT_SIZE} when absent (400 DIS1035 otherwise).`,
+      [
+        {
+          productWith: 'size',
+          lessThan: MAX_DEPTH,
+          defaults: { size: DEFAULT_SIZE },
+          status: 400,
+        },
+      ],
+    ),
+  ),
+};
+
+/** `radius`: a distance around `latlong`, which it needs. */
+export const RADIUS = dependent(
+  Type.String({ pattern: '^\\d{1,5}(\\.\\d+)?$' }),
+  'Distance around `latlong`, in `unit`. Needs `latlong` (400 DIS1015 otherwise).',
+  [{ requires: ['latlong'], status: 400 }],
+);
+/** `unit` of `radius`, which needs `latlong` too. */
+export const UNIT = dependent(
+  Type.Union([Type.Literal('miles'), Type.Literal('km')]),
+  'Unit of `radius`, default miles. Needs `latlong` (400 DIS1015 otherwise).',
+  [{ requires: ['latlong'], status: 400 }],
+);
+
+/**
  * Every query parameter of Discovery v2 event search; unknown parameters are refused (a typo such
  * as `keywords` would otherwise silently return everything).
  */
@@ -35,23 +78,31 @@ export const EventSearchQuery = Type.Object(
     venueId: Type.Optional(idList),
     postalCode: Type.Optional(Type.String({ maxLength: 20 })),
     latlong: Type.Optional(
-      Type.String({ pattern: LATLONG_PATTERN, description: 'latitude,longitude in degrees' }),
+      Type.String({
+        pattern: LATLONG_PATTERN,
+        description:
+          'latitude,longitude in degrees: the centre of the search around it (`radius`, `unit`)',
+      }),
     ),
-    radius: Type.Optional(Type.String({ pattern: '^\\d{1,5}(\\.\\d+)?$' })),
-    unit: Type.Optional(Type.Union([Type.Literal('miles'), Type.Literal('km')])),
+    radius: Type.Optional(RADIUS),
+    unit: Type.Optional(UNIT),
     source: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$' })),
     locale: Type.Optional(Type.String({ pattern: '^(\\*|[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*)$' })),
     marketId: Type.Optional(Type.String({ pattern: '^\\d{1,6}(,\\d{1,6})*$' })),
     startDateTime: Type.Optional(dateTime),
-    endDateTime: Type.Optional(dateTime),
+    endDateTime: Type.Optional(
+      dependent(
+        dateTime,
+        'UTC date-time ending in Z, e.g. 2030-05-01T00:00:00Z. Not before `startDateTime` (400 DIS1015 otherwise).',
+        [{ notBefore: 'startDateTime', status: 400 }],
+      ),
+    ),
     onsaleStartDateTime: Type.Optional(dateTime),
     onsaleEndDateTime: Type.Optional(dateTime),
     includeTBA: Type.Optional(inclusion),
     includeTBD: Type.Optional(inclusion),
     includeTest: Type.Optional(inclusion),
-    size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SIZE })),
-    // size * page must stay under MAX_DEPTH (toSearchEventsRequest): with size 1, page 999 at most.
-    page: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_DEPTH - 1 })),
+    ...PAGING,
     sort: Type.Optional(
       Type.Union([
         Type.Literal('eventDate,date.asc'),

@@ -23,6 +23,7 @@ import {
   DiscoverySegment,
   DiscoverySubGenre,
   DiscoveryVenue,
+  EVENT_EXAMPLE,
   EVENT_PAGE_EXAMPLE,
   sendAsBuilt,
 } from './discovery-v2-schemas.js';
@@ -43,7 +44,7 @@ import {
   EventSearchQuery,
   LATLONG_PATTERN,
   MAX_DEPTH,
-  MAX_SIZE,
+  PAGING,
   toSearchEventsRequest,
 } from './discovery-v2-query.js';
 import { suggestAndImagesRoutes } from './discovery-v2-suggest-images.js';
@@ -59,11 +60,7 @@ const LocaleQuery = Type.Object(
   { additionalProperties: false },
 );
 const inclusion = Type.Union([Type.Literal('yes'), Type.Literal('no'), Type.Literal('only')]);
-const paging = {
-  size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SIZE })),
-  // size * page must stay under MAX_DEPTH (checked by the route): with size 1, page 999 at most.
-  page: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_DEPTH - 1 })),
-};
+const paging = PAGING;
 const nameSort = Type.Optional(
   Type.Union([Type.Literal('name,asc'), Type.Literal('name,desc'), Type.Literal('relevance,desc')]),
 );
@@ -78,10 +75,23 @@ const VenueSearchQuery = Type.Object(
     city: Type.Optional(Type.String({ maxLength: 100 })),
     postalCode: Type.Optional(Type.String({ maxLength: 20 })),
     latlong: Type.Optional(
-      Type.String({ pattern: LATLONG_PATTERN, description: 'latitude,longitude in degrees' }),
+      Type.String({
+        pattern: LATLONG_PATTERN,
+        description: 'latitude,longitude in degrees: the centre of the search (`radius`, `unit`)',
+      }),
     ),
-    radius: Type.Optional(Type.String({ pattern: '^\\d{1,5}(\\.\\d+)?$' })),
-    unit: Type.Optional(Type.Union([Type.Literal('miles'), Type.Literal('km')])),
+    // Without `latlong`, venue search ignores `radius` and `unit` (no centre to measure from).
+    radius: Type.Optional(
+      Type.String({
+        pattern: '^\\d{1,5}(\\.\\d+)?$',
+        description: 'Distance around `latlong`, in `unit`; ignored without `latlong`',
+      }),
+    ),
+    unit: Type.Optional(
+      Type.Union([Type.Literal('miles'), Type.Literal('km')], {
+        description: 'Unit of `radius`, default miles; ignored without `latlong`',
+      }),
+    ),
     marketId: Type.Optional(Type.String({ pattern: '^\\d{1,6}(,\\d{1,6})*$' })),
     includeTest: Type.Optional(inclusion),
     sort: nameSort,
@@ -196,8 +206,8 @@ export function discoveryV2Routes(
         400: 'Invalid parameter (DIS1015), or paging too deep: size * page must be less than 1000 (DIS1035)',
       }),
     });
-    const detailResponses = (what: string, document: TSchema) => ({
-      200: document,
+    const detailResponses = (what: string, document: TSchema, example?: unknown) => ({
+      200: example === undefined ? document : { ...document, examples: [example] },
       ...familyErrorResponses(family, { 404: `No ${what} with this id (DIS1004)` }),
     });
 
@@ -277,7 +287,7 @@ export function discoveryV2Routes(
           summary: 'Event details',
           params: IdParams,
           querystring: LocaleQuery,
-          response: detailResponses('event', DiscoveryEvent),
+          response: detailResponses('event', DiscoveryEvent, EVENT_EXAMPLE),
         },
       },
       async (request, reply) => {

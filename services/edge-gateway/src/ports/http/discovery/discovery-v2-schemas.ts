@@ -217,79 +217,83 @@ export const DiscoveryPage = (what: string, item: TSchema, title: string): TObje
     { title },
   );
 
+/**
+ * An event as the event details answer it (`GET /discovery/v2/events/{id}`: its venue and
+ * attractions embedded), and as each event of a search page, for the OpenAPI document's examples.
+ */
+export const EVENT_EXAMPLE = {
+  name: 'Spring Concert',
+  type: 'event',
+  id: 'EVT000000000001',
+  test: false,
+  url: 'https://tickets.example.com/e/EVT000000000001',
+  locale: 'en-us',
+  images: [
+    {
+      ratio: '16_9',
+      url: 'https://img.example.com/1.jpg',
+      width: 1024,
+      height: 576,
+      fallback: false,
+    },
+  ],
+  sales: { public: { startDateTime: '2029-01-01T15:00:00.000Z', startTBD: false } },
+  dates: {
+    start: {
+      localDate: '2030-05-01',
+      localTime: '19:30:00',
+      dateTime: '2030-05-01T23:30:00.000Z',
+    },
+    timezone: 'America/New_York',
+    status: { code: 'onsale' },
+  },
+  classifications: [
+    {
+      primary: true,
+      segment: { id: 'KZ1', name: 'Music' },
+      genre: { id: 'KG1', name: 'Rock' },
+    },
+  ],
+  priceRanges: [{ type: 'standard', currency: 'USD', min: 25.5, max: 99 }],
+  _links: {
+    self: { href: '/discovery/v2/events/EVT000000000001' },
+    attractions: [{ href: '/discovery/v2/attractions/KATTR1' }],
+    venues: [{ href: '/discovery/v2/venues/ZVENUE1' }],
+  },
+  _embedded: {
+    venues: [
+      {
+        name: 'Madison Square Garden',
+        type: 'venue',
+        id: 'ZVENUE1',
+        test: false,
+        locale: 'en-us',
+        markets: [{ id: '35' }],
+        city: { name: 'New York' },
+        upcomingEvents: { _total: 3 },
+        _links: { self: { href: '/discovery/v2/venues/ZVENUE1' } },
+      },
+    ],
+    attractions: [
+      {
+        name: 'The Band',
+        type: 'attraction',
+        id: 'KATTR1',
+        test: false,
+        locale: 'en-us',
+        images: [],
+        classifications: [],
+        upcomingEvents: { _total: 1 },
+        _links: { self: { href: '/discovery/v2/attractions/KATTR1' } },
+      },
+    ],
+  },
+};
+
 /** An event search's page, as the OpenAPI document shows it (`GET /discovery/v2/events`). */
 export const EVENT_PAGE_EXAMPLE = {
   _embedded: {
-    events: [
-      {
-        name: 'Spring Concert',
-        type: 'event',
-        id: 'EVT000000000001',
-        test: false,
-        url: 'https://tickets.example.com/e/EVT000000000001',
-        locale: 'en-us',
-        images: [
-          {
-            ratio: '16_9',
-            url: 'https://img.example.com/1.jpg',
-            width: 1024,
-            height: 576,
-            fallback: false,
-          },
-        ],
-        sales: { public: { startDateTime: '2029-01-01T15:00:00.000Z', startTBD: false } },
-        dates: {
-          start: {
-            localDate: '2030-05-01',
-            localTime: '19:30:00',
-            dateTime: '2030-05-01T23:30:00.000Z',
-          },
-          timezone: 'America/New_York',
-          status: { code: 'onsale' },
-        },
-        classifications: [
-          {
-            primary: true,
-            segment: { id: 'KZ1', name: 'Music' },
-            genre: { id: 'KG1', name: 'Rock' },
-          },
-        ],
-        priceRanges: [{ type: 'standard', currency: 'USD', min: 25.5, max: 99 }],
-        _links: {
-          self: { href: '/discovery/v2/events/EVT000000000001' },
-          attractions: [{ href: '/discovery/v2/attractions/KATTR1' }],
-          venues: [{ href: '/discovery/v2/venues/ZVENUE1' }],
-        },
-        _embedded: {
-          venues: [
-            {
-              name: 'Madison Square Garden',
-              type: 'venue',
-              id: 'ZVENUE1',
-              test: false,
-              locale: 'en-us',
-              markets: [{ id: '35' }],
-              city: { name: 'New York' },
-              upcomingEvents: { _total: 3 },
-              _links: { self: { href: '/discovery/v2/venues/ZVENUE1' } },
-            },
-          ],
-          attractions: [
-            {
-              name: 'The Band',
-              type: 'attraction',
-              id: 'KATTR1',
-              test: false,
-              locale: 'en-us',
-              images: [],
-              classifications: [],
-              upcomingEvents: { _total: 1 },
-              _links: { self: { href: '/discovery/v2/attractions/KATTR1' } },
-            },
-          ],
-        },
-      },
-    ],
+    events: [EVENT_EXAMPLE],
   },
   _links: {
     self: { href: '/discovery/v2/events.json?keyword=rock&page=0&size=20{&sort}', templated: true },

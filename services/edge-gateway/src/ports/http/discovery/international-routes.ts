@@ -14,11 +14,14 @@ import type { FeeSchedule } from '@marquee/platform/money';
 import type { DeveloperAccess } from '../../../app/backends.js';
 import type { DiscoveryCatalog } from '../../../app/discovery-catalog.js';
 import { requireApiKey } from '../api-key-guard.js';
+import { dependent } from '../parameter-dependencies.js';
 import { familyErrorResponses, type ApiFamily } from '../families/family.js';
 import { sendFamilyError } from '../families/register-family.js';
 import { resolvedOf } from '@marquee/discovery-documents';
 import { sendAsBuilt } from './discovery-v2-schemas.js';
 import {
+  INTL_EVENT_EXAMPLE,
+  INTL_EVENT_PAGE_EXAMPLE,
   IntlAreas,
   IntlAttraction,
   IntlEvent,
@@ -44,7 +47,7 @@ const DEFAULT_ROWS = 10;
 
 const Domain = Type.Union(domainNames.map((d) => Type.Literal(d)));
 /** `domain` may be repeated in the query; results combine the domains with OR. */
-const Domains = Type.Array(Domain, { maxItems: domainNames.length });
+const Domains = Type.Array(Domain, { maxItems: domainNames.length, title: 'IntlDomains' });
 const ids = Type.String({ pattern: '^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$', maxLength: 2000 });
 const numericIds = Type.String({ pattern: '^\\d{1,6}(,\\d{1,6})*$' });
 /** City ids have at most 48 bits (catalog-indexer README "City ids"): up to 15 digits each. */
@@ -63,8 +66,22 @@ const common = {
   start: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
   order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
 };
-const latitude = Type.Number({ minimum: -90, maximum: 90 });
-const longitude = Type.Number({ minimum: -180, maximum: 180 });
+/** `lat` and `long` go together (400 otherwise); `radius` (and events' `sort_by=proximity`) need them. */
+const latitude = dependent(
+  Type.Number({ minimum: -90, maximum: 90 }),
+  'Latitude of the search centre, in degrees. Goes with `long` (400 otherwise).',
+  [{ requires: ['long'], status: 400 }],
+);
+const longitude = dependent(
+  Type.Number({ minimum: -180, maximum: 180 }),
+  'Longitude of the search centre, in degrees. Goes with `lat` (400 otherwise).',
+  [{ requires: ['lat'], status: 400 }],
+);
+const radius = dependent(
+  Type.Integer({ minimum: 1, maximum: 20_000 }),
+  'Distance around `lat`/`long`, in kilometres. Needs `lat` and `long` (400 otherwise).',
+  [{ requires: ['lat', 'long'], status: 400 }],
+);
 
 const EventQuery = Type.Object(
   {
@@ -83,14 +100,20 @@ const EventQuery = Type.Object(
     postal_code: Type.Optional(Type.String({ maxLength: 20 })),
     lat: Type.Optional(latitude),
     long: Type.Optional(longitude),
-    radius: Type.Optional(Type.Integer({ minimum: 1, maximum: 20_000 })),
+    radius: Type.Optional(radius),
     eventdate_from: Type.Optional(utc),
     eventdate_to: Type.Optional(utc),
     onsaledate_from: Type.Optional(utc),
     onsaledate_to: Type.Optional(utc),
     offsaledate_from: Type.Optional(utc),
     offsaledate_to: Type.Optional(utc),
-    min_price: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+    min_price: Type.Optional(
+      dependent(
+        Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+        'Lowest price. Not above `max_price` (400 otherwise).',
+        [{ notAbove: 'max_price', status: 400 }],
+      ),
+    ),
     max_price: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
     price_excl_fees: Type.Optional(Type.Boolean()),
     seats_available: Type.Optional(Type.Boolean()),
@@ -101,10 +124,14 @@ const EventQuery = Type.Object(
     // One documented parameter table spells it so; accepted as the same parameter.
     exlude_external: Type.Optional(Type.Boolean()),
     sort_by: Type.Optional(
-      Type.Union(
-        ['eventdate', 'eventname', 'popularity', 'proximity', 'onsaledate'].map((v) =>
-          Type.Literal(v),
+      dependent(
+        Type.Union(
+          ['eventdate', 'eventname', 'popularity', 'proximity', 'onsaledate'].map((v) =>
+            Type.Literal(v),
+          ),
         ),
+        'Order of the results. `proximity` (nearest first) needs `lat` and `long` (400 otherwise).',
+        [{ requires: ['lat', 'long'], value: 'proximity', status: 400 }],
       ),
     ),
   },
@@ -136,7 +163,7 @@ const VenueQuery = Type.Object(
     postal_code: Type.Optional(Type.String({ maxLength: 20 })),
     lat: Type.Optional(latitude),
     long: Type.Optional(longitude),
-    radius: Type.Optional(Type.Integer({ minimum: 1, maximum: 20_000 })),
+    radius: Type.Optional(radius),
     exclude_external: Type.Optional(Type.Boolean()),
     sort_by: Type.Optional(Type.Union([Type.Literal('venuename'), Type.Literal('cityname')])),
   },
@@ -232,14 +259,17 @@ export function internationalRoutes(
           detail: `${what} ${id} not found`,
         });
       const isNotFound = (error: unknown) => (error as { kind?: string }).kind === 'not_found';
-      const searchResponses = (answer: TSchema) => ({
-        200: answer,
+      // An answer's example, when there is one, goes with its schema (the document's `example`).
+      const withExample = (answer: TSchema, example?: unknown) =>
+        example === undefined ? answer : { ...answer, examples: [example] };
+      const searchResponses = (answer: TSchema, example?: unknown) => ({
+        200: withExample(answer, example),
         ...familyErrorResponses(family, {
           400: 'Invalid parameter, or parameters that do not go together',
         }),
       });
-      const detailResponses = (what: string, answer: TSchema) => ({
-        200: answer,
+      const detailResponses = (what: string, answer: TSchema, example?: unknown) => ({
+        200: withExample(answer, example),
         ...familyErrorResponses(family, { 404: `No ${what} with this id (in these domains)` }),
       });
       const pagination = (start: number, rows: number, total: number) => ({ start, rows, total });
@@ -253,7 +283,10 @@ export function internationalRoutes(
             description:
               '`lat` and `long` go together; `radius` and `sort_by=proximity` need them; `min_price` is not above `max_price` (400 otherwise).',
             querystring: EventQuery,
-            response: searchResponses(IntlPage('events', IntlEvent, 'IntlEventPage')),
+            response: searchResponses(
+              IntlPage('events', IntlEvent, 'IntlEventPage'),
+              INTL_EVENT_PAGE_EXAMPLE,
+            ),
           },
         },
         async (request, reply) => {
@@ -354,7 +387,7 @@ export function internationalRoutes(
             summary: 'Event details',
             params: IdParams,
             querystring: OptionalDomainQuery,
-            response: detailResponses('event', IntlEvent),
+            response: detailResponses('event', IntlEvent, INTL_EVENT_EXAMPLE),
           },
         },
         async (request, reply) => {

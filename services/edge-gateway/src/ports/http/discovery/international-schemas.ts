@@ -19,7 +19,7 @@ const Address = Type.Object({
   long: Nullable(Type.Number()),
   lat: Nullable(Type.Number()),
 });
-const Location = Type.Object({ address: Address });
+const Location = Type.Object({ address: Address }, { title: 'IntlLocation' });
 
 export const IntlVenue = Type.Object(
   {
@@ -149,3 +149,58 @@ export const IntlSimilarAttractions = Type.Object(
   { attractions: Type.Array(IntlAttraction) },
   { title: 'IntlSimilarAttractions' },
 );
+
+/**
+ * An event as `intlEvent` (international-shapes.ts) renders it, for the OpenAPI document's
+ * examples (`GET /events/{id}`, and the one event of the search example).
+ */
+export const INTL_EVENT_EXAMPLE = {
+  id: 'EVT000000000001',
+  domain_id: 578,
+  name: 'Spring Concert',
+  url: 'https://tickets.example.com/e/EVT000000000001',
+  eventdate: { format: 'datetime', value: '2030-05-01T17:30:00Z' },
+  timezone: 'Europe/Oslo',
+  localeventdate: '2030-05-01T19:30:00',
+  onsale: '2029-01-01T09:00:00Z',
+  offsale: '2030-05-01T17:00:00Z',
+  dooropening: '2030-05-01T16:30:00Z',
+  properties: {
+    cancelled: false,
+    rescheduled: false,
+    seats_avail: true,
+    sold_out: false,
+    package: false,
+  },
+  venue: {
+    id: 'ZVENUE1',
+    name: 'Oslo Spektrum',
+    location: {
+      address: {
+        address: 'Sonja Henies plass 2',
+        postal_code: '0185',
+        city: 'Oslo',
+        city_id: 3143244,
+        country: 'NO',
+        long: 10.7547,
+        lat: 59.9128,
+      },
+    },
+  },
+  categories: [{ id: 'KZ1', name: 'Music', subcategories: [{ id: 'KG1', name: 'Rock' }] }],
+  attractions: [{ id: 'KATTR1', name: 'The Band', url: 'https://tickets.example.com/a/KATTR1' }],
+  price_ranges: {
+    excluding_ticket_fees: { min: 450, max: 950 },
+    including_ticket_fees: { min: 495, max: 1045 },
+  },
+  currency: 'NOK',
+  images: {
+    '16_9': { url: 'https://img.example.com/1.jpg', width: 1024, height: 576 },
+  },
+};
+
+/** An event search's answer (`GET /events?domain=norway&rows=10`), for the document's example. */
+export const INTL_EVENT_PAGE_EXAMPLE = {
+  events: [INTL_EVENT_EXAMPLE],
+  pagination: { start: 0, rows: 10, total: 1 },
+};

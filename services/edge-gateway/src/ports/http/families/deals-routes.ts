@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { DeveloperAccess } from '../../../app/backends.js';
 import type { DealsBackend } from '../../../app/deals.js';
 import { requireApiKey } from '../api-key-guard.js';
+import { dependent } from '../parameter-dependencies.js';
 import { DealsQueryError, ISO_DATE_TIME, MAX_ROWS, parseDealsQuery } from './deals-query.js';
 import { familyErrorResponses, type ApiFamily } from './family.js';
 import { anyCase, blankOr, listOf } from '../patterns.js';
@@ -10,44 +11,47 @@ import { anyCase, blankOr, listOf } from '../patterns.js';
 const Named = Type.Object({ name: Type.String(), id: Type.Number() });
 
 /** The deals search result (in the field order the deals API documents). */
-const DealSearchResult = Type.Object({
-  hits: Type.Integer(),
-  totalHits: Type.Integer(),
-  events: Type.Array(
-    Type.Object({
-      eventId: Type.String(),
-      eventName: Type.String(),
-      eventDate: Type.Optional(Type.String({ format: 'date-time' })),
-      onsaleOnDate: Type.Optional(Type.String({ format: 'date-time' })),
-      eventDetailsLink: Type.String(),
-      minPrice: Type.Optional(Type.Number()),
-      maxPrice: Type.Optional(Type.Number()),
-      currency: Type.Optional(Type.String()),
-      deals: Type.Array(
-        Type.Object({
-          dealName: Type.String(),
-          dealDescription: Type.String(),
-          dealOfferCode: Type.Optional(Type.String()),
+const DealSearchResult = Type.Object(
+  {
+    hits: Type.Integer(),
+    totalHits: Type.Integer(),
+    events: Type.Array(
+      Type.Object({
+        eventId: Type.String(),
+        eventName: Type.String(),
+        eventDate: Type.Optional(Type.String({ format: 'date-time' })),
+        onsaleOnDate: Type.Optional(Type.String({ format: 'date-time' })),
+        eventDetailsLink: Type.String(),
+        minPrice: Type.Optional(Type.Number()),
+        maxPrice: Type.Optional(Type.Number()),
+        currency: Type.Optional(Type.String()),
+        deals: Type.Array(
+          Type.Object({
+            dealName: Type.String(),
+            dealDescription: Type.String(),
+            dealOfferCode: Type.Optional(Type.String()),
+          }),
+        ),
+        attractions: Type.Array(
+          Type.Object({ attractionId: Type.Number(), attractionName: Type.String() }),
+        ),
+        venue: Type.Optional(
+          Type.Object({
+            venueId: Type.Number(),
+            venueName: Type.String(),
+            venueLatitude: Type.Optional(Type.Number()),
+            venueLongitude: Type.Optional(Type.Number()),
+          }),
+        ),
+        categorization: Type.Object({
+          majorGenres: Type.Array(Named),
+          minorGenres: Type.Array(Named),
         }),
-      ),
-      attractions: Type.Array(
-        Type.Object({ attractionId: Type.Number(), attractionName: Type.String() }),
-      ),
-      venue: Type.Optional(
-        Type.Object({
-          venueId: Type.Number(),
-          venueName: Type.String(),
-          venueLatitude: Type.Optional(Type.Number()),
-          venueLongitude: Type.Optional(Type.Number()),
-        }),
-      ),
-      categorization: Type.Object({
-        majorGenres: Type.Array(Named),
-        minorGenres: Type.Array(Named),
       }),
-    }),
-  ),
-});
+    ),
+  },
+  { title: 'DealsEventPage' },
+);
 
 const ISO_DATE_TIME_CORE = ISO_DATE_TIME.source.slice(1, -1);
 
@@ -111,10 +115,18 @@ const querystring = Type.Object({
   city: Type.Optional(Type.String({ maxLength: 100 })),
   state: Type.Optional(Type.String({ maxLength: 100 })),
   latitude: Type.Optional(
-    Type.Number({ minimum: -90, maximum: 90, description: 'With longitude' }),
+    dependent(
+      Type.Number({ minimum: -90, maximum: 90 }),
+      'Latitude of the search centre. Goes with `longitude` (406 otherwise).',
+      [{ requires: ['longitude'], status: 406 }],
+    ),
   ),
   longitude: Type.Optional(
-    Type.Number({ minimum: -180, maximum: 180, description: 'With latitude' }),
+    dependent(
+      Type.Number({ minimum: -180, maximum: 180 }),
+      'Longitude of the search centre. Goes with `latitude` (406 otherwise).',
+      [{ requires: ['latitude'], status: 406 }],
+    ),
   ),
   radius: Type.Optional(
     Type.Number({ exclusiveMinimum: 0, maximum: 20_038, description: 'Default 10' }),
@@ -136,10 +148,11 @@ const querystring = Type.Object({
     }),
   ),
   timeRangeEnd: Type.Optional(
-    Type.String({
-      pattern: blankOr(ISO_DATE_TIME_CORE),
-      description: 'ISO 8601 date or date-time (UTC without a zone); events starting before',
-    }),
+    dependent(
+      Type.String({ pattern: blankOr(ISO_DATE_TIME_CORE) }),
+      'ISO 8601 date or date-time (UTC without a zone); events starting before. Not before `timeRangeStart` (406 otherwise).',
+      [{ notBefore: 'timeRangeStart', status: 406 }],
+    ),
   ),
 });
 

@@ -8,6 +8,7 @@ import type {
   FastifyRequest,
   FastifySchemaCompiler,
 } from 'fastify';
+import { DEPENDENCIES } from '../parameter-dependencies.js';
 import type { ApiFamily, FamilyError } from './family.js';
 
 /** gRPC-derived error kinds (see @marquee/platform/errors) and the HTTP status each maps to. */
@@ -35,15 +36,31 @@ const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
  * number, integer or boolean (and a single value where it says array), as fastify does by default.
  * Lengths count characters (code points), as JSON Schema and the document say. Routes that bring
  * their own compiler (publishing: TypeBox's, the same check as publisher's) keep it.
+ * `x-dependencies` (rules between query parameters, parameter-dependencies.ts) is an annotation
+ * here: the handlers enforce those rules, with the family's own error code.
  */
 const ajvCompilers = AjvCompiler();
 const strictBodyValidator = ajvCompilers(
   {},
-  { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+  {
+    customOptions: {
+      coerceTypes: false,
+      removeAdditional: false,
+      allErrors: true,
+      keywords: [DEPENDENCIES],
+    },
+  },
 );
 const textValidator = ajvCompilers(
   {},
-  { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
+  {
+    customOptions: {
+      coerceTypes: 'array',
+      removeAdditional: false,
+      allErrors: true,
+      keywords: [DEPENDENCIES],
+    },
+  },
 );
 export const familyValidatorCompiler: FastifySchemaCompiler<unknown> = (route) =>
   route.httpPart === 'body' ? strictBodyValidator(route) : textValidator(route);

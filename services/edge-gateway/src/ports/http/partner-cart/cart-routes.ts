@@ -2,6 +2,7 @@ import { decimalNumberToMinor, moneyToDecimal } from '@marquee/platform/money';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ReserveRequest } from '../../../app/partner-cart.js';
+import { COMMIT_EXAMPLE, HELD_CART_EXAMPLE } from './examples.js';
 import { CART_ID_RULE, InvalidInput, type Params, type PartnerCartContext } from './context.js';
 import {
   CartIdQuery,
@@ -45,7 +46,7 @@ export function cartRoutes(scope: FastifyInstance, context: PartnerCartContext):
         headers: ReserveHeaders,
         body: ReserveBody,
         response: {
-          200: CartResult,
+          200: { ...CartResult, examples: [HELD_CART_EXAMPLE] },
           202: PendingCart,
           ...errorResponses(403, 404, 409, 413, 415, 422, 502),
         },
@@ -86,7 +87,7 @@ export function cartRoutes(scope: FastifyInstance, context: PartnerCartContext):
         params: EventParams,
         querystring: CartIdQuery,
         response: {
-          200: CartResult,
+          200: { ...CartResult, examples: [HELD_CART_EXAMPLE] },
           202: PendingCart,
           ...errorResponses(402, 403, 404, 409, 502),
         },
@@ -113,7 +114,7 @@ export function cartRoutes(scope: FastifyInstance, context: PartnerCartContext):
         headers: IdempotencyHeaders,
         body: CommitBody,
         response: {
-          200: CommitResult,
+          200: { ...CommitResult, examples: [COMMIT_EXAMPLE] },
           ...errorResponses(402, 403, 404, 409, 413, 415, 422, 502),
         },
       },

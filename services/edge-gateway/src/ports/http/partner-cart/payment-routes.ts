@@ -2,6 +2,7 @@ import { isKnownCurrency, parseDecimal } from '@marquee/platform/money';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Billing } from '../../../app/partner-cart.js';
+import { PAID_CART_EXAMPLE } from './examples.js';
 import { CART_ID_RULE, InvalidInput, type Params, type PartnerCartContext } from './context.js';
 import {
   CartResult,
@@ -30,7 +31,10 @@ export function paymentRoutes(scope: FastifyInstance, context: PartnerCartContex
         querystring: OptionalCartIdQuery,
         headers: IdempotencyHeaders,
         body: PaymentBody,
-        response: { 200: CartResult, ...errorResponses(402, 403, 404, 409, 413, 415, 422, 502) },
+        response: {
+          200: { ...CartResult, examples: [PAID_CART_EXAMPLE] },
+          ...errorResponses(402, 403, 404, 409, 413, 415, 422, 502),
+        },
       },
     },
     async (request, reply) => {

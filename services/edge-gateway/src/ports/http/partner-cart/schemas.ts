@@ -204,6 +204,7 @@ export const ReserveBody = Type.Object(
     additional_reserves: Type.Optional(Type.Array(Reserve, { maxItems: 10 })),
   },
   {
+    title: 'PartnerCartReserveRequest',
     additionalProperties: false,
     // Two tickets of a ticket type, best available seats.
     examples: [{ reserve: { tickets: [{ id: '000000000001', quantity: 2 }] } }],
@@ -308,7 +309,7 @@ export const PaymentBody = Type.Object(
       { additionalProperties: false },
     ),
   },
-  { additionalProperties: false },
+  { title: 'PartnerCartPaymentRequest', additionalProperties: false },
 );
 
 // ---------------------------------------------------------------- answers
@@ -478,7 +479,7 @@ export const CommitResult = Type.Object(
     grand_total: Amount,
     currency_code: Type.String(),
   },
-  { description: 'The order' },
+  { title: 'PartnerCartOrder', description: 'The order' },
 );
 
 const OfferJson = Type.Object({
@@ -504,43 +505,48 @@ const OfferJson = Type.Object({
   protected: Type.Boolean(),
 });
 
-export const Availability = Type.Object({
-  event: Type.Object({
-    id: Type.String(),
-    restrictSingle: Type.Boolean(),
-    eventTicketLimit: Type.Integer({
-      description: 'Tickets per transaction at most; 0 = none given',
-    }),
-    onsale: Type.Boolean({ description: 'On sale now' }),
-    offsale: Type.Boolean({ description: 'The sale has ended' }),
-    onsaleDate: Type.Optional(Type.String({ description: 'ISO 8601' })),
-    offsaleDate: Type.Optional(Type.String({ description: 'ISO 8601' })),
-    secureTixEnabled: Type.Boolean(),
-    currency: Type.String(),
-    totalAvailable: Type.Integer(),
-    observedAt: Type.Optional(Type.String({ description: 'When the partner answered (ISO 8601)' })),
-    tickets: Type.Array(
-      Type.Object({
-        priceLevelId: Type.String(),
-        available: Type.Integer(),
-        total: Type.Integer(),
-        inventory: Type.Array(
-          Type.Object({
-            section: Type.String(),
-            row: Type.String(),
-            seats: Type.Array(Type.String()),
-            areas: Type.Array(
-              Type.Object({
-                id: Type.String(),
-                level_id: Type.String(),
-                ga: Type.Boolean(),
-                available: Type.Integer(),
-              }),
-            ),
-          }),
-        ),
-        offers: Type.Array(OfferJson),
+export const Availability = Type.Object(
+  {
+    event: Type.Object({
+      id: Type.String(),
+      restrictSingle: Type.Boolean(),
+      eventTicketLimit: Type.Integer({
+        description: 'Tickets per transaction at most; 0 = none given',
       }),
-    ),
-  }),
-});
+      onsale: Type.Boolean({ description: 'On sale now' }),
+      offsale: Type.Boolean({ description: 'The sale has ended' }),
+      onsaleDate: Type.Optional(Type.String({ description: 'ISO 8601' })),
+      offsaleDate: Type.Optional(Type.String({ description: 'ISO 8601' })),
+      secureTixEnabled: Type.Boolean(),
+      currency: Type.String(),
+      totalAvailable: Type.Integer(),
+      observedAt: Type.Optional(
+        Type.String({ description: 'When the partner answered (ISO 8601)' }),
+      ),
+      tickets: Type.Array(
+        Type.Object({
+          priceLevelId: Type.String(),
+          available: Type.Integer(),
+          total: Type.Integer(),
+          inventory: Type.Array(
+            Type.Object({
+              section: Type.String(),
+              row: Type.String(),
+              seats: Type.Array(Type.String()),
+              areas: Type.Array(
+                Type.Object({
+                  id: Type.String(),
+                  level_id: Type.String(),
+                  ga: Type.Boolean(),
+                  available: Type.Integer(),
+                }),
+              ),
+            }),
+          ),
+          offers: Type.Array(OfferJson),
+        }),
+      ),
+    }),
+  },
+  { title: 'PartnerCartAvailability' },
+);

@@ -49,62 +49,65 @@ const SecureEntryData = Type.Object({
   ),
 });
 
-export const OrderReadAnswer = Type.Object({
-  customer_email: Type.String(),
-  third_party_source: Type.String(),
-  options: Type.Array(Type.Object({ option_number: Type.Integer(), description: Type.String() })),
-  delivery: Type.Object({
-    carrier: Type.String(),
-    service_level: Type.String(),
-    description: Type.Object({ short: Type.String() }),
-  }),
-  tickets: Type.Array(
-    Type.Object({
-      barcode_id: Type.String(),
-      display_id: Type.String(),
-      event_code: Type.String(),
-      event_host: Type.String(),
-      event_id: Type.String(),
-      is_ga: Type.Boolean(),
-      is_national_vip: Type.Boolean(),
-      order_date: Type.String({ format: 'date-time' }),
-      order_number: Type.String(),
-      portal: Type.String(),
-      row: Type.String(),
-      seat_id: Type.String(),
-      seat_name: Type.String(),
-      section: Type.String(),
-      voided: Type.Boolean(),
-      charges: Type.Array(
-        Type.Object({
-          description: Type.String(),
-          sub_type: Type.String(),
-          type: Type.String(),
-          amount: Amount,
-        }),
-      ),
-      secure_entry_data: SecureEntryData,
+export const OrderReadAnswer = Type.Object(
+  {
+    customer_email: Type.String(),
+    third_party_source: Type.String(),
+    options: Type.Array(Type.Object({ option_number: Type.Integer(), description: Type.String() })),
+    delivery: Type.Object({
+      carrier: Type.String(),
+      service_level: Type.String(),
+      description: Type.Object({ short: Type.String() }),
     }),
-  ),
-  voided: Type.Boolean(),
-  additional_info: Type.Object({
-    delivery_delay_date: Type.Optional(
-      Type.String({
-        format: 'date-time',
-        description: 'Delayed delivery: tokens can be read from this instant',
+    tickets: Type.Array(
+      Type.Object({
+        barcode_id: Type.String(),
+        display_id: Type.String(),
+        event_code: Type.String(),
+        event_host: Type.String(),
+        event_id: Type.String(),
+        is_ga: Type.Boolean(),
+        is_national_vip: Type.Boolean(),
+        order_date: Type.String({ format: 'date-time' }),
+        order_number: Type.String(),
+        portal: Type.String(),
+        row: Type.String(),
+        seat_id: Type.String(),
+        seat_name: Type.String(),
+        section: Type.String(),
+        voided: Type.Boolean(),
+        charges: Type.Array(
+          Type.Object({
+            description: Type.String(),
+            sub_type: Type.String(),
+            type: Type.String(),
+            amount: Amount,
+          }),
+        ),
+        secure_entry_data: SecureEntryData,
       }),
     ),
-  }),
-  device_id: Type.String(),
-  device_type: Type.String(),
-  device_os: Type.String(),
-  nfc_capable_device: Type.Boolean(),
-  third_party_account_id: Type.String(),
-  send_redemption_email: Type.Boolean({
-    description:
-      'Whether the platform e-mails the buyer a redemption claim (never: tokens go to the partner app)',
-  }),
-});
+    voided: Type.Boolean(),
+    additional_info: Type.Object({
+      delivery_delay_date: Type.Optional(
+        Type.String({
+          format: 'date-time',
+          description: 'Delayed delivery: tokens can be read from this instant',
+        }),
+      ),
+    }),
+    device_id: Type.String(),
+    device_type: Type.String(),
+    device_os: Type.String(),
+    nfc_capable_device: Type.Boolean(),
+    third_party_account_id: Type.String(),
+    send_redemption_email: Type.Boolean({
+      description:
+        'Whether the platform e-mails the buyer a redemption claim (never: tokens go to the partner app)',
+    }),
+  },
+  { title: 'PartnerOrderRead' },
+);
 
 export const PartnerError = Type.Object({
   error: Type.Object({

@@ -251,3 +251,78 @@ export const TopPicksResult = Type.Object(
       'Top picks; the header X-PLATFORM-SESSION-SID of the answer carries the session id',
   },
 );
+
+/**
+ * An answer as the cart service's top picks become it (`toTopPicksDocument`, the edge's top picks
+ * client): two primary seats together, best first, for the OpenAPI document's example.
+ */
+export const TOP_PICKS_EXAMPLE = {
+  fanSession: {
+    resaleSid: {
+      sessionId: 'fs_6c1f0e9b2a7d4b3e',
+      sessionStartTime: 1901275200000,
+      sessionExpireTime: 1901277000000,
+    },
+  },
+  messages: [],
+  page: { number: 1, size: 10, totalElements: 1, totalPages: 1 },
+  picks: [
+    {
+      type: 'seats',
+      quality: 0.92,
+      area: { id: '1', name: 'Floor', description: 'Floor seating' },
+      descriptions: ['Floor, section FLR'],
+      section: 'FLR',
+      selection: 'standard',
+      snapshotImageUrl: null,
+      offers: ['000000000001'],
+    },
+  ],
+  _embedded: {
+    offer: [
+      {
+        offerId: '000000000001',
+        name: 'Adult',
+        ticketTypeId: '000000000001',
+        priceLevelId: '1',
+        description: 'Standard admission',
+        currency: 'USD',
+        faceValue: 45,
+        totalPrice: 55.1,
+        charges: [
+          { reason: 'Service fee', type: 'service', amount: 7.5, fee_type: 'per ticket' },
+          { reason: 'Service fee tax', type: 'tax', amount: 0.6, fee_type: 'per ticket' },
+          { reason: 'Facility charge', type: 'facility', amount: 2, fee_type: 'per ticket' },
+          { reason: 'Order processing fee', type: 'processing', amount: 3, fee_type: 'per order' },
+        ],
+        limit: { min: 1, max: 8 },
+        promotions: [],
+        protected: false,
+        inventoryType: 'PRIMARY',
+      },
+    ],
+  },
+  eventDetails: {
+    id: 'EVT000000000001',
+    granularPricing: false,
+    secureTixEnabled: true,
+    allInclusivePricing: false,
+    venueMapUrl: null,
+    venueMapWithLabelsUrl: null,
+    listingsDisclaimer: 'Prices and availability can change until the tickets are in your cart.',
+    transfer: {
+      eligible: true,
+      explanation: 'Secure-entry tickets can be transferred from the account.',
+    },
+    agreements: [
+      {
+        name: 'terms',
+        locale: 'en-us',
+        text: 'I accept the terms of sale.',
+        type: 'boolean',
+        agreement_url: 'https://tickets.example.com/terms',
+      },
+    ],
+    importantInformation: null,
+  },
+};

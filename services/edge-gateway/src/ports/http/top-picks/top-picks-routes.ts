@@ -9,6 +9,7 @@ import {
   SESSION_HEADER,
   SessionHeaders,
   TopPicksQuerySchema,
+  TOP_PICKS_EXAMPLE,
   TopPicksResult,
   errorResponses,
 } from './schemas.js';
@@ -115,6 +116,7 @@ export function topPicksRoutes(backends: {
             response: {
               200: {
                 ...TopPicksResult,
+                examples: [TOP_PICKS_EXAMPLE],
                 headers: {
                   [SESSION_HEADER]: {
                     type: 'string',
