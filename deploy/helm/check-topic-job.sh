@@ -23,7 +23,7 @@
 #   6. the kafka-acls Job's script, rendered from a chart copy whose files/kafka-acls.json names
 #      only this run's principal and topics, adds exactly those bindings (removed at the end).
 # Without them the part is skipped, and under CI or MARQUEE_TEST_STRICT=1 (`pnpm test`) that is a
-# failure.
+# failure. Each run of a Job's script is bounded by TOPIC_JOB_TIMEOUT seconds (600).
 #
 # Not part of check.sh, which stays offline (no broker, no Java): scripts/test.mjs runs this after
 # the integration tier, with the infrastructure .ci/run starts; needs `infra.sh install` (the jars).
@@ -77,8 +77,13 @@ with open(f"{out}/env.sh", "w") as f:
 PY
 }
 run_job() { # dir -> exit status; output in dir/out
-  # The container's environment, but LOG_DIR under this run's scratch directory.
-  (set -a; . "$1/env.sh"; LOG_DIR="$1/logs"; exec /bin/sh -ec "$(cat "$1/script.sh")") >"$1/out" 2>&1
+  # The container's environment, but LOG_DIR under this run's scratch directory; bounded as the
+  # Job's activeDeadlineSeconds bounds it in the cluster (TOPIC_JOB_TIMEOUT seconds, 600).
+  local status=0
+  (set -a; . "$1/env.sh"; LOG_DIR="$1/logs"
+    exec timeout "${TOPIC_JOB_TIMEOUT:-600}" /bin/sh -ec "$(cat "$1/script.sh")") >"$1/out" 2>&1 || status=$?
+  [ "$status" != 124 ] || echo "the script did not finish in ${TOPIC_JOB_TIMEOUT:-600} s" >>"$1/out"
+  return "$status"
 }
 config_of() { # topic key -> the topic's value of key
   "$bin/kafka-configs.sh" --bootstrap-server "$broker" --describe --entity-type topics --entity-name "$1" \
@@ -97,7 +102,9 @@ grep -q '^3 topics provisioned$' "$work/good/out" && pass "script reports 3 topi
   || fail "script did not report 3 topics: $(tail -n 3 "$work/good/out")"
 check_topic() { # name partitions cleanup.policy retention.ms
   local got
-  got="$(partitions_of "$1"),$(config_of "$1" cleanup.policy),$(config_of "$1" retention.ms),$(config_of "$1" min.insync.replicas)"
+  # A missing topic is a FAIL line like any other difference, not the end of the check.
+  got="$(partitions_of "$1" 2>/dev/null || true),$(config_of "$1" cleanup.policy 2>/dev/null || true)"
+  got="$got,$(config_of "$1" retention.ms 2>/dev/null || true),$(config_of "$1" min.insync.replicas 2>/dev/null || true)"
   if [ "$got" = "$2,$3,$4,1" ]; then pass "$1: $2 partitions, cleanup.policy=$3, retention.ms=$4, min.insync.replicas=1"
   else fail "$1: partitions,cleanup.policy,retention.ms,min.insync.replicas = $got, want $2,$3,$4,1"; fi
 }
@@ -194,9 +201,9 @@ PY
   check_topic "$authed.dlq" 1 delete 3600000
   props="$work/scram/client.properties"
   if [ -f "$props" ] && grep -qx 'security.protocol=SASL_PLAINTEXT' "$props" && grep -qx 'sasl.mechanism=SCRAM-SHA-512' "$props" &&
-    grep -q '^sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password=".*";$' "$props" &&
+    grep -qxF "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"admin\" password=\"$admin_password\";" "$props" &&
     [ "$(stat -c %a "$props")" = 600 ]; then
-    pass "kafkaAuth SCRAM-SHA-512: the client properties (SASL_PLAINTEXT, ScramLoginModule as admin, mode 600)"
+    pass "kafkaAuth SCRAM-SHA-512: the client properties (SASL_PLAINTEXT, ScramLoginModule as admin with the mounted password, mode 600)"
   else fail "kafkaAuth SCRAM-SHA-512: unexpected client properties: $(sed 's/password="[^"]*"/password="…"/' "$props" 2>&1)"; fi
   render_auth "$work/plain-login" "$chart" topics-job.yaml plain "$admin_password" \
     --set topicJob.waitSeconds=30 --set-json "topics=$authed_topics"
