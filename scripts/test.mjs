@@ -330,10 +330,12 @@ const steps = [
   },
   {
     // The chart's topic Job script, rendered by helm and run against the local broker with
-    // deploy/local/kafka/bin standing in for kafka-topics.sh/kafka-configs.sh (about a minute: each
-    // call starts a JVM). Its own step, not in check.sh, which needs no broker and no Java.
+    // deploy/local/kafka/bin standing in for kafka-topics.sh/kafka-configs.sh/kafka-acls.sh, on the
+    // open listener and, with kafkaAuth's client properties, on the SASL one, where the kafka-acls
+    // Job's script runs too (two minutes or so: each call starts a JVM). Its own step, not in
+    // check.sh, which needs no broker and no Java.
     tier: 'helm',
-    name: 'helm chart topic Job against the local Kafka (creates, passes, refuses wrong partitions)',
+    name: 'helm chart topic and ACL Jobs against the local Kafka (open and SASL listeners)',
     cmd: 'bash deploy/helm/check-topic-job.sh',
   },
   {

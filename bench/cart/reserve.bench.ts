@@ -24,7 +24,7 @@
  *      memory), CART_BENCH_DEADLINE_SECONDS (900: the whole run, start-up included).
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Pool } from 'undici';
 import {
@@ -34,8 +34,9 @@ import {
   importPartnerEvent,
   partnerOriginOf,
 } from '../../test/support/partner-event.ts';
-import { startStack, type Stack } from '../../test/support/stack.ts';
+import { cpuSecondsOf, runOnStack } from '../stack-run.ts';
 import { percentile } from '../stats.ts';
+import { count, partnerCartDriver, type Tally } from './partner-cart-driver.ts';
 
 const positive = (name: string, fallback: number, max: number): number => {
   const raw = process.env[name];
@@ -102,45 +103,6 @@ const bound = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).u
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /**
- * SIGTERM to this process's own children, found by parent pid in /proc (Linux): the services of a
- * stack still starting, which `startStack` has not handed back yet.
- */
-function stopOwnChildren(): void {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
-  } catch {
-    return;
-  }
-  for (const pid of entries) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === process.pid) process.kill(Number(pid), 'SIGTERM');
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-}
-
-let stack: Stack | undefined;
-let stopping: Promise<void> | undefined;
-const stopStack = () =>
-  (stopping ??= stack ? stack.stop() : Promise.resolve().then(stopOwnChildren));
-// Every process this run started goes with it: on a signal and at the overall deadline too.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    console.error(`cart-reserve: ${signal}, stopping the services`);
-    void stopStack().finally(() => process.exit(130));
-  });
-}
-const deadline = setTimeout(() => {
-  console.error(`cart-reserve: not done after ${DEADLINE_SECONDS} s, stopping the services`);
-  void stopStack().finally(() => process.exit(1));
-}, DEADLINE_SECONDS * 1000);
-deadline.unref();
-
-/**
  * The pids of the Kafka broker and the Mongo-wire server `deploy/local/infra.sh` started (its state
  * directory, `MARQUEE_STATE`, which `infra.sh env` exports), when they are alive: their CPU is
  * counted with the services', since they share the same cores. Servers started some other way are
@@ -178,31 +140,13 @@ function cpuMsPerLoop(cpu: Record<string, number>, loops: number): Record<string
   return perLoop;
 }
 
-/** CPU seconds (user + system) each process used so far, from /proc (Linux; empty elsewhere). */
+/** CPU seconds each process used so far, the load generator (this process) included. */
 function cpuSeconds(pids: Map<string, number | undefined>): Map<string, number> {
-  const used = new Map<string, number>();
-  for (const [name, pid] of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // Fields after the command name (which may hold spaces): utime and stime are the 12th and
-      // 13th, in clock ticks of 1/100 s (USER_HZ).
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      used.set(name, (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // Not Linux, or the process is gone.
-    }
-  }
+  const used = cpuSecondsOf(pids);
   const self = process.cpuUsage();
   used.set('load generator', (self.user + self.system) / 1e6);
   return used;
 }
-
-interface Tally {
-  [label: string]: number;
-}
-const count = (tally: Tally, label: string | number) => {
-  tally[label] = (tally[label] ?? 0) + 1;
-};
 
 /** What a phase's clients record; `measured(t)` says whether time t is inside the clock. */
 interface Recorder {
@@ -271,10 +215,9 @@ async function closedLoop(
   };
 }
 
-const main = async () => {
+await runOnStack('cart-reserve', DEADLINE_SECONDS, async (startStack) => {
   const setupStarted = performance.now();
-  stack = await startStack({ kafkaBrokers: brokers, mongoUrl, serviceEnv });
-  const sut = stack;
+  const sut = await startStack({ kafkaBrokers: brokers, mongoUrl, serviceEnv });
   const pids = new Map<string, number | undefined>([
     ...[...sut.services].map(([name, s]): [string, number | undefined] => [name, s.child.pid]),
     ...infraPids(),
@@ -391,135 +334,18 @@ const main = async () => {
 
   // Phase 2: the same loop through the edge's partner cart.
   const edgePool = new Pool(sut.baseUrl, { connections: CLIENTS });
-  const apiHeaders = { 'x-api-key': apiKey };
-  const cartPath = `/partners/v1/events/${eventId}/cart`;
-  const reserveAnswers: Tally = {};
-  const pendingOutcomes: Tally = {};
-  const releaseAnswers: Tally = {};
-  const edgeExamples: Record<string, string> = {};
+  const cart = partnerCartDriver(edgePool, apiKey, eventId);
   const toHeldMs: number[] = [];
-  let sheds = 0;
-  let networkErrors = 0;
-  /** Milliseconds to wait as an answer's Retry-After says (1 s without one), at most 5 s. */
-  const retryAfter = (headers: Record<string, string | string[] | undefined>) =>
-    Math.min(5, Math.max(0, Number(headers['retry-after'] ?? 1) || 1)) * 1000;
-  const ask = async (method: 'POST' | 'GET' | 'DELETE', path: string, body?: unknown, key = '') =>
-    edgePool.request({
-      path,
-      method,
-      headers: {
-        ...apiHeaders,
-        ...(key ? { 'idempotency-key': key } : {}),
-        ...(body ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-
   const edge = await closedLoop(async (client, iteration, rec) => {
-    const key = `${marker}-${client}-${iteration}`;
-    const first = performance.now();
-    let cartId: string | undefined;
-    let pollPath: string | undefined;
-    let pollWait = 1000;
-    // Reserve: retried with the same key after a shed (503) or a lost connection.
-    for (let attempt = 1; attempt <= 50 && !rec.stopped(); attempt++) {
-      const sent = performance.now();
-      let response;
-      try {
-        response = await ask(
-          'POST',
-          cartPath,
-          { reserve: { tickets: [{ id: 'ADULT', quantity: 1 }] } },
-          key,
-        );
-      } catch {
-        if (rec.measured(sent)) networkErrors += 1;
-        await delay(1000);
-        continue;
-      }
-      const text = await response.body.text();
-      const answered = performance.now();
-      const status = response.statusCode;
-      if (rec.measured(sent)) count(reserveAnswers, status);
-      // Asked again with the same key, as the API says: a shed (503), a quota refusal (429), a
-      // deadline (504: the reserve may have gone on and hold a cart, which the retry answers) and
-      // a retry that met its first attempt still running.
-      if (
-        status === 503 ||
-        status === 429 ||
-        status === 504 ||
-        (status === 409 && text.includes('idempotency-key-in-progress'))
-      ) {
-        if (status === 503 && rec.measured(sent)) sheds += 1;
-        if (status !== 503) edgeExamples[`reserve ${status}`] ??= text.slice(0, 300);
-        await delay(retryAfter(response.headers));
-        continue;
-      }
-      if (status !== 200 && status !== 202) {
-        edgeExamples[`reserve ${status}`] ??= text.slice(0, 300);
-        await delay(100);
-        return;
-      }
-      if (rec.measured(sent)) rec.reserveMs.push(answered - sent);
-      const cart = JSON.parse(text) as { cart_id: string; polling_url?: string };
-      cartId = cart.cart_id;
-      if (status === 200) {
-        if (rec.measured(answered)) {
-          rec.heldCount += 1;
-          toHeldMs.push(answered - first);
-        }
-      } else {
-        pollPath = cart.polling_url ?? `${cartPath}?cart_id=${encodeURIComponent(cartId)}`;
-        pollWait = retryAfter(response.headers);
-      }
-      break;
-    }
-    if (!cartId) return;
-    // A PENDING cart: read it after each Retry-After until the reserve ends.
-    while (pollPath && !rec.stopped()) {
-      await delay(pollWait);
-      let polled;
-      try {
-        polled = await ask('GET', pollPath);
-      } catch {
-        continue;
-      }
-      const text = await polled.body.text();
-      const at = performance.now();
-      if (polled.statusCode === 202 || polled.statusCode === 503) {
-        pollWait = retryAfter(polled.headers);
-        continue;
-      }
-      if (rec.measured(first))
-        count(pendingOutcomes, polled.statusCode === 200 ? 'held' : polled.statusCode);
-      if (polled.statusCode === 200) {
-        if (rec.measured(at)) {
-          rec.heldCount += 1;
-          toHeldMs.push(at - first);
-        }
-      } else {
-        edgeExamples[`poll ${polled.statusCode}`] ??= text.slice(0, 300);
-      }
-      pollPath = undefined;
+    const reserved = await cart.reserve(`${marker}-${client}-${iteration}`, rec);
+    if (reserved.sent !== undefined && rec.measured(reserved.sent))
+      rec.reserveMs.push(reserved.answered! - reserved.sent);
+    if (reserved.heldAt !== undefined && rec.measured(reserved.heldAt)) {
+      rec.heldCount += 1;
+      toHeldMs.push(reserved.heldAt - reserved.first);
     }
     // Release, also of a reserve that failed or was left pending (idempotent).
-    for (let attempt = 1; attempt <= 10; attempt++) {
-      try {
-        const released = await ask('DELETE', `${cartPath}?cart_id=${encodeURIComponent(cartId)}`);
-        const text = await released.body.text();
-        if (rec.measured(first)) count(releaseAnswers, released.statusCode);
-        if (released.statusCode === 503 || released.statusCode === 504) {
-          await delay(retryAfter(released.headers));
-          continue;
-        }
-        if (released.statusCode !== 204)
-          edgeExamples[`release ${released.statusCode}`] ??= text.slice(0, 300);
-      } catch {
-        await delay(1000);
-        continue;
-      }
-      break;
-    }
+    if (reserved.cartId) await cart.release(reserved.cartId, rec, reserved.first);
   }, pids);
   await edgePool.close();
   toHeldMs.sort((a, b) => a - b);
@@ -574,12 +400,12 @@ const main = async () => {
         p99: round(percentile(toHeldMs, 99), 2),
         max: round(toHeldMs[toHeldMs.length - 1] ?? 0, 2),
       },
-      answers: reserveAnswers,
-      shed503: sheds,
-      pendingOutcomes,
-      releases: releaseAnswers,
-      networkErrors,
-      examples: edgeExamples,
+      answers: cart.tally.reserveAnswers,
+      shed503: cart.tally.sheds,
+      pendingOutcomes: cart.tally.pendingOutcomes,
+      releases: cart.tally.releaseAnswers,
+      networkErrors: cart.tally.networkErrors,
+      examples: cart.tally.examples,
       clientsUnfinishedAfterDrain: edge.clientsUnfinishedAfterDrain,
       cpuSecondsInClock: edge.cpuSecondsInClock,
       cpuMsPerReserve: cpuMsPerLoop(edge.cpuSecondsInClock, edge.completed),
@@ -593,21 +419,4 @@ const main = async () => {
       loadAverage: os.loadavg().map((l) => round(l, 2)),
     },
   };
-};
-
-try {
-  const report = await main();
-  console.log(JSON.stringify(report, null, 2));
-} catch (error) {
-  console.error('cart-reserve failed:', error);
-  for (const [name, service] of stack?.services ?? []) {
-    if (service.child.exitCode !== null)
-      console.error(
-        `--- ${name} exited (${service.child.exitCode}):\n${service.output.join('').slice(-4_000)}`,
-      );
-  }
-  process.exitCode = 1;
-} finally {
-  await stopStack();
-  clearTimeout(deadline);
-}
+});

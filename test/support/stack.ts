@@ -8,7 +8,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { ensureTopics } from '@marquee/platform/bus';
 import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
-import { startStripeRecorder, type StripeRecorder } from './stripe-recorder.js';
+import { startStripeRecorder, type StripeRecorder } from './stripe-recorder.ts';
 
 /**
  * The distributed mode under test: every service as its own Node process (its built dist/main.js,

@@ -2,8 +2,8 @@
 # Runs one of Kafka's command-line tools (a Java class) from the jars `infra.sh install` lays out
 # (deploy/local/tools.sh: the broker's in $KAFKA_HOME/lib, kafka-tools in $KAFKA_TOOLS_HOME/lib).
 # The local Kafka comes from Maven Central, not Apache's tarball, so it has no bin/*.sh; the
-# kafka-topics.sh and kafka-configs.sh beside this file stand in for Apache's, with the same
-# arguments. Used to run the Helm chart's topic Job script against the local broker.
+# kafka-topics.sh, kafka-configs.sh and kafka-acls.sh beside this file stand in for Apache's, with the same
+# arguments. Used to run the Helm chart's topic and ACL Job scripts against the local broker.
 #   kafka-run-class.sh <main class> [args...]
 # Environment: KAFKA_HEAP_OPTS (-Xmx256m), MARQUEE_TOOLS, KAFKA_VERSION.
 set -euo pipefail
