@@ -174,9 +174,9 @@ describe('a partial order-cancelled', () => {
     await handle(last);
 
     const after = await h.storage.tickets.listByOrder(message.orderId);
-    expect(
-      after.every((t) => t.status === 'voided' && t.voidReason === 'ORDER_CANCELLED'),
-    ).toBe(true);
+    expect(after.every((t) => t.status === 'voided' && t.voidReason === 'ORDER_CANCELLED')).toBe(
+      true,
+    );
     expect((await h.storage.orders.get(message.orderId))!.voided).toBe(true);
     // One `ticket-voided` for the partial cancel, then the order's own one naming the rest (it
     // names every ticket this order's cancels voided, the first one again).
