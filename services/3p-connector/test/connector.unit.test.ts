@@ -587,3 +587,92 @@ describe('3p-connector with a fake partner (memory bus and stores)', () => {
     expect(cancels).toBe(1);
   });
 });
+
+describe('partial cancels (docs/payments.md "Cancelling some tickets of an order")', () => {
+  const cancelCalls = () => fake.calls('POST', /^\/v1\/orders\/O1$/);
+  const bodyOf = (call: { body: string }) =>
+    (JSON.parse(call.body) as { request: Record<string, unknown> }).request;
+
+  it('OrderAction CANCEL with ticket_ids sends them as the request tickets, at once', async () => {
+    const { eventId } = await registerAndImport();
+    fake.on('POST', /^\/orders\/O1$/, () => ({
+      status: 200,
+      body: { action: 'CANCEL', order: { ...order, status: 'CONFIRMED' } },
+    }));
+    const answer = await callUnary(connector, 'orderAction', {
+      eventId,
+      inventoryOrderId: 'O1',
+      action: partnerV1.OrderActionType.ORDER_ACTION_TYPE_CANCEL,
+      orderId: 'order-1',
+      language: '',
+      channelType: '',
+      printMessages: [],
+      ticketIds: ['T1', 'T3'],
+    });
+    expect(answer.queued).toBe(false);
+    expect(answer.order!.status).toBe('PARTNER_ORDER_STATUS_CONFIRMED');
+    expect(cancelCalls()).toHaveLength(1);
+    expect(bodyOf(cancelCalls()[0]!)).toEqual({
+      action: 'CANCEL',
+      channel_info: { channel_type: 'INTERNET' },
+      tickets: ['T1', 'T3'],
+    });
+
+    // A partner that cancels whole orders only (310) refuses it; nothing is queued.
+    fake.on('POST', /^\/orders\/O1$/, {
+      status: 410,
+      body: { id: 310, message: 'Partial requests are not allowed' },
+    });
+    await expect(
+      callUnary(connector, 'orderAction', {
+        eventId,
+        inventoryOrderId: 'O1',
+        action: partnerV1.OrderActionType.ORDER_ACTION_TYPE_CANCEL,
+        orderId: 'order-1',
+        language: '',
+        channelType: '',
+        printMessages: [],
+        ticketIds: ['T1'],
+      }),
+    ).rejects.toMatchObject({ kind: 'failed_precondition' });
+    expect((await callUnary(admin, 'listQueuedCalls', { partnerId: '' })).calls).toEqual([]);
+  });
+
+  it('skips a partial order-cancelled, then sends the whole cancel of the last tickets; a 315 is done', async () => {
+    const { eventId } = await registerAndImport();
+    let answered = 0;
+    fake.on('POST', /^\/orders\/O1$/, () => {
+      answered += 1;
+      // The partner cancelled the order with the partial cancel of its last tickets already.
+      return { status: 410, body: { id: 315, message: 'already cancelled' } };
+    });
+    const record = (over: Partial<cartV1.OrderCancelled>) => ({
+      key: 'order-1',
+      value: cartV1.OrderCancelled.fromPartial({
+        orderId: 'order-1',
+        eventId,
+        inventoryOrderId: 'O1',
+        ...over,
+      }),
+    });
+    // Two partial cancels (the second of the last tickets, not partial), in one partition's order.
+    await bus.publish(orderCancelledTopic, [record({ ticketIds: ['T1'], partial: true })]);
+    await bus.publish(orderCancelledTopic, [record({ ticketIds: ['T2'], partial: false })]);
+    await waitFor(() => cancelCalls().length >= 1, {
+      timeoutMs: 5_000,
+      description: 'the whole cancel sent to the partner',
+    });
+    // Longer than the bus's first retry backoff (200 ms): a record that failed would be sent again.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(answered).toBe(1);
+    expect(cancelCalls()).toHaveLength(1);
+    // A whole cancel: no tickets in the request.
+    expect(bodyOf(cancelCalls()[0]!)).toEqual({
+      action: 'CANCEL',
+      channel_info: { channel_type: 'INTERNET' },
+    });
+    expect((await callUnary(admin, 'listQueuedCalls', { partnerId: '' })).calls).toEqual([]);
+    expect(bus.records('partner-call-failed')).toEqual([]);
+    expect(bus.records('order-cancelled.dlq')).toEqual([]);
+  });
+});
