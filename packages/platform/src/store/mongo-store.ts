@@ -8,7 +8,10 @@
  *     tombstone: false, outbox: [OutboxEvent...], outboxPending: bool, outboxDueAt?: Date }
  * A collection that packs (`pack`) keeps under `data` only the fields it keeps and the rest in
  * `packed`; every read merges `packed` back (so a collection packed once reads right after packing
- * is turned off), and every write of a collection that does not pack removes it.
+ * is turned off), and every write of a collection that does not pack removes it. A packed document
+ * also holds `layout`, the kept fields it was split by (`layoutOf`); `relayout()` rewrites, once,
+ * the documents split otherwise (written before a field was kept, or before packing), so a filter
+ * on a newly kept field finds them (see `relayout` below).
  * The domain fields sit under `data` so they never collide with the store's own fields and an update
  * replaces them with one `$set`, while `outbox` is only appended to with `$push` by writers, so a
  * write never overwrites events the relay has not acked. `outboxPending` is an explicit boolean (not
@@ -116,6 +119,22 @@ export type MongoStore<T extends Versioned> = VersionedStore<T> &
     readonly collectionName: string;
     /** Creates the collection's indexes (additively: an index removed from the list is not dropped). */
     ensureIndexes(): Promise<void>;
+    /**
+     * A packing collection: rewrites every live document whose stored `layout` is not the current
+     * one (a field kept since it was written stays inside its packed value, where no filter finds
+     * it), splitting it by the fields kept now. The content and the version stay as they are, so
+     * no writer's compare-and-set is disturbed and nothing is relayed. Resolves with how many
+     * documents this call rewrote; `0` at once for a collection that does not pack.
+     *
+     * One scan of the collection for the ids to rewrite, then each under its document's mutex,
+     * conditional on the version and layout read (`server` mode), in batches of `batch`. Idempotent
+     * and resumable: a rewritten document no longer matches, so a call after a crash or a second
+     * replica running at the same time rewrites only what is left (a document both reach is written
+     * by one; the other's condition fails or finds the same bytes). A document written meanwhile by
+     * this build is already split the new way; one written by an older build (rolling deploy) is
+     * rewritten by the next call.
+     */
+    relayout(options?: { batch?: number }): Promise<number>;
   };
 
 interface StoredEvent {
@@ -136,6 +155,8 @@ interface StoredDoc {
   data: Record<string, unknown>;
   /** The packed fields (`pack`): BSON bytes, written as a Binary, read back as a Buffer. */
   packed?: unknown;
+  /** The fields kept out of `packed` when it was written (`layoutOf`); absent before layouts. */
+  layout?: string;
   tombstone: boolean;
   outbox: StoredEvent[];
   outboxPending: boolean;
@@ -288,6 +309,7 @@ export function createMongoStore<T extends Versioned>(
     throw new AppError('invalid_argument', `${name}: a due index names one date field`);
   const due = dueField === undefined ? undefined : memory.due;
   const packing = packingOf(name, options.pack, options.indexes);
+  const layout = packing && layoutOf(packing.kept);
   /**
    * The `$set` (and `$unset`) of a write of `data`: with packing, the kept fields under `data` and
    * the others as one BSON value; without, all under `data` and no packed value left behind.
@@ -295,7 +317,7 @@ export function createMongoStore<T extends Versioned>(
   const dataUpdate = (data: Record<string, unknown>): Pick<UpdateFilter, '$set' | '$unset'> => {
     if (packing === undefined) return { $set: { data }, $unset: { packed: '' } };
     const { kept, packed } = pack(data);
-    return { $set: { data: kept, packed } };
+    return { $set: { data: kept, packed, layout } };
   };
   const pack = (data: Record<string, unknown>) => {
     const kept: Record<string, unknown> = {};
@@ -315,7 +337,7 @@ export function createMongoStore<T extends Versioned>(
   const toInsert = (fresh: StoredDoc): StoredDoc => {
     if (packing === undefined) return fresh;
     const { kept, packed } = pack(fresh.data);
-    return { ...fresh, data: kept, packed };
+    return { ...fresh, data: kept, packed, ...(layout !== undefined ? { layout } : {}) };
   };
   /** In-process mode, after a write under the mutex: the document's due time (`undefined`: none). */
   const noteDue = (id: string, at: number | undefined): void => {
@@ -1002,6 +1024,41 @@ export function createMongoStore<T extends Versioned>(
       for (const spec of specs) await docs().createIndexes([spec]);
     },
 
+    async relayout({ batch = RELAYOUT_BATCH } = {}) {
+      if (packing === undefined || layout === undefined) return 0;
+      const stale = { tombstone: false, layout: { $ne: layout } } as Filter;
+      const ids = (
+        await docs()
+          .find(stale, { projection: { _id: 1 } })
+          .toArray()
+      ).map((found) => found._id);
+      let rewritten = 0;
+      for (let at = 0; at < ids.length; at += batch) {
+        for (const id of ids.slice(at, at + batch)) {
+          const done = await locked(id, async () => {
+            const stored = await docs().findOne(
+              { _id: id },
+              { ...READ, projection: { ...DOCUMENT_PROJECTION, layout: 1 } },
+            );
+            if (stored === null || stored.tombstone || stored.layout === layout) return false;
+            const { $set } = dataUpdate(unpacked(stored).data);
+            const local = await inProcess();
+            const found = await docs().findOneAndUpdate(
+              local
+                ? { _id: id }
+                : { _id: id, version: stored.version, tombstone: false, layout: { $ne: layout } },
+              { $set: $set! },
+            );
+            return found !== null;
+          });
+          if (done) rewritten += 1;
+        }
+        // Between batches, the writes of requests waiting for the event loop go first.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return rewritten;
+    },
+
     async get(id) {
       const stored = await readDocument(id);
       return stored === null ? undefined : toDocument(stored);
@@ -1185,6 +1242,17 @@ export function createMongoStore<T extends Versioned>(
     },
   };
   return store;
+}
+
+/** Documents `relayout` rewrites before it lets other work of the process run. */
+const RELAYOUT_BATCH = 100;
+
+/**
+ * The layout of a packing collection: its kept fields, sorted, comma-separated. A document whose
+ * `layout` differs was split by other fields (or, without one, before layouts were recorded).
+ */
+function layoutOf(kept: ReadonlySet<string>): string {
+  return [...kept].sort().join(',');
 }
 
 /** A stored document with its packed fields (`pack`) merged back under `data`. */
