@@ -315,9 +315,11 @@ export async function composeCart(
       // is retried at the next start). Until then such a cart is not found by a fan's deletion.
       relayout().then(
         (rewritten) => {
-          if (rewritten > 0) logger.info({ rewritten }, 'stored documents rewritten by the fields kept today');
+          if (rewritten > 0)
+            logger.info({ rewritten }, 'stored documents rewritten by the fields kept today');
         },
-        (err: unknown) => logger.warn({ err }, 'rewriting stored documents by the fields kept today failed'),
+        (err: unknown) =>
+          logger.warn({ err }, 'rewriting stored documents by the fields kept today failed'),
       );
     },
     stop: async () => {

@@ -682,7 +682,10 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
         appName: 'platform-test',
       });
       try {
-        const rewritten = await Promise.all([current.relayout(), (await replica(other)).relayout()]);
+        const rewritten = await Promise.all([
+          current.relayout(),
+          (await replica(other)).relayout(),
+        ]);
         // Each document by one replica, or by both with the same bytes (in-process mode's writes
         // are unconditional: one writer per collection is that mode's premise).
         expect(rewritten[0] + rewritten[1]).toBeGreaterThanOrEqual(2);
