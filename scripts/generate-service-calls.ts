@@ -5,7 +5,7 @@
  * too:
  *
  * - deploy/helm/marquee/files/calls.yaml, the services each service calls as the Helm chart knows
- *   them (its GRPC_ADDR_* and HTTP_URL_* variables, the callee's NetworkPolicy): its `calls`;
+ *   them (its GRPC_ADDR_* and HTTP_URL_* variables, the callee's NetworkPolicy): its `calls` and `callsLater`;
  * - docs/rpc-callers.md, the services allowed to call each RPC: its `callers`, the allow-list its
  *   gRPC server enforces (docs/decisions.md, "Service-to-service authentication").
  *
@@ -83,8 +83,9 @@ export function declaredCalls(file: string): Declared {
         if (key === 'name') {
           if (!ts.isStringLiteral(property.initializer)) fail(property, '`name` is not a string');
           name = (property.initializer as ts.StringLiteral).text;
-        } else if (key === 'calls') {
-          calls = strings(property.initializer, '`calls`');
+        } else if (key === 'calls' || key === 'callsLater') {
+          // Both are calls to the chart (addresses, NetworkPolicy) and to the callers' check.
+          calls = [...calls, ...strings(property.initializer, `\`${key}\``)];
         } else if (key === 'callers') {
           const byService = property.initializer;
           if (!ts.isObjectLiteralExpression(byService)) fail(property, '`callers` is no object');

@@ -143,6 +143,11 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
       for (const callee of service.calls) {
         Object.assign(env, callVariables(callee, { host: options.host, ...started.get(callee)! }));
       }
+      // Called from background work that retries: an address when the callee is up already.
+      for (const callee of service.callsLater) {
+        const up = started.get(callee);
+        if (up) Object.assign(env, callVariables(callee, { host: options.host, ...up }));
+      }
       const running = await start(service, env);
       started.set(service.name, running);
       if (publicPort) onPublicPort[publicPort] = running;

@@ -27,6 +27,8 @@ export interface Bootable {
   v8: V8Options;
   uses: { bus?: boolean; mongo?: boolean } | undefined;
   calls: readonly string[];
+  /** ServiceDefinition's `callsLater`: given an address only when started first. */
+  callsLater: readonly string[];
   /** Who may call each of its RPCs (ServiceDefinition's `callers`), for its gRPC server. */
   callers: RpcCallers;
   development: DevelopmentSettings;
@@ -43,6 +45,7 @@ export const bootable = <C extends { HTTP_PORT: number }>(
   v8: service.v8 ?? NO_V8_OPTIONS,
   uses: service.uses,
   calls: service.calls ?? [],
+  callsLater: service.callsLater ?? [],
   callers: service.callers ?? {},
   development: service.development ?? {},
   async boot(infra, env) {

@@ -4,6 +4,7 @@ import { hostedServices, startOrder, type Bootable } from '../src/services.js';
 const service = (name: string, calls: string[] = []): Bootable => ({
   name,
   calls,
+  callsLater: [],
   callers: {},
   uses: undefined,
   development: {},

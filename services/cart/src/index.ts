@@ -26,7 +26,8 @@ export const cartService: ServiceDefinition<CartConfig> = {
       ReleaseCart: ['edge-gateway'],
       RecordTracking: ['edge-gateway'],
       CancelOrder: ['edge-gateway'],
-      GetOrder: ['edge-gateway'],
+      // secure-entry: its start-up backfill of the fan id of orders stored before it kept one.
+      GetOrder: ['edge-gateway', 'secure-entry'],
       PrintOrder: ['edge-gateway'],
       // The edge verified the event's Stripe-Signature (POST /webhooks/stripe).
       HandleStripeEvent: ['edge-gateway'],

@@ -87,6 +87,7 @@ export async function composeCart(
     },
     kind,
     outboxSources,
+    relayout,
   } = await openServiceStores(infra, (stores) => ({
     ...createCartStorage(stores, {
       sandboxAreaCapacity: config.CART_SANDBOX_AREA_CAPACITY,
@@ -309,6 +310,17 @@ export async function composeCart(
       // Written behind once caught up, so a replayed event is written once, not per record.
       void caughtUp.then(() => durable?.start(PROJECTION_WRITE_BEHIND_MS));
       sweeper.start();
+      // Carts written before `fanId` was kept a field hold it packed, where a deletion's query
+      // does not reach: rewritten once, in the background (safe with several replicas; a failure
+      // is retried at the next start). Until then such a cart is not found by a fan's deletion.
+      relayout().then(
+        (rewritten) => {
+          if (rewritten > 0)
+            logger.info({ rewritten }, 'stored documents rewritten by the fields kept today');
+        },
+        (err: unknown) =>
+          logger.warn({ err }, 'rewriting stored documents by the fields kept today failed'),
+      );
     },
     stop: async () => {
       await sweeper.stop();

@@ -9,7 +9,7 @@ import type { SellableArea } from '../src/domain/sellable-event.js';
 const t0 = new Date('2030-06-01T12:00:00.000Z');
 const at = (ms: number) => new Date(t0.getTime() + ms);
 
-const aCart = (id: string, over: Partial<Cart> = {}): Cart => ({
+export const aCart = (id: string, over: Partial<Cart> = {}): Cart => ({
   id,
   appId: 'app-1',
   channel: 'partner-cart',

@@ -79,6 +79,12 @@ export const configSchema = serviceConfigSchema({
      * Default: see `consumerGroup` (tied to the database, like every read model's).
      */
     CONSUMER_GROUP: z.string().min(1).optional(),
+    /** cart's gRPC address (`callsLater`): the fan id backfill of older orders asks its GetOrder. */
+    GRPC_ADDR_CART: z.string().min(1).default('127.0.0.1:50055'),
+    /** Deadline of one call to cart. */
+    CART_DEADLINE_MS: positiveInt(5_000),
+    /** How long the fan id backfill waits after a failure (cart unavailable) before it goes on. */
+    FAN_ID_BACKFILL_RETRY_MS: positiveInt(60_000),
   })
   .superRefine((config, ctx) => {
     if (config.NODE_ENV !== 'production') return;

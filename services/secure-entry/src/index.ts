@@ -12,6 +12,9 @@ export const secureEntryService: ServiceDefinition<SecureEntryConfig> = {
   name: 'secure-entry',
   loadConfig: loadSecureEntryConfig,
   compose: composeSecureEntry,
+  // Only from the start-up backfill of older orders' fan ids (GetOrder), which retries until
+  // cart answers: cart calls secure-entry while serving, so it may start after it.
+  callsLater: ['cart'],
   // The edge only: the order read and secure render name the app the edge resolved from the API
   // key, gate scans come through the gate API and gate administration through the admin API.
   callers: {

@@ -12,7 +12,10 @@ import {
 } from '@marquee/proto/topics';
 import type { OrderConfirmed } from '@marquee/proto/cart/v1';
 import { createEntryCrypto, cryptoRandomness, entryKeys } from './adapters/entry-crypto.js';
+import { cartOrdersClient } from './adapters/cart-orders.js';
 import { createEntryStorage } from './adapters/stores.js';
+import { runUntilDone } from './app/backfill-loop.js';
+import { FanIdBackfill } from './app/fan-id-backfill.js';
 import { FanErasure } from './app/fan-erasure.js';
 import { SecureEntry } from './app/secure-entry.js';
 import { consumerGroup, type SecureEntryConfig } from './config.js';
@@ -93,11 +96,28 @@ export async function composeSecureEntry(
     publish: busRawPublisher(bus, allTopics),
     logger,
   });
+  const cartOrders = cartOrdersClient(config.GRPC_ADDR_CART, {
+    deadlineMs: config.CART_DEADLINE_MS,
+    logger,
+  });
+  const backfill = new FanIdBackfill({ ...storage, cartOrders, clock: { now: () => new Date() } });
+  let backfilling: { stop(): void } | undefined;
   return {
     grpc: [secureEntryGrpc(entry)],
     start: async () => {
       await relay.start();
+      // Orders stored before secure-entry kept the fan id get it from cart, once; in the
+      // background, so readiness never waits for cart (which may start after this service).
+      backfilling = runUntilDone(() => backfill.run(), {
+        retryMs: config.FAN_ID_BACKFILL_RETRY_MS,
+        log: logger,
+        what: 'fan id backfill of older orders',
+      });
     },
-    stop: () => relay.stop(),
+    stop: async () => {
+      backfilling?.stop();
+      cartOrders.close();
+      await relay.stop();
+    },
   };
 }

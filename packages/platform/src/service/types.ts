@@ -64,6 +64,14 @@ export interface ServiceDefinition<C> {
    */
   calls?: readonly string[];
   /**
+   * Services it calls only from background work that retries until they answer (never while
+   * composing, starting or serving): given their addresses like `calls` (chart and NetworkPolicy
+   * alike), but not started before it, so they may call it in turn (cart calls secure-entry at
+   * serve time; secure-entry calls cart from its start-up backfill). A runner of several services
+   * gives the address of one only when it started first.
+   */
+  callsLater?: readonly string[];
+  /**
    * Who may call each RPC it hosts: gRPC service, RPC, the names of the calling services
    * (`{ 'marquee.cart.v1.CartService': { GetOrder: ['edge-gateway'] } }`). The server refuses any
    * other caller, and every RPC not listed here, PERMISSION_DENIED (docs/rpc-callers.md lists them;

@@ -12,6 +12,7 @@ import { ensureIndexes } from './mongo/indexes.js';
 import { acquireLease, releaseLease } from './mongo/leases.js';
 import { StoreQueries } from './mongo/queries.js';
 import { ServerMode } from './mongo/server-mode.js';
+import { relayout } from './mongo/relayout.js';
 import { toDocument } from './mongo/stored.js';
 import type { WriteMode } from './mongo/write-mode.js';
 import { packingOf } from './packing.js';
@@ -52,6 +53,12 @@ export type MongoStore<T extends Versioned> = VersionedStore<T> &
     readonly collectionName: string;
     /** Creates the collection's indexes (additively: an index removed from the list is not dropped). */
     ensureIndexes(): Promise<void>;
+    /**
+     * A packing collection: rewrites, once, every live document split by other kept fields than
+     * today's, so a filter on a newly kept field finds it (mongo/relayout.ts). Resolves with how
+     * many this call rewrote; `0` at once for a collection that does not pack.
+     */
+    relayout(options?: { batch?: number }): Promise<number>;
   };
 
 /** The collection a store works on, its packing, and its write mode (asked of the server once). */
@@ -89,6 +96,8 @@ export function createMongoStore<T extends Versioned>(
     async ensureIndexes() {
       await ensureIndexes(() => collection.docs(), options.indexes);
     },
+
+    relayout: (relayoutOptions = {}) => relayout(collection, relayoutOptions.batch),
 
     async get(id) {
       const stored = await collection.read(id);

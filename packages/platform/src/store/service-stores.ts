@@ -35,6 +35,13 @@ export interface ServiceStores {
   adapter<A>(choices: { memory: () => A; mongo: (connection: Connection) => A }): A;
   /** Builds the indexes of every collection made so far (Mongo only). Call once, before serving. */
   ensureIndexes(): Promise<void>;
+  /**
+   * Rewrites the documents of every packing collection made so far that were split by other
+   * kept fields than today's (`MongoStore.relayout`; memory keeps no layout: `0`). Resolves with
+   * how many were rewritten. Safe with several replicas at once; run it at start, not before
+   * serving: a query on a newly kept field misses only the documents not rewritten yet.
+   */
+  relayout(): Promise<number>;
   /** Every collection made so far, for the outbox relay. */
   readonly outboxSources: readonly OutboxSource[];
 }
@@ -49,6 +56,7 @@ export function createServiceStores(
 ): ServiceStores {
   const sources: OutboxSource[] = [];
   const indexed: IndexedCollection[] = [];
+  const packed: { relayout(): Promise<number> }[] = [];
   return {
     kind: mongo ? 'mongo' : 'memory',
     collection<T extends Versioned>(
@@ -70,11 +78,17 @@ export function createServiceStores(
       });
       sources.push(store);
       indexed.push(store);
+      if (pack) packed.push(store);
       return store;
     },
     adapter: (choices) => (mongo ? choices.mongo(mongo) : choices.memory()),
     async ensureIndexes() {
       if (mongo) await ensureMongoIndexes(mongo, indexed, options.logger);
+    },
+    async relayout() {
+      let rewritten = 0;
+      for (const store of packed) rewritten += await store.relayout();
+      return rewritten;
     },
     get outboxSources() {
       return [...sources];
@@ -89,6 +103,8 @@ export interface OpenedStores<S> {
   kind: 'mongo' | 'memory';
   /** Every collection the builder made, for the service's outbox relay. */
   outboxSources: readonly OutboxSource[];
+  /** `ServiceStores.relayout` of the collections the builder made. */
+  relayout(): Promise<number>;
 }
 
 /**
@@ -106,5 +122,10 @@ export async function openServiceStores<S>(
   const stores = createServiceStores(infra.mongo, { logger: infra.logger });
   const storage = build(stores);
   await stores.ensureIndexes();
-  return { storage, kind: stores.kind, outboxSources: stores.outboxSources };
+  return {
+    storage,
+    kind: stores.kind,
+    outboxSources: stores.outboxSources,
+    relayout: () => stores.relayout(),
+  };
 }

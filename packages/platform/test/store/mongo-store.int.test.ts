@@ -1,3 +1,4 @@
+import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger/index.js';
 import { closeMongo, connectMongo, mongoServerKind } from '../../src/mongo/index.js';
@@ -626,4 +627,83 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
       version: 3,
     });
   });
+
+  // Both modes: documents split by another keep list (or before layouts were recorded) are
+  // rewritten once, two replicas at once included, and are then found by the newly kept field.
+  for (const writeConditions of ['server', 'in-process'] as const) {
+    it(`relayouts documents kept another way, once, two replicas at once (${writeConditions})`, async () => {
+      const collection = uniqueName('relayout').replace(/-/g, '_');
+      const raw = db.connection.db!.collection(collection);
+      const older = createMongoStore<Show>({
+        connection: db.connection,
+        collection,
+        writeConditions,
+        pack: { keep: ['venueId'] },
+      });
+      const replica = async (connection = db.connection) => {
+        const store = createMongoStore<Show>({
+          connection,
+          collection,
+          writeConditions,
+          indexes: [{ fields: { title: 1 } }],
+          pack: { keep: ['venueId'] },
+        });
+        await store.ensureIndexes();
+        return store;
+      };
+      // Written before `title` was kept: by the older keep list, and before layouts existed.
+      const byOlderList = aShow({ title: 'Kept since' });
+      await older.insert(byOlderList);
+      const beforeLayouts = aShow({ title: 'Kept since' });
+      const { id: legacyId, ...legacyData } = beforeLayouts;
+      const { venueId, ...packedData } = legacyData;
+      await raw.insertOne({
+        _id: legacyId as never,
+        version: 1,
+        data: { venueId },
+        packed: new mongoose.mongo.Binary(mongoose.mongo.BSON.serialize(packedData)),
+        tombstone: false,
+        outbox: [],
+        outboxPending: false,
+      });
+      const current = await replica();
+      const fresh = aShow({ title: 'Kept since' });
+      await current.insert(fresh);
+      // Only the document written with today's keep list is found by the newly kept field.
+      expect((await current.find({ title: 'Kept since' })).map((show) => show.id)).toEqual([
+        fresh.id,
+      ]);
+
+      // A second replica: its own connection (its own mutex and memory) to the same database.
+      const other = await connectMongo({
+        url: mongoUrl,
+        dbName: db.connection.db!.databaseName,
+        logger: createLogger({ service: 'platform-test', level: 'silent' }),
+        appName: 'platform-test',
+      });
+      try {
+        const rewritten = await Promise.all([
+          current.relayout(),
+          (await replica(other)).relayout(),
+        ]);
+        // Each document by one replica, or by both with the same bytes (in-process mode's writes
+        // are unconditional: one writer per collection is that mode's premise).
+        expect(rewritten[0] + rewritten[1]).toBeGreaterThanOrEqual(2);
+        if (writeConditions === 'server') expect(rewritten[0] + rewritten[1]).toBe(2);
+      } finally {
+        await closeMongo(other);
+      }
+      const found = await current.find({ title: 'Kept since' });
+      expect(found.map((show) => show.id).sort()).toEqual(
+        [byOlderList.id, beforeLayouts.id, fresh.id].sort(),
+      );
+      // Content and version unchanged: nothing but the split moved.
+      expect(await current.get(beforeLayouts.id)).toEqual({ ...beforeLayouts, version: 1 });
+      expect(await current.get(byOlderList.id)).toEqual({ ...byOlderList, version: 1 });
+      const stored = await raw.findOne({ _id: beforeLayouts.id as never });
+      expect(Object.keys(stored!.data as object).sort()).toEqual(['title', 'venueId']);
+      // Nothing left: a later start rewrites nothing.
+      expect(await (await replica()).relayout()).toBe(0);
+    });
+  }
 });

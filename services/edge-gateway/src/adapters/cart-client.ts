@@ -258,7 +258,9 @@ export function toEventAvailability(a: GetEventAvailabilityResponse): EventAvail
   };
 }
 
-export function toOrderRecord(o: GetOrderResponse): OrderRecord {
+export function toOrderRecord(
+  o: Pick<GetOrderResponse, 'order' | 'eventId' | 'cartId' | 'tickets'>,
+): OrderRecord {
   return {
     order: toCartOrder(o.order!),
     eventId: o.eventId,

@@ -4,6 +4,7 @@ import { entryV1 } from '@marquee/proto';
 import { ticketIssuedTopic, ticketScannedTopic, ticketVoidedTopic } from '@marquee/proto/topics';
 import type {
   AdmissionRepository,
+  BackfillProgressRepository,
   ErasedFanRepository,
   EventRepository,
   GateRepository,
@@ -11,7 +12,7 @@ import type {
   ScanLog,
   TicketRepository,
 } from '../app/ports.js';
-import { errorKindOf, isDuplicate, retryOnConflict } from '../domain/errors.js';
+import { errorKindOf, isConflict, isDuplicate, retryOnConflict } from '../domain/errors.js';
 import type {
   Admission,
   EntryOrder,
@@ -32,6 +33,8 @@ export const COLLECTIONS = {
   admissions: 'admissions',
   scans: 'refused_scans',
   erasedFans: 'erased_fans',
+  /** Where one-time passes over the data stand (the fan id backfill of older orders). */
+  backfills: 'backfills',
 } as const;
 
 /** A refused scan as stored (admissions are the accepted ones). */
@@ -48,6 +51,7 @@ export interface EntryStorage {
   admissions: AdmissionRepository;
   scans: ScanLog;
   erasedFans: ErasedFanRepository;
+  progress: BackfillProgressRepository;
 }
 
 const VOID_REASON: Record<VoidReason, entryV1.VoidReason> = {
@@ -145,6 +149,9 @@ export function createEntryStorage(stores: ServiceStores): EntryStorage {
     gates: gateRepository(gates),
     admissions: admissionRepository(admissions),
     erasedFans: erasedFanRepository(stores.collection<ErasedFan>(COLLECTIONS.erasedFans)),
+    progress: backfillProgressRepository(
+      stores.collection<BackfillProgressDoc>(COLLECTIONS.backfills),
+    ),
     scans: {
       async record(id, scan) {
         await scans.insert({ id, ...scan }, { events: [scannedEvent(scan)] });
@@ -177,6 +184,36 @@ function orderRepository(store: VersionedStore<EntryOrder>): OrderRepository {
       return store.update(order.id, order.version, order, { events });
     },
     listByFan: (fanId, limit) => store.find({ fanId }, { limit }),
+    listWithoutFanId: (after, limit) =>
+      store.find({ id: { $gt: after }, fanId: null }, { sort: { id: 1 }, limit }),
+  };
+}
+
+interface BackfillProgressDoc {
+  id: string;
+  version: number;
+  after: string;
+  done: boolean;
+}
+
+function backfillProgressRepository(
+  store: VersionedStore<BackfillProgressDoc>,
+): BackfillProgressRepository {
+  return {
+    async get(name) {
+      const found = await store.get(name);
+      return found && { after: found.after, done: found.done, version: found.version };
+    },
+    async save(name, progress, expectedVersion) {
+      try {
+        if (expectedVersion === undefined) await store.insert({ id: name, ...progress });
+        else await store.update(name, expectedVersion, { id: name, ...progress });
+        return true;
+      } catch (error) {
+        if (isDuplicate(error) || isConflict(error)) return false;
+        throw error;
+      }
+    },
   };
 }
 

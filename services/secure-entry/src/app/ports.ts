@@ -57,6 +57,42 @@ export interface OrderRepository {
   ): Promise<EntryOrder>;
   /** Orders of the fan (`fanId`), at most `limit`. */
   listByFan(fanId: string, limit: number): Promise<EntryOrder[]>;
+  /** Orders without a fan id whose id sorts after `after`, by id, at most `limit`. */
+  listWithoutFanId(after: string, limit: number): Promise<EntryOrder[]>;
+}
+
+/** What cart's order says of its buyer (cart's GetOrder). */
+export interface CartOrderContact {
+  /** Empty when the order has none (partner orders) or its contact was erased. */
+  fanId: string;
+  contactErasedAt?: Date;
+}
+
+/** cart's orders, read over gRPC. Throws (kind `unavailable`, ...) when cart does not answer. */
+export interface CartOrders {
+  /** `undefined` when cart has no such order. */
+  contactOf(orderId: string): Promise<CartOrderContact | undefined>;
+}
+
+/** Where a one-time pass over the orders stands, shared by every replica. */
+export interface BackfillProgress {
+  /** The last order id done; `''` before the first. */
+  after: string;
+  done: boolean;
+  version: number;
+}
+
+export interface BackfillProgressRepository {
+  get(name: string): Promise<BackfillProgress | undefined>;
+  /**
+   * Compare-and-set on `expectedVersion` (`undefined`: creates it); false when another replica
+   * moved it first.
+   */
+  save(
+    name: string,
+    progress: Omit<BackfillProgress, 'version'>,
+    expectedVersion: number | undefined,
+  ): Promise<boolean>;
 }
 
 /** The fans deleted (`fan-deleted`), by id. */

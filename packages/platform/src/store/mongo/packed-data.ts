@@ -3,7 +3,8 @@
  * collection packs (`CollectionOptions.pack`, ../packing.ts), the kept fields under `data` and the
  * rest as one BSON value in `packed`. Reads merge `packed` back whatever the options say, so a
  * collection packed once reads right after packing is turned off; a write of a collection that does
- * not pack removes any packed value.
+ * not pack removes any packed value. A packed document also holds `layout`, the kept fields it was
+ * split by (`layoutOf`), so that documents split otherwise are found and rewritten (relayout.ts).
  */
 import mongoose from 'mongoose';
 import type { Packing } from '../packing.js';
@@ -11,9 +12,12 @@ import type { StoredDoc, UpdateFilter } from './stored.js';
 
 export class PackedData {
   readonly #packing: Packing | undefined;
+  /** The layout written with every packed document; undefined when the collection does not pack. */
+  readonly layout: string | undefined;
 
   constructor(packing: Packing | undefined) {
     this.#packing = packing;
+    this.layout = packing && layoutOf(packing.kept);
   }
 
   /** The update that writes `data` along with the store's own fields in `set`. */
@@ -26,7 +30,7 @@ export class PackedData {
   toInsert(fresh: StoredDoc): StoredDoc {
     if (this.#packing === undefined) return fresh;
     const { kept, packed } = this.#pack(fresh.data);
-    return { ...fresh, data: kept, packed };
+    return { ...fresh, data: kept, packed, layout: this.layout };
   }
 
   /**
@@ -36,7 +40,7 @@ export class PackedData {
   #dataUpdate(data: Record<string, unknown>): Pick<UpdateFilter, '$set' | '$unset'> {
     if (this.#packing === undefined) return { $set: { data }, $unset: { packed: '' } };
     const { kept, packed } = this.#pack(data);
-    return { $set: { data: kept, packed } };
+    return { $set: { data: kept, packed, layout: this.layout } };
   }
 
   #pack(data: Record<string, unknown>) {
@@ -48,6 +52,14 @@ export class PackedData {
     }
     return { kept, packed: new mongoose.mongo.Binary(mongoose.mongo.BSON.serialize(rest)) };
   }
+}
+
+/**
+ * The layout of a packing collection: its kept fields, sorted, comma-separated. A document whose
+ * `layout` differs was split by other fields (or, without one, before layouts were recorded).
+ */
+export function layoutOf(kept: ReadonlySet<string>): string {
+  return [...kept].sort().join(',');
 }
 
 /** A stored document with its packed fields (`pack`) merged back under `data`. */

@@ -30,6 +30,8 @@ export interface StoredDoc {
   data: Record<string, unknown>;
   /** The packed fields (`pack`): BSON bytes, written as a Binary, read back as a Buffer. */
   packed?: unknown;
+  /** The fields kept out of `packed` when it was written (`layoutOf`); absent before layouts. */
+  layout?: string;
   tombstone: boolean;
   outbox: StoredEvent[];
   outboxPending: boolean;

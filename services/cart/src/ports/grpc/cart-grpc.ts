@@ -1,5 +1,6 @@
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
 import type { Idempotency } from '@marquee/platform/idempotency';
+import { callerOf } from '@marquee/platform/grpc';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import {
   AddPaymentRequest,
@@ -16,6 +17,7 @@ import {
   type CartOrder,
   type CartServiceServer,
   type Charge as ProtoCharge,
+  type GetOrderRequest,
   type GetOrderResponse,
   type PrintOrderResponse,
   type LineTotals,
@@ -244,6 +246,7 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
     eventId: order.eventId,
     cartId: order.cartId,
     tickets: orderTickets(order),
+    fanId: '',
   });
   const implementation: CartServiceServer = {
     getEventAvailability: unary(async (r) => {
@@ -471,9 +474,18 @@ export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistrati
         tickets: orderTickets(order),
       };
     }),
-    getOrder: unary(async (r): Promise<GetOrderResponse> =>
-      orderAnswer(await app.getOrder(r.orderId, r.appId || undefined)),
-    ),
+    getOrder: (call, callback) => {
+      // The fan id goes to secure-entry alone (its backfill); no other caller needs it.
+      const fanIdWanted = callerOf(call) === 'secure-entry';
+      unary(async (r: GetOrderRequest): Promise<GetOrderResponse> => {
+        const order = await app.getOrder(r.orderId, r.appId || undefined);
+        return {
+          ...orderAnswer(order),
+          fanId: fanIdWanted ? (order.fanId ?? '') : '',
+          ...(order.contactErasedAt ? { contactErasedAt: order.contactErasedAt } : {}),
+        };
+      })(call, callback);
+    },
     handleStripeEvent: unary(async (r) => {
       let object: unknown;
       try {

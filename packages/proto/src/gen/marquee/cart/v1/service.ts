@@ -841,6 +841,14 @@ export interface GetOrderResponse {
   cartId: string;
   /** Sold tickets. */
   tickets: OrderTicket[];
+  /**
+   * The buyer's platform fan id (commerce orders). Answered to secure-entry only, which keeps
+   * it to find a deleted fan's orders; empty for every other caller, and once the contact was
+   * erased.
+   */
+  fanId: string;
+  /** When the buyer's contact was erased (the fan was deleted); unset otherwise. */
+  contactErasedAt?: Date | undefined;
 }
 
 /** Record printing of an order, or roll it back. */
@@ -6695,7 +6703,7 @@ export const GetOrderRequest: MessageFns<GetOrderRequest> = {
 };
 
 function createBaseGetOrderResponse(): GetOrderResponse {
-  return { order: undefined, eventId: "", cartId: "", tickets: [] };
+  return { order: undefined, eventId: "", cartId: "", tickets: [], fanId: "", contactErasedAt: undefined };
 }
 
 export const GetOrderResponse: MessageFns<GetOrderResponse> = {
@@ -6711,6 +6719,12 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
     }
     for (const v of message.tickets) {
       OrderTicket.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.fanId !== "") {
+      writer.uint32(42).string(message.fanId);
+    }
+    if (message.contactErasedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.contactErasedAt), writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -6760,6 +6774,22 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
             message.tickets.push(OrderTicket.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.fanId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.contactErasedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6786,6 +6816,16 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
         ? globalThis.String(object.cart_id)
         : "",
       tickets: globalThis.Array.isArray(object?.tickets) ? object.tickets.map((e: any) => OrderTicket.fromJSON(e)) : [],
+      fanId: isSet(object.fanId)
+        ? globalThis.String(object.fanId)
+        : isSet(object.fan_id)
+        ? globalThis.String(object.fan_id)
+        : "",
+      contactErasedAt: isSet(object.contactErasedAt)
+        ? fromJsonTimestamp(object.contactErasedAt)
+        : isSet(object.contact_erased_at)
+        ? fromJsonTimestamp(object.contact_erased_at)
+        : undefined,
     };
   },
 
@@ -6803,6 +6843,12 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
     if (message.tickets?.length) {
       obj.tickets = message.tickets.map((e) => OrderTicket.toJSON(e));
     }
+    if (message.fanId !== "") {
+      obj.fanId = message.fanId;
+    }
+    if (message.contactErasedAt !== undefined) {
+      obj.contactErasedAt = message.contactErasedAt.toISOString();
+    }
     return obj;
   },
 
@@ -6817,6 +6863,8 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
     message.eventId = object.eventId ?? "";
     message.cartId = object.cartId ?? "";
     message.tickets = object.tickets?.map((e) => OrderTicket.fromPartial(e)) || [];
+    message.fanId = object.fanId ?? "";
+    message.contactErasedAt = object.contactErasedAt ?? undefined;
     return message;
   },
 };
