@@ -30,7 +30,7 @@ import os from 'node:os';
 import { decodeToken, payloadAt } from '@marquee/render-kit/format';
 import { Pool } from 'undici';
 import { approvedCard } from '../../test/support/cards.ts';
-import { partnerCall, payAndCommit, type Json } from '../../test/support/partner-cart.ts';
+import { json, partnerCall, payAndCommit, type Json } from './purchase-calls.ts';
 import { grantPartnerDistribution, importPartnerEvent } from '../../test/support/partner-event.ts';
 import {
   count,
@@ -273,10 +273,6 @@ await runOnStack('resources', DEADLINE_SECONDS, async (startStack) => {
     stopped: () => performance.now() > purchaseEnd + DRAIN_MS,
   };
   const more = () => performance.now() < purchaseEnd && purchase.orders < PURCHASE_COUNT;
-  const json = async (response: Response): Promise<Json> => {
-    const text = await response.text();
-    return (text ? JSON.parse(text) : {}) as Json;
-  };
   const scan = async (payload: string) => {
     const answer = await fetch(`${base}/gate/v1/scans`, {
       method: 'POST',
