@@ -69,9 +69,10 @@ export const configSchema = serviceConfigSchema({
     CART_RESERVE_RETRY_MS: int(500, 1),
     /**
      * A pending cart whose attempt started longer ago is resumed by the sweeper (its process died).
-     * Longer than one attempt and the pause after it, so a live reserve is not run twice.
+     * Longer than one attempt and the pause after it, so a live reserve is not run twice; unset,
+     * that gap plus 4 s (`pendingResumeMs`: 15 s with the default deadline and retries).
      */
-    CART_PENDING_RESUME_MS: int(15_000, 100),
+    CART_PENDING_RESUME_MS: z.coerce.number().int().min(100).optional(),
     /** How often the sweeper runs (expiry, resumed reserves, owed releases and voids). */
     CART_SWEEP_INTERVAL_MS: int(1_000, 10),
     /** Owed releases and voids are retried this long after the last try. */
@@ -187,12 +188,8 @@ export const configSchema = serviceConfigSchema({
         'STRIPE_WEBHOOK_SECRET',
         'is required when NODE_ENV=production (or STRIPE_WEBHOOK_SECRET_FILE)',
       );
-    // A live reserve claims its cart again before each attempt: the resume must wait longer
-    // than the longest gap between two claims (one attempt, then the longest retry pause).
-    const longestGap =
-      config.CONNECTOR_DEADLINE_MS +
-      config.CART_RESERVE_RETRY_MS * 2 ** Math.max(0, config.CART_RESERVE_ATTEMPTS - 2);
-    if (config.CART_PENDING_RESUME_MS <= longestGap)
+    const longestGap = longestClaimGapMs(config);
+    if (config.CART_PENDING_RESUME_MS !== undefined && config.CART_PENDING_RESUME_MS <= longestGap)
       issue(
         'CART_PENDING_RESUME_MS',
         `must be longer than CONNECTOR_DEADLINE_MS plus the longest reserve retry pause (${longestGap} ms), or a live reserve is resumed a second time`,
@@ -202,6 +199,29 @@ export const configSchema = serviceConfigSchema({
   });
 
 export type CartConfig = z.output<typeof configSchema>;
+
+type ReserveTiming = Pick<
+  CartConfig,
+  'CONNECTOR_DEADLINE_MS' | 'CART_RESERVE_RETRY_MS' | 'CART_RESERVE_ATTEMPTS'
+>;
+
+/**
+ * The longest a live reserve goes without claiming its cart again: it claims before every
+ * attempt, so one connector call and then the longest retry pause.
+ */
+function longestClaimGapMs(config: ReserveTiming): number {
+  return (
+    config.CONNECTOR_DEADLINE_MS +
+    config.CART_RESERVE_RETRY_MS * 2 ** Math.max(0, config.CART_RESERVE_ATTEMPTS - 2)
+  );
+}
+
+/** When the sweeper resumes a pending cart: `CART_PENDING_RESUME_MS`, else the claim gap + 4 s. */
+export function pendingResumeMs(
+  config: ReserveTiming & Pick<CartConfig, 'CART_PENDING_RESUME_MS'>,
+): number {
+  return config.CART_PENDING_RESUME_MS ?? longestClaimGapMs(config) + 4_000;
+}
 
 export const loadCartConfig = (env: NodeJS.ProcessEnv = process.env): CartConfig =>
   loadConfig(configSchema, env);

@@ -25,7 +25,7 @@ import { createStripeClient, createStripeProcessor } from './adapters/stripe-pro
 import { rememberingLatestHits } from './adapters/tracking-cache.js';
 import { CartApp } from './app/index.js';
 import type { Clock, Log, PartnerConnector, PaymentProcessor } from './app/ports.js';
-import type { CartConfig } from './config.js';
+import { pendingResumeMs, type CartConfig } from './config.js';
 import { parseMaintenanceWindow } from './domain/maintenance.js';
 import {
   availabilityChangedHandler,
@@ -177,7 +177,7 @@ export async function composeCart(
       pollAfterSeconds: config.CART_POLL_AFTER_SECONDS,
       reserveAttempts: config.CART_RESERVE_ATTEMPTS,
       reserveRetryMs: config.CART_RESERVE_RETRY_MS,
-      pendingStaleMs: config.CART_PENDING_RESUME_MS,
+      pendingStaleMs: pendingResumeMs(config),
       owedRetryMs: config.CART_OWED_RETRY_MS,
       commitGraceMs: config.CART_COMMIT_GRACE_MS,
       ...(config.CART_ENDED_RETENTION_HOURS > 0

@@ -1,14 +1,17 @@
 import { ConfigError } from '@marquee/platform/config';
 import { describe, expect, it } from 'vitest';
-import { loadCartConfig } from '../src/config.js';
+import { loadCartConfig, pendingResumeMs } from '../src/config.js';
 
 describe('resuming pending reserves', () => {
-  it('resumes after 15 s by default, longer than one attempt and its retry pause', () => {
+  it('resumes after 15 s by default: one attempt, the retry pause after it, and 4 s', () => {
     const config = loadCartConfig({});
-    expect(config.CART_PENDING_RESUME_MS).toBe(15_000);
-    expect(config.CART_PENDING_RESUME_MS).toBeGreaterThan(
-      config.CONNECTOR_DEADLINE_MS + config.CART_RESERVE_RETRY_MS * 2,
-    );
+    expect(config.CART_PENDING_RESUME_MS).toBeUndefined();
+    expect(pendingResumeMs(config)).toBe(15_000);
+  });
+
+  it('follows a longer connector deadline when no resume is set', () => {
+    // 25 s deadline, then the pause before the third attempt (1 s), then 4 s.
+    expect(pendingResumeMs(loadCartConfig({ CONNECTOR_DEADLINE_MS: '25000' }))).toBe(30_000);
   });
 
   it('refuses a resume that would run a live reserve twice, naming the bound', () => {
@@ -22,9 +25,10 @@ describe('resuming pending reserves', () => {
     expect(load).toThrow(ConfigError);
     // One attempt (10 s) and the pause before the fourth (2 s).
     expect(load).toThrow(/CART_PENDING_RESUME_MS: must be longer than .* \(12000 ms\)/);
-    expect(
-      loadCartConfig({ CART_RESERVE_ATTEMPTS: '4', CART_PENDING_RESUME_MS: '12001' })
-        .CART_PENDING_RESUME_MS,
-    ).toBe(12_001);
+    const accepted = loadCartConfig({
+      CART_RESERVE_ATTEMPTS: '4',
+      CART_PENDING_RESUME_MS: '12001',
+    });
+    expect(pendingResumeMs(accepted)).toBe(12_001);
   });
 });
