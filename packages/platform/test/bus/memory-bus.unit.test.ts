@@ -1,45 +1,36 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryBroker, createMemoryBus, type IncomingEvent } from '../../src/bus/index.js';
 import { uniqueName, waitFor } from '../../src/testing/index.js';
-import { busContract } from './bus-contract.js';
+import { busContract, type BusContractHarness } from './bus-contract.js';
 import { globalSubscriptionContract } from './global-contract.js';
 import { aPing, pingTopic, recordingLogger, type Ping } from './fixtures.js';
 
-busContract('memory', () => {
-  // One broker for the suite: every bus a test creates is another "process" on the same cluster.
-  const broker = createMemoryBroker();
-  return {
-    newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
-    // Deliveries take milliseconds; the margin is for a loaded machine (waitFor returns at once).
-    deliveryTimeoutMs: 10_000,
+/**
+ * Memory buses on one broker for the suite (retaining as asked): every bus a test creates is
+ * another "process" on the same cluster.
+ */
+const memoryCluster =
+  (options?: Parameters<typeof createMemoryBroker>[0]) => (): BusContractHarness => {
+    const broker = createMemoryBroker(options);
+    return {
+      newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
+      // Deliveries take milliseconds; the margin is for a loaded machine (waitFor returns at once).
+      deliveryTimeoutMs: 10_000,
+    };
   };
-});
+
+busContract('memory', memoryCluster());
 
 // The embedded default's retention keeps Kafka's semantics too.
-busContract('memory, retaining only unconsumed records', () => {
-  const broker = createMemoryBroker({ retain: 'unconsumed' });
-  return {
-    newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
-    deliveryTimeoutMs: 10_000,
-  };
-});
+busContract('memory, retaining only unconsumed records', memoryCluster({ retain: 'unconsumed' }));
 
-globalSubscriptionContract('memory', () => {
-  const broker = createMemoryBroker();
-  return {
-    newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
-    deliveryTimeoutMs: 10_000,
-  };
-});
+globalSubscriptionContract('memory', memoryCluster());
 
 // A global reader holds what it has not read yet, as a group does.
-globalSubscriptionContract('memory, retaining only unconsumed records', () => {
-  const broker = createMemoryBroker({ retain: 'unconsumed' });
-  return {
-    newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
-    deliveryTimeoutMs: 10_000,
-  };
-});
+globalSubscriptionContract(
+  'memory, retaining only unconsumed records',
+  memoryCluster({ retain: 'unconsumed' }),
+);
 
 describe('memory bus retention', () => {
   /** Pings with these sequence numbers, all under key `k` (one partition, in order). */
