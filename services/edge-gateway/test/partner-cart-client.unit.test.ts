@@ -179,22 +179,42 @@ afterAll(async () => {
 
 const caller = { appId: 'app-1', sandbox: true };
 
+/** An order's Stripe payment with one pending refund (fresh each call). */
+const stripePayment = () => ({
+  provider: 'stripe',
+  paymentId: 'pi_1',
+  authorized: usd(2550),
+  captured: usd(2550),
+  refunds: [
+    {
+      refundId: 're_1',
+      amount: usd(500),
+      status: 'pending',
+      source: 'cancel',
+      ticketIds: ['t1'],
+    },
+  ],
+  refundPending: true,
+  disputed: false,
+});
+
+/** A reserve of two seats, as the edge sends it (fresh each call). */
+const seatsReserve = () => ({
+  tickets: [{ id: '000001', quantity: 2, priceId: '7', amount: usd(2550) }],
+  areaIds: ['A1'],
+  section: '101',
+  row: 'C',
+  beginSeat: 7,
+  endSeat: 8,
+  acceptBestAvailable: true,
+});
+
 describe('cart client: requests and answers', () => {
   it('sends the reserve as ReserveCartRequest and maps the cart back', async () => {
     backend.handlers.reserveCart = () => ({ cart: protoCart(), pollAfterSeconds: 0 });
     const answer = await client.reserveCart(caller, {
       eventId: EVENT,
-      reserves: [
-        {
-          tickets: [{ id: '000001', quantity: 2, priceId: '7', amount: usd(2550) }],
-          areaIds: ['A1'],
-          section: '101',
-          row: 'C',
-          beginSeat: 7,
-          endSeat: 8,
-          acceptBestAvailable: true,
-        },
-      ],
+      reserves: [seatsReserve()],
       fanSessionId: 'sid',
       idempotencyKey: 'idem',
       forceAsync: true,
@@ -203,17 +223,7 @@ describe('cart client: requests and answers', () => {
     expect(backend.requests.reserveCart!.at(-1) as ReserveCartRequest).toEqual({
       appId: 'app-1',
       eventId: EVENT,
-      reserves: [
-        {
-          tickets: [{ id: '000001', quantity: 2, priceId: '7', amount: usd(2550) }],
-          areaIds: ['A1'],
-          section: '101',
-          row: 'C',
-          beginSeat: 7,
-          endSeat: 8,
-          acceptBestAvailable: true,
-        },
-      ],
+      reserves: [seatsReserve()],
       fanSessionId: 'sid',
       sandbox: true,
       idempotencyKey: 'idem',
@@ -295,23 +305,7 @@ describe('cart client: requests and answers', () => {
         orderNumber: 'N',
         redemptionUrl: '',
         status: OrderStatus.ORDER_STATUS_CONFIRMED,
-        payment: {
-          provider: 'stripe',
-          paymentId: 'pi_1',
-          authorized: usd(2550),
-          captured: usd(2550),
-          refunds: [
-            {
-              refundId: 're_1',
-              amount: usd(500),
-              status: 'pending',
-              source: 'cancel',
-              ticketIds: ['t1'],
-            },
-          ],
-          refundPending: true,
-          disputed: false,
-        },
+        payment: stripePayment(),
       },
       eventId: EVENT,
       cartId: 'c1',
@@ -344,23 +338,7 @@ describe('cart client: requests and answers', () => {
     });
     const order = await client.getOrder('o1');
     expect(backend.requests.getOrder!.at(-1)).toEqual({ orderId: 'o1', appId: '' });
-    expect(order.order.payment).toEqual({
-      provider: 'stripe',
-      paymentId: 'pi_1',
-      authorized: usd(2550),
-      captured: usd(2550),
-      refunds: [
-        {
-          refundId: 're_1',
-          amount: usd(500),
-          status: 'pending',
-          source: 'cancel',
-          ticketIds: ['t1'],
-        },
-      ],
-      refundPending: true,
-      disputed: false,
-    });
+    expect(order.order.payment).toEqual(stripePayment());
     expect(order.tickets).toEqual([
       {
         ticketId: 't1',
