@@ -194,17 +194,7 @@ describe('venueMessageOf, attractionMessageOf, segmentMessageOf', () => {
   });
 
   it('write every field of an attraction and of a classification segment', () => {
-    const attraction: Attraction = {
-      id: 'K1',
-      names: undefined,
-      test: false,
-      url: 'https://example.com/k1',
-      images: [{ url: 'i.jpg', width: 100, height: 50, ratio: '2_1', fallback: false }],
-      classifications: [{ primary: true, segment: { id: 'KZ1', names: text('Music') } }],
-      upcomingEvents: 0,
-    };
-    const message = attractionMessageOf(attraction);
-    expect(message).toEqual({
+    const k1 = (): Attraction => ({
       id: 'K1',
       names: undefined,
       test: false,
@@ -213,6 +203,9 @@ describe('venueMessageOf, attractionMessageOf, segmentMessageOf', () => {
       classifications: [{ primary: true, segment: { id: 'KZ1', names: text('Music') } }],
       upcomingEvents: 0,
     });
+    const attraction = k1();
+    const message = attractionMessageOf(attraction);
+    expect(message).toEqual(k1());
     expect(DiscoveryAttraction.decode(DiscoveryAttraction.encode(message).finish())).toEqual(
       message,
     );
