@@ -91,6 +91,20 @@ const billing = (amountMinor: number, nonce = 'fake-valid-nonce'): BillingInput 
   thirdPartyAccountId: 'fan-1',
 });
 
+/**
+ * Reserves of one adult ticket through the app's reserve slots, their partner calls held until
+ * `open`.
+ */
+function gatedReserves(busy: Setup) {
+  let open!: () => void;
+  busy.connector.gate = new Promise((resolve) => (open = resolve));
+  const reserve = () =>
+    busy.app.withReserveSlot(() =>
+      busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
+    );
+  return { open: () => open(), reserve };
+}
+
 describe('CartApp', () => {
   let s: Setup;
   beforeEach(async () => {
@@ -229,12 +243,7 @@ describe('CartApp', () => {
 
   it('sheds reserves beyond the in-flight limit at once, counting PENDING ones until they finish', async () => {
     const busy = await setup({ settings: { reserveWaitMs: 5, maxReservesInFlight: 2 } });
-    let open!: () => void;
-    busy.connector.gate = new Promise((resolve) => (open = resolve));
-    const reserve = () =>
-      busy.app.withReserveSlot(() =>
-        busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
-      );
+    const { open, reserve } = gatedReserves(busy);
     const first = await reserve();
     const second = await reserve();
     expect([first.cart.status, second.cart.status]).toEqual(['PENDING', 'PENDING']);
@@ -298,12 +307,7 @@ describe('CartApp', () => {
 
   it('counts a reserve request from its start, before it has written anything', async () => {
     const busy = await setup({ settings: { maxReservesInFlight: 1 } });
-    let open!: () => void;
-    busy.connector.gate = new Promise((resolve) => (open = resolve));
-    const reserve = () =>
-      busy.app.withReserveSlot(() =>
-        busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
-      );
+    const { open, reserve } = gatedReserves(busy);
     const waiting = reserve(); // waits up to 2 s for the partner
     await expect(reserve()).rejects.toMatchObject({ kind: 'unavailable' });
     open();
