@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN as adminToken, useEdge } from './edge-harness.js';
+import { ADMIN_TOKEN as adminToken, useEdge, expectAdmin401 } from './edge-harness.js';
 
 const fanId = '3f2a6c1e-8d7b-4b5a-9c1d-2e3f4a5b6c7d';
 const clientId = 'Zm9vYmFyYmF6cXV4cXV1eA';
@@ -41,11 +41,7 @@ describe('DELETE /admin/v1/fans/{fanId}/grants/{clientId}', () => {
   it('needs the admin token: 401 admin body without it or with a wrong one, backend untouched', async () => {
     const received: Array<[string, string]> = [];
     const app = await edge(received);
-    for (const token of [undefined, 'wrong-token']) {
-      const response = await revoke(app, fanId, clientId, token);
-      expect(response.statusCode, String(token)).toBe(401);
-      expect(response.json()).toMatchObject({ error: { code: expect.any(String) } });
-    }
+    await expectAdmin401((token) => revoke(app, fanId, clientId, token));
     expect(received).toEqual([]);
   });
 

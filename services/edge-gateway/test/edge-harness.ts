@@ -1,7 +1,7 @@
 import { createHttpServer } from '@marquee/platform/http';
 import { silentLogger } from '@marquee/platform/testing';
-import type { FastifyInstance } from 'fastify';
-import { afterEach } from 'vitest';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterEach, expect } from 'vitest';
 import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
 import { fakeBackends } from './fakes.js';
 
@@ -39,7 +39,7 @@ export const adminInject = (
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   url: string,
   body?: unknown,
-) =>
+): Promise<LightMyRequestResponse> =>
   app.inject({
     method,
     url,
@@ -66,3 +66,14 @@ export const keyedAccess = (appOf: (key: string) => string | undefined) => ({
 
 /** `keyedAccess` knowing the one key `good-key`, of app `app-1`. */
 export const goodKeyAccess = () => keyedAccess((key) => (key === 'good-key' ? 'app-1' : undefined));
+
+/** Expects the admin 401 body both without a token and with a wrong one. */
+export async function expectAdmin401(
+  send: (token: string | undefined) => Promise<LightMyRequestResponse>,
+): Promise<void> {
+  for (const token of [undefined, 'wrong-token']) {
+    const response = await send(token);
+    expect(response.statusCode, String(token)).toBe(401);
+    expect(response.json()).toMatchObject({ error: { code: expect.any(String) } });
+  }
+}

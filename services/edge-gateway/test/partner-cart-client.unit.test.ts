@@ -19,10 +19,18 @@ import { createCartClient, errorInfoOf } from '../src/adapters/cart-client.js';
 import type { PartnerCart } from '../src/app/partner-cart.js';
 import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
 import { fakeBackends } from './fakes.js';
-import { ADMIN_TOKEN, EVENT, KEY, fakeAccess } from './partner-cart-fixtures.js';
+import {
+  ADMIN_TOKEN,
+  EVENT,
+  KEY,
+  cartTotals,
+  fakeAccess,
+  seatsLine,
+  seatsLineTotals,
+  usd,
+} from './partner-cart-fixtures.js';
 
 const logger = createLogger({ service: 'edge-test', level: 'silent' });
-const usd = (amountMinor: number) => ({ amountMinor, currency: 'USD' });
 
 /** A serialised google.rpc.Status whose details hold a RetryInfo-like Any, then an ErrorInfo. */
 function statusDetails(code: number, message: string, reason: string, metadata = {}): Buffer {
@@ -61,30 +69,14 @@ const protoCart = (overrides: Partial<Cart> = {}): Cart => ({
   id: 'cart-1',
   eventId: EVENT,
   items: [],
-  totals: {
-    merchandise: usd(5100),
-    fee: usd(1200),
-    tax: usd(74),
-    delivery: usd(0),
-    upsell: usd(0),
-    grand: usd(6374),
-    unpaid: usd(6374),
-  },
+  totals: cartTotals(),
   holdTimeSeconds: 600,
   expiresAt: new Date('2099-01-01T00:10:00Z'),
   language: 'en-us',
   status: CartStatus.CART_STATUS_HELD,
   ticketItems: [
     {
-      id: 1,
-      areaId: 'A1',
-      areaDescription: 'Floor',
-      section: '101',
-      row: 'C',
-      startSeat: '7',
-      endSeat: '8',
-      generalAdmission: false,
-      quantity: 2,
+      ...seatsLine(),
       tickets: [
         {
           id: '000001',
@@ -97,7 +89,7 @@ const protoCart = (overrides: Partial<Cart> = {}): Cart => ({
           priceLevelId: 'PL1',
         },
       ],
-      totals: { merchandise: usd(5100), fee: usd(900), tax: usd(74), grand: usd(6074) },
+      totals: seatsLineTotals(),
       seats: ['7', '8'],
       inventoryType: InventoryType.INVENTORY_TYPE_PRIMARY,
     },
