@@ -101,6 +101,16 @@ export const fullEventHead = () => ({
   url: 'https://tickets.example.com/FULL00000000001',
 });
 
+/** An event location naming venue `v-1` of source `pub` (unresolved), called Club. */
+export const clubVenueLocation = () => ({
+  $case: 'venue' as const,
+  value: {
+    ref: { $case: 'source' as const, value: { id: 'v-1', name: 'pub' } },
+    names: text('Club'),
+    resolvedId: '',
+  },
+});
+
 export function aFullEventMessage(): Event {
   const t = (en: string) => text(en, { 'de-de': `${en} (de)` });
   const at = (iso: string) => new Date(iso);

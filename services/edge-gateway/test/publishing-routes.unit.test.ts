@@ -72,6 +72,22 @@ const invalidProperties = (properties: Record<string, unknown>) =>
     },
   ]);
 
+/** The edge's OpenAPI document, as far as these tests read it. */
+const openApiDoc = async () =>
+  (await (await edge({})).inject({ url: '/openapi.json' })).json() as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          parameters?: { in: string; name: string }[];
+          security?: Record<string, unknown>[];
+          responses: Record<string, { description?: string }>;
+        }
+      >
+    >;
+  };
+
 /** An edge whose publisher accepts every event (its calls in `calls`). */
 const accepting = (calls?: Call[]) => edge({ publishEvent: async () => accepted }, calls);
 /** An edge whose publisher lists no events (its calls in `calls`). */
@@ -385,16 +401,7 @@ describe('POST /publish/{version}/events with an Idempotency-Key', () => {
   });
 
   it('is documented in the OpenAPI document with its 409 and 422', async () => {
-    const sut = await edge({});
-    const doc = (await sut.inject({ url: '/openapi.json' })).json() as {
-      paths: Record<
-        string,
-        Record<
-          string,
-          { parameters?: { in: string; name: string }[]; responses: Record<string, unknown> }
-        >
-      >;
-    };
+    const doc = await openApiDoc();
     for (const path of ['/publish/{version}/events', '/publish/events']) {
       const operation = doc.paths[path]!.post!;
       expect(operation.parameters).toContainEqual(
@@ -513,20 +520,7 @@ describe('GET /publish/{version}/events', () => {
   });
 
   it('is documented in the OpenAPI document with its paging and its 400', async () => {
-    const sut = await edge({});
-    const doc = (await sut.inject({ url: '/openapi.json' })).json() as {
-      paths: Record<
-        string,
-        Record<
-          string,
-          {
-            parameters?: { in: string; name: string }[];
-            security?: Record<string, unknown>[];
-            responses: Record<string, { description?: string }>;
-          }
-        >
-      >;
-    };
+    const doc = await openApiDoc();
     for (const path of ['/publish/{version}/events', '/publish/events']) {
       const operation = doc.paths[path]!.get!;
       expect(operation.parameters?.filter((p) => p.in === 'query').map((p) => p.name)).toEqual(

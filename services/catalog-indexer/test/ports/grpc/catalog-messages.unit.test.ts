@@ -20,7 +20,7 @@ import {
   venueMessageOf,
 } from '../../../src/ports/grpc/catalog-messages.js';
 import { catalogEventOf } from '../../../src/ports/kafka/messages.js';
-import { aFullEventMessage, text } from '../../builders.js';
+import { aFullEventMessage, text, clubVenueLocation } from '../../builders.js';
 
 /** The paths of the fields a message leaves at their default value. */
 function defaults(value: unknown, path = ''): string[] {
@@ -135,14 +135,7 @@ describe('eventMessageOf (the catalog record → Event)', () => {
   it('gives back the other cases of the oneofs, and an event with nothing set', () => {
     const other = Event.fromPartial({
       ...aFullEventMessage(),
-      location: {
-        $case: 'venue',
-        value: {
-          ref: { $case: 'source', value: { id: 'v-1', name: 'pub' } },
-          names: text('Club'),
-          resolvedId: '',
-        },
-      },
+      location: clubVenueLocation(),
       attractions: [{ ref: undefined, names: undefined, resolvedId: '' }],
       origin: { kind: { $case: 'partnerImport', value: { partnerId: 'P1' } } },
       status: EventStatus.UNRECOGNIZED,

@@ -8,7 +8,7 @@ import {
   SyncScope,
 } from '@marquee/proto/catalog/v1';
 import { availabilityUpdateOf, catalogEventOf } from '../../../src/ports/kafka/messages.js';
-import { aFullEventMessage, fullEventHead, text } from '../../builders.js';
+import { aFullEventMessage, fullEventHead, text, clubVenueLocation } from '../../builders.js';
 
 describe('catalogEventOf (event-changed → the catalog record)', () => {
   it('takes every field, enums by their domain names and oneofs as the domain unions', () => {
@@ -109,14 +109,7 @@ describe('catalogEventOf (event-changed → the catalog record)', () => {
     const other = catalogEventOf(
       Event.fromPartial({
         id: 'E3',
-        location: {
-          $case: 'venue',
-          value: {
-            ref: { $case: 'source', value: { id: 'v-1', name: 'pub' } },
-            names: text('Club'),
-            resolvedId: '',
-          },
-        },
+        location: clubVenueLocation(),
         attractions: [{ names: text('Unnamed ref'), resolvedId: '' }],
         origin: {
           kind: {
