@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryBroker, createMemoryBus, type IncomingEvent } from '../../src/bus/index.js';
+import { createMemoryBroker, createMemoryBus } from '../../src/bus/index.js';
 import { uniqueName, waitFor } from '../../src/testing/index.js';
 import { busContract, type BusContractHarness } from './bus-contract.js';
 import { globalSubscriptionContract } from './global-contract.js';
-import { aPing, pingTopic, recordingLogger, type Ping } from './fixtures.js';
+import { aPing, pingTopic, recordingLogger, type Ping, collect } from './fixtures.js';
 
 /**
  * Memory buses on one broker for the suite (retaining as asked): every bus a test creates is
@@ -39,11 +39,7 @@ describe('memory bus retention', () => {
   it('keeps every record by default', async () => {
     const topic = pingTopic();
     const sut = createMemoryBus({ source: '//marquee/test' });
-    const seen: number[] = [];
-    await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
-      seen.push(event.value!.seq);
-    });
-    await sut.start();
+    const seen = await collect(sut, topic);
     await sut.publish(topic, keyed(1, 2, 3));
     await waitFor(() => seen.length === 3);
 
@@ -119,11 +115,7 @@ describe('memory bus retention', () => {
     const broker = createMemoryBroker({ partitions: 1 });
     const topic = pingTopic();
     const sut = createMemoryBus({ source: '//marquee/test', broker });
-    const seen: number[] = [];
-    await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
-      seen.push(event.value!.seq);
-    });
-    await sut.start();
+    const seen = await collect(sut, topic);
     await sut.publish(topic, keyed(1, 2));
     await waitFor(() => seen.length === 2);
     expect(sut.records(topic.name)).toHaveLength(2);
@@ -248,11 +240,7 @@ describe('memory bus specifics', () => {
   it('works with no OpenTelemetry SDK registered and writes no trace headers then', async () => {
     const topic = pingTopic();
     const sut = createMemoryBus({ source: '//marquee/test', logger: recordingLogger() });
-    const seen: IncomingEvent<Ping>[] = [];
-    await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
-      seen.push(event);
-    });
-    await sut.start();
+    const seen = await collect(sut, topic);
 
     await sut.publish(topic, [{ key: 'k', value: aPing() }]);
 
@@ -269,11 +257,7 @@ describe('memory bus specifics', () => {
       value: topic.codec.encode(aPing()),
       headers: {},
     });
-    const seen: IncomingEvent<Ping>[] = [];
-    await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
-      seen.push(event);
-    });
-    await sut.start();
+    const seen = await collect(sut, topic);
 
     await waitFor(() => seen.length === 1);
     expect(seen[0]).toMatchObject({
