@@ -4,12 +4,12 @@ import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type IncomingEvent } from '@marquee/platform/bus';
 import { callUnary, createGrpcClient, runAsService } from '@marquee/platform/grpc';
-import { createLogger } from '@marquee/platform/logger';
 import {
   describeIntegration,
   startGroupsAtEnd,
   uniqueName,
   waitFor,
+  testLogger,
 } from '@marquee/platform/testing';
 import { cartV1, partnerV1 } from '@marquee/proto';
 import {
@@ -34,10 +34,7 @@ import { partnerStack, seatedVenue } from './support/partner-stack.js';
 describeIntegration(
   'cart against 3p-connector and partner-reference',
   ({ kafka: broker, mongoUrl }) => {
-    const logger = createLogger({
-      service: 'cart-int',
-      level: (process.env.TEST_LOG as 'info') ?? 'silent',
-    });
+    const logger = testLogger('cart-int');
     const suffix = randomBytes(4).toString('hex');
     const adminToken = randomBytes(24).toString('base64url');
     const client = { id: `marquee-${suffix}`, secret: randomBytes(24).toString('base64url') };

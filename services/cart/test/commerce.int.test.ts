@@ -4,9 +4,8 @@ import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type IncomingEvent } from '@marquee/platform/bus';
 import { callUnary, createGrpcClient, runAsService } from '@marquee/platform/grpc';
-import { createLogger } from '@marquee/platform/logger';
 import { type ServiceDefinition } from '@marquee/platform/service';
-import { describeIntegration, uniqueName, waitFor } from '@marquee/platform/testing';
+import { describeIntegration, uniqueName, waitFor, testLogger } from '@marquee/platform/testing';
 import { authV1, cartV1 } from '@marquee/proto';
 import {
   availabilityChangedTopic,
@@ -31,10 +30,7 @@ import { partnerStack, seatedVenue } from './support/partner-stack.js';
 describeIntegration(
   'commerce purchase against 3p-connector and partner-reference',
   ({ kafka: broker, mongoUrl }) => {
-    const logger = createLogger({
-      service: 'commerce-int',
-      level: (process.env.TEST_LOG as 'info') ?? 'silent',
-    });
+    const logger = testLogger('commerce-int');
     const suffix = randomBytes(4).toString('hex');
     const adminToken = randomBytes(24).toString('base64url');
     const client = { id: `marquee-${suffix}`, secret: randomBytes(24).toString('base64url') };

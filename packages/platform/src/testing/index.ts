@@ -18,4 +18,4 @@ export { uniqueName } from './unique-name.js';
 export { waitFor, type WaitForOptions } from './wait-for.js';
 export { metricValue } from './metric-value.js';
 export { useMongoDatabases, type MongoDatabases } from './mongo-databases.js';
-export { silentLogger } from './silent-logger.js';
+export { silentLogger, testLogger } from './silent-logger.js';
