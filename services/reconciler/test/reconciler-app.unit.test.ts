@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type ReconcilerStorage } from '../src/adapters/stores.js';
-import type { ReconcilerApp} from '../src/app/reconciler-app.js';
+import type { ReconcilerApp } from '../src/app/reconciler-app.js';
 import { type PartnerCallFailure } from '../src/app/reconciler-app.js';
 import type { PartnerTransaction } from '../src/domain/decision.js';
 import { FakeConnector, unavailable, GRACE, testReconciler } from './fakes.js';

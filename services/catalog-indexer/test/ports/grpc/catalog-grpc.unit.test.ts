@@ -116,7 +116,7 @@ describe('CatalogService over gRPC', () => {
 
 describe('SearchEvents asked for documents', () => {
   it('answers with the rendered event documents, and with the events when it renders none', async () => {
-      const clock = () => new Date('2026-01-01T00:00:00Z');
+    const clock = () => new Date('2026-01-01T00:00:00Z');
     const rendering = new Catalog({
       records: createMemoryEventRecords(),
       availability: createMemoryAvailabilityRecords(),
@@ -173,7 +173,7 @@ describe('SearchEvents asked for documents', () => {
 
 describe('availability in CatalogService answers', () => {
   it('carries sold-out availability on the encoded search path and the decoded one, and leaves it out of seats_available', async () => {
-      // As the service composes it: events kept encoded, documents rendered.
+    // As the service composes it: events kept encoded, documents rendered.
     const catalog = new Catalog({
       records: createMemoryEventRecords(),
       availability: createMemoryAvailabilityRecords(),
@@ -289,7 +289,7 @@ describe('SearchEvents from the encodings the index keeps', () => {
 
 describe('WatchChanges', () => {
   it('sends the current sequence at once, then the latest after changes (coalesced), and ends on close', async () => {
-      const catalog = new Catalog({
+    const catalog = new Catalog({
       records: createMemoryEventRecords(),
       availability: createMemoryAvailabilityRecords(),
       eventCodec: protobufEventCodec,
