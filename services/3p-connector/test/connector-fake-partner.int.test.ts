@@ -3,10 +3,9 @@ import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createKafkaBus, type EventBus, type IncomingEvent } from '@marquee/platform/bus';
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
-import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { hostService } from '@marquee/platform/service';
-import { describeIntegration, waitFor } from '@marquee/platform/testing';
+import { describeIntegration, waitFor, testLogger } from '@marquee/platform/testing';
 import { partnerV1, type catalogV1 } from '@marquee/proto';
 import { eventChangedTopic, partnerCallFailedTopic } from '@marquee/proto/topics';
 import { threePConnectorService } from '../src/index.js';
@@ -19,10 +18,7 @@ import { availability, confirmedOrder, manifest, partnerEvent } from './support/
  * survives a restart of the connector and is delivered once the partner is back.
  */
 describeIntegration('3p-connector with real Kafka and Mongo', ({ kafka, mongoUrl }) => {
-  const logger = createLogger({
-    service: '3p-connector-int',
-    level: (process.env.TEST_LOG as 'info') ?? 'silent',
-  });
+  const logger = testLogger('3p-connector-int');
   const suffix = randomBytes(4).toString('hex');
   const key = randomBytes(32).toString('base64');
   const changed: IncomingEvent<catalogV1.EventChanged>[] = [];

@@ -8,10 +8,9 @@ import {
   type IncomingEvent,
 } from '@marquee/platform/bus';
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
-import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { hostService, type HostedService } from '@marquee/platform/service';
-import { describeIntegration, waitFor } from '@marquee/platform/testing';
+import { describeIntegration, waitFor, testLogger } from '@marquee/platform/testing';
 import { partnerV1, type catalogV1 } from '@marquee/proto';
 import { eventChangedTopic, partnerCallFailedTopic } from '@marquee/proto/topics';
 import { partnerReferenceService } from '@marquee/partner-reference';
@@ -24,10 +23,7 @@ import { threePConnectorService } from '../src/index.js';
  * down and delivered once, and a booking whose answer comes after the caller's deadline.
  */
 describeIntegration('3p-connector against partner-reference', ({ kafka, mongoUrl }) => {
-  const logger = createLogger({
-    service: 'connector-partner-int',
-    level: (process.env.TEST_LOG as 'info') ?? 'silent',
-  });
+  const logger = testLogger('connector-partner-int');
   const suffix = randomBytes(4).toString('hex');
   const adminToken = randomBytes(24).toString('base64url');
   const client = { id: `marquee-${suffix}`, secret: randomBytes(24).toString('base64url') };

@@ -9,23 +9,12 @@ import { cartV1 } from '@marquee/proto';
 import { orderCancelledTopic } from '@marquee/proto/topics';
 import { threePConnectorService } from '../src/index.js';
 import { FakePartner } from './support/fake-partner.js';
-import { availability, manifest, partnerEvent } from './support/fixtures.js';
+import { availability, confirmedOrder, manifest, partnerEvent } from './support/fixtures.js';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
 const order = {
-  inventory_order_id: 'O1',
-  inventory_token: 'B1',
-  event_id: 'EV1',
-  status: 'CONFIRMED',
-  external_reference: 'cart-1',
-  external_order_id: 'order-1',
-  print_authorized: true,
-  created_at: '2026-03-02T10:00:00Z',
-  updated_at: '2026-03-02T10:01:00Z',
-  currency: 'EUR',
-  tickets_amount: '5000',
-  tickets_quantity: 1,
+  ...confirmedOrder,
   tickets: [
     {
       ticket_id: 'T1',

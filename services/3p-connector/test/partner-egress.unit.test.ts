@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '@marquee/platform/logger';
 import { guardedLookup, type Resolver } from '../src/adapters/egress-agent.js';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -11,10 +10,12 @@ import {
   type PartnerHttpOptions,
 } from '../src/adapters/partner-http.js';
 import { egressPolicy } from '../src/domain/egress.js';
+import { silentLogger } from '@marquee/platform/testing';
 import { FakePartner } from './support/fake-partner.js';
+import { healthAnswer } from './support/fixtures.js';
 
-const logger = createLogger({ service: 'test', level: 'silent' });
-const health = { status: 200, body: { id: 0, message: 'ok' } };
+const logger = silentLogger();
+const health = healthAnswer;
 const strict = egressPolicy({ requireHttps: false });
 const MiB = 1024 * 1024;
 

@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger, runWithCorrelationId } from '@marquee/platform/logger';
-import { metricValue } from '@marquee/platform/testing';
+import { runWithCorrelationId } from '@marquee/platform/logger';
+import { metricValue, silentLogger } from '@marquee/platform/testing';
 import { PartnerHttpClient, type PartnerCallError } from '../src/adapters/partner-http.js';
 import { egressPolicy } from '../src/domain/egress.js';
 import { FakePartner } from './support/fake-partner.js';
+import { healthAnswer } from './support/fixtures.js';
 
-const logger = createLogger({ service: 'test', level: 'silent' });
-const health = { status: 200, body: { id: 0, message: 'ok' } };
+const logger = silentLogger();
+const health = healthAnswer;
 const booking = {
   booking: {
     inventory_token: 'B1',

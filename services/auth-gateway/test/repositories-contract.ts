@@ -1,5 +1,8 @@
 import { fanDeletedTopic } from '@marquee/proto/topics';
 import { describe, expect, it } from 'vitest';
+import type { AuthStores } from '../src/adapters/auth-stores.js';
+import { createKeyStore, createOAuthRepository } from '../src/adapters/oauth-repository.js';
+import { createAppRepository, createFanRepository } from '../src/adapters/store-repositories.js';
 import { DeveloperAccess } from '../src/app/developer-access.js';
 import type { AppRepository, FanRepository, KeyStore, OAuthRepository } from '../src/app/ports.js';
 import type { AuthorizationCode, IssuedToken } from '../src/domain/oauth.js';
@@ -9,6 +12,16 @@ import type { Fan } from '../src/domain/fan.js';
 let seq = 0;
 const unique = () =>
   `${Date.now().toString(36)}${(seq++).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+
+/** The repositories of auth-gateway over its stores, as the contract takes them. */
+export const authRepositories = (stores: AuthStores) => ({
+  apps: createAppRepository(stores),
+  fans: createFanRepository(stores),
+  oauth: createOAuthRepository(stores),
+  keys: () => createKeyStore(stores),
+  pendingGrantEvents: async () => (await stores.grants.pendingOutbox(100)).flatMap((p) => p.events),
+  pendingFanEvents: async () => (await stores.fans.pendingOutbox(100)).flatMap((p) => p.events),
+});
 
 export const anApp = (overrides: Partial<DeveloperApp> = {}): DeveloperApp => ({
   id: `app-${unique()}`,

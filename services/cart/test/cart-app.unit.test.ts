@@ -1,6 +1,5 @@
 import { DEVELOPMENT_CONTACT_KEYS, openOrderContact } from '@marquee/proto/order-contact';
 import { priceLevelNumber } from '@marquee/platform/money';
-import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createIdempotency,
@@ -18,20 +17,18 @@ import {
   OrderConfirmed,
   ReserveCartRequest,
 } from '@marquee/proto/cart/v1';
-import { randomIds } from '../src/adapters/ids.js';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
-import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
+import { sha256Hasher } from '../src/adapters/secret-box.js';
 import { createCartStorage } from '../src/adapters/stores.js';
 import { CartApp, type BillingInput, type CartSettings } from '../src/app/index.js';
 import { listedSeats, SEATS_PER_ANSWER, SEATS_PER_AREA } from '../src/app/queries/availability.js';
-import { DEFAULT_FEES } from '../src/domain/pricing.js';
 import { parseMaintenanceWindow } from '../src/domain/maintenance.js';
 import { EventProjectionStore } from '../src/events/store.js';
 import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';
+import { cartAppDefaults } from './support/cart-app.js';
 import { cartGrpc } from '../src/ports/grpc/cart-grpc.js';
 
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const owner = { appId: 'app-1', sandbox: false, channel: 'partner-cart' as const };
 const adult = (quantity: number) => ({ tickets: [{ priceTypeId: '000001', quantity }] });
 
@@ -69,28 +66,7 @@ async function setup(
     connector,
     processor,
     sandboxProcessor: processor,
-    secrets: createSecretBox(randomBytes(32)),
-    ids: randomIds,
-    hasher: sha256Hasher,
-    clock: { now },
-    log: silent,
-    settings: {
-      reserveWaitMs: 2_000,
-      pollAfterSeconds: 1,
-      reserveAttempts: 2,
-      reserveRetryMs: 1,
-      pendingStaleMs: 30_000,
-      owedRetryMs: 0,
-      commitGraceMs: 60_000,
-      sandboxHoldSeconds: 600,
-      fees: DEFAULT_FEES,
-      maintenance: undefined,
-      trackingWindowMs: 60_000,
-      termsUrl: 'https://example.test/terms',
-      secureEntryAgreementUrl: 'https://example.test/secure',
-      redemptionBaseUrl: 'https://example.test/orders/',
-      ...options.settings,
-    },
+    ...cartAppDefaults(now, { settings: options.settings }),
   });
   const events = async () =>
     (await Promise.all(stores.outboxSources.map((s) => s.pendingOutbox(1_000))))
@@ -114,6 +90,20 @@ const billing = (amountMinor: number, nonce = 'fake-valid-nonce'): BillingInput 
   expireYear: 2032,
   thirdPartyAccountId: 'fan-1',
 });
+
+/**
+ * Reserves of one adult ticket through the app's reserve slots, their partner calls held until
+ * `open`.
+ */
+function gatedReserves(busy: Setup) {
+  let open!: () => void;
+  busy.connector.gate = new Promise((resolve) => (open = resolve));
+  const reserve = () =>
+    busy.app.withReserveSlot(() =>
+      busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
+    );
+  return { open: () => open(), reserve };
+}
 
 describe('CartApp', () => {
   let s: Setup;
@@ -253,12 +243,7 @@ describe('CartApp', () => {
 
   it('sheds reserves beyond the in-flight limit at once, counting PENDING ones until they finish', async () => {
     const busy = await setup({ settings: { reserveWaitMs: 5, maxReservesInFlight: 2 } });
-    let open!: () => void;
-    busy.connector.gate = new Promise((resolve) => (open = resolve));
-    const reserve = () =>
-      busy.app.withReserveSlot(() =>
-        busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
-      );
+    const { open, reserve } = gatedReserves(busy);
     const first = await reserve();
     const second = await reserve();
     expect([first.cart.status, second.cart.status]).toEqual(['PENDING', 'PENDING']);
@@ -322,12 +307,7 @@ describe('CartApp', () => {
 
   it('counts a reserve request from its start, before it has written anything', async () => {
     const busy = await setup({ settings: { maxReservesInFlight: 1 } });
-    let open!: () => void;
-    busy.connector.gate = new Promise((resolve) => (open = resolve));
-    const reserve = () =>
-      busy.app.withReserveSlot(() =>
-        busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
-      );
+    const { open, reserve } = gatedReserves(busy);
     const waiting = reserve(); // waits up to 2 s for the partner
     await expect(reserve()).rejects.toMatchObject({ kind: 'unavailable' });
     open();

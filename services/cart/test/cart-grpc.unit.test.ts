@@ -25,6 +25,22 @@ const logger = createLogger({ service: 'cart-grpc-test', level: 'silent' });
 const NOW = new Date('2030-06-01T12:00:00Z');
 
 /** cart composed as the service runs (memory bus and stores), CartService over gRPC. */
+/** One ticket of app-1 reserved through `client`, once the event is sellable in cart. */
+const reserveOneTicket = (client: InstanceType<typeof CartServiceClient>) =>
+  waitFor(
+    async () =>
+      callUnary(
+        client,
+        'reserveCart',
+        ReserveCartRequest.fromPartial({
+          appId: 'app-1',
+          eventId: EVENT_ID,
+          reserves: [{ tickets: [{ id: '000001', quantity: 1 }], acceptBestAvailable: true }],
+        }),
+      ).catch(() => undefined),
+    { timeoutMs: 10_000, intervalMs: 50, description: 'the event sellable in cart' },
+  );
+
 describe('CartService over gRPC: reserves and Idempotency-Key (composed cart, memory mode)', () => {
   let client: InstanceType<typeof CartServiceClient>;
   let stop: () => Promise<void>;
@@ -127,19 +143,7 @@ describe('CartService over gRPC: PrintOrder', () => {
 
   /** Reserve one ticket, pay it, commit: the order id. */
   async function buy(): Promise<string> {
-    const reserved = await waitFor(
-      async () =>
-        callUnary(
-          client,
-          'reserveCart',
-          ReserveCartRequest.fromPartial({
-            appId: 'app-1',
-            eventId: EVENT_ID,
-            reserves: [{ tickets: [{ id: '000001', quantity: 1 }], acceptBestAvailable: true }],
-          }),
-        ).catch(() => undefined),
-      { timeoutMs: 10_000, intervalMs: 50, description: 'the event sellable in cart' },
-    );
+    const reserved = await reserveOneTicket(client);
     const cart = reserved.cart!;
     await callUnary(
       client,
@@ -433,19 +437,7 @@ describe('CartService over gRPC: AddPayment Idempotency-Key and card data', () =
   });
 
   it('leaves the CVV out of the digest but tells a retry with another card apart', async () => {
-    const reserved = await waitFor(
-      async () =>
-        callUnary(
-          client,
-          'reserveCart',
-          ReserveCartRequest.fromPartial({
-            appId: 'app-1',
-            eventId: EVENT_ID,
-            reserves: [{ tickets: [{ id: '000001', quantity: 1 }], acceptBestAvailable: true }],
-          }),
-        ).catch(() => undefined),
-      { timeoutMs: 10_000, intervalMs: 50, description: 'the event sellable in cart' },
-    );
+    const reserved = await reserveOneTicket(client);
     const cart = reserved.cart!;
     const pay = (cardNonce: string, cin: string) =>
       callUnary(

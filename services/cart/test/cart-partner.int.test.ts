@@ -2,21 +2,14 @@ import { DEVELOPMENT_CONTACT_KEYS, openOrderContact } from '@marquee/proto/order
 import { createHash, randomBytes } from 'node:crypto';
 import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  createKafkaBus,
-  createMemoryBus,
-  type EventBus,
-  type IncomingEvent,
-} from '@marquee/platform/bus';
+import { type IncomingEvent } from '@marquee/platform/bus';
 import { callUnary, createGrpcClient, runAsService } from '@marquee/platform/grpc';
-import { createLogger } from '@marquee/platform/logger';
-import { closeMongo, connectMongo } from '@marquee/platform/mongo';
-import { hostService, type HostedService } from '@marquee/platform/service';
 import {
   describeIntegration,
   startGroupsAtEnd,
   uniqueName,
   waitFor,
+  testLogger,
 } from '@marquee/platform/testing';
 import { cartV1, partnerV1 } from '@marquee/proto';
 import {
@@ -27,10 +20,9 @@ import {
   orderConfirmedTopic,
   paymentRefundedTopic,
 } from '@marquee/proto/topics';
-import { threePConnectorService } from '@marquee/3p-connector';
-import { partnerReferenceService } from '@marquee/partner-reference';
 import { cartService } from '../src/index.js';
 import { composeCart } from '../src/service.js';
+import { partnerStack, seatedVenue } from './support/partner-stack.js';
 
 /**
  * The purchase path for real: cart on Kafka and FerretDB, 3p-connector on Kafka and FerretDB,
@@ -42,10 +34,7 @@ import { composeCart } from '../src/service.js';
 describeIntegration(
   'cart against 3p-connector and partner-reference',
   ({ kafka: broker, mongoUrl }) => {
-    const logger = createLogger({
-      service: 'cart-int',
-      level: (process.env.TEST_LOG as 'info') ?? 'silent',
-    });
+    const logger = testLogger('cart-int');
     const suffix = randomBytes(4).toString('hex');
     const adminToken = randomBytes(24).toString('base64url');
     const client = { id: `marquee-${suffix}`, secret: randomBytes(24).toString('base64url') };
@@ -60,45 +49,14 @@ describeIntegration(
     const confirmed: IncomingEvent<cartV1.OrderConfirmed>[] = [];
     const expired: IncomingEvent<cartV1.BookingExpired>[] = [];
     const refunded: IncomingEvent<cartV1.PaymentRefunded>[] = [];
-    const dbs: Connection[] = [];
-    const buses: EventBus[] = [];
-    const hosted: HostedService[] = [];
-    let partnerPort = 0;
+    const stack = partnerStack({ broker, mongoUrl, logger, suffix, adminToken, client });
+    const { kafka } = stack;
     let connectorAddress = '';
     let cart: cartV1.CartServiceClient;
     let connector: partnerV1.ConnectorServiceClient;
     let eventId = '';
     let cartDb: Connection | undefined;
 
-    const db = async (name: string) => {
-      const connection = await connectMongo({
-        url: mongoUrl,
-        dbName: `${name}_${suffix}`,
-        logger,
-        appName: name,
-      });
-      dbs.push(connection);
-      return connection;
-    };
-    const kafka = (clientId: string) => {
-      const bus = createKafkaBus({
-        ...broker,
-        clientId,
-        source: `//marquee/${clientId}`,
-        logger,
-      });
-      buses.push(bus);
-      return bus;
-    };
-    const back = async (method: string, path: string, body: unknown) => {
-      const response = await fetch(`http://127.0.0.1:${partnerPort}/admin/v1${path}`, {
-        method,
-        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      if (!response.ok)
-        throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-    };
     const available = async () =>
       (
         await callUnary(connector, 'getAvailability', {
@@ -111,60 +69,16 @@ describeIntegration(
 
     beforeAll(async () => {
       // partner-reference: short holds so expiry can be watched.
-      const partnerConfig = partnerReferenceService.loadConfig({
-        HTTP_PORT: '0',
-        GRPC_PORT: '0',
-        PARTNER_ADMIN_TOKEN: adminToken,
-        PARTNER_CLIENT_ID: client.id,
-        PARTNER_CLIENT_SECRET: client.secret,
-        PARTNER_SEED_DEMO: 'false',
-        BOOKING_TIMEOUT_MS: '15000',
-        LOG_LEVEL: 'silent',
-      });
-      const partnerInfra = {
-        name: 'partner-reference',
-        logger,
-        bus: createMemoryBus({ source: 'partner' }),
-        mongo: await db('cpr'),
-      };
-      const partner = await hostService(
-        partnerInfra,
-        await partnerReferenceService.compose(partnerInfra, partnerConfig),
-        { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+      await stack.hostPartner('cpr', { BOOKING_TIMEOUT_MS: '15000' });
+      await stack.back(
+        'POST',
+        '/venues',
+        seatedVenue(venueId, 'Cart Hall', [
+          { row: '1', seats: SEATS / 2 },
+          { row: '2', seats: SEATS / 2 },
+        ]),
       );
-      hosted.push(partner);
-      partnerPort = partner.httpPort;
-      await back('POST', '/venues', {
-        venue_id: venueId,
-        name: 'Cart Hall',
-        city: 'London',
-        country: 'GB',
-        timezone: 'Europe/London',
-        manifests: [
-          {
-            manifest_id: 'M1',
-            name: 'Cart Hall',
-            levels: [{ id: 'L1', name: 'Stalls', position: 1 }],
-            sections: [{ id: 'S1', name: 'A' }],
-            price_levels: [{ id: 'PL1', name: 'Cat 1' }],
-            areas: [
-              {
-                id: 'A1',
-                name: 'Stalls A',
-                level_id: 'L1',
-                section_id: 'S1',
-                price_level_id: 'PL1',
-                general_admission: false,
-                rows: [
-                  { row: '1', seats: SEATS / 2 },
-                  { row: '2', seats: SEATS / 2 },
-                ],
-              },
-            ],
-          },
-        ],
-      });
-      await back('POST', '/events', {
+      await stack.back('POST', '/events', {
         event_id: partnerEventId,
         venue_id: venueId,
         manifest_id: 'M1',
@@ -192,33 +106,7 @@ describeIntegration(
       // or it would first call the partner for every order cancelled by earlier runs on this broker.
       const cancelGroup = `cart-int-cancel-${suffix}`;
       await startGroupsAtEnd(broker, [{ groupId: cancelGroup, topic: orderCancelledTopic.name }]);
-      const connectorBus = kafka('3p-connector');
-      const connectorInfra = {
-        name: '3p-connector',
-        logger,
-        bus: connectorBus,
-        mongo: await db('ccp'),
-      };
-      const connectorParts = await threePConnectorService.compose(
-        connectorInfra,
-        threePConnectorService.loadConfig({
-          PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64'),
-          HEALTH_INTERVAL_MS: '60000',
-          PARTNER_CALL_TIMEOUT_MS: '20000',
-          PARTNER_ALLOWED_HOSTS: '127.0.0.1',
-          ORDER_CANCELLED_GROUP: cancelGroup,
-          LOG_LEVEL: 'silent',
-        }),
-      );
-      await connectorBus.start();
-      const connectorHost = await hostService(connectorInfra, connectorParts, {
-        host: '127.0.0.1',
-        httpPort: 0,
-        grpcPort: 0,
-        callers: threePConnectorService.callers!,
-      });
-      hosted.push(connectorHost);
-      connectorAddress = `127.0.0.1:${connectorHost.grpcPort}`;
+      connectorAddress = await stack.hostConnector('ccp', cancelGroup);
       connector = createGrpcClient(partnerV1.ConnectorServiceClient, connectorAddress, {
         caller: 'cart',
       });
@@ -269,37 +157,20 @@ describeIntegration(
         CART_OWED_RETRY_MS: '500',
         LOG_LEVEL: 'silent',
       });
-      cartDb = await db('crt');
+      cartDb = await stack.db('crt');
       const cartInfra = { name: 'cart', logger, bus: cartBus, mongo: cartDb };
       // Composed as its runner composes it: its connector client speaks for cart.
       const cartParts = await runAsService('cart', () =>
         composeCart(cartInfra, cartConfig, { eventTopic, availabilityTopic }),
       );
       await cartBus.start();
-      const cartHost = await hostService(cartInfra, cartParts, {
-        host: '127.0.0.1',
-        httpPort: 0,
-        grpcPort: 0,
-        callers: cartService.callers!,
-      });
-      hosted.push(cartHost);
+      const cartHost = await stack.host(cartInfra, cartParts, cartService.callers!);
       cart = createGrpcClient(cartV1.CartServiceClient, `127.0.0.1:${cartHost.grpcPort}`, {
         deadlineMs: 30_000,
         caller: 'edge-gateway',
       });
 
-      const admin = createGrpcClient(partnerV1.PartnerAdminServiceClient, connectorAddress, {
-        caller: 'edge-gateway',
-      });
-      await callUnary(admin, 'registerPartner', {
-        name: 'Cart Partner',
-        baseUrl: `http://127.0.0.1:${partnerPort}/v1`,
-        authUrl: `http://127.0.0.1:${partnerPort}/oauth/token`,
-        clientId: client.id,
-        clientSecret: client.secret,
-        venues: [venueId],
-      });
-      admin.close();
+      await stack.registerPartner(connectorAddress, 'Cart Partner', venueId);
       // The event is sellable once cart's projection has it (availability answers).
       await waitFor(
         async () =>
@@ -318,12 +189,7 @@ describeIntegration(
     afterAll(async () => {
       cart?.close();
       connector?.close();
-      for (const h of hosted.reverse()) await h.stop();
-      for (const bus of buses) await bus.close();
-      for (const connection of dbs) {
-        await connection.dropDatabase();
-        await closeMongo(connection);
-      }
+      await stack.close();
     });
 
     const reserve = (

@@ -5,34 +5,13 @@ import type { CartStorage } from '../src/adapters/stores.js';
 import type { Cart } from '../src/domain/cart.js';
 import type { Order } from '../src/domain/order.js';
 import type { SellableArea } from '../src/domain/sellable-event.js';
+import { pendingCart } from './support/carts.js';
 
 const t0 = new Date('2030-06-01T12:00:00.000Z');
 const at = (ms: number) => new Date(t0.getTime() + ms);
 
-export const aCart = (id: string, over: Partial<Cart> = {}): Cart => ({
-  id,
-  appId: 'app-1',
-  channel: 'partner-cart',
-  eventId: 'EV0000000000001',
-  partnerId: 'p1',
-  sandbox: false,
-  language: 'en-us',
-  currency: 'GBP',
-  secureEntryEnabled: false,
-  countryCode: 'GB',
-  timezone: 'Europe/London',
-  status: 'PENDING',
-  requests: [],
-  lines: [],
-  reserveAttempts: 1,
-  tickets: [],
-  releaseOwed: false,
-  bookingUnknown: false,
-  voidOwed: false,
-  createdAt: t0,
-  updatedAt: t0,
-  ...over,
-});
+export const aCart = (id: string, over: Partial<Cart> = {}): Cart =>
+  pendingCart({ id, appId: 'app-1', eventId: 'EV0000000000001', partnerId: 'p1' }, t0, over);
 
 export const anOrder = (id: string, over: Partial<Order> = {}): Order => ({
   id,

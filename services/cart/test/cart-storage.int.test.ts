@@ -1,44 +1,27 @@
-import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { createMongoStore, openServiceStores } from '@marquee/platform/store';
-import { describeIntegration, uniqueName } from '@marquee/platform/testing';
+import { describeIntegration, useMongoDatabases } from '@marquee/platform/testing';
 import type { Connection } from 'mongoose';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createCartStorage } from '../src/adapters/stores.js';
 import type { Cart } from '../src/domain/cart.js';
 import { aCart, cartStorageContract } from './cart-storage-contract.js';
 
 describeIntegration('cart storage on the Mongo-wire server', ({ mongoUrl }) => {
-  const logger = createLogger({ service: 'cart-test', level: 'silent' });
-  let connection: Connection;
-  const databases: Connection[] = [];
-  beforeAll(async () => {
-    connection = await connectMongo({
-      url: mongoUrl,
-      dbName: 'admin',
-      logger,
-      appName: 'cart-test',
-    });
-  });
-  afterAll(async () => {
-    if (!connection) return;
-    for (const db of databases) await db.dropDatabase();
-    await closeMongo(connection, logger);
-  });
+  const mongo = useMongoDatabases(mongoUrl, 'cart-test');
 
   cartStorageContract('mongo', async () => {
-    const db = connection.useDb(uniqueName('cart').replace(/-/g, '_'), { useCache: false });
-    databases.push(db);
     // As the service opens it: Mongo collections with their indexes built.
-    const { storage } = await openServiceStores({ mongo: db, logger }, (stores) =>
-      createCartStorage(stores, { sandboxAreaCapacity: 100 }),
+    const { storage } = await openServiceStores(
+      { mongo: mongo.fresh('cart'), logger: mongo.logger },
+      (stores) => createCartStorage(stores, { sandboxAreaCapacity: 100 }),
     );
     return storage;
   });
 
   it('finds a cart stored before fanId was kept a field once relayout ran, two replicas at once', async () => {
-    const db = connection.useDb(uniqueName('cart').replace(/-/g, '_'), { useCache: false });
-    databases.push(db);
+    const db = mongo.fresh('cart');
+    const logger = mongo.logger;
     // The carts collection as the build before it indexed `fanId` declared it; that build
     // recorded no layout either.
     const older = createMongoStore<Cart & { version: number }>({

@@ -2,30 +2,22 @@ import { DEVELOPMENT_CONTACT_KEYS, openOrderContact } from '@marquee/proto/order
 import { createHash, randomBytes } from 'node:crypto';
 import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  createKafkaBus,
-  createMemoryBus,
-  type EventBus,
-  type IncomingEvent,
-} from '@marquee/platform/bus';
+import { type IncomingEvent } from '@marquee/platform/bus';
 import { callUnary, createGrpcClient, runAsService } from '@marquee/platform/grpc';
-import { createLogger } from '@marquee/platform/logger';
-import { closeMongo, connectMongo } from '@marquee/platform/mongo';
-import { hostService, type HostedService, type ServiceDefinition } from '@marquee/platform/service';
-import { describeIntegration, uniqueName, waitFor } from '@marquee/platform/testing';
-import { authV1, cartV1, partnerV1 } from '@marquee/proto';
+import { type ServiceDefinition } from '@marquee/platform/service';
+import { describeIntegration, uniqueName, waitFor, testLogger } from '@marquee/platform/testing';
+import { authV1, cartV1 } from '@marquee/proto';
 import {
   availabilityChangedTopic,
   eventChangedTopic,
   orderConfirmedTopic,
 } from '@marquee/proto/topics';
-import { threePConnectorService } from '@marquee/3p-connector';
 import { authGatewayService } from '@marquee/auth-gateway';
 import { composeSecureEntry, secureEntryService } from '@marquee/secure-entry';
-import { partnerReferenceService } from '@marquee/partner-reference';
 import { offerId } from '../src/commerce/offer-ids.js';
 import { cartService } from '../src/index.js';
 import { composeCart } from '../src/service.js';
+import { partnerStack, seatedVenue } from './support/partner-stack.js';
 
 /**
  * A commerce purchase for real: cart and 3p-connector on Kafka and FerretDB, partner-reference over
@@ -38,10 +30,7 @@ import { composeCart } from '../src/service.js';
 describeIntegration(
   'commerce purchase against 3p-connector and partner-reference',
   ({ kafka: broker, mongoUrl }) => {
-    const logger = createLogger({
-      service: 'commerce-int',
-      level: (process.env.TEST_LOG as 'info') ?? 'silent',
-    });
+    const logger = testLogger('commerce-int');
     const suffix = randomBytes(4).toString('hex');
     const adminToken = randomBytes(24).toString('base64url');
     const client = { id: `marquee-${suffix}`, secret: randomBytes(24).toString('base64url') };
@@ -56,10 +45,8 @@ describeIntegration(
     // This run's orders only, for secure-entry (relayed by the watch below).
     const ordersTopic = { ...orderConfirmedTopic, name: uniqueName('commerce-order-confirmed') };
     const confirmed: IncomingEvent<cartV1.OrderConfirmed>[] = [];
-    const dbs: Connection[] = [];
-    const buses: EventBus[] = [];
-    const hosted: HostedService[] = [];
-    let partnerPort = 0;
+    const stack = partnerStack({ broker, mongoUrl, logger, suffix, adminToken, client });
+    const { db, kafka } = stack;
     let commerce: cartV1.CommerceServiceClient;
     let topPicks: cartV1.TopPicksServiceClient;
     let auth: InstanceType<typeof authV1.AuthServiceClient>;
@@ -67,26 +54,6 @@ describeIntegration(
     let entryDb: Connection;
     let eventId = '';
 
-    const db = async (name: string) => {
-      const connection = await connectMongo({
-        url: mongoUrl,
-        dbName: `${name}_${suffix}`,
-        logger,
-        appName: name,
-      });
-      dbs.push(connection);
-      return connection;
-    };
-    const kafka = (clientId: string) => {
-      const bus = createKafkaBus({
-        ...broker,
-        clientId,
-        source: `//marquee/${clientId}`,
-        logger,
-      });
-      buses.push(bus);
-      return bus;
-    };
     /** A service composed on its own Kafka bus and database, hosted on free ports. */
     const hostOn = async <C>(
       service: ServiceDefinition<C>,
@@ -98,78 +65,19 @@ describeIntegration(
       const infra = { name: service.name, logger, bus, mongo };
       const parts = await compose(infra, service.loadConfig({ LOG_LEVEL: 'silent', ...env }));
       await bus.start();
-      const host = await hostService(infra, parts, {
-        host: '127.0.0.1',
-        httpPort: 0,
-        grpcPort: 0,
-        callers: service.callers!,
-      });
-      hosted.push(host);
-      return host;
-    };
-    const back = async (method: string, path: string, body: unknown) => {
-      const response = await fetch(`http://127.0.0.1:${partnerPort}/admin/v1${path}`, {
-        method,
-        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      if (!response.ok)
-        throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+      return stack.host(infra, parts, service.callers!);
     };
     const offers = (passwords: string[]) =>
       callUnary(commerce, 'getEventOffers', { appId: 'app-c', eventId, fanId: '', passwords });
 
     beforeAll(async () => {
-      const partnerConfig = partnerReferenceService.loadConfig({
-        HTTP_PORT: '0',
-        GRPC_PORT: '0',
-        PARTNER_ADMIN_TOKEN: adminToken,
-        PARTNER_CLIENT_ID: client.id,
-        PARTNER_CLIENT_SECRET: client.secret,
-        PARTNER_SEED_DEMO: 'false',
-        LOG_LEVEL: 'silent',
-      });
-      const partnerInfra = {
-        name: 'partner-reference',
-        logger,
-        bus: createMemoryBus({ source: 'partner' }),
-        mongo: await db('cmp'),
-      };
-      const partner = await hostService(
-        partnerInfra,
-        await partnerReferenceService.compose(partnerInfra, partnerConfig),
-        { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+      await stack.hostPartner('cmp');
+      await stack.back(
+        'POST',
+        '/venues',
+        seatedVenue(venueId, 'Commerce Hall', [{ row: '1', seats: 10 }]),
       );
-      hosted.push(partner);
-      partnerPort = partner.httpPort;
-      await back('POST', '/venues', {
-        venue_id: venueId,
-        name: 'Commerce Hall',
-        city: 'London',
-        country: 'GB',
-        timezone: 'Europe/London',
-        manifests: [
-          {
-            manifest_id: 'M1',
-            name: 'Commerce Hall',
-            levels: [{ id: 'L1', name: 'Stalls', position: 1 }],
-            sections: [{ id: 'S1', name: 'A' }],
-            price_levels: [{ id: 'PL1', name: 'Cat 1' }],
-            areas: [
-              {
-                id: 'A1',
-                name: 'Stalls A',
-                level_id: 'L1',
-                section_id: 'S1',
-                price_level_id: 'PL1',
-                general_admission: false,
-                rows: [{ row: '1', seats: 10 }],
-              },
-            ],
-          },
-        ],
-      });
-      await back('POST', '/events', {
+      await stack.back('POST', '/events', {
         event_id: partnerEventId,
         venue_id: venueId,
         manifest_id: 'M1',
@@ -202,33 +110,7 @@ describeIntegration(
         ],
       });
 
-      const connectorBus = kafka('3p-connector');
-      const connectorInfra = {
-        name: '3p-connector',
-        logger,
-        bus: connectorBus,
-        mongo: await db('cmc'),
-      };
-      const connectorParts = await threePConnectorService.compose(
-        connectorInfra,
-        threePConnectorService.loadConfig({
-          PARTNER_CREDENTIALS_KEY: randomBytes(32).toString('base64'),
-          HEALTH_INTERVAL_MS: '60000',
-          PARTNER_CALL_TIMEOUT_MS: '20000',
-          PARTNER_ALLOWED_HOSTS: '127.0.0.1',
-          ORDER_CANCELLED_GROUP: `commerce-int-cancel-${suffix}`,
-          LOG_LEVEL: 'silent',
-        }),
-      );
-      await connectorBus.start();
-      const connectorHost = await hostService(connectorInfra, connectorParts, {
-        host: '127.0.0.1',
-        httpPort: 0,
-        grpcPort: 0,
-        callers: threePConnectorService.callers!,
-      });
-      hosted.push(connectorHost);
-      const connectorAddress = `127.0.0.1:${connectorHost.grpcPort}`;
+      const connectorAddress = await stack.hostConnector('cmc', `commerce-int-cancel-${suffix}`);
 
       const watch = kafka('commerce-int-watch');
       await watch.subscribe(
@@ -282,13 +164,7 @@ describeIntegration(
         }),
       );
       await cartBus.start();
-      const cartHost = await hostService(cartInfra, cartParts, {
-        host: '127.0.0.1',
-        httpPort: 0,
-        grpcPort: 0,
-        callers: cartService.callers!,
-      });
-      hosted.push(cartHost);
+      const cartHost = await stack.host(cartInfra, cartParts, cartService.callers!);
       commerce = createGrpcClient(cartV1.CommerceServiceClient, `127.0.0.1:${cartHost.grpcPort}`, {
         deadlineMs: 30_000,
         caller: 'edge-gateway',
@@ -297,18 +173,7 @@ describeIntegration(
         caller: 'edge-gateway',
       });
 
-      const admin = createGrpcClient(partnerV1.PartnerAdminServiceClient, connectorAddress, {
-        caller: 'edge-gateway',
-      });
-      await callUnary(admin, 'registerPartner', {
-        name: 'Commerce Partner',
-        baseUrl: `http://127.0.0.1:${partnerPort}/v1`,
-        authUrl: `http://127.0.0.1:${partnerPort}/oauth/token`,
-        clientId: client.id,
-        clientSecret: client.secret,
-        venues: [venueId],
-      });
-      admin.close();
+      await stack.registerPartner(connectorAddress, 'Commerce Partner', venueId);
 
       // auth-gateway (the fans) and secure-entry (the orders' tickets), for the fan's deletion.
       const authHost = await hostOn(authGatewayService, {}, await db('cma'));
@@ -336,12 +201,7 @@ describeIntegration(
       commerce?.close();
       topPicks?.close();
       auth?.close();
-      for (const h of hosted.reverse()) await h.stop();
-      for (const bus of buses) await bus.close();
-      for (const connection of dbs) {
-        await connection.dropDatabase();
-        await closeMongo(connection);
-      }
+      await stack.close();
     });
 
     it('reveals the presale offer only with its password (checked by the connector)', async () => {

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createServiceStores } from '@marquee/platform/store';
-import { randomIds } from '../src/adapters/ids.js';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
-import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
+import { createSecretBox } from '../src/adapters/secret-box.js';
 import { createCartStorage } from '../src/adapters/stores.js';
 import { CartApp, type BillingInput } from '../src/app/index.js';
 import { CommerceApp, type ProductInput } from '../src/commerce/commerce-app.js';
@@ -18,8 +17,8 @@ import { EventProjectionStore } from '../src/events/store.js';
 import type { SellableEvent } from '../src/domain/sellable-event.js';
 import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';
+import { cartAppDefaults } from './support/cart-app.js';
 
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const NOW = new Date('2030-06-01T12:00:00Z');
 const ADULT = '000001';
 const FAN_CLUB = '000002';
@@ -264,27 +263,7 @@ describe('CommerceApp shopping (memory stores, fake partner)', () => {
       connector,
       processor,
       sandboxProcessor: processor,
-      secrets,
-      ids: randomIds,
-      hasher: sha256Hasher,
-      clock: { now: () => NOW },
-      log: silent,
-      settings: {
-        reserveWaitMs: 2_000,
-        pollAfterSeconds: 1,
-        reserveAttempts: 2,
-        reserveRetryMs: 1,
-        pendingStaleMs: 30_000,
-        owedRetryMs: 0,
-        commitGraceMs: 60_000,
-        sandboxHoldSeconds: 600,
-        fees: DEFAULT_FEES,
-        maintenance: undefined,
-        trackingWindowMs: 60_000,
-        termsUrl: 'https://example.test/terms',
-        secureEntryAgreementUrl: 'https://example.test/secure',
-        redemptionBaseUrl: 'https://example.test/orders/',
-      },
+      ...cartAppDefaults(() => NOW, { secrets }),
     });
     verified = [];
     commerce = new CommerceApp({

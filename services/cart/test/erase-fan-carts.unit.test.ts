@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { createServiceStores } from '@marquee/platform/store';
 import { BookingReleased, ReleaseReason } from '@marquee/proto/cart/v1';
 import { bookingReleasedTopic } from '@marquee/proto/topics';
-import { randomIds } from '../src/adapters/ids.js';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
 import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
 import { createCartStorage } from '../src/adapters/stores.js';
@@ -19,13 +18,13 @@ import {
 } from '../src/top-picks/index.js';
 import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';
+import { cartAppDefaults, silent } from './support/cart-app.js';
 
 /**
  * `CartApp.eraseFan` (`fan-deleted`): the fan's live carts released and every cart of theirs
  * blanked (`EraseFanCarts`), their listings withdrawn and their tickets' owner blanked
  * (`EraseFanResale`), their orders' contact erased; a repeat writes nothing.
  */
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const fan = (fanId: string): CartOwner & { channel: 'commerce' } => ({
   appId: 'fan-app',
   sandbox: false,
@@ -75,27 +74,7 @@ async function setup() {
     connector,
     processor,
     sandboxProcessor: processor,
-    secrets,
-    ids: randomIds,
-    hasher: sha256Hasher,
-    clock: { now },
-    log: silent,
-    settings: {
-      reserveWaitMs: 2_000,
-      pollAfterSeconds: 1,
-      reserveAttempts: 2,
-      reserveRetryMs: 1,
-      pendingStaleMs: 30_000,
-      owedRetryMs: 0,
-      commitGraceMs: 60_000,
-      sandboxHoldSeconds: 600,
-      fees: DEFAULT_FEES,
-      maintenance: undefined,
-      trackingWindowMs: 60_000,
-      termsUrl: 'https://example.test/terms',
-      secureEntryAgreementUrl: 'https://example.test/secure',
-      redemptionBaseUrl: 'https://example.test/orders/',
-    },
+    ...cartAppDefaults(now, { secrets }),
   });
   const released = async () =>
     (await Promise.all(stores.outboxSources.map((s) => s.pendingOutbox(1_000))))

@@ -1,64 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createServiceStores } from '@marquee/platform/store';
-import { randomIds } from '../src/adapters/ids.js';
-import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
-import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
-import { createCartStorage } from '../src/adapters/stores.js';
 import { createStripeProcessor } from '../src/adapters/stripe-processor.js';
-import { CartApp, type BillingInput } from '../src/app/index.js';
+import type { BillingInput, CartApp } from '../src/app/index.js';
 import { ABANDONED_CHECK_DELAY_MS } from '../src/app/commands/sweep-abandoned.js';
-import { DEFAULT_FEES } from '../src/domain/pricing.js';
-import { EventProjectionStore } from '../src/events/store.js';
-import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
-import { FakeConnector } from './support/fake-connector.js';
-import { FakeStripe } from './support/stripe-fake.js';
+import { EVENT_ID } from './support/events.js';
+import { stripeCartApp } from './support/stripe-cart.js';
 
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const owner = { appId: 'app-1', sandbox: false, channel: 'partner-cart' as const };
 const adult = (quantity: number) => ({ tickets: [{ priceTypeId: '000001', quantity }] });
 
 /** A production cart app whose processor is the Stripe adapter over the in-memory fake. */
 async function setup() {
-  let at = new Date('2030-06-01T12:00:00Z').getTime();
-  const now = () => new Date(at);
-  const advance = (ms: number) => {
-    at += ms;
-  };
-  const stores = createServiceStores(undefined);
-  const storage = createCartStorage(stores, { sandboxAreaCapacity: 100 });
-  const projection = new EventProjectionStore(storage.events, now);
-  await projection.applyEvent(partnerEvent({}));
-  await projection.applyAvailability(availability(1, [area({ available: 5, unavailable: 0 })]));
-  const stripe = new FakeStripe();
-  const app = new CartApp({
-    ...storage,
-    events: projection,
-    connector: new FakeConnector(10, now),
-    processor: createStripeProcessor(stripe),
-    sandboxProcessor: createSandboxProcessor({ timeoutMs: 5 }),
-    secrets: createSecretBox(randomBytes(32)),
-    ids: randomIds,
-    hasher: sha256Hasher,
-    clock: { now },
-    log: silent,
-    settings: {
-      reserveWaitMs: 2_000,
-      pollAfterSeconds: 1,
-      reserveAttempts: 2,
-      reserveRetryMs: 1,
-      pendingStaleMs: 30_000,
-      owedRetryMs: 0,
-      commitGraceMs: 60_000,
-      sandboxHoldSeconds: 600,
-      fees: DEFAULT_FEES,
-      maintenance: undefined,
-      trackingWindowMs: 60_000,
-      termsUrl: 'https://example.test/terms',
-      secureEntryAgreementUrl: 'https://example.test/secure',
-      redemptionBaseUrl: 'https://example.test/orders/',
-    },
-  });
+  const { app, stripe, storage, advance } = await stripeCartApp();
   return { app, stripe, storage, advance, processor: createStripeProcessor(stripe) };
 }
 

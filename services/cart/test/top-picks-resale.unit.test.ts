@@ -1,13 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createServiceStores } from '@marquee/platform/store';
 import { OrderConfirmed, InventoryType } from '@marquee/proto/cart/v1';
 import { ScanResult, TicketScanned } from '@marquee/proto/entry/v1';
 import { ticketScannedTopic } from '@marquee/proto/topics';
-import { randomIds } from '../src/adapters/ids.js';
 import { offerId } from '../src/commerce/offer-ids.js';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
-import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
 import { createCartStorage } from '../src/adapters/stores.js';
 import { CartApp, type BillingInput } from '../src/app/index.js';
 import { DEFAULT_FEES, ticketPrice } from '../src/domain/pricing.js';
@@ -24,13 +21,13 @@ import {
 import { SESSION_EXPIRED_MESSAGE } from '../src/top-picks/domain/fan-session.js';
 import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';
+import { cartAppDefaults, silent } from './support/cart-app.js';
 
 /**
  * Top picks and resale through the cart: a primary order is listed for resale, a fan sees it in
  * top picks under a fan session, reserves it at the price shown, pays and commits; the listing is
  * sold once and its tickets change owner (order-confirmed names the seller's tickets).
  */
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const seller = { appId: 'seller-app', sandbox: false, channel: 'partner-cart' as const };
 const buyer = { appId: 'buyer-app', sandbox: false, channel: 'partner-cart' as const };
 const HOUR = 3_600_000;
@@ -104,27 +101,7 @@ async function setup(): Promise<Setup> {
     connector,
     processor,
     sandboxProcessor: processor,
-    secrets: createSecretBox(randomBytes(32)),
-    ids: randomIds,
-    hasher: sha256Hasher,
-    clock: { now },
-    log: silent,
-    settings: {
-      reserveWaitMs: 2_000,
-      pollAfterSeconds: 1,
-      reserveAttempts: 2,
-      reserveRetryMs: 1,
-      pendingStaleMs: 30_000,
-      owedRetryMs: 0,
-      commitGraceMs: 60_000,
-      sandboxHoldSeconds: 600,
-      fees: DEFAULT_FEES,
-      maintenance: undefined,
-      trackingWindowMs: 60_000,
-      termsUrl: 'https://example.test/terms',
-      secureEntryAgreementUrl: 'https://example.test/secure',
-      redemptionBaseUrl: 'https://example.test/orders/',
-    },
+    ...cartAppDefaults(now),
   });
   const outbox = async () =>
     (await Promise.all(stores.outboxSources.map((s) => s.pendingOutbox(1_000))))

@@ -90,17 +90,32 @@ export function anEventMessage(overrides: Partial<Event> = {}): Event {
  * boolean true, every list non-empty, texts in two locales), the oneofs on one case each: a field
  * added to the message and missing here is caught by test/ports/grpc/catalog-messages.unit.test.ts.
  */
+/** The scalar head of `aFullEventMessage`, as the catalog record keeps it too. */
+export const fullEventHead = () => ({
+  id: 'FULL00000000001',
+  source: { id: 'src-1', name: 'publisher-one', publishingSource: { id: 'ps-1', name: 'pub' } },
+  version: 7,
+  publisherVersion: 2.5,
+  active: true,
+  test: true,
+  url: 'https://tickets.example.com/FULL00000000001',
+});
+
+/** An event location naming venue `v-1` of source `pub` (unresolved), called Club. */
+export const clubVenueLocation = () => ({
+  $case: 'venue' as const,
+  value: {
+    ref: { $case: 'source' as const, value: { id: 'v-1', name: 'pub' } },
+    names: text('Club'),
+    resolvedId: '',
+  },
+});
+
 export function aFullEventMessage(): Event {
   const t = (en: string) => text(en, { 'de-de': `${en} (de)` });
   const at = (iso: string) => new Date(iso);
   return Event.fromPartial({
-    id: 'FULL00000000001',
-    source: { id: 'src-1', name: 'publisher-one', publishingSource: { id: 'ps-1', name: 'pub' } },
-    version: 7,
-    publisherVersion: 2.5,
-    active: true,
-    test: true,
-    url: 'https://tickets.example.com/FULL00000000001',
+    ...fullEventHead(),
     names: t('Full Gala'),
     descriptions: t('A description'),
     infos: t('Info'),

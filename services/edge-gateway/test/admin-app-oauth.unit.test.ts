@@ -1,18 +1,10 @@
 import { AppError } from '@marquee/platform/errors';
-import { createHttpServer } from '@marquee/platform/http';
-import { createLogger } from '@marquee/platform/logger';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AppOAuth, AppQuota, NewApp } from '../src/app/backends.js';
-import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
-import { fakeBackends } from './fakes.js';
+import { useEdge, adminInject } from './edge-harness.js';
 
-const adminToken = 'test-admin-token-0123456789';
-let sut: FastifyInstance | undefined;
-afterEach(async () => {
-  await sut?.close();
-  sut = undefined;
-});
+const startEdge = useEdge();
 
 /** auth-gateway's side: apps created, and the OAuth settings of `app-1`. */
 function authGateway() {
@@ -45,30 +37,15 @@ function authGateway() {
 }
 
 async function edge(gateway: ReturnType<typeof authGateway>): Promise<FastifyInstance> {
-  sut = createHttpServer({ logger: createLogger({ service: 'edge-test', level: 'silent' }) });
-  await registerEdgeRoutes(sut, {
-    adminToken,
-    version: 'test',
-    backends: fakeBackends({
-      developerAccess: gateway.developerAccess,
-      appOAuth: gateway.appOAuth,
-      appQuota: gateway.appQuota,
-    }),
+  return startEdge({
+    developerAccess: gateway.developerAccess,
+    appOAuth: gateway.appOAuth,
+    appQuota: gateway.appQuota,
   });
-  await sut.ready();
-  return sut;
 }
 
 const admin = (app: FastifyInstance, method: 'POST' | 'PATCH', url: string, body?: unknown) =>
-  app.inject({
-    method,
-    url: `/admin/v1${url}`,
-    headers: {
-      authorization: `Bearer ${adminToken}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-  });
+  adminInject(app, method, `/admin/v1${url}`, body);
 
 describe('OAuth settings of an app in the admin API', () => {
   it('passes the settings given at creation to auth-gateway, and none when absent', async () => {

@@ -1,34 +1,19 @@
-import { createHttpServer } from '@marquee/platform/http';
-import { createLogger } from '@marquee/platform/logger';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NewApp } from '../src/app/backends.js';
-import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
-import { fakeBackends } from './fakes.js';
+import { ADMIN_TOKEN as adminToken, useEdge } from './edge-harness.js';
 
-const adminToken = 'test-admin-token-0123456789';
-let sut: FastifyInstance | undefined;
-afterEach(async () => {
-  await sut?.close();
-  sut = undefined;
-});
+const startEdge = useEdge();
 
 async function edge(received: NewApp[]): Promise<FastifyInstance> {
-  sut = createHttpServer({ logger: createLogger({ service: 'edge-test', level: 'silent' }) });
-  await registerEdgeRoutes(sut, {
-    adminToken,
-    version: 'test',
-    backends: fakeBackends({
-      developerAccess: {
-        async createApp(input) {
-          received.push(input);
-          return { apiKey: 'k', clientId: 'c', clientSecret: 's' };
-        },
+  return startEdge({
+    developerAccess: {
+      async createApp(input) {
+        received.push(input);
+        return { apiKey: 'k', clientId: 'c', clientSecret: 's' };
       },
-    }),
+    },
   });
-  await sut.ready();
-  return sut;
 }
 
 const post = (app: FastifyInstance, body: unknown) =>

@@ -1,38 +1,23 @@
-import { createHttpServer } from '@marquee/platform/http';
-import { createLogger } from '@marquee/platform/logger';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
-import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
-import { fakeBackends } from './fakes.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN as adminToken, useEdge, expectAdmin401 } from './edge-harness.js';
 
-const adminToken = 'test-admin-token-0123456789';
 const fanId = '3f2a6c1e-8d7b-4b5a-9c1d-2e3f4a5b6c7d';
-let sut: FastifyInstance | undefined;
-afterEach(async () => {
-  await sut?.close();
-  sut = undefined;
-});
+const startEdge = useEdge();
 
 const kinded = (kind: string, message: string) => Object.assign(new Error(message), { kind });
 
 /** An edge whose auth-gateway knows one fan, deleted by the first call. */
 async function edge(received: string[]): Promise<FastifyInstance> {
   const fans = new Set([fanId]);
-  sut = createHttpServer({ logger: createLogger({ service: 'edge-test', level: 'silent' }) });
-  await registerEdgeRoutes(sut, {
-    adminToken,
-    version: 'test',
-    backends: fakeBackends({
-      developerAccess: {
-        async deleteFan(fan) {
-          received.push(fan);
-          if (!fans.delete(fan)) throw kinded('not_found', 'unknown fan');
-        },
+  return startEdge({
+    developerAccess: {
+      async deleteFan(fan) {
+        received.push(fan);
+        if (!fans.delete(fan)) throw kinded('not_found', 'unknown fan');
       },
-    }),
+    },
   });
-  await sut.ready();
-  return sut;
 }
 
 const remove = (app: FastifyInstance, fan: string, token?: string) =>
@@ -65,11 +50,7 @@ describe('DELETE /admin/v1/fans/{fanId}', () => {
   it('needs the admin token: 401 admin body without it or with a wrong one, backend untouched', async () => {
     const received: string[] = [];
     const app = await edge(received);
-    for (const token of [undefined, 'wrong-token']) {
-      const response = await remove(app, fanId, token);
-      expect(response.statusCode, String(token)).toBe(401);
-      expect(response.json()).toMatchObject({ error: { code: expect.any(String) } });
-    }
+    await expectAdmin401((token) => remove(app, fanId, token));
     expect(received).toEqual([]);
   });
 

@@ -1,65 +1,10 @@
-import type * as grpc from '@grpc/grpc-js';
-import { createGrpcServer, startGrpcServer, stopGrpcServer } from '@marquee/platform/grpc';
-import { createLogger } from '@marquee/platform/logger';
-import {
-  CatalogServiceService,
-  Event,
-  SearchEventsRequest,
-  type WatchChangesResponse,
-} from '@marquee/proto/catalog/v1';
+import { Event, SearchEventsRequest } from '@marquee/proto/catalog/v1';
 import { describe, expect, it } from 'vitest';
 import { createCatalogIndexerClient } from '../src/adapters/catalog-indexer-client.js';
-
-const logger = createLogger({ service: 'edge-test', level: 'silent' });
-
-/** The fake catalog admits the edge's clients as this test makes them: outside any service. */
-const callers = {
-  'marquee.catalog.v1.CatalogService': Object.fromEntries(
-    Object.values(CatalogServiceService).map((method) => [method.path.split('/')[2]!, ['unnamed']]),
-  ),
-};
+import { fakeCatalogServer, logger, until, watchedCatalog } from './fake-catalog.js';
 
 /** A CatalogService answering WatchChanges only, whose sequence the test moves. */
-async function watchOnlyCatalog(port = 0) {
-  const streams = new Set<grpc.ServerWritableStream<unknown, WatchChangesResponse>>();
-  const state = { sequence: 1 };
-  const server = createGrpcServer({
-    logger,
-    callers,
-    services: [
-      {
-        definition: CatalogServiceService,
-        implementation: {
-          watchChanges(call: grpc.ServerWritableStream<unknown, WatchChangesResponse>) {
-            streams.add(call);
-            call.on('cancelled', () => streams.delete(call));
-            call.write({ instance: 'inst', sequence: state.sequence });
-          },
-        },
-      },
-    ],
-  });
-  const bound = await startGrpcServer(server, { host: '127.0.0.1', port });
-  return {
-    port: bound,
-    change() {
-      state.sequence += 1;
-      for (const call of streams) call.write({ instance: 'inst', sequence: state.sequence });
-    },
-    async stop() {
-      for (const call of streams) call.end();
-      await stopGrpcServer(server, 1_000);
-    },
-  };
-}
-
-const until = async (check: () => boolean, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
+const watchOnlyCatalog = (port = 0) => watchedCatalog('inst', {}, port);
 
 describe('catalog-indexer client: the catalog version from WatchChanges', () => {
   it('follows the sequence, is unknown while the stream is down, and reconnects', async () => {
@@ -99,20 +44,10 @@ describe('catalog-indexer client: event search', () => {
       attractions: [],
     };
     const answer = { ...decoded, eventDocuments: Buffer.alloc(0) };
-    const server = createGrpcServer({
-      logger,
-      callers,
-      services: [
-        {
-          definition: CatalogServiceService,
-          implementation: {
-            searchEvents: (_call: unknown, callback: (e: null, r: typeof answer) => void) =>
-              callback(null, answer),
-          },
-        },
-      ],
+    const { port, stop } = await fakeCatalogServer({
+      searchEvents: (_call: unknown, callback: (e: null, r: typeof answer) => void) =>
+        callback(null, answer),
     });
-    const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
     const sut = createCatalogIndexerClient(`127.0.0.1:${port}`, { deadlineMs: 5_000, logger });
     try {
       const query = SearchEventsRequest.fromPartial({ keyword: 'one' });
@@ -126,35 +61,25 @@ describe('catalog-indexer client: event search', () => {
       expect(await sut.searchEvents(query)).toEqual(decoded);
     } finally {
       sut.close();
-      await stopGrpcServer(server, 1_000);
+      await stop();
     }
   });
 
   it('hands over the rendered event documents the catalog sent', async () => {
     const documents = '{"name":"One","id":"EVT1"},{"name":"Two","id":"EVT2"}';
-    const server = createGrpcServer({
-      logger,
-      callers,
-      services: [
-        {
-          definition: CatalogServiceService,
-          implementation: {
-            searchEvents: (
-              call: { request: SearchEventsRequest },
-              callback: (e: null, r: unknown) => void,
-            ) =>
-              callback(null, {
-                events: [],
-                page: { offset: 0, limit: 20, total: 2 },
-                venues: [],
-                attractions: [],
-                eventDocuments: call.request.documents ? Buffer.from(documents) : Buffer.alloc(0),
-              }),
-          },
-        },
-      ],
+    const { port, stop } = await fakeCatalogServer({
+      searchEvents: (
+        call: { request: SearchEventsRequest },
+        callback: (e: null, r: unknown) => void,
+      ) =>
+        callback(null, {
+          events: [],
+          page: { offset: 0, limit: 20, total: 2 },
+          venues: [],
+          attractions: [],
+          eventDocuments: call.request.documents ? Buffer.from(documents) : Buffer.alloc(0),
+        }),
     });
-    const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
     const sut = createCatalogIndexerClient(`127.0.0.1:${port}`, { deadlineMs: 5_000, logger });
     try {
       const encoded = await sut.searchEventsEncoded(
@@ -165,7 +90,7 @@ describe('catalog-indexer client: event search', () => {
       expect(encoded.page).toEqual({ offset: 0, limit: 20, total: 2 });
     } finally {
       sut.close();
-      await stopGrpcServer(server, 1_000);
+      await stop();
     }
   });
 });

@@ -1,20 +1,12 @@
-import { createHttpServer } from '@marquee/platform/http';
-import { createLogger } from '@marquee/platform/logger';
 import { AppError } from '@marquee/platform/errors';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cachingDeveloperAccess } from '../src/adapters/caching-developer-access.js';
 import type { ApiKeyCheck, DeveloperAccess } from '../src/app/backends.js';
 import type { AppAccess, AppAccessAdmin } from '../src/app/commerce.js';
-import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
-import { fakeBackends } from './fakes.js';
+import { useEdge, adminInject } from './edge-harness.js';
 
-const adminToken = 'test-admin-token-0123456789';
-let sut: FastifyInstance | undefined;
-afterEach(async () => {
-  await sut?.close();
-  sut = undefined;
-});
+const startEdge = useEdge();
 
 /** An auth-gateway stand-in holding one app's approval. */
 function authGateway() {
@@ -70,26 +62,11 @@ function authGateway() {
 }
 
 async function edge(appAccess: AppAccessAdmin): Promise<FastifyInstance> {
-  sut = createHttpServer({ logger: createLogger({ service: 'edge-test', level: 'silent' }) });
-  await registerEdgeRoutes(sut, {
-    adminToken,
-    version: 'test',
-    backends: fakeBackends({ appAccess }),
-  });
-  await sut.ready();
-  return sut;
+  return startEdge({ appAccess });
 }
 
 const admin = (app: FastifyInstance, method: 'GET' | 'PATCH', url: string, body?: unknown) =>
-  app.inject({
-    method,
-    url: `/admin/v1${url}`,
-    headers: {
-      authorization: `Bearer ${adminToken}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-  });
+  adminInject(app, method, `/admin/v1${url}`, body);
 
 describe('GET /admin/v1/apps/{appId}', () => {
   it('answers the app with its tracking id and access, never a secret; 404 unknown; 401 without token', async () => {

@@ -1,15 +1,9 @@
-import { createHttpServer } from '@marquee/platform/http';
-import { createLogger } from '@marquee/platform/logger';
 import { Event, type SearchEventsRequest } from '@marquee/proto/catalog/v1';
-import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DiscoveryCatalog } from '../src/app/discovery-catalog.js';
-import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
 import { createPageCache, exactBuffer, pageKey } from '../src/ports/http/discovery/page-cache.js';
 import { encodedAnswer } from './encoded-answers.js';
-import { fakeBackends } from './fakes.js';
-
-const logger = createLogger({ service: 'edge-test', level: 'silent' });
+import { keyedAccess, useEdge } from './edge-harness.js';
 
 /** A catalog whose answers name the search count, so a cached page is told from a fresh one. */
 function countingCatalog() {
@@ -32,31 +26,13 @@ function countingCatalog() {
   return { state, catalog };
 }
 
-let sut: FastifyInstance | undefined;
-afterEach(async () => {
-  await sut?.close();
-  sut = undefined;
-});
+const startEdge = useEdge();
 
 async function edge(catalog: Partial<DiscoveryCatalog>) {
-  sut = createHttpServer({ logger });
-  await registerEdgeRoutes(sut, {
-    adminToken: 'test-admin-token-0123456789',
-    version: 'test',
-    backends: fakeBackends({
-      developerAccess: {
-        async validateApiKey(key) {
-          return key.startsWith('good') ? { valid: true, appId: key } : { valid: false, appId: '' };
-        },
-        async checkRateLimit() {
-          return { limit: 5000, available: 4999, resetEpochMs: 1_900_000_000_000, over: false };
-        },
-      },
-      catalog,
-    }),
+  return startEdge({
+    developerAccess: keyedAccess((key) => (key.startsWith('good') ? key : undefined)),
+    catalog,
   });
-  await sut.ready();
-  return sut;
 }
 
 const firstEventId = (body: string) =>

@@ -1,5 +1,3 @@
-import { createHttpServer } from '@marquee/platform/http';
-import { createLogger } from '@marquee/platform/logger';
 import {
   DiscoveryAttraction,
   DiscoveryVenue,
@@ -15,14 +13,10 @@ import {
   resolvedOf,
   venueDocument,
 } from '@marquee/discovery-documents';
-import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DiscoveryCatalog } from '../src/app/discovery-catalog.js';
-import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
-import { fakeBackends } from './fakes.js';
+import { goodKeyAccess, useEdge } from './edge-harness.js';
 import { text } from './localized-text.js';
-
-const logger = createLogger({ service: 'edge-test', level: 'silent' });
 
 const venue = DiscoveryVenue.fromPartial({
   id: 'ZVENUE1',
@@ -56,11 +50,7 @@ interface Asked {
   eventIds: string[];
 }
 let asked: Asked;
-let sut: FastifyInstance | undefined;
-afterEach(async () => {
-  await sut?.close();
-  sut = undefined;
-});
+const startEdge = useEdge();
 
 async function edge(overrides: Partial<DiscoveryCatalog> = {}) {
   asked = { events: [], venues: [], attractions: [], eventIds: [] };
@@ -93,24 +83,7 @@ async function edge(overrides: Partial<DiscoveryCatalog> = {}) {
     },
     ...overrides,
   };
-  sut = createHttpServer({ logger });
-  await registerEdgeRoutes(sut, {
-    adminToken: 'test-admin-token-0123456789',
-    version: 'test',
-    backends: fakeBackends({
-      developerAccess: {
-        async validateApiKey(key) {
-          return key === 'good-key' ? { valid: true, appId: 'app-1' } : { valid: false, appId: '' };
-        },
-        async checkRateLimit() {
-          return { limit: 5000, available: 4999, resetEpochMs: 1_900_000_000_000, over: false };
-        },
-      },
-      catalog,
-    }),
-  });
-  await sut.ready();
-  return sut;
+  return startEdge({ developerAccess: goodKeyAccess(), catalog });
 }
 
 const get = async (url: string, overrides?: Partial<DiscoveryCatalog>) =>

@@ -23,6 +23,7 @@ import * as documented from '../src/ports/http/discovery/discovery-v2-schemas.js
 import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
 import { encodedAnswer } from './encoded-answers.js';
 import { fakeBackends } from './fakes.js';
+import { goodKeyAccess } from './edge-harness.js';
 import { text } from './localized-text.js';
 
 const logger = createLogger({ service: 'edge-test', level: 'silent' });
@@ -176,14 +177,7 @@ const catalog: Partial<DiscoveryCatalog> = {
   },
 };
 const backends = fakeBackends({
-  developerAccess: {
-    async validateApiKey(key) {
-      return key === 'good-key' ? { valid: true, appId: 'app-1' } : { valid: false, appId: '' };
-    },
-    async checkRateLimit() {
-      return { limit: 5000, available: 4999, resetEpochMs: 1_900_000_000_000, over: false };
-    },
-  },
+  developerAccess: goodKeyAccess(),
   catalog,
 });
 

@@ -1,29 +1,14 @@
 import { AppError } from '@marquee/platform/errors';
-import { createHttpServer } from '@marquee/platform/http';
-import { createLogger } from '@marquee/platform/logger';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { GateRecord, ScanAnswer, SecureEntryBackend } from '../src/app/secure-entry.js';
-import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
-import { fakeBackends } from './fakes.js';
+import { useEdge, adminInject } from './edge-harness.js';
 
-const adminToken = 'test-admin-token-0123456789';
 const GATE_TOKEN = 'mqg_g0123456789abcdef.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
-let sut: FastifyInstance | undefined;
-afterEach(async () => {
-  await sut?.close();
-  sut = undefined;
-});
+const startEdge = useEdge();
 
 async function edge(secureEntry: Partial<SecureEntryBackend>): Promise<FastifyInstance> {
-  sut = createHttpServer({ logger: createLogger({ service: 'edge-test', level: 'silent' }) });
-  await registerEdgeRoutes(sut, {
-    adminToken,
-    version: 'test',
-    backends: fakeBackends({ secureEntry }),
-  });
-  await sut.ready();
-  return sut;
+  return startEdge({ secureEntry });
 }
 
 const admitted: ScanAnswer = {
@@ -167,16 +152,7 @@ describe('admin gates', () => {
     method: 'GET' | 'POST' | 'DELETE',
     url: string,
     body?: unknown,
-  ) =>
-    app.inject({
-      method,
-      url,
-      headers: {
-        authorization: `Bearer ${adminToken}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-    });
+  ) => adminInject(app, method, url, body);
 
   it('creates a gate and shows its token once, lists and revokes', async () => {
     const app = await edge({

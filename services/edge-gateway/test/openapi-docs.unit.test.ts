@@ -1,25 +1,11 @@
-import { createHttpServer } from '@marquee/platform/http';
-import { createLogger } from '@marquee/platform/logger';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
-import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
-import { fakeBackends } from './fakes.js';
+import { describe, expect, it } from 'vitest';
+import { useEdge } from './edge-harness.js';
 
-let sut: FastifyInstance | undefined;
-afterEach(async () => {
-  await sut?.close();
-  sut = undefined;
-});
+const startEdge = useEdge();
 
 async function edge(): Promise<FastifyInstance> {
-  sut = createHttpServer({ logger: createLogger({ service: 'edge-test', level: 'silent' }) });
-  await registerEdgeRoutes(sut, {
-    adminToken: 'test-admin-token-0123456789',
-    version: 'test',
-    backends: fakeBackends({}),
-  });
-  await sut.ready();
-  return sut;
+  return startEdge({});
 }
 
 /** `directive → sources` of a Content-Security-Policy header. */

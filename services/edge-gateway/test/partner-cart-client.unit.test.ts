@@ -19,10 +19,18 @@ import { createCartClient, errorInfoOf } from '../src/adapters/cart-client.js';
 import type { PartnerCart } from '../src/app/partner-cart.js';
 import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
 import { fakeBackends } from './fakes.js';
-import { ADMIN_TOKEN, EVENT, KEY, fakeAccess } from './partner-cart-fixtures.js';
+import {
+  ADMIN_TOKEN,
+  EVENT,
+  KEY,
+  cartTotals,
+  fakeAccess,
+  seatsLine,
+  seatsLineTotals,
+  usd,
+} from './partner-cart-fixtures.js';
 
 const logger = createLogger({ service: 'edge-test', level: 'silent' });
-const usd = (amountMinor: number) => ({ amountMinor, currency: 'USD' });
 
 /** A serialised google.rpc.Status whose details hold a RetryInfo-like Any, then an ErrorInfo. */
 function statusDetails(code: number, message: string, reason: string, metadata = {}): Buffer {
@@ -61,30 +69,14 @@ const protoCart = (overrides: Partial<Cart> = {}): Cart => ({
   id: 'cart-1',
   eventId: EVENT,
   items: [],
-  totals: {
-    merchandise: usd(5100),
-    fee: usd(1200),
-    tax: usd(74),
-    delivery: usd(0),
-    upsell: usd(0),
-    grand: usd(6374),
-    unpaid: usd(6374),
-  },
+  totals: cartTotals(),
   holdTimeSeconds: 600,
   expiresAt: new Date('2099-01-01T00:10:00Z'),
   language: 'en-us',
   status: CartStatus.CART_STATUS_HELD,
   ticketItems: [
     {
-      id: 1,
-      areaId: 'A1',
-      areaDescription: 'Floor',
-      section: '101',
-      row: 'C',
-      startSeat: '7',
-      endSeat: '8',
-      generalAdmission: false,
-      quantity: 2,
+      ...seatsLine(),
       tickets: [
         {
           id: '000001',
@@ -97,7 +89,7 @@ const protoCart = (overrides: Partial<Cart> = {}): Cart => ({
           priceLevelId: 'PL1',
         },
       ],
-      totals: { merchandise: usd(5100), fee: usd(900), tax: usd(74), grand: usd(6074) },
+      totals: seatsLineTotals(),
       seats: ['7', '8'],
       inventoryType: InventoryType.INVENTORY_TYPE_PRIMARY,
     },
@@ -179,22 +171,42 @@ afterAll(async () => {
 
 const caller = { appId: 'app-1', sandbox: true };
 
+/** An order's Stripe payment with one pending refund (fresh each call). */
+const stripePayment = () => ({
+  provider: 'stripe',
+  paymentId: 'pi_1',
+  authorized: usd(2550),
+  captured: usd(2550),
+  refunds: [
+    {
+      refundId: 're_1',
+      amount: usd(500),
+      status: 'pending',
+      source: 'cancel',
+      ticketIds: ['t1'],
+    },
+  ],
+  refundPending: true,
+  disputed: false,
+});
+
+/** A reserve of two seats, as the edge sends it (fresh each call). */
+const seatsReserve = () => ({
+  tickets: [{ id: '000001', quantity: 2, priceId: '7', amount: usd(2550) }],
+  areaIds: ['A1'],
+  section: '101',
+  row: 'C',
+  beginSeat: 7,
+  endSeat: 8,
+  acceptBestAvailable: true,
+});
+
 describe('cart client: requests and answers', () => {
   it('sends the reserve as ReserveCartRequest and maps the cart back', async () => {
     backend.handlers.reserveCart = () => ({ cart: protoCart(), pollAfterSeconds: 0 });
     const answer = await client.reserveCart(caller, {
       eventId: EVENT,
-      reserves: [
-        {
-          tickets: [{ id: '000001', quantity: 2, priceId: '7', amount: usd(2550) }],
-          areaIds: ['A1'],
-          section: '101',
-          row: 'C',
-          beginSeat: 7,
-          endSeat: 8,
-          acceptBestAvailable: true,
-        },
-      ],
+      reserves: [seatsReserve()],
       fanSessionId: 'sid',
       idempotencyKey: 'idem',
       forceAsync: true,
@@ -203,17 +215,7 @@ describe('cart client: requests and answers', () => {
     expect(backend.requests.reserveCart!.at(-1) as ReserveCartRequest).toEqual({
       appId: 'app-1',
       eventId: EVENT,
-      reserves: [
-        {
-          tickets: [{ id: '000001', quantity: 2, priceId: '7', amount: usd(2550) }],
-          areaIds: ['A1'],
-          section: '101',
-          row: 'C',
-          beginSeat: 7,
-          endSeat: 8,
-          acceptBestAvailable: true,
-        },
-      ],
+      reserves: [seatsReserve()],
       fanSessionId: 'sid',
       sandbox: true,
       idempotencyKey: 'idem',
@@ -295,23 +297,7 @@ describe('cart client: requests and answers', () => {
         orderNumber: 'N',
         redemptionUrl: '',
         status: OrderStatus.ORDER_STATUS_CONFIRMED,
-        payment: {
-          provider: 'stripe',
-          paymentId: 'pi_1',
-          authorized: usd(2550),
-          captured: usd(2550),
-          refunds: [
-            {
-              refundId: 're_1',
-              amount: usd(500),
-              status: 'pending',
-              source: 'cancel',
-              ticketIds: ['t1'],
-            },
-          ],
-          refundPending: true,
-          disputed: false,
-        },
+        payment: stripePayment(),
       },
       eventId: EVENT,
       cartId: 'c1',
@@ -344,23 +330,7 @@ describe('cart client: requests and answers', () => {
     });
     const order = await client.getOrder('o1');
     expect(backend.requests.getOrder!.at(-1)).toEqual({ orderId: 'o1', appId: '' });
-    expect(order.order.payment).toEqual({
-      provider: 'stripe',
-      paymentId: 'pi_1',
-      authorized: usd(2550),
-      captured: usd(2550),
-      refunds: [
-        {
-          refundId: 're_1',
-          amount: usd(500),
-          status: 'pending',
-          source: 'cancel',
-          ticketIds: ['t1'],
-        },
-      ],
-      refundPending: true,
-      disputed: false,
-    });
+    expect(order.order.payment).toEqual(stripePayment());
     expect(order.tickets).toEqual([
       {
         ticketId: 't1',

@@ -27,6 +27,38 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 export const usd = (amountMinor: number) => ({ amountMinor, currency: 'USD' });
 
+/** The totals of the held cart of two 25.50 USD seats (63.74 USD with fees and tax). */
+export const cartTotals = () => ({
+  merchandise: usd(5100),
+  fee: usd(1200),
+  tax: usd(74),
+  delivery: usd(0),
+  upsell: usd(0),
+  grand: usd(6374),
+  unpaid: usd(6374),
+});
+
+/** The held cart's one line, seats 7 and 8 of row C in section 101 (its tickets apart). */
+export const seatsLine = () => ({
+  id: 1,
+  areaId: 'A1',
+  areaDescription: 'Floor',
+  section: '101',
+  row: 'C',
+  startSeat: '7',
+  endSeat: '8',
+  generalAdmission: false,
+  quantity: 2,
+});
+
+/** The totals of that line. */
+export const seatsLineTotals = () => ({
+  merchandise: usd(5100),
+  fee: usd(900),
+  tax: usd(74),
+  grand: usd(6074),
+});
+
 /**
  * Keys: KEY is app-1, OTHER_KEY app-2, OVER_QUOTA_KEY an app over its quota, all distributors;
  * NOT_DISTRIBUTOR_KEY app-4, without partner distribution access; others unknown.
@@ -86,15 +118,7 @@ export function heldCart(overrides: Partial<CartRecord> = {}): CartRecord {
     language: 'en-us',
     ticketItems: [
       {
-        id: 1,
-        areaId: 'A1',
-        areaDescription: 'Floor',
-        section: '101',
-        row: 'C',
-        startSeat: '7',
-        endSeat: '8',
-        generalAdmission: false,
-        quantity: 2,
+        ...seatsLine(),
         tickets: [
           {
             id: '000001',
@@ -114,7 +138,7 @@ export function heldCart(overrides: Partial<CartRecord> = {}): CartRecord {
             priceLevelId: 'PL1',
           },
         ],
-        totals: { merchandise: usd(5100), fee: usd(900), tax: usd(74), grand: usd(6074) },
+        totals: seatsLineTotals(),
         seats: ['7', '8'],
         inventoryType: 'PRIMARY',
       },
@@ -141,15 +165,7 @@ export function heldCart(overrides: Partial<CartRecord> = {}): CartRecord {
         agreementUrl: 'https://example.com/terms',
       },
     ],
-    totals: {
-      merchandise: usd(5100),
-      fee: usd(1200),
-      tax: usd(74),
-      delivery: usd(0),
-      upsell: usd(0),
-      grand: usd(6374),
-      unpaid: usd(6374),
-    },
+    totals: cartTotals(),
     currency: 'USD',
     sandbox: false,
     failureCode: '',

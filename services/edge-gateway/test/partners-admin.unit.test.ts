@@ -1,18 +1,10 @@
-import { createHttpServer } from '@marquee/platform/http';
-import { createLogger } from '@marquee/platform/logger';
 import { AppError } from '@marquee/platform/errors';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NewPartner, PartnerAdmin, PartnerRecord } from '../src/app/partners.js';
-import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
-import { fakeBackends } from './fakes.js';
+import { ADMIN_TOKEN as adminToken, useEdge } from './edge-harness.js';
 
-const adminToken = 'test-admin-token-0123456789';
-let sut: FastifyInstance | undefined;
-afterEach(async () => {
-  await sut?.close();
-  sut = undefined;
-});
+const startEdge = useEdge();
 
 const partner: PartnerRecord = {
   id: 'p-1',
@@ -26,14 +18,7 @@ const partner: PartnerRecord = {
 };
 
 async function edge(partners: Partial<PartnerAdmin>): Promise<FastifyInstance> {
-  sut = createHttpServer({ logger: createLogger({ service: 'edge-test', level: 'silent' }) });
-  await registerEdgeRoutes(sut, {
-    adminToken,
-    version: 'test',
-    backends: fakeBackends({ partners }),
-  });
-  await sut.ready();
-  return sut;
+  return startEdge({ partners });
 }
 
 const call = (

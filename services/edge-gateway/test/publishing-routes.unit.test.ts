@@ -61,10 +61,43 @@ const publishingError = (items: Array<Record<string, unknown>>) => ({
   errors: items.map((item) => ({ invalidProperties: {}, missingProperties: {}, ...item })),
 });
 
+/** The publishing body of a 400 naming these invalid properties. */
+const invalidProperties = (properties: Record<string, unknown>) =>
+  publishingError([
+    {
+      status: 'Rejected',
+      code: 'INVALID_PROPERTY',
+      detail: expect.any(String),
+      invalidProperties: properties,
+    },
+  ]);
+
+/** The edge's OpenAPI document, as far as these tests read it. */
+const openApiDoc = async () =>
+  (await (await edge({})).inject({ url: '/openapi.json' })).json() as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          parameters?: { in: string; name: string }[];
+          security?: Record<string, unknown>[];
+          responses: Record<string, { description?: string }>;
+        }
+      >
+    >;
+  };
+
+/** An edge whose publisher accepts every event (its calls in `calls`). */
+const accepting = (calls?: Call[]) => edge({ publishEvent: async () => accepted }, calls);
+/** An edge whose publisher lists no events (its calls in `calls`). */
+const listingNone = (calls?: Call[]) =>
+  edge({ listEvents: async () => ({ events: [], nextCursor: '' }) }, calls);
+
 describe('POST /publish/{version}/events', () => {
   it('publishes for the app of the key and answers the generated id', async () => {
     const calls: Call[] = [];
-    const sut = await edge({ publishEvent: async () => accepted }, calls);
+    const sut = await accepting(calls);
 
     const response = await sut.inject({
       method: 'POST',
@@ -83,7 +116,7 @@ describe('POST /publish/{version}/events', () => {
   });
 
   it('serves the default version without the path segment', async () => {
-    const sut = await edge({ publishEvent: async () => accepted });
+    const sut = await accepting();
     const response = await sut.inject({
       method: 'POST',
       url: '/publish/events?apikey=key-1',
@@ -122,7 +155,7 @@ describe('POST /publish/{version}/events', () => {
     ['with an unknown apikey', '/publish/v2/events?apikey=nope'],
   ])('answers 401 in the publishing body %s, before looking at the body', async (_label, url) => {
     const calls: Call[] = [];
-    const sut = await edge({ publishEvent: async () => accepted }, calls);
+    const sut = await accepting(calls);
     const response = await sut.inject({
       method: 'POST',
       url,
@@ -136,7 +169,7 @@ describe('POST /publish/{version}/events', () => {
   });
 
   it('answers malformed JSON with 400 in the publishing body, never 500', async () => {
-    const sut = await edge({ publishEvent: async () => accepted });
+    const sut = await accepting();
     const response = await sut.inject({
       method: 'POST',
       url: '/publish/v2/events?apikey=key-1',
@@ -153,7 +186,7 @@ describe('POST /publish/{version}/events', () => {
 
   it('rejects a body that is not sent as JSON with 400 in the publishing body', async () => {
     const calls: Call[] = [];
-    const sut = await edge({ publishEvent: async () => accepted }, calls);
+    const sut = await accepting(calls);
     const response = await sut.inject({
       method: 'POST',
       url: '/publish/v2/events?apikey=key-1',
@@ -173,7 +206,7 @@ describe('POST /publish/{version}/events', () => {
     ['a JSON string', 'event'],
   ])('rejects %s as the body', async (_label, payload) => {
     const calls: Call[] = [];
-    const sut = await edge({ publishEvent: async () => accepted }, calls);
+    const sut = await accepting(calls);
     const response = await sut.inject({
       method: 'POST',
       url: '/publish/v2/events?apikey=key-1',
@@ -190,7 +223,7 @@ describe('POST /publish/{version}/events', () => {
 
   it('rejects wrong types without coercing them, naming each property', async () => {
     const calls: Call[] = [];
-    const sut = await edge({ publishEvent: async () => accepted }, calls);
+    const sut = await accepting(calls);
     const response = await sut.inject({
       method: 'POST',
       url: '/publish/v2/events?apikey=key-1',
@@ -204,20 +237,13 @@ describe('POST /publish/{version}/events', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(
-      publishingError([
-        {
-          status: 'Rejected',
-          code: 'INVALID_PROPERTY',
-          detail: expect.any(String),
-          invalidProperties: {
-            version: expect.any(String),
-            active: expect.any(String),
-            'names.en-US': expect.stringContaining('xx-yy'),
-            'names.fr-fr': expect.any(String),
-            'images[0].width': expect.any(String),
-          },
-        },
-      ]),
+      invalidProperties({
+        version: expect.any(String),
+        active: expect.any(String),
+        'names.en-US': expect.stringContaining('xx-yy'),
+        'names.fr-fr': expect.any(String),
+        'images[0].width': expect.any(String),
+      }),
     );
     expect(calls).toEqual([]);
   });
@@ -254,7 +280,7 @@ describe('POST /publish/{version}/events', () => {
   });
 
   it('answers an unknown version with 404 in the publishing body', async () => {
-    const sut = await edge({ publishEvent: async () => accepted });
+    const sut = await accepting();
     const response = await sut.inject({
       method: 'POST',
       url: '/publish/v9/events?apikey=key-1',
@@ -307,7 +333,7 @@ describe('POST /publish/{version}/events with an Idempotency-Key', () => {
 
   it('passes the key to publisher with the app of the apikey', async () => {
     const calls: Call[] = [];
-    const sut = await edge({ publishEvent: async () => accepted }, calls);
+    const sut = await accepting(calls);
 
     const response = await post(sut, { 'idempotency-key': 'b3c1f0e2-7d4a-4c1e-9a52-1f0c2d3e4f50' });
 
@@ -365,35 +391,17 @@ describe('POST /publish/{version}/events with an Idempotency-Key', () => {
     ['with a control character', 'key\tone'],
   ])('rejects a key %s with 400 before calling publisher', async (_label, key) => {
     const calls: Call[] = [];
-    const sut = await edge({ publishEvent: async () => accepted }, calls);
+    const sut = await accepting(calls);
 
     const response = await post(sut, { 'idempotency-key': key });
 
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual(
-      publishingError([
-        {
-          status: 'Rejected',
-          code: 'INVALID_PROPERTY',
-          detail: expect.any(String),
-          invalidProperties: { 'idempotency-key': expect.any(String) },
-        },
-      ]),
-    );
+    expect(response.json()).toEqual(invalidProperties({ 'idempotency-key': expect.any(String) }));
     expect(calls).toEqual([]);
   });
 
   it('is documented in the OpenAPI document with its 409 and 422', async () => {
-    const sut = await edge({});
-    const doc = (await sut.inject({ url: '/openapi.json' })).json() as {
-      paths: Record<
-        string,
-        Record<
-          string,
-          { parameters?: { in: string; name: string }[]; responses: Record<string, unknown> }
-        >
-      >;
-    };
+    const doc = await openApiDoc();
     for (const path of ['/publish/{version}/events', '/publish/events']) {
       const operation = doc.paths[path]!.post!;
       expect(operation.parameters).toContainEqual(
@@ -448,7 +456,7 @@ describe('GET /publish/{version}/events', () => {
 
   it('leaves size and cursor to publisher when absent and ends without nextCursor', async () => {
     const calls: Call[] = [];
-    const sut = await edge({ listEvents: async () => ({ events: [], nextCursor: '' }) }, calls);
+    const sut = await listingNone(calls);
 
     const response = await sut.inject({ method: 'GET', url: '/publish/events?apikey=key-1' });
 
@@ -461,7 +469,7 @@ describe('GET /publish/{version}/events', () => {
     'answers size=%s with 400 INVALID_PROPERTY before calling publisher',
     async (size) => {
       const calls: Call[] = [];
-      const sut = await edge({ listEvents: async () => ({ events: [], nextCursor: '' }) }, calls);
+      const sut = await listingNone(calls);
 
       const response = await sut.inject({
         method: 'GET',
@@ -469,16 +477,7 @@ describe('GET /publish/{version}/events', () => {
       });
 
       expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual(
-        publishingError([
-          {
-            status: 'Rejected',
-            code: 'INVALID_PROPERTY',
-            detail: expect.any(String),
-            invalidProperties: { size: expect.any(String) },
-          },
-        ]),
-      );
+      expect(response.json()).toEqual(invalidProperties({ size: expect.any(String) }));
       expect(calls).toEqual([]);
     },
   );
@@ -508,7 +507,7 @@ describe('GET /publish/{version}/events', () => {
 
   it('answers 401 without apikey and 404 for an unknown version, in the publishing body', async () => {
     const calls: Call[] = [];
-    const sut = await edge({ listEvents: async () => ({ events: [], nextCursor: '' }) }, calls);
+    const sut = await listingNone(calls);
 
     const noKey = await sut.inject({ method: 'GET', url: '/publish/v2/events' });
     const version = await sut.inject({ method: 'GET', url: '/publish/v9/events?apikey=key-1' });
@@ -521,20 +520,7 @@ describe('GET /publish/{version}/events', () => {
   });
 
   it('is documented in the OpenAPI document with its paging and its 400', async () => {
-    const sut = await edge({});
-    const doc = (await sut.inject({ url: '/openapi.json' })).json() as {
-      paths: Record<
-        string,
-        Record<
-          string,
-          {
-            parameters?: { in: string; name: string }[];
-            security?: Record<string, unknown>[];
-            responses: Record<string, { description?: string }>;
-          }
-        >
-      >;
-    };
+    const doc = await openApiDoc();
     for (const path of ['/publish/{version}/events', '/publish/events']) {
       const operation = doc.paths[path]!.get!;
       expect(operation.parameters?.filter((p) => p.in === 'query').map((p) => p.name)).toEqual(

@@ -1,23 +1,15 @@
-import { createHttpServer } from '@marquee/platform/http';
-import { createLogger } from '@marquee/platform/logger';
 import { AppError } from '@marquee/platform/errors';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type {
   CaseQuery,
   CaseRecord,
   EventReportRecord,
   Reconciliation,
 } from '../src/app/reconciliation.js';
-import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
-import { fakeBackends } from './fakes.js';
+import { ADMIN_TOKEN as adminToken, useEdge } from './edge-harness.js';
 
-const adminToken = 'test-admin-token-0123456789';
-let sut: FastifyInstance | undefined;
-afterEach(async () => {
-  await sut?.close();
-  sut = undefined;
-});
+const startEdge = useEdge();
 
 const aCase: CaseRecord = {
   id: 'rc-cart-1',
@@ -46,14 +38,7 @@ const report: EventReportRecord = {
 };
 
 async function edge(reconciliation: Partial<Reconciliation>): Promise<FastifyInstance> {
-  sut = createHttpServer({ logger: createLogger({ service: 'edge-test', level: 'silent' }) });
-  await registerEdgeRoutes(sut, {
-    adminToken,
-    version: 'test',
-    backends: fakeBackends({ reconciliation }),
-  });
-  await sut.ready();
-  return sut;
+  return startEdge({ reconciliation });
 }
 
 const call = (app: FastifyInstance, method: 'GET' | 'POST', url: string, token = adminToken) =>

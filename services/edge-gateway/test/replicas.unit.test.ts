@@ -1,25 +1,10 @@
 import type * as grpc from '@grpc/grpc-js';
-import { createGrpcServer, startGrpcServer, stopGrpcServer } from '@marquee/platform/grpc';
-import { createLogger } from '@marquee/platform/logger';
-import {
-  CatalogServiceService,
-  Event,
-  type GetEventRequest,
-  type GetEventResponse,
-  type WatchChangesResponse,
-} from '@marquee/proto/catalog/v1';
+import { Event, type GetEventRequest, type GetEventResponse } from '@marquee/proto/catalog/v1';
 import { describe, expect, it } from 'vitest';
 import { createCatalogIndexerClient } from '../src/adapters/catalog-indexer-client.js';
 import { replicas, splitAddresses } from '../src/adapters/replicas.js';
+import { logger, until, watchedCatalog } from './fake-catalog.js';
 
-const logger = createLogger({ service: 'edge-test', level: 'silent' });
-
-/** The fake catalog admits the edge's clients as this test makes them: outside any service. */
-const callers = {
-  'marquee.catalog.v1.CatalogService': Object.fromEntries(
-    Object.values(CatalogServiceService).map((method) => [method.path.split('/')[2]!, ['unnamed']]),
-  ),
-};
 const unavailable = () => Object.assign(new Error('stopping'), { kind: 'unavailable' });
 
 describe('replicas of a read service', () => {
@@ -161,55 +146,19 @@ describe('replicas of a read service', () => {
 
 /** A CatalogService replica: WatchChanges with a sequence the test moves, GetEvent naming itself. */
 async function catalogReplica(instance: string) {
-  const streams = new Set<grpc.ServerWritableStream<unknown, WatchChangesResponse>>();
-  const state = { sequence: 1 };
-  const server = createGrpcServer({
-    logger,
-    callers,
-    services: [
-      {
-        definition: CatalogServiceService,
-        implementation: {
-          watchChanges(call: grpc.ServerWritableStream<unknown, WatchChangesResponse>) {
-            streams.add(call);
-            call.on('cancelled', () => streams.delete(call));
-            call.write({ instance, sequence: state.sequence });
-          },
-          getEvent(
-            call: grpc.ServerUnaryCall<GetEventRequest, GetEventResponse>,
-            callback: grpc.sendUnaryData<GetEventResponse>,
-          ) {
-            callback(null, {
-              event: Event.fromPartial({ id: `${call.request.id}@${instance}` }),
-              venues: [],
-              attractions: [],
-            });
-          },
-        },
-      },
-    ],
+  return watchedCatalog(instance, {
+    getEvent(
+      call: grpc.ServerUnaryCall<GetEventRequest, GetEventResponse>,
+      callback: grpc.sendUnaryData<GetEventResponse>,
+    ) {
+      callback(null, {
+        event: Event.fromPartial({ id: `${call.request.id}@${instance}` }),
+        venues: [],
+        attractions: [],
+      });
+    },
   });
-  const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
-  return {
-    address: `127.0.0.1:${port}`,
-    change() {
-      state.sequence += 1;
-      for (const call of streams) call.write({ instance, sequence: state.sequence });
-    },
-    async stop() {
-      for (const call of streams) call.end();
-      await stopGrpcServer(server, 1_000);
-    },
-  };
 }
-
-const until = async (check: () => boolean, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
 
 describe('catalog-indexer client over several replicas', () => {
   it('spreads calls, keys the cache on every replica together, and answers while one is down', async () => {

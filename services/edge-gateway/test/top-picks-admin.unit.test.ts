@@ -1,16 +1,12 @@
-import { createHttpServer } from '@marquee/platform/http';
-import { createLogger } from '@marquee/platform/logger';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type {
   NewResaleListing,
   ResaleListingQuery,
   ResaleListingRecord,
 } from '../src/app/top-picks.js';
-import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
-import { fakeBackends } from './fakes.js';
+import { ADMIN_TOKEN as adminToken, useEdge } from './edge-harness.js';
 
-const adminToken = 'test-admin-token-0123456789';
 const LISTING = 'G5vYZ9abcdefghi.AAAAAAAAAAAAAAAAAAAAAA';
 const kinded = (kind: string, message: string) => Object.assign(new Error(message), { kind });
 
@@ -37,51 +33,40 @@ const listing: ResaleListingRecord = {
 
 let created: NewResaleListing[];
 let listed: ResaleListingQuery[];
-let sut: FastifyInstance | undefined;
+const startEdge = useEdge();
 beforeEach(() => {
   created = [];
   listed = [];
 });
-afterEach(async () => {
-  await sut?.close();
-  sut = undefined;
-});
 
 async function edge(): Promise<FastifyInstance> {
-  sut = createHttpServer({ logger: createLogger({ service: 'edge-test', level: 'silent' }) });
-  await registerEdgeRoutes(sut, {
-    adminToken,
-    version: 'test',
-    backends: fakeBackends({
-      topPicks: {
-        async createListing(input) {
-          created.push(input);
-          if (input.orderId === 'missing') throw kinded('not_found', 'order missing not found');
-          if (input.orderId === 'cancelled')
-            throw kinded('failed_precondition', 'order cancelled is not confirmed');
-          return listing;
-        },
-        async listListings(query) {
-          listed.push(query);
-          return {
-            listings: [listing],
-            page: { offset: query.offset, limit: query.limit, total: 1 },
-          };
-        },
-        async getListing(id) {
-          if (id !== LISTING) throw kinded('not_found', `resale listing ${id} not found`);
-          return listing;
-        },
-        async withdrawListing(id) {
-          if (id === 'held.x') throw kinded('failed_precondition', 'listing is held by a cart');
-          if (id !== LISTING) throw kinded('not_found', `resale listing ${id} not found`);
-          return { ...listing, state: 'WITHDRAWN' };
-        },
+  return startEdge({
+    topPicks: {
+      async createListing(input) {
+        created.push(input);
+        if (input.orderId === 'missing') throw kinded('not_found', 'order missing not found');
+        if (input.orderId === 'cancelled')
+          throw kinded('failed_precondition', 'order cancelled is not confirmed');
+        return listing;
       },
-    }),
+      async listListings(query) {
+        listed.push(query);
+        return {
+          listings: [listing],
+          page: { offset: query.offset, limit: query.limit, total: 1 },
+        };
+      },
+      async getListing(id) {
+        if (id !== LISTING) throw kinded('not_found', `resale listing ${id} not found`);
+        return listing;
+      },
+      async withdrawListing(id) {
+        if (id === 'held.x') throw kinded('failed_precondition', 'listing is held by a cart');
+        if (id !== LISTING) throw kinded('not_found', `resale listing ${id} not found`);
+        return { ...listing, state: 'WITHDRAWN' };
+      },
+    },
   });
-  await sut.ready();
-  return sut;
 }
 
 const call = async (

@@ -6,6 +6,7 @@ import { BackOffice } from '../src/app/back-office.js';
 import { PartnerApp } from '../src/app/partner-app.js';
 import type { Clock, PartnerRepositories } from '../src/app/ports.js';
 import { randomIds } from '../src/adapters/clock-and-ids.js';
+import { PartnerError } from '../src/domain/errors.js';
 
 /** A clock tests move by hand. */
 export class ManualClock implements Clock {
@@ -180,3 +181,14 @@ export const bookingRequest = (
   tickets: tickets as never,
   ...extra,
 });
+
+/** The id of the PartnerError `fn` throws (undefined when it throws none; another error is rethrown). */
+export const errorId = (fn: () => unknown): number | undefined => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof PartnerError) return error.id;
+    throw error;
+  }
+  return undefined;
+};

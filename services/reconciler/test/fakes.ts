@@ -1,3 +1,6 @@
+import { createServiceStores } from '@marquee/platform/store';
+import { createReconcilerStorage } from '../src/adapters/stores.js';
+import { ReconcilerApp } from '../src/app/reconciler-app.js';
 import type { PartnerConnector } from '../src/app/ports.js';
 import type { PartnerTransaction } from '../src/domain/decision.js';
 
@@ -45,3 +48,28 @@ export class FakeConnector implements PartnerConnector {
 
 export const unavailable = (): Error & { kind: string } =>
   Object.assign(new Error('connect ECONNREFUSED'), { kind: 'unavailable' });
+
+/** The reconciler's grace period in the app tests. */
+export const GRACE = 30_000;
+
+/** A log that drops everything. */
+const silent = { info: () => {}, warn: () => {} };
+
+/** A ReconcilerApp on memory storage, its clock `now`, with the settings of the app tests. */
+export function testReconciler(connector: FakeConnector, now: () => Date) {
+  const storage = createReconcilerStorage(createServiceStores(undefined));
+  const app = new ReconcilerApp({
+    ...storage,
+    connector,
+    clock: { now },
+    log: silent,
+    settings: {
+      graceMs: GRACE,
+      windowMs: 15 * 60_000,
+      backoffBaseMs: 10_000,
+      backoffMaxMs: 60_000,
+      lookbackMs: 7 * 24 * 3_600_000,
+    },
+  });
+  return { storage, app };
+}

@@ -1,35 +1,17 @@
-import { createServiceStores } from '@marquee/platform/store';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createReconcilerStorage, type ReconcilerStorage } from '../src/adapters/stores.js';
-import { ReconcilerApp } from '../src/app/reconciler-app.js';
-import { FakeConnector } from './fakes.js';
+import type { ReconcilerApp } from '../src/app/reconciler-app.js';
+import { FakeConnector, GRACE, testReconciler } from './fakes.js';
 
-const GRACE = 30_000;
 const start = new Date('2030-03-01T12:00:00Z');
 let clock: Date;
 const advance = (ms: number) => {
   clock = new Date(clock.getTime() + ms);
 };
-let storage: ReconcilerStorage;
 let sut: ReconcilerApp;
-const silent = { info: () => {}, warn: () => {} };
 
 beforeEach(() => {
   clock = start;
-  storage = createReconcilerStorage(createServiceStores(undefined));
-  sut = new ReconcilerApp({
-    ...storage,
-    connector: new FakeConnector(),
-    clock: { now: () => clock },
-    log: silent,
-    settings: {
-      graceMs: GRACE,
-      windowMs: 15 * 60_000,
-      backoffBaseMs: 10_000,
-      backoffMaxMs: 60_000,
-      lookbackMs: 7 * 24 * 3_600_000,
-    },
-  });
+  ({ app: sut } = testReconciler(new FakeConnector(), () => clock));
 });
 
 const captured = (cartId: string, amountMinor = 10_100) =>

@@ -1,11 +1,10 @@
-import { createServiceStores } from '@marquee/platform/store';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createReconcilerStorage, type ReconcilerStorage } from '../src/adapters/stores.js';
-import { ReconcilerApp, type PartnerCallFailure } from '../src/app/reconciler-app.js';
+import { type ReconcilerStorage } from '../src/adapters/stores.js';
+import type { ReconcilerApp } from '../src/app/reconciler-app.js';
+import { type PartnerCallFailure } from '../src/app/reconciler-app.js';
 import type { PartnerTransaction } from '../src/domain/decision.js';
-import { FakeConnector, unavailable } from './fakes.js';
+import { FakeConnector, unavailable, GRACE, testReconciler } from './fakes.js';
 
-const GRACE = 30_000;
 const start = new Date('2030-03-01T12:00:00Z');
 let clock: Date;
 const advance = (ms: number) => {
@@ -14,25 +13,11 @@ const advance = (ms: number) => {
 let connector: FakeConnector;
 let storage: ReconcilerStorage;
 let sut: ReconcilerApp;
-const silent = { info: () => {}, warn: () => {} };
 
 beforeEach(() => {
   clock = start;
   connector = new FakeConnector();
-  storage = createReconcilerStorage(createServiceStores(undefined));
-  sut = new ReconcilerApp({
-    ...storage,
-    connector,
-    clock: { now: () => clock },
-    log: silent,
-    settings: {
-      graceMs: GRACE,
-      windowMs: 15 * 60_000,
-      backoffBaseMs: 10_000,
-      backoffMaxMs: 60_000,
-      lookbackMs: 7 * 24 * 3_600_000,
-    },
-  });
+  ({ storage, app: sut } = testReconciler(connector, () => clock));
 });
 
 const failure = (over: Partial<PartnerCallFailure> = {}): PartnerCallFailure => ({

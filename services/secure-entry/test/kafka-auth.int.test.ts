@@ -10,7 +10,6 @@ import {
   type TopicDef,
 } from '@marquee/platform/bus';
 import { generateServiceAuthKey, ServiceKeyring } from '@marquee/platform/grpc';
-import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { hostService } from '@marquee/platform/service';
 import {
@@ -18,6 +17,7 @@ import {
   metricValue,
   startGroupsAtEnd,
   waitFor,
+  testLogger,
 } from '@marquee/platform/testing';
 import type { entryV1 } from '@marquee/proto';
 import { orderConfirmedTopic, ticketIssuedTopic } from '@marquee/proto/topics';
@@ -31,10 +31,7 @@ import { confirmedOrder } from './support/fixtures.js';
  * write the topic) with a signature made under the wrong key.
  */
 describeKafkaAuth('secure-entry on authenticated Kafka', ({ saslBrokers, mongoUrl, login }) => {
-  const logger = createLogger({
-    service: 'secure-entry-kafka-auth',
-    level: (process.env.TEST_LOG as 'info') ?? 'silent',
-  });
+  const logger = testLogger('secure-entry-kafka-auth');
   const suffix = randomBytes(4).toString('hex');
   // The services' SERVICE_AUTH_KEY; a forger with a Kafka login does not have it.
   const serviceKey = ServiceKeyring.parse(generateServiceAuthKey());

@@ -3,10 +3,9 @@ import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createKafkaBus, type EventBus, type IncomingEvent } from '@marquee/platform/bus';
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
-import { createLogger } from '@marquee/platform/logger';
 import { closeMongo, connectMongo } from '@marquee/platform/mongo';
 import { hostService } from '@marquee/platform/service';
-import { describeIntegration, waitFor } from '@marquee/platform/testing';
+import { describeIntegration, waitFor, testLogger } from '@marquee/platform/testing';
 import { entryV1 } from '@marquee/proto';
 import { CancelReason } from '@marquee/proto/cart/v1';
 import {
@@ -29,10 +28,7 @@ const { ScanResult } = entryV1;
  * moment reach two processes.
  */
 describeIntegration('secure-entry with real Kafka and Mongo', ({ kafka, mongoUrl }) => {
-  const logger = createLogger({
-    service: 'secure-entry-int',
-    level: (process.env.TEST_LOG as 'info') ?? 'silent',
-  });
+  const logger = testLogger('secure-entry-int');
   const suffix = randomBytes(4).toString('hex');
   const keys = {
     SECURE_ENTRY_TOKEN_KEYS: `k1:${randomBytes(32).toString('base64')}`,

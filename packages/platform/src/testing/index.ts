@@ -17,3 +17,5 @@ export { skipIsFailure } from './strict.js';
 export { uniqueName } from './unique-name.js';
 export { waitFor, type WaitForOptions } from './wait-for.js';
 export { metricValue } from './metric-value.js';
+export { useMongoDatabases, type MongoDatabases } from './mongo-databases.js';
+export { silentLogger, testLogger } from './silent-logger.js';

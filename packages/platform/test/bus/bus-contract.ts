@@ -1,11 +1,4 @@
-import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import {
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  TracerProvider,
-} from '@opentelemetry/sdk-trace';
+import { SpanKind, trace } from '@opentelemetry/api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type {
   BusLogger,
@@ -22,7 +15,9 @@ import {
   pingTopic,
   recordingLogger,
   type Ping,
+  collect,
 } from './fixtures.js';
+import { recordingTracing } from '../support/tracing.js';
 
 /**
  * The event-bus contract (docs/architecture.md, Event bus), one suite for every adapter: the
@@ -44,15 +39,16 @@ export interface BusContractHarness {
 /** Fast retries: the tests are about counts and order, not about waiting. */
 const FAST_RETRY: Partial<RetryPolicy> = { initialBackoffMs: 10, maxBackoffMs: 40, multiplier: 2 };
 
+/** The ids of the `events` received so far, read at each call. */
+const ids = (events: { id: string }[]) => () => events.map((event) => event.id);
+
 export function busContract(adapter: string, makeHarness: () => BusContractHarness): void {
   describe(`event bus contract: ${adapter}`, () => {
     let harness: BusContractHarness;
     let buses: EventBus[] = [];
     let logger: ReturnType<typeof recordingLogger>;
-    const exporter = new InMemorySpanExporter();
-    const tracerProvider = new TracerProvider({
-      spanProcessors: [new SimpleSpanProcessor({ exporter })],
-    });
+    const tracing = recordingTracing();
+    const { exporter, provider: tracerProvider } = tracing;
 
     const newBus = (source = '//marquee/contract-test'): EventBus => {
       const bus = harness.newBus({ source, retry: FAST_RETRY, logger });
@@ -67,15 +63,11 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
     beforeAll(() => {
       harness = makeHarness();
       // What the NodeSDK registers in a service: a tracer provider, async context, W3C propagation.
-      trace.setGlobalTracerProvider(tracerProvider);
-      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-      propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+      tracing.install();
     });
 
     afterAll(async () => {
-      trace.disable();
-      context.disable();
-      propagation.disable();
+      tracing.uninstall();
       await tracerProvider.shutdown();
       await harness.dispose?.();
     });
@@ -94,11 +86,7 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
       const topic = pingTopic();
       const producer = newBus('//marquee/producer-service');
       const sut = newBus('//marquee/consumer-service');
-      const received: IncomingEvent<Ping>[] = [];
-      await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
-        received.push(event);
-      });
-      await sut.start();
+      const received = await collect(sut, topic);
       const sent = aPing({ id: 'evt-42', seq: 300, note: 'Ünïcødé seats' });
       const time = new Date('2025-03-01T10:00:00.123Z');
 
@@ -142,11 +130,7 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
     it('fills in a UUID id, the current time and the bus source when the event does not say', async () => {
       const topic = pingTopic();
       const sut = newBus('//marquee/defaults');
-      const received: IncomingEvent<Ping>[] = [];
-      await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
-        received.push(event);
-      });
-      await sut.start();
+      const received = await collect(sut, topic);
       const before = Date.now();
 
       await sut.publish(topic, [
@@ -198,11 +182,7 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
     it('delivers a tombstone as a null value after the value it deletes', async () => {
       const topic = pingTopic({ compacted: true });
       const sut = newBus();
-      const received: IncomingEvent<Ping>[] = [];
-      await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
-        received.push(event);
-      });
-      await sut.start();
+      const received = await collect(sut, topic);
 
       await sut.publish(topic, [{ key: 'event-9', value: aPing({ id: 'event-9' }) }]);
       await sut.publish(topic, [{ key: 'event-9', value: null, id: 'deleted-9' }]);
@@ -364,11 +344,7 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
 
       await first.close();
       const sut = newBus();
-      const received: IncomingEvent<Ping>[] = [];
-      await sut.subscribe(topic, { group }, async (event) => {
-        received.push(event);
-      });
-      await sut.start();
+      const received = await collect(sut, topic, group);
 
       await waitFor(() => received.length === 1, arrival('the redelivery'));
       expect(received[0]).toMatchObject({ id: 'unlucky', value: aPing({ seq: 1 }), attempt: 1 });
@@ -393,16 +369,11 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
         { key: 'k', value: aPing({ seq: 2 }), id: 'm2' },
         { key: 'k', value: aPing({ seq: 3 }), id: 'm3' },
       ]);
-      const sut = newBus();
-      const seen: string[] = [];
-      await sut.subscribe(topic, { group }, async (event) => {
-        seen.push(event.id);
-      });
-      await sut.start();
+      const seen = ids(await collect(newBus(), topic, group));
 
       // One key, so a redelivered m1 would arrive before m3.
-      await waitFor(() => seen.includes('m3'), arrival('m3'));
-      expect(seen).toEqual(['m2', 'm3']);
+      await waitFor(() => seen().includes('m3'), arrival('m3'));
+      expect(seen()).toEqual(['m2', 'm3']);
     });
 
     it('close() lets the in-flight handler finish and commits it', async () => {
@@ -433,14 +404,9 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
 
       const producer = newBus();
       await producer.publish(topic, [{ key: 'k', value: aPing({ seq: 2 }), id: 'next' }]);
-      const sut = newBus();
-      const seen: string[] = [];
-      await sut.subscribe(topic, { group }, async (event) => {
-        seen.push(event.id);
-      });
-      await sut.start();
-      await waitFor(() => seen.includes('next'), arrival('the next record'));
-      expect(seen).toEqual(['next']);
+      const seen = ids(await collect(newBus(), topic, group));
+      await waitFor(() => seen().includes('next'), arrival('the next record'));
+      expect(seen()).toEqual(['next']);
     });
 
     it("parents the consumer's process span on the producer's publish span across the bus", async () => {

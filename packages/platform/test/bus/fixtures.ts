@@ -1,4 +1,4 @@
-import type { BusLogger, TopicDef } from '../../src/bus/index.js';
+import type { BusLogger, EventBus, IncomingEvent, TopicDef } from '../../src/bus/index.js';
 import { uniqueName } from '../../src/testing/index.js';
 
 /**
@@ -133,4 +133,21 @@ export function deferred(): { promise: Promise<void>; resolve: () => void } {
     resolve = done;
   });
   return { promise, resolve };
+}
+
+/**
+ * Subscribes `bus` to `topic` in `group` (default a fresh one), starts it, and answers the list the
+ * events it receives are pushed to, in order.
+ */
+export async function collect<T>(
+  bus: EventBus,
+  topic: TopicDef<T>,
+  group: string = uniqueName('g'),
+): Promise<IncomingEvent<T>[]> {
+  const events: IncomingEvent<T>[] = [];
+  await bus.subscribe(topic, { group }, async (event) => {
+    events.push(event);
+  });
+  await bus.start();
+  return events;
 }

@@ -18,6 +18,19 @@ const FAST_RETRY: Partial<RetryPolicy> = { initialBackoffMs: 10, maxBackoffMs: 4
  * adapter: each bus is a replica reading the whole topic, whatever groups and other replicas do, and
  * is caught up once it has handled everything the topic held when it started.
  */
+/** A global subscription of `bus` to `topic` (a fresh name) pushing each event's id to `handled`. */
+async function subscribeIds(bus: EventBus, topic: ReturnType<typeof pingTopic>) {
+  const handled: string[] = [];
+  const subscription = await bus.subscribeGlobal(
+    topic,
+    { name: uniqueName('table') },
+    async (event) => {
+      handled.push(event.id);
+    },
+  );
+  return { handled, subscription };
+}
+
 export function globalSubscriptionContract(
   adapter: string,
   makeHarness: () => BusContractHarness,
@@ -143,14 +156,7 @@ export function globalSubscriptionContract(
     it('is caught up at once on an empty topic', async () => {
       const topic = pingTopic({ compacted: true });
       const sut = newBus();
-      const handled: string[] = [];
-      const subscription = await sut.subscribeGlobal(
-        topic,
-        { name: uniqueName('table') },
-        async (event) => {
-          handled.push(event.id);
-        },
-      );
+      const { handled, subscription } = await subscribeIds(sut, topic);
       await sut.start();
 
       await waitFor(() => subscription.caughtUp(), arrival('caught up'));
@@ -212,14 +218,7 @@ export function globalSubscriptionContract(
     it('refuses a bad or late subscription and stops reading at close', async () => {
       const topic = pingTopic({ compacted: true });
       const sut = newBus();
-      const handled: string[] = [];
-      const subscription = await sut.subscribeGlobal(
-        topic,
-        { name: uniqueName('table') },
-        async (event) => {
-          handled.push(event.id);
-        },
-      );
+      const { handled, subscription } = await subscribeIds(sut, topic);
       await expect(
         sut.subscribeGlobal(topic, { name: uniqueName('bad'), maxAttempts: 0 }, async () => {}),
       ).rejects.toThrow(RangeError);

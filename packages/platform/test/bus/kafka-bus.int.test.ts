@@ -1,14 +1,7 @@
 import { createHook } from 'node:async_hooks';
 import { EventChanged } from '@marquee/proto/catalog/v1';
 import { eventChangedTopic } from '@marquee/proto/topics';
-import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import {
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  TracerProvider,
-} from '@opentelemetry/sdk-trace';
+import { trace } from '@opentelemetry/api';
 import { ConfigResourceTypes, Kafka, logLevel, type Admin, type KafkaMessage } from 'kafkajs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -22,6 +15,7 @@ import { describeIntegration, uniqueName, waitFor } from '../../src/testing/inde
 import { busContract } from './bus-contract.js';
 import { globalSubscriptionContract } from './global-contract.js';
 import { aPing, deferred, pingTopic, recordingLogger } from './fixtures.js';
+import { recordingTracing } from '../support/tracing.js';
 
 describeIntegration('kafka bus', (env) => {
   busContract('kafka', () => ({
@@ -395,22 +389,16 @@ describeIntegration('kafka bus', (env) => {
   });
 
   describe('end to end with a catalog topic', () => {
-    const exporter = new InMemorySpanExporter();
-    const provider = new TracerProvider({
-      spanProcessors: [new SimpleSpanProcessor({ exporter })],
-    });
+    const tracing = recordingTracing();
+    const { exporter, provider } = tracing;
     const buses: EventBus[] = [];
 
     beforeAll(() => {
-      trace.setGlobalTracerProvider(provider);
-      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-      propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+      tracing.install();
     });
     afterAll(async () => {
       await Promise.all(buses.map((bus) => bus.close()));
-      trace.disable();
-      context.disable();
-      propagation.disable();
+      tracing.uninstall();
       await provider.shutdown();
     });
 

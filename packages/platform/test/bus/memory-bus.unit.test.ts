@@ -1,45 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryBroker, createMemoryBus, type IncomingEvent } from '../../src/bus/index.js';
+import { createMemoryBroker, createMemoryBus } from '../../src/bus/index.js';
 import { uniqueName, waitFor } from '../../src/testing/index.js';
-import { busContract } from './bus-contract.js';
+import { busContract, type BusContractHarness } from './bus-contract.js';
 import { globalSubscriptionContract } from './global-contract.js';
-import { aPing, pingTopic, recordingLogger, type Ping } from './fixtures.js';
+import { aPing, pingTopic, recordingLogger, type Ping, collect } from './fixtures.js';
 
-busContract('memory', () => {
-  // One broker for the suite: every bus a test creates is another "process" on the same cluster.
-  const broker = createMemoryBroker();
-  return {
-    newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
-    // Deliveries take milliseconds; the margin is for a loaded machine (waitFor returns at once).
-    deliveryTimeoutMs: 10_000,
+/**
+ * Memory buses on one broker for the suite (retaining as asked): every bus a test creates is
+ * another "process" on the same cluster.
+ */
+const memoryCluster =
+  (options?: Parameters<typeof createMemoryBroker>[0]) => (): BusContractHarness => {
+    const broker = createMemoryBroker(options);
+    return {
+      newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
+      // Deliveries take milliseconds; the margin is for a loaded machine (waitFor returns at once).
+      deliveryTimeoutMs: 10_000,
+    };
   };
-});
+
+busContract('memory', memoryCluster());
 
 // The embedded default's retention keeps Kafka's semantics too.
-busContract('memory, retaining only unconsumed records', () => {
-  const broker = createMemoryBroker({ retain: 'unconsumed' });
-  return {
-    newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
-    deliveryTimeoutMs: 10_000,
-  };
-});
+busContract('memory, retaining only unconsumed records', memoryCluster({ retain: 'unconsumed' }));
 
-globalSubscriptionContract('memory', () => {
-  const broker = createMemoryBroker();
-  return {
-    newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
-    deliveryTimeoutMs: 10_000,
-  };
-});
+globalSubscriptionContract('memory', memoryCluster());
 
 // A global reader holds what it has not read yet, as a group does.
-globalSubscriptionContract('memory, retaining only unconsumed records', () => {
-  const broker = createMemoryBroker({ retain: 'unconsumed' });
-  return {
-    newBus: ({ source, retry, logger }) => createMemoryBus({ source, retry, logger, broker }),
-    deliveryTimeoutMs: 10_000,
-  };
-});
+globalSubscriptionContract(
+  'memory, retaining only unconsumed records',
+  memoryCluster({ retain: 'unconsumed' }),
+);
 
 describe('memory bus retention', () => {
   /** Pings with these sequence numbers, all under key `k` (one partition, in order). */
@@ -48,11 +39,7 @@ describe('memory bus retention', () => {
   it('keeps every record by default', async () => {
     const topic = pingTopic();
     const sut = createMemoryBus({ source: '//marquee/test' });
-    const seen: number[] = [];
-    await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
-      seen.push(event.value!.seq);
-    });
-    await sut.start();
+    const seen = await collect(sut, topic);
     await sut.publish(topic, keyed(1, 2, 3));
     await waitFor(() => seen.length === 3);
 
@@ -128,11 +115,7 @@ describe('memory bus retention', () => {
     const broker = createMemoryBroker({ partitions: 1 });
     const topic = pingTopic();
     const sut = createMemoryBus({ source: '//marquee/test', broker });
-    const seen: number[] = [];
-    await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
-      seen.push(event.value!.seq);
-    });
-    await sut.start();
+    const seen = await collect(sut, topic);
     await sut.publish(topic, keyed(1, 2));
     await waitFor(() => seen.length === 2);
     expect(sut.records(topic.name)).toHaveLength(2);
@@ -257,11 +240,7 @@ describe('memory bus specifics', () => {
   it('works with no OpenTelemetry SDK registered and writes no trace headers then', async () => {
     const topic = pingTopic();
     const sut = createMemoryBus({ source: '//marquee/test', logger: recordingLogger() });
-    const seen: IncomingEvent<Ping>[] = [];
-    await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
-      seen.push(event);
-    });
-    await sut.start();
+    const seen = await collect(sut, topic);
 
     await sut.publish(topic, [{ key: 'k', value: aPing() }]);
 
@@ -278,11 +257,7 @@ describe('memory bus specifics', () => {
       value: topic.codec.encode(aPing()),
       headers: {},
     });
-    const seen: IncomingEvent<Ping>[] = [];
-    await sut.subscribe(topic, { group: uniqueName('g') }, async (event) => {
-      seen.push(event);
-    });
-    await sut.start();
+    const seen = await collect(sut, topic);
 
     await waitFor(() => seen.length === 1);
     expect(seen[0]).toMatchObject({

@@ -1,4 +1,3 @@
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors/index.js';
 import {
@@ -10,14 +9,10 @@ import {
 import { createLogger, currentCorrelationId } from '../../src/logger/index.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+import { logLines } from '../support/log-lines.js';
 
 function testLogger() {
-  const stream = new PassThrough();
-  const lines: Array<Record<string, unknown>> = [];
-  stream.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n'))
-      if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
-  });
+  const { stream, lines } = logLines();
   return { logger: createLogger({ service: 'test', destination: stream }), lines };
 }
 

@@ -1,16 +1,11 @@
 import { EventEmitter } from 'node:events';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { createLifecycle, runMain } from '../../src/lifecycle/index.js';
 import { createLogger } from '../../src/logger/index.js';
+import { logLines } from '../support/log-lines.js';
 
 function testLogger() {
-  const stream = new PassThrough();
-  const lines: Array<Record<string, unknown>> = [];
-  stream.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n'))
-      if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
-  });
+  const { stream, lines } = logLines();
   return { logger: createLogger({ service: 'test', destination: stream, level: 'debug' }), lines };
 }
 

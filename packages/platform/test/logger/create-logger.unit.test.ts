@@ -1,4 +1,3 @@
-import { PassThrough } from 'node:stream';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shutdownTelemetry, startTelemetry } from '../../src/telemetry/index.js';
@@ -8,16 +7,9 @@ import {
   isValidCorrelationId,
   runWithCorrelationId,
 } from '../../src/logger/index.js';
+import { logLines } from '../support/log-lines.js';
 
-function capture() {
-  const stream = new PassThrough();
-  const lines: Array<Record<string, unknown>> = [];
-  stream.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n'))
-      if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
-  });
-  return { stream, lines };
-}
+const capture = logLines;
 
 describe('createLogger', () => {
   beforeAll(() => {

@@ -139,6 +139,20 @@ function crashingAtAck(source: OutboxSource): OutboxSource {
   };
 }
 
+/** Waits until `bus` has seen every event `written`. */
+const allPublished = (
+  written: { id: string }[],
+  bus: { ids(): Set<string> },
+  description: string,
+  timeoutMs: number,
+) => waitFor(() => written.every((event) => bus.ids().has(event.id)), { timeoutMs, description });
+
+/** Waits until `store` has no outbox entry left to relay. */
+const outboxEmptied = (
+  store: { pendingOutbox(limit: number): Promise<unknown[]> },
+  description: string,
+) => waitFor(async () => (await store.pendingOutbox(100)).length === 0, { description });
+
 export function relayContract(adapter: string, newSource: RelaySourceFactory): void {
   describe(`outbox relay (${adapter})`, () => {
     const relays: OutboxRelay[] = [];
@@ -169,15 +183,10 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       const sut = relay({ sources: [store], publish: bus.publish, batchSize: 3 });
 
       sut.start();
-      await waitFor(() => written.every((event) => bus.ids().has(event.id)), {
-        timeoutMs: 20_000,
-        description: 'every event published',
-      });
+      await allPublished(written, bus, 'every event published', 20_000);
 
       expect(firstDeliveryOrder(bus.published)).toEqual(writeOrder(written));
-      await waitFor(async () => (await store.pendingOutbox(100)).length === 0, {
-        description: 'outbox acked',
-      });
+      await outboxEmptied(store, 'outbox acked');
     });
 
     it('renews its lease a few times per lease, and after a local write looks only at that source', async () => {
@@ -305,16 +314,11 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       const sut = relay({ sources: [store], publish: bus.publish });
 
       sut.start();
-      await waitFor(() => written.every((event) => bus.ids().has(event.id)), {
-        timeoutMs: 20_000,
-        description: 'every event published',
-      });
+      await allPublished(written, bus, 'every event published', 20_000);
 
       expect(bus.calls).toBeGreaterThan(4);
       expect(firstDeliveryOrder(bus.published)).toEqual(writeOrder(written));
-      await waitFor(async () => (await store.pendingOutbox(100)).length === 0, {
-        description: 'outbox acked',
-      });
+      await outboxEmptied(store, 'outbox acked');
     });
 
     it('waits out an unreachable bus without backing off each document, then relays it all', async () => {
@@ -343,10 +347,7 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       const sut = relay({ sources: [counted], publish: bus.publish, outageRetryMaxMs: 40 });
 
       sut.start();
-      await waitFor(() => written.every((event) => bus.ids().has(event.id)), {
-        timeoutMs: 20_000,
-        description: 'every event published once the bus is back',
-      });
+      await allPublished(written, bus, 'every event published once the bus is back', 20_000);
       expect(bus.calls).toBeGreaterThan(6);
       // The bus was down, not the documents: none was given a later due time.
       expect(defers).toBe(0);
@@ -424,10 +425,7 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       await waitFor(() => probes >= 2, { timeoutMs: 10_000, description: 'the bus probed' });
       const callsWhileDown = bus.calls;
       up = true;
-      await waitFor(() => written.every((event) => bus.ids().has(event.id)), {
-        timeoutMs: 10_000,
-        description: 'every event published once the probe says yes',
-      });
+      await allPublished(written, bus, 'every event published once the probe says yes', 10_000);
       // While down it probed instead of trying batches.
       expect(callsWhileDown).toBeLessThanOrEqual(2);
     });
@@ -484,16 +482,11 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       sut.start();
 
       // relay-1 never released its lease: relay-2 takes over once it lapses, and publishes it all again.
-      await waitFor(() => written.every((event) => second.ids().has(event.id)), {
-        timeoutMs: 10_000,
-        description: 'republished after crash',
-      });
+      await allPublished(written, second, 'republished after crash', 10_000);
       expect(firstDeliveryOrder([...first.published, ...second.published])).toEqual(
         writeOrder(written),
       );
-      await waitFor(async () => (await store.pendingOutbox(100)).length === 0, {
-        description: 'outbox acked by relay-2',
-      });
+      await outboxEmptied(store, 'outbox acked by relay-2');
     });
 
     it('loses nothing when the relay dies in the middle of a batch', async () => {
@@ -517,16 +510,11 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       const second = recorder();
       relay({ sources: [store], publish: second.publish, owner: 'relay-2' }).start();
 
-      await waitFor(() => written.every((event) => second.ids().has(event.id)), {
-        timeoutMs: 10_000,
-        description: 'everything republished',
-      });
+      await allPublished(written, second, 'everything republished', 10_000);
       expect(firstDeliveryOrder([...first.published, ...second.published])).toEqual(
         writeOrder(written),
       );
-      await waitFor(async () => (await store.pendingOutbox(100)).length === 0, {
-        description: 'outbox acked by relay-2',
-      });
+      await outboxEmptied(store, 'outbox acked by relay-2');
     });
 
     it('lets only one of two running relays publish a source, so each event goes out once', async () => {

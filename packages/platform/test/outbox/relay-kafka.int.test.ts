@@ -5,14 +5,7 @@
  */
 import { EventChanged } from '@marquee/proto/catalog/v1';
 import { eventChangedTopic } from '@marquee/proto/topics';
-import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import {
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  TracerProvider,
-} from '@opentelemetry/sdk-trace';
+import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createKafkaBus, type EventBus, type IncomingEvent } from '../../src/bus/index.js';
 import { createLogger, runWithCorrelationId } from '../../src/logger/index.js';
@@ -22,6 +15,7 @@ import { createOutboxRelay } from '../../src/outbox/relay.js';
 import { createMongoStore } from '../../src/store/mongo-store.js';
 import { describeIntegration, uniqueName, waitFor } from '../../src/testing/index.js';
 import { openMongoTestDb, type MongoTestDb } from '../store/mongo-test-db.js';
+import { recordingTracing } from '../support/tracing.js';
 
 interface PublishedEvent {
   id: string;
@@ -30,24 +24,20 @@ interface PublishedEvent {
 }
 
 describeIntegration('outbox relay to Kafka', ({ mongoUrl, kafka }) => {
-  const exporter = new InMemorySpanExporter();
-  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  const tracing = recordingTracing();
+  const { exporter, provider } = tracing;
   const logger = createLogger({ service: 'relay-kafka-test', level: 'silent' });
   const buses: EventBus[] = [];
   let db: MongoTestDb;
 
   beforeAll(async () => {
-    trace.setGlobalTracerProvider(provider);
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    tracing.install();
     db = await openMongoTestDb(mongoUrl, 'relay_kafka');
   });
   afterAll(async () => {
     await Promise.all(buses.map((bus) => bus.close()));
     await db?.drop();
-    trace.disable();
-    context.disable();
-    propagation.disable();
+    tracing.uninstall();
     await provider.shutdown();
   });
 

@@ -106,11 +106,10 @@ export function addressRefusal(
 }
 
 /**
- * What can be judged of a partner URL without resolving it: the scheme (https in production), no
- * credentials, and a host that is not an internal address or name unless listed. Throws
- * `invalid_argument` with the field in its details; answers the URL's host.
+ * `value` as an absolute http or https URL; anything else throws `invalid_argument` naming
+ * `field`.
  */
-export function checkPartnerUrl(policy: EgressPolicy, field: string, value: string): string {
+export function absoluteHttpUrl(field: string, value: string): URL {
   let url: URL;
   try {
     url = new URL(value);
@@ -122,6 +121,16 @@ export function checkPartnerUrl(policy: EgressPolicy, field: string, value: stri
       field,
     });
   }
+  return url;
+}
+
+/**
+ * What can be judged of a partner URL without resolving it: the scheme (https in production), no
+ * credentials, and a host that is not an internal address or name unless listed. Throws
+ * `invalid_argument` with the field in its details; answers the URL's host.
+ */
+export function checkPartnerUrl(policy: EgressPolicy, field: string, value: string): string {
+  const url = absoluteHttpUrl(field, value);
   const host = hostOf(url);
   // Production wants TLS to every partner; a host the operator listed is trusted explicitly (an
   // in-cluster or loopback partner such as partner-reference in the test stacks).

@@ -1,3 +1,4 @@
+import { absoluteHttpUrl } from './egress.js';
 import { ConnectorError } from './errors.js';
 
 /** Health of a partner as the healthcheck poll last saw it (the proto enum's names, shortened). */
@@ -57,16 +58,7 @@ export interface Registration {
 const VENUE_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 function httpUrl(field: string, value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConnectorError('invalid_argument', `${field} must be an absolute URL`, { field });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new ConnectorError('invalid_argument', `${field} must be an http or https URL`, {
-      field,
-    });
+  const url = absoluteHttpUrl(field, value);
   if (url.username || url.password)
     throw new ConnectorError('invalid_argument', `${field} must not carry credentials`, { field });
   if (url.search || url.hash)

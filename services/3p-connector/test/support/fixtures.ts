@@ -140,3 +140,6 @@ export const confirmedOrder = {
   tickets_quantity: 1,
   tickets: [],
 };
+
+/** The partner's answer to the health check. */
+export const healthAnswer = { status: 200, body: { id: 0, message: 'ok' } };

@@ -76,3 +76,10 @@ export const createAuthStorage = (stores: ServiceStores): AuthStorage => ({
   stores: createAuthStores(stores),
   counter: createRateCounter(stores),
 });
+
+/** Drops the store's version: the domain does not see it. */
+export function plain<T extends object>(doc: Stored<T> | undefined): T | undefined {
+  if (!doc) return undefined;
+  const { version: _version, ...rest } = doc as Stored<T> & { version: number };
+  return rest as unknown as T;
+}

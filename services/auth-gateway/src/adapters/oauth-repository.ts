@@ -3,13 +3,7 @@ import { isVersionConflict, type StoreFilter, type Versioned } from '@marquee/pl
 import { appAuthorizedTopic } from '@marquee/proto/topics';
 import type { KeyStore, OAuthRepository } from '../app/ports.js';
 import { newSecret } from '../app/secrets.js';
-import type { AuthStores, Collection, Stored } from './auth-stores.js';
-
-function plain<T extends object>(doc: Stored<T> | undefined): T | undefined {
-  if (!doc) return undefined;
-  const { version: _version, ...rest } = doc as Stored<T> & { version: number };
-  return rest as unknown as T;
-}
+import { plain, type AuthStores, type Collection } from './auth-stores.js';
 
 /** Retries a read-modify-write on a version conflict (another writer got there first). */
 async function withRetry<T>(work: () => Promise<T>): Promise<T> {

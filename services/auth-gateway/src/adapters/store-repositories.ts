@@ -3,14 +3,7 @@ import { fanDeletedTopic } from '@marquee/proto/topics';
 import type { AppRepository, FanRepository } from '../app/ports.js';
 import { accessOf, oauthOf, quotaOf, validateQuota, type DeveloperApp } from '../domain/app.js';
 import type { Fan } from '../domain/fan.js';
-import type { AuthStores, Stored } from './auth-stores.js';
-
-/** Drops the store's version: the domain does not see it. */
-function plain<T extends object>(doc: Stored<T> | undefined): T | undefined {
-  if (!doc) return undefined;
-  const { version: _version, ...rest } = doc as Stored<T> & { version: number };
-  return rest as unknown as T;
-}
+import { plain, type AuthStores } from './auth-stores.js';
 
 /**
  * The repositories over the platform's VersionedStore. Written once, so the memory adapter (embedded

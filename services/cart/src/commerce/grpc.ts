@@ -1,4 +1,3 @@
-import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
 import type { Idempotency } from '@marquee/platform/idempotency';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import {
@@ -22,19 +21,7 @@ import { invalidInput } from '../domain/errors.js';
 import { cartMessage, cartOrderMessage } from '../ports/grpc/cart-grpc.js';
 import type { CommerceApp, ProductInput, Shopper, ShoppingCartView } from './commerce-app.js';
 import type { EventOffers } from './offers.js';
-
-type Handler<Req, Res> = (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void;
-
-function unary<Req, Res>(run: (request: Req) => Promise<Res> | Res): Handler<Req, Res> {
-  return (call, callback) => {
-    Promise.resolve()
-      .then(() => run(call.request))
-      .then(
-        (response) => callback(null, response),
-        (error: unknown) => callback(error as Error),
-      );
-  };
-}
+import { unary } from '../ports/grpc/unary.js';
 
 const money = (amountMinor: number, currency: string) => ({ amountMinor, currency });
 

@@ -28,34 +28,12 @@ import {
   regionOf,
   shippingOptions,
 } from '../../src/domain/shipping.js';
+import { pendingCart } from '../support/carts.js';
 
 const now = new Date('2030-06-01T12:00:00Z');
 
 function aCart(overrides: Partial<Cart> = {}): Cart {
-  return {
-    id: 'c1',
-    appId: 'app',
-    channel: 'partner-cart',
-    eventId: 'E',
-    partnerId: 'p',
-    sandbox: false,
-    language: 'en-us',
-    currency: 'GBP',
-    secureEntryEnabled: false,
-    countryCode: 'GB',
-    timezone: 'Europe/London',
-    status: 'PENDING',
-    requests: [],
-    lines: [],
-    reserveAttempts: 1,
-    tickets: [],
-    releaseOwed: false,
-    bookingUnknown: false,
-    voidOwed: false,
-    createdAt: now,
-    updatedAt: now,
-    ...overrides,
-  };
+  return pendingCart({ id: 'c1', appId: 'app', eventId: 'E', partnerId: 'p' }, now, overrides);
 }
 
 const ticket = (seat: string, face = 5000) => ({

@@ -19,6 +19,13 @@ function shuffledRanks(next: () => number, universe: number): Int32Array {
   return rank;
 }
 
+/** Distinct random document numbers below `universe`, how many also random. */
+const randomMatching = (next: () => number, universe: number) => [
+  ...new Set(
+    Array.from({ length: Math.floor(next() * universe) }, () => Math.floor(next() * universe)),
+  ),
+];
+
 describe('RankSelector', () => {
   it('picks the lowest ranks of the matching documents, as sorting them all would', () => {
     const next = random(3);
@@ -26,13 +33,7 @@ describe('RankSelector', () => {
     for (let round = 0; round < 300; round++) {
       const universe = 1 + Math.floor(next() * 5_000);
       const rank = shuffledRanks(next, universe);
-      const matching = [
-        ...new Set(
-          Array.from({ length: Math.floor(next() * universe) }, () =>
-            Math.floor(next() * universe),
-          ),
-        ),
-      ];
+      const matching = randomMatching(next, universe);
       const count = Math.floor(next() * 1_100);
       const expected = matching
         .map((d) => rank[d]!)
@@ -55,13 +56,7 @@ describe('RankSelector', () => {
       const group = Uint16Array.from({ length: universe }, () =>
         next() < 0.01 ? 60_000 : 1 + Math.floor(next() * 6),
       );
-      const matching = [
-        ...new Set(
-          Array.from({ length: Math.floor(next() * universe) }, () =>
-            Math.floor(next() * universe),
-          ),
-        ),
-      ];
+      const matching = randomMatching(next, universe);
       const count = Math.floor(next() * 700);
       const expected = [...matching]
         .sort((a, b) => group[a]! - group[b]! || rank[a]! - rank[b]!)

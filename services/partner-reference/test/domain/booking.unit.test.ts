@@ -8,7 +8,7 @@ import {
   toOrder,
   tokenOfOrderId,
 } from '../../src/domain/booking.js';
-import { PartnerError } from '../../src/domain/errors.js';
+import { errorId } from '../fixtures.js';
 import type { BookingRecord } from '../../src/domain/model.js';
 import type { TransactionStatus } from '@marquee/partner-api';
 
@@ -29,15 +29,6 @@ const booking = (status: TransactionStatus, extra: Partial<BookingRecord> = {}):
   tickets: [],
   ...extra,
 });
-const errorId = (fn: () => unknown): number | undefined => {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof PartnerError) return error.id;
-    throw error;
-  }
-  return undefined;
-};
 
 describe('the transaction state machine', () => {
   it('sees a booking past its time-out as EXPIRED', () => {

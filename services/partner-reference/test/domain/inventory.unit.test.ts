@@ -1,6 +1,6 @@
 import type { ManifestArea } from '@marquee/partner-api';
 import { describe, expect, it } from 'vitest';
-import { PartnerError } from '../../src/domain/errors.js';
+import { errorId } from '../fixtures.js';
 import {
   applyHold,
   availableIn,
@@ -48,16 +48,6 @@ const inventoryOf = (...areas: ManifestArea[]) => {
   const inventory = { ...newInventory('E1', areas, new Date(0)), version: 1 } as InventoryRecord;
   const rows = areas.map(rowRanges);
   return { inventory, rows: (i: number) => rows[i]! };
-};
-
-const errorId = (fn: () => unknown): number | undefined => {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof PartnerError) return error.id;
-    throw error;
-  }
-  return undefined;
 };
 
 describe('inventory', () => {

@@ -1,4 +1,3 @@
-import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
 import type { Idempotency } from '@marquee/platform/idempotency';
 import { callerOf } from '@marquee/platform/grpc';
 import type { GrpcRegistration } from '@marquee/platform/service';
@@ -34,20 +33,7 @@ import type { Charge, Totals } from '../../domain/pricing.js';
 import type { ShippingOption } from '../../domain/shipping.js';
 import type { Order } from '../../domain/order.js';
 import { inventoryTypeOf } from '../../top-picks/ports/inventory-type.js';
-
-type Handler<Req, Res> = (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void;
-
-/** Runs a use case and answers through the callback (the platform's server maps error kinds). */
-function unary<Req, Res>(run: (request: Req) => Promise<Res> | Res): Handler<Req, Res> {
-  return (call, callback) => {
-    Promise.resolve()
-      .then(() => run(call.request))
-      .then(
-        (response) => callback(null, response),
-        (error: unknown) => callback(error as Error),
-      );
-  };
-}
+import { unary } from './unary.js';
 
 const STATUS: Record<string, CartStatus> = {
   PENDING: CartStatus.CART_STATUS_PENDING,

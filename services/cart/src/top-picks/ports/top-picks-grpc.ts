@@ -1,4 +1,3 @@
-import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
 import {
   FanSessionOutcome,
   InventoryType,
@@ -21,20 +20,7 @@ import type { EmbeddedOffer, TopPicksApp, TopPicksResult } from '../app/top-pick
 import { invalid } from '../domain/errors.js';
 import type { ResaleListing } from '../domain/listing.js';
 import type { Pick } from '../domain/picks.js';
-
-type Handler<Req, Res> = (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void;
-
-/** Runs a use case and answers through the callback (the platform's server maps error kinds). */
-function unary<Req, Res>(run: (request: Req) => Promise<Res> | Res): Handler<Req, Res> {
-  return (call, callback) => {
-    Promise.resolve()
-      .then(() => run(call.request))
-      .then(
-        (response) => callback(null, response),
-        (error: unknown) => callback(error as Error),
-      );
-  };
-}
+import { unary } from '../../ports/grpc/unary.js';
 
 export const DEFAULT_LISTING_PAGE = 50;
 export const MAX_LISTING_PAGE = 500;

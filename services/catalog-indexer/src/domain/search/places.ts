@@ -301,16 +301,10 @@ export class Places {
     }
     const name = (v: Venue) => fold(pickText(v.names, firstLocale(v.names)));
     const city = (v: Venue) => fold(pickText(v.cityNames, firstLocale(v.cityNames)));
-    const cmp: Partial<Record<NameSort, (a: Venue, b: Venue) => number>> = {
-      'name-desc': (a, b) => name(b).localeCompare(name(a)),
+    return sortedPage(found, q.sort, name, offset, limit, {
       'city-asc': (a, b) => city(a).localeCompare(city(b)) || name(a).localeCompare(name(b)),
       'city-desc': (a, b) => city(b).localeCompare(city(a)) || name(a).localeCompare(name(b)),
-      'popularity-desc': (a, b) => b.upcomingEvents - a.upcomingEvents,
-      'popularity-asc': (a, b) => a.upcomingEvents - b.upcomingEvents,
-    };
-    const primary = cmp[q.sort] ?? ((a, b) => name(a).localeCompare(name(b)));
-    found.sort((a, b) => primary(a, b) || name(a).localeCompare(name(b)) || byId(a, b));
-    return { items: found.slice(offset, offset + limit), total: found.length, offset, limit };
+    });
   }
 
   searchAttractions(q: AttractionQuery, now: Date, maxSize: number): Page<Attraction> {
@@ -356,15 +350,31 @@ export class Places {
       found.push({ ...a, upcomingEvents });
     }
     const name = (a: Attraction) => fold(pickText(a.names, firstLocale(a.names)));
-    const cmp: Partial<Record<NameSort, (a: Attraction, b: Attraction) => number>> = {
-      'name-desc': (a, b) => name(b).localeCompare(name(a)),
-      'popularity-desc': (a, b) => b.upcomingEvents - a.upcomingEvents,
-      'popularity-asc': (a, b) => a.upcomingEvents - b.upcomingEvents,
-    };
-    const primary = cmp[q.sort] ?? ((a, b) => name(a).localeCompare(name(b)));
-    found.sort((a, b) => primary(a, b) || name(a).localeCompare(name(b)) || byId(a, b));
-    return { items: found.slice(offset, offset + limit), total: found.length, offset, limit };
+    return sortedPage(found, q.sort, name, offset, limit);
   }
+}
+
+/**
+ * The page of `found` (venues or attractions) in the asked order: by name descending, by
+ * popularity, or one of `more`, else by name; ties by name, then id.
+ */
+function sortedPage<T extends { id: string; upcomingEvents: number }>(
+  found: T[],
+  sort: NameSort,
+  name: (item: T) => string,
+  offset: number,
+  limit: number,
+  more: Partial<Record<NameSort, (a: T, b: T) => number>> = {},
+): Page<T> {
+  const cmp: Partial<Record<NameSort, (a: T, b: T) => number>> = {
+    'name-desc': (a, b) => name(b).localeCompare(name(a)),
+    ...more,
+    'popularity-desc': (a, b) => b.upcomingEvents - a.upcomingEvents,
+    'popularity-asc': (a, b) => a.upcomingEvents - b.upcomingEvents,
+  };
+  const primary = cmp[sort] ?? ((a, b) => name(a).localeCompare(name(b)));
+  found.sort((a, b) => primary(a, b) || name(a).localeCompare(name(b)) || byId(a, b));
+  return { items: found.slice(offset, offset + limit), total: found.length, offset, limit };
 }
 
 /** A usable point: finite, and not (0, 0) (what a missing location decodes to). */

@@ -35,9 +35,20 @@ import { availabilityUpdateOf } from '../../../src/ports/kafka/messages.js';
 
 /** Who may call the catalog: its ServiceDefinition's declaration. */
 const callers = catalogIndexerService.callers!;
+const logger = createLogger({ service: 'test', level: 'silent' });
+
+/** The registration served on a free port, and a client of it calling as the edge. */
+async function serveToEdge(registration: ReturnType<typeof catalogGrpc>) {
+  const server = createGrpcServer({ logger, services: [registration], callers });
+  const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
+  const client = createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, {
+    deadlineMs: 10_000,
+    caller: 'edge-gateway',
+  });
+  return { server, client };
+}
 
 describe('CatalogService over gRPC', () => {
-  const logger = createLogger({ service: 'test', level: 'silent' });
   let server: grpc.Server;
   let sut: CatalogServiceClient;
 
@@ -105,7 +116,6 @@ describe('CatalogService over gRPC', () => {
 
 describe('SearchEvents asked for documents', () => {
   it('answers with the rendered event documents, and with the events when it renders none', async () => {
-    const logger = createLogger({ service: 'test', level: 'silent' });
     const clock = () => new Date('2026-01-01T00:00:00Z');
     const rendering = new Catalog({
       records: createMemoryEventRecords(),
@@ -163,7 +173,6 @@ describe('SearchEvents asked for documents', () => {
 
 describe('availability in CatalogService answers', () => {
   it('carries sold-out availability on the encoded search path and the decoded one, and leaves it out of seats_available', async () => {
-    const logger = createLogger({ service: 'test', level: 'silent' });
     // As the service composes it: events kept encoded, documents rendered.
     const catalog = new Catalog({
       records: createMemoryEventRecords(),
@@ -188,12 +197,7 @@ describe('availability in CatalogService answers', () => {
       await catalog.applyEventChanged(id, anEvent({ id, names: text(`Avail Gala ${id}`) }));
     }
     await catalog.applyAvailabilityChanged('AVAIL000000002', soldOut('AVAIL000000002'));
-    const server = createGrpcServer({ logger, services: [catalogGrpc(catalog)], callers });
-    const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
-    const client = createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, {
-      deadlineMs: 10_000,
-      caller: 'edge-gateway',
-    });
+    const { server, client } = await serveToEdge(catalogGrpc(catalog));
     const expected = {
       AVAIL000000001: { soldOut: true },
       AVAIL000000002: { soldOut: true },
@@ -285,7 +289,6 @@ describe('SearchEvents from the encodings the index keeps', () => {
 
 describe('WatchChanges', () => {
   it('sends the current sequence at once, then the latest after changes (coalesced), and ends on close', async () => {
-    const logger = createLogger({ service: 'test', level: 'silent' });
     const catalog = new Catalog({
       records: createMemoryEventRecords(),
       availability: createMemoryAvailabilityRecords(),
@@ -293,12 +296,7 @@ describe('WatchChanges', () => {
     });
     await catalog.applyEventChanged('WATCH000000001', anEvent({ id: 'WATCH000000001' }));
     const registration = catalogGrpc(catalog);
-    const server = createGrpcServer({ logger, services: [registration], callers });
-    const port = await startGrpcServer(server, { host: '127.0.0.1', port: 0 });
-    const client = createGrpcClient(CatalogServiceClient, `127.0.0.1:${port}`, {
-      deadlineMs: 10_000,
-      caller: 'edge-gateway',
-    });
+    const { server, client } = await serveToEdge(registration);
     try {
       const stream = client.watchChanges({});
       const received: { instance: string; sequence: number }[] = [];

@@ -20,7 +20,7 @@ import {
   venueMessageOf,
 } from '../../../src/ports/grpc/catalog-messages.js';
 import { catalogEventOf } from '../../../src/ports/kafka/messages.js';
-import { aFullEventMessage, text } from '../../builders.js';
+import { aFullEventMessage, text, clubVenueLocation } from '../../builders.js';
 
 /** The paths of the fields a message leaves at their default value. */
 function defaults(value: unknown, path = ''): string[] {
@@ -135,14 +135,7 @@ describe('eventMessageOf (the catalog record → Event)', () => {
   it('gives back the other cases of the oneofs, and an event with nothing set', () => {
     const other = Event.fromPartial({
       ...aFullEventMessage(),
-      location: {
-        $case: 'venue',
-        value: {
-          ref: { $case: 'source', value: { id: 'v-1', name: 'pub' } },
-          names: text('Club'),
-          resolvedId: '',
-        },
-      },
+      location: clubVenueLocation(),
       attractions: [{ ref: undefined, names: undefined, resolvedId: '' }],
       origin: { kind: { $case: 'partnerImport', value: { partnerId: 'P1' } } },
       status: EventStatus.UNRECOGNIZED,
@@ -194,17 +187,7 @@ describe('venueMessageOf, attractionMessageOf, segmentMessageOf', () => {
   });
 
   it('write every field of an attraction and of a classification segment', () => {
-    const attraction: Attraction = {
-      id: 'K1',
-      names: undefined,
-      test: false,
-      url: 'https://example.com/k1',
-      images: [{ url: 'i.jpg', width: 100, height: 50, ratio: '2_1', fallback: false }],
-      classifications: [{ primary: true, segment: { id: 'KZ1', names: text('Music') } }],
-      upcomingEvents: 0,
-    };
-    const message = attractionMessageOf(attraction);
-    expect(message).toEqual({
+    const k1 = (): Attraction => ({
       id: 'K1',
       names: undefined,
       test: false,
@@ -213,6 +196,9 @@ describe('venueMessageOf, attractionMessageOf, segmentMessageOf', () => {
       classifications: [{ primary: true, segment: { id: 'KZ1', names: text('Music') } }],
       upcomingEvents: 0,
     });
+    const attraction = k1();
+    const message = attractionMessageOf(attraction);
+    expect(message).toEqual(k1());
     expect(DiscoveryAttraction.decode(DiscoveryAttraction.encode(message).finish())).toEqual(
       message,
     );

@@ -8,19 +8,13 @@ import {
   SyncScope,
 } from '@marquee/proto/catalog/v1';
 import { availabilityUpdateOf, catalogEventOf } from '../../../src/ports/kafka/messages.js';
-import { aFullEventMessage, text } from '../../builders.js';
+import { aFullEventMessage, fullEventHead, text, clubVenueLocation } from '../../builders.js';
 
 describe('catalogEventOf (event-changed → the catalog record)', () => {
   it('takes every field, enums by their domain names and oneofs as the domain unions', () => {
     const record = catalogEventOf(aFullEventMessage());
     expect(record).toMatchObject({
-      id: 'FULL00000000001',
-      source: { id: 'src-1', name: 'publisher-one', publishingSource: { id: 'ps-1', name: 'pub' } },
-      version: 7,
-      publisherVersion: 2.5,
-      active: true,
-      test: true,
-      url: 'https://tickets.example.com/FULL00000000001',
+      ...fullEventHead(),
       status: 'rescheduled',
       marketIds: [35, 27],
       package: true,
@@ -115,14 +109,7 @@ describe('catalogEventOf (event-changed → the catalog record)', () => {
     const other = catalogEventOf(
       Event.fromPartial({
         id: 'E3',
-        location: {
-          $case: 'venue',
-          value: {
-            ref: { $case: 'source', value: { id: 'v-1', name: 'pub' } },
-            names: text('Club'),
-            resolvedId: '',
-          },
-        },
+        location: clubVenueLocation(),
         attractions: [{ names: text('Unnamed ref'), resolvedId: '' }],
         origin: {
           kind: {

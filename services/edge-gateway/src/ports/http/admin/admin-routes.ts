@@ -1,10 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppOAuth, AppQuota, Backends, NewApp } from '../../../app/backends.js';
-
-const AdminError = Type.Object({
-  error: Type.Object({ code: Type.String(), message: Type.String() }),
-});
+import { AdminError } from './admin-schemas.js';
 
 const HeldTicketsPerEvent = Type.Integer({
   minimum: 0,
@@ -22,14 +19,14 @@ const QuotaAnswer = Type.Object({
   }),
 });
 
-const QuotaChange = Type.Object(
-  {
-    perDay: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
-    perSecond: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-    heldTicketsPerEvent: Type.Optional(HeldTicketsPerEvent),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+/** The limits of an app's quota, each optional. */
+const quotaFields = {
+  perDay: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
+  perSecond: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  heldTicketsPerEvent: Type.Optional(HeldTicketsPerEvent),
+};
+
+const QuotaChange = Type.Object(quotaFields, { additionalProperties: false, minProperties: 1 });
 
 const NewAppBody = Type.Object(
   {
@@ -39,16 +36,7 @@ const NewAppBody = Type.Object(
       maxItems: 20,
     }),
     /** Optional per-app quota (default: 5,000 a day at 5 a second, 20 tickets held per event). */
-    quota: Type.Optional(
-      Type.Object(
-        {
-          perDay: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
-          perSecond: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-          heldTicketsPerEvent: Type.Optional(HeldTicketsPerEvent),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    quota: Type.Optional(Type.Object(quotaFields, { additionalProperties: false })),
     /** OAuth settings; each off unless given. */
     oauth: Type.Optional(
       Type.Object(

@@ -10,12 +10,9 @@ import type {
   PrintAction,
 } from '../../../app/partner-cart.js';
 import { OPTIONAL_BODY, emptyBodyWhenAbsent } from '../openapi-contract.js';
+import { AdminError, AdminId } from './admin-schemas.js';
 
-const AdminError = Type.Object({
-  error: Type.Object({ code: Type.String(), message: Type.String() }),
-});
-
-const Id = Type.String({ pattern: '^[A-Za-z0-9_.:-]{1,200}$' });
+const Id = AdminId;
 
 const MoneyJson = Type.Object(
   {

@@ -1,13 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { CaseQuery, Reconciliation } from '../../../app/reconciliation.js';
+import { AdminError, AdminId, OptionalDateTime, pagingQuery, PageInfo } from './admin-schemas.js';
 
-const AdminError = Type.Object({
-  error: Type.Object({ code: Type.String(), message: Type.String() }),
-});
-
-const Id = Type.String({ pattern: '^[A-Za-z0-9_.:-]{1,200}$' });
-const DateTime = Type.Optional(Type.String({ format: 'date-time' }));
+const Id = AdminId;
+const DateTime = OptionalDateTime;
 
 const Case = Type.Object({
   id: Type.String(),
@@ -59,8 +56,7 @@ const CasesQuery = Type.Object(
   {
     openOnly: Type.Optional(Type.Boolean({ description: 'Only undecided cases' })),
     partnerId: Type.Optional(Id),
-    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+    ...pagingQuery,
   },
   { additionalProperties: false },
 );
@@ -84,11 +80,7 @@ export function reconciliationAdminRoutes(backends: { reconciliation: Reconcilia
           response: {
             200: Type.Object({
               cases: Type.Array(Case),
-              page: Type.Object({
-                offset: Type.Integer(),
-                limit: Type.Integer(),
-                total: Type.Integer(),
-              }),
+              page: PageInfo,
             }),
             ...errors,
           },

@@ -1,13 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ResaleListingQuery, TopPicksBackend } from '../../../app/top-picks.js';
+import { AdminError, AdminId, OptionalDateTime, pagingQuery, PageInfo } from './admin-schemas.js';
 
-const AdminError = Type.Object({
-  error: Type.Object({ code: Type.String(), message: Type.String() }),
-});
-
-const Id = Type.String({ pattern: '^[A-Za-z0-9_.:-]{1,200}$' });
-const DateTime = Type.Optional(Type.String({ format: 'date-time' }));
+const Id = AdminId;
+const DateTime = OptionalDateTime;
 const Money = Type.Object(
   {
     amount: Type.Integer({
@@ -64,8 +61,7 @@ const ListQuery = Type.Object(
   {
     eventId: Type.String({ pattern: '^[A-Za-z0-9]{1,64}$' }),
     activeOnly: Type.Optional(Type.Boolean({ description: 'Only listings on sale or held' })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+    ...pagingQuery,
   },
   { additionalProperties: false },
 );
@@ -126,11 +122,7 @@ export function resaleAdminRoutes(backends: { topPicks: TopPicksBackend }) {
           response: {
             200: Type.Object({
               listings: Type.Array(Listing),
-              page: Type.Object({
-                offset: Type.Integer(),
-                limit: Type.Integer(),
-                total: Type.Integer(),
-              }),
+              page: PageInfo,
             }),
             ...errors,
           },

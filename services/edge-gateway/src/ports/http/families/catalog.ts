@@ -250,38 +250,34 @@ const CodeMessageError = Type.Object(
   { title: 'CodeMessageError' },
 );
 
+/** A family answering `{error: {code, message}}`, 400 to bad input, 401 without its bearer `token`. */
+const codeMessageFamily = (
+  id: string,
+  title: string,
+  prefix: string,
+  token: string,
+): ApiFamily => ({
+  id,
+  title,
+  prefixes: [prefix],
+  errorBody: (e) => ({ error: { code: e.code, message: e.detail } }),
+  errorSchema: () => CodeMessageError,
+  validationStatus: 400,
+  unauthorized: {
+    status: 401,
+    code: 'unauthenticated',
+    detail: `Authorization: Bearer <${token}> is required`,
+  },
+});
+
 /**
  * The gate API of scanners (`/gate/v1`): `{error: {code, message}}` like the admin API, and its own
  * credential, a gate's bearer token (secure-entry README, "Gate API").
  */
-export const gate: ApiFamily = {
-  id: 'gate',
-  title: 'Gate',
-  prefixes: ['/gate/v1'],
-  errorBody: (e) => ({ error: { code: e.code, message: e.detail } }),
-  errorSchema: () => CodeMessageError,
-  validationStatus: 400,
-  unauthorized: {
-    status: 401,
-    code: 'unauthenticated',
-    detail: 'Authorization: Bearer <gate token> is required',
-  },
-};
+export const gate: ApiFamily = codeMessageFamily('gate', 'Gate', '/gate/v1', 'gate token');
 
 /** Operators' admin API: `{error: {code, message}}`. */
-export const admin: ApiFamily = {
-  id: 'admin',
-  title: 'Admin',
-  prefixes: ['/admin/v1'],
-  errorBody: (e) => ({ error: { code: e.code, message: e.detail } }),
-  errorSchema: () => CodeMessageError,
-  validationStatus: 400,
-  unauthorized: {
-    status: 401,
-    code: 'unauthenticated',
-    detail: 'Authorization: Bearer <admin token> is required',
-  },
-};
+export const admin: ApiFamily = codeMessageFamily('admin', 'Admin', '/admin/v1', 'admin token');
 
 export const allFamilies: readonly ApiFamily[] = [
   discovery,

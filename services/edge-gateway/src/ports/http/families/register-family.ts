@@ -88,6 +88,26 @@ export function sendFamilyError(
   return reply.code(error.status).type('application/json').send(family.errorBody(error));
 }
 
+/**
+ * Logs a failed request (an error at 5xx, a refusal at info) and answers it with the family's
+ * body.
+ */
+export function logAndSendFamilyError(
+  err: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  family: ApiFamily,
+  error: FamilyError,
+): FastifyReply {
+  if (error.status >= 500) request.log.error({ err, family: family.id }, 'request failed');
+  else
+    request.log.info(
+      { code: error.code, status: error.status, family: family.id },
+      'request rejected',
+    );
+  return sendFamilyError(reply, family, error);
+}
+
 /** Maps any error thrown inside a family's scope to that family's documented body. */
 export function toFamilyError(
   family: ApiFamily,
@@ -147,16 +167,9 @@ export async function registerFamily(
           }
         });
         scope.setValidatorCompiler(familyValidatorCompiler);
-        scope.setErrorHandler((err: FastifyError & { kind?: string }, request, reply) => {
-          const error = toFamilyError(family, err);
-          if (error.status >= 500) request.log.error({ err, family: family.id }, 'request failed');
-          else
-            request.log.info(
-              { code: error.code, status: error.status, family: family.id },
-              'request rejected',
-            );
-          return sendFamilyError(reply, family, error);
-        });
+        scope.setErrorHandler((err: FastifyError & { kind?: string }, request, reply) =>
+          logAndSendFamilyError(err, request, reply, family, toFamilyError(family, err)),
+        );
         setFrameworkErrorHandler(scope, (err, _request, reply) =>
           sendFamilyError(reply, family, {
             status: err.statusCode,

@@ -1,7 +1,10 @@
 import { toDecimalString } from '@marquee/platform/money';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ApiFamily, FamilyError } from '../families/family.js';
-import { sendFamilyError, toFamilyError } from '../families/register-family.js';
+import { logAndSendFamilyError, toFamilyError } from '../families/register-family.js';
+import type { DeveloperAccess } from '../../../app/backends.js';
+import { NOT_A_DISTRIBUTOR, requireApiKey } from '../api-key-guard.js';
+import { noStore } from '../rate-limit-headers.js';
 
 /** Input the schema cannot express (e.g. case-insensitive enums): a 400 of the family. */
 export class InvalidInput extends Error {
@@ -40,18 +43,31 @@ export function partnerEntryError(family: ApiFamily, err: EntryErrorSource): Fam
 
 /** The error handler of a secure-entry scope of the partner families. */
 export function useEntryErrors(scope: FastifyInstance, family: ApiFamily): void {
-  scope.setErrorHandler((err: EntryErrorSource, request, reply) => {
-    const error = partnerEntryError(family, err);
-    if (error.status >= 500) request.log.error({ err, family: family.id }, 'request failed');
-    else
-      request.log.info(
-        { code: error.code, status: error.status, family: family.id },
-        'request rejected',
-      );
-    return sendFamilyError(reply, family, error);
-  });
+  scope.setErrorHandler((err: EntryErrorSource, request, reply) =>
+    logAndSendFamilyError(err, request, reply, family, partnerEntryError(family, err)),
+  );
 }
 
 /** Minor units as the decimal string of the currency (`5000 USD` -> `"50.00"`, `45500 KWD` -> `"45.500"`). */
 export const decimalOf = (amountMinor: number, currency: string): string =>
   toDecimalString(amountMinor, currency);
+
+/**
+ * A secure-entry scope of the partner distribution APIs: the family's entry errors, no caching,
+ * and an API key (query `apikey` or header `x-api-key`) of an app allowed partner distribution.
+ */
+export function distributorScope(
+  scope: FastifyInstance,
+  family: ApiFamily,
+  developerAccess: DeveloperAccess,
+): void {
+  useEntryErrors(scope, family);
+  noStore(scope);
+  requireApiKey(scope, family, developerAccess, {
+    from: [
+      { in: 'query', name: 'apikey' },
+      { in: 'header', name: 'x-api-key' },
+    ],
+    requires: { access: 'partnerDistribution', refusal: NOT_A_DISTRIBUTOR },
+  });
+}

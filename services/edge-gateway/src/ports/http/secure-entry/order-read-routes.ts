@@ -2,10 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { DeveloperAccess } from '../../../app/backends.js';
 import type { EntryOrder, SecureEntryBackend } from '../../../app/secure-entry.js';
-import { NOT_A_DISTRIBUTOR, requireApiKey } from '../api-key-guard.js';
-import { noStore } from '../rate-limit-headers.js';
 import type { ApiFamily } from '../families/family.js';
-import { decimalOf, useEntryErrors } from './common.js';
+import { decimalOf, distributorScope } from './common.js';
 
 /** The order read body, exactly as the partner cart API documents it: four required strings. */
 export const OrderReadBody = Type.Object(
@@ -185,15 +183,7 @@ export function orderReadRoutes(backends: {
 }) {
   return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
     await familyScope.register(async (scope) => {
-      useEntryErrors(scope, family);
-      noStore(scope);
-      requireApiKey(scope, family, backends.developerAccess, {
-        from: [
-          { in: 'query', name: 'apikey' },
-          { in: 'header', name: 'x-api-key' },
-        ],
-        requires: { access: 'partnerDistribution', refusal: NOT_A_DISTRIBUTOR },
-      });
+      distributorScope(scope, family, backends.developerAccess);
       const sandbox = scope.prefix.startsWith('/partners-preprod');
       scope.post(
         '/orders',

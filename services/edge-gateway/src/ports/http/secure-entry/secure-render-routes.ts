@@ -2,11 +2,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { DeveloperAccess } from '../../../app/backends.js';
 import type { SecureEntryBackend } from '../../../app/secure-entry.js';
-import { NOT_A_DISTRIBUTOR, requireApiKey } from '../api-key-guard.js';
-import { noStore } from '../rate-limit-headers.js';
 import type { ApiFamily } from '../families/family.js';
 import { anyCase } from '../patterns.js';
-import { InvalidInput, useEntryErrors } from './common.js';
+import { distributorScope, InvalidInput } from './common.js';
 import { PartnerError } from './order-read-routes.js';
 
 // Ticket attributes are optional in the schema on purpose: a missing one is a per-ticket error of
@@ -98,15 +96,7 @@ export function secureRenderRoutes(backends: {
 }) {
   return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
     await familyScope.register(async (scope) => {
-      useEntryErrors(scope, family);
-      noStore(scope);
-      requireApiKey(scope, family, backends.developerAccess, {
-        from: [
-          { in: 'query', name: 'apikey' },
-          { in: 'header', name: 'x-api-key' },
-        ],
-        requires: { access: 'partnerDistribution', refusal: NOT_A_DISTRIBUTOR },
-      });
+      distributorScope(scope, family, backends.developerAccess);
       const sandbox = scope.prefix.startsWith('/marketplace-staging');
       scope.post(
         '/securerender',
