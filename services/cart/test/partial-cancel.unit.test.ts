@@ -1,94 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createServiceStores } from '@marquee/platform/store';
-import { randomIds } from '../src/adapters/ids.js';
-import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
-import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
-import { createCartStorage } from '../src/adapters/stores.js';
-import { createStripeProcessor } from '../src/adapters/stripe-processor.js';
-import { CartApp, type BillingInput } from '../src/app/index.js';
+import type { CartApp } from '../src/app/index.js';
 import { DEFAULT_FEES, ticketPrice } from '../src/domain/pricing.js';
-import { EventProjectionStore } from '../src/events/store.js';
-import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
-import { FakeConnector } from './support/fake-connector.js';
-import { FakeStripe } from './support/stripe-fake.js';
+import { boughtOrder as boughtOrderOf, stripeCartApp } from './support/stripe-cart.js';
 
 // Partial cancels through the app, paid with the Stripe adapter over the in-memory fake (the
 // amounts themselves: test/domain/partial-cancel.unit.test.ts).
 
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-const owner = { appId: 'app-1', sandbox: false, channel: 'partner-cart' as const };
-const adult = (quantity: number) => ({ tickets: [{ priceTypeId: '000001', quantity }] });
-
 /** A production cart app whose processor is the Stripe adapter over the in-memory fake. */
-async function setup() {
-  let at = new Date('2030-06-01T12:00:00Z').getTime();
-  const now = () => new Date(at);
-  const advance = (ms: number) => {
-    at += ms;
-  };
-  const stores = createServiceStores(undefined);
-  const storage = createCartStorage(stores, { sandboxAreaCapacity: 100 });
-  const projection = new EventProjectionStore(storage.events, now);
-  await projection.applyEvent(partnerEvent({}));
-  await projection.applyAvailability(availability(1, [area({ available: 5, unavailable: 0 })]));
-  const stripe = new FakeStripe();
-  const connector = new FakeConnector(10, now);
-  const app = new CartApp({
-    ...storage,
-    events: projection,
-    connector,
-    processor: createStripeProcessor(stripe),
-    sandboxProcessor: createSandboxProcessor({ timeoutMs: 5 }),
-    secrets: createSecretBox(randomBytes(32)),
-    ids: randomIds,
-    hasher: sha256Hasher,
-    clock: { now },
-    log: silent,
-    settings: {
-      reserveWaitMs: 2_000,
-      pollAfterSeconds: 1,
-      reserveAttempts: 2,
-      reserveRetryMs: 1,
-      pendingStaleMs: 30_000,
-      owedRetryMs: 0,
-      commitGraceMs: 60_000,
-      sandboxHoldSeconds: 600,
-      fees: DEFAULT_FEES,
-      maintenance: undefined,
-      trackingWindowMs: 60_000,
-      termsUrl: 'https://example.test/terms',
-      secureEntryAgreementUrl: 'https://example.test/secure',
-      redemptionBaseUrl: 'https://example.test/orders/',
-    },
-  });
-  return { app, stripe, storage, advance, connector };
-}
+const setup = stripeCartApp;
 
-/** A committed production order paid through the Stripe fake. */
-async function boughtOrder(app: CartApp, quantity = 3) {
-  const view = await app.reserve({ owner, eventId: EVENT_ID, requests: [adult(quantity)] });
-  const unpaid = view.priced.totals.unpaid;
-  await app.addPayment(owner, view.cart.id, billing(unpaid, 'pm_card_visa'));
-  const { order } = await app.commit(owner, view.cart.id);
-  return { order, unpaid };
-}
-
-const billing = (amountMinor: number, nonce: string): BillingInput => ({
-  firstName: 'Ada',
-  lastName: 'Lovelace',
-  email: 'ada@example.test',
-  type: 'CC',
-  reference: 'ref',
-  countryCode: 'GB',
-  amountMinor,
-  currency: 'GBP',
-  cardNonce: nonce,
-  cin: '',
-  expireMonth: 12,
-  expireYear: 2032,
-  thirdPartyAccountId: 'fan-1',
-});
+/** A committed production order paid through the Stripe fake (three tickets by default). */
+const boughtOrder = (app: CartApp, quantity = 3) => boughtOrderOf(app, quantity);
 
 const shareOf = (face: number) => ticketPrice(face, DEFAULT_FEES).totalMinor;
 

@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { createStripeProcessor } from '../src/adapters/stripe-processor.js';
-import type { BillingInput, CartApp } from '../src/app/index.js';
+import type { CartApp } from '../src/app/index.js';
 import { ABANDONED_CHECK_DELAY_MS } from '../src/app/commands/sweep-abandoned.js';
 import { EVENT_ID } from './support/events.js';
-import { stripeCartApp } from './support/stripe-cart.js';
+import {
+  adult,
+  billing,
+  boughtOrder as boughtOrderOf,
+  stripeCartApp,
+  stripeOwner,
+} from './support/stripe-cart.js';
 
-const owner = { appId: 'app-1', sandbox: false, channel: 'partner-cart' as const };
-const adult = (quantity: number) => ({ tickets: [{ priceTypeId: '000001', quantity }] });
+const owner = stripeOwner;
 
 /** A production cart app whose processor is the Stripe adapter over the in-memory fake. */
 async function setup() {
@@ -14,30 +19,8 @@ async function setup() {
   return { app, stripe, storage, advance, processor: createStripeProcessor(stripe) };
 }
 
-/** A committed production order paid through the Stripe fake. */
-async function boughtOrder(app: CartApp) {
-  const view = await app.reserve({ owner, eventId: EVENT_ID, requests: [adult(2)] });
-  const unpaid = view.priced.totals.unpaid;
-  await app.addPayment(owner, view.cart.id, billing(unpaid, 'pm_card_visa'));
-  const { order } = await app.commit(owner, view.cart.id);
-  return { order, unpaid };
-}
-
-const billing = (amountMinor: number, nonce: string): BillingInput => ({
-  firstName: 'Ada',
-  lastName: 'Lovelace',
-  email: 'ada@example.test',
-  type: 'CC',
-  reference: 'ref',
-  countryCode: 'GB',
-  amountMinor,
-  currency: 'GBP',
-  cardNonce: nonce,
-  cin: '',
-  expireMonth: 12,
-  expireYear: 2032,
-  thirdPartyAccountId: 'fan-1',
-});
+/** A committed production order of two tickets paid through the Stripe fake. */
+const boughtOrder = (app: CartApp) => boughtOrderOf(app, 2);
 
 describe('a production cart paid through the Stripe adapter', () => {
   it('authorises at payment and captures at commit, once', async () => {
