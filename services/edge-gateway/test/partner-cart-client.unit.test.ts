@@ -327,6 +327,7 @@ describe('cart client: requests and answers', () => {
         status: OrderStatus.ORDER_STATUS_CANCELLED,
       },
       partnerCancelQueued: true,
+      tickets: [],
     });
     const order = await client.getOrder('o1');
     expect(backend.requests.getOrder!.at(-1)).toEqual({ orderId: 'o1', appId: '' });
@@ -345,10 +346,12 @@ describe('cart client: requests and answers', () => {
       },
     ]);
     const cancelled = await client.cancelOrder('o1', 'EVENT_CANCELLED', 'storm');
+    // No ticket ids: the whole order.
     expect(backend.requests.cancelOrder!.at(-1)).toEqual({
       orderId: 'o1',
       reason: 'CANCEL_REASON_EVENT_CANCELLED',
       detail: 'storm',
+      ticketIds: [],
     });
     expect(cancelled).toMatchObject({ order: { status: 'CANCELLED' }, partnerCancelQueued: true });
   });
