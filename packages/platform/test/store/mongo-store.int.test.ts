@@ -686,10 +686,14 @@ describeIntegration('mongo store', ({ mongoUrl }) => {
           current.relayout(),
           (await replica(other)).relayout(),
         ]);
-        // Each document by one replica, or by both with the same bytes (in-process mode's writes
-        // are unconditional: one writer per collection is that mode's premise).
+        // Each document by one replica, or by both with the same bytes: in-process mode's writes
+        // are unconditional (one writer per collection is that mode's premise), and FerretDB does
+        // not make a conditional findAndModify atomic across connections (why it runs that mode),
+        // so only MongoDB's server mode rewrites each exactly once.
         expect(rewritten[0] + rewritten[1]).toBeGreaterThanOrEqual(2);
-        if (writeConditions === 'server') expect(rewritten[0] + rewritten[1]).toBe(2);
+        expect(rewritten[0] + rewritten[1]).toBeLessThanOrEqual(4);
+        if (writeConditions === 'server' && (await mongoServerKind(db.connection)) === 'mongodb')
+          expect(rewritten[0] + rewritten[1]).toBe(2);
       } finally {
         await closeMongo(other);
       }
