@@ -12,6 +12,7 @@ import {
 } from '@marquee/proto/topics';
 import { decodeToken, payloadAt } from '@marquee/render-kit/format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCaller, pacedPartnerCaller, readJson, type Json } from '../support/calls.js';
 import { requireInfra } from '../support/infra.js';
 import { grantPartnerDistribution, importPartnerEvent } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -26,10 +27,6 @@ if (infra && !stripeMockUrl) {
   if (skipIsFailure()) throw new Error(message);
   console.warn(`\n*** SKIPPED: ${message}\n`);
 }
-
-// Answers are read loosely: the unit tests pin their shapes.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
 
 /** Major units of a partner cart amount in cents. */
 const cents = (amount: number) => Math.round(amount * 100);
@@ -53,42 +50,12 @@ describe.skipIf(!infra || !stripeMockUrl)('partial order cancel (distributed mod
   const marker = `pc${randomBytes(4).toString('hex')}`;
   const fan = `fan-${marker}`;
 
-  const json = async (response: Response) => {
-    const text = await response.text();
-    return (text ? JSON.parse(text) : {}) as Json;
-  };
-  const admin = (method: string, path: string, body?: unknown) =>
-    fetch(`${sut.baseUrl}/admin/v1/${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${sut.adminToken}`,
-        ...(body ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-  // The app's default quota is 5 calls a second: keep 220 ms between calls.
-  let lastAnswer = 0;
-  const partner = async (
-    method: string,
-    path: string,
-    options: { body?: unknown; headers?: Record<string, string> } = {},
-  ) => {
-    const wait = lastAnswer + 220 - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    try {
-      return await fetch(`${sut.baseUrl}${path.startsWith('/') ? '' : '/partners/v1/'}${path}`, {
-        method,
-        headers: {
-          'x-api-key': apiKey,
-          ...(options.body ? { 'content-type': 'application/json' } : {}),
-          ...options.headers,
-        },
-        ...(options.body ? { body: JSON.stringify(options.body) } : {}),
-      });
-    } finally {
-      lastAnswer = Date.now();
-    }
-  };
+  const json = readJson;
+  const admin = adminCaller(() => sut);
+  const partner = pacedPartnerCaller(
+    () => sut,
+    () => apiKey,
+  );
 
   /**
    * Reserve `quantity` ADULT tickets, e-ticket delivery, pay with `pm_card_visa` (Stripe), commit.
@@ -239,7 +206,7 @@ describe.skipIf(!infra || !stripeMockUrl)('partial order cancel (distributed mod
     apiKey = created.apiKey as string;
     await grantPartnerDistribution(sut, created.appId as string);
     ({ eventId } = await importPartnerEvent(sut, { apiKey, marker, secureEntry: true }));
-    lastAnswer = Date.now();
+    partner.answered();
     // The stack, the import and the catalog's sync take minutes on a busy machine.
   }, 420_000);
 

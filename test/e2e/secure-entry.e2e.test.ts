@@ -12,16 +12,13 @@ import {
 } from '@marquee/proto/topics';
 import { decodeToken, payloadAt, timeStep } from '@marquee/render-kit/format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCaller, pacedPartnerCaller, readJson, type Json } from '../support/calls.js';
 import { requireInfra } from '../support/infra.js';
 import { importPartnerEvent, grantPartnerDistribution } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { approvedCard } from '../support/cards.js';
 
 const infra = requireInfra();
-
-// Answers are read loosely: the unit tests pin their shapes.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
 
 const { ScanResult } = entryV1;
 
@@ -41,42 +38,12 @@ describe.skipIf(!infra)('secure entry (distributed mode)', () => {
   const scanned: IncomingEvent<entryV1.TicketScanned>[] = [];
   const marker = `se${randomBytes(4).toString('hex')}`;
 
-  const json = async (response: Response) => {
-    const text = await response.text();
-    return (text ? JSON.parse(text) : {}) as Json;
-  };
-  const admin = (method: string, path: string, body?: unknown) =>
-    fetch(`${sut.baseUrl}/admin/v1/${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${sut.adminToken}`,
-        ...(body ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-  // The app's default quota is 5 calls a second: keep 220 ms between calls.
-  let lastAnswer = 0;
-  const partner = async (
-    method: string,
-    path: string,
-    options: { body?: unknown; headers?: Record<string, string> } = {},
-  ) => {
-    const wait = lastAnswer + 220 - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    try {
-      return await fetch(`${sut.baseUrl}${path.startsWith('/') ? '' : '/partners/v1/'}${path}`, {
-        method,
-        headers: {
-          'x-api-key': apiKey,
-          ...(options.body ? { 'content-type': 'application/json' } : {}),
-          ...options.headers,
-        },
-        ...(options.body ? { body: JSON.stringify(options.body) } : {}),
-      });
-    } finally {
-      lastAnswer = Date.now();
-    }
-  };
+  const json = readJson;
+  const admin = adminCaller(() => sut);
+  const partner = pacedPartnerCaller(
+    () => sut,
+    () => apiKey,
+  );
 
   /** Reserve (a ticket type or a resale listing), e-ticket delivery, pay, commit. */
   async function buy(ticketId: string, quantity: number, account: string, label: string) {
@@ -235,7 +202,7 @@ describe.skipIf(!infra)('secure entry (distributed mode)', () => {
 
     ({ eventId } = await importPartnerEvent(sut, { apiKey, marker, secureEntry: true }));
     // The import's last calls count against the app's quota too.
-    lastAnswer = Date.now();
+    partner.answered();
   });
 
   afterAll(async () => {
