@@ -179,6 +179,8 @@ export async function composeCart(
       reserveRetryMs: config.CART_RESERVE_RETRY_MS,
       pendingStaleMs: pendingResumeMs(config),
       owedRetryMs: config.CART_OWED_RETRY_MS,
+      // A partial cancel's partner call ends within the connector's deadline: asked again after it.
+      ticketCancelRetryMs: config.CONNECTOR_DEADLINE_MS + 5_000,
       commitGraceMs: config.CART_COMMIT_GRACE_MS,
       ...(config.CART_ENDED_RETENTION_HOURS > 0
         ? { endedRetentionMs: config.CART_ENDED_RETENTION_HOURS * 3_600_000 }

@@ -306,6 +306,41 @@ export function cartStorageContract(name: string, make: () => Promise<CartStorag
       expect(stored?.refundDueAt).toBeUndefined();
     });
 
+    it('finds the orders whose pending ticket cancel is due, soonest first, and clears them', async () => {
+      const pendingOf = (id: string) => ({
+        ticketIds: [`${id}-t1`],
+        reason: 'requested' as const,
+        detail: '',
+        requestedAt: at(500),
+        attempts: 1,
+        lastError: 'partner down',
+      });
+      for (const [id, due] of [
+        ['p1', 3_000],
+        ['p2', 1_000],
+        ['p3', 9_000],
+      ] as const) {
+        const stored = await storage.orders.insertConfirmed(anOrder(id));
+        await storage.orders.updateTicketCancelPending(
+          { ...anOrder(id), ticketCancelPending: pendingOf(id), ticketCancelDueAt: at(due) },
+          stored.version,
+        );
+      }
+      await storage.orders.insertConfirmed(anOrder('p4'));
+      const due = await storage.orders.findTicketCancelDue(at(5_000), 10);
+      expect(due.map((o) => o.id)).toEqual(['p2', 'p1']);
+      expect(due[0]?.ticketCancelPending).toEqual(pendingOf('p2'));
+      const { ticketCancelPending: _p, ticketCancelDueAt: _d, version, ...p2 } = due[0]!;
+      await storage.orders.updateTicketCancelPending(p2, version);
+      await expect(storage.orders.updateTicketCancelPending(p2, version)).rejects.toSatisfy(
+        isVersionConflict,
+      );
+      expect((await storage.orders.findTicketCancelDue(at(5_000), 10)).map((o) => o.id)).toEqual([
+        'p1',
+      ]);
+      expect((await storage.orders.get('p2'))?.ticketCancelPending).toBeUndefined();
+    });
+
     it('keeps one payment attempt per cart, due in order, postponed and removed at its version', async () => {
       await storage.attempts.record('c2', at(2_000));
       await storage.attempts.record('c1', at(1_000));

@@ -85,7 +85,7 @@ describe('GET /admin/v1/orders/{orderId}', () => {
     expect(response.json()).toEqual(anOrderJson);
   });
 
-  it('shows the money of the order: authorised, captured, each refund, a dispute', async () => {
+  it('shows the money of the order (authorised, captured, each refund, refusals, a dispute) and a pending ticket cancel', async () => {
     const paid: OrderRecord = {
       ...anOrder,
       order: {
@@ -109,6 +109,20 @@ describe('GET /admin/v1/orders/{orderId}', () => {
           ],
           refundPending: false,
           disputed: true,
+          refusedRefunds: [
+            {
+              key: 'order:ord-1:t-2',
+              reason: 'charge_already_refunded',
+              refusedAt: new Date('2030-01-03T00:00:00Z'),
+            },
+          ],
+        },
+        pendingTicketCancel: {
+          ticketIds: ['t-1'],
+          requestedAt: new Date('2030-01-04T00:00:00Z'),
+          attempts: 2,
+          lastError: 'partner down',
+          nextAttemptAt: new Date('2030-01-04T00:01:00Z'),
         },
       },
     };
@@ -133,6 +147,20 @@ describe('GET /admin/v1/orders/{orderId}', () => {
       ],
       refundPending: false,
       disputed: true,
+      refusedRefunds: [
+        {
+          key: 'order:ord-1:t-2',
+          reason: 'charge_already_refunded',
+          refusedAt: '2030-01-03T00:00:00.000Z',
+        },
+      ],
+    });
+    expect(response.json().order.pendingTicketCancel).toEqual({
+      ticketIds: ['t-1'],
+      requestedAt: '2030-01-04T00:00:00.000Z',
+      attempts: 2,
+      lastError: 'partner down',
+      nextAttemptAt: '2030-01-04T00:01:00.000Z',
     });
   });
 

@@ -188,6 +188,9 @@ const stripePayment = () => ({
   ],
   refundPending: true,
   disputed: false,
+  refusedRefunds: [
+    { key: 'order:o1', reason: 'charge_disputed', refusedAt: new Date('2030-01-03T00:00:00Z') },
+  ],
 });
 
 /** A reserve of two seats, as the edge sends it (fresh each call). */

@@ -1452,7 +1452,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a confirmed order, or some of its tickets; a whole cancel is queued and retried when the partner is down
-         * @description With `ticketIds`, only those tickets are cancelled: the partner must take it now (503 while it is down, 409 when it cancels whole orders only), and nothing is cancelled or refunded when it does not. 400 for a ticket the order does not have, 409 for a ticket cancelled already by another request (the same request again answers the order unchanged). Publishes `order-cancelled` (with the tickets of a partial cancel).
+         * @description With `ticketIds`, only those tickets are cancelled, once the partner took it: they are then cancelled and refunded in one step. A partner that does not answer: `partnerCancelQueued` is true, the order comes back with `pendingTicketCancel` and its tickets still valid, and cart asks the partner again until it took or refused the cancel. 409 when the partner cancels whole orders only or refuses (nothing is cancelled or refunded), when another partial cancel of the order is still pending, or for a ticket cancelled already by another request (the same request again answers the order unchanged); 400 for a ticket the order does not have. Publishes `order-cancelled` (with the tickets of a partial cancel).
          */
         post: operations["postAdminOrdersByOrderIdCancel"];
         delete?: never;
@@ -1602,6 +1602,27 @@ export interface components {
                 refundPending: boolean;
                 /** @description The cardholder disputed the payment (a chargeback): the order is cancelled as PAYMENT_REVERSED */
                 disputed: boolean;
+                /** @description Refunds a cancel owed that the processor refused for good (e.g. refunded at the processor already): an operator settles each */
+                refusedRefunds: {
+                    /** @description The refund's idempotency key */
+                    key: string;
+                    /** @description The processor's reason */
+                    reason: string;
+                    /** Format: date-time */
+                    refusedAt?: string;
+                }[];
+            };
+            /** @description A cancel of some tickets the partner has not answered yet: its tickets stay valid, and cart asks the partner again until it took the cancel (the tickets are then cancelled and refunded) or refused it (then this goes away) */
+            pendingTicketCancel?: {
+                ticketIds: string[];
+                /** Format: date-time */
+                requestedAt?: string;
+                /** @description Asks of the partner without an answer */
+                attempts: number;
+                /** @description The last failure to reach the partner */
+                lastError: string;
+                /** Format: date-time */
+                nextAttemptAt?: string;
             };
         };
         /** AdminOrderWithTickets */
@@ -20705,7 +20726,8 @@ export interface operations {
                      *           },
                      *           "refunds": [],
                      *           "refundPending": false,
-                     *           "disputed": false
+                     *           "disputed": false,
+                     *           "refusedRefunds": []
                      *         }
                      *       },
                      *       "eventId": "EVT000000000001",

@@ -20,6 +20,7 @@ import {
 import type { Cart, HeldTicket, ReleaseReason } from '../domain/cart.js';
 import {
   owedRefundsOf,
+  refusedRefundsOf,
   paymentOf,
   type CancelReason,
   type Order,
@@ -196,6 +197,11 @@ export function orderPaymentMessage(order: Order): OrderPayment {
     })),
     refundPending: owedRefundsOf(order).length > 0,
     disputed: p.dispute !== undefined,
+    refusedRefunds: refusedRefundsOf(order).map((r) => ({
+      key: r.key,
+      reason: r.reason,
+      refusedAt: r.at,
+    })),
   };
 }
 

@@ -111,6 +111,8 @@ export function createCartStorage(
     { fields: { appId: 1, eventId: 1, status: 1 } },
     // The sweeper's query of refunds owed by cancelled orders (`findRefundDue`).
     { fields: { refundDueAt: 1 }, due: true },
+    // The sweeper's query of partial cancels still waiting for the partner (`findTicketCancelDue`).
+    { fields: { ticketCancelDueAt: 1 }, due: true },
     // The order of a payment (Stripe's webhook events name the PaymentIntent).
     { fields: { paymentId: 1 } },
     // A fan's orders, whose contact is erased when the fan is deleted (`listByFan`).
@@ -318,6 +320,10 @@ export function orderRepository(
     listByFan: (fanId, limit) => store.find({ fanId }, { limit }),
     updateContactErased: (order, expectedVersion) =>
       store.update(order.id, expectedVersion, { ...order }),
+    updateTicketCancelPending: (order, expectedVersion) =>
+      store.update(order.id, expectedVersion, { ...order }),
+    findTicketCancelDue: (now, limit) =>
+      store.find({ ticketCancelDueAt: { $lte: now } }, { sort: { ticketCancelDueAt: 1 }, limit }),
     findRefundDue: (now, limit) =>
       store.find({ refundDueAt: { $lte: now } }, { sort: { refundDueAt: 1 }, limit }),
     updatePrinted: (order, expectedVersion) => {

@@ -96,6 +96,7 @@ export class CartApp {
     const complete = new CompleteReserve(core, inventories, admission, settle);
     const commit = new CommitCart(core, inventories, settle);
     const refunds = new RefundOrder(deps);
+    const ticketCancels = new CancelOrderTickets(deps);
     this.#core = core;
     this.#admission = admission;
     this.#settle = settle;
@@ -124,9 +125,10 @@ export class CartApp {
       settle,
       refunds,
       new SweepAbandonedPayments(core),
+      ticketCancels,
     );
     this.#purge = new PurgeEndedCarts(core);
-    this.#cancelOrder = new CancelOrder(deps, refunds, new CancelOrderTickets(deps));
+    this.#cancelOrder = new CancelOrder(deps, refunds, ticketCancels);
     this.#stripeEvent = new HandleStripeEvent(core, this.#cancelOrder);
     this.#printOrder = new PrintOrder(deps);
     this.#recordTracking = new RecordTracking(deps);

@@ -81,6 +81,13 @@ export interface OrderRepository {
   listByFan(fanId: string, limit: number): Promise<Stored<Order>[]>;
   /** Writes the order with its contact erased (no topic record: nothing about it is news). */
   updateContactErased(order: Order, expectedVersion: number): Promise<Stored<Order>>;
+  /**
+   * Writes a partial cancel recorded, retried or given up before the partner took it (no topic
+   * record: no ticket changed).
+   */
+  updateTicketCancelPending(order: Order, expectedVersion: number): Promise<Stored<Order>>;
+  /** Orders whose pending partial cancel is due at `now` (`ticketCancelDueAt`), soonest first. */
+  findTicketCancelDue(now: Date, limit: number): Promise<Stored<Order>[]>;
   /** Writes a print action with `order-printed`. */
   updatePrinted(order: Order, expectedVersion: number): Promise<Stored<Order>>;
   /** Confirmed, non-sandbox orders of one buyer (a fan, or a third-party account) of an event. */

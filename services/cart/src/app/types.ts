@@ -166,6 +166,12 @@ export interface CartSettings {
   pendingStaleMs: number;
   /** Ended carts still owing a release or a void are retried after this long. */
   owedRetryMs: number;
+  /**
+   * How long a partial cancel waits for the partner's answer before the sweeper asks again (the
+   * first pause; it doubles while the partner does not answer). Longer than the connector's
+   * deadline, so a live ask is not doubled. Default 15 000.
+   */
+  ticketCancelRetryMs?: number;
   /** A paid cart whose commit started this long ago is no longer left to that commit. */
   commitGraceMs: number;
   /**

@@ -33,6 +33,27 @@ export interface TicketCancel {
   refundKey?: string;
 }
 
+/** A partial cancel recorded on the order before the partner was asked (see `Order`). */
+export interface PendingTicketCancel {
+  /** The partner's ticket ids, sorted. */
+  ticketIds: string[];
+  reason: CancelReason;
+  detail: string;
+  requestedAt: Date;
+  /** Times the partner was asked and gave no answer (the sweeper's pause grows with it). */
+  attempts: number;
+  /** The last failure to reach the partner, for operators. */
+  lastError?: string;
+}
+
+/** An owed refund the processor refused for good. */
+export interface RefundRefusal {
+  /** The owed refund's idempotency key. */
+  key: string;
+  reason: string;
+  at: Date;
+}
+
 /** An order as the platform sees it: written once at commit, then only its status changes. */
 export interface Order {
   /** Platform order id (the partner's idempotency key of the confirmation). */
@@ -70,6 +91,13 @@ export interface Order {
   /** The partial cancels of the order, oldest first (`tickets[].cancelledAt` marks the tickets). */
   ticketCancels?: TicketCancel[];
   /**
+   * A partial cancel asked of the partner whose outcome is not written yet (recorded before the
+   * partner is asked; `partial-cancel.ts`). The sweeper asks again from `ticketCancelDueAt`.
+   */
+  ticketCancelPending?: PendingTicketCancel;
+  /** When the sweeper next asks the partner for `ticketCancelPending`; absent without one. */
+  ticketCancelDueAt?: Date;
+  /**
    * Refunds the order still owes (its cancels wrote them), oldest first; the sweeper retries them
    * until done. Read through `owedRefundsOf`, which also reads `refundOwed`.
    */
@@ -78,8 +106,10 @@ export interface Order {
   refundOwed?: RefundOwed;
   /** When the owed refunds are next tried (some owed); absent otherwise. */
   refundDueAt?: Date;
-  /** The processor refused the owed refund for good: an operator settles it. */
-  refundRefused?: { key: string; reason: string; at: Date };
+  /** Owed refunds the processor refused for good, oldest first: an operator settles each. */
+  refundsRefused?: RefundRefusal[];
+  /** The one refusal of orders written before an order kept them all; read only. */
+  refundRefused?: RefundRefusal;
   customerEmail: string;
   thirdPartyAccountId: string;
   /**
@@ -189,6 +219,17 @@ export function owedRefundsOf(order: Order): RefundOwed[] {
 export function unclaimedMinor(order: Order): number {
   const owed = owedRefundsOf(order).reduce((sum, r) => sum + r.amountMinor, 0);
   return Math.max(0, refundableMinor(order) - owed);
+}
+
+/** The owed refunds the processor refused, oldest first (the list, or the one of an older order). */
+export function refusedRefundsOf(order: Order): RefundRefusal[] {
+  return order.refundsRefused ?? (order.refundRefused ? [order.refundRefused] : []);
+}
+
+/** The order with `refusal` added to its refused refunds (always written as the list). */
+export function withRefundRefused(order: Order, refusal: RefundRefusal): Order {
+  const { refundRefused: _one, ...rest } = order;
+  return { ...rest, refundsRefused: [...refusedRefundsOf(order), refusal] };
 }
 
 /** No refund is made on a reversed or disputed payment: the issuer took the money back. */

@@ -7,6 +7,7 @@ import {
   withOwedRefunds,
   type CancelReason,
   type Order,
+  type PendingTicketCancel,
   type RefundOwed,
 } from './order.js';
 import { orderFees, ticketPrice, type FeeSchedule } from './pricing.js';
@@ -25,6 +26,12 @@ import { orderFees, ticketPrice, type FeeSchedule } from './pricing.js';
  *   share plus the order's processing fee, its tax and the delivery.
  *
  * Each partial cancel is its own refund, keyed `order:<order id>:<sorted ticket ids>`.
+ *
+ * The partner is asked before any ticket is marked, and the request is recorded on the order first
+ * (`ticketCancelPending`): a partner that took the cancel while its answer or the write after it
+ * was lost (a crash, a timeout) is asked again by the sweeper, which the 3P contract allows (a
+ * repeated partial cancel of the same tickets succeeds), until the partner took or refused it. One
+ * partial cancel is pending per order at a time.
  */
 
 /** Longest refund key kept as it is; Stripe takes idempotency keys of up to 255 characters. */
@@ -107,6 +114,12 @@ export function planTicketCancel(
   const sameSet = (ids: readonly string[]) =>
     ids.length === ticketIds.length && ids.every((id, i) => id === ticketIds[i]);
   if ((order.ticketCancels ?? []).some((c) => sameSet(c.ticketIds))) return { kind: 'repeat' };
+  const pending = order.ticketCancelPending;
+  if (pending && order.status !== 'CANCELLED' && !sameSet(pending.ticketIds))
+    throw staleCart(
+      `the cancel of ticket ${pending.ticketIds.join(', ')} of order ${order.id} is still waiting for the partner: retry once it is done`,
+      { order_id: order.id, pending_ticket_ids: pending.ticketIds },
+    );
   if (order.status === 'CANCELLED')
     throw staleCart(`order ${order.id} is cancelled: none of its tickets can be cancelled`, {
       order_id: order.id,
@@ -146,7 +159,7 @@ export function withTicketsCancelled(
   const { reason, detail, now } = meta;
   const cancelling = new Set(plan.ticketIds);
   const next: Order = {
-    ...order,
+    ...withoutTicketCancelPending(order),
     tickets: order.tickets.map((t) =>
       cancelling.has(t.ticketId) ? { ...t, cancelledAt: now } : t,
     ),
@@ -171,4 +184,54 @@ export function withTicketsCancelled(
   };
   if (!plan.owed) return next;
   return withOwedRefunds(next, [...owedRefundsOf(order), plan.owed], now);
+}
+
+/**
+ * The order with the partial cancel of `ticketIds` recorded as asked of the partner, due for the
+ * sweeper at `dueAt`; the attempts so far are kept when the same cancel was pending already.
+ */
+export function withTicketCancelPending(
+  order: Order,
+  ticketIds: readonly string[],
+  meta: { reason: CancelReason; detail: string; now: Date; dueAt: Date },
+): Order {
+  const same = order.ticketCancelPending?.ticketIds.join(',') === ticketIds.join(',');
+  const pending: PendingTicketCancel = same
+    ? order.ticketCancelPending!
+    : {
+        ticketIds: [...ticketIds],
+        reason: meta.reason,
+        detail: meta.detail,
+        requestedAt: meta.now,
+        attempts: 0,
+      };
+  return { ...order, ticketCancelPending: pending, ticketCancelDueAt: meta.dueAt };
+}
+
+/** The order after the partner gave no answer to its pending cancel: asked again at `dueAt`. */
+export function withTicketCancelUnanswered(order: Order, error: string, dueAt: Date): Order {
+  const pending = order.ticketCancelPending;
+  if (!pending) return order;
+  return {
+    ...order,
+    ticketCancelPending: { ...pending, attempts: pending.attempts + 1, lastError: error },
+    ticketCancelDueAt: dueAt,
+  };
+}
+
+/** The order without a pending partial cancel. */
+export function withoutTicketCancelPending(order: Order): Order {
+  const { ticketCancelPending: _pending, ticketCancelDueAt: _due, ...rest } = order;
+  return rest;
+}
+
+/** The longest pause between two asks of the partner for a pending partial cancel. */
+export const MAX_TICKET_CANCEL_PAUSE_MS = 300_000;
+
+/**
+ * How long the sweeper waits before asking the partner again after `attempts` unanswered asks:
+ * `firstMs`, doubling, at most {@link MAX_TICKET_CANCEL_PAUSE_MS}.
+ */
+export function ticketCancelPauseMs(firstMs: number, attempts: number): number {
+  return Math.min(MAX_TICKET_CANCEL_PAUSE_MS, firstMs * 2 ** Math.min(attempts, 16));
 }

@@ -28,6 +28,10 @@ export class FakeConnector implements PartnerConnector {
   readonly cancelledTickets = new Set<string>();
   /** The partner answers partial cancels with 310 (it cancels whole orders only). */
   wholeOrdersOnly = false;
+  /** The partner takes partial cancels but its answer is lost (the caller sees `unavailable`). */
+  loseCancelAnswers = false;
+  /** The partner's order is cancelled already: partial cancels are answered 315. */
+  orderCancelled = false;
   /** Partner order ids printed (PRINT taken, no ROLLBACK_PRINT since). */
   readonly printed = new Set<string>();
   down = false;
@@ -140,12 +144,19 @@ export class FakeConnector implements PartnerConnector {
   async cancelTickets(input: Parameters<PartnerConnector['cancelTickets']>[0]): Promise<void> {
     this.calls.cancelTickets += 1;
     if (this.down) throw Object.assign(new Error('partner down'), { kind: 'unavailable' });
+    if (this.orderCancelled)
+      throw Object.assign(new Error('partner refused (error id 315, HTTP 410)'), {
+        kind: 'failed_precondition',
+        details: { partnerErrorId: 315 },
+      });
     if (this.wholeOrdersOnly)
       throw Object.assign(new Error('partner refused (error id 310, HTTP 400)'), {
         kind: 'failed_precondition',
         details: { partnerErrorId: 310 },
       });
     for (const id of input.ticketIds) this.cancelledTickets.add(id);
+    if (this.loseCancelAnswers)
+      throw Object.assign(new Error('deadline exceeded'), { kind: 'unavailable' });
   }
 
   async printOrder(input: Parameters<PartnerConnector['printOrder']>[0]): Promise<void> {

@@ -124,6 +124,16 @@ export function toCartOrder(o: CartOrderMessage): CartOrder {
     ...optional('confirmedAt', o.confirmedAt),
     printed: o.printed,
     ...optional('payment', o.payment && toOrderPayment(o.payment)),
+    ...optional(
+      'pendingTicketCancel',
+      o.pendingTicketCancel && {
+        ticketIds: o.pendingTicketCancel.ticketIds,
+        ...optional('requestedAt', o.pendingTicketCancel.requestedAt),
+        attempts: o.pendingTicketCancel.attempts,
+        lastError: o.pendingTicketCancel.lastError,
+        ...optional('nextAttemptAt', o.pendingTicketCancel.nextAttemptAt),
+      },
+    ),
   };
 }
 
@@ -144,6 +154,11 @@ export function toOrderPayment(p: OrderPaymentMessage): OrderPayment {
     })),
     refundPending: p.refundPending,
     disputed: p.disputed,
+    refusedRefunds: p.refusedRefunds.map((r) => ({
+      key: r.key,
+      reason: r.reason,
+      ...optional('refusedAt', r.refusedAt),
+    })),
   };
 }
 

@@ -128,6 +128,18 @@ export interface CartOrder {
   printed: boolean;
   /** The money of the order: absent for orders confirmed before the order carried it. */
   payment?: OrderPayment;
+  /** A cancel of some tickets the partner has not answered yet; cart asks it again. */
+  pendingTicketCancel?: PendingTicketCancel;
+}
+
+/** A partial cancel recorded on an order and not answered by the partner yet. */
+export interface PendingTicketCancel {
+  ticketIds: string[];
+  requestedAt?: Date;
+  /** Asks of the partner without an answer. */
+  attempts: number;
+  lastError: string;
+  nextAttemptAt?: Date;
 }
 
 /** One refund of an order's payment. */
@@ -156,6 +168,8 @@ export interface OrderPayment {
   refundPending: boolean;
   /** The cardholder disputed the payment at the card issuer. */
   disputed: boolean;
+  /** Refunds owed by a cancel that the processor refused for good: an operator settles each. */
+  refusedRefunds: { key: string; reason: string; refusedAt?: Date }[];
 }
 
 export interface CartTotals {

@@ -111,6 +111,7 @@ export function toBookingAnswer(booking: BookingRecord, now: Date): Booking {
 /** A transaction (booking or order) as the order reads of the 3P API answer it. */
 export function toOrder(booking: BookingRecord, now: Date): Order {
   const status = effectiveStatus(booking, now);
+  const valid = validTicketsOf(booking);
   return {
     ...(booking.orderId !== undefined ? { inventory_order_id: booking.orderId } : {}),
     inventory_token: booking.id,
@@ -130,14 +131,34 @@ export function toOrder(booking: BookingRecord, now: Date): Order {
       ? { confirmed_at: booking.confirmedAt.toISOString() }
       : {}),
     currency: booking.currency,
-    tickets_amount: booking.ticketsAmount,
-    tickets_quantity: booking.ticketsQuantity,
+    tickets_amount: valid.amount,
+    tickets_quantity: valid.quantity,
     ...(booking.paymentMethodType !== undefined
       ? { payment_method_type: booking.paymentMethodType }
       : {}),
     ...(booking.deliveryMethodType !== undefined
       ? { delivery_method_type: booking.deliveryMethodType }
       : {}),
-    tickets: booking.tickets,
+    tickets: valid.tickets,
+  };
+}
+
+/**
+ * The tickets an order read lists, with their amount: all of them, except those a partial cancel
+ * took back (`cancelledTicketIds`) while the order goes on. A cancelled order lists what it sold.
+ */
+function validTicketsOf(booking: BookingRecord) {
+  const cancelled = new Set(booking.cancelledTicketIds ?? []);
+  if (cancelled.size === 0 || booking.status === 'CANCELLED')
+    return {
+      tickets: booking.tickets,
+      amount: booking.ticketsAmount,
+      quantity: booking.ticketsQuantity,
+    };
+  const tickets = booking.tickets.filter((t) => !cancelled.has(t.ticket_id));
+  return {
+    tickets,
+    amount: tickets.reduce((sum, t) => sum + BigInt(t.amount), 0n).toString(),
+    quantity: tickets.length,
   };
 }

@@ -37,8 +37,17 @@ describe('CANCEL with tickets (a partial cancel)', () => {
 
     const cancel = (tickets: string[]) =>
       sut.orderAction(id, { action: 'CANCEL', channel_info: channel, tickets });
-    expect((await cancel([first!.ticket_id])).order.status).toBe('CONFIRMED');
+    const partly = (await cancel([first!.ticket_id])).order;
+    expect(partly.status).toBe('CONFIRMED');
     expect((await sut.availability(eventId, {})).areas[0]!.available).toBe(49);
+    // The order reads list what is left of it, amount and quantity included.
+    expect(partly.tickets.map((t) => t.ticket_id)).toEqual([second!.ticket_id]);
+    expect(partly.tickets_quantity).toBe(1);
+    expect(partly.tickets_amount).toBe(second!.amount);
+    expect(await sut.getOrder(id)).toMatchObject({
+      tickets_quantity: 1,
+      tickets_amount: second!.amount,
+    });
 
     // The same request again: a success that changes nothing.
     expect((await cancel([first!.ticket_id])).order.status).toBe('CONFIRMED');

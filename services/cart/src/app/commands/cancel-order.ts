@@ -20,8 +20,10 @@ import type { RefundOrder } from './refund-order.js';
  * (see `RefundOrder`). Idempotent. `partnerCancelQueued` is true when the partner cancel is left
  * to that queue.
  *
- * With `ticketIds`, only those tickets are cancelled (`CancelOrderTickets`); the partner took that
- * cancel before anything was written, so nothing is queued.
+ * With `ticketIds`, only those tickets are cancelled (`CancelOrderTickets`): the partner is asked
+ * first, and the tickets are marked once it took the cancel. When it did not answer,
+ * `partnerCancelQueued` is true, the order is answered as it was (its tickets still valid), and
+ * cart's sweeper asks the partner again until it took or refused the cancel.
  */
 export class CancelOrder {
   constructor(
@@ -37,8 +39,13 @@ export class CancelOrder {
     ticketIds: readonly string[] = [],
   ): Promise<{ order: Order; partnerCancelQueued: boolean }> {
     if (ticketIds.length > 0) {
-      const { order, changed } = await this.tickets.handle(orderId, ticketIds, reason, detail);
-      return { order: changed ? await this.#refund(order) : order, partnerCancelQueued: false };
+      const { order, changed, pending } = await this.tickets.handle(
+        orderId,
+        ticketIds,
+        reason,
+        detail,
+      );
+      return { order: changed ? await this.#refund(order) : order, partnerCancelQueued: pending };
     }
     const { orders, clock } = this.deps;
     const cancelled = await retryingConflicts(async () => {

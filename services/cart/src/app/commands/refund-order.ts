@@ -4,6 +4,7 @@ import {
   paymentOf,
   withOwedRefunds,
   withRefund,
+  withRefundRefused,
   type Order,
   type OrderRefund,
   type RefundOwed,
@@ -36,7 +37,7 @@ export function withoutRefundOwed(order: Order, key: string): Order {
  * `payment-refunded` and that debt is cleared. A processor out of reach: the debts stay and are
  * due again after `owedRetryMs`. A processor that refuses for good (e.g. the payment was disputed
  * or refunded in full already): that debt is cleared and the refusal kept on the order
- * (`refundRefused`, the latest one) for an operator.
+ * (`refundsRefused`, each of them) for an operator.
  */
 export class RefundOrder {
   constructor(private readonly deps: RefundDeps) {}
@@ -94,10 +95,10 @@ export class RefundOrder {
         'the processor refused the refund of a cancelled order; an operator must settle it',
       );
       const reason = error instanceof Error ? error.message : String(error);
-      const written = await this.#write(orderId, owed.key, (current) => ({
-        ...withoutRefundOwed(current, owed.key),
-        refundRefused: { key: owed.key, reason, at: now },
-      }));
+      const refusal = { key: owed.key, reason, at: now };
+      const written = await this.#write(orderId, owed.key, (current) =>
+        withRefundRefused(withoutRefundOwed(current, owed.key), refusal),
+      );
       return { order: written, retryLater: false };
     }
     const written = await this.#write(

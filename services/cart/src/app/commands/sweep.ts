@@ -1,6 +1,7 @@
 import { expire, isExpired } from '../../domain/cart.js';
 import type { CartCore } from '../core/cart-core.js';
 import { holdsPartnerBooking } from '../core/records.js';
+import type { CancelOrderTickets } from './cancel-tickets.js';
 import type { CommitCart } from './commit.js';
 import type { CompleteReserve } from './complete-reserve.js';
 import type { RefundOrder } from './refund-order.js';
@@ -14,7 +15,7 @@ const SWEEP_BATCH = 100;
  * carts whose `sweepAt` has come: resumes stale pending reserves, expires ended holds
  * (`booking-expired`), finishes commits whose order was written, and settles what ended carts
  * still owe; then pays the refunds cancelled orders still owe, and voids the payments that ended
- * carts left behind.
+ * carts left behind, and asks the partner again for partial cancels it did not answer.
  */
 export class SweepCarts {
   constructor(
@@ -24,6 +25,7 @@ export class SweepCarts {
     private readonly settle: SettleCart,
     private readonly refunds: RefundOrder,
     private readonly abandoned: SweepAbandonedPayments,
+    private readonly ticketCancels: CancelOrderTickets,
   ) {}
 
   /** Resolves how many carts it touched. */
@@ -75,6 +77,7 @@ export class SweepCarts {
       const due = this.core.withSweepAt(cart).sweepAt?.getTime();
       if (due !== cart.sweepAt?.getTime()) await this.core.mutate(cart.id, (current) => current);
     }
+    touched += await this.ticketCancels.sweep();
     touched += await this.refunds.sweep();
     return touched + (await this.abandoned.handle());
   }

@@ -83,6 +83,13 @@ export function failureError(failure: { code: string; message: string }): CartEr
 /** The partner's error id for "Partial requests are not allowed" (3P API). */
 export const PARTIAL_REQUESTS_NOT_ALLOWED = 310;
 
+/** The partner's error id for a cancel of an order it has cancelled already (3P API). */
+export const ORDER_ALREADY_CANCELLED = 315;
+
+/** The partner's error id a connector error carries (`details.partnerErrorId`), if any. */
+export const partnerErrorIdOf = (error: unknown): unknown =>
+  (error as { details?: { partnerErrorId?: unknown } } | null)?.details?.partnerErrorId;
+
 /**
  * A partial cancel the connector did not carry out, as the operator sees it. Nothing was recorded
  * or refunded in any case. The partner cancels whole orders only (its error 310):
@@ -91,8 +98,7 @@ export const PARTIAL_REQUESTS_NOT_ALLOWED = 310;
  */
 export function partialCancelRefusal(error: unknown, orderId: string): CartError {
   if (error instanceof CartError) return error;
-  const details = (error as { details?: { partnerErrorId?: unknown } } | null)?.details;
-  if (details?.partnerErrorId === PARTIAL_REQUESTS_NOT_ALLOWED)
+  if (partnerErrorIdOf(error) === PARTIAL_REQUESTS_NOT_ALLOWED)
     return staleCart(
       `the partner of order ${orderId} cancels whole orders only (partner error 310): cancel the whole order instead; nothing was cancelled or refunded`,
       { order_id: orderId, partial_cancel_unsupported: true },

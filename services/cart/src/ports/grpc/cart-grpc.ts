@@ -89,6 +89,17 @@ export function cartOrderMessage(order: Order, redemptionUrl: string): CartOrder
     confirmedAt: order.confirmedAt,
     printed: order.printed === 'PRINT',
     payment: orderPaymentMessage(order),
+    ...(order.ticketCancelPending
+      ? {
+          pendingTicketCancel: {
+            ticketIds: order.ticketCancelPending.ticketIds,
+            requestedAt: order.ticketCancelPending.requestedAt,
+            attempts: order.ticketCancelPending.attempts,
+            lastError: order.ticketCancelPending.lastError ?? '',
+            ...(order.ticketCancelDueAt ? { nextAttemptAt: order.ticketCancelDueAt } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import type {
   OrderPayment,
   OrderRecord,
   PartnerCart,
+  PendingTicketCancel,
   PrintAction,
 } from '../../../app/partner-cart.js';
 import { OPTIONAL_BODY, emptyBodyWhenAbsent } from '../openapi-contract.js';
@@ -49,6 +50,17 @@ const OrderPaymentJson = Type.Object(
       description:
         'The cardholder disputed the payment (a chargeback): the order is cancelled as PAYMENT_REVERSED',
     }),
+    refusedRefunds: Type.Array(
+      Type.Object({
+        key: Type.String({ description: "The refund's idempotency key" }),
+        reason: Type.String({ description: "The processor's reason" }),
+        refusedAt: Type.Optional(Type.String({ format: 'date-time' })),
+      }),
+      {
+        description:
+          'Refunds a cancel owed that the processor refused for good (e.g. refunded at the processor already): an operator settles each',
+      },
+    ),
   },
   { description: 'The money of the order; absent for orders confirmed before orders kept it' },
 );
@@ -65,6 +77,21 @@ const Order = Type.Object(
       description: 'Printing recorded at the partner (POST …/print), not rolled back since',
     }),
     payment: Type.Optional(OrderPaymentJson),
+    pendingTicketCancel: Type.Optional(
+      Type.Object(
+        {
+          ticketIds: Type.Array(Type.String()),
+          requestedAt: Type.Optional(Type.String({ format: 'date-time' })),
+          attempts: Type.Integer({ description: 'Asks of the partner without an answer' }),
+          lastError: Type.String({ description: 'The last failure to reach the partner' }),
+          nextAttemptAt: Type.Optional(Type.String({ format: 'date-time' })),
+        },
+        {
+          description:
+            'A cancel of some tickets the partner has not answered yet: its tickets stay valid, and cart asks the partner again until it took the cancel (the tickets are then cancelled and refunded) or refused it (then this goes away)',
+        },
+      ),
+    ),
   },
   { title: 'AdminOrder' },
 );
@@ -166,6 +193,23 @@ function renderPayment(p: OrderPayment) {
     })),
     refundPending: p.refundPending,
     disputed: p.disputed,
+    refusedRefunds: p.refusedRefunds.map((r) => ({
+      key: r.key,
+      reason: r.reason,
+      ...(r.refusedAt ? { refusedAt: r.refusedAt.toISOString() } : {}),
+    })),
+  };
+}
+
+const iso = (key: string, at: Date | undefined) => (at ? { [key]: at.toISOString() } : {});
+
+function renderPendingCancel(p: PendingTicketCancel) {
+  return {
+    ticketIds: p.ticketIds,
+    ...iso('requestedAt', p.requestedAt),
+    attempts: p.attempts,
+    lastError: p.lastError,
+    ...iso('nextAttemptAt', p.nextAttemptAt),
   };
 }
 
@@ -179,6 +223,9 @@ function renderOrder(o: CartOrder) {
     ...(o.confirmedAt ? { confirmedAt: o.confirmedAt.toISOString() } : {}),
     printed: o.printed,
     ...(o.payment ? { payment: renderPayment(o.payment) } : {}),
+    ...(o.pendingTicketCancel
+      ? { pendingTicketCancel: renderPendingCancel(o.pendingTicketCancel) }
+      : {}),
   };
 }
 
@@ -225,6 +272,7 @@ const ORDER_EXAMPLE = renderOrderRecord({
       refunds: [],
       refundPending: false,
       disputed: false,
+      refusedRefunds: [],
     },
   },
   eventId: 'EVT000000000001',
@@ -288,7 +336,7 @@ export function ordersAdminRoutes(backends: { partnerCart: PartnerCart }) {
           summary:
             'Cancel a confirmed order, or some of its tickets; a whole cancel is queued and retried when the partner is down',
           description:
-            'With `ticketIds`, only those tickets are cancelled: the partner must take it now (503 while it is down, 409 when it cancels whole orders only), and nothing is cancelled or refunded when it does not. 400 for a ticket the order does not have, 409 for a ticket cancelled already by another request (the same request again answers the order unchanged). Publishes `order-cancelled` (with the tickets of a partial cancel).',
+            'With `ticketIds`, only those tickets are cancelled, once the partner took it: they are then cancelled and refunded in one step. A partner that does not answer: `partnerCancelQueued` is true, the order comes back with `pendingTicketCancel` and its tickets still valid, and cart asks the partner again until it took or refused the cancel. 409 when the partner cancels whole orders only or refuses (nothing is cancelled or refunded), when another partial cancel of the order is still pending, or for a ticket cancelled already by another request (the same request again answers the order unchanged); 400 for a ticket the order does not have. Publishes `order-cancelled` (with the tickets of a partial cancel).',
           security,
           params,
           body: CancelBody,

@@ -497,6 +497,18 @@ export interface OrderPayment {
   refundPending: boolean;
   /** The cardholder disputed the payment at the card issuer (a chargeback). */
   disputed: boolean;
+  /** Refunds a cancel owed that the processor refused for good: an operator settles each. */
+  refusedRefunds: RefusedRefund[];
+}
+
+/** A refund the processor refused for good. */
+export interface RefusedRefund {
+  /** The refund's idempotency key (`order:<order id>[:<ticket ids>]`). */
+  key: string;
+  /** The processor's reason. */
+  reason: string;
+  /** When it refused. */
+  refusedAt?: Date | undefined;
 }
 
 /** One refund of an order's payment. */
@@ -1856,6 +1868,7 @@ function createBaseOrderPayment(): OrderPayment {
     refunds: [],
     refundPending: false,
     disputed: false,
+    refusedRefunds: [],
   };
 }
 
@@ -1884,6 +1897,9 @@ export const OrderPayment: MessageFns<OrderPayment> = {
     }
     if (message.disputed !== false) {
       writer.uint32(64).bool(message.disputed);
+    }
+    for (const v of message.refusedRefunds) {
+      RefusedRefund.encode(v!, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -1965,6 +1981,14 @@ export const OrderPayment: MessageFns<OrderPayment> = {
             message.disputed = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.refusedRefunds.push(RefusedRefund.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1995,6 +2019,11 @@ export const OrderPayment: MessageFns<OrderPayment> = {
         ? globalThis.Boolean(object.refund_pending)
         : false,
       disputed: isSet(object.disputed) ? globalThis.Boolean(object.disputed) : false,
+      refusedRefunds: globalThis.Array.isArray(object?.refusedRefunds)
+        ? object.refusedRefunds.map((e: any) => RefusedRefund.fromJSON(e))
+        : globalThis.Array.isArray(object?.refused_refunds)
+        ? object.refused_refunds.map((e: any) => RefusedRefund.fromJSON(e))
+        : [],
     };
   },
 
@@ -2024,6 +2053,9 @@ export const OrderPayment: MessageFns<OrderPayment> = {
     if (message.disputed !== false) {
       obj.disputed = message.disputed;
     }
+    if (message.refusedRefunds?.length) {
+      obj.refusedRefunds = message.refusedRefunds.map((e) => RefusedRefund.toJSON(e));
+    }
     return obj;
   },
 
@@ -2046,6 +2078,112 @@ export const OrderPayment: MessageFns<OrderPayment> = {
     message.refunds = object.refunds?.map((e) => OrderRefund.fromPartial(e)) || [];
     message.refundPending = object.refundPending ?? false;
     message.disputed = object.disputed ?? false;
+    message.refusedRefunds = object.refusedRefunds?.map((e) => RefusedRefund.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRefusedRefund(): RefusedRefund {
+  return { key: "", reason: "", refusedAt: undefined };
+}
+
+export const RefusedRefund: MessageFns<RefusedRefund> = {
+  encode(message: RefusedRefund, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.refusedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.refusedAt), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefusedRefund {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefusedRefund();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.refusedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefusedRefund {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      refusedAt: isSet(object.refusedAt)
+        ? fromJsonTimestamp(object.refusedAt)
+        : isSet(object.refused_at)
+        ? fromJsonTimestamp(object.refused_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RefusedRefund): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.refusedAt !== undefined) {
+      obj.refusedAt = message.refusedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefusedRefund>, I>>(base?: I): RefusedRefund {
+    return RefusedRefund.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefusedRefund>, I>>(object: I): RefusedRefund {
+    const message = createBaseRefusedRefund();
+    message.key = object.key ?? "";
+    message.reason = object.reason ?? "";
+    message.refusedAt = object.refusedAt ?? undefined;
     return message;
   },
 };

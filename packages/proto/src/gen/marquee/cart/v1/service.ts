@@ -623,7 +623,30 @@ export interface CartOrder {
    */
   printed: boolean;
   /** The money of the order: authorised, captured, refunded. */
-  payment?: OrderPayment | undefined;
+  payment?:
+    | OrderPayment
+    | undefined;
+  /**
+   * A cancel of some tickets the partner has not answered yet (cart's sweeper asks it again until
+   * it took or refused it); absent when none is waiting.
+   */
+  pendingTicketCancel?: PendingTicketCancel | undefined;
+}
+
+/** A partial cancel recorded on the order and not answered by the partner yet. */
+export interface PendingTicketCancel {
+  /** The partner's ticket ids it cancels. */
+  ticketIds: string[];
+  /** When the operator asked for it. */
+  requestedAt?:
+    | Date
+    | undefined;
+  /** Times the partner was asked without an answer. */
+  attempts: number;
+  /** The last failure to reach the partner. */
+  lastError: string;
+  /** When cart's sweeper asks the partner next. */
+  nextAttemptAt?: Date | undefined;
 }
 
 /** Shipping options request. */
@@ -801,8 +824,9 @@ export interface CancelOrderRequest {
   detail: string;
   /**
    * The partner's ticket ids of the tickets to cancel; empty cancels the whole order. A partial
-   * cancel refunds those tickets' share (docs/payments.md, "Refunds"); the partner must take it now
-   * (UNAVAILABLE when it cannot, FAILED_PRECONDITION 90003 when it cancels whole orders only).
+   * cancel refunds those tickets' share (docs/payments.md, "Refunds") once the partner took it
+   * (a partner that does not answer: `partner_cancel_queued`; FAILED_PRECONDITION 90003 when it
+   * cancels whole orders only or another partial cancel of the order is still pending).
    * INVALID_ARGUMENT for a ticket the order does not have; FAILED_PRECONDITION for a ticket
    * cancelled already by another request (the same request again answers the order unchanged).
    */
@@ -815,7 +839,11 @@ export interface CancelOrderResponse {
   order?:
     | CartOrder
     | undefined;
-  /** The partner did not take the cancel now; 3p-connector retries it. */
+  /**
+   * The partner did not take the cancel now: a whole cancel is retried by 3p-connector, a partial
+   * one (`ticket_ids`) stays pending on the order (`pending_ticket_cancel`, its tickets still
+   * valid) and cart's sweeper asks the partner again.
+   */
   partnerCancelQueued: boolean;
   /** Sold tickets, the cancelled ones marked. */
   tickets: OrderTicket[];
@@ -4558,6 +4586,7 @@ function createBaseCartOrder(): CartOrder {
     confirmedAt: undefined,
     printed: false,
     payment: undefined,
+    pendingTicketCancel: undefined,
   };
 }
 
@@ -4586,6 +4615,9 @@ export const CartOrder: MessageFns<CartOrder> = {
     }
     if (message.payment !== undefined) {
       OrderPayment.encode(message.payment, writer.uint32(66).fork()).join();
+    }
+    if (message.pendingTicketCancel !== undefined) {
+      PendingTicketCancel.encode(message.pendingTicketCancel, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -4667,6 +4699,14 @@ export const CartOrder: MessageFns<CartOrder> = {
             message.payment = OrderPayment.decode(reader, reader.uint32());
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.pendingTicketCancel = PendingTicketCancel.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4709,6 +4749,11 @@ export const CartOrder: MessageFns<CartOrder> = {
         : undefined,
       printed: isSet(object.printed) ? globalThis.Boolean(object.printed) : false,
       payment: isSet(object.payment) ? OrderPayment.fromJSON(object.payment) : undefined,
+      pendingTicketCancel: isSet(object.pendingTicketCancel)
+        ? PendingTicketCancel.fromJSON(object.pendingTicketCancel)
+        : isSet(object.pending_ticket_cancel)
+        ? PendingTicketCancel.fromJSON(object.pending_ticket_cancel)
+        : undefined,
     };
   },
 
@@ -4738,6 +4783,9 @@ export const CartOrder: MessageFns<CartOrder> = {
     if (message.payment !== undefined) {
       obj.payment = OrderPayment.toJSON(message.payment);
     }
+    if (message.pendingTicketCancel !== undefined) {
+      obj.pendingTicketCancel = PendingTicketCancel.toJSON(message.pendingTicketCancel);
+    }
     return obj;
   },
 
@@ -4758,6 +4806,158 @@ export const CartOrder: MessageFns<CartOrder> = {
     message.payment = (object.payment !== undefined && object.payment !== null)
       ? OrderPayment.fromPartial(object.payment)
       : undefined;
+    message.pendingTicketCancel = (object.pendingTicketCancel !== undefined && object.pendingTicketCancel !== null)
+      ? PendingTicketCancel.fromPartial(object.pendingTicketCancel)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePendingTicketCancel(): PendingTicketCancel {
+  return { ticketIds: [], requestedAt: undefined, attempts: 0, lastError: "", nextAttemptAt: undefined };
+}
+
+export const PendingTicketCancel: MessageFns<PendingTicketCancel> = {
+  encode(message: PendingTicketCancel, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.ticketIds) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.requestedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.requestedAt), writer.uint32(18).fork()).join();
+    }
+    if (message.attempts !== 0) {
+      writer.uint32(24).int32(message.attempts);
+    }
+    if (message.lastError !== "") {
+      writer.uint32(34).string(message.lastError);
+    }
+    if (message.nextAttemptAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.nextAttemptAt), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PendingTicketCancel {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePendingTicketCancel();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ticketIds.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.attempts = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.lastError = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.nextAttemptAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PendingTicketCancel {
+    return {
+      ticketIds: globalThis.Array.isArray(object?.ticketIds)
+        ? object.ticketIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.ticket_ids)
+        ? object.ticket_ids.map((e: any) => globalThis.String(e))
+        : [],
+      requestedAt: isSet(object.requestedAt)
+        ? fromJsonTimestamp(object.requestedAt)
+        : isSet(object.requested_at)
+        ? fromJsonTimestamp(object.requested_at)
+        : undefined,
+      attempts: isSet(object.attempts) ? globalThis.Number(object.attempts) : 0,
+      lastError: isSet(object.lastError)
+        ? globalThis.String(object.lastError)
+        : isSet(object.last_error)
+        ? globalThis.String(object.last_error)
+        : "",
+      nextAttemptAt: isSet(object.nextAttemptAt)
+        ? fromJsonTimestamp(object.nextAttemptAt)
+        : isSet(object.next_attempt_at)
+        ? fromJsonTimestamp(object.next_attempt_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PendingTicketCancel): unknown {
+    const obj: any = {};
+    if (message.ticketIds?.length) {
+      obj.ticketIds = message.ticketIds;
+    }
+    if (message.requestedAt !== undefined) {
+      obj.requestedAt = message.requestedAt.toISOString();
+    }
+    if (message.attempts !== 0) {
+      obj.attempts = Math.round(message.attempts);
+    }
+    if (message.lastError !== "") {
+      obj.lastError = message.lastError;
+    }
+    if (message.nextAttemptAt !== undefined) {
+      obj.nextAttemptAt = message.nextAttemptAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PendingTicketCancel>, I>>(base?: I): PendingTicketCancel {
+    return PendingTicketCancel.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PendingTicketCancel>, I>>(object: I): PendingTicketCancel {
+    const message = createBasePendingTicketCancel();
+    message.ticketIds = object.ticketIds?.map((e) => e) || [];
+    message.requestedAt = object.requestedAt ?? undefined;
+    message.attempts = object.attempts ?? 0;
+    message.lastError = object.lastError ?? "";
+    message.nextAttemptAt = object.nextAttemptAt ?? undefined;
     return message;
   },
 };
