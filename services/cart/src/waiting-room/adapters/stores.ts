@@ -1,0 +1,107 @@
+import type { ServiceStores } from '@marquee/platform/store';
+import type {
+  OnSaleRecord,
+  OnSaleRepository,
+  QueueTicketRepository,
+  Stored,
+} from '../app/ports.js';
+import type { QueueTicket } from '../domain/queue.js';
+
+type OnSaleDoc = Stored<OnSaleRecord> & { id: string };
+interface EarlyOrderDoc {
+  id: string;
+  version: number;
+  keys: string[];
+}
+interface SequenceDoc {
+  id: string;
+  version: number;
+  last: number;
+}
+
+/** Attempts of the late-join counter while other joins keep winning. */
+const MAX_ATTEMPTS = 32;
+
+const withoutId = <T extends { id: string }>(doc: T): Omit<T, 'id'> => {
+  const { id: _id, ...rest } = doc;
+  return rest;
+};
+
+/**
+ * The waiting room's collections (memory or Mongo, as the service's stores are):
+ *
+ * - `onsales`, one per event (id = event id), the admitter's lease and window in it;
+ * - `queue_tickets`, one per fan and event; unique on event, app and identity (one place per
+ *   identity), and indexed on event, state and order key (the admitter's next fans in order;
+ *   counting the admissions in flight);
+ * - `queue_early_orders`, the frozen early order of an event (its sorted keys), written once;
+ * - `queue_sequences`, the late-join counter of an event.
+ */
+export function createWaitingRoomStorage(stores: ServiceStores): {
+  onSales: OnSaleRepository;
+  tickets: QueueTicketRepository;
+} {
+  const onSales = stores.collection<OnSaleDoc>('onsales');
+  const early = stores.collection<EarlyOrderDoc>('queue_early_orders');
+  const tickets = stores.collection<Stored<QueueTicket>>('queue_tickets', [
+    { fields: { eventId: 1, appId: 1, identity: 1 }, unique: true, name: 'queue_identity_unique' },
+    { fields: { eventId: 1, state: 1, orderKey: 1 } },
+    { fields: { eventId: 1, state: 1, admittedAt: 1 } },
+  ]);
+  const sequences = stores.collection<SequenceDoc>('queue_sequences');
+  return {
+    onSales: {
+      get: async (eventId) => {
+        const doc = await onSales.get(eventId);
+        return doc && { ...withoutId(doc), eventId };
+      },
+      insert: async (onSale) =>
+        withoutId(await onSales.insert({ ...onSale, id: onSale.eventId })) as Stored<OnSaleRecord>,
+      update: async (onSale, expectedVersion) =>
+        withoutId(
+          await onSales.update(onSale.eventId, expectedVersion, { ...onSale, id: onSale.eventId }),
+        ) as Stored<OnSaleRecord>,
+      earlyOrder: async (eventId) => (await early.get(eventId))?.keys,
+      saveEarlyOrder: async (eventId, sortedKeys) => {
+        const keys = [...sortedKeys];
+        const written = await early.modify(eventId, (current) => ({ ...current, keys }));
+        if (!written) await early.insert({ id: eventId, keys });
+      },
+    },
+    tickets: {
+      get: (id) => tickets.get(id),
+      insert: (ticket) => tickets.insert(ticket),
+      async findByIdentity(eventId, appId, identity) {
+        const [found] = await tickets.find({ eventId, appId, identity }, { limit: 1 });
+        return found;
+      },
+      update: (ticket, expectedVersion) => tickets.update(ticket.id, expectedVersion, ticket),
+      async earlyOrderKeys(eventId) {
+        const all = await tickets.find({ eventId, early: true });
+        return all.map((t) => t.orderKey);
+      },
+      nextWaiting: (eventId, limit) =>
+        tickets.find({ eventId, state: 'WAITING' }, { sort: { orderKey: 1 }, limit }),
+      countAdmittedSince: (eventId, since) =>
+        tickets.count({ eventId, state: 'ADMITTED', admittedAt: { $gte: since } }),
+      async nextSequence(eventId) {
+        // A compare-and-set counter: joins after the opening come at the admission rate's pace,
+        // not all at once, so its contention stays low; a lost race reads and bumps again.
+        for (let attempt = 1; ; attempt += 1) {
+          try {
+            const bumped = await sequences.modify(eventId, (current) => ({
+              ...current,
+              last: current.last + 1,
+            }));
+            if (bumped) return bumped.last;
+            return (await sequences.insert({ id: eventId, last: 1 })).last;
+          } catch (error) {
+            const kind = (error as { kind?: unknown }).kind;
+            if ((kind !== 'aborted' && kind !== 'already_exists') || attempt >= MAX_ATTEMPTS)
+              throw error;
+          }
+        }
+      },
+    },
+  };
+}

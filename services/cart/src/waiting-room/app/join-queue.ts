@@ -1,0 +1,78 @@
+import { errorKindOf } from '../../domain/errors.js';
+import { WaitingRoomCode, WaitingRoomError } from '../domain/errors.js';
+import { queueIdentityOf } from '../domain/identity.js';
+import { earlyOrderKey, joinsEarly, lateOrderKey, type QueueTicket } from '../domain/queue.js';
+import type { OnSaleRecord, Stored, WaitingRoomDeps } from './ports.js';
+
+export interface JoinInput {
+  eventId: string;
+  appId: string;
+  fanId?: string;
+  deviceId?: string;
+}
+
+/** The event's on-sale when it queues fans; not_found otherwise. */
+export async function queuedOnSale(
+  deps: Pick<WaitingRoomDeps, 'onSales'>,
+  eventId: string,
+): Promise<Stored<OnSaleRecord>> {
+  const onSale = await deps.onSales.get(eventId);
+  if (!onSale?.queue)
+    throw new WaitingRoomError(
+      'not_found',
+      WaitingRoomCode.NOT_FOUND,
+      `event ${eventId} has no waiting room open: reserve directly`,
+      { event_id: eventId },
+    );
+  return onSale;
+}
+
+/**
+ * Puts a fan in an event's queue (`POST /partners/v1/events/{event_id}/queue`). Before the
+ * opening the fan draws a lottery number (its place is decided at the opening); after it, the fan
+ * queues in arrival order. One identity of one app holds one place: a repeat, or a join racing
+ * another of the same identity, answers the ticket already held (`joined: false`).
+ */
+export class JoinQueue {
+  constructor(
+    private readonly deps: Pick<WaitingRoomDeps, 'onSales' | 'tickets' | 'clock' | 'ids'>,
+  ) {}
+
+  async handle(input: JoinInput): Promise<{ ticket: QueueTicket; joined: boolean }> {
+    const identity = queueIdentityOf(input);
+    const onSale = await queuedOnSale(this.deps, input.eventId);
+    const { tickets } = this.deps;
+    const held = await tickets.findByIdentity(input.eventId, input.appId, identity);
+    if (held) return { ticket: held, joined: false };
+    try {
+      return {
+        ticket: await tickets.insert(await this.#ticket(input, identity, onSale)),
+        joined: true,
+      };
+    } catch (error) {
+      if (errorKindOf(error) !== 'already_exists') throw error;
+      const raced = await tickets.findByIdentity(input.eventId, input.appId, identity);
+      if (!raced) throw error;
+      return { ticket: raced, joined: false };
+    }
+  }
+
+  async #ticket(input: JoinInput, identity: string, onSale: OnSaleRecord): Promise<QueueTicket> {
+    const { clock, ids, tickets } = this.deps;
+    const now = clock.now();
+    const id = ids.queueTicketId();
+    const base = {
+      id,
+      eventId: input.eventId,
+      appId: input.appId,
+      identity,
+      joinedAt: now,
+      state: 'WAITING' as const,
+      seenAt: now,
+    };
+    if (joinsEarly(onSale, now))
+      return { ...base, early: true, orderKey: earlyOrderKey(ids.lottery(), id) };
+    const sequence = await tickets.nextSequence(input.eventId);
+    return { ...base, early: false, sequence, orderKey: lateOrderKey(sequence) };
+  }
+}

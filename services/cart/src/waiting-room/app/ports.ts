@@ -1,0 +1,93 @@
+import type { AdmissionClaims } from '../domain/token.js';
+import type { AdmissionControl, ReservePathSample } from '../domain/admission.js';
+import type { OnSale, QueueTicket } from '../domain/queue.js';
+
+/** A stored record with the store's version (compare-and-set). */
+export type Stored<T> = T & { version: number };
+
+/** An on-sale with its admitter's state. */
+export interface OnSaleRecord extends OnSale {
+  control: AdmissionControl;
+  /** The replica running the admitter, until its lease ends (renewed every tick). */
+  lease?: { owner: string; until: Date };
+  /** The admitter's last tick. */
+  tickedAt?: Date;
+}
+
+export interface OnSaleRepository {
+  get(eventId: string): Promise<Stored<OnSaleRecord> | undefined>;
+  /** Kind `already_exists` when the event has one. */
+  insert(onSale: OnSaleRecord): Promise<Stored<OnSaleRecord>>;
+  /** Compare-and-set (kind `aborted` when stale). */
+  update(onSale: OnSaleRecord, expectedVersion: number): Promise<Stored<OnSaleRecord>>;
+  /**
+   * The early joiners' order keys as frozen, sorted (written once before `frozenAt` is set, so
+   * every replica ranks them alike); undefined before.
+   */
+  earlyOrder(eventId: string): Promise<string[] | undefined>;
+  saveEarlyOrder(eventId: string, sortedKeys: readonly string[]): Promise<void>;
+}
+
+export interface QueueTicketRepository {
+  get(id: string): Promise<Stored<QueueTicket> | undefined>;
+  /** Kind `already_exists` when the identity holds a ticket of the event for the app already. */
+  insert(ticket: QueueTicket): Promise<Stored<QueueTicket>>;
+  findByIdentity(
+    eventId: string,
+    appId: string,
+    identity: string,
+  ): Promise<Stored<QueueTicket> | undefined>;
+  /** Compare-and-set (kind `aborted` when stale). */
+  update(ticket: QueueTicket, expectedVersion: number): Promise<Stored<QueueTicket>>;
+  /** The order keys of the event's early joiners (any order). */
+  earlyOrderKeys(eventId: string): Promise<string[]>;
+  /** The event's WAITING tickets in admission order (by `orderKey`), at most `limit`. */
+  nextWaiting(eventId: string, limit: number): Promise<Stored<QueueTicket>[]>;
+  /** The event's tickets ADMITTED at or after `since` (admissions in flight). */
+  countAdmittedSince(eventId: string, since: Date): Promise<number>;
+  /** The event's next late-join sequence number, from 1, atomically. */
+  nextSequence(eventId: string): Promise<number>;
+}
+
+/** Signs admissions and verifies tokens (an HMAC over the claims, in adapters). */
+export interface AdmissionSigner {
+  sign(claims: AdmissionClaims): string;
+  /** The claims of a token this deployment signed; undefined for anything else. */
+  verify(token: string): AdmissionClaims | undefined;
+}
+
+/** What the reserves of admitted fans met, per event, since the last call. */
+export interface ReservePathProbe {
+  sample(eventId: string): ReservePathSample;
+}
+
+export interface WaitingRoomClock {
+  now(): Date;
+}
+
+export interface WaitingRoomIds {
+  queueTicketId(): string;
+  /** A uniformly random integer in [0, 2^48). */
+  lottery(): number;
+}
+
+export interface WaitingRoomSettings {
+  /** How long an admission may be spent on a reserve. */
+  admissionTtlMs: number;
+  /** A waiting fan that has not asked for this long has left the queue. */
+  abandonAfterMs: number;
+  /** Fans the admitter looks at per tick at most. */
+  admitBatch: number;
+  /** How long an admitter's lease lasts without a tick. */
+  leaseMs: number;
+}
+
+export interface WaitingRoomDeps {
+  onSales: OnSaleRepository;
+  tickets: QueueTicketRepository;
+  signer: AdmissionSigner;
+  probe: ReservePathProbe;
+  clock: WaitingRoomClock;
+  ids: WaitingRoomIds;
+  settings: WaitingRoomSettings;
+}

@@ -1,0 +1,90 @@
+import { errorKindOf } from '../../domain/errors.js';
+import { WaitingRoomCode, WaitingRoomError } from '../domain/errors.js';
+import { lateOrderKey, rankOf, viewOf, type QueueTicket, type QueueView } from '../domain/queue.js';
+import type { EarlyRanks } from './early-ranks.js';
+import { queuedOnSale } from './join-queue.js';
+import type { Stored, WaitingRoomDeps } from './ports.js';
+
+/** A fan's asks refresh `seenAt` at most this often (each refresh is a write). */
+const SEEN_REFRESH_MS = 5_000;
+
+export interface QueueTicketAnswer {
+  ticket: QueueTicket;
+  view: QueueView;
+  /** The signed admission, while the view is ADMITTED. */
+  admissionToken?: string;
+}
+
+/**
+ * A fan's queue ticket as the fan sees it (`GET /partners/v1/events/{event_id}/queue/{id}`):
+ * WAITING with its position and estimated wait, ADMITTED with the admission token to reserve with,
+ * SOLD_OUT, or EXPIRED. Asking keeps the fan in the queue (a fan that stops asking is taken for
+ * gone when its turn comes). An early joiner whose join was written after the early order was
+ * frozen (a write that trailed the opening's grace) queues as the next late joiner.
+ */
+export class ReadQueueTicket {
+  constructor(
+    private readonly deps: Pick<
+      WaitingRoomDeps,
+      'onSales' | 'tickets' | 'clock' | 'signer' | 'settings'
+    >,
+    private readonly early: EarlyRanks,
+  ) {}
+
+  async handle(eventId: string, ticketId: string, appId: string): Promise<QueueTicketAnswer> {
+    const { tickets, clock, signer, settings } = this.deps;
+    const onSale = await queuedOnSale(this.deps, eventId);
+    let ticket = await tickets.get(ticketId);
+    if (!ticket || ticket.eventId !== eventId || ticket.appId !== appId)
+      throw new WaitingRoomError(
+        'not_found',
+        WaitingRoomCode.NOT_FOUND,
+        `queue ticket ${ticketId} not found`,
+        {
+          queue_ticket_id: ticketId,
+        },
+      );
+    const ranks = onSale.frozenAt ? await this.early.of(eventId) : undefined;
+    let rank = rankOf(ticket, onSale, ranks);
+    if (onSale.frozenAt && rank === undefined && ticket.early) {
+      ticket = await this.#demote(ticket);
+      rank = rankOf(ticket, onSale, ranks);
+    }
+    const now = clock.now();
+    ticket = await this.#seen(ticket, now);
+    const view = viewOf(ticket, onSale, { now, rank, admissionTtlMs: settings.admissionTtlMs });
+    if (view.status !== 'ADMITTED') return { ticket, view };
+    const admissionToken = signer.sign({
+      ticketId: ticket.id,
+      eventId,
+      appId,
+      identity: ticket.identity,
+      expiresAtMs: view.expiresAt.getTime(),
+    });
+    return { ticket, view, admissionToken };
+  }
+
+  /** An early joiner the frozen order does not hold becomes the next late joiner. */
+  async #demote(ticket: Stored<QueueTicket>): Promise<Stored<QueueTicket>> {
+    const sequence = await this.deps.tickets.nextSequence(ticket.eventId);
+    const { version, ...current } = ticket;
+    return this.deps.tickets.update(
+      { ...current, early: false, sequence, orderKey: lateOrderKey(sequence) },
+      version,
+    );
+  }
+
+  /** Records that the fan asked (at most every few seconds; a lost race changes nothing). */
+  async #seen(ticket: Stored<QueueTicket>, now: Date): Promise<Stored<QueueTicket>> {
+    if (ticket.state !== 'WAITING' || now.getTime() - ticket.seenAt.getTime() < SEEN_REFRESH_MS)
+      return ticket;
+    const { version, ...current } = ticket;
+    try {
+      return await this.deps.tickets.update({ ...current, seenAt: now }, version);
+    } catch (error) {
+      // The admitter (or another ask) wrote it meanwhile: what it wrote is the answer.
+      if (errorKindOf(error) !== 'aborted') throw error;
+      return (await this.deps.tickets.get(ticket.id)) ?? ticket;
+    }
+  }
+}

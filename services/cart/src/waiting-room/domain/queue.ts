@@ -1,0 +1,146 @@
+/**
+ * The queue of an on-sale: who waits, in what order, and what each fan is told.
+ *
+ * Order. A fan who joins before the opening draws a lottery number (uniformly random, from the
+ * caller): at the opening, the early joiners are ordered by it, so being fastest before the
+ * opening buys nothing. A fan who joins after the opening queues behind every early joiner, in
+ * arrival order (a sequence number the store hands out atomically). One order key holds both, so
+ * one sorted index gives the admission order: `0<lottery><ticket id>` before `1<sequence>`.
+ *
+ * Rank and position. A fan's rank is its place in that order, from 1. The early joiners' ranks are
+ * fixed once the early set is frozen (the opening plus a grace for joins in flight); a late
+ * joiner's rank is the early count plus its sequence. `admittedThrough` is the rank up to which
+ * fans have been admitted, so a waiting fan's position is its rank minus that.
+ */
+
+/** How long a late join's write may trail the opening and still count as early. */
+export const JOIN_GRACE_MS = 2_000;
+
+export type QueueTicketState = 'WAITING' | 'ADMITTED' | 'USED' | 'EXPIRED';
+
+/** One fan's place in one event's queue. */
+export interface QueueTicket {
+  id: string;
+  eventId: string;
+  appId: string;
+  /** `fan:<id>` or `device:<id>` (`queueIdentityOf`). */
+  identity: string;
+  joinedAt: Date;
+  /** Joined before the opening: ordered by lottery at the opening. */
+  early: boolean;
+  /** Sort key of the admission order (see the module comment). */
+  orderKey: string;
+  /** A late joiner's arrival sequence from 1 (its rank is the early count plus it). */
+  sequence?: number;
+  state: QueueTicketState;
+  /** When the admitter admitted it (ADMITTED, USED). */
+  admittedAt?: Date;
+  /** The last time its fan asked about it: a fan that stopped asking has left the queue. */
+  seenAt: Date;
+}
+
+/** The waiting room of one event's on-sale. */
+export interface OnSale {
+  eventId: string;
+  opensAt: Date;
+  /** Fans queue (and reserves need an admission) while true. */
+  queue: boolean;
+  /** Set when the early joiners' order was frozen; `earlyCount` is final from then on. */
+  frozenAt?: Date;
+  earlyCount: number;
+  /** Every fan ranked at or below this has been admitted (or skipped, having left). */
+  admittedThrough: number;
+  /** Admissions per second over the admitter's last ticks, for the fans' wait estimates. */
+  admissionsPerSecond: number;
+  /** The event sold out: admissions stopped and every waiting fan is told SOLD_OUT. */
+  soldOutAt?: Date;
+  updatedAt: Date;
+}
+
+const KEY_DIGITS = 12;
+
+/** The order key of an early joiner: its lottery number (0 to 2^48 - 1), ties by ticket id. */
+export function earlyOrderKey(lottery: number, ticketId: string): string {
+  return `0${Math.floor(lottery).toString(16).padStart(KEY_DIGITS, '0')}${ticketId}`;
+}
+
+/** The order key of a late joiner: its arrival sequence from 1. */
+export function lateOrderKey(sequence: number): string {
+  return `1${sequence.toString(16).padStart(KEY_DIGITS, '0')}`;
+}
+
+/** Whether a join at `at` counts as early (before the opening, or frozen order not yet fixed). */
+export function joinsEarly(onSale: OnSale, at: Date): boolean {
+  return onSale.frozenAt === undefined && at.getTime() < onSale.opensAt.getTime();
+}
+
+/** Whether the early set may be frozen at `now` (the opening and its grace have passed). */
+export function mayFreeze(onSale: OnSale, now: Date): boolean {
+  return onSale.frozenAt === undefined && now.getTime() >= onSale.opensAt.getTime() + JOIN_GRACE_MS;
+}
+
+/** The ranks of the early joiners, from their order keys: 1 for the smallest key. */
+export function earlyRanks(orderKeys: readonly string[]): Map<string, number> {
+  const sorted = [...orderKeys].sort();
+  return new Map(sorted.map((key, i) => [key, i + 1]));
+}
+
+/** What a fan is told about its queue ticket. */
+export type QueueView =
+  | { status: 'WAITING'; position?: number; estimatedWaitSeconds?: number; opensAt: Date }
+  | { status: 'ADMITTED'; admittedAt: Date; expiresAt: Date }
+  | { status: 'SOLD_OUT' }
+  | { status: 'EXPIRED' };
+
+/**
+ * The view of `ticket` at `now`. `rank` is the ticket's rank when known (`undefined` before the
+ * early order is frozen); the wait estimate divides the position by the on-sale's recent
+ * admission rate. An admission lasts `admissionTtlMs`; a used one reads EXPIRED (it was spent on a reserve).
+ */
+export function viewOf(
+  ticket: QueueTicket,
+  onSale: OnSale,
+  context: { now: Date; rank: number | undefined; admissionTtlMs: number },
+): QueueView {
+  const { now, rank, admissionTtlMs } = context;
+  const { admissionsPerSecond } = onSale;
+  if (ticket.state === 'ADMITTED' && ticket.admittedAt) {
+    const expiresAt = new Date(ticket.admittedAt.getTime() + admissionTtlMs);
+    if (expiresAt.getTime() > now.getTime())
+      return { status: 'ADMITTED', admittedAt: ticket.admittedAt, expiresAt };
+    return { status: 'EXPIRED' };
+  }
+  if (ticket.state !== 'WAITING') return { status: 'EXPIRED' };
+  if (onSale.soldOutAt) return { status: 'SOLD_OUT' };
+  if (rank === undefined) return { status: 'WAITING', opensAt: onSale.opensAt };
+  const position = Math.max(1, rank - onSale.admittedThrough);
+  const opensIn = Math.max(0, onSale.opensAt.getTime() - now.getTime()) / 1000;
+  return {
+    status: 'WAITING',
+    position,
+    opensAt: onSale.opensAt,
+    ...(admissionsPerSecond > 0
+      ? { estimatedWaitSeconds: Math.ceil(opensIn + position / admissionsPerSecond) }
+      : {}),
+  };
+}
+
+/** Whether the fan of `ticket` left the queue: it stopped asking for `abandonAfterMs`. */
+export function abandoned(ticket: QueueTicket, now: Date, abandonAfterMs: number): boolean {
+  return ticket.state === 'WAITING' && now.getTime() - ticket.seenAt.getTime() > abandonAfterMs;
+}
+
+/**
+ * The rank of `ticket` once it is known: a late joiner's once the early count is final, an early
+ * joiner's from the frozen early ranks (`earlyRanks`).
+ */
+export function rankOf(
+  ticket: QueueTicket,
+  onSale: OnSale,
+  early: ReadonlyMap<string, number> | undefined,
+): number | undefined {
+  if (onSale.frozenAt === undefined) return undefined;
+  if (!ticket.early)
+    return ticket.sequence === undefined ? undefined : onSale.earlyCount + ticket.sequence;
+  return early?.get(ticket.orderKey);
+}

@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { createAdmissionSigner } from '../../src/waiting-room/adapters/admission-signer.js';
+import {
+  adjustWindow,
+  admissionsDue,
+  DEFAULT_CONTROL,
+} from '../../src/waiting-room/domain/admission.js';
+import { queueIdentityOf } from '../../src/waiting-room/domain/identity.js';
+import {
+  earlyOrderKey,
+  earlyRanks,
+  lateOrderKey,
+  viewOf,
+  type OnSale,
+  type QueueTicket,
+} from '../../src/waiting-room/domain/queue.js';
+import { checkAdmission } from '../../src/waiting-room/domain/token.js';
+
+const at = (ms: number) => new Date(Date.UTC(2030, 0, 1) + ms);
+
+describe('queue identity', () => {
+  it('is the fan when named, else the device; one of them is required and checked', () => {
+    expect(queueIdentityOf({ fanId: 'f-1', deviceId: 'd-1' })).toBe('fan:f-1');
+    expect(queueIdentityOf({ deviceId: 'd-1' })).toBe('device:d-1');
+    expect(() => queueIdentityOf({})).toThrow(/fan_id or a device_id/);
+    expect(() => queueIdentityOf({ fanId: 'has space' })).toThrow(/fan_id must be/);
+    expect(() => queueIdentityOf({ deviceId: 'x'.repeat(129) })).toThrow(/device_id must be/);
+  });
+});
+
+describe('admission order', () => {
+  it('puts every early joiner, by lottery, before every late joiner, by arrival', () => {
+    const keys = [lateOrderKey(2), earlyOrderKey(900, 'b'), lateOrderKey(1), earlyOrderKey(5, 'a')];
+    expect([...keys].sort()).toEqual([
+      earlyOrderKey(5, 'a'),
+      earlyOrderKey(900, 'b'),
+      lateOrderKey(1),
+      lateOrderKey(2),
+    ]);
+    // Sequence 16 sorts after 9 (fixed-width hex, not decimal text).
+    expect(lateOrderKey(16) > lateOrderKey(9)).toBe(true);
+    expect(
+      earlyRanks([earlyOrderKey(7, 'x'), earlyOrderKey(3, 'y')]).get(earlyOrderKey(3, 'y')),
+    ).toBe(1);
+  });
+});
+
+describe('what a fan is told', () => {
+  const onSale: OnSale = {
+    eventId: 'E1',
+    opensAt: at(60_000),
+    queue: true,
+    frozenAt: at(62_000),
+    earlyCount: 100,
+    admittedThrough: 40,
+    admissionsPerSecond: 10,
+    updatedAt: at(0),
+  };
+  const ticket: QueueTicket = {
+    id: 'q1',
+    eventId: 'E1',
+    appId: 'app',
+    identity: 'fan:f',
+    joinedAt: at(0),
+    early: true,
+    orderKey: earlyOrderKey(1, 'q1'),
+    state: 'WAITING',
+    seenAt: at(0),
+  };
+  const context = { now: at(70_000), admissionTtlMs: 120_000 };
+
+  it('WAITING with the position behind those admitted and a wait at the current rate', () => {
+    expect(viewOf(ticket, onSale, { ...context, rank: 90 })).toEqual({
+      status: 'WAITING',
+      position: 50,
+      opensAt: onSale.opensAt,
+      estimatedWaitSeconds: 5,
+    });
+    // Before the freeze: no position yet.
+    expect(
+      viewOf(ticket, { ...onSale, frozenAt: undefined }, { ...context, rank: undefined }),
+    ).toEqual({
+      status: 'WAITING',
+      opensAt: onSale.opensAt,
+    });
+  });
+
+  it('ADMITTED until the admission expires, SOLD_OUT after a sell-out, EXPIRED once spent', () => {
+    const admitted = { ...ticket, state: 'ADMITTED' as const, admittedAt: at(69_000) };
+    expect(viewOf(admitted, onSale, { ...context, rank: 10 })).toEqual({
+      status: 'ADMITTED',
+      admittedAt: at(69_000),
+      expiresAt: at(189_000),
+    });
+    expect(viewOf(admitted, onSale, { ...context, now: at(189_000), rank: 10 }).status).toBe(
+      'EXPIRED',
+    );
+    expect(
+      viewOf(ticket, { ...onSale, soldOutAt: at(65_000) }, { ...context, rank: 90 }).status,
+    ).toBe('SOLD_OUT');
+    expect(viewOf({ ...ticket, state: 'USED' }, onSale, { ...context, rank: 10 }).status).toBe(
+      'EXPIRED',
+    );
+  });
+});
+
+describe('admission window', () => {
+  const healthy = { reserves: 20, overloaded: 0, p95LatencyMs: 120 };
+
+  it('grows while it is used on a healthy path, shrinks on overload or slowness, within bounds', () => {
+    expect(adjustWindow(DEFAULT_CONTROL, healthy, 15).window).toBe(22);
+    expect(adjustWindow(DEFAULT_CONTROL, healthy, 2).window).toBe(20);
+    expect(adjustWindow(DEFAULT_CONTROL, { ...healthy, overloaded: 1 }, 15).window).toBe(14);
+    expect(adjustWindow(DEFAULT_CONTROL, { ...healthy, p95LatencyMs: 900 }, 15).window).toBe(14);
+    expect(
+      adjustWindow({ ...DEFAULT_CONTROL, window: 5 }, { ...healthy, overloaded: 3 }, 5).window,
+    ).toBe(5);
+    expect(adjustWindow({ ...DEFAULT_CONTROL, window: 2_000 }, healthy, 2_000).window).toBe(2_000);
+  });
+
+  it('admits the room left in the window, none once sold out', () => {
+    expect(admissionsDue(DEFAULT_CONTROL, 15, false)).toBe(5);
+    expect(admissionsDue(DEFAULT_CONTROL, 25, false)).toBe(0);
+    expect(admissionsDue(DEFAULT_CONTROL, 0, true)).toBe(0);
+  });
+});
+
+describe('admission tokens', () => {
+  const signer = createAdmissionSigner(Buffer.alloc(32, 7));
+  const claims = {
+    ticketId: 'q1',
+    eventId: 'E1',
+    appId: 'app',
+    identity: 'fan:f',
+    expiresAtMs: at(1_000).getTime(),
+  };
+  const use = { eventId: 'E1', appId: 'app', identity: 'fan:f', now: at(0) };
+
+  it('verifies what it signed and nothing else', () => {
+    const token = signer.sign(claims);
+    expect(signer.verify(token)).toEqual(claims);
+    const [payload, signature] = token.split('.');
+    const forged = Buffer.from(
+      JSON.stringify({ t: 'q1', e: 'E1', a: 'other', i: 'fan:f', x: 9e15 }),
+    ).toString('base64url');
+    expect(signer.verify(`${forged}.${signature}`)).toBeUndefined();
+    expect(signer.verify(`${payload}.${signature}x`)).toBeUndefined();
+    expect(createAdmissionSigner(Buffer.alloc(32, 8)).verify(token)).toBeUndefined();
+    expect(signer.verify('garbage')).toBeUndefined();
+    expect(() => createAdmissionSigner(Buffer.alloc(16))).toThrow(/32 bytes/);
+  });
+
+  it('admits only the event, app and fan it was given to, until it expires', () => {
+    expect(checkAdmission(claims, use)).toEqual(claims);
+    const refusal = (c: typeof claims | undefined, u = use) => {
+      try {
+        checkAdmission(c, u);
+      } catch (error) {
+        return error as { kind: string; message: string; details: Record<string, unknown> };
+      }
+      return undefined;
+    };
+    expect(refusal(undefined)).toMatchObject({
+      kind: 'permission_denied',
+      details: { reason: '20070' },
+    });
+    expect(refusal(claims, { ...use, eventId: 'E2' })?.message).toMatch(/another event/);
+    expect(refusal(claims, { ...use, appId: 'x' })?.message).toMatch(/another app/);
+    expect(refusal(claims, { ...use, identity: 'fan:g' })?.message).toMatch(/another fan/);
+    expect(refusal(claims, { ...use, now: at(1_000) })?.message).toMatch(/expired/);
+  });
+});
