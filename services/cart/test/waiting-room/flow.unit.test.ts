@@ -145,7 +145,9 @@ describe('the waiting room of an on-sale', () => {
     // Those admitted are the first 20 of the order; the rest moved up by 20.
     const waiting = answers.filter((a) => a.view.status === 'WAITING');
     expect(
-      waiting.map((a) => (a.view.status === 'WAITING' ? a.view.position : 0)).sort((x, y) => x - y),
+      waiting
+        .map((a) => (a.view.status === 'WAITING' ? a.view.position : 0))
+        .sort((x, y) => x! - y!),
     ).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
 
     const { ticket, admissionToken } = admitted[0]!;

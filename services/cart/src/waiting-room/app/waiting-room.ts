@@ -1,0 +1,38 @@
+import { AdmitTick } from './admit.js';
+import { ConfigureOnSale } from './configure-onsale.js';
+import { EarlyRanks } from './early-ranks.js';
+import { JoinQueue } from './join-queue.js';
+import { MarkSoldOut } from './mark-sold-out.js';
+import type { WaitingRoomDeps } from './ports.js';
+import { ReadQueueTicket } from './read-queue-ticket.js';
+import { SpendAdmission } from './spend-admission.js';
+
+export const DEFAULT_WAITING_ROOM_SETTINGS = {
+  admissionTtlMs: 120_000,
+  abandonAfterMs: 90_000,
+  admitBatch: 500,
+  leaseMs: 5_000,
+};
+
+/** The waiting room's use cases, composed over one set of ports. */
+export interface WaitingRoom {
+  configure: ConfigureOnSale;
+  join: JoinQueue;
+  read: ReadQueueTicket;
+  /** The admitter of this replica (`owner` names it in the lease). */
+  admitter: AdmitTick;
+  spend: SpendAdmission;
+  soldOut: MarkSoldOut;
+}
+
+export function createWaitingRoom(deps: WaitingRoomDeps, owner: string): WaitingRoom {
+  const early = new EarlyRanks(deps.onSales);
+  return {
+    configure: new ConfigureOnSale(deps),
+    join: new JoinQueue(deps),
+    read: new ReadQueueTicket(deps, early),
+    admitter: new AdmitTick(deps, early, owner),
+    spend: new SpendAdmission(deps),
+    soldOut: new MarkSoldOut(deps),
+  };
+}

@@ -1,0 +1,94 @@
+import {
+  QueueStatus,
+  WaitingRoomServiceService,
+  type OnSale as OnSaleMessage,
+  type QueueTicket as QueueTicketMessage,
+} from '@marquee/proto/cart/v1';
+import { unary } from '../../../ports/grpc/unary.js';
+import type { QueueTicketAnswer } from '../../app/read-queue-ticket.js';
+import { invalidQueueInput } from '../../domain/errors.js';
+import type { OnSale } from '../../domain/queue.js';
+import type { WaitingRoom } from '../../app/waiting-room.js';
+
+const STATUS = {
+  WAITING: QueueStatus.QUEUE_STATUS_WAITING,
+  ADMITTED: QueueStatus.QUEUE_STATUS_ADMITTED,
+  SOLD_OUT: QueueStatus.QUEUE_STATUS_SOLD_OUT,
+  EXPIRED: QueueStatus.QUEUE_STATUS_EXPIRED,
+} as const;
+
+export function onSaleMessage(onSale: OnSale): OnSaleMessage {
+  return {
+    eventId: onSale.eventId,
+    opensAt: onSale.opensAt,
+    queue: onSale.queue,
+    ...(onSale.frozenAt ? { frozenAt: onSale.frozenAt } : {}),
+    earlyCount: onSale.earlyCount,
+    admittedThrough: onSale.admittedThrough,
+    ...(onSale.soldOutAt ? { soldOutAt: onSale.soldOutAt } : {}),
+  };
+}
+
+/** A queue ticket as its fan sees it. */
+export function queueTicketMessage(answer: QueueTicketAnswer): QueueTicketMessage {
+  const { ticket, view } = answer;
+  return {
+    id: ticket.id,
+    eventId: ticket.eventId,
+    status: STATUS[view.status],
+    position: view.status === 'WAITING' ? (view.position ?? 0) : 0,
+    estimatedWaitSeconds: view.status === 'WAITING' ? (view.estimatedWaitSeconds ?? 0) : 0,
+    ...(view.status === 'WAITING' ? { opensAt: view.opensAt } : {}),
+    admissionToken: answer.admissionToken ?? '',
+    ...(view.status === 'ADMITTED' ? { admissionExpiresAt: view.expiresAt } : {}),
+    joinedAt: ticket.joinedAt,
+  };
+}
+
+const required = (value: string, field: string) => {
+  if (!value) throw invalidQueueInput(`${field} is required`, field);
+  return value;
+};
+
+/** The gRPC service of the waiting room (proto/marquee/cart/v1/waiting_room.proto). */
+export function waitingRoomGrpc(room: WaitingRoom) {
+  return {
+    definition: WaitingRoomServiceService,
+    implementation: {
+      configureOnSale: unary(
+        async (request: { eventId: string; opensAt?: Date; queue: boolean }) => {
+          if (!request.opensAt) throw invalidQueueInput('opens_at is required', 'opens_at');
+          const onSale = await room.configure.handle(required(request.eventId, 'event_id'), {
+            opensAt: request.opensAt,
+            queue: request.queue,
+          });
+          return { onSale: onSaleMessage(onSale) };
+        },
+      ),
+      joinQueue: unary(
+        async (request: { eventId: string; appId: string; fanId: string; deviceId: string }) => {
+          const eventId = required(request.eventId, 'event_id');
+          const appId = required(request.appId, 'app_id');
+          const { ticket, joined } = await room.join.handle({
+            eventId,
+            appId,
+            ...(request.fanId ? { fanId: request.fanId } : {}),
+            ...(request.deviceId ? { deviceId: request.deviceId } : {}),
+          });
+          const answer = await room.read.handle(eventId, ticket.id, appId);
+          return { ticket: queueTicketMessage(answer), joined };
+        },
+      ),
+      getQueueTicket: unary(
+        async (request: { eventId: string; queueTicketId: string; appId: string }) => {
+          const answer = await room.read.handle(
+            required(request.eventId, 'event_id'),
+            required(request.queueTicketId, 'queue_ticket_id'),
+            required(request.appId, 'app_id'),
+          );
+          return { ticket: queueTicketMessage(answer) };
+        },
+      ),
+    },
+  };
+}
