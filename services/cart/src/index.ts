@@ -50,6 +50,11 @@ export const cartService: ServiceDefinition<CartConfig> = {
       GetResaleListing: ['edge-gateway'],
       WithdrawResaleListing: ['edge-gateway'],
     },
+    'marquee.cart.v1.WaitingRoomService': {
+      ConfigureOnSale: ['edge-gateway'],
+      JoinQueue: ['edge-gateway'],
+      GetQueueTicket: ['edge-gateway'],
+    },
   },
   // The nightly maintenance window would make a development run depend on the wall clock.
   development: { env: () => ({ CART_MAINTENANCE_WINDOW: 'off' }) },
