@@ -19,22 +19,28 @@ import { TrustedProxies } from '@marquee/platform/http';
 import { registerOAuthProxy } from './ports/http/oauth-proxy.js';
 import { registerTicketPage } from './ports/http/secure-entry/ticket-page.js';
 
+/**
+ * The admin token: the configured one; without one, a production start refuses to run and
+ * development generates one.
+ */
+function adminTokenOf(config: EdgeGatewayConfig): string {
+  if (config.ADMIN_TOKEN) return config.ADMIN_TOKEN;
+  if (config.NODE_ENV === 'production')
+    throw new Error('ADMIN_TOKEN (or ADMIN_TOKEN_FILE) is required in production');
+  const adminToken = randomBytes(24).toString('base64url');
+  // Printed once on the terminal, never logged: logs are shipped elsewhere.
+  console.log(
+    `edge-gateway: ADMIN_TOKEN not set; generated admin token for this process: ${adminToken}`,
+  );
+  return adminToken;
+}
+
 /** Composition root of edge-gateway: backend clients and the public HTTP surface. */
 export async function composeEdgeGateway(
   infra: ServiceInfra,
   config: EdgeGatewayConfig,
 ): Promise<ServiceParts> {
-  let adminToken = config.ADMIN_TOKEN;
-  if (!adminToken) {
-    // The admin token: a production start refuses to run without it; development generates one.
-    if (config.NODE_ENV === 'production')
-      throw new Error('ADMIN_TOKEN (or ADMIN_TOKEN_FILE) is required in production');
-    adminToken = randomBytes(24).toString('base64url');
-    // Printed once on the terminal, never logged: logs are shipped elsewhere.
-    console.log(
-      `edge-gateway: ADMIN_TOKEN not set; generated admin token for this process: ${adminToken}`,
-    );
-  }
+  const adminToken = adminTokenOf(config);
   const options = {
     deadlineMs: config.BACKEND_DEADLINE_MS,
     maxInFlight: config.BACKEND_MAX_IN_FLIGHT,

@@ -1,8 +1,16 @@
 import { authV1 } from '@marquee/proto';
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import type { Logger } from '@marquee/platform/logger';
-import type { AppOAuth, AppOAuthAdmin, AppQuotaAdmin, DeveloperAccess } from '../app/backends.js';
-import type { AppAccess, AppAccessAdmin, FanTokens } from '../app/commerce.js';
+import type {
+  AppCredentials,
+  AppOAuth,
+  AppOAuthAdmin,
+  AppQuotaAdmin,
+  DeveloperAccess,
+  NewApp,
+  RateLimitState,
+} from '../app/backends.js';
+import type { AppAccess, AppAccessAdmin, AppDetails, FanTokens } from '../app/commerce.js';
 
 const accessOf = (access: authV1.AppAccess | undefined): AppAccess => ({
   commerceShopping: access?.commerceShopping ?? false,
@@ -14,6 +22,58 @@ const oauthChange = (change: Partial<AppOAuth>) => ({
   ...(change.rotateRefreshTokens !== undefined
     ? { rotateRefreshTokens: change.rotateRefreshTokens }
     : {}),
+});
+
+const oauthOf = (oauth: authV1.AppOAuth | undefined): AppOAuth => ({
+  requirePkce: oauth?.requirePkce ?? false,
+  rotateRefreshTokens: oauth?.rotateRefreshTokens ?? false,
+});
+
+/** A new app → `CreateApp`: only the quota parts and OAuth settings given are sent. */
+const createAppRequest = (input: NewApp) => ({
+  name: input.name,
+  redirectUris: input.redirectUris,
+  ...(input.quota?.perDay !== undefined ? { quotaPerDay: input.quota.perDay } : {}),
+  ...(input.quota?.perSecond !== undefined ? { quotaPerSecond: input.quota.perSecond } : {}),
+  ...(input.quota?.heldTicketsPerEvent !== undefined
+    ? { quotaHeldTicketsPerEvent: input.quota.heldTicketsPerEvent }
+    : {}),
+  ...oauthChange(input.oauth ?? {}),
+});
+
+const toCredentials = (created: authV1.CreateAppResponse): AppCredentials => ({
+  appId: created.appId,
+  apiKey: created.apiKey,
+  clientId: created.clientId,
+  clientSecret: created.clientSecret,
+  ...(created.trackingId ? { trackingId: created.trackingId } : {}),
+});
+
+const toAppDetails = (app: authV1.GetAppResponse): AppDetails => ({
+  appId: app.appId,
+  name: app.name,
+  clientId: app.clientId,
+  trackingId: app.trackingId,
+  redirectUris: app.redirectUris,
+  status: app.status === authV1.AppStatus.APP_STATUS_SUSPENDED ? 'SUSPENDED' : 'ACTIVE',
+  quota: {
+    perDay: app.perDay,
+    perSecond: app.perSecond,
+    heldTicketsPerEvent: app.heldTicketsPerEvent,
+  },
+  access: accessOf(app.access),
+  oauth: oauthOf(app.oauth),
+  ...(app.createdAt ? { createdAt: app.createdAt } : {}),
+});
+
+const toRateLimitState = (answer: authV1.CheckRateLimitResponse): RateLimitState => ({
+  limit: answer.limit,
+  available: answer.available,
+  resetEpochMs: answer.resetEpochMs,
+  over: answer.over,
+  retryAfterMs: answer.retryAfterMs,
+  granted: answer.granted,
+  leaseMs: answer.leaseMs,
 });
 
 /** auth-gateway over gRPC, as the edge's DeveloperAccess port. Errors arrive as AppError kinds. */
@@ -28,23 +88,7 @@ export function createAuthGatewayClient(
   const client = createGrpcClient(authV1.AuthServiceClient, address, options);
   return {
     async createApp(input) {
-      const created = await callUnary(client, 'createApp', {
-        name: input.name,
-        redirectUris: input.redirectUris,
-        ...(input.quota?.perDay !== undefined ? { quotaPerDay: input.quota.perDay } : {}),
-        ...(input.quota?.perSecond !== undefined ? { quotaPerSecond: input.quota.perSecond } : {}),
-        ...(input.quota?.heldTicketsPerEvent !== undefined
-          ? { quotaHeldTicketsPerEvent: input.quota.heldTicketsPerEvent }
-          : {}),
-        ...oauthChange(input.oauth ?? {}),
-      });
-      return {
-        appId: created.appId,
-        apiKey: created.apiKey,
-        clientId: created.clientId,
-        clientSecret: created.clientSecret,
-        ...(created.trackingId ? { trackingId: created.trackingId } : {}),
-      };
+      return toCredentials(await callUnary(client, 'createApp', createAppRequest(input)));
     },
     async resolveTrackingId(trackingId) {
       const answer = await callUnary(client, 'resolveTrackingId', { trackingId });
@@ -94,52 +138,20 @@ export function createAuthGatewayClient(
       };
     },
     async setAppOAuth(appId, change) {
-      const answer = await callUnary(client, 'setAppOAuth', { appId, ...oauthChange(change) });
-      return {
-        requirePkce: answer.oauth?.requirePkce ?? false,
-        rotateRefreshTokens: answer.oauth?.rotateRefreshTokens ?? false,
-      };
+      return oauthOf(
+        (await callUnary(client, 'setAppOAuth', { appId, ...oauthChange(change) })).oauth,
+      );
     },
     async getAppAccess(appId) {
       return accessOf((await callUnary(client, 'getAppAccess', { appId })).access);
     },
     async getApp(appId) {
-      const app = await callUnary(client, 'getApp', { appId });
-      return {
-        appId: app.appId,
-        name: app.name,
-        clientId: app.clientId,
-        trackingId: app.trackingId,
-        redirectUris: app.redirectUris,
-        status: app.status === authV1.AppStatus.APP_STATUS_SUSPENDED ? 'SUSPENDED' : 'ACTIVE',
-        quota: {
-          perDay: app.perDay,
-          perSecond: app.perSecond,
-          heldTicketsPerEvent: app.heldTicketsPerEvent,
-        },
-        access: accessOf(app.access),
-        oauth: {
-          requirePkce: app.oauth?.requirePkce ?? false,
-          rotateRefreshTokens: app.oauth?.rotateRefreshTokens ?? false,
-        },
-        ...(app.createdAt ? { createdAt: app.createdAt } : {}),
-      };
+      return toAppDetails(await callUnary(client, 'getApp', { appId }));
     },
     async checkRateLimit(appId, options = {}) {
-      const answer = await callUnary(client, 'checkRateLimit', {
-        appId,
-        cost: 1,
-        lease: options.lease ?? 0,
-      });
-      return {
-        limit: answer.limit,
-        available: answer.available,
-        resetEpochMs: answer.resetEpochMs,
-        over: answer.over,
-        retryAfterMs: answer.retryAfterMs,
-        granted: answer.granted,
-        leaseMs: answer.leaseMs,
-      };
+      return toRateLimitState(
+        await callUnary(client, 'checkRateLimit', { appId, cost: 1, lease: options.lease ?? 0 }),
+      );
     },
     close: () => client.close(),
   };

@@ -25,6 +25,7 @@ import {
 } from '@marquee/proto/cart/v1';
 import type {
   CancelReason,
+  CartCaller,
   CartOrder,
   CartRecord,
   CartStatus,
@@ -38,6 +39,7 @@ import type {
   OrderStatus,
   PartnerCart,
   PrintAction,
+  ReserveInput,
   ShippingOption,
 } from '../app/partner-cart.js';
 
@@ -387,13 +389,9 @@ export function withErrorReason(error: unknown): unknown {
   });
 }
 
-/** cart's CartService as the edge's PartnerCart port. Errors arrive as kinds with `details.reason`. */
-export function createCartClient(
-  address: string,
-  options: { deadlineMs: number; logger: Logger },
-): PartnerCart & { close(): void } {
-  const client = createGrpcClient(CartServiceClient, address, options);
-  async function unary<M extends UnaryMethodName<CartServiceClient>>(
+/** Calls cart; a failure carries the partner cart error code (see {@link withErrorReason}). */
+function reasonedUnary(client: CartServiceClient) {
+  return async function unary<M extends UnaryMethodName<CartServiceClient>>(
     method: M,
     request: Parameters<typeof callUnary<CartServiceClient, M>>[2],
   ): Promise<Awaited<ReturnType<typeof callUnary<CartServiceClient, M>>>> {
@@ -402,57 +400,71 @@ export function createCartClient(
     } catch (error) {
       throw withErrorReason(error);
     }
-  }
+  };
+}
 
+type CartUnary = ReturnType<typeof reasonedUnary>;
+
+function reserveCartRequest(caller: CartCaller, input: ReserveInput) {
   return {
-    assertRoom: () => assertInFlightRoom(client),
-    async getEventAvailability(caller, eventId) {
-      return toEventAvailability(
-        await unary('getEventAvailability', {
-          appId: caller.appId,
-          eventId,
-          sandbox: caller.sandbox,
-        }),
-      );
+    appId: caller.appId,
+    eventId: input.eventId,
+    reserves: input.reserves.map((r) => ({
+      tickets: r.tickets.map((t) => ({
+        id: t.id,
+        quantity: t.quantity,
+        priceId: t.priceId,
+        amount: t.amount,
+      })),
+      areaIds: r.areaIds,
+      section: r.section,
+      row: r.row,
+      beginSeat: r.beginSeat,
+      endSeat: r.endSeat,
+      acceptBestAvailable: r.acceptBestAvailable,
+    })),
+    fanSessionId: input.fanSessionId,
+    sandbox: caller.sandbox,
+    idempotencyKey: input.idempotencyKey,
+    forceAsync: input.forceAsync,
+    language: input.language,
+    ...(caller.heldTicketsPerEvent !== undefined
+      ? { heldTicketsPerEvent: caller.heldTicketsPerEvent }
+      : {}),
+  };
+}
+
+function addPaymentRequest(caller: CartCaller, input: Parameters<PartnerCart['addPayment']>[1]) {
+  const b = input.billing;
+  return {
+    appId: caller.appId,
+    eventId: input.eventId,
+    cartId: input.cartId,
+    sandbox: caller.sandbox,
+    idempotencyKey: input.idempotencyKey,
+    billing: {
+      firstName: b.firstName,
+      lastName: b.lastName,
+      homePhone: b.homePhone,
+      type: b.type,
+      reference: b.reference,
+      address: b.address,
+      amount: b.amount,
+      cardNonce: b.cardNonce,
+      cin: b.cin,
+      expireMonth: b.expireMonth,
+      expireYear: b.expireYear,
+      emailAddress: b.emailAddress,
+      thirdPartyAccountId: b.thirdPartyAccountId,
     },
-    async reserveCart(caller, input) {
-      const answer = await unary('reserveCart', {
-        appId: caller.appId,
-        eventId: input.eventId,
-        reserves: input.reserves.map((r) => ({
-          tickets: r.tickets.map((t) => ({
-            id: t.id,
-            quantity: t.quantity,
-            priceId: t.priceId,
-            amount: t.amount,
-          })),
-          areaIds: r.areaIds,
-          section: r.section,
-          row: r.row,
-          beginSeat: r.beginSeat,
-          endSeat: r.endSeat,
-          acceptBestAvailable: r.acceptBestAvailable,
-        })),
-        fanSessionId: input.fanSessionId,
-        sandbox: caller.sandbox,
-        idempotencyKey: input.idempotencyKey,
-        forceAsync: input.forceAsync,
-        language: input.language,
-        ...(caller.heldTicketsPerEvent !== undefined
-          ? { heldTicketsPerEvent: caller.heldTicketsPerEvent }
-          : {}),
-      });
-      return { cart: toCartRecord(answer.cart!), pollAfterSeconds: answer.pollAfterSeconds };
-    },
-    async getCart(caller, eventId, cartId) {
-      const answer = await unary('getCart', {
-        appId: caller.appId,
-        cartId,
-        eventId,
-        sandbox: caller.sandbox,
-      });
-      return { cart: toCartRecord(answer.cart!), pollAfterSeconds: answer.pollAfterSeconds };
-    },
+  };
+}
+
+/** The checkout steps of a held cart: shipping, payment, commit. */
+function checkout(
+  unary: CartUnary,
+): Pick<PartnerCart, 'getShippingOptions' | 'selectShipping' | 'addPayment' | 'commitCart'> {
+  return {
     async getShippingOptions(caller, eventId, cartId, region) {
       const answer = await unary('getShippingOptions', {
         appId: caller.appId,
@@ -474,29 +486,7 @@ export function createCartClient(
       return toCartRecord(answer.cart!);
     },
     async addPayment(caller, input) {
-      const b = input.billing;
-      const answer = await unary('addPayment', {
-        appId: caller.appId,
-        eventId: input.eventId,
-        cartId: input.cartId,
-        sandbox: caller.sandbox,
-        idempotencyKey: input.idempotencyKey,
-        billing: {
-          firstName: b.firstName,
-          lastName: b.lastName,
-          homePhone: b.homePhone,
-          type: b.type,
-          reference: b.reference,
-          address: b.address,
-          amount: b.amount,
-          cardNonce: b.cardNonce,
-          cin: b.cin,
-          expireMonth: b.expireMonth,
-          expireYear: b.expireYear,
-          emailAddress: b.emailAddress,
-          thirdPartyAccountId: b.thirdPartyAccountId,
-        },
-      });
+      const answer = await unary('addPayment', addPaymentRequest(caller, input));
       return toCartRecord(answer.cart!);
     },
     async commitCart(caller, input) {
@@ -514,20 +504,14 @@ export function createCartClient(
         orderToken: answer.orderToken,
       };
     },
-    async releaseCart(caller, eventId, cartId) {
-      await unary('releaseCart', { appId: caller.appId, eventId, cartId, sandbox: caller.sandbox });
-    },
-    async recordTracking(caller, hit) {
-      await unary('recordTracking', {
-        appId: caller.appId,
-        eventId: hit.eventId,
-        sharedId: hit.sharedId,
-        subId1: hit.subId1,
-        subId2: hit.subId2,
-        subId3: hit.subId3,
-        sandbox: caller.sandbox,
-      });
-    },
+  };
+}
+
+/** The operators' order calls of the port (no app: any order). */
+function operatorOrders(
+  unary: CartUnary,
+): Pick<PartnerCart, 'cancelOrder' | 'getOrder' | 'printOrder'> {
+  return {
     async cancelOrder(orderId, reason, detail, ticketIds = []) {
       const answer = await unary('cancelOrder', {
         orderId,
@@ -547,6 +531,57 @@ export function createCartClient(
     async printOrder(orderId, action) {
       return toOrderRecord(await unary('printOrder', { orderId, action: PRINT_ACTION[action] }));
     },
+  };
+}
+
+/** cart's CartService as the edge's PartnerCart port. Errors arrive as kinds with `details.reason`. */
+export function createCartClient(
+  address: string,
+  options: { deadlineMs: number; logger: Logger },
+): PartnerCart & { close(): void } {
+  const client = createGrpcClient(CartServiceClient, address, options);
+  const unary = reasonedUnary(client);
+
+  return {
+    assertRoom: () => assertInFlightRoom(client),
+    async getEventAvailability(caller, eventId) {
+      return toEventAvailability(
+        await unary('getEventAvailability', {
+          appId: caller.appId,
+          eventId,
+          sandbox: caller.sandbox,
+        }),
+      );
+    },
+    async reserveCart(caller, input) {
+      const answer = await unary('reserveCart', reserveCartRequest(caller, input));
+      return { cart: toCartRecord(answer.cart!), pollAfterSeconds: answer.pollAfterSeconds };
+    },
+    async getCart(caller, eventId, cartId) {
+      const answer = await unary('getCart', {
+        appId: caller.appId,
+        cartId,
+        eventId,
+        sandbox: caller.sandbox,
+      });
+      return { cart: toCartRecord(answer.cart!), pollAfterSeconds: answer.pollAfterSeconds };
+    },
+    ...checkout(unary),
+    async releaseCart(caller, eventId, cartId) {
+      await unary('releaseCart', { appId: caller.appId, eventId, cartId, sandbox: caller.sandbox });
+    },
+    async recordTracking(caller, hit) {
+      await unary('recordTracking', {
+        appId: caller.appId,
+        eventId: hit.eventId,
+        sharedId: hit.sharedId,
+        subId1: hit.subId1,
+        subId2: hit.subId2,
+        subId3: hit.subId3,
+        sandbox: caller.sandbox,
+      });
+    },
+    ...operatorOrders(unary),
     close: () => client.close(),
   };
 }

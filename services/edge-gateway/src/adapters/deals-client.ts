@@ -11,7 +11,13 @@ import {
   type DealEvent,
 } from '@marquee/proto/deals/v1';
 import { replicas, splitAddresses } from './replicas.js';
-import type { DealExclusivity, DealRecord, DealSearchEvent, DealsBackend } from '../app/deals.js';
+import type {
+  DealExclusivity,
+  DealRecord,
+  DealSearchEvent,
+  DealSearchQuery,
+  DealsBackend,
+} from '../app/deals.js';
 
 const toExclusivity = (e: DealExclusivity): Exclusivity =>
   e === 'EXCLUSIVE' ? Exclusivity.EXCLUSIVITY_EXCLUSIVE : Exclusivity.EXCLUSIVITY_NONEXCLUSIVE;
@@ -72,6 +78,35 @@ export function toSearchEvent(event: DealEvent): DealSearchEvent {
   };
 }
 
+/** A deals search → `SearchDeals`: absent filters as empty strings, ids as strings. */
+const searchRequest = (query: DealSearchQuery): SearchDealsRequest =>
+  SearchDealsRequest.fromPartial({
+    dealId: query.dealId ?? '',
+    exclusivities: query.exclusivities.map(toExclusivity),
+    marketIds: query.marketIds,
+    country: query.country,
+    city: query.city ?? '',
+    state: query.state ?? '',
+    ...(query.near
+      ? {
+          location: { latitude: query.near.latitude, longitude: query.near.longitude },
+          radius: query.near.radius,
+          radiusUnit:
+            query.near.unit === 'miles'
+              ? DistanceUnit.DISTANCE_UNIT_MILES
+              : DistanceUnit.DISTANCE_UNIT_KILOMETERS,
+        }
+      : {}),
+    majorGenreId: query.majorGenreId?.toString() ?? '',
+    minorGenreId: query.minorGenreId?.toString() ?? '',
+    venueId: query.venueId?.toString() ?? '',
+    attractionId: query.attractionId?.toString() ?? '',
+    ...(query.timeRangeStart ? { timeRangeStart: query.timeRangeStart } : {}),
+    ...(query.timeRangeEnd ? { timeRangeEnd: query.timeRangeEnd } : {}),
+    page: { offset: query.startRow, limit: query.rows },
+    qa: query.qa,
+  });
+
 /**
  * deals over gRPC, as the edge's DealsBackend port. Errors arrive as AppError kinds. `address` may
  * list several replicas (`host:port,host:port`; each answers searches from the whole projection):
@@ -87,32 +122,7 @@ export function createDealsClient(
   );
   return {
     async searchDeals(query) {
-      const request = SearchDealsRequest.fromPartial({
-        dealId: query.dealId ?? '',
-        exclusivities: query.exclusivities.map(toExclusivity),
-        marketIds: query.marketIds,
-        country: query.country,
-        city: query.city ?? '',
-        state: query.state ?? '',
-        ...(query.near
-          ? {
-              location: { latitude: query.near.latitude, longitude: query.near.longitude },
-              radius: query.near.radius,
-              radiusUnit:
-                query.near.unit === 'miles'
-                  ? DistanceUnit.DISTANCE_UNIT_MILES
-                  : DistanceUnit.DISTANCE_UNIT_KILOMETERS,
-            }
-          : {}),
-        majorGenreId: query.majorGenreId?.toString() ?? '',
-        minorGenreId: query.minorGenreId?.toString() ?? '',
-        venueId: query.venueId?.toString() ?? '',
-        attractionId: query.attractionId?.toString() ?? '',
-        ...(query.timeRangeStart ? { timeRangeStart: query.timeRangeStart } : {}),
-        ...(query.timeRangeEnd ? { timeRangeEnd: query.timeRangeEnd } : {}),
-        page: { offset: query.startRow, limit: query.rows },
-        qa: query.qa,
-      });
+      const request = searchRequest(query);
       const answer = await pool.call((client, wait) =>
         callUnary(client, 'searchDeals', request, wait),
       );

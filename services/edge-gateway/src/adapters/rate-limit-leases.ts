@@ -27,6 +27,41 @@ interface Pace {
 }
 
 /**
+ * Counts each call of an app per edge-clock second and answers how many units to ask ahead for it:
+ * the calls seen in the last second (minus the asking one), at most `maxLease`. Tracks at most
+ * `maxApps` apps; `forget` hears of each app dropped, least recently seen first.
+ */
+function pacer(
+  maxLease: number,
+  maxApps: number,
+  forget: (appId: string) => void,
+): (appId: string, at: number) => number {
+  const paces = new Map<string, Pace>();
+  return (appId, at) => {
+    const second = Math.floor(at / 1_000);
+    let pace = paces.get(appId);
+    if (pace === undefined) {
+      pace = { second, calls: 0, previous: 0 };
+    } else {
+      paces.delete(appId);
+      if (pace.second !== second) {
+        pace.previous = pace.second === second - 1 ? pace.calls : 0;
+        pace.second = second;
+        pace.calls = 0;
+      }
+    }
+    pace.calls += 1;
+    paces.set(appId, pace);
+    while (paces.size > maxApps) {
+      const oldest = paces.keys().next().value!;
+      paces.delete(oldest);
+      forget(oldest);
+    }
+    return Math.min(maxLease, Math.max(pace.previous, pace.calls) - 1);
+  };
+}
+
+/**
  * The edge's side of quota leases. auth-gateway counts every call (docs/decisions.md, "One counting
  * authority for quotas"), but for an app calling fast it lets the edge take a few units ahead in
  * one call and admit that many calls itself, within the per-second window they were counted in.
@@ -50,31 +85,8 @@ export function rateLimitLeases(
   const now = options.now ?? Date.now;
   const leases = new Map<string, Lease>();
   const asking = new Map<string, Promise<unknown>>();
-  const paces = new Map<string, Pace>();
 
-  /** Counts the call and answers how many units to ask ahead for this app. */
-  const paceOf = (appId: string, at: number): number => {
-    const second = Math.floor(at / 1_000);
-    let pace = paces.get(appId);
-    if (pace === undefined) {
-      pace = { second, calls: 0, previous: 0 };
-    } else {
-      paces.delete(appId);
-      if (pace.second !== second) {
-        pace.previous = pace.second === second - 1 ? pace.calls : 0;
-        pace.second = second;
-        pace.calls = 0;
-      }
-    }
-    pace.calls += 1;
-    paces.set(appId, pace);
-    while (paces.size > maxApps) {
-      const oldest = paces.keys().next().value!;
-      paces.delete(oldest);
-      leases.delete(oldest);
-    }
-    return Math.min(maxLease, Math.max(pace.previous, pace.calls) - 1);
-  };
+  const paceOf = pacer(maxLease, maxApps, (appId) => leases.delete(appId));
 
   const spend = (appId: string): RateLimitState | undefined => {
     const lease = leases.get(appId);

@@ -4,8 +4,16 @@ import {
   ScanResult as ScanResultMessage,
   SecureEntryServiceClient,
   type Gate,
+  type GetOrderResponse,
+  type SecureTicket,
 } from '@marquee/proto/entry/v1';
-import type { GateRecord, ScanResult, SecureEntryBackend } from '../app/secure-entry.js';
+import type {
+  EntryOrder,
+  EntryTicket,
+  GateRecord,
+  ScanResult,
+  SecureEntryBackend,
+} from '../app/secure-entry.js';
 
 const iso = (date: Date | undefined) => date?.toISOString();
 
@@ -22,6 +30,50 @@ const toScanResult = (result: ScanResultMessage): ScanResult =>
     ? 'FORGED'
     : (result.replace(/^SCAN_RESULT_/, '') as ScanResult);
 
+const toEntryTicket = (t: SecureTicket): EntryTicket => ({
+  ticketId: t.ticketId,
+  partnerTicketId: t.partnerTicketId,
+  barcodeId: t.barcodeId,
+  displayId: t.displayId,
+  eventId: t.eventId,
+  section: t.section,
+  row: t.row,
+  seat: t.seat,
+  generalAdmission: t.generalAdmission,
+  voided: t.voided,
+  token: t.token,
+  renderType: t.renderType,
+  segmentType: t.segmentType,
+  charges: t.charges.map((c) => ({
+    description: c.description,
+    type: c.type,
+    subType: c.subType,
+    amountMinor: Number(c.amount?.amountMinor ?? 0),
+    currency: c.amount?.currency ?? '',
+  })),
+  errorCode: t.errorCode,
+  errorMessage: t.errorMessage,
+});
+
+const toEntryOrder = (o: GetOrderResponse): EntryOrder => ({
+  orderId: o.orderId,
+  orderNumber: o.orderNumber,
+  ...(o.orderedAt ? { orderedAt: o.orderedAt.toISOString() } : {}),
+  voided: o.voided,
+  ...(o.tokenAvailableAt ? { tokenAvailableAt: iso(o.tokenAvailableAt)! } : {}),
+  customerEmail: o.customerEmail,
+  thirdPartyAccountId: o.thirdPartyAccountId,
+  delivery: {
+    carrier: o.delivery?.carrier ?? '',
+    serviceLevel: o.delivery?.serviceLevel ?? '',
+    description: o.delivery?.description ?? '',
+  },
+  deviceId: o.deviceId,
+  deviceType: o.deviceType,
+  deviceOs: o.deviceOs,
+  tickets: o.tickets.map(toEntryTicket),
+});
+
 /** secure-entry's SecureEntryService as the edge's SecureEntryBackend port. Errors arrive as kinds. */
 export function createSecureEntryClient(
   address: string,
@@ -30,48 +82,7 @@ export function createSecureEntryClient(
   const client = createGrpcClient(SecureEntryServiceClient, address, options);
   return {
     async readOrder(request) {
-      const o = await callUnary(client, 'getOrder', request);
-      return {
-        orderId: o.orderId,
-        orderNumber: o.orderNumber,
-        ...(o.orderedAt ? { orderedAt: o.orderedAt.toISOString() } : {}),
-        voided: o.voided,
-        ...(o.tokenAvailableAt ? { tokenAvailableAt: iso(o.tokenAvailableAt)! } : {}),
-        customerEmail: o.customerEmail,
-        thirdPartyAccountId: o.thirdPartyAccountId,
-        delivery: {
-          carrier: o.delivery?.carrier ?? '',
-          serviceLevel: o.delivery?.serviceLevel ?? '',
-          description: o.delivery?.description ?? '',
-        },
-        deviceId: o.deviceId,
-        deviceType: o.deviceType,
-        deviceOs: o.deviceOs,
-        tickets: o.tickets.map((t) => ({
-          ticketId: t.ticketId,
-          partnerTicketId: t.partnerTicketId,
-          barcodeId: t.barcodeId,
-          displayId: t.displayId,
-          eventId: t.eventId,
-          section: t.section,
-          row: t.row,
-          seat: t.seat,
-          generalAdmission: t.generalAdmission,
-          voided: t.voided,
-          token: t.token,
-          renderType: t.renderType,
-          segmentType: t.segmentType,
-          charges: t.charges.map((c) => ({
-            description: c.description,
-            type: c.type,
-            subType: c.subType,
-            amountMinor: Number(c.amount?.amountMinor ?? 0),
-            currency: c.amount?.currency ?? '',
-          })),
-          errorCode: t.errorCode,
-          errorMessage: t.errorMessage,
-        })),
-      };
+      return toEntryOrder(await callUnary(client, 'getOrder', request));
     },
     async secureRender(request) {
       const { tickets } = await callUnary(client, 'secureRender', request);

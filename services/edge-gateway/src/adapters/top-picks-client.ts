@@ -61,11 +61,111 @@ export function toListingRecord(l: ResaleListing): ResaleListingRecord {
   };
 }
 
+type Pick = TopPicksDocument['picks'][number];
+type Offer = TopPicksDocument['_embedded']['offer'][number];
+type EventDetails = TopPicksDocument['eventDetails'];
+
+function toPick(p: GetTopPicksResponse['picks'][number]): Pick {
+  const resale = p.inventoryType === InventoryType.INVENTORY_TYPE_RESALE;
+  return {
+    type: p.type === PickType.PICK_TYPE_GENERAL_SEATING ? 'general-seating' : 'seats',
+    quality: p.quality,
+    area: { id: p.areaId, name: p.areaName, description: p.areaDescription },
+    descriptions: p.descriptions,
+    section: p.section,
+    selection: resale ? 'resale' : 'standard',
+    ...(p.row ? { row: p.row } : {}),
+    snapshotImageUrl: null,
+    ...(p.listingDetails
+      ? {
+          listingDetails: {
+            location: p.listingDetails.location,
+            ...(p.listingDetails.estimatedDelivery
+              ? { estimatedDeliveryDate: p.listingDetails.estimatedDelivery.toISOString() }
+              : {}),
+          },
+        }
+      : {}),
+    offers: p.offerIds,
+    ...(p.seats.length > 0 ? { seats: p.seats } : {}),
+  };
+}
+
+/** An offer; `currency` (the event's) stands in when the face value carries none. */
+function toOffer(o: GetTopPicksResponse['offers'][number], currency: string): Offer {
+  return {
+    offerId: o.offerId,
+    name: o.name,
+    ticketTypeId: o.ticketTypeId,
+    priceLevelId: o.priceLevelId,
+    description: o.description,
+    currency: o.faceValue?.currency ?? currency,
+    faceValue: major(o.faceValue),
+    totalPrice: major(o.totalPrice),
+    charges: o.charges.map((c) => ({
+      reason: c.reason,
+      type: c.type,
+      amount: major(c.amount),
+      fee_type: c.feeType,
+    })),
+    limit: { min: o.limitMin, max: o.limitMax },
+    promotions: [],
+    protected: o.protected,
+    inventoryType: o.inventoryType === InventoryType.INVENTORY_TYPE_RESALE ? 'RESALE' : 'PRIMARY',
+    ...(o.listingNotes
+      ? {
+          listingNotes: {
+            ...(o.listingNotes.deliveryDate
+              ? { deliveryDate: o.listingNotes.deliveryDate.toISOString() }
+              : {}),
+            deliveryMethod: o.listingNotes.deliveryMethod,
+            deliveryDescription: o.listingNotes.deliveryDescription,
+            sellerNotes: o.listingNotes.sellerNotes,
+          },
+        }
+      : {}),
+  };
+}
+
+function toEventDetails(d: GetTopPicksResponse['eventDetails']): EventDetails {
+  const info = d?.importantInformation;
+  return {
+    id: d?.id ?? '',
+    granularPricing: d?.granularPricing ?? false,
+    secureTixEnabled: d?.secureTixEnabled ?? false,
+    allInclusivePricing: d?.allInclusivePricing ?? false,
+    venueMapUrl: d?.venueMapUrl || null,
+    venueMapWithLabelsUrl: d?.venueMapWithLabelsUrl || null,
+    listingsDisclaimer: d?.listingsDisclaimer ?? '',
+    transfer: {
+      eligible: d?.transferEligible ?? false,
+      explanation: d?.transferExplanation ?? '',
+    },
+    agreements: (d?.agreements ?? []).map((a) => ({
+      name: a.name,
+      locale: a.locale,
+      text: a.text,
+      type: a.type,
+      agreement_url: a.agreementUrl,
+    })),
+    importantInformation: info
+      ? {
+          buttonText: info.buttonText,
+          linkText: info.linkText,
+          secondaryLinkText: info.secondaryLinkText,
+          linkUrl: info.linkUrl,
+          secondaryLinkUrl: info.secondaryLinkUrl,
+          description: info.description,
+          title: info.title,
+        }
+      : null,
+  };
+}
+
 /** The gRPC answer in the public API's shape (field names, epoch milliseconds, decimal amounts). */
 export function toTopPicksDocument(r: GetTopPicksResponse): TopPicksDocument {
   const d = r.eventDetails;
   const currency = d?.currency ?? '';
-  const info = d?.importantInformation;
   return {
     fanSession: {
       resaleSid: {
@@ -81,97 +181,11 @@ export function toTopPicksDocument(r: GetTopPicksResponse): TopPicksDocument {
       totalElements: r.totalElements,
       totalPages: r.totalPages,
     },
-    picks: r.picks.map((p) => {
-      const resale = p.inventoryType === InventoryType.INVENTORY_TYPE_RESALE;
-      return {
-        type: p.type === PickType.PICK_TYPE_GENERAL_SEATING ? 'general-seating' : 'seats',
-        quality: p.quality,
-        area: { id: p.areaId, name: p.areaName, description: p.areaDescription },
-        descriptions: p.descriptions,
-        section: p.section,
-        selection: resale ? 'resale' : 'standard',
-        ...(p.row ? { row: p.row } : {}),
-        snapshotImageUrl: null,
-        ...(p.listingDetails
-          ? {
-              listingDetails: {
-                location: p.listingDetails.location,
-                ...(p.listingDetails.estimatedDelivery
-                  ? { estimatedDeliveryDate: p.listingDetails.estimatedDelivery.toISOString() }
-                  : {}),
-              },
-            }
-          : {}),
-        offers: p.offerIds,
-        ...(p.seats.length > 0 ? { seats: p.seats } : {}),
-      };
-    }),
+    picks: r.picks.map(toPick),
     _embedded: {
-      offer: r.offers.map((o) => ({
-        offerId: o.offerId,
-        name: o.name,
-        ticketTypeId: o.ticketTypeId,
-        priceLevelId: o.priceLevelId,
-        description: o.description,
-        currency: o.faceValue?.currency ?? currency,
-        faceValue: major(o.faceValue),
-        totalPrice: major(o.totalPrice),
-        charges: o.charges.map((c) => ({
-          reason: c.reason,
-          type: c.type,
-          amount: major(c.amount),
-          fee_type: c.feeType,
-        })),
-        limit: { min: o.limitMin, max: o.limitMax },
-        promotions: [],
-        protected: o.protected,
-        inventoryType:
-          o.inventoryType === InventoryType.INVENTORY_TYPE_RESALE ? 'RESALE' : 'PRIMARY',
-        ...(o.listingNotes
-          ? {
-              listingNotes: {
-                ...(o.listingNotes.deliveryDate
-                  ? { deliveryDate: o.listingNotes.deliveryDate.toISOString() }
-                  : {}),
-                deliveryMethod: o.listingNotes.deliveryMethod,
-                deliveryDescription: o.listingNotes.deliveryDescription,
-                sellerNotes: o.listingNotes.sellerNotes,
-              },
-            }
-          : {}),
-      })),
+      offer: r.offers.map((o) => toOffer(o, currency)),
     },
-    eventDetails: {
-      id: d?.id ?? '',
-      granularPricing: d?.granularPricing ?? false,
-      secureTixEnabled: d?.secureTixEnabled ?? false,
-      allInclusivePricing: d?.allInclusivePricing ?? false,
-      venueMapUrl: d?.venueMapUrl || null,
-      venueMapWithLabelsUrl: d?.venueMapWithLabelsUrl || null,
-      listingsDisclaimer: d?.listingsDisclaimer ?? '',
-      transfer: {
-        eligible: d?.transferEligible ?? false,
-        explanation: d?.transferExplanation ?? '',
-      },
-      agreements: (d?.agreements ?? []).map((a) => ({
-        name: a.name,
-        locale: a.locale,
-        text: a.text,
-        type: a.type,
-        agreement_url: a.agreementUrl,
-      })),
-      importantInformation: info
-        ? {
-            buttonText: info.buttonText,
-            linkText: info.linkText,
-            secondaryLinkText: info.secondaryLinkText,
-            linkUrl: info.linkUrl,
-            secondaryLinkUrl: info.secondaryLinkUrl,
-            description: info.description,
-            title: info.title,
-          }
-        : null,
-    },
+    eventDetails: toEventDetails(d),
   };
 }
 

@@ -290,6 +290,17 @@ const ORDER_EXAMPLE = renderOrderRecord({
   })),
 });
 
+/** What every order route may answer besides its own. */
+const orderErrors = {
+  400: AdminError,
+  401: AdminError,
+  404: AdminError,
+  503: AdminError,
+  504: AdminError,
+};
+const security = [{ adminToken: [] }];
+const OrderParams = Type.Object({ orderId: Id });
+
 /**
  * Orders (cart): read one order with its tickets, cancel a confirmed order, and record printing
  * of a confirmed order at the partner (or roll it back). The partner's cancel goes through
@@ -299,110 +310,116 @@ const ORDER_EXAMPLE = renderOrderRecord({
  */
 export function ordersAdminRoutes(backends: { partnerCart: PartnerCart }) {
   return async (scope: FastifyInstance): Promise<void> => {
-    const errors = {
-      400: AdminError,
-      401: AdminError,
-      404: AdminError,
-      503: AdminError,
-      504: AdminError,
-    };
-    const security = [{ adminToken: [] }];
-    const params = Type.Object({ orderId: Id });
-    scope.get(
-      '/orders/:orderId',
-      {
-        schema: {
-          tags: ['admin'],
-          summary: 'One order with its tickets (404 when unknown)',
-          security,
-          params,
-          response: {
-            200: { ...OrderWithTickets, examples: [ORDER_EXAMPLE] },
-            ...errors,
-          },
-        },
-      },
-      async (request) =>
-        renderOrderRecord(
-          await backends.partnerCart.getOrder((request.params as { orderId: string }).orderId),
-        ),
-    );
-    scope.post(
-      '/orders/:orderId/cancel',
-      {
-        preValidation: emptyBodyWhenAbsent,
-        schema: {
-          tags: ['admin'],
-          summary:
-            'Cancel a confirmed order, or some of its tickets; a whole cancel is queued and retried when the partner is down',
-          description:
-            'With `ticketIds`, only those tickets are cancelled, once the partner took it: they are then cancelled and refunded in one step. A partner that does not answer: `partnerCancelQueued` is true, the order comes back with `pendingTicketCancel` and its tickets still valid, and cart asks the partner again until it took or refused the cancel. 409 when the partner cancels whole orders only or refuses (nothing is cancelled or refunded), when another partial cancel of the order is still pending, or for a ticket cancelled already by another request (the same request again answers the order unchanged); 400 for a ticket the order does not have. Publishes `order-cancelled` (with the tickets of a partial cancel).',
-          security,
-          params,
-          body: CancelBody,
-          [OPTIONAL_BODY]: true,
-          response: {
-            200: Type.Object({
-              order: Order,
-              partnerCancelQueued: Type.Boolean(),
-              tickets: Type.Array(OrderTicket, {
-                description: 'The sold tickets, the cancelled ones with `cancelledAt`',
-              }),
-            }),
-            ...errors,
-            409: AdminError,
-          },
-        },
-      },
-      async (request) => {
-        const body = (request.body ?? {}) as {
-          reason?: CancelReason;
-          detail?: string;
-          ticketIds?: string[];
-        };
-        const answer = await backends.partnerCart.cancelOrder(
-          (request.params as { orderId: string }).orderId,
-          body.reason ?? 'REQUESTED',
-          body.detail ?? '',
-          body.ticketIds ?? [],
-        );
-        return {
-          order: renderOrder(answer.order),
-          partnerCancelQueued: answer.partnerCancelQueued,
-          tickets: renderOrderRecord({ ...answer, eventId: '', cartId: '' }).tickets,
-        };
-      },
-    );
-    scope.post(
-      '/orders/:orderId/print',
-      {
-        preValidation: emptyBodyWhenAbsent,
-        schema: {
-          tags: ['admin'],
-          summary:
-            'Record printing of a confirmed order at the partner, or roll it back; answers the order with its tickets',
-          description:
-            'The partner takes the action at once (no queue): 409 for an order that is not confirmed or an action the partner refuses (PRINT of a printed order, ROLLBACK_PRINT of one not printed), 503 while the partner is down (nothing recorded: retry). Publishes `order-printed`.',
-          security,
-          params,
-          body: PrintBody,
-          [OPTIONAL_BODY]: true, // no body: action PRINT
-          response: {
-            200: OrderWithTickets,
-            ...errors,
-            409: AdminError,
-          },
-        },
-      },
-      async (request) => {
-        const body = (request.body ?? {}) as { action?: PrintAction };
-        return renderOrderRecord(
-          await backends.partnerCart.printOrder(
-            (request.params as { orderId: string }).orderId,
-            body.action ?? 'PRINT',
-          ),
-        );
-      },
-    );
+    orderRoute(scope, backends);
+    cancelOrderRoute(scope, backends);
+    printOrderRoute(scope, backends);
   };
+}
+
+/** GET /orders/:orderId: one order with its tickets. */
+function orderRoute(scope: FastifyInstance, backends: { partnerCart: PartnerCart }): void {
+  scope.get(
+    '/orders/:orderId',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'One order with its tickets (404 when unknown)',
+        security,
+        params: OrderParams,
+        response: {
+          200: { ...OrderWithTickets, examples: [ORDER_EXAMPLE] },
+          ...orderErrors,
+        },
+      },
+    },
+    async (request) =>
+      renderOrderRecord(
+        await backends.partnerCart.getOrder((request.params as { orderId: string }).orderId),
+      ),
+  );
+}
+
+/** POST /orders/:orderId/cancel: cancels an order or some of its tickets. */
+function cancelOrderRoute(scope: FastifyInstance, backends: { partnerCart: PartnerCart }): void {
+  scope.post(
+    '/orders/:orderId/cancel',
+    {
+      preValidation: emptyBodyWhenAbsent,
+      schema: {
+        tags: ['admin'],
+        summary:
+          'Cancel a confirmed order, or some of its tickets; a whole cancel is queued and retried when the partner is down',
+        description:
+          'With `ticketIds`, only those tickets are cancelled, once the partner took it: they are then cancelled and refunded in one step. A partner that does not answer: `partnerCancelQueued` is true, the order comes back with `pendingTicketCancel` and its tickets still valid, and cart asks the partner again until it took or refused the cancel. 409 when the partner cancels whole orders only or refuses (nothing is cancelled or refunded), when another partial cancel of the order is still pending, or for a ticket cancelled already by another request (the same request again answers the order unchanged); 400 for a ticket the order does not have. Publishes `order-cancelled` (with the tickets of a partial cancel).',
+        security,
+        params: OrderParams,
+        body: CancelBody,
+        [OPTIONAL_BODY]: true,
+        response: {
+          200: Type.Object({
+            order: Order,
+            partnerCancelQueued: Type.Boolean(),
+            tickets: Type.Array(OrderTicket, {
+              description: 'The sold tickets, the cancelled ones with `cancelledAt`',
+            }),
+          }),
+          ...orderErrors,
+          409: AdminError,
+        },
+      },
+    },
+    async (request) => {
+      const body = (request.body ?? {}) as {
+        reason?: CancelReason;
+        detail?: string;
+        ticketIds?: string[];
+      };
+      const answer = await backends.partnerCart.cancelOrder(
+        (request.params as { orderId: string }).orderId,
+        body.reason ?? 'REQUESTED',
+        body.detail ?? '',
+        body.ticketIds ?? [],
+      );
+      return {
+        order: renderOrder(answer.order),
+        partnerCancelQueued: answer.partnerCancelQueued,
+        tickets: renderOrderRecord({ ...answer, eventId: '', cartId: '' }).tickets,
+      };
+    },
+  );
+}
+
+/** POST /orders/:orderId/print: records printing at the partner, or rolls it back. */
+function printOrderRoute(scope: FastifyInstance, backends: { partnerCart: PartnerCart }): void {
+  scope.post(
+    '/orders/:orderId/print',
+    {
+      preValidation: emptyBodyWhenAbsent,
+      schema: {
+        tags: ['admin'],
+        summary:
+          'Record printing of a confirmed order at the partner, or roll it back; answers the order with its tickets',
+        description:
+          'The partner takes the action at once (no queue): 409 for an order that is not confirmed or an action the partner refuses (PRINT of a printed order, ROLLBACK_PRINT of one not printed), 503 while the partner is down (nothing recorded: retry). Publishes `order-printed`.',
+        security,
+        params: OrderParams,
+        body: PrintBody,
+        [OPTIONAL_BODY]: true, // no body: action PRINT
+        response: {
+          200: OrderWithTickets,
+          ...orderErrors,
+          409: AdminError,
+        },
+      },
+    },
+    async (request) => {
+      const body = (request.body ?? {}) as { action?: PrintAction };
+      return renderOrderRecord(
+        await backends.partnerCart.printOrder(
+          (request.params as { orderId: string }).orderId,
+          body.action ?? 'PRINT',
+        ),
+      );
+    },
+  );
 }

@@ -91,6 +91,10 @@ const QueueQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** What every partner route may answer besides its own. */
+const partnerErrors = { 400: AdminError, 401: AdminError, 503: AdminError, 504: AdminError };
+const security = [{ adminToken: [] }];
+
 /**
  * Partner systems (3p-connector): register one (its venues are imported at once), read them
  * (never their secrets), import again now, and see the partner calls waiting to be retried.
@@ -98,91 +102,114 @@ const QueueQuery = Type.Object(
  */
 export function partnersAdminRoutes(backends: { partners: PartnerAdmin }) {
   return async (scope: FastifyInstance): Promise<void> => {
-    const errors = { 400: AdminError, 401: AdminError, 503: AdminError, 504: AdminError };
-    const security = [{ adminToken: [] }];
-    scope.post(
-      '/partners',
-      {
-        schema: {
-          tags: ['admin'],
-          summary: 'Register a partner system; starts an import of its venues',
-          security,
-          body: NewPartnerBody,
-          response: { 201: Type.Object({ id: Type.String() }), ...errors, 409: AdminError },
-        },
-      },
-      async (request, reply) => {
-        const created = await backends.partners.registerPartner(request.body as NewPartner);
-        return reply.code(201).send({ id: created.id });
-      },
-    );
-    scope.get(
-      '/partners',
-      {
-        schema: {
-          tags: ['admin'],
-          summary: 'Registered partners with their import and health state (no secrets)',
-          security,
-          response: { 200: Type.Object({ partners: Type.Array(Partner) }), ...errors },
-        },
-      },
-      async () => ({ partners: await backends.partners.listPartners() }),
-    );
-    scope.get(
-      '/partners/queued-calls',
-      {
-        schema: {
-          tags: ['admin'],
-          summary:
-            'Partner calls the connector retries until accepted (queued cancels), oldest first',
-          security,
-          querystring: QueueQuery,
-          response: { 200: Type.Object({ calls: Type.Array(QueuedCall) }), ...errors },
-        },
-      },
-      async (request) => ({
-        calls: await backends.partners.listQueuedCalls(
-          (request.query as { partnerId?: string }).partnerId,
-        ),
-      }),
-    );
-    scope.get(
-      '/partners/:id',
-      {
-        schema: {
-          tags: ['admin'],
-          summary: 'One partner (404 when unknown)',
-          security,
-          params: PartnerParams,
-          response: { 200: Partner, ...errors, 404: AdminError },
-        },
-      },
-      async (request) => backends.partners.getPartner((request.params as { id: string }).id),
-    );
-    scope.post(
-      '/partners/:id/imports',
-      {
-        schema: {
-          tags: ['admin'],
-          summary: "Import the partner's venues now instead of waiting for the schedule",
-          security,
-          params: PartnerParams,
-          body: Type.Optional(ImportBody),
-          response: {
-            202: Type.Object({ venues: Type.Array(Type.String()) }),
-            ...errors,
-            404: AdminError,
-          },
-        },
-      },
-      async (request, reply) => {
-        const body = (request.body ?? {}) as { venues?: string[] };
-        const started = await backends.partners.startImport(
-          (request.params as { id: string }).id,
-          body.venues ?? [],
-        );
-        return reply.code(202).send({ venues: started.venues });
-      },
-    );
+    newPartnerRoute(scope, backends);
+    partnersRoute(scope, backends);
+    queuedCallsRoute(scope, backends);
+    partnerRoute(scope, backends);
+    importRoute(scope, backends);
   };
+}
+
+/** POST /partners: registers a partner and starts an import of its venues. */
+function newPartnerRoute(scope: FastifyInstance, backends: { partners: PartnerAdmin }): void {
+  scope.post(
+    '/partners',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Register a partner system; starts an import of its venues',
+        security,
+        body: NewPartnerBody,
+        response: { 201: Type.Object({ id: Type.String() }), ...partnerErrors, 409: AdminError },
+      },
+    },
+    async (request, reply) => {
+      const created = await backends.partners.registerPartner(request.body as NewPartner);
+      return reply.code(201).send({ id: created.id });
+    },
+  );
+}
+
+/** GET /partners: the registered partners. */
+function partnersRoute(scope: FastifyInstance, backends: { partners: PartnerAdmin }): void {
+  scope.get(
+    '/partners',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Registered partners with their import and health state (no secrets)',
+        security,
+        response: { 200: Type.Object({ partners: Type.Array(Partner) }), ...partnerErrors },
+      },
+    },
+    async () => ({ partners: await backends.partners.listPartners() }),
+  );
+}
+
+/** GET /partners/queued-calls: partner calls waiting to be retried. */
+function queuedCallsRoute(scope: FastifyInstance, backends: { partners: PartnerAdmin }): void {
+  scope.get(
+    '/partners/queued-calls',
+    {
+      schema: {
+        tags: ['admin'],
+        summary:
+          'Partner calls the connector retries until accepted (queued cancels), oldest first',
+        security,
+        querystring: QueueQuery,
+        response: { 200: Type.Object({ calls: Type.Array(QueuedCall) }), ...partnerErrors },
+      },
+    },
+    async (request) => ({
+      calls: await backends.partners.listQueuedCalls(
+        (request.query as { partnerId?: string }).partnerId,
+      ),
+    }),
+  );
+}
+
+/** GET /partners/:id: one partner. */
+function partnerRoute(scope: FastifyInstance, backends: { partners: PartnerAdmin }): void {
+  scope.get(
+    '/partners/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'One partner (404 when unknown)',
+        security,
+        params: PartnerParams,
+        response: { 200: Partner, ...partnerErrors, 404: AdminError },
+      },
+    },
+    async (request) => backends.partners.getPartner((request.params as { id: string }).id),
+  );
+}
+
+/** POST /partners/:id/imports: imports the partner's venues now. */
+function importRoute(scope: FastifyInstance, backends: { partners: PartnerAdmin }): void {
+  scope.post(
+    '/partners/:id/imports',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "Import the partner's venues now instead of waiting for the schedule",
+        security,
+        params: PartnerParams,
+        body: Type.Optional(ImportBody),
+        response: {
+          202: Type.Object({ venues: Type.Array(Type.String()) }),
+          ...partnerErrors,
+          404: AdminError,
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = (request.body ?? {}) as { venues?: string[] };
+      const started = await backends.partners.startImport(
+        (request.params as { id: string }).id,
+        body.venues ?? [],
+      );
+      return reply.code(202).send({ venues: started.venues });
+    },
+  );
 }

@@ -66,6 +66,16 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** What every resale listing route may answer besides its own. */
+const listingErrors = {
+  400: AdminError,
+  401: AdminError,
+  500: AdminError,
+  503: AdminError,
+  504: AdminError,
+};
+const security = [{ adminToken: [] }];
+
 /**
  * Resale listings (cart's TopPicksService): tickets of a confirmed order put up for resale by their
  * owner. Create (201), list an event's newest first, read one, withdraw (DELETE; 409 when held by a
@@ -73,96 +83,111 @@ const ListQuery = Type.Object(
  */
 export function resaleAdminRoutes(backends: { topPicks: TopPicksBackend }) {
   return async (scope: FastifyInstance): Promise<void> => {
-    const errors = {
-      400: AdminError,
-      401: AdminError,
-      500: AdminError,
-      503: AdminError,
-      504: AdminError,
-    };
-    const security = [{ adminToken: [] }];
-    scope.post(
-      '/resale-listings',
-      {
-        schema: {
-          tags: ['admin'],
-          summary: 'List tickets of a confirmed order for resale',
-          description:
-            '404 unknown order; 409 when the order is not confirmed, a ticket is not (or no longer) ' +
-            "the order's, or is already listed.",
-          security,
-          body: NewListing,
-          response: { 201: Listing, ...errors, 404: AdminError, 409: AdminError },
-        },
-      },
-      async (request, reply) => {
-        const body = request.body as {
-          orderId: string;
-          ticketIds: string[];
-          price: { amount: number; currency: string };
-          sellerNotes?: string;
-        };
-        const listing = await backends.topPicks.createListing({
-          orderId: body.orderId,
-          ticketIds: body.ticketIds,
-          price: body.price,
-          sellerNotes: body.sellerNotes ?? '',
-        });
-        return reply.code(201).send(listing);
-      },
-    );
-    scope.get(
-      '/resale-listings',
-      {
-        schema: {
-          tags: ['admin'],
-          summary: "An event's resale listings, newest first",
-          security,
-          querystring: ListQuery,
-          response: {
-            200: Type.Object({
-              listings: Type.Array(Listing),
-              page: PageInfo,
-            }),
-            ...errors,
-          },
-        },
-      },
-      async (request) => {
-        const q = request.query as Partial<ResaleListingQuery> & { eventId: string };
-        return backends.topPicks.listListings({
-          eventId: q.eventId,
-          activeOnly: q.activeOnly ?? false,
-          offset: q.offset ?? 0,
-          limit: q.limit ?? 50,
-        });
-      },
-    );
-    scope.get(
-      '/resale-listings/:id',
-      {
-        schema: {
-          tags: ['admin'],
-          summary: 'One resale listing (404 when unknown)',
-          security,
-          params: Type.Object({ id: Id }),
-          response: { 200: Listing, ...errors, 404: AdminError },
-        },
-      },
-      async (request) => backends.topPicks.getListing((request.params as { id: string }).id),
-    );
-    scope.delete(
-      '/resale-listings/:id',
-      {
-        schema: {
-          tags: ['admin'],
-          summary: 'Withdraw a resale listing (answers it; 409 when held by a cart or sold)',
-          security,
-          params: Type.Object({ id: Id }),
-          response: { 200: Listing, ...errors, 404: AdminError, 409: AdminError },
-        },
-      },
-      async (request) => backends.topPicks.withdrawListing((request.params as { id: string }).id),
-    );
+    newListingRoute(scope, backends);
+    listingsRoute(scope, backends);
+    listingRoute(scope, backends);
+    withdrawListingRoute(scope, backends);
   };
+}
+
+/** POST /resale-listings: lists tickets of a confirmed order for resale. */
+function newListingRoute(scope: FastifyInstance, backends: { topPicks: TopPicksBackend }): void {
+  scope.post(
+    '/resale-listings',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'List tickets of a confirmed order for resale',
+        description:
+          '404 unknown order; 409 when the order is not confirmed, a ticket is not (or no longer) ' +
+          "the order's, or is already listed.",
+        security,
+        body: NewListing,
+        response: { 201: Listing, ...listingErrors, 404: AdminError, 409: AdminError },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as {
+        orderId: string;
+        ticketIds: string[];
+        price: { amount: number; currency: string };
+        sellerNotes?: string;
+      };
+      const listing = await backends.topPicks.createListing({
+        orderId: body.orderId,
+        ticketIds: body.ticketIds,
+        price: body.price,
+        sellerNotes: body.sellerNotes ?? '',
+      });
+      return reply.code(201).send(listing);
+    },
+  );
+}
+
+/** GET /resale-listings: an event's listings, newest first. */
+function listingsRoute(scope: FastifyInstance, backends: { topPicks: TopPicksBackend }): void {
+  scope.get(
+    '/resale-listings',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "An event's resale listings, newest first",
+        security,
+        querystring: ListQuery,
+        response: {
+          200: Type.Object({
+            listings: Type.Array(Listing),
+            page: PageInfo,
+          }),
+          ...listingErrors,
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query as Partial<ResaleListingQuery> & { eventId: string };
+      return backends.topPicks.listListings({
+        eventId: q.eventId,
+        activeOnly: q.activeOnly ?? false,
+        offset: q.offset ?? 0,
+        limit: q.limit ?? 50,
+      });
+    },
+  );
+}
+
+/** GET /resale-listings/:id: one listing. */
+function listingRoute(scope: FastifyInstance, backends: { topPicks: TopPicksBackend }): void {
+  scope.get(
+    '/resale-listings/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'One resale listing (404 when unknown)',
+        security,
+        params: Type.Object({ id: Id }),
+        response: { 200: Listing, ...listingErrors, 404: AdminError },
+      },
+    },
+    async (request) => backends.topPicks.getListing((request.params as { id: string }).id),
+  );
+}
+
+/** DELETE /resale-listings/:id: withdraws a listing. */
+function withdrawListingRoute(
+  scope: FastifyInstance,
+  backends: { topPicks: TopPicksBackend },
+): void {
+  scope.delete(
+    '/resale-listings/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Withdraw a resale listing (answers it; 409 when held by a cart or sold)',
+        security,
+        params: Type.Object({ id: Id }),
+        response: { 200: Listing, ...listingErrors, 404: AdminError, 409: AdminError },
+      },
+    },
+    async (request) => backends.topPicks.withdrawListing((request.params as { id: string }).id),
+  );
 }

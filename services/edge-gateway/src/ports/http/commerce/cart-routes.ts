@@ -56,6 +56,69 @@ function toProduct(p: ProductInput): ShoppingProduct {
   };
 }
 
+/** What every shopping route's schema starts with. */
+const base = {
+  tags: ['commerce'],
+  querystring: ShoppingQuery,
+};
+
+const who = (request: FastifyRequest) => ({
+  appId: request.appId!,
+  fanId: request.fanId!,
+});
+
+// The app's held-ticket quota, as the key guard read it: the cart holds within it.
+const quota = (request: FastifyRequest) =>
+  request.heldTicketsPerEvent !== undefined
+    ? { heldTicketsPerEvent: request.heldTicketsPerEvent }
+    : {};
+
+const idempotencyKey = (request: FastifyRequest) =>
+  (request.headers['idempotency-key'] as string | undefined) ?? '';
+
+/** 200 with the cart a change answered (or the refusal of the change). */
+async function cartAnswer(
+  run: CommerceRoutesContext['run'],
+  reply: FastifyReply,
+  call: () => Promise<{ cart?: ShoppingCart | undefined }>,
+) {
+  const answer = await run(reply, call);
+  if (wasAnswered(answer)) return reply;
+  // cart answers every change with the cart; without one it is a defect (500), not a result.
+  if (answer.cart === undefined) throw new Error('cart answered a change without the cart');
+  return reply.code(200).send(cartResult(answer.cart, 200));
+}
+
+type PaymentInput = Static<typeof PaymentsBody>['payments'][number];
+
+/** A payment of the request → cart's billing, with its amount in minor units. */
+function toBilling(payment: PaymentInput, amountMinor: number): Billing {
+  return {
+    firstName: payment.firstName,
+    lastName: payment.lastName,
+    homePhone: payment.phone ?? '',
+    type: payment.type,
+    reference: payment.reference ?? '',
+    address: {
+      line1: payment.address?.line1 ?? '',
+      line2: payment.address?.line2 ?? '',
+      unit: payment.address?.unit ?? '',
+      city: payment.address?.city ?? '',
+      countryCode: payment.address?.country?.toUpperCase() ?? '',
+      countryId: '',
+      region: payment.address?.region ?? '',
+      postalCode: payment.address?.postalCode ?? '',
+    },
+    amount: { amountMinor, currency: payment.currency },
+    cardNonce: payment.token,
+    cin: payment.cin ?? '',
+    expireMonth: payment.expireMonth,
+    expireYear: payment.expireYear,
+    emailAddress: payment.email,
+    thirdPartyAccountId: payment.thirdPartyAccountId ?? '',
+  };
+}
+
 /**
  * The shopping carts (`/shopping/carts/...`): create, read, release, products, delivery, payment
  * and purchase, for apps an operator approved and on behalf of a signed-in fan. They live in a
@@ -83,23 +146,18 @@ export async function cartRoutes(
 }
 
 function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContext): void {
-  const { commerce, family, run } = context;
-  const base = {
-    tags: ['commerce'],
-    querystring: ShoppingQuery,
-  };
-  const who = (request: FastifyRequest) => ({
-    appId: request.appId!,
-    fanId: request.fanId!,
-  });
-  // The app's held-ticket quota, as the key guard read it: the cart holds within it.
-  const quota = (request: FastifyRequest) =>
-    request.heldTicketsPerEvent !== undefined
-      ? { heldTicketsPerEvent: request.heldTicketsPerEvent }
-      : {};
-  const idempotencyKey = (request: FastifyRequest) =>
-    (request.headers['idempotency-key'] as string | undefined) ?? '';
+  createCartRoute(shopping, context);
+  readCartRoutes(shopping, context);
+  releaseCartRoute(shopping, context);
+  productsRoute(shopping, context);
+  deliveriesRoute(shopping, context);
+  paymentsRoute(shopping, context);
+  purchaseRoute(shopping, context);
+}
 
+/** POST /shopping/carts: creates a cart and reserves its products. */
+function createCartRoute(shopping: FastifyInstance, context: CommerceRoutesContext): void {
+  const { commerce, run } = context;
   shopping.post(
     '/shopping/carts',
     {
@@ -148,7 +206,11 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
       return reply.code(status).send(cartResult(answer.cart!, status));
     },
   );
+}
 
+/** GET /shopping/carts/:cartId (and with `.json`): reads a cart. */
+function readCartRoutes(shopping: FastifyInstance, context: CommerceRoutesContext): void {
+  const { commerce, run } = context;
   const readCart = async (request: FastifyRequest, reply: FastifyReply) => {
     const params = request.params as Static<typeof CartParams>;
     if (!context.acceptsFormat(reply, params.format)) return reply;
@@ -170,7 +232,11 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
   };
   shopping.get('/shopping/carts/:cartId', { schema: readSchema }, readCart);
   shopping.get('/shopping/carts/:cartId.:format', { schema: readSchema }, readCart);
+}
 
+/** DELETE /shopping/carts/:cartId: releases a cart. */
+function releaseCartRoute(shopping: FastifyInstance, context: CommerceRoutesContext): void {
+  const { commerce, run } = context;
   shopping.delete(
     '/shopping/carts/:cartId',
     {
@@ -194,19 +260,11 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
       return reply.code(204).send();
     },
   );
+}
 
-  /** 200 with the cart a change answered (or the refusal of the change). */
-  const cartAnswer = async (
-    reply: FastifyReply,
-    call: () => Promise<{ cart?: ShoppingCart | undefined }>,
-  ) => {
-    const answer = await run(reply, call);
-    if (wasAnswered(answer)) return reply;
-    // cart answers every change with the cart; without one it is a defect (500), not a result.
-    if (answer.cart === undefined) throw new Error('cart answered a change without the cart');
-    return reply.code(200).send(cartResult(answer.cart, 200));
-  };
-
+/** PATCH /shopping/carts/:cartId/products: adds or removes products or offers. */
+function productsRoute(shopping: FastifyInstance, context: CommerceRoutesContext): void {
+  const { commerce, run } = context;
   shopping.patch(
     '/shopping/carts/:cartId/products',
     {
@@ -222,7 +280,7 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
     async (request, reply) => {
       const params = request.params as Static<typeof CartParams>;
       const body = request.body as Static<typeof ProductsBody>;
-      return cartAnswer(reply, () =>
+      return cartAnswer(run, reply, () =>
         commerce.updateShoppingCartProducts({
           ...who(request),
           ...quota(request),
@@ -239,7 +297,11 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
       );
     },
   );
+}
 
+/** PATCH /shopping/carts/:cartId/deliveries: chooses the delivery. */
+function deliveriesRoute(shopping: FastifyInstance, context: CommerceRoutesContext): void {
+  const { commerce, run } = context;
   shopping.patch(
     '/shopping/carts/:cartId/deliveries',
     {
@@ -255,7 +317,7 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
     async (request, reply) => {
       const params = request.params as Static<typeof CartParams>;
       const body = request.body as Static<typeof DeliveriesBody>;
-      return cartAnswer(reply, () =>
+      return cartAnswer(run, reply, () =>
         commerce.selectShoppingCartDelivery({
           ...who(request),
           cartId: params.cartId,
@@ -264,7 +326,11 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
       );
     },
   );
+}
 
+/** PATCH /shopping/carts/:cartId/payments: pays a cart. */
+function paymentsRoute(shopping: FastifyInstance, context: CommerceRoutesContext): void {
+  const { commerce, family, run } = context;
   shopping.patch(
     '/shopping/carts/:cartId/payments',
     {
@@ -290,31 +356,8 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
           detail: `amount ${payment.amount} is not an amount in ${payment.currency} (an ISO 4217 currency, with no more decimals than it has)`,
         });
       }
-      const billing: Billing = {
-        firstName: payment.firstName,
-        lastName: payment.lastName,
-        homePhone: payment.phone ?? '',
-        type: payment.type,
-        reference: payment.reference ?? '',
-        address: {
-          line1: payment.address?.line1 ?? '',
-          line2: payment.address?.line2 ?? '',
-          unit: payment.address?.unit ?? '',
-          city: payment.address?.city ?? '',
-          countryCode: payment.address?.country?.toUpperCase() ?? '',
-          countryId: '',
-          region: payment.address?.region ?? '',
-          postalCode: payment.address?.postalCode ?? '',
-        },
-        amount: { amountMinor, currency: payment.currency },
-        cardNonce: payment.token,
-        cin: payment.cin ?? '',
-        expireMonth: payment.expireMonth,
-        expireYear: payment.expireYear,
-        emailAddress: payment.email,
-        thirdPartyAccountId: payment.thirdPartyAccountId ?? '',
-      };
-      return cartAnswer(reply, () =>
+      const billing = toBilling(payment, amountMinor);
+      return cartAnswer(run, reply, () =>
         commerce.addShoppingCartPayment({
           ...who(request),
           cartId: params.cartId,
@@ -324,7 +367,11 @@ function shoppingRoutes(shopping: FastifyInstance, context: CommerceRoutesContex
       );
     },
   );
+}
 
+/** POST /shopping/carts/:cartId/purchase: purchases a paid cart. */
+function purchaseRoute(shopping: FastifyInstance, context: CommerceRoutesContext): void {
+  const { commerce, run } = context;
   shopping.post(
     '/shopping/carts/:cartId/purchase',
     {

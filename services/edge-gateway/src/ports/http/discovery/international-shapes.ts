@@ -154,6 +154,42 @@ function levelBounds(event: Event, levelId: string): Bounds {
   );
 }
 
+/** An event's genres (or segments) as categories, each with its sub-genres as subcategories. */
+function intlCategories(event: Event, lang: string | undefined) {
+  const categories = new Map<
+    string,
+    { id: string; name: string; subcategories: { id: string; name: string }[] }
+  >();
+  for (const c of event.classifications) {
+    const top = c.genre ?? c.segment;
+    if (!top) continue;
+    const category = categories.get(top.id) ?? {
+      id: top.id,
+      name: langText(top.names, lang),
+      subcategories: [],
+    };
+    const sub = c.subGenre;
+    if (sub && !category.subcategories.some((s) => s.id === sub.id)) {
+      category.subcategories.push({ id: sub.id, name: langText(sub.names, lang) });
+    }
+    categories.set(top.id, category);
+  }
+  return [...categories.values()];
+}
+
+/** An event's images by ratio (the first of each ratio; `image_<n>` for one without a ratio). */
+function intlImages(event: Event) {
+  const images: Record<string, { url: string; width: number; height: number }> = {};
+  event.images.forEach((image, i) => {
+    images[image.ratio || `image_${i + 1}`] ??= {
+      url: image.url,
+      width: image.width,
+      height: image.height,
+    };
+  });
+  return images;
+}
+
 export function intlEvent(
   event: Event,
   venue: DiscoveryVenue | undefined,
@@ -175,32 +211,6 @@ export function intlEvent(
       : start?.dateTime
         ? { format: 'datetime', value: iso(start.dateTime) }
         : undefined;
-  const categories = new Map<
-    string,
-    { id: string; name: string; subcategories: { id: string; name: string }[] }
-  >();
-  for (const c of event.classifications) {
-    const top = c.genre ?? c.segment;
-    if (!top) continue;
-    const category = categories.get(top.id) ?? {
-      id: top.id,
-      name: langText(top.names, lang),
-      subcategories: [],
-    };
-    const sub = c.subGenre;
-    if (sub && !category.subcategories.some((s) => s.id === sub.id)) {
-      category.subcategories.push({ id: sub.id, name: langText(sub.names, lang) });
-    }
-    categories.set(top.id, category);
-  }
-  const images: Record<string, { url: string; width: number; height: number }> = {};
-  event.images.forEach((image, i) => {
-    images[image.ratio || `image_${i + 1}`] ??= {
-      url: image.url,
-      width: image.width,
-      height: image.height,
-    };
-  });
   return {
     id: event.id,
     domain_id: numericOf.get(country) ?? null,
@@ -236,7 +246,7 @@ export function intlEvent(
           },
         }
       : {}),
-    categories: [...categories.values()],
+    categories: intlCategories(event, lang),
     attractions: event.attractions
       .map((a) => attractions.get(a.resolvedId))
       .filter((a): a is DiscoveryAttraction => a !== undefined)
@@ -246,7 +256,7 @@ export function intlEvent(
       including_ticket_fees: prices.including,
     },
     currency: prices.currency,
-    images,
+    images: intlImages(event),
   };
 }
 

@@ -26,8 +26,15 @@ import {
  * Its shipping and payment are shipping-routes.ts and payment-routes.ts.
  */
 export function cartRoutes(scope: FastifyInstance, context: PartnerCartContext): void {
-  const { cart, tags, summary, callerOf, answerCart } = context;
+  reserveRoute(scope, context);
+  readCartRoute(scope, context);
+  commitRoute(scope, context);
+  releaseRoute(scope, context);
+}
 
+/** POST /events/:event_id/cart: reserves tickets into a new cart. */
+function reserveRoute(scope: FastifyInstance, context: PartnerCartContext): void {
+  const { cart, tags, summary, callerOf, answerCart } = context;
   scope.post(
     '/events/:event_id/cart',
     {
@@ -73,7 +80,11 @@ export function cartRoutes(scope: FastifyInstance, context: PartnerCartContext):
       return answerCart(reply, event_id, answer);
     },
   );
+}
 
+/** GET /events/:event_id/cart: reads a cart, or polls a pending reserve. */
+function readCartRoute(scope: FastifyInstance, context: PartnerCartContext): void {
+  const { cart, tags, summary, callerOf, answerCart } = context;
   scope.get(
     '/events/:event_id/cart',
     {
@@ -99,7 +110,11 @@ export function cartRoutes(scope: FastifyInstance, context: PartnerCartContext):
       return answerCart(reply, event_id, await cart.getCart(callerOf(request), event_id, cart_id));
     },
   );
+}
 
+/** PUT /events/:event_id/cart: commits a paid cart into an order. */
+function commitRoute(scope: FastifyInstance, context: PartnerCartContext): void {
+  const { cart, tags, summary, callerOf } = context;
   scope.put(
     '/events/:event_id/cart',
     {
@@ -141,7 +156,11 @@ export function cartRoutes(scope: FastifyInstance, context: PartnerCartContext):
       };
     },
   );
+}
 
+/** DELETE /events/:event_id/cart: releases a cart. */
+function releaseRoute(scope: FastifyInstance, context: PartnerCartContext): void {
+  const { cart, tags, summary, callerOf } = context;
   scope.delete(
     '/events/:event_id/cart',
     {

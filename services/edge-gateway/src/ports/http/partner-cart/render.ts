@@ -74,10 +74,10 @@ export function holdTimeLeft(cart: CartRecord, now: number): number {
   return Math.max(0, Math.ceil((cart.expiresAt.getTime() - now) / 1000));
 }
 
-/** The cart result (`{cart_id, cart}`). */
-export function renderCart(cart: CartRecord, now: number) {
+/** A ticket line of the cart: its tickets and charges, totals, seats and transfer. */
+function ticketLine(cart: CartRecord, line: CartRecord['ticketItems'][number]) {
   const currency = cart.currency;
-  const tickets = cart.ticketItems.map((line) => ({
+  return {
     type: 'ticket' as const,
     id: line.id,
     view: {},
@@ -106,7 +106,28 @@ export function renderCart(cart: CartRecord, now: number) {
       : { eligible: false, explanation: 'Tickets of this event cannot be transferred.' },
     quantity: line.quantity,
     ...resaleFields(line),
-  }));
+  };
+}
+
+function payment(p: CartRecord['payments'][number]) {
+  return {
+    id: p.id,
+    payment_id: p.paymentId,
+    type: p.type,
+    amount: toDecimal(p.amount),
+    card: {
+      expire_month: p.expireMonth,
+      expire_year: p.expireYear,
+      issuer: p.issuer,
+      number: p.maskedNumber,
+    },
+  };
+}
+
+/** The cart result (`{cart_id, cart}`). */
+export function renderCart(cart: CartRecord, now: number) {
+  const currency = cart.currency;
+  const tickets = cart.ticketItems.map((line) => ticketLine(cart, line));
   const processing = cart.processingFee
     ? [
         {
@@ -148,18 +169,7 @@ export function renderCart(cart: CartRecord, now: number) {
         type: a.type,
         ...(a.agreementUrl ? { agreement_url: a.agreementUrl } : {}),
       })),
-      payments: cart.payments.map((p) => ({
-        id: p.id,
-        payment_id: p.paymentId,
-        type: p.type,
-        amount: toDecimal(p.amount),
-        card: {
-          expire_month: p.expireMonth,
-          expire_year: p.expireYear,
-          issuer: p.issuer,
-          number: p.maskedNumber,
-        },
-      })),
+      payments: cart.payments.map(payment),
     },
   };
 }

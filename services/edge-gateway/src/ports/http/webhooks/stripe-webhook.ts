@@ -27,6 +27,115 @@ const kindOf = (error: unknown): string | undefined =>
     ? ((error as { kind?: unknown }).kind as string | undefined)
     : undefined;
 
+/** The POST's schema: what the OpenAPI document shows of the endpoint. */
+const WEBHOOK_SCHEMA = {
+  tags: ['webhooks'],
+  summary: "Stripe's webhook events",
+  // No credential of the document's schemes: the signature of the body is the proof.
+  security: [],
+  description:
+    'Called by Stripe only. The raw body must carry a valid `Stripe-Signature` (the endpoint signing secret, timestamp within 300 s). Handled event types: `payment_intent.canceled`, `payment_intent.payment_failed`, `charge.refunded`, `charge.dispute.created`; others are acknowledged and ignored. An event id already handled is acknowledged and changes nothing. See docs/payments.md.',
+  response: {
+    200: Type.Object({
+      received: Type.Boolean(),
+      duplicate: Type.Boolean({ description: 'The event id was handled before' }),
+    }),
+    400: {
+      ...WebhookError,
+      description:
+        'No, a wrong or a stale Stripe-Signature (invalid_signature), or a signed event without its id, type, created time or data.object (invalid_event)',
+    },
+    500: { ...WebhookError, description: 'Not handled now; Stripe sends it again' },
+    503: {
+      ...WebhookError,
+      description:
+        'No signing secret configured (STRIPE_WEBHOOK_SECRET), or cart unavailable; with `Retry-After`',
+    },
+  },
+};
+
+/**
+ * The event of a delivery, verified against the signing secret; undefined when `reply` was sent
+ * its 400 (no, a wrong or a stale signature, or a signed event lacking what cart needs).
+ */
+function verifiedEvent(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  secret: string,
+): Stripe.Event | undefined {
+  const signature = request.headers['stripe-signature'];
+  const body = request.body;
+  if (typeof signature !== 'string' || signature === '') {
+    void refuse(reply, 400, 'invalid_signature', 'the Stripe-Signature header is required');
+    return undefined;
+  }
+  if (!Buffer.isBuffer(body)) {
+    void refuse(reply, 400, 'invalid_signature', 'the event body is missing');
+    return undefined;
+  }
+  let event: Stripe.Event;
+  try {
+    event = Stripe.webhooks.constructEvent(body, signature, secret);
+  } catch {
+    void refuse(
+      reply,
+      400,
+      'invalid_signature',
+      'the Stripe-Signature does not verify: wrong secret, altered body, or a timestamp outside the tolerance',
+    );
+    return undefined;
+  }
+  // Signed by Stripe, yet checked: an event without these would fail further in, as a 500.
+  const object = (event as { data?: { object?: unknown } }).data?.object;
+  if (
+    typeof event.id !== 'string' ||
+    event.id === '' ||
+    typeof event.type !== 'string' ||
+    !Number.isInteger(event.created) ||
+    typeof object !== 'object' ||
+    object === null
+  ) {
+    void refuse(
+      reply,
+      400,
+      'invalid_event',
+      'the event lacks its id, type, created time or data.object',
+    );
+    return undefined;
+  }
+  return event;
+}
+
+/**
+ * Hands a verified event to cart: 200 once it took it (or had it already), 503 while cart is
+ * unavailable, 500 otherwise (Stripe sends it again either way).
+ */
+async function forward(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  sink: StripeWebhookSink,
+  event: Stripe.Event,
+) {
+  try {
+    const answer = await sink.handleStripeEvent({
+      eventId: event.id,
+      type: event.type,
+      objectJson: JSON.stringify(event.data.object),
+      created: new Date(event.created * 1000),
+    });
+    return reply.code(200).send({ received: true, duplicate: answer.duplicate });
+  } catch (error) {
+    request.log.warn({ err: error, stripe_event: event.id }, 'Stripe event not handled');
+    const kind = kindOf(error);
+    if (kind === 'unavailable' || kind === 'deadline_exceeded' || kind === 'resource_exhausted')
+      return reply
+        .header('retry-after', '5')
+        .code(503)
+        .send({ error: { code: 'unavailable', message: 'cart is unavailable; retry' } });
+    return refuse(reply, 500, 'internal', 'the event was not handled; Stripe sends it again');
+  }
+}
+
 /**
  * `POST /webhooks/stripe`: Stripe's webhook endpoint. The body is taken raw (the signature covers
  * its exact bytes) and verified with the SDK's `webhooks.constructEvent` against the endpoint's
@@ -65,99 +174,17 @@ export async function registerStripeWebhook(
       onRequest: notAllowed,
       handler: notAllowed,
     });
-    scope.post(
-      '/webhooks/stripe',
-      {
-        schema: {
-          tags: ['webhooks'],
-          summary: "Stripe's webhook events",
-          // No credential of the document's schemes: the signature of the body is the proof.
-          security: [],
-          description:
-            'Called by Stripe only. The raw body must carry a valid `Stripe-Signature` (the endpoint signing secret, timestamp within 300 s). Handled event types: `payment_intent.canceled`, `payment_intent.payment_failed`, `charge.refunded`, `charge.dispute.created`; others are acknowledged and ignored. An event id already handled is acknowledged and changes nothing. See docs/payments.md.',
-          response: {
-            200: Type.Object({
-              received: Type.Boolean(),
-              duplicate: Type.Boolean({ description: 'The event id was handled before' }),
-            }),
-            400: {
-              ...WebhookError,
-              description:
-                'No, a wrong or a stale Stripe-Signature (invalid_signature), or a signed event without its id, type, created time or data.object (invalid_event)',
-            },
-            500: { ...WebhookError, description: 'Not handled now; Stripe sends it again' },
-            503: {
-              ...WebhookError,
-              description:
-                'No signing secret configured (STRIPE_WEBHOOK_SECRET), or cart unavailable; with `Retry-After`',
-            },
-          },
-        },
-      },
-      async (request, reply) => {
-        if (!options.secret || !options.sink)
-          return reply
-            .header('retry-after', String(NOT_CONFIGURED_RETRY_AFTER_S))
-            .code(503)
-            .send({
-              error: { code: 'unavailable', message: 'the Stripe webhook is not configured' },
-            });
-        const signature = request.headers['stripe-signature'];
-        const body = request.body;
-        if (typeof signature !== 'string' || signature === '')
-          return refuse(reply, 400, 'invalid_signature', 'the Stripe-Signature header is required');
-        if (!Buffer.isBuffer(body))
-          return refuse(reply, 400, 'invalid_signature', 'the event body is missing');
-        let event: Stripe.Event;
-        try {
-          event = Stripe.webhooks.constructEvent(body, signature, options.secret);
-        } catch {
-          return refuse(
-            reply,
-            400,
-            'invalid_signature',
-            'the Stripe-Signature does not verify: wrong secret, altered body, or a timestamp outside the tolerance',
-          );
-        }
-        // Signed by Stripe, yet checked: an event without these would fail further in, as a 500.
-        const object = (event as { data?: { object?: unknown } }).data?.object;
-        if (
-          typeof event.id !== 'string' ||
-          event.id === '' ||
-          typeof event.type !== 'string' ||
-          !Number.isInteger(event.created) ||
-          typeof object !== 'object' ||
-          object === null
-        )
-          return refuse(
-            reply,
-            400,
-            'invalid_event',
-            'the event lacks its id, type, created time or data.object',
-          );
-        try {
-          const answer = await options.sink.handleStripeEvent({
-            eventId: event.id,
-            type: event.type,
-            objectJson: JSON.stringify(event.data.object),
-            created: new Date(event.created * 1000),
+    scope.post('/webhooks/stripe', { schema: WEBHOOK_SCHEMA }, async (request, reply) => {
+      if (!options.secret || !options.sink)
+        return reply
+          .header('retry-after', String(NOT_CONFIGURED_RETRY_AFTER_S))
+          .code(503)
+          .send({
+            error: { code: 'unavailable', message: 'the Stripe webhook is not configured' },
           });
-          return reply.code(200).send({ received: true, duplicate: answer.duplicate });
-        } catch (error) {
-          request.log.warn({ err: error, stripe_event: event.id }, 'Stripe event not handled');
-          const kind = kindOf(error);
-          if (
-            kind === 'unavailable' ||
-            kind === 'deadline_exceeded' ||
-            kind === 'resource_exhausted'
-          )
-            return reply
-              .header('retry-after', '5')
-              .code(503)
-              .send({ error: { code: 'unavailable', message: 'cart is unavailable; retry' } });
-          return refuse(reply, 500, 'internal', 'the event was not handled; Stripe sends it again');
-        }
-      },
-    );
+      const event = verifiedEvent(request, reply, options.secret);
+      if (event === undefined) return reply;
+      return forward(request, reply, options.sink, event);
+    });
   });
 }
