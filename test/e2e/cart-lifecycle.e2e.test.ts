@@ -14,6 +14,7 @@ import {
   orderPrintedTopic,
 } from '@marquee/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCaller, pacedPartnerCaller, readJson, type Json } from '../support/calls.js';
 import { requireInfra } from '../support/infra.js';
 import {
   importPartnerEvent,
@@ -24,10 +25,6 @@ import { startStack, type Stack } from '../support/stack.js';
 import { approvedCard, declinedCard } from '../support/cards.js';
 
 const infra = requireInfra();
-
-// Answers are read loosely: the unit tests pin their shapes.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
 
 const P = '/partners/v1';
 const SESSION = 'x-platform-session-sid';
@@ -116,43 +113,12 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
   /** `order-printed` records by order id, in the order they arrived. */
   const printed = new Map<string, Json[]>();
 
-  const json = async (response: Response) => {
-    const text = await response.text();
-    return (text ? JSON.parse(text) : {}) as Json;
-  };
-  const send = (method: string, url: string, headers: Record<string, string>, body?: unknown) =>
-    fetch(url, {
-      method,
-      headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-  const admin = (method: string, path: string, body?: unknown) =>
-    send(
-      method,
-      `${sut.baseUrl}/admin/v1/${path}`,
-      { authorization: `Bearer ${sut.adminToken}` },
-      body,
-    );
-  // The app's default quota is 5 calls a second: keep 220 ms between calls.
-  let lastAnswer = 0;
-  const api = async (
-    method: string,
-    path: string,
-    options: { body?: unknown; headers?: Record<string, string> } = {},
-  ) => {
-    const wait = lastAnswer + 220 - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    try {
-      return await send(
-        method,
-        `${sut.baseUrl}${path}`,
-        { 'x-api-key': apiKey, ...options.headers },
-        options.body,
-      );
-    } finally {
-      lastAnswer = Date.now();
-    }
-  };
+  const json = readJson;
+  const admin = adminCaller(() => sut);
+  const api = pacedPartnerCaller(
+    () => sut,
+    () => apiKey,
+  );
 
   // The partner's own 3P API, read directly (not through the proxy).
   const refreshPartnerToken = async () => {
@@ -324,7 +290,7 @@ describe.skipIf(!infra)('cart lifecycle (distributed mode)', () => {
       partnerOrigin: partnerUrl,
     }));
     // The import's last calls count against the app's quota too.
-    lastAnswer = Date.now();
+    api.answered();
   });
 
   afterAll(async () => {

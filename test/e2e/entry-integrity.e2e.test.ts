@@ -8,6 +8,7 @@ import {
 } from '@marquee/proto/topics';
 import { decodeToken, payloadAt } from '@marquee/render-kit/format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCaller, pacedPartnerCaller, readJson, type Json } from '../support/calls.js';
 import { requireInfra } from '../support/infra.js';
 import { grantPartnerDistribution, importPartnerEvent } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -15,9 +16,8 @@ import { approvedCard } from '../support/cards.js';
 
 const infra = requireInfra();
 
-// Answers are read loosely: the unit tests pin their shapes.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
+/** A partner call's body and headers, and the key of the app calling (the selling app's by default). */
+type CallOptions = { body?: unknown; headers?: Record<string, string>; apiKey?: string };
 
 const PRODUCTION = '/partners/v1';
 const PREPROD = '/partners-preprod/v1';
@@ -35,41 +35,17 @@ describe.skipIf(!infra)('sale integrity at the gates (distributed mode)', () => 
   let eventId: string;
   const marker = `si${randomBytes(4).toString('hex')}`;
 
-  const json = async (response: Response) => {
-    const text = await response.text();
-    return (text ? JSON.parse(text) : {}) as Json;
-  };
-  const admin = (method: string, path: string, body?: unknown) =>
-    fetch(`${sut.baseUrl}/admin/v1/${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${sut.adminToken}`,
-        ...(body ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-  // An app's default quota is 5 calls a second: keep 220 ms between calls.
-  let lastAnswer = 0;
-  const call = async (
-    method: string,
-    url: string,
-    options: { body?: unknown; headers?: Record<string, string>; apiKey?: string } = {},
-  ) => {
-    const wait = lastAnswer + 220 - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    try {
-      return await fetch(`${sut.baseUrl}${url}`, {
-        method,
-        headers: {
-          'x-api-key': options.apiKey ?? sellingKey,
-          ...(options.body ? { 'content-type': 'application/json' } : {}),
-          ...options.headers,
-        },
-        ...(options.body ? { body: JSON.stringify(options.body) } : {}),
-      });
-    } finally {
-      lastAnswer = Date.now();
-    }
+  const json = readJson;
+  const admin = adminCaller(() => sut);
+  const paced = pacedPartnerCaller(
+    () => sut,
+    () => sellingKey,
+  );
+  /** A paced call with the selling app's key, or `options.apiKey`; both apps share the pacing. */
+  const call = (method: string, url: string, options: CallOptions = {}) => {
+    const { apiKey, ...rest } = options;
+    const headers = apiKey === undefined ? rest.headers : { 'x-api-key': apiKey, ...rest.headers };
+    return paced(method, url, { ...rest, headers });
   };
 
   /** Reserve, e-ticket delivery, pay, commit through `prefix` with the selling app's key. */
@@ -228,7 +204,7 @@ describe.skipIf(!infra)('sale integrity at the gates (distributed mode)', () => 
       marker,
       secureEntry: true,
     }));
-    lastAnswer = Date.now();
+    paced.answered();
   });
 
   afterAll(async () => {

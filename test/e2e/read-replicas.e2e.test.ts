@@ -8,6 +8,7 @@ import {
   type Event,
 } from '@marquee/proto/catalog/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCaller, pacedPartnerCaller } from '../support/calls.js';
 import { requireInfra } from '../support/infra.js';
 import { startStack, type Stack } from '../support/stack.js';
 
@@ -30,31 +31,21 @@ describe.skipIf(!infra)('catalog-indexer read replicas behind the edge (distribu
   const marker = `rr${randomBytes(4).toString('hex')}`;
   const replicaNames = ['catalog-indexer', 'catalog-indexer#2'];
 
-  // An app's default quota is 5 requests a second: keep 220 ms between calls (discovery e2e).
-  let lastAnswer = 0;
-  const call = async (path: string, init: RequestInit = {}) => {
-    const wait = lastAnswer + 220 - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    try {
-      return await fetch(`${sut.baseUrl}${path}`, init);
-    } finally {
-      lastAnswer = Date.now();
-    }
-  };
+  const admin = adminCaller(() => sut);
+  // Publishing and discovery read the key from the `apikey` query (the caller's header is unused).
+  const call = pacedPartnerCaller(
+    () => sut,
+    () => apiKey,
+  );
   const withKey = (path: string) => `${path}${path.includes('?') ? '&' : '?'}apikey=${apiKey}`;
   const publish = async (method: string, path: string, body?: unknown) => {
-    const response = await call(withKey(`/publish/v2/${path}`), {
-      method,
-      ...(body === undefined
-        ? {}
-        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    });
+    const response = await call(method, withKey(`/publish/v2/${path}`), { body });
     expect(response.status, await response.clone().text()).toBe(method === 'DELETE' ? 204 : 200);
     return response;
   };
   /** The edge's Discovery v2 answer, reduced to what must not depend on the replica. */
   const v2 = async (query: string) => {
-    const response = await call(withKey(`/discovery/v2/events.json?${query}`));
+    const response = await call('GET', withKey(`/discovery/v2/events.json?${query}`));
     expect(response.status).toBe(200);
     const body = (await response.json()) as HalEvents;
     return {
@@ -130,10 +121,9 @@ describe.skipIf(!infra)('catalog-indexer read replicas behind the edge (distribu
       mongoUrl: infra!.mongoUrl,
       replicas: { 'catalog-indexer': 2 },
     });
-    const response = await fetch(`${sut.baseUrl}/admin/v1/apps`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${sut.adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'read replicas e2e', redirectUris: ['https://e2e.example/cb'] }),
+    const response = await admin('POST', 'apps', {
+      name: 'read replicas e2e',
+      redirectUris: ['https://e2e.example/cb'],
     });
     expect(response.status).toBe(201);
     apiKey = ((await response.json()) as { apiKey: string }).apiKey;

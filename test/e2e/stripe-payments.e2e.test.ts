@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { skipIsFailure, waitFor } from '@marquee/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCaller, pacedPartnerCaller, readJson, type Json } from '../support/calls.js';
 import { requireInfra } from '../support/infra.js';
 import { grantPartnerDistribution, importPartnerEvent } from '../support/partner-event.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -15,12 +16,6 @@ if (infra && !stripeMockUrl) {
   if (skipIsFailure()) throw new Error(message);
   console.warn(`\n*** SKIPPED: ${message}\n`);
 }
-
-// Answers are read loosely: the unit tests pin their shapes.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
-
-const P = '/partners/v1';
 
 /**
  * Real money's path through the stack: production-prefix carts are paid through cart's Stripe
@@ -39,37 +34,16 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
   let partnerEventId: string;
   const marker = `sp${randomBytes(4).toString('hex')}`;
 
-  const json = async (response: Response) => {
-    const text = await response.text();
-    return (text ? JSON.parse(text) : {}) as Json;
-  };
-  // The app's default quota is 5 calls a second: keep 220 ms between calls.
-  let lastAnswer = 0;
-  const api = async (
-    method: string,
-    path: string,
-    options: { body?: unknown; headers?: Record<string, string> } = {},
-  ) => {
-    const wait = lastAnswer + 220 - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    try {
-      return await fetch(`${sut.baseUrl}${P}${path}`, {
-        method,
-        headers: {
-          'x-api-key': apiKey,
-          ...(options.body ? { 'content-type': 'application/json' } : {}),
-          ...options.headers,
-        },
-        ...(options.body ? { body: JSON.stringify(options.body) } : {}),
-      });
-    } finally {
-      lastAnswer = Date.now();
-    }
-  };
+  const json = readJson;
+  const admin = adminCaller(() => sut);
+  const api = pacedPartnerCaller(
+    () => sut,
+    () => apiKey,
+  );
 
   /** A held cart of one ticket, e-ticket delivery chosen: its id and unpaid total. */
   async function heldCart(): Promise<{ cartId: string; unpaid: number }> {
-    const reserved = await api('POST', `/events/${eventId}/cart`, {
+    const reserved = await api('POST', `events/${eventId}/cart`, {
       body: { reserve: { tickets: [{ id: 'ADULT', quantity: 1 }] } },
     });
     let cart = await json(reserved);
@@ -88,10 +62,10 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
     const cartId = cart.cart_id as string;
     const options = await api(
       'GET',
-      `/events/${eventId}/cart/shipping?cart_id=${encodeURIComponent(cartId)}`,
+      `events/${eventId}/cart/shipping?cart_id=${encodeURIComponent(cartId)}`,
     );
     const shippingId = (await json(options)).shipping_options[0].id as string;
-    const shipped = await api('PUT', `/events/${eventId}/cart/shipping`, {
+    const shipped = await api('PUT', `events/${eventId}/cart/shipping`, {
       body: { cart_id: cartId, shipping_id: shippingId },
     });
     expect(shipped.status).toBe(200);
@@ -99,7 +73,7 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
   }
 
   const pay = (cartId: string, unpaid: number, card: string) =>
-    api('PUT', `/events/${eventId}/cart/payment`, {
+    api('PUT', `events/${eventId}/cart/payment`, {
       body: {
         cartId,
         payment: {
@@ -115,7 +89,7 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
       },
     });
   const commit = (cartId: string) =>
-    api('PUT', `/events/${eventId}/cart`, { body: { cart_id: cartId } });
+    api('PUT', `events/${eventId}/cart`, { body: { cart_id: cartId } });
 
   /** The requests Stripe received for one cart (its authorisation's key names the cart). */
   const authorisationsOf = (cartId: string): StripeRequest[] =>
@@ -173,17 +147,16 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
   beforeAll(async () => {
     sut = await startStack({ kafkaBrokers: infra!.kafkaBrokers, mongoUrl: infra!.mongoUrl });
     stripe = sut.stripe!.recorder;
-    const app = await fetch(`${sut.baseUrl}/admin/v1/apps`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${sut.adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'stripe e2e', redirectUris: ['https://e2e.example/cb'] }),
+    const app = await admin('POST', 'apps', {
+      name: 'stripe e2e',
+      redirectUris: ['https://e2e.example/cb'],
     });
     expect(app.status).toBe(201);
     const created = await json(app);
     apiKey = created.apiKey as string;
     await grantPartnerDistribution(sut, created.appId as string);
     ({ eventId, partnerEventId } = await importPartnerEvent(sut, { apiKey, marker }));
-    lastAnswer = Date.now();
+    api.answered();
   });
 
   afterAll(async () => {
@@ -251,14 +224,10 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
         );
     expect(refundsOf()).toEqual([]);
 
-    const cancelled = await fetch(
-      `${sut.baseUrl}/admin/v1/orders/${encodeURIComponent(orderId)}/cancel`,
-      {
-        method: 'POST',
-        headers: { authorization: `Bearer ${sut.adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ reason: 'REQUESTED', detail: 'e2e refund' }),
-      },
-    );
+    const cancelled = await admin('POST', `orders/${encodeURIComponent(orderId)}/cancel`, {
+      reason: 'REQUESTED',
+      detail: 'e2e refund',
+    });
     expect(cancelled.status, await cancelled.clone().text()).toBe(200);
     const [refund, ...more] = await waitFor(
       () => {
@@ -269,10 +238,7 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
     );
     expect(refund).toMatchObject({ idempotencyKey: expect.stringContaining(orderId), status: 200 });
     // A second cancel is answered from the order: no second refund.
-    const again = await fetch(
-      `${sut.baseUrl}/admin/v1/orders/${encodeURIComponent(orderId)}/cancel`,
-      { method: 'POST', headers: { authorization: `Bearer ${sut.adminToken}` } },
-    );
+    const again = await admin('POST', `orders/${encodeURIComponent(orderId)}/cancel`);
     expect(again.status).toBe(200);
     expect(more.filter((r) => r.idempotencyKey !== refund!.idempotencyKey)).toEqual([]);
     expect(refundsOf().filter((r) => r.idempotencyKey !== refund!.idempotencyKey)).toEqual([]);
@@ -304,12 +270,12 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
   const sendStripeEvent = (type: string, object: Json) =>
     deliverStripeEvent(stripeEvent(type, object));
   const cartNow = async (cartId: string) =>
-    json(await api('GET', `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`));
+    json(await api('GET', `events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`));
   /** Leaves no held booking behind for the tests that count the partner's bookings. */
   const releaseCart = async (cartId: string) => {
     const released = await api(
       'DELETE',
-      `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`,
+      `events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`,
     );
     expect(released.status).toBe(204);
   };
@@ -374,9 +340,7 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
   });
 
   const adminOrder = async (orderId: string) => {
-    const read = await fetch(`${sut.baseUrl}/admin/v1/orders/${encodeURIComponent(orderId)}`, {
-      headers: { authorization: `Bearer ${sut.adminToken}` },
-    });
+    const read = await admin('GET', `orders/${encodeURIComponent(orderId)}`);
     expect(read.status).toBe(200);
     return (await json(read)).order as Json;
   };
@@ -461,7 +425,7 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
     const paymentId = await payWithVisa(cartId, unpaid);
     const released = await api(
       'DELETE',
-      `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`,
+      `events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`,
     );
     expect(released.status).toBe(204);
     await waitFor(() => intent(paymentId)?.status === 'canceled' || undefined, {
@@ -563,7 +527,7 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
     expect(intent(paymentId)?.status).toBe('requires_action');
     const unpaidCart = await api(
       'GET',
-      `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`,
+      `events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`,
     );
     expect((await json(unpaidCart)).cart.payments).toEqual([]);
 
@@ -594,7 +558,7 @@ describe.skipIf(!infra || !stripeMockUrl)('Stripe payments (distributed mode)', 
     expect(body.error.message).toMatch(/PaymentMethod/);
     expect(stripe.requests().slice(before)).toEqual([]);
 
-    const read = await api('GET', `/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`);
+    const read = await api('GET', `events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`);
     expect((await json(read)).cart.payments).toEqual([]);
   });
 });

@@ -91,68 +91,12 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
       : await startMetricsServer({ host: '127.0.0.1', port: options.metricsPort });
   const bus = createMemoryBus({ source: 'marquee-embedded' });
   await bus.start();
-  // Embedded means in-memory: infrastructure variables of the caller's shell are ignored on purpose.
-  const { KAFKA_BROKERS: _k, MONGO_URL: _m, ...baseEnv } = options.env ?? {};
   const hosted: HostedService[] = [];
-
-  const start = async (service: Bootable, env: NodeJS.ProcessEnv): Promise<HostedService> => {
-    const infra = {
-      name: service.name,
-      logger: options.logger.child({ service: service.name }),
-      bus,
-      mongo: undefined,
-    };
-    const { parts, httpPort } = await service.boot(infra, {
-      ...baseEnv,
-      NODE_ENV: 'development',
-      HOST: options.host,
-      ...env,
-    });
-    const running = await hostService(infra, parts, {
-      host: options.host,
-      httpPort,
-      grpcPort: 0,
-      callers: service.callers,
-      ...(service.uses ? { uses: service.uses } : {}),
-    });
-    hosted.push(running);
-    return running;
-  };
-
   try {
-    const shared = new Map<string, string>();
-    // The partner client given by the caller; shared() generates whatever is not.
+    // The partner client given by the caller; run.shared() generates whatever is not.
     const { id: clientId, secret: clientSecret } = options.partnerClient ?? {};
-    if (clientId !== undefined) shared.set('PARTNER_CLIENT_ID', clientId);
-    if (clientSecret !== undefined) shared.set('PARTNER_CLIENT_SECRET', clientSecret);
-    const run: DevelopmentRun = {
-      adminToken,
-      shared(name) {
-        let value = shared.get(name);
-        if (value === undefined) shared.set(name, (value = randomBytes(24).toString('base64url')));
-        return value;
-      },
-    };
-    const publicPorts = { api: options.port, partner: options.partnerPort };
-    const started = new Map<string, HostedService>();
-    const onPublicPort: Partial<Record<keyof typeof publicPorts, HostedService>> = {};
-    for (const service of startOrder(hostedServices)) {
-      const env: NodeJS.ProcessEnv = { HTTP_PORT: '0', ...service.development.env?.(run) };
-      const publicPort = service.development.publicPort;
-      if (publicPort) env.HTTP_PORT = String(publicPorts[publicPort]);
-      for (const callee of service.calls) {
-        Object.assign(env, callVariables(callee, { host: options.host, ...started.get(callee)! }));
-      }
-      // Called from background work that retries: an address when the callee is up already.
-      for (const callee of service.callsLater) {
-        const up = started.get(callee);
-        if (up) Object.assign(env, callVariables(callee, { host: options.host, ...up }));
-      }
-      const running = await start(service, env);
-      started.set(service.name, running);
-      if (publicPort) onPublicPort[publicPort] = running;
-    }
-    const { api, partner: partnerService } = onPublicPort;
+    const run = developmentRun(adminToken, options.partnerClient);
+    const { api, partner: partnerService } = await startServices(options, bus, run, hosted);
     if (!api || !partnerService)
       throw new Error('embedded: no service took the public API port or the partner port');
     // Every consumer group has subscribed: from now on a record is released once all have read it,
@@ -198,6 +142,90 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedM
     await metricsServer?.close();
     throw error;
   }
+}
+
+type EmbeddedBus = ReturnType<typeof createMemoryBus>;
+
+/** What a development run gives the services: the admin token and credentials shared by name. */
+function developmentRun(
+  adminToken: string,
+  partnerClient: EmbeddedOptions['partnerClient'],
+): DevelopmentRun {
+  const shared = new Map<string, string>();
+  const { id: clientId, secret: clientSecret } = partnerClient ?? {};
+  if (clientId !== undefined) shared.set('PARTNER_CLIENT_ID', clientId);
+  if (clientSecret !== undefined) shared.set('PARTNER_CLIENT_SECRET', clientSecret);
+  return {
+    adminToken,
+    shared(name) {
+      let value = shared.get(name);
+      if (value === undefined) shared.set(name, (value = randomBytes(24).toString('base64url')));
+      return value;
+    },
+  };
+}
+
+/**
+ * Starts every service in dependency order, each with the addresses of the services it calls
+ * (`hosted` collects them as they start): the services on the public API and partner ports.
+ */
+async function startServices(
+  options: EmbeddedOptions,
+  bus: EmbeddedBus,
+  run: DevelopmentRun,
+  hosted: HostedService[],
+): Promise<Partial<Record<'api' | 'partner', HostedService>>> {
+  const publicPorts = { api: options.port, partner: options.partnerPort };
+  const started = new Map<string, HostedService>();
+  const onPublicPort: Partial<Record<keyof typeof publicPorts, HostedService>> = {};
+  for (const service of startOrder(hostedServices)) {
+    const env: NodeJS.ProcessEnv = { HTTP_PORT: '0', ...service.development.env?.(run) };
+    const publicPort = service.development.publicPort;
+    if (publicPort) env.HTTP_PORT = String(publicPorts[publicPort]);
+    for (const callee of service.calls) {
+      Object.assign(env, callVariables(callee, { host: options.host, ...started.get(callee)! }));
+    }
+    // Called from background work that retries: an address when the callee is up already.
+    for (const callee of service.callsLater) {
+      const up = started.get(callee);
+      if (up) Object.assign(env, callVariables(callee, { host: options.host, ...up }));
+    }
+    const running = await startService(options, bus, service, env);
+    hosted.push(running);
+    started.set(service.name, running);
+    if (publicPort) onPublicPort[publicPort] = running;
+  }
+  return onPublicPort;
+}
+
+/** Boots one service on the shared bus and hosts it (gRPC on an ephemeral loopback port). */
+async function startService(
+  options: EmbeddedOptions,
+  bus: EmbeddedBus,
+  service: Bootable,
+  env: NodeJS.ProcessEnv,
+): Promise<HostedService> {
+  // Embedded means in-memory: infrastructure variables of the caller's shell are ignored on purpose.
+  const { KAFKA_BROKERS: _k, MONGO_URL: _m, ...baseEnv } = options.env ?? {};
+  const infra = {
+    name: service.name,
+    logger: options.logger.child({ service: service.name }),
+    bus,
+    mongo: undefined,
+  };
+  const { parts, httpPort } = await service.boot(infra, {
+    ...baseEnv,
+    NODE_ENV: 'development',
+    HOST: options.host,
+    ...env,
+  });
+  return hostService(infra, parts, {
+    host: options.host,
+    httpPort,
+    grpcPort: 0,
+    callers: service.callers,
+    ...(service.uses ? { uses: service.uses } : {}),
+  });
 }
 
 /** Provisions the demo app and fan through the public admin API, i.e. through the running AuthService. */

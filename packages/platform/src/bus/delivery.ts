@@ -1,5 +1,5 @@
 import { context } from '@opentelemetry/api';
-import { describeError, readAttributes } from './cloud-events.js';
+import { describeError, readAttributes, type CloudEventAttributes } from './cloud-events.js';
 import type { BusLogger } from './logger.js';
 import { RecordSignatureError } from './record-signature.js';
 import { endSpan, startProcessSpan, type MessagingSystem } from './tracing.js';
@@ -129,32 +129,10 @@ export async function deliver<T>(params: DeliveryParams<T>): Promise<DeliveryOut
       };
     }
 
-    const event: IncomingEvent<T> = {
-      topic: record.topic,
-      key: record.key,
-      value,
-      id: attributes.id,
-      type: attributes.type,
-      source: attributes.source,
-      time: attributes.time,
-      partition: record.partition,
-      offset: record.offset,
-      attempt,
-      headers: { ...record.headers },
-    };
+    const event = incomingEvent(record, attributes, value, attempt);
     const { span, context: spanContext } = startProcessSpan(
       params.system,
-      {
-        topic: record.topic,
-        key: record.key,
-        id: attributes.id,
-        bodySize: record.value?.byteLength ?? 0,
-        tombstone: record.value === null,
-        partition: record.partition,
-        offset: record.offset,
-        group,
-        attempt,
-      },
+      spanAttributes(record, attributes.id, group, attempt),
       record.headers,
     );
 
@@ -186,6 +164,43 @@ export async function deliver<T>(params: DeliveryParams<T>): Promise<DeliveryOut
       }
     }
   }
+}
+
+/** The event handed to the handler for one attempt at a record. */
+function incomingEvent<T>(
+  record: ReceivedRecord,
+  attributes: CloudEventAttributes,
+  value: T | null,
+  attempt: number,
+): IncomingEvent<T> {
+  return {
+    topic: record.topic,
+    key: record.key,
+    value,
+    id: attributes.id,
+    type: attributes.type,
+    source: attributes.source,
+    time: attributes.time,
+    partition: record.partition,
+    offset: record.offset,
+    attempt,
+    headers: { ...record.headers },
+  };
+}
+
+/** What the process span of one attempt records. */
+function spanAttributes(record: ReceivedRecord, id: string, group: string, attempt: number) {
+  return {
+    topic: record.topic,
+    key: record.key,
+    id,
+    bodySize: record.value?.byteLength ?? 0,
+    tombstone: record.value === null,
+    partition: record.partition,
+    offset: record.offset,
+    group,
+    attempt,
+  };
 }
 
 /** Longest stretch between keep-alive calls while waiting (below any sane heartbeat interval). */

@@ -122,158 +122,222 @@ export function createIdempotency(
   store: VersionedStore<IdempotencyRecord>,
   options: IdempotencyOptions = {},
 ): Idempotency {
-  const ttlMs = options.ttlMs ?? 24 * 60 * 60_000;
-  const leaseMs = options.leaseMs ?? 60_000;
-  const waitMs = options.waitMs ?? 10_000;
-  const pollMs = options.pollMs ?? 50;
-  const now = options.now ?? (() => new Date());
-  const { secrets } = options;
-  const digest = (request: Uint8Array) => (secrets ? secrets.digest(request) : sha256(request));
-  const sameRequest = (record: IdempotencyRecord, request: Uint8Array) =>
-    secrets ? secrets.matches(record.requestHash, request) : record.requestHash === sha256(request);
-  /** Live: not expired, and readable with the keys this store has. */
-  const isLive = (record: IdempotencyRecord | undefined, at: number): record is IdempotencyRecord =>
-    !!record && record.expiresAt.getTime() > at && (!secrets || secrets.knows(record.requestHash));
-  const recordResponse = (bytes: Uint8Array) =>
-    secrets
-      ? { ok: true as const, sealed: secrets.seal(bytes) }
-      : { ok: true as const, response: bytes };
-
-  const replay = <T>(record: IdempotencyRecord, call: IdempotentCall<T>): T => {
-    const outcome = record.outcome!;
-    if (outcome.ok)
-      return call.decode(
-        outcome.sealed ? secrets!.open(outcome.sealed) : new Uint8Array(outcome.response!),
-      );
-    throw new AppError(outcome.kind, outcome.message, {
-      ...(outcome.details ? { details: outcome.details } : {}),
-    });
+  const keys = new IdempotencyKeys(store, options);
+  return {
+    run: (call, execute, runOptions) => keys.run(call, execute, runOptions),
+    purgeExpired: (limit) => keys.purgeExpired(limit),
   };
+}
+
+/** A key taken for this call's run, or the first outcome of a run that already ended. */
+type Taken<T> = { record: IdempotencyRecord } | { replayed: T };
+
+/** The records of one store: taking a key, waiting for a duplicate, recording outcomes. */
+class IdempotencyKeys {
+  readonly #store: VersionedStore<IdempotencyRecord>;
+  readonly #ttlMs: number;
+  readonly #leaseMs: number;
+  readonly #waitMs: number;
+  readonly #pollMs: number;
+  readonly #now: () => Date;
+  readonly #secrets: IdempotencySecrets | undefined;
+
+  constructor(store: VersionedStore<IdempotencyRecord>, options: IdempotencyOptions) {
+    this.#store = store;
+    this.#ttlMs = options.ttlMs ?? 24 * 60 * 60_000;
+    this.#leaseMs = options.leaseMs ?? 60_000;
+    this.#waitMs = options.waitMs ?? 10_000;
+    this.#pollMs = options.pollMs ?? 50;
+    this.#now = options.now ?? (() => new Date());
+    this.#secrets = options.secrets;
+  }
+
+  async run<T>(
+    call: IdempotentCall<T>,
+    execute: () => Promise<T>,
+    runOptions: RunOptions = {},
+  ): Promise<T> {
+    if (!call.key) return execute();
+    checkKey(call.key);
+    const id = sha256(`${call.scope}\u0000${call.key}`);
+    const taken = await this.#take(id, call, runOptions);
+    if ('replayed' in taken) return taken.replayed;
+    const mine = taken.record;
+    let response: T;
+    try {
+      response = await execute();
+    } catch (error) {
+      await this.#recordFailure(mine, error);
+      throw error;
+    }
+    try {
+      const { version: _version, ...rest } = mine;
+      await this.#store.update(id, mine.version, {
+        ...rest,
+        state: 'done',
+        outcome: this.#recordResponse(call.encode(response)),
+      });
+    } catch (_writeError) {
+      // Not recorded: a retry after the lease runs the call again (the call must be safe to repeat).
+    }
+    return response;
+  }
+
+  async purgeExpired(limit = 500): Promise<number> {
+    const expired = await this.#store.find({ expiresAt: { $lte: this.#now() } }, { limit });
+    let purged = 0;
+    for (const record of expired) {
+      try {
+        if (await this.#store.delete(record.id, record.version)) purged += 1;
+      } catch (error) {
+        if (!raced(error)) throw error;
+      }
+    }
+    return purged;
+  }
+
+  /**
+   * Takes the key, or answers the first outcome, or waits while a duplicate runs: a reused key and
+   * a duplicate still running at the deadline are refused.
+   */
+  async #take<T>(id: string, call: IdempotentCall<T>, runOptions: RunOptions): Promise<Taken<T>> {
+    const requestHash = this.#digest(call.request);
+    // Waiting for a duplicate ends in time to answer "still running" before the caller gives up.
+    const deadline = Math.min(
+      Date.now() + this.#waitMs,
+      (incomingCall()?.deadline ?? Number.POSITIVE_INFINITY) - ANSWER_MARGIN_MS,
+    );
+    // A new key (the usual case) is taken by its insert alone; a key seen before fails the insert
+    // and is read. With `refuseNew` the key is read first, so a new one can be refused unwritten.
+    const { refuseNew } = runOptions;
+    let mine = refuseNew ? undefined : await this.#claim(id, call.scope, requestHash, undefined);
+    for (let polls = 0; !mine;) {
+      const existing = await this.#store.get(id);
+      if (refuseNew && !this.#isLive(existing, this.#now().getTime())) refuseNew();
+      const at = this.#now().getTime();
+      const live = this.#isLive(existing, at);
+      if (live && !this.#sameRequest(existing, call.request))
+        throw new AppError(
+          'failed_precondition',
+          'this Idempotency-Key was used with a different request',
+          { details: { reason: IDEMPOTENCY_KEY_REUSED } },
+        );
+      if (live && existing.state === 'done') return { replayed: this.#replay(existing, call) };
+      if (!live || existing.lockedUntil.getTime() <= at) {
+        mine = await this.#claim(id, call.scope, requestHash, existing);
+        if (mine) break;
+        continue;
+      }
+      if (Date.now() >= deadline)
+        throw new AppError('aborted', 'a request with this Idempotency-Key is still running', {
+          details: { reason: IDEMPOTENCY_KEY_IN_PROGRESS },
+        });
+      runOptions.onWait?.();
+      // Backing off: many duplicates of slow requests must not turn into a read storm.
+      await sleep(Math.max(0, Math.min(1_000, this.#pollMs * 2 ** polls++, deadline - Date.now())));
+    }
+    return { record: mine };
+  }
 
   /** Takes the key (new, expired, or a pending one whose lease ended); the record, or undefined. */
-  const claim = async (
+  async #claim(
     id: string,
     scope: string,
     requestHash: string,
     existing: IdempotencyRecord | undefined,
-  ): Promise<IdempotencyRecord | undefined> => {
-    const at = now();
+  ): Promise<IdempotencyRecord | undefined> {
+    const at = this.#now();
     const fresh = {
       id,
       scope,
       requestHash,
       state: 'pending' as const,
-      lockedUntil: new Date(at.getTime() + leaseMs),
+      lockedUntil: new Date(at.getTime() + this.#leaseMs),
       createdAt: at,
-      expiresAt: new Date(at.getTime() + ttlMs),
+      expiresAt: new Date(at.getTime() + this.#ttlMs),
     };
     try {
-      if (!existing) return await store.insert(fresh);
-      const expired = !isLive(existing, at.getTime());
-      return await store.update(id, existing.version, (current) =>
+      if (!existing) return await this.#store.insert(fresh);
+      const expired = !this.#isLive(existing, at.getTime());
+      return await this.#store.update(id, existing.version, (current) =>
         expired ? { ...fresh } : { ...current, lockedUntil: fresh.lockedUntil },
       );
     } catch (error) {
       if (raced(error)) return undefined;
       throw error;
     }
-  };
+  }
 
-  return {
-    async run(call, execute, runOptions = {}) {
-      if (!call.key) return execute();
-      if (call.key.length > MAX_KEY_LENGTH || /[^\x20-\x7e]/.test(call.key))
-        throw new AppError(
-          'invalid_argument',
-          `Idempotency-Key must be at most ${MAX_KEY_LENGTH} printable ASCII characters`,
-          { details: { field: 'idempotency_key' } },
-        );
-      const id = sha256(`${call.scope}\u0000${call.key}`);
-      const requestHash = digest(call.request);
-      // Waiting for a duplicate ends in time to answer "still running" before the caller gives up.
-      const deadline = Math.min(
-        Date.now() + waitMs,
-        (incomingCall()?.deadline ?? Number.POSITIVE_INFINITY) - ANSWER_MARGIN_MS,
-      );
-      // A new key (the usual case) is taken by its insert alone; a key seen before fails the insert
-      // and is read. With `refuseNew` the key is read first, so a new one can be refused unwritten.
-      const { refuseNew } = runOptions;
-      let mine = refuseNew ? undefined : await claim(id, call.scope, requestHash, undefined);
-      for (let polls = 0; !mine;) {
-        const existing = await store.get(id);
-        if (refuseNew && !isLive(existing, now().getTime())) refuseNew();
-        const at = now().getTime();
-        const live = isLive(existing, at);
-        if (live && !sameRequest(existing, call.request))
-          throw new AppError(
-            'failed_precondition',
-            'this Idempotency-Key was used with a different request',
-            { details: { reason: IDEMPOTENCY_KEY_REUSED } },
-          );
-        if (live && existing.state === 'done') return replay(existing, call);
-        if (!live || existing.lockedUntil.getTime() <= at) {
-          mine = await claim(id, call.scope, requestHash, existing);
-          if (mine) break;
-          continue;
-        }
-        if (Date.now() >= deadline)
-          throw new AppError('aborted', 'a request with this Idempotency-Key is still running', {
-            details: { reason: IDEMPOTENCY_KEY_IN_PROGRESS },
-          });
-        runOptions.onWait?.();
-        // Backing off: many duplicates of slow requests must not turn into a read storm.
-        await sleep(Math.max(0, Math.min(1_000, pollMs * 2 ** polls++, deadline - Date.now())));
-      }
-      let response: Awaited<ReturnType<typeof execute>>;
-      try {
-        response = await execute();
-      } catch (error) {
-        const recorded = isAppErrorLike(error) && RECORDED_ERROR_KINDS.includes(error.kind);
-        const { version: _version, ...taken } = mine;
-        try {
-          if (recorded)
-            await store.update(id, mine.version, {
-              ...taken,
-              state: 'done',
-              outcome: {
-                ok: false,
-                kind: error.kind,
-                message: error.message,
-                ...(error.details ? { details: error.details } : {}),
-              },
-            });
-          // Not an outcome (a passing failure): the key is given back by ending its lease, so a
-          // retry of the same request runs again at once. An update, not a delete: the dev/CI
-          // Mongo-wire server scans the whole collection for a delete.
-          else await store.update(id, mine.version, { ...taken, lockedUntil: new Date(0) });
-        } catch (_writeError) {
-          // The lease ends by itself; a retry then runs the call again.
-        }
-        throw error;
-      }
-      try {
-        const { version: _version, ...taken } = mine;
-        await store.update(id, mine.version, {
+  /**
+   * After a failed run: an outcome of the request itself is recorded; any other failure gives the
+   * key back by ending its lease, so a retry of the same request runs again at once.
+   */
+  async #recordFailure(mine: IdempotencyRecord, error: unknown): Promise<void> {
+    const recorded = isAppErrorLike(error) && RECORDED_ERROR_KINDS.includes(error.kind);
+    const { version: _version, ...taken } = mine;
+    try {
+      if (recorded)
+        await this.#store.update(mine.id, mine.version, {
           ...taken,
           state: 'done',
-          outcome: recordResponse(call.encode(response)),
+          outcome: {
+            ok: false,
+            kind: error.kind,
+            message: error.message,
+            ...(error.details ? { details: error.details } : {}),
+          },
         });
-      } catch (_writeError) {
-        // Not recorded: a retry after the lease runs the call again (the call must be safe to repeat).
-      }
-      return response;
-    },
-    async purgeExpired(limit = 500) {
-      const expired = await store.find({ expiresAt: { $lte: now() } }, { limit });
-      let purged = 0;
-      for (const record of expired) {
-        try {
-          if (await store.delete(record.id, record.version)) purged += 1;
-        } catch (error) {
-          if (!raced(error)) throw error;
-        }
-      }
-      return purged;
-    },
-  };
+      // An update, not a delete: the dev/CI Mongo-wire server scans the whole collection for a
+      // delete.
+      else await this.#store.update(mine.id, mine.version, { ...taken, lockedUntil: new Date(0) });
+    } catch (_writeError) {
+      // The lease ends by itself; a retry then runs the call again.
+    }
+  }
+
+  #replay<T>(record: IdempotencyRecord, call: IdempotentCall<T>): T {
+    const outcome = record.outcome!;
+    if (outcome.ok)
+      return call.decode(
+        outcome.sealed ? this.#secrets!.open(outcome.sealed) : new Uint8Array(outcome.response!),
+      );
+    throw new AppError(outcome.kind, outcome.message, {
+      ...(outcome.details ? { details: outcome.details } : {}),
+    });
+  }
+
+  #digest(request: Uint8Array): string {
+    return this.#secrets ? this.#secrets.digest(request) : sha256(request);
+  }
+
+  #sameRequest(record: IdempotencyRecord, request: Uint8Array): boolean {
+    return this.#secrets
+      ? this.#secrets.matches(record.requestHash, request)
+      : record.requestHash === sha256(request);
+  }
+
+  /** Live: not expired, and readable with the keys this store has. */
+  #isLive(record: IdempotencyRecord | undefined, at: number): record is IdempotencyRecord {
+    return (
+      !!record &&
+      record.expiresAt.getTime() > at &&
+      (!this.#secrets || this.#secrets.knows(record.requestHash))
+    );
+  }
+
+  #recordResponse(bytes: Uint8Array): IdempotencyRecord['outcome'] {
+    return this.#secrets
+      ? { ok: true as const, sealed: this.#secrets.seal(bytes) }
+      : { ok: true as const, response: bytes };
+  }
+}
+
+/** A key of at most 255 printable ASCII characters, else `invalid_argument`. */
+function checkKey(key: string): void {
+  if (key.length > MAX_KEY_LENGTH || /[^\x20-\x7e]/.test(key))
+    throw new AppError(
+      'invalid_argument',
+      `Idempotency-Key must be at most ${MAX_KEY_LENGTH} printable ASCII characters`,
+      { details: { field: 'idempotency_key' } },
+    );
 }

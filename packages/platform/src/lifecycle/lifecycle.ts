@@ -64,26 +64,12 @@ export function createLifecycle(options: CreateLifecycleOptions): Lifecycle {
         timedOut.push(name);
         continue;
       }
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        const outcome = await Promise.race([
-          Promise.resolve().then(step),
-          new Promise<typeof TIMED_OUT>((resolve) => {
-            timer = setTimeout(() => resolve(TIMED_OUT), remaining);
-          }),
-        ]);
-        if (outcome === TIMED_OUT) {
-          logger.error({ step: name, remainingMs: remaining }, 'stop step timed out');
-          timedOut.push(name);
-          exhausted = true;
-        } else {
-          logger.debug({ step: name }, 'stopped');
-        }
-      } catch (error) {
-        logger.error({ err: error, step: name }, 'stop step failed');
+      const ended = await runStep(logger, name, step, remaining);
+      if (ended === 'timed-out') {
+        timedOut.push(name);
+        exhausted = true;
+      } else if (ended === 'failed') {
         failed.push(name);
-      } finally {
-        clearTimeout(timer);
       }
     }
 
@@ -113,22 +99,7 @@ export function createLifecycle(options: CreateLifecycleOptions): Lifecycle {
     },
 
     handleSignals() {
-      let received = 0;
-      const onSignal = (signal: NodeJS.Signals) => {
-        received += 1;
-        if (received > 1) {
-          logger.warn({ signal }, 'second signal: exiting without waiting for the stop steps');
-          exit(1);
-          return;
-        }
-        void lifecycle.stop(signal).then((result) => exit(result.ok ? 0 : 1));
-      };
-      signals.on('SIGTERM', onSignal);
-      signals.on('SIGINT', onSignal);
-      return () => {
-        signals.off('SIGTERM', onSignal);
-        signals.off('SIGINT', onSignal);
-      };
+      return exitOnSignals(signals, lifecycle, exit);
     },
 
     configure(settings) {
@@ -145,4 +116,60 @@ export function createLifecycle(options: CreateLifecycleOptions): Lifecycle {
     },
   };
   return lifecycle;
+}
+
+/** SIGTERM/SIGINT → stop → exit; a second signal exits at once. Returns the unsubscribe. */
+function exitOnSignals(
+  signals: Pick<EventEmitter, 'on' | 'off'>,
+  lifecycle: Lifecycle,
+  exit: (code: number) => void,
+): () => void {
+  let received = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    received += 1;
+    if (received > 1) {
+      lifecycle.logger.warn(
+        { signal },
+        'second signal: exiting without waiting for the stop steps',
+      );
+      exit(1);
+      return;
+    }
+    void lifecycle.stop(signal).then((result) => exit(result.ok ? 0 : 1));
+  };
+  signals.on('SIGTERM', onSignal);
+  signals.on('SIGINT', onSignal);
+  return () => {
+    signals.off('SIGTERM', onSignal);
+    signals.off('SIGINT', onSignal);
+  };
+}
+
+/** Runs one stop step within `remainingMs`: how it ended (logged). */
+async function runStep(
+  logger: Logger,
+  name: string,
+  step: StopStep,
+  remainingMs: number,
+): Promise<'stopped' | 'failed' | 'timed-out'> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const outcome = await Promise.race([
+      Promise.resolve().then(step),
+      new Promise<typeof TIMED_OUT>((resolve) => {
+        timer = setTimeout(() => resolve(TIMED_OUT), remainingMs);
+      }),
+    ]);
+    if (outcome === TIMED_OUT) {
+      logger.error({ step: name, remainingMs }, 'stop step timed out');
+      return 'timed-out';
+    }
+    logger.debug({ step: name }, 'stopped');
+    return 'stopped';
+  } catch (error) {
+    logger.error({ err: error, step: name }, 'stop step failed');
+    return 'failed';
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -77,118 +77,293 @@ interface PassResult {
   outage: boolean;
 }
 
+/** A relay's options with their defaults applied and checked. */
+interface RelaySettings {
+  pollIntervalMs: number;
+  batchSize: number;
+  leaseMs: number;
+  retryMinMs: number;
+  retryMaxMs: number;
+  outageRetryMaxMs: number;
+  owner: string;
+}
+
+/** The events a source's last pass left pending and the write time of the oldest. */
+interface Pending {
+  events: number;
+  oldest: number | undefined;
+}
+
+/** The outcome of a batch's publishes: events published, documents whose publish failed. */
+interface Publication {
+  published: number;
+  failed: Map<string, unknown>;
+  /**
+   * Documents whose publish failed because the bus is unreachable: not the documents' fault, so
+   * they keep their due time (no per-document backoff, no write) and the whole relay waits.
+   */
+  unreachable: Set<string>;
+}
+
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
-  const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? 1_000);
-  const batchSize = positive('batchSize', options.batchSize ?? 100);
-  const leaseMs = positive('leaseMs', options.leaseMs ?? 30_000);
+  const relay = new Relay(options);
+  return {
+    start: () => relay.start(),
+    stop: () => relay.stop(),
+    notify: () => relay.notify(),
+    relayOnce: () => relay.relayOnce(),
+  };
+}
+
+function settingsOf(options: OutboxRelayOptions): RelaySettings {
   const retryMinMs = positive('retryMinMs', options.retryMinMs ?? 500);
-  const retryMaxMs = Math.max(retryMinMs, positive('retryMaxMs', options.retryMaxMs ?? 60_000));
-  const outageRetryMaxMs = Math.max(
+  return {
+    pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? 1_000),
+    batchSize: positive('batchSize', options.batchSize ?? 100),
+    leaseMs: positive('leaseMs', options.leaseMs ?? 30_000),
     retryMinMs,
-    positive('outageRetryMaxMs', options.outageRetryMaxMs ?? 5_000),
-  );
-  const owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const { sources, publish } = options;
-  const log = options.logger.child({ component: 'outbox-relay' });
-  const service = serviceOf(options.logger);
-  const publishedEvents = metrics.counter('marquee_outbox_published_events', {
+    retryMaxMs: Math.max(retryMinMs, positive('retryMaxMs', options.retryMaxMs ?? 60_000)),
+    outageRetryMaxMs: Math.max(
+      retryMinMs,
+      positive('outageRetryMaxMs', options.outageRetryMaxMs ?? 5_000),
+    ),
+    owner: options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+  };
+}
+
+/** One relay's state: its leases, backoffs and backlog, and the polling loop. */
+class Relay {
+  readonly #settings: RelaySettings;
+  readonly #sources: readonly OutboxSource[];
+  readonly #publish: RawPublisher;
+  readonly #log: Logger;
+  readonly #service: string;
+  readonly #publishedEvents = metrics.counter('marquee_outbox_published_events', {
     description: 'Outbox events published to the bus (and then acknowledged or re-published)',
   });
   // What each source's last pass left pending, for the backlog gauges: the events of the documents
   // it read (at most batchSize, due ones: deferred documents are not read) that are not published
   // yet, and the write time of the oldest. Absent while another replica holds the source's lease.
-  const pendingOf = new Map<OutboxSource, { events: number; oldest: number | undefined }>();
-  let stopGauges: (() => void)[] = [];
-
+  readonly #pendingOf = new Map<OutboxSource, Pending>();
+  #stopGauges: (() => void)[] = [];
   // Failed attempts per document, for the backoff; forgotten on success.
-  const attempts = new Map<string, number>();
-  const leased = new Set<OutboxSource>();
+  readonly #attempts = new Map<string, number>();
+  readonly #leased = new Set<OutboxSource>();
   // Until when each held lease runs, as of its last renewal: a pass renews it only once a third
   // of it has gone by, not on every pass (a write each, which a busy store feels).
-  const leaseUntilOf = new Map<OutboxSource, number>();
+  readonly #leaseUntilOf = new Map<OutboxSource, number>();
   // Sources written to since their last pass: a nudge relays only these; the poll relays all.
-  const dirty = new Set<OutboxSource>();
-  const unsubscribes: (() => void)[] = [];
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let nudged = false;
-  let wake: (() => void) | undefined;
-  let chain: Promise<unknown> = Promise.resolve();
+  readonly #dirty = new Set<OutboxSource>();
+  readonly #unsubscribes: (() => void)[] = [];
+  #running = false;
+  #loop: Promise<void> | undefined;
+  #nudged = false;
+  #wake: (() => void) | undefined;
+  #chain: Promise<unknown> = Promise.resolve();
 
-  const serial = <R>(work: () => Promise<R>): Promise<R> => {
-    const run = chain.then(work, work);
-    chain = run.catch(() => undefined);
+  constructor(options: OutboxRelayOptions) {
+    this.#settings = settingsOf(options);
+    this.#sources = options.sources;
+    this.#publish = options.publish;
+    this.#log = options.logger.child({ component: 'outbox-relay' });
+    this.#service = serviceOf(options.logger);
+  }
+
+  /** Starts polling (idempotent). */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#stopGauges = this.#backlogGauges();
+    for (const source of this.#sources)
+      this.#unsubscribes.push(source.onOutboxWrite(() => this.#nudge([source])));
+    this.#loop = this.#runLoop();
+    const { owner, pollIntervalMs, batchSize } = this.#settings;
+    this.#log.info(
+      { owner, sources: this.#sources.map((s) => s.outboxName), pollIntervalMs, batchSize },
+      'outbox relay started',
+    );
+  }
+
+  /** Stops polling, lets the batch in flight finish publishing and acking, releases the leases. */
+  async stop(): Promise<void> {
+    const wasRunning = this.#running;
+    this.#running = false;
+    this.#wake?.();
+    for (const unsubscribe of this.#unsubscribes.splice(0)) unsubscribe();
+    await this.#loop;
+    await this.#chain;
+    await this.#settleSources();
+    // Also after relayOnce() without start(): its leases would otherwise block others for leaseMs.
+    await this.#releaseLeases();
+    for (const stopGauge of this.#stopGauges.splice(0)) stopGauge();
+    this.#pendingOf.clear();
+    this.#dirty.clear();
+    this.#attempts.clear();
+    if (wasRunning) this.#log.info({ owner: this.#settings.owner }, 'outbox relay stopped');
+  }
+
+  /** Relay now rather than at the next poll (called by the sources after local writes). */
+  notify(): void {
+    this.#nudge(this.#sources);
+  }
+
+  /** One pass over every source now, serialised with the polling loop: the events published. */
+  async relayOnce(): Promise<number> {
+    return (await this.#serial(() => this.#pass())).published;
+  }
+
+  /** The backlog gauges, read from what each source's last pass left pending. */
+  #backlogGauges(): (() => void)[] {
+    const observe = (read: (pending: Pending) => number) => () =>
+      [...this.#pendingOf].map(([source, pending]) => ({
+        value: read(pending),
+        attributes: { service: this.#service, source: source.outboxName },
+      }));
+    return [
+      metrics.gauge(
+        'marquee_outbox_pending_events',
+        {
+          description:
+            'Outbox events this relay saw pending and not yet published at its last pass (of at most one batch of documents)',
+        },
+        observe((pending) => pending.events),
+      ),
+      metrics.gauge(
+        'marquee_outbox_oldest_pending_age_seconds',
+        {
+          description: 'Age of the oldest outbox event this relay saw pending at its last pass',
+          unit: 's',
+        },
+        observe((pending) =>
+          pending.oldest === undefined ? 0 : Math.max(0, (Date.now() - pending.oldest) / 1000),
+        ),
+      ),
+    ];
+  }
+
+  async #settleSources(): Promise<void> {
+    await Promise.all(
+      this.#sources.map(async (source) => {
+        try {
+          await source.settleOutbox?.();
+        } catch (err) {
+          // Left for the next process: it publishes those documents' events once more.
+          this.#log.warn({ source: source.outboxName, err }, 'outbox settle failed');
+        }
+      }),
+    );
+  }
+
+  async #releaseLeases(): Promise<void> {
+    await Promise.all(
+      [...this.#leased].map(async (source) => {
+        try {
+          await source.releaseOutboxLease(this.#settings.owner);
+        } catch (err) {
+          // It expires on its own; another replica waits at most leaseMs.
+          this.#log.warn({ source: source.outboxName, err }, 'outbox lease release failed');
+        }
+      }),
+    );
+    this.#leased.clear();
+    this.#leaseUntilOf.clear();
+  }
+
+  #serial<R>(work: () => Promise<R>): Promise<R> {
+    const run = this.#chain.then(work, work);
+    this.#chain = run.catch(() => undefined);
     return run;
-  };
+  }
 
-  const backoff = (attempt: number, maxMs = retryMaxMs): number => {
-    const ceiling = Math.min(maxMs, retryMinMs * 2 ** Math.min(attempt - 1, 30));
+  #backoff(attempt: number, maxMs = this.#settings.retryMaxMs): number {
+    const ceiling = Math.min(maxMs, this.#settings.retryMinMs * 2 ** Math.min(attempt - 1, 30));
     return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
-  };
+  }
 
-  async function relaySource(source: OutboxSource): Promise<PassResult> {
+  async #relaySource(source: OutboxSource): Promise<PassResult> {
     const idle: PassResult = { published: 0, more: false, outage: false };
     const name = source.outboxName;
-    let batch: PendingOutbox[];
-    let leaseUntil: number;
-    try {
-      const started = Date.now();
-      const held = leaseUntilOf.get(source);
-      if (held !== undefined && started < held - (2 * leaseMs) / 3) {
-        leaseUntil = held;
-      } else {
-        if (!(await source.acquireOutboxLease(owner, leaseMs))) {
-          leased.delete(source);
-          leaseUntilOf.delete(source);
-          pendingOf.delete(source);
-          return idle;
-        }
-        leased.add(source);
-        leaseUntil = started + leaseMs;
-        leaseUntilOf.set(source, leaseUntil);
-      }
-      batch = await source.pendingOutbox(batchSize);
-    } catch (err) {
-      log.warn({ source: name, err }, 'outbox scan failed; retrying at next poll');
-      return idle;
-    }
-    pendingOf.set(source, pendingIn(batch));
+    const scanned = await this.#scan(source);
+    if (scanned === undefined) return idle;
+    const { batch, leaseUntil } = scanned;
+    this.#pendingOf.set(source, pendingIn(batch));
     if (batch.length === 0) return idle;
     // Do not start publishing on a lease that may lapse meanwhile; the next pass renews it first.
-    if (Date.now() > leaseUntil - leaseMs / 3) return idle;
+    if (Date.now() > leaseUntil - this.#settings.leaseMs / 3) return idle;
 
-    // One publish per topic, each carrying its documents' events in document then write order.
-    const byTopic = new Map<string, { events: RawOutgoingEvent[]; docIds: Set<string> }>();
-    for (const doc of batch) {
-      for (const event of doc.events) {
-        let group = byTopic.get(event.topic);
-        if (group === undefined) {
-          group = { events: [], docIds: new Set() };
-          byTopic.set(event.topic, group);
-        }
-        group.events.push(toRawEvent(event));
-        group.docIds.add(doc.docId);
-      }
+    const publication = await this.#publishBatch(name, batch);
+    const { published, failed, unreachable } = publication;
+    const retryInMs = await this.#settleBatch(source, batch, publication);
+    this.#pendingOf.set(source, pendingIn(batch.filter((doc) => failed.has(doc.docId))));
+    if (failed.size > unreachable.size) {
+      this.#log.warn(
+        { source: name, documents: failed.size - unreachable.size, retryInMs },
+        'outbox documents not relayed; backing off',
+      );
     }
+    if (published > 0)
+      this.#log.debug(
+        { source: name, documents: batch.length, events: published },
+        'outbox relayed',
+      );
+    return {
+      published,
+      more: batch.length >= this.#settings.batchSize && failed.size === 0,
+      outage: unreachable.size > 0,
+    };
+  }
 
-    let published = 0;
-    const failed = new Map<string, unknown>();
-    // Documents whose publish failed because the bus is unreachable: not the documents' fault, so
-    // they keep their due time (no per-document backoff, no write) and the whole relay waits.
-    const unreachable = new Set<string>();
+  /** The source's due documents and until when its lease runs; none without the lease. */
+  async #scan(
+    source: OutboxSource,
+  ): Promise<{ batch: PendingOutbox[]; leaseUntil: number } | undefined> {
+    try {
+      const leaseUntil = await this.#holdLease(source);
+      if (leaseUntil === undefined) return undefined;
+      return { batch: await source.pendingOutbox(this.#settings.batchSize), leaseUntil };
+    } catch (err) {
+      this.#log.warn(
+        { source: source.outboxName, err },
+        'outbox scan failed; retrying at next poll',
+      );
+      return undefined;
+    }
+  }
+
+  /** Renews the source's lease when a third of it has gone by: until when it runs, if held. */
+  async #holdLease(source: OutboxSource): Promise<number | undefined> {
+    const { leaseMs, owner } = this.#settings;
+    const started = Date.now();
+    const held = this.#leaseUntilOf.get(source);
+    if (held !== undefined && started < held - (2 * leaseMs) / 3) return held;
+    if (!(await source.acquireOutboxLease(owner, leaseMs))) {
+      this.#leased.delete(source);
+      this.#leaseUntilOf.delete(source);
+      this.#pendingOf.delete(source);
+      return undefined;
+    }
+    this.#leased.add(source);
+    const leaseUntil = started + leaseMs;
+    this.#leaseUntilOf.set(source, leaseUntil);
+    return leaseUntil;
+  }
+
+  /** One publish per topic, each carrying its documents' events in document then write order. */
+  async #publishBatch(name: string, batch: readonly PendingOutbox[]): Promise<Publication> {
+    const publication: Publication = { published: 0, failed: new Map(), unreachable: new Set() };
     await Promise.all(
-      [...byTopic].map(async ([topic, group]) => {
+      [...byTopic(batch)].map(async ([topic, group]) => {
         try {
-          await publish(topic, group.events);
-          published += group.events.length;
-          publishedEvents.add(group.events.length, { service, source: name });
+          await this.#publish(topic, group.events);
+          publication.published += group.events.length;
+          this.#publishedEvents.add(group.events.length, { service: this.#service, source: name });
         } catch (err) {
           const transient = isTransientError(err);
           for (const docId of group.docIds) {
-            failed.set(docId, err);
-            if (transient) unreachable.add(docId);
+            publication.failed.set(docId, err);
+            if (transient) publication.unreachable.add(docId);
           }
-          log.warn(
+          this.#log.warn(
             { source: name, topic, events: group.events.length, err },
             transient
               ? 'outbox publish failed, bus unreachable; events kept for retry'
@@ -197,61 +372,72 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         }
       }),
     );
-
-    let retryInMs = Number.POSITIVE_INFINITY;
-    await Promise.all(
-      batch.map(async (doc) => {
-        const attemptKey = `${name}\u0000${doc.docId}`;
-        if (unreachable.has(doc.docId)) return;
-        if (!failed.has(doc.docId)) {
-          try {
-            await source.ackOutbox(
-              doc.docId,
-              doc.events.map((event) => event.id),
-            );
-            attempts.delete(attemptKey);
-            return;
-          } catch (err) {
-            // Published but still in the document: it will be published again (same ce_id).
-            failed.set(doc.docId, err);
-            log.warn(
-              { source: name, docId: doc.docId, err },
-              'outbox ack failed; events will be re-published',
-            );
-          }
-        }
-        const attempt = (attempts.get(attemptKey) ?? 0) + 1;
-        attempts.set(attemptKey, attempt);
-        const delay = backoff(attempt);
-        retryInMs = Math.min(retryInMs, delay);
-        try {
-          await source.deferOutbox(doc.docId, new Date(Date.now() + delay));
-        } catch (err) {
-          log.warn({ source: name, docId: doc.docId, err }, 'outbox defer failed');
-        }
-      }),
-    );
-    pendingOf.set(source, pendingIn(batch.filter((doc) => failed.has(doc.docId))));
-    if (failed.size > unreachable.size) {
-      log.warn(
-        { source: name, documents: failed.size - unreachable.size, retryInMs },
-        'outbox documents not relayed; backing off',
-      );
-    }
-    if (published > 0)
-      log.debug({ source: name, documents: batch.length, events: published }, 'outbox relayed');
-    return {
-      published,
-      more: batch.length >= batchSize && failed.size === 0,
-      outage: unreachable.size > 0,
-    };
+    return publication;
   }
 
-  async function pass(over: readonly OutboxSource[] = sources): Promise<PassResult> {
+  /**
+   * Acks the published documents' events and defers the failed documents (those whose ack fails
+   * too): the shortest of their backoffs.
+   */
+  async #settleBatch(
+    source: OutboxSource,
+    batch: readonly PendingOutbox[],
+    { failed, unreachable }: Publication,
+  ): Promise<number> {
+    const delays = await Promise.all(
+      batch.map(async (doc) => {
+        if (unreachable.has(doc.docId)) return Number.POSITIVE_INFINITY;
+        if (!failed.has(doc.docId) && (await this.#ack(source, doc, failed)))
+          return Number.POSITIVE_INFINITY;
+        return this.#defer(source, doc);
+      }),
+    );
+    return Math.min(Number.POSITIVE_INFINITY, ...delays);
+  }
+
+  /** Acks a published document's events: false (and the document in `failed`) when that failed. */
+  async #ack(
+    source: OutboxSource,
+    doc: PendingOutbox,
+    failed: Map<string, unknown>,
+  ): Promise<boolean> {
+    try {
+      await source.ackOutbox(
+        doc.docId,
+        doc.events.map((event) => event.id),
+      );
+      this.#attempts.delete(attemptKeyOf(source, doc));
+      return true;
+    } catch (err) {
+      // Published but still in the document: it will be published again (same ce_id).
+      failed.set(doc.docId, err);
+      this.#log.warn(
+        { source: source.outboxName, docId: doc.docId, err },
+        'outbox ack failed; events will be re-published',
+      );
+      return false;
+    }
+  }
+
+  /** Backs a failed document off for its next attempt: the delay. */
+  async #defer(source: OutboxSource, doc: PendingOutbox): Promise<number> {
+    const attemptKey = attemptKeyOf(source, doc);
+    const attempt = (this.#attempts.get(attemptKey) ?? 0) + 1;
+    this.#attempts.set(attemptKey, attempt);
+    const delay = this.#backoff(attempt);
+    try {
+      await source.deferOutbox(doc.docId, new Date(Date.now() + delay));
+    } catch (err) {
+      this.#log.warn({ source: source.outboxName, docId: doc.docId, err }, 'outbox defer failed');
+    }
+    return delay;
+  }
+
+  async #pass(over: readonly OutboxSource[] = this.#sources): Promise<PassResult> {
     const results = await Promise.all(
       over.map(async (source) => {
-        const result = await relaySource(source);
-        if (result.more) dirty.add(source);
+        const result = await this.#relaySource(source);
+        if (result.more) this.#dirty.add(source);
         return result;
       }),
     );
@@ -263,26 +449,26 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   }
 
   /** Relay the written sources now rather than at the next poll. */
-  function nudge(written: readonly OutboxSource[]): void {
-    for (const source of written) dirty.add(source);
-    nudged = true;
-    wake?.();
+  #nudge(written: readonly OutboxSource[]): void {
+    for (const source of written) this.#dirty.add(source);
+    this.#nudged = true;
+    this.#wake?.();
   }
 
   /**
    * Sleeps up to `ms`; true when the time ran out. `stop()` ends it early, and so does a local
    * write's nudge when `nudges` is set.
    */
-  function sleep(ms: number, nudges: boolean): Promise<boolean> {
+  #sleep(ms: number, nudges: boolean): Promise<boolean> {
     return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => done(true), ms);
-      function done(timedOut: boolean): void {
+      const done = (timedOut: boolean): void => {
         clearTimeout(timer);
-        wake = undefined;
+        this.#wake = undefined;
         resolve(timedOut);
-      }
-      wake = () => {
-        if (nudges || !running) done(false);
+      };
+      this.#wake = () => {
+        if (nudges || !this.#running) done(false);
       };
     });
   }
@@ -292,142 +478,86 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
    * one more failing publish); with a `ready` probe it asks the bus every second instead of reading
    * a batch, so the backlog goes out about a second after the broker is back.
    */
-  async function outageWait(waitMs: number): Promise<void> {
-    const probe = publish.ready;
+  async #outageWait(waitMs: number): Promise<void> {
+    const probe = this.#publish.ready;
     if (probe === undefined) {
-      await sleep(waitMs, false);
+      await this.#sleep(waitMs, false);
       return;
     }
     const until = Date.now() + waitMs;
-    while (running && Date.now() < until) {
-      await sleep(Math.min(OUTAGE_PROBE_EVERY_MS, until - Date.now()), false);
-      if (!running) return;
+    while (this.#running && Date.now() < until) {
+      await this.#sleep(Math.min(OUTAGE_PROBE_EVERY_MS, until - Date.now()), false);
+      if (!this.#running) return;
       if (await probe().catch(() => false)) return;
     }
   }
 
-  async function runLoop(): Promise<void> {
+  async #runLoop(): Promise<void> {
     // The first pass and every poll look at all sources (writes of other processes notify no one
     // here); a nudge after a local write looks only at the sources written to.
     let polled = true;
     // Passes in a row that met an unreachable bus: the wait before the next grows with them.
     let outagePasses = 0;
-    while (running) {
-      nudged = false;
-      const over = polled ? sources : sources.filter((source) => dirty.has(source));
-      for (const source of over) dirty.delete(source);
+    while (this.#running) {
+      this.#nudged = false;
+      const over = polled
+        ? this.#sources
+        : this.#sources.filter((source) => this.#dirty.has(source));
+      for (const source of over) this.#dirty.delete(source);
       polled = false;
       let result: PassResult = { published: 0, more: false, outage: false };
       try {
-        result = await serial(() => pass(over));
+        result = await this.#serial(() => this.#pass(over));
       } catch (err) {
-        log.error({ err }, 'outbox relay pass failed');
+        this.#log.error({ err }, 'outbox relay pass failed');
       }
-      if (!running) break;
+      if (!this.#running) break;
       if (result.outage) {
         // Writes meanwhile do not wake the relay (each would be one more failing publish); the next
         // pass looks at every source, and the first to succeed ends the outage.
         outagePasses += 1;
-        const waitMs = backoff(outagePasses, outageRetryMaxMs);
+        const waitMs = this.#backoff(outagePasses, this.#settings.outageRetryMaxMs);
         if (outagePasses === 1 || outagePasses % 10 === 0)
-          log.warn({ passes: outagePasses, waitMs }, 'outbox relay: bus unreachable, waiting');
-        await outageWait(waitMs);
+          this.#log.warn(
+            { passes: outagePasses, waitMs },
+            'outbox relay: bus unreachable, waiting',
+          );
+        await this.#outageWait(waitMs);
         polled = true;
         continue;
       }
       if (outagePasses > 0) {
-        log.info({ passes: outagePasses }, 'outbox relay: bus reachable again');
+        this.#log.info({ passes: outagePasses }, 'outbox relay: bus reachable again');
         outagePasses = 0;
       }
-      if (result.more || nudged) continue;
-      polled = await sleep(pollIntervalMs, true);
+      if (result.more || this.#nudged) continue;
+      polled = await this.#sleep(this.#settings.pollIntervalMs, true);
     }
   }
+}
 
-  const relay: OutboxRelay = {
-    start() {
-      if (running) return;
-      running = true;
-      const observe =
-        (read: (pending: { events: number; oldest: number | undefined }) => number) => () =>
-          [...pendingOf].map(([source, pending]) => ({
-            value: read(pending),
-            attributes: { service, source: source.outboxName },
-          }));
-      stopGauges = [
-        metrics.gauge(
-          'marquee_outbox_pending_events',
-          {
-            description:
-              'Outbox events this relay saw pending and not yet published at its last pass (of at most one batch of documents)',
-          },
-          observe((pending) => pending.events),
-        ),
-        metrics.gauge(
-          'marquee_outbox_oldest_pending_age_seconds',
-          {
-            description: 'Age of the oldest outbox event this relay saw pending at its last pass',
-            unit: 's',
-          },
-          observe((pending) =>
-            pending.oldest === undefined ? 0 : Math.max(0, (Date.now() - pending.oldest) / 1000),
-          ),
-        ),
-      ];
-      for (const source of sources) unsubscribes.push(source.onOutboxWrite(() => nudge([source])));
-      loop = runLoop();
-      log.info(
-        { owner, sources: sources.map((s) => s.outboxName), pollIntervalMs, batchSize },
-        'outbox relay started',
-      );
-    },
+/** A document's key in the backoff attempts. */
+function attemptKeyOf(source: OutboxSource, doc: PendingOutbox): string {
+  return `${source.outboxName}\u0000${doc.docId}`;
+}
 
-    async stop() {
-      const wasRunning = running;
-      running = false;
-      wake?.();
-      for (const unsubscribe of unsubscribes.splice(0)) unsubscribe();
-      await loop;
-      await chain;
-      await Promise.all(
-        sources.map(async (source) => {
-          try {
-            await source.settleOutbox?.();
-          } catch (err) {
-            // Left for the next process: it publishes those documents' events once more.
-            log.warn({ source: source.outboxName, err }, 'outbox settle failed');
-          }
-        }),
-      );
-      // Also after relayOnce() without start(): its leases would otherwise block others for leaseMs.
-      await Promise.all(
-        [...leased].map(async (source) => {
-          try {
-            await source.releaseOutboxLease(owner);
-          } catch (err) {
-            // It expires on its own; another replica waits at most leaseMs.
-            log.warn({ source: source.outboxName, err }, 'outbox lease release failed');
-          }
-        }),
-      );
-      leased.clear();
-      leaseUntilOf.clear();
-      for (const stopGauge of stopGauges.splice(0)) stopGauge();
-      pendingOf.clear();
-      dirty.clear();
-      attempts.clear();
-      if (wasRunning) log.info({ owner }, 'outbox relay stopped');
-    },
-
-    notify() {
-      nudge(sources);
-    },
-
-    async relayOnce() {
-      return (await serial(() => pass())).published;
-    },
-  };
-  return relay;
+/** A batch's events grouped by topic, in document then write order, with their documents' ids. */
+function byTopic(
+  batch: readonly PendingOutbox[],
+): Map<string, { events: RawOutgoingEvent[]; docIds: Set<string> }> {
+  const groups = new Map<string, { events: RawOutgoingEvent[]; docIds: Set<string> }>();
+  for (const doc of batch) {
+    for (const event of doc.events) {
+      let group = groups.get(event.topic);
+      if (group === undefined) {
+        group = { events: [], docIds: new Set() };
+        groups.set(event.topic, group);
+      }
+      group.events.push(toRawEvent(event));
+      group.docIds.add(doc.docId);
+    }
+  }
+  return groups;
 }
 
 /** The events of `docs` and the write time of the oldest (for the backlog gauges). */

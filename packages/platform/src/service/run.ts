@@ -10,8 +10,8 @@ import {
   type KafkaClientSecurity,
 } from '../config/index.js';
 import { configureServiceAuth, runAsService, serviceKeyring } from '../grpc/index.js';
-import { createLifecycle } from '../lifecycle/index.js';
-import { createLogger } from '../logger/index.js';
+import { createLifecycle, type Lifecycle } from '../lifecycle/index.js';
+import { createLogger, type Logger } from '../logger/index.js';
 import { startMetricsServer } from '../metrics/index.js';
 import { applyV8Flags, missingNodeOptions } from '../v8/index.js';
 import { hostService } from './host.js';
@@ -30,22 +30,7 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
   service: RunServiceOptions<C>,
 ): Promise<void> {
   applyV8Flags(service.v8?.runtimeFlags);
-  let config: C;
-  let kafkaSecurity: KafkaClientSecurity;
-  try {
-    config = service.loadConfig(process.env);
-    kafkaSecurity = kafkaClientSecurity(config);
-    const timing = consumerTimingProblem(
-      config.KAFKA_SESSION_TIMEOUT_MS,
-      config.KAFKA_HEARTBEAT_INTERVAL_MS,
-    );
-    if (timing !== undefined)
-      throw new ConfigError([{ variable: 'KAFKA_HEARTBEAT_INTERVAL_MS', message: timing }]);
-  } catch (error) {
-    // A config error lists every bad variable; print it plainly, no stack trace.
-    console.error(`${service.name}: ${(error as Error).message}`);
-    process.exit(1);
-  }
+  const { config, kafkaSecurity } = loadServiceConfig(service);
   const logger = createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
   const missingOptions = missingNodeOptions(service.v8?.nodeOptions ?? []);
   if (missingOptions.length > 0)
@@ -57,17 +42,8 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
   lifecycle.handleSignals();
   try {
     // kafkajs and mongoose load only when the service connects to them (ServiceDefinition.uses).
-    const usesBus = service.uses?.bus !== false;
-    const usesMongo = service.uses?.mongo !== false;
-    const missing = [
-      ...(usesBus && !config.KAFKA_BROKERS ? ['KAFKA_BROKERS'] : []),
-      ...(usesMongo && !config.MONGO_URL ? ['MONGO_URL'] : []),
-    ];
-    if (config.NODE_ENV === 'production' && missing.length > 0) {
-      throw new Error(
-        `production needs ${missing.join(' and ')}: in-memory adapters are for development only`,
-      );
-    }
+    const uses = { bus: service.uses?.bus !== false, mongo: service.uses?.mongo !== false };
+    refuseInMemoryInProduction(config, uses);
     // Before the bus and Mongo, so that it stops last (stops run in reverse order): the metrics
     // cover the whole start and stop.
     const metricsServer = await startMetricsServer({
@@ -83,47 +59,8 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
       key: config.SERVICE_AUTH_KEY,
       production: config.NODE_ENV === 'production',
     });
-    const bus: EventBus =
-      usesBus && config.KAFKA_BROKERS
-        ? (await import('../bus/kafka-bus.js')).createKafkaBus({
-            brokers: config.KAFKA_BROKERS,
-            clientId: config.SERVICE_NAME,
-            source: `marquee/${service.name}`,
-            logger,
-            topics: { autoCreate: kafkaTopicsMode(config) === 'create' },
-            ...kafkaSecurity,
-            // Records of signed topics carry this service's signature; consumed ones are checked.
-            signatures: { producer: service.name, keyring: serviceKeyring() },
-            consumer: {
-              sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
-              heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
-              minBytes: config.KAFKA_FETCH_MIN_BYTES,
-            },
-          })
-        : createMemoryBus({ source: `marquee/${service.name}`, retain: 'unconsumed' });
-    if (usesBus && config.KAFKA_BROKERS)
-      logger.info({ kafka: describeKafkaSecurity(kafkaSecurity) }, 'Kafka client security');
-    if (usesBus && !config.KAFKA_BROKERS)
-      logger.warn('KAFKA_BROKERS not set: using the in-memory event bus (development only)');
-    let mongo: Connection | undefined;
-    if (usesMongo && config.MONGO_URL) {
-      const { closeMongo, connectMongo } = await import('../mongo/index.js');
-      mongo = await connectMongo({
-        url: config.MONGO_URL,
-        dbName: config.MONGO_DB,
-        logger,
-        appName: service.name,
-        maxPoolSize: config.MONGO_MAX_POOL_SIZE,
-        ...(config.MONGO_SLOW_MS !== undefined ? { slowCommandMs: config.MONGO_SLOW_MS } : {}),
-        ...(config.MONGO_COMMAND_STATS_MS !== undefined
-          ? { commandStatsMs: config.MONGO_COMMAND_STATS_MS }
-          : {}),
-      });
-      const connection = mongo;
-      lifecycle.onStop('mongo', () => closeMongo(connection, logger));
-    } else if (usesMongo) {
-      logger.warn('MONGO_URL not set: using in-memory repositories (development only)');
-    }
+    const bus = await createServiceBus(service.name, config, kafkaSecurity, logger, uses.bus);
+    const mongo = await connectServiceMongo(service.name, config, logger, lifecycle, uses.mongo);
     // Registered before the service so it closes after it (stops run in reverse order).
     lifecycle.onStop('event-bus', () => bus.close());
     if (!config.SERVICE_AUTH_KEY && config.NODE_ENV !== 'production')
@@ -141,7 +78,7 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
         maxMs: config.GRPC_MAX_CONNECTION_AGE_MS,
         graceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
       },
-      uses: { bus: usesBus, mongo: usesMongo },
+      uses,
       ...(service.callers ? { callers: service.callers } : {}),
     });
     lifecycle.onStop(service.name, () => hosted.stop());
@@ -151,6 +88,104 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
     await lifecycle.stop('start failed');
     process.exit(1);
   }
+}
+
+/** The validated config and its Kafka client security; a bad config exits the process. */
+function loadServiceConfig<C extends BaseServiceConfig>(
+  service: RunServiceOptions<C>,
+): { config: C; kafkaSecurity: KafkaClientSecurity } {
+  try {
+    const config = service.loadConfig(process.env);
+    const kafkaSecurity = kafkaClientSecurity(config);
+    const timing = consumerTimingProblem(
+      config.KAFKA_SESSION_TIMEOUT_MS,
+      config.KAFKA_HEARTBEAT_INTERVAL_MS,
+    );
+    if (timing !== undefined)
+      throw new ConfigError([{ variable: 'KAFKA_HEARTBEAT_INTERVAL_MS', message: timing }]);
+    return { config, kafkaSecurity };
+  } catch (error) {
+    // A config error lists every bad variable; print it plainly, no stack trace.
+    console.error(`${service.name}: ${(error as Error).message}`);
+    process.exit(1);
+  }
+}
+
+/** A production start without the Kafka or Mongo a service uses is refused. */
+function refuseInMemoryInProduction(
+  config: BaseServiceConfig,
+  uses: { bus: boolean; mongo: boolean },
+): void {
+  const missing = [
+    ...(uses.bus && !config.KAFKA_BROKERS ? ['KAFKA_BROKERS'] : []),
+    ...(uses.mongo && !config.MONGO_URL ? ['MONGO_URL'] : []),
+  ];
+  if (config.NODE_ENV === 'production' && missing.length > 0) {
+    throw new Error(
+      `production needs ${missing.join(' and ')}: in-memory adapters are for development only`,
+    );
+  }
+}
+
+/** The Kafka bus named by the config, else the in-memory one (development only). */
+async function createServiceBus(
+  name: string,
+  config: BaseServiceConfig,
+  kafkaSecurity: KafkaClientSecurity,
+  logger: Logger,
+  usesBus: boolean,
+): Promise<EventBus> {
+  if (!usesBus || !config.KAFKA_BROKERS) {
+    if (usesBus)
+      logger.warn('KAFKA_BROKERS not set: using the in-memory event bus (development only)');
+    return createMemoryBus({ source: `marquee/${name}`, retain: 'unconsumed' });
+  }
+  const bus = (await import('../bus/kafka-bus.js')).createKafkaBus({
+    brokers: config.KAFKA_BROKERS,
+    clientId: config.SERVICE_NAME,
+    source: `marquee/${name}`,
+    logger,
+    topics: { autoCreate: kafkaTopicsMode(config) === 'create' },
+    ...kafkaSecurity,
+    // Records of signed topics carry this service's signature; consumed ones are checked.
+    signatures: { producer: name, keyring: serviceKeyring() },
+    consumer: {
+      sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+      heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
+      minBytes: config.KAFKA_FETCH_MIN_BYTES,
+    },
+  });
+  logger.info({ kafka: describeKafkaSecurity(kafkaSecurity) }, 'Kafka client security');
+  return bus;
+}
+
+/** The Mongo connection named by the config (closed on stop), else none (development only). */
+async function connectServiceMongo(
+  name: string,
+  config: BaseServiceConfig & { MONGO_DB: string },
+  logger: Logger,
+  lifecycle: Lifecycle,
+  usesMongo: boolean,
+): Promise<Connection | undefined> {
+  if (!usesMongo) return undefined;
+  if (!config.MONGO_URL) {
+    logger.warn('MONGO_URL not set: using in-memory repositories (development only)');
+    return undefined;
+  }
+  const { closeMongo, connectMongo } = await import('../mongo/index.js');
+  const mongo = await connectMongo({
+    url: config.MONGO_URL,
+    dbName: config.MONGO_DB,
+    logger,
+    appName: name,
+    maxPoolSize: config.MONGO_MAX_POOL_SIZE,
+    ...(config.MONGO_SLOW_MS !== undefined ? { slowCommandMs: config.MONGO_SLOW_MS } : {}),
+    ...(config.MONGO_COMMAND_STATS_MS !== undefined
+      ? { commandStatsMs: config.MONGO_COMMAND_STATS_MS }
+      : {}),
+  });
+  lifecycle.onStop('mongo', () => closeMongo(mongo, logger));
+  return mongo;
 }
 
 /** `KAFKA_TOPICS`, defaulted: production verifies the deployment's topics, the rest creates them. */

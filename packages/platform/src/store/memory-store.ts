@@ -51,111 +51,38 @@ interface UniqueIndex {
   owners: Map<string, string>;
 }
 
+/** What the parts of one memory store share: its records, unique indexes, listeners and lease. */
+interface MemoryState {
+  name: string;
+  packing: ReturnType<typeof packingOf>;
+  records: Map<string, MemoryRecord>;
+  uniques: UniqueIndexes;
+  listeners: Set<() => void>;
+  lease: { owner: string; until: number } | undefined;
+}
+
 export function createMemoryStore<T extends Versioned>(
   options: MemoryStoreOptions<T> = {},
 ): MemoryStore<T> {
   const name = options.name ?? 'documents';
-  const packing = packingOf(name, options.pack, options.indexes);
-  const records = new Map<string, MemoryRecord>();
-  const listeners = new Set<() => void>();
-  let lease: { owner: string; until: number } | undefined;
-  const uniques: UniqueIndex[] = (options.indexes ?? [])
-    .filter((index) => index.unique === true)
-    .map((index) => {
-      const fields = Object.keys(index.fields).filter((field) => field !== 'id');
-      return { name: index.name ?? fields.join('_'), fields, owners: new Map<string, string>() };
-    })
-    .filter((index) => index.fields.length > 0);
-
-  const uniqueKey = (index: UniqueIndex, data: Record<string, unknown>): string =>
-    JSON.stringify(index.fields.map((field) => keyPart(data[field])));
-
-  // Throws before anything changes, so a clash leaves the store untouched.
-  const checkUnique = (id: string, data: Record<string, unknown>): void => {
-    for (const index of uniques) {
-      const owner = index.owners.get(uniqueKey(index, data));
-      if (owner !== undefined && owner !== id) throw alreadyExists(name, id);
-    }
+  const state: MemoryState = {
+    name,
+    packing: packingOf(name, options.pack, options.indexes),
+    records: new Map(),
+    uniques: uniqueIndexes(name, options.indexes ?? []),
+    listeners: new Set(),
+    lease: undefined,
   };
-  const setUnique = (
-    id: string,
-    before: Record<string, unknown> | undefined,
-    after: Record<string, unknown> | undefined,
-  ): void => {
-    for (const index of uniques) {
-      if (before !== undefined) index.owners.delete(uniqueKey(index, before));
-      if (after !== undefined) index.owners.set(uniqueKey(index, after), id);
-    }
-  };
-
-  const toDocument = (id: string, record: MemoryRecord): T =>
-    ({
-      ...(toPortable(record.data) as Record<string, unknown>),
-      id,
-      version: record.version,
-    }) as unknown as T;
-
-  const appendEvents = (record: MemoryRecord, events: OutboxEvent[]): void => {
-    if (events.length === 0) return;
-    if (record.outbox.length === 0) record.dueAt = Date.now();
-    else record.dueAt = Math.min(record.dueAt, Date.now());
-    record.outbox.push(...events);
-  };
-
-  const notify = (events: readonly OutboxEvent[]): void => {
-    if (events.length === 0) return;
-    for (const listener of listeners) listener();
-  };
-
-  const liveRecord = (id: string): MemoryRecord | undefined => {
-    const record = records.get(id);
-    return record === undefined || record.tombstone ? undefined : record;
-  };
-
-  /** The next state of a live record, at the next version, with its events. */
-  const write = (id: string, record: MemoryRecord, next: Draft<T>, events: OutboxEvent[]): T => {
-    const { id: nextId, data } = splitDocument(next);
-    if (nextId !== id)
-      throw invalidDocument(`${name} ${id}: an update cannot change the id`, { id, nextId });
-    checkUnique(id, data);
-    setUnique(id, record.data, data);
-    record.data = data;
-    record.version += 1;
-    appendEvents(record, events);
-    notify(events);
-    return toDocument(id, record);
-  };
-
   const store: MemoryStore<T> = {
     outboxName: name,
 
     async get(id) {
-      const record = liveRecord(id);
-      return record === undefined ? undefined : toDocument(id, record);
+      const record = liveRecord(state, id);
+      return record === undefined ? undefined : toDocument<T>(id, record);
     },
 
     async insert(doc, writeOptions: WriteOptions = {}) {
-      const { id, data } = splitDocument(doc);
-      const events = portableEvents(writeOptions.events);
-      const existing = records.get(id);
-      if (existing !== undefined && !existing.tombstone) throw alreadyExists(name, id);
-      checkUnique(id, data);
-      let record: MemoryRecord;
-      if (existing === undefined) {
-        record = { version: 1, data, tombstone: false, outbox: [], dueAt: 0 };
-        records.set(id, record);
-      } else {
-        // Re-created while its deletion events are still queued: they stay first in the outbox.
-        record = existing;
-        setUnique(id, record.data, undefined);
-        record.version += 1;
-        record.data = data;
-        record.tombstone = false;
-      }
-      setUnique(id, undefined, data);
-      appendEvents(record, events);
-      notify(events);
-      return toDocument(id, record);
+      return insertRecord<T>(state, doc, writeOptions);
     },
 
     async update(
@@ -165,65 +92,36 @@ export function createMemoryStore<T extends Versioned>(
       writeOptions: WriteOptions = {},
     ) {
       const events = portableEvents(writeOptions.events);
-      const record = liveRecord(id);
+      const record = liveRecord(state, id);
       if (record === undefined) throw notFound(name, id);
       if (record.version !== expectedVersion)
         throw versionConflict(name, id, expectedVersion, record.version);
       const next = typeof change === 'function' ? change(toDocument(id, record)) : change;
-      return write(id, record, next, events);
+      return write(state, id, record, next, events);
     },
 
     async modify(id, change: Modification<T>, modifyOptions: ModifyOptions<T> = {}) {
-      const record = liveRecord(id);
+      const record = liveRecord(state, id);
       if (record === undefined) return undefined;
-      const before = toDocument(id, record);
+      const before = toDocument<T>(id, record);
       const next = change(toDocument(id, record));
       if (next === undefined) return before;
-      return write(id, record, next, portableEvents(modifyOptions.events?.(before, next)));
+      return write(state, id, record, next, portableEvents(modifyOptions.events?.(before, next)));
     },
 
     async delete(id, expectedVersion, writeOptions: WriteOptions = {}) {
-      const events = portableEvents(writeOptions.events);
-      const record = liveRecord(id);
-      if (record === undefined) return false;
-      if (expectedVersion !== undefined && record.version !== expectedVersion) {
-        throw versionConflict(name, id, expectedVersion, record.version);
-      }
-      if (events.length === 0 && record.outbox.length === 0) {
-        setUnique(id, record.data, undefined);
-        records.delete(id);
-        return true;
-      }
-      // Its events (earlier ones and the deletion's) must still reach the bus: keep a tombstone.
-      record.tombstone = true;
-      record.version += 1;
-      appendEvents(record, events);
-      notify(events);
-      return true;
+      return deleteRecord(state, id, expectedVersion, writeOptions);
     },
 
     async find(filter: StoreFilter<T> = {}, findOptions: FindOptions<T> = {}) {
-      const { skip, limit } = checkPaging(findOptions);
-      const wanted = normalizeFilter(filter);
-      packing?.checkQuery(wanted, findOptions.sort);
-      const matches: Record<string, unknown>[] = [];
-      for (const [id, record] of records) {
-        if (record.tombstone) continue;
-        const view = { ...record.data, id, version: record.version };
-        if (matchesFilter(view, wanted)) matches.push(view);
-      }
-      matches.sort(sortComparator(findOptions.sort ?? {}));
-      const page = limit === undefined ? matches.slice(skip) : matches.slice(skip, skip + limit);
-      return page.map((view) =>
-        toDocument(view.id as string, records.get(view.id as string) as MemoryRecord),
-      );
+      return findRecords(state, filter, findOptions);
     },
 
     async count(filter: StoreFilter<T> = {}) {
       const wanted = normalizeFilter(filter);
-      packing?.checkQuery(wanted);
+      state.packing?.checkQuery(wanted);
       let n = 0;
-      for (const [id, record] of records) {
+      for (const [id, record] of state.records) {
         if (
           !record.tombstone &&
           matchesFilter({ ...record.data, id, version: record.version }, wanted)
@@ -233,6 +131,172 @@ export function createMemoryStore<T extends Versioned>(
       return n;
     },
 
+    ...outboxOf(state),
+  };
+  return store;
+}
+
+/** The store's unique indexes: a clash is refused before anything changes. */
+interface UniqueIndexes {
+  /** Throws before anything changes, so a clash leaves the store untouched. */
+  check(id: string, data: Record<string, unknown>): void;
+  /** Moves a record's keys from `before` to `after` (either absent for an insert or a removal). */
+  set(
+    id: string,
+    before: Record<string, unknown> | undefined,
+    after: Record<string, unknown> | undefined,
+  ): void;
+}
+
+function uniqueIndexes<T>(name: string, indexes: readonly StoreIndex<T>[]): UniqueIndexes {
+  const uniques: UniqueIndex[] = indexes
+    .filter((index) => index.unique === true)
+    .map((index) => {
+      const fields = Object.keys(index.fields).filter((field) => field !== 'id');
+      return { name: index.name ?? fields.join('_'), fields, owners: new Map<string, string>() };
+    })
+    .filter((index) => index.fields.length > 0);
+  const uniqueKey = (index: UniqueIndex, data: Record<string, unknown>): string =>
+    JSON.stringify(index.fields.map((field) => keyPart(data[field])));
+  return {
+    check(id, data) {
+      for (const index of uniques) {
+        const owner = index.owners.get(uniqueKey(index, data));
+        if (owner !== undefined && owner !== id) throw alreadyExists(name, id);
+      }
+    },
+    set(id, before, after) {
+      for (const index of uniques) {
+        if (before !== undefined) index.owners.delete(uniqueKey(index, before));
+        if (after !== undefined) index.owners.set(uniqueKey(index, after), id);
+      }
+    },
+  };
+}
+
+function toDocument<T extends Versioned>(id: string, record: MemoryRecord): T {
+  return {
+    ...(toPortable(record.data) as Record<string, unknown>),
+    id,
+    version: record.version,
+  } as unknown as T;
+}
+
+function appendEvents(record: MemoryRecord, events: OutboxEvent[]): void {
+  if (events.length === 0) return;
+  if (record.outbox.length === 0) record.dueAt = Date.now();
+  else record.dueAt = Math.min(record.dueAt, Date.now());
+  record.outbox.push(...events);
+}
+
+function notify(state: MemoryState, events: readonly OutboxEvent[]): void {
+  if (events.length === 0) return;
+  for (const listener of state.listeners) listener();
+}
+
+function liveRecord(state: MemoryState, id: string): MemoryRecord | undefined {
+  const record = state.records.get(id);
+  return record === undefined || record.tombstone ? undefined : record;
+}
+
+/** The next state of a live record, at the next version, with its events. */
+function write<T extends Versioned>(
+  state: MemoryState,
+  id: string,
+  record: MemoryRecord,
+  next: Draft<T>,
+  events: OutboxEvent[],
+): T {
+  const { id: nextId, data } = splitDocument(next);
+  if (nextId !== id)
+    throw invalidDocument(`${state.name} ${id}: an update cannot change the id`, { id, nextId });
+  state.uniques.check(id, data);
+  state.uniques.set(id, record.data, data);
+  record.data = data;
+  record.version += 1;
+  appendEvents(record, events);
+  notify(state, events);
+  return toDocument(id, record);
+}
+
+function insertRecord<T extends Versioned>(
+  state: MemoryState,
+  doc: Draft<T>,
+  writeOptions: WriteOptions,
+): T {
+  const { id, data } = splitDocument(doc);
+  const events = portableEvents(writeOptions.events);
+  const existing = state.records.get(id);
+  if (existing !== undefined && !existing.tombstone) throw alreadyExists(state.name, id);
+  state.uniques.check(id, data);
+  let record: MemoryRecord;
+  if (existing === undefined) {
+    record = { version: 1, data, tombstone: false, outbox: [], dueAt: 0 };
+    state.records.set(id, record);
+  } else {
+    // Re-created while its deletion events are still queued: they stay first in the outbox.
+    record = existing;
+    state.uniques.set(id, record.data, undefined);
+    record.version += 1;
+    record.data = data;
+    record.tombstone = false;
+  }
+  state.uniques.set(id, undefined, data);
+  appendEvents(record, events);
+  notify(state, events);
+  return toDocument(id, record);
+}
+
+function deleteRecord(
+  state: MemoryState,
+  id: string,
+  expectedVersion: number | undefined,
+  writeOptions: WriteOptions,
+): boolean {
+  const events = portableEvents(writeOptions.events);
+  const record = liveRecord(state, id);
+  if (record === undefined) return false;
+  if (expectedVersion !== undefined && record.version !== expectedVersion) {
+    throw versionConflict(state.name, id, expectedVersion, record.version);
+  }
+  if (events.length === 0 && record.outbox.length === 0) {
+    state.uniques.set(id, record.data, undefined);
+    state.records.delete(id);
+    return true;
+  }
+  // Its events (earlier ones and the deletion's) must still reach the bus: keep a tombstone.
+  record.tombstone = true;
+  record.version += 1;
+  appendEvents(record, events);
+  notify(state, events);
+  return true;
+}
+
+function findRecords<T extends Versioned>(
+  state: MemoryState,
+  filter: StoreFilter<T>,
+  findOptions: FindOptions<T>,
+): T[] {
+  const { skip, limit } = checkPaging(findOptions);
+  const wanted = normalizeFilter(filter);
+  state.packing?.checkQuery(wanted, findOptions.sort);
+  const matches: Record<string, unknown>[] = [];
+  for (const [id, record] of state.records) {
+    if (record.tombstone) continue;
+    const view = { ...record.data, id, version: record.version };
+    if (matchesFilter(view, wanted)) matches.push(view);
+  }
+  matches.sort(sortComparator(findOptions.sort ?? {}));
+  const page = limit === undefined ? matches.slice(skip) : matches.slice(skip, skip + limit);
+  return page.map((view) =>
+    toDocument<T>(view.id as string, state.records.get(view.id as string) as MemoryRecord),
+  );
+}
+
+/** The store's side of the outbox relay: due records, acks, backoff, the lease, write nudges. */
+function outboxOf(state: MemoryState): Omit<OutboxSource, 'outboxName'> {
+  const { records } = state;
+  return {
     async pendingOutbox(limit) {
       const now = Date.now();
       const due: [string, MemoryRecord][] = [];
@@ -251,7 +315,7 @@ export function createMemoryStore<T extends Versioned>(
       const acked = new Set(eventIds);
       record.outbox = record.outbox.filter((event) => !acked.has(event.id));
       if (record.outbox.length === 0 && record.tombstone) {
-        setUnique(docId, record.data, undefined);
+        state.uniques.set(docId, record.data, undefined);
         records.delete(docId);
       }
     },
@@ -263,21 +327,21 @@ export function createMemoryStore<T extends Versioned>(
 
     async acquireOutboxLease(owner, ttlMs) {
       const now = Date.now();
+      const { lease } = state;
       if (lease !== undefined && lease.owner !== owner && lease.until > now) return false;
-      lease = { owner, until: now + ttlMs };
+      state.lease = { owner, until: now + ttlMs };
       return true;
     },
 
     async releaseOutboxLease(owner) {
-      if (lease?.owner === owner) lease = undefined;
+      if (state.lease?.owner === owner) state.lease = undefined;
     },
 
     onOutboxWrite(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      state.listeners.add(listener);
+      return () => state.listeners.delete(listener);
     },
   };
-  return store;
 }
 
 export function checkPaging(options: { skip?: number; limit?: number }): {

@@ -20,18 +20,10 @@ async function withRetry<T>(work: () => Promise<T>): Promise<T> {
 export function createOAuthRepository(stores: AuthStores): OAuthRepository {
   const { interactions, codes, tokens, grants } = stores;
   return {
-    async saveInteraction(interaction) {
-      await interactions.insert(interaction);
-    },
-    getInteraction: async (id) => plain(await interactions.get(id)),
-    async deleteInteraction(id) {
-      await interactions.delete(id);
-    },
-    async purgeInteractions(now) {
-      const expired = await interactions.find({ expiresAt: { $lt: now } }, { limit: 500 });
-      for (const doc of expired) await interactions.delete(doc.id);
-      return expired.length;
-    },
+    ...interactionRecords(interactions),
+    ...codeRecords(codes),
+    ...tokenRecords(tokens),
+    ...grantRecords(grants),
 
     async purgeExpired(cutoffs) {
       let purged = 0;
@@ -45,6 +37,42 @@ export function createOAuthRepository(stores: AuthStores): OAuthRepository {
       return purged;
     },
 
+    async deleteFanRecords(fanId) {
+      // Sign-ins in progress and codes first, so no new token or grant comes of them; grants last.
+      await deleteAll(interactions, fanId);
+      await deleteAll(codes, fanId);
+      await deleteAll(tokens, fanId);
+      return { grants: await deleteAll(grants, fanId) };
+    },
+  };
+}
+
+function interactionRecords(
+  interactions: AuthStores['interactions'],
+): Pick<
+  OAuthRepository,
+  'saveInteraction' | 'getInteraction' | 'deleteInteraction' | 'purgeInteractions'
+> {
+  return {
+    async saveInteraction(interaction) {
+      await interactions.insert(interaction);
+    },
+    getInteraction: async (id) => plain(await interactions.get(id)),
+    async deleteInteraction(id) {
+      await interactions.delete(id);
+    },
+    async purgeInteractions(now) {
+      const expired = await interactions.find({ expiresAt: { $lt: now } }, { limit: 500 });
+      for (const doc of expired) await interactions.delete(doc.id);
+      return expired.length;
+    },
+  };
+}
+
+function codeRecords(
+  codes: AuthStores['codes'],
+): Pick<OAuthRepository, 'saveCode' | 'getCode' | 'markCodeUsed' | 'markCodeReplayed'> {
+  return {
     async saveCode(code) {
       await codes.insert(code);
     },
@@ -68,7 +96,13 @@ export function createOAuthRepository(stores: AuthStores): OAuthRepository {
         await codes.update(id, current.version, (doc) => ({ ...doc, replayedAt: at }));
       });
     },
+  };
+}
 
+function tokenRecords(
+  tokens: AuthStores['tokens'],
+): Pick<OAuthRepository, 'saveToken' | 'getToken' | 'markTokenRotated' | 'revokeTokens'> {
+  return {
     async saveToken(token) {
       await tokens.insert(token);
     },
@@ -99,7 +133,13 @@ export function createOAuthRepository(stores: AuthStores): OAuthRepository {
       }
       return revoked;
     },
+  };
+}
 
+function grantRecords(
+  grants: AuthStores['grants'],
+): Pick<OAuthRepository, 'getGrant' | 'approveGrant' | 'revokeGrant'> {
+  return {
     getGrant: async (id) => plain(await grants.get(id)),
     async approveGrant(grant, fact) {
       const event = createOutboxEvent(appAuthorizedTopic, {
@@ -123,13 +163,6 @@ export function createOAuthRepository(stores: AuthStores): OAuthRepository {
         if (!current || current.revokedAt) return;
         await grants.update(id, current.version, (doc) => ({ ...doc, revokedAt: at }));
       });
-    },
-    async deleteFanRecords(fanId) {
-      // Sign-ins in progress and codes first, so no new token or grant comes of them; grants last.
-      await deleteAll(interactions, fanId);
-      await deleteAll(codes, fanId);
-      await deleteAll(tokens, fanId);
-      return { grants: await deleteAll(grants, fanId) };
     },
   };
 }

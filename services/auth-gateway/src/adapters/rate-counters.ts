@@ -1,4 +1,4 @@
-import type { Connection } from 'mongoose';
+import type { Collection, Connection } from 'mongoose';
 import type { ServiceStores } from '@marquee/platform/store';
 import type { RateCounter } from '../app/ports.js';
 
@@ -59,52 +59,7 @@ export function createMongoRateCounter(
   now: () => number = Date.now,
 ): RateCounter {
   const collection = connection.collection<CounterDoc>('rate_counters');
-  // FerretDB does not apply `$inc` atomically and two concurrent upserts of a new key race to a
-  // duplicate-key error (on MongoDB too): writes of one key are never concurrent inside this
-  // process, and an upsert that lost the race is retried as the update it now is.
-  const write = async (key: string, amount: number, expiresAtMs: number): Promise<number> => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const doc = await collection.findOneAndUpdate(
-          { _id: key },
-          { $inc: { count: amount }, $setOnInsert: { expiresAt: new Date(expiresAtMs) } },
-          { upsert: true, returnDocument: 'after' },
-        );
-        return doc?.count ?? amount;
-      } catch (error) {
-        if ((error as { code?: number }).code !== 11000 || attempt >= 3) throw error;
-      }
-    }
-  };
-  interface Waiter {
-    amount: number;
-    resolve: (count: number) => void;
-    reject: (error: unknown) => void;
-  }
-  /**
-   * Per key: whether a write is in flight, the calls waiting for the next one, and the units taken
-   * ahead (`pool`: counts `next`..`end` not yet handed out) with the size of the next lease.
-   */
-  interface KeyState {
-    writing: boolean;
-    waiting: Waiter[];
-    expiresAtMs: number;
-    lease: number;
-    block: number;
-    pool?: { next: number; end: number; takenAt: number };
-  }
   const keys = new Map<string, KeyState>();
-  /** Hands out units taken ahead to the calls at the head of the queue while they last. */
-  const serveFromPool = (state: KeyState): void => {
-    const pool = state.pool;
-    while (pool && state.waiting.length > 0) {
-      const head = state.waiting[0]!;
-      if (head.amount <= 0 || pool.end - pool.next + 1 < head.amount) return;
-      state.waiting.shift();
-      pool.next += head.amount;
-      head.resolve(pool.next - 1);
-    }
-  };
   const flush = (key: string): void => {
     const state = keys.get(key);
     if (!state) return;
@@ -118,7 +73,7 @@ export function createMongoRateCounter(
     // Only growth is taken ahead; a batch that gives back is written as it is.
     const ahead = demand > 0 && state.lease > 1 ? Math.max(0, state.block - demand) : 0;
     const total = demand + ahead;
-    write(key, total, state.expiresAtMs)
+    writeCount(collection, key, total, state.expiresAtMs)
       .then(
         (count) => {
           let after = total;
@@ -126,15 +81,7 @@ export function createMongoRateCounter(
             after -= waiter.amount;
             waiter.resolve(count - after);
           }
-          if (ahead > 0) {
-            const t = now();
-            // Emptied fast: take more next time, up to the lease; slowly: less.
-            const drainedFast = state.pool !== undefined && t - state.pool.takenAt < 250;
-            state.block = drainedFast
-              ? Math.min(state.lease, state.block * 2)
-              : Math.max(2, Math.floor(state.block / 2));
-            state.pool = { next: count - ahead + 1, end: count, takenAt: t };
-          }
+          if (ahead > 0) refillPool(state, count, ahead, now());
         },
         (error: unknown) => {
           for (const waiter of batch) waiter.reject(error);
@@ -165,4 +112,74 @@ export function createMongoRateCounter(
       });
     },
   };
+}
+
+interface Waiter {
+  amount: number;
+  resolve: (count: number) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Per key: whether a write is in flight, the calls waiting for the next one, and the units taken
+ * ahead (`pool`: counts `next`..`end` not yet handed out) with the size of the next lease.
+ */
+interface KeyState {
+  writing: boolean;
+  waiting: Waiter[];
+  expiresAtMs: number;
+  lease: number;
+  block: number;
+  pool?: { next: number; end: number; takenAt: number };
+}
+
+/**
+ * Adds `amount` to the key's counter: the count after. FerretDB does not apply `$inc` atomically
+ * and two concurrent upserts of a new key race to a duplicate-key error (on MongoDB too): writes of
+ * one key are never concurrent inside this process, and an upsert that lost the race is retried as
+ * the update it now is.
+ */
+async function writeCount(
+  collection: Collection<CounterDoc>,
+  key: string,
+  amount: number,
+  expiresAtMs: number,
+): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const doc = await collection.findOneAndUpdate(
+        { _id: key },
+        { $inc: { count: amount }, $setOnInsert: { expiresAt: new Date(expiresAtMs) } },
+        { upsert: true, returnDocument: 'after' },
+      );
+      return doc?.count ?? amount;
+    } catch (error) {
+      if ((error as { code?: number }).code !== 11000 || attempt >= 3) throw error;
+    }
+  }
+}
+
+/** Hands out units taken ahead to the calls at the head of the queue while they last. */
+function serveFromPool(state: KeyState): void {
+  const pool = state.pool;
+  while (pool && state.waiting.length > 0) {
+    const head = state.waiting[0]!;
+    if (head.amount <= 0 || pool.end - pool.next + 1 < head.amount) return;
+    state.waiting.shift();
+    pool.next += head.amount;
+    head.resolve(pool.next - 1);
+  }
+}
+
+/**
+ * The units a write took ahead (the last `ahead` up to `count`) become the key's pool; the next
+ * block doubles when the last pool emptied fast (within 250 ms), up to the lease, and halves
+ * otherwise.
+ */
+function refillPool(state: KeyState, count: number, ahead: number, t: number): void {
+  const drainedFast = state.pool !== undefined && t - state.pool.takenAt < 250;
+  state.block = drainedFast
+    ? Math.min(state.lease, state.block * 2)
+    : Math.max(2, Math.floor(state.block / 2));
+  state.pool = { next: count - ahead + 1, end: count, takenAt: t };
 }

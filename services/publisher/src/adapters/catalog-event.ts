@@ -82,21 +82,9 @@ function priceRanges(body: Body): catalogV1.PriceRange[] {
  */
 export function toCatalogEvent(published: PublishedEvent): catalogV1.Event {
   const body = published.body as Body;
-  const source = body.source as {
-    id: string;
-    name: string;
-    publishingSource?: { id?: string; name?: string };
-  };
-  const dates = body.dates;
   return {
     id: published.id,
-    source: {
-      id: source.id,
-      name: source.name,
-      publishingSource: source.publishingSource
-        ? { id: source.publishingSource.id ?? '', name: source.publishingSource.name ?? '' }
-        : undefined,
-    },
+    source: sourceOf(body),
     version: published.version,
     publisherVersion: published.publisherVersion ?? 0,
     active: body.active ?? true,
@@ -117,50 +105,9 @@ export function toCatalogEvent(published: PublishedEvent): catalogV1.Event {
       genre: level(c.genre),
       subGenre: level(c.subGenre),
     })),
-    dates: dates
-      ? {
-          start: dates.start
-            ? {
-                localDate: dates.start.localDate ?? '',
-                localTime: dates.start.localTime ?? '',
-                dateTime: instant(dates.start.dateTime),
-                dateTbd: dates.start.dateTBD ?? false,
-                dateTba: dates.start.dateTBA ?? false,
-                timeTba: dates.start.timeTBA ?? false,
-                noSpecificTime: dates.start.noSpecificTime ?? false,
-              }
-            : undefined,
-          access: dates.access
-            ? {
-                startDateTime: instant(dates.access.startDateTime),
-                endDateTime: instant(dates.access.endDateTime),
-                startApproximate: dates.access.startApproximate ?? false,
-                endApproximate: dates.access.endApproximate ?? false,
-              }
-            : undefined,
-          end: dates.end
-            ? {
-                localTime: dates.end.localTime ?? '',
-                dateTime: instant(dates.end.dateTime),
-                approximate: dates.end.approximate ?? false,
-              }
-            : undefined,
-          timezone: dates.timezone ?? '',
-        }
-      : undefined,
-    images: (body.images ?? []).map((image) => ({
-      url: image.url ?? '',
-      width: Math.round(image.width ?? 0),
-      height: Math.round(image.height ?? 0),
-      ratio: image.ratio ?? '',
-      fallback: false,
-    })),
-    outlets: (body.outlets ?? []).map((outlet) => ({
-      url: outlet.url ?? '',
-      type: (outlet.type === 'venueBoxOffice'
-        ? 'OUTLET_TYPE_VENUE_BOX_OFFICE'
-        : 'OUTLET_TYPE_UNSPECIFIED') as catalogV1.OutletType,
-    })),
+    dates: eventDates(body.dates),
+    images: images(body),
+    outlets: outlets(body),
     location: location(body),
     priceRanges: priceRanges(body),
     promoter: body.promoter
@@ -170,23 +117,8 @@ export function toCatalogEvent(published: PublishedEvent): catalogV1.Event {
           descriptions: localized(body.promoter.descriptions),
         }
       : undefined,
-    // Absent = always visible; when given, `visible` defaults to true (a publishing API default).
-    publicVisibility: body.publicVisibility
-      ? {
-          startDateTime: instant(body.publicVisibility.startDateTime),
-          endDateTime: instant(body.publicVisibility.endDateTime),
-          visible: body.publicVisibility.visible ?? true,
-        }
-      : undefined,
-    sales: body.sales?.public
-      ? {
-          publicSale: {
-            startDateTime: instant(body.sales.public.startDateTime),
-            endDateTime: instant(body.sales.public.endDateTime),
-            startTbd: body.sales.public.startTBD ?? false,
-          },
-        }
-      : undefined,
+    publicVisibility: publicVisibility(body),
+    sales: sales(body),
     // The publishing API has no market field; markets are the indexer's business.
     marketIds: [],
     origin: { kind: { $case: 'published', value: { appId: published.appId } } },
@@ -198,4 +130,94 @@ export function toCatalogEvent(published: PublishedEvent): catalogV1.Event {
     createdAt: published.createdAt,
     updatedAt: published.updatedAt,
   };
+}
+
+function sourceOf(body: Body): catalogV1.Event['source'] {
+  const source = body.source as {
+    id: string;
+    name: string;
+    publishingSource?: { id?: string; name?: string };
+  };
+  return {
+    id: source.id,
+    name: source.name,
+    publishingSource: source.publishingSource
+      ? { id: source.publishingSource.id ?? '', name: source.publishingSource.name ?? '' }
+      : undefined,
+  };
+}
+
+function eventDates(dates: Body['dates']): catalogV1.Event['dates'] {
+  if (!dates) return undefined;
+  return {
+    start: dates.start
+      ? {
+          localDate: dates.start.localDate ?? '',
+          localTime: dates.start.localTime ?? '',
+          dateTime: instant(dates.start.dateTime),
+          dateTbd: dates.start.dateTBD ?? false,
+          dateTba: dates.start.dateTBA ?? false,
+          timeTba: dates.start.timeTBA ?? false,
+          noSpecificTime: dates.start.noSpecificTime ?? false,
+        }
+      : undefined,
+    access: dates.access
+      ? {
+          startDateTime: instant(dates.access.startDateTime),
+          endDateTime: instant(dates.access.endDateTime),
+          startApproximate: dates.access.startApproximate ?? false,
+          endApproximate: dates.access.endApproximate ?? false,
+        }
+      : undefined,
+    end: dates.end
+      ? {
+          localTime: dates.end.localTime ?? '',
+          dateTime: instant(dates.end.dateTime),
+          approximate: dates.end.approximate ?? false,
+        }
+      : undefined,
+    timezone: dates.timezone ?? '',
+  };
+}
+
+function images(body: Body): catalogV1.Event['images'] {
+  return (body.images ?? []).map((image) => ({
+    url: image.url ?? '',
+    width: Math.round(image.width ?? 0),
+    height: Math.round(image.height ?? 0),
+    ratio: image.ratio ?? '',
+    fallback: false,
+  }));
+}
+
+function outlets(body: Body): catalogV1.Event['outlets'] {
+  return (body.outlets ?? []).map((outlet) => ({
+    url: outlet.url ?? '',
+    type: (outlet.type === 'venueBoxOffice'
+      ? 'OUTLET_TYPE_VENUE_BOX_OFFICE'
+      : 'OUTLET_TYPE_UNSPECIFIED') as catalogV1.OutletType,
+  }));
+}
+
+/** Absent = always visible; when given, `visible` defaults to true (a publishing API default). */
+function publicVisibility(body: Body): catalogV1.Event['publicVisibility'] {
+  return body.publicVisibility
+    ? {
+        startDateTime: instant(body.publicVisibility.startDateTime),
+        endDateTime: instant(body.publicVisibility.endDateTime),
+        visible: body.publicVisibility.visible ?? true,
+      }
+    : undefined;
+}
+
+function sales(body: Body): catalogV1.Event['sales'] {
+  return body.sales?.public
+    ? {
+        publicSale: {
+          startDateTime: instant(body.sales.public.startDateTime),
+          endDateTime: instant(body.sales.public.endDateTime),
+          startTbd: body.sales.public.startTBD ?? false,
+        },
+      }
+    : undefined;
 }

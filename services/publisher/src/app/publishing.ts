@@ -92,38 +92,6 @@ export function createPublishing(deps: {
   const { repository, newId, clock } = deps;
   const keyWindowMs = deps.publicationKeyWindowMs ?? DEFAULT_PUBLICATION_KEY_WINDOW_MS;
 
-  const accept = (body: unknown) => {
-    const outcome = validatePublishedEvent(body);
-    if (!outcome.ok) throw new PublicationRejected(outcome.errors);
-    return outcome;
-  };
-
-  const owned = async (appId: string, id: string): Promise<PublishedEvent> => {
-    if (!appId) throw new MissingApp();
-    const current = await repository.get(id);
-    // Another app's event answers like an unknown id: ids must not be probeable across apps.
-    if (!current || current.appId !== appId) throw new PublishedEventNotFound(id);
-    return current;
-  };
-
-  const result = (
-    event: PublishedEvent,
-    outcome: {
-      unknownProperties: Record<string, unknown>;
-      missingProperties: Record<string, string>;
-    },
-  ): PublicationResult => {
-    const message = warningMessage(outcome.unknownProperties, outcome.missingProperties);
-    return {
-      status: message === undefined ? 'Success' : 'SuccessWarning',
-      ...(message === undefined ? {} : { message }),
-      id: event.id,
-      missingProperties: outcome.missingProperties,
-      unknownProperties: outcome.unknownProperties,
-      version: event.version,
-    };
-  };
-
   return {
     async publish({ appId, body, publicationKey }) {
       if (!appId) throw new MissingApp();
@@ -152,19 +120,8 @@ export function createPublishing(deps: {
       const outcome = accept(body);
       const given = outcome.event.version;
       for (let attempt = 1; ; attempt += 1) {
-        const current = await owned(appId, id);
-        // Strictly greater: a retried or reordered older update must not overwrite a newer state.
-        if (
-          current.publisherVersion !== null &&
-          (given === undefined || given <= current.publisherVersion)
-        ) {
-          throw new StaleVersion(
-            id,
-            current.publisherVersion,
-            given,
-            `greater than ${current.publisherVersion}`,
-          );
-        }
+        const current = await owned(repository, appId, id);
+        requireNewer(current, given);
         try {
           const replaced = await repository.replace(
             {
@@ -185,45 +142,111 @@ export function createPublishing(deps: {
     },
 
     async get({ appId, id }) {
-      return owned(appId, id);
+      return owned(repository, appId, id);
     },
 
-    async list({ appId, pageSize, pageToken }) {
-      if (!appId) throw new MissingApp();
-      if (!Number.isInteger(pageSize) || pageSize < 0) {
-        throw new InvalidListRequest('INVALID_PROPERTY', 'size', 'must be a positive integer');
-      }
-      const size = pageSize === 0 ? DEFAULT_PAGE_SIZE : Math.min(pageSize, MAX_PAGE_SIZE);
-      const after = pageToken ? decodePageToken(pageToken) : undefined;
-      // One more than the page: whether there is a next page, without a count.
-      const found = await repository.listByApp(appId, {
-        limit: size + 1,
-        ...(after ? { after } : {}),
-      });
-      const events = found.slice(0, size);
-      const last = events.at(-1);
-      return {
-        events,
-        nextPageToken: found.length > size && last ? encodePageToken(last) : '',
-      };
+    async list(query) {
+      return listPage(repository, query);
     },
 
     async remove({ appId, id, publisherVersion }) {
-      const current = await owned(appId, id);
-      // A deletion may carry the version it deletes (>=): it is the last change of the event.
-      if (
-        publisherVersion !== undefined &&
-        current.publisherVersion !== null &&
-        publisherVersion < current.publisherVersion
-      ) {
-        throw new StaleVersion(
-          id,
-          current.publisherVersion,
-          publisherVersion,
-          `at least ${current.publisherVersion}`,
-        );
-      }
+      const current = await owned(repository, appId, id);
+      requireNotOlder(current, publisherVersion);
       await repository.remove(current);
     },
   };
+}
+
+/** The body's validation outcome; a rejection (400) when it is not a valid event. */
+function accept(body: unknown) {
+  const outcome = validatePublishedEvent(body);
+  if (!outcome.ok) throw new PublicationRejected(outcome.errors);
+  return outcome;
+}
+
+/** The event, when the app published it; otherwise not found (404). */
+async function owned(
+  repository: PublishedEventRepository,
+  appId: string,
+  id: string,
+): Promise<PublishedEvent> {
+  if (!appId) throw new MissingApp();
+  const current = await repository.get(id);
+  // Another app's event answers like an unknown id: ids must not be probeable across apps.
+  if (!current || current.appId !== appId) throw new PublishedEventNotFound(id);
+  return current;
+}
+
+/** The answer to a publication or update: the event's id and version, with any warnings. */
+function result(
+  event: PublishedEvent,
+  outcome: {
+    unknownProperties: Record<string, unknown>;
+    missingProperties: Record<string, string>;
+  },
+): PublicationResult {
+  const message = warningMessage(outcome.unknownProperties, outcome.missingProperties);
+  return {
+    status: message === undefined ? 'Success' : 'SuccessWarning',
+    ...(message === undefined ? {} : { message }),
+    id: event.id,
+    missingProperties: outcome.missingProperties,
+    unknownProperties: outcome.unknownProperties,
+    version: event.version,
+  };
+}
+
+/** A page of the app's events, newest publication first. */
+async function listPage(
+  repository: PublishedEventRepository,
+  { appId, pageSize, pageToken }: ListQuery,
+): Promise<EventPage> {
+  if (!appId) throw new MissingApp();
+  if (!Number.isInteger(pageSize) || pageSize < 0) {
+    throw new InvalidListRequest('INVALID_PROPERTY', 'size', 'must be a positive integer');
+  }
+  const size = pageSize === 0 ? DEFAULT_PAGE_SIZE : Math.min(pageSize, MAX_PAGE_SIZE);
+  const after = pageToken ? decodePageToken(pageToken) : undefined;
+  // One more than the page: whether there is a next page, without a count.
+  const found = await repository.listByApp(appId, {
+    limit: size + 1,
+    ...(after ? { after } : {}),
+  });
+  const events = found.slice(0, size);
+  const last = events.at(-1);
+  return {
+    events,
+    nextPageToken: found.length > size && last ? encodePageToken(last) : '',
+  };
+}
+
+/** Strictly greater: a retried or reordered older update must not overwrite a newer state. */
+function requireNewer(current: PublishedEvent, given: number | undefined): void {
+  if (
+    current.publisherVersion !== null &&
+    (given === undefined || given <= current.publisherVersion)
+  ) {
+    throw new StaleVersion(
+      current.id,
+      current.publisherVersion,
+      given,
+      `greater than ${current.publisherVersion}`,
+    );
+  }
+}
+
+/** A deletion may carry the version it deletes (>=): it is the last change of the event. */
+function requireNotOlder(current: PublishedEvent, publisherVersion: number | undefined): void {
+  if (
+    publisherVersion !== undefined &&
+    current.publisherVersion !== null &&
+    publisherVersion < current.publisherVersion
+  ) {
+    throw new StaleVersion(
+      current.id,
+      current.publisherVersion,
+      publisherVersion,
+      `at least ${current.publisherVersion}`,
+    );
+  }
 }

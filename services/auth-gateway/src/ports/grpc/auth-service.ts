@@ -1,5 +1,5 @@
 import { authV1 } from '@marquee/proto';
-import type { DeveloperAccess } from '../../app/developer-access.js';
+import type { ApiKeyCheck, AppView, DeveloperAccess } from '../../app/developer-access.js';
 
 const DAY_MS = 86_400_000;
 
@@ -37,16 +37,7 @@ export function authServiceImplementation(
 ): authV1.AuthServiceServer {
   return {
     validateApiKey: (async (call: { request: authV1.ValidateApiKeyRequest }, callback) => {
-      const check = await access.validateApiKey(call.request.apiKey);
-      callback(null, {
-        valid: check.valid,
-        appId: check.appId,
-        clientId: check.clientId,
-        status: statusOf[check.status],
-        quota: { limit: check.quota.perDay, windowMs: DAY_MS },
-        access: check.access,
-        heldTicketsPerEvent: check.quota.heldTicketsPerEvent,
-      });
+      callback(null, toApiKeyCheck(await access.validateApiKey(call.request.apiKey)));
     }) as authV1.AuthServiceServer['validateApiKey'],
     introspectToken: (async (call: { request: authV1.IntrospectTokenRequest }, callback) => {
       callback(null, await tokens.introspect(call.request.accessToken));
@@ -56,33 +47,7 @@ export function authServiceImplementation(
       callback(null, await access.checkRateLimit(appId, cost, { lease }));
     }) as authV1.AuthServiceServer['checkRateLimit'],
     createApp: (async (call: { request: authV1.CreateAppRequest }, callback) => {
-      const {
-        name,
-        redirectUris,
-        quotaPerDay,
-        quotaPerSecond,
-        quotaHeldTicketsPerEvent,
-        requirePkce,
-        rotateRefreshTokens,
-      } = call.request;
-      callback(
-        null,
-        await access.createApp({
-          name,
-          redirectUris,
-          quota: {
-            ...(quotaPerDay !== undefined ? { perDay: quotaPerDay } : {}),
-            ...(quotaPerSecond !== undefined ? { perSecond: quotaPerSecond } : {}),
-            ...(quotaHeldTicketsPerEvent !== undefined
-              ? { heldTicketsPerEvent: quotaHeldTicketsPerEvent }
-              : {}),
-          },
-          oauth: {
-            ...(requirePkce !== undefined ? { requirePkce } : {}),
-            ...(rotateRefreshTokens !== undefined ? { rotateRefreshTokens } : {}),
-          },
-        }),
-      );
+      callback(null, await access.createApp(createAppInput(call.request)));
     }) as authV1.AuthServiceServer['createApp'],
     resolveTrackingId: (async (call: { request: authV1.ResolveTrackingIdRequest }, callback) => {
       callback(null, await access.resolveTrackingId(call.request.trackingId));
@@ -123,25 +88,70 @@ export function authServiceImplementation(
       callback(null, { appId, oauth });
     }) as authV1.AuthServiceServer['setAppOAuth'],
     getApp: (async (call: { request: authV1.GetAppRequest }, callback) => {
-      const app = await access.getApp(call.request.appId);
-      callback(null, {
-        appId: app.appId,
-        name: app.name,
-        clientId: app.clientId,
-        trackingId: app.trackingId,
-        redirectUris: app.redirectUris,
-        status: statusOf[app.status],
-        perDay: app.quota.perDay,
-        perSecond: app.quota.perSecond,
-        heldTicketsPerEvent: app.quota.heldTicketsPerEvent,
-        access: app.access,
-        oauth: app.oauth,
-        createdAt: app.createdAt,
-      });
+      callback(null, toAppMessage(await access.getApp(call.request.appId)));
     }) as authV1.AuthServiceServer['getApp'],
     getAppAccess: (async (call: { request: authV1.GetAppAccessRequest }, callback) => {
       const { appId } = call.request;
       callback(null, { appId, access: await access.getAppAccess(appId) });
     }) as authV1.AuthServiceServer['getAppAccess'],
+  };
+}
+
+function toApiKeyCheck(check: ApiKeyCheck): authV1.ValidateApiKeyResponse {
+  return {
+    valid: check.valid,
+    appId: check.appId,
+    clientId: check.clientId,
+    status: statusOf[check.status],
+    quota: { limit: check.quota.perDay, windowMs: DAY_MS },
+    access: check.access,
+    heldTicketsPerEvent: check.quota.heldTicketsPerEvent,
+  };
+}
+
+/** The new app of a `CreateApp` request: quota parts and OAuth settings only when given. */
+function createAppInput(
+  request: authV1.CreateAppRequest,
+): Parameters<DeveloperAccess['createApp']>[0] {
+  const {
+    name,
+    redirectUris,
+    quotaPerDay,
+    quotaPerSecond,
+    quotaHeldTicketsPerEvent,
+    requirePkce,
+    rotateRefreshTokens,
+  } = request;
+  return {
+    name,
+    redirectUris,
+    quota: {
+      ...(quotaPerDay !== undefined ? { perDay: quotaPerDay } : {}),
+      ...(quotaPerSecond !== undefined ? { perSecond: quotaPerSecond } : {}),
+      ...(quotaHeldTicketsPerEvent !== undefined
+        ? { heldTicketsPerEvent: quotaHeldTicketsPerEvent }
+        : {}),
+    },
+    oauth: {
+      ...(requirePkce !== undefined ? { requirePkce } : {}),
+      ...(rotateRefreshTokens !== undefined ? { rotateRefreshTokens } : {}),
+    },
+  };
+}
+
+function toAppMessage(app: AppView): authV1.GetAppResponse {
+  return {
+    appId: app.appId,
+    name: app.name,
+    clientId: app.clientId,
+    trackingId: app.trackingId,
+    redirectUris: app.redirectUris,
+    status: statusOf[app.status],
+    perDay: app.quota.perDay,
+    perSecond: app.quota.perSecond,
+    heldTicketsPerEvent: app.quota.heldTicketsPerEvent,
+    access: app.access,
+    oauth: app.oauth,
+    createdAt: app.createdAt,
   };
 }

@@ -13,6 +13,8 @@ import { AuthError } from '../../domain/errors.js';
 import { SCOPE_ALL, type IssuedToken } from '../../domain/oauth.js';
 
 /** The app travels with the library's client object, so no second lookup is needed. */
+type Model = AuthorizationCodeModel & RefreshTokenModel;
+
 interface OAuthClient extends Client {
   app: DeveloperApp;
 }
@@ -38,11 +40,6 @@ function toClient(app: DeveloperApp): OAuthClient {
   };
 }
 
-/**
- * The storage model @node-oauth/oauth2-server asks for, mapped onto the use cases. The library owns
- * the protocol (request validation, client authentication from body or Basic, grant dispatch, PKCE,
- * RFC 6749 section 5.2 errors); every rule about our data lives in OAuthFlows.
- */
 /** One request's view: who is calling, and whether the client-authentication gate refused it. */
 export interface ModelCall {
   /** The caller's address, which failed client authentications are counted under. */
@@ -51,10 +48,12 @@ export interface ModelCall {
   throttled?: { retryAfterSeconds: number };
 }
 
-export function oauthModel(
-  flows: OAuthFlows,
-  call: ModelCall,
-): AuthorizationCodeModel & RefreshTokenModel {
+/**
+ * The storage model @node-oauth/oauth2-server asks for, mapped onto the use cases. The library owns
+ * the protocol (request validation, client authentication from body or Basic, grant dispatch, PKCE,
+ * RFC 6749 section 5.2 errors); every rule about our data lives in OAuthFlows.
+ */
+export function oauthModel(flows: OAuthFlows, call: ModelCall): Model {
   return {
     async getClient(clientId: string, clientSecret: string | null) {
       // The authorize step passes null: a lookup. The token endpoint passes what the client sent,
@@ -85,6 +84,16 @@ export function oauthModel(
       return scope.length === 1 && scope[0] === SCOPE_ALL ? [SCOPE_ALL] : false;
     },
 
+    ...codeModel(flows),
+    ...tokenModel(flows),
+  };
+}
+
+/** The authorization codes: saved at the authorize step, read and consumed by the exchange. */
+function codeModel(
+  flows: OAuthFlows,
+): Pick<Model, 'saveAuthorizationCode' | 'getAuthorizationCode' | 'revokeAuthorizationCode'> {
+  return {
     async saveAuthorizationCode(code, client, user) {
       const { app } = client as OAuthClient;
       const saved = await flows.saveCode(code.authorizationCode, {
@@ -127,7 +136,14 @@ export function oauthModel(
     async revokeAuthorizationCode(code: AuthorizationCode) {
       return flows.consumeCode((code.user as FanRef).codeId!);
     },
+  };
+}
 
+/** The tokens: saved at an exchange or refresh, read by the refresh grant and by introspection. */
+function tokenModel(
+  flows: OAuthFlows,
+): Pick<Model, 'saveToken' | 'getRefreshToken' | 'revokeToken' | 'getAccessToken'> {
+  return {
     async saveToken(token: Token, client: Client, user: User) {
       const fan = user as FanRef;
       // A refresh for an app that does not rotate answers no refresh token (the platform's token

@@ -100,6 +100,42 @@ export interface EventSearchPlan {
 export function planEventSearch(q: EventQuery): EventSearchPlan {
   const { offset, limit } = checkPage(q.page, MAX_EVENT_PAGE_SIZE);
   const keywordWords = [...new Set(words(q.keyword))];
+  const lists = listFilters(q, keywordWords);
+  const near = q.near && { center: q.near.center, km: radiusKm(q.near) };
+  const filters = entryFilters(q);
+  const mask = flagMask(q);
+  const start = span(q.start);
+  const distance =
+    q.sort === 'distance-asc' ? 1 : q.sort === 'distance-desc' ? -1 : (undefined as undefined);
+  if (distance !== undefined && !near)
+    throw new InvalidQueryError('sorting by distance needs latlong');
+  const order = orderOf(q.sort);
+  const dateSorted = distance === undefined && (order === 'date-asc' || order === 'date-desc');
+  const strategy: Strategy =
+    distance !== undefined
+      ? 'distance'
+      : lists.length > 0 || near
+        ? 'candidates'
+        : start && !dateSorted
+          ? 'date-slice'
+          : 'walk';
+  return {
+    offset,
+    limit,
+    lists,
+    near,
+    mask,
+    start,
+    filters,
+    order,
+    relevance: q.sort === 'default' && keywordWords.length > 0,
+    distance,
+    strategy,
+  };
+}
+
+/** The posting and id lists a candidate must be in, every one of them. */
+function listFilters(q: EventQuery, keywordWords: readonly string[]): ListFilter[] {
   const lists: ListFilter[] = [];
   const postings = (index: PostingIndex, keys: string[]) =>
     lists.push({ kind: 'postings', index, keys });
@@ -124,9 +160,11 @@ export function planEventSearch(q: EventQuery): EventSearchPlan {
   const anyWords = [...new Set(words(q.nameContains))];
   if (anyWords.length > 0) postings('word', anyWords);
   if (q.cityIds.length > 0) lists.push({ kind: 'cities', cityIds: q.cityIds });
+  return lists;
+}
 
-  const near = q.near && { center: q.near.center, km: radiusKm(q.near) };
-
+/** The checks each candidate's entry must pass. */
+function entryFilters(q: EventQuery): EntryFilter[] {
   const filters: EntryFilter[] = [];
   if (q.postalCode) filters.push({ kind: 'postal-code', value: normalizedPhrase(q.postalCode) });
   if (q.city) filters.push({ kind: 'city', value: normalizedPhrase(q.city) });
@@ -151,9 +189,14 @@ export function planEventSearch(q: EventQuery): EventSearchPlan {
     filters.push({ kind: 'rescheduled', inclusion: q.includeRescheduled });
   if (q.seatsAvailable) filters.push({ kind: 'on-sale' });
   if (q.excludeExternal) filters.push({ kind: 'not-external' });
+  return filters;
+}
 
-  // Visibility and the inclusion flags as bit masks over the flags column (the same rule as
-  // isPubliclyVisible and inclusionAccepts).
+/**
+ * Visibility and the inclusion flags as bit masks over the flags column (the same rule as
+ * isPubliclyVisible and inclusionAccepts).
+ */
+function flagMask(q: EventQuery): { required: number; refused: number } {
   let required = 0;
   let refused = FLAG_HIDDEN;
   const inclusions = [
@@ -165,37 +208,9 @@ export function planEventSearch(q: EventQuery): EventSearchPlan {
     if (inclusion === 'only') required |= bit;
     else if (inclusion !== 'yes') refused |= bit;
   }
-  // Tickets on sale now: on-sale status (a filter above) and not known to be sold out (a bit).
+  // Tickets on sale now: on-sale status (a filter) and not known to be sold out (a bit).
   if (q.seatsAvailable) refused |= FLAG_SOLD_OUT;
-
-  const start = span(q.start);
-  const distance =
-    q.sort === 'distance-asc' ? 1 : q.sort === 'distance-desc' ? -1 : (undefined as undefined);
-  if (distance !== undefined && !near)
-    throw new InvalidQueryError('sorting by distance needs latlong');
-  const order = orderOf(q.sort);
-  const dateSorted = distance === undefined && (order === 'date-asc' || order === 'date-desc');
-  const strategy: Strategy =
-    distance !== undefined
-      ? 'distance'
-      : lists.length > 0 || near
-        ? 'candidates'
-        : start && !dateSorted
-          ? 'date-slice'
-          : 'walk';
-  return {
-    offset,
-    limit,
-    lists,
-    near,
-    mask: { required, refused },
-    start,
-    filters,
-    order,
-    relevance: q.sort === 'default' && keywordWords.length > 0,
-    distance,
-    strategy,
-  };
+  return { required, refused };
 }
 
 /** The default and distance sorts break ties (and relevance ties) by date, as the date order does. */

@@ -81,33 +81,8 @@ function embedded(hits: readonly { venue?: Venue | undefined; attractions: Attra
 export function catalogGrpc(catalog: Catalog): GrpcRegistration & { close(): void } {
   const instance = randomUUID();
   const turns = new OnePerTurn();
-  const watchers = new Set<grpc.ServerWritableStream<WatchChangesRequest, WatchChangesResponse>>();
-  const watchChanges = (
-    call: grpc.ServerWritableStream<WatchChangesRequest, WatchChangesResponse>,
-  ) => {
-    watchers.add(call);
-    // Coalesced: however many changes land in one turn of the event loop, one message with the
-    // latest sequence follows them.
-    let scheduled = false;
-    const send = () => {
-      scheduled = false;
-      if (!call.cancelled && !call.writableEnded)
-        call.write({ instance, sequence: catalog.sequence });
-    };
-    const unsubscribe = catalog.onChange(() => {
-      if (scheduled) return;
-      scheduled = true;
-      setImmediate(send);
-    });
-    const done = () => {
-      unsubscribe();
-      watchers.delete(call);
-    };
-    call.on('cancelled', done);
-    call.on('close', done);
-    call.on('error', done);
-    send();
-  };
+  const watchers = new Set<Watcher>();
+  const watchChanges = changeWatcher(catalog, instance, watchers);
   /**
    * SearchEvents answers its response already serialised (the wire codec of
    * @marquee/proto/catalog/v1/wire), so its method is declared with a Buffer response that is
@@ -115,35 +90,7 @@ export function catalogGrpc(catalog: Catalog): GrpcRegistration & { close(): voi
    */
   const searchEvents: grpc.handleUnaryCall<SearchEventsRequest, Buffer> = unary(
     turns,
-    (request: SearchEventsRequest): Buffer => {
-      const query = eventQueryOf(request);
-      // Asked for documents (the edge, for a search without a locale): the page as the joined
-      // event documents the catalog rendered when it indexed each event.
-      const rendered = request.documents ? catalog.searchEventsDocuments(query) : undefined;
-      if (rendered) {
-        const out = new Utf8Writer();
-        rendered.items.forEach((hit, n) => {
-          if (n > 0) out.text(',');
-          writeEventDocument(out, hit.opening, hit.venue, hit.attractions);
-        });
-        // The whole response in one buffer: the page, then the documents' field around them.
-        return out.finish(documentsPageHead(pageInfo(rendered), out.length));
-      }
-      const page = catalog.searchEventsEncoded(query);
-      // Each venue and attraction of the page once, by id.
-      const venues = new Map<string, Uint8Array>();
-      const attractions = new Map<string, Uint8Array>();
-      for (const hit of page.items) {
-        if (hit.venue) venues.set(hit.venue.id, hit.venue.encoded);
-        for (const a of hit.attractions) attractions.set(a.id, a.encoded);
-      }
-      return encodeEventsPage({
-        events: page.items.map((hit) => hit.encoded),
-        venues: [...venues.values()],
-        attractions: [...attractions.values()],
-        page: pageInfo(page),
-      });
-    },
+    (request: SearchEventsRequest): Buffer => encodedEventsPage(catalog, request),
   );
   const implementation: Omit<CatalogServiceServer, 'searchEvents'> & {
     searchEvents: typeof searchEvents;
@@ -201,4 +148,67 @@ export function catalogGrpc(catalog: Catalog): GrpcRegistration & { close(): voi
       watchers.clear();
     },
   };
+}
+
+type Watcher = grpc.ServerWritableStream<WatchChangesRequest, WatchChangesResponse>;
+
+/**
+ * WatchChanges: each stream gets the catalog's sequence at once and after changes, coalesced:
+ * however many changes land in one turn of the event loop, one message with the latest sequence
+ * follows them.
+ */
+function changeWatcher(catalog: Catalog, instance: string, watchers: Set<Watcher>) {
+  return (call: Watcher) => {
+    watchers.add(call);
+    let scheduled = false;
+    const send = () => {
+      scheduled = false;
+      if (!call.cancelled && !call.writableEnded)
+        call.write({ instance, sequence: catalog.sequence });
+    };
+    const unsubscribe = catalog.onChange(() => {
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(send);
+    });
+    const done = () => {
+      unsubscribe();
+      watchers.delete(call);
+    };
+    call.on('cancelled', done);
+    call.on('close', done);
+    call.on('error', done);
+    send();
+  };
+}
+
+/** A SearchEvents answer, serialised: the page's documents or its encoded events. */
+function encodedEventsPage(catalog: Catalog, request: SearchEventsRequest): Buffer {
+  const query = eventQueryOf(request);
+  // Asked for documents (the edge, for a search without a locale): the page as the joined
+  // event documents the catalog rendered when it indexed each event.
+  const rendered = request.documents ? catalog.searchEventsDocuments(query) : undefined;
+  if (rendered) {
+    const out = new Utf8Writer();
+    rendered.items.forEach((hit, n) => {
+      if (n > 0) out.text(',');
+      writeEventDocument(out, hit.opening, hit.venue, hit.attractions);
+    });
+    // The whole response in one buffer: the page, then the documents' field around them.
+    return out.finish(documentsPageHead(pageInfo(rendered), out.length));
+  }
+  const page = catalog.searchEventsEncoded(query);
+  // Each venue and attraction of the page once, by id.
+  const venues = new Map<string, Uint8Array>();
+  const attractions = new Map<string, Uint8Array>();
+  for (const hit of page.items) {
+    if (hit.venue) venues.set(hit.venue.id, hit.venue.encoded);
+    for (const a of hit.attractions) attractions.set(a.id, a.encoded);
+  }
+  return encodeEventsPage({
+    events: page.items.map((hit) => hit.encoded),
+    venues: [...venues.values()],
+    attractions: [...attractions.values()],
+    page: pageInfo(page),
+  });
 }
