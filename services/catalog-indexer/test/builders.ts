@@ -17,7 +17,7 @@ import type {
   VenueQuery,
 } from '../src/domain/catalog-index.js';
 import type { CatalogEvent } from '../src/domain/model.js';
-import { catalogEventOf } from '../src/ports/kafka/messages.js';
+import { catalogEventOf } from '../src/adapters/proto/kafka-messages.js';
 import {
   attractionQueryOf,
   classificationQueryOf,
@@ -88,7 +88,7 @@ export function anEventMessage(overrides: Partial<Event> = {}): Event {
 /**
  * An event with every field of the `Event` message set to something other than its default (every
  * boolean true, every list non-empty, texts in two locales), the oneofs on one case each: a field
- * added to the message and missing here is caught by test/ports/grpc/catalog-messages.unit.test.ts.
+ * added to the message and missing here is caught by test/adapters/proto/catalog-messages.unit.test.ts.
  */
 /** The scalar head of `aFullEventMessage`, as the catalog record keeps it too. */
 export const fullEventHead = () => ({

@@ -1,7 +1,7 @@
 import { Event } from '@marquee/proto/catalog/v1';
 import type { EventRecord, EventRecordRepository } from '../domain/event-record.js';
-import { eventMessageOf } from '../ports/grpc/catalog-messages.js';
-import { catalogEventOf } from '../ports/kafka/messages.js';
+import { eventMessageOf } from './proto/catalog-messages.js';
+import { catalogEventOf } from './proto/kafka-messages.js';
 import { latin1Bytes, latin1String } from './latin1-bytes.js';
 
 interface Stored {

@@ -1,11 +1,7 @@
 import { DiscoveryAttraction, DiscoveryVenue, Event } from '@marquee/proto/catalog/v1';
 import type { EventCodec } from '../domain/catalog-index.js';
-import {
-  attractionMessageOf,
-  eventMessageOf,
-  venueMessageOf,
-} from '../ports/grpc/catalog-messages.js';
-import { catalogEventOf } from '../ports/kafka/messages.js';
+import { attractionMessageOf, eventMessageOf, venueMessageOf } from './proto/catalog-messages.js';
+import { catalogEventOf } from './proto/kafka-messages.js';
 import { latin1Bytes, latin1String } from './latin1-bytes.js';
 
 /** Bytes before the event's encoding: its length, a little-endian uint32. */
@@ -15,9 +11,9 @@ const HEADER = 4;
  * Events as their protobuf encoding while they sit in the search index: about a tenth of the heap of
  * the decoded object graph, and one decode per event a page returns. The event's rendered document
  * follows its encoding in the same allocation (`[length][Event][document as UTF-8]`). The encoding
- * is the gRPC port's `Event` message of the record (ports/grpc/catalog-messages.ts), made once per
+ * is the gRPC port's `Event` message of the record (adapters/proto/catalog-messages.ts), made once per
  * event version: what `SearchEvents` forwards as it is. Unpacking maps it back to the record as
- * the Kafka port does (ports/kafka/messages.ts). Venues and attractions are encoded the same way.
+ * the Kafka port does (adapters/proto/kafka-messages.ts). Venues and attractions are encoded the same way.
  *
  * Those bytes are kept as a Latin-1 string (latin1-bytes.ts): one heap object per event for the
  * garbage collector, where a `Buffer` was three. A page copies out the bytes of the events it returns

@@ -54,7 +54,7 @@ export interface AreaAvailability {
 
 /**
  * One synchronisation of an event's availability with the partner hosting its inventory (an
- * `availability-changed` message, ports/kafka/messages.ts).
+ * `availability-changed` message, adapters/proto/kafka-messages.ts).
  */
 export interface AvailabilityUpdate {
   eventId: string;

@@ -2,8 +2,8 @@
  * The catalog's own records: an event as the read model holds it, the discovery venues and
  * attractions resolved from events, the classification tree, and the values they are made of.
  * Nothing in the domain reads a message: the Kafka port maps `event-changed` into these
- * (ports/kafka/messages.ts) and the gRPC port maps them into CatalogService answers
- * (ports/grpc/catalog-messages.ts), once per event version at ingestion for the events a search
+ * (adapters/proto/kafka-messages.ts) and the gRPC port maps them into CatalogService answers
+ * (adapters/proto/catalog-messages.ts), once per event version at ingestion for the events a search
  * forwards as bytes (search/hits.ts, EventCodec).
  *
  * An event keeps every field its producer gave, whether the catalog reads it or only serves it

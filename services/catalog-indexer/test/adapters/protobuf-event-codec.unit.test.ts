@@ -6,8 +6,8 @@ import {
   attractionMessageOf,
   eventMessageOf,
   venueMessageOf,
-} from '../../src/ports/grpc/catalog-messages.js';
-import { catalogEventOf } from '../../src/ports/kafka/messages.js';
+} from '../../src/adapters/proto/catalog-messages.js';
+import { catalogEventOf } from '../../src/adapters/proto/kafka-messages.js';
 
 const event = catalogEventOf(
   Event.fromPartial({

@@ -5,7 +5,7 @@ import { createMemoryAvailabilityRecords } from '../../src/adapters/availability
 import { protobufEventCodec } from '../../src/adapters/protobuf-event-codec.js';
 import { anEvent, query, text } from '../builders.js';
 import { Catalog } from '../../src/app/catalog.js';
-import { availabilityUpdateOf } from '../../src/ports/kafka/messages.js';
+import { availabilityUpdateOf } from '../../src/adapters/proto/kafka-messages.js';
 
 const clock = () => new Date('2026-01-01T00:00:00Z');
 const names = (sut: Catalog, keyword: string) =>

@@ -24,7 +24,7 @@ import {
 import { protobufEventCodec } from '../../src/adapters/protobuf-event-codec.js';
 import { CatalogIndex } from '../../src/domain/catalog-index.js';
 import { CITY_ID_BITS, cityId } from '../../src/domain/city-id.js';
-import { attractionMessageOf, venueMessageOf } from '../../src/ports/grpc/catalog-messages.js';
+import { attractionMessageOf, venueMessageOf } from '../../src/adapters/proto/catalog-messages.js';
 import { NameSort } from '@marquee/proto/catalog/v1';
 
 const now = new Date('2026-01-01T00:00:00Z');

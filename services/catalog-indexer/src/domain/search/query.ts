@@ -3,7 +3,7 @@ import type { Attraction, CatalogEvent, ClassificationSegment, Venue } from '../
 
 /**
  * The searches the catalog answers, in its own terms. The gRPC port maps CatalogService requests to
- * these (ports/grpc/search-mapping.ts) and the answers back (ports/grpc/catalog-messages.ts);
+ * these (ports/grpc/search-mapping.ts) and the answers back (adapters/proto/catalog-messages.ts);
  * nothing in the domain reads a request message. The events, venues and attractions are the
  * domain's records (model.ts).
  */

@@ -21,7 +21,7 @@ import {
   eventMessageOf,
   segmentMessageOf,
   venueMessageOf,
-} from './catalog-messages.js';
+} from '../../adapters/proto/catalog-messages.js';
 import {
   attractionQueryOf,
   classificationQueryOf,

@@ -2,7 +2,7 @@ import type { AvailabilityChanged } from '@marquee/proto/catalog/v1';
 import type { IncomingEvent } from '@marquee/platform/bus';
 import type { Logger } from '@marquee/platform/logger';
 import type { Catalog } from '../../app/catalog.js';
-import { availabilityUpdateOf } from './messages.js';
+import { availabilityUpdateOf } from '../../adapters/proto/kafka-messages.js';
 
 /**
  * `availability-changed` → the catalog. The topic has no tombstones: a record without a value, like

@@ -3,7 +3,7 @@ import type { IncomingEvent } from '@marquee/platform/bus';
 import type { Logger } from '@marquee/platform/logger';
 import { metrics } from '@marquee/platform/metrics';
 import type { Catalog } from '../../app/catalog.js';
-import { catalogEventOf } from './messages.js';
+import { catalogEventOf } from '../../adapters/proto/kafka-messages.js';
 
 /**
  * `event-changed` → the catalog. A record without an event (a malformed producer message) is

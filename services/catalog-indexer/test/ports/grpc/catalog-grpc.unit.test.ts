@@ -29,9 +29,9 @@ import {
   attractionMessageOf,
   eventMessageOf,
   venueMessageOf,
-} from '../../../src/ports/grpc/catalog-messages.js';
+} from '../../../src/adapters/proto/catalog-messages.js';
 import { eventQueryOf } from '../../../src/ports/grpc/search-mapping.js';
-import { availabilityUpdateOf } from '../../../src/ports/kafka/messages.js';
+import { availabilityUpdateOf } from '../../../src/adapters/proto/kafka-messages.js';
 
 /** Who may call the catalog: its ServiceDefinition's declaration. */
 const callers = catalogIndexerService.callers!;

@@ -18,8 +18,8 @@ import {
   eventMessageOf,
   segmentMessageOf,
   venueMessageOf,
-} from '../../../src/ports/grpc/catalog-messages.js';
-import { catalogEventOf } from '../../../src/ports/kafka/messages.js';
+} from '../../../src/adapters/proto/catalog-messages.js';
+import { catalogEventOf } from '../../../src/adapters/proto/kafka-messages.js';
 import { aFullEventMessage, text, clubVenueLocation } from '../../builders.js';
 
 /** The paths of the fields a message leaves at their default value. */

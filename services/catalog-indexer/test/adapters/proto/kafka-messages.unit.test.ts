@@ -7,7 +7,10 @@ import {
   PriceRangeType,
   SyncScope,
 } from '@marquee/proto/catalog/v1';
-import { availabilityUpdateOf, catalogEventOf } from '../../../src/ports/kafka/messages.js';
+import {
+  availabilityUpdateOf,
+  catalogEventOf,
+} from '../../../src/adapters/proto/kafka-messages.js';
 import { aFullEventMessage, fullEventHead, text, clubVenueLocation } from '../../builders.js';
 
 describe('catalogEventOf (event-changed → the catalog record)', () => {

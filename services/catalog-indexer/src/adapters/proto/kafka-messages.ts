@@ -29,9 +29,9 @@ import type {
  * (domain/model.ts, domain/availability.ts): the only place on the way in that knows both, once
  * per record consumed. The parts whose shapes are the same on both sides (texts, dates, places,
  * classifications, ticketing, ...) are taken as they are, without a copy; enums become the
- * domain's names and oneofs its unions. The way out is ports/grpc/catalog-messages.ts, and
+ * domain's names and oneofs its unions. The way out is adapters/proto/catalog-messages.ts, and
  * `eventMessageOf(catalogEventOf(m))` gives `m` back field for field
- * (test/ports/grpc/catalog-messages.unit.test.ts).
+ * (test/adapters/proto/catalog-messages.unit.test.ts).
  */
 
 export function statusOf(status: EventStatusMessage): EventStatus {
