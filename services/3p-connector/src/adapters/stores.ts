@@ -198,52 +198,56 @@ function venueImportRepository(store: VersionedStore<VenueImportState>): VenueIm
   };
 }
 
+/** The stored form: access codes encrypted, the event as its protobuf bytes. */
+const toStoredEvent = (event: ImportedEvent, secrets: SecretBox): StoredImportedEvent => ({
+  id: event.id,
+  version: event.version,
+  partnerId: event.partnerId,
+  partnerEventId: event.partnerEventId,
+  partnerVenueId: event.partnerVenueId,
+  lastModification: event.lastModification,
+  partnerStatus: event.partnerStatus,
+  manifestId: event.manifestId,
+  accessCodes: event.accessCodes.map((c) => ({
+    priceTypeId: c.priceTypeId,
+    code: secrets.encrypt(c.code),
+  })),
+  eventBytes: catalogV1.Event.encode(event.event).finish(),
+  availabilitySequence: event.availabilitySequence,
+  ...(event.availabilityModification
+    ? { availabilityModification: event.availabilityModification }
+    : {}),
+  createdAt: event.createdAt,
+  updatedAt: event.updatedAt,
+});
+const fromStoredEvent = (stored: StoredImportedEvent, secrets: SecretBox): ImportedEvent => ({
+  id: stored.id,
+  version: stored.version,
+  partnerId: stored.partnerId,
+  partnerEventId: stored.partnerEventId,
+  partnerVenueId: stored.partnerVenueId,
+  lastModification: stored.lastModification,
+  partnerStatus: stored.partnerStatus,
+  manifestId: stored.manifestId,
+  accessCodes: stored.accessCodes.map((c) => ({
+    priceTypeId: c.priceTypeId,
+    code: secrets.decrypt(c.code),
+  })),
+  event: catalogV1.Event.decode(stored.eventBytes),
+  availabilitySequence: stored.availabilitySequence,
+  ...(stored.availabilityModification
+    ? { availabilityModification: new Date(stored.availabilityModification) }
+    : {}),
+  createdAt: stored.createdAt,
+  updatedAt: stored.updatedAt,
+});
+
 function importedEventRepository(
   store: VersionedStore<StoredImportedEvent>,
   secrets: SecretBox,
 ): ImportedEventRepository {
-  const toStored = (event: ImportedEvent): StoredImportedEvent => ({
-    id: event.id,
-    version: event.version,
-    partnerId: event.partnerId,
-    partnerEventId: event.partnerEventId,
-    partnerVenueId: event.partnerVenueId,
-    lastModification: event.lastModification,
-    partnerStatus: event.partnerStatus,
-    manifestId: event.manifestId,
-    accessCodes: event.accessCodes.map((c) => ({
-      priceTypeId: c.priceTypeId,
-      code: secrets.encrypt(c.code),
-    })),
-    eventBytes: catalogV1.Event.encode(event.event).finish(),
-    availabilitySequence: event.availabilitySequence,
-    ...(event.availabilityModification
-      ? { availabilityModification: event.availabilityModification }
-      : {}),
-    createdAt: event.createdAt,
-    updatedAt: event.updatedAt,
-  });
-  const fromStored = (stored: StoredImportedEvent): ImportedEvent => ({
-    id: stored.id,
-    version: stored.version,
-    partnerId: stored.partnerId,
-    partnerEventId: stored.partnerEventId,
-    partnerVenueId: stored.partnerVenueId,
-    lastModification: stored.lastModification,
-    partnerStatus: stored.partnerStatus,
-    manifestId: stored.manifestId,
-    accessCodes: stored.accessCodes.map((c) => ({
-      priceTypeId: c.priceTypeId,
-      code: secrets.decrypt(c.code),
-    })),
-    event: catalogV1.Event.decode(stored.eventBytes),
-    availabilitySequence: stored.availabilitySequence,
-    ...(stored.availabilityModification
-      ? { availabilityModification: new Date(stored.availabilityModification) }
-      : {}),
-    createdAt: stored.createdAt,
-    updatedAt: stored.updatedAt,
-  });
+  const toStored = (event: ImportedEvent) => toStoredEvent(event, secrets);
+  const fromStored = (stored: StoredImportedEvent) => fromStoredEvent(stored, secrets);
   const changed = (event: ImportedEvent) =>
     createOutboxEvent(eventChangedTopic, {
       key: event.id,
