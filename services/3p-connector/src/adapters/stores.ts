@@ -19,6 +19,7 @@ import type {
   VenueImportRepository,
 } from '../app/ports.js';
 import type { QueuedCancel } from '../domain/cancel-queue.js';
+import { toAvailabilityChanged, toPartnerCallFailed } from '../ports/kafka/messages.js';
 import { errorKindOf, isConflict } from '../domain/errors.js';
 import type { ImportedEvent } from '../domain/imported-event.js';
 import {
@@ -283,7 +284,7 @@ function importedEventRepository(
         if (!current)
           throw Object.assign(new Error(`event ${id} not found`), { kind: 'not_found' });
         const sequence = current.availabilitySequence + 1;
-        const message = build(sequence);
+        const message = toAvailabilityChanged(build(sequence));
         const seen = (current.availabilityModification ?? current.lastModification).getTime();
         const newer = modification !== undefined && modification.getTime() > seen;
         const availabilityModification = newer ? { availabilityModification: modification } : {};
@@ -329,21 +330,22 @@ function resourceRepository(store: VersionedStore<StoredResource>): ResourceRepo
 function callFailureRepository(store: VersionedStore<StoredCallFailure>): CallFailureRepository {
   return {
     async record(failure) {
+      const message = toPartnerCallFailed(failure);
       const key =
         failure.orderId || failure.cartId || failure.inventoryOrderId || failure.partnerId;
-      const failedAt = failure.failedAt ?? new Date();
+      const failedAt = failure.failedAt;
       await store.insert(
         {
           id: randomUUID(),
           partnerId: failure.partnerId,
-          operation: failure.operation,
+          operation: message.operation,
           key,
           outcomeUnknown: failure.outcomeUnknown,
           failedAt,
         },
         {
           events: [
-            createOutboxEvent(partnerCallFailedTopic, { key, value: failure, time: failedAt }),
+            createOutboxEvent(partnerCallFailedTopic, { key, value: message, time: failedAt }),
           ],
         },
       );
