@@ -19,6 +19,7 @@ import type {
   VenueImportRepository,
 } from '../app/ports.js';
 import type { QueuedCancel } from '../domain/cancel-queue.js';
+import { fromCatalogEventMessage, toCatalogEventMessage } from '../ports/kafka/event-message.js';
 import { toAvailabilityChanged, toPartnerCallFailed } from '../ports/kafka/messages.js';
 import { errorKindOf, isConflict } from '../domain/errors.js';
 import type { ImportedEvent } from '../domain/imported-event.js';
@@ -213,7 +214,7 @@ const toStoredEvent = (event: ImportedEvent, secrets: SecretBox): StoredImported
     priceTypeId: c.priceTypeId,
     code: secrets.encrypt(c.code),
   })),
-  eventBytes: catalogV1.Event.encode(event.event).finish(),
+  eventBytes: catalogV1.Event.encode(toCatalogEventMessage(event.event)).finish(),
   availabilitySequence: event.availabilitySequence,
   ...(event.availabilityModification
     ? { availabilityModification: event.availabilityModification }
@@ -234,7 +235,7 @@ const fromStoredEvent = (stored: StoredImportedEvent, secrets: SecretBox): Impor
     priceTypeId: c.priceTypeId,
     code: secrets.decrypt(c.code),
   })),
-  event: catalogV1.Event.decode(stored.eventBytes),
+  event: fromCatalogEventMessage(catalogV1.Event.decode(stored.eventBytes)),
   availabilitySequence: stored.availabilitySequence,
   ...(stored.availabilityModification
     ? { availabilityModification: new Date(stored.availabilityModification) }
@@ -252,7 +253,7 @@ function importedEventRepository(
   const changed = (event: ImportedEvent) =>
     createOutboxEvent(eventChangedTopic, {
       key: event.id,
-      value: { event: event.event, changedAt: event.updatedAt },
+      value: { event: toCatalogEventMessage(event.event), changedAt: event.updatedAt },
       time: event.updatedAt,
     });
   return {

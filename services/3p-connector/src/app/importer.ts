@@ -1,6 +1,6 @@
 import { eventRuleProblems, type EventListItem, type Manifest } from '@marquee/partner-api';
 import { ConnectorError, errorKindOf } from '../domain/errors.js';
-import { accessCodesOf, referencedResources, toCatalogEvent } from '../domain/event-mapping.js';
+import { accessCodesOf, referencedResources, toDiscoveryEvent } from '../domain/event-mapping.js';
 import type { AreaAvailability } from '../domain/availability.js';
 import type { ImportedEvent } from '../domain/imported-event.js';
 import type { Partner } from '../domain/partner.js';
@@ -243,7 +243,7 @@ export class Importer implements ImportTrigger {
         partnerStatus: item.status,
         manifestId: event.manifest_id,
         accessCodes: accessCodesOf(event),
-        event: toCatalogEvent({
+        event: toDiscoveryEvent({
           id,
           version,
           partner,
