@@ -3,11 +3,7 @@
  * platform event id. ports/grpc maps them from and to the `marquee.partner.v1` messages.
  */
 import type { AreaAvailability } from '../domain/availability.js';
-
-export interface Money {
-  amountMinor: number;
-  currency: string;
-}
+import type { Money } from '../domain/discovery-event.js';
 
 /** A ticket the partner holds or sold. */
 export interface HeldTicket {
