@@ -82,12 +82,16 @@ export default tseslint.config(
     },
   },
   {
-    // catalog-indexer's domain and app hold the read model's own records: the protobuf messages
-    // are mapped at its ports (ports/kafka/messages.ts, ports/grpc/catalog-messages.ts). Listed
-    // with the infrastructure: this block's options replace the block above's for these files.
+    // catalog-indexer's and 3p-connector's domain and app hold their own records: the protobuf
+    // messages are mapped at their ports (catalog-indexer: ports/kafka/messages.ts,
+    // ports/grpc/catalog-messages.ts; 3p-connector: ports/kafka/event-message.ts,
+    // ports/kafka/messages.ts, ports/grpc/connector-messages.ts). Listed with the infrastructure:
+    // this block's options replace the block above's for these files.
     files: [
       'services/catalog-indexer/src/domain/**/*.ts',
       'services/catalog-indexer/src/app/**/*.ts',
+      'services/3p-connector/src/domain/**/*.ts',
+      'services/3p-connector/src/app/**/*.ts',
     ],
     rules: {
       'no-restricted-imports': [
@@ -98,7 +102,7 @@ export default tseslint.config(
             {
               group: ['@marquee/proto', '@marquee/proto/*'],
               message:
-                "catalog-indexer's domain has its own records: map the messages in ports/kafka or ports/grpc.",
+                'this domain has its own records: map the messages in ports/kafka or ports/grpc.',
             },
           ],
         },

@@ -1,3 +1,4 @@
+import type { Logger } from '@marquee/platform/logger';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { openServiceStores } from '@marquee/platform/store';
@@ -7,10 +8,11 @@ import { importMetrics } from './adapters/import-metrics.js';
 import { randomIds } from './adapters/ids.js';
 import { createPartnerApiFactory } from './adapters/partner-http.js';
 import { createSecretBox, credentialsKey } from './adapters/secret-box.js';
-import { createConnectorStorage } from './adapters/stores.js';
+import { createConnectorStorage, type ConnectorStorage } from './adapters/stores.js';
 import { CancelQueue } from './app/cancel-queue.js';
 import { HealthMonitor, Scheduler } from './app/health-monitor.js';
 import { Importer } from './app/importer.js';
+import type { SecretBox } from './app/ports.js';
 import { PartnerRegistry } from './app/registry.js';
 import { ConnectorRuntime } from './app/runtime.js';
 import type { ThreePConnectorConfig } from './config.js';
@@ -33,13 +35,58 @@ export async function composeThreePConnector(
   config: ThreePConnectorConfig,
 ): Promise<ServiceParts> {
   const { logger, bus } = infra;
-  const clock = () => new Date();
   const secrets = createSecretBox(
     credentialsKey(config.PARTNER_CREDENTIALS_KEY, (message) => logger.warn(message)),
   );
   const { storage, outboxSources } = await openServiceStores(infra, (stores) =>
     createConnectorStorage(stores, secrets),
   );
+  const { registry, scheduler, cancels, runtime } = composeUseCases(
+    storage,
+    secrets,
+    config,
+    logger,
+  );
+  await bus.subscribe(
+    orderCancelledTopic,
+    { group: config.ORDER_CANCELLED_GROUP },
+    orderCancelledHandler({ cancels, events: storage.importedEvents, logger }),
+  );
+  const relay = createOutboxRelay({
+    sources: outboxSources,
+    publish: busRawPublisher(bus, allTopics),
+    logger,
+  });
+  // One worker per process; replicas are kept apart by the claim (compare-and-set on the version).
+  const work = exclusive(() => cancels.processDue(), 'cancel queue pass failed', logger);
+  const tick = exclusive(() => scheduler.tick(Date.now()), 'scheduler tick failed', logger);
+  let timer: NodeJS.Timeout | undefined;
+  let worker: NodeJS.Timeout | undefined;
+  return {
+    grpc: [connectorGrpc(runtime), partnerAdminGrpc(registry)],
+    start: async () => {
+      await relay.start();
+      timer = setInterval(() => void tick(), tickMs(config));
+      timer.unref();
+      worker = setInterval(() => void work(), config.QUEUE_POLL_MS);
+      worker.unref();
+    },
+    stop: async () => {
+      clearInterval(timer);
+      clearInterval(worker);
+      await relay.stop();
+    },
+  };
+}
+
+/** The use cases over the storage and the partner HTTP clients (egress rules from the config). */
+function composeUseCases(
+  storage: ConnectorStorage,
+  secrets: SecretBox,
+  config: ThreePConnectorConfig,
+  logger: Logger,
+) {
+  const clock = () => new Date();
   const egress = egressPolicy({
     requireHttps: config.NODE_ENV === 'production',
     allowedHosts: config.PARTNER_ALLOWED_HOSTS,
@@ -107,56 +154,21 @@ export async function composeThreePConnector(
     clock,
     log: logger,
   });
-  await bus.subscribe(
-    orderCancelledTopic,
-    { group: config.ORDER_CANCELLED_GROUP },
-    orderCancelledHandler({ cancels, events: storage.importedEvents, logger }),
-  );
-  const relay = createOutboxRelay({
-    sources: outboxSources,
-    publish: busRawPublisher(bus, allTopics),
-    logger,
-  });
-  let timer: NodeJS.Timeout | undefined;
-  let worker: NodeJS.Timeout | undefined;
-  let ticking = false;
-  let working = false;
-  // One worker per process; replicas are kept apart by the claim (compare-and-set on the version).
-  const work = async () => {
-    if (working) return;
-    working = true;
+  return { registry, scheduler, cancels, runtime };
+}
+
+/** A background pass that never overlaps itself; a failure is logged and the next pass runs. */
+function exclusive(pass: () => Promise<unknown>, failed: string, logger: Logger) {
+  let running = false;
+  return async () => {
+    if (running) return;
+    running = true;
     try {
-      await cancels.processDue();
+      await pass();
     } catch (error) {
-      logger.error({ err: error }, 'cancel queue pass failed');
+      logger.error({ err: error }, failed);
     } finally {
-      working = false;
+      running = false;
     }
-  };
-  const tick = async () => {
-    if (ticking) return;
-    ticking = true;
-    try {
-      await scheduler.tick(Date.now());
-    } catch (error) {
-      logger.error({ err: error }, 'scheduler tick failed');
-    } finally {
-      ticking = false;
-    }
-  };
-  return {
-    grpc: [connectorGrpc(runtime), partnerAdminGrpc(registry)],
-    start: async () => {
-      await relay.start();
-      timer = setInterval(() => void tick(), tickMs(config));
-      timer.unref();
-      worker = setInterval(() => void work(), config.QUEUE_POLL_MS);
-      worker.unref();
-    },
-    stop: async () => {
-      clearInterval(timer);
-      clearInterval(worker);
-      await relay.stop();
-    },
   };
 }

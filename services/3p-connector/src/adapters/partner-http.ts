@@ -8,7 +8,7 @@ import {
   retry,
   type CircuitBreakerPolicy,
 } from 'cockatiel';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import {
   AvailabilityAnswer,
   BookingAnswer,
@@ -25,74 +25,18 @@ import {
   TokenResponse,
   checkAnswer,
 } from '@marquee/partner-api';
-import { AppError } from '@marquee/platform/errors';
 import { currentCorrelationId, newCorrelationId, type Logger } from '@marquee/platform/logger';
 import { metrics } from '@marquee/platform/metrics';
-import type {
-  CallOptions,
-  PartnerApi,
-  PartnerApiFactory,
-  PartnerFailure,
-  SecretBox,
-} from '../app/ports.js';
-import type { ErrorKind } from '../domain/errors.js';
+import type { CallOptions, PartnerApi, PartnerApiFactory, SecretBox } from '../app/ports.js';
 import type { Partner } from '../domain/partner.js';
-import { checkPartnerUrl, type EgressPolicy } from '../domain/egress.js';
+import type { EgressPolicy } from '../domain/egress.js';
 import { kindOfPartnerError } from '../domain/partner-errors.js';
-import { ConnectorError } from '../domain/errors.js';
 import { egressAgent, type Resolver } from './egress-agent.js';
+import { PartnerCallError } from './partner-call-error.js';
+import { PartnerTransport } from './partner-transport.js';
 import { TokenCache } from './token-cache.js';
 
-/** A failed partner call: an AppError (kind → gRPC status) with what the use cases need to know. */
-export class PartnerCallError extends AppError implements PartnerFailure {
-  readonly httpStatus: number;
-  readonly partnerErrorId: number | undefined;
-  readonly outcomeUnknown: boolean;
-  readonly transient: boolean;
-  readonly correlationId: string;
-  /**
-   * Why the egress policy refused the call (for the log and tests; kept out of the message, which
-   * may reach a public answer through cart).
-   */
-  refusal: string | undefined;
-
-  constructor(
-    kind: ErrorKind,
-    message: string,
-    facts: {
-      partnerId: string;
-      operation: string;
-      httpStatus?: number;
-      partnerErrorId?: number | undefined;
-      outcomeUnknown?: boolean;
-      transient: boolean;
-      correlationId: string;
-      circuitOpen?: boolean;
-      egressRefused?: boolean;
-      tooLarge?: boolean;
-    },
-  ) {
-    super(kind, message, {
-      details: {
-        partnerId: facts.partnerId,
-        operation: facts.operation,
-        ...(facts.httpStatus ? { httpStatus: facts.httpStatus } : {}),
-        ...(facts.partnerErrorId !== undefined ? { partnerErrorId: facts.partnerErrorId } : {}),
-        ...(facts.outcomeUnknown ? { outcomeUnknown: true } : {}),
-        ...(facts.circuitOpen ? { circuitOpen: true } : {}),
-        ...(facts.egressRefused ? { egressRefused: true } : {}),
-        ...(facts.tooLarge ? { answerTooLarge: true } : {}),
-      },
-    });
-    this.name = 'PartnerCallError';
-    this.httpStatus = facts.httpStatus ?? 0;
-    this.partnerErrorId = facts.partnerErrorId;
-    this.outcomeUnknown = facts.outcomeUnknown ?? false;
-    this.transient = facts.transient;
-    this.correlationId = facts.correlationId;
-    this.refusal = undefined;
-  }
-}
+export { PartnerCallError };
 
 export interface PartnerHttpOptions {
   /** Upper bound of one call, retries included (PARTNER_CALL_TIMEOUT_MS). */
@@ -158,9 +102,6 @@ const partnerCallDuration = metrics.histogram('marquee_partner_call_duration_sec
   unit: 's',
 });
 
-/** Errors of a request that prove it never left (nothing can have been executed). */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** A partner's own error text kept for the log: bounded, one line. */
@@ -177,9 +118,8 @@ const enc = encodeURIComponent;
 export class PartnerHttpClient implements PartnerApi {
   readonly breaker: CircuitBreakerPolicy;
   private readonly tokens: TokenCache;
-  private readonly dispatcher: Dispatcher;
+  private readonly transport: PartnerTransport;
   private readonly log: Logger;
-  private readonly maxResponseBytes: number;
 
   constructor(
     private readonly partner: Pick<Partner, 'id' | 'baseUrl' | 'authUrl' | 'clientId'> & {
@@ -187,9 +127,14 @@ export class PartnerHttpClient implements PartnerApi {
     },
     private readonly options: PartnerHttpOptions,
   ) {
-    this.dispatcher = options.dispatcher ?? egressAgent(options.egress, options.resolver);
-    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.log = options.logger.child({ partner_id: partner.id });
+    this.transport = new PartnerTransport({
+      partnerId: partner.id,
+      egress: options.egress,
+      dispatcher: options.dispatcher ?? egressAgent(options.egress, options.resolver),
+      log: this.log,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    });
     this.breaker = circuitBreaker(
       handleWhen((e) => e instanceof PartnerCallError && e.transient),
       {
@@ -474,11 +419,16 @@ export class PartnerHttpClient implements PartnerApi {
       return await policy.execute(once);
     } catch (error) {
       if (error instanceof BrokenCircuitError) {
-        throw this.failure('unavailable', `partner circuit open: ${op.name} not sent`, op, {
-          transient: true,
-          correlationId,
-          circuitOpen: true,
-        });
+        throw this.transport.failure(
+          'unavailable',
+          `partner circuit open: ${op.name} not sent`,
+          op,
+          {
+            transient: true,
+            correlationId,
+            circuitOpen: true,
+          },
+        );
       }
       throw error;
     }
@@ -500,7 +450,7 @@ export class PartnerHttpClient implements PartnerApi {
           { operation: op.name, http_status: response.status, correlation_id: correlationId },
           'partner rejected the connector credentials',
         );
-        throw this.failure(
+        throw this.transport.failure(
           'unavailable',
           `partner rejected the credentials (${response.status})`,
           op,
@@ -531,7 +481,7 @@ export class PartnerHttpClient implements PartnerApi {
       accept: 'application/json',
     };
     if (op.body !== undefined) headers['content-type'] = 'application/json';
-    return this.fetchText(
+    return this.transport.fetchText(
       'base_url',
       url.toString(),
       {
@@ -543,106 +493,6 @@ export class PartnerHttpClient implements PartnerApi {
       correlationId,
       deadlineAt,
     );
-  }
-
-  private async fetchText(
-    field: 'base_url' | 'auth_url',
-    url: string,
-    init: { method: 'GET' | 'POST' | 'DELETE'; headers: Record<string, string>; body?: string },
-    op: Pick<Operation<TSchema | undefined>, 'name' | 'method' | 'idempotent'>,
-    correlationId: string,
-    deadlineAt: number,
-  ): Promise<{ status: number; text: string }> {
-    const stateChanging = op.method !== 'GET';
-    const remaining = deadlineAt - Date.now();
-    if (remaining <= 0) {
-      throw this.failure('deadline_exceeded', `no time left for ${op.name}`, op, {
-        transient: true,
-        correlationId,
-      });
-    }
-    try {
-      // The URL as stored may predate the rules, or the rules may have changed since.
-      checkPartnerUrl(this.options.egress, field, url);
-    } catch (error) {
-      const reason = error instanceof ConnectorError ? error.message : String(error);
-      throw this.refused(op, reason, correlationId);
-    }
-    const signal = AbortSignal.timeout(remaining);
-    let answered: { status: number; text: string };
-    try {
-      const response = await request(url, {
-        method: init.method,
-        headers: init.headers,
-        ...(init.body !== undefined ? { body: init.body } : {}),
-        signal,
-        dispatcher: this.dispatcher,
-      });
-      const text = await this.readCapped(response);
-      if (text === undefined) {
-        this.log.warn(
-          {
-            operation: op.name,
-            http_status: response.statusCode,
-            max_bytes: this.maxResponseBytes,
-            correlation_id: correlationId,
-          },
-          'partner answer larger than PARTNER_MAX_RESPONSE_BYTES: aborted',
-        );
-        throw this.failure(
-          'unavailable',
-          `partner answer to ${op.name} exceeds ${this.maxResponseBytes} bytes`,
-          op,
-          {
-            httpStatus: response.statusCode,
-            transient: true,
-            outcomeUnknown: stateChanging && !op.idempotent,
-            correlationId,
-            tooLarge: true,
-          },
-        );
-      }
-      answered = { status: response.statusCode, text };
-    } catch (error) {
-      if (error instanceof PartnerCallError) throw error;
-      const failed = error as {
-        code?: unknown;
-        reason?: unknown;
-        cause?: { code?: unknown; reason?: unknown };
-      };
-      if (failed.code === 'EGRESS_REFUSED' || failed.cause?.code === 'EGRESS_REFUSED') {
-        const reason = String(failed.reason ?? failed.cause?.reason ?? '');
-        throw this.refused(op, `${field} must name a public host: ${reason}`, correlationId);
-      }
-      if (signal.aborted) {
-        throw this.failure(
-          'deadline_exceeded',
-          `${op.name} timed out after ${Math.round(remaining)} ms`,
-          op,
-          {
-            transient: true,
-            outcomeUnknown: stateChanging && !op.idempotent,
-            correlationId,
-          },
-        );
-      }
-      const code = String(failed.code ?? failed.cause?.code ?? '');
-      throw this.failure('unavailable', `${op.name} failed: ${code || 'network error'}`, op, {
-        transient: true,
-        outcomeUnknown: stateChanging && !op.idempotent && !NOT_SENT.has(code),
-        correlationId,
-      });
-    }
-    if (answered.status >= 300 && answered.status < 400) {
-      // Redirects are not followed: a partner API that moved is a configuration fault.
-      throw this.failure('unavailable', `${op.name} answered a redirect (${answered.status})`, op, {
-        httpStatus: answered.status,
-        transient: true,
-        outcomeUnknown: stateChanging && !op.idempotent,
-        correlationId,
-      });
-    }
-    return answered;
   }
 
   private answer<S extends TSchema | undefined>(
@@ -666,7 +516,7 @@ export class PartnerHttpClient implements PartnerApi {
         'partner answer outside the contract',
       );
       // The partner did answer success: for a state-changing call it may have executed it.
-      throw this.failure(
+      throw this.transport.failure(
         'unavailable',
         `partner answer to ${op.name} does not match the contract`,
         op,
@@ -697,7 +547,7 @@ export class PartnerHttpClient implements PartnerApi {
       partnerErrorId === undefined
         ? `HTTP ${status}`
         : `error id ${partnerErrorId}, HTTP ${status}`;
-    throw this.failure(kind, `partner refused ${op.name} (${what})`, op, {
+    throw this.transport.failure(kind, `partner refused ${op.name} (${what})`, op, {
       httpStatus: status,
       partnerErrorId,
       transient: status >= 500 || kind === 'unavailable',
@@ -713,7 +563,7 @@ export class PartnerHttpClient implements PartnerApi {
       client_id: this.partner.clientId,
       client_secret: this.partner.clientSecret(),
     });
-    const response = await this.fetchText(
+    const response = await this.transport.fetchText(
       'auth_url',
       this.partner.authUrl,
       {
@@ -737,7 +587,7 @@ export class PartnerHttpClient implements PartnerApi {
           { http_status: response.status, correlation_id: correlationId },
           'partner refused the connector credentials',
         );
-      throw this.failure(
+      throw this.transport.failure(
         'unavailable',
         unauthorized
           ? `partner refused the credentials (${response.status})`
@@ -754,7 +604,7 @@ export class PartnerHttpClient implements PartnerApi {
     }
     const checked = checkAnswer(TokenResponse, json);
     if (!checked.ok) {
-      throw this.failure('unavailable', 'token answer does not match the contract', op, {
+      throw this.transport.failure('unavailable', 'token answer does not match the contract', op, {
         httpStatus: 200,
         transient: true,
         correlationId,
@@ -764,69 +614,6 @@ export class PartnerHttpClient implements PartnerApi {
       accessToken: checked.value.access_token,
       expiresInMs: Number(checked.value.expires_in) * 1_000,
     };
-  }
-
-  /**
-   * Reads the answer while it streams and gives up (destroying the connection) past
-   * `maxResponseBytes`: undefined then. A declared `content-length` over the cap is refused before
-   * reading anything.
-   */
-  private async readCapped(response: Dispatcher.ResponseData): Promise<string | undefined> {
-    const max = this.maxResponseBytes;
-    const declared = Number(response.headers['content-length']);
-    if (Number.isFinite(declared) && declared > max) {
-      response.body.destroy();
-      return undefined;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > max) {
-        response.body.destroy();
-        return undefined;
-      }
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks, size).toString('utf8');
-  }
-
-  /** A call the egress policy refuses: not sent, not retried, not a partner fault. */
-  private refused(op: { name: string }, reason: string, correlationId: string): PartnerCallError {
-    this.log.warn(
-      { operation: op.name, reason, correlation_id: correlationId },
-      'partner call refused by the egress policy',
-    );
-    const error = this.failure(
-      'failed_precondition',
-      `partner call refused: the partner's address is not allowed (PARTNER_ALLOWED_HOSTS)`,
-      op,
-      { transient: false, correlationId, egressRefused: true },
-    );
-    error.refusal = reason;
-    return error;
-  }
-
-  private failure(
-    kind: ErrorKind,
-    message: string,
-    op: { name: string },
-    facts: {
-      httpStatus?: number;
-      partnerErrorId?: number | undefined;
-      outcomeUnknown?: boolean;
-      transient: boolean;
-      correlationId: string;
-      circuitOpen?: boolean;
-      egressRefused?: boolean;
-      tooLarge?: boolean;
-    },
-  ): PartnerCallError {
-    return new PartnerCallError(kind, message, {
-      partnerId: this.partner.id,
-      operation: op.name,
-      ...facts,
-    });
   }
 }
 

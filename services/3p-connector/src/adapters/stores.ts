@@ -19,6 +19,8 @@ import type {
   VenueImportRepository,
 } from '../app/ports.js';
 import type { QueuedCancel } from '../domain/cancel-queue.js';
+import { fromCatalogEventMessage, toCatalogEventMessage } from '../ports/kafka/event-message.js';
+import { toAvailabilityChanged, toPartnerCallFailed } from '../ports/kafka/messages.js';
 import { errorKindOf, isConflict } from '../domain/errors.js';
 import type { ImportedEvent } from '../domain/imported-event.js';
 import {
@@ -198,56 +200,60 @@ function venueImportRepository(store: VersionedStore<VenueImportState>): VenueIm
   };
 }
 
+/** The stored form: access codes encrypted, the event as its protobuf bytes. */
+const toStoredEvent = (event: ImportedEvent, secrets: SecretBox): StoredImportedEvent => ({
+  id: event.id,
+  version: event.version,
+  partnerId: event.partnerId,
+  partnerEventId: event.partnerEventId,
+  partnerVenueId: event.partnerVenueId,
+  lastModification: event.lastModification,
+  partnerStatus: event.partnerStatus,
+  manifestId: event.manifestId,
+  accessCodes: event.accessCodes.map((c) => ({
+    priceTypeId: c.priceTypeId,
+    code: secrets.encrypt(c.code),
+  })),
+  eventBytes: catalogV1.Event.encode(toCatalogEventMessage(event.event)).finish(),
+  availabilitySequence: event.availabilitySequence,
+  ...(event.availabilityModification
+    ? { availabilityModification: event.availabilityModification }
+    : {}),
+  createdAt: event.createdAt,
+  updatedAt: event.updatedAt,
+});
+const fromStoredEvent = (stored: StoredImportedEvent, secrets: SecretBox): ImportedEvent => ({
+  id: stored.id,
+  version: stored.version,
+  partnerId: stored.partnerId,
+  partnerEventId: stored.partnerEventId,
+  partnerVenueId: stored.partnerVenueId,
+  lastModification: stored.lastModification,
+  partnerStatus: stored.partnerStatus,
+  manifestId: stored.manifestId,
+  accessCodes: stored.accessCodes.map((c) => ({
+    priceTypeId: c.priceTypeId,
+    code: secrets.decrypt(c.code),
+  })),
+  event: fromCatalogEventMessage(catalogV1.Event.decode(stored.eventBytes)),
+  availabilitySequence: stored.availabilitySequence,
+  ...(stored.availabilityModification
+    ? { availabilityModification: new Date(stored.availabilityModification) }
+    : {}),
+  createdAt: stored.createdAt,
+  updatedAt: stored.updatedAt,
+});
+
 function importedEventRepository(
   store: VersionedStore<StoredImportedEvent>,
   secrets: SecretBox,
 ): ImportedEventRepository {
-  const toStored = (event: ImportedEvent): StoredImportedEvent => ({
-    id: event.id,
-    version: event.version,
-    partnerId: event.partnerId,
-    partnerEventId: event.partnerEventId,
-    partnerVenueId: event.partnerVenueId,
-    lastModification: event.lastModification,
-    partnerStatus: event.partnerStatus,
-    manifestId: event.manifestId,
-    accessCodes: event.accessCodes.map((c) => ({
-      priceTypeId: c.priceTypeId,
-      code: secrets.encrypt(c.code),
-    })),
-    eventBytes: catalogV1.Event.encode(event.event).finish(),
-    availabilitySequence: event.availabilitySequence,
-    ...(event.availabilityModification
-      ? { availabilityModification: event.availabilityModification }
-      : {}),
-    createdAt: event.createdAt,
-    updatedAt: event.updatedAt,
-  });
-  const fromStored = (stored: StoredImportedEvent): ImportedEvent => ({
-    id: stored.id,
-    version: stored.version,
-    partnerId: stored.partnerId,
-    partnerEventId: stored.partnerEventId,
-    partnerVenueId: stored.partnerVenueId,
-    lastModification: stored.lastModification,
-    partnerStatus: stored.partnerStatus,
-    manifestId: stored.manifestId,
-    accessCodes: stored.accessCodes.map((c) => ({
-      priceTypeId: c.priceTypeId,
-      code: secrets.decrypt(c.code),
-    })),
-    event: catalogV1.Event.decode(stored.eventBytes),
-    availabilitySequence: stored.availabilitySequence,
-    ...(stored.availabilityModification
-      ? { availabilityModification: new Date(stored.availabilityModification) }
-      : {}),
-    createdAt: stored.createdAt,
-    updatedAt: stored.updatedAt,
-  });
+  const toStored = (event: ImportedEvent) => toStoredEvent(event, secrets);
+  const fromStored = (stored: StoredImportedEvent) => fromStoredEvent(stored, secrets);
   const changed = (event: ImportedEvent) =>
     createOutboxEvent(eventChangedTopic, {
       key: event.id,
-      value: { event: event.event, changedAt: event.updatedAt },
+      value: { event: toCatalogEventMessage(event.event), changedAt: event.updatedAt },
       time: event.updatedAt,
     });
   return {
@@ -279,7 +285,7 @@ function importedEventRepository(
         if (!current)
           throw Object.assign(new Error(`event ${id} not found`), { kind: 'not_found' });
         const sequence = current.availabilitySequence + 1;
-        const message = build(sequence);
+        const message = toAvailabilityChanged(build(sequence));
         const seen = (current.availabilityModification ?? current.lastModification).getTime();
         const newer = modification !== undefined && modification.getTime() > seen;
         const availabilityModification = newer ? { availabilityModification: modification } : {};
@@ -325,21 +331,22 @@ function resourceRepository(store: VersionedStore<StoredResource>): ResourceRepo
 function callFailureRepository(store: VersionedStore<StoredCallFailure>): CallFailureRepository {
   return {
     async record(failure) {
+      const message = toPartnerCallFailed(failure);
       const key =
         failure.orderId || failure.cartId || failure.inventoryOrderId || failure.partnerId;
-      const failedAt = failure.failedAt ?? new Date();
+      const failedAt = failure.failedAt;
       await store.insert(
         {
           id: randomUUID(),
           partnerId: failure.partnerId,
-          operation: failure.operation,
+          operation: message.operation,
           key,
           outcomeUnknown: failure.outcomeUnknown,
           failedAt,
         },
         {
           events: [
-            createOutboxEvent(partnerCallFailedTopic, { key, value: failure, time: failedAt }),
+            createOutboxEvent(partnerCallFailedTopic, { key, value: message, time: failedAt }),
           ],
         },
       );

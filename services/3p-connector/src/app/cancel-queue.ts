@@ -2,7 +2,6 @@ import { cancelBackoffMs, queuedCancelId, type QueuedCancel } from '../domain/ca
 import { cancelAlreadyDone } from '../domain/partner-errors.js';
 import type { Partner } from '../domain/partner.js';
 import type { OrderActionAnswer } from '@marquee/partner-api';
-import type { partnerV1 } from '@marquee/proto';
 import {
   asPartnerFailure,
   type CallFailureRepository,
@@ -110,7 +109,7 @@ export class CancelQueue {
       );
       await failures.record({
         partnerId: partner.id,
-        operation: 'PARTNER_OPERATION_CANCEL_ORDER' as partnerV1.PartnerOperation,
+        operation: 'CANCEL_ORDER',
         cartId: '',
         orderId: command.orderId,
         eventId: command.eventId,

@@ -1,7 +1,7 @@
 import { eventRuleProblems, type EventListItem, type Manifest } from '@marquee/partner-api';
-import type { catalogV1 } from '@marquee/proto';
 import { ConnectorError, errorKindOf } from '../domain/errors.js';
-import { accessCodesOf, referencedResources, toCatalogEvent } from '../domain/event-mapping.js';
+import { accessCodesOf, referencedResources, toDiscoveryEvent } from '../domain/event-mapping.js';
+import type { AreaAvailability } from '../domain/availability.js';
 import type { ImportedEvent } from '../domain/imported-event.js';
 import type { Partner } from '../domain/partner.js';
 import type {
@@ -39,7 +39,7 @@ export function toAreaAvailability(
     unavailable: number;
     available_seats?: readonly { id: string; row: string; number: string }[] | undefined;
   }[],
-): catalogV1.AreaAvailability[] {
+): AreaAvailability[] {
   return areas.map((a) => ({
     areaId: a.area_id,
     levelId: a.level_id ?? '',
@@ -243,7 +243,7 @@ export class Importer implements ImportTrigger {
         partnerStatus: item.status,
         manifestId: event.manifest_id,
         accessCodes: accessCodesOf(event),
-        event: toCatalogEvent({
+        event: toDiscoveryEvent({
           id,
           version,
           partner,
@@ -287,7 +287,7 @@ export class Importer implements ImportTrigger {
         eventId: imported.id,
         partnerId: imported.partnerId,
         partnerEventId: imported.partnerEventId,
-        scope: 'SYNC_SCOPE_FULL' as catalogV1.SyncScope,
+        scope: 'FULL',
         areas,
         totalAvailable: areas.reduce((sum, a) => sum + a.available, 0),
         observedAt,

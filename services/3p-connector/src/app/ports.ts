@@ -14,7 +14,8 @@ import type {
   OrdersPage,
   TaxPlanAnswer,
 } from '@marquee/partner-api';
-import type { catalogV1, partnerV1 } from '@marquee/proto';
+import type { AvailabilitySnapshot } from '../domain/availability.js';
+import type { CallFailure } from '../domain/call-failure.js';
 import type { QueuedCancel } from '../domain/cancel-queue.js';
 import type { ErrorKind } from '../domain/errors.js';
 import type { HealthState } from '../domain/partner.js';
@@ -141,7 +142,7 @@ export interface ImportedEventRepository {
    */
   recordAvailability(
     id: string,
-    build: (sequence: number) => catalogV1.AvailabilityChanged,
+    build: (sequence: number) => AvailabilitySnapshot,
     modification?: Date,
   ): Promise<{ sequence: number; newer: boolean }>;
 }
@@ -156,7 +157,7 @@ export interface ResourceRepository {
 
 export interface CallFailureRepository {
   /** Stores the failure with its `partner-call-failed` event (outbox): it cannot be lost. */
-  record(failure: partnerV1.PartnerCallFailed): Promise<void>;
+  record(failure: CallFailure): Promise<void>;
 }
 
 export interface QueueRepository {

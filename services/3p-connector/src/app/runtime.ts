@@ -5,13 +5,29 @@ import {
   type Order,
   type Ticket,
 } from '@marquee/partner-api';
-import type { catalogV1, partnerV1 } from '@marquee/proto';
 import { priceTypesOpenedBy } from '../domain/access-codes.js';
 import { ConnectorError } from '../domain/errors.js';
 import type { ImportedEvent } from '../domain/imported-event.js';
 import { releaseAlreadyDone } from '../domain/partner-errors.js';
 import type { Partner } from '../domain/partner.js';
 import type { CancelQueue } from './cancel-queue.js';
+import type {
+  AccessCodeCall,
+  AvailabilityCall,
+  AvailabilityRead,
+  BookingCall,
+  ConfirmedOrder,
+  HeldBooking,
+  HeldTicket,
+  OrderActionCall,
+  OrderActionResult,
+  OrderCall,
+  OrderQuery,
+  OrdersQuery,
+  PartnerOrder,
+  PartnerOrderStatus,
+  ReleaseCall,
+} from './connector-calls.js';
 import { toAreaAvailability, type Importer } from './importer.js';
 import {
   asPartnerFailure,
@@ -25,27 +41,21 @@ import {
   type PartnerRepository,
 } from './ports.js';
 
-const STATUSES: Record<string, partnerV1.PartnerOrderStatus> = {
-  BOOKED: 'PARTNER_ORDER_STATUS_BOOKED' as partnerV1.PartnerOrderStatus,
-  RELEASED: 'PARTNER_ORDER_STATUS_RELEASED' as partnerV1.PartnerOrderStatus,
-  EXPIRED: 'PARTNER_ORDER_STATUS_EXPIRED' as partnerV1.PartnerOrderStatus,
-  CONFIRMED: 'PARTNER_ORDER_STATUS_CONFIRMED' as partnerV1.PartnerOrderStatus,
-  PRINTED: 'PARTNER_ORDER_STATUS_PRINTED' as partnerV1.PartnerOrderStatus,
-  CANCELLED: 'PARTNER_ORDER_STATUS_CANCELLED' as partnerV1.PartnerOrderStatus,
-};
-
-const ACTIONS: Record<string, string> = {
-  ORDER_ACTION_TYPE_PRINT: 'PRINT',
-  ORDER_ACTION_TYPE_ROLLBACK_PRINT: 'ROLLBACK_PRINT',
-  ORDER_ACTION_TYPE_CANCEL: 'CANCEL',
-};
+const STATUSES: ReadonlySet<string> = new Set<PartnerOrderStatus>([
+  'BOOKED',
+  'RELEASED',
+  'EXPIRED',
+  'CONFIRMED',
+  'PRINTED',
+  'CANCELLED',
+]);
 
 const OPERATIONS = {
-  booking: 'PARTNER_OPERATION_CREATE_BOOKING',
-  order: 'PARTNER_OPERATION_CREATE_ORDER',
+  booking: 'CREATE_BOOKING',
+  order: 'CREATE_ORDER',
 } as const;
 
-const heldTicket = (ticket: Ticket, currency: string): partnerV1.HeldTicket => ({
+const heldTicket = (ticket: Ticket, currency: string): HeldTicket => ({
   ticketId: ticket.ticket_id,
   areaId: ticket.area_id,
   section: ticket.section_id ?? '',
@@ -56,7 +66,8 @@ const heldTicket = (ticket: Ticket, currency: string): partnerV1.HeldTicket => (
   price: { amountMinor: Number(ticket.amount), currency },
 });
 
-function partnerOrder(order: Order | Booking, imported: ImportedEvent): partnerV1.PartnerOrder {
+function partnerOrder(order: Order | Booking, imported: ImportedEvent): PartnerOrder {
+  const status = order.status.toUpperCase();
   const o = order as Partial<Order> & Booking;
   return {
     partnerId: imported.partnerId,
@@ -64,9 +75,7 @@ function partnerOrder(order: Order | Booking, imported: ImportedEvent): partnerV
     partnerEventId: order.event_id,
     inventoryToken: order.inventory_token,
     inventoryOrderId: o.inventory_order_id ?? '',
-    status:
-      STATUSES[order.status.toUpperCase()] ??
-      ('PARTNER_ORDER_STATUS_UNSPECIFIED' as partnerV1.PartnerOrderStatus),
+    status: STATUSES.has(status) ? (status as PartnerOrderStatus) : 'UNSPECIFIED',
     cartId: order.external_reference ?? '',
     orderId: o.external_order_id ?? '',
     tickets: order.tickets.map((t) => heldTicket(t, order.currency)),
@@ -142,10 +151,7 @@ export class ConnectorRuntime {
     return { imported, partner, api: this.deps.api.forPartner(partner) };
   }
 
-  async createBooking(
-    request: partnerV1.CreateBookingRequest,
-    options: CallOptions,
-  ): Promise<partnerV1.CreateBookingResponse> {
+  async createBooking(request: BookingCall, options: CallOptions): Promise<HeldBooking> {
     if (!request.cartId)
       throw new ConnectorError('invalid_argument', 'cart_id is required', { field: 'cart_id' });
     if (request.lines.length === 0 || request.lines.some((l) => l.quantity < 1 || !l.priceTypeId))
@@ -198,9 +204,7 @@ export class ConnectorRuntime {
    * The price types of an event a password opens (the commerce offers' protected offers). The codes
    * stay here, encrypted at rest; the code given is never logged.
    */
-  async verifyAccessCode(
-    request: partnerV1.VerifyAccessCodeRequest,
-  ): Promise<partnerV1.VerifyAccessCodeResponse> {
+  async verifyAccessCode(request: AccessCodeCall): Promise<{ priceTypeIds: string[] }> {
     const imported = request.eventId ? await this.deps.events.get(request.eventId) : undefined;
     if (!imported)
       throw new ConnectorError('not_found', `event ${request.eventId} not found`, {
@@ -209,10 +213,7 @@ export class ConnectorRuntime {
     return { priceTypeIds: priceTypesOpenedBy(imported.accessCodes, request.code) };
   }
 
-  async releaseBooking(
-    request: partnerV1.ReleaseBookingRequest,
-    options: CallOptions,
-  ): Promise<void> {
+  async releaseBooking(request: ReleaseCall, options: CallOptions): Promise<void> {
     if (!request.inventoryToken)
       throw new ConnectorError('invalid_argument', 'inventory_token is required', {
         field: 'inventory_token',
@@ -226,10 +227,7 @@ export class ConnectorRuntime {
     }
   }
 
-  async createOrder(
-    request: partnerV1.CreateOrderRequest,
-    options: CallOptions,
-  ): Promise<partnerV1.CreateOrderResponse> {
+  async createOrder(request: OrderCall, options: CallOptions): Promise<ConfirmedOrder> {
     if (!request.inventoryToken || !request.orderId)
       throw new ConnectorError('invalid_argument', 'inventory_token and order_id are required', {
         field: request.inventoryToken ? 'order_id' : 'inventory_token',
@@ -276,9 +274,9 @@ export class ConnectorRuntime {
    * event's `last_modification`, which would re-read the event on every check after a sale.
    */
   async getAvailability(
-    request: partnerV1.GetAvailabilityRequest,
+    request: AvailabilityCall,
     options: CallOptions,
-  ): Promise<partnerV1.GetAvailabilityResponse> {
+  ): Promise<AvailabilityRead> {
     if (Boolean(request.levelId) !== Boolean(request.sectionId))
       throw new ConnectorError('invalid_argument', 'level_id and section_id go together', {
         field: request.levelId ? 'section_id' : 'level_id',
@@ -302,7 +300,7 @@ export class ConnectorRuntime {
         eventId: imported.id,
         partnerId: imported.partnerId,
         partnerEventId: imported.partnerEventId,
-        scope: (partial ? 'SYNC_SCOPE_PARTIAL' : 'SYNC_SCOPE_FULL') as catalogV1.SyncScope,
+        scope: partial ? 'PARTIAL' : 'FULL',
         areas,
         totalAvailable,
         observedAt,
@@ -324,11 +322,8 @@ export class ConnectorRuntime {
     return { eventId: imported.id, areas, totalAvailable, observedAt };
   }
 
-  async orderAction(
-    request: partnerV1.OrderActionRequest,
-    options: CallOptions,
-  ): Promise<partnerV1.OrderActionResponse> {
-    const action = ACTIONS[request.action];
+  async orderAction(request: OrderActionCall, options: CallOptions): Promise<OrderActionResult> {
+    const { action } = request;
     if (!action)
       throw new ConnectorError(
         'invalid_argument',
@@ -394,10 +389,7 @@ export class ConnectorRuntime {
     return { order: partnerOrder(answer.order, imported), queued: false };
   }
 
-  async getOrder(
-    request: partnerV1.GetOrderRequest,
-    options: CallOptions,
-  ): Promise<partnerV1.GetOrderResponse> {
+  async getOrder(request: OrderQuery, options: CallOptions): Promise<{ order: PartnerOrder }> {
     if (!request.inventoryOrderId)
       throw new ConnectorError('invalid_argument', 'inventory_order_id is required', {
         field: 'inventory_order_id',
@@ -408,9 +400,9 @@ export class ConnectorRuntime {
   }
 
   async listOrders(
-    request: partnerV1.ListOrdersRequest,
+    request: OrdersQuery,
     options: CallOptions,
-  ): Promise<partnerV1.ListOrdersResponse> {
+  ): Promise<{ orders: PartnerOrder[] }> {
     const { imported, api } = await this.resolve(request.eventId);
     if (request.inventoryToken) {
       const page = await api.listOrders({ inventoryToken: request.inventoryToken }, options);
@@ -424,7 +416,7 @@ export class ConnectorRuntime {
           field: 'start_time',
         },
       );
-    const orders: partnerV1.PartnerOrder[] = [];
+    const orders: PartnerOrder[] = [];
     for (let page = 0; page < 100; page += 1) {
       const answer = await api.listOrders(
         {
@@ -466,7 +458,7 @@ export class ConnectorRuntime {
     );
     await this.deps.failures.record({
       partnerId: context.partner.id,
-      operation: context.operation as partnerV1.PartnerOperation,
+      operation: context.operation,
       cartId: context.cartId,
       orderId: context.orderId,
       eventId: context.imported.id,

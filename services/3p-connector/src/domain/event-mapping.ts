@@ -1,5 +1,14 @@
 import type { EventAnswer, Manifest, PartnerEvent, TextInfo } from '@marquee/partner-api';
-import type { catalogV1, commonV1 } from '@marquee/proto';
+import type {
+  DiscoveryEvent,
+  EventDates,
+  EventLocation,
+  LocalizedText,
+  Money,
+  PriceLevel,
+  PublicVisibility,
+  Ticketing,
+} from './discovery-event.js';
 
 /** `en-us` → `en-US`: the platform's locale keys (compared case-insensitively by discovery). */
 export function platformLocale(lang: string): string {
@@ -20,7 +29,7 @@ function localized(
   texts: Texts,
   pick: (t: Texts[number]) => string | undefined,
   first: string,
-): commonV1.LocalizedString | undefined {
+): LocalizedText | undefined {
   const values: Record<string, string> = {};
   const ordered = [...texts].sort(
     (a, b) => Number(platformLocale(b.lang) === first) - Number(platformLocale(a.lang) === first),
@@ -33,10 +42,10 @@ function localized(
   return Object.keys(values).length > 0 ? { values } : undefined;
 }
 
-const single = (locale: string, value: string | undefined): commonV1.LocalizedString | undefined =>
+const single = (locale: string, value: string | undefined): LocalizedText | undefined =>
   value ? { values: { [locale]: value } } : undefined;
 
-const money = (amount: string, currency: string): commonV1.Money => ({
+const money = (amount: string, currency: string): Money => ({
   amountMinor: Number(amount),
   currency,
 });
@@ -70,7 +79,7 @@ export function localDateTime(instant: Date, timeZone: string): { date: string; 
 
 function visibility(event: PartnerEvent): {
   active: boolean;
-  publicVisibility: catalogV1.PublicVisibility | undefined;
+  publicVisibility: PublicVisibility | undefined;
 } {
   const base = event.visibility.default_visibility;
   const override = event.visibility.visibility_override;
@@ -99,17 +108,13 @@ function visibility(event: PartnerEvent): {
 export const isCancelledStatus = (status: string | undefined): boolean =>
   /^cancell?ed$/i.test(status ?? '');
 
-function ticketing(
-  event: PartnerEvent,
-  manifest: Manifest | undefined,
-  locale: string,
-): catalogV1.Ticketing {
+function ticketing(event: PartnerEvent, manifest: Manifest | undefined, locale: string): Ticketing {
   const currency = event.currency;
   const manifestLevelName = (id: string) =>
     manifest?.price_levels.find((l) => l.id === id)?.name ??
     manifest?.areas.find((a) => a.price_level_id === id)?.name;
   const declared = new Set(event.price_levels.map((l) => l.id));
-  const priceLevels: catalogV1.PriceLevel[] = event.price_levels.map((level) => ({
+  const priceLevels: PriceLevel[] = event.price_levels.map((level) => ({
     id: level.id,
     names:
       localized(level.text_infos, (t) => t.name, locale) ??
@@ -154,35 +159,30 @@ function ticketing(
   };
 }
 
-function priceRanges(event: PartnerEvent): catalogV1.PriceRange[] {
+function priceRange(event: PartnerEvent): DiscoveryEvent['priceRange'] {
   const amounts = event.face_value_prices.flatMap((p) =>
     p.prices.map((price) => Number(price.amount)),
   );
-  if (amounts.length === 0) return [];
-  return [
-    {
-      type: 'PRICE_RANGE_TYPE_STANDARD' as catalogV1.PriceRangeType,
-      min: { amountMinor: Math.min(...amounts), currency: event.currency },
-      max: { amountMinor: Math.max(...amounts), currency: event.currency },
-    },
-  ];
+  if (amounts.length === 0) return undefined;
+  return {
+    min: { amountMinor: Math.min(...amounts), currency: event.currency },
+    max: { amountMinor: Math.max(...amounts), currency: event.currency },
+  };
 }
 
-function sales(event: PartnerEvent): catalogV1.Sales | undefined {
+function publicSale(event: PartnerEvent): DiscoveryEvent['publicSale'] {
   const periods = event.face_value_prices.map((p) => p.price_period);
   if (periods.length === 0) return undefined;
   const starts = periods.map((p) => Date.parse(p.start_date_time));
   const ends = periods.map((p) => Date.parse(p.end_date_time));
   return {
-    publicSale: {
-      startDateTime: new Date(Math.min(...starts)),
-      endDateTime: new Date(Math.max(...ends)),
-      startTbd: false,
-    },
+    startDateTime: new Date(Math.min(...starts)),
+    endDateTime: new Date(Math.max(...ends)),
+    startTbd: false,
   };
 }
 
-function dates(event: PartnerEvent): catalogV1.EventDates {
+function dates(event: PartnerEvent): EventDates {
   const start = new Date(event.date_time);
   const local = localDateTime(start, event.timezone);
   const dateHidden = event.date_time_properties.date_hidden;
@@ -208,7 +208,6 @@ function dates(event: PartnerEvent): catalogV1.EventDates {
             endApproximate: false,
           }
         : undefined,
-    end: undefined,
     timezone: event.timezone,
   };
 }
@@ -233,101 +232,66 @@ export interface MappingInput {
  * a place discovery can show with its city and country, and international discovery can file under
  * its market; otherwise a venue referenced by the partner's id, named after the manifest.
  */
-function location(
-  event: EventAnswer['event'],
-  input: MappingInput,
-  locale: string,
-): catalogV1.Event['location'] {
+function location(event: EventAnswer['event'], input: MappingInput, locale: string): EventLocation {
   const info = event.venue_info;
   if (info?.country) {
     return {
-      $case: 'place',
-      value: {
+      kind: 'place',
+      place: {
         names: single(locale, info.name),
-        address: undefined,
-        areaNames: undefined,
         cityNames: single(locale, info.city),
-        country: { countryCode: info.country, names: undefined },
-        state: undefined,
-        postalCode: '',
-        location: undefined,
+        country: { countryCode: info.country },
       },
     };
   }
   return {
-    $case: 'venue',
-    value: {
-      ref: {
-        $case: 'source',
-        value: { id: event.venue_id || input.venueId, name: input.partner.slug },
-      },
+    kind: 'venue',
+    venue: {
+      ref: { id: event.venue_id || input.venueId, name: input.partner.slug },
       names: single(locale, info?.name ?? input.manifest?.name),
-      resolvedId: '',
     },
   };
 }
 
 /**
- * A partner event as the platform's discovery event (catalog.v1 `Event`, whole state). The rules
- * are listed in the README ("Mapping"). Access codes never leave the connector: price types only
- * say that one is required.
+ * A partner event as the platform's discovery event (whole state, published as catalog.v1 `Event`).
+ * The rules are listed in the README ("Mapping"). Access codes never leave the connector: price
+ * types only say that one is required.
  */
-export function toCatalogEvent(input: MappingInput): catalogV1.Event {
+export function toDiscoveryEvent(input: MappingInput): DiscoveryEvent {
   const event = input.answer.event;
   const locale = defaultLocale(event.text_infos);
   const { active, publicVisibility } = visibility(event);
   return {
     id: input.id,
-    source: { id: input.partner.id, name: input.partner.slug, publishingSource: undefined },
+    source: { id: input.partner.id, name: input.partner.slug },
     version: input.version,
-    publisherVersion: 0,
     active,
-    test: false,
-    url: '',
     names: localized(event.text_infos, (t) => t.name, locale),
     descriptions: localized(event.text_infos, (t) => t.description, locale),
-    infos: undefined,
-    additionalInfos: undefined,
-    pleaseNotes: undefined,
-    attractions: [],
     classifications: event.genre_info.map((genre, i) => ({
       primary: i === 0,
-      segment: undefined,
       genre: { id: genre.genre_id, names: single(locale, genre.genre_name) },
-      subGenre: undefined,
     })),
     dates: dates(event),
-    images: [],
-    outlets: [],
     location: location(event, input, locale),
-    priceRanges: priceRanges(event),
+    priceRange: priceRange(event),
     promoter: {
       id: event.organization_info.promoter_id,
       names: single(locale, event.organization_info.promoter_name),
-      descriptions: undefined,
     },
     publicVisibility,
-    sales: sales(event),
-    marketIds: [],
+    publicSale: publicSale(event),
     origin: {
-      kind: {
-        $case: 'partnerImport',
-        value: {
-          partnerId: input.partner.id,
-          partnerEventId: event.event_id,
-          partnerVenueId: input.venueId,
-          lastModification: new Date(event.last_modification),
-        },
-      },
+      partnerId: input.partner.id,
+      partnerEventId: event.event_id,
+      partnerVenueId: input.venueId,
+      lastModification: new Date(event.last_modification),
     },
-    status: (isCancelledStatus(input.answer.status)
-      ? 'EVENT_STATUS_CANCELLED'
-      : 'EVENT_STATUS_ONSALE') as catalogV1.EventStatus,
+    cancelled: isCancelledStatus(input.answer.status),
     ticketing: ticketing(event, input.manifest, locale),
     createdAt: input.createdAt,
     updatedAt: input.updatedAt,
-    seatmap: undefined,
-    package: false,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { catalogV1 } from '@marquee/proto';
+import type { DiscoveryEvent } from './discovery-event.js';
 
 /**
  * A partner event the connector imported: the platform id it was given once, the partner's ids,
@@ -20,7 +20,7 @@ export interface ImportedEvent {
   manifestId: string;
   accessCodes: { priceTypeId: string; code: string }[];
   /** Whole discovery state, as published. */
-  event: catalogV1.Event;
+  event: DiscoveryEvent;
   /** Last `availability-changed` sequence given for this event. */
   availabilitySequence: number;
   /**

@@ -6,9 +6,13 @@ import {
   localDateTime,
   platformLocale,
   referencedResources,
-  toCatalogEvent,
+  toDiscoveryEvent,
   type MappingInput,
 } from '../../src/domain/event-mapping.js';
+import { toCatalogEventMessage } from '../../src/ports/kafka/event-message.js';
+
+/** The discovery event as `event-changed` publishes it. */
+const toCatalogEvent = (input: MappingInput) => toCatalogEventMessage(toDiscoveryEvent(input));
 
 const created = new Date('2026-02-01T00:00:00Z');
 const input = (

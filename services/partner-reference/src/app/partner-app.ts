@@ -9,14 +9,12 @@ import {
   type HealthcheckResult,
   type LogoAnswer,
   type ManifestAnswer,
-  type ManifestArea,
   type Order,
   type OrderActionAnswer,
   type OrderActionRequest,
   type OrderRequest,
   type OrdersPage,
   type TaxPlanAnswer,
-  type Ticket,
   type TransactionStatus,
 } from '@marquee/partner-api';
 import {
@@ -38,21 +36,13 @@ import {
   dropSaleParts,
   expiredHolds,
   findHold,
-  newInventory,
-  rowRanges,
   settle,
   tokensOf,
   type AllocationPart,
   type InventoryRecord,
-  type RowRange,
   type SeatRequest,
 } from '../domain/inventory.js';
-import {
-  bookingReferenceId,
-  type BookingRecord,
-  type EventRecord,
-  type ManifestRecord,
-} from '../domain/model.js';
+import { bookingReferenceId, type BookingRecord, type EventRecord } from '../domain/model.js';
 import {
   checkChannel,
   checkDeliveryMethod,
@@ -67,7 +57,9 @@ import {
   parseSort,
 } from '../domain/validation.js';
 import { placesOf, planPartialCancel } from '../domain/partial-cancel.js';
+import { InventoryCache } from './inventory-cache.js';
 import { KeyedQueue } from './keyed-queue.js';
+import { ManifestCache, seatRequestOf, ticketsOf, type CachedManifest } from './manifest-seats.js';
 import { errorKind, type Clock, type IdGenerator, type PartnerRepositories } from './ports.js';
 
 export interface PartnerAppOptions {
@@ -86,13 +78,6 @@ export type HealthState = HealthcheckResult;
 const MAX_ORDERS_PERIOD_MS = 31 * 24 * 3600 * 1000;
 const MAX_CAS_ATTEMPTS = 5;
 
-interface CachedManifest {
-  record: ManifestRecord;
-  rows: RowRange[][];
-  areaIndex: Map<string, number>;
-  seatIndex: Map<string, number>[];
-}
-
 /**
  * The 3P API's operations. Every change to an event's seats runs in that event's queue (one at a
  * time per event, in this process) and is one compare-and-set of its inventory record; the
@@ -109,13 +94,8 @@ export class PartnerApp {
   readonly #timeoutMs: number;
   readonly #queue = new KeyedQueue();
   readonly #partialCancel: boolean;
-  readonly #manifests = new Map<string, CachedManifest>();
-  /**
-   * The last inventory record this process read or wrote, per event. Safe because every read and
-   * write of an inventory runs in its event's queue and this process is the only writer (a write
-   * of another process would fail our compare-and-set: the entry is dropped and read again).
-   */
-  readonly #inventories = new Map<string, InventoryRecord>();
+  readonly #manifests: ManifestCache;
+  readonly #inventories: InventoryCache;
   #health: HealthState = { id: 0, message: 'OK' };
 
   constructor(options: PartnerAppOptions) {
@@ -124,6 +104,8 @@ export class PartnerApp {
     this.#ids = options.ids;
     this.#timeoutMs = options.bookingTimeoutMs;
     this.#partialCancel = options.partialCancel ?? true;
+    this.#manifests = new ManifestCache(options.repositories.manifests);
+    this.#inventories = new InventoryCache(options.repositories.inventories, options.clock);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -179,7 +161,7 @@ export class PartnerApp {
   }
 
   async getManifest(manifestId: string): Promise<ManifestAnswer> {
-    const cached = await this.#manifest(manifestId);
+    const cached = await this.#manifests.get(manifestId);
     return { manifest: cached.record.manifest };
   }
 
@@ -206,7 +188,7 @@ export class PartnerApp {
       throw invalid(Err.SYNTAX_ERROR, 'give both level_id and section_id, or neither');
     const detail = parseDetail(query.detail);
     const record = await this.#event(eventId);
-    const manifest = await this.#manifest(record.event.manifest_id);
+    const manifest = await this.#manifests.get(record.event.manifest_id);
     let areas = manifest.record.manifest.areas;
     if (query.level_id !== undefined && query.section_id !== undefined) {
       const m = manifest.record.manifest;
@@ -221,7 +203,10 @@ export class PartnerApp {
         throw refused(Err.INVALID_SECTION_ID, 'no area has this level and section');
     }
     const inventory = await this.#queue.run(eventId, async () =>
-      this.#expireDue(await this.#inventory(record, manifest), this.#clock.now()),
+      this.#expireDue(
+        await this.#inventories.loadOrCreate(record.id, manifest.record.manifest.areas),
+        this.#clock.now(),
+      ),
     );
     return {
       event_id: eventId,
@@ -255,85 +240,76 @@ export class PartnerApp {
   async book(request: BookingRequest['request']): Promise<{ booking: Booking; created: boolean }> {
     checkLanguage(request.language);
     checkChannel(request.channel_info.channel_type);
-    for (const line of request.tickets) {
-      if (line.seat_ids === undefined) continue;
-      if (line.area_id === undefined)
-        throw invalid(Err.SYNTAX_ERROR, 'seat_ids need the area_id they are in');
-      if (line.seat_ids.length !== line.quantity)
-        throw invalid(Err.SYNTAX_ERROR, 'seat_ids must name as many seats as quantity');
-      if (new Set(line.seat_ids).size !== line.seat_ids.length)
-        throw invalid(Err.SYNTAX_ERROR, 'seat_ids must not repeat a seat');
-    }
+    checkSeatIds(request.tickets);
     return this.#queue.run(request.event_id, async () => {
       const now = this.#clock.now();
-      const current = await this.#event(request.event_id);
-      const record = current;
+      const record = await this.#event(request.event_id);
       if (request.external_reference !== undefined) {
         const existing = await this.#liveBookingOf(record.id, request.external_reference, now);
         if (existing !== undefined)
           return { booking: toBookingAnswer(existing, now), created: false };
       }
-      const event = current.event;
-      if (!isOnSale(current, now))
-        throw refused(Err.EVENT_NOT_AVAILABLE, `event ${record.id} is not on sale`);
-      if (
-        event.sales_channels !== undefined &&
-        !event.sales_channels.includes(request.channel_info.channel_type)
-      )
-        throw refused(Err.UNAUTHORIZED_SALES_CHANNEL, 'this channel may not sell the event');
-      const quantity = request.tickets.reduce((sum, line) => sum + line.quantity, 0);
-      if (event.maximum_tickets_quantity > 0 && quantity > event.maximum_tickets_quantity)
-        throw refused(
-          Err.TICKETS_PER_REQUEST_EXCEEDED,
-          `at most ${event.maximum_tickets_quantity} tickets per booking`,
-        );
-      const manifest = await this.#manifest(event.manifest_id);
-      const prices = pricesAt(event, now);
-      const lines = request.tickets.map((line) =>
-        this.#seatRequest(current, manifest, prices, line),
+      checkSale(record, request, now);
+      const manifest = await this.#manifests.get(record.event.manifest_id);
+      const prices = pricesAt(record.event, now);
+      const lines = request.tickets.map((line) => seatRequestOf(record, manifest, prices, line));
+      const { token, chosen } = await this.#hold(record, manifest, lines, now);
+      const tickets = chosen.flatMap((partsOfLine, i) =>
+        ticketsOf(token, manifest, prices, request.tickets[i]!.price_type_id, partsOfLine),
       );
-
-      for (let attempt = 1; ; attempt += 1) {
-        const inventory = await this.#expireDue(await this.#inventory(current, manifest), now);
-        const chosen = chooseSeats(inventory, (area) => manifest.rows[area]!, lines);
-        const token = this.#ids.token();
-        const expiresAt = new Date(now.getTime() + this.#timeoutMs);
-        const parts = chosen.flat();
-        applyHold(inventory, { token, expiresAt: expiresAt.getTime(), parts });
-        inventory.updatedAt = now;
-        try {
-          await this.#saveInventory(inventory);
-        } catch (error) {
-          if (errorKind(error) === 'aborted' && attempt < MAX_CAS_ATTEMPTS) continue;
-          throw error;
-        }
-        const tickets = chosen.flatMap((partsOfLine, i) =>
-          this.#tickets(token, manifest, prices, request.tickets[i]!.price_type_id, partsOfLine),
-        );
-        tickets.forEach((ticket, i) => (ticket.ticket_id = `${token}-${i + 1}`));
-        const booking: Omit<BookingRecord, 'version'> = {
-          id: token,
-          eventId: record.id,
-          status: 'BOOKED',
-          language: request.language,
-          channelType: request.channel_info.channel_type,
-          ...(request.external_reference !== undefined
-            ? { externalReference: request.external_reference }
-            : {}),
-          createdAt: now,
-          updatedAt: now,
-          expiresAt,
-          currency: event.currency,
-          ticketsAmount: tickets.reduce((sum, t) => sum + BigInt(t.amount), 0n).toString(),
-          ticketsQuantity: tickets.length,
-          tickets,
-        };
-        const stored = await this.#repos.bookings.insert(booking);
-        if (request.external_reference !== undefined)
-          await this.#pointReference(record.id, request.external_reference, token);
-        return { booking: toBookingAnswer(stored, now), created: true };
-      }
+      tickets.forEach((ticket, i) => (ticket.ticket_id = `${token}-${i + 1}`));
+      const booking: Omit<BookingRecord, 'version'> = {
+        id: token,
+        eventId: record.id,
+        status: 'BOOKED',
+        language: request.language,
+        channelType: request.channel_info.channel_type,
+        ...(request.external_reference !== undefined
+          ? { externalReference: request.external_reference }
+          : {}),
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: new Date(now.getTime() + this.#timeoutMs),
+        currency: record.event.currency,
+        ticketsAmount: tickets.reduce((sum, t) => sum + BigInt(t.amount), 0n).toString(),
+        ticketsQuantity: tickets.length,
+        tickets,
+      };
+      const stored = await this.#repos.bookings.insert(booking);
+      if (request.external_reference !== undefined)
+        await this.#pointReference(record.id, request.external_reference, token);
+      return { booking: toBookingAnswer(stored, now), created: true };
     });
+  }
+
+  /**
+   * Chooses the lines' places in the event's inventory and holds them under a new token (the
+   * inventory is written first: an orphan hold simply expires). Retries a lost compare-and-set.
+   */
+  async #hold(
+    record: EventRecord,
+    manifest: CachedManifest,
+    lines: SeatRequest[],
+    now: Date,
+  ): Promise<{ token: string; chosen: AllocationPart[][] }> {
+    for (let attempt = 1; ; attempt += 1) {
+      const inventory = await this.#expireDue(
+        await this.#inventories.loadOrCreate(record.id, manifest.record.manifest.areas),
+        now,
+      );
+      const chosen = chooseSeats(inventory, (area) => manifest.rows[area]!, lines);
+      const token = this.#ids.token();
+      const expiresAt = now.getTime() + this.#timeoutMs;
+      applyHold(inventory, { token, expiresAt, parts: chosen.flat() });
+      inventory.updatedAt = now;
+      try {
+        await this.#inventories.save(inventory);
+        return { token, chosen };
+      } catch (error) {
+        if (errorKind(error) === 'aborted' && attempt < MAX_CAS_ATTEMPTS) continue;
+        throw error;
+      }
+    }
   }
 
   /** DELETE /bookings/{token}. */
@@ -379,7 +355,7 @@ export class PartnerApp {
           Err.REQUEST_DOES_NOT_MATCH_ORDER,
           `the booking holds ${booking.ticketsQuantity} tickets for ${booking.ticketsAmount}`,
         );
-      const inventory = await this.#loadInventory(booking.eventId);
+      const inventory = await this.#inventories.load(booking.eventId);
       if (inventory === undefined || findHold(inventory, booking.id) === undefined)
         throw refused(Err.RESERVATION_EXPIRED, `booking ${booking.id} holds no seats any more`);
       const confirmed = await this.#transition(booking, {
@@ -485,7 +461,7 @@ export class PartnerApp {
     let expired = 0;
     for (const inventory of due) {
       await this.#queue.run(inventory.eventId, async () => {
-        const current = await this.#loadInventory(inventory.id);
+        const current = await this.#inventories.load(inventory.id);
         if (current === undefined) return;
         expired += expiredHolds(current, now.getTime()).length;
         await this.#expireDue(current, now);
@@ -504,8 +480,8 @@ export class PartnerApp {
     let repaired = 0;
     for (const { id } of await this.#repos.inventories.find({})) {
       await this.#queue.run(id, async () => {
-        this.#inventories.delete(id);
-        const inventory = await this.#loadInventory(id);
+        this.#inventories.forget(id);
+        const inventory = await this.#inventories.load(id);
         if (inventory === undefined) return;
         const tokens = tokensOf(inventory);
         let changed = false;
@@ -521,7 +497,7 @@ export class PartnerApp {
         }
         if (changed) {
           inventory.updatedAt = now;
-          await this.#saveInventory(inventory);
+          await this.#inventories.save(inventory);
           repaired += 1;
         }
       });
@@ -551,64 +527,6 @@ export class PartnerApp {
     return booking;
   }
 
-  /** Manifests never change once created: cached with what seat selection needs. */
-  async #manifest(manifestId: string): Promise<CachedManifest> {
-    const cached = this.#manifests.get(manifestId);
-    if (cached !== undefined) return cached;
-    const record = await this.#repos.manifests.get(manifestId);
-    if (record === undefined)
-      throw refused(Err.INVALID_MANIFEST_ID, `unknown manifest ${manifestId}`);
-    const areas = record.manifest.areas;
-    const entry: CachedManifest = {
-      record,
-      rows: areas.map(rowRanges),
-      areaIndex: new Map(areas.map((area, i) => [area.id, i])),
-      seatIndex: areas.map((area) => new Map((area.seats ?? []).map((seat, i) => [seat.id, i]))),
-    };
-    this.#manifests.set(manifestId, entry);
-    return entry;
-  }
-
-  /** The event's inventory, created on first use (inside the event's queue). */
-  async #inventory(record: EventRecord, manifest: CachedManifest): Promise<InventoryRecord> {
-    const existing = await this.#loadInventory(record.id);
-    if (existing !== undefined) return existing;
-    try {
-      const created = await this.#repos.inventories.insert(
-        newInventory(record.id, manifest.record.manifest.areas, this.#clock.now()),
-      );
-      this.#inventories.set(created.id, copyInventory(created));
-      return created;
-    } catch (error) {
-      if (errorKind(error) !== 'already_exists') throw error;
-      const raced = await this.#loadInventory(record.id);
-      if (raced === undefined) throw error;
-      return raced;
-    }
-  }
-
-  /** A private copy of the event's inventory (callers change it, then `#saveInventory`). */
-  async #loadInventory(eventId: string): Promise<InventoryRecord | undefined> {
-    const cached = this.#inventories.get(eventId);
-    if (cached !== undefined) return copyInventory(cached);
-    const stored = await this.#repos.inventories.get(eventId);
-    if (stored !== undefined) this.#inventories.set(eventId, copyInventory(stored));
-    return stored;
-  }
-
-  /** Compare-and-set of the inventory; a conflict drops the cached copy (read again next time). */
-  async #saveInventory(inventory: InventoryRecord): Promise<InventoryRecord> {
-    const { version, ...rest } = inventory;
-    try {
-      const saved = await this.#repos.inventories.update(inventory.id, version, rest);
-      this.#inventories.set(saved.id, copyInventory(saved));
-      return saved;
-    } catch (error) {
-      this.#inventories.delete(inventory.id);
-      throw error;
-    }
-  }
-
   /** Expires the holds of an inventory whose time is up: bookings first, then the inventory. */
   async #expireDue(inventory: InventoryRecord, now: Date): Promise<InventoryRecord> {
     const tokens = expiredHolds(inventory, now.getTime());
@@ -624,7 +542,7 @@ export class PartnerApp {
       settle(inventory, token, booking?.status, now.getTime());
     }
     inventory.updatedAt = now;
-    return this.#saveInventory(inventory);
+    return this.#inventories.save(inventory);
   }
 
   /**
@@ -650,11 +568,11 @@ export class PartnerApp {
     now: Date,
   ): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
-      const inventory = await this.#loadInventory(eventId);
+      const inventory = await this.#inventories.load(eventId);
       if (inventory === undefined || !settle(inventory, token, status, now.getTime())) return;
       inventory.updatedAt = now;
       try {
-        await this.#saveInventory(inventory);
+        await this.#inventories.save(inventory);
         return;
       } catch (error) {
         if (errorKind(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
@@ -681,15 +599,15 @@ export class PartnerApp {
             updatedAt: now,
           });
     const { event } = await this.#event(booking.eventId);
-    const manifest = await this.#manifest(event.manifest_id);
+    const manifest = await this.#manifests.get(event.manifest_id);
     const cancelled = booking.tickets.filter((t) => plan.cancelledTicketIds.includes(t.ticket_id));
     const parts = placesOf(cancelled, manifest.areaIndex, manifest.seatIndex);
     for (let attempt = 1; ; attempt += 1) {
-      const inventory = await this.#loadInventory(booking.eventId);
+      const inventory = await this.#inventories.load(booking.eventId);
       if (inventory === undefined || !dropSaleParts(inventory, booking.id, parts)) return changed;
       inventory.updatedAt = now;
       try {
-        await this.#saveInventory(inventory);
+        await this.#inventories.save(inventory);
         return changed;
       } catch (error) {
         if (errorKind(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
@@ -734,96 +652,35 @@ export class PartnerApp {
       await this.#repos.bookingReferences.update(id, existing.version, { id, token });
     }
   }
+}
 
-  #seatRequest(
-    record: EventRecord,
-    manifest: CachedManifest,
-    prices: Map<string, string>,
-    line: BookingRequest['request']['tickets'][number],
-  ): SeatRequest {
-    const event = record.event;
-    const priceType = event.price_types.find((type) => type.id === line.price_type_id);
-    if (priceType === undefined)
-      throw refused(Err.INVALID_PRICE_TYPE_ID, `unknown price type ${line.price_type_id}`);
-    if (priceType.access_code !== undefined && priceType.access_code !== line.access_code)
-      throw refused(Err.INVALID_PRICE_TYPE_ID, `price type ${priceType.id} needs its access code`);
-    const areas = manifest.record.manifest.areas;
-    let candidates = areas.map((_, i) => i);
-    if (line.area_id !== undefined) {
-      const index = manifest.areaIndex.get(line.area_id);
-      if (index === undefined)
-        throw refused(Err.INVALID_SECTION_ID, `unknown area ${line.area_id}`);
-      candidates = [index];
-    }
-    if (line.price_level_id !== undefined) {
-      if (!event.price_levels.some((level) => level.id === line.price_level_id))
-        throw refused(Err.INVALID_PRICE_LEVEL_ID, `unknown price level ${line.price_level_id}`);
-      candidates = candidates.filter((i) => areas[i]!.price_level_id === line.price_level_id);
-    }
-    candidates = candidates.filter((i) =>
-      prices.has(`${areas[i]!.price_level_id}|${line.price_type_id}`),
-    );
-    if (candidates.length === 0)
-      throw line.price_level_id !== undefined || line.area_id !== undefined
-        ? refused(Err.INVALID_PRICE_LEVEL_ID, 'no price for this price type in these areas')
-        : refused(Err.INVALID_PRICE_TYPE_ID, `price type ${line.price_type_id} has no price`);
-    const position = (area: ManifestArea) =>
-      manifest.record.manifest.levels.find((level) => level.id === area.level_id)?.position ??
-      Number.MAX_SAFE_INTEGER;
-    candidates.sort((a, b) => position(areas[a]!) - position(areas[b]!) || a - b);
-    if (line.seat_ids === undefined) return { candidates, quantity: line.quantity };
-    const area = candidates[0]!;
-    if (areas[area]!.general_admission)
-      throw refused(Err.INVALID_SEAT, `area ${line.area_id} is general admission`);
-    const seats = line.seat_ids.map((seatId) => {
-      const index = manifest.seatIndex[area]!.get(seatId);
-      if (index === undefined) throw refused(Err.INVALID_SEAT, `unknown seat ${seatId}`);
-      return index;
-    });
-    return { candidates: [area], quantity: line.quantity, seats };
-  }
-
-  #tickets(
-    token: string,
-    manifest: CachedManifest,
-    prices: Map<string, string>,
-    priceTypeId: string,
-    parts: AllocationPart[],
-  ): Ticket[] {
-    const tickets: Ticket[] = [];
-    for (const part of parts) {
-      const area = manifest.record.manifest.areas[part.area]!;
-      const base = {
-        ticket_id: token,
-        area_id: area.id,
-        ...(area.level_id !== undefined ? { level_id: area.level_id } : {}),
-        ...(area.section_id !== undefined ? { section_id: area.section_id } : {}),
-        price_level_id: area.price_level_id,
-        price_type_id: priceTypeId,
-        amount: prices.get(`${area.price_level_id}|${priceTypeId}`) ?? '0',
-      };
-      if (area.general_admission) {
-        for (let i = 0; i < part.places; i += 1)
-          tickets.push({ ...base, row: '', seat: '', general_admission: true });
-      } else {
-        for (const index of part.seats) {
-          const seat = area.seats![index]!;
-          tickets.push({
-            ...base,
-            row: seat.row,
-            seat: seat.number,
-            seat_id: seat.id,
-            general_admission: false,
-          });
-        }
-      }
-    }
-    return tickets;
+/** Seats named by id: in one area, as many as the quantity, none twice. */
+function checkSeatIds(lines: BookingRequest['request']['tickets']): void {
+  for (const line of lines) {
+    if (line.seat_ids === undefined) continue;
+    if (line.area_id === undefined)
+      throw invalid(Err.SYNTAX_ERROR, 'seat_ids need the area_id they are in');
+    if (line.seat_ids.length !== line.quantity)
+      throw invalid(Err.SYNTAX_ERROR, 'seat_ids must name as many seats as quantity');
+    if (new Set(line.seat_ids).size !== line.seat_ids.length)
+      throw invalid(Err.SYNTAX_ERROR, 'seat_ids must not repeat a seat');
   }
 }
 
-const copyInventory = (inventory: InventoryRecord): InventoryRecord => ({
-  ...inventory,
-  areas: inventory.areas.map((area) => ({ ...area })),
-  updatedAt: new Date(inventory.updatedAt.getTime()),
-});
+/** The event must be on sale, to this channel, and not for more tickets than it allows at once. */
+function checkSale(record: EventRecord, request: BookingRequest['request'], now: Date): void {
+  const event = record.event;
+  if (!isOnSale(record, now))
+    throw refused(Err.EVENT_NOT_AVAILABLE, `event ${record.id} is not on sale`);
+  if (
+    event.sales_channels !== undefined &&
+    !event.sales_channels.includes(request.channel_info.channel_type)
+  )
+    throw refused(Err.UNAUTHORIZED_SALES_CHANNEL, 'this channel may not sell the event');
+  const quantity = request.tickets.reduce((sum, line) => sum + line.quantity, 0);
+  if (event.maximum_tickets_quantity > 0 && quantity > event.maximum_tickets_quantity)
+    throw refused(
+      Err.TICKETS_PER_REQUEST_EXCEEDED,
+      `at most ${event.maximum_tickets_quantity} tickets per booking`,
+    );
+}

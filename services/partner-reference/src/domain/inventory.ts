@@ -360,89 +360,118 @@ export function chooseSeats(
 ): AllocationPart[][] {
   if (totalAvailable(inventory) === 0)
     throw refused(Err.EVENT_HAS_NO_AVAILABILITY, 'the event has no availability');
-  // Working copies of the areas this request touches.
-  const seatState = new Map<number, string[]>();
-  const placesLeft = new Map<number, number>();
-  const seatsOf = (area: number): string[] => {
-    let chars = seatState.get(area);
-    if (chars === undefined) {
-      chars = inventory.areas[area]!.seats.split('');
-      seatState.set(area, chars);
-    }
-    return chars;
-  };
-  // Seat states to read: the working copy once this request took seats of the area, else the stored string.
-  const stateOf = (area: number): string | string[] =>
-    seatState.get(area) ?? inventory.areas[area]!.seats;
-  const freeIn = (area: number): number => {
-    const stock = inventory.areas[area]!;
-    if (stock.generalAdmission) return placesLeft.get(area) ?? availableIn(stock);
-    const chars = seatState.get(area);
-    return chars === undefined
-      ? availableIn(stock)
-      : chars.reduce((n, c) => (c === FREE ? n + 1 : n), 0);
-  };
-  const take = (area: number, seats: number[], places: number): AllocationPart => {
-    if (inventory.areas[area]!.generalAdmission) placesLeft.set(area, freeIn(area) - places);
-    else {
-      const chars = seatsOf(area);
-      for (const seat of seats) chars[seat] = HELD;
-    }
-    return { area, seats, places: inventory.areas[area]!.generalAdmission ? places : 0 };
-  };
-
+  const work = new WorkingAreas(inventory);
   return requests.map((request): AllocationPart[] => {
-    const { quantity, candidates } = request;
+    const { candidates } = request;
     if (request.seats !== undefined) {
       const area = candidates[0]!;
-      const chars = stateOf(area);
+      const chars = work.stateOf(area);
       if (request.seats.some((seat) => chars[seat] !== FREE))
         throw refused(Err.ITEMS_NOT_AVAILABLE, 'some requested seats are not available');
-      return [take(area, [...request.seats], 0)];
+      return [work.take(area, [...request.seats], 0)];
     }
-    // 1. side by side in one row
-    for (const area of candidates) {
-      if (inventory.areas[area]!.generalAdmission) {
-        if (freeIn(area) >= quantity) return [take(area, [], quantity)];
-        continue;
-      }
-      const chars = stateOf(area);
-      for (const row of rowsOf(area)) {
-        let run = 0;
-        for (let seat = row.start; seat < row.end; seat += 1) {
-          run = chars[seat] === FREE ? run + 1 : 0;
-          if (run === quantity) {
-            const seats = Array.from({ length: quantity }, (_, i) => seat - quantity + 1 + i);
-            return [take(area, seats, 0)];
-          }
+    return sideBySide(work, rowsOf, request) ?? anywhere(work, request);
+  });
+}
+
+/** Best available, first choice: `quantity` side by side in one row of the first area that has them. */
+function sideBySide(
+  work: WorkingAreas,
+  rowsOf: (area: number) => readonly RowRange[],
+  { candidates, quantity }: SeatRequest,
+): AllocationPart[] | undefined {
+  for (const area of candidates) {
+    if (work.generalAdmission(area)) {
+      if (work.freeIn(area) >= quantity) return [work.take(area, [], quantity)];
+      continue;
+    }
+    const chars = work.stateOf(area);
+    for (const row of rowsOf(area)) {
+      let run = 0;
+      for (let seat = row.start; seat < row.end; seat += 1) {
+        run = chars[seat] === FREE ? run + 1 : 0;
+        if (run === quantity) {
+          const seats = Array.from({ length: quantity }, (_, i) => seat - quantity + 1 + i);
+          return [work.take(area, seats, 0)];
         }
       }
     }
-    // 2. one area, anywhere; 3. spread over the candidates
-    const total = candidates.reduce((sum, area) => sum + freeIn(area), 0);
-    if (total < quantity)
-      throw refused(
-        Err.AVAILABLE_TICKETS_EXCEEDED,
-        `only ${total} places available for ${quantity} requested`,
-      );
-    const single = candidates.find((area) => freeIn(area) >= quantity);
-    const order = single === undefined ? candidates : [single];
-    const parts: AllocationPart[] = [];
-    let missing = quantity;
-    for (const area of order) {
-      if (missing === 0) break;
-      const n = Math.min(missing, freeIn(area));
-      if (n === 0) continue;
-      if (inventory.areas[area]!.generalAdmission) parts.push(take(area, [], n));
-      else {
-        const seats: number[] = [];
-        const chars = stateOf(area);
-        for (let seat = 0; seat < chars.length && seats.length < n; seat += 1)
-          if (chars[seat] === FREE) seats.push(seat);
-        parts.push(take(area, seats, 0));
-      }
-      missing -= n;
+  }
+  return undefined;
+}
+
+/** Best available, else: one area with `quantity` free anywhere, else spread over the candidates. */
+function anywhere(work: WorkingAreas, { candidates, quantity }: SeatRequest): AllocationPart[] {
+  const total = candidates.reduce((sum, area) => sum + work.freeIn(area), 0);
+  if (total < quantity)
+    throw refused(
+      Err.AVAILABLE_TICKETS_EXCEEDED,
+      `only ${total} places available for ${quantity} requested`,
+    );
+  const single = candidates.find((area) => work.freeIn(area) >= quantity);
+  const order = single === undefined ? candidates : [single];
+  const parts: AllocationPart[] = [];
+  let missing = quantity;
+  for (const area of order) {
+    if (missing === 0) break;
+    const n = Math.min(missing, work.freeIn(area));
+    if (n === 0) continue;
+    if (work.generalAdmission(area)) parts.push(work.take(area, [], n));
+    else {
+      const seats: number[] = [];
+      const chars = work.stateOf(area);
+      for (let seat = 0; seat < chars.length && seats.length < n; seat += 1)
+        if (chars[seat] === FREE) seats.push(seat);
+      parts.push(work.take(area, seats, 0));
     }
-    return parts;
-  });
+    missing -= n;
+  }
+  return parts;
+}
+
+/**
+ * Working copies of the areas one `chooseSeats` call touches, so later lines of a request see the
+ * places earlier lines took; the stored inventory is not changed.
+ */
+class WorkingAreas {
+  readonly #seatState = new Map<number, string[]>();
+  readonly #placesLeft = new Map<number, number>();
+
+  constructor(private readonly inventory: InventoryRecord) {}
+
+  generalAdmission(area: number): boolean {
+    return this.inventory.areas[area]!.generalAdmission;
+  }
+
+  /** Seat states to read: the working copy once this request took seats of the area, else the stored string. */
+  stateOf(area: number): string | string[] {
+    return this.#seatState.get(area) ?? this.inventory.areas[area]!.seats;
+  }
+
+  freeIn(area: number): number {
+    const stock = this.inventory.areas[area]!;
+    if (stock.generalAdmission) return this.#placesLeft.get(area) ?? availableIn(stock);
+    const chars = this.#seatState.get(area);
+    return chars === undefined
+      ? availableIn(stock)
+      : chars.reduce((n, c) => (c === FREE ? n + 1 : n), 0);
+  }
+
+  take(area: number, seats: number[], places: number): AllocationPart {
+    if (this.generalAdmission(area)) this.#placesLeft.set(area, this.freeIn(area) - places);
+    else {
+      const chars = this.#seatsOf(area);
+      for (const seat of seats) chars[seat] = HELD;
+    }
+    return { area, seats, places: this.generalAdmission(area) ? places : 0 };
+  }
+
+  #seatsOf(area: number): string[] {
+    let chars = this.#seatState.get(area);
+    if (chars === undefined) {
+      chars = this.inventory.areas[area]!.seats.split('');
+      this.#seatState.set(area, chars);
+    }
+    return chars;
+  }
 }

@@ -66,6 +66,12 @@ export type PartnerCallFailure = Extract<TransactionFact, { kind: 'partner-call-
   message: string;
 };
 
+/** The platform transaction (if known) and the partner's transactions that belong to it. */
+interface ReportGroup {
+  transaction: Transaction | undefined;
+  partner: PartnerTransaction[];
+}
+
 const MAX_CAS_ATTEMPTS = 5;
 const BATCH = 100;
 
@@ -481,9 +487,48 @@ export class ReconcilerApp {
     const periodStart = new Date(now.getTime() - lookbackMs);
     const settledBefore = new Date(now.getTime() - graceMs);
     const platform = await this.deps.transactions.findByEvent(eventId, periodStart);
-    let partner: PartnerTransaction[];
+    const partner = await this.readPartnerOrders(eventId, periodStart, now);
+    const groups = await this.groupByTransaction(platform, partner);
+
+    const report: EventReport = {
+      id: eventId,
+      eventId,
+      partnerId: platform[0]?.partnerId || partner[0]?.partnerId || '',
+      generatedAt: now,
+      periodStart,
+      periodEnd: now,
+      partnerTransactions: partner.length,
+      platformTransactions: platform.filter((t) => hasLiveBooking(t, now) || isPaidOrder(t)).length,
+      matched: 0,
+      orphansCancelled: 0,
+      missingAtPartner: 0,
+      caseIds: [],
+    };
+    for (const group of groups) {
+      await this.reconcileGroup(report, group, { eventId, now, settledBefore });
+    }
+    await this.deps.reports.put(report);
+    this.deps.log.info(
+      {
+        eventId,
+        partnerTransactions: report.partnerTransactions,
+        matched: report.matched,
+        orphansCancelled: report.orphansCancelled,
+        missingAtPartner: report.missingAtPartner,
+      },
+      'event reconciled',
+    );
+    return report;
+  }
+
+  /** The partner's transactions of the event in the period; kind `unavailable` when unreadable. */
+  private async readPartnerOrders(
+    eventId: string,
+    start: Date,
+    end: Date,
+  ): Promise<PartnerTransaction[]> {
     try {
-      partner = await this.deps.connector.listOrders({ eventId, start: periodStart, end: now });
+      return await this.deps.connector.listOrders({ eventId, start, end });
     } catch (error) {
       if (isTransient(error)) {
         throw new ReconcilerError(
@@ -493,9 +538,14 @@ export class ReconcilerApp {
       }
       throw error;
     }
+  }
 
-    // Group the partner's transactions by the platform transaction they belong to.
-    const groups: { transaction: Transaction | undefined; partner: PartnerTransaction[] }[] = [];
+  /** Groups the partner's transactions by the platform transaction they belong to. */
+  private async groupByTransaction(
+    platform: Transaction[],
+    partner: PartnerTransaction[],
+  ): Promise<ReportGroup[]> {
+    const groups: ReportGroup[] = [];
     const assigned = new Set<PartnerTransaction>();
     for (const transaction of platform) {
       const mine = partner.filter((p) => !assigned.has(p) && belongsTo(transaction, p));
@@ -516,84 +566,71 @@ export class ReconcilerApp {
         (first.orderId ? await this.deps.transactions.findByOrderId(first.orderId) : undefined);
       groups.push({ transaction, partner: group });
     }
+    return groups;
+  }
 
-    const report: EventReport = {
-      id: eventId,
-      eventId,
-      partnerId: platform[0]?.partnerId || partner[0]?.partnerId || '',
-      generatedAt: now,
-      periodStart,
-      periodEnd: now,
-      partnerTransactions: partner.length,
-      platformTransactions: platform.filter((t) => hasLiveBooking(t, now) || isPaidOrder(t)).length,
-      matched: 0,
-      orphansCancelled: 0,
-      missingAtPartner: 0,
-      caseIds: [],
-    };
-
-    for (const group of groups) {
-      let { partner: theirs } = group;
-      const { transaction } = group;
-      const caseId = caseIdFor(transactionIdOf(transaction, theirs));
-      const existing = await this.deps.cases.get(caseId);
-      if (existing?.open) continue; // the worker owns it
-      // A paid order outside the period read: ask for its booking before calling it missing.
-      if (
-        transaction &&
-        isPaidOrder(transaction) &&
-        theirs.length === 0 &&
-        transaction.inventoryToken
-      ) {
-        theirs = (
-          await this.deps.connector.listOrders({
-            eventId,
-            inventoryToken: transaction.inventoryToken,
-          })
-        ).filter((p) => belongsTo(transaction, p));
-      }
-      const decision = decide({ platform: transaction, partner: theirs, now, settledBefore });
-      report.matched += decision.matched;
-      if (decision.outcome === 'CONSISTENT') continue;
-      if (decision.missingAtPartner) report.missingAtPartner++;
-      // Already flagged for operators and nothing else to do: not re-announced every run.
-      if (
-        existing &&
-        existing.outcome === 'MANUAL' &&
-        decision.outcome === 'MANUAL' &&
-        decision.actions.length === 0
-      ) {
-        report.caseIds.push(existing.id);
-        continue;
-      }
-      const c = await this.openOrReopen(
-        openCase({
-          transaction: transaction ?? strayTransaction(eventId, theirs, now),
-          trigger: 'ORDER_MISMATCH',
-          observedAt: now,
-          dueAt: now,
-          now,
-          detail: 'found by the event reconciliation',
-        }),
-      );
-      report.caseIds.push(c.id);
-      const stored = await this.deps.cases.get(c.id);
-      if (!stored?.open) continue;
-      const { acted } = await this.settle(stored, decision, 'ORDER_MISMATCH');
-      report.orphansCancelled += acted;
+  /**
+   * Decides one group of the report, counts it, and opens (and settles) a case when it is not
+   * consistent. A group whose case is open is left to the worker.
+   */
+  private async reconcileGroup(
+    report: EventReport,
+    group: ReportGroup,
+    at: { eventId: string; now: Date; settledBefore: Date },
+  ): Promise<void> {
+    const { eventId, now, settledBefore } = at;
+    const { transaction } = group;
+    const caseId = caseIdFor(transactionIdOf(transaction, group.partner));
+    const existing = await this.deps.cases.get(caseId);
+    if (existing?.open) return; // the worker owns it
+    const theirs = await this.partnerRecordsOf(eventId, transaction, group.partner);
+    const decision = decide({ platform: transaction, partner: theirs, now, settledBefore });
+    report.matched += decision.matched;
+    if (decision.outcome === 'CONSISTENT') return;
+    if (decision.missingAtPartner) report.missingAtPartner++;
+    // Already flagged for operators and nothing else to do: not re-announced every run.
+    if (
+      existing &&
+      existing.outcome === 'MANUAL' &&
+      decision.outcome === 'MANUAL' &&
+      decision.actions.length === 0
+    ) {
+      report.caseIds.push(existing.id);
+      return;
     }
-    await this.deps.reports.put(report);
-    this.deps.log.info(
-      {
-        eventId,
-        partnerTransactions: report.partnerTransactions,
-        matched: report.matched,
-        orphansCancelled: report.orphansCancelled,
-        missingAtPartner: report.missingAtPartner,
-      },
-      'event reconciled',
+    const c = await this.openOrReopen(
+      openCase({
+        transaction: transaction ?? strayTransaction(eventId, theirs, now),
+        trigger: 'ORDER_MISMATCH',
+        observedAt: now,
+        dueAt: now,
+        now,
+        detail: 'found by the event reconciliation',
+      }),
     );
-    return report;
+    report.caseIds.push(c.id);
+    const stored = await this.deps.cases.get(c.id);
+    if (!stored?.open) return;
+    const { acted } = await this.settle(stored, decision, 'ORDER_MISMATCH');
+    report.orphansCancelled += acted;
+  }
+
+  /**
+   * The partner's records of a group. A paid order outside the period read: asks for its booking
+   * before calling it missing.
+   */
+  private async partnerRecordsOf(
+    eventId: string,
+    transaction: Transaction | undefined,
+    theirs: PartnerTransaction[],
+  ): Promise<PartnerTransaction[]> {
+    if (!transaction || !isPaidOrder(transaction) || theirs.length > 0) return theirs;
+    if (!transaction.inventoryToken) return theirs;
+    const found = await this.deps.connector.listOrders({
+      eventId,
+      inventoryToken: transaction.inventoryToken,
+    });
+    return found.filter((p) => belongsTo(transaction, p));
   }
 
   // ---- queries ------------------------------------------------------------------------------

@@ -85,59 +85,17 @@ export function decide(input: {
   now: Date;
   settledBefore: Date;
 }): Decision {
-  const { platform, partner, now, settledBefore } = input;
-  const actions: PartnerAction[] = [];
-  const notes: string[] = [];
-  let matched = 0;
-  let inFlight = 0;
-  let notConfirmed: PartnerTransaction | undefined;
+  const { platform, partner } = input;
+  const tally = judgePartner(input);
+  const { actions, notes, matched, inFlight } = tally;
   const paid = isPaidOrder(platform);
-
-  for (const p of partner) {
-    const changedAt = p.updatedAt ?? p.createdAt;
-    const settled = changedAt === undefined || changedAt <= settledBefore;
-    if (p.status === 'BOOKED') {
-      if (paid && same(platform?.inventoryToken, p.inventoryToken)) {
-        notConfirmed = p;
-      } else if (
-        hasLiveBooking(platform, now) &&
-        same(platform?.inventoryToken, p.inventoryToken)
-      ) {
-        matched++;
-      } else if (!settled) {
-        inFlight++;
-      } else {
-        actions.push({
-          kind: 'release-booking',
-          eventId: p.eventId,
-          inventoryToken: p.inventoryToken,
-        });
-        notes.push(`released orphan booking ${p.inventoryToken}${orphanReason(platform, now)}`);
-      }
-    } else if (isOrder(p)) {
-      if (paid && platform && isPlatformOrder(platform, p)) {
-        matched++;
-      } else if (!settled) {
-        inFlight++;
-      } else if (p.inventoryOrderId) {
-        actions.push({
-          kind: 'cancel-order',
-          eventId: p.eventId,
-          inventoryOrderId: p.inventoryOrderId,
-          ...(p.orderId ? { orderId: p.orderId } : {}),
-        });
-        notes.push(`cancelled orphan order ${p.inventoryOrderId}${orphanReason(platform, now)}`);
-      }
-    }
-  }
-
   const paidOrderFound =
     paid &&
     platform !== undefined &&
     partner.some((p) => isOrder(p) && isPlatformOrder(platform, p));
   if (paid && platform && !paidOrderFound) {
-    const where = notConfirmed
-      ? `its booking ${notConfirmed.inventoryToken} is still only BOOKED at the partner`
+    const where = tally.notConfirmed
+      ? `its booking ${tally.notConfirmed.inventoryToken} is still only BOOKED at the partner`
       : `the partner has no confirmed order for it`;
     notes.unshift(
       `order ${platform.orderId ?? '?'} was paid on the platform (confirmed ${platform.confirmedAt?.toISOString() ?? '?'}) but ${where}: an operator must re-issue or refund it`,
@@ -164,6 +122,65 @@ export function decide(input: {
     );
   }
   return { outcome, actions, missingAtPartner: false, matched, inFlight, detail: notes.join('; ') };
+}
+
+/** What judging the partner's transactions one by one found. */
+interface Tally {
+  actions: PartnerAction[];
+  notes: string[];
+  matched: number;
+  inFlight: number;
+  /** The partner's booking of a paid order that it never confirmed. */
+  notConfirmed?: PartnerTransaction;
+}
+
+/** Judges each partner transaction against the platform's (the table's rows per partner status). */
+function judgePartner(input: Parameters<typeof decide>[0]): Tally {
+  const { platform, partner, now, settledBefore } = input;
+  const tally: Tally = { actions: [], notes: [], matched: 0, inFlight: 0 };
+  const paid = isPaidOrder(platform);
+  for (const p of partner) {
+    const changedAt = p.updatedAt ?? p.createdAt;
+    const settled = changedAt === undefined || changedAt <= settledBefore;
+    if (p.status === 'BOOKED') {
+      if (paid && same(platform?.inventoryToken, p.inventoryToken)) {
+        tally.notConfirmed = p;
+      } else if (
+        hasLiveBooking(platform, now) &&
+        same(platform?.inventoryToken, p.inventoryToken)
+      ) {
+        tally.matched++;
+      } else if (!settled) {
+        tally.inFlight++;
+      } else {
+        tally.actions.push({
+          kind: 'release-booking',
+          eventId: p.eventId,
+          inventoryToken: p.inventoryToken,
+        });
+        tally.notes.push(
+          `released orphan booking ${p.inventoryToken}${orphanReason(platform, now)}`,
+        );
+      }
+    } else if (isOrder(p)) {
+      if (paid && platform && isPlatformOrder(platform, p)) {
+        tally.matched++;
+      } else if (!settled) {
+        tally.inFlight++;
+      } else if (p.inventoryOrderId) {
+        tally.actions.push({
+          kind: 'cancel-order',
+          eventId: p.eventId,
+          inventoryOrderId: p.inventoryOrderId,
+          ...(p.orderId ? { orderId: p.orderId } : {}),
+        });
+        tally.notes.push(
+          `cancelled orphan order ${p.inventoryOrderId}${orphanReason(platform, now)}`,
+        );
+      }
+    }
+  }
+  return tally;
 }
 
 function orphanReason(platform: Transaction | undefined, now: Date): string {

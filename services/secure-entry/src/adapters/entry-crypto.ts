@@ -73,108 +73,11 @@ export function createEntryCrypto(keys: { tokenKeys: TokenKey[]; secretKey: Buff
   const byId = new Map(keys.tokenKeys.map((k) => [k.id, k.key]));
 
   return {
-    encryptSecret(plain) {
-      const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv(ALGORITHM, keys.secretKey, iv);
-      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return {
-        iv: iv.toString('base64'),
-        tag: cipher.getAuthTag().toString('base64'),
-        data: data.toString('base64'),
-      };
-    },
-    decryptSecret(secret: EncryptedSecret) {
-      try {
-        const decipher = createDecipheriv(
-          ALGORITHM,
-          keys.secretKey,
-          Buffer.from(secret.iv, 'base64'),
-        );
-        decipher.setAuthTag(Buffer.from(secret.tag, 'base64'));
-        return Buffer.concat([
-          decipher.update(Buffer.from(secret.data, 'base64')),
-          decipher.final(),
-        ]).toString('utf8');
-      } catch {
-        throw new Error('a ticket secret could not be decrypted (wrong SECURE_ENTRY_SECRET_KEY?)');
-      }
-    },
-    seal(fixed: FixedPart) {
-      const kid = Buffer.from(active.id, 'ascii');
-      const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv(ALGORITHM, active.key, iv);
-      cipher.setAAD(Buffer.from(`${AAD}:${active.id}`));
-      const plain = JSON.stringify({
-        t: fixed.ticketId,
-        b: fixed.barcode,
-        e: fixed.eventId,
-        g: fixed.generation,
-        i: fixed.issuedAt,
-        // Sealed with the rest: a sandbox token cannot be turned into a production one.
-        ...(fixed.sandbox ? { s: 1 } : {}),
-      });
-      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return Buffer.concat([
-        Buffer.from([FORMAT, kid.length]),
-        kid,
-        iv,
-        cipher.getAuthTag(),
-        data,
-      ]).toString('base64url');
-    },
-    open(sealed: string) {
-      try {
-        const bytes = Buffer.from(sealed, 'base64url');
-        if (bytes.length < 2 || bytes[0] !== FORMAT) return undefined;
-        const kidLength = bytes[1]!;
-        const kid = bytes.subarray(2, 2 + kidLength).toString('ascii');
-        const key = byId.get(kid);
-        if (!key) return undefined;
-        let offset = 2 + kidLength;
-        const iv = bytes.subarray(offset, (offset += IV_BYTES));
-        const tag = bytes.subarray(offset, (offset += TAG_BYTES));
-        const data = bytes.subarray(offset);
-        if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES || data.length === 0)
-          return undefined;
-        const decipher = createDecipheriv(ALGORITHM, key, iv);
-        decipher.setAAD(Buffer.from(`${AAD}:${kid}`));
-        decipher.setAuthTag(tag);
-        const plain = Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8');
-        const o = JSON.parse(plain) as Record<string, unknown>;
-        if (
-          typeof o.t !== 'string' ||
-          typeof o.b !== 'string' ||
-          typeof o.e !== 'string' ||
-          typeof o.g !== 'number' ||
-          typeof o.i !== 'number'
-        ) {
-          return undefined;
-        }
-        return {
-          ticketId: o.t,
-          barcode: o.b,
-          eventId: o.e,
-          generation: o.g,
-          issuedAt: o.i,
-          sandbox: o.s === 1,
-        };
-      } catch {
-        return undefined;
-      }
-    },
-    rotatingSecrets(ticketSecret, generation, deviceId) {
-      const key = Buffer.from(ticketSecret, 'base64');
-      const derive = (label: string) =>
-        new Secret({
-          buffer: new Uint8Array(createHmac('sha256', key).update(label).digest().subarray(0, 20))
-            .buffer,
-        }).base32;
-      // The first code is the ticket's; the second also binds the device the tickets are bound to.
-      return [
-        derive(`marquee.entry.code1|${generation}`),
-        derive(`marquee.entry.code2|${generation}|${deviceId}`),
-      ];
-    },
+    encryptSecret: (plain) => encryptSecret(keys.secretKey, plain),
+    decryptSecret: (secret) => decryptSecret(keys.secretKey, secret),
+    seal: (fixed) => seal(active, fixed),
+    open: (sealed) => open(byId, sealed),
+    rotatingSecrets,
     sha256Hex: (text) => createHash('sha256').update(text, 'utf8').digest('hex'),
     equal(a, b) {
       const left = Buffer.from(a, 'utf8');
@@ -182,6 +85,121 @@ export function createEntryCrypto(keys: { tokenKeys: TokenKey[]; secretKey: Buff
       return left.length === right.length && timingSafeEqual(left, right);
     },
   };
+}
+
+/** Encrypts a ticket secret for storage with the one secret key. */
+function encryptSecret(secretKey: Buffer, plain: string): EncryptedSecret {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv(ALGORITHM, secretKey, iv);
+  const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return {
+    iv: iv.toString('base64'),
+    tag: cipher.getAuthTag().toString('base64'),
+    data: data.toString('base64'),
+  };
+}
+
+/** Decrypts a stored ticket secret; throws without the value when the key does not fit. */
+function decryptSecret(secretKey: Buffer, secret: EncryptedSecret): string {
+  try {
+    const decipher = createDecipheriv(ALGORITHM, secretKey, Buffer.from(secret.iv, 'base64'));
+    decipher.setAuthTag(Buffer.from(secret.tag, 'base64'));
+    return Buffer.concat([
+      decipher.update(Buffer.from(secret.data, 'base64')),
+      decipher.final(),
+    ]).toString('utf8');
+  } catch {
+    throw new Error('a ticket secret could not be decrypted (wrong SECURE_ENTRY_SECRET_KEY?)');
+  }
+}
+
+/** Seals the fixed part with the active key: format, key id, IV, tag and ciphertext, base64url. */
+function seal(active: TokenKey, fixed: FixedPart): string {
+  const kid = Buffer.from(active.id, 'ascii');
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv(ALGORITHM, active.key, iv);
+  cipher.setAAD(Buffer.from(`${AAD}:${active.id}`));
+  const plain = JSON.stringify({
+    t: fixed.ticketId,
+    b: fixed.barcode,
+    e: fixed.eventId,
+    g: fixed.generation,
+    i: fixed.issuedAt,
+    // Sealed with the rest: a sandbox token cannot be turned into a production one.
+    ...(fixed.sandbox ? { s: 1 } : {}),
+  });
+  const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return Buffer.concat([
+    Buffer.from([FORMAT, kid.length]),
+    kid,
+    iv,
+    cipher.getAuthTag(),
+    data,
+  ]).toString('base64url');
+}
+
+/** Opens a sealed part with the key of its id; undefined for anything not sealed by the ring. */
+function open(byId: Map<string, Buffer>, sealed: string): FixedPart | undefined {
+  try {
+    const bytes = Buffer.from(sealed, 'base64url');
+    if (bytes.length < 2 || bytes[0] !== FORMAT) return undefined;
+    const kidLength = bytes[1]!;
+    const kid = bytes.subarray(2, 2 + kidLength).toString('ascii');
+    const key = byId.get(kid);
+    if (!key) return undefined;
+    let offset = 2 + kidLength;
+    const iv = bytes.subarray(offset, (offset += IV_BYTES));
+    const tag = bytes.subarray(offset, (offset += TAG_BYTES));
+    const data = bytes.subarray(offset);
+    if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES || data.length === 0) return undefined;
+    const decipher = createDecipheriv(ALGORITHM, key, iv);
+    decipher.setAAD(Buffer.from(`${AAD}:${kid}`));
+    decipher.setAuthTag(tag);
+    const plain = Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8');
+    return fixedPartOf(JSON.parse(plain) as Record<string, unknown>);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The fixed part from its sealed JSON; undefined when a field is missing or mistyped. */
+function fixedPartOf(o: Record<string, unknown>): FixedPart | undefined {
+  if (
+    typeof o.t !== 'string' ||
+    typeof o.b !== 'string' ||
+    typeof o.e !== 'string' ||
+    typeof o.g !== 'number' ||
+    typeof o.i !== 'number'
+  ) {
+    return undefined;
+  }
+  return {
+    ticketId: o.t,
+    barcode: o.b,
+    eventId: o.e,
+    generation: o.g,
+    issuedAt: o.i,
+    sandbox: o.s === 1,
+  };
+}
+
+/** The two TOTP secrets of a ticket's generation, derived from its secret by HMAC-SHA-256. */
+function rotatingSecrets(
+  ticketSecret: string,
+  generation: number,
+  deviceId: string,
+): [string, string] {
+  const key = Buffer.from(ticketSecret, 'base64');
+  const derive = (label: string) =>
+    new Secret({
+      buffer: new Uint8Array(createHmac('sha256', key).update(label).digest().subarray(0, 20))
+        .buffer,
+    }).base32;
+  // The first code is the ticket's; the second also binds the device the tickets are bound to.
+  return [
+    derive(`marquee.entry.code1|${generation}`),
+    derive(`marquee.entry.code2|${generation}|${deviceId}`),
+  ];
 }
 
 /** Randomness from node:crypto. */

@@ -36,6 +36,16 @@ import type {
   ScanLog,
   TicketRepository,
 } from './ports.js';
+import { Gates } from './gates.js';
+import type {
+  DeviceInput,
+  OrderReadInput,
+  OrderView,
+  RenderedTicketView,
+  RenderInput,
+  ScanOutcome,
+  TicketView,
+} from './views.js';
 
 export interface SecureEntryDeps {
   orders: OrderRepository;
@@ -55,60 +65,15 @@ export interface SecureEntryDeps {
   scanLimits?: ScanLimits;
 }
 
-export interface DeviceInput {
-  id: string;
-  type: string;
-  os: string;
-}
-
-export interface OrderReadInput {
-  orderToken: string;
-  appId: string;
-  device: DeviceInput;
-  thirdPartyAccountId: string;
-  sandbox: boolean;
-}
-
-export interface TicketView {
-  ticket: Ticket;
-  /** Empty when `error` is set. */
-  token: string;
-  error?: { code: number; message: string };
-}
-
-export interface OrderView {
-  order: EntryOrder;
-  tickets: TicketView[];
-  tokenAvailableAt?: Date;
-}
-
-export interface RenderInput {
-  appId: string;
-  userId: string;
-  device: DeviceInput;
-  sandbox: boolean;
-  tickets: RenderRequestTicket[];
-}
-
-export interface RenderedTicketView {
-  request: RenderRequestTicket;
-  token: string;
-  renderType: string;
-  /** The ticket's Apple Wallet pass id (`pkPassIdOf`); empty when refused. */
-  pkPassId: string;
-  refusal?: RenderRefusal;
-}
-
-export interface ScanOutcome {
-  result: ScanResult;
+/** A scan being judged: the gate, when, and the time step its payload names. */
+interface ScanContext {
   gate: Gate;
-  ticket?: Ticket;
-  admittedAt?: Date;
-  admittedBy?: string;
+  now: Date;
+  step: number;
 }
 
-const GATE_TOKEN = /^mqg_([a-z0-9]{4,40})\.([A-Za-z0-9_-]{20,100})$/;
-const GATE_CACHE_LIMIT = 10_000;
+/** A scan that passed every check, or the refusal of the first that failed. */
+type ScanCheck = { ok: true; ticket: Ticket } | { ok: false; result: ScanResult; ticket?: Ticket };
 
 const notFound = () =>
   new EntryError('not_found', 'No order matches this order token', { reason: 'order_not_found' });
@@ -121,12 +86,13 @@ export const MAX_SEATS_PER_QUERY = 100;
  * and secure render of the partner cart API, gate scans and gate administration.
  */
 export class SecureEntry {
-  private readonly gateCache = new Map<string, { gate: Gate; until: number }>();
+  private readonly gates: Gates;
 
   private readonly scanThrottle: ScanThrottle;
 
   constructor(private readonly deps: SecureEntryDeps) {
     this.scanThrottle = new ScanThrottle(deps.scanLimits ?? DEFAULT_SCAN_LIMITS);
+    this.gates = new Gates(deps);
   }
 
   // ---------------------------------------------------------------- issuing (order-confirmed)
@@ -505,26 +471,8 @@ export class SecureEntry {
   // ---------------------------------------------------------------- gate scans
 
   /** Authenticates a gate token (`mqg_<gate id>.<secret>`); kind `unauthenticated` otherwise. */
-  async authenticateGate(token: string): Promise<Gate> {
-    const unauthenticated = () =>
-      new EntryError('unauthenticated', 'A valid gate token is required');
-    const match = GATE_TOKEN.exec(token);
-    if (!match) throw unauthenticated();
-    const [, gateId, secret] = match as unknown as [string, string, string];
-    const hash = this.deps.crypto.sha256Hex(secret);
-    const cached = this.gateCache.get(gateId);
-    const nowMs = Date.now();
-    if (cached && cached.until > nowMs && this.deps.crypto.equal(cached.gate.secretHash, hash)) {
-      return cached.gate;
-    }
-    const gate = await this.deps.gates.get(gateId);
-    if (!gate || gate.revokedAt || !this.deps.crypto.equal(gate.secretHash, hash)) {
-      this.gateCache.delete(gateId);
-      throw unauthenticated();
-    }
-    if (this.gateCache.size >= GATE_CACHE_LIMIT) this.gateCache.clear();
-    this.gateCache.set(gateId, { gate, until: nowMs + this.deps.gateCacheMs });
-    return gate;
+  authenticateGate(token: string): Promise<Gate> {
+    return this.gates.authenticate(token);
   }
 
   /**
@@ -548,46 +496,87 @@ export class SecureEntry {
     } catch {
       payload = undefined;
     }
-    const fixed = payload && this.deps.crypto.open(payload.fixed);
     const step = payload?.timestamp !== undefined ? stepOfSeconds(payload.timestamp) : 0;
-    const refuse = async (result: ScanResult, ticket?: Ticket): Promise<ScanOutcome> => {
-      if (result === 'FORGED') this.scanThrottle.forged(gate.id, now.getTime());
-      await this.deps.scans.record(this.deps.random.scanId(), {
-        ticketId: ticket?.id ?? '',
-        partnerTicketId: ticket?.partnerTicketId ?? '',
-        orderId: ticket?.orderId ?? '',
-        eventId: gate.eventId,
-        gateId: gate.id,
-        result,
-        timeStep: step,
-        scannedAt: now,
-      });
-      return { result, gate, ...(ticket ? { ticket } : {}) };
-    };
-    if (!payload || !fixed) return refuse('FORGED');
+    const scan: ScanContext = { gate, now, step };
+    const checked = await this.checkScan(scan, payload);
+    if (!checked.ok) return this.refuse(scan, checked.result, checked.ticket);
+    return this.admit(scan, checked.ticket, payloadText);
+  }
+
+  /** The checks of a scan before admission, in order; the first that fails names the refusal. */
+  private async checkScan(
+    { gate, now, step }: ScanContext,
+    payload: EntryPayload | undefined,
+  ): Promise<ScanCheck> {
+    const refused = (result: ScanResult, ticket?: Ticket): ScanCheck => ({
+      ok: false,
+      result,
+      ...(ticket ? { ticket } : {}),
+    });
+    const fixed = payload && this.deps.crypto.open(payload.fixed);
+    if (!payload || !fixed) return refused('FORGED');
     // Pre-production tickets carry real event ids; the seal says sandbox, and so does the order
     // (for tokens sealed before the seal carried it).
-    if (fixed.sandbox) return refuse('SANDBOX');
-    if (fixed.eventId !== gate.eventId) return refuse('WRONG_EVENT');
+    if (fixed.sandbox) return refused('SANDBOX');
+    if (fixed.eventId !== gate.eventId) return refused('WRONG_EVENT');
     const ticket = await this.deps.tickets.get(fixed.ticketId);
-    if (!ticket || !this.deps.crypto.equal(ticket.barcode, fixed.barcode)) return refuse('FORGED');
+    if (!ticket || !this.deps.crypto.equal(ticket.barcode, fixed.barcode)) return refused('FORGED');
     const order = await this.deps.orders.get(ticket.orderId);
-    if (order?.sandbox) return refuse('SANDBOX', ticket);
+    if (order?.sandbox) return refused('SANDBOX', ticket);
     const rotating = ticket.renderType === 'rotating_symbology';
-    if (rotating !== (payload.codes !== undefined)) return refuse('FORGED', ticket);
-    if (rotating && !stepIsCurrent(step, now.getTime())) return refuse('EXPIRED', ticket);
-    if (ticket.status === 'voided') return refuse('VOIDED', ticket);
-    if (ticket.generation !== fixed.generation) return refuse('SUPERSEDED', ticket);
-    if (rotating) {
-      if (!order?.device) return refuse('FORGED', ticket);
-      const [first, second] = this.secretsOf(ticket, order.device.id);
-      const [code1, code2] = payload.codes!;
-      const valid =
-        this.deps.crypto.equal(codeAt(first, step), code1) &&
-        this.deps.crypto.equal(codeAt(second, step), code2);
-      if (!valid) return refuse('FORGED', ticket);
+    if (rotating !== (payload.codes !== undefined)) return refused('FORGED', ticket);
+    if (rotating && !stepIsCurrent(step, now.getTime())) return refused('EXPIRED', ticket);
+    if (ticket.status === 'voided') return refused('VOIDED', ticket);
+    if (ticket.generation !== fixed.generation) return refused('SUPERSEDED', ticket);
+    if (rotating && !this.codesMatch(ticket, order, step, payload.codes!)) {
+      return refused('FORGED', ticket);
     }
-    const scan: ScanRecord = {
+    return { ok: true, ticket };
+  }
+
+  /** Both rotating codes of the step, derived for the device the order is bound to. */
+  private codesMatch(
+    ticket: Ticket,
+    order: EntryOrder | undefined,
+    step: number,
+    [code1, code2]: [string, string],
+  ): boolean {
+    if (!order?.device) return false;
+    const [first, second] = this.secretsOf(ticket, order.device.id);
+    return (
+      this.deps.crypto.equal(codeAt(first, step), code1) &&
+      this.deps.crypto.equal(codeAt(second, step), code2)
+    );
+  }
+
+  /** Logs a refused scan (a FORGED one also counts against the gate) and answers it. */
+  private async refuse(
+    { gate, now, step }: ScanContext,
+    result: ScanResult,
+    ticket?: Ticket,
+  ): Promise<ScanOutcome> {
+    if (result === 'FORGED') this.scanThrottle.forged(gate.id, now.getTime());
+    await this.deps.scans.record(this.deps.random.scanId(), {
+      ticketId: ticket?.id ?? '',
+      partnerTicketId: ticket?.partnerTicketId ?? '',
+      orderId: ticket?.orderId ?? '',
+      eventId: gate.eventId,
+      gateId: gate.id,
+      result,
+      timeStep: step,
+      scannedAt: now,
+    });
+    return { result, gate, ...(ticket ? { ticket } : {}) };
+  }
+
+  /** Admits the ticket's seat unless an earlier scan did; that one's admission is answered then. */
+  private async admit(
+    scan: ScanContext,
+    ticket: Ticket,
+    payloadText: string,
+  ): Promise<ScanOutcome> {
+    const { gate, now, step } = scan;
+    const record: ScanRecord = {
       ticketId: ticket.id,
       partnerTicketId: ticket.partnerTicketId,
       orderId: ticket.orderId,
@@ -615,7 +604,7 @@ export class SecureEntry {
           payloadHash,
           admittedAt: now,
         },
-        scan,
+        record,
       ));
     if (!earlier) return { result: 'ADMITTED', gate, ticket, admittedAt: now, admittedBy: gate.id };
     // The same payload again is a replay; another owner's ticket of the seat, or another payload
@@ -624,7 +613,7 @@ export class SecureEntry {
       earlier.ticketId === ticket.id && earlier.payloadHash === payloadHash
         ? 'REPLAYED'
         : 'ALREADY_ADMITTED';
-    const refused = await refuse(result, ticket);
+    const refused = await this.refuse(scan, result, ticket);
     return { ...refused, admittedAt: earlier.admittedAt, admittedBy: earlier.gateId };
   }
 
@@ -658,42 +647,16 @@ export class SecureEntry {
 
   // ---------------------------------------------------------------- gates
 
-  async createGate(input: {
-    name: string;
-    eventId: string;
-  }): Promise<{ gate: Gate; token: string }> {
-    const name = input.name.trim();
-    const eventId = input.eventId.trim();
-    if (!name || name.length > 200)
-      throw new EntryError('invalid_argument', 'name must be 1-200 characters');
-    if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(eventId)) {
-      throw new EntryError('invalid_argument', 'eventId must be an event id');
-    }
-    const id = this.deps.random.gateId();
-    const secret = this.deps.random.gateSecret();
-    const gate = await this.deps.gates.insert({
-      id,
-      name,
-      eventId,
-      secretHash: this.deps.crypto.sha256Hex(secret),
-      createdAt: this.now(),
-    });
-    return { gate, token: `mqg_${id}.${secret}` };
+  createGate(input: { name: string; eventId: string }): Promise<{ gate: Gate; token: string }> {
+    return this.gates.create(input);
   }
 
   listGates(eventId?: string): Promise<Gate[]> {
-    return this.deps.gates.list(eventId || undefined);
+    return this.gates.list(eventId);
   }
 
-  async revokeGate(id: string): Promise<Gate> {
-    const gate = await retryOnConflict(async () => {
-      const current = await this.deps.gates.get(id);
-      if (!current) throw new EntryError('not_found', `No gate ${id}`);
-      if (current.revokedAt) return current;
-      return this.deps.gates.update({ ...current, revokedAt: this.now() });
-    });
-    this.gateCache.delete(id);
-    return gate;
+  revokeGate(id: string): Promise<Gate> {
+    return this.gates.revoke(id);
   }
 
   private now(): Date {

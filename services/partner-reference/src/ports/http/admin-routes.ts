@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   CreateEventBody,
   CreateLogoBody,
@@ -31,29 +31,12 @@ const VenueQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** Notes each method a url serves, for the 405 answers of `methodNotAllowed`. */
+type Serve = (method: string, url: string) => void;
+
 /** The back office under `/admin/v1`, behind `Authorization: Bearer <PARTNER_ADMIN_TOKEN>`. */
 export async function adminRoutes(scope: FastifyInstance, deps: AdminDependencies): Promise<void> {
-  const { backOffice, app, drills } = deps;
-
-  scope.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof AdminError)
-      return adminError(reply, error.status, error.code, error.message);
-    if (error.validation !== undefined)
-      return adminError(
-        reply,
-        400,
-        'invalid_argument',
-        `${error.validationContext ?? 'request'}: ${error.validation
-          .slice(0, 5)
-          .map((v) => `${v.instancePath || '/'} ${v.message ?? 'is invalid'}`)
-          .join('; ')}`,
-      );
-    const status = error.statusCode;
-    if (status !== undefined && status >= 400 && status < 500)
-      return adminError(reply, status === 413 ? 413 : 400, 'invalid_argument', error.message);
-    request.log.error({ err: error }, 'back-office request failed');
-    return adminError(reply, 500, 'internal', 'internal error');
-  });
+  scope.setErrorHandler(adminErrorHandler);
   scope.setNotFoundHandler((_request, reply) =>
     adminError(reply, 404, 'not_found', 'no such route'),
   );
@@ -70,9 +53,38 @@ export async function adminRoutes(scope: FastifyInstance, deps: AdminDependencie
   });
 
   const served = new Map<string, string[]>();
-  const serve = (method: string, url: string) =>
-    served.set(url, [...(served.get(url) ?? []), method]);
+  const serve: Serve = (method, url) => served.set(url, [...(served.get(url) ?? []), method]);
+  catalogAdminRoutes(scope, serve, deps.backOffice);
+  drillRoutes(scope, serve, deps);
 
+  methodNotAllowed(scope, served, (reply) =>
+    adminError(reply, 405, 'method_not_allowed', 'method not allowed'),
+  );
+}
+
+/** Back-office refusals as `{ error: { code, message } }`; schema failures as invalid_argument. */
+function adminErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof AdminError)
+    return adminError(reply, error.status, error.code, error.message);
+  if (error.validation !== undefined)
+    return adminError(
+      reply,
+      400,
+      'invalid_argument',
+      `${error.validationContext ?? 'request'}: ${error.validation
+        .slice(0, 5)
+        .map((v) => `${v.instancePath || '/'} ${v.message ?? 'is invalid'}`)
+        .join('; ')}`,
+    );
+  const status = error.statusCode;
+  if (status !== undefined && status >= 400 && status < 500)
+    return adminError(reply, status === 413 ? 413 : 400, 'invalid_argument', error.message);
+  request.log.error({ err: error }, 'back-office request failed');
+  return adminError(reply, 500, 'internal', 'internal error');
+}
+
+/** Venues, events, logos and tax plans of the catalogue. */
+function catalogAdminRoutes(scope: FastifyInstance, serve: Serve, backOffice: BackOffice): void {
   serve('POST', '/venues');
   scope.post('/venues', { schema: { body: CreateVenueBody } }, async (request, reply) =>
     reply.status(201).send(await backOffice.createVenue(request.body as CreateVenueBody)),
@@ -104,7 +116,14 @@ export async function adminRoutes(scope: FastifyInstance, deps: AdminDependencie
   scope.post('/tax-plans', { schema: { body: CreateTaxPlanBody } }, async (request, reply) =>
     reply.status(201).send(await backOffice.createTaxPlan(request.body as CreateTaxPlanBody)),
   );
+}
 
+/** The drills: the health check's answer and per-operation delays. */
+function drillRoutes(
+  scope: FastifyInstance,
+  serve: Serve,
+  { app, drills }: { app: PartnerApp; drills: Drills },
+): void {
   serve('PUT', '/healthcheck');
   scope.put('/healthcheck', { schema: { body: HealthDrillBody } }, async (request) => {
     const body = request.body as HealthDrillBody;
@@ -126,8 +145,4 @@ export async function adminRoutes(scope: FastifyInstance, deps: AdminDependencie
     drills.set(request.body as DelayDrillBody);
     return drills.current();
   });
-
-  methodNotAllowed(scope, served, (reply) =>
-    adminError(reply, 405, 'method_not_allowed', 'method not allowed'),
-  );
 }

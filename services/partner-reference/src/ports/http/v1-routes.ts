@@ -35,6 +35,15 @@ declare module 'fastify' {
   }
 }
 
+/** Registers one route of the 3P API under the operation whose scopes guard it. */
+type Route = (
+  method: 'GET' | 'POST' | 'DELETE',
+  url: string,
+  operation: string,
+  schema: FastifySchema,
+  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+) => void;
+
 const scopesByOperation = new Map(
   operationScopes.map((entry) => [`${entry.method} ${entry.path}`, entry.scopes]),
 );
@@ -53,27 +62,7 @@ const errorBody = (id: number, message: string) => ({ id, message });
 export async function v1Routes(scope: FastifyInstance, deps: V1Dependencies): Promise<void> {
   const { app, credentials, drills } = deps;
 
-  scope.setErrorHandler((error: FastifyError, request, reply) => {
-    if (isPartnerError(error)) {
-      request.log.info({ id: error.id, status: error.status }, '3P request refused');
-      return reply.status(error.status).send(errorBody(error.id, error.message));
-    }
-    if (error.validation !== undefined) {
-      const message = `${error.validationContext ?? 'request'}: ${error.validation
-        .slice(0, 5)
-        .map((v) => `${v.instancePath || '/'} ${v.message ?? 'is invalid'}`)
-        .join('; ')}`;
-      return reply.status(400).send(errorBody(PartnerErrorId.SYNTAX_ERROR, message));
-    }
-    const status = error.statusCode;
-    if (status !== undefined && status >= 400 && status < 500)
-      return reply
-        .status(status === 413 ? 413 : 400)
-        .send(errorBody(PartnerErrorId.SYNTAX_ERROR, error.message));
-    request.log.error({ err: error }, '3P request failed');
-    return reply.status(500).send(errorBody(PartnerErrorId.NOT_PROCESSED, 'internal error'));
-  });
-
+  scope.setErrorHandler(v1ErrorHandler);
   scope.setNotFoundHandler((request, reply) =>
     reply
       .status(404)
@@ -84,47 +73,8 @@ export async function v1Routes(scope: FastifyInstance, deps: V1Dependencies): Pr
         ),
       ),
   );
-
   // Credentials before anything else, so an unauthenticated caller learns nothing about the rest.
-  scope.addHook('onRequest', async (request, reply) => {
-    const header = request.headers.authorization;
-    const match = header === undefined ? null : /^Bearer ([\x21-\x7e]+)$/i.exec(header);
-    const auth = credentials.authenticate(match?.[1]);
-    if (!auth.ok) {
-      const challenge =
-        auth.reason === 'missing'
-          ? 'Bearer realm="partner-reference"'
-          : `Bearer realm="partner-reference", error="invalid_token", error_description="the token is ${auth.reason === 'expired' ? 'expired' : 'unknown'}"`;
-      return reply
-        .status(401)
-        .header('www-authenticate', challenge)
-        .send(
-          errorBody(
-            PartnerErrorId.NOT_PROCESSED,
-            auth.reason === 'missing'
-              ? 'a bearer token is required'
-              : `the token is ${auth.reason}`,
-          ),
-        );
-    }
-    const operation = request.routeOptions.config.operation;
-    const needed = operation === undefined ? undefined : scopesByOperation.get(operation);
-    if (needed !== undefined && !needed.some((s) => auth.scopes.has(s))) {
-      return reply
-        .status(403)
-        .header(
-          'www-authenticate',
-          `Bearer realm="partner-reference", error="insufficient_scope", scope="${needed.join(' ')}"`,
-        )
-        .send(
-          errorBody(
-            PartnerErrorId.NOT_PROCESSED,
-            `this operation needs the scope ${needed.join(' or ')}`,
-          ),
-        );
-    }
-  });
-
+  scope.addHook('onRequest', async (request, reply) => authorize(credentials, request, reply));
   // Drills: the operation is carried out, then its answer waits.
   scope.addHook('onSend', async (request, _reply, payload) => {
     const delay = drills.delayFor(request.routeOptions.config.operation);
@@ -133,17 +83,86 @@ export async function v1Routes(scope: FastifyInstance, deps: V1Dependencies): Pr
   });
 
   const served = new Map<string, string[]>();
-  const route = (
-    method: 'GET' | 'POST' | 'DELETE',
-    url: string,
-    operation: string,
-    schema: FastifySchema,
-    handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
-  ) => {
+  const route: Route = (method, url, operation, schema, handler) => {
     served.set(url, [...(served.get(url) ?? []), method]);
     scope.route({ method, url, schema, config: { operation }, handler });
   };
+  catalogRoutes(route, app);
+  bookingRoutes(route, app);
+  orderRoutes(route, app);
 
+  methodNotAllowed(scope, served, (reply) =>
+    reply.status(405).send(errorBody(PartnerErrorId.NOT_PROCESSED, 'method not allowed')),
+  );
+}
+
+/** Refusals as their 3P error bodies; schema failures and other 4xx as syntax errors. */
+function v1ErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (isPartnerError(error)) {
+    request.log.info({ id: error.id, status: error.status }, '3P request refused');
+    return reply.status(error.status).send(errorBody(error.id, error.message));
+  }
+  if (error.validation !== undefined) {
+    const message = `${error.validationContext ?? 'request'}: ${error.validation
+      .slice(0, 5)
+      .map((v) => `${v.instancePath || '/'} ${v.message ?? 'is invalid'}`)
+      .join('; ')}`;
+    return reply.status(400).send(errorBody(PartnerErrorId.SYNTAX_ERROR, message));
+  }
+  const status = error.statusCode;
+  if (status !== undefined && status >= 400 && status < 500)
+    return reply
+      .status(status === 413 ? 413 : 400)
+      .send(errorBody(PartnerErrorId.SYNTAX_ERROR, error.message));
+  request.log.error({ err: error }, '3P request failed');
+  return reply.status(500).send(errorBody(PartnerErrorId.NOT_PROCESSED, 'internal error'));
+}
+
+/** The bearer token must be valid (401) and carry a scope of the route's operation (403). */
+async function authorize(
+  credentials: ClientCredentials,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<unknown> {
+  const header = request.headers.authorization;
+  const match = header === undefined ? null : /^Bearer ([\x21-\x7e]+)$/i.exec(header);
+  const auth = credentials.authenticate(match?.[1]);
+  if (!auth.ok) {
+    const challenge =
+      auth.reason === 'missing'
+        ? 'Bearer realm="partner-reference"'
+        : `Bearer realm="partner-reference", error="invalid_token", error_description="the token is ${auth.reason === 'expired' ? 'expired' : 'unknown'}"`;
+    return reply
+      .status(401)
+      .header('www-authenticate', challenge)
+      .send(
+        errorBody(
+          PartnerErrorId.NOT_PROCESSED,
+          auth.reason === 'missing' ? 'a bearer token is required' : `the token is ${auth.reason}`,
+        ),
+      );
+  }
+  const operation = request.routeOptions.config.operation;
+  const needed = operation === undefined ? undefined : scopesByOperation.get(operation);
+  if (needed !== undefined && !needed.some((s) => auth.scopes.has(s))) {
+    return reply
+      .status(403)
+      .header(
+        'www-authenticate',
+        `Bearer realm="partner-reference", error="insufficient_scope", scope="${needed.join(' ')}"`,
+      )
+      .send(
+        errorBody(
+          PartnerErrorId.NOT_PROCESSED,
+          `this operation needs the scope ${needed.join(' or ')}`,
+        ),
+      );
+  }
+  return undefined;
+}
+
+/** The health check and the catalogue reads: events, availability, manifests, logos, tax plans. */
+function catalogRoutes(route: Route, app: PartnerApp): void {
   route('GET', '/healthcheck', 'GET /healthcheck', {}, async () => app.healthcheck());
 
   route('GET', '/events', 'GET /events', { querystring: EventsQuery }, async (request) =>
@@ -199,7 +218,10 @@ export async function v1Routes(scope: FastifyInstance, deps: V1Dependencies): Pr
     { params: params('tax_plan_id') },
     async (request) => app.getTaxPlan((request.params as { tax_plan_id: string }).tax_plan_id),
   );
+}
 
+/** Holding seats and releasing a hold. */
+function bookingRoutes(route: Route, app: PartnerApp): void {
   route('POST', '/bookings', 'POST /bookings', { body: BookingRequest }, async (request, reply) => {
     const { booking, created } = await app.book((request.body as BookingRequest).request);
     return reply.status(created ? 201 : 200).send({ booking });
@@ -214,7 +236,10 @@ export async function v1Routes(scope: FastifyInstance, deps: V1Dependencies): Pr
       booking: await app.release((request.params as { inventory_token: string }).inventory_token),
     }),
   );
+}
 
+/** Confirming, listing, reading and acting on orders. */
+function orderRoutes(route: Route, app: PartnerApp): void {
   route('POST', '/orders', 'POST /orders', { body: OrderRequest }, async (request, reply) => {
     const { order, created } = await app.confirm((request.body as OrderRequest).request);
     return reply.status(created ? 201 : 200).send({ order });
@@ -244,9 +269,5 @@ export async function v1Routes(scope: FastifyInstance, deps: V1Dependencies): Pr
         (request.params as { inventory_order: string }).inventory_order,
         (request.body as OrderActionRequest).request,
       ),
-  );
-
-  methodNotAllowed(scope, served, (reply) =>
-    reply.status(405).send(errorBody(PartnerErrorId.NOT_PROCESSED, 'method not allowed')),
   );
 }

@@ -2,7 +2,8 @@ import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
 import { metrics } from '@marquee/platform/metrics';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import { entryV1 } from '@marquee/proto';
-import type { OrderView, ScanOutcome, SecureEntry } from '../../app/secure-entry.js';
+import type { SecureEntry } from '../../app/secure-entry.js';
+import type { OrderView, ScanOutcome } from '../../app/views.js';
 import type { Gate, Ticket } from '../../domain/model.js';
 import { scanResultEnum } from '../../adapters/stores.js';
 
