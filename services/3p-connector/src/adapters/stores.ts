@@ -19,8 +19,8 @@ import type {
   VenueImportRepository,
 } from '../app/ports.js';
 import type { QueuedCancel } from '../domain/cancel-queue.js';
-import { fromCatalogEventMessage, toCatalogEventMessage } from '../ports/kafka/event-message.js';
-import { toAvailabilityChanged, toPartnerCallFailed } from '../ports/kafka/messages.js';
+import { fromCatalogEventMessage, toCatalogEventMessage } from './proto/event-message.js';
+import { toAvailabilityChanged, toPartnerCallFailed } from './proto/kafka-messages.js';
 import { errorKindOf, isConflict } from '../domain/errors.js';
 import type { ImportedEvent } from '../domain/imported-event.js';
 import {

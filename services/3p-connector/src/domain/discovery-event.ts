@@ -1,6 +1,6 @@
 /**
  * A partner event as the platform's discovery event: the whole state `event-changed` publishes
- * (ports/kafka/event-message.ts maps it to catalog.v1 `Event`). Only what an import can know is
+ * (adapters/proto/event-message.ts maps it to catalog.v1 `Event`). Only what an import can know is
  * here; the message's other fields stay unset.
  */
 

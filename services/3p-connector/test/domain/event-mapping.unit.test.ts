@@ -9,7 +9,7 @@ import {
   toDiscoveryEvent,
   type MappingInput,
 } from '../../src/domain/event-mapping.js';
-import { toCatalogEventMessage } from '../../src/ports/kafka/event-message.js';
+import { toCatalogEventMessage } from '../../src/adapters/proto/event-message.js';
 
 /** The discovery event as `event-changed` publishes it. */
 const toCatalogEvent = (input: MappingInput) => toCatalogEventMessage(toDiscoveryEvent(input));
