@@ -27,16 +27,15 @@ import { CartApp } from './app/index.js';
 import type { Clock, Log, PartnerConnector, PaymentProcessor } from './app/ports.js';
 import { pendingResumeMs, type CartConfig } from './config.js';
 import { parseMaintenanceWindow } from './domain/maintenance.js';
+import { DurableProjection } from './adapters/durable-projection.js';
 import {
-  availabilityChangedHandler,
-  DurableProjection,
-  eventChangedHandler,
   EventProjectionStore,
   type EventProjectionDoc,
-} from './events/index.js';
+} from './adapters/event-projection-store.js';
+import { availabilityChangedHandler, eventChangedHandler } from './ports/kafka/event-projection.js';
 import { cartGrpc } from './ports/grpc/cart-grpc.js';
 import { fanDeletedHandler } from './ports/kafka/fan-deleted.js';
-import { composeCommerce, type AccessCodes } from './commerce/index.js';
+import { composeCommerce, createCommerceStorage, type AccessCodes } from './commerce/index.js';
 import {
   cartOrderLookup,
   composeTopPicks,
@@ -81,7 +80,7 @@ export async function composeCart(
   const {
     storage: {
       idempotency: idempotencyStore,
-      passwordFailures,
+      commerce: { passwordFailures },
       topPicks: topPicksStorage,
       ...storage
     },
@@ -93,6 +92,7 @@ export async function composeCart(
       sandboxAreaCapacity: config.CART_SANDBOX_AREA_CAPACITY,
       contactKeys: contactKeysOf(config.ORDER_CONTACT_KEYS, (message) => logger.warn(message)),
     }),
+    commerce: createCommerceStorage(stores),
     topPicks: createTopPicksStorage(stores),
   }));
   // The event projection is read and applied in memory, every topic read whole at each start;

@@ -3,13 +3,13 @@ import { createServiceStores } from '@marquee/platform/store';
 import { OrderConfirmed, InventoryType } from '@marquee/proto/cart/v1';
 import { ScanResult, TicketScanned } from '@marquee/proto/entry/v1';
 import { ticketScannedTopic } from '@marquee/proto/topics';
-import { offerId } from '../src/commerce/offer-ids.js';
+import { offerId } from '../src/commerce/domain/offer-ids.js';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
 import { createCartStorage } from '../src/adapters/stores.js';
 import { CartApp, type BillingInput } from '../src/app/index.js';
 import { DEFAULT_FEES, ticketPrice } from '../src/domain/pricing.js';
 import type { ResaleListing } from '../src/top-picks/domain/listing.js';
-import { EventProjectionStore } from '../src/events/store.js';
+import { EventProjectionStore } from '../src/adapters/event-projection-store.js';
 import {
   cartOrderLookup,
   composeTopPicks,

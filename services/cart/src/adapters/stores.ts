@@ -34,7 +34,7 @@ import type {
 import { listingIdsOf } from '../app/inventory/inventory.js';
 import { FINAL_STATUSES, type Cart, type HeldTicket } from '../domain/cart.js';
 import type { Order } from '../domain/order.js';
-import type { EventProjectionDoc } from '../events/store.js';
+import type { EventProjectionDoc } from './event-projection-store.js';
 import {
   bookingExpiredMessage,
   bookingHeldMessage,
@@ -45,7 +45,6 @@ import {
   paymentCapturedMessage,
   paymentRefundedMessage,
 } from './messages.js';
-import { passwordFailureIndexes, type PasswordFailureDoc } from '../commerce/password-throttle.js';
 
 type CartDoc = Stored<Cart>;
 type OrderDoc = Stored<Order>;
@@ -73,8 +72,6 @@ export interface CartStorage {
   events: VersionedStore<EventProjectionDoc>;
   /** `Idempotency-Key` records of the partner cart and commerce writes. */
   idempotency: ServiceCollection<IdempotencyRecord>;
-  /** Counters of wrong presale passwords (commerce's password throttle). */
-  passwordFailures: ServiceCollection<PasswordFailureDoc>;
 }
 
 export function createCartStorage(
@@ -139,10 +136,6 @@ export function createCartStorage(
     sandbox: sandboxInventory(sandbox, options.sandboxAreaCapacity),
     events,
     idempotency: stores.collection<IdempotencyRecord>('idempotency', idempotencyIndexes),
-    passwordFailures: stores.collection<PasswordFailureDoc>(
-      'presale_password_failures',
-      passwordFailureIndexes,
-    ),
   };
 }
 

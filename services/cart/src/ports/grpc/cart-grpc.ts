@@ -32,7 +32,7 @@ import { invalidInput } from '../../domain/errors.js';
 import type { Charge, Totals } from '../../domain/pricing.js';
 import type { ShippingOption } from '../../domain/shipping.js';
 import type { Order } from '../../domain/order.js';
-import { inventoryTypeOf } from '../../top-picks/ports/inventory-type.js';
+import { inventoryTypeOf } from '../../adapters/inventory-type.js';
 import { unary } from './unary.js';
 
 const STATUS: Record<string, CartStatus> = {

@@ -1,5 +1,5 @@
-import { ticketPrice, type FeeSchedule } from '../domain/pricing.js';
-import type { SellableArea, SellableEvent } from '../domain/sellable-event.js';
+import { ticketPrice, type FeeSchedule } from '../../domain/pricing.js';
+import type { SellableArea, SellableEvent } from '../../domain/sellable-event.js';
 import { offerId, passwordId } from './offer-ids.js';
 
 /**

@@ -16,12 +16,17 @@ import {
   type ShoppingCart,
   type ShoppingProduct,
 } from '@marquee/proto/cart/v1';
-import type { CartApp } from '../app/index.js';
-import { invalidInput } from '../domain/errors.js';
-import { cartMessage, cartOrderMessage } from '../ports/grpc/cart-grpc.js';
-import type { CommerceApp, ProductInput, Shopper, ShoppingCartView } from './commerce-app.js';
-import type { EventOffers } from './offers.js';
-import { unary } from '../ports/grpc/unary.js';
+import type { CartApp } from '../../../app/index.js';
+import { invalidInput } from '../../../domain/errors.js';
+import { cartMessage, cartOrderMessage } from '../../../ports/grpc/cart-grpc.js';
+import type {
+  CommerceApp,
+  ProductInput,
+  Shopper,
+  ShoppingCartView,
+} from '../../app/commerce-app.js';
+import type { EventOffers } from '../../domain/offers.js';
+import { unary } from '../../../ports/grpc/unary.js';
 
 const money = (amountMinor: number, currency: string) => ({ amountMinor, currency });
 
