@@ -18,7 +18,7 @@ import {
 } from '@marquee/proto/cart/v1';
 import type { CartApp } from '../../../app/index.js';
 import { invalidInput } from '../../../domain/errors.js';
-import { cartMessage, cartOrderMessage } from '../../../ports/grpc/cart-grpc.js';
+import { cartMessage, cartOrderMessage } from '../../../ports/grpc/cart-messages.js';
 import type {
   CommerceApp,
   ProductInput,
