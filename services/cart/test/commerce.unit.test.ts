@@ -8,7 +8,7 @@ import { createCommerceStorage } from '../src/commerce/adapters/stores.js';
 import { CartApp, type BillingInput } from '../src/app/index.js';
 import { CommerceApp, type ProductInput } from '../src/commerce/app/commerce-app.js';
 import { commerceDeliveries } from '../src/commerce/domain/deliveries.js';
-import { offersMessage } from '../src/commerce/ports/grpc/commerce-grpc.js';
+import { offersMessage } from '../src/commerce/ports/grpc/commerce-messages.js';
 import { offerId, parseOfferId, passwordId } from '../src/commerce/domain/offer-ids.js';
 import { buildOffers, DEFAULT_MAX_TICKETS } from '../src/commerce/domain/offers.js';
 import {

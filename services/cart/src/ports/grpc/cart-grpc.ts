@@ -25,6 +25,7 @@ import {
   cartOrderMessage,
   shippingOptionMessage,
 } from './cart-messages.js';
+import { requestBytes } from './request-bytes.js';
 import { unary } from './unary.js';
 
 type Handlers<K extends keyof CartServiceServer> = Pick<CartServiceServer, K>;
@@ -44,15 +45,6 @@ const orderAnswer = (app: CartApp, order: Order): GetOrderResponse => ({
   tickets: orderTickets(order),
   fanId: '',
 });
-
-/** The request as idempotency hashes it: the operation name and the request without its key. */
-function requestBytes(operation: string, encoded: Uint8Array): Uint8Array {
-  const name = new TextEncoder().encode(`${operation}\u0000`);
-  const bytes = new Uint8Array(name.length + encoded.length);
-  bytes.set(name);
-  bytes.set(encoded, name.length);
-  return bytes;
-}
 
 /** PRINT when not given (as the admin API defaults it); an unknown value is refused. */
 function printActionFromProto(action: PrintAction): 'PRINT' | 'ROLLBACK_PRINT' {

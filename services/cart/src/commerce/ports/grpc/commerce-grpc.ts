@@ -6,182 +6,66 @@ import {
   CommerceServiceService,
   CreateShoppingCartRequest,
   CreateShoppingCartResponse,
-  ProductChangeOp,
   PurchaseShoppingCartRequest,
   PurchaseShoppingCartResponse,
   UpdateShoppingCartProductsRequest,
   UpdateShoppingCartProductsResponse,
   type CommerceServiceServer,
-  type GetEventOffersResponse,
-  type ShoppingCart,
-  type ShoppingProduct,
 } from '@marquee/proto/cart/v1';
 import type { CartApp } from '../../../app/index.js';
 import { invalidInput } from '../../../domain/errors.js';
-import { cartMessage, cartOrderMessage } from '../../../ports/grpc/cart-messages.js';
-import type {
-  CommerceApp,
-  ProductInput,
-  Shopper,
-  ShoppingCartView,
-} from '../../app/commerce-app.js';
-import type { EventOffers } from '../../domain/offers.js';
+import { cartOrderMessage } from '../../../ports/grpc/cart-messages.js';
+import { requestBytes } from '../../../ports/grpc/request-bytes.js';
 import { unary } from '../../../ports/grpc/unary.js';
+import type { CommerceApp, Shopper } from '../../app/commerce-app.js';
+import {
+  commerceBilling,
+  deliveriesMessage,
+  offersMessage,
+  productChanges,
+  productInput,
+  shoppingCartMessage,
+} from './commerce-messages.js';
 
-const money = (amountMinor: number, currency: string) => ({ amountMinor, currency });
+type Handlers<K extends keyof CommerceServiceServer> = Pick<CommerceServiceServer, K>;
 
-export function offersMessage(
-  built: EventOffers,
-  event: { name: string; partnerId: string; partnerEventId: string },
-): GetEventOffersResponse {
-  const c = built.currency;
-  return {
-    eventId: built.eventId,
-    currency: c,
-    limitMax: built.limitMax,
-    eventName: event.name,
-    offers: built.offers.map((o) => ({
-      id: o.id,
-      name: o.name,
-      description: o.description,
-      rank: o.rank,
-      offerType: o.offerType,
-      currency: c,
-      start: o.start,
-      end: o.end,
-      prices: [
-        {
-          priceZoneId: o.priceLevelId,
-          value: money(o.faceValueMinor, c),
-          total: money(o.totalMinor, c),
-          fees: o.fees.map((f) => ({
-            value: money(f.amountMinor, c),
-            label: f.label,
-            type: f.type,
-          })),
-          taxes: o.taxes.map((f) => ({
-            value: money(f.amountMinor, c),
-            label: f.label,
-            type: f.type,
-          })),
-        },
-      ],
-      limit: {
-        min: o.limit.min,
-        max: o.limit.max,
-        sellableQty: o.limit.sellableQty,
-        multiples: o.limit.multiples,
-        maxAccessibleSeats: 0,
-        maxCompanionSeatsPerAccessibleSeat: 0,
-      },
-      areaIds: o.areaIds,
-      priceZoneIds: [o.priceLevelId],
-      passwordIds: o.passwordIds,
-      priceTypeId: o.priceTypeId,
-      priceLevelId: o.priceLevelId,
-      protected: o.protected,
-    })),
-    priceZones: built.priceZones.map((z) => ({
-      id: z.id,
-      name: z.name,
-      currency: c,
-      offerIds: z.offerIds,
-      areaIds: z.areaIds,
-    })),
-    areas: built.areas.map((a) => ({
-      id: a.id,
-      rank: a.rank,
-      name: a.name,
-      description: a.description,
-      areaType: a.areaType,
-      offerIds: a.offerIds,
-      priceZoneIds: [a.priceZoneId],
-    })),
-    passwords: built.passwords.map((p) => ({
-      id: p.id,
-      name: p.name,
-      text: p.text,
-      exclusive: true,
-      start: p.start,
-      end: p.end,
-      // The password's offers are named only once the caller gave it.
-      offerIds: p.unlocked ? p.offerIds : [],
-      unlocked: p.unlocked,
-    })),
-    metadata: {
-      sourceName: 'partner',
-      sourceId: event.partnerId,
-      mappedId: event.partnerEventId,
-      mappedType: 'event',
-      accessibleSeatingEnabled: false,
-      rollupFacilityFee: false,
-      rollupServiceCharge: false,
-    },
-  };
+/** What the handlers share: the use cases, cart's application (messages) and idempotency. */
+interface Deps {
+  commerce: CommerceApp;
+  carts: CartApp;
+  idempotency: Idempotency;
 }
 
-function shoppingCartMessage(
-  shaped: ShoppingCartView,
-  carts: CartApp,
-  pollingCallbackUrl = '',
-): ShoppingCart {
-  return {
-    cart: cartMessage(shaped.view, carts),
-    fanId: shaped.view.cart.fanId ?? '',
-    productId: shaped.view.cart.eventId,
-    eventName: shaped.event?.name ?? '',
-    offers: shaped.offers.map((o) => ({
-      id: o.id,
-      name: o.name,
-      description: o.description,
-      priceTypeId: o.priceTypeId,
-      priceLevelId: o.priceLevelId,
-    })),
-    pollingCallbackUrl,
-  };
-}
-
-const productInput = (p: ShoppingProduct): ProductInput => ({
-  product: p.product,
-  eventId: p.eventId,
-  qty: p.qty,
-  offers: p.offers.map((o) => ({ offer: o.offer, qty: o.qty, password: o.password })),
-  areaIds: p.areaIds,
-  minPrice: p.minPrice,
-  maxPrice: p.maxPrice,
-  minPriceMinor: p.minPriceMinor,
-  maxPriceMinor: p.maxPriceMinor,
+/** The caller of a commerce call: the app and the signed-in fan, with the app's quota. */
+const shopper = (r: {
+  appId: string;
+  fanId: string;
+  heldTicketsPerEvent?: number | undefined;
+}): Shopper => ({
+  appId: r.appId,
+  fanId: r.fanId,
+  ...(r.heldTicketsPerEvent !== undefined ? { heldTicketsPerEvent: r.heldTicketsPerEvent } : {}),
 });
 
-/** The request as idempotency hashes it: the operation name and the request without its key. */
-function requestBytes(operation: string, encoded: Uint8Array): Uint8Array {
-  const name = new TextEncoder().encode(`commerce.${operation}\u0000`);
-  const bytes = new Uint8Array(name.length + encoded.length);
-  bytes.set(name);
-  bytes.set(encoded, name.length);
-  return bytes;
-}
+/** Idempotency keys are per app and fan. */
+const scope = (r: { appId: string; fanId: string }) => `commerce:${r.appId}:${r.fanId}`;
 
-/**
- * `marquee.cart.v1.CommerceService`: maps messages, applies idempotency keys (per app and fan) to
- * the writes that create something (create, products, payment, purchase), delegates to CommerceApp.
- */
-export function commerceGrpc(
-  commerce: CommerceApp,
-  carts: CartApp,
-  idempotency: Idempotency,
-): GrpcRegistration {
-  const shopper = (r: {
-    appId: string;
-    fanId: string;
-    heldTicketsPerEvent?: number | undefined;
-  }): Shopper => ({
-    appId: r.appId,
-    fanId: r.fanId,
-    ...(r.heldTicketsPerEvent !== undefined ? { heldTicketsPerEvent: r.heldTicketsPerEvent } : {}),
-  });
-  const scope = (r: { appId: string; fanId: string }) => `commerce:${r.appId}:${r.fanId}`;
-  const implementation: CommerceServiceServer = {
+/** The request as idempotency hashes it, under the commerce operation's name. */
+const commerceRequest = (operation: string, encoded: Uint8Array) =>
+  requestBytes(`commerce.${operation}`, encoded);
+
+/** The reads and the writes that create nothing: offers, a cart, its deliveries, release. */
+function reads({
+  commerce,
+  carts,
+}: Deps): Handlers<
+  | 'getEventOffers'
+  | 'getShoppingCart'
+  | 'deleteShoppingCart'
+  | 'selectShoppingCartDelivery'
+  | 'getCartDeliveries'
+> {
+  return {
     getEventOffers: unary(async (r) => {
       if (!r.appId) throw invalidInput('app_id is required', 'app_id');
       const { event, offers } = await commerce.offers({
@@ -191,18 +75,47 @@ export function commerceGrpc(
       });
       return offersMessage(offers, event);
     }),
+    getShoppingCart: unary(async (r) => {
+      const shaped = await commerce.get(shopper(r), r.cartId);
+      return {
+        cart: shoppingCartMessage(shaped, carts),
+        pollAfterSeconds: shaped.view.pollAfterSeconds,
+      };
+    }),
+    deleteShoppingCart: unary(async (r) => {
+      await commerce.release(shopper(r), r.cartId);
+      return {};
+    }),
+    selectShoppingCartDelivery: unary(async (r) => {
+      const shaped = await commerce.selectDelivery(shopper(r), r.cartId, r.deliveryId);
+      return { cart: shoppingCartMessage(shaped, carts) };
+    }),
+    getCartDeliveries: unary(async (r) => {
+      const { currency, deliveries } = await commerce.deliveries(r.appId, r.cartId);
+      return deliveriesMessage(currency, deliveries);
+    }),
+  };
+}
+
+/** CreateShoppingCart and UpdateShoppingCartProducts: the idempotent writes that hold tickets. */
+function holds({
+  commerce,
+  carts,
+  idempotency,
+}: Deps): Handlers<'createShoppingCart' | 'updateShoppingCartProducts'> {
+  return {
     createShoppingCart: unary((r: CreateShoppingCartRequest) =>
       idempotency.run(
         {
           scope: scope(r),
           key: r.idempotencyKey,
-          request: requestBytes(
+          request: commerceRequest(
             'CreateShoppingCart',
+            // The quota is the app's setting, not the request: a retry after it changed is
+            // still the same request.
             CreateShoppingCartRequest.encode({
               ...r,
               idempotencyKey: '',
-              // The quota is the app's setting, not the request: a retry after it changed is
-              // still the same request.
               heldTicketsPerEvent: undefined,
             }).finish(),
           ),
@@ -218,29 +131,17 @@ export function commerceGrpc(
         },
       ),
     ),
-    getShoppingCart: unary(async (r) => {
-      const shaped = await commerce.get(shopper(r), r.cartId);
-      return {
-        cart: shoppingCartMessage(shaped, carts),
-        pollAfterSeconds: shaped.view.pollAfterSeconds,
-      };
-    }),
-    deleteShoppingCart: unary(async (r) => {
-      await commerce.release(shopper(r), r.cartId);
-      return {};
-    }),
     updateShoppingCartProducts: unary((r: UpdateShoppingCartProductsRequest) =>
       idempotency.run(
         {
           scope: scope(r),
           key: r.idempotencyKey,
-          request: requestBytes(
+          request: commerceRequest(
             'UpdateShoppingCartProducts',
+            // As above: the quota is not part of the request.
             UpdateShoppingCartProductsRequest.encode({
               ...r,
               idempotencyKey: '',
-              // The quota is the app's setting, not the request: a retry after it changed is
-              // still the same request.
               heldTicketsPerEvent: undefined,
             }).finish(),
           ),
@@ -248,36 +149,28 @@ export function commerceGrpc(
           decode: (bytes) => UpdateShoppingCartProductsResponse.decode(bytes),
         },
         async (): Promise<UpdateShoppingCartProductsResponse> => {
-          const changes = r.changes.map((c) => {
-            if (
-              c.op !== ProductChangeOp.PRODUCT_CHANGE_OP_ADD &&
-              c.op !== ProductChangeOp.PRODUCT_CHANGE_OP_REMOVE
-            )
-              throw invalidInput('op must be add or remove', 'products.op');
-            if (!c.product) throw invalidInput('a product is required', 'products');
-            return {
-              op:
-                c.op === ProductChangeOp.PRODUCT_CHANGE_OP_ADD
-                  ? ('add' as const)
-                  : ('remove' as const),
-              product: productInput(c.product),
-            };
-          });
+          const changes = productChanges(r.changes);
           const shaped = await commerce.updateProducts(shopper(r), r.cartId, changes);
           return { cart: shoppingCartMessage(shaped, carts) };
         },
       ),
     ),
-    selectShoppingCartDelivery: unary(async (r) => {
-      const shaped = await commerce.selectDelivery(shopper(r), r.cartId, r.deliveryId);
-      return { cart: shoppingCartMessage(shaped, carts) };
-    }),
+  };
+}
+
+/** AddShoppingCartPayment and PurchaseShoppingCart: the idempotent writes that pay and buy. */
+function purchase({
+  commerce,
+  carts,
+  idempotency,
+}: Deps): Handlers<'addShoppingCartPayment' | 'purchaseShoppingCart'> {
+  return {
     addShoppingCartPayment: unary((r: AddShoppingCartPaymentRequest) =>
       idempotency.run(
         {
           scope: scope(r),
           key: r.idempotencyKey,
-          request: requestBytes(
+          request: commerceRequest(
             'AddShoppingCartPayment',
             AddShoppingCartPaymentRequest.encode({
               ...r,
@@ -290,23 +183,8 @@ export function commerceGrpc(
           decode: (bytes) => AddShoppingCartPaymentResponse.decode(bytes),
         },
         async (): Promise<AddShoppingCartPaymentResponse> => {
-          const b = r.billing;
-          if (!b) throw invalidInput('billing is required', 'payments');
-          const shaped = await commerce.addPayment(shopper(r), r.cartId, {
-            firstName: b.firstName,
-            lastName: b.lastName,
-            email: b.emailAddress,
-            type: b.type,
-            reference: b.reference,
-            countryCode: b.address?.countryCode ?? '',
-            amountMinor: b.amount?.amountMinor ?? 0,
-            currency: b.amount?.currency ?? '',
-            cardNonce: b.cardNonce,
-            cin: b.cin,
-            expireMonth: b.expireMonth,
-            expireYear: b.expireYear,
-            thirdPartyAccountId: b.thirdPartyAccountId,
-          });
+          const billing = commerceBilling(r.billing);
+          const shaped = await commerce.addPayment(shopper(r), r.cartId, billing);
           return { cart: shoppingCartMessage(shaped, carts) };
         },
       ),
@@ -316,7 +194,7 @@ export function commerceGrpc(
         {
           scope: scope(r),
           key: r.idempotencyKey,
-          request: requestBytes(
+          request: commerceRequest(
             'PurchaseShoppingCart',
             PurchaseShoppingCartRequest.encode({ ...r, idempotencyKey: '' }).finish(),
           ),
@@ -334,29 +212,23 @@ export function commerceGrpc(
         },
       ),
     ),
-    getCartDeliveries: unary(async (r) => {
-      const { currency, deliveries } = await commerce.deliveries(r.appId, r.cartId);
-      return {
-        deliveries: deliveries.map((d) => ({
-          id: d.id,
-          deliveryType: d.deliveryType,
-          displayRank: d.displayRank,
-          // Delivery prices include tax (cart's shipping table).
-          fee: money(d.feeMinor, currency),
-          tax: money(0, currency),
-          descriptionLong: d.descriptionLong,
-          descriptionShort: d.descriptionShort,
-          options: [
-            {
-              ...d.option,
-              excludedCountries: [],
-            },
-          ],
-          restrictedOfferIds: [],
-          selected: d.selected,
-        })),
-      };
-    }),
+  };
+}
+
+/**
+ * `marquee.cart.v1.CommerceService`: maps messages, applies idempotency keys (per app and fan) to
+ * the writes that create something (create, products, payment, purchase), delegates to CommerceApp.
+ */
+export function commerceGrpc(
+  commerce: CommerceApp,
+  carts: CartApp,
+  idempotency: Idempotency,
+): GrpcRegistration {
+  const deps: Deps = { commerce, carts, idempotency };
+  const implementation: CommerceServiceServer = {
+    ...reads(deps),
+    ...holds(deps),
+    ...purchase(deps),
   };
   return { definition: CommerceServiceService, implementation };
 }
