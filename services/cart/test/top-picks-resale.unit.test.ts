@@ -19,7 +19,10 @@ import {
   type TopPicksApp,
 } from '../src/top-picks/index.js';
 import { SESSION_EXPIRED_MESSAGE } from '../src/top-picks/domain/fan-session.js';
-import { topPicksAnswer, type EmbeddedOffer } from '../src/top-picks/ports/top-picks-answer.js';
+import {
+  topPicksAnswer,
+  type EmbeddedOffer,
+} from '../src/top-picks/ports/grpc/top-picks-answer.js';
 import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';
 import { cartAppDefaults, silent } from './support/cart-app.js';

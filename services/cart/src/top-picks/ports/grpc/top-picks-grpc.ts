@@ -16,12 +16,12 @@ import {
   type ResaleListing as ListingMessage,
   type WithdrawResaleListingRequest,
 } from '@marquee/proto/cart/v1';
-import type { TopPicksApp, TopPicksResult } from '../app/top-picks-app.js';
+import type { TopPicksApp, TopPicksResult } from '../../app/top-picks-app.js';
 import { topPicksAnswer, type EmbeddedOffer } from './top-picks-answer.js';
-import { invalid } from '../domain/errors.js';
-import type { ResaleListing } from '../domain/listing.js';
-import type { Pick } from '../domain/picks.js';
-import { unary } from '../../ports/grpc/unary.js';
+import { invalid } from '../../domain/errors.js';
+import type { ResaleListing } from '../../domain/listing.js';
+import type { Pick } from '../../domain/picks.js';
+import { unary } from '../../../ports/grpc/unary.js';
 
 export const DEFAULT_LISTING_PAGE = 50;
 export const MAX_LISTING_PAGE = 500;

@@ -1,13 +1,13 @@
 import type { Money } from '@marquee/platform/money';
-import { MAX_QUANTITY, type TopPicksResult } from '../app/top-picks-app.js';
-import { SESSION_EXPIRED_MESSAGE } from '../domain/fan-session.js';
+import { MAX_QUANTITY, type TopPicksResult } from '../../app/top-picks-app.js';
+import { SESSION_EXPIRED_MESSAGE } from '../../domain/fan-session.js';
 import {
   offerTotal,
   type OfferCharge,
   type Pick,
   type PicksEvent,
   type ResaleOffer,
-} from '../domain/picks.js';
+} from '../../domain/picks.js';
 
 /**
  * What a top picks answer shows besides the picks: the offers they name, the event's details and
