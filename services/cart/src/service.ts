@@ -1,10 +1,13 @@
 import { contactKeysOf } from '@marquee/proto/order-contact';
-import { createIdempotency, idempotencySecrets } from '@marquee/platform/idempotency';
+import {
+  createIdempotency,
+  idempotencySecrets,
+  type Idempotency,
+} from '@marquee/platform/idempotency';
 import { detachedFromCall } from '@marquee/platform/grpc';
 import { periodic } from '@marquee/platform/lifecycle';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
-import type { Idempotency } from '@marquee/platform/idempotency';
 import { readModelConsumerGroup } from '@marquee/platform/service';
 import { createMemoryStore, openServiceStores } from '@marquee/platform/store';
 import {
