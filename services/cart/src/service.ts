@@ -1,5 +1,9 @@
 import { contactKeysOf } from '@marquee/proto/order-contact';
-import { createIdempotency, idempotencySecrets } from '@marquee/platform/idempotency';
+import {
+  createIdempotency,
+  idempotencySecrets,
+  type Idempotency,
+} from '@marquee/platform/idempotency';
 import { detachedFromCall } from '@marquee/platform/grpc';
 import { periodic } from '@marquee/platform/lifecycle';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
@@ -23,20 +27,19 @@ import { createSecretBox, orderTokenKey, sha256Hasher } from './adapters/secret-
 import { createCartStorage } from './adapters/stores.js';
 import { createStripeClient, createStripeProcessor } from './adapters/stripe-processor.js';
 import { rememberingLatestHits } from './adapters/tracking-cache.js';
-import { CartApp } from './app/index.js';
-import type { Clock, Log, PartnerConnector, PaymentProcessor } from './app/ports.js';
+import { CartApp, type CartSettings } from './app/index.js';
+import type { Clock, Log, PartnerConnector, PaymentProcessor, SecretBox } from './app/ports.js';
 import { pendingResumeMs, type CartConfig } from './config.js';
 import { parseMaintenanceWindow } from './domain/maintenance.js';
+import { DurableProjection } from './adapters/durable-projection.js';
 import {
-  availabilityChangedHandler,
-  DurableProjection,
-  eventChangedHandler,
   EventProjectionStore,
   type EventProjectionDoc,
-} from './events/index.js';
+} from './adapters/event-projection-store.js';
+import { availabilityChangedHandler, eventChangedHandler } from './ports/kafka/event-projection.js';
 import { cartGrpc } from './ports/grpc/cart-grpc.js';
 import { fanDeletedHandler } from './ports/kafka/fan-deleted.js';
-import { composeCommerce, type AccessCodes } from './commerce/index.js';
+import { composeCommerce, createCommerceStorage, type AccessCodes } from './commerce/index.js';
 import {
   cartOrderLookup,
   composeTopPicks,
@@ -66,25 +69,25 @@ export interface CartComposeOptions {
   admittedSeats?: AdmittedSeats;
 }
 
-/**
- * Composition root of cart: storage (Mongo or memory through `openServiceStores`), the event
- * projection and its two consumers, the cart application over 3p-connector and the payment
- * processors, the sweeper, the outbox relay and gRPC.
- */
-export async function composeCart(
-  infra: ServiceInfra,
-  config: CartConfig,
-  options: CartComposeOptions = {},
-): Promise<ServiceParts> {
-  const { logger, bus } = infra;
-  const clock = options.clock ?? { now: () => new Date() };
+type Storage = Awaited<ReturnType<typeof openStorage>>;
+type Projection = Awaited<ReturnType<typeof openProjection>>;
+type Clients = ReturnType<typeof openClients>;
+type TopPicks = ReturnType<typeof composeTopPicks>;
+type Commerce = ReturnType<typeof composeCommerce>;
+
+/** Cart's fee schedule, as the cart and the top picks' prices charge it. */
+const feesOf = (config: CartConfig) => ({
+  serviceFeeBps: config.CART_SERVICE_FEE_BPS,
+  serviceFeeMinMinor: config.CART_SERVICE_FEE_MIN_MINOR,
+  processingFeeMinor: config.CART_PROCESSING_FEE_MINOR,
+  feeTaxBps: config.CART_FEE_TAX_BPS,
+});
+
+/** The core's, commerce's and top picks' collections (Mongo or memory, `openServiceStores`). */
+async function openStorage(infra: ServiceInfra, config: CartConfig) {
+  const { logger } = infra;
   const {
-    storage: {
-      idempotency: idempotencyStore,
-      passwordFailures,
-      topPicks: topPicksStorage,
-      ...storage
-    },
+    storage: { idempotency, commerce, topPicks, ...core },
     kind,
     outboxSources,
     relayout,
@@ -93,20 +96,27 @@ export async function composeCart(
       sandboxAreaCapacity: config.CART_SANDBOX_AREA_CAPACITY,
       contactKeys: contactKeysOf(config.ORDER_CONTACT_KEYS, (message) => logger.warn(message)),
     }),
+    commerce: createCommerceStorage(stores),
     topPicks: createTopPicksStorage(stores),
   }));
-  // The event projection is read and applied in memory, every topic read whole at each start;
-  // with Mongo, DurableProjection loads it from and writes it behind to the `events` collection.
+  return { core, idempotency, commerce, topPicks, kind, outboxSources, relayout };
+}
+
+/**
+ * The event projection, read and applied in memory, every topic read whole at each start; with
+ * Mongo, DurableProjection loads it from and writes it behind to the `events` collection.
+ */
+async function openProjection(storage: Storage, clock: Clock, logger: ServiceInfra['logger']) {
   const durable =
-    kind === 'mongo'
+    storage.kind === 'mongo'
       ? new DurableProjection(
           createMemoryStore<EventProjectionDoc>({ name: 'events' }),
-          storage.events,
+          storage.core.events,
           logger,
         )
       : undefined;
   const events = new EventProjectionStore(
-    durable ? durable.memory : storage.events,
+    durable ? durable.memory : storage.core.events,
     () => clock.now(),
     (eventId) => durable?.changed(eventId),
   );
@@ -114,123 +124,111 @@ export async function composeCart(
     const loaded = await durable.load();
     logger.info({ events: loaded }, 'event projection loaded');
   }
-  const client = options.connector
+  return { events, durable };
+}
+
+/** The gRPC clients cart opens itself (tests give their own connector and admitted seats). */
+function openClients(
+  config: CartConfig,
+  options: CartComposeOptions,
+  logger: ServiceInfra['logger'],
+) {
+  const deadline = { deadlineMs: config.CONNECTOR_DEADLINE_MS, logger };
+  const connector = options.connector
     ? undefined
-    : createConnectorClient(config.GRPC_ADDR_3P_CONNECTOR, {
-        deadlineMs: config.CONNECTOR_DEADLINE_MS,
-        logger,
-      });
-  const tokenKey = orderTokenKey(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message));
-  const secrets = createSecretBox(tokenKey);
+    : createConnectorClient(config.GRPC_ADDR_3P_CONNECTOR, deadline);
+  const entrySeats = options.admittedSeats
+    ? undefined
+    : secureEntryAdmittedSeats(config.GRPC_ADDR_SECURE_ENTRY, deadline);
+  return {
+    connector: options.connector ?? connector!,
+    admittedSeats: options.admittedSeats ?? entrySeats!,
+    close: () => {
+      connector?.close();
+      entrySeats?.close();
+    },
+  };
+}
+
+/** What the cart application is told by the config: holds, reserves, retries, fees, URLs. */
+function cartSettings(config: CartConfig): CartSettings {
+  return {
+    reserveWaitMs: config.CART_RESERVE_WAIT_MS,
+    maxReservesInFlight: config.CART_MAX_RESERVES_IN_FLIGHT,
+    soldOutHintMs: config.CART_SOLD_OUT_HINT_MS,
+    pollAfterSeconds: config.CART_POLL_AFTER_SECONDS,
+    reserveAttempts: config.CART_RESERVE_ATTEMPTS,
+    reserveRetryMs: config.CART_RESERVE_RETRY_MS,
+    pendingStaleMs: pendingResumeMs(config),
+    owedRetryMs: config.CART_OWED_RETRY_MS,
+    // A partial cancel's partner call ends within the connector's deadline: asked again after it.
+    ticketCancelRetryMs: config.CONNECTOR_DEADLINE_MS + 5_000,
+    commitGraceMs: config.CART_COMMIT_GRACE_MS,
+    ...(config.CART_ENDED_RETENTION_HOURS > 0
+      ? { endedRetentionMs: config.CART_ENDED_RETENTION_HOURS * 3_600_000 }
+      : {}),
+    sandboxHoldSeconds: config.CART_SANDBOX_HOLD_SECONDS,
+    maxHoldSeconds: config.CART_MAX_HOLD_SECONDS,
+    heldTicketsPerEvent: config.CART_HELD_TICKETS_PER_EVENT,
+    fees: feesOf(config),
+    maintenance: parseMaintenanceWindow(config.CART_MAINTENANCE_WINDOW),
+    trackingWindowMs: config.CART_TRACKING_WINDOW_MS,
+    termsUrl: config.CART_TERMS_URL,
+    secureEntryAgreementUrl: config.CART_SECURE_ENTRY_AGREEMENT_URL,
+    redemptionBaseUrl: config.CART_REDEMPTION_BASE_URL,
+  };
+}
+
+/** The cart application over the core's stores, the connector and the payment processors. */
+function createCartApp(input: {
+  config: CartConfig;
+  storage: Storage;
+  events: EventProjectionStore;
+  resale: TopPicks['app'];
+  connector: PartnerConnector;
+  secrets: SecretBox;
+  clock: Clock;
+  logger: ServiceInfra['logger'];
+}): CartApp {
+  const { config, clock, logger } = input;
   const sandboxProcessor = meteredProcessor(
     createSandboxProcessor({ timeoutMs: config.CART_PAYMENT_TIMEOUT_MS }),
   );
-  const entrySeats = options.admittedSeats
-    ? undefined
-    : secureEntryAdmittedSeats(config.GRPC_ADDR_SECURE_ENTRY, {
-        deadlineMs: config.CONNECTOR_DEADLINE_MS,
-        logger,
-      });
   const chosen = paymentProcessorOf(config, sandboxProcessor, logger);
-  const processor = chosen === sandboxProcessor ? chosen : meteredProcessor(chosen);
-  // Top picks, fan sessions and resale listings (README, "Top picks and resale").
-  const topPicks = composeTopPicks({
-    storage: topPicksStorage,
-    events: projectionEventSource(events, {
-      fees: {
-        serviceFeeBps: config.CART_SERVICE_FEE_BPS,
-        serviceFeeMinMinor: config.CART_SERVICE_FEE_MIN_MINOR,
-        processingFeeMinor: config.CART_PROCESSING_FEE_MINOR,
-        feeTaxBps: config.CART_FEE_TAX_BPS,
-      },
-      now: () => clock.now(),
-    }),
-    orders: cartOrderLookup(storage.orders),
-    liveSeats: connectorLiveSeats(options.connector ?? client!),
-    admittedSeats: options.admittedSeats ?? entrySeats!,
-    logger,
-    clock,
-    sessionTtlMs: config.CART_FAN_SESSION_TTL_SECONDS * 1000,
-  });
-  const app = new CartApp({
-    ...storage,
-    tracking: rememberingLatestHits(storage.tracking, {
+  return new CartApp({
+    ...input.storage.core,
+    tracking: rememberingLatestHits(input.storage.core.tracking, {
       ttlMs: config.CART_TRACKING_CACHE_MS,
       now: () => clock.now().getTime(),
     }),
-    events,
-    resale: topPicks.app,
+    events: input.events,
+    resale: input.resale,
     detach: detachedFromCall,
-    connector: options.connector ?? client!,
+    connector: input.connector,
     // Production-prefix carts: Stripe when configured (README, "Payment"); sandbox carts: sandbox.
-    processor,
+    processor: chosen === sandboxProcessor ? chosen : meteredProcessor(chosen),
     sandboxProcessor,
-    secrets,
+    secrets: input.secrets,
     ids: randomIds,
     hasher: sha256Hasher,
     clock,
     log: logger,
-    settings: {
-      reserveWaitMs: config.CART_RESERVE_WAIT_MS,
-      maxReservesInFlight: config.CART_MAX_RESERVES_IN_FLIGHT,
-      soldOutHintMs: config.CART_SOLD_OUT_HINT_MS,
-      pollAfterSeconds: config.CART_POLL_AFTER_SECONDS,
-      reserveAttempts: config.CART_RESERVE_ATTEMPTS,
-      reserveRetryMs: config.CART_RESERVE_RETRY_MS,
-      pendingStaleMs: pendingResumeMs(config),
-      owedRetryMs: config.CART_OWED_RETRY_MS,
-      // A partial cancel's partner call ends within the connector's deadline: asked again after it.
-      ticketCancelRetryMs: config.CONNECTOR_DEADLINE_MS + 5_000,
-      commitGraceMs: config.CART_COMMIT_GRACE_MS,
-      ...(config.CART_ENDED_RETENTION_HOURS > 0
-        ? { endedRetentionMs: config.CART_ENDED_RETENTION_HOURS * 3_600_000 }
-        : {}),
-      sandboxHoldSeconds: config.CART_SANDBOX_HOLD_SECONDS,
-      maxHoldSeconds: config.CART_MAX_HOLD_SECONDS,
-      heldTicketsPerEvent: config.CART_HELD_TICKETS_PER_EVENT,
-      fees: {
-        serviceFeeBps: config.CART_SERVICE_FEE_BPS,
-        serviceFeeMinMinor: config.CART_SERVICE_FEE_MIN_MINOR,
-        processingFeeMinor: config.CART_PROCESSING_FEE_MINOR,
-        feeTaxBps: config.CART_FEE_TAX_BPS,
-      },
-      maintenance: parseMaintenanceWindow(config.CART_MAINTENANCE_WINDOW),
-      trackingWindowMs: config.CART_TRACKING_WINDOW_MS,
-      termsUrl: config.CART_TERMS_URL,
-      secureEntryAgreementUrl: config.CART_SECURE_ENTRY_AGREEMENT_URL,
-      redemptionBaseUrl: config.CART_REDEMPTION_BASE_URL,
-    },
+    settings: cartSettings(config),
   });
-  // Idempotency records answer order and redemption tokens again: sealed, under keys derived from
-  // the order token key, and the requests digested with a keyed MAC (README, "Idempotency keys").
-  const idempotency = createIdempotency(idempotencyStore, {
-    ttlMs: config.IDEMPOTENCY_TTL_MS,
-    secrets: idempotencySecrets([tokenKey]),
-  });
+}
 
-  // The commerce API (/commerce/v2) on the same app, events and idempotency (src/commerce).
-  const commerce = composeCommerce({
-    carts: app,
-    events,
-    secrets,
-    fees: app.fees,
-    clock,
-    idempotency,
-    logger,
-    connectorAddress: config.GRPC_ADDR_3P_CONNECTOR,
-    deadlineMs: config.CONNECTOR_DEADLINE_MS,
-    ...(options.accessCodes ? { accessCodes: options.accessCodes } : {}),
-    passwordFailures,
-    passwordThrottle: {
-      windowMs: config.CART_PRESALE_PASSWORD_WINDOW_SECONDS * 1000,
-      perApp: config.CART_PRESALE_PASSWORD_FAILURES_PER_APP,
-      perFan: config.CART_PRESALE_PASSWORD_FAILURES_PER_FAN,
-    },
-  });
-
-  // Both topics whole, in this process (a global table, as catalog-indexer's): event-changed is
-  // compacted, availability-changed kept a day; the version and sequence rules make any order of
-  // reading, and what `load` brought, converge.
+/**
+ * Both projection topics whole, in this process (a global table, as catalog-indexer's):
+ * event-changed is compacted, availability-changed kept a day; the version and sequence rules make
+ * any order of reading, and what `load` brought, converge.
+ */
+async function subscribeProjection(
+  infra: ServiceInfra,
+  config: CartConfig,
+  options: CartComposeOptions,
+  { events, durable }: Projection,
+) {
+  const { bus, logger } = infra;
   const started = performance.now();
   const eventFeed = await bus.subscribeGlobal(
     options.eventTopic ?? eventChangedTopic,
@@ -249,9 +247,20 @@ export async function composeCart(
         'event projection caught up with event-changed and availability-changed',
       ),
   );
-  // Admissions at the gates withdraw live resale listings of the admitted seats: one consumer
-  // group for the service, tied to its database like every read model's.
-  await bus.subscribe(
+  return { eventFeed, availabilityFeed, caughtUp };
+}
+
+/**
+ * The consumer groups of cart, one per database like every read model's: admissions at the gates
+ * withdraw live resale listings of the admitted seats; a deleted fan's order contacts are erased.
+ */
+async function subscribeGroups(
+  infra: ServiceInfra,
+  config: CartConfig,
+  app: CartApp,
+  topPicks: TopPicks,
+): Promise<void> {
+  await infra.bus.subscribe(
     ticketScannedTopic,
     {
       group: `${readModelConsumerGroup(config, 'cart')}.ticket-scanned`,
@@ -259,29 +268,33 @@ export async function composeCart(
     },
     topPicks.ticketScanned,
   );
-  // A deleted fan's order contacts are erased: one consumer group per database, like the above.
-  await bus.subscribe(
+  await infra.bus.subscribe(
     fanDeletedTopic,
     {
       group: `${readModelConsumerGroup(config, 'cart')}.fan-deleted`,
       maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
     },
-    fanDeletedHandler({ app, log: logger }),
+    fanDeletedHandler({ app, log: infra.logger }),
   );
-  const relay = createOutboxRelay({
-    sources: outboxSources,
-    publish: busRawPublisher(bus, allTopics),
-    logger,
-  });
+}
 
-  // One sweep at a time per process (replicas are kept apart by compare-and-set), and at most a
-  // fifth of the time: the sweeper's queries scan on the dev/CI Mongo-wire server, and a sweep
-  // that grew slow must not take the store from the reserves it serves.
-  // Expired Idempotency-Key records and ended carts past their retention go once a minute; a
-  // full batch of carts (a backlog) brings the next one forward to the next sweep.
+/**
+ * One sweep at a time per process (replicas are kept apart by compare-and-set), and at most a
+ * fifth of the time: the sweeper's queries scan on the dev/CI Mongo-wire server, and a sweep that
+ * grew slow must not take the store from the reserves it serves. Expired Idempotency-Key records
+ * and ended carts past their retention go once a minute; a full batch of carts (a backlog) brings
+ * the next one forward to the next sweep.
+ */
+function cartSweeper(
+  config: CartConfig,
+  app: CartApp,
+  idempotency: Idempotency,
+  commerce: Commerce,
+  logger: ServiceInfra['logger'],
+) {
   let lastPurge = 0;
   let cartBacklog = false;
-  const sweeper = periodic(
+  return periodic(
     async () => {
       await app.sweep();
       const minuteUp = Date.now() - lastPurge > 60_000;
@@ -297,40 +310,143 @@ export async function composeCart(
       onError: (error) => logger.warn({ err: error }, 'cart sweep failed; next run retries'),
     },
   );
+}
+
+/**
+ * Carts written before `fanId` was kept a field hold it packed, where a deletion's query does not
+ * reach: rewritten once, in the background (safe with several replicas; a failure is retried at the
+ * next start). Until then such a cart is not found by a fan's deletion.
+ */
+function relayoutInBackground(storage: Storage, logger: ServiceInfra['logger']): void {
+  storage.relayout().then(
+    (rewritten) => {
+      if (rewritten > 0)
+        logger.info({ rewritten }, 'stored documents rewritten by the fields kept today');
+    },
+    (err: unknown) =>
+      logger.warn({ err }, 'rewriting stored documents by the fields kept today failed'),
+  );
+}
+
+/** Top picks, fan sessions and resale listings (README, "Top picks and resale"). */
+function topPicksOf(
+  config: CartConfig,
+  storage: Storage,
+  events: EventProjectionStore,
+  clients: Clients,
+  clock: Clock,
+  logger: ServiceInfra['logger'],
+): TopPicks {
+  return composeTopPicks({
+    storage: storage.topPicks,
+    events: projectionEventSource(events, { fees: feesOf(config), now: () => clock.now() }),
+    orders: cartOrderLookup(storage.core.orders),
+    liveSeats: connectorLiveSeats(clients.connector),
+    admittedSeats: clients.admittedSeats,
+    logger,
+    clock,
+    sessionTtlMs: config.CART_FAN_SESSION_TTL_SECONDS * 1000,
+  });
+}
+
+/** The commerce API (/commerce/v2) on the same app, events and idempotency (src/commerce). */
+function commerceOf(
+  config: CartConfig,
+  options: CartComposeOptions,
+  parts: {
+    app: CartApp;
+    storage: Storage;
+    events: EventProjectionStore;
+    secrets: SecretBox;
+    idempotency: Idempotency;
+    clock: Clock;
+    logger: ServiceInfra['logger'];
+  },
+): Commerce {
+  return composeCommerce({
+    carts: parts.app,
+    events: parts.events,
+    secrets: parts.secrets,
+    fees: parts.app.fees,
+    clock: parts.clock,
+    idempotency: parts.idempotency,
+    logger: parts.logger,
+    connectorAddress: config.GRPC_ADDR_3P_CONNECTOR,
+    deadlineMs: config.CONNECTOR_DEADLINE_MS,
+    ...(options.accessCodes ? { accessCodes: options.accessCodes } : {}),
+    passwordFailures: parts.storage.commerce.passwordFailures,
+    passwordThrottle: {
+      windowMs: config.CART_PRESALE_PASSWORD_WINDOW_SECONDS * 1000,
+      perApp: config.CART_PRESALE_PASSWORD_FAILURES_PER_APP,
+      perFan: config.CART_PRESALE_PASSWORD_FAILURES_PER_FAN,
+    },
+  });
+}
+
+/**
+ * Composition root of cart: storage (Mongo or memory through `openServiceStores`), the event
+ * projection and its two consumers, the cart application over 3p-connector and the payment
+ * processors, the slices (commerce, top picks), the sweeper, the outbox relay and gRPC.
+ */
+export async function composeCart(
+  infra: ServiceInfra,
+  config: CartConfig,
+  options: CartComposeOptions = {},
+): Promise<ServiceParts> {
+  const { logger, bus } = infra;
+  const clock = options.clock ?? { now: () => new Date() };
+  const storage = await openStorage(infra, config);
+  const projection = await openProjection(storage, clock, logger);
+  const { events, durable } = projection;
+  const clients = openClients(config, options, logger);
+  const tokenKey = orderTokenKey(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message));
+  const secrets = createSecretBox(tokenKey);
+  const topPicks = topPicksOf(config, storage, events, clients, clock, logger);
+  const app = createCartApp({
+    ...{ config, storage, events, secrets, clock, logger },
+    resale: topPicks.app,
+    connector: clients.connector,
+  });
+  // Idempotency records answer order and redemption tokens again: sealed, under keys derived from
+  // the order token key, and the requests digested with a keyed MAC (README, "Idempotency keys").
+  const idempotency = createIdempotency(storage.idempotency, {
+    ttlMs: config.IDEMPOTENCY_TTL_MS,
+    secrets: idempotencySecrets([tokenKey]),
+  });
+  const commerce = commerceOf(config, options, {
+    ...{ app, storage, events, secrets, idempotency, clock, logger },
+  });
+  const feeds = await subscribeProjection(infra, config, options, projection);
+  await subscribeGroups(infra, config, app, topPicks);
+  const relay = createOutboxRelay({
+    sources: storage.outboxSources,
+    publish: busRawPublisher(bus, allTopics),
+    logger,
+  });
+  const sweeper = cartSweeper(config, app, idempotency, commerce, logger);
 
   return {
     grpc: [cartGrpc(app, idempotency), commerce.grpc, topPicks.grpc],
     // Not ready (no traffic) until the projection has what the topics held at start. Mongo is not
     // in it: a shared dependency, probed by the platform for metrics and logs (hostService).
     readiness: {
-      'event-changed': async () => eventFeed.caughtUp(),
-      'availability-changed': async () => availabilityFeed.caughtUp(),
+      'event-changed': async () => feeds.eventFeed.caughtUp(),
+      'availability-changed': async () => feeds.availabilityFeed.caughtUp(),
     },
     start: async () => {
       await relay.start();
       topPicks.start();
       // Written behind once caught up, so a replayed event is written once, not per record.
-      void caughtUp.then(() => durable?.start(PROJECTION_WRITE_BEHIND_MS));
+      void feeds.caughtUp.then(() => durable?.start(PROJECTION_WRITE_BEHIND_MS));
       sweeper.start();
-      // Carts written before `fanId` was kept a field hold it packed, where a deletion's query
-      // does not reach: rewritten once, in the background (safe with several replicas; a failure
-      // is retried at the next start). Until then such a cart is not found by a fan's deletion.
-      relayout().then(
-        (rewritten) => {
-          if (rewritten > 0)
-            logger.info({ rewritten }, 'stored documents rewritten by the fields kept today');
-        },
-        (err: unknown) =>
-          logger.warn({ err }, 'rewriting stored documents by the fields kept today failed'),
-      );
+      relayoutInBackground(storage, logger);
     },
     stop: async () => {
       await sweeper.stop();
       await app.drain();
       await durable?.stop();
       await relay.stop();
-      client?.close();
-      entrySeats?.close();
+      clients.close();
       commerce.close();
       topPicks.stop();
     },

@@ -23,7 +23,7 @@ import { createCartStorage } from '../src/adapters/stores.js';
 import { CartApp, type BillingInput, type CartSettings } from '../src/app/index.js';
 import { listedSeats, SEATS_PER_ANSWER, SEATS_PER_AREA } from '../src/app/queries/availability.js';
 import { parseMaintenanceWindow } from '../src/domain/maintenance.js';
-import { EventProjectionStore } from '../src/events/store.js';
+import { EventProjectionStore } from '../src/adapters/event-projection-store.js';
 import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';
 import { cartAppDefaults } from './support/cart-app.js';

@@ -4,16 +4,20 @@ import { createServiceStores } from '@marquee/platform/store';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
 import { createSecretBox } from '../src/adapters/secret-box.js';
 import { createCartStorage } from '../src/adapters/stores.js';
+import { createCommerceStorage } from '../src/commerce/adapters/stores.js';
 import { CartApp, type BillingInput } from '../src/app/index.js';
-import { CommerceApp, type ProductInput } from '../src/commerce/commerce-app.js';
-import { commerceDeliveries } from '../src/commerce/deliveries.js';
-import { offersMessage } from '../src/commerce/grpc.js';
-import { offerId, parseOfferId, passwordId } from '../src/commerce/offer-ids.js';
-import { buildOffers, DEFAULT_MAX_TICKETS } from '../src/commerce/offers.js';
-import { PASSWORD_ATTEMPTS_EXCEEDED, PasswordThrottle } from '../src/commerce/password-throttle.js';
+import { CommerceApp, type ProductInput } from '../src/commerce/app/commerce-app.js';
+import { commerceDeliveries } from '../src/commerce/domain/deliveries.js';
+import { offersMessage } from '../src/commerce/ports/grpc/commerce-messages.js';
+import { offerId, parseOfferId, passwordId } from '../src/commerce/domain/offer-ids.js';
+import { buildOffers, DEFAULT_MAX_TICKETS } from '../src/commerce/domain/offers.js';
+import {
+  PASSWORD_ATTEMPTS_EXCEEDED,
+  PasswordThrottle,
+} from '../src/commerce/adapters/password-throttle.js';
 import { DEFAULT_FEES, type FeeSchedule } from '../src/domain/pricing.js';
 import { shippingOptions } from '../src/domain/shipping.js';
-import { EventProjectionStore } from '../src/events/store.js';
+import { EventProjectionStore } from '../src/adapters/event-projection-store.js';
 import type { SellableEvent } from '../src/domain/sellable-event.js';
 import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';
@@ -43,7 +47,12 @@ async function projection(
   const events = new EventProjectionStore(storage.events, () => NOW);
   await events.applyEvent(partnerEvent());
   await events.applyAvailability(availability(1, areas));
-  return { stores, storage, events, event: (await events.get(EVENT_ID))! };
+  return {
+    stores,
+    storage: { ...storage, ...createCommerceStorage(stores) },
+    events,
+    event: (await events.get(EVENT_ID))!,
+  };
 }
 
 describe('commerce offer ids', () => {

@@ -9,7 +9,7 @@ import { createCartStorage } from '../src/adapters/stores.js';
 import { CartApp, type BillingInput, type CartOwner } from '../src/app/index.js';
 import { withoutPersonalData } from '../src/domain/cart.js';
 import { DEFAULT_FEES } from '../src/domain/pricing.js';
-import { EventProjectionStore } from '../src/events/store.js';
+import { EventProjectionStore } from '../src/adapters/event-projection-store.js';
 import {
   cartOrderLookup,
   composeTopPicks,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createServiceStores } from '@marquee/platform/store';
 import { createCartStorage } from '../src/adapters/stores.js';
-import { EventProjectionStore } from '../src/events/store.js';
+import { EventProjectionStore } from '../src/adapters/event-projection-store.js';
 import { EVENT_ID, partnerEvent } from './support/events.js';
 
 const projectionStore = () => {

@@ -4,8 +4,11 @@ import { openServiceStores } from '@marquee/platform/store';
 import { describeIntegration, uniqueName } from '@marquee/platform/testing';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createCartStorage } from '../src/adapters/stores.js';
-import { PASSWORD_ATTEMPTS_EXCEEDED, PasswordThrottle } from '../src/commerce/password-throttle.js';
+import { createCommerceStorage } from '../src/commerce/adapters/stores.js';
+import {
+  PASSWORD_ATTEMPTS_EXCEEDED,
+  PasswordThrottle,
+} from '../src/commerce/adapters/password-throttle.js';
 
 /**
  * The presale password throttle on the Mongo-wire server: two throttles over one collection stand
@@ -33,9 +36,7 @@ describeIntegration('presale password throttle on the Mongo-wire server', ({ mon
     let now = new Date('2030-06-01T12:00:00Z');
     const settings = { windowMs: 600_000, perApp: 8, perFan: 100 };
     const replica = async () => {
-      const { storage } = await openServiceStores({ mongo: db, logger }, (stores) =>
-        createCartStorage(stores, { sandboxAreaCapacity: 100 }),
-      );
+      const { storage } = await openServiceStores({ mongo: db, logger }, createCommerceStorage);
       return new PasswordThrottle(storage.passwordFailures, settings, () => now);
     };
     const [a, b] = [await replica(), await replica()];

@@ -3,13 +3,13 @@ import { createServiceStores } from '@marquee/platform/store';
 import { OrderConfirmed, InventoryType } from '@marquee/proto/cart/v1';
 import { ScanResult, TicketScanned } from '@marquee/proto/entry/v1';
 import { ticketScannedTopic } from '@marquee/proto/topics';
-import { offerId } from '../src/commerce/offer-ids.js';
+import { offerId } from '../src/commerce/domain/offer-ids.js';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
 import { createCartStorage } from '../src/adapters/stores.js';
 import { CartApp, type BillingInput } from '../src/app/index.js';
 import { DEFAULT_FEES, ticketPrice } from '../src/domain/pricing.js';
 import type { ResaleListing } from '../src/top-picks/domain/listing.js';
-import { EventProjectionStore } from '../src/events/store.js';
+import { EventProjectionStore } from '../src/adapters/event-projection-store.js';
 import {
   cartOrderLookup,
   composeTopPicks,
@@ -19,6 +19,10 @@ import {
   type TopPicksApp,
 } from '../src/top-picks/index.js';
 import { SESSION_EXPIRED_MESSAGE } from '../src/top-picks/domain/fan-session.js';
+import {
+  topPicksAnswer,
+  type EmbeddedOffer,
+} from '../src/top-picks/ports/grpc/top-picks-answer.js';
 import { area, availability, EVENT_ID, partnerEvent } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';
 import { cartAppDefaults, silent } from './support/cart-app.js';
@@ -135,7 +139,7 @@ async function buy(
   return { held, order: committed.order };
 }
 
-type Shown = Awaited<ReturnType<TopPicksApp['getTopPicks']>>['offers'];
+type Shown = EmbeddedOffer[];
 
 /** The price of an offer's tickets before fees (its face value charge) as top picks shows it. */
 const shownPrice = (offers: Shown, id: string): number =>
@@ -151,8 +155,9 @@ const shownCartTotal = (offers: Shown, id: string, quantity: number): number => 
   return offer.totalPrice.amountMinor * quantity + perOrder;
 };
 
-const topPicks = (s: Setup, fanSessionId = '', appId = buyer.appId) =>
-  s.picks.getTopPicks({
+/** The app's picks with the offers, event details and messages the ports answer with them. */
+const topPicks = async (s: Setup, fanSessionId = '', appId = buyer.appId) => {
+  const result = await s.picks.getTopPicks({
     appId,
     eventId: EVENT_ID,
     fanSessionId,
@@ -167,6 +172,8 @@ const topPicks = (s: Setup, fanSessionId = '', appId = buyer.appId) =>
     page: 1,
     size: 30,
   });
+  return { ...result, ...topPicksAnswer(result) };
+};
 
 describe('top picks and resale through the cart', () => {
   let s: Setup;

@@ -28,7 +28,7 @@ import {
   type OrderTicket,
 } from '../domain/order.js';
 import { deliveryMethodType } from '../domain/shipping.js';
-import { inventoryTypeOf } from '../top-picks/ports/inventory-type.js';
+import { inventoryTypeOf } from './inventory-type.js';
 
 const money = (amountMinor: number, currency: string) => ({ amountMinor, currency });
 

@@ -1,5 +1,4 @@
 import { DEVELOPMENT_CONTACT_KEYS, type ContactKey } from '@marquee/proto/order-contact';
-import { AppError } from '@marquee/platform/errors';
 import { idempotencyIndexes, type IdempotencyRecord } from '@marquee/platform/idempotency';
 import { metrics } from '@marquee/platform/metrics';
 import { createOutboxEvent, type OutboxEvent } from '@marquee/platform/outbox';
@@ -13,11 +12,7 @@ import {
   bookingExpiredTopic,
   bookingHeldTopic,
   bookingReleasedTopic,
-  orderCancelledTopic,
-  orderConfirmedTopic,
-  orderPrintedTopic,
   paymentCapturedTopic,
-  paymentRefundedTopic,
 } from '@marquee/proto/topics';
 import type {
   CartEvent,
@@ -32,34 +27,20 @@ import type {
   TrackingRepository,
 } from '../app/ports.js';
 import { listingIdsOf } from '../app/inventory/inventory.js';
-import { FINAL_STATUSES, type Cart, type HeldTicket } from '../domain/cart.js';
-import type { Order } from '../domain/order.js';
-import type { EventProjectionDoc } from '../events/store.js';
+import { FINAL_STATUSES, type Cart } from '../domain/cart.js';
+import type { EventProjectionDoc } from './event-projection-store.js';
 import {
   bookingExpiredMessage,
   bookingHeldMessage,
   bookingReleasedMessage,
-  orderCancelledMessage,
-  orderConfirmedMessage,
-  orderPrintedMessage,
   paymentCapturedMessage,
-  paymentRefundedMessage,
 } from './messages.js';
-import { passwordFailureIndexes, type PasswordFailureDoc } from '../commerce/password-throttle.js';
+import { orderRepository, type OrderDoc } from './order-repository.js';
+import { sandboxInventory, type SandboxAreaDoc } from './sandbox-inventory.js';
+import { isKind, withoutVersion } from './versioned.js';
 
 type CartDoc = Stored<Cart>;
-type OrderDoc = Stored<Order>;
 type TrackingDoc = Stored<TrackingHit>;
-
-const MAX_CAS_ATTEMPTS = 32;
-
-const isKind = (error: unknown, kind: string): boolean =>
-  (error as { kind?: unknown } | null)?.kind === kind;
-
-function withoutVersion<T extends { version: number }>(doc: T): Omit<T, 'version'> {
-  const { version: _version, ...rest } = doc;
-  return rest;
-}
 
 /** The collections of cart (memory or Mongo, chosen by `openServiceStores`). */
 export interface CartStorage {
@@ -73,8 +54,6 @@ export interface CartStorage {
   events: VersionedStore<EventProjectionDoc>;
   /** `Idempotency-Key` records of the partner cart and commerce writes. */
   idempotency: ServiceCollection<IdempotencyRecord>;
-  /** Counters of wrong presale passwords (commerce's password throttle). */
-  passwordFailures: ServiceCollection<PasswordFailureDoc>;
 }
 
 export function createCartStorage(
@@ -139,10 +118,6 @@ export function createCartStorage(
     sandbox: sandboxInventory(sandbox, options.sandboxAreaCapacity),
     events,
     idempotency: stores.collection<IdempotencyRecord>('idempotency', idempotencyIndexes),
-    passwordFailures: stores.collection<PasswordFailureDoc>(
-      'presale_password_failures',
-      passwordFailureIndexes,
-    ),
   };
 }
 
@@ -250,131 +225,6 @@ export function cartRepository(store: VersionedStore<CartDoc>): CartRepository {
   };
 }
 
-/** Orders confirmed and cancelled, counted when written with their `order-*` event. */
-const ordersConfirmed = metrics.counter('marquee_orders_confirmed', {
-  description: 'Orders confirmed (written with their order-confirmed event)',
-});
-const ordersCancelled = metrics.counter('marquee_orders_cancelled', {
-  description: 'Orders cancelled (written with their order-cancelled event)',
-});
-
-export function orderRepository(
-  store: VersionedStore<OrderDoc>,
-  contactKeys: readonly ContactKey[],
-): OrderRepository {
-  return {
-    get: (id) => store.get(id),
-    insertConfirmed: async (order) => {
-      const stored = await store.insert(
-        { ...order },
-        {
-          events: [
-            createOutboxEvent(orderConfirmedTopic, {
-              key: order.id,
-              value: orderConfirmedMessage(order, contactKeys),
-              time: order.confirmedAt,
-            }),
-          ],
-        },
-      );
-      ordersConfirmed.add(1);
-      return stored;
-    },
-    updateCancelled: async (order, expectedVersion, ticketIds = []) => {
-      const stored = await store.update(
-        order.id,
-        expectedVersion,
-        { ...order },
-        {
-          events: [
-            createOutboxEvent(orderCancelledTopic, {
-              key: order.id,
-              value: orderCancelledMessage(order, ticketIds),
-              ...(order.cancelledAt ? { time: order.cancelledAt } : {}),
-            }),
-          ],
-        },
-      );
-      ordersCancelled.add(1);
-      return stored;
-    },
-    updatePayment: (order, expectedVersion, refunded = []) =>
-      store.update(
-        order.id,
-        expectedVersion,
-        { ...order },
-        {
-          events: refunded.map((refund) =>
-            createOutboxEvent(paymentRefundedTopic, {
-              key: order.id,
-              value: paymentRefundedMessage(order, refund),
-              time: refund.at,
-            }),
-          ),
-        },
-      ),
-    async findByPaymentId(paymentId) {
-      const [found] = await store.find({ paymentId }, { limit: 1 });
-      return found;
-    },
-    listByFan: (fanId, limit) => store.find({ fanId }, { limit }),
-    updateContactErased: (order, expectedVersion) =>
-      store.update(order.id, expectedVersion, { ...order }),
-    updateTicketCancelPending: (order, expectedVersion) =>
-      store.update(order.id, expectedVersion, { ...order }),
-    findTicketCancelDue: (now, limit) =>
-      store.find({ ticketCancelDueAt: { $lte: now } }, { sort: { ticketCancelDueAt: 1 }, limit }),
-    findRefundDue: (now, limit) =>
-      store.find({ refundDueAt: { $lte: now } }, { sort: { refundDueAt: 1 }, limit }),
-    updatePrinted: (order, expectedVersion) => {
-      const at = new Date();
-      return store.update(
-        order.id,
-        expectedVersion,
-        { ...order },
-        {
-          events: [
-            createOutboxEvent(orderPrintedTopic, {
-              key: order.id,
-              value: orderPrintedMessage(order, at),
-              time: at,
-            }),
-          ],
-        },
-      );
-    },
-    async listByBuyer(buyer) {
-      const docs = await store.find(
-        {
-          appId: buyer.appId,
-          eventId: buyer.eventId,
-          sandbox: false,
-          status: 'CONFIRMED',
-          ...(buyer.fanId !== undefined ? { fanId: buyer.fanId } : {}),
-          ...(buyer.thirdPartyAccountId !== undefined
-            ? { thirdPartyAccountId: buyer.thirdPartyAccountId }
-            : {}),
-        },
-        { limit: buyer.limit },
-      );
-      return docs.map(withoutVersion);
-    },
-    async listByOwner(owner) {
-      const docs = await store.find(
-        {
-          appId: owner.appId,
-          sandbox: owner.sandbox,
-          ...(owner.fanId !== undefined ? { fanId: owner.fanId } : {}),
-          ...(owner.eventId ? { eventId: owner.eventId } : {}),
-          ...(owner.status ? { status: owner.status } : {}),
-        },
-        { sort: { confirmedAt: -1 }, limit: owner.limit },
-      );
-      return docs.map(withoutVersion);
-    },
-  };
-}
-
 interface StripeEventDoc {
   id: string;
   version: number;
@@ -442,170 +292,6 @@ export function trackingRepository(store: VersionedStore<TrackingDoc>): Tracking
         { sort: { at: -1 }, limit: 1 },
       );
       return found && withoutVersion(found);
-    },
-  };
-}
-
-// ------------------------------------------------------------------------------------------------
-// Sandbox inventory
-
-interface SandboxHold {
-  cartId: string;
-  quantity: number;
-  seats: string[];
-  expiresAt: Date;
-}
-
-/** One area of an event's sandbox inventory: capacity, sold count and live holds. */
-export interface SandboxAreaDoc {
-  id: string;
-  version: number;
-  eventId: string;
-  areaId: string;
-  generalAdmission: boolean;
-  capacity: number;
-  sold: number;
-  /** Next seat number given out (sandbox seats are numbered in order and never reused). */
-  nextSeat: number;
-  holds: SandboxHold[];
-}
-
-const sandboxId = (eventId: string, areaId: string) => `${eventId}:${areaId}`;
-
-const noSandboxInventory = () =>
-  new AppError('resource_exhausted', 'the sandbox inventory cannot hold these tickets', {
-    details: { reason: '20052' },
-  });
-
-/**
- * The sandbox inventory over the store: a hold is a compare-and-set on its area's document, which
- * counts sold tickets and live holds (expired holds no longer count), so concurrent sandbox carts
- * never oversell an area either.
- */
-export function sandboxInventory(
-  store: VersionedStore<SandboxAreaDoc>,
-  defaultCapacity: number,
-): SandboxInventory {
-  const change = async (
-    id: string,
-    create: () => Omit<SandboxAreaDoc, 'version'>,
-    apply: (doc: Omit<SandboxAreaDoc, 'version'>) => Omit<SandboxAreaDoc, 'version'> | undefined,
-  ): Promise<Omit<SandboxAreaDoc, 'version'> | undefined> => {
-    for (let attempt = 1; ; attempt += 1) {
-      const stored = await store.get(id);
-      const current = stored ? withoutVersion(stored) : create();
-      const next = apply(structuredClone(current));
-      if (!next) return undefined;
-      try {
-        if (stored) await store.update(id, stored.version, next);
-        else await store.insert(next);
-        return next;
-      } catch (error) {
-        const raced = isVersionConflict(error) || isKind(error, 'already_exists');
-        if (!raced || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
-  };
-
-  const releaseAll = async (eventId: string, cartId: string) => {
-    const docs = await store.find({ eventId });
-    for (const doc of docs) {
-      if (!doc.holds.some((h) => h.cartId === cartId)) continue;
-      await change(
-        doc.id,
-        () => withoutVersion(doc),
-        (d) => ({
-          ...d,
-          holds: d.holds.filter((h) => h.cartId !== cartId),
-        }),
-      );
-    }
-  };
-
-  return {
-    async hold({ eventId, cartId, lines, areas, expiresAt, now }) {
-      // A resumed attempt starts from nothing: holds of an earlier attempt are given back first.
-      await releaseAll(eventId, cartId);
-      const tickets: Omit<HeldTicket, 'faceValueMinor' | 'areaDescription'>[] = [];
-      let n = 0;
-      for (const line of lines) {
-        let held: SandboxHold | undefined;
-        let heldArea: (typeof areas)[number] | undefined;
-        for (const areaId of line.areaIds) {
-          const area = areas.find((a) => a.areaId === areaId);
-          if (!area) continue;
-          const total = area.available + area.unavailable;
-          const written = await change(
-            sandboxId(eventId, areaId),
-            () => ({
-              id: sandboxId(eventId, areaId),
-              eventId,
-              areaId,
-              generalAdmission: area.generalAdmission,
-              capacity: total > 0 ? total : defaultCapacity,
-              sold: 0,
-              nextSeat: 1,
-              holds: [],
-            }),
-            (doc) => {
-              const live = doc.holds.filter((h) => h.expiresAt.getTime() > now.getTime());
-              const taken = doc.sold + live.reduce((s, h) => s + h.quantity, 0);
-              if (doc.capacity - taken < line.quantity) return undefined;
-              const seats = doc.generalAdmission
-                ? []
-                : Array.from({ length: line.quantity }, (_, i) => String(doc.nextSeat + i));
-              held = { cartId, quantity: line.quantity, seats, expiresAt };
-              return {
-                ...doc,
-                nextSeat: doc.nextSeat + (doc.generalAdmission ? 0 : line.quantity),
-                holds: [...doc.holds, held],
-              };
-            },
-          );
-          if (written) {
-            heldArea = area;
-            break;
-          }
-        }
-        if (!held || !heldArea) {
-          await releaseAll(eventId, cartId);
-          throw noSandboxInventory();
-        }
-        for (let i = 0; i < line.quantity; i += 1) {
-          n += 1;
-          tickets.push({
-            ticketId: `${cartId}-${n}`,
-            areaId: heldArea.areaId,
-            section: heldArea.sectionId,
-            row: heldArea.generalAdmission ? '' : 'SBX',
-            seat: held.seats[i] ?? '',
-            priceLevelId: heldArea.priceLevelId,
-            priceTypeId: line.priceTypeId,
-            generalAdmission: heldArea.generalAdmission,
-          });
-        }
-      }
-      return tickets;
-    },
-    release: releaseAll,
-    async sell(eventId, cartId) {
-      const docs = await store.find({ eventId });
-      for (const doc of docs) {
-        if (!doc.holds.some((h) => h.cartId === cartId)) continue;
-        await change(
-          doc.id,
-          () => withoutVersion(doc),
-          (d) => {
-            const mine = d.holds.filter((h) => h.cartId === cartId);
-            if (mine.length === 0) return undefined;
-            return {
-              ...d,
-              sold: d.sold + mine.reduce((s, h) => s + h.quantity, 0),
-              holds: d.holds.filter((h) => h.cartId !== cartId),
-            };
-          },
-        );
-      }
     },
   };
 }

@@ -211,6 +211,168 @@ function answerOf(intent: Stripe.PaymentIntent): Authorization | PaymentActionRe
   }
 }
 
+type AuthorizeInput = Parameters<PaymentProcessor['authorize']>[0];
+
+/** What an authorisation reads of an intent: its PaymentMethod (the card's issuer and digits). */
+const EXPAND = ['payment_method'];
+
+/** A nonce must be a PaymentMethod id Stripe.js made; anything else is refused with 10002. */
+function checkPaymentMethod(nonce: string): void {
+  if (!PAYMENT_METHOD_ID.test(nonce))
+    throw new AppError(
+      'invalid_argument',
+      'card.number must be a Stripe PaymentMethod id (pm_...) created with Stripe.js',
+      { details: { reason: '10002', field: 'card.number' } },
+    );
+}
+
+/** Reads an intent again, its failure as the processor's error. */
+const retrieveIntent = (client: StripeClient, id: string, expand?: string[]) =>
+  (expand
+    ? client.paymentIntents.retrieve(id, { expand })
+    : client.paymentIntents.retrieve(id)
+  ).catch((e: unknown) => {
+    throw errorOf(e);
+  });
+
+/**
+ * Creates and confirms the PaymentIntent of an authorisation under its idempotency key. `reread`:
+ * this is a retry whose first failure Stripe replayed, and the intent was read again.
+ */
+async function createIntent(
+  client: StripeClient,
+  input: AuthorizeInput,
+): Promise<{ intent: Stripe.PaymentIntent; reread: boolean }> {
+  try {
+    const intent = await client.paymentIntents.create(
+      {
+        amount: input.amountMinor,
+        currency: input.currency.toLowerCase(),
+        payment_method: input.nonce,
+        // Cards (and wallets) only: a method that redirects would need a return URL.
+        automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+        capture_method: 'manual',
+        confirm: true,
+        // A 3-D Secure challenge is run by Stripe.js (handleNextAction), not by a redirect.
+        use_stripe_sdk: true,
+        metadata: { marquee_reference: input.reference, marquee_cart: input.cartId },
+        expand: ['payment_method'],
+      },
+      { idempotencyKey: authorizeKey(input.reference, input.nonce) },
+    );
+    return { intent, reread: false };
+  } catch (error) {
+    // A retry of a declined (or failed) attempt: Stripe replays the first failure for the key.
+    const replayed = replayedFailureOf(error);
+    if (!replayed) throw errorOf(error);
+    return { intent: await retrieveIntent(client, replayed, EXPAND), reread: true };
+  }
+}
+
+/** The intent as it is now when the answer was a replay: asked the bank again if it failed. */
+async function currentIntent(
+  client: StripeClient,
+  created: { intent: Stripe.PaymentIntent; reread: boolean },
+  nonce: string,
+): Promise<Stripe.PaymentIntent> {
+  let { intent, reread } = created;
+  try {
+    // A retry after the cardholder's 3-D Secure replays the first answer (requires_action):
+    // the intent itself says where it is now.
+    if (!reread && intent.status === 'requires_action') {
+      intent = await client.paymentIntents.retrieve(intent.id, { expand: EXPAND });
+      reread = true;
+    }
+    // The retry of an attempt that failed (a decline, processor trouble, a failed 3-D
+    // Secure) asks the bank again, on the same intent. No idempotency key is needed: an
+    // intent authorises at most once, and a confirm of one that has moved on is refused.
+    if (reread && intent.status === 'requires_payment_method')
+      intent = await client.paymentIntents.confirm(intent.id, {
+        payment_method: nonce,
+        use_stripe_sdk: true,
+        expand: EXPAND,
+      });
+    return intent;
+  } catch (error) {
+    if (unexpectedState(error))
+      return client.paymentIntents.retrieve(intent.id, { expand: EXPAND });
+    throw errorOf(error);
+  }
+}
+
+/**
+ * A capture or cancel Stripe refused as an unexpected state: done when the intent already is
+ * `done` (captured or cancelled beyond the idempotency key's 24 hours), else refused.
+ */
+async function settledAlready(
+  client: StripeClient,
+  paymentId: string,
+  done: Stripe.PaymentIntent.Status,
+  refusal: (status: Stripe.PaymentIntent.Status) => string,
+): Promise<void> {
+  const intent = await retrieveIntent(client, paymentId);
+  if (intent.status === done) return;
+  throw new AppError('failed_precondition', refusal(intent.status));
+}
+
+/** Voids a cart's authorisations Stripe still holds; resolves how many. */
+async function voidAbandoned(
+  client: StripeClient,
+  processor: PaymentProcessor,
+  cartId: string,
+): Promise<number> {
+  let found: Stripe.ApiSearchResult<Stripe.PaymentIntent>;
+  try {
+    // Search reads Stripe's index of the metadata, which trails a write by up to a minute:
+    // callers ask only well after the cart ended.
+    found = await client.paymentIntents.search({
+      query: `metadata['marquee_cart']:'${cartId.replace(/[^A-Za-z0-9_-]/g, '')}'`,
+      limit: 100,
+    });
+  } catch (error) {
+    throw errorOf(error);
+  }
+  let voided = 0;
+  for (const intent of found.data) {
+    if (!VOIDABLE.has(intent.status)) continue;
+    await processor.void(intent.id);
+    voided += 1;
+  }
+  return voided;
+}
+
+/** Refunds a captured intent (all of it, or `amountMinor`); a refusal is FAILED_PRECONDITION. */
+async function refund(
+  client: StripeClient,
+  paymentId: string,
+  amountMinor: number | undefined,
+  idempotencyKey: string,
+): Promise<PaymentRefund> {
+  let refund: Stripe.Refund;
+  try {
+    refund = await client.refunds.create(
+      {
+        payment_intent: paymentId,
+        ...(amountMinor !== undefined ? { amount: amountMinor } : {}),
+      },
+      { idempotencyKey: `refund:${idempotencyKey}` },
+    );
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeInvalidRequestError)
+      throw new AppError(
+        'failed_precondition',
+        `payment ${paymentId} cannot be refunded (${error.code ?? 'refused'})`,
+      );
+    throw errorOf(error);
+  }
+  if (refund.status === 'failed' || refund.status === 'canceled')
+    throw new AppError('failed_precondition', `the refund of ${paymentId} ${refund.status}`);
+  return {
+    refundId: refund.id,
+    status: refund.status === 'succeeded' ? 'succeeded' : 'pending',
+  };
+}
+
 /**
  * The Stripe payment processor (README, "Payment"; docs/payments.md). `authorize` creates and
  * confirms a PaymentIntent with manual capture for the PaymentMethod Stripe.js made in the
@@ -222,64 +384,9 @@ export function createStripeProcessor(client: StripeClient): PaymentProcessor {
   return {
     name: 'stripe',
     async authorize(input) {
-      if (!PAYMENT_METHOD_ID.test(input.nonce))
-        throw new AppError(
-          'invalid_argument',
-          'card.number must be a Stripe PaymentMethod id (pm_...) created with Stripe.js',
-          { details: { reason: '10002', field: 'card.number' } },
-        );
-      const expand = ['payment_method'];
-      let intent: Stripe.PaymentIntent;
-      // Whether this is a retry whose first answer Stripe replayed: the intent is read again.
-      let reread = false;
-      try {
-        intent = await client.paymentIntents.create(
-          {
-            amount: input.amountMinor,
-            currency: input.currency.toLowerCase(),
-            payment_method: input.nonce,
-            // Cards (and wallets) only: a method that redirects would need a return URL.
-            automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
-            capture_method: 'manual',
-            confirm: true,
-            // A 3-D Secure challenge is run by Stripe.js (handleNextAction), not by a redirect.
-            use_stripe_sdk: true,
-            metadata: { marquee_reference: input.reference, marquee_cart: input.cartId },
-            expand: ['payment_method'],
-          },
-          { idempotencyKey: authorizeKey(input.reference, input.nonce) },
-        );
-      } catch (error) {
-        // A retry of a declined (or failed) attempt: Stripe replays the first failure for the key.
-        const replayed = replayedFailureOf(error);
-        if (!replayed) throw errorOf(error);
-        intent = await client.paymentIntents.retrieve(replayed, { expand }).catch((e: unknown) => {
-          throw errorOf(e);
-        });
-        reread = true;
-      }
-      try {
-        // A retry after the cardholder's 3-D Secure replays the first answer (requires_action):
-        // the intent itself says where it is now.
-        if (!reread && intent.status === 'requires_action') {
-          intent = await client.paymentIntents.retrieve(intent.id, { expand });
-          reread = true;
-        }
-        // The retry of an attempt that failed (a decline, processor trouble, a failed 3-D
-        // Secure) asks the bank again, on the same intent. No idempotency key is needed: an
-        // intent authorises at most once, and a confirm of one that has moved on is refused.
-        if (reread && intent.status === 'requires_payment_method')
-          intent = await client.paymentIntents.confirm(intent.id, {
-            payment_method: input.nonce,
-            use_stripe_sdk: true,
-            expand,
-          });
-      } catch (error) {
-        if (unexpectedState(error))
-          return answerOf(await client.paymentIntents.retrieve(intent.id, { expand }));
-        throw errorOf(error);
-      }
-      return answerOf(intent);
+      checkPaymentMethod(input.nonce);
+      const created = await createIntent(client, input);
+      return answerOf(await currentIntent(client, created, input.nonce));
     },
 
     async capture(paymentId, amountMinor) {
@@ -291,17 +398,13 @@ export function createStripeProcessor(client: StripeClient): PaymentProcessor {
         );
       } catch (error) {
         // Captured earlier (beyond the idempotency key's 24 hours): done.
-        if (unexpectedState(error)) {
-          const intent = await client.paymentIntents.retrieve(paymentId).catch((e: unknown) => {
-            throw errorOf(e);
-          });
-          if (intent.status === 'succeeded') return;
-          throw new AppError(
-            'failed_precondition',
-            `payment ${paymentId} cannot be captured: it is ${intent.status}`,
-          );
-        }
-        throw errorOf(error);
+        if (!unexpectedState(error)) throw errorOf(error);
+        await settledAlready(
+          client,
+          paymentId,
+          'succeeded',
+          (status) => `payment ${paymentId} cannot be captured: it is ${status}`,
+        );
       }
     },
 
@@ -309,65 +412,22 @@ export function createStripeProcessor(client: StripeClient): PaymentProcessor {
       try {
         await client.paymentIntents.cancel(paymentId, {}, { idempotencyKey: voidKey(paymentId) });
       } catch (error) {
-        if (unexpectedState(error)) {
-          const intent = await client.paymentIntents.retrieve(paymentId).catch((e: unknown) => {
-            throw errorOf(e);
-          });
-          if (intent.status === 'canceled') return;
-          throw new AppError(
-            'failed_precondition',
-            `payment ${paymentId} cannot be voided: it is ${intent.status}${intent.status === 'succeeded' ? ' (captured: refund it)' : ''}`,
-          );
-        }
-        throw errorOf(error);
-      }
-    },
-
-    async voidAbandoned(cartId) {
-      let found: Stripe.ApiSearchResult<Stripe.PaymentIntent>;
-      try {
-        // Search reads Stripe's index of the metadata, which trails a write by up to a minute:
-        // callers ask only well after the cart ended.
-        found = await client.paymentIntents.search({
-          query: `metadata['marquee_cart']:'${cartId.replace(/[^A-Za-z0-9_-]/g, '')}'`,
-          limit: 100,
-        });
-      } catch (error) {
-        throw errorOf(error);
-      }
-      let voided = 0;
-      for (const intent of found.data) {
-        if (!VOIDABLE.has(intent.status)) continue;
-        await this.void(intent.id);
-        voided += 1;
-      }
-      return voided;
-    },
-
-    async refund(paymentId, amountMinor, idempotencyKey): Promise<PaymentRefund> {
-      let refund: Stripe.Refund;
-      try {
-        refund = await client.refunds.create(
-          {
-            payment_intent: paymentId,
-            ...(amountMinor !== undefined ? { amount: amountMinor } : {}),
-          },
-          { idempotencyKey: `refund:${idempotencyKey}` },
+        if (!unexpectedState(error)) throw errorOf(error);
+        await settledAlready(
+          client,
+          paymentId,
+          'canceled',
+          (status) =>
+            `payment ${paymentId} cannot be voided: it is ${status}${status === 'succeeded' ? ' (captured: refund it)' : ''}`,
         );
-      } catch (error) {
-        if (error instanceof Stripe.errors.StripeInvalidRequestError)
-          throw new AppError(
-            'failed_precondition',
-            `payment ${paymentId} cannot be refunded (${error.code ?? 'refused'})`,
-          );
-        throw errorOf(error);
       }
-      if (refund.status === 'failed' || refund.status === 'canceled')
-        throw new AppError('failed_precondition', `the refund of ${paymentId} ${refund.status}`);
-      return {
-        refundId: refund.id,
-        status: refund.status === 'succeeded' ? 'succeeded' : 'pending',
-      };
     },
+
+    voidAbandoned(cartId) {
+      return voidAbandoned(client, this, cartId);
+    },
+
+    refund: (paymentId, amountMinor, idempotencyKey) =>
+      refund(client, paymentId, amountMinor, idempotencyKey),
   };
 }

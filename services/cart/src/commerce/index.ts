@@ -10,21 +10,22 @@ import type { CartApp } from '../app/index.js';
 import type { Clock, SecretBox } from '../app/ports.js';
 import type { FeeSchedule } from '../domain/pricing.js';
 import type { EventReader } from '../domain/sellable-event.js';
-import { createAccessCodesClient } from './access-codes.js';
-import { CommerceApp, type AccessCodes } from './commerce-app.js';
-import { commerceGrpc } from './grpc.js';
+import { createAccessCodesClient } from './adapters/access-codes.js';
+import { CommerceApp, type AccessCodes } from './app/commerce-app.js';
+import { commerceGrpc } from './ports/grpc/commerce-grpc.js';
 import {
   PasswordThrottle,
   type PasswordFailureDoc,
   type PasswordThrottleSettings,
-} from './password-throttle.js';
+} from './adapters/password-throttle.js';
 import type { VersionedStore } from '@marquee/platform/store';
 
-export { CommerceApp, type AccessCodes } from './commerce-app.js';
-export { buildOffers, DEFAULT_MAX_TICKETS, type EventOffers } from './offers.js';
-export { offerId, parseOfferId, passwordId } from './offer-ids.js';
-export { commerceDeliveries } from './deliveries.js';
-export { PASSWORD_ATTEMPTS_EXCEEDED } from './password-throttle.js';
+export { CommerceApp, type AccessCodes } from './app/commerce-app.js';
+export { createCommerceStorage, type CommerceStorage } from './adapters/stores.js';
+export { buildOffers, DEFAULT_MAX_TICKETS, type EventOffers } from './domain/offers.js';
+export { offerId, parseOfferId, passwordId } from './domain/offer-ids.js';
+export { commerceDeliveries } from './domain/deliveries.js';
+export { PASSWORD_ATTEMPTS_EXCEEDED } from './adapters/password-throttle.js';
 
 export function composeCommerce(input: {
   carts: CartApp;

@@ -94,6 +94,77 @@ function resaleOfLine(
   return { resale: { ...first, averageOriginalTotalMinor: Math.round(sum / resold.length) } };
 }
 
+/** Held tickets of one line grouped by (price type, price level, face value), not yet charged. */
+function groupsOf(tickets: readonly HeldTicket[]): PricedTicketGroup[] {
+  const groups = new Map<string, PricedTicketGroup>();
+  for (const t of tickets) {
+    const key = [t.priceTypeId, t.priceLevelId, t.faceValueMinor].join('\u0000');
+    const group = groups.get(key);
+    if (group) group.quantity += 1;
+    else
+      groups.set(key, {
+        priceTypeId: t.priceTypeId,
+        priceLevelId: t.priceLevelId,
+        quantity: 1,
+        faceValueMinor: t.faceValueMinor,
+        charges: [],
+      });
+  }
+  return [...groups.values()];
+}
+
+/** Charges each group its face value and service fee per ticket; answers the line's totals. */
+function chargeGroups(groups: readonly PricedTicketGroup[], fees: FeeSchedule): Totals {
+  const totals: Totals = { merchandise: 0, fee: 0, tax: 0, grand: 0 };
+  for (const group of groups) {
+    const { fee, tax } = ticketFees(group.faceValueMinor, fees);
+    group.charges = [
+      {
+        type: 'face_value',
+        priceMinor: group.faceValueMinor,
+        quantity: group.quantity,
+        taxMinor: 0,
+        feeType: 'per ticket',
+      },
+      {
+        type: 'service',
+        priceMinor: fee,
+        quantity: group.quantity,
+        taxMinor: tax,
+        feeType: 'per ticket',
+      },
+    ];
+    totals.merchandise += group.faceValueMinor * group.quantity;
+    totals.fee += fee * group.quantity;
+    totals.tax += tax * group.quantity;
+  }
+  totals.grand = totals.merchandise + totals.fee + totals.tax;
+  return totals;
+}
+
+/** One line (the tickets of an area, section and row) priced, numbered from 1. */
+function priceLine(tickets: readonly HeldTicket[], index: number, fees: FeeSchedule): PricedLine {
+  const groups = groupsOf(tickets);
+  const totals = chargeGroups(groups, fees);
+  const first = tickets[0]!;
+  return {
+    lineNumber: index + 1,
+    areaId: first.areaId,
+    areaDescription: first.areaDescription,
+    section: first.section,
+    row: first.row,
+    seats: tickets
+      .map((t) => t.seat)
+      .filter((s) => s !== '')
+      .sort(seatOrder),
+    generalAdmission: first.generalAdmission,
+    quantity: tickets.length,
+    groups,
+    totals,
+    ...resaleOfLine(tickets, fees),
+  };
+}
+
 /**
  * Prices a cart: held tickets grouped into lines (area, section, row), a service fee and its tax per
  * ticket, the processing fee and its tax once per cart, the chosen delivery, and what payments
@@ -111,63 +182,7 @@ export function priceCart(input: {
     const key = [ticket.areaId, ticket.section, ticket.row].join('\u0000');
     byLine.set(key, [...(byLine.get(key) ?? []), ticket]);
   }
-  const lines: PricedLine[] = [...byLine.values()].map((tickets, index) => {
-    const groups = new Map<string, PricedTicketGroup>();
-    for (const t of tickets) {
-      const key = [t.priceTypeId, t.priceLevelId, t.faceValueMinor].join('\u0000');
-      const group = groups.get(key);
-      if (group) group.quantity += 1;
-      else
-        groups.set(key, {
-          priceTypeId: t.priceTypeId,
-          priceLevelId: t.priceLevelId,
-          quantity: 1,
-          faceValueMinor: t.faceValueMinor,
-          charges: [],
-        });
-    }
-    const totals: Totals = { merchandise: 0, fee: 0, tax: 0, grand: 0 };
-    for (const group of groups.values()) {
-      const { fee, tax } = ticketFees(group.faceValueMinor, fees);
-      group.charges = [
-        {
-          type: 'face_value',
-          priceMinor: group.faceValueMinor,
-          quantity: group.quantity,
-          taxMinor: 0,
-          feeType: 'per ticket',
-        },
-        {
-          type: 'service',
-          priceMinor: fee,
-          quantity: group.quantity,
-          taxMinor: tax,
-          feeType: 'per ticket',
-        },
-      ];
-      totals.merchandise += group.faceValueMinor * group.quantity;
-      totals.fee += fee * group.quantity;
-      totals.tax += tax * group.quantity;
-    }
-    totals.grand = totals.merchandise + totals.fee + totals.tax;
-    const first = tickets[0]!;
-    return {
-      lineNumber: index + 1,
-      areaId: first.areaId,
-      areaDescription: first.areaDescription,
-      section: first.section,
-      row: first.row,
-      seats: tickets
-        .map((t) => t.seat)
-        .filter((s) => s !== '')
-        .sort(seatOrder),
-      generalAdmission: first.generalAdmission,
-      quantity: tickets.length,
-      groups: [...groups.values()],
-      totals,
-      ...resaleOfLine(tickets, fees),
-    };
-  });
+  const lines = [...byLine.values()].map((tickets, index) => priceLine(tickets, index, fees));
   const perOrder = orderFees(fees);
   const processing: Charge | undefined =
     perOrder.processingFeeMinor > 0 && lines.length > 0

@@ -10,8 +10,8 @@ import type {
   TopPicksIds,
 } from './app/ports.js';
 import { TopPicksApp } from './app/top-picks-app.js';
-import { ticketScannedHandler } from './ports/ticket-scanned.js';
-import { topPicksGrpc } from './ports/top-picks-grpc.js';
+import { ticketScannedHandler } from './ports/kafka/ticket-scanned.js';
+import { topPicksGrpc } from './ports/grpc/top-picks-grpc.js';
 
 export { TopPicksApp } from './app/top-picks-app.js';
 export { createTopPicksStorage, type TopPicksStorage } from './adapters/stores.js';

@@ -1,9 +1,12 @@
 import { createMemoryStore } from '@marquee/platform/store';
 import { describe, expect, it } from 'vitest';
 import { area, availability, EVENT_ID, partnerEvent } from '../support/events.js';
-import { DurableProjection } from '../../src/events/durable.js';
-import { emptyProjection, newerProjection } from '../../src/events/projection.js';
-import { EventProjectionStore, type EventProjectionDoc } from '../../src/events/store.js';
+import { DurableProjection } from '../../src/adapters/durable-projection.js';
+import { emptyProjection, newerProjection } from '../../src/domain/event-projection.js';
+import {
+  EventProjectionStore,
+  type EventProjectionDoc,
+} from '../../src/adapters/event-projection-store.js';
 
 const silent = { info: () => undefined, warn: () => undefined };
 

@@ -5,8 +5,11 @@ import {
   applyEventChanged,
   applyEventDeleted,
   emptyProjection,
+} from '../../src/domain/event-projection.js';
+import {
+  toAvailabilityUpdate,
   toProjectedEvent,
-} from '../../src/events/projection.js';
+} from '../../src/adapters/event-projection-messages.js';
 import { isOnSale, pricesAt } from '../../src/domain/sellable-event.js';
 
 describe('event projection', () => {
@@ -44,40 +47,56 @@ describe('event projection', () => {
   });
 
   it('applies only newer versions, and a tombstone keeps the version against stale redelivery', () => {
-    const v1 = applyEventChanged(emptyProjection(EVENT_ID), partnerEvent({ version: 1 }))!;
+    const v1 = applyEventChanged(
+      emptyProjection(EVENT_ID),
+      toProjectedEvent(partnerEvent({ version: 1 })),
+    )!;
     expect(v1.eventVersion).toBe(1);
-    expect(applyEventChanged(v1, partnerEvent({ version: 1 }))).toBeUndefined();
+    expect(applyEventChanged(v1, toProjectedEvent(partnerEvent({ version: 1 })))).toBeUndefined();
     const v2 = applyEventChanged(
       v1,
-      partnerEvent({ version: 2, status: 'EVENT_STATUS_CANCELLED' as never }),
+      toProjectedEvent(partnerEvent({ version: 2, status: 'EVENT_STATUS_CANCELLED' as never })),
     )!;
     expect(v2.event?.status).toBe('CANCELLED');
     const removed = applyEventDeleted(v2)!;
     expect(removed.event).toBeUndefined();
-    expect(applyEventChanged(removed, partnerEvent({ version: 2 }))).toBeUndefined();
-    expect(applyEventChanged(removed, partnerEvent({ version: 3 }))?.event?.id).toBe(EVENT_ID);
+    expect(
+      applyEventChanged(removed, toProjectedEvent(partnerEvent({ version: 2 }))),
+    ).toBeUndefined();
+    expect(
+      applyEventChanged(removed, toProjectedEvent(partnerEvent({ version: 3 })))?.event?.id,
+    ).toBe(EVENT_ID);
   });
 
   it('applies availability by sequence: full replaces, partial merges, older is dropped', () => {
     const full = applyAvailabilityChanged(
       emptyProjection(EVENT_ID),
-      availability(2, [area(), area({ areaId: 'A2', available: 5 })]),
+      toAvailabilityUpdate(availability(2, [area(), area({ areaId: 'A2', available: 5 })])),
     )!;
     expect(full.areas.map((a) => [a.areaId, a.available])).toEqual([
       ['A1', 10],
       ['A2', 5],
     ]);
-    expect(applyAvailabilityChanged(full, availability(2, []))).toBeUndefined();
-    expect(applyAvailabilityChanged(full, availability(1, []))).toBeUndefined();
+    expect(
+      applyAvailabilityChanged(full, toAvailabilityUpdate(availability(2, []))),
+    ).toBeUndefined();
+    expect(
+      applyAvailabilityChanged(full, toAvailabilityUpdate(availability(1, []))),
+    ).toBeUndefined();
     const partial = applyAvailabilityChanged(
       full,
-      availability(3, [area({ areaId: 'A2', available: 1 })], 'SYNC_SCOPE_PARTIAL'),
+      toAvailabilityUpdate(
+        availability(3, [area({ areaId: 'A2', available: 1 })], 'SYNC_SCOPE_PARTIAL'),
+      ),
     )!;
     expect(partial.areas.map((a) => [a.areaId, a.available])).toEqual([
       ['A1', 10],
       ['A2', 1],
     ]);
-    const replaced = applyAvailabilityChanged(partial, availability(4, [area({ available: 0 })]))!;
+    const replaced = applyAvailabilityChanged(
+      partial,
+      toAvailabilityUpdate(availability(4, [area({ available: 0 })])),
+    )!;
     expect(replaced.areas.map((a) => a.areaId)).toEqual(['A1']);
     expect(replaced.availabilitySequence).toBe(4);
   });

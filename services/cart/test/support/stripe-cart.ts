@@ -3,7 +3,7 @@ import { createSandboxProcessor } from '../../src/adapters/sandbox-processor.js'
 import { createCartStorage } from '../../src/adapters/stores.js';
 import { createStripeProcessor } from '../../src/adapters/stripe-processor.js';
 import { CartApp, type BillingInput } from '../../src/app/index.js';
-import { EventProjectionStore } from '../../src/events/store.js';
+import { EventProjectionStore } from '../../src/adapters/event-projection-store.js';
 import { cartAppDefaults } from './cart-app.js';
 import { area, availability, EVENT_ID, partnerEvent } from './events.js';
 import { FakeConnector } from './fake-connector.js';

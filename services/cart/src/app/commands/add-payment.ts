@@ -5,7 +5,7 @@ import { DEFAULT_SHIPPING } from '../../domain/shipping.js';
 import type { Cart } from '../../domain/cart.js';
 import { BuyerLimit } from '../core/buyer-limit.js';
 import type { CartCore } from '../core/cart-core.js';
-import type { Stored } from '../ports.js';
+import type { Authorization, PaymentActionRequired, Stored } from '../ports.js';
 import type { BillingInput, CartOwner, CartView } from '../types.js';
 
 /**
@@ -33,6 +33,69 @@ export class AddPayment {
     const cart = await this.core.owned(owner, cartId, eventId);
     this.core.assertOutsideMaintenance(cart);
     const now = this.core.now();
+    const { delivery, amountMinor } = this.#payable(cart, billing, now);
+    // The account's tickets across carts stay within the event's limit (BuyerLimit): the cart
+    // claims the account, then counts, before any money is asked for.
+    const claimed =
+      billing.thirdPartyAccountId && !cart.sandbox
+        ? await this.#claimBuyer(cart, billing.thirdPartyAccountId)
+        : cart;
+    const processor = this.core.processorFor(cart);
+    // Recorded first, so that an authorisation a crash leaves behind is found and voided once
+    // the cart has ended (SweepAbandonedPayments). Sandbox carts move no money.
+    if (!cart.sandbox) await this.core.deps.attempts.record(cart.id, now);
+    const authorization = authorized(
+      await processor.authorize({
+        reference: `${cart.id}:${claimed.version}`,
+        cartId: cart.id,
+        amountMinor,
+        currency: cart.currency,
+        nonce: billing.cardNonce,
+        cin: billing.cin,
+        expireMonth: billing.expireMonth,
+        expireYear: billing.expireYear,
+      }),
+    );
+    const payment = {
+      paymentId: authorization.paymentId,
+      type: billing.type || 'CC',
+      amountMinor,
+      issuer: authorization.issuer,
+      maskedNumber: `************${authorization.last4}`,
+      expireMonth: billing.expireMonth,
+      expireYear: billing.expireYear,
+      status: 'AUTHORIZED' as const,
+      authorizedAt: now,
+    };
+    try {
+      const written = await this.core.mutate(cart.id, (current) => {
+        if (current.status !== 'HELD' || current.version !== claimed.version)
+          throw staleCart(`cart ${cart.id} changed while the payment was authorised`);
+        return pay({ ...current, delivery }, payment, keptBilling(billing), now);
+      });
+      return this.core.view(written!);
+    } catch (error) {
+      await processor
+        .void(authorization.paymentId)
+        .catch((voidError: unknown) =>
+          this.core.deps.log.error(
+            { cart_id: cart.id, payment_id: authorization.paymentId, err: voidError },
+            'void of an unused authorisation failed',
+          ),
+        );
+      throw error;
+    }
+  }
+
+  /**
+   * Checks the cart can take this payment (held, a nonce, the secure-entry account, an email, the
+   * cart's currency) and that it is of exactly the unpaid total; answers the delivery and total.
+   */
+  #payable(
+    cart: Stored<Cart>,
+    billing: BillingInput,
+    now: Date,
+  ): { delivery: NonNullable<Cart['delivery']>; amountMinor: number } {
     this.core.assertHeld(cart, now);
     if (cart.status !== 'HELD')
       throw staleCart(`cart ${cart.id} is ${cart.status}: it cannot take a payment`, {
@@ -54,77 +117,7 @@ export class AddPayment {
         `amount must equal the unpaid total ${priced.totals.unpaid} (minor units of ${cart.currency})`,
         'amount',
       );
-    // The account's tickets across carts stay within the event's limit (BuyerLimit): the cart
-    // claims the account, then counts, before any money is asked for.
-    const claimed =
-      billing.thirdPartyAccountId && !cart.sandbox
-        ? await this.#claimBuyer(cart, billing.thirdPartyAccountId)
-        : cart;
-    const processor = this.core.processorFor(cart);
-    // Recorded first, so that an authorisation a crash leaves behind is found and voided once
-    // the cart has ended (SweepAbandonedPayments). Sandbox carts move no money.
-    if (!cart.sandbox) await this.core.deps.attempts.record(cart.id, now);
-    const authorization = await processor.authorize({
-      reference: `${cart.id}:${claimed.version}`,
-      cartId: cart.id,
-      amountMinor: priced.totals.unpaid,
-      currency: cart.currency,
-      nonce: billing.cardNonce,
-      cin: billing.cin,
-      expireMonth: billing.expireMonth,
-      expireYear: billing.expireYear,
-    });
-    if (authorization.status === 'requires_action')
-      throw new CartError(
-        'failed_precondition',
-        ErrorCode.PAYMENT_NOT_ACCEPTED,
-        'the card issuer asks the cardholder to authenticate (3-D Secure): run payment_action with Stripe.js, then send the same payment again',
-        {
-          payment_action: {
-            type: authorization.nextActionType,
-            payment_id: authorization.paymentId,
-            client_secret: authorization.clientSecret,
-            ...(authorization.redirectUrl ? { redirect_url: authorization.redirectUrl } : {}),
-          },
-        },
-      );
-    const payment = {
-      paymentId: authorization.paymentId,
-      type: billing.type || 'CC',
-      amountMinor: priced.totals.unpaid,
-      issuer: authorization.issuer,
-      maskedNumber: `************${authorization.last4}`,
-      expireMonth: billing.expireMonth,
-      expireYear: billing.expireYear,
-      status: 'AUTHORIZED' as const,
-      authorizedAt: now,
-    };
-    const kept: CartBilling = {
-      firstName: billing.firstName,
-      lastName: billing.lastName,
-      email: billing.email,
-      thirdPartyAccountId: billing.thirdPartyAccountId,
-      reference: billing.reference,
-      countryCode: billing.countryCode,
-    };
-    try {
-      const written = await this.core.mutate(cart.id, (current) => {
-        if (current.status !== 'HELD' || current.version !== claimed.version)
-          throw staleCart(`cart ${cart.id} changed while the payment was authorised`);
-        return pay({ ...current, delivery }, payment, kept, now);
-      });
-      return this.core.view(written!);
-    } catch (error) {
-      await processor
-        .void(authorization.paymentId)
-        .catch((voidError: unknown) =>
-          this.core.deps.log.error(
-            { cart_id: cart.id, payment_id: authorization.paymentId, err: voidError },
-            'void of an unused authorisation failed',
-          ),
-        );
-      throw error;
-    }
+    return { delivery, amountMinor: priced.totals.unpaid };
   }
 
   /**
@@ -152,4 +145,35 @@ export class AddPayment {
     });
     throw refusal;
   }
+}
+
+/** What the cart keeps of the billing: the buyer, never the card. */
+const keptBilling = (billing: BillingInput): CartBilling => ({
+  firstName: billing.firstName,
+  lastName: billing.lastName,
+  email: billing.email,
+  thirdPartyAccountId: billing.thirdPartyAccountId,
+  reference: billing.reference,
+  countryCode: billing.countryCode,
+});
+
+/**
+ * The authorisation, or the 3-D Secure refusal: FAILED_PRECONDITION 20122 with the action the
+ * client runs with Stripe.js before it sends the same payment again.
+ */
+function authorized(authorization: Authorization | PaymentActionRequired): Authorization {
+  if (authorization.status !== 'requires_action') return authorization;
+  throw new CartError(
+    'failed_precondition',
+    ErrorCode.PAYMENT_NOT_ACCEPTED,
+    'the card issuer asks the cardholder to authenticate (3-D Secure): run payment_action with Stripe.js, then send the same payment again',
+    {
+      payment_action: {
+        type: authorization.nextActionType,
+        payment_id: authorization.paymentId,
+        client_secret: authorization.clientSecret,
+        ...(authorization.redirectUrl ? { redirect_url: authorization.redirectUrl } : {}),
+      },
+    },
+  );
 }

@@ -1,5 +1,4 @@
 import {
-  SESSION_EXPIRED_MESSAGE,
   SESSION_ID_PATTERN,
   priceForFan,
   recordShownPrices,
@@ -9,6 +8,14 @@ import {
 } from '../domain/fan-session.js';
 import { TopPicksError, invalid, notFound, precondition, unavailable } from '../domain/errors.js';
 import { EraseFanResale, type FanResaleErased } from './erase-fan.js';
+import type {
+  HeldListing,
+  NewListing,
+  ResoldTicket,
+  TopPicksDeps,
+  TopPicksRequest,
+  TopPicksResult,
+} from './types.js';
 import {
   effectiveState,
   eventOfListing,
@@ -22,36 +29,27 @@ import {
   type ResaleListing,
 } from '../domain/listing.js';
 import { parseDecimalRounded, type Money } from '@marquee/platform/money';
-import type { ResaleDetails } from '../../domain/booking.js';
 import {
   DEFAULT_PAGE_SIZE,
   DEFAULT_QUANTITY,
   MAX_PAGE_SIZE,
   buildPicks,
   listingLocation,
-  offerTotal,
   paginate,
   resaleOffers,
-  type OfferCharge,
-  type PageOf,
-  type Pick,
   type PicksEvent,
   type PicksQuery,
 } from '../domain/picks.js';
-import type {
-  AdmittedSeats,
-  Clock,
-  FanSessionRepository,
-  ListingRepository,
-  LiveSeats,
-  OrderLookup,
-  OwnershipRepository,
-  PicksEventSource,
-  Stored,
-  TicketOwnership,
-  TopPicksIds,
-  TopPicksLog,
-} from './ports.js';
+import type { Stored, TicketOwnership } from './ports.js';
+
+export type {
+  HeldListing,
+  NewListing,
+  ResoldTicket,
+  TopPicksDeps,
+  TopPicksRequest,
+  TopPicksResult,
+} from './types.js';
 
 /** Tickets per pick at most when the event gives no limit. */
 export const MAX_QUANTITY = 50;
@@ -61,126 +59,12 @@ const MAX_CAS_ATTEMPTS = 8;
 /** How long a sale in progress keeps its listings out of other carts' reach. */
 const SALE_GRACE_MS = 10 * 60_000;
 
-export const LISTINGS_DISCLAIMER =
-  'Resale tickets are offered by other fans at prices they set, which may be above or below face ' +
-  'value. The seller’s tickets are voided and reissued to you when your order is confirmed.';
-
-export interface TopPicksRequest {
-  appId: string;
-  eventId: string;
-  fanSessionId: string;
-  quantity: number;
-  ticketTypeId: string;
-  priceLevelIds: string[];
-  areaIds: string[];
-  sections: string[];
-  priceMin: string;
-  priceMax: string;
-  includeResale: boolean;
-  page: number;
-  size: number;
-}
-
-/** An offer of the answer (`_embedded.offer[]`). */
-export interface EmbeddedOffer {
-  offerId: string;
-  name: string;
-  ticketTypeId: string;
-  priceLevelId: string;
-  description: string;
-  faceValue: Money;
-  totalPrice: Money;
-  charges: OfferCharge[];
-  limit: { min: number; max: number };
-  protected: boolean;
-  inventoryType: 'PRIMARY' | 'RESALE';
-  listingNotes?: {
-    deliveryDate: Date;
-    deliveryMethod: string;
-    deliveryDescription: string;
-    sellerNotes: string;
-  };
-}
-
-export interface EventDetails {
-  id: string;
-  currency: string;
-  granularPricing: boolean;
-  secureTixEnabled: boolean;
-  allInclusivePricing: boolean;
-  venueMapUrl: string;
-  venueMapWithLabelsUrl: string;
-  listingsDisclaimer: string;
-  transfer: { eligible: boolean; explanation: string };
-  agreements: { name: string; locale: string; text: string; type: string; agreementUrl: string }[];
-  importantInformation?: { title: string; description: string };
-}
-
-export interface TopPicksResult {
-  session: FanSession;
-  outcome: SessionOutcome;
-  messages: string[];
-  picks: PageOf<Pick>;
-  offers: EmbeddedOffer[];
-  eventDetails: EventDetails;
-}
-
-/** A listing held for a cart, as the cart's reserve records it. */
-export interface HeldListing {
-  listingId: string;
-  quantity: number;
-  ticketIds: string[];
-  areaId: string;
-  section: string;
-  row: string;
-  seats: string[];
-  generalAdmission: boolean;
-  priceLevelId: string;
-  priceTypeId: string;
-  /** What the buyer pays per ticket. */
-  unitPrice: Money;
-  faceValue: Money;
-  sellerNotes: string;
-  /** What the cart shows of the listing. */
-  details: ResaleDetails;
-}
-
-/** A ticket that changed owner with a sale. */
-export interface ResoldTicket {
-  ticketId: string;
-  listingId: string;
-  /** The order that held the ticket before the sale: its ticket is void now. */
-  previousOrderId: string;
-}
-
-export interface NewListing {
-  orderId: string;
-  ticketIds: string[];
-  price: Money;
-  sellerNotes: string;
-}
-
 const isKind = (error: unknown, kind: string): boolean =>
   (error as { kind?: unknown } | null)?.kind === kind;
 const withoutVersion = <T extends { version: number }>(doc: T): Omit<T, 'version'> => {
   const { version: _v, ...rest } = doc;
   return rest;
 };
-
-export interface TopPicksDeps {
-  sessions: FanSessionRepository;
-  listings: ListingRepository;
-  ownership: OwnershipRepository;
-  events: PicksEventSource;
-  orders: OrderLookup;
-  liveSeats?: LiveSeats;
-  /** Which seats a gate admitted (secure-entry): such seats are never listed. */
-  admittedSeats: AdmittedSeats;
-  clock: Clock;
-  ids: TopPicksIds;
-  log: TopPicksLog;
-  settings: { sessionTtlMs: number; resaleHoldMs: number };
-}
 
 /**
  * Top picks, fan sessions and resale listings. Every write is a compare-and-set on one document;
@@ -232,14 +116,7 @@ export class TopPicksApp {
       .map((r) => ({ key: r.listing.id, ...r.price }));
     session = await this.recordPrices(session, shown, now);
 
-    return {
-      session,
-      outcome,
-      messages: outcome === 'renewed' ? [SESSION_EXPIRED_MESSAGE] : [],
-      picks,
-      offers: this.embeddedOffers(event, picks.items, resale, now),
-      eventDetails: this.eventDetails(event, query.includeResale),
-    };
+    return { session, outcome, picks, event, resale, includeResale: query.includeResale, now };
   }
 
   private parseQuery(request: TopPicksRequest, event: PicksEvent): PicksQuery {
@@ -342,98 +219,6 @@ export class TopPicksApp {
       );
       return event;
     }
-  }
-
-  private embeddedOffers(
-    event: PicksEvent,
-    picks: readonly Pick[],
-    resale: ReturnType<typeof resaleOffers>,
-    now: Date,
-  ): EmbeddedOffer[] {
-    const wanted = new Set(picks.flatMap((p) => p.offerIds));
-    const max = event.ticketLimit > 0 ? event.ticketLimit : MAX_QUANTITY;
-    const primary = event.offers
-      .filter((o) => wanted.has(o.offerId))
-      .map((o): EmbeddedOffer => ({
-        offerId: o.offerId,
-        name: o.name,
-        ticketTypeId: o.ticketTypeId,
-        priceLevelId: o.priceLevelId,
-        description: o.description,
-        faceValue: o.faceValue,
-        totalPrice: { amountMinor: offerTotal(o), currency: o.faceValue.currency },
-        charges: o.charges,
-        limit: { min: 1, max },
-        protected: o.protected,
-        inventoryType: 'PRIMARY',
-      }));
-    const resold = resale
-      .filter((r) => wanted.has(r.listing.id))
-      .map(({ listing, charges, total }): EmbeddedOffer => ({
-        offerId: listing.id,
-        name: 'Resale',
-        ticketTypeId: listing.id,
-        priceLevelId: listing.priceLevelId,
-        description: `Resale: ${listing.ticketIds.length} tickets sold together`,
-        faceValue: listing.faceValue,
-        totalPrice: total,
-        charges,
-        limit: { min: listing.ticketIds.length, max: listing.ticketIds.length },
-        protected: false,
-        inventoryType: 'RESALE',
-        listingNotes: {
-          deliveryDate: now,
-          deliveryMethod: 'ETICKET',
-          deliveryDescription: 'Reissued to the buyer when the order is confirmed',
-          sellerNotes: listing.sellerNotes,
-        },
-      }));
-    return [...primary, ...resold];
-  }
-
-  private eventDetails(event: PicksEvent, includeResale: boolean): EventDetails {
-    const levelPrices = new Set(
-      event.offers
-        .filter((o) => !o.protected)
-        .map((o) => `${o.ticketTypeId}:${o.faceValue.amountMinor}`),
-    );
-    const types = new Set(event.offers.filter((o) => !o.protected).map((o) => o.ticketTypeId));
-    return {
-      id: event.id,
-      currency: event.currency,
-      // Prices differ by price level: more distinct prices than price types.
-      granularPricing: levelPrices.size > types.size,
-      secureTixEnabled: event.secureEntryEnabled,
-      allInclusivePricing: event.offers.every((o) =>
-        o.charges.every((c) => c.type === 'face_value'),
-      ),
-      venueMapUrl: event.seatmapUrl ?? '',
-      venueMapWithLabelsUrl: event.seatmapUrl ?? '',
-      listingsDisclaimer: includeResale ? LISTINGS_DISCLAIMER : '',
-      transfer: {
-        eligible: true,
-        explanation: 'Tickets bought here can be put up for resale by their owner.',
-      },
-      agreements: includeResale
-        ? [
-            {
-              name: 'resale',
-              locale: 'en-us',
-              text: 'I understand that resale tickets are sold by other fans at prices they set.',
-              type: 'acknowledgement',
-              agreementUrl: '',
-            },
-          ]
-        : [],
-      ...(event.importantInformation
-        ? {
-            importantInformation: {
-              title: 'Important information',
-              description: event.importantInformation,
-            },
-          }
-        : {}),
-    };
   }
 
   // ---------------------------------------------------------------- listings (operators)

@@ -257,6 +257,107 @@ export function listingLocation(listing: ResaleListing): string {
   return `Section ${listing.section}, Row ${listing.row}${span}`;
 }
 
+/** What every pick of one query is scored against: the offers, level scores and price range. */
+interface PicksContext {
+  event: PicksEvent;
+  query: PicksQuery;
+  offers: PrimaryOffer[];
+  levels: Map<string, number>;
+  areasById: Map<string, PicksArea>;
+  range: { min: number; max: number };
+  now: Date;
+}
+
+/** The primary pick of one area, or `undefined` when the area does not fit the query. */
+function primaryPick(area: PicksArea, ctx: PicksContext): Pick | undefined {
+  const { event, query } = ctx;
+  if (area.available < query.quantity) return undefined;
+  if (query.areaIds.length > 0 && !query.areaIds.includes(area.id)) return undefined;
+  if (query.priceLevelIds.length > 0 && !query.priceLevelIds.includes(area.priceLevelId))
+    return undefined;
+  if (!matchesSection(query, area, area.section)) return undefined;
+  const areaOffers = ctx.offers.filter(
+    (o) => o.priceLevelId === area.priceLevelId && inPriceRange(query, offerTotal(o)),
+  );
+  if (areaOffers.length === 0) return undefined;
+  let rowScore = UNKNOWN_ROW_SCORE;
+  if (!area.generalAdmission && area.seats !== undefined) {
+    const blocks = adjacentBlocks(area.seats, query.quantity);
+    if (blocks.length === 0) return undefined;
+    const rows = sortRows(area.seats.map((s) => s.row));
+    rowScore = rankScore(rows.indexOf(blocks[0]!.row), rows.length);
+  }
+  const unitPrice = Math.min(...areaOffers.map(offerTotal));
+  const levelName = event.priceLevels.find((l) => l.id === area.priceLevelId)?.name;
+  return {
+    key: area.id,
+    type: area.generalAdmission ? 'general-seating' : 'seats',
+    quality: quality(
+      { price: unitPrice, levelScore: ctx.levels.get(area.priceLevelId) ?? 0.5, rowScore },
+      ctx.range,
+    ),
+    area: { id: area.id, name: area.name, description: area.description },
+    descriptions: [area.name, ...(levelName && levelName !== area.name ? [levelName] : [])],
+    section: area.generalAdmission ? '' : area.section,
+    selection: 'standard',
+    offerIds: areaOffers.map((o) => o.offerId),
+    priceLevelId: area.priceLevelId,
+    unitPrice,
+  };
+}
+
+/** True when a resale listing fits the query (quantity, area, level, section, type, price). */
+function listingFits({ listing, total }: ResaleOffer, ctx: PicksContext): boolean {
+  const { query } = ctx;
+  if (listing.ticketIds.length !== query.quantity) return false;
+  if (query.areaIds.length > 0 && !query.areaIds.includes(listing.areaId)) return false;
+  if (query.priceLevelIds.length > 0 && !query.priceLevelIds.includes(listing.priceLevelId))
+    return false;
+  if (!matchesSection(query, ctx.areasById.get(listing.areaId), listing.section)) return false;
+  if (
+    query.ticketTypeId &&
+    query.ticketTypeId !== listing.priceTypeId &&
+    query.ticketTypeId !== listing.id
+  )
+    return false;
+  return inPriceRange(query, total.amountMinor);
+}
+
+/** The pick of one resale listing that fits the query, with its row and seats. */
+function resalePick({ listing, total }: ResaleOffer, ctx: PicksContext): Pick {
+  const area = ctx.areasById.get(listing.areaId);
+  const rows = sortRows([...(area?.seats ?? []).map((s) => s.row), listing.row]);
+  const rowScore = listing.generalAdmission
+    ? UNKNOWN_ROW_SCORE
+    : rankScore(rows.indexOf(listing.row), rows.length);
+  const location = listingLocation(listing);
+  return {
+    key: listing.id,
+    type: listing.generalAdmission ? 'general-seating' : 'seats',
+    quality: quality(
+      {
+        price: total.amountMinor,
+        levelScore: ctx.levels.get(listing.priceLevelId) ?? 0.5,
+        rowScore,
+      },
+      ctx.range,
+    ),
+    area: {
+      id: listing.areaId,
+      name: area?.name ?? listing.areaId,
+      description: area?.description ?? '',
+    },
+    descriptions: [location, 'Resale'],
+    section: listing.generalAdmission ? '' : listing.section,
+    selection: 'resale',
+    ...(listing.generalAdmission ? {} : { row: listing.row, seats: [...listing.seats] }),
+    offerIds: [listing.id],
+    priceLevelId: listing.priceLevelId,
+    listingDetails: { location, estimatedDelivery: ctx.now },
+    unitPrice: total.amountMinor,
+  };
+}
+
 /**
  * Every pick of the event for the query, best first (quality, then price, then area and key).
  * Primary inventory gives at most one pick per area: a general-admission area with `quantity` places,
@@ -273,102 +374,29 @@ export function buildPicks(
   now: Date,
 ): Pick[] {
   const offers = visibleOffers(event, query);
-  const levels = levelScores(event);
-  const areasById = new Map(event.areas.map((a) => [a.id, a]));
   const allPrices = [
     ...offers.map(offerTotal),
     ...(query.includeResale ? resale.map((r) => r.total.amountMinor) : []),
   ];
-  const range = {
-    min: allPrices.length ? Math.min(...allPrices) : 0,
-    max: allPrices.length ? Math.max(...allPrices) : 0,
+  const ctx: PicksContext = {
+    event,
+    query,
+    offers,
+    levels: levelScores(event),
+    areasById: new Map(event.areas.map((a) => [a.id, a])),
+    range: {
+      min: allPrices.length ? Math.min(...allPrices) : 0,
+      max: allPrices.length ? Math.max(...allPrices) : 0,
+    },
+    now,
   };
   const picks: Pick[] = [];
-
   for (const area of event.areas) {
-    if (area.available < query.quantity) continue;
-    if (query.areaIds.length > 0 && !query.areaIds.includes(area.id)) continue;
-    if (query.priceLevelIds.length > 0 && !query.priceLevelIds.includes(area.priceLevelId))
-      continue;
-    if (!matchesSection(query, area, area.section)) continue;
-    const areaOffers = offers.filter(
-      (o) => o.priceLevelId === area.priceLevelId && inPriceRange(query, offerTotal(o)),
-    );
-    if (areaOffers.length === 0) continue;
-    let rowScore = UNKNOWN_ROW_SCORE;
-    if (!area.generalAdmission && area.seats !== undefined) {
-      const blocks = adjacentBlocks(area.seats, query.quantity);
-      if (blocks.length === 0) continue;
-      const rows = sortRows(area.seats.map((s) => s.row));
-      rowScore = rankScore(rows.indexOf(blocks[0]!.row), rows.length);
-    }
-    const unitPrice = Math.min(...areaOffers.map(offerTotal));
-    const levelName = event.priceLevels.find((l) => l.id === area.priceLevelId)?.name;
-    picks.push({
-      key: area.id,
-      type: area.generalAdmission ? 'general-seating' : 'seats',
-      quality: quality(
-        { price: unitPrice, levelScore: levels.get(area.priceLevelId) ?? 0.5, rowScore },
-        range,
-      ),
-      area: { id: area.id, name: area.name, description: area.description },
-      descriptions: [area.name, ...(levelName && levelName !== area.name ? [levelName] : [])],
-      section: area.generalAdmission ? '' : area.section,
-      selection: 'standard',
-      offerIds: areaOffers.map((o) => o.offerId),
-      priceLevelId: area.priceLevelId,
-      unitPrice,
-    });
+    const pick = primaryPick(area, ctx);
+    if (pick) picks.push(pick);
   }
-
-  if (query.includeResale) {
-    for (const { listing, total } of resale) {
-      if (listing.ticketIds.length !== query.quantity) continue;
-      if (query.areaIds.length > 0 && !query.areaIds.includes(listing.areaId)) continue;
-      if (query.priceLevelIds.length > 0 && !query.priceLevelIds.includes(listing.priceLevelId))
-        continue;
-      const area = areasById.get(listing.areaId);
-      if (!matchesSection(query, area, listing.section)) continue;
-      if (
-        query.ticketTypeId &&
-        query.ticketTypeId !== listing.priceTypeId &&
-        query.ticketTypeId !== listing.id
-      )
-        continue;
-      if (!inPriceRange(query, total.amountMinor)) continue;
-      const rows = sortRows([...(area?.seats ?? []).map((s) => s.row), listing.row]);
-      const rowScore = listing.generalAdmission
-        ? UNKNOWN_ROW_SCORE
-        : rankScore(rows.indexOf(listing.row), rows.length);
-      const location = listingLocation(listing);
-      picks.push({
-        key: listing.id,
-        type: listing.generalAdmission ? 'general-seating' : 'seats',
-        quality: quality(
-          {
-            price: total.amountMinor,
-            levelScore: levels.get(listing.priceLevelId) ?? 0.5,
-            rowScore,
-          },
-          range,
-        ),
-        area: {
-          id: listing.areaId,
-          name: area?.name ?? listing.areaId,
-          description: area?.description ?? '',
-        },
-        descriptions: [location, 'Resale'],
-        section: listing.generalAdmission ? '' : listing.section,
-        selection: 'resale',
-        ...(listing.generalAdmission ? {} : { row: listing.row, seats: [...listing.seats] }),
-        offerIds: [listing.id],
-        priceLevelId: listing.priceLevelId,
-        listingDetails: { location, estimatedDelivery: now },
-        unitPrice: total.amountMinor,
-      });
-    }
-  }
-
+  if (query.includeResale)
+    for (const offer of resale) if (listingFits(offer, ctx)) picks.push(resalePick(offer, ctx));
   return picks.sort(
     (a, b) =>
       b.quality - a.quality ||

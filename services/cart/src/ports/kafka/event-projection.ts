@@ -1,6 +1,6 @@
 import type { IncomingEvent } from '@marquee/platform/bus';
 import type { AvailabilityChanged, EventChanged } from '@marquee/proto/catalog/v1';
-import type { EventProjectionStore } from './store.js';
+import type { EventProjectionStore } from '../../adapters/event-projection-store.js';
 
 /**
  * `event-changed` → the event projection. Idempotent and order-safe: a state applies only when its

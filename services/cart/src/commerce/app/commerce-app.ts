@@ -7,15 +7,18 @@ import type {
   CommitResult,
   ReserveRequestInput,
   ReserveTicketInput,
-} from '../app/index.js';
-import type { SecretBox } from '../app/ports.js';
-import { CartError, ErrorCode } from '../domain/errors.js';
-import type { FeeSchedule } from '../domain/pricing.js';
-import { isPartnerEvent, type EventReader, type SellableEvent } from '../domain/sellable-event.js';
-import { commerceDeliveries, type CommerceDelivery } from './deliveries.js';
-import { buildOffers, type BuiltOffer, type EventOffers } from './offers.js';
-import { parseOfferId } from './offer-ids.js';
-import type { PasswordThrottle } from './password-throttle.js';
+} from '../../app/index.js';
+import type { SecretBox } from '../../app/ports.js';
+import { CartError, ErrorCode } from '../../domain/errors.js';
+import type { FeeSchedule } from '../../domain/pricing.js';
+import {
+  isPartnerEvent,
+  type EventReader,
+  type SellableEvent,
+} from '../../domain/sellable-event.js';
+import { commerceDeliveries, type CommerceDelivery } from '../domain/deliveries.js';
+import { buildOffers, type BuiltOffer, type EventOffers } from '../domain/offers.js';
+import { parseOfferId } from '../domain/offer-ids.js';
 
 /**
  * 3p-connector's VerifyAccessCode: the price types of an event a password opens. The access codes
@@ -23,6 +26,15 @@ import type { PasswordThrottle } from './password-throttle.js';
  */
 export interface AccessCodes {
   priceTypesOpenedBy(eventId: string, code: string): Promise<string[]>;
+}
+
+/**
+ * Counts presale passwords that open nothing and refuses guessing (README, "Presale passwords"):
+ * `check` throws the refusal when a counter of the caller is at its limit.
+ */
+export interface PasswordAttempts {
+  check(who: { appId: string; fanId: string }, eventId: string): Promise<void>;
+  failed(who: { appId: string; fanId: string }, eventId: string, failures: number): Promise<void>;
 }
 
 /** A product of a create or a change (commerce create body `products[]`). */
@@ -94,7 +106,7 @@ export class CommerceApp {
       fees: FeeSchedule;
       clock: { now(): Date };
       /** Counts passwords that open nothing and refuses guessing (README, "Presale passwords"). */
-      throttle: PasswordThrottle;
+      throttle: PasswordAttempts;
     },
   ) {}
 

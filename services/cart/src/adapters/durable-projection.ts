@@ -1,6 +1,6 @@
 import { isVersionConflict, type VersionedStore } from '@marquee/platform/store';
-import { newerProjection } from './projection.js';
-import type { EventProjectionDoc } from './store.js';
+import { newerProjection } from '../domain/event-projection.js';
+import type { EventProjectionDoc } from './event-projection-store.js';
 
 const MAX_ATTEMPTS = 8;
 /** Longest the last write-behind pass at stop may take; what is left is still on the topics. */

@@ -1,4 +1,4 @@
-import { regionOf, type ShippingOption } from '../domain/shipping.js';
+import { regionOf, type ShippingOption } from '../../domain/shipping.js';
 
 /**
  * The commerce deliveries of a cart from cart's shipping options. Each delivery has one option

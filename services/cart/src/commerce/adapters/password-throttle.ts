@@ -1,4 +1,5 @@
 import type { StoreIndex, Versioned, VersionedStore } from '@marquee/platform/store';
+import type { PasswordAttempts } from '../app/commerce-app.js';
 
 /** Failed presale passwords of one counter (an app or a fan, on one event) in one window. */
 export interface PasswordFailureDoc extends Versioned {
@@ -40,7 +41,7 @@ const raced = (error: unknown) => {
  * since the epoch, so every replica agrees on it. Fixed windows let up to twice the limit through
  * across a window boundary: the limit is what stops enumeration, not a precise rate.
  */
-export class PasswordThrottle {
+export class PasswordThrottle implements PasswordAttempts {
   constructor(
     private readonly store: VersionedStore<PasswordFailureDoc>,
     private readonly settings: PasswordThrottleSettings,

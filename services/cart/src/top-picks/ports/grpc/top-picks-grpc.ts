@@ -16,11 +16,12 @@ import {
   type ResaleListing as ListingMessage,
   type WithdrawResaleListingRequest,
 } from '@marquee/proto/cart/v1';
-import type { EmbeddedOffer, TopPicksApp, TopPicksResult } from '../app/top-picks-app.js';
-import { invalid } from '../domain/errors.js';
-import type { ResaleListing } from '../domain/listing.js';
-import type { Pick } from '../domain/picks.js';
-import { unary } from '../../ports/grpc/unary.js';
+import type { TopPicksApp, TopPicksResult } from '../../app/top-picks-app.js';
+import { topPicksAnswer, type EmbeddedOffer } from './top-picks-answer.js';
+import { invalid } from '../../domain/errors.js';
+import type { ResaleListing } from '../../domain/listing.js';
+import type { Pick } from '../../domain/picks.js';
+import { unary } from '../../../ports/grpc/unary.js';
 
 export const DEFAULT_LISTING_PAGE = 50;
 export const MAX_LISTING_PAGE = 500;
@@ -93,7 +94,8 @@ function toOfferMessage(offer: EmbeddedOffer): PickOffer {
 }
 
 export function toTopPicksResponse(result: TopPicksResult): GetTopPicksResponse {
-  const d = result.eventDetails;
+  const answer = topPicksAnswer(result);
+  const d = answer.eventDetails;
   return {
     fanSession: {
       id: result.session.id,
@@ -102,7 +104,7 @@ export function toTopPicksResponse(result: TopPicksResult): GetTopPicksResponse 
       outcome: OUTCOMES[result.outcome],
     },
     picks: result.picks.items.map(toPickMessage),
-    offers: result.offers.map(toOfferMessage),
+    offers: answer.offers.map(toOfferMessage),
     eventDetails: {
       id: d.id,
       granularPricing: d.granularPricing,
@@ -133,7 +135,7 @@ export function toTopPicksResponse(result: TopPicksResult): GetTopPicksResponse 
     size: result.picks.size,
     totalElements: result.picks.totalElements,
     totalPages: result.picks.totalPages,
-    messages: result.messages,
+    messages: answer.messages,
   };
 }
 

@@ -1,5 +1,5 @@
-import { ticketPrice, type FeeSchedule } from '../domain/pricing.js';
-import type { SellableArea, SellableEvent } from '../domain/sellable-event.js';
+import { ticketPrice, type FeeSchedule } from '../../domain/pricing.js';
+import type { SellableArea, SellableEvent, SellablePrice } from '../../domain/sellable-event.js';
 import { offerId, passwordId } from './offer-ids.js';
 
 /**
@@ -102,6 +102,81 @@ function periodOf(event: SellableEvent, levelId: string, typeId: string, now: Da
 const areaType = (area: SellableArea): BuiltArea['areaType'] =>
   area.sectionId ? 'SECTION' : area.levelId ? 'LEVEL' : 'AREA';
 
+/** The event's prices of known levels and types: by level, regular types first, then by type. */
+function rankedPrices(event: SellableEvent): SellablePrice[] {
+  const levelOrder = new Map(event.priceLevels.map((l, i) => [l.id, i]));
+  const typeOrder = new Map(event.priceTypes.map((t, i) => [t.id, i]));
+  const typeOf = (id: string) => event.priceTypes.find((t) => t.id === id);
+  const known = (p: SellablePrice) =>
+    event.priceLevels.some((l) => l.id === p.priceLevelId) && typeOf(p.priceTypeId);
+  return event.prices
+    .filter(known)
+    .sort(
+      (a, b) =>
+        (levelOrder.get(a.priceLevelId) ?? 0) - (levelOrder.get(b.priceLevelId) ?? 0) ||
+        Number(typeOf(b.priceTypeId)!.regular) - Number(typeOf(a.priceTypeId)!.regular) ||
+        (typeOrder.get(a.priceTypeId) ?? 0) - (typeOrder.get(b.priceTypeId) ?? 0),
+    );
+}
+
+/** The offer of one price (a type at a level), ranked `rank`, limited by what its areas have. */
+function offerOf(
+  event: SellableEvent,
+  price: SellablePrice,
+  context: { rank: number; fees: FeeSchedule; limitMax: number; now: Date },
+): BuiltOffer {
+  const type = event.priceTypes.find((t) => t.id === price.priceTypeId)!;
+  const level = event.priceLevels.find((l) => l.id === price.priceLevelId)!;
+  const period = periodOf(event, level.id, type.id, context.now);
+  const perTicket = ticketPrice(price.amountMinor, context.fees);
+  const areas = event.areas.filter((a) => a.priceLevelId === level.id);
+  const sellableQty = areas.reduce((sum, a) => sum + Math.max(0, a.available), 0);
+  return {
+    id: offerId(type.id, level.id),
+    priceTypeId: type.id,
+    priceLevelId: level.id,
+    name: type.name || type.id,
+    description: [type.description, level.name].filter(Boolean).join(', '),
+    rank: context.rank,
+    offerType: type.accessCodeRequired ? 'SPECIAL' : type.regular ? 'STANDARD' : 'DEFAULT',
+    protected: type.accessCodeRequired,
+    ...(period ? { start: period.startsAt, end: period.endsAt } : {}),
+    faceValueMinor: price.amountMinor,
+    fees: [{ amountMinor: perTicket.serviceFeeMinor, label: 'Service fee', type: 'service' }],
+    taxes: [{ amountMinor: perTicket.serviceFeeTaxMinor, label: 'Tax on fees', type: 'tax' }],
+    totalMinor: perTicket.totalMinor,
+    limit: { min: 1, max: Math.min(context.limitMax, sellableQty), sellableQty, multiples: 1 },
+    areaIds: areas.map((a) => a.areaId),
+    passwordIds: type.accessCodeRequired ? [passwordId(type.id)] : [],
+  };
+}
+
+/** One password per protected type with a price; its window spans its offers' periods. */
+function passwordsOf(
+  event: SellableEvent,
+  priced: readonly SellablePrice[],
+  offers: readonly BuiltOffer[],
+  unlocked: ReadonlySet<string>,
+): BuiltPassword[] {
+  return event.priceTypes
+    .filter((t) => t.accessCodeRequired && priced.some((p) => p.priceTypeId === t.id))
+    .map((type) => {
+      const own = offers.filter((o) => o.priceTypeId === type.id);
+      const starts = own.map((o) => o.start).filter((d): d is Date => d !== undefined);
+      const ends = own.map((o) => o.end).filter((d): d is Date => d !== undefined);
+      return {
+        id: passwordId(type.id),
+        priceTypeId: type.id,
+        name: type.name || type.id,
+        text: type.description || `Enter the password for ${type.name || 'this presale'}`,
+        ...(starts.length > 0 ? { start: new Date(Math.min(...starts.map(Number))) } : {}),
+        ...(ends.length > 0 ? { end: new Date(Math.max(...ends.map(Number))) } : {}),
+        unlocked: unlocked.has(type.id),
+        offerIds: own.map((o) => o.id),
+      };
+    });
+}
+
 export function buildOffers(input: {
   event: SellableEvent;
   fees: FeeSchedule;
@@ -111,50 +186,15 @@ export function buildOffers(input: {
 }): EventOffers {
   const { event, fees, unlocked, now } = input;
   const limitMax = event.ticketLimit > 0 ? event.ticketLimit : DEFAULT_MAX_TICKETS;
-  const levelOrder = new Map(event.priceLevels.map((l, i) => [l.id, i]));
-  const typeOrder = new Map(event.priceTypes.map((t, i) => [t.id, i]));
-  const typeOf = (id: string) => event.priceTypes.find((t) => t.id === id);
   const levelOf = (id: string) => event.priceLevels.find((l) => l.id === id);
   const areasOf = (levelId: string) => event.areas.filter((a) => a.priceLevelId === levelId);
-
-  const priced = event.prices
-    .filter((p) => levelOf(p.priceLevelId) && typeOf(p.priceTypeId))
-    .sort(
-      (a, b) =>
-        (levelOrder.get(a.priceLevelId) ?? 0) - (levelOrder.get(b.priceLevelId) ?? 0) ||
-        Number(typeOf(b.priceTypeId)!.regular) - Number(typeOf(a.priceTypeId)!.regular) ||
-        (typeOrder.get(a.priceTypeId) ?? 0) - (typeOrder.get(b.priceTypeId) ?? 0),
-    );
-
+  const priced = rankedPrices(event);
   const offers: BuiltOffer[] = [];
   for (const price of priced) {
-    const type = typeOf(price.priceTypeId)!;
-    const level = levelOf(price.priceLevelId)!;
+    const type = event.priceTypes.find((t) => t.id === price.priceTypeId)!;
     if (type.accessCodeRequired && !unlocked.has(type.id)) continue;
-    const period = periodOf(event, level.id, type.id, now);
-    const perTicket = ticketPrice(price.amountMinor, fees);
-    const areas = areasOf(level.id);
-    const sellableQty = areas.reduce((sum, a) => sum + Math.max(0, a.available), 0);
-    offers.push({
-      id: offerId(type.id, level.id),
-      priceTypeId: type.id,
-      priceLevelId: level.id,
-      name: type.name || type.id,
-      description: [type.description, level.name].filter(Boolean).join(', '),
-      rank: offers.length + 1,
-      offerType: type.accessCodeRequired ? 'SPECIAL' : type.regular ? 'STANDARD' : 'DEFAULT',
-      protected: type.accessCodeRequired,
-      ...(period ? { start: period.startsAt, end: period.endsAt } : {}),
-      faceValueMinor: price.amountMinor,
-      fees: [{ amountMinor: perTicket.serviceFeeMinor, label: 'Service fee', type: 'service' }],
-      taxes: [{ amountMinor: perTicket.serviceFeeTaxMinor, label: 'Tax on fees', type: 'tax' }],
-      totalMinor: perTicket.totalMinor,
-      limit: { min: 1, max: Math.min(limitMax, sellableQty), sellableQty, multiples: 1 },
-      areaIds: areas.map((a) => a.areaId),
-      passwordIds: type.accessCodeRequired ? [passwordId(type.id)] : [],
-    });
+    offers.push(offerOf(event, price, { rank: offers.length + 1, fees, limitMax, now }));
   }
-
   const pricedLevels = event.priceLevels.filter((l) => priced.some((p) => p.priceLevelId === l.id));
   const priceZones: BuiltPriceZone[] = pricedLevels.map((level) => ({
     id: level.id,
@@ -173,23 +213,6 @@ export function buildOffers(input: {
       priceZoneId: area.priceLevelId,
       offerIds: offers.filter((o) => o.priceLevelId === area.priceLevelId).map((o) => o.id),
     }));
-  const passwords: BuiltPassword[] = event.priceTypes
-    .filter((t) => t.accessCodeRequired && priced.some((p) => p.priceTypeId === t.id))
-    .map((type) => {
-      const own = offers.filter((o) => o.priceTypeId === type.id);
-      const starts = own.map((o) => o.start).filter((d): d is Date => d !== undefined);
-      const ends = own.map((o) => o.end).filter((d): d is Date => d !== undefined);
-      return {
-        id: passwordId(type.id),
-        priceTypeId: type.id,
-        name: type.name || type.id,
-        text: type.description || `Enter the password for ${type.name || 'this presale'}`,
-        ...(starts.length > 0 ? { start: new Date(Math.min(...starts.map(Number))) } : {}),
-        ...(ends.length > 0 ? { end: new Date(Math.max(...ends.map(Number))) } : {}),
-        unlocked: unlocked.has(type.id),
-        offerIds: own.map((o) => o.id),
-      };
-    });
   return {
     eventId: event.id,
     currency: event.currency,
@@ -197,6 +220,6 @@ export function buildOffers(input: {
     offers,
     priceZones,
     areas,
-    passwords,
+    passwords: passwordsOf(event, priced, offers, unlocked),
   };
 }

@@ -1,7 +1,7 @@
 import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import type { Logger } from '@marquee/platform/logger';
 import { ConnectorServiceClient } from '@marquee/proto/partner/v1';
-import type { AccessCodes } from './commerce-app.js';
+import type { AccessCodes } from '../app/commerce-app.js';
 
 /** 3p-connector's VerifyAccessCode as the commerce AccessCodes port. The code is never logged. */
 export function createAccessCodesClient(

@@ -6,7 +6,8 @@ import {
   applyEventDeleted,
   emptyProjection,
   type EventProjection,
-} from './projection.js';
+} from '../domain/event-projection.js';
+import { toAvailabilityUpdate, toProjectedEvent } from './event-projection-messages.js';
 import { pricesAt, type EventReader, type SellableEvent } from '../domain/sellable-event.js';
 
 export type EventProjectionDoc = EventProjection & { version: number };
@@ -47,7 +48,11 @@ export class EventProjectionStore implements EventReader {
     // answers 90001 like an unknown event), which keeps a replica's catch-up of the whole
     // compacted topic to one read by id per published event.
     const create = event.origin?.kind?.$case === 'partnerImport';
-    return this.change(event.id, (current) => applyEventChanged(current, event), create);
+    return this.change(
+      event.id,
+      (current) => applyEventChanged(current, toProjectedEvent(event)),
+      create,
+    );
   }
 
   /** Applies an `event-changed` tombstone. */
@@ -58,7 +63,9 @@ export class EventProjectionStore implements EventReader {
 
   /** Applies an `availability-changed` record. */
   applyAvailability(change: AvailabilityChanged): Promise<boolean> {
-    return this.change(change.eventId, (current) => applyAvailabilityChanged(current, change));
+    return this.change(change.eventId, (current) =>
+      applyAvailabilityChanged(current, toAvailabilityUpdate(change)),
+    );
   }
 
   private async change(

@@ -1,6 +1,6 @@
 import type { IncomingEvent } from '@marquee/platform/bus';
 import { ScanResult, type TicketScanned } from '@marquee/proto/entry/v1';
-import type { TopPicksApp } from '../app/top-picks-app.js';
+import type { TopPicksApp } from '../../app/top-picks-app.js';
 
 /**
  * `ticket-scanned` → an admitted seat's live resale listing withdrawn. Refused scans, and scans
