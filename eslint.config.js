@@ -3,6 +3,7 @@ import js from '@eslint/js';
 import regexp from 'eslint-plugin-regexp';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import layers from './scripts/eslint/layers.js';
 
 /** Modules that only adapters, ports and main.ts may use: domain/ and app/ stay pure. */
 const infrastructureModules = [
@@ -63,6 +64,22 @@ export default tseslint.config(
     },
   },
   {
+    // Hand-written source stays in files a reader can hold (600 lines) and functions that fit
+    // on a screen (80 lines), blank lines and comments not counted. Generated code is ignored
+    // above; tests are lists of cases and are not held to it.
+    files: ['services/*/src/**/*.ts', 'packages/*/src/**/*.ts', 'apps/*/src/**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 600, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // Inside a service, layers and slices point one way (scripts/eslint/layers.js says how).
+    files: ['services/*/src/**/*.ts'],
+    plugins: { layers },
+    rules: { 'layers/layer-direction': 'error' },
+  },
+  {
     // domain/ and app/ import nothing from the infrastructure or the platform package
     // (docs/decisions.md, Layers).
     // A service's slices (cart's top-picks/) have their own domain/ and app/ under the same rule.
@@ -83,10 +100,9 @@ export default tseslint.config(
   },
   {
     // catalog-indexer's and 3p-connector's domain and app hold their own records: the protobuf
-    // messages are mapped at their ports (catalog-indexer: ports/kafka/messages.ts,
-    // ports/grpc/catalog-messages.ts; 3p-connector: ports/kafka/event-message.ts,
-    // ports/kafka/messages.ts, ports/grpc/connector-messages.ts). Listed with the infrastructure:
-    // this block's options replace the block above's for these files.
+    // messages are mapped in their adapters/proto/, which their ports and other adapters use.
+    // Listed with the infrastructure: this block's options replace the block above's for these
+    // files.
     files: [
       'services/catalog-indexer/src/domain/**/*.ts',
       'services/catalog-indexer/src/app/**/*.ts',

@@ -92,3 +92,60 @@ describe('package direction', () => {
     expect(messages).toHaveLength(1);
   });
 });
+
+describe('layer direction inside a service (scripts/eslint/layers.js)', () => {
+  async function layerMessages(filePath: string, code: string): Promise<string[]> {
+    const [result] = await sut.lintText(code, { filePath: `${repo}${filePath}` });
+    return (result?.messages ?? [])
+      .filter((m) => m.ruleId === 'layers/layer-direction')
+      .map((m) => m.message);
+  }
+
+  it.each([
+    ['services/deals/src/domain/deal.ts', "import type { X } from '../app/ports.js';\n", 'domain/'],
+    ['services/deals/src/app/x.ts', "import { y } from '../adapters/repositories.js';\n", 'app/'],
+    [
+      'services/deals/src/adapters/x.ts',
+      "import { y } from '../ports/grpc/deals-grpc.js';\n",
+      'adapters/',
+    ],
+    ['services/deals/src/app/x.ts', "import { y } from '../config.js';\n", 'config.ts'],
+    [
+      'services/cart/src/app/x.ts',
+      "import { y } from '../top-picks/app/ports.js';\n",
+      'core never',
+    ],
+    ['services/cart/src/ports/x.ts', "import { y } from '../top-picks/index.js';\n", 'core never'],
+    [
+      'services/cart/src/top-picks/app/x.ts',
+      "import { y } from '../../commerce/app/a.js';\n",
+      'another slice',
+    ],
+  ])('refuses %s importing %s', async (file, code, why) => {
+    const messages = await layerMessages(file, code);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain(why);
+  });
+
+  it.each([
+    ['services/deals/src/app/x.ts', "import type { Deal } from '../domain/deal.js';\n"],
+    ['services/deals/src/ports/grpc/x.ts', "import { y } from '../../adapters/repositories.js';\n"],
+    ['services/deals/src/adapters/x.ts', "import { y } from '../config.js';\n"],
+    ['services/deals/src/service.ts', "import { y } from './ports/grpc/deals-grpc.js';\n"],
+    ['services/cart/src/top-picks/app/x.ts', "import type { Cart } from '../../domain/cart.js';\n"],
+    [
+      'services/cart/src/top-picks/index.ts',
+      "import { y } from './ports/grpc/top-picks-grpc.js';\n",
+    ],
+  ])('allows %s importing %s', async (file, code) => {
+    expect(await layerMessages(file, code)).toEqual([]);
+  });
+
+  it('refuses a source file outside the layer folders', async () => {
+    const messages = await layerMessages(
+      'services/deals/src/helpers/x.ts',
+      'export const x = 1;\n',
+    );
+    expect(messages[0]).toContain('sits in domain/, app/, adapters/ or ports/');
+  });
+});

@@ -3,7 +3,7 @@ import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
 import { createLogger } from '@marquee/platform/logger';
 import { waitFor } from '@marquee/platform/testing';
 import { CartStatus, CommerceServiceClient } from '@marquee/proto/cart/v1';
-import { offerId } from '../src/commerce/domain/offer-ids.js';
+import { offerId } from '../src/domain/offer-ids.js';
 import { composedCart } from './support/composed-cart.js';
 import { EVENT_ID } from './support/events.js';
 import { FakeConnector } from './support/fake-connector.js';

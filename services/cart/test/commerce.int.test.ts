@@ -14,7 +14,7 @@ import {
 } from '@marquee/proto/topics';
 import { authGatewayService } from '@marquee/auth-gateway';
 import { composeSecureEntry, secureEntryService } from '@marquee/secure-entry';
-import { offerId } from '../src/commerce/domain/offer-ids.js';
+import { offerId } from '../src/domain/offer-ids.js';
 import { cartService } from '../src/index.js';
 import { composeCart } from '../src/service.js';
 import { partnerStack, seatedVenue } from './support/partner-stack.js';

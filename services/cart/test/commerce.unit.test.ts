@@ -9,7 +9,7 @@ import { CartApp, type BillingInput } from '../src/app/index.js';
 import { CommerceApp, type ProductInput } from '../src/commerce/app/commerce-app.js';
 import { commerceDeliveries } from '../src/commerce/domain/deliveries.js';
 import { offersMessage } from '../src/commerce/ports/grpc/commerce-messages.js';
-import { offerId, parseOfferId, passwordId } from '../src/commerce/domain/offer-ids.js';
+import { offerId, parseOfferId, passwordId } from '../src/domain/offer-ids.js';
 import { buildOffers, DEFAULT_MAX_TICKETS } from '../src/commerce/domain/offers.js';
 import {
   PASSWORD_ATTEMPTS_EXCEEDED,

@@ -3,7 +3,7 @@ import { createServiceStores } from '@marquee/platform/store';
 import { OrderConfirmed, InventoryType } from '@marquee/proto/cart/v1';
 import { ScanResult, TicketScanned } from '@marquee/proto/entry/v1';
 import { ticketScannedTopic } from '@marquee/proto/topics';
-import { offerId } from '../src/commerce/domain/offer-ids.js';
+import { offerId } from '../src/domain/offer-ids.js';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
 import { createCartStorage } from '../src/adapters/stores.js';
 import { CartApp, type BillingInput } from '../src/app/index.js';

@@ -23,7 +23,7 @@ import type { VersionedStore } from '@marquee/platform/store';
 export { CommerceApp, type AccessCodes } from './app/commerce-app.js';
 export { createCommerceStorage, type CommerceStorage } from './adapters/stores.js';
 export { buildOffers, DEFAULT_MAX_TICKETS, type EventOffers } from './domain/offers.js';
-export { offerId, parseOfferId, passwordId } from './domain/offer-ids.js';
+export { offerId, parseOfferId, passwordId } from '../domain/offer-ids.js';
 export { commerceDeliveries } from './domain/deliveries.js';
 export { PASSWORD_ATTEMPTS_EXCEEDED } from './adapters/password-throttle.js';
 

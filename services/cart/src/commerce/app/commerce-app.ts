@@ -18,7 +18,7 @@ import {
 } from '../../domain/sellable-event.js';
 import { commerceDeliveries, type CommerceDelivery } from '../domain/deliveries.js';
 import { buildOffers, type BuiltOffer, type EventOffers } from '../domain/offers.js';
-import { parseOfferId } from '../domain/offer-ids.js';
+import { parseOfferId } from '../../domain/offer-ids.js';
 
 /**
  * 3p-connector's VerifyAccessCode: the price types of an event a password opens. The access codes

@@ -1,6 +1,6 @@
 import { ticketPrice, type FeeSchedule } from '../../domain/pricing.js';
 import type { SellableArea, SellableEvent, SellablePrice } from '../../domain/sellable-event.js';
-import { offerId, passwordId } from './offer-ids.js';
+import { offerId, passwordId } from '../../domain/offer-ids.js';
 
 /**
  * The commerce offers of an event, built from cart's event projection (price levels, price types,

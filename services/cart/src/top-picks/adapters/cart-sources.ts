@@ -1,4 +1,4 @@
-import { offerId } from '../../commerce/domain/offer-ids.js';
+import { offerId } from '../../domain/offer-ids.js';
 import type { PartnerConnector } from '../../app/ports.js';
 import type { OrderRepository } from '../../app/ports.js';
 import { orderFees, ticketPrice, type FeeSchedule } from '../../domain/pricing.js';

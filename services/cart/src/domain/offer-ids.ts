@@ -1,5 +1,5 @@
 /**
- * Offer and password ids of the commerce API. An offer is one price type at one price level, so its
+ * Offer and password ids of the commerce API (top picks names its offers by them too). An offer is one price type at one price level, so its
  * id is derived from the two partner ids (stable for as long as the partner keeps them) and can be
  * decoded back without any lookup. base64url keeps any partner id URL- and JSON-safe.
  */
