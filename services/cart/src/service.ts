@@ -19,7 +19,7 @@ import { createConnectorClient } from './adapters/connector-client.js';
 import { randomIds } from './adapters/ids.js';
 import { meteredProcessor } from './adapters/metered-processor.js';
 import { createSandboxProcessor } from './adapters/sandbox-processor.js';
-import { createSecretBox, orderTokenKey, sha256Hasher } from './adapters/secret-box.js';
+import { orderTokenBox, orderTokenKeys, sha256Hasher } from './adapters/secret-box.js';
 import { createCartStorage } from './adapters/stores.js';
 import { createStripeClient, createStripeProcessor } from './adapters/stripe-processor.js';
 import { rememberingLatestHits } from './adapters/tracking-cache.js';
@@ -120,8 +120,8 @@ export async function composeCart(
         deadlineMs: config.CONNECTOR_DEADLINE_MS,
         logger,
       });
-  const tokenKey = orderTokenKey(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message));
-  const secrets = createSecretBox(tokenKey);
+  const tokenKeys = orderTokenKeys(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message));
+  const secrets = orderTokenBox(tokenKeys);
   const sandboxProcessor = meteredProcessor(
     createSandboxProcessor({ timeoutMs: config.CART_PAYMENT_TIMEOUT_MS }),
   );
@@ -205,7 +205,7 @@ export async function composeCart(
   // the order token key, and the requests digested with a keyed MAC (README, "Idempotency keys").
   const idempotency = createIdempotency(idempotencyStore, {
     ttlMs: config.IDEMPOTENCY_TTL_MS,
-    secrets: idempotencySecrets([tokenKey]),
+    secrets: idempotencySecrets(tokenKeys),
   });
 
   // The commerce API (/commerce/v2) on the same app, events and idempotency (src/commerce).
