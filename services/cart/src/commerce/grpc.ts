@@ -1,3 +1,4 @@
+import { unary } from '@marquee/platform/grpc';
 import type { Idempotency } from '@marquee/platform/idempotency';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import {
@@ -21,7 +22,6 @@ import { invalidInput } from '../domain/errors.js';
 import { cartMessage, cartOrderMessage } from '../ports/grpc/cart-grpc.js';
 import type { CommerceApp, ProductInput, Shopper, ShoppingCartView } from './commerce-app.js';
 import type { EventOffers } from './offers.js';
-import { unary } from '../ports/grpc/unary.js';
 
 const money = (amountMinor: number, currency: string) => ({ amountMinor, currency });
 

@@ -1,5 +1,5 @@
 import type { Idempotency } from '@marquee/platform/idempotency';
-import { callerOf } from '@marquee/platform/grpc';
+import { callerOf, unary } from '@marquee/platform/grpc';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import {
   AddPaymentRequest,
@@ -33,7 +33,6 @@ import type { Charge, Totals } from '../../domain/pricing.js';
 import type { ShippingOption } from '../../domain/shipping.js';
 import type { Order } from '../../domain/order.js';
 import { inventoryTypeOf } from '../../top-picks/ports/inventory-type.js';
-import { unary } from './unary.js';
 
 const STATUS: Record<string, CartStatus> = {
   PENDING: CartStatus.CART_STATUS_PENDING,

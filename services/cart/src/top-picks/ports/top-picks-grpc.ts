@@ -1,3 +1,4 @@
+import { unary } from '@marquee/platform/grpc';
 import {
   FanSessionOutcome,
   InventoryType,
@@ -20,7 +21,6 @@ import type { EmbeddedOffer, TopPicksApp, TopPicksResult } from '../app/top-pick
 import { invalid } from '../domain/errors.js';
 import type { ResaleListing } from '../domain/listing.js';
 import type { Pick } from '../domain/picks.js';
-import { unary } from '../../ports/grpc/unary.js';
 
 export const DEFAULT_LISTING_PAGE = 50;
 export const MAX_LISTING_PAGE = 500;
