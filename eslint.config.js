@@ -12,10 +12,12 @@ const infrastructureModules = [
   '@grpc/*',
   'fastify',
   '@fastify/*',
-  // Every subpath of the platform package (it has no root export) but the pure `money` one:
-  // ISO 4217 exponents and minor-unit arithmetic, no I/O (packages/platform/src/money).
+  // Every subpath of the platform package (it has no root export) but the pure ones, no I/O:
+  // `money`, ISO 4217 exponents and minor-unit arithmetic (packages/platform/src/money), and
+  // `kernel`, error kinds, the clock port and the compare-and-set retry (packages/platform/src/kernel).
   '@marquee/platform/*',
   '!@marquee/platform/money',
+  '!@marquee/platform/kernel',
 ];
 
 /** The restricted-import pattern that keeps them out of domain/ and app/. */
@@ -60,6 +62,25 @@ export default tseslint.config(
     plugins: { regexp },
     rules: {
       'regexp/no-super-linear-backtracking': 'error',
+    },
+  },
+  {
+    // The platform's pure subpaths stay importable by domain/ and app/: no Node built-in, no
+    // infrastructure, nothing of the platform outside their own folder.
+    files: ['packages/platform/src/kernel/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [...infrastructureModules, 'node:*', '../*'],
+              message:
+                'the kernel is pure: domain/ and app/ import it (no I/O, no infrastructure).',
+            },
+          ],
+        },
+      ],
     },
   },
   {
