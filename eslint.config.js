@@ -13,10 +13,12 @@ const infrastructureModules = [
   '@grpc/*',
   'fastify',
   '@fastify/*',
-  // Every subpath of the platform package (it has no root export) but the pure `money` one:
-  // ISO 4217 exponents and minor-unit arithmetic, no I/O (packages/platform/src/money).
+  // Every subpath of the platform package (it has no root export) but the pure ones, no I/O:
+  // `money`, ISO 4217 exponents and minor-unit arithmetic (packages/platform/src/money), and
+  // `kernel`, error kinds, the clock port and the compare-and-set retry (packages/platform/src/kernel).
   '@marquee/platform/*',
   '!@marquee/platform/money',
+  '!@marquee/platform/kernel',
 ];
 
 /** The restricted-import pattern that keeps them out of domain/ and app/. */
@@ -78,6 +80,25 @@ export default tseslint.config(
     files: ['services/*/src/**/*.ts'],
     plugins: { layers },
     rules: { 'layers/layer-direction': 'error' },
+  },
+  {
+    // The platform's pure subpaths stay importable by domain/ and app/: no Node built-in, no
+    // infrastructure, nothing of the platform outside their own folder.
+    files: ['packages/platform/src/kernel/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [...infrastructureModules, 'node:*', '../*'],
+              message:
+                'the kernel is pure: domain/ and app/ import it (no I/O, no infrastructure).',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // domain/ and app/ import nothing from the infrastructure or the platform package

@@ -52,6 +52,8 @@ describe('architecture boundaries', () => {
       "import { haversineKm } from '@marquee/geo';",
       // The platform's money module is pure too: one rule for currencies in every layer.
       "import { toDecimal } from '@marquee/platform/money';",
+      // And its kernel: error kinds, the clock port, the compare-and-set retry.
+      "import { retryingConflicts } from '@marquee/platform/kernel';",
     ]) {
       expect(await restrictedImports('services/deals/src/domain/deal.ts', `${line}\n`)).toEqual([]);
     }

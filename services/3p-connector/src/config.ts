@@ -1,18 +1,11 @@
 import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
+import { secretBoxKeysSetting } from '@marquee/platform/crypto';
 import { serviceConfigSchema } from '@marquee/platform/service';
 import { egressPolicy } from './domain/egress.js';
 
 const millis = (min: number, fallback: number) =>
   z.coerce.number().int().min(min).default(fallback);
-
-/** Base64 of exactly 32 bytes (an AES-256 key). */
-const credentialsKey = z
-  .string()
-  .refine(
-    (value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32,
-    'must be the base64 of 32 bytes',
-  );
 
 /** The only module of 3p-connector that reads the environment; see README for each variable. */
 export const configSchema = serviceConfigSchema({
@@ -21,8 +14,11 @@ export const configSchema = serviceConfigSchema({
   grpcPort: 50057,
 })
   .extend({
-    /** AES-256-GCM key of partner client secrets at rest; required in production. */
-    PARTNER_CREDENTIALS_KEY: credentialsKey.optional(),
+    /**
+     * AES-256-GCM key of partner client secrets and access codes at rest, or a comma-separated
+     * ring of them (the first seals, the others still open: a rotation); required in production.
+     */
+    PARTNER_CREDENTIALS_KEY: secretBoxKeysSetting.optional(),
     /** Scheduled import of every registered venue. */
     IMPORT_INTERVAL_MS: millis(100, 300_000),
     /** Healthcheck polling per partner (doubled up to 10 min while a partner reports 901). */

@@ -7,7 +7,7 @@ import { systemResolver } from './adapters/egress-agent.js';
 import { importMetrics } from './adapters/import-metrics.js';
 import { randomIds } from './adapters/ids.js';
 import { createPartnerApiFactory } from './adapters/partner-http.js';
-import { createSecretBox, credentialsKey } from './adapters/secret-box.js';
+import { createSecretBox, credentialsKeys } from './adapters/secret-box.js';
 import { createConnectorStorage, type ConnectorStorage } from './adapters/stores.js';
 import { CancelQueue } from './app/cancel-queue.js';
 import { HealthMonitor, Scheduler } from './app/health-monitor.js';
@@ -36,7 +36,7 @@ export async function composeThreePConnector(
 ): Promise<ServiceParts> {
   const { logger, bus } = infra;
   const secrets = createSecretBox(
-    credentialsKey(config.PARTNER_CREDENTIALS_KEY, (message) => logger.warn(message)),
+    credentialsKeys(config.PARTNER_CREDENTIALS_KEY, (message) => logger.warn(message)),
   );
   const { storage, outboxSources } = await openServiceStores(infra, (stores) =>
     createConnectorStorage(stores, secrets),

@@ -28,6 +28,13 @@ describe('loadThreePConnectorConfig', () => {
     ).toBe(key);
   });
 
+  it('takes a comma-separated ring of keys to rotate, the first sealing', () => {
+    const ring = `${randomBytes(32).toString('base64')},${randomBytes(32).toString('base64')}`;
+    expect(
+      loadThreePConnectorConfig({ PARTNER_CREDENTIALS_KEY: ring }).PARTNER_CREDENTIALS_KEY,
+    ).toBe(ring);
+  });
+
   it('refuses a key that is not 32 bytes, without echoing it', () => {
     const key = randomBytes(16).toString('base64');
     let message = '';

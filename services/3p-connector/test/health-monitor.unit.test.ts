@@ -17,7 +17,7 @@ beforeEach(async () => {
 afterEach(() => fake.stop());
 
 async function setup() {
-  const secrets = createSecretBox(randomBytes(32));
+  const secrets = createSecretBox([randomBytes(32)]);
   const storage = createConnectorStorage(createServiceStores(undefined), secrets);
   const partner = await storage.partners.create({
     id: 'p1',

@@ -14,7 +14,7 @@ function setup(
     resolveHost?: (host: string) => Promise<string[]>;
   } = {},
 ) {
-  const secrets = createSecretBox(randomBytes(32));
+  const secrets = createSecretBox([randomBytes(32)]);
   const storage = createConnectorStorage(createServiceStores(undefined), secrets);
   const started: [string, readonly string[]][] = [];
   const sut = new PartnerRegistry({

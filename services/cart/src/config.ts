@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
+import { secretBoxKeysSetting } from '@marquee/platform/crypto';
 import { serviceConfigSchema } from '@marquee/platform/service';
 import { parseContactKeys } from '@marquee/proto/order-contact';
 import { parseMaintenanceWindow } from './domain/maintenance.js';
 
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 
-/** Base64 of exactly 32 bytes (an AES-256 key). */
 /** `ORDER_CONTACT_KEYS`: the contact key ring (`@marquee/proto/order-contact`), sealing key first. */
 const contactKeyRing = z.string().refine((text) => {
   try {
@@ -16,13 +16,6 @@ const contactKeyRing = z.string().refine((text) => {
     return false;
   }
 }, 'must be <key id>:<base64 of 32 bytes> entries, comma-separated, ids unique');
-
-const aesKey = z
-  .string()
-  .refine(
-    (value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32,
-    'must be the base64 of 32 bytes',
-  );
 
 const maintenanceWindow = z
   .string()
@@ -48,8 +41,11 @@ export const configSchema = serviceConfigSchema({
     CONNECTOR_DEADLINE_MS: int(10_000, 100),
     /** secure-entry's gRPC address (ListAdmittedSeats: resale never lists an admitted seat). */
     GRPC_ADDR_SECURE_ENTRY: z.string().min(1).default('127.0.0.1:50056'),
-    /** AES-256-GCM key of order tokens and access codes at rest; required in production. */
-    CART_ORDER_TOKEN_KEY: aesKey.optional(),
+    /**
+     * AES-256-GCM key of order tokens and access codes at rest, or a comma-separated ring of them
+     * (the first seals, the others still open: a rotation); required in production.
+     */
+    CART_ORDER_TOKEN_KEY: secretBoxKeysSetting.optional(),
     /**
      * Key ring that seals the buyer's contact on `order-confirmed` (shared with secure-entry);
      * required in production, a fixed public development ring otherwise.

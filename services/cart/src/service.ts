@@ -23,7 +23,7 @@ import { createConnectorClient } from './adapters/connector-client.js';
 import { randomIds } from './adapters/ids.js';
 import { meteredProcessor } from './adapters/metered-processor.js';
 import { createSandboxProcessor } from './adapters/sandbox-processor.js';
-import { createSecretBox, orderTokenKey, sha256Hasher } from './adapters/secret-box.js';
+import { orderTokenBox, orderTokenKeys, sha256Hasher } from './adapters/secret-box.js';
 import { createCartStorage } from './adapters/stores.js';
 import { createStripeClient, createStripeProcessor } from './adapters/stripe-processor.js';
 import { rememberingLatestHits } from './adapters/tracking-cache.js';
@@ -399,8 +399,8 @@ export async function composeCart(
   const projection = await openProjection(storage, clock, logger);
   const { events, durable } = projection;
   const clients = openClients(config, options, logger);
-  const tokenKey = orderTokenKey(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message));
-  const secrets = createSecretBox(tokenKey);
+  const tokenKeys = orderTokenKeys(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message));
+  const secrets = orderTokenBox(tokenKeys);
   const topPicks = topPicksOf(config, storage, events, clients, clock, logger);
   const app = createCartApp({
     ...{ config, storage, events, secrets, clock, logger },
@@ -411,7 +411,7 @@ export async function composeCart(
   // the order token key, and the requests digested with a keyed MAC (README, "Idempotency keys").
   const idempotency = createIdempotency(storage.idempotency, {
     ttlMs: config.IDEMPOTENCY_TTL_MS,
-    secrets: idempotencySecrets([tokenKey]),
+    secrets: idempotencySecrets(tokenKeys),
   });
   const commerce = commerceOf(config, options, {
     ...{ app, storage, events, secrets, idempotency, clock, logger },

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createServiceStores } from '@marquee/platform/store';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
-import { createSecretBox } from '../src/adapters/secret-box.js';
+import { orderTokenBox } from '../src/adapters/secret-box.js';
 import { createCartStorage } from '../src/adapters/stores.js';
 import { createCommerceStorage } from '../src/commerce/adapters/stores.js';
 import { CartApp, type BillingInput } from '../src/app/index.js';
@@ -265,7 +265,7 @@ describe('CommerceApp shopping (memory stores, fake partner)', () => {
     connector = new FakeConnector(10, () => NOW);
     throttleNow = NOW;
     const processor = createSandboxProcessor({ timeoutMs: 5 });
-    const secrets = createSecretBox(randomBytes(32));
+    const secrets = orderTokenBox([randomBytes(32)]);
     carts = new CartApp({
       ...storage,
       events,

@@ -4,7 +4,7 @@ import { createServiceStores } from '@marquee/platform/store';
 import { BookingReleased, ReleaseReason } from '@marquee/proto/cart/v1';
 import { bookingReleasedTopic } from '@marquee/proto/topics';
 import { createSandboxProcessor } from '../src/adapters/sandbox-processor.js';
-import { createSecretBox, sha256Hasher } from '../src/adapters/secret-box.js';
+import { orderTokenBox, sha256Hasher } from '../src/adapters/secret-box.js';
 import { createCartStorage } from '../src/adapters/stores.js';
 import { CartApp, type BillingInput, type CartOwner } from '../src/app/index.js';
 import { withoutPersonalData } from '../src/domain/cart.js';
@@ -66,7 +66,7 @@ async function setup() {
     clock: { now },
   });
   const processor = createSandboxProcessor({ timeoutMs: 5 });
-  const secrets = createSecretBox(randomBytes(32));
+  const secrets = orderTokenBox([randomBytes(32)]);
   const cart = new CartApp({
     ...storage,
     events,

@@ -41,6 +41,9 @@ export const configSchema = serviceConfigSchema({
   // at least 128 bits (32 hex or 22 base64 characters; `randomSecret`, platform config), so a
   // word, a sentence, a repeated pattern or a short dummy is refused.
   ADMIN_TOKEN: randomSecret().optional(),
+  // The token ADMIN_TOKEN replaces, still accepted until it is removed: a rotation without 401s
+  // (docs/operations.md, "Rotating each secret"). Held to the same strength.
+  ADMIN_TOKEN_PREVIOUS: randomSecret().optional(),
   GRPC_ADDR_AUTH_GATEWAY: grpcAddress('127.0.0.1:50051'),
   GRPC_ADDR_PUBLISHER: grpcAddress('127.0.0.1:50052'),
   GRPC_ADDR_CATALOG_INDEXER: grpcAddressList('127.0.0.1:50053'),

@@ -61,6 +61,7 @@ export async function composeEdgeGateway(
     http: async (app) => {
       await registerEdgeRoutes(app, {
         adminToken,
+        ...(config.ADMIN_TOKEN_PREVIOUS ? { previousAdminToken: config.ADMIN_TOKEN_PREVIOUS } : {}),
         version: OPENAPI_DOCUMENT_VERSION,
         fees: {
           serviceFeeBps: config.CART_SERVICE_FEE_BPS,

@@ -1,30 +1,10 @@
-/**
- * The error vocabulary shared by every layer. The kinds follow the canonical gRPC codes so that a
- * domain error travels unchanged from a use case, through the gRPC port, across the network, to the
- * edge that turns it into an API family's HTTP body (docs/api-families.md).
- */
-export const ERROR_KINDS = [
-  'invalid_argument',
-  'not_found',
-  'already_exists',
-  'failed_precondition',
-  'unauthenticated',
-  'permission_denied',
-  'resource_exhausted',
-  'unavailable',
-  'aborted',
-  'deadline_exceeded',
-  'internal',
-] as const;
-
-export type ErrorKind = (typeof ERROR_KINDS)[number];
-
-const KIND_SET: ReadonlySet<string> = new Set(ERROR_KINDS);
+import { isErrorKind, type ErrorKind } from '../kernel/error-kind.js';
 
 /**
- * What the platform recognises as an application error. Structural on purpose: `domain/` code may
- * not import the platform (docs/decisions.md, Layers), so it declares its own `class SeatTaken extends Error { kind =
- * 'failed_precondition' as const }` and the gRPC/HTTP ports still map it correctly.
+ * What the platform recognises as an application error. Structural on purpose: `domain/` code
+ * imports no platform but the pure subpaths (docs/decisions.md, Layers), so it declares its own
+ * `class SeatTaken extends Error { kind = 'failed_precondition' as const }` (the kinds: `ErrorKind`
+ * of `@marquee/platform/kernel`) and the gRPC/HTTP ports still map it correctly.
  */
 export interface AppErrorLike {
   readonly kind: ErrorKind;
@@ -48,10 +28,6 @@ export class AppError extends Error implements AppErrorLike {
     this.kind = kind;
     if (options.details !== undefined) this.details = options.details;
   }
-}
-
-export function isErrorKind(value: unknown): value is ErrorKind {
-  return typeof value === 'string' && KIND_SET.has(value);
 }
 
 /** True for any object carrying a known `kind` and a string `message`, whichever class made it. */

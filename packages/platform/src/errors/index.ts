@@ -1,11 +1,10 @@
 export {
   AppError,
-  ERROR_KINDS,
   isAppErrorLike,
-  isErrorKind,
   httpStatusForKind,
   type AppErrorLike,
   type AppErrorOptions,
-  type ErrorKind,
 } from './app-error.js';
+// The vocabulary itself is pure, in the kernel, for domain code too; here for the ports.
+export { ERROR_KINDS, isErrorKind, type ErrorKind } from '../kernel/error-kind.js';
 export { isTransientError } from './transient.js';

@@ -27,6 +27,7 @@ export {
   type UnaryMethodName,
 } from './client.js';
 export { OnePerTurn } from './one-per-turn.js';
+export { remainingDeadline, unary, type UnaryCallInfo, type UnaryOptions } from './unary.js';
 export {
   callerGaveUp,
   detachedFromCall,

@@ -5,8 +5,12 @@ import { ConnectorError } from './errors.js';
 export type HealthState =
   'UNSPECIFIED' | 'HEALTHY' | 'UNAVAILABLE' | 'SYNC_REQUIRED' | 'UNREACHABLE' | 'UNAUTHORIZED';
 
-/** A client secret encrypted at rest (AES-256-GCM): base64 of IV, authentication tag and ciphertext. */
+/**
+ * A client secret encrypted at rest (AES-256-GCM): base64 of IV, authentication tag and
+ * ciphertext; `kid` names the key that sealed it (absent on secrets sealed before key ids).
+ */
 export interface EncryptedSecret {
+  kid?: string;
   iv: string;
   tag: string;
   data: string;

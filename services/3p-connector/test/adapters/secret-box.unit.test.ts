@@ -1,36 +1,45 @@
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createSecretBox, credentialsKey } from '../../src/adapters/secret-box.js';
+import { createSecretBox, credentialsKeys } from '../../src/adapters/secret-box.js';
 
 describe('createSecretBox', () => {
   const key = randomBytes(32);
 
   it('round-trips a secret without storing it in clear', () => {
-    const sut = createSecretBox(key);
+    const sut = createSecretBox([key]);
     const sealed = sut.encrypt('s3cret-value');
     expect(JSON.stringify(sealed)).not.toContain('s3cret-value');
     expect(Buffer.from(sealed.iv, 'base64')).toHaveLength(12);
     expect(sut.decrypt(sealed)).toBe('s3cret-value');
   });
 
-  it('uses a fresh IV for every secret', () => {
-    const sut = createSecretBox(key);
-    expect(sut.encrypt('same').iv).not.toBe(sut.encrypt('same').iv);
+  it('refuses a tampered ciphertext or another key, naming the setting and no value', () => {
+    const sealed = createSecretBox([key]).encrypt('s3cret-value');
+    const tampered = { ...sealed, data: Buffer.from('x' + sealed.data).toString('base64') };
+    expect(() => createSecretBox([key]).decrypt(tampered)).toThrow(/could not be decrypted/);
+    expect(() => createSecretBox([randomBytes(32)]).decrypt(sealed)).toThrow(
+      /PARTNER_CREDENTIALS_KEY does not hold/,
+    );
   });
 
-  it('refuses a tampered ciphertext or another key, naming no value', () => {
-    const sealed = createSecretBox(key).encrypt('s3cret-value');
-    const tampered = { ...sealed, data: Buffer.from('x' + sealed.data).toString('base64') };
-    expect(() => createSecretBox(key).decrypt(tampered)).toThrow(/could not be decrypted/);
-    expect(() => createSecretBox(randomBytes(32)).decrypt(sealed)).toThrow(
-      /could not be decrypted/,
-    );
+  it('reads secrets stored before key ids, also after the key was rotated', () => {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    const data = Buffer.concat([cipher.update('stored-before', 'utf8'), cipher.final()]);
+    const stored = {
+      iv: iv.toString('base64'),
+      tag: cipher.getAuthTag().toString('base64'),
+      data: data.toString('base64'),
+    };
+    expect(createSecretBox([key]).decrypt(stored)).toBe('stored-before');
+    expect(createSecretBox([randomBytes(32), key]).decrypt(stored)).toBe('stored-before');
   });
 
   it('generates a key with a warning when none is configured', () => {
     const warnings: string[] = [];
-    const sut = credentialsKey(undefined, (m) => warnings.push(m));
-    expect(sut).toHaveLength(32);
+    const sut = credentialsKeys(undefined, (m) => warnings.push(m));
+    expect(sut).toHaveLength(1);
+    expect(sut[0]).toHaveLength(32);
     expect(warnings[0]).toMatch(/PARTNER_CREDENTIALS_KEY/);
   });
 });

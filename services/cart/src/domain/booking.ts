@@ -19,8 +19,9 @@ export interface BookingLine {
   accessCodeSealed?: SealedSecret;
 }
 
-/** AES-256-GCM output (see adapters/secret-box.ts). */
+/** AES-256-GCM output (see adapters/secret-box.ts); `kid` names the key, absent on older ones. */
 export interface SealedSecret {
+  kid?: string;
   iv: string;
   tag: string;
   data: string;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { randomIds } from '../../src/adapters/ids.js';
-import { createSecretBox, sha256Hasher } from '../../src/adapters/secret-box.js';
+import { orderTokenBox, sha256Hasher } from '../../src/adapters/secret-box.js';
 import type { CartSettings } from '../../src/app/index.js';
 import type { SecretBox } from '../../src/app/ports.js';
 import { DEFAULT_FEES } from '../../src/domain/pricing.js';
@@ -38,7 +38,7 @@ export function cartAppDefaults(
   options: { secrets?: SecretBox; settings?: Partial<CartSettings> } = {},
 ) {
   return {
-    secrets: options.secrets ?? createSecretBox(randomBytes(32)),
+    secrets: options.secrets ?? orderTokenBox([randomBytes(32)]),
     ids: randomIds,
     hasher: sha256Hasher,
     clock: { now },

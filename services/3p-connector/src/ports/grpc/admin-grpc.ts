@@ -1,10 +1,10 @@
+import { unary } from '@marquee/platform/grpc';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import { partnerV1 } from '@marquee/proto';
 import type { PartnerRegistry, PartnerView } from '../../app/registry.js';
 import type { QueuedCancel } from '../../domain/cancel-queue.js';
 import { healthEnum } from '../../adapters/stores.js';
 import { EPOCH } from '../../app/registry.js';
-import { unary } from './unary.js';
 
 /** A registration as operators see it: never the secret. */
 export function toPartnerMessage({ partner, venues }: PartnerView): partnerV1.Partner {

@@ -1,3 +1,4 @@
+import { unary } from '@marquee/platform/grpc';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import { partnerV1 } from '@marquee/proto';
 import type { ConnectorRuntime } from '../../app/runtime.js';
@@ -6,7 +7,6 @@ import {
   toOrderActionCall,
   toPartnerOrderMessage,
 } from './connector-messages.js';
-import { unary } from './unary.js';
 
 /** `marquee.partner.v1.ConnectorService` (cart and reconciler) over the runtime use cases. */
 export function connectorGrpc(runtime: ConnectorRuntime): GrpcRegistration {

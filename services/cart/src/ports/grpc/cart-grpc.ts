@@ -1,5 +1,5 @@
 import type { Idempotency } from '@marquee/platform/idempotency';
-import { callerOf } from '@marquee/platform/grpc';
+import { callerOf, unary } from '@marquee/platform/grpc';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import {
   AddPaymentRequest,
@@ -26,7 +26,6 @@ import {
   shippingOptionMessage,
 } from './cart-messages.js';
 import { requestBytes } from './request-bytes.js';
-import { unary } from './unary.js';
 
 type Handlers<K extends keyof CartServiceServer> = Pick<CartServiceServer, K>;
 

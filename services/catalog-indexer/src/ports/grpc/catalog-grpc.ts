@@ -11,7 +11,7 @@ import {
 } from '@marquee/proto/catalog/v1';
 import { documentsPageHead, encodeEventsPage } from '@marquee/proto/catalog/v1/wire';
 import { Utf8Writer, writeEventDocument } from '@marquee/discovery-documents';
-import { OnePerTurn } from '@marquee/platform/grpc';
+import { OnePerTurn, unary as unaryHandler } from '@marquee/platform/grpc';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import type { Catalog } from '../../app/catalog.js';
 import type { Page } from '../../domain/catalog-index.js';
@@ -29,26 +29,9 @@ import {
   venueQueryOf,
 } from './search-mapping.js';
 
-type Unary<Req, Res> = (
-  call: grpc.ServerUnaryCall<Req, Res>,
-  callback: grpc.sendUnaryData<Res>,
-) => void;
-
-/** Runs a synchronous query; a thrown domain error reaches the client with its status (platform wrapper). */
-function unary<Req, Res>(turns: OnePerTurn, answer: (request: Req) => Res): Unary<Req, Res> {
-  return (call, callback) =>
-    turns.run(() => {
-      if (call.cancelled) return;
-      let response: Res;
-      try {
-        response = answer(call.request);
-      } catch (error) {
-        callback(error as grpc.ServiceError);
-        return;
-      }
-      callback(null, response);
-    });
-}
+/** Runs a synchronous query one per turn; a thrown domain error reaches the client with its status. */
+const unary = <Req, Res>(turns: OnePerTurn, answer: (request: Req) => Res) =>
+  unaryHandler(answer, { turns });
 
 const pageInfo = (page: Page<unknown>) => ({
   offset: page.offset,

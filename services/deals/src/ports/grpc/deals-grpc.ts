@@ -1,4 +1,4 @@
-import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
+import { unary } from '@marquee/platform/grpc';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import { DistanceUnit } from '@marquee/proto/common/v1';
 import {
@@ -16,20 +16,6 @@ import { DealsError, type Exclusivity } from '../../domain/deal.js';
 import { DEFAULT_RADIUS, DEFAULT_ROWS, type DealSearchCriteria } from '../../domain/search.js';
 import type { DealSearchHit } from '../../domain/search.js';
 import { fromExclusivityMessage, toDealMessage } from '../../adapters/deal-message.js';
-
-type Handler<Req, Res> = (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void;
-
-/** Runs a use case and answers through the callback (the platform wrapper maps error kinds). */
-function unary<Req, Res>(run: (request: Req) => Promise<Res> | Res): Handler<Req, Res> {
-  return (call, callback) => {
-    Promise.resolve()
-      .then(() => run(call.request))
-      .then(
-        (response) => callback(null, response),
-        (error: unknown) => callback(error as Error),
-      );
-  };
-}
 
 /** A public numeric id sent as decimal digits (service.proto); anything else is refused. */
 function numericId(name: string, value: string): number | undefined {

@@ -10,6 +10,8 @@ import { registerStripeWebhook } from './webhooks/stripe-webhook.js';
 
 export interface EdgeHttpOptions {
   adminToken: string;
+  /** Also accepted on the admin API while `adminToken` replaces it (`ADMIN_TOKEN_PREVIOUS`). */
+  previousAdminToken?: string;
   version: string;
   backends: Backends;
   /** The cart's fee schedule (the same `CART_*_FEE_*` settings); DEFAULT_FEES when not given. */
@@ -37,7 +39,8 @@ export async function registerEdgeRoutes(
     const routes = (familyRoutes[family.id] ?? []).map((factory) => factory(context));
     await registerFamily(app, family, async (scope, f) => {
       // Every admin route, present and future, sits behind the admin token.
-      if (family === admin) requireAdminToken(scope, options.adminToken);
+      if (family === admin)
+        requireAdminToken(scope, options.adminToken, options.previousAdminToken);
       for (const register of routes) await register(scope, f);
     });
   }

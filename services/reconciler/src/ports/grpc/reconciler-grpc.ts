@@ -1,4 +1,4 @@
-import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
+import { unary } from '@marquee/platform/grpc';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import {
   ReconcilerServiceService,
@@ -10,20 +10,6 @@ import {
 } from '@marquee/proto/reconciliation/v1';
 import { toCaseMessage, toReportMessage } from '../../adapters/case-message.js';
 import type { ReconcilerApp } from '../../app/reconciler-app.js';
-
-type Handler<Req, Res> = (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void;
-
-/** Runs a use case and answers through the callback (the platform's server maps error kinds). */
-function unary<Req, Res>(run: (request: Req) => Promise<Res> | Res): Handler<Req, Res> {
-  return (call, callback) => {
-    Promise.resolve()
-      .then(() => run(call.request))
-      .then(
-        (response) => callback(null, response),
-        (error: unknown) => callback(error as Error),
-      );
-  };
-}
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;

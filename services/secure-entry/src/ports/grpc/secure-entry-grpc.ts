@@ -1,4 +1,4 @@
-import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
+import { unary } from '@marquee/platform/grpc';
 import { metrics } from '@marquee/platform/metrics';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import { entryV1 } from '@marquee/proto';
@@ -11,20 +11,6 @@ import { scanResultEnum } from '../../adapters/stores.js';
 const gateScans = metrics.counter('marquee_gate_scans', {
   description: 'Gate scans validated, by result',
 });
-
-type Handler<Req, Res> = (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void;
-
-/** Runs a use case and answers through the callback (the platform's server maps error kinds). */
-function unary<Req, Res>(run: (request: Req) => Promise<Res> | Res): Handler<Req, Res> {
-  return (call, callback) => {
-    Promise.resolve()
-      .then(() => run(call.request))
-      .then(
-        (response) => callback(null, response),
-        (error: unknown) => callback(error as Error),
-      );
-  };
-}
 
 const gateMessage = (gate: Gate): entryV1.Gate => ({
   id: gate.id,

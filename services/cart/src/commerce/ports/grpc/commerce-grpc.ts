@@ -16,7 +16,7 @@ import type { CartApp } from '../../../app/index.js';
 import { invalidInput } from '../../../domain/errors.js';
 import { cartOrderMessage } from '../../../ports/grpc/cart-messages.js';
 import { requestBytes } from '../../../ports/grpc/request-bytes.js';
-import { unary } from '../../../ports/grpc/unary.js';
+import { unary } from '@marquee/platform/grpc';
 import type { CommerceApp, Shopper } from '../../app/commerce-app.js';
 import {
   commerceBilling,

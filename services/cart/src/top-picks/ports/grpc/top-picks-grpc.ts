@@ -1,3 +1,4 @@
+import { unary } from '@marquee/platform/grpc';
 import {
   FanSessionOutcome,
   InventoryType,
@@ -21,7 +22,6 @@ import { topPicksAnswer, type EmbeddedOffer } from './top-picks-answer.js';
 import { invalid } from '../../domain/errors.js';
 import type { ResaleListing } from '../../domain/listing.js';
 import type { Pick } from '../../domain/picks.js';
-import { unary } from '../../../ports/grpc/unary.js';
 
 export const DEFAULT_LISTING_PAGE = 50;
 export const MAX_LISTING_PAGE = 500;

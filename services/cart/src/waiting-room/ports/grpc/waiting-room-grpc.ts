@@ -4,7 +4,7 @@ import {
   type OnSale as OnSaleMessage,
   type QueueTicket as QueueTicketMessage,
 } from '@marquee/proto/cart/v1';
-import { unary } from '../../../ports/grpc/unary.js';
+import { unary } from '@marquee/platform/grpc';
 import type { QueueTicketAnswer } from '../../app/read-queue-ticket.js';
 import { invalidQueueInput } from '../../domain/errors.js';
 import type { OnSale } from '../../domain/queue.js';

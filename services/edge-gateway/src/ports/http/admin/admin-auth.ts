@@ -7,16 +7,23 @@ import { declareSecurity } from '../security.js';
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**
- * `Authorization: Bearer <ADMIN_TOKEN>` on every admin call. Both sides are hashed
- * first so the comparison is constant-time whatever the lengths.
+ * `Authorization: Bearer <ADMIN_TOKEN>` on every admin call, or the previous token while one is
+ * rotated out (`ADMIN_TOKEN_PREVIOUS`). Both sides are hashed first so the comparison is
+ * constant-time whatever the lengths, and every accepted token is compared.
  */
-export function requireAdminToken(scope: FastifyInstance, adminToken: string): void {
-  const expected = digest(adminToken);
+export function requireAdminToken(
+  scope: FastifyInstance,
+  adminToken: string,
+  previousAdminToken?: string,
+): void {
+  const accepted = [adminToken, ...(previousAdminToken ? [previousAdminToken] : [])].map(digest);
   declareSecurity(scope, ['adminToken']);
   scope.addHook('onRequest', async (request, reply) => {
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
+    const given = match ? digest(match[1]!) : undefined;
+    const matches = accepted.map((expected) => !!given && timingSafeEqual(given, expected));
+    if (!matches.includes(true)) {
       void reply.header('www-authenticate', 'Bearer realm="marquee-admin"');
       return sendFamilyError(reply, admin, admin.unauthorized);
     }

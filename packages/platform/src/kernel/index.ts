@@ -1,0 +1,13 @@
+export {
+  ERROR_KINDS,
+  errorKindOf,
+  isErrorKind,
+  isTransient,
+  type ErrorKind,
+} from './error-kind.js';
+export { systemClock, type Clock } from './clock.js';
+export {
+  DEFAULT_CONFLICT_ATTEMPTS,
+  retryingConflicts,
+  type RetryingConflictsOptions,
+} from './retrying-conflicts.js';

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_CONFLICT_ATTEMPTS,
+  ERROR_KINDS,
+  errorKindOf,
+  isErrorKind,
+  isTransient,
+  retryingConflicts,
+  systemClock,
+} from '../../src/kernel/index.js';
+
+const failure = (kind: string) => Object.assign(new Error(kind), { kind });
+
+describe('error kinds', () => {
+  it('reads the kind of any error that carries one of the vocabulary', () => {
+    expect(errorKindOf(failure('not_found'))).toBe('not_found');
+    expect(errorKindOf({ kind: 'aborted', message: 'plain object' })).toBe('aborted');
+    expect(errorKindOf(failure('no_such_kind'))).toBeUndefined();
+    expect(errorKindOf(new Error('none'))).toBeUndefined();
+    expect(errorKindOf('aborted')).toBeUndefined();
+    expect(errorKindOf(null)).toBeUndefined();
+    expect(ERROR_KINDS.every(isErrorKind)).toBe(true);
+    expect(isErrorKind('nope')).toBe(false);
+  });
+
+  it('calls transient what a caller may try again', () => {
+    for (const kind of ['unavailable', 'deadline_exceeded', 'aborted', 'internal'])
+      expect(isTransient(failure(kind))).toBe(true);
+    expect(isTransient(new Error('a fault without a kind'))).toBe(true);
+    expect(isTransient(undefined)).toBe(true);
+    for (const kind of ['invalid_argument', 'not_found', 'failed_precondition', 'already_exists'])
+      expect(isTransient(failure(kind))).toBe(false);
+    expect(isTransient(failure('partner_specific'))).toBe(false);
+  });
+});
+
+describe('systemClock', () => {
+  it('tells the time of the machine', () => {
+    const before = Date.now();
+    const now = systemClock.now().getTime();
+    expect(now).toBeGreaterThanOrEqual(before);
+    expect(now).toBeLessThanOrEqual(Date.now());
+  });
+});
+
+describe('retryingConflicts', () => {
+  it('writes again after a lost race, reading again in between', async () => {
+    const seen: string[] = [];
+    const result = await retryingConflicts(
+      async (attempt) => {
+        seen.push(`write ${attempt}`);
+        if (attempt < 3) throw failure('aborted');
+        return 'written';
+      },
+      { beforeRetry: (_error, attempt) => void seen.push(`reread after ${attempt}`) },
+    );
+    expect(result).toBe('written');
+    expect(seen).toEqual(['write 1', 'reread after 1', 'write 2', 'reread after 2', 'write 3']);
+  });
+
+  it('gives up with the last conflict after the default number of attempts', async () => {
+    let writes = 0;
+    const conflict = failure('aborted');
+    await expect(
+      retryingConflicts(async () => {
+        writes += 1;
+        throw conflict;
+      }),
+    ).rejects.toBe(conflict);
+    expect(writes).toBe(DEFAULT_CONFLICT_ATTEMPTS);
+  });
+
+  it('takes another limit and another test of a conflict', async () => {
+    let writes = 0;
+    await expect(
+      retryingConflicts(
+        async () => {
+          writes += 1;
+          throw failure('already_exists');
+        },
+        { attempts: 3, isConflict: (error) => errorKindOf(error) === 'already_exists' },
+      ),
+    ).rejects.toThrow('already_exists');
+    expect(writes).toBe(3);
+    await expect(retryingConflicts(async () => 1, { attempts: 0 })).rejects.toThrow(RangeError);
+  });
+
+  it('throws any other error at once, and what beforeRetry throws', async () => {
+    let writes = 0;
+    await expect(
+      retryingConflicts(async () => {
+        writes += 1;
+        throw failure('not_found');
+      }),
+    ).rejects.toThrow('not_found');
+    expect(writes).toBe(1);
+    const gone = new Error('the record is gone');
+    await expect(
+      retryingConflicts(
+        async () => {
+          throw failure('aborted');
+        },
+        {
+          beforeRetry: async () => {
+            throw gone;
+          },
+        },
+      ),
+    ).rejects.toBe(gone);
+  });
+});
