@@ -30,6 +30,8 @@ export const ErrorCode = {
   HELD_TICKET_LIMIT: '20060',
   /** One buyer (fan or third_party_account_id) would hold and buy more than the event's limit. */
   BUYER_TICKET_LIMIT: '20061',
+  /** The event's on-sale has a queue: a reserve needs a valid, unspent admission of its own. */
+  ADMISSION_REQUIRED: '20070',
   /** The payment was not accepted (declined by the processor). */
   PAYMENT_NOT_ACCEPTED: '20122',
   /** The processor found no funds on the card. */

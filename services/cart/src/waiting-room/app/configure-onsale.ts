@@ -1,6 +1,5 @@
-import { errorKindOf } from '../../domain/errors.js';
+import { errorKindOf, invalidInput, staleCart } from '../../domain/errors.js';
 import { DEFAULT_CONTROL } from '../domain/admission.js';
-import { WaitingRoomCode, WaitingRoomError, invalidQueueInput } from '../domain/errors.js';
 import type { OnSaleRecord, WaitingRoomDeps } from './ports.js';
 import { retryingConflicts } from '../../app/core/records.js';
 
@@ -13,9 +12,9 @@ export class ConfigureOnSale {
   constructor(private readonly deps: Pick<WaitingRoomDeps, 'onSales' | 'clock'>) {}
 
   async handle(eventId: string, input: { opensAt: Date; queue: boolean }): Promise<OnSaleRecord> {
-    if (!eventId) throw invalidQueueInput('the event id is required', 'event_id');
+    if (!eventId) throw invalidInput('the event id is required', 'event_id');
     if (Number.isNaN(input.opensAt.getTime()))
-      throw invalidQueueInput('opensAt must be a date-time', 'opensAt');
+      throw invalidInput('opensAt must be a date-time', 'opensAt');
     const { onSales, clock } = this.deps;
     return retryingConflicts(async () => {
       const now = clock.now();
@@ -32,9 +31,7 @@ export class ConfigureOnSale {
       const { version, ...current } = found;
       const moved = current.opensAt.getTime() !== input.opensAt.getTime();
       if (moved && current.frozenAt)
-        throw new WaitingRoomError(
-          'failed_precondition',
-          WaitingRoomCode.NOT_FOUND,
+        throw staleCart(
           `the on-sale of event ${eventId} opened at ${current.opensAt.toISOString()}; its opening cannot move now`,
         );
       return onSales.update({ ...current, ...input, updatedAt: now }, version);

@@ -1,5 +1,4 @@
-import { errorKindOf } from '../../domain/errors.js';
-import { WaitingRoomCode, WaitingRoomError } from '../domain/errors.js';
+import { CartError, ErrorCode, errorKindOf } from '../../domain/errors.js';
 import { queueIdentityOf } from '../domain/identity.js';
 import { earlyOrderKey, joinsEarly, lateOrderKey, type QueueTicket } from '../domain/queue.js';
 import type { OnSaleRecord, Stored, WaitingRoomDeps } from './ports.js';
@@ -18,9 +17,9 @@ export async function queuedOnSale(
 ): Promise<Stored<OnSaleRecord>> {
   const onSale = await deps.onSales.get(eventId);
   if (!onSale?.queue)
-    throw new WaitingRoomError(
+    throw new CartError(
       'not_found',
-      WaitingRoomCode.NOT_FOUND,
+      ErrorCode.INVALID_CART,
       `event ${eventId} has no waiting room open: reserve directly`,
       { event_id: eventId },
     );

@@ -1,5 +1,4 @@
-import { errorKindOf } from '../../domain/errors.js';
-import { WaitingRoomCode, WaitingRoomError } from '../domain/errors.js';
+import { CartError, ErrorCode, errorKindOf } from '../../domain/errors.js';
 import { lateOrderKey, rankOf, viewOf, type QueueTicket, type QueueView } from '../domain/queue.js';
 import type { EarlyRanks } from './early-ranks.js';
 import { queuedOnSale } from './join-queue.js';
@@ -36,9 +35,9 @@ export class ReadQueueTicket {
     const onSale = await queuedOnSale(this.deps, eventId);
     let ticket = await tickets.get(ticketId);
     if (!ticket || ticket.eventId !== eventId || ticket.appId !== appId)
-      throw new WaitingRoomError(
+      throw new CartError(
         'not_found',
-        WaitingRoomCode.NOT_FOUND,
+        ErrorCode.INVALID_CART,
         `queue ticket ${ticketId} not found`,
         {
           queue_ticket_id: ticketId,

@@ -1,12 +1,11 @@
-import { errorKindOf } from '../../domain/errors.js';
-import { WaitingRoomCode, WaitingRoomError } from '../domain/errors.js';
+import { CartError, ErrorCode, errorKindOf } from '../../domain/errors.js';
 import { checkAdmission, type AdmissionUse } from '../domain/token.js';
 import type { WaitingRoomDeps } from './ports.js';
 
 const spent = () =>
-  new WaitingRoomError(
+  new CartError(
     'permission_denied',
-    WaitingRoomCode.ADMISSION_REQUIRED,
+    ErrorCode.ADMISSION_REQUIRED,
     "the event's on-sale has a queue: this admission was spent on a reserve already; each admission reserves once",
   );
 

@@ -1,4 +1,4 @@
-import { invalidQueueInput } from './errors.js';
+import { invalidInput } from '../../domain/errors.js';
 
 /** Ids of fans and devices as apps send them: 1 to 128 printable characters, no spaces. */
 const ID = /^[\w.:@-]{1,128}$/;
@@ -13,16 +13,13 @@ export function queueIdentityOf(input: { fanId?: string; deviceId?: string }): s
   const deviceId = input.deviceId?.trim();
   if (fanId) {
     if (!ID.test(fanId))
-      throw invalidQueueInput('fan_id must be 1-128 characters of [A-Za-z0-9_.:@-]', 'fan_id');
+      throw invalidInput('fan_id must be 1-128 characters of [A-Za-z0-9_.:@-]', 'fan_id');
     return `fan:${fanId}`;
   }
   if (deviceId) {
     if (!ID.test(deviceId))
-      throw invalidQueueInput(
-        'device_id must be 1-128 characters of [A-Za-z0-9_.:@-]',
-        'device_id',
-      );
+      throw invalidInput('device_id must be 1-128 characters of [A-Za-z0-9_.:@-]', 'device_id');
     return `device:${deviceId}`;
   }
-  throw invalidQueueInput('a fan_id or a device_id is required to join the queue', 'fan_id');
+  throw invalidInput('a fan_id or a device_id is required to join the queue', 'fan_id');
 }

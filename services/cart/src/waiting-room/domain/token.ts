@@ -1,4 +1,4 @@
-import { WaitingRoomCode, WaitingRoomError } from './errors.js';
+import { CartError, ErrorCode } from '../../domain/errors.js';
 
 /**
  * An admission: what a fan let through the waiting room presents with its reserve. The token is
@@ -26,9 +26,9 @@ export interface AdmissionUse {
 }
 
 const refused = (why: string) =>
-  new WaitingRoomError(
+  new CartError(
     'permission_denied',
-    WaitingRoomCode.ADMISSION_REQUIRED,
+    ErrorCode.ADMISSION_REQUIRED,
     `the event's on-sale has a queue: ${why}; join it with POST /partners/v1/events/{event_id}/queue and reserve with the admission it gives`,
   );
 

@@ -6,7 +6,7 @@ import {
 } from '@marquee/proto/cart/v1';
 import { unary } from '@marquee/platform/grpc';
 import type { QueueTicketAnswer } from '../../app/read-queue-ticket.js';
-import { invalidQueueInput } from '../../domain/errors.js';
+import { invalidInput } from '../../../domain/errors.js';
 import type { OnSale } from '../../domain/queue.js';
 import type { WaitingRoom } from '../../app/waiting-room.js';
 
@@ -46,7 +46,7 @@ export function queueTicketMessage(answer: QueueTicketAnswer): QueueTicketMessag
 }
 
 const required = (value: string, field: string) => {
-  if (!value) throw invalidQueueInput(`${field} is required`, field);
+  if (!value) throw invalidInput(`${field} is required`, field);
   return value;
 };
 
@@ -57,7 +57,7 @@ export function waitingRoomGrpc(room: WaitingRoom) {
     implementation: {
       configureOnSale: unary(
         async (request: { eventId: string; opensAt?: Date; queue: boolean }) => {
-          if (!request.opensAt) throw invalidQueueInput('opens_at is required', 'opens_at');
+          if (!request.opensAt) throw invalidInput('opens_at is required', 'opens_at');
           const onSale = await room.configure.handle(required(request.eventId, 'event_id'), {
             opensAt: request.opensAt,
             queue: request.queue,
