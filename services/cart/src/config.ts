@@ -57,6 +57,8 @@ export const configSchema = serviceConfigSchema({
     CART_MAX_RESERVES_IN_FLIGHT: int(64, 1),
     /** After a best-available reserve is refused as sold out, refuse equal or larger ones at once this long (0: off). */
     CART_SOLD_OUT_HINT_MS: int(2_000),
+    /** Pause between two ticks of the waiting rooms' admitter (each replica ticks). */
+    CART_QUEUE_TICK_MS: int(500, 50),
     /** `poll_after_seconds` of a pending cart. */
     CART_POLL_AFTER_SECONDS: int(1, 1),
     /** CreateBooking attempts of a reserve on transient failures. */

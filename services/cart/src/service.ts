@@ -23,7 +23,12 @@ import { createConnectorClient } from './adapters/connector-client.js';
 import { randomIds } from './adapters/ids.js';
 import { meteredProcessor } from './adapters/metered-processor.js';
 import { createSandboxProcessor } from './adapters/sandbox-processor.js';
-import { orderTokenBox, orderTokenKeys, sha256Hasher } from './adapters/secret-box.js';
+import {
+  admissionKeyOf,
+  orderTokenBox,
+  orderTokenKeys,
+  sha256Hasher,
+} from './adapters/secret-box.js';
 import { createCartStorage } from './adapters/stores.js';
 import { createStripeClient, createStripeProcessor } from './adapters/stripe-processor.js';
 import { rememberingLatestHits } from './adapters/tracking-cache.js';
@@ -49,6 +54,7 @@ import {
   secureEntryAdmittedSeats,
   type AdmittedSeats,
 } from './top-picks/index.js';
+import { composeWaitingRoom, createWaitingRoomStorage } from './waiting-room/index.js';
 
 /** How often the changed events of the projection are written behind to Mongo. */
 const PROJECTION_WRITE_BEHIND_MS = 1_000;
@@ -87,7 +93,7 @@ const feesOf = (config: CartConfig) => ({
 async function openStorage(infra: ServiceInfra, config: CartConfig) {
   const { logger } = infra;
   const {
-    storage: { idempotency, commerce, topPicks, ...core },
+    storage: { idempotency, commerce, topPicks, waitingRoom, ...core },
     kind,
     outboxSources,
     relayout,
@@ -98,8 +104,9 @@ async function openStorage(infra: ServiceInfra, config: CartConfig) {
     }),
     commerce: createCommerceStorage(stores),
     topPicks: createTopPicksStorage(stores),
+    waitingRoom: createWaitingRoomStorage(stores),
   }));
-  return { core, idempotency, commerce, topPicks, kind, outboxSources, relayout };
+  return { core, idempotency, commerce, topPicks, waitingRoom, kind, outboxSources, relayout };
 }
 
 /**
@@ -424,9 +431,21 @@ export async function composeCart(
     logger,
   });
   const sweeper = cartSweeper(config, app, idempotency, commerce, logger);
+  const waitingRoom = composeWaitingRoom({
+    storage: storage.waitingRoom,
+    admissionKey: admissionKeyOf(tokenKeys),
+    clock,
+    logger,
+    tickMs: config.CART_QUEUE_TICK_MS,
+  });
 
   return {
-    grpc: [cartGrpc(app, idempotency), commerce.grpc, topPicks.grpc],
+    grpc: [
+      cartGrpc(app, idempotency, waitingRoom.gate),
+      commerce.grpc,
+      topPicks.grpc,
+      waitingRoom.grpc,
+    ],
     // Not ready (no traffic) until the projection has what the topics held at start. Mongo is not
     // in it: a shared dependency, probed by the platform for metrics and logs (hostService).
     readiness: {
@@ -439,10 +458,12 @@ export async function composeCart(
       // Written behind once caught up, so a replayed event is written once, not per record.
       void feeds.caughtUp.then(() => durable?.start(PROJECTION_WRITE_BEHIND_MS));
       sweeper.start();
+      waitingRoom.start();
       relayoutInBackground(storage, logger);
     },
     stop: async () => {
       await sweeper.stop();
+      await waitingRoom.stop();
       await app.drain();
       await durable?.stop();
       await relay.stop();

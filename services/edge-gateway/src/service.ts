@@ -10,6 +10,7 @@ import { createPublisherClient } from './adapters/publisher-client.js';
 import { createReconcilerClient } from './adapters/reconciler-client.js';
 import { createSecureEntryClient } from './adapters/secure-entry-client.js';
 import { createTopPicksClient } from './adapters/top-picks-client.js';
+import { createWaitingRoomClient } from './adapters/waiting-room-client.js';
 import { cachingDeveloperAccess } from './adapters/caching-developer-access.js';
 import type { EdgeGatewayConfig } from './config.js';
 import { createStripeWebhookClient } from './adapters/stripe-webhook-client.js';
@@ -54,6 +55,7 @@ export async function composeEdgeGateway(
   const reconciliation = createReconcilerClient(config.GRPC_ADDR_RECONCILER, options);
   const topPicks = createTopPicksClient(config.GRPC_ADDR_CART, options);
   const partnerCart = createCartClient(config.GRPC_ADDR_CART, options);
+  const waitingRoom = createWaitingRoomClient(config.GRPC_ADDR_CART, options);
   const commerce = createCommerceClient(config.GRPC_ADDR_CART, options);
   const secureEntry = createSecureEntryClient(config.GRPC_ADDR_SECURE_ENTRY, options);
   const stripeWebhooks = createStripeWebhookClient(config.GRPC_ADDR_CART, options);
@@ -81,6 +83,7 @@ export async function composeEdgeGateway(
           reconciliation,
           topPicks,
           partnerCart,
+          waitingRoom,
           commerce,
           // Fan tokens are introspected on every call (a revoked grant stops working at once);
           // approvals arrive with the cached key check (cachingDeveloperAccess: 30 s).
@@ -107,6 +110,7 @@ export async function composeEdgeGateway(
       reconciliation.close();
       topPicks.close();
       partnerCart.close();
+      waitingRoom.close();
       commerce.close();
       secureEntry.close();
       stripeWebhooks.close();

@@ -1,4 +1,5 @@
 import { createHttpServer } from '@marquee/platform/http';
+import type { WaitingRoomBackend } from '../src/app/waiting-room.js';
 import { createLogger } from '@marquee/platform/logger';
 import type { FastifyInstance } from 'fastify';
 import type { DeveloperAccess } from '../src/app/backends.js';
@@ -241,7 +242,10 @@ export interface EdgeHarness {
 }
 
 /** The whole edge (every family) with a fake partner cart and logs captured at trace level. */
-export async function partnerEdge(partnerCart: Partial<PartnerCart>): Promise<EdgeHarness> {
+export async function partnerEdge(
+  partnerCart: Partial<PartnerCart>,
+  more: { waitingRoom?: Partial<WaitingRoomBackend> } = {},
+): Promise<EdgeHarness> {
   const logs: string[] = [];
   const keysSeen: string[] = [];
   const app = createHttpServer({
@@ -254,7 +258,7 @@ export async function partnerEdge(partnerCart: Partial<PartnerCart>): Promise<Ed
   await registerEdgeRoutes(app, {
     adminToken: ADMIN_TOKEN,
     version: 'test',
-    backends: fakeBackends({ partnerCart, developerAccess: fakeAccess(keysSeen) }),
+    backends: fakeBackends({ partnerCart, developerAccess: fakeAccess(keysSeen), ...more }),
   });
   await app.ready();
   return { app, logs, keysSeen };

@@ -834,6 +834,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/partners/v1/events/{event_id}/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join a fan to the event's waiting room
+         * @description While an operator has a queue on for the event, reserves need an admission. Fans who join before the opening are ordered at random at it (the fastest client does not win); later fans queue in arrival order. One identity (`fan_id`, else `device_id`) of an app holds one place: a repeat answers the ticket it holds (200). 404 code 90003 when the event has no queue on.
+         */
+        post: operations["postPartnerCartEventsByEventIdQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/partners/v1/events/{event_id}/queue/{queue_ticket_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a queue ticket
+         * @description WAITING with the position and estimated wait, ADMITTED with the admission token, SOLD_OUT or EXPIRED. Asking keeps the fan in the queue: a fan that has not asked for 90 s when its turn comes has left it. With `wait=<seconds>` the answer comes when the status changes or after that long, instead of the fan asking in a loop. 404 code 90003 for a ticket of another app or event.
+         */
+        get: operations["getPartnerCartEventsByEventIdQueueByQueueTicketId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/partners/v1/tracking": {
         parameters: {
             query?: never;
@@ -951,6 +991,46 @@ export interface paths {
          * @description `payment.amount` is a decimal string in `payment.currency`, with no more decimals than the currency has, and must equal the unpaid total; `payment.card` is required when `payment.type` is `CC` (any case). `payment.card.number` is the payment nonce; it and `cin` are never stored or logged. The cart is the body `cartId` or the query `cart_id`: one of them is required, and when both are given they are the same (400 code 10002 otherwise).
          */
         put: operations["putPartnerCartPreprodEventsByEventIdCartPayment"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/partners-preprod/v1/events/{event_id}/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join a fan to the event's waiting room (pre-production sandbox)
+         * @description While an operator has a queue on for the event, reserves need an admission. Fans who join before the opening are ordered at random at it (the fastest client does not win); later fans queue in arrival order. One identity (`fan_id`, else `device_id`) of an app holds one place: a repeat answers the ticket it holds (200). 404 code 90003 when the event has no queue on.
+         */
+        post: operations["postPartnerCartPreprodEventsByEventIdQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/partners-preprod/v1/events/{event_id}/queue/{queue_ticket_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a queue ticket (pre-production sandbox)
+         * @description WAITING with the position and estimated wait, ADMITTED with the admission token, SOLD_OUT or EXPIRED. Asking keeps the fan in the queue: a fan that has not asked for 90 s when its turn comes has left it. With `wait=<seconds>` the answer comes when the status changes or after that long, instead of the fan asking in a loop. 404 code 90003 for a ticket of another app or event.
+         */
+        get: operations["getPartnerCartPreprodEventsByEventIdQueueByQueueTicketId"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -1514,6 +1594,26 @@ export interface paths {
         head?: never;
         /** Approve an app for restricted services, or withdraw it (effective within 30 s on every edge) */
         patch: operations["patchAdminAppsByAppIdAccess"];
+        trace?: never;
+    };
+    "/admin/v1/events/{eventId}/onsale": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an event's on-sale opening and turn its waiting room on or off
+         * @description While `queue` is true, partner apps join fans with `POST /partners/v1/events/{event_id}/queue` and every reserve of the event needs an admission (403 code 20070 without one). The opening may move until the early joiners were ordered at it (409 after that).
+         */
+        put: operations["putAdminEventsByEventIdOnsale"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/webhooks/stripe": {
@@ -11673,7 +11773,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -12000,7 +12100,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartPaymentRefused"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -12225,7 +12325,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartPaymentRefused"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -12409,6 +12509,12 @@ export interface operations {
                 prefer?: string;
                 /** @description Fan session id (resale reserves) */
                 "x-platform-session-sid"?: string;
+                /** @description The waiting room's admission (`admission_token` of an ADMITTED queue ticket), required while the event's queue is on; single-use */
+                "x-admission-token"?: string;
+                /** @description The fan the admission was given to (the `fan_id` the queue was joined with) */
+                "x-fan-id"?: string;
+                /** @description The device the admission was given to (the `device_id` the queue was joined with) */
+                "x-device-id"?: string;
             };
             path: {
                 /** @description Platform event id (15 letters and digits) */
@@ -12614,7 +12720,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -12839,7 +12945,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -13042,7 +13148,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -13235,7 +13341,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -13604,7 +13710,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartPaymentRefused"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -13778,6 +13884,426 @@ export interface operations {
             };
         };
     };
+    postPartnerCartEventsByEventIdQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Platform event id (15 letters and digits) */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The app's id of a signed-in fan; wins */
+                    fan_id?: string;
+                    /** @description The app's id of the fan's device */
+                    device_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Queue ticket id */
+                        id: string;
+                        event_id: string;
+                        /** @description WAITING: in the queue. ADMITTED: reserve now with `admission_token` (header `X-Admission-Token`, with `X-Fan-Id` or `X-Device-Id` as joined) before `admission_expires_at`. SOLD_OUT: the event sold out. EXPIRED: the admission was spent or ran out, or the fan stopped asking and left the queue. */
+                        status: "WAITING" | "ADMITTED" | "SOLD_OUT" | "EXPIRED";
+                        /** @description Fans ahead plus one (WAITING, once the opening ordered the early joiners) */
+                        position?: number;
+                        /** @description Until admission at the current rate (WAITING, when known) */
+                        estimated_wait_seconds?: number;
+                        /** Format: date-time */
+                        opens_at?: string;
+                        admission_token?: string;
+                        /** Format: date-time */
+                        admission_expires_at?: string;
+                        /** Format: date-time */
+                        joined_at: string;
+                        /** @description When to ask again (WAITING); ask with `wait` to be answered on a change instead */
+                        poll_after_seconds: number;
+                    };
+                };
+            };
+            /** @description OK */
+            201: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Queue ticket id */
+                        id: string;
+                        event_id: string;
+                        /** @description WAITING: in the queue. ADMITTED: reserve now with `admission_token` (header `X-Admission-Token`, with `X-Fan-Id` or `X-Device-Id` as joined) before `admission_expires_at`. SOLD_OUT: the event sold out. EXPIRED: the admission was spent or ran out, or the fan stopped asking and left the queue. */
+                        status: "WAITING" | "ADMITTED" | "SOLD_OUT" | "EXPIRED";
+                        /** @description Fans ahead plus one (WAITING, once the opening ordered the early joiners) */
+                        position?: number;
+                        /** @description Until admission at the current rate (WAITING, when known) */
+                        estimated_wait_seconds?: number;
+                        /** Format: date-time */
+                        opens_at?: string;
+                        admission_token?: string;
+                        /** Format: date-time */
+                        admission_expires_at?: string;
+                        /** Format: date-time */
+                        joined_at: string;
+                        /** @description When to ask again (WAITING); ask with `wait` to be answered on a change instead */
+                        poll_after_seconds: number;
+                    };
+                };
+            };
+            /** @description Invalid input (code 10002; 10104 invalid delivery method) */
+            400: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Missing or unknown API key (code 10001) */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
+            403: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Unknown event (90001), unknown cart, another app’s, or a released or expired one (90003) */
+            404: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Method not allowed on this path */
+            405: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Body larger than 1 MiB (10002) */
+            413: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            414: components["responses"]["PartnerCartKeyedError414"];
+            /** @description Body is not application/json (10002) */
+            415: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Quota exceeded (Retry-After) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            431: components["responses"]["RequestHeadersTooLarge"];
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description The partner system or the platform did not answer in time */
+            504: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+        };
+    };
+    getPartnerCartEventsByEventIdQueueByQueueTicketId: {
+        parameters: {
+            query?: {
+                /** @description Long polling: while the ticket is WAITING, answer only once it changes status or after this many seconds (default 0: at once) */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Platform event id (15 letters and digits) */
+                event_id: string;
+                queue_ticket_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Queue ticket id */
+                        id: string;
+                        event_id: string;
+                        /** @description WAITING: in the queue. ADMITTED: reserve now with `admission_token` (header `X-Admission-Token`, with `X-Fan-Id` or `X-Device-Id` as joined) before `admission_expires_at`. SOLD_OUT: the event sold out. EXPIRED: the admission was spent or ran out, or the fan stopped asking and left the queue. */
+                        status: "WAITING" | "ADMITTED" | "SOLD_OUT" | "EXPIRED";
+                        /** @description Fans ahead plus one (WAITING, once the opening ordered the early joiners) */
+                        position?: number;
+                        /** @description Until admission at the current rate (WAITING, when known) */
+                        estimated_wait_seconds?: number;
+                        /** Format: date-time */
+                        opens_at?: string;
+                        admission_token?: string;
+                        /** Format: date-time */
+                        admission_expires_at?: string;
+                        /** Format: date-time */
+                        joined_at: string;
+                        /** @description When to ask again (WAITING); ask with `wait` to be answered on a change instead */
+                        poll_after_seconds: number;
+                    };
+                };
+            };
+            /** @description Invalid input (code 10002; 10104 invalid delivery method) */
+            400: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Missing or unknown API key (code 10001) */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
+            403: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Unknown event (90001), unknown cart, another app’s, or a released or expired one (90003) */
+            404: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Method not allowed on this path */
+            405: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            414: components["responses"]["PartnerCartKeyedError414"];
+            /** @description Quota exceeded (Retry-After) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            431: components["responses"]["RequestHeadersTooLarge"];
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description The partner system or the platform did not answer in time */
+            504: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+        };
+    };
     getPartnerCartTracking: {
         parameters: {
             query: {
@@ -13836,7 +14362,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -14203,7 +14729,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -14530,7 +15056,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartPaymentRefused"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -14755,7 +15281,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartPaymentRefused"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -14939,6 +15465,12 @@ export interface operations {
                 prefer?: string;
                 /** @description Fan session id (resale reserves) */
                 "x-platform-session-sid"?: string;
+                /** @description The waiting room's admission (`admission_token` of an ADMITTED queue ticket), required while the event's queue is on; single-use */
+                "x-admission-token"?: string;
+                /** @description The fan the admission was given to (the `fan_id` the queue was joined with) */
+                "x-fan-id"?: string;
+                /** @description The device the admission was given to (the `device_id` the queue was joined with) */
+                "x-device-id"?: string;
             };
             path: {
                 /** @description Platform event id (15 letters and digits) */
@@ -15144,7 +15676,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -15369,7 +15901,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -15572,7 +16104,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -15765,7 +16297,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -16134,7 +16666,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartPaymentRefused"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -16308,6 +16840,426 @@ export interface operations {
             };
         };
     };
+    postPartnerCartPreprodEventsByEventIdQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Platform event id (15 letters and digits) */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The app's id of a signed-in fan; wins */
+                    fan_id?: string;
+                    /** @description The app's id of the fan's device */
+                    device_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Queue ticket id */
+                        id: string;
+                        event_id: string;
+                        /** @description WAITING: in the queue. ADMITTED: reserve now with `admission_token` (header `X-Admission-Token`, with `X-Fan-Id` or `X-Device-Id` as joined) before `admission_expires_at`. SOLD_OUT: the event sold out. EXPIRED: the admission was spent or ran out, or the fan stopped asking and left the queue. */
+                        status: "WAITING" | "ADMITTED" | "SOLD_OUT" | "EXPIRED";
+                        /** @description Fans ahead plus one (WAITING, once the opening ordered the early joiners) */
+                        position?: number;
+                        /** @description Until admission at the current rate (WAITING, when known) */
+                        estimated_wait_seconds?: number;
+                        /** Format: date-time */
+                        opens_at?: string;
+                        admission_token?: string;
+                        /** Format: date-time */
+                        admission_expires_at?: string;
+                        /** Format: date-time */
+                        joined_at: string;
+                        /** @description When to ask again (WAITING); ask with `wait` to be answered on a change instead */
+                        poll_after_seconds: number;
+                    };
+                };
+            };
+            /** @description OK */
+            201: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Queue ticket id */
+                        id: string;
+                        event_id: string;
+                        /** @description WAITING: in the queue. ADMITTED: reserve now with `admission_token` (header `X-Admission-Token`, with `X-Fan-Id` or `X-Device-Id` as joined) before `admission_expires_at`. SOLD_OUT: the event sold out. EXPIRED: the admission was spent or ran out, or the fan stopped asking and left the queue. */
+                        status: "WAITING" | "ADMITTED" | "SOLD_OUT" | "EXPIRED";
+                        /** @description Fans ahead plus one (WAITING, once the opening ordered the early joiners) */
+                        position?: number;
+                        /** @description Until admission at the current rate (WAITING, when known) */
+                        estimated_wait_seconds?: number;
+                        /** Format: date-time */
+                        opens_at?: string;
+                        admission_token?: string;
+                        /** Format: date-time */
+                        admission_expires_at?: string;
+                        /** Format: date-time */
+                        joined_at: string;
+                        /** @description When to ask again (WAITING); ask with `wait` to be answered on a change instead */
+                        poll_after_seconds: number;
+                    };
+                };
+            };
+            /** @description Invalid input (code 10002; 10104 invalid delivery method) */
+            400: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Missing or unknown API key (code 10001) */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
+            403: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Unknown event (90001), unknown cart, another app’s, or a released or expired one (90003) */
+            404: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Method not allowed on this path */
+            405: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Body larger than 1 MiB (10002) */
+            413: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            414: components["responses"]["PartnerCartKeyedError414"];
+            /** @description Body is not application/json (10002) */
+            415: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Quota exceeded (Retry-After) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            431: components["responses"]["RequestHeadersTooLarge"];
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description The partner system or the platform did not answer in time */
+            504: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+        };
+    };
+    getPartnerCartPreprodEventsByEventIdQueueByQueueTicketId: {
+        parameters: {
+            query?: {
+                /** @description Long polling: while the ticket is WAITING, answer only once it changes status or after this many seconds (default 0: at once) */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Platform event id (15 letters and digits) */
+                event_id: string;
+                queue_ticket_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Queue ticket id */
+                        id: string;
+                        event_id: string;
+                        /** @description WAITING: in the queue. ADMITTED: reserve now with `admission_token` (header `X-Admission-Token`, with `X-Fan-Id` or `X-Device-Id` as joined) before `admission_expires_at`. SOLD_OUT: the event sold out. EXPIRED: the admission was spent or ran out, or the fan stopped asking and left the queue. */
+                        status: "WAITING" | "ADMITTED" | "SOLD_OUT" | "EXPIRED";
+                        /** @description Fans ahead plus one (WAITING, once the opening ordered the early joiners) */
+                        position?: number;
+                        /** @description Until admission at the current rate (WAITING, when known) */
+                        estimated_wait_seconds?: number;
+                        /** Format: date-time */
+                        opens_at?: string;
+                        admission_token?: string;
+                        /** Format: date-time */
+                        admission_expires_at?: string;
+                        /** Format: date-time */
+                        joined_at: string;
+                        /** @description When to ask again (WAITING); ask with `wait` to be answered on a change instead */
+                        poll_after_seconds: number;
+                    };
+                };
+            };
+            /** @description Invalid input (code 10002; 10104 invalid delivery method) */
+            400: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Missing or unknown API key (code 10001) */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
+            403: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Unknown event (90001), unknown cart, another app’s, or a released or expired one (90003) */
+            404: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Method not allowed on this path */
+            405: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            414: components["responses"]["PartnerCartKeyedError414"];
+            /** @description Quota exceeded (Retry-After) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            431: components["responses"]["RequestHeadersTooLarge"];
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+            /** @description The partner system or the platform did not answer in time */
+            504: {
+                headers: {
+                    "Rate-Limit": components["headers"]["Rate-Limit"];
+                    "Rate-Limit-Available": components["headers"]["Rate-Limit-Available"];
+                    "Rate-Limit-Reset": components["headers"]["Rate-Limit-Reset"];
+                    "Rate-Limit-Over": components["headers"]["Rate-Limit-Over"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerCartError"];
+                };
+            };
+        };
+    };
     getPartnerCartPreprodTracking: {
         parameters: {
             query: {
@@ -16366,7 +17318,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046) */
+            /** @description App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070) */
             403: {
                 headers: {
                     "Rate-Limit": components["headers"]["Rate-Limit"];
@@ -21431,6 +22383,143 @@ export interface operations {
             500: components["responses"]["AdminError500"];
             503: components["responses"]["AdminError503"];
             504: components["responses"]["AdminError504"];
+        };
+    };
+    putAdminEventsByEventIdOnsale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When the on-sale opens
+                     */
+                    opensAt: string;
+                    /** @description Fans queue, and reserves need an admission, while true; false turns the waiting room off (reserves go straight on) */
+                    queue: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        onSale: {
+                            eventId: string;
+                            /** Format: date-time */
+                            opensAt: string;
+                            queue: boolean;
+                            /**
+                             * Format: date-time
+                             * @description When the early joiners were ordered at random (the opening, plus a short grace)
+                             */
+                            frozenAt?: string;
+                            /** @description Fans who joined before the opening */
+                            earlyCount: number;
+                            /** @description Fans admitted so far, by rank */
+                            admittedThrough: number;
+                            /**
+                             * Format: date-time
+                             * @description When the event sold out; absent while places remain
+                             */
+                            soldOutAt?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body the schema refuses, a body that is not JSON, or a URL that does not decode */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            413: components["responses"]["AdminError413"];
+            414: components["responses"]["AdminError414"];
+            415: components["responses"]["AdminError415"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["AdminError500"];
+            /** @description A back end is unavailable or at its limit: retry after the seconds of `Retry-After` */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description A back end did not answer in time */
+            504: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
         };
     };
     postWebhooksStripe: {

@@ -690,7 +690,10 @@ export const operations = [
     "headers": [
       "idempotency-key",
       "prefer",
-      "x-platform-session-sid"
+      "x-platform-session-sid",
+      "x-admission-token",
+      "x-fan-id",
+      "x-device-id"
     ]
   },
   {
@@ -746,6 +749,32 @@ export const operations = [
     "headers": [
       "idempotency-key"
     ]
+  },
+  {
+    "operationId": "postPartnerCartEventsByEventIdQueue",
+    "method": "POST",
+    "path": "/partners/v1/events/{event_id}/queue",
+    "tags": [
+      "Partner cart"
+    ],
+    "security": [
+      "apiKey",
+      "apiKeyHeader"
+    ],
+    "headers": []
+  },
+  {
+    "operationId": "getPartnerCartEventsByEventIdQueueByQueueTicketId",
+    "method": "GET",
+    "path": "/partners/v1/events/{event_id}/queue/{queue_ticket_id}",
+    "tags": [
+      "Partner cart"
+    ],
+    "security": [
+      "apiKey",
+      "apiKeyHeader"
+    ],
+    "headers": []
   },
   {
     "operationId": "getPartnerCartTracking",
@@ -827,7 +856,10 @@ export const operations = [
     "headers": [
       "idempotency-key",
       "prefer",
-      "x-platform-session-sid"
+      "x-platform-session-sid",
+      "x-admission-token",
+      "x-fan-id",
+      "x-device-id"
     ]
   },
   {
@@ -883,6 +915,32 @@ export const operations = [
     "headers": [
       "idempotency-key"
     ]
+  },
+  {
+    "operationId": "postPartnerCartPreprodEventsByEventIdQueue",
+    "method": "POST",
+    "path": "/partners-preprod/v1/events/{event_id}/queue",
+    "tags": [
+      "Partner cart"
+    ],
+    "security": [
+      "apiKey",
+      "apiKeyHeader"
+    ],
+    "headers": []
+  },
+  {
+    "operationId": "getPartnerCartPreprodEventsByEventIdQueueByQueueTicketId",
+    "method": "GET",
+    "path": "/partners-preprod/v1/events/{event_id}/queue/{queue_ticket_id}",
+    "tags": [
+      "Partner cart"
+    ],
+    "security": [
+      "apiKey",
+      "apiKeyHeader"
+    ],
+    "headers": []
   },
   {
     "operationId": "getPartnerCartPreprodTracking",
@@ -1342,6 +1400,18 @@ export const operations = [
     "operationId": "patchAdminAppsByAppIdAccess",
     "method": "PATCH",
     "path": "/admin/v1/apps/{appId}/access",
+    "tags": [
+      "admin"
+    ],
+    "security": [
+      "adminToken"
+    ],
+    "headers": []
+  },
+  {
+    "operationId": "putAdminEventsByEventIdOnsale",
+    "method": "PUT",
+    "path": "/admin/v1/events/{eventId}/onsale",
     "tags": [
       "admin"
     ],

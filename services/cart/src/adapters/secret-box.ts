@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hkdfSync } from 'node:crypto';
 import { createSecretBox, secretBoxKeys } from '@marquee/platform/crypto';
 import type { Hasher, SecretBox } from '../app/ports.js';
 
@@ -33,3 +33,17 @@ export function orderTokenKeys(
 export const sha256Hasher: Hasher = {
   sha256: (text) => createHash('sha256').update(text, 'utf8').digest('hex'),
 };
+
+/**
+ * The key that signs the waiting room's admission tokens, derived from the ring's sealing key
+ * (HKDF-SHA256), so every replica signs alike without a setting of its own. A rotation of
+ * CART_ORDER_TOKEN_KEY voids the admissions in flight (each lasts about two minutes): their fans
+ * read a fresh one from their queue ticket.
+ */
+export function admissionKeyOf(keys: readonly Buffer[]): Buffer {
+  const [sealing] = keys;
+  if (!sealing) throw new Error('CART_ORDER_TOKEN_KEY has no key');
+  return Buffer.from(
+    hkdfSync('sha256', sealing, Buffer.alloc(0), 'marquee cart admission tokens', 32),
+  );
+}

@@ -357,6 +357,37 @@ export interface Clock {
   now(): Date;
 }
 
+/** The admission a reserve presents while its event's waiting room is on. */
+export interface ReserveAdmissionPass {
+  eventId: string;
+  appId: string;
+  /** The signed admission token; absent when the request had none. */
+  token?: string;
+  fanId?: string;
+  deviceId?: string;
+}
+
+/**
+ * What stands before a partner reserve besides cart's own checks: an event's waiting room (the
+ * waiting-room slice implements it). `enter` resolves at once when the event has no queue on;
+ * otherwise it spends the reserve's admission or refuses it (permission_denied, code 20070).
+ * A reserve that then fails without an answer the fan can act on gives the admission back.
+ * `observe` tells the room what the reserve met, the measure its admission rate follows.
+ */
+export interface ReserveGate {
+  enter(pass: ReserveAdmissionPass): Promise<{ giveBack(): Promise<void> } | undefined>;
+  observe(
+    eventId: string,
+    outcome: { latencyMs: number; overloaded: boolean; soldOut: boolean },
+  ): void;
+}
+
+/** No waiting room: every reserve goes on. */
+export const OPEN_GATE: ReserveGate = {
+  enter: async () => undefined,
+  observe: () => undefined,
+};
+
 export interface Log {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;

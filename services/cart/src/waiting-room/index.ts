@@ -1,9 +1,25 @@
 /**
  * The waiting room slice of cart: a fair queue in front of an event's on-sale. Its rules are in
  * `domain/` (order, positions, the admission window, admission tokens), its use cases in `app/`,
- * its storage and token signing in `adapters/`. Cart's reserve path asks `spend` for an admission
- * while an event's queue is on.
+ * its storage, token signing, probe and admitter loop in `adapters/`, its gRPC service in
+ * `ports/`. Cart's reserve path goes through `gate` (cart's `ReserveGate` port), which spends an
+ * admission while an event's queue is on. `composeWaitingRoom` is what cart's composition root
+ * calls.
  */
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from '@marquee/platform/logger';
+import type { GrpcRegistration } from '@marquee/platform/service';
+import type { ReserveGate } from '../app/ports.js';
+import { createAdmissionSigner } from './adapters/admission-signer.js';
+import { admitterLoop } from './adapters/admitter-loop.js';
+import { createReserveProbe } from './adapters/reserve-probe.js';
+import type { createWaitingRoomStorage } from './adapters/stores.js';
+import type { WaitingRoomClock, WaitingRoomSettings } from './app/ports.js';
+import { WaitingRoomGate } from './app/reserve-gate.js';
+import { createWaitingRoom, DEFAULT_WAITING_ROOM_SETTINGS } from './app/waiting-room.js';
+import { waitingRoomGrpc } from './ports/grpc/waiting-room-grpc.js';
+
 export { createAdmissionSigner } from './adapters/admission-signer.js';
 export { createWaitingRoomStorage } from './adapters/stores.js';
 export type { WaitingRoomDeps, WaitingRoomSettings } from './app/ports.js';
@@ -13,3 +29,57 @@ export {
   type WaitingRoom,
 } from './app/waiting-room.js';
 export { waitingRoomGrpc } from './ports/grpc/waiting-room-grpc.js';
+
+/** Random ids: queue tickets `q_` + 20 random bytes, lottery draws uniform over [0, 2^48). */
+const randomWaitingRoomIds = {
+  queueTicketId: () => `q_${randomBytes(20).toString('base64url')}`,
+  lottery: () => randomInt(0, 2 ** 24) * 2 ** 24 + randomInt(0, 2 ** 24),
+};
+
+export function composeWaitingRoom(input: {
+  storage: ReturnType<typeof createWaitingRoomStorage>;
+  /** At least 32 bytes; the same in every replica (tokens are checked by any of them). */
+  admissionKey: Buffer;
+  clock: WaitingRoomClock;
+  logger: Logger;
+  /** Pause between the admitter's ticks. */
+  tickMs: number;
+  settings?: Partial<WaitingRoomSettings>;
+}): { grpc: GrpcRegistration; gate: ReserveGate; start(): void; stop(): Promise<void> } {
+  const probe = createReserveProbe();
+  const room = createWaitingRoom(
+    {
+      ...input.storage,
+      signer: createAdmissionSigner(input.admissionKey),
+      probe,
+      clock: input.clock,
+      ids: randomWaitingRoomIds,
+      settings: { ...DEFAULT_WAITING_ROOM_SETTINGS, ...input.settings },
+    },
+    `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`,
+  );
+  const gate = new WaitingRoomGate({
+    spend: room.spend,
+    soldOut: room.soldOut,
+    recorder: probe,
+    clock: input.clock,
+    log: input.logger,
+  });
+  const loop = admitterLoop({
+    admitter: room.admitter,
+    onSales: input.storage.onSales,
+    tickets: input.storage.tickets,
+    tickMs: input.tickMs,
+    onError: (err) =>
+      input.logger.warn({ err }, 'waiting room admitter tick failed; next tick retries'),
+  });
+  return {
+    grpc: waitingRoomGrpc(room, (eventId) => gate.forget(eventId)),
+    gate,
+    start: () => loop.start(),
+    stop: async () => {
+      await loop.stop();
+      loop.stopGauge();
+    },
+  };
+}

@@ -428,6 +428,13 @@ function reserveCartRequest(caller: CartCaller, input: ReserveInput) {
     idempotencyKey: input.idempotencyKey,
     forceAsync: input.forceAsync,
     language: input.language,
+    ...(input.admission
+      ? {
+          admissionToken: input.admission.token,
+          ...(input.admission.fanId ? { queueFanId: input.admission.fanId } : {}),
+          ...(input.admission.deviceId ? { queueDeviceId: input.admission.deviceId } : {}),
+        }
+      : {}),
     ...(caller.heldTicketsPerEvent !== undefined
       ? { heldTicketsPerEvent: caller.heldTicketsPerEvent }
       : {}),

@@ -5,6 +5,7 @@
  */
 
 import type { AppAccess, AppAccessAdmin, CommerceBackend, FanTokens } from './commerce.js';
+import type { WaitingRoomBackend } from './waiting-room.js';
 import type { DealsBackend } from './deals.js';
 import type { DiscoveryCatalog } from './discovery-catalog.js';
 import type { PartnerCart } from './partner-cart.js';
@@ -146,6 +147,8 @@ export interface Backends {
   topPicks: TopPicksBackend;
   /** The partner cart and operators' orders (cart's CartService; port in partner-cart.ts). */
   partnerCart: PartnerCart;
+  /** On-sale waiting rooms (cart's WaitingRoomService; port in waiting-room.ts). */
+  waitingRoom: WaitingRoomBackend;
   /** Commerce offers and shopping carts (cart; port in commerce.ts). */
   commerce: CommerceBackend;
   /** Fan access-token introspection (auth-gateway; port in commerce.ts). */

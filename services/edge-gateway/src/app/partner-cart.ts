@@ -248,6 +248,11 @@ export interface ReserveInput {
   forceAsync: boolean;
   /** Empty = the service's default (`en-us`). */
   language: string;
+  /**
+   * `X-Admission-Token`, `X-Fan-Id`, `X-Device-Id`: the waiting room's admission and the fan or
+   * device it was given to, required while the event's queue is on.
+   */
+  admission?: { token: string; fanId?: string; deviceId?: string };
 }
 
 export interface Billing {

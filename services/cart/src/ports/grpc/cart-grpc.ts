@@ -17,7 +17,9 @@ import {
 } from '@marquee/proto/cart/v1';
 import { cancelReasonFromProto, orderTickets } from '../../adapters/messages.js';
 import type { BillingInput, CartApp, CartOwner, ReserveInput } from '../../app/index.js';
+import { OPEN_GATE, type ReserveGate } from '../../app/ports.js';
 import { invalidInput } from '../../domain/errors.js';
+import { gatedReserve } from './reserve-gate.js';
 import type { Order } from '../../domain/order.js';
 import {
   availabilityMessage,
@@ -99,7 +101,11 @@ function reserveInputOf(r: ReserveCartRequest): ReserveInput {
  * sold out (a retry of a reserve that already ran still gets its first answer, its cart). The place
  * is given back while the call only waits for a duplicate, and at its end.
  */
-function reserveCart(app: CartApp, idempotency: Idempotency): Handlers<'reserveCart'> {
+function reserveCart(
+  app: CartApp,
+  idempotency: Idempotency,
+  gate: ReserveGate,
+): Handlers<'reserveCart'> {
   return {
     reserveCart: unary(async (r: ReserveCartRequest) => {
       const input = reserveInputOf(r);
@@ -127,7 +133,7 @@ function reserveCart(app: CartApp, idempotency: Idempotency): Handlers<'reserveC
           },
           async (): Promise<ReserveCartResponse> => {
             admit(); // given back while waiting for a duplicate whose lease then ended: taken again
-            const view = await app.reserve(input);
+            const view = await gatedReserve(gate, r, () => app.reserve(input));
             return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
           },
           {
@@ -330,10 +336,14 @@ function stripeEvents(app: CartApp): Handlers<'handleStripeEvent'> {
 }
 
 /** `marquee.cart.v1.CartService`: maps messages, applies idempotency keys, delegates to the app. */
-export function cartGrpc(app: CartApp, idempotency: Idempotency): GrpcRegistration {
+export function cartGrpc(
+  app: CartApp,
+  idempotency: Idempotency,
+  gate: ReserveGate = OPEN_GATE,
+): GrpcRegistration {
   const implementation: CartServiceServer = {
     ...cartReads(app),
-    ...reserveCart(app, idempotency),
+    ...reserveCart(app, idempotency, gate),
     ...paymentAndCommit(app, idempotency),
     ...orders(app),
     ...stripeEvents(app),

@@ -62,6 +62,7 @@ export function createWaitingRoomStorage(stores: ServiceStores): {
           await onSales.update(onSale.eventId, expectedVersion, { ...onSale, id: onSale.eventId }),
         ) as Stored<OnSaleRecord>,
       earlyOrder: async (eventId) => (await early.get(eventId))?.keys,
+      queued: async () => (await onSales.find({ queue: true })).map((doc) => doc.id),
       saveEarlyOrder: async (eventId, sortedKeys) => {
         const keys = [...sortedKeys];
         const written = await early.modify(eventId, (current) => ({ ...current, keys }));
@@ -82,6 +83,7 @@ export function createWaitingRoomStorage(stores: ServiceStores): {
       },
       nextWaiting: (eventId, limit) =>
         tickets.find({ eventId, state: 'WAITING' }, { sort: { orderKey: 1 }, limit }),
+      countWaiting: (eventId) => tickets.count({ eventId, state: 'WAITING' }),
       countAdmittedSince: (eventId, since) =>
         tickets.count({ eventId, state: 'ADMITTED', admittedAt: { $gte: since } }),
       async nextSequence(eventId) {

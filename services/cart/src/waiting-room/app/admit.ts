@@ -11,7 +11,14 @@ export type TickOutcome =
   | { kind: 'idle' }
   | { kind: 'not-leader' }
   | { kind: 'frozen'; earlyCount: number }
-  | { kind: 'admitted'; admitted: number; left: number; window: number };
+  | {
+      kind: 'admitted';
+      admitted: number;
+      left: number;
+      window: number;
+      /** How long each admitted fan waited, from its join or the opening, whichever is later. */
+      waitsMs: number[];
+    };
 
 /**
  * One tick of an event's admitter. Every replica ticks every event with a queue; one of them at a
@@ -90,6 +97,7 @@ export class AdmitTick {
     let admitted = 0;
     let left = 0;
     let through = onSale.admittedThrough;
+    const waitsMs: number[] = [];
     if (due > 0) {
       for (const ticket of await tickets.nextWaiting(onSale.eventId, settings.admitBatch)) {
         if (admitted >= due) break;
@@ -102,12 +110,16 @@ export class AdmitTick {
         )
           continue;
         if (gone) left += 1;
-        else admitted += 1;
+        else {
+          admitted += 1;
+          const from = Math.max(ticket.joinedAt.getTime(), onSale.opensAt.getTime());
+          waitsMs.push(Math.max(0, now.getTime() - from));
+        }
         through = Math.max(through, rankOf(ticket, onSale, ranks) ?? through);
       }
     }
     await this.#record(onSale, { control, through, admitted, now });
-    return { kind: 'admitted', admitted, left, window: control.window };
+    return { kind: 'admitted', admitted, left, window: control.window, waitsMs };
   }
 
   /** Moves one waiting ticket on; false when it was no longer waiting. */

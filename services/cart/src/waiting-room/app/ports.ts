@@ -26,6 +26,8 @@ export interface OnSaleRepository {
    */
   earlyOrder(eventId: string): Promise<string[] | undefined>;
   saveEarlyOrder(eventId: string, sortedKeys: readonly string[]): Promise<void>;
+  /** The ids of the events whose queue is on (the admitters' work list). */
+  queued(): Promise<string[]>;
 }
 
 export interface QueueTicketRepository {
@@ -45,6 +47,8 @@ export interface QueueTicketRepository {
   nextWaiting(eventId: string, limit: number): Promise<Stored<QueueTicket>[]>;
   /** The event's tickets ADMITTED at or after `since` (admissions in flight). */
   countAdmittedSince(eventId: string, since: Date): Promise<number>;
+  /** The event's WAITING tickets. */
+  countWaiting(eventId: string): Promise<number>;
   /** The event's next late-join sequence number, from 1, atomically. */
   nextSequence(eventId: string): Promise<number>;
 }

@@ -39,4 +39,19 @@ export class SpendAdmission {
     }
     return ticket.id;
   }
+
+  /**
+   * Gives a spent admission back (USED to ADMITTED) after the reserve it was spent on failed, so
+   * the fan may try again while it lasts. A ticket that moved on meanwhile is left as it is.
+   */
+  async giveBack(ticketId: string): Promise<void> {
+    const ticket = await this.deps.tickets.get(ticketId);
+    if (!ticket || ticket.state !== 'USED') return;
+    const { version, ...current } = ticket;
+    try {
+      await this.deps.tickets.update({ ...current, state: 'ADMITTED' }, version);
+    } catch (error) {
+      if (errorKindOf(error) !== 'aborted') throw error;
+    }
+  }
 }

@@ -5,6 +5,7 @@ import { appAccessAdminRoutes } from './admin/app-access-admin-routes.js';
 import { commerceRoutes } from './commerce/commerce-routes.js';
 import { dealsAdminRoutes } from './admin/deals-admin-routes.js';
 import { gatesAdminRoutes } from './admin/gates-admin-routes.js';
+import { onSaleAdminRoutes } from './admin/onsale-admin-routes.js';
 import { ordersAdminRoutes } from './admin/orders-admin-routes.js';
 import { partnersAdminRoutes } from './admin/partners-admin-routes.js';
 import { reconciliationAdminRoutes } from './admin/reconciliation-admin-routes.js';
@@ -43,6 +44,7 @@ export const familyRoutes: Readonly<
     ({ backends }) => resaleAdminRoutes(backends),
     ({ backends }) => ordersAdminRoutes(backends),
     ({ backends }) => appAccessAdminRoutes(backends),
+    ({ backends }) => onSaleAdminRoutes(backends),
   ],
   commerce: [({ backends }) => commerceRoutes(backends)],
   deals: [({ backends }) => dealsRoutes(backends)],

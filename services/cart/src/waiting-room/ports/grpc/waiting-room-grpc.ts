@@ -51,7 +51,11 @@ const required = (value: string, field: string) => {
 };
 
 /** The gRPC service of the waiting room (proto/marquee/cart/v1/waiting_room.proto). */
-export function waitingRoomGrpc(room: WaitingRoom) {
+export function waitingRoomGrpc(
+  room: WaitingRoom,
+  /** Called after an operator's change of the event's on-sale (this replica's caches). */
+  configured: (eventId: string) => void = () => undefined,
+) {
   return {
     definition: WaitingRoomServiceService,
     implementation: {
@@ -62,6 +66,7 @@ export function waitingRoomGrpc(room: WaitingRoom) {
             opensAt: request.opensAt,
             queue: request.queue,
           });
+          configured(onSale.eventId);
           return { onSale: onSaleMessage(onSale) };
         },
       ),

@@ -1,7 +1,7 @@
 import { decimalNumberToMinor, moneyToDecimal } from '@marquee/platform/money';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { ReserveRequest } from '../../../app/partner-cart.js';
+import type { ReserveInput, ReserveRequest } from '../../../app/partner-cart.js';
 import { COMMIT_EXAMPLE, HELD_CART_EXAMPLE } from './examples.js';
 import { CART_ID_RULE, InvalidInput, type Params, type PartnerCartContext } from './context.js';
 import {
@@ -76,6 +76,7 @@ function reserveRoute(scope: FastifyInstance, context: PartnerCartContext): void
         idempotencyKey: headers['idempotency-key'] ?? '',
         forceAsync: /(?:^|,)\s*respond-async\s*(?:[;,]|$)/i.test(headers.prefer ?? ''),
         language: languageOf(request.headers['accept-language']),
+        ...admissionOf(headers),
       });
       return answerCart(reply, event_id, answer);
     },
@@ -222,4 +223,15 @@ function languageOf(header: string | undefined): string {
   const match = /^\s*([A-Za-z]{2})(?:-([A-Za-z]{2}))?\s*(?:[;,]|$)/.exec(header ?? '');
   if (!match) return '';
   return match[2] ? `${match[1]}-${match[2]}`.toLowerCase() : match[1]!.toLowerCase();
+}
+
+/** The waiting room's admission headers of a reserve, if it presents one. */
+function admissionOf(headers: Static<typeof ReserveHeaders>): Pick<ReserveInput, 'admission'> {
+  const token = headers['x-admission-token'];
+  if (!token) return {};
+  const fanId = headers['x-fan-id'];
+  const deviceId = headers['x-device-id'];
+  return {
+    admission: { token, ...(fanId ? { fanId } : {}), ...(deviceId ? { deviceId } : {}) },
+  };
 }

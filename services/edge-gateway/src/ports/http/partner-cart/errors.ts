@@ -28,6 +28,7 @@ export const PARTNER_CODE_STATUS: Readonly<Record<string, number>> = {
   '20052': 409, // no inventory / no contiguous seats: the state of the event, not the request
   '20060': 409, // the app holds its limit of tickets of the event (held-ticket quota)
   '20061': 409, // the buyer (third_party_account_id or fan) would pass the event's ticket limit
+  '20070': 403, // the event's queue is on: no valid, unspent admission of this app and fan
   '20122': 402, // payment not accepted
   '20129': 402, // no funds
   '20152': 402, // invalid CVV

@@ -8,6 +8,8 @@ import { partnerCartContext } from './context.js';
 import { partnerErrorHandler, redactPartnerSecrets, requirePartnerApiKey } from './errors.js';
 import { noStore } from '../rate-limit-headers.js';
 import { paymentRoutes } from './payment-routes.js';
+import { queueRoutes } from './queue-routes.js';
+import type { WaitingRoomBackend } from '../../../app/waiting-room.js';
 import { shippingRoutes } from './shipping-routes.js';
 import { trackingRoutes } from './tracking-routes.js';
 
@@ -20,11 +22,21 @@ import { trackingRoutes } from './tracking-routes.js';
 export function partnerCartRoutes(backends: {
   partnerCart: PartnerCart;
   developerAccess: DeveloperAccess;
+  waitingRoom: WaitingRoomBackend;
 }) {
   return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
     // A child scope: the key guard, validator and error handler cover these routes only, and an
     // unknown path still answers the family's 404 (a wrong method 405) without a key.
     await familyScope.register(async (scope) => routes(scope, family));
+    // The waiting room: its own scope, so that fans joining and following the queue are not
+    // refused because cart's reserves in flight are at their bound.
+    await familyScope.register(async (scope) => {
+      noStore(scope);
+      scope.setErrorHandler(partnerErrorHandler(family));
+      requirePartnerApiKey(scope, family, backends.developerAccess);
+      const context = partnerCartContext(scope, family, backends.partnerCart);
+      queueRoutes(scope, context, backends.waitingRoom);
+    });
     // The pixel is on public pages: its own scope, with the app's public tracking id instead of
     // the API key, and no quota spent.
     await familyScope.register(async (scope) => {

@@ -40,7 +40,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input (code 10002; 10104 invalid delivery method)',
   401: 'Missing or unknown API key (code 10001)',
   402: 'Payment refused (20122 not accepted, 20129 no funds, 20152 invalid CVV); 20122 with `payment_action` when the card issuer asks the cardholder to authenticate (3-D Secure)',
-  403: 'App not approved for partner distribution (10003), event not transactable (90001) or ticket types not usable on this channel (20046)',
+  403: 'App not approved for partner distribution (10003), event not transactable (90001), ticket types not usable on this channel (20046), or (a reserve) the event queues its fans and the request has no valid, unspent admission of this app and fan or device (20070)',
   404: 'Unknown event (90001), unknown cart, another app’s, or a released or expired one (90003)',
   405: 'Method not allowed on this path',
   409: 'No inventory or no contiguous seats (20052), the app at its held-ticket limit for the event (20060), the buyer (third_party_account_id) at the ticket limit of the event across carts (20061), the cart not in a state for this (90003), or the first request with this Idempotency-Key still running (idempotency-key-in-progress)',
@@ -124,6 +124,9 @@ export const TrackingQuery = Type.Object({
   subId3: trackingId('At most 32 characters'),
 });
 
+/** A fan or device id as apps send them to the waiting room. */
+export const QUEUE_IDENTITY = { minLength: 1, maxLength: 128, pattern: '^[\\w.:@-]+$' } as const;
+
 export const ReserveHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
@@ -138,6 +141,27 @@ export const ReserveHeaders = Type.Object({
   ),
   'x-platform-session-sid': Type.Optional(
     Type.String({ minLength: 1, maxLength: 256, description: 'Fan session id (resale reserves)' }),
+  ),
+  'x-admission-token': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2_048,
+      description:
+        "The waiting room's admission (`admission_token` of an ADMITTED queue ticket), required while the event's queue is on; single-use",
+    }),
+  ),
+  'x-fan-id': Type.Optional(
+    Type.String({
+      ...QUEUE_IDENTITY,
+      description: 'The fan the admission was given to (the `fan_id` the queue was joined with)',
+    }),
+  ),
+  'x-device-id': Type.Optional(
+    Type.String({
+      ...QUEUE_IDENTITY,
+      description:
+        'The device the admission was given to (the `device_id` the queue was joined with)',
+    }),
   ),
 });
 

@@ -322,7 +322,25 @@ export interface ReserveCartRequest {
    * The app's held-ticket quota as the edge read it with the key (tickets held at once for one
    * event; 0 = no limit); unset = cart's default.
    */
-  heldTicketsPerEvent?: number | undefined;
+  heldTicketsPerEvent?:
+    | number
+    | undefined;
+  /**
+   * `X-Admission-Token`: the admission of the event's waiting room, required while its queue is
+   * on (PERMISSION_DENIED 20070 without a valid, unspent one); empty = none.
+   */
+  admissionToken?:
+    | string
+    | undefined;
+  /** `X-Fan-Id`: the fan the admission was given to (as the queue was joined with `fan_id`). */
+  queueFanId?:
+    | string
+    | undefined;
+  /**
+   * `X-Device-Id`: the device the admission was given to (as the queue was joined with
+   * `device_id`), for fans who are not signed in.
+   */
+  queueDeviceId?: string | undefined;
 }
 
 /** One reserve (the partner cart API's reserve body). */
@@ -1840,6 +1858,9 @@ function createBaseReserveCartRequest(): ReserveCartRequest {
     forceAsync: false,
     language: "",
     heldTicketsPerEvent: undefined,
+    admissionToken: undefined,
+    queueFanId: undefined,
+    queueDeviceId: undefined,
   };
 }
 
@@ -1871,6 +1892,15 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
     }
     if (message.heldTicketsPerEvent !== undefined) {
       writer.uint32(72).int32(message.heldTicketsPerEvent);
+    }
+    if (message.admissionToken !== undefined) {
+      writer.uint32(82).string(message.admissionToken);
+    }
+    if (message.queueFanId !== undefined) {
+      writer.uint32(90).string(message.queueFanId);
+    }
+    if (message.queueDeviceId !== undefined) {
+      writer.uint32(98).string(message.queueDeviceId);
     }
     return writer;
   },
@@ -1960,6 +1990,30 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
             message.heldTicketsPerEvent = reader.int32();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.admissionToken = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.queueFanId = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.queueDeviceId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2007,6 +2061,21 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
         : isSet(object.held_tickets_per_event)
         ? globalThis.Number(object.held_tickets_per_event)
         : undefined,
+      admissionToken: isSet(object.admissionToken)
+        ? globalThis.String(object.admissionToken)
+        : isSet(object.admission_token)
+        ? globalThis.String(object.admission_token)
+        : undefined,
+      queueFanId: isSet(object.queueFanId)
+        ? globalThis.String(object.queueFanId)
+        : isSet(object.queue_fan_id)
+        ? globalThis.String(object.queue_fan_id)
+        : undefined,
+      queueDeviceId: isSet(object.queueDeviceId)
+        ? globalThis.String(object.queueDeviceId)
+        : isSet(object.queue_device_id)
+        ? globalThis.String(object.queue_device_id)
+        : undefined,
     };
   },
 
@@ -2039,6 +2108,15 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
     if (message.heldTicketsPerEvent !== undefined) {
       obj.heldTicketsPerEvent = Math.round(message.heldTicketsPerEvent);
     }
+    if (message.admissionToken !== undefined) {
+      obj.admissionToken = message.admissionToken;
+    }
+    if (message.queueFanId !== undefined) {
+      obj.queueFanId = message.queueFanId;
+    }
+    if (message.queueDeviceId !== undefined) {
+      obj.queueDeviceId = message.queueDeviceId;
+    }
     return obj;
   },
 
@@ -2056,6 +2134,9 @@ export const ReserveCartRequest: MessageFns<ReserveCartRequest> = {
     message.forceAsync = object.forceAsync ?? false;
     message.language = object.language ?? "";
     message.heldTicketsPerEvent = object.heldTicketsPerEvent ?? undefined;
+    message.admissionToken = object.admissionToken ?? undefined;
+    message.queueFanId = object.queueFanId ?? undefined;
+    message.queueDeviceId = object.queueDeviceId ?? undefined;
     return message;
   },
 };

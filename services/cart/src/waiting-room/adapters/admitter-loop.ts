@@ -1,0 +1,74 @@
+import { periodic, type Periodic } from '@marquee/platform/lifecycle';
+import { metrics } from '@marquee/platform/metrics';
+import type { AdmitTick } from '../app/admit.js';
+import type { OnSaleRepository, QueueTicketRepository } from '../app/ports.js';
+
+const admissions = metrics.counter('marquee_queue_admissions', {
+  description: 'Fans let through a waiting room (admitted to reserve)',
+});
+const abandoned = metrics.counter('marquee_queue_abandoned', {
+  description: 'Fans who stopped asking before their turn came (left the queue)',
+});
+const waits = metrics.histogram('marquee_queue_wait_seconds', {
+  description: 'How long admitted fans waited, from their join or the opening, whichever is later',
+  unit: 's',
+  buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 2400, 3600],
+});
+const windows = metrics.histogram('marquee_queue_window', {
+  description: 'The admission window (admissions in flight allowed) at each admitting tick',
+  buckets: [5, 10, 20, 50, 100, 200, 500, 1000, 2000],
+});
+
+/** How often the fans still waiting are counted for the queue-length gauge. */
+const COUNT_EVERY_MS = 5_000;
+
+export interface AdmitterLoopOptions {
+  admitter: AdmitTick;
+  onSales: Pick<OnSaleRepository, 'queued'>;
+  tickets: Pick<QueueTicketRepository, 'countWaiting'>;
+  /** Pause between ticks. */
+  tickMs: number;
+  onError: (error: unknown) => void;
+}
+
+/**
+ * The admitter of every event with a queue on, ticking in every replica (the lease in the
+ * on-sale lets one of them work per event). The replica that admits counts the fans it admits
+ * and those who left, their waits, and every few seconds the fans still waiting per event
+ * (`marquee_queue_waiting`, which the event's admitting replica reports).
+ */
+export function admitterLoop(options: AdmitterLoopOptions): Periodic & { stopGauge(): void } {
+  const waiting = new Map<string, number>();
+  let countedAt = 0;
+  const stopGauge = metrics.gauge(
+    'marquee_queue_waiting',
+    { description: 'Fans waiting in a queue, per event (reported by its admitting replica)' },
+    () => [...waiting].map(([eventId, value]) => ({ value, attributes: { event_id: eventId } })),
+  );
+  const tickAll = async () => {
+    const count = Date.now() - countedAt >= COUNT_EVERY_MS;
+    if (count) countedAt = Date.now();
+    const queued = new Set(await options.onSales.queued());
+    for (const eventId of waiting.keys()) if (!queued.has(eventId)) waiting.delete(eventId);
+    for (const eventId of queued) {
+      const outcome = await options.admitter.handle(eventId);
+      if (outcome.kind === 'not-leader' || outcome.kind === 'idle') {
+        if (outcome.kind === 'not-leader') waiting.delete(eventId);
+        continue;
+      }
+      if (outcome.kind === 'admitted') {
+        admissions.add(outcome.admitted);
+        abandoned.add(outcome.left);
+        windows.record(outcome.window);
+        for (const ms of outcome.waitsMs) waits.record(ms / 1000);
+      }
+      if (count) waiting.set(eventId, await options.tickets.countWaiting(eventId));
+    }
+  };
+  const loop = periodic(tickAll, {
+    intervalMs: options.tickMs,
+    maxDutyCycle: 0.5,
+    onError: options.onError,
+  });
+  return { ...loop, stopGauge };
+}

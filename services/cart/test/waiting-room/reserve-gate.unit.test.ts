@@ -1,0 +1,198 @@
+import { ReserveCartRequest } from '@marquee/proto/cart/v1';
+import { createServiceStores } from '@marquee/platform/store';
+import { describe, expect, it } from 'vitest';
+import { CartError, ErrorCode } from '../../src/domain/errors.js';
+import { gatedReserve } from '../../src/ports/grpc/reserve-gate.js';
+import { createReserveProbe } from '../../src/waiting-room/adapters/reserve-probe.js';
+import { WaitingRoomGate } from '../../src/waiting-room/app/reserve-gate.js';
+import {
+  createAdmissionSigner,
+  createWaitingRoom,
+  createWaitingRoomStorage,
+  DEFAULT_WAITING_ROOM_SETTINGS,
+} from '../../src/waiting-room/index.js';
+
+// Cart's reserve behind an event's waiting room: the gate spends admissions, refuses reserves
+// without one (20070), gives an admission back when its reserve fails, feeds the probe and
+// records a sell-out. Memory stores, a settable clock.
+
+const OPENS = new Date(Date.UTC(2030, 5, 1, 10));
+const EVENT = 'E1';
+const APP = 'app-1';
+
+function setup() {
+  let now = OPENS.getTime() - 60_000;
+  let next = 0;
+  const storage = createWaitingRoomStorage(createServiceStores(undefined));
+  const probe = createReserveProbe();
+  const clock = { now: () => new Date(now) };
+  const room = createWaitingRoom(
+    {
+      ...storage,
+      signer: createAdmissionSigner(Buffer.alloc(32, 7)),
+      probe,
+      clock,
+      ids: { queueTicketId: () => `q_ticket${(next += 1)}`, lottery: () => next * 1_000 },
+      settings: DEFAULT_WAITING_ROOM_SETTINGS,
+    },
+    'replica-a',
+  );
+  const warnings: string[] = [];
+  const gate = new WaitingRoomGate({
+    spend: room.spend,
+    soldOut: room.soldOut,
+    recorder: probe,
+    clock,
+    log: { warn: (_fields, message) => warnings.push(message) },
+  });
+  const request = (extra: Partial<ReserveCartRequest> = {}) =>
+    ReserveCartRequest.fromPartial({
+      appId: APP,
+      eventId: EVENT,
+      reserves: [{ tickets: [{ id: 'ADULT', quantity: 1 }] }],
+      ...extra,
+    });
+  /** Turns the queue on, joins `fans`, opens the sale and admits them; answers their tokens. */
+  async function admitted(fans: string[]): Promise<Map<string, string>> {
+    await room.configure.handle(EVENT, { opensAt: OPENS, queue: true });
+    const tickets = new Map<string, string>();
+    for (const fan of fans)
+      tickets.set(
+        fan,
+        (await room.join.handle({ eventId: EVENT, appId: APP, fanId: fan })).ticket.id,
+      );
+    now = OPENS.getTime() + 5_000;
+    expect((await room.admitter.handle(EVENT)).kind).toBe('frozen');
+    expect((await room.admitter.handle(EVENT)).kind).toBe('admitted');
+    const tokens = new Map<string, string>();
+    for (const [fan, id] of tickets) {
+      const answer = await room.read.handle(EVENT, id, APP);
+      expect(answer.view.status).toBe('ADMITTED');
+      tokens.set(fan, answer.admissionToken!);
+    }
+    return tokens;
+  }
+  return {
+    room,
+    gate,
+    probe,
+    storage,
+    request,
+    admitted,
+    warnings,
+    advance: (ms: number) => (now += ms),
+  };
+}
+
+const refusal = async (promise: Promise<unknown>) => {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(CartError);
+  expect((error as CartError).kind).toBe('permission_denied');
+  expect((error as CartError).code).toBe(ErrorCode.ADMISSION_REQUIRED);
+  return (error as CartError).message;
+};
+
+describe('the reserve gate of the waiting room', () => {
+  it('lets every reserve through while the event has no queue', async () => {
+    const { gate, request } = setup();
+    let ran = 0;
+    await gatedReserve(gate, request(), async () => (ran += 1));
+    expect(ran).toBe(1);
+  });
+
+  it('refuses a reserve without an admission while the queue is on (20070)', async () => {
+    const { gate, request, admitted } = setup();
+    await admitted(['f1']);
+    let ran = 0;
+    const message = await refusal(gatedReserve(gate, request(), async () => (ran += 1)));
+    expect(message).toMatch(/no valid admission token/);
+    expect(ran).toBe(0);
+  });
+
+  it('spends an admission once, and only for its own fan', async () => {
+    const { gate, request, admitted } = setup();
+    const tokens = await admitted(['f1', 'f2']);
+    let ran = 0;
+    const reserve = async () => (ran += 1);
+    expect(
+      await refusal(
+        gatedReserve(
+          gate,
+          request({ admissionToken: tokens.get('f1')!, queueFanId: 'f2' }),
+          reserve,
+        ),
+      ),
+    ).toMatch(/another fan or device/);
+    await gatedReserve(
+      gate,
+      request({ admissionToken: tokens.get('f1')!, queueFanId: 'f1' }),
+      reserve,
+    );
+    expect(ran).toBe(1);
+    expect(
+      await refusal(
+        gatedReserve(
+          gate,
+          request({ admissionToken: tokens.get('f1')!, queueFanId: 'f1' }),
+          reserve,
+        ),
+      ),
+    ).toMatch(/spent/);
+    expect(
+      await refusal(
+        gatedReserve(
+          gate,
+          request({ appId: 'other-app', admissionToken: tokens.get('f2')!, queueFanId: 'f2' }),
+          reserve,
+        ),
+      ),
+    ).toMatch(/another app/);
+    expect(ran).toBe(1);
+  });
+
+  it('gives the admission back when its reserve fails, and records what the reserve met', async () => {
+    const { gate, probe, request, admitted } = setup();
+    const tokens = await admitted(['f1']);
+    const pass = request({ admissionToken: tokens.get('f1')!, queueFanId: 'f1' });
+    const overloaded = Object.assign(new Error('too many'), { kind: 'unavailable' });
+    await expect(gatedReserve(gate, pass, () => Promise.reject(overloaded))).rejects.toBe(
+      overloaded,
+    );
+    // Given back: the same admission reserves now.
+    expect(await gatedReserve(gate, pass, async () => 'held')).toBe('held');
+    const sample = probe.sample(EVENT);
+    expect(sample.reserves).toBe(2);
+    expect(sample.overloaded).toBe(1);
+    expect(probe.sample(EVENT).reserves).toBe(0);
+  });
+
+  it('marks the event sold out when a one-ticket best-available reserve finds nothing', async () => {
+    const { gate, storage, request, admitted } = setup();
+    const tokens = await admitted(['f1', 'f2']);
+    const noneLeft = new CartError('resource_exhausted', ErrorCode.NO_INVENTORY, 'sold out');
+    // Two tickets refused: the event may still have one, so it is not sold out.
+    const pair = request({
+      admissionToken: tokens.get('f2')!,
+      queueFanId: 'f2',
+      reserves: [{ tickets: [{ id: 'ADULT', quantity: 2 }] }] as never,
+    });
+    await expect(gatedReserve(gate, pair, () => Promise.reject(noneLeft))).rejects.toBe(noneLeft);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await storage.onSales.get(EVENT))?.soldOutAt).toBeUndefined();
+    const one = request({ admissionToken: tokens.get('f1')!, queueFanId: 'f1' });
+    await expect(gatedReserve(gate, one, () => Promise.reject(noneLeft))).rejects.toBe(noneLeft);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await storage.onSales.get(EVENT))?.soldOutAt).toBeInstanceOf(Date);
+  });
+
+  it('lets sandbox reserves through without an admission', async () => {
+    const { gate, request, admitted } = setup();
+    await admitted(['f1']);
+    expect(await gatedReserve(gate, request({ sandbox: true }), async () => 'sandbox')).toBe(
+      'sandbox',
+    );
+  });
+});

@@ -1,0 +1,129 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { createWaitingRoomStorage } from '../../src/waiting-room/index.js';
+import type { OnSaleRecord } from '../../src/waiting-room/app/ports.js';
+import { DEFAULT_CONTROL } from '../../src/waiting-room/domain/admission.js';
+import type { QueueTicket } from '../../src/waiting-room/domain/queue.js';
+
+type Storage = ReturnType<typeof createWaitingRoomStorage>;
+
+const t0 = new Date('2030-06-01T10:00:00.000Z');
+const at = (ms: number) => new Date(t0.getTime() + ms);
+
+const onSale = (eventId: string, over: Partial<OnSaleRecord> = {}): OnSaleRecord => ({
+  eventId,
+  opensAt: t0,
+  queue: true,
+  earlyCount: 0,
+  admittedThrough: 0,
+  admissionsPerSecond: 0,
+  updatedAt: t0,
+  control: DEFAULT_CONTROL,
+  ...over,
+});
+
+const ticket = (id: string, over: Partial<QueueTicket> = {}): QueueTicket => ({
+  id,
+  eventId: 'E1',
+  appId: 'app-1',
+  identity: `fan:${id}`,
+  joinedAt: t0,
+  early: true,
+  orderKey: `0${id}`,
+  state: 'WAITING',
+  seenAt: t0,
+  ...over,
+});
+
+const kindOf = async (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'resolved',
+    (error: unknown) => (error as { kind?: string }).kind,
+  );
+
+/**
+ * What the waiting room's slice asks of its storage, run on the memory stores (unit tier) and on
+ * the Mongo-wire server (integration tier): compare-and-set on on-sales and tickets, one place
+ * per identity, the admitter's queries in order, the late-join counter under concurrency.
+ */
+export function waitingRoomStorageContract(name: string, open: () => Promise<Storage>): void {
+  describe(`waiting room storage (${name})`, () => {
+    let storage: Storage;
+    beforeEach(async () => {
+      storage = await open();
+    });
+
+    it('keeps one on-sale per event, written by compare-and-set', async () => {
+      const { onSales } = storage;
+      const stored = await onSales.insert(onSale('E1', { lease: { owner: 'a', until: at(5_000) } }));
+      expect(await kindOf(onSales.insert(onSale('E1')))).toBe('already_exists');
+      const read = await onSales.get('E1');
+      expect(read).toMatchObject({ eventId: 'E1', queue: true, opensAt: t0 });
+      expect(read?.lease).toEqual({ owner: 'a', until: at(5_000) });
+      expect(read?.control).toEqual(DEFAULT_CONTROL);
+      const { version, ...current } = stored;
+      await onSales.update({ ...current, soldOutAt: at(1) }, version);
+      expect(await kindOf(onSales.update({ ...current, queue: false }, version))).toBe('aborted');
+      expect((await onSales.get('E1'))?.soldOutAt).toEqual(at(1));
+      expect(await onSales.get('nope')).toBeUndefined();
+    });
+
+    it('lists the events whose queue is on, and keeps the frozen early order', async () => {
+      const { onSales } = storage;
+      await onSales.insert(onSale('E1'));
+      await onSales.insert(onSale('E2', { queue: false }));
+      await onSales.insert(onSale('E3'));
+      expect((await onSales.queued()).sort()).toEqual(['E1', 'E3']);
+      expect(await onSales.earlyOrder('E1')).toBeUndefined();
+      await onSales.saveEarlyOrder('E1', ['0a', '0b', '0c']);
+      await onSales.saveEarlyOrder('E1', ['0a', '0b', '0c']);
+      expect(await onSales.earlyOrder('E1')).toEqual(['0a', '0b', '0c']);
+    });
+
+    it('holds one place per identity of an app and event', async () => {
+      const { tickets } = storage;
+      await tickets.insert(ticket('t1', { identity: 'device:d1' }));
+      expect(await kindOf(tickets.insert(ticket('t2', { identity: 'device:d1' })))).toBe(
+        'already_exists',
+      );
+      await tickets.insert(ticket('t3', { identity: 'device:d1', appId: 'app-2' }));
+      await tickets.insert(ticket('t4', { identity: 'device:d1', eventId: 'E2' }));
+      expect((await tickets.findByIdentity('E1', 'app-1', 'device:d1'))?.id).toBe('t1');
+      expect(await tickets.findByIdentity('E1', 'app-1', 'device:d9')).toBeUndefined();
+    });
+
+    it("answers the admitter's queries in order", async () => {
+      const { tickets } = storage;
+      for (const [id, key] of [
+        ['a', '0c'],
+        ['b', '0a'],
+        ['c', '1001'],
+        ['d', '0b'],
+      ] as const)
+        await tickets.insert(ticket(id, { orderKey: key, early: key.startsWith('0') }));
+      await tickets.insert(ticket('e', { orderKey: '0d', eventId: 'E2' }));
+      expect((await tickets.nextWaiting('E1', 3)).map((t) => t.id)).toEqual(['b', 'd', 'a']);
+      expect((await tickets.earlyOrderKeys('E1')).sort()).toEqual(['0a', '0b', '0c']);
+      expect(await tickets.countWaiting('E1')).toBe(4);
+      const b = (await tickets.get('b'))!;
+      const { version, ...current } = b;
+      await tickets.update({ ...current, state: 'ADMITTED', admittedAt: at(10_000) }, version);
+      expect(
+        await kindOf(tickets.update({ ...current, state: 'EXPIRED' }, version)),
+      ).toBe('aborted');
+      expect(await tickets.countWaiting('E1')).toBe(3);
+      expect(await tickets.countAdmittedSince('E1', at(5_000))).toBe(1);
+      expect(await tickets.countAdmittedSince('E1', at(20_000))).toBe(0);
+      expect((await tickets.nextWaiting('E1', 10)).map((t) => t.id)).toEqual(['d', 'a', 'c']);
+    });
+
+    it('numbers late joiners once each under concurrency', async () => {
+      const numbers = await Promise.all(
+        Array.from({ length: 12 }, () => storage.tickets.nextSequence('E1')),
+      );
+      expect([...numbers].sort((x, y) => x - y)).toEqual(
+        Array.from({ length: 12 }, (_, i) => i + 1),
+      );
+      expect(await storage.tickets.nextSequence('E2')).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,81 @@
+import { callUnary, createGrpcClient } from '@marquee/platform/grpc';
+import type { Logger } from '@marquee/platform/logger';
+import {
+  QueueStatus,
+  WaitingRoomServiceClient,
+  type OnSale,
+  type QueueTicket,
+} from '@marquee/proto/cart/v1';
+import type { OnSaleRecord, QueueTicketRecord, WaitingRoomBackend } from '../app/waiting-room.js';
+
+const STATUS: Partial<Record<QueueStatus, QueueTicketRecord['status']>> = {
+  [QueueStatus.QUEUE_STATUS_WAITING]: 'WAITING',
+  [QueueStatus.QUEUE_STATUS_ADMITTED]: 'ADMITTED',
+  [QueueStatus.QUEUE_STATUS_SOLD_OUT]: 'SOLD_OUT',
+  [QueueStatus.QUEUE_STATUS_EXPIRED]: 'EXPIRED',
+};
+
+export function toQueueTicketRecord(t: QueueTicket): QueueTicketRecord {
+  const status = STATUS[t.status] ?? 'EXPIRED';
+  return {
+    id: t.id,
+    eventId: t.eventId,
+    status,
+    ...(status === 'WAITING' && t.position > 0 ? { position: t.position } : {}),
+    ...(status === 'WAITING' && t.estimatedWaitSeconds > 0
+      ? { estimatedWaitSeconds: t.estimatedWaitSeconds }
+      : {}),
+    ...(t.opensAt ? { opensAt: t.opensAt } : {}),
+    ...(t.admissionToken ? { admissionToken: t.admissionToken } : {}),
+    ...(t.admissionExpiresAt ? { admissionExpiresAt: t.admissionExpiresAt } : {}),
+    joinedAt: t.joinedAt ?? new Date(0),
+  };
+}
+
+export function toOnSaleRecord(o: OnSale): OnSaleRecord {
+  return {
+    eventId: o.eventId,
+    opensAt: o.opensAt ?? new Date(0),
+    queue: o.queue,
+    ...(o.frozenAt ? { frozenAt: o.frozenAt } : {}),
+    earlyCount: o.earlyCount,
+    admittedThrough: o.admittedThrough,
+    ...(o.soldOutAt ? { soldOutAt: o.soldOutAt } : {}),
+  };
+}
+
+/** Cart's WaitingRoomService as the edge's waiting room port. */
+export function createWaitingRoomClient(
+  address: string,
+  options: { deadlineMs: number; logger: Logger; maxInFlight?: number },
+): WaitingRoomBackend & { close(): void } {
+  const client = createGrpcClient(WaitingRoomServiceClient, address, options);
+  return {
+    async configure(eventId, input) {
+      const answer = await callUnary(client, 'configureOnSale', {
+        eventId,
+        opensAt: input.opensAt,
+        queue: input.queue,
+      });
+      return toOnSaleRecord(answer.onSale!);
+    },
+    async join(caller, eventId, identity) {
+      const answer = await callUnary(client, 'joinQueue', {
+        eventId,
+        appId: caller.appId,
+        fanId: identity.fanId ?? '',
+        deviceId: identity.deviceId ?? '',
+      });
+      return { ticket: toQueueTicketRecord(answer.ticket!), joined: answer.joined };
+    },
+    async read(caller, eventId, ticketId) {
+      const answer = await callUnary(client, 'getQueueTicket', {
+        eventId,
+        queueTicketId: ticketId,
+        appId: caller.appId,
+      });
+      return toQueueTicketRecord(answer.ticket!);
+    },
+    close: () => client.close(),
+  };
+}

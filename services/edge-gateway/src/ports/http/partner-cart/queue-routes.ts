@@ -1,0 +1,192 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { QueueTicketRecord, WaitingRoomBackend } from '../../../app/waiting-room.js';
+import type { PartnerCartContext } from './context.js';
+import { EventParams, KeyQuery, QUEUE_IDENTITY, errorResponses } from './schemas.js';
+
+/** How often a long poll reads the ticket again while the fan is still WAITING. */
+export const LONG_POLL_STEP_MS = 2_000;
+/** The longest `wait` a long poll may ask for. */
+const MAX_WAIT_SECONDS = 30;
+
+const JoinBody = Type.Object(
+  {
+    fan_id: Type.Optional(
+      Type.String({ ...QUEUE_IDENTITY, description: "The app's id of a signed-in fan; wins" }),
+    ),
+    device_id: Type.Optional(
+      Type.String({ ...QUEUE_IDENTITY, description: "The app's id of the fan's device" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const TicketParams = Type.Object({
+  event_id: EventParams.properties.event_id,
+  queue_ticket_id: Type.String({ pattern: '^q_[A-Za-z0-9_-]{10,64}$' }),
+});
+
+const WaitQuery = Type.Object({
+  ...KeyQuery.properties,
+  wait: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_WAIT_SECONDS,
+      description:
+        'Long polling: while the ticket is WAITING, answer only once it changes status or after this many seconds (default 0: at once)',
+    }),
+  ),
+});
+
+const QueueTicket = Type.Object(
+  {
+    id: Type.String({ description: 'Queue ticket id' }),
+    event_id: Type.String(),
+    status: Type.Union(
+      [
+        Type.Literal('WAITING'),
+        Type.Literal('ADMITTED'),
+        Type.Literal('SOLD_OUT'),
+        Type.Literal('EXPIRED'),
+      ],
+      {
+        description:
+          'WAITING: in the queue. ADMITTED: reserve now with `admission_token` (header `X-Admission-Token`, with `X-Fan-Id` or `X-Device-Id` as joined) before `admission_expires_at`. SOLD_OUT: the event sold out. EXPIRED: the admission was spent or ran out, or the fan stopped asking and left the queue.',
+      },
+    ),
+    position: Type.Optional(
+      Type.Integer({
+        description: 'Fans ahead plus one (WAITING, once the opening ordered the early joiners)',
+      }),
+    ),
+    estimated_wait_seconds: Type.Optional(
+      Type.Integer({ description: 'Until admission at the current rate (WAITING, when known)' }),
+    ),
+    opens_at: Type.Optional(Type.String({ format: 'date-time' })),
+    admission_token: Type.Optional(Type.String()),
+    admission_expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+    joined_at: Type.String({ format: 'date-time' }),
+    poll_after_seconds: Type.Integer({
+      description:
+        'When to ask again (WAITING); ask with `wait` to be answered on a change instead',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** A queue ticket in the partner family's snake_case body. */
+export function renderQueueTicket(t: QueueTicketRecord): Static<typeof QueueTicket> {
+  return {
+    id: t.id,
+    event_id: t.eventId,
+    status: t.status,
+    ...(t.position !== undefined ? { position: t.position } : {}),
+    ...(t.estimatedWaitSeconds !== undefined
+      ? { estimated_wait_seconds: t.estimatedWaitSeconds }
+      : {}),
+    ...(t.opensAt ? { opens_at: t.opensAt.toISOString() } : {}),
+    ...(t.admissionToken ? { admission_token: t.admissionToken } : {}),
+    ...(t.admissionExpiresAt ? { admission_expires_at: t.admissionExpiresAt.toISOString() } : {}),
+    joined_at: t.joinedAt.toISOString(),
+    poll_after_seconds: t.status === 'WAITING' ? LONG_POLL_STEP_MS / 1000 : 0,
+  };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Reads the ticket; while it is WAITING, again every {@link LONG_POLL_STEP_MS} until it changes
+ * status, `waitSeconds` passed, or the client went away.
+ */
+export async function longPoll(
+  read: () => Promise<QueueTicketRecord>,
+  waitSeconds: number,
+  gone: () => boolean,
+): Promise<QueueTicketRecord> {
+  const until = Date.now() + waitSeconds * 1000;
+  let ticket = await read();
+  while (ticket.status === 'WAITING' && !gone()) {
+    const left = until - Date.now();
+    if (left <= 0) break;
+    await pause(Math.min(LONG_POLL_STEP_MS, left));
+    if (!gone()) ticket = await read();
+  }
+  return ticket;
+}
+
+const clientGone = (request: FastifyRequest) => {
+  let gone = false;
+  request.raw.once('close', () => (gone = true));
+  return () => gone || request.raw.destroyed;
+};
+
+/**
+ * `/events/{event_id}/queue`: the waiting room of an on-sale, for partner apps. POST joins a fan
+ * (one place per fan or device of the app; a repeat answers the same ticket, 200 instead of
+ * 201); GET follows the ticket, long-polled with `wait`.
+ */
+export function queueRoutes(
+  scope: FastifyInstance,
+  context: PartnerCartContext,
+  room: WaitingRoomBackend,
+): void {
+  const { tags, summary, callerOf } = context;
+  const ticketUrl = (eventId: string, id: string) =>
+    `${scope.prefix}/events/${eventId}/queue/${id}`;
+  scope.post(
+    '/events/:event_id/queue',
+    {
+      schema: {
+        tags,
+        summary: summary("Join a fan to the event's waiting room"),
+        description:
+          'While an operator has a queue on for the event, reserves need an admission. Fans who join before the opening are ordered at random at it (the fastest client does not win); later fans queue in arrival order. One identity (`fan_id`, else `device_id`) of an app holds one place: a repeat answers the ticket it holds (200). 404 code 90003 when the event has no queue on.',
+        params: EventParams,
+        querystring: KeyQuery,
+        body: JoinBody,
+        response: {
+          200: QueueTicket,
+          201: QueueTicket,
+          ...errorResponses(403, 404, 413, 415),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { event_id } = request.params as Static<typeof EventParams>;
+      const body = request.body as Static<typeof JoinBody>;
+      const { ticket, joined } = await room.join(callerOf(request), event_id, {
+        ...(body.fan_id ? { fanId: body.fan_id } : {}),
+        ...(body.device_id ? { deviceId: body.device_id } : {}),
+      });
+      return reply
+        .code(joined ? 201 : 200)
+        .header('location', ticketUrl(event_id, ticket.id))
+        .send(renderQueueTicket(ticket));
+    },
+  );
+  scope.get(
+    '/events/:event_id/queue/:queue_ticket_id',
+    {
+      schema: {
+        tags,
+        summary: summary('Follow a queue ticket'),
+        description:
+          'WAITING with the position and estimated wait, ADMITTED with the admission token, SOLD_OUT or EXPIRED. Asking keeps the fan in the queue: a fan that has not asked for 90 s when its turn comes has left it. With `wait=<seconds>` the answer comes when the status changes or after that long, instead of the fan asking in a loop. 404 code 90003 for a ticket of another app or event.',
+        params: TicketParams,
+        querystring: WaitQuery,
+        response: { 200: QueueTicket, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const { event_id, queue_ticket_id } = request.params as Static<typeof TicketParams>;
+      const { wait = 0 } = request.query as Static<typeof WaitQuery>;
+      const caller = callerOf(request);
+      const ticket = await longPoll(
+        () => room.read(caller, event_id, queue_ticket_id),
+        wait,
+        clientGone(request),
+      );
+      return renderQueueTicket(ticket);
+    },
+  );
+}
