@@ -3,6 +3,7 @@ import { appsAccess, appsApprove, appsCreate, appsGet, appsUnapprove, appsUpdate
 import { dealsCommands } from './deals.js';
 import { fansCreate, fansDelete, fansRevokeGrant } from './fans.js';
 import { gatesCommands } from './gates.js';
+import { onSaleCommands } from './onsale.js';
 import { ordersCommands } from './orders.js';
 import { partnersCommands } from './partners.js';
 import { reconciliationCommands } from './reconciliation.js';
@@ -28,4 +29,5 @@ export const commands: readonly Command[] = [
   ...ordersCommands,
   ...resaleCommands,
   ...gatesCommands,
+  ...onSaleCommands,
 ];
