@@ -3,6 +3,7 @@
 export * from './gen/marquee/cart/v1/booking.js';
 export * from './gen/marquee/cart/v1/commerce.js';
 export * from './gen/marquee/cart/v1/order.js';
+export * from './gen/marquee/cart/v1/queue.js';
 export * from './gen/marquee/cart/v1/service.js';
 export * from './gen/marquee/cart/v1/top_picks.js';
 export * from './gen/marquee/cart/v1/waiting_room.js';

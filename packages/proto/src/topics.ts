@@ -13,6 +13,7 @@ import {
   PaymentCaptured,
   PaymentRefunded,
 } from './gen/marquee/cart/v1/order.js';
+import { QueueAdmitted, QueueOpened } from './gen/marquee/cart/v1/queue.js';
 import { AvailabilityChanged } from './gen/marquee/catalog/v1/availability.js';
 import { EventChanged } from './gen/marquee/catalog/v1/event.js';
 import { DealChanged } from './gen/marquee/deals/v1/deal.js';
@@ -387,6 +388,30 @@ export const reconciliationResolvedTopic: TopicDef<ReconciliationResolved> = top
   message: ReconciliationResolved,
 });
 
+/** An event's on-sale opened behind its waiting room (the early joiners were ordered). */
+export const queueOpenedTopic: TopicDef<QueueOpened> = topic({
+  name: 'queue-opened',
+  type: 'marquee.cart.v1.QueueOpened',
+  protoFile: 'marquee/cart/v1/queue.proto',
+  keyDescription: 'event id',
+  retentionMs: 30 * DAY_MS,
+  producers: ['cart'],
+  consumers: [],
+  message: QueueOpened,
+});
+
+/** A fan was let through an event's waiting room. */
+export const queueAdmittedTopic: TopicDef<QueueAdmitted> = topic({
+  name: 'queue-admitted',
+  type: 'marquee.cart.v1.QueueAdmitted',
+  protoFile: 'marquee/cart/v1/queue.proto',
+  keyDescription: 'event id',
+  retentionMs: 7 * DAY_MS,
+  producers: ['cart'],
+  consumers: [],
+  message: QueueAdmitted,
+});
+
 /** Every topic, in the order of docs/topics.md. */
 export const allTopics = Object.freeze([
   eventChangedTopic,
@@ -402,6 +427,8 @@ export const allTopics = Object.freeze([
   orderPrintedTopic,
   paymentCapturedTopic,
   paymentRefundedTopic,
+  queueOpenedTopic,
+  queueAdmittedTopic,
   ticketIssuedTopic,
   ticketVoidedTopic,
   ticketScannedTopic,

@@ -1,4 +1,4 @@
-import { ReserveCartRequest } from '@marquee/proto/cart/v1';
+import { QueueAdmitted, QueueOpened, ReserveCartRequest } from '@marquee/proto/cart/v1';
 import { createServiceStores } from '@marquee/platform/store';
 import { describe, expect, it } from 'vitest';
 import { CartError, ErrorCode } from '../../src/domain/errors.js';
@@ -23,7 +23,8 @@ const APP = 'app-1';
 function setup() {
   let now = OPENS.getTime() - 60_000;
   let next = 0;
-  const storage = createWaitingRoomStorage(createServiceStores(undefined));
+  const stores = createServiceStores(undefined);
+  const storage = createWaitingRoomStorage(stores);
   const probe = createReserveProbe();
   const clock = { now: () => new Date(now) };
   const room = createWaitingRoom(
@@ -72,6 +73,21 @@ function setup() {
     }
     return tokens;
   }
+  /** The records waiting in the outbox of every collection, decoded. */
+  async function published() {
+    const records: Array<{ topic: string; key: string; value: Record<string, unknown> }> = [];
+    for (const source of stores.outboxSources)
+      for (const pending of await source.pendingOutbox(1_000))
+        for (const event of pending.events) {
+          const message = event.topic === 'queue-opened' ? QueueOpened : QueueAdmitted;
+          records.push({
+            topic: event.topic,
+            key: event.key,
+            value: message.decode(event.value!) as unknown as Record<string, unknown>,
+          });
+        }
+    return records;
+  }
   return {
     room,
     gate,
@@ -79,6 +95,7 @@ function setup() {
     storage,
     request,
     admitted,
+    published,
     warnings,
     advance: (ms: number) => (now += ms),
   };
@@ -94,6 +111,29 @@ const refusal = async (promise: Promise<unknown>) => {
   expect((error as CartError).code).toBe(ErrorCode.ADMISSION_REQUIRED);
   return (error as CartError).message;
 };
+
+describe('the records of the waiting room', () => {
+  it('records queue-opened at the opening and queue-admitted per fan let through, never the fan', async () => {
+    const { admitted, published } = setup();
+    await admitted(['f1', 'f2']);
+    const records = await published();
+    const opened = records.filter((r) => r.topic === 'queue-opened');
+    expect(opened).toEqual([
+      {
+        topic: 'queue-opened',
+        key: EVENT,
+        value: expect.objectContaining({ eventId: EVENT, earlyCount: 2, opensAt: OPENS }),
+      },
+    ]);
+    const admissions = records.filter((r) => r.topic === 'queue-admitted');
+    expect(admissions.map((r) => r.value.rank).sort()).toEqual([1, 2]);
+    for (const record of admissions) {
+      expect(record.key).toBe(EVENT);
+      expect(record.value).toMatchObject({ eventId: EVENT, appId: APP, waitedMs: 5_000 });
+      expect(JSON.stringify(record.value)).not.toMatch(/f1|f2/);
+    }
+  });
+});
 
 describe('the reserve gate of the waiting room', () => {
   it('lets every reserve through while the event has no queue', async () => {

@@ -54,7 +54,9 @@ export function waitingRoomStorageContract(name: string, open: () => Promise<Sto
 
     it('keeps one on-sale per event, written by compare-and-set', async () => {
       const { onSales } = storage;
-      const stored = await onSales.insert(onSale('E1', { lease: { owner: 'a', until: at(5_000) } }));
+      const stored = await onSales.insert(
+        onSale('E1', { lease: { owner: 'a', until: at(5_000) } }),
+      );
       expect(await kindOf(onSales.insert(onSale('E1')))).toBe('already_exists');
       const read = await onSales.get('E1');
       expect(read).toMatchObject({ eventId: 'E1', queue: true, opensAt: t0 });
@@ -107,9 +109,9 @@ export function waitingRoomStorageContract(name: string, open: () => Promise<Sto
       const b = (await tickets.get('b'))!;
       const { version, ...current } = b;
       await tickets.update({ ...current, state: 'ADMITTED', admittedAt: at(10_000) }, version);
-      expect(
-        await kindOf(tickets.update({ ...current, state: 'EXPIRED' }, version)),
-      ).toBe('aborted');
+      expect(await kindOf(tickets.update({ ...current, state: 'EXPIRED' }, version))).toBe(
+        'aborted',
+      );
       expect(await tickets.countWaiting('E1')).toBe(3);
       expect(await tickets.countAdmittedSince('E1', at(5_000))).toBe(1);
       expect(await tickets.countAdmittedSince('E1', at(20_000))).toBe(0);

@@ -1,4 +1,7 @@
+import { createOutboxEvent, type OutboxEvent } from '@marquee/platform/outbox';
 import type { ServiceStores } from '@marquee/platform/store';
+import { queueAdmittedTopic, queueOpenedTopic } from '@marquee/proto/topics';
+import type { WaitingRoomEvent } from '../domain/events.js';
 import type {
   OnSaleRecord,
   OnSaleRepository,
@@ -21,6 +24,35 @@ interface SequenceDoc {
 
 /** Attempts of the late-join counter while other joins keep winning. */
 const MAX_ATTEMPTS = 32;
+
+/** The records of `happened`, for the outbox of the write that makes them true. */
+export function outboxEventsOf(happened: readonly WaitingRoomEvent[] = []): OutboxEvent[] {
+  return happened.map((event) =>
+    event.kind === 'queue-opened'
+      ? createOutboxEvent(queueOpenedTopic, {
+          key: event.eventId,
+          value: {
+            eventId: event.eventId,
+            opensAt: event.opensAt,
+            frozenAt: event.frozenAt,
+            earlyCount: event.earlyCount,
+          },
+          time: event.frozenAt,
+        })
+      : createOutboxEvent(queueAdmittedTopic, {
+          key: event.eventId,
+          value: {
+            eventId: event.eventId,
+            queueTicketId: event.ticketId,
+            appId: event.appId,
+            rank: event.rank ?? 0,
+            admittedAt: event.admittedAt,
+            waitedMs: event.waitedMs,
+          },
+          time: event.admittedAt,
+        }),
+  );
+}
 
 const withoutId = <T extends { id: string }>(doc: T): Omit<T, 'id'> => {
   const { id: _id, ...rest } = doc;
@@ -57,9 +89,14 @@ export function createWaitingRoomStorage(stores: ServiceStores): {
       },
       insert: async (onSale) =>
         withoutId(await onSales.insert({ ...onSale, id: onSale.eventId })) as Stored<OnSaleRecord>,
-      update: async (onSale, expectedVersion) =>
+      update: async (onSale, expectedVersion, happened) =>
         withoutId(
-          await onSales.update(onSale.eventId, expectedVersion, { ...onSale, id: onSale.eventId }),
+          await onSales.update(
+            onSale.eventId,
+            expectedVersion,
+            { ...onSale, id: onSale.eventId },
+            { events: outboxEventsOf(happened) },
+          ),
         ) as Stored<OnSaleRecord>,
       earlyOrder: async (eventId) => (await early.get(eventId))?.keys,
       queued: async () => (await onSales.find({ queue: true })).map((doc) => doc.id),
@@ -76,7 +113,8 @@ export function createWaitingRoomStorage(stores: ServiceStores): {
         const [found] = await tickets.find({ eventId, appId, identity }, { limit: 1 });
         return found;
       },
-      update: (ticket, expectedVersion) => tickets.update(ticket.id, expectedVersion, ticket),
+      update: (ticket, expectedVersion, happened) =>
+        tickets.update(ticket.id, expectedVersion, ticket, { events: outboxEventsOf(happened) }),
       async earlyOrderKeys(eventId) {
         const all = await tickets.find({ eventId, early: true });
         return all.map((t) => t.orderKey);

@@ -1,5 +1,6 @@
 import { errorKindOf } from '../../domain/errors.js';
 import { adjustWindow, admissionsDue } from '../domain/admission.js';
+import type { WaitingRoomEvent } from '../domain/events.js';
 import { abandoned, mayFreeze, rankOf, type QueueTicket } from '../domain/queue.js';
 import type { EarlyRanks } from './early-ranks.js';
 import type { OnSaleRecord, Stored, WaitingRoomDeps } from './ports.js';
@@ -81,6 +82,15 @@ export class AdmitTick {
     await this.deps.onSales.update(
       { ...current, frozenAt: now, earlyCount: keys.length, tickedAt: now, updatedAt: now },
       version,
+      [
+        {
+          kind: 'queue-opened',
+          eventId: onSale.eventId,
+          opensAt: onSale.opensAt,
+          frozenAt: now,
+          earlyCount: keys.length,
+        },
+      ],
     );
     return { kind: 'frozen', earlyCount: keys.length };
   }
@@ -101,32 +111,58 @@ export class AdmitTick {
     if (due > 0) {
       for (const ticket of await tickets.nextWaiting(onSale.eventId, settings.admitBatch)) {
         if (admitted >= due) break;
-        const gone = abandoned(ticket, now, settings.abandonAfterMs);
-        if (
-          !(await this.#move(
-            ticket,
-            gone ? { state: 'EXPIRED' } : { state: 'ADMITTED', admittedAt: now },
-          ))
-        )
-          continue;
-        if (gone) left += 1;
+        const rank = rankOf(ticket, onSale, ranks);
+        const outcome = await this.#letThrough(ticket, onSale, rank, now);
+        if (outcome === undefined) continue;
+        if (outcome === 'left') left += 1;
         else {
           admitted += 1;
-          const from = Math.max(ticket.joinedAt.getTime(), onSale.opensAt.getTime());
-          waitsMs.push(Math.max(0, now.getTime() - from));
+          waitsMs.push(outcome);
         }
-        through = Math.max(through, rankOf(ticket, onSale, ranks) ?? through);
+        through = Math.max(through, rank ?? through);
       }
     }
     await this.#record(onSale, { control, through, admitted, now });
     return { kind: 'admitted', admitted, left, window: control.window, waitsMs };
   }
 
+  /**
+   * Admits one waiting fan (resolving its wait in ms, recorded with `queue-admitted`), or skips it
+   * as left when it stopped asking; undefined when it was no longer waiting.
+   */
+  async #letThrough(
+    ticket: Stored<QueueTicket>,
+    onSale: Stored<OnSaleRecord>,
+    rank: number | undefined,
+    now: Date,
+  ): Promise<number | 'left' | undefined> {
+    if (abandoned(ticket, now, this.deps.settings.abandonAfterMs))
+      return (await this.#move(ticket, { state: 'EXPIRED' })) ? 'left' : undefined;
+    const from = Math.max(ticket.joinedAt.getTime(), onSale.opensAt.getTime());
+    const waitedMs = Math.max(0, now.getTime() - from);
+    const moved = await this.#move(ticket, { state: 'ADMITTED', admittedAt: now }, [
+      {
+        kind: 'queue-admitted',
+        eventId: ticket.eventId,
+        ticketId: ticket.id,
+        appId: ticket.appId,
+        ...(rank !== undefined ? { rank } : {}),
+        admittedAt: now,
+        waitedMs,
+      },
+    ]);
+    return moved ? waitedMs : undefined;
+  }
+
   /** Moves one waiting ticket on; false when it was no longer waiting. */
-  async #move(ticket: Stored<QueueTicket>, change: Partial<QueueTicket>): Promise<boolean> {
+  async #move(
+    ticket: Stored<QueueTicket>,
+    change: Partial<QueueTicket>,
+    happened?: readonly WaitingRoomEvent[],
+  ): Promise<boolean> {
     const { version, ...current } = ticket;
     try {
-      await this.deps.tickets.update({ ...current, ...change }, version);
+      await this.deps.tickets.update({ ...current, ...change }, version, happened);
       return true;
     } catch (error) {
       if (errorKindOf(error) === 'aborted') return false;

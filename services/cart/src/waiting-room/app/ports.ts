@@ -1,5 +1,6 @@
 import type { AdmissionClaims } from '../domain/token.js';
 import type { AdmissionControl, ReservePathSample } from '../domain/admission.js';
+import type { WaitingRoomEvent } from '../domain/events.js';
 import type { OnSale, QueueTicket } from '../domain/queue.js';
 
 /** A stored record with the store's version (compare-and-set). */
@@ -18,8 +19,12 @@ export interface OnSaleRepository {
   get(eventId: string): Promise<Stored<OnSaleRecord> | undefined>;
   /** Kind `already_exists` when the event has one. */
   insert(onSale: OnSaleRecord): Promise<Stored<OnSaleRecord>>;
-  /** Compare-and-set (kind `aborted` when stale). */
-  update(onSale: OnSaleRecord, expectedVersion: number): Promise<Stored<OnSaleRecord>>;
+  /** Compare-and-set (kind `aborted` when stale), with the events it makes true. */
+  update(
+    onSale: OnSaleRecord,
+    expectedVersion: number,
+    happened?: readonly WaitingRoomEvent[],
+  ): Promise<Stored<OnSaleRecord>>;
   /**
    * The early joiners' order keys as frozen, sorted (written once before `frozenAt` is set, so
    * every replica ranks them alike); undefined before.
@@ -39,8 +44,12 @@ export interface QueueTicketRepository {
     appId: string,
     identity: string,
   ): Promise<Stored<QueueTicket> | undefined>;
-  /** Compare-and-set (kind `aborted` when stale). */
-  update(ticket: QueueTicket, expectedVersion: number): Promise<Stored<QueueTicket>>;
+  /** Compare-and-set (kind `aborted` when stale), with the events it makes true. */
+  update(
+    ticket: QueueTicket,
+    expectedVersion: number,
+    happened?: readonly WaitingRoomEvent[],
+  ): Promise<Stored<QueueTicket>>;
   /** The order keys of the event's early joiners (any order). */
   earlyOrderKeys(eventId: string): Promise<string[]>;
   /** The event's WAITING tickets in admission order (by `orderKey`), at most `limit`. */
