@@ -55,7 +55,10 @@ export async function composeEdgeGateway(
   const reconciliation = createReconcilerClient(config.GRPC_ADDR_RECONCILER, options);
   const topPicks = createTopPicksClient(config.GRPC_ADDR_CART, options);
   const partnerCart = createCartClient(config.GRPC_ADDR_CART, options);
-  const waitingRoom = createWaitingRoomClient(config.GRPC_ADDR_CART, options);
+  const waitingRoom = createWaitingRoomClient(config.GRPC_ADDR_CART, {
+    deadlineMs: config.BACKEND_DEADLINE_MS,
+    logger: infra.logger,
+  });
   const commerce = createCommerceClient(config.GRPC_ADDR_CART, options);
   const secureEntry = createSecureEntryClient(config.GRPC_ADDR_SECURE_ENTRY, options);
   const stripeWebhooks = createStripeWebhookClient(config.GRPC_ADDR_CART, options);

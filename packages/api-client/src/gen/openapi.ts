@@ -863,7 +863,7 @@ export interface paths {
         };
         /**
          * Follow a queue ticket
-         * @description WAITING with the position and estimated wait, ADMITTED with the admission token, SOLD_OUT or EXPIRED. Asking keeps the fan in the queue: a fan that has not asked for 90 s when its turn comes has left it. With `wait=<seconds>` the answer comes when the status changes or after that long, instead of the fan asking in a loop. 404 code 90003 for a ticket of another app or event.
+         * @description WAITING with the position and estimated wait, ADMITTED with the admission token, SOLD_OUT or EXPIRED. Asking keeps the fan in the queue: a fan that has not asked for 90 s when its turn comes has left it. With `wait=<seconds>` (at most 25) the answer comes when the fan's rank, admission or a sell-out comes, or after that long, instead of the fan asking in a loop. 404 code 90003 for a ticket of another app or event.
          */
         get: operations["getPartnerCartEventsByEventIdQueueByQueueTicketId"];
         put?: never;
@@ -1027,7 +1027,7 @@ export interface paths {
         };
         /**
          * Follow a queue ticket (pre-production sandbox)
-         * @description WAITING with the position and estimated wait, ADMITTED with the admission token, SOLD_OUT or EXPIRED. Asking keeps the fan in the queue: a fan that has not asked for 90 s when its turn comes has left it. With `wait=<seconds>` the answer comes when the status changes or after that long, instead of the fan asking in a loop. 404 code 90003 for a ticket of another app or event.
+         * @description WAITING with the position and estimated wait, ADMITTED with the admission token, SOLD_OUT or EXPIRED. Asking keeps the fan in the queue: a fan that has not asked for 90 s when its turn comes has left it. With `wait=<seconds>` (at most 25) the answer comes when the fan's rank, admission or a sell-out comes, or after that long, instead of the fan asking in a loop. 404 code 90003 for a ticket of another app or event.
          */
         get: operations["getPartnerCartPreprodEventsByEventIdQueueByQueueTicketId"];
         put?: never;
@@ -14130,7 +14130,7 @@ export interface operations {
     getPartnerCartEventsByEventIdQueueByQueueTicketId: {
         parameters: {
             query?: {
-                /** @description Long polling: while the ticket is WAITING, answer only once it changes status or after this many seconds (default 0: at once) */
+                /** @description Long polling: while the ticket is WAITING, answer once what it reads may have changed (its rank at the opening, its admission, a sell-out) or after this many seconds (default 0: at once) */
                 wait?: number;
             };
             header?: never;
@@ -17086,7 +17086,7 @@ export interface operations {
     getPartnerCartPreprodEventsByEventIdQueueByQueueTicketId: {
         parameters: {
             query?: {
-                /** @description Long polling: while the ticket is WAITING, answer only once it changes status or after this many seconds (default 0: at once) */
+                /** @description Long polling: while the ticket is WAITING, answer once what it reads may have changed (its rank at the opening, its admission, a sell-out) or after this many seconds (default 0: at once) */
                 wait?: number;
             };
             header?: never;

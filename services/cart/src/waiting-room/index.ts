@@ -13,6 +13,7 @@ import type { GrpcRegistration } from '@marquee/platform/service';
 import type { ReserveGate } from '../app/ports.js';
 import { createAdmissionSigner } from './adapters/admission-signer.js';
 import { admitterLoop } from './adapters/admitter-loop.js';
+import { createOnSaleWatch } from './adapters/onsale-watch.js';
 import { createReserveProbe } from './adapters/reserve-probe.js';
 import type { createWaitingRoomStorage } from './adapters/stores.js';
 import type { WaitingRoomClock, WaitingRoomSettings } from './app/ports.js';
@@ -29,6 +30,9 @@ export {
   type WaitingRoom,
 } from './app/waiting-room.js';
 export { waitingRoomGrpc } from './ports/grpc/waiting-room-grpc.js';
+
+/** How often a replica reads an event's on-sale while its fans long-poll (one read for them all). */
+const WATCH_POLL_MS = 500;
 
 /** Random ids: queue tickets `q_` + 20 random bytes, lottery draws uniform over [0, 2^48). */
 const randomWaitingRoomIds = {
@@ -47,11 +51,16 @@ export function composeWaitingRoom(input: {
   settings?: Partial<WaitingRoomSettings>;
 }): { grpc: GrpcRegistration; gate: ReserveGate; start(): void; stop(): Promise<void> } {
   const probe = createReserveProbe();
+  const watch = createOnSaleWatch(input.storage.onSales, {
+    pollMs: WATCH_POLL_MS,
+    onError: (err) => input.logger.warn({ err }, 'reading an on-sale for waiting fans failed'),
+  });
   const room = createWaitingRoom(
     {
       ...input.storage,
       signer: createAdmissionSigner(input.admissionKey),
       probe,
+      watch,
       clock: input.clock,
       ids: randomWaitingRoomIds,
       settings: { ...DEFAULT_WAITING_ROOM_SETTINGS, ...input.settings },
@@ -80,6 +89,7 @@ export function composeWaitingRoom(input: {
     stop: async () => {
       await loop.stop();
       loop.stopGauge();
+      watch.stop();
     },
   };
 }

@@ -41,6 +41,8 @@ function setup(options: { owner?: string; shared?: ReturnType<typeof storage> } 
       lottery: () => Math.floor(random() * 2 ** 48),
     },
     settings: DEFAULT_WAITING_ROOM_SETTINGS,
+    // Reads here never wait (no `waitMs`): the watch is not asked.
+    watch: { until: () => Promise.reject(new Error('no long poll in this test')) },
   };
   const room = createWaitingRoom(deps, options.owner ?? 'replica-a');
   return {

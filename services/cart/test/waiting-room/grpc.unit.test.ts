@@ -24,6 +24,8 @@ function port() {
       clock: { now: () => new Date(now) },
       ids: { queueTicketId: () => `q${(next += 1)}`, lottery: () => next * 1_000 },
       settings: DEFAULT_WAITING_ROOM_SETTINGS,
+      // Reads here never wait (no `waitMs`): the watch is not asked.
+      watch: { until: () => Promise.reject(new Error('no long poll in this test')) },
     },
     'r1',
   );

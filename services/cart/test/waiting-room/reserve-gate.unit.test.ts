@@ -35,6 +35,8 @@ function setup() {
       clock,
       ids: { queueTicketId: () => `q_ticket${(next += 1)}`, lottery: () => next * 1_000 },
       settings: DEFAULT_WAITING_ROOM_SETTINGS,
+      // Reads here never wait (no `waitMs`): the watch is not asked.
+      watch: { until: () => Promise.reject(new Error('no long poll in this test')) },
     },
     'replica-a',
   );

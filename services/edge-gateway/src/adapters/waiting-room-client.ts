@@ -44,7 +44,11 @@ export function toOnSaleRecord(o: OnSale): OnSaleRecord {
   };
 }
 
-/** Cart's WaitingRoomService as the edge's waiting room port. */
+/**
+ * Cart's WaitingRoomService as the edge's waiting room port. Its own client, without the bound on
+ * calls in flight of the others: long polls hold calls open by design (cart answers them from
+ * one on-sale read per event and poll), and a burst of reserves must not refuse the queue.
+ */
 export function createWaitingRoomClient(
   address: string,
   options: { deadlineMs: number; logger: Logger; maxInFlight?: number },
@@ -68,12 +72,14 @@ export function createWaitingRoomClient(
       });
       return { ticket: toQueueTicketRecord(answer.ticket!), joined: answer.joined };
     },
-    async read(caller, eventId, ticketId) {
-      const answer = await callUnary(client, 'getQueueTicket', {
-        eventId,
-        queueTicketId: ticketId,
-        appId: caller.appId,
-      });
+    async read(caller, eventId, ticketId, waitSeconds = 0) {
+      const answer = await callUnary(
+        client,
+        'getQueueTicket',
+        { eventId, queueTicketId: ticketId, appId: caller.appId, waitSeconds },
+        // A long poll is held by cart up to `waitSeconds`: the call's deadline covers it.
+        waitSeconds > 0 ? { deadlineMs: waitSeconds * 1000 + options.deadlineMs } : {},
+      );
       return toQueueTicketRecord(answer.ticket!);
     },
     close: () => client.close(),

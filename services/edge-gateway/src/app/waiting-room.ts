@@ -42,5 +42,14 @@ export interface WaitingRoomBackend {
     eventId: string,
     identity: { fanId?: string; deviceId?: string },
   ): Promise<{ ticket: QueueTicketRecord; joined: boolean }>;
-  read(caller: CartCaller, eventId: string, ticketId: string): Promise<QueueTicketRecord>;
+  /**
+   * The ticket; with `waitSeconds`, while WAITING, answered once what it reads may have changed
+   * or after that long (long polling, held by cart).
+   */
+  read(
+    caller: CartCaller,
+    eventId: string,
+    ticketId: string,
+    waitSeconds?: number,
+  ): Promise<QueueTicketRecord>;
 }

@@ -74,6 +74,15 @@ export interface ReservePathProbe {
   sample(eventId: string): ReservePathSample;
 }
 
+/**
+ * Changes of an event's on-sale as this replica sees them: `until` resolves once `done` holds for
+ * the on-sale (read again every few hundred milliseconds while anyone waits on the event), or
+ * after `timeoutMs`, whichever comes first.
+ */
+export interface OnSaleWatch {
+  until(eventId: string, done: (onSale: OnSale) => boolean, timeoutMs: number): Promise<void>;
+}
+
 export interface WaitingRoomClock {
   now(): Date;
 }
@@ -100,6 +109,7 @@ export interface WaitingRoomDeps {
   tickets: QueueTicketRepository;
   signer: AdmissionSigner;
   probe: ReservePathProbe;
+  watch: OnSaleWatch;
   clock: WaitingRoomClock;
   ids: WaitingRoomIds;
   settings: WaitingRoomSettings;

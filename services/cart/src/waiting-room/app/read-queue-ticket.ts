@@ -1,15 +1,29 @@
 import { CartError, ErrorCode, errorKindOf } from '../../domain/errors.js';
-import { lateOrderKey, rankOf, viewOf, type QueueTicket, type QueueView } from '../domain/queue.js';
+import {
+  lateOrderKey,
+  rankOf,
+  viewOf,
+  waitingMayEnd,
+  type QueueTicket,
+  type QueueView,
+} from '../domain/queue.js';
 import type { EarlyRanks } from './early-ranks.js';
 import { queuedOnSale } from './join-queue.js';
 import type { Stored, WaitingRoomDeps } from './ports.js';
 
-/** A fan's asks refresh `seenAt` at most this often (each refresh is a write). */
-const SEEN_REFRESH_MS = 5_000;
+/**
+ * A fan's asks refresh `seenAt` at most this often (each refresh is a write): well within the
+ * time after which a silent fan counts as gone, and no more often than a long poll returns.
+ */
+const SEEN_REFRESH_MS = 20_000;
+/** The longest a read may wait for a WAITING ticket to change. */
+export const MAX_WAIT_MS = 25_000;
 
 export interface QueueTicketAnswer {
   ticket: QueueTicket;
   view: QueueView;
+  /** The ticket's rank in admission order, once known. */
+  rank?: number;
   /** The signed admission, while the view is ADMITTED. */
   admissionToken?: string;
 }
@@ -25,12 +39,36 @@ export class ReadQueueTicket {
   constructor(
     private readonly deps: Pick<
       WaitingRoomDeps,
-      'onSales' | 'tickets' | 'clock' | 'signer' | 'settings'
+      'onSales' | 'tickets' | 'clock' | 'signer' | 'settings' | 'watch'
     >,
     private readonly early: EarlyRanks,
   ) {}
 
-  async handle(eventId: string, ticketId: string, appId: string): Promise<QueueTicketAnswer> {
+  /**
+   * The ticket now; with `waitMs`, while it stays WAITING, the answer comes once what the fan
+   * reads may have changed (`waitingMayEnd`: a rank, an admission, a sell-out) or after `waitMs`
+   * (at most {@link MAX_WAIT_MS}): long polling, so that fans do not ask in a loop.
+   */
+  async handle(
+    eventId: string,
+    ticketId: string,
+    appId: string,
+    waitMs = 0,
+  ): Promise<QueueTicketAnswer> {
+    const { clock, watch } = this.deps;
+    const waitFor = Number.isFinite(waitMs) ? Math.min(Math.max(0, waitMs), MAX_WAIT_MS) : 0;
+    const until = clock.now().getTime() + waitFor;
+    let answer = await this.#read(eventId, ticketId, appId);
+    for (;;) {
+      const left = until - clock.now().getTime();
+      if (answer.view.status !== 'WAITING' || left <= 0) return answer;
+      const rank = answer.rank;
+      await watch.until(eventId, (onSale) => waitingMayEnd(onSale, rank), left);
+      answer = await this.#read(eventId, ticketId, appId);
+    }
+  }
+
+  async #read(eventId: string, ticketId: string, appId: string): Promise<QueueTicketAnswer> {
     const { tickets, clock, signer, settings } = this.deps;
     const onSale = await queuedOnSale(this.deps, eventId);
     let ticket = await tickets.get(ticketId);
@@ -52,7 +90,8 @@ export class ReadQueueTicket {
     const now = clock.now();
     ticket = await this.#seen(ticket, now);
     const view = viewOf(ticket, onSale, { now, rank, admissionTtlMs: settings.admissionTtlMs });
-    if (view.status !== 'ADMITTED') return { ticket, view };
+    if (view.status !== 'ADMITTED')
+      return { ticket, view, ...(rank !== undefined ? { rank } : {}) };
     const admissionToken = signer.sign({
       ticketId: ticket.id,
       eventId,
@@ -60,7 +99,7 @@ export class ReadQueueTicket {
       identity: ticket.identity,
       expiresAtMs: view.expiresAt.getTime(),
     });
-    return { ticket, view, admissionToken };
+    return { ticket, view, admissionToken, ...(rank !== undefined ? { rank } : {}) };
   }
 
   /** An early joiner the frozen order does not hold becomes the next late joiner. */

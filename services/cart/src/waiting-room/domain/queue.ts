@@ -125,6 +125,18 @@ export function viewOf(
   };
 }
 
+/**
+ * Whether a fan WAITING at `rank` (undefined before the early order is frozen) may read something
+ * else from `onSale` now: the queue was turned off, the event sold out, the early order was frozen
+ * (the fan gets a rank), or the admitter reached the fan's rank. A long-polling fan is answered
+ * again only then; its position in between is what the wait estimate is for.
+ */
+export function waitingMayEnd(onSale: OnSale, rank: number | undefined): boolean {
+  if (!onSale.queue || onSale.soldOutAt !== undefined) return true;
+  if (rank === undefined) return onSale.frozenAt !== undefined;
+  return onSale.admittedThrough >= rank;
+}
+
 /** Whether the fan of `ticket` left the queue: it stopped asking for `abandonAfterMs`. */
 export function abandoned(ticket: QueueTicket, now: Date, abandonAfterMs: number): boolean {
   return ticket.state === 'WAITING' && now.getTime() - ticket.seenAt.getTime() > abandonAfterMs;

@@ -5,7 +5,7 @@ import {
   type QueueTicket as QueueTicketMessage,
 } from '@marquee/proto/cart/v1';
 import { unary } from '@marquee/platform/grpc';
-import type { QueueTicketAnswer } from '../../app/read-queue-ticket.js';
+import { MAX_WAIT_MS, type QueueTicketAnswer } from '../../app/read-queue-ticket.js';
 import { invalidInput } from '../../../domain/errors.js';
 import type { OnSale } from '../../domain/queue.js';
 import type { WaitingRoom } from '../../app/waiting-room.js';
@@ -85,11 +85,20 @@ export function waitingRoomGrpc(
         },
       ),
       getQueueTicket: unary(
-        async (request: { eventId: string; queueTicketId: string; appId: string }) => {
+        async (request: {
+          eventId: string;
+          queueTicketId: string;
+          appId: string;
+          waitSeconds: number;
+        }) => {
+          const waitSeconds = request.waitSeconds ?? 0;
+          if (waitSeconds < 0 || waitSeconds > MAX_WAIT_MS / 1000)
+            throw invalidInput(`wait_seconds must be 0 to ${MAX_WAIT_MS / 1000}`, 'wait_seconds');
           const answer = await room.read.handle(
             required(request.eventId, 'event_id'),
             required(request.queueTicketId, 'queue_ticket_id'),
             required(request.appId, 'app_id'),
+            waitSeconds * 1000,
           );
           return { ticket: queueTicketMessage(answer) };
         },

@@ -1,13 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { QueueTicketRecord, WaitingRoomBackend } from '../../../app/waiting-room.js';
 import type { PartnerCartContext } from './context.js';
 import { EventParams, KeyQuery, QUEUE_IDENTITY, errorResponses } from './schemas.js';
 
-/** How often a long poll reads the ticket again while the fan is still WAITING. */
-export const LONG_POLL_STEP_MS = 2_000;
-/** The longest `wait` a long poll may ask for. */
-const MAX_WAIT_SECONDS = 30;
+/** When a fan that does not long-poll should ask again while WAITING. */
+const POLL_AFTER_SECONDS = 2;
+/** The longest `wait` a long poll may ask for (cart holds the call that long at most). */
+const MAX_WAIT_SECONDS = 25;
 
 const JoinBody = Type.Object(
   {
@@ -33,7 +33,7 @@ const WaitQuery = Type.Object({
       minimum: 0,
       maximum: MAX_WAIT_SECONDS,
       description:
-        'Long polling: while the ticket is WAITING, answer only once it changes status or after this many seconds (default 0: at once)',
+        'Long polling: while the ticket is WAITING, answer once what it reads may have changed (its rank at the opening, its admission, a sell-out) or after this many seconds (default 0: at once)',
     }),
   ),
 });
@@ -88,37 +88,9 @@ export function renderQueueTicket(t: QueueTicketRecord): Static<typeof QueueTick
     ...(t.admissionToken ? { admission_token: t.admissionToken } : {}),
     ...(t.admissionExpiresAt ? { admission_expires_at: t.admissionExpiresAt.toISOString() } : {}),
     joined_at: t.joinedAt.toISOString(),
-    poll_after_seconds: t.status === 'WAITING' ? LONG_POLL_STEP_MS / 1000 : 0,
+    poll_after_seconds: t.status === 'WAITING' ? POLL_AFTER_SECONDS : 0,
   };
 }
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Reads the ticket; while it is WAITING, again every {@link LONG_POLL_STEP_MS} until it changes
- * status, `waitSeconds` passed, or the client went away.
- */
-export async function longPoll(
-  read: () => Promise<QueueTicketRecord>,
-  waitSeconds: number,
-  gone: () => boolean,
-): Promise<QueueTicketRecord> {
-  const until = Date.now() + waitSeconds * 1000;
-  let ticket = await read();
-  while (ticket.status === 'WAITING' && !gone()) {
-    const left = until - Date.now();
-    if (left <= 0) break;
-    await pause(Math.min(LONG_POLL_STEP_MS, left));
-    if (!gone()) ticket = await read();
-  }
-  return ticket;
-}
-
-const clientGone = (request: FastifyRequest) => {
-  let gone = false;
-  request.raw.once('close', () => (gone = true));
-  return () => gone || request.raw.destroyed;
-};
 
 /**
  * `/events/{event_id}/queue`: the waiting room of an on-sale, for partner apps. POST joins a fan
@@ -171,7 +143,7 @@ export function queueRoutes(
         tags,
         summary: summary('Follow a queue ticket'),
         description:
-          'WAITING with the position and estimated wait, ADMITTED with the admission token, SOLD_OUT or EXPIRED. Asking keeps the fan in the queue: a fan that has not asked for 90 s when its turn comes has left it. With `wait=<seconds>` the answer comes when the status changes or after that long, instead of the fan asking in a loop. 404 code 90003 for a ticket of another app or event.',
+          "WAITING with the position and estimated wait, ADMITTED with the admission token, SOLD_OUT or EXPIRED. Asking keeps the fan in the queue: a fan that has not asked for 90 s when its turn comes has left it. With `wait=<seconds>` (at most 25) the answer comes when the fan's rank, admission or a sell-out comes, or after that long, instead of the fan asking in a loop. 404 code 90003 for a ticket of another app or event.",
         params: TicketParams,
         querystring: WaitQuery,
         response: { 200: QueueTicket, ...errorResponses(403, 404) },
@@ -180,13 +152,7 @@ export function queueRoutes(
     async (request) => {
       const { event_id, queue_ticket_id } = request.params as Static<typeof TicketParams>;
       const { wait = 0 } = request.query as Static<typeof WaitQuery>;
-      const caller = callerOf(request);
-      const ticket = await longPoll(
-        () => room.read(caller, event_id, queue_ticket_id),
-        wait,
-        clientGone(request),
-      );
-      return renderQueueTicket(ticket);
+      return renderQueueTicket(await room.read(callerOf(request), event_id, queue_ticket_id, wait));
     },
   );
 }

@@ -165,6 +165,11 @@ export interface GetQueueTicketRequest {
   queueTicketId: string;
   /** The calling app. */
   appId: string;
+  /**
+   * Long polling: while the ticket is WAITING, answer once what the fan reads may have changed (a
+   * rank, an admission, a sell-out) or after this many seconds (at most 25); 0 answers at once.
+   */
+  waitSeconds: number;
 }
 
 /** The queue ticket. */
@@ -801,7 +806,7 @@ export const JoinQueueResponse: MessageFns<JoinQueueResponse> = {
 };
 
 function createBaseGetQueueTicketRequest(): GetQueueTicketRequest {
-  return { eventId: "", queueTicketId: "", appId: "" };
+  return { eventId: "", queueTicketId: "", appId: "", waitSeconds: 0 };
 }
 
 export const GetQueueTicketRequest: MessageFns<GetQueueTicketRequest> = {
@@ -814,6 +819,9 @@ export const GetQueueTicketRequest: MessageFns<GetQueueTicketRequest> = {
     }
     if (message.appId !== "") {
       writer.uint32(26).string(message.appId);
+    }
+    if (message.waitSeconds !== 0) {
+      writer.uint32(32).int32(message.waitSeconds);
     }
     return writer;
   },
@@ -855,6 +863,14 @@ export const GetQueueTicketRequest: MessageFns<GetQueueTicketRequest> = {
             message.appId = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.waitSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -884,6 +900,11 @@ export const GetQueueTicketRequest: MessageFns<GetQueueTicketRequest> = {
         : isSet(object.app_id)
         ? globalThis.String(object.app_id)
         : "",
+      waitSeconds: isSet(object.waitSeconds)
+        ? globalThis.Number(object.waitSeconds)
+        : isSet(object.wait_seconds)
+        ? globalThis.Number(object.wait_seconds)
+        : 0,
     };
   },
 
@@ -898,6 +919,9 @@ export const GetQueueTicketRequest: MessageFns<GetQueueTicketRequest> = {
     if (message.appId !== "") {
       obj.appId = message.appId;
     }
+    if (message.waitSeconds !== 0) {
+      obj.waitSeconds = Math.round(message.waitSeconds);
+    }
     return obj;
   },
 
@@ -909,6 +933,7 @@ export const GetQueueTicketRequest: MessageFns<GetQueueTicketRequest> = {
     message.eventId = object.eventId ?? "";
     message.queueTicketId = object.queueTicketId ?? "";
     message.appId = object.appId ?? "";
+    message.waitSeconds = object.waitSeconds ?? 0;
     return message;
   },
 };

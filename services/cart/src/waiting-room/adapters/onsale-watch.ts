@@ -1,0 +1,76 @@
+import type { OnSaleRepository, OnSaleWatch } from '../app/ports.js';
+import type { OnSale } from '../domain/queue.js';
+
+interface Waiter {
+  done: (onSale: OnSale) => boolean;
+  resolve: () => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * `OnSaleWatch` by polling: while fans of an event wait on this replica, its on-sale is read once
+ * every `pollMs` (one read for all of them, however many) and every waiter whose condition holds
+ * is answered. With the admitter writing `admittedThrough` and `soldOutAt` to the on-sale, a
+ * waiting fan hears of its admission or a sell-out within about `pollMs` of the admitter's tick,
+ * at a cost of one read per event and poll instead of one per fan.
+ */
+export function createOnSaleWatch(
+  onSales: Pick<OnSaleRepository, 'get'>,
+  options: { pollMs: number; onError: (error: unknown) => void },
+): OnSaleWatch & { stop(): void } {
+  const waiting = new Map<string, Set<Waiter>>();
+  const polling = new Map<string, NodeJS.Timeout>();
+
+  const settle = (eventId: string, waiter: Waiter) => {
+    clearTimeout(waiter.timer);
+    waiting.get(eventId)?.delete(waiter);
+    waiter.resolve();
+  };
+
+  const poll = async (eventId: string) => {
+    polling.delete(eventId);
+    const waiters = waiting.get(eventId);
+    if (!waiters || waiters.size === 0) {
+      waiting.delete(eventId);
+      return;
+    }
+    try {
+      const onSale = await onSales.get(eventId);
+      for (const waiter of [...waiters])
+        if (!onSale || waiter.done(onSale)) settle(eventId, waiter);
+    } catch (error) {
+      options.onError(error);
+    }
+    schedule(eventId);
+  };
+
+  const schedule = (eventId: string) => {
+    if (polling.has(eventId) || !waiting.get(eventId)?.size) return;
+    const timer = setTimeout(() => void poll(eventId), options.pollMs);
+    timer.unref();
+    polling.set(eventId, timer);
+  };
+
+  return {
+    until(eventId, done, timeoutMs) {
+      return new Promise<void>((resolve) => {
+        let waiters = waiting.get(eventId);
+        if (!waiters) waiting.set(eventId, (waiters = new Set()));
+        const waiter: Waiter = {
+          done,
+          resolve,
+          timer: setTimeout(() => settle(eventId, waiter), Math.max(0, timeoutMs)),
+        };
+        waiter.timer.unref();
+        waiters.add(waiter);
+        schedule(eventId);
+      });
+    },
+    stop() {
+      for (const timer of polling.values()) clearTimeout(timer);
+      polling.clear();
+      for (const [eventId, waiters] of waiting)
+        for (const waiter of [...waiters]) settle(eventId, waiter);
+    },
+  };
+}
