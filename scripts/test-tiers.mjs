@@ -5,7 +5,9 @@
 export const TIERS = /** @type {const} */ ({
   static: 'generated code and contracts are current, lint, typecheck',
   unit: 'unit and contract tests (memory adapters)',
-  integration: 'integration tests against real Kafka, a Mongo-wire server and stripe-mock',
+  integration:
+    "each package's integration tests against real Kafka, a Mongo-wire server and stripe-mock",
+  'cross-service': 'several services in one process against real Kafka and a Mongo-wire server',
   conformance: 'the 3P API conformance kit against partner-reference',
   e2e: 'every service as its own process (Kafka, FerretDB, stripe-mock, Prometheus)',
   fault: 'broker, consumer and Mongo-wire faults under load (servers of its own)',
@@ -28,6 +30,7 @@ export const NEEDS = {
   static: [],
   unit: [],
   integration: ['infra'],
+  'cross-service': ['infra'],
   conformance: [],
   e2e: ['infra', 'prometheus'],
   fault: ['infra', 'java'],

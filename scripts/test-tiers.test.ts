@@ -13,7 +13,26 @@ describe('selectTiers', () => {
       list: false,
       dryRun: false,
     });
-    expect(all.slice(0, 4)).toEqual(['static', 'unit', 'integration', 'conformance']);
+    expect(all.slice(0, 5)).toEqual([
+      'static',
+      'unit',
+      'integration',
+      'cross-service',
+      'conformance',
+    ]);
+  });
+
+  it("names the cross-service tier, after the packages' own integration tests, with the same servers", () => {
+    expect(selectTiers(['--tiers', 'cross-service'], {}).tiers).toEqual(['cross-service']);
+    expect(selectTiers(['--tiers', 'cross-service,integration'], {}).tiers).toEqual([
+      'integration',
+      'cross-service',
+    ]);
+    // A leading '-' leaves it out; the name's own '-' is no such prefix.
+    expect(selectTiers(['--tiers', '-cross-service'], {}).tiers).toEqual(
+      all.filter((tier) => tier !== 'cross-service'),
+    );
+    expect(NEEDS['cross-service']).toEqual(['infra']);
   });
 
   it('takes --tiers LIST, --tiers=LIST (after a pnpm `--` or not) and MARQUEE_TEST_TIERS', () => {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `pnpm test`: every tier, in the order that fails fastest. Static checks, then unit and contract
-// tests, then integration (real Kafka + Mongo-wire server + stripe-mock), conformance, e2e (every
+// tests, then integration (each package alone on real Kafka + Mongo-wire server + stripe-mock),
+// cross-service (several services in one process on the same servers), conformance, e2e (every
 // service as its own process), the fault tier (the same stack on servers of its own, which it
 // stops and restarts), the Python consumer, schemathesis, the browser, the Helm chart and one
 // container image. Each vitest run writes a JSON report; the closing line sums them as
@@ -31,7 +32,7 @@ const { tiers, dryRun } = selection;
 if (selection.list) {
   for (const [tier, what] of Object.entries(TIERS)) {
     const needs = NEEDS[tier].length > 0 ? `  (needs: ${NEEDS[tier].join(', ')})` : '';
-    console.log(`${tier.padEnd(13)} ${what}${needs}`);
+    console.log(`${tier.padEnd(14)} ${what}${needs}`);
   }
   process.exit(0);
 }
@@ -282,8 +283,18 @@ const steps = [
   },
   {
     tier: 'integration',
-    name: 'integration tests (real Kafka, Mongo-wire server and stripe-mock)',
+    name: "each package's integration tests (real Kafka, Mongo-wire server and stripe-mock)",
     cmd: 'pnpm -s turbo run test:integration --concurrency=1 --output-logs=new-only',
+  },
+  {
+    // test/integration: services composed together in the test process from their sources (cart
+    // with 3p-connector and partner-reference; auth-gateway and secure-entry for a fan's deletion),
+    // each on its own Kafka bus and database. A package's own integration tests start no other
+    // service; what needs several lives here. Not a `test:integration` script, so the step above
+    // does not run it a second time.
+    tier: 'cross-service',
+    name: 'cross-service integration tests (several services in process, real Kafka and Mongo-wire server)',
+    cmd: 'pnpm -s --filter @marquee/tests test:cross-service',
   },
   {
     // The 3P API kit against partner-reference (started in the test process, memory storage).
