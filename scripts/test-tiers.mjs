@@ -119,6 +119,25 @@ export function runPassed(results) {
 }
 
 /**
+ * The verdict of one step. A step that exits 0 and names its vitest JSON report passes only when
+ * that report exists and counts a passed test: a tier whose config matched no file, whose suites
+ * were all skipped, or whose report went elsewhere ran nothing and fails rather than passing
+ * silently.
+ * @param {boolean} exitedOk the step's command exited 0
+ * @param {string | undefined} reportName the report the step writes, if it names one
+ * @param {{ numPassedTests?: number } | undefined} report that report, parsed; undefined when absent
+ * @returns {{ status: 'ok' | 'failed', reason?: string }}
+ */
+export function stepVerdict(exitedOk, reportName, report) {
+  if (!exitedOk) return { status: 'failed' };
+  if (reportName === undefined) return { status: 'ok' };
+  if (report === undefined) return { status: 'failed', reason: `no report ${reportName}` };
+  if (!((report.numPassedTests ?? 0) > 0))
+    return { status: 'failed', reason: `ran no test (${reportName})` };
+  return { status: 'ok' };
+}
+
+/**
  * The `--tiers` argument that runs the asked tiers but the given ones: what to suggest when those
  * cannot run.
  * @param {readonly Tier[]} asked
