@@ -4,6 +4,7 @@ import regexp from 'eslint-plugin-regexp';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import layers from './scripts/eslint/layers.js';
+import { serviceTestBlocks } from './scripts/eslint/service-tests.js';
 
 /** Modules that only adapters, ports and main.ts may use: domain/ and app/ stay pure. */
 const infrastructureModules = [
@@ -81,6 +82,10 @@ export default tseslint.config(
     plugins: { layers },
     rules: { 'layers/layer-direction': 'error' },
   },
+  // A service's tests start no other service: no import of another service's package or folder
+  // (one exception, 3p-connector's partner-reference; scripts/eslint/service-tests.js says why).
+  // Cases that need several services live in test/integration, the cross-service tier.
+  ...serviceTestBlocks(),
   {
     // The platform's pure subpaths stay importable by domain/ and app/: no Node built-in, no
     // infrastructure, nothing of the platform outside their own folder.

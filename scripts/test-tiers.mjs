@@ -5,7 +5,9 @@
 export const TIERS = /** @type {const} */ ({
   static: 'generated code and contracts are current, lint, typecheck',
   unit: 'unit and contract tests (memory adapters)',
-  integration: 'integration tests against real Kafka, a Mongo-wire server and stripe-mock',
+  integration:
+    "each package's integration tests against real Kafka, a Mongo-wire server and stripe-mock",
+  'cross-service': 'several services in one process against real Kafka and a Mongo-wire server',
   conformance: 'the 3P API conformance kit against partner-reference',
   e2e: 'every service as its own process (Kafka, FerretDB, stripe-mock, Prometheus)',
   fault: 'broker, consumer and Mongo-wire faults under load (servers of its own)',
@@ -28,6 +30,7 @@ export const NEEDS = {
   static: [],
   unit: [],
   integration: ['infra'],
+  'cross-service': ['infra'],
   conformance: [],
   e2e: ['infra', 'prometheus'],
   fault: ['infra', 'java'],
@@ -113,6 +116,25 @@ export function unmetNeeds(tiers, missing) {
  */
 export function runPassed(results) {
   return results.every((result) => result.status === 'ok');
+}
+
+/**
+ * The verdict of one step. A step that exits 0 and names its vitest JSON report passes only when
+ * that report exists and counts a passed test: a tier whose config matched no file, whose suites
+ * were all skipped, or whose report went elsewhere ran nothing and fails rather than passing
+ * silently.
+ * @param {boolean} exitedOk the step's command exited 0
+ * @param {string | undefined} reportName the report the step writes, if it names one
+ * @param {{ numPassedTests?: number } | undefined} report that report, parsed; undefined when absent
+ * @returns {{ status: 'ok' | 'failed', reason?: string }}
+ */
+export function stepVerdict(exitedOk, reportName, report) {
+  if (!exitedOk) return { status: 'failed' };
+  if (reportName === undefined) return { status: 'ok' };
+  if (report === undefined) return { status: 'failed', reason: `no report ${reportName}` };
+  if (!((report.numPassedTests ?? 0) > 0))
+    return { status: 'failed', reason: `ran no test (${reportName})` };
+  return { status: 'ok' };
 }
 
 /**

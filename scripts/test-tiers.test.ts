@@ -1,7 +1,15 @@
 // The tier selection and skip rule of `pnpm test` (scripts/test-tiers.mjs), checked without running
 // a tier. Run by `pnpm test` in its static tier; alone: `pnpm exec vitest run scripts/test-tiers.test.ts`.
 import { describe, expect, it } from 'vitest';
-import { NEEDS, TIERS, runPassed, selectTiers, unmetNeeds, withoutTiers } from './test-tiers.mjs';
+import {
+  NEEDS,
+  TIERS,
+  runPassed,
+  selectTiers,
+  stepVerdict,
+  unmetNeeds,
+  withoutTiers,
+} from './test-tiers.mjs';
 
 const all = Object.keys(TIERS);
 
@@ -13,7 +21,26 @@ describe('selectTiers', () => {
       list: false,
       dryRun: false,
     });
-    expect(all.slice(0, 4)).toEqual(['static', 'unit', 'integration', 'conformance']);
+    expect(all.slice(0, 5)).toEqual([
+      'static',
+      'unit',
+      'integration',
+      'cross-service',
+      'conformance',
+    ]);
+  });
+
+  it("names the cross-service tier, after the packages' own integration tests, with the same servers", () => {
+    expect(selectTiers(['--tiers', 'cross-service'], {}).tiers).toEqual(['cross-service']);
+    expect(selectTiers(['--tiers', 'cross-service,integration'], {}).tiers).toEqual([
+      'integration',
+      'cross-service',
+    ]);
+    // A leading '-' leaves it out; the name's own '-' is no such prefix.
+    expect(selectTiers(['--tiers', '-cross-service'], {}).tiers).toEqual(
+      all.filter((tier) => tier !== 'cross-service'),
+    );
+    expect(NEEDS['cross-service']).toEqual(['infra']);
   });
 
   it('takes --tiers LIST, --tiers=LIST (after a pnpm `--` or not) and MARQUEE_TEST_TIERS', () => {
@@ -82,5 +109,31 @@ describe('runPassed', () => {
     expect(runPassed([{ status: 'ok' }, { status: 'ok' }])).toBe(true);
     expect(runPassed([{ status: 'ok' }, { status: 'failed' }])).toBe(false);
     expect(runPassed([{ status: 'ok' }, { status: 'skipped' }])).toBe(false);
+  });
+});
+
+describe('stepVerdict: a step that ran no test fails', () => {
+  it('passes a step that exited 0 with passed tests in its report, or that names no report', () => {
+    expect(stepVerdict(true, 'cross-service.json', { numPassedTests: 7 })).toEqual({
+      status: 'ok',
+    });
+    expect(stepVerdict(true, undefined, undefined)).toEqual({ status: 'ok' });
+  });
+
+  it('fails a step that exited non-zero, whatever its report says', () => {
+    expect(stepVerdict(false, 'cross-service.json', { numPassedTests: 7 }).status).toBe('failed');
+    expect(stepVerdict(false, undefined, undefined).status).toBe('failed');
+  });
+
+  it('fails a step that exited 0 without its report or without a passed test', () => {
+    expect(stepVerdict(true, 'cross-service.json', undefined)).toEqual({
+      status: 'failed',
+      reason: 'no report cross-service.json',
+    });
+    for (const report of [{ numPassedTests: 0 }, {}])
+      expect(stepVerdict(true, 'e2e.json', report)).toEqual({
+        status: 'failed',
+        reason: 'ran no test (e2e.json)',
+      });
   });
 });

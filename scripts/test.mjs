@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // `pnpm test`: every tier, in the order that fails fastest. Static checks, then unit and contract
-// tests, then integration (real Kafka + Mongo-wire server + stripe-mock), conformance, e2e (every
+// tests, then integration (each package alone on real Kafka + Mongo-wire server + stripe-mock),
+// cross-service (several services in one process on the same servers), conformance, e2e (every
 // service as its own process), the fault tier (the same stack on servers of its own, which it
 // stops and restarts), the Python consumer, schemathesis, the browser, the Helm chart and one
 // container image. Each vitest run writes a JSON report; the closing line sums them as
-// "tests: N passed, N failed, N skipped".
+// "tests: N passed, N failed, N skipped". A step that names its report fails when the report
+// counts no passed test: a tier that ran nothing does not pass.
 //
 // Every tier runs unless the user asks for fewer (`--tiers`, scripts/test-tiers.mjs); a tier that
 // cannot run on this machine fails the run, before anything runs when a tool is missing, and
@@ -15,7 +17,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NEEDS, TIERS, selectTiers, unmetNeeds, runPassed, withoutTiers } from './test-tiers.mjs';
+import {
+  NEEDS,
+  TIERS,
+  selectTiers,
+  stepVerdict,
+  unmetNeeds,
+  runPassed,
+  withoutTiers,
+} from './test-tiers.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const ci = process.env.CI === 'true' || process.env.CI === '1';
@@ -31,7 +41,7 @@ const { tiers, dryRun } = selection;
 if (selection.list) {
   for (const [tier, what] of Object.entries(TIERS)) {
     const needs = NEEDS[tier].length > 0 ? `  (needs: ${NEEDS[tier].join(', ')})` : '';
-    console.log(`${tier.padEnd(13)} ${what}${needs}`);
+    console.log(`${tier.padEnd(14)} ${what}${needs}`);
   }
   process.exit(0);
 }
@@ -201,7 +211,11 @@ if (needed('infra') && !infraConfigured()) {
 // ---------------------------------------------------------------------------------------------
 // The steps of each tier.
 
-/** @type {{tier: keyof typeof TIERS, name: string, cmd: string}[]} */
+/**
+ * `report`: the vitest JSON report the step writes in reportDir; the step then fails unless that
+ * report counts a passed test (stepVerdict, scripts/test-tiers.mjs).
+ * @type {{tier: keyof typeof TIERS, name: string, cmd: string, report?: string}[]}
+ */
 const steps = [
   {
     tier: 'static',
@@ -218,6 +232,7 @@ const steps = [
     cmd:
       'node scripts/generate-asyncapi.ts --check && pnpm -s exec vitest run scripts/generate-asyncapi.test.ts --test-timeout=60000' +
       ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'asyncapi.json')}`,
+    report: 'asyncapi.json',
   },
   {
     // docs/api/openapi.json against the edge's routes (built in process, no back end), then the
@@ -228,6 +243,7 @@ const steps = [
     cmd:
       'node scripts/generate-openapi.ts --check && pnpm -s exec vitest run scripts/generate-openapi.test.ts scripts/openapi-examples.test.ts --test-timeout=120000' +
       ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'openapi.json')}`,
+    report: 'openapi.json',
   },
   {
     // packages/api-client's types and operation list, generated from docs/api/openapi.json.
@@ -242,6 +258,7 @@ const steps = [
     cmd:
       'pnpm -s exec vitest run scripts/generate-bruno.test.ts --test-timeout=120000' +
       ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'bruno.json')}`,
+    report: 'bruno.json',
   },
   {
     // The Kafka ACLs the chart's kafka-acls Job and infra.sh apply, generated from the topic catalog.
@@ -268,6 +285,7 @@ const steps = [
     cmd:
       'pnpm -s exec vitest run scripts/test-tiers.test.ts' +
       ` --reporter=default --reporter=json --outputFile.json=${join(reportDir, 'test-tiers.json')}`,
+    report: 'test-tiers.json',
   },
   { tier: 'static', name: 'lint', cmd: 'pnpm -s lint' },
   {
@@ -282,19 +300,32 @@ const steps = [
   },
   {
     tier: 'integration',
-    name: 'integration tests (real Kafka, Mongo-wire server and stripe-mock)',
+    name: "each package's integration tests (real Kafka, Mongo-wire server and stripe-mock)",
     cmd: 'pnpm -s turbo run test:integration --concurrency=1 --output-logs=new-only',
+  },
+  {
+    // test/integration: services composed together in the test process from their sources (cart
+    // with 3p-connector and partner-reference; auth-gateway and secure-entry for a fan's deletion),
+    // each on its own Kafka bus and database. A package's own integration tests start no other
+    // service; what needs several lives here. Not a `test:integration` script, so the step above
+    // does not run it a second time.
+    tier: 'cross-service',
+    name: 'cross-service integration tests (several services in process, real Kafka and Mongo-wire server)',
+    cmd: 'pnpm -s --filter @marquee/tests test:cross-service',
+    report: 'cross-service.json',
   },
   {
     // The 3P API kit against partner-reference (started in the test process, memory storage).
     tier: 'conformance',
     name: '3P API conformance (partner-reference against the contract)',
     cmd: 'pnpm -s --filter @marquee/tests test:conformance',
+    report: 'conformance.json',
   },
   {
     tier: 'e2e',
     name: 'e2e tests (every service as its own process)',
     cmd: 'pnpm -s test:e2e',
+    report: 'e2e.json',
   },
   {
     // test/fault: the stack as in e2e, on a Kafka broker and a FerretDB of its own (free ports, a
@@ -302,12 +333,14 @@ const steps = [
     tier: 'fault',
     name: 'fault tier (broker, consumer and Mongo-wire faults under load)',
     cmd: 'pnpm -s turbo run build --filter=./services/* --output-logs=errors-only && pnpm -s exec vitest run --config test/fault/vitest.config.ts',
+    report: 'fault.json',
   },
   {
     // examples/python-consumer against the real Kafka; after e2e, whose services read event-changed.
     tier: 'python',
     name: 'Python consumer decodes event-changed (confluent-kafka, PyPI)',
     cmd: 'pnpm -s --filter @marquee/tests exec vitest run --config python/vitest.config.ts',
+    report: 'python-consumer.json',
   },
   {
     // test/schemathesis: the embedded default (started in the test process, memory storage) fuzzed
@@ -317,11 +350,13 @@ const steps = [
     tier: 'schemathesis',
     name: 'schemathesis: the public HTTP API against its OpenAPI document',
     cmd: 'pnpm -s --filter @marquee/tests exec vitest run --config schemathesis/vitest.config.ts',
+    report: 'schemathesis.json',
   },
   {
     tier: 'browser',
     name: 'browser tests (OAuth pages in headless Chromium)',
     cmd: 'pnpm -s --filter @marquee/tests test:browser',
+    report: 'browser.json',
   },
   {
     tier: 'helm',
@@ -356,9 +391,14 @@ for (const step of steps.filter((s) => asked(s.tier))) {
   const started = Date.now();
   const r = spawnSync('sh', ['-c', step.cmd], { cwd: root, env, stdio: 'inherit' });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  const ok = r.status === 0;
-  console.log(`=== ${ok ? 'ok' : 'FAILED'}: ${step.name} (${seconds}s)`);
-  results.push({ tier: step.tier, step: step.name, status: ok ? 'ok' : 'failed' });
+  const reportFile = step.report && join(reportDir, step.report);
+  const report =
+    reportFile && existsSync(reportFile) ? JSON.parse(readFileSync(reportFile, 'utf8')) : undefined;
+  const { status, reason } = stepVerdict(r.status === 0, step.report, report);
+  const ok = status === 'ok';
+  const why = reason ? `, ${reason}` : '';
+  console.log(`=== ${ok ? 'ok' : 'FAILED'}: ${step.name} (${seconds}s${why})`);
+  results.push({ tier: step.tier, step: `${step.name}${reason ? ` (${reason})` : ''}`, status });
   // A signal that arrived during the step is delivered here, between steps.
   await new Promise((resolve) => setImmediate(resolve));
   if (!ok && ci) break; // in CI, stop at the first broken tier: later ones would only add noise

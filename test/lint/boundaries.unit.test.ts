@@ -86,12 +86,80 @@ describe('package direction', () => {
     expect(used.filter((name) => services.has(name))).toEqual([]);
   });
 
+  // A service's tests test that service alone (scripts/eslint/service-tests.js): what needs
+  // another service is the cross-service tier's (test/integration). One stand-in is allowed:
+  // partner-reference as the partner system at the far end of 3p-connector's HTTP client.
+  const standIns: Record<string, string[]> = {
+    '@marquee/3p-connector': ['@marquee/partner-reference'],
+  };
+
+  it.each(folders('services'))('%s depends on no other service', (dir) => {
+    const { name, dependencies = {}, devDependencies = {} } = manifest(dir);
+    const used = Object.keys({ ...dependencies, ...devDependencies });
+    expect(
+      used.filter(
+        (other) => other !== name && services.has(other) && !standIns[name]?.includes(other),
+      ),
+    ).toEqual([]);
+  });
+
   it('keeps slices of a service under the same layer rule', async () => {
     const messages = await restrictedImports(
       'services/cart/src/top-picks/domain/listing.ts',
       "import { createMemoryBus } from '@marquee/platform/bus';\n",
     );
     expect(messages).toHaveLength(1);
+  });
+});
+
+describe("a service's tests import no other service (scripts/eslint/service-tests.js)", () => {
+  const otherService = [
+    "import { threePConnectorService } from '@marquee/3p-connector';\n",
+    "import { composeSecureEntry } from '@marquee/secure-entry';\n",
+    "import { authGatewayService } from '@marquee/auth-gateway/sub';\n",
+    "export { partnerReferenceService } from '@marquee/partner-reference';\n",
+    "import { threePConnectorService } from '../../3p-connector/src/index.js';\n",
+    "import { x } from '../../../services/secure-entry/src/service.js';\n",
+  ];
+
+  it.each(['services/cart/test/x.int.test.ts', 'services/cart/test/top-picks/x.unit.test.ts'])(
+    'refuses every other service in %s, naming the cross-service tier',
+    async (file) => {
+      for (const line of otherService) {
+        const messages = await restrictedImports(file, line);
+        expect(messages, line).toHaveLength(1);
+        expect(messages[0]).toContain('belongs in test/integration');
+      }
+    },
+  );
+
+  it("allows a service's tests its own package and sources, and the platform", async () => {
+    for (const line of [
+      "import { cartService } from '@marquee/cart';\n",
+      "import { composeCart } from '../src/service.js';\n",
+      "import { testLogger } from '@marquee/platform/testing';\n",
+      "import { cartV1 } from '@marquee/proto';\n",
+    ])
+      expect(await restrictedImports('services/cart/test/x.int.test.ts', line), line).toEqual([]);
+  });
+
+  it("allows 3p-connector's tests partner-reference, the partner's system, and nothing else", async () => {
+    const file = 'services/3p-connector/test/connector-partner.int.test.ts';
+    expect(
+      await restrictedImports(
+        file,
+        "import { partnerReferenceService } from '@marquee/partner-reference';\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await restrictedImports(file, "import { cartService } from '@marquee/cart';\n"),
+    ).toHaveLength(1);
+  });
+
+  it('allows the cross-service tier and the embedded default every service', async () => {
+    for (const file of ['test/integration/x.int.test.ts', 'apps/embedded/src/services.ts'])
+      for (const line of otherService.slice(0, 4))
+        expect(await restrictedImports(file, line), `${file}: ${line}`).toEqual([]);
   });
 });
 

@@ -17,9 +17,10 @@ interface FakeBooking {
 
 /**
  * An in-process stand-in for the connector port (our own port; the real connector and
- * partner-reference run in the integration test): one GA area with a capacity, bookings
- * idempotent per cart, orders idempotent per order id, print actions refused as the partner
- * refuses them, switchable outages and a gate that holds bookings back (a slow partner).
+ * partner-reference run in the cross-service tier, test/integration): one GA area with a
+ * capacity, bookings idempotent per cart, orders idempotent per order id, print actions refused
+ * as the partner refuses them, switchable outages and a gate that holds bookings back (a slow
+ * partner).
  */
 export class FakeConnector implements PartnerConnector {
   readonly bookings = new Map<string, FakeBooking>();

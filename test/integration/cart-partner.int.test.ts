@@ -20,8 +20,10 @@ import {
   orderConfirmedTopic,
   paymentRefundedTopic,
 } from '@marquee/proto/topics';
-import { cartService } from '../src/index.js';
-import { composeCart } from '../src/service.js';
+import { cartService } from '@marquee/cart';
+// composeCart's options (this run's own topics) are for tests: cart's package exports its
+// ServiceDefinition only.
+import { composeCart } from '../../services/cart/src/service.js';
 import { partnerStack, seatedVenue } from './support/partner-stack.js';
 
 /**

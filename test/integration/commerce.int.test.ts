@@ -14,9 +14,11 @@ import {
 } from '@marquee/proto/topics';
 import { authGatewayService } from '@marquee/auth-gateway';
 import { composeSecureEntry, secureEntryService } from '@marquee/secure-entry';
-import { offerId } from '../src/domain/offer-ids.js';
-import { cartService } from '../src/index.js';
-import { composeCart } from '../src/service.js';
+import { cartService } from '@marquee/cart';
+// composeCart's options (this run's own topics) and the offer ids' format are cart's own: its
+// package exports its ServiceDefinition only.
+import { offerId } from '../../services/cart/src/domain/offer-ids.js';
+import { composeCart } from '../../services/cart/src/service.js';
 import { partnerStack, seatedVenue } from './support/partner-stack.js';
 
 /**
