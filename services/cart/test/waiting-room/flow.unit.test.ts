@@ -129,7 +129,8 @@ describe('the waiting room of an on-sale', () => {
     expect(Math.abs(rho)).toBeLessThan(0.05);
     expect(await positionOf(late1)).toBe(1_001);
     expect(await positionOf(late2)).toBe(1_002);
-  });
+    // 1,000 joins through the use cases: seconds on a quiet machine, more on a busy one.
+  }, 60_000);
 
   it('admits in order within the window; an admission reserves once, for its fan only', async () => {
     const { room, advance, sample } = setup();

@@ -6,8 +6,9 @@
  *
  * - a reserve refused for load (the partner or cart answered 503 or 429, or gave no answer) or a
  *   slow reserve path (p95 latency over the target) shrinks the window to 70 %;
- * - a window that was used (at least half of it in flight) on a healthy path grows by 10 % (at
- *   least one admission);
+ * - a window that was used on a healthy path grows by 10 % (at least one admission): at least
+ *   half of it in flight, or reserves since the last tick at least half of it (admitted fans who
+ *   reserve at once leave nothing in flight, yet fill the window every tick);
  * - otherwise it stays.
  *
  * Each tick admits `window - inFlight` fans, none once the event sold out.
@@ -48,7 +49,8 @@ export function adjustWindow(
     sample.overloaded > 0 || (sample.reserves > 0 && sample.p95LatencyMs > control.targetLatencyMs);
   if (saturated)
     return { ...control, window: Math.max(control.min, Math.floor(control.window * 0.7)) };
-  if (inFlight * 2 >= control.window) {
+  // Used: admissions waited to be spent, or reserves came as fast as the window lets fans in.
+  if (inFlight * 2 >= control.window || sample.reserves * 2 >= control.window) {
     const grown = control.window + Math.max(1, Math.floor(control.window * 0.1));
     return { ...control, window: Math.min(control.max, grown) };
   }
