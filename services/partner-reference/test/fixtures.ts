@@ -4,7 +4,8 @@ import { createPartnerRepositories } from '../src/adapters/stores.js';
 import type { CreateEventBody, CreateVenueBody } from '../src/app/admin-schemas.js';
 import { BackOffice } from '../src/app/back-office.js';
 import { PartnerApp } from '../src/app/partner-app.js';
-import type { Clock, PartnerRepositories } from '../src/app/ports.js';
+import type { Clock } from '@marquee/platform/kernel';
+import type { PartnerRepositories } from '../src/app/ports.js';
 import { randomIds } from '../src/adapters/clock-and-ids.js';
 import { PartnerError } from '../src/domain/errors.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { errorKind, type PartnerRepositories } from '../src/app/ports.js';
+import { errorKindOf } from '@marquee/platform/kernel';
+import type { PartnerRepositories } from '../src/app/ports.js';
 import type { BookingRecord, EventRecord } from '../src/domain/model.js';
 import { newInventory } from '../src/domain/inventory.js';
 
@@ -38,7 +39,7 @@ const kindOf = async (promise: Promise<unknown>) => {
   try {
     await promise;
   } catch (error) {
-    return errorKind(error);
+    return errorKindOf(error);
   }
   return undefined;
 };

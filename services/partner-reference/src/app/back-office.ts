@@ -8,7 +8,8 @@ import type {
   CreateVenueBody,
   PatchEventBody,
 } from './admin-schemas.js';
-import { errorKind, type Clock, type IdGenerator, type PartnerRepositories } from './ports.js';
+import { errorKindOf, retryingConflicts, type Clock } from '@marquee/platform/kernel';
+import type { IdGenerator, PartnerRepositories } from './ports.js';
 
 /** A refused back-office request: `{error: {code, message}}` with its status. */
 export class AdminError extends Error {
@@ -25,7 +26,8 @@ export class AdminError extends Error {
 
 const badRequest = (message: string) => new AdminError(400, 'invalid_argument', message);
 
-const MAX_CAS_ATTEMPTS = 5;
+/** Tries of an event's compare-and-set while another write of it wins. */
+const CAS_ATTEMPTS = 5;
 
 /**
  * The back office: venues with their manifests, events, logos and tax plans. What it creates is
@@ -122,21 +124,22 @@ export class BackOffice {
     eventId: string,
     patch: PatchEventBody,
   ): Promise<{ event: PartnerEvent; status: string }> {
-    for (let attempt = 1; ; attempt += 1) {
-      const current = await this.#repos.events.get(eventId);
-      if (current === undefined) throw new AdminError(404, 'not_found', `unknown event ${eventId}`);
-      const { status, ...fields } = patch;
-      const previous = Date.parse(current.event.last_modification);
-      // Strictly later than before, so a reader asking "modified at or after" never misses it.
-      const now = new Date(Math.max(this.#clock.now().getTime(), previous + 1));
-      const event: PartnerEvent = {
-        ...current.event,
-        ...fields,
-        last_modification: now.toISOString(),
-      };
-      await this.#checkEvent(event);
-      const { version, ...rest } = current;
-      try {
+    return retryingConflicts(
+      async () => {
+        const current = await this.#repos.events.get(eventId);
+        if (current === undefined)
+          throw new AdminError(404, 'not_found', `unknown event ${eventId}`);
+        const { status, ...fields } = patch;
+        const previous = Date.parse(current.event.last_modification);
+        // Strictly later than before, so a reader asking "modified at or after" never misses it.
+        const now = new Date(Math.max(this.#clock.now().getTime(), previous + 1));
+        const event: PartnerEvent = {
+          ...current.event,
+          ...fields,
+          last_modification: now.toISOString(),
+        };
+        await this.#checkEvent(event);
+        const { version, ...rest } = current;
         const next = await this.#repos.events.update(eventId, version, {
           ...rest,
           status: status ?? current.status,
@@ -144,10 +147,9 @@ export class BackOffice {
           ...derived(event),
         });
         return { event: next.event, status: next.status };
-      } catch (error) {
-        if (errorKind(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+      },
+      { attempts: CAS_ATTEMPTS },
+    );
   }
 
   async listEvents(venueId: string | undefined): Promise<{
@@ -199,7 +201,7 @@ export class BackOffice {
     try {
       await write();
     } catch (error) {
-      if (errorKind(error) === 'already_exists') throw badRequest(`${what} already exists`);
+      if (errorKindOf(error) === 'already_exists') throw badRequest(`${what} already exists`);
       throw error;
     }
   }

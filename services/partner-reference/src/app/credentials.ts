@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { allPartnerScopes, type PartnerScopeValue, type TokenResponse } from '@marquee/partner-api';
-import type { Clock } from './ports.js';
+import type { Clock } from '@marquee/platform/kernel';
 
 /** An RFC 6749 section 5.2 refusal of the token endpoint. */
 export class OAuthError extends Error {

@@ -1,6 +1,7 @@
 import type { ManifestArea } from '@marquee/partner-api';
 import { newInventory, type InventoryRecord } from '../domain/inventory.js';
-import { errorKind, type Clock, type Repository } from './ports.js';
+import { errorKindOf, type Clock } from '@marquee/platform/kernel';
+import type { Repository } from './ports.js';
 
 /**
  * The events' inventory records with the last one this process read or wrote, per event. Safe
@@ -25,7 +26,7 @@ export class InventoryCache {
       this.#last.set(created.id, copyInventory(created));
       return created;
     } catch (error) {
-      if (errorKind(error) !== 'already_exists') throw error;
+      if (errorKindOf(error) !== 'already_exists') throw error;
       const raced = await this.load(eventId);
       if (raced === undefined) throw error;
       return raced;

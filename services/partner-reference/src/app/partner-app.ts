@@ -60,7 +60,8 @@ import { placesOf, planPartialCancel } from '../domain/partial-cancel.js';
 import { InventoryCache } from './inventory-cache.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { ManifestCache, seatRequestOf, ticketsOf, type CachedManifest } from './manifest-seats.js';
-import { errorKind, type Clock, type IdGenerator, type PartnerRepositories } from './ports.js';
+import { errorKindOf, retryingConflicts, type Clock } from '@marquee/platform/kernel';
+import type { IdGenerator, PartnerRepositories } from './ports.js';
 
 export interface PartnerAppOptions {
   repositories: PartnerRepositories;
@@ -76,7 +77,8 @@ export interface PartnerAppOptions {
 export type HealthState = HealthcheckResult;
 
 const MAX_ORDERS_PERIOD_MS = 31 * 24 * 3600 * 1000;
-const MAX_CAS_ATTEMPTS = 5;
+/** Tries of one inventory compare-and-set (one writer: a conflict is rare). */
+const CAS_ATTEMPTS = 5;
 
 /**
  * The 3P API's operations. Every change to an event's seats runs in that event's queue (one at a
@@ -292,24 +294,22 @@ export class PartnerApp {
     lines: SeatRequest[],
     now: Date,
   ): Promise<{ token: string; chosen: AllocationPart[][] }> {
-    for (let attempt = 1; ; attempt += 1) {
-      const inventory = await this.#expireDue(
-        await this.#inventories.loadOrCreate(record.id, manifest.record.manifest.areas),
-        now,
-      );
-      const chosen = chooseSeats(inventory, (area) => manifest.rows[area]!, lines);
-      const token = this.#ids.token();
-      const expiresAt = now.getTime() + this.#timeoutMs;
-      applyHold(inventory, { token, expiresAt, parts: chosen.flat() });
-      inventory.updatedAt = now;
-      try {
+    return retryingConflicts(
+      async () => {
+        const inventory = await this.#expireDue(
+          await this.#inventories.loadOrCreate(record.id, manifest.record.manifest.areas),
+          now,
+        );
+        const chosen = chooseSeats(inventory, (area) => manifest.rows[area]!, lines);
+        const token = this.#ids.token();
+        const expiresAt = now.getTime() + this.#timeoutMs;
+        applyHold(inventory, { token, expiresAt, parts: chosen.flat() });
+        inventory.updatedAt = now;
         await this.#inventories.save(inventory);
         return { token, chosen };
-      } catch (error) {
-        if (errorKind(error) === 'aborted' && attempt < MAX_CAS_ATTEMPTS) continue;
-        throw error;
-      }
-    }
+      },
+      { attempts: CAS_ATTEMPTS },
+    );
   }
 
   /** DELETE /bookings/{token}. */
@@ -567,17 +567,15 @@ export class PartnerApp {
     status: TransactionStatus,
     now: Date,
   ): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      const inventory = await this.#inventories.load(eventId);
-      if (inventory === undefined || !settle(inventory, token, status, now.getTime())) return;
-      inventory.updatedAt = now;
-      try {
+    await retryingConflicts(
+      async () => {
+        const inventory = await this.#inventories.load(eventId);
+        if (inventory === undefined || !settle(inventory, token, status, now.getTime())) return;
+        inventory.updatedAt = now;
         await this.#inventories.save(inventory);
-        return;
-      } catch (error) {
-        if (errorKind(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+      },
+      { attempts: CAS_ATTEMPTS },
+    );
   }
 
   /**
@@ -602,17 +600,16 @@ export class PartnerApp {
     const manifest = await this.#manifests.get(event.manifest_id);
     const cancelled = booking.tickets.filter((t) => plan.cancelledTicketIds.includes(t.ticket_id));
     const parts = placesOf(cancelled, manifest.areaIndex, manifest.seatIndex);
-    for (let attempt = 1; ; attempt += 1) {
-      const inventory = await this.#inventories.load(booking.eventId);
-      if (inventory === undefined || !dropSaleParts(inventory, booking.id, parts)) return changed;
-      inventory.updatedAt = now;
-      try {
+    await retryingConflicts(
+      async () => {
+        const inventory = await this.#inventories.load(booking.eventId);
+        if (inventory === undefined || !dropSaleParts(inventory, booking.id, parts)) return;
+        inventory.updatedAt = now;
         await this.#inventories.save(inventory);
-        return changed;
-      } catch (error) {
-        if (errorKind(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+      },
+      { attempts: CAS_ATTEMPTS },
+    );
+    return changed;
   }
 
   /** Booking first, then the inventory follows. */
@@ -646,7 +643,7 @@ export class PartnerApp {
     try {
       await this.#repos.bookingReferences.insert({ id, token });
     } catch (error) {
-      if (errorKind(error) !== 'already_exists') throw error;
+      if (errorKindOf(error) !== 'already_exists') throw error;
       const existing = await this.#repos.bookingReferences.get(id);
       if (existing === undefined) throw error;
       await this.#repos.bookingReferences.update(id, existing.version, { id, token });
