@@ -1,5 +1,5 @@
-import type { ManifestArea } from '@marquee/partner-api';
 import { newInventory, type InventoryRecord } from '../domain/inventory.js';
+import type { Area } from '../domain/model.js';
 import { errorKindOf, type Clock } from '@marquee/platform/kernel';
 import type { Repository } from './ports.js';
 
@@ -18,7 +18,7 @@ export class InventoryCache {
   ) {}
 
   /** The event's inventory, created on first use (inside the event's queue). */
-  async loadOrCreate(eventId: string, areas: ManifestArea[]): Promise<InventoryRecord> {
+  async loadOrCreate(eventId: string, areas: readonly Area[]): Promise<InventoryRecord> {
     const existing = await this.load(eventId);
     if (existing !== undefined) return existing;
     try {

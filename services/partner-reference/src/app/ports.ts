@@ -1,8 +1,8 @@
+import type { EventRecord } from '../domain/event.js';
 import type { InventoryRecord } from '../domain/inventory.js';
 import type {
   BookingRecord,
   BookingReferenceRecord,
-  EventRecord,
   LogoRecord,
   ManifestRecord,
   TaxPlanRecord,
