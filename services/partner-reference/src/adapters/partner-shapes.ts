@@ -149,7 +149,10 @@ export function eventFieldsFromShape(e: Partial<PartnerEvent>): Partial<EventDet
     ...opt('priceTypes', e.price_types?.map(priceTypeFrom)),
     ...opt('faceValuePrices', e.face_value_prices?.map(periodFrom)),
     ...opt('ticketTexts', e.ticket_texts && [...e.ticket_texts]),
-    ...opt('logos', e.logos?.map((l) => ({ id: l.id, position: l.position }))),
+    ...opt(
+      'logos',
+      e.logos?.map((l) => ({ id: l.id, position: l.position })),
+    ),
     ...opt(
       'priceComponents',
       e.price_components?.map((c) => ({
@@ -200,7 +203,10 @@ export function eventToShape(
     price_types: e.priceTypes.map(priceTypeTo),
     face_value_prices: e.faceValuePrices.map(periodTo),
     ...opt('ticket_texts', e.ticketTexts && [...e.ticketTexts]),
-    ...opt('logos', e.logos?.map((l) => ({ id: l.id, position: l.position }))),
+    ...opt(
+      'logos',
+      e.logos?.map((l) => ({ id: l.id, position: l.position })),
+    ),
     ...opt(
       'price_components',
       e.priceComponents?.map((c) => ({

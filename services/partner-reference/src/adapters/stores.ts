@@ -66,7 +66,10 @@ export const eventCodec = {
     ...rest,
     details: eventFromShape(event),
   }),
-  toDocument: ({ details, ...rest }: Omit<EventRecord, 'version'>): Omit<EventDocument, 'version'> => ({
+  toDocument: ({
+    details,
+    ...rest
+  }: Omit<EventRecord, 'version'>): Omit<EventDocument, 'version'> => ({
     ...rest,
     event: eventToShape({ ...rest, details }),
   }),

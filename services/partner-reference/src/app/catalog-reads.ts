@@ -1,14 +1,7 @@
 import { Err, refused } from '../domain/errors.js';
 import type { EventRecord } from '../domain/event.js';
 import { availableIn, FREE } from '../domain/inventory.js';
-import type {
-  Area,
-  LogoRecord,
-  Manifest,
-  PageOf,
-  Seat,
-  TaxPlanRecord,
-} from '../domain/model.js';
+import type { Area, LogoRecord, Manifest, PageOf, Seat, TaxPlanRecord } from '../domain/model.js';
 import type { PartnerCore } from './partner-core.js';
 import type { AvailabilityQuery, ListEventsQuery } from './requests.js';
 

@@ -1,4 +1,10 @@
-import type { BookingRecord, LogoRecord, Manifest, PageOf, TaxPlanRecord } from '../domain/model.js';
+import type {
+  BookingRecord,
+  LogoRecord,
+  Manifest,
+  PageOf,
+  TaxPlanRecord,
+} from '../domain/model.js';
 import type { OrderAction } from '../domain/booking.js';
 import type { EventRecord } from '../domain/event.js';
 import { book, release } from './bookings.js';

@@ -66,6 +66,5 @@ export interface OrderActionInput {
 
 /** `GET /orders`: one transaction by its token, or an event's of a period (`start` ≤ t < `end`). */
 export type OrdersQuery = { size: number; page: number } & (
-  | { inventoryToken: string }
-  | { eventId: string; start: Date; end: Date }
+  { inventoryToken: string } | { eventId: string; start: Date; end: Date }
 );

@@ -149,16 +149,16 @@ export function isOnSale(record: EventRecord, now: Date): boolean {
  * price type, and each logo listed once.
  */
 export function eventRuleProblems(event: Pick<EventDetails, 'priceTypes' | 'logos'>): string[] {
-  const problems: string[] = [];
   const regular = event.priceTypes.filter((t) => t.regular).map((t) => t.id);
-  if (regular.length > 1)
-    problems.push(`price_types: at most one is regular, not ${regular.join(', ')}`);
-  const seen = new Set<string>();
-  for (const logo of event.logos ?? []) {
-    if (seen.has(logo.id)) problems.push(`logos: ${logo.id} is listed twice`);
-    seen.add(logo.id);
-  }
-  return problems;
+  const logoIds = (event.logos ?? []).map((logo) => logo.id);
+  // Every listing of a logo after its first is one problem.
+  const repeated = logoIds.filter((id, i) => logoIds.indexOf(id) !== i);
+  return [
+    ...(regular.length > 1
+      ? [`price_types: at most one is regular, not ${regular.join(', ')}`]
+      : []),
+    ...repeated.map((id) => `logos: ${id} is listed twice`),
+  ];
 }
 
 /**

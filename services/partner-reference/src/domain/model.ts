@@ -85,12 +85,7 @@ export interface TaxPlanRecord extends VersionedRecord {
 
 /** The transaction states of the 3P API (see booking.ts for the machine). */
 export type TransactionStatus =
-  | 'BOOKED'
-  | 'RELEASED'
-  | 'EXPIRED'
-  | 'CONFIRMED'
-  | 'PRINTED'
-  | 'CANCELLED';
+  'BOOKED' | 'RELEASED' | 'EXPIRED' | 'CONFIRMED' | 'PRINTED' | 'CANCELLED';
 
 /** One place of a booking or order. */
 export interface Ticket {

@@ -95,11 +95,15 @@ describe('the transaction state machine', () => {
     });
     const tickets = [ticket('t1', 2500), ticket('t2', 4000)];
     const order = { tickets, ticketsAmountMinor: 6500, ticketsQuantity: 2 };
-    expect(
-      validTicketsOf(booking('CONFIRMED', { ...order, cancelledTicketIds: ['t1'] })),
-    ).toEqual({ tickets: [tickets[1]], amountMinor: 4000, quantity: 1 });
-    expect(
-      validTicketsOf(booking('CANCELLED', { ...order, cancelledTicketIds: ['t1'] })),
-    ).toEqual({ tickets, amountMinor: 6500, quantity: 2 });
+    expect(validTicketsOf(booking('CONFIRMED', { ...order, cancelledTicketIds: ['t1'] }))).toEqual({
+      tickets: [tickets[1]],
+      amountMinor: 4000,
+      quantity: 1,
+    });
+    expect(validTicketsOf(booking('CANCELLED', { ...order, cancelledTicketIds: ['t1'] }))).toEqual({
+      tickets,
+      amountMinor: 6500,
+      quantity: 2,
+    });
   });
 });

@@ -31,8 +31,14 @@ const areaFrom = (area: AdminArea): NewArea => ({
   priceLevelId: area.price_level_id,
   generalAdmission: area.general_admission,
   ...opt('capacity', area.capacity),
-  ...opt('seats', area.seats?.map((s) => ({ id: s.id, row: s.row, number: s.number }))),
-  ...opt('rows', area.rows?.map((r) => ({ row: r.row, seats: r.seats }))),
+  ...opt(
+    'seats',
+    area.seats?.map((s) => ({ id: s.id, row: s.row, number: s.number })),
+  ),
+  ...opt(
+    'rows',
+    area.rows?.map((r) => ({ row: r.row, seats: r.seats })),
+  ),
 });
 
 export const newVenueFrom = (body: CreateVenueBody): NewVenue => ({
@@ -53,9 +59,11 @@ export const newVenueFrom = (body: CreateVenueBody): NewVenue => ({
 
 /** The event fields of a body (the 3P API's own field names, so its event mapping serves). */
 const eventFieldsFrom = (body: PatchEventBody): Partial<EventFields> => {
-  const { manifestId: _m, venueInfo: _v, ...fields } = eventFieldsFromShape(
-    body as Partial<PartnerEvent>,
-  );
+  const {
+    manifestId: _m,
+    venueInfo: _v,
+    ...fields
+  } = eventFieldsFromShape(body as Partial<PartnerEvent>);
   return fields;
 };
 

@@ -157,9 +157,6 @@ export function ordersQueryOf(query: {
   const start = parseDateTime(query.start, 'start');
   const end = parseDateTime(query.end, 'end');
   if (!(start < end) || end.getTime() - start.getTime() > MAX_ORDERS_PERIOD_MS)
-    throw invalid(
-      Err.INVALID_LAST_MODIFICATION,
-      'end must follow start, at most 31 days after it',
-    );
+    throw invalid(Err.INVALID_LAST_MODIFICATION, 'end must follow start, at most 31 days after it');
   return { size, page, eventId: query.event_id, start, end };
 }

@@ -184,9 +184,7 @@ async function authorize(
 
 /** The health check and the catalogue reads: events, availability, manifests, logos, tax plans. */
 function catalogRoutes(route: Route, app: PartnerApp): void {
-  route('GET', '/healthcheck', 'GET /healthcheck', {}, async () =>
-    healthToWire(app.healthcheck()),
-  );
+  route('GET', '/healthcheck', 'GET /healthcheck', {}, async () => healthToWire(app.healthcheck()));
 
   route('GET', '/events', 'GET /events', { querystring: EventsQuery }, async (request) =>
     eventsPageToWire(
@@ -249,9 +247,7 @@ function catalogRoutes(route: Route, app: PartnerApp): void {
     'GET /tax-plans/{tax_plan_id}',
     { params: params('tax_plan_id') },
     async (request) =>
-      taxPlanToWire(
-        await app.getTaxPlan((request.params as { tax_plan_id: string }).tax_plan_id),
-      ),
+      taxPlanToWire(await app.getTaxPlan((request.params as { tax_plan_id: string }).tax_plan_id)),
   );
 }
 
