@@ -222,3 +222,14 @@ export const errorId = (fn: () => unknown): number | undefined => {
   }
   return undefined;
 };
+
+/** The `{status, id}` of the 3P error body `fn` is refused with (undefined: not refused). */
+export const refusal = (fn: () => unknown): { status: number; id: number } | undefined => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof PartnerError) return { status: error.status, id: error.id };
+    throw error;
+  }
+  return undefined;
+};

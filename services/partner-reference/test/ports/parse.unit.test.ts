@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { PartnerError } from '../../src/domain/errors.js';
 import {
   checkChannel,
   checkDeliveryMethod,
@@ -13,16 +12,7 @@ import {
   parsePageSize,
   parseSort,
 } from '../../src/ports/http/parse.js';
-
-const refusal = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof PartnerError) return { status: error.status, id: error.id };
-    throw error;
-  }
-  return undefined;
-};
+import { refusal } from '../fixtures.js';
 
 describe('validation of values the 3P API types as strings', () => {
   it('names each bad value with its own id (400)', () => {

@@ -1,7 +1,6 @@
 import { Booking as BookingSchema, checkAnswer, Order as OrderSchema } from '@marquee/partner-api';
 import type { TSchema } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { PartnerError } from '../../src/domain/errors.js';
 import type { BookingRecord, Ticket } from '../../src/domain/model.js';
 import { newEventFrom, eventPatchFrom, healthFrom } from '../../src/ports/http/admin-wire.js';
 import {
@@ -19,18 +18,7 @@ import {
   orderToWire,
   ordersPageToWire,
 } from '../../src/ports/http/wire.js';
-import { eventBody } from '../fixtures.js';
-
-/** The `{status, id}` of the 3P error body a call is refused with. */
-const refusal = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof PartnerError) return { status: error.status, id: error.id };
-    throw error;
-  }
-  return undefined;
-};
+import { eventBody, refusal } from '../fixtures.js';
 
 const valid = (schema: TSchema, value: unknown) => {
   const check = checkAnswer(schema, value);
