@@ -151,4 +151,29 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // partner-reference's domain and app hold their own records: the 3P API's snake_case shapes
+    // (`@marquee/partner-api`) are mapped in ports/http and adapters/. Only its vocabularies pass:
+    // the error ids a refusal names and the OAuth scopes a token carries.
+    files: [
+      'services/partner-reference/src/domain/**/*.ts',
+      'services/partner-reference/src/app/**/*.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@marquee/partner-api',
+              allowImportNames: ['PartnerErrorId', 'allPartnerScopes', 'PartnerScopeValue'],
+              message:
+                'this domain has its own records: map the 3P wire shapes in ports/http or adapters/.',
+            },
+          ],
+          patterns: [infrastructurePattern],
+        },
+      ],
+    },
+  },
 );

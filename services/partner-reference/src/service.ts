@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { openServiceStores } from '@marquee/platform/store';
-import { randomIds, systemClock } from './adapters/clock-and-ids.js';
+import { systemClock, type Clock } from '@marquee/platform/kernel';
+import { randomIds } from './adapters/clock-and-ids.js';
 import { createPartnerRepositories } from './adapters/stores.js';
 import { BackOffice } from './app/back-office.js';
 import { ClientCredentials } from './app/credentials.js';
 import { TokenThrottle } from './app/token-throttle.js';
 import { Drills } from './app/drills.js';
 import { PartnerApp } from './app/partner-app.js';
-import type { Clock } from './app/ports.js';
 import { seedDemoInventory } from './app/seed.js';
 import { shouldSeedDemo, type PartnerReferenceConfig } from './config.js';
 import { partnerHttpRoutes } from './ports/http/routes.js';

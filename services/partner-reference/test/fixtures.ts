@@ -1,12 +1,16 @@
 import { createServiceStores } from '@marquee/platform/store';
 import type { Connection } from 'mongoose';
 import { createPartnerRepositories } from '../src/adapters/stores.js';
-import type { CreateEventBody, CreateVenueBody } from '../src/app/admin-schemas.js';
+import type { CreateEventBody, CreateVenueBody } from '../src/ports/http/admin-schemas.js';
+import { newEventFrom, newVenueFrom } from '../src/ports/http/admin-wire.js';
+import type { BookingInput, BookingLine } from '../src/app/requests.js';
 import { BackOffice } from '../src/app/back-office.js';
 import { PartnerApp } from '../src/app/partner-app.js';
-import type { Clock, PartnerRepositories } from '../src/app/ports.js';
+import type { Clock } from '@marquee/platform/kernel';
+import type { PartnerRepositories } from '../src/app/ports.js';
 import { randomIds } from '../src/adapters/clock-and-ids.js';
 import { PartnerError } from '../src/domain/errors.js';
+import type { EventDetails } from '../src/domain/event.js';
 
 /** A clock tests move by hand. */
 export class ManualClock implements Clock {
@@ -126,6 +130,31 @@ export function eventBody(
   };
 }
 
+/** Everything an event is, in the domain's terms: one price level and type, one period. */
+export const eventDetails = (name: string, dateTime: string): EventDetails => ({
+  manifestId: 'M1',
+  venueInfo: { name: 'Test Hall', city: 'Lyon', country: 'FR' },
+  organization: { promoterId: 'P', promoterName: 'Promoter' },
+  textInfos: [{ lang: 'en-us', name }],
+  maximumTicketsQuantity: 10,
+  genres: [],
+  dateTime,
+  dateTimeProperties: { dateHidden: false, timeHidden: false },
+  timezone: 'Europe/Paris',
+  currency: 'EUR',
+  visibility: { defaultVisibility: 'VISIBLE' },
+  priceLevels: [{ id: 'PL1', textInfos: [{ lang: 'en-us', name: 'Seated' }] }],
+  priceTypes: [{ id: 'ADULT', regular: true, textInfos: [{ lang: 'en-us', name: 'Adult' }] }],
+  faceValuePrices: [
+    {
+      id: 'P1',
+      start: '2029-01-01T00:00:00+01:00',
+      end: dateTime,
+      prices: [{ priceLevelId: 'PL1', priceTypeId: 'ADULT', amountMinor: 5000 }],
+    },
+  ],
+});
+
 export interface Harness {
   repositories: PartnerRepositories;
   sut: PartnerApp;
@@ -162,23 +191,24 @@ export async function onSaleEvent(
   backOffice: BackOffice,
   options: Parameters<typeof venueBody>[0] & { event?: Partial<CreateEventBody> } = {},
 ): Promise<{ venueId: string; manifestId: string; eventId: string }> {
-  const venue = await backOffice.createVenue(venueBody(options));
-  const manifestId = venue.manifest_ids[0]!;
-  const { event_id } = await backOffice.createEvent(
-    eventBody(venue.venue_id, manifestId, options.event),
+  const venue = await backOffice.createVenue(newVenueFrom(venueBody(options)));
+  const manifestId = venue.manifestIds[0]!;
+  const eventId = await backOffice.createEvent(
+    newEventFrom(eventBody(venue.venueId, manifestId, options.event)),
   );
-  return { venueId: venue.venue_id, manifestId, eventId: event_id };
+  return { venueId: venue.venueId, manifestId, eventId };
 }
 
-export const bookingRequest = (
+/** A booking of the use case: two ADULT tickets by default. */
+export const bookingInput = (
   eventId: string,
-  tickets: Array<Record<string, unknown>> = [{ price_type_id: 'ADULT', quantity: 2 }],
-  extra: Record<string, unknown> = {},
-) => ({
-  event_id: eventId,
+  lines: BookingLine[] = [{ priceTypeId: 'ADULT', quantity: 2 }],
+  extra: Partial<BookingInput> = {},
+): BookingInput => ({
+  eventId,
   language: 'en-us',
-  channel_info: { channel_type: 'INTERNET' },
-  tickets: tickets as never,
+  channelType: 'INTERNET',
+  lines,
   ...extra,
 });
 
@@ -188,6 +218,17 @@ export const errorId = (fn: () => unknown): number | undefined => {
     fn();
   } catch (error) {
     if (error instanceof PartnerError) return error.id;
+    throw error;
+  }
+  return undefined;
+};
+
+/** The `{status, id}` of the 3P error body `fn` is refused with (undefined: not refused). */
+export const refusal = (fn: () => unknown): { status: number; id: number } | undefined => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof PartnerError) return { status: error.status, id: error.id };
     throw error;
   }
   return undefined;

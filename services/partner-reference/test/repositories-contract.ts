@@ -1,7 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { errorKind, type PartnerRepositories } from '../src/app/ports.js';
-import type { BookingRecord, EventRecord } from '../src/domain/model.js';
+import { errorKindOf } from '@marquee/platform/kernel';
+import type { PartnerRepositories } from '../src/app/ports.js';
+import type { EventRecord } from '../src/domain/event.js';
+import type { BookingRecord } from '../src/domain/model.js';
+import { eventDetails } from './fixtures.js';
 import { newInventory } from '../src/domain/inventory.js';
+
+const ticket = {
+  ticketId: 'B-1-1',
+  areaId: 'A1',
+  row: 'A',
+  seat: '1',
+  seatId: 'A1-A-1',
+  generalAdmission: false,
+  priceLevelId: 'PL1',
+  priceTypeId: 'ADULT',
+  amountMinor: 100,
+};
 
 const booking = (id: string, createdAt: Date, eventId = 'E1'): Omit<BookingRecord, 'version'> => ({
   id,
@@ -13,9 +28,9 @@ const booking = (id: string, createdAt: Date, eventId = 'E1'): Omit<BookingRecor
   updatedAt: createdAt,
   expiresAt: new Date(createdAt.getTime() + 600_000),
   currency: 'EUR',
-  ticketsAmount: '100',
+  ticketsAmountMinor: 100,
   ticketsQuantity: 1,
-  tickets: [],
+  tickets: [ticket],
 });
 
 const event = (
@@ -27,7 +42,7 @@ const event = (
   id,
   venueId: 'V1',
   status: 'ON_SALE',
-  event: { event_id: id } as EventRecord['event'],
+  details: eventDetails(name, startsAt),
   createdAt: new Date(modified),
   lastModifiedAt: new Date(modified),
   startsAt: new Date(startsAt),
@@ -38,7 +53,7 @@ const kindOf = async (promise: Promise<unknown>) => {
   try {
     await promise;
   } catch (error) {
-    return errorKind(error);
+    return errorKindOf(error);
   }
   return undefined;
 };
@@ -54,6 +69,7 @@ export function repositoriesContract(name: string, make: () => Promise<PartnerRe
       const read = await sut.bookings.get('B-1');
 
       expect(read).toMatchObject({ id: 'B-1', version: 1, createdAt: at, status: 'BOOKED' });
+      expect(read).toMatchObject({ ticketsAmountMinor: 100, tickets: [ticket] });
       expect(await sut.bookings.get('B-none')).toBeUndefined();
     });
 
@@ -90,7 +106,7 @@ export function repositoriesContract(name: string, make: () => Promise<PartnerRe
     it('finds inventories with a hold due, ignoring those without holds', async () => {
       const sut = await make();
       const areas = [
-        { id: 'A', name: 'A', price_level_id: 'P', general_admission: true, capacity: 5 },
+        { id: 'A', name: 'A', priceLevelId: 'P', generalAdmission: true, capacity: 5 },
       ];
       await sut.inventories.insert({ ...newInventory('E1', areas, new Date()), nextExpiryAt: 100 });
       await sut.inventories.insert({ ...newInventory('E2', areas, new Date()), nextExpiryAt: 300 });
@@ -113,6 +129,7 @@ export function repositoriesContract(name: string, make: () => Promise<PartnerRe
 
       expect(byDate.map((e) => e.id)).toEqual(['E1', 'E2']);
       expect(byName.map((e) => e.id)).toEqual(['E2', 'E1']);
+      expect(byDate[0]!.details).toEqual(eventDetails('zebra', '2030-03-01T00:00:00Z'));
     });
   });
 }

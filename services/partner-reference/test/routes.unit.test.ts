@@ -696,6 +696,12 @@ describe('the 3P API over HTTP', () => {
       );
       expectError(await post(order(token, {}, { language: 'english' })), 400, 110);
       expectError(await post(order(token, { tickets_amount: '12.5' })), 400, 207);
+      // Odd numbers: never a 500. Past 18 digits, signs, exponents and blanks are 207; a number
+      // too large to be exact is a well-formed amount that matches no booking (309).
+      for (const odd of ['', '-100', '1e4', ' 10000', '010000', '1234567890123456789'])
+        expectError(await post(order(token, { tickets_amount: odd })), 400, 207);
+      expectError(await post(order(token, { tickets_amount: '9007199254740993' })), 410, 309);
+      expectError(await post(order(token, { tickets_quantity: 'two' })), 400, 1);
       expectError(await post(order(token, { tickets_amount: '9999' })), 410, 309);
       expectError(await post(order(token, { tickets_quantity: 3 })), 410, 309);
       expectError(await post(order('B-nothing')), 410, 314);

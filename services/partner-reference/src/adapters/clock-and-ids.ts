@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock, IdGenerator } from '../app/ports.js';
-
-export const systemClock: Clock = { now: () => new Date() };
+import type { IdGenerator } from '../app/ports.js';
 
 /**
  * Inventory tokens: `B-` and 16 random bytes in base64url (128 bits: not guessable, path-safe).

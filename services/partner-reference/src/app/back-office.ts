@@ -1,14 +1,21 @@
-import type { Manifest, ManifestArea, PartnerEvent } from '@marquee/partner-api';
-import { displayName, eventProblems, manifestProblems } from '../domain/event.js';
-import type { EventRecord, VenueRecord } from '../domain/model.js';
+import { errorKindOf, retryingConflicts, type Clock } from '@marquee/platform/kernel';
+import {
+  displayName,
+  eventProblems,
+  manifestProblems,
+  type EventDetails,
+  type EventRecord,
+} from '../domain/event.js';
+import type { Area, Manifest, VenueRecord } from '../domain/model.js';
 import type {
-  CreateEventBody,
-  CreateLogoBody,
-  CreateTaxPlanBody,
-  CreateVenueBody,
-  PatchEventBody,
-} from './admin-schemas.js';
-import { errorKind, type Clock, type IdGenerator, type PartnerRepositories } from './ports.js';
+  EventPatch,
+  NewArea,
+  NewEvent,
+  NewLogo,
+  NewTaxPlan,
+  NewVenue,
+} from './back-office-inputs.js';
+import type { IdGenerator, PartnerRepositories } from './ports.js';
 
 /** A refused back-office request: `{error: {code, message}}` with its status. */
 export class AdminError extends Error {
@@ -25,7 +32,8 @@ export class AdminError extends Error {
 
 const badRequest = (message: string) => new AdminError(400, 'invalid_argument', message);
 
-const MAX_CAS_ATTEMPTS = 5;
+/** Tries of an event's compare-and-set while another write of it wins. */
+const CAS_ATTEMPTS = 5;
 
 /**
  * The back office: venues with their manifests, events, logos and tax plans. What it creates is
@@ -42,156 +50,139 @@ export class BackOffice {
     this.#ids = options.ids;
   }
 
-  async createVenue(body: CreateVenueBody): Promise<{ venue_id: string; manifest_ids: string[] }> {
-    const venueId = body.venue_id ?? this.#ids.id('V');
+  async createVenue(input: NewVenue): Promise<{ venueId: string; manifestIds: string[] }> {
+    const venueId = input.venueId ?? this.#ids.id('V');
     if ((await this.#repos.venues.get(venueId)) !== undefined)
       throw badRequest(`venue ${venueId} already exists`);
-    const manifests: Manifest[] = body.manifests.map((input) => ({
-      manifest_id: input.manifest_id ?? this.#ids.id('M'),
-      venue_id: venueId,
-      name: input.name,
-      levels: input.levels,
-      sections: input.sections,
-      price_levels: input.price_levels,
-      areas: input.areas.map(buildArea),
+    const manifests: Manifest[] = input.manifests.map((m) => ({
+      id: m.manifestId ?? this.#ids.id('M'),
+      venueId,
+      name: m.name,
+      levels: m.levels,
+      sections: m.sections,
+      priceLevels: m.priceLevels,
+      areas: m.areas.map(buildArea),
     }));
     const problems = manifests.flatMap((m) => manifestProblems(m).map((p) => `${m.name}: ${p}`));
-    if (new Set(manifests.map((m) => m.manifest_id)).size !== manifests.length)
+    if (new Set(manifests.map((m) => m.id)).size !== manifests.length)
       problems.push('manifests: duplicate manifest_id');
     for (const m of manifests)
-      if ((await this.#repos.manifests.get(m.manifest_id)) !== undefined)
-        problems.push(`manifest ${m.manifest_id} already exists`);
+      if ((await this.#repos.manifests.get(m.id)) !== undefined)
+        problems.push(`manifest ${m.id} already exists`);
     if (problems.length > 0) throw badRequest(problems.slice(0, 10).join('; '));
     // Manifests first: a venue is only listed once everything it names exists.
     for (const manifest of manifests)
-      await this.#repos.manifests.insert({ id: manifest.manifest_id, venueId, manifest });
+      await this.#repos.manifests.insert({ id: manifest.id, venueId, manifest });
     const venue: Omit<VenueRecord, 'version'> = {
       id: venueId,
-      name: body.name,
-      city: body.city,
-      country: body.country,
-      timezone: body.timezone,
-      manifestIds: manifests.map((m) => m.manifest_id),
+      name: input.name,
+      city: input.city,
+      country: input.country,
+      timezone: input.timezone,
+      manifestIds: manifests.map((m) => m.id),
       createdAt: this.#clock.now(),
     };
     await this.#insert(() => this.#repos.venues.insert(venue), `venue ${venueId}`);
-    return { venue_id: venueId, manifest_ids: venue.manifestIds };
+    return { venueId, manifestIds: venue.manifestIds };
   }
 
-  async listVenues(): Promise<{
-    venues: Array<{ venue_id: string; name: string; manifest_ids: string[] }>;
-  }> {
-    const venues = await this.#repos.venues.find({}, { sort: { createdAt: 1 } });
-    return {
-      venues: venues.map((v) => ({ venue_id: v.id, name: v.name, manifest_ids: v.manifestIds })),
-    };
+  /** Every venue, oldest first. */
+  listVenues(): Promise<VenueRecord[]> {
+    return this.#repos.venues.find({}, { sort: { createdAt: 1 } });
   }
 
-  async createEvent(body: CreateEventBody): Promise<{ event_id: string }> {
-    const venue = await this.#repos.venues.get(body.venue_id);
-    if (venue === undefined) throw badRequest(`unknown venue ${body.venue_id}`);
-    if (!venue.manifestIds.includes(body.manifest_id))
-      throw badRequest(`manifest ${body.manifest_id} is not a manifest of venue ${venue.id}`);
-    const eventId = body.event_id ?? this.#ids.id('E');
+  async createEvent(input: NewEvent): Promise<string> {
+    const venue = await this.#repos.venues.get(input.venueId);
+    if (venue === undefined) throw badRequest(`unknown venue ${input.venueId}`);
+    if (!venue.manifestIds.includes(input.manifestId))
+      throw badRequest(`manifest ${input.manifestId} is not a manifest of venue ${venue.id}`);
+    const eventId = input.eventId ?? this.#ids.id('E');
     const now = this.#clock.now();
-    const { event_id: _id, venue_id: _venue, manifest_id: _manifest, status, ...fields } = body;
-    const event: PartnerEvent = {
+    const { eventId: _id, venueId: _venue, manifestId, status, ...fields } = input;
+    const details: EventDetails = {
       ...defaultsFor(venue),
       ...fields,
       timezone: fields.timezone ?? venue.timezone,
-      event_id: eventId,
-      venue_id: venue.id,
-      venue_info: { name: venue.name, city: venue.city, country: venue.country },
-      manifest_id: body.manifest_id,
-      last_modification: now.toISOString(),
+      venueInfo: { name: venue.name, city: venue.city, country: venue.country },
+      manifestId,
     };
-    await this.#checkEvent(event);
+    await this.#checkEvent(details);
     const record: Omit<EventRecord, 'version'> = {
       id: eventId,
       venueId: venue.id,
       status: status ?? 'ON_SALE',
-      event,
+      details,
       createdAt: now,
-      ...derived(event),
+      ...derived(details, now),
     };
     await this.#insert(() => this.#repos.events.insert(record), `event ${eventId}`);
-    return { event_id: eventId };
+    return eventId;
   }
 
-  async patchEvent(
-    eventId: string,
-    patch: PatchEventBody,
-  ): Promise<{ event: PartnerEvent; status: string }> {
-    for (let attempt = 1; ; attempt += 1) {
-      const current = await this.#repos.events.get(eventId);
-      if (current === undefined) throw new AdminError(404, 'not_found', `unknown event ${eventId}`);
-      const { status, ...fields } = patch;
-      const previous = Date.parse(current.event.last_modification);
-      // Strictly later than before, so a reader asking "modified at or after" never misses it.
-      const now = new Date(Math.max(this.#clock.now().getTime(), previous + 1));
-      const event: PartnerEvent = {
-        ...current.event,
-        ...fields,
-        last_modification: now.toISOString(),
-      };
-      await this.#checkEvent(event);
-      const { version, ...rest } = current;
-      try {
-        const next = await this.#repos.events.update(eventId, version, {
+  /** Changes an event; its last change moves forward, strictly. */
+  async patchEvent(eventId: string, patch: EventPatch): Promise<EventRecord> {
+    return retryingConflicts(
+      async () => {
+        const current = await this.#repos.events.get(eventId);
+        if (current === undefined)
+          throw new AdminError(404, 'not_found', `unknown event ${eventId}`);
+        const { status, ...fields } = patch;
+        // Strictly later than before, so a reader asking "modified at or after" never misses it.
+        const now = new Date(
+          Math.max(this.#clock.now().getTime(), current.lastModifiedAt.getTime() + 1),
+        );
+        const details: EventDetails = { ...current.details, ...fields };
+        await this.#checkEvent(details);
+        const { version, ...rest } = current;
+        return this.#repos.events.update(eventId, version, {
           ...rest,
           status: status ?? current.status,
-          event,
-          ...derived(event),
+          details,
+          ...derived(details, now),
         });
-        return { event: next.event, status: next.status };
-      } catch (error) {
-        if (errorKind(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+      },
+      { attempts: CAS_ATTEMPTS },
+    );
   }
 
-  async listEvents(venueId: string | undefined): Promise<{
-    events: Array<{ event_id: string; status: string; event: PartnerEvent }>;
-  }> {
-    const records = await this.#repos.events.find(venueId === undefined ? {} : { venueId }, {
+  /** The events (of a venue, or all), by date. */
+  listEvents(venueId: string | undefined): Promise<EventRecord[]> {
+    return this.#repos.events.find(venueId === undefined ? {} : { venueId }, {
       sort: { startsAt: 1 },
     });
-    return {
-      events: records.map((r) => ({ event_id: r.id, status: r.status, event: r.event })),
-    };
   }
 
-  async createLogo(body: CreateLogoBody): Promise<{ logo_id: string }> {
-    if (Buffer.byteLength(body.data, 'base64') > 1_048_576)
+  async createLogo(input: NewLogo): Promise<string> {
+    if (Buffer.byteLength(input.data, 'base64') > 1_048_576)
       throw badRequest('a logo is at most 1 MB');
-    const id = body.logo_id ?? this.#ids.id('L');
+    const id = input.logoId ?? this.#ids.id('L');
     await this.#insert(
-      () => this.#repos.logos.insert({ id, format: body.format, data: body.data }),
+      () => this.#repos.logos.insert({ id, format: input.format, data: input.data }),
       `logo ${id}`,
     );
-    return { logo_id: id };
+    return id;
   }
 
-  async createTaxPlan(body: CreateTaxPlanBody): Promise<{ tax_plan_id: string }> {
-    const id = body.tax_plan_id ?? this.#ids.id('T');
+  async createTaxPlan(input: NewTaxPlan): Promise<string> {
+    const id = input.taxPlanId ?? this.#ids.id('T');
     await this.#insert(
-      () => this.#repos.taxPlans.insert({ id, name: body.name, rates: body.rates }),
+      () => this.#repos.taxPlans.insert({ id, name: input.name, rates: input.rates }),
       `tax plan ${id}`,
     );
-    return { tax_plan_id: id };
+    return id;
   }
 
-  async #checkEvent(event: PartnerEvent): Promise<void> {
-    const manifest = await this.#repos.manifests.get(event.manifest_id);
-    if (manifest === undefined) throw badRequest(`unknown manifest ${event.manifest_id}`);
+  async #checkEvent(event: EventDetails): Promise<void> {
+    const manifest = await this.#repos.manifests.get(event.manifestId);
+    if (manifest === undefined) throw badRequest(`unknown manifest ${event.manifestId}`);
     const problems = eventProblems(event, manifest.manifest);
     for (const logo of event.logos ?? [])
       if ((await this.#repos.logos.get(logo.id)) === undefined)
         problems.push(`logos: unknown logo ${logo.id}`);
-    for (const component of event.price_components ?? [])
-      if ((await this.#repos.taxPlans.get(component.tax_plan_id)) === undefined)
-        problems.push(`price_components: unknown tax plan ${component.tax_plan_id}`);
-    if (Number.isNaN(Date.parse(event.date_time))) problems.push('date_time: not a date-time');
+    for (const component of event.priceComponents ?? [])
+      if ((await this.#repos.taxPlans.get(component.taxPlanId)) === undefined)
+        problems.push(`price_components: unknown tax plan ${component.taxPlanId}`);
+    if (Number.isNaN(Date.parse(event.dateTime))) problems.push('date_time: not a date-time');
     if (problems.length > 0) throw badRequest(problems.slice(0, 10).join('; '));
   }
 
@@ -199,15 +190,15 @@ export class BackOffice {
     try {
       await write();
     } catch (error) {
-      if (errorKind(error) === 'already_exists') throw badRequest(`${what} already exists`);
+      if (errorKindOf(error) === 'already_exists') throw badRequest(`${what} already exists`);
       throw error;
     }
   }
 }
 
-function buildArea(input: CreateVenueBody['manifests'][number]['areas'][number]): ManifestArea {
+function buildArea(input: NewArea): Area {
   const { rows, seats: given, capacity, ...rest } = input;
-  if (input.general_admission) {
+  if (input.generalAdmission) {
     if (capacity === undefined) throw badRequest(`area ${input.id}: capacity is required`);
     if (given !== undefined || rows !== undefined)
       throw badRequest(`area ${input.id}: general admission has no seats`);
@@ -232,18 +223,19 @@ function buildArea(input: CreateVenueBody['manifests'][number]['areas'][number])
 
 function defaultsFor(venue: VenueRecord) {
   return {
-    organization_info: { promoter_id: 'partner-reference', promoter_name: 'Partner Reference' },
-    genre_info: [],
-    date_time_properties: { date_hidden: false, time_hidden: false },
-    visibility: { default_visibility: 'VISIBLE' as const },
+    organization: { promoterId: 'partner-reference', promoterName: 'Partner Reference' },
+    genres: [],
+    dateTimeProperties: { dateHidden: false, timeHidden: false },
+    visibility: { defaultVisibility: 'VISIBLE' as const },
     timezone: venue.timezone,
   };
 }
 
-function derived(event: PartnerEvent) {
+/** What listing and sorting need, beside the details; `lastModifiedAt` is the change's time. */
+function derived(details: EventDetails, lastModifiedAt: Date) {
   return {
-    lastModifiedAt: new Date(event.last_modification),
-    startsAt: new Date(event.date_time),
-    sortName: displayName(event).toLowerCase(),
+    lastModifiedAt,
+    startsAt: new Date(details.dateTime),
+    sortName: displayName(details).toLowerCase(),
   };
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { allPartnerScopes, type PartnerScopeValue, type TokenResponse } from '@marquee/partner-api';
-import type { Clock } from './ports.js';
+import { allPartnerScopes, type PartnerScopeValue } from '@marquee/partner-api';
+import type { Clock } from '@marquee/platform/kernel';
 
 /** An RFC 6749 section 5.2 refusal of the token endpoint. */
 export class OAuthError extends Error {
@@ -13,6 +13,13 @@ export class OAuthError extends Error {
     this.status = status;
     this.error = error;
   }
+}
+
+/** An access token as issued: the token itself (shown once), its scopes and lifetime. */
+export interface IssuedToken {
+  token: string;
+  scopes: string[];
+  ttlSeconds: number;
 }
 
 export type Authentication =
@@ -58,7 +65,7 @@ export class ClientCredentials {
     clientId: string | undefined,
     clientSecret: string | undefined,
     scope: string | undefined,
-  ): TokenResponse {
+  ): IssuedToken {
     if (grantType === undefined || grantType === '')
       throw new OAuthError(400, 'invalid_request', 'grant_type is required');
     if (grantType !== 'client_credentials')
@@ -88,12 +95,7 @@ export class ClientCredentials {
       scopes: new Set(requested as PartnerScopeValue[]),
       expiresAt: now + this.#ttlSeconds * 1000,
     });
-    return {
-      access_token: token,
-      token_type: 'Bearer',
-      expires_in: String(this.#ttlSeconds),
-      scope: requested.join(' '),
-    };
+    return { token, scopes: requested, ttlSeconds: this.#ttlSeconds };
   }
 
   /** The scopes of a bearer token, or why it is refused. */

@@ -8,13 +8,13 @@ export class Drills {
   #delayMs = 0;
   #operations = new Set<string>();
 
-  set(drill: { delay_ms?: number; operations?: readonly string[] }): void {
-    this.#delayMs = drill.delay_ms ?? 0;
+  set(drill: { delayMs?: number; operations?: readonly string[] }): void {
+    this.#delayMs = drill.delayMs ?? 0;
     this.#operations = new Set(drill.operations ?? []);
   }
 
-  current(): { delay_ms: number; operations: string[] } {
-    return { delay_ms: this.#delayMs, operations: [...this.#operations] };
+  current(): { delayMs: number; operations: string[] } {
+    return { delayMs: this.#delayMs, operations: [...this.#operations] };
   }
 
   /** Milliseconds to hold the answer of this operation back (0: none). */

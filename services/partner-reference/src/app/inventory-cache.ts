@@ -1,6 +1,7 @@
-import type { ManifestArea } from '@marquee/partner-api';
 import { newInventory, type InventoryRecord } from '../domain/inventory.js';
-import { errorKind, type Clock, type Repository } from './ports.js';
+import type { Area } from '../domain/model.js';
+import { errorKindOf, type Clock } from '@marquee/platform/kernel';
+import type { Repository } from './ports.js';
 
 /**
  * The events' inventory records with the last one this process read or wrote, per event. Safe
@@ -17,7 +18,7 @@ export class InventoryCache {
   ) {}
 
   /** The event's inventory, created on first use (inside the event's queue). */
-  async loadOrCreate(eventId: string, areas: ManifestArea[]): Promise<InventoryRecord> {
+  async loadOrCreate(eventId: string, areas: readonly Area[]): Promise<InventoryRecord> {
     const existing = await this.load(eventId);
     if (existing !== undefined) return existing;
     try {
@@ -25,7 +26,7 @@ export class InventoryCache {
       this.#last.set(created.id, copyInventory(created));
       return created;
     } catch (error) {
-      if (errorKind(error) !== 'already_exists') throw error;
+      if (errorKindOf(error) !== 'already_exists') throw error;
       const raced = await this.load(eventId);
       if (raced === undefined) throw error;
       return raced;

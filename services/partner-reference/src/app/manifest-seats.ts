@@ -1,13 +1,14 @@
-import type { BookingRequest, ManifestArea, Ticket } from '@marquee/partner-api';
 import { refused, Err } from '../domain/errors.js';
+import type { EventRecord } from '../domain/event.js';
 import {
   rowRanges,
   type AllocationPart,
   type RowRange,
   type SeatRequest,
 } from '../domain/inventory.js';
-import type { EventRecord, ManifestRecord } from '../domain/model.js';
+import type { Area, ManifestRecord, Ticket } from '../domain/model.js';
 import type { Repository } from './ports.js';
+import type { BookingLine } from './requests.js';
 
 /** A manifest with the indexes seat selection needs (manifests never change once created). */
 export interface CachedManifest {
@@ -53,43 +54,43 @@ function cachedManifest(record: ManifestRecord): CachedManifest {
 export function seatRequestOf(
   record: EventRecord,
   manifest: CachedManifest,
-  prices: Map<string, string>,
-  line: BookingRequest['request']['tickets'][number],
+  prices: Map<string, number>,
+  line: BookingLine,
 ): SeatRequest {
-  const event = record.event;
-  const priceType = event.price_types.find((type) => type.id === line.price_type_id);
+  const event = record.details;
+  const priceType = event.priceTypes.find((type) => type.id === line.priceTypeId);
   if (priceType === undefined)
-    throw refused(Err.INVALID_PRICE_TYPE_ID, `unknown price type ${line.price_type_id}`);
-  if (priceType.access_code !== undefined && priceType.access_code !== line.access_code)
+    throw refused(Err.INVALID_PRICE_TYPE_ID, `unknown price type ${line.priceTypeId}`);
+  if (priceType.accessCode !== undefined && priceType.accessCode !== line.accessCode)
     throw refused(Err.INVALID_PRICE_TYPE_ID, `price type ${priceType.id} needs its access code`);
   const areas = manifest.record.manifest.areas;
   let candidates = areas.map((_, i) => i);
-  if (line.area_id !== undefined) {
-    const index = manifest.areaIndex.get(line.area_id);
-    if (index === undefined) throw refused(Err.INVALID_SECTION_ID, `unknown area ${line.area_id}`);
+  if (line.areaId !== undefined) {
+    const index = manifest.areaIndex.get(line.areaId);
+    if (index === undefined) throw refused(Err.INVALID_SECTION_ID, `unknown area ${line.areaId}`);
     candidates = [index];
   }
-  if (line.price_level_id !== undefined) {
-    if (!event.price_levels.some((level) => level.id === line.price_level_id))
-      throw refused(Err.INVALID_PRICE_LEVEL_ID, `unknown price level ${line.price_level_id}`);
-    candidates = candidates.filter((i) => areas[i]!.price_level_id === line.price_level_id);
+  if (line.priceLevelId !== undefined) {
+    if (!event.priceLevels.some((level) => level.id === line.priceLevelId))
+      throw refused(Err.INVALID_PRICE_LEVEL_ID, `unknown price level ${line.priceLevelId}`);
+    candidates = candidates.filter((i) => areas[i]!.priceLevelId === line.priceLevelId);
   }
   candidates = candidates.filter((i) =>
-    prices.has(`${areas[i]!.price_level_id}|${line.price_type_id}`),
+    prices.has(`${areas[i]!.priceLevelId}|${line.priceTypeId}`),
   );
   if (candidates.length === 0)
-    throw line.price_level_id !== undefined || line.area_id !== undefined
+    throw line.priceLevelId !== undefined || line.areaId !== undefined
       ? refused(Err.INVALID_PRICE_LEVEL_ID, 'no price for this price type in these areas')
-      : refused(Err.INVALID_PRICE_TYPE_ID, `price type ${line.price_type_id} has no price`);
-  const position = (area: ManifestArea) =>
-    manifest.record.manifest.levels.find((level) => level.id === area.level_id)?.position ??
+      : refused(Err.INVALID_PRICE_TYPE_ID, `price type ${line.priceTypeId} has no price`);
+  const position = (area: Area) =>
+    manifest.record.manifest.levels.find((level) => level.id === area.levelId)?.position ??
     Number.MAX_SAFE_INTEGER;
   candidates.sort((a, b) => position(areas[a]!) - position(areas[b]!) || a - b);
-  if (line.seat_ids === undefined) return { candidates, quantity: line.quantity };
+  if (line.seatIds === undefined) return { candidates, quantity: line.quantity };
   const area = candidates[0]!;
-  if (areas[area]!.general_admission)
-    throw refused(Err.INVALID_SEAT, `area ${line.area_id} is general admission`);
-  const seats = line.seat_ids.map((seatId) => {
+  if (areas[area]!.generalAdmission)
+    throw refused(Err.INVALID_SEAT, `area ${line.areaId} is general admission`);
+  const seats = line.seatIds.map((seatId) => {
     const index = manifest.seatIndex[area]!.get(seatId);
     if (index === undefined) throw refused(Err.INVALID_SEAT, `unknown seat ${seatId}`);
     return index;
@@ -97,11 +98,11 @@ export function seatRequestOf(
   return { candidates: [area], quantity: line.quantity, seats };
 }
 
-/** The tickets of a booking line's allocated places, priced by its price type. */
+/** The tickets of a booking line's allocated places, priced by its price type (ids set later). */
 export function ticketsOf(
   token: string,
   manifest: CachedManifest,
-  prices: Map<string, string>,
+  prices: Map<string, number>,
   priceTypeId: string,
   parts: AllocationPart[],
 ): Ticket[] {
@@ -109,17 +110,17 @@ export function ticketsOf(
   for (const part of parts) {
     const area = manifest.record.manifest.areas[part.area]!;
     const base = {
-      ticket_id: token,
-      area_id: area.id,
-      ...(area.level_id !== undefined ? { level_id: area.level_id } : {}),
-      ...(area.section_id !== undefined ? { section_id: area.section_id } : {}),
-      price_level_id: area.price_level_id,
-      price_type_id: priceTypeId,
-      amount: prices.get(`${area.price_level_id}|${priceTypeId}`) ?? '0',
+      ticketId: token,
+      areaId: area.id,
+      ...(area.levelId !== undefined ? { levelId: area.levelId } : {}),
+      ...(area.sectionId !== undefined ? { sectionId: area.sectionId } : {}),
+      priceLevelId: area.priceLevelId,
+      priceTypeId,
+      amountMinor: prices.get(`${area.priceLevelId}|${priceTypeId}`) ?? 0,
     };
-    if (area.general_admission) {
+    if (area.generalAdmission) {
       for (let i = 0; i < part.places; i += 1)
-        tickets.push({ ...base, row: '', seat: '', general_admission: true });
+        tickets.push({ ...base, row: '', seat: '', generalAdmission: true });
     } else {
       for (const index of part.seats) {
         const seat = area.seats![index]!;
@@ -127,8 +128,8 @@ export function ticketsOf(
           ...base,
           row: seat.row,
           seat: seat.number,
-          seat_id: seat.id,
-          general_admission: false,
+          seatId: seat.id,
+          generalAdmission: false,
         });
       }
     }

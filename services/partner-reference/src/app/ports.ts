@@ -1,8 +1,8 @@
+import type { EventRecord } from '../domain/event.js';
 import type { InventoryRecord } from '../domain/inventory.js';
 import type {
   BookingRecord,
   BookingReferenceRecord,
-  EventRecord,
   LogoRecord,
   ManifestRecord,
   TaxPlanRecord,
@@ -39,19 +39,9 @@ export interface PartnerRepositories {
   bookingReferences: Repository<BookingReferenceRecord>;
 }
 
-export interface Clock {
-  now(): Date;
-}
-
 export interface IdGenerator {
   /** An inventory token: unguessable, path-safe. */
   token(): string;
   /** A catalogue id with a prefix (`V-…`, `M-…`, `E-…`). */
   id(prefix: string): string;
 }
-
-/** Errors of the repository carry a structural `kind` (the platform's AppError, or any other). */
-export const errorKind = (error: unknown): string | undefined =>
-  typeof error === 'object' && error !== null && 'kind' in error
-    ? String((error as { kind: unknown }).kind)
-    : undefined;

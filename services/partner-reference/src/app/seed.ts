@@ -1,4 +1,4 @@
-import type { CreateEventBody, CreateVenueBody } from './admin-schemas.js';
+import type { NewEvent, NewVenue } from './back-office-inputs.js';
 import type { BackOffice } from './back-office.js';
 
 export interface SeededDemo {
@@ -24,14 +24,14 @@ interface DemoContext {
   now: Date;
   logoId: string;
   taxPlanId: string;
-  arena: { venue_id: string; manifest_ids: string[] };
-  hall: { venue_id: string; manifest_ids: string[] };
+  arena: { venueId: string; manifestIds: string[] };
+  hall: { venueId: string; manifestIds: string[] };
 }
 
 const rows = (letters: string, seats: number) => letters.split('').map((row) => ({ row, seats }));
 
 /** An arena with reserved seating: two levels, four areas, 500 seats. */
-const ARENA: CreateVenueBody = {
+const ARENA: NewVenue = {
   name: 'Marquee Arena',
   city: 'Berlin',
   country: 'DE',
@@ -48,7 +48,7 @@ const ARENA: CreateVenueBody = {
         { id: 'CENTRE', name: 'Centre' },
         { id: 'RIGHT', name: 'Right' },
       ],
-      price_levels: [
+      priceLevels: [
         { id: 'PL-FLOOR', name: 'Floor' },
         { id: 'PL-BALCONY', name: 'Balcony' },
       ],
@@ -56,19 +56,19 @@ const ARENA: CreateVenueBody = {
         ...(['LEFT', 'CENTRE', 'RIGHT'] as const).map((section) => ({
           id: `FLOOR-${section}`,
           name: `Floor ${section.toLowerCase()}`,
-          level_id: 'FLOOR',
-          section_id: section,
-          price_level_id: 'PL-FLOOR',
-          general_admission: false,
+          levelId: 'FLOOR',
+          sectionId: section,
+          priceLevelId: 'PL-FLOOR',
+          generalAdmission: false,
           rows: rows('ABCDEFGHIJ', section === 'CENTRE' ? 16 : 12),
         })),
         {
           id: 'BALCONY-CENTRE',
           name: 'Balcony centre',
-          level_id: 'BALCONY',
-          section_id: 'CENTRE',
-          price_level_id: 'PL-BALCONY',
-          general_admission: false,
+          levelId: 'BALCONY',
+          sectionId: 'CENTRE',
+          priceLevelId: 'PL-BALCONY',
+          generalAdmission: false,
           rows: rows('ABCDE', 20),
         },
       ],
@@ -77,7 +77,7 @@ const ARENA: CreateVenueBody = {
 };
 
 /** A general-admission hall of 800 places. */
-const HALL: CreateVenueBody = {
+const HALL: NewVenue = {
   name: 'Riverside Hall',
   city: 'Amsterdam',
   country: 'NL',
@@ -87,15 +87,15 @@ const HALL: CreateVenueBody = {
       name: 'Hall — standing',
       levels: [{ id: 'MAIN', name: 'Main floor', position: 1 }],
       sections: [{ id: 'STANDING', name: 'Standing' }],
-      price_levels: [{ id: 'PL-GA', name: 'General admission' }],
+      priceLevels: [{ id: 'PL-GA', name: 'General admission' }],
       areas: [
         {
           id: 'GA',
           name: 'General admission',
-          level_id: 'MAIN',
-          section_id: 'STANDING',
-          price_level_id: 'PL-GA',
-          general_admission: true,
+          levelId: 'MAIN',
+          sectionId: 'STANDING',
+          priceLevelId: 'PL-GA',
+          generalAdmission: true,
           capacity: 800,
         },
       ],
@@ -104,11 +104,11 @@ const HALL: CreateVenueBody = {
 };
 
 /** A regular price type and an access-code one (80% of the face value). */
-const PRICE_TYPES: CreateEventBody['price_types'] = [
+const PRICE_TYPES: NewEvent['priceTypes'] = [
   {
     id: 'STANDARD',
     regular: true,
-    text_infos: [
+    textInfos: [
       { lang: 'en-us', name: 'Standard' },
       { lang: 'fr-fr', name: 'Tarif normal' },
     ],
@@ -116,8 +116,8 @@ const PRICE_TYPES: CreateEventBody['price_types'] = [
   {
     id: 'FANCLUB',
     regular: false,
-    access_code: 'FANCLUB',
-    text_infos: [
+    accessCode: 'FANCLUB',
+    textInfos: [
       { lang: 'en-us', name: 'Fan club presale', description: 'Needs the fan club code' },
       { lang: 'fr-fr', name: 'Prévente fan club' },
     ],
@@ -127,20 +127,20 @@ const PRICE_TYPES: CreateEventBody['price_types'] = [
 /** What every demo event shares: currency, limits, price types, logo, fee, texts and dates. */
 const common = (demo: DemoContext, date: string) => ({
   currency: 'EUR',
-  maximum_tickets_quantity: 8,
-  price_types: PRICE_TYPES,
+  maximumTicketsQuantity: 8,
+  priceTypes: PRICE_TYPES,
   logos: [{ id: demo.logoId, position: 'TOP' }],
-  price_components: [{ id: 'BOOKING-FEE', amount: '150', tax_plan_id: demo.taxPlanId }],
-  ticket_texts: ['Doors open one hour before the show', 'No re-entry'],
-  date_time: date,
-  doors_date_time: new Date(Date.parse(date) - 3_600_000).toISOString(),
+  priceComponents: [{ id: 'BOOKING-FEE', amountMinor: 150, taxPlanId: demo.taxPlanId }],
+  ticketTexts: ['Doors open one hour before the show', 'No re-entry'],
+  dateTime: date,
+  doorsDateTime: new Date(Date.parse(date) - 3_600_000).toISOString(),
 });
 
 /** The one price period: on sale since yesterday until the show. */
 const period = (now: Date, date: string) => ({
   id: 'MAIN',
-  start_date_time: new Date(now.getTime() - DAY).toISOString(),
-  end_date_time: date,
+  start: new Date(now.getTime() - DAY).toISOString(),
+  end: date,
 });
 
 /** An event at the arena, priced per level (the access-code price on the floor only). */
@@ -150,32 +150,32 @@ const arenaEvent = (
   en: string,
   fr: string,
   genre: [string, string],
-  floor: string,
-  balcony: string,
-): CreateEventBody => {
+  floor: number,
+  balcony: number,
+): NewEvent => {
   const date = eveningIn(demo.now, days);
   return {
-    venue_id: demo.arena.venue_id,
-    manifest_id: demo.arena.manifest_ids[0]!,
-    text_infos: [
+    venueId: demo.arena.venueId,
+    manifestId: demo.arena.manifestIds[0]!,
+    textInfos: [
       { lang: 'en-us', name: en, description: `${en} at Marquee Arena.` },
       { lang: 'fr-fr', name: fr, description: `${fr} à la Marquee Arena.` },
     ],
-    genre_info: [{ genre_id: genre[0], genre_name: genre[1] }],
-    price_levels: [
-      { id: 'PL-FLOOR', text_infos: [{ lang: 'en-us', name: 'Floor' }] },
-      { id: 'PL-BALCONY', text_infos: [{ lang: 'en-us', name: 'Balcony' }] },
+    genres: [{ genreId: genre[0], genreName: genre[1] }],
+    priceLevels: [
+      { id: 'PL-FLOOR', textInfos: [{ lang: 'en-us', name: 'Floor' }] },
+      { id: 'PL-BALCONY', textInfos: [{ lang: 'en-us', name: 'Balcony' }] },
     ],
-    face_value_prices: [
+    faceValuePrices: [
       {
-        price_period: period(demo.now, date),
+        ...period(demo.now, date),
         prices: [
-          { price_level_id: 'PL-FLOOR', price_type_id: 'STANDARD', amount: floor },
-          { price_level_id: 'PL-BALCONY', price_type_id: 'STANDARD', amount: balcony },
+          { priceLevelId: 'PL-FLOOR', priceTypeId: 'STANDARD', amountMinor: floor },
+          { priceLevelId: 'PL-BALCONY', priceTypeId: 'STANDARD', amountMinor: balcony },
           {
-            price_level_id: 'PL-FLOOR',
-            price_type_id: 'FANCLUB',
-            amount: String(Math.round(Number(floor) * 0.8)),
+            priceLevelId: 'PL-FLOOR',
+            priceTypeId: 'FANCLUB',
+            amountMinor: Math.round(floor * 0.8),
           },
         ],
       },
@@ -191,27 +191,27 @@ const hallEvent = (
   en: string,
   fr: string,
   genre: [string, string],
-  price: string,
-): CreateEventBody => {
+  price: number,
+): NewEvent => {
   const date = eveningIn(demo.now, days);
   return {
-    venue_id: demo.hall.venue_id,
-    manifest_id: demo.hall.manifest_ids[0]!,
-    text_infos: [
+    venueId: demo.hall.venueId,
+    manifestId: demo.hall.manifestIds[0]!,
+    textInfos: [
       { lang: 'en-us', name: en, description: `${en} at Riverside Hall.` },
       { lang: 'fr-fr', name: fr, description: `${fr} au Riverside Hall.` },
     ],
-    genre_info: [{ genre_id: genre[0], genre_name: genre[1] }],
-    price_levels: [{ id: 'PL-GA', text_infos: [{ lang: 'en-us', name: 'General admission' }] }],
-    face_value_prices: [
+    genres: [{ genreId: genre[0], genreName: genre[1] }],
+    priceLevels: [{ id: 'PL-GA', textInfos: [{ lang: 'en-us', name: 'General admission' }] }],
+    faceValuePrices: [
       {
-        price_period: period(demo.now, date),
+        ...period(demo.now, date),
         prices: [
-          { price_level_id: 'PL-GA', price_type_id: 'STANDARD', amount: price },
+          { priceLevelId: 'PL-GA', priceTypeId: 'STANDARD', amountMinor: price },
           {
-            price_level_id: 'PL-GA',
-            price_type_id: 'FANCLUB',
-            amount: String(Math.round(Number(price) * 0.8)),
+            priceLevelId: 'PL-GA',
+            priceTypeId: 'FANCLUB',
+            amountMinor: Math.round(price * 0.8),
           },
         ],
       },
@@ -221,7 +221,7 @@ const hallEvent = (
 };
 
 /** The four demo events over the next months, two at each venue. */
-function demoEvents(demo: DemoContext): CreateEventBody[] {
+function demoEvents(demo: DemoContext): NewEvent[] {
   const events = [
     arenaEvent(
       demo,
@@ -229,8 +229,8 @@ function demoEvents(demo: DemoContext): CreateEventBody[] {
       'The Midnight Echoes',
       'Les Échos de Minuit',
       ['ROCK', 'Rock'],
-      '6500',
-      '4500',
+      6500,
+      4500,
     ),
     arenaEvent(
       demo,
@@ -238,8 +238,8 @@ function demoEvents(demo: DemoContext): CreateEventBody[] {
       'Symphony Under Lights',
       'Symphonie sous les lumières',
       ['CLASSICAL', 'Classical'],
-      '8000',
-      '5000',
+      8000,
+      5000,
     ),
     hallEvent(
       demo,
@@ -247,7 +247,7 @@ function demoEvents(demo: DemoContext): CreateEventBody[] {
       'Northern Beats Club Night',
       'Soirée Northern Beats',
       ['ELECTRONIC', 'Electronic'],
-      '2500',
+      2500,
     ),
     hallEvent(
       demo,
@@ -255,11 +255,11 @@ function demoEvents(demo: DemoContext): CreateEventBody[] {
       'Laugh Out Loud Comedy',
       'Soirée humour Laugh Out Loud',
       ['COMEDY', 'Comedy'],
-      '1800',
+      1800,
     ),
   ];
   // The arena's rock night sells secure-entry (rotating barcode) tickets, so the demo shows both kinds.
-  events[0] = { ...events[0]!, secure_entry: true };
+  events[0] = { ...events[0]!, secureEntry: true };
   return events;
 }
 
@@ -273,18 +273,17 @@ export async function seedDemoInventory(
   backOffice: BackOffice,
   options: { now?: Date } = {},
 ): Promise<SeededDemo | undefined> {
-  if ((await backOffice.listVenues()).venues.length > 0) return undefined;
+  if ((await backOffice.listVenues()).length > 0) return undefined;
   const now = options.now ?? new Date();
-  const { logo_id } = await backOffice.createLogo({ format: 'png', data: DEMO_LOGO });
-  const { tax_plan_id } = await backOffice.createTaxPlan({
+  const logoId = await backOffice.createLogo({ format: 'png', data: DEMO_LOGO });
+  const taxPlanId = await backOffice.createTaxPlan({
     name: 'Standard VAT',
     rates: [{ name: 'VAT', rate: '20.00' }],
   });
   const arena = await backOffice.createVenue(ARENA);
   const hall = await backOffice.createVenue(HALL);
-  const demo: DemoContext = { now, logoId: logo_id, taxPlanId: tax_plan_id, arena, hall };
+  const demo: DemoContext = { now, logoId, taxPlanId, arena, hall };
   const eventIds: string[] = [];
-  for (const event of demoEvents(demo))
-    eventIds.push((await backOffice.createEvent(event)).event_id);
-  return { venues: [arena.venue_id, hall.venue_id], events: eventIds };
+  for (const event of demoEvents(demo)) eventIds.push(await backOffice.createEvent(event));
+  return { venues: [arena.venueId, hall.venueId], events: eventIds };
 }

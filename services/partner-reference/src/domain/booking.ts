@@ -1,7 +1,8 @@
-import type { Booking, Order, TransactionStatus } from '@marquee/partner-api';
 import { Err, refused } from './errors.js';
-import type { BookingRecord } from './model.js';
-import type { OrderAction } from './validation.js';
+import type { BookingRecord, Ticket, TransactionStatus } from './model.js';
+
+/** What an order action asks. */
+export type OrderAction = 'PRINT' | 'ROLLBACK_PRINT' | 'CANCEL';
 
 /**
  * The transaction state machine of the 3P API:
@@ -88,77 +89,39 @@ export const orderIdOf = (token: string): string => `O-${token}`;
 export const tokenOfOrderId = (orderId: string): string | undefined =>
   orderId.startsWith('O-') ? orderId.slice(2) : undefined;
 
-/** The booking as the 3P API answers it. */
-export function toBookingAnswer(booking: BookingRecord, now: Date): Booking {
-  return {
-    inventory_token: booking.id,
-    event_id: booking.eventId,
-    status: effectiveStatus(booking, now),
-    language: booking.language,
-    channel_type: booking.channelType,
-    ...(booking.externalReference !== undefined
-      ? { external_reference: booking.externalReference }
-      : {}),
-    created_at: booking.createdAt.toISOString(),
-    expires_at: booking.expiresAt.toISOString(),
-    currency: booking.currency,
-    tickets_amount: booking.ticketsAmount,
-    tickets_quantity: booking.ticketsQuantity,
-    tickets: booking.tickets,
-  };
-}
-
-/** A transaction (booking or order) as the order reads of the 3P API answer it. */
-export function toOrder(booking: BookingRecord, now: Date): Order {
+/**
+ * The booking as it stands at `now`: a booking past its time-out reads EXPIRED (what every answer
+ * says), whether or not that has been written yet.
+ */
+export const asSeenAt = (booking: BookingRecord, now: Date): BookingRecord => {
   const status = effectiveStatus(booking, now);
-  const valid = validTicketsOf(booking);
-  return {
-    ...(booking.orderId !== undefined ? { inventory_order_id: booking.orderId } : {}),
-    inventory_token: booking.id,
-    event_id: booking.eventId,
-    status,
-    ...(booking.externalReference !== undefined
-      ? { external_reference: booking.externalReference }
-      : {}),
-    ...(booking.externalOrderId !== undefined
-      ? { external_order_id: booking.externalOrderId }
-      : {}),
-    print_authorized: status === 'CONFIRMED' || status === 'PRINTED',
-    created_at: booking.createdAt.toISOString(),
-    updated_at: booking.updatedAt.toISOString(),
-    ...(booking.orderId === undefined ? { expires_at: booking.expiresAt.toISOString() } : {}),
-    ...(booking.confirmedAt !== undefined
-      ? { confirmed_at: booking.confirmedAt.toISOString() }
-      : {}),
-    currency: booking.currency,
-    tickets_amount: valid.amount,
-    tickets_quantity: valid.quantity,
-    ...(booking.paymentMethodType !== undefined
-      ? { payment_method_type: booking.paymentMethodType }
-      : {}),
-    ...(booking.deliveryMethodType !== undefined
-      ? { delivery_method_type: booking.deliveryMethodType }
-      : {}),
-    tickets: valid.tickets,
-  };
-}
+  return status === booking.status ? booking : { ...booking, status };
+};
+
+/** An order may be printed while it is confirmed (and not cancelled). */
+export const printAuthorized = (status: TransactionStatus): boolean =>
+  status === 'CONFIRMED' || status === 'PRINTED';
 
 /**
  * The tickets an order read lists, with their amount: all of them, except those a partial cancel
  * took back (`cancelledTicketIds`) while the order goes on. A cancelled order lists what it sold.
  */
-function validTicketsOf(booking: BookingRecord) {
+export function validTicketsOf(booking: BookingRecord): {
+  tickets: Ticket[];
+  amountMinor: number;
+  quantity: number;
+} {
   const cancelled = new Set(booking.cancelledTicketIds ?? []);
   if (cancelled.size === 0 || booking.status === 'CANCELLED')
     return {
       tickets: booking.tickets,
-      amount: booking.ticketsAmount,
+      amountMinor: booking.ticketsAmountMinor,
       quantity: booking.ticketsQuantity,
     };
-  const tickets = booking.tickets.filter((t) => !cancelled.has(t.ticket_id));
+  const tickets = booking.tickets.filter((t) => !cancelled.has(t.ticketId));
   return {
     tickets,
-    amount: tickets.reduce((sum, t) => sum + BigInt(t.amount), 0n).toString(),
+    amountMinor: tickets.reduce((sum, t) => sum + t.amountMinor, 0),
     quantity: tickets.length,
   };
 }

@@ -1,14 +1,16 @@
+import type { ErrorKind } from '@marquee/platform/kernel';
 import { PartnerErrorId } from '@marquee/partner-api';
 
 /**
  * A refused 3P call: the HTTP status and the `{id, message}` body the API answers. 400 for a
  * malformed request or an impossible value, 410 for a well-formed request the partner cannot carry
- * out. `kind` follows the platform's structural error convention without importing it.
+ * out. `kind` is the kernel's error kind of each (errors are recognised structurally). The port
+ * answers it as the 3P error body `{id, message}` (ports/http/v1-routes.ts).
  */
 export class PartnerError extends Error {
   readonly status: 400 | 410;
   readonly id: number;
-  readonly kind: 'invalid_argument' | 'failed_precondition';
+  readonly kind: Extract<ErrorKind, 'invalid_argument' | 'failed_precondition'>;
 
   constructor(status: 400 | 410, id: number, message: string) {
     super(message);

@@ -1,6 +1,5 @@
-import type { ManifestArea, TransactionStatus } from '@marquee/partner-api';
 import { Err, refused } from './errors.js';
-import type { VersionedRecord } from './model.js';
+import type { Area, TransactionStatus, VersionedRecord } from './model.js';
 
 /**
  * The inventory of one event, kept in ONE document so that every change to it is one
@@ -60,7 +59,7 @@ export interface Allocation {
 
 export function newInventory(
   eventId: string,
-  areas: readonly ManifestArea[],
+  areas: readonly Area[],
   now: Date,
 ): Omit<InventoryRecord, 'version'> {
   return {
@@ -68,9 +67,9 @@ export function newInventory(
     eventId,
     areas: areas.map((area) => ({
       areaId: area.id,
-      generalAdmission: area.general_admission,
-      capacity: area.general_admission ? area.capacity : (area.seats?.length ?? 0),
-      seats: area.general_admission ? '' : FREE.repeat(area.seats?.length ?? 0),
+      generalAdmission: area.generalAdmission,
+      capacity: area.generalAdmission ? area.capacity : (area.seats?.length ?? 0),
+      seats: area.generalAdmission ? '' : FREE.repeat(area.seats?.length ?? 0),
       held: 0,
       sold: 0,
     })),
@@ -327,7 +326,7 @@ export interface RowRange {
 }
 
 /** Rows of a reserved-seating area: runs of consecutive seats with the same row. */
-export function rowRanges(area: ManifestArea): RowRange[] {
+export function rowRanges(area: Area): RowRange[] {
   const seats = area.seats ?? [];
   const ranges: RowRange[] = [];
   for (let i = 0; i < seats.length; i += 1) {

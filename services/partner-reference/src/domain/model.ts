@@ -1,9 +1,11 @@
-import type { Manifest, PartnerEvent, Ticket, TransactionStatus } from '@marquee/partner-api';
-
 /**
- * The records partner-reference keeps. Each is one stored document with a string `id` and the
- * store's `version` (compare-and-set). Wire shapes of the 3P API are reused where they are the
- * record itself (manifests, events' fields, tickets), so answers need no mapping.
+ * The records partner-reference keeps, in its own terms (camelCase, amounts in minor units as
+ * integers like the platform's `Money`, instants as Dates). The 3P API's snake_case shapes are
+ * mapped at the edges: ports/http for requests and answers, adapters/ for stored documents (which
+ * keep the field names they were first written with; see the README, "Storage").
+ *
+ * Each record is one stored document with a string `id` and the store's `version`
+ * (compare-and-set).
  */
 export interface VersionedRecord {
   id: string;
@@ -19,36 +21,87 @@ export interface VenueRecord extends VersionedRecord {
   createdAt: Date;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Manifests
+
+export interface Seat {
+  id: string;
+  row: string;
+  number: string;
+}
+
+export interface Area {
+  id: string;
+  name: string;
+  levelId?: string;
+  sectionId?: string;
+  priceLevelId: string;
+  /** General admission: counted places, no seats. */
+  generalAdmission: boolean;
+  /** Places of the area (the number of seats for reserved seating). */
+  capacity: number;
+  /** Reserved seating only, in order (rows are runs of seats with the same `row`). */
+  seats?: Seat[];
+}
+
+export interface Manifest {
+  id: string;
+  venueId: string;
+  name: string;
+  levels: Array<{ id: string; name: string; position: number }>;
+  sections: Array<{ id: string; name: string }>;
+  priceLevels: Array<{ id: string; name: string }>;
+  areas: Area[];
+}
+
 /** A seating plan of a venue; never changed once created (events refer to it). */
 export interface ManifestRecord extends VersionedRecord {
   venueId: string;
   manifest: Manifest;
 }
 
-export type EventStatus = 'ON_SALE' | 'CANCELED';
-
-/** An event: the 3P API's event fields, its status and what listing needs. */
-export interface EventRecord extends VersionedRecord {
-  venueId: string;
-  status: EventStatus;
-  event: PartnerEvent;
-  createdAt: Date;
-  /** `event.last_modification` as a Date, for range filters. */
-  lastModifiedAt: Date;
-  /** `event.date_time` as a Date, for sorting. */
-  startsAt: Date;
-  /** Lower-cased display name (en-us, else the first), for sorting. */
-  sortName: string;
-}
+// ---------------------------------------------------------------------------------------------
+// Logos and tax plans
 
 export interface LogoRecord extends VersionedRecord {
   format: string;
+  /** Base64 of the image. */
   data: string;
+}
+
+export interface TaxRate {
+  name: string;
+  /** Percent as a decimal string (`"20.00"`): a rate, not money. */
+  rate: string;
 }
 
 export interface TaxPlanRecord extends VersionedRecord {
   name: string;
-  rates: Array<{ name: string; rate: string }>;
+  rates: TaxRate[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bookings and orders
+
+/** The transaction states of the 3P API (see booking.ts for the machine). */
+export type TransactionStatus =
+  'BOOKED' | 'RELEASED' | 'EXPIRED' | 'CONFIRMED' | 'PRINTED' | 'CANCELLED';
+
+/** One place of a booking or order. */
+export interface Ticket {
+  ticketId: string;
+  areaId: string;
+  levelId?: string;
+  sectionId?: string;
+  /** Empty for general admission. */
+  row: string;
+  seat: string;
+  seatId?: string;
+  generalAdmission: boolean;
+  priceLevelId: string;
+  priceTypeId: string;
+  /** Face value, minor units of the booking's currency. */
+  amountMinor: number;
 }
 
 /**
@@ -65,7 +118,8 @@ export interface BookingRecord extends VersionedRecord {
   updatedAt: Date;
   expiresAt: Date;
   currency: string;
-  ticketsAmount: string;
+  /** Sum of the tickets' amounts, minor units. */
+  ticketsAmountMinor: number;
   ticketsQuantity: number;
   tickets: Ticket[];
   /** Set at confirmation. */
@@ -85,3 +139,11 @@ export interface BookingReferenceRecord extends VersionedRecord {
 
 export const bookingReferenceId = (eventId: string, externalReference: string): string =>
   `${eventId}\u0000${externalReference}`;
+
+/** A page of a listing: what was asked and how many there are in all. */
+export interface PageOf<T> {
+  items: T[];
+  size: number;
+  number: number;
+  totalElements: number;
+}

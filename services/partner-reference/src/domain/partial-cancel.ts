@@ -1,7 +1,6 @@
-import type { Ticket } from '@marquee/partner-api';
 import { Err, invalid, refused } from './errors.js';
 import type { AllocationPart } from './inventory.js';
-import type { BookingRecord } from './model.js';
+import type { BookingRecord, Ticket } from './model.js';
 
 /**
  * A partial cancel (CANCEL with `request.tickets`, Marquee's extension of the 3P API): the named
@@ -30,7 +29,7 @@ export function planPartialCancel(
     throw refused(Err.ORDER_CANCELLED, `order ${booking.orderId} has already been cancelled`);
   if (booking.status !== 'CONFIRMED' && booking.status !== 'PRINTED')
     throw refused(Err.INVALID_ORDER_ID, `booking ${booking.id} has no confirmed order`);
-  const byId = new Map(booking.tickets.map((t) => [t.ticket_id, t]));
+  const byId = new Map(booking.tickets.map((t) => [t.ticketId, t]));
   const unknown = ticketIds.filter((id) => !byId.has(id));
   if (unknown.length > 0)
     throw invalid(
@@ -41,11 +40,11 @@ export function planPartialCancel(
   const newlyCancelled = [...new Set(ticketIds)]
     .filter((id) => !before.has(id))
     .map((id) => byId.get(id)!);
-  const cancelledTicketIds = [...before, ...newlyCancelled.map((t) => t.ticket_id)];
+  const cancelledTicketIds = [...before, ...newlyCancelled.map((t) => t.ticketId)];
   return {
     cancelledTicketIds,
     newlyCancelled,
-    whole: booking.tickets.every((t) => cancelledTicketIds.includes(t.ticket_id)),
+    whole: booking.tickets.every((t) => cancelledTicketIds.includes(t.ticketId)),
   };
 }
 
@@ -57,13 +56,13 @@ export function placesOf(
 ): AllocationPart[] {
   const parts: AllocationPart[] = [];
   for (const ticket of tickets) {
-    const area = areaIndex.get(ticket.area_id);
+    const area = areaIndex.get(ticket.areaId);
     if (area === undefined) continue;
-    if (ticket.general_admission) {
+    if (ticket.generalAdmission) {
       parts.push({ area, seats: [], places: 1 });
       continue;
     }
-    const seat = ticket.seat_id === undefined ? undefined : seatIndex[area]?.get(ticket.seat_id);
+    const seat = ticket.seatId === undefined ? undefined : seatIndex[area]?.get(ticket.seatId);
     if (seat !== undefined) parts.push({ area, seats: [seat], places: 0 });
   }
   return parts;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bookingRequest, harness, onSaleEvent } from '../fixtures.js';
+import { bookingInput, harness, onSaleEvent } from '../fixtures.js';
 import { PartnerError } from '../../src/domain/errors.js';
 import { applyHold, entriesOf, findHold } from '../../src/domain/inventory.js';
 
@@ -13,132 +13,129 @@ const idOf = async (promise: Promise<unknown>): Promise<number | undefined> => {
   return undefined;
 };
 
-const orderRequest = (token: string, amount: string, quantity: number, externalOrderId = 'X1') => ({
-  inventory_token: token,
-  order_info: {
-    tickets_amount: amount,
-    tickets_quantity: quantity,
-    external_order_id: externalOrderId,
-  },
-  payment_info: { payment_method_type: 'CARD' },
-  delivery_info: { delivery_method_type: 'DS' },
-  channel_info: { channel_type: 'INTERNET' },
+const orderRequest = (token: string, amount: number, quantity: number, externalOrderId = 'X1') => ({
+  token,
+  ticketsAmountMinor: amount,
+  ticketsQuantity: quantity,
+  externalOrderId,
+  paymentMethodType: 'CARD',
+  deliveryMethodType: 'DS',
+  channelType: 'INTERNET',
 });
+
+const action = (orderId: string, action: 'PRINT' | 'ROLLBACK_PRINT' | 'CANCEL') => ({
+  orderId,
+  action,
+  channelType: 'INTERNET',
+});
+
+const overview = (eventId: string) => ({ eventId, detail: 'overview' as const });
 
 describe('PartnerApp', () => {
   it('holds the best seats side by side, priced from the face values', async () => {
     const { sut, backOffice } = harness();
     const { eventId } = await onSaleEvent(backOffice);
 
-    const { booking, created } = await sut.book(bookingRequest(eventId));
+    const { booking, created } = await sut.book(bookingInput(eventId));
 
     expect(created).toBe(true);
     expect(booking).toMatchObject({
       status: 'BOOKED',
-      tickets_amount: '10000',
-      tickets_quantity: 2,
+      ticketsAmountMinor: 10000,
+      ticketsQuantity: 2,
       currency: 'EUR',
     });
     expect(booking.tickets.map((t) => `${t.row}${t.seat}`)).toEqual(['A1', 'A2']);
-    const availability = await sut.availability(eventId, {});
+    const availability = await sut.availability(overview(eventId));
     expect(availability.areas[0]).toMatchObject({ available: 48, unavailable: 2 });
   });
 
   it('answers the live booking again for a repeated external reference', async () => {
     const { sut, backOffice } = harness();
     const { eventId } = await onSaleEvent(backOffice);
-    const request = bookingRequest(eventId, undefined, { external_reference: 'cart-1' });
+    const request = bookingInput(eventId, undefined, { externalReference: 'cart-1' });
 
     const first = await sut.book(request);
     const again = await sut.book(request);
 
     expect(again.created).toBe(false);
-    expect(again.booking.inventory_token).toBe(first.booking.inventory_token);
-    expect((await sut.availability(eventId, {})).areas[0]!.available).toBe(48);
+    expect(again.booking.id).toBe(first.booking.id);
+    expect((await sut.availability(overview(eventId))).areas[0]!.available).toBe(48);
   });
 
   it('confirms, prints, rolls back and cancels, putting seats back on sale', async () => {
     const { sut, backOffice } = harness();
     const { eventId } = await onSaleEvent(backOffice);
-    const { booking } = await sut.book(bookingRequest(eventId));
+    const { booking } = await sut.book(bookingInput(eventId));
 
-    const { order, created } = await sut.confirm(orderRequest(booking.inventory_token, '10000', 2));
+    const { order, created } = await sut.confirm(orderRequest(booking.id, 10000, 2));
     expect(created).toBe(true);
-    expect(order).toMatchObject({ status: 'CONFIRMED', print_authorized: true });
-    const repeated = await sut.confirm(orderRequest(booking.inventory_token, '10000', 2));
+    expect(order).toMatchObject({ status: 'CONFIRMED', orderId: `O-${booking.id}` });
+    const repeated = await sut.confirm(orderRequest(booking.id, 10000, 2));
     expect(repeated).toMatchObject({
       created: false,
-      order: { inventory_order_id: order.inventory_order_id },
+      order: { orderId: order.orderId },
     });
-    expect(
-      await idOf(sut.confirm(orderRequest(booking.inventory_token, '10000', 2, 'other'))),
-    ).toBe(313);
+    expect(await idOf(sut.confirm(orderRequest(booking.id, 10000, 2, 'other')))).toBe(313);
 
-    const channel = { channel_type: 'INTERNET' };
-    const id = order.inventory_order_id!;
-    expect(
-      (await sut.orderAction(id, { action: 'PRINT', channel_info: channel })).order.status,
-    ).toBe('PRINTED');
-    expect(await idOf(sut.orderAction(id, { action: 'PRINT', channel_info: channel }))).toBe(309);
-    expect(
-      (await sut.orderAction(id, { action: 'ROLLBACK_PRINT', channel_info: channel })).order.status,
-    ).toBe('CONFIRMED');
-    expect(
-      (await sut.orderAction(id, { action: 'CANCEL', channel_info: channel })).order.status,
-    ).toBe('CANCELLED');
-    expect(await idOf(sut.orderAction(id, { action: 'CANCEL', channel_info: channel }))).toBe(315);
-    expect((await sut.availability(eventId, {})).areas[0]!.available).toBe(50);
+    const id = order.orderId!;
+    expect((await sut.orderAction(action(id, 'PRINT'))).order.status).toBe('PRINTED');
+    expect(await idOf(sut.orderAction(action(id, 'PRINT')))).toBe(309);
+    expect((await sut.orderAction(action(id, 'ROLLBACK_PRINT'))).order.status).toBe('CONFIRMED');
+    expect((await sut.orderAction(action(id, 'CANCEL'))).order.status).toBe('CANCELLED');
+    expect(await idOf(sut.orderAction(action(id, 'CANCEL')))).toBe(315);
+    expect((await sut.availability(overview(eventId))).areas[0]!.available).toBe(50);
   });
 
   it('refuses a confirmation that does not match the booking (309)', async () => {
     const { sut, backOffice } = harness();
     const { eventId } = await onSaleEvent(backOffice);
-    const { booking } = await sut.book(bookingRequest(eventId));
+    const { booking } = await sut.book(bookingInput(eventId));
 
-    expect(await idOf(sut.confirm(orderRequest(booking.inventory_token, '9999', 2)))).toBe(309);
-    expect(await idOf(sut.confirm(orderRequest(booking.inventory_token, '10000', 3)))).toBe(309);
+    expect(await idOf(sut.confirm(orderRequest(booking.id, 9999, 2)))).toBe(309);
+    expect(await idOf(sut.confirm(orderRequest(booking.id, 10000, 3)))).toBe(309);
   });
 
   it('expires bookings after the time-out: seats back on sale, no confirmation', async () => {
     const { sut, backOffice, clock } = harness({ bookingTimeoutMs: 60_000 });
     const { eventId } = await onSaleEvent(backOffice);
-    const { booking } = await sut.book(bookingRequest(eventId));
+    const { booking } = await sut.book(bookingInput(eventId));
     clock.advance(60_000);
 
     expect(await sut.sweep()).toBe(1);
 
-    expect((await sut.availability(eventId, {})).areas[0]!.available).toBe(50);
-    expect(await idOf(sut.confirm(orderRequest(booking.inventory_token, '10000', 2)))).toBe(312);
-    expect(await idOf(sut.release(booking.inventory_token))).toBe(312);
-    expect((await sut.getOrder(booking.inventory_token)).status).toBe('EXPIRED');
+    expect((await sut.availability(overview(eventId))).areas[0]!.available).toBe(50);
+    expect(await idOf(sut.confirm(orderRequest(booking.id, 10000, 2)))).toBe(312);
+    expect(await idOf(sut.release(booking.id))).toBe(312);
+    expect((await sut.getOrder(booking.id)).status).toBe('EXPIRED');
   });
 
   it('expires lazily too: a read after the time-out sees the seats free without a sweep', async () => {
     const { sut, backOffice, clock } = harness({ bookingTimeoutMs: 1_000 });
     const { eventId } = await onSaleEvent(backOffice);
-    await sut.book(bookingRequest(eventId));
+    await sut.book(bookingInput(eventId));
     clock.advance(1_000);
 
-    expect((await sut.availability(eventId, {})).areas[0]!.available).toBe(50);
+    expect((await sut.availability(overview(eventId))).areas[0]!.available).toBe(50);
   });
 
   it('releases a booking once; again is 311, unknown is 314', async () => {
     const { sut, backOffice } = harness();
     const { eventId } = await onSaleEvent(backOffice);
-    const { booking } = await sut.book(bookingRequest(eventId));
+    const { booking } = await sut.book(bookingInput(eventId));
 
-    expect((await sut.release(booking.inventory_token)).status).toBe('RELEASED');
-    expect(await idOf(sut.release(booking.inventory_token))).toBe(311);
+    expect((await sut.release(booking.id)).status).toBe('RELEASED');
+    expect(await idOf(sut.release(booking.id))).toBe(311);
     expect(await idOf(sut.release('B-nothing'))).toBe(314);
-    expect((await sut.availability(eventId, {})).areas[0]!.available).toBe(50);
+    expect((await sut.availability(overview(eventId))).areas[0]!.available).toBe(50);
   });
 
   it('repairs at start-up what a crash between the booking write and the inventory write left', async () => {
     const { sut, backOffice, repositories } = harness();
     const { eventId } = await onSaleEvent(backOffice);
-    const { booking } = await sut.book(bookingRequest(eventId));
+    const { booking } = await sut.book(bookingInput(eventId));
     // A crash after the booking became CONFIRMED, before the inventory followed:
-    const record = (await repositories.bookings.get(booking.inventory_token))!;
+    const record = (await repositories.bookings.get(booking.id))!;
     const { version, ...rest } = record;
     await repositories.bookings.update(record.id, version, {
       ...rest,
@@ -157,7 +154,7 @@ describe('PartnerApp', () => {
   it('frees at start-up the expired hold of a booking that was never written', async () => {
     const { sut, backOffice, repositories, clock } = harness({ bookingTimeoutMs: 1_000 });
     const { eventId } = await onSaleEvent(backOffice);
-    await sut.availability(eventId, {}); // creates the inventory
+    await sut.availability(overview(eventId)); // creates the inventory
     // A crash after the hold was written, before its booking record:
     const inventory = (await repositories.inventories.get(eventId))!;
     const expiresAt = clock.now().getTime() + 1_000;
@@ -175,7 +172,7 @@ describe('PartnerApp', () => {
     await sut.repair();
 
     expect((await repositories.inventories.get(eventId))!.holds).toBe('');
-    expect((await sut.availability(eventId, {})).areas[0]!.available).toBe(50);
+    expect((await sut.availability(overview(eventId))).areas[0]!.available).toBe(50);
   });
 
   it('refuses what the event does not allow', async () => {
@@ -184,30 +181,30 @@ describe('PartnerApp', () => {
       event: { sales_channels: ['BOX_OFFICE'], maximum_tickets_quantity: 4 },
     });
 
-    expect(await idOf(sut.book(bookingRequest(eventId)))).toBe(308);
-    const boxOffice = { ...bookingRequest(eventId), channel_info: { channel_type: 'BOX_OFFICE' } };
+    expect(await idOf(sut.book(bookingInput(eventId)))).toBe(308);
+    const boxOffice = { ...bookingInput(eventId), channelType: 'BOX_OFFICE' };
     expect(
-      await idOf(sut.book({ ...boxOffice, tickets: [{ price_type_id: 'ADULT', quantity: 5 }] })),
+      await idOf(sut.book({ ...boxOffice, lines: [{ priceTypeId: 'ADULT', quantity: 5 }] })),
     ).toBe(301);
     expect(
-      await idOf(sut.book({ ...boxOffice, tickets: [{ price_type_id: 'NOPE', quantity: 1 }] })),
+      await idOf(sut.book({ ...boxOffice, lines: [{ priceTypeId: 'NOPE', quantity: 1 }] })),
     ).toBe(109);
     expect(
-      await idOf(sut.book({ ...boxOffice, tickets: [{ price_type_id: 'PROMO', quantity: 1 }] })),
+      await idOf(sut.book({ ...boxOffice, lines: [{ priceTypeId: 'PROMO', quantity: 1 }] })),
     ).toBe(109);
     expect(
       (
         await sut.book({
           ...boxOffice,
-          tickets: [{ price_type_id: 'PROMO', quantity: 1, access_code: 'SECRET' }],
+          lines: [{ priceTypeId: 'PROMO', quantity: 1, accessCode: 'SECRET' }],
         })
-      ).booking.tickets_amount,
-    ).toBe('3000');
+      ).booking.ticketsAmountMinor,
+    ).toBe(3000);
     expect(
       await idOf(
         sut.book({
           ...boxOffice,
-          tickets: [{ price_type_id: 'ADULT', quantity: 1, area_id: 'ZZ' }],
+          lines: [{ priceTypeId: 'ADULT', quantity: 1, areaId: 'ZZ' }],
         }),
       ),
     ).toBe(104);
@@ -215,7 +212,7 @@ describe('PartnerApp', () => {
       await idOf(
         sut.book({
           ...boxOffice,
-          tickets: [{ price_type_id: 'ADULT', quantity: 1, price_level_id: 'ZZ' }],
+          lines: [{ priceTypeId: 'ADULT', quantity: 1, priceLevelId: 'ZZ' }],
         }),
       ),
     ).toBe(107);
@@ -223,11 +220,11 @@ describe('PartnerApp', () => {
       await idOf(
         sut.book({
           ...boxOffice,
-          tickets: [{ price_type_id: 'ADULT', quantity: 1, area_id: 'A1', seat_ids: ['nope'] }],
+          lines: [{ priceTypeId: 'ADULT', quantity: 1, areaId: 'A1', seatIds: ['nope'] }],
         }),
       ),
     ).toBe(106);
-    expect(await idOf(sut.book({ ...boxOffice, event_id: 'E-unknown' }))).toBe(108);
+    expect(await idOf(sut.book({ ...boxOffice, eventId: 'E-unknown' }))).toBe(108);
   });
 
   it('refuses bookings of a cancelled event (305)', async () => {
@@ -235,7 +232,7 @@ describe('PartnerApp', () => {
     const { eventId } = await onSaleEvent(backOffice);
     await backOffice.patchEvent(eventId, { status: 'CANCELED' });
 
-    expect(await idOf(sut.book(bookingRequest(eventId)))).toBe(305);
+    expect(await idOf(sut.book(bookingInput(eventId)))).toBe(305);
   });
 
   it('holds exactly the capacity under 1,000 concurrent requests, each seat once', async () => {
@@ -244,7 +241,7 @@ describe('PartnerApp', () => {
 
     const outcomes = await Promise.allSettled(
       Array.from({ length: 1000 }, () =>
-        sut.book(bookingRequest(eventId, [{ price_type_id: 'ADULT', quantity: 1 }])),
+        sut.book(bookingInput(eventId, [{ priceTypeId: 'ADULT', quantity: 1 }])),
       ),
     );
 
@@ -253,9 +250,9 @@ describe('PartnerApp', () => {
       o.status === 'rejected' ? [(o.reason as PartnerError).id] : [],
     );
     expect(held).toHaveLength(100);
-    expect(new Set(held.map((b) => b.tickets[0]!.seat_id)).size).toBe(100);
+    expect(new Set(held.map((b) => b.tickets[0]!.seatId)).size).toBe(100);
     expect(refusedIds).toHaveLength(900);
     expect(refusedIds.every((id) => id === 303 || id === 306)).toBe(true);
-    expect((await sut.availability(eventId, {})).areas[0]!.available).toBe(0);
+    expect((await sut.availability(overview(eventId))).areas[0]!.available).toBe(0);
   });
 });

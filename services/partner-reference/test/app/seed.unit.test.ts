@@ -10,23 +10,22 @@ describe('seedDemoInventory', () => {
 
     expect(seeded?.venues).toHaveLength(2);
     expect(seeded?.events).toHaveLength(4);
-    const { events } = await backOffice.listEvents(undefined);
-    for (const { event } of events) {
-      expect(Date.parse(event.date_time)).toBeGreaterThan(clock.now().getTime());
-      expect(Date.parse(event.date_time)).toBeLessThan(clock.now().getTime() + 200 * 86_400_000);
-      expect(event.text_infos.map((t) => t.lang)).toEqual(['en-us', 'fr-fr']);
-      expect(event.logos).toHaveLength(1);
+    for (const { details, startsAt } of await backOffice.listEvents(undefined)) {
+      expect(startsAt.getTime()).toBeGreaterThan(clock.now().getTime());
+      expect(startsAt.getTime()).toBeLessThan(clock.now().getTime() + 200 * 86_400_000);
+      expect(details.textInfos.map((t) => t.lang)).toEqual(['en-us', 'fr-fr']);
+      expect(details.logos).toHaveLength(1);
     }
     const arenaEvent = seeded!.events[0]!;
-    const availability = await sut.availability(arenaEvent, {});
+    const availability = await sut.availability({ eventId: arenaEvent, detail: 'overview' });
     expect(availability.areas.reduce((sum, a) => sum + a.available, 0)).toBe(500);
     const fanClub = await sut.book({
-      event_id: arenaEvent,
+      eventId: arenaEvent,
       language: 'fr-fr',
-      channel_info: { channel_type: 'INTERNET' },
-      tickets: [{ price_type_id: 'FANCLUB', quantity: 2, access_code: 'FANCLUB' }],
+      channelType: 'INTERNET',
+      lines: [{ priceTypeId: 'FANCLUB', quantity: 2, accessCode: 'FANCLUB' }],
     });
-    expect(fanClub.booking.tickets_amount).toBe('10400');
+    expect(fanClub.booking.ticketsAmountMinor).toBe(10400);
     expect(await seedDemoInventory(backOffice)).toBeUndefined();
   });
 });

@@ -5,12 +5,12 @@ import {
   effectiveStatus,
   nextStatusFor,
   orderIdOf,
-  toOrder,
+  printAuthorized,
+  validTicketsOf,
   tokenOfOrderId,
 } from '../../src/domain/booking.js';
 import { errorId } from '../fixtures.js';
-import type { BookingRecord } from '../../src/domain/model.js';
-import type { TransactionStatus } from '@marquee/partner-api';
+import type { BookingRecord, TransactionStatus } from '../../src/domain/model.js';
 
 const now = new Date('2030-01-01T10:00:00Z');
 const booking = (status: TransactionStatus, extra: Partial<BookingRecord> = {}): BookingRecord => ({
@@ -24,7 +24,7 @@ const booking = (status: TransactionStatus, extra: Partial<BookingRecord> = {}):
   updatedAt: new Date('2030-01-01T09:55:00Z'),
   expiresAt: new Date('2030-01-01T10:05:00Z'),
   currency: 'EUR',
-  ticketsAmount: '100',
+  ticketsAmountMinor: 100,
   ticketsQuantity: 1,
   tickets: [],
   ...extra,
@@ -76,11 +76,34 @@ describe('the transaction state machine', () => {
   });
 
   it('authorises printing of confirmed orders only', () => {
-    expect(toOrder(booking('CONFIRMED', { orderId: 'O-B-1' }), now).print_authorized).toBe(true);
-    expect(toOrder(booking('CANCELLED', { orderId: 'O-B-1' }), now).print_authorized).toBe(false);
-    expect(toOrder(booking('BOOKED'), now)).toMatchObject({
-      print_authorized: false,
-      expires_at: '2030-01-01T10:05:00.000Z',
+    expect(printAuthorized('CONFIRMED')).toBe(true);
+    expect(printAuthorized('PRINTED')).toBe(true);
+    expect(printAuthorized('CANCELLED')).toBe(false);
+    expect(printAuthorized('BOOKED')).toBe(false);
+  });
+
+  it('lists the tickets a partial cancel left, with their amount; a cancelled order all it sold', () => {
+    const ticket = (id: string, amountMinor: number) => ({
+      ticketId: id,
+      areaId: 'GA',
+      row: '',
+      seat: '',
+      generalAdmission: true,
+      priceLevelId: 'PL',
+      priceTypeId: 'T',
+      amountMinor,
+    });
+    const tickets = [ticket('t1', 2500), ticket('t2', 4000)];
+    const order = { tickets, ticketsAmountMinor: 6500, ticketsQuantity: 2 };
+    expect(validTicketsOf(booking('CONFIRMED', { ...order, cancelledTicketIds: ['t1'] }))).toEqual({
+      tickets: [tickets[1]],
+      amountMinor: 4000,
+      quantity: 1,
+    });
+    expect(validTicketsOf(booking('CANCELLED', { ...order, cancelledTicketIds: ['t1'] }))).toEqual({
+      tickets,
+      amountMinor: 6500,
+      quantity: 2,
     });
   });
 });

@@ -1,4 +1,3 @@
-import type { ManifestArea } from '@marquee/partner-api';
 import { describe, expect, it } from 'vitest';
 import { errorId } from '../fixtures.js';
 import {
@@ -21,12 +20,13 @@ import {
   totalAvailable,
   type InventoryRecord,
 } from '../../src/domain/inventory.js';
+import type { Area } from '../../src/domain/model.js';
 
-const reserved = (id: string, rows: string[], perRow: number): ManifestArea => ({
+const reserved = (id: string, rows: string[], perRow: number): Area => ({
   id,
   name: id,
-  price_level_id: 'PL1',
-  general_admission: false,
+  priceLevelId: 'PL1',
+  generalAdmission: false,
   capacity: rows.length * perRow,
   seats: rows.flatMap((row) =>
     Array.from({ length: perRow }, (_, i) => ({
@@ -36,15 +36,15 @@ const reserved = (id: string, rows: string[], perRow: number): ManifestArea => (
     })),
   ),
 });
-const ga = (id: string, capacity: number): ManifestArea => ({
+const ga = (id: string, capacity: number): Area => ({
   id,
   name: id,
-  price_level_id: 'PL2',
-  general_admission: true,
+  priceLevelId: 'PL2',
+  generalAdmission: true,
   capacity,
 });
 
-const inventoryOf = (...areas: ManifestArea[]) => {
+const inventoryOf = (...areas: Area[]) => {
   const inventory = { ...newInventory('E1', areas, new Date(0)), version: 1 } as InventoryRecord;
   const rows = areas.map(rowRanges);
   return { inventory, rows: (i: number) => rows[i]! };

@@ -7,13 +7,23 @@ import {
   DelayDrillBody,
   HealthDrillBody,
   PatchEventBody,
-} from '../../app/admin-schemas.js';
+} from './admin-schemas.js';
 import { AdminError, type BackOffice } from '../../app/back-office.js';
 import { constantTimeEqual } from '../../app/credentials.js';
 import type { Drills } from '../../app/drills.js';
 import type { PartnerApp } from '../../app/partner-app.js';
 import { Type } from '@sinclair/typebox';
+import {
+  adminEventsToWire,
+  adminEventToWire,
+  eventPatchFrom,
+  healthFrom,
+  newEventFrom,
+  newVenueFrom,
+  venuesToWire,
+} from './admin-wire.js';
 import { methodNotAllowed } from './method-not-allowed.js';
+import { healthToWire } from './wire.js';
 
 export interface AdminDependencies {
   backOffice: BackOffice;
@@ -86,36 +96,56 @@ function adminErrorHandler(error: FastifyError, request: FastifyRequest, reply: 
 /** Venues, events, logos and tax plans of the catalogue. */
 function catalogAdminRoutes(scope: FastifyInstance, serve: Serve, backOffice: BackOffice): void {
   serve('POST', '/venues');
-  scope.post('/venues', { schema: { body: CreateVenueBody } }, async (request, reply) =>
-    reply.status(201).send(await backOffice.createVenue(request.body as CreateVenueBody)),
-  );
+  scope.post('/venues', { schema: { body: CreateVenueBody } }, async (request, reply) => {
+    const venue = await backOffice.createVenue(newVenueFrom(request.body as CreateVenueBody));
+    return reply.status(201).send({ venue_id: venue.venueId, manifest_ids: venue.manifestIds });
+  });
   serve('GET', '/venues');
-  scope.get('/venues', async () => backOffice.listVenues());
+  scope.get('/venues', async () => venuesToWire(await backOffice.listVenues()));
 
   serve('POST', '/events');
   scope.post('/events', { schema: { body: CreateEventBody } }, async (request, reply) =>
-    reply.status(201).send(await backOffice.createEvent(request.body as CreateEventBody)),
+    reply.status(201).send({
+      event_id: await backOffice.createEvent(newEventFrom(request.body as CreateEventBody)),
+    }),
   );
   serve('GET', '/events');
   scope.get('/events', { schema: { querystring: VenueQuery } }, async (request) =>
-    backOffice.listEvents((request.query as { venue?: string }).venue),
+    adminEventsToWire(await backOffice.listEvents((request.query as { venue?: string }).venue)),
   );
   serve('PATCH', '/events/:id');
   scope.patch(
     '/events/:id',
     { schema: { params: EventParams, body: PatchEventBody } },
     async (request) =>
-      backOffice.patchEvent((request.params as { id: string }).id, request.body as PatchEventBody),
+      adminEventToWire(
+        await backOffice.patchEvent(
+          (request.params as { id: string }).id,
+          eventPatchFrom(request.body as PatchEventBody),
+        ),
+      ),
   );
 
   serve('POST', '/logos');
-  scope.post('/logos', { schema: { body: CreateLogoBody } }, async (request, reply) =>
-    reply.status(201).send(await backOffice.createLogo(request.body as CreateLogoBody)),
-  );
+  scope.post('/logos', { schema: { body: CreateLogoBody } }, async (request, reply) => {
+    const body = request.body as CreateLogoBody;
+    const logoId = await backOffice.createLogo({
+      ...(body.logo_id !== undefined ? { logoId: body.logo_id } : {}),
+      format: body.format,
+      data: body.data,
+    });
+    return reply.status(201).send({ logo_id: logoId });
+  });
   serve('POST', '/tax-plans');
-  scope.post('/tax-plans', { schema: { body: CreateTaxPlanBody } }, async (request, reply) =>
-    reply.status(201).send(await backOffice.createTaxPlan(request.body as CreateTaxPlanBody)),
-  );
+  scope.post('/tax-plans', { schema: { body: CreateTaxPlanBody } }, async (request, reply) => {
+    const body = request.body as CreateTaxPlanBody;
+    const taxPlanId = await backOffice.createTaxPlan({
+      ...(body.tax_plan_id !== undefined ? { taxPlanId: body.tax_plan_id } : {}),
+      name: body.name,
+      rates: body.rates.map((r) => ({ name: r.name, rate: r.rate })),
+    });
+    return reply.status(201).send({ tax_plan_id: taxPlanId });
+  });
 }
 
 /** The drills: the health check's answer and per-operation delays. */
@@ -126,23 +156,17 @@ function drillRoutes(
 ): void {
   serve('PUT', '/healthcheck');
   scope.put('/healthcheck', { schema: { body: HealthDrillBody } }, async (request) => {
-    const body = request.body as HealthDrillBody;
-    app.setHealth({
-      id: body.id,
-      message:
-        body.message ??
-        (body.id === 0
-          ? 'OK'
-          : body.id === 901
-            ? 'Service not currently available'
-            : 'Synchronization required'),
-      ...(body.venues_to_sync !== undefined ? { venues_to_sync: body.venues_to_sync } : {}),
-    });
-    return app.healthcheck();
+    app.setHealth(healthFrom(request.body as HealthDrillBody));
+    return healthToWire(app.healthcheck());
   });
   serve('PUT', '/drills');
   scope.put('/drills', { schema: { body: DelayDrillBody } }, async (request) => {
-    drills.set(request.body as DelayDrillBody);
-    return drills.current();
+    const body = request.body as DelayDrillBody;
+    drills.set({
+      ...(body.delay_ms !== undefined ? { delayMs: body.delay_ms } : {}),
+      ...(body.operations !== undefined ? { operations: body.operations } : {}),
+    });
+    const current = drills.current();
+    return { delay_ms: current.delayMs, operations: current.operations };
   });
 }

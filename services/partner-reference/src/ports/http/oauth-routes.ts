@@ -1,4 +1,5 @@
 import formbody from '@fastify/formbody';
+import type { TokenResponse } from '@marquee/partner-api';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { OAuthError, type ClientCredentials } from '../../app/credentials.js';
 import { TokenThrottle } from '../../app/token-throttle.js';
@@ -94,7 +95,13 @@ export async function oauthRoutes(
       if (error instanceof OAuthError && error.error === 'invalid_client') throttle.failed(keys);
       throw error;
     }
-    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(token);
+    const answer: TokenResponse = {
+      access_token: token.token,
+      token_type: 'Bearer',
+      expires_in: String(token.ttlSeconds),
+      scope: token.scopes.join(' '),
+    };
+    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer);
   });
 
   scope.route({

@@ -21,6 +21,27 @@ import type { Drills } from '../../app/drills.js';
 import type { PartnerApp } from '../../app/partner-app.js';
 import { isPartnerError } from '../../domain/errors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
+import { parseDateTime } from './parse.js';
+import {
+  availabilityQueryOf,
+  bookingInputOf,
+  confirmInputOf,
+  listEventsQueryOf,
+  orderActionInputOf,
+  ordersQueryOf,
+} from './v1-requests.js';
+import {
+  availabilityToWire,
+  bookingToWire,
+  eventsPageToWire,
+  eventToWire,
+  healthToWire,
+  logoToWire,
+  manifestToWire,
+  orderToWire,
+  ordersPageToWire,
+  taxPlanToWire,
+} from './wire.js';
 
 export interface V1Dependencies {
   app: PartnerApp;
@@ -163,10 +184,12 @@ async function authorize(
 
 /** The health check and the catalogue reads: events, availability, manifests, logos, tax plans. */
 function catalogRoutes(route: Route, app: PartnerApp): void {
-  route('GET', '/healthcheck', 'GET /healthcheck', {}, async () => app.healthcheck());
+  route('GET', '/healthcheck', 'GET /healthcheck', {}, async () => healthToWire(app.healthcheck()));
 
   route('GET', '/events', 'GET /events', { querystring: EventsQuery }, async (request) =>
-    app.listEvents(request.query as Static<typeof EventsQuery>),
+    eventsPageToWire(
+      await app.listEvents(listEventsQueryOf(request.query as Static<typeof EventsQuery>)),
+    ),
   );
 
   route(
@@ -176,10 +199,9 @@ function catalogRoutes(route: Route, app: PartnerApp): void {
     { params: params('event_id'), querystring: EventQuery },
     async (request) => {
       const { event_id } = request.params as { event_id: string };
-      return app.getEvent(
-        event_id,
-        (request.query as { last_modification: string }).last_modification,
-      );
+      const query = request.query as { last_modification: string };
+      parseDateTime(query.last_modification, 'last_modification');
+      return eventToWire(await app.getEvent(event_id));
     },
   );
 
@@ -189,9 +211,13 @@ function catalogRoutes(route: Route, app: PartnerApp): void {
     'GET /events/{event_id}/availability',
     { params: params('event_id'), querystring: AvailabilityQuery },
     async (request) =>
-      app.availability(
-        (request.params as { event_id: string }).event_id,
-        request.query as Static<typeof AvailabilityQuery>,
+      availabilityToWire(
+        await app.availability(
+          availabilityQueryOf(
+            (request.params as { event_id: string }).event_id,
+            request.query as Static<typeof AvailabilityQuery>,
+          ),
+        ),
       ),
   );
 
@@ -200,7 +226,10 @@ function catalogRoutes(route: Route, app: PartnerApp): void {
     '/manifests/:manifest_id',
     'GET /manifests/{manifest_id}',
     { params: params('manifest_id') },
-    async (request) => app.getManifest((request.params as { manifest_id: string }).manifest_id),
+    async (request) =>
+      manifestToWire(
+        await app.getManifest((request.params as { manifest_id: string }).manifest_id),
+      ),
   );
 
   route(
@@ -208,7 +237,8 @@ function catalogRoutes(route: Route, app: PartnerApp): void {
     '/logos/:logo_id',
     'GET /logos/{logo_id}',
     { params: params('logo_id') },
-    async (request) => app.getLogo((request.params as { logo_id: string }).logo_id),
+    async (request) =>
+      logoToWire(await app.getLogo((request.params as { logo_id: string }).logo_id)),
   );
 
   route(
@@ -216,15 +246,17 @@ function catalogRoutes(route: Route, app: PartnerApp): void {
     '/tax-plans/:tax_plan_id',
     'GET /tax-plans/{tax_plan_id}',
     { params: params('tax_plan_id') },
-    async (request) => app.getTaxPlan((request.params as { tax_plan_id: string }).tax_plan_id),
+    async (request) =>
+      taxPlanToWire(await app.getTaxPlan((request.params as { tax_plan_id: string }).tax_plan_id)),
   );
 }
 
 /** Holding seats and releasing a hold. */
 function bookingRoutes(route: Route, app: PartnerApp): void {
   route('POST', '/bookings', 'POST /bookings', { body: BookingRequest }, async (request, reply) => {
-    const { booking, created } = await app.book((request.body as BookingRequest).request);
-    return reply.status(created ? 201 : 200).send({ booking });
+    const input = bookingInputOf((request.body as BookingRequest).request);
+    const { booking, created } = await app.book(input);
+    return reply.status(created ? 201 : 200).send({ booking: bookingToWire(booking) });
   });
 
   route(
@@ -233,7 +265,9 @@ function bookingRoutes(route: Route, app: PartnerApp): void {
     'DELETE /bookings/{inventory_token}',
     { params: params('inventory_token') },
     async (request) => ({
-      booking: await app.release((request.params as { inventory_token: string }).inventory_token),
+      booking: bookingToWire(
+        await app.release((request.params as { inventory_token: string }).inventory_token),
+      ),
     }),
   );
 }
@@ -241,12 +275,15 @@ function bookingRoutes(route: Route, app: PartnerApp): void {
 /** Confirming, listing, reading and acting on orders. */
 function orderRoutes(route: Route, app: PartnerApp): void {
   route('POST', '/orders', 'POST /orders', { body: OrderRequest }, async (request, reply) => {
-    const { order, created } = await app.confirm((request.body as OrderRequest).request);
-    return reply.status(created ? 201 : 200).send({ order });
+    const input = confirmInputOf((request.body as OrderRequest).request);
+    const { order, created } = await app.confirm(input);
+    return reply.status(created ? 201 : 200).send({ order: orderToWire(order) });
   });
 
   route('GET', '/orders', 'GET /orders', { querystring: OrdersQuery }, async (request) =>
-    app.listOrders(request.query as Static<typeof OrdersQuery>),
+    ordersPageToWire(
+      await app.listOrders(ordersQueryOf(request.query as Static<typeof OrdersQuery>)),
+    ),
   );
 
   route(
@@ -255,7 +292,9 @@ function orderRoutes(route: Route, app: PartnerApp): void {
     'GET /orders/{inventory_order}',
     { params: params('inventory_order') },
     async (request) => ({
-      order: await app.getOrder((request.params as { inventory_order: string }).inventory_order),
+      order: orderToWire(
+        await app.getOrder((request.params as { inventory_order: string }).inventory_order),
+      ),
     }),
   );
 
@@ -264,10 +303,14 @@ function orderRoutes(route: Route, app: PartnerApp): void {
     '/orders/:inventory_order',
     'POST /orders/{inventory_order}',
     { params: params('inventory_order'), body: OrderActionRequest },
-    async (request) =>
-      app.orderAction(
-        (request.params as { inventory_order: string }).inventory_order,
-        (request.body as OrderActionRequest).request,
-      ),
+    async (request) => {
+      const { action, order } = await app.orderAction(
+        orderActionInputOf(
+          (request.params as { inventory_order: string }).inventory_order,
+          (request.body as OrderActionRequest).request,
+        ),
+      );
+      return { action, order: orderToWire(order) };
+    },
   );
 }

@@ -6,7 +6,9 @@ import {
   ORDER_ACTIONS,
   PAYMENT_METHOD_TYPES,
 } from '@marquee/partner-api';
-import { Err, invalid } from './errors.js';
+import type { AvailabilityDetail, EventSort } from '../../app/requests.js';
+import type { OrderAction } from '../../domain/booking.js';
+import { Err, invalid } from '../../domain/errors.js';
 
 /**
  * Checks of the values the 3P API types as plain strings, each with its own error id (400).
@@ -44,8 +46,6 @@ export function checkDeliveryMethod(method: string): void {
       `delivery_method_type must be one of ${DELIVERY_METHOD_TYPES.join(', ')}`,
     );
 }
-
-export type OrderAction = (typeof ORDER_ACTIONS)[number];
 
 export function parseAction(action: string): OrderAction {
   if (!(ORDER_ACTIONS as readonly string[]).includes(action))
@@ -87,8 +87,6 @@ export function parsePageNumber(value: string | undefined): number {
   return page;
 }
 
-export type EventSort = 'DATE,NAME' | 'NAME,DATE';
-
 /** `name,date` or `date,name`, any letter case; default `DATE,NAME`; else 400 id 205. */
 export function parseSort(value: string | undefined): EventSort {
   if (value === undefined) return 'DATE,NAME';
@@ -98,17 +96,19 @@ export function parseSort(value: string | undefined): EventSort {
   return sort;
 }
 
-export type AvailabilityDetail = 'overview' | 'seats';
-
 export function parseDetail(value: string | undefined): AvailabilityDetail {
   if (value === undefined || value === 'overview') return 'overview';
   if (value === 'seats') return 'seats';
   throw invalid(Err.INVALID_AVAILABILITY_LEVEL, 'detail must be overview or seats');
 }
 
-/** Minor units as a string of digits, else 400 id 207. */
-export function parseAmount(value: string): bigint {
+/**
+ * Minor units as a string of digits, else 400 id 207. Up to 18 digits are taken (as before amounts
+ * were numbers): one past `Number.MAX_SAFE_INTEGER` reads inexactly but can never equal a booking's
+ * amount (always a safe integer), so it is refused as not matching (309), as it always was.
+ */
+export function parseAmount(value: string): number {
   if (!/^(0|[1-9][0-9]{0,17})$/.test(value))
     throw invalid(Err.INVALID_ORDER_TOTAL_AMOUNT, 'tickets_amount must be minor units as digits');
-  return BigInt(value);
+  return Number(value);
 }
