@@ -6,13 +6,14 @@
  * admission while an event's queue is on. `composeWaitingRoom` is what cart's composition root
  * calls.
  */
-import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '@marquee/platform/logger';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import type { ReserveGate } from '../app/ports.js';
 import { createAdmissionSigner } from './adapters/admission-signer.js';
 import { admitterLoop } from './adapters/admitter-loop.js';
+import { waitingRoomIds } from './adapters/ids.js';
 import { createOnSaleWatch } from './adapters/onsale-watch.js';
 import { createReserveProbe } from './adapters/reserve-probe.js';
 import type { createWaitingRoomStorage } from './adapters/stores.js';
@@ -33,12 +34,6 @@ export { waitingRoomGrpc } from './ports/grpc/waiting-room-grpc.js';
 
 /** How often a replica reads an event's on-sale while its fans long-poll (one read for them all). */
 const WATCH_POLL_MS = 500;
-
-/** Random ids: queue tickets `q_` + 20 random bytes, lottery draws uniform over [0, 2^48). */
-const randomWaitingRoomIds = {
-  queueTicketId: () => `q_${randomBytes(20).toString('base64url')}`,
-  lottery: () => randomInt(0, 2 ** 24) * 2 ** 24 + randomInt(0, 2 ** 24),
-};
 
 export function composeWaitingRoom(input: {
   storage: ReturnType<typeof createWaitingRoomStorage>;
@@ -62,7 +57,7 @@ export function composeWaitingRoom(input: {
       probe,
       watch,
       clock: input.clock,
-      ids: randomWaitingRoomIds,
+      ids: waitingRoomIds(input.admissionKey),
       settings: { ...DEFAULT_WAITING_ROOM_SETTINGS, ...input.settings },
     },
     `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`,

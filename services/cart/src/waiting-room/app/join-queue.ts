@@ -40,26 +40,43 @@ export class JoinQueue {
   async handle(input: JoinInput): Promise<{ ticket: QueueTicket; joined: boolean }> {
     const identity = queueIdentityOf(input);
     const onSale = await queuedOnSale(this.deps, input.eventId);
-    const { tickets } = this.deps;
-    const held = await tickets.findByIdentity(input.eventId, input.appId, identity);
+    const { tickets, ids } = this.deps;
+    // The id of the identity's place: a read by id finds a repeat without a query.
+    const id = ids.queueTicketId({ eventId: input.eventId, appId: input.appId, identity });
+    const held = await this.#heldBy(id, input, identity);
     if (held) return { ticket: held, joined: false };
     try {
       return {
-        ticket: await tickets.insert(await this.#ticket(input, identity, onSale)),
+        ticket: await tickets.insert(await this.#ticket(id, input, identity, onSale)),
         joined: true,
       };
     } catch (error) {
       if (errorKindOf(error) !== 'already_exists') throw error;
-      const raced = await tickets.findByIdentity(input.eventId, input.appId, identity);
+      const raced =
+        (await this.#heldBy(id, input, identity)) ??
+        (await tickets.findByIdentity(input.eventId, input.appId, identity));
       if (!raced) throw error;
       return { ticket: raced, joined: false };
     }
   }
 
-  async #ticket(input: JoinInput, identity: string, onSale: OnSaleRecord): Promise<QueueTicket> {
+  async #heldBy(id: string, input: JoinInput, identity: string) {
+    const found = await this.deps.tickets.get(id);
+    const same =
+      found?.eventId === input.eventId &&
+      found.appId === input.appId &&
+      found.identity === identity;
+    return same ? found : undefined;
+  }
+
+  async #ticket(
+    id: string,
+    input: JoinInput,
+    identity: string,
+    onSale: OnSaleRecord,
+  ): Promise<QueueTicket> {
     const { clock, ids, tickets } = this.deps;
     const now = clock.now();
-    const id = ids.queueTicketId();
     const base = {
       id,
       eventId: input.eventId,

@@ -88,7 +88,11 @@ export interface WaitingRoomClock {
 }
 
 export interface WaitingRoomIds {
-  queueTicketId(): string;
+  /**
+   * The queue ticket id of one identity's place in an event's queue for an app: the same for the
+   * same place (a repeated join is a read by id), unguessable without the deployment's key.
+   */
+  queueTicketId(place: { eventId: string; appId: string; identity: string }): string;
   /** A uniformly random integer in [0, 2^48). */
   lottery(): number;
 }

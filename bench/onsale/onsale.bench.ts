@@ -1,0 +1,367 @@
+/**
+ * An on-sale behind the waiting room, on the distributed stack (every service its own process,
+ * real Kafka and the Mongo-wire server): FANS simulated fans of APPS apps, one identity each, join
+ * the queue of an event of PLACES places before its opening; at the opening each follows its queue
+ * ticket with long polls, and an admitted fan reserves one ticket with its admission. A fan ends
+ * with a held cart or SOLD_OUT.
+ *
+ * What it checks and prints (docs/performance.md, "On-sale behind the waiting room"):
+ * - oversold: the partner's held places against the held carts (0), and the answers by status
+ *   (no 5xx);
+ * - join latency (p50, p99; the goal is p99 <= 200 ms);
+ * - every fan's end (held or SOLD_OUT), and how long after the last place was held each waiting
+ *   fan learned SOLD_OUT (the goal is within 5 s);
+ * - fairness: Spearman's rank correlation between the join order and the admission order of the
+ *   fans who joined before the opening (the goal is |rho| < 0.05).
+ *
+ * Usage: eval "$(bash deploy/local/infra.sh env)"; pnpm -s turbo run build --filter=./services/*
+ *        pnpm --filter @marquee/bench onsale
+ * Env: ONSALE_FANS (10000), ONSALE_PLACES (1000), ONSALE_APPS (5), ONSALE_JOIN_CONCURRENCY (200),
+ *      ONSALE_DEADLINE_SECONDS (1200: the whole run, start-up included).
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { Agent, type Dispatcher } from 'undici';
+import { grantPartnerDistribution, importPartnerEvent } from '../../test/support/partner-event.ts';
+import { runOnStack } from '../stack-run.ts';
+import { percentile } from '../stats.ts';
+import { count, type Tally } from '../cart/partner-cart-driver.ts';
+import { spearman } from './spearman.ts';
+
+const positive = (name: string, fallback: number, max: number): number => {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    console.error(`${name} is a whole number from 1 to ${max}`);
+    process.exit(2);
+  }
+  return value;
+};
+
+const FANS = positive('ONSALE_FANS', 10_000, 15_000);
+const PLACES = positive('ONSALE_PLACES', 1_000, 100_000);
+const APPS = positive('ONSALE_APPS', 5, 50);
+const JOIN_CONCURRENCY = positive('ONSALE_JOIN_CONCURRENCY', 200, 2_000);
+const DEADLINE_SECONDS = positive('ONSALE_DEADLINE_SECONDS', 1_200, 3_600);
+/** The long poll each fan asks for (the API's longest). */
+const WAIT_SECONDS = 25;
+
+const brokers = process.env.KAFKA_BROKERS;
+const mongoUrl = process.env.MONGO_URL;
+if (!brokers || !mongoUrl) {
+  console.error('onsale needs KAFKA_BROKERS and MONGO_URL (deploy/local/infra.sh env)');
+  process.exit(2);
+}
+
+const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Fan {
+  index: number;
+  app: number;
+  deviceId: string;
+  ticketId?: string;
+  /** The join's place in the order the joins were answered, from 0. */
+  joinedOrder?: number;
+  /** When the admitter let it through (performance.now()), as the fan learnt it. */
+  admittedAt?: number;
+  end?: 'held' | 'sold-out' | 'expired' | 'failed';
+  endedAt?: number;
+  failure?: string;
+}
+
+/** Runs `task` over `items`, at most `width` at a time. */
+async function pooled<T>(items: readonly T[], width: number, task: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await task(items[next++]!);
+    }),
+  );
+}
+
+await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
+  const setupStarted = performance.now();
+  const sut = await startStack({
+    kafkaBrokers: brokers,
+    mongoUrl,
+    serviceEnv: {
+      // The partner's own system in memory: what is measured is the platform in front of it.
+      'partner-reference': { MONGO_URL: '', NODE_ENV: 'development', PARTNER_SEED_DEMO: 'false' },
+    },
+  });
+  const admin = { authorization: `Bearer ${sut.adminToken}`, 'content-type': 'application/json' };
+  const marker = `ons${randomBytes(4).toString('hex')}`;
+  const expectStatus = async <T>(response: Response, status: number, what: string) => {
+    const text = await response.text();
+    if (response.status !== status) throw new Error(`${what}: ${response.status} ${text}`);
+    return (text ? JSON.parse(text) : {}) as T;
+  };
+  const apps: Array<{ apiKey: string; appId: string }> = [];
+  for (let i = 0; i < APPS; i += 1) {
+    const app = await expectStatus<{ apiKey: string; appId: string }>(
+      await fetch(`${sut.baseUrl}/admin/v1/apps`, {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify({
+          name: `onsale bench ${i}`,
+          redirectUris: ['https://bench.example/cb'],
+          quota: { perSecond: 100_000, perDay: 100_000_000, heldTicketsPerEvent: 0 },
+        }),
+      }),
+      201,
+      'app',
+    );
+    await grantPartnerDistribution(sut, app.appId);
+    apps.push(app);
+  }
+  const { eventId, partnerEventId } = await importPartnerEvent(sut, {
+    apiKey: apps[0]!.apiKey,
+    marker,
+    capacity: PLACES,
+    discoveryTimeoutMs: 60_000,
+    sellableTimeoutMs: 120_000,
+  });
+  const onSale = (opensAt: Date) =>
+    fetch(`${sut.baseUrl}/admin/v1/events/${eventId}/onsale`, {
+      method: 'PUT',
+      headers: admin,
+      body: JSON.stringify({ opensAt: opensAt.toISOString(), queue: true }),
+    });
+  await expectStatus(await onSale(new Date(Date.now() + 3_600_000)), 200, 'queue on');
+  const setupSeconds = round((performance.now() - setupStarted) / 1000);
+
+  // One connection per fan: every fan holds a long poll at once.
+  const agent = new Agent({ connections: FANS + 64, pipelining: 1, keepAliveTimeout: 60_000 });
+  const answers: Tally = {};
+  const examples: Record<string, string> = {};
+  let networkErrors = 0;
+  const call = async (
+    method: Dispatcher.HttpMethod,
+    path: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ): Promise<{ status: number; json: Record<string, unknown> }> => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const response = await agent.request({
+          origin: sut.baseUrl,
+          path,
+          method,
+          headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+          headersTimeout: (WAIT_SECONDS + 15) * 1000,
+        });
+        const text = await response.body.text();
+        count(answers, `${method} ${path.split('/')[5] ?? ''} ${response.statusCode}`);
+        if (response.statusCode >= 500) examples[`${response.statusCode}`] ??= text.slice(0, 300);
+        return { status: response.statusCode, json: text ? JSON.parse(text) : {} };
+      } catch (error) {
+        networkErrors += 1;
+        if (attempt >= 5) throw error;
+        await delay(500);
+      }
+    }
+  };
+
+  // Joins, before the opening.
+  const fans: Fan[] = Array.from({ length: FANS }, (_, index) => ({
+    index,
+    app: index % APPS,
+    deviceId: `${marker}-d${index}`,
+  }));
+  const joinMs: number[] = [];
+  let joined = 0;
+  const joinsStarted = performance.now();
+  await pooled(fans, JOIN_CONCURRENCY, async (fan) => {
+    const sent = performance.now();
+    const { status, json } = await call(
+      'POST',
+      `/partners/v1/events/${eventId}/queue`,
+      { 'x-api-key': apps[fan.app]!.apiKey },
+      { device_id: fan.deviceId },
+    );
+    joinMs.push(performance.now() - sent);
+    if (status !== 201) {
+      fan.end = 'failed';
+      fan.failure = `join ${status}`;
+      examples[`join ${status}`] ??= JSON.stringify(json).slice(0, 300);
+      return;
+    }
+    fan.ticketId = json.id as string;
+    fan.joinedOrder = joined++;
+  });
+  const joinSeconds = (performance.now() - joinsStarted) / 1000;
+
+  // The opening: two seconds from now; each fan long-polls its ticket from then on.
+  await expectStatus(await onSale(new Date(Date.now() + 2_000)), 200, 'opening');
+  const opened = performance.now();
+  let admissionOrder = 0;
+  const admittedOrder = new Map<number, number>();
+  let lastHeldAt = 0;
+  const reserveAnswers: Tally = {};
+
+  const follow = async (fan: Fan) => {
+    const headers = { 'x-api-key': apps[fan.app]!.apiKey };
+    const path = `/partners/v1/events/${eventId}/queue/${fan.ticketId}?wait=${WAIT_SECONDS}`;
+    for (;;) {
+      const { status, json } = await call('GET', path, headers);
+      if (status !== 200) {
+        fan.end = 'failed';
+        fan.failure = `read ${status}`;
+        return;
+      }
+      if (json.status === 'WAITING') continue;
+      fan.endedAt = performance.now();
+      if (json.status === 'SOLD_OUT') fan.end = 'sold-out';
+      else if (json.status === 'EXPIRED') fan.end = 'expired';
+      else {
+        fan.admittedAt = fan.endedAt;
+        admittedOrder.set(fan.index, admissionOrder++);
+        await reserve(fan, json.admission_token as string, headers);
+      }
+      return;
+    }
+  };
+
+  const reserve = async (fan: Fan, token: string, headers: Record<string, string>) => {
+    for (let attempt = 1; attempt <= 20; attempt += 1) {
+      const { status, json } = await call(
+        'POST',
+        `/partners/v1/events/${eventId}/cart`,
+        {
+          ...headers,
+          'x-admission-token': token,
+          'x-device-id': fan.deviceId,
+          'idempotency-key': `${marker}-r${fan.index}`,
+        },
+        { reserve: { tickets: [{ id: 'ADULT', quantity: 1 }] } },
+      );
+      const code = (json.error as { code?: string } | undefined)?.code;
+      count(reserveAnswers, `${status}${code ? `/${code}` : ''}`);
+      fan.endedAt = performance.now();
+      if (status === 200) {
+        fan.end = 'held';
+        lastHeldAt = Math.max(lastHeldAt, fan.endedAt);
+        return;
+      }
+      if (status === 202) {
+        const cartId = json.cart_id as string;
+        for (;;) {
+          await delay(1_000);
+          const polled = await call(
+            'GET',
+            `/partners/v1/events/${eventId}/cart?cart_id=${encodeURIComponent(cartId)}`,
+            headers,
+          );
+          if (polled.status === 202) continue;
+          fan.endedAt = performance.now();
+          if (polled.status === 200) {
+            fan.end = 'held';
+            lastHeldAt = Math.max(lastHeldAt, fan.endedAt);
+          } else fan.end = polled.status === 409 ? 'sold-out' : 'failed';
+          return;
+        }
+      }
+      if (status === 409 && code === '20052') {
+        fan.end = 'sold-out';
+        return;
+      }
+      if (status === 429 || status === 503) {
+        await delay(Math.max(1, Number(json.retry_after ?? 1)) * 1000);
+        continue;
+      }
+      fan.end = 'failed';
+      fan.failure = `reserve ${status}/${code ?? ''}`;
+      return;
+    }
+  };
+
+  await Promise.all(fans.filter((fan) => fan.ticketId).map((fan) => follow(fan)));
+  const onSaleSeconds = (performance.now() - opened) / 1000;
+  await agent.close();
+
+  // Oversold: the partner holds exactly the held carts' places, never more than PLACES.
+  const token = await expectStatus<{ access_token: string }>(
+    await fetch(sut.partner.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: sut.partner.clientId,
+        client_secret: sut.partner.clientSecret,
+      }),
+    }),
+    200,
+    'partner token',
+  );
+  const availability = await expectStatus<{ areas: Array<{ unavailable: number }> }>(
+    await fetch(`${sut.partner.baseUrl}/events/${partnerEventId}/availability`, {
+      headers: { authorization: `Bearer ${token.access_token}` },
+    }),
+    200,
+    'partner availability',
+  );
+  const partnerHeld = availability.areas.reduce((sum, area) => sum + area.unavailable, 0);
+
+  const ends: Tally = {};
+  for (const fan of fans) count(ends, fan.end ?? 'none');
+  const held = ends.held ?? 0;
+  const learnedSoldOut = fans
+    .filter((fan) => fan.end === 'sold-out' && fan.endedAt !== undefined && !fan.admittedAt)
+    .map((fan) => Math.max(0, fan.endedAt! - lastHeldAt))
+    .sort((a, b) => a - b);
+  const early = fans.filter((fan) => fan.joinedOrder !== undefined && admittedOrder.has(fan.index));
+  const rho = spearman(
+    early.map((fan) => fan.joinedOrder!),
+    early.map((fan) => admittedOrder.get(fan.index)!),
+  );
+  joinMs.sort((a, b) => a - b);
+  const serverErrors = Object.entries(answers)
+    .filter(([label]) => Number(label.split(' ').pop()) >= 500)
+    .reduce((sum, [, n]) => sum + n, 0);
+  return {
+    bench: 'on-sale behind the waiting room (distributed stack)',
+    fans: FANS,
+    places: PLACES,
+    apps: APPS,
+    setupSeconds,
+    joins: {
+      seconds: round(joinSeconds),
+      concurrency: JOIN_CONCURRENCY,
+      latencyMs: {
+        p50: round(percentile(joinMs, 50)),
+        p99: round(percentile(joinMs, 99)),
+        max: round(joinMs[joinMs.length - 1] ?? 0),
+      },
+    },
+    onSaleSeconds: round(onSaleSeconds),
+    ends,
+    reserveAnswers,
+    answers,
+    serverErrors,
+    networkErrors,
+    examples,
+    oversold: { partnerHeld, heldCarts: held, oversold: Math.max(0, partnerHeld - PLACES) },
+    soldOutLearnedAfterLastHeldMs: {
+      fans: learnedSoldOut.length,
+      p50: round(percentile(learnedSoldOut, 50)),
+      p99: round(percentile(learnedSoldOut, 99)),
+      max: round(learnedSoldOut[learnedSoldOut.length - 1] ?? 0),
+    },
+    fairness: { admittedEarlyJoiners: early.length, spearmanJoinVsAdmission: round(rho, 4) },
+    goals: {
+      noOversold: partnerHeld <= PLACES && partnerHeld === held,
+      no5xx: serverErrors === 0,
+      everyFanEnded: (ends.held ?? 0) + (ends['sold-out'] ?? 0) === FANS,
+      joinP99Under200Ms: percentile(joinMs, 99) <= 200,
+      soldOutKnownWithin5s: (learnedSoldOut[learnedSoldOut.length - 1] ?? 0) <= 5_000,
+      spearmanUnder005: Math.abs(rho) < 0.05,
+    },
+    machine: {
+      cpus: os.cpus().length,
+      node: process.version,
+      loadAverage: os.loadavg().map((l) => round(l, 2)),
+    },
+  };
+});
