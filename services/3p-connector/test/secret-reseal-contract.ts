@@ -1,5 +1,6 @@
-import { createCipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { secretBoxKeyId } from '@marquee/platform/crypto';
+import { sealedBeforeKeyIds } from '@marquee/platform/testing';
 import { describe, expect, it } from 'vitest';
 import { createSecretBox } from '../src/adapters/secret-box.js';
 import type { ConnectorStorage } from '../src/adapters/stores.js';
@@ -9,18 +10,6 @@ import { toDiscoveryEvent } from '../src/domain/event-mapping.js';
 import type { ImportedEvent } from '../src/domain/imported-event.js';
 import type { EncryptedSecret, Partner } from '../src/domain/partner.js';
 import { manifest, partnerEvent } from './support/fixtures.js';
-
-/** A secret as stored before key ids: AES-256-GCM without AAD, no `kid`. */
-function legacySeal(key: Buffer, plain: string): EncryptedSecret {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return {
-    iv: iv.toString('base64'),
-    tag: cipher.getAuthTag().toString('base64'),
-    data: data.toString('base64'),
-  };
-}
 
 /** The connector's box over a ring that the test changes, as a restart with new settings would. */
 function switchableBox(...keys: Buffer[]) {
@@ -110,7 +99,7 @@ export function secretResealContract(
         const id = `p${String(i).padStart(3, '0')}`;
         const plain = `secret-${id}`;
         await storage.partners.create(
-          aPartner(id, i % 2 === 0 ? legacySeal(old, plain) : secrets.encrypt(plain)),
+          aPartner(id, i % 2 === 0 ? sealedBeforeKeyIds(old, plain) : secrets.encrypt(plain)),
         );
       }
       await storage.importedEvents.create(anEvent('EvOne0000000001', ['code-1', 'code-2']));

@@ -1,5 +1,6 @@
-import { createCipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { secretBoxKeyId } from '@marquee/platform/crypto';
+import { sealedBeforeKeyIds } from '@marquee/platform/testing';
 import { describe, expect, it } from 'vitest';
 import { createEntryCrypto } from '../src/adapters/entry-crypto.js';
 import type { EntryStorage } from '../src/adapters/stores.js';
@@ -7,18 +8,6 @@ import type { TicketRepository } from '../src/app/ports.js';
 import { TicketSecretReseal } from '../src/app/ticket-secret-reseal.js';
 import { aTicket } from './storage-contract.js';
 import { testKeys } from './support/fixtures.js';
-
-/** A ticket secret as stored before key ids: AES-256-GCM without AAD, no `kid`. */
-function legacySeal(key: Buffer, plain: string) {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return {
-    iv: iv.toString('base64'),
-    tag: cipher.getAuthTag().toString('base64'),
-    data: data.toString('base64'),
-  };
-}
 
 const crypto = (...secretKeys: Buffer[]) =>
   createEntryCrypto({ tokenKeys: testKeys(), secretKeys });
@@ -47,7 +36,7 @@ export function ticketSecretResealContract(name: string, open: () => Promise<Ent
         plain.set(id, randomBytes(32).toString('base64'));
         const secret =
           i % 3 === 0
-            ? legacySeal(old, plain.get(id)!)
+            ? sealedBeforeKeyIds(old, plain.get(id)!)
             : (i % 3 === 1 ? crypto(old) : crypto(next)).encryptSecret(plain.get(id)!);
         await tickets.insertIfAbsent(
           aTicket(id, { secret, barcode: `4${String(i).padStart(15, '0')}` }),

@@ -1,5 +1,6 @@
-import { createCipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { secretBoxKeyId } from '@marquee/platform/crypto';
+import { sealedBeforeKeyIds } from '@marquee/platform/testing';
 import { describe, expect, it } from 'vitest';
 import {
   createEntryCrypto,
@@ -77,18 +78,6 @@ describe('sealed fixed part', () => {
     ]);
   });
 });
-
-/** A ticket secret as secure-entry stored it before key ids: AES-256-GCM, no AAD, no `kid`. */
-function sealedBeforeKeyIds(key: Buffer, plain: string) {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return {
-    iv: iv.toString('base64'),
-    tag: cipher.getAuthTag().toString('base64'),
-    data: data.toString('base64'),
-  };
-}
 
 describe('ticket secrets at rest (SECURE_ENTRY_SECRET_KEY ring)', () => {
   const tokenKeys = [key('k1')];
