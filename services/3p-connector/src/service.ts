@@ -14,6 +14,7 @@ import { HealthMonitor, Scheduler } from './app/health-monitor.js';
 import { Importer } from './app/importer.js';
 import type { SecretBox } from './app/ports.js';
 import { PartnerRegistry } from './app/registry.js';
+import { SecretReseal } from './app/secret-reseal.js';
 import { ConnectorRuntime } from './app/runtime.js';
 import type { ThreePConnectorConfig } from './config.js';
 import { egressPolicy } from './domain/egress.js';
@@ -35,9 +36,8 @@ export async function composeThreePConnector(
   config: ThreePConnectorConfig,
 ): Promise<ServiceParts> {
   const { logger, bus } = infra;
-  const secrets = createSecretBox(
-    credentialsKeys(config.PARTNER_CREDENTIALS_KEY, (message) => logger.warn(message)),
-  );
+  const keys = credentialsKeys(config.PARTNER_CREDENTIALS_KEY, (message) => logger.warn(message));
+  const secrets = createSecretBox(keys);
   const { storage, outboxSources } = await openServiceStores(infra, (stores) =>
     createConnectorStorage(stores, secrets),
   );
@@ -60,6 +60,12 @@ export async function composeThreePConnector(
   // One worker per process; replicas are kept apart by the claim (compare-and-set on the version).
   const work = exclusive(() => cancels.processDue(), 'cancel queue pass failed', logger);
   const tick = exclusive(() => scheduler.tick(Date.now()), 'scheduler tick failed', logger);
+  // While PARTNER_CREDENTIALS_KEY holds several keys (a rotation), every start re-seals the stored
+  // partner secrets the first key did not seal, so the others can be dropped.
+  const reseal =
+    keys.length > 1
+      ? resealer(new SecretReseal({ stores: storage.sealed, secrets, log: logger }), logger)
+      : undefined;
   let timer: NodeJS.Timeout | undefined;
   let worker: NodeJS.Timeout | undefined;
   return {
@@ -70,8 +76,10 @@ export async function composeThreePConnector(
       timer.unref();
       worker = setInterval(() => void work(), config.QUEUE_POLL_MS);
       worker.unref();
+      reseal?.start();
     },
     stop: async () => {
+      reseal?.stop();
       clearInterval(timer);
       clearInterval(worker);
       await relay.stop();
@@ -170,5 +178,43 @@ function exclusive(pass: () => Promise<unknown>, failed: string, logger: Logger)
     } finally {
       running = false;
     }
+  };
+}
+
+/** How long the re-seal of partner secrets waits after a store failure before it runs again. */
+const RESEAL_RETRY_MS = 60_000;
+
+/**
+ * Runs the re-seal in the background until a pass completes (readiness never waits for it), again
+ * `RESEAL_RETRY_MS` after a pass that failed (a store failure); logs the pass's counts.
+ */
+function resealer(reseal: SecretReseal, logger: Logger) {
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const pass = (): void => {
+    if (stopped) return;
+    reseal.run().then(
+      (report) =>
+        logger[report.failed > 0 ? 'warn' : 'info'](
+          { report, keyId: reseal.keyId },
+          're-seal of partner secrets done',
+        ),
+      (err: unknown) => {
+        logger.warn(
+          { err, retryMs: RESEAL_RETRY_MS },
+          're-seal of partner secrets failed; retrying',
+        );
+        if (stopped) return;
+        retry = setTimeout(pass, RESEAL_RETRY_MS);
+        retry.unref();
+      },
+    );
+  };
+  return {
+    start: pass,
+    stop() {
+      stopped = true;
+      clearTimeout(retry);
+    },
   };
 }

@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { loadConfig } from '@marquee/platform/config';
+import { secretBoxKeysSetting } from '@marquee/platform/crypto';
 import { readModelConsumerGroup, serviceConfigSchema } from '@marquee/platform/service';
 import { parseContactKeys } from '@marquee/proto/order-contact';
 
 const isKey = (value: string) =>
   /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32;
-
-/** Base64 of exactly 32 bytes (an AES-256 key). */
-const aesKey = z.string().refine(isKey, 'must be the base64 of 32 bytes');
 
 /**
  * The token key ring: `<key id>:<base64 of 32 bytes>` entries, comma-separated. The first entry
@@ -54,8 +52,11 @@ export const configSchema = serviceConfigSchema({
   .extend({
     /** AES-256-GCM key ring of the sealed part of tokens; required in production. */
     SECURE_ENTRY_TOKEN_KEYS: keyRing.optional(),
-    /** AES-256-GCM key of per-ticket secrets at rest; required in production. */
-    SECURE_ENTRY_SECRET_KEY: aesKey.optional(),
+    /**
+     * AES-256-GCM key of per-ticket secrets at rest, base64 of 32 bytes, or a comma-separated ring
+     * of them (the first seals, the others still open: a rotation); required in production.
+     */
+    SECURE_ENTRY_SECRET_KEY: secretBoxKeysSetting.optional(),
     /**
      * Key ring that opens the buyer's contact on `order-confirmed` (cart's, the same ring);
      * required in production, a fixed public development ring otherwise.

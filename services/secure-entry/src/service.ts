@@ -17,7 +17,9 @@ import { createEntryStorage } from './adapters/stores.js';
 import { runUntilDone } from './app/backfill-loop.js';
 import { FanIdBackfill } from './app/fan-id-backfill.js';
 import { FanErasure } from './app/fan-erasure.js';
+import type { EntryCrypto, Log, TicketRepository } from './app/ports.js';
 import { SecureEntry } from './app/secure-entry.js';
+import { TicketSecretReseal } from './app/ticket-secret-reseal.js';
 import { consumerGroup, type SecureEntryConfig } from './config.js';
 import { secureEntryGrpc } from './ports/grpc/secure-entry-grpc.js';
 import {
@@ -26,6 +28,9 @@ import {
   orderCancelledHandler,
   orderConfirmedHandler,
 } from './ports/kafka/handlers.js';
+
+/** How long the re-seal of ticket secrets waits after a store failure before it runs again. */
+const RESEAL_RETRY_MS = 60_000;
 
 export interface SecureEntryComposeOptions {
   /**
@@ -46,12 +51,11 @@ export async function composeSecureEntry(
   options: SecureEntryComposeOptions = {},
 ): Promise<ServiceParts> {
   const { logger, bus } = infra;
-  const crypto = createEntryCrypto(
-    entryKeys(
-      { tokenKeys: config.SECURE_ENTRY_TOKEN_KEYS, secretKey: config.SECURE_ENTRY_SECRET_KEY },
-      (message) => logger.warn(message),
-    ),
+  const keys = entryKeys(
+    { tokenKeys: config.SECURE_ENTRY_TOKEN_KEYS, secretKey: config.SECURE_ENTRY_SECRET_KEY },
+    (message) => logger.warn(message),
   );
+  const crypto = createEntryCrypto(keys);
   const { storage, outboxSources } = await openServiceStores(infra, createEntryStorage);
   const entry = new SecureEntry({
     ...storage,
@@ -101,6 +105,7 @@ export async function composeSecureEntry(
     logger,
   });
   const backfill = new FanIdBackfill({ ...storage, cartOrders, clock: { now: () => new Date() } });
+  const reseal = ticketSecretReseal(keys.secretKeys.length, storage.tickets, crypto, logger);
   let backfilling: { stop(): void } | undefined;
   return {
     grpc: [secureEntryGrpc(entry)],
@@ -113,11 +118,39 @@ export async function composeSecureEntry(
         log: logger,
         what: 'fan id backfill of older orders',
       });
+      reseal.start();
     },
     stop: async () => {
       backfilling?.stop();
+      reseal.stop();
       cartOrders.close();
       await relay.stop();
     },
+  };
+}
+
+/**
+ * While SECURE_ENTRY_SECRET_KEY holds several keys (a rotation), every start re-seals, in the
+ * background, the ticket secrets the first key did not seal, so the others can be dropped; with
+ * one key there is nothing to do.
+ */
+function ticketSecretReseal(
+  ringSize: number,
+  tickets: TicketRepository,
+  crypto: EntryCrypto,
+  log: Log,
+): { start(): void; stop(): void } {
+  let running: { stop(): void } | undefined;
+  const reseal = new TicketSecretReseal({ tickets, crypto, log });
+  return {
+    start() {
+      if (ringSize < 2) return;
+      running = runUntilDone(() => reseal.run(), {
+        retryMs: RESEAL_RETRY_MS,
+        log,
+        what: `re-seal of ticket secrets under key ${crypto.secretKeyId}`,
+      });
+    },
+    stop: () => running?.stop(),
   };
 }

@@ -53,7 +53,7 @@ describe('issuing', () => {
       expect(t.barcode).toMatch(/^[1-9]\d{15}$/);
       expect(t.displayId).toBe(`XXXXXXXXXXXX${t.barcode.slice(-4)}`);
       expect(t.renderType).toBe('rotating_symbology');
-      expect(Object.keys(t.secret).sort()).toEqual(['data', 'iv', 'tag']);
+      expect(Object.keys(t.secret).sort()).toEqual(['data', 'iv', 'kid', 'tag']);
       expect(JSON.stringify(t)).not.toMatch(/"secret":"[A-Za-z0-9+/=]{44}"/);
     }
     expect(new Set(tickets.map((t) => t.barcode)).size).toBe(3);
@@ -541,7 +541,7 @@ describe('sandbox orders at the gates', () => {
     const view = await preprod(h, orderToken);
     const token = decodeToken(view.tickets[0]!.token);
     // A token sealed without the marker (as every token was before the seal carried it).
-    const crypto = createEntryCrypto({ tokenKeys: testKeys(), secretKey: randomBytes(32) });
+    const crypto = createEntryCrypto({ tokenKeys: testKeys(), secretKeys: [randomBytes(32)] });
     const opened = crypto.open(token.fixed)!;
     expect(opened.sandbox).toBe(true);
     const unmarked = { ...token, fixed: crypto.seal({ ...opened, sandbox: false }) };
@@ -555,7 +555,7 @@ describe('sandbox orders at the gates', () => {
     const h = harness();
     const { orderToken } = await bought(h);
     const token = decodeToken((await read(h, orderToken)).tickets[0]!.token);
-    const crypto = createEntryCrypto({ tokenKeys: testKeys(), secretKey: randomBytes(32) });
+    const crypto = createEntryCrypto({ tokenKeys: testKeys(), secretKeys: [randomBytes(32)] });
     expect(crypto.open(token.fixed)?.sandbox).toBe(false);
   });
 });

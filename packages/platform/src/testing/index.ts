@@ -13,6 +13,7 @@ export { describeKafkaAuth, type KafkaAuthEnv } from './kafka-auth-env.js';
 export { KAFKA_BROKERS_KEY, MONGO_URL_KEY } from './provided-context.js';
 export { probeRpcCallers, type RpcCallerProbe, type RpcCallersReport } from './rpc-callers.js';
 export { describeRpcCallers, EVERY_CALLER } from './rpc-callers-suite.js';
+export { sealedBeforeKeyIds } from './sealed-before-key-ids.js';
 export { skipIsFailure } from './strict.js';
 export { uniqueName } from './unique-name.js';
 export { waitFor, type WaitForOptions } from './wait-for.js';

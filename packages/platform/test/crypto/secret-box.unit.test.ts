@@ -1,4 +1,4 @@
-import { createCipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   createSecretBox,
@@ -9,20 +9,12 @@ import {
   SecretBoxError,
   type SealedSecret,
 } from '../../src/crypto/index.js';
+import { sealedBeforeKeyIds } from '../../src/testing/index.js';
 
 const NAME = 'TEST_KEY';
 
 /** What the boxes of cart and 3p-connector wrote before key ids: no `kid`, no additional data. */
-function legacySeal(key: Buffer, plain: string): SealedSecret {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return {
-    iv: iv.toString('base64'),
-    tag: cipher.getAuthTag().toString('base64'),
-    data: data.toString('base64'),
-  };
-}
+const legacySeal = sealedBeforeKeyIds;
 
 const thrown = (run: () => unknown): SecretBoxError => {
   try {

@@ -9,7 +9,11 @@ const SETTING = 'PARTNER_CREDENTIALS_KEY';
  */
 export function createSecretBox(keys: readonly Buffer[]): SecretBox {
   const box = createPlatformBox(keys, SETTING);
-  return { encrypt: (plain) => box.seal(plain), decrypt: (secret) => box.open(secret) };
+  return {
+    keyId: box.keyId,
+    encrypt: (plain) => box.seal(plain),
+    decrypt: (secret) => box.open(secret),
+  };
 }
 
 /**

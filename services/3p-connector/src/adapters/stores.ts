@@ -15,11 +15,13 @@ import type {
   PartnerRepository,
   QueueRepository,
   ResourceRepository,
+  SealedRecordStore,
   SecretBox,
   VenueImportRepository,
 } from '../app/ports.js';
 import type { QueuedCancel } from '../domain/cancel-queue.js';
 import { fromCatalogEventMessage, toCatalogEventMessage } from './proto/event-message.js';
+import { sealedRecords } from './sealed-records.js';
 import { toAvailabilityChanged, toPartnerCallFailed } from './proto/kafka-messages.js';
 import { errorKindOf, isConflict } from '../domain/errors.js';
 import type { ImportedEvent } from '../domain/imported-event.js';
@@ -106,6 +108,8 @@ export interface ConnectorStorage {
   resources: ResourceRepository;
   callFailures: CallFailureRepository;
   queue: QueueRepository;
+  /** Every collection holding values sealed with PARTNER_CREDENTIALS_KEY (the re-seal walks them). */
+  sealed: SealedRecordStore[];
 }
 
 /** Every collection of the connector (memory or Mongo, chosen by `openServiceStores`). */
@@ -143,6 +147,26 @@ export function createConnectorStorage(
     resources: resourceRepository(resources),
     callFailures: callFailureRepository(callFailures),
     queue: queueRepository(queuedCalls),
+    sealed: [
+      sealedRecords(
+        COLLECTIONS.partners,
+        partners,
+        (partner) => [partner.clientSecret],
+        (partner, [clientSecret]) => ({
+          ...partner,
+          clientSecret: clientSecret ?? partner.clientSecret,
+        }),
+      ),
+      sealedRecords(
+        COLLECTIONS.importedEvents,
+        importedEvents,
+        (event) => event.accessCodes.map((c) => c.code),
+        (event, codes) => ({
+          ...event,
+          accessCodes: event.accessCodes.map((c, i) => ({ ...c, code: codes[i] ?? c.code })),
+        }),
+      ),
+    ],
   };
 }
 

@@ -99,8 +99,32 @@ export interface PartnerApiFactory {
 }
 
 export interface SecretBox {
+  /** Id of the key `encrypt` seals with (the first of PARTNER_CREDENTIALS_KEY). */
+  readonly keyId: string;
   encrypt(plain: string): EncryptedSecret;
+  /** Opens with whichever key of the ring sealed it; throws, naming no value, when none can. */
   decrypt(secret: EncryptedSecret): string;
+}
+
+/** One stored record's sealed values, in a fixed order, as the re-seal walks them. */
+export interface SealedRecord {
+  id: string;
+  version: number;
+  sealed: EncryptedSecret[];
+}
+
+/** A collection holding sealed values: partners' client secrets, imported events' access codes. */
+export interface SealedRecordStore {
+  /** The collection's name, in the re-seal's report and logs. */
+  readonly name: string;
+  /** The records whose id sorts after `after`, by id, at most `limit`. */
+  page(after: string, limit: number): Promise<SealedRecord[]>;
+  get(id: string): Promise<SealedRecord | undefined>;
+  /**
+   * Compare-and-set at `record.version`: the record's sealed values become `sealed` (same order),
+   * nothing else changes and no event is recorded. Kind `aborted` when the version moved.
+   */
+  reseal(record: SealedRecord, sealed: EncryptedSecret[]): Promise<void>;
 }
 
 export interface HealthChange {

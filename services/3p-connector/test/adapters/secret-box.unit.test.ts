@@ -1,4 +1,5 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
+import { secretBoxKeyId } from '@marquee/platform/crypto';
 import { describe, expect, it } from 'vitest';
 import { createSecretBox, credentialsKeys } from '../../src/adapters/secret-box.js';
 
@@ -11,6 +12,14 @@ describe('createSecretBox', () => {
     expect(JSON.stringify(sealed)).not.toContain('s3cret-value');
     expect(Buffer.from(sealed.iv, 'base64')).toHaveLength(12);
     expect(sut.decrypt(sealed)).toBe('s3cret-value');
+  });
+
+  it('seals with the first key of the ring and names it', () => {
+    const next = randomBytes(32);
+    const sut = createSecretBox([next, key]);
+    expect(sut.keyId).toBe(secretBoxKeyId(next));
+    expect(sut.encrypt('s3cret-value').kid).toBe(sut.keyId);
+    expect(sut.decrypt(createSecretBox([key]).encrypt('s3cret-value'))).toBe('s3cret-value');
   });
 
   it('refuses a tampered ciphertext or another key, naming the setting and no value', () => {

@@ -8,9 +8,10 @@ import {
   randomUUID,
   timingSafeEqual,
 } from 'node:crypto';
+import { createSecretBox, secretBoxKeys } from '@marquee/platform/crypto';
 import { Secret } from 'otpauth';
 import type { EntryCrypto, Randomness } from '../app/ports.js';
-import type { EncryptedSecret, FixedPart } from '../domain/model.js';
+import type { FixedPart } from '../domain/model.js';
 
 const ALGORITHM = 'aes-256-gcm';
 const IV_BYTES = 12;
@@ -32,14 +33,18 @@ export function parseKeyRing(text: string): TokenKey[] {
   });
 }
 
+/** The setting of the ring that seals per-ticket secrets at rest. */
+const SECRET_KEY_SETTING = 'SECURE_ENTRY_SECRET_KEY';
+
 /**
  * The keys in use: the configured ones, or one key generated for this process with a warning
  * outside production (tokens and stored secrets then do not survive a restart).
+ * `SECURE_ENTRY_SECRET_KEY` is a ring of base64 keys, comma-separated, the first sealing.
  */
 export function entryKeys(
   config: { tokenKeys?: string | undefined; secretKey?: string | undefined },
   warn: (message: string) => void,
-): { tokenKeys: TokenKey[]; secretKey: Buffer } {
+): { tokenKeys: TokenKey[]; secretKeys: Buffer[] } {
   let tokenKeys: TokenKey[];
   if (config.tokenKeys) tokenKeys = parseKeyRing(config.tokenKeys);
   else {
@@ -48,33 +53,39 @@ export function entryKeys(
     );
     tokenKeys = [{ id: 'dev', key: randomBytes(32) }];
   }
-  let secretKey: Buffer;
-  if (config.secretKey) secretKey = Buffer.from(config.secretKey, 'base64');
-  else {
-    warn(
-      'SECURE_ENTRY_SECRET_KEY is not set: ticket secrets are encrypted with a key generated for this process only',
-    );
-    secretKey = randomBytes(32);
-  }
-  return { tokenKeys, secretKey };
+  const secretKeys = secretBoxKeys(
+    config.secretKey,
+    {
+      name: SECRET_KEY_SETTING,
+      consequence: 'ticket secrets are encrypted with a key generated for this process only',
+    },
+    warn,
+  );
+  return { tokenKeys, secretKeys };
 }
 
 /**
  * AES-256-GCM for the sealed part of tokens (key ring with ids) and for per-ticket secrets at rest
- * (one key), HMAC-SHA-256 for the rotating secrets, SHA-256 for lookups by hash. Errors never carry
- * a value.
+ * (the platform's secret box over the `SECURE_ENTRY_SECRET_KEY` ring: the first key seals, every
+ * key opens; secrets stored before key ids open with whichever key of the ring fits), HMAC-SHA-256
+ * for the rotating secrets, SHA-256 for lookups by hash. Errors never carry a value.
  */
-export function createEntryCrypto(keys: { tokenKeys: TokenKey[]; secretKey: Buffer }): EntryCrypto {
+export function createEntryCrypto(keys: {
+  tokenKeys: TokenKey[];
+  secretKeys: readonly Buffer[];
+}): EntryCrypto {
   if (keys.tokenKeys.length === 0) throw new Error('the token key ring is empty');
-  for (const k of [...keys.tokenKeys.map((t) => t.key), keys.secretKey]) {
-    if (k.length !== 32) throw new Error('secure-entry keys must be 32 bytes');
+  for (const k of keys.tokenKeys) {
+    if (k.key.length !== 32) throw new Error('secure-entry keys must be 32 bytes');
   }
   const active = keys.tokenKeys[0]!;
   const byId = new Map(keys.tokenKeys.map((k) => [k.id, k.key]));
+  const box = createSecretBox(keys.secretKeys, SECRET_KEY_SETTING);
 
   return {
-    encryptSecret: (plain) => encryptSecret(keys.secretKey, plain),
-    decryptSecret: (secret) => decryptSecret(keys.secretKey, secret),
+    secretKeyId: box.keyId,
+    encryptSecret: (plain) => box.seal(plain),
+    decryptSecret: (secret) => box.open(secret),
     seal: (fixed) => seal(active, fixed),
     open: (sealed) => open(byId, sealed),
     rotatingSecrets,
@@ -85,32 +96,6 @@ export function createEntryCrypto(keys: { tokenKeys: TokenKey[]; secretKey: Buff
       return left.length === right.length && timingSafeEqual(left, right);
     },
   };
-}
-
-/** Encrypts a ticket secret for storage with the one secret key. */
-function encryptSecret(secretKey: Buffer, plain: string): EncryptedSecret {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv(ALGORITHM, secretKey, iv);
-  const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return {
-    iv: iv.toString('base64'),
-    tag: cipher.getAuthTag().toString('base64'),
-    data: data.toString('base64'),
-  };
-}
-
-/** Decrypts a stored ticket secret; throws without the value when the key does not fit. */
-function decryptSecret(secretKey: Buffer, secret: EncryptedSecret): string {
-  try {
-    const decipher = createDecipheriv(ALGORITHM, secretKey, Buffer.from(secret.iv, 'base64'));
-    decipher.setAuthTag(Buffer.from(secret.tag, 'base64'));
-    return Buffer.concat([
-      decipher.update(Buffer.from(secret.data, 'base64')),
-      decipher.final(),
-    ]).toString('utf8');
-  } catch {
-    throw new Error('a ticket secret could not be decrypted (wrong SECURE_ENTRY_SECRET_KEY?)');
-  }
 }
 
 /** Seals the fixed part with the active key: format, key id, IV, tag and ciphertext, base64url. */

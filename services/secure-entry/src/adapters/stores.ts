@@ -234,6 +234,7 @@ function ticketRepository(store: VersionedStore<Ticket>): TicketRepository {
   return {
     get: (id) => store.get(id),
     listByOrder: (orderId) => store.find({ orderId }, { sort: { id: 1 } }),
+    listAfter: (after, limit) => store.find({ id: { $gt: after } }, { sort: { id: 1 }, limit }),
     async getByBarcode(barcode) {
       const [found] = await store.find({ barcode }, { limit: 1 });
       return found;

@@ -12,8 +12,11 @@ import type {
 
 /** Cryptography of secure-entry (adapters/entry-crypto.ts): AES-256-GCM, HMAC, SHA-256. */
 export interface EntryCrypto {
+  /** Id of the key `encryptSecret` seals with (the first of `SECURE_ENTRY_SECRET_KEY`). */
+  readonly secretKeyId: string;
   /** Encrypts a per-ticket secret for storage. */
   encryptSecret(plain: string): EncryptedSecret;
+  /** Opens with whichever key of the ring sealed it; throws, naming no value, when none can. */
   decryptSecret(secret: EncryptedSecret): string;
   /** Seals the fixed part of a token with the active key of the ring (base64url). */
   seal(fixed: FixedPart): string;
@@ -110,6 +113,8 @@ export interface TicketRepository {
   findActive(eventId: string, partnerTicketIds: string[]): Promise<Ticket[]>;
   /** Every ticket (active or voided, of every owner) of an event with these partner ticket ids. */
   findBySeats(eventId: string, partnerTicketIds: string[]): Promise<Ticket[]>;
+  /** Every ticket whose id sorts after `after`, by id, at most `limit` (the re-seal's walk). */
+  listAfter(after: string, limit: number): Promise<Ticket[]>;
   /** Inserts unless a ticket with this id exists (then resolves the stored one); a barcode clash is kind `already_exists`. */
   insertIfAbsent(ticket: Omit<Ticket, 'version'>): Promise<Ticket>;
   /**

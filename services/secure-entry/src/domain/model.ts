@@ -7,8 +7,12 @@ export const ROTATING_SEGMENT = 'ROTATING_SYMBOLOGY';
 /** `segment_type` of static barcode tickets. */
 export const BARCODE_SEGMENT = 'BARCODE';
 
-/** AES-256-GCM ciphertext (base64 parts); opened only by secure-entry's secret box. */
+/**
+ * AES-256-GCM ciphertext (base64 parts); opened only by secure-entry's secret box. `kid` names the
+ * key of `SECURE_ENTRY_SECRET_KEY` that sealed it; absent on secrets sealed before key ids.
+ */
 export interface EncryptedSecret {
+  kid?: string;
   iv: string;
   tag: string;
   data: string;

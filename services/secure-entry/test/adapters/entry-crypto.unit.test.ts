@@ -1,14 +1,17 @@
 import { randomBytes } from 'node:crypto';
+import { secretBoxKeyId } from '@marquee/platform/crypto';
+import { sealedBeforeKeyIds } from '@marquee/platform/testing';
 import { describe, expect, it } from 'vitest';
 import {
   createEntryCrypto,
   cryptoRandomness,
+  entryKeys,
   parseKeyRing,
   type TokenKey,
 } from '../../src/adapters/entry-crypto.js';
 
 const key = (id: string): TokenKey => ({ id, key: randomBytes(32) });
-const secretKey = randomBytes(32);
+const secretKeys = [randomBytes(32)];
 const fixed = {
   ticketId: 'ord-1-t1',
   barcode: '4012345678901234',
@@ -20,7 +23,7 @@ const fixed = {
 
 describe('sealed fixed part', () => {
   it('opens what it sealed, and seals differently every time', () => {
-    const crypto = createEntryCrypto({ tokenKeys: [key('k1')], secretKey });
+    const crypto = createEntryCrypto({ tokenKeys: [key('k1')], secretKeys });
     const a = crypto.seal(fixed);
     const b = crypto.seal(fixed);
     expect(a).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -30,7 +33,7 @@ describe('sealed fixed part', () => {
   });
 
   it('seals the sandbox marker with the rest', () => {
-    const crypto = createEntryCrypto({ tokenKeys: [key('k1')], secretKey });
+    const crypto = createEntryCrypto({ tokenKeys: [key('k1')], secretKeys });
     expect(crypto.open(crypto.seal({ ...fixed, sandbox: true }))).toEqual({
       ...fixed,
       sandbox: true,
@@ -39,8 +42,8 @@ describe('sealed fixed part', () => {
   });
 
   it('refuses tampered, truncated and foreign seals', () => {
-    const mine = createEntryCrypto({ tokenKeys: [key('k1')], secretKey });
-    const theirs = createEntryCrypto({ tokenKeys: [key('k1')], secretKey });
+    const mine = createEntryCrypto({ tokenKeys: [key('k1')], secretKeys });
+    const theirs = createEntryCrypto({ tokenKeys: [key('k1')], secretKeys });
     const sealed = mine.seal(fixed);
     const bytes = Buffer.from(sealed, 'base64url');
     bytes[bytes.length - 1]! ^= 1;
@@ -55,13 +58,13 @@ describe('sealed fixed part', () => {
   it('rotates keys: the new key seals, retired keys still open until removed', () => {
     const old = key('k1');
     const next = key('k2');
-    const before = createEntryCrypto({ tokenKeys: [old], secretKey });
+    const before = createEntryCrypto({ tokenKeys: [old], secretKeys });
     const sealedBefore = before.seal(fixed);
-    const during = createEntryCrypto({ tokenKeys: [next, old], secretKey });
+    const during = createEntryCrypto({ tokenKeys: [next, old], secretKeys });
     const sealedDuring = during.seal(fixed);
     expect(during.open(sealedBefore)).toEqual(fixed);
     expect(before.open(sealedDuring)).toBeUndefined(); // sealed with k2, which it does not know
-    const after = createEntryCrypto({ tokenKeys: [next], secretKey });
+    const after = createEntryCrypto({ tokenKeys: [next], secretKeys });
     expect(after.open(sealedDuring)).toEqual(fixed);
     expect(after.open(sealedBefore)).toBeUndefined();
   });
@@ -76,17 +79,74 @@ describe('sealed fixed part', () => {
   });
 });
 
-describe('ticket secrets and rotating secrets', () => {
-  const crypto = createEntryCrypto({ tokenKeys: [key('k1')], secretKey });
+describe('ticket secrets at rest (SECURE_ENTRY_SECRET_KEY ring)', () => {
+  const tokenKeys = [key('k1')];
+  const plain = cryptoRandomness.ticketSecret();
 
-  it('encrypts ticket secrets at rest and decrypts them', () => {
-    const plain = cryptoRandomness.ticketSecret();
+  it('seals with the first key of the ring, naming it, and opens what it sealed', () => {
+    const [first, second] = [randomBytes(32), randomBytes(32)];
+    const crypto = createEntryCrypto({ tokenKeys, secretKeys: [first, second] });
     const stored = crypto.encryptSecret(plain);
+    expect(stored.kid).toBe(secretBoxKeyId(first));
+    expect(crypto.secretKeyId).toBe(secretBoxKeyId(first));
     expect(JSON.stringify(stored)).not.toContain(plain);
     expect(crypto.decryptSecret(stored)).toBe(plain);
-    const other = createEntryCrypto({ tokenKeys: [key('k1')], secretKey: randomBytes(32) });
-    expect(() => other.decryptSecret(stored)).toThrow(/could not be decrypted/);
   });
+
+  it('opens secrets stored before key ids, under any key of the ring', () => {
+    const old = randomBytes(32);
+    const legacy = sealedBeforeKeyIds(old, plain);
+    expect(createEntryCrypto({ tokenKeys, secretKeys: [old] }).decryptSecret(legacy)).toBe(plain);
+    const rotated = createEntryCrypto({ tokenKeys, secretKeys: [randomBytes(32), old] });
+    expect(rotated.decryptSecret(legacy)).toBe(plain);
+  });
+
+  it('opens a secret sealed under the previous key after a rotation, until the key is dropped', () => {
+    const [old, next] = [randomBytes(32), randomBytes(32)];
+    const stored = createEntryCrypto({ tokenKeys, secretKeys: [old] }).encryptSecret(plain);
+    const during = createEntryCrypto({ tokenKeys, secretKeys: [next, old] });
+    expect(during.decryptSecret(stored)).toBe(plain);
+    expect(during.encryptSecret(plain).kid).toBe(secretBoxKeyId(next));
+    const after = createEntryCrypto({ tokenKeys, secretKeys: [next] });
+    expect(() => after.decryptSecret(stored)).toThrow(
+      `a secret is sealed with key ${secretBoxKeyId(old)}, which SECURE_ENTRY_SECRET_KEY does not hold`,
+    );
+  });
+
+  it('fails with a clear error naming the setting, never the value, under a wrong key', () => {
+    const stored = createEntryCrypto({ tokenKeys, secretKeys }).encryptSecret(plain);
+    const other = createEntryCrypto({ tokenKeys, secretKeys: [randomBytes(32)] });
+    const legacy = sealedBeforeKeyIds(randomBytes(32), plain);
+    for (const sealed of [stored, { ...stored, kid: other.secretKeyId }, legacy]) {
+      let message = '';
+      try {
+        other.decryptSecret(sealed);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/SECURE_ENTRY_SECRET_KEY/);
+      expect(message).not.toContain(plain);
+      expect(message).not.toContain(sealed.data);
+    }
+  });
+
+  it('reads the ring from the setting; a missing setting warns without a value', () => {
+    const [a, b] = [randomBytes(32), randomBytes(32)];
+    const warnings: string[] = [];
+    const keys = entryKeys(
+      { secretKey: `${a.toString('base64')}, ${b.toString('base64')}` },
+      (message) => warnings.push(message),
+    );
+    expect(keys.secretKeys).toEqual([a, b]);
+    expect(warnings).toEqual([expect.stringMatching(/SECURE_ENTRY_TOKEN_KEYS is not set/)]);
+    const generated = entryKeys({}, (message) => warnings.push(message));
+    expect(generated.secretKeys).toHaveLength(1);
+    expect(warnings[2]).toMatch(/SECURE_ENTRY_SECRET_KEY is not set/);
+  });
+});
+
+describe('rotating secrets and helpers', () => {
+  const crypto = createEntryCrypto({ tokenKeys: [key('k1')], secretKeys });
 
   it('derives two base32 secrets per generation; the second depends on the device', () => {
     const secret = cryptoRandomness.ticketSecret();

@@ -118,7 +118,7 @@ export function harness(
     ...storage,
     crypto: createEntryCrypto({
       tokenKeys: options.tokenKeys ?? testKeys(),
-      secretKey: createHash('sha256').update('secret-key').digest(),
+      secretKeys: [createHash('sha256').update('secret-key').digest()],
     }),
     random: cryptoRandomness,
     clock: { now: () => clock.now },
