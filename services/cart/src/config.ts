@@ -53,9 +53,9 @@ export const configSchema = serviceConfigSchema({
     ORDER_CONTACT_KEYS: contactKeyRing.optional(),
     /** How long a reserve waits for the partner before answering PENDING. */
     CART_RESERVE_WAIT_MS: int(1_500),
-    /** Reserves one process runs at once; more are refused 503 (load shedding). */
+    /** Reserves one process runs at once; more are refused `overloaded`, 429 at the edge (load shedding). */
     CART_MAX_RESERVES_IN_FLIGHT: int(64, 1),
-    /** After a best-available reserve is refused as sold out, refuse equal or larger ones at once this long (0: off). */
+    /** TTL of a sold-out book entry: after a best-available reserve is refused as sold out, equal or larger ones of its price level are refused at once this long (0: off). */
     CART_SOLD_OUT_HINT_MS: int(2_000),
     /** `poll_after_seconds` of a pending cart. */
     CART_POLL_AFTER_SECONDS: int(1, 1),

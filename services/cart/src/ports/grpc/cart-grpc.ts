@@ -94,9 +94,10 @@ function reserveInputOf(r: ReserveCartRequest): ReserveInput {
 
 /**
  * ReserveCart. A reserve takes its place (CART_MAX_RESERVES_IN_FLIGHT) before it touches the store,
- * so a burst reaches the store only as far as it can be served: the rest is refused at once, 503
- * with Retry-After, without a read or a write. A new key is also refused while the event has just
- * sold out (a retry of a reserve that already ran still gets its first answer, its cart). The place
+ * so a burst reaches the store only as far as it can be served: the rest is refused at once,
+ * `overloaded` (429 with Retry-After at the edge), without a read or a write. A new key is also
+ * refused while the sold-out book covers it (a retry of a reserve that already ran still gets its
+ * first answer, its cart). The place
  * is given back while the call only waits for a duplicate, and at its end.
  */
 function reserveCart(app: CartApp, idempotency: Idempotency): Handlers<'reserveCart'> {
@@ -131,7 +132,8 @@ function reserveCart(app: CartApp, idempotency: Idempotency): Handlers<'reserveC
             return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
           },
           {
-            // Only while the hint is live: it makes the helper read the key before taking it.
+            // Only while the sold-out book has an entry of the event: it makes the helper read the
+            // key before taking it.
             ...(app.soldOutHinted(input.eventId)
               ? { refuseNew: () => app.refuseIfJustSoldOut(input) }
               : {}),
