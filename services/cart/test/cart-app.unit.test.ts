@@ -305,6 +305,47 @@ describe('CartApp', () => {
     expect(busy.connector.held()).toBe(2);
   });
 
+  it('tells a new key "sold out" from the book without a place, even with every place taken', async () => {
+    const one = await setup({ capacity: 1, settings: { maxReservesInFlight: 1 } });
+    const records = createMemoryStore<IdempotencyRecord>({
+      name: 'idempotency',
+      indexes: idempotencyIndexes,
+    });
+    const { implementation } = cartGrpc(one.app, createIdempotency(records));
+    const reserve = (key: string) =>
+      new Promise<unknown>((resolve, reject) =>
+        (
+          implementation.reserveCart as (
+            call: { request: ReserveCartRequest },
+            done: (error: unknown, response?: unknown) => void,
+          ) => void
+        )(
+          {
+            request: ReserveCartRequest.fromPartial({
+              appId: 'app-1',
+              eventId: EVENT_ID,
+              idempotencyKey: key,
+              reserves: [{ tickets: [{ id: '000001', quantity: 1 }], acceptBestAvailable: true }],
+            }),
+          },
+          (error, response) => (error ? reject(error) : resolve(response)),
+        ),
+      );
+    await reserve('first');
+    const soldOut = { kind: 'resource_exhausted', details: { reason: '20052' } };
+    await expect(reserve('second')).rejects.toMatchObject(soldOut);
+    const written = await records.count();
+    const asked = one.connector.calls.createBooking;
+
+    const release = one.app.takeReserveSlot(); // every place taken
+    await expect(reserve('third')).rejects.toMatchObject(soldOut);
+    // A retry of a key that already ran still gets its first answer, its cart.
+    await expect(reserve('first')).resolves.toMatchObject({ cart: { status: 'CART_STATUS_HELD' } });
+    expect(await records.count()).toBe(written);
+    expect(one.connector.calls.createBooking).toBe(asked);
+    release();
+  });
+
   it('counts a reserve request from its start, before it has written anything', async () => {
     const busy = await setup({ settings: { maxReservesInFlight: 1 } });
     const { open, reserve } = gatedReserves(busy);
