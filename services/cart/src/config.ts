@@ -51,7 +51,7 @@ export const configSchema = serviceConfigSchema({
      * required in production, a fixed public development ring otherwise.
      */
     ORDER_CONTACT_KEYS: contactKeyRing.optional(),
-    /** How long a reserve waits for the partner before answering PENDING. */
+    /** How long after its start a reserve answers PENDING if the partner has not answered yet. */
     CART_RESERVE_WAIT_MS: int(1_500),
     /** Reserves one process runs at once; more are refused `overloaded`, 429 at the edge (load shedding). */
     CART_MAX_RESERVES_IN_FLIGHT: int(64, 1),
