@@ -283,7 +283,7 @@ export class CartApp {
     return { carts: carts.erased, released: carts.released, orders };
   }
 
-  // Admission of reserves (load shedding and the sold-out hint; see ReserveAdmission)
+  // Admission of reserves (load shedding and the sold-out book; see ReserveAdmission)
 
   withReserveSlot<T>(work: () => Promise<T>): Promise<T> {
     return this.#admission.withSlot(work);

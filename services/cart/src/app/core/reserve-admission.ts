@@ -48,7 +48,7 @@ export const soldOutTtlOf = (settings: ReserveAdmissionSettings): number =>
 
 /**
  * Which reserves this process takes on: a bounded number at once (load shedding), and none the
- * partner has just answered sold out for (the sold-out hint). Both refuse before a reserve costs
+ * partner has just answered sold out for (the sold-out book). Both refuse before a reserve costs
  * anything, so a refused client's retry is harmless.
  */
 export class ReserveAdmission {
