@@ -56,7 +56,7 @@ export const configSchema = serviceConfigSchema({
     /** Reserves one process runs at once; more are refused `overloaded`, 429 at the edge (load shedding). */
     CART_MAX_RESERVES_IN_FLIGHT: int(64, 1),
     /** TTL of a sold-out book entry: after a best-available reserve is refused as sold out, equal or larger ones of its price level are refused at once this long (0: off). */
-    CART_SOLD_OUT_HINT_MS: int(2_000),
+    CART_SOLD_OUT_HINT_MS: int(5_000),
     /** `poll_after_seconds` of a pending cart. */
     CART_POLL_AFTER_SECONDS: int(1, 1),
     /** CreateBooking attempts of a reserve on transient failures. */

@@ -155,7 +155,7 @@ export interface CartSettings {
   /**
    * TTL of the sold-out book's entries: how long a best-available reserve the partner refused as
    * sold out makes equal or larger ones of its price level be refused at once (0: never). Default
-   * 2 000.
+   * 5 000.
    */
   soldOutHintMs?: number;
   /** `poll_after_seconds` of a pending cart. */

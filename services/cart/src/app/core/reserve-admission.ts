@@ -5,7 +5,7 @@ import type { SoldOutBook } from '../ports.js';
 import type { ReserveInput } from '../types.js';
 
 const DEFAULT_MAX_RESERVES_IN_FLIGHT = 64;
-const DEFAULT_SOLD_OUT_HINT_MS = 2_000;
+const DEFAULT_SOLD_OUT_HINT_MS = 5_000;
 const RESERVE_RETRY_AFTER_MS = 1_000;
 
 /** What the sold-out book looks at in a reserve. */
