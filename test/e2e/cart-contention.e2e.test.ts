@@ -24,7 +24,11 @@ const RESERVES = Number(process.env.CC_RESERVES ?? 2_000);
  * cart → 3p-connector → partner-reference, real Kafka and Mongo-wire server). Whatever the
  * partner's speed makes of them (held at once, pending and finished in the background, refused as
  * sold out, failed after retries), the partner never holds more than 200 places, it holds exactly
- * the places of the carts that say HELD, and once every cart is released it holds none.
+ * the places of the carts that say HELD, and once every cart is released it holds none. And the
+ * burst path has no server errors: no reserve or poll is answered 5xx, what the platform cannot
+ * take at once is shed with 429 and Retry-After, and each fan has a final answer (a cart, or sold
+ * out) after at most one retry. The time until then is printed, not asserted: it is a measurement
+ * of the machine it runs on (docs/performance.md).
  */
 describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed mode)', () => {
   let sut: Stack;
@@ -160,9 +164,12 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
   it('holds at most 200 places, exactly those of the HELD carts, and none after release', async () => {
     const started = Date.now();
     // Each client does what the API asks of one: an Idempotency-Key per reserve, and the same
-    // request again after a 503 or 504 (overload, deadline) or a 409 "key still in progress",
-    // waiting what Retry-After says. A retry answers the cart the first attempt made, if any.
+    // request again after a 429 (load shed before any work), a 503 or 504, or a 409 "key still in
+    // progress", waiting what Retry-After says. A retry answers the cart the first attempt made,
+    // if any. Every answer of the platform is kept, to count its 5xx (there must be none).
     const firstAnswers = new Map<number, number>();
+    const serverErrors: string[] = [];
+    const attemptsOf = new Array<number>(RESERVES).fill(0);
     const tally = new Map<string, number>();
     const progress = setInterval(
       () =>
@@ -194,13 +201,16 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
             continue;
           }
           const body = await json(response);
+          attemptsOf[i] = attempt;
           const label = `${response.status}${body.error?.code ? `/${body.error.code}` : ''}`;
           tally.set(label, (tally.get(label) ?? 0) + 1);
+          if (response.status >= 500) serverErrors.push(`reserve ${i}: ${label}`);
           if (attempt === 1) {
             firstAnswers.set(response.status, (firstAnswers.get(response.status) ?? 0) + 1);
             if (!examples.has(response.status)) examples.set(response.status, body);
           }
           const again =
+            response.status === 429 ||
             response.status === 503 ||
             response.status === 504 ||
             body.error?.code === 'idempotency-key-in-progress';
@@ -213,6 +223,8 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
     );
     const answers = await sent.finally(() => clearInterval(progress));
     const firstRound = Date.now() - started;
+    const retriedFans = attemptsOf.filter((n) => n > 1).length;
+    const mostAttempts = Math.max(...attemptsOf);
 
     // Every final answer is a cart (held or pending) or "sold out" in the family's error body.
     const statuses = new Map<number, number>();
@@ -220,9 +232,14 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
     console.info(
       `[contention] first answers ${JSON.stringify(Object.fromEntries(firstAnswers))}, ` +
-        `${retries} retries, final answers ${JSON.stringify(Object.fromEntries(statuses))} ` +
-        `after ${firstRound} ms; examples ${JSON.stringify(Object.fromEntries(examples))}`,
+        `${retries} retries (${retriedFans} fans retried, at most ${mostAttempts} attempts), ` +
+        `final answers ${JSON.stringify(Object.fromEntries(statuses))}: every fan had a final ` +
+        `answer after ${firstRound} ms; examples ${JSON.stringify(Object.fromEntries(examples))}`,
     );
+    // Load the platform accepted is never answered 5xx: what it cannot take now it sheds with 429
+    // and Retry-After, and one retry after that wait gets a final answer.
+    expect(serverErrors).toEqual([]);
+    expect(mostAttempts).toBeLessThanOrEqual(2);
     for (const answer of answers) {
       if (answer.status === 200 || answer.status === 202) {
         expect(answer.body.cart_id).toEqual(expect.any(String));
@@ -247,6 +264,10 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
           );
           if (polled.status === 202) return undefined;
           const body = await json(polled);
+          if (polled.status >= 500)
+            serverErrors.push(
+              `poll ${cart.cart_id as string}: ${polled.status}/${body.error?.code}`,
+            );
           if (polled.status === 200) return { id: cart.cart_id as string, held: true, cart: body };
           // A reserve that ended in a refusal or a failure: the cart holds nothing.
           expect(body.error?.code).toMatch(/^\d{5}$/);
@@ -255,6 +276,8 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
         { timeoutMs: 240_000, intervalMs: 500, description: `cart ${cart.cart_id} to settle` },
       );
     });
+    console.info(`[contention] every pending cart settled after ${Date.now() - started} ms`);
+    expect(serverErrors).toEqual([]);
     const held = settled.filter((s) => s.held);
     const heldPlaces = held.reduce(
       (sum, s) =>

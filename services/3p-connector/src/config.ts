@@ -52,6 +52,16 @@ export const configSchema = serviceConfigSchema({
       .int()
       .min(1_024)
       .default(8 * 1024 * 1024),
+    /**
+     * Calls of one partner in flight at once (bookings, orders, availability reads, imports...);
+     * further calls wait in the partner's FIFO queue. Set it to the partner's measured capacity.
+     */
+    PARTNER_MAX_CONCURRENT: z.coerce.number().int().min(1).default(32),
+    /**
+     * Calls of one partner waiting at most; one more is refused at once `unavailable`, reason
+     * `partner-busy`, with `retryAfterMs` (so is a call still waiting at its deadline).
+     */
+    PARTNER_QUEUE_MAX: z.coerce.number().int().min(0).default(512),
     /** Consumer group of `order-cancelled`. */
     ORDER_CANCELLED_GROUP: z.string().min(1).default('3p-connector'),
   })

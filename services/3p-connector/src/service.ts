@@ -12,6 +12,7 @@ import { createConnectorStorage, type ConnectorStorage } from './adapters/stores
 import { CancelQueue } from './app/cancel-queue.js';
 import { HealthMonitor, Scheduler } from './app/health-monitor.js';
 import { Importer } from './app/importer.js';
+import { limitedPartnerApis } from './app/partner-limiter.js';
 import type { SecretBox } from './app/ports.js';
 import { PartnerRegistry } from './app/registry.js';
 import { SecretReseal } from './app/secret-reseal.js';
@@ -87,6 +88,33 @@ export async function composeThreePConnector(
   };
 }
 
+/**
+ * The partner HTTP clients, each partner's calls within its capacity: at most
+ * PARTNER_MAX_CONCURRENT in flight, a FIFO queue of PARTNER_QUEUE_MAX beyond (app/partner-limiter.ts).
+ */
+function partnerApis(
+  secrets: SecretBox,
+  config: ThreePConnectorConfig,
+  egress: ReturnType<typeof egressPolicy>,
+  logger: Logger,
+) {
+  const limits = {
+    maxConcurrent: config.PARTNER_MAX_CONCURRENT,
+    queueMax: config.PARTNER_QUEUE_MAX,
+    maxWaitMs: config.PARTNER_CALL_TIMEOUT_MS,
+  };
+  return limitedPartnerApis(
+    createPartnerApiFactory(secrets, {
+      timeoutMs: config.PARTNER_CALL_TIMEOUT_MS,
+      listingTimeoutMs: config.PARTNER_LISTING_TIMEOUT_MS,
+      maxResponseBytes: config.PARTNER_MAX_RESPONSE_BYTES,
+      egress,
+      logger,
+    }),
+    () => limits,
+  );
+}
+
 /** The use cases over the storage and the partner HTTP clients (egress rules from the config). */
 function composeUseCases(
   storage: ConnectorStorage,
@@ -99,13 +127,7 @@ function composeUseCases(
     requireHttps: config.NODE_ENV === 'production',
     allowedHosts: config.PARTNER_ALLOWED_HOSTS,
   });
-  const api = createPartnerApiFactory(secrets, {
-    timeoutMs: config.PARTNER_CALL_TIMEOUT_MS,
-    listingTimeoutMs: config.PARTNER_LISTING_TIMEOUT_MS,
-    maxResponseBytes: config.PARTNER_MAX_RESPONSE_BYTES,
-    egress,
-    logger,
-  });
+  const api = partnerApis(secrets, config, egress, logger);
   const importer = new Importer({
     partners: storage.partners,
     venueImports: storage.venueImports,

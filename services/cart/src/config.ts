@@ -51,12 +51,12 @@ export const configSchema = serviceConfigSchema({
      * required in production, a fixed public development ring otherwise.
      */
     ORDER_CONTACT_KEYS: contactKeyRing.optional(),
-    /** How long a reserve waits for the partner before answering PENDING. */
+    /** How long after its start a reserve answers PENDING if the partner has not answered yet. */
     CART_RESERVE_WAIT_MS: int(1_500),
-    /** Reserves one process runs at once; more are refused 503 (load shedding). */
+    /** Reserves one process runs at once; more are refused `overloaded`, 429 at the edge (load shedding). */
     CART_MAX_RESERVES_IN_FLIGHT: int(64, 1),
-    /** After a best-available reserve is refused as sold out, refuse equal or larger ones at once this long (0: off). */
-    CART_SOLD_OUT_HINT_MS: int(2_000),
+    /** TTL of a sold-out book entry: after a best-available reserve is refused as sold out, equal or larger ones of its price level are refused at once this long (0: off). */
+    CART_SOLD_OUT_HINT_MS: int(5_000),
     /** Pause between two ticks of the waiting rooms' admitter (each replica ticks). */
     CART_QUEUE_TICK_MS: int(500, 50),
     /** `poll_after_seconds` of a pending cart. */

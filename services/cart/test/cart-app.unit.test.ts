@@ -305,6 +305,47 @@ describe('CartApp', () => {
     expect(busy.connector.held()).toBe(2);
   });
 
+  it('tells a new key "sold out" from the book without a place, even with every place taken', async () => {
+    const one = await setup({ capacity: 1, settings: { maxReservesInFlight: 1 } });
+    const records = createMemoryStore<IdempotencyRecord>({
+      name: 'idempotency',
+      indexes: idempotencyIndexes,
+    });
+    const { implementation } = cartGrpc(one.app, createIdempotency(records));
+    const reserve = (key: string) =>
+      new Promise<unknown>((resolve, reject) =>
+        (
+          implementation.reserveCart as (
+            call: { request: ReserveCartRequest },
+            done: (error: unknown, response?: unknown) => void,
+          ) => void
+        )(
+          {
+            request: ReserveCartRequest.fromPartial({
+              appId: 'app-1',
+              eventId: EVENT_ID,
+              idempotencyKey: key,
+              reserves: [{ tickets: [{ id: '000001', quantity: 1 }], acceptBestAvailable: true }],
+            }),
+          },
+          (error, response) => (error ? reject(error) : resolve(response)),
+        ),
+      );
+    await reserve('first');
+    const soldOut = { kind: 'resource_exhausted', details: { reason: '20052' } };
+    await expect(reserve('second')).rejects.toMatchObject(soldOut);
+    const written = await records.count();
+    const asked = one.connector.calls.createBooking;
+
+    const release = one.app.takeReserveSlot(); // every place taken
+    await expect(reserve('third')).rejects.toMatchObject(soldOut);
+    // A retry of a key that already ran still gets its first answer, its cart.
+    await expect(reserve('first')).resolves.toMatchObject({ cart: { status: 'CART_STATUS_HELD' } });
+    expect(await records.count()).toBe(written);
+    expect(one.connector.calls.createBooking).toBe(asked);
+    release();
+  });
+
   it('counts a reserve request from its start, before it has written anything', async () => {
     const busy = await setup({ settings: { maxReservesInFlight: 1 } });
     const { open, reserve } = gatedReserves(busy);
@@ -334,6 +375,78 @@ describe('CartApp', () => {
     await two.app.drain();
     expect((await reserve(1)).cart.status).toBe('HELD');
     expect(two.connector.calls.createBooking).toBe(asked + 1);
+  });
+
+  it('remembers sold out per price level; a hold expiring or a live read reopens it', async () => {
+    const two = await setup({ capacity: 2 });
+    const reserve = (priceLevelId?: string) =>
+      two.app.reserve({
+        owner,
+        eventId: EVENT_ID,
+        requests: [
+          {
+            tickets: [
+              { priceTypeId: '000001', quantity: 1, ...(priceLevelId ? { priceLevelId } : {}) },
+            ],
+          },
+        ],
+      });
+    const refused = { kind: 'resource_exhausted', details: { reason: '20052' } };
+    await reserve('PL1');
+    await reserve('PL1');
+    await expect(reserve('PL1')).rejects.toMatchObject(refused);
+    const asked = two.connector.calls.createBooking;
+    // PL1 is refused locally; PL2 and "any level" still go to the partner.
+    await expect(reserve('PL1')).rejects.toMatchObject(refused);
+    expect(two.connector.calls.createBooking).toBe(asked);
+    await expect(reserve('PL2')).rejects.toMatchObject(refused);
+    expect(two.connector.calls.createBooking).toBe(asked + 1);
+
+    // A hold of this process expiring gives places back: the partner is asked again.
+    two.clock.t = new Date(two.clock.t.getTime() + 601_000);
+    await two.app.sweep();
+    expect(two.connector.held()).toBe(0);
+    expect((await reserve('PL1')).cart.status).toBe('HELD');
+
+    // Sold out again. A live read showing none left keeps it; one showing places of PL1 (the
+    // partner added some) reopens it.
+    await reserve('PL1');
+    await expect(reserve('PL1')).rejects.toMatchObject(refused);
+    const before = two.connector.calls.createBooking;
+    await two.app.availability({ eventId: EVENT_ID, sandbox: false });
+    await expect(reserve('PL1')).rejects.toMatchObject(refused);
+    expect(two.connector.calls.createBooking).toBe(before);
+    two.connector.capacity = 3;
+    await two.app.availability({ eventId: EVENT_ID, sandbox: false });
+    expect((await reserve('PL1')).cart.status).toBe('HELD');
+  });
+
+  it('a reserve refused for load says overloaded (429 at the edge), not a partner failure', async () => {
+    const busy = await setup({ settings: { maxReservesInFlight: 1 } });
+    const { open, reserve } = gatedReserves(busy);
+    const waiting = reserve();
+    await expect(reserve()).rejects.toMatchObject({
+      kind: 'unavailable',
+      details: { reason: 'overloaded', retryAfterMs: expect.any(Number) },
+    });
+    open();
+    await waiting;
+  });
+
+  it('a reserve the connector only ever queued out fails overloaded, nothing to release', async () => {
+    const busy = await setup({ settings: { reserveAttempts: 2, reserveRetryMs: 1 } });
+    busy.connector.createBooking = async () => {
+      busy.connector.calls.createBooking += 1;
+      throw Object.assign(new Error('the partner is at its capacity'), {
+        kind: 'unavailable',
+        details: { reason: 'partner-busy', retryAfterMs: 1_000 },
+      });
+    };
+    await expect(
+      busy.app.reserve({ owner, eventId: EVENT_ID, requests: [adult(1)] }),
+    ).rejects.toMatchObject({ kind: 'unavailable', details: { reason: 'overloaded' } });
+    expect(busy.connector.calls.createBooking).toBe(2);
+    expect(busy.connector.calls.releaseBooking).toBe(0);
   });
 
   it('lets a port check the sold-out hint before any work of its own', async () => {

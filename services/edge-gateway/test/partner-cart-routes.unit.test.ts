@@ -377,14 +377,14 @@ describe('GET /events/{event_id}/availability', () => {
 });
 
 describe('a cart back end with no room for another call', () => {
-  it('answers 503 with Retry-After before the API key is checked', async () => {
+  it('answers 429 overloaded with Retry-After before the API key is checked', async () => {
     let full = true;
     const app = await edge({
       assertRoom() {
         if (full)
           throw Object.assign(new Error('too many calls in flight to a backend; retry shortly'), {
             kind: 'unavailable',
-            details: { retryAfterMs: 2_000 },
+            details: { reason: 'overloaded', retryAfterMs: 2_000 },
           });
       },
       async reserveCart() {
@@ -396,9 +396,16 @@ describe('a cart back end with no room for another call', () => {
       url: withKey(`${P}/events/${EVENT}/cart`),
       payload: reserveBody,
     });
-    expect(refused.statusCode).toBe(503);
+    expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBe('2');
-    expect(refused.json().error.http_code).toBe(503);
+    expect(refused.json()).toEqual({
+      error: {
+        message: 'too many calls in flight to a backend; retry shortly',
+        code: 'overloaded',
+        http_code: 429,
+        severity: 'WARN',
+      },
+    });
     // The key was never looked at: no call reached auth-gateway.
     expect(harness!.keysSeen).toEqual([]);
 
@@ -410,6 +417,58 @@ describe('a cart back end with no room for another call', () => {
     });
     expect(held.statusCode).toBe(200);
     expect(harness!.keysSeen).toEqual([KEY]);
+  });
+});
+
+describe('a reserve cart sheds for load', () => {
+  const refusal = (details: Record<string, unknown>) =>
+    Object.assign(new Error('too many reservations in progress; retry shortly'), {
+      kind: 'unavailable',
+      details,
+    });
+
+  it('answers 429 overloaded with the Retry-After cart asked for; a back end down stays 503', async () => {
+    let error: Error = refusal({ reason: 'overloaded', retryAfterMs: 2_500 });
+    const app = await edge({
+      async reserveCart() {
+        throw error;
+      },
+    });
+    const reserve = () =>
+      app.inject({
+        method: 'POST',
+        url: withKey(`${P}/events/${EVENT}/cart`),
+        payload: reserveBody,
+      });
+    const shed = await reserve();
+    expect(shed.statusCode).toBe(429);
+    expect(shed.headers['retry-after']).toBe('3');
+    expect(shed.json().error).toMatchObject({ code: 'overloaded', http_code: 429 });
+
+    // Without a wait given: Retry-After 1.
+    error = refusal({ reason: 'overloaded' });
+    const bare = await reserve();
+    expect(bare.statusCode).toBe(429);
+    expect(bare.headers['retry-after']).toBe('1');
+
+    // Unreachable (no reason): 503 with Retry-After, as before.
+    error = refusal({});
+    const down = await reserve();
+    expect(down.statusCode).toBe(503);
+    expect(down.headers['retry-after']).toBe('1');
+  });
+
+  it('a poll of a cart whose reserve was shed by the partner queue answers 429 overloaded', async () => {
+    const failed = heldCart({
+      status: 'FAILED',
+      failureCode: 'overloaded',
+      failureMessage: 'the partner is at its capacity',
+    });
+    const app = await edge({ getCart: async () => answer(failed) });
+    const polled = await app.inject({ url: withKey(`${P}/events/${EVENT}/cart?cart_id=cart-1`) });
+    expect(polled.statusCode).toBe(429);
+    expect(polled.headers['retry-after']).toBe('1');
+    expect(polled.json().error.code).toBe('overloaded');
   });
 });
 

@@ -40,8 +40,9 @@ export interface CreateGrpcClientOptions {
   serviceKeyring?: ServiceKeyring;
   /**
    * Calls through {@link callUnary} this client keeps in flight at most; one more fails at once
-   * `unavailable` (load shedding: the caller answers 503 with Retry-After instead of queueing work
-   * its own caller will have given up on). Default: no bound.
+   * `unavailable` with reason {@link OVERLOADED_REASON} and `retryAfterMs` (load shedding: the
+   * caller refuses its request with Retry-After, 429 at the edge, instead of queueing work its own
+   * caller will have given up on). Default: no bound.
    */
   maxInFlight?: number;
 }
@@ -58,9 +59,17 @@ interface InFlight {
 }
 const inFlightOf = new WeakMap<object, InFlight>();
 
+/**
+ * The reason (`details.reason`) of a request refused for load before any work was done: the
+ * platform is up but busy, so a client is told to slow down (HTTP 429 with Retry-After), not that
+ * something is down (503). The kind stays `unavailable`: such a refusal says nothing about the
+ * request, so it is never recorded as an Idempotency-Key's outcome and a retry runs again.
+ */
+export const OVERLOADED_REASON = 'overloaded';
+
 const inFlightRefusal = () =>
   new AppError('unavailable', 'too many calls in flight to a backend; retry shortly', {
-    details: { retryAfterMs: shedRetryAfterMs() },
+    details: { reason: OVERLOADED_REASON, retryAfterMs: shedRetryAfterMs() },
   });
 
 /**

@@ -18,6 +18,7 @@ export {
 } from './server.js';
 export {
   assertInFlightRoom,
+  OVERLOADED_REASON,
   callUnary,
   createGrpcClient,
   grpcTarget,

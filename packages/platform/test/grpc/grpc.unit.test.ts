@@ -281,7 +281,7 @@ describe('createGrpcServer + createGrpcClient', () => {
 });
 
 describe('maxInFlight', () => {
-  it('refuses a call beyond the bound at once, unavailable, and admits again once one ends', async () => {
+  it('refuses a call beyond the bound at once, unavailable overloaded, and admits again once one ends', async () => {
     const bounded = createGrpcClient(GreeterClientCtor, address, {
       deadlineMs: DEFAULT_DEADLINE_MS,
       maxInFlight: 1,
@@ -290,7 +290,7 @@ describe('maxInFlight', () => {
       const slow = callUnary(bounded, 'slow', { delayMs: 300 });
       await expect(callUnary(bounded, 'sayHello', { name: 'second' })).rejects.toMatchObject({
         kind: 'unavailable',
-        details: { retryAfterMs: expect.any(Number) },
+        details: { reason: 'overloaded', retryAfterMs: expect.any(Number) },
       });
       expect((await slow).message).toBe('late');
       expect((await callUnary(bounded, 'sayHello', { name: 'third' })).message).toBe('hello third');

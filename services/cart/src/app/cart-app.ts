@@ -24,7 +24,8 @@ import { SweepCarts } from './commands/sweep.js';
 import { SweepAbandonedPayments } from './commands/sweep-abandoned.js';
 import { CartCore } from './core/cart-core.js';
 import { HoldLimit } from './core/hold-limit.js';
-import { ReserveAdmission } from './core/reserve-admission.js';
+import { ReserveAdmission, soldOutTtlOf } from './core/reserve-admission.js';
+import { InMemorySoldOutBook } from './core/sold-out-book.js';
 import { Inventories } from './inventory/inventory.js';
 import { PartnerInventory } from './inventory/partner.js';
 import { ResaleInventory } from './inventory/resale.js';
@@ -81,7 +82,10 @@ export class CartApp {
 
   constructor(private readonly deps: CartAppDeps) {
     const core = new CartCore(deps);
-    const admission = new ReserveAdmission(deps.settings, deps.clock);
+    const admission = new ReserveAdmission(
+      deps.settings,
+      deps.soldOutBook ?? new InMemorySoldOutBook(deps.clock, soldOutTtlOf(deps.settings)),
+    );
     const resale = new ResaleInventory(deps.resale);
     const inventories = new Inventories(
       new PartnerInventory({ connector: deps.connector, secrets: deps.secrets, admission }),
@@ -101,7 +105,7 @@ export class CartApp {
     this.#admission = admission;
     this.#settle = settle;
     this.#commit = commit;
-    this.#availability = new GetAvailability(core);
+    this.#availability = new GetAvailability(core, admission.soldOut);
     this.#getCart = new GetCart(core);
     this.#shippingOptions = new GetShippingOptions(core);
     this.#getOrder = new GetOrder(deps.orders);
@@ -279,7 +283,7 @@ export class CartApp {
     return { carts: carts.erased, released: carts.released, orders };
   }
 
-  // Admission of reserves (load shedding and the sold-out hint; see ReserveAdmission)
+  // Admission of reserves (load shedding and the sold-out book; see ReserveAdmission)
 
   withReserveSlot<T>(work: () => Promise<T>): Promise<T> {
     return this.#admission.withSlot(work);

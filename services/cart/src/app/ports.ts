@@ -388,6 +388,35 @@ export const OPEN_GATE: ReserveGate = {
   observe: () => undefined,
 };
 
+/**
+ * What cart knows of sold-out price levels: once the partner answered a best-available reserve
+ * "sold out" (20052), equal or larger reserves of the same price level are refused locally with
+ * the same answer, without a cart or a partner call, until availability changes (a release or an
+ * expiry of a hold of this cart process, a live availability read showing places) or a short TTL
+ * runs out (other replicas' releases, changes at the partner). The partner stays the only judge of
+ * what is held: an entry only spares it calls it would refuse.
+ *
+ * Price level `''` stands for "any level of the event": a reserve that named no level was refused,
+ * so nothing of the event is left for that quantity. The waiting room asks
+ * `isSoldOut(eventId, [])` to stop admitting fans to an event with nothing left.
+ */
+export interface SoldOutBook {
+  /**
+   * Whether a best-available reserve of `quantity` tickets (default 1) is known sold out: the
+   * event at any level, or every one of `priceLevelIds` (none given: the event at any level only).
+   */
+  isSoldOut(eventId: string, priceLevelIds: readonly string[], quantity?: number): boolean;
+  /** Whether the book holds a live entry of the event (a cheap check before reading anything). */
+  hasEntries(eventId: string): boolean;
+  /**
+   * The partner refused a best-available reserve of `quantity` tickets of `priceLevelIds` as sold
+   * out (`[]` or `['']`: of any level). A refusal of several named levels marks nothing.
+   */
+  markSoldOut(eventId: string, priceLevelIds: readonly string[], quantity: number): void;
+  /** Places may be back: forgets the event's entries (of these levels and "any level" only, when given). */
+  clear(eventId: string, priceLevelIds?: readonly string[]): void;
+}
+
 export interface Log {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;

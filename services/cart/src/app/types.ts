@@ -19,6 +19,7 @@ import type {
   StripeEventRepository,
   SandboxInventory,
   SecretBox,
+  SoldOutBook,
   TrackingRepository,
 } from './ports.js';
 
@@ -148,12 +149,13 @@ export interface CartSettings {
   reserveWaitMs: number;
   /**
    * Reserves this process runs at once (waiting for the partner, or finishing in the background);
-   * one more is refused `unavailable` at once, before it costs anything. Default 64.
+   * one more is refused `unavailable` `overloaded` at once, before it costs anything. Default 64.
    */
   maxReservesInFlight?: number;
   /**
-   * How long a best-available reserve the partner refused as sold out makes equal or larger ones
-   * be refused at once (0: never). Default 2 000.
+   * TTL of the sold-out book's entries: how long a best-available reserve the partner refused as
+   * sold out makes equal or larger ones of its price level be refused at once (0: never). Default
+   * 5 000.
    */
   soldOutHintMs?: number;
   /** `poll_after_seconds` of a pending cart. */
@@ -225,6 +227,11 @@ export interface CartAppDeps {
   settings: CartSettings;
   /** Resale listings (the top picks slice): a reserve of listing ids is held there, never at the partner. */
   resale?: ResaleInventory;
+  /**
+   * What the partner answered sold out lately (see SoldOutBook). Default: this process's own, in
+   * memory, entries living `settings.soldOutHintMs`. Given to share it with the waiting room.
+   */
+  soldOutBook?: SoldOutBook;
   /**
    * Runs work that outlives the request which started it (a reserve finishing after its 202)
    * outside that request, so it does not inherit the caller's deadline. Default: as is.

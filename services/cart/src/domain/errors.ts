@@ -42,6 +42,11 @@ export const ErrorCode = {
   NOT_TRANSACTABLE: '90001',
   /** Invalid or stale cart: unknown, of another app, or in a state that does not allow the call. */
   INVALID_CART: '90003',
+  /**
+   * Too much at once (this process's reserves in flight, or the partner's queue at the connector):
+   * nothing was done; retry after `retryAfterMs`. The edge answers 429 with Retry-After.
+   */
+  OVERLOADED: 'overloaded',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -72,12 +77,20 @@ export const cartNotFound = (cartId: string): CartError =>
     cart_id: cartId,
   });
 
-/** Too much in progress to take this on now; nothing was done, a retry after the pause may pass. */
-export const overloaded = (message: string, retryAfterMs: number): Error =>
-  Object.assign(new Error(message), {
-    kind: 'unavailable' as const,
-    details: { retryAfterMs },
-  });
+/**
+ * Too much in progress to take this on now; nothing was done, a retry after the pause may pass.
+ * Kind `unavailable` (not recorded under an Idempotency-Key: a retry runs again), reason
+ * `overloaded` (the edge answers 429 with Retry-After, not 503: the platform is up, only busy).
+ */
+export const overloaded = (message: string, retryAfterMs: number): CartError =>
+  new CartError('unavailable', ErrorCode.OVERLOADED, message, { retryAfterMs });
+
+/** The reason 3p-connector gives a call it refused because the partner's queue is full. */
+export const PARTNER_BUSY = 'partner-busy';
+
+/** A connector refusal of a partner call that was never sent: the partner's queue was full. */
+export const isPartnerBusy = (error: unknown): boolean =>
+  (error as { details?: { reason?: unknown } } | null)?.details?.reason === PARTNER_BUSY;
 
 export const errorKindOf = (error: unknown): string | undefined =>
   typeof error === 'object' && error !== null ? (error as { kind?: string }).kind : undefined;

@@ -355,9 +355,9 @@ export interface OrderRecord {
 
 export interface PartnerCart {
   /**
-   * Throws the back end's "too many calls in flight" refusal (kind `unavailable`, with
-   * `retryAfterMs`) when a call would be refused now; nothing otherwise. Lets a route refuse
-   * before any work of its own. Absent: no bound to check.
+   * Throws the back end's "too many calls in flight" refusal (kind `unavailable`, reason
+   * `overloaded`, with `retryAfterMs`) when a call would be refused now; nothing otherwise. Lets a
+   * route refuse before any work of its own (429 with Retry-After). Absent: no bound to check.
    */
   assertRoom?(): void;
   getEventAvailability(caller: CartCaller, eventId: string): Promise<EventAvailability>;

@@ -1,5 +1,11 @@
 import { fail, hold, type BookingLine, type Cart, type HeldTicket } from '../../domain/cart.js';
-import { CartError, ErrorCode, isTransient } from '../../domain/errors.js';
+import {
+  CartError,
+  ErrorCode,
+  isPartnerBusy,
+  isTransient,
+  overloaded,
+} from '../../domain/errors.js';
 import type { SellableEvent } from '../../domain/sellable-event.js';
 import type { CartCore } from '../core/cart-core.js';
 import { holdsPartnerBooking } from '../core/records.js';
@@ -16,7 +22,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * the booking lines first, then claims the cart and records those lines in one write (a booking of
  * unknown outcome is found again by them), then asks the inventory. Transient failures are retried
  * `reserveAttempts` times with a doubling pause, then the cart is FAILED 20001 with its booking
- * released; a refusal fails it with the refusal's code.
+ * released (FAILED `overloaded`, nothing to release, when every attempt was refused by the
+ * connector's full queue for the partner); a refusal fails it with the refusal's code.
  */
 export class CompleteReserve {
   constructor(
@@ -31,6 +38,8 @@ export class CompleteReserve {
     const { settings, log } = this.core.deps;
     const cartId = pending.id;
     const inventory = this.inventories.of(pending);
+    // Whether an attempt may have reached the partner (a refusal for a full queue did not).
+    let maybeBooked = false;
     for (let attempt = 1; ; attempt += 1) {
       try {
         const event = await this.core.event(pending.eventId);
@@ -47,11 +56,16 @@ export class CompleteReserve {
         return await this.#recordHeld(cartId, booking, lines, tickets);
       } catch (error) {
         if (isTransient(error) && !(error instanceof CartError)) {
+          const busy = isPartnerBusy(error);
+          maybeBooked ||= !busy;
           if (attempt < settings.reserveAttempts) {
             log.warn({ cart_id: cartId, attempt, err: error }, 'reserve attempt failed; retrying');
             await sleep(settings.reserveRetryMs * 2 ** (attempt - 1));
             continue;
           }
+          // Every attempt waited in a full queue: the partner was never asked, nothing is held.
+          if (!maybeBooked)
+            return this.#fail(cartId, overloaded('the partner is at its capacity', 1_000), false);
           // The partner may hold a booking of an earlier attempt: releasing finds it by its lines.
           return this.#fail(cartId, hostDown('the partner did not answer the reserve'), true);
         }

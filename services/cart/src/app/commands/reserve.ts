@@ -22,7 +22,9 @@ import type { SettleCart } from './settle.js';
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Reserves tickets into a new cart. Waits up to `reserveWaitMs` for the partner; answers the held
+ * Reserves tickets into a new cart. Waits up to `reserveWaitMs` from the request's start (the
+ * store's own slowness under a rush included, so the answer stays well within the caller's
+ * deadline) for the partner; answers the held
  * cart, or a PENDING one that completes in the background. A reserve the partner refuses within
  * the wait is thrown (RESOURCE_EXHAUSTED 20052, ...); one refused later leaves the cart FAILED
  * with its code. A resale reserve holds its listing at once and answers HELD.
@@ -44,6 +46,7 @@ export class ReserveTickets {
 
   async handle(input: ReserveInput): Promise<CartView> {
     const { deps } = this.core;
+    const started = this.core.now().getTime();
     if (!isEventId(input.eventId))
       throw invalidInput('event id must be 15 letters or digits', 'event_id');
     const event = await this.core.event(input.eventId);
@@ -100,7 +103,7 @@ export class ReserveTickets {
     const limit = this.holdLimit.limitOf(input.owner);
     if (resaleLines.length > 0)
       return this.#reserveResale(cart, event, resaleLines, input.fanSessionId ?? '', limit);
-    return this.#reserveHeld(cart, event, input.forceAsync === true, limit);
+    return this.#reserveHeld(cart, event, input.forceAsync === true, limit, started);
   }
 
   /**
@@ -114,6 +117,7 @@ export class ReserveTickets {
     event: SellableEvent,
     forceAsync: boolean,
     limit: number,
+    started: number,
   ): Promise<CartView> {
     const { deps } = this.core;
     const now = this.core.now();
@@ -134,12 +138,15 @@ export class ReserveTickets {
     if (forceAsync) return this.core.view(cart);
     const settled = await Promise.race([
       work.then(() => true),
-      sleep(deps.settings.reserveWaitMs).then(() => false),
+      sleep(Math.max(0, deps.settings.reserveWaitMs - (this.core.now().getTime() - started))).then(
+        () => false,
+      ),
     ]);
     // Answered PENDING: the reserve goes on without its request and keeps its place.
     if (!settled) this.admission.keepPlaceUntil(work);
-    // A settled reserve answers with the state it wrote last, without reading it back.
-    const current = (settled ? last : undefined) ?? (await deps.carts.get(cart.id)) ?? cart;
+    // A settled reserve answers with the state it wrote last, a pending one as inserted (the
+    // client polls), both without reading it back.
+    const current = settled ? (last ?? (await deps.carts.get(cart.id)) ?? cart) : inserted;
     if (settled && current.status === 'FAILED' && current.failure)
       throw failureError(current.failure);
     return this.core.view(current);

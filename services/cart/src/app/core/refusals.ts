@@ -71,6 +71,7 @@ export function failureError(failure: { code: string; message: string }): CartEr
     [ErrorCode.NO_INVENTORY]: 'resource_exhausted',
     [ErrorCode.INVALID_INPUT]: 'invalid_argument',
     [ErrorCode.HOST_DOWN]: 'unavailable',
+    [ErrorCode.OVERLOADED]: 'unavailable',
     [ErrorCode.NOT_TRANSACTABLE]: 'failed_precondition',
   };
   return new CartError(

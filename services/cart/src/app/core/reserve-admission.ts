@@ -1,29 +1,38 @@
 import { CartError, ErrorCode, overloaded } from '../../domain/errors.js';
 import { isListingId } from '../../domain/listing-id.js';
 import type { Reserve } from '../../domain/reserve.js';
-import type { Clock } from '../ports.js';
+import type { SoldOutBook } from '../ports.js';
 import type { ReserveInput } from '../types.js';
 
 const DEFAULT_MAX_RESERVES_IN_FLIGHT = 64;
-const DEFAULT_SOLD_OUT_HINT_MS = 2_000;
+const DEFAULT_SOLD_OUT_HINT_MS = 5_000;
 const RESERVE_RETRY_AFTER_MS = 1_000;
 
-/** What the sold-out hint looks at in a reserve. */
+/** What the sold-out book looks at in a reserve. */
 export type SoldOutProbe = Pick<
   Reserve,
   'section' | 'row' | 'beginSeat' | 'endSeat' | 'areaIds'
 > & {
-  tickets: readonly { quantity: number }[];
+  tickets: readonly { quantity: number; priceLevelId?: string }[];
 };
 
-/** Tickets of a reserve that names no section, row or seats (best available anywhere); else undefined. */
-function bestAvailableQuantity(requests: readonly SoldOutProbe[]): number | undefined {
-  let total = 0;
+/**
+ * A reserve that names no section, row, seats or areas (best available anywhere): its tickets and
+ * the price levels they ask for (`''`: any); else undefined.
+ */
+function bestAvailable(
+  requests: readonly SoldOutProbe[],
+): { quantity: number; priceLevelIds: string[] } | undefined {
+  let quantity = 0;
+  const levels = new Set<string>();
   for (const r of requests) {
     if (r.section || r.row || r.beginSeat || r.endSeat || r.areaIds.length > 0) return undefined;
-    total += r.tickets.reduce((sum, t) => sum + t.quantity, 0);
+    for (const t of r.tickets) {
+      quantity += t.quantity;
+      levels.add(t.priceLevelId ?? '');
+    }
   }
-  return total > 0 ? total : undefined;
+  return quantity > 0 ? { quantity, priceLevelIds: [...levels] } : undefined;
 }
 
 export interface ReserveAdmissionSettings {
@@ -33,9 +42,13 @@ export interface ReserveAdmissionSettings {
   soldOutHintMs?: number;
 }
 
+/** The sold-out book's TTL when the settings give none. */
+export const soldOutTtlOf = (settings: ReserveAdmissionSettings): number =>
+  settings.soldOutHintMs ?? DEFAULT_SOLD_OUT_HINT_MS;
+
 /**
  * Which reserves this process takes on: a bounded number at once (load shedding), and none the
- * partner has just answered sold out for (the sold-out hint). Both refuse before a reserve costs
+ * partner has just answered sold out for (the sold-out book). Both refuse before a reserve costs
  * anything, so a refused client's retry is harmless.
  */
 export class ReserveAdmission {
@@ -43,19 +56,16 @@ export class ReserveAdmission {
   #admitted = 0;
   /** Reserves still running after their request was answered PENDING. */
   #unanswered = 0;
-  /**
-   * Per event, the smallest best-available reserve the partner refused as sold out (20052) and
-   * until when that is believed: a larger or equal one is refused at once, without a cart or a
-   * partner call, for `soldOutHintMs` after the refusal or until this process gives places back.
-   * When 2,000 fans ask for the last 200 places, the 1,800 who cannot have one hear so in one step
-   * instead of each costing a cart, a booking attempt and the writes of a failure. Seats asked for
-   * by section or row always go to the partner; the partner stays the only judge of what is held.
-   */
-  readonly #soldOut = new Map<string, { quantity: number; until: number }>();
-
   constructor(
     private readonly settings: ReserveAdmissionSettings,
-    private readonly clock: Clock,
+    /**
+     * Price levels the partner just answered sold out for: a best-available reserve they cover is
+     * refused at once, without a cart or a partner call. When 2,000 fans ask for the last 200
+     * places, the 1,800 who cannot have one hear so in one step instead of each costing a cart, a
+     * booking attempt and the writes of a failure. Seats asked for by section, row or area always
+     * go to the partner; the partner stays the only judge of what is held.
+     */
+    readonly soldOut: SoldOutBook,
   ) {}
 
   /**
@@ -109,22 +119,25 @@ export class ReserveAdmission {
     void work.finally(() => (this.#unanswered -= 1));
   }
 
-  /** Whether the sold-out hint of the event is live (refuseIfJustSoldOut may refuse). */
+  /** Whether the sold-out book has a live entry of the event (refuseIfJustSoldOut may refuse). */
   soldOutHinted(eventId: string): boolean {
-    const known = this.#soldOut.get(eventId);
-    return known !== undefined && known.until > this.clock.now().getTime();
+    return this.soldOut.hasEntries(eventId);
   }
 
   /**
-   * The sold-out hint as a check a port runs before work of its own (an idempotency record): a
-   * best-available partner reserve no smaller than one the partner just refused as sold out is
-   * refused here at once (RESOURCE_EXHAUSTED 20052). Sandbox and resale reserves are never refused
-   * by it. The reserve applies the same rule itself.
+   * The sold-out book as a check a port runs before work of its own (an idempotency record): a
+   * best-available partner reserve the book covers is refused here at once (RESOURCE_EXHAUSTED
+   * 20052). Sandbox and resale reserves are never refused by it. The reserve applies the same rule
+   * itself, on the price levels as the event resolves them.
    */
   refuseIfJustSoldOut(input: Pick<ReserveInput, 'owner' | 'eventId' | 'requests'>): void {
-    if (input.owner.sandbox || !this.#soldOut.has(input.eventId)) return;
+    if (input.owner.sandbox || !this.soldOut.hasEntries(input.eventId)) return;
     const requests = input.requests.map((r) => ({
-      tickets: r.tickets.map((t) => ({ priceTypeId: t.priceTypeId, quantity: t.quantity })),
+      tickets: r.tickets.map((t) => ({
+        priceTypeId: t.priceTypeId,
+        quantity: t.quantity,
+        priceLevelId: t.priceLevelId ?? '',
+      })),
       areaIds: r.areaIds ?? [],
       section: r.section ?? '',
       row: r.row ?? '',
@@ -135,16 +148,11 @@ export class ReserveAdmission {
     this.refuseIfSoldOut(input.eventId, requests);
   }
 
-  /** Refuses the reserve if the hint of its event covers it. */
+  /** Refuses the reserve if the sold-out book covers it. */
   refuseIfSoldOut(eventId: string, requests: readonly SoldOutProbe[]): void {
-    const known = this.#soldOut.get(eventId);
-    if (!known) return;
-    if (known.until <= this.clock.now().getTime()) {
-      this.#soldOut.delete(eventId);
-      return;
-    }
-    const quantity = bestAvailableQuantity(requests);
-    if (quantity !== undefined && quantity >= known.quantity)
+    if (!this.soldOut.hasEntries(eventId)) return;
+    const probe = bestAvailable(requests);
+    if (probe && this.soldOut.isSoldOut(eventId, probe.priceLevelIds, probe.quantity))
       throw new CartError('resource_exhausted', ErrorCode.NO_INVENTORY, 'sold out', {
         event_id: eventId,
       });
@@ -152,19 +160,12 @@ export class ReserveAdmission {
 
   /** The partner answered this reserve sold out. */
   noteSoldOut(eventId: string, requests: readonly Reserve[]): void {
-    const hintMs = this.settings.soldOutHintMs ?? DEFAULT_SOLD_OUT_HINT_MS;
-    const quantity = bestAvailableQuantity(requests);
-    if (hintMs <= 0 || quantity === undefined) return;
-    const now = this.clock.now().getTime();
-    const known = this.#soldOut.get(eventId);
-    this.#soldOut.set(eventId, {
-      quantity: known && known.until > now ? Math.min(known.quantity, quantity) : quantity,
-      until: now + hintMs,
-    });
+    const probe = bestAvailable(requests);
+    if (probe) this.soldOut.markSoldOut(eventId, probe.priceLevelIds, probe.quantity);
   }
 
   /** Places went back to the partner: the event may sell again. */
-  placesReturned(eventId: string): void {
-    this.#soldOut.delete(eventId);
+  placesReturned(eventId: string, priceLevelIds?: readonly string[]): void {
+    this.soldOut.clear(eventId, priceLevelIds);
   }
 }

@@ -1,7 +1,7 @@
 import { orderFees, ticketPrice, type FeeSchedule } from '../../domain/pricing.js';
 import { isOnSale, isPartnerEvent, type SellableEvent } from '../../domain/sellable-event.js';
 import type { CartCore } from '../core/cart-core.js';
-import type { AvailableSeat, LiveArea } from '../ports.js';
+import type { AvailableSeat, LiveArea, SoldOutBook } from '../ports.js';
 import type { EventAvailability, Offer } from '../types.js';
 
 /** Available seats an availability answer lists per reserved area, and in all. */
@@ -54,7 +54,11 @@ export function offersOf(event: SellableEvent, fees: FeeSchedule): Offer[] {
 
 /** Live availability and offers of an event (the last known one when the partner is slow). */
 export class GetAvailability {
-  constructor(private readonly core: CartCore) {}
+  constructor(
+    private readonly core: CartCore,
+    /** A live read showing places of a price level reopens it (and the event) in the book. */
+    private readonly soldOut?: SoldOutBook,
+  ) {}
 
   async handle(input: { eventId: string; sandbox: boolean }): Promise<EventAvailability> {
     const { deps } = this.core;
@@ -67,6 +71,8 @@ export class GetAvailability {
       try {
         const live = await deps.connector.availability({ eventId: event.id, withSeats: true });
         areas = listedSeats(live.areas);
+        const open = live.areas.filter((a) => a.available > 0).map((a) => a.priceLevelId);
+        if (open.length > 0) this.soldOut?.clear(event.id, [...new Set(open)]);
         observedAt = live.observedAt;
         stale = false;
       } catch (error) {

@@ -96,10 +96,11 @@ function reserveInputOf(r: ReserveCartRequest): ReserveInput {
 
 /**
  * ReserveCart. A reserve takes its place (CART_MAX_RESERVES_IN_FLIGHT) before it touches the store,
- * so a burst reaches the store only as far as it can be served: the rest is refused at once, 503
- * with Retry-After, without a read or a write. A new key is also refused while the event has just
- * sold out (a retry of a reserve that already ran still gets its first answer, its cart). The place
- * is given back while the call only waits for a duplicate, and at its end.
+ * so a burst reaches the store only as far as it can be served: the rest is refused at once,
+ * `overloaded` (429 with Retry-After at the edge), without a read or a write. A new key is also
+ * refused while the sold-out book covers it (a retry of a reserve that already ran still gets its
+ * first answer, its cart); that refusal needs no place. The place is given back while the call
+ * only waits for a duplicate, and at its end.
  */
 function reserveCart(
   app: CartApp,
@@ -109,7 +110,11 @@ function reserveCart(
   return {
     reserveCart: unary(async (r: ReserveCartRequest) => {
       const input = reserveInputOf(r);
-      let release: (() => void) | undefined = app.takeReserveSlot();
+      // While the sold-out book has an entry of the event, the place is taken only once the key
+      // turned out new and not sold out: a burst of fans told "sold out" (one key read each) does
+      // not take the places of the reserves that still reach the partner.
+      const soldOutHinted = app.soldOutHinted(input.eventId);
+      let release: (() => void) | undefined = soldOutHinted ? undefined : app.takeReserveSlot();
       const admit = () => {
         release ??= app.takeReserveSlot();
       };
@@ -137,10 +142,9 @@ function reserveCart(
             return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
           },
           {
-            // Only while the hint is live: it makes the helper read the key before taking it.
-            ...(app.soldOutHinted(input.eventId)
-              ? { refuseNew: () => app.refuseIfJustSoldOut(input) }
-              : {}),
+            // Only while the sold-out book has an entry of the event: it makes the helper read the
+            // key before taking it.
+            ...(soldOutHinted ? { refuseNew: () => app.refuseIfJustSoldOut(input) } : {}),
             onWait: () => {
               release?.();
               release = undefined;

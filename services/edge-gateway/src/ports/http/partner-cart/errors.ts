@@ -36,6 +36,9 @@ export const PARTNER_CODE_STATUS: Readonly<Record<string, number>> = {
   '90003': 409, // invalid or stale cart: in the wrong state (404 when unknown or another app's)
   'idempotency-key-reused': 422, // the same Idempotency-Key with a different request
   'idempotency-key-in-progress': 409, // the first request with the key is still running
+  // Load shed before any work (the edge's or cart's bound on calls in flight, the partner's queue
+  // at the connector full): the platform is busy, not down; retry after Retry-After.
+  overloaded: 429,
   '502': 502, // the partner answered badly
   '504': 504, // the partner did not answer in time
 };
@@ -43,7 +46,7 @@ export const PARTNER_CODE_STATUS: Readonly<Record<string, number>> = {
 export const INVALID_INPUT = '10002';
 export const STALE_CART = '90003';
 
-/** Retry-After (seconds) when a 503 gives none: the cart service's `retry_after_seconds`, else 1. */
+/** Retry-After (seconds) when a 503 or 429 gives none: the cart service's `retry_after_seconds`, else 1. */
 const DEFAULT_RETRY_AFTER = 1;
 
 type PartnerErrorSource = FastifyError & {
@@ -186,9 +189,10 @@ function presentedKey(request: FastifyRequest): string | undefined {
 /**
  * The API key (`apikey` query or `x-api-key` header) checked in `onRequest`: a missing or unknown
  * key is refused (401, code 10001) before the body is read or parsed, an app over its quota 429
- * with Retry-After; every counted call answers with the `Rate-Limit*` headers. When the back end is already at its bound of calls in flight, the request is
- * refused 503 first (a 503 can therefore come before a 401). Same checks as the other families' guard (auth-gateway through the caching
- * DeveloperAccess), one hook earlier.
+ * with Retry-After; every counted call answers with the `Rate-Limit*` headers. When the back end is
+ * already at its bound of calls in flight, the request is refused first, 429 `overloaded` with
+ * Retry-After (so a 429 can come before a 401). Same checks as the other families' guard
+ * (auth-gateway through the caching DeveloperAccess), one hook earlier.
  */
 export function requirePartnerApiKey(
   scope: FastifyInstance,
@@ -196,8 +200,8 @@ export function requirePartnerApiKey(
   access: DeveloperAccess,
   /**
    * Throws when the back end has no room for another call (cart's in-flight bound reached): the
-   * request is then refused 503 with Retry-After before its key is checked, so a retry storm
-   * costs no quota check at auth-gateway for calls that would be refused anyway.
+   * request is then refused 429 `overloaded` with Retry-After before its key is checked, so a
+   * retry storm costs no quota check at auth-gateway for calls that would be refused anyway.
    */
   assertRoom?: () => void,
 ): void {

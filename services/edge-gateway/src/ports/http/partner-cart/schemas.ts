@@ -47,10 +47,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'Body larger than 1 MiB (10002)',
   415: 'Body is not application/json (10002)',
   422: 'Idempotency-Key reused with a different request (idempotency-key-reused)',
-  429: 'Quota exceeded (Retry-After)',
+  429: 'Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After',
   500: 'Internal error',
   502: 'The partner system answered badly',
-  503: 'Partner system down or in maintenance (20001), or the platform unavailable (Retry-After)',
+  503: 'Partner system down or in maintenance (20001), or a back end unreachable (Retry-After)',
   504: 'The partner system or the platform did not answer in time',
 };
 
