@@ -32,8 +32,21 @@ import {
 import { createCartStorage } from './adapters/stores.js';
 import { createStripeClient, createStripeProcessor } from './adapters/stripe-processor.js';
 import { rememberingLatestHits } from './adapters/tracking-cache.js';
-import { CartApp, type CartSettings } from './app/index.js';
-import type { Clock, Log, PartnerConnector, PaymentProcessor, SecretBox } from './app/ports.js';
+import {
+  CartApp,
+  InMemorySoldOutBook,
+  soldOutTtlOf,
+  tellingPlacesBack,
+  type CartSettings,
+} from './app/index.js';
+import type {
+  Clock,
+  Log,
+  PartnerConnector,
+  PaymentProcessor,
+  SecretBox,
+  SoldOutBook,
+} from './app/ports.js';
 import { pendingResumeMs, type CartConfig } from './config.js';
 import { parseMaintenanceWindow } from './domain/maintenance.js';
 import { DurableProjection } from './adapters/durable-projection.js';
@@ -196,6 +209,7 @@ function createCartApp(input: {
   secrets: SecretBox;
   clock: Clock;
   logger: ServiceInfra['logger'];
+  soldOutBook: SoldOutBook;
 }): CartApp {
   const { config, clock, logger } = input;
   const sandboxProcessor = meteredProcessor(
@@ -221,6 +235,7 @@ function createCartApp(input: {
     clock,
     log: logger,
     settings: cartSettings(config),
+    soldOutBook: input.soldOutBook,
   });
 }
 
@@ -409,8 +424,15 @@ export async function composeCart(
   const tokenKeys = orderTokenKeys(config.CART_ORDER_TOKEN_KEY, (message) => logger.warn(message));
   const secrets = orderTokenBox(tokenKeys);
   const topPicks = topPicksOf(config, storage, events, clients, clock, logger);
+  // What the partner answered sold out lately; places coming back reopen a sold-out queue.
+  let placesBack = (_eventId: string) => {};
+  const settings = cartSettings(config);
+  const soldOutBook = tellingPlacesBack(
+    new InMemorySoldOutBook(clock, soldOutTtlOf(settings)),
+    (eventId) => placesBack(eventId),
+  );
   const app = createCartApp({
-    ...{ config, storage, events, secrets, clock, logger },
+    ...{ config, storage, events, secrets, clock, logger, soldOutBook },
     resale: topPicks.app,
     connector: clients.connector,
   });
@@ -438,6 +460,7 @@ export async function composeCart(
     logger,
     tickMs: config.CART_QUEUE_TICK_MS,
   });
+  placesBack = (eventId) => waitingRoom.gate.placesReturned(eventId);
 
   return {
     grpc: [

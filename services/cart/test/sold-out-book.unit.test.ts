@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InMemorySoldOutBook } from '../src/app/core/sold-out-book.js';
+import { InMemorySoldOutBook, tellingPlacesBack } from '../src/app/core/sold-out-book.js';
 
 const EVENT = 'E0000000000001A';
 const OTHER = 'E0000000000002B';
@@ -108,5 +108,20 @@ describe('InMemorySoldOutBook', () => {
     expect(soldOut.hasEntries('E2')).toBe(false);
     expect(soldOut.hasEntries('E1')).toBe(true);
     expect(soldOut.hasEntries('E3')).toBe(true);
+  });
+});
+
+describe('tellingPlacesBack', () => {
+  it('answers as the book does and tells of every clear, with or without an entry', () => {
+    const { soldOut } = book();
+    const told: string[] = [];
+    const telling = tellingPlacesBack(soldOut, (eventId) => told.push(eventId));
+    telling.markSoldOut(EVENT, [''], 1);
+    expect(telling.isSoldOut(EVENT, [])).toBe(true);
+    expect(telling.hasEntries(EVENT)).toBe(true);
+    telling.clear(EVENT);
+    telling.clear(OTHER, ['PL1']);
+    expect(telling.isSoldOut(EVENT, [])).toBe(false);
+    expect(told).toEqual([EVENT, OTHER]);
   });
 });

@@ -4,6 +4,8 @@
  * shape; amounts are integers in minor units of the cart's currency.
  */
 export { CartApp } from './cart-app.js';
+export { InMemorySoldOutBook, tellingPlacesBack } from './core/sold-out-book.js';
+export { soldOutTtlOf } from './core/reserve-admission.js';
 export { sandboxAreas } from './inventory/sandbox.js';
 export { heldTicketsOf, resaleLinesOf } from './inventory/resale.js';
 export { listingIdsOf } from './inventory/inventory.js';

@@ -44,7 +44,12 @@ export function composeWaitingRoom(input: {
   /** Pause between the admitter's ticks. */
   tickMs: number;
   settings?: Partial<WaitingRoomSettings>;
-}): { grpc: GrpcRegistration; gate: ReserveGate; start(): void; stop(): Promise<void> } {
+}): {
+  grpc: GrpcRegistration;
+  gate: ReserveGate & { placesReturned(eventId: string): void };
+  start(): void;
+  stop(): Promise<void>;
+} {
   const probe = createReserveProbe();
   const watch = createOnSaleWatch(input.storage.onSales, {
     pollMs: WATCH_POLL_MS,

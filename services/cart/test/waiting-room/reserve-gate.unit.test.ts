@@ -211,7 +211,7 @@ describe('the reserve gate of the waiting room', () => {
     expect(probe.sample(EVENT).reserves).toBe(0);
   });
 
-  it('marks the event sold out when a one-ticket best-available reserve finds nothing', async () => {
+  it('marks the event sold out when a one-ticket reserve finds nothing; places back reopen it', async () => {
     const { gate, storage, request, admitted } = setup();
     const tokens = await admitted(['f1', 'f2']);
     const noneLeft = new CartError('resource_exhausted', ErrorCode.NO_INVENTORY, 'sold out');
@@ -228,6 +228,10 @@ describe('the reserve gate of the waiting room', () => {
     await expect(gatedReserve(gate, one, () => Promise.reject(noneLeft))).rejects.toBe(noneLeft);
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect((await storage.onSales.get(EVENT))?.soldOutAt).toBeInstanceOf(Date);
+    // A hold released: the queue reopens for the fans still waiting.
+    gate.placesReturned(EVENT);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await storage.onSales.get(EVENT))?.soldOutAt).toBeUndefined();
   });
 
   it('lets sandbox reserves through without an admission', async () => {

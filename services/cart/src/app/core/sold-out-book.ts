@@ -11,6 +11,28 @@ interface Entry {
 }
 
 /**
+ * `book`, telling `placesBack` of every `clear` (a hold of this process released or expired, a live
+ * availability read showing places), whether or not the book held an entry of the event: the
+ * waiting room reopens a sold-out queue on it.
+ */
+export function tellingPlacesBack(
+  book: SoldOutBook,
+  placesBack: (eventId: string) => void,
+): SoldOutBook {
+  return {
+    isSoldOut: (eventId, priceLevelIds, quantity) =>
+      book.isSoldOut(eventId, priceLevelIds, quantity),
+    hasEntries: (eventId) => book.hasEntries(eventId),
+    markSoldOut: (eventId, priceLevelIds, quantity) =>
+      book.markSoldOut(eventId, priceLevelIds, quantity),
+    clear(eventId, priceLevelIds) {
+      book.clear(eventId, priceLevelIds);
+      placesBack(eventId);
+    },
+  };
+}
+
+/**
  * The {@link SoldOutBook} of one cart process, in memory. Each entry lives `ttlMs` after the
  * partner's last sold-out answer for it, or until {@link clear}: another replica's release, or a
  * change at the partner this process did not see, reopens the level after at most `ttlMs`.

@@ -70,6 +70,18 @@ export class WaitingRoomGate implements ReserveGate {
     });
   }
 
+  /**
+   * Places of the event came back to the partner (a hold released or expired, availability read
+   * with places): a queue marked sold out reopens, and its waiting fans read WAITING again.
+   */
+  placesReturned(eventId: string): void {
+    void this.#queued(eventId)
+      .then((on) => (on ? this.deps.soldOut.handle(eventId, false) : false))
+      .catch((err: unknown) => {
+        this.deps.log.warn({ err, event_id: eventId }, 'reopening a sold-out queue failed');
+      });
+  }
+
   /** Forgets what it read of the event (after an operator's change on this replica). */
   forget(eventId: string): void {
     this.#queueOn.delete(eventId);
