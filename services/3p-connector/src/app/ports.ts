@@ -17,7 +17,7 @@ import type {
 import type { AvailabilitySnapshot } from '../domain/availability.js';
 import type { CallFailure } from '../domain/call-failure.js';
 import type { QueuedCancel } from '../domain/cancel-queue.js';
-import type { ErrorKind } from '../domain/errors.js';
+import type { ErrorKind } from '@marquee/platform/kernel';
 import type { HealthState } from '../domain/partner.js';
 import type { ImportedEvent } from '../domain/imported-event.js';
 import type { EncryptedSecret, Partner, VenueImportState } from '../domain/partner.js';
