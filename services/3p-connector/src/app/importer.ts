@@ -1,5 +1,5 @@
 import { eventRuleProblems, type EventListItem, type Manifest } from '@marquee/partner-api';
-import { errorKindOf, retryingConflicts } from '@marquee/platform/kernel';
+import { errorKindOf, isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
 import { ConnectorError } from '../domain/errors.js';
 import { accessCodesOf, referencedResources, toDiscoveryEvent } from '../domain/event-mapping.js';
 import type { AreaAvailability } from '../domain/availability.js';
@@ -56,12 +56,6 @@ export function toAreaAvailability(
     })),
   }));
 }
-
-/** Another import stored the same partner event first (a version conflict or a racing insert). */
-const lostRace = (error: unknown): boolean => {
-  const kind = errorKindOf(error);
-  return kind === 'aborted' || kind === 'already_exists';
-};
 
 /**
  * The import (partner events → discovery events): per partner and venue, every page of
@@ -273,7 +267,7 @@ export class Importer implements ImportTrigger {
         else await events.create(next);
         return next;
       },
-      { isConflict: lostRace },
+      { isConflict: isWriteRace },
     );
     if (!stored) return false;
     await this.syncAvailability(api, stored).catch((error: unknown) =>
