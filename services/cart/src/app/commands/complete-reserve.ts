@@ -1,5 +1,6 @@
 import { fail, hold, type BookingLine, type Cart, type HeldTicket } from '../../domain/cart.js';
-import { CartError, ErrorCode, isTransient } from '../../domain/errors.js';
+import { isTransient } from '@marquee/platform/kernel';
+import { CartError, ErrorCode } from '../../domain/errors.js';
 import type { SellableEvent } from '../../domain/sellable-event.js';
 import type { CartCore } from '../core/cart-core.js';
 import { holdsPartnerBooking } from '../core/records.js';
