@@ -101,7 +101,7 @@ export function createPublishing(deps: {
     async publish({ appId, body, publicationKey }) {
       if (!appId) throw new MissingApp();
       const outcome = accept(body);
-      const now = clock();
+      const now = clock.now();
       if (publicationKey) {
         const since = new Date(now.getTime() - keyWindowMs);
         const earlier = await repository.findByPublicationKey(appId, publicationKey, since);
@@ -135,7 +135,7 @@ export function createPublishing(deps: {
               ...current,
               publisherVersion: given ?? null,
               body: outcome.event as Record<string, unknown>,
-              updatedAt: clock(),
+              updatedAt: clock.now(),
             },
             current.version,
           );

@@ -63,7 +63,7 @@ function setup() {
   const sut = createPublishing({
     repository,
     newId: () => `EvtId${String(++n).padStart(10, '0')}`,
-    clock: () => clock.now,
+    clock: { now: () => clock.now },
     publicationKeyWindowMs: 24 * 60 * 60_000,
   });
   return { sut, repository, clock };
