@@ -187,7 +187,7 @@ export class Importer implements ImportTrigger {
     const next = {
       ...state,
       watermark: error ? state.watermark : new Date(highest),
-      lastImportAt: clock(),
+      lastImportAt: clock.now(),
       lastImportEvents: changed,
       lastError: error,
     };
@@ -233,7 +233,7 @@ export class Importer implements ImportTrigger {
           return undefined;
         const manifest = await this.manifest(partner, api, event.manifest_id);
         await this.fetchReferences(partner, api, event);
-        const now = clock();
+        const now = clock.now();
         const id = existing?.id ?? ids.eventId();
         const version = (existing?.event.version ?? 0) + 1;
         const next: ImportedEvent = {
@@ -283,7 +283,7 @@ export class Importer implements ImportTrigger {
   async syncAvailability(api: PartnerApi, imported: ImportedEvent): Promise<void> {
     const answer = await api.getAvailability(imported.partnerEventId, { detail: 'seats' });
     const areas = toAreaAvailability(answer.areas);
-    const observedAt = this.deps.clock();
+    const observedAt = this.deps.clock.now();
     await this.deps.events.recordAvailability(
       imported.id,
       (sequence) => ({

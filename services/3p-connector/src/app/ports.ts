@@ -177,7 +177,8 @@ export interface Ids {
   failureId(): string;
 }
 
-export type Clock = () => Date;
+/** The time, as the platform's kernel defines it. */
+export type { Clock } from '@marquee/platform/kernel';
 
 /** Structured log lines of the use cases (pino-compatible shape). */
 /** What the import counts beyond what its stores count (adapters/import-metrics.ts). */
