@@ -1,3 +1,4 @@
+import { systemClock } from '@marquee/platform/kernel';
 import type { Logger } from '@marquee/platform/logger';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
@@ -122,7 +123,7 @@ function composeUseCases(
   config: ThreePConnectorConfig,
   logger: Logger,
 ) {
-  const clock = () => new Date();
+  const clock = systemClock;
   const egress = egressPolicy({
     requireHttps: config.NODE_ENV === 'production',
     allowedHosts: config.PARTNER_ALLOWED_HOSTS,

@@ -1,3 +1,4 @@
+import { systemClock } from '@marquee/platform/kernel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '@marquee/platform/logger';
@@ -45,7 +46,7 @@ async function setup() {
     partners: storage.partners,
     api,
     imports: { importVenues: (id, venues) => imports.push([id, venues]) },
-    clock: () => new Date(),
+    clock: systemClock,
     log: logger,
   });
   return { sut, storage, partner, imports };

@@ -23,7 +23,7 @@ function setup(
     queue: storage.queue,
     secrets,
     ids: randomIds,
-    clock: () => new Date('2026-01-01T00:00:00Z'),
+    clock: { now: () => new Date('2026-01-01T00:00:00Z') },
     imports: { importVenues: (id, venues) => started.push([id, venues]) },
     egress: egressPolicy({
       requireHttps: options.production ?? false,

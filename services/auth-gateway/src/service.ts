@@ -1,3 +1,4 @@
+import { systemClock } from '@marquee/platform/kernel';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
 import { openServiceStores } from '@marquee/platform/store';
@@ -33,7 +34,7 @@ export async function composeAuthGateway(
   const apps = createAppRepository(stores);
   const fans = createFanRepository(stores);
   const hasher = createArgon2Hasher();
-  const clock = () => new Date();
+  const clock = systemClock;
   const access = new DeveloperAccess({
     apps,
     fans,

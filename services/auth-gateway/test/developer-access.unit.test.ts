@@ -20,7 +20,7 @@ function build(options: { now?: () => number; perDay?: number; perSecond?: numbe
     fans: createFanRepository(stores),
     counter: createMemoryRateCounter(() => now()),
     hasher,
-    clock: () => new Date(now()),
+    clock: { now: () => new Date(now()) },
     defaultQuota: {
       perDay: options.perDay ?? 5000,
       perSecond: options.perSecond ?? 5,

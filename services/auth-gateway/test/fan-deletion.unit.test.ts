@@ -13,7 +13,11 @@ function setUp(fans?: (inner: FanRepository) => FanRepository) {
   const stores = createAuthStores(createServiceStores(undefined));
   const inner = createFanRepository(stores);
   const oauth = createOAuthRepository(stores);
-  const sut = new FanDeletion({ fans: fans ? fans(inner) : inner, oauth, clock: () => at });
+  const sut = new FanDeletion({
+    fans: fans ? fans(inner) : inner,
+    oauth,
+    clock: { now: () => at },
+  });
   return { stores, fans: inner, oauth, sut };
 }
 

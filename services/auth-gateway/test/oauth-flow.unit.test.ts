@@ -1,3 +1,4 @@
+import { systemClock } from '@marquee/platform/kernel';
 import { ServiceKeyring, serviceKeyring, serviceTokenFor } from '@marquee/platform/grpc';
 import { authV1 } from '@marquee/proto';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -135,7 +136,7 @@ describe("authorization-code flow (the fans' OAuth API)", () => {
     await new FanDeletion({
       fans,
       oauth: createOAuthRepository(t.stores),
-      clock: () => new Date(),
+      clock: systemClock,
     }).deleteFan(t.fan.id);
     const approved = await t.post(consent.cookie, { action: 'approve', csrf: consent.csrf });
     expect(approved.status).toBe(403);

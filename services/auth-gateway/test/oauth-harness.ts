@@ -58,7 +58,7 @@ export async function oauthHarness(
     });
   }
   let offsetMs = 0;
-  const clock = () => new Date(Date.now() + offsetMs);
+  const clock = { now: () => new Date(Date.now() + offsetMs) };
   // Real argon2id at a test-sized cost: the code under test is the production path.
   const argon2 = createArgon2Hasher({ memoryCost: 1024, timeCost: 1 });
   let verifications = 0;
@@ -71,7 +71,7 @@ export async function oauthHarness(
   };
   const apps = createAppRepository(stores);
   const fans = createFanRepository(stores);
-  const counter = createMemoryRateCounter(() => clock().getTime());
+  const counter = createMemoryRateCounter(() => clock.now().getTime());
   const access = new DeveloperAccess({ apps, fans, counter, hasher, clock });
   const flows = new OAuthFlows({
     apps,

@@ -1,3 +1,4 @@
+import { systemClock } from '@marquee/platform/kernel';
 import { fanDeletedTopic } from '@marquee/proto/topics';
 import { describe, expect, it } from 'vitest';
 import type { AuthStores } from '../src/adapters/auth-stores.js';
@@ -116,7 +117,7 @@ export function repositoriesContract(name: string, make: () => Promise<Repositor
           fans: fixture.fans,
           counter: { add: async () => 1 },
           hasher: { hash: async () => '', verify: async () => false },
-          clock: () => new Date(),
+          clock: systemClock,
         });
       const assigned = await Promise.all([
         replica().backfillTrackingIds(),

@@ -5,6 +5,7 @@ import {
   type Idempotency,
 } from '@marquee/platform/idempotency';
 import { detachedFromCall } from '@marquee/platform/grpc';
+import { systemClock } from '@marquee/platform/kernel';
 import { periodic } from '@marquee/platform/lifecycle';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
@@ -416,7 +417,7 @@ export async function composeCart(
   options: CartComposeOptions = {},
 ): Promise<ServiceParts> {
   const { logger, bus } = infra;
-  const clock = options.clock ?? { now: () => new Date() };
+  const clock = options.clock ?? systemClock;
   const storage = await openStorage(infra, config);
   const projection = await openProjection(storage, clock, logger);
   const { events, durable } = projection;

@@ -1,6 +1,7 @@
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { TopicDef } from '@marquee/platform/bus';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import { systemClock } from '@marquee/platform/kernel';
 import { openServiceStores } from '@marquee/platform/store';
 import type { EventChanged } from '@marquee/proto/catalog/v1';
 import { allTopics, dealChangedTopic, eventChangedTopic } from '@marquee/proto/topics';
@@ -9,7 +10,7 @@ import {
   createCatalogVenueDirectory,
 } from './adapters/catalog-venue-directory.js';
 import { createDealsStorage } from './adapters/repositories.js';
-import { randomIds, systemClock } from './adapters/clock-and-ids.js';
+import { randomIds } from './adapters/ids.js';
 import { DealsApp } from './app/deals-app.js';
 import { eventConsumerGroup, type DealsConfig } from './config.js';
 import { dealsGrpc } from './ports/grpc/deals-grpc.js';

@@ -1,3 +1,4 @@
+import { systemClock } from '@marquee/platform/kernel';
 import { allTopics } from '@marquee/proto/topics';
 import { publishingV1 } from '@marquee/proto';
 import { createIdempotency } from '@marquee/platform/idempotency';
@@ -29,7 +30,7 @@ export async function composePublisher(
   const publishing = createPublishing({
     repository: createPublishedEventRepository(storage.events, storage.publicationKeys),
     newId: newEventId,
-    clock: () => new Date(),
+    clock: systemClock,
     publicationKeyWindowMs: config.IDEMPOTENCY_TTL_MS,
   });
   // One purge at a time per process; replicas purging together are kept apart by compare-and-set.

@@ -1,6 +1,7 @@
 import { periodic, type Periodic } from '@marquee/platform/lifecycle';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import { systemClock } from '@marquee/platform/kernel';
 import { openServiceStores } from '@marquee/platform/store';
 import {
   allTopics,
@@ -45,7 +46,7 @@ export async function composeReconciler(
   const app = new ReconcilerApp({
     ...storage,
     connector: options.connector ?? client!,
-    clock: { now: () => new Date() },
+    clock: systemClock,
     log: logger,
     settings: {
       graceMs: config.RECONCILE_GRACE_MS,

@@ -1,6 +1,7 @@
 import { contactKeysOf } from '@marquee/proto/order-contact';
 import { busRawPublisher, createOutboxRelay } from '@marquee/platform/outbox';
 import type { ServiceInfra, ServiceParts } from '@marquee/platform/service';
+import { systemClock } from '@marquee/platform/kernel';
 import { openServiceStores } from '@marquee/platform/store';
 import {
   allTopics,
@@ -61,7 +62,7 @@ export async function composeSecureEntry(
     ...storage,
     crypto,
     random: cryptoRandomness,
-    clock: { now: () => new Date() },
+    clock: systemClock,
     log: logger,
     refreshHours: config.TOKEN_REFRESH_HOURS_BEFORE_EVENT,
     delayHours: config.DELAYED_DELIVERY_HOURS_BEFORE_EVENT,
@@ -71,7 +72,7 @@ export async function composeSecureEntry(
       forgedPerMinute: config.GATE_FORGED_SCANS_PER_MINUTE,
     },
   });
-  const erasure = new FanErasure({ ...storage, clock: { now: () => new Date() } });
+  const erasure = new FanErasure({ ...storage, clock: systemClock });
   const group = consumerGroup(config);
   const contactKeys = contactKeysOf(config.ORDER_CONTACT_KEYS, (message) => logger.warn(message));
   await bus.subscribe(
@@ -104,7 +105,7 @@ export async function composeSecureEntry(
     deadlineMs: config.CART_DEADLINE_MS,
     logger,
   });
-  const backfill = new FanIdBackfill({ ...storage, cartOrders, clock: { now: () => new Date() } });
+  const backfill = new FanIdBackfill({ ...storage, cartOrders, clock: systemClock });
   const reseal = ticketSecretReseal(keys.secretKeys.length, storage.tickets, crypto, logger);
   let backfilling: { stop(): void } | undefined;
   return {

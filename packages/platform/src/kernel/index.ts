@@ -8,6 +8,7 @@ export {
 export { systemClock, type Clock } from './clock.js';
 export {
   DEFAULT_CONFLICT_ATTEMPTS,
+  isWriteRace,
   retryingConflicts,
   type RetryingConflictsOptions,
 } from './retrying-conflicts.js';

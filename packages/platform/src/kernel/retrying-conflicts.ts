@@ -22,6 +22,16 @@ export interface RetryingConflictsOptions {
 const isAborted = (error: unknown): boolean => errorKindOf(error) === 'aborted';
 
 /**
+ * A lost race of a read-then-write that may insert: a version conflict (kind `aborted`) or another
+ * writer inserting the same id first (kind `already_exists`). Pass it as `isConflict` when the write
+ * creates the record it did not find.
+ */
+export function isWriteRace(error: unknown): boolean {
+  const kind = errorKindOf(error);
+  return kind === 'aborted' || kind === 'already_exists';
+}
+
+/**
  * Runs a compare-and-set write again while it loses to another writer, at most `attempts` times;
  * the last conflict, or any other error, is thrown as it is. `write` reads what it needs itself
  * (or `beforeRetry` does), so each try writes over what the winner wrote.

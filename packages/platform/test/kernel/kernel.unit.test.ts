@@ -5,6 +5,7 @@ import {
   errorKindOf,
   isErrorKind,
   isTransient,
+  isWriteRace,
   retryingConflicts,
   systemClock,
 } from '../../src/kernel/index.js';
@@ -107,5 +108,22 @@ describe('retryingConflicts', () => {
         },
       ),
     ).rejects.toBe(gone);
+  });
+
+  it('retries a racing insert too when isConflict is isWriteRace', async () => {
+    expect(isWriteRace(failure('aborted'))).toBe(true);
+    expect(isWriteRace(failure('already_exists'))).toBe(true);
+    expect(isWriteRace(failure('not_found'))).toBe(false);
+    expect(isWriteRace(new Error('no kind'))).toBe(false);
+    const kinds = ['already_exists', 'aborted'];
+    const result = await retryingConflicts(
+      async (attempt) => {
+        const kind = kinds[attempt - 1];
+        if (kind) throw failure(kind);
+        return attempt;
+      },
+      { isConflict: isWriteRace },
+    );
+    expect(result).toBe(3);
   });
 });

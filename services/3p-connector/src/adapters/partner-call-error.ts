@@ -1,6 +1,6 @@
 import { AppError } from '@marquee/platform/errors';
 import type { PartnerFailure } from '../app/ports.js';
-import type { ErrorKind } from '../domain/errors.js';
+import type { ErrorKind } from '@marquee/platform/kernel';
 
 /** What a failed partner call records besides its kind and message. */
 export interface PartnerCallFacts {

@@ -1,7 +1,8 @@
 import { request, type Dispatcher } from 'undici';
 import type { Logger } from '@marquee/platform/logger';
 import { checkPartnerUrl, type EgressPolicy } from '../domain/egress.js';
-import { ConnectorError, type ErrorKind } from '../domain/errors.js';
+import type { ErrorKind } from '@marquee/platform/kernel';
+import { ConnectorError } from '../domain/errors.js';
 import { PartnerCallError, type PartnerCallFacts } from './partner-call-error.js';
 
 /** What a partner exchange needs to know of its operation. */

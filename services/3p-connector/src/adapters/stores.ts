@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { errorKindOf, retryingConflicts } from '@marquee/platform/kernel';
 import { metrics } from '@marquee/platform/metrics';
 import { createOutboxEvent } from '@marquee/platform/outbox';
 import type { ServiceStores, VersionedStore } from '@marquee/platform/store';
@@ -23,7 +24,6 @@ import type { QueuedCancel } from '../domain/cancel-queue.js';
 import { fromCatalogEventMessage, toCatalogEventMessage } from './proto/event-message.js';
 import { sealedRecords } from './sealed-records.js';
 import { toAvailabilityChanged, toPartnerCallFailed } from './proto/kafka-messages.js';
-import { errorKindOf, isConflict } from '../domain/errors.js';
 import type { ImportedEvent } from '../domain/imported-event.js';
 import {
   venueImportId,
@@ -89,17 +89,6 @@ const HEALTH_ENUM: Record<HealthState, partnerV1.PartnerHealth> = {
   UNAUTHORIZED: 'PARTNER_HEALTH_UNAUTHORIZED' as partnerV1.PartnerHealth,
 };
 export const healthEnum = (state: HealthState): partnerV1.PartnerHealth => HEALTH_ENUM[state];
-
-/** Re-reads after a lost compare-and-set before giving up. */
-async function withRetry<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!isConflict(error) || attempt >= attempts) throw error;
-    }
-  }
-}
 
 export interface ConnectorStorage {
   partners: PartnerRepository;
@@ -189,7 +178,7 @@ function partnerRepository(store: VersionedStore<Partner>): PartnerRepository {
         },
         time: change.checkedAt,
       });
-      await withRetry(async () => {
+      await retryingConflicts(async () => {
         const current = await store.get(id);
         if (!current) return;
         await store.update(
@@ -304,7 +293,7 @@ function importedEventRepository(
       return replaced;
     },
     async recordAvailability(id, build, modification) {
-      return withRetry(async () => {
+      return retryingConflicts(async () => {
         const current = await store.get(id);
         if (!current)
           throw Object.assign(new Error(`event ${id} not found`), { kind: 'not_found' });
@@ -328,7 +317,7 @@ function importedEventRepository(
           },
         );
         return { sequence, newer };
-      }, 20);
+      });
     },
   };
 }
@@ -343,7 +332,7 @@ function resourceRepository(store: VersionedStore<StoredResource>): ResourceRepo
     async put(kind, partnerId, id, value) {
       const key = idOf(kind, partnerId, id);
       const doc = { id: key, kind, partnerId, json: JSON.stringify(value), fetchedAt: new Date() };
-      await withRetry(async () => {
+      await retryingConflicts(async () => {
         const current = await store.get(key);
         if (current) await store.update(key, current.version, doc);
         else await store.insert(doc);
@@ -397,7 +386,8 @@ function queueRepository(store: VersionedStore<QueuedCancel>): QueueRepository {
       try {
         return await store.update(entry.id, expectedVersion, entry);
       } catch (error) {
-        if (isConflict(error) || errorKindOf(error) === 'not_found') return undefined;
+        if (errorKindOf(error) === 'aborted' || errorKindOf(error) === 'not_found')
+          return undefined;
         throw error;
       }
     },
@@ -405,7 +395,7 @@ function queueRepository(store: VersionedStore<QueuedCancel>): QueueRepository {
       try {
         await store.delete(id, expectedVersion);
       } catch (error) {
-        if (!isConflict(error)) throw error;
+        if (errorKindOf(error) !== 'aborted') throw error;
       }
     },
   };

@@ -83,7 +83,7 @@ export class CancelQueue {
         return { status: 'cancelled', order: undefined };
       }
       if (!failure?.transient) throw error;
-      const now = clock();
+      const now = clock.now();
       const added = await queue.add({
         id,
         version: 1,
@@ -134,7 +134,7 @@ export class CancelQueue {
    */
   async processDue(limit = 50): Promise<{ delivered: number; rescheduled: number }> {
     const { queue, clock, log, maxBackoffMs } = this.deps;
-    const now = clock();
+    const now = clock.now();
     let delivered = 0;
     let rescheduled = 0;
     for (const entry of await queue.due(now, limit)) {
@@ -163,7 +163,7 @@ export class CancelQueue {
         );
         continue;
       }
-      const at = clock();
+      const at = clock.now();
       await queue.update(
         {
           ...claimed,

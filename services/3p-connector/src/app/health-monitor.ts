@@ -63,7 +63,7 @@ export class HealthMonitor {
         healthcheckId: observation.kind === 'answer' ? observation.id : 0,
         message: observation.message,
         venuesToSync: [...venuesToSync],
-        checkedAt: clock(),
+        checkedAt: clock.now(),
       });
     }
     if (state === 'SYNC_REQUIRED') {

@@ -1,5 +1,6 @@
 import { eventRuleProblems, type EventListItem, type Manifest } from '@marquee/partner-api';
-import { ConnectorError, errorKindOf } from '../domain/errors.js';
+import { errorKindOf, isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
+import { ConnectorError } from '../domain/errors.js';
 import { accessCodesOf, referencedResources, toDiscoveryEvent } from '../domain/event-mapping.js';
 import type { AreaAvailability } from '../domain/availability.js';
 import type { ImportedEvent } from '../domain/imported-event.js';
@@ -186,7 +187,7 @@ export class Importer implements ImportTrigger {
     const next = {
       ...state,
       watermark: error ? state.watermark : new Date(highest),
-      lastImportAt: clock(),
+      lastImportAt: clock.now(),
       lastImportEvents: changed,
       lastError: error,
     };
@@ -224,63 +225,65 @@ export class Importer implements ImportTrigger {
       return false;
     }
     const lastModification = new Date(event.last_modification);
-    for (let attempt = 1; ; attempt += 1) {
-      const existing = await events.findByPartnerEvent(partner.id, event.event_id);
-      if (existing && existing.lastModification.getTime() >= lastModification.getTime())
-        return false;
-      const manifest = await this.manifest(partner, api, event.manifest_id);
-      await this.fetchReferences(partner, api, event);
-      const now = clock();
-      const id = existing?.id ?? ids.eventId();
-      const version = (existing?.event.version ?? 0) + 1;
-      const next: ImportedEvent = {
-        id,
-        version: existing?.version ?? 0,
-        partnerId: partner.id,
-        partnerEventId: event.event_id,
-        partnerVenueId: venueId,
-        lastModification,
-        partnerStatus: item.status,
-        manifestId: event.manifest_id,
-        accessCodes: accessCodesOf(event),
-        event: toDiscoveryEvent({
+    // Another import may store this partner event first: then read it again and compare.
+    const stored = await retryingConflicts(
+      async (): Promise<ImportedEvent | undefined> => {
+        const existing = await events.findByPartnerEvent(partner.id, event.event_id);
+        if (existing && existing.lastModification.getTime() >= lastModification.getTime())
+          return undefined;
+        const manifest = await this.manifest(partner, api, event.manifest_id);
+        await this.fetchReferences(partner, api, event);
+        const now = clock.now();
+        const id = existing?.id ?? ids.eventId();
+        const version = (existing?.event.version ?? 0) + 1;
+        const next: ImportedEvent = {
           id,
-          version,
-          partner,
-          venueId,
-          answer: item,
-          manifest,
+          version: existing?.version ?? 0,
+          partnerId: partner.id,
+          partnerEventId: event.event_id,
+          partnerVenueId: venueId,
+          lastModification,
+          partnerStatus: item.status,
+          manifestId: event.manifest_id,
+          accessCodes: accessCodesOf(event),
+          event: toDiscoveryEvent({
+            id,
+            version,
+            partner,
+            venueId,
+            answer: item,
+            manifest,
+            createdAt: existing?.createdAt ?? now,
+            updatedAt: now,
+          }),
+          availabilitySequence: existing?.availabilitySequence ?? 0,
+          ...(existing?.availabilityModification
+            ? { availabilityModification: existing.availabilityModification }
+            : {}),
           createdAt: existing?.createdAt ?? now,
           updatedAt: now,
-        }),
-        availabilitySequence: existing?.availabilitySequence ?? 0,
-        ...(existing?.availabilityModification
-          ? { availabilityModification: existing.availabilityModification }
-          : {}),
-        createdAt: existing?.createdAt ?? now,
-        updatedAt: now,
-      };
-      try {
+        };
         if (existing) await events.replace(next, existing.version);
         else await events.create(next);
-      } catch (error) {
-        // Another import stored this partner event first: read it again and compare.
-        const kind = errorKindOf(error);
-        if ((kind === 'aborted' || kind === 'already_exists') && attempt < 5) continue;
-        throw error;
-      }
-      await this.syncAvailability(api, next).catch((error: unknown) =>
-        this.deps.log.warn({ err: error, event_id: id }, 'availability sync after import failed'),
-      );
-      return true;
-    }
+        return next;
+      },
+      { isConflict: isWriteRace },
+    );
+    if (!stored) return false;
+    await this.syncAvailability(api, stored).catch((error: unknown) =>
+      this.deps.log.warn(
+        { err: error, event_id: stored.id },
+        'availability sync after import failed',
+      ),
+    );
+    return true;
   }
 
   /** Full synchronisation (every area, seats included) on `availability-changed`. */
   async syncAvailability(api: PartnerApi, imported: ImportedEvent): Promise<void> {
     const answer = await api.getAvailability(imported.partnerEventId, { detail: 'seats' });
     const areas = toAreaAvailability(answer.areas);
-    const observedAt = this.deps.clock();
+    const observedAt = this.deps.clock.now();
     await this.deps.events.recordAvailability(
       imported.id,
       (sequence) => ({

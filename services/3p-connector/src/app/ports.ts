@@ -17,7 +17,7 @@ import type {
 import type { AvailabilitySnapshot } from '../domain/availability.js';
 import type { CallFailure } from '../domain/call-failure.js';
 import type { QueuedCancel } from '../domain/cancel-queue.js';
-import type { ErrorKind } from '../domain/errors.js';
+import type { ErrorKind } from '@marquee/platform/kernel';
 import type { HealthState } from '../domain/partner.js';
 import type { ImportedEvent } from '../domain/imported-event.js';
 import type { EncryptedSecret, Partner, VenueImportState } from '../domain/partner.js';
@@ -201,7 +201,8 @@ export interface Ids {
   failureId(): string;
 }
 
-export type Clock = () => Date;
+/** The time, as the platform's kernel defines it. */
+export type { Clock } from '@marquee/platform/kernel';
 
 /** Structured log lines of the use cases (pino-compatible shape). */
 /** What the import counts beyond what its stores count (adapters/import-metrics.ts). */

@@ -89,7 +89,7 @@ export class PartnerRegistry {
       health: 'UNSPECIFIED',
       healthMessage: '',
       healthCheckedAt: null,
-      createdAt: clock(),
+      createdAt: clock.now(),
     });
     for (const venue of partner.venues)
       await venueImports.save(initialVenueState(partner.id, venue));

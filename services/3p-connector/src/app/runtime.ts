@@ -291,7 +291,7 @@ export class ConnectorRuntime {
       },
       options,
     );
-    const observedAt = this.deps.clock();
+    const observedAt = this.deps.clock.now();
     const areas = toAreaAvailability(answer.areas);
     const totalAvailable = areas.reduce((sum, a) => sum + a.available, 0);
     const { newer } = await this.deps.events.recordAvailability(
@@ -471,7 +471,7 @@ export class ConnectorRuntime {
       willRetry: false,
       outcomeUnknown: true,
       correlationId: failure.correlationId,
-      failedAt: this.deps.clock(),
+      failedAt: this.deps.clock.now(),
     });
   }
 }

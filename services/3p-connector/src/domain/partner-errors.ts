@@ -1,4 +1,4 @@
-import type { ErrorKind } from './errors.js';
+import type { ErrorKind } from '@marquee/platform/kernel';
 
 const RESOURCE_EXHAUSTED = new Set([301, 302, 303, 306, 307, 316]);
 const FAILED_PRECONDITION = new Set([304, 305, 308, 309, 310, 311, 312, 313, 315, 317, 318]);

@@ -1,20 +1,10 @@
+import { retryingConflicts } from '@marquee/platform/kernel';
 import { createOutboxEvent } from '@marquee/platform/outbox';
 import { isVersionConflict, type StoreFilter, type Versioned } from '@marquee/platform/store';
 import { appAuthorizedTopic } from '@marquee/proto/topics';
 import type { KeyStore, OAuthRepository } from '../app/ports.js';
 import { newSecret } from '../app/secrets.js';
 import { plain, type AuthStores, type Collection } from './auth-stores.js';
-
-/** Retries a read-modify-write on a version conflict (another writer got there first). */
-async function withRetry<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!isVersionConflict(error) || attempt >= 5) throw error;
-    }
-  }
-}
 
 /** The flow's records over the platform's VersionedStore: memory and Mongo from one implementation. */
 export function createOAuthRepository(stores: AuthStores): OAuthRepository {
@@ -90,7 +80,7 @@ function codeRecords(
       }
     },
     async markCodeReplayed(id, at) {
-      await withRetry(async () => {
+      await retryingConflicts(async () => {
         const current = await codes.get(id);
         if (!current || current.replayedAt) return;
         await codes.update(id, current.version, (doc) => ({ ...doc, replayedAt: at }));
@@ -124,7 +114,7 @@ function tokenRecords(
       let revoked = 0;
       for (const token of family) {
         if (token.revokedAt) continue;
-        await withRetry(async () => {
+        await retryingConflicts(async () => {
           const current = await tokens.get(token.id);
           if (!current || current.revokedAt) return;
           await tokens.update(token.id, current.version, (doc) => ({ ...doc, revokedAt: at }));
@@ -147,7 +137,7 @@ function grantRecords(
         value: { ...fact },
         time: fact.authorizedAt,
       });
-      await withRetry(async () => {
+      await retryingConflicts(async () => {
         const current = await grants.get(grant.id);
         if (!current) {
           await grants.insert(grant, { events: [event] });
@@ -158,7 +148,7 @@ function grantRecords(
       });
     },
     async revokeGrant(id, at) {
-      await withRetry(async () => {
+      await retryingConflicts(async () => {
         const current = await grants.get(id);
         if (!current || current.revokedAt) return;
         await grants.update(id, current.version, (doc) => ({ ...doc, revokedAt: at }));

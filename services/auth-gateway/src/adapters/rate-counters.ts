@@ -1,4 +1,5 @@
 import type { Collection, Connection } from 'mongoose';
+import { retryingConflicts } from '@marquee/platform/kernel';
 import type { ServiceStores } from '@marquee/platform/store';
 import type { RateCounter } from '../app/ports.js';
 
@@ -133,6 +134,9 @@ interface KeyState {
   pool?: { next: number; end: number; takenAt: number };
 }
 
+/** MongoDB's duplicate-key error code. */
+const DUPLICATE_KEY = 11000;
+
 /**
  * Adds `amount` to the key's counter: the count after. FerretDB does not apply `$inc` atomically
  * and two concurrent upserts of a new key race to a duplicate-key error (on MongoDB too): writes of
@@ -145,18 +149,17 @@ async function writeCount(
   amount: number,
   expiresAtMs: number,
 ): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    try {
+  return retryingConflicts(
+    async () => {
       const doc = await collection.findOneAndUpdate(
         { _id: key },
         { $inc: { count: amount }, $setOnInsert: { expiresAt: new Date(expiresAtMs) } },
         { upsert: true, returnDocument: 'after' },
       );
       return doc?.count ?? amount;
-    } catch (error) {
-      if ((error as { code?: number }).code !== 11000 || attempt >= 3) throw error;
-    }
-  }
+    },
+    { isConflict: (error) => (error as { code?: number }).code === DUPLICATE_KEY },
+  );
 }
 
 /** Hands out units taken ahead to the calls at the head of the queue while they last. */

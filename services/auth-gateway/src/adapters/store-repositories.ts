@@ -1,3 +1,4 @@
+import { retryingConflicts } from '@marquee/platform/kernel';
 import { createOutboxEvent } from '@marquee/platform/outbox';
 import { fanDeletedTopic } from '@marquee/proto/topics';
 import type { AppRepository, FanRepository } from '../app/ports.js';
@@ -54,20 +55,16 @@ export function createAppRepository(stores: Pick<AuthStores, 'apps'>): AppReposi
     id: string,
     change: (app: DeveloperApp) => DeveloperApp,
   ): Promise<DeveloperApp | undefined> {
-    for (let attempt = 0; ; attempt++) {
+    return retryingConflicts(async () => {
       const current = await stores.apps.get(id);
       if (!current) return undefined;
-      try {
-        const next = await stores.apps.update(
-          id,
-          current.version,
-          (app) => change(app) as typeof app,
-        );
-        return plain<DeveloperApp>(next);
-      } catch (error) {
-        if ((error as { kind?: string }).kind !== 'aborted' || attempt >= 4) throw error;
-      }
-    }
+      const next = await stores.apps.update(
+        id,
+        current.version,
+        (app) => change(app) as typeof app,
+      );
+      return plain<DeveloperApp>(next);
+    });
   }
 }
 

@@ -140,7 +140,7 @@ export class DeveloperAccess {
       }),
       access: { ...NO_ACCESS },
       oauth: { ...DEFAULT_OAUTH, ...definedOnly(input.oauth) },
-      createdAt: this.deps.clock(),
+      createdAt: this.deps.clock.now(),
     };
     await this.deps.apps.insert(app);
     return {
@@ -189,7 +189,7 @@ export class DeveloperAccess {
       id,
       email: valid.email,
       passwordHash: await this.deps.hasher.hash(valid.password),
-      createdAt: this.deps.clock(),
+      createdAt: this.deps.clock.now(),
     });
     return { id };
   }
@@ -312,7 +312,7 @@ export class DeveloperAccess {
 
   /** Takes `units` from both windows, or nothing (then `over`). */
   private async take(appId: string, quota: Quota, units: number): Promise<RateLimitState> {
-    const now = this.deps.clock().getTime();
+    const now = this.deps.clock.now().getTime();
     const day = windowOf(appId, DAY_MS, now);
     const second = windowOf(appId, SECOND_MS, now);
     const { counter } = this.deps;
@@ -347,7 +347,7 @@ export class DeveloperAccess {
   }
 
   private async quotaOf(appId: string): Promise<Quota> {
-    const now = this.deps.clock().getTime();
+    const now = this.deps.clock.now().getTime();
     const cached = this.quotas.get(appId);
     if (cached && cached.until > now) return cached.quota;
     // One read per app however many calls arrive while it runs (a burst after the reuse time

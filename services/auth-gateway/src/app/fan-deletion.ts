@@ -22,7 +22,7 @@ export class FanDeletion {
     if (!fan) throw new AuthError('not_found', 'unknown fan', { fanId });
     const { grants } = await this.deps.oauth.deleteFanRecords(fan.id);
     // A deletion racing this one may have erased the fan meanwhile: the fan is gone either way.
-    await this.deps.fans.erase(fan.id, this.deps.clock());
+    await this.deps.fans.erase(fan.id, this.deps.clock.now());
     return { deletedGrants: grants };
   }
 }

@@ -164,7 +164,7 @@ export class OAuthFlows {
   constructor(private readonly deps: OAuthFlowsDeps) {}
 
   private now(): Date {
-    return this.deps.clock();
+    return this.deps.clock.now();
   }
 
   /** An active app by client id (authorize step: no secret involved). */

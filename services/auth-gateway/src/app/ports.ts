@@ -74,7 +74,8 @@ export interface SecretHasher {
   verify(hash: string, secret: string): Promise<boolean>;
 }
 
-export type Clock = () => Date;
+/** The time, as the platform's kernel defines it. */
+export type { Clock } from '@marquee/platform/kernel';
 
 /** What the flow persists (adapters/oauth-repository.ts, over the VersionedStore). */
 export interface OAuthRepository {

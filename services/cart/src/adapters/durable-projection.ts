@@ -1,8 +1,8 @@
-import { isVersionConflict, type VersionedStore } from '@marquee/platform/store';
+import { errorKindOf, isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
+import type { VersionedStore } from '@marquee/platform/store';
 import { newerProjection } from '../domain/event-projection.js';
 import type { EventProjectionDoc } from './event-projection-store.js';
 
-const MAX_ATTEMPTS = 8;
 /** Longest the last write-behind pass at stop may take; what is left is still on the topics. */
 const STOP_BUDGET_MS = 5_000;
 
@@ -10,9 +10,6 @@ export interface DurableProjectionLog {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
 }
-
-const isKind = (error: unknown, kind: string): boolean =>
-  (error as { kind?: unknown } | null)?.kind === kind;
 
 /**
  * Keeps the in-memory event projection durable. Cart reads and applies the projection in memory
@@ -116,32 +113,30 @@ export class DurableProjection {
   }
 
   async #write(id: string): Promise<boolean> {
-    for (let attempt = 1; ; attempt += 1) {
-      const held = await this.memory.get(id);
-      if (!held) return false;
-      const { version: _version, ...wanted } = held;
-      try {
-        if (!this.#stored.has(id)) {
+    return retryingConflicts(
+      async () => {
+        const held = await this.memory.get(id);
+        if (!held) return false;
+        const { version: _version, ...wanted } = held;
+        const stored = this.#stored.has(id) ? await this.durable.get(id) : undefined;
+        if (!stored) {
           await this.durable.insert(wanted);
           this.#stored.add(id);
           return true;
-        }
-        const stored = await this.durable.get(id);
-        if (!stored) {
-          this.#stored.delete(id);
-          continue;
         }
         const { version, ...current } = stored;
         const next = newerProjection(current, wanted);
         if (!next) return false;
         await this.durable.update(id, version, next);
         return true;
-      } catch (error) {
+      },
+      {
+        isConflict: isWriteRace,
         // Another replica wrote it first: merge into its copy.
-        if (isKind(error, 'already_exists')) this.#stored.add(id);
-        else if (!isVersionConflict(error)) throw error;
-        if (attempt >= MAX_ATTEMPTS) throw error;
-      }
-    }
+        beforeRetry: (error) => {
+          if (errorKindOf(error) === 'already_exists') this.#stored.add(id);
+        },
+      },
+    );
   }
 }

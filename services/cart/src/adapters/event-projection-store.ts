@@ -1,4 +1,5 @@
-import { isVersionConflict, type VersionedStore } from '@marquee/platform/store';
+import { isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
+import type { VersionedStore } from '@marquee/platform/store';
 import type { AvailabilityChanged, Event } from '@marquee/proto/catalog/v1';
 import {
   applyAvailabilityChanged,
@@ -11,11 +12,6 @@ import { toAvailabilityUpdate, toProjectedEvent } from './event-projection-messa
 import { pricesAt, type EventReader, type SellableEvent } from '../domain/sellable-event.js';
 
 export type EventProjectionDoc = EventProjection & { version: number };
-
-const MAX_ATTEMPTS = 16;
-
-const isKind = (error: unknown, kind: string): boolean =>
-  (error as { kind?: unknown } | null)?.kind === kind;
 
 /**
  * The event projection over a versioned store: every change is a read, a pure apply and a
@@ -73,21 +69,19 @@ export class EventProjectionStore implements EventReader {
     apply: (current: EventProjection) => EventProjection | undefined,
     create = true,
   ): Promise<boolean> {
-    for (let attempt = 1; ; attempt += 1) {
-      const stored = await this.store.get(id);
-      if (!stored && !create) return false;
-      const { version, ...current } = stored ?? { ...emptyProjection(id), version: 0 };
-      const next = apply(current);
-      if (!next) return false;
-      try {
+    return retryingConflicts(
+      async () => {
+        const stored = await this.store.get(id);
+        if (!stored && !create) return false;
+        const { version, ...current } = stored ?? { ...emptyProjection(id), version: 0 };
+        const next = apply(current);
+        if (!next) return false;
         if (stored) await this.store.update(id, version, { ...next, id });
         else await this.store.insert({ ...next, id });
         this.onChange(id);
         return true;
-      } catch (error) {
-        const raced = isVersionConflict(error) || isKind(error, 'already_exists');
-        if (!raced || attempt >= MAX_ATTEMPTS) throw error;
-      }
-    }
+      },
+      { isConflict: isWriteRace },
+    );
   }
 }

@@ -1,8 +1,9 @@
 import { AppError } from '@marquee/platform/errors';
-import { isVersionConflict, type VersionedStore } from '@marquee/platform/store';
+import { isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
+import type { VersionedStore } from '@marquee/platform/store';
 import type { SandboxInventory } from '../app/ports.js';
 import type { HeldTicket } from '../domain/cart.js';
-import { isKind, MAX_CAS_ATTEMPTS, withoutVersion } from './versioned.js';
+import { withoutVersion } from './versioned.js';
 
 interface SandboxHold {
   cartId: string;
@@ -172,20 +173,18 @@ class StoredSandboxInventory implements SandboxInventory {
     create: () => AreaState,
     apply: (doc: AreaState) => AreaState | undefined,
   ): Promise<AreaState | undefined> {
-    for (let attempt = 1; ; attempt += 1) {
-      const stored = await this.store.get(id);
-      const current = stored ? withoutVersion(stored) : create();
-      const next = apply(structuredClone(current));
-      if (!next) return undefined;
-      try {
+    return retryingConflicts(
+      async () => {
+        const stored = await this.store.get(id);
+        const current = stored ? withoutVersion(stored) : create();
+        const next = apply(structuredClone(current));
+        if (!next) return undefined;
         if (stored) await this.store.update(id, stored.version, next);
         else await this.store.insert(next);
         return next;
-      } catch (error) {
-        const raced = isVersionConflict(error) || isKind(error, 'already_exists');
-        if (!raced || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+      },
+      { isConflict: isWriteRace },
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { DEVELOPMENT_CONTACT_KEYS, type ContactKey } from '@marquee/proto/order-contact';
 import { idempotencyIndexes, type IdempotencyRecord } from '@marquee/platform/idempotency';
+import { errorKindOf } from '@marquee/platform/kernel';
 import { metrics } from '@marquee/platform/metrics';
 import { createOutboxEvent, type OutboxEvent } from '@marquee/platform/outbox';
 import {
@@ -37,7 +38,7 @@ import {
 } from './messages.js';
 import { orderRepository, type OrderDoc } from './order-repository.js';
 import { sandboxInventory, type SandboxAreaDoc } from './sandbox-inventory.js';
-import { isKind, withoutVersion } from './versioned.js';
+import { withoutVersion } from './versioned.js';
 
 type CartDoc = Stored<Cart>;
 type TrackingDoc = Stored<TrackingHit>;
@@ -241,7 +242,7 @@ export function stripeEventRepository(
       try {
         await store.insert({ id: eventId, type, at });
       } catch (error) {
-        if (!isKind(error, 'already_exists')) throw error;
+        if (errorKindOf(error) !== 'already_exists') throw error;
       }
     },
   };
@@ -250,13 +251,13 @@ export function stripeEventRepository(
 export function paymentAttemptRepository(
   store: VersionedStore<Stored<PaymentAttempt>>,
 ): PaymentAttemptRepository {
-  const raced = (error: unknown) => isVersionConflict(error) || isKind(error, 'not_found');
+  const raced = (error: unknown) => isVersionConflict(error) || errorKindOf(error) === 'not_found';
   return {
     async record(cartId, checkAt) {
       try {
         await store.insert({ id: cartId, checkAt });
       } catch (error) {
-        if (!isKind(error, 'already_exists')) throw error;
+        if (errorKindOf(error) !== 'already_exists') throw error;
       }
     },
     findDue: (now, limit) =>

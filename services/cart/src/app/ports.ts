@@ -353,9 +353,8 @@ export interface Hasher {
   sha256(text: string): string;
 }
 
-export interface Clock {
-  now(): Date;
-}
+/** The time, as the platform's kernel defines it. */
+export type { Clock } from '@marquee/platform/kernel';
 
 /** The admission a reserve presents while its event's waiting room is on. */
 export interface ReserveAdmissionPass {

@@ -1,20 +1,4 @@
-/**
- * Errors of cart's use cases: a `kind` (the gRPC status the port answers, structural: no platform
- * import) and the partner cart error code, carried in `details.reason` (the edge renders it as
- * `error.code`). The README lists every code.
- */
-export type ErrorKind =
-  | 'invalid_argument'
-  | 'not_found'
-  | 'already_exists'
-  | 'failed_precondition'
-  | 'unauthenticated'
-  | 'permission_denied'
-  | 'resource_exhausted'
-  | 'unavailable'
-  | 'aborted'
-  | 'deadline_exceeded'
-  | 'internal';
+import type { ErrorKind } from '@marquee/platform/kernel';
 
 /** Partner cart error codes (ErrorInfo reasons). */
 export const ErrorCode = {
@@ -51,6 +35,11 @@ export const ErrorCode = {
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/**
+ * Errors of cart's use cases: a `kind` of the platform's vocabulary (the gRPC status the port
+ * answers) and the partner cart error code, carried in `details.reason` (the edge renders it as
+ * `error.code`). The README lists every code.
+ */
 export class CartError extends Error {
   readonly details: Record<string, unknown>;
 
@@ -92,20 +81,5 @@ export const PARTNER_BUSY = 'partner-busy';
 export const isPartnerBusy = (error: unknown): boolean =>
   (error as { details?: { reason?: unknown } } | null)?.details?.reason === PARTNER_BUSY;
 
-export const errorKindOf = (error: unknown): string | undefined =>
-  typeof error === 'object' && error !== null ? (error as { kind?: string }).kind : undefined;
-
-/**
- * A failure that says nothing about the request itself: the callee was unreachable, slow, or lost a
- * race. Worth retrying; the outcome of a state-changing call may be unknown.
- */
-export const isTransient = (error: unknown): boolean => {
-  const kind = errorKindOf(error);
-  return (
-    kind === undefined ||
-    kind === 'unavailable' ||
-    kind === 'deadline_exceeded' ||
-    kind === 'aborted' ||
-    kind === 'internal'
-  );
-};
+/** waiting-room's import of the kernel's `errorKindOf`; the rest of cart imports the kernel directly. */
+export { errorKindOf } from '@marquee/platform/kernel';

@@ -1,3 +1,4 @@
+import { systemClock } from '@marquee/platform/kernel';
 import type { Logger } from '@marquee/platform/logger';
 import { cryptoIds } from './adapters/ids.js';
 import type { TopPicksStorage } from './adapters/stores.js';
@@ -60,7 +61,7 @@ export function composeTopPicks(options: TopPicksOptions) {
     orders: options.orders,
     ...(options.liveSeats ? { liveSeats: options.liveSeats } : {}),
     admittedSeats: options.admittedSeats,
-    clock: options.clock ?? { now: () => new Date() },
+    clock: options.clock ?? systemClock,
     ids: options.ids ?? cryptoIds,
     log: options.logger,
     settings: {

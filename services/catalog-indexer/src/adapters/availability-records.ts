@@ -1,4 +1,9 @@
-import { createMemoryStore, isVersionConflict, type VersionedStore } from '@marquee/platform/store';
+import {
+  DEFAULT_CONFLICT_ATTEMPTS,
+  isWriteRace,
+  retryingConflicts,
+} from '@marquee/platform/kernel';
+import { createMemoryStore, type VersionedStore } from '@marquee/platform/store';
 import type {
   AreaCount,
   AvailabilityRecord,
@@ -15,9 +20,6 @@ interface StoredAvailability {
   totalAvailable: number;
   areas: AreaCount[];
 }
-
-/** How many times a write that lost a race with another writer is decided again. */
-const MAX_RACES = 5;
 
 /**
  * The availability records on a versioned store: the sequence guard is checked on the record read,
@@ -49,23 +51,25 @@ function availabilityRecordsOn(
         totalAvailable: record.totalAvailable,
         areas: record.areas.map((a) => ({ areaId: a.areaId, available: a.available })),
       };
-      for (let race = 0; race < MAX_RACES; race++) {
-        const current = await store.get(record.eventId);
-        if (current && current.sequence >= record.sequence) return false;
-        try {
+      // A write that lost a race with another writer is decided again on what that one wrote.
+      return retryingConflicts(
+        async () => {
+          const current = await store.get(record.eventId);
+          if (current && current.sequence >= record.sequence) return false;
           if (current) await store.update(record.eventId, current.version, draft);
           else await store.insert(draft);
           return true;
-        } catch (error) {
-          const lostRace =
-            isVersionConflict(error) || (error as { kind?: string }).kind === 'already_exists';
-          if (!lostRace) throw error;
-        }
-      }
-      throw Object.assign(
-        new Error(`availability of ${record.eventId}: lost ${MAX_RACES} writes in a row`),
-        { kind: 'aborted' },
-      );
+        },
+        { isConflict: isWriteRace },
+      ).catch((error: unknown) => {
+        if (!isWriteRace(error)) throw error;
+        throw Object.assign(
+          new Error(
+            `availability of ${record.eventId}: lost ${DEFAULT_CONFLICT_ATTEMPTS} writes in a row`,
+          ),
+          { kind: 'aborted' },
+        );
+      });
     },
     async *scan(pageSize) {
       let after: string | undefined;

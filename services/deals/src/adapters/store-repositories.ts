@@ -1,5 +1,6 @@
+import { isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
 import { createOutboxEvent } from '@marquee/platform/outbox';
-import { isVersionConflict, type VersionedStore } from '@marquee/platform/store';
+import type { VersionedStore } from '@marquee/platform/store';
 import { dealChangedTopic } from '@marquee/proto/topics';
 import type { DealEventRepository, DealRepository } from '../app/ports.js';
 import type { Deal } from '../domain/deal.js';
@@ -50,32 +51,25 @@ export function storeDealEventRepository(
     async put(event) {
       // Two consumers of one key never race inside a partition, but a retry after a conflict is
       // cheap and keeps the method correct on its own.
-      for (let attempt = 0; ; attempt++) {
-        const current = await store.get(event.id);
-        if (current && current.eventVersion >= event.eventVersion) return false;
-        try {
+      return retryingConflicts(
+        async () => {
+          const current = await store.get(event.id);
+          if (current && current.eventVersion >= event.eventVersion) return false;
           if (current) await store.update(event.id, current.version, { ...event });
           else await store.insert({ ...event });
           return true;
-        } catch (error) {
-          const raced =
-            isVersionConflict(error) || (error as { kind?: string }).kind === 'already_exists';
-          if (!raced || attempt >= 5) throw error;
-        }
-      }
+        },
+        { isConflict: isWriteRace },
+      );
     },
     async setVenue(id, eventVersion, venue) {
-      for (let attempt = 0; ; attempt++) {
+      return retryingConflicts(async () => {
         const current = await store.get(id);
         if (!current || current.deleted || current.eventVersion !== eventVersion) return false;
         const { venue: _old, ...rest } = current;
-        try {
-          await store.update(id, current.version, { ...rest, ...(venue ? { venue } : {}) });
-          return true;
-        } catch (error) {
-          if (!isVersionConflict(error) || attempt >= 5) throw error;
-        }
-      }
+        await store.update(id, current.version, { ...rest, ...(venue ? { venue } : {}) });
+        return true;
+      });
     },
     async list() {
       const docs = await store.find({ deleted: false });

@@ -35,9 +35,8 @@ export interface DealEventRepository {
   setVenue(id: string, eventVersion: number, venue: DealEvent['venue']): Promise<boolean>;
 }
 
-export interface Clock {
-  now(): Date;
-}
+/** The time, as the platform's kernel defines it. */
+export type { Clock } from '@marquee/platform/kernel';
 
 export interface IdGenerator {
   dealId(): string;

@@ -1,3 +1,5 @@
+import type { ErrorKind } from '@marquee/platform/kernel';
+
 /**
  * A deal: a promotional offer attached to one event (the deals search result's `deals[]`; the admin
  * API's `POST /admin/v1/deals`). Deals are records of their own: created, changed and ended
@@ -32,11 +34,10 @@ export interface DealFields {
   exclusivity: Exclusivity;
 }
 
-/** An error of the deals domain; `kind` is the platform's error vocabulary (structural). */
+/** An error of the deals domain; `kind` is of the platform's error vocabulary. */
 export class DealsError extends Error {
   constructor(
-    readonly kind:
-      'invalid_argument' | 'not_found' | 'failed_precondition' | 'aborted' | 'already_exists',
+    readonly kind: ErrorKind,
     message: string,
   ) {
     super(message);

@@ -1,3 +1,5 @@
+import { errorKindOf } from '@marquee/platform/kernel';
+
 /**
  * Client-side balancing over the replicas of a read service (catalog-indexer, deals), each of which
  * answers from the whole read model: calls go round-robin over the replicas that look healthy, and
@@ -40,11 +42,10 @@ export interface Replicas<T> {
   once<R>(call: (replica: T) => Promise<R>): Promise<R>;
 }
 
-const kindOf = (error: unknown): string | undefined => (error as { kind?: string } | null)?.kind;
-const isUnavailable = (error: unknown): boolean => kindOf(error) === 'unavailable';
+const isUnavailable = (error: unknown): boolean => errorKindOf(error) === 'unavailable';
 /** A failure that says nothing about the read itself: the replica could not be reached in time. */
 const isUnreached = (error: unknown): boolean =>
-  isUnavailable(error) || kindOf(error) === 'deadline_exceeded';
+  isUnavailable(error) || errorKindOf(error) === 'deadline_exceeded';
 
 /**
  * `preferred` (optional) says which replicas look healthy (e.g. their change stream is open); the

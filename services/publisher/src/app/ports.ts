@@ -32,4 +32,5 @@ export interface PublishedEventRepository {
 
 /** Unguessable public event ids. */
 export type EventIdGenerator = () => string;
-export type Clock = () => Date;
+/** The time, as the platform's kernel defines it. */
+export type { Clock } from '@marquee/platform/kernel';

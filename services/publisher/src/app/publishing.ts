@@ -1,3 +1,4 @@
+import { errorKindOf, retryingConflicts } from '@marquee/platform/kernel';
 import {
   InvalidListRequest,
   MissingApp,
@@ -15,11 +16,15 @@ import type { Clock, EventIdGenerator, PublishedEventRepository } from './ports.
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
-/** Re-reads after a lost race before giving up with the conflict (409). */
-const MAX_ATTEMPTS = 3;
+/**
+ * Tries of an update that keeps losing races before it gives up with the conflict: the API answers
+ * 409 `aborted` after three (README, error codes), and the publisher retries.
+ */
+const UPDATE_ATTEMPTS = 3;
 
-const isConflict = (error: unknown) =>
-  typeof error === 'object' && error !== null && (error as { kind?: unknown }).kind === 'aborted';
+/** A lost compare-and-set; a StaleVersion (also `aborted`) is the answer, not a race. */
+const lostRace = (error: unknown) =>
+  errorKindOf(error) === 'aborted' && !(error instanceof StaleVersion);
 
 export interface PublishCommand {
   appId: string;
@@ -96,7 +101,7 @@ export function createPublishing(deps: {
     async publish({ appId, body, publicationKey }) {
       if (!appId) throw new MissingApp();
       const outcome = accept(body);
-      const now = clock();
+      const now = clock.now();
       if (publicationKey) {
         const since = new Date(now.getTime() - keyWindowMs);
         const earlier = await repository.findByPublicationKey(appId, publicationKey, since);
@@ -119,26 +124,25 @@ export function createPublishing(deps: {
     async update({ appId, id, body }) {
       const outcome = accept(body);
       const given = outcome.event.version;
-      for (let attempt = 1; ; attempt += 1) {
-        const current = await owned(repository, appId, id);
-        requireNewer(current, given);
-        try {
+      // Another change that wins the race since the read makes this decide again on the new state,
+      // so the publisher's versions, not timing, choose the winner.
+      return retryingConflicts(
+        async () => {
+          const current = await owned(repository, appId, id);
+          requireNewer(current, given);
           const replaced = await repository.replace(
             {
               ...current,
               publisherVersion: given ?? null,
               body: outcome.event as Record<string, unknown>,
-              updatedAt: clock(),
+              updatedAt: clock.now(),
             },
             current.version,
           );
           return result(replaced, outcome);
-        } catch (error) {
-          // Another change won the race since the read: decide again on the new state, so the
-          // publisher's versions, not timing, choose the winner.
-          if (!isConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
-        }
-      }
+        },
+        { attempts: UPDATE_ATTEMPTS, isConflict: lostRace },
+      );
     },
 
     async get({ appId, id }) {

@@ -1,3 +1,4 @@
+import type { ErrorKind } from '@marquee/platform/kernel';
 import type { PublicationError } from './validate-published-event.js';
 
 /**
@@ -36,12 +37,12 @@ export interface PublicationResult {
 }
 
 /**
- * Errors carry a `kind` (the platform's gRPC mapping is structural, domain/ does not import it) and
+ * Errors carry a `kind` of the platform's vocabulary (the gRPC port maps it to a status) and
  * `details.errors`: the items of the publishing error body, so every rejection reaches the
  * publisher in the documented shape, whatever the status.
  */
 abstract class PublishingError extends Error {
-  abstract readonly kind: 'invalid_argument' | 'not_found' | 'aborted' | 'unauthenticated';
+  abstract readonly kind: ErrorKind;
   readonly details: { errors: PublicationError[] | ErrorItem[] };
 
   constructor(message: string, errors: PublicationError[] | ErrorItem[]) {

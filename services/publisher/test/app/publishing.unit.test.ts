@@ -63,7 +63,7 @@ function setup() {
   const sut = createPublishing({
     repository,
     newId: () => `EvtId${String(++n).padStart(10, '0')}`,
-    clock: () => clock.now,
+    clock: { now: () => clock.now },
     publicationKeyWindowMs: 24 * 60 * 60_000,
   });
   return { sut, repository, clock };
@@ -276,6 +276,37 @@ describe('update racing another change', () => {
       details: { errors: [{ code: 'STALE_VERSION' }] },
     });
     expect(repository.events.get(id)?.publisherVersion).toBe(5);
+  });
+
+  it('gives up with the conflict after losing three races in a row', async () => {
+    const { sut, repository } = setup();
+    const { id } = await sut.publish({ appId: 'app-1', body: body() });
+    let tries = 0;
+    repository.replace = async () => {
+      tries += 1;
+      throw Object.assign(new Error('version conflict'), { kind: 'aborted' as const });
+    };
+
+    await expect(sut.update({ appId: 'app-1', id, body: body({ version: 2 }) })).rejects.toThrow(
+      'version conflict',
+    );
+    expect(tries).toBe(3);
+  });
+
+  it('does not retry a stale version', async () => {
+    const { sut, repository } = setup();
+    const { id } = await sut.publish({ appId: 'app-1', body: body({ version: 4 }) });
+    let reads = 0;
+    const get = repository.get.bind(repository);
+    repository.get = async (eventId) => {
+      reads += 1;
+      return get(eventId);
+    };
+
+    await expect(
+      sut.update({ appId: 'app-1', id, body: body({ version: 3 }) }),
+    ).rejects.toMatchObject({ details: { errors: [{ code: 'STALE_VERSION' }] } });
+    expect(reads).toBe(1);
   });
 });
 

@@ -1,9 +1,6 @@
+import { errorKindOf, isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
 import { createOutboxEvent } from '@marquee/platform/outbox';
-import {
-  isVersionConflict,
-  type ServiceStores,
-  type VersionedStore,
-} from '@marquee/platform/store';
+import type { ServiceStores, VersionedStore } from '@marquee/platform/store';
 import { reconciliationResolvedTopic } from '@marquee/proto/topics';
 import type {
   CaseRepository,
@@ -19,11 +16,6 @@ import { toCaseMessage } from './case-message.js';
 type TransactionDoc = Stored<Transaction>;
 type CaseDoc = Stored<ReconciliationCase>;
 type ReportDoc = Stored<EventReport>;
-
-const MAX_CAS_ATTEMPTS = 8;
-
-const isKind = (error: unknown, kind: string): boolean =>
-  (error as { kind?: unknown } | null)?.kind === kind;
 
 function withoutVersion<T extends { version: number }>(doc: T): Omit<T, 'version'> {
   const { version: _version, ...rest } = doc;
@@ -76,23 +68,21 @@ export function transactionRepository(
         try {
           return withoutVersion(await store.insert({ ...fresh, id }));
         } catch (error) {
-          if (!isKind(error, 'already_exists')) throw error;
+          if (errorKindOf(error) !== 'already_exists') throw error;
         }
       }
-      for (let attempt = 1; ; attempt++) {
-        const current = await store.get(id);
-        const next = change(current && withoutVersion(current));
-        if (!next) return current && withoutVersion(current);
-        try {
+      return retryingConflicts(
+        async () => {
+          const current = await store.get(id);
+          const next = change(current && withoutVersion(current));
+          if (!next) return current && withoutVersion(current);
           const stored = current
             ? await store.update(id, current.version, { ...next, id })
             : await store.insert({ ...next, id });
           return withoutVersion(stored);
-        } catch (error) {
-          const raced = isVersionConflict(error) || isKind(error, 'already_exists');
-          if (!raced || attempt >= MAX_CAS_ATTEMPTS) throw error;
-        }
-      }
+        },
+        { isConflict: isWriteRace },
+      );
     },
     async delete(id) {
       await store.delete(id);
@@ -162,17 +152,14 @@ export function reportRepository(store: VersionedStore<ReportDoc>): ReportReposi
       return doc && withoutVersion(doc);
     },
     async put(report) {
-      for (let attempt = 1; ; attempt++) {
-        const current = await store.get(report.id);
-        try {
+      await retryingConflicts(
+        async () => {
+          const current = await store.get(report.id);
           if (current) await store.update(report.id, current.version, { ...report });
           else await store.insert({ ...report });
-          return;
-        } catch (error) {
-          const raced = isVersionConflict(error) || isKind(error, 'already_exists');
-          if (!raced || attempt >= MAX_CAS_ATTEMPTS) throw error;
-        }
-      }
+        },
+        { isConflict: isWriteRace },
+      );
     },
   };
 }

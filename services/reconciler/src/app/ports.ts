@@ -80,9 +80,8 @@ export interface PartnerConnector {
   }): Promise<{ queued: boolean }>;
 }
 
-export interface Clock {
-  now(): Date;
-}
+/** The time, as the platform's kernel defines it. */
+export type { Clock } from '@marquee/platform/kernel';
 
 export interface ReconcilerLog {
   info(fields: Record<string, unknown>, message: string): void;

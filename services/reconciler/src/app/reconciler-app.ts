@@ -1,3 +1,4 @@
+import { errorKindOf, isTransient, isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
 import {
   backoffMs,
   caseIdFor,
@@ -72,29 +73,13 @@ interface ReportGroup {
   partner: PartnerTransaction[];
 }
 
-const MAX_CAS_ATTEMPTS = 5;
 const BATCH = 100;
 
-/** Error kinds after which a call may succeed if tried again later. */
-const TRANSIENT = new Set([
-  'unavailable',
-  'deadline_exceeded',
-  'resource_exhausted',
-  'aborted',
-  'internal',
-]);
-const kindOf = (error: unknown): string | undefined =>
-  typeof error === 'object' &&
-  error !== null &&
-  typeof (error as { kind?: unknown }).kind === 'string'
-    ? (error as { kind: string }).kind
-    : undefined;
 const messageOf = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);
-const isTransient = (error: unknown): boolean => {
-  const kind = kindOf(error);
-  return kind === undefined || TRANSIENT.has(kind);
-};
+/** A call that may succeed if tried again later: a transient failure, or a callee out of quota. */
+const mayPassLater = (error: unknown): boolean =>
+  isTransient(error) || errorKindOf(error) === 'resource_exhausted';
 
 const refsOf = (c: ReconciliationCase, t: Transaction | undefined): TransactionRefs => ({
   cartId: c.cartId ?? t?.cartId,
@@ -212,22 +197,16 @@ export class ReconcilerApp {
   }
 
   private async openOrReopen(fresh: ReconciliationCase): Promise<ReconciliationCase> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.deps.cases.insert(fresh);
-      } catch (error) {
-        if (kindOf(error) !== 'already_exists') throw error;
-      }
-      const current = await this.deps.cases.get(fresh.id);
-      if (!current) continue;
-      const next = reopenCase(current, fresh);
-      if (!next) return current;
-      try {
-        return await this.deps.cases.update(next, current.version);
-      } catch (error) {
-        if (kindOf(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+    // Another writer inserted or changed the case meanwhile: read it again and reopen that.
+    return retryingConflicts(
+      async () => {
+        const current = await this.deps.cases.get(fresh.id);
+        if (!current) return this.deps.cases.insert(fresh);
+        const next = reopenCase(current, fresh);
+        return next ? this.deps.cases.update(next, current.version) : current;
+      },
+      { isConflict: isWriteRace },
+    );
   }
 
   // ---- worker -------------------------------------------------------------------------------
@@ -365,7 +344,7 @@ export class ReconcilerApp {
         }
         acted++;
       } catch (error) {
-        if (action.kind === 'release-booking' && kindOf(error) === 'not_found') {
+        if (action.kind === 'release-booking' && errorKindOf(error) === 'not_found') {
           acted++;
           continue; // already gone at the partner
         }
@@ -373,7 +352,7 @@ export class ReconcilerApp {
           action.kind === 'release-booking'
             ? `release booking ${action.inventoryToken}`
             : `cancel order ${action.inventoryOrderId}`;
-        if (isTransient(error)) {
+        if (mayPassLater(error)) {
           return { case: await this.postpone(c, `could not ${what}: ${messageOf(error)}`), acted };
         }
         return {
@@ -416,7 +395,7 @@ export class ReconcilerApp {
       );
       return stored;
     } catch (error) {
-      if (kindOf(error) === 'aborted') return undefined;
+      if (errorKindOf(error) === 'aborted') return undefined;
       throw error;
     }
   }
@@ -442,7 +421,7 @@ export class ReconcilerApp {
         version,
       );
     } catch (error) {
-      if (kindOf(error) === 'aborted') return undefined;
+      if (errorKindOf(error) === 'aborted') return undefined;
       throw error;
     }
   }
@@ -530,7 +509,7 @@ export class ReconcilerApp {
     try {
       return await this.deps.connector.listOrders({ eventId, start, end });
     } catch (error) {
-      if (isTransient(error)) {
+      if (mayPassLater(error)) {
         throw new ReconcilerError(
           'unavailable',
           `the partner's records could not be read: ${messageOf(error)}`,

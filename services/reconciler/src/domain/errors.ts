@@ -1,10 +1,10 @@
-/** Error kinds the reconciler raises; the gRPC port maps them to status codes (structural `kind`). */
-export type ReconcilerErrorKind = 'invalid_argument' | 'not_found' | 'unavailable';
+import type { ErrorKind } from '@marquee/platform/kernel';
 
+/** The reconciler's error: a `kind` of the platform's vocabulary, which the gRPC port maps to a status. */
 export class ReconcilerError extends Error {
-  readonly kind: ReconcilerErrorKind;
+  readonly kind: ErrorKind;
 
-  constructor(kind: ReconcilerErrorKind, message: string) {
+  constructor(kind: ErrorKind, message: string) {
     super(message);
     this.name = 'ReconcilerError';
     this.kind = kind;

@@ -12,7 +12,8 @@ import type {
   ScanLog,
   TicketRepository,
 } from '../app/ports.js';
-import { errorKindOf, isConflict, isDuplicate, retryOnConflict } from '../domain/errors.js';
+import { errorKindOf, retryingConflicts } from '@marquee/platform/kernel';
+import { isConflict, isDuplicate } from '../domain/errors.js';
 import type {
   Admission,
   EntryOrder,
@@ -272,7 +273,7 @@ function eventRepository(store: VersionedStore<EventTimes>): EventRepository {
   return {
     get: (id) => store.get(id),
     async apply(state) {
-      await retryOnConflict(async () => {
+      await retryingConflicts(async () => {
         const current = await store.get(state.id);
         if (!current) {
           try {

@@ -1,4 +1,4 @@
-import { retryOnConflict } from '../domain/errors.js';
+import { retryingConflicts } from '@marquee/platform/kernel';
 import type { ConfirmedOrder } from '../domain/issue.js';
 import { withoutContact } from '../domain/model.js';
 import type { Clock, ErasedFanRepository, OrderRepository } from './ports.js';
@@ -33,7 +33,7 @@ export class FanErasure {
       const batch = await orders.listByFan(fanId, BATCH);
       if (batch.length === 0) return erased;
       for (const found of batch) {
-        await retryOnConflict(async () => {
+        await retryingConflicts(async () => {
           const current = await orders.get(found.id);
           if (!current || current.fanId !== fanId) return;
           await orders.update(withoutContact(current, clock.now()));

@@ -1,4 +1,4 @@
-import { retryOnConflict } from '../domain/errors.js';
+import { retryingConflicts } from '@marquee/platform/kernel';
 import { withoutContact, type EntryOrder } from '../domain/model.js';
 import type {
   BackfillProgressRepository,
@@ -76,7 +76,7 @@ export class FanIdBackfill {
     const fanErased = contact.fanId !== '' && (await erasedFans.has(contact.fanId));
     const erase = fanErased || (contact.fanId === '' && contact.contactErasedAt !== undefined);
     if (contact.fanId === '' && !erase) return;
-    await retryOnConflict(async () => {
+    await retryingConflicts(async () => {
       const current = await orders.get(found.id);
       if (!current || current.fanId || current.contactErasedAt) return;
       if (erase) {
@@ -90,7 +90,7 @@ export class FanIdBackfill {
     // A deletion of the fan that read its orders before this one had the fan id recorded the fan
     // first (`FanErasure.eraseFan`): read after the write, so one of the two sees the other.
     if (!erase && (await erasedFans.has(contact.fanId))) {
-      await retryOnConflict(async () => {
+      await retryingConflicts(async () => {
         const current = await orders.get(found.id);
         if (!current || current.fanId !== contact.fanId) return;
         await orders.update(withoutContact(current, clock.now()));

@@ -1,4 +1,5 @@
-import { EntryError, retryOnConflict } from '../domain/errors.js';
+import { retryingConflicts } from '@marquee/platform/kernel';
+import { EntryError } from '../domain/errors.js';
 import type { Gate } from '../domain/model.js';
 import type { Clock, EntryCrypto, GateRepository, Randomness } from './ports.js';
 
@@ -73,7 +74,7 @@ export class Gates {
 
   /** Revokes a gate (idempotent); its token stops working at once on this instance. */
   async revoke(id: string): Promise<Gate> {
-    const gate = await retryOnConflict(async () => {
+    const gate = await retryingConflicts(async () => {
       const current = await this.deps.gates.get(id);
       if (!current) throw new EntryError('not_found', `No gate ${id}`);
       if (current.revokedAt) return current;

@@ -155,9 +155,8 @@ export interface ScanLog {
   record(id: string, scan: ScanRecord): Promise<void>;
 }
 
-export interface Clock {
-  now(): Date;
-}
+/** The time, as the platform's kernel defines it. */
+export type { Clock } from '@marquee/platform/kernel';
 
 export interface Log {
   info(fields: Record<string, unknown>, message: string): void;

@@ -1,5 +1,6 @@
 import { encodeToken, parsePayload, codeAt, type EntryPayload } from '@marquee/render-kit/format';
-import { EntryError, isDuplicate, retryOnConflict } from '../domain/errors.js';
+import { retryingConflicts } from '@marquee/platform/kernel';
+import { EntryError, isDuplicate } from '../domain/errors.js';
 import { displayIdOf, orderRecord, planTickets, type ConfirmedOrder } from '../domain/issue.js';
 import {
   BARCODE_SEGMENT,
@@ -104,7 +105,7 @@ export class SecureEntry {
     if (existing?.cancelledBeforeConfirm) {
       // The cancel overtook the confirmation (two topics, no order between them): nothing is issued.
       if (existing.tokenHash !== order.tokenHash) {
-        await retryOnConflict(async () => {
+        await retryingConflicts(async () => {
           const current = (await orders.get(order.orderId))!;
           await orders.update({
             ...current,
@@ -179,7 +180,7 @@ export class SecureEntry {
   }
 
   private async voidTicket(id: string, reason: 'RESOLD' | 'ORDER_CANCELLED', at: Date) {
-    await retryOnConflict(async () => {
+    await retryingConflicts(async () => {
       const current = await this.deps.tickets.get(id);
       if (!current || current.status === 'voided') return;
       await this.deps.tickets.update(
@@ -249,7 +250,7 @@ export class SecureEntry {
     // gate would admit. Each step is a compare-and-set, so a redelivery finishes what a crash left.
     const voidedIds: string[] = [];
     for (const ticket of await this.deps.tickets.listByOrder(orderId)) {
-      const after = await retryOnConflict(async () => {
+      const after = await retryingConflicts(async () => {
         const current = await this.deps.tickets.get(ticket.id);
         if (!current || current.status === 'voided') return current;
         return this.deps.tickets.update({
@@ -264,7 +265,7 @@ export class SecureEntry {
     }
     if (!order.voided) {
       // `ticket-voided` (one record for the order) goes out with the order's own write.
-      await retryOnConflict(async () => {
+      await retryingConflicts(async () => {
         const current = (await orders.get(orderId))!;
         if (current.voided) return;
         await orders.update(
@@ -339,7 +340,7 @@ export class SecureEntry {
 
   /** Binds the order's tickets to the first device that reads them; refuses every other device. */
   private async bindDevice(order: EntryOrder, device: DeviceInput): Promise<EntryOrder> {
-    return retryOnConflict(async () => {
+    return retryingConflicts(async () => {
       const current = (await this.deps.orders.get(order.id)) ?? order;
       if (current.device) {
         if (current.device.id !== device.id) {
@@ -359,7 +360,7 @@ export class SecureEntry {
   /** Re-keys a ticket shown within the refresh window of its event for the first time. */
   private async refreshIfDue(ticket: Ticket, startsAt: Date | undefined, now: Date) {
     if (!refreshDue(startsAt, this.deps.refreshHours, ticket.generationAt, now)) return ticket;
-    return retryOnConflict(async () => {
+    return retryingConflicts(async () => {
       const current = (await this.deps.tickets.get(ticket.id))!;
       if (!refreshDue(startsAt, this.deps.refreshHours, current.generationAt, now)) return current;
       return this.deps.tickets.update({

@@ -6,7 +6,8 @@ import {
   type CancelReason,
   type Order,
 } from '../../domain/order.js';
-import { retryingConflicts, withoutVersion } from '../core/records.js';
+import { retryingConflicts } from '@marquee/platform/kernel';
+import { withoutVersion } from '../core/records.js';
 import type { Clock, Log, OrderRepository } from '../ports.js';
 import type { CancelOrderTickets } from './cancel-tickets.js';
 import type { RefundOrder } from './refund-order.js';

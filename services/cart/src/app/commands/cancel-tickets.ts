@@ -9,7 +9,8 @@ import {
   withoutTicketCancelPending,
 } from '../../domain/partial-cancel.js';
 import type { FeeSchedule } from '../../domain/pricing.js';
-import { retryingConflicts, withoutVersion } from '../core/records.js';
+import { retryingConflicts } from '@marquee/platform/kernel';
+import { withoutVersion } from '../core/records.js';
 import {
   ORDER_ALREADY_CANCELLED,
   partialCancelRefusal,

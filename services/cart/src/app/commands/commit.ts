@@ -6,7 +6,8 @@ import {
   prepareCommit,
   type Cart,
 } from '../../domain/cart.js';
-import { errorKindOf, staleCart } from '../../domain/errors.js';
+import { errorKindOf } from '@marquee/platform/kernel';
+import { staleCart } from '../../domain/errors.js';
 import { orderNumberFrom, type Order } from '../../domain/order.js';
 import { priceCart } from '../../domain/pricing.js';
 import { DEFAULT_SHIPPING } from '../../domain/shipping.js';

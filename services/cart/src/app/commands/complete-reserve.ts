@@ -1,11 +1,6 @@
 import { fail, hold, type BookingLine, type Cart, type HeldTicket } from '../../domain/cart.js';
-import {
-  CartError,
-  ErrorCode,
-  isPartnerBusy,
-  isTransient,
-  overloaded,
-} from '../../domain/errors.js';
+import { isTransient } from '@marquee/platform/kernel';
+import { CartError, ErrorCode, isPartnerBusy, overloaded } from '../../domain/errors.js';
 import type { SellableEvent } from '../../domain/sellable-event.js';
 import type { CartCore } from '../core/cart-core.js';
 import { holdsPartnerBooking } from '../core/records.js';

@@ -1,5 +1,5 @@
 import { withoutPersonalData, type Cart } from '../../domain/cart.js';
-import { errorKindOf } from '../../domain/errors.js';
+import { errorKindOf } from '@marquee/platform/kernel';
 import type { CartCore } from '../core/cart-core.js';
 import type { ReleaseCart } from './release.js';
 

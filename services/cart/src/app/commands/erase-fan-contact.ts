@@ -1,5 +1,6 @@
 import { withoutContact } from '../../domain/order.js';
-import { retryingConflicts, withoutVersion } from '../core/records.js';
+import { retryingConflicts } from '@marquee/platform/kernel';
+import { withoutVersion } from '../core/records.js';
 import type { Clock, OrderRepository, ResaleInventory } from '../ports.js';
 
 /** Orders read per pass; each pass reads the fan's orders left. */
@@ -43,10 +44,12 @@ export class EraseFanContact {
               withoutContact(withoutVersion(current), clock.now()),
               current.version,
             ),
-          async (error) => {
-            const again = await orders.get(found.id);
-            if (!again) throw error;
-            current = again;
+          {
+            beforeRetry: async (error) => {
+              const again = await orders.get(found.id);
+              if (!again) throw error;
+              current = again;
+            },
           },
         );
         erased += 1;

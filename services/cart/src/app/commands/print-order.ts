@@ -1,6 +1,7 @@
 import { CartError, ErrorCode, staleCart } from '../../domain/errors.js';
 import type { Order } from '../../domain/order.js';
-import { retryingConflicts, withoutVersion } from '../core/records.js';
+import { retryingConflicts } from '@marquee/platform/kernel';
+import { withoutVersion } from '../core/records.js';
 import { printRefusal } from '../core/refusals.js';
 import type { OrderRepository, PartnerConnector } from '../ports.js';
 
@@ -44,10 +45,12 @@ export class PrintOrder {
     let current = order;
     const written = await retryingConflicts(
       () => orders.updatePrinted({ ...withoutVersion(current), printed: action }, current.version),
-      async (error) => {
-        const again = await orders.get(orderId);
-        if (!again) throw error;
-        current = again;
+      {
+        beforeRetry: async (error) => {
+          const again = await orders.get(orderId);
+          if (!again) throw error;
+          current = again;
+        },
       },
     );
     return withoutVersion(written);

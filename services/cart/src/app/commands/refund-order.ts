@@ -1,4 +1,3 @@
-import { isTransient } from '../../domain/errors.js';
 import {
   owedRefundsOf,
   paymentOf,
@@ -9,7 +8,8 @@ import {
   type OrderRefund,
   type RefundOwed,
 } from '../../domain/order.js';
-import { retryingConflicts, withoutVersion } from '../core/records.js';
+import { isTransient, retryingConflicts } from '@marquee/platform/kernel';
+import { withoutVersion } from '../core/records.js';
 import type { CartAppDeps } from '../types.js';
 import type { PaymentProcessor } from '../ports.js';
 

@@ -1,5 +1,5 @@
 import type { Cart } from '../../domain/cart.js';
-import { isTransient } from '../../domain/errors.js';
+import { isTransient } from '@marquee/platform/kernel';
 import type { CartCore } from '../core/cart-core.js';
 import type { Inventories } from '../inventory/inventory.js';
 import type { Stored } from '../ports.js';

@@ -2,7 +2,8 @@ import type { Cart } from '../../domain/cart.js';
 import { invalidInput } from '../../domain/errors.js';
 import { paymentOf, withRefund, type Order, type OrderRefund } from '../../domain/order.js';
 import type { CartCore } from '../core/cart-core.js';
-import { retryingConflicts, withoutVersion } from '../core/records.js';
+import { retryingConflicts } from '@marquee/platform/kernel';
+import { withoutVersion } from '../core/records.js';
 import type { CancelOrder } from './cancel-order.js';
 
 /** A Stripe event whose signature the edge verified. */

@@ -6,7 +6,8 @@ import { priceCart } from '../../domain/pricing.js';
 import { isOnSale, isPartnerEvent, type SellableEvent } from '../../domain/sellable-event.js';
 import type { CartEvent, PaymentProcessor, Stored } from '../ports.js';
 import type { CartAppDeps, CartOwner, CartView } from '../types.js';
-import { ownedBy, retryingConflicts, withoutVersion } from './records.js';
+import { retryingConflicts } from '@marquee/platform/kernel';
+import { ownedBy, withoutVersion } from './records.js';
 import { maintenance, notTransactable } from './refusals.js';
 
 /**

@@ -1,28 +1,9 @@
 import type { Cart } from '../../domain/cart.js';
-import { errorKindOf } from '../../domain/errors.js';
 import type { CartEvent } from '../ports.js';
 import type { CartOwner } from '../types.js';
 
-/** Compare-and-set attempts of one write while other writers keep winning. */
-const MAX_CAS_ATTEMPTS = 16;
-
-/**
- * Runs a compare-and-set write again while another writer keeps winning (kind `aborted`), up to
- * MAX_CAS_ATTEMPTS; `beforeRetry` may read the record again (or throw) before the next try.
- */
-export async function retryingConflicts<T>(
-  write: () => Promise<T>,
-  beforeRetry?: (error: unknown) => Promise<void>,
-): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await write();
-    } catch (error) {
-      if (errorKindOf(error) !== 'aborted' || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      await beforeRetry?.(error);
-    }
-  }
-}
+/** waiting-room's compare-and-set retry; the rest of cart imports the kernel's directly. */
+export { retryingConflicts } from '@marquee/platform/kernel';
 
 /** A stored record without its store version, as callers see it. */
 export function withoutVersion<T extends object>(doc: T): Omit<T, 'version'> & T {

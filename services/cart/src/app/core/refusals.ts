@@ -1,10 +1,5 @@
-import {
-  CartError,
-  ErrorCode,
-  errorKindOf,
-  staleCart,
-  type ErrorKind,
-} from '../../domain/errors.js';
+import { errorKindOf, type ErrorKind } from '@marquee/platform/kernel';
+import { CartError, ErrorCode, staleCart } from '../../domain/errors.js';
 
 /** The errors the cart's use cases answer with, beyond the domain's own. */
 

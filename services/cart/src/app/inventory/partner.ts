@@ -1,5 +1,6 @@
 import type { BookingLine, Cart, HeldTicket } from '../../domain/cart.js';
-import { CartError, ErrorCode, isTransient, staleCart } from '../../domain/errors.js';
+import { isTransient } from '@marquee/platform/kernel';
+import { CartError, ErrorCode, staleCart } from '../../domain/errors.js';
 import {
   areaOfSection,
   bestAvailableLines,

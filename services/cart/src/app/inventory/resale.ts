@@ -1,5 +1,6 @@
 import type { Cart, HeldTicket } from '../../domain/cart.js';
-import { invalidInput, isTransient, staleCart } from '../../domain/errors.js';
+import { isTransient } from '@marquee/platform/kernel';
+import { invalidInput, staleCart } from '../../domain/errors.js';
 import { isListingId } from '../../domain/listing-id.js';
 import type { FeeSchedule } from '../../domain/pricing.js';
 import { hostDown } from '../core/refusals.js';

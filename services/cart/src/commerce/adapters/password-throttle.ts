@@ -1,3 +1,4 @@
+import { isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
 import type { StoreIndex, Versioned, VersionedStore } from '@marquee/platform/store';
 import type { PasswordAttempts } from '../app/commerce-app.js';
 
@@ -23,11 +24,6 @@ export interface PasswordThrottleSettings {
 
 /** ErrorInfo reason of a refusal (the commerce API answers 429 with `Retry-After`). */
 export const PASSWORD_ATTEMPTS_EXCEEDED = 'password_attempts_exceeded';
-
-const raced = (error: unknown) => {
-  const kind = (error as { kind?: unknown } | null)?.kind;
-  return kind === 'aborted' || kind === 'already_exists';
-};
 
 /**
  * Throttles guessing of presale passwords (protected offers): the passwords that open nothing are
@@ -77,7 +73,7 @@ export class PasswordThrottle implements PasswordAttempts {
       try {
         if (await this.store.delete(doc.id, doc.version)) purged += 1;
       } catch (error) {
-        if (!raced(error)) throw error;
+        if (!isWriteRace(error)) throw error;
       }
     }
     return purged;
@@ -99,17 +95,14 @@ export class PasswordThrottle implements PasswordAttempts {
   }
 
   async #add(id: string, amount: number, expiresAt: Date): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
+    // Another replica created or changed the counter in between: count again on top of it.
+    await retryingConflicts(
+      async () => {
         const added = await this.store.modify(id, (doc) => ({ ...doc, count: doc.count + amount }));
-        if (added) return;
-        await this.store.insert({ id, count: amount, expiresAt });
-        return;
-      } catch (error) {
-        // Another replica created or changed the counter in between: count again on top of it.
-        if (!raced(error) || attempt >= 5) throw error;
-      }
-    }
+        if (!added) await this.store.insert({ id, count: amount, expiresAt });
+      },
+      { isConflict: isWriteRace },
+    );
   }
 
   #refusal(endMs: number): Error {

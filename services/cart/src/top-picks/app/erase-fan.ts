@@ -1,13 +1,9 @@
+import { retryingConflicts } from '@marquee/platform/kernel';
 import { eraseSeller, type ResaleListing } from '../domain/listing.js';
 import type { Clock, ListingRepository, OwnershipRepository, TicketOwnership } from './ports.js';
 
 /** Ticket ownership records read per pass; each pass reads the fan's records left. */
 const BATCH = 100;
-/** Compare-and-set attempts of one write while other writers keep winning. */
-const MAX_CAS_ATTEMPTS = 16;
-
-const isKind = (error: unknown, kind: string): boolean =>
-  (error as { kind?: unknown } | null)?.kind === kind;
 
 export interface EraseFanResaleDeps {
   listings: ListingRepository;
@@ -72,37 +68,27 @@ export class EraseFanResale {
     id: string,
     change: (listing: ResaleListing) => ResaleListing | undefined,
   ): Promise<ResaleListing | undefined> {
-    for (let attempt = 1; ; attempt++) {
+    return retryingConflicts(async () => {
       const current = await this.deps.listings.get(id);
       if (!current) return undefined;
       const { version, ...listing } = current;
       const next = change(listing);
       if (!next) return undefined;
-      try {
-        await this.deps.listings.update(next, version);
-        return next;
-      } catch (error) {
-        if (!isKind(error, 'aborted') || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+      await this.deps.listings.update(next, version);
+      return next;
+    });
   }
 
   async #changeOwnership(
     id: string,
     change: (record: TicketOwnership) => TicketOwnership | undefined,
   ): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
+    await retryingConflicts(async () => {
       const current = await this.deps.ownership.get(id);
       if (!current) return;
       const { version, ...record } = current;
       const next = change(record);
-      if (!next) return;
-      try {
-        await this.deps.ownership.update(next, version);
-        return;
-      } catch (error) {
-        if (!isKind(error, 'aborted') || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+      if (next) await this.deps.ownership.update(next, version);
+    });
   }
 }

@@ -116,9 +116,8 @@ export interface LiveSeats {
   availableSeats(eventId: string): Promise<Map<string, AreaSeat[]>>;
 }
 
-export interface Clock {
-  now(): Date;
-}
+/** The time, as the platform's kernel defines it. */
+export type { Clock } from '@marquee/platform/kernel';
 
 export interface TopPicksIds {
   /** A fan session id: 32 bytes from a CSPRNG, base64url. */

@@ -28,6 +28,7 @@ import {
   withdrawAdmitted,
   type ResaleListing,
 } from '../domain/listing.js';
+import { errorKindOf, isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
 import { parseDecimalRounded, type Money } from '@marquee/platform/money';
 import {
   DEFAULT_PAGE_SIZE,
@@ -55,12 +56,9 @@ export type {
 export const MAX_QUANTITY = 50;
 /** Tickets per listing at most. */
 export const MAX_LISTING_TICKETS = 50;
-const MAX_CAS_ATTEMPTS = 8;
 /** How long a sale in progress keeps its listings out of other carts' reach. */
 const SALE_GRACE_MS = 10 * 60_000;
 
-const isKind = (error: unknown, kind: string): boolean =>
-  (error as { kind?: unknown } | null)?.kind === kind;
 const withoutVersion = <T extends { version: number }>(doc: T): Omit<T, 'version'> => {
   const { version: _v, ...rest } = doc;
   return rest;
@@ -154,28 +152,26 @@ export class TopPicksApp {
     presentedId: string,
     now: Date,
   ): Promise<{ session: Stored<FanSession>; outcome: SessionOutcome }> {
-    for (let attempt = 1; ; attempt++) {
-      const stored =
-        presentedId && SESSION_ID_PATTERN.test(presentedId)
-          ? await this.deps.sessions.get(presentedId)
-          : undefined;
-      const presented = stored && stored.appId === appId ? stored : undefined;
-      const { session, outcome } = resolveSession(presented && withoutVersion(presented), {
-        appId,
-        now,
-        ttlMs: this.deps.settings.sessionTtlMs,
-        newId: () => this.deps.ids.sessionId(),
-      });
-      try {
+    return retryingConflicts(
+      async () => {
+        const stored =
+          presentedId && SESSION_ID_PATTERN.test(presentedId)
+            ? await this.deps.sessions.get(presentedId)
+            : undefined;
+        const presented = stored && stored.appId === appId ? stored : undefined;
+        const { session, outcome } = resolveSession(presented && withoutVersion(presented), {
+          appId,
+          now,
+          ttlMs: this.deps.settings.sessionTtlMs,
+          newId: () => this.deps.ids.sessionId(),
+        });
         if (outcome === 'active') return { session: stored!, outcome };
         if (outcome === 'created')
           return { session: await this.deps.sessions.insert(session), outcome };
         return { session: await this.deps.sessions.update(session, stored!.version), outcome };
-      } catch (error) {
-        const raced = isKind(error, 'aborted') || isKind(error, 'already_exists');
-        if (!raced || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+      },
+      { isConflict: isWriteRace },
+    );
   }
 
   private async recordPrices(
@@ -184,18 +180,19 @@ export class TopPicksApp {
     now: Date,
   ): Promise<Stored<FanSession>> {
     let current = session;
-    for (let attempt = 1; ; attempt++) {
-      const next = recordShownPrices(withoutVersion(current), prices, now);
-      if (!next) return current;
-      try {
-        return await this.deps.sessions.update(next, current.version);
-      } catch (error) {
-        if (!isKind(error, 'aborted') || attempt >= MAX_CAS_ATTEMPTS) throw error;
-        const reread = await this.deps.sessions.get(current.id);
-        if (!reread) throw error;
-        current = reread;
-      }
-    }
+    return retryingConflicts(
+      async () => {
+        const next = recordShownPrices(withoutVersion(current), prices, now);
+        return next ? this.deps.sessions.update(next, current.version) : current;
+      },
+      {
+        beforeRetry: async (error) => {
+          const reread = await this.deps.sessions.get(current.id);
+          if (!reread) throw error;
+          current = reread;
+        },
+      },
+    );
   }
 
   /** Fills in the seats of reserved areas the projection knows only by counts, when it can. */
@@ -344,9 +341,9 @@ export class TopPicksApp {
     now: Date,
   ): Promise<void> {
     const id = ownershipId(listing.eventId, ticketId);
-    for (let attempt = 1; ; attempt++) {
-      const current = await this.deps.ownership.get(id);
-      try {
+    await retryingConflicts(
+      async () => {
+        const current = await this.deps.ownership.get(id);
         if (!current) {
           await this.deps.ownership.insert({
             id,
@@ -370,12 +367,9 @@ export class TopPicksApp {
           { ...withoutVersion(current), listingId: listing.id, updatedAt: now },
           current.version,
         );
-        return;
-      } catch (error) {
-        const raced = isKind(error, 'aborted') || isKind(error, 'already_exists');
-        if (!raced || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+      },
+      { isConflict: isWriteRace },
+    );
   }
 
   /** A claim counts while its listing exists and is listed or held. */
@@ -401,18 +395,12 @@ export class TopPicksApp {
     id: string,
     change: (current: TicketOwnership) => TicketOwnership | undefined,
   ): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
+    await retryingConflicts(async () => {
       const current = await this.deps.ownership.get(id);
       if (!current) return;
       const next = change(withoutVersion(current));
-      if (!next) return;
-      try {
-        await this.deps.ownership.update(next, current.version);
-        return;
-      } catch (error) {
-        if (!isKind(error, 'aborted') || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+      if (next) await this.deps.ownership.update(next, current.version);
+    });
   }
 
   async listListings(query: {
@@ -444,17 +432,13 @@ export class TopPicksApp {
     id: string,
     change: (listing: ResaleListing) => ResaleListing | undefined,
   ): Promise<ResaleListing> {
-    for (let attempt = 1; ; attempt++) {
+    return retryingConflicts(async () => {
       const current = isListingId(id) ? await this.deps.listings.get(id) : undefined;
       if (!current) throw notFound(`resale listing ${id} not found`);
       const next = change(withoutVersion(current));
       if (!next) return withoutVersion(current);
-      try {
-        return withoutVersion(await this.deps.listings.update(next, current.version));
-      } catch (error) {
-        if (!isKind(error, 'aborted') || attempt >= MAX_CAS_ATTEMPTS) throw error;
-      }
-    }
+      return withoutVersion(await this.deps.listings.update(next, current.version));
+    });
   }
 
   // ---------------------------------------------------------------- resale inventory (cart)
@@ -497,7 +481,7 @@ export class TopPicksApp {
             now,
           }),
         ).catch((error: unknown) => {
-          throw isKind(error, 'not_found')
+          throw errorKindOf(error) === 'not_found'
             ? invalid(`${line.listingId} is not a resale listing of event ${input.eventId}`)
             : error;
         });
@@ -518,7 +502,7 @@ export class TopPicksApp {
     const now = this.deps.clock.now();
     for (const id of listingIds) {
       await this.changeListing(id, (l) => release(l, cartId, now)).catch((error: unknown) => {
-        if (!isKind(error, 'not_found')) throw error;
+        if (errorKindOf(error) !== 'not_found') throw error;
       });
     }
   }
@@ -543,7 +527,7 @@ export class TopPicksApp {
       await this.changeListing(id, (l) =>
         keepForSale(l, { cartId: input.cartId, orderId: input.orderId, until, now }),
       ).catch((error: unknown) => {
-        throw isKind(error, 'not_found')
+        throw errorKindOf(error) === 'not_found'
           ? unavailable(`listing ${id} is no longer held by cart ${input.cartId}`)
           : error;
       });

@@ -1,17 +1,16 @@
-/**
- * Errors of top picks and resale, with the structural `kind` the platform's gRPC server maps to a
- * status code (the edge then maps it to the family's HTTP body). `details.reason` is the partner cart
- * error code where one applies.
- */
-export type TopPicksErrorKind =
-  'invalid_argument' | 'not_found' | 'failed_precondition' | 'resource_exhausted' | 'aborted';
+import type { ErrorKind } from '@marquee/platform/kernel';
 
+/**
+ * Errors of top picks and resale, with a `kind` of the platform's vocabulary, which its gRPC server
+ * maps to a status code (the edge then maps it to the family's HTTP body). `details.reason` is the
+ * partner cart error code where one applies.
+ */
 export class TopPicksError extends Error {
-  readonly kind: TopPicksErrorKind;
+  readonly kind: ErrorKind;
   /** `{ reason }`: travels in the gRPC error details (the platform's `x-error-details` trailer). */
   readonly details: { reason: string } | undefined;
 
-  constructor(kind: TopPicksErrorKind, message: string, reason?: string) {
+  constructor(kind: ErrorKind, message: string, reason?: string) {
     super(message);
     this.name = 'TopPicksError';
     this.kind = kind;

@@ -1,3 +1,4 @@
+import { errorKindOf } from '@marquee/platform/kernel';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -221,7 +222,7 @@ const notFound = (
     detail: `Resource not found with provided criteria (locale=${locale ?? '*'}, ${what}=${id})`,
   });
 
-const isNotFound = (error: unknown) => (error as { kind?: string }).kind === 'not_found';
+const isNotFound = (error: unknown) => errorKindOf(error) === 'not_found';
 
 /** The id of a details path (without `.json`) and the locale asked for. */
 const detailRequest = (request: FastifyRequest) => ({

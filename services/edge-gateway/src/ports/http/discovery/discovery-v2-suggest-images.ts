@@ -1,3 +1,4 @@
+import { errorKindOf } from '@marquee/platform/kernel';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -171,7 +172,7 @@ export function suggestAndImagesRoutes(
       const answer = await catalog.getEvent(id);
       return eventImagesDocument(answer.event!, locale);
     } catch (error) {
-      if ((error as { kind?: string }).kind !== 'not_found') throw error;
+      if (errorKindOf(error) !== 'not_found') throw error;
       return sendFamilyError(reply, family, {
         status: 404,
         code: 'DIS1004',

@@ -1,3 +1,4 @@
+import { errorKindOf } from '@marquee/platform/kernel';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type {
@@ -72,7 +73,7 @@ const notFound = (reply: FastifyReply, family: ApiFamily, what: string, id: stri
     detail: `${what} ${id} not found`,
   });
 
-const isNotFound = (error: unknown) => (error as { kind?: string }).kind === 'not_found';
+const isNotFound = (error: unknown) => errorKindOf(error) === 'not_found';
 
 // An answer's example, when there is one, goes with its schema (the document's `example`).
 const withExample = (answer: TSchema, example?: unknown) =>

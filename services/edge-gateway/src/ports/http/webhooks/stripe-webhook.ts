@@ -1,3 +1,4 @@
+import { errorKindOf } from '@marquee/platform/kernel';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Stripe from 'stripe';
@@ -21,11 +22,6 @@ const WebhookError = Type.Object({
 
 const refuse = (reply: FastifyReply, status: number, code: string, message: string) =>
   reply.code(status).send({ error: { code, message } });
-
-const kindOf = (error: unknown): string | undefined =>
-  typeof error === 'object' && error !== null
-    ? ((error as { kind?: unknown }).kind as string | undefined)
-    : undefined;
 
 /** The POST's schema: what the OpenAPI document shows of the endpoint. */
 const WEBHOOK_SCHEMA = {
@@ -126,7 +122,7 @@ async function forward(
     return reply.code(200).send({ received: true, duplicate: answer.duplicate });
   } catch (error) {
     request.log.warn({ err: error, stripe_event: event.id }, 'Stripe event not handled');
-    const kind = kindOf(error);
+    const kind = errorKindOf(error);
     if (kind === 'unavailable' || kind === 'deadline_exceeded' || kind === 'resource_exhausted')
       return reply
         .header('retry-after', '5')

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock, IdGenerator } from '../app/ports.js';
-
-export const systemClock: Clock = { now: () => new Date() };
+import type { IdGenerator } from '../app/ports.js';
 
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
