@@ -81,5 +81,3 @@ export const PARTNER_BUSY = 'partner-busy';
 export const isPartnerBusy = (error: unknown): boolean =>
   (error as { details?: { reason?: unknown } } | null)?.details?.reason === PARTNER_BUSY;
 
-/** waiting-room's import of the kernel's `errorKindOf`; the rest of cart imports the kernel directly. */
-export { errorKindOf } from '@marquee/platform/kernel';

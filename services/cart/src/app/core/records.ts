@@ -2,9 +2,6 @@ import type { Cart } from '../../domain/cart.js';
 import type { CartEvent } from '../ports.js';
 import type { CartOwner } from '../types.js';
 
-/** waiting-room's compare-and-set retry; the rest of cart imports the kernel's directly. */
-export { retryingConflicts } from '@marquee/platform/kernel';
-
 /** A stored record without its store version, as callers see it. */
 export function withoutVersion<T extends object>(doc: T): Omit<T, 'version'> & T {
   const { version: _version, ...rest } = doc as T & { version?: number };

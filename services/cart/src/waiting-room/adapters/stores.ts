@@ -1,3 +1,4 @@
+import { isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
 import { createOutboxEvent, type OutboxEvent } from '@marquee/platform/outbox';
 import type { ServiceStores } from '@marquee/platform/store';
 import { queueAdmittedTopic, queueOpenedTopic } from '@marquee/proto/topics';
@@ -21,9 +22,6 @@ interface SequenceDoc {
   version: number;
   last: number;
 }
-
-/** Attempts of the late-join counter while other joins keep winning. */
-const MAX_ATTEMPTS = 32;
 
 /** The records of `happened`, for the outbox of the write that makes them true. */
 export function outboxEventsOf(happened: readonly WaitingRoomEvent[] = []): OutboxEvent[] {
@@ -124,24 +122,21 @@ export function createWaitingRoomStorage(stores: ServiceStores): {
       countWaiting: (eventId) => tickets.count({ eventId, state: 'WAITING' }),
       countAdmittedSince: (eventId, since) =>
         tickets.count({ eventId, state: 'ADMITTED', admittedAt: { $gte: since } }),
-      async nextSequence(eventId) {
+      nextSequence: (eventId) =>
         // A compare-and-set counter: joins after the opening come at the admission rate's pace,
-        // not all at once, so its contention stays low; a lost race reads and bumps again.
-        for (let attempt = 1; ; attempt += 1) {
-          try {
+        // not all at once, so its contention stays low; a lost race (or a first insert that met
+        // another) reads and bumps again.
+        retryingConflicts(
+          async () => {
             const bumped = await sequences.modify(eventId, (current) => ({
               ...current,
               last: current.last + 1,
             }));
             if (bumped) return bumped.last;
             return (await sequences.insert({ id: eventId, last: 1 })).last;
-          } catch (error) {
-            const kind = (error as { kind?: unknown }).kind;
-            if ((kind !== 'aborted' && kind !== 'already_exists') || attempt >= MAX_ATTEMPTS)
-              throw error;
-          }
-        }
-      },
+          },
+          { isConflict: isWriteRace },
+        ),
     },
   };
 }

@@ -1,4 +1,4 @@
-import { errorKindOf } from '../../domain/errors.js';
+import { errorKindOf } from '@marquee/platform/kernel';
 import { adjustWindow, admissionsDue } from '../domain/admission.js';
 import type { WaitingRoomEvent } from '../domain/events.js';
 import { abandoned, mayFreeze, rankOf, type QueueTicket } from '../domain/queue.js';

@@ -1,7 +1,7 @@
-import { errorKindOf, invalidInput, staleCart } from '../../domain/errors.js';
+import { errorKindOf, retryingConflicts } from '@marquee/platform/kernel';
+import { invalidInput, staleCart } from '../../domain/errors.js';
 import { DEFAULT_CONTROL } from '../domain/admission.js';
 import type { OnSaleRecord, WaitingRoomDeps } from './ports.js';
-import { retryingConflicts } from '../../app/core/records.js';
 
 /**
  * Turns an event's waiting room on or off and sets its opening (the admin API's

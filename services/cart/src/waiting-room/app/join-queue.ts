@@ -1,4 +1,5 @@
-import { CartError, ErrorCode, errorKindOf } from '../../domain/errors.js';
+import { errorKindOf } from '@marquee/platform/kernel';
+import { CartError, ErrorCode } from '../../domain/errors.js';
 import { queueIdentityOf } from '../domain/identity.js';
 import { earlyOrderKey, joinsEarly, lateOrderKey, type QueueTicket } from '../domain/queue.js';
 import type { OnSaleRecord, Stored, WaitingRoomDeps } from './ports.js';

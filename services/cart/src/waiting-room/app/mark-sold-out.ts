@@ -1,4 +1,4 @@
-import { retryingConflicts } from '../../app/core/records.js';
+import { retryingConflicts } from '@marquee/platform/kernel';
 import type { WaitingRoomDeps } from './ports.js';
 
 /**

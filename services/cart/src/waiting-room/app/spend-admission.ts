@@ -1,4 +1,5 @@
-import { CartError, ErrorCode, errorKindOf } from '../../domain/errors.js';
+import { errorKindOf } from '@marquee/platform/kernel';
+import { CartError, ErrorCode } from '../../domain/errors.js';
 import { checkAdmission, type AdmissionUse } from '../domain/token.js';
 import type { WaitingRoomDeps } from './ports.js';
 
