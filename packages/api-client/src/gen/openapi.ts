@@ -11816,7 +11816,7 @@ export interface operations {
                 };
             };
             414: components["responses"]["PartnerCartKeyedError414"];
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11860,7 +11860,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12157,7 +12157,7 @@ export interface operations {
                 };
             };
             414: components["responses"]["PartnerCartKeyedError414"];
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12201,7 +12201,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12424,7 +12424,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12468,7 +12468,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12819,7 +12819,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12863,7 +12863,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13004,7 +13004,7 @@ export interface operations {
             413: components["responses"]["PartnerCartKeyedError413"];
             414: components["responses"]["PartnerCartKeyedError414"];
             415: components["responses"]["PartnerCartKeyedError415"];
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13048,7 +13048,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13205,7 +13205,7 @@ export interface operations {
                 };
             };
             414: components["responses"]["PartnerCartKeyedError414"];
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13249,7 +13249,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13426,7 +13426,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13470,7 +13470,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13809,7 +13809,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13853,7 +13853,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14066,7 +14066,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14096,7 +14096,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14243,7 +14243,7 @@ export interface operations {
                 };
             };
             414: components["responses"]["PartnerCartKeyedError414"];
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14273,7 +14273,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14390,7 +14390,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14420,7 +14420,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14772,7 +14772,7 @@ export interface operations {
                 };
             };
             414: components["responses"]["PartnerCartKeyedError414"];
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14816,7 +14816,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15113,7 +15113,7 @@ export interface operations {
                 };
             };
             414: components["responses"]["PartnerCartKeyedError414"];
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15157,7 +15157,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15380,7 +15380,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15424,7 +15424,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15775,7 +15775,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15819,7 +15819,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -15960,7 +15960,7 @@ export interface operations {
             413: components["responses"]["PartnerCartKeyedError413"];
             414: components["responses"]["PartnerCartKeyedError414"];
             415: components["responses"]["PartnerCartKeyedError415"];
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16004,7 +16004,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16161,7 +16161,7 @@ export interface operations {
                 };
             };
             414: components["responses"]["PartnerCartKeyedError414"];
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16205,7 +16205,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16382,7 +16382,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16426,7 +16426,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16765,7 +16765,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -16809,7 +16809,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -17022,7 +17022,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -17052,7 +17052,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -17199,7 +17199,7 @@ export interface operations {
                 };
             };
             414: components["responses"]["PartnerCartKeyedError414"];
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -17229,7 +17229,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -17346,7 +17346,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Quota exceeded (Retry-After) */
+            /** @description Quota exceeded (rate_limited), or the platform busy: load shed before any work, nothing was done (overloaded); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -17376,7 +17376,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerCartError"];
                 };
             };
-            /** @description Partner system down or in maintenance (20001), or the platform unavailable (Retry-After) */
+            /** @description Partner system down or in maintenance (20001), or a back end unreachable (Retry-After) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
