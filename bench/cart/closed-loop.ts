@@ -26,8 +26,7 @@ export interface ClosedLoopOptions {
 
 /** A delay that does not keep the process alive (the losing side of a race). */
 const bound = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
-export const round = (value: number, digits = 1) =>
-  Math.round(value * 10 ** digits) / 10 ** digits;
+export const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** CPU seconds of this process (the load generator) so far. */
 export const ownCpuSeconds = () => {

@@ -21,7 +21,10 @@
  *      CART_BENCH_STORES (`mongo` default: cart, auth-gateway, 3p-connector and the other platform
  *      services on the Mongo-wire server | `memory`: every service without MONGO_URL),
  *      CART_BENCH_PARTNER_STORE (`memory` default | `mongo`; with CART_BENCH_STORES=memory always
- *      memory), CART_BENCH_DEADLINE_SECONDS (900: the whole run, start-up included).
+ *      memory), CART_BENCH_PEER (`partner` default | `pretix`: a third phase after the stack is
+ *      stopped, pretix's cart-position API with the same clients, then its burst; see
+ *      bench/pretix/pretix-peer.ts and PRETIX_BENCH_BURST*), CART_BENCH_DEADLINE_SECONDS (900, 1800
+ *      with pretix: the whole run, start-up included).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -36,6 +39,12 @@ import {
 } from '../../test/support/partner-event.ts';
 import { cpuSecondsOf, runOnStack } from '../stack-run.ts';
 import { percentile } from '../stats.ts';
+import {
+  burstOptionsFromEnv,
+  pretixPhase,
+  startPretix,
+  type PretixPeer,
+} from '../pretix/pretix-peer.ts';
 import { closedLoop, cpuMsPerLoop, ownCpuSeconds, round } from './closed-loop.ts';
 import { count, partnerCartDriver, type Tally } from './partner-cart-driver.ts';
 
@@ -60,7 +69,13 @@ const oneOf = (name: string, fallback: string, allowed: readonly string[]): stri
 const CLIENTS = positive('CART_BENCH_CLIENTS', 16, 512);
 const SECONDS = positive('CART_BENCH_SECONDS', 30, 600);
 const WARMUP_SECONDS = positive('CART_BENCH_WARMUP_SECONDS', 3, 60);
-const DEADLINE_SECONDS = positive('CART_BENCH_DEADLINE_SECONDS', 900, 3_600);
+const PEER = oneOf('CART_BENCH_PEER', 'partner', ['partner', 'pretix']);
+const BURST = PEER === 'pretix' ? burstOptionsFromEnv() : undefined;
+const DEADLINE_SECONDS = positive(
+  'CART_BENCH_DEADLINE_SECONDS',
+  PEER === 'pretix' ? 1_800 : 900,
+  3_600,
+);
 const STORES = oneOf('CART_BENCH_STORES', 'mongo', ['mongo', 'memory']);
 const PARTNER_STORE =
   STORES === 'memory' ? 'memory' : oneOf('CART_BENCH_PARTNER_STORE', 'memory', ['memory', 'mongo']);
@@ -133,6 +148,9 @@ function cpuSeconds(pids: Map<string, number | undefined>): Map<string, number> 
 
 await runOnStack('cart-reserve', DEADLINE_SECONDS, async (startStack) => {
   const setupStarted = performance.now();
+  // pretix first (its install and migration take minutes the first time), idle until its phase.
+  let pretix: PretixPeer | undefined;
+  if (BURST) pretix = await startPretix(BURST.places, 900_000);
   const sut = await startStack({ kafkaBrokers: brokers, mongoUrl, serviceEnv });
   const pids = new Map<string, number | undefined>([
     ...[...sut.services].map(([name, s]): [string, number | undefined] => [name, s.child.pid]),
@@ -293,10 +311,24 @@ await runOnStack('cart-reserve', DEADLINE_SECONDS, async (startStack) => {
     partnerHeldAfterRelease = await partnerHeld();
   }
 
+  // pretix's phase, with the stack stopped so that its processes have the cores.
+  let pretixReport: Awaited<ReturnType<typeof pretixPhase>> | undefined;
+  if (pretix && BURST) {
+    await sut.stop();
+    const { clients, seconds, warmupSeconds, drainMs } = loopOptions;
+    pretixReport = await pretixPhase(pretix, { clients, seconds, warmupSeconds, drainMs }, BURST);
+    pretix.stop();
+  }
+  const pretixRatio =
+    pretixReport && pretixReport.reservesPerSecond > 0
+      ? edge.completedPerSecond / pretixReport.reservesPerSecond
+      : 0;
+
   const ratio =
     partner.completedPerSecond > 0 ? edge.completedPerSecond / partner.completedPerSecond : 0;
   return {
     bench: 'cart reserve through the edge vs partner-reference POST /v1/bookings',
+    peer: PEER,
     clients: CLIENTS,
     seconds: SECONDS,
     warmupSeconds: WARMUP_SECONDS,
@@ -335,6 +367,13 @@ await runOnStack('cart-reserve', DEADLINE_SECONDS, async (startStack) => {
     },
     ratio: round(ratio, 3),
     goal: { ratioAtLeast: 0.5, met: ratio >= 0.5 },
+    ...(pretixReport
+      ? {
+          pretix: pretixReport,
+          edgeToPretixRatio: round(pretixRatio, 3),
+          pretixGoal: { ratioAtLeast: 3, met: pretixRatio >= 3 },
+        }
+      : {}),
     partnerHeldAfterRelease,
     machine: {
       cpus: os.cpus().length,

@@ -72,7 +72,10 @@ export async function startPretix(burstPlaces: number, timeoutMs: number): Promi
   const stop = () => {
     if (stopped) return;
     stopped = true;
-    spawnSync('bash', [script, 'stop'], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 150_000 });
+    spawnSync('bash', [script, 'stop'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      timeout: 150_000,
+    });
   };
   process.once('exit', stop);
   return {
@@ -112,7 +115,10 @@ export function treeCpuSeconds(roots: Map<string, number>): Map<string, number> 
       const parent = Number(fields[1]);
       children.set(parent, [...(children.get(parent) ?? []), pid]);
       // utime, stime, cutime, cstime: the 12th to 15th fields after the name, in 1/100 s.
-      ticks.set(pid, fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0));
+      ticks.set(
+        pid,
+        fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0),
+      );
     } catch {
       // Gone meanwhile.
     }
@@ -120,7 +126,7 @@ export function treeCpuSeconds(roots: Map<string, number>): Map<string, number> 
   const used = new Map<string, number>();
   for (const [name, root] of roots) {
     let total = 0;
-    for (const queue = [root]; queue.length > 0; ) {
+    for (const queue = [root]; queue.length > 0;) {
       const pid = queue.pop()!;
       total += ticks.get(pid) ?? 0;
       queue.push(...(children.get(pid) ?? []));
@@ -150,7 +156,8 @@ function cartPositions(peer: PretixPeer, event: string) {
     async held(pool: Pool): Promise<number> {
       const listed = await pool.request({ path: `${path}?page_size=1`, method: 'GET', headers });
       const text = await listed.body.text();
-      if (listed.statusCode !== 200) throw new Error(`cart positions: ${listed.statusCode} ${text}`);
+      if (listed.statusCode !== 200)
+        throw new Error(`cart positions: ${listed.statusCode} ${text}`);
       return (JSON.parse(text) as { count: number }).count;
     },
   };
@@ -242,7 +249,11 @@ export async function pretixBurst(peer: PretixPeer, size: number, timeoutMs: num
     Array.from({ length: size }, async () => {
       const sent = performance.now();
       try {
-        const response = await positions.create(pool, peer.burst.item, AbortSignal.timeout(timeoutMs));
+        const response = await positions.create(
+          pool,
+          peer.burst.item,
+          AbortSignal.timeout(timeoutMs),
+        );
         const text = await response.body.text();
         answerMs.push(performance.now() - sent);
         count(answers, response.statusCode);
@@ -264,7 +275,7 @@ export async function pretixBurst(peer: PretixPeer, size: number, timeoutMs: num
   const small = new Pool(peer.url, { connections: 8 });
   const positionsAfterBurst = await positions.held(small);
   const releases: Tally = {};
-  for (let next = 0; next < held.length; ) {
+  for (let next = 0; next < held.length;) {
     await Promise.all(
       held.slice(next, (next += 8)).map(async (id) => {
         const released = await positions.remove(small, id);
@@ -296,3 +307,34 @@ export async function pretixBurst(peer: PretixPeer, size: number, timeoutMs: num
     positionsAfterRelease,
   };
 }
+
+/** The reserve-and-release loop, then (when `burst.size` > 0) the burst: pretix's whole report. */
+export async function pretixPhase(
+  peer: PretixPeer,
+  options: Omit<ClosedLoopOptions, 'sampleCpu'>,
+  burst: { size: number; timeoutMs: number },
+) {
+  const reserve = await pretixReserveLoop(peer, options);
+  return {
+    ...reserve,
+    burst: burst.size > 0 ? await pretixBurst(peer, burst.size, burst.timeoutMs) : undefined,
+  };
+}
+
+/** A whole number from the environment (`fallback` when unset), or exit 2 when out of range. */
+export function wholeFromEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    console.error(`${name} is a whole number from ${min} to ${max}`);
+    process.exit(2);
+  }
+  return value;
+}
+
+/** The burst's options, shared by `pretix` and `cart-reserve` (CART_BENCH_PEER=pretix). */
+export const burstOptionsFromEnv = () => ({
+  size: wholeFromEnv('PRETIX_BENCH_BURST', 2000, 0, 5000),
+  places: wholeFromEnv('PRETIX_BENCH_BURST_PLACES', 200, 1, 100_000),
+  timeoutMs: wholeFromEnv('PRETIX_BENCH_BURST_TIMEOUT_SECONDS', 300, 1, 900) * 1000,
+});

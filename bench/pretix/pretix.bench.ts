@@ -12,45 +12,30 @@
  */
 import os from 'node:os';
 import { round } from '../cart/closed-loop.ts';
-import { pretixBurst, pretixReserveLoop, startPretix } from './pretix-peer.ts';
+import { burstOptionsFromEnv, pretixPhase, startPretix, wholeFromEnv } from './pretix-peer.ts';
 
-const whole = (name: string, fallback: number, min: number, max: number): number => {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    console.error(`${name} is a whole number from ${min} to ${max}`);
-    process.exit(2);
-  }
-  return value;
-};
-
-const CLIENTS = whole('PRETIX_BENCH_CLIENTS', 16, 1, 512);
-const SECONDS = whole('PRETIX_BENCH_SECONDS', 20, 1, 600);
-const WARMUP_SECONDS = whole('PRETIX_BENCH_WARMUP_SECONDS', 3, 1, 60);
-const BURST = whole('PRETIX_BENCH_BURST', 2000, 0, 5000);
-const BURST_PLACES = whole('PRETIX_BENCH_BURST_PLACES', 200, 1, 100_000);
-const BURST_TIMEOUT_SECONDS = whole('PRETIX_BENCH_BURST_TIMEOUT_SECONDS', 300, 1, 900);
-const DEADLINE_SECONDS = whole('PRETIX_BENCH_DEADLINE_SECONDS', 1200, 60, 3600);
+const CLIENTS = wholeFromEnv('PRETIX_BENCH_CLIENTS', 16, 1, 512);
+const SECONDS = wholeFromEnv('PRETIX_BENCH_SECONDS', 20, 1, 600);
+const WARMUP_SECONDS = wholeFromEnv('PRETIX_BENCH_WARMUP_SECONDS', 3, 1, 60);
+const BURST = burstOptionsFromEnv();
+const DEADLINE_SECONDS = wholeFromEnv('PRETIX_BENCH_DEADLINE_SECONDS', 1200, 60, 3600);
 
 // The 'exit' handler of startPretix stops what it started, also on a deadline or a signal.
 setTimeout(() => {
   console.error(`pretix bench: not done after ${DEADLINE_SECONDS} s, stopping`);
   process.exit(1);
 }, DEADLINE_SECONDS * 1000).unref();
-for (const signal of ['SIGINT', 'SIGTERM'] as const)
-  process.once(signal, () => process.exit(130));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
 try {
   const setupStarted = performance.now();
-  const peer = await startPretix(BURST_PLACES, DEADLINE_SECONDS * 1000);
+  const peer = await startPretix(BURST.places, DEADLINE_SECONDS * 1000);
   const setupSeconds = round((performance.now() - setupStarted) / 1000);
-  const reserve = await pretixReserveLoop(peer, {
-    clients: CLIENTS,
-    seconds: SECONDS,
-    warmupSeconds: WARMUP_SECONDS,
-    drainMs: 60_000,
-  });
-  const burst = BURST > 0 ? await pretixBurst(peer, BURST, BURST_TIMEOUT_SECONDS * 1000) : undefined;
+  const pretix = await pretixPhase(
+    peer,
+    { clients: CLIENTS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, drainMs: 60_000 },
+    BURST,
+  );
   peer.stop();
   console.log(
     JSON.stringify(
@@ -60,7 +45,7 @@ try {
         seconds: SECONDS,
         warmupSeconds: WARMUP_SECONDS,
         setupSeconds,
-        pretix: { ...reserve, burst },
+        pretix,
         machine: {
           cpus: os.cpus().length,
           node: process.version,
