@@ -131,6 +131,7 @@ pg_start() {
   fi
   PG_PORT="${PRETIX_PG_PORT:-$(free_port)}"
   log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
+  STARTED_PG=1
   # No Unix socket (its default directory belongs to the system's service); TCP on loopback only.
   as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_HOME/postgres.log" -w -t "$READY_TIMEOUT" \
     -o "-c listen_addresses=127.0.0.1 -c port=$PG_PORT -c unix_socket_directories=''" start >&2 ||
@@ -207,7 +208,17 @@ answers() {
   done
 }
 
+# A start that fails (or is stopped by a signal or its caller's timeout) stops what it started.
+STARTED_PG=0
+STARTED_GUNICORN=0
+undo_start() {
+  [ "$STARTED_GUNICORN" = 0 ] || { gunicorn_pid >/dev/null && kill -TERM "$(cat "$GUNICORN_PIDFILE")"; } || true
+  [ "$STARTED_PG" = 0 ] || pg_stop || true
+}
+
 cmd_start() {
+  trap undo_start EXIT
+  trap 'exit 1' INT TERM
   mkdir -p "$STATE/data"
   cmd_install
   pg_init
@@ -247,12 +258,14 @@ cmd_start() {
     done
     pid="$(cat "$GUNICORN_PIDFILE")"
     started=1
+    STARTED_GUNICORN=1
   fi
   answers "$READY_TIMEOUT" "$pid" || {
     tail -n 20 "$STATE/gunicorn.log" >&2
     die "pretix does not answer on 127.0.0.1:$HTTP_PORT"
   }
   log "pretix $PRETIX_VERSION ready on http://127.0.0.1:$HTTP_PORT (gunicorn $pid, PostgreSQL 127.0.0.1:$PG_PORT)"
+  trap - EXIT INT TERM
   cat "$ENV_FILE"
   printf 'export PRETIX_STARTED=%s\n' "$started"
 }
