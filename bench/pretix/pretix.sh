@@ -230,7 +230,7 @@ cmd_start() {
   else
     HTTP_PORT="${PRETIX_PORT:-$(free_port)}"
     write_config
-    log "migrating the pretix database (about 5 minutes on a new cluster)"
+    log "migrating the pretix database (5-8 minutes on a new cluster)"
     pretix "$INSTALL_TIMEOUT" migrate --noinput >"$STATE/migrate.log" 2>&1 || die "migrate failed; see $STATE/migrate.log"
   fi
   log "making the bench's organizer, events and token (python -m pretix shell)"
