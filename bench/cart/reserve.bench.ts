@@ -21,7 +21,10 @@
  *      CART_BENCH_STORES (`mongo` default: cart, auth-gateway, 3p-connector and the other platform
  *      services on the Mongo-wire server | `memory`: every service without MONGO_URL),
  *      CART_BENCH_PARTNER_STORE (`memory` default | `mongo`; with CART_BENCH_STORES=memory always
- *      memory), CART_BENCH_DEADLINE_SECONDS (900: the whole run, start-up included).
+ *      memory), CART_BENCH_PEER (`partner` default | `pretix`: a third phase after the stack is
+ *      stopped, pretix's cart-position API with the same clients, then its burst; see
+ *      bench/pretix/pretix-peer.ts and PRETIX_BENCH_BURST*), CART_BENCH_DEADLINE_SECONDS (900, 1800
+ *      with pretix: the whole run, start-up included).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -36,6 +39,13 @@ import {
 } from '../../test/support/partner-event.ts';
 import { cpuSecondsOf, runOnStack } from '../stack-run.ts';
 import { percentile } from '../stats.ts';
+import {
+  burstOptionsFromEnv,
+  pretixPhase,
+  startPretix,
+  type PretixPeer,
+} from '../pretix/pretix-peer.ts';
+import { closedLoop, cpuMsPerLoop, ownCpuSeconds, round } from './closed-loop.ts';
 import { count, partnerCartDriver, type Tally } from './partner-cart-driver.ts';
 
 const positive = (name: string, fallback: number, max: number): number => {
@@ -59,7 +69,13 @@ const oneOf = (name: string, fallback: string, allowed: readonly string[]): stri
 const CLIENTS = positive('CART_BENCH_CLIENTS', 16, 512);
 const SECONDS = positive('CART_BENCH_SECONDS', 30, 600);
 const WARMUP_SECONDS = positive('CART_BENCH_WARMUP_SECONDS', 3, 60);
-const DEADLINE_SECONDS = positive('CART_BENCH_DEADLINE_SECONDS', 900, 3_600);
+const PEER = oneOf('CART_BENCH_PEER', 'partner', ['partner', 'pretix']);
+const BURST = PEER === 'pretix' ? burstOptionsFromEnv() : undefined;
+const DEADLINE_SECONDS = positive(
+  'CART_BENCH_DEADLINE_SECONDS',
+  PEER === 'pretix' ? 1_800 : 900,
+  3_600,
+);
 const STORES = oneOf('CART_BENCH_STORES', 'mongo', ['mongo', 'memory']);
 const PARTNER_STORE =
   STORES === 'memory' ? 'memory' : oneOf('CART_BENCH_PARTNER_STORE', 'memory', ['memory', 'mongo']);
@@ -98,10 +114,6 @@ const serviceEnv: Record<string, Record<string, string>> = {
 if (STORES === 'memory') for (const name of platformServices) serviceEnv[name] = { ...inMemory };
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** A delay that does not keep the process alive (the losing side of a race). */
-const bound = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
-const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
-
 /**
  * The pids of the Kafka broker and the Mongo-wire server `deploy/local/infra.sh` started (its state
  * directory, `MARQUEE_STATE`, which `infra.sh env` exports), when they are alive: their CPU is
@@ -127,101 +139,30 @@ function infraPids(): Map<string, number> {
   return found;
 }
 
-/** CPU milliseconds per completed loop of each process, from the CPU seconds in the clock. */
-function cpuMsPerLoop(cpu: Record<string, number>, loops: number): Record<string, number> {
-  const perLoop: Record<string, number> = {};
-  if (loops === 0) return perLoop;
-  let services = 0;
-  for (const [name, seconds] of Object.entries(cpu)) {
-    perLoop[name] = round((seconds * 1000) / loops, 2);
-    if (name !== 'load generator') services += seconds;
-  }
-  perLoop['all but the load generator'] = round((services * 1000) / loops, 2);
-  return perLoop;
-}
-
 /** CPU seconds each process used so far, the load generator (this process) included. */
 function cpuSeconds(pids: Map<string, number | undefined>): Map<string, number> {
   const used = cpuSecondsOf(pids);
-  const self = process.cpuUsage();
-  used.set('load generator', (self.user + self.system) / 1e6);
+  used.set('load generator', ownCpuSeconds());
   return used;
-}
-
-/** What a phase's clients record; `measured(t)` says whether time t is inside the clock. */
-interface Recorder {
-  measured(at: number): boolean;
-  stopped(): boolean;
-  reserveMs: number[];
-  heldCount: number;
-}
-
-/**
- * N clients, each running `loop` one iteration after the other: WARMUP_SECONDS unmeasured, then
- * SECONDS measured; no iteration starts after the clock stops, and those running may finish within
- * DRAIN_MS. Returns what the clients recorded in the clock and the CPU each process used in it.
- */
-async function closedLoop(
-  loop: (client: number, iteration: number, recorder: Recorder) => Promise<void>,
-  pids: Map<string, number | undefined>,
-) {
-  const from = performance.now() + WARMUP_SECONDS * 1000;
-  const to = from + SECONDS * 1000;
-  let cpuAtStart: Map<string, number> | undefined;
-  const startClock = setTimeout(() => (cpuAtStart = cpuSeconds(pids)), WARMUP_SECONDS * 1000);
-  let cpuAtStop: Map<string, number> | undefined;
-  const stopClock = setTimeout(() => (cpuAtStop = cpuSeconds(pids)), to - performance.now());
-  let abandoned = false;
-  const recorder: Recorder = {
-    measured: (at) => at >= from && at < to,
-    stopped: () => abandoned,
-    reserveMs: [],
-    heldCount: 0,
-  };
-  let running = 0;
-  const clients = Array.from({ length: CLIENTS }, async (_, client) => {
-    running += 1;
-    try {
-      for (let iteration = 0; performance.now() < to && !abandoned; iteration++)
-        await loop(client, iteration, recorder);
-    } finally {
-      running -= 1;
-    }
-  });
-  const all = Promise.all(clients);
-  await Promise.race([all, bound(to - performance.now() + DRAIN_MS)]);
-  abandoned = true;
-  clearTimeout(startClock);
-  clearTimeout(stopClock);
-  const unfinished = running;
-  // A client left running past the drain stops at its next step.
-  await Promise.race([all, bound(10_000)]);
-  const cpu: Record<string, number> = {};
-  if (cpuAtStart && cpuAtStop)
-    for (const [name, used] of cpuAtStop) cpu[name] = round(used - (cpuAtStart.get(name) ?? 0), 2);
-  recorder.reserveMs.sort((a, b) => a - b);
-  const latency = recorder.reserveMs;
-  return {
-    completedPerSecond: round(recorder.heldCount / SECONDS),
-    completed: recorder.heldCount,
-    latencyMs: {
-      p50: round(percentile(latency, 50), 2),
-      p90: round(percentile(latency, 90), 2),
-      p99: round(percentile(latency, 99), 2),
-      max: round(latency[latency.length - 1] ?? 0, 2),
-    },
-    clientsUnfinishedAfterDrain: unfinished,
-    cpuSecondsInClock: cpu,
-  };
 }
 
 await runOnStack('cart-reserve', DEADLINE_SECONDS, async (startStack) => {
   const setupStarted = performance.now();
+  // pretix first (its install and migration take minutes the first time), idle until its phase.
+  let pretix: PretixPeer | undefined;
+  if (BURST) pretix = await startPretix(BURST.places, 900_000);
   const sut = await startStack({ kafkaBrokers: brokers, mongoUrl, serviceEnv });
   const pids = new Map<string, number | undefined>([
     ...[...sut.services].map(([name, s]): [string, number | undefined] => [name, s.child.pid]),
     ...infraPids(),
   ]);
+  const loopOptions = {
+    clients: CLIENTS,
+    seconds: SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+    drainMs: DRAIN_MS,
+    sampleCpu: () => cpuSeconds(pids),
+  };
   const admin = { authorization: `Bearer ${sut.adminToken}`, 'content-type': 'application/json' };
   const partnerOrigin = partnerOriginOf(sut);
   const marker = `rsv${randomBytes(4).toString('hex')}`;
@@ -329,7 +270,7 @@ await runOnStack('cart-reserve', DEADLINE_SECONDS, async (startStack) => {
       if (rec.measured(sent)) partnerErrors += 1;
       await delay(100);
     }
-  }, pids);
+  }, loopOptions);
   await partnerPool.close();
 
   // Phase 2: the same loop through the edge's partner cart.
@@ -346,7 +287,7 @@ await runOnStack('cart-reserve', DEADLINE_SECONDS, async (startStack) => {
     }
     // Release, also of a reserve that failed or was left pending (idempotent).
     if (reserved.cartId) await cart.release(reserved.cartId, rec, reserved.first);
-  }, pids);
+  }, loopOptions);
   await edgePool.close();
   toHeldMs.sort((a, b) => a - b);
 
@@ -370,10 +311,24 @@ await runOnStack('cart-reserve', DEADLINE_SECONDS, async (startStack) => {
     partnerHeldAfterRelease = await partnerHeld();
   }
 
+  // pretix's phase, with the stack stopped so that its processes have the cores.
+  let pretixReport: Awaited<ReturnType<typeof pretixPhase>> | undefined;
+  if (pretix && BURST) {
+    await sut.stop();
+    const { clients, seconds, warmupSeconds, drainMs } = loopOptions;
+    pretixReport = await pretixPhase(pretix, { clients, seconds, warmupSeconds, drainMs }, BURST);
+    pretix.stop();
+  }
+  const pretixRatio =
+    pretixReport && pretixReport.reservesPerSecond > 0
+      ? edge.completedPerSecond / pretixReport.reservesPerSecond
+      : 0;
+
   const ratio =
     partner.completedPerSecond > 0 ? edge.completedPerSecond / partner.completedPerSecond : 0;
   return {
     bench: 'cart reserve through the edge vs partner-reference POST /v1/bookings',
+    peer: PEER,
     clients: CLIENTS,
     seconds: SECONDS,
     warmupSeconds: WARMUP_SECONDS,
@@ -412,6 +367,13 @@ await runOnStack('cart-reserve', DEADLINE_SECONDS, async (startStack) => {
     },
     ratio: round(ratio, 3),
     goal: { ratioAtLeast: 0.5, met: ratio >= 0.5 },
+    ...(pretixReport
+      ? {
+          pretix: pretixReport,
+          edgeToPretixRatio: round(pretixRatio, 3),
+          pretixGoal: { ratioAtLeast: 3, met: pretixRatio >= 3 },
+        }
+      : {}),
     partnerHeldAfterRelease,
     machine: {
       cpus: os.cpus().length,
