@@ -105,17 +105,10 @@ export async function composeEdgeGateway(
       });
     },
     stop: async () => {
-      auth.close();
-      deals.close();
-      catalog.close();
-      publishing.close();
-      partners.close();
-      reconciliation.close();
-      topPicks.close();
-      partnerCart.close();
-      waitingRoom.close();
-      commerce.close();
-      secureEntry.close();
+      for (const client of [auth, deals, catalog, publishing, partners, reconciliation])
+        client.close();
+      for (const client of [topPicks, partnerCart, waitingRoom, commerce, secureEntry])
+        client.close();
       stripeWebhooks.close();
     },
   };

@@ -80,4 +80,3 @@ export const PARTNER_BUSY = 'partner-busy';
 /** A connector refusal of a partner call that was never sent: the partner's queue was full. */
 export const isPartnerBusy = (error: unknown): boolean =>
   (error as { details?: { reason?: unknown } } | null)?.details?.reason === PARTNER_BUSY;
-
