@@ -83,7 +83,10 @@ export function composeWaitingRoom(input: {
       input.logger.warn({ err }, 'waiting room admitter tick failed; next tick retries'),
   });
   return {
-    grpc: waitingRoomGrpc(room, (eventId) => gate.forget(eventId)),
+    grpc: waitingRoomGrpc(room, (eventId) => {
+      gate.forget(eventId);
+      watch.forget(eventId);
+    }),
     gate,
     start: () => loop.start(),
     stop: async () => {

@@ -7,6 +7,7 @@ import {
   DEFAULT_WAITING_ROOM_SETTINGS,
 } from '../../src/waiting-room/index.js';
 import type { ReservePathSample } from '../../src/waiting-room/domain/admission.js';
+import { passThroughWatch } from './watch.js';
 
 // The waiting room's use cases over the memory stores, with a clock that moves by `advance` and a
 // seeded lottery (the positions' fairness is asserted on a fixed draw, so the test cannot flake).
@@ -42,7 +43,7 @@ function setup(options: { owner?: string; shared?: ReturnType<typeof storage> } 
     },
     settings: DEFAULT_WAITING_ROOM_SETTINGS,
     // Reads here never wait (no `waitMs`): the watch is not asked.
-    watch: { until: () => Promise.reject(new Error('no long poll in this test')) },
+    watch: passThroughWatch(stores.onSales),
   };
   const room = createWaitingRoom(deps, options.owner ?? 'replica-a');
   return {

@@ -8,6 +8,7 @@ import {
   DEFAULT_WAITING_ROOM_SETTINGS,
   waitingRoomGrpc,
 } from '../../src/waiting-room/index.js';
+import { passThroughWatch } from './watch.js';
 
 // The gRPC port of the waiting room over the memory stores: requests checked, answers mapped.
 
@@ -16,16 +17,17 @@ const OPENS = new Date(Date.UTC(2030, 5, 1, 10));
 function port() {
   let now = OPENS.getTime() - 10_000;
   let next = 0;
+  const storage = createWaitingRoomStorage(createServiceStores(undefined));
   const room = createWaitingRoom(
     {
-      ...createWaitingRoomStorage(createServiceStores(undefined)),
+      ...storage,
       signer: createAdmissionSigner(Buffer.alloc(32, 3)),
       probe: { sample: () => ({ reserves: 0, overloaded: 0, p95LatencyMs: 0 }) },
       clock: { now: () => new Date(now) },
       ids: { queueTicketId: () => `q${(next += 1)}`, lottery: () => next * 1_000 },
       settings: DEFAULT_WAITING_ROOM_SETTINGS,
       // Reads here never wait (no `waitMs`): the watch is not asked.
-      watch: { until: () => Promise.reject(new Error('no long poll in this test')) },
+      watch: passThroughWatch(storage.onSales),
     },
     'r1',
   );

@@ -5,6 +5,7 @@ import { CartError, ErrorCode } from '../../src/domain/errors.js';
 import { gatedReserve } from '../../src/ports/grpc/reserve-gate.js';
 import { createReserveProbe } from '../../src/waiting-room/adapters/reserve-probe.js';
 import { WaitingRoomGate } from '../../src/waiting-room/app/reserve-gate.js';
+import { passThroughWatch } from './watch.js';
 import {
   createAdmissionSigner,
   createWaitingRoom,
@@ -36,7 +37,7 @@ function setup() {
       ids: { queueTicketId: () => `q_ticket${(next += 1)}`, lottery: () => next * 1_000 },
       settings: DEFAULT_WAITING_ROOM_SETTINGS,
       // Reads here never wait (no `waitMs`): the watch is not asked.
-      watch: { until: () => Promise.reject(new Error('no long poll in this test')) },
+      watch: passThroughWatch(storage.onSales),
     },
     'replica-a',
   );

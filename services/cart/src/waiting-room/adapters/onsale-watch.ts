@@ -1,4 +1,4 @@
-import type { OnSaleRepository, OnSaleWatch } from '../app/ports.js';
+import type { OnSaleRecord, OnSaleRepository, OnSaleWatch, Stored } from '../app/ports.js';
 import type { OnSale } from '../domain/queue.js';
 
 interface Waiter {
@@ -12,7 +12,8 @@ interface Waiter {
  * every `pollMs` (one read for all of them, however many) and every waiter whose condition holds
  * is answered. With the admitter writing `admittedThrough` and `soldOutAt` to the on-sale, a
  * waiting fan hears of its admission or a sell-out within about `pollMs` of the admitter's tick,
- * at a cost of one read per event and poll instead of one per fan.
+ * at a cost of one read per event and poll instead of one per fan. `latest` answers from the same
+ * reads: an on-sale read less than `pollMs` ago, or the read under way.
  */
 export function createOnSaleWatch(
   onSales: Pick<OnSaleRepository, 'get'>,
@@ -20,6 +21,27 @@ export function createOnSaleWatch(
 ): OnSaleWatch & { stop(): void } {
   const waiting = new Map<string, Set<Waiter>>();
   const polling = new Map<string, NodeJS.Timeout>();
+  type Read = Stored<OnSaleRecord> | undefined;
+  /** The last read of each event's on-sale, and when; a read under way, shared. */
+  const lastRead = new Map<string, { onSale: Read; at: number }>();
+  const reading = new Map<string, Promise<Read>>();
+
+  const read = (eventId: string): Promise<Read> => {
+    let pending = reading.get(eventId);
+    if (!pending) {
+      pending = onSales.get(eventId).then((onSale) => {
+        lastRead.set(eventId, { onSale, at: Date.now() });
+        return onSale;
+      });
+      const shared = pending;
+      void shared.then(
+        () => reading.delete(eventId),
+        () => reading.delete(eventId),
+      );
+      reading.set(eventId, shared);
+    }
+    return pending;
+  };
 
   const settle = (eventId: string, waiter: Waiter) => {
     clearTimeout(waiter.timer);
@@ -35,7 +57,7 @@ export function createOnSaleWatch(
       return;
     }
     try {
-      const onSale = await onSales.get(eventId);
+      const onSale = await read(eventId);
       for (const waiter of [...waiters])
         if (!onSale || waiter.done(onSale)) settle(eventId, waiter);
     } catch (error) {
@@ -52,6 +74,14 @@ export function createOnSaleWatch(
   };
 
   return {
+    async latest(eventId) {
+      const known = lastRead.get(eventId);
+      if (known && Date.now() - known.at < options.pollMs) return known.onSale;
+      return read(eventId);
+    },
+    forget(eventId) {
+      lastRead.delete(eventId);
+    },
     until(eventId, done, timeoutMs) {
       return new Promise<void>((resolve) => {
         let waiters = waiting.get(eventId);

@@ -7,6 +7,8 @@ import type { OnSaleRepository } from './ports.js';
  */
 export class EarlyRanks {
   readonly #byEvent = new Map<string, Map<string, number>>();
+  /** A load under way per event: the fans asking at the opening share one read. */
+  readonly #loading = new Map<string, Promise<Map<string, number> | undefined>>();
 
   constructor(private readonly onSales: Pick<OnSaleRepository, 'earlyOrder'>) {}
 
@@ -14,6 +16,19 @@ export class EarlyRanks {
   async of(eventId: string): Promise<ReadonlyMap<string, number> | undefined> {
     const known = this.#byEvent.get(eventId);
     if (known) return known;
+    let loading = this.#loading.get(eventId);
+    if (!loading) {
+      loading = this.#load(eventId);
+      this.#loading.set(eventId, loading);
+      void loading.then(
+        () => this.#loading.delete(eventId),
+        () => this.#loading.delete(eventId),
+      );
+    }
+    return loading;
+  }
+
+  async #load(eventId: string): Promise<Map<string, number> | undefined> {
     const keys = await this.onSales.earlyOrder(eventId);
     if (!keys) return undefined;
     const ranks = earlyRanks(keys);

@@ -13,10 +13,10 @@ export interface JoinInput {
 
 /** The event's on-sale when it queues fans; not_found otherwise. */
 export async function queuedOnSale(
-  deps: Pick<WaitingRoomDeps, 'onSales'>,
+  deps: Pick<WaitingRoomDeps, 'watch'>,
   eventId: string,
 ): Promise<Stored<OnSaleRecord>> {
-  const onSale = await deps.onSales.get(eventId);
+  const onSale = await deps.watch.latest(eventId);
   if (!onSale?.queue)
     throw new CartError(
       'not_found',
@@ -35,7 +35,7 @@ export async function queuedOnSale(
  */
 export class JoinQueue {
   constructor(
-    private readonly deps: Pick<WaitingRoomDeps, 'onSales' | 'tickets' | 'clock' | 'ids'>,
+    private readonly deps: Pick<WaitingRoomDeps, 'watch' | 'tickets' | 'clock' | 'ids'>,
   ) {}
 
   async handle(input: JoinInput): Promise<{ ticket: QueueTicket; joined: boolean }> {

@@ -81,6 +81,13 @@ export interface ReservePathProbe {
  */
 export interface OnSaleWatch {
   until(eventId: string, done: (onSale: OnSale) => boolean, timeoutMs: number): Promise<void>;
+  /**
+   * The event's on-sale as read at most a poll ago, one read for every caller meanwhile: what
+   * joins and reads of queue tickets go by, so that 10,000 fans asking at once cost one read.
+   */
+  latest(eventId: string): Promise<Stored<OnSaleRecord> | undefined>;
+  /** Forgets what was read of the event (an operator's change on this replica). */
+  forget(eventId: string): void;
 }
 
 export interface WaitingRoomClock {

@@ -13,10 +13,11 @@ import { queuedOnSale } from './join-queue.js';
 import type { Stored, WaitingRoomDeps } from './ports.js';
 
 /**
- * A fan's asks refresh `seenAt` at most this often (each refresh is a write): well within the
- * time after which a silent fan counts as gone, and no more often than a long poll returns.
+ * A fan's asks refresh `seenAt` at most this often (each refresh is a write): half the time after
+ * which a silent fan counts as gone (90 s by default), so a fan long-polling (25 s) is never
+ * taken for gone, and most asks write nothing.
  */
-const SEEN_REFRESH_MS = 20_000;
+const SEEN_REFRESH_MS = 45_000;
 /** The longest a read may wait for a WAITING ticket to change. */
 export const MAX_WAIT_MS = 25_000;
 
