@@ -17,7 +17,8 @@
  * Usage: eval "$(bash deploy/local/infra.sh env)"; pnpm -s turbo run build --filter=./services/*
  *        pnpm --filter @marquee/bench onsale
  * Env: ONSALE_FANS (10000), ONSALE_PLACES (1000), ONSALE_APPS (5), ONSALE_JOIN_CONCURRENCY (200),
- *      ONSALE_DEADLINE_SECONDS (1200: the whole run, start-up included).
+ *      ONSALE_DEADLINE_SECONDS (1200: the whole run, start-up included), ONSALE_LOGS=<dir> (each
+ *      service's last output, written there at the end).
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -284,6 +285,18 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
 
   await Promise.all(fans.filter((fan) => fan.ticketId).map((fan) => follow(fan)));
   const onSaleSeconds = (performance.now() - opened) / 1000;
+  // Each service's last output and whether it is still running, for a look after a bad run.
+  const services = Object.fromEntries(
+    [...sut.services].map(([name, s]) => [
+      name,
+      s.child.exitCode ?? s.child.signalCode ?? 'running',
+    ]),
+  );
+  if (process.env.ONSALE_LOGS) {
+    const { writeFileSync } = await import('node:fs');
+    for (const [name, service] of sut.services)
+      writeFileSync(`${process.env.ONSALE_LOGS}/${name}.log`, service.output.join(''));
+  }
   await agent.close();
 
   // Oversold: the partner holds exactly the held carts' places, never more than PLACES.
@@ -347,6 +360,7 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
       },
     },
     onSaleSeconds: round(onSaleSeconds),
+    services,
     ends,
     reserveAnswers,
     answers,

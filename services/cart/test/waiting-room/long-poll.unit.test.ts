@@ -101,7 +101,8 @@ describe('long polling a queue ticket', () => {
     const id = await join('f1');
     const started = Date.now();
     expect((await room.read.handle(EVENT, id, APP, 300)).view.status).toBe('WAITING');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    // The wait may end up to a fifth early (jitter), never at once.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
     expect((await room.read.handle(EVENT, id, APP)).view.status).toBe('WAITING');
   });
 });

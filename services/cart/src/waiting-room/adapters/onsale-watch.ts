@@ -3,7 +3,7 @@ import type { OnSale } from '../domain/queue.js';
 
 interface Waiter {
   done: (onSale: OnSale) => boolean;
-  resolve: () => void;
+  resolve: (changed: boolean) => void;
   timer: NodeJS.Timeout;
 }
 
@@ -43,10 +43,10 @@ export function createOnSaleWatch(
     return pending;
   };
 
-  const settle = (eventId: string, waiter: Waiter) => {
+  const settle = (eventId: string, waiter: Waiter, changed: boolean) => {
     clearTimeout(waiter.timer);
     waiting.get(eventId)?.delete(waiter);
-    waiter.resolve();
+    waiter.resolve(changed);
   };
 
   const poll = async (eventId: string) => {
@@ -59,7 +59,7 @@ export function createOnSaleWatch(
     try {
       const onSale = await read(eventId);
       for (const waiter of [...waiters])
-        if (!onSale || waiter.done(onSale)) settle(eventId, waiter);
+        if (!onSale || waiter.done(onSale)) settle(eventId, waiter, true);
     } catch (error) {
       options.onError(error);
     }
@@ -83,13 +83,18 @@ export function createOnSaleWatch(
       lastRead.delete(eventId);
     },
     until(eventId, done, timeoutMs) {
-      return new Promise<void>((resolve) => {
+      return new Promise<boolean>((resolve) => {
         let waiters = waiting.get(eventId);
         if (!waiters) waiting.set(eventId, (waiters = new Set()));
         const waiter: Waiter = {
           done,
           resolve,
-          timer: setTimeout(() => settle(eventId, waiter), Math.max(0, timeoutMs)),
+          // Up to a fifth shorter at random: fans who began waiting together (at the opening)
+          // do not all come back for their tickets in the same instant.
+          timer: setTimeout(
+            () => settle(eventId, waiter, false),
+            Math.max(0, timeoutMs * (1 - Math.random() * 0.2)),
+          ),
         };
         waiter.timer.unref();
         waiters.add(waiter);
@@ -100,7 +105,7 @@ export function createOnSaleWatch(
       for (const timer of polling.values()) clearTimeout(timer);
       polling.clear();
       for (const [eventId, waiters] of waiting)
-        for (const waiter of [...waiters]) settle(eventId, waiter);
+        for (const waiter of [...waiters]) settle(eventId, waiter, false);
     },
   };
 }

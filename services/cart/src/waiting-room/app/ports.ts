@@ -80,7 +80,8 @@ export interface ReservePathProbe {
  * after `timeoutMs`, whichever comes first.
  */
 export interface OnSaleWatch {
-  until(eventId: string, done: (onSale: OnSale) => boolean, timeoutMs: number): Promise<void>;
+  /** Resolves true once `done` held, false when the time ran out (possibly a little early). */
+  until(eventId: string, done: (onSale: OnSale) => boolean, timeoutMs: number): Promise<boolean>;
   /**
    * The event's on-sale as read at most a poll ago, one read for every caller meanwhile: what
    * joins and reads of queue tickets go by, so that 10,000 fans asking at once cost one read.

@@ -65,8 +65,9 @@ export class ReadQueueTicket {
       const left = until - clock.now().getTime();
       if (answer.view.status !== 'WAITING' || left <= 0) return answer;
       const rank = answer.rank;
-      await watch.until(eventId, (onSale) => waitingMayEnd(onSale, rank), left);
+      const changed = await watch.until(eventId, (onSale) => waitingMayEnd(onSale, rank), left);
       answer = await this.#read(eventId, ticketId, appId);
+      if (!changed) return answer;
     }
   }
 
