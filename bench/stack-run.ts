@@ -88,3 +88,19 @@ export function cpuSecondsOf(pids: Map<string, number | undefined>): Map<string,
   }
   return used;
 }
+
+/** An access token of the stack's partner-reference (client credentials), as 3p-connector gets one. */
+export async function partnerAccessToken(stack: Stack): Promise<string> {
+  const response = await fetch(stack.partner.tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: stack.partner.clientId,
+      client_secret: stack.partner.clientSecret,
+    }),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`partner token: ${response.status} ${text}`);
+  return (JSON.parse(text) as { access_token: string }).access_token;
+}

@@ -37,7 +37,7 @@ import {
   importPartnerEvent,
   partnerOriginOf,
 } from '../../test/support/partner-event.ts';
-import { cpuSecondsOf, runOnStack } from '../stack-run.ts';
+import { cpuSecondsOf, partnerAccessToken, runOnStack } from '../stack-run.ts';
 import { percentile } from '../stats.ts';
 import {
   burstOptionsFromEnv,
@@ -47,24 +47,7 @@ import {
 } from '../pretix/pretix-peer.ts';
 import { closedLoop, cpuMsPerLoop, ownCpuSeconds, round } from './closed-loop.ts';
 import { count, partnerCartDriver, type Tally } from './partner-cart-driver.ts';
-
-const positive = (name: string, fallback: number, max: number): number => {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > max) {
-    console.error(`${name} is a whole number from 1 to ${max}`);
-    process.exit(2);
-  }
-  return value;
-};
-const oneOf = (name: string, fallback: string, allowed: readonly string[]): string => {
-  const value = process.env[name] || fallback;
-  if (!allowed.includes(value)) {
-    console.error(`${name} is ${allowed.join(' or ')}`);
-    process.exit(2);
-  }
-  return value;
-};
+import { oneOf, positive } from '../env.ts';
 
 const CLIENTS = positive('CART_BENCH_CLIENTS', 16, 512);
 const SECONDS = positive('CART_BENCH_SECONDS', 30, 600);
@@ -209,19 +192,7 @@ await runOnStack('cart-reserve', DEADLINE_SECONDS, async (startStack) => {
   const setupSeconds = round((performance.now() - setupStarted) / 1000);
 
   // Phase 1: partner-reference's 3P API, as the connector calls it.
-  const { access_token: partnerToken } = await expect<{ access_token: string }>(
-    await fetch(sut.partner.tokenUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: sut.partner.clientId,
-        client_secret: sut.partner.clientSecret,
-      }),
-    }),
-    200,
-    'partner token',
-  );
+  const partnerToken = await partnerAccessToken(sut);
   const partnerAuth = { authorization: `Bearer ${partnerToken}` };
   const partnerPool = new Pool(partnerOrigin, { connections: CLIENTS });
   const partnerAnswers: Tally = {};

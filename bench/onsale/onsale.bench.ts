@@ -24,20 +24,11 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Agent, type Dispatcher } from 'undici';
 import { grantPartnerDistribution, importPartnerEvent } from '../../test/support/partner-event.ts';
-import { runOnStack } from '../stack-run.ts';
+import { partnerAccessToken, runOnStack } from '../stack-run.ts';
 import { percentile } from '../stats.ts';
 import { count, type Tally } from '../cart/partner-cart-driver.ts';
 import { spearman } from './spearman.ts';
-
-const positive = (name: string, fallback: number, max: number): number => {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > max) {
-    console.error(`${name} is a whole number from 1 to ${max}`);
-    process.exit(2);
-  }
-  return value;
-};
+import { positive } from '../env.ts';
 
 const FANS = positive('ONSALE_FANS', 10_000, 15_000);
 const PLACES = positive('ONSALE_PLACES', 1_000, 100_000);
@@ -300,22 +291,10 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
   await agent.close();
 
   // Oversold: the partner holds exactly the held carts' places, never more than PLACES.
-  const token = await expectStatus<{ access_token: string }>(
-    await fetch(sut.partner.tokenUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: sut.partner.clientId,
-        client_secret: sut.partner.clientSecret,
-      }),
-    }),
-    200,
-    'partner token',
-  );
+  const token = await partnerAccessToken(sut);
   const availability = await expectStatus<{ areas: Array<{ unavailable: number }> }>(
     await fetch(`${sut.partner.baseUrl}/events/${partnerEventId}/availability`, {
-      headers: { authorization: `Bearer ${token.access_token}` },
+      headers: { authorization: `Bearer ${token}` },
     }),
     200,
     'partner availability',

@@ -39,16 +39,8 @@ import {
   type Tally,
 } from '../cart/partner-cart-driver.ts';
 import { cpuSecondsOf, runOnStack } from '../stack-run.ts';
+import { positive } from '../env.ts';
 
-const positive = (name: string, fallback: number, max: number): number => {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > max) {
-    console.error(`${name} is a whole number from 1 to ${max}`);
-    process.exit(2);
-  }
-  return value;
-};
 const IDLE_SECONDS = positive('IDLE_SECONDS', 30, 600);
 const LOAD_SECONDS = positive('LOAD_SECONDS', 30, 600);
 const PUBLISH_COUNT = positive('PUBLISH_COUNT', 300, 100_000);
