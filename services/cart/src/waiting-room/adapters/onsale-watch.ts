@@ -1,6 +1,44 @@
 import type { OnSaleRecord, OnSaleRepository, OnSaleWatch, Stored } from '../app/ports.js';
 import type { OnSale } from '../domain/queue.js';
 
+type Read = Stored<OnSaleRecord> | undefined;
+
+/**
+ * Reads of on-sales shared by their callers: one read under way per event, whoever asks, and
+ * `latest` answers a read less than `freshMs` old without reading again.
+ */
+function sharedReads(onSales: Pick<OnSaleRepository, 'get'>, freshMs: number) {
+  const lastRead = new Map<string, { onSale: Read; at: number }>();
+  const reading = new Map<string, Promise<Read>>();
+  const read = (eventId: string): Promise<Read> => {
+    let pending = reading.get(eventId);
+    if (!pending) {
+      pending = onSales.get(eventId).then((onSale) => {
+        lastRead.set(eventId, { onSale, at: Date.now() });
+        return onSale;
+      });
+      const shared = pending;
+      void shared.then(
+        () => reading.delete(eventId),
+        () => reading.delete(eventId),
+      );
+      reading.set(eventId, shared);
+    }
+    return pending;
+  };
+  return {
+    read,
+    latest: async (eventId: string): Promise<Read> => {
+      const known = lastRead.get(eventId);
+      if (known && Date.now() - known.at < freshMs) return known.onSale;
+      return read(eventId);
+    },
+    forget: (eventId: string): void => {
+      lastRead.delete(eventId);
+    },
+  };
+}
+
 interface Waiter {
   done: (onSale: OnSale) => boolean;
   resolve: (changed: boolean) => void;
@@ -21,27 +59,7 @@ export function createOnSaleWatch(
 ): OnSaleWatch & { stop(): void } {
   const waiting = new Map<string, Set<Waiter>>();
   const polling = new Map<string, NodeJS.Timeout>();
-  type Read = Stored<OnSaleRecord> | undefined;
-  /** The last read of each event's on-sale, and when; a read under way, shared. */
-  const lastRead = new Map<string, { onSale: Read; at: number }>();
-  const reading = new Map<string, Promise<Read>>();
-
-  const read = (eventId: string): Promise<Read> => {
-    let pending = reading.get(eventId);
-    if (!pending) {
-      pending = onSales.get(eventId).then((onSale) => {
-        lastRead.set(eventId, { onSale, at: Date.now() });
-        return onSale;
-      });
-      const shared = pending;
-      void shared.then(
-        () => reading.delete(eventId),
-        () => reading.delete(eventId),
-      );
-      reading.set(eventId, shared);
-    }
-    return pending;
-  };
+  const { read, latest, forget } = sharedReads(onSales, options.pollMs);
 
   const settle = (eventId: string, waiter: Waiter, changed: boolean) => {
     clearTimeout(waiter.timer);
@@ -74,14 +92,8 @@ export function createOnSaleWatch(
   };
 
   return {
-    async latest(eventId) {
-      const known = lastRead.get(eventId);
-      if (known && Date.now() - known.at < options.pollMs) return known.onSale;
-      return read(eventId);
-    },
-    forget(eventId) {
-      lastRead.delete(eventId);
-    },
+    latest,
+    forget,
     until(eventId, done, timeoutMs) {
       return new Promise<boolean>((resolve) => {
         let waiters = waiting.get(eventId);
