@@ -20,6 +20,7 @@ import {
   PaymentMethodType,
   PrintAction,
 } from '../src/gen/marquee/cart/v1/order.js';
+import { QueueAdmitted, QueueOpened } from '../src/gen/marquee/cart/v1/queue.js';
 import { AvailabilityChanged, SyncScope } from '../src/gen/marquee/catalog/v1/availability.js';
 import {
   EventChanged,
@@ -64,6 +65,8 @@ import {
   orderPrintedTopic,
   paymentCapturedTopic,
   paymentRefundedTopic,
+  queueAdmittedTopic,
+  queueOpenedTopic,
   partnerCallFailedTopic,
   partnerHealthChangedTopic,
   reconciliationResolvedTopic,
@@ -374,6 +377,26 @@ const samples: ReadonlyArray<readonly [TopicDef<never>, unknown]> = [
       status: 'succeeded',
       source: 'cancel',
       refundedAt: at('2026-04-01T00:00:05Z'),
+    }),
+  ),
+  sample(
+    queueOpenedTopic,
+    QueueOpened.fromPartial({
+      eventId: 'G5vYZ9abcdEFgh1',
+      opensAt: at('2026-05-01T10:00:00Z'),
+      frozenAt: at('2026-05-01T10:00:02Z'),
+      earlyCount: 10_000,
+    }),
+  ),
+  sample(
+    queueAdmittedTopic,
+    QueueAdmitted.fromPartial({
+      eventId: 'G5vYZ9abcdEFgh1',
+      queueTicketId: 'q_abcdefghijklmnopqrstuvwxyz0',
+      appId: 'app-1',
+      rank: 42,
+      admittedAt: at('2026-05-01T10:00:30Z'),
+      waitedMs: 30_000,
     }),
   ),
   sample(
