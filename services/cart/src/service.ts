@@ -460,6 +460,7 @@ export async function composeCart(
     clock,
     logger,
     tickMs: config.CART_QUEUE_TICK_MS,
+    soldOutBook,
   });
   placesBack = (eventId) => waitingRoom.gate.placesReturned(eventId);
 

@@ -377,7 +377,7 @@ export interface ReserveGate {
   enter(pass: ReserveAdmissionPass): Promise<{ giveBack(): Promise<void> } | undefined>;
   observe(
     eventId: string,
-    outcome: { latencyMs: number; overloaded: boolean; soldOut: boolean },
+    outcome: { latencyMs: number; overloaded: boolean; failed: boolean },
   ): void;
 }
 

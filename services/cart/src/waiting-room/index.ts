@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '@marquee/platform/logger';
 import type { GrpcRegistration } from '@marquee/platform/service';
-import type { ReserveGate } from '../app/ports.js';
+import type { ReserveGate, SoldOutBook } from '../app/ports.js';
 import { createAdmissionSigner } from './adapters/admission-signer.js';
 import { admitterLoop } from './adapters/admitter-loop.js';
 import { waitingRoomIds } from './adapters/ids.js';
@@ -41,6 +41,8 @@ export function composeWaitingRoom(input: {
   admissionKey: Buffer;
   clock: WaitingRoomClock;
   logger: Logger;
+  /** Cart's sold-out book: a failed reserve of an event it holds sold out ends the queue's sale. */
+  soldOutBook: Pick<SoldOutBook, 'isSoldOut'>;
   /** Pause between the admitter's ticks. */
   tickMs: number;
   settings?: Partial<WaitingRoomSettings>;
@@ -70,6 +72,8 @@ export function composeWaitingRoom(input: {
   const gate = new WaitingRoomGate({
     spend: room.spend,
     soldOut: room.soldOut,
+    watch,
+    book: input.soldOutBook,
     recorder: probe,
     clock: input.clock,
     log: input.logger,
@@ -83,10 +87,7 @@ export function composeWaitingRoom(input: {
       input.logger.warn({ err }, 'waiting room admitter tick failed; next tick retries'),
   });
   return {
-    grpc: waitingRoomGrpc(room, (eventId) => {
-      gate.forget(eventId);
-      watch.forget(eventId);
-    }),
+    grpc: waitingRoomGrpc(room, (eventId) => watch.forget(eventId)),
     gate,
     start: () => loop.start(),
     stop: async () => {

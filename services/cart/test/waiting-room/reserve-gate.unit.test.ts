@@ -1,6 +1,7 @@
 import { QueueAdmitted, QueueOpened, ReserveCartRequest } from '@marquee/proto/cart/v1';
 import { createServiceStores } from '@marquee/platform/store';
 import { describe, expect, it } from 'vitest';
+import { InMemorySoldOutBook } from '../../src/app/core/sold-out-book.js';
 import { CartError, ErrorCode } from '../../src/domain/errors.js';
 import { gatedReserve } from '../../src/ports/grpc/reserve-gate.js';
 import { createReserveProbe } from '../../src/waiting-room/adapters/reserve-probe.js';
@@ -42,9 +43,13 @@ function setup() {
     'replica-a',
   );
   const warnings: string[] = [];
+  // Cart's sold-out book, as its core marks it on the partner's sold-out answers.
+  const book = new InMemorySoldOutBook(clock, 5_000);
   const gate = new WaitingRoomGate({
     spend: room.spend,
     soldOut: room.soldOut,
+    watch: passThroughWatch(storage.onSales),
+    book,
     recorder: probe,
     clock,
     log: { warn: (_fields, message) => warnings.push(message) },
@@ -94,6 +99,7 @@ function setup() {
   return {
     room,
     gate,
+    book,
     probe,
     storage,
     request,
@@ -213,20 +219,25 @@ describe('the reserve gate of the waiting room', () => {
   });
 
   it('marks the event sold out when a one-ticket reserve finds nothing; places back reopen it', async () => {
-    const { gate, storage, request, admitted } = setup();
+    const { gate, book, storage, request, admitted } = setup();
     const tokens = await admitted(['f1', 'f2']);
     const noneLeft = new CartError('resource_exhausted', ErrorCode.NO_INVENTORY, 'sold out');
+    // What cart's core does on the partner's sold-out answer: its book notes the quantity refused.
+    const refused = (quantity: number) => () => {
+      book.markSoldOut(EVENT, [], quantity);
+      return Promise.reject(noneLeft);
+    };
     // Two tickets refused: the event may still have one, so it is not sold out.
     const pair = request({
       admissionToken: tokens.get('f2')!,
       queueFanId: 'f2',
       reserves: [{ tickets: [{ id: 'ADULT', quantity: 2 }] }] as never,
     });
-    await expect(gatedReserve(gate, pair, () => Promise.reject(noneLeft))).rejects.toBe(noneLeft);
+    await expect(gatedReserve(gate, pair, refused(2))).rejects.toBe(noneLeft);
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect((await storage.onSales.get(EVENT))?.soldOutAt).toBeUndefined();
     const one = request({ admissionToken: tokens.get('f1')!, queueFanId: 'f1' });
-    await expect(gatedReserve(gate, one, () => Promise.reject(noneLeft))).rejects.toBe(noneLeft);
+    await expect(gatedReserve(gate, one, refused(1))).rejects.toBe(noneLeft);
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect((await storage.onSales.get(EVENT))?.soldOutAt).toBeInstanceOf(Date);
     // A hold released: the queue reopens for the fans still waiting.

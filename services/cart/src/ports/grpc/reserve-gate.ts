@@ -5,28 +5,10 @@ import { ErrorCode } from '../../domain/errors.js';
 /** Kinds of a reserve refused for load or left without an answer: the path is saturated. */
 const OVERLOADED_KINDS = new Set(['unavailable', 'deadline_exceeded', 'resource_exhausted']);
 
-/** Tickets of a reserve that names no area, section, row or seat (best available anywhere). */
-function bestAvailableTickets(r: ReserveCartRequest): number | undefined {
-  let total = 0;
-  for (const reserve of r.reserves) {
-    if (reserve.section || reserve.row || reserve.beginSeat || reserve.endSeat) return undefined;
-    if (reserve.areaIds.length > 0) return undefined;
-    total += reserve.tickets.reduce((sum, t) => sum + t.quantity, 0);
-  }
-  return total;
-}
-
-/** What a failed reserve tells the waiting room: load, or an event with not one place left. */
-export function failureOutcome(
-  r: ReserveCartRequest,
-  error: unknown,
-): { overloaded: boolean; soldOut: boolean } {
+/** Whether a failed reserve met load (refused for it, or left without an answer), not sold out. */
+export function metLoad(error: unknown): boolean {
   const { kind, code } = (error ?? {}) as { kind?: unknown; code?: unknown };
-  const soldOut = code === ErrorCode.NO_INVENTORY && bestAvailableTickets(r) === 1;
-  return {
-    soldOut,
-    overloaded: !soldOut && code !== ErrorCode.NO_INVENTORY && OVERLOADED_KINDS.has(String(kind)),
-  };
+  return code !== ErrorCode.NO_INVENTORY && OVERLOADED_KINDS.has(String(kind));
 }
 
 /**
@@ -55,13 +37,14 @@ export async function gatedReserve<T>(
     gate.observe(r.eventId, {
       latencyMs: performance.now() - started,
       overloaded: false,
-      soldOut: false,
+      failed: false,
     });
     return answer;
   } catch (error) {
     gate.observe(r.eventId, {
       latencyMs: performance.now() - started,
-      ...failureOutcome(r, error),
+      overloaded: metLoad(error),
+      failed: true,
     });
     await pass.giveBack();
     throw error;

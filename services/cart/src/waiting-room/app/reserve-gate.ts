@@ -1,10 +1,7 @@
-import type { ReserveAdmissionPass, ReserveGate } from '../../app/ports.js';
+import type { ReserveAdmissionPass, ReserveGate, SoldOutBook } from '../../app/ports.js';
 import type { MarkSoldOut } from './mark-sold-out.js';
-import type { WaitingRoomClock } from './ports.js';
+import type { OnSaleWatch, WaitingRoomClock } from './ports.js';
 import type { SpendAdmission } from './spend-admission.js';
-
-/** How long this replica trusts what it read of an event's queue being on or off. */
-export const QUEUE_STATE_TTL_MS = 1_000;
 
 /** Records what the reserves of admitted fans met (the probe the admitter samples). */
 export interface ReserveRecorder {
@@ -19,20 +16,20 @@ export interface GateLog {
 /**
  * The waiting room in front of cart's partner reserves (cart's `ReserveGate` port):
  *
- * - whether an event's queue is on is read at most once a second per replica, so a reserve of an
- *   event without a queue costs no store read;
+ * - whether an event's queue is on comes from the watch's shared reads (at most one a poll per
+ *   replica), so a reserve of an event without a queue costs no store read of its own;
  * - while it is on, a reserve spends its admission (`SpendAdmission`), or is refused 20070;
- * - each reserve's latency and load refusals feed the admitter's window; a best-available reserve
- *   of one ticket refused for lack of inventory marks the event sold out, which stops admissions
- *   and tells every waiting fan.
+ * - each reserve's latency and load refusals feed the admitter's window; once cart's sold-out
+ *   book holds the event sold out at any level (a best-available reserve of one ticket refused),
+ *   a failed reserve marks the queue sold out, which stops admissions and tells every waiting fan.
  */
 export class WaitingRoomGate implements ReserveGate {
-  readonly #queueOn = new Map<string, { on: boolean; until: number }>();
-
   constructor(
     private readonly deps: {
       spend: SpendAdmission;
       soldOut: MarkSoldOut;
+      watch: Pick<OnSaleWatch, 'latest'>;
+      book: Pick<SoldOutBook, 'isSoldOut'>;
       recorder: ReserveRecorder;
       clock: WaitingRoomClock;
       log: GateLog;
@@ -58,10 +55,10 @@ export class WaitingRoomGate implements ReserveGate {
 
   observe(
     eventId: string,
-    outcome: { latencyMs: number; overloaded: boolean; soldOut: boolean },
+    outcome: { latencyMs: number; overloaded: boolean; failed: boolean },
   ): void {
     this.deps.recorder.record(eventId, outcome.latencyMs, outcome.overloaded);
-    if (!outcome.soldOut) return;
+    if (!outcome.failed || !this.deps.book.isSoldOut(eventId, [])) return;
     this.deps.soldOut.handle(eventId, true).catch((err: unknown) => {
       this.deps.log.warn(
         { err, event_id: eventId },
@@ -82,17 +79,7 @@ export class WaitingRoomGate implements ReserveGate {
       });
   }
 
-  /** Forgets what it read of the event (after an operator's change on this replica). */
-  forget(eventId: string): void {
-    this.#queueOn.delete(eventId);
-  }
-
   async #queued(eventId: string): Promise<boolean> {
-    const now = this.deps.clock.now().getTime();
-    const known = this.#queueOn.get(eventId);
-    if (known && known.until > now) return known.on;
-    const on = await this.deps.spend.required(eventId);
-    this.#queueOn.set(eventId, { on, until: now + QUEUE_STATE_TTL_MS });
-    return on;
+    return (await this.deps.watch.latest(eventId))?.queue === true;
   }
 }

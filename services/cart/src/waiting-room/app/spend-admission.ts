@@ -18,12 +18,7 @@ const spent = () =>
  * permission_denied (20070), which the partner API answers 403.
  */
 export class SpendAdmission {
-  constructor(private readonly deps: Pick<WaitingRoomDeps, 'onSales' | 'tickets' | 'signer'>) {}
-
-  /** Whether reserves of the event need an admission now. */
-  async required(eventId: string): Promise<boolean> {
-    return (await this.deps.onSales.get(eventId))?.queue === true;
-  }
+  constructor(private readonly deps: Pick<WaitingRoomDeps, 'tickets' | 'signer'>) {}
 
   /** Spends the admission `token` for `use`; resolves the queue ticket id. */
   async handle(token: string | undefined, use: AdmissionUse): Promise<string> {
