@@ -67,7 +67,8 @@ export class ReadQueueTicket {
       const rank = answer.rank;
       const changed = await watch.until(eventId, (onSale) => waitingMayEnd(onSale, rank), left);
       answer = await this.#read(eventId, ticketId, appId);
-      if (!changed) return answer;
+      // The wait ran out, or the fan has a rank (a position) it did not have: answer it.
+      if (!changed || answer.rank !== rank) return answer;
     }
   }
 
