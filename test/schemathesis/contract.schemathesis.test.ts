@@ -69,6 +69,17 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
   let schemathesis: string;
   /** The credentials schemathesis uses (schemathesis.toml reads them from the environment). */
   const credentials: Record<string, string> = {};
+  /**
+   * The stack's error lines (a 5xx logs the error behind it; secrets are redacted by the logger),
+   * the last 200, printed when schemathesis fails so that a 500 in CI says what threw.
+   */
+  const errorLines: string[] = [];
+  const errorLog = {
+    write(line: string) {
+      errorLines.push(line.trimEnd());
+      if (errorLines.length > 200) errorLines.shift();
+    },
+  };
 
   beforeAll(async () => {
     schemathesis = prepareSchemathesis();
@@ -76,11 +87,11 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
       host: '127.0.0.1',
       port: 0,
       partnerPort: 0,
-      logger: createLogger({ service: 'schemathesis-test', level: 'silent' }),
+      logger: createLogger({ service: 'schemathesis-test', level: 'error', destination: errorLog }),
       // A webhook signing secret, as a deployment taking Stripe events has: the fuzzer's unsigned
       // events are then refused as the document says (400), not answered 503 "not configured".
       env: {
-        LOG_LEVEL: 'silent',
+        LOG_LEVEL: 'error',
         STRIPE_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('hex')}`,
       },
     });
@@ -180,6 +191,8 @@ describe.skipIf(!canRun)('the public API against docs/api/openapi.json (schemath
       console.log(
         `schemathesis: WARNING the time budget fuzzed ${fuzzed} of ${selected} operations (a busy machine); raise MARQUEE_SCHEMATHESIS_MAX_TIME to fuzz them all`,
       );
+    if (code !== 0 && errorLines.length > 0)
+      console.log(`the stack's last error lines:\n${errorLines.join('\n')}`);
     expect(code, 'schemathesis found failures (output above)').toBe(0);
   });
 });

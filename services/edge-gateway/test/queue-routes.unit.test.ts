@@ -225,9 +225,13 @@ describe('waiting room: reserves and the operator route', () => {
     });
     expect(configured).toEqual([{ eventId: EVENT, opensAt: OPENS, queue: true }]);
     expect((await put({ opensAt: 'tomorrow', queue: true })).statusCode).toBe(400);
+    // A leap second is valid RFC 3339 but not a JavaScript Date: the next second's start.
+    const leap = await put({ opensAt: '2026-12-31T23:59:60Z', queue: true });
+    expect(leap.statusCode).toBe(200);
+    expect(configured[1]!.opensAt.toISOString()).toBe('2027-01-01T00:00:00.000Z');
     expect((await put({ opensAt: OPENS.toISOString(), queue: true }, 'wrong')).statusCode).toBe(
       401,
     );
-    expect(configured).toHaveLength(1);
+    expect(configured).toHaveLength(2);
   });
 });

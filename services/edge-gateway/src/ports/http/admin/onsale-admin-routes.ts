@@ -34,6 +34,18 @@ const OnSale = Type.Object({
 
 const Params = Type.Object({ eventId: AdminId });
 
+/**
+ * The instant of an RFC 3339 date-time. A leap second (`23:59:60`, valid RFC 3339, which a
+ * JavaScript Date cannot hold) is taken as the start of the next second, as clocks that smear or
+ * step it read it.
+ */
+export function instantOf(value: string): Date {
+  const parsed = new Date(value);
+  if (!Number.isNaN(parsed.getTime())) return parsed;
+  const beforeLeap = new Date(value.replace(/(T\d{2}:\d{2}):60/, '$1:59'));
+  return new Date(beforeLeap.getTime() + 1000);
+}
+
 const render = (o: OnSaleRecord): Static<typeof OnSale> => ({
   eventId: o.eventId,
   opensAt: o.opensAt.toISOString(),
@@ -71,7 +83,7 @@ export function onSaleAdminRoutes(backends: { waitingRoom: WaitingRoomBackend })
       async (request) => {
         const { eventId } = request.params as Static<typeof Params>;
         const body = request.body as Static<typeof OnSaleBody>;
-        const opensAt = new Date(body.opensAt);
+        const opensAt = instantOf(body.opensAt);
         const onSale = await backends.waitingRoom.configure(eventId, {
           opensAt,
           queue: body.queue,
