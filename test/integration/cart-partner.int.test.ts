@@ -369,8 +369,9 @@ describeIntegration(
         });
       expect((await keyed()).orderToken).toBe(first.orderToken);
       expect((await keyed()).orderToken).toBe(first.orderToken);
+      // The payment's and the commit's keys (the reserve's key is claimed by its cart).
       const raw = await cartDb!.db!.collection('idempotency').find({}).toArray();
-      expect(raw.length).toBeGreaterThanOrEqual(3);
+      expect(raw.length).toBeGreaterThanOrEqual(2);
       for (const doc of raw) {
         const bytes = Buffer.from(mongoose.mongo.BSON.serialize(doc));
         expect(bytes.includes(Buffer.from(first.orderToken))).toBe(false);

@@ -783,7 +783,7 @@ export interface paths {
         put: operations["putPartnerCartEventsByEventIdCart"];
         /**
          * Reserve tickets into a new cart
-         * @description Answers 200 with the held cart, or 202 `{cart_id, polling_url, wait}` (also `Location` and `Retry-After`) while the partner is still reserving: GET `polling_url` until it answers 200. `Prefer: respond-async` forces the 202 path. `Idempotency-Key`: a retry with the same key and body answers the first outcome. In each reserve `end_seat` is not below `begin_seat`, and a `price.amount` has no more decimals than the event currency; a ticket type the event does not have is invalid input (400 code 10002).
+         * @description Answers 200 with the held cart, or 202 `{cart_id, polling_url, wait}` (also `Location` and `Retry-After`) while the partner is still reserving: GET `polling_url` until it answers 200. `Prefer: respond-async` forces the 202 path. `Idempotency-Key`: a retry with the same key and body answers the cart the first request made, as it is now (or the error it ended in). In each reserve `end_seat` is not below `begin_seat`, and a `price.amount` has no more decimals than the event currency; a ticket type the event does not have is invalid input (400 code 10002).
          */
         post: operations["postPartnerCartEventsByEventIdCart"];
         /** Release a cart (on abandonment); idempotent */
@@ -947,7 +947,7 @@ export interface paths {
         put: operations["putPartnerCartPreprodEventsByEventIdCart"];
         /**
          * Reserve tickets into a new cart (pre-production sandbox)
-         * @description Answers 200 with the held cart, or 202 `{cart_id, polling_url, wait}` (also `Location` and `Retry-After`) while the partner is still reserving: GET `polling_url` until it answers 200. `Prefer: respond-async` forces the 202 path. `Idempotency-Key`: a retry with the same key and body answers the first outcome. In each reserve `end_seat` is not below `begin_seat`, and a `price.amount` has no more decimals than the event currency; a ticket type the event does not have is invalid input (400 code 10002).
+         * @description Answers 200 with the held cart, or 202 `{cart_id, polling_url, wait}` (also `Location` and `Retry-After`) while the partner is still reserving: GET `polling_url` until it answers 200. `Prefer: respond-async` forces the 202 path. `Idempotency-Key`: a retry with the same key and body answers the cart the first request made, as it is now (or the error it ended in). In each reserve `end_seat` is not below `begin_seat`, and a `price.amount` has no more decimals than the event currency; a ticket type the event does not have is invalid input (400 code 10002).
          */
         post: operations["postPartnerCartPreprodEventsByEventIdCart"];
         /** Release a cart (on abandonment); idempotent (pre-production sandbox) */
@@ -12503,7 +12503,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A retry with the same key and body answers the first outcome */
+                /** @description A retry with the same key and body answers the cart the first request made, as it is now (or the error it ended in) */
                 "idempotency-key"?: string;
                 /** @description `respond-async` forces the polling path (202) */
                 prefer?: string;
@@ -15459,7 +15459,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A retry with the same key and body answers the first outcome */
+                /** @description A retry with the same key and body answers the cart the first request made, as it is now (or the error it ended in) */
                 "idempotency-key"?: string;
                 /** @description `respond-async` forces the polling path (202) */
                 prefer?: string;

@@ -96,6 +96,46 @@ export interface RunOptions {
   onWait?: () => void;
 }
 
+/**
+ * A key claimed by the call's own first write (`runClaimed`): `id` is a hex SHA-256 of scope, key
+ * and `attempt` (the first run's is the id `run` gives its record), `requestHash` the request's
+ * digest as `run` records it.
+ */
+export interface KeyClaim {
+  id: string;
+  requestHash: string;
+  /** 1, or n for the n-th run of the key after runs that ended in a failure to run again. */
+  attempt: number;
+}
+
+/** Runs of one key `runClaimed` makes at most (the last one's answer then stands). */
+const MAX_CLAIMED_RUNS = 8;
+
+/** What the call's write of a claim left, as `runClaimed` asks for it. */
+export interface ClaimedOutcome<T> {
+  /** The digest the write kept (`KeyClaim.requestHash` of the request that made it). */
+  requestHash: string;
+  /** The answer to a retry: the state as it is now, or a throw (the failure it ended in). */
+  answer(): T;
+  /**
+   * The run ended in a failure that says nothing about the request (what `run` would not record:
+   * unavailable, say): a retry runs the call again, under the key's next claim.
+   */
+  runAgain?: boolean;
+}
+
+export interface ClaimedRunOptions<T> {
+  /** Reads what the call's write of this claim left; `undefined` when there is nothing. */
+  find(claim: KeyClaim): Promise<ClaimedOutcome<T> | undefined>;
+  /** As `RunOptions.refuseNew`: with it, `find` is asked before the call runs. */
+  refuseNew?: () => void;
+  /**
+   * Ask `find` before the call runs (a retry is then answered without running it up to its
+   * write): for a call that spends something one-off before it writes.
+   */
+  readFirst?: boolean;
+}
+
 export interface Idempotency {
   /**
    * Runs `execute` once per (scope, key): a retry with the same request answers the first outcome
@@ -104,6 +144,18 @@ export interface Idempotency {
    * first runs waits for its outcome (then `aborted`, reason `idempotency-key-in-progress`).
    */
   run<T>(call: IdempotentCall<T>, execute: () => Promise<T>, options?: RunOptions): Promise<T>;
+  /**
+   * A call that claims the key with its own first write, so no record of this store is written
+   * (README.md, "Claimed by the call's own write"): `execute` is given the claim, writes its
+   * digest under an id derived from `claim.id` and fails `already_exists` when that id is taken;
+   * the retry is then answered by `find`, from the state that write started, after the digests
+   * are compared (another request: `idempotency-key-reused`). No key: `execute(undefined)`.
+   */
+  runClaimed<T>(
+    call: Pick<IdempotentCall<T>, 'scope' | 'key' | 'request'>,
+    execute: (claim: KeyClaim | undefined) => Promise<T>,
+    options: ClaimedRunOptions<T>,
+  ): Promise<T>;
   /** Deletes records expired before now; resolves how many. */
   purgeExpired(limit?: number): Promise<number>;
 }
@@ -125,6 +177,7 @@ export function createIdempotency(
   const keys = new IdempotencyKeys(store, options);
   return {
     run: (call, execute, runOptions) => keys.run(call, execute, runOptions),
+    runClaimed: (call, execute, claimed) => keys.runClaimed(call, execute, claimed),
     purgeExpired: (limit) => keys.purgeExpired(limit),
   };
 }
@@ -183,6 +236,51 @@ class IdempotencyKeys {
     return response;
   }
 
+  async runClaimed<T>(
+    call: Pick<IdempotentCall<T>, 'scope' | 'key' | 'request'>,
+    execute: (claim: KeyClaim | undefined) => Promise<T>,
+    options: ClaimedRunOptions<T>,
+  ): Promise<T> {
+    if (!call.key) return execute(undefined);
+    checkKey(call.key);
+    const base = sha256(`${call.scope}\u0000${call.key}`);
+    const requestHash = this.#digest(call.request);
+    const claimOf = (attempt: number): KeyClaim => ({
+      id: attempt === 1 ? base : sha256(`${base}\u0000${attempt}`),
+      requestHash,
+      attempt,
+    });
+    // The runs of the key so far, first to last: the answer of the last one that describes the
+    // request, or the attempt a new run takes (the first free one).
+    const walk = async (from: number): Promise<{ outcome?: ClaimedOutcome<T>; next: number }> => {
+      for (let attempt = from; ; attempt += 1) {
+        const outcome = await options.find(claimOf(attempt));
+        if (!outcome) return { next: attempt };
+        if (!this.#matches(outcome.requestHash, call.request)) throw keyReused();
+        if (!outcome.runAgain || attempt >= MAX_CLAIMED_RUNS) return { outcome, next: attempt };
+      }
+    };
+    let attempt = 1;
+    if (options.refuseNew || options.readFirst) {
+      const seen = await walk(1);
+      if (seen.outcome) return seen.outcome.answer();
+      attempt = seen.next;
+      if (attempt === 1) options.refuseNew?.();
+    }
+    for (;;) {
+      try {
+        return await execute(claimOf(attempt));
+      } catch (error) {
+        // The claim's id was taken: by a run of this key (a retry), or by nothing we know of.
+        if (kindOf(error) !== 'already_exists') throw error;
+        const seen = await walk(attempt);
+        if (seen.outcome) return seen.outcome.answer();
+        if (seen.next === attempt) throw error;
+        attempt = seen.next;
+      }
+    }
+  }
+
   async purgeExpired(limit = 500): Promise<number> {
     const expired = await this.#store.find({ expiresAt: { $lte: this.#now() } }, { limit });
     let purged = 0;
@@ -216,12 +314,7 @@ class IdempotencyKeys {
       if (refuseNew && !this.#isLive(existing, this.#now().getTime())) refuseNew();
       const at = this.#now().getTime();
       const live = this.#isLive(existing, at);
-      if (live && !this.#sameRequest(existing, call.request))
-        throw new AppError(
-          'failed_precondition',
-          'this Idempotency-Key was used with a different request',
-          { details: { reason: IDEMPOTENCY_KEY_REUSED } },
-        );
+      if (live && !this.#sameRequest(existing, call.request)) throw keyReused();
       if (live && existing.state === 'done') return { replayed: this.#replay(existing, call) };
       if (!live || existing.lockedUntil.getTime() <= at) {
         mine = await this.#claim(id, call.scope, requestHash, existing);
@@ -311,9 +404,14 @@ class IdempotencyKeys {
   }
 
   #sameRequest(record: IdempotencyRecord, request: Uint8Array): boolean {
+    return this.#matches(record.requestHash, request);
+  }
+
+  /** Whether a kept digest is that of this request (under any key of the ring). */
+  #matches(requestHash: string, request: Uint8Array): boolean {
     return this.#secrets
-      ? this.#secrets.matches(record.requestHash, request)
-      : record.requestHash === sha256(request);
+      ? this.#secrets.matches(requestHash, request)
+      : requestHash === sha256(request);
   }
 
   /** Live: not expired, and readable with the keys this store has. */
@@ -331,6 +429,11 @@ class IdempotencyKeys {
       : { ok: true as const, response: bytes };
   }
 }
+
+const keyReused = () =>
+  new AppError('failed_precondition', 'this Idempotency-Key was used with a different request', {
+    details: { reason: IDEMPOTENCY_KEY_REUSED },
+  });
 
 /** A key of at most 255 printable ASCII characters, else `invalid_argument`. */
 function checkKey(key: string): void {

@@ -16,7 +16,7 @@ import { PurgeEndedCarts } from './commands/purge-ended.js';
 import { RecordTracking } from './commands/record-tracking.js';
 import { RefundOrder } from './commands/refund-order.js';
 import { ReleaseCart } from './commands/release.js';
-import { ReserveTickets } from './commands/reserve.js';
+import { claimedCartId, ReserveTickets } from './commands/reserve.js';
 import { SelectShipping } from './commands/select-shipping.js';
 import { SettleCart } from './commands/settle.js';
 import { HandleStripeEvent, type StripeEventInput } from './commands/stripe-event.js';
@@ -24,6 +24,7 @@ import { SweepCarts } from './commands/sweep.js';
 import { SweepAbandonedPayments } from './commands/sweep-abandoned.js';
 import { CartCore } from './core/cart-core.js';
 import { HoldLimit } from './core/hold-limit.js';
+import { failureError } from './core/refusals.js';
 import { ReserveAdmission, soldOutTtlOf } from './core/reserve-admission.js';
 import { InMemorySoldOutBook } from './core/sold-out-book.js';
 import { Inventories } from './inventory/inventory.js';
@@ -193,6 +194,24 @@ export class CartApp {
 
   reserve(input: ReserveInput): Promise<CartView> {
     return this.#reserve.handle(input);
+  }
+
+  /**
+   * The cart a reserve under a claimed Idempotency-Key made (`ReserveInput.claim`), as a retry of
+   * it is answered: its view as it is now and the digest of the request that made it, with the
+   * failure it ended in when FAILED; `undefined` when the app has no such cart.
+   */
+  async claimedReserve(
+    appId: string,
+    claimId: string,
+  ): Promise<{ requestDigest: string; view: CartView; failure?: CartError } | undefined> {
+    const cart = await this.#core.deps.carts.get(claimedCartId(claimId));
+    if (!cart?.requestDigest || cart.appId !== appId) return undefined;
+    return {
+      requestDigest: cart.requestDigest,
+      view: await this.#core.view(cart),
+      ...(cart.status === 'FAILED' && cart.failure ? { failure: failureError(cart.failure) } : {}),
+    };
   }
 
   selectShipping(

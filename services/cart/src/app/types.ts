@@ -77,6 +77,11 @@ export interface ReserveInput {
   forceAsync?: boolean;
   /** `X-PLATFORM-SESSION-SID` of a resale reserve: the fan session whose resale price it keeps. */
   fanSessionId?: string;
+  /**
+   * The Idempotency-Key claimed by the cart's insert (`Idempotency.runClaimed`): the cart's id is
+   * derived from `id`, and the request's digest is kept on it.
+   */
+  claim?: { id: string; requestHash: string };
 }
 
 /** Billing as a caller gives it. The nonce and the CVV are secrets: used, never stored or logged. */

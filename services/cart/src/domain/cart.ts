@@ -147,6 +147,11 @@ export interface Cart {
   voidOwed: boolean;
   /** Affiliate `sharedId` of a tracking hit of the same app and event shortly before. */
   sharedId?: string;
+  /**
+   * The digest of the reserve request that made the cart under an Idempotency-Key: the cart's id
+   * is derived from the key, and a retry is answered from the cart (`claimedCartId`).
+   */
+  requestDigest?: string;
   createdAt: Date;
   updatedAt: Date;
   /** When the cart reached a final status. */

@@ -22,6 +22,16 @@ import type { SettleCart } from './settle.js';
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
+ * The id of the cart a claimed Idempotency-Key makes: the claim's hex digest laid out as a version
+ * 4 UUID (the shape of every cart id), so the key's retry finds the cart by id.
+ */
+export function claimedCartId(claimId: string): string {
+  const h = claimId.slice(0, 32);
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
  * Reserves tickets into a new cart. Waits up to `reserveWaitMs` from the request's start (the
  * store's own slowness under a rush included, so the answer stays well within the caller's
  * deadline) for the partner; answers the held
@@ -76,7 +86,8 @@ export class ReserveTickets {
       new Date(now.getTime() - deps.settings.trackingWindowMs),
     );
     const cart: Cart = {
-      id: deps.ids.cartId(),
+      id: input.claim ? claimedCartId(input.claim.id) : deps.ids.cartId(),
+      ...(input.claim ? { requestDigest: input.claim.requestHash } : {}),
       appId: input.owner.appId,
       channel: input.owner.channel,
       ...(input.owner.fanId !== undefined ? { fanId: input.owner.fanId } : {}),
@@ -167,13 +178,18 @@ export class ReserveTickets {
     const resale = this.resale;
     if (!resale.available || cart.sandbox)
       throw invalidInput('resale listings are not sold on this prefix', 'tickets');
+    // A retry of a claimed key is answered from its cart before its listings are asked for again.
+    if (cart.requestDigest && (await this.core.deps.carts.get(cart.id)))
+      throw new CartError('already_exists', ErrorCode.INVALID_CART, `cart ${cart.id} exists`);
     const booking = await resale.hold(cart, lines, fanSessionId, this.core.deps.settings.fees);
     const written = hold(cart, booking, this.core.now());
     let inserted: Cart;
     try {
       inserted = await this.core.deps.carts.insert(this.core.withSweepAt(written));
     } catch (error) {
-      await resale.release(cart).catch(() => undefined);
+      // A claimed id already taken is the key's first reserve: the hold under that id is its own.
+      if (!(cart.requestDigest && (error as { kind?: unknown }).kind === 'already_exists'))
+        await resale.release(cart).catch(() => undefined);
       throw error;
     }
     await this.#refuseOverLimit(inserted, limit, event);

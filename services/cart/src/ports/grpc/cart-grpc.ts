@@ -1,4 +1,8 @@
-import type { Idempotency } from '@marquee/platform/idempotency';
+import {
+  RECORDED_ERROR_KINDS,
+  type ClaimedOutcome,
+  type Idempotency,
+} from '@marquee/platform/idempotency';
 import { callerOf, unary } from '@marquee/platform/grpc';
 import type { GrpcRegistration } from '@marquee/platform/service';
 import {
@@ -9,7 +13,7 @@ import {
   CommitCartResponse,
   PrintAction,
   ReserveCartRequest,
-  ReserveCartResponse,
+  type ReserveCartResponse,
   type CartServiceServer,
   type GetOrderRequest,
   type GetOrderResponse,
@@ -99,8 +103,7 @@ function reserveInputOf(r: ReserveCartRequest): ReserveInput {
  * so a burst reaches the store only as far as it can be served: the rest is refused at once,
  * `overloaded` (429 with Retry-After at the edge), without a read or a write. A new key is also
  * refused while the sold-out book covers it (a retry of a reserve that already ran still gets its
- * first answer, its cart); that refusal needs no place. The place is given back while the call
- * only waits for a duplicate, and at its end.
+ * cart); that refusal needs no place. The place is given back at the call's end.
  */
 function reserveCart(
   app: CartApp,
@@ -119,7 +122,9 @@ function reserveCart(
         release ??= app.takeReserveSlot();
       };
       try {
-        return await idempotency.run(
+        // The key is claimed by the cart's own insert (its id derived from the key, the request's
+        // digest kept on it): a retry is answered from the cart as it is now.
+        return await idempotency.runClaimed(
           {
             scope: r.appId,
             key: r.idempotencyKey,
@@ -133,28 +138,50 @@ function reserveCart(
                 heldTicketsPerEvent: undefined,
               }).finish(),
             ),
-            encode: (res) => ReserveCartResponse.encode(res).finish(),
-            decode: (bytes) => ReserveCartResponse.decode(bytes),
           },
-          async (): Promise<ReserveCartResponse> => {
-            admit(); // given back while waiting for a duplicate whose lease then ended: taken again
-            const view = await gatedReserve(gate, r, () => app.reserve(input));
+          async (claim): Promise<ReserveCartResponse> => {
+            admit(); // not taken yet while the sold-out book had an entry of the event
+            const view = await gatedReserve(gate, r, () =>
+              app.reserve(claim ? { ...input, claim } : input),
+            );
             return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
           },
           {
-            // Only while the sold-out book has an entry of the event: it makes the helper read the
-            // key before taking it.
-            ...(soldOutHinted ? { refuseNew: () => app.refuseIfJustSoldOut(input) } : {}),
-            onWait: () => {
-              release?.();
-              release = undefined;
+            find: async (claim) => {
+              const made = await app.claimedReserve(r.appId, claim.id);
+              return made && claimedAnswer(made, app);
             },
+            // Only while the sold-out book has an entry of the event: it makes the helper read the
+            // key's cart before the reserve runs.
+            ...(soldOutHinted ? { refuseNew: () => app.refuseIfJustSoldOut(input) } : {}),
+            // A waiting room's admission is spent by the reserve: its retry is answered first.
+            readFirst: Boolean(r.admissionToken || r.queueFanId),
           },
         );
       } finally {
         release?.();
       }
     }),
+  };
+}
+
+/**
+ * A retry's answer from the cart its key's reserve made: the cart as it is now, or the failure it
+ * ended in. A failure that says nothing about the request (the partner did not answer) lets the
+ * retry reserve again, under the key's next claim.
+ */
+function claimedAnswer(
+  made: NonNullable<Awaited<ReturnType<CartApp['claimedReserve']>>>,
+  app: CartApp,
+): ClaimedOutcome<ReserveCartResponse> {
+  const { failure, view } = made;
+  return {
+    requestHash: made.requestDigest,
+    runAgain: failure !== undefined && !RECORDED_ERROR_KINDS.includes(failure.kind),
+    answer: () => {
+      if (failure) throw failure;
+      return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
+    },
   };
 }
 

@@ -45,7 +45,8 @@ function reserveRoute(scope: FastifyInstance, context: PartnerCartContext): void
           'Answers 200 with the held cart, or 202 `{cart_id, polling_url, wait}` (also `Location` and ' +
           '`Retry-After`) while the partner is still reserving: GET `polling_url` until it answers 200. ' +
           '`Prefer: respond-async` forces the 202 path. `Idempotency-Key`: a retry with the same key ' +
-          'and body answers the first outcome. In each reserve `end_seat` is not below ' +
+          'and body answers the cart the first request made, as it is now (or the error it ended ' +
+          'in). In each reserve `end_seat` is not below ' +
           '`begin_seat`, and a `price.amount` has no more decimals than the event currency; a ' +
           'ticket type the event does not have is invalid input (400 code 10002).',
         params: EventParams,

@@ -127,13 +127,14 @@ export const TrackingQuery = Type.Object({
 /** A fan or device id as apps send them to the waiting room. */
 export const QUEUE_IDENTITY = { minLength: 1, maxLength: 128, pattern: '^[\\w.:@-]+$' } as const;
 
+const IDEMPOTENCY_KEY = { minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' } as const;
+
 export const ReserveHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
-      minLength: 1,
-      maxLength: 255,
-      pattern: '^[\\x20-\\x7e]+$',
-      description: 'A retry with the same key and body answers the first outcome',
+      ...IDEMPOTENCY_KEY,
+      description:
+        'A retry with the same key and body answers the cart the first request made, as it is now (or the error it ended in)',
     }),
   ),
   prefer: Type.Optional(
@@ -166,7 +167,12 @@ export const ReserveHeaders = Type.Object({
 });
 
 export const IdempotencyHeaders = Type.Object({
-  'idempotency-key': ReserveHeaders.properties['idempotency-key'],
+  'idempotency-key': Type.Optional(
+    Type.String({
+      ...IDEMPOTENCY_KEY,
+      description: 'A retry with the same key and body answers the first outcome',
+    }),
+  ),
 });
 
 const SEAT = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });

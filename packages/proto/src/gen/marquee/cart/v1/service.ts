@@ -7553,8 +7553,9 @@ export const CartTotals: MessageFns<CartTotals> = {
  * created it, and any other app gets NOT_FOUND for it. `sandbox` is true on the pre-production prefix:
  * sandbox carts use sandbox inventory and the sandbox payment processor only and never reach a partner
  * order. Writes that create something take an `idempotency_key` (the `Idempotency-Key` header): a retry
- * with the same key and the same request answers the first outcome; the same key with a different
- * request is FAILED_PRECONDITION with reason `idempotency-key-reused`.
+ * with the same key and the same request answers the first outcome (ReserveCart: the cart the key's
+ * reserve made, as it is now, or the failure it ended in); the same key with a different request is
+ * FAILED_PRECONDITION with reason `idempotency-key-reused`.
  * Error details carry the partner cart error code (see the cart README) in `google.rpc.ErrorInfo.reason`.
  */
 export type CartServiceService = typeof CartServiceService;
