@@ -225,6 +225,9 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
     const firstRound = Date.now() - started;
     const retriedFans = attemptsOf.filter((n) => n > 1).length;
     const mostAttempts = Math.max(...attemptsOf);
+    // Fans per number of retries they needed (0: answered at the first attempt).
+    const retriesPerFan = new Map<number, number>();
+    for (const n of attemptsOf) retriesPerFan.set(n - 1, (retriesPerFan.get(n - 1) ?? 0) + 1);
 
     // Every final answer is a cart (held or pending) or "sold out" in the family's error body.
     const statuses = new Map<number, number>();
@@ -232,7 +235,8 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
     console.info(
       `[contention] first answers ${JSON.stringify(Object.fromEntries(firstAnswers))}, ` +
-        `${retries} retries (${retriedFans} fans retried, at most ${mostAttempts} attempts), ` +
+        `${retries} retries (${retriedFans} fans retried, at most ${mostAttempts} attempts; ` +
+        `fans per retries ${JSON.stringify(Object.fromEntries([...retriesPerFan].sort((a, b) => a[0] - b[0])))}), ` +
         `final answers ${JSON.stringify(Object.fromEntries(statuses))}: every fan had a final ` +
         `answer after ${firstRound} ms; examples ${JSON.stringify(Object.fromEntries(examples))}`,
     );
