@@ -243,8 +243,9 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
     // Load shed is never answered 5xx: what the platform cannot take now it refuses with 429 and
     // Retry-After (code `overloaded`), and nothing fails with an internal error. The issue's goal
     // (no 5xx at all, at most one retry per fan, every answer within 10 s) is measured above and
-    // in docs/performance.md, not asserted: reserves the platform accepted may still end 504 at the
-    // edge's deadline on a busy host (docs/status.md, "On-sale surges").
+    // in docs/performance.md, not asserted: each depends on the host's speed (on a store slow
+    // enough, cart's line for a reserve place shrinks to nothing and some fans retry twice, and
+    // reserves the platform accepted may still end 504 at the edge's deadline).
     expect(serverErrors.filter((e) => /overloaded|internal|\b500\b/.test(e))).toEqual([]);
     for (const answer of answers) {
       if (answer.status === 200 || answer.status === 202) {
