@@ -225,6 +225,9 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
     const firstRound = Date.now() - started;
     const retriedFans = attemptsOf.filter((n) => n > 1).length;
     const mostAttempts = Math.max(...attemptsOf);
+    // Fans per number of retries they needed (0: answered at the first attempt).
+    const retriesPerFan = new Map<number, number>();
+    for (const n of attemptsOf) retriesPerFan.set(n - 1, (retriesPerFan.get(n - 1) ?? 0) + 1);
 
     // Every final answer is a cart (held or pending) or "sold out" in the family's error body.
     const statuses = new Map<number, number>();
@@ -232,15 +235,17 @@ describe.skipIf(!infra)('2,000 concurrent reserves for 200 places (distributed m
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
     console.info(
       `[contention] first answers ${JSON.stringify(Object.fromEntries(firstAnswers))}, ` +
-        `${retries} retries (${retriedFans} fans retried, at most ${mostAttempts} attempts), ` +
+        `${retries} retries (${retriedFans} fans retried, at most ${mostAttempts} attempts; ` +
+        `fans per retries ${JSON.stringify(Object.fromEntries([...retriesPerFan].sort((a, b) => a[0] - b[0])))}), ` +
         `final answers ${JSON.stringify(Object.fromEntries(statuses))}: every fan had a final ` +
         `answer after ${firstRound} ms; examples ${JSON.stringify(Object.fromEntries(examples))}`,
     );
     // Load shed is never answered 5xx: what the platform cannot take now it refuses with 429 and
     // Retry-After (code `overloaded`), and nothing fails with an internal error. The issue's goal
     // (no 5xx at all, at most one retry per fan, every answer within 10 s) is measured above and
-    // in docs/performance.md, not asserted: reserves the platform accepted may still end 504 at the
-    // edge's deadline on a busy host (docs/status.md, "On-sale surges").
+    // in docs/performance.md, not asserted: each depends on the host's speed (on a store slow
+    // enough, cart's line for a reserve place shrinks to nothing and some fans retry twice, and
+    // reserves the platform accepted may still end 504 at the edge's deadline).
     expect(serverErrors.filter((e) => /overloaded|internal|\b500\b/.test(e))).toEqual([]);
     for (const answer of answers) {
       if (answer.status === 200 || answer.status === 202) {

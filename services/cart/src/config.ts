@@ -55,6 +55,10 @@ export const configSchema = serviceConfigSchema({
     CART_RESERVE_WAIT_MS: int(1_500),
     /** Reserves one process runs at once; more are refused `overloaded`, 429 at the edge (load shedding). */
     CART_MAX_RESERVES_IN_FLIGHT: int(64, 1),
+    /** ReserveCart requests that may wait in line for a reserve place when none is free; more are refused `overloaded`. */
+    CART_RESERVE_QUEUE_MAX: int(2_048),
+    /** How long a ReserveCart request waits in line for a reserve place at most (0: refused at once). */
+    CART_RESERVE_QUEUE_WAIT_MS: int(1_500),
     /** TTL of a sold-out book entry: after a best-available reserve is refused as sold out, equal or larger ones of its price level are refused at once this long (0: off). */
     CART_SOLD_OUT_HINT_MS: int(5_000),
     /** Pause between two ticks of the waiting rooms' admitter (each replica ticks). */

@@ -176,6 +176,8 @@ function cartSettings(config: CartConfig): CartSettings {
   return {
     reserveWaitMs: config.CART_RESERVE_WAIT_MS,
     maxReservesInFlight: config.CART_MAX_RESERVES_IN_FLIGHT,
+    reserveQueueMax: config.CART_RESERVE_QUEUE_MAX,
+    reserveQueueWaitMs: config.CART_RESERVE_QUEUE_WAIT_MS,
     soldOutHintMs: config.CART_SOLD_OUT_HINT_MS,
     pollAfterSeconds: config.CART_POLL_AFTER_SECONDS,
     reserveAttempts: config.CART_RESERVE_ATTEMPTS,

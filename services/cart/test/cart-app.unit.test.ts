@@ -105,6 +105,39 @@ function gatedReserves(busy: Setup) {
   return { open: () => open(), reserve };
 }
 
+/**
+ * ReserveCart through cart's gRPC port with Idempotency-Keys (one adult ticket of each key), and
+ * the key records it writes.
+ */
+function keyedReserves(s: Setup) {
+  const records = createMemoryStore<IdempotencyRecord>({
+    name: 'idempotency',
+    indexes: idempotencyIndexes,
+  });
+  const { implementation } = cartGrpc(s.app, createIdempotency(records));
+  const reserve = (key: string) =>
+    new Promise<unknown>((resolve, reject) =>
+      (
+        implementation.reserveCart as (
+          call: { request: ReserveCartRequest; getDeadline(): number },
+          done: (error: unknown, response?: unknown) => void,
+        ) => void
+      )(
+        {
+          getDeadline: () => Infinity, // no deadline
+          request: ReserveCartRequest.fromPartial({
+            appId: 'app-1',
+            eventId: EVENT_ID,
+            idempotencyKey: key,
+            reserves: [{ tickets: [{ id: '000001', quantity: 1 }], acceptBestAvailable: true }],
+          }),
+        },
+        (error, response) => (error ? reject(error) : resolve(response)),
+      ),
+    );
+  return { reserve, records };
+}
+
 describe('CartApp', () => {
   let s: Setup;
   beforeEach(async () => {
@@ -261,33 +294,11 @@ describe('CartApp', () => {
   });
 
   it('admits a burst of keyed reserves up to its places, and writes no key for the rest', async () => {
-    const busy = await setup({ settings: { maxReservesInFlight: 2 } });
+    // No line for a place: the rest are refused at once.
+    const busy = await setup({ settings: { maxReservesInFlight: 2, reserveQueueWaitMs: 0 } });
     let open!: () => void;
     busy.connector.gate = new Promise((resolve) => (open = resolve));
-    const records = createMemoryStore<IdempotencyRecord>({
-      name: 'idempotency',
-      indexes: idempotencyIndexes,
-    });
-    const { implementation } = cartGrpc(busy.app, createIdempotency(records));
-    const reserve = (key: string) =>
-      new Promise<unknown>((resolve, reject) =>
-        (
-          implementation.reserveCart as (
-            call: { request: ReserveCartRequest },
-            done: (error: unknown, response?: unknown) => void,
-          ) => void
-        )(
-          {
-            request: ReserveCartRequest.fromPartial({
-              appId: 'app-1',
-              eventId: EVENT_ID,
-              idempotencyKey: key,
-              reserves: [{ tickets: [{ id: '000001', quantity: 1 }], acceptBestAvailable: true }],
-            }),
-          },
-          (error, response) => (error ? reject(error) : resolve(response)),
-        ),
-      );
+    const { reserve, records } = keyedReserves(busy);
 
     const burst = Array.from({ length: 10 }, (_, i) => reserve(`key-${i}`));
     const outcomes = await Promise.allSettled(
@@ -308,30 +319,7 @@ describe('CartApp', () => {
 
   it('tells a new key "sold out" from the book without a place, even with every place taken', async () => {
     const one = await setup({ capacity: 1, settings: { maxReservesInFlight: 1 } });
-    const records = createMemoryStore<IdempotencyRecord>({
-      name: 'idempotency',
-      indexes: idempotencyIndexes,
-    });
-    const { implementation } = cartGrpc(one.app, createIdempotency(records));
-    const reserve = (key: string) =>
-      new Promise<unknown>((resolve, reject) =>
-        (
-          implementation.reserveCart as (
-            call: { request: ReserveCartRequest },
-            done: (error: unknown, response?: unknown) => void,
-          ) => void
-        )(
-          {
-            request: ReserveCartRequest.fromPartial({
-              appId: 'app-1',
-              eventId: EVENT_ID,
-              idempotencyKey: key,
-              reserves: [{ tickets: [{ id: '000001', quantity: 1 }], acceptBestAvailable: true }],
-            }),
-          },
-          (error, response) => (error ? reject(error) : resolve(response)),
-        ),
-      );
+    const { reserve, records } = keyedReserves(one);
     await reserve('first');
     const soldOut = { kind: 'resource_exhausted', details: { reason: '20052' } };
     await expect(reserve('second')).rejects.toMatchObject(soldOut);
@@ -345,6 +333,26 @@ describe('CartApp', () => {
     expect(await records.count()).toBe(written);
     expect(one.connector.calls.createBooking).toBe(asked);
     release();
+  });
+
+  it('lines up keyed reserves for a place, and answers the line from the book once sold out', async () => {
+    const one = await setup({ capacity: 1, settings: { maxReservesInFlight: 1 } });
+    let open!: () => void;
+    one.connector.gate = new Promise((resolve) => (open = resolve));
+    const { reserve, records } = keyedReserves(one);
+    const first = reserve('first'); // takes the place, its partner call held
+    const line = ['second', 'third', 'fourth'].map((key) => reserve(key));
+    for (const p of line) p.catch(() => undefined);
+    await vi.waitFor(() => expect(one.connector.calls.createBooking).toBe(1));
+    open();
+    await expect(first).resolves.toMatchObject({ cart: { status: 'CART_STATUS_HELD' } });
+    // The place went to the first in line, whose reserve the partner refused (its one place is
+    // held): the rest of the line were told so from the book, with no partner call and no key.
+    const soldOut = { kind: 'resource_exhausted', details: { reason: '20052' } };
+    for (const p of line) await expect(p).rejects.toMatchObject(soldOut);
+    expect(one.connector.calls.createBooking).toBe(2);
+    expect(await records.count()).toBe(2);
+    expect(one.connector.held()).toBe(1);
   });
 
   it('counts a reserve request from its start, before it has written anything', async () => {

@@ -74,6 +74,12 @@ export const configSchema = serviceConfigSchema({
    */
   BACKEND_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(256),
   /**
+   * Calls in flight to cart from the partner cart family at most (its own bound, instead of
+   * BACKEND_MAX_IN_FLIGHT): reserves wait in cart's line for a reserve place (cart's
+   * CART_RESERVE_QUEUE_MAX), which sheds them itself, so the edge holds as many as cart may line up.
+   */
+  PARTNER_CART_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(2_048),
+  /**
    * The cart's fee schedule (same variables and defaults as the cart: set them for both). The
    * edge shows totals with the fees a cart charges where the cart is not asked for them
    * (international discovery's `including_ticket_fees`).

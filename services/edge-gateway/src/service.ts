@@ -54,7 +54,10 @@ export async function composeEdgeGateway(
   const partners = createPartnerAdminClient(config.GRPC_ADDR_3P_CONNECTOR, options);
   const reconciliation = createReconcilerClient(config.GRPC_ADDR_RECONCILER, options);
   const topPicks = createTopPicksClient(config.GRPC_ADDR_CART, options);
-  const partnerCart = createCartClient(config.GRPC_ADDR_CART, options);
+  const partnerCart = createCartClient(config.GRPC_ADDR_CART, {
+    ...options,
+    maxInFlight: config.PARTNER_CART_MAX_IN_FLIGHT,
+  });
   const waitingRoom = createWaitingRoomClient(config.GRPC_ADDR_CART, {
     deadlineMs: config.BACKEND_DEADLINE_MS,
     logger: infra.logger,

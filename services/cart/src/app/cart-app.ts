@@ -312,6 +312,16 @@ export class CartApp {
     return this.#admission.takeSlot();
   }
 
+  /** A reserve place, waited for a short while (undefined: the event got a sold-out entry). */
+  awaitReserveSlot(eventId: string, deadlineMs?: number): Promise<(() => void) | undefined> {
+    return this.#admission.awaitSlot(eventId, deadlineMs);
+  }
+
+  /** A turn to check a reserve against the sold-out book (see ReserveAdmission.awaitBookCheck). */
+  awaitBookCheck(deadlineMs?: number): Promise<() => void> {
+    return this.#admission.awaitBookCheck(deadlineMs);
+  }
+
   assertReserveCapacity(): void {
     this.#admission.assertCapacity();
   }

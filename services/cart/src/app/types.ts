@@ -82,6 +82,11 @@ export interface ReserveInput {
    * derived from `id`, and the request's digest is kept on it.
    */
   claim?: { id: string; requestHash: string };
+  /**
+   * How long the request already waited for its reserve place (ms): the PENDING answer's wait
+   * (`reserveWaitMs`) counts from the request's arrival, that line included.
+   */
+  waitedMs?: number;
 }
 
 /** Billing as a caller gives it. The nonce and the CVV are secrets: used, never stored or logged. */
@@ -157,6 +162,13 @@ export interface CartSettings {
    * one more is refused `unavailable` `overloaded` at once, before it costs anything. Default 64.
    */
   maxReservesInFlight?: number;
+  /**
+   * ReserveCart requests that may wait in line for a place when every one is taken; one more is
+   * refused `overloaded` at once. Default 2 048.
+   */
+  reserveQueueMax?: number;
+  /** How long a ReserveCart request waits in line for a place at most (0: no line). Default 1 500. */
+  reserveQueueWaitMs?: number;
   /**
    * TTL of the sold-out book's entries: how long a best-available reserve the partner refused as
    * sold out makes equal or larger ones of its price level be refused at once (0: never). Default

@@ -544,7 +544,7 @@ function operatorOrders(
 /** cart's CartService as the edge's PartnerCart port. Errors arrive as kinds with `details.reason`. */
 export function createCartClient(
   address: string,
-  options: { deadlineMs: number; logger: Logger },
+  options: { deadlineMs: number; logger: Logger; maxInFlight?: number },
 ): PartnerCart & { close(): void } {
   const client = createGrpcClient(CartServiceClient, address, options);
   const unary = reasonedUnary(client);

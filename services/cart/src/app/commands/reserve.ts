@@ -32,9 +32,9 @@ export function claimedCartId(claimId: string): string {
 }
 
 /**
- * Reserves tickets into a new cart. Waits up to `reserveWaitMs` from the request's start (the
- * store's own slowness under a rush included, so the answer stays well within the caller's
- * deadline) for the partner; answers the held
+ * Reserves tickets into a new cart. Waits up to `reserveWaitMs` from the request's start (its wait
+ * for a reserve place and the store's own slowness under a rush included, so the answer stays well
+ * within the caller's deadline) for the partner; answers the held
  * cart, or a PENDING one that completes in the background. A reserve the partner refuses within
  * the wait is thrown (RESOURCE_EXHAUSTED 20052, ...); one refused later leaves the cart FAILED
  * with its code. A resale reserve holds its listing at once and answers HELD.
@@ -56,7 +56,7 @@ export class ReserveTickets {
 
   async handle(input: ReserveInput): Promise<CartView> {
     const { deps } = this.core;
-    const started = this.core.now().getTime();
+    const started = this.core.now().getTime() - (input.waitedMs ?? 0);
     if (!isEventId(input.eventId))
       throw invalidInput('event id must be 15 letters or digits', 'event_id');
     const event = await this.core.event(input.eventId);

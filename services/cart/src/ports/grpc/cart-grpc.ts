@@ -100,10 +100,13 @@ function reserveInputOf(r: ReserveCartRequest): ReserveInput {
 
 /**
  * ReserveCart. A reserve takes its place (CART_MAX_RESERVES_IN_FLIGHT) before it touches the store,
- * so a burst reaches the store only as far as it can be served: the rest is refused at once,
- * `overloaded` (429 with Retry-After at the edge), without a read or a write. A new key is also
- * refused while the sold-out book covers it (a retry of a reserve that already ran still gets its
- * cart); that refusal needs no place. The place is given back at the call's end.
+ * so a burst reaches the store only as far as it can be served: with none free it waits a short
+ * while in line for one (CART_RESERVE_QUEUE_WAIT_MS, at most CART_RESERVE_QUEUE_MAX waiting), and
+ * past that is refused, `overloaded` (429 with Retry-After at the edge), without a read or a
+ * write. A new key is also refused while the sold-out book covers it (a retry of a reserve that
+ * already ran still gets its cart); that refusal needs no place, and a request
+ * waiting in line is checked against the book as soon as the event gets an entry in it. The place
+ * is given back at the call's end.
  */
 function reserveCart(
   app: CartApp,
@@ -111,15 +114,27 @@ function reserveCart(
   gate: ReserveGate,
 ): Handlers<'reserveCart'> {
   return {
-    reserveCart: unary(async (r: ReserveCartRequest) => {
+    reserveCart: unary(async (r: ReserveCartRequest, call) => {
       const input = reserveInputOf(r);
+      const arrived = Date.now();
       // While the sold-out book has an entry of the event, the place is taken only once the key
       // turned out new and not sold out: a burst of fans told "sold out" (one key read each) does
       // not take the places of the reserves that still reach the partner.
-      const soldOutHinted = app.soldOutHinted(input.eventId);
-      let release: (() => void) | undefined = soldOutHinted ? undefined : app.takeReserveSlot();
-      const admit = () => {
-        release ??= app.takeReserveSlot();
+      let release: (() => void) | undefined;
+      let soldOutHinted = app.soldOutHinted(input.eventId);
+      if (!soldOutHinted) {
+        release = await app.awaitReserveSlot(input.eventId, call.deadlineMs);
+        soldOutHinted = release === undefined; // left the line for the book
+      }
+      // A book check (its key read) takes a turn of its own, given back once the reserve goes on.
+      let check = soldOutHinted ? await app.awaitBookCheck(call.deadlineMs) : undefined;
+      const admit = async () => {
+        check?.();
+        check = undefined;
+        while (release === undefined) {
+          release = await app.awaitReserveSlot(input.eventId, call.deadlineMs);
+          if (release === undefined) app.refuseIfJustSoldOut(input);
+        }
       };
       try {
         // The key is claimed by the cart's own insert (its id derived from the key, the request's
@@ -140,9 +155,10 @@ function reserveCart(
             ),
           },
           async (claim): Promise<ReserveCartResponse> => {
-            admit(); // not taken yet while the sold-out book had an entry of the event
+            await admit(); // not taken yet while the sold-out book had an entry of the event
+            const waitedMs = Date.now() - arrived;
             const view = await gatedReserve(gate, r, () =>
-              app.reserve(claim ? { ...input, claim } : input),
+              app.reserve({ ...input, waitedMs, ...(claim ? { claim } : {}) }),
             );
             return { cart: cartMessage(view, app), pollAfterSeconds: view.pollAfterSeconds };
           },
@@ -160,6 +176,7 @@ function reserveCart(
         );
       } finally {
         release?.();
+        check?.();
       }
     }),
   };
