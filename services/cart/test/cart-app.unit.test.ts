@@ -347,11 +347,13 @@ describe('CartApp', () => {
     open();
     await expect(first).resolves.toMatchObject({ cart: { status: 'CART_STATUS_HELD' } });
     // The place went to the first in line, whose reserve the partner refused (its one place is
-    // held): the rest of the line were told so from the book, with no partner call and no key.
+    // held): the rest of the line were told so from the book, with no partner call and no cart.
     const soldOut = { kind: 'resource_exhausted', details: { reason: '20052' } };
     for (const p of line) await expect(p).rejects.toMatchObject(soldOut);
     expect(one.connector.calls.createBooking).toBe(2);
-    expect(await records.count()).toBe(2);
+    // The keys are claimed by the carts (no key records); the only live cart is the first's.
+    expect(await records.count()).toBe(0);
+    expect(await one.storage.carts.findLive('app-1', EVENT_ID, 100)).toHaveLength(1);
     expect(one.connector.held()).toBe(1);
   });
 
