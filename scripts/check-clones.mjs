@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Exact clones allowed today; lower it whenever a change removes some. */
-const MAX_CLONES = 48;
+const MAX_CLONES = 47;
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const out = mkdtempSync(join(tmpdir(), 'marquee-jscpd-'));
