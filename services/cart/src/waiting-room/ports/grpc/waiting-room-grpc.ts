@@ -42,6 +42,7 @@ export function queueTicketMessage(answer: QueueTicketAnswer): QueueTicketMessag
     admissionToken: answer.admissionToken ?? '',
     ...(view.status === 'ADMITTED' ? { admissionExpiresAt: view.expiresAt } : {}),
     joinedAt: ticket.joinedAt,
+    rank: view.status === 'WAITING' ? (answer.rank ?? 0) : 0,
   };
 }
 
@@ -103,6 +104,9 @@ export function waitingRoomGrpc(
           return { ticket: queueTicketMessage(answer) };
         },
       ),
+      getOnSale: unary(async (request: { eventId: string }) => ({
+        onSale: onSaleMessage(await room.onSale.handle(required(request.eventId, 'event_id'))),
+      })),
     },
   };
 }

@@ -201,7 +201,27 @@ export interface QueueTicket {
     | Date
     | undefined;
   /** When the fan joined. */
-  joinedAt?: Date | undefined;
+  joinedAt?:
+    | Date
+    | undefined;
+  /**
+   * The ticket's rank in admission order, from 1 (WAITING, once known); 0 when not known. A fan
+   * waiting at this rank may read something else once `OnSale.admitted_through` reaches it (or
+   * the queue closes, or the event sells out): the edge waits on that. Not shown to fans.
+   */
+  rank: number;
+}
+
+/** Read an event's on-sale. */
+export interface GetOnSaleRequest {
+  /** Platform event id. */
+  eventId: string;
+}
+
+/** The on-sale. */
+export interface GetOnSaleResponse {
+  /** The on-sale. */
+  onSale?: OnSale | undefined;
 }
 
 function createBaseConfigureOnSaleRequest(): ConfigureOnSaleRequest {
@@ -1018,6 +1038,7 @@ function createBaseQueueTicket(): QueueTicket {
     admissionToken: "",
     admissionExpiresAt: undefined,
     joinedAt: undefined,
+    rank: 0,
   };
 }
 
@@ -1049,6 +1070,9 @@ export const QueueTicket: MessageFns<QueueTicket> = {
     }
     if (message.joinedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.joinedAt), writer.uint32(74).fork()).join();
+    }
+    if (message.rank !== 0) {
+      writer.uint32(80).int32(message.rank);
     }
     return writer;
   },
@@ -1138,6 +1162,14 @@ export const QueueTicket: MessageFns<QueueTicket> = {
             message.joinedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.rank = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1185,6 +1217,7 @@ export const QueueTicket: MessageFns<QueueTicket> = {
         : isSet(object.joined_at)
         ? fromJsonTimestamp(object.joined_at)
         : undefined,
+      rank: isSet(object.rank) ? globalThis.Number(object.rank) : 0,
     };
   },
 
@@ -1217,6 +1250,9 @@ export const QueueTicket: MessageFns<QueueTicket> = {
     if (message.joinedAt !== undefined) {
       obj.joinedAt = message.joinedAt.toISOString();
     }
+    if (message.rank !== 0) {
+      obj.rank = Math.round(message.rank);
+    }
     return obj;
   },
 
@@ -1234,6 +1270,155 @@ export const QueueTicket: MessageFns<QueueTicket> = {
     message.admissionToken = object.admissionToken ?? "";
     message.admissionExpiresAt = object.admissionExpiresAt ?? undefined;
     message.joinedAt = object.joinedAt ?? undefined;
+    message.rank = object.rank ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetOnSaleRequest(): GetOnSaleRequest {
+  return { eventId: "" };
+}
+
+export const GetOnSaleRequest: MessageFns<GetOnSaleRequest> = {
+  encode(message: GetOnSaleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOnSaleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOnSaleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOnSaleRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetOnSaleRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOnSaleRequest>, I>>(base?: I): GetOnSaleRequest {
+    return GetOnSaleRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOnSaleRequest>, I>>(object: I): GetOnSaleRequest {
+    const message = createBaseGetOnSaleRequest();
+    message.eventId = object.eventId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOnSaleResponse(): GetOnSaleResponse {
+  return { onSale: undefined };
+}
+
+export const GetOnSaleResponse: MessageFns<GetOnSaleResponse> = {
+  encode(message: GetOnSaleResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.onSale !== undefined) {
+      OnSale.encode(message.onSale, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOnSaleResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOnSaleResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.onSale = OnSale.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOnSaleResponse {
+    return {
+      onSale: isSet(object.onSale)
+        ? OnSale.fromJSON(object.onSale)
+        : isSet(object.on_sale)
+        ? OnSale.fromJSON(object.on_sale)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetOnSaleResponse): unknown {
+    const obj: any = {};
+    if (message.onSale !== undefined) {
+      obj.onSale = OnSale.toJSON(message.onSale);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOnSaleResponse>, I>>(base?: I): GetOnSaleResponse {
+    return GetOnSaleResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOnSaleResponse>, I>>(object: I): GetOnSaleResponse {
+    const message = createBaseGetOnSaleResponse();
+    message.onSale = (object.onSale !== undefined && object.onSale !== null)
+      ? OnSale.fromPartial(object.onSale)
+      : undefined;
     return message;
   },
 };
@@ -1290,6 +1475,20 @@ export const WaitingRoomServiceService = {
       Buffer.from(GetQueueTicketResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetQueueTicketResponse => GetQueueTicketResponse.decode(value),
   },
+  /**
+   * An event's on-sale as cart last read it (at most about half a second old): what the edge's
+   * long polls wait on, one call per event and poll for all of an edge replica's waiting fans.
+   * NOT_FOUND when the event has no on-sale; INVALID_ARGUMENT without an event id.
+   */
+  getOnSale: {
+    path: "/marquee.cart.v1.WaitingRoomService/GetOnSale" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOnSaleRequest): Buffer => Buffer.from(GetOnSaleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOnSaleRequest => GetOnSaleRequest.decode(value),
+    responseSerialize: (value: GetOnSaleResponse): Buffer => Buffer.from(GetOnSaleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetOnSaleResponse => GetOnSaleResponse.decode(value),
+  },
 } as const;
 
 export interface WaitingRoomServiceServer extends UntypedServiceImplementation {
@@ -1307,6 +1506,12 @@ export interface WaitingRoomServiceServer extends UntypedServiceImplementation {
   joinQueue: handleUnaryCall<JoinQueueRequest, JoinQueueResponse>;
   /** A fan's queue ticket as the fan sees it. NOT_FOUND for a ticket of another app or event. */
   getQueueTicket: handleUnaryCall<GetQueueTicketRequest, GetQueueTicketResponse>;
+  /**
+   * An event's on-sale as cart last read it (at most about half a second old): what the edge's
+   * long polls wait on, one call per event and poll for all of an edge replica's waiting fans.
+   * NOT_FOUND when the event has no on-sale; INVALID_ARGUMENT without an event id.
+   */
+  getOnSale: handleUnaryCall<GetOnSaleRequest, GetOnSaleResponse>;
 }
 
 export interface WaitingRoomServiceClient extends Client {
@@ -1365,6 +1570,26 @@ export interface WaitingRoomServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetQueueTicketResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * An event's on-sale as cart last read it (at most about half a second old): what the edge's
+   * long polls wait on, one call per event and poll for all of an edge replica's waiting fans.
+   * NOT_FOUND when the event has no on-sale; INVALID_ARGUMENT without an event id.
+   */
+  getOnSale(
+    request: GetOnSaleRequest,
+    callback: (error: ServiceError | null, response: GetOnSaleResponse) => void,
+  ): ClientUnaryCall;
+  getOnSale(
+    request: GetOnSaleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOnSaleResponse) => void,
+  ): ClientUnaryCall;
+  getOnSale(
+    request: GetOnSaleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOnSaleResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,215 @@
+import { errorKindOf } from '@marquee/platform/kernel';
+import type { CartCaller } from './partner-cart.js';
+import type { OnSaleRecord, QueueTicketRecord, WaitingRoomBackend } from './waiting-room.js';
+
+/**
+ * Long polls of queue tickets, held at the edge.
+ *
+ * A fan following its ticket with `wait=<s>` is not one call held open to cart: the edge reads the
+ * ticket once (cart answers at once, with the fan's rank), then waits on this replica's watch of
+ * the event's on-sale (one `GetOnSale` per event and poll, however many fans wait), and reads the
+ * ticket again only once what the fan reads may have changed (`waitingMayEnd`) or the wait ran
+ * out. Holding 10,000 waiting fans then costs 10,000 timers and promises here, and cart sees two
+ * calls a second per event plus the reads of the fans whose turn came; the calls to cart go
+ * through a bound (`readsInFlight`), so that a wave (the opening, a sell-out) waking thousands of
+ * fans at once queues here instead of opening thousands of streams on the HTTP/2 connection.
+ */
+
+/** The longest a long poll waits (the API's largest `wait`). */
+export const MAX_WAIT_SECONDS = 25;
+
+/**
+ * Whether a fan WAITING at `rank` (undefined before the early joiners were ordered) may read
+ * something else from `onSale` now: the queue was turned off, the event sold out, the early order
+ * was frozen (the fan gets a rank), or the admitter reached the fan's rank. The same rule as
+ * cart's `waitingMayEnd` (services/cart/src/waiting-room/domain/queue.ts), which owns it.
+ */
+export function waitingMayEnd(onSale: OnSaleRecord, rank: number | undefined): boolean {
+  if (!onSale.queue || onSale.soldOutAt !== undefined) return true;
+  if (rank === undefined) return onSale.frozenAt !== undefined;
+  return onSale.admittedThrough >= rank;
+}
+
+/** Waiting on events' on-sales, shared by every fan of an event on this replica. */
+export interface OnSaleWatch {
+  /**
+   * Resolves true once `done` held for a poll of the event's on-sale (the first poll comes
+   * `pollMs` after the first waiter), false when `timeoutMs` ran out (up to a fifth early, at
+   * random, so that fans who began waiting together do not all come back in the same instant).
+   */
+  until(
+    eventId: string,
+    done: (onSale: OnSaleRecord) => boolean,
+    timeoutMs: number,
+  ): Promise<boolean>;
+  /** How many fans wait on the event now. */
+  waiting(eventId: string): number;
+  /** Answers every waiter (false) and polls no more. */
+  stop(): void;
+}
+
+interface Waiter {
+  done: (onSale: OnSaleRecord) => boolean;
+  resolve: (changed: boolean) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * `OnSaleWatch` by polling `read` (cart's `GetOnSale`): while fans of an event wait here, the
+ * on-sale is read every `pollMs` (one call for all of them) and each waiter whose condition holds
+ * is answered; polling stops with the last waiter. A failed read is reported and retried at the
+ * next poll (the waiters' timeouts still answer them); an on-sale gone (not_found) answers them
+ * all, so that their next read tells them.
+ */
+export function createOnSaleWatch(
+  read: (eventId: string) => Promise<OnSaleRecord>,
+  options: {
+    pollMs: number;
+    onError: (error: unknown, eventId: string) => void;
+    random?: () => number;
+  },
+): OnSaleWatch {
+  const random = options.random ?? Math.random;
+  const waiters = new Map<string, Set<Waiter>>();
+  const polling = new Map<string, ReturnType<typeof setTimeout>>();
+  let stopped = false;
+
+  const settle = (eventId: string, waiter: Waiter, changed: boolean) => {
+    clearTimeout(waiter.timer);
+    const of = waiters.get(eventId);
+    of?.delete(waiter);
+    if (of?.size === 0) waiters.delete(eventId);
+    waiter.resolve(changed);
+  };
+  const answer = (eventId: string, holds: (waiter: Waiter) => boolean) => {
+    for (const waiter of [...(waiters.get(eventId) ?? [])])
+      if (holds(waiter)) settle(eventId, waiter, true);
+  };
+
+  const poll = async (eventId: string) => {
+    polling.delete(eventId);
+    if (!waiters.get(eventId)?.size) return;
+    try {
+      const onSale = await read(eventId);
+      answer(eventId, (waiter) => waiter.done(onSale));
+    } catch (error) {
+      if (errorKindOf(error) === 'not_found') answer(eventId, () => true);
+      else options.onError(error, eventId);
+    }
+    schedule(eventId);
+  };
+
+  const schedule = (eventId: string) => {
+    if (stopped || polling.has(eventId) || !waiters.get(eventId)?.size) return;
+    const timer = setTimeout(() => void poll(eventId), options.pollMs);
+    timer.unref?.();
+    polling.set(eventId, timer);
+  };
+
+  return {
+    until(eventId, done, timeoutMs) {
+      return new Promise<boolean>((resolve) => {
+        if (stopped) return resolve(false);
+        let of = waiters.get(eventId);
+        if (!of) waiters.set(eventId, (of = new Set()));
+        const waiter: Waiter = {
+          done,
+          resolve,
+          timer: setTimeout(
+            () => settle(eventId, waiter, false),
+            Math.max(0, timeoutMs * (1 - random() * 0.2)),
+          ),
+        };
+        waiter.timer.unref?.();
+        of.add(waiter);
+        schedule(eventId);
+      });
+    },
+    waiting: (eventId) => waiters.get(eventId)?.size ?? 0,
+    stop() {
+      stopped = true;
+      for (const timer of polling.values()) clearTimeout(timer);
+      polling.clear();
+      for (const of of waiters.values())
+        for (const waiter of of) {
+          clearTimeout(waiter.timer);
+          waiter.resolve(false);
+        }
+      waiters.clear();
+    },
+  };
+}
+
+/** Runs tasks at most `width` at a time; the others wait their turn in arrival order. */
+export function createLimiter(width: number) {
+  let running = 0;
+  let queue: Array<() => void> = [];
+  let head = 0;
+  const release = () => {
+    if (head < queue.length) {
+      const next = queue[head]!;
+      head += 1;
+      if (head === queue.length) [queue, head] = [[], 0];
+      next();
+    } else running -= 1;
+  };
+  const run = async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running < width) running += 1;
+    else await new Promise<void>((resolve) => queue.push(resolve));
+    try {
+      return await task();
+    } finally {
+      release();
+    }
+  };
+  return Object.assign(run, {
+    /** Tasks running and waiting now. */
+    load: () => ({ running, queued: queue.length - head }),
+  });
+}
+
+/**
+ * Follows a queue ticket (`GET /partners/v1/events/{event_id}/queue/{id}?wait=<s>`): the ticket
+ * now; with a wait, while it stays WAITING, the answer comes once what the fan reads may have
+ * changed (its rank at the opening, its admission, a sell-out, the queue closing) or after the
+ * wait. A wake whose new read shows the same rank still WAITING (a cart replica that had not read
+ * the change yet) waits again for the rest of the wait.
+ */
+export class QueueLongPolls {
+  readonly #limit: ReturnType<typeof createLimiter>;
+  readonly #now: () => number;
+
+  constructor(
+    private readonly backend: Pick<WaitingRoomBackend, 'read'>,
+    private readonly watch: Pick<OnSaleWatch, 'until'>,
+    options: { readsInFlight: number; now?: () => number },
+  ) {
+    this.#limit = createLimiter(options.readsInFlight);
+    this.#now = options.now ?? Date.now;
+  }
+
+  async read(
+    caller: CartCaller,
+    eventId: string,
+    ticketId: string,
+    waitSeconds = 0,
+  ): Promise<QueueTicketRecord> {
+    const waitMs = Math.min(Math.max(0, waitSeconds), MAX_WAIT_SECONDS) * 1000;
+    const until = this.#now() + waitMs;
+    const read = () => this.#limit(() => this.backend.read(caller, eventId, ticketId));
+    let ticket = await read();
+    for (;;) {
+      const left = until - this.#now();
+      if (ticket.status !== 'WAITING' || left <= 0) return ticket;
+      const rank = ticket.rank;
+      const changed = await this.watch.until(eventId, (o) => waitingMayEnd(o, rank), left);
+      ticket = await read();
+      if (!changed || ticket.rank !== rank) return ticket;
+    }
+  }
+
+  /** Reads of tickets running and waiting for their turn now. */
+  load(): { running: number; queued: number } {
+    return this.#limit.load();
+  }
+}

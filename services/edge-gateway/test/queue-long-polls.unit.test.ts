@@ -1,0 +1,202 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  createLimiter,
+  createOnSaleWatch,
+  QueueLongPolls,
+  waitingMayEnd,
+} from '../src/app/queue-long-polls.js';
+import type { OnSaleRecord, QueueTicketRecord } from '../src/app/waiting-room.js';
+
+// The edge's long polls of queue tickets (app/queue-long-polls.ts): one watch of an event's
+// on-sale shared by every waiting fan of a replica, on a fake clock and a fake cart.
+
+const OPENS = new Date('2030-06-01T10:00:00Z');
+const onSale = (extra: Partial<OnSaleRecord> = {}): OnSaleRecord => ({
+  eventId: 'E1',
+  opensAt: OPENS,
+  queue: true,
+  earlyCount: 0,
+  admittedThrough: 0,
+  ...extra,
+});
+const caller = { appId: 'app-1', sandbox: false } as never;
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: OPENS });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A fake cart whose on-sale the test moves; it counts the calls. */
+function fakeCart(initial: OnSaleRecord = onSale()) {
+  const cart = { current: initial, calls: 0, failWith: undefined as Error | undefined };
+  const read = async (eventId: string) => {
+    cart.calls += 1;
+    if (cart.failWith) throw cart.failWith;
+    return { ...cart.current, eventId };
+  };
+  return { cart, read };
+}
+
+describe('waitingMayEnd', () => {
+  it('ends a wait on the freeze (no rank yet), on the fan’s admission, a sell-out or the queue off', () => {
+    expect(waitingMayEnd(onSale(), undefined)).toBe(false);
+    expect(waitingMayEnd(onSale({ frozenAt: OPENS }), undefined)).toBe(true);
+    expect(waitingMayEnd(onSale({ frozenAt: OPENS, admittedThrough: 4 }), 5)).toBe(false);
+    expect(waitingMayEnd(onSale({ frozenAt: OPENS, admittedThrough: 5 }), 5)).toBe(true);
+    expect(waitingMayEnd(onSale({ frozenAt: OPENS, soldOutAt: OPENS }), 500)).toBe(true);
+    expect(waitingMayEnd(onSale({ queue: false }), 500)).toBe(true);
+  });
+});
+
+describe('the on-sale watch', () => {
+  it('reads the on-sale once per poll for all of an event’s waiters, and stops with the last', async () => {
+    const { cart, read } = fakeCart(onSale({ frozenAt: OPENS }));
+    const watch = createOnSaleWatch(read, { pollMs: 500, onError: () => undefined });
+    const answers = Array.from({ length: 1_000 }, (_, i) =>
+      watch.until('E1', (o) => waitingMayEnd(o, i + 1), 25_000),
+    );
+    expect(watch.waiting('E1')).toBe(1_000);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(cart.calls).toBe(1);
+    cart.current = onSale({ frozenAt: OPENS, admittedThrough: 400 });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(cart.calls).toBe(2);
+    expect(watch.waiting('E1')).toBe(600);
+    cart.current = onSale({ frozenAt: OPENS, admittedThrough: 400, soldOutAt: OPENS });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await Promise.all(answers)).toEqual(Array(1_000).fill(true));
+    expect(watch.waiting('E1')).toBe(0);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(cart.calls).toBe(3);
+  });
+
+  it('answers false when the time runs out, up to a fifth early at random', async () => {
+    const { read } = fakeCart();
+    let draw = 0;
+    const watch = createOnSaleWatch(read, {
+      pollMs: 500,
+      onError: () => undefined,
+      random: () => [0, 0.999][draw++ % 2]!,
+    });
+    const settled: number[] = [];
+    const started = Date.now();
+    for (let i = 0; i < 2; i += 1)
+      void watch
+        .until('E1', () => false, 10_000)
+        .then((changed) => {
+          expect(changed).toBe(false);
+          settled.push(Date.now() - started);
+        });
+    await vi.advanceTimersByTimeAsync(8_100);
+    expect(settled).toHaveLength(1);
+    expect(settled[0]).toBeGreaterThanOrEqual(8_000);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(settled).toHaveLength(2);
+    expect(settled[1]).toBe(10_000);
+  });
+
+  it('reports a failed read and polls again; an on-sale gone answers every waiter', async () => {
+    const { cart, read } = fakeCart();
+    const errors: unknown[] = [];
+    const watch = createOnSaleWatch(read, { pollMs: 500, onError: (e) => errors.push(e) });
+    const answer = watch.until('E1', () => false, 25_000);
+    cart.failWith = Object.assign(new Error('unavailable'), { kind: 'unavailable' });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(errors).toHaveLength(2);
+    expect(watch.waiting('E1')).toBe(1);
+    cart.failWith = Object.assign(new Error('gone'), { kind: 'not_found' });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await answer).toBe(true);
+    expect(errors).toHaveLength(2);
+  });
+
+  it('answers every waiter when stopped, and each later wait at once', async () => {
+    const { cart, read } = fakeCart();
+    const watch = createOnSaleWatch(read, { pollMs: 500, onError: () => undefined });
+    const waits = [watch.until('E1', () => true, 25_000), watch.until('E2', () => true, 25_000)];
+    watch.stop();
+    expect(await Promise.all(waits)).toEqual([false, false]);
+    expect(await watch.until('E1', () => true, 25_000)).toBe(false);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(cart.calls).toBe(0);
+  });
+});
+
+describe('the limiter of reads', () => {
+  it('runs at most its width at once and the rest in arrival order', async () => {
+    const limit = createLimiter(2);
+    const started: number[] = [];
+    const finish: Array<() => void> = [];
+    const runs = [0, 1, 2, 3].map((i) =>
+      limit(async () => {
+        started.push(i);
+        await new Promise<void>((resolve) => finish.push(resolve));
+        return i;
+      }),
+    );
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started).toEqual([0, 1]);
+    expect(limit.load()).toEqual({ running: 2, queued: 2 });
+    finish[1]!();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(started).toEqual([0, 1, 2]);
+    for (const done of finish) done();
+    await vi.advanceTimersByTimeAsync(0);
+    for (const done of finish) done();
+    expect(await Promise.all(runs)).toEqual([0, 1, 2, 3]);
+    expect(limit.load()).toEqual({ running: 0, queued: 0 });
+  });
+});
+
+describe('long polls held at the edge', () => {
+  const WAITING: QueueTicketRecord = {
+    id: 'q_1',
+    eventId: 'E1',
+    status: 'WAITING',
+    opensAt: OPENS,
+    joinedAt: OPENS,
+  };
+
+  function setUp(tickets: (reads: number) => QueueTicketRecord) {
+    const { cart, read } = fakeCart();
+    const watch = createOnSaleWatch(read, { pollMs: 500, onError: () => undefined });
+    let reads = 0;
+    const backend = { read: async () => tickets((reads += 1)) };
+    const polls = new QueueLongPolls(backend, watch, { readsInFlight: 4 });
+    return { cart, polls, reads: () => reads };
+  }
+
+  it('answers the fan’s rank once the opening froze the order, then its admission', async () => {
+    const sut = setUp((n) => (n === 1 ? WAITING : { ...WAITING, rank: 3, position: 3 }));
+    const first = sut.polls.read(caller, 'E1', 'q_1', 25);
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect(sut.reads()).toBe(1);
+    sut.cart.current = onSale({ frozenAt: OPENS, earlyCount: 5 });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await first).toMatchObject({ rank: 3, position: 3 });
+    expect(sut.reads()).toBe(2);
+  });
+
+  it('waits again when the new read shows the same rank still WAITING, until the wait runs out', async () => {
+    const sut = setUp(() => ({ ...WAITING, rank: 3, position: 1 }));
+    sut.cart.current = onSale({ frozenAt: OPENS, earlyCount: 5, admittedThrough: 3 });
+    const answer = sut.polls.read(caller, 'E1', 'q_1', 2);
+    let done = false;
+    void answer.then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(1_600);
+    // Woken on each poll (its rank reads admitted), read again, still WAITING: it waits again.
+    expect(sut.reads()).toBe(4);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await answer).toMatchObject({ status: 'WAITING', rank: 3 });
+  });
+
+  it('answers a wait of 0 with one read and no watch', async () => {
+    const sut = setUp(() => WAITING);
+    expect(await sut.polls.read(caller, 'E1', 'q_1', 0)).toEqual(WAITING);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(sut.cart.calls).toBe(0);
+  });
+});
