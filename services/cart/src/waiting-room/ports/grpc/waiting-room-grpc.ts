@@ -81,7 +81,10 @@ export function waitingRoomGrpc(
             ...(request.fanId ? { fanId: request.fanId } : {}),
             ...(request.deviceId ? { deviceId: request.deviceId } : {}),
           });
-          const answer = await room.read.handle(eventId, ticket.id, appId);
+          // A new ticket is answered as inserted; a repeat is read as any ask reads it.
+          const answer = joined
+            ? await room.read.joined(ticket)
+            : await room.read.handle(eventId, ticket.id, appId);
           return { ticket: queueTicketMessage(answer), joined };
         },
       ),
