@@ -55,6 +55,7 @@ export const cartService: ServiceDefinition<CartConfig> = {
       JoinQueue: ['edge-gateway'],
       GetQueueTicket: ['edge-gateway'],
       GetOnSale: ['edge-gateway'],
+      GetQueueTickets: ['edge-gateway'],
     },
   },
   // The nightly maintenance window would make a development run depend on the wall clock.

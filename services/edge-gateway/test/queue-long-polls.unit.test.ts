@@ -1,10 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  createLimiter,
-  createOnSaleWatch,
-  QueueLongPolls,
-  waitingMayEnd,
-} from '../src/app/queue-long-polls.js';
+import { createOnSaleWatch, QueueLongPolls, waitingMayEnd } from '../src/app/queue-long-polls.js';
+import { createTicketReads } from '../src/app/queue-ticket-reads.js';
 import type { OnSaleRecord, QueueTicketRecord } from '../src/app/waiting-room.js';
 
 // The edge's long polls of queue tickets (app/queue-long-polls.ts): one watch of an event's
@@ -20,6 +16,13 @@ const onSale = (extra: Partial<OnSaleRecord> = {}): OnSaleRecord => ({
   ...extra,
 });
 const caller = { appId: 'app-1', sandbox: false } as never;
+const WAITING_TICKET: QueueTicketRecord = {
+  id: 'q_1',
+  eventId: 'E1',
+  status: 'WAITING',
+  opensAt: OPENS,
+  joinedAt: OPENS,
+};
 
 beforeEach(() => {
   vi.useFakeTimers({ now: OPENS });
@@ -124,47 +127,85 @@ describe('the on-sale watch', () => {
   });
 });
 
-describe('the limiter of reads', () => {
-  it('runs at most its width at once and the rest in arrival order', async () => {
-    const limit = createLimiter(2);
-    const started: number[] = [];
+describe('batched reads of tickets', () => {
+  it('reads at once while calls are free, and batches per event what comes meanwhile', async () => {
+    const calls: Array<{ eventId: string; ids: string[] }> = [];
     const finish: Array<() => void> = [];
-    const runs = [0, 1, 2, 3].map((i) =>
-      limit(async () => {
-        started.push(i);
+    const backend = {
+      readMany: async (eventId: string, refs: ReadonlyArray<{ ticketId: string }>) => {
+        calls.push({ eventId, ids: refs.map((r) => r.ticketId) });
         await new Promise<void>((resolve) => finish.push(resolve));
-        return i;
-      }),
+        // The batch leaves out what cart did not find (here: "q_gone").
+        return refs
+          .filter((r) => r.ticketId !== 'q_gone')
+          .map((r) => ({ ...WAITING_TICKET, id: r.ticketId, eventId }));
+      },
+      read: async () => {
+        throw Object.assign(new Error('queue ticket q_gone not found'), { kind: 'not_found' });
+      },
+    };
+    const reads = createTicketReads(backend, { maxBatch: 3, batchesInFlight: 1 });
+    const first = reads.read(caller, 'E1', 'q_0');
+    const rest = Promise.allSettled(
+      ['q_1', 'q_2', 'q_3', 'q_gone'].map((id) => reads.read(caller, 'E1', id)),
     );
+    const other = reads.read(caller, 'E2', 'q_9');
+    expect(calls).toEqual([{ eventId: 'E1', ids: ['q_0'] }]);
+    expect(reads.load()).toEqual({ calls: 1, queued: 5 });
+    finish.shift()!();
+    expect((await first).id).toBe('q_0');
     await vi.advanceTimersByTimeAsync(0);
-    expect(started).toEqual([0, 1]);
-    expect(limit.load()).toEqual({ running: 2, queued: 2 });
-    finish[1]!();
+    // The next call: up to three of E1's waiting reads, in arrival order.
+    expect(calls[1]).toEqual({ eventId: 'E1', ids: ['q_1', 'q_2', 'q_3'] });
+    finish.shift()!();
     await vi.advanceTimersByTimeAsync(0);
-    expect(started).toEqual([0, 1, 2]);
-    for (const done of finish) done();
+    expect(calls[2]).toEqual({ eventId: 'E1', ids: ['q_gone'] });
+    finish.shift()!();
     await vi.advanceTimersByTimeAsync(0);
-    for (const done of finish) done();
-    expect(await Promise.all(runs)).toEqual([0, 1, 2, 3]);
-    expect(limit.load()).toEqual({ running: 0, queued: 0 });
+    expect(calls[3]).toEqual({ eventId: 'E2', ids: ['q_9'] });
+    finish.shift()!();
+    const [one, two, three, gone] = await rest;
+    expect([one, two, three].map((r) => r?.status === 'fulfilled' && r.value.id)).toEqual([
+      'q_1',
+      'q_2',
+      'q_3',
+    ]);
+    expect(gone).toMatchObject({ status: 'rejected', reason: { kind: 'not_found' } });
+    expect((await other).eventId).toBe('E2');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(reads.load()).toEqual({ calls: 0, queued: 0 });
+  });
+
+  it('fails every read of a batch whose call failed', async () => {
+    const reads = createTicketReads(
+      {
+        readMany: () => Promise.reject(Object.assign(new Error('down'), { kind: 'unavailable' })),
+        read: () => Promise.reject(new Error('not asked')),
+      },
+      { maxBatch: 10, batchesInFlight: 2 },
+    );
+    const results = await Promise.allSettled(
+      ['q_1', 'q_2'].map((id) => reads.read(caller, 'E1', id)),
+    );
+    expect(results.map((r) => r.status === 'rejected' && r.reason.kind)).toEqual([
+      'unavailable',
+      'unavailable',
+    ]);
   });
 });
 
 describe('long polls held at the edge', () => {
-  const WAITING: QueueTicketRecord = {
-    id: 'q_1',
-    eventId: 'E1',
-    status: 'WAITING',
-    opensAt: OPENS,
-    joinedAt: OPENS,
-  };
+  const WAITING = WAITING_TICKET;
 
   function setUp(tickets: (reads: number) => QueueTicketRecord) {
     const { cart, read } = fakeCart();
     const watch = createOnSaleWatch(read, { pollMs: 500, onError: () => undefined });
     let reads = 0;
-    const backend = { read: async () => tickets((reads += 1)) };
-    const polls = new QueueLongPolls(backend, watch, { readsInFlight: 4 });
+    const backend = {
+      read: () => Promise.reject(new Error('not asked')),
+      readMany: async () => [tickets((reads += 1))],
+    };
+    const polls = new QueueLongPolls(backend, watch, { maxBatch: 10, batchesInFlight: 2 });
     return { cart, polls, reads: () => reads };
   }
 

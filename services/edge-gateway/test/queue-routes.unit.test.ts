@@ -114,8 +114,9 @@ describe('waiting room: partner routes', () => {
       {},
       {
         waitingRoom: {
-          read: async () =>
+          readMany: async () => [
             waiting({ status: 'ADMITTED', admissionToken: 'tok.sig', admissionExpiresAt: expires }),
+          ],
         },
       },
     );
@@ -130,6 +131,25 @@ describe('waiting room: partner routes', () => {
       admission_expires_at: expires.toISOString(),
       poll_after_seconds: 0,
     });
+  });
+
+  it('answers 404 code 90003 for a ticket cart does not find for the app', async () => {
+    harness = await partnerEdge(
+      {},
+      {
+        waitingRoom: {
+          // The batch leaves the ticket out; read alone, cart answers its not-found.
+          readMany: async () => [],
+          read: () => Promise.reject(partnerFailure('not_found', '90003', 'no such ticket')),
+        },
+      },
+    );
+    const res = await harness.app.inject({
+      method: 'GET',
+      url: `${P}/events/${EVENT}/queue/q_abcdefghijklmnop?apikey=${KEY}&wait=25`,
+    });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error).toMatchObject({ code: '90003' });
   });
 
   it('refuses a wait longer than 25 s (400)', async () => {
@@ -152,11 +172,13 @@ describe('waiting room: long polling', () => {
       {
         waitingRoom: {
           // Cart is never asked to hold a read: the port has no wait to pass.
-          read: async (...args: unknown[]) => {
+          readMany: async (...args: unknown[]) => {
             reads.push(args);
-            return admittedThrough >= 7
-              ? waiting({ status: 'ADMITTED', admissionToken: 'tok.sig' })
-              : waiting({ position: 7 - admittedThrough, rank: 7 });
+            return [
+              admittedThrough >= 7
+                ? waiting({ status: 'ADMITTED', admissionToken: 'tok.sig' })
+                : waiting({ position: 7 - admittedThrough, rank: 7 }),
+            ];
           },
           onSale: async () => {
             onSaleCalls += 1;
@@ -189,7 +211,11 @@ describe('waiting room: long polling', () => {
     expect(onSaleCalls).toBe(2);
     // One read without a wait, then the long poll's two: before the wait and after the wake.
     expect(reads).toHaveLength(3);
-    expect(reads.every((args) => args.length === 3)).toBe(true);
+    expect(reads.every((args) => args.length === 2)).toBe(true);
+    expect(reads[0]).toEqual([
+      EVENT,
+      [{ appId: expect.any(String), ticketId: 'q_abcdefghijklmnop' }],
+    ]);
   });
 
   it('answers a ticket that is not WAITING at once, without watching the on-sale', async () => {
@@ -198,7 +224,7 @@ describe('waiting room: long polling', () => {
       {},
       {
         waitingRoom: {
-          read: async () => waiting({ status: 'SOLD_OUT' }),
+          readMany: async () => [waiting({ status: 'SOLD_OUT' })],
           onSale: async () => {
             onSaleCalls += 1;
             throw new Error('not asked');

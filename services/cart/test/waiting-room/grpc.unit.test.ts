@@ -67,6 +67,13 @@ function port() {
           admissionExpiresAt?: Date;
         };
       }>,
+    getMany: (request: {
+      eventId: string;
+      tickets: Array<{ queueTicketId: string; appId: string }>;
+    }) =>
+      call(implementation.getQueueTickets as never, request) as Promise<{
+        tickets: Array<{ id: string; status: number; position: number; rank: number }>;
+      }>,
     onSale: (request: { eventId: string }) =>
       call(implementation.getOnSale as never, request) as Promise<{
         onSale: { queue: boolean; frozenAt?: Date; admittedThrough: number; earlyCount: number };
@@ -138,6 +145,25 @@ describe('the waiting room gRPC port', () => {
     const onSale = (await sut.onSale({ eventId: 'E1' })).onSale;
     expect(onSale).toMatchObject({ queue: true, earlyCount: 2, admittedThrough: 0 });
     expect(onSale.frozenAt).toBeInstanceOf(Date);
+    // Several tickets in one call: another app's ticket and an unknown id are left out.
+    const many = await sut.getMany({
+      eventId: 'E1',
+      tickets: [
+        { queueTicketId: first.ticket.id, appId: 'a' },
+        { queueTicketId: second.ticket.id, appId: 'b' },
+        { queueTicketId: 'q-unknown', appId: 'a' },
+      ],
+    });
+    expect(many.tickets).toEqual([
+      expect.objectContaining({ id: first.ticket.id, rank: ranks[0]!.rank }),
+    ]);
+    await expect(
+      sut.getMany({ eventId: 'E1', tickets: [{ queueTicketId: '', appId: 'a' }] }),
+    ).rejects.toMatchObject({ kind: 'invalid_argument' });
+    const tooMany = Array.from({ length: 501 }, (_, i) => ({ queueTicketId: `q${i}`, appId: 'a' }));
+    await expect(sut.getMany({ eventId: 'E1', tickets: tooMany })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
     // A late join is answered as inserted, with its rank behind the early joiners; a repeat of it
     // is read again and answers the same.
     const late = await sut.join({ eventId: 'E1', appId: 'a', fanId: 'f3', deviceId: '' });

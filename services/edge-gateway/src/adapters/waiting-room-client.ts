@@ -48,8 +48,9 @@ export function toOnSaleRecord(o: OnSale): OnSaleRecord {
 /**
  * Cart's WaitingRoomService as the edge's waiting room port. Its own client, without the bound on
  * calls in flight of the others: a burst of reserves must not refuse the queue. No call is held:
- * the edge holds its fans' long polls itself (app/queue-long-polls.ts) and asks cart only for a
- * ticket as it reads now and, once per event and poll, for the on-sale.
+ * the edge holds its fans' long polls itself (app/queue-long-polls.ts) and asks cart only for
+ * tickets as they read now (in batches, app/queue-ticket-reads.ts) and, once per event and poll,
+ * for the on-sale.
  */
 export function createWaitingRoomClient(
   address: string,
@@ -82,6 +83,13 @@ export function createWaitingRoomClient(
         waitSeconds: 0,
       });
       return toQueueTicketRecord(answer.ticket!);
+    },
+    async readMany(eventId, tickets) {
+      const answer = await callUnary(client, 'getQueueTickets', {
+        eventId,
+        tickets: tickets.map(({ appId, ticketId }) => ({ appId, queueTicketId: ticketId })),
+      });
+      return answer.tickets.map(toQueueTicketRecord);
     },
     async onSale(eventId) {
       const answer = await callUnary(client, 'getOnSale', { eventId });

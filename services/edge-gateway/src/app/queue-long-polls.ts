@@ -1,5 +1,6 @@
 import { errorKindOf } from '@marquee/platform/kernel';
 import type { CartCaller } from './partner-cart.js';
+import { createTicketReads } from './queue-ticket-reads.js';
 import type { OnSaleRecord, QueueTicketRecord, WaitingRoomBackend } from './waiting-room.js';
 
 /**
@@ -10,9 +11,10 @@ import type { OnSaleRecord, QueueTicketRecord, WaitingRoomBackend } from './wait
  * the event's on-sale (one `GetOnSale` per event and poll, however many fans wait), and reads the
  * ticket again only once what the fan reads may have changed (`waitingMayEnd`) or the wait ran
  * out. Holding 10,000 waiting fans then costs 10,000 timers and promises here, and cart sees two
- * calls a second per event plus the reads of the fans whose turn came; the calls to cart go
- * through a bound (`readsInFlight`), so that a wave (the opening, a sell-out) waking thousands of
- * fans at once queues here instead of opening thousands of streams on the HTTP/2 connection.
+ * calls a second per event plus the reads of the fans whose turn came; those reads are batched
+ * per event under a bound of calls in flight (queue-ticket-reads.ts), so that a wave (the
+ * opening, a sell-out) waking thousands of fans at once is a few dozen calls, not thousands of
+ * streams on the HTTP/2 connection.
  */
 
 /** The longest a long poll waits (the API's largest `wait`). */
@@ -140,34 +142,6 @@ export function createOnSaleWatch(
   };
 }
 
-/** Runs tasks at most `width` at a time; the others wait their turn in arrival order. */
-export function createLimiter(width: number) {
-  let running = 0;
-  let queue: Array<() => void> = [];
-  let head = 0;
-  const release = () => {
-    if (head < queue.length) {
-      const next = queue[head]!;
-      head += 1;
-      if (head === queue.length) [queue, head] = [[], 0];
-      next();
-    } else running -= 1;
-  };
-  const run = async <T>(task: () => Promise<T>): Promise<T> => {
-    if (running < width) running += 1;
-    else await new Promise<void>((resolve) => queue.push(resolve));
-    try {
-      return await task();
-    } finally {
-      release();
-    }
-  };
-  return Object.assign(run, {
-    /** Tasks running and waiting now. */
-    load: () => ({ running, queued: queue.length - head }),
-  });
-}
-
 /**
  * Follows a queue ticket (`GET /partners/v1/events/{event_id}/queue/{id}?wait=<s>`): the ticket
  * now; with a wait, while it stays WAITING, the answer comes once what the fan reads may have
@@ -176,15 +150,15 @@ export function createLimiter(width: number) {
  * the change yet) waits again for the rest of the wait.
  */
 export class QueueLongPolls {
-  readonly #limit: ReturnType<typeof createLimiter>;
+  readonly #reads: ReturnType<typeof createTicketReads>;
   readonly #now: () => number;
 
   constructor(
-    private readonly backend: Pick<WaitingRoomBackend, 'read'>,
+    backend: Pick<WaitingRoomBackend, 'read' | 'readMany'>,
     private readonly watch: Pick<OnSaleWatch, 'until'>,
-    options: { readsInFlight: number; now?: () => number },
+    options: { maxBatch: number; batchesInFlight: number; now?: () => number },
   ) {
-    this.#limit = createLimiter(options.readsInFlight);
+    this.#reads = createTicketReads(backend, options);
     this.#now = options.now ?? Date.now;
   }
 
@@ -196,7 +170,7 @@ export class QueueLongPolls {
   ): Promise<QueueTicketRecord> {
     const waitMs = Math.min(Math.max(0, waitSeconds), MAX_WAIT_SECONDS) * 1000;
     const until = this.#now() + waitMs;
-    const read = () => this.#limit(() => this.backend.read(caller, eventId, ticketId));
+    const read = () => this.#reads.read(caller, eventId, ticketId);
     let ticket = await read();
     for (;;) {
       const left = until - this.#now();
@@ -208,8 +182,8 @@ export class QueueLongPolls {
     }
   }
 
-  /** Reads of tickets running and waiting for their turn now. */
-  load(): { running: number; queued: number } {
-    return this.#limit.load();
+  /** Calls for tickets under way and reads waiting for a batch now. */
+  load(): { calls: number; queued: number } {
+    return this.#reads.load();
   }
 }

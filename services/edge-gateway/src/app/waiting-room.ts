@@ -50,6 +50,14 @@ export interface WaitingRoomBackend {
   /** The ticket as it reads now (cart never holds the call: the edge holds long polls). */
   read(caller: CartCaller, eventId: string, ticketId: string): Promise<QueueTicketRecord>;
   /**
+   * Several tickets of one event as they read now (at most 500), in one call; a ticket not found,
+   * or of another app or event, is left out.
+   */
+  readMany(
+    eventId: string,
+    tickets: ReadonlyArray<{ appId: string; ticketId: string }>,
+  ): Promise<QueueTicketRecord[]>;
+  /**
    * The event's on-sale as cart last read it (at most about half a second old): what the edge's
    * long polls wait on, one call per event and poll. Fails not_found when the event has none.
    */

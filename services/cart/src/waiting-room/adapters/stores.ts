@@ -106,6 +106,7 @@ export function createWaitingRoomStorage(stores: ServiceStores): {
     },
     tickets: {
       get: (id) => tickets.get(id),
+      getMany: (ids) => (ids.length ? tickets.find({ id: { $in: ids } }) : Promise.resolve([])),
       insert: (ticket) => tickets.insert(ticket),
       async findByIdentity(eventId, appId, identity) {
         const [found] = await tickets.find({ eventId, appId, identity }, { limit: 1 });

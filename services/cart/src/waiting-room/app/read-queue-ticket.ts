@@ -74,6 +74,21 @@ export class ReadQueueTicket {
   }
 
   /**
+   * Several tickets of one event as their fans see them now, read in one query: the fans a change
+   * woke at the edge. A ticket not found, or of another app or event, is left out.
+   */
+  async handleMany(
+    eventId: string,
+    refs: ReadonlyArray<{ ticketId: string; appId: string }>,
+  ): Promise<QueueTicketAnswer[]> {
+    const onSale = await queuedOnSale(this.deps, eventId);
+    const askedBy = new Map(refs.map((ref) => [ref.ticketId, ref.appId]));
+    const found = await this.deps.tickets.getMany([...askedBy.keys()]);
+    const mine = found.filter((t) => t.eventId === eventId && askedBy.get(t.id) === t.appId);
+    return Promise.all(mine.map((ticket) => this.#answer(ticket, onSale)));
+  }
+
+  /**
    * The answer for a ticket its fan just joined with (`JoinQueue`), without reading it again:
    * what a read would answer now (a fresh ticket has no admission and was seen just now).
    */

@@ -46,6 +46,9 @@ export function queueTicketMessage(answer: QueueTicketAnswer): QueueTicketMessag
   };
 }
 
+/** The most tickets one `GetQueueTickets` reads. */
+const MAX_TICKETS_READ = 500;
+
 const required = (value: string, field: string) => {
   if (!value) throw invalidInput(`${field} is required`, field);
   return value;
@@ -105,6 +108,25 @@ export function waitingRoomGrpc(
             waitSeconds * 1000,
           );
           return { ticket: queueTicketMessage(answer) };
+        },
+      ),
+      getQueueTickets: unary(
+        async (request: {
+          eventId: string;
+          tickets: Array<{ queueTicketId: string; appId: string }>;
+        }) => {
+          const eventId = required(request.eventId, 'event_id');
+          const refs = request.tickets ?? [];
+          if (refs.length > MAX_TICKETS_READ)
+            throw invalidInput(`at most ${MAX_TICKETS_READ} tickets at once`, 'tickets');
+          const answers = await room.read.handleMany(
+            eventId,
+            refs.map((ref) => ({
+              ticketId: required(ref.queueTicketId, 'tickets.queue_ticket_id'),
+              appId: required(ref.appId, 'tickets.app_id'),
+            })),
+          );
+          return { tickets: answers.map(queueTicketMessage) };
         },
       ),
       getOnSale: unary(async (request: { eventId: string }) => ({

@@ -13,8 +13,10 @@ import { EventParams, KeyQuery, QUEUE_IDENTITY, errorResponses } from './schemas
 const POLL_AFTER_SECONDS = 2;
 /** How often a replica asks cart for an event's on-sale while its fans long-poll (cart's watch reads it as often). */
 const ON_SALE_POLL_MS = 500;
-/** Calls for queue tickets in flight to cart from one scope; more wait their turn at the edge. */
-const TICKET_READS_IN_FLIGHT = 64;
+/** Calls for queue tickets in flight to cart from one scope; reads asked meanwhile are batched. */
+const TICKET_CALLS_IN_FLIGHT = 8;
+/** The most tickets one call reads (cart takes up to 500). */
+const TICKETS_PER_CALL = 250;
 
 const JoinBody = Type.Object(
   {
@@ -118,7 +120,10 @@ export function queueRoutes(
   });
   // Before the server waits for requests in flight: held long polls answer now.
   scope.addHook('preClose', async () => watch.stop());
-  const longPolls = new QueueLongPolls(room, watch, { readsInFlight: TICKET_READS_IN_FLIGHT });
+  const longPolls = new QueueLongPolls(room, watch, {
+    maxBatch: TICKETS_PER_CALL,
+    batchesInFlight: TICKET_CALLS_IN_FLIGHT,
+  });
   const ticketUrl = (eventId: string, id: string) =>
     `${scope.prefix}/events/${eventId}/queue/${id}`;
   scope.post(
