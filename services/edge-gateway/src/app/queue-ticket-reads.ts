@@ -11,11 +11,11 @@ interface Pending {
 
 /**
  * Reads of queue tickets, batched per event: at most `batchesInFlight` calls to cart at once, each
- * reading up to `maxBatch` tickets of one event (`GetQueueTickets`, one store query at cart). A read
+ * reading up to `maxBatch` tickets of one event (`GetQueueTickets`, one call and one stream). A read
  * asked while the calls are all under way waits for the next batch of its event, so a quiet room
  * reads each ticket in a call of its own at once, and a wave (the opening's freeze or a sell-out
  * waking thousands of fans, the first asks of every fan at the opening) is read a few hundred
- * tickets per call instead of one call, one stream and one query each. A ticket the batch does not
+ * tickets per call instead of one call and one stream each. A ticket the batch does not
  * answer (not found, another app's) is read alone, for the error its fan is answered.
  */
 export function createTicketReads(

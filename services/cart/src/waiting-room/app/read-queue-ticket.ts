@@ -74,7 +74,7 @@ export class ReadQueueTicket {
   }
 
   /**
-   * Several tickets of one event as their fans see them now, read in one query: the fans a change
+   * Several tickets of one event as their fans see them now, in one call: the fans a change
    * woke at the edge. A ticket not found, or of another app or event, is left out.
    */
   async handleMany(

@@ -14,9 +14,9 @@ const POLL_AFTER_SECONDS = 2;
 /** How often a replica asks cart for an event's on-sale while its fans long-poll (cart's watch reads it as often). */
 const ON_SALE_POLL_MS = 500;
 /** Calls for queue tickets in flight to cart from one scope; reads asked meanwhile are batched. */
-const TICKET_CALLS_IN_FLIGHT = 8;
+const TICKET_CALLS_IN_FLIGHT = 4;
 /** The most tickets one call reads (cart takes up to 500). */
-const TICKETS_PER_CALL = 250;
+const TICKETS_PER_CALL = 100;
 
 const JoinBody = Type.Object(
   {
