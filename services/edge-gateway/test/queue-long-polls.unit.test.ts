@@ -234,6 +234,34 @@ describe('long polls held at the edge', () => {
     expect(await answer).toMatchObject({ status: 'WAITING', rank: 3 });
   });
 
+  it('spares a fan asking again right after a WAITING answer its first read', async () => {
+    let admitted = false;
+    const sut = setUp((n) =>
+      n === 1
+        ? WAITING
+        : admitted
+          ? { ...WAITING, status: 'ADMITTED', admissionToken: 't' }
+          : { ...WAITING, rank: 3, position: 3 },
+    );
+    const first = sut.polls.read(caller, 'E1', 'q_1', 25);
+    sut.cart.current = onSale({ frozenAt: OPENS, earlyCount: 5 });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await first).toMatchObject({ status: 'WAITING', rank: 3 });
+    expect(sut.reads()).toBe(2);
+    // Asked again at once: the on-sale just polled shows nothing for rank 3, so it waits unread.
+    const second = sut.polls.read(caller, 'E1', 'q_1', 25);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sut.reads()).toBe(2);
+    admitted = true;
+    sut.cart.current = onSale({ frozenAt: OPENS, earlyCount: 5, admittedThrough: 3 });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await second).toMatchObject({ status: 'ADMITTED' });
+    expect(sut.reads()).toBe(3);
+    // Another app asking for the same ticket id is read (its answer is cart's, never this one).
+    await sut.polls.read({ appId: 'app-2', sandbox: false } as never, 'E1', 'q_1', 25);
+    expect(sut.reads()).toBe(4);
+  });
+
   it('answers a wait of 0 with one read and no watch', async () => {
     const sut = setUp(() => WAITING);
     expect(await sut.polls.read(caller, 'E1', 'q_1', 0)).toEqual(WAITING);

@@ -17,6 +17,9 @@ import type { OnSaleRecord, QueueTicketRecord, WaitingRoomBackend } from './wait
  * streams on the HTTP/2 connection.
  */
 
+/** How long a WAITING answer spares the next long poll of the same fan its first read. */
+const RECENT_MS = 5_000;
+
 /** The longest a long poll waits (the API's largest `wait`). */
 export const MAX_WAIT_SECONDS = 25;
 
@@ -46,6 +49,8 @@ export interface OnSaleWatch {
   ): Promise<boolean>;
   /** How many fans wait on the event now. */
   waiting(eventId: string): number;
+  /** The event's on-sale as last polled, if that was less than two polls ago. */
+  latest(eventId: string): OnSaleRecord | undefined;
   /** Answers every waiter (false) and polls no more. */
   stop(): void;
 }
@@ -74,6 +79,7 @@ export function createOnSaleWatch(
   const random = options.random ?? Math.random;
   const waiters = new Map<string, Set<Waiter>>();
   const polling = new Map<string, ReturnType<typeof setTimeout>>();
+  const polled = new Map<string, { onSale: OnSaleRecord; at: number }>();
   let stopped = false;
 
   const settle = (eventId: string, waiter: Waiter, changed: boolean) => {
@@ -93,6 +99,7 @@ export function createOnSaleWatch(
     if (!waiters.get(eventId)?.size) return;
     try {
       const onSale = await read(eventId);
+      polled.set(eventId, { onSale, at: Date.now() });
       answer(eventId, (waiter) => waiter.done(onSale));
     } catch (error) {
       if (errorKindOf(error) === 'not_found') answer(eventId, () => true);
@@ -128,6 +135,12 @@ export function createOnSaleWatch(
       });
     },
     waiting: (eventId) => waiters.get(eventId)?.size ?? 0,
+    latest(eventId) {
+      const last = polled.get(eventId);
+      if (last && Date.now() - last.at < 2 * options.pollMs) return last.onSale;
+      polled.delete(eventId);
+      return undefined;
+    },
     stop() {
       stopped = true;
       for (const timer of polling.values()) clearTimeout(timer);
@@ -151,11 +164,13 @@ export function createOnSaleWatch(
  */
 export class QueueLongPolls {
   readonly #reads: ReturnType<typeof createTicketReads>;
+  /** The last WAITING answer per app, event and ticket, oldest first. */
+  readonly #recent = new Map<string, { ticket: QueueTicketRecord; at: number }>();
   readonly #now: () => number;
 
   constructor(
     backend: Pick<WaitingRoomBackend, 'read' | 'readMany'>,
-    private readonly watch: Pick<OnSaleWatch, 'until'>,
+    private readonly watch: Pick<OnSaleWatch, 'until' | 'latest'>,
     options: { maxBatch: number; batchesInFlight: number; now?: () => number },
   ) {
     this.#reads = createTicketReads(backend, options);
@@ -171,15 +186,42 @@ export class QueueLongPolls {
     const waitMs = Math.min(Math.max(0, waitSeconds), MAX_WAIT_SECONDS) * 1000;
     const until = this.#now() + waitMs;
     const read = () => this.#reads.read(caller, eventId, ticketId);
-    let ticket = await read();
+    const key = `${caller.appId} ${eventId} ${ticketId}`;
+    let ticket = (waitMs > 0 ? this.#stillWaiting(key, eventId) : undefined) ?? (await read());
     for (;;) {
       const left = until - this.#now();
-      if (ticket.status !== 'WAITING' || left <= 0) return ticket;
+      if (ticket.status !== 'WAITING' || left <= 0) return this.#answered(key, ticket);
       const rank = ticket.rank;
       const changed = await this.watch.until(eventId, (o) => waitingMayEnd(o, rank), left);
       ticket = await read();
-      if (!changed || ticket.rank !== rank) return ticket;
+      if (!changed || ticket.rank !== rank) return this.#answered(key, ticket);
     }
+  }
+
+  /**
+   * The WAITING ticket this replica answered the app's fan a moment ago, when the on-sale as
+   * last polled shows nothing that ends its wait: a fan long-polling again right after an
+   * answer then waits without a read of its ticket (at a wave, such as the freeze, that halves
+   * the reads: each fan woken is read once, not once more when it asks again). Its wait still
+   * ends with a read, which also tells cart that the fan is still there.
+   */
+  #stillWaiting(key: string, eventId: string): QueueTicketRecord | undefined {
+    const last = this.#recent.get(key);
+    if (!last || this.#now() - last.at > RECENT_MS) return undefined;
+    const onSale = this.watch.latest(eventId);
+    return onSale && !waitingMayEnd(onSale, last.ticket.rank) ? last.ticket : undefined;
+  }
+
+  /** Keeps a WAITING answer for {@link RECENT_MS} (see `#stillWaiting`). */
+  #answered(key: string, ticket: QueueTicketRecord): QueueTicketRecord {
+    const now = this.#now();
+    for (const [old, { at }] of this.#recent) {
+      if (now - at <= RECENT_MS) break;
+      this.#recent.delete(old);
+    }
+    this.#recent.delete(key);
+    if (ticket.status === 'WAITING') this.#recent.set(key, { ticket, at: now });
+    return ticket;
   }
 
   /** Calls for tickets under way and reads waiting for a batch now. */
