@@ -137,19 +137,16 @@ export function createOnSaleWatch(
     waiting: (eventId) => waiters.get(eventId)?.size ?? 0,
     latest(eventId) {
       const last = polled.get(eventId);
-      if (last && Date.now() - last.at < 2 * options.pollMs) return last.onSale;
-      polled.delete(eventId);
-      return undefined;
+      return last && Date.now() - last.at < 2 * options.pollMs ? last.onSale : undefined;
     },
     stop() {
       stopped = true;
       for (const timer of polling.values()) clearTimeout(timer);
       polling.clear();
-      for (const of of waiters.values())
-        for (const waiter of of) {
-          clearTimeout(waiter.timer);
-          waiter.resolve(false);
-        }
+      for (const waiter of [...waiters.values()].flatMap((of) => [...of])) {
+        clearTimeout(waiter.timer);
+        waiter.resolve(false);
+      }
       waiters.clear();
     },
   };
