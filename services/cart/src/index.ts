@@ -54,6 +54,8 @@ export const cartService: ServiceDefinition<CartConfig> = {
       ConfigureOnSale: ['edge-gateway'],
       JoinQueue: ['edge-gateway'],
       GetQueueTicket: ['edge-gateway'],
+      GetOnSale: ['edge-gateway'],
+      GetQueueTickets: ['edge-gateway'],
     },
   },
   // The nightly maintenance window would make a development run depend on the wall clock.

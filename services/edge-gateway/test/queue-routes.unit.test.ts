@@ -114,8 +114,9 @@ describe('waiting room: partner routes', () => {
       {},
       {
         waitingRoom: {
-          read: async () =>
+          readMany: async () => [
             waiting({ status: 'ADMITTED', admissionToken: 'tok.sig', admissionExpiresAt: expires }),
+          ],
         },
       },
     );
@@ -132,6 +133,25 @@ describe('waiting room: partner routes', () => {
     });
   });
 
+  it('answers 404 code 90003 for a ticket cart does not find for the app', async () => {
+    harness = await partnerEdge(
+      {},
+      {
+        waitingRoom: {
+          // The batch leaves the ticket out; read alone, cart answers its not-found.
+          readMany: async () => [],
+          read: () => Promise.reject(partnerFailure('not_found', '90003', 'no such ticket')),
+        },
+      },
+    );
+    const res = await harness.app.inject({
+      method: 'GET',
+      url: `${P}/events/${EVENT}/queue/q_abcdefghijklmnop?apikey=${KEY}&wait=25`,
+    });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error).toMatchObject({ code: '90003' });
+  });
+
   it('refuses a wait longer than 25 s (400)', async () => {
     harness = await partnerEdge({}, { waitingRoom: {} });
     const res = await harness.app.inject({
@@ -143,29 +163,81 @@ describe('waiting room: partner routes', () => {
 });
 
 describe('waiting room: long polling', () => {
-  it('passes the wait to cart, which holds the call', async () => {
-    const waits: Array<number | undefined> = [];
+  it('holds the long poll at the edge and answers once the fan’s rank is admitted', async () => {
+    const reads: unknown[][] = [];
+    let admittedThrough = 0;
+    let onSaleCalls = 0;
     harness = await partnerEdge(
       {},
       {
         waitingRoom: {
-          read: async (_caller, _eventId, _id, wait) => {
-            waits.push(wait);
-            return waiting({ status: 'SOLD_OUT' });
+          // Cart is never asked to hold a read: the port has no wait to pass.
+          readMany: async (...args: unknown[]) => {
+            reads.push(args);
+            return [
+              admittedThrough >= 7
+                ? waiting({ status: 'ADMITTED', admissionToken: 'tok.sig' })
+                : waiting({ position: 7 - admittedThrough, rank: 7 }),
+            ];
+          },
+          onSale: async () => {
+            onSaleCalls += 1;
+            // The admitter reaches rank 7 by the second poll.
+            if (onSaleCalls === 2) admittedThrough = 7;
+            return {
+              eventId: EVENT,
+              opensAt: OPENS,
+              queue: true,
+              frozenAt: OPENS,
+              earlyCount: 9,
+              admittedThrough,
+            };
           },
         },
       },
     );
-    for (const query of ['&wait=25', ''])
-      expect(
-        (
-          await harness.app.inject({
-            method: 'GET',
-            url: `${P}/events/${EVENT}/queue/q_abcdefghijklmnop?apikey=${KEY}${query}`,
-          })
-        ).json().status,
-      ).toBe('SOLD_OUT');
-    expect(waits).toEqual([25, 0]);
+    const follow = (query: string) =>
+      harness!.app.inject({
+        method: 'GET',
+        url: `${P}/events/${EVENT}/queue/q_abcdefghijklmnop?apikey=${KEY}${query}`,
+      });
+    const now = (await follow('')).json();
+    expect(now).toMatchObject({ status: 'WAITING', position: 7 });
+    // The rank is the edge's, not the fan's: the body is the documented one.
+    expect(now).not.toHaveProperty('rank');
+    expect(onSaleCalls).toBe(0);
+    const held = (await follow('&wait=25')).json();
+    expect(held).toMatchObject({ status: 'ADMITTED', admission_token: 'tok.sig' });
+    expect(onSaleCalls).toBe(2);
+    // One read without a wait, then the long poll's two: before the wait and after the wake.
+    expect(reads).toHaveLength(3);
+    expect(reads.every((args) => args.length === 2)).toBe(true);
+    expect(reads[0]).toEqual([
+      EVENT,
+      [{ appId: expect.any(String), ticketId: 'q_abcdefghijklmnop' }],
+    ]);
+  });
+
+  it('answers a ticket that is not WAITING at once, without watching the on-sale', async () => {
+    let onSaleCalls = 0;
+    harness = await partnerEdge(
+      {},
+      {
+        waitingRoom: {
+          readMany: async () => [waiting({ status: 'SOLD_OUT' })],
+          onSale: async () => {
+            onSaleCalls += 1;
+            throw new Error('not asked');
+          },
+        },
+      },
+    );
+    const res = await harness.app.inject({
+      method: 'GET',
+      url: `${P}/events/${EVENT}/queue/q_abcdefghijklmnop?apikey=${KEY}&wait=25`,
+    });
+    expect(res.json().status).toBe('SOLD_OUT');
+    expect(onSaleCalls).toBe(0);
   });
 });
 

@@ -48,7 +48,13 @@ function port() {
       }>,
     join: (request: { eventId: string; appId: string; fanId: string; deviceId: string }) =>
       call(implementation.joinQueue as never, request) as Promise<{
-        ticket: { id: string; status: number; position: number; admissionToken: string };
+        ticket: {
+          id: string;
+          status: number;
+          position: number;
+          rank: number;
+          admissionToken: string;
+        };
         joined: boolean;
       }>,
     get: (request: { eventId: string; queueTicketId: string; appId: string }) =>
@@ -56,9 +62,21 @@ function port() {
         ticket: {
           status: number;
           position: number;
+          rank: number;
           admissionToken: string;
           admissionExpiresAt?: Date;
         };
+      }>,
+    getMany: (request: {
+      eventId: string;
+      tickets: Array<{ queueTicketId: string; appId: string }>;
+    }) =>
+      call(implementation.getQueueTickets as never, request) as Promise<{
+        tickets: Array<{ id: string; status: number; position: number; rank: number }>;
+      }>,
+    onSale: (request: { eventId: string }) =>
+      call(implementation.getOnSale as never, request) as Promise<{
+        onSale: { queue: boolean; frozenAt?: Date; admittedThrough: number; earlyCount: number };
       }>,
   };
 }
@@ -103,5 +121,59 @@ describe('the waiting room gRPC port', () => {
     ).rejects.toMatchObject({
       kind: 'not_found',
     });
+  });
+
+  it('answers the on-sale and each waiting ticket’s rank, what the edge’s long polls wait on', async () => {
+    const sut = port();
+    await expect(sut.onSale({ eventId: 'E1' })).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(sut.onSale({ eventId: '' })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+    await sut.configure({ eventId: 'E1', opensAt: OPENS, queue: true });
+    const first = await sut.join({ eventId: 'E1', appId: 'a', fanId: 'f1', deviceId: '' });
+    const second = await sut.join({ eventId: 'E1', appId: 'a', fanId: 'f2', deviceId: '' });
+    const read = (id: string) => sut.get({ eventId: 'E1', queueTicketId: id, appId: 'a' });
+    // Before the opening ordered the early joiners: no rank yet, nothing frozen.
+    expect((await read(first.ticket.id)).ticket.rank).toBe(0);
+    expect((await sut.onSale({ eventId: 'E1' })).onSale).toMatchObject({ queue: true });
+    expect((await sut.onSale({ eventId: 'E1' })).onSale.frozenAt).toBeUndefined();
+    sut.advance(12_000);
+    await sut.room.admitter.handle('E1');
+    const ranks = [(await read(first.ticket.id)).ticket, (await read(second.ticket.id)).ticket];
+    expect(ranks.map((t) => t.rank).sort()).toEqual([1, 2]);
+    expect(ranks.every((t) => t.position === t.rank)).toBe(true);
+    const onSale = (await sut.onSale({ eventId: 'E1' })).onSale;
+    expect(onSale).toMatchObject({ queue: true, earlyCount: 2, admittedThrough: 0 });
+    expect(onSale.frozenAt).toBeInstanceOf(Date);
+    // Several tickets in one call: another app's ticket and an unknown id are left out.
+    const many = await sut.getMany({
+      eventId: 'E1',
+      tickets: [
+        { queueTicketId: first.ticket.id, appId: 'a' },
+        { queueTicketId: second.ticket.id, appId: 'b' },
+        { queueTicketId: 'q-unknown', appId: 'a' },
+      ],
+    });
+    expect(many.tickets).toEqual([
+      expect.objectContaining({ id: first.ticket.id, rank: ranks[0]!.rank }),
+    ]);
+    await expect(
+      sut.getMany({ eventId: 'E1', tickets: [{ queueTicketId: '', appId: 'a' }] }),
+    ).rejects.toMatchObject({ kind: 'invalid_argument' });
+    const tooMany = Array.from({ length: 501 }, (_, i) => ({ queueTicketId: `q${i}`, appId: 'a' }));
+    await expect(sut.getMany({ eventId: 'E1', tickets: tooMany })).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+    // A late join is answered as inserted, with its rank behind the early joiners; a repeat of it
+    // is read again and answers the same.
+    const late = await sut.join({ eventId: 'E1', appId: 'a', fanId: 'f3', deviceId: '' });
+    expect(late).toMatchObject({ joined: true, ticket: { rank: 3, position: 3 } });
+    const again = await sut.join({ eventId: 'E1', appId: 'a', fanId: 'f3', deviceId: '' });
+    expect(again).toMatchObject({ joined: false, ticket: { id: late.ticket.id, rank: 3 } });
+    // Admitted: the rank is no longer given (only a WAITING ticket's is).
+    await sut.room.admitter.handle('E1');
+    expect((await sut.onSale({ eventId: 'E1' })).onSale.admittedThrough).toBeGreaterThanOrEqual(2);
+    const admitted = (await read(first.ticket.id)).ticket;
+    expect(admitted).toMatchObject({ status: QueueStatus.QUEUE_STATUS_ADMITTED, rank: 0 });
   });
 });

@@ -93,6 +93,16 @@ export function waitingRoomStorageContract(name: string, open: () => Promise<Sto
       expect(await tickets.findByIdentity('E1', 'app-1', 'device:d9')).toBeUndefined();
     });
 
+    it('reads several tickets by id in one call, leaving out the ids it does not hold', async () => {
+      const { tickets } = storage;
+      await tickets.insert(ticket('m1', { identity: 'device:m1' }));
+      await tickets.insert(ticket('m2', { identity: 'device:m2', eventId: 'E2' }));
+      const found = await tickets.getMany(['m1', 'm2', 'm-none']);
+      expect(found.map((t) => t.id).sort()).toEqual(['m1', 'm2']);
+      expect(found.find((t) => t.id === 'm2')).toMatchObject({ eventId: 'E2', version: 1 });
+      expect(await tickets.getMany([])).toEqual([]);
+    });
+
     it("answers the admitter's queries in order", async () => {
       const { tickets } = storage;
       for (const [id, key] of [

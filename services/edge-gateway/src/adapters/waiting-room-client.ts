@@ -29,6 +29,7 @@ export function toQueueTicketRecord(t: QueueTicket): QueueTicketRecord {
     ...(t.admissionToken ? { admissionToken: t.admissionToken } : {}),
     ...(t.admissionExpiresAt ? { admissionExpiresAt: t.admissionExpiresAt } : {}),
     joinedAt: t.joinedAt ?? new Date(0),
+    ...(status === 'WAITING' && t.rank > 0 ? { rank: t.rank } : {}),
   };
 }
 
@@ -46,8 +47,10 @@ export function toOnSaleRecord(o: OnSale): OnSaleRecord {
 
 /**
  * Cart's WaitingRoomService as the edge's waiting room port. Its own client, without the bound on
- * calls in flight of the others: long polls hold calls open by design (cart answers them from
- * one on-sale read per event and poll), and a burst of reserves must not refuse the queue.
+ * calls in flight of the others: a burst of reserves must not refuse the queue. No call is held:
+ * the edge holds its fans' long polls itself (app/queue-long-polls.ts) and asks cart only for
+ * tickets as they read now (in batches, app/queue-ticket-reads.ts) and, once per event and poll,
+ * for the on-sale.
  */
 export function createWaitingRoomClient(
   address: string,
@@ -72,15 +75,25 @@ export function createWaitingRoomClient(
       });
       return { ticket: toQueueTicketRecord(answer.ticket!), joined: answer.joined };
     },
-    async read(caller, eventId, ticketId, waitSeconds = 0) {
-      const answer = await callUnary(
-        client,
-        'getQueueTicket',
-        { eventId, queueTicketId: ticketId, appId: caller.appId, waitSeconds },
-        // A long poll is held by cart up to `waitSeconds`: the call's deadline covers it.
-        waitSeconds > 0 ? { deadlineMs: waitSeconds * 1000 + options.deadlineMs } : {},
-      );
+    async read(caller, eventId, ticketId) {
+      const answer = await callUnary(client, 'getQueueTicket', {
+        eventId,
+        queueTicketId: ticketId,
+        appId: caller.appId,
+        waitSeconds: 0,
+      });
       return toQueueTicketRecord(answer.ticket!);
+    },
+    async readMany(eventId, tickets) {
+      const answer = await callUnary(client, 'getQueueTickets', {
+        eventId,
+        tickets: tickets.map(({ appId, ticketId }) => ({ appId, queueTicketId: ticketId })),
+      });
+      return answer.tickets.map(toQueueTicketRecord);
+    },
+    async onSale(eventId) {
+      const answer = await callUnary(client, 'getOnSale', { eventId });
+      return toOnSaleRecord(answer.onSale!);
     },
     close: () => client.close(),
   };

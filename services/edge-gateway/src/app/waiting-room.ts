@@ -18,6 +18,11 @@ export interface QueueTicketRecord {
   admissionToken?: string;
   admissionExpiresAt?: Date;
   joinedAt: Date;
+  /**
+   * The ticket's rank in admission order (WAITING, once the early joiners were ordered): what the
+   * edge's long polls wait on (`waitingMayEnd`). Not shown to fans.
+   */
+  rank?: number;
 }
 
 /** An event's on-sale and its waiting room, as operators set and read it. */
@@ -42,14 +47,19 @@ export interface WaitingRoomBackend {
     eventId: string,
     identity: { fanId?: string; deviceId?: string },
   ): Promise<{ ticket: QueueTicketRecord; joined: boolean }>;
+  /** The ticket as it reads now (cart never holds the call: the edge holds long polls). */
+  read(caller: CartCaller, eventId: string, ticketId: string): Promise<QueueTicketRecord>;
   /**
-   * The ticket; with `waitSeconds`, while WAITING, answered once what it reads may have changed
-   * or after that long (long polling, held by cart).
+   * Several tickets of one event as they read now (at most 500), in one call; a ticket not found,
+   * or of another app or event, is left out.
    */
-  read(
-    caller: CartCaller,
+  readMany(
     eventId: string,
-    ticketId: string,
-    waitSeconds?: number,
-  ): Promise<QueueTicketRecord>;
+    tickets: ReadonlyArray<{ appId: string; ticketId: string }>,
+  ): Promise<QueueTicketRecord[]>;
+  /**
+   * The event's on-sale as cart last read it (at most about half a second old): what the edge's
+   * long polls wait on, one call per event and poll. Fails not_found when the event has none.
+   */
+  onSale(eventId: string): Promise<OnSaleRecord>;
 }

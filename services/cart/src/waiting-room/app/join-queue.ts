@@ -38,17 +38,22 @@ export class JoinQueue {
     private readonly deps: Pick<WaitingRoomDeps, 'watch' | 'tickets' | 'clock' | 'ids'>,
   ) {}
 
-  async handle(input: JoinInput): Promise<{ ticket: QueueTicket; joined: boolean }> {
+  async handle(input: JoinInput): Promise<{ ticket: Stored<QueueTicket>; joined: boolean }> {
     const identity = queueIdentityOf(input);
     const onSale = await queuedOnSale(this.deps, input.eventId);
     const { tickets, ids } = this.deps;
     // The id of the identity's place: a read by id finds a repeat without a query.
     const id = ids.queueTicketId({ eventId: input.eventId, appId: input.appId, identity });
-    const held = await this.#heldBy(id, input, identity);
+    // Before the opening a join draws no sequence: it inserts straight away, and a repeat is told
+    // by the insert's `already_exists` (one write instead of a read and a write). A late join
+    // reads first, so that a repeat does not spend a sequence number (a rank nobody holds).
+    const now = this.deps.clock.now();
+    const early = joinsEarly(onSale, now);
+    const held = early ? undefined : await this.#heldBy(id, input, identity);
     if (held) return { ticket: held, joined: false };
     try {
       return {
-        ticket: await tickets.insert(await this.#ticket(id, input, identity, onSale)),
+        ticket: await tickets.insert(await this.#ticket(id, input, identity, { early, now })),
         joined: true,
       };
     } catch (error) {
@@ -74,10 +79,9 @@ export class JoinQueue {
     id: string,
     input: JoinInput,
     identity: string,
-    onSale: OnSaleRecord,
+    { early, now }: { early: boolean; now: Date },
   ): Promise<QueueTicket> {
-    const { clock, ids, tickets } = this.deps;
-    const now = clock.now();
+    const { ids, tickets } = this.deps;
     const base = {
       id,
       eventId: input.eventId,
@@ -87,8 +91,7 @@ export class JoinQueue {
       state: 'WAITING' as const,
       seenAt: now,
     };
-    if (joinsEarly(onSale, now))
-      return { ...base, early: true, orderKey: earlyOrderKey(ids.lottery(), id) };
+    if (early) return { ...base, early: true, orderKey: earlyOrderKey(ids.lottery(), id) };
     const sequence = await tickets.nextSequence(input.eventId);
     return { ...base, early: false, sequence, orderKey: lateOrderKey(sequence) };
   }

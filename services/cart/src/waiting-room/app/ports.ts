@@ -37,6 +37,8 @@ export interface OnSaleRepository {
 
 export interface QueueTicketRepository {
   get(id: string): Promise<Stored<QueueTicket> | undefined>;
+  /** The tickets of these ids that exist, in any order. */
+  getMany(ids: readonly string[]): Promise<Stored<QueueTicket>[]>;
   /** Kind `already_exists` when the identity holds a ticket of the event for the app already. */
   insert(ticket: QueueTicket): Promise<Stored<QueueTicket>>;
   findByIdentity(

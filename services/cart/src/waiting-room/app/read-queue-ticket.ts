@@ -5,6 +5,7 @@ import {
   rankOf,
   viewOf,
   waitingMayEnd,
+  type OnSale,
   type QueueTicket,
   type QueueView,
 } from '../domain/queue.js';
@@ -72,10 +73,32 @@ export class ReadQueueTicket {
     }
   }
 
-  async #read(eventId: string, ticketId: string, appId: string): Promise<QueueTicketAnswer> {
-    const { tickets, clock, signer, settings } = this.deps;
+  /**
+   * Several tickets of one event as their fans see them now, in one call: the fans a change
+   * woke at the edge. A ticket not found, or of another app or event, is left out.
+   */
+  async handleMany(
+    eventId: string,
+    refs: ReadonlyArray<{ ticketId: string; appId: string }>,
+  ): Promise<QueueTicketAnswer[]> {
     const onSale = await queuedOnSale(this.deps, eventId);
-    let ticket = await tickets.get(ticketId);
+    const askedBy = new Map(refs.map((ref) => [ref.ticketId, ref.appId]));
+    const found = await this.deps.tickets.getMany([...askedBy.keys()]);
+    const mine = found.filter((t) => t.eventId === eventId && askedBy.get(t.id) === t.appId);
+    return Promise.all(mine.map((ticket) => this.#answer(ticket, onSale)));
+  }
+
+  /**
+   * The answer for a ticket its fan just joined with (`JoinQueue`), without reading it again:
+   * what a read would answer now (a fresh ticket has no admission and was seen just now).
+   */
+  async joined(ticket: Stored<QueueTicket>): Promise<QueueTicketAnswer> {
+    return this.#answer(ticket, await queuedOnSale(this.deps, ticket.eventId));
+  }
+
+  async #read(eventId: string, ticketId: string, appId: string): Promise<QueueTicketAnswer> {
+    const onSale = await queuedOnSale(this.deps, eventId);
+    const ticket = await this.deps.tickets.get(ticketId);
     if (!ticket || ticket.eventId !== eventId || ticket.appId !== appId)
       throw new CartError(
         'not_found',
@@ -85,6 +108,13 @@ export class ReadQueueTicket {
           queue_ticket_id: ticketId,
         },
       );
+    return this.#answer(ticket, onSale);
+  }
+
+  async #answer(found: Stored<QueueTicket>, onSale: OnSale): Promise<QueueTicketAnswer> {
+    const { clock, signer, settings } = this.deps;
+    const { eventId, appId } = found;
+    let ticket = found;
     const ranks = onSale.frozenAt ? await this.early.of(eventId) : undefined;
     let rank = rankOf(ticket, onSale, ranks);
     if (onSale.frozenAt && rank === undefined && ticket.early) {

@@ -4,6 +4,7 @@ import { EarlyRanks } from './early-ranks.js';
 import { JoinQueue } from './join-queue.js';
 import { MarkSoldOut } from './mark-sold-out.js';
 import type { WaitingRoomDeps } from './ports.js';
+import { ReadOnSale } from './read-onsale.js';
 import { ReadQueueTicket } from './read-queue-ticket.js';
 import { SpendAdmission } from './spend-admission.js';
 
@@ -19,6 +20,8 @@ export interface WaitingRoom {
   configure: ConfigureOnSale;
   join: JoinQueue;
   read: ReadQueueTicket;
+  /** The on-sale as the watch last read it (the edge's long polls). */
+  onSale: ReadOnSale;
   /** The admitter of this replica (`owner` names it in the lease). */
   admitter: AdmitTick;
   spend: SpendAdmission;
@@ -31,6 +34,7 @@ export function createWaitingRoom(deps: WaitingRoomDeps, owner: string): Waiting
     configure: new ConfigureOnSale(deps),
     join: new JoinQueue(deps),
     read: new ReadQueueTicket(deps, early),
+    onSale: new ReadOnSale(deps),
     admitter: new AdmitTick(deps, early, owner),
     spend: new SpendAdmission(deps),
     soldOut: new MarkSoldOut(deps),

@@ -42,8 +42,12 @@ export function queueTicketMessage(answer: QueueTicketAnswer): QueueTicketMessag
     admissionToken: answer.admissionToken ?? '',
     ...(view.status === 'ADMITTED' ? { admissionExpiresAt: view.expiresAt } : {}),
     joinedAt: ticket.joinedAt,
+    rank: view.status === 'WAITING' ? (answer.rank ?? 0) : 0,
   };
 }
+
+/** The most tickets one `GetQueueTickets` reads. */
+const MAX_TICKETS_READ = 500;
 
 const required = (value: string, field: string) => {
   if (!value) throw invalidInput(`${field} is required`, field);
@@ -80,7 +84,10 @@ export function waitingRoomGrpc(
             ...(request.fanId ? { fanId: request.fanId } : {}),
             ...(request.deviceId ? { deviceId: request.deviceId } : {}),
           });
-          const answer = await room.read.handle(eventId, ticket.id, appId);
+          // A new ticket is answered as inserted; a repeat is read as any ask reads it.
+          const answer = joined
+            ? await room.read.joined(ticket)
+            : await room.read.handle(eventId, ticket.id, appId);
           return { ticket: queueTicketMessage(answer), joined };
         },
       ),
@@ -103,6 +110,28 @@ export function waitingRoomGrpc(
           return { ticket: queueTicketMessage(answer) };
         },
       ),
+      getQueueTickets: unary(
+        async (request: {
+          eventId: string;
+          tickets: Array<{ queueTicketId: string; appId: string }>;
+        }) => {
+          const eventId = required(request.eventId, 'event_id');
+          const refs = request.tickets ?? [];
+          if (refs.length > MAX_TICKETS_READ)
+            throw invalidInput(`at most ${MAX_TICKETS_READ} tickets at once`, 'tickets');
+          const answers = await room.read.handleMany(
+            eventId,
+            refs.map((ref) => ({
+              ticketId: required(ref.queueTicketId, 'tickets.queue_ticket_id'),
+              appId: required(ref.appId, 'tickets.app_id'),
+            })),
+          );
+          return { tickets: answers.map(queueTicketMessage) };
+        },
+      ),
+      getOnSale: unary(async (request: { eventId: string }) => ({
+        onSale: onSaleMessage(await room.onSale.handle(required(request.eventId, 'event_id'))),
+      })),
     },
   };
 }

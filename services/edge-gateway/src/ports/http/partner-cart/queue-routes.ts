@@ -1,13 +1,22 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import {
+  createOnSaleWatch,
+  MAX_WAIT_SECONDS,
+  QueueLongPolls,
+} from '../../../app/queue-long-polls.js';
 import type { QueueTicketRecord, WaitingRoomBackend } from '../../../app/waiting-room.js';
 import type { PartnerCartContext } from './context.js';
 import { EventParams, KeyQuery, QUEUE_IDENTITY, errorResponses } from './schemas.js';
 
 /** When a fan that does not long-poll should ask again while WAITING. */
 const POLL_AFTER_SECONDS = 2;
-/** The longest `wait` a long poll may ask for (cart holds the call that long at most). */
-const MAX_WAIT_SECONDS = 25;
+/** How often a replica asks cart for an event's on-sale while its fans long-poll (cart's watch reads it as often). */
+const ON_SALE_POLL_MS = 500;
+/** Calls for queue tickets in flight to cart from one scope; reads asked meanwhile are batched. */
+const TICKET_CALLS_IN_FLIGHT = 4;
+/** The most tickets one call reads (cart takes up to 500). */
+const TICKETS_PER_CALL = 100;
 
 const JoinBody = Type.Object(
   {
@@ -95,7 +104,8 @@ export function renderQueueTicket(t: QueueTicketRecord): Static<typeof QueueTick
 /**
  * `/events/{event_id}/queue`: the waiting room of an on-sale, for partner apps. POST joins a fan
  * (one place per fan or device of the app; a repeat answers the same ticket, 200 instead of
- * 201); GET follows the ticket, long-polled with `wait`.
+ * 201); GET follows the ticket, long-polled with `wait`: the edge holds the long poll (one watch
+ * of the event's on-sale per scope and replica, app/queue-long-polls.ts), not cart.
  */
 export function queueRoutes(
   scope: FastifyInstance,
@@ -103,6 +113,17 @@ export function queueRoutes(
   room: WaitingRoomBackend,
 ): void {
   const { tags, summary, callerOf } = context;
+  const watch = createOnSaleWatch((eventId) => room.onSale(eventId), {
+    pollMs: ON_SALE_POLL_MS,
+    onError: (err, eventId) =>
+      scope.log.warn({ err, eventId }, 'reading the on-sale for waiting fans failed'),
+  });
+  // Before the server waits for requests in flight: held long polls answer now.
+  scope.addHook('preClose', async () => watch.stop());
+  const longPolls = new QueueLongPolls(room, watch, {
+    maxBatch: TICKETS_PER_CALL,
+    batchesInFlight: TICKET_CALLS_IN_FLIGHT,
+  });
   const ticketUrl = (eventId: string, id: string) =>
     `${scope.prefix}/events/${eventId}/queue/${id}`;
   scope.post(
@@ -152,7 +173,9 @@ export function queueRoutes(
     async (request) => {
       const { event_id, queue_ticket_id } = request.params as Static<typeof TicketParams>;
       const { wait = 0 } = request.query as Static<typeof WaitQuery>;
-      return renderQueueTicket(await room.read(callerOf(request), event_id, queue_ticket_id, wait));
+      return renderQueueTicket(
+        await longPolls.read(callerOf(request), event_id, queue_ticket_id, wait),
+      );
     },
   );
 }

@@ -201,7 +201,49 @@ export interface QueueTicket {
     | Date
     | undefined;
   /** When the fan joined. */
-  joinedAt?: Date | undefined;
+  joinedAt?:
+    | Date
+    | undefined;
+  /**
+   * The ticket's rank in admission order, from 1 (WAITING, once known); 0 when not known. A fan
+   * waiting at this rank may read something else once `OnSale.admitted_through` reaches it (or
+   * the queue closes, or the event sells out): the edge waits on that. Not shown to fans.
+   */
+  rank: number;
+}
+
+/** Read several queue tickets of one event. */
+export interface GetQueueTicketsRequest {
+  /** Platform event id. */
+  eventId: string;
+  /** The tickets, each with the app that asks for it. */
+  tickets: QueueTicketRef[];
+}
+
+/** One queue ticket asked for by an app. */
+export interface QueueTicketRef {
+  /** The queue ticket id. */
+  queueTicketId: string;
+  /** The calling app. */
+  appId: string;
+}
+
+/** The queue tickets found. */
+export interface GetQueueTicketsResponse {
+  /** Each ticket as its fan sees it, in no particular order. */
+  tickets: QueueTicket[];
+}
+
+/** Read an event's on-sale. */
+export interface GetOnSaleRequest {
+  /** Platform event id. */
+  eventId: string;
+}
+
+/** The on-sale. */
+export interface GetOnSaleResponse {
+  /** The on-sale. */
+  onSale?: OnSale | undefined;
 }
 
 function createBaseConfigureOnSaleRequest(): ConfigureOnSaleRequest {
@@ -1018,6 +1060,7 @@ function createBaseQueueTicket(): QueueTicket {
     admissionToken: "",
     admissionExpiresAt: undefined,
     joinedAt: undefined,
+    rank: 0,
   };
 }
 
@@ -1049,6 +1092,9 @@ export const QueueTicket: MessageFns<QueueTicket> = {
     }
     if (message.joinedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.joinedAt), writer.uint32(74).fork()).join();
+    }
+    if (message.rank !== 0) {
+      writer.uint32(80).int32(message.rank);
     }
     return writer;
   },
@@ -1138,6 +1184,14 @@ export const QueueTicket: MessageFns<QueueTicket> = {
             message.joinedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.rank = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1185,6 +1239,7 @@ export const QueueTicket: MessageFns<QueueTicket> = {
         : isSet(object.joined_at)
         ? fromJsonTimestamp(object.joined_at)
         : undefined,
+      rank: isSet(object.rank) ? globalThis.Number(object.rank) : 0,
     };
   },
 
@@ -1217,6 +1272,9 @@ export const QueueTicket: MessageFns<QueueTicket> = {
     if (message.joinedAt !== undefined) {
       obj.joinedAt = message.joinedAt.toISOString();
     }
+    if (message.rank !== 0) {
+      obj.rank = Math.round(message.rank);
+    }
     return obj;
   },
 
@@ -1234,6 +1292,408 @@ export const QueueTicket: MessageFns<QueueTicket> = {
     message.admissionToken = object.admissionToken ?? "";
     message.admissionExpiresAt = object.admissionExpiresAt ?? undefined;
     message.joinedAt = object.joinedAt ?? undefined;
+    message.rank = object.rank ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetQueueTicketsRequest(): GetQueueTicketsRequest {
+  return { eventId: "", tickets: [] };
+}
+
+export const GetQueueTicketsRequest: MessageFns<GetQueueTicketsRequest> = {
+  encode(message: GetQueueTicketsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    for (const v of message.tickets) {
+      QueueTicketRef.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetQueueTicketsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetQueueTicketsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tickets.push(QueueTicketRef.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetQueueTicketsRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      tickets: globalThis.Array.isArray(object?.tickets)
+        ? object.tickets.map((e: any) => QueueTicketRef.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetQueueTicketsRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.tickets?.length) {
+      obj.tickets = message.tickets.map((e) => QueueTicketRef.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetQueueTicketsRequest>, I>>(base?: I): GetQueueTicketsRequest {
+    return GetQueueTicketsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetQueueTicketsRequest>, I>>(object: I): GetQueueTicketsRequest {
+    const message = createBaseGetQueueTicketsRequest();
+    message.eventId = object.eventId ?? "";
+    message.tickets = object.tickets?.map((e) => QueueTicketRef.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseQueueTicketRef(): QueueTicketRef {
+  return { queueTicketId: "", appId: "" };
+}
+
+export const QueueTicketRef: MessageFns<QueueTicketRef> = {
+  encode(message: QueueTicketRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.queueTicketId !== "") {
+      writer.uint32(10).string(message.queueTicketId);
+    }
+    if (message.appId !== "") {
+      writer.uint32(18).string(message.appId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QueueTicketRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQueueTicketRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.queueTicketId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.appId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QueueTicketRef {
+    return {
+      queueTicketId: isSet(object.queueTicketId)
+        ? globalThis.String(object.queueTicketId)
+        : isSet(object.queue_ticket_id)
+        ? globalThis.String(object.queue_ticket_id)
+        : "",
+      appId: isSet(object.appId)
+        ? globalThis.String(object.appId)
+        : isSet(object.app_id)
+        ? globalThis.String(object.app_id)
+        : "",
+    };
+  },
+
+  toJSON(message: QueueTicketRef): unknown {
+    const obj: any = {};
+    if (message.queueTicketId !== "") {
+      obj.queueTicketId = message.queueTicketId;
+    }
+    if (message.appId !== "") {
+      obj.appId = message.appId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<QueueTicketRef>, I>>(base?: I): QueueTicketRef {
+    return QueueTicketRef.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<QueueTicketRef>, I>>(object: I): QueueTicketRef {
+    const message = createBaseQueueTicketRef();
+    message.queueTicketId = object.queueTicketId ?? "";
+    message.appId = object.appId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetQueueTicketsResponse(): GetQueueTicketsResponse {
+  return { tickets: [] };
+}
+
+export const GetQueueTicketsResponse: MessageFns<GetQueueTicketsResponse> = {
+  encode(message: GetQueueTicketsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tickets) {
+      QueueTicket.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetQueueTicketsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetQueueTicketsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tickets.push(QueueTicket.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetQueueTicketsResponse {
+    return {
+      tickets: globalThis.Array.isArray(object?.tickets) ? object.tickets.map((e: any) => QueueTicket.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: GetQueueTicketsResponse): unknown {
+    const obj: any = {};
+    if (message.tickets?.length) {
+      obj.tickets = message.tickets.map((e) => QueueTicket.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetQueueTicketsResponse>, I>>(base?: I): GetQueueTicketsResponse {
+    return GetQueueTicketsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetQueueTicketsResponse>, I>>(object: I): GetQueueTicketsResponse {
+    const message = createBaseGetQueueTicketsResponse();
+    message.tickets = object.tickets?.map((e) => QueueTicket.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetOnSaleRequest(): GetOnSaleRequest {
+  return { eventId: "" };
+}
+
+export const GetOnSaleRequest: MessageFns<GetOnSaleRequest> = {
+  encode(message: GetOnSaleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOnSaleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOnSaleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOnSaleRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetOnSaleRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOnSaleRequest>, I>>(base?: I): GetOnSaleRequest {
+    return GetOnSaleRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOnSaleRequest>, I>>(object: I): GetOnSaleRequest {
+    const message = createBaseGetOnSaleRequest();
+    message.eventId = object.eventId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOnSaleResponse(): GetOnSaleResponse {
+  return { onSale: undefined };
+}
+
+export const GetOnSaleResponse: MessageFns<GetOnSaleResponse> = {
+  encode(message: GetOnSaleResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.onSale !== undefined) {
+      OnSale.encode(message.onSale, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOnSaleResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOnSaleResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.onSale = OnSale.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOnSaleResponse {
+    return {
+      onSale: isSet(object.onSale)
+        ? OnSale.fromJSON(object.onSale)
+        : isSet(object.on_sale)
+        ? OnSale.fromJSON(object.on_sale)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetOnSaleResponse): unknown {
+    const obj: any = {};
+    if (message.onSale !== undefined) {
+      obj.onSale = OnSale.toJSON(message.onSale);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOnSaleResponse>, I>>(base?: I): GetOnSaleResponse {
+    return GetOnSaleResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOnSaleResponse>, I>>(object: I): GetOnSaleResponse {
+    const message = createBaseGetOnSaleResponse();
+    message.onSale = (object.onSale !== undefined && object.onSale !== null)
+      ? OnSale.fromPartial(object.onSale)
+      : undefined;
     return message;
   },
 };
@@ -1290,6 +1750,37 @@ export const WaitingRoomServiceService = {
       Buffer.from(GetQueueTicketResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetQueueTicketResponse => GetQueueTicketResponse.decode(value),
   },
+  /**
+   * An event's on-sale as cart last read it (at most about half a second old): what the edge's
+   * long polls wait on, one call per event and poll for all of an edge replica's waiting fans.
+   * NOT_FOUND when the event has no on-sale; INVALID_ARGUMENT without an event id.
+   */
+  getOnSale: {
+    path: "/marquee.cart.v1.WaitingRoomService/GetOnSale" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOnSaleRequest): Buffer => Buffer.from(GetOnSaleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOnSaleRequest => GetOnSaleRequest.decode(value),
+    responseSerialize: (value: GetOnSaleResponse): Buffer => Buffer.from(GetOnSaleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetOnSaleResponse => GetOnSaleResponse.decode(value),
+  },
+  /**
+   * Several fans' queue tickets of one event at once (at most 500), each as its fan sees it: the
+   * edge reads the fans a change woke in batches. A ticket not found, or of another app or event,
+   * is left out of the answer (read it alone for its NOT_FOUND). INVALID_ARGUMENT for a missing
+   * event, ticket or app id, or too many tickets.
+   */
+  getQueueTickets: {
+    path: "/marquee.cart.v1.WaitingRoomService/GetQueueTickets" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetQueueTicketsRequest): Buffer =>
+      Buffer.from(GetQueueTicketsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetQueueTicketsRequest => GetQueueTicketsRequest.decode(value),
+    responseSerialize: (value: GetQueueTicketsResponse): Buffer =>
+      Buffer.from(GetQueueTicketsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetQueueTicketsResponse => GetQueueTicketsResponse.decode(value),
+  },
 } as const;
 
 export interface WaitingRoomServiceServer extends UntypedServiceImplementation {
@@ -1307,6 +1798,19 @@ export interface WaitingRoomServiceServer extends UntypedServiceImplementation {
   joinQueue: handleUnaryCall<JoinQueueRequest, JoinQueueResponse>;
   /** A fan's queue ticket as the fan sees it. NOT_FOUND for a ticket of another app or event. */
   getQueueTicket: handleUnaryCall<GetQueueTicketRequest, GetQueueTicketResponse>;
+  /**
+   * An event's on-sale as cart last read it (at most about half a second old): what the edge's
+   * long polls wait on, one call per event and poll for all of an edge replica's waiting fans.
+   * NOT_FOUND when the event has no on-sale; INVALID_ARGUMENT without an event id.
+   */
+  getOnSale: handleUnaryCall<GetOnSaleRequest, GetOnSaleResponse>;
+  /**
+   * Several fans' queue tickets of one event at once (at most 500), each as its fan sees it: the
+   * edge reads the fans a change woke in batches. A ticket not found, or of another app or event,
+   * is left out of the answer (read it alone for its NOT_FOUND). INVALID_ARGUMENT for a missing
+   * event, ticket or app id, or too many tickets.
+   */
+  getQueueTickets: handleUnaryCall<GetQueueTicketsRequest, GetQueueTicketsResponse>;
 }
 
 export interface WaitingRoomServiceClient extends Client {
@@ -1365,6 +1869,47 @@ export interface WaitingRoomServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetQueueTicketResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * An event's on-sale as cart last read it (at most about half a second old): what the edge's
+   * long polls wait on, one call per event and poll for all of an edge replica's waiting fans.
+   * NOT_FOUND when the event has no on-sale; INVALID_ARGUMENT without an event id.
+   */
+  getOnSale(
+    request: GetOnSaleRequest,
+    callback: (error: ServiceError | null, response: GetOnSaleResponse) => void,
+  ): ClientUnaryCall;
+  getOnSale(
+    request: GetOnSaleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOnSaleResponse) => void,
+  ): ClientUnaryCall;
+  getOnSale(
+    request: GetOnSaleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOnSaleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Several fans' queue tickets of one event at once (at most 500), each as its fan sees it: the
+   * edge reads the fans a change woke in batches. A ticket not found, or of another app or event,
+   * is left out of the answer (read it alone for its NOT_FOUND). INVALID_ARGUMENT for a missing
+   * event, ticket or app id, or too many tickets.
+   */
+  getQueueTickets(
+    request: GetQueueTicketsRequest,
+    callback: (error: ServiceError | null, response: GetQueueTicketsResponse) => void,
+  ): ClientUnaryCall;
+  getQueueTickets(
+    request: GetQueueTicketsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetQueueTicketsResponse) => void,
+  ): ClientUnaryCall;
+  getQueueTickets(
+    request: GetQueueTicketsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetQueueTicketsResponse) => void,
   ): ClientUnaryCall;
 }
 

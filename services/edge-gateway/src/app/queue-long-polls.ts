@@ -1,0 +1,228 @@
+import { errorKindOf } from '@marquee/platform/kernel';
+import type { CartCaller } from './partner-cart.js';
+import { createTicketReads } from './queue-ticket-reads.js';
+import type { OnSaleRecord, QueueTicketRecord, WaitingRoomBackend } from './waiting-room.js';
+
+/**
+ * Long polls of queue tickets, held at the edge.
+ *
+ * A fan following its ticket with `wait=<s>` is not one call held open to cart: the edge reads the
+ * ticket once (cart answers at once, with the fan's rank), then waits on this replica's watch of
+ * the event's on-sale (one `GetOnSale` per event and poll, however many fans wait), and reads the
+ * ticket again only once what the fan reads may have changed (`waitingMayEnd`) or the wait ran
+ * out. Holding 10,000 waiting fans then costs 10,000 timers and promises here, and cart sees two
+ * calls a second per event plus the reads of the fans whose turn came; those reads are batched
+ * per event under a bound of calls in flight (queue-ticket-reads.ts), so that a wave (the
+ * opening, a sell-out) waking thousands of fans at once is a few dozen calls, not thousands of
+ * streams on the HTTP/2 connection.
+ */
+
+/** How long a WAITING answer spares the next long poll of the same fan its first read. */
+const RECENT_MS = 5_000;
+
+/** The longest a long poll waits (the API's largest `wait`). */
+export const MAX_WAIT_SECONDS = 25;
+
+/**
+ * Whether a fan WAITING at `rank` (undefined before the early joiners were ordered) may read
+ * something else from `onSale` now: the queue was turned off, the event sold out, the early order
+ * was frozen (the fan gets a rank), or the admitter reached the fan's rank. The same rule as
+ * cart's `waitingMayEnd` (services/cart/src/waiting-room/domain/queue.ts), which owns it.
+ */
+export function waitingMayEnd(onSale: OnSaleRecord, rank: number | undefined): boolean {
+  if (!onSale.queue || onSale.soldOutAt !== undefined) return true;
+  if (rank === undefined) return onSale.frozenAt !== undefined;
+  return onSale.admittedThrough >= rank;
+}
+
+/** Waiting on events' on-sales, shared by every fan of an event on this replica. */
+export interface OnSaleWatch {
+  /**
+   * Resolves true once `done` held for a poll of the event's on-sale (the first poll comes
+   * `pollMs` after the first waiter), false when `timeoutMs` ran out (up to a fifth early, at
+   * random, so that fans who began waiting together do not all come back in the same instant).
+   */
+  until(
+    eventId: string,
+    done: (onSale: OnSaleRecord) => boolean,
+    timeoutMs: number,
+  ): Promise<boolean>;
+  /** How many fans wait on the event now. */
+  waiting(eventId: string): number;
+  /** The event's on-sale as last polled, if that was less than two polls ago. */
+  latest(eventId: string): OnSaleRecord | undefined;
+  /** Answers every waiter (false) and polls no more. */
+  stop(): void;
+}
+
+interface Waiter {
+  done: (onSale: OnSaleRecord) => boolean;
+  resolve: (changed: boolean) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * `OnSaleWatch` by polling `read` (cart's `GetOnSale`): while fans of an event wait here, the
+ * on-sale is read every `pollMs` (one call for all of them) and each waiter whose condition holds
+ * is answered; polling stops with the last waiter. A failed read is reported and retried at the
+ * next poll (the waiters' timeouts still answer them); an on-sale gone (not_found) answers them
+ * all, so that their next read tells them.
+ */
+export function createOnSaleWatch(
+  read: (eventId: string) => Promise<OnSaleRecord>,
+  options: {
+    pollMs: number;
+    onError: (error: unknown, eventId: string) => void;
+    random?: () => number;
+  },
+): OnSaleWatch {
+  const random = options.random ?? Math.random;
+  const waiters = new Map<string, Set<Waiter>>();
+  const polling = new Map<string, ReturnType<typeof setTimeout>>();
+  const polled = new Map<string, { onSale: OnSaleRecord; at: number }>();
+  let stopped = false;
+
+  const settle = (eventId: string, waiter: Waiter, changed: boolean) => {
+    clearTimeout(waiter.timer);
+    const of = waiters.get(eventId);
+    of?.delete(waiter);
+    if (of?.size === 0) waiters.delete(eventId);
+    waiter.resolve(changed);
+  };
+  const answer = (eventId: string, holds: (waiter: Waiter) => boolean) => {
+    for (const waiter of [...(waiters.get(eventId) ?? [])])
+      if (holds(waiter)) settle(eventId, waiter, true);
+  };
+
+  const poll = async (eventId: string) => {
+    polling.delete(eventId);
+    if (!waiters.get(eventId)?.size) return;
+    try {
+      const onSale = await read(eventId);
+      polled.set(eventId, { onSale, at: Date.now() });
+      answer(eventId, (waiter) => waiter.done(onSale));
+    } catch (error) {
+      if (errorKindOf(error) === 'not_found') answer(eventId, () => true);
+      else options.onError(error, eventId);
+    }
+    schedule(eventId);
+  };
+
+  const schedule = (eventId: string) => {
+    if (stopped || polling.has(eventId) || !waiters.get(eventId)?.size) return;
+    const timer = setTimeout(() => void poll(eventId), options.pollMs);
+    timer.unref?.();
+    polling.set(eventId, timer);
+  };
+
+  return {
+    until(eventId, done, timeoutMs) {
+      return new Promise<boolean>((resolve) => {
+        if (stopped) return resolve(false);
+        let of = waiters.get(eventId);
+        if (!of) waiters.set(eventId, (of = new Set()));
+        const waiter: Waiter = {
+          done,
+          resolve,
+          timer: setTimeout(
+            () => settle(eventId, waiter, false),
+            Math.max(0, timeoutMs * (1 - random() * 0.2)),
+          ),
+        };
+        waiter.timer.unref?.();
+        of.add(waiter);
+        schedule(eventId);
+      });
+    },
+    waiting: (eventId) => waiters.get(eventId)?.size ?? 0,
+    latest(eventId) {
+      const last = polled.get(eventId);
+      return last && Date.now() - last.at < 2 * options.pollMs ? last.onSale : undefined;
+    },
+    stop() {
+      stopped = true;
+      for (const timer of polling.values()) clearTimeout(timer);
+      polling.clear();
+      for (const waiter of [...waiters.values()].flatMap((of) => [...of])) {
+        clearTimeout(waiter.timer);
+        waiter.resolve(false);
+      }
+      waiters.clear();
+    },
+  };
+}
+
+/**
+ * Follows a queue ticket (`GET /partners/v1/events/{event_id}/queue/{id}?wait=<s>`): the ticket
+ * now; with a wait, while it stays WAITING, the answer comes once what the fan reads may have
+ * changed (its rank at the opening, its admission, a sell-out, the queue closing) or after the
+ * wait. A wake whose new read shows the same rank still WAITING (a cart replica that had not read
+ * the change yet) waits again for the rest of the wait.
+ */
+export class QueueLongPolls {
+  readonly #reads: ReturnType<typeof createTicketReads>;
+  /** The last WAITING answer per app, event and ticket, oldest first. */
+  readonly #recent = new Map<string, { ticket: QueueTicketRecord; at: number }>();
+  readonly #now: () => number;
+
+  constructor(
+    backend: Pick<WaitingRoomBackend, 'read' | 'readMany'>,
+    private readonly watch: Pick<OnSaleWatch, 'until' | 'latest'>,
+    options: { maxBatch: number; batchesInFlight: number; now?: () => number },
+  ) {
+    this.#reads = createTicketReads(backend, options);
+    this.#now = options.now ?? Date.now;
+  }
+
+  async read(
+    caller: CartCaller,
+    eventId: string,
+    ticketId: string,
+    waitSeconds = 0,
+  ): Promise<QueueTicketRecord> {
+    const waitMs = Math.min(Math.max(0, waitSeconds), MAX_WAIT_SECONDS) * 1000;
+    const until = this.#now() + waitMs;
+    const read = () => this.#reads.read(caller, eventId, ticketId);
+    const key = `${caller.appId} ${eventId} ${ticketId}`;
+    let ticket = (waitMs > 0 ? this.#stillWaiting(key, eventId) : undefined) ?? (await read());
+    for (;;) {
+      const left = until - this.#now();
+      if (ticket.status !== 'WAITING' || left <= 0) return this.#answered(key, ticket);
+      const rank = ticket.rank;
+      const changed = await this.watch.until(eventId, (o) => waitingMayEnd(o, rank), left);
+      ticket = await read();
+      if (!changed || ticket.rank !== rank) return this.#answered(key, ticket);
+    }
+  }
+
+  /**
+   * The WAITING ticket this replica answered the app's fan a moment ago, when the on-sale as
+   * last polled shows nothing that ends its wait: a fan long-polling again right after an
+   * answer then waits without a read of its ticket (at a wave, such as the freeze, that halves
+   * the reads: each fan woken is read once, not once more when it asks again). Its wait still
+   * ends with a read, which also tells cart that the fan is still there.
+   */
+  #stillWaiting(key: string, eventId: string): QueueTicketRecord | undefined {
+    const last = this.#recent.get(key);
+    if (!last || this.#now() - last.at > RECENT_MS) return undefined;
+    const onSale = this.watch.latest(eventId);
+    return onSale && !waitingMayEnd(onSale, last.ticket.rank) ? last.ticket : undefined;
+  }
+
+  /** Keeps a WAITING answer for {@link RECENT_MS} (see `#stillWaiting`). */
+  #answered(key: string, ticket: QueueTicketRecord): QueueTicketRecord {
+    const now = this.#now();
+    for (const [old, { at }] of this.#recent) {
+      if (now - at <= RECENT_MS) break;
+      this.#recent.delete(old);
+    }
+    this.#recent.delete(key);
+    if (ticket.status === 'WAITING') this.#recent.set(key, { ticket, at: now });
+    return ticket;
+  }
+
+  /** Calls for tickets under way and reads waiting for a batch now. */
+  load(): { calls: number; queued: number } {
+    return this.#reads.load();
+  }
+}

@@ -1,0 +1,271 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createOnSaleWatch, QueueLongPolls, waitingMayEnd } from '../src/app/queue-long-polls.js';
+import { createTicketReads } from '../src/app/queue-ticket-reads.js';
+import type { OnSaleRecord, QueueTicketRecord } from '../src/app/waiting-room.js';
+
+// The edge's long polls of queue tickets (app/queue-long-polls.ts): one watch of an event's
+// on-sale shared by every waiting fan of a replica, on a fake clock and a fake cart.
+
+const OPENS = new Date('2030-06-01T10:00:00Z');
+const onSale = (extra: Partial<OnSaleRecord> = {}): OnSaleRecord => ({
+  eventId: 'E1',
+  opensAt: OPENS,
+  queue: true,
+  earlyCount: 0,
+  admittedThrough: 0,
+  ...extra,
+});
+const caller = { appId: 'app-1', sandbox: false } as never;
+const WAITING_TICKET: QueueTicketRecord = {
+  id: 'q_1',
+  eventId: 'E1',
+  status: 'WAITING',
+  opensAt: OPENS,
+  joinedAt: OPENS,
+};
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: OPENS });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A fake cart whose on-sale the test moves; it counts the calls. */
+function fakeCart(initial: OnSaleRecord = onSale()) {
+  const cart = { current: initial, calls: 0, failWith: undefined as Error | undefined };
+  const read = async (eventId: string) => {
+    cart.calls += 1;
+    if (cart.failWith) throw cart.failWith;
+    return { ...cart.current, eventId };
+  };
+  return { cart, read };
+}
+
+describe('waitingMayEnd', () => {
+  it('ends a wait on the freeze (no rank yet), on the fan’s admission, a sell-out or the queue off', () => {
+    expect(waitingMayEnd(onSale(), undefined)).toBe(false);
+    expect(waitingMayEnd(onSale({ frozenAt: OPENS }), undefined)).toBe(true);
+    expect(waitingMayEnd(onSale({ frozenAt: OPENS, admittedThrough: 4 }), 5)).toBe(false);
+    expect(waitingMayEnd(onSale({ frozenAt: OPENS, admittedThrough: 5 }), 5)).toBe(true);
+    expect(waitingMayEnd(onSale({ frozenAt: OPENS, soldOutAt: OPENS }), 500)).toBe(true);
+    expect(waitingMayEnd(onSale({ queue: false }), 500)).toBe(true);
+  });
+});
+
+describe('the on-sale watch', () => {
+  it('reads the on-sale once per poll for all of an event’s waiters, and stops with the last', async () => {
+    const { cart, read } = fakeCart(onSale({ frozenAt: OPENS }));
+    const watch = createOnSaleWatch(read, { pollMs: 500, onError: () => undefined });
+    const answers = Array.from({ length: 1_000 }, (_, i) =>
+      watch.until('E1', (o) => waitingMayEnd(o, i + 1), 25_000),
+    );
+    expect(watch.waiting('E1')).toBe(1_000);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(cart.calls).toBe(1);
+    cart.current = onSale({ frozenAt: OPENS, admittedThrough: 400 });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(cart.calls).toBe(2);
+    expect(watch.waiting('E1')).toBe(600);
+    cart.current = onSale({ frozenAt: OPENS, admittedThrough: 400, soldOutAt: OPENS });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await Promise.all(answers)).toEqual(Array(1_000).fill(true));
+    expect(watch.waiting('E1')).toBe(0);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(cart.calls).toBe(3);
+  });
+
+  it('answers false when the time runs out, up to a fifth early at random', async () => {
+    const { read } = fakeCart();
+    let draw = 0;
+    const watch = createOnSaleWatch(read, {
+      pollMs: 500,
+      onError: () => undefined,
+      random: () => [0, 0.999][draw++ % 2]!,
+    });
+    const settled: number[] = [];
+    const started = Date.now();
+    for (let i = 0; i < 2; i += 1)
+      void watch
+        .until('E1', () => false, 10_000)
+        .then((changed) => {
+          expect(changed).toBe(false);
+          settled.push(Date.now() - started);
+        });
+    await vi.advanceTimersByTimeAsync(8_100);
+    expect(settled).toHaveLength(1);
+    expect(settled[0]).toBeGreaterThanOrEqual(8_000);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(settled).toHaveLength(2);
+    expect(settled[1]).toBe(10_000);
+  });
+
+  it('reports a failed read and polls again; an on-sale gone answers every waiter', async () => {
+    const { cart, read } = fakeCart();
+    const errors: unknown[] = [];
+    const watch = createOnSaleWatch(read, { pollMs: 500, onError: (e) => errors.push(e) });
+    const answer = watch.until('E1', () => false, 25_000);
+    cart.failWith = Object.assign(new Error('unavailable'), { kind: 'unavailable' });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(errors).toHaveLength(2);
+    expect(watch.waiting('E1')).toBe(1);
+    cart.failWith = Object.assign(new Error('gone'), { kind: 'not_found' });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await answer).toBe(true);
+    expect(errors).toHaveLength(2);
+  });
+
+  it('answers every waiter when stopped, and each later wait at once', async () => {
+    const { cart, read } = fakeCart();
+    const watch = createOnSaleWatch(read, { pollMs: 500, onError: () => undefined });
+    const waits = [watch.until('E1', () => true, 25_000), watch.until('E2', () => true, 25_000)];
+    watch.stop();
+    expect(await Promise.all(waits)).toEqual([false, false]);
+    expect(await watch.until('E1', () => true, 25_000)).toBe(false);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(cart.calls).toBe(0);
+  });
+});
+
+describe('batched reads of tickets', () => {
+  it('reads at once while calls are free, and batches per event what comes meanwhile', async () => {
+    const calls: Array<{ eventId: string; ids: string[] }> = [];
+    const finish: Array<() => void> = [];
+    const backend = {
+      readMany: async (eventId: string, refs: ReadonlyArray<{ ticketId: string }>) => {
+        calls.push({ eventId, ids: refs.map((r) => r.ticketId) });
+        await new Promise<void>((resolve) => finish.push(resolve));
+        // The batch leaves out what cart did not find (here: "q_gone").
+        return refs
+          .filter((r) => r.ticketId !== 'q_gone')
+          .map((r) => ({ ...WAITING_TICKET, id: r.ticketId, eventId }));
+      },
+      read: async () => {
+        throw Object.assign(new Error('queue ticket q_gone not found'), { kind: 'not_found' });
+      },
+    };
+    const reads = createTicketReads(backend, { maxBatch: 3, batchesInFlight: 1 });
+    const first = reads.read(caller, 'E1', 'q_0');
+    const rest = Promise.allSettled(
+      ['q_1', 'q_2', 'q_3', 'q_gone'].map((id) => reads.read(caller, 'E1', id)),
+    );
+    const other = reads.read(caller, 'E2', 'q_9');
+    expect(calls).toEqual([{ eventId: 'E1', ids: ['q_0'] }]);
+    expect(reads.load()).toEqual({ calls: 1, queued: 5 });
+    finish.shift()!();
+    expect((await first).id).toBe('q_0');
+    await vi.advanceTimersByTimeAsync(0);
+    // The next call: up to three of E1's waiting reads, in arrival order.
+    expect(calls[1]).toEqual({ eventId: 'E1', ids: ['q_1', 'q_2', 'q_3'] });
+    finish.shift()!();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls[2]).toEqual({ eventId: 'E1', ids: ['q_gone'] });
+    finish.shift()!();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls[3]).toEqual({ eventId: 'E2', ids: ['q_9'] });
+    finish.shift()!();
+    const [one, two, three, gone] = await rest;
+    expect([one, two, three].map((r) => r?.status === 'fulfilled' && r.value.id)).toEqual([
+      'q_1',
+      'q_2',
+      'q_3',
+    ]);
+    expect(gone).toMatchObject({ status: 'rejected', reason: { kind: 'not_found' } });
+    expect((await other).eventId).toBe('E2');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(reads.load()).toEqual({ calls: 0, queued: 0 });
+  });
+
+  it('fails every read of a batch whose call failed', async () => {
+    const reads = createTicketReads(
+      {
+        readMany: () => Promise.reject(Object.assign(new Error('down'), { kind: 'unavailable' })),
+        read: () => Promise.reject(new Error('not asked')),
+      },
+      { maxBatch: 10, batchesInFlight: 2 },
+    );
+    const results = await Promise.allSettled(
+      ['q_1', 'q_2'].map((id) => reads.read(caller, 'E1', id)),
+    );
+    expect(results.map((r) => r.status === 'rejected' && r.reason.kind)).toEqual([
+      'unavailable',
+      'unavailable',
+    ]);
+  });
+});
+
+describe('long polls held at the edge', () => {
+  const WAITING = WAITING_TICKET;
+
+  function setUp(tickets: (reads: number) => QueueTicketRecord) {
+    const { cart, read } = fakeCart();
+    const watch = createOnSaleWatch(read, { pollMs: 500, onError: () => undefined });
+    let reads = 0;
+    const backend = {
+      read: () => Promise.reject(new Error('not asked')),
+      readMany: async () => [tickets((reads += 1))],
+    };
+    const polls = new QueueLongPolls(backend, watch, { maxBatch: 10, batchesInFlight: 2 });
+    return { cart, polls, reads: () => reads };
+  }
+
+  it('answers the fan’s rank once the opening froze the order, then its admission', async () => {
+    const sut = setUp((n) => (n === 1 ? WAITING : { ...WAITING, rank: 3, position: 3 }));
+    const first = sut.polls.read(caller, 'E1', 'q_1', 25);
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect(sut.reads()).toBe(1);
+    sut.cart.current = onSale({ frozenAt: OPENS, earlyCount: 5 });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await first).toMatchObject({ rank: 3, position: 3 });
+    expect(sut.reads()).toBe(2);
+  });
+
+  it('waits again when the new read shows the same rank still WAITING, until the wait runs out', async () => {
+    const sut = setUp(() => ({ ...WAITING, rank: 3, position: 1 }));
+    sut.cart.current = onSale({ frozenAt: OPENS, earlyCount: 5, admittedThrough: 3 });
+    const answer = sut.polls.read(caller, 'E1', 'q_1', 2);
+    let done = false;
+    void answer.then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(1_600);
+    // Woken on each poll (its rank reads admitted), read again, still WAITING: it waits again.
+    expect(sut.reads()).toBe(4);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await answer).toMatchObject({ status: 'WAITING', rank: 3 });
+  });
+
+  it('spares a fan asking again right after a WAITING answer its first read', async () => {
+    let admitted = false;
+    const sut = setUp((n) =>
+      n === 1
+        ? WAITING
+        : admitted
+          ? { ...WAITING, status: 'ADMITTED', admissionToken: 't' }
+          : { ...WAITING, rank: 3, position: 3 },
+    );
+    const first = sut.polls.read(caller, 'E1', 'q_1', 25);
+    sut.cart.current = onSale({ frozenAt: OPENS, earlyCount: 5 });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await first).toMatchObject({ status: 'WAITING', rank: 3 });
+    expect(sut.reads()).toBe(2);
+    // Asked again at once: the on-sale just polled shows nothing for rank 3, so it waits unread.
+    const second = sut.polls.read(caller, 'E1', 'q_1', 25);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sut.reads()).toBe(2);
+    admitted = true;
+    sut.cart.current = onSale({ frozenAt: OPENS, earlyCount: 5, admittedThrough: 3 });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await second).toMatchObject({ status: 'ADMITTED' });
+    expect(sut.reads()).toBe(3);
+    // Another app asking for the same ticket id is read (its answer is cart's, never this one).
+    await sut.polls.read({ appId: 'app-2', sandbox: false } as never, 'E1', 'q_1', 25);
+    expect(sut.reads()).toBe(4);
+  });
+
+  it('answers a wait of 0 with one read and no watch', async () => {
+    const sut = setUp(() => WAITING);
+    expect(await sut.polls.read(caller, 'E1', 'q_1', 0)).toEqual(WAITING);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(sut.cart.calls).toBe(0);
+  });
+});
