@@ -262,6 +262,47 @@ describe('long polls held at the edge', () => {
     expect(sut.reads()).toBe(4);
   });
 
+  it('answers a sell-out without a read to fans ranked above the admission horizon', async () => {
+    let soldOut = false;
+    const sut = setUp(() =>
+      soldOut
+        ? { id: 'q_1', eventId: 'E1', status: 'SOLD_OUT', joinedAt: OPENS }
+        : { ...WAITING, rank: 900, position: 800 },
+    );
+    sut.cart.current = onSale({ frozenAt: OPENS, earlyCount: 2_000, admittedThrough: 100 });
+    const far = sut.polls.read(caller, 'E1', 'q_1', 25);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sut.reads()).toBe(1);
+    // Sold out with the horizon at 500: rank 900 cannot have been admitted, so it is told at once.
+    sut.cart.current = onSale({
+      frozenAt: OPENS,
+      earlyCount: 2_000,
+      admittedThrough: 100,
+      soldOutAt: OPENS,
+      admissionHorizon: 500,
+    });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await far).toEqual({ id: 'q_1', eventId: 'E1', status: 'SOLD_OUT', joinedAt: OPENS });
+    expect(sut.reads()).toBe(1);
+    // Within the horizon (or without one, from an older cart) the ticket is read: cart decides.
+    for (const admissionHorizon of [1_000, undefined]) {
+      soldOut = false;
+      sut.cart.current = onSale({
+        frozenAt: OPENS,
+        admittedThrough: 100,
+        soldOutAt: OPENS,
+        ...(admissionHorizon ? { admissionHorizon } : {}),
+      });
+      const before = sut.reads();
+      const read = sut.polls.read(caller, 'E1', 'q_1', 25);
+      await vi.advanceTimersByTimeAsync(0);
+      soldOut = true;
+      await vi.advanceTimersByTimeAsync(500);
+      expect(await read).toMatchObject({ status: 'SOLD_OUT' });
+      expect(sut.reads()).toBe(before + 2);
+    }
+  });
+
   it('answers a wait of 0 with one read and no watch', async () => {
     const sut = setUp(() => WAITING);
     expect(await sut.polls.read(caller, 'E1', 'q_1', 0)).toEqual(WAITING);

@@ -76,7 +76,13 @@ function port() {
       }>,
     onSale: (request: { eventId: string }) =>
       call(implementation.getOnSale as never, request) as Promise<{
-        onSale: { queue: boolean; frozenAt?: Date; admittedThrough: number; earlyCount: number };
+        onSale: {
+          queue: boolean;
+          frozenAt?: Date;
+          admittedThrough: number;
+          earlyCount: number;
+          admissionHorizon: number;
+        };
       }>,
   };
 }
@@ -143,7 +149,13 @@ describe('the waiting room gRPC port', () => {
     expect(ranks.map((t) => t.rank).sort()).toEqual([1, 2]);
     expect(ranks.every((t) => t.position === t.rank)).toBe(true);
     const onSale = (await sut.onSale({ eventId: 'E1' })).onSale;
-    expect(onSale).toMatchObject({ queue: true, earlyCount: 2, admittedThrough: 0 });
+    // The horizon: two admitter batches past the admitted ranks (a tick's lost record covered).
+    expect(onSale).toMatchObject({
+      queue: true,
+      earlyCount: 2,
+      admittedThrough: 0,
+      admissionHorizon: 2 * DEFAULT_WAITING_ROOM_SETTINGS.admitBatch,
+    });
     expect(onSale.frozenAt).toBeInstanceOf(Date);
     // Several tickets in one call: another app's ticket and an unknown id are left out.
     const many = await sut.getMany({

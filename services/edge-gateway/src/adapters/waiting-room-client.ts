@@ -41,6 +41,7 @@ export function toOnSaleRecord(o: OnSale): OnSaleRecord {
     ...(o.frozenAt ? { frozenAt: o.frozenAt } : {}),
     earlyCount: o.earlyCount,
     admittedThrough: o.admittedThrough,
+    ...(o.admissionHorizon > 0 ? { admissionHorizon: o.admissionHorizon } : {}),
     ...(o.soldOutAt ? { soldOutAt: o.soldOutAt } : {}),
   };
 }

@@ -35,6 +35,23 @@ export function waitingMayEnd(onSale: OnSaleRecord, rank: number | undefined): b
   return onSale.admittedThrough >= rank;
 }
 
+/**
+ * Whether a fan WAITING at `rank` reads SOLD_OUT from `onSale` alone: the event sold out and the
+ * fan is ranked above cart's admission horizon, so no admission of it is done or under way. At a
+ * sell-out that spares the reads of nearly every waiting fan, which would otherwise all be read
+ * at once.
+ */
+export function soldOutUnread(onSale: OnSaleRecord, rank: number | undefined): boolean {
+  const horizon = onSale.admissionHorizon;
+  return (
+    onSale.queue &&
+    onSale.soldOutAt !== undefined &&
+    rank !== undefined &&
+    horizon !== undefined &&
+    rank > horizon
+  );
+}
+
 /** Waiting on events' on-sales, shared by every fan of an event on this replica. */
 export interface OnSaleWatch {
   /**
@@ -190,6 +207,11 @@ export class QueueLongPolls {
       if (ticket.status !== 'WAITING' || left <= 0) return this.#answered(key, ticket);
       const rank = ticket.rank;
       const changed = await this.watch.until(eventId, (o) => waitingMayEnd(o, rank), left);
+      const onSale = changed ? this.watch.latest(eventId) : undefined;
+      if (onSale && soldOutUnread(onSale, rank)) {
+        const { id, joinedAt } = ticket;
+        return this.#answered(key, { id, eventId, status: 'SOLD_OUT', joinedAt });
+      }
       ticket = await read();
       if (!changed || ticket.rank !== rank) return this.#answered(key, ticket);
     }

@@ -34,6 +34,11 @@ export interface OnSaleRecord {
   earlyCount: number;
   admittedThrough: number;
   soldOutAt?: Date;
+  /**
+   * The rank above which no fan has been or is being admitted (cart's `GetOnSale`): once the event
+   * sold out, a waiting fan ranked above it is SOLD_OUT without a read of its ticket.
+   */
+  admissionHorizon?: number;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { CartError, ErrorCode } from '../../domain/errors.js';
-import type { OnSale } from '../domain/queue.js';
+import { admissionHorizon, type OnSale } from '../domain/queue.js';
 import type { WaitingRoomDeps } from './ports.js';
 
 /**
@@ -9,15 +9,16 @@ import type { WaitingRoomDeps } from './ports.js';
  * the fan may read something else; a queue turned off is answered too (the fans' wait ends).
  */
 export class ReadOnSale {
-  constructor(private readonly deps: Pick<WaitingRoomDeps, 'watch'>) {}
+  constructor(private readonly deps: Pick<WaitingRoomDeps, 'watch' | 'settings'>) {}
 
-  async handle(eventId: string): Promise<OnSale> {
+  /** The on-sale, with its admission horizon (`admissionHorizon`). */
+  async handle(eventId: string): Promise<OnSale & { admissionHorizon: number }> {
     const found = await this.deps.watch.latest(eventId);
     if (!found)
       throw new CartError('not_found', ErrorCode.INVALID_CART, `event ${eventId} has no on-sale`, {
         event_id: eventId,
       });
     const { version: _version, ...onSale } = found;
-    return onSale;
+    return { ...onSale, admissionHorizon: admissionHorizon(onSale, this.deps.settings.admitBatch) };
   }
 }

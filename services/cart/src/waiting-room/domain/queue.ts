@@ -137,6 +137,22 @@ export function waitingMayEnd(onSale: OnSale, rank: number | undefined): boolean
   return onSale.admittedThrough >= rank;
 }
 
+/**
+ * The rank above which no fan has been admitted, or is being admitted by a tick under way. A tick
+ * admits from the next `admitBatch` waiting fans, all ranked after `admittedThrough` as last
+ * recorded; its record of `admittedThrough` can lose a race with another write of the on-sale (the
+ * sell-out, an operator's change), and after a sell-out no tick admits or records again. Two
+ * batches past `admittedThrough` cover that lost record. Once the event sold out, a fan ranked
+ * above the horizon is WAITING (never admitted, never skipped) and reads SOLD_OUT: the edge tells
+ * it so without reading its ticket.
+ */
+export function admissionHorizon(
+  onSale: Pick<OnSale, 'admittedThrough'>,
+  admitBatch: number,
+): number {
+  return onSale.admittedThrough + 2 * admitBatch;
+}
+
 /** Whether the fan of `ticket` left the queue: it stopped asking for `abandonAfterMs`. */
 export function abandoned(ticket: QueueTicket, now: Date, abandonAfterMs: number): boolean {
   return ticket.state === 'WAITING' && now.getTime() - ticket.seenAt.getTime() > abandonAfterMs;

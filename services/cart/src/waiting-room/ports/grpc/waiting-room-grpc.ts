@@ -17,8 +17,9 @@ const STATUS = {
   EXPIRED: QueueStatus.QUEUE_STATUS_EXPIRED,
 } as const;
 
-export function onSaleMessage(onSale: OnSale): OnSaleMessage {
+export function onSaleMessage(onSale: OnSale & { admissionHorizon?: number }): OnSaleMessage {
   return {
+    admissionHorizon: onSale.admissionHorizon ?? 0,
     eventId: onSale.eventId,
     opensAt: onSale.opensAt,
     queue: onSale.queue,

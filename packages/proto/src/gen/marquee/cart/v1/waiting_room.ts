@@ -132,7 +132,15 @@ export interface OnSale {
   /** Fans admitted so far, by rank. */
   admittedThrough: number;
   /** When the event sold out; absent while places remain. */
-  soldOutAt?: Date | undefined;
+  soldOutAt?:
+    | Date
+    | undefined;
+  /**
+   * The rank above which no fan has been admitted or is being admitted by an admitter's tick under
+   * way (GetOnSale only; 0 when not given): once the event sold out, a waiting fan ranked above it
+   * is told SOLD_OUT without a read of its ticket.
+   */
+  admissionHorizon: number;
 }
 
 /** Join a queue. */
@@ -439,6 +447,7 @@ function createBaseOnSale(): OnSale {
     earlyCount: 0,
     admittedThrough: 0,
     soldOutAt: undefined,
+    admissionHorizon: 0,
   };
 }
 
@@ -464,6 +473,9 @@ export const OnSale: MessageFns<OnSale> = {
     }
     if (message.soldOutAt !== undefined) {
       Timestamp.encode(toTimestamp(message.soldOutAt), writer.uint32(58).fork()).join();
+    }
+    if (message.admissionHorizon !== 0) {
+      writer.uint32(64).int32(message.admissionHorizon);
     }
     return writer;
   },
@@ -537,6 +549,14 @@ export const OnSale: MessageFns<OnSale> = {
             message.soldOutAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.admissionHorizon = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -582,6 +602,11 @@ export const OnSale: MessageFns<OnSale> = {
         : isSet(object.sold_out_at)
         ? fromJsonTimestamp(object.sold_out_at)
         : undefined,
+      admissionHorizon: isSet(object.admissionHorizon)
+        ? globalThis.Number(object.admissionHorizon)
+        : isSet(object.admission_horizon)
+        ? globalThis.Number(object.admission_horizon)
+        : 0,
     };
   },
 
@@ -608,6 +633,9 @@ export const OnSale: MessageFns<OnSale> = {
     if (message.soldOutAt !== undefined) {
       obj.soldOutAt = message.soldOutAt.toISOString();
     }
+    if (message.admissionHorizon !== 0) {
+      obj.admissionHorizon = Math.round(message.admissionHorizon);
+    }
     return obj;
   },
 
@@ -623,6 +651,7 @@ export const OnSale: MessageFns<OnSale> = {
     message.earlyCount = object.earlyCount ?? 0;
     message.admittedThrough = object.admittedThrough ?? 0;
     message.soldOutAt = object.soldOutAt ?? undefined;
+    message.admissionHorizon = object.admissionHorizon ?? 0;
     return message;
   },
 };
