@@ -112,3 +112,20 @@ describe('long polling a queue ticket', () => {
     expect((await room.read.handle(EVENT, id, APP)).view.status).toBe('WAITING');
   });
 });
+
+describe("the on-sale watch's remembered reads", () => {
+  it('drops stale reads once it remembers many events, so callers cannot grow it', async () => {
+    const watch = createOnSaleWatch(
+      { get: async () => undefined },
+      { pollMs: 20, onError: (e) => console.error(e) },
+    );
+    // Joins and reads name any event id: 10,000 distinct ones are remembered at most...
+    for (let i = 0; i < 10_000; i += 1) await watch.latest(`E${i}`);
+    expect(watch.remembered()).toBe(10_000);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // ...and the next read past that drops every read older than the watch trusts (20 ms).
+    await watch.latest('E-next');
+    expect(watch.remembered()).toBe(1);
+    watch.stop();
+  });
+});

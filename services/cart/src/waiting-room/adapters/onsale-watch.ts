@@ -4,6 +4,12 @@ import type { OnSale } from '../domain/queue.js';
 type Read = Stored<OnSaleRecord> | undefined;
 
 /**
+ * Past this many remembered reads, those older than `freshMs` are dropped: event ids come from
+ * callers (a join names any event), so what is remembered must not grow with them.
+ */
+const REMEMBERED_MAX = 10_000;
+
+/**
  * Reads of on-sales shared by their callers: one read under way per event, whoever asks, and
  * `latest` answers a read less than `freshMs` old without reading again.
  */
@@ -14,7 +20,10 @@ function sharedReads(onSales: Pick<OnSaleRepository, 'get'>, freshMs: number) {
     let pending = reading.get(eventId);
     if (!pending) {
       pending = onSales.get(eventId).then((onSale) => {
-        lastRead.set(eventId, { onSale, at: Date.now() });
+        const at = Date.now();
+        if (lastRead.size >= REMEMBERED_MAX)
+          for (const [id, known] of lastRead) if (at - known.at >= freshMs) lastRead.delete(id);
+        lastRead.set(eventId, { onSale, at });
         return onSale;
       });
       const shared = pending;
@@ -36,6 +45,8 @@ function sharedReads(onSales: Pick<OnSaleRepository, 'get'>, freshMs: number) {
     forget: (eventId: string): void => {
       lastRead.delete(eventId);
     },
+    /** How many reads are remembered (for tests). */
+    remembered: (): number => lastRead.size,
   };
 }
 
@@ -56,10 +67,10 @@ interface Waiter {
 export function createOnSaleWatch(
   onSales: Pick<OnSaleRepository, 'get'>,
   options: { pollMs: number; onError: (error: unknown) => void },
-): OnSaleWatch & { stop(): void } {
+): OnSaleWatch & { stop(): void; remembered(): number } {
   const waiting = new Map<string, Set<Waiter>>();
   const polling = new Map<string, NodeJS.Timeout>();
-  const { read, latest, forget } = sharedReads(onSales, options.pollMs);
+  const { read, latest, forget, remembered } = sharedReads(onSales, options.pollMs);
 
   const settle = (eventId: string, waiter: Waiter, changed: boolean) => {
     clearTimeout(waiter.timer);
@@ -94,6 +105,7 @@ export function createOnSaleWatch(
   return {
     latest,
     forget,
+    remembered,
     until(eventId, done, timeoutMs) {
       return new Promise<boolean>((resolve) => {
         let waiters = waiting.get(eventId);
