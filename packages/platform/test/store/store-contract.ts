@@ -342,6 +342,32 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
         });
       });
 
+      it('answers each of many concurrent inserts its own outcome', async () => {
+        // Concurrent inserts may share one command (the Mongo adapter groups them): a clash of
+        // one, on its id or on a unique index, must fail that one alone.
+        const taken = aShow({ code: 'TAKEN' });
+        await sut.insert(taken);
+        const fresh = Array.from({ length: 30 }, (_, index) => aShow({ code: `FRESH-${index}` }));
+        const clashes = [
+          { ...taken, title: 'same id' },
+          aShow({ code: 'TAKEN' }),
+          aShow({ code: 'FRESH-3' }),
+        ];
+        const kinds = await Promise.all(
+          [...fresh.slice(0, 15), ...clashes, ...fresh.slice(15)].map((draft) =>
+            rejectionKind(sut.insert(draft)),
+          ),
+        );
+
+        expect(kinds.filter((kind) => kind !== 'resolved')).toEqual(
+          clashes.map(() => 'already_exists'),
+        );
+        for (const draft of fresh) expect(await sut.get(draft.id)).toMatchObject({ version: 1 });
+        expect(await sut.get(clashes[1]!.id)).toBeUndefined();
+        expect(await sut.get(clashes[2]!.id)).toBeUndefined();
+        expect(await sut.get(taken.id)).toMatchObject({ title: taken.title, version: 1 });
+      });
+
       it('refuses values the Mongo-wire server cannot store, storing nothing', async () => {
         const dotted = { ...aShow(), details: { 'a.b': 1 } } as unknown as Show;
         const dollar = { ...aShow(), details: { $where: 1 } } as unknown as Show;

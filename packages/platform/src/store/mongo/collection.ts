@@ -13,6 +13,7 @@ import type { StoreIndex } from '../types.js';
 import { type CollectionMemory, memoryFor, mutexFor } from './collection-memory.js';
 import { DueTimes } from './due-times.js';
 import { OutboxMarkers } from './outbox-markers.js';
+import { GroupedInserts } from './grouped-inserts.js';
 import { PackedData, unpacked } from './packed-data.js';
 import type { Packing } from '../packing.js';
 import type { Collection, LeaseDoc, PendingMarker, StoredDoc, UpdateFilter } from './stored.js';
@@ -36,6 +37,8 @@ export class MongoCollection {
   readonly mutex: KeyedMutex;
   readonly memory: CollectionMemory;
   readonly markers: OutboxMarkers;
+  /** Inserts of documents without events, grouped (grouped-inserts.ts). */
+  readonly inserts: GroupedInserts<StoredDoc>;
   readonly due: DueTimes | undefined;
   readonly data: PackedData;
   readonly #connection: Connection;
@@ -53,6 +56,7 @@ export class MongoCollection {
     this.due = DueTimes.of(setup.collection, setup.indexes, this.memory, () => this.docs());
     this.data = new PackedData(setup.packing);
     this.markers = new OutboxMarkers(() => this.#markerDocs(), this.memory);
+    this.inserts = new GroupedInserts(() => this.docs());
     this.#configured = setup.writeConditions;
     this.#known = setup.writeConditions;
   }

@@ -50,7 +50,10 @@ export class DocumentWrites<T extends Versioned> {
         const mode = await this.#mode();
         const existed = await mode.beforeEvents(id, events);
         markedBefore ??= existed;
-        await this.#collection.docs().insertOne(this.#collection.data.toInsert(fresh));
+        const doc = this.#collection.data.toInsert(fresh);
+        // Without events, concurrent inserts of the collection share one command.
+        if (events.length === 0) await this.#collection.inserts.insert(doc);
+        else await this.#collection.docs().insertOne(doc);
         mode.written(id, fresh, events.length > 0);
         this.#collection.notify(events);
         return toDocument<T>(fresh);

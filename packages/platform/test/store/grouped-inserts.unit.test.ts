@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MarkerInserts } from '../../src/store/mongo/marker-inserts.js';
+import { GroupedInserts } from '../../src/store/mongo/grouped-inserts.js';
 import type { Collection, PendingMarker } from '../../src/store/mongo/stored.js';
 
 /** A markers collection that answers each command when told, refusing ids already stored. */
@@ -31,12 +31,14 @@ function markersCollection() {
   return { collection, commands, stored, answer };
 }
 
-describe('MarkerInserts', () => {
+const marker = (id: string): PendingMarker => ({ _id: id, dueAt: new Date() });
+
+describe('GroupedInserts', () => {
   it('sends the first marker alone and those asked for meanwhile together', async () => {
     const markers = markersCollection();
-    const inserts = new MarkerInserts(() => markers.collection);
-    const first = inserts.insert('a');
-    const rest = ['b', 'c', 'd'].map((id) => inserts.insert(id));
+    const inserts = new GroupedInserts(() => markers.collection);
+    const first = inserts.insert(marker('a'));
+    const rest = ['b', 'c', 'd'].map((id) => inserts.insert(marker(id)));
     expect(markers.commands).toEqual([['a']]);
     markers.answer();
     await first;
@@ -50,9 +52,9 @@ describe('MarkerInserts', () => {
   it('reports a duplicate marker to its own caller only', async () => {
     const markers = markersCollection();
     markers.stored.add('taken');
-    const inserts = new MarkerInserts(() => markers.collection);
-    const first = inserts.insert('x');
-    const group = [inserts.insert('taken'), inserts.insert('y')];
+    const inserts = new GroupedInserts(() => markers.collection);
+    const first = inserts.insert(marker('x'));
+    const group = [inserts.insert(marker('taken')), inserts.insert(marker('y'))];
     markers.answer();
     await first;
     await Promise.resolve();
@@ -61,7 +63,7 @@ describe('MarkerInserts', () => {
     expect(taken).toMatchObject({ status: 'rejected', reason: { code: 11000 } });
     expect(y?.status).toBe('fulfilled');
     // Alone, a clash is the command's own error.
-    const again = inserts.insert('y');
+    const again = inserts.insert(marker('y'));
     markers.answer();
     await expect(again).rejects.toMatchObject({ code: 11000 });
   });
