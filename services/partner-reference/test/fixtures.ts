@@ -10,6 +10,7 @@ import type { Clock } from '@marquee/platform/kernel';
 import type { PartnerRepositories } from '../src/app/ports.js';
 import { randomIds } from '../src/adapters/clock-and-ids.js';
 import { PartnerError } from '../src/domain/errors.js';
+import { refusalStatus } from '../src/ports/http/v1-routes.js';
 import type { EventDetails } from '../src/domain/event.js';
 
 /** A clock tests move by hand. */
@@ -228,7 +229,7 @@ export const refusal = (fn: () => unknown): { status: number; id: number } | und
   try {
     fn();
   } catch (error) {
-    if (error instanceof PartnerError) return { status: error.status, id: error.id };
+    if (error instanceof PartnerError) return { status: refusalStatus(error), id: error.id };
     throw error;
   }
   return undefined;

@@ -1,4 +1,9 @@
-import { errorKindOf, retryingConflicts, type Clock } from '@marquee/platform/kernel';
+import {
+  errorKindOf,
+  retryingConflicts,
+  type Clock,
+  type ErrorKind,
+} from '@marquee/platform/kernel';
 import {
   displayName,
   eventProblems,
@@ -17,20 +22,18 @@ import type {
 } from './back-office-inputs.js';
 import type { IdGenerator, PartnerRepositories } from './ports.js';
 
-/** A refused back-office request: `{error: {code, message}}` with its status. */
+/** A refused back-office request, by kind (the port answers `{error: {code, message}}`). */
 export class AdminError extends Error {
-  readonly status: 400 | 404;
-  readonly code: string;
+  readonly code: Extract<ErrorKind, 'invalid_argument' | 'not_found'>;
 
-  constructor(status: 400 | 404, code: string, message: string) {
+  constructor(code: AdminError['code'], message: string) {
     super(message);
     this.name = 'AdminError';
-    this.status = status;
     this.code = code;
   }
 }
 
-const badRequest = (message: string) => new AdminError(400, 'invalid_argument', message);
+const badRequest = (message: string) => new AdminError('invalid_argument', message);
 
 /** Tries of an event's compare-and-set while another write of it wins. */
 const CAS_ATTEMPTS = 5;
@@ -124,8 +127,7 @@ export class BackOffice {
     return retryingConflicts(
       async () => {
         const current = await this.#repos.events.get(eventId);
-        if (current === undefined)
-          throw new AdminError(404, 'not_found', `unknown event ${eventId}`);
+        if (current === undefined) throw new AdminError('not_found', `unknown event ${eventId}`);
         const { status, ...fields } = patch;
         // Strictly later than before, so a reader asking "modified at or after" never misses it.
         const now = new Date(

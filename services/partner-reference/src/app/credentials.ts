@@ -2,15 +2,16 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { allPartnerScopes, type PartnerScopeValue } from '@marquee/partner-api';
 import type { Clock } from '@marquee/platform/kernel';
 
-/** An RFC 6749 section 5.2 refusal of the token endpoint. */
+/**
+ * An RFC 6749 section 5.2 refusal of the token endpoint, by its error code (the port answers
+ * `invalid_client` with 401 and a challenge, the others with 400).
+ */
 export class OAuthError extends Error {
-  readonly status: 400 | 401;
   readonly error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope';
 
-  constructor(status: 400 | 401, error: OAuthError['error'], description: string) {
+  constructor(error: OAuthError['error'], description: string) {
     super(description);
     this.name = 'OAuthError';
-    this.status = status;
     this.error = error;
   }
 }
@@ -67,23 +68,23 @@ export class ClientCredentials {
     scope: string | undefined,
   ): IssuedToken {
     if (grantType === undefined || grantType === '')
-      throw new OAuthError(400, 'invalid_request', 'grant_type is required');
+      throw new OAuthError('invalid_request', 'grant_type is required');
     if (grantType !== 'client_credentials')
-      throw new OAuthError(400, 'unsupported_grant_type', 'only client_credentials is supported');
+      throw new OAuthError('unsupported_grant_type', 'only client_credentials is supported');
     if (clientId === undefined || clientSecret === undefined)
-      throw new OAuthError(401, 'invalid_client', 'client authentication is required');
+      throw new OAuthError('invalid_client', 'client authentication is required');
     // Both compared whatever the first gives, so timing tells nothing about which one failed.
     const idMatches = constantTimeEqual(clientId, this.#clientId);
     const secretMatches = timingSafeEqual(sha256(clientSecret), this.#secretDigest);
     if (!(idMatches && secretMatches))
-      throw new OAuthError(401, 'invalid_client', 'client authentication failed');
+      throw new OAuthError('invalid_client', 'client authentication failed');
     const requested =
       scope === undefined || scope.trim() === ''
         ? [...allPartnerScopes]
         : [...new Set(scope.trim().split(/ +/))];
     const unknown = requested.filter((s) => !(allPartnerScopes as readonly string[]).includes(s));
     if (unknown.length > 0)
-      throw new OAuthError(400, 'invalid_scope', `unknown scope ${unknown.join(' ')}`);
+      throw new OAuthError('invalid_scope', `unknown scope ${unknown.join(' ')}`);
     const token = randomBytes(32).toString('base64url');
     const now = this.#clock.now().getTime();
     if (this.#tokens.size >= MAX_LIVE_TOKENS) this.purgeExpired();

@@ -1,33 +1,34 @@
 import type { ErrorKind } from '@marquee/platform/kernel';
 import { PartnerErrorId } from '@marquee/partner-api';
 
+/** What a refused 3P call is, in the kernel's error kinds: the port answers each with its status. */
+export type PartnerRefusalKind = Extract<ErrorKind, 'invalid_argument' | 'failed_precondition'>;
+
 /**
- * A refused 3P call: the HTTP status and the `{id, message}` body the API answers. 400 for a
- * malformed request or an impossible value, 410 for a well-formed request the partner cannot carry
- * out. `kind` is the kernel's error kind of each (errors are recognised structurally). The port
- * answers it as the 3P error body `{id, message}` (ports/http/v1-routes.ts).
+ * A refused 3P call: the 3P error id and its message. `invalid_argument` for a malformed request
+ * or an impossible value, `failed_precondition` for a well-formed request the partner cannot carry
+ * out. The port answers it as the 3P error body `{id, message}` with the status of its kind
+ * (ports/http/v1-routes.ts: 400 and 410).
  */
 export class PartnerError extends Error {
-  readonly status: 400 | 410;
   readonly id: number;
-  readonly kind: Extract<ErrorKind, 'invalid_argument' | 'failed_precondition'>;
+  readonly kind: PartnerRefusalKind;
 
-  constructor(status: 400 | 410, id: number, message: string) {
+  constructor(kind: PartnerRefusalKind, id: number, message: string) {
     super(message);
     this.name = 'PartnerError';
-    this.status = status;
     this.id = id;
-    this.kind = status === 400 ? 'invalid_argument' : 'failed_precondition';
+    this.kind = kind;
   }
 }
 
-/** 400: the request is malformed or names an impossible value. */
+/** The request is malformed or names an impossible value. */
 export const invalid = (id: number, message: string): PartnerError =>
-  new PartnerError(400, id, message);
+  new PartnerError('invalid_argument', id, message);
 
-/** 410: well-formed, but the partner cannot carry it out. */
+/** Well-formed, but the partner cannot carry it out. */
 export const refused = (id: number, message: string): PartnerError =>
-  new PartnerError(410, id, message);
+  new PartnerError('failed_precondition', id, message);
 
 export const isPartnerError = (error: unknown): error is PartnerError =>
   error instanceof PartnerError;

@@ -75,7 +75,7 @@ export async function adminRoutes(scope: FastifyInstance, deps: AdminDependencie
 /** Back-office refusals as `{ error: { code, message } }`; schema failures as invalid_argument. */
 function adminErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof AdminError)
-    return adminError(reply, error.status, error.code, error.message);
+    return adminError(reply, error.code === 'not_found' ? 404 : 400, error.code, error.message);
   if (error.validation !== undefined)
     return adminError(
       reply,

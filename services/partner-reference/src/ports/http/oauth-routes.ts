@@ -8,7 +8,7 @@ const field = (body: Record<string, unknown>, name: string): string | undefined 
   const value = body[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string')
-    throw new OAuthError(400, 'invalid_request', `${name} must be given once, as a string`);
+    throw new OAuthError('invalid_request', `${name} must be given once, as a string`);
   return value;
 };
 
@@ -16,15 +16,15 @@ const field = (body: Record<string, unknown>, name: string): string | undefined 
 function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
   if (header === undefined) return undefined;
   const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header.trim());
-  if (match === null) throw new OAuthError(401, 'invalid_client', 'malformed Authorization header');
+  if (match === null) throw new OAuthError('invalid_client', 'malformed Authorization header');
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw new OAuthError(401, 'invalid_client', 'malformed Basic credentials');
+  if (colon < 0) throw new OAuthError('invalid_client', 'malformed Basic credentials');
   try {
     const unescape = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
     return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
   } catch {
-    throw new OAuthError(401, 'invalid_client', 'malformed Basic credentials');
+    throw new OAuthError('invalid_client', 'malformed Basic credentials');
   }
 }
 
@@ -32,10 +32,10 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
 export const DEFAULT_FAILURES_PER_MINUTE = 10;
 
 const sendOAuthError = (reply: FastifyReply, error: OAuthError) => {
-  if (error.status === 401)
-    void reply.header('www-authenticate', 'Basic realm="partner-reference"');
+  const status = error.error === 'invalid_client' ? 401 : 400;
+  if (status === 401) void reply.header('www-authenticate', 'Basic realm="partner-reference"');
   return reply
-    .status(error.status)
+    .status(status)
     .header('cache-control', 'no-store')
     .header('pragma', 'no-cache')
     .send({ error: error.error, error_description: error.message });
@@ -58,7 +58,7 @@ export async function oauthRoutes(
     if (error instanceof OAuthError) return sendOAuthError(reply, error);
     const status = error.statusCode;
     if (status !== undefined && status >= 400 && status < 500)
-      return sendOAuthError(reply, new OAuthError(400, 'invalid_request', error.message));
+      return sendOAuthError(reply, new OAuthError('invalid_request', error.message));
     request.log.error({ err: error }, 'token request failed');
     return reply.status(500).send({ error: 'server_error' });
   });
@@ -72,7 +72,7 @@ export async function oauthRoutes(
     const bodyId = field(body, 'client_id');
     const bodySecret = field(body, 'client_secret');
     if (basic !== undefined && (bodyId !== undefined || bodySecret !== undefined))
-      throw new OAuthError(400, 'invalid_request', 'use one client authentication method');
+      throw new OAuthError('invalid_request', 'use one client authentication method');
     const clientId = basic?.id ?? bodyId;
     const keys = [`ip:${request.ip}`, ...(clientId !== undefined ? [`client:${clientId}`] : [])];
     const wait = throttle.refusal(keys);

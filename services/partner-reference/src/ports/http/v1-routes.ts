@@ -19,7 +19,7 @@ import type {
 import type { ClientCredentials } from '../../app/credentials.js';
 import type { Drills } from '../../app/drills.js';
 import type { PartnerApp } from '../../app/partner-app.js';
-import { isPartnerError } from '../../domain/errors.js';
+import { isPartnerError, type PartnerError } from '../../domain/errors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { parseDateTime } from './parse.js';
 import {
@@ -79,6 +79,10 @@ const EventQuery = Type.Object(
 
 const errorBody = (id: number, message: string) => ({ id, message });
 
+/** The HTTP status of a refused 3P call: 400 when malformed or impossible, 410 when refused. */
+export const refusalStatus = (error: PartnerError): 400 | 410 =>
+  error.kind === 'invalid_argument' ? 400 : 410;
+
 /** The 3P API, mounted under `/v1` (bearer tokens from `/oauth/token`). */
 export async function v1Routes(scope: FastifyInstance, deps: V1Dependencies): Promise<void> {
   const { app, credentials, drills } = deps;
@@ -120,8 +124,9 @@ export async function v1Routes(scope: FastifyInstance, deps: V1Dependencies): Pr
 /** Refusals as their 3P error bodies; schema failures and other 4xx as syntax errors. */
 function v1ErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (isPartnerError(error)) {
-    request.log.info({ id: error.id, status: error.status }, '3P request refused');
-    return reply.status(error.status).send(errorBody(error.id, error.message));
+    const status = refusalStatus(error);
+    request.log.info({ id: error.id, status }, '3P request refused');
+    return reply.status(status).send(errorBody(error.id, error.message));
   }
   if (error.validation !== undefined) {
     const message = `${error.validationContext ?? 'request'}: ${error.validation
