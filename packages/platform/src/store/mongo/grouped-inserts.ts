@@ -78,7 +78,9 @@ export class GroupedInserts<D extends mongoose.mongo.Document & { _id: string }>
   async #sendGroup(group: Waiting<D>[]): Promise<void> {
     try {
       // The driver's insert types want an OptionalUnlessRequiredId; our documents carry their id.
-      const docs = group.map(({ doc }) => doc) as Parameters<Collection<D>['insertMany']>[0];
+      const docs = group.map(({ doc }) => doc) as unknown as Parameters<
+        Collection<D>['insertMany']
+      >[0];
       if (group.length === 1) await this.#docs().insertOne(docs[0]!);
       else await this.#docs().insertMany(docs, { ordered: false });
       for (const waiting of group) waiting.resolve();
