@@ -5,6 +5,7 @@ export {
   isTransient,
   type ErrorKind,
 } from './error-kind.js';
+export { backoffMs } from './backoff.js';
 export { systemClock, type Clock } from './clock.js';
 export {
   DEFAULT_CONFLICT_ATTEMPTS,

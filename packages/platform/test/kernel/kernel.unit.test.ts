@@ -8,6 +8,7 @@ import {
   isWriteRace,
   retryingConflicts,
   systemClock,
+  backoffMs,
 } from '../../src/kernel/index.js';
 
 const failure = (kind: string) => Object.assign(new Error(kind), { kind });
@@ -125,5 +126,22 @@ describe('retryingConflicts', () => {
       { isConflict: isWriteRace },
     );
     expect(result).toBe(3);
+  });
+});
+
+describe('backoffMs', () => {
+  it('starts at the first pause and doubles with each failure, up to the cap', () => {
+    const pauses = [1, 2, 3, 4, 5, 6].map((failures) =>
+      backoffMs(failures, { firstMs: 1_000, maxMs: 10_000 }),
+    );
+    expect(pauses).toEqual([1_000, 2_000, 4_000, 8_000, 10_000, 10_000]);
+  });
+
+  it('stays at the cap for any number of failures, and at the first pause below one', () => {
+    expect(backoffMs(10_000, { firstMs: 500, maxMs: 300_000 })).toBe(300_000);
+    expect(backoffMs(Number.POSITIVE_INFINITY, { firstMs: 500, maxMs: 300_000 })).toBe(300_000);
+    expect(backoffMs(Number.NaN, { firstMs: 500, maxMs: 300_000 })).toBe(500);
+    expect(backoffMs(0, { firstMs: 500, maxMs: 300_000 })).toBe(500);
+    expect(backoffMs(40, { firstMs: 100, maxMs: Number.POSITIVE_INFINITY })).toBe(100 * 2 ** 39);
   });
 });

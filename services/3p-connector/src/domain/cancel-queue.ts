@@ -1,3 +1,4 @@
+import { backoffMs } from '@marquee/platform/kernel';
 /** A cancel the partner has not taken yet, retried until it is accepted (collection `queued_calls`). */
 export interface QueuedCancel {
   /** Deterministic per partner and inventory order: the same cancel queued twice is one entry. */
@@ -24,6 +25,5 @@ export const FIRST_RETRY_MS = 1_000;
 
 /** Delay before attempt `attempts + 1`: 1 s after the first failure, doubling, at most `maxMs`. */
 export function cancelBackoffMs(attempts: number, maxMs: number): number {
-  const exponent = Math.max(0, attempts - 1);
-  return Math.min(maxMs, FIRST_RETRY_MS * 2 ** Math.min(exponent, 30));
+  return backoffMs(attempts, { firstMs: FIRST_RETRY_MS, maxMs });
 }

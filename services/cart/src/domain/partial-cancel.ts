@@ -1,3 +1,4 @@
+import { backoffMs } from '@marquee/platform/kernel';
 import { createHash } from 'node:crypto';
 import { CartError, ErrorCode, invalidInput, staleCart } from './errors.js';
 import {
@@ -233,5 +234,5 @@ export const MAX_TICKET_CANCEL_PAUSE_MS = 300_000;
  * `firstMs`, doubling, at most {@link MAX_TICKET_CANCEL_PAUSE_MS}.
  */
 export function ticketCancelPauseMs(firstMs: number, attempts: number): number {
-  return Math.min(MAX_TICKET_CANCEL_PAUSE_MS, firstMs * 2 ** Math.min(attempts, 16));
+  return backoffMs(attempts + 1, { firstMs, maxMs: MAX_TICKET_CANCEL_PAUSE_MS });
 }

@@ -1,3 +1,4 @@
+import { backoffMs as kernelBackoffMs } from '@marquee/platform/kernel';
 import type { Transaction } from './transaction.js';
 
 /** What opened a case. */
@@ -120,5 +121,5 @@ export function reopenCase(
 
 /** Exponential backoff for an open case that could not be decided: base·2^(attempts-1), capped. */
 export function backoffMs(attempts: number, baseMs: number, maxMs: number): number {
-  return Math.min(maxMs, baseMs * 2 ** Math.max(0, Math.min(attempts - 1, 30)));
+  return kernelBackoffMs(attempts, { firstMs: baseMs, maxMs });
 }

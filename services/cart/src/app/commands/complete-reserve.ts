@@ -1,5 +1,5 @@
 import { fail, hold, type BookingLine, type Cart, type HeldTicket } from '../../domain/cart.js';
-import { isTransient } from '@marquee/platform/kernel';
+import { backoffMs, isTransient } from '@marquee/platform/kernel';
 import { CartError, ErrorCode, isPartnerBusy, overloaded } from '../../domain/errors.js';
 import type { SellableEvent } from '../../domain/sellable-event.js';
 import type { CartCore } from '../core/cart-core.js';
@@ -55,7 +55,7 @@ export class CompleteReserve {
           maybeBooked ||= !busy;
           if (attempt < settings.reserveAttempts) {
             log.warn({ cart_id: cartId, attempt, err: error }, 'reserve attempt failed; retrying');
-            await sleep(settings.reserveRetryMs * 2 ** (attempt - 1));
+            await sleep(backoffMs(attempt, { firstMs: settings.reserveRetryMs, maxMs: Infinity }));
             continue;
           }
           // Every attempt waited in a full queue: the partner was never asked, nothing is held.
