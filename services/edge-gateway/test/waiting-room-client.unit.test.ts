@@ -1,3 +1,4 @@
+import { promisify } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { createLogger } from '@marquee/platform/logger';
 import {
@@ -52,11 +53,8 @@ beforeAll(async () => {
       callback(null, { ticket: ticket({ heldBack: true }), joined: true });
     },
   });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    ),
-  );
+  const bind = promisify(server.bindAsync.bind(server));
+  const port = await bind('127.0.0.1:0', grpc.ServerCredentials.createInsecure());
   client = createWaitingRoomClient(`127.0.0.1:${port}`, {
     deadlineMs: 5_000,
     logger: createLogger({ service: 'edge-test', level: 'silent' }),

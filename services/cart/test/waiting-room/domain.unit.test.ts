@@ -46,29 +46,33 @@ describe('admission order', () => {
   });
 });
 
+/** An on-sale past its opening, and a fan waiting in it. */
+const waitingOnSale: OnSale = {
+  eventId: 'E1',
+  opensAt: at(60_000),
+  queue: true,
+  frozenAt: at(62_000),
+  earlyCount: 100,
+  admittedThrough: 40,
+  admissionsPerSecond: 10,
+  updatedAt: at(0),
+};
+const waitingTicket: QueueTicket = {
+  id: 'q1',
+  eventId: 'E1',
+  appId: 'app',
+  identity: 'fan:f',
+  joinedAt: at(0),
+  early: true,
+  orderKey: earlyOrderKey(1, 'q1'),
+  state: 'WAITING',
+  seenAt: at(0),
+};
+const context = { now: at(70_000), admissionTtlMs: 120_000 };
+
 describe('what a fan is told', () => {
-  const onSale: OnSale = {
-    eventId: 'E1',
-    opensAt: at(60_000),
-    queue: true,
-    frozenAt: at(62_000),
-    earlyCount: 100,
-    admittedThrough: 40,
-    admissionsPerSecond: 10,
-    updatedAt: at(0),
-  };
-  const ticket: QueueTicket = {
-    id: 'q1',
-    eventId: 'E1',
-    appId: 'app',
-    identity: 'fan:f',
-    joinedAt: at(0),
-    early: true,
-    orderKey: earlyOrderKey(1, 'q1'),
-    state: 'WAITING',
-    seenAt: at(0),
-  };
-  const context = { now: at(70_000), admissionTtlMs: 120_000 };
+  const onSale = waitingOnSale;
+  const ticket = waitingTicket;
 
   it('WAITING with the position behind those admitted and a wait at the current rate', () => {
     expect(viewOf(ticket, onSale, { ...context, rank: 90 })).toEqual({
@@ -106,30 +110,8 @@ describe('what a fan is told', () => {
 });
 
 describe("a fan held back by its app's quota", () => {
-  const onSale: OnSale = {
-    eventId: 'E1',
-    opensAt: at(60_000),
-    queue: true,
-    frozenAt: at(62_000),
-    earlyCount: 100,
-    admittedThrough: 40,
-    admissionsPerSecond: 10,
-    heldBackThrough: { app: 12 },
-    updatedAt: at(0),
-  };
-  const ticket: QueueTicket = {
-    id: 'q1',
-    eventId: 'E1',
-    appId: 'app',
-    identity: 'fan:f',
-    joinedAt: at(0),
-    early: true,
-    orderKey: earlyOrderKey(1, 'q1'),
-    state: 'WAITING',
-    seenAt: at(0),
-    heldBack: true,
-  };
-  const context = { now: at(70_000), admissionTtlMs: 120_000 };
+  const onSale: OnSale = { ...waitingOnSale, heldBackThrough: { app: 12 } };
+  const ticket: QueueTicket = { ...waitingTicket, heldBack: true };
 
   it("reads WAITING, its position counted from its app's last admitted fan, no estimate", () => {
     expect(viewOf(ticket, onSale, { ...context, rank: 20 })).toEqual({
