@@ -24,7 +24,10 @@ const cart = (id: string, tickets: number, sandbox = false) => ({
   requests: [{ tickets: [{ quantity: tickets }] }],
 });
 
-function setup(defaultLimit: number | undefined) {
+function setup(
+  defaultLimit: number | undefined,
+  admitBatch = DEFAULT_WAITING_ROOM_SETTINGS.admitBatch,
+) {
   let now = OPENS - 60_000;
   let drawn = 0;
   let next = 0;
@@ -40,7 +43,7 @@ function setup(defaultLimit: number | undefined) {
       probe: { sample: () => ({ reserves: 0, overloaded: 0, p95LatencyMs: 0 }) },
       clock: { now: () => new Date(now) },
       ids: { queueTicketId: () => `q${(next += 1)}`, lottery: () => (drawn += 1) },
-      settings: DEFAULT_WAITING_ROOM_SETTINGS,
+      settings: { ...DEFAULT_WAITING_ROOM_SETTINGS, admitBatch },
       watch: passThroughWatch(stores.onSales),
     },
     'replica-a',
@@ -181,5 +184,27 @@ describe("the per-app held-ticket quota at the waiting room's admission", () => 
     expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 0, left: 1 });
     expect((await statusOf(second!)).status).toBe('EXPIRED');
     expect((await statusOf(first!)).status).toBe('ADMITTED');
+  });
+
+  it("does not let one app's many held-back fans keep another app's from their room", async () => {
+    // Two fans looked at per tick: app A's held-back fans fill every look of them.
+    const { room, join, read, statusOf, advance } = setup(1, 2);
+    await room.configure.handle('E1', { opensAt: new Date(OPENS), queue: true });
+    const a = [await join('A', 'a1'), await join('A', 'a2'), await join('A', 'a3')];
+    const [b1, b2] = [await join('B', 'b1'), await join('B', 'b2')];
+    advance(62_000);
+    await room.admitter.handle('E1');
+    expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 1, heldBack: 1 });
+    expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 1, heldBack: 1 });
+    expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 0, heldBack: 1 });
+    expect((await statusOf(b1!)).status).toBe('ADMITTED');
+    expect(await statusOf(b2!)).toMatchObject({ status: 'WAITING', heldBack: true });
+    // B's admission is spent on a reserve that failed at once: B has room again, A none.
+    const use = { eventId: 'E1', appId: 'B', identity: b1!.identity, now: new Date(OPENS) };
+    await room.spend.handle((await read(b1!)).admissionToken, use);
+    expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 1 });
+    expect((await statusOf(b2!)).status).toBe('ADMITTED');
+    for (const held of a.slice(1))
+      expect(await statusOf(held!)).toMatchObject({ status: 'WAITING', heldBack: true });
   });
 });

@@ -145,6 +145,11 @@ export function waitingRoomStorageContract(name: string, open: () => Promise<Sto
       await write('h1', { heldBack: true });
       expect((await tickets.nextHeldBack('E1', 10)).map((t) => t.id)).toEqual(['h1', 'h3']);
       expect((await tickets.nextHeldBack('E1', 1)).map((t) => t.id)).toEqual(['h1']);
+      expect((await tickets.nextHeldBack('E1', 10, 'app-1')).map((t) => t.id)).toEqual([
+        'h1',
+        'h3',
+      ]);
+      expect(await tickets.nextHeldBack('E1', 10, 'app-2')).toEqual([]);
       expect((await tickets.nextWaiting('E1', 10)).map((t) => t.id)).toEqual(['h2', 'h4']);
       expect(await tickets.countWaiting('E1')).toBe(4);
       // Admitted, the mark is gone: neither list holds it, and it counts for its app.

@@ -74,8 +74,16 @@ function queueQueries(
         { eventId, state: 'WAITING', heldBack: { $ne: true } },
         { sort: { orderKey: 1 }, limit },
       ),
-    nextHeldBack: (eventId, limit) =>
-      tickets.find({ eventId, state: 'WAITING', heldBack: true }, { sort: { orderKey: 1 }, limit }),
+    nextHeldBack: (eventId, limit, appId) =>
+      tickets.find(
+        {
+          eventId,
+          state: 'WAITING',
+          heldBack: true,
+          ...(appId !== undefined ? { appId } : {}),
+        },
+        { sort: { orderKey: 1 }, limit },
+      ),
     countWaiting: (eventId) => tickets.count({ eventId, state: 'WAITING' }),
     countAdmittedSince: (eventId, since, appId) =>
       tickets.count({

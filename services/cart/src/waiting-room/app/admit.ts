@@ -153,9 +153,15 @@ export class AdmitTick {
     if (due > 0) {
       // Fans held back first (oldest first), so that an app's room goes to its fans in order;
       // then the next fans, whom a held-back fan never keeps from their turn.
-      for (const ticket of await tickets.nextHeldBack(eventId, settings.admitBatch)) {
+      const look = await tickets.nextHeldBack(eventId, settings.admitBatch);
+      for (const ticket of look) {
         if (tick.tally.admitted >= due) break;
         await this.#take(ticket, tick);
+      }
+      if (look.length >= settings.admitBatch && tick.tally.admitted < due) {
+        const apps = new Set([...tick.heldBackApps, ...look.map((t) => t.appId)]);
+        for (const ticket of await this.#heldBackByApp(tick, apps, due))
+          if (tick.tally.admitted < due) await this.#take(ticket, tick);
       }
       if (tick.tally.admitted < due)
         for (const ticket of await tickets.nextWaiting(eventId, settings.admitBatch)) {
@@ -166,6 +172,35 @@ export class AdmitTick {
     await this.#record(onSale, { control, now, admitted: tick.tally.admitted, ...throughOf(tick) });
     const { admitted, left, heldBack, waitsMs } = tick.tally;
     return { kind: 'admitted', admitted, left, heldBack, window: control.window, waitsMs };
+  }
+
+  /**
+   * The held-back fans beyond a full look, app by app, oldest first: more fans held back than one
+   * look holds (an app at its quota with hundreds of fans) must not keep another app's held-back
+   * fans from the room their app has, nor an app's fresh fans go before its older held-back ones.
+   * An app whose room is not known yet is read from its oldest held-back fan (its limit); an app
+   * without room costs no further query.
+   */
+  async #heldBackByApp(
+    tick: Tick,
+    apps: ReadonlySet<string>,
+    due: number,
+  ): Promise<Stored<QueueTicket>[]> {
+    const { tickets, settings } = this.deps;
+    const { eventId } = tick.onSale;
+    const found: Stored<QueueTicket>[] = [];
+    for (const appId of apps) {
+      if (tick.rooms.left(appId) === undefined) {
+        const [oldest] = await tickets.nextHeldBack(eventId, 1, appId);
+        if (oldest) await tick.rooms.hasRoom(oldest);
+      }
+      const room = Math.min(tick.rooms.left(appId) ?? 0, due - tick.tally.admitted);
+      if (room > 0)
+        found.push(
+          ...(await tickets.nextHeldBack(eventId, Math.min(room, settings.admitBatch), appId)),
+        );
+    }
+    return found.sort((a, b) => (a.orderKey < b.orderKey ? -1 : a.orderKey > b.orderKey ? 1 : 0));
   }
 
   /**

@@ -30,6 +30,11 @@ export class AppRooms {
     return room > 0;
   }
 
+  /** The room left to the app this tick (infinite without a limit); undefined before it is read. */
+  left(appId: string): number | undefined {
+    return this.#rooms.get(appId);
+  }
+
   /** One fan of the app was admitted. */
   take(appId: string): void {
     this.#rooms.set(appId, (this.#rooms.get(appId) ?? 0) - 1);

@@ -59,8 +59,11 @@ export interface QueueTicketRepository {
    * `limit`.
    */
   nextWaiting(eventId: string, limit: number): Promise<Stored<QueueTicket>[]>;
-  /** The event's WAITING tickets held back, in admission order (by `orderKey`), at most `limit`. */
-  nextHeldBack(eventId: string, limit: number): Promise<Stored<QueueTicket>[]>;
+  /**
+   * The event's WAITING tickets held back, of one app when `appId` is given, in admission order
+   * (by `orderKey`), at most `limit`.
+   */
+  nextHeldBack(eventId: string, limit: number, appId?: string): Promise<Stored<QueueTicket>[]>;
   /**
    * The event's tickets ADMITTED at or after `since` (admissions in flight), of one app when
    * `appId` is given.
