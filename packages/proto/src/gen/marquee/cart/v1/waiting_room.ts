@@ -129,7 +129,10 @@ export interface OnSale {
     | undefined;
   /** Fans who joined before the opening (final once frozen). */
   earlyCount: number;
-  /** Fans admitted so far, by rank. */
+  /**
+   * Fans admitted so far, by rank: every fan ranked at or below it was admitted, skipped having
+   * left, or held back by its app's held-ticket quota (see `held_back_through`).
+   */
   admittedThrough: number;
   /** When the event sold out; absent while places remain. */
   soldOutAt?:
