@@ -459,10 +459,9 @@ export async function composeCart(
   const waitingRoom = composeWaitingRoom({
     storage: storage.waitingRoom,
     admissionKey: admissionKeyOf(tokenKeys),
-    clock,
-    logger,
+    ...{ clock, logger, soldOutBook },
     tickMs: config.CART_QUEUE_TICK_MS,
-    soldOutBook,
+    holdings: { carts: storage.core.carts, defaultLimit: config.CART_HELD_TICKETS_PER_EVENT },
   });
   placesBack = (eventId) => waitingRoom.gate.placesReturned(eventId);
 

@@ -51,6 +51,15 @@ describe('waitingMayEnd', () => {
     expect(waitingMayEnd(onSale({ frozenAt: OPENS, soldOutAt: OPENS }), 500)).toBe(true);
     expect(waitingMayEnd(onSale({ queue: false }), 500)).toBe(true);
   });
+
+  it("ends a held-back fan's wait when its app's admissions reach it, not the queue's", () => {
+    const passed = onSale({ frozenAt: OPENS, admittedThrough: 9, heldBackThrough: { 'app-1': 2 } });
+    expect(waitingMayEnd(passed, 5)).toBe(true);
+    expect(waitingMayEnd(passed, 5, 'app-1')).toBe(false);
+    expect(waitingMayEnd(passed, 5, 'app-2')).toBe(false);
+    expect(waitingMayEnd({ ...passed, heldBackThrough: { 'app-1': 5 } }, 5, 'app-1')).toBe(true);
+    expect(waitingMayEnd({ ...passed, soldOutAt: OPENS }, 5, 'app-1')).toBe(true);
+  });
 });
 
 describe('the on-sale watch', () => {
@@ -232,6 +241,48 @@ describe('long polls held at the edge', () => {
     expect(done).toBe(false);
     await vi.advanceTimersByTimeAsync(500);
     expect(await answer).toMatchObject({ status: 'WAITING', rank: 3 });
+  });
+
+  it('holds a held-back fan passed by the queue until its app admits it, without a read per poll', async () => {
+    const heldBack = { ...WAITING, rank: 3, position: 1, heldBack: true as const };
+    let admitted = false;
+    const sut = setUp(() => (admitted ? { ...WAITING, status: 'ADMITTED' as const } : heldBack));
+    const passed = { frozenAt: OPENS, earlyCount: 5, admittedThrough: 5 };
+    sut.cart.current = onSale({ ...passed, heldBackThrough: { 'app-1': 1 } });
+    const answer = sut.polls.read(caller, 'E1', 'q_1', 25);
+    let done = false;
+    void answer.then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(5_000);
+    // `admittedThrough` passed its rank: still one read (the first), no answer.
+    expect(sut.reads()).toBe(1);
+    expect(done).toBe(false);
+    // Another app's held-back fans are admitted: nothing for this fan either.
+    sut.cart.current = onSale({ ...passed, heldBackThrough: { 'app-1': 1, 'app-2': 4 } });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(sut.reads()).toBe(1);
+    admitted = true;
+    sut.cart.current = onSale({ ...passed, heldBackThrough: { 'app-1': 3, 'app-2': 4 } });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await answer).toMatchObject({ status: 'ADMITTED' });
+    expect(sut.reads()).toBe(2);
+  });
+
+  it('lets a held-back fan its app passed (not admitted in order) wait for the end only', async () => {
+    const sut = setUp(() => ({ ...WAITING, rank: 3, position: 1, heldBack: true as const }));
+    sut.cart.current = onSale({
+      frozenAt: OPENS,
+      earlyCount: 5,
+      admittedThrough: 5,
+      heldBackThrough: { 'app-1': 4 },
+    });
+    const answer = sut.polls.read(caller, 'E1', 'q_1', 10);
+    await vi.advanceTimersByTimeAsync(5_000);
+    // Woken once, read again still held back: it waits for the queue's end or its wait's.
+    expect(sut.reads()).toBe(2);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(await answer).toMatchObject({ status: 'WAITING', heldBack: true });
+    // The end of the wait reads it once more, as any fan's.
+    expect(sut.reads()).toBe(3);
   });
 
   it('spares a fan asking again right after a WAITING answer its first read', async () => {

@@ -5,6 +5,7 @@ import {
   ADMIN_TOKEN,
   EVENT,
   KEY,
+  QUOTA_KEY,
   answer,
   heldCart,
   partnerEdge,
@@ -71,6 +72,41 @@ describe('waiting room: partner routes', () => {
     expect((await join()).statusCode).toBe(200);
     expect(calls[0]).toMatchObject({ eventId: EVENT, identity: { fanId: 'fan-42' } });
     expect(calls[0]!.caller.sandbox).toBe(false);
+  });
+
+  it("joins with the app's held-ticket quota, and answers a held-back fan as such", async () => {
+    const callers: CartCaller[] = [];
+    harness = await partnerEdge(
+      {},
+      {
+        waitingRoom: {
+          join: async (caller) => {
+            callers.push(caller);
+            return {
+              ticket: waiting({ position: 2, rank: 9, heldBack: true }),
+              joined: true,
+            };
+          },
+        },
+      },
+    );
+    const joined = await harness.app.inject({
+      method: 'POST',
+      url: `${P}/events/${EVENT}/queue?apikey=${QUOTA_KEY}`,
+      payload: { device_id: 'device-7' },
+    });
+    expect(joined.statusCode).toBe(201);
+    expect(joined.json()).toEqual({
+      id: 'q_abcdefghijklmnop',
+      event_id: EVENT,
+      status: 'WAITING',
+      position: 2,
+      opens_at: OPENS.toISOString(),
+      joined_at: JOINED.toISOString(),
+      held_back: true,
+      poll_after_seconds: 2,
+    });
+    expect(callers[0]).toMatchObject({ appId: 'app-5', heldTicketsPerEvent: 7 });
   });
 
   it('refuses a join without a key (401) and a malformed identity (400 code 10002)', async () => {

@@ -845,7 +845,7 @@ export interface paths {
         put?: never;
         /**
          * Join a fan to the event's waiting room
-         * @description While an operator has a queue on for the event, reserves need an admission. Fans who join before the opening are ordered at random at it (the fastest client does not win); later fans queue in arrival order. One identity (`fan_id`, else `device_id`) of an app holds one place: a repeat answers the ticket it holds (200). 404 code 90003 when the event has no queue on.
+         * @description While an operator has a queue on for the event, reserves need an admission. Fans who join before the opening are ordered at random at it (the fastest client does not win); later fans queue in arrival order. One identity (`fan_id`, else `device_id`) of an app holds one place: a repeat answers the ticket it holds (200). A fan is admitted only while the app has room under its held-ticket quota of the event (`heldTicketsPerEvent`); until then it waits `held_back`, keeping its place. 404 code 90003 when the event has no queue on.
          */
         post: operations["postPartnerCartEventsByEventIdQueue"];
         delete?: never;
@@ -1009,7 +1009,7 @@ export interface paths {
         put?: never;
         /**
          * Join a fan to the event's waiting room (pre-production sandbox)
-         * @description While an operator has a queue on for the event, reserves need an admission. Fans who join before the opening are ordered at random at it (the fastest client does not win); later fans queue in arrival order. One identity (`fan_id`, else `device_id`) of an app holds one place: a repeat answers the ticket it holds (200). 404 code 90003 when the event has no queue on.
+         * @description While an operator has a queue on for the event, reserves need an admission. Fans who join before the opening are ordered at random at it (the fastest client does not win); later fans queue in arrival order. One identity (`fan_id`, else `device_id`) of an app holds one place: a repeat answers the ticket it holds (200). A fan is admitted only while the app has room under its held-ticket quota of the event (`heldTicketsPerEvent`); until then it waits `held_back`, keeping its place. 404 code 90003 when the event has no queue on.
          */
         post: operations["postPartnerCartPreprodEventsByEventIdQueue"];
         delete?: never;
@@ -13933,6 +13933,8 @@ export interface operations {
                         admission_expires_at?: string;
                         /** Format: date-time */
                         joined_at: string;
+                        /** @description WAITING, held back (true; absent otherwise): the fan's turn came while the app held its quota of tickets of the event (`heldTicketsPerEvent`: tickets in its pending, held and paid carts plus its fans admitted and not yet reserved). The fan keeps its place and is admitted, before fans behind it, once the app's carts free room (released, expired, or an admission unused); `position` then counts from the app's last admitted fan, and there is no `estimated_wait_seconds`. */
+                        held_back?: boolean;
                         /** @description When to ask again (WAITING); ask with `wait` to be answered on a change instead */
                         poll_after_seconds: number;
                     };
@@ -13966,6 +13968,8 @@ export interface operations {
                         admission_expires_at?: string;
                         /** Format: date-time */
                         joined_at: string;
+                        /** @description WAITING, held back (true; absent otherwise): the fan's turn came while the app held its quota of tickets of the event (`heldTicketsPerEvent`: tickets in its pending, held and paid carts plus its fans admitted and not yet reserved). The fan keeps its place and is admitted, before fans behind it, once the app's carts free room (released, expired, or an admission unused); `position` then counts from the app's last admitted fan, and there is no `estimated_wait_seconds`. */
+                        held_back?: boolean;
                         /** @description When to ask again (WAITING); ask with `wait` to be answered on a change instead */
                         poll_after_seconds: number;
                     };
@@ -14171,6 +14175,8 @@ export interface operations {
                         admission_expires_at?: string;
                         /** Format: date-time */
                         joined_at: string;
+                        /** @description WAITING, held back (true; absent otherwise): the fan's turn came while the app held its quota of tickets of the event (`heldTicketsPerEvent`: tickets in its pending, held and paid carts plus its fans admitted and not yet reserved). The fan keeps its place and is admitted, before fans behind it, once the app's carts free room (released, expired, or an admission unused); `position` then counts from the app's last admitted fan, and there is no `estimated_wait_seconds`. */
+                        held_back?: boolean;
                         /** @description When to ask again (WAITING); ask with `wait` to be answered on a change instead */
                         poll_after_seconds: number;
                     };
@@ -16889,6 +16895,8 @@ export interface operations {
                         admission_expires_at?: string;
                         /** Format: date-time */
                         joined_at: string;
+                        /** @description WAITING, held back (true; absent otherwise): the fan's turn came while the app held its quota of tickets of the event (`heldTicketsPerEvent`: tickets in its pending, held and paid carts plus its fans admitted and not yet reserved). The fan keeps its place and is admitted, before fans behind it, once the app's carts free room (released, expired, or an admission unused); `position` then counts from the app's last admitted fan, and there is no `estimated_wait_seconds`. */
+                        held_back?: boolean;
                         /** @description When to ask again (WAITING); ask with `wait` to be answered on a change instead */
                         poll_after_seconds: number;
                     };
@@ -16922,6 +16930,8 @@ export interface operations {
                         admission_expires_at?: string;
                         /** Format: date-time */
                         joined_at: string;
+                        /** @description WAITING, held back (true; absent otherwise): the fan's turn came while the app held its quota of tickets of the event (`heldTicketsPerEvent`: tickets in its pending, held and paid carts plus its fans admitted and not yet reserved). The fan keeps its place and is admitted, before fans behind it, once the app's carts free room (released, expired, or an admission unused); `position` then counts from the app's last admitted fan, and there is no `estimated_wait_seconds`. */
+                        held_back?: boolean;
                         /** @description When to ask again (WAITING); ask with `wait` to be answered on a change instead */
                         poll_after_seconds: number;
                     };
@@ -17127,6 +17137,8 @@ export interface operations {
                         admission_expires_at?: string;
                         /** Format: date-time */
                         joined_at: string;
+                        /** @description WAITING, held back (true; absent otherwise): the fan's turn came while the app held its quota of tickets of the event (`heldTicketsPerEvent`: tickets in its pending, held and paid carts plus its fans admitted and not yet reserved). The fan keeps its place and is admitted, before fans behind it, once the app's carts free room (released, expired, or an admission unused); `position` then counts from the app's last admitted fan, and there is no `estimated_wait_seconds`. */
+                        held_back?: boolean;
                         /** @description When to ask again (WAITING); ask with `wait` to be answered on a change instead */
                         poll_after_seconds: number;
                     };

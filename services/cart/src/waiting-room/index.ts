@@ -10,9 +10,10 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '@marquee/platform/logger';
 import type { GrpcRegistration } from '@marquee/platform/service';
-import type { ReserveGate, SoldOutBook } from '../app/ports.js';
+import type { CartRepository, ReserveGate, SoldOutBook } from '../app/ports.js';
 import { createAdmissionSigner } from './adapters/admission-signer.js';
 import { admitterLoop } from './adapters/admitter-loop.js';
+import { createAppHoldings } from './adapters/app-holdings.js';
 import { waitingRoomIds } from './adapters/ids.js';
 import { createOnSaleWatch } from './adapters/onsale-watch.js';
 import { createReserveProbe } from './adapters/reserve-probe.js';
@@ -23,6 +24,7 @@ import { createWaitingRoom, DEFAULT_WAITING_ROOM_SETTINGS } from './app/waiting-
 import { waitingRoomGrpc } from './ports/grpc/waiting-room-grpc.js';
 
 export { createAdmissionSigner } from './adapters/admission-signer.js';
+export { createAppHoldings } from './adapters/app-holdings.js';
 export { createWaitingRoomStorage } from './adapters/stores.js';
 export type { WaitingRoomDeps, WaitingRoomSettings } from './app/ports.js';
 export {
@@ -43,6 +45,11 @@ export function composeWaitingRoom(input: {
   logger: Logger;
   /** Cart's sold-out book: a failed reserve of an event it holds sold out ends the queue's sale. */
   soldOutBook: Pick<SoldOutBook, 'isSoldOut'>;
+  /**
+   * Cart's carts and default held-ticket quota (`CART_HELD_TICKETS_PER_EVENT`): the admitter
+   * admits a fan only while its app has room under its quota.
+   */
+  holdings: { carts: Pick<CartRepository, 'findLive'>; defaultLimit: number | undefined };
   /** Pause between the admitter's ticks. */
   tickMs: number;
   settings?: Partial<WaitingRoomSettings>;
@@ -62,6 +69,7 @@ export function composeWaitingRoom(input: {
       ...input.storage,
       signer: createAdmissionSigner(input.admissionKey),
       probe,
+      holdings: createAppHoldings(input.holdings.carts, input.holdings.defaultLimit),
       watch,
       clock: input.clock,
       ids: waitingRoomIds(input.admissionKey),

@@ -11,6 +11,7 @@ import {
   earlyRanks,
   lateOrderKey,
   viewOf,
+  waitingMayEnd,
   type OnSale,
   type QueueTicket,
 } from '../../src/waiting-room/domain/queue.js';
@@ -45,29 +46,33 @@ describe('admission order', () => {
   });
 });
 
+/** An on-sale past its opening, and a fan waiting in it. */
+const waitingOnSale: OnSale = {
+  eventId: 'E1',
+  opensAt: at(60_000),
+  queue: true,
+  frozenAt: at(62_000),
+  earlyCount: 100,
+  admittedThrough: 40,
+  admissionsPerSecond: 10,
+  updatedAt: at(0),
+};
+const waitingTicket: QueueTicket = {
+  id: 'q1',
+  eventId: 'E1',
+  appId: 'app',
+  identity: 'fan:f',
+  joinedAt: at(0),
+  early: true,
+  orderKey: earlyOrderKey(1, 'q1'),
+  state: 'WAITING',
+  seenAt: at(0),
+};
+const context = { now: at(70_000), admissionTtlMs: 120_000 };
+
 describe('what a fan is told', () => {
-  const onSale: OnSale = {
-    eventId: 'E1',
-    opensAt: at(60_000),
-    queue: true,
-    frozenAt: at(62_000),
-    earlyCount: 100,
-    admittedThrough: 40,
-    admissionsPerSecond: 10,
-    updatedAt: at(0),
-  };
-  const ticket: QueueTicket = {
-    id: 'q1',
-    eventId: 'E1',
-    appId: 'app',
-    identity: 'fan:f',
-    joinedAt: at(0),
-    early: true,
-    orderKey: earlyOrderKey(1, 'q1'),
-    state: 'WAITING',
-    seenAt: at(0),
-  };
-  const context = { now: at(70_000), admissionTtlMs: 120_000 };
+  const onSale = waitingOnSale;
+  const ticket = waitingTicket;
 
   it('WAITING with the position behind those admitted and a wait at the current rate', () => {
     expect(viewOf(ticket, onSale, { ...context, rank: 90 })).toEqual({
@@ -101,6 +106,37 @@ describe('what a fan is told', () => {
     expect(viewOf({ ...ticket, state: 'USED' }, onSale, { ...context, rank: 10 }).status).toBe(
       'EXPIRED',
     );
+  });
+});
+
+describe("a fan held back by its app's quota", () => {
+  const onSale: OnSale = { ...waitingOnSale, heldBackThrough: { app: 12 } };
+  const ticket: QueueTicket = { ...waitingTicket, heldBack: true };
+
+  it("reads WAITING, its position counted from its app's last admitted fan, no estimate", () => {
+    expect(viewOf(ticket, onSale, { ...context, rank: 20 })).toEqual({
+      status: 'WAITING',
+      position: 8,
+      opensAt: onSale.opensAt,
+      heldBack: true,
+    });
+    // Never zero or below, even when its app's admissions passed it (one written meanwhile).
+    expect(viewOf(ticket, onSale, { ...context, rank: 9 })).toMatchObject({ position: 1 });
+    const fresh = { ...onSale, heldBackThrough: {} };
+    expect(viewOf(ticket, fresh, { ...context, rank: 20 })).toMatchObject({ position: 20 });
+    expect(viewOf(ticket, { ...onSale, soldOutAt: at(65_000) }, { ...context, rank: 20 })).toEqual({
+      status: 'SOLD_OUT',
+    });
+  });
+
+  it("is woken by its app's admissions reaching it, not by the queue's", () => {
+    // Ranked below `admittedThrough` (the queue moved past it): its wait does not end for that.
+    expect(waitingMayEnd(onSale, 20)).toBe(true);
+    expect(waitingMayEnd(onSale, 20, 'app')).toBe(false);
+    expect(waitingMayEnd({ ...onSale, heldBackThrough: { app: 20 } }, 20, 'app')).toBe(true);
+    expect(waitingMayEnd({ ...onSale, heldBackThrough: { other: 30 } }, 20, 'app')).toBe(false);
+    expect(waitingMayEnd({ ...onSale, soldOutAt: at(1) }, 20, 'app')).toBe(true);
+    expect(waitingMayEnd({ ...onSale, queue: false }, 20, 'app')).toBe(true);
   });
 });
 

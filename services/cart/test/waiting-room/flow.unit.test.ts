@@ -8,6 +8,7 @@ import {
 } from '../../src/waiting-room/index.js';
 import type { ReservePathSample } from '../../src/waiting-room/domain/admission.js';
 import { passThroughWatch } from './watch.js';
+import { noQuota } from './holdings.js';
 
 // The waiting room's use cases over the memory stores, with a clock that moves by `advance` and a
 // seeded lottery (the positions' fairness is asserted on a fixed draw, so the test cannot flake).
@@ -34,6 +35,7 @@ function setup(options: { owner?: string; shared?: ReturnType<typeof storage> } 
   const stores = options.shared ?? storage();
   const deps = {
     ...stores,
+    holdings: noQuota,
     signer: createAdmissionSigner(Buffer.alloc(32, 1)),
     probe: { sample: () => ({ ...sample }) },
     clock: { now: () => new Date(now) },

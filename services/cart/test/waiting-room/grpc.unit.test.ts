@@ -3,24 +3,28 @@ import { createServiceStores } from '@marquee/platform/store';
 import { describe, expect, it } from 'vitest';
 import {
   createAdmissionSigner,
+  createAppHoldings,
   createWaitingRoom,
   createWaitingRoomStorage,
   DEFAULT_WAITING_ROOM_SETTINGS,
   waitingRoomGrpc,
 } from '../../src/waiting-room/index.js';
 import { passThroughWatch } from './watch.js';
+import type { AppHoldings } from '../../src/waiting-room/app/ports.js';
+import { noQuota } from './holdings.js';
 
 // The gRPC port of the waiting room over the memory stores: requests checked, answers mapped.
 
 const OPENS = new Date(Date.UTC(2030, 5, 1, 10));
 
-function port() {
+function port(holdings: AppHoldings = noQuota) {
   let now = OPENS.getTime() - 10_000;
   let next = 0;
   const storage = createWaitingRoomStorage(createServiceStores(undefined));
   const room = createWaitingRoom(
     {
       ...storage,
+      holdings,
       signer: createAdmissionSigner(Buffer.alloc(32, 3)),
       probe: { sample: () => ({ reserves: 0, overloaded: 0, p95LatencyMs: 0 }) },
       clock: { now: () => new Date(now) },
@@ -46,7 +50,13 @@ function port() {
       call(implementation.configureOnSale as never, request) as Promise<{
         onSale: { queue: boolean };
       }>,
-    join: (request: { eventId: string; appId: string; fanId: string; deviceId: string }) =>
+    join: (request: {
+      eventId: string;
+      appId: string;
+      fanId: string;
+      deviceId: string;
+      heldTicketsPerEvent?: number;
+    }) =>
       call(implementation.joinQueue as never, request) as Promise<{
         ticket: {
           id: string;
@@ -54,6 +64,7 @@ function port() {
           position: number;
           rank: number;
           admissionToken: string;
+          heldBack: boolean;
         };
         joined: boolean;
       }>,
@@ -61,6 +72,7 @@ function port() {
       call(implementation.getQueueTicket as never, request) as Promise<{
         ticket: {
           status: number;
+          heldBack: boolean;
           position: number;
           rank: number;
           admissionToken: string;
@@ -82,6 +94,7 @@ function port() {
           admittedThrough: number;
           earlyCount: number;
           admissionHorizon: number;
+          heldBackThrough: Record<string, number>;
         };
       }>,
   };
@@ -187,5 +200,43 @@ describe('the waiting room gRPC port', () => {
     expect((await sut.onSale({ eventId: 'E1' })).onSale.admittedThrough).toBeGreaterThanOrEqual(2);
     const admitted = (await read(first.ticket.id)).ticket;
     expect(admitted).toMatchObject({ status: QueueStatus.QUEUE_STATUS_ADMITTED, rank: 0 });
+  });
+
+  it("passes the app's held-ticket quota of the join to the admitter, and answers who waits held back", async () => {
+    const sut = port(createAppHoldings({ findLive: () => Promise.resolve([]) }, 20));
+    await sut.configure({ eventId: 'E1', opensAt: OPENS, queue: true });
+    const fan = (fanId: string, heldTicketsPerEvent?: number) =>
+      sut.join({
+        eventId: 'E1',
+        appId: 'a',
+        fanId,
+        deviceId: '',
+        ...(heldTicketsPerEvent !== undefined ? { heldTicketsPerEvent } : {}),
+      });
+    await expect(fan('f0', -1)).rejects.toMatchObject({
+      kind: 'invalid_argument',
+      details: expect.objectContaining({ field: 'held_tickets_per_event' }),
+    });
+    const first = await fan('f1', 1);
+    const second = await fan('f2', 1);
+    expect(first.ticket.heldBack).toBe(false);
+    sut.advance(12_000);
+    await sut.room.admitter.handle('E1');
+    await sut.room.admitter.handle('E1');
+    const read = (id: string) => sut.get({ eventId: 'E1', queueTicketId: id, appId: 'a' });
+    expect((await read(first.ticket.id)).ticket).toMatchObject({
+      status: QueueStatus.QUEUE_STATUS_ADMITTED,
+      heldBack: false,
+    });
+    expect((await read(second.ticket.id)).ticket).toMatchObject({
+      status: QueueStatus.QUEUE_STATUS_WAITING,
+      heldBack: true,
+      position: 1,
+      rank: 2,
+    });
+    expect((await sut.onSale({ eventId: 'E1' })).onSale).toMatchObject({
+      admittedThrough: 2,
+      heldBackThrough: { a: 1 },
+    });
   });
 });

@@ -7,6 +7,7 @@ import {
   createWaitingRoomStorage,
   DEFAULT_WAITING_ROOM_SETTINGS,
 } from '../../src/waiting-room/index.js';
+import { noQuota } from './holdings.js';
 
 // Long polling of queue tickets: a WAITING fan's read is answered when its admission, a sell-out
 // or its rank comes, or when its wait runs out; one on-sale read per poll serves every waiter.
@@ -37,6 +38,7 @@ function setup() {
   const room = createWaitingRoom(
     {
       ...storage,
+      holdings: noQuota,
       signer: createAdmissionSigner(Buffer.alloc(32, 9)),
       probe: { sample: () => ({ reserves: 0, overloaded: 0, p95LatencyMs: 0 }) },
       watch,

@@ -13,6 +13,7 @@ import {
   createWaitingRoomStorage,
   DEFAULT_WAITING_ROOM_SETTINGS,
 } from '../../src/waiting-room/index.js';
+import { noQuota } from './holdings.js';
 
 // Cart's reserve behind an event's waiting room: the gate spends admissions, refuses reserves
 // without one (20070), gives an admission back when its reserve fails, feeds the probe and
@@ -32,6 +33,7 @@ function setup() {
   const room = createWaitingRoom(
     {
       ...storage,
+      holdings: noQuota,
       signer: createAdmissionSigner(Buffer.alloc(32, 7)),
       probe,
       clock,

@@ -128,6 +128,45 @@ export function waitingRoomStorageContract(name: string, open: () => Promise<Sto
       expect((await tickets.nextWaiting('E1', 10)).map((t) => t.id)).toEqual(['d', 'a', 'c']);
     });
 
+    it("keeps held-back fans apart, and counts one app's admissions in flight", async () => {
+      const { tickets } = storage;
+      for (const [id, key, appId] of [
+        ['h1', '0a', 'app-1'],
+        ['h2', '0b', 'app-2'],
+        ['h3', '0c', 'app-1'],
+        ['h4', '0d', 'app-2'],
+      ] as const)
+        await tickets.insert(ticket(id, { orderKey: key, appId, identity: `fan:${id}` }));
+      const write = async (id: string, change: Partial<QueueTicket>) => {
+        const { version, ...current } = (await tickets.get(id))!;
+        return tickets.update({ ...current, ...change }, version);
+      };
+      await write('h3', { heldBack: true });
+      await write('h1', { heldBack: true });
+      expect((await tickets.nextHeldBack('E1', 10)).map((t) => t.id)).toEqual(['h1', 'h3']);
+      expect((await tickets.nextHeldBack('E1', 1)).map((t) => t.id)).toEqual(['h1']);
+      expect((await tickets.nextHeldBack('E1', 10, 'app-1')).map((t) => t.id)).toEqual([
+        'h1',
+        'h3',
+      ]);
+      expect(await tickets.nextHeldBack('E1', 10, 'app-2')).toEqual([]);
+      expect((await tickets.nextWaiting('E1', 10)).map((t) => t.id)).toEqual(['h2', 'h4']);
+      expect(await tickets.countWaiting('E1')).toBe(4);
+      // Admitted, the mark is gone: neither list holds it, and it counts for its app.
+      const { heldBack: _mark, ...h1 } = (await tickets.get('h1'))!;
+      await tickets.update({ ...h1, state: 'ADMITTED', admittedAt: at(10_000) }, h1.version);
+      await write('h2', { state: 'ADMITTED', admittedAt: at(12_000) });
+      await write('h4', { state: 'ADMITTED', admittedAt: at(1_000) });
+      expect((await tickets.get('h1'))?.heldBack).toBeUndefined();
+      expect((await tickets.nextHeldBack('E1', 10)).map((t) => t.id)).toEqual(['h3']);
+      expect(await tickets.nextWaiting('E1', 10)).toEqual([]);
+      expect(await tickets.countAdmittedSince('E1', at(5_000))).toBe(2);
+      expect(await tickets.countAdmittedSince('E1', at(5_000), 'app-1')).toBe(1);
+      expect(await tickets.countAdmittedSince('E1', at(0), 'app-2')).toBe(2);
+      expect(await tickets.countAdmittedSince('E1', at(5_000), 'app-3')).toBe(0);
+      expect(await tickets.countAdmittedSince('E2', at(0), 'app-1')).toBe(0);
+    });
+
     it('numbers late joiners once each under concurrency', async () => {
       const numbers = await Promise.all(
         Array.from({ length: 12 }, () => storage.tickets.nextSequence('E1')),

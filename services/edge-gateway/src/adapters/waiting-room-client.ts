@@ -30,6 +30,7 @@ export function toQueueTicketRecord(t: QueueTicket): QueueTicketRecord {
     ...(t.admissionExpiresAt ? { admissionExpiresAt: t.admissionExpiresAt } : {}),
     joinedAt: t.joinedAt ?? new Date(0),
     ...(status === 'WAITING' && t.rank > 0 ? { rank: t.rank } : {}),
+    ...(status === 'WAITING' && t.heldBack ? { heldBack: true as const } : {}),
   };
 }
 
@@ -43,6 +44,9 @@ export function toOnSaleRecord(o: OnSale): OnSaleRecord {
     admittedThrough: o.admittedThrough,
     ...(o.admissionHorizon > 0 ? { admissionHorizon: o.admissionHorizon } : {}),
     ...(o.soldOutAt ? { soldOutAt: o.soldOutAt } : {}),
+    ...(Object.keys(o.heldBackThrough ?? {}).length > 0
+      ? { heldBackThrough: { ...o.heldBackThrough } }
+      : {}),
   };
 }
 
@@ -73,6 +77,10 @@ export function createWaitingRoomClient(
         appId: caller.appId,
         fanId: identity.fanId ?? '',
         deviceId: identity.deviceId ?? '',
+        // The app's held-ticket quota, as a reserve passes it: the admitter goes by it.
+        ...(caller.heldTicketsPerEvent !== undefined
+          ? { heldTicketsPerEvent: caller.heldTicketsPerEvent }
+          : {}),
       });
       return { ticket: toQueueTicketRecord(answer.ticket!), joined: answer.joined };
     },

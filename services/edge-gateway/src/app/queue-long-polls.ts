@@ -26,13 +26,25 @@ export const MAX_WAIT_SECONDS = 25;
 /**
  * Whether a fan WAITING at `rank` (undefined before the early joiners were ordered) may read
  * something else from `onSale` now: the queue was turned off, the event sold out, the early order
- * was frozen (the fan gets a rank), or the admitter reached the fan's rank. The same rule as
- * cart's `waitingMayEnd` (services/cart/src/waiting-room/domain/queue.ts), which owns it.
+ * was frozen (the fan gets a rank), or the admitter reached the fan's rank. A fan held back by its
+ * app's quota (`heldBackOf`: its app) is reached when its app's `heldBackThrough` is, not
+ * `admittedThrough` (which passed it already). The same rule as cart's `waitingMayEnd`
+ * (services/cart/src/waiting-room/domain/queue.ts), which owns it.
  */
-export function waitingMayEnd(onSale: OnSaleRecord, rank: number | undefined): boolean {
-  if (!onSale.queue || onSale.soldOutAt !== undefined) return true;
+export function waitingMayEnd(
+  onSale: OnSaleRecord,
+  rank: number | undefined,
+  heldBackOf?: string,
+): boolean {
+  if (queueEnded(onSale)) return true;
   if (rank === undefined) return onSale.frozenAt !== undefined;
+  if (heldBackOf !== undefined) return (onSale.heldBackThrough?.[heldBackOf] ?? 0) >= rank;
   return onSale.admittedThrough >= rank;
+}
+
+/** Whether the queue of `onSale` closed or the event sold out: what ends any fan's wait. */
+export function queueEnded(onSale: OnSaleRecord): boolean {
+  return !onSale.queue || onSale.soldOutAt !== undefined;
 }
 
 /**
@@ -201,12 +213,19 @@ export class QueueLongPolls {
     const until = this.#now() + waitMs;
     const read = () => this.#reads.read(caller, eventId, ticketId);
     const key = `${caller.appId} ${eventId} ${ticketId}`;
-    let ticket = (waitMs > 0 ? this.#stillWaiting(key, eventId) : undefined) ?? (await read());
+    let ticket =
+      (waitMs > 0 ? this.#stillWaiting(key, caller.appId, eventId) : undefined) ?? (await read());
+    let stale = false;
     for (;;) {
       const left = until - this.#now();
       if (ticket.status !== 'WAITING' || left <= 0) return this.#answered(key, ticket);
       const rank = ticket.rank;
-      const changed = await this.watch.until(eventId, (o) => waitingMayEnd(o, rank), left);
+      const heldBackOf = ticket.heldBack ? caller.appId : undefined;
+      const changed = await this.watch.until(
+        eventId,
+        (o) => (stale ? queueEnded(o) : waitingMayEnd(o, rank, heldBackOf)),
+        left,
+      );
       const onSale = changed ? this.watch.latest(eventId) : undefined;
       if (onSale && soldOutUnread(onSale, rank)) {
         const { id, joinedAt } = ticket;
@@ -214,6 +233,9 @@ export class QueueLongPolls {
       }
       ticket = await read();
       if (!changed || ticket.rank !== rank) return this.#answered(key, ticket);
+      // Its app's admissions passed a fan still held back (one cart could not admit in order):
+      // only the queue's end, or the end of the wait, answers it now, not every poll.
+      stale = heldBackOf !== undefined && ticket.heldBack === true;
     }
   }
 
@@ -224,11 +246,12 @@ export class QueueLongPolls {
    * the reads: each fan woken is read once, not once more when it asks again). Its wait still
    * ends with a read, which also tells cart that the fan is still there.
    */
-  #stillWaiting(key: string, eventId: string): QueueTicketRecord | undefined {
+  #stillWaiting(key: string, appId: string, eventId: string): QueueTicketRecord | undefined {
     const last = this.#recent.get(key);
     if (!last || this.#now() - last.at > RECENT_MS) return undefined;
     const onSale = this.watch.latest(eventId);
-    return onSale && !waitingMayEnd(onSale, last.ticket.rank) ? last.ticket : undefined;
+    const heldBackOf = last.ticket.heldBack ? appId : undefined;
+    return onSale && !waitingMayEnd(onSale, last.ticket.rank, heldBackOf) ? last.ticket : undefined;
   }
 
   /** Keeps a WAITING answer for {@link RECENT_MS} (see `#stillWaiting`). */

@@ -23,6 +23,11 @@ export interface QueueTicketRecord {
    * edge's long polls wait on (`waitingMayEnd`). Not shown to fans.
    */
   rank?: number;
+  /**
+   * WAITING, held back: the fan's turn came while its app held its held-ticket quota of the event;
+   * it keeps its place and is admitted once the app's carts free room.
+   */
+  heldBack?: true;
 }
 
 /** An event's on-sale and its waiting room, as operators set and read it. */
@@ -39,6 +44,11 @@ export interface OnSaleRecord {
    * sold out, a waiting fan ranked above it is SOLD_OUT without a read of its ticket.
    */
   admissionHorizon?: number;
+  /**
+   * Per app that had fans held back by its quota, the highest rank of its fans admitted since: a
+   * held-back fan's wait ends when its app's reaches its rank.
+   */
+  heldBackThrough?: Record<string, number>;
 }
 
 /**
@@ -47,6 +57,7 @@ export interface OnSaleRecord {
  */
 export interface WaitingRoomBackend {
   configure(eventId: string, input: { opensAt: Date; queue: boolean }): Promise<OnSaleRecord>;
+  /** The caller's `heldTicketsPerEvent` goes with the join: the admitter goes by it. */
   join(
     caller: CartCaller,
     eventId: string,

@@ -26,7 +26,7 @@ const ticketsOf = (cart: Pick<Cart, 'requests'>): number =>
  */
 export class HoldLimit {
   constructor(
-    private readonly carts: CartRepository,
+    private readonly carts: Pick<CartRepository, 'findLive'>,
     private readonly defaultLimit: number | undefined,
   ) {}
 
@@ -35,14 +35,22 @@ export class HoldLimit {
     return owner.heldTicketsPerEvent ?? this.defaultLimit ?? DEFAULT_HELD_TICKETS_PER_EVENT;
   }
 
+  /**
+   * Tickets the app holds of the event now in its live (pending, held, paid) carts, sandbox
+   * excluded, leaving out the cart `except` (the one being checked): what counts against the limit.
+   */
+  async held(appId: string, eventId: string, except?: string): Promise<number> {
+    const live = await this.carts.findLive(appId, eventId, LIVE_CARTS_READ);
+    return live
+      .filter((other) => other.id !== except && !other.sandbox)
+      .reduce((sum, other) => sum + ticketsOf(other), 0);
+  }
+
   /** The refusal of the written cart when its app is over the limit with it; else undefined. */
   async refusalOf(cart: Cart, limit: number): Promise<CartError | undefined> {
     if (cart.sandbox || limit <= 0) return undefined;
     const wanted = ticketsOf(cart);
-    const live = await this.carts.findLive(cart.appId, cart.eventId, LIVE_CARTS_READ);
-    const ahead = live
-      .filter((other) => other.id !== cart.id && !other.sandbox)
-      .reduce((sum, other) => sum + ticketsOf(other), 0);
+    const ahead = await this.held(cart.appId, cart.eventId, cart.id);
     if (ahead + wanted <= limit) return undefined;
     return new CartError(
       'failed_precondition',

@@ -9,6 +9,10 @@ const admissions = metrics.counter('marquee_queue_admissions', {
 const abandoned = metrics.counter('marquee_queue_abandoned', {
   description: 'Fans who stopped asking before their turn came (left the queue)',
 });
+const heldBack = metrics.counter('marquee_queue_held_back', {
+  description:
+    'Fans whose turn came while their app held its held-ticket quota of the event (held back, keeping their place; counted once per fan)',
+});
 const waits = metrics.histogram('marquee_queue_wait_seconds', {
   description: 'How long admitted fans waited, from their join or the opening, whichever is later',
   unit: 's',
@@ -33,8 +37,8 @@ export interface AdmitterLoopOptions {
 
 /**
  * The admitter of every event with a queue on, ticking in every replica (the lease in the
- * on-sale lets one of them work per event). The replica that admits counts the fans it admits
- * and those who left, their waits, and every few seconds the fans still waiting per event
+ * on-sale lets one of them work per event). The replica that admits counts the fans it admits,
+ * those who left and those held back by their app's quota, their waits, and every few seconds the fans still waiting per event
  * (`marquee_queue_waiting`, which the event's admitting replica reports).
  */
 export function admitterLoop(options: AdmitterLoopOptions): Periodic & { stopGauge(): void } {
@@ -59,6 +63,7 @@ export function admitterLoop(options: AdmitterLoopOptions): Periodic & { stopGau
       if (outcome.kind === 'admitted') {
         admissions.add(outcome.admitted);
         abandoned.add(outcome.left);
+        heldBack.add(outcome.heldBack);
         windows.record(outcome.window);
         for (const ms of outcome.waitsMs) waits.record(ms / 1000);
       }

@@ -1,6 +1,6 @@
 import { isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
 import { createOutboxEvent, type OutboxEvent } from '@marquee/platform/outbox';
-import type { ServiceStores } from '@marquee/platform/store';
+import type { ServiceStores, VersionedStore } from '@marquee/platform/store';
 import { queueAdmittedTopic, queueOpenedTopic } from '@marquee/proto/topics';
 import type { WaitingRoomEvent } from '../domain/events.js';
 import type {
@@ -57,13 +57,52 @@ const withoutId = <T extends { id: string }>(doc: T): Omit<T, 'id'> => {
   return rest;
 };
 
+/** The admitter's queries of an event's tickets (each one query of the collection). */
+function queueQueries(
+  tickets: VersionedStore<Stored<QueueTicket>>,
+): Pick<
+  QueueTicketRepository,
+  'earlyOrderKeys' | 'nextWaiting' | 'nextHeldBack' | 'countWaiting' | 'countAdmittedSince'
+> {
+  return {
+    async earlyOrderKeys(eventId) {
+      const all = await tickets.find({ eventId, early: true });
+      return all.map((t) => t.orderKey);
+    },
+    nextWaiting: (eventId, limit) =>
+      tickets.find(
+        { eventId, state: 'WAITING', heldBack: { $ne: true } },
+        { sort: { orderKey: 1 }, limit },
+      ),
+    nextHeldBack: (eventId, limit, appId) =>
+      tickets.find(
+        {
+          eventId,
+          state: 'WAITING',
+          heldBack: true,
+          ...(appId !== undefined ? { appId } : {}),
+        },
+        { sort: { orderKey: 1 }, limit },
+      ),
+    countWaiting: (eventId) => tickets.count({ eventId, state: 'WAITING' }),
+    countAdmittedSince: (eventId, since, appId) =>
+      tickets.count({
+        eventId,
+        state: 'ADMITTED',
+        admittedAt: { $gte: since },
+        ...(appId !== undefined ? { appId } : {}),
+      }),
+  };
+}
+
 /**
  * The waiting room's collections (memory or Mongo, as the service's stores are):
  *
  * - `onsales`, one per event (id = event id), the admitter's lease and window in it;
  * - `queue_tickets`, one per fan and event; unique on event, app and identity (one place per
- *   identity), and indexed on event, state and order key (the admitter's next fans in order;
- *   counting the admissions in flight);
+ *   identity), and indexed on event, state and order key (the admitter's next fans in order, held
+ *   back or not) and on event, state and admission time (counting the admissions in flight, of
+ *   the event or of one app);
  * - `queue_early_orders`, the frozen early order of an event (its sorted keys), written once;
  * - `queue_sequences`, the late-join counter of an event.
  */
@@ -120,15 +159,7 @@ export function createWaitingRoomStorage(stores: ServiceStores): {
       },
       update: (ticket, expectedVersion, happened) =>
         tickets.update(ticket.id, expectedVersion, ticket, { events: outboxEventsOf(happened) }),
-      async earlyOrderKeys(eventId) {
-        const all = await tickets.find({ eventId, early: true });
-        return all.map((t) => t.orderKey);
-      },
-      nextWaiting: (eventId, limit) =>
-        tickets.find({ eventId, state: 'WAITING' }, { sort: { orderKey: 1 }, limit }),
-      countWaiting: (eventId) => tickets.count({ eventId, state: 'WAITING' }),
-      countAdmittedSince: (eventId, since) =>
-        tickets.count({ eventId, state: 'ADMITTED', admittedAt: { $gte: since } }),
+      ...queueQueries(tickets),
       nextSequence: (eventId) =>
         // A compare-and-set counter: joins after the opening come at the admission rate's pace,
         // not all at once, so its contention stays low; a lost race (or a first insert that met

@@ -2,6 +2,7 @@ import { errorKindOf } from '@marquee/platform/kernel';
 import { adjustWindow, admissionsDue } from '../domain/admission.js';
 import type { WaitingRoomEvent } from '../domain/events.js';
 import { abandoned, mayFreeze, rankOf, type QueueTicket } from '../domain/queue.js';
+import { AppRooms } from './app-rooms.js';
 import type { EarlyRanks } from './early-ranks.js';
 import type { OnSaleRecord, Stored, WaitingRoomDeps } from './ports.js';
 
@@ -17,9 +18,42 @@ export type TickOutcome =
       admitted: number;
       left: number;
       window: number;
+      /** Fans held back by their app's quota this tick (each counted once, when marked). */
+      heldBack: number;
       /** How long each admitted fan waited, from its join or the opening, whichever is later. */
       waitsMs: number[];
     };
+
+/** What one admitting tick has done so far. */
+interface Tick {
+  onSale: Stored<OnSaleRecord>;
+  now: Date;
+  ranks: ReadonlyMap<string, number> | undefined;
+  rooms: AppRooms;
+  tally: { admitted: number; left: number; heldBack: number; waitsMs: number[] };
+  /** `admittedThrough` so far: past every fan admitted, skipped or held back. */
+  through: number;
+  /** Per app, the highest rank of its fans admitted or skipped by this tick. */
+  appThrough: Map<string, number>;
+  /** The apps that have had fans held back (those `heldBackThrough` follows). */
+  heldBackApps: Set<string>;
+}
+
+/** The on-sale's `admittedThrough` and `heldBackThrough` after `tick`. */
+function throughOf(tick: Tick): {
+  through: number;
+  heldBackThrough: Record<string, number> | undefined;
+} {
+  if (tick.heldBackApps.size === 0) return { through: tick.through, heldBackThrough: undefined };
+  const before = tick.onSale.heldBackThrough ?? {};
+  const heldBackThrough = Object.fromEntries(
+    [...tick.heldBackApps].map((appId) => [
+      appId,
+      Math.max(before[appId] ?? 0, tick.appThrough.get(appId) ?? 0),
+    ]),
+  );
+  return { through: tick.through, heldBackThrough };
+}
 
 /**
  * One tick of an event's admitter. Every replica ticks every event with a queue; one of them at a
@@ -30,7 +64,11 @@ export type TickOutcome =
  * 2. after that, each tick tunes the admission window from what admitted fans' reserves met
  *    (`domain/admission.ts`) and admits the next fans in order, up to the room in the window;
  *    a fan that stopped asking is skipped (EXPIRED, it left); nothing is admitted once the event
- *    sold out.
+ *    sold out;
+ * 3. a fan is admitted only while its app has room under its held-ticket quota (`AppRooms`);
+ *    otherwise it is held back, keeping its place. Each tick looks at the held-back fans first,
+ *    oldest first, and admits those whose app has room now, then at the next fans; a held-back
+ *    fan takes no room in the window until admitted.
  *
  * Each admission is its own compare-and-set, so an admitter that lost its lease mid-tick (a
  * pause longer than the lease) admits nobody twice; `admittedThrough` only moves forward.
@@ -39,7 +77,7 @@ export class AdmitTick {
   constructor(
     private readonly deps: Pick<
       WaitingRoomDeps,
-      'onSales' | 'tickets' | 'clock' | 'probe' | 'settings'
+      'onSales' | 'tickets' | 'clock' | 'probe' | 'settings' | 'holdings'
     >,
     private readonly early: EarlyRanks,
     private readonly owner: string,
@@ -96,48 +134,123 @@ export class AdmitTick {
   }
 
   async #admit(onSale: Stored<OnSaleRecord>, now: Date): Promise<TickOutcome> {
-    const { tickets, probe, settings } = this.deps;
-    const inFlight = await tickets.countAdmittedSince(
-      onSale.eventId,
-      new Date(now.getTime() - settings.admissionTtlMs),
-    );
-    const control = adjustWindow(onSale.control, probe.sample(onSale.eventId), inFlight);
+    const { tickets, probe, settings, holdings } = this.deps;
+    const { eventId } = onSale;
+    const since = new Date(now.getTime() - settings.admissionTtlMs);
+    const inFlight = await tickets.countAdmittedSince(eventId, since);
+    const control = adjustWindow(onSale.control, probe.sample(eventId), inFlight);
     const due = admissionsDue(control, inFlight, onSale.soldOutAt !== undefined);
-    const ranks = await this.early.of(onSale.eventId);
-    let admitted = 0;
-    let left = 0;
-    let through = onSale.admittedThrough;
-    const waitsMs: number[] = [];
+    const tick: Tick = {
+      onSale,
+      now,
+      ranks: await this.early.of(eventId),
+      rooms: new AppRooms(holdings, tickets, eventId, since),
+      tally: { admitted: 0, left: 0, heldBack: 0, waitsMs: [] },
+      through: onSale.admittedThrough,
+      appThrough: new Map(),
+      heldBackApps: new Set(Object.keys(onSale.heldBackThrough ?? {})),
+    };
     if (due > 0) {
-      for (const ticket of await tickets.nextWaiting(onSale.eventId, settings.admitBatch)) {
-        if (admitted >= due) break;
-        const rank = rankOf(ticket, onSale, ranks);
-        const outcome = await this.#letThrough(ticket, onSale, rank, now);
-        if (outcome === undefined) continue;
-        if (outcome === 'left') left += 1;
-        else {
-          admitted += 1;
-          waitsMs.push(outcome);
-        }
-        through = Math.max(through, rank ?? through);
+      // Fans held back first (oldest first), so that an app's room goes to its fans in order;
+      // then the next fans, whom a held-back fan never keeps from their turn.
+      const look = await tickets.nextHeldBack(eventId, settings.admitBatch);
+      for (const ticket of look) {
+        if (tick.tally.admitted >= due) break;
+        await this.#take(ticket, tick);
       }
+      if (look.length >= settings.admitBatch && tick.tally.admitted < due) {
+        const apps = new Set([...tick.heldBackApps, ...look.map((t) => t.appId)]);
+        for (const ticket of await this.#heldBackByApp(tick, apps, due))
+          if (tick.tally.admitted < due) await this.#take(ticket, tick);
+      }
+      if (tick.tally.admitted < due)
+        for (const ticket of await tickets.nextWaiting(eventId, settings.admitBatch)) {
+          if (tick.tally.admitted >= due) break;
+          await this.#take(ticket, tick);
+        }
     }
-    await this.#record(onSale, { control, through, admitted, now });
-    return { kind: 'admitted', admitted, left, window: control.window, waitsMs };
+    await this.#record(onSale, { control, now, admitted: tick.tally.admitted, ...throughOf(tick) });
+    const { admitted, left, heldBack, waitsMs } = tick.tally;
+    return { kind: 'admitted', admitted, left, heldBack, window: control.window, waitsMs };
   }
 
   /**
-   * Admits one waiting fan (resolving its wait in ms, recorded with `queue-admitted`), or skips it
-   * as left when it stopped asking; undefined when it was no longer waiting.
+   * The held-back fans beyond a full look, app by app, oldest first: more fans held back than one
+   * look holds (an app at its quota with hundreds of fans) must not keep another app's held-back
+   * fans from the room their app has, nor an app's fresh fans go before its older held-back ones.
+   * An app whose room is not known yet is read from its oldest held-back fan (its limit); an app
+   * without room costs no further query.
+   */
+  async #heldBackByApp(
+    tick: Tick,
+    apps: ReadonlySet<string>,
+    due: number,
+  ): Promise<Stored<QueueTicket>[]> {
+    const { tickets, settings } = this.deps;
+    const { eventId } = tick.onSale;
+    const found: Stored<QueueTicket>[] = [];
+    for (const appId of apps) {
+      if (tick.rooms.left(appId) === undefined) {
+        const [oldest] = await tickets.nextHeldBack(eventId, 1, appId);
+        if (oldest) await tick.rooms.hasRoom(oldest);
+      }
+      const room = Math.min(tick.rooms.left(appId) ?? 0, due - tick.tally.admitted);
+      if (room > 0)
+        found.push(
+          ...(await tickets.nextHeldBack(eventId, Math.min(room, settings.admitBatch), appId)),
+        );
+    }
+    return found.sort((a, b) => (a.orderKey < b.orderKey ? -1 : a.orderKey > b.orderKey ? 1 : 0));
+  }
+
+  /**
+   * Takes one waiting fan on: skipped as left when it stopped asking; admitted when its app has
+   * room under its quota; otherwise held back (marked once, keeping its place). A fan written
+   * meanwhile is left for the next tick, and its app's room closed for this one (its app's fans
+   * go in rank order).
+   */
+  async #take(ticket: Stored<QueueTicket>, tick: Tick): Promise<void> {
+    const { onSale, now, ranks, rooms, tally } = tick;
+    const rank = rankOf(ticket, onSale, ranks);
+    const passed = () => {
+      tick.through = Math.max(tick.through, rank ?? tick.through);
+      if (rank !== undefined)
+        tick.appThrough.set(ticket.appId, Math.max(tick.appThrough.get(ticket.appId) ?? 0, rank));
+    };
+    if (abandoned(ticket, now, this.deps.settings.abandonAfterMs)) {
+      if (await this.#move(ticket, { state: 'EXPIRED' })) {
+        tally.left += 1;
+        passed();
+      } else rooms.close(ticket.appId);
+      return;
+    }
+    if (!(await rooms.hasRoom(ticket))) {
+      if (ticket.heldBack) return;
+      if (await this.#move(ticket, { heldBack: true })) {
+        tally.heldBack += 1;
+        tick.heldBackApps.add(ticket.appId);
+        tick.through = Math.max(tick.through, rank ?? tick.through);
+      }
+      return;
+    }
+    const waitedMs = await this.#letThrough(ticket, onSale, rank, now);
+    if (waitedMs === undefined) return rooms.close(ticket.appId);
+    rooms.take(ticket.appId);
+    tally.admitted += 1;
+    tally.waitsMs.push(waitedMs);
+    passed();
+  }
+
+  /**
+   * Admits one waiting fan, resolving its wait in ms (recorded with `queue-admitted`); undefined
+   * when it was no longer waiting.
    */
   async #letThrough(
     ticket: Stored<QueueTicket>,
     onSale: Stored<OnSaleRecord>,
     rank: number | undefined,
     now: Date,
-  ): Promise<number | 'left' | undefined> {
-    if (abandoned(ticket, now, this.deps.settings.abandonAfterMs))
-      return (await this.#move(ticket, { state: 'EXPIRED' })) ? 'left' : undefined;
+  ): Promise<number | undefined> {
     const from = Math.max(ticket.joinedAt.getTime(), onSale.opensAt.getTime());
     const waitedMs = Math.max(0, now.getTime() - from);
     const moved = await this.#move(ticket, { state: 'ADMITTED', admittedAt: now }, [
@@ -160,7 +273,8 @@ export class AdmitTick {
     change: Partial<QueueTicket>,
     happened?: readonly WaitingRoomEvent[],
   ): Promise<boolean> {
-    const { version, ...current } = ticket;
+    // A fan held back stays so while it waits; moving on (admitted, left) clears the mark.
+    const { version, heldBack: _heldBack, ...current } = ticket;
     try {
       await this.deps.tickets.update({ ...current, ...change }, version, happened);
       return true;
@@ -172,7 +286,13 @@ export class AdmitTick {
 
   async #record(
     onSale: Stored<OnSaleRecord>,
-    tick: { control: OnSaleRecord['control']; through: number; admitted: number; now: Date },
+    tick: {
+      control: OnSaleRecord['control'];
+      through: number;
+      heldBackThrough: Record<string, number> | undefined;
+      admitted: number;
+      now: Date;
+    },
   ): Promise<void> {
     const { version, ...current } = onSale;
     const seconds = onSale.tickedAt ? (tick.now.getTime() - onSale.tickedAt.getTime()) / 1000 : 0;
@@ -184,6 +304,7 @@ export class AdmitTick {
           ...current,
           control: tick.control,
           admittedThrough: tick.through,
+          ...(tick.heldBackThrough ? { heldBackThrough: tick.heldBackThrough } : {}),
           admissionsPerSecond,
           tickedAt: tick.now,
           updatedAt: tick.now,

@@ -9,6 +9,8 @@ export interface JoinInput {
   appId: string;
   fanId?: string;
   deviceId?: string;
+  /** The app's held-ticket quota (0 = none); absent: cart's default. */
+  heldTicketsPerEvent?: number;
 }
 
 /** The event's on-sale when it queues fans; not_found otherwise. */
@@ -31,7 +33,8 @@ export async function queuedOnSale(
  * Puts a fan in an event's queue (`POST /partners/v1/events/{event_id}/queue`). Before the
  * opening the fan draws a lottery number (its place is decided at the opening); after it, the fan
  * queues in arrival order. One identity of one app holds one place: a repeat, or a join racing
- * another of the same identity, answers the ticket already held (`joined: false`).
+ * another of the same identity, answers the ticket already held (`joined: false`). The ticket
+ * keeps the app's held-ticket quota the fan joined with, which the admitter goes by.
  */
 export class JoinQueue {
   constructor(
@@ -90,6 +93,9 @@ export class JoinQueue {
       joinedAt: now,
       state: 'WAITING' as const,
       seenAt: now,
+      ...(input.heldTicketsPerEvent !== undefined
+        ? { heldTicketsPerEvent: input.heldTicketsPerEvent }
+        : {}),
     };
     if (early) return { ...base, early: true, orderKey: earlyOrderKey(ids.lottery(), id) };
     const sequence = await tickets.nextSequence(input.eventId);

@@ -54,10 +54,21 @@ export interface QueueTicketRepository {
   ): Promise<Stored<QueueTicket>>;
   /** The order keys of the event's early joiners (any order). */
   earlyOrderKeys(eventId: string): Promise<string[]>;
-  /** The event's WAITING tickets in admission order (by `orderKey`), at most `limit`. */
+  /**
+   * The event's WAITING tickets not held back, in admission order (by `orderKey`), at most
+   * `limit`.
+   */
   nextWaiting(eventId: string, limit: number): Promise<Stored<QueueTicket>[]>;
-  /** The event's tickets ADMITTED at or after `since` (admissions in flight). */
-  countAdmittedSince(eventId: string, since: Date): Promise<number>;
+  /**
+   * The event's WAITING tickets held back, of one app when `appId` is given, in admission order
+   * (by `orderKey`), at most `limit`.
+   */
+  nextHeldBack(eventId: string, limit: number, appId?: string): Promise<Stored<QueueTicket>[]>;
+  /**
+   * The event's tickets ADMITTED at or after `since` (admissions in flight), of one app when
+   * `appId` is given.
+   */
+  countAdmittedSince(eventId: string, since: Date, appId?: string): Promise<number>;
   /** The event's WAITING tickets. */
   countWaiting(eventId: string): Promise<number>;
   /** The event's next late-join sequence number, from 1, atomically. */
@@ -93,6 +104,14 @@ export interface OnSaleWatch {
   forget(eventId: string): void;
 }
 
+/** What an app holds of an event under its held-ticket quota (cart's carts). */
+export interface AppHoldings {
+  /** The limit of an app that joined with `heldTicketsPerEvent` (absent: cart's default); 0 = none. */
+  limitOf(heldTicketsPerEvent: number | undefined): number;
+  /** Tickets the app holds of the event in its live carts (pending, held, paid; not sandbox). */
+  ticketsHeld(appId: string, eventId: string): Promise<number>;
+}
+
 export interface WaitingRoomClock {
   now(): Date;
 }
@@ -123,6 +142,7 @@ export interface WaitingRoomDeps {
   tickets: QueueTicketRepository;
   signer: AdmissionSigner;
   probe: ReservePathProbe;
+  holdings: AppHoldings;
   watch: OnSaleWatch;
   clock: WaitingRoomClock;
   ids: WaitingRoomIds;

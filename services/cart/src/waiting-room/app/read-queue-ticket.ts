@@ -2,6 +2,7 @@ import { errorKindOf } from '@marquee/platform/kernel';
 import { CartError, ErrorCode } from '../../domain/errors.js';
 import {
   lateOrderKey,
+  queueEnded,
   rankOf,
   viewOf,
   waitingMayEnd,
@@ -62,14 +63,23 @@ export class ReadQueueTicket {
     const waitFor = Number.isFinite(waitMs) ? Math.min(Math.max(0, waitMs), MAX_WAIT_MS) : 0;
     const until = clock.now().getTime() + waitFor;
     let answer = await this.#read(eventId, ticketId, appId);
+    let stale = false;
     for (;;) {
       const left = until - clock.now().getTime();
       if (answer.view.status !== 'WAITING' || left <= 0) return answer;
       const rank = answer.rank;
-      const changed = await watch.until(eventId, (onSale) => waitingMayEnd(onSale, rank), left);
+      const heldBackOf = answer.ticket.heldBack ? appId : undefined;
+      const changed = await watch.until(
+        eventId,
+        (onSale) => (stale ? queueEnded(onSale) : waitingMayEnd(onSale, rank, heldBackOf)),
+        left,
+      );
       answer = await this.#read(eventId, ticketId, appId);
       // The wait ran out, or the fan has a rank (a position) it did not have: answer it.
       if (!changed || answer.rank !== rank) return answer;
+      // Its app's admissions passed a fan still held back (one that could not be admitted in
+      // order): only the queue's end, or the end of the wait, answers it now, not every poll.
+      stale = heldBackOf !== undefined && answer.ticket.heldBack === true;
     }
   }
 

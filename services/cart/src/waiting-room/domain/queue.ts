@@ -11,6 +11,13 @@
  * fixed once the early set is frozen (the opening plus a grace for joins in flight); a late
  * joiner's rank is the early count plus its sequence. `admittedThrough` is the rank up to which
  * fans have been admitted, so a waiting fan's position is its rank minus that.
+ *
+ * Held back. One app holds at most so many tickets of an event at once (its held-ticket quota,
+ * checked again at reserve). A fan whose turn comes while its app has no room under it (tickets in
+ * the app's live carts plus its admissions in flight) is held back: it stays WAITING with its
+ * place, and is admitted before fans ranked after it once the app has room again. Its app's fans
+ * are admitted in rank order, so `heldBackThrough` of the app (the highest rank of its fans
+ * admitted since) plays for them the part `admittedThrough` plays for the others.
  */
 
 /** How long a late join's write may trail the opening and still count as early. */
@@ -37,6 +44,13 @@ export interface QueueTicket {
   admittedAt?: Date;
   /** The last time its fan asked about it: a fan that stopped asking has left the queue. */
   seenAt: Date;
+  /** The app's held-ticket quota the fan joined with (0 = none); absent: cart's default. */
+  heldTicketsPerEvent?: number;
+  /**
+   * Its turn came while its app had no room under the quota: it waits for the app's room, keeping
+   * its place (set once by the admitter, cleared when admitted).
+   */
+  heldBack?: boolean;
 }
 
 /** The waiting room of one event's on-sale. */
@@ -48,12 +62,20 @@ export interface OnSale {
   /** Set when the early joiners' order was frozen; `earlyCount` is final from then on. */
   frozenAt?: Date;
   earlyCount: number;
-  /** Every fan ranked at or below this has been admitted (or skipped, having left). */
+  /**
+   * Every fan ranked at or below this has been admitted, skipped having left, or held back by its
+   * app's quota.
+   */
   admittedThrough: number;
   /** Admissions per second over the admitter's last ticks, for the fans' wait estimates. */
   admissionsPerSecond: number;
   /** The event sold out: admissions stopped and every waiting fan is told SOLD_OUT. */
   soldOutAt?: Date;
+  /**
+   * Per app that had fans held back (app id to rank): the highest rank of its fans admitted, or
+   * let go having left, since (0 before any).
+   */
+  heldBackThrough?: Record<string, number>;
   updatedAt: Date;
 }
 
@@ -87,7 +109,14 @@ export function earlyRanks(orderKeys: readonly string[]): Map<string, number> {
 
 /** What a fan is told about its queue ticket. */
 export type QueueView =
-  | { status: 'WAITING'; position?: number; estimatedWaitSeconds?: number; opensAt: Date }
+  | {
+      status: 'WAITING';
+      position?: number;
+      estimatedWaitSeconds?: number;
+      opensAt: Date;
+      /** Held back by its app's quota (`QueueTicket.heldBack`). */
+      heldBack?: true;
+    }
   | { status: 'ADMITTED'; admittedAt: Date; expiresAt: Date }
   | { status: 'SOLD_OUT' }
   | { status: 'EXPIRED' };
@@ -96,6 +125,10 @@ export type QueueView =
  * The view of `ticket` at `now`. `rank` is the ticket's rank when known (`undefined` before the
  * early order is frozen); the wait estimate divides the position by the on-sale's recent
  * admission rate. An admission lasts `admissionTtlMs`; a used one reads EXPIRED (it was spent on a reserve).
+ *
+ * A held-back fan's position counts from its app's last admitted fan (`heldBackThrough`): at most
+ * the fans ahead of it that its app's room lets through first, and it shrinks as they are. It has
+ * no wait estimate: its turn comes when its app's carts free room, not at the queue's rate.
  */
 export function viewOf(
   ticket: QueueTicket,
@@ -113,6 +146,13 @@ export function viewOf(
   if (ticket.state !== 'WAITING') return { status: 'EXPIRED' };
   if (onSale.soldOutAt) return { status: 'SOLD_OUT' };
   if (rank === undefined) return { status: 'WAITING', opensAt: onSale.opensAt };
+  if (ticket.heldBack)
+    return {
+      status: 'WAITING',
+      position: Math.max(1, rank - heldBackThroughOf(onSale, ticket.appId)),
+      opensAt: onSale.opensAt,
+      heldBack: true,
+    };
   const position = Math.max(1, rank - onSale.admittedThrough);
   const opensIn = Math.max(0, onSale.opensAt.getTime() - now.getTime()) / 1000;
   return {
@@ -125,16 +165,34 @@ export function viewOf(
   };
 }
 
+/** The highest rank of `appId`'s fans admitted since it had fans held back; 0 when none. */
+export function heldBackThroughOf(onSale: Pick<OnSale, 'heldBackThrough'>, appId: string): number {
+  return onSale.heldBackThrough?.[appId] ?? 0;
+}
+
 /**
  * Whether a fan WAITING at `rank` (undefined before the early order is frozen) may read something
  * else from `onSale` now: the queue was turned off, the event sold out, the early order was frozen
  * (the fan gets a rank), or the admitter reached the fan's rank. A long-polling fan is answered
  * again only then; its position in between is what the wait estimate is for.
+ *
+ * A fan held back by its app's quota (`heldBackOf`: its app) is reached when its app's
+ * `heldBackThrough` is: `admittedThrough` passed it already, and moves on with other fans.
  */
-export function waitingMayEnd(onSale: OnSale, rank: number | undefined): boolean {
-  if (!onSale.queue || onSale.soldOutAt !== undefined) return true;
+export function waitingMayEnd(
+  onSale: OnSale,
+  rank: number | undefined,
+  heldBackOf?: string,
+): boolean {
+  if (queueEnded(onSale)) return true;
   if (rank === undefined) return onSale.frozenAt !== undefined;
+  if (heldBackOf !== undefined) return heldBackThroughOf(onSale, heldBackOf) >= rank;
   return onSale.admittedThrough >= rank;
+}
+
+/** Whether the queue of `onSale` closed or the event sold out: what ends any fan's wait. */
+export function queueEnded(onSale: OnSale): boolean {
+  return !onSale.queue || onSale.soldOutAt !== undefined;
 }
 
 /**

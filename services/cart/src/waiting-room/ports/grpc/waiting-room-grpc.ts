@@ -27,6 +27,7 @@ export function onSaleMessage(onSale: OnSale & { admissionHorizon?: number }): O
     earlyCount: onSale.earlyCount,
     admittedThrough: onSale.admittedThrough,
     ...(onSale.soldOutAt ? { soldOutAt: onSale.soldOutAt } : {}),
+    heldBackThrough: { ...onSale.heldBackThrough },
   };
 }
 
@@ -44,6 +45,7 @@ export function queueTicketMessage(answer: QueueTicketAnswer): QueueTicketMessag
     ...(view.status === 'ADMITTED' ? { admissionExpiresAt: view.expiresAt } : {}),
     joinedAt: ticket.joinedAt,
     rank: view.status === 'WAITING' ? (answer.rank ?? 0) : 0,
+    heldBack: view.status === 'WAITING' && view.heldBack === true,
   };
 }
 
@@ -54,6 +56,36 @@ const required = (value: string, field: string) => {
   if (!value) throw invalidInput(`${field} is required`, field);
   return value;
 };
+
+/** `JoinQueue`: the fan's place, with its app's held-ticket quota for the admitter. */
+const joinQueue = (room: WaitingRoom) =>
+  unary(
+    async (request: {
+      eventId: string;
+      appId: string;
+      fanId: string;
+      deviceId: string;
+      heldTicketsPerEvent?: number | undefined;
+    }) => {
+      const eventId = required(request.eventId, 'event_id');
+      const appId = required(request.appId, 'app_id');
+      const limit = request.heldTicketsPerEvent;
+      if (limit !== undefined && limit < 0)
+        throw invalidInput('held_tickets_per_event must be 0 or more', 'held_tickets_per_event');
+      const { ticket, joined } = await room.join.handle({
+        eventId,
+        appId,
+        ...(request.fanId ? { fanId: request.fanId } : {}),
+        ...(request.deviceId ? { deviceId: request.deviceId } : {}),
+        ...(limit !== undefined ? { heldTicketsPerEvent: limit } : {}),
+      });
+      // A new ticket is answered as inserted; a repeat is read as any ask reads it.
+      const answer = joined
+        ? await room.read.joined(ticket)
+        : await room.read.handle(eventId, ticket.id, appId);
+      return { ticket: queueTicketMessage(answer), joined };
+    },
+  );
 
 /** The gRPC service of the waiting room (proto/marquee/cart/v1/waiting_room.proto). */
 export function waitingRoomGrpc(
@@ -75,23 +107,7 @@ export function waitingRoomGrpc(
           return { onSale: onSaleMessage(onSale) };
         },
       ),
-      joinQueue: unary(
-        async (request: { eventId: string; appId: string; fanId: string; deviceId: string }) => {
-          const eventId = required(request.eventId, 'event_id');
-          const appId = required(request.appId, 'app_id');
-          const { ticket, joined } = await room.join.handle({
-            eventId,
-            appId,
-            ...(request.fanId ? { fanId: request.fanId } : {}),
-            ...(request.deviceId ? { deviceId: request.deviceId } : {}),
-          });
-          // A new ticket is answered as inserted; a repeat is read as any ask reads it.
-          const answer = joined
-            ? await room.read.joined(ticket)
-            : await room.read.handle(eventId, ticket.id, appId);
-          return { ticket: queueTicketMessage(answer), joined };
-        },
-      ),
+      joinQueue: joinQueue(room),
       getQueueTicket: unary(
         async (request: {
           eventId: string;

@@ -75,6 +75,12 @@ const QueueTicket = Type.Object(
     admission_token: Type.Optional(Type.String()),
     admission_expires_at: Type.Optional(Type.String({ format: 'date-time' })),
     joined_at: Type.String({ format: 'date-time' }),
+    held_back: Type.Optional(
+      Type.Boolean({
+        description:
+          "WAITING, held back (true; absent otherwise): the fan's turn came while the app held its quota of tickets of the event (`heldTicketsPerEvent`: tickets in its pending, held and paid carts plus its fans admitted and not yet reserved). The fan keeps its place and is admitted, before fans behind it, once the app's carts free room (released, expired, or an admission unused); `position` then counts from the app's last admitted fan, and there is no `estimated_wait_seconds`.",
+      }),
+    ),
     poll_after_seconds: Type.Integer({
       description:
         'When to ask again (WAITING); ask with `wait` to be answered on a change instead',
@@ -97,6 +103,7 @@ export function renderQueueTicket(t: QueueTicketRecord): Static<typeof QueueTick
     ...(t.admissionToken ? { admission_token: t.admissionToken } : {}),
     ...(t.admissionExpiresAt ? { admission_expires_at: t.admissionExpiresAt.toISOString() } : {}),
     joined_at: t.joinedAt.toISOString(),
+    ...(t.heldBack ? { held_back: true } : {}),
     poll_after_seconds: t.status === 'WAITING' ? POLL_AFTER_SECONDS : 0,
   };
 }
@@ -133,7 +140,7 @@ export function queueRoutes(
         tags,
         summary: summary("Join a fan to the event's waiting room"),
         description:
-          'While an operator has a queue on for the event, reserves need an admission. Fans who join before the opening are ordered at random at it (the fastest client does not win); later fans queue in arrival order. One identity (`fan_id`, else `device_id`) of an app holds one place: a repeat answers the ticket it holds (200). 404 code 90003 when the event has no queue on.',
+          'While an operator has a queue on for the event, reserves need an admission. Fans who join before the opening are ordered at random at it (the fastest client does not win); later fans queue in arrival order. One identity (`fan_id`, else `device_id`) of an app holds one place: a repeat answers the ticket it holds (200). A fan is admitted only while the app has room under its held-ticket quota of the event (`heldTicketsPerEvent`); until then it waits `held_back`, keeping its place. 404 code 90003 when the event has no queue on.',
         params: EventParams,
         querystring: KeyQuery,
         body: JoinBody,

@@ -129,7 +129,10 @@ export interface OnSale {
     | undefined;
   /** Fans who joined before the opening (final once frozen). */
   earlyCount: number;
-  /** Fans admitted so far, by rank. */
+  /**
+   * Fans admitted so far, by rank: every fan ranked at or below it was admitted, skipped having
+   * left, or held back by its app's held-ticket quota (see `held_back_through`).
+   */
   admittedThrough: number;
   /** When the event sold out; absent while places remain. */
   soldOutAt?:
@@ -141,6 +144,17 @@ export interface OnSale {
    * is told SOLD_OUT without a read of its ticket.
    */
   admissionHorizon: number;
+  /**
+   * Per app whose fans were held back by its held-ticket quota (app id to rank): the highest rank
+   * of that app's fans admitted, or let go having left, since. A held-back fan of the app waiting
+   * at a rank may read something else once this reaches it (GetOnSale; empty when none).
+   */
+  heldBackThrough: { [key: string]: number };
+}
+
+export interface OnSale_HeldBackThroughEntry {
+  key: string;
+  value: number;
 }
 
 /** Join a queue. */
@@ -153,6 +167,13 @@ export interface JoinQueueRequest {
   fanId: string;
   /** The app's device id, for fans who are not signed in. */
   deviceId: string;
+  /**
+   * The app's held-ticket quota as the edge read it with the key (tickets held at once for one
+   * event; 0 = no limit); unset = cart's default. The admitter admits the fan only while its app
+   * has room under it (tickets held in live carts plus admissions in flight); otherwise the fan is
+   * held back, keeping its place. A repeated join keeps the limit of the first.
+   */
+  heldTicketsPerEvent?: number | undefined;
 }
 
 /** The queue ticket joined (or already held). */
@@ -218,6 +239,14 @@ export interface QueueTicket {
    * the queue closes, or the event sells out): the edge waits on that. Not shown to fans.
    */
   rank: number;
+  /**
+   * WAITING and held back: the fan's turn came while its app held its held-ticket quota of the
+   * event (tickets in live carts plus admissions in flight). It keeps its place and is admitted,
+   * before fans ranked after it, once the app's carts free room; `position` then counts from the
+   * app's last admitted fan, and a held-back fan waiting at `rank` may read something else once
+   * `OnSale.held_back_through` of its app reaches it (instead of `admitted_through`).
+   */
+  heldBack: boolean;
 }
 
 /** Read several queue tickets of one event. */
@@ -448,6 +477,7 @@ function createBaseOnSale(): OnSale {
     admittedThrough: 0,
     soldOutAt: undefined,
     admissionHorizon: 0,
+    heldBackThrough: {},
   };
 }
 
@@ -477,6 +507,9 @@ export const OnSale: MessageFns<OnSale> = {
     if (message.admissionHorizon !== 0) {
       writer.uint32(64).int32(message.admissionHorizon);
     }
+    globalThis.Object.entries(message.heldBackThrough).forEach(([key, value]: [string, number]) => {
+      OnSale_HeldBackThroughEntry.encode({ key: key as any, value }, writer.uint32(74).fork()).join();
+    });
     return writer;
   },
 
@@ -557,6 +590,17 @@ export const OnSale: MessageFns<OnSale> = {
             message.admissionHorizon = reader.int32();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            const entry9 = OnSale_HeldBackThroughEntry.decode(reader, reader.uint32());
+            if (entry9.value !== undefined) {
+              message.heldBackThrough[entry9.key] = entry9.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -607,6 +651,33 @@ export const OnSale: MessageFns<OnSale> = {
         : isSet(object.admission_horizon)
         ? globalThis.Number(object.admission_horizon)
         : 0,
+      heldBackThrough: isObject(object.heldBackThrough)
+        ? (globalThis.Object.entries(object.heldBackThrough) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.held_back_through)
+        ? (globalThis.Object.entries(object.held_back_through) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -636,6 +707,15 @@ export const OnSale: MessageFns<OnSale> = {
     if (message.admissionHorizon !== 0) {
       obj.admissionHorizon = Math.round(message.admissionHorizon);
     }
+    if (message.heldBackThrough) {
+      const entries = globalThis.Object.entries(message.heldBackThrough) as [string, number][];
+      if (entries.length > 0) {
+        obj.heldBackThrough = {};
+        entries.forEach(([k, v]) => {
+          obj.heldBackThrough[k] = Math.round(v);
+        });
+      }
+    }
     return obj;
   },
 
@@ -652,12 +732,106 @@ export const OnSale: MessageFns<OnSale> = {
     message.admittedThrough = object.admittedThrough ?? 0;
     message.soldOutAt = object.soldOutAt ?? undefined;
     message.admissionHorizon = object.admissionHorizon ?? 0;
+    message.heldBackThrough = (globalThis.Object.entries(object.heldBackThrough ?? {}) as [string, number][]).reduce(
+      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseOnSale_HeldBackThroughEntry(): OnSale_HeldBackThroughEntry {
+  return { key: "", value: 0 };
+}
+
+export const OnSale_HeldBackThroughEntry: MessageFns<OnSale_HeldBackThroughEntry> = {
+  encode(message: OnSale_HeldBackThroughEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OnSale_HeldBackThroughEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOnSale_HeldBackThroughEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OnSale_HeldBackThroughEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: OnSale_HeldBackThroughEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OnSale_HeldBackThroughEntry>, I>>(base?: I): OnSale_HeldBackThroughEntry {
+    return OnSale_HeldBackThroughEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OnSale_HeldBackThroughEntry>, I>>(object: I): OnSale_HeldBackThroughEntry {
+    const message = createBaseOnSale_HeldBackThroughEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
     return message;
   },
 };
 
 function createBaseJoinQueueRequest(): JoinQueueRequest {
-  return { eventId: "", appId: "", fanId: "", deviceId: "" };
+  return { eventId: "", appId: "", fanId: "", deviceId: "", heldTicketsPerEvent: undefined };
 }
 
 export const JoinQueueRequest: MessageFns<JoinQueueRequest> = {
@@ -673,6 +847,9 @@ export const JoinQueueRequest: MessageFns<JoinQueueRequest> = {
     }
     if (message.deviceId !== "") {
       writer.uint32(34).string(message.deviceId);
+    }
+    if (message.heldTicketsPerEvent !== undefined) {
+      writer.uint32(40).int32(message.heldTicketsPerEvent);
     }
     return writer;
   },
@@ -722,6 +899,14 @@ export const JoinQueueRequest: MessageFns<JoinQueueRequest> = {
             message.deviceId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.heldTicketsPerEvent = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -756,6 +941,11 @@ export const JoinQueueRequest: MessageFns<JoinQueueRequest> = {
         : isSet(object.device_id)
         ? globalThis.String(object.device_id)
         : "",
+      heldTicketsPerEvent: isSet(object.heldTicketsPerEvent)
+        ? globalThis.Number(object.heldTicketsPerEvent)
+        : isSet(object.held_tickets_per_event)
+        ? globalThis.Number(object.held_tickets_per_event)
+        : undefined,
     };
   },
 
@@ -773,6 +963,9 @@ export const JoinQueueRequest: MessageFns<JoinQueueRequest> = {
     if (message.deviceId !== "") {
       obj.deviceId = message.deviceId;
     }
+    if (message.heldTicketsPerEvent !== undefined) {
+      obj.heldTicketsPerEvent = Math.round(message.heldTicketsPerEvent);
+    }
     return obj;
   },
 
@@ -785,6 +978,7 @@ export const JoinQueueRequest: MessageFns<JoinQueueRequest> = {
     message.appId = object.appId ?? "";
     message.fanId = object.fanId ?? "";
     message.deviceId = object.deviceId ?? "";
+    message.heldTicketsPerEvent = object.heldTicketsPerEvent ?? undefined;
     return message;
   },
 };
@@ -1090,6 +1284,7 @@ function createBaseQueueTicket(): QueueTicket {
     admissionExpiresAt: undefined,
     joinedAt: undefined,
     rank: 0,
+    heldBack: false,
   };
 }
 
@@ -1124,6 +1319,9 @@ export const QueueTicket: MessageFns<QueueTicket> = {
     }
     if (message.rank !== 0) {
       writer.uint32(80).int32(message.rank);
+    }
+    if (message.heldBack !== false) {
+      writer.uint32(88).bool(message.heldBack);
     }
     return writer;
   },
@@ -1221,6 +1419,14 @@ export const QueueTicket: MessageFns<QueueTicket> = {
             message.rank = reader.int32();
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.heldBack = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1269,6 +1475,11 @@ export const QueueTicket: MessageFns<QueueTicket> = {
         ? fromJsonTimestamp(object.joined_at)
         : undefined,
       rank: isSet(object.rank) ? globalThis.Number(object.rank) : 0,
+      heldBack: isSet(object.heldBack)
+        ? globalThis.Boolean(object.heldBack)
+        : isSet(object.held_back)
+        ? globalThis.Boolean(object.held_back)
+        : false,
     };
   },
 
@@ -1304,6 +1515,9 @@ export const QueueTicket: MessageFns<QueueTicket> = {
     if (message.rank !== 0) {
       obj.rank = Math.round(message.rank);
     }
+    if (message.heldBack !== false) {
+      obj.heldBack = message.heldBack;
+    }
     return obj;
   },
 
@@ -1322,6 +1536,7 @@ export const QueueTicket: MessageFns<QueueTicket> = {
     message.admissionExpiresAt = object.admissionExpiresAt ?? undefined;
     message.joinedAt = object.joinedAt ?? undefined;
     message.rank = object.rank ?? 0;
+    message.heldBack = object.heldBack ?? false;
     return message;
   },
 };
@@ -1984,6 +2199,10 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {
