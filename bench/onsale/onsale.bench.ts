@@ -16,7 +16,9 @@
  *
  * Usage: eval "$(bash deploy/local/infra.sh env)"; pnpm -s turbo run build --filter=./services/*
  *        pnpm --filter @marquee/bench onsale
- * Env: ONSALE_FANS (10000), ONSALE_PLACES (1000), ONSALE_APPS (5), ONSALE_JOIN_CONCURRENCY (200),
+ * Env: ONSALE_FANS (10000), ONSALE_PLACES (1000), ONSALE_APPS (5), ONSALE_JOIN_RATE (500 joins a
+ *      second, arriving on their own clock; `closed` for back-to-back joins), ONSALE_JOIN_CONCURRENCY
+ *      (200: joins in flight at most),
  *      ONSALE_DEADLINE_SECONDS (1200: the whole run, start-up included), ONSALE_LOGS=<dir> (each
  *      service's last output, written there at the end).
  */
@@ -34,6 +36,15 @@ const FANS = positive('ONSALE_FANS', 10_000, 15_000);
 const PLACES = positive('ONSALE_PLACES', 1_000, 100_000);
 const APPS = positive('ONSALE_APPS', 5, 50);
 const JOIN_CONCURRENCY = positive('ONSALE_JOIN_CONCURRENCY', 200, 2_000);
+/**
+ * Joins a second, arriving on their own clock (fans do not wait for each other's answers), or
+ * undefined (`closed`): each of JOIN_CONCURRENCY clients joins again as soon as answered. A closed
+ * loop measures throughput, not latency: with 200 in flight its latency is 200 / throughput.
+ */
+const JOIN_RATE =
+  process.env.ONSALE_JOIN_RATE === 'closed'
+    ? undefined
+    : positive('ONSALE_JOIN_RATE', 500, 100_000);
 const DEADLINE_SECONDS = positive('ONSALE_DEADLINE_SECONDS', 1_200, 3_600);
 /** The long poll each fan asks for (the API's longest). */
 const WAIT_SECONDS = 25;
@@ -65,11 +76,31 @@ interface Fan {
 }
 
 /** Runs `task` over `items`, at most `width` at a time. */
-async function pooled<T>(items: readonly T[], width: number, task: (item: T) => Promise<void>) {
+/**
+ * Runs `task` for every item, at most `width` at once. With `ratePerSecond`, item i is due at
+ * i / rate seconds from the start and is not started before; `task` gets when it was due, so that
+ * a join held up by the joins in flight counts its wait (the coordinated-omission correction).
+ */
+async function pooled<T>(
+  items: readonly T[],
+  width: number,
+  task: (item: T, dueAt: number) => Promise<void>,
+  ratePerSecond?: number,
+) {
+  const started = performance.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: width }, async () => {
-      while (next < items.length) await task(items[next++]!);
+      while (next < items.length) {
+        const index = next++;
+        const dueAt =
+          ratePerSecond === undefined
+            ? performance.now()
+            : started + (index * 1000) / ratePerSecond;
+        const early = dueAt - performance.now();
+        if (early > 0) await delay(early);
+        await task(items[index]!, dueAt);
+      }
     }),
   );
 }
@@ -165,27 +196,39 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
     deviceId: `${marker}-d${index}`,
   }));
   const joinMs: number[] = [];
+  /** Join latencies by the second they were due in, from the first join. */
+  const joinsBySecond: number[][] = [];
   let joined = 0;
   const joinsStarted = performance.now();
-  await pooled(fans, JOIN_CONCURRENCY, async (fan) => {
-    const sent = performance.now();
-    const { status, json } = await call(
-      'POST',
-      `/partners/v1/events/${eventId}/queue`,
-      { 'x-api-key': apps[fan.app]!.apiKey },
-      { device_id: fan.deviceId },
-    );
-    joinMs.push(performance.now() - sent);
-    if (status !== 201) {
-      fan.end = 'failed';
-      fan.failure = `join ${status}`;
-      examples[`join ${status}`] ??= JSON.stringify(json).slice(0, 300);
-      return;
-    }
-    fan.ticketId = json.id as string;
-    fan.joinedOrder = joined++;
-  });
+  await pooled(
+    fans,
+    JOIN_CONCURRENCY,
+    async (fan, dueAt) => {
+      const { status, json } = await call(
+        'POST',
+        `/partners/v1/events/${eventId}/queue`,
+        { 'x-api-key': apps[fan.app]!.apiKey },
+        { device_id: fan.deviceId },
+      );
+      const tookMs = performance.now() - dueAt;
+      joinMs.push(tookMs);
+      (joinsBySecond[Math.floor((dueAt - joinsStarted) / 1000)] ??= []).push(tookMs);
+      if (status !== 201) {
+        fan.end = 'failed';
+        fan.failure = `join ${status}`;
+        examples[`join ${status}`] ??= JSON.stringify(json).slice(0, 300);
+        return;
+      }
+      fan.ticketId = json.id as string;
+      fan.joinedOrder = joined++;
+    },
+    JOIN_RATE,
+  );
   const joinSeconds = (performance.now() - joinsStarted) / 1000;
+  const joinsSorted = [...joinMs].sort((a, b) => a - b);
+  console.error(
+    `onsale: ${joined} joins in ${round(joinSeconds)} s, p50 ${round(percentile(joinsSorted, 50))} ms, p99 ${round(percentile(joinsSorted, 99))} ms; opening`,
+  );
 
   // The opening: two seconds from now; each fan long-polls its ticket from then on.
   await expectStatus(await onSale(new Date(Date.now() + 2_000)), 200, 'opening');
@@ -274,7 +317,16 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
     }
   };
 
+  // Progress every 30 s on stderr: a sale of 10,000 fans takes minutes.
+  const progress = setInterval(() => {
+    const ended: Tally = {};
+    for (const fan of fans) count(ended, fan.end ?? 'waiting');
+    console.error(
+      `onsale: ${round((performance.now() - opened) / 1000, 0)} s after the opening: ${JSON.stringify(ended)}`,
+    );
+  }, 30_000).unref();
   await Promise.all(fans.filter((fan) => fan.ticketId).map((fan) => follow(fan)));
+  clearInterval(progress);
   const onSaleSeconds = (performance.now() - opened) / 1000;
   // Each service's last output and whether it is still running, for a look after a bad run.
   const services = Object.fromEntries(
@@ -331,12 +383,24 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
     setupSeconds,
     joins: {
       seconds: round(joinSeconds),
+      perSecond: round(FANS / joinSeconds),
+      arrivals: JOIN_RATE === undefined ? 'closed loop' : `${JOIN_RATE} a second`,
       concurrency: JOIN_CONCURRENCY,
       latencyMs: {
         p50: round(percentile(joinMs, 50)),
         p99: round(percentile(joinMs, 99)),
         max: round(joinMs[joinMs.length - 1] ?? 0),
       },
+      /** Per second of the joins (by when each was due): joins, p99 and max, ms. */
+      timeline: Array.from({ length: joinsBySecond.length }, (_, index) => {
+        const sorted = [...(joinsBySecond[index] ?? [])].sort((a, b) => a - b);
+        return {
+          second: index,
+          joins: sorted.length,
+          p99: round(percentile(sorted, 99)),
+          max: round(sorted[sorted.length - 1] ?? 0),
+        };
+      }),
     },
     onSaleSeconds: round(onSaleSeconds),
     services,
