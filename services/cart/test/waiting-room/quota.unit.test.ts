@@ -74,6 +74,45 @@ function setup(
 }
 
 describe("the per-app held-ticket quota at the waiting room's admission", () => {
+  it('skips a fan whose ticket was written meanwhile, holding back nobody', async () => {
+    const { room, stores, join, statusOf, advance } = setup(20);
+    await room.configure.handle('E1', { opensAt: new Date(OPENS), queue: true });
+    // App A may hold 5 tickets, app B has no limit.
+    const [a1, b1, a2, b2, a3] = [
+      await join('A', 'a1', 5),
+      await join('B', 'b1', 0),
+      await join('A', 'a2', 5),
+      await join('B', 'b2', 0),
+      await join('A', 'a3', 5),
+    ];
+    const b3 = await join('B', 'b3', 0);
+    advance(62_000);
+    await room.admitter.handle('E1');
+    // The first admission of a1 and of b1 each loses a race with another write of its ticket (its
+    // fan asking at that moment), as a compare-and-set does.
+    const raced = new Set([a1!.id, b1!.id]);
+    const update = stores.tickets.update.bind(stores.tickets);
+    stores.tickets.update = async (ticket, expectedVersion, happened) => {
+      if (raced.delete(ticket.id) && ticket.state === 'ADMITTED')
+        throw Object.assign(new Error('version conflict'), { kind: 'aborted' });
+      return update(ticket, expectedVersion, happened);
+    };
+
+    expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 2, heldBack: 0 });
+    // B has no limit: its other fans go on. A has one: its fans wait for the next tick, in order,
+    // and none of them is held back (A has room).
+    for (const ticket of [b2!, b3]) expect((await statusOf(ticket)).status).toBe('ADMITTED');
+    for (const ticket of [a1!, b1!, a2!, a3!]) {
+      const view = await statusOf(ticket);
+      expect(view.status).toBe('WAITING');
+      expect(view).not.toHaveProperty('heldBack');
+    }
+    // The next tick admits them, A's in rank order.
+    expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 4, heldBack: 0 });
+    for (const ticket of [a1!, b1!, a2!, a3!])
+      expect((await statusOf(ticket)).status).toBe('ADMITTED');
+  });
+
   it('holds back the fans of an app without room, and admits them first once it has room', async () => {
     const { room, stores, live, join, read, statusOf, advance } = setup(20);
     await room.configure.handle('E1', { opensAt: new Date(OPENS), queue: true });

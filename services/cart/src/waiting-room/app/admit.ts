@@ -217,11 +217,13 @@ export class AdmitTick {
       if (rank !== undefined)
         tick.appThrough.set(ticket.appId, Math.max(tick.appThrough.get(ticket.appId) ?? 0, rank));
     };
+    if (rooms.isClosed(ticket.appId)) return;
     if (abandoned(ticket, now, this.deps.settings.abandonAfterMs)) {
+      // Not moved: its fan asked meanwhile (it is still here); it is looked at next tick.
       if (await this.#move(ticket, { state: 'EXPIRED' })) {
         tally.left += 1;
         passed();
-      } else rooms.close(ticket.appId);
+      }
       return;
     }
     if (!(await rooms.hasRoom(ticket))) {

@@ -11,6 +11,7 @@ import type { AppHoldings, QueueTicketRepository } from './ports.js';
  */
 export class AppRooms {
   readonly #rooms = new Map<string, number>();
+  readonly #closed = new Set<string>();
 
   constructor(
     private readonly holdings: AppHoldings,
@@ -41,11 +42,18 @@ export class AppRooms {
   }
 
   /**
-   * No more fans of the app this tick: one of them could not be admitted (written meanwhile), and
-   * the app's fans go in rank order.
+   * No more fans of a limited app this tick: one of them could not be admitted (its ticket was
+   * written meanwhile, say by its fan's ask), and a limited app's room goes to its fans in rank
+   * order. They are not held back (the app may have room): they wait for the next tick. An app
+   * without a limit is not closed: its other fans go on.
    */
   close(appId: string): void {
-    this.#rooms.set(appId, 0);
+    if (this.#rooms.get(appId) !== Number.POSITIVE_INFINITY) this.#closed.add(appId);
+  }
+
+  /** Whether the app's fans wait for the next tick (`close`). */
+  isClosed(appId: string): boolean {
+    return this.#closed.has(appId);
   }
 
   async #read(ticket: Pick<QueueTicket, 'appId' | 'heldTicketsPerEvent'>): Promise<number> {
