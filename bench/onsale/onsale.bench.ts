@@ -18,7 +18,8 @@
  *        pnpm --filter @marquee/bench onsale
  * Env: ONSALE_FANS (10000), ONSALE_PLACES (1000), ONSALE_APPS (5), ONSALE_JOIN_RATE (500 joins a
  *      second, arriving on their own clock; `closed` for back-to-back joins), ONSALE_JOIN_CONCURRENCY
- *      (200: joins in flight at most),
+ *      (200: joins in flight at most), ONSALE_WARMUP_SECONDS (3: joins to another event first, not
+ *      measured; 0 for none),
  *      ONSALE_DEADLINE_SECONDS (1200: the whole run, start-up included), ONSALE_LOGS=<dir> (each
  *      service's last output, written there at the end).
  */
@@ -45,6 +46,13 @@ const JOIN_RATE =
   process.env.ONSALE_JOIN_RATE === 'closed'
     ? undefined
     : positive('ONSALE_JOIN_RATE', 500, 100_000);
+/**
+ * Seconds of joins to another queued event first, at the same rate, not measured: the stack has
+ * just started (code not yet compiled, connections and caches empty), which an on-sale's stack,
+ * running for hours, is not. 0 for none.
+ */
+const WARMUP_SECONDS =
+  process.env.ONSALE_WARMUP_SECONDS === '0' ? 0 : positive('ONSALE_WARMUP_SECONDS', 3, 60);
 const DEADLINE_SECONDS = positive('ONSALE_DEADLINE_SECONDS', 1_200, 3_600);
 /** The long poll each fan asks for (the API's longest). */
 const WAIT_SECONDS = 25;
@@ -154,6 +162,29 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
       body: JSON.stringify({ opensAt: opensAt.toISOString(), queue: true }),
     });
   await expectStatus(await onSale(new Date(Date.now() + 3_600_000)), 200, 'queue on');
+  // The warm-up's event: queued, never opened.
+  const warmup = WARMUP_SECONDS
+    ? await importPartnerEvent(sut, {
+        apiKey: apps[0]!.apiKey,
+        marker: `${marker}w`,
+        capacity: 10,
+        discoveryTimeoutMs: 60_000,
+        sellableTimeoutMs: 120_000,
+      })
+    : undefined;
+  if (warmup)
+    await expectStatus(
+      await fetch(`${sut.baseUrl}/admin/v1/events/${warmup.eventId}/onsale`, {
+        method: 'PUT',
+        headers: admin,
+        body: JSON.stringify({
+          opensAt: new Date(Date.now() + 3_600_000).toISOString(),
+          queue: true,
+        }),
+      }),
+      200,
+      'warm-up queue on',
+    );
   const setupSeconds = round((performance.now() - setupStarted) / 1000);
 
   // One connection per fan: every fan holds a long poll at once.
@@ -188,6 +219,28 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
       }
     }
   };
+
+  // The warm-up: joins to the other event, at the same rate, their latency kept apart.
+  const warmupMs: number[] = [];
+  if (warmup) {
+    const rate = JOIN_RATE ?? 500;
+    const warmupFans = Array.from({ length: WARMUP_SECONDS * rate }, (_, index) => index);
+    await pooled(
+      warmupFans,
+      JOIN_CONCURRENCY,
+      async (index, dueAt) => {
+        await call(
+          'POST',
+          `/partners/v1/events/${warmup.eventId}/queue`,
+          { 'x-api-key': apps[index % APPS]!.apiKey },
+          { device_id: `${marker}-w${index}` },
+        );
+        warmupMs.push(performance.now() - dueAt);
+      },
+      rate,
+    );
+    warmupMs.sort((a, b) => a - b);
+  }
 
   // Joins, before the opening.
   const fans: Fan[] = Array.from({ length: FANS }, (_, index) => ({
@@ -390,6 +443,14 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
         p50: round(percentile(joinMs, 50)),
         p99: round(percentile(joinMs, 99)),
         max: round(joinMs[joinMs.length - 1] ?? 0),
+      },
+      /** The warm-up's joins (another event, not measured above): how a cold stack answers. */
+      warmup: {
+        seconds: WARMUP_SECONDS,
+        joins: warmupMs.length,
+        p50: round(percentile(warmupMs, 50)),
+        p99: round(percentile(warmupMs, 99)),
+        max: round(warmupMs[warmupMs.length - 1] ?? 0),
       },
       /** Per second of the joins (by when each was due): joins, p99 and max, ms. */
       timeline: Array.from({ length: joinsBySecond.length }, (_, index) => {
