@@ -15,7 +15,8 @@ import {
 } from '@marquee/proto/cart/v1';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCartClient, errorInfoOf } from '../src/adapters/cart-client.js';
+import { createCartClient } from '../src/adapters/cart-client.js';
+import { errorInfoOf } from '../src/adapters/cart-errors.js';
 import type { PartnerCart } from '../src/app/partner-cart.js';
 import { registerEdgeRoutes } from '../src/ports/http/edge-app.js';
 import { fakeBackends } from './fakes.js';
