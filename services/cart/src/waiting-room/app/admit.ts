@@ -3,6 +3,7 @@ import { adjustWindow, admissionsDue } from '../domain/admission.js';
 import type { WaitingRoomEvent } from '../domain/events.js';
 import { abandoned, mayFreeze, rankOf, type QueueTicket } from '../domain/queue.js';
 import { AppRooms } from './app-rooms.js';
+import { NextFans } from './next-fans.js';
 import type { EarlyRanks } from './early-ranks.js';
 import type { OnSaleRecord, Stored, WaitingRoomDeps } from './ports.js';
 
@@ -74,6 +75,8 @@ function throughOf(tick: Tick): {
  * pause longer than the lease) admits nobody twice; `admittedThrough` only moves forward.
  */
 export class AdmitTick {
+  readonly #next: NextFans;
+
   constructor(
     private readonly deps: Pick<
       WaitingRoomDeps,
@@ -81,7 +84,9 @@ export class AdmitTick {
     >,
     private readonly early: EarlyRanks,
     private readonly owner: string,
-  ) {}
+  ) {
+    this.#next = new NextFans(deps, early);
+  }
 
   async handle(eventId: string): Promise<TickOutcome> {
     const { onSales, clock } = this.deps;
@@ -150,10 +155,15 @@ export class AdmitTick {
       appThrough: new Map(),
       heldBackApps: new Set(Object.keys(onSale.heldBackThrough ?? {})),
     };
+    const full = this.#next.fullLook(eventId);
     if (due > 0) {
       // Fans held back first (oldest first), so that an app's room goes to its fans in order;
-      // then the next fans, whom a held-back fan never keeps from their turn.
-      const look = await tickets.nextHeldBack(eventId, settings.admitBatch);
+      // then the next fans, whom a held-back fan never keeps from their turn. Without an app
+      // known to have fans held back, only a full look asks (a mark whose record was lost).
+      const look =
+        full || tick.heldBackApps.size > 0
+          ? await tickets.nextHeldBack(eventId, settings.admitBatch)
+          : [];
       for (const ticket of look) {
         if (tick.tally.admitted >= due) break;
         await this.#take(ticket, tick);
@@ -164,7 +174,12 @@ export class AdmitTick {
           if (tick.tally.admitted < due) await this.#take(ticket, tick);
       }
       if (tick.tally.admitted < due)
-        for (const ticket of await tickets.nextWaiting(eventId, settings.admitBatch)) {
+        for (const ticket of await this.#next.waiting(eventId, {
+          through: tick.through,
+          earlyCount: onSale.earlyCount,
+          due: due - tick.tally.admitted,
+          full,
+        })) {
           if (tick.tally.admitted >= due) break;
           await this.#take(ticket, tick);
         }
@@ -255,18 +270,24 @@ export class AdmitTick {
   ): Promise<number | undefined> {
     const from = Math.max(ticket.joinedAt.getTime(), onSale.opensAt.getTime());
     const waitedMs = Math.max(0, now.getTime() - from);
-    const moved = await this.#move(ticket, { state: 'ADMITTED', admittedAt: now }, [
-      {
-        kind: 'queue-admitted',
-        eventId: ticket.eventId,
-        ticketId: ticket.id,
-        appId: ticket.appId,
-        ...(rank !== undefined ? { rank } : {}),
-        admittedAt: now,
-        waitedMs,
-      },
-    ]);
-    return moved ? waitedMs : undefined;
+    const admit = (current: Stored<QueueTicket>) =>
+      this.#move(current, { state: 'ADMITTED', admittedAt: now }, [
+        {
+          kind: 'queue-admitted',
+          eventId: ticket.eventId,
+          ticketId: ticket.id,
+          appId: ticket.appId,
+          ...(rank !== undefined ? { rank } : {}),
+          admittedAt: now,
+          waitedMs,
+        },
+      ]);
+    if (await admit(ticket)) return waitedMs;
+    // Lost a race, most often with its fan's ask (which writes when it was seen): read it again
+    // and admit it if it still waits as it did.
+    const again = await this.deps.tickets.get(ticket.id);
+    const same = again?.state === 'WAITING' && !again.heldBack === !ticket.heldBack;
+    return same && (await admit(again)) ? waitedMs : undefined;
   }
 
   /** Moves one waiting ticket on; false when it was no longer waiting. */

@@ -7,10 +7,27 @@ import type { OnSaleRepository } from './ports.js';
  */
 export class EarlyRanks {
   readonly #byEvent = new Map<string, Map<string, number>>();
+  /** The keys in rank order, per event (a map's keys keep their insertion order: by rank). */
+  readonly #sorted = new Map<string, string[]>();
   /** A load under way per event: the fans asking at the opening share one read. */
   readonly #loading = new Map<string, Promise<Map<string, number> | undefined>>();
 
   constructor(private readonly onSales: Pick<OnSaleRepository, 'earlyOrder'>) {}
+
+  /**
+   * The order keys of the event's early joiners ranked `from` + 1 to `from` + `count` (rank r is
+   * the r-th key); undefined before the freeze.
+   */
+  async keysAfter(eventId: string, from: number, count: number): Promise<string[] | undefined> {
+    const ranks = await this.of(eventId);
+    if (!ranks) return undefined;
+    let sorted = this.#sorted.get(eventId);
+    if (!sorted) {
+      sorted = [...ranks.keys()];
+      this.#sorted.set(eventId, sorted);
+    }
+    return sorted.slice(Math.max(0, from), Math.max(0, from) + count);
+  }
 
   /** The ranks of the event's early joiners by order key; undefined before the freeze. */
   async of(eventId: string): Promise<ReadonlyMap<string, number> | undefined> {

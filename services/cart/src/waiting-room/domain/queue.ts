@@ -86,6 +86,11 @@ export function earlyOrderKey(lottery: number, ticketId: string): string {
   return `0${Math.floor(lottery).toString(16).padStart(KEY_DIGITS, '0')}${ticketId}`;
 }
 
+/** The ticket id an early joiner's order key was made of. */
+export function ticketIdOfEarlyKey(orderKey: string): string {
+  return orderKey.slice(1 + KEY_DIGITS);
+}
+
 /** The order key of a late joiner: its arrival sequence from 1. */
 export function lateOrderKey(sequence: number): string {
   return `1${sequence.toString(16).padStart(KEY_DIGITS, '0')}`;
