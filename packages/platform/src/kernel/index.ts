@@ -7,6 +7,7 @@ export {
 } from './error-kind.js';
 export { backoffMs } from './backoff.js';
 export { systemClock, type Clock } from './clock.js';
+export { withoutVersion } from './versioned.js';
 export {
   DEFAULT_CONFLICT_ATTEMPTS,
   isWriteRace,

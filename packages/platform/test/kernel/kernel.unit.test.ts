@@ -9,6 +9,7 @@ import {
   retryingConflicts,
   systemClock,
   backoffMs,
+  withoutVersion,
 } from '../../src/kernel/index.js';
 
 const failure = (kind: string) => Object.assign(new Error(kind), { kind });
@@ -143,5 +144,13 @@ describe('backoffMs', () => {
     expect(backoffMs(Number.NaN, { firstMs: 500, maxMs: 300_000 })).toBe(500);
     expect(backoffMs(0, { firstMs: 500, maxMs: 300_000 })).toBe(500);
     expect(backoffMs(40, { firstMs: 100, maxMs: Number.POSITIVE_INFINITY })).toBe(100 * 2 ** 39);
+  });
+});
+
+describe('withoutVersion', () => {
+  it('answers the record without its version, leaving the stored one as it was', () => {
+    const stored = { id: 'c1', version: 3, state: 'HELD' };
+    expect(withoutVersion(stored)).toEqual({ id: 'c1', state: 'HELD' });
+    expect(stored.version).toBe(3);
   });
 });

@@ -16,7 +16,7 @@ import {
   orderPrintedMessage,
   paymentRefundedMessage,
 } from './messages.js';
-import { withoutVersion } from './versioned.js';
+import { withoutVersion } from '@marquee/platform/kernel';
 
 export type OrderDoc = Stored<Order>;
 

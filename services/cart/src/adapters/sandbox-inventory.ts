@@ -3,7 +3,7 @@ import { isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
 import type { VersionedStore } from '@marquee/platform/store';
 import type { SandboxInventory } from '../app/ports.js';
 import type { HeldTicket } from '../domain/cart.js';
-import { withoutVersion } from './versioned.js';
+import { withoutVersion } from '@marquee/platform/kernel';
 
 interface SandboxHold {
   cartId: string;

@@ -38,7 +38,7 @@ import {
 } from './messages.js';
 import { orderRepository, type OrderDoc } from './order-repository.js';
 import { sandboxInventory, type SandboxAreaDoc } from './sandbox-inventory.js';
-import { withoutVersion } from './versioned.js';
+import { withoutVersion } from '@marquee/platform/kernel';
 
 type CartDoc = Stored<Cart>;
 type TrackingDoc = Stored<TrackingHit>;

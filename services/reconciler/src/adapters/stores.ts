@@ -1,4 +1,9 @@
-import { errorKindOf, isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
+import {
+  errorKindOf,
+  isWriteRace,
+  retryingConflicts,
+  withoutVersion,
+} from '@marquee/platform/kernel';
 import { createOutboxEvent } from '@marquee/platform/outbox';
 import type { ServiceStores, VersionedStore } from '@marquee/platform/store';
 import { reconciliationResolvedTopic } from '@marquee/proto/topics';
@@ -16,11 +21,6 @@ import { toCaseMessage } from './case-message.js';
 type TransactionDoc = Stored<Transaction>;
 type CaseDoc = Stored<ReconciliationCase>;
 type ReportDoc = Stored<EventReport>;
-
-function withoutVersion<T extends { version: number }>(doc: T): Omit<T, 'version'> {
-  const { version: _version, ...rest } = doc;
-  return rest;
-}
 
 export interface ReconcilerStorage {
   transactions: TransactionRepository;

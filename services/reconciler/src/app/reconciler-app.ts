@@ -1,4 +1,10 @@
-import { errorKindOf, isTransient, isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
+import {
+  errorKindOf,
+  isTransient,
+  isWriteRace,
+  retryingConflicts,
+  withoutVersion,
+} from '@marquee/platform/kernel';
 import {
   backoffMs,
   caseIdFor,
@@ -635,11 +641,6 @@ export class ReconcilerApp {
       throw new ReconcilerError('not_found', `event ${eventId} has not been reconciled yet`);
     return report;
   }
-}
-
-function withoutVersion<T extends object>(stored: T & { version?: number }): T {
-  const { version: _version, ...rest } = stored;
-  return rest as T;
 }
 
 function transactionIdOf(t: Transaction | undefined, partner: PartnerTransaction[]): string {

@@ -7,7 +7,7 @@ import {
   type Order,
 } from '../../domain/order.js';
 import { retryingConflicts } from '@marquee/platform/kernel';
-import { withoutVersion } from '../core/records.js';
+import { withoutVersion } from '@marquee/platform/kernel';
 import type { Clock, Log, OrderRepository } from '../ports.js';
 import type { CancelOrderTickets } from './cancel-tickets.js';
 import type { RefundOrder } from './refund-order.js';

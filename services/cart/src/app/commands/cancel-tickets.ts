@@ -10,7 +10,7 @@ import {
 } from '../../domain/partial-cancel.js';
 import type { FeeSchedule } from '../../domain/pricing.js';
 import { retryingConflicts } from '@marquee/platform/kernel';
-import { withoutVersion } from '../core/records.js';
+import { withoutVersion } from '@marquee/platform/kernel';
 import {
   ORDER_ALREADY_CANCELLED,
   partialCancelRefusal,

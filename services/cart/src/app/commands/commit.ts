@@ -12,7 +12,7 @@ import { orderNumberFrom, type Order } from '../../domain/order.js';
 import { priceCart } from '../../domain/pricing.js';
 import { DEFAULT_SHIPPING } from '../../domain/shipping.js';
 import type { CartCore } from '../core/cart-core.js';
-import { withoutVersion } from '../core/records.js';
+import { withoutVersion } from '@marquee/platform/kernel';
 import { hostDown } from '../core/refusals.js';
 import type { Inventories } from '../inventory/inventory.js';
 import type { ResoldTicket, Stored } from '../ports.js';

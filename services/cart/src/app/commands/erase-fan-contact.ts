@@ -1,6 +1,6 @@
 import { withoutContact } from '../../domain/order.js';
 import { retryingConflicts } from '@marquee/platform/kernel';
-import { withoutVersion } from '../core/records.js';
+import { withoutVersion } from '@marquee/platform/kernel';
 import type { Clock, OrderRepository, ResaleInventory } from '../ports.js';
 
 /** Orders read per pass; each pass reads the fan's orders left. */

@@ -1,7 +1,7 @@
 import { CartError, ErrorCode, staleCart } from '../../domain/errors.js';
 import type { Order } from '../../domain/order.js';
 import { retryingConflicts } from '@marquee/platform/kernel';
-import { withoutVersion } from '../core/records.js';
+import { withoutVersion } from '@marquee/platform/kernel';
 import { printRefusal } from '../core/refusals.js';
 import type { OrderRepository, PartnerConnector } from '../ports.js';
 

@@ -9,7 +9,7 @@ import {
   type RefundOwed,
 } from '../../domain/order.js';
 import { isTransient, retryingConflicts } from '@marquee/platform/kernel';
-import { withoutVersion } from '../core/records.js';
+import { withoutVersion } from '@marquee/platform/kernel';
 import type { CartAppDeps } from '../types.js';
 import type { PaymentProcessor } from '../ports.js';
 

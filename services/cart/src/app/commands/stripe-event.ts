@@ -3,7 +3,7 @@ import { invalidInput } from '../../domain/errors.js';
 import { paymentOf, withRefund, type Order, type OrderRefund } from '../../domain/order.js';
 import type { CartCore } from '../core/cart-core.js';
 import { retryingConflicts } from '@marquee/platform/kernel';
-import { withoutVersion } from '../core/records.js';
+import { withoutVersion } from '@marquee/platform/kernel';
 import type { CancelOrder } from './cancel-order.js';
 
 /** A Stripe event whose signature the edge verified. */

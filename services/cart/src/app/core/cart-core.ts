@@ -7,7 +7,8 @@ import { isOnSale, isPartnerEvent, type SellableEvent } from '../../domain/sella
 import type { CartEvent, PaymentProcessor, Stored } from '../ports.js';
 import type { CartAppDeps, CartOwner, CartView } from '../types.js';
 import { retryingConflicts } from '@marquee/platform/kernel';
-import { ownedBy, withoutVersion } from './records.js';
+import { withoutVersion } from '@marquee/platform/kernel';
+import { ownedBy } from './records.js';
 import { maintenance, notTransactable } from './refusals.js';
 
 /**

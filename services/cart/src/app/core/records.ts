@@ -2,12 +2,6 @@ import type { Cart } from '../../domain/cart.js';
 import type { CartEvent } from '../ports.js';
 import type { CartOwner } from '../types.js';
 
-/** A stored record without its store version, as callers see it. */
-export function withoutVersion<T extends object>(doc: T): Omit<T, 'version'> & T {
-  const { version: _version, ...rest } = doc as T & { version?: number };
-  return rest as Omit<T, 'version'> & T;
-}
-
 /** Whether the caller may see the cart: its app, prefix, channel, fan and (if named) event. */
 export function ownedBy(owner: CartOwner, cart: Cart, eventId?: string): boolean {
   return (

@@ -1,6 +1,6 @@
 import { CartError, ErrorCode } from '../../domain/errors.js';
 import type { Order } from '../../domain/order.js';
-import { withoutVersion } from '../core/records.js';
+import { withoutVersion } from '@marquee/platform/kernel';
 import type { OrderRepository } from '../ports.js';
 import type { CartOwner } from '../types.js';
 

@@ -28,7 +28,12 @@ import {
   withdrawAdmitted,
   type ResaleListing,
 } from '../domain/listing.js';
-import { errorKindOf, isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
+import {
+  errorKindOf,
+  isWriteRace,
+  retryingConflicts,
+  withoutVersion,
+} from '@marquee/platform/kernel';
 import { parseDecimalRounded, type Money } from '@marquee/platform/money';
 import {
   DEFAULT_PAGE_SIZE,
@@ -58,11 +63,6 @@ export const MAX_QUANTITY = 50;
 export const MAX_LISTING_TICKETS = 50;
 /** How long a sale in progress keeps its listings out of other carts' reach. */
 const SALE_GRACE_MS = 10 * 60_000;
-
-const withoutVersion = <T extends { version: number }>(doc: T): Omit<T, 'version'> => {
-  const { version: _v, ...rest } = doc;
-  return rest;
-};
 
 /**
  * Top picks, fan sessions and resale listings. Every write is a compare-and-set on one document;
