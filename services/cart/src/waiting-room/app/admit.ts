@@ -1,7 +1,7 @@
 import { errorKindOf } from '@marquee/platform/kernel';
 import { adjustWindow, admissionsDue } from '../domain/admission.js';
 import type { WaitingRoomEvent } from '../domain/events.js';
-import { abandoned, mayFreeze, rankOf, type QueueTicket } from '../domain/queue.js';
+import { abandoned, byOrderKey, mayFreeze, rankOf, type QueueTicket } from '../domain/queue.js';
 import { AppRooms } from './app-rooms.js';
 import { NextFans } from './next-fans.js';
 import type { EarlyRanks } from './early-ranks.js';
@@ -40,20 +40,16 @@ interface Tick {
   heldBackApps: Set<string>;
 }
 
-/** The on-sale's `admittedThrough` and `heldBackThrough` after `tick`. */
-function throughOf(tick: Tick): {
-  through: number;
-  heldBackThrough: Record<string, number> | undefined;
-} {
-  if (tick.heldBackApps.size === 0) return { through: tick.through, heldBackThrough: undefined };
+/** The on-sale's `heldBackThrough` after `tick`; undefined while no app held fans back. */
+function heldBackThroughOf(tick: Tick): Record<string, number> | undefined {
+  if (tick.heldBackApps.size === 0) return undefined;
   const before = tick.onSale.heldBackThrough ?? {};
-  const heldBackThrough = Object.fromEntries(
+  return Object.fromEntries(
     [...tick.heldBackApps].map((appId) => [
       appId,
       Math.max(before[appId] ?? 0, tick.appThrough.get(appId) ?? 0),
     ]),
   );
-  return { through: tick.through, heldBackThrough };
 }
 
 /**
@@ -184,7 +180,13 @@ export class AdmitTick {
           await this.#take(ticket, tick);
         }
     }
-    await this.#record(onSale, { control, now, admitted: tick.tally.admitted, ...throughOf(tick) });
+    await this.#record(onSale, {
+      control,
+      now,
+      admitted: tick.tally.admitted,
+      through: tick.through,
+      heldBackThrough: heldBackThroughOf(tick),
+    });
     const { admitted, left, heldBack, waitsMs } = tick.tally;
     return { kind: 'admitted', admitted, left, heldBack, window: control.window, waitsMs };
   }
@@ -215,14 +217,14 @@ export class AdmitTick {
           ...(await tickets.nextHeldBack(eventId, Math.min(room, settings.admitBatch), appId)),
         );
     }
-    return found.sort((a, b) => (a.orderKey < b.orderKey ? -1 : a.orderKey > b.orderKey ? 1 : 0));
+    return found.sort(byOrderKey);
   }
 
   /**
    * Takes one waiting fan on: skipped as left when it stopped asking; admitted when its app has
-   * room under its quota; otherwise held back (marked once, keeping its place). A fan written
-   * meanwhile is left for the next tick, and its app's room closed for this one (its app's fans
-   * go in rank order).
+   * room under its quota; otherwise held back (marked once, keeping its place). A fan whose
+   * admission lost its race twice is left for the next tick; a limited app is then closed for
+   * this one (its fans go in rank order), an unlimited one goes on (`AppRooms.close`).
    */
   async #take(ticket: Stored<QueueTicket>, tick: Tick): Promise<void> {
     const { onSale, now, ranks, rooms, tally } = tick;

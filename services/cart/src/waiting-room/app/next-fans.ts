@@ -1,4 +1,4 @@
-import { ticketIdOfEarlyKey, type QueueTicket } from '../domain/queue.js';
+import { byOrderKey, ticketIdOfEarlyKey, type QueueTicket } from '../domain/queue.js';
 import type { EarlyRanks } from './early-ranks.js';
 import type { Stored, WaitingRoomDeps } from './ports.js';
 
@@ -57,7 +57,7 @@ export class NextFans {
       .filter(
         (ticket) => ticket.eventId === eventId && ticket.state === 'WAITING' && !ticket.heldBack,
       )
-      .sort((a, b) => (a.orderKey < b.orderKey ? -1 : a.orderKey > b.orderKey ? 1 : 0));
+      .sort(byOrderKey);
     // Fewer than due: fans held back or moved on among them (a tick whose record of
     // `admittedThrough` was lost): the query finds the next ones wherever they are.
     return found.length >= due ? found : tickets.nextWaiting(eventId, settings.admitBatch);

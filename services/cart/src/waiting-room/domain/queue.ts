@@ -86,6 +86,14 @@ export function earlyOrderKey(lottery: number, ticketId: string): string {
   return `0${Math.floor(lottery).toString(16).padStart(KEY_DIGITS, '0')}${ticketId}`;
 }
 
+/** Tickets in admission order (by order key), for `Array.prototype.sort`. */
+export function byOrderKey(
+  a: Pick<QueueTicket, 'orderKey'>,
+  b: Pick<QueueTicket, 'orderKey'>,
+): number {
+  return a.orderKey < b.orderKey ? -1 : a.orderKey > b.orderKey ? 1 : 0;
+}
+
 /** The ticket id an early joiner's order key was made of. */
 export function ticketIdOfEarlyKey(orderKey: string): string {
   return orderKey.slice(1 + KEY_DIGITS);
