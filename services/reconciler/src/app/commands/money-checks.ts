@@ -1,7 +1,7 @@
-import { moneyCaseIdFor, openCase, type ReconciliationCase } from '../domain/case.js';
-import { checkMoney } from '../domain/money.js';
-import type { Transaction } from '../domain/transaction.js';
-import type { CaseRepository, Clock, ReconcilerLog, TransactionRepository } from './ports.js';
+import { moneyCaseIdFor, openCase, type ReconciliationCase } from '../../domain/case.js';
+import { checkMoney } from '../../domain/money.js';
+import type { Transaction } from '../../domain/transaction.js';
+import type { CaseRepository, Clock, ReconcilerLog, TransactionRepository } from '../ports.js';
 
 const BATCH = 100;
 
