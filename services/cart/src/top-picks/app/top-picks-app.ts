@@ -101,12 +101,9 @@ export class TopPicksApp {
     return this.#withdrawListing.seatAdmitted(eventId, ticketId);
   }
 
-  listListings(query: {
-    eventId: string;
-    activeOnly: boolean;
-    offset: number;
-    limit: number;
-  }): Promise<{ listings: ResaleListing[]; total: number }> {
+  listListings(
+    query: Parameters<ListListings['handle']>[0],
+  ): Promise<{ listings: ResaleListing[]; total: number }> {
     return this.#listListings.handle(query);
   }
 
@@ -127,13 +124,9 @@ export class TopPicksApp {
    * nothing. Unknown listing: INVALID_ARGUMENT; not on sale:
    * RESOURCE_EXHAUSTED (partner cart code 20052).
    */
-  holdListings(input: {
-    cartId: string;
-    appId: string;
-    eventId: string;
-    fanSessionId: string;
-    lines: { listingId: string; quantity: number }[];
-  }): Promise<{ listings: HeldListing[]; expiresAt: Date }> {
+  holdListings(
+    input: Parameters<HoldListings['handle']>[0],
+  ): Promise<{ listings: HeldListing[]; expiresAt: Date }> {
     return this.#holdListings.handle(input);
   }
 
@@ -147,12 +140,7 @@ export class TopPicksApp {
    * commit with the same order id answers the same tickets. Returns every ticket with the order that
    * held it before, whose ticket is void from now on.
    */
-  sellListings(input: {
-    cartId: string;
-    orderId: string;
-    buyer: { appId: string; fanId: string; thirdPartyAccountId: string };
-    listingIds: readonly string[];
-  }): Promise<ResoldTicket[]> {
+  sellListings(input: Parameters<SellListings['handle']>[0]): Promise<ResoldTicket[]> {
     return this.#sellListings.handle(input);
   }
 
