@@ -2,6 +2,7 @@ export {
   activeTelemetry,
   defaultInstrumentations,
   exportersRequested,
+  mongoStatement,
   shutdownTelemetry,
   startTelemetry,
   type ExportersRequested,

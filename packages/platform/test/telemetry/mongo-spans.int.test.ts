@@ -54,5 +54,9 @@ describeIntegration('MongoDB driver spans', ({ mongoUrl }) => {
     expect(commands.some((name) => /aggregate|count/.test(name))).toBe(false);
     // The filter's value never reaches an attribute.
     expect(JSON.stringify(database.map((span) => span.attributes))).not.toContain('do-not-export');
+    // The find's statement keeps its shape, the value masked.
+    const find = database.find((span) => span.name.startsWith('find '));
+    const statement = find?.attributes.find((a) => a.key === 'db.query.text')?.value.stringValue;
+    expect(statement).toContain('"token":"?"');
   });
 });
