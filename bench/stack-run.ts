@@ -104,3 +104,28 @@ export async function partnerAccessToken(stack: Stack): Promise<string> {
   if (response.status !== 200) throw new Error(`partner token: ${response.status} ${text}`);
   return (JSON.parse(text) as { access_token: string }).access_token;
 }
+
+/**
+ * The pids of the Kafka broker and the Mongo-wire server `deploy/local/infra.sh` started (its state
+ * directory, `MARQUEE_STATE`, which `infra.sh env` exports), when they are alive: their CPU is
+ * counted with the services', since they share the same cores. Servers started some other way are
+ * not found and not counted.
+ */
+export function infraPids(): Map<string, number> {
+  const state = process.env.MARQUEE_STATE;
+  const found = new Map<string, number>();
+  if (!state) return found;
+  for (const [name, file, pattern] of [
+    ['kafka (infra)', 'kafka.pid', 'kafka'],
+    ['ferretdb (infra)', 'ferretdb.pid', 'ferretdb'],
+  ] as const) {
+    try {
+      const pid = Number(readFileSync(`${state}/${file}`, 'utf8').trim());
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').toLowerCase();
+      if (cmdline.includes(pattern)) found.set(name, pid);
+    } catch {
+      // Not started by infra.sh, or not Linux.
+    }
+  }
+  return found;
+}

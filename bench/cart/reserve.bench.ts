@@ -27,7 +27,6 @@
  *      with pretix: the whole run, start-up included).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Pool } from 'undici';
 import {
@@ -37,7 +36,7 @@ import {
   importPartnerEvent,
   partnerOriginOf,
 } from '../../test/support/partner-event.ts';
-import { cpuSecondsOf, partnerAccessToken, runOnStack } from '../stack-run.ts';
+import { cpuSecondsOf, infraPids, partnerAccessToken, runOnStack } from '../stack-run.ts';
 import { percentile } from '../stats.ts';
 import {
   burstOptionsFromEnv,
@@ -97,31 +96,6 @@ const serviceEnv: Record<string, Record<string, string>> = {
 if (STORES === 'memory') for (const name of platformServices) serviceEnv[name] = { ...inMemory };
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/**
- * The pids of the Kafka broker and the Mongo-wire server `deploy/local/infra.sh` started (its state
- * directory, `MARQUEE_STATE`, which `infra.sh env` exports), when they are alive: their CPU is
- * counted with the services', since they share the same cores. Servers started some other way are
- * not found and not counted.
- */
-function infraPids(): Map<string, number> {
-  const state = process.env.MARQUEE_STATE;
-  const found = new Map<string, number>();
-  if (!state) return found;
-  for (const [name, file, pattern] of [
-    ['kafka (infra)', 'kafka.pid', 'kafka'],
-    ['ferretdb (infra)', 'ferretdb.pid', 'ferretdb'],
-  ] as const) {
-    try {
-      const pid = Number(readFileSync(`${state}/${file}`, 'utf8').trim());
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').toLowerCase();
-      if (cmdline.includes(pattern)) found.set(name, pid);
-    } catch {
-      // Not started by infra.sh, or not Linux.
-    }
-  }
-  return found;
-}
-
 /** CPU seconds each process used so far, the load generator (this process) included. */
 function cpuSeconds(pids: Map<string, number | undefined>): Map<string, number> {
   const used = cpuSecondsOf(pids);
