@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The distributed mode on this machine: every service as its own process against the real Kafka
-# and Mongo-wire server of infra.sh, on the default ports of docs/architecture.md. For e2e tests,
-# benchmarks and trying the system as it runs in Kubernetes.
+# and Mongo-wire server of infra.sh, on the HTTP ports of docs/architecture.md (gRPC: see
+# `services`). For trying the system as it runs in Kubernetes; the e2e tests and benchmarks start
+# their own stacks (test/support/stack.ts).
 #   stack.sh start | stop | status | env | topics
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -11,11 +12,28 @@ repo="$(cd "$here/../.." && pwd)"
 state="$MARQUEE_STATE/stack"
 mkdir -p "$state/logs" "$state/pids"
 
-# name:http-port in start order: partner and back ends first, the edge last.
+# name:http-port:grpc-port in start order: partner and back ends first, the edge last. The gRPC
+# ports are the defaults of docs/architecture.md less 30000: the defaults (500xx) lie inside Linux's
+# ephemeral port range (32768-60999), so an outgoing connection of a service starting beside them
+# (to Kafka, Mongo, a neighbour) could be given one before its owner bound it, and that owner then
+# failed with EADDRINUSE. In Kubernetes each pod has ports of its own and the defaults stand.
 services=(
-  auth-gateway:8081 publisher:8082 catalog-indexer:8083 deals:8084 partner-reference:8090
-  3p-connector:8087 cart:8085 secure-entry:8086 reconciler:8088 edge-gateway:8080
+  auth-gateway:8081:20051 publisher:8082:20052 catalog-indexer:8083:20053 deals:8084:20054
+  partner-reference:8090:20060 3p-connector:8087:20057 cart:8085:20055 secure-entry:8086:20056
+  reconciler:8088:20058 edge-gateway:8080:20050
 )
+http_port() { local rest="${1#*:}"; printf '%s' "${rest%%:*}"; }
+grpc_port() { printf '%s' "${1##*:}"; }
+# Where every service finds the gRPC server of every other (the GRPC_ADDR_* of their configs).
+grpc_addresses() {
+  local entry name
+  for entry in "${services[@]}"; do
+    name="${entry%%:*}"
+    [ "$name" = partner-reference ] && continue
+    name="$(printf '%s' "$name" | tr 'a-z-' 'A-Z_')"
+    printf 'GRPC_ADDR_%s=127.0.0.1:%s\n' "$name" "$(grpc_port "$entry")"
+  done
+}
 
 admin_token() {
   if [ -n "${ADMIN_TOKEN:-}" ]; then printf '%s' "$ADMIN_TOKEN"; return; fi
@@ -104,15 +122,19 @@ start() {
   create_topics
   # Each service's Prometheus metrics on a port of its own: 9464, 9465, ... in the order above.
   local metrics_port=9463
+  local grpc_env
+  mapfile -t grpc_env < <(grpc_addresses)
   for entry in "${services[@]}"; do
-    local name="${entry%%:*}" port="${entry##*:}"
+    local name="${entry%%:*}" grpc
+    grpc="$(grpc_port "$entry")"
     metrics_port=$((metrics_port + 1))
     if running "$name"; then log "$name already running"; continue; fi
     (
       cd "$repo/services/$name"
       # As its start script: the launch hook gives it the V8 options of its package.json
       # (`marquee.v8`). Logs are appended: the log of a crashed process survives its restart.
-      KAFKA_BROKERS="$KAFKA_BROKERS" MONGO_URL="$MONGO_URL" ADMIN_TOKEN="$token" LOG_LEVEL="${LOG_LEVEL:-info}" \
+      env "${grpc_env[@]}" GRPC_PORT="$grpc" \
+        KAFKA_BROKERS="$KAFKA_BROKERS" MONGO_URL="$MONGO_URL" ADMIN_TOKEN="$token" LOG_LEVEL="${LOG_LEVEL:-info}" \
         PARTNER_CREDENTIALS_KEY="$credentials_key" CART_ORDER_TOKEN_KEY="$order_token_key" \
         ORDER_CONTACT_KEYS="$contact_keys" \
         PARTNER_CLIENT_ID=marquee-local PARTNER_ALLOWED_HOSTS=127.0.0.1 \
@@ -124,7 +146,7 @@ start() {
       echo $! >"$state/pids/$name"
     )
   done
-  for entry in "${services[@]}"; do wait_ready "${entry%%:*}" "${entry##*:}"; done
+  for entry in "${services[@]}"; do wait_ready "${entry%%:*}" "$(http_port "$entry")"; done
   log "stack ready: edge http://127.0.0.1:8080, partner http://127.0.0.1:8090, logs in $state/logs"
   printf 'admin token: %s\n' "$token"
 }
@@ -145,7 +167,8 @@ stop() {
 
 status() {
   for entry in "${services[@]}"; do
-    local name="${entry%%:*}" port="${entry##*:}"
+    local name="${entry%%:*}" port
+    port="$(http_port "$entry")"
     if running "$name"; then
       printf '%-18s running  pid %-7s http://127.0.0.1:%s %s\n' "$name" "$(cat "$state/pids/$name")" "$port" \
         "$(curl -fsS -o /dev/null -w 'ready' "http://127.0.0.1:$port/readyz" 2>/dev/null || echo 'not ready')"
