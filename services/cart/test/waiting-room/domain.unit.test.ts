@@ -11,6 +11,7 @@ import {
   earlyRanks,
   lateOrderKey,
   viewOf,
+  MAX_WAIT_ESTIMATE_SECONDS,
   waitingMayEnd,
   type OnSale,
   type QueueTicket,
@@ -88,6 +89,17 @@ describe('what a fan is told', () => {
       status: 'WAITING',
       opensAt: onSale.opensAt,
     });
+  });
+
+  it('states at most the longest wait its 32-bit field holds, however slow the rate', () => {
+    for (const admissionsPerSecond of [1e-300, Number.MIN_VALUE])
+      expect(viewOf(ticket, { ...onSale, admissionsPerSecond }, { ...context, rank: 90 })).toEqual({
+        status: 'WAITING',
+        position: 50,
+        opensAt: onSale.opensAt,
+        estimatedWaitSeconds: MAX_WAIT_ESTIMATE_SECONDS,
+      });
+    expect(MAX_WAIT_ESTIMATE_SECONDS).toBe(2_147_483_647);
   });
 
   it('ADMITTED until the admission expires, SOLD_OUT after a sell-out, EXPIRED once spent', () => {

@@ -183,6 +183,25 @@ describe('the waiting room of an on-sale', () => {
     expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 15, window: 15 });
   });
 
+  it('forgets the admission rate once admissions stop, rather than estimating without bound', async () => {
+    const { room, advance, stores } = setup();
+    await room.configure.handle('E1', { opensAt: new Date(OPENS), queue: true });
+    for (let i = 0; i < 10; i += 1)
+      await room.join.handle({ eventId: 'E1', appId: 'a', fanId: `f${i}` });
+    advance(62_000);
+    await room.admitter.handle('E1');
+    advance(1_000);
+    expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 10 });
+    expect((await stores.onSales.get('E1'))!.admissionsPerSecond).toBeGreaterThan(0);
+    // Nobody left to admit: the average of the rate decays by 30 % a tick, never to zero by
+    // itself, until it is under one admission an hour and is recorded as not known.
+    for (let i = 0; i < 40; i += 1) {
+      advance(1_000);
+      await room.admitter.handle('E1');
+    }
+    expect((await stores.onSales.get('E1'))!.admissionsPerSecond).toBe(0);
+  });
+
   it('skips fans who stopped asking, and tells everyone waiting SOLD_OUT once sold out', async () => {
     const { room, advance } = setup();
     await room.configure.handle('E1', { opensAt: new Date(OPENS), queue: true });

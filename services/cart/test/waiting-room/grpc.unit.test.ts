@@ -1,4 +1,4 @@
-import { QueueStatus } from '@marquee/proto/cart/v1';
+import { JoinQueueResponse, QueueStatus } from '@marquee/proto/cart/v1';
 import { createServiceStores } from '@marquee/platform/store';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,6 +10,13 @@ import {
   waitingRoomGrpc,
 } from '../../src/waiting-room/index.js';
 import { passThroughWatch } from './watch.js';
+import {
+  earlyOrderKey,
+  viewOf,
+  type OnSale,
+  type QueueTicket,
+} from '../../src/waiting-room/domain/queue.js';
+import { queueTicketMessage } from '../../src/waiting-room/ports/grpc/waiting-room-grpc.js';
 import type { AppHoldings } from '../../src/waiting-room/app/ports.js';
 import { noQuota } from './holdings.js';
 
@@ -238,5 +245,39 @@ describe('the waiting room gRPC port', () => {
       admittedThrough: 2,
       heldBackThrough: { a: 1 },
     });
+  });
+});
+
+describe('a queue ticket on the wire', () => {
+  it('encodes the wait of an on-sale whose admissions all but stopped', () => {
+    const at = (ms: number) => new Date(OPENS.getTime() + ms);
+    const ticket: QueueTicket = {
+      id: 'q1',
+      eventId: 'E1',
+      appId: 'app',
+      identity: 'fan:f',
+      joinedAt: at(-5_000),
+      early: true,
+      orderKey: earlyOrderKey(1, 'q1'),
+      state: 'WAITING',
+      seenAt: at(-5_000),
+    };
+    const onSale: OnSale = {
+      eventId: 'E1',
+      opensAt: OPENS,
+      queue: true,
+      frozenAt: at(1_000),
+      earlyCount: 100,
+      admittedThrough: 40,
+      // What an average of admissions decays to, tick after tick, once none come.
+      admissionsPerSecond: 1e-300,
+      updatedAt: OPENS,
+    };
+    const view = viewOf(ticket, onSale, { now: at(60_000), rank: 90, admissionTtlMs: 120_000 });
+    const bytes = JoinQueueResponse.encode({
+      ticket: queueTicketMessage({ ticket, view, rank: 90 }),
+      joined: true,
+    }).finish();
+    expect(JoinQueueResponse.decode(bytes).ticket?.estimatedWaitSeconds).toBe(2 ** 31 - 1);
   });
 });

@@ -9,6 +9,12 @@ import type { OnSaleRecord, Stored, WaitingRoomDeps } from './ports.js';
 
 /** Weight of the newest tick in the admission rate the fans' estimates use. */
 const RATE_WEIGHT = 0.3;
+/**
+ * Below one admission an hour the smoothed rate is recorded as not known (0): once admissions
+ * stop, the average only decays towards zero and never gets there, and a wait estimated from it
+ * grows without bound.
+ */
+const MIN_KNOWN_RATE = 1 / 3600;
 
 export type TickOutcome =
   | { kind: 'idle' }
@@ -322,7 +328,8 @@ export class AdmitTick {
     const { version, ...current } = onSale;
     const seconds = onSale.tickedAt ? (tick.now.getTime() - onSale.tickedAt.getTime()) / 1000 : 0;
     const rate = seconds > 0 ? tick.admitted / seconds : onSale.admissionsPerSecond;
-    const admissionsPerSecond = RATE_WEIGHT * rate + (1 - RATE_WEIGHT) * onSale.admissionsPerSecond;
+    const smoothed = RATE_WEIGHT * rate + (1 - RATE_WEIGHT) * onSale.admissionsPerSecond;
+    const admissionsPerSecond = smoothed < MIN_KNOWN_RATE ? 0 : smoothed;
     try {
       await this.deps.onSales.update(
         {

@@ -120,6 +120,12 @@ export function earlyRanks(orderKeys: readonly string[]): Map<string, number> {
   return new Map(sorted.map((key, i) => [key, i + 1]));
 }
 
+/**
+ * The longest wait a ticket states: the field that carries it is a 32-bit count of seconds, and a
+ * rate that has all but stopped would otherwise give a wait it cannot hold (about 68 years).
+ */
+export const MAX_WAIT_ESTIMATE_SECONDS = 2 ** 31 - 1;
+
 /** What a fan is told about its queue ticket. */
 export type QueueView =
   | {
@@ -173,7 +179,12 @@ export function viewOf(
     position,
     opensAt: onSale.opensAt,
     ...(admissionsPerSecond > 0
-      ? { estimatedWaitSeconds: Math.ceil(opensIn + position / admissionsPerSecond) }
+      ? {
+          estimatedWaitSeconds: Math.min(
+            MAX_WAIT_ESTIMATE_SECONDS,
+            Math.ceil(opensIn + position / admissionsPerSecond),
+          ),
+        }
       : {}),
   };
 }
