@@ -60,6 +60,8 @@ const MESSAGE = Buffer.from(
 interface StepResult {
   opsPerSecond: number;
   cpuMsPerOp: Record<string, number>;
+  /** Kafka: records sent and read by the group, which should match. */
+  records?: { sent: number; read: number };
 }
 
 /** `op` run by the closed-loop clients; CPU of this process and of the `infra` processes given. */
@@ -202,7 +204,7 @@ async function kafkaStep(brokers: string[]): Promise<StepResult> {
       sent += 1;
       await producer.send({ topic, acks: -1, messages: [{ key: String(sent), value: MESSAGE }] });
     }, infra);
-    return { ...step, ...({ recordsRead: read, recordsSent: sent } as object) };
+    return { ...step, records: { sent, read } };
   } finally {
     await Promise.all([producer.disconnect(), consumer.disconnect()]);
     await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
