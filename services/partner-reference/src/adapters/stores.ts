@@ -12,6 +12,7 @@ import {
   ticketFromShape,
   ticketToShape,
 } from './partner-shapes.js';
+import { recentReads } from './recent-reads.js';
 
 /** Collection names of partner-reference's database. */
 export const COLLECTIONS = {
@@ -144,9 +145,12 @@ export function createPartnerRepositories(stores: ServiceStores): PartnerReposit
       stores.collection<ManifestDocument>(COLLECTIONS.manifests),
       manifestCodec,
     ),
-    events: mappedRepository(
-      stores.collection<EventDocument>(COLLECTIONS.events, eventIndexes),
-      eventCodec,
+    // Every hold reads its event: answered from memory for a second (recent-reads.ts).
+    events: recentReads(
+      mappedRepository(
+        stores.collection<EventDocument>(COLLECTIONS.events, eventIndexes),
+        eventCodec,
+      ),
     ),
     logos: asRepository(stores.collection(COLLECTIONS.logos)),
     taxPlans: asRepository(stores.collection(COLLECTIONS.taxPlans)),

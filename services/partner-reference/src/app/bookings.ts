@@ -24,15 +24,16 @@ export async function book(
   return core.queue.run(input.eventId, async () => {
     const now = core.clock.now();
     const record = await core.event(input.eventId);
+    const token = core.ids.token();
     if (input.externalReference !== undefined) {
-      const existing = await core.liveBookingOf(record.id, input.externalReference, now);
+      const existing = await core.claimReference(record.id, input.externalReference, token, now);
       if (existing !== undefined) return { booking: asSeenAt(existing, now), created: false };
     }
     checkSale(record, input, now);
     const manifest = await core.manifests.get(record.details.manifestId);
     const prices = pricesAt(record.details, now);
     const lines = input.lines.map((line) => seatRequestOf(record, manifest, prices, line));
-    const { token, chosen } = await hold(core, record, manifest, lines, now);
+    const chosen = await hold(core, record, manifest, lines, token, now);
     const tickets = chosen.flatMap((partsOfLine, i) =>
       ticketsOf(token, manifest, prices, input.lines[i]!.priceTypeId, partsOfLine),
     );
@@ -55,23 +56,22 @@ export async function book(
       tickets,
     };
     const stored = await core.repos.bookings.insert(booking);
-    if (input.externalReference !== undefined)
-      await core.pointReference(record.id, input.externalReference, token);
     return { booking: asSeenAt(stored, now), created: true };
   });
 }
 
 /**
- * Chooses the lines' places in the event's inventory and holds them under a new token (the
- * inventory is written first: an orphan hold simply expires). Retries a lost compare-and-set.
+ * Chooses the lines' places in the event's inventory and holds them under the new booking's token
+ * (the inventory is written first: an orphan hold simply expires). Retries a lost compare-and-set.
  */
 function hold(
   core: PartnerCore,
   record: EventRecord,
   manifest: CachedManifest,
   lines: SeatRequest[],
+  token: string,
   now: Date,
-): Promise<{ token: string; chosen: AllocationPart[][] }> {
+): Promise<AllocationPart[][]> {
   return retryingConflicts(
     async () => {
       const inventory = await core.expireDue(
@@ -79,12 +79,11 @@ function hold(
         now,
       );
       const chosen = chooseSeats(inventory, (area) => manifest.rows[area]!, lines);
-      const token = core.ids.token();
       const expiresAt = now.getTime() + core.timeoutMs;
       applyHold(inventory, { token, expiresAt, parts: chosen.flat() });
       inventory.updatedAt = now;
       await core.inventories.save(inventory);
-      return { token, chosen };
+      return chosen;
     },
     { attempts: CAS_ATTEMPTS },
   );

@@ -1,4 +1,4 @@
-import { errorKindOf, retryingConflicts, type Clock } from '@marquee/platform/kernel';
+import { errorKindOf, isWriteRace, retryingConflicts, type Clock } from '@marquee/platform/kernel';
 import { effectiveStatus } from '../domain/booking.js';
 import { Err, refused } from '../domain/errors.js';
 import type { EventRecord } from '../domain/event.js';
@@ -124,32 +124,37 @@ export class PartnerCore {
     return next;
   }
 
-  /** The live booking a platform reference of the event points at, if any. */
-  async liveBookingOf(
+  /**
+   * Claims a platform reference of the event for a new booking's token, or answers the live booking
+   * it already points at. The claim is the pointer's insert, so a first hold for a reference (every
+   * hold but a retry) costs one command; a pointer whose booking is gone, over or never written (a
+   * refused hold) is moved to the new token.
+   */
+  async claimReference(
     eventId: string,
     externalReference: string,
+    token: string,
     now: Date,
   ): Promise<BookingRecord | undefined> {
-    const reference = await this.repos.bookingReferences.get(
-      bookingReferenceId(eventId, externalReference),
-    );
-    if (reference === undefined) return undefined;
-    const booking = await this.repos.bookings.get(reference.token);
-    return booking !== undefined && effectiveStatus(booking, now) === 'BOOKED'
-      ? booking
-      : undefined;
-  }
-
-  /** Points a platform reference of the event at a token (its latest booking). */
-  async pointReference(eventId: string, externalReference: string, token: string) {
     const id = bookingReferenceId(eventId, externalReference);
-    try {
-      await this.repos.bookingReferences.insert({ id, token });
-    } catch (error) {
-      if (errorKindOf(error) !== 'already_exists') throw error;
-      const existing = await this.repos.bookingReferences.get(id);
-      if (existing === undefined) throw error;
-      await this.repos.bookingReferences.update(id, existing.version, { id, token });
-    }
+    const references = this.repos.bookingReferences;
+    return retryingConflicts(
+      async () => {
+        try {
+          await references.insert({ id, token });
+          return undefined;
+        } catch (error) {
+          if (errorKindOf(error) !== 'already_exists') throw error;
+        }
+        const pointer = await references.get(id);
+        // No use case removes a pointer; if one was, claim it again (a raced claim is retried).
+        if (pointer === undefined) return void (await references.insert({ id, token }));
+        const booking = await this.repos.bookings.get(pointer.token);
+        if (booking !== undefined && effectiveStatus(booking, now) === 'BOOKED') return booking;
+        await references.update(id, pointer.version, { id, token });
+        return undefined;
+      },
+      { attempts: CAS_ATTEMPTS, isConflict: isWriteRace },
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { bookingInput, harness, onSaleEvent } from '../fixtures.js';
 import { PartnerError } from '../../src/domain/errors.js';
 import { applyHold, entriesOf, findHold } from '../../src/domain/inventory.js';
@@ -61,6 +61,42 @@ describe('PartnerApp', () => {
     expect(again.created).toBe(false);
     expect(again.booking.id).toBe(first.booking.id);
     expect((await sut.availability(overview(eventId))).areas[0]!.available).toBe(48);
+  });
+
+  it('claims a new reference with its insert alone, without reading it first', async () => {
+    const { sut, backOffice, repositories } = harness();
+    const { eventId } = await onSaleEvent(backOffice);
+    const reads = vi.spyOn(repositories.bookingReferences, 'get');
+    const inserts = vi.spyOn(repositories.bookingReferences, 'insert');
+
+    const { booking } = await sut.book(
+      bookingInput(eventId, undefined, { externalReference: 'c' }),
+    );
+
+    expect(reads).not.toHaveBeenCalled();
+    expect(inserts).toHaveBeenCalledTimes(1);
+    expect(inserts.mock.calls[0]![0]).toMatchObject({ token: booking.id });
+  });
+
+  it('holds anew for a reference whose booking was released or whose hold was refused', async () => {
+    const { sut, backOffice } = harness();
+    const { eventId } = await onSaleEvent(backOffice);
+    const request = bookingInput(eventId, undefined, { externalReference: 'cart-2' });
+    const first = await sut.book(request);
+    await sut.release(first.booking.id);
+
+    const second = await sut.book(request);
+    expect(second.created).toBe(true);
+    expect(second.booking.id).not.toBe(first.booking.id);
+    expect((await sut.book(request)).booking.id).toBe(second.booking.id);
+
+    const tooMany = bookingInput(eventId, [{ priceTypeId: 'ADULT', quantity: 51 }], {
+      externalReference: 'cart-3',
+    });
+    expect(await idOf(sut.book(tooMany))).toBeDefined();
+    const afterRefusal = await sut.book({ ...request, externalReference: 'cart-3' });
+    expect(afterRefusal.created).toBe(true);
+    expect((await sut.availability(overview(eventId))).areas[0]!.available).toBe(46);
   });
 
   it('confirms, prints, rolls back and cancels, putting seats back on sale', async () => {
