@@ -25,6 +25,9 @@ import {
   paymentCapturedHandler,
 } from './ports/kafka/handlers.js';
 
+/** `booking-held` records of one partition recorded at once (each names its own cart). */
+const BOOKING_HELD_KEYS_IN_PARALLEL = 16;
+
 /**
  * Composition root of reconciler: storage (Mongo or memory through `openServiceStores`), the
  * outbox relay for `reconciliation-resolved`, the five consumers, the case worker, the report
@@ -63,7 +66,13 @@ export async function composeReconciler(
   });
 
   const subscription = { group: config.CONSUMER_GROUP, maxAttempts: config.CONSUMER_MAX_ATTEMPTS };
-  await bus.subscribe(bookingHeldTopic, subscription, bookingHeldHandler(app));
+  // One hold a cart: the records of a fetch insert their transactions together (grouped inserts),
+  // not one command each. Facts of other topics stay one at a time (an order's facts fold together).
+  await bus.subscribe(
+    bookingHeldTopic,
+    { ...subscription, keysInParallel: BOOKING_HELD_KEYS_IN_PARALLEL },
+    bookingHeldHandler(app),
+  );
   await bus.subscribe(orderConfirmedTopic, subscription, orderConfirmedHandler(app));
   await bus.subscribe(orderCancelledTopic, subscription, orderCancelledHandler(app));
   await bus.subscribe(paymentCapturedTopic, subscription, paymentCapturedHandler(app));

@@ -27,6 +27,35 @@ export function retryPolicy(overrides: Partial<RetryPolicy> | undefined): RetryP
   return policy;
 }
 
+/** `keysInParallel` of a subscription, checked (an integer of at least 1; 1 by default). */
+export function keysInParallelOf(value: number | undefined): number {
+  const width = value ?? 1;
+  if (!Number.isInteger(width) || width < 1)
+    throw new RangeError(`keysInParallel must be an integer >= 1, got ${value}`);
+  return width;
+}
+
+/**
+ * How many of `records`, from `start`, may be handled together: at most `width`, and none whose key
+ * an earlier one of the group has (so one key's records stay in order).
+ */
+export function distinctKeyRun<R>(
+  records: readonly R[],
+  start: number,
+  width: number,
+  keyOf: (record: R) => string,
+): number {
+  const keys = new Set<string>();
+  let end = start;
+  while (end < records.length && end - start < width) {
+    const key = keyOf(records[end]!);
+    if (keys.has(key)) break;
+    keys.add(key);
+    end += 1;
+  }
+  return end - start;
+}
+
 export function maxAttemptsOf(value: number | undefined): number {
   const attempts = value ?? DEFAULT_MAX_ATTEMPTS;
   if (!Number.isInteger(attempts) || attempts < 1)

@@ -10,7 +10,7 @@
  * resumes from the group's committed offsets. `createMemoryBus` composes the modules of ./memory/
  * (README.md, "Modules"); memory/lifecycle.ts owns the bus's life: start, readiness and close.
  */
-import { maxAttemptsOf, retryPolicy, type RetryPolicy } from './delivery.js';
+import { keysInParallelOf, maxAttemptsOf, retryPolicy, type RetryPolicy } from './delivery.js';
 import { stderrLogger, type BusLogger } from './logger.js';
 import { MemoryBroker, type MemoryBrokerOptions, type MemoryRecord } from './memory/broker.js';
 import { MemoryGlobalReader } from './memory/global-reader.js';
@@ -86,6 +86,7 @@ export function createMemoryBus(options: MemoryBusOptions): MemoryBus {
         fromBeginning: subscribeOptions.fromBeginning ?? true,
         maxAttempts: maxAttemptsOf(subscribeOptions.maxAttempts),
         concurrency: Math.max(1, subscribeOptions.concurrency ?? 1),
+        keysInParallel: keysInParallelOf(subscribeOptions.keysInParallel),
         handler: handler as EventHandler<unknown>,
       });
     },

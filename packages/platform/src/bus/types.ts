@@ -71,6 +71,14 @@ export interface SubscribeOptions {
    * never processed in parallel whatever this says.
    */
   concurrency?: number;
+  /**
+   * Records of one partition with different keys handled at once, up to this many (default 1: one
+   * record at a time). Records of one key stay in order: the records taken together are the next
+   * ones of the partition up to the first key seen twice, and the next group starts when all of
+   * them are done. For handlers whose writes of different keys may meet in one database command
+   * (grouped inserts); the handler must be safe to run for different keys at once.
+   */
+  keysInParallel?: number;
 }
 
 export type EventHandler<T> = (event: IncomingEvent<T>) => Promise<void>;

@@ -179,6 +179,40 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
       for (const key of keys) expect(seen.get(key)).toEqual(expected);
     });
 
+    it('handles records of different keys at once with keysInParallel, each key in order', async () => {
+      const topic = pingTopic();
+      const sut = newBus();
+      const seen = new Map<string, number[]>();
+      let inFlight = 0;
+      let mostAtOnce = 0;
+      let total = 0;
+      await sut.subscribe(topic, { group: uniqueName('g'), keysInParallel: 4 }, async (event) => {
+        inFlight += 1;
+        mostAtOnce = Math.max(mostAtOnce, inFlight);
+        // Give a neighbour of the partition the chance to start meanwhile (it cannot, one at a time).
+        const until = Date.now() + 200;
+        while (inFlight < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+        await new Promise((resolve) => setTimeout(resolve, event.value!.seq % 3));
+        seen.set(event.key, [...(seen.get(event.key) ?? []), event.value!.seq]);
+        inFlight -= 1;
+        total += 1;
+      });
+      const keys = Array.from({ length: 16 }, (_, i) => `cart-${i}`);
+      const perKey = 3;
+      await sut.publish(
+        topic,
+        Array.from({ length: perKey }, (_, i) => i + 1).flatMap((seq) =>
+          keys.map((key) => ({ key, value: aPing({ id: key, seq }) })),
+        ),
+      );
+      await sut.start();
+
+      await waitFor(() => total === keys.length * perKey, arrival('every event'));
+      expect(mostAtOnce).toBeGreaterThanOrEqual(2);
+      expect(mostAtOnce).toBeLessThanOrEqual(4);
+      for (const key of keys) expect(seen.get(key)).toEqual([1, 2, 3]);
+    });
+
     it('delivers a tombstone as a null value after the value it deletes', async () => {
       const topic = pingTopic({ compacted: true });
       const sut = newBus();

@@ -1,13 +1,14 @@
 /**
  * The consumer groups of the Kafka adapter. kafkajs needs every member of a group to subscribe to
  * the same topics, hence one kafkajs consumer per group, holding every subscription of the group
- * on this bus. `eachBatch` handles one record at a time per partition (partitions in parallel up
- * to the largest `concurrency` of the group's subscriptions); an offset is committed
+ * on this bus. `eachBatch` handles one record at a time per partition, or up to `keysInParallel`
+ * records of different keys (partitions in parallel up to the largest `concurrency` of the group's
+ * subscriptions); an offset is committed
  * (offset-commits.ts) only once its record was handled or dead-lettered. Nothing is committed
  * automatically.
  */
-import type { Consumer, EachBatchPayload } from 'kafkajs';
-import { deliver, maxAttemptsOf } from '../delivery.js';
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import { deliver, distinctKeyRun, keysInParallelOf, maxAttemptsOf } from '../delivery.js';
 import type { EventHandler, SubscribeOptions, TopicDef } from '../types.js';
 import type { KafkaClients } from './clients.js';
 import { sendToDeadLetter } from './dead-letter.js';
@@ -23,6 +24,7 @@ interface Subscription {
   fromBeginning: boolean;
   maxAttempts: number;
   concurrency: number;
+  keysInParallel: number;
   handler: EventHandler<unknown>;
 }
 
@@ -118,33 +120,48 @@ export class ConsumerGroup {
   ): Promise<void> {
     const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
     const { abort, retry, logger, producer } = this.#clients;
-    for (const message of batch.messages) {
+    const { messages } = batch;
+    for (let next = 0; next < messages.length;) {
       // Stop between records when closing or when a rebalance took the partition away; what was
       // not committed is delivered again to whoever owns the partition next.
       if (abort.signal.aborted || !isRunning() || isStale()) return;
-      const record = toReceived(batch.topic, batch.partition, message);
-      const outcome = await deliver({
-        system: 'kafka',
-        topic: subscription.topic,
-        group: this.id,
-        record,
-        handler: subscription.handler,
-        maxAttempts: subscription.maxAttempts,
-        retry,
-        signal: abort.signal,
-        keepAlive: heartbeat,
-        logger,
-        verify: subscription.verify,
-      });
-      if (outcome.kind === 'aborted') return;
-      if (outcome.kind === 'dead-letter')
-        await sendToDeadLetter(producer, this.id, record, message, outcome);
-      resolveOffset(message.offset);
-      this.commits.handled(state, BigInt(message.offset) + 1n);
+      const taken = messages.slice(
+        next,
+        next + distinctKeyRun(messages, next, subscription.keysInParallel, keyOf),
+      );
+      next += taken.length;
+      const outcomes = await Promise.all(
+        taken.map((message) => {
+          const record = toReceived(batch.topic, batch.partition, message);
+          return deliver({
+            system: 'kafka',
+            topic: subscription.topic,
+            group: this.id,
+            record,
+            handler: subscription.handler,
+            maxAttempts: subscription.maxAttempts,
+            retry,
+            signal: abort.signal,
+            keepAlive: heartbeat,
+            logger,
+            verify: subscription.verify,
+          }).then((outcome) => ({ outcome, record, message }));
+        }),
+      );
+      // In offset order: a record is committed only after every record before it.
+      for (const { outcome, record, message } of outcomes) {
+        if (outcome.kind === 'aborted') return;
+        if (outcome.kind === 'dead-letter')
+          await sendToDeadLetter(producer, this.id, record, message, outcome);
+        resolveOffset(message.offset);
+        this.commits.handled(state, BigInt(message.offset) + 1n);
+      }
       await heartbeat();
     }
   }
 }
+
+const keyOf = (message: KafkaMessage): string => message.key?.toString('utf8') ?? '';
 
 /** Every consumer group of the bus, by id. */
 export class ConsumerGroups {
@@ -178,6 +195,7 @@ export class ConsumerGroups {
       fromBeginning: options.fromBeginning ?? true,
       maxAttempts: maxAttemptsOf(options.maxAttempts),
       concurrency: Math.max(1, options.concurrency ?? 1),
+      keysInParallel: keysInParallelOf(options.keysInParallel),
       handler: handler as EventHandler<unknown>,
     };
     if (!group) {

@@ -1,13 +1,14 @@
 /**
  * A consumer-group subscription of the memory bus: joins its group on the topic (one member at a
  * time owns every partition), reads each partition from the group's committed offset (or, with
- * none, the start or the end as `fromBeginning` says), one record at a time per partition, and
+ * none, the start or the end as `fromBeginning` says), one record at a time per partition (or up to
+ * `keysInParallel` of different keys, as the Kafka adapter does), and
  * commits a record only once its handler succeeded or it went to `<topic>.dlq` with the original
  * key, value and headers plus the `x-dlq-*` headers.
  */
 import { countDeadLetter } from '../bus-metrics.js';
 import { deadLetterHeaders } from '../cloud-events.js';
-import { deliver, type DeliveryOutcome } from '../delivery.js';
+import { deliver, distinctKeyRun, type DeliveryOutcome } from '../delivery.js';
 import { dlqTopicName, type EventHandler, type TopicDef } from '../types.js';
 import type { MemoryRecord } from './broker.js';
 import { limiter, type Limiter, type MemoryConsumerContext, toReceived } from './consumers.js';
@@ -18,6 +19,8 @@ export interface GroupSubscription {
   fromBeginning: boolean;
   maxAttempts: number;
   concurrency: number;
+  /** Records of different keys of one partition handled at once (`SubscribeOptions`). */
+  keysInParallel: number;
   handler: EventHandler<unknown>;
   running?: Promise<void>;
 }
@@ -64,29 +67,43 @@ async function consumePartition(
   while (!signal.aborted) {
     // Released records (retention `unconsumed`) are gone: resume at the oldest one held.
     position = Math.max(position, broker.startOffset(topic.name, partition));
-    const record = broker.read(topic.name, partition, position);
-    if (!record) {
+    const held: MemoryRecord[] = [];
+    for (let record; (record = broker.read(topic.name, partition, position + held.length));)
+      if (held.push(record) >= subscription.keysInParallel) break;
+    if (held.length === 0) {
       await broker.waitForAppend(topic.name, signal);
       continue;
     }
-    const outcome = await limit(async () => {
-      if (signal.aborted) return { kind: 'aborted' as const, attempts: 0 };
-      return deliver({
-        system: 'marquee.memory',
-        topic,
-        group,
-        record: toReceived(record),
-        handler: subscription.handler,
-        maxAttempts: subscription.maxAttempts,
-        retry,
-        signal,
-        logger,
-      });
-    });
-    if (outcome.kind === 'aborted') return;
-    if (outcome.kind === 'dead-letter') deadLetter(context, group, record, partition, outcome);
-    position += 1;
-    broker.commit(group, topic.name, partition, position);
+    const taken = held.slice(
+      0,
+      distinctKeyRun(held, 0, subscription.keysInParallel, (r) => r.key),
+    );
+    // One slot of the subscription's `concurrency` per partition, as Kafka's partitions in parallel.
+    const outcomes = await limit(() =>
+      Promise.all(
+        taken.map(async (record) => {
+          if (signal.aborted) return { kind: 'aborted' as const, attempts: 0 };
+          return deliver({
+            system: 'marquee.memory',
+            topic,
+            group,
+            record: toReceived(record),
+            handler: subscription.handler,
+            maxAttempts: subscription.maxAttempts,
+            retry,
+            signal,
+            logger,
+          });
+        }),
+      ),
+    );
+    // In offset order: a record is committed only after every record before it.
+    for (const [i, outcome] of outcomes.entries()) {
+      if (outcome.kind === 'aborted') return;
+      if (outcome.kind === 'dead-letter') deadLetter(context, group, taken[i]!, partition, outcome);
+      position += 1;
+      broker.commit(group, topic.name, partition, position);
+    }
   }
 }
 
