@@ -68,8 +68,11 @@ async function consumePartition(
     // Released records (retention `unconsumed`) are gone: resume at the oldest one held.
     position = Math.max(position, broker.startOffset(topic.name, partition));
     const held: MemoryRecord[] = [];
-    for (let record; (record = broker.read(topic.name, partition, position + held.length));)
-      if (held.push(record) >= subscription.keysInParallel) break;
+    while (held.length < subscription.keysInParallel) {
+      const record = broker.read(topic.name, partition, position + held.length);
+      if (!record) break;
+      held.push(record);
+    }
     if (held.length === 0) {
       await broker.waitForAppend(topic.name, signal);
       continue;
