@@ -189,7 +189,8 @@ export function busContract(adapter: string, makeHarness: () => BusContractHarne
       await sut.subscribe(topic, { group: uniqueName('g'), keysInParallel: 4 }, async (event) => {
         inFlight += 1;
         mostAtOnce = Math.max(mostAtOnce, inFlight);
-        // Give a neighbour of the partition the chance to start meanwhile (it cannot, one at a time).
+        // Wait (up to 200 ms) for another record to start: one taken together with this one does;
+        // a consumer handling one record at a time never starts one.
         const until = Date.now() + 200;
         while (inFlight < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
         await new Promise((resolve) => setTimeout(resolve, event.value!.seq % 3));
