@@ -416,7 +416,8 @@ mongo_start() {
     fi
     log "FerretDB process $pid exists but does not answer yet; waiting"
   else
-    [ -x "$FERRET_BIN" ] || install_ferretdb
+    # Rebuilds when the launcher, its module list or a patch changed since the last build (stamp).
+    install_ferretdb
     port_busy "$MONGO_PORT" && die "127.0.0.1:$MONGO_PORT is already in use by another program; stop it or set MONGO_PORT"
     mkdir -p "$FERRET_STATE/data"
     log "starting FerretDB (SQLite backend) on $MONGO_URL"
