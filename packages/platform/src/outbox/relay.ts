@@ -38,6 +38,12 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   /** Documents read per source per pass. Default 100. */
   batchSize?: number;
+  /**
+   * Least time from one pass's start to the next's (0: none). Writes that come while it runs go
+   * out together in the next pass, in one produce request, rather than a request each: the broker's
+   * CPU goes by requests. An event written after a quiet spell goes out at once. Default 20.
+   */
+  lingerMs?: number;
   /** Lease duration; another replica takes over this long after a crash. Default 30 000. */
   leaseMs?: number;
   /** First retry delay after a failure; doubles per attempt up to `retryMaxMs`. Default 500. */
@@ -81,6 +87,7 @@ interface PassResult {
 interface RelaySettings {
   pollIntervalMs: number;
   batchSize: number;
+  lingerMs: number;
   leaseMs: number;
   retryMinMs: number;
   retryMaxMs: number;
@@ -120,6 +127,7 @@ function settingsOf(options: OutboxRelayOptions): RelaySettings {
   return {
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? 1_000),
     batchSize: positive('batchSize', options.batchSize ?? 100),
+    lingerMs: notNegative('lingerMs', options.lingerMs ?? 20),
     leaseMs: positive('leaseMs', options.leaseMs ?? 30_000),
     retryMinMs,
     retryMaxMs: Math.max(retryMinMs, positive('retryMaxMs', options.retryMaxMs ?? 60_000)),
@@ -498,7 +506,15 @@ class Relay {
     let polled = true;
     // Passes in a row that met an unreachable bus: the wait before the next grows with them.
     let outagePasses = 0;
+    let lastPassAt = Number.NEGATIVE_INFINITY;
     while (this.#running) {
+      // A nudge right after a pass waits for the linger: the writes meanwhile go out together.
+      const lingerLeft = lastPassAt + this.#settings.lingerMs - Date.now();
+      if (lingerLeft > 0 && !polled) {
+        await this.#sleep(lingerLeft, false);
+        if (!this.#running) break;
+      }
+      lastPassAt = Date.now();
       this.#nudged = false;
       const over = polled
         ? this.#sources
@@ -601,5 +617,11 @@ function toRawEvent(event: OutboxEvent): RawOutgoingEvent {
 function positive(name: string, value: number): number {
   if (!Number.isFinite(value) || value <= 0)
     throw new RangeError(`createOutboxRelay: ${name} must be a positive number`);
+  return value;
+}
+
+function notNegative(name: string, value: number): number {
+  if (!Number.isFinite(value) || value < 0)
+    throw new RangeError(`createOutboxRelay: ${name} must be 0 or more`);
   return value;
 }

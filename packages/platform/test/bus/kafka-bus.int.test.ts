@@ -137,6 +137,65 @@ describeIntegration('kafka bus', (env) => {
       expect(stringHeaders(tombstone!)['ce_id']).toBe('wire-2');
     });
 
+    it('sends the calls of one turn in one produce request', async () => {
+      const topic = pingTopic();
+      const sut = createKafkaBus({
+        ...env.kafka,
+        clientId: uniqueName('one-request'),
+        source: 'test',
+      });
+      buses.push(sut);
+      await sut.publish(topic, [{ key: 'k', value: aPing({ seq: 0 }) }]); // topic ready, producer connected
+
+      await Promise.all(
+        [1, 2, 3].map((seq) => sut.publish(topic, [{ key: 'k', value: aPing({ seq }) }])),
+      );
+
+      const records = await readAll(kafka, topic.name, 4);
+      const seqs = records.map((record) => topic.codec.decode(record.value!).seq);
+      expect(seqs).toEqual([0, 1, 2, 3]);
+      // One request carries one record batch per partition: the three calls share the first's offset.
+      const batchOf = (record: KafkaMessage) =>
+        (record as KafkaMessage & { batchContext: { firstOffset: string } }).batchContext
+          .firstOffset;
+      expect(records.slice(1).map(batchOf)).toEqual(Array(3).fill(records[1]!.offset));
+      expect(batchOf(records[0]!)).toBe(records[0]!.offset);
+    });
+
+    it('fails only the call whose records the broker refused when calls shared a request', async () => {
+      const small = pingTopic();
+      const fine = pingTopic();
+      await admin.createTopics({
+        topics: [
+          {
+            topic: small.name,
+            numPartitions: 1,
+            configEntries: [{ name: 'max.message.bytes', value: '1024' }],
+          },
+        ],
+      });
+      const sut = createKafkaBus({
+        ...env.kafka,
+        clientId: uniqueName('isolated'),
+        source: 'test',
+      });
+      buses.push(sut);
+      await sut.publish(small, [{ key: 'k', value: aPing({ note: 'fits' }) }]);
+      await sut.publish(fine, [{ key: 'k', value: aPing({ seq: 0 }) }]);
+
+      const [tooLarge, alongside] = await Promise.allSettled([
+        sut.publish(small, [{ key: 'k', value: aPing({ note: 'x'.repeat(4096) }) }]),
+        sut.publish(fine, [{ key: 'k', value: aPing({ seq: 1 }) }]),
+      ]);
+
+      expect(tooLarge.status).toBe('rejected');
+      expect(alongside.status).toBe('fulfilled');
+      // Sent once more alone, the idempotent producer's sequence numbers keep it from being doubled.
+      await sut.publish(fine, [{ key: 'k', value: aPing({ seq: 2 }) }]);
+      const records = await readAll(kafka, fine.name, 3);
+      expect(records.map((record) => fine.codec.decode(record.value!).seq)).toEqual([0, 1, 2]);
+    });
+
     it('reads a global subscription through a group of its own that commits nothing and is deleted at close', async () => {
       const topic = pingTopic({ compacted: true });
       const name = uniqueName('table');

@@ -305,6 +305,38 @@ export function relayContract(adapter: string, newSource: RelaySourceFactory): v
       });
     });
 
+    it('gathers the writes made during its linger into one publish per topic', async () => {
+      const store = await newSource();
+      const bus = recorder();
+      // A linger far longer than the writes below take, even on a loaded machine.
+      const sut = relay({
+        sources: [store],
+        publish: bus.publish,
+        pollIntervalMs: 60_000,
+        lingerMs: 500,
+      });
+      sut.start();
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the first, empty pass is over
+      const [first, ...rest] = [aShow(), aShow(), aShow(), aShow()] as const;
+      const firstEvent = anEvent(first.id);
+      await store.insert(first, { events: [firstEvent] });
+      await waitFor(() => bus.ids().has(firstEvent.id), { description: 'the first write relayed' });
+      const callsBefore = bus.calls;
+
+      const later = rest.map((draft) => anEvent(draft.id));
+      for (const [i, draft] of rest.entries()) {
+        // Apart, so that without the linger each write would have a pass of its own.
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        await store.insert(draft, { events: [later[i]!] });
+      }
+
+      await waitFor(() => later.every((event) => bus.ids().has(event.id)), {
+        timeoutMs: 20_000,
+        description: 'the later writes relayed',
+      });
+      expect(bus.calls - callsBefore).toBe(1);
+    });
+
     it('retries failed publishes with backoff and still delivers in order', async () => {
       const store = await newSource();
       const written = await writeHistory(store, 3, 2);
