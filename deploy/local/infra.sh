@@ -215,8 +215,9 @@ install_kafka_tools() {
 }
 
 install_ferretdb() {
-  local src="$here/ferretdb" stamp
-  stamp="$(stamp_of "$src/main.go" "$src/go.mod" "$src/go.sum" "$src"/patches/*.patch)"
+  local src="$here/ferretdb" stamp patches
+  mapfile -t patches < <(find "$src/patches" -name '*.patch' | sort)
+  stamp="$(stamp_of "$src/main.go" "$src/go.mod" "$src/go.sum" "${patches[@]}")"
   if [ -x "$FERRET_BIN" ] && [ -f "$FERRET_BIN.stamp" ] && [ "$(cat "$FERRET_BIN.stamp")" = "$stamp" ]; then
     log "FerretDB launcher already built: $FERRET_BIN"
     return
@@ -224,23 +225,28 @@ install_ferretdb() {
   command -v go >/dev/null || die "go not found; install Go 1.24+ (the build fetches modules from the Go module proxy)"
   log "building the FerretDB launcher into $FERRET_BIN (first build takes about 2 minutes)"
   mkdir -p "$(dirname "$FERRET_BIN")"
-  # FerretDB is built from a patched copy of its module (patches/*.patch, each saying why): a
-  # go.mod of the build's own replaces the module with the copy, so the committed go.mod and
-  # go.sum stay as they are. -mod=readonly: go.sum must already be complete.
-  local build="$MARQUEE_TOOLS/build/ferretdb" module
+  # Modules are built from patched copies (patches/<module path>/*.patch, each saying why): a go.mod
+  # of the build's own replaces each patched module with its copy, at the version the committed
+  # go.mod names, so the committed go.mod and go.sum stay as they are. -mod=readonly: go.sum must
+  # already be complete.
+  local build="$MARQUEE_TOOLS/build/ferretdb" dir module from copy patch
   rm -rf "$build" && mkdir -p "$build"
-  module="$(cd "$src" && go mod download -json github.com/FerretDB/FerretDB | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-  [ -d "$module" ] || die "could not download the FerretDB module"
-  cp -R "$module" "$build/module" && chmod -R u+w "$build/module"
-  local patch
-  for patch in "$src"/patches/*.patch; do
-    # git apply works as a plain patch tool outside a repository; the ceiling keeps it from
-    # taking a repository above the build directory for its own.
-    GIT_CEILING_DIRECTORIES="$build" git -C "$build/module" apply -p1 "$patch" \
-      || die "applying $(basename "$patch") to FerretDB failed"
-  done
   cp "$src/go.mod" "$src/go.sum" "$build/"
-  printf '\nreplace github.com/FerretDB/FerretDB => %s\n' "$build/module" >>"$build/go.mod"
+  while IFS= read -r dir; do
+    module="${dir#"$src/patches/"}"
+    copy="$build/modules/$module"
+    from="$(cd "$src" && go mod download -json "$module" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+    [ -d "$from" ] || die "could not download the module $module"
+    mkdir -p "$(dirname "$copy")"
+    cp -R "$from" "$copy" && chmod -R u+w "$copy"
+    for patch in "$dir"/*.patch; do
+      # git apply works as a plain patch tool outside a repository; the ceiling keeps it from
+      # taking a repository above the build directory for its own.
+      GIT_CEILING_DIRECTORIES="$build" git -C "$copy" apply -p1 "$patch" \
+        || die "applying $module/$(basename "$patch") failed"
+    done
+    printf '\nreplace %s => %s\n' "$module" "$copy" >>"$build/go.mod"
+  done < <(printf '%s\n' "${patches[@]}" | xargs -n1 dirname | sort -u)
   (cd "$src" && go build -mod=readonly -modfile="$build/go.mod" -trimpath -o "$FERRET_BIN.tmp" .) \
     || die "building the FerretDB launcher failed"
   mv "$FERRET_BIN.tmp" "$FERRET_BIN"
