@@ -4,6 +4,7 @@
  * this file only routes each member of the port to the module that owns it.
  */
 import type { Connection } from 'mongoose';
+import { mongoServerKind } from '../mongo/server-kind.js';
 import type { OutboxSource } from '../outbox/types.js';
 import { MongoCollection, type WriteConditions } from './mongo/collection.js';
 import { DocumentWrites } from './mongo/document-writes.js';
@@ -35,7 +36,10 @@ export interface MongoStoreOptions<T> {
   connection: Connection;
   /** Collection name; also the relay's lease key, so unique per database. */
   collection: string;
-  /** Secondary indexes, created by `ensureIndexes()` (never implicitly: `autoIndex` is off). */
+  /**
+   * Secondary indexes, created by `ensureIndexes()` (never implicitly: `autoIndex` is off); on
+   * FerretDB, which reads none of them, only the unique ones (mongo/indexes.ts).
+   */
   indexes?: readonly StoreIndex<T>[];
   /** Where relay leases live. Default `outbox_leases`. */
   leaseCollection?: string;
@@ -94,7 +98,11 @@ export function createMongoStore<T extends Versioned>(
     collectionName: name,
 
     async ensureIndexes() {
-      await ensureIndexes(() => collection.docs(), options.indexes);
+      await ensureIndexes(
+        () => collection.docs(),
+        options.indexes,
+        () => mongoServerKind(options.connection),
+      );
     },
 
     relayout: (relayoutOptions = {}) => relayout(collection, relayoutOptions.batch),
