@@ -8,6 +8,15 @@ import type { OutboxEvent } from '../outbox/types.js';
 import { invalidDocument } from './errors.js';
 
 export function toPortable(value: unknown, path = '$'): unknown {
+  return portable(value, [path]);
+}
+
+/**
+ * The walk of `toPortable`. `trail` is the path to `value` as its steps (a key or an array index),
+ * joined into text only for an error: every write runs through here, so no string is built for a
+ * field that is fine.
+ */
+function portable(value: unknown, trail: (string | number)[]): unknown {
   if (value === null) return null;
   switch (typeof value) {
     case 'string':
@@ -20,36 +29,62 @@ export function toPortable(value: unknown, path = '$'): unknown {
     case 'object':
       break;
     default:
-      throw invalidDocument(`${path}: a ${typeof value} cannot be stored`, { path });
+      throw refused(trail, `a ${typeof value} cannot be stored`);
   }
   if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) throw invalidDocument(`${path}: invalid date`, { path });
+    if (Number.isNaN(value.getTime())) throw refused(trail, 'invalid date');
     return new Date(value.getTime());
   }
   if (value instanceof Uint8Array) return Buffer.from(value);
   if (Array.isArray(value)) {
-    return value.map((item: unknown, i) => {
-      if (Array.isArray(item))
-        throw invalidDocument(`${path}[${i}]: arrays inside arrays cannot be stored`, { path });
-      return toPortable(item, `${path}[${i}]`);
-    });
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (Array.isArray(item)) {
+        const at = pathOf(trail);
+        throw invalidDocument(`${at}[${i}]: arrays inside arrays cannot be stored`, { path: at });
+      }
+      trail.push(i);
+      out[i] = portable(item, trail);
+      trail.pop();
+    }
+    return out;
   }
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) {
-    throw invalidDocument(`${path}: only plain objects can be stored`, { path });
+    throw refused(trail, 'only plain objects can be stored');
   }
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const item = record[key];
     if (item === undefined) continue;
     if (key === '' || key.includes('.') || key.startsWith('$')) {
-      throw invalidDocument(
-        `${path}: key "${key}" cannot be stored (empty, contains "." or starts with "$")`,
-        { path },
+      throw refused(
+        trail,
+        `key "${key}" cannot be stored (empty, contains "." or starts with "$")`,
       );
     }
-    out[key] = toPortable(item, `${path}.${key}`);
+    trail.push(key);
+    out[key] = portable(item, trail);
+    trail.pop();
   }
   return out;
+}
+
+/** The `invalid_argument` of a value `toPortable` refuses, named by its path (`$.lines[2].price`). */
+function refused(trail: readonly (string | number)[], why: string) {
+  const at = pathOf(trail);
+  return invalidDocument(`${at}: ${why}`, { path: at });
+}
+
+function pathOf(trail: readonly (string | number)[]): string {
+  let path = String(trail[0]);
+  for (let i = 1; i < trail.length; i++) {
+    const step = trail[i]!;
+    path += typeof step === 'number' ? `[${step}]` : `.${step}`;
+  }
+  return path;
 }
 
 /** Splits a document into its id, the version it claims (ignored by writes) and the stored data. */
