@@ -295,9 +295,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
-      ...(process.env.NODE_COMPILE_CACHE
-        ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE }
-        : {}),
       NODE_ENV: 'production',
       KAFKA_BROKERS: options.kafkaBrokers,
       MONGO_URL: options.mongoUrl,
@@ -442,14 +439,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       if (name === 'auth-gateway')
         edgeEnv.HTTP_URL_AUTH_GATEWAY = `http://127.0.0.1:${started[0]!.httpPort}`;
     };
-    for (const wave of launchWaves()) {
-      const t0 = Date.now();
-      await allReady(wave.map(startBackend));
-      process.stderr.write(`TIMING wave ${wave.map((b) => b.name)} ${Date.now() - t0}\n`);
-    }
-    const te = Date.now();
+    for (const wave of launchWaves()) await allReady(wave.map(startBackend));
     const edge = await launch('edge-gateway', edgeEnv);
-    process.stderr.write(`TIMING edge ${Date.now() - te}\n`);
     const partnerBase = `http://127.0.0.1:${services.get('partner-reference')!.httpPort}`;
     return {
       baseUrl: `http://127.0.0.1:${edge.httpPort}`,
