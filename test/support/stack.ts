@@ -384,10 +384,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await Promise.race([exited, delay(30_000).then(() => service.child.kill('SIGKILL'))]);
   };
   let dropped = false;
+  const waves = launchWaves();
   // Stop order: the edge (and anything not a back end) first, then the waves from the last.
-  const waveOf = new Map(
-    launchWaves().flatMap((wave, level) => wave.map((b) => [b.name, level] as const)),
-  );
+  const waveOf = new Map(waves.flatMap((wave, level) => wave.map((b) => [b.name, level] as const)));
   const stopLevel = (service: ServiceProcess) =>
     waveOf.get(service.name.split('#')[0]!) ?? Number.MAX_SAFE_INTEGER;
   const stop = async () => {
@@ -439,7 +438,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       if (name === 'auth-gateway')
         edgeEnv.HTTP_URL_AUTH_GATEWAY = `http://127.0.0.1:${started[0]!.httpPort}`;
     };
-    for (const wave of launchWaves()) await allReady(wave.map(startBackend));
+    for (const wave of waves) await allReady(wave.map(startBackend));
     const edge = await launch('edge-gateway', edgeEnv);
     const partnerBase = `http://127.0.0.1:${services.get('partner-reference')!.httpPort}`;
     return {
