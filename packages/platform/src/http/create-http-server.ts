@@ -15,6 +15,7 @@ import {
   runWithCorrelationId,
 } from '../logger/correlation.js';
 import { metrics } from '../metrics/registry.js';
+import { cachedSerializerFactory } from './serializer-cache.js';
 import { maskSecretQueryParams } from './mask-secrets.js';
 
 export { maskSecretQueryParams };
@@ -118,6 +119,8 @@ export function createHttpServer(options: CreateHttpServerOptions): FastifyInsta
     ajv: { customOptions: { removeAdditional: false, allErrors: true } },
     // Router errors (no scope chosen yet): see answerFrameworkError.
     frameworkErrors: answerFrameworkError,
+    // One compiled serializer per response schema in the process, not per route and server.
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory } },
   });
   frameworkHandlers.set(app.server, []);
 
