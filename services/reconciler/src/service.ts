@@ -31,7 +31,7 @@ const BOOKING_HELD_KEYS_IN_PARALLEL = 16;
 /**
  * Composition root of reconciler: storage (Mongo or memory through `openServiceStores`), the
  * outbox relay for `reconciliation-resolved`, the five consumers, the case worker, the report
- * schedule and gRPC. Tests may pass their own connector instead of the gRPC client.
+ * schedule, the purge of settled transactions and gRPC. Tests may pass their own connector instead of the gRPC client.
  */
 export async function composeReconciler(
   infra: ServiceInfra,
@@ -57,6 +57,9 @@ export async function composeReconciler(
       backoffBaseMs: config.RECONCILE_BACKOFF_MS,
       backoffMaxMs: config.RECONCILE_BACKOFF_MAX_MS,
       lookbackMs: config.REPORT_LOOKBACK_MS,
+      ...(config.TRANSACTION_RETENTION_HOURS > 0
+        ? { retentionMs: config.TRANSACTION_RETENTION_HOURS * 3_600_000 }
+        : {}),
     },
   });
   const relay = createOutboxRelay({
@@ -99,6 +102,11 @@ export async function composeReconciler(
         await app.resolveDueCases();
         await app.sweepMoneyChecks();
       });
+      if (config.TRANSACTION_RETENTION_HOURS > 0) {
+        every(config.TRANSACTION_PURGE_INTERVAL_MS, 'transaction purge', () =>
+          app.purgeSettledTransactions(),
+        );
+      }
       if (config.REPORT_INTERVAL_MS > 0) {
         every(config.REPORT_INTERVAL_MS, 'event reports', () => app.reportActiveEvents());
       }

@@ -1,6 +1,6 @@
-import { createServiceStores } from '@marquee/platform/store';
+import { createServiceStores, type ServiceStores } from '@marquee/platform/store';
 import { createReconcilerStorage } from '../src/adapters/stores.js';
-import { ReconcilerApp } from '../src/app/reconciler-app.js';
+import { ReconcilerApp, type ReconcilerSettings } from '../src/app/reconciler-app.js';
 import type { PartnerConnector } from '../src/app/ports.js';
 import type { PartnerTransaction } from '../src/domain/decision.js';
 
@@ -55,9 +55,16 @@ export const GRACE = 30_000;
 /** A log that drops everything. */
 const silent = { info: () => {}, warn: () => {} };
 
-/** A ReconcilerApp on memory storage, its clock `now`, with the settings of the app tests. */
-export function testReconciler(connector: FakeConnector, now: () => Date) {
-  const storage = createReconcilerStorage(createServiceStores(undefined));
+/**
+ * A ReconcilerApp on memory storage (or the `stores` given), its clock `now`, with the settings of
+ * the app tests and any `settings` given.
+ */
+export function testReconciler(
+  connector: FakeConnector,
+  now: () => Date,
+  options: { stores?: ServiceStores; settings?: Partial<ReconcilerSettings> } = {},
+) {
+  const storage = createReconcilerStorage(options.stores ?? createServiceStores(undefined));
   const app = new ReconcilerApp({
     ...storage,
     connector,
@@ -69,6 +76,7 @@ export function testReconciler(connector: FakeConnector, now: () => Date) {
       backoffBaseMs: 10_000,
       backoffMaxMs: 60_000,
       lookbackMs: 7 * 24 * 3_600_000,
+      ...options.settings,
     },
   });
   return { storage, app };

@@ -87,6 +87,16 @@ export function transactionRepository(
     async delete(id) {
       await store.delete(id);
     },
+    async deleteAt(id, version) {
+      try {
+        return await store.delete(id, version);
+      } catch (error) {
+        if (isWriteRace(error)) return false;
+        throw error;
+      }
+    },
+    findInactiveBefore: (before, { skip, limit }) =>
+      store.find({ lastActivityAt: { $lt: before } }, { sort: { lastActivityAt: 1 }, skip, limit }),
     async findUncheckedHoldsEndedBefore(endedBefore, limit) {
       const docs = await store.find(
         { phase: 'held', staleChecked: false, expiresAt: { $lt: endedBefore } },

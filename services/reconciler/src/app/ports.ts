@@ -23,6 +23,19 @@ export interface TransactionRepository {
     options?: { likelyNew?: boolean },
   ): Promise<Transaction | undefined>;
   delete(id: string): Promise<void>;
+  /**
+   * Deletes the record at `version`; `false` when it was written meanwhile (a new fact) or is
+   * already gone.
+   */
+  deleteAt(id: string, version: number): Promise<boolean>;
+  /**
+   * Transactions whose latest fact (`lastActivityAt`) is before `before`, oldest first, after
+   * skipping the first `skip` of them.
+   */
+  findInactiveBefore(
+    before: Date,
+    page: { skip: number; limit: number },
+  ): Promise<Stored<Transaction>[]>;
   /** Holds not yet checked whose end is before `endedBefore`, oldest first. */
   findUncheckedHoldsEndedBefore(endedBefore: Date, limit: number): Promise<Transaction[]>;
   /** Transactions whose money check is due before `before` (`moneyCheckAt`), oldest first. */

@@ -2,6 +2,7 @@ import type { ReconciliationCase } from '../domain/case.js';
 import type { EventReport } from '../domain/report.js';
 import type { TransactionFact } from '../domain/transaction.js';
 import { sweepMoneyChecks } from './commands/money-checks.js';
+import { PurgeSettledTransactions, type PurgePass } from './commands/purge-transactions.js';
 import { ReconcileEvents } from './commands/reconcile-event.js';
 import { RecordFacts } from './commands/record-facts.js';
 import { ResolveDueCases } from './commands/resolve-cases.js';
@@ -30,6 +31,7 @@ export class ReconcilerApp {
   readonly #staleBookings: SweepStaleBookings;
   readonly #dueCases: ResolveDueCases;
   readonly #events: ReconcileEvents;
+  readonly #purge: PurgeSettledTransactions;
   readonly #getCase: GetCase;
   readonly #listCases: ListCases;
   readonly #getEventReport: GetEventReport;
@@ -40,6 +42,7 @@ export class ReconcilerApp {
     this.#staleBookings = new SweepStaleBookings(deps, this.#lane);
     this.#dueCases = new ResolveDueCases(deps, this.#lane, settle);
     this.#events = new ReconcileEvents(deps, this.#lane, settle);
+    this.#purge = new PurgeSettledTransactions(deps, this.#lane);
     this.#getCase = new GetCase(deps.cases);
     this.#listCases = new ListCases(deps.cases);
     this.#getEventReport = new GetEventReport(deps.reports);
@@ -93,6 +96,14 @@ export class ReconcilerApp {
   /** Decides every open case that is due; resolves how many were decided. */
   resolveDueCases(): Promise<number> {
     return this.#dueCases.handle();
+  }
+
+  /**
+   * Deletes transactions with no fact for the retention period that wait for nothing (no money
+   * check, no unchecked hold, no open case); resolves how many. Nothing when no retention is set.
+   */
+  purgeSettledTransactions(pass?: PurgePass): Promise<number> {
+    return this.#purge.handle(pass);
   }
 
   // ---- per-event report ---------------------------------------------------------------------

@@ -20,6 +20,11 @@ export interface ReconcilerSettings {
   backoffMaxMs: number;
   /** How far back the per-event report reads and which events it visits. */
   lookbackMs: number;
+  /**
+   * A transaction with nothing left to do is deleted this long after its latest fact; kept for
+   * good when absent. Longer than `lookbackMs`, so a report never misses a transaction.
+   */
+  retentionMs?: number;
 }
 
 export interface ReconcilerDeps {

@@ -238,3 +238,11 @@ export const hasLiveBooking = (t: Transaction | undefined, now: Date): boolean =
 /** The platform sold it: an order was confirmed (paid) and not cancelled. */
 export const isPaidOrder = (t: Transaction | undefined): boolean =>
   t !== undefined && t.phase === 'confirmed';
+
+/**
+ * Whether the transaction itself waits for nothing more: no money check due and no ended hold left
+ * to check against the partner. Its cases, if any, are judged apart (an open case keeps it).
+ */
+export function awaitsNothing(t: Pick<Transaction, 'moneyCheckAt' | 'phase' | 'staleChecked'>) {
+  return t.moneyCheckAt === undefined && !(t.phase === 'held' && !t.staleChecked);
+}
