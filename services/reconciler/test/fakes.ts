@@ -49,6 +49,15 @@ export class FakeConnector implements PartnerConnector {
 export const unavailable = (): Error & { kind: string } =>
   Object.assign(new Error('connect ECONNREFUSED'), { kind: 'unavailable' });
 
+/** A clock the test moves by hand. */
+export class ManualClock {
+  constructor(public current: Date) {}
+  readonly now = (): Date => this.current;
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
 /** The reconciler's grace period in the app tests. */
 export const GRACE = 30_000;
 

@@ -2,7 +2,7 @@ import type { ServiceStores } from '@marquee/platform/store';
 import { beforeEach, expect, it } from 'vitest';
 import type { ReconcilerStorage } from '../src/adapters/stores.js';
 import type { ReconcilerApp } from '../src/app/reconciler-app.js';
-import { FakeConnector, GRACE, testReconciler, unavailable } from './fakes.js';
+import { FakeConnector, GRACE, ManualClock, testReconciler, unavailable } from './fakes.js';
 
 const DAY = 24 * 3_600_000;
 /** The retention of these tests: 30 days. */
@@ -14,18 +14,16 @@ export const RETENTION = 30 * DAY;
  */
 export function purgeSuite(freshStores: () => ServiceStores) {
   const start = new Date('2030-03-01T12:00:00Z');
-  let clock: Date;
-  const advance = (ms: number) => {
-    clock = new Date(clock.getTime() + ms);
-  };
+  let time: ManualClock;
+  const advance = (ms: number) => time.advance(ms);
   let connector: FakeConnector;
   let storage: ReconcilerStorage;
   let sut: ReconcilerApp;
 
   beforeEach(() => {
-    clock = start;
+    time = new ManualClock(start);
     connector = new FakeConnector();
-    ({ storage, app: sut } = testReconciler(connector, () => clock, {
+    ({ storage, app: sut } = testReconciler(connector, time.now, {
       stores: freshStores(),
       settings: { retentionMs: RETENTION },
     }));
@@ -39,8 +37,8 @@ export function purgeSuite(freshStores: () => ServiceStores) {
       eventId: 'ev-1',
       partnerId: 'p-1',
       inventoryToken: `tok-${cart(name)}`,
-      heldAt: clock,
-      expiresAt: new Date(clock.getTime() + 15 * 60_000),
+      heldAt: time.current,
+      expiresAt: new Date(time.current.getTime() + 15 * 60_000),
     });
   const confirmed = (name: string, payment?: { capturedMinor: number }) =>
     sut.recordOrderConfirmed({
@@ -51,7 +49,7 @@ export function purgeSuite(freshStores: () => ServiceStores) {
       partnerId: 'p-1',
       inventoryToken: `tok-${cart(name)}`,
       inventoryOrderId: `inv-${cart(name)}`,
-      confirmedAt: clock,
+      confirmedAt: time.current,
       ...(payment
         ? {
             payment: {
@@ -113,7 +111,7 @@ export function purgeSuite(freshStores: () => ServiceStores) {
       cartId: cart('doubt'),
       eventId: 'ev-1',
       partnerId: 'p-1',
-      failedAt: clock,
+      failedAt: time.current,
     });
     advance(GRACE + 1);
     connector.failure = unavailable();
@@ -174,7 +172,7 @@ export function purgeSuite(freshStores: () => ServiceStores) {
         eventId: 'ev-1',
         partnerId: 'p-1',
         inventoryOrderId: `inv-${cart('late')}`,
-        cancelledAt: clock,
+        cancelledAt: time.current,
       });
       return found;
     };
@@ -189,18 +187,23 @@ export function purgeSuite(freshStores: () => ServiceStores) {
 /** The same app with no retention: nothing is ever deleted. */
 export function keepsEverythingWithoutRetention() {
   it('deletes nothing when no retention is set', async () => {
-    let clock = new Date('2030-03-01T12:00:00Z');
-    const { storage, app } = testReconciler(new FakeConnector(), () => clock);
+    const time = new ManualClock(new Date('2030-03-01T12:00:00Z'));
+    const { storage, app } = testReconciler(new FakeConnector(), time.now);
     const fact = { cartId: 'paid', eventId: 'ev-1', partnerId: 'p-1', inventoryToken: 'tok' };
-    await app.recordBookingHeld({ kind: 'booking-held', ...fact, heldAt: clock, expiresAt: clock });
+    await app.recordBookingHeld({
+      kind: 'booking-held',
+      ...fact,
+      heldAt: time.current,
+      expiresAt: time.current,
+    });
     await app.recordOrderConfirmed({
       kind: 'order-confirmed',
       ...fact,
       orderId: 'ord-paid',
       inventoryOrderId: 'inv-paid',
-      confirmedAt: clock,
+      confirmedAt: time.current,
     });
-    clock = new Date(clock.getTime() + 365 * DAY);
+    time.advance(365 * DAY);
     expect(await app.purgeSettledTransactions()).toBe(0);
     expect(await storage.transactions.get('paid')).toBeDefined();
   });
