@@ -229,11 +229,26 @@ describe('gate validation', () => {
     const parts = payload.split(':');
     const wrongCode = [...parts];
     wrongCode[2] = wrongCode[2] === '000000' ? '000001' : '000000';
+    // A character before the last: all six of its bits are data, so the sealed bytes change.
     const altered = [...parts];
-    altered[1] = `${altered[1]!.slice(0, -2)}${altered[1]!.endsWith('AA') ? 'AB' : 'AA'}`;
+    const at = 10;
+    altered[1] = `${altered[1]!.slice(0, at)}${altered[1]![at] === 'A' ? 'B' : 'A'}${altered[1]!.slice(at + 1)}`;
+    // The same sealed bytes spelled otherwise: a stray character, and (when the last character
+    // carries unused bits) another last character.
+    const stray = [...parts];
+    stray[1] = `${stray[1]!.slice(0, at)}.${stray[1]!.slice(at)}`;
+    const spelledOtherwise = [stray.join(':')];
+    if (parts[1]!.length % 4 !== 0) {
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const last = alphabet.indexOf(parts[1]!.at(-1)!);
+      const unusedBitFlipped = [...parts];
+      unusedBitFlipped[1] = `${parts[1]!.slice(0, -1)}${alphabet[last ^ 1]}`;
+      spelledOtherwise.push(unusedBitFlipped.join(':'));
+    }
     for (const forged of [
       wrongCode.join(':'),
       altered.join(':'),
+      ...spelledOtherwise,
       `MQ1:${token.fixed}`,
       'garbage',
       `MQ1:${token.fixed}:123456:654321:abc`,

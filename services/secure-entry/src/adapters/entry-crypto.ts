@@ -127,6 +127,9 @@ function seal(active: TokenKey, fixed: FixedPart): string {
 function open(byId: Map<string, Buffer>, sealed: string): FixedPart | undefined {
   try {
     const bytes = Buffer.from(sealed, 'base64url');
+    // One spelling per sealed part: Node's decoder skips characters outside the alphabet and
+    // ignores the unused bits of the last one, so other texts would open to the same bytes.
+    if (bytes.toString('base64url') !== sealed) return undefined;
     if (bytes.length < 2 || bytes[0] !== FORMAT) return undefined;
     const kidLength = bytes[1]!;
     const kid = bytes.subarray(2, 2 + kidLength).toString('ascii');
