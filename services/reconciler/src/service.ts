@@ -31,7 +31,8 @@ const BOOKING_HELD_KEYS_IN_PARALLEL = 16;
 /**
  * Composition root of reconciler: storage (Mongo or memory through `openServiceStores`), the
  * outbox relay for `reconciliation-resolved`, the five consumers, the case worker, the report
- * schedule, the purge of settled transactions and gRPC. Tests may pass their own connector instead of the gRPC client.
+ * schedule, the purge of settled transactions and gRPC. Tests may pass their own connector
+ * instead of the gRPC client.
  */
 export async function composeReconciler(
   infra: ServiceInfra,
@@ -46,6 +47,8 @@ export async function composeReconciler(
         deadlineMs: config.CONNECTOR_DEADLINE_MS,
         logger,
       });
+  // 0 keeps every transaction: no retention, no purge.
+  const retentionMs = config.TRANSACTION_RETENTION_HOURS * 3_600_000;
   const app = new ReconcilerApp({
     ...storage,
     connector: options.connector ?? client!,
@@ -57,9 +60,7 @@ export async function composeReconciler(
       backoffBaseMs: config.RECONCILE_BACKOFF_MS,
       backoffMaxMs: config.RECONCILE_BACKOFF_MAX_MS,
       lookbackMs: config.REPORT_LOOKBACK_MS,
-      ...(config.TRANSACTION_RETENTION_HOURS > 0
-        ? { retentionMs: config.TRANSACTION_RETENTION_HOURS * 3_600_000 }
-        : {}),
+      ...(retentionMs > 0 ? { retentionMs } : {}),
     },
   });
   const relay = createOutboxRelay({
@@ -102,7 +103,7 @@ export async function composeReconciler(
         await app.resolveDueCases();
         await app.sweepMoneyChecks();
       });
-      if (config.TRANSACTION_RETENTION_HOURS > 0) {
+      if (retentionMs > 0) {
         every(config.TRANSACTION_PURGE_INTERVAL_MS, 'transaction purge', () =>
           app.purgeSettledTransactions(),
         );

@@ -41,3 +41,20 @@ export function invalidDocument(message: string, details: Record<string, unknown
 export function isVersionConflict(error: unknown): boolean {
   return isAppErrorLike(error) && error.kind === 'aborted';
 }
+
+/**
+ * Deletes `id` only at `version`: `false` when another write moved it on (or it was already
+ * gone), so a caller that read a document to delete it keeps whatever was written since.
+ */
+export async function deleteAtVersion(
+  store: { delete(id: string, expectedVersion?: number): Promise<boolean> },
+  id: string,
+  version: number,
+): Promise<boolean> {
+  try {
+    return await store.delete(id, version);
+  } catch (error) {
+    if (isVersionConflict(error)) return false;
+    throw error;
+  }
+}

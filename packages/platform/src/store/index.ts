@@ -19,7 +19,7 @@ export {
   type MongoStoreOptions,
   type WriteConditions,
 } from './mongo-store.js';
-export { isVersionConflict } from './errors.js';
+export { deleteAtVersion, isVersionConflict } from './errors.js';
 export {
   createServiceStores,
   openServiceStores,

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OutboxEvent, OutboxSource } from '../../src/outbox/types.js';
+import { deleteAtVersion } from '../../src/store/errors.js';
 import type {
   CollectionOptions,
   StoreIndex,
@@ -400,6 +401,18 @@ export function storeContract(adapter: string, factory: StoreFactory): void {
         expect(await sut.get(draft.id)).toBeDefined();
         expect(await sut.delete(draft.id, 2)).toBe(true);
         expect(await sut.get(draft.id)).toBeUndefined();
+      });
+
+      it('deleteAtVersion answers false, not a rejection, for a version that moved on', async () => {
+        const draft = aShow();
+        await sut.insert(draft);
+        await sut.update(draft.id, 1, draft);
+
+        expect(await deleteAtVersion(sut, draft.id, 1)).toBe(false);
+        expect(await sut.get(draft.id)).toBeDefined();
+        expect(await deleteAtVersion(sut, draft.id, 2)).toBe(true);
+        expect(await sut.get(draft.id)).toBeUndefined();
+        expect(await deleteAtVersion(sut, draft.id, 2)).toBe(false);
       });
     });
 

@@ -4,6 +4,7 @@ import { errorKindOf } from '@marquee/platform/kernel';
 import { metrics } from '@marquee/platform/metrics';
 import { createOutboxEvent, type OutboxEvent } from '@marquee/platform/outbox';
 import {
+  deleteAtVersion,
   isVersionConflict,
   type ServiceCollection,
   type ServiceStores,
@@ -215,14 +216,7 @@ export function cartRepository(store: VersionedStore<CartDoc>): CartRepository {
     listByFan: (fanId, limit) => store.find({ fanId }, { limit }),
     findEndedBefore: (cutoff, limit) =>
       store.find({ endedAt: { $lt: cutoff }, sweepAt: null }, { sort: { endedAt: 1 }, limit }),
-    async deleteAt(id, version) {
-      try {
-        return await store.delete(id, version);
-      } catch (error) {
-        if (isVersionConflict(error)) return false;
-        throw error;
-      }
-    },
+    deleteAt: (id, version) => deleteAtVersion(store, id, version),
   };
 }
 

@@ -5,7 +5,7 @@ import {
   withoutVersion,
 } from '@marquee/platform/kernel';
 import { createOutboxEvent } from '@marquee/platform/outbox';
-import type { ServiceStores, VersionedStore } from '@marquee/platform/store';
+import { deleteAtVersion, type ServiceStores, type VersionedStore } from '@marquee/platform/store';
 import { reconciliationResolvedTopic } from '@marquee/proto/topics';
 import type {
   CaseRepository,
@@ -87,14 +87,7 @@ export function transactionRepository(
     async delete(id) {
       await store.delete(id);
     },
-    async deleteAt(id, version) {
-      try {
-        return await store.delete(id, version);
-      } catch (error) {
-        if (isWriteRace(error)) return false;
-        throw error;
-      }
-    },
+    deleteAt: (id, version) => deleteAtVersion(store, id, version),
     findInactiveBefore: (before, { skip, limit }) =>
       store.find({ lastActivityAt: { $lt: before } }, { sort: { lastActivityAt: 1 }, skip, limit }),
     async findUncheckedHoldsEndedBefore(endedBefore, limit) {
