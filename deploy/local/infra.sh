@@ -14,6 +14,8 @@
 #                                           MARQUEE_STATE
 #   infra.sh logs    [kafka|mongo|stripe] [-f]
 #   infra.sh check                          end-to-end smoke checks against the running servers
+#   infra.sh test-patches                   the Go tests the FerretDB build's patches add, run in
+#                                           the patched modules
 #
 # Environment: KAFKA_PORT (19092), KAFKA_CONTROLLER_PORT (19093), KAFKA_SASL_PORT (KAFKA_PORT + 2,
 # the authenticated listener), MONGO_PORT (27117),
@@ -214,22 +216,12 @@ install_kafka_tools() {
   log "Kafka tools installed"
 }
 
-install_ferretdb() {
-  local src="$here/ferretdb" stamp patches
-  mapfile -t patches < <(find "$src/patches" -name '*.patch' | sort)
-  stamp="$(stamp_of "$src/main.go" "$src/go.mod" "$src/go.sum" "${patches[@]}")"
-  if [ -x "$FERRET_BIN" ] && [ -f "$FERRET_BIN.stamp" ] && [ "$(cat "$FERRET_BIN.stamp")" = "$stamp" ]; then
-    log "FerretDB launcher already built: $FERRET_BIN"
-    return
-  fi
-  command -v go >/dev/null || die "go not found; install Go 1.24+ (the build fetches modules from the Go module proxy)"
-  log "building the FerretDB launcher into $FERRET_BIN (first build takes about 2 minutes)"
-  mkdir -p "$(dirname "$FERRET_BIN")"
-  # Modules are built from patched copies (patches/<module path>/*.patch, each saying why): a go.mod
-  # of the build's own replaces each patched module with its copy, at the version the committed
-  # go.mod names, so the committed go.mod and go.sum stay as they are. -mod=readonly: go.sum must
-  # already be complete.
-  local build="$MARQUEE_TOOLS/build/ferretdb" dir module from copy patch
+# Copies each module that has patches (patches/<module path>/*.patch, each saying why) into
+# <dir>/modules/<module path> at the version the committed go.mod names, applies its patches, and
+# writes <dir>/go.mod: the committed one plus a replace of each patched module by its copy, so the
+# committed go.mod and go.sum stay as they are.
+prepare_patched_modules() {
+  local src="$here/ferretdb" build="$1" dir module from copy patch
   rm -rf "$build" && mkdir -p "$build"
   cp "$src/go.mod" "$src/go.sum" "$build/"
   while IFS= read -r dir; do
@@ -246,7 +238,23 @@ install_ferretdb() {
         || die "applying $module/$(basename "$patch") failed"
     done
     printf '\nreplace %s => %s\n' "$module" "$copy" >>"$build/go.mod"
-  done < <(printf '%s\n' "${patches[@]}" | xargs -n1 dirname | sort -u)
+  done < <(find "$src/patches" -name '*.patch' | sort | xargs -n1 dirname | sort -u)
+}
+
+install_ferretdb() {
+  local src="$here/ferretdb" stamp patches
+  mapfile -t patches < <(find "$src/patches" -name '*.patch' | sort)
+  stamp="$(stamp_of "$src/main.go" "$src/go.mod" "$src/go.sum" "${patches[@]}")"
+  if [ -x "$FERRET_BIN" ] && [ -f "$FERRET_BIN.stamp" ] && [ "$(cat "$FERRET_BIN.stamp")" = "$stamp" ]; then
+    log "FerretDB launcher already built: $FERRET_BIN"
+    return
+  fi
+  command -v go >/dev/null || die "go not found; install Go 1.24+ (the build fetches modules from the Go module proxy)"
+  log "building the FerretDB launcher into $FERRET_BIN (first build takes about 2 minutes)"
+  mkdir -p "$(dirname "$FERRET_BIN")"
+  # -mod=readonly: go.sum must already be complete (a module a patch adds is required there too).
+  local build="$MARQUEE_TOOLS/build/ferretdb"
+  prepare_patched_modules "$build"
   (cd "$src" && go build -mod=readonly -modfile="$build/go.mod" -trimpath -o "$FERRET_BIN.tmp" .) \
     || die "building the FerretDB launcher failed"
   mv "$FERRET_BIN.tmp" "$FERRET_BIN"
@@ -633,6 +641,24 @@ cmd_logs() {
   tail -n 50 "${follow[@]}" "${existing[@]}"
 }
 
+# Runs the Go tests that the patches add or change, in the patched copies of their modules.
+cmd_test_patches() {
+  command -v go >/dev/null || die "go not found; install Go 1.24+"
+  local build="$MARQUEE_TOOLS/build/ferretdb-patch-tests" dir module packages ran=0
+  prepare_patched_modules "$build"
+  while IFS= read -r dir; do
+    module="${dir#"$here/ferretdb/patches/"}"
+    mapfile -t packages < <(sed -n 's|^+++ b/\(.*\)/[^/]*_test\.go$|./\1|p' "$dir"/*.patch | sort -u)
+    [ "${#packages[@]}" -gt 0 ] || continue
+    log "go test ${packages[*]} in the patched $module"
+    # FerretDB's test helpers find the module's root by a .git entry above the working directory.
+    touch "$build/modules/$module/.git"
+    (cd "$build/modules/$module" && go test -count=1 "${packages[@]}") || die "the tests of $module's patches failed"
+    ran=$((ran + ${#packages[@]}))
+  done < <(find "$here/ferretdb/patches" -name '*.patch' | xargs -n1 dirname | sort -u)
+  log "patch tests passed ($ran packages)"
+}
+
 cmd_check() {
   node_path
   node "$here/kafka/smoke-check.mjs" "$KAFKA_BROKERS"
@@ -655,6 +681,7 @@ status) cmd_status ;;
 env) cmd_env ;;
 logs) shift; cmd_logs "$@" ;;
 check) cmd_check ;;
+test-patches) cmd_test_patches ;;
 -h | --help | help) usage ;;
 "") usage; exit 2 ;;
 *) log "unknown command '$1'"; usage; exit 2 ;;
