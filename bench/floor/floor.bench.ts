@@ -7,7 +7,10 @@
  *   to a fastify route (client and server in this process: both sides counted).
  * - `grpc`: a unary call of grpc-js with a small message, client and server in this process.
  * - `mongo insert`, `mongo findAndModify`: the MongoDB driver against the Mongo-wire server of
- *   `infra.sh` (a cart-sized document; findAndModify by `_id`), this process and the server.
+ *   `infra.sh` (a cart-sized document, mostly one string as a packed cart is; findAndModify by
+ *   `_id`), this process and the server. `mongo … (booking)`: the same with a document shaped like
+ *   partner-reference's booking (17 fields, two nested tickets), and a find by `_id`: what the
+ *   server's encoding and decoding of a document's fields cost.
  * - `kafka record`: kafkajs's idempotent producer (`acks: -1`, one record per send, as the outbox
  *   relay sends under a trickle) and a consumer group reading it, this process and the broker.
  *
@@ -155,6 +158,42 @@ async function grpcStep(): Promise<StepResult> {
   }
 }
 
+/** The fields the steps write; the document has more (`booking`). */
+interface Booking {
+  _id: string;
+  status: string;
+  updatedAt: Date;
+  version: number;
+}
+
+/** A document shaped like partner-reference's booking of two tickets. */
+function booking(n: number): Booking & Record<string, unknown> {
+  const now = new Date();
+  return {
+    _id: `b${n}`,
+    eventId: 'vvG1zZ9pVbKbLz',
+    status: 'BOOKED',
+    language: 'en',
+    channelType: 'WEB',
+    externalReference: `cart-${n}`,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: new Date(now.getTime() + 600_000),
+    currency: 'EUR',
+    ticketsAmountMinor: 9_000,
+    ticketsQuantity: 2,
+    tickets: [1, 2].map((k) => ({
+      ticketId: `b${n}-${k}`,
+      areaId: 'A',
+      rowId: 'R3',
+      seat: 10 + k,
+      priceTypeId: 'adult',
+      amountMinor: 4_500,
+    })),
+    version: 1,
+  };
+}
+
 async function mongoSteps(url: string): Promise<Record<string, StepResult>> {
   const client = new mongoose.mongo.MongoClient(url, { maxPoolSize: CLIENTS });
   await client.connect();
@@ -178,7 +217,29 @@ async function mongoSteps(url: string): Promise<Record<string, StepResult>> {
         ),
       infra,
     );
-    return { 'mongo insert': insert, 'mongo findAndModify': findAndModify };
+    const bookings = db.collection<Booking>('bookings');
+    let booked = 0;
+    const bookingInsert = await measure(() => bookings.insertOne(booking((booked += 1))), infra);
+    const bookingFindAndModify = await measure(
+      () =>
+        bookings.findOneAndUpdate(
+          { _id: `b${1 + Math.floor(Math.random() * booked)}` },
+          { $set: { status: 'RELEASED', updatedAt: new Date() }, $inc: { version: 1 } },
+          { returnDocument: 'after' },
+        ),
+      infra,
+    );
+    const bookingFind = await measure(
+      () => bookings.findOne({ _id: `b${1 + Math.floor(Math.random() * booked)}` }),
+      infra,
+    );
+    return {
+      'mongo insert': insert,
+      'mongo findAndModify': findAndModify,
+      'mongo insert (booking)': bookingInsert,
+      'mongo findAndModify (booking)': bookingFindAndModify,
+      'mongo find (booking)': bookingFind,
+    };
   } finally {
     await db.dropDatabase().catch(() => undefined);
     await client.close();
