@@ -216,6 +216,11 @@ install_kafka_tools() {
   log "Kafka tools installed"
 }
 
+# The directories of patches/ that hold patches, one per patched module.
+patched_module_dirs() {
+  find "$here/ferretdb/patches" -name '*.patch' -exec dirname {} \; | sort -u
+}
+
 # Copies each module that has patches (patches/<module path>/*.patch, each saying why) into
 # <dir>/modules/<module path> at the version the committed go.mod names, applies its patches, and
 # writes <dir>/go.mod: the committed one plus a replace of each patched module by its copy, so the
@@ -238,7 +243,7 @@ prepare_patched_modules() {
         || die "applying $module/$(basename "$patch") failed"
     done
     printf '\nreplace %s => %s\n' "$module" "$copy" >>"$build/go.mod"
-  done < <(find "$src/patches" -name '*.patch' | sort | xargs -n1 dirname | sort -u)
+  done < <(patched_module_dirs)
 }
 
 install_ferretdb() {
@@ -655,7 +660,7 @@ cmd_test_patches() {
     touch "$build/modules/$module/.git"
     (cd "$build/modules/$module" && go test -count=1 "${packages[@]}") || die "the tests of $module's patches failed"
     ran=$((ran + ${#packages[@]}))
-  done < <(find "$here/ferretdb/patches" -name '*.patch' | xargs -n1 dirname | sort -u)
+  done < <(patched_module_dirs)
   log "patch tests passed ($ran packages)"
 }
 
