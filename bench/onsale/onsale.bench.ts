@@ -12,7 +12,11 @@
  * - every fan's end (held or SOLD_OUT), and how long after the last place was held each waiting
  *   fan learned SOLD_OUT (the goal is within 5 s);
  * - fairness: Spearman's rank correlation between the join order of the fans who joined before
- *   the opening and their place at it (the goal is |rho| < 0.05).
+ *   the opening and their place at it (the goal is |rho| < 0.05);
+ * - what the on-sale asks of each process: CPU (millicores) and the highest resident set sampled
+ *   while the fans join and from the opening to the last fan's end (every fan holding a long poll
+ *   at the edge), and each process's peak (VmHWM) at the end (docs/operations.md, "Resource
+ *   requests").
  *
  * Usage: eval "$(bash deploy/local/infra.sh env)"; pnpm -s turbo run build --filter=./services/*
  *        pnpm --filter @marquee/bench onsale
@@ -20,14 +24,16 @@
  *      second, arriving on their own clock; `closed` for back-to-back joins), ONSALE_JOIN_CONCURRENCY
  *      (200: joins in flight at most), ONSALE_WARMUP_SECONDS (3: joins to another event first, not
  *      measured; 0 for none),
- *      ONSALE_DEADLINE_SECONDS (1200: the whole run, start-up included), ONSALE_LOGS=<dir> (each
+ *      ONSALE_DEADLINE_SECONDS (1200: the whole run, start-up included), ONSALE_HEAP_MIB (the edge's
+ *      and cart's old-space limit, as a pod's memory limit would set it), ONSALE_LOGS=<dir> (each
  *      service's last output, written there at the end).
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Agent, type Dispatcher } from 'undici';
 import { grantPartnerDistribution, importPartnerEvent } from '../../test/support/partner-event.ts';
-import { partnerAccessToken, runOnStack } from '../stack-run.ts';
+import { infraPids, partnerAccessToken, runOnStack } from '../stack-run.ts';
+import { measure, memoryMiB } from '../process-use.ts';
 import { percentile } from '../stats.ts';
 import { count, type Tally } from '../cart/partner-cart-driver.ts';
 import { spearman } from './spearman.ts';
@@ -54,6 +60,13 @@ const JOIN_RATE =
 const WARMUP_SECONDS =
   process.env.ONSALE_WARMUP_SECONDS === '0' ? 0 : positive('ONSALE_WARMUP_SECONDS', 3, 60);
 const DEADLINE_SECONDS = positive('ONSALE_DEADLINE_SECONDS', 1_200, 3_600);
+/**
+ * The old-space limit in MiB of the two processes an on-sale loads, the edge and cart, as a pod's
+ * memory limit sets it: under a container's limit Node sizes its heap at about half of it (576 for
+ * the chart's 1152Mi). Unset, the machine's memory sets it, and V8 lets garbage pile up far longer
+ * than in a pod, so resident memory overstates what the process needs.
+ */
+const HEAP_MIB = process.env.ONSALE_HEAP_MIB ? positive('ONSALE_HEAP_MIB', 576, 16_384) : undefined;
 /** The long poll each fan asks for (the API's longest). */
 const WAIT_SECONDS = 25;
 
@@ -121,6 +134,12 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
     serviceEnv: {
       // The partner's own system in memory: what is measured is the platform in front of it.
       'partner-reference': { MONGO_URL: '', NODE_ENV: 'development', PARTNER_SEED_DEMO: 'false' },
+      ...(HEAP_MIB
+        ? {
+            'edge-gateway': { NODE_OPTIONS: `--max-old-space-size=${HEAP_MIB}` },
+            cart: { NODE_OPTIONS: `--max-old-space-size=${HEAP_MIB}` },
+          }
+        : {}),
     },
   });
   const admin = { authorization: `Bearer ${sut.adminToken}`, 'content-type': 'application/json' };
@@ -186,6 +205,11 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
       'warm-up queue on',
     );
   const setupSeconds = round((performance.now() - setupStarted) / 1000);
+  // Each service's process, and Kafka's and the Mongo-wire server's when infra.sh started them.
+  const pids = new Map<string, number | undefined>([
+    ...[...sut.services].map(([name, s]) => [name, s.child.pid] as const),
+    ...infraPids(),
+  ]);
 
   // One connection per fan: every fan holds a long poll at once.
   const agent = new Agent({ connections: FANS + 64, pipelining: 1, keepAliveTimeout: 60_000 });
@@ -253,29 +277,31 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
   const joinsBySecond: number[][] = [];
   let joined = 0;
   const joinsStarted = performance.now();
-  await pooled(
-    fans,
-    JOIN_CONCURRENCY,
-    async (fan, dueAt) => {
-      const { status, json } = await call(
-        'POST',
-        `/partners/v1/events/${eventId}/queue`,
-        { 'x-api-key': apps[fan.app]!.apiKey },
-        { device_id: fan.deviceId },
-      );
-      const tookMs = performance.now() - dueAt;
-      joinMs.push(tookMs);
-      (joinsBySecond[Math.floor((dueAt - joinsStarted) / 1000)] ??= []).push(tookMs);
-      if (status !== 201) {
-        fan.end = 'failed';
-        fan.failure = `join ${status}`;
-        examples[`join ${status}`] ??= JSON.stringify(json).slice(0, 300);
-        return;
-      }
-      fan.ticketId = json.id as string;
-      fan.joinedOrder = joined++;
-    },
-    JOIN_RATE,
+  const joinUse = await measure(pids, 0, () =>
+    pooled(
+      fans,
+      JOIN_CONCURRENCY,
+      async (fan, dueAt) => {
+        const { status, json } = await call(
+          'POST',
+          `/partners/v1/events/${eventId}/queue`,
+          { 'x-api-key': apps[fan.app]!.apiKey },
+          { device_id: fan.deviceId },
+        );
+        const tookMs = performance.now() - dueAt;
+        joinMs.push(tookMs);
+        (joinsBySecond[Math.floor((dueAt - joinsStarted) / 1000)] ??= []).push(tookMs);
+        if (status !== 201) {
+          fan.end = 'failed';
+          fan.failure = `join ${status}`;
+          examples[`join ${status}`] ??= JSON.stringify(json).slice(0, 300);
+          return;
+        }
+        fan.ticketId = json.id as string;
+        fan.joinedOrder = joined++;
+      },
+      JOIN_RATE,
+    ),
   );
   const joinSeconds = (performance.now() - joinsStarted) / 1000;
   const joinsSorted = [...joinMs].sort((a, b) => a - b);
@@ -378,8 +404,22 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
       `onsale: ${round((performance.now() - opened) / 1000, 0)} s after the opening: ${JSON.stringify(ended)}`,
     );
   }, 30_000).unref();
-  await Promise.all(fans.filter((fan) => fan.ticketId).map((fan) => follow(fan)));
+  const onSaleUse = await measure(pids, 0, () =>
+    Promise.all(fans.filter((fan) => fan.ticketId).map((fan) => follow(fan))),
+  );
   clearInterval(progress);
+  const use = Object.fromEntries(
+    [...pids.keys()].sort().map((name) => [
+      name,
+      {
+        joinCpuMillicores: joinUse.cpuMillicores[name],
+        onSaleCpuMillicores: onSaleUse.cpuMillicores[name],
+        joinPeakRssMiB: joinUse.rssMiB[name],
+        onSalePeakRssMiB: onSaleUse.rssMiB[name],
+        vmHwmMiB: memoryMiB(pids.get(name), 'VmHWM'),
+      },
+    ]),
+  );
   const onSaleSeconds = (performance.now() - opened) / 1000;
   // Each service's last output and whether it is still running, for a look after a bad run.
   const services = Object.fromEntries(
@@ -479,6 +519,13 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
       max: round(learnedSoldOut[learnedSoldOut.length - 1] ?? 0),
     },
     fairness: { earlyJoinersPlaced: early.length, spearmanJoinOrderVsPlace: round(rho, 4) },
+    /** Per process: CPU over the joins and over the on-sale, memory (peak sampled, and VmHWM). */
+    resources: {
+      edgeAndCartHeapMiB: HEAP_MIB ?? "the machine's default",
+      joinSeconds: joinUse.seconds,
+      onSaleSeconds: onSaleUse.seconds,
+      processes: use,
+    },
     goals: {
       noOversold: partnerHeld <= PLACES && partnerHeld === held,
       no5xx: serverErrors === 0,

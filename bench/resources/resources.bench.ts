@@ -25,7 +25,6 @@
  * RESOURCES_DEADLINE_SECONDS (900) bounds the whole run; the stack is stopped at the end.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { decodeToken, payloadAt } from '@marquee/render-kit/format';
 import { Pool } from 'undici';
@@ -38,7 +37,8 @@ import {
   type CartClock,
   type Tally,
 } from '../cart/partner-cart-driver.ts';
-import { cpuSecondsOf, runOnStack } from '../stack-run.ts';
+import { runOnStack } from '../stack-run.ts';
+import { measure, memoryMiB } from '../process-use.ts';
 import { positive } from '../env.ts';
 
 const IDLE_SECONDS = positive('IDLE_SECONDS', 30, 600);
@@ -66,50 +66,6 @@ if (!brokers || !mongoUrl) {
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
-
-const memoryMiB = (pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number => {
-  try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith(`${field}:`));
-    return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
-  } catch {
-    return 0; // gone
-  }
-};
-
-interface Window {
-  seconds: number;
-  cpuMillicores: Record<string, number>;
-  rssMiB: Record<string, number>;
-}
-/** CPU of each process while `work` runs (at least `seconds`), and its highest RSS sampled meanwhile. */
-async function measure(
-  pids: Map<string, number | undefined>,
-  seconds: number,
-  work: () => Promise<unknown>,
-): Promise<Window> {
-  const before = cpuSecondsOf(pids);
-  const peak = new Map([...pids].map(([name, pid]) => [name, memoryMiB(pid, 'VmRSS')]));
-  const started = performance.now();
-  const sampler = setInterval(() => {
-    for (const [name, pid] of pids)
-      peak.set(name, Math.max(peak.get(name)!, memoryMiB(pid, 'VmRSS')));
-  }, 500);
-  await Promise.all([work(), delay(seconds * 1000)]);
-  clearInterval(sampler);
-  const elapsed = (performance.now() - started) / 1000;
-  const after = cpuSecondsOf(pids);
-  const cpuMillicores: Record<string, number> = {};
-  const rssMiB: Record<string, number> = {};
-  for (const name of pids.keys()) {
-    cpuMillicores[name] = Math.round(
-      (((after.get(name) ?? 0) - (before.get(name) ?? 0)) * 1000) / elapsed,
-    );
-    rssMiB[name] = peak.get(name)!;
-  }
-  return { seconds: round(elapsed), cpuMillicores, rssMiB };
-}
 
 await runOnStack('resources', DEADLINE_SECONDS, async (startStack) => {
   const setupStarted = performance.now();
