@@ -123,6 +123,7 @@ export function waitingRoomStorageContract(name: string, open: () => Promise<Sto
         'aborted',
       );
       expect(await tickets.countWaiting('E1')).toBe(3);
+      expect(await tickets.countHeldBack('E1')).toBe(0);
       expect(await tickets.countAdmittedSince('E1', at(5_000))).toBe(1);
       expect(await tickets.countAdmittedSince('E1', at(20_000))).toBe(0);
       expect((await tickets.nextWaiting('E1', 10)).map((t) => t.id)).toEqual(['d', 'a', 'c']);
@@ -152,6 +153,7 @@ export function waitingRoomStorageContract(name: string, open: () => Promise<Sto
       expect(await tickets.nextHeldBack('E1', 10, 'app-2')).toEqual([]);
       expect((await tickets.nextWaiting('E1', 10)).map((t) => t.id)).toEqual(['h2', 'h4']);
       expect(await tickets.countWaiting('E1')).toBe(4);
+      expect(await tickets.countHeldBack('E1')).toBe(2);
       // Admitted, the mark is gone: neither list holds it, and it counts for its app.
       const { heldBack: _mark, ...h1 } = (await tickets.get('h1'))!;
       await tickets.update({ ...h1, state: 'ADMITTED', admittedAt: at(10_000) }, h1.version);

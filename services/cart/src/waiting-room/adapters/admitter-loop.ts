@@ -2,6 +2,7 @@ import { periodic, type Periodic } from '@marquee/platform/lifecycle';
 import { metrics } from '@marquee/platform/metrics';
 import type { AdmitTick } from '../app/admit.js';
 import type { OnSaleRepository, QueueTicketRepository } from '../app/ports.js';
+import { StallWatch } from '../domain/stall.js';
 
 const admissions = metrics.counter('marquee_queue_admissions', {
   description: 'Fans let through a waiting room (admitted to reserve)',
@@ -32,7 +33,7 @@ const COUNT_EVERY_MS = 15_000;
 export interface AdmitterLoopOptions {
   admitter: AdmitTick;
   onSales: Pick<OnSaleRepository, 'queued'>;
-  tickets: Pick<QueueTicketRepository, 'countWaiting'>;
+  tickets: Pick<QueueTicketRepository, 'countWaiting' | 'countHeldBack'>;
   /** Pause between ticks. */
   tickMs: number;
   onError: (error: unknown) => void;
@@ -42,35 +43,69 @@ export interface AdmitterLoopOptions {
  * The admitter of every event with a queue on, ticking in every replica (the lease in the
  * on-sale lets one of them work per event). The replica that admits counts the fans it admits,
  * those who left and those held back by their app's quota, their waits, and every few seconds the fans still waiting per event
- * (`marquee_queue_waiting`, which the event's admitting replica reports).
+ * (`marquee_queue_waiting`, which the event's admitting replica reports), and how long each open
+ * queue has gone without admitting while fans wait and places remain (`marquee_queue_stalled_seconds`,
+ * the `MarqueeQueueStalled` alert's signal; `StallWatch`).
  */
 export function admitterLoop(options: AdmitterLoopOptions): Periodic & { stopGauge(): void } {
   const waiting = new Map<string, number>();
+  /** Fans waiting whose app has room (not held back by its quota), at the latest count. */
+  const due = new Map<string, number>();
+  const stalls = new StallWatch();
   let countedAt = 0;
-  const stopGauge = metrics.gauge(
+  const stopWaiting = metrics.gauge(
     'marquee_queue_waiting',
     { description: 'Fans waiting in a queue, per event (reported by its admitting replica)' },
     () => [...waiting].map(([eventId, value]) => ({ value, attributes: { event_id: eventId } })),
+  );
+  const stopStalled = metrics.gauge(
+    'marquee_queue_stalled_seconds',
+    {
+      description:
+        'Seconds an open queue has admitted nobody while fans wait and places remain, per event (0 while it moves; reported by its admitting replica)',
+      unit: 's',
+    },
+    () =>
+      stalls
+        .stalledSeconds(Date.now())
+        .map(({ eventId, seconds }) => ({ value: seconds, attributes: { event_id: eventId } })),
   );
   const tickAll = async () => {
     const count = Date.now() - countedAt >= COUNT_EVERY_MS;
     if (count) countedAt = Date.now();
     const queued = new Set(await options.onSales.queued());
-    for (const eventId of waiting.keys()) if (!queued.has(eventId)) waiting.delete(eventId);
+    // An event this replica stops reporting reads 0 rather than going: the exporter would keep
+    // its last count for good (StallWatch says why).
+    for (const eventId of waiting.keys()) if (!queued.has(eventId)) waiting.set(eventId, 0);
+    for (const eventId of due.keys()) if (!queued.has(eventId)) due.delete(eventId);
+    stalls.retain(queued);
     for (const eventId of queued) {
       const outcome = await options.admitter.handle(eventId);
       if (outcome.kind === 'not-leader' || outcome.kind === 'idle') {
-        if (outcome.kind === 'not-leader') waiting.delete(eventId);
+        if (outcome.kind === 'not-leader' && waiting.has(eventId)) waiting.set(eventId, 0);
+        // Idle: the queue has not opened yet, nothing is due.
+        stalls.forget(eventId);
         continue;
       }
+      if (count) {
+        const all = await options.tickets.countWaiting(eventId);
+        waiting.set(eventId, all);
+        // Only fans whose turn can come: a fan held back waits for its app's carts to end.
+        due.set(eventId, all > 0 ? all - (await options.tickets.countHeldBack(eventId)) : 0);
+      }
+      if (outcome.kind === 'frozen') stalls.opened(eventId, Date.now());
       if (outcome.kind === 'admitted') {
         admissions.add(outcome.admitted);
         abandoned.add(outcome.left);
         heldBack.add(outcome.heldBack);
         windows.record(outcome.window);
         for (const ms of outcome.waitsMs) waits.record(ms / 1000);
+        stalls.ticked(
+          eventId,
+          { admitted: outcome.admitted, soldOut: outcome.soldOut, waiting: due.get(eventId) },
+          Date.now(),
+        );
       }
-      if (count) waiting.set(eventId, await options.tickets.countWaiting(eventId));
     }
   };
   const loop = periodic(tickAll, {
@@ -78,5 +113,9 @@ export function admitterLoop(options: AdmitterLoopOptions): Periodic & { stopGau
     maxDutyCycle: 0.5,
     onError: options.onError,
   });
+  const stopGauge = () => {
+    stopWaiting();
+    stopStalled();
+  };
   return { ...loop, stopGauge };
 }

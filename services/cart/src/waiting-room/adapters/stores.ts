@@ -62,7 +62,12 @@ function queueQueries(
   tickets: VersionedStore<Stored<QueueTicket>>,
 ): Pick<
   QueueTicketRepository,
-  'earlyOrderKeys' | 'nextWaiting' | 'nextHeldBack' | 'countWaiting' | 'countAdmittedSince'
+  | 'earlyOrderKeys'
+  | 'nextWaiting'
+  | 'nextHeldBack'
+  | 'countWaiting'
+  | 'countHeldBack'
+  | 'countAdmittedSince'
 > {
   return {
     async earlyOrderKeys(eventId) {
@@ -85,6 +90,7 @@ function queueQueries(
         { sort: { orderKey: 1 }, limit },
       ),
     countWaiting: (eventId) => tickets.count({ eventId, state: 'WAITING' }),
+    countHeldBack: (eventId) => tickets.count({ eventId, state: 'WAITING', heldBack: true }),
     countAdmittedSince: (eventId, since, appId) =>
       tickets.count({
         eventId,

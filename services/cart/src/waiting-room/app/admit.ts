@@ -29,6 +29,8 @@ export type TickOutcome =
       heldBack: number;
       /** How long each admitted fan waited, from its join or the opening, whichever is later. */
       waitsMs: number[];
+      /** Whether the event is sold out (nobody is due). */
+      soldOut: boolean;
     };
 
 /** What one admitting tick has done so far. */
@@ -194,7 +196,15 @@ export class AdmitTick {
       heldBackThrough: heldBackThroughOf(tick),
     });
     const { admitted, left, heldBack, waitsMs } = tick.tally;
-    return { kind: 'admitted', admitted, left, heldBack, window: control.window, waitsMs };
+    return {
+      kind: 'admitted',
+      admitted,
+      left,
+      heldBack,
+      window: control.window,
+      waitsMs,
+      soldOut: onSale.soldOutAt !== undefined,
+    };
   }
 
   /**

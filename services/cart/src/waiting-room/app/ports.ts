@@ -71,6 +71,8 @@ export interface QueueTicketRepository {
   countAdmittedSince(eventId: string, since: Date, appId?: string): Promise<number>;
   /** The event's WAITING tickets. */
   countWaiting(eventId: string): Promise<number>;
+  /** The event's WAITING tickets held back by their app's quota. */
+  countHeldBack(eventId: string): Promise<number>;
   /** The event's next late-join sequence number, from 1, atomically. */
   nextSequence(eventId: string): Promise<number>;
 }
