@@ -134,7 +134,9 @@ export const metrics = {
    * or per attribute set. Returns the function that stops observing (a stopping service calls it,
    * so that the scrape no longer runs its callback). The SDK keeps reporting the last value of a
    * series it has seen (its cumulative state), so a stopped gauge shows its last value until the
-   * process ends. An `observe` that throws or rejects reports nothing new for that scrape.
+   * process ends, and so does a series (attribute set) that a callback stops reporting: report the
+   * value that means "nothing here" (0) for a set that went away instead of leaving it out. An
+   * `observe` that throws or rejects reports nothing new for that scrape.
    */
   gauge(name: string, options: InstrumentOptions, observe: Observe): () => void {
     const { gauges } = current();

@@ -2,8 +2,9 @@
  * `marquee_kafka_consumer_lag`: each consumer group's lag, read from the broker at a scrape: per
  * partition, the end offset less the group's committed offset (the whole retained range when it
  * has committed nothing). Global subscriptions commit nothing and have no lag here; their
- * readiness says when they are caught up. Bounded by the ready timeout: a broker that does not
- * answer reports nothing.
+ * readiness says when they are caught up. Bounded by the ready timeout: while the broker does not
+ * answer nothing new is read, and a scrape shows the lag last read (the exporter keeps a series
+ * once seen; `marquee_dependency_up` says the broker is away).
  */
 import { metrics, type Observation } from '../../metrics/registry.js';
 import { type KafkaClients, withTimeout } from './clients.js';
