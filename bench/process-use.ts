@@ -60,3 +60,24 @@ export async function measure<T>(
   }
   return { seconds: round(elapsed), cpuMillicores, rssMiB, result };
 }
+
+/**
+ * Per process, each window's CPU (`<window>CpuMillicores`) and highest sampled resident set
+ * (`<window>PeakRssMiB`), and its VmHWM now (`vmHwmMiB`, the most it held since it started).
+ */
+export function byProcess(
+  pids: Map<string, number | undefined>,
+  windows: Record<string, Window>,
+): Record<string, Record<string, number | undefined>> {
+  return Object.fromEntries(
+    [...pids.keys()].sort().map((name) => {
+      const row: Record<string, number | undefined> = {};
+      for (const [label, window] of Object.entries(windows)) {
+        row[`${label}CpuMillicores`] = window.cpuMillicores[name];
+        row[`${label}PeakRssMiB`] = window.rssMiB[name];
+      }
+      row.vmHwmMiB = memoryMiB(pids.get(name), 'VmHWM');
+      return [name, row];
+    }),
+  );
+}

@@ -33,7 +33,7 @@ import os from 'node:os';
 import { Agent, type Dispatcher } from 'undici';
 import { grantPartnerDistribution, importPartnerEvent } from '../../test/support/partner-event.ts';
 import { infraPids, partnerAccessToken, runOnStack } from '../stack-run.ts';
-import { measure, memoryMiB } from '../process-use.ts';
+import { byProcess, measure } from '../process-use.ts';
 import { percentile } from '../stats.ts';
 import { count, type Tally } from '../cart/partner-cart-driver.ts';
 import { spearman } from './spearman.ts';
@@ -408,18 +408,7 @@ await runOnStack('onsale', DEADLINE_SECONDS, async (startStack) => {
     Promise.all(fans.filter((fan) => fan.ticketId).map((fan) => follow(fan))),
   );
   clearInterval(progress);
-  const use = Object.fromEntries(
-    [...pids.keys()].sort().map((name) => [
-      name,
-      {
-        joinCpuMillicores: joinUse.cpuMillicores[name],
-        onSaleCpuMillicores: onSaleUse.cpuMillicores[name],
-        joinPeakRssMiB: joinUse.rssMiB[name],
-        onSalePeakRssMiB: onSaleUse.rssMiB[name],
-        vmHwmMiB: memoryMiB(pids.get(name), 'VmHWM'),
-      },
-    ]),
-  );
+  const use = byProcess(pids, { join: joinUse, onSale: onSaleUse });
   const onSaleSeconds = (performance.now() - opened) / 1000;
   // Each service's last output and whether it is still running, for a look after a bad run.
   const services = Object.fromEntries(

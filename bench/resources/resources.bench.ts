@@ -38,7 +38,7 @@ import {
   type Tally,
 } from '../cart/partner-cart-driver.ts';
 import { runOnStack } from '../stack-run.ts';
-import { measure, memoryMiB } from '../process-use.ts';
+import { byProcess, measure } from '../process-use.ts';
 import { positive } from '../env.ts';
 
 const IDLE_SECONDS = positive('IDLE_SECONDS', 30, 600);
@@ -332,20 +332,7 @@ await runOnStack('resources', DEADLINE_SECONDS, async (startStack) => {
   });
   await pool.close();
 
-  const services = Object.fromEntries(
-    [...pids.keys()].sort().map((name) => [
-      name,
-      {
-        idleCpuMillicores: idle.cpuMillicores[name],
-        idleRssMiB: idle.rssMiB[name],
-        loadCpuMillicores: load.cpuMillicores[name],
-        loadPeakRssMiB: load.rssMiB[name],
-        purchaseCpuMillicores: purchased.cpuMillicores[name],
-        purchasePeakRssMiB: purchased.rssMiB[name],
-        vmHwmMiB: memoryMiB(pids.get(name), 'VmHWM'),
-      },
-    ]),
-  );
+  const services = byProcess(pids, { idle, load, purchase: purchased });
   return {
     measured: 'per-process CPU (/proc/<pid>/stat utime+stime) and memory (/proc/<pid>/status)',
     setupSeconds,

@@ -135,5 +135,18 @@ describe.skipIf(!infra)('waiting room (distributed mode)', () => {
     // The third fan: told SOLD_OUT while it waited, or admitted and refused by the sold-out event.
     expect(['SOLD_OUT', 'reserve 409']).toContain(ends.find((end) => end !== 'held'));
     expect(statuses.filter((status) => status >= 500)).toEqual([]);
+
+    // The admitting cart replica's metrics: the admissions counted, and the event's queue watched
+    // for stalls and moving (MarqueeQueueStalled fires at 300 s).
+    const { metricsPort } = sut.services.get('cart')!;
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const value = (series: string) => {
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? undefined : Number(line.slice(series.length + 1));
+    };
+    expect(value('marquee_queue_admissions_total')).toBeGreaterThanOrEqual(2);
+    const stalled = value(`marquee_queue_stalled_seconds{event_id="${eventId}"}`);
+    expect(stalled).toBeGreaterThanOrEqual(0);
+    expect(stalled).toBeLessThan(60);
   });
 });

@@ -42,10 +42,10 @@ export interface AdmitterLoopOptions {
 /**
  * The admitter of every event with a queue on, ticking in every replica (the lease in the
  * on-sale lets one of them work per event). The replica that admits counts the fans it admits,
- * those who left and those held back by their app's quota, their waits, and every few seconds the fans still waiting per event
- * (`marquee_queue_waiting`, which the event's admitting replica reports), and how long each open
- * queue has gone without admitting while fans wait and places remain (`marquee_queue_stalled_seconds`,
- * the `MarqueeQueueStalled` alert's signal; `StallWatch`).
+ * those who left and those held back by their app's quota, their waits, and every few seconds
+ * the fans still waiting per event (`marquee_queue_waiting`, which the event's admitting replica
+ * reports), and how long each open queue has gone without admitting while fans wait and places
+ * remain (`marquee_queue_stalled_seconds`, the `MarqueeQueueStalled` alert's signal; `StallWatch`).
  */
 export function admitterLoop(options: AdmitterLoopOptions): Periodic & { stopGauge(): void } {
   const waiting = new Map<string, number>();

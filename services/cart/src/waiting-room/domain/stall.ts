@@ -4,7 +4,10 @@ export interface AdmittingTick {
   admitted: number;
   /** Whether the event is sold out (admissions stop on purpose). */
   soldOut: boolean;
-  /** Fans waiting whose turn can come (not held back by their app's quota) at the latest count, undefined before the first. */
+  /**
+   * Fans waiting whose turn can come (not held back by their app's quota) at the latest count,
+   * undefined before the first.
+   */
   waiting: number | undefined;
 }
 
@@ -14,9 +17,10 @@ export interface AdmittingTick {
  * reserve path so slow or failing that the window stays shut, admissions never spent). A queue
  * counts as moving at a tick that admits a fan, that finds it sold out or that counted nobody
  * waiting whose turn can come (fans held back by their app's quota wait for that app's carts to
- * end, which is the quota working); its stall grows from the last such tick, also while ticks fail. A healthy queue
- * admits at least one fan each time an unspent admission expires (its window never drops below
- * one), so a stall longer than the admission's lifetime is not the queue working as meant.
+ * end, which is the quota working); its stall grows from the last such tick, also while ticks
+ * fail. A healthy queue admits at least one fan each time an unspent admission expires (its
+ * window never drops below one), so a stall longer than the admission's lifetime is not the queue
+ * working as meant.
  */
 export class StallWatch {
   /**
@@ -38,7 +42,7 @@ export class StallWatch {
     this.#movedAt.set(eventId, nowMs);
   }
 
-  /** This replica no longer admits for `eventId` (another does, or the queue has not opened or is off). */
+  /** This replica no longer admits for `eventId`: another does, or the queue is not open. */
   forget(eventId: string): void {
     if (this.#movedAt.has(eventId)) this.#movedAt.set(eventId, undefined);
   }
