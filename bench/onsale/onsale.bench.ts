@@ -63,7 +63,7 @@ const DEADLINE_SECONDS = positive('ONSALE_DEADLINE_SECONDS', 1_200, 3_600);
 /**
  * The old-space limit in MiB of the two processes an on-sale loads, the edge and cart, as a pod's
  * memory limit sets it: under a container's limit Node sizes its heap at about half of it (576 for
- * the chart's 1152Mi). Unset, the machine's memory sets it, and V8 lets garbage pile up far longer
+ * a 1152Mi limit). Unset, the machine's memory sets it, and V8 lets garbage pile up far longer
  * than in a pod, so resident memory overstates what the process needs.
  */
 const HEAP_MIB = process.env.ONSALE_HEAP_MIB ? positive('ONSALE_HEAP_MIB', 576, 16_384) : undefined;
