@@ -15,8 +15,7 @@
  *   the opening and their place at it (the goal is |rho| < 0.05);
  * - what the on-sale asks of each process: CPU (millicores) and the highest resident set sampled
  *   while the fans join and from the opening to the last fan's end (every fan holding a long poll
- *   at the edge), and each process's peak (VmHWM) at the end (docs/operations.md, "Resource
- *   requests").
+ *   at the edge), and each process's peak (VmHWM) at the end (docs/operations.md, "On-sales").
  *
  * Usage: eval "$(bash deploy/local/infra.sh env)"; pnpm -s turbo run build --filter=./services/*
  *        pnpm --filter @marquee/bench onsale
