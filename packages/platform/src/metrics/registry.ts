@@ -133,10 +133,11 @@ export const metrics = {
    * A gauge read at each scrape: `observe` answers the value now (a backlog, an age, a lag), once
    * or per attribute set. Returns the function that stops observing (a stopping service calls it,
    * so that the scrape no longer runs its callback). The SDK keeps reporting the last value of a
-   * series it has seen (its cumulative state), so a stopped gauge shows its last value until the
-   * process ends, and so does a series (attribute set) that a callback stops reporting: report the
-   * value that means "nothing here" (0) for a set that went away instead of leaving it out. An
-   * `observe` that throws or rejects reports nothing new for that scrape.
+   * series it has seen (its cumulative state, for gauges too), so a stopped gauge shows its last
+   * value until the process ends. A series (attribute set) that `observe` stops answering reads 0
+   * from then on: the gauge reports it 0 once, rather than leaving the SDK to show its old value
+   * for good (an event's queue that closed, a lease that moved to another replica). An `observe`
+   * that throws or rejects reports nothing new for that scrape.
    */
   gauge(name: string, options: InstrumentOptions, observe: Observe): () => void {
     const { gauges } = current();
@@ -145,6 +146,8 @@ export const metrics = {
       gauge = meter().createObservableGauge(name, options);
       gauges.set(name, gauge);
     }
+    /** The attribute sets the last answer reported, by a key of their sorted entries. */
+    let reported = new Map<string, Attributes>();
     const callback = async (result: ObservableResult) => {
       let observed: number | readonly Observation[];
       try {
@@ -152,8 +155,17 @@ export const metrics = {
       } catch {
         return;
       }
-      if (typeof observed === 'number') result.observe(observed);
-      else for (const { value, attributes } of observed) result.observe(value, attributes);
+      if (typeof observed === 'number') {
+        result.observe(observed);
+        return;
+      }
+      const now = new Map<string, Attributes>();
+      for (const { value, attributes = {} } of observed) {
+        result.observe(value, attributes);
+        now.set(JSON.stringify(Object.entries(attributes).sort()), attributes);
+      }
+      for (const [key, attributes] of reported) if (!now.has(key)) result.observe(0, attributes);
+      reported = now;
     };
     gauge.addCallback(callback);
     const observed = gauge;

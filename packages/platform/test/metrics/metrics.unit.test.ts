@@ -104,4 +104,28 @@ describe('metrics', () => {
     backlog = 9;
     expect(valueOf((await scrape()).text, 'marquee_test_backlog{service="metrics-test"}')).toBe(7);
   });
+
+  it('reads 0 for a series its gauge stops reporting, and its value again if it comes back', async () => {
+    let queues: Array<{ value: number; attributes: { event_id: string } }> = [
+      { value: 40, attributes: { event_id: 'e1' } },
+      { value: 7, attributes: { event_id: 'e2' } },
+    ];
+    const stop = metrics.gauge(
+      'marquee_test_waiting',
+      { description: 'Fans waiting' },
+      () => queues,
+    );
+    const read = async (id: string) =>
+      valueOf((await scrape()).text, `marquee_test_waiting{event_id="${id}"}`);
+    expect(await read('e1')).toBe(40);
+    queues = [{ value: 8, attributes: { event_id: 'e2' } }];
+    expect(await read('e1')).toBe(0);
+    expect(await read('e2')).toBe(8);
+    // Still 0 at later scrapes (the SDK keeps the 0), and its value once it is reported again.
+    expect(await read('e1')).toBe(0);
+    queues = [{ value: 12, attributes: { event_id: 'e1' } }];
+    expect(await read('e1')).toBe(12);
+    expect(await read('e2')).toBe(0);
+    stop();
+  });
 });

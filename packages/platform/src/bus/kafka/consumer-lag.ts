@@ -4,7 +4,8 @@
  * has committed nothing). Global subscriptions commit nothing and have no lag here; their
  * readiness says when they are caught up. Bounded by the ready timeout: while the broker does not
  * answer nothing new is read, and a scrape shows the lag last read (the exporter keeps a series
- * once seen; `marquee_dependency_up` says the broker is away).
+ * once seen; `marquee_dependency_up` says the broker is away). A partition or group no longer
+ * read (the client stopped) reads 0.
  */
 import { metrics, type Observation } from '../../metrics/registry.js';
 import { type KafkaClients, withTimeout } from './clients.js';

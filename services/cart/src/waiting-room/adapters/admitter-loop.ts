@@ -74,15 +74,14 @@ export function admitterLoop(options: AdmitterLoopOptions): Periodic & { stopGau
     const count = Date.now() - countedAt >= COUNT_EVERY_MS;
     if (count) countedAt = Date.now();
     const queued = new Set(await options.onSales.queued());
-    // An event this replica stops reporting reads 0 rather than going: the exporter would keep
-    // its last count for good (StallWatch says why).
-    for (const eventId of waiting.keys()) if (!queued.has(eventId)) waiting.set(eventId, 0);
+    // An event this replica stops reporting reads 0 (metrics.gauge reports a dropped series so).
+    for (const eventId of waiting.keys()) if (!queued.has(eventId)) waiting.delete(eventId);
     for (const eventId of due.keys()) if (!queued.has(eventId)) due.delete(eventId);
     stalls.retain(queued);
     for (const eventId of queued) {
       const outcome = await options.admitter.handle(eventId);
       if (outcome.kind === 'not-leader' || outcome.kind === 'idle') {
-        if (outcome.kind === 'not-leader' && waiting.has(eventId)) waiting.set(eventId, 0);
+        if (outcome.kind === 'not-leader') waiting.delete(eventId);
         // Idle: the queue has not opened yet, nothing is due.
         stalls.forget(eventId);
         continue;

@@ -23,18 +23,13 @@ export interface AdmittingTick {
  * working as meant.
  */
 export class StallWatch {
-  /**
-   * When each watched queue last moved; undefined for a queue this replica watched before and no
-   * longer does, which reads 0: a metrics exporter that keeps the last value of a series no
-   * longer observed (OpenTelemetry JS does, for gauges) would otherwise show its old stall for
-   * good, and the replica now admitting the event reports the real one beside it.
-   */
-  readonly #movedAt = new Map<string, number | undefined>();
+  /** When each watched queue last moved. */
+  readonly #movedAt = new Map<string, number>();
 
   /** Records an admitting tick of `eventId` at `nowMs`. */
   ticked(eventId: string, tick: AdmittingTick, nowMs: number): void {
     const moving = tick.admitted > 0 || tick.soldOut || tick.waiting === 0;
-    if (moving || this.#movedAt.get(eventId) === undefined) this.#movedAt.set(eventId, nowMs);
+    if (moving || !this.#movedAt.has(eventId)) this.#movedAt.set(eventId, nowMs);
   }
 
   /** The queue opened (its early joiners were ordered) at `nowMs`: nothing was due before. */
@@ -44,7 +39,7 @@ export class StallWatch {
 
   /** This replica no longer admits for `eventId`: another does, or the queue is not open. */
   forget(eventId: string): void {
-    if (this.#movedAt.has(eventId)) this.#movedAt.set(eventId, undefined);
+    this.#movedAt.delete(eventId);
   }
 
   /** Forgets every queue but those of `eventIds` (the events whose queue is on). */
@@ -52,14 +47,11 @@ export class StallWatch {
     for (const eventId of this.#movedAt.keys()) if (!eventIds.has(eventId)) this.forget(eventId);
   }
 
-  /**
-   * Seconds each queue has been stalled at `nowMs`: 0 while it moves, and 0 for a queue this
-   * replica watched and no longer does.
-   */
+  /** Seconds each watched queue has been stalled at `nowMs` (0 while it moves). */
   stalledSeconds(nowMs: number): Array<{ eventId: string; seconds: number }> {
     return [...this.#movedAt].map(([eventId, movedAt]) => ({
       eventId,
-      seconds: movedAt === undefined ? 0 : Math.max(0, (nowMs - movedAt) / 1000),
+      seconds: Math.max(0, (nowMs - movedAt) / 1000),
     }));
   }
 }
