@@ -4,8 +4,9 @@
  */
 
 /**
- * Query parameters that carry credentials, one list for logs (`maskSecretQueryParams`) and spans
- * (the HTTP instrumentation's `redactedQueryParams`), so the two cannot drift apart: the discovery
+ * Query parameters that carry credentials, one list for logs and server spans
+ * (`maskSecretQueryParams`) and outgoing calls' spans (the HTTP instrumentation's
+ * `redactedQueryParams`), so the two cannot drift apart: the discovery
  * family's `apikey`, commerce's `api-key` and its presale password `displayId`, OAuth `code` and
  * tokens, the partner cart's `order_token` of the secure-entry order read.
  */

@@ -167,6 +167,10 @@ export function queueRoutes(
   scope.get(
     '/events/:event_id/queue/:queue_ticket_id',
     {
+      // Untraced (@fastify/otel's switch): a long poll's span would only say that it waited, and
+      // every span held open costs the edge memory for each waiting fan. Its duration and status
+      // are in http_server_request_duration_seconds like any route's.
+      config: { otel: false },
       schema: {
         tags,
         summary: summary('Follow a queue ticket'),
