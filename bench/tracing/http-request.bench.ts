@@ -27,6 +27,7 @@ import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { positive } from '../env.ts';
+import { percentile } from '../stats.ts';
 
 const REQUESTS = positive('TRACING_BENCH_REQUESTS', 30_000, 1_000_000);
 const HELD = positive('TRACING_BENCH_HELD', 3_000, 20_000);
@@ -220,10 +221,11 @@ async function measure(mode: Mode): Promise<{ cpuMicrosPerRequest: number; heldK
   }
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 const round = (value: number) => Math.round(value * 10) / 10;
 
 async function main(): Promise<void> {

@@ -72,7 +72,7 @@ interface FastifyRequestLike {
  * `?apikey=` never ends up in a span attribute, and the query, masked, only as `url.query`. A span
  * that is not recorded ignores names and attributes, so nothing is computed for it.
  */
-export function fastifyRequestHook(span: Span, request: FastifyRequestLike): void {
+function fastifyRequestHook(span: Span, request: FastifyRequestLike): void {
   if (!span.isRecording()) return;
   const route = request.routeOptions?.url;
   span.updateName(route === undefined ? request.method : `${request.method} ${route}`);
