@@ -300,6 +300,7 @@ describe('long polls held at the edge', () => {
     expect(await first).toMatchObject({ status: 'WAITING', rank: 3 });
     expect(sut.reads()).toBe(2);
     // Asked again at once: the on-sale just polled shows nothing for rank 3, so it waits unread.
+    console.log('T1', Date.now() - OPENS.getTime(), sut.reads());
     const second = sut.polls.read(caller, 'E1', 'q_1', 25);
     await vi.advanceTimersByTimeAsync(0);
     expect(sut.reads()).toBe(2);
@@ -352,6 +353,59 @@ describe('long polls held at the edge', () => {
       expect(await read).toMatchObject({ status: 'SOLD_OUT' });
       expect(sut.reads()).toBe(before + 2);
     }
+  });
+
+  it('ends a wait nothing changed without a read while its last read is recent, then reads', async () => {
+    const sut = setUp(() => ({ ...WAITING, rank: 900, position: 800, estimatedWaitSeconds: 80 }));
+    const frozen = { frozenAt: OPENS, earlyCount: 2_000 };
+    // Cart's admission horizon: two batches of 100 past the admitted ranks.
+    const at = (admittedThrough: number) => ({
+      admittedThrough,
+      admissionHorizon: admittedThrough + 200,
+    });
+    sut.cart.current = onSale({ ...frozen, ...at(100), admissionsPerSecond: 10 });
+    /** The fan's answer, the clock moving until it comes (a wait ends up to a fifth early). */
+    const answerOf = async (poll: Promise<QueueTicketRecord>) => {
+      let answer: QueueTicketRecord | undefined;
+      void poll.then((a) => (answer = a));
+      while (!answer) await vi.advanceTimersByTimeAsync(100);
+      return answer;
+    };
+    const first = sut.polls.read(caller, 'E1', 'q_1', 25);
+    await vi.advanceTimersByTimeAsync(10_000);
+    // Admissions move on, short of rank 900: nothing wakes the fan.
+    sut.cart.current = onSale({ ...frozen, ...at(300), admissionsPerSecond: 10 });
+    // Its position and estimate come from the on-sale polled last, as cart would work them out.
+    expect(await answerOf(first)).toMatchObject({
+      status: 'WAITING',
+      rank: 900,
+      position: 600,
+      estimatedWaitSeconds: 60,
+    });
+    expect(sut.reads()).toBe(1);
+    // Asked again at once, the next wait starts unread and ends 40 to 50 s after the read: it
+    // reads, which keeps the fan in the queue at cart.
+    expect(await answerOf(sut.polls.read(caller, 'E1', 'q_1', 25))).toMatchObject({
+      status: 'WAITING',
+      position: 800,
+    });
+    expect(sut.reads()).toBe(2);
+    // An admitter that knows no rate: the position alone, as cart answers it then.
+    sut.cart.current = onSale({ ...frozen, ...at(500) });
+    const third = await answerOf(sut.polls.read(caller, 'E1', 'q_1', 25));
+    expect(third).toMatchObject({ status: 'WAITING', position: 400 });
+    expect(third).not.toHaveProperty('estimatedWaitSeconds');
+    expect(sut.reads()).toBe(2);
+    // Within the horizon a tick may have admitted it unrecorded: the end of each wait reads.
+    sut.cart.current = onSale({ ...frozen, ...at(750) });
+    expect(await answerOf(sut.polls.read(caller, 'E1', 'q_1', 25))).toMatchObject({
+      position: 800,
+    });
+    expect(sut.reads()).toBe(3);
+    // So does a cart that gives no horizon (an older one).
+    sut.cart.current = onSale({ ...frozen, admittedThrough: 500 });
+    await answerOf(sut.polls.read(caller, 'E1', 'q_1', 25));
+    expect(sut.reads()).toBe(4);
   });
 
   it('answers a wait of 0 with one read and no watch', async () => {

@@ -104,11 +104,19 @@ describe('the waiting room client', () => {
       earlyCount: 9,
       admittedThrough: 8,
       admissionHorizon: 0,
+      admissionsPerSecond: 0,
     };
     expect(toOnSaleRecord({ ...base, heldBackThrough: { 'app-5': 3 } })).toMatchObject({
       admittedThrough: 8,
       heldBackThrough: { 'app-5': 3 },
     });
     expect(toOnSaleRecord({ ...base, heldBackThrough: {} })).not.toHaveProperty('heldBackThrough');
+    // The admission rate, when the admitter knows one (0: not known, so no estimate is worked out).
+    expect(
+      toOnSaleRecord({ ...base, heldBackThrough: {}, admissionsPerSecond: 12.5 }),
+    ).toMatchObject({ admissionsPerSecond: 12.5 });
+    expect(toOnSaleRecord({ ...base, heldBackThrough: {} })).not.toHaveProperty(
+      'admissionsPerSecond',
+    );
   });
 });

@@ -102,6 +102,7 @@ function port(holdings: AppHoldings = noQuota) {
           earlyCount: number;
           admissionHorizon: number;
           heldBackThrough: Record<string, number>;
+          admissionsPerSecond: number;
         };
       }>,
   };
@@ -203,8 +204,13 @@ describe('the waiting room gRPC port', () => {
     const again = await sut.join({ eventId: 'E1', appId: 'a', fanId: 'f3', deviceId: '' });
     expect(again).toMatchObject({ joined: false, ticket: { id: late.ticket.id, rank: 3 } });
     // Admitted: the rank is no longer given (only a WAITING ticket's is).
+    sut.advance(1_000);
     await sut.room.admitter.handle('E1');
-    expect((await sut.onSale({ eventId: 'E1' })).onSale.admittedThrough).toBeGreaterThanOrEqual(2);
+    const admitting = (await sut.onSale({ eventId: 'E1' })).onSale;
+    expect(admitting.admittedThrough).toBeGreaterThanOrEqual(2);
+    // The admitter's rate goes with it: the edge works a fan's estimated wait out from it.
+    expect(onSale.admissionsPerSecond).toBe(0);
+    expect(admitting.admissionsPerSecond).toBeGreaterThan(0);
     const admitted = (await read(first.ticket.id)).ticket;
     expect(admitted).toMatchObject({ status: QueueStatus.QUEUE_STATUS_ADMITTED, rank: 0 });
   });

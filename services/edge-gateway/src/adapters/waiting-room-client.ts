@@ -47,6 +47,7 @@ export function toOnSaleRecord(o: OnSale): OnSaleRecord {
     ...(Object.keys(o.heldBackThrough ?? {}).length > 0
       ? { heldBackThrough: { ...o.heldBackThrough } }
       : {}),
+    ...(o.admissionsPerSecond > 0 ? { admissionsPerSecond: o.admissionsPerSecond } : {}),
   };
 }
 

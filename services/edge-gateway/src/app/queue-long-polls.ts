@@ -9,9 +9,10 @@ import type { OnSaleRecord, QueueTicketRecord, WaitingRoomBackend } from './wait
  * A fan following its ticket with `wait=<s>` is not one call held open to cart: the edge reads the
  * ticket once (cart answers at once, with the fan's rank), then waits on this replica's watch of
  * the event's on-sale (one `GetOnSale` per event and poll, however many fans wait), and reads the
- * ticket again only once what the fan reads may have changed (`waitingMayEnd`) or the wait ran
- * out. Holding 10,000 waiting fans then costs 10,000 timers and promises here, and cart sees two
- * calls a second per event plus the reads of the fans whose turn came; those reads are batched
+ * ticket again only once what the fan reads may have changed (`waitingMayEnd`), or once the wait
+ * ran out if this replica last read it {@link UNREAD_ANSWER_MS} ago or more. Holding 10,000 waiting
+ * fans then costs 10,000 timers and promises here, and cart sees two calls a second per event,
+ * the reads of the fans whose turn came and one read per fan every other wait; those reads are batched
  * per event under a bound of calls in flight (queue-ticket-reads.ts), so that a wave (the
  * opening, a sell-out) waking thousands of fans at once is a few dozen calls, not thousands of
  * streams on the HTTP/2 connection.
@@ -19,6 +20,18 @@ import type { OnSaleRecord, QueueTicketRecord, WaitingRoomBackend } from './wait
 
 /** How long a WAITING answer spares the next long poll of the same fan its first read. */
 const RECENT_MS = 5_000;
+
+/**
+ * A wait that ran out with nothing changed is answered without a read of the ticket when this
+ * replica read it less than this long ago: the position and estimate then come from the on-sale
+ * as last polled. A read is what keeps the fan in the queue at cart (it refreshes the ticket's
+ * `seenAt`, which cart does when 25 s old), so a long-polling fan is still read every other wait,
+ * 40 to 50 s apart, well within the 90 s after which cart counts a silent fan as gone.
+ */
+export const UNREAD_ANSWER_MS = 30_000;
+
+/** The largest estimated wait cart gives (its `MAX_WAIT_ESTIMATE_SECONDS`). */
+const MAX_WAIT_ESTIMATE_SECONDS = 2 ** 31 - 1;
 
 /** The longest a long poll waits (the API's largest `wait`). */
 export const MAX_WAIT_SECONDS = 25;
@@ -192,6 +205,8 @@ export class QueueLongPolls {
   readonly #reads: ReturnType<typeof createTicketReads>;
   /** The last WAITING answer per app, event and ticket, oldest first. */
   readonly #recent = new Map<string, { ticket: QueueTicketRecord; at: number }>();
+  /** When this replica last read each ticket from cart, per app, event and ticket, oldest first. */
+  readonly #readAt = new Map<string, number>();
   readonly #now: () => number;
 
   constructor(
@@ -211,8 +226,12 @@ export class QueueLongPolls {
   ): Promise<QueueTicketRecord> {
     const waitMs = Math.min(Math.max(0, waitSeconds), MAX_WAIT_SECONDS) * 1000;
     const until = this.#now() + waitMs;
-    const read = () => this.#reads.read(caller, eventId, ticketId);
     const key = `${caller.appId} ${eventId} ${ticketId}`;
+    const read = async () => {
+      const fresh = await this.#reads.read(caller, eventId, ticketId);
+      this.#wasRead(key);
+      return fresh;
+    };
     let ticket =
       (waitMs > 0 ? this.#stillWaiting(key, caller.appId, eventId) : undefined) ?? (await read());
     let stale = false;
@@ -231,6 +250,8 @@ export class QueueLongPolls {
         const { id, joinedAt } = ticket;
         return this.#answered(key, { id, eventId, status: 'SOLD_OUT', joinedAt });
       }
+      const unread = changed ? undefined : this.#unreadAnswer(key, ticket, eventId);
+      if (unread) return this.#answered(key, unread);
       ticket = await read();
       if (!changed || ticket.rank !== rank) return this.#answered(key, ticket);
       // Its app's admissions passed a fan still held back (one cart could not admit in order):
@@ -252,6 +273,60 @@ export class QueueLongPolls {
     const onSale = this.watch.latest(eventId);
     const heldBackOf = last.ticket.heldBack ? appId : undefined;
     return onSale && !waitingMayEnd(onSale, last.ticket.rank, heldBackOf) ? last.ticket : undefined;
+  }
+
+  /**
+   * The answer to a wait that ran out, without a read: the fan's ticket as last answered, its
+   * position and estimate worked out as cart works them out (its `viewOf`) from the on-sale as
+   * last polled, which shows nothing that ends the wait. Only when this replica read the ticket
+   * less than {@link UNREAD_ANSWER_MS} ago (the read keeps the fan in the queue at cart), for a
+   * fan ranked above cart's admission horizon, and not for a fan held back by its app's quota (its
+   * position counts from its app's admissions).
+   */
+  #unreadAnswer(
+    key: string,
+    ticket: QueueTicketRecord,
+    eventId: string,
+  ): QueueTicketRecord | undefined {
+    const { rank } = ticket;
+    const readAt = this.#readAt.get(key);
+    if (rank === undefined || ticket.heldBack || ticket.status !== 'WAITING') return undefined;
+    if (readAt === undefined || this.#now() - readAt >= UNREAD_ANSWER_MS) return undefined;
+    const onSale = this.watch.latest(eventId);
+    // Within the admission horizon a tick may have admitted the fan (or held it back, or let it
+    // go) before recording `admittedThrough`: only a read tells. Above it nothing but the fan's
+    // place can have changed (the sell-out shortcut, `soldOutUnread`, stands on the same ground).
+    const horizon = onSale?.admissionHorizon;
+    if (!onSale || horizon === undefined || rank <= horizon || waitingMayEnd(onSale, rank))
+      return undefined;
+    const position = Math.max(1, rank - onSale.admittedThrough);
+    const { estimatedWaitSeconds: _before, ...rest } = ticket;
+    const rate = onSale.admissionsPerSecond ?? 0;
+    const opensIn = Math.max(0, onSale.opensAt.getTime() - this.#now()) / 1000;
+    return {
+      ...rest,
+      position,
+      opensAt: onSale.opensAt,
+      ...(rate > 0
+        ? {
+            estimatedWaitSeconds: Math.min(
+              MAX_WAIT_ESTIMATE_SECONDS,
+              Math.ceil(opensIn + position / rate),
+            ),
+          }
+        : {}),
+    };
+  }
+
+  /** Notes a read of the ticket from cart (see `#unreadAnswer`), forgetting reads too old to count. */
+  #wasRead(key: string): void {
+    const now = this.#now();
+    for (const [old, at] of this.#readAt) {
+      if (now - at < UNREAD_ANSWER_MS) break;
+      this.#readAt.delete(old);
+    }
+    this.#readAt.delete(key);
+    this.#readAt.set(key, now);
   }
 
   /** Keeps a WAITING answer for {@link RECENT_MS} (see `#stillWaiting`). */

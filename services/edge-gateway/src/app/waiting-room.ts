@@ -49,6 +49,8 @@ export interface OnSaleRecord {
    * held-back fan's wait ends when its app's reaches its rank.
    */
   heldBackThrough?: Record<string, number>;
+  /** Fans admitted a second as the admitter last measured it (cart's `GetOnSale`), when known. */
+  admissionsPerSecond?: number;
 }
 
 /**

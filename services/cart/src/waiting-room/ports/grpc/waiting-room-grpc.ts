@@ -28,6 +28,7 @@ export function onSaleMessage(onSale: OnSale & { admissionHorizon?: number }): O
     admittedThrough: onSale.admittedThrough,
     ...(onSale.soldOutAt ? { soldOutAt: onSale.soldOutAt } : {}),
     heldBackThrough: { ...onSale.heldBackThrough },
+    admissionsPerSecond: onSale.admissionsPerSecond,
   };
 }
 

@@ -150,6 +150,11 @@ export interface OnSale {
    * at a rank may read something else once this reaches it (GetOnSale; empty when none).
    */
   heldBackThrough: { [key: string]: number };
+  /**
+   * Fans admitted a second, as the admitter last measured it (GetOnSale only; 0 when not known):
+   * what a fan's estimated wait is worked out from, with its position.
+   */
+  admissionsPerSecond: number;
 }
 
 export interface OnSale_HeldBackThroughEntry {
@@ -478,6 +483,7 @@ function createBaseOnSale(): OnSale {
     soldOutAt: undefined,
     admissionHorizon: 0,
     heldBackThrough: {},
+    admissionsPerSecond: 0,
   };
 }
 
@@ -510,6 +516,9 @@ export const OnSale: MessageFns<OnSale> = {
     globalThis.Object.entries(message.heldBackThrough).forEach(([key, value]: [string, number]) => {
       OnSale_HeldBackThroughEntry.encode({ key: key as any, value }, writer.uint32(74).fork()).join();
     });
+    if (message.admissionsPerSecond !== 0) {
+      writer.uint32(81).double(message.admissionsPerSecond);
+    }
     return writer;
   },
 
@@ -601,6 +610,14 @@ export const OnSale: MessageFns<OnSale> = {
             }
             continue;
           }
+          case 10: {
+            if (tag !== 81) {
+              break;
+            }
+
+            message.admissionsPerSecond = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -678,6 +695,11 @@ export const OnSale: MessageFns<OnSale> = {
           {},
         )
         : {},
+      admissionsPerSecond: isSet(object.admissionsPerSecond)
+        ? globalThis.Number(object.admissionsPerSecond)
+        : isSet(object.admissions_per_second)
+        ? globalThis.Number(object.admissions_per_second)
+        : 0,
     };
   },
 
@@ -716,6 +738,9 @@ export const OnSale: MessageFns<OnSale> = {
         });
       }
     }
+    if (message.admissionsPerSecond !== 0) {
+      obj.admissionsPerSecond = floatToJson(message.admissionsPerSecond);
+    }
     return obj;
   },
 
@@ -741,6 +766,7 @@ export const OnSale: MessageFns<OnSale> = {
       },
       {},
     );
+    message.admissionsPerSecond = object.admissionsPerSecond ?? 0;
     return message;
   },
 };
@@ -2165,6 +2191,10 @@ export const WaitingRoomServiceClient = makeGenericClientConstructor(
   service: typeof WaitingRoomServiceService;
   serviceName: string;
 };
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
