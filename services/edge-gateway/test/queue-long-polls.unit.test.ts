@@ -300,7 +300,6 @@ describe('long polls held at the edge', () => {
     expect(await first).toMatchObject({ status: 'WAITING', rank: 3 });
     expect(sut.reads()).toBe(2);
     // Asked again at once: the on-sale just polled shows nothing for rank 3, so it waits unread.
-    console.log('T1', Date.now() - OPENS.getTime(), sut.reads());
     const second = sut.polls.read(caller, 'E1', 'q_1', 25);
     await vi.advanceTimersByTimeAsync(0);
     expect(sut.reads()).toBe(2);

@@ -10,12 +10,12 @@ import type { OnSaleRecord, QueueTicketRecord, WaitingRoomBackend } from './wait
  * ticket once (cart answers at once, with the fan's rank), then waits on this replica's watch of
  * the event's on-sale (one `GetOnSale` per event and poll, however many fans wait), and reads the
  * ticket again only once what the fan reads may have changed (`waitingMayEnd`), or once the wait
- * ran out if this replica last read it {@link UNREAD_ANSWER_MS} ago or more. Holding 10,000 waiting
- * fans then costs 10,000 timers and promises here, and cart sees two calls a second per event,
- * the reads of the fans whose turn came and one read per fan every other wait; those reads are batched
- * per event under a bound of calls in flight (queue-ticket-reads.ts), so that a wave (the
- * opening, a sell-out) waking thousands of fans at once is a few dozen calls, not thousands of
- * streams on the HTTP/2 connection.
+ * ran out if this replica last read it {@link UNREAD_ANSWER_MS} ago or more. Holding 10,000
+ * waiting fans then costs 10,000 timers and promises here, and cart sees two calls a second per
+ * event, the reads of the fans whose turn came and one read per fan every other wait; those reads
+ * are batched per event under a bound of calls in flight (queue-ticket-reads.ts), so that a wave
+ * (the opening, a sell-out) waking thousands of fans at once is a few dozen calls, not thousands
+ * of streams on the HTTP/2 connection.
  */
 
 /** How long a WAITING answer spares the next long poll of the same fan its first read. */
@@ -290,7 +290,7 @@ export class QueueLongPolls {
   ): QueueTicketRecord | undefined {
     const { rank } = ticket;
     const readAt = this.#readAt.get(key);
-    if (rank === undefined || ticket.heldBack || ticket.status !== 'WAITING') return undefined;
+    if (rank === undefined || ticket.heldBack) return undefined;
     if (readAt === undefined || this.#now() - readAt >= UNREAD_ANSWER_MS) return undefined;
     const onSale = this.watch.latest(eventId);
     // Within the admission horizon a tick may have admitted the fan (or held it back, or let it
@@ -318,7 +318,7 @@ export class QueueLongPolls {
     };
   }
 
-  /** Notes a read of the ticket from cart (see `#unreadAnswer`), forgetting reads too old to count. */
+  /** Notes a read of the ticket from cart (`#unreadAnswer`), forgetting reads too old to count. */
   #wasRead(key: string): void {
     const now = this.#now();
     for (const [old, at] of this.#readAt) {
