@@ -389,22 +389,27 @@ describe('long polls held at the edge', () => {
       position: 800,
     });
     expect(sut.reads()).toBe(2);
-    // An admitter that knows no rate: the position alone, as cart answers it then.
-    sut.cart.current = onSale({ ...frozen, ...at(500) });
-    const third = await answerOf(sut.polls.read(caller, 'E1', 'q_1', 25));
-    expect(third).toMatchObject({ status: 'WAITING', position: 400 });
-    expect(third).not.toHaveProperty('estimatedWaitSeconds');
+    // The read just made counts: the next wait ends unread again.
+    sut.cart.current = onSale({ ...frozen, ...at(500), admissionsPerSecond: 20 });
+    expect(await answerOf(sut.polls.read(caller, 'E1', 'q_1', 25))).toMatchObject({
+      position: 400,
+      estimatedWaitSeconds: 20,
+    });
     expect(sut.reads()).toBe(2);
     // Within the horizon a tick may have admitted it unrecorded: the end of each wait reads.
-    sut.cart.current = onSale({ ...frozen, ...at(750) });
+    sut.cart.current = onSale({ ...frozen, ...at(750), admissionsPerSecond: 20 });
     expect(await answerOf(sut.polls.read(caller, 'E1', 'q_1', 25))).toMatchObject({
       position: 800,
     });
     expect(sut.reads()).toBe(3);
-    // So does a cart that gives no horizon (an older one).
-    sut.cart.current = onSale({ ...frozen, admittedThrough: 500 });
+    // So does a cart that gives no horizon, or no rate (an earlier release gives neither; it
+    // refreshes the fan's presence too seldom for a read every other wait).
+    sut.cart.current = onSale({ ...frozen, admittedThrough: 500, admissionsPerSecond: 20 });
     await answerOf(sut.polls.read(caller, 'E1', 'q_1', 25));
     expect(sut.reads()).toBe(4);
+    sut.cart.current = onSale({ ...frozen, ...at(500) });
+    await answerOf(sut.polls.read(caller, 'E1', 'q_1', 25));
+    expect(sut.reads()).toBe(5);
   });
 
   it('answers a wait of 0 with one read and no watch', async () => {

@@ -280,8 +280,8 @@ export class QueueLongPolls {
    * position and estimate worked out as cart works them out (its `viewOf`) from the on-sale as
    * last polled, which shows nothing that ends the wait. Only when this replica read the ticket
    * less than {@link UNREAD_ANSWER_MS} ago (the read keeps the fan in the queue at cart), for a
-   * fan ranked above cart's admission horizon, and not for a fan held back by its app's quota (its
-   * position counts from its app's admissions).
+   * fan ranked above cart's admission horizon while cart gives an admission rate, and not for a
+   * fan held back by its app's quota (its position counts from its app's admissions).
    */
   #unreadAnswer(
     key: string,
@@ -299,22 +299,20 @@ export class QueueLongPolls {
     const horizon = onSale?.admissionHorizon;
     if (!onSale || horizon === undefined || rank <= horizon || waitingMayEnd(onSale, rank))
       return undefined;
+    // No rate, no estimate to give: and a cart of an earlier release never sends one, while it
+    // refreshes `seenAt` only every 45 s, too seldom for a read every other wait.
+    const rate = onSale.admissionsPerSecond;
+    if (rate === undefined || rate <= 0) return undefined;
     const position = Math.max(1, rank - onSale.admittedThrough);
-    const { estimatedWaitSeconds: _before, ...rest } = ticket;
-    const rate = onSale.admissionsPerSecond ?? 0;
     const opensIn = Math.max(0, onSale.opensAt.getTime() - this.#now()) / 1000;
     return {
-      ...rest,
+      ...ticket,
       position,
       opensAt: onSale.opensAt,
-      ...(rate > 0
-        ? {
-            estimatedWaitSeconds: Math.min(
-              MAX_WAIT_ESTIMATE_SECONDS,
-              Math.ceil(opensIn + position / rate),
-            ),
-          }
-        : {}),
+      estimatedWaitSeconds: Math.min(
+        MAX_WAIT_ESTIMATE_SECONDS,
+        Math.ceil(opensIn + position / rate),
+      ),
     };
   }
 
