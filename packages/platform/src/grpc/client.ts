@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import { AppError } from '../errors/index.js';
 import type { Logger } from '../logger/create-logger.js';
+import { LogThrottle } from '../logger/throttle.js';
 import { CORRELATION_ID_HEADER, currentCorrelationId } from '../logger/correlation.js';
 import {
   SERVICE_TOKEN_METADATA,
@@ -26,7 +27,11 @@ export type GrpcClientConstructor<C> = new (
 export interface CreateGrpcClientOptions {
   /** Deadline given to every call that sets none. Default 5 s. */
   deadlineMs?: number;
-  /** Failed calls are logged at warn with method, code and duration. */
+  /**
+   * Calls that failed (unavailable, deadline, a peer's fault) are logged at warn with method, code
+   * and duration, at most once a second per method and code; a peer's domain answers (not found,
+   * refused) at debug.
+   */
   logger?: Logger;
   /** Default: insecure (in-cluster traffic; mTLS, when wanted, is the mesh's job). */
   credentials?: grpc.ChannelCredentials;
@@ -143,6 +148,7 @@ export function createGrpcClient<C>(
   const callerAtCreation = options.caller ?? currentServiceName();
 
   const durations = rpcClientDuration();
+  const throttle = new LogThrottle(FAILURE_LOG_INTERVAL_MS);
   const interceptor: grpc.Interceptor = (callOptions, nextCall) => {
     // Never past the deadline of the call being served, if any (call-context.ts).
     const own =
@@ -166,15 +172,8 @@ export function createGrpcClient<C>(
               (performance.now() - started) / 1000,
               rpcAttributes(path, status.code),
             );
-            if (status.code !== grpc.status.OK) {
-              logger?.warn(
-                {
-                  grpc_method: path,
-                  grpc_code: grpc.status[status.code],
-                  duration_ms: Math.round((performance.now() - started) * 100) / 100,
-                },
-                'grpc call failed',
-              );
+            if (status.code !== grpc.status.OK && logger !== undefined) {
+              logFailedCall(logger, throttle, path, status.code, started);
             }
             nextStatus(status);
           },
@@ -203,6 +202,57 @@ export function createGrpcClient<C>(
     inFlightOf.set(client as object, { limit: options.maxInFlight, count: 0 });
   }
   return client;
+}
+
+/** A warning per method and code at most this often; the ones between are counted. */
+const FAILURE_LOG_INTERVAL_MS = 1_000;
+
+/**
+ * Codes that say the call itself failed (the peer could not be reached, did not answer in time,
+ * or broke), as opposed to an answer of the peer's domain (not found, sold out, refused, already
+ * done), which its caller turns into its own answer and which is only logged at debug. Every
+ * failed call is counted by code in `rpc_client_call_duration_seconds` either way.
+ */
+function isCallFailure(code: grpc.status): boolean {
+  return (
+    code === grpc.status.UNAVAILABLE ||
+    code === grpc.status.DEADLINE_EXCEEDED ||
+    code === grpc.status.INTERNAL ||
+    code === grpc.status.UNKNOWN ||
+    code === grpc.status.DATA_LOSS ||
+    code === grpc.status.UNIMPLEMENTED
+  );
+}
+
+/**
+ * A call failure is logged at warn, at most once a second per method and code with the number
+ * left out since (a burst shed by a peer would otherwise write a line per refused call on the
+ * process that is busiest then); a domain answer at debug.
+ */
+function logFailedCall(
+  logger: Logger,
+  throttle: LogThrottle,
+  path: string,
+  code: grpc.status,
+  started: number,
+): void {
+  const failure = isCallFailure(code);
+  if (!failure && !logger.isLevelEnabled('debug')) return;
+  const fields = {
+    grpc_method: path,
+    grpc_code: grpc.status[code],
+    duration_ms: Math.round((performance.now() - started) * 100) / 100,
+  };
+  if (!failure) {
+    logger.debug(fields, 'grpc call answered with an error status');
+    return;
+  }
+  const suppressed = throttle.admit(`${path} ${code}`);
+  if (suppressed === undefined) return;
+  logger.warn(
+    suppressed > 0 ? { ...fields, suppressed_since_last: suppressed } : fields,
+    'grpc call failed',
+  );
 }
 
 function toMs(deadline: grpc.Deadline): number {

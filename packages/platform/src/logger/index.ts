@@ -11,3 +11,4 @@ export {
   newCorrelationId,
   runWithCorrelationId,
 } from './correlation.js';
+export { LogThrottle } from './throttle.js';

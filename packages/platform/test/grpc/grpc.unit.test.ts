@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as setImmediatePromise, setTimeout as sleep } from 'node:timers/promises';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, ERROR_KINDS } from '../../src/errors/index.js';
@@ -127,6 +127,12 @@ beforeAll(async () => {
   });
 });
 
+/** The error grpc-js itself hands the callback of a Fail call (no platform mapping). */
+const rawFailure = (mode: string) =>
+  new Promise<grpc.ServiceError>((resolve) =>
+    client.fail({ mode }, new grpc.Metadata(), {}, (error) => resolve(error as grpc.ServiceError)),
+  );
+
 afterAll(async () => {
   client?.close();
   await stopGrpcServer(server, 1_000);
@@ -155,11 +161,7 @@ describe('createGrpcServer + createGrpcClient', () => {
   });
 
   it('maps a not_found application error to NOT_FOUND with its message and details', async () => {
-    const raw = await new Promise<grpc.ServiceError>((resolve) =>
-      client.fail({ mode: 'not_found' }, new grpc.Metadata(), {}, (error) =>
-        resolve(error as grpc.ServiceError),
-      ),
-    );
+    const raw = await rawFailure('not_found');
 
     expect(raw.code).toBe(grpc.status.NOT_FOUND);
     expect(raw.details).toBe('event e-404 not found');
@@ -186,11 +188,7 @@ describe('createGrpcServer + createGrpcClient', () => {
   });
 
   it('turns an unexpected exception into INTERNAL without leaking it, and logs it in full', async () => {
-    const raw = await new Promise<grpc.ServiceError>((resolve) =>
-      client.fail({ mode: 'crash' }, new grpc.Metadata(), {}, (error) =>
-        resolve(error as grpc.ServiceError),
-      ),
-    );
+    const raw = await rawFailure('crash');
 
     expect(raw.code).toBe(grpc.status.INTERNAL);
     expect(raw.details).toBe('internal error');
@@ -275,6 +273,76 @@ describe('createGrpcServer + createGrpcClient', () => {
         msg: 'grpc call',
         grpc_method: '/marquee.test.v1.Greeter/Fail',
         grpc_code: 'NOT_FOUND',
+      }),
+    );
+  });
+});
+
+describe('the client’s log of failed calls', () => {
+  it('warns of call failures once a second per method and code, and of domain answers only at debug', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const stream = new PassThrough();
+    stream.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+    });
+    const warnOnly = createGrpcClient(GreeterClientCtor, address, {
+      deadlineMs: DEFAULT_DEADLINE_MS,
+      logger: createLogger({ service: 'grpc-client-test', destination: stream, level: 'warn' }),
+    });
+    try {
+      // Answers of the peer's domain: the caller's business, not a failure of the call.
+      for (let i = 0; i < 3; i++) {
+        await expect(callUnary(warnOnly, 'fail', { mode: 'not_found' })).rejects.toMatchObject({
+          kind: 'not_found',
+        });
+      }
+      // Calls that failed: the first is written, the next ones of the same second counted.
+      for (let i = 0; i < 3; i++) {
+        await expect(
+          callUnary(warnOnly, 'slow', { delayMs: 10_000 }, { deadlineMs: 20 }),
+        ).rejects.toMatchObject({ kind: 'deadline_exceeded' });
+      }
+      await setImmediatePromise();
+      expect(lines).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          msg: 'grpc call failed',
+          grpc_method: '/marquee.test.v1.Greeter/Slow',
+          grpc_code: 'DEADLINE_EXCEEDED',
+        }),
+      ]);
+      expect(lines[0]).not.toHaveProperty('suppressed_since_last');
+    } finally {
+      warnOnly.close();
+    }
+  });
+
+  it('formats a failed call’s stack only when it is read, with the caller’s frames (grpc-js patch)', async () => {
+    const raw = await rawFailure('not_found');
+
+    // Patched (patches/@grpc__grpc-js@1.14.7.patch): an accessor that formats on first read.
+    // Unpatched, grpc-js formats two stacks for every error status, read or not.
+    expect(typeof Object.getOwnPropertyDescriptor(raw, 'stack')?.get).toBe('function');
+    expect(raw.code).toBe(grpc.status.NOT_FOUND);
+    expect(raw.stack).toMatch(/^Error: 5 NOT_FOUND: event e-404 not found\n/);
+    expect(raw.stack).toContain('\nfor call at\n');
+    expect(raw.stack).toContain('grpc.unit.test.ts');
+    raw.stack = 'replaced';
+    expect(raw.stack).toBe('replaced');
+  });
+
+  it('writes a domain answer at debug', async () => {
+    await expect(callUnary(client, 'fail', { mode: 'callback' })).rejects.toMatchObject({
+      kind: 'permission_denied',
+    });
+    await setImmediatePromise();
+    expect(logLines).toContainEqual(
+      expect.objectContaining({
+        level: 'debug',
+        msg: 'grpc call answered with an error status',
+        grpc_method: '/marquee.test.v1.Greeter/Fail',
+        grpc_code: 'PERMISSION_DENIED',
       }),
     );
   });
