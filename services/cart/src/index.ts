@@ -56,6 +56,7 @@ export const cartService: ServiceDefinition<CartConfig> = {
       GetQueueTicket: ['edge-gateway'],
       GetOnSale: ['edge-gateway'],
       GetQueueTickets: ['edge-gateway'],
+      ReportQueuePresence: ['edge-gateway'],
     },
   },
   // The nightly maintenance window would make a development run depend on the wall clock.

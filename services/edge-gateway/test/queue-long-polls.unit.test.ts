@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOnSaleWatch, QueueLongPolls, waitingMayEnd } from '../src/app/queue-long-polls.js';
+import { QueuePresenceTracker } from '../src/app/queue-presence.js';
 import { createTicketReads } from '../src/app/queue-ticket-reads.js';
 import type { OnSaleRecord, QueueTicketRecord } from '../src/app/waiting-room.js';
 
@@ -30,6 +31,14 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
 });
+
+/** The fan's answer, the clock moving until it comes (a wait ends up to a fifth early). */
+async function answerOf(poll: Promise<QueueTicketRecord>): Promise<QueueTicketRecord> {
+  let answer: QueueTicketRecord | undefined;
+  void poll.then((a) => (answer = a));
+  while (!answer) await vi.advanceTimersByTimeAsync(100);
+  return answer;
+}
 
 /** A fake cart whose on-sale the test moves; it counts the calls. */
 function fakeCart(initial: OnSaleRecord = onSale()) {
@@ -206,7 +215,7 @@ describe('batched reads of tickets', () => {
 describe('long polls held at the edge', () => {
   const WAITING = WAITING_TICKET;
 
-  function setUp(tickets: (reads: number) => QueueTicketRecord) {
+  function setUp(tickets: (reads: number) => QueueTicketRecord, presence?: QueuePresenceTracker) {
     const { cart, read } = fakeCart();
     const watch = createOnSaleWatch(read, { pollMs: 500, onError: () => undefined });
     let reads = 0;
@@ -214,7 +223,11 @@ describe('long polls held at the edge', () => {
       read: () => Promise.reject(new Error('not asked')),
       readMany: async () => [tickets((reads += 1))],
     };
-    const polls = new QueueLongPolls(backend, watch, { maxBatch: 10, batchesInFlight: 2 });
+    const polls = new QueueLongPolls(backend, watch, {
+      maxBatch: 10,
+      batchesInFlight: 2,
+      ...(presence ? { presence } : {}),
+    });
     return { cart, polls, reads: () => reads };
   }
 
@@ -363,13 +376,6 @@ describe('long polls held at the edge', () => {
       admissionHorizon: admittedThrough + 200,
     });
     sut.cart.current = onSale({ ...frozen, ...at(100), admissionsPerSecond: 10 });
-    /** The fan's answer, the clock moving until it comes (a wait ends up to a fifth early). */
-    const answerOf = async (poll: Promise<QueueTicketRecord>) => {
-      let answer: QueueTicketRecord | undefined;
-      void poll.then((a) => (answer = a));
-      while (!answer) await vi.advanceTimersByTimeAsync(100);
-      return answer;
-    };
     const first = sut.polls.read(caller, 'E1', 'q_1', 25);
     await vi.advanceTimersByTimeAsync(10_000);
     // Admissions move on, short of rank 900: nothing wakes the fan.
@@ -410,6 +416,48 @@ describe('long polls held at the edge', () => {
     sut.cart.current = onSale({ ...frozen, ...at(500) });
     await answerOf(sut.polls.read(caller, 'E1', 'q_1', 25));
     expect(sut.reads()).toBe(5);
+  });
+
+  it('ends a far-back fan’s waits unread however old its last read while cart takes presence reports', async () => {
+    const reports: Array<Array<{ ticketId: string; seenAtMs: number }>> = [];
+    const cart = { failWith: undefined as Error | undefined };
+    const presence = new QueuePresenceTracker(
+      {
+        reportPresence: async (_eventId, _reporter, fans) => {
+          if (cart.failWith) throw cart.failWith;
+          reports.push([...fans]);
+        },
+      },
+      { reporter: 'edge-1', onError: () => undefined },
+    );
+    const sut = setUp(() => ({ ...WAITING, rank: 900, position: 800 }), presence);
+    sut.cart.current = onSale({
+      frozenAt: OPENS,
+      earlyCount: 2_000,
+      admittedThrough: 100,
+      admissionHorizon: 300,
+      admissionsPerSecond: 10,
+    });
+    const poll = () => answerOf(sut.polls.read(caller, 'E1', 'q_1', 25));
+    expect(await poll()).toMatchObject({ status: 'WAITING', position: 800 });
+    // The first wait began with a read; the reports (every 15 s) have held the fan since.
+    expect(sut.reads()).toBe(1);
+    expect(presence.reported('E1')).toBe(true);
+    // Four more waits, asked again at once each time (up to 125 s after the read): none is read.
+    for (let i = 0; i < 4; i += 1) await poll();
+    expect(sut.reads()).toBe(1);
+    expect(reports.length).toBeGreaterThanOrEqual(7);
+    // Each report holds the fan as of its last ask, never more than a wait before.
+    const last = reports.at(-1)!;
+    expect(last.map((f) => f.ticketId)).toEqual(['q_1']);
+    expect(Date.now() - last[0]!.seenAtMs).toBeLessThanOrEqual(25_000 + 15_000);
+    // Cart stops taking them (an earlier release): the wait under way ends with a read, as
+    // without reports (its last read is long past).
+    cart.failWith = Object.assign(new Error('12 UNIMPLEMENTED'), { kind: 'internal' });
+    await poll();
+    expect(presence.reported('E1')).toBe(false);
+    expect(sut.reads()).toBe(2);
+    presence.stop();
   });
 
   it('answers a wait of 0 with one read and no watch', async () => {

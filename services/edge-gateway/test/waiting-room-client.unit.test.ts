@@ -6,6 +6,7 @@ import {
   WaitingRoomServiceService,
   type JoinQueueRequest,
   type QueueTicket,
+  type ReportQueuePresenceRequest,
 } from '@marquee/proto/cart/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -33,6 +34,7 @@ const ticket = (extra: Partial<QueueTicket> = {}): QueueTicket => ({
 });
 
 const joins: JoinQueueRequest[] = [];
+const presenceReports: ReportQueuePresenceRequest[] = [];
 let server: grpc.Server;
 let client: ReturnType<typeof createWaitingRoomClient>;
 
@@ -51,6 +53,13 @@ beforeAll(async () => {
     ) => {
       joins.push(call.request);
       callback(null, { ticket: ticket({ heldBack: true }), joined: true });
+    },
+    reportQueuePresence: (
+      call: grpc.ServerUnaryCall<ReportQueuePresenceRequest, unknown>,
+      callback: grpc.sendUnaryData<unknown>,
+    ) => {
+      presenceReports.push(call.request);
+      callback(null, { fans: call.request.fans.length });
     },
   });
   const bind = promisify(server.bindAsync.bind(server));
@@ -82,6 +91,20 @@ describe('the waiting room client', () => {
       ['app-5', 7],
       ['app-1', undefined],
       ['app-6', 0],
+    ]);
+  });
+
+  it("reports an event's waiting fans with when each last asked, in ms since the epoch", async () => {
+    const seenAtMs = OPENS.getTime() + 1_234;
+    await client.reportPresence('E1', 'edge-7', [{ ticketId: 'q_abcdefghijklmnop', seenAtMs }]);
+    await client.reportPresence('E2', 'edge-7', []);
+    expect(presenceReports).toEqual([
+      {
+        eventId: 'E1',
+        reporter: 'edge-7',
+        fans: [{ queueTicketId: 'q_abcdefghijklmnop', seenAtMs }],
+      },
+      { eventId: 'E2', reporter: 'edge-7', fans: [] },
     ]);
   });
 

@@ -62,6 +62,20 @@ function setup(options: { owner?: string; shared?: ReturnType<typeof storage> } 
 
 const storage = () => createWaitingRoomStorage(createServiceStores(undefined));
 
+/** `count` fans of app `a` join E1, device ids `<prefix>0`, `<prefix>1`, …: their ticket ids. */
+async function joinDevices(
+  room: ReturnType<typeof setup>['room'],
+  count: number,
+  prefix: string,
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 1)
+    ids.push(
+      (await room.join.handle({ eventId: 'E1', appId: 'a', deviceId: `${prefix}${i}` })).ticket.id,
+    );
+  return ids;
+}
+
 /** Spearman's rank correlation of two equally long lists of distinct numbers. */
 function spearman(xs: number[], ys: number[]): number {
   const ranks = (v: number[]) => {
@@ -205,11 +219,7 @@ describe('the waiting room of an on-sale', () => {
   it('skips fans who stopped asking, and tells everyone waiting SOLD_OUT once sold out', async () => {
     const { room, advance } = setup();
     await room.configure.handle('E1', { opensAt: new Date(OPENS), queue: true });
-    const ids: string[] = [];
-    for (let i = 0; i < 30; i += 1)
-      ids.push(
-        (await room.join.handle({ eventId: 'E1', appId: 'a', deviceId: `d${i}` })).ticket.id,
-      );
+    const ids = await joinDevices(room, 30, 'd');
     advance(62_000);
     await room.admitter.handle('E1');
     // Nobody asked since joining (over 90 s ago by the next tick).
@@ -217,17 +227,42 @@ describe('the waiting room of an on-sale', () => {
     expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 0, left: 30 });
     expect((await room.read.handle('E1', ids[0]!, 'a')).view.status).toBe('EXPIRED');
 
-    const more: string[] = [];
-    for (let i = 0; i < 40; i += 1)
-      more.push(
-        (await room.join.handle({ eventId: 'E1', appId: 'a', deviceId: `m${i}` })).ticket.id,
-      );
+    const more = await joinDevices(room, 40, 'm');
     expect(await room.soldOut.handle('E1', true)).toBe(true);
     expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 0 });
     expect((await room.read.handle('E1', more[0]!, 'a')).view).toEqual({ status: 'SOLD_OUT' });
     // Places came back: those still waiting queue again.
     expect(await room.soldOut.handle('E1', false)).toBe(true);
     expect((await room.read.handle('E1', more[0]!, 'a')).view.status).toBe('WAITING');
+  });
+
+  it('keeps the fans an edge replica reports asking, without a read of their tickets', async () => {
+    const { room, advance, at } = setup();
+    await room.configure.handle('E1', { opensAt: new Date(OPENS), queue: true });
+    const ids = await joinDevices(room, 30, 'd');
+    advance(62_000);
+    await room.admitter.handle('E1');
+    advance(60_000);
+    const reported = ids.slice(0, 10);
+    // Another replica's older report of the same fans does not make them older.
+    await room.presence.handle(
+      'E1',
+      'edge-2',
+      reported.map((ticketId) => ({ ticketId, seenAtMs: at().getTime() - 80_000 })),
+    );
+    expect(
+      await room.presence.handle(
+        'E1',
+        'edge-1',
+        reported.map((ticketId) => ({ ticketId, seenAtMs: at().getTime() })),
+      ),
+    ).toBe(10);
+    // Every ticket's own `seenAt` is now 162 s old; the reported fans asked 40 s ago.
+    advance(40_000);
+    expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 10, left: 20 });
+    for (const id of reported)
+      expect((await room.read.handle('E1', id, 'a')).view.status).toBe('ADMITTED');
+    expect((await room.read.handle('E1', ids[29]!, 'a')).view.status).toBe('EXPIRED');
   });
 
   it('lets one replica admit at a time (a lease on the on-sale)', async () => {

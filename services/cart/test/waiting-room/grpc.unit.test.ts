@@ -52,6 +52,7 @@ function port(holdings: AppHoldings = noQuota) {
     );
   return {
     room,
+    storage,
     advance: (ms: number) => (now += ms),
     configure: (request: { eventId: string; opensAt?: Date; queue: boolean }) =>
       call(implementation.configureOnSale as never, request) as Promise<{
@@ -93,6 +94,11 @@ function port(holdings: AppHoldings = noQuota) {
       call(implementation.getQueueTickets as never, request) as Promise<{
         tickets: Array<{ id: string; status: number; position: number; rank: number }>;
       }>,
+    report: (request: {
+      eventId: string;
+      reporter: string;
+      fans: ReadonlyArray<{ queueTicketId: string; seenAtMs: number }>;
+    }) => call(implementation.reportQueuePresence as never, request) as Promise<{ fans: number }>,
     onSale: (request: { eventId: string }) =>
       call(implementation.getOnSale as never, request) as Promise<{
         onSale: {
@@ -148,6 +154,44 @@ describe('the waiting room gRPC port', () => {
     ).rejects.toMatchObject({
       kind: 'not_found',
     });
+  });
+
+  it('keeps a replica’s presence report, and refuses one without its fields or too large', async () => {
+    const sut = port();
+    const seenAtMs = OPENS.getTime() - 20_000;
+    const fans = [
+      { queueTicketId: 'q1', seenAtMs },
+      // A time ahead of cart's clock counts as now.
+      { queueTicketId: 'q2', seenAtMs: OPENS.getTime() + 3_600_000 },
+    ];
+    expect(await sut.report({ eventId: 'E1', reporter: 'edge-1', fans })).toEqual({ fans: 2 });
+    expect(Object.fromEntries(await sut.storage.presence.seenOf('E1', new Date(seenAtMs)))).toEqual(
+      { q1: seenAtMs, q2: OPENS.getTime() - 10_000 },
+    );
+    for (const [request, field] of [
+      [{ eventId: '', reporter: 'edge-1', fans }, 'event_id'],
+      [{ eventId: 'E1', reporter: '', fans }, 'reporter'],
+      [
+        { eventId: 'E1', reporter: 'edge-1', fans: [{ queueTicketId: '', seenAtMs }] },
+        'fans.queue_ticket_id',
+      ],
+      [
+        { eventId: 'E1', reporter: 'edge-1', fans: [{ queueTicketId: 'q1', seenAtMs: 0 }] },
+        'fans.seen_at_ms',
+      ],
+      [
+        {
+          eventId: 'E1',
+          reporter: 'edge-1',
+          fans: Array.from({ length: 50_001 }, (_, i) => ({ queueTicketId: `q${i}`, seenAtMs })),
+        },
+        'fans',
+      ],
+    ] as const)
+      await expect(sut.report(request)).rejects.toMatchObject({
+        kind: 'invalid_argument',
+        details: expect.objectContaining({ field }),
+      });
   });
 
   it('answers the on-sale and each waiting ticket’s rank, what the edge’s long polls wait on', async () => {

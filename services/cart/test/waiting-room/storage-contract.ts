@@ -169,6 +169,43 @@ export function waitingRoomStorageContract(name: string, open: () => Promise<Sto
       expect(await tickets.countAdmittedSince('E2', at(0), 'app-1')).toBe(0);
     });
 
+    it("keeps each replica's latest presence report, and answers the latest time per fan", async () => {
+      const { presence } = storage;
+      await presence.replace('E1', 'edge-1', at(0), [
+        { ticketId: 'q1', seenAtMs: at(-5_000).getTime() },
+        { ticketId: 'q2', seenAtMs: at(-1_000).getTime() },
+      ]);
+      // A later report of the same replica replaces its last: q1 is no longer in it.
+      await presence.replace('E1', 'edge-1', at(15_000), [
+        { ticketId: 'q2', seenAtMs: at(14_000).getTime() },
+        { ticketId: 'q3', seenAtMs: at(10_000).getTime() },
+      ]);
+      await presence.replace('E1', 'edge-2', at(16_000), [
+        { ticketId: 'q2', seenAtMs: at(2_000).getTime() },
+        { ticketId: 'q4', seenAtMs: at(16_000).getTime() },
+      ]);
+      await presence.replace('E2', 'edge-1', at(16_000), [
+        { ticketId: 'q9', seenAtMs: at(16_000).getTime() },
+      ]);
+      expect(Object.fromEntries(await presence.seenOf('E1', at(0)))).toEqual({
+        q2: at(14_000).getTime(),
+        q3: at(10_000).getTime(),
+        q4: at(16_000).getTime(),
+      });
+      // Reports made before `since` do not count.
+      expect([...(await presence.seenOf('E1', at(15_500))).keys()]).toEqual(['q2', 'q4']);
+      // An empty report removes the replica's.
+      await presence.replace('E1', 'edge-2', at(20_000), []);
+      expect(Object.fromEntries(await presence.seenOf('E1', at(0)))).toEqual({
+        q2: at(14_000).getTime(),
+        q3: at(10_000).getTime(),
+      });
+      expect([...(await presence.seenOf('E2', at(0))).keys()]).toEqual(['q9']);
+      // A report long out of date is removed by the read that finds it so.
+      expect((await presence.seenOf('E1', at(3_600_000))).size).toBe(0);
+      expect((await presence.seenOf('E1', at(0))).size).toBe(0);
+    });
+
     it('numbers late joiners once each under concurrency', async () => {
       const numbers = await Promise.all(
         Array.from({ length: 12 }, () => storage.tickets.nextSequence('E1')),

@@ -55,8 +55,8 @@ export function toOnSaleRecord(o: OnSale): OnSaleRecord {
  * Cart's WaitingRoomService as the edge's waiting room port. Its own client, without the bound on
  * calls in flight of the others: a burst of reserves must not refuse the queue. No call is held:
  * the edge holds its fans' long polls itself (app/queue-long-polls.ts) and asks cart only for
- * tickets as they read now (in batches, app/queue-ticket-reads.ts) and, once per event and poll,
- * for the on-sale.
+ * tickets as they read now (in batches, app/queue-ticket-reads.ts), once per event and poll for
+ * the on-sale, and every 15 s per event tells it which fans wait here (app/queue-presence.ts).
  */
 export function createWaitingRoomClient(
   address: string,
@@ -104,6 +104,16 @@ export function createWaitingRoomClient(
     async onSale(eventId) {
       const answer = await callUnary(client, 'getOnSale', { eventId });
       return toOnSaleRecord(answer.onSale!);
+    },
+    async reportPresence(eventId, reporter, fans) {
+      await callUnary(client, 'reportQueuePresence', {
+        eventId,
+        reporter,
+        fans: fans.map((fan) => ({
+          queueTicketId: fan.ticketId,
+          seenAtMs: Math.floor(fan.seenAtMs),
+        })),
+      });
     },
     close: () => client.close(),
   };

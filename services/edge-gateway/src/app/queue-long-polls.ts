@@ -1,5 +1,6 @@
 import { errorKindOf } from '@marquee/platform/kernel';
 import type { CartCaller } from './partner-cart.js';
+import type { QueuePresenceTracker } from './queue-presence.js';
 import { createTicketReads } from './queue-ticket-reads.js';
 import type { OnSaleRecord, QueueTicketRecord, WaitingRoomBackend } from './waiting-room.js';
 
@@ -10,23 +11,31 @@ import type { OnSaleRecord, QueueTicketRecord, WaitingRoomBackend } from './wait
  * ticket once (cart answers at once, with the fan's rank), then waits on this replica's watch of
  * the event's on-sale (one `GetOnSale` per event and poll, however many fans wait), and reads the
  * ticket again only once what the fan reads may have changed (`waitingMayEnd`), or once the wait
- * ran out if this replica last read it {@link UNREAD_ANSWER_MS} ago or more. Holding 10,000
- * waiting fans then costs 10,000 timers and promises here, and cart sees two calls a second per
- * event, the reads of the fans whose turn came and one read per fan every other wait; those reads
- * are batched per event under a bound of calls in flight (queue-ticket-reads.ts), so that a wave
- * (the opening, a sell-out) waking thousands of fans at once is a few dozen calls, not thousands
- * of streams on the HTTP/2 connection.
+ * ran out if nothing else keeps the fan in the queue at cart: this replica's presence reports
+ * (queue-presence.ts) while cart takes them, else a read {@link UNREAD_ANSWER_MS} ago or less.
+ * Holding 10,000 waiting fans then costs 10,000 timers and promises here, and cart sees two calls
+ * a second per event, the reads of the fans whose turn came (or that come near it), one report
+ * per event every 15 s, and, from a cart that takes no reports, one read per fan every other
+ * wait; those reads are batched per event under a bound of calls in flight
+ * (queue-ticket-reads.ts), so that a wave (the opening, a sell-out) waking thousands of fans at
+ * once is a few dozen calls, not thousands of streams on the HTTP/2 connection.
  */
 
 /** How long a WAITING answer spares the next long poll of the same fan its first read. */
 const RECENT_MS = 5_000;
 
 /**
- * A wait that ran out with nothing changed is answered without a read of the ticket when this
- * replica read it less than this long ago: the position and estimate then come from the on-sale
- * as last polled. A read is what keeps the fan in the queue at cart (it refreshes the ticket's
- * `seenAt`, which cart does when 25 s old), so a long-polling fan is still read every other wait,
- * 40 to 50 s apart, well within the 90 s after which cart counts a silent fan as gone.
+ * A wait that ran out with nothing changed is answered without a read of the ticket (the position
+ * and estimate then come from the on-sale as last polled) when cart keeps the fan in the queue
+ * without one: cart counts a fan silent for 90 s as gone. While cart takes this replica's presence
+ * reports (`QueuePresenceTracker.reported`) they keep it: a polling fan asked at most 25 s (a
+ * wait) before each report, a report goes every 15 s and cart's admitter goes by one up to 5 s
+ * old, so cart sees the fan at most about 45 s old. Otherwise (a cart of an earlier release, or
+ * reports failing) a read keeps it (it refreshes the ticket's `seenAt`, which cart does when 25 s
+ * old), and the ticket must have been read less than this long ago: a long-polling fan is then
+ * read every other wait, 40 to 50 s apart. When reports stop succeeding, `reported` turns false
+ * 30 s after the last one cart took, and the fan's wait under way ends with a read at most 25 s
+ * later: cart saw it at most about 80 s old meanwhile.
  */
 export const UNREAD_ANSWER_MS = 30_000;
 
@@ -208,14 +217,25 @@ export class QueueLongPolls {
   /** When this replica last read each ticket from cart, per app, event and ticket, oldest first. */
   readonly #readAt = new Map<string, number>();
   readonly #now: () => number;
+  readonly #presence: Pick<QueuePresenceTracker, 'seen' | 'reported'> | undefined;
 
+  /**
+   * `presence`: the replica's presence reports, told of every WAITING fan that asks; without it a
+   * fan is kept in the queue at cart by reads of its ticket alone.
+   */
   constructor(
     backend: Pick<WaitingRoomBackend, 'read' | 'readMany'>,
     private readonly watch: Pick<OnSaleWatch, 'until' | 'latest'>,
-    options: { maxBatch: number; batchesInFlight: number; now?: () => number },
+    options: {
+      maxBatch: number;
+      batchesInFlight: number;
+      now?: () => number;
+      presence?: Pick<QueuePresenceTracker, 'seen' | 'reported'>;
+    },
   ) {
     this.#reads = createTicketReads(backend, options);
     this.#now = options.now ?? Date.now;
+    this.#presence = options.presence;
   }
 
   async read(
@@ -232,12 +252,17 @@ export class QueueLongPolls {
       this.#wasRead(key);
       return fresh;
     };
+    const answer = (answered: QueueTicketRecord) => {
+      this.#seen(eventId, answered);
+      return this.#answered(key, answered);
+    };
     let ticket =
       (waitMs > 0 ? this.#stillWaiting(key, caller.appId, eventId) : undefined) ?? (await read());
+    this.#seen(eventId, ticket);
     let stale = false;
     for (;;) {
       const left = until - this.#now();
-      if (ticket.status !== 'WAITING' || left <= 0) return this.#answered(key, ticket);
+      if (ticket.status !== 'WAITING' || left <= 0) return answer(ticket);
       const rank = ticket.rank;
       const heldBackOf = ticket.heldBack ? caller.appId : undefined;
       const changed = await this.watch.until(
@@ -248,12 +273,12 @@ export class QueueLongPolls {
       const onSale = changed ? this.watch.latest(eventId) : undefined;
       if (onSale && soldOutUnread(onSale, rank)) {
         const { id, joinedAt } = ticket;
-        return this.#answered(key, { id, eventId, status: 'SOLD_OUT', joinedAt });
+        return answer({ id, eventId, status: 'SOLD_OUT', joinedAt });
       }
       const unread = changed ? undefined : this.#unreadAnswer(key, ticket, eventId);
-      if (unread) return this.#answered(key, unread);
+      if (unread) return answer(unread);
       ticket = await read();
-      if (!changed || ticket.rank !== rank) return this.#answered(key, ticket);
+      if (!changed || ticket.rank !== rank) return answer(ticket);
       // Its app's admissions passed a fan still held back (one cart could not admit in order):
       // only the queue's end, or the end of the wait, answers it now, not every poll.
       stale = heldBackOf !== undefined && ticket.heldBack === true;
@@ -278,10 +303,10 @@ export class QueueLongPolls {
   /**
    * The answer to a wait that ran out, without a read: the fan's ticket as last answered, its
    * position and estimate worked out as cart works them out (its `viewOf`) from the on-sale as
-   * last polled, which shows nothing that ends the wait. Only when this replica read the ticket
-   * less than {@link UNREAD_ANSWER_MS} ago (the read keeps the fan in the queue at cart), for a
-   * fan ranked above cart's admission horizon while cart gives an admission rate, and not for a
-   * fan held back by its app's quota (its position counts from its app's admissions).
+   * last polled, which shows nothing that ends the wait. Only while cart keeps the fan in the
+   * queue without a read (`#keptWithoutRead`), for a fan ranked above cart's admission horizon
+   * while cart gives an admission rate, and not for a fan held back by its app's quota (its
+   * position counts from its app's admissions).
    */
   #unreadAnswer(
     key: string,
@@ -289,9 +314,8 @@ export class QueueLongPolls {
     eventId: string,
   ): QueueTicketRecord | undefined {
     const { rank } = ticket;
-    const readAt = this.#readAt.get(key);
-    if (rank === undefined || ticket.heldBack) return undefined;
-    if (readAt === undefined || this.#now() - readAt >= UNREAD_ANSWER_MS) return undefined;
+    if (rank === undefined || ticket.heldBack || !this.#keptWithoutRead(key, eventId))
+      return undefined;
     const onSale = this.watch.latest(eventId);
     // Within the admission horizon a tick may have admitted the fan (or held it back, or let it
     // go) before recording `admittedThrough`: only a read tells. Above it nothing but the fan's
@@ -314,6 +338,23 @@ export class QueueLongPolls {
         Math.ceil(opensIn + position / rate),
       ),
     };
+  }
+
+  /**
+   * Whether cart keeps the fan of `key` in the queue now without a read of its ticket (see
+   * {@link UNREAD_ANSWER_MS}): cart took this replica's last presence report of the event, which
+   * holds the fan as of its last ask; or, when not (a cart of an earlier release, reports
+   * failing), this replica read the ticket less than {@link UNREAD_ANSWER_MS} ago.
+   */
+  #keptWithoutRead(key: string, eventId: string): boolean {
+    if (this.#presence?.reported(eventId)) return true;
+    const readAt = this.#readAt.get(key);
+    return readAt !== undefined && this.#now() - readAt < UNREAD_ANSWER_MS;
+  }
+
+  /** Tells the presence reports that the fan asked for its ticket, while it is WAITING. */
+  #seen(eventId: string, ticket: QueueTicketRecord): void {
+    if (ticket.status === 'WAITING') this.#presence?.seen(eventId, ticket.id);
   }
 
   /** Notes a read of the ticket from cart (`#unreadAnswer`), forgetting reads too old to count. */

@@ -80,4 +80,18 @@ export interface WaitingRoomBackend {
    * long polls wait on, one call per event and poll. Fails not_found when the event has none.
    */
   onSale(eventId: string): Promise<OnSaleRecord>;
+  /**
+   * Which waiting fans of an event this replica holds long polls for, and when each last asked
+   * (`seenAtMs`, ms since the epoch): cart counts each present as of then, without a read of its
+   * ticket. The report replaces `reporter`'s last one for the event (an empty one withdraws it);
+   * at most {@link MAX_PRESENCE_FANS} fans. A cart of an earlier release fails it (`internal`).
+   */
+  reportPresence(
+    eventId: string,
+    reporter: string,
+    fans: ReadonlyArray<{ ticketId: string; seenAtMs: number }>,
+  ): Promise<void>;
 }
+
+/** The most fans one presence report carries (cart refuses more). */
+export const MAX_PRESENCE_FANS = 50_000;

@@ -6,6 +6,7 @@ import type { WaitingRoomEvent } from '../domain/events.js';
 import type {
   OnSaleRecord,
   OnSaleRepository,
+  QueuePresenceRepository,
   QueueTicketRepository,
   Stored,
 } from '../app/ports.js';
@@ -16,6 +17,15 @@ interface EarlyOrderDoc {
   id: string;
   version: number;
   keys: string[];
+}
+/** One reporter's fans of one event (id `<event> <reporter>`), as parallel arrays. */
+interface PresenceDoc {
+  id: string;
+  version: number;
+  eventId: string;
+  reportedAt: Date;
+  ticketIds: string[];
+  seenAtMs: number[];
 }
 interface SequenceDoc {
   id: string;
@@ -102,6 +112,58 @@ function queueQueries(
 }
 
 /**
+ * `queue_presence`: one document per event and reporting edge replica, the fans it holds and when
+ * each last asked, rewritten at each report (one write for all of them, where a refresh of each
+ * ticket's `seenAt` would be a write per fan). A replica gone for good leaves its last report,
+ * which stops counting once older than what a reader asks for and is removed by the next read
+ * that finds it older than {@link PRESENCE_KEEP_MS}.
+ */
+function presenceRepository(reports: VersionedStore<PresenceDoc>): QueuePresenceRepository {
+  const idOf = (eventId: string, reporter: string) => `${eventId} ${reporter}`;
+  return {
+    async replace(eventId, reporter, reportedAt, fans) {
+      const id = idOf(eventId, reporter);
+      if (fans.length === 0) {
+        await reports.delete(id);
+        return;
+      }
+      const next = {
+        eventId,
+        reportedAt,
+        ticketIds: fans.map((fan) => fan.ticketId),
+        seenAtMs: fans.map((fan) => fan.seenAtMs),
+      };
+      // Reports of one replica come one at a time; a first insert that met another is a lost race.
+      await retryingConflicts(
+        async () => {
+          const written = await reports.modify(id, (current) => ({ ...current, ...next }));
+          if (!written) await reports.insert({ id, ...next });
+        },
+        { isConflict: isWriteRace },
+      );
+    },
+    async seenOf(eventId, since) {
+      const seen = new Map<string, number>();
+      for (const report of await reports.find({ eventId })) {
+        if (report.reportedAt.getTime() < since.getTime() - PRESENCE_KEEP_MS) {
+          await reports.delete(report.id, report.version).catch(() => undefined);
+          continue;
+        }
+        if (report.reportedAt.getTime() < since.getTime()) continue;
+        report.ticketIds.forEach((ticketId, i) => {
+          const at = report.seenAtMs[i] ?? 0;
+          if (at > (seen.get(ticketId) ?? 0)) seen.set(ticketId, at);
+        });
+      }
+      return seen;
+    },
+  };
+}
+
+/** How much older than what readers count a replica's last report is kept before removal. */
+const PRESENCE_KEEP_MS = 10 * 60_000;
+
+/**
  * The waiting room's collections (memory or Mongo, as the service's stores are):
  *
  * - `onsales`, one per event (id = event id), the admitter's lease and window in it;
@@ -110,11 +172,13 @@ function queueQueries(
  *   back or not) and on event, state and admission time (counting the admissions in flight, of
  *   the event or of one app);
  * - `queue_early_orders`, the frozen early order of an event (its sorted keys), written once;
- * - `queue_sequences`, the late-join counter of an event.
+ * - `queue_sequences`, the late-join counter of an event;
+ * - `queue_presence`, the fans each edge replica holds long polls for (`presenceRepository`).
  */
 export function createWaitingRoomStorage(stores: ServiceStores): {
   onSales: OnSaleRepository;
   tickets: QueueTicketRepository;
+  presence: QueuePresenceRepository;
 } {
   const onSales = stores.collection<OnSaleDoc>('onsales');
   const early = stores.collection<EarlyOrderDoc>('queue_early_orders');
@@ -125,6 +189,7 @@ export function createWaitingRoomStorage(stores: ServiceStores): {
   ]);
   const sequences = stores.collection<SequenceDoc>('queue_sequences');
   return {
+    presence: presenceRepository(stores.collection<PresenceDoc>('queue_presence')),
     onSales: {
       get: async (eventId) => {
         const doc = await onSales.get(eventId);

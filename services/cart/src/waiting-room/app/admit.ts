@@ -16,6 +16,13 @@ const RATE_WEIGHT = 0.3;
  */
 const MIN_KNOWN_RATE = 1 / 3600;
 
+/**
+ * How often the admitter reads an event's presence reports at most. A fan asking again at least
+ * every 25 s (a long poll's longest wait) is in its replica's next report within 15 s, so the
+ * admitter sees it at most about 45 s old, well inside the 90 s after which a fan counts as gone.
+ */
+const PRESENCE_READ_MS = 5_000;
+
 export type TickOutcome =
   | { kind: 'idle' }
   | { kind: 'not-leader' }
@@ -80,11 +87,13 @@ function heldBackThroughOf(tick: Tick): Record<string, number> | undefined {
  */
 export class AdmitTick {
   readonly #next: NextFans;
+  /** The reported presence per event, as last read (`#presenceOf`). */
+  readonly #presence = new Map<string, { seen: ReadonlyMap<string, number>; at: number }>();
 
   constructor(
     private readonly deps: Pick<
       WaitingRoomDeps,
-      'onSales' | 'tickets' | 'clock' | 'probe' | 'settings' | 'holdings'
+      'onSales' | 'tickets' | 'presence' | 'clock' | 'probe' | 'settings' | 'holdings'
     >,
     private readonly early: EarlyRanks,
     private readonly owner: string,
@@ -237,6 +246,31 @@ export class AdmitTick {
   }
 
   /**
+   * Whether the fan of `ticket` left: its `seenAt` is too old and no edge replica reported it
+   * asking since. The reports are read only for a fan whose `seenAt` says it left, and at most
+   * every {@link PRESENCE_READ_MS} per event.
+   */
+  async #left(ticket: Stored<QueueTicket>, now: Date): Promise<boolean> {
+    const { abandonAfterMs } = this.deps.settings;
+    if (!abandoned(ticket, now, abandonAfterMs)) return false;
+    const presence = await this.#presenceOf(ticket.eventId, now);
+    return abandoned(ticket, now, abandonAfterMs, presence.get(ticket.id));
+  }
+
+  /** The event's reported presence, read again once {@link PRESENCE_READ_MS} old. */
+  async #presenceOf(eventId: string, now: Date): Promise<ReadonlyMap<string, number>> {
+    const cached = this.#presence.get(eventId);
+    if (cached && now.getTime() - cached.at < PRESENCE_READ_MS) return cached.seen;
+    const since = new Date(now.getTime() - this.deps.settings.abandonAfterMs);
+    const seen = await this.deps.presence.seenOf(eventId, since);
+    // Events whose queue ended are not asked about again: their reads go.
+    for (const [other, { at }] of this.#presence)
+      if (now.getTime() - at > 12 * PRESENCE_READ_MS) this.#presence.delete(other);
+    this.#presence.set(eventId, { seen, at: now.getTime() });
+    return seen;
+  }
+
+  /**
    * Takes one waiting fan on: skipped as left when it stopped asking; admitted when its app has
    * room under its quota; otherwise held back (marked once, keeping its place). A fan whose
    * admission lost its race twice is left for the next tick; a limited app is then closed for
@@ -251,7 +285,7 @@ export class AdmitTick {
         tick.appThrough.set(ticket.appId, Math.max(tick.appThrough.get(ticket.appId) ?? 0, rank));
     };
     if (rooms.isClosed(ticket.appId)) return;
-    if (abandoned(ticket, now, this.deps.settings.abandonAfterMs)) {
+    if (await this.#left(ticket, now)) {
       // Not moved: its fan asked meanwhile (it is still here); it is looked at next tick.
       if (await this.#move(ticket, { state: 'EXPIRED' })) {
         tally.left += 1;

@@ -77,6 +77,32 @@ export interface QueueTicketRepository {
   nextSequence(eventId: string): Promise<number>;
 }
 
+/** When a fan an edge replica holds long polls for last asked. */
+export interface FanPresence {
+  ticketId: string;
+  seenAtMs: number;
+}
+
+/**
+ * Fans present by report: each edge replica (`reporter`) reports the fans of an event whose long
+ * polls it holds, each with when it last asked, every few seconds; a report replaces the
+ * reporter's last. What keeps a waiting fan in the queue without a write per fan.
+ */
+export interface QueuePresenceRepository {
+  /** Replaces the reporter's report for the event (an empty one removes it). */
+  replace(
+    eventId: string,
+    reporter: string,
+    reportedAt: Date,
+    fans: readonly FanPresence[],
+  ): Promise<void>;
+  /**
+   * When each fan of the event last asked, per the reports made since `since` (the latest over
+   * every reporter); older reports are left out (and may be removed).
+   */
+  seenOf(eventId: string, since: Date): Promise<Map<string, number>>;
+}
+
 /** Signs admissions and verifies tokens (an HMAC over the claims, in adapters). */
 export interface AdmissionSigner {
   sign(claims: AdmissionClaims): string;
@@ -142,6 +168,7 @@ export interface WaitingRoomSettings {
 export interface WaitingRoomDeps {
   onSales: OnSaleRepository;
   tickets: QueueTicketRepository;
+  presence: QueuePresenceRepository;
   signer: AdmissionSigner;
   probe: ReservePathProbe;
   holdings: AppHoldings;

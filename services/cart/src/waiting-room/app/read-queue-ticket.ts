@@ -15,12 +15,15 @@ import { queuedOnSale } from './join-queue.js';
 import type { Stored, WaitingRoomDeps } from './ports.js';
 
 /**
- * A fan's asks refresh `seenAt` at most this often (each refresh is a write). Above the admission
- * horizon the edge reads a long-polling fan's ticket at the end of a wait only when its replica
- * last read it 30 s ago or more (services/edge-gateway, app/queue-long-polls.ts), so such reads
- * come 40 to 50 s apart and each refreshes; a fan near the front, or whose polls reach other
- * replicas, is read at every poll (20 to 25 s) and refreshed at every other. Either way `seenAt` is
- * never 60 s old while the fan asks, against the 90 s after which a silent fan counts as gone.
+ * A fan's asks refresh `seenAt` at most this often (each refresh is a write). While the edge
+ * reports the fans it holds (`ReportPresence`) those reports keep a waiting fan in the queue and
+ * its ticket is read only when its wait may end. Without them (an edge of an earlier release, or
+ * reports failing) the edge reads a long-polling fan's ticket above the admission horizon at the
+ * end of a wait when its replica last read it 30 s ago or more (services/edge-gateway,
+ * app/queue-long-polls.ts), so such reads come 40 to 50 s apart and each refreshes; a fan near the
+ * front, or whose polls reach other replicas, is read at every poll (20 to 25 s) and refreshed at
+ * every other. Either way `seenAt` is never 60 s old while the fan asks, against the 90 s after
+ * which a silent fan counts as gone.
  */
 const SEEN_REFRESH_MS = 25_000;
 /** The longest a read may wait for a WAITING ticket to change. */

@@ -6,6 +6,7 @@ import { MarkSoldOut } from './mark-sold-out.js';
 import type { WaitingRoomDeps } from './ports.js';
 import { ReadOnSale } from './read-onsale.js';
 import { ReadQueueTicket } from './read-queue-ticket.js';
+import { ReportPresence } from './report-presence.js';
 import { SpendAdmission } from './spend-admission.js';
 
 export const DEFAULT_WAITING_ROOM_SETTINGS = {
@@ -20,6 +21,8 @@ export interface WaitingRoom {
   configure: ConfigureOnSale;
   join: JoinQueue;
   read: ReadQueueTicket;
+  /** The fans an edge replica holds long polls for (what keeps them in the queue). */
+  presence: ReportPresence;
   /** The on-sale as the watch last read it (the edge's long polls). */
   onSale: ReadOnSale;
   /** The admitter of this replica (`owner` names it in the lease). */
@@ -34,6 +37,7 @@ export function createWaitingRoom(deps: WaitingRoomDeps, owner: string): Waiting
     configure: new ConfigureOnSale(deps),
     join: new JoinQueue(deps),
     read: new ReadQueueTicket(deps, early),
+    presence: new ReportPresence(deps),
     onSale: new ReadOnSale(deps),
     admitter: new AdmitTick(deps, early, owner),
     spend: new SpendAdmission(deps),

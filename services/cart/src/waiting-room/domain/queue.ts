@@ -235,9 +235,19 @@ export function admissionHorizon(
   return onSale.admittedThrough + 2 * admitBatch;
 }
 
-/** Whether the fan of `ticket` left the queue: it stopped asking for `abandonAfterMs`. */
-export function abandoned(ticket: QueueTicket, now: Date, abandonAfterMs: number): boolean {
-  return ticket.state === 'WAITING' && now.getTime() - ticket.seenAt.getTime() > abandonAfterMs;
+/**
+ * Whether the fan of `ticket` left the queue: it stopped asking for `abandonAfterMs`, by its
+ * ticket's `seenAt` (refreshed by reads) and `reportedSeenAtMs`, when an edge replica last
+ * reported it asking (queue presence), whichever is later.
+ */
+export function abandoned(
+  ticket: QueueTicket,
+  now: Date,
+  abandonAfterMs: number,
+  reportedSeenAtMs = 0,
+): boolean {
+  const seen = Math.max(ticket.seenAt.getTime(), reportedSeenAtMs);
+  return ticket.state === 'WAITING' && now.getTime() - seen > abandonAfterMs;
 }
 
 /**

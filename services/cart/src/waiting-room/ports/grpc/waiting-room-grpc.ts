@@ -147,6 +147,22 @@ export function waitingRoomGrpc(
           return { tickets: answers.map(queueTicketMessage) };
         },
       ),
+      reportQueuePresence: unary(
+        async (request: {
+          eventId: string;
+          reporter: string;
+          fans: Array<{ queueTicketId: string; seenAtMs: number }>;
+        }) => ({
+          fans: await room.presence.handle(
+            required(request.eventId, 'event_id'),
+            required(request.reporter, 'reporter'),
+            (request.fans ?? []).map((fan) => ({
+              ticketId: fan.queueTicketId,
+              seenAtMs: Number(fan.seenAtMs),
+            })),
+          ),
+        }),
+      ),
       getOnSale: unary(async (request: { eventId: string }) => ({
         onSale: onSaleMessage(await room.onSale.handle(required(request.eventId, 'event_id'))),
       })),

@@ -8,7 +8,8 @@ import { partnerCartContext } from './context.js';
 import { partnerErrorHandler, redactPartnerSecrets, requirePartnerApiKey } from './errors.js';
 import { noStore } from '../rate-limit-headers.js';
 import { paymentRoutes } from './payment-routes.js';
-import { queueRoutes } from './queue-routes.js';
+import { createQueuePresence, queueRoutes } from './queue-routes.js';
+import type { QueuePresenceTracker } from '../../../app/queue-presence.js';
 import type { WaitingRoomBackend } from '../../../app/waiting-room.js';
 import { shippingRoutes } from './shipping-routes.js';
 import { trackingRoutes } from './tracking-routes.js';
@@ -24,6 +25,8 @@ export function partnerCartRoutes(backends: {
   developerAccess: DeveloperAccess;
   waitingRoom: WaitingRoomBackend;
 }) {
+  // One presence tracker for the queue routes of every prefix: a replica reports its fans once.
+  let presence: QueuePresenceTracker | undefined;
   return async (familyScope: FastifyInstance, family: ApiFamily): Promise<void> => {
     // A child scope: the key guard, validator and error handler cover these routes only, and an
     // unknown path still answers the family's 404 (a wrong method 405) without a key.
@@ -35,7 +38,8 @@ export function partnerCartRoutes(backends: {
       scope.setErrorHandler(partnerErrorHandler(family));
       requirePartnerApiKey(scope, family, backends.developerAccess);
       const context = partnerCartContext(scope, family, backends.partnerCart);
-      queueRoutes(scope, context, backends.waitingRoom);
+      presence ??= createQueuePresence(backends.waitingRoom, scope.log);
+      queueRoutes(scope, context, backends.waitingRoom, presence);
     });
     // The pixel is on public pages: its own scope, with the app's public tracking id instead of
     // the API key, and no quota spent.

@@ -1,10 +1,15 @@
+import { randomUUID } from 'node:crypto';
+import { errorKindOf } from '@marquee/platform/kernel';
+import { LogThrottle } from '@marquee/platform/logger';
+import { metrics } from '@marquee/platform/metrics';
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import {
   createOnSaleWatch,
   MAX_WAIT_SECONDS,
   QueueLongPolls,
 } from '../../../app/queue-long-polls.js';
+import { QueuePresenceTracker } from '../../../app/queue-presence.js';
 import type { QueueTicketRecord, WaitingRoomBackend } from '../../../app/waiting-room.js';
 import type { PartnerCartContext } from './context.js';
 import { EventParams, KeyQuery, QUEUE_IDENTITY, errorResponses } from './schemas.js';
@@ -17,6 +22,14 @@ const ON_SALE_POLL_MS = 500;
 const TICKET_CALLS_IN_FLIGHT = 4;
 /** The most tickets one call reads (cart takes up to 500). */
 const TICKETS_PER_CALL = 100;
+/** A failed presence report is logged once a minute at most per error kind, with the count left out. */
+const PRESENCE_FAILURE_LOG_MS = 60_000;
+
+/** Presence reports cart did not take (its fans are then read to keep them in the queue). */
+const presenceReportFailures = metrics.counter('marquee_queue_presence_report_failures', {
+  description:
+    "Reports of an event's waiting fans that cart did not take (the edge then reads their tickets)",
+});
 
 const JoinBody = Type.Object(
   {
@@ -109,15 +122,42 @@ export function renderQueueTicket(t: QueueTicketRecord): Static<typeof QueueTick
 }
 
 /**
+ * The presence reports of the fans waiting at this edge (app/queue-presence.ts), under a random id
+ * made here: one tracker shared by the queue routes of every scope (both prefixes of the family),
+ * since a report replaces its reporter's last for the event (two scopes reporting under one id
+ * would each withdraw the other's fans). `queueRoutes` stops it with the server.
+ */
+export function createQueuePresence(
+  room: WaitingRoomBackend,
+  log: FastifyBaseLogger,
+): QueuePresenceTracker {
+  const throttle = new LogThrottle(PRESENCE_FAILURE_LOG_MS);
+  return new QueuePresenceTracker(room, {
+    reporter: randomUUID(),
+    onError: (err, eventId) => {
+      presenceReportFailures.add(1);
+      const suppressed = throttle.admit(errorKindOf(err) ?? 'unknown');
+      if (suppressed === undefined) return;
+      log.warn(
+        { err, eventId, suppressed_since_last: suppressed },
+        "reporting waiting fans' presence to cart failed: their tickets are read instead",
+      );
+    },
+  });
+}
+
+/**
  * `/events/{event_id}/queue`: the waiting room of an on-sale, for partner apps. POST joins a fan
  * (one place per fan or device of the app; a repeat answers the same ticket, 200 instead of
  * 201); GET follows the ticket, long-polled with `wait`: the edge holds the long poll (one watch
- * of the event's on-sale per scope and replica, app/queue-long-polls.ts), not cart.
+ * of the event's on-sale per scope and replica, app/queue-long-polls.ts), not cart, and tells
+ * cart which fans wait through `presence` (`createQueuePresence`, shared by every scope).
  */
 export function queueRoutes(
   scope: FastifyInstance,
   context: PartnerCartContext,
   room: WaitingRoomBackend,
+  presence: QueuePresenceTracker,
 ): void {
   const { tags, summary, callerOf } = context;
   const watch = createOnSaleWatch((eventId) => room.onSale(eventId), {
@@ -125,11 +165,16 @@ export function queueRoutes(
     onError: (err, eventId) =>
       scope.log.warn({ err, eventId }, 'reading the on-sale for waiting fans failed'),
   });
-  // Before the server waits for requests in flight: held long polls answer now.
-  scope.addHook('preClose', async () => watch.stop());
+  // Before the server waits for requests in flight: held long polls answer now, and the presence
+  // reports stop (the fans' next polls reach another replica, which reports them).
+  scope.addHook('preClose', async () => {
+    watch.stop();
+    presence.stop();
+  });
   const longPolls = new QueueLongPolls(room, watch, {
     maxBatch: TICKETS_PER_CALL,
     batchesInFlight: TICKET_CALLS_IN_FLIGHT,
+    presence,
   });
   const ticketUrl = (eventId: string, id: string) =>
     `${scope.prefix}/events/${eventId}/queue/${id}`;

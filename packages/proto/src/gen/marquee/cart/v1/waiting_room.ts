@@ -288,6 +288,30 @@ export interface GetOnSaleResponse {
   onSale?: OnSale | undefined;
 }
 
+/** One replica's fans of an event, as it holds their long polls. */
+export interface ReportQueuePresenceRequest {
+  /** Platform event id. */
+  eventId: string;
+  /** The reporting replica: any id it keeps for its life (its report replaces its last). */
+  reporter: string;
+  /** The fans it has seen asking, each with when it last asked. */
+  fans: QueuePresence[];
+}
+
+/** When a fan last asked for its queue ticket. */
+export interface QueuePresence {
+  /** The queue ticket id. */
+  queueTicketId: string;
+  /** When the fan last asked, in milliseconds since the Unix epoch. */
+  seenAtMs: number;
+}
+
+/** The report as kept. */
+export interface ReportQueuePresenceResponse {
+  /** Fans the report holds. */
+  fans: number;
+}
+
 function createBaseConfigureOnSaleRequest(): ConfigureOnSaleRequest {
   return { eventId: "", opensAt: undefined, queue: false };
 }
@@ -1968,6 +1992,271 @@ export const GetOnSaleResponse: MessageFns<GetOnSaleResponse> = {
   },
 };
 
+function createBaseReportQueuePresenceRequest(): ReportQueuePresenceRequest {
+  return { eventId: "", reporter: "", fans: [] };
+}
+
+export const ReportQueuePresenceRequest: MessageFns<ReportQueuePresenceRequest> = {
+  encode(message: ReportQueuePresenceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.eventId !== "") {
+      writer.uint32(10).string(message.eventId);
+    }
+    if (message.reporter !== "") {
+      writer.uint32(18).string(message.reporter);
+    }
+    for (const v of message.fans) {
+      QueuePresence.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportQueuePresenceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportQueuePresenceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reporter = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.fans.push(QueuePresence.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReportQueuePresenceRequest {
+    return {
+      eventId: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      reporter: isSet(object.reporter) ? globalThis.String(object.reporter) : "",
+      fans: globalThis.Array.isArray(object?.fans) ? object.fans.map((e: any) => QueuePresence.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ReportQueuePresenceRequest): unknown {
+    const obj: any = {};
+    if (message.eventId !== "") {
+      obj.eventId = message.eventId;
+    }
+    if (message.reporter !== "") {
+      obj.reporter = message.reporter;
+    }
+    if (message.fans?.length) {
+      obj.fans = message.fans.map((e) => QueuePresence.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReportQueuePresenceRequest>, I>>(base?: I): ReportQueuePresenceRequest {
+    return ReportQueuePresenceRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportQueuePresenceRequest>, I>>(object: I): ReportQueuePresenceRequest {
+    const message = createBaseReportQueuePresenceRequest();
+    message.eventId = object.eventId ?? "";
+    message.reporter = object.reporter ?? "";
+    message.fans = object.fans?.map((e) => QueuePresence.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseQueuePresence(): QueuePresence {
+  return { queueTicketId: "", seenAtMs: 0 };
+}
+
+export const QueuePresence: MessageFns<QueuePresence> = {
+  encode(message: QueuePresence, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.queueTicketId !== "") {
+      writer.uint32(10).string(message.queueTicketId);
+    }
+    if (message.seenAtMs !== 0) {
+      writer.uint32(16).int64(message.seenAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QueuePresence {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQueuePresence();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.queueTicketId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.seenAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QueuePresence {
+    return {
+      queueTicketId: isSet(object.queueTicketId)
+        ? globalThis.String(object.queueTicketId)
+        : isSet(object.queue_ticket_id)
+        ? globalThis.String(object.queue_ticket_id)
+        : "",
+      seenAtMs: isSet(object.seenAtMs)
+        ? globalThis.Number(object.seenAtMs)
+        : isSet(object.seen_at_ms)
+        ? globalThis.Number(object.seen_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: QueuePresence): unknown {
+    const obj: any = {};
+    if (message.queueTicketId !== "") {
+      obj.queueTicketId = message.queueTicketId;
+    }
+    if (message.seenAtMs !== 0) {
+      obj.seenAtMs = Math.round(message.seenAtMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<QueuePresence>, I>>(base?: I): QueuePresence {
+    return QueuePresence.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<QueuePresence>, I>>(object: I): QueuePresence {
+    const message = createBaseQueuePresence();
+    message.queueTicketId = object.queueTicketId ?? "";
+    message.seenAtMs = object.seenAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseReportQueuePresenceResponse(): ReportQueuePresenceResponse {
+  return { fans: 0 };
+}
+
+export const ReportQueuePresenceResponse: MessageFns<ReportQueuePresenceResponse> = {
+  encode(message: ReportQueuePresenceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fans !== 0) {
+      writer.uint32(8).int32(message.fans);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportQueuePresenceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportQueuePresenceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.fans = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReportQueuePresenceResponse {
+    return { fans: isSet(object.fans) ? globalThis.Number(object.fans) : 0 };
+  },
+
+  toJSON(message: ReportQueuePresenceResponse): unknown {
+    const obj: any = {};
+    if (message.fans !== 0) {
+      obj.fans = Math.round(message.fans);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReportQueuePresenceResponse>, I>>(base?: I): ReportQueuePresenceResponse {
+    return ReportQueuePresenceResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportQueuePresenceResponse>, I>>(object: I): ReportQueuePresenceResponse {
+    const message = createBaseReportQueuePresenceResponse();
+    message.fans = object.fans ?? 0;
+    return message;
+  },
+};
+
 /**
  * The waiting room of an on-sale, served by cart: a fair queue in front of an event's reserves.
  *
@@ -2051,6 +2340,24 @@ export const WaitingRoomServiceService = {
       Buffer.from(GetQueueTicketsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetQueueTicketsResponse => GetQueueTicketsResponse.decode(value),
   },
+  /**
+   * Which fans of an event a replica of the caller is holding long polls for, and when each last
+   * asked: the report replaces that replica's previous one. While a fan is in a report, cart
+   * counts it as present (as a read of its ticket does) without a write per fan, so the edge
+   * need not read a waiting fan's ticket only to keep it in the queue. INVALID_ARGUMENT for a
+   * missing event id or reporter, or more than 50,000 fans.
+   */
+  reportQueuePresence: {
+    path: "/marquee.cart.v1.WaitingRoomService/ReportQueuePresence" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReportQueuePresenceRequest): Buffer =>
+      Buffer.from(ReportQueuePresenceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReportQueuePresenceRequest => ReportQueuePresenceRequest.decode(value),
+    responseSerialize: (value: ReportQueuePresenceResponse): Buffer =>
+      Buffer.from(ReportQueuePresenceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReportQueuePresenceResponse => ReportQueuePresenceResponse.decode(value),
+  },
 } as const;
 
 export interface WaitingRoomServiceServer extends UntypedServiceImplementation {
@@ -2081,6 +2388,14 @@ export interface WaitingRoomServiceServer extends UntypedServiceImplementation {
    * event, ticket or app id, or too many tickets.
    */
   getQueueTickets: handleUnaryCall<GetQueueTicketsRequest, GetQueueTicketsResponse>;
+  /**
+   * Which fans of an event a replica of the caller is holding long polls for, and when each last
+   * asked: the report replaces that replica's previous one. While a fan is in a report, cart
+   * counts it as present (as a read of its ticket does) without a write per fan, so the edge
+   * need not read a waiting fan's ticket only to keep it in the queue. INVALID_ARGUMENT for a
+   * missing event id or reporter, or more than 50,000 fans.
+   */
+  reportQueuePresence: handleUnaryCall<ReportQueuePresenceRequest, ReportQueuePresenceResponse>;
 }
 
 export interface WaitingRoomServiceClient extends Client {
@@ -2181,6 +2496,28 @@ export interface WaitingRoomServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetQueueTicketsResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Which fans of an event a replica of the caller is holding long polls for, and when each last
+   * asked: the report replaces that replica's previous one. While a fan is in a report, cart
+   * counts it as present (as a read of its ticket does) without a write per fan, so the edge
+   * need not read a waiting fan's ticket only to keep it in the queue. INVALID_ARGUMENT for a
+   * missing event id or reporter, or more than 50,000 fans.
+   */
+  reportQueuePresence(
+    request: ReportQueuePresenceRequest,
+    callback: (error: ServiceError | null, response: ReportQueuePresenceResponse) => void,
+  ): ClientUnaryCall;
+  reportQueuePresence(
+    request: ReportQueuePresenceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReportQueuePresenceResponse) => void,
+  ): ClientUnaryCall;
+  reportQueuePresence(
+    request: ReportQueuePresenceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReportQueuePresenceResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const WaitingRoomServiceClient = makeGenericClientConstructor(
@@ -2229,6 +2566,17 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isObject(value: any): boolean {
