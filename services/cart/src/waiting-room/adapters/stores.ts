@@ -189,7 +189,12 @@ export function createWaitingRoomStorage(stores: ServiceStores): {
   ]);
   const sequences = stores.collection<SequenceDoc>('queue_sequences');
   return {
-    presence: presenceRepository(stores.collection<PresenceDoc>('queue_presence')),
+    // A report's arrays (tens of thousands of values) go packed, as one value: FerretDB decodes and
+    // encodes every value of a stored document at each read and write, and held several hundred
+    // MiB while rewriting 15,000-fan reports unpacked.
+    presence: presenceRepository(
+      stores.collection<PresenceDoc>('queue_presence', [], { pack: { keep: ['eventId'] } }),
+    ),
     onSales: {
       get: async (eventId) => {
         const doc = await onSales.get(eventId);
