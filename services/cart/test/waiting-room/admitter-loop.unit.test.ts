@@ -86,6 +86,13 @@ describe('admitterLoop: marquee_queue_stalled_seconds', () => {
     expect(await stalled('stuck')).toBeGreaterThanOrEqual(25);
     expect(await gauge('marquee_queue_waiting', 'stuck')).toBe(10);
 
+    // A tick whose lease write raced another write of the on-sale (a sell-out marked) changes
+    // nothing: the series stays until a tick tells whether this replica still admits.
+    const before = (await stalled('stuck'))!;
+    stuck = () => ({ kind: 'contended' });
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(await stalled('stuck')).toBeGreaterThanOrEqual(before + 1);
+
     // The queue turned off: its series read 0 (the exporter keeps a series once seen).
     queued = ['sold'];
     await vi.advanceTimersByTimeAsync(2_000);

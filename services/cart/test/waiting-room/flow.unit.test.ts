@@ -278,6 +278,30 @@ describe('the waiting room of an on-sale', () => {
     expect(await b.room.admitter.handle('E1')).toMatchObject({ kind: 'admitted' });
   });
 
+  it('leaves a tick whose lease write raced a sell-out as contended, and admits no one', async () => {
+    const { room, stores, advance } = setup();
+    await room.configure.handle('E1', { opensAt: new Date(OPENS), queue: true });
+    await joinDevices(room, 3, 'd');
+    advance(62_000);
+    expect(await room.admitter.handle('E1')).toMatchObject({ kind: 'frozen' });
+    // The sell-out is marked between the tick's read of the on-sale and its lease write.
+    const get = stores.onSales.get.bind(stores.onSales);
+    stores.onSales.get = async (eventId) => {
+      const read = await get(eventId);
+      stores.onSales.get = get;
+      expect(await room.soldOut.handle('E1', true)).toBe(true);
+      return read;
+    };
+    advance(1_000);
+    expect(await room.admitter.handle('E1')).toEqual({ kind: 'contended' });
+    // The next tick reads the sold-out on-sale: it keeps the lease and admits nobody.
+    expect(await room.admitter.handle('E1')).toMatchObject({
+      kind: 'admitted',
+      admitted: 0,
+      soldOut: true,
+    });
+  });
+
   it('keeps the opening fixed once early joiners were ordered at it', async () => {
     const { room, advance } = setup();
     await room.configure.handle('E1', { opensAt: new Date(OPENS), queue: true });

@@ -80,6 +80,9 @@ export function admitterLoop(options: AdmitterLoopOptions): Periodic & { stopGau
     stalls.retain(queued);
     for (const eventId of queued) {
       const outcome = await options.admitter.handle(eventId);
+      // A write raced the lease's (often the sell-out itself): this replica's series stay as
+      // they are until the next tick tells whether it still admits.
+      if (outcome.kind === 'contended') continue;
       if (outcome.kind === 'not-leader' || outcome.kind === 'idle') {
         if (outcome.kind === 'not-leader') waiting.delete(eventId);
         // Idle: the queue has not opened yet, nothing is due.

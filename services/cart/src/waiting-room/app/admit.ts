@@ -26,6 +26,11 @@ const PRESENCE_READ_MS = 5_000;
 export type TickOutcome =
   | { kind: 'idle' }
   | { kind: 'not-leader' }
+  /**
+   * The on-sale changed between this tick's read and its lease write (a sell-out marked, new
+   * settings, another replica's claim): nothing done, the next tick reads again.
+   */
+  | { kind: 'contended' }
   | { kind: 'frozen'; earlyCount: number }
   | {
       kind: 'admitted';
@@ -110,13 +115,13 @@ export class AdmitTick {
     if (lease && lease.owner !== this.owner && lease.until.getTime() > now.getTime())
       return { kind: 'not-leader' };
     const held = await this.#claim(found, now);
-    if (!held) return { kind: 'not-leader' };
+    if (!held) return { kind: 'contended' };
     if (mayFreeze(held, now)) return this.#freeze(held, now);
     if (!held.frozenAt) return { kind: 'idle' };
     return this.#admit(held, now);
   }
 
-  /** Takes or renews the lease; undefined when another replica won it. */
+  /** Takes or renews the lease; undefined when the on-sale changed since it was read. */
   async #claim(onSale: Stored<OnSaleRecord>, now: Date): Promise<Stored<OnSaleRecord> | undefined> {
     const { version, ...current } = onSale;
     const until = new Date(now.getTime() + this.deps.settings.leaseMs);
