@@ -15,6 +15,7 @@ import { createLogger, type Logger } from '../logger/index.js';
 import { startMetricsServer } from '../metrics/index.js';
 import { applyV8Flags, missingNodeOptions } from '../v8/index.js';
 import { hostService } from './host.js';
+import { watchStart } from './start-watch.js';
 import type { ServiceDefinition } from './types.js';
 
 export type RunServiceOptions<C> = ServiceDefinition<C>;
@@ -40,10 +41,13 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
     );
   const lifecycle = createLifecycle({ logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
   lifecycle.handleSignals();
+  // Each stage at info; one that lasts 15 s at warn, again every 15 s (start-watch.ts).
+  const start = watchStart(logger);
   try {
     // kafkajs and mongoose load only when the service connects to them (ServiceDefinition.uses).
     const uses = { bus: service.uses?.bus !== false, mongo: service.uses?.mongo !== false };
     refuseInMemoryInProduction(config, uses);
+    start.enter('metrics');
     // Before the bus and Mongo, so that it stops last (stops run in reverse order): the metrics
     // cover the whole start and stop.
     const metricsServer = await startMetricsServer({
@@ -59,7 +63,9 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
       key: config.SERVICE_AUTH_KEY,
       production: config.NODE_ENV === 'production',
     });
+    start.enter('event-bus');
     const bus = await createServiceBus(service.name, config, kafkaSecurity, logger, uses.bus);
+    start.enter('mongo');
     const mongo = await connectServiceMongo(service.name, config, logger, lifecycle, uses.mongo);
     // Registered before the service so it closes after it (stops run in reverse order).
     lifecycle.onStop('event-bus', () => bus.close());
@@ -69,7 +75,9 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
       );
     const infra = { name: service.name, logger, bus, mongo };
     // Clients made while composing speak for this service (service tokens name it).
+    start.enter('compose');
     const parts = await runAsService(service.name, () => service.compose(infra, config));
+    start.enter('serve');
     const hosted = await hostService(infra, parts, {
       host: config.HOST,
       httpPort: config.HTTP_PORT,
@@ -82,8 +90,11 @@ export async function runService<C extends BaseServiceConfig & { MONGO_DB: strin
       ...(service.callers ? { callers: service.callers } : {}),
     });
     lifecycle.onStop(service.name, () => hosted.stop());
+    start.enter('consume');
     await bus.start();
+    start.done();
   } catch (error) {
+    start.done();
     logger.fatal({ err: error }, `${service.name} failed to start`);
     await lifecycle.stop('start failed');
     process.exit(1);
