@@ -169,6 +169,62 @@ export function waitingRoomStorageContract(name: string, open: () => Promise<Sto
       expect(await tickets.countAdmittedSince('E2', at(0), 'app-1')).toBe(0);
     });
 
+    it('counts an admission in flight from its admission until it is spent, again once given back', async () => {
+      const { tickets } = storage;
+      await tickets.insert(ticket('s1', { identity: 'fan:s1' }));
+      await tickets.insert(ticket('s2', { identity: 'fan:s2', appId: 'app-2' }));
+      const write = async (id: string, change: Partial<QueueTicket>) => {
+        const { version, ...current } = (await tickets.get(id))!;
+        return tickets.update({ ...current, ...change }, version);
+      };
+      await write('s1', { state: 'ADMITTED', admittedAt: at(1_000) });
+      await write('s2', { state: 'ADMITTED', admittedAt: at(2_000) });
+      expect(await tickets.countAdmittedSince('E1', at(0))).toBe(2);
+      // Spent on a reserve: no longer in flight.
+      await write('s1', { state: 'USED' });
+      expect(await tickets.countAdmittedSince('E1', at(0))).toBe(1);
+      expect(await tickets.countAdmittedSince('E1', at(0), 'app-1')).toBe(0);
+      // Its reserve failed: the admission is given back, in flight again from when it was made.
+      await write('s1', { state: 'ADMITTED' });
+      expect(await tickets.countAdmittedSince('E1', at(0), 'app-1')).toBe(1);
+      expect(await tickets.countAdmittedSince('E1', at(1_500))).toBe(1);
+
+      // An admission that lost its race (the ticket was written meanwhile) is not counted.
+      await tickets.insert(ticket('s3', { identity: 'fan:s3' }));
+      const stale = (await tickets.get('s3'))!;
+      await write('s3', { seenAt: at(3_000) });
+      const { version, ...current } = stale;
+      expect(
+        await kindOf(
+          tickets.update({ ...current, state: 'ADMITTED', admittedAt: at(3_000) }, version),
+        ),
+      ).toBe('aborted');
+      expect(await tickets.countAdmittedSince('E1', at(0))).toBe(2);
+      // A give-back that meets another give-back leaves the ticket ADMITTED and counted once.
+      await write('s2', { state: 'USED' });
+      const used = (await tickets.get('s2'))!;
+      const { version: usedVersion, ...usedCurrent } = used;
+      await tickets.update({ ...usedCurrent, state: 'ADMITTED' }, usedVersion);
+      expect(await kindOf(tickets.update({ ...usedCurrent, state: 'ADMITTED' }, usedVersion))).toBe(
+        'aborted',
+      );
+      expect(await tickets.countAdmittedSince('E1', at(0), 'app-2')).toBe(1);
+    });
+
+    it('forgets admissions older than ten minutes before a count', async () => {
+      const { tickets } = storage;
+      for (const [id, admittedAt] of [
+        ['o1', at(0)],
+        ['o2', at(11 * 60_000)],
+      ] as const) {
+        const { version, ...current } = await tickets.insert(ticket(id, { identity: `fan:${id}` }));
+        await tickets.update({ ...current, state: 'ADMITTED', admittedAt }, version);
+      }
+      // A count since 20 min removes the entry of 0 (more than 10 min before) and keeps 11's.
+      expect(await tickets.countAdmittedSince('E1', at(20 * 60_000))).toBe(0);
+      expect(await tickets.countAdmittedSince('E1', at(0))).toBe(1);
+    });
+
     it("keeps each replica's latest presence report, and answers the latest time per fan", async () => {
       const { presence } = storage;
       await presence.replace('E1', 'edge-1', at(0), [

@@ -1,4 +1,4 @@
-import { isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
+import { errorKindOf, isWriteRace, retryingConflicts } from '@marquee/platform/kernel';
 import { createOutboxEvent, type OutboxEvent } from '@marquee/platform/outbox';
 import type { ServiceStores, VersionedStore } from '@marquee/platform/store';
 import { queueAdmittedTopic, queueOpenedTopic } from '@marquee/proto/topics';
@@ -26,6 +26,14 @@ interface PresenceDoc {
   reportedAt: Date;
   ticketIds: string[];
   seenAtMs: number[];
+}
+/** One admission in flight (id = its queue ticket's id): the ticket is ADMITTED. */
+interface InFlightDoc {
+  id: string;
+  version: number;
+  eventId: string;
+  appId: string;
+  admittedAt: Date;
 }
 interface SequenceDoc {
   id: string;
@@ -67,17 +75,63 @@ const withoutId = <T extends { id: string }>(doc: T): Omit<T, 'id'> => {
   return rest;
 };
 
+/**
+ * How much older than the `since` of a count an admission's entry is kept before removal: a count
+ * with a `since` up to this much before the latest one asked is exact.
+ */
+const IN_FLIGHT_KEEP_MS = 10 * 60_000;
+/** How often a process removes the entries past {@link IN_FLIGHT_KEEP_MS} at most. */
+const IN_FLIGHT_SWEEP_MS = 60_000;
+
+/**
+ * `queue_admissions`: an entry per ticket while it is ADMITTED, written by the ticket writes that
+ * move it in and out (admit, spend, give back), so that counting the admissions in flight reads
+ * these few entries instead of the event's tickets: the admitter counts at every tick, and a
+ * Mongo-wire server that decodes a whole collection for any query but by `_id` (FerretDB, about
+ * 84 ms of its CPU at 10,000 tickets) would spend most of its time on that count. The entry is
+ * written before the ticket is admitted and removed after it is spent, so a failure in between
+ * counts an admission too many, never one too few, until the admission's lifetime has passed.
+ */
+function admissionsInFlight(entries: VersionedStore<InFlightDoc>) {
+  let sweptAt = 0;
+  const sweep = async (before: Date) => {
+    if (Date.now() - sweptAt < IN_FLIGHT_SWEEP_MS) return;
+    sweptAt = Date.now();
+    for (const old of await entries.find({ admittedAt: { $lt: before } }, { limit: 500 }))
+      await entries.delete(old.id, old.version).catch(() => undefined);
+  };
+  return {
+    /** The ticket is about to be admitted (or given back its admission). */
+    async entering(ticket: QueueTicket): Promise<void> {
+      const { id, eventId, appId, admittedAt } = ticket;
+      if (!admittedAt) return;
+      try {
+        await entries.insert({ id, eventId, appId, admittedAt });
+      } catch (error) {
+        // Written already: an admission retried after a lost race, or a give-back.
+        if (errorKindOf(error) !== 'already_exists') throw error;
+      }
+    },
+    /** The ticket is not ADMITTED (spent, or its admission lost the race). */
+    async left(ticketId: string): Promise<void> {
+      // Best effort: an entry left behind counts one admission too many until its lifetime ends,
+      // the cautious side; a failed spend must not be reported for it.
+      await entries.delete(ticketId).catch(() => undefined);
+    },
+    async count(eventId: string, since: Date, appId?: string): Promise<number> {
+      await sweep(new Date(since.getTime() - IN_FLIGHT_KEEP_MS));
+      const found = await entries.find({ eventId, ...(appId !== undefined ? { appId } : {}) });
+      return found.filter((entry) => entry.admittedAt.getTime() >= since.getTime()).length;
+    },
+  };
+}
+
 /** The admitter's queries of an event's tickets (each one query of the collection). */
 function queueQueries(
   tickets: VersionedStore<Stored<QueueTicket>>,
 ): Pick<
   QueueTicketRepository,
-  | 'earlyOrderKeys'
-  | 'nextWaiting'
-  | 'nextHeldBack'
-  | 'countWaiting'
-  | 'countHeldBack'
-  | 'countAdmittedSince'
+  'earlyOrderKeys' | 'nextWaiting' | 'nextHeldBack' | 'countWaiting' | 'countHeldBack'
 > {
   return {
     async earlyOrderKeys(eventId) {
@@ -101,13 +155,6 @@ function queueQueries(
       ),
     countWaiting: (eventId) => tickets.count({ eventId, state: 'WAITING' }),
     countHeldBack: (eventId) => tickets.count({ eventId, state: 'WAITING', heldBack: true }),
-    countAdmittedSince: (eventId, since, appId) =>
-      tickets.count({
-        eventId,
-        state: 'ADMITTED',
-        admittedAt: { $gte: since },
-        ...(appId !== undefined ? { appId } : {}),
-      }),
   };
 }
 
@@ -169,8 +216,8 @@ const PRESENCE_KEEP_MS = 10 * 60_000;
  * - `onsales`, one per event (id = event id), the admitter's lease and window in it;
  * - `queue_tickets`, one per fan and event; unique on event, app and identity (one place per
  *   identity), and indexed on event, state and order key (the admitter's next fans in order, held
- *   back or not) and on event, state and admission time (counting the admissions in flight, of
- *   the event or of one app);
+ *   back or not);
+ * - `queue_admissions`, the admissions in flight (`admissionsInFlight`), of every event;
  * - `queue_early_orders`, the frozen early order of an event (its sorted keys), written once;
  * - `queue_sequences`, the late-join counter of an event;
  * - `queue_presence`, the fans each edge replica holds long polls for (`presenceRepository`).
@@ -185,9 +232,9 @@ export function createWaitingRoomStorage(stores: ServiceStores): {
   const tickets = stores.collection<Stored<QueueTicket>>('queue_tickets', [
     { fields: { eventId: 1, appId: 1, identity: 1 }, unique: true, name: 'queue_identity_unique' },
     { fields: { eventId: 1, state: 1, orderKey: 1 } },
-    { fields: { eventId: 1, state: 1, admittedAt: 1 } },
   ]);
   const sequences = stores.collection<SequenceDoc>('queue_sequences');
+  const inFlight = admissionsInFlight(stores.collection<InFlightDoc>('queue_admissions'));
   return {
     // A report's arrays (tens of thousands of values) go packed, as one value: FerretDB decodes and
     // encodes every value of a stored document at each read and write, and held several hundred
@@ -219,38 +266,69 @@ export function createWaitingRoomStorage(stores: ServiceStores): {
         if (!written) await early.insert({ id: eventId, keys });
       },
     },
-    tickets: {
-      get: (id) => tickets.get(id),
-      // Reads by id side by side rather than one `$in` query: FerretDB answered a `$in` of 250
-      // ids over a large collection in more than the 5 s deadline (bench/onsale at 10,000 fans),
-      // while reads by id use the primary key.
-      getMany: async (ids) =>
-        (await Promise.all(ids.map((id) => tickets.get(id)))).filter(
-          (found): found is NonNullable<typeof found> => found !== undefined,
-        ),
-      insert: (ticket) => tickets.insert(ticket),
-      async findByIdentity(eventId, appId, identity) {
-        const [found] = await tickets.find({ eventId, appId, identity }, { limit: 1 });
-        return found;
-      },
-      update: (ticket, expectedVersion, happened) =>
-        tickets.update(ticket.id, expectedVersion, ticket, { events: outboxEventsOf(happened) }),
-      ...queueQueries(tickets),
-      nextSequence: (eventId) =>
-        // A compare-and-set counter: joins after the opening come at the admission rate's pace,
-        // not all at once, so its contention stays low; a lost race (or a first insert that met
-        // another) reads and bumps again.
-        retryingConflicts(
-          async () => {
-            const bumped = await sequences.modify(eventId, (current) => ({
-              ...current,
-              last: current.last + 1,
-            }));
-            if (bumped) return bumped.last;
-            return (await sequences.insert({ id: eventId, last: 1 })).last;
-          },
-          { isConflict: isWriteRace },
-        ),
+    tickets: ticketRepository(tickets, sequences, inFlight),
+  };
+}
+
+/** `queue_tickets`, with the admissions in flight kept beside them and the late-join counter. */
+function ticketRepository(
+  tickets: VersionedStore<Stored<QueueTicket>>,
+  sequences: VersionedStore<SequenceDoc>,
+  inFlight: ReturnType<typeof admissionsInFlight>,
+): QueueTicketRepository {
+  return {
+    get: (id) => tickets.get(id),
+    // Reads by id side by side rather than one `$in` query: FerretDB answered a `$in` of 250
+    // ids over a large collection in more than the 5 s deadline (bench/onsale at 10,000 fans),
+    // while reads by id use the primary key.
+    getMany: async (ids) =>
+      (await Promise.all(ids.map((id) => tickets.get(id)))).filter(
+        (found): found is NonNullable<typeof found> => found !== undefined,
+      ),
+    insert: (ticket) => tickets.insert(ticket),
+    async findByIdentity(eventId, appId, identity) {
+      const [found] = await tickets.find({ eventId, appId, identity }, { limit: 1 });
+      return found;
     },
+    async update(ticket, expectedVersion, happened) {
+      // Admit, spend and give back are the only writes into or out of ADMITTED.
+      const admitting = ticket.state === 'ADMITTED';
+      if (admitting) await inFlight.entering(ticket);
+      try {
+        const stored = await tickets.update(ticket.id, expectedVersion, ticket, {
+          events: outboxEventsOf(happened),
+        });
+        if (ticket.state === 'USED') await inFlight.left(ticket.id);
+        return stored;
+      } catch (error) {
+        // Not admitted by this write: its entry goes, unless the ticket is ADMITTED all the same
+        // (a give-back that met another) or cannot be read (it stays: the cautious side).
+        if (admitting) {
+          const read = await tickets.get(ticket.id).then(
+            (current) => current?.state ?? 'gone',
+            () => 'ADMITTED',
+          );
+          if (read !== 'ADMITTED') await inFlight.left(ticket.id);
+        }
+        throw error;
+      }
+    },
+    countAdmittedSince: (eventId, since, appId) => inFlight.count(eventId, since, appId),
+    ...queueQueries(tickets),
+    nextSequence: (eventId) =>
+      // A compare-and-set counter: joins after the opening come at the admission rate's pace,
+      // not all at once, so its contention stays low; a lost race (or a first insert that met
+      // another) reads and bumps again.
+      retryingConflicts(
+        async () => {
+          const bumped = await sequences.modify(eventId, (current) => ({
+            ...current,
+            last: current.last + 1,
+          }));
+          if (bumped) return bumped.last;
+          return (await sequences.insert({ id: eventId, last: 1 })).last;
+        },
+        { isConflict: isWriteRace },
+      ),
   };
 }

@@ -66,7 +66,9 @@ export interface QueueTicketRepository {
   nextHeldBack(eventId: string, limit: number, appId?: string): Promise<Stored<QueueTicket>[]>;
   /**
    * The event's tickets ADMITTED at or after `since` (admissions in flight), of one app when
-   * `appId` is given.
+   * `appId` is given. Exact for a `since` up to 10 minutes before the latest one asked (older
+   * admissions may be forgotten); after a failed write, it may count an admission too many until
+   * `since` passes it, never one too few.
    */
   countAdmittedSince(eventId: string, since: Date, appId?: string): Promise<number>;
   /** The event's WAITING tickets. */
