@@ -1,5 +1,5 @@
 import { createServiceStores } from '@marquee/platform/store';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createAdmissionSigner,
   createWaitingRoom,
@@ -148,6 +148,30 @@ describe('the waiting room of an on-sale', () => {
     expect(await positionOf(late2)).toBe(1_002);
     // 1,000 joins through the use cases: seconds on a quiet machine, more on a busy one.
   }, 60_000);
+
+  it('admits late joiners in arrival order, walking their numbers by id', async () => {
+    const { room, stores, advance } = setup();
+    await room.configure.handle('E1', { opensAt: new Date(OPENS), queue: true });
+    await joinDevices(room, 3, 'early');
+    advance(62_000);
+    expect(await room.admitter.handle('E1')).toMatchObject({ kind: 'frozen' });
+    // The first admitting tick is a full look (queries); the walk takes the ticks after it.
+    expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 3 });
+    const late: string[] = [];
+    for (let i = 0; i < 6; i += 1)
+      late.push(
+        (await room.join.handle({ eventId: 'E1', appId: 'a', deviceId: `late${i}` })).ticket.id,
+      );
+    const nextWaiting = vi.spyOn(stores.tickets, 'nextWaiting');
+    advance(500);
+    expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 6 });
+    for (const id of late)
+      expect((await room.read.handle('E1', id, 'a')).view.status).toBe('ADMITTED');
+    // Nobody joined since: a tick finds that from the counter, without a query either.
+    advance(500);
+    expect(await room.admitter.handle('E1')).toMatchObject({ admitted: 0 });
+    expect(nextWaiting).not.toHaveBeenCalled();
+  });
 
   it('admits in order within the window; an admission reserves once, for its fan only', async () => {
     const { room, advance, sample } = setup();

@@ -6,7 +6,7 @@ import {
 } from '../../src/waiting-room/index.js';
 import { EarlyRanks } from '../../src/waiting-room/app/early-ranks.js';
 import { NextFans } from '../../src/waiting-room/app/next-fans.js';
-import { earlyOrderKey } from '../../src/waiting-room/domain/queue.js';
+import { earlyOrderKey, lateOrderKey } from '../../src/waiting-room/domain/queue.js';
 
 // Where the admitter finds the next fans: the early joiners by their frozen order, read by id,
 // and the queries (a scan on the Mongo-wire server) only when the walk cannot tell.
@@ -44,6 +44,27 @@ async function setup(fans: number) {
   return { stores, next, nextWaiting, ranked };
 }
 
+/** A late joiner of E1 (a number taken, then its ticket written), in `state`. */
+async function joinLate(
+  stores: Awaited<ReturnType<typeof setup>>['stores'],
+  id: string,
+  state: 'WAITING' | 'ADMITTED' = 'WAITING',
+) {
+  const sequence = await stores.tickets.nextSequence('E1', id);
+  await stores.tickets.insert({
+    id,
+    eventId: 'E1',
+    appId: 'A',
+    identity: `device:${id}`,
+    joinedAt: AT,
+    seenAt: AT,
+    state,
+    early: false,
+    sequence,
+    orderKey: lateOrderKey(sequence),
+  });
+}
+
 describe('NextFans', () => {
   it('walks the frozen early order past admittedThrough, reading the fans by id', async () => {
     const { stores, next, nextWaiting, ranked } = await setup(60);
@@ -60,15 +81,60 @@ describe('NextFans', () => {
     expect(nextWaiting).not.toHaveBeenCalled();
   });
 
-  it('asks the query on a full look, near the end of the early joiners, and when too few wait', async () => {
-    const { next, nextWaiting } = await setup(30);
+  it('asks the query on a full look, and walks on into the late joiners by their numbers', async () => {
+    const { stores, next, nextWaiting, ranked } = await setup(30);
     await next.waiting('E1', { through: 0, earlyCount: 30, due: 4, full: true });
     expect(nextWaiting).toHaveBeenCalledTimes(1);
-    // Ranks 26 to 30 are fewer than the 4 due and the slack read past them: late joiners may follow.
-    await next.waiting('E1', { through: 25, earlyCount: 30, due: 4, full: false });
-    expect(nextWaiting).toHaveBeenCalledTimes(2);
-    await next.waiting('E1', { through: 30, earlyCount: 30, due: 4, full: false });
-    expect(nextWaiting).toHaveBeenCalledTimes(3);
+    // Ranks 26 to 30 end the early joiners, and nobody joined late: that is every fan past 25.
+    const end = await next.waiting('E1', { through: 25, earlyCount: 30, due: 8, full: false });
+    expect(end.map((t) => t.id)).toEqual([26, 27, 28, 29, 30].map(ranked));
+    expect(await next.waiting('E1', { through: 30, earlyCount: 30, due: 4, full: false })).toEqual(
+      [],
+    );
+    expect(nextWaiting).toHaveBeenCalledTimes(1);
+
+    // Three late joiners: walked after the early ones, in arrival order.
+    for (const id of ['l1', 'l2', 'l3']) await joinLate(stores, id);
+    const across = await next.waiting('E1', { through: 28, earlyCount: 30, due: 4, full: false });
+    expect(across.map((t) => t.id)).toEqual([ranked(29), ranked(30), 'l1', 'l2', 'l3']);
+    const late = await next.waiting('E1', { through: 31, earlyCount: 30, due: 1, full: false });
+    expect(late.map((t) => t.id)).toEqual(['l2', 'l3']);
+    expect(nextWaiting).toHaveBeenCalledTimes(1);
+  });
+
+  it('asks the query when the walk finds fewer than due and more numbers follow', async () => {
+    const { stores, next, nextWaiting } = await setup(0);
+    // 40 late joiners, the first 30 of them moved on (admitted meanwhile).
+    for (let i = 1; i <= 40; i += 1)
+      await joinLate(stores, `l${i}`, i <= 30 ? 'ADMITTED' : 'WAITING');
+    // due 4 reads numbers 1 to 20 (4 + 16): none waits, and 20 more were taken.
+    const found = await next.waiting('E1', { through: 0, earlyCount: 0, due: 4, full: false });
+    expect(nextWaiting).toHaveBeenCalledTimes(1);
+    expect(found.map((t) => t.id)).toEqual([
+      'l31',
+      'l32',
+      'l33',
+      'l34',
+      'l35',
+      'l36',
+      'l37',
+      'l38',
+      'l39',
+      'l40',
+    ]);
+  });
+
+  it('reads a fan passed by again at the next call only, ahead of the walk', async () => {
+    const { next, nextWaiting, ranked } = await setup(60);
+    // The fan ranked 3 was left waiting by a tick that went on to rank 10.
+    next.passedBy('E1', ranked(3));
+    const found = await next.waiting('E1', { through: 10, earlyCount: 60, due: 2, full: false });
+    expect(found.map((t) => t.id)).toEqual(
+      [3, ...Array.from({ length: 18 }, (_, i) => i + 11)].map(ranked),
+    );
+    const after = await next.waiting('E1', { through: 10, earlyCount: 60, due: 2, full: false });
+    expect(after.map((t) => t.id)).not.toContain(ranked(3));
+    expect(nextWaiting).not.toHaveBeenCalled();
   });
 
   it('counts a full look every tenth tick of each event', () => {

@@ -264,12 +264,36 @@ export function waitingRoomStorageContract(name: string, open: () => Promise<Sto
 
     it('numbers late joiners once each under concurrency', async () => {
       const numbers = await Promise.all(
-        Array.from({ length: 12 }, () => storage.tickets.nextSequence('E1')),
+        Array.from({ length: 12 }, (_, i) => storage.tickets.nextSequence('E1', `late${i}`)),
       );
       expect([...numbers].sort((x, y) => x - y)).toEqual(
         Array.from({ length: 12 }, (_, i) => i + 1),
       );
-      expect(await storage.tickets.nextSequence('E2')).toBe(1);
+      expect(await storage.tickets.nextSequence('E2', 'other')).toBe(1);
+    });
+
+    it('finds the late joiners by their numbers, leaving out numbers no ticket holds', async () => {
+      const { tickets } = storage;
+      const join = async (id: string, eventId = 'E1') => {
+        const sequence = await tickets.nextSequence(eventId, id);
+        await tickets.insert(
+          ticket(id, { eventId, early: false, sequence, orderKey: `1${sequence}` }),
+        );
+        return sequence;
+      };
+      expect(await join('l1')).toBe(1);
+      expect(await join('l2')).toBe(2);
+      // Number 3 is taken by a join that lost its race: its ticket holds another number.
+      expect(await tickets.nextSequence('E1', 'l1')).toBe(3);
+      expect(await join('l4')).toBe(4);
+      await join('x1', 'E2');
+      expect(await tickets.lateJoiners('E1', 1, 10)).toMatchObject({ last: 4 });
+      const ids = async (from: number, count: number) =>
+        (await tickets.lateJoiners('E1', from, count)).tickets.map((t) => t.id).sort();
+      expect(await ids(1, 10)).toEqual(['l1', 'l2', 'l4']);
+      expect(await ids(2, 2)).toEqual(['l2']);
+      expect(await ids(5, 10)).toEqual([]);
+      expect(await tickets.lateJoiners('E3', 1, 10)).toEqual({ last: 0, tickets: [] });
     });
   });
 }

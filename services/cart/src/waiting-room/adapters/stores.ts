@@ -35,6 +35,12 @@ interface InFlightDoc {
   appId: string;
   admittedAt: Date;
 }
+/** Who took a late-join sequence number (id `<event> <sequence>`). */
+interface LateJoinDoc {
+  id: string;
+  version: number;
+  ticketId: string;
+}
 interface SequenceDoc {
   id: string;
   version: number;
@@ -219,7 +225,8 @@ const PRESENCE_KEEP_MS = 10 * 60_000;
  *   back or not);
  * - `queue_admissions`, the admissions in flight (`admissionsInFlight`), of every event;
  * - `queue_early_orders`, the frozen early order of an event (its sorted keys), written once;
- * - `queue_sequences`, the late-join counter of an event;
+ * - `queue_sequences`, the late-join counter of an event, and `queue_late_joins`, who took each
+ *   number (`lateJoinRepository`);
  * - `queue_presence`, the fans each edge replica holds long polls for (`presenceRepository`).
  */
 export function createWaitingRoomStorage(stores: ServiceStores): {
@@ -235,6 +242,7 @@ export function createWaitingRoomStorage(stores: ServiceStores): {
   ]);
   const sequences = stores.collection<SequenceDoc>('queue_sequences');
   const inFlight = admissionsInFlight(stores.collection<InFlightDoc>('queue_admissions'));
+  const lateJoins = stores.collection<LateJoinDoc>('queue_late_joins');
   return {
     // A report's arrays (tens of thousands of values) go packed, as one value: FerretDB decodes and
     // encodes every value of a stored document at each read and write, and held several hundred
@@ -266,17 +274,18 @@ export function createWaitingRoomStorage(stores: ServiceStores): {
         if (!written) await early.insert({ id: eventId, keys });
       },
     },
-    tickets: ticketRepository(tickets, sequences, inFlight),
+    tickets: ticketRepository(tickets, { sequences, lateJoins }, inFlight),
   };
 }
 
 /** `queue_tickets`, with the admissions in flight kept beside them and the late-join counter. */
 function ticketRepository(
   tickets: VersionedStore<Stored<QueueTicket>>,
-  sequences: VersionedStore<SequenceDoc>,
+  { sequences, lateJoins }: LateJoinStores,
   inFlight: ReturnType<typeof admissionsInFlight>,
 ): QueueTicketRepository {
   return {
+    ...lateJoinRepository(tickets, { sequences, lateJoins }),
     get: (id) => tickets.get(id),
     // Reads by id side by side rather than one `$in` query: FerretDB answered a `$in` of 250
     // ids over a large collection in more than the 5 s deadline (bench/onsale at 10,000 fans),
@@ -315,11 +324,30 @@ function ticketRepository(
     },
     countAdmittedSince: (eventId, since, appId) => inFlight.count(eventId, since, appId),
     ...queueQueries(tickets),
-    nextSequence: (eventId) =>
-      // A compare-and-set counter: joins after the opening come at the admission rate's pace,
-      // not all at once, so its contention stays low; a lost race (or a first insert that met
+  };
+}
+
+interface LateJoinStores {
+  sequences: VersionedStore<SequenceDoc>;
+  lateJoins: VersionedStore<LateJoinDoc>;
+}
+
+/**
+ * The late-join counter of each event (`queue_sequences`) and who took each number
+ * (`queue_late_joins`, id `<event> <sequence>`): the admitter walks the late joiners by id in
+ * arrival order, as it walks the early joiners' frozen order, instead of querying the tickets.
+ */
+function lateJoinRepository(
+  tickets: VersionedStore<Stored<QueueTicket>>,
+  { sequences, lateJoins }: LateJoinStores,
+): Pick<QueueTicketRepository, 'nextSequence' | 'lateJoiners'> {
+  const idOf = (eventId: string, sequence: number) => `${eventId} ${sequence}`;
+  return {
+    async nextSequence(eventId, ticketId) {
+      // A compare-and-set counter: joins after the opening come at the admission rate's pace, not
+      // all at once, so its contention stays low; a lost race (or a first insert that met
       // another) reads and bumps again.
-      retryingConflicts(
+      const sequence = await retryingConflicts(
         async () => {
           const bumped = await sequences.modify(eventId, (current) => ({
             ...current,
@@ -329,6 +357,26 @@ function ticketRepository(
           return (await sequences.insert({ id: eventId, last: 1 })).last;
         },
         { isConflict: isWriteRace },
-      ),
+      );
+      // A number whose record is lost is found by the admitter's full look instead.
+      await lateJoins.insert({ id: idOf(eventId, sequence), ticketId });
+      return sequence;
+    },
+    async lateJoiners(eventId, from, count) {
+      const last = (await sequences.get(eventId))?.last ?? 0;
+      const numbers: number[] = [];
+      for (let n = Math.max(1, from); n <= last && numbers.length < count; n += 1) numbers.push(n);
+      const joins = await Promise.all(numbers.map((n) => lateJoins.get(idOf(eventId, n))));
+      const found = await Promise.all(
+        joins.map((join) => (join ? tickets.get(join.ticketId) : undefined)),
+      );
+      return {
+        last,
+        tickets: found.filter(
+          (ticket, i): ticket is Stored<QueueTicket> =>
+            ticket?.eventId === eventId && !ticket.early && ticket.sequence === numbers[i],
+        ),
+      };
+    },
   };
 }

@@ -289,13 +289,14 @@ export class AdmitTick {
       if (rank !== undefined)
         tick.appThrough.set(ticket.appId, Math.max(tick.appThrough.get(ticket.appId) ?? 0, rank));
     };
-    if (rooms.isClosed(ticket.appId)) return;
+    const { eventId } = onSale;
+    if (rooms.isClosed(ticket.appId)) return this.#next.passedBy(eventId, ticket.id);
     if (await this.#left(ticket, now)) {
       // Not moved: its fan asked meanwhile (it is still here); it is looked at next tick.
       if (await this.#move(ticket, { state: 'EXPIRED' })) {
         tally.left += 1;
         passed();
-      }
+      } else this.#next.passedBy(eventId, ticket.id);
       return;
     }
     if (!(await rooms.hasRoom(ticket))) {
@@ -308,7 +309,10 @@ export class AdmitTick {
       return;
     }
     const waitedMs = await this.#letThrough(ticket, onSale, rank, now);
-    if (waitedMs === undefined) return rooms.close(ticket.appId);
+    if (waitedMs === undefined) {
+      this.#next.passedBy(eventId, ticket.id);
+      return rooms.close(ticket.appId);
+    }
     rooms.take(ticket.appId);
     tally.admitted += 1;
     tally.waitsMs.push(waitedMs);

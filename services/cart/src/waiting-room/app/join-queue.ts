@@ -98,7 +98,7 @@ export class JoinQueue {
         : {}),
     };
     if (early) return { ...base, early: true, orderKey: earlyOrderKey(ids.lottery(), id) };
-    const sequence = await tickets.nextSequence(input.eventId);
+    const sequence = await tickets.nextSequence(input.eventId, id);
     return { ...base, early: false, sequence, orderKey: lateOrderKey(sequence) };
   }
 }

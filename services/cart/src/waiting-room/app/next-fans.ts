@@ -10,16 +10,22 @@ import type { Stored, WaitingRoomDeps } from './ports.js';
 const FULL_LOOK_EVERY = 10;
 /** Fans read past those due, for the ones that left or moved on meanwhile. */
 const SLACK = 16;
+/** Fans passed by that the next tick reads again, per event, at most. */
+const MAX_PASSED_BY = 1_000;
 
 /**
  * Where the admitter finds the next fans in order. On the Mongo-wire server of development and CI
  * any query but by `_id` decodes the whole collection (about 2 s a query at 10,000 fans on a busy
  * host), so the early joiners are walked instead: their order is frozen (`EarlyRanks`), their
  * order key holds their ticket id, and the fans ranked after `admittedThrough` are read by id, as
- * many as are due. Late joiners, and every `FULL_LOOK_EVERY`th tick, go by the queries.
+ * many as are due. The late joiners after them are walked by their arrival numbers
+ * (`lateJoiners`), also by id. Every `FULL_LOOK_EVERY`th tick goes by the queries, and so does a
+ * tick whose walk found fewer fans than due where more may follow.
  */
 export class NextFans {
   readonly #ticks = new Map<string, number>();
+  /** Per event, fans a tick left waiting behind `admittedThrough`, for the next tick to read. */
+  readonly #passedBy = new Map<string, Set<string>>();
 
   constructor(
     private readonly deps: Pick<WaitingRoomDeps, 'tickets' | 'settings'>,
@@ -31,6 +37,18 @@ export class NextFans {
     const tick = (this.#ticks.get(eventId) ?? 0) + 1;
     this.#ticks.set(eventId, tick);
     return tick % FULL_LOOK_EVERY === 1;
+  }
+
+  /**
+   * A tick left the fan of `ticketId` waiting (its admission lost its race twice, its app was
+   * closed for the tick, or it asked while being skipped as gone) while `admittedThrough` may pass
+   * it: the next tick reads it again by id, where the walk past `admittedThrough` would not.
+   */
+  passedBy(eventId: string, ticketId: string): void {
+    let ids = this.#passedBy.get(eventId);
+    if (!ids) this.#passedBy.set(eventId, (ids = new Set()));
+    // Bounded by the fans one tick looks at; an event whose queue ended is dropped on its read.
+    if (ids.size < MAX_PASSED_BY) ids.add(ticketId);
   }
 
   /**
@@ -46,20 +64,54 @@ export class NextFans {
       full,
     }: { through: number; earlyCount: number; due: number; full: boolean },
   ): Promise<Stored<QueueTicket>[]> {
-    const { tickets, settings } = this.deps;
-    const count = Math.min(settings.admitBatch, due + SLACK);
-    const keys =
-      full || through >= earlyCount
-        ? undefined
-        : await this.early.keysAfter(eventId, through, count);
-    if (!keys || keys.length < count) return tickets.nextWaiting(eventId, settings.admitBatch);
-    const found = (await tickets.getMany(keys.map(ticketIdOfEarlyKey)))
-      .filter(
-        (ticket) => ticket.eventId === eventId && ticket.state === 'WAITING' && !ticket.heldBack,
-      )
-      .sort(byOrderKey);
-    // Fewer than due: fans held back or moved on among them (a tick whose record of
-    // `admittedThrough` was lost): the query finds the next ones wherever they are.
-    return found.length >= due ? found : tickets.nextWaiting(eventId, settings.admitBatch);
+    const passedBy = [...(this.#passedBy.get(eventId) ?? [])];
+    this.#passedBy.delete(eventId);
+    const ahead = passedBy.length > 0 ? await this.deps.tickets.getMany(passedBy) : [];
+    const found = await this.#past(eventId, { through, earlyCount, due, full });
+    const known = new Set(found.map((ticket) => ticket.id));
+    const again = waitingOf(
+      eventId,
+      ahead.filter((ticket) => !known.has(ticket.id)),
+    );
+    return again.length === 0 ? found : [...again, ...found].sort(byOrderKey);
   }
+
+  /** The next waiting fans past `admittedThrough` (the walk, or the query). */
+  async #past(
+    eventId: string,
+    {
+      through,
+      earlyCount,
+      due,
+      full,
+    }: { through: number; earlyCount: number; due: number; full: boolean },
+  ): Promise<Stored<QueueTicket>[]> {
+    const { tickets, settings } = this.deps;
+    const query = () => tickets.nextWaiting(eventId, settings.admitBatch);
+    if (full) return query();
+    const count = Math.min(settings.admitBatch, due + SLACK);
+    const keys = through < earlyCount ? await this.early.keysAfter(eventId, through, count) : [];
+    if (!keys) return query();
+    const early = waitingOf(eventId, await tickets.getMany(keys.map(ticketIdOfEarlyKey)));
+    // Fewer than due among a full read: fans held back or moved on among them (a tick whose
+    // record of `admittedThrough` was lost): the query finds the next ones wherever they are.
+    if (keys.length === count) return early.length >= due ? early : query();
+    // The early joiners end within this read: the late joiners follow, in arrival order.
+    const from = Math.max(1, through - earlyCount + 1);
+    const late = await tickets.lateJoiners(eventId, from, count - keys.length);
+    const found = [...early, ...waitingOf(eventId, late.tickets)].sort(byOrderKey);
+    // Every number taken so far was read: those are all the fans past `through` (a number whose
+    // record was lost waits for a full look).
+    const complete = from + (count - keys.length) - 1 >= late.last;
+    return found.length >= due || complete ? found : query();
+  }
+}
+
+/** The tickets of the event waiting for their turn (not held back), in order. */
+function waitingOf(eventId: string, found: Stored<QueueTicket>[]): Stored<QueueTicket>[] {
+  return found
+    .filter(
+      (ticket) => ticket.eventId === eventId && ticket.state === 'WAITING' && !ticket.heldBack,
+    )
+    .sort(byOrderKey);
 }

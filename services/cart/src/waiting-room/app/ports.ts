@@ -75,8 +75,21 @@ export interface QueueTicketRepository {
   countWaiting(eventId: string): Promise<number>;
   /** The event's WAITING tickets held back by their app's quota. */
   countHeldBack(eventId: string): Promise<number>;
-  /** The event's next late-join sequence number, from 1, atomically. */
-  nextSequence(eventId: string): Promise<number>;
+  /**
+   * The event's next late-join sequence number, from 1, atomically, taken for the ticket
+   * `ticketId` (which `lateJoiners` then finds at it).
+   */
+  nextSequence(eventId: string, ticketId: string): Promise<number>;
+  /**
+   * The event's late joiners holding the sequence numbers from `from` on, at most `count` numbers
+   * read (any state, in any order; a number whose ticket was never written or holds another
+   * number is left out), and the last number taken so far. Reads by id: no query of the tickets.
+   */
+  lateJoiners(
+    eventId: string,
+    from: number,
+    count: number,
+  ): Promise<{ last: number; tickets: Stored<QueueTicket>[] }>;
 }
 
 /** When a fan an edge replica holds long polls for last asked. */

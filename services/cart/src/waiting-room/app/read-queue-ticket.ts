@@ -154,7 +154,7 @@ export class ReadQueueTicket {
 
   /** An early joiner the frozen order does not hold becomes the next late joiner. */
   async #demote(ticket: Stored<QueueTicket>): Promise<Stored<QueueTicket>> {
-    const sequence = await this.deps.tickets.nextSequence(ticket.eventId);
+    const sequence = await this.deps.tickets.nextSequence(ticket.eventId, ticket.id);
     const { version, ...current } = ticket;
     return this.deps.tickets.update(
       { ...current, early: false, sequence, orderKey: lateOrderKey(sequence) },
