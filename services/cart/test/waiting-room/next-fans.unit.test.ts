@@ -6,12 +6,30 @@ import {
 } from '../../src/waiting-room/index.js';
 import { EarlyRanks } from '../../src/waiting-room/app/early-ranks.js';
 import { NextFans } from '../../src/waiting-room/app/next-fans.js';
-import { earlyOrderKey, lateOrderKey } from '../../src/waiting-room/domain/queue.js';
+import {
+  earlyOrderKey,
+  lateOrderKey,
+  type QueueTicket,
+} from '../../src/waiting-room/domain/queue.js';
 
 // Where the admitter finds the next fans: the early joiners by their frozen order, read by id,
 // and the queries (a scan on the Mongo-wire server) only when the walk cannot tell.
 
 const AT = new Date(Date.UTC(2030, 5, 1, 10));
+
+/** A fan of app A waiting for E1's turn, with `over` applied. */
+const fan = (id: string, over: Partial<QueueTicket>): QueueTicket => ({
+  id,
+  eventId: 'E1',
+  appId: 'A',
+  identity: `device:${id}`,
+  joinedAt: AT,
+  seenAt: AT,
+  state: 'WAITING',
+  early: true,
+  orderKey: '',
+  ...over,
+});
 
 async function setup(fans: number) {
   const stores = createWaitingRoomStorage(createServiceStores(undefined));
@@ -21,17 +39,7 @@ async function setup(fans: number) {
     const id = `t${String(i).padStart(3, '0')}`;
     const orderKey = earlyOrderKey(1_000 - i, id);
     keys.push(orderKey);
-    await stores.tickets.insert({
-      id,
-      eventId: 'E1',
-      appId: 'A',
-      identity: `device:${id}`,
-      joinedAt: AT,
-      seenAt: AT,
-      state: 'WAITING',
-      early: true,
-      orderKey,
-    });
+    await stores.tickets.insert(fan(id, { early: true, orderKey }));
   }
   await stores.onSales.saveEarlyOrder('E1', [...keys].sort());
   const nextWaiting = vi.spyOn(stores.tickets, 'nextWaiting');
@@ -51,18 +59,9 @@ async function joinLate(
   state: 'WAITING' | 'ADMITTED' = 'WAITING',
 ) {
   const sequence = await stores.tickets.nextSequence('E1', id);
-  await stores.tickets.insert({
-    id,
-    eventId: 'E1',
-    appId: 'A',
-    identity: `device:${id}`,
-    joinedAt: AT,
-    seenAt: AT,
-    state,
-    early: false,
-    sequence,
-    orderKey: lateOrderKey(sequence),
-  });
+  await stores.tickets.insert(
+    fan(id, { state, early: false, sequence, orderKey: lateOrderKey(sequence) }),
+  );
 }
 
 describe('NextFans', () => {

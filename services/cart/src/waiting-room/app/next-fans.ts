@@ -22,6 +22,18 @@ const MAX_PASSED_BY = 1_000;
  * (`lateJoiners`), also by id. Every `FULL_LOOK_EVERY`th tick goes by the queries, and so does a
  * tick whose walk found fewer fans than due where more may follow.
  */
+/** Where a tick's look for the next fans starts. */
+interface WalkAt {
+  /** The on-sale's `admittedThrough`. */
+  through: number;
+  /** Its early joiners. */
+  earlyCount: number;
+  /** Fans due this tick. */
+  due: number;
+  /** A full look (the queries). */
+  full: boolean;
+}
+
 export class NextFans {
   readonly #ticks = new Map<string, number>();
   /** Per event, fans a tick left waiting behind `admittedThrough`, for the next tick to read. */
@@ -47,7 +59,8 @@ export class NextFans {
   passedBy(eventId: string, ticketId: string): void {
     let ids = this.#passedBy.get(eventId);
     if (!ids) this.#passedBy.set(eventId, (ids = new Set()));
-    // Bounded by the fans one tick looks at; an event whose queue ended is dropped on its read.
+    // Bounded per event; read and dropped by the event's next tick on this replica (a replica
+    // that no longer admits for the event keeps at most this many ids of it).
     if (ids.size < MAX_PASSED_BY) ids.add(ticketId);
   }
 
@@ -55,19 +68,11 @@ export class NextFans {
    * The next waiting fans not held back, in order: at least `due` of them when there are, at most
    * `admitBatch`. `through` is the on-sale's `admittedThrough`, `earlyCount` its early joiners.
    */
-  async waiting(
-    eventId: string,
-    {
-      through,
-      earlyCount,
-      due,
-      full,
-    }: { through: number; earlyCount: number; due: number; full: boolean },
-  ): Promise<Stored<QueueTicket>[]> {
+  async waiting(eventId: string, at: WalkAt): Promise<Stored<QueueTicket>[]> {
     const passedBy = [...(this.#passedBy.get(eventId) ?? [])];
     this.#passedBy.delete(eventId);
     const ahead = passedBy.length > 0 ? await this.deps.tickets.getMany(passedBy) : [];
-    const found = await this.#past(eventId, { through, earlyCount, due, full });
+    const found = await this.#past(eventId, at);
     const known = new Set(found.map((ticket) => ticket.id));
     const again = waitingOf(
       eventId,
@@ -79,12 +84,7 @@ export class NextFans {
   /** The next waiting fans past `admittedThrough` (the walk, or the query). */
   async #past(
     eventId: string,
-    {
-      through,
-      earlyCount,
-      due,
-      full,
-    }: { through: number; earlyCount: number; due: number; full: boolean },
+    { through, earlyCount, due, full }: WalkAt,
   ): Promise<Stored<QueueTicket>[]> {
     const { tickets, settings } = this.deps;
     const query = () => tickets.nextWaiting(eventId, settings.admitBatch);
